@@ -1,0 +1,1 @@
+//! Quiver cypher layer.

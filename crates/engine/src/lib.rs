@@ -1,0 +1,1 @@
+//! Quiver engine layer.

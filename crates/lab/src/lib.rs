@@ -1,0 +1,1 @@
+//! Quiver lab layer.

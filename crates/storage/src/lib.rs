@@ -1,0 +1,1 @@
+//! Quiver storage layer.

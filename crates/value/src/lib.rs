@@ -1,0 +1,15 @@
+//! Quiver's value model: every value Cypher computes, the store holds, and Bolt or HTTP carries.
+//!
+//! One enum for all layers keeps conversions out of hot paths. Graph entities are carried as
+//! ids with optionally materialised data (see [`graph`]): the executor moves ids around, and only
+//! values that leave the server are filled in with labels and properties.
+
+pub mod graph;
+pub mod spatial;
+pub mod temporal;
+mod value;
+
+pub use graph::{Node, NodeData, Path, RelData, Relationship};
+pub use spatial::Point;
+pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
+pub use value::{Map, Value, ValueType};

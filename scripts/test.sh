@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite, runnable on a fresh machine: formatting, lints, unit, property and
+# integration tests. Installs what the driver tests need before running them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt"
+cargo fmt --all -- --check
+
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace --locked
