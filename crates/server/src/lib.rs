@@ -1,1 +1,13 @@
-//! Quiver server layer.
+//! Quiver's server layer: listeners, admission, deadlines, authentication, metrics, configuration and
+//! graceful shutdown. Protocol logic lives in `quiver-bolt` and `quiver-http`; this crate owns the
+//! sockets and everything that keeps them bounded.
+
+pub mod admission;
+pub mod auth;
+pub mod config;
+pub mod deadline;
+pub mod health;
+pub mod listener;
+pub mod metrics;
+pub mod shutdown;
+pub mod supervise;

@@ -1,0 +1,390 @@
+//! The user store: configured users, their password hashes, and the verified-credentials cache.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use blake2::Blake2bMac512;
+use blake2::digest::{KeyInit, Mac};
+use parking_lot::Mutex;
+use tokio::sync::Semaphore;
+
+use super::AuthError;
+use super::throttle::Throttle;
+use crate::config::{AuthConfig, CREDENTIAL_BYTES_MAX};
+use crate::metrics::Metrics;
+
+/// Who a connection authenticated as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    /// The user name; empty when authentication is disabled.
+    pub name: Arc<str>,
+    /// May keep a reserved connection slot (and, later, see and end others' transactions).
+    pub admin: bool,
+}
+
+impl Principal {
+    /// The principal of every connection when authentication is disabled: there are no users, so
+    /// there is no one to tell apart from an administrator.
+    pub fn anonymous() -> Principal {
+        Principal {
+            name: Arc::from(""),
+            admin: true,
+        }
+    }
+}
+
+/// What a client presented (Bolt's auth map, or an HTTP `Authorization` header).
+#[derive(Clone, PartialEq, Eq)]
+pub enum Credentials {
+    /// `scheme: "none"`, or no header.
+    None,
+    Basic {
+        principal: String,
+        password: String,
+    },
+    /// Any other scheme, kept by name for the error message.
+    Other(String),
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Credentials::None => f.write_str("None"),
+            Credentials::Basic { principal, .. } => {
+                write!(
+                    f,
+                    "Basic {{ principal: {principal:?}, password: <redacted> }}"
+                )
+            }
+            Credentials::Other(scheme) => write!(f, "Other({scheme:?})"),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct User {
+    hash: String,
+    admin: bool,
+}
+
+/// Configured users; cheap to share behind an `Arc`.
+pub struct UserStore {
+    enabled: bool,
+    users: HashMap<String, User>,
+    /// Verified against when the user does not exist, so unknown users cost as much as wrong
+    /// passwords and user names cannot be probed by timing.
+    decoy_hash: String,
+    /// Per-process random key of the verified-credentials tags.
+    tag_key: [u8; 32],
+    /// User name → tag of the password last verified for it.
+    verified: Mutex<HashMap<String, Vec<u8>>>,
+    hashing: Semaphore,
+    throttle: Throttle,
+    metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for UserStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserStore")
+            .field("enabled", &self.enabled)
+            .field("users", &self.users.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Hashes `password` into an argon2id PHC string with a fresh random salt (what a configuration
+/// file's `password_hash` holds).
+pub fn hash_password(password: &str) -> Result<String, AuthError> {
+    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
+        .map_err(|error| AuthError::Hashing(error.to_string()))?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|error| AuthError::Hashing(error.to_string()))
+}
+
+impl UserStore {
+    /// Builds the store, hashing passwords given in clear: slow (an argon2 run per such user), so call
+    /// it at start-up, off the async runtime's workers.
+    pub fn from_config(
+        auth: &AuthConfig,
+        throttle_delay_max: std::time::Duration,
+        metrics: Arc<Metrics>,
+    ) -> Result<UserStore, AuthError> {
+        let mut users = HashMap::with_capacity(auth.users.len());
+        if auth.enabled {
+            for entry in &auth.users {
+                let hash = match (&entry.password_hash, &entry.password) {
+                    (Some(hash), _) => hash.clone(),
+                    (None, Some(password)) => hash_password(password)?,
+                    (None, None) => {
+                        return Err(AuthError::Hashing(format!(
+                            "user `{}` has no password",
+                            entry.name
+                        )));
+                    }
+                };
+                PasswordHash::new(&hash).map_err(|error| AuthError::Hashing(error.to_string()))?;
+                users.insert(
+                    entry.name.clone(),
+                    User {
+                        hash,
+                        admin: entry.admin,
+                    },
+                );
+            }
+        }
+        let decoy_hash = if auth.enabled {
+            hash_password(&format!("{:x}", rand::random::<u128>()))?
+        } else {
+            String::new()
+        };
+        let hashing_concurrency = std::thread::available_parallelism().map_or(1, usize::from);
+        Ok(UserStore {
+            enabled: auth.enabled,
+            users,
+            decoy_hash,
+            tag_key: rand::random(),
+            verified: Mutex::new(HashMap::new()),
+            hashing: Semaphore::new(hashing_concurrency),
+            throttle: Throttle::new(throttle_delay_max),
+            metrics,
+        })
+    }
+
+    /// A store that accepts everyone (authentication disabled).
+    pub fn disabled(metrics: Arc<Metrics>) -> UserStore {
+        UserStore {
+            enabled: false,
+            users: HashMap::new(),
+            decoy_hash: String::new(),
+            tag_key: [0; 32],
+            verified: Mutex::new(HashMap::new()),
+            hashing: Semaphore::new(1),
+            throttle: Throttle::new(std::time::Duration::from_secs(1)),
+            metrics,
+        }
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Verifications that may run at once (one per core).
+    pub fn hashing_concurrency(&self) -> usize {
+        self.hashing.available_permits()
+    }
+
+    /// Checks `credentials` from `peer`. Waits out any throttling delay first, never blocks the
+    /// runtime (argon2 runs on the blocking pool), and counts failures.
+    pub async fn authenticate(
+        &self,
+        peer: IpAddr,
+        credentials: Credentials,
+    ) -> Result<Principal, AuthError> {
+        if !self.enabled {
+            // Like Neo4j with authentication disabled: whatever was presented is accepted.
+            return Ok(Principal::anonymous());
+        }
+        let (principal, password) = match credentials {
+            Credentials::Basic {
+                principal,
+                password,
+            } => (principal, password),
+            Credentials::None => {
+                self.metrics.auth_failures.inc();
+                return Err(AuthError::Unauthorized);
+            }
+            Credentials::Other(scheme) => {
+                self.metrics.auth_failures.inc();
+                return Err(AuthError::UnsupportedScheme(scheme));
+            }
+        };
+        let delay = self.throttle.delay(peer, &principal);
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        match self.verify(&principal, password).await {
+            Ok(admin) => {
+                self.throttle.record_success(peer, &principal);
+                Ok(Principal {
+                    name: Arc::from(principal),
+                    admin,
+                })
+            }
+            Err(error) => {
+                self.metrics.auth_failures.inc();
+                self.throttle.record_failure(peer, &principal);
+                Err(error)
+            }
+        }
+    }
+
+    /// Returns whether the user is an administrator, if the password is right.
+    async fn verify(&self, principal: &str, password: String) -> Result<bool, AuthError> {
+        if principal.len() > CREDENTIAL_BYTES_MAX || password.len() > CREDENTIAL_BYTES_MAX {
+            return Err(AuthError::Unauthorized);
+        }
+        let user = self.users.get(principal);
+        let tag = self.tag(principal, &password);
+        if let Some(user) = user {
+            let cached = self.verified.lock().get(principal).cloned();
+            if let Some(cached) = cached {
+                if cached == tag {
+                    return Ok(user.admin);
+                }
+            }
+        }
+        let hash = user.map_or_else(|| self.decoy_hash.clone(), |user| user.hash.clone());
+        let _permit = self
+            .hashing
+            .acquire()
+            .await
+            .map_err(|_| AuthError::Hashing("hashing pool closed".to_owned()))?;
+        let matches = tokio::task::spawn_blocking(move || {
+            PasswordHash::new(&hash).is_ok_and(|parsed| {
+                Argon2::default()
+                    .verify_password(password.as_bytes(), &parsed)
+                    .is_ok()
+            })
+        })
+        .await
+        .map_err(|error| AuthError::Hashing(error.to_string()))?;
+        match user {
+            Some(user) if matches => {
+                self.verified.lock().insert(principal.to_owned(), tag);
+                Ok(user.admin)
+            }
+            _ => Err(AuthError::Unauthorized),
+        }
+    }
+
+    fn tag(&self, principal: &str, password: &str) -> Vec<u8> {
+        // A 32-byte key is always a valid BLAKE2b key length, so this cannot fail; if it ever did, an
+        // empty tag never equals a real one and every login just takes the slow path.
+        let Ok(mut mac) = <Blake2bMac512 as KeyInit>::new_from_slice(&self.tag_key) else {
+            return Vec::new();
+        };
+        mac.update(&(principal.len() as u64).to_le_bytes());
+        mac.update(principal.as_bytes());
+        mac.update(password.as_bytes());
+        mac.finalize().into_bytes().to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::UserEntry;
+
+    const PEER: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+    fn store() -> UserStore {
+        let auth = AuthConfig {
+            enabled: true,
+            users: vec![
+                UserEntry {
+                    name: "neo4j".to_owned(),
+                    password_hash: None,
+                    password: Some("secret".to_owned()),
+                    admin: true,
+                },
+                UserEntry {
+                    name: "reader".to_owned(),
+                    password_hash: Some(hash_password("letmein").expect("hash")),
+                    password: None,
+                    admin: false,
+                },
+            ],
+        };
+        UserStore::from_config(&auth, Duration::from_millis(200), Arc::new(Metrics::new()))
+            .expect("valid users")
+    }
+
+    fn basic(user: &str, password: &str) -> Credentials {
+        Credentials::Basic {
+            principal: user.to_owned(),
+            password: password.to_owned(),
+        }
+    }
+
+    #[tokio::test]
+    async fn right_password_yields_the_principal() {
+        let store = store();
+        let admin = store
+            .authenticate(PEER, basic("neo4j", "secret"))
+            .await
+            .expect("ok");
+        assert!(admin.admin);
+        assert_eq!(&*admin.name, "neo4j");
+        let reader = store
+            .authenticate(PEER, basic("reader", "letmein"))
+            .await
+            .expect("ok");
+        assert!(!reader.admin);
+        // Second login takes the cached path and still checks the password.
+        assert!(
+            store
+                .authenticate(PEER, basic("reader", "letmein"))
+                .await
+                .is_ok()
+        );
+        assert!(
+            store
+                .authenticate(PEER, basic("reader", "letmeout"))
+                .await
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn wrong_password_unknown_user_and_other_schemes_fail_alike() {
+        let store = store();
+        for credentials in [
+            basic("neo4j", "wrong"),
+            basic("nobody", "secret"),
+            Credentials::None,
+            Credentials::Other("bearer".to_owned()),
+        ] {
+            let error = store
+                .authenticate(PEER, credentials)
+                .await
+                .expect_err("refused");
+            assert_eq!(error.neo4j_code(), "Neo.ClientError.Security.Unauthorized");
+        }
+        assert_eq!(store.metrics.auth_failures.get(), 4);
+    }
+
+    #[tokio::test]
+    async fn disabled_store_accepts_anything() {
+        let store = UserStore::disabled(Arc::new(Metrics::new()));
+        let principal = store
+            .authenticate(PEER, basic("x", "y"))
+            .await
+            .expect("auth disabled");
+        assert_eq!(principal, Principal::anonymous());
+    }
+
+    #[tokio::test]
+    async fn repeated_failures_are_slowed_down() {
+        let store = store();
+        for _ in 0..3 {
+            let _ = store.authenticate(PEER, basic("neo4j", "wrong")).await;
+        }
+        let start = std::time::Instant::now();
+        let _ = store.authenticate(PEER, basic("neo4j", "wrong")).await;
+        // After three failures the delay is 400 ms, capped at the configured 200 ms.
+        assert!(start.elapsed() >= Duration::from_millis(200));
+    }
+
+    #[test]
+    fn credentials_debug_hides_the_password() {
+        assert!(!format!("{:?}", basic("u", "hunter2")).contains("hunter2"));
+    }
+}

@@ -1,0 +1,233 @@
+//! One layer of settings: what the command line, the environment or the TOML file said.
+//!
+//! Every field is optional so that layers can be stacked (flag > environment > file > default) and a
+//! setting left out of a layer falls through to the next one. The same struct is parsed by clap (flags),
+//! by serde (the file) and by [`Layer::from_env`], so a setting cannot exist in one source and be
+//! forgotten in another.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::Deserialize;
+
+use super::ConfigError;
+use super::auth::{AuthSpec, UserEntry};
+use super::durability::Durability;
+
+/// The settings of `quiver serve`, from one source.
+#[derive(clap::Args, Deserialize, Debug, Clone, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Layer {
+    /// TOML configuration file; its settings rank below flags and `QUIVER_*` variables [env: QUIVER_CONFIG]
+    #[arg(long, value_name = "FILE")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+
+    /// Bolt listen address, IP:PORT; port 0 picks a free port [default: 127.0.0.1:7687] [env: QUIVER_BOLT_LISTEN]
+    #[arg(long, value_name = "ADDR")]
+    pub bolt_listen: Option<SocketAddr>,
+
+    /// HTTP listen address, IP:PORT; port 0 picks a free port [default: 127.0.0.1:7474] [env: QUIVER_HTTP_LISTEN]
+    #[arg(long, value_name = "ADDR")]
+    pub http_listen: Option<SocketAddr>,
+
+    /// Directory holding the commit log and snapshots [default: ./data] [env: QUIVER_DATA_DIR]
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Keep everything in memory, write nothing to disk [env: QUIVER_IN_MEMORY]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub in_memory: Option<bool>,
+
+    /// Commit durability: buffered, group or sync [default: group] [env: QUIVER_DURABILITY]
+    #[arg(long, value_name = "MODE")]
+    pub durability: Option<Durability>,
+
+    /// Authentication: `none`, or `user/password` for one administrator [default: none] [env: QUIVER_AUTH]
+    #[arg(long, value_name = "SPEC")]
+    pub auth: Option<AuthSpec>,
+
+    /// Log filter: a level (error, warn, info, debug, trace) or tracing directives [default: info] [env: QUIVER_LOG]
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
+
+    /// Bolt connections admitted at once, administrators' reserved slots included [default: 10000] [env: QUIVER_MAX_CONNECTIONS]
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<u32>,
+
+    /// Bolt slots kept for administrators once the others are taken [default: 4] [env: QUIVER_ADMIN_RESERVED_CONNECTIONS]
+    #[arg(long, value_name = "N")]
+    pub admin_reserved_connections: Option<u32>,
+
+    /// HTTP connections admitted at once [default: 4096] [env: QUIVER_HTTP_MAX_CONNECTIONS]
+    #[arg(long, value_name = "N")]
+    pub http_max_connections: Option<u32>,
+
+    /// Refusals (past a connection limit) being written at once; past it a connection is just closed [default: 64] [env: QUIVER_REFUSALS_IN_FLIGHT_MAX]
+    #[arg(long, value_name = "N")]
+    pub refusals_in_flight_max: Option<u32>,
+
+    /// Time one refusal may take before its socket is dropped [default: 1000] [env: QUIVER_REFUSAL_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub refusal_timeout_ms: Option<u64>,
+
+    /// Deadline for a Bolt client to finish the handshake and authenticate [default: 10000] [env: QUIVER_HANDSHAKE_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub handshake_timeout_ms: Option<u64>,
+
+    /// A Bolt connection that sends nothing for this long is closed [default: 3600000] [env: QUIVER_IDLE_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub idle_timeout_ms: Option<u64>,
+
+    /// Deadline for an HTTP client to send a request's headers [default: 10000] [env: QUIVER_HTTP_HEADER_READ_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub http_header_read_timeout_ms: Option<u64>,
+
+    /// An idle keep-alive HTTP connection is closed after this long [default: 60000] [env: QUIVER_HTTP_KEEP_ALIVE_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub http_keep_alive_timeout_ms: Option<u64>,
+
+    /// Deadline for an HTTP client to send a request's body [default: 30000] [env: QUIVER_HTTP_BODY_READ_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub http_body_read_timeout_ms: Option<u64>,
+
+    /// Largest HTTP request body accepted; larger ones get 413 [default: 16777216] [env: QUIVER_HTTP_BODY_BYTES_MAX]
+    #[arg(long, value_name = "BYTES")]
+    pub http_body_bytes_max: Option<u64>,
+
+    /// On shutdown, time in-flight work gets to finish before connections are cut [default: 10000] [env: QUIVER_DRAIN_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub drain_timeout_ms: Option<u64>,
+
+    /// Longest delay imposed on a peer or user after repeated authentication failures [default: 5000] [env: QUIVER_AUTH_FAILURE_DELAY_MAX_MS]
+    #[arg(long, value_name = "MS")]
+    pub auth_failure_delay_max_ms: Option<u64>,
+
+    /// Users, from the configuration file only (passwords never belong on a command line).
+    #[arg(skip)]
+    pub users: Option<Vec<UserEntry>>,
+}
+
+impl Layer {
+    /// Reads the `QUIVER_*` variables through `lookup`, so tests can supply an environment without
+    /// touching the process's own (which is shared by every test thread).
+    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
+        Ok(Layer {
+            config: lookup("QUIVER_CONFIG").map(PathBuf::from),
+            bolt_listen: env_value(&lookup, "QUIVER_BOLT_LISTEN")?,
+            http_listen: env_value(&lookup, "QUIVER_HTTP_LISTEN")?,
+            data_dir: lookup("QUIVER_DATA_DIR").map(PathBuf::from),
+            in_memory: env_value(&lookup, "QUIVER_IN_MEMORY")?,
+            durability: env_value(&lookup, "QUIVER_DURABILITY")?,
+            auth: env_value(&lookup, "QUIVER_AUTH")?,
+            log: lookup("QUIVER_LOG"),
+            max_connections: env_value(&lookup, "QUIVER_MAX_CONNECTIONS")?,
+            admin_reserved_connections: env_value(&lookup, "QUIVER_ADMIN_RESERVED_CONNECTIONS")?,
+            http_max_connections: env_value(&lookup, "QUIVER_HTTP_MAX_CONNECTIONS")?,
+            refusals_in_flight_max: env_value(&lookup, "QUIVER_REFUSALS_IN_FLIGHT_MAX")?,
+            refusal_timeout_ms: env_value(&lookup, "QUIVER_REFUSAL_TIMEOUT_MS")?,
+            handshake_timeout_ms: env_value(&lookup, "QUIVER_HANDSHAKE_TIMEOUT_MS")?,
+            idle_timeout_ms: env_value(&lookup, "QUIVER_IDLE_TIMEOUT_MS")?,
+            http_header_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_HEADER_READ_TIMEOUT_MS")?,
+            http_keep_alive_timeout_ms: env_value(&lookup, "QUIVER_HTTP_KEEP_ALIVE_TIMEOUT_MS")?,
+            http_body_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_BODY_READ_TIMEOUT_MS")?,
+            http_body_bytes_max: env_value(&lookup, "QUIVER_HTTP_BODY_BYTES_MAX")?,
+            drain_timeout_ms: env_value(&lookup, "QUIVER_DRAIN_TIMEOUT_MS")?,
+            auth_failure_delay_max_ms: env_value(&lookup, "QUIVER_AUTH_FAILURE_DELAY_MAX_MS")?,
+            users: None,
+        })
+    }
+
+    /// Parses the TOML text of a configuration file; `origin` names the file in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Layer, ConfigError> {
+        toml::from_str(text).map_err(|error| ConfigError::FileParse {
+            path: origin.to_owned(),
+            message: error.to_string(),
+        })
+    }
+
+    /// Stacks `self` over `lower`: a setting present here wins, a missing one is taken from `lower`.
+    ///
+    /// The storage choice (`in_memory` / `data_dir`) is not merged field by field: the highest layer
+    /// that names either decides both, so `QUIVER_DATA_DIR` in the environment does not contradict an
+    /// `--in-memory` flag.
+    #[must_use]
+    pub fn over(self, lower: Layer) -> Layer {
+        let names_storage = self.in_memory == Some(true) || self.data_dir.is_some();
+        let (in_memory, data_dir) = if names_storage {
+            (self.in_memory, self.data_dir)
+        } else {
+            (lower.in_memory, lower.data_dir)
+        };
+        Layer {
+            config: self.config.or(lower.config),
+            bolt_listen: self.bolt_listen.or(lower.bolt_listen),
+            http_listen: self.http_listen.or(lower.http_listen),
+            data_dir,
+            in_memory,
+            durability: self.durability.or(lower.durability),
+            auth: self.auth.or(lower.auth),
+            log: self.log.or(lower.log),
+            max_connections: self.max_connections.or(lower.max_connections),
+            admin_reserved_connections: self
+                .admin_reserved_connections
+                .or(lower.admin_reserved_connections),
+            http_max_connections: self.http_max_connections.or(lower.http_max_connections),
+            refusals_in_flight_max: self.refusals_in_flight_max.or(lower.refusals_in_flight_max),
+            refusal_timeout_ms: self.refusal_timeout_ms.or(lower.refusal_timeout_ms),
+            handshake_timeout_ms: self.handshake_timeout_ms.or(lower.handshake_timeout_ms),
+            idle_timeout_ms: self.idle_timeout_ms.or(lower.idle_timeout_ms),
+            http_header_read_timeout_ms: self
+                .http_header_read_timeout_ms
+                .or(lower.http_header_read_timeout_ms),
+            http_keep_alive_timeout_ms: self
+                .http_keep_alive_timeout_ms
+                .or(lower.http_keep_alive_timeout_ms),
+            http_body_read_timeout_ms: self
+                .http_body_read_timeout_ms
+                .or(lower.http_body_read_timeout_ms),
+            http_body_bytes_max: self.http_body_bytes_max.or(lower.http_body_bytes_max),
+            drain_timeout_ms: self.drain_timeout_ms.or(lower.drain_timeout_ms),
+            auth_failure_delay_max_ms: self
+                .auth_failure_delay_max_ms
+                .or(lower.auth_failure_delay_max_ms),
+            users: self.users.or(lower.users),
+        }
+    }
+}
+
+fn env_value<T>(
+    lookup: &impl Fn(&str) -> Option<String>,
+    var: &str,
+) -> Result<Option<T>, ConfigError>
+where
+    T: FromStr,
+    T::Err: std::fmt::Display,
+{
+    let Some(raw) = lookup(var) else {
+        return Ok(None);
+    };
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        // An exported-but-empty variable is how shells "unset" things in compose files: ignore it.
+        return Ok(None);
+    }
+    trimmed
+        .parse()
+        .map(Some)
+        .map_err(|error: T::Err| ConfigError::Env {
+            var: var.to_owned(),
+            value: redact(var, &raw),
+            reason: error.to_string(),
+        })
+}
+
+/// Keeps passwords out of error messages and logs.
+fn redact(var: &str, raw: &str) -> String {
+    if var == "QUIVER_AUTH" {
+        "<redacted>".to_owned()
+    } else {
+        raw.to_owned()
+    }
+}

@@ -1,0 +1,381 @@
+//! `quiver serve` configuration: flags over `QUIVER_*` variables over a TOML file over defaults.
+//!
+//! [`Layer`] is one source; [`resolve`] stacks them and [`Config::from_layer`] validates the result
+//! into typed settings, so a bad value is reported once, naming where it came from, before anything
+//! binds a port.
+
+mod auth;
+mod durability;
+mod layer;
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, UserEntry};
+pub use durability::Durability;
+pub use layer::Layer;
+
+/// Default Bolt address: loopback, Neo4j's port.
+pub const BOLT_LISTEN_DEFAULT: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 7687));
+/// Default HTTP address: loopback, Neo4j's port.
+pub const HTTP_LISTEN_DEFAULT: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 7474));
+
+/// Upper bound on any connection limit: beyond it the process runs out of descriptors long before.
+pub const CONNECTIONS_MAX_LIMIT: u32 = 1_000_000;
+/// Upper bound on any timeout setting (a week): larger values are almost certainly unit mistakes.
+pub const TIMEOUT_MS_LIMIT: u64 = 7 * 24 * 3600 * 1000;
+/// Bounds on the HTTP body limit.
+pub const HTTP_BODY_BYTES_MIN: u64 = 1024;
+pub const HTTP_BODY_BYTES_LIMIT: u64 = 1 << 30;
+/// Largest configuration file read, so a wrong path (a device, a log) cannot exhaust memory.
+pub const CONFIG_FILE_BYTES_MAX: u64 = 1 << 20;
+
+/// Why the configuration was rejected.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("environment variable {var}={value}: {reason}")]
+    Env {
+        var: String,
+        value: String,
+        reason: String,
+    },
+    #[error("configuration file {path}: {source}")]
+    FileRead {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("configuration file {path}: {message}")]
+    FileParse { path: String, message: String },
+    #[error("setting {setting}: {reason}")]
+    Invalid {
+        setting: &'static str,
+        reason: String,
+    },
+}
+
+/// Where the graph lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StorageMode {
+    /// Nothing is written to disk; everything is lost at exit.
+    InMemory,
+    /// Commit log and snapshots under this directory.
+    Directory(PathBuf),
+}
+
+/// Connection admission limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bolt connections admitted at once, reserved slots included.
+    pub bolt_connections_max: u32,
+    /// Of those, how many only administrators may keep.
+    pub admin_reserved_connections: u32,
+    /// HTTP connections admitted at once.
+    pub http_connections_max: u32,
+    /// Refusals written concurrently; a flood beyond this is closed without a word.
+    pub refusals_in_flight_max: u32,
+    /// Largest HTTP request body.
+    pub http_body_bytes_max: u64,
+}
+
+/// Every deadline the server enforces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    pub handshake: Duration,
+    pub idle: Duration,
+    pub http_header_read: Duration,
+    pub http_keep_alive: Duration,
+    pub http_body_read: Duration,
+    pub drain: Duration,
+    pub refusal: Duration,
+    pub auth_failure_delay_max: Duration,
+}
+
+/// Who may connect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthConfig {
+    /// False: every client is accepted without credentials.
+    pub enabled: bool,
+    /// Users to load into the user store when enabled.
+    pub users: Vec<UserEntry>,
+}
+
+/// The validated configuration of `quiver serve`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub bolt_listen: SocketAddr,
+    pub http_listen: SocketAddr,
+    pub storage: StorageMode,
+    pub durability: Durability,
+    pub auth: AuthConfig,
+    /// A `tracing_subscriber::EnvFilter` directive string, already checked to parse.
+    pub log: String,
+    pub limits: Limits,
+    pub timeouts: Timeouts,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        // The defaults are the validation of an empty layer, so they cannot drift apart.
+        Config::from_layer(Layer::default())
+            .unwrap_or_else(|error| unreachable!("the built-in defaults are valid: {error}"))
+    }
+}
+
+/// Builds the configuration from parsed flags and an environment (`std::env::var` in the binary).
+pub fn resolve(flags: Layer, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    let upper = flags.over(Layer::from_env(env)?);
+    let file = match &upper.config {
+        Some(path) => read_file(path)?,
+        None => Layer::default(),
+    };
+    Config::from_layer(upper.over(file))
+}
+
+fn read_file(path: &Path) -> Result<Layer, ConfigError> {
+    use std::io::Read;
+    let origin = path.display().to_string();
+    let read_error = |source| ConfigError::FileRead {
+        path: origin.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut text = String::new();
+    file.take(CONFIG_FILE_BYTES_MAX + 1)
+        .read_to_string(&mut text)
+        .map_err(read_error)?;
+    if text.len() as u64 > CONFIG_FILE_BYTES_MAX {
+        return Err(ConfigError::FileParse {
+            path: origin,
+            message: format!("larger than {CONFIG_FILE_BYTES_MAX} bytes"),
+        });
+    }
+    Layer::from_toml(&text, &origin)
+}
+
+impl Config {
+    /// Fills defaults into a merged layer and checks every value.
+    pub fn from_layer(layer: Layer) -> Result<Config, ConfigError> {
+        let storage = match (layer.in_memory, layer.data_dir) {
+            (Some(true), Some(dir)) => {
+                return Err(invalid(
+                    "in_memory",
+                    format!(
+                        "--in-memory and --data-dir {} exclude each other",
+                        dir.display()
+                    ),
+                ));
+            }
+            (Some(true), None) => StorageMode::InMemory,
+            (_, Some(dir)) if dir.as_os_str().is_empty() => {
+                return Err(invalid("data_dir", "must not be empty".to_owned()));
+            }
+            (_, Some(dir)) => StorageMode::Directory(dir),
+            (_, None) => StorageMode::Directory(PathBuf::from("./data")),
+        };
+
+        let bolt_connections_max = bounded_count(
+            "max_connections",
+            layer.max_connections.unwrap_or(10_000),
+            1,
+        )?;
+        let admin_reserved_connections = layer.admin_reserved_connections.unwrap_or(4);
+        if admin_reserved_connections >= bolt_connections_max {
+            return Err(invalid(
+                "admin_reserved_connections",
+                format!(
+                    "{admin_reserved_connections} must be below max_connections ({bolt_connections_max})"
+                ),
+            ));
+        }
+        let limits = Limits {
+            bolt_connections_max,
+            admin_reserved_connections,
+            http_connections_max: bounded_count(
+                "http_max_connections",
+                layer.http_max_connections.unwrap_or(4096),
+                1,
+            )?,
+            refusals_in_flight_max: bounded_count(
+                "refusals_in_flight_max",
+                layer.refusals_in_flight_max.unwrap_or(64),
+                0,
+            )?,
+            http_body_bytes_max: {
+                let bytes = layer.http_body_bytes_max.unwrap_or(16 << 20);
+                if !(HTTP_BODY_BYTES_MIN..=HTTP_BODY_BYTES_LIMIT).contains(&bytes) {
+                    return Err(invalid(
+                        "http_body_bytes_max",
+                        format!(
+                            "{bytes} is outside {HTTP_BODY_BYTES_MIN}..={HTTP_BODY_BYTES_LIMIT}"
+                        ),
+                    ));
+                }
+                bytes
+            },
+        };
+
+        let timeouts = Timeouts {
+            handshake: timeout("handshake_timeout_ms", layer.handshake_timeout_ms, 10_000)?,
+            idle: timeout("idle_timeout_ms", layer.idle_timeout_ms, 3_600_000)?,
+            http_header_read: timeout(
+                "http_header_read_timeout_ms",
+                layer.http_header_read_timeout_ms,
+                10_000,
+            )?,
+            http_keep_alive: timeout(
+                "http_keep_alive_timeout_ms",
+                layer.http_keep_alive_timeout_ms,
+                60_000,
+            )?,
+            http_body_read: timeout(
+                "http_body_read_timeout_ms",
+                layer.http_body_read_timeout_ms,
+                30_000,
+            )?,
+            drain: timeout("drain_timeout_ms", layer.drain_timeout_ms, 10_000)?,
+            refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 1_000)?,
+            auth_failure_delay_max: timeout(
+                "auth_failure_delay_max_ms",
+                layer.auth_failure_delay_max_ms,
+                5_000,
+            )?,
+        };
+
+        let log = layer.log.unwrap_or_else(|| "info".to_owned());
+        if let Err(error) = tracing_subscriber::EnvFilter::try_new(&log) {
+            return Err(invalid("log", format!("`{log}`: {error}")));
+        }
+
+        Ok(Config {
+            bolt_listen: layer.bolt_listen.unwrap_or(BOLT_LISTEN_DEFAULT),
+            http_listen: layer.http_listen.unwrap_or(HTTP_LISTEN_DEFAULT),
+            storage,
+            durability: layer.durability.unwrap_or_default(),
+            auth: auth_config(layer.auth, layer.users.unwrap_or_default())?,
+            log,
+            limits,
+            timeouts,
+        })
+    }
+}
+
+fn auth_config(
+    spec: Option<AuthSpec>,
+    file_users: Vec<UserEntry>,
+) -> Result<AuthConfig, ConfigError> {
+    for user in &file_users {
+        check_user(user)?;
+    }
+    let mut users = Vec::with_capacity(file_users.len() + 1);
+    let enabled = match spec {
+        Some(AuthSpec::None) => false,
+        Some(AuthSpec::Basic { user, password }) => {
+            users.push(UserEntry {
+                name: user,
+                password_hash: None,
+                password: Some(password),
+                admin: true,
+            });
+            true
+        }
+        // Users listed in the file switch authentication on by themselves.
+        None => !file_users.is_empty(),
+    };
+    if !enabled {
+        return Ok(AuthConfig {
+            enabled,
+            users: Vec::new(),
+        });
+    }
+    for user in file_users {
+        if users
+            .iter()
+            .any(|known: &UserEntry| known.name == user.name)
+        {
+            return Err(invalid(
+                "users",
+                format!("user `{}` is defined twice", user.name),
+            ));
+        }
+        users.push(user);
+    }
+    Ok(AuthConfig { enabled, users })
+}
+
+fn check_user(user: &UserEntry) -> Result<(), ConfigError> {
+    if user.name.is_empty() || user.name.len() > CREDENTIAL_BYTES_MAX {
+        return Err(invalid(
+            "users",
+            format!("a user name must be 1..={CREDENTIAL_BYTES_MAX} bytes"),
+        ));
+    }
+    match (&user.password_hash, &user.password) {
+        (Some(_), Some(_)) | (None, None) => Err(invalid(
+            "users",
+            format!(
+                "user `{}` needs exactly one of password_hash and password",
+                user.name
+            ),
+        )),
+        (Some(hash), None) => argon2::PasswordHash::new(hash)
+            .map(|_| ())
+            .map_err(|error| {
+                invalid(
+                    "users",
+                    format!(
+                        "user `{}`: password_hash is not a PHC string: {error}",
+                        user.name
+                    ),
+                )
+            }),
+        (None, Some(password)) if password.is_empty() || password.len() > CREDENTIAL_BYTES_MAX => {
+            Err(invalid(
+                "users",
+                format!(
+                    "user `{}`: a password must be 1..={CREDENTIAL_BYTES_MAX} bytes",
+                    user.name
+                ),
+            ))
+        }
+        (None, Some(_)) => Ok(()),
+    }
+}
+
+fn bounded_count(setting: &'static str, value: u32, minimum: u32) -> Result<u32, ConfigError> {
+    if (minimum..=CONNECTIONS_MAX_LIMIT).contains(&value) {
+        Ok(value)
+    } else {
+        Err(invalid(
+            setting,
+            format!("{value} is outside {minimum}..={CONNECTIONS_MAX_LIMIT}"),
+        ))
+    }
+}
+
+fn timeout(
+    setting: &'static str,
+    value: Option<u64>,
+    default_ms: u64,
+) -> Result<Duration, ConfigError> {
+    let ms = value.unwrap_or(default_ms);
+    if (1..=TIMEOUT_MS_LIMIT).contains(&ms) {
+        Ok(Duration::from_millis(ms))
+    } else {
+        Err(invalid(
+            setting,
+            format!("{ms} ms is outside 1..={TIMEOUT_MS_LIMIT}"),
+        ))
+    }
+}
+
+fn invalid(setting: &'static str, reason: String) -> ConfigError {
+    ConfigError::Invalid { setting, reason }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,245 @@
+use std::collections::HashMap;
+use std::io::Write;
+
+use clap::Parser;
+
+use super::*;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    layer: Layer,
+}
+
+fn flags(args: &[&str]) -> Layer {
+    let mut argv = vec!["quiver"];
+    argv.extend_from_slice(args);
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => cli.layer,
+        Err(error) => panic!("flags {args:?} rejected: {error}"),
+    }
+}
+
+fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    move |name: &str| map.get(name).cloned()
+}
+
+fn file(text: &str) -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().expect("temp file");
+    file.write_all(text.as_bytes()).expect("write temp file");
+    file
+}
+
+#[test]
+fn defaults_match_the_documented_values() {
+    let config = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(config.bolt_listen, "127.0.0.1:7687".parse().unwrap());
+    assert_eq!(config.http_listen, "127.0.0.1:7474".parse().unwrap());
+    assert_eq!(
+        config.storage,
+        StorageMode::Directory(PathBuf::from("./data"))
+    );
+    assert_eq!(config.durability, Durability::Group);
+    assert!(!config.auth.enabled);
+    assert_eq!(config.limits.bolt_connections_max, 10_000);
+    assert_eq!(config.limits.admin_reserved_connections, 4);
+    assert_eq!(config.timeouts.handshake, Duration::from_secs(10));
+    assert_eq!(config, Config::default());
+}
+
+#[test]
+fn flag_beats_env_beats_file_beats_default() {
+    let toml = file(
+        "max_connections = 300\nidle_timeout_ms = 111\nhttp_keep_alive_timeout_ms = 222\ndurability = \"sync\"\n",
+    );
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(
+        flags(&["--config", &path, "--max-connections", "100"]),
+        env(&[
+            ("QUIVER_MAX_CONNECTIONS", "200"),
+            ("QUIVER_IDLE_TIMEOUT_MS", "5000"),
+        ]),
+    )
+    .expect("valid layers");
+    assert_eq!(config.limits.bolt_connections_max, 100, "flag wins");
+    assert_eq!(
+        config.timeouts.idle,
+        Duration::from_secs(5),
+        "env beats file"
+    );
+    assert_eq!(
+        config.timeouts.http_keep_alive,
+        Duration::from_millis(222),
+        "file beats default"
+    );
+    assert_eq!(config.durability, Durability::Sync);
+    assert_eq!(config.timeouts.drain, Duration::from_secs(10), "default");
+}
+
+#[test]
+fn config_path_may_come_from_the_environment() {
+    let toml = file("bolt_listen = \"127.0.0.1:0\"\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(Layer::default(), env(&[("QUIVER_CONFIG", &path)])).expect("valid");
+    assert_eq!(config.bolt_listen.port(), 0);
+}
+
+#[test]
+fn port_zero_and_ipv6_addresses_are_accepted() {
+    let config = resolve(
+        flags(&["--bolt-listen", "127.0.0.1:0", "--http-listen", "[::1]:0"]),
+        env(&[]),
+    )
+    .expect("valid");
+    assert_eq!(config.bolt_listen.port(), 0);
+    assert!(config.http_listen.is_ipv6());
+}
+
+#[test]
+fn bad_env_value_names_the_variable() {
+    let error = resolve(Layer::default(), env(&[("QUIVER_MAX_CONNECTIONS", "lots")]))
+        .expect_err("not a number");
+    let text = error.to_string();
+    assert!(text.contains("QUIVER_MAX_CONNECTIONS=lots"), "{text}");
+}
+
+#[test]
+fn empty_env_value_is_ignored() {
+    let config = resolve(Layer::default(), env(&[("QUIVER_MAX_CONNECTIONS", "")])).expect("valid");
+    assert_eq!(config.limits.bolt_connections_max, 10_000);
+}
+
+#[test]
+fn bad_flag_is_rejected_by_the_parser() {
+    let parsed = Cli::try_parse_from(["quiver", "--bolt-listen", "localhost"]);
+    assert!(parsed.is_err());
+    let parsed = Cli::try_parse_from(["quiver", "--durability", "fast"]);
+    let error = parsed.err().expect("unknown durability").to_string();
+    assert!(error.contains("buffered, group or sync"), "{error}");
+}
+
+#[test]
+fn in_memory_flag_overrides_a_data_dir_from_env() {
+    let config = resolve(
+        flags(&["--in-memory"]),
+        env(&[("QUIVER_DATA_DIR", "/srv/q")]),
+    )
+    .expect("higher layer decides storage");
+    assert_eq!(config.storage, StorageMode::InMemory);
+    let config = resolve(
+        flags(&["--data-dir", "/srv/x"]),
+        env(&[("QUIVER_IN_MEMORY", "true")]),
+    )
+    .expect("higher layer decides storage");
+    assert_eq!(
+        config.storage,
+        StorageMode::Directory(PathBuf::from("/srv/x"))
+    );
+}
+
+#[test]
+fn in_memory_and_data_dir_in_one_layer_conflict() {
+    let error =
+        resolve(flags(&["--in-memory", "--data-dir", "/srv/q"]), env(&[])).expect_err("conflict");
+    assert!(error.to_string().contains("exclude each other"), "{error}");
+}
+
+#[test]
+fn reserved_slots_must_leave_room_for_others() {
+    let error = resolve(
+        flags(&[
+            "--max-connections",
+            "4",
+            "--admin-reserved-connections",
+            "4",
+        ]),
+        env(&[]),
+    )
+    .expect_err("no general slots");
+    assert!(
+        error.to_string().contains("admin_reserved_connections"),
+        "{error}"
+    );
+}
+
+#[test]
+fn zero_timeouts_and_huge_limits_are_rejected() {
+    assert!(resolve(flags(&["--idle-timeout-ms", "0"]), env(&[])).is_err());
+    assert!(resolve(flags(&["--max-connections", "0"]), env(&[])).is_err());
+    assert!(resolve(flags(&["--max-connections", "2000000"]), env(&[])).is_err());
+    assert!(resolve(flags(&["--http-body-bytes-max", "10"]), env(&[])).is_err());
+}
+
+#[test]
+fn auth_spec_parses_like_neo4j_auth() {
+    let config = resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/pa/ss")])).expect("valid");
+    assert!(config.auth.enabled);
+    assert_eq!(config.auth.users.len(), 1);
+    assert_eq!(config.auth.users[0].name, "neo4j");
+    assert_eq!(config.auth.users[0].password.as_deref(), Some("pa/ss"));
+    assert!(config.auth.users[0].admin);
+
+    let config = resolve(Layer::default(), env(&[("QUIVER_AUTH", "none")])).expect("valid");
+    assert!(!config.auth.enabled);
+}
+
+#[test]
+fn bad_auth_spec_is_redacted_in_the_error() {
+    let error =
+        resolve(Layer::default(), env(&[("QUIVER_AUTH", "/secret")])).expect_err("empty user");
+    let text = error.to_string();
+    assert!(!text.contains("secret"), "{text}");
+    assert!(text.contains("QUIVER_AUTH"), "{text}");
+}
+
+#[test]
+fn auth_debug_output_hides_the_password() {
+    let spec: AuthSpec = "admin/hunter2".parse().expect("valid");
+    assert!(!format!("{spec:?}").contains("hunter2"));
+}
+
+#[test]
+fn file_users_enable_auth_and_are_checked() {
+    let toml = file(
+        "[[users]]\nname = \"reader\"\npassword = \"pw\"\n\n[[users]]\nname = \"ops\"\npassword_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$OHRvS2w0OkhxIJjk8gE7EeT9Ue9N0dtYtrVXPlGjuOk\"\nadmin = true\n",
+    );
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid users");
+    assert!(config.auth.enabled);
+    assert_eq!(config.auth.users.len(), 2);
+
+    let toml = file("[[users]]\nname = \"x\"\npassword_hash = \"plain\"\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("not PHC");
+    assert!(error.to_string().contains("PHC"), "{error}");
+
+    let toml = file(
+        "[[users]]\nname = \"x\"\npassword = \"a\"\n[[users]]\nname = \"x\"\npassword = \"b\"\n",
+    );
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("duplicate");
+    assert!(error.to_string().contains("twice"), "{error}");
+}
+
+#[test]
+fn unknown_file_keys_and_missing_files_are_reported() {
+    let toml = file("max_conections = 3\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("typo");
+    assert!(error.to_string().contains("max_conections"), "{error}");
+
+    let error =
+        resolve(flags(&["--config", "/nonexistent/quiver.toml"]), env(&[])).expect_err("missing");
+    assert!(matches!(error, ConfigError::FileRead { .. }), "{error}");
+}
+
+#[test]
+fn log_filter_is_validated() {
+    assert!(resolve(flags(&["--log", "debug"]), env(&[])).is_ok());
+    assert!(resolve(flags(&["--log", "quiver_server=trace,warn"]), env(&[])).is_ok());
+    assert!(resolve(flags(&["--log", "=[{"]), env(&[])).is_err());
+}

@@ -1,0 +1,173 @@
+//! Listening sockets and the accept loop both protocols share: admission, panic isolation, counting,
+//! and task tracking live here once; what is spoken on the socket is a [`Protocol`].
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::time::Instant;
+
+use crate::admission::{Admission, Admit};
+use crate::metrics::ConnectionMetrics;
+use crate::shutdown::{Shutdown, ShutdownSignal};
+use crate::supervise::CatchPanic;
+
+/// Pending-connection queue length. `TcpListener::bind` asks for 128, which overflows (and makes
+/// clients retry SYNs for a second or more) when a thousand clients connect at once. The kernel caps
+/// it at `net.core.somaxconn`.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// Pause after an accept error caused by resource exhaustion (no descriptors, no memory), so the
+/// loop does not spin while connections close and free them.
+pub const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Binds `addr` with the large backlog. `SO_REUSEADDR` lets a restarted server bind while old
+/// connections linger in TIME_WAIT.
+pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+/// An admitted connection, handed to its protocol.
+#[derive(Debug)]
+pub struct Connection {
+    pub stream: TcpStream,
+    pub peer: SocketAddr,
+    /// When `accept` returned: the handshake deadline counts from here.
+    pub accepted_at: Instant,
+    /// Admitted into a slot kept for administrators: close it after authentication unless the
+    /// principal is one.
+    pub reserved_slot: bool,
+    pub shutdown: ShutdownSignal,
+}
+
+/// What is spoken on a listener.
+pub trait Protocol: Send + Sync + 'static {
+    /// Serves one admitted connection to its end. Panics are caught by the caller.
+    fn serve(self: Arc<Self>, connection: Connection) -> impl Future<Output = ()> + Send;
+
+    /// Tells a client past the connection limit that it is refused, as cheaply as the protocol allows.
+    /// The caller bounds its time and how many run at once.
+    fn refuse(
+        self: Arc<Self>,
+        stream: TcpStream,
+        peer: SocketAddr,
+    ) -> impl Future<Output = ()> + Send;
+}
+
+/// Everything one accept loop needs besides its protocol.
+#[derive(Debug)]
+pub struct ListenerContext {
+    /// "bolt" or "http", for logs.
+    pub name: &'static str,
+    pub admission: Admission,
+    pub metrics: ConnectionMetrics,
+    /// Most time one refusal may take.
+    pub refusal_timeout: Duration,
+    pub shutdown: Shutdown,
+}
+
+/// Accepts until draining begins, then drops the listener (closing the port) and returns.
+/// Every connection task is spawned on the shutdown tracker.
+pub async fn accept_loop<P: Protocol>(
+    listener: TcpListener,
+    protocol: Arc<P>,
+    context: ListenerContext,
+) {
+    let signal = context.shutdown.signal();
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = signal.draining() => break,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, peer)) => admit(stream, peer, &protocol, &context),
+            Err(error) => {
+                if is_exhaustion(&error) {
+                    tracing::warn!(listener = context.name, %error, "accept failed; backing off");
+                    tokio::time::sleep(ACCEPT_ERROR_BACKOFF).await;
+                } else {
+                    tracing::debug!(listener = context.name, %error, "accept failed");
+                }
+            }
+        }
+    }
+    tracing::info!(listener = context.name, "stopped accepting");
+}
+
+fn admit<P: Protocol>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    protocol: &Arc<P>,
+    context: &ListenerContext,
+) {
+    let accepted_at = Instant::now();
+    // Replies are written whole, so Nagle's algorithm only adds latency (and splits the Bolt
+    // handshake reply from what follows, which drivers do not forgive).
+    if let Err(error) = stream.set_nodelay(true) {
+        tracing::debug!(%peer, %error, "TCP_NODELAY failed");
+    }
+    match context.admission.admit() {
+        Admit::Slot(slot) => {
+            let metrics = context.metrics.clone();
+            metrics.accepted.inc();
+            metrics.active.inc();
+            let connection = Connection {
+                stream,
+                peer,
+                accepted_at,
+                reserved_slot: slot.is_reserved(),
+                shutdown: context.shutdown.signal(),
+            };
+            let name = context.name;
+            let serve = Arc::clone(protocol).serve(connection);
+            context.shutdown.tracker().spawn(async move {
+                let outcome = CatchPanic::new(serve).await;
+                if let Err(message) = outcome {
+                    metrics.panics.inc();
+                    tracing::error!(listener = name, %peer, panic = %message, "connection task panicked; closed it");
+                }
+                metrics.active.dec();
+                metrics.closed.inc();
+                drop(slot);
+            });
+        }
+        Admit::Refuse(permit) => {
+            context.metrics.rejected.inc();
+            let refuse = Arc::clone(protocol).refuse(stream, peer);
+            let refusal_timeout = context.refusal_timeout;
+            let signal = context.shutdown.signal();
+            context.shutdown.tracker().spawn(async move {
+                tokio::select! {
+                    biased;
+                    () = signal.stopped() => {}
+                    _ = tokio::time::timeout(refusal_timeout, CatchPanic::new(refuse)) => {}
+                }
+                drop(permit);
+            });
+        }
+        Admit::Drop => {
+            context.metrics.rejected.inc();
+            context.metrics.refusals_dropped.inc();
+            // A reset frees the socket at once: no FIN handshake, no TIME_WAIT on our side.
+            let _ = stream.set_zero_linger();
+        }
+    }
+}
+
+fn is_exhaustion(error: &io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    ) || error.kind() == io::ErrorKind::OutOfMemory
+}

@@ -1,0 +1,316 @@
+//! Quiver's counters, in one prometheus-client registry.
+//!
+//! Every metric is an atomic shared by handle: the hot path does one relaxed add, `/metrics` encodes
+//! the registry, and the load lab reads the same atomics as plain numbers through
+//! [`Metrics::snapshot`] between its measurement windows.
+
+mod histogram;
+
+use std::sync::atomic::AtomicI64;
+
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::{Registry, Unit};
+use serde::Serialize;
+
+pub use histogram::{HistogramSnapshot, LatencyHistogram};
+
+type IntGauge = Gauge<i64, AtomicI64>;
+
+/// Connection counters of one listener (Bolt or HTTP).
+#[derive(Clone, Debug, Default)]
+pub struct ConnectionMetrics {
+    /// Admitted into a slot.
+    pub accepted: Counter,
+    /// Turned away: past the connection limit (refused with a message or, past the refusal budget,
+    /// closed at once), or holding an administrator's slot without being one.
+    pub rejected: Counter,
+    /// Refusals past the refusal budget: closed without a word.
+    pub refusals_dropped: Counter,
+    /// Admitted connections that ended, for any reason.
+    pub closed: Counter,
+    /// Connection tasks that panicked (each closed that connection alone).
+    pub panics: Counter,
+    /// Connections closed by a deadline (handshake, idle, header read, body read).
+    pub timed_out: Counter,
+    /// Admitted connections open now.
+    pub active: IntGauge,
+    /// Requests (HTTP) or messages (Bolt) being worked on now.
+    pub in_flight: IntGauge,
+}
+
+/// Transaction counters, shared by the Bolt and HTTP front ends.
+#[derive(Clone, Debug, Default)]
+pub struct TransactionMetrics {
+    pub opened: Counter,
+    pub committed: Counter,
+    pub rolled_back: Counter,
+    /// Rolled back because the client went away mid-transaction.
+    pub abandoned: Counter,
+    pub active: IntGauge,
+}
+
+/// The registry and handles to everything in it.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    pub bolt: ConnectionMetrics,
+    /// Bolt messages received (after de-chunking).
+    pub bolt_messages: Counter,
+    pub http: ConnectionMetrics,
+    /// HTTP requests answered, whatever the status.
+    pub http_requests: Counter,
+    pub transactions: TransactionMetrics,
+    /// Time from a query's arrival to its last record (or failure).
+    pub query_latency: LatencyHistogram,
+    /// Failed authentication attempts, Bolt and HTTP.
+    pub auth_failures: Counter,
+}
+
+/// Plain numbers read from the atomics; serialised as `/stats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MetricsSnapshot {
+    pub bolt: ConnectionSnapshot,
+    pub http: ConnectionSnapshot,
+    pub transactions: TransactionSnapshot,
+    pub auth_failures_total: u64,
+    pub query_latency: HistogramSnapshot,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ConnectionSnapshot {
+    pub accepted_total: u64,
+    pub rejected_total: u64,
+    pub refusals_dropped_total: u64,
+    pub closed_total: u64,
+    pub panics_total: u64,
+    pub timed_out_total: u64,
+    pub active: i64,
+    pub in_flight: i64,
+    /// Bolt: messages received; HTTP: requests answered.
+    pub messages_total: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TransactionSnapshot {
+    pub opened_total: u64,
+    pub committed_total: u64,
+    pub rolled_back_total: u64,
+    pub abandoned_total: u64,
+    pub active: i64,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let bolt = ConnectionMetrics::default();
+        let http = ConnectionMetrics::default();
+        let bolt_messages = Counter::default();
+        let http_requests = Counter::default();
+        let transactions = TransactionMetrics::default();
+        let query_latency = LatencyHistogram::default();
+        let auth_failures = Counter::default();
+
+        register_connections(&mut registry, "bolt", &bolt, "messages or queries");
+        register_connections(&mut registry, "http", &http, "requests");
+        registry.register(
+            "quiver_bolt_messages",
+            "Bolt messages received",
+            bolt_messages.clone(),
+        );
+        registry.register(
+            "quiver_http_requests",
+            "HTTP requests answered",
+            http_requests.clone(),
+        );
+        registry.register(
+            "quiver_transactions_opened",
+            "Transactions begun, explicit or auto-commit",
+            transactions.opened.clone(),
+        );
+        registry.register(
+            "quiver_transactions_committed",
+            "Transactions committed",
+            transactions.committed.clone(),
+        );
+        registry.register(
+            "quiver_transactions_rolled_back",
+            "Transactions rolled back, abandoned ones included",
+            transactions.rolled_back.clone(),
+        );
+        registry.register(
+            "quiver_transactions_abandoned",
+            "Transactions rolled back because their client went away",
+            transactions.abandoned.clone(),
+        );
+        registry.register(
+            "quiver_transactions_active",
+            "Transactions open now",
+            transactions.active.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_query_latency",
+            "Query time from arrival to last record",
+            Unit::Seconds,
+            query_latency.clone(),
+        );
+        registry.register(
+            "quiver_auth_failures",
+            "Failed authentication attempts",
+            auth_failures.clone(),
+        );
+
+        Metrics {
+            registry,
+            bolt,
+            bolt_messages,
+            http,
+            http_requests,
+            transactions,
+            query_latency,
+            auth_failures,
+        }
+    }
+
+    /// The registry in the OpenMetrics text format (what `GET /metrics` serves).
+    pub fn encode(&self) -> String {
+        let mut text = String::with_capacity(8 * 1024);
+        // Writing into a String cannot fail; an encoder error would be a bug in a metric's encode.
+        if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {
+            tracing::error!(%error, "encoding metrics failed");
+        }
+        text
+    }
+
+    pub fn snapshot(&self) -> MetricsSnapshot {
+        MetricsSnapshot {
+            bolt: connection_snapshot(&self.bolt, self.bolt_messages.get()),
+            http: connection_snapshot(&self.http, self.http_requests.get()),
+            transactions: TransactionSnapshot {
+                opened_total: self.transactions.opened.get(),
+                committed_total: self.transactions.committed.get(),
+                rolled_back_total: self.transactions.rolled_back.get(),
+                abandoned_total: self.transactions.abandoned.get(),
+                active: self.transactions.active.get(),
+            },
+            auth_failures_total: self.auth_failures.get(),
+            query_latency: self.query_latency.snapshot(),
+        }
+    }
+}
+
+fn register_connections(
+    registry: &mut Registry,
+    protocol: &str,
+    metrics: &ConnectionMetrics,
+    work: &str,
+) {
+    let name = |suffix: &str| format!("quiver_{protocol}_{suffix}");
+    let upper = protocol.to_ascii_uppercase();
+    registry.register(
+        name("connections_accepted"),
+        format!("{upper} connections admitted"),
+        metrics.accepted.clone(),
+    );
+    registry.register(
+        name("connections_rejected"),
+        format!("{upper} connections turned away at a limit"),
+        metrics.rejected.clone(),
+    );
+    registry.register(
+        name("refusals_dropped"),
+        format!("{upper} refusals closed without a message, past the refusal budget"),
+        metrics.refusals_dropped.clone(),
+    );
+    registry.register(
+        name("connections_closed"),
+        format!("{upper} admitted connections that ended"),
+        metrics.closed.clone(),
+    );
+    registry.register(
+        name("connections_panics"),
+        format!("{upper} connection tasks that panicked"),
+        metrics.panics.clone(),
+    );
+    registry.register(
+        name("connections_timed_out"),
+        format!("{upper} connections closed by a deadline"),
+        metrics.timed_out.clone(),
+    );
+    registry.register(
+        name("connections_active"),
+        format!("{upper} connections open now"),
+        metrics.active.clone(),
+    );
+    registry.register(
+        name("in_flight"),
+        format!("{upper} {work} being worked on now"),
+        metrics.in_flight.clone(),
+    );
+}
+
+fn connection_snapshot(metrics: &ConnectionMetrics, messages: u64) -> ConnectionSnapshot {
+    ConnectionSnapshot {
+        accepted_total: metrics.accepted.get(),
+        rejected_total: metrics.rejected.get(),
+        refusals_dropped_total: metrics.refusals_dropped.get(),
+        closed_total: metrics.closed.get(),
+        panics_total: metrics.panics.get(),
+        timed_out_total: metrics.timed_out.get(),
+        active: metrics.active.get(),
+        in_flight: metrics.in_flight.get(),
+        messages_total: messages,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_required_name_is_exported() {
+        let metrics = Metrics::new();
+        metrics.bolt.accepted.inc();
+        metrics
+            .query_latency
+            .observe(std::time::Duration::from_millis(3));
+        let text = metrics.encode();
+        for name in [
+            "quiver_bolt_connections_accepted_total 1",
+            "quiver_bolt_connections_rejected_total",
+            "quiver_bolt_connections_closed_total",
+            "quiver_bolt_connections_panics_total",
+            "quiver_bolt_connections_active",
+            "quiver_bolt_messages_total",
+            "quiver_transactions_opened_total",
+            "quiver_transactions_committed_total",
+            "quiver_transactions_rolled_back_total",
+            "quiver_transactions_abandoned_total",
+            "quiver_transactions_active",
+            "quiver_query_latency_seconds_bucket",
+            "quiver_http_connections_accepted_total",
+            "quiver_http_connections_active",
+            "quiver_http_in_flight",
+        ] {
+            assert!(text.contains(name), "missing {name} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn snapshot_reads_the_same_atomics() {
+        let metrics = Metrics::new();
+        metrics.http.active.inc();
+        metrics.http.in_flight.inc();
+        metrics.transactions.opened.inc_by(3);
+        let snapshot = metrics.snapshot();
+        assert_eq!(snapshot.http.active, 1);
+        assert_eq!(snapshot.http.in_flight, 1);
+        assert_eq!(snapshot.transactions.opened_total, 3);
+    }
+}
