@@ -17,7 +17,9 @@ pub mod codec;
 pub mod error;
 pub mod handshake;
 pub mod message;
+pub mod meta;
 pub mod packstream;
+pub mod state;
 pub mod version;
 pub mod zone;
 

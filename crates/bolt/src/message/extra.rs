@@ -106,6 +106,18 @@ impl<'b, B: BufMut> DictWriter<'b, B> {
         write_string(self.buf, value)
     }
 
+    pub(crate) fn bool(&mut self, key: &str, value: bool) -> Result<(), Error> {
+        write_string(self.buf, key)?;
+        crate::packstream::encode::write_bool(self.buf, value);
+        Ok(())
+    }
+
+    /// Writes `key` and hands back the buffer for its value.
+    pub(crate) fn key(&mut self, key: &str) -> Result<&mut B, Error> {
+        write_string(self.buf, key)?;
+        Ok(self.buf)
+    }
+
     pub(crate) fn int(&mut self, key: &str, value: i64) -> Result<(), Error> {
         write_string(self.buf, key)?;
         write_int(self.buf, value);

@@ -6,6 +6,7 @@ mod extra;
 mod request;
 mod response;
 
+pub(crate) use extra::DictWriter;
 pub use extra::{
     AccessMode, Auth, BoltAgent, HelloExtra, NotificationConfig, RouteExtra, TelemetryApi, TxExtra,
 };
