@@ -13,7 +13,7 @@
 //! | READY          | RUN → STREAMING; BEGIN → TX_READY; ROUTE, TELEMETRY, RESET → READY; LOGOFF → AUTHENTICATION |
 //! | STREAMING      | PULL/DISCARD → STREAMING while has_more, else READY               |
 //! | TX_READY       | RUN → TX_STREAMING (new qid); COMMIT/ROLLBACK → READY             |
-//! | TX_STREAMING   | RUN (another qid); PULL/DISCARD per qid → TX_READY once all are done |
+//! | TX_STREAMING   | RUN (another qid); PULL/DISCARD per qid → TX_READY once all are done; COMMIT/ROLLBACK (closing open streams) → READY |
 //! | FAILED         | RESET → READY; GOODBYE closes; anything else IGNORED              |
 //! | INTERRUPTED    | the same as FAILED                                                |
 //!
@@ -235,8 +235,10 @@ impl Session {
                     qid: Some(self.next_qid),
                 }
             }
-            (State::TxReady, Request::Commit) => Admitted::Commit,
-            (State::TxReady, Request::Rollback) => Admitted::Rollback,
+            // Neo4j also accepts these with streams still open (they close them), and drivers
+            // pipeline ROLLBACK behind unconsumed results when a transaction is abandoned.
+            (State::TxReady | State::TxStreaming, Request::Commit) => Admitted::Commit,
+            (State::TxReady | State::TxStreaming, Request::Rollback) => Admitted::Rollback,
             (State::TxStreaming, Request::Pull { qid, .. } | Request::Discard { qid, .. }) => {
                 let target = if *qid == -1 {
                     self.last_qid
