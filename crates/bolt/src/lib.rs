@@ -10,7 +10,8 @@
 //! 3. [`message::Request::decode`] turns one into a request; [`state::Session::admit`] says
 //!    whether to run it, IGNORE it, or treat it as a protocol violation.
 //! 4. Replies are encoded straight into the write buffer ([`message::encode_record`],
-//!    [`meta`] builders), so a pipelined batch goes out in one flush.
+//!    [`meta`] builders) held by an [`outbox::Outbox`], so K records cost about
+//!    bytes / buffer size socket writes and a pipelined batch goes out in one flush.
 
 pub mod chunk;
 pub mod codec;
@@ -18,6 +19,7 @@ pub mod error;
 pub mod handshake;
 pub mod message;
 pub mod meta;
+pub mod outbox;
 pub mod packstream;
 pub mod state;
 pub mod version;
