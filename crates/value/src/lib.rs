@@ -4,11 +4,13 @@
 //! ids with optionally materialised data (see [`graph`]): the executor moves ids around, and only
 //! values that leave the server are filled in with labels and properties.
 
+pub mod error;
 pub mod graph;
 pub mod spatial;
 pub mod temporal;
 mod value;
 
+pub use error::{ErrorClass, ErrorDetail, ValueError};
 pub use graph::{Node, NodeData, Path, RelData, Relationship};
 pub use spatial::Point;
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};

@@ -203,6 +203,10 @@ mod tests {
 
     #[test]
     fn value_stays_small() {
-        assert!(std::mem::size_of::<Value>() <= 24, "{}", std::mem::size_of::<Value>());
+        assert!(
+            std::mem::size_of::<Value>() <= 24,
+            "{}",
+            std::mem::size_of::<Value>()
+        );
     }
 }
