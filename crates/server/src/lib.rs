@@ -4,10 +4,15 @@
 
 pub mod admission;
 pub mod auth;
+pub mod bolt;
 pub mod config;
 pub mod deadline;
 pub mod health;
+pub mod http;
 pub mod listener;
 pub mod metrics;
+pub mod server;
 pub mod shutdown;
 pub mod supervise;
+
+pub use server::{Server, ServerError, ServerParts, ShutdownTrigger};

@@ -1,0 +1,188 @@
+//! The Bolt handshake on a socket: the 20-byte preamble, the version reply (the manifest in one
+//! write), and the client's manifest choice, every read racing the handshake deadline and draining.
+
+use bytes::BytesMut;
+use quiver_bolt::Version;
+use quiver_bolt::handshake::{
+    HANDSHAKE_BYTES, ManifestChoice, Negotiation, negotiate, parse_manifest_choice,
+};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::time::Instant;
+
+use crate::deadline::{Interrupted, Until, race};
+use crate::shutdown::ShutdownSignal;
+
+/// Most bytes of a manifest choice (4 version bytes and a capability varint of at most 10 bytes).
+const MANIFEST_CHOICE_BYTES_MAX: usize = 14;
+
+/// A finished handshake.
+#[derive(Debug)]
+pub struct Agreed {
+    pub version: Version,
+    /// Bytes the client sent after the handshake (drivers pipeline HELLO right behind it).
+    pub leftover: BytesMut,
+}
+
+/// Why the handshake did not produce a version.
+#[derive(Debug, thiserror::Error)]
+pub enum HandshakeError {
+    #[error("handshake {0}")]
+    Interrupted(#[from] Interrupted),
+    #[error("client closed the connection during the handshake")]
+    Closed,
+    #[error("socket error during the handshake: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("invalid handshake: {0}")]
+    Protocol(#[from] quiver_bolt::Error),
+    /// No common version (the refusal was sent), or the client gave up after the manifest.
+    #[error("no protocol version in common")]
+    NoCommonVersion,
+}
+
+/// Runs the server side of the handshake on `stream`, reads racing `deadline` and draining.
+pub async fn handshake<S>(
+    stream: &mut S,
+    supported: &[Version],
+    deadline: Instant,
+    shutdown: &ShutdownSignal,
+) -> Result<Agreed, HandshakeError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let mut preamble = [0u8; HANDSHAKE_BYTES];
+    race(
+        stream.read_exact(&mut preamble),
+        deadline,
+        shutdown,
+        Until::Drain,
+    )
+    .await?
+    .map_err(eof_is_closed)?;
+    match negotiate(&preamble, supported)? {
+        Negotiation::Agreed { version, reply } => {
+            stream.write_all(&reply).await?;
+            Ok(Agreed {
+                version,
+                leftover: BytesMut::new(),
+            })
+        }
+        Negotiation::Refused { reply } => {
+            stream.write_all(&reply).await?;
+            Err(HandshakeError::NoCommonVersion)
+        }
+        Negotiation::Manifest { reply, offered } => {
+            // One write: a driver that reads the manifest in two pieces fails (the JS driver does).
+            stream.write_all(&reply).await?;
+            let mut buffer = BytesMut::with_capacity(1024);
+            loop {
+                if let Some((choice, used)) = parse_manifest_choice(&buffer, &offered)? {
+                    let _ = buffer.split_to(used);
+                    return match choice {
+                        ManifestChoice::Chosen { version, .. } => Ok(Agreed {
+                            version,
+                            leftover: buffer,
+                        }),
+                        ManifestChoice::GaveUp => Err(HandshakeError::NoCommonVersion),
+                    };
+                }
+                if buffer.len() >= MANIFEST_CHOICE_BYTES_MAX {
+                    return Err(HandshakeError::Protocol(quiver_bolt::Error::Handshake(
+                        "manifest choice too long",
+                    )));
+                }
+                let read = race(
+                    stream.read_buf(&mut buffer),
+                    deadline,
+                    shutdown,
+                    Until::Drain,
+                )
+                .await??;
+                if read == 0 {
+                    return Err(HandshakeError::Closed);
+                }
+            }
+        }
+    }
+}
+
+fn eof_is_closed(error: std::io::Error) -> HandshakeError {
+    if error.kind() == std::io::ErrorKind::UnexpectedEof {
+        HandshakeError::Closed
+    } else {
+        HandshakeError::Io(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use quiver_bolt::handshake::client_handshake;
+
+    use super::*;
+    use crate::shutdown::Shutdown;
+
+    #[tokio::test]
+    async fn manifest_handshake_keeps_pipelined_bytes() {
+        let (mut client, mut server) = tokio::io::duplex(256);
+        let shutdown = Shutdown::new();
+        let signal = shutdown.signal();
+        let serve = tokio::spawn(async move {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            handshake(&mut server, &Version::SUPPORTED, deadline, &signal).await
+        });
+        client
+            .write_all(&client_handshake(&[Version::V5_8, Version::V5_0], true))
+            .await
+            .expect("write preamble");
+        let mut head = [0u8; 4];
+        client.read_exact(&mut head).await.expect("manifest reply");
+        assert_eq!(head, [0, 0, 1, 0xFF]);
+        // Choose 5.4, no capabilities, then a pipelined byte.
+        client
+            .write_all(&[0, 0, 4, 5, 0, 0xAB])
+            .await
+            .expect("write choice");
+        let agreed = serve.await.expect("task").expect("handshake");
+        assert_eq!(agreed.version, Version::V5_4);
+        assert_eq!(&agreed.leftover[..], &[0xAB]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dribbled_preamble_hits_the_deadline() {
+        let (mut client, mut server) = tokio::io::duplex(256);
+        let shutdown = Shutdown::new();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        client.write_all(&[0x60, 0x60]).await.expect("write");
+        let outcome = handshake(
+            &mut server,
+            &Version::SUPPORTED,
+            deadline,
+            &shutdown.signal(),
+        )
+        .await;
+        assert!(matches!(
+            outcome,
+            Err(HandshakeError::Interrupted(Interrupted::Deadline))
+        ));
+    }
+
+    #[tokio::test]
+    async fn wrong_magic_is_a_protocol_error() {
+        let (mut client, mut server) = tokio::io::duplex(256);
+        let shutdown = Shutdown::new();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .expect("write");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let outcome = handshake(
+            &mut server,
+            &Version::SUPPORTED,
+            deadline,
+            &shutdown.signal(),
+        )
+        .await;
+        assert!(matches!(outcome, Err(HandshakeError::Protocol(_))));
+    }
+}

@@ -1,0 +1,141 @@
+//! The HTTP listener: hyper 1 over a socket wrapper that enforces header-read, keep-alive and
+//! write-stall deadlines ([`watch`]), the operations endpoints, and the seam for Neo4j's HTTP API
+//! ([`api`]).
+
+pub mod api;
+mod body;
+mod respond;
+mod service;
+pub mod watch;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+pub use api::{ApiBody, ApiFuture, ApiHandler, BoxError, box_body};
+pub use service::HttpShared;
+use watch::{Activity, WatchLimits, WatchedIo};
+
+use crate::listener::{Connection, Protocol};
+
+/// Largest request head (request line and headers) hyper buffers; a bigger one is answered 431.
+pub const HEAD_BYTES_MAX: usize = 64 * 1024;
+/// Most header fields in one request.
+pub const HEADERS_MAX: usize = 100;
+/// Most bytes of a refused client's request read (and discarded) so the refusal is not lost to a
+/// reset caused by unread data.
+pub const REFUSAL_DRAIN_BYTES_MAX: usize = 64 * 1024;
+
+/// The HTTP protocol on a listener.
+#[derive(Debug)]
+pub struct HttpProtocol {
+    pub shared: Arc<HttpShared>,
+    pub limits: WatchLimits,
+    /// For the refusal message.
+    pub connections_max: u32,
+}
+
+impl Protocol for HttpProtocol {
+    async fn serve(self: Arc<Self>, connection: Connection) {
+        let Connection {
+            stream,
+            peer,
+            accepted_at,
+            shutdown,
+            ..
+        } = connection;
+        let activity = Activity::new(accepted_at);
+        let io = TokioIo::new(WatchedIo::new(stream, Arc::clone(&activity), self.limits));
+        let shared = Arc::clone(&self.shared);
+        let service_activity = Arc::clone(&activity);
+        let service = service_fn(move |request| {
+            let shared = Arc::clone(&shared);
+            let activity = Arc::clone(&service_activity);
+            async move { Ok::<_, Infallible>(shared.handle(request, peer, activity).await) }
+        });
+        let mut builder = http1::Builder::new();
+        builder
+            .keep_alive(true)
+            // Deadlines are enforced by `WatchedIo`, which tells idle from dribbling.
+            .header_read_timeout(None)
+            .max_buf_size(HEAD_BYTES_MAX)
+            .max_headers(HEADERS_MAX);
+        let connection = builder.serve_connection(io, service);
+        tokio::pin!(connection);
+        let mut draining = false;
+        loop {
+            tokio::select! {
+                biased;
+                () = shutdown.stopped() => break,
+                () = shutdown.draining(), if !draining => {
+                    draining = true;
+                    // Finishes the request in progress, then closes; an idle connection closes now.
+                    connection.as_mut().graceful_shutdown();
+                }
+                outcome = connection.as_mut() => {
+                    if let Err(error) = outcome {
+                        tracing::debug!(%peer, %error, "HTTP connection ended with an error");
+                    }
+                    break;
+                }
+            }
+        }
+        if activity.timed_out() {
+            self.shared.metrics.http.timed_out.inc();
+        }
+    }
+
+    async fn refuse(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {
+        let body = serde_json::json!({
+            "results": [],
+            "errors": [{
+                "code": "Neo.TransientError.General.ServiceUnavailable",
+                "message": format!(
+                    "The server is at its limit of {} HTTP connections; retry later.",
+                    self.connections_max
+                ),
+            }],
+        })
+        .to_string();
+        let response = format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        write_then_drain(stream, response.as_bytes(), REFUSAL_DRAIN_BYTES_MAX).await;
+        tracing::debug!(%peer, "refused HTTP connection past the limit");
+    }
+}
+
+/// Writes `reply`, closes the write side, then reads and discards what the client sent (up to
+/// `drain_bytes_max`) so that closing with unread data does not reset the connection before the
+/// client read the reply. The caller bounds the time this takes.
+pub async fn write_then_drain(mut stream: TcpStream, reply: &[u8], drain_bytes_max: usize) {
+    if stream.write_all(reply).await.is_err() || stream.shutdown().await.is_err() {
+        return;
+    }
+    let mut sink = [0u8; 4096];
+    let mut drained = 0;
+    while drained < drain_bytes_max {
+        match stream.read(&mut sink).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => drained += read,
+        }
+    }
+}
+
+/// Deadlines of HTTP connections, from the configuration.
+pub fn watch_limits(timeouts: &crate::config::Timeouts) -> WatchLimits {
+    WatchLimits {
+        header_read: timeouts.http_header_read,
+        keep_alive: timeouts.http_keep_alive,
+        // A client that stops reading its response is treated like one that stops sending its body.
+        write_stall: timeouts.http_body_read.max(Duration::from_secs(1)),
+    }
+}

@@ -1,0 +1,313 @@
+//! The per-request path: operations endpoints, then draining, authentication and the body, then the
+//! API handler.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use base64::Engine;
+use bytes::Bytes;
+use http::header::{ALLOW, AUTHORIZATION, CONTENT_LENGTH, HeaderValue};
+use http::{Method, Request, Response, StatusCode};
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use tokio::time::Instant;
+
+use super::api::{ApiBody, ApiHandler, BoxError};
+use super::body::{BodyError, collect};
+use super::respond;
+use super::watch::Activity;
+use crate::auth::{Credentials, UserStore};
+use crate::health::Health;
+use crate::metrics::Metrics;
+use crate::shutdown::ShutdownSignal;
+
+/// State shared by every HTTP connection.
+#[derive(Debug)]
+pub struct HttpShared {
+    pub metrics: Arc<Metrics>,
+    pub health: Arc<Health>,
+    pub users: Arc<UserStore>,
+    pub api: Option<ApiHandler>,
+    pub body_bytes_max: u64,
+    pub body_read: Duration,
+    pub shutdown: ShutdownSignal,
+}
+
+/// Keeps a request counted as in flight (globally and on its connection) until its response body is
+/// dropped: whether written to the end, failed, or abandoned with the connection.
+struct InFlight {
+    activity: Arc<Activity>,
+    metrics: Arc<Metrics>,
+}
+
+impl InFlight {
+    fn start(activity: Arc<Activity>, metrics: Arc<Metrics>) -> InFlight {
+        activity.request_started();
+        metrics.http.in_flight.inc();
+        InFlight { activity, metrics }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.metrics.http.in_flight.dec();
+        self.metrics.http_requests.inc();
+        self.activity.request_finished();
+    }
+}
+
+/// A response body carrying its request's [`InFlight`] guard.
+struct TrackedBody {
+    inner: ApiBody,
+    _in_flight: InFlight,
+}
+
+impl Body for TrackedBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl HttpShared {
+    /// Answers one request. Never fails: every error is a response.
+    pub async fn handle(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+        peer: SocketAddr,
+        activity: Arc<Activity>,
+    ) -> Response<ApiBody> {
+        let in_flight = InFlight::start(Arc::clone(&activity), Arc::clone(&self.metrics));
+        let response = self.route(request, peer, &activity).await;
+        response.map(|inner| {
+            super::api::box_body(TrackedBody {
+                inner,
+                _in_flight: in_flight,
+            })
+        })
+    }
+
+    async fn route(
+        &self,
+        request: Request<Incoming>,
+        peer: SocketAddr,
+        activity: &Activity,
+    ) -> Response<ApiBody> {
+        let operations: Option<fn(&HttpShared) -> Response<ApiBody>> = match request.uri().path() {
+            "/metrics" => Some(HttpShared::metrics),
+            "/health/live" => Some(HttpShared::live),
+            "/health/ready" => Some(HttpShared::ready),
+            "/stats" => Some(HttpShared::stats),
+            _ => None,
+        };
+        if let Some(answer) = operations {
+            if request.method() != Method::GET && request.method() != Method::HEAD {
+                let mut response = respond::neo4j_error(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "Neo.ClientError.Request.Invalid",
+                    "Only GET and HEAD are allowed here.",
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+                return response;
+            }
+            return answer(self);
+        }
+        self.api(request, peer, activity).await
+    }
+
+    fn metrics(&self) -> Response<ApiBody> {
+        respond::bytes(StatusCode::OK, respond::OPENMETRICS, self.metrics.encode())
+    }
+
+    /// Liveness needs no state: answering at all is the proof.
+    fn live(_: &HttpShared) -> Response<ApiBody> {
+        respond::json(StatusCode::OK, &serde_json::json!({ "status": "live" }))
+    }
+
+    fn ready(&self) -> Response<ApiBody> {
+        let readiness = self.health.get();
+        let status = if self.health.is_ready() {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        };
+        respond::json(status, &serde_json::json!({ "status": readiness.as_str() }))
+    }
+
+    fn stats(&self) -> Response<ApiBody> {
+        let snapshot = self.metrics.snapshot();
+        let body = serde_json::json!({
+            "readiness": self.health.get().as_str(),
+            "http": snapshot.http,
+            "bolt": snapshot.bolt,
+            "transactions": snapshot.transactions,
+            "auth_failures_total": snapshot.auth_failures_total,
+        });
+        respond::json(StatusCode::OK, &body)
+    }
+
+    async fn api(
+        &self,
+        request: Request<Incoming>,
+        peer: SocketAddr,
+        activity: &Activity,
+    ) -> Response<ApiBody> {
+        let Some(api) = &self.api else {
+            return respond::neo4j_error(
+                StatusCode::NOT_FOUND,
+                "Neo.ClientError.Request.Invalid",
+                "No such endpoint.",
+            );
+        };
+        if self.shutdown.is_draining() {
+            return respond::closing(respond::neo4j_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Neo.TransientError.General.DatabaseUnavailable",
+                "The server is shutting down.",
+            ));
+        }
+        let discovery = request.method() == Method::GET && request.uri().path() == "/";
+        if !discovery && self.users.is_enabled() {
+            let credentials = match basic_credentials(&request) {
+                Ok(credentials) => credentials,
+                Err(message) => {
+                    self.metrics.auth_failures.inc();
+                    return respond::unauthorized(message);
+                }
+            };
+            let missing = credentials == Credentials::None;
+            if let Err(error) = self.users.authenticate(peer.ip(), credentials).await {
+                tracing::debug!(%peer, %error, "HTTP authentication failed");
+                return respond::unauthorized(if missing {
+                    "No authentication header supplied."
+                } else {
+                    "Invalid username or password."
+                });
+            }
+        }
+        let declared = request
+            .headers()
+            .get(CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|text| text.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > self.body_bytes_max) {
+            return body_error(&BodyError::TooLarge(self.body_bytes_max), activity);
+        }
+        let (mut parts, body) = request.into_parts();
+        let deadline = Instant::now() + self.body_read;
+        let body = match collect(body, self.body_bytes_max, deadline).await {
+            Ok(body) => body,
+            Err(error) => return body_error(&error, activity),
+        };
+        parts.extensions.insert(peer);
+        api.call(Request::from_parts(parts, body)).await
+    }
+}
+
+fn body_error(error: &BodyError, activity: &Activity) -> Response<ApiBody> {
+    let (status, code) = match error {
+        BodyError::TooLarge(_) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Neo.ClientError.Request.Invalid",
+        ),
+        BodyError::Deadline => {
+            activity.mark_timed_out();
+            (
+                StatusCode::REQUEST_TIMEOUT,
+                "Neo.ClientError.Request.Invalid",
+            )
+        }
+        BodyError::Client(_) => (StatusCode::BAD_REQUEST, "Neo.ClientError.Request.Invalid"),
+    };
+    // The rest of the body is still in flight (or never coming): close rather than read it.
+    respond::closing(respond::neo4j_error(status, code, &error.to_string()))
+}
+
+/// Longest `Authorization` header decoded; real Basic credentials are far shorter.
+const AUTHORIZATION_BYTES_MAX: usize = 4096;
+
+/// Reads HTTP Basic credentials; `Err` carries the message of a malformed header.
+fn basic_credentials<B>(request: &Request<B>) -> Result<Credentials, &'static str> {
+    let Some(value) = request.headers().get(AUTHORIZATION) else {
+        return Ok(Credentials::None);
+    };
+    if value.len() > AUTHORIZATION_BYTES_MAX {
+        return Err("Invalid authentication header.");
+    }
+    let text = value
+        .to_str()
+        .map_err(|_| "Invalid authentication header.")?;
+    let (scheme, payload) = text.trim().split_once(' ').unwrap_or((text, ""));
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Ok(Credentials::Other(scheme.to_owned()));
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(payload.trim())
+        .map_err(|_| "Invalid authentication header.")?;
+    let decoded = String::from_utf8(decoded).map_err(|_| "Invalid authentication header.")?;
+    let (principal, password) = decoded
+        .split_once(':')
+        .ok_or("Invalid authentication header.")?;
+    Ok(Credentials::Basic {
+        principal: principal.to_owned(),
+        password: password.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_authorization(value: &str) -> Request<()> {
+        Request::builder()
+            .header(AUTHORIZATION, value)
+            .body(())
+            .expect("valid request")
+    }
+
+    #[test]
+    fn basic_header_is_decoded() {
+        // "neo4j:pa:ss" — the first colon separates, as RFC 7617 says.
+        let request = with_authorization("Basic bmVvNGo6cGE6c3M=");
+        assert_eq!(
+            basic_credentials(&request),
+            Ok(Credentials::Basic {
+                principal: "neo4j".to_owned(),
+                password: "pa:ss".to_owned()
+            })
+        );
+    }
+
+    #[test]
+    fn malformed_headers_are_rejected_without_panicking() {
+        for value in ["Basic !!!", "Basic bm8tY29sb24=", "Basic", "Basic /w=="] {
+            assert!(
+                basic_credentials(&with_authorization(value)).is_err(),
+                "{value}"
+            );
+        }
+        assert_eq!(
+            basic_credentials(&with_authorization("Bearer abc")),
+            Ok(Credentials::Other("Bearer".to_owned()))
+        );
+        let request = Request::builder().body(()).expect("valid request");
+        assert_eq!(basic_credentials(&request), Ok(Credentials::None));
+    }
+}

@@ -1,0 +1,296 @@
+//! Per-connection deadlines for HTTP/1, enforced inside the socket wrapper hyper reads through.
+//!
+//! hyper 1 has one knob, `header_read_timeout`, and it also runs while a keep-alive connection waits
+//! for its next request, so "idle for a minute" and "dribbling headers for ten seconds" cannot be told
+//! apart. Here the connection's phase decides which deadline a pending read is held to:
+//!
+//! | phase | entered when                                  | a pending read must progress by |
+//! |-------|-----------------------------------------------|---------------------------------|
+//! | Head  | accept; first byte after an idle period       | phase start + header read       |
+//! | Busy  | a request reached the service                 | (none: body reads are timed by the service) |
+//! | Idle  | the last response body was dropped            | phase start + keep-alive        |
+//!
+//! Writes that make no progress (a client that stops reading its response) are held to a stall
+//! deadline in every phase. A fired deadline turns into a `TimedOut` I/O error, which makes hyper
+//! close the connection.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::{Instant, Sleep};
+
+const HEAD: u8 = 0;
+const IDLE: u8 = 1;
+
+/// Deadlines of one HTTP connection.
+#[derive(Clone, Copy, Debug)]
+pub struct WatchLimits {
+    pub header_read: Duration,
+    pub keep_alive: Duration,
+    pub write_stall: Duration,
+}
+
+/// Shared between the socket wrapper and the service; atomics because hyper requires both to be
+/// `Send`, though they run on the connection's one task.
+#[derive(Debug)]
+pub struct Activity {
+    origin: Instant,
+    /// HEAD or IDLE while no request is in the service.
+    phase: AtomicU8,
+    /// Milliseconds after `origin` the phase began.
+    phase_since_ms: AtomicU64,
+    /// Requests in the service whose response body is not yet dropped.
+    busy: AtomicU32,
+    /// Set when a deadline closed the connection, so it is counted once as timed out.
+    timed_out: AtomicBool,
+}
+
+impl Activity {
+    pub fn new(origin: Instant) -> Arc<Activity> {
+        Arc::new(Activity {
+            origin,
+            phase: AtomicU8::new(HEAD),
+            phase_since_ms: AtomicU64::new(0),
+            busy: AtomicU32::new(0),
+            timed_out: AtomicBool::new(false),
+        })
+    }
+
+    /// A request entered the service.
+    pub fn request_started(&self) {
+        self.busy.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// A response body was dropped (fully written, or abandoned).
+    pub fn request_finished(&self) {
+        if self.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.enter(IDLE);
+        }
+    }
+
+    /// True once a deadline fired on this connection.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Acquire)
+    }
+
+    /// Marks the connection as closed by a deadline (also used by the body-read deadline).
+    pub fn mark_timed_out(&self) {
+        self.timed_out.store(true, Ordering::Release);
+    }
+
+    fn enter(&self, phase: u8) {
+        let since = self.origin.elapsed().as_millis() as u64;
+        self.phase_since_ms.store(since, Ordering::Release);
+        self.phase.store(phase, Ordering::Release);
+    }
+
+    fn bytes_arrived(&self) {
+        if self.busy.load(Ordering::Acquire) == 0 && self.phase.load(Ordering::Acquire) == IDLE {
+            self.enter(HEAD);
+        }
+    }
+
+    fn read_deadline(&self, limits: &WatchLimits) -> Option<Instant> {
+        if self.busy.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let since =
+            self.origin + Duration::from_millis(self.phase_since_ms.load(Ordering::Acquire));
+        let allowed = if self.phase.load(Ordering::Acquire) == HEAD {
+            limits.header_read
+        } else {
+            limits.keep_alive
+        };
+        Some(since + allowed)
+    }
+}
+
+/// A socket whose reads and writes are held to the [`Activity`] deadlines.
+pub struct WatchedIo<S> {
+    inner: S,
+    activity: Arc<Activity>,
+    limits: WatchLimits,
+    read_timer: Pin<Box<Sleep>>,
+    read_armed: Option<Instant>,
+    write_timer: Pin<Box<Sleep>>,
+    write_armed: Option<Instant>,
+}
+
+impl<S> WatchedIo<S> {
+    pub fn new(inner: S, activity: Arc<Activity>, limits: WatchLimits) -> WatchedIo<S> {
+        let now = Instant::now();
+        WatchedIo {
+            inner,
+            activity,
+            limits,
+            read_timer: Box::pin(tokio::time::sleep_until(now)),
+            read_armed: None,
+            write_timer: Box::pin(tokio::time::sleep_until(now)),
+            write_armed: None,
+        }
+    }
+
+    fn expired(&self, what: &str) -> io::Error {
+        self.activity.mark_timed_out();
+        io::Error::new(io::ErrorKind::TimedOut, format!("{what} deadline passed"))
+    }
+}
+
+/// Arms `timer` for `deadline` (re-arming only when it moved) and reports whether it fired.
+fn fired(
+    timer: &mut Pin<Box<Sleep>>,
+    armed: &mut Option<Instant>,
+    deadline: Instant,
+    cx: &mut Context<'_>,
+) -> bool {
+    if *armed != Some(deadline) {
+        timer.as_mut().reset(deadline);
+        *armed = Some(deadline);
+    }
+    timer.as_mut().poll(cx).is_ready()
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let filled = buf.filled().len();
+        match Pin::new(&mut this.inner).poll_read(cx, buf) {
+            Poll::Ready(result) => {
+                if buf.filled().len() > filled {
+                    this.activity.bytes_arrived();
+                }
+                Poll::Ready(result)
+            }
+            Poll::Pending => {
+                if let Some(deadline) = this.activity.read_deadline(&this.limits) {
+                    if fired(&mut this.read_timer, &mut this.read_armed, deadline, cx) {
+                        let what = if this.activity.phase.load(Ordering::Acquire) == HEAD {
+                            "header read"
+                        } else {
+                            "keep-alive"
+                        };
+                        return Poll::Ready(Err(this.expired(what)));
+                    }
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> WatchedIo<S> {
+    fn watch_write<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: impl FnOnce(Pin<&mut S>, &mut Context<'_>) -> Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        match poll(Pin::new(&mut self.inner), cx) {
+            Poll::Ready(result) => {
+                self.write_armed = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => {
+                let deadline = match self.write_armed {
+                    Some(deadline) => deadline,
+                    None => Instant::now() + self.limits.write_stall,
+                };
+                if fired(&mut self.write_timer, &mut self.write_armed, deadline, cx) {
+                    return Poll::Ready(Err(self.expired("write stall")));
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for WatchedIo<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .watch_write(cx, |inner, cx| inner.poll_write(cx, buf))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .watch_write(cx, |inner, cx| inner.poll_write_vectored(cx, bufs))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().watch_write(cx, AsyncWrite::poll_flush)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(Pin::new(&mut this.inner).poll_shutdown(cx))?;
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: WatchLimits = WatchLimits {
+        header_read: Duration::from_secs(10),
+        keep_alive: Duration::from_secs(60),
+        write_stall: Duration::from_secs(30),
+    };
+
+    #[tokio::test(start_paused = true)]
+    async fn phases_choose_the_deadline() {
+        let origin = Instant::now();
+        let activity = Activity::new(origin);
+        assert_eq!(
+            activity.read_deadline(&LIMITS),
+            Some(origin + LIMITS.header_read)
+        );
+        activity.request_started();
+        assert_eq!(activity.read_deadline(&LIMITS), None);
+        tokio::time::advance(Duration::from_secs(3)).await;
+        activity.request_finished();
+        let idle_deadline = activity
+            .read_deadline(&LIMITS)
+            .expect("idle has a deadline");
+        assert!(idle_deadline >= origin + Duration::from_secs(3) + LIMITS.keep_alive);
+        tokio::time::advance(Duration::from_secs(5)).await;
+        activity.bytes_arrived();
+        let head_deadline = activity
+            .read_deadline(&LIMITS)
+            .expect("head has a deadline");
+        assert!(head_deadline >= origin + Duration::from_secs(8) + LIMITS.header_read);
+        assert!(head_deadline < idle_deadline);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_peer_times_out_at_the_header_deadline() {
+        use tokio::io::AsyncReadExt;
+        let (client, server) = tokio::io::duplex(64);
+        let activity = Activity::new(Instant::now());
+        let mut io = WatchedIo::new(server, Arc::clone(&activity), LIMITS);
+        let mut buf = [0u8; 8];
+        let error = io.read(&mut buf).await.expect_err("deadline");
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+        assert!(activity.timed_out());
+        drop(client);
+    }
+}

@@ -1,0 +1,202 @@
+//! The assembled server: both listeners bound, their accept loops, readiness, and the drain.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use crate::admission::Admission;
+use crate::auth::UserStore;
+use crate::bolt::{BoltProtocol, BoltShared};
+use crate::config::Config;
+use crate::health::{Health, Readiness};
+use crate::http::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
+use crate::listener::{ListenerContext, accept_loop, bind};
+use crate::metrics::Metrics;
+use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    #[error("cannot listen for {protocol} on {addr}: {source}")]
+    Bind {
+        protocol: &'static str,
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What the binary supplies besides the configuration.
+#[derive(Debug)]
+pub struct ServerParts {
+    pub metrics: Arc<Metrics>,
+    pub health: Arc<Health>,
+    pub users: Arc<UserStore>,
+    /// Neo4j's HTTP API; without it the HTTP listener serves only the operations endpoints.
+    pub http_api: Option<ApiHandler>,
+}
+
+/// Both listeners, bound but not yet accepting.
+#[derive(Debug)]
+pub struct Server {
+    config: Config,
+    parts: ServerParts,
+    bolt: TcpListener,
+    http: TcpListener,
+    bolt_addr: SocketAddr,
+    http_addr: SocketAddr,
+    shutdown: Shutdown,
+}
+
+/// Starts the drain from anywhere (a signal handler, a test). Cloneable.
+#[derive(Clone, Debug)]
+pub struct ShutdownTrigger {
+    shutdown: Shutdown,
+    health: Arc<Health>,
+}
+
+impl ShutdownTrigger {
+    /// Flips readiness to draining, then stops the accept loops and idle connections. Idempotent.
+    pub fn shutdown(&self) {
+        self.health.set(Readiness::Draining);
+        self.shutdown.begin_drain();
+    }
+}
+
+impl Server {
+    /// Binds both listeners (ports are taken now, so the addresses can be printed before serving).
+    pub fn bind(config: Config, parts: ServerParts) -> Result<Server, ServerError> {
+        let bolt = bind(config.bolt_listen).map_err(|source| ServerError::Bind {
+            protocol: "bolt",
+            addr: config.bolt_listen,
+            source,
+        })?;
+        let http = bind(config.http_listen).map_err(|source| ServerError::Bind {
+            protocol: "http",
+            addr: config.http_listen,
+            source,
+        })?;
+        let local = |listener: &TcpListener, protocol, addr| {
+            listener.local_addr().map_err(|source| ServerError::Bind {
+                protocol,
+                addr,
+                source,
+            })
+        };
+        let bolt_addr = local(&bolt, "bolt", config.bolt_listen)?;
+        let http_addr = local(&http, "http", config.http_listen)?;
+        Ok(Server {
+            config,
+            parts,
+            bolt,
+            http,
+            bolt_addr,
+            http_addr,
+            shutdown: Shutdown::new(),
+        })
+    }
+
+    pub fn bolt_addr(&self) -> SocketAddr {
+        self.bolt_addr
+    }
+
+    pub fn http_addr(&self) -> SocketAddr {
+        self.http_addr
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.parts.metrics
+    }
+
+    pub fn health(&self) -> &Arc<Health> {
+        &self.parts.health
+    }
+
+    pub fn trigger(&self) -> ShutdownTrigger {
+        ShutdownTrigger {
+            shutdown: self.shutdown.clone(),
+            health: Arc::clone(&self.parts.health),
+        }
+    }
+
+    /// The signal connection tasks watch, for code that must refuse new work while draining.
+    pub fn shutdown_signal(&self) -> ShutdownSignal {
+        self.shutdown.signal()
+    }
+
+    /// Accepts on both listeners until a [`ShutdownTrigger`] fires, then drains (up to the drain
+    /// timeout) and reports. Readiness is left to the caller (it knows when recovery is done).
+    pub async fn run(self) -> ShutdownReport {
+        let Server {
+            config,
+            parts,
+            bolt,
+            http,
+            shutdown,
+            ..
+        } = self;
+        let limits = &config.limits;
+        let timeouts = &config.timeouts;
+
+        let bolt_protocol = Arc::new(BoltProtocol {
+            shared: Arc::new(BoltShared {
+                metrics: Arc::clone(&parts.metrics),
+                users: Arc::clone(&parts.users),
+                handshake_timeout: timeouts.handshake,
+                idle_timeout: timeouts.idle,
+                connections_max: limits.bolt_connections_max,
+            }),
+        });
+        let http_protocol = Arc::new(HttpProtocol {
+            shared: Arc::new(HttpShared {
+                metrics: Arc::clone(&parts.metrics),
+                health: Arc::clone(&parts.health),
+                users: Arc::clone(&parts.users),
+                api: parts.http_api.clone(),
+                body_bytes_max: limits.http_body_bytes_max,
+                body_read: timeouts.http_body_read,
+                shutdown: shutdown.signal(),
+            }),
+            limits: watch_limits(timeouts),
+            connections_max: limits.http_connections_max,
+        });
+
+        let bolt_context = ListenerContext {
+            name: "bolt",
+            admission: Admission::new(
+                limits.bolt_connections_max,
+                limits.admin_reserved_connections,
+                limits.refusals_in_flight_max,
+            ),
+            metrics: parts.metrics.bolt.clone(),
+            refusal_timeout: timeouts.refusal,
+            shutdown: shutdown.clone(),
+        };
+        let http_context = ListenerContext {
+            name: "http",
+            admission: Admission::new(
+                limits.http_connections_max,
+                0,
+                limits.refusals_in_flight_max,
+            ),
+            metrics: parts.metrics.http.clone(),
+            refusal_timeout: timeouts.refusal,
+            shutdown: shutdown.clone(),
+        };
+        shutdown
+            .tracker()
+            .spawn(accept_loop(bolt, bolt_protocol, bolt_context));
+        shutdown
+            .tracker()
+            .spawn(accept_loop(http, http_protocol, http_context));
+
+        shutdown.signal().draining().await;
+        parts.health.set(Readiness::Draining);
+        tracing::info!(drain_timeout = ?timeouts.drain, "draining");
+        let report = shutdown.drain(timeouts.drain).await;
+        tracing::info!(?report, "drained");
+        report
+    }
+}

@@ -1,0 +1,164 @@
+//! Slowloris header dribblers, silent connections, idle keep-alives and slow bodies are reclaimed at
+//! their deadlines while normal requests keep succeeding.
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::{closed_within, config, eventually, get, read_reply, start};
+use http::Response;
+use http_body_util::Full;
+use quiver_server::http::ApiHandler;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+fn echo() -> ApiHandler {
+    ApiHandler::from_fn(|request: http::Request<Bytes>| async move {
+        Response::new(Full::new(request.into_body()))
+    })
+}
+
+#[tokio::test]
+async fn header_dribbler_is_closed_at_the_header_deadline() {
+    let server = start(
+        config(|layer| {
+            layer.http_header_read_timeout_ms = Some(300);
+            layer.http_keep_alive_timeout_ms = Some(5_000);
+        }),
+        None,
+    )
+    .await;
+    let mut dribbler = TcpStream::connect(server.http).await.expect("connect");
+    let dribble = tokio::spawn(async move {
+        let mut written = 0;
+        for byte in b"GET /health/live HTTP/1.1\r\nHost: slow\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+            if dribbler.write_all(&[*byte]).await.is_err() {
+                break;
+            }
+            written += 1;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        (dribbler, written)
+    });
+    // Normal requests keep succeeding meanwhile.
+    for _ in 0..5 {
+        assert_eq!(get(server.http, "/health/live").await.status, 200);
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    let (mut dribbler, written) = dribble.await.expect("dribble task");
+    assert!(
+        written < 40,
+        "server let a dribbler send {written} bytes over {} ms",
+        written * 50
+    );
+    assert!(
+        closed_within(&mut dribbler, Duration::from_secs(2))
+            .await
+            .is_some()
+    );
+    assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
+    assert_eq!(server.stop().await.tasks_left, 0);
+}
+
+#[tokio::test]
+async fn silent_connection_is_closed_at_the_header_deadline() {
+    let server = start(
+        config(|layer| layer.http_header_read_timeout_ms = Some(200)),
+        None,
+    )
+    .await;
+    let mut silent = TcpStream::connect(server.http).await.expect("connect");
+    let waited = closed_within(&mut silent, Duration::from_secs(3))
+        .await
+        .expect("closed by the server");
+    assert!(
+        waited >= Duration::from_millis(150),
+        "closed after {waited:?}"
+    );
+    assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
+    assert!(eventually(|| server.metrics.http.active.get() == 0).await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn idle_keep_alive_uses_its_own_longer_deadline() {
+    let server = start(
+        config(|layer| {
+            layer.http_header_read_timeout_ms = Some(200);
+            layer.http_keep_alive_timeout_ms = Some(900);
+        }),
+        None,
+    )
+    .await;
+    let mut stream = TcpStream::connect(server.http).await.expect("connect");
+    let request = b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n";
+    stream.write_all(request).await.expect("write");
+    assert_eq!(read_reply(&mut stream).await.expect("reply").status, 200);
+    // Idle for longer than the header deadline, shorter than keep-alive: still open.
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    stream.write_all(request).await.expect("write");
+    assert_eq!(
+        read_reply(&mut stream).await.expect("second reply").status,
+        200
+    );
+    // Then idle past keep-alive: closed.
+    let waited = closed_within(&mut stream, Duration::from_secs(3))
+        .await
+        .expect("closed at the keep-alive deadline");
+    assert!(
+        waited >= Duration::from_millis(700),
+        "closed after {waited:?}"
+    );
+    assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn slow_body_gets_408_and_the_connection_closes() {
+    let server = start(
+        config(|layer| layer.http_body_read_timeout_ms = Some(300)),
+        Some(echo()),
+    )
+    .await;
+    let mut stream = TcpStream::connect(server.http).await.expect("connect");
+    stream
+        .write_all(b"POST /db/neo4j/tx/commit HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n0123456789")
+        .await
+        .expect("write");
+    let reply = read_reply(&mut stream).await.expect("408");
+    assert_eq!(reply.status, 408);
+    assert_eq!(reply.header("connection"), Some("close"));
+    assert!(
+        closed_within(&mut stream, Duration::from_secs(2))
+            .await
+            .is_some()
+    );
+    assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
+    // And the server keeps serving.
+    assert_eq!(get(server.http, "/health/live").await.status, 200);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_is_cut_at_the_write_stall_deadline() {
+    // A large streamed response to a client that never reads: the socket buffers fill, writes stall.
+    let big = ApiHandler::from_fn(|_request: http::Request<Bytes>| async move {
+        Response::new(Full::new(Bytes::from(vec![b'x'; 64 << 20])))
+    });
+    let server = start(
+        config(|layer| layer.http_body_read_timeout_ms = Some(1000)),
+        Some(big),
+    )
+    .await;
+    let mut stream = TcpStream::connect(server.http).await.expect("connect");
+    stream
+        .write_all(b"GET /db/data/big HTTP/1.1\r\nHost: t\r\n\r\n")
+        .await
+        .expect("write");
+    assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
+    assert!(eventually(|| server.metrics.http.active.get() == 0).await);
+    assert!(eventually(|| server.metrics.http.in_flight.get() == 0).await);
+    drop(stream);
+    server.stop().await;
+}
