@@ -1,5 +1,10 @@
 //! The `quiver` binary.
 
+mod serve;
+
+use std::io::Read;
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -13,11 +18,51 @@ struct Cli {
 enum Command {
     /// Print the version and exit.
     Version,
+    /// Serve Bolt and HTTP until SIGTERM or SIGINT. Every flag has a QUIVER_* environment
+    /// equivalent (flag > environment > --config file > default).
+    Serve(serve::ServeArgs),
+    /// Read a password from standard input and print its argon2id hash, for the `password_hash`
+    /// of a `[[users]]` entry in the configuration file.
+    HashPassword,
 }
 
-fn main() {
+fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Version => println!("quiver {}", env!("CARGO_PKG_VERSION")),
+        Command::Version => {
+            println!("quiver {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Command::Serve(args) => serve::run(args),
+        Command::HashPassword => hash_password(),
+    }
+}
+
+/// Longest password read from standard input.
+const PASSWORD_BYTES_MAX: u64 = 1024;
+
+fn hash_password() -> ExitCode {
+    let mut input = String::new();
+    if let Err(error) = std::io::stdin()
+        .take(PASSWORD_BYTES_MAX + 1)
+        .read_to_string(&mut input)
+    {
+        eprintln!("quiver: cannot read the password: {error}");
+        return ExitCode::from(2);
+    }
+    let password = input.trim_end_matches(['\r', '\n']);
+    if password.is_empty() || password.len() as u64 > PASSWORD_BYTES_MAX {
+        eprintln!("quiver: the password must be 1..={PASSWORD_BYTES_MAX} bytes");
+        return ExitCode::from(2);
+    }
+    match quiver_server::auth::hash_password(password) {
+        Ok(hash) => {
+            println!("{hash}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("quiver: {error}");
+            ExitCode::FAILURE
+        }
     }
 }
