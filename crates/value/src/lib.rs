@@ -4,14 +4,18 @@
 //! ids with optionally materialised data (see [`graph`]): the executor moves ids around, and only
 //! values that leave the server are filled in with labels and properties.
 
+pub mod compare;
 pub mod error;
 pub mod graph;
+pub mod hash_key;
 pub mod spatial;
 pub mod temporal;
 mod value;
 
+pub use compare::{Comparison, compare, comparison, equals, equivalent, order};
 pub use error::{ErrorClass, ErrorDetail, ValueError};
 pub use graph::{Node, NodeData, Path, RelData, Relationship};
+pub use hash_key::HashKey;
 pub use spatial::Point;
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
 pub use value::{Map, Value, ValueType};

@@ -197,6 +197,35 @@ impl From<Vec<Value>> for Value {
     }
 }
 
+/// Structural equality, for tests and assertions: same variant and same contents, with `NaN`
+/// equal to itself and `1` different from `1.0`. Cypher's `=` is [`crate::compare::equals`].
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value as V;
+        match (self, other) {
+            (V::Null, V::Null) => true,
+            (V::Bool(a), V::Bool(b)) => a == b,
+            (V::Int(a), V::Int(b)) => a == b,
+            (V::Float(a), V::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (V::String(a), V::String(b)) => a == b,
+            (V::Bytes(a), V::Bytes(b)) => a == b,
+            (V::List(a), V::List(b)) => a == b,
+            (V::Map(a), V::Map(b)) => a == b,
+            (V::Node(a), V::Node(b)) => a == b,
+            (V::Relationship(a), V::Relationship(b)) => a == b,
+            (V::Path(a), V::Path(b)) => a.nodes == b.nodes && a.relationships == b.relationships,
+            (V::Date(a), V::Date(b)) => a == b,
+            (V::LocalTime(a), V::LocalTime(b)) => a == b,
+            (V::Time(a), V::Time(b)) => a == b,
+            (V::LocalDateTime(a), V::LocalDateTime(b)) => a == b,
+            (V::DateTime(a), V::DateTime(b)) => a == b,
+            (V::Duration(a), V::Duration(b)) => a == b,
+            (V::Point(a), V::Point(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
