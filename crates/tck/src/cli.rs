@@ -210,3 +210,104 @@ fn count(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+    use crate::fake::{FEATURE, Fake};
+
+    fn run_to_text(args: &[&str]) -> (Result<bool, CliError>, String) {
+        let args = Args::try_parse_from(std::iter::once("quiver-tck").chain(args.iter().copied()))
+            .unwrap();
+        let mut out = Vec::new();
+        let result = run(&args, || Ok::<_, TargetError>(Fake::default()), &mut out);
+        (result, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn report_ratchet_and_closing_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let features = dir.path().join("features");
+        std::fs::create_dir_all(&features).unwrap();
+        std::fs::write(features.join("Fake.feature"), FEATURE).unwrap();
+        let report = dir.path().join("report.tsv");
+        let ratchet = dir.path().join("ratchet.txt");
+        let (dir_arg, report_arg, ratchet_arg) = (
+            features.to_str().unwrap(),
+            report.to_str().unwrap(),
+            ratchet.to_str().unwrap(),
+        );
+        let timeout = ["--timeout-ms", "300"];
+
+        let (result, text) = run_to_text(&[
+            dir_arg,
+            "--report",
+            report_arg,
+            "--ratchet",
+            ratchet_arg,
+            "--update-ratchet",
+            "--filter",
+            "[1",
+            timeout[0],
+            timeout[1],
+        ]);
+        assert!(result.unwrap());
+        // `[1` selects [1] and [10] to [18]; [18] needs a named graph this directory lacks.
+        assert_eq!(
+            text.lines().last(),
+            Some("4 passed, 5 failed, 1 skipped"),
+            "{text}"
+        );
+        assert!(text.contains("ratchet: 4 scenarios listed"), "{text}");
+        assert_eq!(
+            std::fs::read_to_string(&report).unwrap().lines().count(),
+            10
+        );
+
+        let (result, text) =
+            run_to_text(&[dir_arg, "--ratchet", ratchet_arg, timeout[0], timeout[1]]);
+        assert!(result.unwrap(), "{text}");
+        assert!(text.contains("ratchet: 4 listed, 0 regressed"), "{text}");
+
+        // A scenario listed as passing that fails is a regression: the run reports failure.
+        let mut listed = std::fs::read_to_string(&ratchet).unwrap();
+        listed.push_str("Fake.feature\t[4] Unexpected side effects fail\t-\n");
+        std::fs::write(&ratchet, listed).unwrap();
+        let (result, text) = run_to_text(&[dir_arg, "--ratchet", ratchet_arg, "--filter", "[4]"]);
+        assert!(!result.unwrap(), "{text}");
+        assert!(
+            text.contains(
+                "ratchet regression: Fake.feature: [4] Unexpected side effects fail [-]: FAIL"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn count_needs_no_target() {
+        let kit = concat!(env!("CARGO_MANIFEST_DIR"), "/opencypher/features");
+        let args = Args::try_parse_from(["quiver-tck", kit, "--count"]).unwrap();
+        let mut out = Vec::new();
+        let never =
+            || -> Result<Fake, TargetError> { Err(TargetError::Unavailable("not needed".into())) };
+        assert!(run(&args, never, &mut out).unwrap());
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("144 feature files, 0 unparseable"), "{text}");
+        assert!(text.contains("2406 scenarios with outlines expanded: 2405 to run, 1 skipped (@ignore), 0 not interpretable"), "{text}");
+    }
+
+    #[test]
+    fn a_missing_target_stops_the_run_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = Args::try_parse_from(["quiver-tck", dir.path().to_str().unwrap()]).unwrap();
+        let mut out = Vec::new();
+        let none =
+            || -> Result<Fake, TargetError> { Err(TargetError::Unavailable("no engine".into())) };
+        assert!(matches!(
+            run(&args, none, &mut out),
+            Err(CliError::Target(_))
+        ));
+    }
+}

@@ -644,6 +644,61 @@ mod tests {
         assert!(Expected::parse(&ok).is_ok());
     }
 
+    fn arbitrary_expected() -> impl proptest::strategy::Strategy<Value = Expected> {
+        use proptest::prelude::*;
+        let name = "[A-Za-z_][A-Za-z0-9_]{0,6}";
+        let leaf = prop_oneof![
+            Just(Expected::Null),
+            any::<bool>().prop_map(Expected::Bool),
+            any::<i64>().prop_map(Expected::Int),
+            any::<f64>().prop_map(Expected::Float),
+            "[a-z'\\\\ é]{0,8}".prop_map(Expected::String),
+            (
+                proptest::collection::vec(name, 0..3),
+                proptest::collection::vec((name, any::<i64>().prop_map(Expected::Int)), 0..3)
+            )
+                .prop_map(|(labels, properties)| Expected::Node(NodePattern {
+                    labels,
+                    properties
+                })),
+            (
+                name,
+                proptest::collection::vec((name, Just(Expected::Null)), 0..2)
+            )
+                .prop_map(|(rel_type, properties)| Expected::Relationship(
+                    RelPattern {
+                        rel_type,
+                        properties
+                    }
+                )),
+        ];
+        leaf.prop_recursive(4, 32, 4, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Expected::List),
+                proptest::collection::vec((name, inner), 0..4).prop_map(Expected::Map),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_cells_never_panic(text in "[\\[\\]{}()<>:,'\\\\a-z0-9. eE+-]{0,40}") {
+            let _ = Expected::parse(&text);
+        }
+
+        #[test]
+        fn printed_values_parse_back(value in arbitrary_expected()) {
+            use crate::matching::{Canon, ListOrder};
+            let text = value.to_string();
+            let parsed = Expected::parse(&text).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            proptest::prop_assert_eq!(
+                Canon::of_expected(&parsed, ListOrder::Exact),
+                Canon::of_expected(&value, ListOrder::Exact),
+                "{}", text
+            );
+        }
+    }
+
     #[test]
     fn parameters_become_values() {
         let value = parse("{a: [1, 2.5, 'x', null, true]}").to_value();

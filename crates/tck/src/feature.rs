@@ -175,8 +175,15 @@ pub fn parse_feature(text: &str, relative: &str) -> Result<FeatureFile, String> 
         ));
     }
     let prepared = protect_escaped_pipes(&lead_with_given(text));
-    let feature = gherkin::Feature::parse(&prepared, gherkin::GherkinEnv::default())
-        .map_err(|e| e.to_string())?;
+    // The parser is third-party code fed untrusted text: a panic inside it must become this
+    // file's parse error, not the end of the run.
+    let parsed = std::panic::catch_unwind(|| {
+        gherkin::Feature::parse(&prepared, gherkin::GherkinEnv::default())
+    });
+    let feature = match parsed {
+        Ok(result) => result.map_err(|e| e.to_string())?,
+        Err(_) => return Err("the feature parser panicked on this file".to_owned()),
+    };
     let mut scenarios = Vec::new();
     let mut expand_all = |list: &[gherkin::Scenario], background: &[RawStep], tags: &[String]| {
         for scenario in list {
@@ -555,6 +562,20 @@ Feature: Outlines
         let steps = feature.scenarios[0].steps.as_ref().unwrap();
         assert!(matches!(&steps[1], Step::Setup(q) if q == "And CREATE ()"));
         assert_eq!(steps.len(), 4);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(text in "(Feature: F\n)?(  Scenario( Outline)?: S\n)?([ |@\\\"<>a-zA-Z:*#\n-]{0,40}\n){0,8}") {
+            let _ = parse_feature(&text, "p.feature");
+        }
+
+        #[test]
+        fn substitution_never_panics(text in "[<>a-zé ]{0,30}") {
+            let values: HashMap<&str, &str> = [("a", "<"), ("é", ">")].into_iter().collect();
+            let _ = substitute(&text, &values);
+            let _ = unescape_cell(&text);
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@
 pub mod canonical;
 pub mod cli;
 pub mod expected;
+#[cfg(test)]
+mod fake;
 pub mod feature;
 pub mod matching;
 pub mod report;

@@ -411,6 +411,22 @@ mod tests {
         assert!(Ratchet::parse("# comment\n\n").unwrap().is_empty());
     }
 
+    /// The committed ratchet must parse, and every entry must name a scenario of the vendored
+    /// kit: a renamed or mistyped entry would otherwise only show up once an engine runs.
+    #[test]
+    fn the_committed_ratchet_names_real_scenarios() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let ratchet = Ratchet::load(&root.join("ratchet.txt")).unwrap();
+        let suite = crate::feature::load_directory(&root.join("opencypher/features")).unwrap();
+        let known: BTreeSet<&ScenarioId> = suite.scenarios().map(|s| &s.id).collect();
+        let unknown: Vec<_> = ratchet
+            .entries
+            .iter()
+            .filter(|id| !known.contains(id))
+            .collect();
+        assert!(unknown.is_empty(), "{unknown:?}");
+    }
+
     #[test]
     fn ratchet_files() {
         let dir = tempfile::tempdir().unwrap();
