@@ -5,14 +5,17 @@
 //! values that leave the server are filled in with labels and properties.
 
 pub mod compare;
+pub mod display;
 pub mod error;
 pub mod graph;
 pub mod hash_key;
+pub mod ops;
 pub mod spatial;
 pub mod temporal;
 mod value;
 
 pub use compare::{Comparison, compare, comparison, equals, equivalent, order};
+pub use display::{to_cypher_literal, to_string_cypher};
 pub use error::{ErrorClass, ErrorDetail, ValueError};
 pub use graph::{Node, NodeData, Path, RelData, Relationship};
 pub use hash_key::HashKey;
