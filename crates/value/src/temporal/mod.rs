@@ -11,10 +11,13 @@
 use std::sync::Arc;
 
 pub mod arith;
+pub mod build;
 pub mod calendar;
 pub mod duration;
+pub mod fields;
 pub mod format;
 pub mod parse;
+pub mod truncate;
 pub mod zone;
 
 use calendar::{NANOS_PER_DAY, NANOS_PER_SECOND, SECONDS_PER_DAY, Ymd};
