@@ -1,1 +1,74 @@
-//! Quiver storage layer.
+//! Quiver's storage engine: an in-memory labelled property graph with MVCC transactions,
+//! label and property indexes, uniqueness constraints and a redo-record seam for durability.
+//!
+//! Entities live in place in segmented arenas; writers change them in place and keep undo
+//! deltas on each entity's version chain, so a snapshot is just a commit number and nothing is
+//! copied. Write-write conflicts fail fast ([`Error::WriteConflict`], retryable). Garbage
+//! collection frees versions once no live snapshot needs them.
+//!
+//! ```
+//! use quiver_storage::{Direction, Storage};
+//! use quiver_value::Value;
+//!
+//! let db = Storage::new();
+//! let person = db.get_or_create_label("Person")?;
+//! let name = db.get_or_create_property_key("name")?;
+//! let knows = db.get_or_create_rel_type("KNOWS")?;
+//!
+//! let tx = db.begin_write();
+//! let ann = tx.create_node(&[person], &[(name, Value::from("Ann"))])?;
+//! let bob = tx.create_node(&[person], &[(name, Value::from("Bob"))])?;
+//! let rel = tx.create_relationship(ann, bob, knows, &[])?;
+//! tx.commit()?;
+//!
+//! let read = db.begin_read();
+//! assert_eq!(read.count_label(person)?, 2);
+//! assert_eq!(read.expand(ann, Direction::Out, &[knows])?, vec![(rel, bob)]);
+//! let names: Vec<_> = read
+//!     .scan_label(person)?
+//!     .map(|n| read.node_property(n?, name))
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(names.len(), 2);
+//! # Ok::<(), quiver_storage::Error>(())
+//! ```
+//!
+//! Reads see the transaction's snapshot plus its own changes made at earlier commands
+//! ([`Transaction::advance_command`]); cursors ([`NodeCursor`], [`RelCursor`]) own a handle
+//! to their transaction and read at the view of the moment they were opened.
+
+mod access;
+mod arena;
+mod codec;
+mod commit_log;
+mod counts;
+mod cursor;
+mod ddl;
+mod error;
+mod gc;
+mod graph;
+mod ids;
+mod index;
+mod mvcc;
+mod read;
+mod redo;
+mod schema;
+mod storage;
+mod tokens;
+mod txn;
+mod write;
+
+pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
+pub use commit_log::{CommitLog, DurabilityTicket};
+pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};
+pub use error::{EntityKind, Error, Result};
+pub use gc::GcStats;
+pub use ids::{
+    Direction, ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, REL_TYPES_MAX, RelId, RelTypeId,
+    TOKENS_MAX,
+};
+pub use index::{IndexQuery, compare as compare_values, equal as values_equal};
+pub use redo::{RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RedoOp, RedoRecord};
+pub use schema::{IndexInfo, IndexKind, IndexState};
+pub use storage::{LABELS_MAX, Storage, StorageStats};
+pub use tokens::TOKEN_NAME_BYTES_MAX;
+pub use txn::{CommitInfo, Transaction};

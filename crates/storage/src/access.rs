@@ -1,0 +1,304 @@
+//! The read API of a transaction: point reads, expands, counts, scans and index seeks, all at
+//! the transaction's current view.
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use quiver_value::graph::{NodeData, RelData};
+use quiver_value::{Map, Node, Relationship, Value};
+
+use crate::counts::CountKey;
+use crate::cursor::{ExportCursor, NodeCursor, NodeSource, RelCursor};
+use crate::error::{Error, Result};
+use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
+use crate::index::IndexQuery;
+use crate::read;
+use crate::txn::Transaction;
+
+fn dedup_types(types: &[RelTypeId]) -> SmallVec<[u32; 4]> {
+    let mut out: SmallVec<[u32; 4]> = SmallVec::new();
+    for t in types {
+        if !out.contains(&t.0) {
+            out.push(t.0);
+        }
+    }
+    out
+}
+
+impl Transaction {
+    pub fn node_exists(&self, node: NodeId) -> Result<bool> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        Ok(self
+            .inner
+            .storage
+            .nodes
+            .get(node.0)
+            .is_some_and(|s| read::node_exists(&s.lock(), &view)))
+    }
+
+    pub fn node_labels(&self, node: NodeId) -> Result<SmallVec<[LabelId; 4]>> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.node_slot(node.0)?;
+        let labels = read::node_labels(&slot.lock(), &view)?;
+        labels
+            .map(|ls| ls.into_iter().map(LabelId).collect())
+            .ok_or_else(|| Error::node_not_found(node.0))
+    }
+
+    pub fn node_has_label(&self, node: NodeId, label: LabelId) -> Result<bool> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.node_slot(node.0)?;
+        let has = read::node_has_label(&slot.lock(), &view, label.0)?;
+        has.ok_or_else(|| Error::node_not_found(node.0))
+    }
+
+    pub fn node_property(&self, node: NodeId, key: PropKeyId) -> Result<Option<Value>> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.node_slot(node.0)?;
+        let v = read::node_prop(&slot.lock(), &view, key.0)?;
+        v.ok_or_else(|| Error::node_not_found(node.0))
+    }
+
+    pub fn node_properties(&self, node: NodeId) -> Result<Vec<(PropKeyId, Value)>> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.node_slot(node.0)?;
+        let props = read::node_props(&slot.lock(), &view)?;
+        props
+            .map(|ps| ps.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
+            .ok_or_else(|| Error::node_not_found(node.0))
+    }
+
+    pub fn rel_exists(&self, rel: RelId) -> Result<bool> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        Ok(self
+            .inner
+            .storage
+            .rels
+            .get(rel.0)
+            .is_some_and(|s| read::rel_exists(&s.lock(), &view)))
+    }
+
+    /// Start node, end node and type.
+    pub fn rel_endpoints(&self, rel: RelId) -> Result<(NodeId, NodeId, RelTypeId)> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.rel_slot(rel.0)?;
+        let g = slot.lock();
+        if !read::rel_exists(&g, &view) {
+            return Err(Error::rel_not_found(rel.0));
+        }
+        Ok((NodeId(g.start()), NodeId(g.end()), RelTypeId(g.ty())))
+    }
+
+    pub fn rel_type(&self, rel: RelId) -> Result<RelTypeId> {
+        Ok(self.rel_endpoints(rel)?.2)
+    }
+
+    pub fn rel_property(&self, rel: RelId, key: PropKeyId) -> Result<Option<Value>> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.rel_slot(rel.0)?;
+        let v = read::rel_prop(&slot.lock(), &view, key.0)?;
+        v.ok_or_else(|| Error::rel_not_found(rel.0))
+    }
+
+    pub fn rel_properties(&self, rel: RelId) -> Result<Vec<(PropKeyId, Value)>> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let slot = self.inner.rel_slot(rel.0)?;
+        let props = read::rel_props(&slot.lock(), &view)?;
+        props
+            .map(|ps| ps.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
+            .ok_or_else(|| Error::rel_not_found(rel.0))
+    }
+
+    /// The node's relationships in `dir` of `types` (empty = all) as (relationship, neighbour)
+    /// pairs. Costs O(log degree + matching degree).
+    pub fn expand(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[RelTypeId],
+    ) -> Result<Vec<(RelId, NodeId)>> {
+        let mut out = Vec::new();
+        self.expand_into(node, dir, types, &mut out)?;
+        Ok(out)
+    }
+
+    /// As [`Transaction::expand`], appending to a buffer the caller reuses.
+    pub fn expand_into(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[RelTypeId],
+        out: &mut Vec<(RelId, NodeId)>,
+    ) -> Result<()> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let types = dedup_types(types);
+        let slot = self.inner.node_slot(node.0)?;
+        if read::node_expand(&slot.lock(), node.0, &view, dir, &types, out) {
+            Ok(())
+        } else {
+            Err(Error::node_not_found(node.0))
+        }
+    }
+
+    /// The number of relationships [`Transaction::expand`] would return.
+    pub fn degree(&self, node: NodeId, dir: Direction, types: &[RelTypeId]) -> Result<usize> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let types = dedup_types(types);
+        let slot = self.inner.node_slot(node.0)?;
+        read::node_degree(&slot.lock(), node.0, &view, dir, &types)
+            .ok_or_else(|| Error::node_not_found(node.0))
+    }
+
+    fn count(&self, key: CountKey) -> Result<u64> {
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let committed = self.inner.storage.counts.get(key, view.snapshot);
+        let own = self.inner.state.lock().counts.before(key, view.command);
+        Ok(u64::try_from(committed + own).unwrap_or(0))
+    }
+
+    /// `count(n)` in O(1).
+    pub fn count_nodes(&self) -> Result<u64> {
+        self.count(CountKey::Nodes)
+    }
+
+    /// `count(n:Label)` in O(1).
+    pub fn count_label(&self, label: LabelId) -> Result<u64> {
+        self.count(CountKey::Label(label.0))
+    }
+
+    pub fn count_rels(&self) -> Result<u64> {
+        self.count(CountKey::Rels)
+    }
+
+    pub fn count_rels_of_type(&self, rel_type: RelTypeId) -> Result<u64> {
+        self.count(CountKey::Type(rel_type.0))
+    }
+
+    /// Every node, in id order.
+    pub fn scan_nodes(&self) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        Ok(NodeCursor::new(
+            self.inner.clone(),
+            NodeSource::All { next: 0 },
+        ))
+    }
+
+    /// Nodes with a label, in id order.
+    pub fn scan_label(&self, label: LabelId) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        Ok(NodeCursor::new(
+            self.inner.clone(),
+            NodeSource::Label {
+                label: label.0,
+                next: Some(0),
+            },
+        ))
+    }
+
+    /// Every relationship (of `types`, empty = all), in id order.
+    pub fn scan_rels(&self, types: &[RelTypeId]) -> Result<RelCursor> {
+        self.inner.check_active()?;
+        Ok(RelCursor::new(
+            self.inner.clone(),
+            dedup_types(types).to_vec(),
+        ))
+    }
+
+    /// Whether an online index serves `(:label).key`.
+    pub fn has_index(&self, label: LabelId, key: PropKeyId) -> bool {
+        self.inner.storage.schema().find(label.0, key.0).is_some()
+    }
+
+    /// Nodes with `label` whose `key` satisfies `query`, through the index on `(label, key)`.
+    pub fn index_seek(
+        &self,
+        label: LabelId,
+        key: PropKeyId,
+        query: IndexQuery,
+    ) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        let schema = self.inner.storage.schema();
+        let Some(def) = schema.find(label.0, key.0) else {
+            let s = &self.inner.storage;
+            return Err(Error::IndexNotFound {
+                label: s
+                    .labels
+                    .name(label.0)
+                    .map(|n| n.to_string())
+                    .unwrap_or_default(),
+                key: s
+                    .keys
+                    .name(key.0)
+                    .map(|n| n.to_string())
+                    .unwrap_or_default(),
+            });
+        };
+        let ranges = query.key_ranges();
+        Ok(NodeCursor::new(
+            self.inner.clone(),
+            NodeSource::Index {
+                def: def.clone(),
+                query,
+                ranges,
+                range: 0,
+                resume: None,
+            },
+        ))
+    }
+
+    /// The whole graph at this transaction's snapshot, as redo ops (for snapshot files).
+    pub fn export(&self) -> Result<ExportCursor> {
+        self.inner.check_active()?;
+        Ok(ExportCursor::new(self.inner.clone()))
+    }
+
+    /// A node value with labels and properties filled in, ready to leave the server.
+    pub fn materialize_node(&self, node: NodeId) -> Result<Node> {
+        let storage = &self.inner.storage;
+        let labels = self
+            .node_labels(node)?
+            .iter()
+            .map(|l| storage.labels.name_or_err(l.0))
+            .collect::<Result<Vec<Arc<str>>>>()?;
+        let mut properties = Map::new();
+        for (k, v) in self.node_properties(node)? {
+            properties.insert(storage.keys.name_or_err(k.0)?, v);
+        }
+        Ok(Node {
+            id: node.0,
+            data: Some(Arc::new(NodeData { labels, properties })),
+        })
+    }
+
+    /// A relationship value with type, endpoints and properties filled in.
+    pub fn materialize_rel(&self, rel: RelId) -> Result<Relationship> {
+        let storage = &self.inner.storage;
+        let (start, end, ty) = self.rel_endpoints(rel)?;
+        let mut properties = Map::new();
+        for (k, v) in self.rel_properties(rel)? {
+            properties.insert(storage.keys.name_or_err(k.0)?, v);
+        }
+        Ok(Relationship {
+            id: rel.0,
+            data: Some(Arc::new(RelData {
+                start: start.0,
+                end: end.0,
+                rel_type: storage.types.name_or_err(ty.0)?,
+                properties,
+            })),
+        })
+    }
+}

@@ -1,0 +1,396 @@
+//! Owned cursors: scans that hold a handle to their transaction rather than a borrow, so the
+//! engine can keep one across many pulls (a Bolt client fetching rows in batches).
+//!
+//! A cursor reads at the view of the moment it was opened: writes the transaction makes at
+//! later commands do not show up in it. It fetches candidates in batches, holding a lock only
+//! while copying one batch, and fails with [`Error::TransactionClosed`] once its transaction
+//! has ended.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crate::error::Result;
+use crate::ids::{NodeId, RelId};
+use crate::index::{IndexQuery, key_of};
+use crate::mvcc::View;
+use crate::read;
+use crate::redo::RedoOp;
+use crate::schema::IndexDef;
+use crate::txn::TxInner;
+
+/// Candidates examined per refill.
+pub const CURSOR_BATCH: usize = 512;
+
+pub(crate) enum NodeSource {
+    All {
+        next: u64,
+    },
+    Label {
+        label: u32,
+        next: Option<u64>,
+    },
+    Index {
+        def: Arc<IndexDef>,
+        query: IndexQuery,
+        ranges: Vec<(Box<[u8]>, Option<Box<[u8]>>)>,
+        range: usize,
+        resume: Option<(Box<[u8]>, u64)>,
+    },
+}
+
+/// A cursor over node ids.
+pub struct NodeCursor {
+    tx: Arc<TxInner>,
+    view: View,
+    source: NodeSource,
+    buf: Vec<NodeId>,
+    pos: usize,
+    done: bool,
+}
+
+impl NodeCursor {
+    pub(crate) fn new(tx: Arc<TxInner>, source: NodeSource) -> Self {
+        let view = tx.view();
+        NodeCursor {
+            tx,
+            view,
+            source,
+            buf: Vec::new(),
+            pos: 0,
+            done: false,
+        }
+    }
+
+    /// Appends up to `max` ids to `out`; returns how many. Zero means the scan is over.
+    pub fn next_batch(&mut self, max: usize, out: &mut Vec<NodeId>) -> Result<usize> {
+        let mut n = 0;
+        while n < max {
+            if self.pos == self.buf.len() {
+                if self.done {
+                    break;
+                }
+                self.refill()?;
+                continue;
+            }
+            let take = (max - n).min(self.buf.len() - self.pos);
+            out.extend_from_slice(&self.buf[self.pos..self.pos + take]);
+            self.pos += take;
+            n += take;
+        }
+        Ok(n)
+    }
+
+    fn refill(&mut self) -> Result<()> {
+        self.tx.check_active()?;
+        self.buf.clear();
+        self.pos = 0;
+        let storage = self.tx.storage.clone();
+        let view = self.view;
+        match &mut self.source {
+            NodeSource::All { next } => {
+                let end = storage.next_node.load(Ordering::Acquire);
+                let stop = (*next + CURSOR_BATCH as u64).min(end);
+                for id in *next..stop {
+                    if let Some(slot) = storage.nodes.get(id) {
+                        if read::node_exists(&slot.lock(), &view) {
+                            self.buf.push(NodeId(id));
+                        }
+                    }
+                }
+                *next = stop;
+                self.done = stop >= end;
+            }
+            NodeSource::Label { label, next } => {
+                let Some(from) = *next else {
+                    self.done = true;
+                    return Ok(());
+                };
+                let Some(bits) = storage.label_bitmap_if_any(*label) else {
+                    self.done = true;
+                    return Ok(());
+                };
+                let mut cands = Vec::with_capacity(CURSOR_BATCH);
+                *next = bits.collect_from(from, CURSOR_BATCH, &mut cands);
+                for id in cands {
+                    if let Some(slot) = storage.nodes.get(id) {
+                        if read::node_has_label(&slot.lock(), &view, *label)? == Some(true) {
+                            self.buf.push(NodeId(id));
+                        }
+                    }
+                }
+                self.done = next.is_none();
+            }
+            NodeSource::Index {
+                def,
+                query,
+                ranges,
+                range,
+                resume,
+            } => {
+                let Some((start, end)) = ranges.get(*range) else {
+                    self.done = true;
+                    return Ok(());
+                };
+                let mut entries = Vec::with_capacity(CURSOR_BATCH);
+                let more = def.data.collect(
+                    start,
+                    end.as_deref(),
+                    resume.as_ref(),
+                    CURSOR_BATCH,
+                    &mut entries,
+                );
+                for (key, id) in &entries {
+                    let Some(slot) = storage.nodes.get(*id) else {
+                        continue;
+                    };
+                    let g = slot.lock();
+                    if read::node_has_label(&g, &view, def.label)? != Some(true) {
+                        continue;
+                    }
+                    // A node is reported under the key of the value its view sees, so that
+                    // entries for its other versions do not report it twice.
+                    if let Some(v) = read::node_prop(&g, &view, def.key)?.flatten() {
+                        if key_of(&v) == *key && query.matches(&v) {
+                            self.buf.push(NodeId(*id));
+                        }
+                    }
+                }
+                if more {
+                    *resume = entries.last().cloned();
+                } else {
+                    *range += 1;
+                    *resume = None;
+                    self.done = *range >= ranges.len();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Iterator for NodeCursor {
+    type Item = Result<NodeId>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(id) = self.buf.get(self.pos) {
+                self.pos += 1;
+                return Some(Ok(*id));
+            }
+            if self.done {
+                return None;
+            }
+            if let Err(e) = self.refill() {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
+    }
+}
+
+/// A cursor over relationship ids, optionally of some types.
+pub struct RelCursor {
+    tx: Arc<TxInner>,
+    view: View,
+    types: Vec<u32>,
+    next: u64,
+    buf: Vec<RelId>,
+    pos: usize,
+    done: bool,
+}
+
+impl RelCursor {
+    pub(crate) fn new(tx: Arc<TxInner>, types: Vec<u32>) -> Self {
+        let view = tx.view();
+        RelCursor {
+            tx,
+            view,
+            types,
+            next: 0,
+            buf: Vec::new(),
+            pos: 0,
+            done: false,
+        }
+    }
+
+    fn refill(&mut self) -> Result<()> {
+        self.tx.check_active()?;
+        self.buf.clear();
+        self.pos = 0;
+        let storage = &self.tx.storage;
+        let end = storage.next_rel.load(Ordering::Acquire);
+        let stop = (self.next + CURSOR_BATCH as u64).min(end);
+        for id in self.next..stop {
+            if let Some(slot) = storage.rels.get(id) {
+                let g = slot.lock();
+                if (self.types.is_empty() || self.types.contains(&g.ty()))
+                    && read::rel_exists(&g, &self.view)
+                {
+                    self.buf.push(RelId(id));
+                }
+            }
+        }
+        self.next = stop;
+        self.done = stop >= end;
+        Ok(())
+    }
+}
+
+impl Iterator for RelCursor {
+    type Item = Result<RelId>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(id) = self.buf.get(self.pos) {
+                self.pos += 1;
+                return Some(Ok(*id));
+            }
+            if self.done {
+                return None;
+            }
+            if let Err(e) = self.refill() {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
+    }
+}
+
+enum ExportPhase {
+    Schema,
+    Nodes(u64),
+    Rels(u64),
+    Done,
+}
+
+/// The whole graph as its transaction's snapshot sees it, as redo ops that rebuild it:
+/// schema first, then nodes, then relationships (what a snapshot file holds).
+pub struct ExportCursor {
+    tx: Arc<TxInner>,
+    view: View,
+    phase: ExportPhase,
+    buf: std::collections::VecDeque<RedoOp>,
+}
+
+impl ExportCursor {
+    pub(crate) fn new(tx: Arc<TxInner>) -> Self {
+        let view = tx.view();
+        ExportCursor {
+            tx,
+            view,
+            phase: ExportPhase::Schema,
+            buf: std::collections::VecDeque::new(),
+        }
+    }
+
+    fn refill(&mut self) -> Result<()> {
+        self.tx.check_active()?;
+        let storage = self.tx.storage.clone();
+        let view = self.view;
+        match self.phase {
+            ExportPhase::Schema => {
+                for info in storage.indexes() {
+                    self.buf.push_back(match info.kind {
+                        crate::schema::IndexKind::Range => RedoOp::CreateIndex {
+                            name: info.name,
+                            label: info.label,
+                            key: info.key,
+                        },
+                        crate::schema::IndexKind::Unique => RedoOp::CreateUniqueConstraint {
+                            name: info.name,
+                            label: info.label,
+                            key: info.key,
+                        },
+                    });
+                }
+                self.phase = ExportPhase::Nodes(0);
+            }
+            ExportPhase::Nodes(next) => {
+                let end = storage.next_node.load(Ordering::Acquire);
+                let stop = (next + CURSOR_BATCH as u64).min(end);
+                for id in next..stop {
+                    let Some(slot) = storage.nodes.get(id) else {
+                        continue;
+                    };
+                    let (labels, props) = {
+                        let g = slot.lock();
+                        let Some(labels) = read::node_labels(&g, &view)? else {
+                            continue;
+                        };
+                        (labels, read::node_props(&g, &view)?.unwrap_or_default())
+                    };
+                    let labels = labels
+                        .iter()
+                        .map(|l| storage.labels.name_or_err(*l))
+                        .collect::<Result<_>>()?;
+                    let props = props
+                        .into_iter()
+                        .map(|(k, v)| Ok((storage.keys.name_or_err(k)?, v)))
+                        .collect::<Result<_>>()?;
+                    self.buf.push_back(RedoOp::CreateNode { id, labels, props });
+                }
+                self.phase = if stop >= end {
+                    ExportPhase::Rels(0)
+                } else {
+                    ExportPhase::Nodes(stop)
+                };
+            }
+            ExportPhase::Rels(next) => {
+                let end = storage.next_rel.load(Ordering::Acquire);
+                let stop = (next + CURSOR_BATCH as u64).min(end);
+                for id in next..stop {
+                    let Some(slot) = storage.rels.get(id) else {
+                        continue;
+                    };
+                    let (start, end_node, ty, props) = {
+                        let g = slot.lock();
+                        if g.is_vacant() {
+                            continue;
+                        }
+                        let Some(props) = read::rel_props(&g, &view)? else {
+                            continue;
+                        };
+                        (g.start(), g.end(), g.ty(), props)
+                    };
+                    let props = props
+                        .into_iter()
+                        .map(|(k, v)| Ok((storage.keys.name_or_err(k)?, v)))
+                        .collect::<Result<_>>()?;
+                    self.buf.push_back(RedoOp::CreateRelationship {
+                        id,
+                        start,
+                        end: end_node,
+                        rel_type: storage.types.name_or_err(ty)?,
+                        props,
+                    });
+                }
+                self.phase = if stop >= end {
+                    ExportPhase::Done
+                } else {
+                    ExportPhase::Rels(stop)
+                };
+            }
+            ExportPhase::Done => {}
+        }
+        Ok(())
+    }
+}
+
+impl Iterator for ExportCursor {
+    type Item = Result<RedoOp>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(op) = self.buf.pop_front() {
+                return Some(Ok(op));
+            }
+            if matches!(self.phase, ExportPhase::Done) {
+                return None;
+            }
+            if let Err(e) = self.refill() {
+                self.phase = ExportPhase::Done;
+                return Some(Err(e));
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Schema changes: recorded by the transaction, applied at commit under the commit lock.
+//!
+//! Applying an index publishes it first and populates it second: every write that takes the
+//! node lock after publication maintains the index itself, and population visits each node
+//! under that same lock, so no write falls between the two.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use quiver_value::Value;
+
+use crate::error::{Error, Result};
+use crate::gc::may_have_label;
+use crate::graph::prop_get;
+use crate::ids::{LabelId, PropKeyId};
+use crate::index::{equal, key_of};
+use crate::mvcc::{self, Undo, View};
+use crate::read;
+use crate::redo::RedoOp;
+use crate::schema::{IndexDef, Schema};
+use crate::storage::Storage;
+use crate::txn::{SchemaOp, Transaction, TxState};
+
+impl Transaction {
+    fn default_name(&self, prefix: &str, label: u32, key: u32) -> Result<String> {
+        let s = &self.inner.storage;
+        Ok(format!(
+            "{prefix}_{}_{}",
+            s.labels.name_or_err(label)?,
+            s.keys.name_or_err(key)?
+        ))
+    }
+
+    fn record_create(
+        &self,
+        label: LabelId,
+        key: PropKeyId,
+        name: Option<&str>,
+        unique: bool,
+    ) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => {
+                self.default_name(if unique { "constraint" } else { "index" }, label.0, key.0)?
+            }
+        };
+        let schema = self.inner.storage.schema();
+        if schema.by_name(&name).is_some() || schema.find_kind(label.0, key.0, unique).is_some() {
+            return Err(Error::SchemaRuleExists { name });
+        }
+        st.schema_ops.push(SchemaOp::Create {
+            name,
+            label: label.0,
+            key: key.0,
+            unique,
+        });
+        Ok(())
+    }
+
+    /// Creates a property index on `(:label).key`, applied at commit.
+    pub fn create_index(&self, label: LabelId, key: PropKeyId, name: Option<&str>) -> Result<()> {
+        self.record_create(label, key, name, false)
+    }
+
+    /// Creates a uniqueness constraint on `(:label).key`, applied at commit; the commit fails
+    /// with [`Error::ConstraintCreationFailed`] if existing data violates it.
+    pub fn create_unique_constraint(
+        &self,
+        label: LabelId,
+        key: PropKeyId,
+        name: Option<&str>,
+    ) -> Result<()> {
+        self.record_create(label, key, name, true)
+    }
+
+    fn record_drop(&self, name: &str, unique: bool) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let schema = self.inner.storage.schema();
+        match schema.by_name(name) {
+            Some(d) if d.unique == unique => {}
+            _ => {
+                return Err(Error::SchemaRuleNotFound {
+                    name: name.to_string(),
+                });
+            }
+        }
+        st.schema_ops.push(SchemaOp::Drop {
+            name: name.to_string(),
+            unique,
+        });
+        Ok(())
+    }
+
+    pub fn drop_index(&self, name: &str) -> Result<()> {
+        self.record_drop(name, false)
+    }
+
+    pub fn drop_constraint(&self, name: &str) -> Result<()> {
+        self.record_drop(name, true)
+    }
+
+    pub(crate) fn unpublish(&self, def: &Arc<IndexDef>) {
+        let storage = &self.inner.storage;
+        let mut w = storage.schema.write();
+        let mut s: Schema = (**w).clone();
+        s.defs.retain(|d| !Arc::ptr_eq(d, def));
+        *w = Arc::new(s);
+    }
+
+    fn publish(&self, def: Arc<IndexDef>) {
+        let storage = &self.inner.storage;
+        let mut w = storage.schema.write();
+        let mut s: Schema = (**w).clone();
+        s.defs.push(def);
+        *w = Arc::new(s);
+    }
+
+    /// Applies the recorded schema changes; on failure, undoes the ones already applied.
+    /// Returns the definitions it created (so a failed log append can take them back).
+    pub(crate) fn apply_schema_ops(&self, st: &mut TxState) -> Result<Vec<Arc<IndexDef>>> {
+        let storage = self.inner.storage.clone();
+        let mut created: Vec<Arc<IndexDef>> = Vec::new();
+        let mut dropped: Vec<Arc<IndexDef>> = Vec::new();
+        let ops = std::mem::take(&mut st.schema_ops);
+        let result = (|| -> Result<()> {
+            for op in &ops {
+                match op {
+                    SchemaOp::Create {
+                        name,
+                        label,
+                        key,
+                        unique,
+                    } => {
+                        let schema = storage.schema();
+                        if schema.by_name(name).is_some()
+                            || schema.find_kind(*label, *key, *unique).is_some()
+                        {
+                            return Err(Error::SchemaRuleExists { name: name.clone() });
+                        }
+                        let def = Arc::new(IndexDef::new(name.clone(), *label, *key, *unique));
+                        self.publish(def.clone());
+                        created.push(def.clone());
+                        storage.populate(&def);
+                        if *unique {
+                            self.verify_unique(&def)?;
+                        }
+                        def.online.store(true, Ordering::Release);
+                        if self.inner.log {
+                            let (l, k) = (
+                                storage.labels.name_or_err(*label)?,
+                                storage.keys.name_or_err(*key)?,
+                            );
+                            st.redo.push(if *unique {
+                                RedoOp::CreateUniqueConstraint {
+                                    name: name.clone(),
+                                    label: l,
+                                    key: k,
+                                }
+                            } else {
+                                RedoOp::CreateIndex {
+                                    name: name.clone(),
+                                    label: l,
+                                    key: k,
+                                }
+                            });
+                        }
+                    }
+                    SchemaOp::Drop { name, unique } => {
+                        let schema = storage.schema();
+                        let def = match schema.by_name(name) {
+                            Some(d) if d.unique == *unique => d.clone(),
+                            _ => {
+                                return Err(Error::SchemaRuleNotFound { name: name.clone() });
+                            }
+                        };
+                        self.unpublish(&def);
+                        dropped.push(def);
+                        if self.inner.log {
+                            st.redo.push(if *unique {
+                                RedoOp::DropConstraint { name: name.clone() }
+                            } else {
+                                RedoOp::DropIndex { name: name.clone() }
+                            });
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => Ok(created),
+            Err(e) => {
+                for def in &created {
+                    self.unpublish(def);
+                }
+                for def in dropped {
+                    self.publish(def);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Fails if two nodes visible in the newest committed state share a value.
+    fn verify_unique(&self, def: &IndexDef) -> Result<()> {
+        let storage = &self.inner.storage;
+        let view = View {
+            snapshot: storage.last_committed(),
+            txid: self.inner.txid,
+            command: u32::MAX,
+        };
+        for (_, nodes) in def.data.duplicate_keys() {
+            let mut values: Vec<(u64, Value)> = Vec::new();
+            for id in nodes {
+                let Some(slot) = storage.nodes.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if read::node_has_label(&g, &view, def.label)? != Some(true) {
+                    continue;
+                }
+                if let Some(v) = read::node_prop(&g, &view, def.key)?.flatten() {
+                    values.push((id, v));
+                }
+            }
+            for (i, (a, va)) in values.iter().enumerate() {
+                if let Some((b, _)) = values[i + 1..].iter().find(|(_, vb)| equal(va, vb)) {
+                    return Err(Error::ConstraintCreationFailed {
+                        name: def.name.clone(),
+                        reason: format!("nodes {a} and {b} share the value {va:?}"),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Storage {
+    /// Adds entries for every version of every node that may carry the index's label.
+    pub(crate) fn populate(&self, def: &IndexDef) {
+        let Some(bits) = self.label_bitmap_if_any(def.label) else {
+            return;
+        };
+        let mut from = 0;
+        let mut batch = Vec::new();
+        loop {
+            batch.clear();
+            let next = bits.collect_from(from, 4096, &mut batch);
+            for &id in &batch {
+                let Some(slot) = self.nodes.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if !may_have_label(&g, def.label) {
+                    continue;
+                }
+                if let Ok(Some(v)) = g.props().and_then(|p| prop_get(p, def.key)) {
+                    def.data.insert(key_of(&v), id);
+                }
+                for u in mvcc::all(&g.chain) {
+                    if let Undo::Property { key, old: Some(v) } = u {
+                        if *key == def.key {
+                            def.data.insert(key_of(v), id);
+                        }
+                    }
+                }
+            }
+            match next {
+                Some(n) => from = n,
+                None => break,
+            }
+        }
+    }
+}

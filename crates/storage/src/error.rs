@@ -1,0 +1,117 @@
+//! The storage layer's one error type.
+//!
+//! Every failure a client can provoke is a variant here, so the engine can map each to a Neo4j
+//! status code in one place; [`Error::is_retryable`] says which ones a driver should retry.
+
+use std::sync::Arc;
+
+use quiver_value::Value;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What kind of entity an id named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntityKind {
+    Node,
+    Relationship,
+}
+
+impl std::fmt::Display for EntityKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EntityKind::Node => "node",
+            EntityKind::Relationship => "relationship",
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Another transaction changed the entity after this one's snapshot, or holds an uncommitted
+    /// change to it. The transaction must be rolled back and retried.
+    #[error("write conflict on {kind} {id}: changed by a concurrent transaction")]
+    WriteConflict { kind: EntityKind, id: u64 },
+
+    #[error("{kind} {id} not found")]
+    EntityNotFound { kind: EntityKind, id: u64 },
+
+    #[error("cannot delete node {id}: it still has relationships")]
+    DeleteConnectedNode { id: u64 },
+
+    #[error("node {node} already exists with label `{label}` and property `{key}` = {value:?}")]
+    ConstraintViolation {
+        node: u64,
+        label: Arc<str>,
+        key: Arc<str>,
+        value: Value,
+    },
+
+    #[error("cannot create constraint `{name}`: existing data violates it ({reason})")]
+    ConstraintCreationFailed { name: String, reason: String },
+
+    #[error("a schema rule equivalent to `{name}` already exists")]
+    SchemaRuleExists { name: String },
+
+    #[error("no index or constraint named `{name}`")]
+    SchemaRuleNotFound { name: String },
+
+    #[error("no index on :{label}({key})")]
+    IndexNotFound { label: String, key: String },
+
+    #[error("a transaction may not mix schema changes with data changes")]
+    MixedSchemaAndData,
+
+    /// The value cannot be a property: maps, nodes, relationships, paths, nulls inside lists,
+    /// mixed-type or nested lists.
+    #[error("property values cannot be {0}")]
+    UnstorableValue(String),
+
+    #[error("value of {bytes} bytes exceeds the limit of {limit} bytes")]
+    ValueTooLarge { bytes: usize, limit: usize },
+
+    #[error("{what} limit of {limit} reached")]
+    CapacityExceeded { what: &'static str, limit: u64 },
+
+    #[error("unknown {what} token id {id}")]
+    UnknownToken { what: &'static str, id: u32 },
+
+    #[error("the transaction has already ended")]
+    TransactionClosed,
+
+    #[error("the transaction is read-only")]
+    ReadOnlyTransaction,
+
+    /// The commit log refused the record; the transaction was rolled back.
+    #[error("commit log append failed: {0}")]
+    CommitLog(String),
+
+    /// A redo record or stored blob failed to decode.
+    #[error("corrupt data at byte {offset}: {reason}")]
+    Corrupt { offset: usize, reason: &'static str },
+
+    /// A redo record does not fit the store it is replayed into.
+    #[error("cannot replay redo record: {0}")]
+    Replay(String),
+}
+
+impl Error {
+    /// Whether retrying the whole transaction may succeed (Neo4j's `TransientError` class).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Error::WriteConflict { .. })
+    }
+
+    pub(crate) fn node_not_found(id: u64) -> Self {
+        Error::EntityNotFound {
+            kind: EntityKind::Node,
+            id,
+        }
+    }
+
+    pub(crate) fn rel_not_found(id: u64) -> Self {
+        Error::EntityNotFound {
+            kind: EntityKind::Relationship,
+            id,
+        }
+    }
+}

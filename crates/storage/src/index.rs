@@ -1,0 +1,455 @@
+//! Property indexes: an order-preserving key encoding over storable values, and the entries.
+//!
+//! An index holds `(key, node)` pairs for every version of a node that some transaction may
+//! still see, so it can hold entries a given reader must ignore. Readers therefore treat an
+//! index as a source of candidates and confirm each against their snapshot with the exact
+//! predicate; that also lets the key encoding be approximate where exactness is expensive
+//! (integers beyond 2^53 share keys with their nearest float). Garbage collection removes
+//! entries no version needs.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::ops::Bound;
+
+use parking_lot::RwLock;
+use quiver_value::Value;
+
+const CLASS_BOOL: u8 = 0x10;
+const CLASS_NUMBER: u8 = 0x20;
+const CLASS_STRING: u8 = 0x30;
+const CLASS_BYTES: u8 = 0x40;
+const CLASS_DATE: u8 = 0x50;
+const CLASS_LOCAL_TIME: u8 = 0x51;
+const CLASS_TIME: u8 = 0x52;
+const CLASS_LOCAL_DATETIME: u8 = 0x53;
+const CLASS_DATETIME: u8 = 0x54;
+const CLASS_DURATION: u8 = 0x60;
+const CLASS_POINT: u8 = 0x70;
+const CLASS_LIST: u8 = 0x80;
+
+const NANOS_PER_SECOND: i64 = 1_000_000_000;
+
+fn put_i64(out: &mut Vec<u8>, v: i64) {
+    out.extend_from_slice(&((v as u64) ^ (1 << 63)).to_be_bytes());
+}
+
+fn put_f64(out: &mut Vec<u8>, v: f64) {
+    // -0.0 equals 0.0 in Cypher, so they must share a key.
+    let v = if v == 0.0 { 0.0 } else { v };
+    let bits = v.to_bits();
+    let ordered = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    out.extend_from_slice(&ordered.to_be_bytes());
+}
+
+fn time_utc_nanos(nanos: i64, offset_seconds: i32) -> i64 {
+    nanos.wrapping_sub(i64::from(offset_seconds).wrapping_mul(NANOS_PER_SECOND))
+}
+
+/// Appends the index key of a storable value. Keys of one class sort as the values do.
+pub(crate) fn put_key(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Bool(b) => {
+            out.push(CLASS_BOOL);
+            out.push(u8::from(*b));
+        }
+        Value::Int(i) => {
+            out.push(CLASS_NUMBER);
+            put_f64(out, *i as f64);
+        }
+        Value::Float(f) => {
+            out.push(CLASS_NUMBER);
+            put_f64(out, *f);
+        }
+        Value::String(s) => {
+            out.push(CLASS_STRING);
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Bytes(b) => {
+            out.push(CLASS_BYTES);
+            out.extend_from_slice(b);
+        }
+        Value::Date(d) => {
+            out.push(CLASS_DATE);
+            put_i64(out, d.days);
+        }
+        Value::LocalTime(t) => {
+            out.push(CLASS_LOCAL_TIME);
+            put_i64(out, t.nanos);
+        }
+        Value::Time(t) => {
+            out.push(CLASS_TIME);
+            put_i64(out, time_utc_nanos(t.nanos, t.offset_seconds));
+        }
+        Value::LocalDateTime(t) => {
+            out.push(CLASS_LOCAL_DATETIME);
+            put_i64(out, t.seconds);
+            out.extend_from_slice(&t.nanos.to_be_bytes());
+        }
+        Value::DateTime(t) => {
+            out.push(CLASS_DATETIME);
+            put_i64(out, t.seconds);
+            out.extend_from_slice(&t.nanos.to_be_bytes());
+        }
+        Value::Duration(d) => {
+            out.push(CLASS_DURATION);
+            for c in [d.months, d.days, d.seconds, d.nanos] {
+                put_i64(out, c);
+            }
+        }
+        Value::Point(p) => {
+            out.push(CLASS_POINT);
+            out.extend_from_slice(&p.srid.to_be_bytes());
+            put_f64(out, p.x);
+            put_f64(out, p.y);
+            if let Some(z) = p.z {
+                put_f64(out, z);
+            }
+        }
+        Value::List(items) => {
+            out.push(CLASS_LIST);
+            for item in items.iter() {
+                let mut k = Vec::new();
+                put_key(&mut k, item);
+                out.extend_from_slice(&(k.len() as u32).to_be_bytes());
+                out.extend_from_slice(&k);
+            }
+        }
+        Value::Null | Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {}
+    }
+}
+
+pub(crate) fn key_of(v: &Value) -> Box<[u8]> {
+    let mut out = Vec::with_capacity(16);
+    put_key(&mut out, v);
+    out.into_boxed_slice()
+}
+
+fn cmp_int_float(i: i64, f: f64) -> Option<Ordering> {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() {
+        return None;
+    }
+    if f >= TWO_63 {
+        return Some(Ordering::Less);
+    }
+    if f < -TWO_63 {
+        return Some(Ordering::Greater);
+    }
+    let t = f.trunc();
+    match i.cmp(&(t as i64)) {
+        Ordering::Equal => (0.0).partial_cmp(&(f - t)),
+        o => Some(o),
+    }
+}
+
+/// Cypher's ordering between two storable values of one comparable kind; `None` when the
+/// values are of different kinds, unordered kinds, or NaN is involved.
+pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    use Value::*;
+    match (a, b) {
+        (Int(x), Int(y)) => Some(x.cmp(y)),
+        (Float(x), Float(y)) => x.partial_cmp(y),
+        (Int(x), Float(y)) => cmp_int_float(*x, *y),
+        (Float(x), Int(y)) => cmp_int_float(*y, *x).map(Ordering::reverse),
+        (String(x), String(y)) => Some(x.cmp(y)),
+        (Bool(x), Bool(y)) => Some(x.cmp(y)),
+        (Date(x), Date(y)) => Some(x.cmp(y)),
+        (LocalTime(x), LocalTime(y)) => Some(x.cmp(y)),
+        (LocalDateTime(x), LocalDateTime(y)) => Some(x.cmp(y)),
+        (Time(x), Time(y)) => Some(
+            time_utc_nanos(x.nanos, x.offset_seconds)
+                .cmp(&time_utc_nanos(y.nanos, y.offset_seconds)),
+        ),
+        (DateTime(x), DateTime(y)) => Some((x.seconds, x.nanos).cmp(&(y.seconds, y.nanos))),
+        _ => None,
+    }
+}
+
+/// Cypher equality between storable values (numbers compare by value across Int and Float).
+pub fn equal(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Bytes(x), Bytes(y)) => x == y,
+        (Duration(x), Duration(y)) => x == y,
+        (Point(x), Point(y)) => x == y,
+        (List(x), List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
+        }
+        _ => compare(a, b) == Some(Ordering::Equal),
+    }
+}
+
+/// What an index seek looks for.
+#[derive(Clone, Debug)]
+pub enum IndexQuery {
+    /// `n.key = value`
+    Equals(Value),
+    /// `n.key IN [values]`
+    In(Vec<Value>),
+    /// `lower < / <= n.key < / <= upper`; values of another kind than the bounds never match.
+    Range {
+        lower: Bound<Value>,
+        upper: Bound<Value>,
+    },
+    /// `n.key STARTS WITH prefix`
+    Prefix(String),
+    /// `n.key IS NOT NULL`
+    Exists,
+}
+
+impl IndexQuery {
+    /// Whether a node's value satisfies the query exactly.
+    pub(crate) fn matches(&self, v: &Value) -> bool {
+        match self {
+            IndexQuery::Equals(x) => equal(v, x),
+            IndexQuery::In(xs) => xs.iter().any(|x| equal(v, x)),
+            IndexQuery::Range { lower, upper } => {
+                let lo = match lower {
+                    Bound::Unbounded => true,
+                    Bound::Included(b) => {
+                        matches!(compare(v, b), Some(Ordering::Greater | Ordering::Equal))
+                    }
+                    Bound::Excluded(b) => compare(v, b) == Some(Ordering::Greater),
+                };
+                let hi = match upper {
+                    Bound::Unbounded => true,
+                    Bound::Included(b) => {
+                        matches!(compare(v, b), Some(Ordering::Less | Ordering::Equal))
+                    }
+                    Bound::Excluded(b) => compare(v, b) == Some(Ordering::Less),
+                };
+                lo && hi && !matches!((lower, upper), (Bound::Unbounded, Bound::Unbounded))
+            }
+            IndexQuery::Prefix(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
+            IndexQuery::Exists => true,
+        }
+    }
+
+    /// Key intervals (inclusive, in key order) that hold every candidate. Each is scanned in
+    /// turn; `None` as an upper end means "to the end of the index".
+    pub(crate) fn key_ranges(&self) -> Vec<(Box<[u8]>, Option<Box<[u8]>>)> {
+        match self {
+            IndexQuery::Equals(v) => {
+                let k = key_of(v);
+                vec![(k.clone(), Some(k))]
+            }
+            IndexQuery::In(vs) => {
+                let mut keys: Vec<Box<[u8]>> = vs
+                    .iter()
+                    .filter(|v| crate::codec::check_storable(v).is_ok())
+                    .map(key_of)
+                    .collect();
+                keys.sort();
+                keys.dedup();
+                keys.into_iter().map(|k| (k.clone(), Some(k))).collect()
+            }
+            IndexQuery::Range { lower, upper } => {
+                let bound_value = |b: &Bound<Value>| match b {
+                    Bound::Included(v) | Bound::Excluded(v) => Some(v.clone()),
+                    Bound::Unbounded => None,
+                };
+                let (lo, hi) = (bound_value(lower), bound_value(upper));
+                let class_of = |v: &Value| key_of(v).first().copied();
+                let class = match (&lo, &hi) {
+                    (Some(a), Some(b)) => {
+                        let (ca, cb) = (class_of(a), class_of(b));
+                        if ca != cb {
+                            return Vec::new();
+                        }
+                        ca
+                    }
+                    (Some(a), None) => class_of(a),
+                    (None, Some(b)) => class_of(b),
+                    (None, None) => return Vec::new(),
+                };
+                let Some(class) = class else {
+                    return Vec::new();
+                };
+                let start = lo.map_or_else(|| Box::from([class].as_slice()), |v| key_of(&v));
+                let end = match hi {
+                    Some(v) => Some(key_of(&v)),
+                    None => Some(Box::from([class, 0xff, 0xff, 0xff, 0xff, 0xff].as_slice())),
+                };
+                // Integers past 2^53 round when keyed, so widen by a key on each side: exact
+                // checks happen on the candidates anyway.
+                vec![(start, end.map(|e| widen_end(&e)))]
+            }
+            IndexQuery::Prefix(p) => {
+                let mut start = vec![CLASS_STRING];
+                start.extend_from_slice(p.as_bytes());
+                let mut end = start.clone();
+                end.extend_from_slice(&[0xff; 4]);
+                vec![(start.into_boxed_slice(), Some(end.into_boxed_slice()))]
+            }
+            IndexQuery::Exists => vec![(Box::from([].as_slice()), None)],
+        }
+    }
+}
+
+/// An inclusive end that also admits every key having `end` as a prefix.
+fn widen_end(end: &[u8]) -> Box<[u8]> {
+    let mut e = end.to_vec();
+    e.extend_from_slice(&[0xff; 8]);
+    e.into_boxed_slice()
+}
+
+/// The entries of one index.
+#[derive(Default)]
+pub(crate) struct IndexData {
+    entries: RwLock<BTreeSet<(Box<[u8]>, u64)>>,
+}
+
+impl IndexData {
+    pub(crate) fn insert(&self, key: Box<[u8]>, node: u64) {
+        let mut e = self.entries.write();
+        if !e.contains(&(key.clone(), node)) {
+            e.insert((key, node));
+        }
+    }
+
+    pub(crate) fn remove(&self, key: &[u8], node: u64) {
+        self.entries.write().remove(&(Box::from(key), node));
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.read().len()
+    }
+
+    /// Collects up to `max` entries with `start <= key <= end`, after `resume` when given.
+    /// Returns whether more may follow.
+    pub(crate) fn collect(
+        &self,
+        start: &[u8],
+        end: Option<&[u8]>,
+        resume: Option<&(Box<[u8]>, u64)>,
+        max: usize,
+        out: &mut Vec<(Box<[u8]>, u64)>,
+    ) -> bool {
+        let entries = self.entries.read();
+        let lower = match resume {
+            Some(r) => Bound::Excluded(r.clone()),
+            None => Bound::Included((Box::from(start), 0)),
+        };
+        for (k, n) in entries.range((lower, Bound::Unbounded)) {
+            if end.is_some_and(|e| k.as_ref() > e) {
+                return false;
+            }
+            if out.len() == max {
+                return true;
+            }
+            out.push((k.clone(), *n));
+        }
+        false
+    }
+
+    /// Node ids holding exactly `key` (uniqueness checks).
+    pub(crate) fn nodes_with_key(&self, key: &[u8]) -> Vec<u64> {
+        let entries = self.entries.read();
+        entries
+            .range((Box::from(key), 0)..=(Box::from(key), u64::MAX))
+            .map(|(_, n)| *n)
+            .collect()
+    }
+
+    /// Groups of two or more nodes sharing a key (constraint creation).
+    pub(crate) fn duplicate_keys(&self) -> Vec<(Box<[u8]>, Vec<u64>)> {
+        let entries = self.entries.read();
+        let mut out: Vec<(Box<[u8]>, Vec<u64>)> = Vec::new();
+        let mut prev: Option<&Box<[u8]>> = None;
+        let mut group = Vec::new();
+        for (k, n) in entries.iter() {
+            if prev != Some(k) {
+                if group.len() > 1 {
+                    if let Some(p) = prev {
+                        out.push((p.clone(), std::mem::take(&mut group)));
+                    }
+                }
+                group.clear();
+                prev = Some(k);
+            }
+            group.push(*n);
+        }
+        if group.len() > 1 {
+            if let Some(p) = prev {
+                out.push((p.clone(), group));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(v: impl Into<Value>) -> Box<[u8]> {
+        key_of(&v.into())
+    }
+
+    #[test]
+    fn keys_sort_like_values() {
+        assert!(k(-5i64) < k(-1.5f64));
+        assert!(k(-1.5f64) < k(0i64));
+        assert_eq!(k(0.0f64), k(-0.0f64));
+        assert_eq!(k(1i64), k(1.0f64));
+        assert!(k(2i64) < k(f64::INFINITY));
+        assert!(k("a") < k("ab"));
+        assert!(k("ab") < k("b"));
+    }
+
+    #[test]
+    fn comparisons_are_exact() {
+        let big = Value::Int((1 << 53) + 1);
+        let near = Value::Float((1u64 << 53) as f64);
+        assert_eq!(compare(&big, &near), Some(Ordering::Greater));
+        assert!(equal(&Value::Int(3), &Value::Float(3.0)));
+        assert!(!equal(&Value::Int(3), &Value::Float(3.5)));
+        assert_eq!(compare(&Value::Int(1), &Value::from("1")), None);
+        assert_eq!(compare(&Value::Float(f64::NAN), &Value::Float(1.0)), None);
+        assert!(equal(
+            &Value::from(vec![Value::Int(1)]),
+            &Value::from(vec![Value::Float(1.0)])
+        ));
+    }
+
+    #[test]
+    fn range_queries_match_exactly() {
+        let q = IndexQuery::Range {
+            lower: Bound::Excluded(Value::Int(1)),
+            upper: Bound::Included(Value::Float(3.0)),
+        };
+        assert!(!q.matches(&Value::Int(1)));
+        assert!(q.matches(&Value::Float(1.5)));
+        assert!(q.matches(&Value::Int(3)));
+        assert!(!q.matches(&Value::from("2")));
+        let mixed = IndexQuery::Range {
+            lower: Bound::Included(Value::Int(1)),
+            upper: Bound::Included(Value::from("z")),
+        };
+        assert!(mixed.key_ranges().is_empty());
+    }
+
+    #[test]
+    fn index_collects_in_batches() {
+        let idx = IndexData::default();
+        for n in 0..10u64 {
+            idx.insert(k(n as i64 % 3), n);
+        }
+        let mut out = Vec::new();
+        let more = idx.collect(&k(1i64), Some(&k(1i64)), None, 2, &mut out);
+        assert!(more);
+        assert_eq!(out.iter().map(|e| e.1).collect::<Vec<_>>(), vec![1, 4]);
+        let last = out.last().cloned();
+        out.clear();
+        let more = idx.collect(&k(1i64), Some(&k(1i64)), last.as_ref(), 10, &mut out);
+        assert!(!more);
+        assert_eq!(out.iter().map(|e| e.1).collect::<Vec<_>>(), vec![7]);
+        assert_eq!(idx.duplicate_keys().len(), 3);
+        idx.remove(&k(0i64), 0);
+        assert_eq!(idx.len(), 9);
+    }
+}

@@ -1,0 +1,254 @@
+//! Reconstructing an entity as a view sees it: the newest state, corrected by the undos of the
+//! deltas the view must not see. With no such delta (the common case) a read is the newest
+//! state plus one check of the chain head.
+
+use smallvec::SmallVec;
+
+use quiver_value::Value;
+
+use crate::error::Result;
+use crate::graph::{AdjEntry, NodeRec, RelRec, adj_of_type, prop_all, prop_get};
+use crate::ids::{Direction, NodeId, RelId};
+use crate::mvcc::{Chain, Undo, View, invisible};
+
+#[inline]
+fn settled(chain: &Chain, view: &View) -> bool {
+    chain.as_deref().is_none_or(|d| view.sees(d))
+}
+
+fn exists_after(mut exists: bool, u: &Undo) -> bool {
+    match u {
+        Undo::Created => exists = false,
+        Undo::Deleted => exists = true,
+        _ => {}
+    }
+    exists
+}
+
+pub(crate) fn node_exists(rec: &NodeRec, view: &View) -> bool {
+    let mut exists = rec.is_live();
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+        }
+    }
+    exists
+}
+
+pub(crate) fn node_labels(rec: &NodeRec, view: &View) -> Result<Option<SmallVec<[u32; 4]>>> {
+    let mut exists = rec.is_live();
+    let mut labels = rec.labels()?;
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+            match u {
+                Undo::LabelAdded(l) => labels.retain(|x| x != l),
+                Undo::LabelRemoved(l) if !labels.contains(l) => labels.push(*l),
+                _ => {}
+            }
+        }
+    }
+    Ok(exists.then_some(labels))
+}
+
+pub(crate) fn node_has_label(rec: &NodeRec, view: &View, label: u32) -> Result<Option<bool>> {
+    if settled(&rec.chain, view) {
+        return Ok(if rec.is_live() {
+            Some(rec.has_label(label)?)
+        } else {
+            None
+        });
+    }
+    Ok(node_labels(rec, view)?.map(|l| l.contains(&label)))
+}
+
+/// Outer `None`: the entity is not visible; inner: the property is absent.
+#[allow(clippy::option_option)]
+pub(crate) fn node_prop(rec: &NodeRec, view: &View, key: u32) -> Result<Option<Option<Value>>> {
+    let mut exists = rec.is_live();
+    let mut value = prop_get(rec.props()?, key)?;
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+            if let Undo::Property { key: k, old } = u {
+                if *k == key {
+                    value.clone_from(old);
+                }
+            }
+        }
+    }
+    Ok(exists.then_some(value))
+}
+
+pub(crate) fn node_props(rec: &NodeRec, view: &View) -> Result<Option<Vec<(u32, Value)>>> {
+    let mut exists = rec.is_live();
+    let mut props = prop_all(rec.props()?)?;
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+            if let Undo::Property { key, old } = u {
+                apply_prop_undo(&mut props, *key, old);
+            }
+        }
+    }
+    Ok(exists.then_some(props))
+}
+
+fn apply_prop_undo(props: &mut Vec<(u32, Value)>, key: u32, old: &Option<Value>) {
+    let at = props.iter().position(|(k, _)| *k == key);
+    match (at, old) {
+        (Some(i), Some(v)) => props[i].1 = v.clone(),
+        (Some(i), None) => {
+            props.remove(i);
+        }
+        (None, Some(v)) => {
+            let i = props.partition_point(|(k, _)| *k < key);
+            props.insert(i, (key, v.clone()));
+        }
+        (None, None) => {}
+    }
+}
+
+#[inline]
+fn wanted(dir: Direction, out: bool, e: AdjEntry, node: u64, types: &[u32]) -> bool {
+    let dir_ok = match dir {
+        Direction::Out => out,
+        Direction::In => !out,
+        Direction::Both => out || e.nbr() != node,
+    };
+    dir_ok && (types.is_empty() || types.contains(&e.ty()))
+}
+
+fn push_list(
+    list: &[AdjEntry],
+    skip_self: Option<u64>,
+    types: &[u32],
+    out: &mut Vec<(RelId, NodeId)>,
+) {
+    let mut emit = |slice: &[AdjEntry]| {
+        for e in slice {
+            if skip_self != Some(e.nbr()) {
+                out.push((RelId(e.rel()), NodeId(e.nbr())));
+            }
+        }
+    };
+    if types.is_empty() {
+        emit(list);
+    } else {
+        for t in types {
+            emit(adj_of_type(list, Some(*t)));
+        }
+    }
+}
+
+/// Appends the node's relationships as the view sees them; returns whether the node exists.
+/// `types` must be free of duplicates.
+pub(crate) fn node_expand(
+    rec: &NodeRec,
+    node: u64,
+    view: &View,
+    dir: Direction,
+    types: &[u32],
+    out: &mut Vec<(RelId, NodeId)>,
+) -> bool {
+    let start = out.len();
+    if matches!(dir, Direction::Out | Direction::Both) {
+        push_list(&rec.out, None, types, out);
+    }
+    match dir {
+        Direction::In => push_list(&rec.inc, None, types, out),
+        Direction::Both => push_list(&rec.inc, Some(node), types, out),
+        Direction::Out => {}
+    }
+    let mut exists = rec.is_live();
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+            match u {
+                Undo::EdgeAdded { out: o, entry } if wanted(dir, *o, *entry, node, types) => {
+                    let pair = (RelId(entry.rel()), NodeId(entry.nbr()));
+                    if let Some(i) = out[start..].iter().position(|p| *p == pair) {
+                        out.swap_remove(start + i);
+                    }
+                }
+                Undo::EdgeRemoved { out: o, entry } if wanted(dir, *o, *entry, node, types) => {
+                    out.push((RelId(entry.rel()), NodeId(entry.nbr())));
+                }
+                _ => {}
+            }
+        }
+    }
+    if !exists {
+        out.truncate(start);
+    }
+    exists
+}
+
+/// The number of relationships an expand would return, without building them when the node
+/// has no changes the view must undo.
+pub(crate) fn node_degree(
+    rec: &NodeRec,
+    node: u64,
+    view: &View,
+    dir: Direction,
+    types: &[u32],
+) -> Option<usize> {
+    if settled(&rec.chain, view) && dir != Direction::Both {
+        if !rec.is_live() {
+            return None;
+        }
+        let list = rec.adj(dir == Direction::Out);
+        return Some(if types.is_empty() {
+            list.len()
+        } else {
+            types
+                .iter()
+                .map(|t| adj_of_type(list, Some(*t)).len())
+                .sum()
+        });
+    }
+    let mut buf = Vec::new();
+    node_expand(rec, node, view, dir, types, &mut buf).then_some(buf.len())
+}
+
+pub(crate) fn rel_exists(rec: &RelRec, view: &View) -> bool {
+    let mut exists = rec.is_live();
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+        }
+    }
+    exists
+}
+
+/// Outer `None`: the entity is not visible; inner: the property is absent.
+#[allow(clippy::option_option)]
+pub(crate) fn rel_prop(rec: &RelRec, view: &View, key: u32) -> Result<Option<Option<Value>>> {
+    let mut exists = rec.is_live();
+    let mut value = prop_get(rec.props.bytes(), key)?;
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+            if let Undo::Property { key: k, old } = u {
+                if *k == key {
+                    value.clone_from(old);
+                }
+            }
+        }
+    }
+    Ok(exists.then_some(value))
+}
+
+pub(crate) fn rel_props(rec: &RelRec, view: &View) -> Result<Option<Vec<(u32, Value)>>> {
+    let mut exists = rec.is_live();
+    let mut props = prop_all(rec.props.bytes())?;
+    if !settled(&rec.chain, view) {
+        for u in invisible(&rec.chain, view) {
+            exists = exists_after(exists, u);
+            if let Undo::Property { key, old } = u {
+                apply_prop_undo(&mut props, *key, old);
+            }
+        }
+    }
+    Ok(exists.then_some(props))
+}

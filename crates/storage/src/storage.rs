@@ -1,0 +1,351 @@
+//! The store: arenas, tokens, schema, watermarks, the snapshot registry and the commit lock.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::arena::{Arena, Bitmap};
+use crate::commit_log::CommitLog;
+use crate::counts::Counts;
+use crate::error::{Error, Result};
+use crate::gc::GcBatch;
+use crate::graph::{NodeRec, RelRec};
+use crate::ids::{LabelId, PropKeyId, REL_TYPES_MAX, RelTypeId, TOKENS_MAX};
+use crate::mvcc::TX_ID_BASE;
+use crate::redo::RedoRecord;
+use crate::schema::{IndexInfo, IndexKind, IndexState, Schema};
+use crate::tokens::TokenTable;
+use crate::txn::Transaction;
+
+/// Labels are capped because each label in use owns a bitmap over the node id space.
+pub const LABELS_MAX: u32 = 1 << 16;
+
+pub(crate) struct CommitSlot {
+    pub log: Option<Arc<dyn CommitLog>>,
+}
+
+/// The in-memory graph store. Share it as `Arc<Storage>`; every method takes `&self`.
+pub struct Storage {
+    pub(crate) nodes: Arena<Mutex<NodeRec>>,
+    pub(crate) rels: Arena<Mutex<RelRec>>,
+    pub(crate) next_node: AtomicU64,
+    pub(crate) next_rel: AtomicU64,
+    pub(crate) labels: TokenTable,
+    pub(crate) types: TokenTable,
+    pub(crate) keys: TokenTable,
+    label_bits: Arena<OnceLock<Bitmap>, 8, 8, 0>,
+    pub(crate) schema: RwLock<Arc<Schema>>,
+    pub(crate) counts: Counts,
+    /// Serialises commit numbering, log appends and publication.
+    pub(crate) commit: Mutex<CommitSlot>,
+    pub(crate) has_log: AtomicBool,
+    /// The newest commit number handed out.
+    pub(crate) last_committed: AtomicU64,
+    /// The newest commit new readers see; equal to `last_committed` unless a durability
+    /// policy holds readers back to what is on disk.
+    pub(crate) visible: AtomicU64,
+    pub(crate) follow_commits: AtomicBool,
+    next_txid: AtomicU64,
+    /// Live snapshots (start commit number -> how many transactions hold it).
+    registry: Mutex<BTreeMap<u64, usize>>,
+    pub(crate) gc_queue: Mutex<VecDeque<GcBatch>>,
+    pub(crate) gc_lock: Mutex<()>,
+    pub(crate) live_deltas: AtomicI64,
+}
+
+/// Figures for tests, metrics and the memory benchmark.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StorageStats {
+    pub live_deltas: i64,
+    pub index_entries: usize,
+    pub label_bits: u64,
+    pub gc_pending_batches: usize,
+    pub count_history: usize,
+    pub live_snapshots: usize,
+}
+
+impl Storage {
+    pub fn new() -> Arc<Storage> {
+        Arc::new(Storage {
+            nodes: Arena::new(),
+            rels: Arena::new(),
+            next_node: AtomicU64::new(0),
+            next_rel: AtomicU64::new(0),
+            labels: TokenTable::new("label", LABELS_MAX),
+            types: TokenTable::new("relationship type", REL_TYPES_MAX),
+            keys: TokenTable::new("property key", TOKENS_MAX),
+            label_bits: Arena::new(),
+            schema: RwLock::new(Arc::new(Schema::default())),
+            counts: Counts::default(),
+            commit: Mutex::new(CommitSlot { log: None }),
+            has_log: AtomicBool::new(false),
+            last_committed: AtomicU64::new(0),
+            visible: AtomicU64::new(0),
+            follow_commits: AtomicBool::new(true),
+            next_txid: AtomicU64::new(TX_ID_BASE + 1),
+            registry: Mutex::new(BTreeMap::new()),
+            gc_queue: Mutex::new(VecDeque::new()),
+            gc_lock: Mutex::new(()),
+            live_deltas: AtomicI64::new(0),
+        })
+    }
+
+    /// Installs the commit log every later commit appends to. Transactions begun before keep
+    /// the choice they began with (they record redo only when a log was present).
+    pub fn set_commit_log(&self, log: Option<Arc<dyn CommitLog>>) {
+        let mut slot = self.commit.lock();
+        self.has_log.store(log.is_some(), Ordering::Release);
+        slot.log = log;
+    }
+
+    /// A read-only transaction at the visible watermark.
+    pub fn begin_read(self: &Arc<Self>) -> Transaction {
+        Transaction::begin(self.clone(), false)
+    }
+
+    /// A read-write transaction. Its snapshot is the last commit, so that its conflict checks
+    /// are against the newest data rather than the (possibly older) durable watermark.
+    pub fn begin_write(self: &Arc<Self>) -> Transaction {
+        Transaction::begin(self.clone(), true)
+    }
+
+    pub fn last_committed(&self) -> u64 {
+        self.last_committed.load(Ordering::Acquire)
+    }
+
+    pub fn visible_watermark(&self) -> u64 {
+        self.visible.load(Ordering::Acquire)
+    }
+
+    /// Whether a commit immediately becomes visible to new readers (the default). Durable
+    /// modes turn this off and call [`Storage::advance_visible`] as fsyncs complete.
+    pub fn set_readers_follow_commits(&self, follow: bool) {
+        self.follow_commits.store(follow, Ordering::Release);
+        if follow {
+            self.advance_visible(self.last_committed());
+        }
+    }
+
+    /// Lets new readers see every commit up to `commit` (capped at the last commit).
+    pub fn advance_visible(&self, commit: u64) {
+        let commit = commit.min(self.last_committed());
+        self.visible.fetch_max(commit, Ordering::AcqRel);
+    }
+
+    pub(crate) fn next_txid(&self) -> u64 {
+        self.next_txid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Registers a snapshot and returns it; reading the watermark under the registry lock is
+    /// what keeps garbage collection from freeing what the new snapshot needs.
+    pub(crate) fn register(&self, write: bool) -> u64 {
+        let mut r = self.registry.lock();
+        let s = if write {
+            self.last_committed()
+        } else {
+            self.visible_watermark()
+        };
+        *r.entry(s).or_insert(0) += 1;
+        s
+    }
+
+    pub(crate) fn unregister(&self, snapshot: u64) {
+        let mut r = self.registry.lock();
+        if let Some(n) = r.get_mut(&snapshot) {
+            *n -= 1;
+            if *n == 0 {
+                r.remove(&snapshot);
+            }
+        }
+    }
+
+    /// The oldest snapshot any transaction holds or may yet take.
+    pub(crate) fn oldest_snapshot(&self) -> u64 {
+        let r = self.registry.lock();
+        let v = self.visible_watermark();
+        r.keys().next().map_or(v, |&k| k.min(v))
+    }
+
+    pub(crate) fn label_bitmap(&self, label: u32) -> Option<&Bitmap> {
+        Some(
+            self.label_bits
+                .get_or_alloc(u64::from(label))?
+                .get_or_init(Bitmap::new),
+        )
+    }
+
+    pub(crate) fn label_bitmap_if_any(&self, label: u32) -> Option<&Bitmap> {
+        self.label_bits.get(u64::from(label))?.get()
+    }
+
+    pub(crate) fn schema(&self) -> Arc<Schema> {
+        self.schema.read().clone()
+    }
+
+    // ---- tokens ----
+
+    pub fn label_id(&self, name: &str) -> Option<LabelId> {
+        self.labels.id(name).map(LabelId)
+    }
+
+    pub fn get_or_create_label(&self, name: &str) -> Result<LabelId> {
+        self.labels.get_or_create(name).map(LabelId)
+    }
+
+    pub fn label_name(&self, id: LabelId) -> Option<Arc<str>> {
+        self.labels.name(id.0)
+    }
+
+    pub fn all_labels(&self) -> Vec<(LabelId, Arc<str>)> {
+        self.labels
+            .all()
+            .into_iter()
+            .map(|(i, n)| (LabelId(i), n))
+            .collect()
+    }
+
+    pub fn rel_type_id(&self, name: &str) -> Option<RelTypeId> {
+        self.types.id(name).map(RelTypeId)
+    }
+
+    pub fn get_or_create_rel_type(&self, name: &str) -> Result<RelTypeId> {
+        self.types.get_or_create(name).map(RelTypeId)
+    }
+
+    pub fn rel_type_name(&self, id: RelTypeId) -> Option<Arc<str>> {
+        self.types.name(id.0)
+    }
+
+    pub fn all_rel_types(&self) -> Vec<(RelTypeId, Arc<str>)> {
+        self.types
+            .all()
+            .into_iter()
+            .map(|(i, n)| (RelTypeId(i), n))
+            .collect()
+    }
+
+    pub fn property_key_id(&self, name: &str) -> Option<PropKeyId> {
+        self.keys.id(name).map(PropKeyId)
+    }
+
+    pub fn get_or_create_property_key(&self, name: &str) -> Result<PropKeyId> {
+        self.keys.get_or_create(name).map(PropKeyId)
+    }
+
+    pub fn property_key_name(&self, id: PropKeyId) -> Option<Arc<str>> {
+        self.keys.name(id.0)
+    }
+
+    pub fn all_property_keys(&self) -> Vec<(PropKeyId, Arc<str>)> {
+        self.keys
+            .all()
+            .into_iter()
+            .map(|(i, n)| (PropKeyId(i), n))
+            .collect()
+    }
+
+    pub fn token_counts(&self) -> (usize, usize, usize) {
+        (self.labels.len(), self.types.len(), self.keys.len())
+    }
+
+    // ---- schema ----
+
+    /// `SHOW INDEXES`: every index, including those backing constraints.
+    pub fn indexes(&self) -> Vec<IndexInfo> {
+        self.schema()
+            .defs
+            .iter()
+            .map(|d| IndexInfo {
+                name: d.name.clone(),
+                label: self.labels.name(d.label).unwrap_or_else(|| "".into()),
+                key: self.keys.name(d.key).unwrap_or_else(|| "".into()),
+                kind: if d.unique {
+                    IndexKind::Unique
+                } else {
+                    IndexKind::Range
+                },
+                state: if d.is_online() {
+                    IndexState::Online
+                } else {
+                    IndexState::Populating
+                },
+                entries: d.data.len(),
+            })
+            .collect()
+    }
+
+    /// `SHOW CONSTRAINTS`: the uniqueness constraints.
+    pub fn constraints(&self) -> Vec<IndexInfo> {
+        self.indexes()
+            .into_iter()
+            .filter(|i| i.kind == IndexKind::Unique)
+            .collect()
+    }
+
+    // ---- housekeeping ----
+
+    pub fn stats(&self) -> StorageStats {
+        let label_bits = (0..self.labels.len() as u32)
+            .filter_map(|l| self.label_bitmap_if_any(l))
+            .map(Bitmap::count_ones)
+            .sum();
+        StorageStats {
+            live_deltas: self.live_deltas.load(Ordering::Relaxed),
+            index_entries: self.schema().defs.iter().map(|d| d.data.len()).sum(),
+            label_bits,
+            gc_pending_batches: self.gc_queue.lock().len(),
+            count_history: self.counts.history_len(),
+            live_snapshots: self.registry.lock().values().sum(),
+        }
+    }
+
+    /// Replays a redo record (recovery). The record's commit number must be newer than the
+    /// store's; ids are taken from the record.
+    pub fn apply_redo(self: &Arc<Self>, record: &RedoRecord) -> Result<()> {
+        if record.commit <= self.last_committed() {
+            return Err(Error::Replay(format!(
+                "commit {} is not newer than the store's {}",
+                record.commit,
+                self.last_committed()
+            )));
+        }
+        let tx = Transaction::begin_replay(self.clone());
+        for op in &record.ops {
+            if let Err(e) = tx.replay_op(op) {
+                let _ = tx.rollback();
+                return Err(e);
+            }
+        }
+        tx.commit_replay(record.commit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn storage_and_transactions_are_shareable() {
+        assert_send_sync::<Storage>();
+        assert_send_sync::<Transaction>();
+    }
+
+    #[test]
+    fn watermarks_and_registry() {
+        let s = Storage::new();
+        assert_eq!(s.register(false), 0);
+        assert_eq!(s.oldest_snapshot(), 0);
+        s.unregister(0);
+        s.last_committed.store(5, Ordering::Release);
+        s.set_readers_follow_commits(false);
+        assert_eq!(s.visible_watermark(), 0);
+        s.advance_visible(9);
+        assert_eq!(s.visible_watermark(), 5);
+        assert_eq!(s.register(true), 5);
+        assert_eq!(s.oldest_snapshot(), 5);
+    }
+}

@@ -1,0 +1,573 @@
+//! Transactions: their lifecycle, the view they read at, and commit and rollback.
+//!
+//! A transaction's methods take `&self`: the engine keeps it in an `Arc` and lets cursors own a
+//! handle to it across many pulls. Writes serialise on the transaction's state lock, which is
+//! always taken before any entity lock (commit and rollback follow the same order).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
+
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::commit_log::DurabilityTicket;
+use crate::counts::OwnCounts;
+use crate::error::{EntityKind, Error, Result};
+use crate::gc::{GcBatch, GcItem};
+use crate::graph::{NodeRec, RelRec, adj_insert, adj_remove};
+use crate::index::{equal, key_of};
+use crate::mvcc::{self, TxCell, Undo, View};
+use crate::read;
+use crate::redo::{RedoOp, RedoRecord};
+use crate::schema::IndexDef;
+use crate::storage::Storage;
+
+const ACTIVE: u8 = 0;
+const COMMITTED: u8 = 1;
+const ROLLED_BACK: u8 = 2;
+
+/// What a successful commit reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommitInfo {
+    /// The commit number (for a transaction that changed nothing, its snapshot).
+    pub commit: u64,
+    /// Present when a commit log took the record: wait on it for durability.
+    pub ticket: Option<DurabilityTicket>,
+    /// Whether anything was written.
+    pub changed: bool,
+}
+
+pub(crate) enum SchemaOp {
+    Create {
+        name: String,
+        label: u32,
+        key: u32,
+        unique: bool,
+    },
+    Drop {
+        name: String,
+        unique: bool,
+    },
+}
+
+#[derive(Default)]
+pub(crate) struct TxState {
+    pub touched_nodes: Vec<u64>,
+    pub touched_rels: Vec<u64>,
+    pub redo: Vec<RedoOp>,
+    pub counts: OwnCounts,
+    /// Index entries and label bits this transaction's commit may make stale.
+    pub stale_on_commit: Vec<GcItem>,
+    /// Index entries and label bits a rollback leaves behind.
+    pub stale_on_rollback: Vec<GcItem>,
+    pub schema_ops: Vec<SchemaOp>,
+}
+
+pub(crate) struct TxInner {
+    pub storage: Arc<Storage>,
+    pub write: bool,
+    pub replay: bool,
+    /// Whether to build redo records (only when a commit log is installed).
+    pub log: bool,
+    pub snapshot: u64,
+    pub txid: u64,
+    pub cell: Arc<TxCell>,
+    pub command: AtomicU32,
+    pub status: AtomicU8,
+    pub state: Mutex<TxState>,
+}
+
+impl TxInner {
+    pub(crate) fn check_active(&self) -> Result<()> {
+        if self.status.load(Ordering::Acquire) == ACTIVE {
+            Ok(())
+        } else {
+            Err(Error::TransactionClosed)
+        }
+    }
+
+    pub(crate) fn view(&self) -> View {
+        View {
+            snapshot: self.snapshot,
+            txid: self.txid,
+            command: self.command.load(Ordering::Acquire),
+        }
+    }
+
+    pub(crate) fn node_slot(&self, id: u64) -> Result<&Mutex<NodeRec>> {
+        self.storage
+            .nodes
+            .get(id)
+            .ok_or_else(|| Error::node_not_found(id))
+    }
+
+    pub(crate) fn rel_slot(&self, id: u64) -> Result<&Mutex<RelRec>> {
+        self.storage
+            .rels
+            .get(id)
+            .ok_or_else(|| Error::rel_not_found(id))
+    }
+
+    /// Ends the transaction, undoing its changes. Idempotent on an ended transaction.
+    fn rollback_inner(&self) -> Result<()> {
+        let mut st = self.state.lock();
+        if self
+            .status
+            .compare_exchange(ACTIVE, ROLLED_BACK, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Err(Error::TransactionClosed);
+        }
+        self.undo_all(&mut st);
+        self.storage.unregister(self.snapshot);
+        Ok(())
+    }
+
+    /// Reverts every change of the transaction in place and queues what it left in indexes.
+    fn undo_all(&self, st: &mut TxState) {
+        let mut popped = 0;
+        for &id in st.touched_nodes.iter().rev() {
+            let Some(slot) = self.storage.nodes.get(id) else {
+                continue;
+            };
+            let mut g = slot.lock();
+            let rec = &mut *g;
+            let mut chain = rec.chain.take();
+            popped += mvcc::pop_own(&mut chain, self.txid, |u| undo_node(rec, u));
+            rec.chain = chain;
+        }
+        for &id in st.touched_rels.iter().rev() {
+            let Some(slot) = self.storage.rels.get(id) else {
+                continue;
+            };
+            let mut g = slot.lock();
+            let rec = &mut *g;
+            let mut chain = rec.chain.take();
+            popped += mvcc::pop_own(&mut chain, self.txid, |u| undo_rel(rec, u));
+            rec.chain = chain;
+        }
+        self.storage
+            .live_deltas
+            .fetch_sub(popped as i64, Ordering::Relaxed);
+        st.touched_nodes.clear();
+        st.touched_rels.clear();
+        st.redo.clear();
+        st.stale_on_commit.clear();
+        self.storage.enqueue_gc(GcBatch {
+            ts: self.storage.last_committed(),
+            nodes: Vec::new(),
+            rels: Vec::new(),
+            items: std::mem::take(&mut st.stale_on_rollback),
+        });
+    }
+}
+
+fn undo_node(rec: &mut NodeRec, u: Undo) {
+    let ok = match u {
+        Undo::Created => {
+            rec.clear();
+            Ok(())
+        }
+        Undo::Deleted => {
+            rec.set_deleted(false);
+            Ok(())
+        }
+        Undo::Property { key, old } => rec.set_prop(key, old.as_ref()).map(|_| ()),
+        Undo::LabelAdded(l) => rec.labels().and_then(|mut ls| {
+            ls.retain(|x| *x != l);
+            rec.set_labels(&ls)
+        }),
+        Undo::LabelRemoved(l) => rec.labels().and_then(|mut ls| {
+            if !ls.contains(&l) {
+                ls.push(l);
+            }
+            rec.set_labels(&ls)
+        }),
+        Undo::EdgeAdded { out, entry } => {
+            adj_remove(rec.adj_mut(out), entry);
+            Ok(())
+        }
+        Undo::EdgeRemoved { out, entry } => {
+            adj_insert(rec.adj_mut(out), entry);
+            Ok(())
+        }
+    };
+    debug_assert!(ok.is_ok(), "undo of a node change failed: {ok:?}");
+}
+
+fn undo_rel(rec: &mut RelRec, u: Undo) {
+    match u {
+        Undo::Created => rec.clear(),
+        Undo::Deleted => rec.set_deleted(false),
+        Undo::Property { key, old } => {
+            let ok = rec.props.set(key, old.as_ref());
+            debug_assert!(ok.is_ok());
+        }
+        _ => {}
+    }
+}
+
+impl Drop for TxInner {
+    fn drop(&mut self) {
+        if self.status.load(Ordering::Acquire) == ACTIVE {
+            let _ = self.rollback_inner();
+        }
+    }
+}
+
+/// A transaction over a [`Storage`]. Dropping an active transaction rolls it back.
+pub struct Transaction {
+    pub(crate) inner: Arc<TxInner>,
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if self.inner.status.load(Ordering::Acquire) == ACTIVE {
+            let _ = self.inner.rollback_inner();
+        }
+    }
+}
+
+impl std::fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("snapshot", &self.inner.snapshot)
+            .field("write", &self.inner.write)
+            .field("command", &self.inner.command.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transaction {
+    pub(crate) fn begin(storage: Arc<Storage>, write: bool) -> Transaction {
+        Self::begin_with(storage, write, false)
+    }
+
+    pub(crate) fn begin_replay(storage: Arc<Storage>) -> Transaction {
+        Self::begin_with(storage, true, true)
+    }
+
+    fn begin_with(storage: Arc<Storage>, write: bool, replay: bool) -> Transaction {
+        let snapshot = storage.register(write);
+        let txid = storage.next_txid();
+        let log = write && !replay && storage.has_log.load(Ordering::Acquire);
+        Transaction {
+            inner: Arc::new(TxInner {
+                storage,
+                write,
+                replay,
+                log,
+                snapshot,
+                txid,
+                cell: TxCell::new(txid),
+                command: AtomicU32::new(0),
+                status: AtomicU8::new(ACTIVE),
+                state: Mutex::new(TxState::default()),
+            }),
+        }
+    }
+
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.inner.storage
+    }
+
+    /// The commit number this transaction reads as of.
+    pub fn snapshot(&self) -> u64 {
+        self.inner.snapshot
+    }
+
+    pub fn is_write(&self) -> bool {
+        self.inner.write
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.inner.status.load(Ordering::Acquire) == ACTIVE
+    }
+
+    /// The current command. Reads see this transaction's changes made at earlier commands.
+    pub fn command(&self) -> u32 {
+        self.inner.command.load(Ordering::Acquire)
+    }
+
+    /// Starts a new command: everything written so far becomes visible to later reads.
+    pub fn advance_command(&self) -> Result<u32> {
+        self.inner.check_active()?;
+        Ok(self.inner.command.fetch_add(1, Ordering::AcqRel) + 1)
+    }
+
+    /// Locks the state for a data write after checking the transaction may write data.
+    pub(crate) fn data_write(&self) -> Result<MutexGuard<'_, TxState>> {
+        let tx = &*self.inner;
+        if !tx.write {
+            tx.check_active()?;
+            return Err(Error::ReadOnlyTransaction);
+        }
+        let st = tx.state.lock();
+        tx.check_active()?;
+        if !st.schema_ops.is_empty() {
+            return Err(Error::MixedSchemaAndData);
+        }
+        Ok(st)
+    }
+
+    pub(crate) fn schema_write(&self) -> Result<MutexGuard<'_, TxState>> {
+        let tx = &*self.inner;
+        if !tx.write {
+            tx.check_active()?;
+            return Err(Error::ReadOnlyTransaction);
+        }
+        let st = tx.state.lock();
+        tx.check_active()?;
+        if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() {
+            return Err(Error::MixedSchemaAndData);
+        }
+        Ok(st)
+    }
+
+    pub fn rollback(&self) -> Result<()> {
+        self.inner.rollback_inner()
+    }
+
+    pub fn commit(&self) -> Result<CommitInfo> {
+        self.commit_at(None)
+    }
+
+    pub(crate) fn commit_replay(&self, commit: u64) -> Result<()> {
+        self.commit_at(Some(commit)).map(|_| ())
+    }
+
+    fn commit_at(&self, forced: Option<u64>) -> Result<CommitInfo> {
+        let tx = &*self.inner;
+        let storage = &tx.storage;
+        let mut st = tx.state.lock();
+        tx.check_active()?;
+        let empty =
+            st.touched_nodes.is_empty() && st.touched_rels.is_empty() && st.schema_ops.is_empty();
+        if !tx.write || (empty && forced.is_none()) {
+            tx.status.store(COMMITTED, Ordering::Release);
+            storage.unregister(tx.snapshot);
+            return Ok(CommitInfo {
+                commit: tx.snapshot,
+                ticket: None,
+                changed: false,
+            });
+        }
+        let slot = storage.commit.lock();
+        let applied = match self.apply_schema_ops(&mut st) {
+            Ok(applied) => applied,
+            Err(e) => {
+                drop(slot);
+                self.fail(&mut st);
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.check_unique(&st) {
+            drop(slot);
+            self.fail(&mut st);
+            return Err(e);
+        }
+        let last = storage.last_committed();
+        let n = match forced {
+            Some(n) if n > last => n,
+            Some(n) => {
+                drop(slot);
+                self.fail(&mut st);
+                return Err(Error::Replay(format!(
+                    "commit {n} is not newer than {last}"
+                )));
+            }
+            None => last + 1,
+        };
+        let mut ticket = None;
+        if let (Some(log), false) = (&slot.log, tx.replay) {
+            let record = RedoRecord {
+                commit: n,
+                ops: std::mem::take(&mut st.redo),
+            };
+            match log.append(&record) {
+                Ok(t) => ticket = Some(t),
+                Err(e) => {
+                    for def in &applied {
+                        self.unpublish(def);
+                    }
+                    drop(slot);
+                    self.fail(&mut st);
+                    return Err(Error::CommitLog(e));
+                }
+            }
+        }
+        tx.cell.publish(n);
+        storage.counts.publish(n, st.counts.totals());
+        storage
+            .last_committed
+            .store(n, std::sync::atomic::Ordering::Release);
+        if storage.follow_commits.load(Ordering::Acquire) {
+            storage.visible.store(n, Ordering::Release);
+        }
+        drop(slot);
+        tx.status.store(COMMITTED, Ordering::Release);
+        storage.unregister(tx.snapshot);
+        storage.enqueue_gc(GcBatch {
+            ts: n,
+            nodes: std::mem::take(&mut st.touched_nodes),
+            rels: std::mem::take(&mut st.touched_rels),
+            items: std::mem::take(&mut st.stale_on_commit),
+        });
+        st.stale_on_rollback.clear();
+        drop(st);
+        storage.gc_after_commit();
+        Ok(CommitInfo {
+            commit: n,
+            ticket,
+            changed: true,
+        })
+    }
+
+    /// Rolls back after a failed commit.
+    fn fail(&self, st: &mut TxState) {
+        let tx = &*self.inner;
+        tx.status.store(ROLLED_BACK, Ordering::Release);
+        tx.undo_all(st);
+        tx.storage.unregister(tx.snapshot);
+    }
+
+    /// Checks every uniqueness constraint the transaction's nodes fall under, against the
+    /// newest committed data plus this transaction's changes. Runs under the commit lock, so
+    /// no other commit can slip a duplicate in between.
+    fn check_unique(&self, st: &TxState) -> Result<()> {
+        let tx = &*self.inner;
+        let storage = &tx.storage;
+        let schema = storage.schema();
+        if !schema.defs.iter().any(|d| d.unique) {
+            return Ok(());
+        }
+        let view = View {
+            snapshot: storage.last_committed(),
+            txid: tx.txid,
+            command: u32::MAX,
+        };
+        for &id in &st.touched_nodes {
+            let mut checks: Vec<(Arc<IndexDef>, quiver_value::Value)> = Vec::new();
+            {
+                let Some(slot) = storage.nodes.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if !g.is_live() {
+                    continue;
+                }
+                let labels = g.labels()?;
+                for def in schema.defs.iter().filter(|d| d.unique) {
+                    if labels.contains(&def.label) {
+                        if let Some(v) = crate::graph::prop_get(g.props()?, def.key)? {
+                            checks.push((def.clone(), v));
+                        }
+                    }
+                }
+            }
+            for (def, v) in checks {
+                for other in def.data.nodes_with_key(&key_of(&v)) {
+                    if other == id {
+                        continue;
+                    }
+                    let Some(slot) = storage.nodes.get(other) else {
+                        continue;
+                    };
+                    let g = slot.lock();
+                    let has_label = read::node_has_label(&g, &view, def.label)? == Some(true);
+                    let same = read::node_prop(&g, &view, def.key)?
+                        .flatten()
+                        .is_some_and(|o| equal(&o, &v));
+                    if has_label && same {
+                        return Err(Error::ConstraintViolation {
+                            node: other,
+                            label: storage.labels.name_or_err(def.label)?,
+                            key: storage.keys.name_or_err(def.key)?,
+                            value: v,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn is_own_head(&self, chain: &mvcc::Chain) -> bool {
+        chain
+            .as_deref()
+            .is_some_and(|d| d.cell.get() == self.inner.txid)
+    }
+
+    /// Pushes an undo on a node, recording the node as touched the first time.
+    pub(crate) fn push_node(&self, st: &mut TxState, rec: &mut NodeRec, id: u64, undo: Undo) {
+        if !self.is_own_head(&rec.chain) {
+            st.touched_nodes.push(id);
+        }
+        mvcc::push(&mut rec.chain, &self.inner.cell, self.command(), undo);
+        self.inner
+            .storage
+            .live_deltas
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn push_rel(&self, st: &mut TxState, rec: &mut RelRec, id: u64, undo: Undo) {
+        if !self.is_own_head(&rec.chain) {
+            st.touched_rels.push(id);
+        }
+        mvcc::push(&mut rec.chain, &self.inner.cell, self.command(), undo);
+        self.inner
+            .storage
+            .live_deltas
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// First updater wins: fails unless this transaction may change the node now.
+    pub(crate) fn check_node_writable(&self, rec: &NodeRec, id: u64) -> Result<()> {
+        let tx = &*self.inner;
+        if rec.is_vacant() {
+            return Err(Error::node_not_found(id));
+        }
+        if !mvcc::writable(&rec.chain, tx.txid, tx.snapshot) {
+            let view = View {
+                command: u32::MAX,
+                ..tx.view()
+            };
+            return Err(if read::node_exists(rec, &view) {
+                Error::WriteConflict {
+                    kind: EntityKind::Node,
+                    id,
+                }
+            } else {
+                Error::node_not_found(id)
+            });
+        }
+        if !rec.is_live() {
+            return Err(Error::node_not_found(id));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_rel_writable(&self, rec: &RelRec, id: u64) -> Result<()> {
+        let tx = &*self.inner;
+        if rec.is_vacant() {
+            return Err(Error::rel_not_found(id));
+        }
+        if !mvcc::writable(&rec.chain, tx.txid, tx.snapshot) {
+            let view = View {
+                command: u32::MAX,
+                ..tx.view()
+            };
+            return Err(if read::rel_exists(rec, &view) {
+                Error::WriteConflict {
+                    kind: EntityKind::Relationship,
+                    id,
+                }
+            } else {
+                Error::rel_not_found(id)
+            });
+        }
+        if !rec.is_live() {
+            return Err(Error::rel_not_found(id));
+        }
+        Ok(())
+    }
+}

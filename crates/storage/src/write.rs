@@ -1,0 +1,698 @@
+//! Write operations of a transaction.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use parking_lot::{Mutex, MutexGuard};
+use smallvec::SmallVec;
+
+use quiver_value::Value;
+
+use crate::codec::check_storable;
+use crate::counts::CountKey;
+use crate::error::{Error, Result};
+use crate::gc::GcItem;
+use crate::graph::{AdjEntry, NodeRec, adj_insert, adj_remove, prop_get, put_props};
+use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
+use crate::index::key_of;
+use crate::mvcc::Undo;
+use crate::redo::RedoOp;
+use crate::txn::{Transaction, TxState};
+
+/// Locks a relationship's two endpoints, lower id first so that two writers never wait on each
+/// other in opposite orders. A self-loop takes one lock.
+fn lock_pair<'a>(
+    start_slot: &'a Mutex<NodeRec>,
+    end_slot: &'a Mutex<NodeRec>,
+    start: u64,
+    end: u64,
+) -> (MutexGuard<'a, NodeRec>, Option<MutexGuard<'a, NodeRec>>) {
+    match start.cmp(&end) {
+        std::cmp::Ordering::Equal => (start_slot.lock(), None),
+        std::cmp::Ordering::Less => {
+            let a = start_slot.lock();
+            (a, Some(end_slot.lock()))
+        }
+        std::cmp::Ordering::Greater => {
+            let b = end_slot.lock();
+            (start_slot.lock(), Some(b))
+        }
+    }
+}
+
+fn checked_props(props: &[(PropKeyId, Value)]) -> Result<Vec<(u32, Value)>> {
+    let mut out = Vec::with_capacity(props.len());
+    for (k, v) in props {
+        if v.is_null() {
+            continue;
+        }
+        check_storable(v)?;
+        out.push((k.0, v.clone()));
+    }
+    Ok(out)
+}
+
+impl Transaction {
+    fn prop_names(&self, props: &[(u32, Value)]) -> Result<Vec<(Arc<str>, Value)>> {
+        let keys = &self.inner.storage.keys;
+        props
+            .iter()
+            .map(|(k, v)| Ok((keys.name_or_err(*k)?, v.clone())))
+            .collect()
+    }
+
+    fn label_name(&self, l: u32) -> Result<Arc<str>> {
+        self.inner.storage.labels.name_or_err(l)
+    }
+
+    fn key_name(&self, k: u32) -> Result<Arc<str>> {
+        self.inner.storage.keys.name_or_err(k)
+    }
+
+    fn count_change(&self, st: &mut TxState, key: CountKey, delta: i64) {
+        st.counts.add(key, self.command(), delta);
+    }
+
+    fn alloc_node_id(&self, explicit: Option<u64>) -> Result<u64> {
+        let storage = &self.inner.storage;
+        let id = match explicit {
+            Some(id) => {
+                storage.next_node.fetch_max(id + 1, Ordering::AcqRel);
+                id
+            }
+            None => storage.next_node.fetch_add(1, Ordering::AcqRel),
+        };
+        if id >= ENTITY_IDS_MAX {
+            return Err(Error::CapacityExceeded {
+                what: "node ids",
+                limit: ENTITY_IDS_MAX,
+            });
+        }
+        Ok(id)
+    }
+
+    fn alloc_rel_id(&self, explicit: Option<u64>) -> Result<u64> {
+        let storage = &self.inner.storage;
+        let id = match explicit {
+            Some(id) => {
+                storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
+                id
+            }
+            None => storage.next_rel.fetch_add(1, Ordering::AcqRel),
+        };
+        if id >= ENTITY_IDS_MAX {
+            return Err(Error::CapacityExceeded {
+                what: "relationship ids",
+                limit: ENTITY_IDS_MAX,
+            });
+        }
+        Ok(id)
+    }
+
+    /// Adds index entries for the node's properties under the indexes on `labels`.
+    fn index_node(&self, st: &mut TxState, rec: &NodeRec, id: u64, labels: &[u32]) -> Result<()> {
+        let schema = self.inner.storage.schema();
+        if schema.is_empty() {
+            return Ok(());
+        }
+        let props = rec.props()?;
+        for l in labels {
+            for def in schema.on_label(*l) {
+                if let Some(v) = prop_get(props, def.key)? {
+                    let key = key_of(&v);
+                    def.data.insert(key.clone(), id);
+                    st.stale_on_rollback.push(GcItem::Entry {
+                        def: def.clone(),
+                        key,
+                        node: id,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the entries of the node's properties under the indexes on `labels` as possibly
+    /// stale once this transaction commits.
+    fn unindex_node(&self, st: &mut TxState, rec: &NodeRec, id: u64, labels: &[u32]) -> Result<()> {
+        let schema = self.inner.storage.schema();
+        if schema.is_empty() {
+            return Ok(());
+        }
+        let props = rec.props()?;
+        for l in labels {
+            for def in schema.on_label(*l) {
+                if let Some(v) = prop_get(props, def.key)? {
+                    st.stale_on_commit.push(GcItem::Entry {
+                        def: def.clone(),
+                        key: key_of(&v),
+                        node: id,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn create_node(&self, labels: &[LabelId], props: &[(PropKeyId, Value)]) -> Result<NodeId> {
+        let mut st = self.data_write()?;
+        self.create_node_in(&mut st, None, labels, props)
+    }
+
+    fn create_node_in(
+        &self,
+        st: &mut TxState,
+        explicit: Option<u64>,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> Result<NodeId> {
+        let storage = &self.inner.storage;
+        let props = checked_props(props)?;
+        let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
+        for l in labels {
+            storage.labels.name_or_err(l.0)?;
+            if !ls.contains(&l.0) {
+                ls.push(l.0);
+            }
+        }
+        for (k, _) in &props {
+            storage.keys.name_or_err(*k)?;
+        }
+        let id = self.alloc_node_id(explicit)?;
+        let slot = storage
+            .nodes
+            .get_or_alloc(id)
+            .ok_or(Error::CapacityExceeded {
+                what: "node ids",
+                limit: ENTITY_IDS_MAX,
+            })?;
+        let mut g = slot.lock();
+        if !g.is_vacant() || g.chain.is_some() {
+            return Err(Error::Replay(format!("node {id} already exists")));
+        }
+        g.init(&ls, &props);
+        self.push_node(st, &mut g, id, Undo::Created);
+        for l in &ls {
+            if let Some(bits) = storage.label_bitmap(*l) {
+                bits.set(id);
+            }
+            st.stale_on_rollback.push(GcItem::LabelBit {
+                label: *l,
+                node: id,
+            });
+        }
+        self.index_node(st, &g, id, &ls)?;
+        drop(g);
+        self.count_change(st, CountKey::Nodes, 1);
+        for l in &ls {
+            self.count_change(st, CountKey::Label(*l), 1);
+        }
+        if self.inner.log {
+            let labels = ls
+                .iter()
+                .map(|l| self.label_name(*l))
+                .collect::<Result<_>>()?;
+            let props = self.prop_names(&props)?;
+            st.redo.push(RedoOp::CreateNode { id, labels, props });
+        }
+        Ok(NodeId(id))
+    }
+
+    /// Sets a property (`Null` removes it); returns the previous value.
+    pub fn set_node_property(
+        &self,
+        node: NodeId,
+        key: PropKeyId,
+        value: Value,
+    ) -> Result<Option<Value>> {
+        let mut st = self.data_write()?;
+        self.set_node_property_in(&mut st, node.0, key.0, value)
+    }
+
+    pub fn remove_node_property(&self, node: NodeId, key: PropKeyId) -> Result<Option<Value>> {
+        let mut st = self.data_write()?;
+        self.set_node_property_in(&mut st, node.0, key.0, Value::Null)
+    }
+
+    fn set_node_property_in(
+        &self,
+        st: &mut TxState,
+        id: u64,
+        key: u32,
+        value: Value,
+    ) -> Result<Option<Value>> {
+        let remove = value.is_null();
+        if !remove {
+            check_storable(&value)?;
+        }
+        let key_name = self.key_name(key)?;
+        let slot = self.inner.node_slot(id)?;
+        let mut g = slot.lock();
+        self.check_node_writable(&g, id)?;
+        let new = (!remove).then_some(&value);
+        let old = g.set_prop(key, new)?;
+        if old.is_none() && remove {
+            return Ok(None);
+        }
+        self.push_node(
+            st,
+            &mut g,
+            id,
+            Undo::Property {
+                key,
+                old: old.clone(),
+            },
+        );
+        let schema = self.inner.storage.schema();
+        if !schema.is_empty() {
+            let labels = g.labels()?;
+            for def in schema.defs.iter().filter(|d| d.key == key) {
+                if !labels.contains(&def.label) {
+                    continue;
+                }
+                if let Some(v) = new {
+                    let k = key_of(v);
+                    def.data.insert(k.clone(), id);
+                    st.stale_on_rollback.push(GcItem::Entry {
+                        def: def.clone(),
+                        key: k,
+                        node: id,
+                    });
+                }
+                if let Some(o) = &old {
+                    st.stale_on_commit.push(GcItem::Entry {
+                        def: def.clone(),
+                        key: key_of(o),
+                        node: id,
+                    });
+                }
+            }
+        }
+        drop(g);
+        if self.inner.log {
+            st.redo.push(if remove {
+                RedoOp::RemoveNodeProperty { id, key: key_name }
+            } else {
+                RedoOp::SetNodeProperty {
+                    id,
+                    key: key_name,
+                    value,
+                }
+            });
+        }
+        Ok(old)
+    }
+
+    /// Adds a label; returns whether the node did not have it.
+    pub fn add_label(&self, node: NodeId, label: LabelId) -> Result<bool> {
+        let mut st = self.data_write()?;
+        self.set_label_in(&mut st, node.0, label.0, true)
+    }
+
+    /// Removes a label; returns whether the node had it.
+    pub fn remove_label(&self, node: NodeId, label: LabelId) -> Result<bool> {
+        let mut st = self.data_write()?;
+        self.set_label_in(&mut st, node.0, label.0, false)
+    }
+
+    fn set_label_in(&self, st: &mut TxState, id: u64, label: u32, add: bool) -> Result<bool> {
+        let storage = &self.inner.storage;
+        let name = self.label_name(label)?;
+        let slot = self.inner.node_slot(id)?;
+        let mut g = slot.lock();
+        self.check_node_writable(&g, id)?;
+        let mut labels = g.labels()?;
+        if labels.contains(&label) == add {
+            return Ok(false);
+        }
+        if add {
+            labels.push(label);
+            g.set_labels(&labels)?;
+            self.push_node(st, &mut g, id, Undo::LabelAdded(label));
+            if let Some(bits) = storage.label_bitmap(label) {
+                bits.set(id);
+            }
+            st.stale_on_rollback
+                .push(GcItem::LabelBit { label, node: id });
+            self.index_node(st, &g, id, &[label])?;
+        } else {
+            labels.retain(|l| *l != label);
+            g.set_labels(&labels)?;
+            self.push_node(st, &mut g, id, Undo::LabelRemoved(label));
+            st.stale_on_commit
+                .push(GcItem::LabelBit { label, node: id });
+            self.unindex_node(st, &g, id, &[label])?;
+        }
+        drop(g);
+        self.count_change(st, CountKey::Label(label), if add { 1 } else { -1 });
+        if self.inner.log {
+            st.redo.push(if add {
+                RedoOp::AddLabel { id, label: name }
+            } else {
+                RedoOp::RemoveLabel { id, label: name }
+            });
+        }
+        Ok(true)
+    }
+
+    /// Deletes a node that has no relationships.
+    pub fn delete_node(&self, node: NodeId) -> Result<()> {
+        let mut st = self.data_write()?;
+        self.delete_node_in(&mut st, node.0)
+    }
+
+    fn delete_node_in(&self, st: &mut TxState, id: u64) -> Result<()> {
+        let slot = self.inner.node_slot(id)?;
+        let mut g = slot.lock();
+        self.check_node_writable(&g, id)?;
+        if !g.out.is_empty() || !g.inc.is_empty() {
+            return Err(Error::DeleteConnectedNode { id });
+        }
+        let labels = g.labels()?;
+        g.set_deleted(true);
+        self.push_node(st, &mut g, id, Undo::Deleted);
+        drop(g);
+        self.count_change(st, CountKey::Nodes, -1);
+        for l in &labels {
+            self.count_change(st, CountKey::Label(*l), -1);
+        }
+        if self.inner.log {
+            st.redo.push(RedoOp::DeleteNode { id });
+        }
+        Ok(())
+    }
+
+    /// Deletes a node and its relationships; returns how many relationships were deleted.
+    pub fn detach_delete_node(&self, node: NodeId) -> Result<usize> {
+        let mut st = self.data_write()?;
+        let id = node.0;
+        let rels: Vec<u64> = {
+            let slot = self.inner.node_slot(id)?;
+            let g = slot.lock();
+            self.check_node_writable(&g, id)?;
+            let mut rels: Vec<u64> = g.out.iter().chain(g.inc.iter()).map(|e| e.rel()).collect();
+            rels.sort_unstable();
+            rels.dedup();
+            rels
+        };
+        for rel in &rels {
+            self.delete_relationship_in(&mut st, *rel)?;
+        }
+        self.delete_node_in(&mut st, id)?;
+        Ok(rels.len())
+    }
+
+    pub fn create_relationship(
+        &self,
+        start: NodeId,
+        end: NodeId,
+        rel_type: RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<RelId> {
+        let mut st = self.data_write()?;
+        self.create_relationship_in(&mut st, None, start.0, end.0, rel_type.0, props)
+    }
+
+    fn create_relationship_in(
+        &self,
+        st: &mut TxState,
+        explicit: Option<u64>,
+        start: u64,
+        end: u64,
+        ty: u32,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<RelId> {
+        let storage = &self.inner.storage;
+        let type_name = storage.types.name_or_err(ty)?;
+        let props = checked_props(props)?;
+        for (k, _) in &props {
+            storage.keys.name_or_err(*k)?;
+        }
+        let mut blob = Vec::new();
+        put_props(&mut blob, &props);
+        let start_slot = self.inner.node_slot(start)?;
+        let end_slot = self.inner.node_slot(end)?;
+        let (mut a, mut b) = lock_pair(start_slot, end_slot, start, end);
+        self.check_node_writable(&a, start)?;
+        if let Some(b) = &b {
+            self.check_node_writable(b, end)?;
+        }
+        let id = self.alloc_rel_id(explicit)?;
+        let rel_slot = storage
+            .rels
+            .get_or_alloc(id)
+            .ok_or(Error::CapacityExceeded {
+                what: "relationship ids",
+                limit: ENTITY_IDS_MAX,
+            })?;
+        let mut r = rel_slot.lock();
+        if !r.is_vacant() || r.chain.is_some() {
+            return Err(Error::Replay(format!("relationship {id} already exists")));
+        }
+        r.init(start, end, ty, &blob);
+        self.push_rel(st, &mut r, id, Undo::Created);
+        drop(r);
+        let out_entry = AdjEntry::new(id, end, ty);
+        let in_entry = AdjEntry::new(id, start, ty);
+        adj_insert(&mut a.out, out_entry);
+        self.push_node(
+            st,
+            &mut a,
+            start,
+            Undo::EdgeAdded {
+                out: true,
+                entry: out_entry,
+            },
+        );
+        let target = match b.as_mut() {
+            Some(b) => &mut **b,
+            None => &mut *a,
+        };
+        adj_insert(&mut target.inc, in_entry);
+        self.push_node(
+            st,
+            target,
+            end,
+            Undo::EdgeAdded {
+                out: false,
+                entry: in_entry,
+            },
+        );
+        drop(b);
+        drop(a);
+        self.count_change(st, CountKey::Rels, 1);
+        self.count_change(st, CountKey::Type(ty), 1);
+        if self.inner.log {
+            let props = self.prop_names(&props)?;
+            st.redo.push(RedoOp::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type: type_name,
+                props,
+            });
+        }
+        Ok(RelId(id))
+    }
+
+    pub fn delete_relationship(&self, rel: RelId) -> Result<()> {
+        let mut st = self.data_write()?;
+        self.delete_relationship_in(&mut st, rel.0)
+    }
+
+    fn delete_relationship_in(&self, st: &mut TxState, id: u64) -> Result<()> {
+        let rel_slot = self.inner.rel_slot(id)?;
+        let (start, end, ty) = {
+            let r = rel_slot.lock();
+            self.check_rel_writable(&r, id)?;
+            (r.start(), r.end(), r.ty())
+        };
+        let start_slot = self.inner.node_slot(start)?;
+        let end_slot = self.inner.node_slot(end)?;
+        let (mut a, mut b) = lock_pair(start_slot, end_slot, start, end);
+        let mut r = rel_slot.lock();
+        self.check_rel_writable(&r, id)?;
+        self.check_node_writable(&a, start)?;
+        if let Some(b) = &b {
+            self.check_node_writable(b, end)?;
+        }
+        r.set_deleted(true);
+        self.push_rel(st, &mut r, id, Undo::Deleted);
+        drop(r);
+        let out_entry = AdjEntry::new(id, end, ty);
+        let in_entry = AdjEntry::new(id, start, ty);
+        adj_remove(&mut a.out, out_entry);
+        self.push_node(
+            st,
+            &mut a,
+            start,
+            Undo::EdgeRemoved {
+                out: true,
+                entry: out_entry,
+            },
+        );
+        let target = match b.as_mut() {
+            Some(b) => &mut **b,
+            None => &mut *a,
+        };
+        adj_remove(&mut target.inc, in_entry);
+        self.push_node(
+            st,
+            target,
+            end,
+            Undo::EdgeRemoved {
+                out: false,
+                entry: in_entry,
+            },
+        );
+        drop(b);
+        drop(a);
+        self.count_change(st, CountKey::Rels, -1);
+        self.count_change(st, CountKey::Type(ty), -1);
+        if self.inner.log {
+            st.redo.push(RedoOp::DeleteRelationship { id });
+        }
+        Ok(())
+    }
+
+    /// Sets a relationship property (`Null` removes it); returns the previous value.
+    pub fn set_relationship_property(
+        &self,
+        rel: RelId,
+        key: PropKeyId,
+        value: Value,
+    ) -> Result<Option<Value>> {
+        let mut st = self.data_write()?;
+        self.set_rel_property_in(&mut st, rel.0, key.0, value)
+    }
+
+    pub fn remove_relationship_property(
+        &self,
+        rel: RelId,
+        key: PropKeyId,
+    ) -> Result<Option<Value>> {
+        let mut st = self.data_write()?;
+        self.set_rel_property_in(&mut st, rel.0, key.0, Value::Null)
+    }
+
+    fn set_rel_property_in(
+        &self,
+        st: &mut TxState,
+        id: u64,
+        key: u32,
+        value: Value,
+    ) -> Result<Option<Value>> {
+        let remove = value.is_null();
+        if !remove {
+            check_storable(&value)?;
+        }
+        let key_name = self.key_name(key)?;
+        let slot = self.inner.rel_slot(id)?;
+        let mut g = slot.lock();
+        self.check_rel_writable(&g, id)?;
+        let old = g.props.set(key, (!remove).then_some(&value))?;
+        if old.is_none() && remove {
+            return Ok(None);
+        }
+        self.push_rel(
+            st,
+            &mut g,
+            id,
+            Undo::Property {
+                key,
+                old: old.clone(),
+            },
+        );
+        drop(g);
+        if self.inner.log {
+            st.redo.push(if remove {
+                RedoOp::RemoveRelationshipProperty { id, key: key_name }
+            } else {
+                RedoOp::SetRelationshipProperty {
+                    id,
+                    key: key_name,
+                    value,
+                }
+            });
+        }
+        Ok(old)
+    }
+
+    /// Applies one redo op (recovery).
+    pub(crate) fn replay_op(&self, op: &RedoOp) -> Result<()> {
+        let storage = self.inner.storage.clone();
+        let label = |n: &str| storage.get_or_create_label(n);
+        let key = |n: &str| storage.get_or_create_property_key(n);
+        let props = |ps: &[(Arc<str>, Value)]| -> Result<Vec<(PropKeyId, Value)>> {
+            ps.iter().map(|(k, v)| Ok((key(k)?, v.clone()))).collect()
+        };
+        match op {
+            RedoOp::CreateIndex {
+                name,
+                label: l,
+                key: k,
+            } => {
+                return self.create_index(label(l)?, key(k)?, Some(name));
+            }
+            RedoOp::CreateUniqueConstraint {
+                name,
+                label: l,
+                key: k,
+            } => {
+                return self.create_unique_constraint(label(l)?, key(k)?, Some(name));
+            }
+            RedoOp::DropIndex { name } => return self.drop_index(name),
+            RedoOp::DropConstraint { name } => return self.drop_constraint(name),
+            _ => {}
+        }
+        let mut st = self.data_write()?;
+        match op {
+            RedoOp::CreateNode {
+                id,
+                labels,
+                props: ps,
+            } => {
+                let ls = labels
+                    .iter()
+                    .map(|l| label(l))
+                    .collect::<Result<Vec<_>>>()?;
+                self.create_node_in(&mut st, Some(*id), &ls, &props(ps)?)?;
+            }
+            RedoOp::DeleteNode { id } => self.delete_node_in(&mut st, *id)?,
+            RedoOp::SetNodeProperty { id, key: k, value } => {
+                self.set_node_property_in(&mut st, *id, key(k)?.0, value.clone())?;
+            }
+            RedoOp::RemoveNodeProperty { id, key: k } => {
+                self.set_node_property_in(&mut st, *id, key(k)?.0, Value::Null)?;
+            }
+            RedoOp::AddLabel { id, label: l } => {
+                self.set_label_in(&mut st, *id, label(l)?.0, true)?;
+            }
+            RedoOp::RemoveLabel { id, label: l } => {
+                self.set_label_in(&mut st, *id, label(l)?.0, false)?;
+            }
+            RedoOp::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type,
+                props: ps,
+            } => {
+                let ty = storage.get_or_create_rel_type(rel_type)?;
+                self.create_relationship_in(&mut st, Some(*id), *start, *end, ty.0, &props(ps)?)?;
+            }
+            RedoOp::DeleteRelationship { id } => self.delete_relationship_in(&mut st, *id)?,
+            RedoOp::SetRelationshipProperty { id, key: k, value } => {
+                self.set_rel_property_in(&mut st, *id, key(k)?.0, value.clone())?;
+            }
+            RedoOp::RemoveRelationshipProperty { id, key: k } => {
+                self.set_rel_property_in(&mut st, *id, key(k)?.0, Value::Null)?;
+            }
+            RedoOp::CreateIndex { .. }
+            | RedoOp::CreateUniqueConstraint { .. }
+            | RedoOp::DropIndex { .. }
+            | RedoOp::DropConstraint { .. } => {}
+        }
+        Ok(())
+    }
+}
