@@ -147,6 +147,8 @@ impl Server {
                 handshake_timeout: timeouts.handshake,
                 idle_timeout: timeouts.idle,
                 connections_max: limits.bolt_connections_max,
+                message_bytes_max: limits.bolt_message_bytes_max,
+                connection_ids: std::sync::atomic::AtomicU64::new(1),
             }),
         });
         let http_protocol = Arc::new(HttpProtocol {

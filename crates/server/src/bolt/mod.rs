@@ -2,15 +2,18 @@
 
 mod handshake;
 mod refusal;
+mod session;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use quiver_bolt::Version;
 use tokio::net::TcpStream;
 
 pub use handshake::{Agreed, HandshakeError, handshake};
+pub use session::{BoltSession, End};
 
 use crate::auth::UserStore;
 use crate::deadline::Interrupted;
@@ -28,6 +31,16 @@ pub struct BoltShared {
     pub idle_timeout: Duration,
     /// The Bolt connection limit, named in refusals.
     pub connections_max: u32,
+    /// Largest message after de-chunking.
+    pub message_bytes_max: u64,
+    /// Source of `connection_id`s.
+    pub connection_ids: AtomicU64,
+}
+
+impl BoltShared {
+    pub fn next_connection_id(&self) -> u64 {
+        self.connection_ids.fetch_add(1, Ordering::Relaxed)
+    }
 }
 
 /// The Bolt protocol on a listener.
@@ -42,22 +55,37 @@ impl Protocol for BoltProtocol {
             mut stream,
             peer,
             accepted_at,
+            reserved_slot,
             shutdown,
-            ..
         } = connection;
         let deadline = accepted_at + self.shared.handshake_timeout;
-        match handshake(&mut stream, &Version::SUPPORTED, deadline, &shutdown).await {
-            Ok(agreed) => {
-                // The message loop needs the query engine; until it is wired in, a session ends
-                // right after the version is agreed rather than pretending to serve queries.
-                tracing::debug!(%peer, version = %agreed.version, "Bolt handshake done; sessions are not served yet");
-            }
+        let agreed = match handshake(&mut stream, &Version::SUPPORTED, deadline, &shutdown).await {
+            Ok(agreed) => agreed,
             Err(HandshakeError::Interrupted(Interrupted::Deadline)) => {
                 self.shared.metrics.bolt.timed_out.inc();
                 tracing::debug!(%peer, "Bolt handshake deadline passed");
+                return;
             }
-            Err(error) => tracing::debug!(%peer, %error, "Bolt handshake ended"),
+            Err(error) => {
+                tracing::debug!(%peer, %error, "Bolt handshake ended");
+                return;
+            }
+        };
+        let session = BoltSession::new(
+            stream,
+            peer,
+            Arc::clone(&self.shared),
+            shutdown,
+            agreed.version,
+            agreed.leftover,
+            reserved_slot,
+            deadline,
+        );
+        let end = session.run().await;
+        if end == End::TimedOut {
+            self.shared.metrics.bolt.timed_out.inc();
         }
+        tracing::debug!(%peer, ?end, "Bolt session ended");
     }
 
     async fn refuse(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {

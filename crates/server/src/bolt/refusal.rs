@@ -1,33 +1,46 @@
 //! What a Bolt client past the connection limit is told.
 //!
-//! The handshake reply costs one read and one write, so the refusal completes it (the driver would
-//! otherwise report a protocol mismatch) and answers the driver's first message with a FAILURE
-//! `Neo.TransientError.General.ServiceUnavailable` naming the limit. The listener bounds how long
+//! The handshake costs one read and one write, so the refusal completes it (a driver would
+//! otherwise report a protocol mismatch), then sends, without waiting for the driver's HELLO, a
+//! FAILURE `Neo.TransientError.General.ServiceUnavailable` naming the limit in the negotiated
+//! version's format: the driver reads it as the answer to its HELLO. The listener bounds how long
 //! this may take and how many refusals run at once.
 
 use std::time::Duration;
 
+use bytes::BytesMut;
 use quiver_bolt::Version;
-use tokio::io::AsyncWriteExt;
+use quiver_bolt::meta::Failure;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::handshake::handshake;
+use super::session::SERVICE_UNAVAILABLE;
 use crate::http::write_then_drain;
 use crate::shutdown::ShutdownSignal;
 
-/// Most bytes of the refused client's first messages read and discarded before closing.
+/// Most bytes of the refused client's first messages read and discarded before closing, so the
+/// close does not reset the connection before the FAILURE is read.
 const DRAIN_BYTES_MAX: usize = 16 * 1024;
 
-/// Completes the handshake, then closes. The caller's refusal timeout bounds the whole exchange.
 pub async fn refuse(mut stream: TcpStream, connections_max: u32) {
-    // The caller's timeout is the real bound; this deadline only keeps `handshake`'s contract.
+    // The caller's refusal timeout is the real bound; this deadline only keeps `handshake`'s contract.
     let deadline = Instant::now() + Duration::from_secs(3600);
     let signal = ShutdownSignal::default();
-    let Ok(_agreed) = handshake(&mut stream, &Version::SUPPORTED, deadline, &signal).await else {
-        let _ = stream.shutdown().await;
+    let Ok(agreed) = handshake(&mut stream, &Version::SUPPORTED, deadline, &signal).await else {
         return;
     };
-    tracing::trace!(connections_max, "Bolt refusal after handshake");
-    write_then_drain(stream, &[], DRAIN_BYTES_MAX).await;
+    let mut reply = BytesMut::with_capacity(256);
+    let message = format!(
+        "The server is at its limit of {connections_max} connections; retry later or connect elsewhere."
+    );
+    let failure = Failure {
+        code: SERVICE_UNAVAILABLE,
+        message: &message,
+        position: None,
+    };
+    if failure.encode(&mut reply, agreed.version).is_err() {
+        return;
+    }
+    write_then_drain(stream, &reply, DRAIN_BYTES_MAX).await;
 }

@@ -72,6 +72,10 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub refusal_timeout_ms: Option<u64>,
 
+    /// Largest Bolt message accepted (after de-chunking); a larger one closes the connection [default: 33554432] [env: QUIVER_BOLT_MESSAGE_BYTES_MAX]
+    #[arg(long, value_name = "BYTES")]
+    pub bolt_message_bytes_max: Option<u64>,
+
     /// Deadline for a Bolt client to finish the handshake and authenticate [default: 10000] [env: QUIVER_HANDSHAKE_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub handshake_timeout_ms: Option<u64>,
@@ -127,6 +131,7 @@ impl Layer {
             http_max_connections: env_value(&lookup, "QUIVER_HTTP_MAX_CONNECTIONS")?,
             refusals_in_flight_max: env_value(&lookup, "QUIVER_REFUSALS_IN_FLIGHT_MAX")?,
             refusal_timeout_ms: env_value(&lookup, "QUIVER_REFUSAL_TIMEOUT_MS")?,
+            bolt_message_bytes_max: env_value(&lookup, "QUIVER_BOLT_MESSAGE_BYTES_MAX")?,
             handshake_timeout_ms: env_value(&lookup, "QUIVER_HANDSHAKE_TIMEOUT_MS")?,
             idle_timeout_ms: env_value(&lookup, "QUIVER_IDLE_TIMEOUT_MS")?,
             http_header_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_HEADER_READ_TIMEOUT_MS")?,
@@ -176,6 +181,7 @@ impl Layer {
             http_max_connections: self.http_max_connections.or(lower.http_max_connections),
             refusals_in_flight_max: self.refusals_in_flight_max.or(lower.refusals_in_flight_max),
             refusal_timeout_ms: self.refusal_timeout_ms.or(lower.refusal_timeout_ms),
+            bolt_message_bytes_max: self.bolt_message_bytes_max.or(lower.bolt_message_bytes_max),
             handshake_timeout_ms: self.handshake_timeout_ms.or(lower.handshake_timeout_ms),
             idle_timeout_ms: self.idle_timeout_ms.or(lower.idle_timeout_ms),
             http_header_read_timeout_ms: self

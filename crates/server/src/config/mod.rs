@@ -30,6 +30,9 @@ pub const TIMEOUT_MS_LIMIT: u64 = 7 * 24 * 3600 * 1000;
 /// Bounds on the HTTP body limit.
 pub const HTTP_BODY_BYTES_MIN: u64 = 1024;
 pub const HTTP_BODY_BYTES_LIMIT: u64 = 1 << 30;
+/// Bounds on the Bolt message limit.
+pub const BOLT_MESSAGE_BYTES_MIN: u64 = 1024;
+pub const BOLT_MESSAGE_BYTES_LIMIT: u64 = 1 << 30;
 /// Largest configuration file read, so a wrong path (a device, a log) cannot exhaust memory.
 pub const CONFIG_FILE_BYTES_MAX: u64 = 1 << 20;
 
@@ -80,6 +83,8 @@ pub struct Limits {
     pub refusals_in_flight_max: u32,
     /// Largest HTTP request body.
     pub http_body_bytes_max: u64,
+    /// Largest Bolt message, after de-chunking.
+    pub bolt_message_bytes_max: u64,
 }
 
 /// Every deadline the server enforces.
@@ -212,6 +217,18 @@ impl Config {
                         "http_body_bytes_max",
                         format!(
                             "{bytes} is outside {HTTP_BODY_BYTES_MIN}..={HTTP_BODY_BYTES_LIMIT}"
+                        ),
+                    ));
+                }
+                bytes
+            },
+            bolt_message_bytes_max: {
+                let bytes = layer.bolt_message_bytes_max.unwrap_or(32 << 20);
+                if !(BOLT_MESSAGE_BYTES_MIN..=BOLT_MESSAGE_BYTES_LIMIT).contains(&bytes) {
+                    return Err(invalid(
+                        "bolt_message_bytes_max",
+                        format!(
+                            "{bytes} is outside {BOLT_MESSAGE_BYTES_MIN}..={BOLT_MESSAGE_BYTES_LIMIT}"
                         ),
                     ));
                 }

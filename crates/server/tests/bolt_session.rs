@@ -1,0 +1,261 @@
+//! The Bolt session over raw sockets: authentication, routing, failures, protocol violations,
+//! malformed input and the reserved administrator slots.
+
+mod common;
+
+use std::time::Duration;
+
+use common::bolt::{BoltClient, route, run, text};
+use common::{config, eventually, start};
+use quiver_bolt::message::Auth;
+use quiver_bolt::{Request, Response, Version};
+use quiver_server::config::UserEntry;
+use quiver_value::Value;
+
+const V58: &[Version] = &[Version::V5_8, Version::V5_4, Version::V5_0];
+const V54: &[Version] = &[Version::V5_4];
+const V50: &[Version] = &[Version::V5_0];
+
+fn with_users(layer: &mut quiver_server::config::Layer) {
+    layer.auth = Some("neo4j/secret".parse().expect("auth spec"));
+    layer.users = Some(vec![UserEntry {
+        name: "reader".to_owned(),
+        password_hash: None,
+        password: Some("letmein".to_owned()),
+        admin: false,
+    }]);
+}
+
+#[tokio::test]
+async fn hello_and_logon_without_auth_succeed() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    assert_eq!(client.version, Version::V5_8);
+    let meta = client.login(Auth::none()).await.expect("logged in");
+    assert!(
+        text(&meta, "server")
+            .unwrap_or_default()
+            .starts_with("Neo4j/")
+    );
+    assert!(text(&meta, "connection_id").is_some());
+    client.send(&[Request::Goodbye]).await;
+    client.expect_closed().await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bolt_5_0_authenticates_in_hello() {
+    let server = start(config(with_users), None).await;
+    let mut client = BoltClient::connect(server.bolt, V50, false).await;
+    assert!(client.login(Auth::basic("neo4j", "secret")).await.is_ok());
+    let mut wrong = BoltClient::connect(server.bolt, V50, false).await;
+    let (code, _) = wrong
+        .login(Auth::basic("neo4j", "nope"))
+        .await
+        .expect_err("wrong password");
+    assert_eq!(code, "Neo.ClientError.Security.Unauthorized");
+    wrong.expect_closed().await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn wrong_credentials_are_unauthorized_and_close_the_connection() {
+    let server = start(config(with_users), None).await;
+    for version in [V54, V58] {
+        let mut client = BoltClient::connect(server.bolt, version, true).await;
+        let (code, _) = client
+            .login(Auth::basic("neo4j", "wrong"))
+            .await
+            .expect_err("refused");
+        assert_eq!(code, "Neo.ClientError.Security.Unauthorized");
+        client.expect_closed().await;
+    }
+    let mut none = BoltClient::connect(server.bolt, V58, true).await;
+    assert!(none.login(Auth::none()).await.is_err());
+    assert_eq!(server.metrics.auth_failures.get(), 3);
+    let mut right = BoltClient::connect(server.bolt, V58, true).await;
+    assert!(right.login(Auth::basic("neo4j", "secret")).await.is_ok());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn queries_fail_transiently_and_reset_recovers() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = BoltClient::connect(server.bolt, V54, true).await;
+    client.login(Auth::none()).await.expect("logged in");
+    client
+        .send(&[
+            run("RETURN 1"),
+            Request::Pull { n: -1, qid: -1 },
+            Request::Reset,
+        ])
+        .await;
+    let (code, _) = client.expect_failure().await;
+    assert!(code.starts_with("Neo.TransientError."), "{code}");
+    assert!(matches!(client.recv().await, Some(Response::Ignored)));
+    client.expect_success().await;
+    // The session is usable again.
+    client.send(&[route("example.org:7687")]).await;
+    client.expect_success().await;
+    assert!(server.metrics.bolt_messages.get() >= 6);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn route_returns_a_single_node_table() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.login(Auth::none()).await.expect("logged in");
+    client.send(&[route("db.example:7687")]).await;
+    let meta = client.expect_success().await;
+    let Some(Value::Map(table)) = meta.get("rt") else {
+        panic!("no routing table in {meta:?}");
+    };
+    assert_eq!(text(table, "db").as_deref(), Some("neo4j"));
+    let Some(Value::List(servers)) = table.get("servers") else {
+        panic!("no servers in {table:?}");
+    };
+    assert_eq!(servers.len(), 3);
+    for server_entry in servers.iter() {
+        let Value::Map(entry) = server_entry else {
+            panic!("server entry is not a map");
+        };
+        let Some(Value::List(addresses)) = entry.get("addresses") else {
+            panic!("no addresses");
+        };
+        assert_eq!(addresses.len(), 1);
+        assert!(matches!(&addresses[0], Value::String(a) if &**a == "db.example:7687"));
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_out_of_state_message_is_a_protocol_error() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.login(Auth::none()).await.expect("logged in");
+    client.send(&[Request::Pull { n: 10, qid: -1 }]).await;
+    let (code, _) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Request.Invalid");
+    client.expect_closed().await;
+    // The server keeps serving.
+    let mut next = BoltClient::connect(server.bolt, V58, true).await;
+    assert!(next.login(Auth::none()).await.is_ok());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_and_oversized_messages_close_with_a_reason() {
+    let server = start(
+        config(|layer| layer.bolt_message_bytes_max = Some(1024)),
+        None,
+    )
+    .await;
+    // A reserved PackStream marker (0xC7) inside a one-chunk message.
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client
+        .send_raw(&[0x00, 0x03, 0xB1, 0x01, 0xC7, 0x00, 0x00])
+        .await;
+    let (code, _) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
+    client.expect_closed().await;
+    // A chunk header announcing more than the message limit.
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.send_raw(&[0xFF, 0xFF, 0xB1, 0x01]).await;
+    let (code, message) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
+    assert!(message.contains("1024"), "{message}");
+    client.expect_closed().await;
+    // An unknown message signature.
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.send_raw(&[0x00, 0x02, 0xB0, 0x55, 0x00, 0x00]).await;
+    let (code, _) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Request.Invalid");
+    client.expect_closed().await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    assert!(client.login(Auth::none()).await.is_ok());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn idle_sessions_are_closed_at_the_idle_deadline() {
+    let server = start(config(|layer| layer.idle_timeout_ms = Some(300)), None).await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.login(Auth::none()).await.expect("logged in");
+    let start_time = std::time::Instant::now();
+    client.expect_closed().await;
+    assert!(start_time.elapsed() >= Duration::from_millis(250));
+    assert!(eventually(|| server.metrics.bolt.timed_out.get() == 1).await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_that_never_logs_on_hits_the_handshake_deadline() {
+    let server = start(config(|layer| layer.handshake_timeout_ms = Some(300)), None).await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.expect_closed().await;
+    assert!(eventually(|| server.metrics.bolt.timed_out.get() == 1).await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn reserved_slots_admit_administrators_only() {
+    let server = start(
+        config(|layer| {
+            with_users(layer);
+            layer.max_connections = Some(2);
+            layer.admin_reserved_connections = Some(1);
+        }),
+        None,
+    )
+    .await;
+    let mut general = BoltClient::connect(server.bolt, V58, true).await;
+    general
+        .login(Auth::basic("reader", "letmein"))
+        .await
+        .expect("a general slot admits anyone");
+    // The next connection lands in the reserved slot: a non-administrator is turned away...
+    let mut reader = BoltClient::connect(server.bolt, V58, true).await;
+    let (code, message) = reader
+        .login(Auth::basic("reader", "letmein"))
+        .await
+        .expect_err("reserved for administrators");
+    assert_eq!(code, "Neo.TransientError.General.ServiceUnavailable");
+    assert!(message.contains("reserved for administrators"), "{message}");
+    reader.expect_closed().await;
+    assert!(eventually(|| server.metrics.bolt.active.get() == 1).await);
+    // ...and an administrator gets in.
+    let mut admin = BoltClient::connect(server.bolt, V58, true).await;
+    admin
+        .login(Auth::basic("neo4j", "secret"))
+        .await
+        .expect("administrator in the reserved slot");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn past_the_limit_the_refusal_is_a_readable_failure() {
+    let server = start(
+        config(|layer| {
+            layer.max_connections = Some(2);
+            layer.admin_reserved_connections = Some(0);
+        }),
+        None,
+    )
+    .await;
+    let _first = BoltClient::connect(server.bolt, V58, true).await;
+    let _second = BoltClient::connect(server.bolt, V58, true).await;
+    assert!(eventually(|| server.metrics.bolt.active.get() == 2).await);
+    for versions in [V58, V54] {
+        let mut refused = BoltClient::connect(server.bolt, versions, true).await;
+        let (code, message) = match refused.login(Auth::none()).await {
+            Err(failure) => failure,
+            Ok(meta) => panic!("admitted past the limit: {meta:?}"),
+        };
+        assert_eq!(code, "Neo.TransientError.General.ServiceUnavailable");
+        assert!(message.contains("limit of 2"), "{message}");
+        refused.expect_closed().await;
+    }
+    assert_eq!(server.metrics.bolt.rejected.get(), 2);
+    server.stop().await;
+}

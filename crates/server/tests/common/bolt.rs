@@ -1,0 +1,187 @@
+//! A minimal Bolt client over the bolt crate's client direction, for raw-socket tests.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use quiver_bolt::chunk::Dechunker;
+use quiver_bolt::handshake::{
+    ServerReply, client_handshake, client_manifest_choice, parse_server_reply,
+};
+use quiver_bolt::message::{Auth, HelloExtra, RouteExtra, TxExtra};
+use quiver_bolt::{Codec, Request, Response, Version};
+use quiver_value::{Map, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+pub struct BoltClient {
+    pub stream: TcpStream,
+    pub version: Version,
+    buffer: BytesMut,
+    dechunker: Dechunker,
+}
+
+impl BoltClient {
+    /// Connects and negotiates, with the manifest handshake when `manifest`.
+    pub async fn connect(addr: SocketAddr, versions: &[Version], manifest: bool) -> BoltClient {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream
+            .write_all(&client_handshake(versions, manifest))
+            .await
+            .expect("write handshake");
+        let mut buffer = BytesMut::with_capacity(1024);
+        let (reply, used) = loop {
+            if let Some(parsed) = parse_server_reply(&buffer).expect("valid reply") {
+                break parsed;
+            }
+            let read = stream.read_buf(&mut buffer).await.expect("read reply");
+            assert!(read > 0, "closed during the handshake");
+        };
+        let _ = buffer.split_to(used);
+        let version = match reply {
+            ServerReply::Version(version) => version,
+            ServerReply::Manifest { offered, .. } => {
+                let (chosen, answer) = client_manifest_choice(&offered, versions);
+                stream.write_all(&answer).await.expect("write choice");
+                chosen.expect("a common version")
+            }
+            ServerReply::Refused => panic!("server refused every version"),
+        };
+        BoltClient {
+            stream,
+            version,
+            buffer,
+            dechunker: Dechunker::new(1 << 24),
+        }
+    }
+
+    pub async fn send(&mut self, requests: &[Request]) {
+        let mut out = Vec::new();
+        let codec = Codec::new(self.version);
+        for request in requests {
+            request.encode(&mut out, &codec).expect("encode request");
+        }
+        self.stream.write_all(&out).await.expect("write request");
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("write raw");
+    }
+
+    /// The next response, or `None` when the server closed the connection.
+    pub async fn recv(&mut self) -> Option<Response> {
+        loop {
+            if let Some(message) = self.dechunker.decode(&mut self.buffer).expect("framing") {
+                let codec = Codec::new(self.version);
+                return Some(Response::decode(&message, &codec).expect("decodable response"));
+            }
+            let read = tokio::time::timeout(
+                Duration::from_secs(10),
+                self.stream.read_buf(&mut self.buffer),
+            )
+            .await
+            .expect("a response within 10 s");
+            match read {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    pub async fn expect_success(&mut self) -> Map {
+        match self.recv().await {
+            Some(Response::Success(meta)) => meta,
+            other => panic!("expected SUCCESS, got {other:?}"),
+        }
+    }
+
+    /// A FAILURE's Neo4j code, whichever format the version uses.
+    pub async fn expect_failure(&mut self) -> (String, String) {
+        match self.recv().await {
+            Some(Response::Failure(meta)) => {
+                let code = text(&meta, "code").or_else(|| text(&meta, "neo4j_code"));
+                (
+                    code.expect("a code"),
+                    text(&meta, "message").unwrap_or_default(),
+                )
+            }
+            other => panic!("expected FAILURE, got {other:?}"),
+        }
+    }
+
+    pub async fn expect_closed(&mut self) {
+        if let Some(response) = self.recv().await {
+            panic!("expected the connection to close, got {response:?}");
+        }
+    }
+
+    /// HELLO (and LOGON from 5.1) with `auth`; returns HELLO's SUCCESS metadata, or the FAILURE.
+    pub async fn login(&mut self, auth: Auth) -> Result<Map, (String, String)> {
+        let logon = self.version >= Version::V5_1;
+        let hello = Request::Hello {
+            extra: HelloExtra {
+                user_agent: "quiver-tests/1".to_owned(),
+                auth: (!logon).then(|| auth.clone()),
+                ..HelloExtra::default()
+            },
+        };
+        if logon {
+            self.send(&[hello, Request::Logon { auth }]).await;
+        } else {
+            self.send(&[hello]).await;
+        }
+        let meta = match self.recv().await {
+            Some(Response::Success(meta)) => meta,
+            Some(Response::Failure(meta)) => {
+                return Err((
+                    text(&meta, "code")
+                        .or_else(|| text(&meta, "neo4j_code"))
+                        .unwrap_or_default(),
+                    text(&meta, "message").unwrap_or_default(),
+                ));
+            }
+            other => panic!("unexpected reply to HELLO: {other:?}"),
+        };
+        if logon {
+            match self.recv().await {
+                Some(Response::Success(_)) => {}
+                Some(Response::Failure(meta)) => {
+                    return Err((
+                        text(&meta, "code")
+                            .or_else(|| text(&meta, "neo4j_code"))
+                            .unwrap_or_default(),
+                        text(&meta, "message").unwrap_or_default(),
+                    ));
+                }
+                other => panic!("unexpected reply to LOGON: {other:?}"),
+            }
+        }
+        Ok(meta)
+    }
+}
+
+pub fn text(map: &Map, key: &str) -> Option<String> {
+    match map.get(key) {
+        Some(Value::String(value)) => Some(value.to_string()),
+        _ => None,
+    }
+}
+
+pub fn run(query: &str) -> Request {
+    Request::Run {
+        query: query.to_owned(),
+        params: Map::new(),
+        extra: TxExtra::default(),
+    }
+}
+
+pub fn route(address: &str) -> Request {
+    let mut routing = Map::new();
+    routing.insert(Arc::from("address"), Value::String(Arc::from(address)));
+    Request::Route {
+        routing,
+        bookmarks: Vec::new(),
+        extra: RouteExtra::default(),
+    }
+}
