@@ -1,1 +1,21 @@
-//! Quiver cypher layer.
+//! Quiver's Cypher front end: text in, checked syntax tree (or a Neo4j-style error) out.
+//!
+//! - [`parse`] turns one statement into an [`ast::Statement`]: a hand-written tokenizer with
+//!   spans, then a recursive-descent parser with Pratt precedence and a depth limit.
+//! - The tree prints back as Cypher (`Display`), and parsing what it prints gives an equal
+//!   tree.
+//!
+//! Nothing here does I/O or knows about storage, so the whole crate is property-tested and
+//! fuzzed on its own.
+
+pub mod ast;
+pub mod error;
+mod keywords;
+pub mod lexer;
+mod parser;
+pub mod span;
+pub mod token;
+
+pub use error::{Detail, Error, ErrorKind, Status};
+pub use parser::{ParseOptions, parse, parse_with};
+pub use span::{Position, Span};

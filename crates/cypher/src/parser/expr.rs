@@ -1,0 +1,873 @@
+//! Expressions: a Pratt loop over the precedence levels in [`prec`].
+
+use super::{Parser, Result};
+use crate::ast::{
+    BinaryOp, CaseBranch, CaseExpr, Expr, ExprKind, FunctionCall, FunctionName, Ident,
+    ListComprehension, Literal, MapEntry, MapProjection, MapProjectionItem, PatternComprehension,
+    Quantified, Quantifier, Reduce, Span, SubqueryBody, SubqueryExpr, SubqueryKind, UnaryOp, prec,
+};
+use crate::error::Detail;
+use crate::token::TokenKind;
+
+/// What may follow a complete operand.
+#[derive(Clone, Copy)]
+enum Infix {
+    Binary(BinaryOp, usize),
+    Comparison(BinaryOp),
+    IsNull,
+    Property,
+    Index,
+    Labels,
+    BangEq,
+}
+
+impl Infix {
+    fn precedence(self) -> u8 {
+        match self {
+            Infix::Binary(op, _) => op.precedence(),
+            Infix::Comparison(_) | Infix::BangEq => prec::COMPARISON,
+            Infix::IsNull => prec::PREDICATE,
+            Infix::Property | Infix::Index | Infix::Labels => prec::POSTFIX,
+        }
+    }
+}
+
+/// Memo keys for speculative parses (see `Parser::not_a_pattern`).
+const PATTERN_PREDICATE: u8 = 0;
+const PATTERN_COMPREHENSION: u8 = 1;
+const LIST_COMPREHENSION: u8 = 2;
+
+impl Parser<'_> {
+    pub(crate) fn parse_expr(&mut self) -> Result<Expr> {
+        self.parse_expr_bp(0)
+    }
+
+    /// An expression whose operators all bind tighter than `min_bp`.
+    pub(crate) fn parse_expr_bp(&mut self, min_bp: u8) -> Result<Expr> {
+        self.check_depth(1)?;
+        self.depth += 1;
+        let result = self.parse_operand_and_operators(min_bp);
+        self.depth -= 1;
+        result
+    }
+
+    fn parse_operand_and_operators(&mut self, min_bp: u8) -> Result<Expr> {
+        let mut lhs = self.parse_prefix()?;
+        // Each operator in a left-leaning chain deepens the tree by one, so chains spend the
+        // same budget as nesting.
+        let mut links = 0;
+        while let Some(infix) = self.peek_infix() {
+            if infix.precedence() <= min_bp {
+                break;
+            }
+            links += 1;
+            self.check_depth(links)?;
+            lhs = self.parse_infix(lhs, infix, &mut links)?;
+        }
+        Ok(lhs)
+    }
+
+    fn peek_infix(&self) -> Option<Infix> {
+        use BinaryOp::*;
+        let token = self.peek();
+        Some(match &token.kind {
+            TokenKind::Eq => Infix::Comparison(Eq),
+            TokenKind::Neq => Infix::Comparison(NotEq),
+            TokenKind::Lt => Infix::Comparison(Lt),
+            TokenKind::Le => Infix::Comparison(Le),
+            TokenKind::Gt => Infix::Comparison(Gt),
+            TokenKind::Ge => Infix::Comparison(Ge),
+            TokenKind::BangEq => Infix::BangEq,
+            TokenKind::RegexMatch => Infix::Binary(RegexMatch, 1),
+            TokenKind::Plus => Infix::Binary(Add, 1),
+            TokenKind::Minus => Infix::Binary(Subtract, 1),
+            TokenKind::Star => Infix::Binary(Multiply, 1),
+            TokenKind::Slash => Infix::Binary(Divide, 1),
+            TokenKind::Percent => Infix::Binary(Modulo, 1),
+            TokenKind::Caret => Infix::Binary(Power, 1),
+            TokenKind::Dot => Infix::Property,
+            TokenKind::LBracket => Infix::Index,
+            TokenKind::Colon => Infix::Labels,
+            TokenKind::Word => {
+                if self.peek_keyword("OR") {
+                    Infix::Binary(Or, 1)
+                } else if self.peek_keyword("XOR") {
+                    Infix::Binary(Xor, 1)
+                } else if self.peek_keyword("AND") {
+                    Infix::Binary(And, 1)
+                } else if self.peek_keyword("IN") {
+                    Infix::Binary(In, 1)
+                } else if self.peek_keyword("CONTAINS") {
+                    Infix::Binary(Contains, 1)
+                } else if self.peek_keyword("STARTS") && self.peek_nth_keyword(1, "WITH") {
+                    Infix::Binary(StartsWith, 2)
+                } else if self.peek_keyword("ENDS") && self.peek_nth_keyword(1, "WITH") {
+                    Infix::Binary(EndsWith, 2)
+                } else if self.peek_keyword("IS") {
+                    Infix::IsNull
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// Dispatches to one small function per operator kind: this sits on the recursion path of
+    /// every nested expression, so its stack frame must stay small.
+    fn parse_infix(&mut self, lhs: Expr, infix: Infix, links: &mut usize) -> Result<Expr> {
+        match infix {
+            Infix::Binary(op, tokens) => self.parse_binary_rhs(lhs, op, tokens),
+            Infix::Comparison(op) => self.parse_comparison_chain(lhs, op, links),
+            Infix::BangEq => Err(self.error(
+                Detail::UnexpectedSyntax,
+                "Invalid input '!=': Cypher writes 'not equal' as '<>'",
+                self.peek().span,
+            )),
+            Infix::IsNull => self.parse_is_null(lhs),
+            Infix::Property => self.parse_property_lookup(lhs),
+            Infix::Index => self.parse_index_or_slice(lhs),
+            Infix::Labels => self.parse_has_labels(lhs),
+        }
+    }
+
+    fn parse_binary_rhs(&mut self, lhs: Expr, op: BinaryOp, tokens: usize) -> Result<Expr> {
+        for _ in 0..tokens {
+            self.advance();
+        }
+        let rhs = self.parse_expr_bp(op.precedence())?;
+        Ok(binary(op, lhs, rhs))
+    }
+
+    fn parse_property_lookup(&mut self, lhs: Expr) -> Result<Expr> {
+        self.advance();
+        let key = self.parse_name("a property key name")?;
+        let span = lhs.span.to(key.span);
+        Ok(Expr::new(
+            ExprKind::Property {
+                base: Box::new(lhs),
+                key,
+            },
+            span,
+        ))
+    }
+
+    fn parse_has_labels(&mut self, lhs: Expr) -> Result<Expr> {
+        let labels = self.parse_label_conjunction()?;
+        let span = self.span_from(lhs.span.start);
+        Ok(Expr::new(
+            ExprKind::HasLabels {
+                base: Box::new(lhs),
+                labels,
+            },
+            span,
+        ))
+    }
+
+    /// `a < b <= c` means `a < b AND b <= c`.
+    fn parse_comparison_chain(
+        &mut self,
+        lhs: Expr,
+        op: BinaryOp,
+        links: &mut usize,
+    ) -> Result<Expr> {
+        self.advance();
+        let rhs = self.parse_expr_bp(prec::COMPARISON)?;
+        let mut last = rhs.clone();
+        let mut result = binary(op, lhs, rhs);
+        while let Some(Infix::Comparison(next_op)) = self.peek_infix() {
+            *links += 2;
+            self.check_depth(*links)?;
+            self.advance();
+            let next = self.parse_expr_bp(prec::COMPARISON)?;
+            let comparison = binary(next_op, last, next.clone());
+            result = binary(BinaryOp::And, result, comparison);
+            last = next;
+        }
+        Ok(result)
+    }
+
+    fn parse_is_null(&mut self, lhs: Expr) -> Result<Expr> {
+        let is_span = self.advance();
+        let negated = self.parse_keyword("NOT");
+        if self.parse_keyword("NULL") {
+            let span = self.span_from(lhs.span.start);
+            return Ok(Expr::new(
+                ExprKind::IsNull {
+                    operand: Box::new(lhs),
+                    negated,
+                },
+                span,
+            ));
+        }
+        if self.peek_is(&TokenKind::DoubleColon) || self.peek_keyword("TYPED") {
+            return Err(self.unsupported("Type predicate expressions (IS :: TYPE)", is_span));
+        }
+        if self.peek_keyword("NORMALIZED") || self.peek_nth_keyword(1, "NORMALIZED") {
+            return Err(self.unsupported("IS NORMALIZED", is_span));
+        }
+        Err(self.expected("'NULL' or 'NOT NULL'"))
+    }
+
+    fn parse_index_or_slice(&mut self, lhs: Expr) -> Result<Expr> {
+        self.advance();
+        let start = lhs.span.start;
+        if self.consume(&TokenKind::DotDot) {
+            let to = if self.peek_is(&TokenKind::RBracket) {
+                None
+            } else {
+                Some(Box::new(self.parse_expr()?))
+            };
+            self.expect(&TokenKind::RBracket)?;
+            return Ok(Expr::new(
+                ExprKind::Slice {
+                    base: Box::new(lhs),
+                    from: None,
+                    to,
+                },
+                self.span_from(start),
+            ));
+        }
+        let index = self.parse_expr()?;
+        if self.consume(&TokenKind::DotDot) {
+            let to = if self.peek_is(&TokenKind::RBracket) {
+                None
+            } else {
+                Some(Box::new(self.parse_expr()?))
+            };
+            self.expect(&TokenKind::RBracket)?;
+            return Ok(Expr::new(
+                ExprKind::Slice {
+                    base: Box::new(lhs),
+                    from: Some(Box::new(index)),
+                    to,
+                },
+                self.span_from(start),
+            ));
+        }
+        self.expect(&TokenKind::RBracket)?;
+        Ok(Expr::new(
+            ExprKind::Index {
+                base: Box::new(lhs),
+                index: Box::new(index),
+            },
+            self.span_from(start),
+        ))
+    }
+
+    /// `:A:B` after an expression (no `|` here: in `[x IN l WHERE x:A | ...]` the bar belongs
+    /// to the comprehension).
+    pub(crate) fn parse_label_conjunction(&mut self) -> Result<Vec<Ident>> {
+        let mut labels = Vec::new();
+        while self.consume(&TokenKind::Colon) {
+            labels.push(self.parse_name("a label name")?);
+        }
+        Ok(labels)
+    }
+
+    // ----- prefix forms -----
+
+    /// Dispatches on the first token; like `parse_infix`, it is on every recursion path and
+    /// holds no large temporaries itself.
+    fn parse_prefix(&mut self) -> Result<Expr> {
+        match self.peek_kind() {
+            TokenKind::Integer(_)
+            | TokenKind::Float(_)
+            | TokenKind::String(_)
+            | TokenKind::Parameter(_) => self.parse_literal_token(),
+            TokenKind::Minus => self.parse_minus(),
+            TokenKind::Plus => {
+                let start = self.start();
+                self.advance();
+                self.parse_unary(UnaryOp::Plus, start)
+            }
+            TokenKind::LParen => self.parse_paren_or_pattern(),
+            TokenKind::LBracket => self.parse_bracket(),
+            TokenKind::LBrace => self.parse_map_literal(),
+            TokenKind::Word => self.parse_word_prefix(),
+            TokenKind::QuotedName(_) => {
+                if self.function_call_ahead() {
+                    self.parse_function_call()
+                } else {
+                    self.parse_variable_or_projection()
+                }
+            }
+            _ => Err(self.expected("an expression")),
+        }
+    }
+
+    fn parse_literal_token(&mut self) -> Result<Expr> {
+        let token = self.peek().clone();
+        self.advance();
+        let value = match token.kind {
+            TokenKind::Integer(magnitude) => {
+                Literal::Integer(self.integer_value(magnitude, false, token.span)?)
+            }
+            TokenKind::Float(value) => Literal::Float(value),
+            TokenKind::String(value) => Literal::String(value),
+            TokenKind::Parameter(name) => {
+                return Ok(Expr::new(ExprKind::Parameter(name), token.span));
+            }
+            _ => return Err(self.expected("a literal")),
+        };
+        Ok(literal(value, token.span))
+    }
+
+    fn parse_minus(&mut self) -> Result<Expr> {
+        let start = self.start();
+        self.advance();
+        // A minus directly before a number is part of the literal, so that
+        // -9223372036854775808 is in range.
+        match *self.peek_kind() {
+            TokenKind::Integer(magnitude) => {
+                self.advance();
+                let span = self.span_from(start);
+                let value = self.integer_value(magnitude, true, span)?;
+                Ok(literal(Literal::Integer(value), span))
+            }
+            TokenKind::Float(value) => {
+                self.advance();
+                Ok(literal(Literal::Float(-value), self.span_from(start)))
+            }
+            _ => self.parse_unary(UnaryOp::Negate, start),
+        }
+    }
+
+    fn parse_map_literal(&mut self) -> Result<Expr> {
+        let start = self.start();
+        let entries = self.parse_map_entries()?;
+        Ok(Expr::new(ExprKind::Map(entries), self.span_from(start)))
+    }
+
+    fn parse_unary(&mut self, op: UnaryOp, start: u32) -> Result<Expr> {
+        let operand = self.parse_expr_bp(prec::POWER)?;
+        Ok(Expr::new(
+            ExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+            self.span_from(start),
+        ))
+    }
+
+    /// An integer literal's value; `magnitude` may be 2^63 only when negated.
+    pub(crate) fn integer_value(&self, magnitude: u64, negated: bool, span: Span) -> Result<i64> {
+        let limit = if negated { 1u64 << 63 } else { i64::MAX as u64 };
+        if magnitude > limit {
+            return Err(self.error(
+                Detail::IntegerOverflow,
+                format!("integer, {}, is too large", self.text(span)),
+                span,
+            ));
+        }
+        Ok(if negated {
+            (magnitude as i64).wrapping_neg()
+        } else {
+            magnitude as i64
+        })
+    }
+
+    fn parse_word_prefix(&mut self) -> Result<Expr> {
+        let span = self.peek().span;
+        let word = self.text(span);
+        let next = self.peek_nth(1).kind.clone();
+        let is = |keyword: &str| word.eq_ignore_ascii_case(keyword);
+        if is("NOT") {
+            self.parse_not()
+        } else if is("NULL") || is("TRUE") || is("FALSE") {
+            let value = if is("NULL") {
+                Literal::Null
+            } else {
+                Literal::Boolean(is("TRUE"))
+            };
+            self.advance();
+            Ok(literal(value, span))
+        } else if is("CASE") {
+            self.parse_case()
+        } else if next == TokenKind::LBrace && (is("COUNT") || is("EXISTS") || is("COLLECT")) {
+            let kind = if is("COUNT") {
+                SubqueryKind::Count
+            } else if is("EXISTS") {
+                SubqueryKind::Exists
+            } else {
+                SubqueryKind::Collect
+            };
+            self.parse_subquery(kind)
+        } else if is("COUNT")
+            && next == TokenKind::LParen
+            && self.peek_nth(2).kind == TokenKind::Star
+            && self.peek_nth(3).kind == TokenKind::RParen
+        {
+            for _ in 0..4 {
+                self.advance();
+            }
+            Ok(Expr::new(ExprKind::CountStar, self.span_from(span.start)))
+        } else if next == TokenKind::LParen
+            && self.peek_nth_keyword(3, "IN")
+            && quantifier(word).is_some()
+        {
+            let quantifier = quantifier(word).unwrap_or(Quantifier::All);
+            self.parse_quantified(quantifier)
+        } else if is("REDUCE")
+            && next == TokenKind::LParen
+            && self.peek_nth(3).kind == TokenKind::Eq
+        {
+            self.parse_reduce()
+        } else if next == TokenKind::LParen && (is("shortestPath") || is("allShortestPaths")) {
+            Err(self.unsupported(
+                "shortestPath() and allShortestPaths() outside a MATCH pattern",
+                span,
+            ))
+        } else if self.function_call_ahead() {
+            self.parse_function_call()
+        } else {
+            self.parse_variable_or_projection()
+        }
+    }
+
+    fn parse_not(&mut self) -> Result<Expr> {
+        let start = self.start();
+        self.advance();
+        let operand = self.parse_expr_bp(prec::AND)?;
+        Ok(Expr::new(
+            ExprKind::Unary {
+                op: UnaryOp::Not,
+                operand: Box::new(operand),
+            },
+            self.span_from(start),
+        ))
+    }
+
+    /// `name(` or `a.b.name(` ahead.
+    fn function_call_ahead(&self) -> bool {
+        let mut n = 0;
+        loop {
+            match self.peek_nth(n).kind {
+                TokenKind::Word | TokenKind::QuotedName(_) => {}
+                _ => return false,
+            }
+            match self.peek_nth(n + 1).kind {
+                TokenKind::LParen => return true,
+                TokenKind::Dot => n += 2,
+                _ => return false,
+            }
+        }
+    }
+
+    /// A dotted name: `a.b.c`.
+    pub(crate) fn parse_qualified_name(&mut self, what: &str) -> Result<FunctionName> {
+        let mut parts = vec![self.parse_name(what)?];
+        while self.peek_is(&TokenKind::Dot) {
+            self.advance();
+            parts.push(self.parse_name(what)?);
+        }
+        let name = parts.pop().unwrap_or_else(|| Ident::new(""));
+        Ok(FunctionName {
+            namespace: parts,
+            name,
+        })
+    }
+
+    fn parse_function_call(&mut self) -> Result<Expr> {
+        let start = self.start();
+        let name = self.parse_qualified_name("a function name")?;
+        self.expect(&TokenKind::LParen)?;
+        let distinct = self.parse_keyword("DISTINCT");
+        let args = self.parse_args_until_rparen()?;
+        Ok(Expr::new(
+            ExprKind::FunctionCall(Box::new(FunctionCall {
+                name,
+                distinct,
+                args,
+            })),
+            self.span_from(start),
+        ))
+    }
+
+    /// Comma-separated expressions up to and including `)`.
+    pub(crate) fn parse_args_until_rparen(&mut self) -> Result<Vec<Expr>> {
+        let mut args = Vec::new();
+        if !self.consume(&TokenKind::RParen) {
+            loop {
+                args.push(self.parse_expr()?);
+                if self.consume(&TokenKind::RParen) {
+                    break;
+                }
+                if !self.consume(&TokenKind::Comma) {
+                    return Err(self.expected("',' or ')'"));
+                }
+            }
+        }
+        Ok(args)
+    }
+
+    fn parse_variable_or_projection(&mut self) -> Result<Expr> {
+        let variable = self
+            .parse_variable()
+            .map_err(|_| self.expected("an expression"))?;
+        if self.peek_is(&TokenKind::LBrace) {
+            return self.parse_map_projection(variable);
+        }
+        let span = variable.span;
+        Ok(Expr::new(ExprKind::Variable(variable), span))
+    }
+
+    fn parse_map_projection(&mut self, base: Ident) -> Result<Expr> {
+        let start = base.span.start;
+        self.expect(&TokenKind::LBrace)?;
+        let mut items = Vec::new();
+        if !self.consume(&TokenKind::RBrace) {
+            loop {
+                if self.consume(&TokenKind::Dot) {
+                    if self.consume(&TokenKind::Star) {
+                        items.push(MapProjectionItem::AllProperties);
+                    } else {
+                        items.push(MapProjectionItem::Property(
+                            self.parse_name("a property key name")?,
+                        ));
+                    }
+                } else if self.peek_nth(1).kind == TokenKind::Colon {
+                    let key = self.parse_name("a property key name")?;
+                    self.advance();
+                    let value = self.parse_expr()?;
+                    items.push(MapProjectionItem::Entry { key, value });
+                } else {
+                    items.push(MapProjectionItem::Variable(self.parse_variable()?));
+                }
+                if self.consume(&TokenKind::RBrace) {
+                    break;
+                }
+                if !self.consume(&TokenKind::Comma) {
+                    return Err(self.expected("',' or '}'"));
+                }
+            }
+        }
+        Ok(Expr::new(
+            ExprKind::MapProjection(Box::new(MapProjection { base, items })),
+            self.span_from(start),
+        ))
+    }
+
+    /// `{key: value, ...}`, braces included.
+    pub(crate) fn parse_map_entries(&mut self) -> Result<Vec<MapEntry>> {
+        self.expect(&TokenKind::LBrace)?;
+        let mut entries = Vec::new();
+        if self.consume(&TokenKind::RBrace) {
+            return Ok(entries);
+        }
+        loop {
+            let key = self.parse_name("a property key name")?;
+            self.expect(&TokenKind::Colon)?;
+            let value = self.parse_expr()?;
+            entries.push(MapEntry { key, value });
+            if self.consume(&TokenKind::RBrace) {
+                return Ok(entries);
+            }
+            if !self.consume(&TokenKind::Comma) {
+                return Err(self.expected("',' or '}'"));
+            }
+        }
+    }
+
+    fn parse_case(&mut self) -> Result<Expr> {
+        let start = self.start();
+        self.expect_keyword("CASE")?;
+        let operand = if self.peek_keyword("WHEN") {
+            None
+        } else {
+            Some(self.parse_expr()?)
+        };
+        let mut branches = Vec::new();
+        while self.parse_keyword("WHEN") {
+            let when = self.parse_expr()?;
+            self.expect_keyword("THEN")?;
+            let then = self.parse_expr()?;
+            branches.push(CaseBranch { when, then });
+        }
+        if branches.is_empty() {
+            return Err(self.expected("'WHEN'"));
+        }
+        let default = if self.parse_keyword("ELSE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        self.expect_keyword("END")?;
+        Ok(Expr::new(
+            ExprKind::Case(Box::new(CaseExpr {
+                operand,
+                branches,
+                default,
+            })),
+            self.span_from(start),
+        ))
+    }
+
+    fn parse_quantified(&mut self, quantifier: Quantifier) -> Result<Expr> {
+        let start = self.start();
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let variable = self.parse_variable()?;
+        self.expect_keyword("IN")?;
+        let list = self.parse_expr()?;
+        if !self.parse_keyword("WHERE") {
+            return Err(self.expected(&format!(
+                "'WHERE' ({}() needs a predicate)",
+                quantifier.name()
+            )));
+        }
+        let predicate = self.parse_expr()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(Expr::new(
+            ExprKind::Quantified(Box::new(Quantified {
+                quantifier,
+                variable,
+                list,
+                predicate,
+            })),
+            self.span_from(start),
+        ))
+    }
+
+    fn parse_reduce(&mut self) -> Result<Expr> {
+        let start = self.start();
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let accumulator = self.parse_variable()?;
+        self.expect(&TokenKind::Eq)?;
+        let init = self.parse_expr()?;
+        self.expect(&TokenKind::Comma)?;
+        let variable = self.parse_variable()?;
+        self.expect_keyword("IN")?;
+        let list = self.parse_expr()?;
+        self.expect(&TokenKind::Pipe)?;
+        let expr = self.parse_expr()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(Expr::new(
+            ExprKind::Reduce(Box::new(Reduce {
+                accumulator,
+                init,
+                variable,
+                list,
+                expr,
+            })),
+            self.span_from(start),
+        ))
+    }
+
+    /// `(` starts either a pattern predicate `(a)-->(b)` or a parenthesised expression; the
+    /// pattern reading is tried first, as Neo4j does.
+    fn parse_paren_or_pattern(&mut self) -> Result<Expr> {
+        if let Some(pattern) = self.try_pattern_predicate() {
+            return Ok(pattern);
+        }
+        let start = self.start();
+        self.expect(&TokenKind::LParen)?;
+        let mut inner = self.parse_expr()?;
+        self.expect(&TokenKind::RParen)?;
+        inner.span = self.span_from(start);
+        Ok(inner)
+    }
+
+    fn try_pattern_predicate(&mut self) -> Option<Expr> {
+        let key = (self.index, PATTERN_PREDICATE);
+        if !self.could_start_node_pattern() || self.not_a_pattern.contains(&key) {
+            return None;
+        }
+        let chain = self.maybe(|p| {
+            let chain = p.parse_pattern_chain()?;
+            if chain.steps.is_empty() {
+                return Err(p.expected("a relationship pattern"));
+            }
+            Ok(chain)
+        });
+        match chain {
+            Some(chain) => {
+                let span = chain.span;
+                Some(Expr::new(ExprKind::Pattern(Box::new(chain)), span))
+            }
+            None => {
+                self.not_a_pattern.insert(key);
+                None
+            }
+        }
+    }
+
+    /// Whether the `(` ahead may open a node pattern (a cheap filter before backtracking).
+    fn could_start_node_pattern(&self) -> bool {
+        match &self.peek_nth(1).kind {
+            TokenKind::RParen
+            | TokenKind::Colon
+            | TokenKind::LBrace
+            | TokenKind::Parameter(_)
+            | TokenKind::QuotedName(_) => true,
+            TokenKind::Word => matches!(
+                self.peek_nth(2).kind,
+                TokenKind::RParen
+                    | TokenKind::Colon
+                    | TokenKind::LBrace
+                    | TokenKind::Parameter(_)
+                    | TokenKind::Word
+            ),
+            _ => false,
+        }
+    }
+
+    /// `[` starts a list literal, a list comprehension or a pattern comprehension.
+    fn parse_bracket(&mut self) -> Result<Expr> {
+        let start = self.start();
+        let variable_next = matches!(self.peek_nth(1).kind, TokenKind::QuotedName(_))
+            || (self.peek_nth(1).kind == TokenKind::Word
+                && !crate::keywords::is_reserved(self.text(self.peek_nth(1).span)));
+        if variable_next && self.peek_nth_keyword(2, "IN") {
+            let key = (self.index, LIST_COMPREHENSION);
+            if !self.not_a_pattern.contains(&key) {
+                // A comprehension level takes about twice the stack of a plain expression.
+                let comprehension = self.maybe(|p| p.nested(|p| p.parse_list_comprehension(start)));
+                if let Some(expr) = comprehension {
+                    return Ok(expr);
+                }
+                self.not_a_pattern.insert(key);
+            }
+        }
+        let pattern_next = self.peek_nth(1).kind == TokenKind::LParen
+            || (variable_next
+                && self.peek_nth(2).kind == TokenKind::Eq
+                && self.peek_nth(3).kind == TokenKind::LParen);
+        if pattern_next {
+            let key = (self.index, PATTERN_COMPREHENSION);
+            if !self.not_a_pattern.contains(&key) {
+                if let Some(expr) = self.maybe(|p| p.parse_pattern_comprehension(start)) {
+                    return Ok(expr);
+                }
+                self.not_a_pattern.insert(key);
+            }
+        }
+        self.expect(&TokenKind::LBracket)?;
+        let mut items = Vec::new();
+        if !self.consume(&TokenKind::RBracket) {
+            loop {
+                items.push(self.parse_expr()?);
+                if self.consume(&TokenKind::RBracket) {
+                    break;
+                }
+                if !self.consume(&TokenKind::Comma) {
+                    return Err(self.expected("',' or ']'"));
+                }
+            }
+        }
+        Ok(Expr::new(ExprKind::List(items), self.span_from(start)))
+    }
+
+    fn parse_list_comprehension(&mut self, start: u32) -> Result<Expr> {
+        self.expect(&TokenKind::LBracket)?;
+        let variable = self.parse_variable()?;
+        self.expect_keyword("IN")?;
+        let list = self.parse_expr()?;
+        let filter = if self.parse_keyword("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        let map = if self.consume(&TokenKind::Pipe) {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        self.expect(&TokenKind::RBracket)?;
+        Ok(Expr::new(
+            ExprKind::ListComprehension(Box::new(ListComprehension {
+                variable,
+                list,
+                filter,
+                map,
+            })),
+            self.span_from(start),
+        ))
+    }
+
+    fn parse_pattern_comprehension(&mut self, start: u32) -> Result<Expr> {
+        self.expect(&TokenKind::LBracket)?;
+        let path = if self.peek_is(&TokenKind::LParen) {
+            None
+        } else {
+            let path = self.parse_variable()?;
+            self.expect(&TokenKind::Eq)?;
+            Some(path)
+        };
+        let pattern = self.parse_pattern_chain()?;
+        if pattern.steps.is_empty() {
+            return Err(self.expected("a relationship pattern"));
+        }
+        let filter = if self.parse_keyword("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        self.expect(&TokenKind::Pipe)?;
+        let map = self.parse_expr()?;
+        self.expect(&TokenKind::RBracket)?;
+        Ok(Expr::new(
+            ExprKind::PatternComprehension(Box::new(PatternComprehension {
+                path,
+                pattern,
+                filter,
+                map,
+            })),
+            self.span_from(start),
+        ))
+    }
+
+    /// `EXISTS { ... }`, `COUNT { ... }`, `COLLECT { ... }`.
+    fn parse_subquery(&mut self, kind: SubqueryKind) -> Result<Expr> {
+        let start = self.start();
+        self.advance();
+        self.expect(&TokenKind::LBrace)?;
+        let body = self.nested(|p| {
+            if p.peek_clause_start() {
+                Ok(SubqueryBody::Query(p.parse_query()?))
+            } else {
+                let pattern = p.parse_pattern()?;
+                let filter = if p.parse_keyword("WHERE") {
+                    Some(p.parse_expr()?)
+                } else {
+                    None
+                };
+                Ok(SubqueryBody::Pattern { pattern, filter })
+            }
+        })?;
+        self.expect(&TokenKind::RBrace)?;
+        Ok(Expr::new(
+            ExprKind::Subquery(Box::new(SubqueryExpr { kind, body })),
+            self.span_from(start),
+        ))
+    }
+}
+
+fn quantifier(word: &str) -> Option<Quantifier> {
+    [
+        ("ALL", Quantifier::All),
+        ("ANY", Quantifier::Any),
+        ("NONE", Quantifier::None),
+        ("SINGLE", Quantifier::Single),
+    ]
+    .into_iter()
+    .find(|(name, _)| word.eq_ignore_ascii_case(name))
+    .map(|(_, q)| q)
+}
+
+fn literal(value: Literal, span: Span) -> Expr {
+    Expr::new(ExprKind::Literal(value), span)
+}
+
+fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+    let span = left.span.to(right.span);
+    Expr::new(
+        ExprKind::Binary {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        },
+        span,
+    )
+}

@@ -1,0 +1,438 @@
+//! The recursive-descent parser: tokens to [`Statement`].
+//!
+//! The parser holds the tokens, an index into them and a depth counter. Every construct that
+//! can nest (expressions, subqueries, `FOREACH`) goes through [`Parser::nested`], and long
+//! operator chains count towards the same budget, so no input can build a tree deeper than
+//! about `2 * parse_depth_max` or overflow the stack while being parsed, printed, analysed or
+//! dropped.
+
+mod clause;
+mod expr;
+mod pattern;
+mod schema;
+
+use std::collections::HashSet;
+
+use crate::ast::{Ident, QueryMode, Statement, StatementKind};
+use crate::error::{Detail, Error};
+use crate::keywords;
+use crate::lexer;
+use crate::span::Span;
+use crate::token::{Token, TokenKind};
+
+/// Limits on what the parser accepts.
+#[derive(Clone, Debug)]
+pub struct ParseOptions {
+    /// Deepest nesting of expressions, patterns and subqueries; deeper input is a
+    /// `SyntaxError` (`NestingTooDeep`), never a stack overflow. The default leaves room on a
+    /// 2 MiB thread stack in an unoptimised build.
+    pub parse_depth_max: usize,
+    /// Longest query text accepted (`QueryTooLarge` beyond).
+    pub query_bytes_max: usize,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            parse_depth_max: 200,
+            query_bytes_max: 4 << 20,
+        }
+    }
+}
+
+/// Parses one statement with the default limits.
+pub fn parse(query: &str) -> std::result::Result<Statement, Error> {
+    parse_with(query, &ParseOptions::default())
+}
+
+/// Parses one statement.
+pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<Statement, Error> {
+    if query.len() > options.query_bytes_max {
+        return Err(Error::syntax(
+            Detail::QueryTooLarge,
+            format!(
+                "Query text of {} bytes exceeds the limit of {} bytes",
+                query.len(),
+                options.query_bytes_max
+            ),
+            Span::default(),
+            query,
+        ));
+    }
+    let tokens = lexer::tokenize(query)?;
+    let mut parser = Parser {
+        source: query,
+        tokens,
+        index: 0,
+        depth: 0,
+        depth_max: options.parse_depth_max,
+        not_a_pattern: HashSet::new(),
+        speculating: 0,
+    };
+    parser.parse_statement()
+}
+
+pub(crate) type Result<T> = std::result::Result<T, Error>;
+
+/// How much of `parse_depth_max` each kind of nesting spends, relative to one expression
+/// level. Measured: in an unoptimised build a nested subquery takes about eight times the
+/// stack of a parenthesised expression (through parse, print, analysis and drop).
+pub(crate) mod cost {
+    pub const QUERY: usize = 8;
+    pub const FOREACH: usize = 6;
+    pub const PATTERN: usize = 2;
+}
+
+pub(crate) struct Parser<'a> {
+    source: &'a str,
+    /// Always ends with `Eof`, and `index` never moves past it.
+    tokens: Vec<Token>,
+    index: usize,
+    depth: usize,
+    depth_max: usize,
+    /// Token positions where reading a pattern (predicate or comprehension) failed, so that
+    /// backtracking over nested parentheses stays polynomial.
+    not_a_pattern: HashSet<(usize, u8)>,
+    /// Above zero while a speculative parse runs: its errors are thrown away, so they skip
+    /// the position and excerpt work (which scans the query text).
+    speculating: usize,
+}
+
+impl Parser<'_> {
+    // ----- tokens -----
+
+    fn peek(&self) -> &Token {
+        let last = self.tokens.len() - 1;
+        &self.tokens[self.index.min(last)]
+    }
+
+    fn peek_kind(&self) -> &TokenKind {
+        &self.peek().kind
+    }
+
+    fn peek_nth(&self, n: usize) -> &Token {
+        let last = self.tokens.len() - 1;
+        &self.tokens[(self.index + n).min(last)]
+    }
+
+    fn at_eof(&self) -> bool {
+        matches!(self.peek_kind(), TokenKind::Eof)
+    }
+
+    /// Consumes the current token (never the final `Eof`) and returns its span.
+    fn advance(&mut self) -> Span {
+        let span = self.peek().span;
+        if self.index < self.tokens.len() - 1 {
+            self.index += 1;
+        }
+        span
+    }
+
+    /// Where the current token starts.
+    fn start(&self) -> u32 {
+        self.peek().span.start
+    }
+
+    /// The end of the last consumed token.
+    fn prev_end(&self) -> u32 {
+        match self.index.checked_sub(1) {
+            Some(i) => self.tokens[i].span.end,
+            None => 0,
+        }
+    }
+
+    /// From `start` to the end of the last consumed token.
+    fn span_from(&self, start: u32) -> Span {
+        Span::new(start, self.prev_end().max(start))
+    }
+
+    fn text(&self, span: Span) -> &str {
+        span.text(self.source)
+    }
+
+    fn is_word(&self, token: &Token, keyword: &str) -> bool {
+        token.kind == TokenKind::Word && self.text(token.span).eq_ignore_ascii_case(keyword)
+    }
+
+    fn peek_keyword(&self, keyword: &str) -> bool {
+        self.is_word(self.peek(), keyword)
+    }
+
+    fn peek_nth_keyword(&self, n: usize, keyword: &str) -> bool {
+        self.is_word(self.peek_nth(n), keyword)
+    }
+
+    /// Consumes `keyword` if it is next.
+    fn parse_keyword(&mut self, keyword: &str) -> bool {
+        if self.peek_keyword(keyword) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Consumes all of `keywords` if they are all next, else nothing.
+    fn parse_keywords(&mut self, keywords: &[&str]) -> bool {
+        let all = keywords
+            .iter()
+            .enumerate()
+            .all(|(i, k)| self.peek_nth_keyword(i, k));
+        if all {
+            for _ in keywords {
+                self.advance();
+            }
+        }
+        all
+    }
+
+    fn expect_keyword(&mut self, keyword: &str) -> Result<Span> {
+        if self.peek_keyword(keyword) {
+            Ok(self.advance())
+        } else {
+            Err(self.expected(&format!("'{keyword}'")))
+        }
+    }
+
+    fn peek_is(&self, kind: &TokenKind) -> bool {
+        self.peek_kind() == kind
+    }
+
+    /// Consumes a punctuation token of `kind` if it is next.
+    fn consume(&mut self, kind: &TokenKind) -> bool {
+        if self.peek_is(kind) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, kind: &TokenKind) -> Result<Span> {
+        if self.peek_is(kind) {
+            Ok(self.advance())
+        } else {
+            Err(self.expected(&format!("'{kind}'")))
+        }
+    }
+
+    // ----- errors -----
+
+    /// `Invalid input 'X': expected Y` at the current token.
+    fn expected(&self, what: &str) -> Error {
+        let token = self.peek();
+        let found = match token.kind {
+            TokenKind::Eof => String::new(),
+            _ => self.text(token.span).chars().take(40).collect(),
+        };
+        self.error(
+            Detail::UnexpectedSyntax,
+            format!("Invalid input '{found}': expected {what}"),
+            token.span,
+        )
+    }
+
+    fn error(&self, detail: Detail, message: impl Into<String>, span: Span) -> Error {
+        let source = if self.speculating > 0 {
+            ""
+        } else {
+            self.source
+        };
+        Error::syntax(detail, message, span, source)
+    }
+
+    /// A construct Quiver recognises but does not implement.
+    fn unsupported(&self, what: &str, span: Span) -> Error {
+        self.error(
+            Detail::UnsupportedFeature,
+            format!("{what} is not supported"),
+            span,
+        )
+    }
+
+    // ----- nesting and backtracking -----
+
+    /// Runs `f` one level deeper, failing cleanly past `parse_depth_max`.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.nested_cost(1, f)
+    }
+
+    /// Runs `f` `cost` levels deeper. Constructs whose parsing (and later analysis) takes
+    /// much more stack per level than an expression, such as subqueries, spend more of the
+    /// budget, so that the limit bounds stack use rather than a count.
+    fn nested_cost<T>(&mut self, cost: usize, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.check_depth(cost)?;
+        self.depth += cost;
+        let result = f(self);
+        self.depth -= cost;
+        result
+    }
+
+    /// Fails when `extra` more levels would exceed the limit.
+    fn check_depth(&self, extra: usize) -> Result<()> {
+        if self.depth + extra > self.depth_max {
+            return Err(self.error(
+                Detail::NestingTooDeep,
+                format!(
+                    "Query is nested too deeply: more than {} levels",
+                    self.depth_max
+                ),
+                self.peek().span,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `f`; on failure rewinds to where it started and returns `None`.
+    fn maybe<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Option<T> {
+        let index = self.index;
+        let depth = self.depth;
+        self.speculating += 1;
+        let result = f(self);
+        self.speculating -= 1;
+        match result {
+            Ok(value) => Some(value),
+            Err(_) => {
+                self.index = index;
+                self.depth = depth;
+                None
+            }
+        }
+    }
+
+    // ----- names -----
+
+    /// Any name: labels, types, keys and function names may be keywords.
+    fn parse_name(&mut self, what: &str) -> Result<Ident> {
+        let token = self.peek().clone();
+        match token.kind {
+            TokenKind::Word => {
+                self.advance();
+                Ok(Ident::with_span(self.text(token.span), token.span))
+            }
+            TokenKind::QuotedName(name) => {
+                self.advance();
+                Ok(Ident::with_span(name, token.span))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    fn peek_variable(&self) -> bool {
+        match &self.peek().kind {
+            TokenKind::Word => !keywords::is_reserved(self.text(self.peek().span)),
+            TokenKind::QuotedName(_) => true,
+            _ => false,
+        }
+    }
+
+    /// A variable name: quoted, or unquoted and not reserved.
+    fn parse_variable(&mut self) -> Result<Ident> {
+        if self.peek_variable() {
+            self.parse_name("a variable name")
+        } else {
+            Err(self.expected("a variable name"))
+        }
+    }
+
+    // ----- statements -----
+
+    fn parse_statement(&mut self) -> Result<Statement> {
+        let start = self.start();
+        let mode = if self.parse_keyword("EXPLAIN") {
+            QueryMode::Explain
+        } else if self.parse_keyword("PROFILE") {
+            QueryMode::Profile
+        } else {
+            QueryMode::Normal
+        };
+        let kind = if self.peek_keyword("CREATE") && self.peek_schema_after_create() {
+            StatementKind::Schema(self.parse_create_schema()?)
+        } else if self.peek_keyword("DROP") {
+            StatementKind::Schema(self.parse_drop_schema()?)
+        } else if self.peek_keyword("SHOW") {
+            StatementKind::Show(self.parse_show()?)
+        } else if self.peek_keyword("TERMINATE") {
+            StatementKind::TerminateTransactions(self.parse_terminate()?)
+        } else {
+            self.reject_unsupported_statement()?;
+            StatementKind::Query(self.parse_query()?)
+        };
+        let span = self.span_from(start);
+        self.consume(&TokenKind::Semicolon);
+        if !self.at_eof() {
+            if self.peek_variable() || self.peek_is(&TokenKind::Word) {
+                return Err(self.error(
+                    Detail::UnexpectedSyntax,
+                    "Expected exactly one statement per query, but got more",
+                    self.peek().span,
+                ));
+            }
+            return Err(self.expected("end of input"));
+        }
+        Ok(Statement { mode, kind, span })
+    }
+
+    /// Administration statements Quiver does not implement fail here, by name.
+    fn reject_unsupported_statement(&self) -> Result<()> {
+        let token = self.peek();
+        for (keywords, what) in [
+            (&["CREATE", "DATABASE"][..], "CREATE DATABASE"),
+            (&["CREATE", "USER"][..], "CREATE USER"),
+            (&["CREATE", "ROLE"][..], "CREATE ROLE"),
+            (&["CREATE", "OR", "REPLACE"][..], "CREATE OR REPLACE"),
+            (&["ALTER"][..], "ALTER"),
+            (&["GRANT"][..], "GRANT"),
+            (&["DENY"][..], "DENY"),
+            (&["REVOKE"][..], "REVOKE"),
+            (&["START", "DATABASE"][..], "START DATABASE"),
+            (&["STOP", "DATABASE"][..], "STOP DATABASE"),
+            (&["USE"][..], "USE"),
+        ] {
+            let matches = keywords
+                .iter()
+                .enumerate()
+                .all(|(i, k)| self.peek_nth_keyword(i, k));
+            if matches {
+                return Err(self.unsupported(what, token.span));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_ends_at_one_semicolon() {
+        assert!(parse("RETURN 1;").is_ok());
+        let error = parse("RETURN 1; RETURN 2").unwrap_err();
+        assert_eq!(error.kind.detail, Detail::UnexpectedSyntax);
+        assert!(error.message.contains("exactly one statement"));
+    }
+
+    #[test]
+    fn explain_and_profile_prefix() {
+        assert_eq!(parse("EXPLAIN RETURN 1").unwrap().mode, QueryMode::Explain);
+        assert_eq!(parse("profile RETURN 1").unwrap().mode, QueryMode::Profile);
+    }
+
+    #[test]
+    fn query_bytes_max_is_enforced() {
+        let options = ParseOptions {
+            query_bytes_max: 8,
+            ..ParseOptions::default()
+        };
+        let error = parse_with("RETURN 12345", &options).unwrap_err();
+        assert_eq!(error.kind.detail, Detail::QueryTooLarge);
+    }
+
+    #[test]
+    fn unsupported_administration_is_named() {
+        let error = parse("CREATE DATABASE foo").unwrap_err();
+        assert_eq!(error.kind.detail, Detail::UnsupportedFeature);
+        assert!(error.message.contains("CREATE DATABASE"));
+    }
+}

@@ -1,0 +1,242 @@
+//! Patterns: parts, chains, node and relationship patterns.
+
+use super::{Parser, Result};
+use crate::ast::{
+    Direction, Expr, ExprKind, Ident, LengthRange, NodePattern, PathSelector, PatternChain,
+    PatternPart, PatternStep, RelationshipPattern,
+};
+use crate::token::TokenKind;
+
+impl Parser<'_> {
+    /// Comma-separated pattern parts.
+    pub(crate) fn parse_pattern(&mut self) -> Result<Vec<PatternPart>> {
+        let mut parts = vec![self.parse_pattern_part()?];
+        while self.consume(&TokenKind::Comma) {
+            parts.push(self.parse_pattern_part()?);
+        }
+        Ok(parts)
+    }
+
+    /// `[p =] [shortestPath(] chain [)]`
+    pub(crate) fn parse_pattern_part(&mut self) -> Result<PatternPart> {
+        let start = self.start();
+        let path = if self.peek_variable() && self.peek_nth(1).kind == TokenKind::Eq {
+            let path = self.parse_variable()?;
+            self.advance();
+            Some(path)
+        } else {
+            None
+        };
+        let selector =
+            if self.peek_nth(1).kind == TokenKind::LParen && self.peek_keyword("shortestPath") {
+                PathSelector::Shortest
+            } else if self.peek_nth(1).kind == TokenKind::LParen
+                && self.peek_keyword("allShortestPaths")
+            {
+                PathSelector::AllShortest
+            } else {
+                if ["SHORTEST", "ANY", "ALL"]
+                    .iter()
+                    .any(|k| self.peek_keyword(k))
+                {
+                    return Err(self.unsupported("GQL path selectors", self.peek().span));
+                }
+                PathSelector::All
+            };
+        let chain = if selector == PathSelector::All {
+            self.parse_pattern_chain()?
+        } else {
+            self.advance();
+            self.expect(&TokenKind::LParen)?;
+            let chain = self.parse_pattern_chain()?;
+            self.expect(&TokenKind::RParen)?;
+            chain
+        };
+        Ok(PatternPart {
+            path,
+            selector,
+            chain,
+            span: self.span_from(start),
+        })
+    }
+
+    /// `(a)-[r]->(b)<--(c)...`
+    pub(crate) fn parse_pattern_chain(&mut self) -> Result<PatternChain> {
+        self.nested_cost(super::cost::PATTERN, |p| {
+            let start = p.start();
+            let first = p.parse_node_pattern()?;
+            let mut steps = Vec::new();
+            while let Some(relationship) = p.parse_relationship_pattern()? {
+                let node = p.parse_node_pattern()?;
+                steps.push(PatternStep { relationship, node });
+            }
+            Ok(PatternChain {
+                start: first,
+                steps,
+                span: p.span_from(start),
+            })
+        })
+    }
+
+    fn parse_node_pattern(&mut self) -> Result<NodePattern> {
+        let start = self.start();
+        if !self.peek_is(&TokenKind::LParen) {
+            return Err(self.expected("'(' to start a node pattern"));
+        }
+        if self.peek_nth(1).kind == TokenKind::LParen {
+            return Err(self.unsupported(
+                "Parenthesised path patterns and quantified path patterns",
+                self.peek().span,
+            ));
+        }
+        self.advance();
+        let variable = if self.peek_variable() {
+            Some(self.parse_variable()?)
+        } else {
+            None
+        };
+        let labels = self.parse_node_labels()?;
+        let properties = self.parse_pattern_properties()?;
+        let predicate = if self.parse_keyword("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        self.expect(&TokenKind::RParen)?;
+        Ok(NodePattern {
+            variable,
+            labels,
+            properties,
+            predicate,
+            span: self.span_from(start),
+        })
+    }
+
+    /// `:A:B` or `:A&B` (both mean all of them).
+    fn parse_node_labels(&mut self) -> Result<Vec<Ident>> {
+        let mut labels = Vec::new();
+        if !self.consume(&TokenKind::Colon) {
+            if self.peek_keyword("IS") && !self.peek_nth_keyword(1, "NULL") {
+                return Err(self.unsupported("Label expressions with IS", self.peek().span));
+            }
+            return Ok(labels);
+        }
+        loop {
+            if matches!(self.peek_kind(), TokenKind::Bang | TokenKind::Percent) {
+                return Err(self.unsupported("Label expressions", self.peek().span));
+            }
+            labels.push(self.parse_name("a label name")?);
+            if self.consume(&TokenKind::Colon) || self.consume(&TokenKind::Ampersand) {
+                continue;
+            }
+            if self.peek_is(&TokenKind::Pipe) {
+                return Err(self.unsupported(
+                    "Label disjunction (:A|B) in node patterns",
+                    self.peek().span,
+                ));
+            }
+            return Ok(labels);
+        }
+    }
+
+    /// `{map}` or `$param` after a node or relationship's labels.
+    fn parse_pattern_properties(&mut self) -> Result<Option<Expr>> {
+        let start = self.start();
+        match self.peek_kind().clone() {
+            TokenKind::LBrace => {
+                let entries = self.nested(Parser::parse_map_entries)?;
+                Ok(Some(Expr::new(
+                    ExprKind::Map(entries),
+                    self.span_from(start),
+                )))
+            }
+            TokenKind::Parameter(name) => {
+                let span = self.advance();
+                Ok(Some(Expr::new(ExprKind::Parameter(name), span)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A relationship pattern, or `None` when the chain ends here.
+    fn parse_relationship_pattern(&mut self) -> Result<Option<RelationshipPattern>> {
+        let start = self.start();
+        let left = match self.peek_kind() {
+            TokenKind::Lt if self.peek_nth(1).kind == TokenKind::Minus => {
+                self.advance();
+                true
+            }
+            TokenKind::Minus => false,
+            _ => return Ok(None),
+        };
+        self.expect(&TokenKind::Minus)?;
+        let mut relationship = RelationshipPattern {
+            variable: None,
+            direction: Direction::Both,
+            types: Vec::new(),
+            length: None,
+            properties: None,
+            predicate: None,
+            span: self.span_from(start),
+        };
+        if self.consume(&TokenKind::LBracket) {
+            if self.peek_variable() {
+                relationship.variable = Some(self.parse_variable()?);
+            }
+            if self.consume(&TokenKind::Colon) {
+                loop {
+                    relationship
+                        .types
+                        .push(self.parse_name("a relationship type name")?);
+                    if !self.consume(&TokenKind::Pipe) {
+                        break;
+                    }
+                    self.consume(&TokenKind::Colon);
+                }
+                if matches!(self.peek_kind(), TokenKind::Ampersand | TokenKind::Bang) {
+                    return Err(self.unsupported(
+                        "Relationship type expressions other than '|'",
+                        self.peek().span,
+                    ));
+                }
+            }
+            if self.consume(&TokenKind::Star) {
+                relationship.length = Some(self.parse_length_range());
+            }
+            relationship.properties = self.parse_pattern_properties()?;
+            if self.parse_keyword("WHERE") {
+                relationship.predicate = Some(self.parse_expr()?);
+            }
+            self.expect(&TokenKind::RBracket)?;
+        }
+        self.expect(&TokenKind::Minus)?;
+        let right = self.consume(&TokenKind::Gt);
+        relationship.direction = match (left, right) {
+            (true, false) => Direction::Incoming,
+            (false, true) => Direction::Outgoing,
+            _ => Direction::Both,
+        };
+        relationship.span = self.span_from(start);
+        Ok(Some(relationship))
+    }
+
+    /// After `*`: `[min][..[max]]`.
+    fn parse_length_range(&mut self) -> LengthRange {
+        let min = self.parse_length_bound();
+        if self.consume(&TokenKind::DotDot) {
+            let max = self.parse_length_bound();
+            LengthRange { min, max }
+        } else {
+            LengthRange { min, max: min }
+        }
+    }
+
+    fn parse_length_bound(&mut self) -> Option<u64> {
+        if let TokenKind::Integer(value) = *self.peek_kind() {
+            self.advance();
+            Some(value)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Parse → print → parse for every construct the parser knows, and the canonical print of
+//! each.
+
+mod support;
+
+use quiver_cypher::ast::{
+    BinaryOp, ClauseKind, Direction, ExprKind, LengthRange, Literal, ProjectionItem, StatementKind,
+};
+use support::{verified, verified_as};
+
+fn first_return_expr(query: &str) -> ExprKind {
+    let statement = verified(query);
+    let StatementKind::Query(q) = statement.kind else {
+        panic!("not a query")
+    };
+    let clause = q.first.clauses.last().unwrap().clone();
+    let ClauseKind::Return(r) = clause.kind else {
+        panic!("not RETURN")
+    };
+    r.projection.items[0].expr.kind.clone()
+}
+
+#[test]
+fn reading_clauses() {
+    verified_as(
+        "match (a:Person:Admin {name: 'x'})-[r:KNOWS|:LIKES*1..3]->(b) where a.age > 3 return a",
+        "MATCH (a:Person:Admin {name: 'x'})-[r:KNOWS|LIKES*1..3]->(b) WHERE a.age > 3 RETURN a",
+    );
+    verified_as(
+        "OPTIONAL MATCH (a)<--(b), p = (c)--(d) RETURN *",
+        "OPTIONAL MATCH (a)<--(b), p = (c)--(d) RETURN *",
+    );
+    verified_as(
+        "MATCH p = shortestPath((a)-[*..5]-(b)) RETURN p",
+        "MATCH p = shortestPath((a)-[*..5]-(b)) RETURN p",
+    );
+    verified("MATCH p = allShortestPaths((a)-[:R*]->(b)) RETURN p");
+    verified_as("MATCH (a)<-->(b) RETURN a", "MATCH (a)--(b) RETURN a");
+    verified("MATCH (a WHERE a.x > 1)-[r:T WHERE r.w < 2]->(b) RETURN b");
+    verified("MATCH (a:A&B) RETURN a");
+    verified_as(
+        "MATCH (n) USING INDEX n:L(p) USING SCAN m:M USING JOIN ON n WHERE n.p = 1 RETURN n",
+        "MATCH (n) USING INDEX n:L(p) USING SCAN m:M USING JOIN ON n WHERE n.p = 1 RETURN n",
+    );
+    verified("MATCH (n) USING TEXT INDEX SEEK n:L(p, q) RETURN n");
+    verified_as("UNWIND [1, 2] AS x RETURN x", "UNWIND [1, 2] AS x RETURN x");
+    verified_as(
+        "WITH DISTINCT a, b AS c ORDER BY a DESC, c ASC SKIP 1 LIMIT 2 WHERE a > 1 RETURN a",
+        "WITH DISTINCT a, b AS c ORDER BY a DESC, c SKIP 1 LIMIT 2 WHERE a > 1 RETURN a",
+    );
+    verified_as("RETURN 1 AS x OFFSET 3", "RETURN 1 AS x SKIP 3");
+    verified("WITH *, 1 AS x RETURN *");
+}
+
+#[test]
+fn updating_clauses() {
+    verified("CREATE (a:A {x: 1})-[:R {y: $p}]->(b), (c)");
+    verified("CREATE (n $props)");
+    verified_as(
+        "merge (a:A {id: 1}) on create set a.x = 1, a += $m on match set a:B:C, a = {}",
+        "MERGE (a:A {id: 1}) ON CREATE SET a.x = 1, a += $m ON MATCH SET a:B:C, a = {}",
+    );
+    verified("MATCH (n) SET n.a.b = 1, (n).c = 2");
+    verified("MATCH (n) REMOVE n.x, n:A:B");
+    verified("MATCH (n) DETACH DELETE n, m");
+    verified_as("MATCH (n) NODETACH DELETE n", "MATCH (n) DELETE n");
+    verified("FOREACH (x IN [1, 2] | CREATE (:N {v: x}) FOREACH (y IN [x] | CREATE ()))");
+    verified("MATCH (n) FINISH");
+}
+
+#[test]
+fn calls_and_unions() {
+    verified("CALL db.labels() YIELD label AS l WHERE l <> 'x' RETURN l");
+    verified("CALL db.labels");
+    verified("CALL `weird name`.proc(1, 'a') YIELD *");
+    verified("CALL { MATCH (n) RETURN n UNION ALL MATCH (m) RETURN m AS n } RETURN n");
+    verified("MATCH (a) CALL (a) { MATCH (a)-->(b) RETURN b } RETURN b");
+    verified("MATCH (a) CALL (*) { CREATE (:X) } RETURN a");
+    verified("MATCH (a) CALL () { CREATE (:X) } RETURN a");
+    verified(
+        "UNWIND $rows AS r CALL (r) { CREATE (:N {v: r}) } IN TRANSACTIONS OF 100 ROWS \
+         ON ERROR CONTINUE REPORT STATUS AS s RETURN s",
+    );
+    verified_as(
+        "RETURN 1 AS a UNION RETURN 2 AS a UNION ALL RETURN 3 AS a",
+        "RETURN 1 AS a UNION RETURN 2 AS a UNION ALL RETURN 3 AS a",
+    );
+}
+
+#[test]
+fn expressions() {
+    verified("RETURN 1 + 2 * 3 - 4 / 5 % 6 ^ 7 AS x");
+    verified_as("RETURN (1 + 2) * 3 AS x", "RETURN (1 + 2) * 3 AS x");
+    verified_as("RETURN 1 - (2 - 3) AS x", "RETURN 1 - (2 - 3) AS x");
+    verified_as("RETURN (1 - 2) - 3 AS x", "RETURN 1 - 2 - 3 AS x");
+    verified_as("RETURN 2 ^ 3 ^ 2 AS x", "RETURN 2 ^ 3 ^ 2 AS x");
+    verified_as("RETURN 2 ^ (3 ^ 2) AS x", "RETURN 2 ^ (3 ^ 2) AS x");
+    verified_as("RETURN -2 ^ 2 AS x", "RETURN -2 ^ 2 AS x");
+    verified_as("RETURN -(2 ^ 2) AS x", "RETURN -(2 ^ 2) AS x");
+    verified_as(
+        "RETURN - -1 AS x, -(1) AS y, - - a AS z",
+        "RETURN - -1 AS x, -(1) AS y, - -a AS z",
+    );
+    verified_as("RETURN NOT a = b AS x", "RETURN NOT a = b AS x");
+    verified_as("RETURN (NOT a) = b AS x", "RETURN (NOT a) = b AS x");
+    verified_as(
+        "RETURN a OR b XOR c AND NOT d AS x",
+        "RETURN a OR b XOR c AND NOT d AS x",
+    );
+    verified_as("RETURN (a OR b) AND c AS x", "RETURN (a OR b) AND c AS x");
+    verified_as(
+        "RETURN a STARTS WITH 'x' OR a ENDS WITH 'y' OR a CONTAINS 'z' OR a =~ 'r' AS x",
+        "RETURN a STARTS WITH 'x' OR a ENDS WITH 'y' OR a CONTAINS 'z' OR a =~ 'r' AS x",
+    );
+    verified_as(
+        "RETURN a IS NULL, b IS NOT NULL",
+        "RETURN a IS NULL, b IS NOT NULL",
+    );
+    verified_as(
+        "RETURN false = true IS NULL AS a",
+        "RETURN false = true IS NULL AS a",
+    );
+    verified_as(
+        "RETURN (false = true) IS NULL AS a",
+        "RETURN (false = true) IS NULL AS a",
+    );
+    verified_as("RETURN a <> b", "RETURN a <> b");
+    verified("RETURN [1, 2, 3][0] AS a, [1, 2][1..] AS b, x[..2] AS c, x[1..2] AS d");
+    verified("RETURN n.a.b AS a, n['k'] AS b, (n).c AS c, n:A:B AS d");
+    verified_as(
+        "RETURN {a: 1, `b c`: 'x', d: {}} AS m",
+        "RETURN {a: 1, `b c`: 'x', d: {}} AS m",
+    );
+    verified("RETURN count(*) AS a, count(DISTINCT x) AS b, date.truncate('day', d) AS c");
+    verified(
+        "RETURN CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END AS x, CASE a WHEN 1 THEN 'one' END AS y",
+    );
+    verified(
+        "RETURN [x IN l WHERE x > 1 | x * 2] AS a, [x IN l WHERE x > 1] AS b, [x IN l | x] AS c, [x IN l] AS d",
+    );
+    verified("RETURN [(a)-[:R]->(b) WHERE b.x | b.y] AS a, [p = (a)-->() | p] AS b");
+    verified(
+        "RETURN all(x IN l WHERE x > 1) AS a, any(x IN l WHERE x) AS b, none(x IN l WHERE x) AS c, single(x IN l WHERE x) AS d",
+    );
+    verified("RETURN reduce(acc = 0, x IN l | acc + x) AS s");
+    verified("RETURN n {.a, .*, b: 1, c} AS m");
+    verified("MATCH (a) WHERE (a)-[:R]->(:B) AND NOT (a)<--() RETURN a");
+    verified("MATCH (a) WHERE EXISTS { (a)-->(b) WHERE b.x = 1 } RETURN a");
+    verified("MATCH (a) WHERE EXISTS { MATCH (a)-->(b) RETURN b } RETURN a");
+    verified(
+        "MATCH (a) RETURN COUNT { (a)-->() } AS c, COLLECT { MATCH (a)-->(b) RETURN b.x } AS xs",
+    );
+    verified("RETURN $p AS a, $0 AS b, $`odd name` AS c");
+    verified("RETURN exists(n.prop) AS e");
+}
+
+#[test]
+fn comparison_chains_desugar_to_and() {
+    let ExprKind::Binary { op, left, right } = first_return_expr("RETURN 1 < x <= 3 AS b") else {
+        panic!("not binary")
+    };
+    assert_eq!(op, BinaryOp::And);
+    assert!(matches!(
+        left.kind,
+        ExprKind::Binary {
+            op: BinaryOp::Lt,
+            ..
+        }
+    ));
+    assert!(matches!(
+        right.kind,
+        ExprKind::Binary {
+            op: BinaryOp::Le,
+            ..
+        }
+    ));
+    verified_as("RETURN 1 < x <= 3 AS b", "RETURN 1 < x AND x <= 3 AS b");
+    verified_as("RETURN (a < b) = c AS x", "RETURN (a < b) = c AS x");
+}
+
+#[test]
+fn literals() {
+    assert_eq!(
+        first_return_expr("RETURN -9223372036854775808 AS x"),
+        ExprKind::Literal(Literal::Integer(i64::MIN))
+    );
+    assert_eq!(
+        first_return_expr("RETURN -0x8000000000000000 AS x"),
+        ExprKind::Literal(Literal::Integer(i64::MIN))
+    );
+    assert_eq!(
+        first_return_expr("RETURN 0o17 AS x"),
+        ExprKind::Literal(Literal::Integer(15))
+    );
+    verified_as(
+        "RETURN 0x1F AS a, 1e3 AS b, .5 AS c, -.1e-5 AS d",
+        "RETURN 31 AS a, 1000.0 AS b, 0.5 AS c, -1e-6 AS d",
+    );
+    verified_as("RETURN 1e20 AS a, -0.0 AS b", "RETURN 1e20 AS a, -0.0 AS b");
+    verified_as(
+        r#"RETURN "it's" AS a, 'tab\there' AS b, '\u00e9' AS c"#,
+        r"RETURN 'it\'s' AS a, 'tab\there' AS b, 'é' AS c",
+    );
+    verified_as("RETURN TRUE AS a, Null AS b", "RETURN true AS a, null AS b");
+}
+
+#[test]
+fn names_and_keywords() {
+    verified_as(
+        "MATCH (`my var`:`My Label`) RETURN `my var`.`a key`",
+        "MATCH (`my var`:`My Label`) RETURN `my var`.`a key`",
+    );
+    verified("MATCH (n:MATCH {return: 1}) RETURN n.where AS where_");
+    verified_as(
+        "WITH 1 AS `count` RETURN `count`",
+        "WITH 1 AS `count` RETURN `count`",
+    );
+    verified("MATCH (n) RETURN n.count AS count2, n.exists AS e");
+}
+
+#[test]
+fn unaliased_items_keep_their_text() {
+    let statement = verified("RETURN count( * ), x=d");
+    let StatementKind::Query(q) = &statement.kind else {
+        panic!()
+    };
+    let ClauseKind::Return(r) = &q.first.clauses[0].kind else {
+        panic!()
+    };
+    let names: Vec<&str> = r
+        .projection
+        .items
+        .iter()
+        .map(ProjectionItem::name)
+        .collect();
+    assert_eq!(names, ["count( * )", "x=d"]);
+    assert_eq!(statement.to_string(), "RETURN count( * ), x=d");
+}
+
+#[test]
+fn patterns() {
+    let statement = verified("MATCH (a)-[*]->(b)<-[:T*2]-(c)-[*1..]-(d) RETURN a");
+    let StatementKind::Query(q) = statement.kind else {
+        panic!()
+    };
+    let ClauseKind::Match(m) = &q.first.clauses[0].kind else {
+        panic!()
+    };
+    let rels: Vec<_> = m.pattern[0].chain.relationships().collect();
+    assert_eq!(
+        rels[0].length,
+        Some(LengthRange {
+            min: None,
+            max: None
+        })
+    );
+    assert_eq!(rels[0].direction, Direction::Outgoing);
+    assert_eq!(
+        rels[1].length,
+        Some(LengthRange {
+            min: Some(2),
+            max: Some(2)
+        })
+    );
+    assert_eq!(rels[1].direction, Direction::Incoming);
+    assert_eq!(
+        rels[2].length,
+        Some(LengthRange {
+            min: Some(1),
+            max: None
+        })
+    );
+    assert_eq!(rels[2].direction, Direction::Both);
+    verified_as(
+        "MATCH (a)-[:T*2..2]->(b) RETURN a",
+        "MATCH (a)-[:T*2]->(b) RETURN a",
+    );
+    verified_as("MATCH ()-[*..]->() RETURN 1", "MATCH ()-[*]->() RETURN 1");
+}
+
+#[test]
+fn schema_and_admin() {
+    verified(
+        "CREATE RANGE INDEX person_name IF NOT EXISTS FOR (n:Person) ON (n.name, n.age) OPTIONS {indexProvider: 'range-1.0'}",
+    );
+    verified_as(
+        "CREATE INDEX FOR ()-[r:KNOWS]->() ON (r.since)",
+        "CREATE RANGE INDEX FOR ()-[r:KNOWS]-() ON (r.since)",
+    );
+    verified("CREATE TEXT INDEX t FOR (n:Doc) ON (n.body)");
+    verified("CREATE LOOKUP INDEX FOR (n) ON EACH labels(n)");
+    verified("CREATE LOOKUP INDEX FOR ()-[r]-() ON EACH type(r)");
+    verified("DROP INDEX person_name IF EXISTS");
+    verified("CREATE CONSTRAINT c IF NOT EXISTS FOR (n:Person) REQUIRE n.id IS UNIQUE");
+    verified_as(
+        "CREATE CONSTRAINT FOR (n:P) REQUIRE (n.a, n.b) IS KEY",
+        "CREATE CONSTRAINT FOR (n:P) REQUIRE (n.a, n.b) IS NODE KEY",
+    );
+    verified("CREATE CONSTRAINT FOR ()-[r:R]-() REQUIRE r.x IS NOT NULL");
+    verified("DROP CONSTRAINT c");
+    verified_as("SHOW INDEXES", "SHOW INDEXES");
+    verified_as(
+        "SHOW RANGE INDEX WHERE name = 'x'",
+        "SHOW RANGE INDEXES WHERE name = 'x'",
+    );
+    verified(
+        "SHOW CONSTRAINTS YIELD name, type AS t ORDER BY name SKIP 1 LIMIT 5 WHERE t = 'x' RETURN name",
+    );
+    verified("SHOW UNIQUE CONSTRAINTS");
+    verified("SHOW TRANSACTIONS");
+    verified("SHOW TRANSACTIONS 'neo4j-transaction-1', 'neo4j-transaction-2' YIELD *");
+    verified("TERMINATE TRANSACTIONS $ids");
+    verified("SHOW PROCEDURES");
+    verified("SHOW FUNCTIONS");
+    verified("EXPLAIN MATCH (n) RETURN n");
+    verified("PROFILE MATCH (n) RETURN n");
+}
+
+#[test]
+fn list_literals_that_look_like_comprehensions_stay_lists() {
+    verified_as("RETURN [(x IN y)] AS l", "RETURN [(x IN y)] AS l");
+    verified_as(
+        "RETURN [(x IN y) AND z, 1] AS l",
+        "RETURN [(x IN y AND z), 1] AS l",
+    );
+    verified_as("RETURN [(a)-->(b)] AS l", "RETURN [(a)-->(b)] AS l");
+    verified_as("RETURN [(1 + 2)] AS l", "RETURN [1 + 2] AS l");
+}
