@@ -12,3 +12,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace --locked
+
+# ---- Official-driver integration tests (owned by the server crate; see tests/drivers/run.sh) ----
+echo "== driver tests: Python neo4j 6.x and 5.28, npm neo4j-driver 6.x"
+bash tests/drivers/run.sh
