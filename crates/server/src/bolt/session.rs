@@ -27,6 +27,7 @@ use tokio::time::Instant;
 use super::BoltShared;
 use crate::auth::{Credentials, Principal};
 use crate::deadline::{Interrupted, Until, race};
+use crate::metrics::IntGauge;
 use crate::shutdown::ShutdownSignal;
 
 /// Bytes read from the socket at a time.
@@ -129,7 +130,9 @@ impl BoltSession {
                 match self.dechunker.decode(&mut self.read_buffer) {
                     Ok(Some(message)) => {
                         self.shared.metrics.bolt_messages.inc();
+                        let in_flight = InFlight::start(&self.shared.metrics.bolt.in_flight);
                         self.handle(&message).await;
+                        drop(in_flight);
                         if self.outbox.as_ref().is_some_and(Outbox::wants_flush) {
                             if let Err(end) = self.flush().await {
                                 return end;
@@ -444,6 +447,23 @@ impl BoltSession {
         self.principal = Some(principal);
         self.authenticated_once = true;
         true
+    }
+}
+
+/// Counts a message as in flight until dropped, so a session cut mid-message (the server stopping)
+/// still gives its count back.
+struct InFlight(IntGauge);
+
+impl InFlight {
+    fn start(gauge: &IntGauge) -> InFlight {
+        gauge.inc();
+        InFlight(gauge.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 

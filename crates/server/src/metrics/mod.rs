@@ -15,7 +15,8 @@ use serde::Serialize;
 
 pub use histogram::{HistogramSnapshot, LatencyHistogram};
 
-type IntGauge = Gauge<i64, AtomicI64>;
+/// The gauge type of every Quiver gauge.
+pub type IntGauge = Gauge<i64, AtomicI64>;
 
 /// Connection counters of one listener (Bolt or HTTP).
 #[derive(Clone, Debug, Default)]
