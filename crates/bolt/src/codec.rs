@@ -3,7 +3,7 @@
 
 use crate::packstream::{Dialect, Limits};
 use crate::version::Version;
-use crate::zone::{UtcOnly, ZoneResolver};
+use crate::zone::{TzDatabase, ZoneResolver};
 
 /// The negotiated version, its structure dialect, the decoder's limits, and how to resolve
 /// named time zones.
@@ -25,16 +25,16 @@ impl std::fmt::Debug for Codec<'_> {
     }
 }
 
-static UTC_ONLY: UtcOnly = UtcOnly;
+static TZ_DATABASE: TzDatabase = TzDatabase;
 
 impl Codec<'static> {
-    /// Default limits, and only UTC known as a named zone.
+    /// Default limits, and named zones from the value layer's tz database.
     pub fn new(version: Version) -> Self {
         Codec {
             version,
             dialect: Dialect::of(version, false),
             limits: Limits::default(),
-            zones: &UTC_ONLY,
+            zones: &TZ_DATABASE,
         }
     }
 }

@@ -29,4 +29,4 @@ pub use codec::Codec;
 pub use error::Error;
 pub use message::{Request, Response};
 pub use version::Version;
-pub use zone::{UtcOnly, ZoneResolver};
+pub use zone::{TzDatabase, UtcOnly, ZoneResolver};

@@ -4,6 +4,11 @@
 //! offset in force, which takes a time-zone database to compute. The codec asks a
 //! [`ZoneResolver`] for it so the tz database stays in one place (the value layer).
 
+use std::sync::Arc;
+
+use quiver_value::TimeZone;
+use quiver_value::temporal::zone::{offset_at, resolve_local};
+
 /// Finds the UTC offset of a named zone.
 pub trait ZoneResolver {
     /// The offset in force in `zone` at the instant `utc_seconds` after the epoch.
@@ -33,5 +38,42 @@ impl ZoneResolver for UtcOnly {
     }
     fn offset_at_local(&self, zone: &str, _local_seconds: i64) -> Option<i32> {
         UtcOnly::offset(zone)
+    }
+}
+
+/// Named zones resolved through the value layer's tz database: what a server uses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TzDatabase;
+
+impl ZoneResolver for TzDatabase {
+    fn offset_at_utc(&self, zone: &str, utc_seconds: i64) -> Option<i32> {
+        offset_at(&TimeZone::Named(Arc::from(zone)), utc_seconds).ok()
+    }
+
+    fn offset_at_local(&self, zone: &str, local_seconds: i64) -> Option<i32> {
+        let utc = resolve_local(&TimeZone::Named(Arc::from(zone)), local_seconds, None).ok()?;
+        i32::try_from(local_seconds.checked_sub(utc)?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tz_database_knows_real_zones() {
+        // 2024-07-01T00:00:00Z: Paris is on summer time.
+        assert_eq!(
+            TzDatabase.offset_at_utc("Europe/Paris", 1_719_792_000),
+            Some(7200)
+        );
+        // 2024-01-01T00:00 on Paris's wall clock: winter time.
+        assert_eq!(
+            TzDatabase.offset_at_local("Europe/Paris", 1_704_067_200),
+            Some(3600)
+        );
+        assert_eq!(TzDatabase.offset_at_utc("Nowhere/Atlantis", 0), None);
+        assert_eq!(UtcOnly.offset_at_utc("Europe/Paris", 0), None);
+        assert_eq!(UtcOnly.offset_at_utc("UTC", 0), Some(0));
     }
 }

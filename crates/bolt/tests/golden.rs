@@ -809,3 +809,46 @@ fn integers_take_their_smallest_form() {
         assert_eq!(out, bytes, "{v}");
     }
 }
+
+#[test]
+fn named_zones_resolve_through_the_tz_database() {
+    use quiver_bolt::TzDatabase;
+    use quiver_bolt::packstream::{Decoder, Limits, Side};
+    // 2024-07-01T00:00:00Z, in Paris (UTC+2 in summer). 0x69 carries UTC seconds.
+    let utc: i32 = 1_719_792_000;
+    let body = cat(&[
+        &[0xB3, 0x69, 0xCA],
+        &utc.to_be_bytes(),
+        &[0x00],
+        &s("Europe/Paris"),
+    ]);
+    let mut d = Decoder::new(
+        &body,
+        Limits::default(),
+        Dialect::BOLT5,
+        Side::Server,
+        &TzDatabase,
+    );
+    let Value::DateTime(dt) = d.value().unwrap() else {
+        panic!("not a date-time")
+    };
+    assert_eq!((dt.seconds, dt.offset_seconds), (i64::from(utc), 7200));
+    // 4.4's 0x66 carries the wall clock: 02:00 in Paris is midnight UTC.
+    let local = utc + 7200;
+    let body = cat(&[
+        &[0xB3, 0x66, 0xCA],
+        &local.to_be_bytes(),
+        &[0x00],
+        &s("Europe/Paris"),
+    ]);
+    let legacy = Dialect::of(Version::V4_4, false);
+    let mut d = Decoder::new(&body, Limits::default(), legacy, Side::Server, &TzDatabase);
+    let Value::DateTime(dt) = d.value().unwrap() else {
+        panic!("not a date-time")
+    };
+    assert_eq!((dt.seconds, dt.offset_seconds), (i64::from(utc), 7200));
+    // And back out in the same legacy form.
+    let mut out = Vec::new();
+    write_value(&mut out, &Value::DateTime(dt), legacy).unwrap();
+    assert_eq!(out, body);
+}
