@@ -116,17 +116,21 @@ impl Error {
         }
     }
 
-    /// Whether the connection cannot continue after this error: framing is lost or the
-    /// message stream can no longer be trusted.
+    /// Whether the connection cannot continue after this error. Malformed bytes (and
+    /// messages this version does not have) are a protocol breach: the server replies
+    /// FAILURE and closes, as Neo4j does. Well-formed messages with unacceptable content
+    /// (a bad field, a value over a limit, a graph structure as a parameter) fail the
+    /// request only, and the connection goes on in FAILED.
     pub fn is_fatal(&self) -> bool {
-        matches!(
+        !matches!(
             self,
-            Error::MessageTooLarge { .. }
-                | Error::BadMagic
-                | Error::Handshake(_)
-                | Error::UnknownMessage { .. }
-                | Error::MessageNotInVersion { .. }
-                | Error::MessageFields { .. }
+            Error::InvalidField { .. }
+                | Error::InvalidValue { .. }
+                | Error::UnknownZone(_)
+                | Error::StructNotAccepted { .. }
+                | Error::StringTooLong { .. }
+                | Error::CollectionTooLong { .. }
+                | Error::TooDeep { .. }
         )
     }
 }

@@ -67,8 +67,10 @@ pub enum Decision {
     /// Reply FAILURE with this code and message; the session is now FAILED (no
     /// [`Session::complete`] call follows).
     Fail { code: &'static str, message: String },
-    /// Reply FAILURE `Neo.ClientError.Request.Invalid` with this message, then close.
-    Violation { message: String },
+    /// Reply FAILURE with this code and message, then close. The code is
+    /// `Neo.ClientError.Request.Invalid` for a message out of state, or the decode error's
+    /// own [`crate::Error::status_code`] when it came from [`Session::reject`].
+    Violation { code: &'static str, message: String },
     /// GOODBYE (or anything after DEFUNCT): close without a reply.
     Close,
 }
@@ -185,7 +187,10 @@ impl Session {
             self.state.name()
         );
         self.state = State::Defunct;
-        Decision::Violation { message }
+        Decision::Violation {
+            code: "Neo.ClientError.Request.Invalid",
+            message,
+        }
     }
 
     /// Decides what to do with the next request in arrival order.
@@ -263,6 +268,31 @@ impl Session {
         };
         self.in_flight = Some(admitted);
         Decision::Process(admitted)
+    }
+
+    /// Decides what to do with a message that failed to decode. Fatal errors close the
+    /// connection after a FAILURE; others fail the request like a failed query would, or are
+    /// IGNORED where any request would be. Before authentication every error closes.
+    pub fn reject(&mut self, error: &crate::error::Error) -> Decision {
+        if self.state == State::Defunct {
+            return Decision::Close;
+        }
+        if error.is_fatal() || matches!(self.state, State::Negotiation | State::Authentication) {
+            self.state = State::Defunct;
+            return Decision::Violation {
+                code: error.status_code(),
+                message: error.to_string(),
+            };
+        }
+        if self.pending_resets > 0 || matches!(self.state, State::Failed | State::Interrupted) {
+            return Decision::Ignore;
+        }
+        self.state = State::Failed;
+        self.end_transaction_streams_on_failure();
+        Decision::Fail {
+            code: error.status_code(),
+            message: error.to_string(),
+        }
     }
 
     /// Reports how the last admitted request ended and returns the new state.

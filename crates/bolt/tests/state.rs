@@ -406,3 +406,45 @@ fn defunct_only_closes() {
         assert_eq!(s.admit(&r), Decision::Close);
     }
 }
+
+#[test]
+fn undecodable_messages() {
+    use quiver_bolt::Error;
+    let bad_field = Error::InvalidField {
+        message: "PULL",
+        field: "n",
+        problem: "is required",
+    };
+    let mut s = ready(Version::V5_8);
+    assert!(matches!(
+        s.reject(&bad_field),
+        Decision::Fail {
+            code: "Neo.ClientError.Request.Invalid",
+            ..
+        }
+    ));
+    assert_eq!(s.state(), State::Failed);
+    assert_eq!(
+        s.reject(&bad_field),
+        Decision::Ignore,
+        "FAILED ignores what follows"
+    );
+    assert_eq!(
+        step(&mut s, &Request::Reset, Outcome::Success),
+        State::Ready
+    );
+
+    let malformed = Error::ReservedMarker {
+        marker: 0xC4,
+        offset: 3,
+    };
+    assert!(malformed.is_fatal());
+    assert!(matches!(s.reject(&malformed), Decision::Violation { .. }));
+    assert!(s.is_defunct());
+
+    let mut s = Session::new(Version::V5_8);
+    assert!(
+        matches!(s.reject(&bad_field), Decision::Violation { .. }),
+        "a bad HELLO closes"
+    );
+}
