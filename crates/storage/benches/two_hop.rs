@@ -1,1 +1,56 @@
-fn main() {}
+//! Two-hop expansion from random start nodes on the social graph: edges visited per second on
+//! one core (both hops counted).
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group};
+use quiver_storage::{Direction, NodeId, RelId};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const STARTS: usize = 1000;
+
+fn bench(c: &mut Criterion) {
+    let n = common::nodes_from_env(1_000_000);
+    let (g, _) = common::build(n, 42);
+    let mut rng = StdRng::seed_from_u64(9);
+    let starts: Vec<NodeId> = (0..STARTS)
+        .map(|_| g.nodes[rng.random_range(0..n)])
+        .collect();
+    let tx = g.db.begin_read();
+    let types = [g.knows];
+    let two_hop = |buf1: &mut Vec<(RelId, NodeId)>, buf2: &mut Vec<(RelId, NodeId)>| {
+        let mut edges = 0u64;
+        for s in &starts {
+            buf1.clear();
+            tx.expand_into(*s, Direction::Out, &types, buf1).unwrap();
+            edges += buf1.len() as u64;
+            for (_, m) in buf1.iter() {
+                buf2.clear();
+                tx.expand_into(*m, Direction::Out, &types, buf2).unwrap();
+                edges += buf2.len() as u64;
+                black_box(&buf2);
+            }
+        }
+        edges
+    };
+    let (mut b1, mut b2) = (Vec::new(), Vec::new());
+    let edges = two_hop(&mut b1, &mut b2);
+    let mut group = c.benchmark_group("two_hop");
+    group.throughput(Throughput::Elements(edges));
+    group.bench_function(format!("{STARTS}_starts_{n}_nodes"), |b| {
+        b.iter(|| two_hop(&mut b1, &mut b2));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    criterion::Criterion::default()
+        .configure_from_args()
+        .final_summary();
+}

@@ -58,6 +58,9 @@ impl AdjEntry {
 pub(crate) fn adj_insert(list: &mut ThinVec<AdjEntry>, e: AdjEntry) {
     let k = e.key();
     let at = list.partition_point(|x| x.key() < k);
+    if list.len() == list.capacity() && list.len() < ADJ_EXACT_GROWTH_MAX {
+        list.reserve_exact(1);
+    }
     list.insert(at, e);
 }
 
@@ -84,6 +87,16 @@ pub(crate) fn adj_of_type(list: &[AdjEntry], ty: Option<u32>) -> &[AdjEntry] {
         }
     }
 }
+
+/// A boxed copy allocated at exactly its length: shrinking a grown `Vec` in place would keep
+/// the allocator's larger size class, which costs 16 bytes a node at scale.
+fn exact(bytes: &[u8]) -> Box<[u8]> {
+    Box::from(bytes)
+}
+
+/// Lists up to this length grow one entry at a time, so the many small adjacency lists carry
+/// no doubling slack; longer ones double as usual to keep inserts amortised O(1).
+const ADJ_EXACT_GROWTH_MAX: usize = 32;
 
 /// Node flags, kept in the blob's first byte.
 pub(crate) const NODE_DELETED: u8 = 1;
@@ -173,7 +186,7 @@ impl NodeRec {
             put_varint(&mut out, u64::from(*l));
         }
         out.extend_from_slice(self.blob.get(at..).unwrap_or_default());
-        self.blob = out.into_boxed_slice();
+        self.blob = exact(&out);
         Ok(())
     }
 
@@ -186,7 +199,7 @@ impl NodeRec {
             let mut out = Vec::with_capacity(head.len() + new_props.len());
             out.extend_from_slice(head);
             out.extend_from_slice(&new_props);
-            self.blob = out.into_boxed_slice();
+            self.blob = exact(&out);
         }
         Ok(old)
     }
@@ -200,7 +213,7 @@ impl NodeRec {
             put_varint(&mut out, u64::from(*l));
         }
         put_props(&mut out, props);
-        self.blob = out.into_boxed_slice();
+        self.blob = exact(&out);
     }
 
     /// Returns the slot to vacant, freeing everything it held except the chain.
