@@ -124,8 +124,11 @@ pub fn negotiate(
     Ok(Negotiation::Refused { reply: REFUSED })
 }
 
+/// Only Bolt 5 is offered in a manifest: every driver that speaks manifest v1 speaks Bolt 5,
+/// and the shorter offer is the one drivers are tested against.
 fn manifest(supported: &[Version]) -> Negotiation {
-    let offered = VersionRange::group(supported);
+    let bolt5: Vec<Version> = supported.iter().copied().filter(|v| v.major >= 5).collect();
+    let offered = VersionRange::group(&bolt5);
     let mut reply = Vec::with_capacity(4 + 1 + offered.len() * 4 + 1);
     reply.extend_from_slice(&MANIFEST_V1);
     write_varint(&mut reply, offered.len() as u64);
@@ -338,8 +341,7 @@ mod tests {
         assert_eq!(
             reply,
             [
-                0x00, 0x00, 0x01, 0xFF, 0x03, 0x00, 0x02, 0x08, 0x05, 0x00, 0x04, 0x04, 0x05, 0x00,
-                0x00, 0x04, 0x04, 0x00
+                0x00, 0x00, 0x01, 0xFF, 0x02, 0x00, 0x02, 0x08, 0x05, 0x00, 0x04, 0x04, 0x05, 0x00
             ]
         );
         let (choice, used) = parse_manifest_choice(&[0, 0, 8, 5, 0, 0xB1, 0x01], &offered)
@@ -356,6 +358,10 @@ mod tests {
         assert!(
             parse_manifest_choice(&[0, 0, 5, 5, 0], &offered).is_err(),
             "5.5 is never offered"
+        );
+        assert!(
+            parse_manifest_choice(&[0, 0, 4, 4, 0], &offered).is_err(),
+            "a manifest offers Bolt 5 only"
         );
         assert_eq!(parse_manifest_choice(&[0, 0, 8], &offered).unwrap(), None);
         assert_eq!(
