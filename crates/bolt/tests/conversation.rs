@@ -1,0 +1,371 @@
+//! A whole connection at the codec level: a client's pipelined bytes in, the server's replies
+//! out, through the same pieces the server and the load client use. The "engine" answers every
+//! query with three rows of one column.
+
+use bytes::BytesMut;
+use quiver_bolt::chunk::Dechunker;
+use quiver_bolt::handshake::{self, ManifestChoice, Negotiation, ServerReply};
+use quiver_bolt::message::{
+    Auth, HelloExtra, TelemetryApi, TxExtra, encode_ignored, encode_record, peek_signature,
+    signature,
+};
+use quiver_bolt::meta::{
+    self, Completion, Failure, HelloSuccess, QueryType, RunSuccess, Stats, Summary,
+};
+use quiver_bolt::outbox::Outbox;
+use quiver_bolt::state::{Admitted, Decision, Outcome, Session};
+use quiver_bolt::{Codec, Request, Response, Version};
+use quiver_value::{Map, Value};
+
+/// Answers every message buffered in `input`, appending all replies to `outbox`; returns
+/// false once the connection must close.
+fn serve(
+    session: &mut Session,
+    codec: &Codec<'_>,
+    dechunker: &mut Dechunker,
+    input: &mut BytesMut,
+    outbox: &mut Outbox,
+) -> bool {
+    let mut messages = Vec::new();
+    while let Some(m) = dechunker.decode(input).unwrap() {
+        messages.push(m);
+    }
+    // RESET jumps the queue: announce every one before answering anything.
+    for m in &messages {
+        if peek_signature(m) == Some(signature::RESET) {
+            session.interrupt();
+        }
+    }
+    let version = codec.version;
+    for m in &messages {
+        let request = match Request::decode(m, codec) {
+            Ok(r) => r,
+            Err(e) => match session.reject(&e) {
+                Decision::Ignore => {
+                    encode_ignored(outbox.buffer());
+                    continue;
+                }
+                Decision::Fail { code, message } => {
+                    Failure {
+                        code,
+                        message: &message,
+                        position: None,
+                    }
+                    .encode(outbox.buffer(), version)
+                    .unwrap();
+                    continue;
+                }
+                Decision::Violation { code, message } => {
+                    Failure {
+                        code,
+                        message: &message,
+                        position: None,
+                    }
+                    .encode(outbox.buffer(), version)
+                    .unwrap();
+                    return false;
+                }
+                _ => return false,
+            },
+        };
+        let out = outbox.buffer();
+        match session.admit(&request) {
+            Decision::Process(admitted) => {
+                match admitted {
+                    Admitted::Hello => HelloSuccess {
+                        server: meta::SERVER_AGENT,
+                        connection_id: "bolt-1",
+                        recv_timeout_seconds: Some(60),
+                        telemetry_enabled: true,
+                        ssr_enabled: false,
+                        utc_patch: false,
+                    }
+                    .encode(out, version)
+                    .unwrap(),
+                    Admitted::Run { qid } => {
+                        RunSuccess {
+                            fields: &["x"],
+                            t_first_ms: 0,
+                            qid,
+                            db: None,
+                        }
+                        .encode(out, version)
+                        .unwrap();
+                    }
+                    Admitted::Pull { .. } => {
+                        for i in 0..3 {
+                            encode_record(out, &[Value::Int(i)], codec.dialect).unwrap();
+                        }
+                        Summary {
+                            bookmark: Some("quiver:1"),
+                            db: Some("neo4j"),
+                            t_last_ms: 0,
+                            query_type: QueryType::Read,
+                            stats: Stats::default(),
+                            notifications: &[],
+                            completion: Completion::Success,
+                        }
+                        .encode(out, version)
+                        .unwrap();
+                    }
+                    _ => meta::encode_success_empty(out),
+                }
+                session.complete(Outcome::Success);
+            }
+            Decision::Ignore => encode_ignored(out),
+            Decision::Fail { code, message } | Decision::Violation { code, message } => {
+                Failure {
+                    code,
+                    message: &message,
+                    position: None,
+                }
+                .encode(out, version)
+                .unwrap();
+                if session.is_defunct() {
+                    return false;
+                }
+            }
+            Decision::Close => return false,
+        }
+    }
+    true
+}
+
+fn responses(wire: &[u8], codec: &Codec<'_>) -> Vec<Response> {
+    let mut input = BytesMut::from(wire);
+    let mut d = Dechunker::new(1 << 20);
+    let mut out = Vec::new();
+    while let Some(m) = d.decode(&mut input).unwrap() {
+        out.push(Response::decode(&m, codec).unwrap());
+    }
+    assert!(input.is_empty());
+    out
+}
+
+fn names(rs: &[Response]) -> Vec<&'static str> {
+    rs.iter().map(Response::name).collect()
+}
+
+#[test]
+fn pipelined_session_over_manifest_handshake() {
+    // Handshake: the client offers manifest v1, the server answers in one buffer, the client
+    // picks 5.8 and pipelines HELLO + LOGON behind its choice.
+    let hello20 = handshake::client_handshake(&Version::SUPPORTED, true);
+    let Negotiation::Manifest { reply, offered } =
+        handshake::negotiate(&hello20, &Version::SUPPORTED).unwrap()
+    else {
+        panic!("manifest expected")
+    };
+    let Some((ServerReply::Manifest { offered: seen, .. }, _)) =
+        handshake::parse_server_reply(&reply).unwrap()
+    else {
+        panic!("client could not read the manifest")
+    };
+    let (chosen, choice) = handshake::client_manifest_choice(&seen, &Version::SUPPORTED);
+    let version = chosen.unwrap();
+    assert_eq!(version, Version::V5_8);
+    let codec = Codec::new(version);
+
+    let mut wire = BytesMut::from(&choice[..]);
+    Request::Hello {
+        extra: HelloExtra {
+            user_agent: "lab/1".into(),
+            ..HelloExtra::default()
+        },
+    }
+    .encode(&mut wire, &codec)
+    .unwrap();
+    Request::Logon {
+        auth: Auth::basic("neo4j", "secret"),
+    }
+    .encode(&mut wire, &codec)
+    .unwrap();
+    let Some((ManifestChoice::Chosen { version: v, .. }, used)) =
+        handshake::parse_manifest_choice(&wire, &offered).unwrap()
+    else {
+        panic!("server could not read the choice")
+    };
+    assert_eq!(v, version);
+    let mut input = wire.split_off(used);
+
+    let mut session = Session::new(version);
+    let mut dechunker = Dechunker::new(1 << 20);
+    let mut outbox = Outbox::new(64 * 1024);
+    assert!(serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    assert_eq!(
+        names(&responses(&outbox.take(), &codec)),
+        ["SUCCESS", "SUCCESS"]
+    );
+
+    // TELEMETRY + RUN + PULL, then BEGIN + RUN + PULL + COMMIT: each batch answered into one
+    // buffer, i.e. one write.
+    let mut input = BytesMut::new();
+    Request::Telemetry {
+        api: TelemetryApi::ExecuteQuery,
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    Request::Run {
+        query: "RETURN 1".into(),
+        params: Map::new(),
+        extra: TxExtra::default(),
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    Request::Pull { n: 1000, qid: -1 }
+        .encode(&mut input, &codec)
+        .unwrap();
+    Request::Begin {
+        extra: TxExtra::default(),
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    Request::Run {
+        query: "RETURN 2".into(),
+        params: Map::new(),
+        extra: TxExtra::default(),
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    Request::Pull { n: -1, qid: -1 }
+        .encode(&mut input, &codec)
+        .unwrap();
+    Request::Commit.encode(&mut input, &codec).unwrap();
+    assert!(serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    let rs = responses(&outbox.take(), &codec);
+    assert_eq!(
+        names(&rs),
+        [
+            "SUCCESS", "SUCCESS", "RECORD", "RECORD", "RECORD", "SUCCESS", "SUCCESS", "SUCCESS",
+            "RECORD", "RECORD", "RECORD", "SUCCESS", "SUCCESS"
+        ]
+    );
+    let Response::Success(run_in_tx) = &rs[7] else {
+        panic!()
+    };
+    assert_eq!(run_in_tx.get("qid").and_then(Value::as_int), Some(0));
+
+    // A failing batch: PULL out of state closes the connection after a FAILURE.
+    let mut input = BytesMut::new();
+    Request::Pull { n: -1, qid: -1 }
+        .encode(&mut input, &codec)
+        .unwrap();
+    assert!(!serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    let rs = responses(&outbox.take(), &codec);
+    let Response::Failure(f) = &rs[0] else {
+        panic!("{rs:?}")
+    };
+    assert_eq!(
+        f.get("neo4j_code").and_then(Value::as_str),
+        Some("Neo.ClientError.Request.Invalid")
+    );
+    assert_eq!(f.get("gql_status").and_then(Value::as_str), Some("08N11"));
+}
+
+#[test]
+fn reset_behind_a_pipeline_ignores_what_came_before_it() {
+    let codec = Codec::new(Version::V5_4);
+    let mut session = Session::new(Version::V5_4);
+    let mut dechunker = Dechunker::new(1 << 20);
+    let mut outbox = Outbox::new(64 * 1024);
+    let mut input = BytesMut::new();
+    Request::Hello {
+        extra: HelloExtra {
+            user_agent: "lab/1".into(),
+            ..HelloExtra::default()
+        },
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    Request::Logon { auth: Auth::none() }
+        .encode(&mut input, &codec)
+        .unwrap();
+    assert!(serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    outbox.take();
+
+    Request::Run {
+        query: "RETURN 1".into(),
+        params: Map::new(),
+        extra: TxExtra::default(),
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    Request::Pull { n: -1, qid: -1 }
+        .encode(&mut input, &codec)
+        .unwrap();
+    Request::Reset.encode(&mut input, &codec).unwrap();
+    Request::Run {
+        query: "RETURN 2".into(),
+        params: Map::new(),
+        extra: TxExtra::default(),
+    }
+    .encode(&mut input, &codec)
+    .unwrap();
+    assert!(serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    let rs = responses(&outbox.take(), &codec);
+    assert_eq!(names(&rs), ["IGNORED", "IGNORED", "SUCCESS", "SUCCESS"]);
+
+    // A malformed but well-framed message fails the request and the session recovers.
+    let mut input = BytesMut::new();
+    quiver_bolt::chunk::write_chunked(&mut input, &[0xB1, 0x3F, 0xA0]);
+    Request::Reset.encode(&mut input, &codec).unwrap();
+    // The pipelined RESET is announced first, so the bad PULL is IGNORED, not failed.
+    assert!(serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    let rs = responses(&outbox.take(), &codec);
+    assert_eq!(names(&rs), ["IGNORED", "SUCCESS"]);
+    // The Bolt 5.4 failure form: code and message.
+    let mut input = BytesMut::new();
+    quiver_bolt::chunk::write_chunked(&mut input, &[0xB1, 0x3F, 0xA0]);
+    assert!(serve(
+        &mut session,
+        &codec,
+        &mut dechunker,
+        &mut input,
+        &mut outbox
+    ));
+    let rs = responses(&outbox.take(), &codec);
+    let Response::Failure(f) = &rs[0] else {
+        panic!("{rs:?}")
+    };
+    assert_eq!(
+        f.get("code").and_then(Value::as_str),
+        Some("Neo.ClientError.Request.Invalid")
+    );
+    assert!(!f.contains_key("gql_status"));
+}
