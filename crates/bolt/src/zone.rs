@@ -45,12 +45,21 @@ impl ZoneResolver for UtcOnly {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TzDatabase;
 
+/// No IANA zone name comes close; longer client strings never reach the database.
+const ZONE_NAME_BYTES_MAX: usize = 64;
+
 impl ZoneResolver for TzDatabase {
     fn offset_at_utc(&self, zone: &str, utc_seconds: i64) -> Option<i32> {
+        if zone.len() > ZONE_NAME_BYTES_MAX {
+            return None;
+        }
         offset_at(&TimeZone::Named(Arc::from(zone)), utc_seconds).ok()
     }
 
     fn offset_at_local(&self, zone: &str, local_seconds: i64) -> Option<i32> {
+        if zone.len() > ZONE_NAME_BYTES_MAX {
+            return None;
+        }
         let utc = resolve_local(&TimeZone::Named(Arc::from(zone)), local_seconds, None).ok()?;
         i32::try_from(local_seconds.checked_sub(utc)?).ok()
     }
@@ -73,6 +82,8 @@ mod tests {
             Some(3600)
         );
         assert_eq!(TzDatabase.offset_at_utc("Nowhere/Atlantis", 0), None);
+        assert_eq!(TzDatabase.offset_at_utc("../../../etc/passwd", 0), None);
+        assert_eq!(TzDatabase.offset_at_utc(&"A".repeat(65), 0), None);
         assert_eq!(UtcOnly.offset_at_utc("Europe/Paris", 0), None);
         assert_eq!(UtcOnly.offset_at_utc("UTC", 0), Some(0));
     }
