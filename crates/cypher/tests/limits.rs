@@ -1,7 +1,7 @@
 //! Hostile nesting: every way to nest deeply must end in a clean `NestingTooDeep` error, never
 //! a stack overflow, on a thread with an ordinary 2 MiB stack.
 
-use quiver_cypher::{Detail, ParseOptions, parse, parse_with};
+use quiver_cypher::{Detail, ParseOptions, analyze, parse, parse_with};
 
 const DEPTH: usize = 100_000;
 
@@ -110,9 +110,9 @@ fn deepest_queries() -> Vec<String> {
         deepest_accepted(|n| format!("RETURN {} AS x", nest("[", "1", "]", n))),
         deepest_accepted(|n| format!("RETURN {} AS x", nest("{a: ", "1", "}", n))),
         deepest_accepted(|n| format!("RETURN 1{} AS x", " + 1".repeat(n))),
-        deepest_accepted(|n| format!("RETURN {}1 AS x", "NOT ".repeat(n))),
+        deepest_accepted(|n| format!("RETURN {}true AS x", "NOT ".repeat(n))),
         deepest_accepted(|n| format!("RETURN {} AS x", nest("[x IN ", "[1]", " | x]", n))),
-        deepest_accepted(|n| format!("RETURN {} AS x", nest("f(", "1", ")", n))),
+        deepest_accepted(|n| format!("RETURN {} AS x", nest("abs(", "1", ")", n))),
         deepest_accepted(|n| nest("CALL { ", "RETURN 1 AS x", " } RETURN x", n)),
         deepest_accepted(|n| {
             format!(
@@ -121,11 +121,8 @@ fn deepest_queries() -> Vec<String> {
             )
         }),
         deepest_accepted(|n| {
-            format!(
-                "{}CREATE (){}",
-                "FOREACH (x IN [1] | ".repeat(n),
-                ")".repeat(n)
-            )
+            let open: String = (0..n).map(|i| format!("FOREACH (x{i} IN [1] | ")).collect();
+            format!("{open}CREATE (){}", ")".repeat(n))
         }),
         deepest_accepted(|n| format!("MATCH {} RETURN 1", nest("({a: ", "1", "})", n))),
         deepest_accepted(|n| {
@@ -138,13 +135,14 @@ fn deepest_queries() -> Vec<String> {
 }
 
 #[test]
-fn nesting_up_to_the_limit_parses_prints_and_drops() {
+fn nesting_up_to_the_limit_parses_prints_analyses_and_drops() {
     on_small_stack(|| {
         for query in deepest_queries() {
             let statement = parse(&query).unwrap_or_else(|e| panic!("{e}"));
             let printed = statement.to_string();
             let again = parse(&printed).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(statement, again);
+            analyze(&statement, &query).unwrap_or_else(|e| panic!("{query}\n{e}"));
         }
     });
 }

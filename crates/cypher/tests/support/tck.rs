@@ -28,6 +28,8 @@ pub struct Case {
     pub error: Option<ExpectedError>,
     /// Procedures the scenario declares: `test.my.proc(in :: INTEGER?) :: (out :: STRING?)`.
     pub procedures: Vec<String>,
+    /// Names of the parameters the scenario supplies.
+    pub parameters: Vec<String>,
 }
 
 /// Every `When executing query:` of every scenario under `dir`, sorted by file.
@@ -61,6 +63,7 @@ struct Scenario {
     error: Option<ExpectedError>,
     examples: Vec<Vec<(String, String)>>,
     procedures: Vec<String>,
+    parameters: Vec<String>,
 }
 
 fn read_feature(file: &str, text: &str, out: &mut Vec<Case>) {
@@ -76,6 +79,7 @@ fn read_feature(file: &str, text: &str, out: &mut Vec<Case>) {
                 error: None,
                 examples: Vec::new(),
                 procedures: Vec::new(),
+                parameters: Vec::new(),
             });
         } else if let Some(scenario) = scenarios.last_mut() {
             if line.starts_with("When executing query") {
@@ -86,6 +90,16 @@ fn read_feature(file: &str, text: &str, out: &mut Vec<Case>) {
                 scenario
                     .procedures
                     .push(rest.trim_end_matches(':').trim().to_string());
+            } else if line.ends_with("parameters are:") {
+                let mut j = i + 1;
+                while j < lines.len() && lines[j].trim().starts_with('|') {
+                    if let Some(name) = cells(lines[j]).into_iter().next() {
+                        scenario.parameters.push(name);
+                    }
+                    j += 1;
+                }
+                i = j;
+                continue;
             } else if let Some(error) = expected_error(line) {
                 scenario.error = Some(error);
             } else if line.starts_with("Examples") {
@@ -121,6 +135,7 @@ fn read_feature(file: &str, text: &str, out: &mut Vec<Case>) {
                     query,
                     error: scenario.error.clone(),
                     procedures: scenario.procedures.clone(),
+                    parameters: scenario.parameters.clone(),
                 });
             }
         }
@@ -169,9 +184,16 @@ fn examples(lines: &[&str], from: usize) -> (Vec<Vec<(String, String)>>, usize) 
     let header = cells(lines.get(i).copied().unwrap_or(""));
     i += 1;
     let mut rows = Vec::new();
-    while i < lines.len() && lines[i].trim().starts_with('|') {
-        let values = cells(lines[i]);
-        rows.push(header.iter().cloned().zip(values).collect());
+    while i < lines.len() {
+        let line = lines[i].trim();
+        if line.starts_with('#') {
+            i += 1;
+            continue;
+        }
+        if !line.starts_with('|') {
+            break;
+        }
+        rows.push(header.iter().cloned().zip(cells(line)).collect());
         i += 1;
     }
     (rows, i)
