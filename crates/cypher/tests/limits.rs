@@ -1,6 +1,8 @@
 //! Hostile nesting: every way to nest deeply must end in a clean `NestingTooDeep` error, never
 //! a stack overflow, on a thread with an ordinary 2 MiB stack.
 
+use std::fmt::Write;
+
 use quiver_cypher::{Detail, ParseOptions, analyze, parse, parse_with};
 
 const DEPTH: usize = 100_000;
@@ -121,7 +123,10 @@ fn deepest_queries() -> Vec<String> {
             )
         }),
         deepest_accepted(|n| {
-            let open: String = (0..n).map(|i| format!("FOREACH (x{i} IN [1] | ")).collect();
+            let open = (0..n).fold(String::new(), |mut s, i| {
+                let _ = write!(s, "FOREACH (x{i} IN [1] | ");
+                s
+            });
             format!("{open}CREATE (){}", ")".repeat(n))
         }),
         deepest_accepted(|n| format!("MATCH {} RETURN 1", nest("({a: ", "1", "})", n))),
