@@ -1,0 +1,140 @@
+//! Syntax errors: the detail the TCK expects, and a position and message like Neo4j's.
+
+use quiver_cypher::{Detail, Error, parse};
+
+fn error(query: &str) -> Error {
+    parse(query).expect_err(query)
+}
+
+fn detail(query: &str) -> Detail {
+    error(query).kind.detail
+}
+
+#[test]
+fn position_line_column_and_caret() {
+    let e = error("MATCH (n)\nRETURN n +");
+    assert_eq!(e.status_code(), "Neo.ClientError.Statement.SyntaxError");
+    assert_eq!(e.detail(), Some("UnexpectedSyntax"));
+    assert_eq!(
+        (e.position.line, e.position.column, e.position.offset),
+        (2, 11, 20)
+    );
+    assert_eq!(
+        e.to_string(),
+        "Invalid input '': expected an expression (line 2, column 11 (offset: 20))\n\"RETURN n +\"\n           ^"
+    );
+
+    let e = error("MATCH (n RETURN n");
+    assert_eq!(e.position.column, 10);
+    assert!(
+        e.message.starts_with("Invalid input 'RETURN': expected"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn literal_errors() {
+    assert_eq!(detail("RETURN 0x AS literal"), Detail::InvalidNumberLiteral);
+    assert_eq!(
+        detail("RETURN 0x1A2b3j4D5E6f7 AS literal"),
+        Detail::InvalidNumberLiteral
+    );
+    assert_eq!(
+        detail("RETURN 0x8000000000000000 AS literal"),
+        Detail::IntegerOverflow
+    );
+    assert_eq!(
+        detail("RETURN -0x8000000000000001 AS literal"),
+        Detail::IntegerOverflow
+    );
+    assert_eq!(
+        detail("RETURN 9223372036854775808 AS literal"),
+        Detail::IntegerOverflow
+    );
+    assert!(parse("RETURN -9223372036854775808 AS literal").is_ok());
+    assert_eq!(detail("RETURN 1.34E999"), Detail::FloatingPointOverflow);
+    assert_eq!(detail(r"RETURN '\uH'"), Detail::InvalidUnicodeLiteral);
+    assert_eq!(detail("RETURN 'open"), Detail::UnexpectedSyntax);
+}
+
+#[test]
+fn malformed_maps_and_lists() {
+    for query in [
+        "RETURN {1B2c3e67:1} AS literal",
+        "RETURN {k1#k: 1} AS literal",
+        "RETURN {k1.k: 1} AS literal",
+        "RETURN {, } AS literal",
+        "RETURN {1} AS literal",
+        "RETURN {[]} AS literal",
+        "RETURN {{}} AS literal",
+        "RETURN {k: {k: {}} AS literal",
+        "RETURN [1, 2",
+        "RETURN [1 2]",
+    ] {
+        assert_eq!(detail(query), Detail::UnexpectedSyntax, "{query}");
+    }
+}
+
+#[test]
+fn malformed_clauses() {
+    for query in [
+        "",
+        "MATCH",
+        "MATCH (n) RETURN",
+        "MATCH (n) WHERE RETURN n",
+        "RETURN 1 AS",
+        "UNWIND [1] x RETURN x",
+        "MERGE (a) ON DELETE SET a.x = 1",
+        "CREATE (a)-[:R]->",
+        "MATCH (a)-[r:]->(b) RETURN a",
+        "MATCH (a) RETURN a ORDER a",
+        "RETURN a != b",
+        "RETURN CASE END",
+        "RETURN all(x IN [1])",
+        "FOREACH (x IN [1] | )",
+        "SHOW",
+    ] {
+        let e = error(query);
+        assert_eq!(
+            e.status_code(),
+            "Neo.ClientError.Statement.SyntaxError",
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn unsupported_constructs_are_named() {
+    for (query, name) in [
+        ("LOAD CSV FROM 'x' AS row RETURN row", "LOAD CSV"),
+        ("USE db MATCH (n) RETURN n", "USE"),
+        ("MATCH (n:A|B) RETURN n", "Label disjunction"),
+        (
+            "MATCH ((a)-->(b)){1,3} RETURN a",
+            "quantified path patterns",
+        ),
+        (
+            "MATCH (n) WHERE n.x IS :: INTEGER RETURN n",
+            "Type predicate",
+        ),
+        (
+            "CREATE FULLTEXT INDEX i FOR (n:L) ON EACH [n.x]",
+            "FULLTEXT",
+        ),
+        (
+            "MATCH p = SHORTEST 1 (a)-->+(b) RETURN p",
+            "GQL path selectors",
+        ),
+        ("RETURN shortestPath((a)-[*]-(b))", "shortestPath()"),
+    ] {
+        let e = error(query);
+        assert_eq!(e.kind.detail, Detail::UnsupportedFeature, "{query}: {e}");
+        assert!(e.message.contains(name), "{query}: {}", e.message);
+        assert!(
+            e.message.contains("not supported"),
+            "{query}: {}",
+            e.message
+        );
+    }
+}
