@@ -62,6 +62,11 @@ fn duration_of(v: &Value) -> Option<&Duration> {
 /// `a + b`.
 pub fn add(a: &Value, b: &Value) -> Result<Value> {
     match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x
+            .checked_add(*y)
+            .map(Value::Int)
+            .ok_or_else(|| overflow("+")),
+        (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
         (Value::Null, _) | (_, Value::Null) => Ok(Value::Null),
         (Value::List(x), Value::List(y)) => {
             let mut items = Vec::with_capacity(x.len() + y.len());
@@ -117,6 +122,10 @@ pub fn add(a: &Value, b: &Value) -> Result<Value> {
 /// `a - b`.
 pub fn subtract(a: &Value, b: &Value) -> Result<Value> {
     match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x
+            .checked_sub(*y)
+            .map(Value::Int)
+            .ok_or_else(|| overflow("-")),
         (Value::Null, _) | (_, Value::Null) => Ok(Value::Null),
         (Value::Duration(x), Value::Duration(y)) => {
             Ok(Value::Duration(Box::new(x.checked_sub(y)?)))

@@ -203,8 +203,8 @@ impl DateTime {
         zone: TimeZone,
         preferred_offset: Option<i32>,
     ) -> Result<DateTime> {
-        let seconds = zone::resolve_local(&zone, local.seconds, preferred_offset)?;
-        let offset_seconds = zone::offset_at(&zone, seconds)?;
+        let (seconds, offset_seconds) =
+            zone::resolve_local_with_offset(&zone, local.seconds, preferred_offset)?;
         let value = DateTime {
             seconds,
             nanos: local.nanos,

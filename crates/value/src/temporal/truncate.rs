@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::build::{Clock, TemporalKind, from_map, sub_second_nanos};
 use super::calendar::{self, NANOS_PER_SECOND};
-use super::zone::parse_zone;
+use super::zone::{self, parse_zone};
 use super::{Date, DateTime, LocalDateTime, LocalTime, Temporal, Time};
 use crate::error::{Result, ValueError};
 use crate::value::{Map, Value};
@@ -140,6 +140,21 @@ pub fn truncate(
             if let Temporal::DateTime(dt) = &truncated {
                 truncated =
                     Temporal::DateTime(DateTime::from_local(dt.local(), parse_zone(name)?, None)?);
+            }
+        }
+    }
+    if kind == TemporalKind::Time {
+        // A zone given to `time.truncate` keeps the wall clock and takes the zone's offset now.
+        if let Some(zone_value) = rest.remove("timezone") {
+            let Value::String(name) = &zone_value else {
+                return Err(ValueError::invalid_type("timezone must be a string"));
+            };
+            let offset = zone::offset_at(&parse_zone(name)?, clock.now.seconds)?;
+            if let Temporal::Time(t) = truncated {
+                truncated = Temporal::Time(Time {
+                    nanos: t.nanos,
+                    offset_seconds: offset,
+                });
             }
         }
     }

@@ -123,11 +123,27 @@ pub fn offset_at(zone: &TimeZone, utc_seconds: i64) -> Result<i32> {
 /// later by the length of the gap; a time in an overlap takes `preferred` if it is one of the
 /// two valid offsets, otherwise the earlier offset.
 pub fn resolve_local(zone: &TimeZone, local_seconds: i64, preferred: Option<i32>) -> Result<i64> {
-    let offset = match zone {
-        TimeZone::Offset(offset) => *offset,
+    resolve_local_with_offset(zone, local_seconds, preferred).map(|(utc, _)| utc)
+}
+
+/// [`resolve_local`], also returning the offset in force at the resulting instant (after a gap
+/// this differs from the offset used to resolve), with one zone lookup.
+pub fn resolve_local_with_offset(
+    zone: &TimeZone,
+    local_seconds: i64,
+    preferred: Option<i32>,
+) -> Result<(i64, i32)> {
+    let overflow = || ValueError::invalid_value("Date time overflow");
+    match zone {
+        TimeZone::Offset(offset) => {
+            let utc = local_seconds
+                .checked_sub(i64::from(*offset))
+                .ok_or_else(overflow)?;
+            Ok((utc, *offset))
+        }
         TimeZone::Named(name) => {
             let tz = jiff_zone(name)?;
-            match civil(local_seconds) {
+            let offset = match civil(local_seconds) {
                 Some(dt) => match tz.to_ambiguous_timestamp(dt).offset() {
                     AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
                     AmbiguousOffset::Gap { before, .. } => before.seconds(),
@@ -138,12 +154,13 @@ pub fn resolve_local(zone: &TimeZone, local_seconds: i64, preferred: Option<i32>
                 },
                 // Beyond the database's span: use the offset at its nearest edge.
                 None => tz.to_offset(clamp_timestamp(local_seconds)).seconds(),
-            }
+            };
+            let utc = local_seconds
+                .checked_sub(i64::from(offset))
+                .ok_or_else(overflow)?;
+            Ok((utc, tz.to_offset(clamp_timestamp(utc)).seconds()))
         }
-    };
-    local_seconds
-        .checked_sub(i64::from(offset))
-        .ok_or_else(|| ValueError::invalid_value("Date time overflow"))
+    }
 }
 
 fn civil(local_seconds: i64) -> Option<jiff::civil::DateTime> {
