@@ -378,6 +378,79 @@ pub fn compile_regex(pattern: &str) -> Result<regex::Regex> {
         .map_err(|e| ValueError::invalid_value(format!("Invalid regular expression: {e}")))
 }
 
+/// `container[index]`: list elements by (possibly negative) integer index, `null` when out of
+/// range; map entries (and materialised node or relationship properties) by string key.
+pub fn index(container: &Value, index: &Value) -> Result<Value> {
+    match (container, index) {
+        (Value::Null, _) | (_, Value::Null) => Ok(Value::Null),
+        (Value::List(items), Value::Int(i)) => {
+            let len = items.len() as i128;
+            let i = i128::from(*i);
+            let position = if i < 0 { len + i } else { i };
+            Ok(usize::try_from(position)
+                .ok()
+                .and_then(|p| items.get(p))
+                .cloned()
+                .unwrap_or(Value::Null))
+        }
+        (Value::List(_), other) => Err(ValueError::invalid_type(format!(
+            "List index must be an Integer, got {}",
+            other.value_type()
+        ))),
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), Value::String(key)) => {
+            crate::property::property(container, key)
+        }
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), other) => {
+            Err(ValueError::invalid_type(format!(
+                "Map key must be a String, got {}",
+                other.value_type()
+            )))
+        }
+        (other, _) => Err(ValueError::invalid_type(format!(
+            "Cannot index into a {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// `list[from..to]`: bounds may be negative (counting from the end) or absent (`None`);
+/// out-of-range bounds are clamped. A `null` list or bound gives `null`.
+pub fn slice(list: &Value, from: Option<&Value>, to: Option<&Value>) -> Result<Value> {
+    let items = match list {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => {
+            return Err(ValueError::invalid_type(format!(
+                "Cannot slice a {}",
+                other.value_type()
+            )));
+        }
+    };
+    let len = items.len() as i128;
+    let bound = |v: Option<&Value>, default: i128| -> Result<Option<usize>> {
+        match v {
+            None => Ok(Some(default as usize)),
+            Some(Value::Null) => Ok(None),
+            Some(Value::Int(i)) => {
+                let i = i128::from(*i);
+                let p = if i < 0 { len + i } else { i };
+                Ok(Some(p.clamp(0, len) as usize))
+            }
+            Some(other) => Err(ValueError::invalid_type(format!(
+                "List slice bounds must be Integers, got {}",
+                other.value_type()
+            ))),
+        }
+    };
+    let (Some(start), Some(end)) = (bound(from, 0)?, bound(to, len)?) else {
+        return Ok(Value::Null);
+    };
+    if start >= end {
+        return Ok(Value::from(Vec::new()));
+    }
+    Ok(Value::from(items[start..end].to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,6 +562,45 @@ mod tests {
         assert_eq!(in_list(&l(vec![]), &l(vec![])).unwrap(), Value::Bool(false));
         assert_eq!(in_list(&l(vec![]), &l(vec![i(1), i(2), n()])).unwrap(), n());
         assert!(in_list(&i(1), &i(1)).is_err());
+    }
+
+    #[test]
+    fn indexing_and_slicing() {
+        let l = Value::from(vec![i(1), i(2), i(3)]);
+        assert_eq!(index(&l, &i(0)).unwrap(), i(1));
+        assert_eq!(index(&l, &i(-1)).unwrap(), i(3));
+        assert_eq!(index(&l, &i(3)).unwrap(), Value::Null);
+        assert_eq!(index(&l, &i(-4)).unwrap(), Value::Null);
+        assert_eq!(index(&l, &Value::Null).unwrap(), Value::Null);
+        // List1 [6] and [8].
+        for bad in [
+            Value::Bool(true),
+            f(4.7),
+            "1".into(),
+            Value::from(vec![i(1)]),
+        ] {
+            assert!(index(&l, &bad).is_err());
+        }
+        for bad in [Value::Bool(true), i(123), f(4.7), "1".into()] {
+            assert!(index(&bad, &i(0)).is_err());
+        }
+        let m = Value::map([(std::sync::Arc::from("k"), i(1))].into_iter().collect());
+        assert_eq!(index(&m, &"k".into()).unwrap(), i(1));
+        assert_eq!(index(&m, &"x".into()).unwrap(), Value::Null);
+        assert_eq!(
+            slice(&l, Some(&i(0)), Some(&i(1))).unwrap(),
+            Value::from(vec![i(1)])
+        );
+        assert_eq!(
+            slice(&l, Some(&i(-2)), None).unwrap(),
+            Value::from(vec![i(2), i(3)])
+        );
+        assert_eq!(slice(&l, None, Some(&i(10))).unwrap(), l);
+        assert_eq!(
+            slice(&l, Some(&i(2)), Some(&i(1))).unwrap(),
+            Value::from(Vec::new())
+        );
+        assert_eq!(slice(&l, Some(&Value::Null), None).unwrap(), Value::Null);
     }
 
     #[test]
