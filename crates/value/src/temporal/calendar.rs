@@ -43,26 +43,29 @@ pub fn days_in_year(year: i64) -> u32 {
     if is_leap(year) { 366 } else { 365 }
 }
 
-/// Day number of a calendar date. Fields are trusted to be valid (see [`checked_days`]).
+/// Day number of a calendar date. Fields are trusted to be valid (see [`checked_days`]);
+/// years far outside Cypher's range saturate rather than overflow.
 pub fn days_from_ymd(year: i64, month: u32, day: u32) -> i64 {
     // Count years from March so that the leap day is the last day of the counted year.
-    let y = if month <= 2 { year - 1 } else { year };
+    let y = i128::from(year) - i128::from(month <= 2);
     let era = y.div_euclid(400);
     let year_of_era = y - era * 400;
-    let m = i64::from(month);
+    let m = i128::from(month);
     let shifted_month = if m > 2 { m - 3 } else { m + 9 };
-    let day_of_year = (153 * shifted_month + 2) / 5 + i64::from(day) - 1;
+    let day_of_year = (153 * shifted_month + 2) / 5 + i128::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * DAYS_PER_ERA + day_of_era - EPOCH_SHIFT_DAYS
+    let days = era * i128::from(DAYS_PER_ERA) + day_of_era - i128::from(EPOCH_SHIFT_DAYS);
+    days.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
-/// Calendar fields of a day number.
+/// Calendar fields of a day number. Exact for every `i64`, including day numbers far outside
+/// Cypher's range (which only malformed input can produce).
 pub fn ymd_from_days(days: i64) -> Ymd {
-    let z = days + EPOCH_SHIFT_DAYS;
-    let era = z.div_euclid(DAYS_PER_ERA);
-    let day_of_era = z - era * DAYS_PER_ERA;
+    let z = i128::from(days) + i128::from(EPOCH_SHIFT_DAYS);
+    let era = z.div_euclid(i128::from(DAYS_PER_ERA));
+    let day_of_era = z - era * i128::from(DAYS_PER_ERA);
     let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524
-        - day_of_era / (DAYS_PER_ERA - 1))
+        - day_of_era / (i128::from(DAYS_PER_ERA) - 1))
         / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let shifted_month = (5 * day_of_year + 2) / 153;
@@ -72,8 +75,12 @@ pub fn ymd_from_days(days: i64) -> Ymd {
     } else {
         shifted_month - 9
     } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    Ymd { year, month, day }
+    let year = year_of_era + era * 400 + i128::from(month <= 2);
+    Ymd {
+        year: year as i64,
+        month,
+        day,
+    }
 }
 
 /// Fails unless the year is one Cypher can represent.
@@ -119,47 +126,49 @@ pub fn check_days(days: i64) -> Result<i64> {
 /// ISO day of week: 1 = Monday ... 7 = Sunday.
 pub fn weekday(days: i64) -> u32 {
     // 1970-01-01 was a Thursday.
-    ((days + 3).rem_euclid(7) + 1) as u32
+    ((days.rem_euclid(7) + 3) % 7 + 1) as u32
 }
 
 /// Day of the year, 1-based.
 pub fn ordinal_day(days: i64) -> u32 {
     let ymd = ymd_from_days(days);
-    (days - days_from_ymd(ymd.year, 1, 1) + 1) as u32
+    (i128::from(days) - i128::from(days_from_ymd(ymd.year, 1, 1)) + 1) as u32
 }
 
 /// The Monday that starts ISO week 1 of a week-based year (the week holding January 4th).
 pub fn week_one_monday(week_year: i64) -> i64 {
     let jan4 = days_from_ymd(week_year, 1, 4);
-    jan4 - i64::from(weekday(jan4)) + 1
+    jan4.saturating_sub(i64::from(weekday(jan4)))
+        .saturating_add(1)
 }
 
 /// Number of ISO weeks (52 or 53) in a week-based year.
 pub fn weeks_in_year(week_year: i64) -> u32 {
-    ((week_one_monday(week_year + 1) - week_one_monday(week_year)) / 7) as u32
+    let next = week_one_monday(week_year.saturating_add(1));
+    ((i128::from(next) - i128::from(week_one_monday(week_year))) / 7) as u32
 }
 
 /// The ISO week date of a day: (week-based year, week, day of week).
 pub fn week_date(days: i64) -> (i64, u32, u32) {
     let year = ymd_from_days(days).year;
-    let week_year = if days >= week_one_monday(year + 1) {
-        year + 1
+    let week_year = if days >= week_one_monday(year.saturating_add(1)) {
+        year.saturating_add(1)
     } else if days < week_one_monday(year) {
-        year - 1
+        year.saturating_sub(1)
     } else {
         year
     };
-    let week = ((days - week_one_monday(week_year)) / 7 + 1) as u32;
+    let week = ((i128::from(days) - i128::from(week_one_monday(week_year))) / 7 + 1) as u32;
     (week_year, week, weekday(days))
 }
 
 pub fn quarter_of_month(month: u32) -> u32 {
-    (month - 1) / 3 + 1
+    month.saturating_sub(1) / 3 + 1
 }
 
 /// First day of a quarter.
 pub fn quarter_start(year: i64, quarter: u32) -> i64 {
-    days_from_ymd(year, (quarter - 1) * 3 + 1, 1)
+    days_from_ymd(year, quarter.saturating_sub(1) * 3 + 1, 1)
 }
 
 /// Number of days in a quarter (90 to 92).
@@ -176,7 +185,7 @@ pub fn days_in_quarter(year: i64, quarter: u32) -> u32 {
 /// Day of the quarter, 1-based.
 pub fn day_of_quarter(days: i64) -> u32 {
     let ymd = ymd_from_days(days);
-    (days - quarter_start(ymd.year, quarter_of_month(ymd.month)) + 1) as u32
+    (i128::from(days) - i128::from(quarter_start(ymd.year, quarter_of_month(ymd.month))) + 1) as u32
 }
 
 /// Adds months to a date, clamping the day to the last day of the resulting month (so that
@@ -205,8 +214,10 @@ pub fn add_days(days: i64, delta: i64) -> Result<i64> {
 pub fn months_between(from: i64, to: i64) -> i64 {
     let a = ymd_from_days(from);
     let b = ymd_from_days(to);
-    let packed = |ymd: Ymd| (ymd.year * 12 + i64::from(ymd.month) - 1) * 32 + i64::from(ymd.day);
-    (packed(b) - packed(a)) / 32
+    let packed = |ymd: Ymd| {
+        (i128::from(ymd.year) * 12 + i128::from(ymd.month) - 1) * 32 + i128::from(ymd.day)
+    };
+    ((packed(b) - packed(a)) / 32).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 #[cfg(test)]
