@@ -77,7 +77,11 @@ impl Clock {
 /// The current value of a kind in a zone.
 pub fn now(kind: TemporalKind, instant: Instant, zone: &TimeZone) -> Result<Value> {
     let dt = DateTime::from_instant(instant.seconds, instant.nanos, zone.clone())?;
-    Ok(project(kind, &Temporal::DateTime(dt), zone)?.into_value())
+    let clock = Clock {
+        now: instant,
+        default_zone: zone.clone(),
+    };
+    Ok(project(kind, &Temporal::DateTime(dt), &clock)?.into_value())
 }
 
 /// `kind(arg)`: parses strings, builds from maps, converts other temporals; `null` gives `null`.
@@ -87,7 +91,7 @@ pub fn construct(kind: TemporalKind, arg: &Value, clock: &Clock) -> Result<Value
         Value::String(text) => parse_kind(kind, text, clock),
         Value::Map(map) => from_map(kind, map, clock),
         other => match Temporal::from_value(other) {
-            Some(t) => Ok(project(kind, &t, &clock.default_zone)?.into_value()),
+            Some(t) => Ok(project(kind, &t, clock)?.into_value()),
             None => Err(ValueError::invalid_type(format!(
                 "Cannot construct a {} from a {}",
                 kind.name(),
@@ -118,9 +122,9 @@ fn cannot_select(kind: TemporalKind, t: &Temporal) -> ValueError {
     ))
 }
 
-/// Converts a temporal to another kind: takes its date or time part, attaching the default
-/// zone where the target needs one and the source has none.
-pub fn project(kind: TemporalKind, t: &Temporal, default_zone: &TimeZone) -> Result<Temporal> {
+/// Converts a temporal to another kind: takes its date or time part, attaching the clock's
+/// default zone where the target needs one and the source has none.
+pub fn project(kind: TemporalKind, t: &Temporal, clock: &Clock) -> Result<Temporal> {
     let local_time = |t: &Temporal| t.local_time().ok_or_else(|| cannot_select(kind, t));
     let date = |t: &Temporal| t.date().ok_or_else(|| cannot_select(kind, t));
     Ok(match kind {
@@ -129,7 +133,7 @@ pub fn project(kind: TemporalKind, t: &Temporal, default_zone: &TimeZone) -> Res
         TemporalKind::Time => {
             let offset = match t.offset() {
                 Some(offset) => offset,
-                None => zone::offset_at(default_zone, Instant::now().seconds)?,
+                None => clock.default_offset()?,
             };
             Temporal::Time(Time {
                 nanos: local_time(t)?.nanos,
@@ -143,7 +147,11 @@ pub fn project(kind: TemporalKind, t: &Temporal, default_zone: &TimeZone) -> Res
             Temporal::DateTime(dt) => Temporal::DateTime(dt.clone()),
             other => {
                 let local = LocalDateTime::new(date(other)?, local_time(other)?)?;
-                Temporal::DateTime(DateTime::from_local(local, default_zone.clone(), None)?)
+                Temporal::DateTime(DateTime::from_local(
+                    local,
+                    clock.default_zone.clone(),
+                    None,
+                )?)
             }
         },
     })
@@ -1143,7 +1151,7 @@ mod tests {
     #[test]
     fn projection_of_whole_values() {
         let b = sources();
-        let dz = TimeZone::Offset(0);
+        let dz = clock();
         let proj = |kind, v: &Value| {
             to_string_cypher(
                 &project(kind, &Temporal::from_value(v).unwrap(), &dz)

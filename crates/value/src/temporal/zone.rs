@@ -210,6 +210,14 @@ mod tests {
     }
 
     #[test]
+    fn the_bundled_database_covers_machines_without_tzdata() {
+        let bundled = jiff::tz::TimeZoneDatabase::bundled();
+        for name in ["Europe/Stockholm", "Pacific/Honolulu", "America/New_York", "UTC"] {
+            assert!(bundled.get(name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
     fn named_zones_are_canonicalised() {
         assert_eq!(
             parse_zone("europe/stockholm").unwrap(),
