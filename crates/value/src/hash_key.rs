@@ -1,7 +1,7 @@
 //! Hashable keys under Cypher's equivalence, for `DISTINCT`, grouping and hashed `IN`.
 //!
 //! [`HashKey`] wraps a value so that it can sit in a `HashMap` or `HashSet`: two keys are equal
-//! exactly when their values are [`equivalent`](crate::compare::equivalent) (`null` with
+//! exactly when their values are [`equivalent`] (`null` with
 //! `null`, `NaN` with `NaN`, `1` with `1.0`), and equal keys hash alike. To make the last
 //! hold, numbers hash by value: a float with an integral value in the integer range hashes as
 //! that integer. A group key of several columns is a `Vec<HashKey>`.

@@ -3,6 +3,20 @@
 //! One enum for all layers keeps conversions out of hot paths. Graph entities are carried as
 //! ids with optionally materialised data (see [`graph`]): the executor moves ids around, and only
 //! values that leave the server are filled in with labels and properties.
+//!
+//! This crate is also the single home of Cypher's value semantics, as pure functions the
+//! engine calls while evaluating expressions:
+//! - [`mod@compare`]: ternary `=` ([`equals`]), the `<`-family ([`comparison`], [`compare::less_than`]
+//!   and friends), the total order of `ORDER BY` ([`order`]) and the equivalence of `DISTINCT`
+//!   ([`equivalent`], hashed by [`HashKey`]);
+//! - [`ops`]: arithmetic, three-valued logic, `IN`, string predicates, indexing and slicing;
+//! - [`functions`]: the scalar function library, resolved by name ([`lookup`], [`call`]);
+//! - [`mod@property`]: `value.key` for maps, temporals, durations and points;
+//! - [`temporal`] and [`spatial`]: construction, parsing, formatting and arithmetic of
+//!   temporal values and points;
+//! - [`display`]: `toString()` text ([`to_string_cypher`]) and TCK-style literals.
+//!
+//! Every failure is a [`ValueError`] whose class maps to a Neo4j status code; no input panics.
 
 pub mod compare;
 pub mod display;

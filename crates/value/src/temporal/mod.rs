@@ -3,7 +3,7 @@
 //!
 //! The submodules hold Cypher's temporal semantics as pure functions:
 //! [`calendar`] (day numbers, week dates, quarters), [`zone`] (offsets and IANA zones),
-//! [`format`] and [`parse`] (ISO-8601 text), [`duration`] (construction, normalisation and
+//! [`mod@format`] and [`parse`] (ISO-8601 text), [`duration`] (construction, normalisation and
 //! arithmetic of durations), [`arith`] (temporal ± duration, `duration.between`), [`build`]
 //! (construction from maps and selection from other temporals), [`truncate`], and [`fields`]
 //! (component accessors such as `d.weekYear`).

@@ -212,7 +212,12 @@ mod tests {
     #[test]
     fn the_bundled_database_covers_machines_without_tzdata() {
         let bundled = jiff::tz::TimeZoneDatabase::bundled();
-        for name in ["Europe/Stockholm", "Pacific/Honolulu", "America/New_York", "UTC"] {
+        for name in [
+            "Europe/Stockholm",
+            "Pacific/Honolulu",
+            "America/New_York",
+            "UTC",
+        ] {
             assert!(bundled.get(name).is_ok(), "{name}");
         }
     }
