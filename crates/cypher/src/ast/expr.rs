@@ -375,6 +375,9 @@ impl Expr {
             | ExprKind::Slice { .. }
             | ExprKind::HasLabels { .. } => prec::POSTFIX,
             ExprKind::Literal(literal) if literal.is_negative_number() => prec::UNARY,
+            // A pattern predicate next to an operator could read as a longer pattern
+            // (`(a)-->(b) - -1`), so as an operand it is always parenthesised.
+            ExprKind::Pattern(_) => 0,
             _ => prec::ATOM,
         }
     }
@@ -491,7 +494,12 @@ impl fmt::Display for Expr {
                 f.write_str("]")
             }
             ExprKind::HasLabels { base, labels } => {
-                write!(f, "{}", base.at(prec::POSTFIX))?;
+                // `x:A:B` reads as one test; a test on a test needs parentheses.
+                if matches!(base.kind, ExprKind::HasLabels { .. }) {
+                    write!(f, "({base})")?;
+                } else {
+                    write!(f, "{}", base.at(prec::POSTFIX))?;
+                }
                 for label in labels {
                     write!(f, ":{label}")?;
                 }
@@ -599,12 +607,41 @@ impl fmt::Display for MapEntry {
     }
 }
 
+/// Words that start special forms when followed by `(` (`NOT(x)`, `all(x IN l ...)`,
+/// `reduce(a = ...)`): as the first part of a function name they are printed quoted, so the
+/// call reads back as a call.
+const SPECIAL_FORM_WORDS: &[&str] = &[
+    "all",
+    "allshortestpaths",
+    "any",
+    "case",
+    "false",
+    "none",
+    "not",
+    "null",
+    "reduce",
+    "shortestpath",
+    "single",
+    "true",
+];
+
 impl fmt::Display for FunctionName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for part in &self.namespace {
-            write!(f, "{part}.")?;
+        let parts = self.namespace.iter().chain(std::iter::once(&self.name));
+        for (i, part) in parts.enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            let special = SPECIAL_FORM_WORDS
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(&part.name));
+            if i == 0 && special {
+                write!(f, "`{}`", part.name)?;
+            } else {
+                write!(f, "{part}")?;
+            }
         }
-        write!(f, "{}", self.name)
+        Ok(())
     }
 }
 

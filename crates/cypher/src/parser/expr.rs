@@ -317,7 +317,15 @@ impl Parser<'_> {
         let start = self.start();
         self.advance();
         // A minus directly before a number is part of the literal, so that
-        // -9223372036854775808 is in range.
+        // -9223372036854775808 is in range; not when a postfix operator follows, since
+        // `-5.x` negates `5.x`.
+        let postfix_follows = matches!(
+            self.peek_nth(1).kind,
+            TokenKind::Dot | TokenKind::LBracket | TokenKind::Colon
+        );
+        if postfix_follows {
+            return self.parse_unary(UnaryOp::Negate, start);
+        }
         match *self.peek_kind() {
             TokenKind::Integer(magnitude) => {
                 self.advance();
@@ -701,6 +709,7 @@ impl Parser<'_> {
             | TokenKind::LBrace
             | TokenKind::Parameter(_)
             | TokenKind::QuotedName(_) => true,
+            TokenKind::Word if self.peek_nth_keyword(1, "WHERE") => true,
             TokenKind::Word => matches!(
                 self.peek_nth(2).kind,
                 TokenKind::RParen

@@ -1,0 +1,498 @@
+//! Random trees print as Cypher that parses back to the same tree.
+//!
+//! The generator builds statements the parser could have produced (the parser's own
+//! normal forms: folded negative literals, at least one label in a label test, a map or a
+//! parameter as pattern properties, ...), with names drawn to include keywords, odd
+//! characters and backticks, so quoting and parenthesisation are exercised.
+
+use proptest::prelude::*;
+use quiver_cypher::ast::*;
+use quiver_cypher::parse;
+
+fn ident(name: String) -> Ident {
+    Ident::new(name)
+}
+
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z][a-z0-9_]{0,6}",
+        1 => prop::sample::select(vec![
+            "MATCH", "return", "count", "all", "exists", "end", "null", "true", "case",
+            "not", "reduce", "shortestPath", "IN", "where", "order", "by", "_x",
+        ])
+        .prop_map(String::from),
+        1 => "[ a-z`é.:-]{0,5}",
+    ]
+}
+
+fn literal() -> impl Strategy<Value = Literal> {
+    prop_oneof![
+        Just(Literal::Null),
+        any::<bool>().prop_map(Literal::Boolean),
+        any::<i64>().prop_map(Literal::Integer),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Literal::Float),
+        "\\PC{0,8}|[\\\\'\"\n\t\u{1}]{0,4}".prop_map(Literal::String),
+    ]
+}
+
+fn expr_of(kind: ExprKind) -> Expr {
+    Expr::new(kind, Span::default())
+}
+
+fn leaf() -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        literal().prop_map(|l| expr_of(ExprKind::Literal(l))),
+        name().prop_map(|n| expr_of(ExprKind::Variable(ident(n)))),
+        prop_oneof!["[a-z0-9_]{1,4}", name()].prop_map(|n| expr_of(ExprKind::Parameter(n))),
+        Just(expr_of(ExprKind::CountStar)),
+    ]
+}
+
+fn binary_op() -> impl Strategy<Value = BinaryOp> {
+    use BinaryOp::*;
+    prop::sample::select(vec![
+        Or, Xor, And, Eq, NotEq, Lt, Le, Gt, Ge, RegexMatch, StartsWith, EndsWith, Contains, In,
+        Add, Subtract, Multiply, Divide, Modulo, Power,
+    ])
+}
+
+fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern> {
+    (
+        prop::option::of(name()),
+        prop::collection::vec(name(), 0..3),
+        prop::option::of(properties(inner.clone())),
+        prop::option::of(inner),
+    )
+        .prop_map(|(variable, labels, properties, predicate)| NodePattern {
+            variable: variable.map(ident),
+            labels: labels.into_iter().map(ident).collect(),
+            properties,
+            predicate,
+            span: Span::default(),
+        })
+}
+
+fn properties(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        prop::collection::vec((name(), inner), 0..3).prop_map(|entries| expr_of(ExprKind::Map(
+            entries
+                .into_iter()
+                .map(|(k, value)| MapEntry {
+                    key: ident(k),
+                    value,
+                })
+                .collect()
+        ))),
+        "[a-z]{1,3}".prop_map(|p| expr_of(ExprKind::Parameter(p))),
+    ]
+}
+
+fn relationship(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = RelationshipPattern> {
+    (
+        prop::option::of(name()),
+        prop::sample::select(vec![
+            Direction::Outgoing,
+            Direction::Incoming,
+            Direction::Both,
+        ]),
+        prop::collection::vec(name(), 0..3),
+        prop::option::of((prop::option::of(0u64..5), prop::option::of(0u64..5))),
+        prop::option::of(properties(inner.clone())),
+        prop::option::of(inner),
+    )
+        .prop_map(
+            |(variable, direction, types, length, properties, predicate)| RelationshipPattern {
+                variable: variable.map(ident),
+                direction,
+                types: types.into_iter().map(ident).collect(),
+                length: length.map(|(min, max)| LengthRange { min, max }),
+                properties,
+                predicate,
+                span: Span::default(),
+            },
+        )
+}
+
+fn chain(inner: BoxedStrategy<Expr>, min_steps: usize) -> impl Strategy<Value = PatternChain> {
+    (
+        node_pattern(inner.clone()),
+        prop::collection::vec(
+            (relationship(inner.clone()), node_pattern(inner)),
+            min_steps..3,
+        ),
+    )
+        .prop_map(|(start, steps)| PatternChain {
+            start,
+            steps: steps
+                .into_iter()
+                .map(|(relationship, node)| PatternStep { relationship, node })
+                .collect(),
+            span: Span::default(),
+        })
+}
+
+fn expr() -> impl Strategy<Value = Expr> {
+    leaf().prop_recursive(4, 48, 4, |inner| {
+        let boxed = inner.clone().boxed();
+        prop_oneof![
+            (binary_op(), inner.clone(), inner.clone()).prop_map(|(op, l, r)| expr_of(
+                ExprKind::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                }
+            )),
+            (
+                prop::sample::select(vec![UnaryOp::Not, UnaryOp::Negate, UnaryOp::Plus]),
+                inner.clone()
+            )
+                .prop_map(|(op, operand)| expr_of(ExprKind::Unary {
+                    op,
+                    operand: Box::new(operand)
+                })),
+            (inner.clone(), name()).prop_map(|(base, key)| expr_of(ExprKind::Property {
+                base: Box::new(base),
+                key: ident(key)
+            })),
+            (inner.clone(), inner.clone()).prop_map(|(base, index)| expr_of(ExprKind::Index {
+                base: Box::new(base),
+                index: Box::new(index)
+            })),
+            (
+                inner.clone(),
+                prop::option::of(inner.clone()),
+                prop::option::of(inner.clone())
+            )
+                .prop_map(|(base, from, to)| expr_of(ExprKind::Slice {
+                    base: Box::new(base),
+                    from: from.map(Box::new),
+                    to: to.map(Box::new)
+                })),
+            (inner.clone(), prop::collection::vec(name(), 1..3)).prop_map(|(base, labels)| {
+                expr_of(ExprKind::HasLabels {
+                    base: Box::new(base),
+                    labels: labels.into_iter().map(ident).collect(),
+                })
+            }),
+            (inner.clone(), any::<bool>()).prop_map(|(operand, negated)| expr_of(
+                ExprKind::IsNull {
+                    operand: Box::new(operand),
+                    negated
+                }
+            )),
+            prop::collection::vec(inner.clone(), 0..4).prop_map(|l| expr_of(ExprKind::List(l))),
+            prop::collection::vec((name(), inner.clone()), 0..3).prop_map(|entries| expr_of(
+                ExprKind::Map(
+                    entries
+                        .into_iter()
+                        .map(|(k, value)| MapEntry {
+                            key: ident(k),
+                            value
+                        })
+                        .collect()
+                )
+            )),
+            (
+                prop::collection::vec(name(), 0..2),
+                name(),
+                any::<bool>(),
+                prop::collection::vec(inner.clone(), 0..3)
+            )
+                .prop_map(|(namespace, name, distinct, args)| expr_of(
+                    ExprKind::FunctionCall(Box::new(FunctionCall {
+                        name: FunctionName {
+                            namespace: namespace.into_iter().map(ident).collect(),
+                            name: ident(name),
+                        },
+                        distinct,
+                        args,
+                    }))
+                )),
+            (
+                prop::option::of(inner.clone()),
+                prop::collection::vec((inner.clone(), inner.clone()), 1..3),
+                prop::option::of(inner.clone())
+            )
+                .prop_map(|(operand, branches, default)| expr_of(ExprKind::Case(
+                    Box::new(CaseExpr {
+                        operand,
+                        branches: branches
+                            .into_iter()
+                            .map(|(when, then)| CaseBranch { when, then })
+                            .collect(),
+                        default,
+                    })
+                ))),
+            (
+                name(),
+                inner.clone(),
+                prop::option::of(inner.clone()),
+                prop::option::of(inner.clone())
+            )
+                .prop_map(|(v, list, filter, map)| expr_of(
+                    ExprKind::ListComprehension(Box::new(ListComprehension {
+                        variable: ident(v),
+                        list,
+                        filter,
+                        map
+                    }))
+                )),
+            (
+                prop::option::of(name()),
+                chain(boxed.clone(), 1),
+                prop::option::of(inner.clone()),
+                inner.clone()
+            )
+                .prop_map(|(path, pattern, filter, map)| expr_of(
+                    ExprKind::PatternComprehension(Box::new(PatternComprehension {
+                        path: path.map(ident),
+                        pattern,
+                        filter,
+                        map
+                    }))
+                )),
+            (
+                prop::sample::select(vec![
+                    Quantifier::All,
+                    Quantifier::Any,
+                    Quantifier::None,
+                    Quantifier::Single
+                ]),
+                name(),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(quantifier, v, list, predicate)| expr_of(
+                    ExprKind::Quantified(Box::new(Quantified {
+                        quantifier,
+                        variable: ident(v),
+                        list,
+                        predicate
+                    }))
+                )),
+            (name(), inner.clone(), name(), inner.clone(), inner.clone()).prop_map(
+                |(acc, init, v, list, e)| expr_of(ExprKind::Reduce(Box::new(Reduce {
+                    accumulator: ident(acc),
+                    init,
+                    variable: ident(v),
+                    list,
+                    expr: e
+                })))
+            ),
+            (
+                name(),
+                prop::collection::vec(
+                    prop_oneof![
+                        name().prop_map(|n| MapProjectionItem::Property(ident(n))),
+                        Just(MapProjectionItem::AllProperties),
+                        name().prop_map(|n| MapProjectionItem::Variable(ident(n))),
+                        (name(), inner.clone()).prop_map(|(k, value)| MapProjectionItem::Entry {
+                            key: ident(k),
+                            value
+                        }),
+                    ],
+                    0..3
+                )
+            )
+                .prop_map(|(base, items)| expr_of(ExprKind::MapProjection(Box::new(
+                    MapProjection {
+                        base: ident(base),
+                        items
+                    }
+                )))),
+            chain(boxed.clone(), 1).prop_map(|c| expr_of(ExprKind::Pattern(Box::new(c)))),
+            (
+                prop::sample::select(vec![
+                    SubqueryKind::Exists,
+                    SubqueryKind::Count,
+                    SubqueryKind::Collect
+                ]),
+                chain(boxed, 0),
+                prop::option::of(inner.clone())
+            )
+                .prop_map(|(kind, chain, filter)| expr_of(ExprKind::Subquery(
+                    Box::new(SubqueryExpr {
+                        kind,
+                        body: SubqueryBody::Pattern {
+                            pattern: vec![PatternPart {
+                                path: None,
+                                selector: PathSelector::All,
+                                chain,
+                                span: Span::default(),
+                            }],
+                            filter,
+                        },
+                    })
+                ))),
+        ]
+    })
+}
+
+fn projection() -> impl Strategy<Value = Projection> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        prop::collection::vec((expr(), prop::option::of(name())), 1..3),
+        prop::collection::vec((expr(), any::<bool>()), 0..2),
+        prop::option::of(expr()),
+        prop::option::of(expr()),
+    )
+        .prop_map(
+            |(distinct, star, items, order_by, skip, limit)| Projection {
+                distinct,
+                star,
+                items: items
+                    .into_iter()
+                    .map(|(expr, alias)| ProjectionItem {
+                        text: if alias.is_some() {
+                            String::new()
+                        } else {
+                            expr.to_string()
+                        },
+                        expr,
+                        alias: alias.map(ident),
+                        span: Span::default(),
+                    })
+                    .collect(),
+                order_by: order_by
+                    .into_iter()
+                    .map(|(expr, descending)| SortItem { expr, descending })
+                    .collect(),
+                skip,
+                limit,
+            },
+        )
+}
+
+fn part() -> impl Strategy<Value = PatternPart> {
+    (
+        prop::option::of(name()),
+        prop::sample::select(vec![
+            PathSelector::All,
+            PathSelector::Shortest,
+            PathSelector::AllShortest,
+        ]),
+        chain(expr().boxed(), 0),
+    )
+        .prop_map(|(path, selector, chain)| PatternPart {
+            path: path.map(ident),
+            selector,
+            chain,
+            span: Span::default(),
+        })
+}
+
+fn clause() -> impl Strategy<Value = ClauseKind> {
+    prop_oneof![
+        (
+            any::<bool>(),
+            prop::collection::vec(part(), 1..3),
+            prop::option::of(expr())
+        )
+            .prop_map(|(optional, pattern, filter)| ClauseKind::Match(Match {
+                optional,
+                pattern,
+                hints: Vec::new(),
+                filter
+            })),
+        (expr(), name()).prop_map(|(expr, v)| ClauseKind::Unwind(Unwind {
+            expr,
+            variable: ident(v)
+        })),
+        (projection(), prop::option::of(expr()))
+            .prop_map(|(projection, filter)| ClauseKind::With(With { projection, filter })),
+        prop::collection::vec(part(), 1..3)
+            .prop_map(|pattern| ClauseKind::Create(Create { pattern })),
+        (
+            part(),
+            prop::collection::vec((any::<bool>(), name(), name(), expr()), 0..3)
+        )
+            .prop_map(|(pattern, actions)| ClauseKind::Merge(Merge {
+                pattern,
+                actions: actions
+                    .into_iter()
+                    .map(|(on_create, v, k, value)| MergeAction {
+                        on: if on_create {
+                            MergeOn::Create
+                        } else {
+                            MergeOn::Match
+                        },
+                        items: vec![SetItem::Property {
+                            entity: expr_of(ExprKind::Variable(ident(v))),
+                            key: ident(k),
+                            value,
+                        }],
+                        span: Span::default(),
+                    })
+                    .collect()
+            })),
+        (name(), expr(), prop::collection::vec(name(), 1..3)).prop_map(|(v, value, labels)| {
+            ClauseKind::Set(SetClause {
+                items: vec![
+                    SetItem::Merge {
+                        variable: ident(v.clone()),
+                        value,
+                    },
+                    SetItem::Labels {
+                        variable: ident(v),
+                        labels: labels.into_iter().map(ident).collect(),
+                    },
+                ],
+            })
+        }),
+        (any::<bool>(), prop::collection::vec(expr(), 1..3))
+            .prop_map(|(detach, exprs)| ClauseKind::Delete(Delete { detach, exprs })),
+    ]
+}
+
+fn statement() -> impl Strategy<Value = Statement> {
+    (prop::collection::vec(clause(), 0..4), projection()).prop_map(|(clauses, last)| {
+        let mut clauses: Vec<Clause> = clauses
+            .into_iter()
+            .map(|kind| Clause {
+                kind,
+                span: Span::default(),
+            })
+            .collect();
+        clauses.push(Clause {
+            kind: ClauseKind::Return(Return { projection: last }),
+            span: Span::default(),
+        });
+        Statement {
+            mode: QueryMode::Normal,
+            kind: StatementKind::Query(Query {
+                first: SingleQuery {
+                    clauses,
+                    span: Span::default(),
+                },
+                unions: Vec::new(),
+                span: Span::default(),
+            }),
+            span: Span::default(),
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn expressions_round_trip(e in expr()) {
+        let query = format!("RETURN {e} AS x");
+        let parsed = parse(&query).map_err(|err| TestCaseError::fail(format!("{query}\n{err}")))?;
+        let StatementKind::Query(q) = parsed.kind else { panic!("query") };
+        let ClauseKind::Return(r) = &q.first.clauses[0].kind else { panic!("return") };
+        prop_assert_eq!(&r.projection.items[0].expr, &e, "{}", query);
+    }
+
+    #[test]
+    fn statements_round_trip(s in statement()) {
+        let printed = s.to_string();
+        let parsed = parse(&printed)
+            .map_err(|err| TestCaseError::fail(format!("{printed}\n{err}")))?;
+        prop_assert_eq!(&parsed, &s, "{}", printed);
+        prop_assert_eq!(parsed.to_string(), printed);
+    }
+}
