@@ -136,8 +136,10 @@ impl Storage {
                 continue;
             };
             let mut g = slot.lock();
+            // Read before truncating: the deletion is recorded by the chain head.
+            let deleted = !g.is_vacant() && !g.is_live();
             stats.deltas_freed += mvcc::truncate(&mut g.chain, oldest);
-            if !g.is_vacant() && !g.is_live() && g.chain.is_none() {
+            if deleted && g.chain.is_none() {
                 self.free_node(&mut g, id, schema);
                 stats.nodes_freed += 1;
             }

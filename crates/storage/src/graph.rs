@@ -12,8 +12,8 @@ use thin_vec::ThinVec;
 use quiver_value::Value;
 
 use crate::codec::{Reader, put_value, put_varint};
-use crate::error::Result;
-use crate::mvcc::Chain;
+use crate::error::{Error, Result};
+use crate::mvcc::{Chain, Undo};
 
 /// One adjacency entry: 36-bit relationship and neighbour ids and a 22-bit type in 12 bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -59,7 +59,7 @@ pub(crate) fn adj_insert(list: &mut ThinVec<AdjEntry>, e: AdjEntry) {
     let k = e.key();
     let at = list.partition_point(|x| x.key() < k);
     if list.len() == list.capacity() && list.len() < ADJ_EXACT_GROWTH_MAX {
-        list.reserve_exact(1);
+        list.reserve_exact(2);
     }
     list.insert(at, e);
 }
@@ -94,15 +94,30 @@ fn exact(bytes: &[u8]) -> Box<[u8]> {
     Box::from(bytes)
 }
 
-/// Lists up to this length grow one entry at a time, so the many small adjacency lists carry
-/// no doubling slack; longer ones double as usual to keep inserts amortised O(1).
+/// Most encoded bytes one entity's labels and properties may take.
+pub const ENTITY_BYTES_MAX: usize = 64 << 20;
+
+fn check_size(bytes: usize) -> Result<()> {
+    if bytes > ENTITY_BYTES_MAX {
+        return Err(Error::ValueTooLarge {
+            bytes,
+            limit: ENTITY_BYTES_MAX,
+        });
+    }
+    Ok(())
+}
+
+/// Lists up to this length grow two entries at a time, so the many small adjacency lists carry
+/// little slack; longer ones double as usual to keep inserts amortised O(1).
 const ADJ_EXACT_GROWTH_MAX: usize = 32;
 
-/// Node flags, kept in the blob's first byte.
-pub(crate) const NODE_DELETED: u8 = 1;
-
 /// A node. The blob is empty for a slot that holds no node (never created, rolled back, or
-/// reclaimed); otherwise it is `[flags][label count][labels][properties]`, varint encoded.
+/// reclaimed); otherwise it is `[label count][labels][properties]`, varint encoded.
+///
+/// A deleted node keeps its data until garbage collection: its deletion is the `Deleted` undo
+/// at the head of its chain (nothing can change a deleted node, so that undo stays on top until
+/// the chain is cut and the slot cleared). Deciding liveness from the chain head rather than a
+/// flag in the blob spares expands a cache miss on the blob.
 #[derive(Default)]
 pub(crate) struct NodeRec {
     pub chain: Chain,
@@ -117,18 +132,13 @@ impl NodeRec {
     }
 
     /// Exists in the newest version (the one writers change).
+    #[inline]
     pub(crate) fn is_live(&self) -> bool {
-        self.blob.first().is_some_and(|f| f & NODE_DELETED == 0)
-    }
-
-    pub(crate) fn set_deleted(&mut self, deleted: bool) {
-        if let Some(f) = self.blob.first_mut() {
-            if deleted {
-                *f |= NODE_DELETED;
-            } else {
-                *f &= !NODE_DELETED;
-            }
-        }
+        !self.blob.is_empty()
+            && !self
+                .chain
+                .as_deref()
+                .is_some_and(|d| matches!(d.undo, Undo::Deleted))
     }
 
     pub(crate) fn adj(&self, out: bool) -> &ThinVec<AdjEntry> {
@@ -144,7 +154,6 @@ impl NodeRec {
         if r.at_end() {
             return Ok(SmallVec::new());
         }
-        r.u8()?;
         let n = r.len()?;
         let mut out = SmallVec::with_capacity(n);
         for _ in 0..n {
@@ -163,7 +172,6 @@ impl NodeRec {
         if r.at_end() {
             return Ok(0);
         }
-        r.u8()?;
         let n = r.len()?;
         for _ in 0..n {
             r.varint()?;
@@ -178,9 +186,7 @@ impl NodeRec {
 
     pub(crate) fn set_labels(&mut self, labels: &[u32]) -> Result<()> {
         let at = self.props_at()?;
-        let flags = self.blob.first().copied().unwrap_or(0);
         let mut out = Vec::with_capacity(self.blob.len() + 4);
-        out.push(flags);
         put_varint(&mut out, labels.len() as u64);
         for l in labels {
             put_varint(&mut out, u64::from(*l));
@@ -196,6 +202,7 @@ impl NodeRec {
         let head = self.blob.get(..at).unwrap_or_default();
         let (old, new_props) = props_with(self.blob.get(at..).unwrap_or_default(), key, value)?;
         if let Some(new_props) = new_props {
+            check_size(head.len() + new_props.len())?;
             let mut out = Vec::with_capacity(head.len() + new_props.len());
             out.extend_from_slice(head);
             out.extend_from_slice(&new_props);
@@ -205,15 +212,16 @@ impl NodeRec {
     }
 
     /// Initialises a vacant slot as a live node.
-    pub(crate) fn init(&mut self, labels: &[u32], props: &[(u32, Value)]) {
+    pub(crate) fn init(&mut self, labels: &[u32], props: &[(u32, Value)]) -> Result<()> {
         let mut out = Vec::with_capacity(8 + props.len() * 8);
-        out.push(0);
         put_varint(&mut out, labels.len() as u64);
         for l in labels {
             put_varint(&mut out, u64::from(*l));
         }
         put_props(&mut out, props);
+        check_size(out.len())?;
         self.blob = exact(&out);
+        Ok(())
     }
 
     /// Returns the slot to vacant, freeing everything it held except the chain.
@@ -346,6 +354,7 @@ impl PropBlob {
     pub(crate) fn set(&mut self, key: u32, value: Option<&Value>) -> Result<Option<Value>> {
         let (old, new) = props_with(self.bytes(), key, value)?;
         if let Some(new) = new {
+            check_size(new.len())?;
             *self = PropBlob::from_bytes(&new);
         }
         Ok(old)
@@ -449,7 +458,8 @@ mod tests {
     fn node_blob_edits() {
         let mut n = NodeRec::default();
         assert!(n.is_vacant());
-        n.init(&[3], &[(2, Value::Int(1)), (1, Value::from("x"))]);
+        n.init(&[3], &[(2, Value::Int(1)), (1, Value::from("x"))])
+            .unwrap();
         assert!(n.is_live());
         assert_eq!(
             prop_get(n.props().unwrap(), 2).unwrap().unwrap().as_int(),
@@ -467,7 +477,8 @@ mod tests {
         );
         n.set_prop(2, None).unwrap();
         assert_eq!(prop_all(n.props().unwrap()).unwrap().len(), 2);
-        n.set_deleted(true);
+        let cell = crate::mvcc::TxCell::new(crate::mvcc::TX_ID_BASE + 1);
+        crate::mvcc::push(&mut n.chain, &cell, 0, Undo::Deleted);
         assert!(!n.is_live() && !n.is_vacant());
     }
 

@@ -62,6 +62,7 @@ pub use commit_log::{CommitLog, DurabilityTicket};
 pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};
 pub use error::{EntityKind, Error, Result};
 pub use gc::GcStats;
+pub use graph::ENTITY_BYTES_MAX;
 pub use ids::{
     Direction, ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, REL_TYPES_MAX, RelId, RelTypeId,
     TOKENS_MAX,

@@ -78,6 +78,18 @@ impl TokenTable {
         })
     }
 
+    /// Fails unless `id` names a token (no name is copied).
+    pub(crate) fn check(&self, id: u32) -> Result<()> {
+        if (id as usize) < self.map.read().names.len() {
+            Ok(())
+        } else {
+            Err(Error::UnknownToken {
+                what: self.what,
+                id,
+            })
+        }
+    }
+
     pub(crate) fn all(&self) -> Vec<(u32, Arc<str>)> {
         let map = self.map.read();
         map.names

@@ -167,10 +167,8 @@ fn undo_node(rec: &mut NodeRec, u: Undo) {
             rec.clear();
             Ok(())
         }
-        Undo::Deleted => {
-            rec.set_deleted(false);
-            Ok(())
-        }
+        // Popping the undo off the chain head is what revives the node.
+        Undo::Deleted => Ok(()),
         Undo::Property { key, old } => rec.set_prop(key, old.as_ref()).map(|_| ()),
         Undo::LabelAdded(l) => rec.labels().and_then(|mut ls| {
             ls.retain(|x| *x != l);

@@ -12,7 +12,9 @@ use crate::codec::check_storable;
 use crate::counts::CountKey;
 use crate::error::{Error, Result};
 use crate::gc::GcItem;
-use crate::graph::{AdjEntry, NodeRec, adj_insert, adj_remove, prop_get, put_props};
+use crate::graph::{
+    AdjEntry, ENTITY_BYTES_MAX, NodeRec, adj_insert, adj_remove, prop_get, put_props,
+};
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::key_of;
 use crate::mvcc::Undo;
@@ -170,13 +172,13 @@ impl Transaction {
         let props = checked_props(props)?;
         let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
         for l in labels {
-            storage.labels.name_or_err(l.0)?;
+            storage.labels.check(l.0)?;
             if !ls.contains(&l.0) {
                 ls.push(l.0);
             }
         }
         for (k, _) in &props {
-            storage.keys.name_or_err(*k)?;
+            storage.keys.check(*k)?;
         }
         let id = self.alloc_node_id(explicit)?;
         let slot = storage
@@ -190,7 +192,7 @@ impl Transaction {
         if !g.is_vacant() || g.chain.is_some() {
             return Err(Error::Replay(format!("node {id} already exists")));
         }
-        g.init(&ls, &props);
+        g.init(&ls, &props)?;
         self.push_node(st, &mut g, id, Undo::Created);
         for l in &ls {
             if let Some(bits) = storage.label_bitmap(*l) {
@@ -245,7 +247,7 @@ impl Transaction {
         if !remove {
             check_storable(&value)?;
         }
-        let key_name = self.key_name(key)?;
+        self.inner.storage.keys.check(key)?;
         let slot = self.inner.node_slot(id)?;
         let mut g = slot.lock();
         self.check_node_writable(&g, id)?;
@@ -291,11 +293,14 @@ impl Transaction {
         drop(g);
         if self.inner.log {
             st.redo.push(if remove {
-                RedoOp::RemoveNodeProperty { id, key: key_name }
+                RedoOp::RemoveNodeProperty {
+                    id,
+                    key: self.key_name(key)?,
+                }
             } else {
                 RedoOp::SetNodeProperty {
                     id,
-                    key: key_name,
+                    key: self.key_name(key)?,
                     value,
                 }
             });
@@ -317,7 +322,7 @@ impl Transaction {
 
     fn set_label_in(&self, st: &mut TxState, id: u64, label: u32, add: bool) -> Result<bool> {
         let storage = &self.inner.storage;
-        let name = self.label_name(label)?;
+        storage.labels.check(label)?;
         let slot = self.inner.node_slot(id)?;
         let mut g = slot.lock();
         self.check_node_writable(&g, id)?;
@@ -347,9 +352,15 @@ impl Transaction {
         self.count_change(st, CountKey::Label(label), if add { 1 } else { -1 });
         if self.inner.log {
             st.redo.push(if add {
-                RedoOp::AddLabel { id, label: name }
+                RedoOp::AddLabel {
+                    id,
+                    label: self.label_name(label)?,
+                }
             } else {
-                RedoOp::RemoveLabel { id, label: name }
+                RedoOp::RemoveLabel {
+                    id,
+                    label: self.label_name(label)?,
+                }
             });
         }
         Ok(true)
@@ -369,7 +380,6 @@ impl Transaction {
             return Err(Error::DeleteConnectedNode { id });
         }
         let labels = g.labels()?;
-        g.set_deleted(true);
         self.push_node(st, &mut g, id, Undo::Deleted);
         drop(g);
         self.count_change(st, CountKey::Nodes, -1);
@@ -423,13 +433,19 @@ impl Transaction {
         props: &[(PropKeyId, Value)],
     ) -> Result<RelId> {
         let storage = &self.inner.storage;
-        let type_name = storage.types.name_or_err(ty)?;
+        storage.types.check(ty)?;
         let props = checked_props(props)?;
         for (k, _) in &props {
-            storage.keys.name_or_err(*k)?;
+            storage.keys.check(*k)?;
         }
         let mut blob = Vec::new();
         put_props(&mut blob, &props);
+        if blob.len() > ENTITY_BYTES_MAX {
+            return Err(Error::ValueTooLarge {
+                bytes: blob.len(),
+                limit: ENTITY_BYTES_MAX,
+            });
+        }
         let start_slot = self.inner.node_slot(start)?;
         let end_slot = self.inner.node_slot(end)?;
         let (mut a, mut b) = lock_pair(start_slot, end_slot, start, end);
@@ -488,7 +504,7 @@ impl Transaction {
                 id,
                 start,
                 end,
-                rel_type: type_name,
+                rel_type: storage.types.name_or_err(ty)?,
                 props,
             });
         }
@@ -586,7 +602,7 @@ impl Transaction {
         if !remove {
             check_storable(&value)?;
         }
-        let key_name = self.key_name(key)?;
+        self.inner.storage.keys.check(key)?;
         let slot = self.inner.rel_slot(id)?;
         let mut g = slot.lock();
         self.check_rel_writable(&g, id)?;
@@ -606,11 +622,14 @@ impl Transaction {
         drop(g);
         if self.inner.log {
             st.redo.push(if remove {
-                RedoOp::RemoveRelationshipProperty { id, key: key_name }
+                RedoOp::RemoveRelationshipProperty {
+                    id,
+                    key: self.key_name(key)?,
+                }
             } else {
                 RedoOp::SetRelationshipProperty {
                     id,
-                    key: key_name,
+                    key: self.key_name(key)?,
                     value,
                 }
             });

@@ -590,3 +590,28 @@ fn materialized_values_carry_names() {
     assert_eq!(&*rel.data.unwrap().rel_type, "KNOWS");
     assert_eq!(a.element_id(), "4:quiver:0");
 }
+
+#[test]
+fn oversized_entities_are_refused() {
+    let (db, t) = setup();
+    let big = Value::from("x".repeat(14 << 20));
+    let keys: Vec<PropKeyId> = (0..5)
+        .map(|i| db.get_or_create_property_key(&format!("k{i}")).unwrap())
+        .collect();
+    let w = db.begin_write();
+    let props: Vec<(PropKeyId, Value)> = keys.iter().map(|k| (*k, big.clone())).collect();
+    assert!(matches!(
+        w.create_node(&[], &props),
+        Err(Error::ValueTooLarge { .. })
+    ));
+    let n = w.create_node(&[t.person], &props[..4]).unwrap();
+    assert!(matches!(
+        w.set_node_property(n, keys[4], big.clone()),
+        Err(Error::ValueTooLarge { .. })
+    ));
+    assert!(matches!(
+        w.set_node_property(n, t.name, Value::from("y".repeat((16 << 20) + 1))),
+        Err(Error::ValueTooLarge { .. })
+    ));
+    w.commit().unwrap();
+}
