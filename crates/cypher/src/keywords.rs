@@ -1,68 +1,28 @@
 //! Which words may not be unquoted variable names.
 //!
 //! Cypher lets almost any word be a label, relationship type, property key or map key (after
-//! `:` or `.`, or before `:` in a map, a name cannot be mistaken for anything else). Variables
-//! are different: they stand where expressions start, so the words that start or continue
-//! expressions and clauses are reserved there (quote them with backticks to use them).
+//! `:` or `.`, or before `:` in a map, a name cannot be mistaken for anything else), and
+//! Neo4j accepts even clause keywords as variables (`MATCH (order:Order) RETURN order`). Only
+//! the words that would change how an expression reads are reserved: the operators, the
+//! literals, and the words that delimit `CASE`, `WHERE`, `AS` and `DISTINCT` (quote them with
+//! backticks to use them as variables).
 
 /// Reserved as variable names (upper case, sorted for binary search).
 const RESERVED: &[&str] = &[
-    "ALL",
-    "AND",
-    "AS",
-    "ASC",
-    "ASCENDING",
-    "BY",
-    "CALL",
-    "CASE",
-    "CONTAINS",
-    "CREATE",
-    "DELETE",
-    "DESC",
-    "DESCENDING",
-    "DETACH",
-    "DISTINCT",
-    "ELSE",
-    "END",
-    "ENDS",
-    "EXISTS",
-    "FALSE",
-    "FOREACH",
-    "IN",
-    "IS",
-    "LIMIT",
-    "MATCH",
-    "MERGE",
-    "NOT",
-    "NULL",
-    "ON",
-    "OPTIONAL",
-    "OR",
-    "ORDER",
-    "REMOVE",
-    "RETURN",
-    "SET",
-    "SKIP",
-    "STARTS",
-    "THEN",
-    "TRUE",
-    "UNION",
-    "UNWIND",
-    "WHEN",
-    "WHERE",
-    "WITH",
-    "XOR",
-    "YIELD",
+    "AND", "AS", "CASE", "CONTAINS", "DISTINCT", "ELSE", "END", "ENDS", "FALSE", "IN", "IS", "NOT",
+    "NULL", "OR", "STARTS", "THEN", "TRUE", "WHEN", "WHERE", "XOR",
 ];
 
 /// Words that are fine as variables but start special forms when followed by `(` or `{`
 /// (`count(*)`, `COUNT { }`, `any(x IN ...)`); the printer quotes them as variables so a
 /// printed query never depends on what follows them.
 const SPECIAL: &[&str] = &[
+    "ALL",
     "ALLSHORTESTPATHS",
     "ANY",
     "COLLECT",
     "COUNT",
+    "EXISTS",
     "NONE",
     "REDUCE",
     "SHORTESTPATH",
@@ -99,9 +59,10 @@ mod tests {
 
     #[test]
     fn lookups_ignore_case() {
-        assert!(is_reserved("match"));
-        assert!(is_reserved("Return"));
+        assert!(is_reserved("where"));
+        assert!(is_reserved("Null"));
         assert!(!is_reserved("count"));
+        assert!(!is_reserved("order"));
         assert!(quote_as_variable("count"));
         assert!(!quote_as_variable("n"));
     }

@@ -216,6 +216,19 @@ fn names_and_keywords() {
         "WITH 1 AS `count` RETURN `count`",
     );
     verified("MATCH (n) RETURN n.count AS count2, n.exists AS e");
+    // Clause keywords are fine as variables, as in Neo4j.
+    verified_as(
+        "MATCH (order:Order)-[return:RETURN]->(limit) WITH order AS match RETURN match LIMIT 1",
+        "MATCH (order:Order)-[return:RETURN]->(limit) WITH order AS match RETURN match LIMIT 1",
+    );
+    verified_as(
+        "UNWIND [1] AS desc RETURN desc ORDER BY desc DESC",
+        "UNWIND [1] AS desc RETURN desc ORDER BY desc DESC",
+    );
+    verified_as(
+        "WITH 1 AS `where` RETURN `where`",
+        "WITH 1 AS `where` RETURN `where`",
+    );
 }
 
 #[test]

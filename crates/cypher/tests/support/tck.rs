@@ -4,9 +4,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Where the vendored TCK features live, if they are present.
+/// Where the TCK features live, if they are present: `QUIVER_TCK_FEATURES` when set (to run
+/// against a full openCypher checkout), else the vendored copy.
 pub fn features_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tck/opencypher/features");
+    let dir = match std::env::var_os("QUIVER_TCK_FEATURES") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../tck/opencypher/features"),
+    };
     dir.is_dir().then_some(dir)
 }
 
