@@ -1,0 +1,1 @@
+//! Quiver durability: commit log, snapshots and recovery.
