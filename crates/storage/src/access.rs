@@ -90,11 +90,19 @@ impl Transaction {
         self.inner.check_active()?;
         let view = self.inner.view();
         let slot = self.inner.rel_slot(rel.0)?;
-        let g = slot.lock();
-        if !read::rel_exists(&g, &view) {
-            return Err(Error::rel_not_found(rel.0));
-        }
-        Ok((NodeId(g.start()), NodeId(g.end()), RelTypeId(g.ty())))
+        let (start, ty) = {
+            let g = slot.lock();
+            if !read::rel_exists(&g, &view) {
+                return Err(Error::rel_not_found(rel.0));
+            }
+            (g.start(), g.ty())
+        };
+        let end = self
+            .inner
+            .storage
+            .rel_end(start, rel.0, ty)
+            .ok_or_else(|| Error::rel_not_found(rel.0))?;
+        Ok((NodeId(start), NodeId(end), RelTypeId(ty)))
     }
 
     pub fn rel_type(&self, rel: RelId) -> Result<RelTypeId> {
@@ -204,6 +212,30 @@ impl Transaction {
             NodeSource::Label {
                 label: label.0,
                 next: Some(0),
+            },
+        ))
+    }
+
+    /// Nodes with ids above `after`, in id order: resumes a scan by position, for callers
+    /// that page through results without keeping a cursor.
+    pub fn scan_nodes_after(&self, after: NodeId) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        Ok(NodeCursor::new(
+            self.inner.clone(),
+            NodeSource::All {
+                next: after.0.saturating_add(1),
+            },
+        ))
+    }
+
+    /// Nodes with a label and ids above `after`, in id order.
+    pub fn scan_label_after(&self, label: LabelId, after: NodeId) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        Ok(NodeCursor::new(
+            self.inner.clone(),
+            NodeSource::Label {
+                label: label.0,
+                next: after.0.checked_add(1),
             },
         ))
     }

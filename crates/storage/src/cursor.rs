@@ -89,7 +89,7 @@ impl NodeCursor {
         match &mut self.source {
             NodeSource::All { next } => {
                 let end = storage.next_node.load(Ordering::Acquire);
-                let stop = (*next + CURSOR_BATCH as u64).min(end);
+                let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in *next..stop {
                     if let Some(slot) = storage.nodes.get(id) {
                         if read::node_exists(&slot.lock(), &view) {
@@ -219,7 +219,7 @@ impl RelCursor {
         self.pos = 0;
         let storage = &self.tx.storage;
         let end = storage.next_rel.load(Ordering::Acquire);
-        let stop = (self.next + CURSOR_BATCH as u64).min(end);
+        let stop = self.next.saturating_add(CURSOR_BATCH as u64).min(end);
         for id in self.next..stop {
             if let Some(slot) = storage.rels.get(id) {
                 let g = slot.lock();
@@ -307,7 +307,7 @@ impl ExportCursor {
             }
             ExportPhase::Nodes(next) => {
                 let end = storage.next_node.load(Ordering::Acquire);
-                let stop = (next + CURSOR_BATCH as u64).min(end);
+                let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in next..stop {
                     let Some(slot) = storage.nodes.get(id) else {
                         continue;
@@ -337,12 +337,12 @@ impl ExportCursor {
             }
             ExportPhase::Rels(next) => {
                 let end = storage.next_rel.load(Ordering::Acquire);
-                let stop = (next + CURSOR_BATCH as u64).min(end);
+                let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in next..stop {
                     let Some(slot) = storage.rels.get(id) else {
                         continue;
                     };
-                    let (start, end_node, ty, props) = {
+                    let (start, ty, props) = {
                         let g = slot.lock();
                         if g.is_vacant() {
                             continue;
@@ -350,7 +350,10 @@ impl ExportCursor {
                         let Some(props) = read::rel_props(&g, &view)? else {
                             continue;
                         };
-                        (g.start(), g.end(), g.ty(), props)
+                        (g.start(), g.ty(), props)
+                    };
+                    let Some(end_node) = storage.rel_end(start, id, ty) else {
+                        continue;
                     };
                     let props = props
                         .into_iter()

@@ -1,7 +1,7 @@
 //! The records that live in the arenas, packed to count bytes.
 //!
-//! A node is 48 bytes in its arena slot (lock, chain head, one blob holding flags, labels and
-//! properties, and two adjacency vectors whose lengths live on the heap); a relationship is 48
+//! A node is 48 bytes in its arena slot (lock, chain head, one blob holding labels and
+//! properties, and two adjacency vectors whose lengths live on the heap); a relationship is 40
 //! bytes with its properties inline when they fit in 14 bytes. Adjacency entries are 12 bytes:
 //! relationship id, neighbour id and type, sorted by (type, relationship) so that expanding one
 //! type is a binary search plus a walk over exactly its entries.
@@ -361,45 +361,39 @@ impl PropBlob {
     }
 }
 
-/// Relationship flags, packed beside the endpoints.
-const REL_PRESENT: u32 = 1;
-const REL_DELETED: u32 = 2;
+/// Relationship flags, packed beside the start node and type.
+const REL_PRESENT: u64 = 1;
+const REL_DELETED: u64 = 2;
+const REL_ID_BITS: u32 = 36;
 
-/// A relationship: endpoints, type and flags packed in 12 bytes.
+/// A relationship: start node, flags and type packed in one word. The end node is not stored
+/// here: the start node's out-list holds it (found by binary search, see `read::rel_end`),
+/// which keeps the record, lock included, at 40 bytes.
 #[derive(Default)]
 pub(crate) struct RelRec {
     pub chain: Chain,
     pub props: PropBlob,
-    w: [u32; 3],
+    w: u64,
 }
 
 impl RelRec {
-    pub(crate) fn init(&mut self, start: u64, end: u64, ty: u32, props: &[u8]) {
-        self.w = [
-            start as u32,
-            end as u32,
-            ((start >> 32) as u32 & 0xf)
-                | (((end >> 32) as u32 & 0xf) << 4)
-                | (REL_PRESENT << 8)
-                | (ty << 10),
-        ];
+    pub(crate) fn init(&mut self, start: u64, ty: u32, props: &[u8]) {
+        self.w = (start & ((1 << REL_ID_BITS) - 1))
+            | (REL_PRESENT << REL_ID_BITS)
+            | (u64::from(ty) << (REL_ID_BITS + 2));
         self.props = PropBlob::from_bytes(props);
     }
 
     pub(crate) fn start(&self) -> u64 {
-        u64::from(self.w[0]) | (u64::from(self.w[2] & 0xf) << 32)
-    }
-
-    pub(crate) fn end(&self) -> u64 {
-        u64::from(self.w[1]) | (u64::from((self.w[2] >> 4) & 0xf) << 32)
+        self.w & ((1 << REL_ID_BITS) - 1)
     }
 
     pub(crate) fn ty(&self) -> u32 {
-        self.w[2] >> 10
+        (self.w >> (REL_ID_BITS + 2)) as u32
     }
 
-    fn flags(&self) -> u32 {
-        (self.w[2] >> 8) & 3
+    fn flags(&self) -> u64 {
+        (self.w >> REL_ID_BITS) & 3
     }
 
     pub(crate) fn is_vacant(&self) -> bool {
@@ -412,14 +406,14 @@ impl RelRec {
 
     pub(crate) fn set_deleted(&mut self, deleted: bool) {
         if deleted {
-            self.w[2] |= REL_DELETED << 8;
+            self.w |= REL_DELETED << REL_ID_BITS;
         } else {
-            self.w[2] &= !(REL_DELETED << 8);
+            self.w &= !(REL_DELETED << REL_ID_BITS);
         }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.w = [0; 3];
+        self.w = 0;
         self.props = PropBlob::default();
     }
 }
@@ -433,7 +427,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<AdjEntry>(), 12);
         assert_eq!(std::mem::size_of::<PropBlob>(), 16);
         assert_eq!(std::mem::size_of::<parking_lot::Mutex<NodeRec>>(), 48);
-        assert_eq!(std::mem::size_of::<parking_lot::Mutex<RelRec>>(), 48);
+        assert_eq!(std::mem::size_of::<parking_lot::Mutex<RelRec>>(), 40);
     }
 
     #[test]
@@ -486,8 +480,8 @@ mod tests {
     fn rel_record_packs() {
         let mut r = RelRec::default();
         assert!(r.is_vacant());
-        r.init((1 << 36) - 2, 9, 77, &[]);
-        assert_eq!((r.start(), r.end(), r.ty()), ((1 << 36) - 2, 9, 77));
+        r.init((1 << 36) - 2, (1 << 22) - 1, &[]);
+        assert_eq!((r.start(), r.ty()), ((1 << 36) - 2, (1 << 22) - 1));
         assert!(r.is_live());
         r.props.set(1, Some(&Value::from("2020-01-01"))).unwrap();
         assert!(matches!(r.props, PropBlob::Inline(..)));

@@ -211,6 +211,25 @@ pub(crate) fn node_degree(
     node_expand(rec, node, view, dir, types, &mut buf).then_some(buf.len())
 }
 
+/// The end node of relationship `rel` of type `ty` that starts at `start`: from the start's
+/// out-list, or, when the newest version no longer has it, from the start's chain (the undo of
+/// its removal stays there as long as any snapshot can still see the relationship).
+pub(crate) fn rel_end(start: &NodeRec, rel: u64, ty: u32) -> Option<u64> {
+    let list = adj_of_type(&start.out, Some(ty));
+    let i = list.partition_point(|e| e.rel() < rel);
+    if let Some(e) = list.get(i).filter(|e| e.rel() == rel) {
+        return Some(e.nbr());
+    }
+    crate::mvcc::all(&start.chain).find_map(|u| match u {
+        Undo::EdgeAdded { out: true, entry } | Undo::EdgeRemoved { out: true, entry }
+            if entry.rel() == rel =>
+        {
+            Some(entry.nbr())
+        }
+        _ => None,
+    })
+}
+
 pub(crate) fn rel_exists(rec: &RelRec, view: &View) -> bool {
     let mut exists = rec.is_live();
     if !settled(&rec.chain, view) {

@@ -180,6 +180,11 @@ impl Storage {
         self.label_bits.get(u64::from(label))?.get()
     }
 
+    /// The end node of a relationship, looked up through its start node.
+    pub(crate) fn rel_end(&self, start: u64, rel: u64, ty: u32) -> Option<u64> {
+        crate::read::rel_end(&self.nodes.get(start)?.lock(), rel, ty)
+    }
+
     pub(crate) fn schema(&self) -> Arc<Schema> {
         self.schema.read().clone()
     }

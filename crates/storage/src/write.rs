@@ -465,7 +465,7 @@ impl Transaction {
         if !r.is_vacant() || r.chain.is_some() {
             return Err(Error::Replay(format!("relationship {id} already exists")));
         }
-        r.init(start, end, ty, &blob);
+        r.init(start, ty, &blob);
         self.push_rel(st, &mut r, id, Undo::Created);
         drop(r);
         let out_entry = AdjEntry::new(id, end, ty);
@@ -518,11 +518,16 @@ impl Transaction {
 
     fn delete_relationship_in(&self, st: &mut TxState, id: u64) -> Result<()> {
         let rel_slot = self.inner.rel_slot(id)?;
-        let (start, end, ty) = {
+        let (start, ty) = {
             let r = rel_slot.lock();
             self.check_rel_writable(&r, id)?;
-            (r.start(), r.end(), r.ty())
+            (r.start(), r.ty())
         };
+        let end = self
+            .inner
+            .storage
+            .rel_end(start, id, ty)
+            .ok_or_else(|| Error::rel_not_found(id))?;
         let start_slot = self.inner.node_slot(start)?;
         let end_slot = self.inner.node_slot(end)?;
         let (mut a, mut b) = lock_pair(start_slot, end_slot, start, end);

@@ -272,6 +272,14 @@ fn cursors_fail_after_their_transaction_ends() {
     }
     w.commit().unwrap();
     let r = db.begin_read();
+    let after: Vec<u64> = r
+        .scan_label_after(t.person, NodeId(1990))
+        .unwrap()
+        .map(|n| n.unwrap().0)
+        .collect();
+    assert_eq!(after, (1991..2000).collect::<Vec<_>>());
+    assert_eq!(r.scan_nodes_after(NodeId(1997)).unwrap().count(), 2);
+    assert_eq!(r.scan_nodes_after(NodeId(u64::MAX)).unwrap().count(), 0);
     let mut c = r.scan_nodes().unwrap();
     let mut first = Vec::new();
     assert_eq!(c.next_batch(10, &mut first).unwrap(), 10);
