@@ -1,1 +1,39 @@
-//! Quiver durability: commit log, snapshots and recovery.
+//! Quiver's durability layer: the commit log with buffered, group and sync modes, background
+//! snapshots, crash recovery, and the disk seam where faults are injected.
+//!
+//! The storage engine writes no files. It hands each commit's redo record to the
+//! [`quiver_storage::CommitLog`] installed here, under its commit lock; this crate appends it to
+//! a buffer (no I/O under that lock), and a leader (a waiting committer, or the log writer
+//! thread) writes and syncs whole batches. Committers wait for the *durable watermark*
+//! holding no lock. In `group` and `sync` modes readers start at that watermark, so they never
+//! see data that is not on disk and never wait for a disk either.
+//!
+//! [`Durability::open`] is the entry point: it locks the directory, recovers it (newest valid
+//! snapshot, then the log), and returns the store with the machinery running.
+
+mod disk;
+mod error;
+pub mod fault;
+mod frame;
+mod layout;
+mod lockfile;
+mod log;
+mod mode;
+mod recovery;
+mod snapshot;
+mod stats;
+mod store;
+
+pub use disk::{Disk, DiskFile, RealDisk};
+pub use error::{Error, Result};
+pub use frame::{
+    FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, parse_segment_name, parse_snapshot_name,
+    segment_name, snapshot_name,
+};
+pub use lockfile::{DirLock, LOCK_FILE_NAME};
+pub use log::DurableWait;
+pub use mode::{Mode, Options};
+pub use recovery::{RecoveryReport, TornTail};
+pub use snapshot::SnapshotInfo;
+pub use stats::{BATCH_BUCKET_BOUNDS, BatchHistogram, DurabilityStats};
+pub use store::Durability;

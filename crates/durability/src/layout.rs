@@ -1,0 +1,102 @@
+//! What lives in a data directory, and the removal of files a snapshot made redundant.
+//!
+//! ```text
+//! <dir>/LOCK                                   the directory lock (see `lockfile`)
+//! <dir>/log-<first commit>.qlog                log segments, in commit order
+//! <dir>/snapshot-<commit>.qsnap                complete snapshots
+//! <dir>/snapshot-<commit>.qsnap.tmp            a snapshot being written (removed at start)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use crate::disk::Disk;
+use crate::error::{Error, Result};
+use crate::frame::{TEMP_SUFFIX, parse_segment_name, parse_snapshot_name};
+
+/// The directory's files, each list sorted by commit.
+#[derive(Debug, Default)]
+pub(crate) struct Listing {
+    pub snapshots: Vec<(u64, PathBuf)>,
+    pub segments: Vec<(u64, PathBuf)>,
+    pub temps: Vec<PathBuf>,
+}
+
+pub(crate) fn list(disk: &dyn Disk, dir: &Path) -> Result<Listing> {
+    let mut out = Listing::default();
+    for name in disk.list(dir).map_err(|e| Error::io(dir, e))? {
+        let path = dir.join(&name);
+        if let Some(base) = parse_segment_name(&name) {
+            out.segments.push((base, path));
+        } else if let Some(commit) = parse_snapshot_name(&name) {
+            out.snapshots.push((commit, path));
+        } else if name.ends_with(TEMP_SUFFIX) {
+            out.temps.push(path);
+        }
+    }
+    out.snapshots.sort();
+    out.segments.sort();
+    Ok(out)
+}
+
+/// Removes snapshots older than `commit` and the segments whose every record is at or below
+/// it (known from the next segment's base). The newest segment is never removed: the log
+/// writer may be appending to it.
+pub(crate) fn remove_covered(disk: &dyn Disk, dir: &Path, commit: u64) -> Result<usize> {
+    let listing = list(disk, dir)?;
+    let mut removed = 0;
+    for (c, path) in &listing.snapshots {
+        if *c < commit {
+            disk.remove(path).map_err(|e| Error::io(path, e))?;
+        }
+    }
+    for pair in listing.segments.windows(2) {
+        let [(_, path), (next_base, _)] = pair else {
+            continue;
+        };
+        if *next_base <= commit.saturating_add(1) {
+            disk.remove(path).map_err(|e| Error::io(path, e))?;
+            removed += 1;
+        }
+    }
+    disk.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::RealDisk;
+    use crate::frame::{segment_name, snapshot_name};
+
+    #[test]
+    fn covered_segments_and_old_snapshots_go() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = RealDisk;
+        let dir = tmp.path();
+        for name in [
+            segment_name(1),
+            segment_name(10),
+            segment_name(21),
+            segment_name(30),
+            snapshot_name(5),
+            snapshot_name(20),
+            "snapshot-00000000000000000025.qsnap.tmp".to_string(),
+            "README".to_string(),
+        ] {
+            std::fs::write(dir.join(name), b"x").unwrap();
+        }
+        let l = list(&d, dir).unwrap();
+        assert_eq!(l.segments.len(), 4);
+        assert_eq!(l.snapshots.len(), 2);
+        assert_eq!(l.temps.len(), 1);
+        // Snapshot 20 covers segments 1 and 10 (segment 21 starts right after it).
+        assert_eq!(remove_covered(&d, dir, 20).unwrap(), 2);
+        let l = list(&d, dir).unwrap();
+        let bases: Vec<u64> = l.segments.iter().map(|s| s.0).collect();
+        assert_eq!(bases, vec![21, 30]);
+        assert_eq!(l.snapshots.len(), 1);
+        // Even a snapshot past everything keeps the newest segment.
+        remove_covered(&d, dir, 1000).unwrap();
+        assert_eq!(list(&d, dir).unwrap().segments.len(), 1);
+    }
+}

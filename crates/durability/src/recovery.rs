@@ -1,0 +1,370 @@
+//! Recovery: the newest valid snapshot, then every later log record, in commit order.
+//!
+//! The log is trusted only as far as its checksums and commit numbers agree. Damage at the
+//! very end of the newest segment is what a crash mid-write leaves (a torn tail): it is cut
+//! off and reported. Damage anywhere else, or a gap in the commit numbers, means the files
+//! are not what Quiver wrote, and recovery refuses to start rather than silently lose the
+//! commits after it; the error names the file and the byte offset.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quiver_storage::{RedoOp, RedoRecord, Storage};
+
+use crate::disk::Disk;
+use crate::error::{Error, Result};
+use crate::frame::{SEGMENT_HEADER_BYTES, find_later_frame, read_frame, read_segment_header};
+use crate::layout::{self, Listing};
+use crate::snapshot;
+
+/// The cut made at a torn tail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TornTail {
+    pub path: PathBuf,
+    /// Where the damaged record began: the file's new length.
+    pub offset: u64,
+    pub bytes_cut: u64,
+    pub reason: String,
+}
+
+/// What recovery did, for the log and for metrics.
+#[derive(Clone, Debug, Default)]
+pub struct RecoveryReport {
+    pub snapshot: Option<PathBuf>,
+    pub snapshot_commit: u64,
+    pub snapshot_ops: u64,
+    /// Newer snapshots that failed their checks and were passed over.
+    pub snapshots_rejected: Vec<String>,
+    pub segments_read: usize,
+    pub log_bytes_read: u64,
+    /// Log bytes holding records newer than the snapshot.
+    pub log_bytes_replayed: u64,
+    pub records_replayed: u64,
+    /// Records the snapshot already covered.
+    pub records_skipped: u64,
+    /// Schema records whose change the snapshot already held (see `snapshot`).
+    pub schema_records_absorbed: u64,
+    pub torn_tail: Option<TornTail>,
+    /// Leftovers removed: unfinished snapshots and segments with no intact record.
+    pub removed: Vec<PathBuf>,
+    pub last_commit: u64,
+    pub duration: Duration,
+}
+
+fn is_schema_op(op: &RedoOp) -> bool {
+    matches!(
+        op,
+        RedoOp::CreateIndex { .. }
+            | RedoOp::CreateUniqueConstraint { .. }
+            | RedoOp::DropIndex { .. }
+            | RedoOp::DropConstraint { .. }
+    )
+}
+
+/// Rebuilds the store from `dir`. With `write`, leftovers are removed, a torn tail is cut and
+/// the newest segment is synced (its bytes may so far live only in the page cache of a
+/// process that was killed); without, the directory is left exactly as found.
+pub(crate) fn recover(
+    disk: &dyn Disk,
+    dir: &Path,
+    write: bool,
+    record_bytes_max: usize,
+) -> Result<(Arc<Storage>, RecoveryReport)> {
+    let started = Instant::now();
+    let mut report = RecoveryReport::default();
+    let listing = layout::list(disk, dir)?;
+    if write {
+        for tmp in &listing.temps {
+            disk.remove(tmp).map_err(|e| Error::io(tmp, e))?;
+            report.removed.push(tmp.clone());
+        }
+    }
+    let (storage, loaded, rejected) = load_newest_snapshot(disk, &listing, &mut report);
+    let result = Replay {
+        disk,
+        storage: &storage,
+        write,
+        record_bytes_max,
+        snapshot_commit: loaded.commit,
+        schema_bound: loaded.schema_bound,
+        report: &mut report,
+    }
+    .run(&listing);
+    if let Err(e) = result {
+        // A gap right after a rejected snapshot is that snapshot's fault: name it instead.
+        return Err(match (e, rejected) {
+            (Error::Corrupt { reason, .. }, Some(first)) if reason.contains("missing") => first,
+            (e, _) => e,
+        });
+    }
+    if write {
+        disk.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    storage.gc();
+    report.last_commit = storage.last_committed();
+    report.duration = started.elapsed();
+    tracing::info!(
+        dir = %dir.display(),
+        snapshot_commit = report.snapshot_commit,
+        records_replayed = report.records_replayed,
+        last_commit = report.last_commit,
+        duration_ms = report.duration.as_millis() as u64,
+        "recovered"
+    );
+    Ok((storage, report))
+}
+
+/// Loads the newest snapshot that passes its checks into a fresh store. Returns the error of
+/// the first (newest) rejected snapshot, if any.
+fn load_newest_snapshot(
+    disk: &dyn Disk,
+    listing: &Listing,
+    report: &mut RecoveryReport,
+) -> (Arc<Storage>, snapshot::Loaded, Option<Error>) {
+    let mut first_error = None;
+    for (commit, path) in listing.snapshots.iter().rev() {
+        let storage = Storage::new();
+        match snapshot::load(disk, path, &storage) {
+            Ok(loaded) if loaded.commit == *commit => {
+                report.snapshot = Some(path.clone());
+                report.snapshot_commit = loaded.commit;
+                report.snapshot_ops = loaded.ops;
+                return (storage, loaded, first_error);
+            }
+            Ok(_) => {
+                let e = Error::corrupt(path, 16, "commit does not match the file name");
+                report.snapshots_rejected.push(e.to_string());
+                first_error.get_or_insert(e);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "snapshot rejected");
+                report.snapshots_rejected.push(e.to_string());
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    (Storage::new(), snapshot::Loaded::default(), first_error)
+}
+
+struct Replay<'a> {
+    disk: &'a dyn Disk,
+    storage: &'a Arc<Storage>,
+    write: bool,
+    record_bytes_max: usize,
+    snapshot_commit: u64,
+    schema_bound: u64,
+    report: &'a mut RecoveryReport,
+}
+
+impl Replay<'_> {
+    fn run(&mut self, listing: &Listing) -> Result<()> {
+        let n = listing.segments.len();
+        for (i, (base, path)) in listing.segments.iter().enumerate() {
+            let last = i + 1 == n;
+            // Every record of a segment precedes the next segment's base.
+            let covered = listing
+                .segments
+                .get(i + 1)
+                .is_some_and(|(next, _)| *next <= self.snapshot_commit + 1);
+            if covered {
+                continue;
+            }
+            self.segment(*base, path, last)?;
+        }
+        Ok(())
+    }
+
+    fn next_commit(&self) -> u64 {
+        self.storage.last_committed() + 1
+    }
+
+    fn segment(&mut self, base: u64, path: &Path, last: bool) -> Result<()> {
+        let bytes = self.disk.read(path).map_err(|e| Error::io(path, e))?;
+        self.report.segments_read += 1;
+        self.report.log_bytes_read += bytes.len() as u64;
+        match read_segment_header(&bytes) {
+            Ok(b) if b == base => {}
+            Ok(_) => {
+                return Err(Error::corrupt(
+                    path,
+                    16,
+                    "base commit does not match the file name",
+                ));
+            }
+            Err(reason) => {
+                let later = find_later_frame(&bytes, 0, self.next_commit(), self.record_bytes_max);
+                if !last || later.is_some() {
+                    return Err(Error::corrupt(path, 0, reason));
+                }
+                // A crash while the segment was being created: it never held a record.
+                return self.remove_empty(path, bytes.len() as u64, reason);
+            }
+        }
+        let mut at = SEGMENT_HEADER_BYTES;
+        let mut prev: Option<u64> = None;
+        let mut replayed_from = None;
+        while at < bytes.len() {
+            let frame = match read_frame(&bytes, at, self.record_bytes_max) {
+                Ok(f) => f,
+                Err(fe) => {
+                    let later =
+                        find_later_frame(&bytes, at, self.next_commit(), self.record_bytes_max);
+                    if !last {
+                        return Err(Error::corrupt(path, at as u64, fe.reason()));
+                    }
+                    if let Some(good) = later {
+                        return Err(Error::corrupt(
+                            path,
+                            at as u64,
+                            format!(
+                                "{}, with an intact record at byte {good} after it: not a torn tail",
+                                fe.reason()
+                            ),
+                        ));
+                    }
+                    return self.cut_tail(path, at, bytes.len(), fe.reason(), prev.is_none());
+                }
+            };
+            let commit = frame.commit;
+            let expected = prev.map_or(base, |p| p + 1);
+            if commit != expected {
+                return Err(Error::corrupt(
+                    path,
+                    at as u64,
+                    format!("commit {commit} where {expected} was expected"),
+                ));
+            }
+            prev = Some(commit);
+            if commit <= self.snapshot_commit {
+                self.report.records_skipped += 1;
+                at = frame.next;
+                continue;
+            }
+            if commit != self.next_commit() {
+                return Err(Error::corrupt(
+                    path,
+                    at as u64,
+                    format!(
+                        "the log is missing commits {} to {}",
+                        self.next_commit(),
+                        commit - 1
+                    ),
+                ));
+            }
+            let (record, used) = RedoRecord::decode(frame.body)
+                .map_err(|e| Error::corrupt(path, at as u64, format!("undecodable record: {e}")))?;
+            if used != frame.body.len() || record.commit != commit {
+                return Err(Error::corrupt(
+                    path,
+                    at as u64,
+                    "record does not match its frame",
+                ));
+            }
+            self.apply(&record, path, at as u64)?;
+            replayed_from.get_or_insert(at);
+            at = frame.next;
+        }
+        if let Some(from) = replayed_from {
+            self.report.log_bytes_replayed += (bytes.len() - from) as u64;
+        }
+        if prev.is_none() && last {
+            return self.remove_empty(path, bytes.len() as u64, "segment holds no record");
+        }
+        if last && self.write {
+            // Recovered records count as durable from now on: make sure they are.
+            self.disk
+                .truncate(path, bytes.len() as u64)
+                .map_err(|e| Error::io(path, e))?;
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, record: &RedoRecord, path: &Path, offset: u64) -> Result<()> {
+        let commit = record.commit;
+        match self.storage.apply_redo(record) {
+            Ok(()) => {
+                self.report.records_replayed += 1;
+                Ok(())
+            }
+            Err(
+                quiver_storage::Error::SchemaRuleExists { .. }
+                | quiver_storage::Error::SchemaRuleNotFound { .. },
+            ) if commit <= self.schema_bound
+                && !record.ops.is_empty()
+                && record.ops.iter().all(is_schema_op) =>
+            {
+                // The snapshot already holds this schema change; keep the commit number.
+                self.storage
+                    .apply_redo(&RedoRecord {
+                        commit,
+                        ops: Vec::new(),
+                    })
+                    .map_err(|source| Error::Replay {
+                        path: path.to_path_buf(),
+                        offset,
+                        commit,
+                        source,
+                    })?;
+                self.report.schema_records_absorbed += 1;
+                Ok(())
+            }
+            Err(source) => Err(Error::Replay {
+                path: path.to_path_buf(),
+                offset,
+                commit,
+                source,
+            }),
+        }
+    }
+
+    fn cut_tail(
+        &mut self,
+        path: &Path,
+        at: usize,
+        len: usize,
+        reason: &str,
+        empty: bool,
+    ) -> Result<()> {
+        tracing::warn!(
+            file = %path.display(),
+            offset = at,
+            bytes_cut = len - at,
+            reason,
+            "torn record at the end of the log cut off"
+        );
+        self.report.torn_tail = Some(TornTail {
+            path: path.to_path_buf(),
+            offset: at as u64,
+            bytes_cut: (len - at) as u64,
+            reason: reason.to_string(),
+        });
+        if empty {
+            return self.remove_empty(path, len as u64, reason);
+        }
+        if self.write {
+            self.disk
+                .truncate(path, at as u64)
+                .map_err(|e| Error::io(path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Removes a newest segment that holds no intact record, so the log writer can start a
+    /// segment of that name afresh.
+    fn remove_empty(&mut self, path: &Path, len: u64, reason: &str) -> Result<()> {
+        if self.report.torn_tail.is_none() && len > SEGMENT_HEADER_BYTES as u64 {
+            self.report.torn_tail = Some(TornTail {
+                path: path.to_path_buf(),
+                offset: 0,
+                bytes_cut: len,
+                reason: reason.to_string(),
+            });
+        }
+        if self.write {
+            self.disk.remove(path).map_err(|e| Error::io(path, e))?;
+            self.report.removed.push(path.to_path_buf());
+        }
+        Ok(())
+    }
+}

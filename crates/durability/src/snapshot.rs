@@ -1,0 +1,405 @@
+//! Snapshot files: the whole graph as of one MVCC snapshot, written while writers go on.
+//!
+//! ```text
+//! snapshot-<commit, 20 digits>.qsnap   (written as .qsnap.tmp, renamed once synced)
+//! offset  size  field
+//! 0       8     magic "QUIVSNAP"
+//! 8       4     format version, u32 LE (1)
+//! 12      4     reserved, zero
+//! 16      8     commit: the MVCC snapshot the file holds, u64 LE
+//! 24      8     created, Unix milliseconds, u64 LE
+//! 32      4     CRC32C of bytes 0..32, u32 LE
+//! 36      4     reserved, zero
+//! 40      ...   blocks, then one trailer
+//!
+//! block
+//! 0       1     kind: 1 ops, 2 trailer
+//! 1       4     payload length n, u32 LE
+//! 5       4     CRC32C of the kind byte and the payload, u32 LE
+//! 9       n     payload
+//!   ops:      a redo record stamped with the snapshot's commit: schema first, then nodes,
+//!             then relationships, as `Transaction::export` yields them
+//!   trailer:  ops, nodes, relationships, blocks, schema bound: five u64 LE
+//! ```
+//!
+//! The trailer's counts prove the file complete; nothing may follow it. The schema bound is
+//! the newest commit whose schema change the file may reflect: the export reads the current
+//! schema rather than the snapshot's, so a schema record up to that bound may find its
+//! change already applied at replay, and recovery accepts that (and only that).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use quiver_storage::{RECORD_BYTES_MAX, RedoOp, RedoRecord, Storage};
+
+use crate::disk::{Disk, DiskFile};
+use crate::error::{Error, Result};
+use crate::frame::{TEMP_SUFFIX, snapshot_name, u32_at, u64_at};
+
+pub const SNAPSHOT_MAGIC: [u8; 8] = *b"QUIVSNAP";
+pub const SNAPSHOT_VERSION: u32 = 1;
+const HEADER_BYTES: usize = 40;
+const BLOCK_HEADER_BYTES: usize = 9;
+const KIND_OPS: u8 = 1;
+const KIND_TRAILER: u8 = 2;
+const TRAILER_BYTES: usize = 40;
+/// Encoded bytes gathered before one write to the file.
+const WRITE_BYTES: usize = 1 << 20;
+/// A block's encoded ops beyond this close the block even below the op count limit.
+const BLOCK_BYTES_TARGET: usize = 1 << 20;
+
+/// What a written snapshot holds.
+#[derive(Clone, Debug)]
+pub struct SnapshotInfo {
+    pub commit: u64,
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub ops: u64,
+    pub nodes: u64,
+    pub relationships: u64,
+    pub duration: Duration,
+}
+
+fn put_block(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
+    out.push(kind);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&[kind]), payload);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+fn header(commit: u64) -> Vec<u8> {
+    let mut h = Vec::with_capacity(HEADER_BYTES);
+    h.extend_from_slice(&SNAPSHOT_MAGIC);
+    h.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    h.extend_from_slice(&0u32.to_le_bytes());
+    h.extend_from_slice(&commit.to_le_bytes());
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    h.extend_from_slice(&now.to_le_bytes());
+    let crc = crc32c::crc32c(&h);
+    h.extend_from_slice(&crc.to_le_bytes());
+    h.extend_from_slice(&0u32.to_le_bytes());
+    h
+}
+
+/// Counts and streams a snapshot into `file`.
+struct BlockWriter {
+    file: Box<dyn DiskFile>,
+    out: Vec<u8>,
+    block: Vec<RedoOp>,
+    block_bytes: usize,
+    commit: u64,
+    ops: u64,
+    nodes: u64,
+    relationships: u64,
+    blocks: u64,
+    bytes: u64,
+}
+
+impl BlockWriter {
+    fn push(&mut self, op: RedoOp, block_ops_max: usize) -> std::io::Result<()> {
+        match &op {
+            RedoOp::CreateNode { props, .. } => {
+                self.nodes += 1;
+                self.block_bytes += 32 + props.len() * 16;
+            }
+            RedoOp::CreateRelationship { props, .. } => {
+                self.relationships += 1;
+                self.block_bytes += 48 + props.len() * 16;
+            }
+            _ => self.block_bytes += 64,
+        }
+        self.ops += 1;
+        self.block.push(op);
+        if self.block.len() >= block_ops_max || self.block_bytes >= BLOCK_BYTES_TARGET {
+            self.end_block()?;
+        }
+        Ok(())
+    }
+
+    fn end_block(&mut self) -> std::io::Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let record = RedoRecord {
+            commit: self.commit,
+            ops: std::mem::take(&mut self.block),
+        };
+        put_block(&mut self.out, KIND_OPS, &record.encode());
+        self.blocks += 1;
+        self.block_bytes = 0;
+        if self.out.len() >= WRITE_BYTES {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> std::io::Result<()> {
+        self.file.write_all(&self.out)?;
+        self.bytes += self.out.len() as u64;
+        self.out.clear();
+        Ok(())
+    }
+
+    fn finish(&mut self, schema_bound: u64) -> std::io::Result<()> {
+        self.end_block()?;
+        let mut t = Vec::with_capacity(TRAILER_BYTES);
+        for v in [
+            self.ops,
+            self.nodes,
+            self.relationships,
+            self.blocks,
+            schema_bound,
+        ] {
+            t.extend_from_slice(&v.to_le_bytes());
+        }
+        put_block(&mut self.out, KIND_TRAILER, &t);
+        self.drain()?;
+        self.file.sync_all()
+    }
+}
+
+/// Writes a snapshot of `storage` as of a fresh read snapshot, unless that is `skip_commit`
+/// (nothing changed since the last) or 0 (nothing ever committed).
+///
+/// `make_durable(c)` must return once commit `c` is durable in the log: it runs before the
+/// rename, so a snapshot never publishes a state the log could still lose.
+pub(crate) fn write(
+    disk: &dyn Disk,
+    dir: &Path,
+    storage: &Arc<Storage>,
+    skip_commit: u64,
+    block_ops_max: usize,
+    make_durable: impl FnOnce(u64) -> Result<()>,
+) -> Result<Option<SnapshotInfo>> {
+    let started = Instant::now();
+    let tx = storage.begin_read();
+    let commit = tx.snapshot();
+    if commit == 0 || commit == skip_commit {
+        return Ok(None);
+    }
+    let path = dir.join(snapshot_name(commit));
+    let tmp = dir.join(format!("{}{TEMP_SUFFIX}", snapshot_name(commit)));
+    let result = (|| {
+        let file = disk.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let mut w = BlockWriter {
+            file,
+            out: header(commit),
+            block: Vec::new(),
+            block_bytes: 0,
+            commit,
+            ops: 0,
+            nodes: 0,
+            relationships: 0,
+            blocks: 0,
+            bytes: 0,
+        };
+        let mut export = tx.export().map_err(Error::Export)?;
+        // The export reads the schema on its first step; any schema change it saw was
+        // published by a commit numbered at most one past the last finished commit.
+        let first = export.next();
+        let schema_bound = storage.last_committed() + 1;
+        for op in first.into_iter().chain(export) {
+            let op = op.map_err(Error::Export)?;
+            w.push(op, block_ops_max).map_err(|e| Error::io(&tmp, e))?;
+        }
+        w.finish(schema_bound).map_err(|e| Error::io(&tmp, e))?;
+        make_durable(storage.last_committed().max(commit))?;
+        disk.rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        disk.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(SnapshotInfo {
+            commit,
+            path: path.clone(),
+            bytes: w.bytes,
+            ops: w.ops,
+            nodes: w.nodes,
+            relationships: w.relationships,
+            duration: started.elapsed(),
+        })
+    })();
+    drop(tx);
+    if result.is_err() {
+        let _ = disk.remove(&tmp);
+    }
+    result.map(Some)
+}
+
+/// What loading a snapshot found.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Loaded {
+    pub commit: u64,
+    pub ops: u64,
+    pub schema_bound: u64,
+}
+
+/// Applies ops in chunks with rising commit numbers that end exactly at the snapshot's
+/// commit: each chunk is one replay transaction, so recovery never builds one transaction
+/// as large as the graph. A chunk is held back until the next one shows up, so the last one
+/// can take the snapshot's number.
+struct Applier<'a> {
+    storage: &'a Arc<Storage>,
+    target: u64,
+    next: u64,
+    held: Vec<RedoOp>,
+}
+
+impl Applier<'_> {
+    fn push(&mut self, ops: Vec<RedoOp>) -> quiver_storage::Result<()> {
+        if self.held.is_empty() {
+            self.held = ops;
+        } else if self.next < self.target {
+            let chunk = std::mem::replace(&mut self.held, ops);
+            self.storage.apply_redo(&RedoRecord {
+                commit: self.next,
+                ops: chunk,
+            })?;
+            self.next += 1;
+        } else {
+            self.held.extend(ops);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> quiver_storage::Result<()> {
+        self.storage.apply_redo(&RedoRecord {
+            commit: self.target,
+            ops: std::mem::take(&mut self.held),
+        })
+    }
+}
+
+struct Source<'a> {
+    r: Box<dyn Read + Send>,
+    path: &'a Path,
+    offset: u64,
+}
+
+impl Source<'_> {
+    /// Fills `buf` completely; `Ok(false)` at a clean end of file before the first byte.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<bool> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.r.read(&mut buf[got..]) {
+                Ok(0) if got == 0 => return Ok(false),
+                Ok(0) => {
+                    return Err(Error::corrupt(
+                        self.path,
+                        self.offset,
+                        "snapshot is truncated",
+                    ));
+                }
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(self.path, e)),
+            }
+        }
+        self.offset += buf.len() as u64;
+        Ok(true)
+    }
+}
+
+/// Reads and checks a snapshot, applying it to an empty `storage` as it goes. On error the
+/// store holds part of the snapshot and must be discarded.
+pub(crate) fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Loaded> {
+    let r = disk.open_read(path).map_err(|e| Error::io(path, e))?;
+    let mut src = Source { r, path, offset: 0 };
+    let corrupt = |offset: u64, reason: &str| Error::corrupt(path, offset, reason);
+    let mut h = [0u8; HEADER_BYTES];
+    if !src.fill(&mut h)? {
+        return Err(corrupt(0, "snapshot is empty"));
+    }
+    if h[..8] != SNAPSHOT_MAGIC {
+        return Err(corrupt(0, "not a Quiver snapshot (bad magic)"));
+    }
+    if u32_at(&h, 32) != Some(crc32c::crc32c(&h[..32])) {
+        return Err(corrupt(0, "snapshot header checksum mismatch"));
+    }
+    if u32_at(&h, 8) != Some(SNAPSHOT_VERSION) {
+        return Err(corrupt(8, "unsupported snapshot format version"));
+    }
+    let commit = u64_at(&h, 16).unwrap_or_default();
+    if commit == 0 {
+        return Err(corrupt(16, "snapshot of commit 0"));
+    }
+    let mut applier = Applier {
+        storage,
+        target: commit,
+        next: 1,
+        held: Vec::new(),
+    };
+    let (mut ops, mut nodes, mut rels, mut blocks) = (0u64, 0u64, 0u64, 0u64);
+    let mut payload = Vec::new();
+    loop {
+        let at = src.offset;
+        let mut bh = [0u8; BLOCK_HEADER_BYTES];
+        if !src.fill(&mut bh)? {
+            return Err(corrupt(at, "snapshot is incomplete: no trailer"));
+        }
+        let kind = bh[0];
+        let len = u32_at(&bh, 1).unwrap_or_default() as usize;
+        let crc = u32_at(&bh, 5).unwrap_or_default();
+        if len > RECORD_BYTES_MAX {
+            return Err(corrupt(at, "block length out of range"));
+        }
+        payload.resize(len, 0);
+        if !src.fill(&mut payload)? && len > 0 {
+            return Err(corrupt(at, "snapshot is truncated"));
+        }
+        if crc32c::crc32c_append(crc32c::crc32c(&[kind]), &payload) != crc {
+            return Err(corrupt(at, "block checksum mismatch"));
+        }
+        match kind {
+            KIND_OPS => {
+                let (record, used) = RedoRecord::decode(&payload)
+                    .map_err(|e| corrupt(at, &format!("undecodable block: {e}")))?;
+                if used != payload.len() || record.commit != commit {
+                    return Err(corrupt(at, "block does not belong to this snapshot"));
+                }
+                for op in &record.ops {
+                    match op {
+                        RedoOp::CreateNode { .. } => nodes += 1,
+                        RedoOp::CreateRelationship { .. } => rels += 1,
+                        _ => {}
+                    }
+                }
+                ops += record.ops.len() as u64;
+                blocks += 1;
+                applier.push(record.ops).map_err(|source| Error::Replay {
+                    path: path.to_path_buf(),
+                    offset: at,
+                    commit,
+                    source,
+                })?;
+            }
+            KIND_TRAILER => {
+                let field = |i: usize| u64_at(&payload, i * 8);
+                let counts = (field(0), field(1), field(2), field(3));
+                if payload.len() != TRAILER_BYTES
+                    || counts != (Some(ops), Some(nodes), Some(rels), Some(blocks))
+                {
+                    return Err(corrupt(at, "trailer counts do not match the blocks"));
+                }
+                let mut extra = [0u8; 1];
+                if src.fill(&mut extra)? {
+                    return Err(corrupt(src.offset - 1, "bytes after the trailer"));
+                }
+                applier.finish().map_err(|source| Error::Replay {
+                    path: path.to_path_buf(),
+                    offset: at,
+                    commit,
+                    source,
+                })?;
+                return Ok(Loaded {
+                    commit,
+                    ops,
+                    schema_bound: field(4).unwrap_or(commit),
+                });
+            }
+            _ => return Err(corrupt(at, "unknown block kind")),
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! [`Durability`]: opens a data directory, recovers it, and keeps the store durable while it
+//! runs: the log writer thread, background snapshots, and a clean close.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use quiver_storage::{CommitInfo, Storage};
+
+use crate::disk::{Disk, RealDisk};
+use crate::error::{Error, Result};
+use crate::layout;
+use crate::lockfile::DirLock;
+use crate::log::{DurableWait, LogCore};
+use crate::mode::{Mode, Options};
+use crate::recovery::{self, RecoveryReport};
+use crate::snapshot::{self, SnapshotInfo};
+use crate::stats::DurabilityStats;
+
+/// How often the snapshot thread looks at its triggers (an atomic read or two).
+const SNAPSHOT_CHECK_INTERVAL: Duration = Duration::from_millis(100);
+
+struct SnapshotState {
+    /// The commit of the newest snapshot on disk (0: none).
+    commit: u64,
+    at: Instant,
+}
+
+struct Shared {
+    dir: PathBuf,
+    disk: Arc<dyn Disk>,
+    storage: Arc<Storage>,
+    log: Arc<LogCore>,
+    options: Options,
+    recovery: RecoveryReport,
+    /// Held while a snapshot is written: one at a time.
+    snapshots: Mutex<SnapshotState>,
+    stop: Mutex<bool>,
+    stop_cv: Condvar,
+}
+
+impl Shared {
+    fn take_snapshot(&self) -> Result<Option<SnapshotInfo>> {
+        let mut state = self.snapshots.lock();
+        if let Some(f) = self.log.fault() {
+            return Err(Error::Faulted(f));
+        }
+        let stats = &self.log.stats;
+        let bytes_before = stats.log_bytes_since_snapshot.load(Ordering::Relaxed);
+        // Records after the snapshot then start a fresh segment, and the current one can go.
+        self.log.request_roll();
+        let written = snapshot::write(
+            &*self.disk,
+            &self.dir,
+            &self.storage,
+            state.commit,
+            self.options.snapshot_block_ops_max,
+            |commit| self.log.wait_blocking(commit, true),
+        );
+        let info = match written {
+            Ok(Some(info)) => info,
+            Ok(None) => return Ok(None),
+            Err(e) => {
+                stats.snapshot_failures.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(error = %e, "snapshot failed");
+                return Err(e);
+            }
+        };
+        stats.snapshots.fetch_add(1, Ordering::Relaxed);
+        stats
+            .snapshot_last_micros
+            .store(info.duration.as_micros() as u64, Ordering::Relaxed);
+        stats
+            .snapshot_last_bytes
+            .store(info.bytes, Ordering::Relaxed);
+        stats
+            .snapshot_last_commit
+            .store(info.commit, Ordering::Relaxed);
+        stats
+            .log_bytes_since_snapshot
+            .fetch_sub(bytes_before, Ordering::Relaxed);
+        state.commit = info.commit;
+        state.at = Instant::now();
+        let removed = layout::remove_covered(&*self.disk, &self.dir, info.commit)?;
+        stats
+            .segments_removed
+            .fetch_add(removed as u64, Ordering::Relaxed);
+        tracing::info!(
+            commit = info.commit,
+            nodes = info.nodes,
+            relationships = info.relationships,
+            bytes = info.bytes,
+            duration_ms = info.duration.as_millis() as u64,
+            segments_removed = removed,
+            "snapshot written"
+        );
+        Ok(Some(info))
+    }
+
+    fn snapshot_due(&self) -> bool {
+        if self.log.fault().is_some() {
+            return false;
+        }
+        let bytes = self
+            .log
+            .stats
+            .log_bytes_since_snapshot
+            .load(Ordering::Relaxed);
+        if bytes >= self.options.snapshot_log_bytes {
+            return true;
+        }
+        let state = self.snapshots.lock();
+        self.options.snapshot_interval.is_some_and(|every| {
+            state.at.elapsed() >= every && self.storage.visible_watermark() > state.commit
+        })
+    }
+
+    fn run_snapshots(&self) {
+        loop {
+            {
+                let mut stop = self.stop.lock();
+                if !*stop {
+                    self.stop_cv.wait_for(&mut stop, SNAPSHOT_CHECK_INTERVAL);
+                }
+                if *stop {
+                    return;
+                }
+            }
+            if self.snapshot_due() {
+                // Failures are counted and logged; the log stays intact, so the next
+                // trigger simply tries again.
+                let _ = self.take_snapshot();
+            }
+        }
+    }
+}
+
+/// A durable store: the handle that keeps a recovered [`Storage`] backed by its data
+/// directory.
+///
+/// ```no_run
+/// use quiver_durability::{Durability, Mode, Options};
+///
+/// let (db, durability) = Durability::open("data", Mode::Group, Options::default())?;
+/// let person = db.get_or_create_label("Person")?;
+/// let tx = db.begin_write();
+/// tx.create_node(&[person], &[])?;
+/// let info = tx.commit()?;
+/// durability.wait(&info)?; // on disk now: safe to tell the client
+/// durability.close()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Durability {
+    shared: Arc<Shared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    closed: AtomicBool,
+    lock: Mutex<Option<DirLock>>,
+}
+
+impl std::fmt::Debug for Durability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Durability")
+            .field("dir", &self.shared.dir)
+            .field("mode", &self.shared.log.mode())
+            .field("durable", &self.shared.log.durable())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Durability {
+    /// Locks `dir` (creating it if needed), recovers it, and returns the store with this
+    /// handle running its log writer and snapshots.
+    pub fn open(
+        dir: impl AsRef<Path>,
+        mode: Mode,
+        options: Options,
+    ) -> Result<(Arc<Storage>, Durability)> {
+        Self::open_on(dir, mode, options, Arc::new(RealDisk))
+    }
+
+    /// [`Durability::open`] over another [`Disk`] (fault injection).
+    pub fn open_on(
+        dir: impl AsRef<Path>,
+        mode: Mode,
+        options: Options,
+        disk: Arc<dyn Disk>,
+    ) -> Result<(Arc<Storage>, Durability)> {
+        let dir = dir.as_ref().to_path_buf();
+        options.validate()?;
+        disk.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let lock = DirLock::acquire(&dir)?;
+        let (storage, report) = recovery::recover(&*disk, &dir, true, options.record_bytes_max)?;
+        let last = storage.last_committed();
+        let log = LogCore::new(mode, &options, disk.clone(), dir.clone(), &storage, last);
+        log.stats
+            .log_bytes_since_snapshot
+            .store(report.log_bytes_replayed, Ordering::Relaxed);
+        // Everything recovered is on disk, so readers may see all of it from the start.
+        storage.set_readers_follow_commits(!mode.is_durable());
+        storage.advance_visible(last);
+        storage.set_commit_log(Some(log.clone()));
+        let shared = Arc::new(Shared {
+            dir,
+            disk,
+            storage: storage.clone(),
+            log: log.clone(),
+            snapshots: Mutex::new(SnapshotState {
+                commit: report.snapshot_commit,
+                at: Instant::now(),
+            }),
+            options,
+            recovery: report,
+            stop: Mutex::new(false),
+            stop_cv: Condvar::new(),
+        });
+        let mut threads = Vec::new();
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.to_string())
+                .spawn(f)
+                .map_err(|e| Error::io(&shared.dir, e))
+        };
+        let writer = log.clone();
+        threads.push(spawn(
+            "quiver-log-writer",
+            Box::new(move || writer.run_writer()),
+        )?);
+        if shared.options.snapshot_background {
+            let s = shared.clone();
+            threads.push(spawn(
+                "quiver-snapshots",
+                Box::new(move || s.run_snapshots()),
+            )?);
+        }
+        let handle = Durability {
+            shared,
+            threads: Mutex::new(threads),
+            closed: AtomicBool::new(false),
+            lock: Mutex::new(Some(lock)),
+        };
+        Ok((storage, handle))
+    }
+
+    /// Recovers `dir` into a fresh store without changing a byte of it (no torn tail is cut,
+    /// nothing is removed): for checking a directory, and for the crash tests' verifier.
+    /// Takes the directory lock while it reads, so it refuses a directory in use.
+    pub fn inspect(dir: impl AsRef<Path>) -> Result<(Arc<Storage>, RecoveryReport)> {
+        Self::inspect_on(dir, &RealDisk)
+    }
+
+    pub fn inspect_on(
+        dir: impl AsRef<Path>,
+        disk: &dyn Disk,
+    ) -> Result<(Arc<Storage>, RecoveryReport)> {
+        let dir = dir.as_ref();
+        let _lock = DirLock::acquire(dir)?;
+        recovery::recover(disk, dir, false, quiver_storage::RECORD_BYTES_MAX)
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.shared.log.mode()
+    }
+
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.shared.storage
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.shared.dir
+    }
+
+    /// Blocks until what `info` reports may be acknowledged: its commit (or, for a write
+    /// transaction that changed nothing, its snapshot) is durable. Returns at once in
+    /// buffered mode. Holds no lock while it waits, and may itself run the sync.
+    pub fn wait(&self, info: &CommitInfo) -> Result<()> {
+        self.wait_for(info.commit)
+    }
+
+    /// Blocks until commit `commit` is durable (see [`Durability::wait`]). Also what a write
+    /// transaction's results must wait for before they leave the server: they were read at
+    /// its snapshot, which may be newer than the disk.
+    pub fn wait_for(&self, commit: u64) -> Result<()> {
+        self.shared.log.wait_blocking(commit, false)
+    }
+
+    /// A future resolving once `commit` is durable: for async callers, which must not block
+    /// their executor. The sync itself runs on the log writer thread.
+    pub fn durable(&self, commit: u64) -> DurableWait {
+        self.shared.log.wait_async(commit)
+    }
+
+    /// The newest commit known to be on disk.
+    pub fn durable_watermark(&self) -> u64 {
+        self.shared.log.durable()
+    }
+
+    /// The disk fault that stopped writes, if one happened. Reads go on regardless.
+    pub fn fault(&self) -> Option<String> {
+        self.shared.log.fault().map(|f| f.to_string())
+    }
+
+    /// Writes a snapshot now (unless nothing changed since the last) and removes the log
+    /// segments it covers.
+    pub fn snapshot(&self) -> Result<Option<SnapshotInfo>> {
+        self.shared.take_snapshot()
+    }
+
+    pub fn recovery(&self) -> &RecoveryReport {
+        &self.shared.recovery
+    }
+
+    pub fn stats(&self) -> DurabilityStats {
+        let log = &self.shared.log;
+        DurabilityStats::collect(
+            &log.stats,
+            log.mode(),
+            log.appended(),
+            log.durable(),
+            &self.shared.recovery,
+            self.fault(),
+        )
+    }
+
+    /// Stops the background threads, flushes the log, writes the closing snapshot (when
+    /// configured and no fault happened) and releases the directory. Commits after this fail.
+    pub fn close(self) -> Result<()> {
+        self.close_inner()
+    }
+
+    fn close_inner(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let shared = &self.shared;
+        {
+            *shared.stop.lock() = true;
+        }
+        shared.stop_cv.notify_all();
+        shared.log.close();
+        for t in self.threads.lock().drain(..) {
+            let _ = t.join();
+        }
+        let mut result = match shared.log.fault() {
+            Some(f) => Err(Error::Faulted(f)),
+            None => Ok(()),
+        };
+        if result.is_ok() && shared.options.snapshot_on_close {
+            result = shared.take_snapshot().map(|_| ());
+        }
+        self.lock.lock().take();
+        result
+    }
+}
+
+impl Drop for Durability {
+    fn drop(&mut self) {
+        let _ = self.close_inner();
+    }
+}
