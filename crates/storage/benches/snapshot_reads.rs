@@ -59,16 +59,20 @@ fn start_writer(
     (stop, commits, h)
 }
 
-fn reads_per_sec(g: &common::Social, secs: f64) -> f64 {
+/// Reads per wall-second and per CPU-second of the reading thread.
+fn reads_per_sec(g: &common::Social, secs: f64) -> (f64, f64) {
     let mut rng = StdRng::seed_from_u64(1);
     let mut buf = Vec::new();
-    let t = std::time::Instant::now();
+    let (t, c) = (std::time::Instant::now(), common::thread_cpu_secs());
     let mut n = 0u64;
     while t.elapsed().as_secs_f64() < secs {
         read_tx(g, &mut rng, &mut buf);
         n += READS_PER_TX as u64;
     }
-    n as f64 / t.elapsed().as_secs_f64()
+    (
+        n as f64 / t.elapsed().as_secs_f64(),
+        n as f64 / (common::thread_cpu_secs() - c),
+    )
 }
 
 fn bench(c: &mut Criterion) {
@@ -76,21 +80,27 @@ fn bench(c: &mut Criterion) {
     let g = Arc::new(common::build(n, 42).0);
 
     // A direct side-by-side figure, alternating rounds to spread machine noise.
-    let (mut alone, mut beside, mut commits_total) = (0.0, 0.0, 0);
+    let (mut alone, mut beside, mut commits_total) = ((0.0, 0.0), (0.0, 0.0), 0);
     for _ in 0..3 {
-        alone += reads_per_sec(&g, 1.0);
+        let a = reads_per_sec(&g, 1.0);
         let (stop, commits, h) = start_writer(&g);
-        beside += reads_per_sec(&g, 1.0);
+        let b = reads_per_sec(&g, 1.0);
         stop.store(true, Ordering::Relaxed);
         h.join().unwrap();
         commits_total += commits.load(Ordering::Relaxed);
+        alone = (alone.0 + a.0, alone.1 + a.1);
+        beside = (beside.0 + b.0, beside.1 + b.1);
     }
     println!(
         "snapshot_reads: {n} nodes | reads/s alone {:.0} | with writer {:.0} | ratio {:.2} | \
+         per reader CPU-second: alone {:.0}, with writer {:.0}, ratio {:.2} | \
          writer commits/s {:.0}",
-        alone / 3.0,
-        beside / 3.0,
-        beside / alone,
+        alone.0 / 3.0,
+        beside.0 / 3.0,
+        beside.0 / alone.0,
+        alone.1 / 3.0,
+        beside.1 / 3.0,
+        beside.1 / alone.1,
         commits_total as f64 / 3.0
     );
 

@@ -38,6 +38,16 @@ fn bench(c: &mut Criterion) {
     };
     let (mut b1, mut b2) = (Vec::new(), Vec::new());
     let edges = two_hop(&mut b1, &mut b2);
+    let (t, cpu) = (std::time::Instant::now(), common::thread_cpu_secs());
+    let mut visited = 0u64;
+    while t.elapsed().as_secs_f64() < 3.0 {
+        visited += two_hop(&mut b1, &mut b2);
+    }
+    println!(
+        "two_hop: {n} nodes | edges/s {:.0} | edges per CPU-second {:.0}",
+        visited as f64 / t.elapsed().as_secs_f64(),
+        visited as f64 / (common::thread_cpu_secs() - cpu)
+    );
     let mut group = c.benchmark_group("two_hop");
     group.throughput(Throughput::Elements(edges));
     group.bench_function(format!("{STARTS}_starts_{n}_nodes"), |b| {

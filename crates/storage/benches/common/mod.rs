@@ -30,6 +30,15 @@ pub fn rss_bytes() -> u64 {
     pages * 4096
 }
 
+/// CPU time this thread has run, from /proc/thread-self/schedstat (0 where unavailable). On a
+/// shared machine, work per CPU-second is steadier than work per wall-second.
+pub fn thread_cpu_secs() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0.0, |ns| ns as f64 / 1e9)
+}
+
 pub struct Social {
     pub db: Arc<Storage>,
     pub person: LabelId,
@@ -68,6 +77,8 @@ fn date(rng: &mut StdRng) -> String {
 pub struct BuildFigures {
     pub node_secs: f64,
     pub rel_secs: f64,
+    pub node_cpu_secs: f64,
+    pub rel_cpu_secs: f64,
     pub node_rss: u64,
     pub rel_rss: u64,
 }
@@ -112,6 +123,7 @@ pub fn build(n: usize, seed: u64) -> (Social, BuildFigures) {
     db.gc();
     let rss0 = rss_bytes();
     let t0 = std::time::Instant::now();
+    let c0 = thread_cpu_secs();
     for (c, chunk) in people.chunks(BATCH).enumerate() {
         let tx = db.begin_write();
         for (i, (pid, pname)) in chunk.iter().enumerate() {
@@ -123,8 +135,10 @@ pub fn build(n: usize, seed: u64) -> (Social, BuildFigures) {
     }
     db.gc();
     let node_secs = t0.elapsed().as_secs_f64();
+    let node_cpu_secs = thread_cpu_secs() - c0;
     let rss1 = rss_bytes();
     let t1 = std::time::Instant::now();
+    let c1 = thread_cpu_secs();
     for chunk in edges.chunks(BATCH) {
         let tx = db.begin_write();
         for (a, b, d) in chunk {
@@ -140,6 +154,7 @@ pub fn build(n: usize, seed: u64) -> (Social, BuildFigures) {
     }
     db.gc();
     let rel_secs = t1.elapsed().as_secs_f64();
+    let rel_cpu_secs = thread_cpu_secs() - c1;
     let rss2 = rss_bytes();
     drop(people);
     let rels = edges.len();
@@ -157,6 +172,8 @@ pub fn build(n: usize, seed: u64) -> (Social, BuildFigures) {
         BuildFigures {
             node_secs,
             rel_secs,
+            node_cpu_secs,
+            rel_cpu_secs,
             node_rss: rss1.saturating_sub(rss0),
             rel_rss: rss2.saturating_sub(rss1),
         },
