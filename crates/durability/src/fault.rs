@@ -18,6 +18,7 @@ pub struct FaultPlan {
     suffix: String,
     fail_writes: AtomicBool,
     fail_syncs: AtomicBool,
+    fail_truncates: AtomicBool,
     /// Bytes that may still be written before the disk is full.
     space_bytes: AtomicU64,
     writes: AtomicU64,
@@ -30,6 +31,7 @@ impl FaultPlan {
             suffix: suffix.to_string(),
             fail_writes: AtomicBool::new(false),
             fail_syncs: AtomicBool::new(false),
+            fail_truncates: AtomicBool::new(false),
             space_bytes: AtomicU64::new(u64::MAX),
             writes: AtomicU64::new(0),
             syncs: AtomicU64::new(0),
@@ -44,6 +46,11 @@ impl FaultPlan {
     /// Every later `fsync`/`fdatasync` fails with an I/O error.
     pub fn fail_syncs(&self, on: bool) {
         self.fail_syncs.store(on, Ordering::SeqCst);
+    }
+
+    /// Every later attempt to cut a file back fails, so a torn record stays on disk.
+    pub fn fail_truncates(&self, on: bool) {
+        self.fail_truncates.store(on, Ordering::SeqCst);
     }
 
     /// The disk fills up after `bytes` more bytes.
@@ -133,6 +140,9 @@ impl DiskFile for FaultyFile {
     }
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
+        if self.plan.fail_truncates.load(Ordering::SeqCst) {
+            return Err(FaultPlan::injected("truncate"));
+        }
         self.inner.set_len(len)
     }
 }
@@ -171,7 +181,10 @@ impl Disk for FaultyDisk {
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        if self.plan.applies(path) && self.plan.fail_syncs.load(Ordering::SeqCst) {
+        if self.plan.applies(path)
+            && (self.plan.fail_syncs.load(Ordering::SeqCst)
+                || self.plan.fail_truncates.load(Ordering::SeqCst))
+        {
             return Err(FaultPlan::injected("truncate"));
         }
         self.real.truncate(path, len)

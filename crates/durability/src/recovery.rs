@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_storage::{RedoOp, RedoRecord, Storage};
+use quiver_storage::{RedoRecord, Storage};
 
 use crate::disk::Disk;
 use crate::error::{Error, Result};
@@ -50,16 +50,6 @@ pub struct RecoveryReport {
     pub removed: Vec<PathBuf>,
     pub last_commit: u64,
     pub duration: Duration,
-}
-
-fn is_schema_op(op: &RedoOp) -> bool {
-    matches!(
-        op,
-        RedoOp::CreateIndex { .. }
-            | RedoOp::CreateUniqueConstraint { .. }
-            | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. }
-    )
 }
 
 /// Rebuilds the store from `dir`. With `write`, leftovers are removed, a torn tail is cut and
@@ -198,7 +188,7 @@ impl Replay<'_> {
                     return Err(Error::corrupt(path, 0, reason));
                 }
                 // A crash while the segment was being created: it never held a record.
-                return self.remove_empty(path, bytes.len() as u64, reason);
+                return self.remove_empty(path, bytes.len() as u64, Some(reason));
             }
         }
         let mut at = SEGMENT_HEADER_BYTES;
@@ -269,7 +259,7 @@ impl Replay<'_> {
             self.report.log_bytes_replayed += (bytes.len() - from) as u64;
         }
         if prev.is_none() && last {
-            return self.remove_empty(path, bytes.len() as u64, "segment holds no record");
+            return self.remove_empty(path, bytes.len() as u64, None);
         }
         if last && self.write {
             // Recovered records count as durable from now on: make sure they are.
@@ -292,7 +282,7 @@ impl Replay<'_> {
                 | quiver_storage::Error::SchemaRuleNotFound { .. },
             ) if commit <= self.schema_bound
                 && !record.ops.is_empty()
-                && record.ops.iter().all(is_schema_op) =>
+                && record.ops.iter().all(snapshot::is_schema) =>
             {
                 // The snapshot already holds this schema change; keep the commit number.
                 self.storage
@@ -340,7 +330,7 @@ impl Replay<'_> {
             reason: reason.to_string(),
         });
         if empty {
-            return self.remove_empty(path, len as u64, reason);
+            return self.remove_empty(path, len as u64, None);
         }
         if self.write {
             self.disk
@@ -351,9 +341,10 @@ impl Replay<'_> {
     }
 
     /// Removes a newest segment that holds no intact record, so the log writer can start a
-    /// segment of that name afresh.
-    fn remove_empty(&mut self, path: &Path, len: u64, reason: &str) -> Result<()> {
-        if self.report.torn_tail.is_none() && len > SEGMENT_HEADER_BYTES as u64 {
+    /// segment of that name afresh. `torn_header` says why its header is unusable, if it is.
+    fn remove_empty(&mut self, path: &Path, len: u64, torn_header: Option<&str>) -> Result<()> {
+        if let Some(reason) = torn_header {
+            tracing::warn!(file = %path.display(), reason, "torn log segment header");
             self.report.torn_tail = Some(TornTail {
                 path: path.to_path_buf(),
                 offset: 0,
@@ -366,5 +357,73 @@ impl Replay<'_> {
             self.report.removed.push(path.to_path_buf());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::RealDisk;
+    use quiver_storage::RedoOp;
+
+    fn create_index(commit: u64) -> RedoRecord {
+        RedoRecord {
+            commit,
+            ops: vec![RedoOp::CreateIndex {
+                name: "i".into(),
+                label: "L".into(),
+                key: "k".into(),
+            }],
+        }
+    }
+
+    fn replay<'a>(
+        storage: &'a Arc<Storage>,
+        report: &'a mut RecoveryReport,
+        snapshot_commit: u64,
+        schema_bound: u64,
+    ) -> Replay<'a> {
+        Replay {
+            disk: &RealDisk,
+            storage,
+            write: false,
+            record_bytes_max: 1 << 20,
+            snapshot_commit,
+            schema_bound,
+            report,
+        }
+    }
+
+    #[test]
+    fn a_schema_change_the_snapshot_already_holds_is_absorbed_within_the_bound() {
+        // The snapshot (commit 1) already shows the index that commit 2 created.
+        let storage = Storage::new();
+        storage.apply_redo(&create_index(1)).unwrap();
+        let mut report = RecoveryReport::default();
+        let mut r = replay(&storage, &mut report, 1, 2);
+        r.apply(&create_index(2), Path::new("seg"), 32).unwrap();
+        assert_eq!(storage.last_committed(), 2, "the commit number is kept");
+        assert_eq!(report.schema_records_absorbed, 1);
+    }
+
+    #[test]
+    fn a_conflicting_schema_record_beyond_the_bound_is_a_replay_error() {
+        let storage = Storage::new();
+        storage.apply_redo(&create_index(1)).unwrap();
+        let mut report = RecoveryReport::default();
+        let mut r = replay(&storage, &mut report, 1, 1);
+        let err = r.apply(&create_index(2), Path::new("seg"), 32).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Replay {
+                    commit: 2,
+                    offset: 32,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(storage.last_committed(), 1);
     }
 }

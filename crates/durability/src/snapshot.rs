@@ -239,27 +239,65 @@ pub(crate) struct Loaded {
 /// Applies ops in chunks with rising commit numbers that end exactly at the snapshot's
 /// commit: each chunk is one replay transaction, so recovery never builds one transaction
 /// as large as the graph. A chunk is held back until the next one shows up, so the last one
-/// can take the snapshot's number.
+/// can take the snapshot's number. Schema ops travel in chunks of their own, since a
+/// transaction may not mix schema and data changes.
 struct Applier<'a> {
     storage: &'a Arc<Storage>,
     target: u64,
     next: u64,
     held: Vec<RedoOp>,
+    held_schema: bool,
+}
+
+pub(crate) fn is_schema(op: &RedoOp) -> bool {
+    matches!(
+        op,
+        RedoOp::CreateIndex { .. }
+            | RedoOp::CreateUniqueConstraint { .. }
+            | RedoOp::DropIndex { .. }
+            | RedoOp::DropConstraint { .. }
+    )
 }
 
 impl Applier<'_> {
     fn push(&mut self, ops: Vec<RedoOp>) -> quiver_storage::Result<()> {
+        let mut run = Vec::new();
+        let mut run_schema = false;
+        for op in ops {
+            let schema = is_schema(&op);
+            if schema != run_schema && !run.is_empty() {
+                self.push_run(std::mem::take(&mut run), run_schema)?;
+            }
+            run_schema = schema;
+            run.push(op);
+        }
+        if !run.is_empty() {
+            self.push_run(run, run_schema)?;
+        }
+        Ok(())
+    }
+
+    fn push_run(&mut self, run: Vec<RedoOp>, schema: bool) -> quiver_storage::Result<()> {
         if self.held.is_empty() {
-            self.held = ops;
+            self.held = run;
+            self.held_schema = schema;
         } else if self.next < self.target {
-            let chunk = std::mem::replace(&mut self.held, ops);
+            let chunk = std::mem::replace(&mut self.held, run);
+            self.held_schema = schema;
             self.storage.apply_redo(&RedoRecord {
                 commit: self.next,
                 ops: chunk,
             })?;
             self.next += 1;
+        } else if schema == self.held_schema {
+            self.held.extend(run);
         } else {
-            self.held.extend(ops);
+            // A real store reached this commit through at least one commit per kind of
+            // change, so a snapshot short of numbers was not written by Quiver.
+            return Err(quiver_storage::Error::Replay(format!(
+                "snapshot of commit {} holds more separate changes than commits",
+                self.target
+            )));
         }
         Ok(())
     }
@@ -330,6 +368,7 @@ pub(crate) fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Resu
         target: commit,
         next: 1,
         held: Vec::new(),
+        held_schema: false,
     };
     let (mut ops, mut nodes, mut rels, mut blocks) = (0u64, 0u64, 0u64, 0u64);
     let mut payload = Vec::new();

@@ -286,6 +286,13 @@ impl Durability {
         self.shared.log.wait_blocking(commit, false)
     }
 
+    /// Writes and syncs everything committed so far, in any mode (buffered mode's way to
+    /// make sure; the other modes are always at most one batch behind).
+    pub fn sync(&self) -> Result<()> {
+        let log = &self.shared.log;
+        log.wait_blocking(log.appended(), true)
+    }
+
     /// A future resolving once `commit` is durable: for async callers, which must not block
     /// their executor. The sync itself runs on the log writer thread.
     pub fn durable(&self, commit: u64) -> DurableWait {
