@@ -34,6 +34,8 @@ pub struct RecoveryReport {
     pub snapshot: Option<PathBuf>,
     pub snapshot_commit: u64,
     pub snapshot_ops: u64,
+    /// Time spent reading and applying the snapshot (the rest of `duration` is the log).
+    pub snapshot_load: Duration,
     /// Newer snapshots that failed their checks and were passed over.
     pub snapshots_rejected: Vec<String>,
     pub segments_read: usize,
@@ -71,6 +73,7 @@ pub(crate) fn recover(
         }
     }
     let (storage, loaded, rejected) = load_newest_snapshot(disk, &listing, &mut report);
+    report.snapshot_load = started.elapsed();
     let result = Replay {
         disk,
         storage: &storage,

@@ -1,0 +1,132 @@
+//! Recovery time: a graph of N nodes and 6.5·N relationships in a snapshot, plus a log of
+//! further commits after it, then the time `Durability::open` takes to come back.
+//!
+//! Full size is N = 1,000,000 with a 1 GiB log; the default is scaled down for a quick run:
+//! `QUIVER_RECOVERY_NODES` (default 100,000) and `QUIVER_RECOVERY_LOG_MIB` (default 100).
+//! `cargo bench -p quiver-durability --bench recovery`.
+
+mod common;
+
+use std::time::Instant;
+
+use common::{bench_dir, env_u64};
+use quiver_durability::{Durability, Mode, Options};
+use quiver_value::Value;
+use rand::Rng;
+
+const OPS_PER_COMMIT: usize = 10_000;
+/// Relationships per node: the 6.5 of the target graph, as a ratio of integers.
+const RELS_PER_TEN_NODES: u64 = 65;
+
+fn main() {
+    let nodes = env_u64("QUIVER_RECOVERY_NODES", 100_000);
+    let log_bytes = env_u64("QUIVER_RECOVERY_LOG_MIB", 100) << 20;
+    let rels = nodes * RELS_PER_TEN_NODES / 10;
+    let dir = bench_dir("recovery");
+    let opts = Options {
+        snapshot_background: false,
+        snapshot_on_close: false,
+        segment_bytes_max: 256 << 20,
+        ..Options::default()
+    };
+    let build = Instant::now();
+    let (db, d) = Durability::open(dir.path(), Mode::Buffered, opts.clone()).expect("open");
+    let person = db.get_or_create_label("Person").expect("label");
+    let id = db.get_or_create_property_key("id").expect("key");
+    let name = db.get_or_create_property_key("name").expect("key");
+    let knows = db.get_or_create_rel_type("KNOWS").expect("type");
+    let since = db.get_or_create_property_key("since").expect("key");
+    let tx = db.begin_write();
+    tx.create_index(person, id, Some("person_id"))
+        .expect("index");
+    tx.commit().expect("commit");
+    let mut ids = Vec::with_capacity(nodes as usize);
+    let mut i = 0u64;
+    while i < nodes {
+        let tx = db.begin_write();
+        for _ in 0..OPS_PER_COMMIT.min((nodes - i) as usize) {
+            ids.push(
+                tx.create_node(
+                    &[person],
+                    &[
+                        (id, Value::Int(i as i64)),
+                        (name, Value::from(format!("person {i}"))),
+                    ],
+                )
+                .expect("node"),
+            );
+            i += 1;
+        }
+        tx.commit().expect("commit");
+    }
+    let mut rng = rand::rng();
+    let mut r = 0u64;
+    while r < rels {
+        let tx = db.begin_write();
+        for _ in 0..OPS_PER_COMMIT.min((rels - r) as usize) {
+            let a = ids[rng.random_range(0..ids.len())];
+            let b = ids[rng.random_range(0..ids.len())];
+            tx.create_relationship(a, b, knows, &[(since, Value::Int(2000 + (r % 25) as i64))])
+                .expect("relationship");
+            r += 1;
+        }
+        tx.commit().expect("commit");
+    }
+    let snap = d.snapshot().expect("snapshot").expect("a snapshot");
+    println!(
+        "built {nodes} nodes and {rels} relationships in {:.1} s; snapshot {:.1} MiB written in {:.1} s",
+        build.elapsed().as_secs_f64(),
+        snap.bytes as f64 / f64::from(1 << 20),
+        snap.duration.as_secs_f64()
+    );
+    // The log after the snapshot: small transactions that update people and link them.
+    let logged = Instant::now();
+    let mut commits = 0u64;
+    while d.stats().log_bytes_since_snapshot < log_bytes {
+        for _ in 0..1000 {
+            let tx = db.begin_write();
+            for k in 0..8 {
+                let a = ids[rng.random_range(0..ids.len())];
+                tx.set_node_property(a, name, Value::from(format!("renamed {commits} {k}")))
+                    .expect("set");
+            }
+            let a = ids[rng.random_range(0..ids.len())];
+            let b = ids[rng.random_range(0..ids.len())];
+            tx.create_relationship(a, b, knows, &[])
+                .expect("relationship");
+            tx.commit().expect("commit");
+            commits += 1;
+        }
+        d.sync().expect("sync");
+    }
+    let stats = d.stats();
+    println!(
+        "logged {commits} commits, {:.1} MiB, in {:.1} s",
+        stats.log_bytes_since_snapshot as f64 / f64::from(1 << 20),
+        logged.elapsed().as_secs_f64()
+    );
+    d.close().expect("close");
+    drop(db);
+    drop(ids);
+
+    let start = Instant::now();
+    let (db, d) = Durability::open(dir.path(), Mode::Group, opts).expect("recover");
+    let took = start.elapsed();
+    let r = d.recovery();
+    let read = db.begin_read();
+    println!(
+        "| nodes | relationships | snapshot ops | log MiB | log records | snapshot load s | log replay s | recovery s |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| {} | {} | {} | {:.0} | {} | {:.2} | {:.2} | {:.2} |",
+        read.count_nodes().expect("count"),
+        read.count_rels().expect("count"),
+        r.snapshot_ops,
+        r.log_bytes_replayed as f64 / f64::from(1 << 20),
+        r.records_replayed,
+        r.snapshot_load.as_secs_f64(),
+        r.duration.saturating_sub(r.snapshot_load).as_secs_f64(),
+        took.as_secs_f64()
+    );
+}
