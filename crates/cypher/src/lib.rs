@@ -12,6 +12,30 @@
 //!
 //! Nothing here does I/O or knows about storage, so the whole crate is property-tested and
 //! fuzzed on its own.
+//!
+//! ```
+//! use quiver_cypher::ast::{ClauseKind, StatementKind};
+//!
+//! let query = "MATCH (p:Person)-[:KNOWS]->(f) RETURN p.name, count(f) AS friends";
+//! let statement = quiver_cypher::parse(query)?;
+//! let analysis = quiver_cypher::analyze(&statement, query)?;
+//! assert_eq!(analysis.columns, ["p.name", "friends"]);
+//!
+//! let StatementKind::Query(q) = &statement.kind else { unreachable!() };
+//! let ret = &q.first.clauses[1];
+//! assert!(matches!(ret.kind, ClauseKind::Return(_)));
+//! let info = analysis.projection(ret).expect("RETURN is described");
+//! assert!(info.aggregating);
+//! assert_eq!(info.grouping_items().collect::<Vec<_>>(), [0]);
+//!
+//! // The tree prints as Cypher that parses back to the same tree.
+//! assert_eq!(quiver_cypher::parse(&statement.to_string())?, statement);
+//!
+//! let error = quiver_cypher::parse("RETURN 1 +").unwrap_err();
+//! assert_eq!(error.status_code(), "Neo.ClientError.Statement.SyntaxError");
+//! assert_eq!(error.detail(), Some("UnexpectedSyntax"));
+//! # Ok::<(), quiver_cypher::Error>(())
+//! ```
 
 pub mod ast;
 pub mod error;
