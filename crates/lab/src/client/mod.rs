@@ -9,5 +9,5 @@
 mod conn;
 mod dial;
 
-pub use conn::{ClientError, Connection, Credentials, UnitOutcome};
+pub use conn::{ClientError, Connection, Credentials, USER_AGENT, UnitOutcome};
 pub use dial::Dialer;
