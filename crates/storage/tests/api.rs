@@ -194,6 +194,15 @@ fn expand_by_direction_and_type() {
     assert_eq!(inc, vec![(r3, b), (r4, a)]);
     // Both reports the self-loop once.
     assert_eq!(r.expand(a, Direction::Both, &[]).unwrap().len(), 4);
+    let mut batch = Vec::new();
+    r.expand_batch(&[b, a], Direction::Out, &[t.knows], &mut batch)
+        .unwrap();
+    batch.sort();
+    assert_eq!(batch, vec![(0, r3, a), (1, r1, b), (1, r4, a)]);
+    assert!(matches!(
+        r.expand_batch(&[a, NodeId(77)], Direction::Out, &[], &mut batch),
+        Err(Error::EntityNotFound { .. })
+    ));
     assert_eq!(r.degree(a, Direction::Out, &[t.knows]).unwrap(), 2);
     assert_eq!(r.degree(a, Direction::Both, &[]).unwrap(), 4);
     assert_eq!(r.count_rels_of_type(t.knows).unwrap(), 3);
