@@ -96,6 +96,14 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
+    #[cfg(unix)]
+    let signals = match install_signals() {
+        Ok(signals) => signals,
+        Err(error) => {
+            eprintln!("quiver: cannot install signal handlers: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     // Machine-readable, on stdout, before anything else is printed there: scripts and tests that
     // start on port 0 read these two lines to learn where to connect.
     {
@@ -118,6 +126,9 @@ async fn serve(config: Config) -> ExitCode {
     // as it listens (and serves the handshake and the operations endpoints only).
     health.set(Readiness::Recovering);
     health.set(Readiness::Ready);
+    #[cfg(unix)]
+    tokio::spawn(watch_signals(signals, server.trigger()));
+    #[cfg(not(unix))]
     tokio::spawn(watch_signals(server.trigger()));
     let report = server.run().await;
     if report.forced {
@@ -127,36 +138,44 @@ async fn serve(config: Config) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The signal streams, installed before the addresses are printed: a supervisor that reads the
+/// addresses and sends SIGTERM at once must find the handler in place, not the default action.
+#[cfg(unix)]
+struct Signals {
+    terminate: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+fn install_signals() -> std::io::Result<Signals> {
+    use tokio::signal::unix::{SignalKind, signal};
+    Ok(Signals {
+        terminate: signal(SignalKind::terminate())?,
+        interrupt: signal(SignalKind::interrupt())?,
+    })
+}
+
 /// First SIGTERM/SIGINT: graceful shutdown. A second one: exit at once.
-async fn watch_signals(trigger: ShutdownTrigger) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut terminate), Ok(mut interrupt)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            tracing::error!("cannot install signal handlers");
-            return;
-        };
-        for round in 0..2 {
-            tokio::select! {
-                _ = terminate.recv() => {}
-                _ = interrupt.recv() => {}
-            }
-            if round == 0 {
-                tracing::info!("shutdown requested");
-                trigger.shutdown();
-            } else {
-                tracing::warn!("second signal: exiting without waiting for the drain");
-                std::process::exit(1);
-            }
+#[cfg(unix)]
+async fn watch_signals(mut signals: Signals, trigger: ShutdownTrigger) {
+    for round in 0..2 {
+        tokio::select! {
+            _ = signals.terminate.recv() => {}
+            _ = signals.interrupt.recv() => {}
+        }
+        if round == 0 {
+            tracing::info!("shutdown requested");
+            trigger.shutdown();
+        } else {
+            tracing::warn!("second signal: exiting without waiting for the drain");
+            std::process::exit(1);
         }
     }
-    #[cfg(not(unix))]
-    {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            trigger.shutdown();
-        }
+}
+
+#[cfg(not(unix))]
+async fn watch_signals(trigger: ShutdownTrigger) {
+    if tokio::signal::ctrl_c().await.is_ok() {
+        trigger.shutdown();
     }
 }

@@ -130,9 +130,11 @@ fn admit<P: Protocol>(
                 shutdown: context.shutdown.signal(),
             };
             let name = context.name;
-            let serve = Arc::clone(protocol).serve(connection);
+            // Boxed here, outside the task's own future: captured unboxed, the connection's whole
+            // state would be stored twice (inline in the task and again in the box).
+            let serve = CatchPanic::new(Arc::clone(protocol).serve(connection));
             context.shutdown.tracker().spawn(async move {
-                let outcome = CatchPanic::new(serve).await;
+                let outcome = serve.await;
                 if let Err(message) = outcome {
                     metrics.panics.inc();
                     tracing::error!(listener = name, %peer, panic = %message, "connection task panicked; closed it");

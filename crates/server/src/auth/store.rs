@@ -66,6 +66,8 @@ impl std::fmt::Debug for Credentials {
 
 #[derive(Debug)]
 struct User {
+    /// Shared with every principal of this user, so a login allocates nothing that outlives it.
+    name: Arc<str>,
     hash: String,
     admin: bool,
 }
@@ -81,9 +83,20 @@ pub struct UserStore {
     tag_key: [u8; 32],
     /// User name → tag of the password last verified for it.
     verified: Mutex<HashMap<String, Vec<u8>>>,
+    /// Handed out when authentication is disabled (one allocation for all connections).
+    anonymous: Principal,
     hashing: Semaphore,
     throttle: Throttle,
     metrics: Arc<Metrics>,
+}
+
+impl User {
+    fn principal(&self) -> Principal {
+        Principal {
+            name: Arc::clone(&self.name),
+            admin: self.admin,
+        }
+    }
 }
 
 impl std::fmt::Debug for UserStore {
@@ -131,6 +144,7 @@ impl UserStore {
                 users.insert(
                     entry.name.clone(),
                     User {
+                        name: Arc::from(entry.name.as_str()),
                         hash,
                         admin: entry.admin,
                     },
@@ -149,6 +163,7 @@ impl UserStore {
             decoy_hash,
             tag_key: rand::random(),
             verified: Mutex::new(HashMap::new()),
+            anonymous: Principal::anonymous(),
             hashing: Semaphore::new(hashing_concurrency),
             throttle: Throttle::new(throttle_delay_max),
             metrics,
@@ -163,6 +178,7 @@ impl UserStore {
             decoy_hash: String::new(),
             tag_key: [0; 32],
             verified: Mutex::new(HashMap::new()),
+            anonymous: Principal::anonymous(),
             hashing: Semaphore::new(1),
             throttle: Throttle::new(std::time::Duration::from_secs(1)),
             metrics,
@@ -187,7 +203,7 @@ impl UserStore {
     ) -> Result<Principal, AuthError> {
         if !self.enabled {
             // Like Neo4j with authentication disabled: whatever was presented is accepted.
-            return Ok(Principal::anonymous());
+            return Ok(self.anonymous.clone());
         }
         let (principal, password) = match credentials {
             Credentials::Basic {
@@ -208,12 +224,9 @@ impl UserStore {
             tokio::time::sleep(delay).await;
         }
         match self.verify(&principal, password).await {
-            Ok(admin) => {
+            Ok(principal_of_user) => {
                 self.throttle.record_success(peer, &principal);
-                Ok(Principal {
-                    name: Arc::from(principal),
-                    admin,
-                })
+                Ok(principal_of_user)
             }
             Err(error) => {
                 self.metrics.auth_failures.inc();
@@ -223,8 +236,8 @@ impl UserStore {
         }
     }
 
-    /// Returns whether the user is an administrator, if the password is right.
-    async fn verify(&self, principal: &str, password: String) -> Result<bool, AuthError> {
+    /// Returns the user's principal, if the password is right.
+    async fn verify(&self, principal: &str, password: String) -> Result<Principal, AuthError> {
         if principal.len() > CREDENTIAL_BYTES_MAX || password.len() > CREDENTIAL_BYTES_MAX {
             return Err(AuthError::Unauthorized);
         }
@@ -234,7 +247,7 @@ impl UserStore {
             let cached = self.verified.lock().get(principal).cloned();
             if let Some(cached) = cached {
                 if cached == tag {
-                    return Ok(user.admin);
+                    return Ok(user.principal());
                 }
             }
         }
@@ -256,7 +269,7 @@ impl UserStore {
         match user {
             Some(user) if matches => {
                 self.verified.lock().insert(principal.to_owned(), tag);
-                Ok(user.admin)
+                Ok(user.principal())
             }
             _ => Err(AuthError::Unauthorized),
         }

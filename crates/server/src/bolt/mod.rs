@@ -59,7 +59,16 @@ impl Protocol for BoltProtocol {
             shutdown,
         } = connection;
         let deadline = accepted_at + self.shared.handshake_timeout;
-        let agreed = match handshake(&mut stream, &Version::SUPPORTED, deadline, &shutdown).await {
+        // Boxed: the handshake's state is needed for a moment, the session's for hours, and an
+        // inline handshake would make every idle connection's future as large as both.
+        let agreed = match Box::pin(handshake(
+            &mut stream,
+            &Version::SUPPORTED,
+            deadline,
+            &shutdown,
+        ))
+        .await
+        {
             Ok(agreed) => agreed,
             Err(HandshakeError::Interrupted(Interrupted::Deadline)) => {
                 self.shared.metrics.bolt.timed_out.inc();

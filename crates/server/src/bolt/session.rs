@@ -3,7 +3,8 @@
 //! Reads are two-phase (wait for readability without a buffer, then read into one), so an idle
 //! connection holds no read or write buffer at all: per-connection memory at rest is the task, the
 //! socket and this struct. Replies to everything already buffered (a pipelined batch) are encoded
-//! into one [`Outbox`] and written with one flush.
+//! into one write buffer and written with one flush (a large reply is written whenever
+//! [`FLUSH_BYTES`] have gathered).
 //!
 //! Until the query engine is wired in, the session serves the handshake, authentication (HELLO,
 //! LOGON, LOGOFF), RESET, TELEMETRY, ROUTE and GOODBYE, and answers RUN and BEGIN with a transient
@@ -12,11 +13,10 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use quiver_bolt::chunk::Dechunker;
 use quiver_bolt::message::{Auth, encode_ignored};
 use quiver_bolt::meta::{self, Failure, HelloSuccess, Role, RoutingTable};
-use quiver_bolt::outbox::Outbox;
 use quiver_bolt::state::{Admitted, Decision, Outcome, Session};
 use quiver_bolt::{Codec, Request, Version};
 use quiver_value::Value;
@@ -72,8 +72,9 @@ pub struct BoltSession {
     dechunker: Dechunker,
     /// Empty (unallocated) while idle.
     read_buffer: BytesMut,
-    /// Allocated for a batch of replies, dropped once it is flushed.
-    outbox: Option<Outbox>,
+    /// Replies to the current batch; grows as needed and is released (unallocated) once flushed,
+    /// so an idle connection holds no write buffer.
+    outbox: BytesMut,
     /// Set by a successful authentication, cleared by LOGOFF.
     principal: Option<Principal>,
     /// Admitted into an administrator's slot: only an administrator may stay.
@@ -82,7 +83,9 @@ pub struct BoltSession {
     auth_deadline: Instant,
     /// After the first successful authentication the idle deadline applies (also after LOGOFF).
     authenticated_once: bool,
-    connection_id: String,
+    /// Formatted into `bolt-N` only when HELLO is answered: a long-lived string per connection
+    /// would pin heap fragments for the connection's life.
+    connection_number: u64,
     /// What the client called us (`routing.address` in HELLO), for the routing table.
     routing_address: Option<String>,
     /// Close once the pending replies are written.
@@ -100,7 +103,7 @@ impl BoltSession {
         reserved_slot: bool,
         auth_deadline: Instant,
     ) -> BoltSession {
-        let connection_id = format!("bolt-{}", shared.next_connection_id());
+        let connection_number = shared.next_connection_id();
         let message_bytes_max = usize::try_from(shared.message_bytes_max).unwrap_or(usize::MAX);
         BoltSession {
             stream,
@@ -112,12 +115,12 @@ impl BoltSession {
             protocol: Session::new(version),
             dechunker: Dechunker::new(message_bytes_max),
             read_buffer: leftover,
-            outbox: None,
+            outbox: BytesMut::new(),
             principal: None,
             reserved_slot,
             auth_deadline,
             authenticated_once: false,
-            connection_id,
+            connection_number,
             routing_address: None,
             closing: false,
         }
@@ -131,9 +134,11 @@ impl BoltSession {
                     Ok(Some(message)) => {
                         self.shared.metrics.bolt_messages.inc();
                         let in_flight = InFlight::start(&self.shared.metrics.bolt.in_flight);
-                        self.handle(&message).await;
+                        // Boxed: a request's state is large and short-lived; inline, every idle
+                        // connection would carry room for it.
+                        Box::pin(self.handle(&message)).await;
                         drop(in_flight);
-                        if self.outbox.as_ref().is_some_and(Outbox::wants_flush) {
+                        if self.outbox.len() >= FLUSH_BYTES {
                             if let Err(end) = self.flush().await {
                                 return end;
                             }
@@ -196,13 +201,10 @@ impl BoltSession {
 
     /// Writes every pending reply in one write and frees the outbox.
     async fn flush(&mut self) -> Result<(), End> {
-        let Some(mut outbox) = self.outbox.take() else {
-            return Ok(());
-        };
-        if outbox.is_empty() {
+        if self.outbox.is_empty() {
             return Ok(());
         }
-        let bytes: Bytes = outbox.take();
+        let bytes = std::mem::take(&mut self.outbox);
         match race(
             self.stream.write_all(&bytes),
             Instant::now() + self.shared.idle_timeout,
@@ -228,9 +230,7 @@ impl BoltSession {
     }
 
     fn outbox(&mut self) -> &mut BytesMut {
-        self.outbox
-            .get_or_insert_with(|| Outbox::new(FLUSH_BYTES))
-            .buffer()
+        &mut self.outbox
     }
 
     /// Queues a FAILURE in the connection's version's format.
@@ -300,11 +300,11 @@ impl BoltSession {
                 self.utc_patch = utc_patch;
                 if let Some(auth) = extra.auth {
                     // 4.4 and 5.0 authenticate in HELLO.
-                    if !self.authenticate(auth).await {
+                    if !Box::pin(self.authenticate(auth)).await {
                         return Outcome::Failure;
                     }
                 }
-                let connection_id = self.connection_id.clone();
+                let connection_id = format!("bolt-{}", self.connection_number);
                 let hello = HelloSuccess {
                     server: meta::SERVER_AGENT,
                     connection_id: &connection_id,
@@ -318,7 +318,7 @@ impl BoltSession {
                 self.encoded(encoded)
             }
             (Admitted::Logon, Request::Logon { auth }) => {
-                if self.authenticate(auth).await {
+                if Box::pin(self.authenticate(auth)).await {
                     self.succeed_empty();
                     Outcome::Success
                 } else {
