@@ -78,10 +78,12 @@ impl Transaction {
     fn alloc_node_id(&self, explicit: Option<u64>) -> Result<u64> {
         let storage = &self.inner.storage;
         let id = match explicit {
-            Some(id) => {
+            // Replayed ids come from a file: check before doing arithmetic on them.
+            Some(id) if id < ENTITY_IDS_MAX => {
                 storage.next_node.fetch_max(id + 1, Ordering::AcqRel);
                 id
             }
+            Some(id) => id,
             None => storage.next_node.fetch_add(1, Ordering::AcqRel),
         };
         if id >= ENTITY_IDS_MAX {
@@ -96,10 +98,12 @@ impl Transaction {
     fn alloc_rel_id(&self, explicit: Option<u64>) -> Result<u64> {
         let storage = &self.inner.storage;
         let id = match explicit {
-            Some(id) => {
+            // Replayed ids come from a file: check before doing arithmetic on them.
+            Some(id) if id < ENTITY_IDS_MAX => {
                 storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
                 id
             }
+            Some(id) => id,
             None => storage.next_rel.fetch_add(1, Ordering::AcqRel),
         };
         if id >= ENTITY_IDS_MAX {

@@ -549,6 +549,19 @@ fn redo_records_replay_into_an_equal_store() {
     };
     assert_eq!(dump(&replica), dump(&db));
     assert_eq!(replica.constraints().len(), 1);
+    // Ids out of range in a record are refused, not wrapped.
+    let bad = RedoRecord {
+        commit: replica.last_committed() + 1,
+        ops: vec![RedoOp::CreateNode {
+            id: u64::MAX,
+            labels: vec![],
+            props: vec![],
+        }],
+    };
+    assert!(matches!(
+        replica.apply_redo(&bad),
+        Err(Error::CapacityExceeded { .. })
+    ));
     // Replaying an old record again is refused.
     let first = log.0.lock().unwrap()[0].clone();
     let (rec, _) = RedoRecord::decode(&first).unwrap();
