@@ -53,6 +53,20 @@ fn transfers_keep_the_total_under_concurrency() {
         })
         .collect();
 
+    // Garbage collection racing readers and writers must never free what a snapshot needs.
+    let collector = {
+        let (db, stop) = (db.clone(), stop.clone());
+        thread::spawn(move || {
+            let mut passes = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                db.gc();
+                passes += 1;
+                thread::yield_now();
+            }
+            passes
+        })
+    };
+
     let writers: Vec<_> = (0..3u64)
         .map(|t| {
             let (db, ids) = (db.clone(), ids.clone());
@@ -107,6 +121,7 @@ fn transfers_keep_the_total_under_concurrency() {
     for r in readers {
         assert!(r.join().unwrap() > 0);
     }
+    assert!(collector.join().unwrap() > 0);
     let r = db.begin_read();
     assert_eq!(r.count_rels().unwrap(), 900);
     drop(r);
