@@ -35,6 +35,17 @@
 //! Reads see the transaction's snapshot plus its own changes made at earlier commands
 //! ([`Transaction::advance_command`]); cursors ([`NodeCursor`], [`RelCursor`]) own a handle
 //! to their transaction and read at the view of the moment they were opened.
+//!
+//! - Read transactions start at the visible watermark, write transactions at the last commit
+//!   (so their conflict checks see the newest data). Durable modes hold the visible watermark
+//!   back with [`Storage::set_readers_follow_commits`] and [`Storage::advance_visible`].
+//! - A commit validates uniqueness constraints, numbers itself and hands its [`RedoRecord`]
+//!   to the installed [`CommitLog`] under one short lock, then publishes with one atomic store;
+//!   the [`DurabilityTicket`] it returns is awaited with no storage lock held. Recovery replays
+//!   records with [`Storage::apply_redo`]; [`Transaction::export`] walks a consistent snapshot.
+//! - Schema changes are recorded by a transaction and applied at its commit; a transaction
+//!   may change the schema or the data, not both ([`Error::MixedSchemaAndData`]).
+//! - Garbage collection runs briefly after commits and fully on [`Storage::gc`].
 
 mod access;
 mod arena;
