@@ -1,8 +1,8 @@
 //! Commit throughput by mode against the disk's own limit.
 //!
 //! The physical limit is a raw loop appending a record-sized write and calling `fdatasync`,
-//! measured in the same run on the same disk (before and after the modes, averaged, since a
-//! shared disk drifts). Goals: `sync` with one writer reaches ≥ 0.9 of the raw rate; `group`
+//! measured in the same run on the same disk, interleaved with the modes round by round,
+//! since a shared disk drifts. Goals: `sync` with one writer reaches ≥ 0.9 of the raw rate; `group`
 //! with 32 writers reaches ≥ 10× it.
 //!
 //! `cargo bench -p quiver-durability --bench commit_modes` (`QUIVER_BENCH_SECS`,
@@ -40,7 +40,6 @@ fn raw_fdatasync(secs: Duration, record_bytes: usize) -> f64 {
 struct ModeResult {
     commits_per_sec: f64,
     mean_batch: f64,
-    fsyncs: u64,
 }
 
 fn mode_run(mode: Mode, writers: usize, secs: Duration, options: Options) -> ModeResult {
@@ -84,13 +83,12 @@ fn mode_run(mode: Mode, writers: usize, secs: Duration, options: Options) -> Mod
         } else {
             synced as f64 / batches as f64
         },
-        fsyncs: after.fsyncs - before.fsyncs,
     }
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; a filter argument is not supported here.
     let secs = round();
+    let reps = common::env_u64("QUIVER_BENCH_REPS", 3);
     let opts = Options {
         snapshot_background: false,
         snapshot_on_close: false,
@@ -99,48 +97,58 @@ fn main() {
     // One record of the small commit is ~90 bytes framed; measure the raw loop with the same.
     let record_bytes = 96;
     println!(
-        "commit throughput, {} s rounds, record ~{record_bytes} bytes",
+        "commit throughput: {reps} interleaved rounds of {} s per row (a shared disk drifts, so every row sees the same mix of its moods); record ~{record_bytes} bytes",
         secs.as_secs()
     );
-    let raw_a = raw_fdatasync(secs, record_bytes);
-    println!("raw append+fdatasync        {raw_a:>10.0} /s");
-    let rows: Vec<(&str, Mode, usize, Options)> = vec![
-        ("sync, 1 writer", Mode::Sync, 1, opts.clone()),
-        ("group, 1 writer", Mode::Group, 1, opts.clone()),
-        ("group, 32 writers", Mode::Group, 32, opts.clone()),
+    let rows: Vec<(&str, Option<(Mode, usize, Options)>)> = vec![
+        ("raw append+fdatasync", None),
+        ("sync, 1 writer", Some((Mode::Sync, 1, opts.clone()))),
+        ("group, 1 writer", Some((Mode::Group, 1, opts.clone()))),
+        ("group, 32 writers", Some((Mode::Group, 32, opts.clone()))),
         (
             "group, 32 writers, no window",
-            Mode::Group,
-            32,
-            Options {
-                group_window: Duration::ZERO,
-                ..opts.clone()
-            },
+            Some((
+                Mode::Group,
+                32,
+                Options {
+                    group_window: Duration::ZERO,
+                    ..opts.clone()
+                },
+            )),
         ),
-        ("sync, 32 writers", Mode::Sync, 32, opts.clone()),
-        ("buffered, 32 writers", Mode::Buffered, 32, opts.clone()),
+        ("sync, 32 writers", Some((Mode::Sync, 32, opts.clone()))),
+        (
+            "buffered, 32 writers",
+            Some((Mode::Buffered, 32, opts.clone())),
+        ),
     ];
-    let mut results = Vec::new();
-    for (name, mode, writers, o) in rows {
-        let r = mode_run(mode, writers, secs, o);
-        println!(
-            "{name:<28}{:>10.0} /s   mean commits/fsync {:>6.1}   fsyncs {}",
-            r.commits_per_sec, r.mean_batch, r.fsyncs
-        );
-        results.push((name, r));
+    // Per row: sum of rates over rounds, sum of mean batch sizes.
+    let mut sums = vec![(0.0f64, 0.0f64); rows.len()];
+    for rep in 0..reps {
+        for (i, (name, row)) in rows.iter().enumerate() {
+            let (rate, batch) = match row {
+                None => (raw_fdatasync(secs, record_bytes), 1.0),
+                Some((mode, writers, o)) => {
+                    let r = mode_run(*mode, *writers, secs, o.clone());
+                    (r.commits_per_sec, r.mean_batch)
+                }
+            };
+            println!("round {rep}: {name:<30}{rate:>10.0} /s   commits/fsync {batch:>7.1}");
+            sums[i].0 += rate;
+            sums[i].1 += batch;
+        }
     }
-    let raw_b = raw_fdatasync(secs, record_bytes);
-    println!("raw append+fdatasync (again){raw_b:>10.0} /s");
-    let raw = f64::midpoint(raw_a, raw_b);
+    let n = reps.max(1) as f64;
+    let raw = sums[0].0 / n;
     println!();
-    println!("| run | commits/s | × raw fsync rate ({raw:.0}/s) | commits per fsync |");
+    println!("| run | commits/s | × raw fdatasync rate ({raw:.0}/s) | commits per fsync |");
     println!("|---|---:|---:|---:|");
-    for (name, r) in &results {
+    for ((name, _), (rate, batch)) in rows.iter().zip(&sums) {
         println!(
             "| {name} | {:.0} | {:.2} | {:.1} |",
-            r.commits_per_sec,
-            r.commits_per_sec / raw,
-            r.mean_batch
+            rate / n,
+            rate / n / raw,
+            batch / n
         );
     }
 }
