@@ -1,1 +1,38 @@
-//! Quiver http layer.
+//! Neo4j's HTTP API over a Quiver database: the transactional endpoints (Neo4j 5 paths and
+//! the 3.x `/db/data/transaction` paths), the Query API v2 and the discovery document.
+//!
+//! [`HttpApi`] is a `hyper` service over requests whose bodies the server has already read
+//! (within its size and time limits) and authenticated; the server crate plugs it into its
+//! HTTP listener. Inside:
+//!
+//! - [`route`] maps paths to endpoints; [`negotiate`] reads `Accept` and `Content-Type`;
+//! - [`decode`] turns request bodies into statements and engine values ([`typed`] for
+//!   Neo4j's typed JSON);
+//! - `tx_api` and `query_api` run statements on the blocking pool and write Neo4j's
+//!   documents as rows arrive ([`encode`] for the value formats), through [`stream`], which
+//!   sends small documents whole and large ones in chunks;
+//! - `registry` holds open explicit transactions between requests, caps their number and
+//!   rolls back the ones left idle; [`Telemetry`] reports transaction outcomes upward.
+
+mod bookmarks;
+mod config;
+mod dates;
+pub mod decode;
+pub mod encode;
+mod error;
+pub mod json;
+pub mod negotiate;
+mod query_api;
+mod registry;
+pub mod route;
+mod service;
+pub mod stream;
+mod tracked;
+mod tx_api;
+pub mod typed;
+
+pub use config::ApiConfig;
+pub use error::ApiError;
+pub use service::HttpApi;
+pub use stream::ResponseBody;
+pub use tracked::{NoTelemetry, Telemetry};

@@ -1,0 +1,49 @@
+//! Settings and limits of the HTTP API.
+
+use std::time::Duration;
+
+/// Settings of [`crate::HttpApi`]. Every limit is on by default.
+#[derive(Clone, Debug)]
+pub struct ApiConfig {
+    /// The one database's name in `/db/{name}/...` paths (the 3.x paths address it too).
+    pub database_name: String,
+    /// An open transaction with no request for this long is rolled back
+    /// (Neo4j's `dbms.rest.transaction.idle_timeout`, default 60 s).
+    pub transaction_idle_timeout: Duration,
+    /// Open explicit transactions at once, across all clients.
+    pub open_transactions_max: usize,
+    /// Statements in one request body.
+    pub statements_per_request_max: usize,
+    /// Rows fetched from the engine per pull: the unit of work between two checks of the
+    /// output, so a large result streams instead of being computed whole first.
+    pub pull_rows_max: usize,
+    /// Response bytes buffered before a chunk is sent; a response smaller than this goes out
+    /// whole with a `Content-Length`.
+    pub chunk_bytes: usize,
+    /// Chunks buffered between the producer and a slow client before the producer waits.
+    pub chunks_in_flight_max: usize,
+    /// How long a request waits for the database to reach a bookmark it presents.
+    pub bookmark_wait: Duration,
+    /// The Bolt port the discovery document advertises.
+    pub bolt_port: u16,
+    /// The Neo4j version the discovery document reports: the API level Quiver speaks, which
+    /// tools check before they talk to a server.
+    pub neo4j_version: String,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            database_name: "neo4j".to_owned(),
+            transaction_idle_timeout: Duration::from_secs(60),
+            open_transactions_max: 1000,
+            statements_per_request_max: 1000,
+            pull_rows_max: 512,
+            chunk_bytes: 32 * 1024,
+            chunks_in_flight_max: 4,
+            bookmark_wait: Duration::from_secs(5),
+            bolt_port: 7687,
+            neo4j_version: "5.26.0".to_owned(),
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! RFC 1123 dates for `transaction.expires`, written as Java's `RFC_1123_DATE_TIME` does
+//! (`Thu, 3 Aug 2023 11:45:10 GMT`: the day of the month unpadded).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+pub fn rfc1123(time: SystemTime) -> String {
+    let seconds = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .min(253_402_300_799); // 9999-12-31T23:59:59Z: keeps the year four digits.
+    let days = (seconds / 86_400) as i64;
+    let of_day = seconds % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    let weekday = WEEKDAYS[(days % 7) as usize];
+    let month_name = MONTHS[(month - 1) as usize];
+    format!(
+        "{weekday}, {day} {month_name} {year} {:02}:{:02}:{:02} GMT",
+        of_day / 3600,
+        (of_day / 60) % 60,
+        of_day % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month 1..=12, day 1..=31), for days >= 0
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn formats_like_java() {
+        let at = |s| UNIX_EPOCH + Duration::from_secs(s);
+        assert_eq!(rfc1123(at(0)), "Thu, 1 Jan 1970 00:00:00 GMT");
+        assert_eq!(rfc1123(at(1_691_063_110)), "Thu, 3 Aug 2023 11:45:10 GMT");
+        assert_eq!(rfc1123(at(951_782_400)), "Tue, 29 Feb 2000 00:00:00 GMT");
+        assert_eq!(rfc1123(at(u64::MAX / 2)), "Fri, 31 Dec 9999 23:59:59 GMT");
+    }
+}

@@ -1,0 +1,75 @@
+//! The HTTP layer's errors, each with the Neo4j status code clients branch on.
+//!
+//! Engine errors keep their own codes ([`quiver_engine::Error::status_code`]); the variants
+//! here are what the HTTP layer itself detects: request bodies, headers, transaction handles.
+
+/// Errors of the HTTP API.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// A body or header that does not parse or has the wrong shape.
+    #[error("{0}")]
+    InvalidFormat(String),
+    /// A well-formed request the API cannot serve (unsupported option, bad path).
+    #[error("{0}")]
+    Invalid(String),
+    #[error("The database requested does not exists. Requested database name: '{0}'.")]
+    DatabaseNotFound(String),
+    #[error("Unrecognized transaction id. Transaction may have timed out and been rolled back.")]
+    TransactionNotFound,
+    #[error("The requested transaction is being used concurrently by another request.")]
+    ConcurrentAccess,
+    #[error(
+        "The server already holds its limit of {0} open transactions; commit or roll back some first."
+    )]
+    TooManyTransactions(usize),
+    #[error("Invalid bookmark `{0}`.")]
+    InvalidBookmark(String),
+    #[error("Database not up to the requested bookmark `{0}` within the wait limit.")]
+    BookmarkTimeout(String),
+    #[error("{0}")]
+    Engine(#[from] quiver_engine::Error),
+}
+
+impl ApiError {
+    /// The Neo4j status code (`Neo.ClientError.Request.InvalidFormat`, ...).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::InvalidFormat(_) => "Neo.ClientError.Request.InvalidFormat",
+            ApiError::Invalid(_) => "Neo.ClientError.Request.Invalid",
+            ApiError::DatabaseNotFound(_) => "Neo.ClientError.Database.DatabaseNotFound",
+            ApiError::TransactionNotFound => "Neo.ClientError.Transaction.TransactionNotFound",
+            ApiError::ConcurrentAccess => {
+                "Neo.ClientError.Transaction.TransactionAccessedConcurrently"
+            }
+            ApiError::TooManyTransactions(_) => {
+                "Neo.TransientError.Transaction.MaximumTransactionLimitReached"
+            }
+            ApiError::InvalidBookmark(_) => "Neo.ClientError.Transaction.InvalidBookmark",
+            ApiError::BookmarkTimeout(_) => "Neo.TransientError.Transaction.BookmarkTimeout",
+            ApiError::Engine(e) => e.status_code(),
+        }
+    }
+
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_follow_neo4j() {
+        assert_eq!(
+            ApiError::TransactionNotFound.code(),
+            "Neo.ClientError.Transaction.TransactionNotFound"
+        );
+        assert!(
+            ApiError::DatabaseNotFound("nope".to_owned())
+                .message()
+                .contains("'nope'")
+        );
+    }
+}

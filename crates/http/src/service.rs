@@ -1,0 +1,498 @@
+//! The API as a service: routing, negotiation and the hand-off to the blocking pool.
+//!
+//! The async side only routes, checks headers and answers cheap errors; everything that
+//! touches the engine runs on the blocking pool, so a long query never stalls the other
+//! connections served by the same runtime worker.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http::header::{ACCEPT, ALLOW, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, LOCATION};
+use http::request::Parts;
+use http::{Method, Request, Response, StatusCode};
+use tokio::sync::mpsc;
+
+use quiver_engine::{AccessMode, Database, TxOptions};
+
+use crate::bookmarks;
+use crate::config::ApiConfig;
+use crate::error::ApiError;
+use crate::json;
+use crate::negotiate::{self, BodyType, JSON, QueryFormat};
+use crate::query_api::{self, QueryJob};
+use crate::registry::Registry;
+use crate::route::{self, Miss, Route, TxEndpoint};
+use crate::stream::{Message, Output, ResponseBody};
+use crate::tracked::{NoTelemetry, Telemetry};
+use crate::tx_api::{self, TxJob};
+
+/// State shared by every request and the expiry task.
+pub struct Shared {
+    pub db: Arc<Database>,
+    pub config: ApiConfig,
+    pub registry: Registry,
+    pub telemetry: Arc<dyn Telemetry>,
+}
+
+/// Neo4j's HTTP API over a Quiver database. Cheap to clone; hand it to the server with
+/// `ApiHandler::from_service`.
+#[derive(Clone)]
+pub struct HttpApi {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HttpApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpApi")
+            .field("database", &self.shared.config.database_name)
+            .field("open_transactions", &self.shared.registry.open())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Longest `Host` header used to build URLs; a longer one is replaced by `localhost`.
+const HOST_BYTES_MAX: usize = 255;
+
+impl HttpApi {
+    pub fn new(db: Arc<Database>, config: ApiConfig) -> HttpApi {
+        HttpApi::with_telemetry(db, config, Arc::new(NoTelemetry))
+    }
+
+    /// Also starts the task that rolls back idle transactions when called inside a tokio
+    /// runtime (otherwise spawn [`HttpApi::expiry_task`] yourself). The task ends when the last
+    /// clone of the API is dropped.
+    pub fn with_telemetry(
+        db: Arc<Database>,
+        config: ApiConfig,
+        telemetry: Arc<dyn Telemetry>,
+    ) -> HttpApi {
+        let registry = Registry::new(
+            config.open_transactions_max,
+            config.transaction_idle_timeout,
+        );
+        let api = HttpApi {
+            shared: Arc::new(Shared {
+                db,
+                config,
+                registry,
+                telemetry,
+            }),
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(api.expiry_task());
+        }
+        api
+    }
+
+    /// Open explicit transactions now.
+    pub fn open_transactions(&self) -> usize {
+        self.shared.registry.open()
+    }
+
+    /// Explicit transactions rolled back for idling past their deadline since start.
+    pub fn expired_transactions(&self) -> u64 {
+        self.shared.registry.expired_total()
+    }
+
+    /// Rolls back every transaction past its idle deadline now; returns how many.
+    pub fn expire_idle_transactions(&self) -> usize {
+        let expired = self.shared.registry.expire(Instant::now());
+        let count = expired.len();
+        for tx in expired {
+            tx.abandon();
+        }
+        count
+    }
+
+    /// Rolls back idle transactions as their deadlines pass, until the API is dropped.
+    pub fn expiry_task(&self) -> impl Future<Output = ()> + Send + 'static {
+        let shared: Weak<Shared> = Arc::downgrade(&self.shared);
+        let tick = (self.shared.config.transaction_idle_timeout / 4)
+            .clamp(Duration::from_millis(10), Duration::from_secs(1));
+        async move {
+            let mut interval = tokio::time::interval(tick);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                interval.tick().await;
+                let Some(shared) = shared.upgrade() else {
+                    return;
+                };
+                let expired = shared.registry.expire(Instant::now());
+                drop(shared);
+                if !expired.is_empty() {
+                    let rolled_back = tokio::task::spawn_blocking(move || {
+                        for tx in expired {
+                            tx.abandon();
+                        }
+                    });
+                    let _ = rolled_back.await;
+                }
+            }
+        }
+    }
+
+    /// Answers one request. Never fails: every error is a Neo4j-shaped response.
+    pub async fn handle(&self, request: Request<Bytes>) -> Response<ResponseBody> {
+        let (parts, body) = request.into_parts();
+        match route::route(&parts.method, parts.uri.path()) {
+            Ok(Route::Discovery) => self.discovery(&parts),
+            Ok(Route::Tx { database, endpoint }) => self.tx(&parts, database, endpoint, body).await,
+            Ok(Route::Query { database }) => self.query(&parts, &database, body).await,
+            Err(Miss::NotFound) => tx_error(
+                StatusCode::NOT_FOUND,
+                &ApiError::Invalid(format!("No such endpoint: {}", parts.uri.path())),
+            ),
+            Err(Miss::BadTransactionId) => {
+                tx_error(StatusCode::NOT_FOUND, &ApiError::TransactionNotFound)
+            }
+            Err(Miss::Method(allow)) => {
+                let mut response = tx_error(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    &ApiError::Invalid(format!(
+                        "{} is not allowed here; use {allow}.",
+                        parts.method
+                    )),
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static(allow));
+                response
+            }
+        }
+    }
+
+    fn discovery(&self, parts: &Parts) -> Response<ResponseBody> {
+        let host = host(parts);
+        let name = host_name(&host);
+        let bolt = self.shared.config.bolt_port;
+        let mut out = Vec::with_capacity(512);
+        let field = |out: &mut Vec<u8>, key: &str, value: &str, first: bool| {
+            if !first {
+                out.push(b',');
+            }
+            json::key(out, key);
+            json::string(out, value);
+        };
+        out.push(b'{');
+        field(
+            &mut out,
+            "bolt_routing",
+            &format!("neo4j://{name}:{bolt}"),
+            true,
+        );
+        field(
+            &mut out,
+            "query",
+            &format!("http://{host}/db/{{databaseName}}/query/v2"),
+            false,
+        );
+        field(
+            &mut out,
+            "transaction",
+            &format!("http://{host}/db/{{databaseName}}/tx"),
+            false,
+        );
+        field(
+            &mut out,
+            "bolt_direct",
+            &format!("bolt://{name}:{bolt}"),
+            false,
+        );
+        field(
+            &mut out,
+            "neo4j_version",
+            &self.shared.config.neo4j_version,
+            false,
+        );
+        field(&mut out, "neo4j_edition", "community", false);
+        field(&mut out, "quiver_version", env!("CARGO_PKG_VERSION"), false);
+        out.push(b'}');
+        json_response(StatusCode::OK, JSON, out)
+    }
+
+    async fn tx(
+        &self,
+        parts: &Parts,
+        database: Option<String>,
+        endpoint: TxEndpoint,
+        body: Bytes,
+    ) -> Response<ResponseBody> {
+        let headers = &parts.headers;
+        if !negotiate::accepts_json(header(parts, ACCEPT)) {
+            return tx_error(
+                StatusCode::NOT_ACCEPTABLE,
+                &ApiError::Invalid(
+                    "The transactional endpoint answers application/json only.".to_owned(),
+                ),
+            );
+        }
+        if parts.method == Method::POST
+            && negotiate::body_type(header(parts, CONTENT_TYPE)) != BodyType::Json
+        {
+            return tx_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                &ApiError::Invalid(
+                    "The transactional endpoint reads application/json only.".to_owned(),
+                ),
+            );
+        }
+        let legacy = database.is_none();
+        let database = database.unwrap_or_else(|| self.shared.config.database_name.clone());
+        if database != self.shared.config.database_name {
+            return tx_error(StatusCode::NOT_FOUND, &ApiError::DatabaseNotFound(database));
+        }
+        let base = if legacy {
+            format!("http://{}/db/data/transaction", host(parts))
+        } else {
+            format!("http://{}/db/{database}/tx", host(parts))
+        };
+        let mut options = TxOptions::default();
+        let mut bookmarks = Ok(Vec::new());
+        if let Some(mode) = headers.get("access-mode") {
+            match mode.to_str().map(str::trim) {
+                Ok(m) if m.eq_ignore_ascii_case("read") => options.mode = AccessMode::Read,
+                Ok(m) if m.eq_ignore_ascii_case("write") => options.mode = AccessMode::Write,
+                _ => {
+                    bookmarks = Err(ApiError::InvalidFormat(
+                        "The access-mode header must be READ or WRITE.".to_owned(),
+                    ));
+                }
+            }
+        }
+        if let Some(timeout) = headers.get("max-execution-time") {
+            match timeout
+                .to_str()
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok())
+            {
+                Some(ms) if ms > 0 => options.timeout = Some(Duration::from_millis(ms)),
+                Some(_) => {}
+                None => {
+                    bookmarks = Err(ApiError::InvalidFormat(
+                        "The max-execution-time header must be a number of milliseconds."
+                            .to_owned(),
+                    ));
+                }
+            }
+        }
+        if let Some(value) = headers.get("bookmarks") {
+            if bookmarks.is_ok() {
+                bookmarks = bookmarks::parse_header(value.as_bytes());
+            }
+        }
+        let job = TxJob {
+            endpoint,
+            base,
+            owner: owner(parts),
+            options,
+            bookmarks,
+            body,
+        };
+        self.spawn(move |shared, out| tx_api::run(shared, job, out))
+            .await
+    }
+
+    async fn query(&self, parts: &Parts, database: &str, body: Bytes) -> Response<ResponseBody> {
+        let Some(format) = negotiate::query_format(header(parts, ACCEPT)) else {
+            return query_error(
+                JSON,
+                StatusCode::NOT_ACCEPTABLE,
+                &ApiError::Invalid(
+                    "The Query API answers application/json or application/vnd.neo4j.query."
+                        .to_owned(),
+                ),
+            );
+        };
+        let content_type = match format {
+            QueryFormat::Plain => JSON,
+            QueryFormat::Typed => negotiate::TYPED_JSON,
+        };
+        let typed_parameters = match negotiate::body_type(header(parts, CONTENT_TYPE)) {
+            BodyType::Json => false,
+            BodyType::Typed => true,
+            BodyType::Unsupported => {
+                return query_error(
+                    content_type,
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    &ApiError::Invalid(
+                        "The Query API reads application/json or application/vnd.neo4j.query."
+                            .to_owned(),
+                    ),
+                );
+            }
+        };
+        if database != self.shared.config.database_name {
+            let error = ApiError::DatabaseNotFound(database.to_owned());
+            return query_error(content_type, StatusCode::NOT_FOUND, &error);
+        }
+        let job = QueryJob {
+            format,
+            typed_parameters,
+            body,
+        };
+        self.spawn(move |shared, out| query_api::run(shared, job, out))
+            .await
+    }
+
+    /// Runs `job` on the blocking pool and answers with what it writes.
+    async fn spawn<F>(&self, job: F) -> Response<ResponseBody>
+    where
+        F: FnOnce(&Shared, Output) + Send + 'static,
+    {
+        let config = &self.shared.config;
+        let (sender, mut receiver) = mpsc::channel(config.chunks_in_flight_max.max(1));
+        let chunk_bytes = config.chunk_bytes.max(1);
+        let shared = Arc::clone(&self.shared);
+        let _task = tokio::task::spawn_blocking(move || {
+            job(&shared, Output::new(sender, chunk_bytes));
+        });
+        match receiver.recv().await {
+            Some(Message::Head(head)) => {
+                let body = if head.complete {
+                    ResponseBody::full(head.first)
+                } else {
+                    ResponseBody::streaming(head.first, receiver)
+                };
+                let mut response = Response::new(body);
+                *response.status_mut() = head.status;
+                response
+                    .headers_mut()
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(head.content_type));
+                if let Some(location) = head.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+                    response.headers_mut().insert(LOCATION, location);
+                }
+                response
+            }
+            _ => tx_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &ApiError::Invalid("The request failed inside the server.".to_owned()),
+            ),
+        }
+    }
+}
+
+impl hyper::service::Service<Request<Bytes>> for HttpApi {
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<Bytes>) -> Self::Future {
+        let api = self.clone();
+        Box::pin(async move { Ok(api.handle(request).await) })
+    }
+}
+
+fn header(parts: &Parts, name: http::header::HeaderName) -> Option<&str> {
+    parts.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The `Host` the client addressed, for the URLs the API hands back.
+fn host(parts: &Parts) -> String {
+    let valid = |h: &&str| {
+        !h.is_empty()
+            && h.len() <= HOST_BYTES_MAX
+            && h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
+    };
+    header(parts, HOST)
+        .filter(valid)
+        .or_else(|| parts.uri.authority().map(http::uri::Authority::as_str))
+        .filter(valid)
+        .unwrap_or("localhost")
+        .to_owned()
+}
+
+/// The host without its port (`[::1]` keeps its brackets).
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.find(']').map_or(host, |end| &host[..=end]);
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    }
+}
+
+/// Who the request authenticated as. The server checked the credentials before the request
+/// got here; the name binds an explicit transaction to the user who began it.
+fn owner(parts: &Parts) -> Option<Arc<str>> {
+    let value = header(parts, AUTHORIZATION)?;
+    let (scheme, payload) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") || payload.len() > 4096 {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(payload.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (name, _) = text.split_once(':')?;
+    Some(Arc::from(name))
+}
+
+fn json_response(
+    status: StatusCode,
+    content_type: &'static str,
+    body: Vec<u8>,
+) -> Response<ResponseBody> {
+    let mut response = Response::new(ResponseBody::full(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// `{"results":[],"errors":[..]}` with `status`.
+fn tx_error(status: StatusCode, error: &ApiError) -> Response<ResponseBody> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(br#"{"results":[],"errors":["#);
+    tx_api::write_error(&mut out, error);
+    out.extend_from_slice(b"]}");
+    json_response(status, JSON, out)
+}
+
+/// `{"errors":[..]}` with `status`.
+fn query_error(
+    content_type: &'static str,
+    status: StatusCode,
+    error: &ApiError,
+) -> Response<ResponseBody> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(br#"{"errors":["#);
+    tx_api::write_error(&mut out, error);
+    out.extend_from_slice(b"]}");
+    json_response(status, content_type, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_drop_the_port() {
+        assert_eq!(host_name("localhost:7474"), "localhost");
+        assert_eq!(host_name("[::1]:7474"), "[::1]");
+        assert_eq!(host_name("example.org"), "example.org");
+    }
+
+    #[test]
+    fn owners_come_from_basic_credentials() {
+        let request = Request::builder()
+            .header(AUTHORIZATION, "Basic bmVvNGo6c2VjcmV0")
+            .body(())
+            .expect("request");
+        let (parts, ()) = request.into_parts();
+        assert_eq!(owner(&parts).as_deref(), Some("neo4j"));
+        let request = Request::builder()
+            .header(AUTHORIZATION, "Basic !!")
+            .body(())
+            .expect("request");
+        let (parts, ()) = request.into_parts();
+        assert_eq!(owner(&parts), None);
+    }
+}

@@ -1,0 +1,96 @@
+//! Engine transactions that report their outcome, and the observer they report to.
+//!
+//! The server's metrics registry lives above this crate, so the HTTP API reports through the
+//! [`Telemetry`] trait and the binary forwards to its counters. Every transaction reported as
+//! opened is reported exactly once as committed or rolled back — also when it is dropped
+//! unfinished (a panic, a client gone) — which keeps an "active" gauge derived from these
+//! calls exact.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use quiver_engine::{CancelHandle, CommitInfo, Transaction};
+
+/// Receives the HTTP API's transaction and query events. Every method has a no-op default.
+pub trait Telemetry: Send + Sync {
+    /// An engine transaction began (explicit or implicit).
+    fn transaction_opened(&self) {}
+    fn transaction_committed(&self) {}
+    /// Rolled back for any reason, abandoned ones included.
+    fn transaction_rolled_back(&self) {}
+    /// Also rolled back, because its client went away or let it idle past its deadline; always
+    /// reported after [`Telemetry::transaction_rolled_back`].
+    fn transaction_abandoned(&self) {}
+    /// A statement finished (successfully or not) after `elapsed` from its start.
+    fn query_finished(&self, _elapsed: Duration) {}
+}
+
+/// Ignores every event.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoTelemetry;
+
+impl Telemetry for NoTelemetry {}
+
+/// A transaction that reports its end to [`Telemetry`].
+pub struct TrackedTx {
+    tx: Option<Transaction>,
+    telemetry: Arc<dyn Telemetry>,
+}
+
+impl TrackedTx {
+    pub fn new(tx: Transaction, telemetry: Arc<dyn Telemetry>) -> TrackedTx {
+        telemetry.transaction_opened();
+        TrackedTx {
+            tx: Some(tx),
+            telemetry,
+        }
+    }
+
+    /// The transaction; `None` only after `commit`/`rollback`, which consume `self`.
+    pub fn get(&mut self) -> Option<&mut Transaction> {
+        self.tx.as_mut()
+    }
+
+    pub fn cancel_handle(&self) -> Option<CancelHandle> {
+        self.tx.as_ref().map(Transaction::cancel_handle)
+    }
+
+    pub fn commit(mut self) -> Result<CommitInfo, quiver_engine::Error> {
+        let Some(tx) = self.tx.take() else {
+            return Err(quiver_engine::Error::Terminated(
+                "the transaction is already closed".to_owned(),
+            ));
+        };
+        let outcome = tx.commit();
+        match &outcome {
+            Ok(_) => self.telemetry.transaction_committed(),
+            Err(_) => self.telemetry.transaction_rolled_back(),
+        }
+        outcome
+    }
+
+    pub fn rollback(mut self) {
+        self.finish_rollback();
+    }
+
+    /// Rolls back and reports the transaction as abandoned.
+    pub fn abandon(mut self) {
+        self.finish_rollback();
+        self.telemetry.transaction_abandoned();
+    }
+
+    fn finish_rollback(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            if let Err(error) = tx.rollback() {
+                tracing::warn!(%error, "rolling back an HTTP transaction failed");
+            }
+            self.telemetry.transaction_rolled_back();
+        }
+    }
+}
+
+impl Drop for TrackedTx {
+    fn drop(&mut self) {
+        self.finish_rollback();
+    }
+}
