@@ -1,1 +1,41 @@
-//! Quiver engine layer.
+//! Quiver's query engine: Cypher text in, streamed rows out, over the storage engine.
+//!
+//! ```text
+//! text ─parse→ AST ─plan→ operator tree (cached by text) ─build→ cursors ─pull→ rows
+//! ```
+//!
+//! - [`Database`] holds the store, the plan cache, procedures and the registry of running
+//!   transactions; [`Database::begin`] starts a [`Transaction`].
+//! - [`Transaction::run`] compiles a query (or takes it from the cache) and opens it;
+//!   [`Transaction::pull`] computes about as many rows as asked for, so a huge result is never
+//!   held in memory; several queries may be open in one transaction.
+//! - Every error is an [`Error`] with a Neo4j status code, a message, and for the openCypher
+//!   TCK a detail name and the phase (compile time or runtime) it was raised in.
+//!
+//! Inside a query, nodes and relationships are ids; rows leaving [`Transaction::pull`] are
+//! materialised with labels, types and properties from the transaction's view.
+
+mod cache;
+mod config;
+mod database;
+mod error;
+mod eval;
+mod exec;
+mod materialize;
+mod plan;
+pub mod procedures;
+mod summary;
+mod tokens;
+mod transaction;
+
+pub use config::{AccessMode, EngineConfig, TxOptions};
+pub use database::{Database, QueryResult};
+pub use error::{Error, Phase, Result};
+pub use procedures::{
+    Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
+};
+pub use summary::{
+    CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
+    QueryType, TransactionInfo,
+};
+pub use transaction::{CancelHandle, QueryId, Transaction};

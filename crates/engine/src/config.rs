@@ -1,0 +1,81 @@
+//! Engine configuration and per-transaction options.
+
+use std::time::Duration;
+
+use quiver_value::Map;
+
+/// Limits and sizes of a [`crate::Database`]. Every limit is on by default: a query that runs
+/// away fails cleanly instead of taking the server with it.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Compiled plans kept, keyed by query text.
+    pub plan_cache_entries_max: usize,
+    /// Wall-clock limit of one query (from `run` to its last row), unless the transaction sets
+    /// a shorter one. `None`: unlimited.
+    pub query_time_max: Option<Duration>,
+    /// Approximate bytes one query may hold in sorts, aggregations, DISTINCT, eager buffers and
+    /// collected lists.
+    pub query_memory_bytes_max: usize,
+    /// Queries one explicit transaction may have open at once (Bolt `qid`s).
+    pub open_queries_max: usize,
+    /// Longest query text accepted.
+    pub query_bytes_max: usize,
+    /// Deepest expression or pattern nesting accepted by the parser.
+    pub parse_depth_max: usize,
+    /// Longest path a variable-length pattern without an upper bound explores.
+    pub var_length_hops_max: u32,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            plan_cache_entries_max: 1024,
+            query_time_max: None,
+            query_memory_bytes_max: 1 << 30,
+            open_queries_max: 64,
+            query_bytes_max: 1 << 20,
+            parse_depth_max: 200,
+            var_length_hops_max: 64,
+        }
+    }
+}
+
+/// Whether a transaction may write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AccessMode {
+    Read,
+    #[default]
+    Write,
+}
+
+/// How a transaction is begun.
+#[derive(Clone, Debug, Default)]
+pub struct TxOptions {
+    pub mode: AccessMode,
+    /// Overrides [`EngineConfig::query_time_max`] for the transaction's queries; the
+    /// transaction as a whole is also bounded by it.
+    pub timeout: Option<Duration>,
+    /// Client metadata, shown by `SHOW TRANSACTIONS`.
+    pub metadata: Map,
+    /// An auto-commit transaction runs exactly one query and commits itself when that query's
+    /// last row has been pulled (or discarded); the summary then carries the commit.
+    pub auto_commit: bool,
+}
+
+impl TxOptions {
+    /// An auto-commit transaction in write mode: what one query outside `BEGIN` gets.
+    pub fn auto_commit() -> Self {
+        TxOptions {
+            auto_commit: true,
+            ..TxOptions::default()
+        }
+    }
+
+    /// An explicit read transaction.
+    pub fn read() -> Self {
+        TxOptions {
+            mode: AccessMode::Read,
+            ..TxOptions::default()
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The engine's one error type, and the one place where every layer's errors become Neo4j
+//! status codes.
+//!
+//! Clients see three things: the status code (drivers decide whether to retry from its class),
+//! a message, and — for the openCypher TCK — a detail name and the phase in which the error was
+//! raised (a compile-time error must not depend on data and leaves no side effects).
+
+use quiver_value::ValueError;
+
+/// When an error was raised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// While parsing, checking or planning: no data was read or written.
+    CompileTime,
+    /// While executing.
+    Runtime,
+}
+
+/// Errors of the query engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parse, semantic or planning error, with position and excerpt.
+    #[error("{0}")]
+    Compile(#[from] quiver_cypher::Error),
+
+    /// A failure while computing with values (type errors, overflow, bad arguments).
+    #[error("{0}")]
+    Value(#[from] ValueError),
+
+    /// A failure reported by the storage engine.
+    #[error("{0}")]
+    Storage(#[from] quiver_storage::Error),
+
+    /// A failure the engine itself detects while executing.
+    #[error("{message}")]
+    Runtime {
+        code: &'static str,
+        detail: Option<&'static str>,
+        message: String,
+    },
+
+    /// A query parameter the query uses was not supplied.
+    #[error("Expected parameter(s): {0}")]
+    ParameterMissing(String),
+
+    /// The query ran past its time limit.
+    #[error(
+        "The transaction has been terminated: the query ran longer than its limit of {limit_ms} ms"
+    )]
+    TimedOut { limit_ms: u64 },
+
+    /// The query held more memory than its limit (sorts, aggregations, collected lists).
+    #[error("The query used more than its memory limit of {limit_bytes} bytes")]
+    MemoryLimit { limit_bytes: usize },
+
+    /// The transaction was cancelled or terminated by another session.
+    #[error("The transaction has been terminated: {0}")]
+    Terminated(String),
+
+    /// A request that does not fit the transaction's state (unknown query id, closed or failed
+    /// transaction, write in a read transaction).
+    #[error("{message}")]
+    Request { code: &'static str, message: String },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Status codes used in more than one place.
+pub(crate) mod code {
+    pub const TYPE_ERROR: &str = "Neo.ClientError.Statement.TypeError";
+    pub const ARGUMENT_ERROR: &str = "Neo.ClientError.Statement.ArgumentError";
+    pub const SEMANTIC_ERROR: &str = "Neo.ClientError.Statement.SemanticError";
+    pub const ENTITY_NOT_FOUND: &str = "Neo.ClientError.Statement.EntityNotFound";
+    pub const CONSTRAINT_VALIDATION: &str = "Neo.ClientError.Schema.ConstraintValidationFailed";
+    pub const ACCESS_MODE: &str = "Neo.ClientError.Statement.AccessMode";
+    pub const TX_NOT_FOUND: &str = "Neo.ClientError.Transaction.TransactionNotFound";
+    pub const REQUEST_INVALID: &str = "Neo.ClientError.Request.Invalid";
+    pub const TX_FAILED: &str = "Neo.ClientError.Transaction.TransactionHookFailed";
+}
+
+impl Error {
+    /// A runtime error with a Neo4j status code and a TCK detail.
+    pub(crate) fn runtime(
+        code: &'static str,
+        detail: Option<&'static str>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Runtime {
+            code,
+            detail,
+            message: message.into(),
+        }
+    }
+
+    /// A runtime type error (`InvalidArgumentType` unless told otherwise).
+    pub(crate) fn type_error(message: impl Into<String>) -> Self {
+        Self::runtime(code::TYPE_ERROR, Some("InvalidArgumentType"), message)
+    }
+
+    pub(crate) fn request(code: &'static str, message: impl Into<String>) -> Self {
+        Error::Request {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The Neo4j status code a client sees.
+    pub fn status_code(&self) -> &'static str {
+        match self {
+            Error::Compile(e) => e.status_code(),
+            Error::Value(e) => e.status_code(),
+            Error::Storage(e) => storage_code(e),
+            Error::Runtime { code, .. } | Error::Request { code, .. } => code,
+            Error::ParameterMissing(_) => "Neo.ClientError.Statement.ParameterMissing",
+            Error::TimedOut { .. } => {
+                "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
+            }
+            Error::MemoryLimit { .. } => "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+            Error::Terminated(_) => "Neo.ClientError.Transaction.Terminated",
+        }
+    }
+
+    /// The message for humans.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+
+    /// The openCypher TCK's name for what went wrong (`UndefinedVariable`,
+    /// `DeleteConnectedNode`, ...), when there is one.
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            Error::Compile(e) => e.detail(),
+            Error::Value(e) => Some(e.detail.name()),
+            Error::Storage(e) => match e {
+                quiver_storage::Error::DeleteConnectedNode { .. } => Some("DeleteConnectedNode"),
+                quiver_storage::Error::EntityNotFound { .. } => Some("DeletedEntityAccess"),
+                quiver_storage::Error::UnstorableValue(_) => Some("InvalidPropertyType"),
+                _ => None,
+            },
+            Error::Runtime { detail, .. } => *detail,
+            Error::ParameterMissing(_) => Some("MissingParameter"),
+            _ => None,
+        }
+    }
+
+    /// Whether the error was raised before any data was touched.
+    pub fn phase(&self) -> Phase {
+        match self {
+            Error::Compile(_) | Error::ParameterMissing(_) => Phase::CompileTime,
+            _ => Phase::Runtime,
+        }
+    }
+
+    /// Whether a driver may retry the whole transaction (Neo4j's `TransientError` class).
+    pub fn is_retryable(&self) -> bool {
+        self.status_code().starts_with("Neo.TransientError.")
+    }
+}
+
+/// The Neo4j status code of a storage error.
+fn storage_code(e: &quiver_storage::Error) -> &'static str {
+    use quiver_storage::Error as S;
+    match e {
+        S::WriteConflict { .. } => "Neo.TransientError.Transaction.DeadlockDetected",
+        S::EntityNotFound { .. } => code::ENTITY_NOT_FOUND,
+        S::DeleteConnectedNode { .. } | S::ConstraintViolation { .. } => {
+            code::CONSTRAINT_VALIDATION
+        }
+        S::ConstraintCreationFailed { .. } => "Neo.ClientError.Schema.ConstraintCreationFailed",
+        S::SchemaRuleExists { .. } => "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        S::SchemaRuleNotFound { .. } => "Neo.ClientError.Schema.IndexDropFailed",
+        S::IndexNotFound { .. } => "Neo.ClientError.Schema.IndexNotFound",
+        S::MixedSchemaAndData => "Neo.ClientError.Transaction.ForbiddenDueToTransactionType",
+        S::UnstorableValue(_) => code::TYPE_ERROR,
+        S::ValueTooLarge { .. } | S::CapacityExceeded { .. } => code::ARGUMENT_ERROR,
+        S::UnknownToken { .. } => "Neo.DatabaseError.General.UnknownError",
+        S::TransactionClosed => code::TX_NOT_FOUND,
+        S::ReadOnlyTransaction => code::ACCESS_MODE,
+        S::CommitLog(_) => "Neo.DatabaseError.Transaction.TransactionCommitFailed",
+        _ => "Neo.DatabaseError.General.UnknownError",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_errors_map_to_neo4j_codes() {
+        let e = Error::from(quiver_storage::Error::WriteConflict {
+            kind: quiver_storage::EntityKind::Node,
+            id: 1,
+        });
+        assert_eq!(
+            e.status_code(),
+            "Neo.TransientError.Transaction.DeadlockDetected"
+        );
+        assert!(e.is_retryable());
+        let e = Error::from(quiver_storage::Error::DeleteConnectedNode { id: 3 });
+        assert_eq!(e.detail(), Some("DeleteConnectedNode"));
+        assert_eq!(e.phase(), Phase::Runtime);
+    }
+
+    #[test]
+    fn compile_errors_keep_their_detail() {
+        let e = Error::from(quiver_cypher::parse("RETURN (").unwrap_err());
+        assert_eq!(e.status_code(), "Neo.ClientError.Statement.SyntaxError");
+        assert_eq!(e.phase(), Phase::CompileTime);
+        assert!(e.detail().is_some());
+    }
+}

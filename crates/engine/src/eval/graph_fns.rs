@@ -1,0 +1,307 @@
+//! Functions and accessors that read the graph: property access on entities, label tests, and
+//! `id`, `labels`, `type`, `keys`, `properties`, `startNode`, `endNode`, `nodes`,
+//! `relationships`, `length`, `exists`.
+
+use std::sync::Arc;
+
+use quiver_storage::{NodeId, RelId};
+use quiver_value::{Map, Node, Relationship, Value};
+
+use super::{Expr, MapProjItem, Row};
+use crate::error::{Error, Result};
+use crate::exec::Cx;
+use crate::tokens::Token;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GraphFn {
+    Id,
+    ElementId,
+    Labels,
+    Type,
+    Keys,
+    Properties,
+    StartNode,
+    EndNode,
+    Nodes,
+    Relationships,
+    Length,
+    /// `exists(n.prop)`: the argument is a property access, true when it is not null.
+    Exists,
+}
+
+impl GraphFn {
+    /// Resolves a graph function by its (case-insensitive) name.
+    pub fn lookup(name: &str) -> Option<GraphFn> {
+        const ALL: [(&str, GraphFn); 12] = [
+            ("id", GraphFn::Id),
+            ("elementid", GraphFn::ElementId),
+            ("labels", GraphFn::Labels),
+            ("type", GraphFn::Type),
+            ("keys", GraphFn::Keys),
+            ("properties", GraphFn::Properties),
+            ("startnode", GraphFn::StartNode),
+            ("endnode", GraphFn::EndNode),
+            ("nodes", GraphFn::Nodes),
+            ("relationships", GraphFn::Relationships),
+            ("length", GraphFn::Length),
+            ("exists", GraphFn::Exists),
+        ];
+        ALL.iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, f)| *f)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphFn::Id => "id",
+            GraphFn::ElementId => "elementId",
+            GraphFn::Labels => "labels",
+            GraphFn::Type => "type",
+            GraphFn::Keys => "keys",
+            GraphFn::Properties => "properties",
+            GraphFn::StartNode => "startNode",
+            GraphFn::EndNode => "endNode",
+            GraphFn::Nodes => "nodes",
+            GraphFn::Relationships => "relationships",
+            GraphFn::Length => "length",
+            GraphFn::Exists => "exists",
+        }
+    }
+}
+
+fn bad_arg(f: GraphFn, expected: &str, got: &Value) -> Error {
+    Error::type_error(format!(
+        "Function '{}' expects {expected}, got {}",
+        f.name(),
+        got.value_type()
+    ))
+}
+
+/// `base.key` for any value: entities read the transaction's view, everything else is the
+/// value crate's.
+pub(crate) fn property(base: &Value, key: &Token, cx: &mut Cx) -> Result<Value> {
+    match base {
+        Value::Null => Ok(Value::Null),
+        Value::Node(n) => match key.key(&cx.storage) {
+            Some(k) => Ok(cx.tx.node_property(NodeId(n.id), k)?.unwrap_or(Value::Null)),
+            None => Ok(Value::Null),
+        },
+        Value::Relationship(r) => match key.key(&cx.storage) {
+            Some(k) => Ok(cx.tx.rel_property(RelId(r.id), k)?.unwrap_or(Value::Null)),
+            None => Ok(Value::Null),
+        },
+        Value::Map(m) => Ok(m.get(&*key.name).cloned().unwrap_or(Value::Null)),
+        other => Ok(quiver_value::property(other, &key.name)?),
+    }
+}
+
+pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Result<Value> {
+    match base {
+        Value::Null => Ok(Value::Null),
+        Value::Node(n) => {
+            for l in labels {
+                let Some(id) = l.label(&cx.storage) else {
+                    return Ok(Value::Bool(false));
+                };
+                if !cx.tx.node_has_label(NodeId(n.id), id)? {
+                    return Ok(Value::Bool(false));
+                }
+            }
+            Ok(Value::Bool(true))
+        }
+        Value::Relationship(r) => {
+            let ty = cx.tx.rel_type(RelId(r.id))?;
+            Ok(Value::Bool(
+                labels.iter().all(|t| t.rel_type(&cx.storage) == Some(ty)),
+            ))
+        }
+        other => Err(Error::type_error(format!(
+            "Label expressions apply to nodes and relationships, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// An entity's properties as a map of names.
+pub(crate) fn properties_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
+    let pairs = match v {
+        Value::Node(n) => cx.tx.node_properties(NodeId(n.id))?,
+        Value::Relationship(r) => cx.tx.rel_properties(RelId(r.id))?,
+        Value::Map(m) => return Ok(Some((**m).clone())),
+        _ => return Ok(None),
+    };
+    let mut map = Map::new();
+    for (k, value) in pairs {
+        if let Some(name) = cx.storage.property_key_name(k) {
+            map.insert(name, value);
+        }
+    }
+    Ok(Some(map))
+}
+
+pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let Some(arg) = args.first() else {
+        return Err(Error::type_error(format!(
+            "Function '{}' expects one argument",
+            f.name()
+        )));
+    };
+    let v = arg.eval(row, cx)?;
+    if v.is_null() {
+        return Ok(match f {
+            GraphFn::Exists => Value::Bool(false),
+            _ => Value::Null,
+        });
+    }
+    match f {
+        GraphFn::Id => match &v {
+            Value::Node(n) => Ok(Value::Int(n.id as i64)),
+            Value::Relationship(r) => Ok(Value::Int(r.id as i64)),
+            other => Err(bad_arg(f, "a Node or a Relationship", other)),
+        },
+        GraphFn::ElementId => match &v {
+            Value::Node(n) => Ok(Value::from(n.element_id())),
+            Value::Relationship(r) => Ok(Value::from(r.element_id())),
+            other => Err(bad_arg(f, "a Node or a Relationship", other)),
+        },
+        GraphFn::Labels => match &v {
+            Value::Node(n) => {
+                let labels = cx.tx.node_labels(NodeId(n.id))?;
+                let mut names: Vec<Value> = labels
+                    .iter()
+                    .filter_map(|l| cx.storage.label_name(*l))
+                    .map(Value::String)
+                    .collect();
+                names.sort_by(quiver_value::order);
+                Ok(Value::from(names))
+            }
+            other => Err(bad_arg(f, "a Node", other)),
+        },
+        GraphFn::Type => match &v {
+            Value::Relationship(r) => {
+                let ty = cx.tx.rel_type(RelId(r.id))?;
+                Ok(cx
+                    .storage
+                    .rel_type_name(ty)
+                    .map_or(Value::Null, Value::String))
+            }
+            other => Err(bad_arg(f, "a Relationship", other)),
+        },
+        GraphFn::Keys => match properties_of(&v, cx)? {
+            Some(map) => Ok(Value::from(
+                map.keys()
+                    .map(|k| Value::String(k.clone()))
+                    .collect::<Vec<_>>(),
+            )),
+            None => Err(bad_arg(f, "a Node, a Relationship or a Map", &v)),
+        },
+        GraphFn::Properties => match properties_of(&v, cx)? {
+            Some(map) => Ok(Value::map(map)),
+            None => Err(bad_arg(f, "a Node, a Relationship or a Map", &v)),
+        },
+        GraphFn::StartNode | GraphFn::EndNode => match &v {
+            Value::Relationship(r) => {
+                let (s, e, _) = cx.tx.rel_endpoints(RelId(r.id))?;
+                let id = if f == GraphFn::StartNode { s } else { e };
+                Ok(Value::Node(Node::new(id.0)))
+            }
+            other => Err(bad_arg(f, "a Relationship", other)),
+        },
+        GraphFn::Nodes => match &v {
+            Value::Path(p) => Ok(Value::from(
+                p.nodes.iter().cloned().map(Value::Node).collect::<Vec<_>>(),
+            )),
+            other => Err(bad_arg(f, "a Path", other)),
+        },
+        GraphFn::Relationships => match &v {
+            Value::Path(p) => Ok(Value::from(
+                p.relationships
+                    .iter()
+                    .cloned()
+                    .map(Value::Relationship)
+                    .collect::<Vec<_>>(),
+            )),
+            other => Err(bad_arg(f, "a Path", other)),
+        },
+        GraphFn::Length => match &v {
+            Value::Path(p) => Ok(Value::Int(p.relationships.len() as i64)),
+            other => Err(bad_arg(f, "a Path", other)),
+        },
+        GraphFn::Exists => Ok(Value::Bool(true)),
+    }
+}
+
+/// `base {.key, .*, key: expr}`.
+pub(crate) fn map_projection(
+    base: &Value,
+    items: &[MapProjItem],
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    if base.is_null() {
+        return Ok(Value::Null);
+    }
+    if !matches!(
+        base,
+        Value::Node(_) | Value::Relationship(_) | Value::Map(_)
+    ) {
+        return Err(Error::type_error(format!(
+            "Map projection expects a Node, a Relationship or a Map, got {}",
+            base.value_type()
+        )));
+    }
+    let mut out = Map::new();
+    for item in items {
+        match item {
+            MapProjItem::Property(name, token) => {
+                let v = property(base, token, cx)?;
+                out.insert(name.clone(), v);
+            }
+            MapProjItem::All => {
+                if let Some(map) = properties_of(base, cx)? {
+                    out.extend(map);
+                }
+            }
+            MapProjItem::Entry(name, e) => {
+                let v = e.eval(row, cx)?;
+                out.insert(name.clone(), v);
+            }
+        }
+    }
+    Ok(Value::map(out))
+}
+
+/// Whether an entity has every property of a pattern's property map, by Cypher equality.
+pub(crate) fn props_match(entity: &Value, map: &Value, cx: &mut Cx) -> Result<Value> {
+    let m = match map {
+        Value::Null => return Ok(Value::Bool(false)),
+        Value::Map(m) => m.clone(),
+        other => {
+            return Err(Error::type_error(format!(
+                "Pattern properties must be a Map, got {}",
+                other.value_type()
+            )));
+        }
+    };
+    if entity.is_null() {
+        return Ok(Value::Null);
+    }
+    for (k, expected) in m.iter() {
+        let token = Token::new(crate::tokens::TokenKind::PropKey, k);
+        let actual = property(entity, &token, cx)?;
+        if quiver_value::equals(&actual, expected) != Some(true) {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+/// A relationship value carrying only its id, as the executor moves it around.
+pub(crate) fn rel_value(id: RelId) -> Value {
+    Value::Relationship(Relationship::new(id.0))
+}
+
+/// A node value carrying only its id.
+pub(crate) fn node_value(id: NodeId) -> Value {
+    Value::Node(Node::new(id.0))
+}

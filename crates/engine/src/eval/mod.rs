@@ -1,0 +1,683 @@
+//! Compiled expressions and their evaluation over a row.
+//!
+//! The planner turns every AST expression into an [`Expr`] with variables resolved to row
+//! slots, parameters to indexes, function names to handles and names of labels, types and keys
+//! to [`Token`]s, so evaluation does no name lookups. Non-graph semantics (arithmetic,
+//! comparison, scalar functions) are the value crate's; graph access goes through the
+//! transaction in the [`Cx`].
+
+pub(crate) mod aggregate;
+pub(crate) mod graph_fns;
+mod path;
+
+use std::sync::Arc;
+
+use quiver_value::compare::{
+    equals, greater_equal, greater_than, less_equal, less_than, not_equals,
+};
+use quiver_value::{Function, Map, Value, ops};
+
+use crate::error::{Error, Result};
+use crate::exec::{self, Cx};
+use crate::plan::PlanNode;
+use crate::tokens::Token;
+
+pub(crate) use graph_fns::GraphFn;
+pub(crate) use path::PathPart;
+
+/// A row of slots; every variable of a query owns one slot for the whole query.
+pub(crate) type Row = Vec<Value>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    In,
+    StartsWith,
+    EndsWith,
+    Contains,
+    Regex,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quantifier {
+    All,
+    Any,
+    None,
+    Single,
+}
+
+/// What a subquery expression computes from the rows of its plan.
+#[derive(Clone, Debug)]
+pub(crate) enum SubKind {
+    /// `EXISTS { }` and pattern predicates: whether there is a row.
+    Exists,
+    /// `COUNT { }`: how many rows.
+    Count,
+    /// `COLLECT { }` and pattern comprehensions: a list of one expression per row.
+    Collect(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum MapProjItem {
+    /// `.key`
+    Property(Arc<str>, Arc<Token>),
+    /// `.*`
+    All,
+    /// `key: value` (also `variable`)
+    Entry(Arc<str>, Expr),
+}
+
+/// A compiled expression.
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    Const(Value),
+    Param(usize),
+    Slot(usize),
+    Property(Box<Expr>, Arc<Token>),
+    Index(Box<Expr>, Box<Expr>),
+    Slice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
+    /// `n:A:B` on nodes, `r:T` on relationships.
+    HasLabels(Box<Expr>, Vec<Arc<Token>>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Plus(Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `=~` against a pattern known when planning.
+    RegexConst(Box<Expr>, Arc<regex::Regex>),
+    IsNull(Box<Expr>, bool),
+    List(Vec<Expr>),
+    Map(Vec<(Arc<str>, Expr)>),
+    Call(Function, Vec<Expr>),
+    Graph(GraphFn, Vec<Expr>),
+    Case {
+        operand: Option<Box<Expr>>,
+        branches: Vec<(Expr, Expr)>,
+        default: Option<Box<Expr>>,
+    },
+    ListComp {
+        slot: usize,
+        list: Box<Expr>,
+        filter: Option<Box<Expr>>,
+        map: Option<Box<Expr>>,
+    },
+    Quantified {
+        quantifier: Quantifier,
+        slot: usize,
+        list: Box<Expr>,
+        predicate: Box<Expr>,
+    },
+    Reduce {
+        acc: usize,
+        init: Box<Expr>,
+        slot: usize,
+        list: Box<Expr>,
+        expr: Box<Expr>,
+    },
+    MapProjection(Box<Expr>, Vec<MapProjItem>),
+    /// A named path built from its pattern's slots.
+    Path(Vec<PathPart>),
+    /// Every entry of a map (a pattern's `$props` or `{..}`) equals the entity's property.
+    PropsMatch(Box<Expr>, Box<Expr>),
+    Subquery(Arc<PlanNode>, Box<SubKind>),
+}
+
+/// Whether a predicate's value keeps a row: only `true` does; `null` and `false` drop it.
+pub(crate) fn truthy(v: &Value) -> Result<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Null => Ok(false),
+        other => Err(Error::type_error(format!(
+            "Expected a Boolean predicate, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+fn three_valued(v: Option<bool>) -> Value {
+    v.map_or(Value::Null, Value::Bool)
+}
+
+impl Expr {
+    pub fn eval(&self, row: &mut Row, cx: &mut Cx) -> Result<Value> {
+        match self {
+            Expr::Const(v) => Ok(v.clone()),
+            Expr::Param(i) => Ok(cx.params.get(*i).cloned().unwrap_or(Value::Null)),
+            Expr::Slot(s) => Ok(row.get(*s).cloned().unwrap_or(Value::Null)),
+            Expr::Property(base, key) => {
+                let b = base.eval(row, cx)?;
+                graph_fns::property(&b, key, cx)
+            }
+            Expr::Index(base, index) => {
+                let b = base.eval(row, cx)?;
+                let i = index.eval(row, cx)?;
+                index_value(&b, &i, cx)
+            }
+            Expr::Slice(base, from, to) => {
+                let b = base.eval(row, cx)?;
+                let f = match from {
+                    Some(e) => Some(e.eval(row, cx)?),
+                    None => None,
+                };
+                let t = match to {
+                    Some(e) => Some(e.eval(row, cx)?),
+                    None => None,
+                };
+                slice_value(&b, f.as_ref(), t.as_ref())
+            }
+            Expr::HasLabels(base, labels) => {
+                let b = base.eval(row, cx)?;
+                graph_fns::has_labels(&b, labels, cx)
+            }
+            Expr::Not(e) => Ok(ops::not(&e.eval(row, cx)?)?),
+            Expr::Neg(e) => Ok(ops::negate(&e.eval(row, cx)?)?),
+            Expr::Plus(e) => Ok(ops::unary_plus(&e.eval(row, cx)?)?),
+            Expr::And(a, b) => {
+                let l = a.eval(row, cx)?;
+                if matches!(l, Value::Bool(false)) {
+                    return Ok(Value::Bool(false));
+                }
+                let r = b.eval(row, cx)?;
+                Ok(ops::and(&l, &r)?)
+            }
+            Expr::Or(a, b) => {
+                let l = a.eval(row, cx)?;
+                if matches!(l, Value::Bool(true)) {
+                    return Ok(Value::Bool(true));
+                }
+                let r = b.eval(row, cx)?;
+                Ok(ops::or(&l, &r)?)
+            }
+            Expr::Binary(op, a, b) => {
+                let l = a.eval(row, cx)?;
+                let r = b.eval(row, cx)?;
+                binary(*op, &l, &r)
+            }
+            Expr::RegexConst(a, re) => match a.eval(row, cx)? {
+                Value::String(s) => Ok(Value::Bool(re.is_match(&s))),
+                _ => Ok(Value::Null),
+            },
+            Expr::IsNull(e, negated) => {
+                let v = e.eval(row, cx)?;
+                Ok(Value::Bool(v.is_null() != *negated))
+            }
+            Expr::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(item.eval(row, cx)?);
+                }
+                Ok(Value::from(out))
+            }
+            Expr::Map(entries) => {
+                let mut map = Map::new();
+                for (k, e) in entries {
+                    let v = e.eval(row, cx)?;
+                    map.insert(k.clone(), v);
+                }
+                Ok(Value::map(map))
+            }
+            Expr::Call(f, args) => {
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    values.push(a.eval(row, cx)?);
+                }
+                Ok(f.call(&values, &cx.fctx)?)
+            }
+            Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
+            Expr::Case {
+                operand,
+                branches,
+                default,
+            } => {
+                if let Some(operand) = operand {
+                    let v = operand.eval(row, cx)?;
+                    for (when, then) in branches {
+                        let w = when.eval(row, cx)?;
+                        if equals(&v, &w) == Some(true) {
+                            return then.eval(row, cx);
+                        }
+                    }
+                } else {
+                    for (when, then) in branches {
+                        if matches!(when.eval(row, cx)?, Value::Bool(true)) {
+                            return then.eval(row, cx);
+                        }
+                    }
+                }
+                match default {
+                    Some(d) => d.eval(row, cx),
+                    None => Ok(Value::Null),
+                }
+            }
+            Expr::ListComp {
+                slot,
+                list,
+                filter,
+                map,
+            } => {
+                let items = match list.eval(row, cx)? {
+                    Value::Null => return Ok(Value::Null),
+                    Value::List(items) => items,
+                    other => return Err(list_expected(&other)),
+                };
+                let saved = std::mem::take(&mut row[*slot]);
+                let mut out = Vec::with_capacity(items.len());
+                let result: Result<()> = (|| {
+                    for item in items.iter() {
+                        cx.tick()?;
+                        row[*slot] = item.clone();
+                        if let Some(f) = filter {
+                            if !truthy(&f.eval(row, cx)?)? {
+                                continue;
+                            }
+                        }
+                        out.push(match map {
+                            Some(m) => m.eval(row, cx)?,
+                            None => item.clone(),
+                        });
+                    }
+                    Ok(())
+                })();
+                row[*slot] = saved;
+                result?;
+                Ok(Value::from(out))
+            }
+            Expr::Quantified {
+                quantifier,
+                slot,
+                list,
+                predicate,
+            } => {
+                let items = match list.eval(row, cx)? {
+                    Value::Null => return Ok(Value::Null),
+                    Value::List(items) => items,
+                    other => return Err(list_expected(&other)),
+                };
+                let saved = std::mem::take(&mut row[*slot]);
+                let result = quantify(*quantifier, &items, *slot, predicate, row, cx);
+                row[*slot] = saved;
+                result
+            }
+            Expr::Reduce {
+                acc,
+                init,
+                slot,
+                list,
+                expr,
+            } => {
+                let start = init.eval(row, cx)?;
+                let items = match list.eval(row, cx)? {
+                    Value::Null => return Ok(Value::Null),
+                    Value::List(items) => items,
+                    other => return Err(list_expected(&other)),
+                };
+                let saved_acc = std::mem::replace(&mut row[*acc], start);
+                let saved = std::mem::take(&mut row[*slot]);
+                let result: Result<Value> = (|| {
+                    for item in items.iter() {
+                        cx.tick()?;
+                        row[*slot] = item.clone();
+                        let next = expr.eval(row, cx)?;
+                        row[*acc] = next;
+                    }
+                    Ok(std::mem::take(&mut row[*acc]))
+                })();
+                row[*acc] = saved_acc;
+                row[*slot] = saved;
+                result
+            }
+            Expr::MapProjection(base, items) => {
+                let b = base.eval(row, cx)?;
+                graph_fns::map_projection(&b, items, row, cx)
+            }
+            Expr::Path(parts) => path::build(parts, row, cx),
+            Expr::PropsMatch(entity, map) => {
+                let e = entity.eval(row, cx)?;
+                let m = map.eval(row, cx)?;
+                graph_fns::props_match(&e, &m, cx)
+            }
+            Expr::Subquery(plan, kind) => subquery(plan, kind, row, cx),
+        }
+    }
+
+    /// Slots this expression reads.
+    pub fn slots(&self, out: &mut Vec<usize>) {
+        self.walk(&mut |e| {
+            if let Expr::Slot(s) = e {
+                out.push(*s);
+            }
+        });
+    }
+
+    /// Visits this expression and every sub-expression (not into subquery plans).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Const(_) | Expr::Param(_) | Expr::Slot(_) | Expr::Path(_) => {}
+            Expr::Property(b, _) | Expr::HasLabels(b, _) => b.walk(f),
+            Expr::Not(e)
+            | Expr::Neg(e)
+            | Expr::Plus(e)
+            | Expr::IsNull(e, _)
+            | Expr::RegexConst(e, _) => e.walk(f),
+            Expr::Index(a, b)
+            | Expr::And(a, b)
+            | Expr::Or(a, b)
+            | Expr::Binary(_, a, b)
+            | Expr::PropsMatch(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Slice(a, b, c) => {
+                a.walk(f);
+                if let Some(b) = b {
+                    b.walk(f);
+                }
+                if let Some(c) = c {
+                    c.walk(f);
+                }
+            }
+            Expr::List(items) | Expr::Call(_, items) | Expr::Graph(_, items) => {
+                for i in items {
+                    i.walk(f);
+                }
+            }
+            Expr::Map(entries) => {
+                for (_, e) in entries {
+                    e.walk(f);
+                }
+            }
+            Expr::Case {
+                operand,
+                branches,
+                default,
+            } => {
+                if let Some(o) = operand {
+                    o.walk(f);
+                }
+                for (w, t) in branches {
+                    w.walk(f);
+                    t.walk(f);
+                }
+                if let Some(d) = default {
+                    d.walk(f);
+                }
+            }
+            Expr::ListComp {
+                list, filter, map, ..
+            } => {
+                list.walk(f);
+                if let Some(x) = filter {
+                    x.walk(f);
+                }
+                if let Some(x) = map {
+                    x.walk(f);
+                }
+            }
+            Expr::Quantified {
+                list, predicate, ..
+            } => {
+                list.walk(f);
+                predicate.walk(f);
+            }
+            Expr::Reduce {
+                init, list, expr, ..
+            } => {
+                init.walk(f);
+                list.walk(f);
+                expr.walk(f);
+            }
+            Expr::MapProjection(b, items) => {
+                b.walk(f);
+                for i in items {
+                    if let MapProjItem::Entry(_, e) = i {
+                        e.walk(f);
+                    }
+                }
+            }
+            Expr::Subquery(_, kind) => {
+                if let SubKind::Collect(e) = &**kind {
+                    e.walk(f);
+                }
+            }
+        }
+    }
+}
+
+fn list_expected(v: &Value) -> Error {
+    Error::type_error(format!("Expected a List, got {}", v.value_type()))
+}
+
+fn quantify(
+    quantifier: Quantifier,
+    items: &[Value],
+    slot: usize,
+    predicate: &Expr,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    let mut trues = 0usize;
+    let mut nulls = 0usize;
+    for item in items {
+        cx.tick()?;
+        row[slot] = item.clone();
+        match predicate.eval(row, cx)? {
+            Value::Bool(true) => {
+                trues += 1;
+                match quantifier {
+                    Quantifier::Any => return Ok(Value::Bool(true)),
+                    Quantifier::None => return Ok(Value::Bool(false)),
+                    Quantifier::Single if trues > 1 => return Ok(Value::Bool(false)),
+                    _ => {}
+                }
+            }
+            Value::Bool(false) => {
+                if quantifier == Quantifier::All {
+                    return Ok(Value::Bool(false));
+                }
+            }
+            Value::Null => nulls += 1,
+            other => {
+                return Err(Error::type_error(format!(
+                    "Expected a Boolean predicate, got {}",
+                    other.value_type()
+                )));
+            }
+        }
+    }
+    Ok(match quantifier {
+        Quantifier::All | Quantifier::None => {
+            if nulls > 0 {
+                Value::Null
+            } else {
+                Value::Bool(true)
+            }
+        }
+        Quantifier::Any => {
+            if nulls > 0 {
+                Value::Null
+            } else {
+                Value::Bool(false)
+            }
+        }
+        Quantifier::Single => {
+            if nulls > 0 {
+                Value::Null
+            } else {
+                Value::Bool(trues == 1)
+            }
+        }
+    })
+}
+
+/// Applies a binary operator to two evaluated operands.
+pub(crate) fn binary(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
+    Ok(match op {
+        BinOp::Eq => three_valued(equals(l, r)),
+        BinOp::Ne => three_valued(not_equals(l, r)),
+        BinOp::Lt => three_valued(less_than(l, r)),
+        BinOp::Le => three_valued(less_equal(l, r)),
+        BinOp::Gt => three_valued(greater_than(l, r)),
+        BinOp::Ge => three_valued(greater_equal(l, r)),
+        BinOp::Add => ops::add(l, r)?,
+        BinOp::Sub => ops::subtract(l, r)?,
+        BinOp::Mul => ops::multiply(l, r)?,
+        BinOp::Div => ops::divide(l, r)?,
+        BinOp::Mod => ops::modulo(l, r)?,
+        BinOp::Pow => ops::power(l, r)?,
+        BinOp::In => ops::in_list(l, r)?,
+        BinOp::StartsWith => ops::starts_with(l, r),
+        BinOp::EndsWith => ops::ends_with(l, r),
+        BinOp::Contains => ops::contains(l, r),
+        BinOp::Regex => ops::regex_match(l, r)?,
+        BinOp::Xor => ops::xor(l, r)?,
+    })
+}
+
+/// `base[index]`: a list element, a map entry, or an entity's property.
+fn index_value(base: &Value, index: &Value, cx: &mut Cx) -> Result<Value> {
+    match (base, index) {
+        (Value::Null, _) | (_, Value::Null) => Ok(Value::Null),
+        (Value::List(items), Value::Int(i)) => {
+            let len = items.len() as i64;
+            let at = if *i < 0 { len + i } else { *i };
+            Ok(usize::try_from(at)
+                .ok()
+                .and_then(|at| items.get(at))
+                .cloned()
+                .unwrap_or(Value::Null))
+        }
+        (Value::List(_), other) => Err(Error::type_error(format!(
+            "List index must be an Integer, got {}",
+            other.value_type()
+        ))),
+        (Value::Map(m), Value::String(k)) => Ok(m.get(&**k).cloned().unwrap_or(Value::Null)),
+        (Value::Node(_) | Value::Relationship(_), Value::String(k)) => {
+            let token = Token::new(crate::tokens::TokenKind::PropKey, k);
+            graph_fns::property(base, &token, cx)
+        }
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), other) => Err(Error::type_error(
+            format!("Map key must be a String, got {}", other.value_type()),
+        )),
+        (other, _) => Err(Error::type_error(format!(
+            "Cannot index into a {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// `list[from..to]` with Python-style negative bounds clamped to the list.
+fn slice_value(base: &Value, from: Option<&Value>, to: Option<&Value>) -> Result<Value> {
+    let items = match base {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => {
+            return Err(Error::type_error(format!(
+                "Cannot slice a {}",
+                other.value_type()
+            )));
+        }
+    };
+    let len = items.len() as i64;
+    let bound = |v: Option<&Value>, default: i64| -> Result<Option<i64>> {
+        match v {
+            None => Ok(Some(default)),
+            Some(Value::Null) => Ok(None),
+            Some(Value::Int(i)) => Ok(Some(if *i < 0 {
+                (len + i).max(0)
+            } else {
+                (*i).min(len)
+            })),
+            Some(other) => Err(Error::type_error(format!(
+                "List slice bounds must be Integers, got {}",
+                other.value_type()
+            ))),
+        }
+    };
+    let (Some(start), Some(end)) = (bound(from, 0)?, bound(to, len)?) else {
+        return Ok(Value::Null);
+    };
+    if start >= end {
+        return Ok(Value::from(Vec::new()));
+    }
+    Ok(Value::from(items[start as usize..end as usize].to_vec()))
+}
+
+/// Runs a subquery expression's plan with a copy of the current row as its argument.
+fn subquery(plan: &Arc<PlanNode>, kind: &SubKind, row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let mut sub_row = row.clone();
+    let mut cursor = exec::build(plan, cx)?;
+    match kind {
+        SubKind::Exists => Ok(Value::Bool(cursor.next(cx, &mut sub_row)?)),
+        SubKind::Count => {
+            let mut n = 0i64;
+            while cursor.next(cx, &mut sub_row)? {
+                n += 1;
+            }
+            Ok(Value::Int(n))
+        }
+        SubKind::Collect(e) => {
+            let mut out = Vec::new();
+            while cursor.next(cx, &mut sub_row)? {
+                let v = e.eval(&mut sub_row, cx)?;
+                cx.reserve(crate::exec::value_bytes(&v))?;
+                out.push(v);
+            }
+            Ok(Value::from(out))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(v: &[i64]) -> Value {
+        Value::from(v.iter().map(|i| Value::Int(*i)).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn slices_clamp_and_accept_negative_bounds() {
+        let l = ints(&[1, 2, 3, 4]);
+        assert_eq!(
+            slice_value(&l, Some(&Value::Int(1)), Some(&Value::Int(3))).unwrap(),
+            ints(&[2, 3])
+        );
+        assert_eq!(
+            slice_value(&l, Some(&Value::Int(-2)), None).unwrap(),
+            ints(&[3, 4])
+        );
+        assert_eq!(
+            slice_value(&l, Some(&Value::Int(3)), Some(&Value::Int(1))).unwrap(),
+            ints(&[])
+        );
+        assert_eq!(
+            slice_value(&l, Some(&Value::Null), None).unwrap(),
+            Value::Null
+        );
+        assert_eq!(
+            slice_value(&l, Some(&Value::Int(-100)), Some(&Value::Int(100))).unwrap(),
+            l
+        );
+    }
+
+    #[test]
+    fn predicates_accept_only_booleans_and_null() {
+        assert!(truthy(&Value::Bool(true)).unwrap());
+        assert!(!truthy(&Value::Null).unwrap());
+        assert!(truthy(&Value::Int(1)).is_err());
+    }
+}

@@ -1,0 +1,318 @@
+//! Procedure calls and schema/administration commands.
+
+use std::sync::Arc;
+
+use quiver_storage::{IndexKind, IndexState, LabelId, PropKeyId};
+use quiver_value::Value;
+
+use super::{BoxCursor, Cursor, Cx, mismatch};
+use crate::error::{Error, Result, code};
+use crate::eval::Row;
+use crate::plan::{Command, Op, PlanNode};
+use crate::procedures::ProcedureContext;
+
+pub(crate) struct ProcedureCall {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    rows: std::vec::IntoIter<Vec<Value>>,
+}
+
+impl ProcedureCall {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        ProcedureCall {
+            plan,
+            input,
+            rows: Vec::new().into_iter(),
+        }
+    }
+}
+
+impl Cursor for ProcedureCall {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::ProcedureCall {
+            procedure,
+            args,
+            yields,
+            ..
+        } = &self.plan.op
+        else {
+            return Err(mismatch("procedure call"));
+        };
+        let signature = procedure.signature();
+        loop {
+            if let Some(values) = self.rows.next() {
+                for (column, slot) in yields {
+                    row[*slot] = values.get(*column).cloned().unwrap_or(Value::Null);
+                }
+                return Ok(true);
+            }
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            cx.tick()?;
+            let mut values = Vec::with_capacity(args.len());
+            for (a, field) in args.iter().zip(&signature.inputs) {
+                let v = a.eval(row, cx)?;
+                // Integers widen to floats where a FLOAT is declared, as in Neo4j.
+                let v = match (&field.ty, v) {
+                    (crate::procedures::FieldType::Float, Value::Int(i)) => Value::Float(i as f64),
+                    (_, v) => v,
+                };
+                if !v.is_null() && !field.ty.accepts(&v) {
+                    return Err(Error::runtime(
+                        code::TYPE_ERROR,
+                        Some("InvalidArgumentType"),
+                        format!(
+                            "Procedure {} expects argument '{}' of type {}, got {}",
+                            signature.name,
+                            field.name,
+                            field.ty.name(),
+                            v.value_type()
+                        ),
+                    ));
+                }
+                values.push(v);
+            }
+            let ctx = ProcedureContext {
+                storage: &cx.storage,
+                tx: &cx.tx,
+            };
+            let result = procedure.call(&ctx, &values)?;
+            if signature.writes {
+                cx.advance()?;
+            }
+            if signature.outputs.is_empty() {
+                // A void procedure passes its input row on unchanged.
+                return Ok(true);
+            }
+            self.rows = result.into_iter();
+        }
+    }
+
+    fn reset(&mut self) {
+        self.rows = Vec::new().into_iter();
+        self.input.reset();
+    }
+}
+
+pub(crate) struct CommandCursor {
+    plan: Arc<PlanNode>,
+    rows: Option<std::vec::IntoIter<Vec<Value>>>,
+}
+
+impl CommandCursor {
+    pub fn new(plan: Arc<PlanNode>) -> Self {
+        CommandCursor { plan, rows: None }
+    }
+}
+
+fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+    match command {
+        Command::CreateIndex {
+            name,
+            label,
+            key,
+            unique,
+            if_not_exists,
+        } => {
+            let l = LabelId(label.get_or_create(&cx.storage)?);
+            let k = PropKeyId(key.get_or_create(&cx.storage)?);
+            let result = if *unique {
+                cx.tx.create_unique_constraint(l, k, name.as_deref())
+            } else {
+                cx.tx.create_index(l, k, name.as_deref())
+            };
+            match result {
+                Ok(()) => {
+                    if *unique {
+                        cx.counters.constraints_added += 1;
+                    } else {
+                        cx.counters.indexes_added += 1;
+                    }
+                }
+                Err(quiver_storage::Error::SchemaRuleExists { .. }) if *if_not_exists => {}
+                Err(e) => return Err(e.into()),
+            }
+            cx.shared.schema_changed();
+            Ok(Vec::new())
+        }
+        Command::Drop {
+            name,
+            constraint,
+            if_exists,
+        } => {
+            let result = if *constraint {
+                cx.tx.drop_constraint(name)
+            } else {
+                cx.tx.drop_index(name)
+            };
+            match result {
+                Ok(()) => {
+                    if *constraint {
+                        cx.counters.constraints_removed += 1;
+                    } else {
+                        cx.counters.indexes_removed += 1;
+                    }
+                }
+                Err(quiver_storage::Error::SchemaRuleNotFound { .. }) if *if_exists => {}
+                Err(e) => return Err(e.into()),
+            }
+            cx.shared.schema_changed();
+            Ok(Vec::new())
+        }
+        Command::ShowIndexes { constraints } => {
+            let infos = if *constraints {
+                cx.storage.constraints()
+            } else {
+                cx.storage.indexes()
+            };
+            Ok(infos
+                .into_iter()
+                .enumerate()
+                .map(|(i, info)| {
+                    let id = Value::Int(i as i64 + 1);
+                    let name = Value::from(info.name.as_str());
+                    let labels = Value::from(vec![Value::String(info.label.clone())]);
+                    let props = Value::from(vec![Value::String(info.key.clone())]);
+                    if *constraints {
+                        vec![
+                            id,
+                            name.clone(),
+                            Value::from("UNIQUENESS"),
+                            Value::from("NODE"),
+                            labels,
+                            props,
+                            name,
+                        ]
+                    } else {
+                        let state = match info.state {
+                            IndexState::Online => "ONLINE",
+                            IndexState::Populating => "POPULATING",
+                        };
+                        let owning = match info.kind {
+                            IndexKind::Unique => Value::from(info.name.as_str()),
+                            IndexKind::Range => Value::Null,
+                        };
+                        vec![
+                            id,
+                            name,
+                            Value::from(state),
+                            Value::Float(if state == "ONLINE" { 100.0 } else { 0.0 }),
+                            Value::from("RANGE"),
+                            Value::from("NODE"),
+                            labels,
+                            props,
+                            Value::from("range-1.0"),
+                            owning,
+                        ]
+                    }
+                })
+                .collect())
+        }
+        Command::ShowTransactions => Ok(cx
+            .shared
+            .transactions()
+            .into_iter()
+            .map(|t| {
+                let elapsed = t.started.elapsed().unwrap_or_default();
+                vec![
+                    Value::from("neo4j"),
+                    Value::from(t.id.as_str()),
+                    t.query.map_or(Value::Null, Value::from),
+                    Value::from("Running"),
+                    Value::Int(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
+                    Value::map(t.metadata),
+                ]
+            })
+            .collect()),
+        Command::TerminateTransactions(ids) => {
+            let mut out = Vec::new();
+            for e in ids {
+                let v = e.eval(row, cx)?;
+                let list: Vec<Value> = match v {
+                    Value::List(items) => items.to_vec(),
+                    other => vec![other],
+                };
+                for id in list {
+                    let Value::String(id) = id else {
+                        return Err(Error::type_error("Transaction ids must be Strings"));
+                    };
+                    let message = if cx.shared.terminate(&id) {
+                        "Transaction terminated."
+                    } else {
+                        "Transaction not found."
+                    };
+                    out.push(vec![Value::String(id), Value::from(message)]);
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Column names of a command's result.
+pub(crate) fn command_columns(command: &Command) -> &'static [&'static str] {
+    match command {
+        Command::CreateIndex { .. } | Command::Drop { .. } => &[],
+        Command::ShowIndexes { constraints: true } => &[
+            "id",
+            "name",
+            "type",
+            "entityType",
+            "labelsOrTypes",
+            "properties",
+            "ownedIndex",
+        ],
+        Command::ShowIndexes { constraints: false } => &[
+            "id",
+            "name",
+            "state",
+            "populationPercent",
+            "type",
+            "entityType",
+            "labelsOrTypes",
+            "properties",
+            "indexProvider",
+            "owningConstraint",
+        ],
+        Command::ShowTransactions => &[
+            "database",
+            "transactionId",
+            "currentQuery",
+            "status",
+            "elapsedTime",
+            "metaData",
+        ],
+        Command::TerminateTransactions(_) => &["transactionId", "message"],
+    }
+}
+
+impl Cursor for CommandCursor {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Command { command, out } = &self.plan.op else {
+            return Err(mismatch("command"));
+        };
+        if self.rows.is_none() {
+            self.rows = Some(run(command, row, cx)?.into_iter());
+        }
+        let Some(values) = self.rows.as_mut().and_then(Iterator::next) else {
+            return Ok(false);
+        };
+        for (slot, v) in out.iter().zip(values) {
+            row[*slot] = v;
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.rows = None;
+    }
+}
+
+/// Keeps the access-mode error in one place for callers that refuse writes.
+pub(crate) fn read_only_error() -> Error {
+    Error::request(
+        code::ACCESS_MODE,
+        "Writing in a read access mode transaction is not allowed",
+    )
+}

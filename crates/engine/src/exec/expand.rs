@@ -1,0 +1,121 @@
+//! Single-hop expansion: from a bound node along relationships of some types, binding the
+//! relationship and the node at its other end (or checking that end, for `Expand(Into)`).
+
+use std::sync::Arc;
+
+use quiver_storage::{NodeId, RelId, RelTypeId};
+use quiver_value::Value;
+
+use super::{BoxCursor, Cursor, Cx, mismatch};
+use crate::error::{Error, Result};
+use crate::eval::Row;
+use crate::eval::graph_fns::{node_value, rel_value};
+use crate::plan::{Op, PlanNode};
+use crate::tokens::Token;
+
+pub(crate) struct Expand {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    buf: Vec<(RelId, NodeId)>,
+    pos: usize,
+    types: Vec<RelTypeId>,
+}
+
+impl Expand {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Expand {
+            plan,
+            input,
+            buf: Vec::new(),
+            pos: 0,
+            types: Vec::new(),
+        }
+    }
+}
+
+/// Resolves a pattern's relationship types; `None` when none exists (nothing can match).
+pub(crate) fn resolve_types(
+    tokens: &[Arc<Token>],
+    cx: &Cx,
+    out: &mut Vec<RelTypeId>,
+) -> Option<()> {
+    out.clear();
+    if tokens.is_empty() {
+        return Some(());
+    }
+    out.extend(tokens.iter().filter_map(|t| t.rel_type(&cx.storage)));
+    (!out.is_empty()).then_some(())
+}
+
+/// The node id in a slot; `None` for `null`, an error for anything but a node.
+pub(crate) fn node_in(row: &Row, slot: usize) -> Result<Option<u64>> {
+    match row.get(slot) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Node(n)) => Ok(Some(n.id)),
+        Some(other) => Err(Error::type_error(format!(
+            "Expected a Node, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// Whether a relationship is already bound elsewhere in the pattern.
+pub(crate) fn excluded(rel: u64, row: &Row, exclude: &[usize], lists: &[usize]) -> bool {
+    exclude
+        .iter()
+        .any(|s| matches!(row.get(*s), Some(Value::Relationship(r)) if r.id == rel))
+        || lists.iter().any(|s| match row.get(*s) {
+            Some(Value::List(items)) => items
+                .iter()
+                .any(|v| matches!(v, Value::Relationship(r) if r.id == rel)),
+            _ => false,
+        })
+}
+
+impl Cursor for Expand {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Expand { spec, .. } = &self.plan.op else {
+            return Err(mismatch("expand"));
+        };
+        loop {
+            while let Some(&(rel, nbr)) = self.buf.get(self.pos) {
+                self.pos += 1;
+                if excluded(rel.0, row, &spec.exclude, &spec.exclude_lists) {
+                    continue;
+                }
+                if spec.into {
+                    if node_in(row, spec.to)? != Some(nbr.0) {
+                        continue;
+                    }
+                } else {
+                    row[spec.to] = node_value(nbr);
+                }
+                row[spec.rel] = rel_value(rel);
+                return Ok(true);
+            }
+            cx.tick()?;
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            self.buf.clear();
+            self.pos = 0;
+            let Some(from) = node_in(row, spec.from)? else {
+                continue;
+            };
+            if spec.into && node_in(row, spec.to)?.is_none() {
+                continue;
+            }
+            if resolve_types(&spec.types, cx, &mut self.types).is_none() {
+                continue;
+            }
+            cx.tx
+                .expand_into(NodeId(from), spec.dir, &self.types, &mut self.buf)?;
+        }
+    }
+
+    fn reset(&mut self) {
+        self.buf.clear();
+        self.pos = 0;
+        self.input.reset();
+    }
+}

@@ -1,0 +1,511 @@
+//! Row operators that do not touch the graph themselves: filter, projection, aggregation,
+//! distinct, sort (and top-n), skip/limit, unwind and the eager barrier.
+
+use std::cmp::Ordering;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use quiver_value::{HashKey, Value};
+
+use super::{BoxCursor, Cursor, Cx, mismatch, row_bytes};
+use crate::error::{Error, Result, code};
+use crate::eval::aggregate::Acc;
+use crate::eval::{Row, truthy};
+use crate::plan::{Op, PlanNode, SortKey};
+
+/// The single argument row.
+#[derive(Default)]
+pub(crate) struct Once {
+    done: bool,
+}
+
+impl Cursor for Once {
+    fn next(&mut self, _: &mut Cx, _: &mut Row) -> Result<bool> {
+        Ok(!std::mem::replace(&mut self.done, true))
+    }
+
+    fn reset(&mut self) {
+        self.done = false;
+    }
+}
+
+pub(crate) struct Filter {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+}
+
+impl Filter {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Filter { plan, input }
+    }
+}
+
+impl Cursor for Filter {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Filter { predicate, .. } = &self.plan.op else {
+            return Err(mismatch("filter"));
+        };
+        while self.input.next(cx, row)? {
+            if truthy(&predicate.eval(row, cx)?)? {
+                return Ok(true);
+            }
+            cx.tick()?;
+        }
+        Ok(false)
+    }
+
+    fn reset(&mut self) {
+        self.input.reset();
+    }
+}
+
+pub(crate) struct Project {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    scratch: Vec<Value>,
+}
+
+impl Project {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Project {
+            plan,
+            input,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl Cursor for Project {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Project { items, .. } = &self.plan.op else {
+            return Err(mismatch("projection"));
+        };
+        if !self.input.next(cx, row)? {
+            return Ok(false);
+        }
+        // Evaluate every item before writing any, so items read the input's values even when
+        // a new name reuses a slot.
+        self.scratch.clear();
+        for (_, e) in items {
+            let v = e.eval(row, cx)?;
+            self.scratch.push(v);
+        }
+        for ((slot, _), v) in items.iter().zip(self.scratch.drain(..)) {
+            row[*slot] = v;
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.input.reset();
+    }
+}
+
+/// Hash aggregation: consumes its input, then yields one row per group.
+pub(crate) struct Aggregate {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    out: Option<std::vec::IntoIter<(Vec<Value>, Vec<Acc>)>>,
+}
+
+impl Aggregate {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Aggregate {
+            plan,
+            input,
+            out: None,
+        }
+    }
+}
+
+impl Cursor for Aggregate {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Aggregate { keys, aggs, .. } = &self.plan.op else {
+            return Err(mismatch("aggregation"));
+        };
+        if self.out.is_none() {
+            let mut index: FxHashMap<Vec<HashKey>, usize> = FxHashMap::default();
+            let mut groups: Vec<(Vec<Value>, Vec<Acc>)> = Vec::new();
+            let mut key = Vec::with_capacity(keys.len());
+            while self.input.next(cx, row)? {
+                cx.tick()?;
+                key.clear();
+                for (_, e) in keys {
+                    key.push(HashKey(e.eval(row, cx)?));
+                }
+                let at = if let Some(&at) = index.get(&key) {
+                    at
+                } else {
+                    let values: Vec<Value> = key.iter().map(|k| k.0.clone()).collect();
+                    cx.reserve(row_bytes(&values) + 64 * aggs.len())?;
+                    groups.push((values, aggs.iter().map(Acc::new).collect()));
+                    index.insert(key.clone(), groups.len() - 1);
+                    groups.len() - 1
+                };
+                if let Some((_, accs)) = groups.get_mut(at) {
+                    for (acc, spec) in accs.iter_mut().zip(aggs) {
+                        acc.update(spec, row, cx)?;
+                    }
+                }
+            }
+            // With no grouping keys, an empty input still yields one row (`count(*)` = 0).
+            if keys.is_empty() && groups.is_empty() {
+                groups.push((Vec::new(), aggs.iter().map(Acc::new).collect()));
+            }
+            self.out = Some(groups.into_iter());
+        }
+        let Some((values, accs)) = self.out.as_mut().and_then(Iterator::next) else {
+            return Ok(false);
+        };
+        for ((slot, _), v) in keys.iter().zip(values) {
+            row[*slot] = v;
+        }
+        for (acc, spec) in accs.into_iter().zip(aggs) {
+            row[spec.out] = acc.finish(spec)?;
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.out = None;
+        self.input.reset();
+    }
+}
+
+pub(crate) struct Distinct {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    seen: FxHashSet<Vec<HashKey>>,
+}
+
+impl Distinct {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Distinct {
+            plan,
+            input,
+            seen: FxHashSet::default(),
+        }
+    }
+}
+
+impl Cursor for Distinct {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Distinct { slots, .. } = &self.plan.op else {
+            return Err(mismatch("distinct"));
+        };
+        while self.input.next(cx, row)? {
+            cx.tick()?;
+            let key: Vec<HashKey> = slots.iter().map(|s| HashKey(row[*s].clone())).collect();
+            if !self.seen.contains(&key) {
+                let bytes = key.iter().map(|k| super::value_bytes(&k.0)).sum::<usize>() + 32;
+                cx.reserve(bytes)?;
+                self.seen.insert(key);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn reset(&mut self) {
+        self.seen.clear();
+        self.input.reset();
+    }
+}
+
+/// Compares two rows' sort keys.
+fn compare_keys(keys: &[SortKey], a: &[Value], b: &[Value]) -> Ordering {
+    for (i, k) in keys.iter().enumerate() {
+        let (Some(x), Some(y)) = (a.get(i), b.get(i)) else {
+            continue;
+        };
+        let o = quiver_value::order(x, y);
+        let o = if k.descending { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// A non-negative integer from SKIP or LIMIT.
+pub(crate) fn count_arg(v: &Value, what: &str) -> Result<u64> {
+    match v {
+        Value::Int(i) if *i >= 0 => Ok(*i as u64),
+        Value::Int(_) => Err(Error::runtime(
+            code::ARGUMENT_ERROR,
+            Some("NegativeIntegerArgument"),
+            format!("{what} must be a non-negative integer"),
+        )),
+        Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 => Ok(*f as u64),
+        other => Err(Error::runtime(
+            code::ARGUMENT_ERROR,
+            Some("InvalidArgumentType"),
+            format!("{what} must be an integer, got {}", other.value_type()),
+        )),
+    }
+}
+
+/// Sort and Top: consumes its input, keeping the kept slots and the keys of each row.
+pub(crate) struct Sort {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    out: Option<std::vec::IntoIter<(Vec<Value>, Vec<Value>)>>,
+}
+
+impl Sort {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Sort {
+            plan,
+            input,
+            out: None,
+        }
+    }
+}
+
+impl Cursor for Sort {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let (keys, keep, skip, limit) = match &self.plan.op {
+            Op::Sort { keys, keep, .. } => (keys, keep, None, None),
+            Op::Top {
+                keys,
+                keep,
+                skip,
+                limit,
+                ..
+            } => (keys, keep, skip.as_ref(), Some(limit)),
+            _ => return Err(mismatch("sort")),
+        };
+        if self.out.is_none() {
+            let mut n_skip = 0u64;
+            let mut n_limit = u64::MAX;
+            if let Some(s) = skip {
+                n_skip = count_arg(&s.eval(row, cx)?, "SKIP")?;
+            }
+            if let Some(l) = limit {
+                n_limit = count_arg(&l.eval(row, cx)?, "LIMIT")?;
+            }
+            let top = n_skip.saturating_add(n_limit);
+            let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+            if top > 0 {
+                while self.input.next(cx, row)? {
+                    cx.tick()?;
+                    let mut k = Vec::with_capacity(keys.len());
+                    for key in keys {
+                        k.push(key.expr.eval(row, cx)?);
+                    }
+                    let values: Vec<Value> = keep.iter().map(|s| row[*s].clone()).collect();
+                    cx.reserve(row_bytes(&values) + row_bytes(&k))?;
+                    rows.push((k, values));
+                    // A bounded top-n keeps at most twice its size between trims.
+                    if let Ok(top) = usize::try_from(top) {
+                        if limit.is_some() && rows.len() >= top.saturating_mul(2).max(1024) {
+                            rows.sort_by(|a, b| compare_keys(keys, &a.0, &b.0));
+                            let dropped: usize = rows[top.min(rows.len())..]
+                                .iter()
+                                .map(|r| row_bytes(&r.0) + row_bytes(&r.1))
+                                .sum();
+                            rows.truncate(top);
+                            cx.release(dropped);
+                        }
+                    }
+                }
+            }
+            rows.sort_by(|a, b| compare_keys(keys, &a.0, &b.0));
+            let skip_n = usize::try_from(n_skip)
+                .unwrap_or(usize::MAX)
+                .min(rows.len());
+            let kept: Vec<_> = rows
+                .into_iter()
+                .skip(skip_n)
+                .take(usize::try_from(n_limit).unwrap_or(usize::MAX))
+                .collect();
+            self.out = Some(kept.into_iter());
+        }
+        let Some((_, values)) = self.out.as_mut().and_then(Iterator::next) else {
+            return Ok(false);
+        };
+        for (slot, v) in keep.iter().zip(values) {
+            row[*slot] = v;
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.out = None;
+        self.input.reset();
+    }
+}
+
+pub(crate) struct SkipLimit {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    /// Rows still to skip or to pass; `None` until evaluated.
+    remaining: Option<u64>,
+}
+
+impl SkipLimit {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        SkipLimit {
+            plan,
+            input,
+            remaining: None,
+        }
+    }
+}
+
+impl Cursor for SkipLimit {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        match &self.plan.op {
+            Op::Skip { count, .. } => {
+                let mut left = match self.remaining {
+                    Some(n) => n,
+                    None => count_arg(&count.eval(row, cx)?, "SKIP")?,
+                };
+                while left > 0 {
+                    if !self.input.next(cx, row)? {
+                        self.remaining = Some(0);
+                        return Ok(false);
+                    }
+                    left -= 1;
+                    cx.tick()?;
+                }
+                self.remaining = Some(0);
+                self.input.next(cx, row)
+            }
+            Op::Limit { count, drain, .. } => {
+                let left = match self.remaining {
+                    Some(n) => n,
+                    None => count_arg(&count.eval(row, cx)?, "LIMIT")?,
+                };
+                if left == 0 {
+                    self.remaining = Some(0);
+                    if *drain {
+                        // Updates below must all happen even though no row is wanted.
+                        let mut scratch = row.clone();
+                        while self.input.next(cx, &mut scratch)? {
+                            cx.tick()?;
+                        }
+                    }
+                    return Ok(false);
+                }
+                self.remaining = Some(left - 1);
+                if self.input.next(cx, row)? {
+                    Ok(true)
+                } else {
+                    self.remaining = Some(0);
+                    Ok(false)
+                }
+            }
+            _ => Err(mismatch("skip/limit")),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.remaining = None;
+        self.input.reset();
+    }
+}
+
+pub(crate) struct Unwind {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    items: Option<(Arc<[Value]>, usize)>,
+}
+
+impl Unwind {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Unwind {
+            plan,
+            input,
+            items: None,
+        }
+    }
+}
+
+impl Cursor for Unwind {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Unwind { list, slot, .. } = &self.plan.op else {
+            return Err(mismatch("unwind"));
+        };
+        loop {
+            if let Some((items, pos)) = &mut self.items {
+                if let Some(v) = items.get(*pos) {
+                    *pos += 1;
+                    row[*slot] = v.clone();
+                    return Ok(true);
+                }
+                self.items = None;
+            }
+            cx.tick()?;
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            match list.eval(row, cx)? {
+                Value::Null => {}
+                Value::List(items) => self.items = Some((items, 0)),
+                other => self.items = Some((Arc::from(vec![other]), 0)),
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        self.items = None;
+        self.input.reset();
+    }
+}
+
+/// A barrier: pulls every input row before passing the first on, so that later operators see
+/// all earlier writes and earlier reads are not affected by later writes.
+pub(crate) struct Eager {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    rows: Option<VecDeque<Vec<Value>>>,
+    bytes: usize,
+}
+
+impl Eager {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Eager {
+            plan,
+            input,
+            rows: None,
+            bytes: 0,
+        }
+    }
+}
+
+impl Cursor for Eager {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Eager { keep, .. } = &self.plan.op else {
+            return Err(mismatch("eager"));
+        };
+        if self.rows.is_none() {
+            let mut rows = VecDeque::new();
+            while self.input.next(cx, row)? {
+                cx.tick()?;
+                let values: Vec<Value> = keep.iter().map(|s| row[*s].clone()).collect();
+                let b = row_bytes(&values);
+                cx.reserve(b)?;
+                self.bytes += b;
+                rows.push_back(values);
+            }
+            self.rows = Some(rows);
+        }
+        let Some(values) = self.rows.as_mut().and_then(VecDeque::pop_front) else {
+            cx.release(self.bytes);
+            self.bytes = 0;
+            return Ok(false);
+        };
+        for (slot, v) in keep.iter().zip(values) {
+            row[*slot] = v;
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.rows = None;
+        self.input.reset();
+    }
+}

@@ -1,0 +1,255 @@
+//! Leaf reads: all-nodes and label scans, index seeks, lookups by id, and counts answered by
+//! the store. Each runs once per input row (a nested loop when the input has many rows).
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use quiver_storage::{IndexQuery, NodeCursor, NodeId, RelTypeId};
+use quiver_value::Value;
+
+use super::{BoxCursor, Cursor, Cx, mismatch};
+use crate::error::{Error, Result};
+use crate::eval::Row;
+use crate::eval::graph_fns::node_value;
+use crate::plan::{Op, PlanNode, Seek};
+
+enum Source {
+    Cursor(NodeCursor),
+    Ids(std::vec::IntoIter<u64>),
+}
+
+pub(crate) struct Scan {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    source: Option<Source>,
+}
+
+impl Scan {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Scan {
+            plan,
+            input,
+            source: None,
+        }
+    }
+}
+
+/// An id from `id(n) = x`: integers, and floats with an integral value.
+fn as_id(v: &Value) -> Option<u64> {
+    match v {
+        Value::Int(i) => u64::try_from(*i).ok(),
+        Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 && *f < 1.8e19 => Some(*f as u64),
+        _ => None,
+    }
+}
+
+fn open(op: &Op, cx: &mut Cx, row: &mut Row) -> Result<Option<Source>> {
+    Ok(Some(match op {
+        Op::AllNodes { .. } => Source::Cursor(cx.tx.scan_nodes()?),
+        Op::LabelScan { label, .. } => match label.label(&cx.storage) {
+            Some(l) => Source::Cursor(cx.tx.scan_label(l)?),
+            None => return Ok(None),
+        },
+        Op::IndexSeek {
+            label, key, seek, ..
+        } => {
+            let (Some(l), Some(k)) = (label.label(&cx.storage), key.key(&cx.storage)) else {
+                return Ok(None);
+            };
+            let Some(query) = index_query(seek, row, cx)? else {
+                return Ok(None);
+            };
+            if cx.tx.has_index(l, k) {
+                Source::Cursor(cx.tx.index_seek(l, k, query)?)
+            } else {
+                // The index went away after planning: scan the label and test each node.
+                let mut ids = Vec::new();
+                for id in cx.tx.scan_label(l)? {
+                    let id = id?;
+                    cx.tick()?;
+                    if let Some(v) = cx.tx.node_property(id, k)? {
+                        if seek_matches(&query, &v) {
+                            ids.push(id.0);
+                        }
+                    }
+                }
+                Source::Ids(ids.into_iter())
+            }
+        }
+        Op::NodeById { ids, many, .. } => {
+            let v = ids.eval(row, cx)?;
+            let candidates: Vec<u64> = if *many {
+                match &v {
+                    Value::List(items) => items.iter().filter_map(as_id).collect(),
+                    _ => Vec::new(),
+                }
+            } else {
+                as_id(&v).into_iter().collect()
+            };
+            let mut found = Vec::with_capacity(candidates.len());
+            for id in candidates {
+                if cx.tx.node_exists(NodeId(id))? && !found.contains(&id) {
+                    found.push(id);
+                }
+            }
+            Source::Ids(found.into_iter())
+        }
+        _ => return Err(mismatch("scan")),
+    }))
+}
+
+/// Whether a value satisfies a seek, for the fallback path without an index.
+fn seek_matches(query: &IndexQuery, v: &Value) -> bool {
+    use std::cmp::Ordering;
+    match query {
+        IndexQuery::Equals(x) => quiver_value::equals(v, x) == Some(true),
+        IndexQuery::In(xs) => xs.iter().any(|x| quiver_value::equals(v, x) == Some(true)),
+        IndexQuery::Range { lower, upper } => {
+            let lo = match lower {
+                Bound::Unbounded => true,
+                Bound::Included(b) => matches!(
+                    quiver_value::compare(v, b),
+                    Some(Ordering::Greater | Ordering::Equal)
+                ),
+                Bound::Excluded(b) => quiver_value::compare(v, b) == Some(Ordering::Greater),
+            };
+            let hi = match upper {
+                Bound::Unbounded => true,
+                Bound::Included(b) => matches!(
+                    quiver_value::compare(v, b),
+                    Some(Ordering::Less | Ordering::Equal)
+                ),
+                Bound::Excluded(b) => quiver_value::compare(v, b) == Some(Ordering::Less),
+            };
+            lo && hi
+        }
+        IndexQuery::Prefix(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
+        IndexQuery::Exists => true,
+    }
+}
+
+/// The storage query for a seek, or `None` when it can match nothing (a `null` bound).
+fn index_query(seek: &Seek, row: &mut Row, cx: &mut Cx) -> Result<Option<IndexQuery>> {
+    Ok(match seek {
+        Seek::Eq(e) => match e.eval(row, cx)? {
+            Value::Null => None,
+            v => Some(IndexQuery::Equals(v)),
+        },
+        Seek::In(e) => match e.eval(row, cx)? {
+            Value::List(items) => Some(IndexQuery::In(
+                items.iter().filter(|v| !v.is_null()).cloned().collect(),
+            )),
+            Value::Null => None,
+            other => {
+                return Err(Error::type_error(format!(
+                    "'IN' expects a List on the right, got {}",
+                    other.value_type()
+                )));
+            }
+        },
+        Seek::Range { lower, upper } => {
+            let mut bound =
+                |b: &Option<(crate::eval::Expr, bool)>| -> Result<Option<Bound<Value>>> {
+                    Ok(match b {
+                        None => Some(Bound::Unbounded),
+                        Some((e, inclusive)) => match e.eval(row, cx)? {
+                            Value::Null => None,
+                            v if *inclusive => Some(Bound::Included(v)),
+                            v => Some(Bound::Excluded(v)),
+                        },
+                    })
+                };
+            let (Some(lower), Some(upper)) = (bound(lower)?, bound(upper)?) else {
+                return Ok(None);
+            };
+            Some(IndexQuery::Range { lower, upper })
+        }
+        Seek::Prefix(e) => match e.eval(row, cx)? {
+            Value::String(s) => Some(IndexQuery::Prefix(s.to_string())),
+            _ => None,
+        },
+    })
+}
+
+impl Cursor for Scan {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let slot = match &self.plan.op {
+            Op::AllNodes { slot, .. }
+            | Op::LabelScan { slot, .. }
+            | Op::IndexSeek { slot, .. }
+            | Op::NodeById { slot, .. } => *slot,
+            _ => return Err(mismatch("scan")),
+        };
+        loop {
+            cx.tick()?;
+            let next = match &mut self.source {
+                Some(Source::Cursor(c)) => c.next().transpose()?.map(|n| n.0),
+                Some(Source::Ids(ids)) => ids.next(),
+                None => None,
+            };
+            if let Some(id) = next {
+                row[slot] = node_value(NodeId(id));
+                return Ok(true);
+            }
+            self.source = None;
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            self.source = open(&self.plan.op, cx, row)?;
+        }
+    }
+
+    fn reset(&mut self) {
+        self.source = None;
+        self.input.reset();
+    }
+}
+
+/// Counts from the store, one row per input row.
+pub(crate) struct Count {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+}
+
+impl Count {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Count { plan, input }
+    }
+}
+
+impl Cursor for Count {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        if !self.input.next(cx, row)? {
+            return Ok(false);
+        }
+        let (slot, n) = match &self.plan.op {
+            Op::NodeCount { slot, label, .. } => {
+                let n = match label {
+                    None => cx.tx.count_nodes()?,
+                    Some(l) => match l.label(&cx.storage) {
+                        Some(id) => cx.tx.count_label(id)?,
+                        None => 0,
+                    },
+                };
+                (*slot, n)
+            }
+            Op::RelCount { slot, ty, .. } => {
+                let n = match ty {
+                    None => cx.tx.count_rels()?,
+                    Some(t) => match t.get(&cx.storage) {
+                        Some(id) => cx.tx.count_rels_of_type(RelTypeId(id))?,
+                        None => 0,
+                    },
+                };
+                (*slot, n)
+            }
+            _ => return Err(mismatch("count")),
+        };
+        row[slot] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.input.reset();
+    }
+}

@@ -1,0 +1,489 @@
+//! Updating operators: CREATE, SET/REMOVE, DELETE and MERGE.
+//!
+//! Every write is followed by advancing the transaction's command, so that later reads in the
+//! same query (the next item of a SET, MERGE looking for what an earlier row created) see it,
+//! while scans opened earlier keep the view they started with.
+
+use std::sync::Arc;
+
+use quiver_storage::{EntityKind, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
+use quiver_value::{Map, Value};
+
+use super::expand::node_in;
+use super::{BoxCursor, Cursor, Cx, mismatch};
+use crate::error::{Error, Result, code};
+use crate::eval::graph_fns::{node_value, properties_of, rel_value};
+use crate::eval::{Expr, Row};
+use crate::plan::{CreateStep, Op, PlanNode, Props, SetOp};
+use crate::tokens::{Token, TokenKind};
+
+pub(crate) struct Write {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+}
+
+impl Write {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+        Write { plan, input }
+    }
+}
+
+impl Cursor for Write {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        if !self.input.next(cx, row)? {
+            if matches!(self.plan.op, Op::Delete { .. }) {
+                finish_deletes(cx)?;
+            }
+            return Ok(false);
+        }
+        match &self.plan.op {
+            Op::Create { steps, .. } => create(steps, row, cx, false)?,
+            Op::Set { ops, .. } => {
+                for op in ops {
+                    set(op, row, cx)?;
+                }
+            }
+            Op::Delete { exprs, detach, .. } => delete(exprs, *detach, row, cx)?,
+            _ => return Err(mismatch("write")),
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.input.reset();
+    }
+}
+
+/// Evaluates the properties of an entity to create. MERGE refuses `null` values: the entity
+/// could never be matched again by the same pattern.
+fn eval_props(
+    props: &Props,
+    row: &mut Row,
+    cx: &mut Cx,
+    merge: bool,
+) -> Result<Vec<(PropKeyId, Value)>> {
+    let mut out = Vec::new();
+    let mut push = |key: &Token, v: Value, cx: &mut Cx| -> Result<()> {
+        if v.is_null() {
+            if merge {
+                return Err(Error::runtime(
+                    code::SEMANTIC_ERROR,
+                    Some("MergeReadOwnWrites"),
+                    format!(
+                        "Cannot merge the entity because of a null property value for '{}'",
+                        key.name
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        let id = PropKeyId(key.get_or_create(&cx.storage)?);
+        out.retain(|(k, _): &(PropKeyId, Value)| *k != id);
+        out.push((id, v));
+        Ok(())
+    };
+    match props {
+        Props::None => {}
+        Props::Map(entries) => {
+            for (key, e) in entries {
+                let v = e.eval(row, cx)?;
+                push(key, v, cx)?;
+            }
+        }
+        Props::Expr(e) => match e.eval(row, cx)? {
+            Value::Null => {}
+            Value::Map(m) => {
+                for (k, v) in m.iter() {
+                    let key = Token::new(TokenKind::PropKey, k);
+                    push(&key, v.clone(), cx)?;
+                }
+            }
+            other => {
+                return Err(Error::type_error(format!(
+                    "Properties must be given as a Map, got {}",
+                    other.value_type()
+                )));
+            }
+        },
+    }
+    Ok(out)
+}
+
+/// Runs CREATE steps for one row (also the create half of MERGE).
+pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bool) -> Result<()> {
+    for step in steps {
+        match step {
+            CreateStep::Node {
+                slot,
+                labels,
+                props,
+            } => {
+                let mut ids = Vec::with_capacity(labels.len());
+                for l in labels {
+                    let id = LabelId(l.get_or_create(&cx.storage)?);
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                let props = eval_props(props, row, cx, merge)?;
+                let id = cx.tx.create_node(&ids, &props)?;
+                cx.counters.nodes_created += 1;
+                cx.counters.labels_added += ids.len() as u64;
+                cx.counters.properties_set += props.len() as u64;
+                row[*slot] = node_value(id);
+            }
+            CreateStep::Rel {
+                slot,
+                from,
+                to,
+                ty,
+                props,
+            } => {
+                let (Some(start), Some(end)) = (node_in(row, *from)?, node_in(row, *to)?) else {
+                    return Err(Error::runtime(
+                        code::SEMANTIC_ERROR,
+                        None,
+                        "Failed to create relationship: a node at one of its ends is null",
+                    ));
+                };
+                let ty = RelTypeId(ty.get_or_create(&cx.storage)?);
+                let props = eval_props(props, row, cx, merge)?;
+                let id = cx
+                    .tx
+                    .create_relationship(NodeId(start), NodeId(end), ty, &props)?;
+                cx.counters.relationships_created += 1;
+                cx.counters.properties_set += props.len() as u64;
+                row[*slot] = rel_value(id);
+            }
+        }
+        cx.advance()?;
+    }
+    Ok(())
+}
+
+enum Entity {
+    Node(NodeId),
+    Rel(RelId),
+}
+
+fn entity(e: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<Entity>> {
+    match e.eval(row, cx)? {
+        Value::Null => Ok(None),
+        Value::Node(n) => Ok(Some(Entity::Node(NodeId(n.id)))),
+        Value::Relationship(r) => Ok(Some(Entity::Rel(RelId(r.id)))),
+        other => Err(Error::type_error(format!(
+            "Expected a Node or a Relationship, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+fn set_property(ent: &Entity, key: PropKeyId, v: Value, cx: &mut Cx) -> Result<()> {
+    let removing = v.is_null();
+    let old = match ent {
+        Entity::Node(n) => cx.tx.set_node_property(*n, key, v)?,
+        Entity::Rel(r) => cx.tx.set_relationship_property(*r, key, v)?,
+    };
+    if !removing || old.is_some() {
+        cx.counters.properties_set += 1;
+    }
+    Ok(())
+}
+
+/// The map a `SET n = x` / `SET n += x` right-hand side stands for.
+fn map_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
+    match v {
+        Value::Null => Ok(Some(Map::new())),
+        Value::Map(m) => Ok(Some((**m).clone())),
+        Value::Node(_) | Value::Relationship(_) => properties_of(v, cx),
+        other => Err(Error::type_error(format!(
+            "Expected a Map, a Node or a Relationship, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+fn current_keys(ent: &Entity, cx: &Cx) -> Result<Vec<PropKeyId>> {
+    Ok(match ent {
+        Entity::Node(n) => cx.tx.node_properties(*n)?,
+        Entity::Rel(r) => cx.tx.rel_properties(*r)?,
+    }
+    .into_iter()
+    .map(|(k, _)| k)
+    .collect())
+}
+
+pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
+    match op {
+        SetOp::Prop {
+            entity: e,
+            key,
+            value,
+        } => {
+            let target = entity(e, row, cx)?;
+            let v = value.eval(row, cx)?;
+            let Some(target) = target else {
+                return Ok(());
+            };
+            let key = if v.is_null() {
+                match key.key(&cx.storage) {
+                    Some(k) => k,
+                    None => return Ok(()),
+                }
+            } else {
+                PropKeyId(key.get_or_create(&cx.storage)?)
+            };
+            set_property(&target, key, v, cx)?;
+        }
+        SetOp::Replace { entity: e, value } | SetOp::Merge { entity: e, value } => {
+            let replace = matches!(op, SetOp::Replace { .. });
+            let target = entity(e, row, cx)?;
+            let v = value.eval(row, cx)?;
+            let Some(target) = target else {
+                return Ok(());
+            };
+            let Some(map) = map_of(&v, cx)? else {
+                return Ok(());
+            };
+            let mut keep = Vec::with_capacity(map.len());
+            for (k, v) in map {
+                let token = Token::new(TokenKind::PropKey, &k);
+                let id = if v.is_null() {
+                    match token.key(&cx.storage) {
+                        Some(id) => id,
+                        None => continue,
+                    }
+                } else {
+                    PropKeyId(token.get_or_create(&cx.storage)?)
+                };
+                keep.push(id);
+                set_property(&target, id, v, cx)?;
+            }
+            if replace {
+                for k in current_keys(&target, cx)? {
+                    if !keep.contains(&k) {
+                        set_property(&target, k, Value::Null, cx)?;
+                    }
+                }
+            }
+        }
+        SetOp::AddLabels { entity: e, labels } => match entity(e, row, cx)? {
+            None => {}
+            Some(Entity::Node(n)) => {
+                for l in labels {
+                    let id = LabelId(l.get_or_create(&cx.storage)?);
+                    if cx.tx.add_label(n, id)? {
+                        cx.counters.labels_added += 1;
+                    }
+                }
+            }
+            Some(Entity::Rel(_)) => {
+                return Err(Error::type_error("Labels can only be set on nodes"));
+            }
+        },
+        SetOp::RemoveProp { entity: e, key } => {
+            if let Some(target) = entity(e, row, cx)? {
+                if let Some(k) = key.key(&cx.storage) {
+                    let old = match target {
+                        Entity::Node(n) => cx.tx.remove_node_property(n, k)?,
+                        Entity::Rel(r) => cx.tx.remove_relationship_property(r, k)?,
+                    };
+                    if old.is_some() {
+                        cx.counters.properties_set += 1;
+                    }
+                }
+            }
+        }
+        SetOp::RemoveLabels { entity: e, labels } => match entity(e, row, cx)? {
+            None => {}
+            Some(Entity::Node(n)) => {
+                for l in labels {
+                    if let Some(id) = l.label(&cx.storage) {
+                        if cx.tx.remove_label(n, id)? {
+                            cx.counters.labels_removed += 1;
+                        }
+                    }
+                }
+            }
+            Some(Entity::Rel(_)) => {
+                return Err(Error::type_error("Labels can only be removed from nodes"));
+            }
+        },
+    }
+    cx.advance()?;
+    Ok(())
+}
+
+fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {
+    if !cx.tx.rel_exists(rel)? {
+        return Ok(());
+    }
+    cx.tx.delete_relationship(rel)?;
+    cx.counters.relationships_deleted += 1;
+    Ok(())
+}
+
+fn delete_node(node: NodeId, detach: bool, cx: &mut Cx) -> Result<()> {
+    if !cx.tx.node_exists(node)? {
+        return Ok(());
+    }
+    if detach {
+        let rels = cx.tx.detach_delete_node(node)?;
+        cx.counters.relationships_deleted += rels as u64;
+        cx.counters.nodes_deleted += 1;
+        return Ok(());
+    }
+    match cx.tx.delete_node(node) {
+        Ok(()) => {
+            cx.counters.nodes_deleted += 1;
+            Ok(())
+        }
+        // Its relationships may be deleted by a later row of the same clause: decide once
+        // the clause has seen every row.
+        Err(quiver_storage::Error::DeleteConnectedNode { id }) => {
+            if !cx.pending_deletes.contains(&id) {
+                cx.pending_deletes.push(id);
+            }
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn delete(exprs: &[Expr], detach: bool, row: &mut Row, cx: &mut Cx) -> Result<()> {
+    let mut nodes = Vec::new();
+    let mut rels = Vec::new();
+    for e in exprs {
+        match e.eval(row, cx)? {
+            Value::Null => {}
+            Value::Node(n) => nodes.push(NodeId(n.id)),
+            Value::Relationship(r) => rels.push(RelId(r.id)),
+            Value::Path(p) => {
+                rels.extend(p.relationships.iter().map(|r| RelId(r.id)));
+                nodes.extend(p.nodes.iter().map(|n| NodeId(n.id)));
+            }
+            other => {
+                return Err(Error::runtime(
+                    code::TYPE_ERROR,
+                    Some("InvalidArgumentType"),
+                    format!(
+                        "DELETE expects a Node, a Relationship or a Path, got {}",
+                        other.value_type()
+                    ),
+                ));
+            }
+        }
+    }
+    for r in rels {
+        delete_rel(r, cx)?;
+    }
+    for n in nodes {
+        delete_node(n, detach, cx)?;
+    }
+    cx.advance()?;
+    Ok(())
+}
+
+/// Retries deletions that waited for relationships; what is still connected is an error.
+fn finish_deletes(cx: &mut Cx) -> Result<()> {
+    for id in std::mem::take(&mut cx.pending_deletes) {
+        let node = NodeId(id);
+        if !cx.tx.node_exists(node)? {
+            continue;
+        }
+        match cx.tx.delete_node(node) {
+            Ok(()) => cx.counters.nodes_deleted += 1,
+            Err(quiver_storage::Error::DeleteConnectedNode { id }) => {
+                return Err(Error::runtime(
+                    code::CONSTRAINT_VALIDATION,
+                    Some("DeleteConnectedNode"),
+                    format!(
+                        "Cannot delete node<{id}>, because it still has relationships. \
+                         To delete this node, you must first delete its relationships."
+                    ),
+                ));
+            }
+            Err(quiver_storage::Error::EntityNotFound {
+                kind: EntityKind::Node,
+                ..
+            }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    cx.advance()?;
+    Ok(())
+}
+
+pub(crate) struct Merge {
+    plan: Arc<PlanNode>,
+    input: BoxCursor,
+    matcher: BoxCursor,
+    active: bool,
+    matched: bool,
+}
+
+impl Merge {
+    pub fn new(plan: Arc<PlanNode>, input: BoxCursor, matcher: BoxCursor) -> Self {
+        Merge {
+            plan,
+            input,
+            matcher,
+            active: false,
+            matched: false,
+        }
+    }
+}
+
+impl Cursor for Merge {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        let Op::Merge {
+            create,
+            on_match,
+            on_create,
+            path,
+            ..
+        } = &self.plan.op
+        else {
+            return Err(mismatch("merge"));
+        };
+        loop {
+            if self.active {
+                if self.matcher.next(cx, row)? {
+                    self.matched = true;
+                    for op in on_match {
+                        set(op, row, cx)?;
+                    }
+                    if let Some((slot, e)) = path {
+                        row[*slot] = e.eval(row, cx)?;
+                    }
+                    return Ok(true);
+                }
+                self.active = false;
+                if !self.matched {
+                    self::create(create, row, cx, true)?;
+                    for op in on_create {
+                        set(op, row, cx)?;
+                    }
+                    if let Some((slot, e)) = path {
+                        row[*slot] = e.eval(row, cx)?;
+                    }
+                    return Ok(true);
+                }
+            }
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            cx.tick()?;
+            self.matcher.reset();
+            self.active = true;
+            self.matched = false;
+        }
+    }
+
+    fn reset(&mut self) {
+        self.active = false;
+        self.matched = false;
+        self.input.reset();
+        self.matcher.reset();
+    }
+}

@@ -1,0 +1,270 @@
+//! Planning procedure calls and administration commands (indexes, constraints, SHOW,
+//! TERMINATE).
+
+use std::sync::Arc;
+
+use quiver_cypher::ast::{self, SchemaCommand, ShowFilter, ShowKind};
+use quiver_cypher::{Detail, Span, Status};
+
+use super::clauses::{Planner, QueryPlan, Result};
+use super::scope::{Kind, Scope};
+use super::{Command, Op, PlanNode};
+use crate::eval::Expr;
+
+impl Planner<'_> {
+    /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
+    pub(super) fn plan_procedure(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &mut Scope,
+        c: &ast::CallProcedure,
+        standalone: bool,
+        span: Span,
+    ) -> Result<(Arc<PlanNode>, Vec<Arc<str>>, Vec<usize>)> {
+        let name = c.name.qualified();
+        let Some(procedure) = self.procedures.get(&name) else {
+            return Err(self.err(
+                Status::ProcedureError,
+                Detail::ProcedureNotFound,
+                format!("There is no procedure with the name `{name}` registered for this database instance."),
+                span,
+            ));
+        };
+        let signature = procedure.signature().clone();
+        let args = match &c.args {
+            Some(args) => {
+                if args.len() != signature.inputs.len() {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidNumberOfArguments,
+                        format!(
+                            "Procedure call does not provide the required number of arguments: got {} expected {}",
+                            args.len(),
+                            signature.inputs.len()
+                        ),
+                        span,
+                    ));
+                }
+                let mut out = Vec::with_capacity(args.len());
+                for a in args {
+                    out.push(self.expr(a, scope)?);
+                }
+                out
+            }
+            // Implicit arguments come from parameters of the same names.
+            None => signature
+                .inputs
+                .iter()
+                .map(|f| Expr::Param(self.param(&f.name)))
+                .collect(),
+        };
+        let mut yields: Vec<(usize, usize)> = Vec::new();
+        let mut columns: Vec<Arc<str>> = Vec::new();
+        let mut slots: Vec<usize> = Vec::new();
+        let mut filter = None;
+        let bind_all = matches!(c.yields, Some(ast::ProcedureYield::All))
+            || (c.yields.is_none() && standalone);
+        if bind_all {
+            for (i, f) in signature.outputs.iter().enumerate() {
+                if scope.contains(&f.name) {
+                    return Err(self.already_bound(&f.name, span));
+                }
+                let slot = self.slot();
+                scope.bind(&f.name, slot, Kind::Any);
+                yields.push((i, slot));
+                columns.push(Arc::from(f.name.as_str()));
+                slots.push(slot);
+            }
+        } else if let Some(ast::ProcedureYield::Items { items, filter: f }) = &c.yields {
+            for item in items {
+                let Some(i) = signature
+                    .outputs
+                    .iter()
+                    .position(|o| o.name == item.field.name)
+                else {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::UndefinedVariable,
+                        format!("Unknown procedure output: `{}`", item.field.name),
+                        item.field.span,
+                    ));
+                };
+                let var = item.variable();
+                if scope.contains(&var.name) || columns.iter().any(|c| **c == *var.name) {
+                    return Err(self.already_bound(&var.name, var.span));
+                }
+                let slot = self.slot();
+                yields.push((i, slot));
+                columns.push(Arc::from(var.name.as_str()));
+                slots.push(slot);
+            }
+            for (name, slot) in columns.iter().zip(&slots) {
+                scope.bind(name, *slot, Kind::Any);
+            }
+            filter = f.as_ref();
+        }
+        let est = input.est_rows * 10.0;
+        let mut plan = self.node(
+            Op::ProcedureCall {
+                input,
+                procedure,
+                args,
+                yields,
+            },
+            est,
+            scope,
+        );
+        if let Some(f) = filter {
+            let predicate = self.expr(f, scope)?;
+            plan = self.node(
+                Op::Filter {
+                    input: plan,
+                    predicate,
+                },
+                est * 0.5,
+                scope,
+            );
+        }
+        Ok((plan, columns, slots))
+    }
+
+    pub(super) fn schema_command(&mut self, cmd: &SchemaCommand) -> Result<Command> {
+        Ok(match cmd {
+            SchemaCommand::CreateIndex(ix) => {
+                let ast::IndexTarget::Properties { entity, properties } = &ix.target else {
+                    return Err(self.unsupported("token lookup indexes", cmd_span(cmd)));
+                };
+                if entity.relationship {
+                    return Err(
+                        self.unsupported("relationship property indexes", entity.label.span)
+                    );
+                }
+                if properties.len() != 1 {
+                    return Err(self.unsupported("composite indexes", entity.label.span));
+                }
+                Command::CreateIndex {
+                    name: ix.name.as_ref().map(|n| n.name.clone()),
+                    label: self.tokens.label(&entity.label.name),
+                    key: self.tokens.key(&properties[0].name),
+                    unique: false,
+                    if_not_exists: ix.if_not_exists,
+                }
+            }
+            SchemaCommand::CreateConstraint(c) => {
+                if c.kind != ast::ConstraintKind::Unique {
+                    return Err(
+                        self.unsupported("constraints other than IS UNIQUE", c.entity.label.span)
+                    );
+                }
+                if c.entity.relationship {
+                    return Err(self.unsupported("relationship constraints", c.entity.label.span));
+                }
+                if c.properties.len() != 1 {
+                    return Err(self.unsupported("composite constraints", c.entity.label.span));
+                }
+                Command::CreateIndex {
+                    name: c.name.as_ref().map(|n| n.name.clone()),
+                    label: self.tokens.label(&c.entity.label.name),
+                    key: self.tokens.key(&c.properties[0].name),
+                    unique: true,
+                    if_not_exists: c.if_not_exists,
+                }
+            }
+            SchemaCommand::DropIndex { name, if_exists } => Command::Drop {
+                name: name.name.clone(),
+                constraint: false,
+                if_exists: *if_exists,
+            },
+            SchemaCommand::DropConstraint { name, if_exists } => Command::Drop {
+                name: name.name.clone(),
+                constraint: true,
+                if_exists: *if_exists,
+            },
+        })
+    }
+
+    fn unsupported(&self, what: &str, span: Span) -> quiver_cypher::Error {
+        self.err(
+            Status::SyntaxError,
+            Detail::UnsupportedFeature,
+            format!("Quiver does not support {what}"),
+            span,
+        )
+    }
+
+    pub(super) fn show_command(&mut self, cmd: &ast::ShowCommand) -> Result<Command> {
+        Ok(match &cmd.kind {
+            ShowKind::Indexes(_) => Command::ShowIndexes { constraints: false },
+            ShowKind::Constraints(_) => Command::ShowIndexes { constraints: true },
+            ShowKind::Transactions(_) => Command::ShowTransactions,
+            ShowKind::Procedures | ShowKind::Functions | ShowKind::Databases => {
+                return Err(self.unsupported("this SHOW command", Span::default()));
+            }
+        })
+    }
+
+    /// Applies a SHOW command's `WHERE` or `YIELD ... RETURN ...` to its rows.
+    pub(super) fn show_filter(
+        &mut self,
+        mut plan: QueryPlan,
+        filter: Option<&ShowFilter>,
+    ) -> Result<QueryPlan> {
+        let Some(filter) = filter else {
+            return Ok(plan);
+        };
+        let mut scope = Scope::default();
+        for (c, s) in plan.columns.iter().zip(&plan.out_slots) {
+            scope.bind(c, *s, Kind::Any);
+        }
+        match filter {
+            ShowFilter::Where(e) => {
+                let predicate = self.expr(e, &scope)?;
+                plan.root = self.node(
+                    Op::Filter {
+                        input: plan.root,
+                        predicate,
+                    },
+                    1.0,
+                    &scope,
+                );
+            }
+            ShowFilter::Yield {
+                projection,
+                filter,
+                returns,
+            } => {
+                let (root, cols, slots) = self.projection(
+                    plan.root,
+                    &mut scope,
+                    projection,
+                    filter.as_ref(),
+                    false,
+                    None,
+                    Span::default(),
+                )?;
+                plan.root = root;
+                plan.columns = cols;
+                plan.out_slots = slots;
+                if let Some(r) = returns {
+                    let (root, cols, slots) = self.projection(
+                        plan.root,
+                        &mut scope,
+                        &r.projection,
+                        None,
+                        true,
+                        None,
+                        Span::default(),
+                    )?;
+                    plan.root = root;
+                    plan.columns = cols;
+                    plan.out_slots = slots;
+                }
+            }
+        }
+        Ok(plan)
+    }
+}
+
+fn cmd_span(_: &SchemaCommand) -> Span {
+    Span::default()
+}

@@ -1,0 +1,573 @@
+//! The planner's driver: statements, unions, clause sequences and subqueries.
+//!
+//! Clauses are planned in order on top of each other. Where Cypher's clause-at-a-time
+//! semantics would differ from streaming, an Eager barrier goes between them: before a write
+//! that follows graph reads (so the reads are not affected by the writes) and before a read
+//! that follows writes (so it sees all of them).
+
+use std::sync::Arc;
+
+use quiver_cypher::ast::{self, ClauseKind, ExprKind, StatementKind};
+use quiver_cypher::{Detail, ErrorKind, Span, Status};
+use quiver_storage::Transaction as StorageTx;
+
+use super::scope::{Kind, Scope};
+use super::{Command, Compiled, Op, PlanNode};
+use crate::eval::{Expr, SubKind};
+use crate::procedures::Procedures;
+use crate::summary::QueryType;
+use crate::tokens::Tokens;
+
+pub(crate) type Result<T, E = quiver_cypher::Error> = std::result::Result<T, E>;
+
+/// State of one compilation.
+pub(crate) struct Planner<'a> {
+    pub source: &'a str,
+    /// A transaction to read statistics (counts, indexes) from.
+    pub stats: &'a StorageTx,
+    pub procedures: &'a Procedures,
+    pub slots: usize,
+    pub params: Vec<Arc<str>>,
+    pub tokens: Tokens,
+    next_id: usize,
+    pub writes: bool,
+    pub reads: bool,
+}
+
+/// A planned query: its plan and, when it returns rows, the columns.
+pub(crate) struct QueryPlan {
+    pub root: Arc<PlanNode>,
+    pub columns: Vec<Arc<str>>,
+    pub out_slots: Vec<usize>,
+    /// Whether the query ends in RETURN (or yields rows otherwise).
+    pub returns: bool,
+}
+
+/// Compiles a parsed statement.
+pub(crate) fn compile(
+    stmt: &ast::Statement,
+    source: &str,
+    stats: &StorageTx,
+    procedures: &Procedures,
+) -> std::result::Result<Compiled, crate::Error> {
+    let mut p = Planner {
+        source,
+        stats,
+        procedures,
+        slots: 0,
+        params: Vec::new(),
+        tokens: Tokens::default(),
+        next_id: 0,
+        writes: false,
+        reads: false,
+    };
+    let (plan, query_type) = match &stmt.kind {
+        StatementKind::Query(q) => {
+            let plan = p.query(q, &Scope::default(), true)?;
+            let ty = match (p.reads, p.writes) {
+                (_, false) => QueryType::Read,
+                (false, true) => QueryType::Write,
+                (true, true) => QueryType::ReadWrite,
+            };
+            (plan, ty)
+        }
+        StatementKind::Schema(cmd) => {
+            let command = p.schema_command(cmd)?;
+            (p.command_plan(command), QueryType::Schema)
+        }
+        StatementKind::Show(cmd) => {
+            let command = p.show_command(cmd)?;
+            let plan = p.command_plan(command);
+            (p.show_filter(plan, cmd.filter.as_ref())?, QueryType::Read)
+        }
+        StatementKind::TerminateTransactions(t) => {
+            let mut ids = Vec::with_capacity(t.ids.len());
+            for e in &t.ids {
+                ids.push(p.expr(e, &Scope::default())?);
+            }
+            let plan = p.command_plan(Command::TerminateTransactions(ids));
+            (p.show_filter(plan, t.filter.as_ref())?, QueryType::Write)
+        }
+    };
+    let writes = plan.root.subtree_writes();
+    Ok(Compiled {
+        root: plan.root,
+        columns: plan.columns,
+        out_slots: plan.out_slots,
+        slots: p.slots,
+        params: p.params,
+        query_type,
+        explain: stmt.mode == ast::QueryMode::Explain,
+        profile: stmt.mode == ast::QueryMode::Profile,
+        writes,
+        notifications: Vec::new(),
+    })
+}
+
+/// Whether a clause reads the graph (patterns, subqueries, procedures).
+fn clause_reads(c: &ast::Clause) -> bool {
+    match &c.kind {
+        ClauseKind::Match(_)
+        | ClauseKind::Merge(_)
+        | ClauseKind::CallSubquery(_)
+        | ClauseKind::CallProcedure(_) => true,
+        ClauseKind::With(w) => {
+            projection_reads(&w.projection) || w.filter.as_ref().is_some_and(expr_reads)
+        }
+        ClauseKind::Return(r) => projection_reads(&r.projection),
+        ClauseKind::Unwind(u) => expr_reads(&u.expr),
+        _ => false,
+    }
+}
+
+fn projection_reads(p: &ast::Projection) -> bool {
+    p.items.iter().any(|i| expr_reads(&i.expr)) || p.order_by.iter().any(|s| expr_reads(&s.expr))
+}
+
+fn expr_reads(e: &ast::Expr) -> bool {
+    let mut found = false;
+    super::expr::visit(e, &mut |x| {
+        if matches!(
+            x.kind,
+            ExprKind::Pattern(_) | ExprKind::Subquery(_) | ExprKind::PatternComprehension(_)
+        ) {
+            found = true;
+        }
+    });
+    found
+}
+
+impl Planner<'_> {
+    pub fn err(
+        &self,
+        status: Status,
+        detail: Detail,
+        message: impl Into<String>,
+        span: Span,
+    ) -> quiver_cypher::Error {
+        quiver_cypher::Error::new(ErrorKind { status, detail }, message, span, self.source)
+    }
+
+    pub fn undefined(&self, name: &str, span: Span) -> quiver_cypher::Error {
+        self.err(
+            Status::SyntaxError,
+            Detail::UndefinedVariable,
+            format!("Variable `{name}` not defined"),
+            span,
+        )
+    }
+
+    pub fn already_bound(&self, name: &str, span: Span) -> quiver_cypher::Error {
+        self.err(
+            Status::SyntaxError,
+            Detail::VariableAlreadyBound,
+            format!("Variable `{name}` already declared"),
+            span,
+        )
+    }
+
+    pub fn slot(&mut self) -> usize {
+        self.slots += 1;
+        self.slots - 1
+    }
+
+    pub fn param(&mut self, name: &str) -> usize {
+        if let Some(i) = self.params.iter().position(|p| &**p == name) {
+            return i;
+        }
+        self.params.push(Arc::from(name));
+        self.params.len() - 1
+    }
+
+    pub fn node(&mut self, op: Op, est_rows: f64, scope: &Scope) -> Arc<PlanNode> {
+        self.next_id += 1;
+        Arc::new(PlanNode {
+            id: self.next_id - 1,
+            op,
+            est_rows,
+            vars: scope.names(),
+        })
+    }
+
+    fn command_plan(&mut self, command: Command) -> QueryPlan {
+        let names = crate::exec::command_columns(&command);
+        let out: Vec<usize> = names.iter().map(|_| self.slot()).collect();
+        let root = self.node(
+            Op::Command {
+                command,
+                out: out.clone(),
+            },
+            1.0,
+            &Scope::default(),
+        );
+        QueryPlan {
+            root,
+            columns: names.iter().map(|n| Arc::from(*n)).collect(),
+            out_slots: out,
+            returns: !names.is_empty(),
+        }
+    }
+
+    /// Plans a query (with its unions) on an argument scope. `top` is false inside
+    /// subqueries.
+    pub(super) fn query(&mut self, q: &ast::Query, arg: &Scope, top: bool) -> Result<QueryPlan> {
+        if q.unions.is_empty() {
+            return self.single(&q.first, arg, None, top);
+        }
+        let all = q.unions[0].all;
+        if q.unions.iter().any(|u| u.all != all) {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::InvalidClauseComposition,
+                "Invalid combination of UNION and UNION ALL",
+                q.span,
+            ));
+        }
+        let first = self.single(&q.first, arg, None, top)?;
+        let mut branches = vec![first.root];
+        for u in &q.unions {
+            let part = self.single(&u.query, arg, Some(&first.out_slots), top)?;
+            if part.columns != first.columns {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::DifferentColumnsInUnion,
+                    "All sub queries in an UNION must have the same return column names",
+                    u.span,
+                ));
+            }
+            branches.push(part.root);
+        }
+        let est = branches.iter().map(|b| b.est_rows).sum();
+        let mut scope = Scope::default();
+        for (c, s) in first.columns.iter().zip(&first.out_slots) {
+            scope.bind(c, *s, Kind::Any);
+        }
+        let mut root = self.node(Op::Union { branches }, est, &scope);
+        if !all {
+            root = self.node(
+                Op::Distinct {
+                    input: root,
+                    slots: first.out_slots.clone(),
+                },
+                est,
+                &scope,
+            );
+        }
+        Ok(QueryPlan {
+            root,
+            columns: first.columns,
+            out_slots: first.out_slots,
+            returns: true,
+        })
+    }
+
+    fn eager(&mut self, plan: Arc<PlanNode>, scope: &Scope) -> Arc<PlanNode> {
+        let est = plan.est_rows;
+        self.node(
+            Op::Eager {
+                input: plan,
+                keep: scope.slots(),
+            },
+            est,
+            scope,
+        )
+    }
+
+    /// Plans one single query: its clauses in order.
+    #[allow(clippy::too_many_lines)]
+    pub(super) fn single(
+        &mut self,
+        q: &ast::SingleQuery,
+        arg: &Scope,
+        targets: Option<&[usize]>,
+        top: bool,
+    ) -> Result<QueryPlan> {
+        let mut scope = arg.clone();
+        let mut plan = self.once(arg);
+        let mut columns = Vec::new();
+        let mut out_slots = Vec::new();
+        let mut returns = false;
+        let mut pending_reads = false;
+        let mut pending_writes = false;
+        let n = q.clauses.len();
+        for (i, clause) in q.clauses.iter().enumerate() {
+            let last = i + 1 == n;
+            let reads = clause_reads(clause);
+            let updates = clause.kind.is_update()
+                || matches!(&clause.kind, ClauseKind::CallSubquery(c) if c.query.parts().any(|p| p.clauses.iter().any(|c| c.kind.is_update())));
+            if reads {
+                self.reads = true;
+            }
+            if (updates && pending_reads) || (reads && pending_writes) {
+                plan = self.eager(plan, &scope);
+                pending_reads = false;
+                pending_writes = false;
+            }
+            if let ClauseKind::Return(_) = &clause.kind {
+                if !last {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidClauseComposition,
+                        "RETURN can only be used at the end of the query",
+                        clause.span,
+                    ));
+                }
+            }
+            plan = match &clause.kind {
+                ClauseKind::Match(m) => self.plan_match(plan, &mut scope, m)?,
+                ClauseKind::Unwind(u) => {
+                    let list = self.expr(&u.expr, &scope)?;
+                    if scope.contains(&u.variable.name) {
+                        return Err(self.already_bound(&u.variable.name, u.variable.span));
+                    }
+                    let slot = self.slot();
+                    scope.bind(&u.variable.name, slot, Kind::Any);
+                    let est = plan.est_rows * 10.0;
+                    self.node(
+                        Op::Unwind {
+                            input: plan,
+                            list,
+                            slot,
+                        },
+                        est,
+                        &scope,
+                    )
+                }
+                ClauseKind::With(w) => {
+                    let (p, _, _) = self.projection(
+                        plan,
+                        &mut scope,
+                        &w.projection,
+                        w.filter.as_ref(),
+                        false,
+                        None,
+                        clause.span,
+                    )?;
+                    p
+                }
+                ClauseKind::Return(r) => {
+                    let (p, cols, slots) = self.projection(
+                        plan,
+                        &mut scope,
+                        &r.projection,
+                        None,
+                        true,
+                        targets,
+                        clause.span,
+                    )?;
+                    columns = cols;
+                    out_slots = slots;
+                    returns = true;
+                    p
+                }
+                ClauseKind::Create(c) => {
+                    self.writes = true;
+                    self.plan_create(plan, &mut scope, &c.pattern)?
+                }
+                ClauseKind::Merge(m) => {
+                    self.writes = true;
+                    self.plan_merge(plan, &mut scope, m)?
+                }
+                ClauseKind::Set(s) => {
+                    self.writes = true;
+                    self.plan_set(plan, &scope, &s.items)?
+                }
+                ClauseKind::Remove(r) => {
+                    self.writes = true;
+                    self.plan_remove(plan, &scope, &r.items)?
+                }
+                ClauseKind::Delete(d) => {
+                    self.writes = true;
+                    self.plan_delete(plan, &scope, d)?
+                }
+                ClauseKind::Foreach(f) => {
+                    self.writes = true;
+                    self.plan_foreach(plan, &scope, f)?
+                }
+                ClauseKind::CallSubquery(c) => {
+                    self.plan_call_subquery(plan, &mut scope, c, clause.span)?
+                }
+                ClauseKind::CallProcedure(c) => {
+                    let standalone = top && n == 1;
+                    let (p, cols, slots) =
+                        self.plan_procedure(plan, &mut scope, c, standalone, clause.span)?;
+                    if standalone {
+                        columns = cols;
+                        out_slots = slots;
+                        returns = !columns.is_empty();
+                    }
+                    p
+                }
+                ClauseKind::Finish => plan,
+            };
+            if reads {
+                pending_reads = true;
+            }
+            if updates {
+                pending_writes = true;
+            }
+        }
+        if let Some(last) = q.clauses.last() {
+            let ok_end = matches!(
+                &last.kind,
+                ClauseKind::Return(_)
+                    | ClauseKind::Finish
+                    | ClauseKind::Create(_)
+                    | ClauseKind::Merge(_)
+                    | ClauseKind::Set(_)
+                    | ClauseKind::Remove(_)
+                    | ClauseKind::Delete(_)
+                    | ClauseKind::Foreach(_)
+            ) || matches!(&last.kind, ClauseKind::CallSubquery(c) if !query_returns(&c.query))
+                || matches!(&last.kind, ClauseKind::CallProcedure(c) if c.yields.is_none() || n == 1);
+            if !ok_end && top {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidClauseComposition,
+                    format!(
+                        "Query cannot conclude with {} (must be a RETURN clause, a FINISH clause, an update clause, a unit subquery call, or a procedure call with no YIELD).",
+                        last.kind.name()
+                    ),
+                    last.span,
+                ));
+            }
+        }
+        Ok(QueryPlan {
+            root: plan,
+            columns,
+            out_slots,
+            returns,
+        })
+    }
+
+    /// `CALL { ... }`: runs the inner query per row; its RETURN columns join the row.
+    fn plan_call_subquery(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &mut Scope,
+        c: &ast::CallSubquery,
+        span: Span,
+    ) -> Result<Arc<PlanNode>> {
+        let arg = match &c.scope {
+            Some(ast::ImportScope::All) => scope.clone(),
+            Some(ast::ImportScope::Variables(vars)) => {
+                let mut s = Scope::default();
+                for v in vars {
+                    match scope.get(&v.name) {
+                        Some(var) => s.bind(&v.name, var.slot, var.kind),
+                        None => return Err(self.undefined(&v.name, v.span)),
+                    }
+                }
+                s
+            }
+            None => importing_scope(&c.query, scope),
+        };
+        let inner = self.query(&c.query, &arg, false)?;
+        if !inner.returns {
+            let est = input.est_rows;
+            return Ok(self.node(
+                Op::UnitApply {
+                    input,
+                    inner: inner.root,
+                },
+                est,
+                scope,
+            ));
+        }
+        for col in &inner.columns {
+            if scope.contains(col) && !arg.contains(col) {
+                return Err(self.already_bound(col, span));
+            }
+        }
+        for (col, slot) in inner.columns.iter().zip(&inner.out_slots) {
+            scope.bind(col, *slot, Kind::Any);
+        }
+        let est = input.est_rows * inner.root.est_rows.max(1.0);
+        Ok(self.node(
+            Op::Apply {
+                input,
+                inner: inner.root,
+            },
+            est,
+            scope,
+        ))
+    }
+
+    /// `EXISTS { }`, `COUNT { }`, `COLLECT { }`.
+    pub(super) fn subquery_expr(
+        &mut self,
+        s: &ast::SubqueryExpr,
+        scope: &Scope,
+        span: Span,
+    ) -> Result<Expr> {
+        let (plan, collect) = match &s.body {
+            ast::SubqueryBody::Pattern { pattern, filter } => {
+                let (plan, _) = self.pattern_subquery(pattern, filter.as_ref(), scope)?;
+                (plan, None)
+            }
+            ast::SubqueryBody::Query(q) => {
+                let inner = self.query(q, scope, false)?;
+                let first = inner.out_slots.first().copied();
+                if s.kind == ast::SubqueryKind::Collect && inner.columns.len() != 1 {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidClauseComposition,
+                        "A COLLECT subquery must end with a RETURN clause returning exactly one column",
+                        span,
+                    ));
+                }
+                (inner.root, first)
+            }
+        };
+        let kind = match s.kind {
+            ast::SubqueryKind::Exists => SubKind::Exists,
+            ast::SubqueryKind::Count => SubKind::Count,
+            ast::SubqueryKind::Collect => match collect {
+                Some(slot) => SubKind::Collect(Expr::Slot(slot)),
+                None => {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidClauseComposition,
+                        "A COLLECT subquery must end with a RETURN clause",
+                        span,
+                    ));
+                }
+            },
+        };
+        Ok(Expr::Subquery(plan, Box::new(kind)))
+    }
+}
+
+/// Whether a query ends by returning rows.
+fn query_returns(q: &ast::Query) -> bool {
+    q.first
+        .clauses
+        .last()
+        .is_some_and(|c| matches!(c.kind, ClauseKind::Return(_)))
+}
+
+/// The variables an old-style `CALL { WITH a, b ... }` imports: those its leading WITH names.
+fn importing_scope(q: &ast::Query, outer: &Scope) -> Scope {
+    let mut s = Scope::default();
+    for part in q.parts() {
+        if let Some(ast::Clause {
+            kind: ClauseKind::With(w),
+            ..
+        }) = part.clauses.first()
+        {
+            if w.projection.star {
+                return outer.clone();
+            }
+            for item in &w.projection.items {
+                if let ExprKind::Variable(v) = &item.expr.kind {
+                    if let Some(var) = outer.get(&v.name) {
+                        if s.get(&v.name).is_none() {
+                            s.bind(&v.name, var.slot, var.kind);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    s
+}

@@ -1,0 +1,195 @@
+//! EXPLAIN and PROFILE: plans described as Neo4j-style operator trees.
+
+use std::time::Duration;
+
+use quiver_storage::Direction;
+
+use super::{Command, Op, PlanNode, Seek};
+use crate::summary::{OperatorProfile, PlanDescription};
+
+fn dir_arrow(d: Direction) -> (&'static str, &'static str) {
+    match d {
+        Direction::Out => ("-", "->"),
+        Direction::In => ("<-", "-"),
+        Direction::Both => ("-", "-"),
+    }
+}
+
+fn types(t: &[std::sync::Arc<crate::tokens::Token>]) -> String {
+    if t.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<&str> = t.iter().map(|t| &*t.name).collect();
+        format!(":{}", names.join("|"))
+    }
+}
+
+fn name_and_details(op: &Op) -> (String, String) {
+    match op {
+        Op::Once => ("Argument".into(), String::new()),
+        Op::AllNodes { .. } => ("AllNodesScan".into(), String::new()),
+        Op::LabelScan { label, .. } => ("NodeByLabelScan".into(), format!(":{}", label.name)),
+        Op::IndexSeek {
+            label, key, seek, ..
+        } => {
+            let kind = match seek {
+                Seek::Eq(_) => "=",
+                Seek::In(_) => "IN",
+                Seek::Range { .. } => "range",
+                Seek::Prefix(_) => "STARTS WITH",
+            };
+            (
+                "NodeIndexSeek".into(),
+                format!(":{}({}) {kind}", label.name, key.name),
+            )
+        }
+        Op::NodeById { .. } => ("NodeByIdSeek".into(), String::new()),
+        Op::NodeCount { label, .. } => (
+            "NodeCountFromCountStore".into(),
+            label
+                .as_ref()
+                .map(|l| format!(":{}", l.name))
+                .unwrap_or_default(),
+        ),
+        Op::RelCount { ty, .. } => (
+            "RelationshipCountFromCountStore".into(),
+            ty.as_ref()
+                .map(|t| format!(":{}", t.name))
+                .unwrap_or_default(),
+        ),
+        Op::Expand { spec, .. } => {
+            let (l, r) = dir_arrow(spec.dir);
+            (
+                if spec.into {
+                    "Expand(Into)"
+                } else {
+                    "Expand(All)"
+                }
+                .into(),
+                format!("(){l}[{}]{r}()", types(&spec.types)),
+            )
+        }
+        Op::VarExpand { spec, .. } => {
+            let (l, r) = dir_arrow(spec.dir);
+            let max = if spec.max == u32::MAX {
+                String::new()
+            } else {
+                spec.max.to_string()
+            };
+            (
+                if spec.into {
+                    "VarLengthExpand(Into)"
+                } else {
+                    "VarLengthExpand(All)"
+                }
+                .into(),
+                format!("(){l}[{}*{}..{max}]{r}()", types(&spec.types), spec.min),
+            )
+        }
+        Op::ShortestPath { spec, .. } => (
+            if spec.all {
+                "AllShortestPaths"
+            } else {
+                "ShortestPath"
+            }
+            .into(),
+            types(&spec.types),
+        ),
+        Op::Filter { .. } => ("Filter".into(), String::new()),
+        Op::Project { items, .. } => ("Projection".into(), format!("{} item(s)", items.len())),
+        Op::Aggregate { keys, aggs, .. } => (
+            "EagerAggregation".into(),
+            format!(
+                "{} key(s), {}",
+                keys.len(),
+                aggs.iter()
+                    .map(|a| a.kind.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+        Op::Distinct { .. } => ("Distinct".into(), String::new()),
+        Op::Sort { keys, .. } => ("Sort".into(), format!("{} key(s)", keys.len())),
+        Op::Top { keys, .. } => ("Top".into(), format!("{} key(s)", keys.len())),
+        Op::Skip { .. } => ("Skip".into(), String::new()),
+        Op::Limit { .. } => ("Limit".into(), String::new()),
+        Op::Unwind { .. } => ("Unwind".into(), String::new()),
+        Op::Optional { .. } => ("Optional".into(), String::new()),
+        Op::SemiApply { negated, .. } => (
+            if *negated {
+                "AntiSemiApply"
+            } else {
+                "SemiApply"
+            }
+            .into(),
+            String::new(),
+        ),
+        Op::Apply { .. } => ("Apply".into(), String::new()),
+        Op::UnitApply { .. } => ("SubqueryForeach".into(), String::new()),
+        Op::Foreach { .. } => ("Foreach".into(), String::new()),
+        Op::Union { .. } => ("Union".into(), String::new()),
+        Op::Eager { .. } => ("Eager".into(), String::new()),
+        Op::Create { steps, .. } => ("Create".into(), format!("{} element(s)", steps.len())),
+        Op::Merge { .. } => ("Merge".into(), String::new()),
+        Op::Set { ops, .. } => ("SetProperties".into(), format!("{} item(s)", ops.len())),
+        Op::Delete { detach, .. } => (
+            if *detach { "DetachDelete" } else { "Delete" }.into(),
+            String::new(),
+        ),
+        Op::ProcedureCall { procedure, .. } => {
+            ("ProcedureCall".into(), procedure.signature().name.clone())
+        }
+        Op::Command { command, .. } => (
+            match command {
+                Command::CreateIndex { unique: false, .. } => "CreateIndex",
+                Command::CreateIndex { unique: true, .. } => "CreateConstraint",
+                Command::Drop {
+                    constraint: false, ..
+                } => "DropIndex",
+                Command::Drop {
+                    constraint: true, ..
+                } => "DropConstraint",
+                Command::ShowIndexes { constraints: false } => "ShowIndexes",
+                Command::ShowIndexes { constraints: true } => "ShowConstraints",
+                Command::ShowTransactions => "ShowTransactions",
+                Command::TerminateTransactions(_) => "TerminateTransactions",
+            }
+            .into(),
+            String::new(),
+        ),
+    }
+}
+
+/// Describes a plan; with profile figures (indexed by operator id), each operator's rows and
+/// its own time (its children's time subtracted).
+pub(crate) fn describe(node: &PlanNode, profile: Option<&[OperatorProfile]>) -> PlanDescription {
+    let (operator, details) = name_and_details(&node.op);
+    let children: Vec<PlanDescription> = node
+        .op
+        .children()
+        .into_iter()
+        .rev()
+        .map(|c| describe(c, profile))
+        .collect();
+    let profile = profile.map(|p| {
+        let own = p.get(node.id).copied().unwrap_or_default();
+        let child_time: Duration = node
+            .op
+            .children()
+            .iter()
+            .filter_map(|c| p.get(c.id).map(|x| x.time))
+            .sum();
+        OperatorProfile {
+            rows: own.rows,
+            time: own.time.saturating_sub(child_time),
+        }
+    });
+    PlanDescription {
+        operator,
+        details,
+        identifiers: node.vars.clone(),
+        estimated_rows: node.est_rows,
+        profile,
+        children,
+    }
+}

@@ -1,0 +1,559 @@
+//! Compiling AST expressions: names to slots, parameters to indexes, function names to
+//! handles, and aggregate calls to the slots an aggregation fills.
+
+use std::sync::Arc;
+
+use quiver_cypher::ast::{self, BinaryOp, ExprKind, Literal, UnaryOp};
+use quiver_cypher::{Detail, Status};
+use quiver_value::Value;
+
+use super::clauses::Planner;
+use super::scope::{Kind, Scope};
+use crate::eval::aggregate::{AggKind, AggSpec};
+use crate::eval::{BinOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind};
+
+/// Where aggregates may appear while compiling an expression.
+pub(super) enum Agg<'x> {
+    /// Not here (WHERE, SET, ...): an aggregate is an error.
+    Forbidden,
+    /// Inside an aggregate's argument: another aggregate is a nesting error.
+    Nested,
+    /// A projection item of an aggregating WITH/RETURN: aggregates become slots.
+    Collect(&'x mut AggCtx),
+}
+
+/// What compiling an aggregating projection item needs.
+pub(super) struct AggCtx {
+    /// The scope before the projection: aggregate arguments are evaluated in it.
+    pub pre: Scope,
+    /// Grouping expressions and the slots holding their values after aggregation.
+    pub keys: Vec<(ast::Expr, usize)>,
+    pub aggs: Vec<AggSpec>,
+}
+
+fn reborrow<'a>(agg: &'a mut Agg<'_>) -> Agg<'a> {
+    match agg {
+        Agg::Forbidden => Agg::Forbidden,
+        Agg::Nested => Agg::Nested,
+        Agg::Collect(ctx) => Agg::Collect(ctx),
+    }
+}
+
+/// Whether an expression contains an aggregate call (not looking into subqueries).
+pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
+    let mut found = false;
+    visit(e, &mut |x| match &x.kind {
+        ExprKind::CountStar => found = true,
+        ExprKind::FunctionCall(call)
+            if call.name.namespace.is_empty()
+                && AggKind::lookup(&call.name.name.name).is_some() =>
+        {
+            found = true;
+        }
+        _ => {}
+    });
+    found
+}
+
+/// Visits an expression and its sub-expressions, not entering patterns or subqueries.
+pub(super) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Literal(_)
+        | ExprKind::Parameter(_)
+        | ExprKind::Variable(_)
+        | ExprKind::CountStar
+        | ExprKind::Pattern(_)
+        | ExprKind::Subquery(_)
+        | ExprKind::PatternComprehension(_) => {}
+        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => visit(base, f),
+        ExprKind::Index { base, index } => {
+            visit(base, f);
+            visit(index, f);
+        }
+        ExprKind::Slice { base, from, to } => {
+            visit(base, f);
+            if let Some(x) = from {
+                visit(x, f);
+            }
+            if let Some(x) = to {
+                visit(x, f);
+            }
+        }
+        ExprKind::Unary { operand, .. } | ExprKind::IsNull { operand, .. } => visit(operand, f),
+        ExprKind::Binary { left, right, .. } => {
+            visit(left, f);
+            visit(right, f);
+        }
+        ExprKind::List(items) => {
+            for i in items {
+                visit(i, f);
+            }
+        }
+        ExprKind::Map(entries) => {
+            for m in entries {
+                visit(&m.value, f);
+            }
+        }
+        ExprKind::FunctionCall(call) => {
+            for a in &call.args {
+                visit(a, f);
+            }
+        }
+        ExprKind::Case(c) => {
+            if let Some(o) = &c.operand {
+                visit(o, f);
+            }
+            for b in &c.branches {
+                visit(&b.when, f);
+                visit(&b.then, f);
+            }
+            if let Some(d) = &c.default {
+                visit(d, f);
+            }
+        }
+        ExprKind::ListComprehension(c) => {
+            visit(&c.list, f);
+            if let Some(x) = &c.filter {
+                visit(x, f);
+            }
+            if let Some(x) = &c.map {
+                visit(x, f);
+            }
+        }
+        ExprKind::Quantified(q) => {
+            visit(&q.list, f);
+            visit(&q.predicate, f);
+        }
+        ExprKind::Reduce(r) => {
+            visit(&r.init, f);
+            visit(&r.list, f);
+            visit(&r.expr, f);
+        }
+        ExprKind::MapProjection(p) => {
+            for item in &p.items {
+                if let ast::MapProjectionItem::Entry { value, .. } = item {
+                    visit(value, f);
+                }
+            }
+        }
+    }
+}
+
+fn binop(op: BinaryOp) -> BinOp {
+    match op {
+        BinaryOp::Eq => BinOp::Eq,
+        BinaryOp::NotEq => BinOp::Ne,
+        BinaryOp::Lt => BinOp::Lt,
+        BinaryOp::Le => BinOp::Le,
+        BinaryOp::Gt => BinOp::Gt,
+        BinaryOp::Ge => BinOp::Ge,
+        BinaryOp::RegexMatch => BinOp::Regex,
+        BinaryOp::StartsWith => BinOp::StartsWith,
+        BinaryOp::EndsWith => BinOp::EndsWith,
+        BinaryOp::Contains => BinOp::Contains,
+        BinaryOp::In => BinOp::In,
+        BinaryOp::Add => BinOp::Add,
+        BinaryOp::Subtract => BinOp::Sub,
+        BinaryOp::Multiply => BinOp::Mul,
+        BinaryOp::Divide => BinOp::Div,
+        BinaryOp::Modulo => BinOp::Mod,
+        BinaryOp::Power => BinOp::Pow,
+        BinaryOp::Xor => BinOp::Xor,
+        // And/Or are compiled to short-circuiting forms before this is reached.
+        BinaryOp::And | BinaryOp::Or => BinOp::Eq,
+    }
+}
+
+pub(super) fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Boolean(b) => Value::Bool(*b),
+        Literal::Integer(i) => Value::Int(*i),
+        Literal::Float(f) => Value::Float(*f),
+        Literal::String(s) => Value::from(s.as_str()),
+    }
+}
+
+impl Planner<'_> {
+    /// Compiles an expression where aggregates are not allowed.
+    pub fn expr(&mut self, e: &ast::Expr, scope: &Scope) -> super::clauses::Result<Expr> {
+        self.expr_with(e, scope, &mut Agg::Forbidden)
+    }
+
+    pub fn expr_with(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        if let Agg::Collect(ctx) = agg {
+            if let Some((_, slot)) = ctx.keys.iter().find(|(k, _)| k == e) {
+                return Ok(Expr::Slot(*slot));
+            }
+        }
+        Ok(match &e.kind {
+            ExprKind::Literal(l) => Expr::Const(literal(l)),
+            ExprKind::Parameter(name) => Expr::Param(self.param(name)),
+            ExprKind::Variable(id) => match scope.get(&id.name) {
+                Some(v) => Expr::Slot(v.slot),
+                None => {
+                    if let Agg::Collect(ctx) = agg {
+                        if ctx.pre.contains(&id.name) {
+                            return Err(self.err(
+                                Status::SyntaxError,
+                                Detail::AmbiguousAggregationExpression,
+                                format!(
+                                    "Variable `{}` must be part of the grouping keys to be used next to an aggregate",
+                                    id.name
+                                ),
+                                e.span,
+                            ));
+                        }
+                    }
+                    return Err(self.undefined(&id.name, e.span));
+                }
+            },
+            ExprKind::Property { base, key } => {
+                let b = self.expr_with(base, scope, agg)?;
+                Expr::Property(Box::new(b), self.tokens.key(&key.name))
+            }
+            ExprKind::Index { base, index } => {
+                let b = self.expr_with(base, scope, agg)?;
+                let i = self.expr_with(index, scope, agg)?;
+                Expr::Index(Box::new(b), Box::new(i))
+            }
+            ExprKind::Slice { base, from, to } => {
+                let b = self.expr_with(base, scope, agg)?;
+                let f = match from {
+                    Some(x) => Some(Box::new(self.expr_with(x, scope, agg)?)),
+                    None => None,
+                };
+                let t = match to {
+                    Some(x) => Some(Box::new(self.expr_with(x, scope, agg)?)),
+                    None => None,
+                };
+                Expr::Slice(Box::new(b), f, t)
+            }
+            ExprKind::HasLabels { base, labels } => {
+                let b = self.expr_with(base, scope, agg)?;
+                let tokens = labels.iter().map(|l| self.tokens.label(&l.name)).collect();
+                Expr::HasLabels(Box::new(b), tokens)
+            }
+            ExprKind::Unary { op, operand } => {
+                let x = Box::new(self.expr_with(operand, scope, agg)?);
+                match op {
+                    UnaryOp::Not => Expr::Not(x),
+                    UnaryOp::Negate => Expr::Neg(x),
+                    UnaryOp::Plus => Expr::Plus(x),
+                }
+            }
+            ExprKind::Binary { op, left, right } => {
+                let l = self.expr_with(left, scope, agg)?;
+                let r = self.expr_with(right, scope, agg)?;
+                match op {
+                    BinaryOp::And => Expr::And(Box::new(l), Box::new(r)),
+                    BinaryOp::Or => Expr::Or(Box::new(l), Box::new(r)),
+                    BinaryOp::RegexMatch => match &r {
+                        Expr::Const(Value::String(p)) => {
+                            match quiver_value::ops::compile_regex(p) {
+                                Ok(re) => Expr::RegexConst(Box::new(l), Arc::new(re)),
+                                Err(_) => Expr::Binary(BinOp::Regex, Box::new(l), Box::new(r)),
+                            }
+                        }
+                        _ => Expr::Binary(BinOp::Regex, Box::new(l), Box::new(r)),
+                    },
+                    op => Expr::Binary(binop(*op), Box::new(l), Box::new(r)),
+                }
+            }
+            ExprKind::IsNull { operand, negated } => {
+                Expr::IsNull(Box::new(self.expr_with(operand, scope, agg)?), *negated)
+            }
+            ExprKind::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for i in items {
+                    out.push(self.expr_with(i, scope, agg)?);
+                }
+                Expr::List(out)
+            }
+            ExprKind::Map(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for m in entries {
+                    let v = self.expr_with(&m.value, scope, agg)?;
+                    out.retain(|(k, _): &(Arc<str>, Expr)| **k != *m.key.name);
+                    out.push((Arc::from(m.key.name.as_str()), v));
+                }
+                Expr::Map(out)
+            }
+            ExprKind::CountStar => self.aggregate(AggKind::CountStar, false, &[], e, agg)?,
+            ExprKind::FunctionCall(call) => self.function(call, e, scope, agg)?,
+            ExprKind::Case(c) => {
+                let operand = match &c.operand {
+                    Some(o) => Some(Box::new(self.expr_with(o, scope, agg)?)),
+                    None => None,
+                };
+                let mut branches = Vec::with_capacity(c.branches.len());
+                for b in &c.branches {
+                    let w = self.expr_with(&b.when, scope, agg)?;
+                    let t = self.expr_with(&b.then, scope, agg)?;
+                    branches.push((w, t));
+                }
+                let default = match &c.default {
+                    Some(d) => Some(Box::new(self.expr_with(d, scope, agg)?)),
+                    None => None,
+                };
+                Expr::Case {
+                    operand,
+                    branches,
+                    default,
+                }
+            }
+            ExprKind::ListComprehension(c) => {
+                let list = self.expr_with(&c.list, scope, agg)?;
+                let slot = self.slot();
+                let mut inner = scope.clone();
+                inner.bind(&c.variable.name, slot, Kind::Any);
+                let filter = match &c.filter {
+                    Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
+                    None => None,
+                };
+                let map = match &c.map {
+                    Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
+                    None => None,
+                };
+                Expr::ListComp {
+                    slot,
+                    list: Box::new(list),
+                    filter,
+                    map,
+                }
+            }
+            ExprKind::Quantified(q) => {
+                let list = self.expr_with(&q.list, scope, agg)?;
+                let slot = self.slot();
+                let mut inner = scope.clone();
+                inner.bind(&q.variable.name, slot, Kind::Any);
+                let predicate = self.expr_with(&q.predicate, &inner, agg)?;
+                Expr::Quantified {
+                    quantifier: match q.quantifier {
+                        ast::Quantifier::All => Quantifier::All,
+                        ast::Quantifier::Any => Quantifier::Any,
+                        ast::Quantifier::None => Quantifier::None,
+                        ast::Quantifier::Single => Quantifier::Single,
+                    },
+                    slot,
+                    list: Box::new(list),
+                    predicate: Box::new(predicate),
+                }
+            }
+            ExprKind::Reduce(r) => {
+                let init = self.expr_with(&r.init, scope, agg)?;
+                let list = self.expr_with(&r.list, scope, agg)?;
+                let acc = self.slot();
+                let slot = self.slot();
+                let mut inner = scope.clone();
+                inner.bind(&r.accumulator.name, acc, Kind::Any);
+                inner.bind(&r.variable.name, slot, Kind::Any);
+                let expr = self.expr_with(&r.expr, &inner, agg)?;
+                Expr::Reduce {
+                    acc,
+                    init: Box::new(init),
+                    slot,
+                    list: Box::new(list),
+                    expr: Box::new(expr),
+                }
+            }
+            ExprKind::MapProjection(p) => {
+                let base = match scope.get(&p.base.name) {
+                    Some(v) => Expr::Slot(v.slot),
+                    None => {
+                        let as_expr = ast::Expr::new(ExprKind::Variable(p.base.clone()), e.span);
+                        self.expr_with(&as_expr, scope, agg)?
+                    }
+                };
+                let mut items = Vec::with_capacity(p.items.len());
+                for item in &p.items {
+                    items.push(match item {
+                        ast::MapProjectionItem::Property(k) => MapProjItem::Property(
+                            Arc::from(k.name.as_str()),
+                            self.tokens.key(&k.name),
+                        ),
+                        ast::MapProjectionItem::AllProperties => MapProjItem::All,
+                        ast::MapProjectionItem::Variable(v) => {
+                            let as_expr = ast::Expr::new(ExprKind::Variable(v.clone()), v.span);
+                            let x = self.expr_with(&as_expr, scope, agg)?;
+                            MapProjItem::Entry(Arc::from(v.name.as_str()), x)
+                        }
+                        ast::MapProjectionItem::Entry { key, value } => {
+                            let x = self.expr_with(value, scope, agg)?;
+                            MapProjItem::Entry(Arc::from(key.name.as_str()), x)
+                        }
+                    });
+                }
+                Expr::MapProjection(Box::new(base), items)
+            }
+            ExprKind::Pattern(chain) => {
+                let part = ast::PatternPart {
+                    path: None,
+                    selector: ast::PathSelector::All,
+                    chain: (**chain).clone(),
+                    span: e.span,
+                };
+                self.check_pattern_predicate(&part, scope)?;
+                let (plan, _) = self.pattern_subquery(std::slice::from_ref(&part), None, scope)?;
+                Expr::Subquery(plan, Box::new(SubKind::Exists))
+            }
+            ExprKind::PatternComprehension(c) => {
+                let part = ast::PatternPart {
+                    path: c.path.clone(),
+                    selector: ast::PathSelector::All,
+                    chain: c.pattern.clone(),
+                    span: e.span,
+                };
+                let (plan, inner) =
+                    self.pattern_subquery(std::slice::from_ref(&part), c.filter.as_ref(), scope)?;
+                let map = self.expr(&c.map, &inner)?;
+                Expr::Subquery(plan, Box::new(SubKind::Collect(map)))
+            }
+            ExprKind::Subquery(s) => self.subquery_expr(s, scope, e.span)?,
+        })
+    }
+
+    fn aggregate(
+        &mut self,
+        kind: AggKind,
+        distinct: bool,
+        args: &[ast::Expr],
+        e: &ast::Expr,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        match agg {
+            Agg::Forbidden => Err(self.err(
+                Status::SyntaxError,
+                Detail::InvalidAggregation,
+                format!(
+                    "Invalid use of aggregating function {}(...) in this context",
+                    kind.name()
+                ),
+                e.span,
+            )),
+            Agg::Nested => Err(self.err(
+                Status::SyntaxError,
+                Detail::NestedAggregation,
+                "Can't use aggregate functions inside of aggregate functions.",
+                e.span,
+            )),
+            Agg::Collect(ctx) => {
+                if args.len() != kind.arity() {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidNumberOfArguments,
+                        format!(
+                            "Function '{}' expects {} argument(s)",
+                            kind.name(),
+                            kind.arity()
+                        ),
+                        e.span,
+                    ));
+                }
+                let pre = ctx.pre.clone();
+                let mut compiled = Vec::with_capacity(args.len());
+                for a in args {
+                    compiled.push(self.expr_with(a, &pre, &mut Agg::Nested)?);
+                }
+                let mut it = compiled.into_iter();
+                let arg = it.next();
+                let param = it.next();
+                let out = self.slot();
+                ctx.aggs.push(AggSpec {
+                    kind,
+                    distinct,
+                    arg,
+                    param,
+                    out,
+                });
+                Ok(Expr::Slot(out))
+            }
+        }
+    }
+
+    fn function(
+        &mut self,
+        call: &ast::FunctionCall,
+        e: &ast::Expr,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let qualified = call.name.qualified();
+        if call.name.namespace.is_empty() {
+            if let Some(kind) = AggKind::lookup(&call.name.name.name) {
+                return self.aggregate(kind, call.distinct, &call.args, e, agg);
+            }
+        }
+        if call.distinct {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::InvalidAggregation,
+                format!("DISTINCT is only allowed in aggregate functions, not in {qualified}()"),
+                e.span,
+            ));
+        }
+        if call.name.namespace.is_empty() {
+            if let Some(g) = GraphFn::lookup(&call.name.name.name) {
+                if call.args.len() != 1 {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidNumberOfArguments,
+                        format!(
+                            "Function '{}' expects 1 argument, got {}",
+                            g.name(),
+                            call.args.len()
+                        ),
+                        e.span,
+                    ));
+                }
+                if g == GraphFn::Exists {
+                    return match &call.args[0].kind {
+                        ExprKind::Property { .. } => {
+                            let x = self.expr_with(&call.args[0], scope, agg)?;
+                            Ok(Expr::IsNull(Box::new(x), true))
+                        }
+                        ExprKind::Pattern(_) => self.expr_with(&call.args[0], scope, agg),
+                        _ => Err(self.err(
+                            Status::SyntaxError,
+                            Detail::InvalidArgumentType,
+                            "Argument to exists(...) is not a property or pattern",
+                            e.span,
+                        )),
+                    };
+                }
+                let x = self.expr_with(&call.args[0], scope, agg)?;
+                return Ok(Expr::Graph(g, vec![x]));
+            }
+        }
+        let Some(f) = quiver_value::lookup(&qualified) else {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::UnknownFunction,
+                format!("Unknown function '{qualified}'"),
+                call.name.name.span,
+            ));
+        };
+        if f.check_arity(call.args.len()).is_err() {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::InvalidNumberOfArguments,
+                format!(
+                    "Function '{qualified}' called with the wrong number of arguments ({})",
+                    call.args.len()
+                ),
+                e.span,
+            ));
+        }
+        let mut args = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            args.push(self.expr_with(a, scope, agg)?);
+        }
+        Ok(Expr::Call(f, args))
+    }
+}

@@ -1,0 +1,457 @@
+//! WITH and RETURN: projection, aggregation, DISTINCT, ORDER BY, SKIP, LIMIT and WITH's WHERE.
+
+use std::sync::Arc;
+
+use quiver_cypher::ast::{self, ExprKind, Literal};
+use quiver_cypher::{Detail, Span, Status};
+use quiver_value::Value;
+
+use super::clauses::{Planner, Result};
+use super::expr::{Agg, AggCtx, contains_aggregate};
+use super::scope::{Kind, Scope};
+use super::{Op, PlanNode, SortKey};
+use crate::eval::aggregate::{AggKind, AggSpec};
+use crate::eval::{Expr, GraphFn};
+
+/// What a projected expression is known to hold.
+fn kind_of(e: &Expr, pre: &Scope) -> Kind {
+    match e {
+        Expr::Slot(s) => pre
+            .vars
+            .iter()
+            .rev()
+            .find(|v| v.slot == *s)
+            .map_or(Kind::Any, |v| v.kind),
+        Expr::Const(Value::Null) => Kind::Any,
+        Expr::Const(Value::Node(_)) => Kind::Node,
+        Expr::Const(_) | Expr::List(_) | Expr::Map(_) | Expr::ListComp { .. } => Kind::Value,
+        Expr::Path(_) => Kind::Path,
+        Expr::Graph(GraphFn::StartNode | GraphFn::EndNode, _) => Kind::Node,
+        _ => Kind::Any,
+    }
+}
+
+/// `MATCH (n[:L]) RETURN count(n)` and `MATCH ()-[r[:T]]->() RETURN count(r)` answered from
+/// the store's counts instead of a scan.
+fn count_store(input: &Arc<PlanNode>, keys: &[(usize, Expr)], aggs: &[AggSpec]) -> Option<Op> {
+    let [agg] = aggs else {
+        return None;
+    };
+    if !keys.is_empty() || agg.distinct {
+        return None;
+    }
+    let counted = match (agg.kind, &agg.arg) {
+        (AggKind::CountStar, _) => None,
+        (AggKind::Count, Some(Expr::Slot(s))) => Some(*s),
+        _ => return None,
+    };
+    let once = |n: &Arc<PlanNode>| matches!(n.op, Op::Once);
+    match &input.op {
+        Op::LabelScan {
+            input: i,
+            slot,
+            label,
+        } if once(i) && counted.is_none_or(|c| c == *slot) => Some(Op::NodeCount {
+            input: i.clone(),
+            slot: agg.out,
+            label: Some(label.clone()),
+        }),
+        Op::AllNodes { input: i, slot } if once(i) && counted.is_none_or(|c| c == *slot) => {
+            Some(Op::NodeCount {
+                input: i.clone(),
+                slot: agg.out,
+                label: None,
+            })
+        }
+        Op::Expand { input: scan, spec }
+            if !spec.into
+                && spec.dir != quiver_storage::Direction::Both
+                && spec.types.len() <= 1
+                && counted.is_none_or(|c| c == spec.rel) =>
+        {
+            match &scan.op {
+                Op::AllNodes { input: i, slot } if once(i) && *slot == spec.from => {
+                    Some(Op::RelCount {
+                        input: i.clone(),
+                        slot: agg.out,
+                        ty: spec.types.first().cloned(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+struct Item {
+    name: Arc<str>,
+    expr: ast::Expr,
+}
+
+impl Planner<'_> {
+    /// A SKIP or LIMIT expression: constant, and when literal, a non-negative integer.
+    fn count_expr(&mut self, e: &ast::Expr, what: &str) -> Result<Expr> {
+        let mut uses_variables = false;
+        super::expr::visit(e, &mut |x| {
+            if matches!(
+                x.kind,
+                ExprKind::Variable(_)
+                    | ExprKind::Pattern(_)
+                    | ExprKind::Subquery(_)
+                    | ExprKind::PatternComprehension(_)
+            ) {
+                uses_variables = true;
+            }
+        });
+        if uses_variables {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::NonConstantExpression,
+                format!("It is not allowed to refer to variables in {what}"),
+                e.span,
+            ));
+        }
+        match &e.kind {
+            ExprKind::Literal(Literal::Integer(i)) if *i < 0 => {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::NegativeIntegerArgument,
+                    format!(
+                        "Invalid input. '{i}' is not a valid value. Must be a non-negative integer."
+                    ),
+                    e.span,
+                ));
+            }
+            ExprKind::Literal(Literal::Float(f)) => {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidArgumentType,
+                    format!(
+                        "Invalid input. '{f}' is not a valid value. Must be a non-negative integer."
+                    ),
+                    e.span,
+                ));
+            }
+            _ => {}
+        }
+        self.expr(e, &Scope::default())
+    }
+
+    fn items(
+        &self,
+        p: &ast::Projection,
+        pre: &Scope,
+        is_return: bool,
+        span: Span,
+    ) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        if p.star {
+            let mut names: Vec<Arc<str>> = pre.names();
+            if names.is_empty() && p.items.is_empty() {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::NoVariablesInScope,
+                    if is_return {
+                        "RETURN * is not allowed when there are no variables in scope"
+                    } else {
+                        "WITH * is not allowed when there are no variables in scope"
+                    },
+                    span,
+                ));
+            }
+            names.sort();
+            for name in names {
+                items.push(Item {
+                    expr: ast::Expr::new(
+                        ExprKind::Variable(ast::Ident::with_span(&*name, span)),
+                        span,
+                    ),
+                    name,
+                });
+            }
+        }
+        for item in &p.items {
+            if !is_return
+                && item.alias.is_none()
+                && !matches!(item.expr.kind, ExprKind::Variable(_))
+            {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::NoExpressionAlias,
+                    "Expression in WITH must be aliased (use AS)",
+                    item.span,
+                ));
+            }
+            let name: Arc<str> = Arc::from(item.name());
+            if items.iter().any(|i: &Item| i.name == name) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::ColumnNameConflict,
+                    format!(
+                        "Multiple result columns with the same name are not supported: `{name}`"
+                    ),
+                    item.span,
+                ));
+            }
+            items.push(Item {
+                name,
+                expr: item.expr.clone(),
+            });
+        }
+        Ok(items)
+    }
+
+    /// Plans a WITH or RETURN; replaces `scope` with the projected variables. Returns the plan,
+    /// column names and their slots.
+    #[allow(clippy::too_many_arguments, clippy::too_many_lines)]
+    pub(super) fn projection(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &mut Scope,
+        p: &ast::Projection,
+        filter: Option<&ast::Expr>,
+        is_return: bool,
+        targets: Option<&[usize]>,
+        span: Span,
+    ) -> Result<(Arc<PlanNode>, Vec<Arc<str>>, Vec<usize>)> {
+        let pre = scope.clone();
+        let items = self.items(p, &pre, is_return, span)?;
+        let aggregating = items.iter().any(|i| contains_aggregate(&i.expr));
+        let target = |i: usize| targets.and_then(|t| t.get(i).copied());
+        let mut plan = input;
+        let mut new_scope = Scope::default();
+        let mut out_slots = vec![0usize; items.len()];
+        let mut sort_keys: Vec<SortKey> = Vec::new();
+        let est_in = plan.est_rows;
+
+        if aggregating {
+            let mut ctx = AggCtx {
+                pre: pre.clone(),
+                keys: Vec::new(),
+                aggs: Vec::new(),
+            };
+            let mut key_items: Vec<(usize, Expr)> = Vec::new();
+            let mut post_items: Vec<(usize, Expr)> = Vec::new();
+            let mut kinds = vec![Kind::Any; items.len()];
+            for (i, item) in items.iter().enumerate() {
+                if contains_aggregate(&item.expr) {
+                    continue;
+                }
+                let compiled = self.expr(&item.expr, &pre)?;
+                kinds[i] = kind_of(&compiled, &pre);
+                let slot = target(i).unwrap_or_else(|| self.slot());
+                ctx.keys.push((item.expr.clone(), slot));
+                key_items.push((slot, compiled));
+                out_slots[i] = slot;
+            }
+            let empty = Scope::default();
+            for (i, item) in items.iter().enumerate() {
+                if !contains_aggregate(&item.expr) {
+                    continue;
+                }
+                let compiled = self.expr_with(&item.expr, &empty, &mut Agg::Collect(&mut ctx))?;
+                let slot = target(i).unwrap_or_else(|| self.slot());
+                post_items.push((slot, compiled));
+                out_slots[i] = slot;
+            }
+            for (i, item) in items.iter().enumerate() {
+                new_scope.bind(&item.name, out_slots[i], kinds[i]);
+            }
+            for s in &p.order_by {
+                let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
+                    Expr::Slot(out_slots[i])
+                } else {
+                    self.expr_with(&s.expr, &new_scope, &mut Agg::Collect(&mut ctx))?
+                };
+                sort_keys.push(SortKey {
+                    expr,
+                    descending: s.descending,
+                });
+            }
+            let groups = if key_items.is_empty() {
+                1.0
+            } else {
+                (est_in / 2.0).max(1.0)
+            };
+            plan = match count_store(&plan, &key_items, &ctx.aggs) {
+                Some(op) => self.node(op, 1.0, &new_scope),
+                None => self.node(
+                    Op::Aggregate {
+                        input: plan,
+                        keys: key_items,
+                        aggs: ctx.aggs,
+                    },
+                    groups,
+                    &new_scope,
+                ),
+            };
+            if !post_items.is_empty() {
+                plan = self.node(
+                    Op::Project {
+                        input: plan,
+                        items: post_items,
+                    },
+                    groups,
+                    &new_scope,
+                );
+            }
+            if p.distinct {
+                plan = self.node(
+                    Op::Distinct {
+                        input: plan,
+                        slots: new_scope.slots(),
+                    },
+                    groups,
+                    &new_scope,
+                );
+            }
+        } else {
+            let mut proj: Vec<(usize, Expr)> = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                let compiled = self.expr(&item.expr, &pre)?;
+                let kind = kind_of(&compiled, &pre);
+                let slot = match (target(i), &compiled) {
+                    (Some(t), _) => t,
+                    (None, Expr::Slot(s)) => *s,
+                    (None, _) => self.slot(),
+                };
+                if !matches!(&compiled, Expr::Slot(s) if *s == slot) {
+                    proj.push((slot, compiled));
+                }
+                out_slots[i] = slot;
+                new_scope.bind(&item.name, slot, kind);
+            }
+            if !proj.is_empty() {
+                plan = self.node(
+                    Op::Project {
+                        input: plan,
+                        items: proj,
+                    },
+                    est_in,
+                    &new_scope,
+                );
+            }
+            if p.distinct {
+                plan = self.node(
+                    Op::Distinct {
+                        input: plan,
+                        slots: new_scope.slots(),
+                    },
+                    est_in,
+                    &new_scope,
+                );
+            }
+            let sort_scope = if p.distinct {
+                new_scope.clone()
+            } else {
+                let mut s = pre.clone();
+                for v in &new_scope.vars {
+                    s.bind(&v.name, v.slot, v.kind);
+                }
+                s
+            };
+            for s in &p.order_by {
+                let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
+                    Expr::Slot(out_slots[i])
+                } else {
+                    match self.expr(&s.expr, &sort_scope) {
+                        Ok(e) => e,
+                        Err(e) if p.distinct && e.kind.detail == Detail::UndefinedVariable => {
+                            return Err(self.err(
+                                Status::SyntaxError,
+                                Detail::UndefinedVariable,
+                                "In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to access variables declared before the WITH/RETURN",
+                                s.expr.span,
+                            ));
+                        }
+                        Err(e) => return Err(e),
+                    }
+                };
+                sort_keys.push(SortKey {
+                    expr,
+                    descending: s.descending,
+                });
+            }
+        }
+
+        let skip = match &p.skip {
+            Some(e) => Some(self.count_expr(e, "SKIP")?),
+            None => None,
+        };
+        let limit = match &p.limit {
+            Some(e) => Some(self.count_expr(e, "LIMIT")?),
+            None => None,
+        };
+        let est = plan.est_rows;
+        let keep = new_scope.slots();
+        if !sort_keys.is_empty() {
+            plan = match limit {
+                Some(limit) => self.node(
+                    Op::Top {
+                        input: plan,
+                        keys: sort_keys,
+                        keep,
+                        skip,
+                        limit,
+                    },
+                    est,
+                    &new_scope,
+                ),
+                None => {
+                    let sorted = self.node(
+                        Op::Sort {
+                            input: plan,
+                            keys: sort_keys,
+                            keep,
+                        },
+                        est,
+                        &new_scope,
+                    );
+                    match skip {
+                        Some(count) => self.node(
+                            Op::Skip {
+                                input: sorted,
+                                count,
+                            },
+                            est,
+                            &new_scope,
+                        ),
+                        None => sorted,
+                    }
+                }
+            };
+        } else {
+            if let Some(count) = skip {
+                plan = self.node(Op::Skip { input: plan, count }, est, &new_scope);
+            }
+            if let Some(count) = limit {
+                let drain = plan.subtree_writes();
+                plan = self.node(
+                    Op::Limit {
+                        input: plan,
+                        count,
+                        drain,
+                    },
+                    est,
+                    &new_scope,
+                );
+            }
+        }
+        if let Some(f) = filter {
+            let predicate = self.expr(f, &new_scope)?;
+            let est = plan.est_rows * 0.5;
+            plan = self.node(
+                Op::Filter {
+                    input: plan,
+                    predicate,
+                },
+                est,
+                &new_scope,
+            );
+        }
+        *scope = new_scope;
+        let columns = items.into_iter().map(|i| i.name).collect();
+        Ok((plan, columns, out_slots))
+    }
+}

@@ -1,0 +1,506 @@
+//! Planning updating clauses: CREATE, MERGE, SET, REMOVE, DELETE and FOREACH.
+
+use std::sync::Arc;
+
+use quiver_cypher::ast::{self, ClauseKind, ExprKind};
+use quiver_cypher::{Detail, Span, Status};
+
+use super::clauses::{Planner, Result};
+use super::scope::{Kind, Scope};
+use super::{CreateStep, Op, PlanNode, Props, SetOp};
+use crate::eval::{Expr, PathPart};
+
+/// Slots of every element of one pattern part, in pattern order.
+pub(crate) struct PartSlots {
+    pub nodes: Vec<usize>,
+    pub rels: Vec<usize>,
+}
+
+impl Planner<'_> {
+    fn props(&mut self, props: Option<&ast::Expr>, scope: &Scope) -> Result<Props> {
+        let Some(p) = props else {
+            return Ok(Props::None);
+        };
+        Ok(match &p.kind {
+            ExprKind::Map(entries) => {
+                let mut out: Vec<(Arc<crate::tokens::Token>, Expr)> =
+                    Vec::with_capacity(entries.len());
+                for e in entries {
+                    let v = self.expr(&e.value, scope)?;
+                    let key = self.tokens.key(&e.key.name);
+                    out.retain(|(k, _)| !Arc::ptr_eq(k, &key));
+                    out.push((key, v));
+                }
+                Props::Map(out)
+            }
+            _ => Props::Expr(self.expr(p, scope)?),
+        })
+    }
+
+    fn rel_type_of(&mut self, rp: &ast::RelationshipPattern) -> Result<Arc<crate::tokens::Token>> {
+        if rp.types.len() != 1 {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::NoSingleRelationshipType,
+                "Exactly one relationship type must be specified for CREATE and MERGE",
+                rp.span,
+            ));
+        }
+        if rp.length.is_some() {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::CreatingVarLength,
+                "Variable length relationships cannot be used in CREATE and MERGE",
+                rp.span,
+            ));
+        }
+        Ok(self.tokens.rel_type(&rp.types[0].name))
+    }
+
+    fn no_inline_where(&self, predicate: Option<&ast::Expr>) -> Result<()> {
+        match predicate {
+            Some(p) => Err(self.err(
+                Status::SyntaxError,
+                Detail::UnexpectedSyntax,
+                "WHERE is not allowed inside a CREATE or MERGE pattern",
+                p.span,
+            )),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn plan_create(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &mut Scope,
+        parts: &[ast::PatternPart],
+    ) -> Result<Arc<PlanNode>> {
+        let mut steps = Vec::new();
+        let mut paths: Vec<(usize, Vec<PathPart>)> = Vec::new();
+        for part in parts {
+            if part.selector != ast::PathSelector::All {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::UnexpectedSyntax,
+                    "shortestPath(...) cannot be used in CREATE",
+                    part.span,
+                ));
+            }
+            if let Some(p) = &part.path {
+                if scope.contains(&p.name) {
+                    return Err(self.already_bound(&p.name, p.span));
+                }
+            }
+            if part.chain.steps.is_empty() {
+                if let Some(v) = &part.chain.start.variable {
+                    if scope.contains(&v.name) {
+                        return Err(self.already_bound(&v.name, v.span));
+                    }
+                }
+            }
+            let mut node_slots = Vec::new();
+            for np in part.chain.nodes() {
+                self.no_inline_where(np.predicate.as_ref())?;
+                node_slots.push(self.create_node(np, scope, &mut steps)?);
+            }
+            let mut path = vec![PathPart::Node(node_slots[0])];
+            for (i, step) in part.chain.steps.iter().enumerate() {
+                let rp = &step.relationship;
+                self.no_inline_where(rp.predicate.as_ref())?;
+                if let Some(v) = &rp.variable {
+                    if scope.contains(&v.name) {
+                        return Err(self.already_bound(&v.name, v.span));
+                    }
+                }
+                let ty = self.rel_type_of(rp)?;
+                let (from, to) = match rp.direction {
+                    ast::Direction::Outgoing => (node_slots[i], node_slots[i + 1]),
+                    ast::Direction::Incoming => (node_slots[i + 1], node_slots[i]),
+                    ast::Direction::Both => {
+                        return Err(self.err(
+                            Status::SyntaxError,
+                            Detail::RequiresDirectedRelationship,
+                            "Only directed relationships are supported in CREATE",
+                            rp.span,
+                        ));
+                    }
+                };
+                let props = self.props(rp.properties.as_ref(), scope)?;
+                let slot = self.slot();
+                if let Some(v) = &rp.variable {
+                    scope.bind(&v.name, slot, Kind::Rel);
+                }
+                steps.push(CreateStep::Rel {
+                    slot,
+                    from,
+                    to,
+                    ty,
+                    props,
+                });
+                path.push(PathPart::Rel(slot));
+                path.push(PathPart::Node(node_slots[i + 1]));
+            }
+            if let Some(p) = &part.path {
+                let slot = self.slot();
+                scope.bind(&p.name, slot, Kind::Path);
+                paths.push((slot, path));
+            }
+        }
+        let est = input.est_rows;
+        let mut plan = self.node(Op::Create { input, steps }, est, scope);
+        if !paths.is_empty() {
+            let items = paths
+                .into_iter()
+                .map(|(s, parts)| (s, Expr::Path(parts)))
+                .collect();
+            plan = self.node(Op::Project { input: plan, items }, est, scope);
+        }
+        Ok(plan)
+    }
+
+    /// A node of a CREATE pattern: a bound variable is reused as is, anything else created.
+    fn create_node(
+        &mut self,
+        np: &ast::NodePattern,
+        scope: &mut Scope,
+        steps: &mut Vec<CreateStep>,
+    ) -> Result<usize> {
+        if let Some(v) = &np.variable {
+            if let Some(var) = scope.get(&v.name) {
+                if !np.labels.is_empty() || np.properties.is_some() {
+                    return Err(self.already_bound(&v.name, v.span));
+                }
+                if !matches!(var.kind, Kind::Node | Kind::Any) {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::VariableTypeConflict,
+                        format!("Type mismatch: `{}` is not a node", v.name),
+                        v.span,
+                    ));
+                }
+                return Ok(var.slot);
+            }
+        }
+        let labels = np
+            .labels
+            .iter()
+            .map(|l| self.tokens.label(&l.name))
+            .collect();
+        let props = self.props(np.properties.as_ref(), scope)?;
+        let slot = self.slot();
+        if let Some(v) = &np.variable {
+            scope.bind(&v.name, slot, Kind::Node);
+        }
+        steps.push(CreateStep::Node {
+            slot,
+            labels,
+            props,
+        });
+        Ok(slot)
+    }
+
+    fn check_merge_props(&self, props: Option<&ast::Expr>) -> Result<()> {
+        if let Some(p) = props {
+            if !matches!(p.kind, ExprKind::Map(_)) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidParameterUse,
+                    "Parameter maps cannot be used in MERGE patterns (use a literal map, e.g. {id: $param.id})",
+                    p.span,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn plan_merge(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &mut Scope,
+        m: &ast::Merge,
+    ) -> Result<Arc<PlanNode>> {
+        let part = &m.pattern;
+        if part.selector != ast::PathSelector::All {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::UnexpectedSyntax,
+                "shortestPath(...) cannot be used in MERGE",
+                part.span,
+            ));
+        }
+        if let Some(p) = &part.path {
+            if scope.contains(&p.name) {
+                return Err(self.already_bound(&p.name, p.span));
+            }
+        }
+        let mut slots = PartSlots {
+            nodes: Vec::new(),
+            rels: Vec::new(),
+        };
+        let mut fresh: Vec<bool> = Vec::new();
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for np in part.chain.nodes() {
+            self.no_inline_where(np.predicate.as_ref())?;
+            self.check_merge_props(np.properties.as_ref())?;
+            let named = np.variable.as_ref();
+            if let Some(v) = named {
+                if let Some(var) = scope.get(&v.name) {
+                    if !np.labels.is_empty()
+                        || np.properties.is_some()
+                        || part.chain.steps.is_empty()
+                    {
+                        return Err(self.already_bound(&v.name, v.span));
+                    }
+                    slots.nodes.push(var.slot);
+                    fresh.push(false);
+                    continue;
+                }
+                if let Some((_, s)) = seen.iter().find(|(n, _)| *n == v.name) {
+                    if !np.labels.is_empty() || np.properties.is_some() {
+                        return Err(self.already_bound(&v.name, v.span));
+                    }
+                    slots.nodes.push(*s);
+                    fresh.push(false);
+                    continue;
+                }
+            }
+            let s = self.slot();
+            if let Some(v) = named {
+                seen.push((v.name.clone(), s));
+            }
+            slots.nodes.push(s);
+            fresh.push(true);
+        }
+        let mut rel_types = Vec::new();
+        for step in &part.chain.steps {
+            let rp = &step.relationship;
+            self.no_inline_where(rp.predicate.as_ref())?;
+            if let Some(v) = &rp.variable {
+                if scope.contains(&v.name) {
+                    return Err(self.already_bound(&v.name, v.span));
+                }
+            }
+            self.check_merge_props(rp.properties.as_ref())?;
+            rel_types.push(self.rel_type_of(rp)?);
+            slots.rels.push(self.slot());
+        }
+        // The match half.
+        let mut inner = scope.clone();
+        let once = self.once(scope);
+        let matcher = self.pattern(
+            once,
+            &mut inner,
+            std::slice::from_ref(part),
+            None,
+            Some(std::slice::from_ref(&slots)),
+        )?;
+        // The create half, into the same slots.
+        let mut steps = Vec::new();
+        let nodes: Vec<&ast::NodePattern> = part.chain.nodes().collect();
+        for (i, np) in nodes.iter().enumerate() {
+            if !fresh[i] {
+                continue;
+            }
+            let labels = np
+                .labels
+                .iter()
+                .map(|l| self.tokens.label(&l.name))
+                .collect();
+            let props = self.props(np.properties.as_ref(), scope)?;
+            steps.push(CreateStep::Node {
+                slot: slots.nodes[i],
+                labels,
+                props,
+            });
+        }
+        let mut path = vec![PathPart::Node(slots.nodes[0])];
+        for (i, step) in part.chain.steps.iter().enumerate() {
+            let rp = &step.relationship;
+            let (from, to) = match rp.direction {
+                ast::Direction::Incoming => (slots.nodes[i + 1], slots.nodes[i]),
+                _ => (slots.nodes[i], slots.nodes[i + 1]),
+            };
+            let props = self.props(rp.properties.as_ref(), scope)?;
+            steps.push(CreateStep::Rel {
+                slot: slots.rels[i],
+                from,
+                to,
+                ty: rel_types[i].clone(),
+                props,
+            });
+            path.push(PathPart::Rel(slots.rels[i]));
+            path.push(PathPart::Node(slots.nodes[i + 1]));
+        }
+        *scope = inner;
+        let path = match &part.path {
+            Some(p) => scope.get(&p.name).map(|v| (v.slot, Expr::Path(path))),
+            None => None,
+        };
+        let mut on_match = Vec::new();
+        let mut on_create = Vec::new();
+        for action in &m.actions {
+            let ops = self.set_ops(scope, &action.items)?;
+            match action.on {
+                ast::MergeOn::Match => on_match.extend(ops),
+                ast::MergeOn::Create => on_create.extend(ops),
+            }
+        }
+        let est = input.est_rows;
+        Ok(self.node(
+            Op::Merge {
+                input,
+                matcher,
+                create: steps,
+                on_match,
+                on_create,
+                path,
+            },
+            est,
+            scope,
+        ))
+    }
+
+    fn variable(&self, v: &ast::Ident, scope: &Scope) -> Result<Expr> {
+        match scope.get(&v.name) {
+            Some(var) => Ok(Expr::Slot(var.slot)),
+            None => Err(self.undefined(&v.name, v.span)),
+        }
+    }
+
+    fn set_ops(&mut self, scope: &Scope, items: &[ast::SetItem]) -> Result<Vec<SetOp>> {
+        let mut ops = Vec::with_capacity(items.len());
+        for item in items {
+            ops.push(match item {
+                ast::SetItem::Property { entity, key, value } => SetOp::Prop {
+                    entity: self.expr(entity, scope)?,
+                    key: self.tokens.key(&key.name),
+                    value: self.expr(value, scope)?,
+                },
+                ast::SetItem::Replace { variable, value } => SetOp::Replace {
+                    entity: self.variable(variable, scope)?,
+                    value: self.expr(value, scope)?,
+                },
+                ast::SetItem::Merge { variable, value } => SetOp::Merge {
+                    entity: self.variable(variable, scope)?,
+                    value: self.expr(value, scope)?,
+                },
+                ast::SetItem::Labels { variable, labels } => SetOp::AddLabels {
+                    entity: self.variable(variable, scope)?,
+                    labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
+                },
+            });
+        }
+        Ok(ops)
+    }
+
+    pub(super) fn plan_set(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &Scope,
+        items: &[ast::SetItem],
+    ) -> Result<Arc<PlanNode>> {
+        let ops = self.set_ops(scope, items)?;
+        let est = input.est_rows;
+        Ok(self.node(Op::Set { input, ops }, est, scope))
+    }
+
+    pub(super) fn plan_remove(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &Scope,
+        items: &[ast::RemoveItem],
+    ) -> Result<Arc<PlanNode>> {
+        let mut ops = Vec::with_capacity(items.len());
+        for item in items {
+            ops.push(match item {
+                ast::RemoveItem::Property { entity, key } => SetOp::RemoveProp {
+                    entity: self.expr(entity, scope)?,
+                    key: self.tokens.key(&key.name),
+                },
+                ast::RemoveItem::Labels { variable, labels } => SetOp::RemoveLabels {
+                    entity: self.variable(variable, scope)?,
+                    labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
+                },
+            });
+        }
+        let est = input.est_rows;
+        Ok(self.node(Op::Set { input, ops }, est, scope))
+    }
+
+    pub(super) fn plan_delete(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &Scope,
+        d: &ast::Delete,
+    ) -> Result<Arc<PlanNode>> {
+        let mut exprs = Vec::with_capacity(d.exprs.len());
+        for e in &d.exprs {
+            if matches!(e.kind, ExprKind::HasLabels { .. }) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidDelete,
+                    "DELETE deletes nodes, relationships and paths, not labels (use REMOVE)",
+                    e.span,
+                ));
+            }
+            exprs.push(self.expr(e, scope)?);
+        }
+        let est = input.est_rows;
+        Ok(self.node(
+            Op::Delete {
+                input,
+                exprs,
+                detach: d.detach,
+            },
+            est,
+            scope,
+        ))
+    }
+
+    pub(super) fn plan_foreach(
+        &mut self,
+        input: Arc<PlanNode>,
+        scope: &Scope,
+        f: &ast::Foreach,
+    ) -> Result<Arc<PlanNode>> {
+        let list = self.expr(&f.list, scope)?;
+        if scope.contains(&f.variable.name) {
+            return Err(self.already_bound(&f.variable.name, f.variable.span));
+        }
+        let slot = self.slot();
+        let mut inner_scope = scope.clone();
+        inner_scope.bind(&f.variable.name, slot, Kind::Any);
+        let mut inner = self.once(&inner_scope);
+        for clause in &f.clauses {
+            inner = match &clause.kind {
+                ClauseKind::Create(c) => self.plan_create(inner, &mut inner_scope, &c.pattern)?,
+                ClauseKind::Merge(m) => self.plan_merge(inner, &mut inner_scope, m)?,
+                ClauseKind::Set(s) => self.plan_set(inner, &inner_scope, &s.items)?,
+                ClauseKind::Remove(r) => self.plan_remove(inner, &inner_scope, &r.items)?,
+                ClauseKind::Delete(d) => self.plan_delete(inner, &inner_scope, d)?,
+                ClauseKind::Foreach(f) => self.plan_foreach(inner, &inner_scope, f)?,
+                other => return Err(self.foreach_clause(other.name(), clause.span)),
+            };
+        }
+        let est = input.est_rows;
+        Ok(self.node(
+            Op::Foreach {
+                input,
+                slot,
+                list,
+                inner,
+            },
+            est,
+            scope,
+        ))
+    }
+
+    fn foreach_clause(&self, name: &str, span: Span) -> quiver_cypher::Error {
+        self.err(
+            Status::SyntaxError,
+            Detail::InvalidClauseComposition,
+            format!("Invalid use of {name} inside FOREACH"),
+            span,
+        )
+    }
+}

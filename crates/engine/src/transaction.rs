@@ -1,0 +1,437 @@
+//! Transactions: run queries, pull their rows in batches, commit or roll back.
+//!
+//! A transaction may have several queries open at once (Bolt's `qid`): each is an independent
+//! cursor over the same storage transaction. A failure fails the whole transaction: its writes
+//! are rolled back at once (so they stop blocking other writers) and every later request on it
+//! is refused until the client rolls back.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use quiver_storage::Transaction as StorageTx;
+use quiver_value::{FunctionContext, Map, TimeZone, Value};
+
+use crate::config::{AccessMode, TxOptions};
+use crate::database::{Shared, tx_name};
+use crate::error::{Error, Result, code};
+use crate::eval::Row;
+use crate::exec::{self, BoxCursor, Cx};
+use crate::materialize::materialize;
+use crate::plan::{self, Compiled};
+use crate::summary::{CommitInfo, OperatorProfile, PullState, QuerySummary};
+
+/// Identifies an open query within its transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueryId(pub u64);
+
+/// Cancels the running query of a transaction from another thread.
+#[derive(Clone, Debug)]
+pub struct CancelHandle(Arc<AtomicBool>);
+
+impl CancelHandle {
+    /// Makes the transaction's running and future pulls fail with `Terminated`.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+struct OpenQuery {
+    id: QueryId,
+    compiled: Arc<Compiled>,
+    /// `None` for EXPLAIN, which never runs.
+    cursor: Option<BoxCursor>,
+    row: Row,
+    cx: Cx,
+    started: Instant,
+    first_row: Option<Duration>,
+}
+
+/// A transaction. `Send`; used by one connection at a time.
+pub struct Transaction {
+    shared: Arc<Shared>,
+    stx: Arc<StorageTx>,
+    id: u64,
+    opts: TxOptions,
+    cancel: Arc<AtomicBool>,
+    queries: Vec<OpenQuery>,
+    next_query: u64,
+    /// Set once a query failed: the storage transaction has been rolled back.
+    failed: Option<String>,
+    /// Set when an auto-commit transaction committed after its query.
+    committed: Option<CommitInfo>,
+    ran: bool,
+    fctx_tx: quiver_value::temporal::Instant,
+}
+
+impl std::fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("id", &tx_name(self.id))
+            .field("open_queries", &self.queries.len())
+            .field("failed", &self.failed.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transaction {
+    pub(crate) fn begin(shared: Arc<Shared>, opts: TxOptions) -> Transaction {
+        let stx = match opts.mode {
+            AccessMode::Read => shared.storage.begin_read(),
+            AccessMode::Write => shared.storage.begin_write(),
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let id = shared.register_tx(opts.metadata.clone(), cancel.clone());
+        Transaction {
+            shared,
+            stx: Arc::new(stx),
+            id,
+            opts,
+            cancel,
+            queries: Vec::new(),
+            next_query: 0,
+            failed: None,
+            committed: None,
+            ran: false,
+            fctx_tx: quiver_value::temporal::Instant::now(),
+        }
+    }
+
+    /// The id `SHOW TRANSACTIONS` lists (`neo4j-transaction-N`).
+    pub fn id(&self) -> String {
+        tx_name(self.id)
+    }
+
+    pub fn cancel_handle(&self) -> CancelHandle {
+        CancelHandle(self.cancel.clone())
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        if let Some(why) = &self.failed {
+            return Err(Error::request(
+                code::TX_FAILED,
+                format!("The transaction has failed and must be rolled back: {why}"),
+            ));
+        }
+        if self.committed.is_some() {
+            return Err(Error::request(
+                code::TX_NOT_FOUND,
+                "The transaction has already been committed",
+            ));
+        }
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(Error::Terminated(
+                "the transaction was terminated".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Records a failure: closes every query and rolls the storage transaction back.
+    fn fail(&mut self, e: &Error) {
+        self.failed = Some(e.message());
+        self.queries.clear();
+        let _ = self.stx.rollback();
+        self.shared.set_query(self.id, None);
+    }
+
+    /// Compiles a query (or takes it from the plan cache).
+    fn compile(&self, query: &str) -> Result<Arc<Compiled>> {
+        let epoch = self.shared.epoch();
+        let nodes = self.stx.count_nodes().unwrap_or(0);
+        if let Some(plan) = self.shared.cache.lock().get(query, epoch, nodes) {
+            return Ok(plan);
+        }
+        let options = quiver_cypher::ParseOptions {
+            parse_depth_max: self.shared.config.parse_depth_max,
+            query_bytes_max: self.shared.config.query_bytes_max,
+        };
+        let stmt = quiver_cypher::parse_with(query, &options)?;
+        let procedures = self.shared.procedures();
+        let compiled = Arc::new(plan::compile(&stmt, query, &self.stx, &procedures)?);
+        self.shared
+            .cache
+            .lock()
+            .insert(query, epoch, nodes, compiled.clone());
+        Ok(compiled)
+    }
+
+    /// Compiles and starts a query; its rows are fetched with [`Transaction::pull`].
+    pub fn run(&mut self, query: &str, params: Map) -> Result<QueryId> {
+        self.check_usable()?;
+        if self.opts.auto_commit && self.ran {
+            return Err(Error::request(
+                code::REQUEST_INVALID,
+                "An auto-commit transaction runs exactly one query",
+            ));
+        }
+        if self.queries.len() >= self.shared.config.open_queries_max {
+            return Err(Error::request(
+                code::REQUEST_INVALID,
+                format!(
+                    "A transaction may have at most {} open queries",
+                    self.shared.config.open_queries_max
+                ),
+            ));
+        }
+        self.ran = true;
+        match self.start(query, params) {
+            Ok(id) => Ok(id),
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+        }
+    }
+
+    fn start(&mut self, query: &str, params: Map) -> Result<QueryId> {
+        let compiled = self.compile(query)?;
+        let mut values = Vec::with_capacity(compiled.params.len());
+        let mut missing = Vec::new();
+        for name in &compiled.params {
+            match params.get(name) {
+                Some(v) => values.push(v.clone()),
+                None => missing.push(format!("${name}")),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(Error::ParameterMissing(missing.join(", ")));
+        }
+        if compiled.writes && self.opts.mode == AccessMode::Read && !compiled.explain {
+            return Err(crate::exec::read_only_error());
+        }
+        let limit = match (self.opts.timeout, self.shared.config.query_time_max) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let started = Instant::now();
+        let fctx = FunctionContext::at(
+            quiver_value::temporal::Instant::now(),
+            self.fctx_tx,
+            TimeZone::Offset(0),
+        );
+        let mut cx = Cx::new(
+            self.stx.clone(),
+            values,
+            fctx,
+            self.shared.clone(),
+            self.cancel.clone(),
+            limit.map(|l| started + l),
+            limit.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
+        );
+        if compiled.profile {
+            cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
+        }
+        let cursor = if compiled.explain {
+            None
+        } else {
+            Some(exec::build(&compiled.root, &cx)?)
+        };
+        let id = QueryId(self.next_query);
+        self.next_query += 1;
+        self.shared.set_query(self.id, Some(query));
+        self.queries.push(OpenQuery {
+            id,
+            row: vec![Value::Null; compiled.slots],
+            compiled,
+            cursor,
+            cx,
+            started,
+            first_row: None,
+        });
+        Ok(id)
+    }
+
+    /// The column names of an open query.
+    pub fn fields(&self, q: QueryId) -> &[Arc<str>] {
+        self.queries
+            .iter()
+            .find(|o| o.id == q)
+            .map_or(&[], |o| &o.compiled.columns)
+    }
+
+    fn position(&self, q: QueryId) -> Result<usize> {
+        self.queries.iter().position(|o| o.id == q).ok_or_else(|| {
+            Error::request(
+                code::REQUEST_INVALID,
+                format!("No open query with id {}", q.0),
+            )
+        })
+    }
+
+    /// Fetches up to `n` rows (`-1`: all) of a query into `out`, materialised for the client.
+    pub fn pull(&mut self, q: QueryId, n: i64, out: &mut Vec<Vec<Value>>) -> Result<PullState> {
+        self.check_usable()?;
+        let at = self.position(q)?;
+        let result = self.advance(at, n, Some(out));
+        self.finish_step(at, result)
+    }
+
+    /// Skips up to `n` rows (`-1`: all). Updates of a writing query are always carried out in
+    /// full; a reading query is simply closed when everything is discarded.
+    pub fn discard(&mut self, q: QueryId, n: i64) -> Result<PullState> {
+        self.check_usable()?;
+        let at = self.position(q)?;
+        let result = if self.queries[at].compiled.writes {
+            self.advance(at, -1, None)
+        } else if n < 0 {
+            Ok(true)
+        } else {
+            self.advance(at, n, None)
+        };
+        self.finish_step(at, result)
+    }
+
+    /// Runs query `at` for up to `n` rows; `Ok(true)` when it is exhausted.
+    fn advance(
+        &mut self,
+        at: usize,
+        n: i64,
+        mut out: Option<&mut Vec<Vec<Value>>>,
+    ) -> Result<bool> {
+        let q = &mut self.queries[at];
+        let Some(cursor) = q.cursor.as_mut() else {
+            return Ok(true);
+        };
+        // A query without columns yields no records: run it to the end in one go.
+        let rowless = q.compiled.columns.is_empty();
+        let mut produced: i64 = 0;
+        while n < 0 || rowless || produced < n {
+            q.cx.check()?;
+            if !cursor.next(&mut q.cx, &mut q.row)? {
+                return Ok(true);
+            }
+            if q.first_row.is_none() {
+                q.first_row = Some(q.started.elapsed());
+            }
+            produced += 1;
+            if rowless {
+                continue;
+            }
+            if let Some(out) = out.as_deref_mut() {
+                let values = q
+                    .compiled
+                    .out_slots
+                    .iter()
+                    .map(|s| materialize(q.row.get(*s).cloned().unwrap_or(Value::Null), &q.cx.tx))
+                    .collect();
+                out.push(values);
+            }
+        }
+        Ok(false)
+    }
+
+    fn finish_step(&mut self, at: usize, result: Result<bool>) -> Result<PullState> {
+        match result {
+            Ok(false) => Ok(PullState::HasMore),
+            Ok(true) => {
+                let q = self.queries.remove(at);
+                let mut summary = summary(q);
+                if self.queries.is_empty() {
+                    self.shared.set_query(self.id, None);
+                }
+                if self.opts.auto_commit {
+                    match self.commit_inner() {
+                        Ok(info) => {
+                            summary.commit = Some(info.clone());
+                            self.committed = Some(info);
+                        }
+                        Err(e) => {
+                            self.fail(&e);
+                            return Err(e);
+                        }
+                    }
+                }
+                Ok(PullState::Done(Box::new(summary)))
+            }
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+        }
+    }
+}
+
+fn summary(q: OpenQuery) -> QuerySummary {
+    let plan = if q.compiled.explain || q.compiled.profile {
+        Some(plan::describe(&q.compiled.root, q.cx.profile.as_deref()))
+    } else {
+        None
+    };
+    let elapsed = q.started.elapsed();
+    let first = q.first_row.unwrap_or(elapsed);
+    QuerySummary {
+        stats: q.cx.counters,
+        query_type: q.compiled.query_type,
+        plan,
+        notifications: q.compiled.notifications.clone(),
+        commit: None,
+        t_first: first,
+        t_last: elapsed.saturating_sub(first),
+    }
+}
+
+impl Transaction {
+    /// Finishes open queries (running writing ones to completion) and commits.
+    fn commit_inner(&mut self) -> Result<CommitInfo> {
+        while let Some(q) = self.queries.first() {
+            if q.compiled.writes {
+                self.advance(0, -1, None)?;
+            }
+            self.queries.remove(0);
+        }
+        let info = self.stx.commit()?;
+        Ok(CommitInfo::new(info.commit))
+    }
+
+    /// Commits. An auto-commit transaction that already committed reports that commit.
+    pub fn commit(mut self) -> Result<CommitInfo> {
+        if let Some(info) = self.committed.clone() {
+            return Ok(info);
+        }
+        if let Some(why) = &self.failed {
+            return Err(Error::request(
+                code::TX_FAILED,
+                format!("The transaction has failed and was rolled back: {why}"),
+            ));
+        }
+        match self.commit_inner() {
+            Ok(info) => {
+                self.committed = Some(info.clone());
+                Ok(info)
+            }
+            Err(e) => {
+                self.fail(&e);
+                Err(e)
+            }
+        }
+    }
+
+    /// Rolls back; a failed transaction rolls back without complaint.
+    pub fn rollback(mut self) -> Result<()> {
+        self.queries.clear();
+        if self.committed.is_some() || self.failed.is_some() {
+            return Ok(());
+        }
+        match self.stx.rollback() {
+            Ok(()) | Err(quiver_storage::Error::TransactionClosed) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Whether a query failed and the transaction must be rolled back.
+    pub fn is_failed(&self) -> bool {
+        self.failed.is_some()
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        self.queries.clear();
+        self.shared.unregister_tx(self.id);
+    }
+}

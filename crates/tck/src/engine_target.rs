@@ -1,0 +1,138 @@
+//! The TCK target for Quiver's embedded engine: each query runs in its own auto-commit
+//! transaction of an in-memory database, and `reset` starts over with a fresh database.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use quiver_engine::{
+    Database, EngineConfig, Field, FieldType, Phase, ProcedureSignature, PullState, TableProcedure,
+    TxOptions,
+};
+use quiver_storage::{NodeId, RelId};
+use quiver_tck::{
+    ErrorKind, ErrorPhase, GraphState, Outcome, ProcedureBaseType, ProcedureFixture, ProcedureType,
+    QueryError, Target, TargetError,
+};
+use quiver_value::Map;
+
+/// Quiver's engine as a TCK target.
+pub struct EngineTarget {
+    db: Arc<Database>,
+    deadline: Option<Instant>,
+}
+
+impl EngineTarget {
+    pub fn new() -> Self {
+        EngineTarget {
+            db: Database::open_in_memory(EngineConfig::default()),
+            deadline: None,
+        }
+    }
+}
+
+impl Default for EngineTarget {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Classifies an engine error the way the TCK names errors.
+fn query_error(e: &quiver_engine::Error) -> QueryError {
+    let detail = e.detail();
+    let kind = match detail {
+        // Neo4j reports this one as a schema constraint failure; the TCK names it so.
+        Some("DeleteConnectedNode") => ErrorKind::ConstraintVerificationFailed,
+        _ => ErrorKind::from_name(e.status_code()).unwrap_or(ErrorKind::SemanticError),
+    };
+    let phase = match e.phase() {
+        Phase::CompileTime => ErrorPhase::CompileTime,
+        Phase::Runtime => ErrorPhase::Runtime,
+    };
+    QueryError::new(kind, phase, detail, e.message())
+}
+
+fn field_type(t: &ProcedureType) -> FieldType {
+    match &t.base {
+        ProcedureBaseType::Any => FieldType::Any,
+        ProcedureBaseType::Boolean => FieldType::Boolean,
+        ProcedureBaseType::Integer => FieldType::Integer,
+        ProcedureBaseType::Float => FieldType::Float,
+        ProcedureBaseType::Number => FieldType::Number,
+        ProcedureBaseType::String => FieldType::String,
+        ProcedureBaseType::Map => FieldType::Map,
+        ProcedureBaseType::Node => FieldType::Node,
+        ProcedureBaseType::Relationship => FieldType::Relationship,
+        ProcedureBaseType::Path => FieldType::Path,
+        ProcedureBaseType::List(inner) => FieldType::List(Box::new(field_type(inner))),
+    }
+}
+
+impl Target for EngineTarget {
+    fn reset(&mut self) -> Result<(), TargetError> {
+        self.db = Database::open_in_memory(EngineConfig::default());
+        Ok(())
+    }
+
+    fn execute(&mut self, query: &str, params: &Map) -> Result<Outcome, QueryError> {
+        let mut opts = TxOptions::auto_commit();
+        if let Some(d) = self.deadline {
+            opts.timeout = Some(d.saturating_duration_since(Instant::now()));
+        }
+        let mut tx = self.db.begin(opts).map_err(|e| query_error(&e))?;
+        let q = tx.run(query, params.clone()).map_err(|e| query_error(&e))?;
+        let columns = tx.fields(q).iter().map(ToString::to_string).collect();
+        let mut rows = Vec::new();
+        while let PullState::HasMore = tx.pull(q, 1000, &mut rows).map_err(|e| query_error(&e))? {}
+        Ok(Outcome { columns, rows })
+    }
+
+    fn register_procedure(&mut self, procedure: ProcedureFixture) -> Result<(), TargetError> {
+        let signature = ProcedureSignature {
+            name: procedure.name.clone(),
+            inputs: procedure
+                .inputs
+                .iter()
+                .map(|f| Field::new(&f.name, field_type(&f.ty)))
+                .collect(),
+            outputs: procedure
+                .outputs
+                .iter()
+                .map(|f| Field::new(&f.name, field_type(&f.ty)))
+                .collect(),
+            writes: false,
+        };
+        let rows = procedure
+            .rows
+            .into_iter()
+            .map(|r| (r.inputs, r.outputs))
+            .collect();
+        self.db
+            .register_procedure(Arc::new(TableProcedure::new(signature, rows)));
+        Ok(())
+    }
+
+    fn graph_state(&mut self) -> Result<GraphState, TargetError> {
+        let tx = self.db.storage().begin_read();
+        let mut state = GraphState::default();
+        let fail = |e: quiver_storage::Error| TargetError::Failed(e.to_string());
+        for id in tx.scan_nodes().map_err(fail)? {
+            let id: NodeId = id.map_err(fail)?;
+            let node = tx.materialize_node(id).map_err(fail)?;
+            if let Some(data) = node.data {
+                state.nodes.insert(id.0, (*data).clone());
+            }
+        }
+        for id in tx.scan_rels(&[]).map_err(fail)? {
+            let id: RelId = id.map_err(fail)?;
+            let rel = tx.materialize_rel(id).map_err(fail)?;
+            if let Some(data) = rel.data {
+                state.relationships.insert(id.0, (*data).clone());
+            }
+        }
+        Ok(state)
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+}
