@@ -274,8 +274,8 @@ impl BoltSession {
             }
             Decision::Ignore => encode_ignored(self.outbox()),
             Decision::Fail { code, message } => self.fail(code, &message),
-            Decision::Violation { message } => {
-                self.fail(REQUEST_INVALID, &message);
+            Decision::Violation { code, message } => {
+                self.fail(code, &message);
                 self.closing = true;
             }
             Decision::Close => self.closing = true,
