@@ -5,14 +5,15 @@
 //! goal is writes/s with 32 readers ≥ 95% of writes/s with none, and reads/s not capped by
 //! the disk.
 //!
-//! `cargo bench -p quiver-durability --bench readers_writers` (`QUIVER_BENCH_SECS`,
-//! `QUIVER_BENCH_DIR`, `QUIVER_RW_NODES`, `QUIVER_RW_DEGREE`).
+//! `cargo bench -p quiver-durability --bench readers_writers` (`QUIVER_BENCH_SECS`, `QUIVER_BENCH_REPS`,
+//! `QUIVER_BENCH_DIR`, `QUIVER_RW_NODES`, `QUIVER_RW_DEGREE`, `QUIVER_RW_MODE`,
+//! `QUIVER_RW_READERS`, `QUIVER_RW_READ_PAUSE_US`: a think time between one reader's reads).
 
 mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use common::{bench_dir, env_u64, per_sec, round};
 use quiver_durability::{Durability, Mode, Options};
@@ -131,6 +132,7 @@ fn run_row(db: &Arc<Storage>, d: &Arc<Durability>, t: Tokens, nodes: u64, reader
             }
         }));
     }
+    let pause = Duration::from_micros(env_u64("QUIVER_RW_READ_PAUSE_US", 0));
     for _ in 0..readers {
         let (db, stop, reads) = (db.clone(), stop.clone(), reads.clone());
         threads.push(std::thread::spawn(move || {
@@ -139,6 +141,9 @@ fn run_row(db: &Arc<Storage>, d: &Arc<Durability>, t: Tokens, nodes: u64, reader
             while !stop.load(Ordering::Relaxed) {
                 sink = sink.wrapping_add(read_once(&db, t, nodes, &mut rng));
                 reads.fetch_add(1, Ordering::Relaxed);
+                if !pause.is_zero() {
+                    std::thread::sleep(pause);
+                }
             }
             std::hint::black_box(sink);
         }));
@@ -172,11 +177,16 @@ fn main() {
         snapshot_on_close: false,
         ..Options::default()
     };
-    let (db, d) = Durability::open(dir.path(), Mode::Group, opts).expect("open");
+    // `QUIVER_RW_MODE=buffered` is the control: the same CPU and lock traffic, no disk waits.
+    let mode: Mode = std::env::var("QUIVER_RW_MODE")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(Mode::Group);
+    let (db, d) = Durability::open(dir.path(), mode, opts).expect("open");
     let built = Instant::now();
     let t = build(&db, &d, nodes, degree);
     println!(
-        "graph: {nodes} nodes, {} relationships, built in {:.1} s; {WRITERS} writers, group durability, {} s rounds",
+        "graph: {nodes} nodes, {} relationships, built in {:.1} s; {WRITERS} writers, {mode} durability, {} s rounds",
         nodes * degree,
         built.elapsed().as_secs_f64(),
         round().as_secs()
@@ -184,10 +194,31 @@ fn main() {
     let d = Arc::new(d);
     // Warm-up round, not reported.
     let _ = run_row(&db, &d, t, nodes, 4);
-    let rows: Vec<Row> = [0, 4, 16, 32]
-        .into_iter()
-        .map(|r| run_row(&db, &d, t, nodes, r))
+    // `QUIVER_RW_READERS=0,32` runs only those rows.
+    let counts: Vec<u64> = std::env::var("QUIVER_RW_READERS").ok().map_or_else(
+        || vec![0, 4, 16, 32],
+        |v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect(),
+    );
+    // Rows interleave round by round: a shared machine drifts, and each row should see the
+    // same mix of its moods.
+    let reps = env_u64("QUIVER_BENCH_REPS", 3).max(1);
+    let mut rows: Vec<Row> = counts
+        .iter()
+        .map(|&readers| Row {
+            readers,
+            writes: 0.0,
+            reads: 0.0,
+            mean_batch: 0.0,
+        })
         .collect();
+    for _ in 0..reps {
+        for row in &mut rows {
+            let r = run_row(&db, &d, t, nodes, row.readers);
+            row.writes += r.writes / reps as f64;
+            row.reads += r.reads / reps as f64;
+            row.mean_batch += r.mean_batch / reps as f64;
+        }
+    }
     let base = rows.first().map_or(1.0, |r| r.writes);
     println!("| readers | writes/s | vs. no readers | reads/s | commits per fsync |");
     println!("|---:|---:|---:|---:|---:|");
