@@ -7,8 +7,8 @@
 //! 8       4     format version, u32 LE (1)
 //! 12      4     reserved, zero
 //! 16      8     base commit, u64 LE: the commit of the first frame
-//! 24      4     CRC32C of bytes 0..24, u32 LE
-//! 28      4     reserved, zero
+//! 24      4     reserved, zero
+//! 28      4     CRC32C of bytes 0..28, u32 LE
 //! 32      ...   frames, back to back, in commit order
 //!
 //! frame
@@ -25,7 +25,7 @@ pub const SEGMENT_MAGIC: [u8; 8] = *b"QUIVLOG\0";
 pub const SEGMENT_VERSION: u32 = 1;
 pub const SEGMENT_HEADER_BYTES: usize = 32;
 const SEGMENT_BASE_AT: usize = 16;
-const SEGMENT_CRC_AT: usize = 24;
+const SEGMENT_CRC_AT: usize = 28;
 
 pub const FRAME_HEADER_BYTES: usize = 16;
 const FRAME_CRC_AT: usize = 4;
@@ -83,9 +83,9 @@ pub fn put_segment_header(out: &mut Vec<u8>, base: u64) {
     out.extend_from_slice(&SEGMENT_VERSION.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&base.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
     let crc = crc32c::crc32c(&out[start..]);
     out.extend_from_slice(&crc.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
     debug_assert_eq!(out.len() - start, SEGMENT_HEADER_BYTES);
 }
 
@@ -221,7 +221,7 @@ mod tests {
         let mut h = Vec::new();
         put_segment_header(&mut h, 99);
         assert_eq!(read_segment_header(&h), Ok(99));
-        for i in 0..SEGMENT_CRC_AT {
+        for i in 0..SEGMENT_HEADER_BYTES {
             let mut b = h.clone();
             b[i] ^= 1;
             assert!(read_segment_header(&b).is_err(), "flip at {i}");

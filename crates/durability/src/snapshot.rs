@@ -8,8 +8,8 @@
 //! 12      4     reserved, zero
 //! 16      8     commit: the MVCC snapshot the file holds, u64 LE
 //! 24      8     created, Unix milliseconds, u64 LE
-//! 32      4     CRC32C of bytes 0..32, u32 LE
-//! 36      4     reserved, zero
+//! 32      4     reserved, zero
+//! 36      4     CRC32C of bytes 0..36, u32 LE
 //! 40      ...   blocks, then one trailer
 //!
 //! block
@@ -80,9 +80,9 @@ fn header(commit: u64) -> Vec<u8> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
     h.extend_from_slice(&now.to_le_bytes());
+    h.extend_from_slice(&0u32.to_le_bytes());
     let crc = crc32c::crc32c(&h);
     h.extend_from_slice(&crc.to_le_bytes());
-    h.extend_from_slice(&0u32.to_le_bytes());
     h
 }
 
@@ -317,6 +317,26 @@ struct Source<'a> {
 }
 
 impl Source<'_> {
+    /// Reads exactly `len` bytes into `buf`, growing it as the data arrives rather than up
+    /// front: a corrupt length then fails at the end of the file instead of allocating
+    /// whatever the length claims.
+    fn read_exact_growing(&mut self, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        buf.clear();
+        let got = (&mut self.r)
+            .take(len as u64)
+            .read_to_end(buf)
+            .map_err(|e| Error::io(self.path, e))?;
+        self.offset += got as u64;
+        if got < len {
+            return Err(Error::corrupt(
+                self.path,
+                self.offset,
+                "snapshot is truncated",
+            ));
+        }
+        Ok(())
+    }
+
     /// Fills `buf` completely; `Ok(false)` at a clean end of file before the first byte.
     fn fill(&mut self, buf: &mut [u8]) -> Result<bool> {
         let mut got = 0;
@@ -353,7 +373,7 @@ pub(crate) fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Resu
     if h[..8] != SNAPSHOT_MAGIC {
         return Err(corrupt(0, "not a Quiver snapshot (bad magic)"));
     }
-    if u32_at(&h, 32) != Some(crc32c::crc32c(&h[..32])) {
+    if u32_at(&h, 36) != Some(crc32c::crc32c(&h[..36])) {
         return Err(corrupt(0, "snapshot header checksum mismatch"));
     }
     if u32_at(&h, 8) != Some(SNAPSHOT_VERSION) {
@@ -384,10 +404,7 @@ pub(crate) fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Resu
         if len > RECORD_BYTES_MAX {
             return Err(corrupt(at, "block length out of range"));
         }
-        payload.resize(len, 0);
-        if !src.fill(&mut payload)? && len > 0 {
-            return Err(corrupt(at, "snapshot is truncated"));
-        }
+        src.read_exact_growing(len, &mut payload)?;
         if crc32c::crc32c_append(crc32c::crc32c(&[kind]), &payload) != crc {
             return Err(corrupt(at, "block checksum mismatch"));
         }
@@ -440,5 +457,101 @@ pub(crate) fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Resu
             }
             _ => return Err(corrupt(at, "unknown block kind")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::RealDisk;
+    use quiver_value::Value;
+
+    fn sample_store() -> Arc<Storage> {
+        let db = Storage::new();
+        let l = db.get_or_create_label("L").unwrap();
+        let k = db.get_or_create_property_key("k").unwrap();
+        let r = db.get_or_create_rel_type("R").unwrap();
+        let tx = db.begin_write();
+        tx.create_index(l, k, Some("idx")).unwrap();
+        tx.commit().unwrap();
+        let tx = db.begin_write();
+        let a = tx.create_node(&[l], &[(k, Value::Int(1))]).unwrap();
+        let b = tx.create_node(&[l], &[(k, Value::from("two"))]).unwrap();
+        tx.create_relationship(a, b, r, &[(k, Value::Float(0.5))])
+            .unwrap();
+        tx.commit().unwrap();
+        db
+    }
+
+    fn written(dir: &Path, block_ops_max: usize) -> SnapshotInfo {
+        let db = sample_store();
+        write(&RealDisk, dir, &db, 0, block_ops_max, |_| Ok(()))
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_snapshot_round_trips_in_any_block_size() {
+        for block_ops_max in [1, 2, 1000] {
+            let tmp = tempfile::tempdir().unwrap();
+            let info = written(tmp.path(), block_ops_max);
+            assert_eq!((info.commit, info.nodes, info.relationships), (2, 2, 1));
+            let db = Storage::new();
+            let loaded = load(&RealDisk, &info.path, &db).unwrap();
+            assert_eq!(loaded.commit, 2);
+            assert_eq!(loaded.ops, 4);
+            assert_eq!(db.last_committed(), 2);
+            let r = db.begin_read();
+            assert_eq!(r.count_nodes().unwrap(), 2);
+            assert_eq!(r.count_rels().unwrap(), 1);
+            assert_eq!(db.indexes().len(), 1);
+        }
+    }
+
+    #[test]
+    fn damaged_snapshots_are_errors_never_panics() {
+        let tmp = tempfile::tempdir().unwrap();
+        let info = written(tmp.path(), 2);
+        let good = std::fs::read(&info.path).unwrap();
+        let bad = tmp.path().join("bad.qsnap");
+        for cut in 0..good.len() {
+            std::fs::write(&bad, &good[..cut]).unwrap();
+            assert!(
+                load(&RealDisk, &bad, &Storage::new()).is_err(),
+                "cut at {cut}"
+            );
+        }
+        for at in 0..good.len() {
+            for flip in [0x01u8, 0x80] {
+                let mut b = good.clone();
+                b[at] ^= flip;
+                std::fs::write(&bad, &b).unwrap();
+                assert!(
+                    load(&RealDisk, &bad, &Storage::new()).is_err(),
+                    "flip at {at}"
+                );
+            }
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        std::fs::write(&bad, &longer).unwrap();
+        assert!(load(&RealDisk, &bad, &Storage::new()).is_err());
+    }
+
+    #[test]
+    fn nothing_committed_means_no_snapshot() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Storage::new();
+        assert!(
+            write(&RealDisk, tmp.path(), &db, 0, 10, |_| Ok(()))
+                .unwrap()
+                .is_none()
+        );
+        let db = sample_store();
+        assert!(
+            write(&RealDisk, tmp.path(), &db, 2, 10, |_| Ok(()))
+                .unwrap()
+                .is_none()
+        );
     }
 }
