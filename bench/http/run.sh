@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs the seed's ApacheBench bodies, unchanged, against a fresh release Quiver server.
+#
+#   bench/http/run.sh                      # every body, 100k requests each (create_100: 20k), -c 24
+#   N=20000 C=24 bench/http/run.sh fof max # chosen bodies, other sizes
+#
+# The server is the `serve` example of quiver-http (in-memory store, no authentication) on a free
+# port. Before the bodies run, `schema.json` creates the indexes and `load.json` the data the
+# lookups need: Tag nodes (one with tagId 'neo4j'), 10,000 User nodes with `Kaylee83639` among
+# them and about 20 FRIENDS per user, and enough nodes that id 10 exists. Results (ab's full
+# output per body) go to $OUT (default: target/bench-http); a summary table is printed at the end.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+C=${C:-24}
+OUT=${OUT:-$root/target/bench-http}
+bodies=("$@")
+if [ ${#bodies[@]} -eq 0 ]; then
+    bodies=(create_1 create_100 create_label create_plain simple_lookup simple_lookup_property max fof)
+fi
+
+if ! command -v ab >/dev/null 2>&1; then
+    echo "installing ab (apache2-utils)" >&2
+    if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get update -qq >/dev/null
+    $sudo apt-get install -y -qq apache2-utils >/dev/null
+fi
+
+target=${CARGO_TARGET_DIR:-$root/target}
+(cd "$root" && cargo build --release -q -p quiver-http --example serve)
+mkdir -p "$OUT"
+log="$OUT/server.log"
+"$target/release/examples/serve" 127.0.0.1:0 127.0.0.1:0 >"$log" 2>&1 &
+server=$!
+trap 'kill -INT $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+    grep -q "http listening on" "$log" && break
+    sleep 0.1
+done
+addr=$(sed -n 's/^http listening on //p' "$log")
+[ -n "$addr" ] || { echo "server did not start:" >&2; cat "$log" >&2; exit 1; }
+url="http://$addr/db/data/transaction/commit"
+
+post() {
+    local reply
+    reply=$(curl -sS -H 'Content-Type: application/json' --data-binary "@$1" "http://$addr/db/neo4j/tx/commit")
+    case "$reply" in
+        *'"errors":[]'*) ;;
+        *) echo "loading $1 failed: $reply" >&2; exit 1 ;;
+    esac
+}
+post "$here/schema.json"
+post "$here/load.json"
+
+printf '| body | requests | req/s | p50 ms | p99 ms | failed | non-2xx |\n|---|---|---|---|---|---|---|\n' >"$OUT/summary.md"
+for body in "${bodies[@]}"; do
+    n=${N:-100000}
+    if [ "$body" = create_100 ] && [ -z "${N:-}" ]; then n=20000; fi
+    # The seed's _run_ab.sh, verbatim but for the port.
+    ab -k -c "$C" -n "$n" -p "$here/$body.json" -T application/json -H accept:application/json "$url" \
+        >"$OUT/$body.txt" 2>&1
+    rps=$(awk '/^Requests per second/ {print $4}' "$OUT/$body.txt")
+    p50=$(awk '$1 == "50%" {print $2}' "$OUT/$body.txt")
+    p99=$(awk '$1 == "99%" {print $2}' "$OUT/$body.txt")
+    failed=$(awk '/^Failed requests/ {print $3}' "$OUT/$body.txt")
+    non2xx=$(awk '/^Non-2xx responses/ {print $3}' "$OUT/$body.txt")
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$body" "$n" "$rps" "$p50" "$p99" "$failed" "${non2xx:-0}" \
+        >>"$OUT/summary.md"
+done
+cat "$OUT/summary.md"

@@ -1,0 +1,334 @@
+//! Starts a real Quiver server with the HTTP API on 127.0.0.1:0 and speaks raw HTTP/1.1 to it.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use quiver_engine::{Database, EngineConfig};
+use quiver_http::{ApiConfig, HttpApi, Telemetry};
+use quiver_server::auth::UserStore;
+use quiver_server::config::{Config, Layer};
+use quiver_server::health::{Health, Readiness};
+use quiver_server::http::ApiHandler;
+use quiver_server::metrics::Metrics;
+use quiver_server::shutdown::ShutdownReport;
+use quiver_server::{Server, ServerParts, ShutdownTrigger};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+/// Forwards the API's transaction events to the server's counters, as the binary does.
+pub struct ServerTelemetry(pub Arc<Metrics>);
+
+impl Telemetry for ServerTelemetry {
+    fn transaction_opened(&self) {
+        self.0.transactions.opened.inc();
+        self.0.transactions.active.inc();
+    }
+    fn transaction_committed(&self) {
+        self.0.transactions.committed.inc();
+        self.0.transactions.active.dec();
+    }
+    fn transaction_rolled_back(&self) {
+        self.0.transactions.rolled_back.inc();
+        self.0.transactions.active.dec();
+    }
+    fn transaction_abandoned(&self) {
+        self.0.transactions.abandoned.inc();
+    }
+    fn query_finished(&self, elapsed: Duration) {
+        self.0.query_latency.observe(elapsed);
+    }
+}
+
+pub struct Running {
+    pub http: SocketAddr,
+    pub metrics: Arc<Metrics>,
+    pub api: HttpApi,
+    pub db: Arc<Database>,
+    pub trigger: ShutdownTrigger,
+    pub task: JoinHandle<ShutdownReport>,
+}
+
+impl Running {
+    pub async fn stop(self) -> ShutdownReport {
+        self.trigger.shutdown();
+        tokio::time::timeout(Duration::from_secs(30), self.task)
+            .await
+            .expect("server stops within 30 s")
+            .expect("server task")
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(self.http)
+    }
+}
+
+/// A server configuration on ephemeral ports, in memory, adjusted by `tweak`.
+pub fn server_config(tweak: impl FnOnce(&mut Layer)) -> Config {
+    let mut layer = Layer {
+        bolt_listen: Some("127.0.0.1:0".parse().expect("addr")),
+        http_listen: Some("127.0.0.1:0".parse().expect("addr")),
+        in_memory: Some(true),
+        ..Layer::default()
+    };
+    tweak(&mut layer);
+    Config::from_layer(layer).expect("valid test configuration")
+}
+
+pub async fn start(config: Config, api_config: ApiConfig) -> Running {
+    let metrics = Arc::new(Metrics::new());
+    let health = Arc::new(Health::default());
+    let users = {
+        let auth = config.auth.clone();
+        let delay = config.timeouts.auth_failure_delay_max;
+        let metrics = Arc::clone(&metrics);
+        tokio::task::spawn_blocking(move || UserStore::from_config(&auth, delay, metrics))
+            .await
+            .expect("hashing task")
+            .expect("user store")
+    };
+    let db = Database::open_in_memory(EngineConfig::default());
+    let api = HttpApi::with_telemetry(
+        Arc::clone(&db),
+        api_config,
+        Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+    );
+    let server = Server::bind(
+        config,
+        ServerParts {
+            metrics: Arc::clone(&metrics),
+            health: Arc::clone(&health),
+            users: Arc::new(users),
+            http_api: Some(ApiHandler::from_service(api.clone())),
+        },
+    )
+    .expect("bind");
+    let running = Running {
+        http: server.http_addr(),
+        metrics,
+        api,
+        db,
+        trigger: server.trigger(),
+        task: tokio::spawn(server.run()),
+    };
+    health.set(Readiness::Ready);
+    running
+}
+
+pub async fn start_default() -> Running {
+    start(server_config(|_| {}), ApiConfig::default()).await
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Whether the body came chunked (streamed) rather than with a `Content-Length`.
+    pub chunked: bool,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("JSON body ({e}): {}", self.text()))
+    }
+
+    /// The `errors` array's codes.
+    pub fn error_codes(&self) -> Vec<String> {
+        self.json()["errors"]
+            .as_array()
+            .map(|errors| {
+                errors
+                    .iter()
+                    .map(|e| e["code"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// One keep-alive connection.
+pub struct Client {
+    addr: SocketAddr,
+    stream: Option<TcpStream>,
+    buffer: Vec<u8>,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Client {
+    pub fn new(addr: SocketAddr) -> Client {
+        Client {
+            addr,
+            stream: None,
+            buffer: Vec::new(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// Adds a header to every later request.
+    pub fn with_header(mut self, name: &str, value: &str) -> Client {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    pub async fn post(&mut self, path: &str, body: &str) -> Reply {
+        self.send("POST", path, &[("Content-Type", "application/json")], body)
+            .await
+    }
+
+    pub async fn get(&mut self, path: &str) -> Reply {
+        self.send("GET", path, &[], "").await
+    }
+
+    pub async fn delete(&mut self, path: &str) -> Reply {
+        self.send("DELETE", path, &[], "").await
+    }
+
+    pub async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> Reply {
+        let mut request = format!("{method} {path} HTTP/1.1\r\nHost: quiver.test:7474\r\n");
+        for (name, value) in self
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .chain(headers.iter().copied())
+        {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        if self.stream.is_none() {
+            self.stream = Some(TcpStream::connect(self.addr).await.expect("connect"));
+            self.buffer.clear();
+        }
+        let stream = self.stream.as_mut().expect("connected");
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .expect("write request");
+        let reply = read_reply(stream, &mut self.buffer)
+            .await
+            .expect("a complete reply");
+        if reply
+            .header("connection")
+            .is_some_and(|v| v.eq_ignore_ascii_case("close"))
+        {
+            self.stream = None;
+        }
+        reply
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+async fn fill(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<()> {
+    let mut chunk = [0u8; 16 * 1024];
+    let read = stream.read(&mut chunk).await.ok()?;
+    if read == 0 {
+        return None;
+    }
+    buffer.extend_from_slice(&chunk[..read]);
+    Some(())
+}
+
+/// Reads one response (Content-Length or chunked) from `stream`, keeping leftover bytes in
+/// `buffer`.
+pub async fn read_reply(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<Reply> {
+    let head_end = loop {
+        if let Some(position) = find(buffer, b"\r\n\r\n") {
+            break position;
+        }
+        fill(stream, buffer).await?;
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+    buffer.drain(..head_end + 4);
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.clone())
+    };
+    let chunked = header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            let line_end = loop {
+                if let Some(position) = find(buffer, b"\r\n") {
+                    break position;
+                }
+                fill(stream, buffer).await?;
+            };
+            let size_text = String::from_utf8_lossy(&buffer[..line_end]).into_owned();
+            let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+            buffer.drain(..line_end + 2);
+            while buffer.len() < size + 2 {
+                fill(stream, buffer).await?;
+            }
+            body.extend_from_slice(&buffer[..size]);
+            buffer.drain(..size + 2);
+            if size == 0 {
+                break;
+            }
+        }
+    } else {
+        let length: usize = header("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        while buffer.len() < length {
+            fill(stream, buffer).await?;
+        }
+        body = buffer.drain(..length).collect();
+    }
+    Some(Reply {
+        status,
+        headers,
+        body,
+        chunked,
+    })
+}
+
+/// Polls `condition` every 10 ms for up to 5 s.
+pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
+    for _ in 0..500 {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    condition()
+}
+
+/// A one-statement transactional body.
+pub fn statement(text: &str) -> String {
+    serde_json::json!({"statements": [{"statement": text}]}).to_string()
+}

@@ -1,0 +1,916 @@
+//! Every endpoint over real HTTP against a running server: shapes, status codes, transaction
+//! life cycles, and the seed's ApacheBench bodies byte for byte.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, eventually, server_config, start, start_default, statement};
+use quiver_http::ApiConfig;
+
+/// The seed's bodies, exactly as `bench/http` holds them.
+const CREATE_1: &str = include_str!("../../../bench/http/create_1.json");
+const CREATE_100: &str = include_str!("../../../bench/http/create_100.json");
+const CREATE_LABEL: &str = include_str!("../../../bench/http/create_label.json");
+const CREATE_PLAIN: &str = include_str!("../../../bench/http/create_plain.json");
+const SIMPLE_LOOKUP: &str = include_str!("../../../bench/http/simple_lookup.json");
+const SIMPLE_LOOKUP_PROPERTY: &str =
+    include_str!("../../../bench/http/simple_lookup_property.json");
+const MAX: &str = include_str!("../../../bench/http/max.json");
+const FOF: &str = include_str!("../../../bench/http/fof.json");
+const SCHEMA: &str = include_str!("../../../bench/http/schema.json");
+const LOAD: &str = include_str!("../../../bench/http/load.json");
+
+/// The headers `ab -T application/json -H accept:application/json` sends.
+async fn ab_post(client: &mut Client, body: &str) -> common::Reply {
+    client
+        .send(
+            "POST",
+            "/db/data/transaction/commit",
+            &[
+                ("Content-Type", "application/json"),
+                ("accept", "application/json"),
+            ],
+            body,
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seed_bodies_run_unchanged() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let schema = client.post("/db/neo4j/tx/commit", SCHEMA).await;
+    assert_eq!(
+        schema.error_codes(),
+        Vec::<String>::new(),
+        "{}",
+        schema.text()
+    );
+    let loaded = client.post("/db/neo4j/tx/commit", LOAD).await;
+    assert_eq!(loaded.status, 200, "{}", loaded.text());
+    assert_eq!(
+        loaded.error_codes(),
+        Vec::<String>::new(),
+        "{}",
+        loaded.text()
+    );
+
+    let reply = ab_post(&mut client, CREATE_1).await;
+    assert_eq!(reply.status, 200);
+    assert!(
+        !reply.chunked,
+        "small replies carry a Content-Length for ab -k"
+    );
+    let body = reply.json();
+    assert_eq!(
+        body["results"],
+        serde_json::json!([{"columns": [], "data": []}])
+    );
+    assert_eq!(body["errors"], serde_json::json!([]));
+    assert!(body["lastBookmarks"][0].is_string());
+
+    let reply = ab_post(&mut client, CREATE_100).await;
+    assert_eq!(reply.json()["results"][0]["data"], serde_json::json!([]));
+    assert_eq!(reply.error_codes(), Vec::<String>::new());
+
+    for body in [CREATE_LABEL, CREATE_PLAIN] {
+        let reply = ab_post(&mut client, body).await;
+        let json = reply.json();
+        assert_eq!(json["errors"], serde_json::json!([]), "{}", reply.text());
+        assert_eq!(
+            json["results"][0]["columns"],
+            serde_json::json!(["_0", "_1", "_2"])
+        );
+        let row = &json["results"][0]["data"][0]["row"];
+        assert!(
+            row.as_array()
+                .is_some_and(|r| r.iter().all(serde_json::Value::is_i64))
+        );
+        assert_eq!(
+            json["results"][0]["data"][0]["meta"],
+            serde_json::json!([null, null, null])
+        );
+    }
+
+    let reply = ab_post(&mut client, SIMPLE_LOOKUP).await;
+    assert_eq!(
+        reply.json()["results"],
+        serde_json::json!([{"columns": ["id(n)"], "data": [{"row": [10], "meta": [null]}]}])
+    );
+
+    let reply = ab_post(&mut client, SIMPLE_LOOKUP_PROPERTY).await;
+    let json = reply.json();
+    assert_eq!(json["results"][0]["columns"], serde_json::json!(["n"]));
+    let data = json["results"][0]["data"].as_array().expect("data").clone();
+    assert_eq!(data.len(), 1, "{}", reply.text());
+    assert_eq!(data[0]["row"][0]["tagId"], "neo4j");
+    assert_eq!(data[0]["meta"][0]["type"], "node");
+    assert_eq!(data[0]["meta"][0]["deleted"], false);
+
+    let reply = ab_post(&mut client, MAX).await;
+    let json = reply.json();
+    assert_eq!(json["errors"], serde_json::json!([]), "{}", reply.text());
+    assert_eq!(
+        json["results"][0]["columns"],
+        serde_json::json!(["people.username"])
+    );
+    assert!(
+        !json["results"][0]["data"]
+            .as_array()
+            .expect("data")
+            .is_empty()
+    );
+
+    let reply = ab_post(&mut client, FOF).await;
+    let json = reply.json();
+    assert_eq!(json["errors"], serde_json::json!([]), "{}", reply.text());
+    assert_eq!(
+        json["results"][0]["columns"],
+        serde_json::json!(["fof", "freq"])
+    );
+    let rows = json["results"][0]["data"].as_array().expect("data");
+    assert_eq!(rows.len(), 10);
+    let freqs: Vec<i64> = rows.iter().filter_map(|r| r["row"][1].as_i64()).collect();
+    assert!(freqs.windows(2).all(|w| w[0] >= w[1]), "{freqs:?}");
+    assert!(rows.iter().all(|r| r["row"][0]["username"].is_string()));
+    assert_eq!(server.stop().await.tasks_left, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_names_the_endpoints() {
+    let server = start_default().await;
+    let reply = server.client().get("/").await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let json = reply.json();
+    assert_eq!(
+        json["transaction"],
+        "http://quiver.test:7474/db/{databaseName}/tx"
+    );
+    assert_eq!(
+        json["query"],
+        "http://quiver.test:7474/db/{databaseName}/query/v2"
+    );
+    assert_eq!(json["bolt_direct"], "bolt://quiver.test:7687");
+    assert_eq!(json["bolt_routing"], "neo4j://quiver.test:7687");
+    assert!(
+        json["neo4j_version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with('5'))
+    );
+    assert_eq!(json["neo4j_edition"], "community");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_transaction_life_cycle() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let mut other = server.client();
+
+    let begun = client
+        .post(
+            "/db/neo4j/tx",
+            &statement("CREATE (n:Item {k: 1}) RETURN n"),
+        )
+        .await;
+    assert_eq!(begun.status, 201, "{}", begun.text());
+    let location = begun.header("location").expect("Location").to_owned();
+    assert!(
+        location.starts_with("http://quiver.test:7474/db/neo4j/tx/"),
+        "{location}"
+    );
+    let json = begun.json();
+    assert_eq!(json["commit"], format!("{location}/commit"));
+    assert!(
+        json["transaction"]["expires"]
+            .as_str()
+            .is_some_and(|e| e.ends_with(" GMT"))
+    );
+    assert_eq!(
+        json["results"][0]["data"][0]["row"],
+        serde_json::json!([{"k": 1}])
+    );
+    let path = location.trim_start_matches("http://quiver.test:7474");
+
+    // Not visible outside the transaction before it commits.
+    let count = statement("MATCH (n:Item) RETURN count(n) AS c");
+    let outside = other.post("/db/neo4j/tx/commit", &count).await;
+    assert_eq!(
+        outside.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([0])
+    );
+
+    let more = client.post(path, &statement("CREATE (:Item {k: 2})")).await;
+    assert_eq!(more.status, 200);
+    assert!(more.json()["transaction"]["expires"].is_string());
+    assert_eq!(server.api.open_transactions(), 1);
+
+    let committed = client.post(&format!("{path}/commit"), &count).await;
+    assert_eq!(committed.status, 200, "{}", committed.text());
+    let json = committed.json();
+    assert_eq!(json["results"][0]["data"][0]["row"], serde_json::json!([2]));
+    assert!(json["lastBookmarks"][0].is_string());
+    assert!(json.get("transaction").is_none());
+    assert_eq!(server.api.open_transactions(), 0);
+
+    let gone = client.post(path, "").await;
+    assert_eq!(gone.status, 404);
+    assert_eq!(
+        gone.error_codes(),
+        ["Neo.ClientError.Transaction.TransactionNotFound"]
+    );
+
+    let outside = other.post("/db/neo4j/tx/commit", &count).await;
+    assert_eq!(
+        outside.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([2])
+    );
+
+    let snapshot = server.metrics.snapshot().transactions;
+    assert_eq!(snapshot.committed_total, 3);
+    assert_eq!(snapshot.active, 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollback_and_legacy_paths() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let begun = client
+        .post("/db/data/transaction", &statement("CREATE (:Gone)"))
+        .await;
+    assert_eq!(begun.status, 201);
+    let location = begun.header("location").expect("Location").to_owned();
+    assert!(location.contains("/db/data/transaction/"), "{location}");
+    let path = location
+        .trim_start_matches("http://quiver.test:7474")
+        .to_owned();
+
+    let rolled_back = client.delete(&path).await;
+    assert_eq!(rolled_back.status, 200);
+    assert_eq!(
+        rolled_back.json(),
+        serde_json::json!({"results": [], "errors": []})
+    );
+    let again = client.delete(&path).await;
+    assert_eq!(again.status, 404);
+    assert_eq!(
+        again.error_codes(),
+        ["Neo.ClientError.Transaction.TransactionNotFound"]
+    );
+
+    let count = client
+        .post(
+            "/db/data/transaction/commit",
+            &statement("MATCH (n:Gone) RETURN count(n)"),
+        )
+        .await;
+    assert_eq!(
+        count.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([0])
+    );
+
+    // Begin and commit over the 3.x paths too.
+    let begun = client.post("/db/data/transaction", "").await;
+    let path = begun
+        .header("location")
+        .expect("Location")
+        .trim_start_matches("http://quiver.test:7474")
+        .to_owned();
+    let committed = client
+        .post(&format!("{path}/commit"), &statement("CREATE (:Kept)"))
+        .await;
+    assert_eq!(committed.status, 200);
+    assert_eq!(committed.error_codes(), Vec::<String>::new());
+    assert_eq!(server.metrics.snapshot().transactions.rolled_back_total, 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_statement_error_rolls_the_transaction_back() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let begun = client
+        .post("/db/neo4j/tx", &statement("CREATE (:Doomed)"))
+        .await;
+    let path = begun
+        .header("location")
+        .expect("Location")
+        .trim_start_matches("http://quiver.test:7474")
+        .to_owned();
+    let body = serde_json::json!({"statements": [
+        {"statement": "CREATE (:Doomed) RETURN 1 AS one"},
+        {"statement": "This is not a valid Cypher Statement."},
+        {"statement": "CREATE (:Never)"},
+    ]})
+    .to_string();
+    let failed = client.post(&path, &body).await;
+    assert_eq!(failed.status, 200);
+    let json = failed.json();
+    assert_eq!(json["results"].as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(
+        json["errors"][0]["code"],
+        "Neo.ClientError.Statement.SyntaxError"
+    );
+    assert!(
+        json["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("line 1"))
+    );
+    assert!(json.get("transaction").is_none(), "rolled back: no expiry");
+
+    let gone = client.post(&path, "").await;
+    assert_eq!(gone.status, 404);
+    let count = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("MATCH (n) WHERE n:Doomed OR n:Never RETURN count(n)"),
+        )
+        .await;
+    assert_eq!(
+        count.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([0])
+    );
+
+    // A runtime error mid-stream keeps the rows written so far and closes the result.
+    let runtime = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("UNWIND [1, 2, 0] AS x RETURN 6 / x AS y"),
+        )
+        .await;
+    let json = runtime.json();
+    assert_eq!(
+        json["errors"][0]["code"],
+        "Neo.ClientError.Statement.ArithmeticError"
+    );
+    assert_eq!(json["results"][0]["columns"], serde_json::json!(["y"]));
+    assert!(json["results"][0].get("stats").is_none());
+    assert_eq!(server.api.open_transactions(), 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_transactions_expire_and_are_counted() {
+    let api = ApiConfig {
+        transaction_idle_timeout: Duration::from_millis(200),
+        ..ApiConfig::default()
+    };
+    let server = start(server_config(|_| {}), api).await;
+    let mut client = server.client();
+    let begun = client
+        .post("/db/neo4j/tx", &statement("CREATE (:Idle)"))
+        .await;
+    let path = begun
+        .header("location")
+        .expect("Location")
+        .trim_start_matches("http://quiver.test:7474")
+        .to_owned();
+    // A request resets the deadline.
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(client.post(&path, "").await.status, 200);
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(client.post(&path, "").await.status, 200);
+
+    assert!(eventually(|| server.api.expired_transactions() == 1).await);
+    let gone = client.post(&path, "").await;
+    assert_eq!(gone.status, 404);
+    assert_eq!(server.api.open_transactions(), 0);
+    let snapshot = server.metrics.snapshot().transactions;
+    assert_eq!(snapshot.abandoned_total, 1);
+    assert_eq!(snapshot.rolled_back_total, 1);
+    assert_eq!(snapshot.active, 0);
+    let count = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("MATCH (n:Idle) RETURN count(n)"),
+        )
+        .await;
+    assert_eq!(
+        count.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([0])
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_transactions_are_capped() {
+    let api = ApiConfig {
+        open_transactions_max: 2,
+        ..ApiConfig::default()
+    };
+    let server = start(server_config(|_| {}), api).await;
+    let mut client = server.client();
+    let first = client.post("/db/neo4j/tx", "").await;
+    assert_eq!(client.post("/db/neo4j/tx", "").await.status, 201);
+    let refused = client.post("/db/neo4j/tx", "").await;
+    assert_eq!(refused.status, 503);
+    assert_eq!(
+        refused.error_codes(),
+        ["Neo.TransientError.Transaction.MaximumTransactionLimitReached"]
+    );
+    // One-shot requests do not count against the cap.
+    let one_shot = client
+        .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
+        .await;
+    assert_eq!(one_shot.status, 200);
+    let path = first
+        .header("location")
+        .expect("Location")
+        .trim_start_matches("http://quiver.test:7474")
+        .to_owned();
+    assert_eq!(client.delete(&path).await.status, 200);
+    assert_eq!(client.post("/db/neo4j/tx", "").await.status, 201);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn result_formats_stats_and_values() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let body = serde_json::json!({"statements": [{
+        "statement": "CREATE p = (b:Bike {weight: 10})-[:HAS {position: 1}]->(w:Wheel {spokes: 3}) RETURN b, p",
+        "resultDataContents": ["row", "graph"],
+        "includeStats": true,
+    }]})
+    .to_string();
+    let reply = client.post("/db/neo4j/tx/commit", &body).await;
+    let json = reply.json();
+    let result = &json["results"][0];
+    assert_eq!(result["columns"], serde_json::json!(["b", "p"]));
+    let record = &result["data"][0];
+    assert_eq!(record["row"][0], serde_json::json!({"weight": 10}));
+    assert_eq!(
+        record["row"][1],
+        serde_json::json!([{"weight": 10}, {"position": 1}, {"spokes": 3}])
+    );
+    assert_eq!(record["meta"][0]["type"], "node");
+    assert_eq!(record["meta"][1][1]["type"], "relationship");
+    let graph = &record["graph"];
+    assert_eq!(graph["nodes"].as_array().map(Vec::len), Some(2), "{graph}");
+    assert_eq!(graph["relationships"][0]["type"], "HAS");
+    assert!(graph["relationships"][0]["startNode"].is_string());
+    assert_eq!(
+        graph["relationships"][0]["properties"],
+        serde_json::json!({"position": 1})
+    );
+    let stats = &result["stats"];
+    assert_eq!(stats["contains_updates"], true);
+    assert_eq!(stats["nodes_created"], 2);
+    assert_eq!(stats["relationships_created"], 1);
+    assert_eq!(stats["labels_added"], 2);
+    assert_eq!(stats["properties_set"], 3);
+    assert_eq!(stats["relationship_deleted"], 0);
+
+    // A relationship alone: its endpoints are looked up for the graph.
+    let body = serde_json::json!({"statements": [{
+        "statement": "MATCH ()-[r:HAS]->() RETURN r",
+        "resultDataContents": ["graph"],
+    }]})
+    .to_string();
+    let json = client.post("/db/neo4j/tx/commit", &body).await.json();
+    let record = &json["results"][0]["data"][0];
+    assert!(record.get("row").is_none());
+    let mut labels: Vec<String> = record["graph"]["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| n["labels"][0].as_str().unwrap_or_default().to_owned())
+        .collect();
+    labels.sort();
+    assert_eq!(labels, ["Bike", "Wheel"]);
+
+    let values = statement(
+        "RETURN date('2015-03-26') AS d, datetime('2015-07-04T19:32:24+02:00') AS dt, \
+         duration('P14DT16H12M') AS du, point({longitude: 12.5, latitude: 56.25}) AS p, \
+         0.0 / 0.0 AS nan, 1.0 / 0.0 AS inf, 1.5 AS f, [1, 'a', null] AS l, {k: true} AS m",
+    );
+    let json = client.post("/db/neo4j/tx/commit", &values).await.json();
+    let row = &json["results"][0]["data"][0]["row"];
+    assert_eq!(row[0], "2015-03-26");
+    assert_eq!(row[1], "2015-07-04T19:32:24+02:00");
+    assert_eq!(row[2], "P14DT16H12M");
+    assert_eq!(row[3]["type"], "Point");
+    assert_eq!(row[3]["coordinates"], serde_json::json!([12.5, 56.25]));
+    assert_eq!(row[3]["crs"]["srid"], 4326);
+    assert_eq!(row[4], "NaN");
+    assert_eq!(row[5], "Infinity");
+    assert_eq!(row[6], 1.5);
+    assert_eq!(row[7], serde_json::json!([1, "a", null]));
+    assert_eq!(row[8], serde_json::json!({"k": true}));
+    let meta = &json["results"][0]["data"][0]["meta"];
+    assert_eq!(meta[0], serde_json::json!({"type": "date"}));
+    assert_eq!(meta[1], serde_json::json!({"type": "datetime"}));
+    assert_eq!(meta[2], serde_json::json!({"type": "duration"}));
+    assert_eq!(meta[3], serde_json::json!({"type": "point"}));
+
+    let params = serde_json::json!({"statements": [{
+        "statement": "RETURN $i + 1 AS i, $f * 2 AS f, $s AS s, $l AS l, $m.k AS k",
+        "parameters": {"i": 41, "f": 1.25, "s": "x", "l": [1, [2]], "m": {"k": null}},
+    }]})
+    .to_string();
+    let json = client.post("/db/neo4j/tx/commit", &params).await.json();
+    assert_eq!(
+        json["results"][0]["data"][0]["row"],
+        serde_json::json!([42, 2.5, "x", [1, [2]], null])
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_errors_have_neo4j_shapes() {
+    let server = start_default().await;
+    let mut client = server.client();
+
+    let malformed = client
+        .post("/db/neo4j/tx/commit", "{\"statements\": [")
+        .await;
+    assert_eq!(malformed.status, 200);
+    assert_eq!(
+        malformed.error_codes(),
+        ["Neo.ClientError.Request.InvalidFormat"]
+    );
+    assert_eq!(malformed.json()["results"], serde_json::json!([]));
+
+    let wrong_type = client
+        .post(
+            "/db/neo4j/tx/commit",
+            r#"{"statements":[{"statement":42}]}"#,
+        )
+        .await;
+    assert_eq!(
+        wrong_type.error_codes(),
+        ["Neo.ClientError.Request.InvalidFormat"]
+    );
+
+    let missing = client
+        .post(
+            "/db/neo4j/tx/commit",
+            r#"{"statements":[{"parameters":{}}]}"#,
+        )
+        .await;
+    assert!(
+        missing.json()["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("No statement provided"))
+    );
+
+    let missing_parameter = client
+        .post("/db/neo4j/tx/commit", &statement("RETURN $nope"))
+        .await;
+    assert_eq!(
+        missing_parameter.error_codes(),
+        ["Neo.ClientError.Statement.ParameterMissing"]
+    );
+
+    let unknown_db = client
+        .post("/db/other/tx/commit", &statement("RETURN 1"))
+        .await;
+    assert_eq!(unknown_db.status, 404);
+    assert_eq!(
+        unknown_db.error_codes(),
+        ["Neo.ClientError.Database.DatabaseNotFound"]
+    );
+
+    let no_endpoint = client.post("/db/neo4j/nothing", "").await;
+    assert_eq!(no_endpoint.status, 404);
+
+    let bad_id = client.post("/db/neo4j/tx/abc", "").await;
+    assert_eq!(bad_id.status, 404);
+    assert_eq!(
+        bad_id.error_codes(),
+        ["Neo.ClientError.Transaction.TransactionNotFound"]
+    );
+
+    let wrong_method = client.get("/db/neo4j/tx/commit").await;
+    assert_eq!(wrong_method.status, 405);
+    assert_eq!(wrong_method.header("allow"), Some("POST"));
+
+    let jolt = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[
+                ("Accept", "application/vnd.neo4j.jolt"),
+                ("Content-Type", "application/json"),
+            ],
+            &statement("RETURN 1"),
+        )
+        .await;
+    assert_eq!(jolt.status, 406);
+    assert_eq!(jolt.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+
+    let form = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            &statement("RETURN 1"),
+        )
+        .await;
+    assert_eq!(form.status, 415);
+
+    let bad_mode = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[
+                ("Content-Type", "application/json"),
+                ("access-mode", "sideways"),
+            ],
+            &statement("RETURN 1"),
+        )
+        .await;
+    assert_eq!(
+        bad_mode.error_codes(),
+        ["Neo.ClientError.Request.InvalidFormat"]
+    );
+
+    let read_only = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[
+                ("Content-Type", "application/json"),
+                ("access-mode", "READ"),
+            ],
+            &statement("CREATE ()"),
+        )
+        .await;
+    assert_eq!(
+        read_only.error_codes(),
+        ["Neo.ClientError.Statement.AccessMode"]
+    );
+
+    // The server is unharmed and keeps serving on the same connection.
+    let fine = client
+        .post("/db/neo4j/tx/commit", &statement("RETURN 1 AS one"))
+        .await;
+    assert_eq!(
+        fine.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([1])
+    );
+    assert_eq!(server.api.open_transactions(), 0);
+    assert_eq!(server.metrics.snapshot().transactions.active, 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bookmarks_are_issued_and_honoured() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let written = client
+        .post("/db/neo4j/tx/commit", &statement("CREATE (:Marked)"))
+        .await;
+    let bookmark = written.json()["lastBookmarks"][0]
+        .as_str()
+        .expect("bookmark")
+        .to_owned();
+    let header = serde_json::json!([bookmark]).to_string();
+    let read = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[("Content-Type", "application/json"), ("bookmarks", &header)],
+            &statement("MATCH (n:Marked) RETURN count(n)"),
+        )
+        .await;
+    assert_eq!(
+        read.json()["results"][0]["data"][0]["row"],
+        serde_json::json!([1])
+    );
+
+    let invalid = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[
+                ("Content-Type", "application/json"),
+                ("bookmarks", r#"["FB:nope"]"#),
+            ],
+            &statement("RETURN 1"),
+        )
+        .await;
+    assert_eq!(
+        invalid.error_codes(),
+        ["Neo.ClientError.Transaction.InvalidBookmark"]
+    );
+    let malformed = client
+        .send(
+            "POST",
+            "/db/neo4j/tx/commit",
+            &[
+                ("Content-Type", "application/json"),
+                ("bookmarks", "not json"),
+            ],
+            &statement("RETURN 1"),
+        )
+        .await;
+    assert_eq!(
+        malformed.error_codes(),
+        ["Neo.ClientError.Request.InvalidFormat"]
+    );
+
+    let v2 = client
+        .post(
+            "/db/neo4j/query/v2",
+            &serde_json::json!({"statement": "MATCH (n:Marked) RETURN count(n) AS c", "bookmarks": [bookmark]})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(v2.status, 202, "{}", v2.text());
+    assert_eq!(v2.json()["data"]["values"], serde_json::json!([[1]]));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_api_v2() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let body = serde_json::json!({
+        "statement": "CREATE (p:Person {name: $name}) RETURN p AS person, p.name AS name",
+        "parameters": {"name": "Phil"},
+        "includeCounters": true,
+    })
+    .to_string();
+    let reply = client.post("/db/neo4j/query/v2", &body).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let json = reply.json();
+    assert_eq!(
+        json["data"]["fields"],
+        serde_json::json!(["person", "name"])
+    );
+    let person = &json["data"]["values"][0][0];
+    assert!(
+        person["elementId"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("4:"))
+    );
+    assert_eq!(person["labels"], serde_json::json!(["Person"]));
+    assert_eq!(person["properties"], serde_json::json!({"name": "Phil"}));
+    assert_eq!(json["data"]["values"][0][1], "Phil");
+    assert_eq!(json["counters"]["nodesCreated"], 1);
+    assert_eq!(json["counters"]["containsUpdates"], true);
+    assert!(json["bookmarks"][0].is_string());
+
+    let typed = client
+        .send(
+            "POST",
+            "/db/neo4j/query/v2",
+            &[
+                ("Accept", "application/vnd.neo4j.query"),
+                ("Content-Type", "application/vnd.neo4j.query"),
+            ],
+            &serde_json::json!({
+                "statement": "MATCH (p:Person) RETURN p, $n + 1 AS n, date($d) AS d",
+                "parameters": {
+                    "n": {"$type": "Integer", "_value": "41"},
+                    "d": {"$type": "String", "_value": "2024-01-01"},
+                },
+            })
+            .to_string(),
+        )
+        .await;
+    assert_eq!(typed.status, 202, "{}", typed.text());
+    assert_eq!(
+        typed.header("content-type"),
+        Some("application/vnd.neo4j.query")
+    );
+    let json = typed.json();
+    let row = &json["data"]["values"][0];
+    assert_eq!(row[0]["$type"], "Node");
+    assert_eq!(row[0]["_value"]["_labels"], serde_json::json!(["Person"]));
+    assert_eq!(
+        row[0]["_value"]["_properties"]["name"],
+        serde_json::json!({"$type": "String", "_value": "Phil"})
+    );
+    assert_eq!(
+        row[1],
+        serde_json::json!({"$type": "Integer", "_value": "42"})
+    );
+    assert_eq!(
+        row[2],
+        serde_json::json!({"$type": "Date", "_value": "2024-01-01"})
+    );
+
+    let syntax = client
+        .post("/db/neo4j/query/v2", r#"{"statement":"RETURN 1 +"}"#)
+        .await;
+    assert_eq!(syntax.status, 400);
+    assert_eq!(
+        syntax.error_codes(),
+        ["Neo.ClientError.Statement.SyntaxError"]
+    );
+    let malformed = client.post("/db/neo4j/query/v2", "{").await;
+    assert_eq!(malformed.status, 400);
+    assert_eq!(
+        malformed.error_codes(),
+        ["Neo.ClientError.Request.InvalidFormat"]
+    );
+    let unknown = client
+        .post("/db/other/query/v2", r#"{"statement":"RETURN 1"}"#)
+        .await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(
+        unknown.error_codes(),
+        ["Neo.ClientError.Database.DatabaseNotFound"]
+    );
+    let not_acceptable = client
+        .send(
+            "POST",
+            "/db/neo4j/query/v2",
+            &[
+                ("Accept", "text/plain"),
+                ("Content-Type", "application/json"),
+            ],
+            r#"{"statement":"RETURN 1"}"#,
+        )
+        .await;
+    assert_eq!(not_acceptable.status, 406);
+    let read_only = client
+        .post(
+            "/db/neo4j/query/v2",
+            r#"{"statement":"CREATE ()","accessMode":"READ"}"#,
+        )
+        .await;
+    assert_eq!(read_only.status, 400);
+    assert_eq!(
+        read_only.error_codes(),
+        ["Neo.ClientError.Statement.AccessMode"]
+    );
+    assert_eq!(server.metrics.snapshot().transactions.active, 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn basic_auth_guards_the_api() {
+    let config = server_config(|layer| {
+        layer.auth = Some("neo4j/secret-password".parse().expect("auth spec"));
+        layer.users = Some(vec![quiver_server::config::UserEntry {
+            name: "other".to_owned(),
+            password_hash: None,
+            password: Some("other-password".to_owned()),
+            admin: false,
+        }]);
+    });
+    let server = start(config, ApiConfig::default()).await;
+
+    let mut anonymous = server.client();
+    assert_eq!(
+        anonymous.get("/").await.status,
+        200,
+        "discovery needs no credentials"
+    );
+    let refused = anonymous
+        .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
+        .await;
+    assert_eq!(refused.status, 401);
+    assert!(
+        refused
+            .header("www-authenticate")
+            .is_some_and(|v| v.starts_with("Basic"))
+    );
+    assert_eq!(
+        refused.error_codes(),
+        ["Neo.ClientError.Security.Unauthorized"]
+    );
+
+    // "neo4j:wrong"
+    let mut wrong = server
+        .client()
+        .with_header("Authorization", "Basic bmVvNGo6d3Jvbmc=");
+    assert_eq!(
+        wrong
+            .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
+            .await
+            .status,
+        401
+    );
+
+    // "neo4j:secret-password"
+    let mut owner = server
+        .client()
+        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk");
+    let ok = owner
+        .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
+        .await;
+    assert_eq!(ok.status, 200);
+    let begun = owner.post("/db/neo4j/tx", "").await;
+    let path = begun
+        .header("location")
+        .expect("Location")
+        .trim_start_matches("http://quiver.test:7474")
+        .to_owned();
+
+    // "other:other-password" may not use neo4j's transaction.
+    let mut intruder = server
+        .client()
+        .with_header("Authorization", "Basic b3RoZXI6b3RoZXItcGFzc3dvcmQ=");
+    let denied = intruder.post(&path, "").await;
+    assert_eq!(denied.status, 404);
+    assert_eq!(owner.post(&format!("{path}/commit"), "").await.status, 200);
+    server.stop().await;
+}
