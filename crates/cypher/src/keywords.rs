@@ -29,12 +29,18 @@ const SPECIAL: &[&str] = &[
     "SINGLE",
 ];
 
+/// Binary search ignoring ASCII case, without allocating: this runs for most names the
+/// parser reads.
 fn contains(list: &[&str], word: &str) -> bool {
     if word.len() > 16 || !word.is_ascii() {
         return false;
     }
-    let upper = word.to_ascii_uppercase();
-    list.binary_search(&upper.as_str()).is_ok()
+    list.binary_search_by(|probe| {
+        probe
+            .bytes()
+            .cmp(word.bytes().map(|b| b.to_ascii_uppercase()))
+    })
+    .is_ok()
 }
 
 /// Whether `word` cannot be an unquoted variable name.

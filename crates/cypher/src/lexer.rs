@@ -47,7 +47,12 @@ struct Lexer<'a> {
 
 impl Lexer<'_> {
     fn peek(&self) -> Option<char> {
-        self.source[self.pos..].chars().next()
+        // Cypher is mostly ASCII: decode only when the byte starts a multi-byte character.
+        match self.source.as_bytes().get(self.pos) {
+            Some(&b) if b < 0x80 => Some(b as char),
+            Some(_) => self.source[self.pos..].chars().next(),
+            None => None,
+        }
     }
 
     fn peek_at(&self, ahead: usize) -> Option<char> {
@@ -128,9 +133,7 @@ impl Lexer<'_> {
                 '`' => TokenKind::QuotedName(self.quoted_name(start)?),
                 '$' => self.parameter(start)?,
                 c if is_ident_start(c) => {
-                    while self.peek().is_some_and(is_ident_continue) {
-                        self.bump();
-                    }
+                    self.skip_name_characters();
                     TokenKind::Word
                 }
                 other => {
@@ -142,6 +145,20 @@ impl Lexer<'_> {
                 }
             };
             self.push(kind, start);
+        }
+    }
+
+    /// Consumes the rest of a name, bytewise while it is ASCII.
+    fn skip_name_characters(&mut self) {
+        let bytes = self.source.as_bytes();
+        loop {
+            match bytes.get(self.pos) {
+                Some(&b) if b.is_ascii_alphanumeric() || b == b'_' => self.pos += 1,
+                Some(&b) if b >= 0x80 && self.peek().is_some_and(is_ident_continue) => {
+                    self.bump();
+                }
+                _ => return,
+            }
         }
     }
 
@@ -158,6 +175,7 @@ impl Lexer<'_> {
     fn skip_trivia(&mut self) -> Result<(), Error> {
         loop {
             match self.peek() {
+                Some(' ' | '\t' | '\n' | '\r') => self.pos += 1,
                 Some(c) if c.is_whitespace() => {
                     self.bump();
                 }

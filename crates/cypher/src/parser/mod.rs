@@ -221,6 +221,10 @@ impl Parser<'_> {
     /// `Invalid input 'X': expected Y` at the current token.
     fn expected(&self, what: &str) -> Error {
         let token = self.peek();
+        if self.speculating > 0 {
+            // Thrown away by `maybe`: skip the formatting.
+            return Error::syntax(Detail::UnexpectedSyntax, String::new(), token.span, "");
+        }
         let found = match token.kind {
             TokenKind::Eof => String::new(),
             _ => self.text(token.span).chars().take(40).collect(),
