@@ -68,6 +68,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Status codes used in more than one place.
 pub(crate) mod code {
+    pub const SYNTAX_ERROR: &str = "Neo.ClientError.Statement.SyntaxError";
     pub const TYPE_ERROR: &str = "Neo.ClientError.Statement.TypeError";
     pub const ARGUMENT_ERROR: &str = "Neo.ClientError.Statement.ArgumentError";
     pub const SEMANTIC_ERROR: &str = "Neo.ClientError.Statement.SemanticError";

@@ -154,6 +154,28 @@ impl Procedures {
     }
 }
 
+/// The semantic pass checks calls against the registered signatures.
+impl quiver_cypher::semantic::ProcedureCatalog for Procedures {
+    fn procedure(
+        &self,
+        qualified_name: &str,
+    ) -> Option<quiver_cypher::semantic::ProcedureSignature> {
+        let p = self.get(qualified_name)?;
+        let s = p.signature();
+        Some(quiver_cypher::semantic::ProcedureSignature {
+            inputs: s
+                .inputs
+                .iter()
+                .map(|f| quiver_cypher::semantic::ProcedureInput {
+                    name: f.name.clone(),
+                    has_default: false,
+                })
+                .collect(),
+            outputs: s.outputs.iter().map(|f| f.name.clone()).collect(),
+        })
+    }
+}
+
 fn sig(name: &str, outputs: &[(&str, FieldType)]) -> ProcedureSignature {
     ProcedureSignature {
         name: name.to_owned(),

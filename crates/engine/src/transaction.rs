@@ -152,6 +152,11 @@ impl Transaction {
         };
         let stmt = quiver_cypher::parse_with(query, &options)?;
         let procedures = self.shared.procedures();
+        let analyze = quiver_cypher::AnalyzeOptions {
+            functions: &quiver_cypher::semantic::BuiltinFunctions,
+            procedures: Some(&*procedures),
+        };
+        quiver_cypher::analyze_with(&stmt, query, &analyze)?;
         let compiled = Arc::new(plan::compile(&stmt, query, &self.stx, &procedures)?);
         self.shared
             .cache

@@ -42,6 +42,7 @@ fn query_error(e: &quiver_engine::Error) -> QueryError {
     let kind = match detail {
         // Neo4j reports this one as a schema constraint failure; the TCK names it so.
         Some("DeleteConnectedNode") => ErrorKind::ConstraintVerificationFailed,
+        _ if e.status_code().starts_with("Neo.ClientError.Procedure.") => ErrorKind::ProcedureError,
         _ => ErrorKind::from_name(e.status_code()).unwrap_or(ErrorKind::SemanticError),
     };
     let phase = match e.phase() {

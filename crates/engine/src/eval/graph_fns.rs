@@ -165,6 +165,14 @@ pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Res
             other => Err(bad_arg(f, "a Node or a Relationship", other)),
         },
         GraphFn::Labels => match &v {
+            other if !matches!(other, Value::Node(_)) => Err(Error::runtime(
+                crate::error::code::TYPE_ERROR,
+                Some("InvalidArgumentValue"),
+                format!(
+                    "Function 'labels' expects a Node, got {}",
+                    other.value_type()
+                ),
+            )),
             Value::Node(n) => {
                 let labels = cx.tx.node_labels(NodeId(n.id))?;
                 let mut names: Vec<Value> = labels

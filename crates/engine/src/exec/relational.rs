@@ -234,13 +234,13 @@ pub(crate) fn count_arg(v: &Value, what: &str) -> Result<u64> {
     match v {
         Value::Int(i) if *i >= 0 => Ok(*i as u64),
         Value::Int(_) => Err(Error::runtime(
-            code::ARGUMENT_ERROR,
+            code::SYNTAX_ERROR,
             Some("NegativeIntegerArgument"),
             format!("{what} must be a non-negative integer"),
         )),
         Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 => Ok(*f as u64),
         other => Err(Error::runtime(
-            code::ARGUMENT_ERROR,
+            code::SYNTAX_ERROR,
             Some("InvalidArgumentType"),
             format!("{what} must be an integer, got {}", other.value_type()),
         )),

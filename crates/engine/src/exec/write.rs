@@ -320,7 +320,7 @@ fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {
     }
     cx.tx.delete_relationship(rel)?;
     cx.counters.relationships_deleted += 1;
-    Ok(())
+    cx.advance()
 }
 
 fn delete_node(node: NodeId, detach: bool, cx: &mut Cx) -> Result<()> {
@@ -331,12 +331,12 @@ fn delete_node(node: NodeId, detach: bool, cx: &mut Cx) -> Result<()> {
         let rels = cx.tx.detach_delete_node(node)?;
         cx.counters.relationships_deleted += rels as u64;
         cx.counters.nodes_deleted += 1;
-        return Ok(());
+        return cx.advance();
     }
     match cx.tx.delete_node(node) {
         Ok(()) => {
             cx.counters.nodes_deleted += 1;
-            Ok(())
+            cx.advance()
         }
         // Its relationships may be deleted by a later row of the same clause: decide once
         // the clause has seen every row.

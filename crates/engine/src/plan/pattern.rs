@@ -739,15 +739,13 @@ impl Planner<'_> {
     ) -> Arc<PlanNode> {
         let mut simple: Vec<Expr> = Vec::new();
         let mut semis: Vec<Expr> = Vec::new();
-        let ready_all = preds
-            .iter()
-            .all(|p| p.done || p.last || p.deps.iter().all(|d| bound.contains(d)));
         for p in preds.iter_mut() {
             if p.done {
                 continue;
             }
-            let ready = p.deps.iter().all(|d| bound.contains(d));
-            if !(all || (ready && (!p.last || ready_all))) {
+            // Subquery predicates read variables their slots do not show: they go last.
+            let ready = !p.last && p.deps.iter().all(|d| bound.contains(d));
+            if !(all || ready) {
                 continue;
             }
             p.done = true;

@@ -148,7 +148,7 @@ impl Planner<'_> {
         let mut items = Vec::new();
         if p.star {
             let mut names: Vec<Arc<str>> = pre.names();
-            if names.is_empty() && p.items.is_empty() {
+            if names.is_empty() && p.items.is_empty() && is_return {
                 return Err(self.err(
                     Status::SyntaxError,
                     Detail::NoVariablesInScope,
@@ -383,8 +383,54 @@ impl Planner<'_> {
             Some(e) => Some(self.count_expr(e, "LIMIT")?),
             None => None,
         };
+        // WITH's WHERE sees the projected names and, when nothing was aggregated or made
+        // distinct, the variables before them too.
+        let predicate = match filter {
+            Some(f) if aggregating || p.distinct => {
+                // Expressions equal to projected items read the items' values.
+                let mut ctx = AggCtx {
+                    pre: pre.clone(),
+                    keys: items
+                        .iter()
+                        .zip(&out_slots)
+                        .map(|(i, s)| (i.expr.clone(), *s))
+                        .collect(),
+                    aggs: Vec::new(),
+                };
+                let e = self.expr_with(f, &new_scope, &mut Agg::Collect(&mut ctx))?;
+                if !ctx.aggs.is_empty() {
+                    return Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidAggregation,
+                        "Aggregations are not allowed in WHERE",
+                        f.span,
+                    ));
+                }
+                Some(e)
+            }
+            Some(f) => {
+                let where_scope = {
+                    let mut s = pre.clone();
+                    for v in &new_scope.vars {
+                        s.bind(&v.name, v.slot, v.kind);
+                    }
+                    s
+                };
+                Some(self.expr(f, &where_scope)?)
+            }
+            None => None,
+        };
         let est = plan.est_rows;
-        let keep = new_scope.slots();
+        let mut keep = new_scope.slots();
+        if let Some(p) = &predicate {
+            let mut read = Vec::new();
+            p.slots(&mut read);
+            for s in read {
+                if !keep.contains(&s) {
+                    keep.push(s);
+                }
+            }
+        }
         if !sort_keys.is_empty() {
             plan = match limit {
                 Some(limit) => self.node(
@@ -438,8 +484,7 @@ impl Planner<'_> {
                 );
             }
         }
-        if let Some(f) = filter {
-            let predicate = self.expr(f, &new_scope)?;
+        if let Some(predicate) = predicate {
             let est = plan.est_rows * 0.5;
             plan = self.node(
                 Op::Filter {
