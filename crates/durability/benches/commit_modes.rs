@@ -106,12 +106,12 @@ fn main() {
         ("group, 1 writer", Some((Mode::Group, 1, opts.clone()))),
         ("group, 32 writers", Some((Mode::Group, 32, opts.clone()))),
         (
-            "group, 32 writers, no window",
+            "group, 32 writers, 1 ms window",
             Some((
                 Mode::Group,
                 32,
                 Options {
-                    group_window: Duration::ZERO,
+                    group_window: Duration::from_millis(1),
                     ..opts.clone()
                 },
             )),

@@ -13,11 +13,13 @@ pub enum Mode {
     /// [`Options::flush_interval`], which bounds what a power cut can lose.
     #[default]
     Buffered,
-    /// Acknowledged after the sync that covers the record; a leader gathers the commits that
-    /// arrive together (up to [`Options::group_window`]) and syncs them once.
+    /// Acknowledged after the sync that covers the record: whoever syncs takes every commit
+    /// that arrived meanwhile, so commits that arrive together share one sync. A leader may
+    /// also wait for company, up to [`Options::group_window`] (off by default).
     Group,
     /// Acknowledged after a sync that covers the record, started as soon as the record is
-    /// waited on; committers that happen to wait together still share it.
+    /// waited on, never delayed to gather others; committers that happen to wait together
+    /// still share it.
     Sync,
 }
 
@@ -61,8 +63,11 @@ pub struct Options {
     /// Buffered mode writes and syncs the log this often: the most a power cut can lose.
     /// The other modes use it as the pick-up interval for commits nobody waits on.
     pub flush_interval: Duration,
-    /// How long a group-mode leader may wait for more commits to join its sync. It only waits
-    /// when the previous sync carried more than one commit, so a lone client pays nothing.
+    /// How long a group-mode leader may wait for more commits to join its sync (and never
+    /// longer than a quarter of a typical sync). It only waits when the previous sync carried
+    /// more than one commit, so a lone client pays nothing. Off by default: on the machines
+    /// measured (see `docs/PERFORMANCE.md`), commits already share syncs without waiting, and
+    /// waiting cost more than it saved; it is meant for disks whose syncs are slow.
     pub group_window: Duration,
     /// A segment is closed and a new one started once it holds this many bytes.
     pub segment_bytes_max: u64,
@@ -90,7 +95,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             flush_interval: Duration::from_millis(50),
-            group_window: Duration::from_millis(1),
+            group_window: Duration::ZERO,
             segment_bytes_max: 64 << 20,
             pending_bytes_max: 64 << 20,
             pending_flush_bytes: 4 << 20,

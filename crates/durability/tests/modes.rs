@@ -194,3 +194,33 @@ fn waiting_on_a_write_transactions_snapshot_covers_what_it_read() {
     assert!(!unchanged.changed);
     d.wait(&unchanged).unwrap();
 }
+
+#[test]
+fn group_with_a_gather_window_acknowledges_every_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = Options {
+        group_window: Duration::from_millis(2),
+        ..options()
+    };
+    let (db, d) = Durability::open(tmp.path(), Mode::Group, opts.clone()).unwrap();
+    let d = Arc::new(d);
+    let writers: Vec<_> = (0..6)
+        .map(|w| {
+            let (db, d) = (db.clone(), d.clone());
+            thread::spawn(move || {
+                for i in 0..15 {
+                    let info = add_person(&db, &format!("g{w}-{i}")).unwrap();
+                    d.wait(&info).unwrap();
+                    assert!(d.durable_watermark() >= info.commit);
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    assert_eq!(d.stats().commits_per_fsync.sum, 90);
+    drop(d);
+    let (db, _d) = Durability::open(tmp.path(), Mode::Group, opts).unwrap();
+    assert_eq!(names(&db).len(), 90);
+}
