@@ -17,11 +17,10 @@ pub struct ApiConfig {
     /// Rows fetched from the engine per pull: the unit of work between two checks of the
     /// output, so a large result streams instead of being computed whole first.
     pub pull_rows_max: usize,
-    /// Response bytes buffered before a chunk is sent; a response smaller than this goes out
-    /// whole with a `Content-Length`.
+    /// Response bytes one production step writes before handing them to the connection (the
+    /// step size of a streamed response); a response smaller than this goes out whole with a
+    /// `Content-Length`.
     pub chunk_bytes: usize,
-    /// Chunks buffered between the producer and a slow client before the producer waits.
-    pub chunks_in_flight_max: usize,
     /// How long a request waits for the database to reach a bookmark it presents.
     pub bookmark_wait: Duration,
     /// The Bolt port the discovery document advertises.
@@ -40,7 +39,6 @@ impl Default for ApiConfig {
             statements_per_request_max: 1000,
             pull_rows_max: 512,
             chunk_bytes: 32 * 1024,
-            chunks_in_flight_max: 4,
             bookmark_wait: Duration::from_secs(5),
             bolt_port: 7687,
             neo4j_version: "5.26.0".to_owned(),

@@ -142,7 +142,7 @@ pub fn meta(out: &mut Vec<u8>, value: &Value, first: &mut bool) {
     match value {
         Value::Node(node) => {
             json::comma(out, first);
-            entity_meta(out, node.id, &node_element_id(node.id), "node");
+            entity_meta(out, node.id, &node_element_id(node.id), "node", false);
         }
         Value::Relationship(rel) => {
             json::comma(out, first);
@@ -151,6 +151,7 @@ pub fn meta(out: &mut Vec<u8>, value: &Value, first: &mut bool) {
                 rel.id,
                 &relationship_element_id(rel.id),
                 "relationship",
+                rel_deleted(rel),
             );
         }
         Value::Path(path) => {
@@ -192,16 +193,23 @@ pub fn meta(out: &mut Vec<u8>, value: &Value, first: &mut bool) {
     }
 }
 
-fn entity_meta(out: &mut Vec<u8>, id: u64, element_id: &str, kind: &str) {
+/// A relationship deleted by the transaction reaches the encoder with empty data (every live
+/// relationship has a type). A deleted node cannot be told from one without labels and
+/// properties, so nodes are always reported as present.
+fn rel_deleted(rel: &Relationship) -> bool {
+    rel.data.as_ref().is_some_and(|d| d.rel_type.is_empty())
+}
+
+fn entity_meta(out: &mut Vec<u8>, id: u64, element_id: &str, kind: &str, deleted: bool) {
     out.extend_from_slice(br#"{"id":"#);
     json::uint(out, id);
     out.extend_from_slice(br#","elementId":"#);
     json::string(out, element_id);
     out.extend_from_slice(br#","type":"#);
     json::string(out, kind);
-    // Entities deleted by the transaction reach the encoder without data, and cannot be told
-    // from entities that have none; Quiver reports them as present.
-    out.extend_from_slice(br#","deleted":false}"#);
+    out.extend_from_slice(br#","deleted":"#);
+    json::boolean(out, deleted);
+    out.push(b'}');
 }
 
 /// The nodes and relationships of one record, for the `graph` format: every entity in any
@@ -249,7 +257,7 @@ impl GraphRecord {
     /// the caller looks them up and hands them to [`GraphRecord::add_endpoint`].
     pub fn missing_endpoints(&self) -> Vec<u64> {
         let mut missing = Vec::new();
-        for rel in &self.relationships {
+        for rel in self.relationships.iter().filter(|r| !rel_deleted(r)) {
             if let Some(data) = &rel.data {
                 for id in [data.start, data.end] {
                     if !self.node_ids.contains(&id) && !missing.contains(&id) {
@@ -302,6 +310,10 @@ impl GraphRecord {
             json::uint(out, rel.id);
             out.extend_from_slice(br#"","elementId":"#);
             json::string(out, &relationship_element_id(rel.id));
+            if rel_deleted(rel) {
+                out.extend_from_slice(br#","deleted":true}"#);
+                continue;
+            }
             if let Some(data) = &rel.data {
                 out.extend_from_slice(br#","type":"#);
                 json::string(out, &data.rel_type);

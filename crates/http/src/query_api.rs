@@ -6,15 +6,15 @@
 //!
 //! Values are plain JSON or, when the client accepts `application/vnd.neo4j.query`, typed JSON.
 //! Unlike the transactional API the status reflects errors (400 for client errors, 404 for an
-//! unknown database, 500 otherwise) — as long as the response has not started streaming; an
-//! error after that is appended as an `errors` member, since the status is already sent.
+//! unknown database, 500 otherwise) — as long as the first chunk has not gone out; an error
+//! after that is appended as an `errors` member, since the status is already sent.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use http::StatusCode;
 
-use quiver_engine::{AccessMode, Counters, PullState, TxOptions};
+use quiver_engine::{AccessMode, Counters, PullState, QueryId, TxOptions};
 use quiver_value::Value;
 
 use crate::bookmarks;
@@ -24,7 +24,7 @@ use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{JSON, QueryFormat, TYPED_JSON};
 use crate::service::Shared;
-use crate::stream::Output;
+use crate::stream::{Head, Produce};
 use crate::tracked::TrackedTx;
 use crate::tx_api::{write_error, write_notifications};
 use crate::typed;
@@ -47,147 +47,194 @@ pub fn status_of(error: &ApiError) -> StatusCode {
     }
 }
 
-/// `{"errors":[{"code":..,"message":..}]}`.
-pub fn error_document(out: &mut Output, content_type: &'static str, error: &ApiError) {
-    out.head(status_of(error), content_type, None);
-    out.buf.clear();
-    out.buf.extend_from_slice(br#"{"errors":["#);
-    write_error(&mut out.buf, error);
-    out.buf.extend_from_slice(b"]}");
+/// `{"errors":[{"code":..,"message":..}]}`, replacing whatever `out` held.
+pub fn error_document(out: &mut Vec<u8>, error: &ApiError) {
+    out.clear();
+    out.extend_from_slice(br#"{"errors":["#);
+    write_error(out, error);
+    out.extend_from_slice(b"]}");
 }
 
-pub fn run(shared: &Shared, job: QueryJob, mut out: Output) {
+pub fn producer(shared: Arc<Shared>, job: QueryJob) -> Box<dyn Produce> {
     let content_type = match job.format {
         QueryFormat::Plain => JSON,
         QueryFormat::Typed => TYPED_JSON,
     };
-    let request = match decode::query_request(&job.body, job.typed_parameters).and_then(|r| {
-        if r.impersonated_user.is_some() {
-            Err(ApiError::Invalid(
-                "Impersonation is not supported by Quiver.".to_owned(),
-            ))
-        } else {
-            Ok(r)
-        }
-    }) {
-        Ok(request) => request,
-        Err(error) => {
-            error_document(&mut out, content_type, &error);
-            let _ = out.finish();
-            return;
-        }
-    };
-    out.head(StatusCode::ACCEPTED, content_type, None);
-    let started = Instant::now();
-    let result = execute(shared, request, job.format, &mut out);
-    shared.telemetry.query_finished(started.elapsed());
-    match result {
-        Ok(()) => {
-            let _ = out.finish();
-        }
-        Err(Failure::ClientGone) => {}
-        Err(Failure::Error(error)) => {
-            if out.committed() {
-                // The status is out: close what is open and name the error in the document.
-                out.buf.extend_from_slice(br#"]},"errors":["#);
-                write_error(&mut out.buf, &error);
-                out.buf.extend_from_slice(b"]}");
-            } else {
-                error_document(&mut out, content_type, &error);
-            }
-            let _ = out.finish();
-        }
-    }
-}
-
-enum Failure {
-    Error(ApiError),
-    ClientGone,
-}
-
-impl From<ApiError> for Failure {
-    fn from(error: ApiError) -> Self {
-        Failure::Error(error)
-    }
-}
-
-impl From<quiver_engine::Error> for Failure {
-    fn from(error: quiver_engine::Error) -> Self {
-        Failure::Error(ApiError::Engine(error))
-    }
-}
-
-fn execute(
-    shared: &Shared,
-    request: QueryRequest,
-    format: QueryFormat,
-    out: &mut Output,
-) -> Result<(), Failure> {
-    bookmarks::await_all(shared, &request.bookmarks)?;
-    let options = TxOptions {
-        mode: if request.read_only == Some(true) {
-            AccessMode::Read
-        } else {
-            AccessMode::Write
+    Box::new(QueryRun {
+        shared,
+        format: job.format,
+        job: Some(job),
+        head: Head {
+            status: StatusCode::ACCEPTED,
+            content_type,
+            location: None,
         },
-        ..TxOptions::default()
-    };
-    let mut tracked = TrackedTx::new(shared.db.begin(options)?, Arc::clone(&shared.telemetry));
-    let Some(tx) = tracked.get() else {
-        return Err(Failure::Error(ApiError::Invalid(
-            "the transaction closed before it ran".to_owned(),
-        )));
-    };
-    let query = tx.run(&request.statement, request.parameters)?;
-    out.buf.extend_from_slice(br#"{"data":{"fields":["#);
-    let mut first = true;
-    for field in tx.fields(query) {
-        json::comma(&mut out.buf, &mut first);
-        json::string(&mut out.buf, field);
-    }
-    out.buf.extend_from_slice(br#"],"values":["#);
-    let has_fields = !tx.fields(query).is_empty();
-    let batch = shared.config.pull_rows_max.max(1);
-    let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batch.min(1024));
-    let mut first_row = true;
-    let summary = loop {
-        rows.clear();
-        let state = tx.pull(query, batch as i64, &mut rows)?;
-        for row in rows.iter().filter(|_| has_fields) {
-            json::comma(&mut out.buf, &mut first_row);
-            out.buf.push(b'[');
-            let mut first_value = true;
-            for value in row {
-                json::comma(&mut out.buf, &mut first_value);
-                match format {
-                    QueryFormat::Plain => encode::plain_value(&mut out.buf, value),
-                    QueryFormat::Typed => typed::write(&mut out.buf, value),
+        tx: None,
+        query: None,
+        include_counters: false,
+        has_fields: false,
+        first_row: true,
+        first_step: true,
+        started: Instant::now(),
+    })
+}
+
+struct QueryRun {
+    shared: Arc<Shared>,
+    format: QueryFormat,
+    job: Option<QueryJob>,
+    head: Head,
+    /// Open until the last row; `None` once settled.
+    tx: Option<TrackedTx>,
+    query: Option<QueryId>,
+    include_counters: bool,
+    /// A query without fields (an update with no RETURN) has no records.
+    has_fields: bool,
+    first_row: bool,
+    /// Errors in the first step still change the status.
+    first_step: bool,
+    started: Instant,
+}
+
+impl Produce for QueryRun {
+    fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
+        let first_step = std::mem::replace(&mut self.first_step, false);
+        let outcome = self.step(out, chunk_bytes);
+        match outcome {
+            Ok(complete) => complete,
+            Err(error) => {
+                self.shared.telemetry.query_finished(self.started.elapsed());
+                self.tx = None;
+                if first_step {
+                    self.head.status = status_of(&error);
+                    error_document(out, &error);
+                } else {
+                    // The status is out: close what is open and name the error.
+                    out.extend_from_slice(br#"]},"errors":["#);
+                    write_error(out, &error);
+                    out.extend_from_slice(b"]}");
                 }
+                true
             }
-            out.buf.push(b']');
         }
-        if let Err(gone) = out.maybe_flush() {
-            let _ = gone;
-            tracked.abandon();
-            return Err(Failure::ClientGone);
-        }
-        if let PullState::Done(summary) = state {
-            break summary;
-        }
-    };
-    let info = tracked.commit()?;
-    out.buf.extend_from_slice(b"]}");
-    if request.include_counters {
-        write_counters(&mut out.buf, &summary.stats);
     }
-    if !summary.notifications.is_empty() {
-        out.buf.push(b',');
-        write_notifications(&mut out.buf, &summary.notifications);
+
+    fn head(&self) -> Head {
+        self.head.clone()
     }
-    out.buf.extend_from_slice(br#","bookmarks":["#);
-    json::string(&mut out.buf, &info.bookmark);
-    out.buf.extend_from_slice(b"]}");
-    Ok(())
+}
+
+impl QueryRun {
+    fn step(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> Result<bool, ApiError> {
+        if let Some(job) = self.job.take() {
+            self.start(&job, out)?;
+        }
+        let batch = self.shared.config.pull_rows_max.max(1);
+        let (Some(tracked), Some(query)) = (self.tx.as_mut(), self.query) else {
+            return Ok(true);
+        };
+        let Some(tx) = tracked.get() else {
+            return Ok(true);
+        };
+        let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batch.min(1024));
+        let summary = loop {
+            rows.clear();
+            let state = tx.pull(query, batch as i64, &mut rows)?;
+            for row in rows.iter().filter(|_| self.has_fields) {
+                json::comma(out, &mut self.first_row);
+                out.push(b'[');
+                let mut first_value = true;
+                for value in row {
+                    json::comma(out, &mut first_value);
+                    match self.format {
+                        QueryFormat::Plain => encode::plain_value(out, value),
+                        QueryFormat::Typed => typed::write(out, value),
+                    }
+                }
+                out.push(b']');
+            }
+            if let PullState::Done(summary) = state {
+                break summary;
+            }
+            if out.len() >= chunk_bytes {
+                return Ok(false);
+            }
+        };
+        let info = match self.tx.take() {
+            Some(tracked) => tracked.commit()?,
+            None => return Ok(true),
+        };
+        self.shared.telemetry.query_finished(self.started.elapsed());
+        out.extend_from_slice(b"]}");
+        if self.include_counters {
+            write_counters(out, &summary.stats);
+        }
+        if !summary.notifications.is_empty() {
+            out.push(b',');
+            write_notifications(out, &summary.notifications);
+        }
+        out.extend_from_slice(br#","bookmarks":["#);
+        json::string(out, &info.bookmark);
+        out.extend_from_slice(b"]}");
+        Ok(true)
+    }
+
+    fn start(&mut self, job: &QueryJob, out: &mut Vec<u8>) -> Result<(), ApiError> {
+        let QueryRequest {
+            statement,
+            parameters,
+            include_counters,
+            bookmarks,
+            read_only,
+            impersonated_user,
+        } = decode::query_request(&job.body, job.typed_parameters)?;
+        if impersonated_user.is_some() {
+            return Err(ApiError::Invalid(
+                "Impersonation is not supported by Quiver.".to_owned(),
+            ));
+        }
+        bookmarks::await_all(&self.shared, &bookmarks)?;
+        self.include_counters = include_counters;
+        let options = TxOptions {
+            mode: if read_only == Some(true) {
+                AccessMode::Read
+            } else {
+                AccessMode::Write
+            },
+            ..TxOptions::default()
+        };
+        self.started = Instant::now();
+        let mut tracked = TrackedTx::new(
+            self.shared.db.begin(options)?,
+            Arc::clone(&self.shared.telemetry),
+        );
+        let Some(tx) = tracked.get() else {
+            return Err(ApiError::Invalid(
+                "the transaction closed before it ran".to_owned(),
+            ));
+        };
+        let query = tx.run(&statement, parameters)?;
+        out.extend_from_slice(br#"{"data":{"fields":["#);
+        let mut first = true;
+        for field in tx.fields(query) {
+            json::comma(out, &mut first);
+            json::string(out, field);
+        }
+        out.extend_from_slice(br#"],"values":["#);
+        self.has_fields = !tx.fields(query).is_empty();
+        self.query = Some(query);
+        self.tx = Some(tracked);
+        Ok(())
+    }
+}
+
+impl Drop for QueryRun {
+    /// Dropped with its transaction open: the client went away.
+    fn drop(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            tx.abandon();
+        }
+    }
 }
 
 fn write_counters(out: &mut Vec<u8>, stats: &Counters) {

@@ -15,7 +15,6 @@ use bytes::Bytes;
 use http::header::{ACCEPT, ALLOW, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, LOCATION};
 use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
-use tokio::sync::mpsc;
 
 use quiver_engine::{AccessMode, Database, TxOptions};
 
@@ -27,7 +26,7 @@ use crate::negotiate::{self, BodyType, JSON, QueryFormat};
 use crate::query_api::{self, QueryJob};
 use crate::registry::Registry;
 use crate::route::{self, Miss, Route, TxEndpoint};
-use crate::stream::{Message, Output, ResponseBody};
+use crate::stream::{self, Produce, ResponseBody};
 use crate::tracked::{NoTelemetry, Telemetry};
 use crate::tx_api::{self, TxJob};
 
@@ -293,7 +292,7 @@ impl HttpApi {
             bookmarks,
             body,
         };
-        self.spawn(move |shared, out| tx_api::run(shared, job, out))
+        self.respond(tx_api::producer(Arc::clone(&self.shared), job))
             .await
     }
 
@@ -335,44 +334,28 @@ impl HttpApi {
             typed_parameters,
             body,
         };
-        self.spawn(move |shared, out| query_api::run(shared, job, out))
+        self.respond(query_api::producer(Arc::clone(&self.shared), job))
             .await
     }
 
-    /// Runs `job` on the blocking pool and answers with what it writes.
-    async fn spawn<F>(&self, job: F) -> Response<ResponseBody>
-    where
-        F: FnOnce(&Shared, Output) + Send + 'static,
-    {
-        let config = &self.shared.config;
-        let (sender, mut receiver) = mpsc::channel(config.chunks_in_flight_max.max(1));
-        let chunk_bytes = config.chunk_bytes.max(1);
-        let shared = Arc::clone(&self.shared);
-        let _task = tokio::task::spawn_blocking(move || {
-            job(&shared, Output::new(sender, chunk_bytes));
-        });
-        match receiver.recv().await {
-            Some(Message::Head(head)) => {
-                let body = if head.complete {
-                    ResponseBody::full(head.first)
-                } else {
-                    ResponseBody::streaming(head.first, receiver)
-                };
-                let mut response = Response::new(body);
-                *response.status_mut() = head.status;
-                response
-                    .headers_mut()
-                    .insert(CONTENT_TYPE, HeaderValue::from_static(head.content_type));
-                if let Some(location) = head.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
-                    response.headers_mut().insert(LOCATION, location);
-                }
-                response
-            }
-            _ => tx_error(
+    /// Runs `producer`'s first step on the blocking pool and answers with what it writes.
+    async fn respond(&self, producer: Box<dyn Produce>) -> Response<ResponseBody> {
+        let chunk_bytes = self.shared.config.chunk_bytes.max(1);
+        let Some((head, body)) = stream::respond(producer, chunk_bytes).await else {
+            return tx_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 &ApiError::Invalid("The request failed inside the server.".to_owned()),
-            ),
+            );
+        };
+        let mut response = Response::new(body);
+        *response.status_mut() = head.status;
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static(head.content_type));
+        if let Some(location) = head.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+            response.headers_mut().insert(LOCATION, location);
         }
+        response
     }
 }
 

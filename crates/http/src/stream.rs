@@ -1,145 +1,80 @@
-//! Response bodies that stream while the engine produces rows.
+//! Response bodies produced step by step on the blocking pool, as the client reads them.
 //!
-//! A request's work runs on the blocking pool and writes JSON into an [`Output`]. Small
-//! responses (the common case) complete before the first flush threshold and go out whole,
-//! with a `Content-Length` — which keep-alive clients such as ApacheBench require. A larger
-//! response is sent as its status and first chunk as soon as the threshold is crossed, then
-//! chunk by chunk through a bounded channel: the producer blocks when the client reads slowly,
-//! so a huge result holds at most a few chunks in memory. If the client goes away the channel
-//! closes and the producer stops at its next flush.
+//! A request's work is a [`Produce`] state machine: each step runs on the blocking pool and
+//! appends about one chunk of the document. The first step decides the status. If the
+//! document is complete after it (the common case), the response goes out whole with a
+//! `Content-Length`, which keep-alive clients such as ApacheBench require. Otherwise the first
+//! chunk goes out at once and the next step starts only when hyper asks for the next frame —
+//! that is, once the previous chunk was handed to the socket — so a slow client slows the query
+//! down instead of filling memory, and no thread waits on a client: between steps the state
+//! machine sits in the response body. A client that goes away drops the body, and with it
+//! the state machine, whose `Drop` decides what happens to its transaction.
 //!
 //! ```text
-//! producer (blocking pool)                      connection task
-//!   Output::write.. ──► Head{status, first, complete} ──► Response (Full or Streaming)
-//!   flush at chunk_bytes ──► Chunk ──► Chunk ──► End ──► body frames
+//! connection task          blocking pool
+//!   respond ───────────────► step 1 ──► (status, first chunk, complete?)
+//!   poll_frame ◄── chunk 1
+//!   poll_frame ────────────► step 2 ──► chunk 2 ... ──► complete
 //! ```
 
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
 use http::StatusCode;
 use hyper::body::{Body, Frame, SizeHint};
-use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
-/// What the producer sends.
-pub enum Message {
-    /// The status, headers and first bytes; `complete` when nothing follows.
-    Head(Head),
-    Chunk(Bytes),
-    /// The document is complete.
-    End,
-}
-
+/// The status and headers a producer settled on in its first step.
+#[derive(Debug, Clone)]
 pub struct Head {
     pub status: StatusCode,
     pub content_type: &'static str,
     pub location: Option<String>,
-    pub first: Bytes,
-    pub complete: bool,
 }
 
-/// The producer gave up because the client is gone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientGone;
+/// A document written in steps.
+pub trait Produce: Send + 'static {
+    /// Appends the next part of the document to `out`, stopping once `out` holds at least
+    /// `chunk_bytes` (or the document is complete); returns true when it is complete.
+    fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool;
 
-/// Where a producer writes its document.
-pub struct Output {
-    pub buf: Vec<u8>,
-    status: StatusCode,
-    content_type: &'static str,
-    location: Option<String>,
-    sender: mpsc::Sender<Message>,
+    /// The status and headers, read after the first step.
+    fn head(&self) -> Head;
+}
+
+type Stepped = (Box<dyn Produce>, Bytes, bool);
+
+/// Runs one step on the blocking pool.
+fn step(mut producer: Box<dyn Produce>, chunk_bytes: usize) -> JoinHandle<Stepped> {
+    tokio::task::spawn_blocking(move || {
+        let mut out = Vec::with_capacity(chunk_bytes.min(64 * 1024) + 1024);
+        let complete = producer.produce(&mut out, chunk_bytes);
+        (producer, Bytes::from(out), complete)
+    })
+}
+
+/// Runs the first step and builds the response around it. `None` when the step panicked.
+pub async fn respond(
+    producer: Box<dyn Produce>,
     chunk_bytes: usize,
-    head_sent: bool,
-    gone: bool,
-}
-
-impl Output {
-    pub fn new(sender: mpsc::Sender<Message>, chunk_bytes: usize) -> Output {
-        Output {
-            buf: Vec::with_capacity(1024),
-            status: StatusCode::OK,
-            content_type: "application/json",
-            location: None,
-            sender,
-            chunk_bytes,
-            head_sent: false,
-            gone: false,
+) -> Option<(Head, ResponseBody)> {
+    let (producer, first, complete) = step(producer, chunk_bytes).await.ok()?;
+    let head = producer.head();
+    let body = if complete {
+        drop(producer);
+        ResponseBody::full(first)
+    } else {
+        ResponseBody {
+            state: State::Streaming {
+                ready: Some(first),
+                producer: Some(producer),
+                running: None,
+                chunk_bytes,
+            },
         }
-    }
-
-    /// Sets the response status and headers; only effective before the first flush.
-    pub fn head(
-        &mut self,
-        status: StatusCode,
-        content_type: &'static str,
-        location: Option<String>,
-    ) {
-        self.status = status;
-        self.content_type = content_type;
-        self.location = location;
-    }
-
-    /// True once anything has been sent: the status can no longer change.
-    pub fn committed(&self) -> bool {
-        self.head_sent
-    }
-
-    pub fn is_gone(&self) -> bool {
-        self.gone
-    }
-
-    /// Sends what is buffered if it has reached the chunk size.
-    pub fn maybe_flush(&mut self) -> Result<(), ClientGone> {
-        if self.gone {
-            return Err(ClientGone);
-        }
-        if self.buf.len() >= self.chunk_bytes {
-            self.send(false)?;
-        }
-        Ok(())
-    }
-
-    fn send(&mut self, last: bool) -> Result<(), ClientGone> {
-        let bytes = Bytes::from(std::mem::replace(
-            &mut self.buf,
-            Vec::with_capacity(if last { 0 } else { self.chunk_bytes + 1024 }),
-        ));
-        let message = if self.head_sent {
-            Message::Chunk(bytes)
-        } else {
-            self.head_sent = true;
-            Message::Head(Head {
-                status: self.status,
-                content_type: self.content_type,
-                location: self.location.take(),
-                first: bytes,
-                complete: last,
-            })
-        };
-        if self.sender.blocking_send(message).is_err() {
-            self.gone = true;
-            return Err(ClientGone);
-        }
-        Ok(())
-    }
-
-    /// Sends the rest of the document and marks it complete.
-    pub fn finish(mut self) -> Result<(), ClientGone> {
-        if self.gone {
-            return Err(ClientGone);
-        }
-        if !self.head_sent {
-            return self.send(true);
-        }
-        if !self.buf.is_empty() {
-            self.send(false)?;
-        }
-        self.sender
-            .blocking_send(Message::End)
-            .map_err(|_| ClientGone)
-    }
+    };
+    Some((head, body))
 }
 
 /// The body of every API response.
@@ -150,31 +85,25 @@ pub struct ResponseBody {
 enum State {
     Full(Option<Bytes>),
     Streaming {
-        first: Option<Bytes>,
-        receiver: mpsc::Receiver<Message>,
+        ready: Option<Bytes>,
+        /// Between steps; `None` while a step runs or after the last one.
+        producer: Option<Box<dyn Produce>>,
+        running: Option<JoinHandle<Stepped>>,
+        chunk_bytes: usize,
     },
     Done,
 }
 
-/// A streamed response lost its producer before the end of the document; the connection is
-/// closed so the client cannot mistake the truncated body for a complete one.
+/// A producer step panicked: the document cannot be completed, so the connection is closed
+/// rather than leave the client a truncated body that looks complete.
 #[derive(Debug, thiserror::Error)]
-#[error("the response stream ended before the document was complete")]
+#[error("the response could not be completed")]
 pub struct StreamAborted;
 
 impl ResponseBody {
     pub fn full(bytes: impl Into<Bytes>) -> ResponseBody {
         ResponseBody {
             state: State::Full(Some(bytes.into())),
-        }
-    }
-
-    pub fn streaming(first: Bytes, receiver: mpsc::Receiver<Message>) -> ResponseBody {
-        ResponseBody {
-            state: State::Streaming {
-                first: Some(first),
-                receiver,
-            },
         }
     }
 }
@@ -188,34 +117,53 @@ impl Body for ResponseBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, StreamAborted>>> {
         let this = &mut *self;
-        match &mut this.state {
-            State::Full(bytes) => {
-                let bytes = bytes.take();
-                this.state = State::Done;
-                Poll::Ready(bytes.filter(|b| !b.is_empty()).map(|b| Ok(Frame::data(b))))
-            }
-            State::Streaming { first, receiver } => {
-                if let Some(first) = first.take() {
-                    if !first.is_empty() {
-                        return Poll::Ready(Some(Ok(Frame::data(first))));
+        loop {
+            match &mut this.state {
+                State::Full(bytes) => {
+                    let bytes = bytes.take();
+                    this.state = State::Done;
+                    return Poll::Ready(
+                        bytes.filter(|b| !b.is_empty()).map(|b| Ok(Frame::data(b))),
+                    );
+                }
+                State::Done => return Poll::Ready(None),
+                State::Streaming {
+                    ready,
+                    producer,
+                    running,
+                    chunk_bytes,
+                } => {
+                    if let Some(bytes) = ready.take() {
+                        if !bytes.is_empty() {
+                            return Poll::Ready(Some(Ok(Frame::data(bytes))));
+                        }
+                    }
+                    if let Some(handle) = running {
+                        let outcome = ready!(Pin::new(handle).poll(cx));
+                        *running = None;
+                        match outcome {
+                            Ok((next, bytes, complete)) => {
+                                if complete {
+                                    drop(next);
+                                    this.state = State::Full(Some(bytes));
+                                } else {
+                                    *producer = Some(next);
+                                    *ready = Some(bytes);
+                                }
+                            }
+                            Err(_) => {
+                                this.state = State::Done;
+                                return Poll::Ready(Some(Err(StreamAborted)));
+                            }
+                        }
+                        continue;
+                    }
+                    match producer.take() {
+                        Some(next) => *running = Some(step(next, *chunk_bytes)),
+                        None => this.state = State::Done,
                     }
                 }
-                match receiver.poll_recv(cx) {
-                    Poll::Pending => Poll::Pending,
-                    Poll::Ready(Some(Message::Chunk(bytes))) => {
-                        Poll::Ready(Some(Ok(Frame::data(bytes))))
-                    }
-                    Poll::Ready(Some(Message::End)) => {
-                        this.state = State::Done;
-                        Poll::Ready(None)
-                    }
-                    Poll::Ready(Some(Message::Head(_)) | None) => {
-                        this.state = State::Done;
-                        Poll::Ready(Some(Err(StreamAborted)))
-                    }
-                }
             }
-            State::Done => Poll::Ready(None),
         }
     }
 
@@ -238,81 +186,153 @@ impl Body for ResponseBody {
     }
 }
 
+/// A document produced in one step by a closure (errors, rollbacks).
+pub struct OneShot<F> {
+    work: Option<F>,
+    head: Head,
+}
+
+impl<F> OneShot<F>
+where
+    F: FnOnce(&mut Vec<u8>) -> Head + Send + 'static,
+{
+    pub fn new(work: F) -> OneShot<F> {
+        OneShot {
+            work: Some(work),
+            head: Head {
+                status: StatusCode::OK,
+                content_type: crate::negotiate::JSON,
+                location: None,
+            },
+        }
+    }
+}
+
+impl<F> Produce for OneShot<F>
+where
+    F: FnOnce(&mut Vec<u8>) -> Head + Send + 'static,
+{
+    fn produce(&mut self, out: &mut Vec<u8>, _chunk_bytes: usize) -> bool {
+        if let Some(work) = self.work.take() {
+            self.head = work(out);
+        }
+        true
+    }
+
+    fn head(&self) -> Head {
+        self.head.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
     use http_body_util::BodyExt;
 
     use super::*;
 
-    #[tokio::test]
-    async fn small_documents_go_out_whole() {
-        let (sender, mut receiver) = mpsc::channel(4);
-        std::thread::spawn(move || {
-            let mut out = Output::new(sender, 1024);
-            out.buf.extend_from_slice(b"{}");
-            out.finish().expect("receiver alive");
-        })
-        .join()
-        .expect("producer");
-        match receiver.recv().await {
-            Some(Message::Head(head)) => {
-                assert!(head.complete);
-                assert_eq!(&head.first[..], b"{}");
+    /// Writes `total` digits in steps, recording how many steps ran and whether it was dropped
+    /// before completing.
+    struct Digits {
+        written: usize,
+        total: usize,
+        steps: Arc<AtomicUsize>,
+        dropped_early: Arc<AtomicBool>,
+        panic_at_step: Option<usize>,
+    }
+
+    impl Produce for Digits {
+        fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
+            let step = self.steps.fetch_add(1, Ordering::SeqCst);
+            assert!(self.panic_at_step != Some(step), "planned panic");
+            while self.written < self.total && out.len() < chunk_bytes {
+                out.push(b'0' + (self.written % 10) as u8);
+                self.written += 1;
             }
-            _ => panic!("expected a complete head"),
+            self.written == self.total
+        }
+
+        fn head(&self) -> Head {
+            Head {
+                status: StatusCode::ACCEPTED,
+                content_type: "text/plain",
+                location: None,
+            }
         }
     }
 
-    #[tokio::test]
-    async fn large_documents_stream_in_chunks() {
-        let (sender, mut receiver) = mpsc::channel(2);
-        let producer = std::thread::spawn(move || {
-            let mut out = Output::new(sender, 8);
-            for _ in 0..10 {
-                out.buf.extend_from_slice(b"0123456789");
-                out.maybe_flush()?;
+    impl Drop for Digits {
+        fn drop(&mut self) {
+            if self.written < self.total {
+                self.dropped_early.store(true, Ordering::SeqCst);
             }
-            out.finish()
+        }
+    }
+
+    fn digits(
+        total: usize,
+        panic_at_step: Option<usize>,
+    ) -> (Box<Digits>, Arc<AtomicUsize>, Arc<AtomicBool>) {
+        let steps = Arc::new(AtomicUsize::new(0));
+        let dropped = Arc::new(AtomicBool::new(false));
+        let producer = Box::new(Digits {
+            written: 0,
+            total,
+            steps: Arc::clone(&steps),
+            dropped_early: Arc::clone(&dropped),
+            panic_at_step,
         });
-        let Some(Message::Head(head)) = receiver.recv().await else {
-            panic!("expected a head");
-        };
-        assert!(!head.complete);
-        let body = ResponseBody::streaming(head.first, receiver);
-        let collected = body.collect().await.expect("complete").to_bytes();
-        assert_eq!(collected.len(), 100);
-        assert_eq!(producer.join().expect("producer"), Ok(()));
+        (producer, steps, dropped)
     }
 
     #[tokio::test]
-    async fn a_vanished_producer_aborts_the_body() {
-        let (sender, mut receiver) = mpsc::channel(2);
-        std::thread::spawn(move || {
-            let mut out = Output::new(sender, 1);
-            out.buf.extend_from_slice(b"[1,");
-            let _ = out.maybe_flush();
-            // Dropped without `finish`, as when the producer panics.
-        })
-        .join()
-        .expect("producer");
-        let Some(Message::Head(head)) = receiver.recv().await else {
-            panic!("expected a head");
-        };
-        let body = ResponseBody::streaming(head.first, receiver);
+    async fn small_documents_go_out_whole() {
+        let (producer, steps, _) = digits(10, None);
+        let (head, body) = respond(producer, 64).await.expect("no panic");
+        assert_eq!(head.status, StatusCode::ACCEPTED);
+        assert_eq!(body.size_hint().exact(), Some(10));
+        assert_eq!(steps.load(Ordering::SeqCst), 1);
+        let bytes = body.collect().await.expect("complete").to_bytes();
+        assert_eq!(&bytes[..], b"0123456789");
+    }
+
+    #[tokio::test]
+    async fn large_documents_stream_a_step_per_chunk() {
+        let (producer, steps, _) = digits(100, None);
+        let (_, body) = respond(producer, 8).await.expect("no panic");
+        assert_eq!(body.size_hint().exact(), None);
+        let bytes = body.collect().await.expect("complete").to_bytes();
+        assert_eq!(bytes.len(), 100);
+        assert_eq!(steps.load(Ordering::SeqCst), 13);
+    }
+
+    #[tokio::test]
+    async fn no_step_runs_ahead_of_the_reader() {
+        let (producer, steps, dropped) = digits(1000, None);
+        let (_, mut body) = respond(producer, 8).await.expect("no panic");
+        let first = body.frame().await.expect("frame").expect("data");
+        assert_eq!(first.into_data().map(|d| d.len()).ok(), Some(8));
+        tokio::task::yield_now().await;
+        assert_eq!(
+            steps.load(Ordering::SeqCst),
+            1,
+            "nothing computed before it is asked for"
+        );
+        drop(body);
+        assert!(
+            dropped.load(Ordering::SeqCst),
+            "dropping the body drops the producer"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panicking_step_aborts_the_body() {
+        let (producer, _, _) = digits(100, Some(2));
+        let (_, body) = respond(producer, 8).await.expect("the first step succeeds");
         assert!(body.collect().await.is_err());
-    }
-
-    #[tokio::test]
-    async fn a_gone_client_stops_the_producer() {
-        let (sender, receiver) = mpsc::channel(1);
-        drop(receiver);
-        let result = std::thread::spawn(move || {
-            let mut out = Output::new(sender, 1);
-            out.buf.extend_from_slice(b"[");
-            out.maybe_flush()
-        })
-        .join()
-        .expect("producer");
-        assert_eq!(result, Err(ClientGone));
+        let (producer, _, _) = digits(100, Some(0));
+        assert!(respond(producer, 8).await.is_none());
     }
 }

@@ -1,4 +1,4 @@
-//! The transactional endpoints, executed on the blocking pool and written as they run.
+//! The transactional endpoints, as a state machine written out step by step.
 //!
 //! One request follows Neo4j's invocation: obtain the transaction (begin one, or check an
 //! open one out), run the statements in order and stream their results, then commit, roll
@@ -14,19 +14,23 @@
 //!
 //! As in Neo4j, statement errors are reported with status 200 (the status went out before the
 //! statements ran) and any error rolls the transaction back. A statement that fails mid-stream
-//! keeps the rows already written, closed off without stats.
+//! keeps the rows already written, closed off without stats. When the client goes away before
+//! the end, the producer is dropped mid-way: an implicit transaction is then abandoned, an
+//! explicit one parked for the client's next request (or its idle deadline), as Neo4j does.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use http::StatusCode;
 
-use quiver_engine::{Counters, Notification, PlanDescription, PullState, Transaction, TxOptions};
+use quiver_engine::{
+    Counters, Notification, PlanDescription, PullState, QueryId, Transaction, TxOptions,
+};
 use quiver_value::{Map, Node, Value};
 
 use crate::bookmarks;
 use crate::dates;
-use crate::decode::{self, Statement};
+use crate::decode::{self, Contents, Statement};
 use crate::encode::{self, GraphRecord};
 use crate::error::ApiError;
 use crate::json;
@@ -34,7 +38,7 @@ use crate::negotiate::JSON;
 use crate::registry::{CheckedOut, Removed};
 use crate::route::TxEndpoint;
 use crate::service::Shared;
-use crate::stream::Output;
+use crate::stream::{Head, OneShot, Produce};
 use crate::tracked::TrackedTx;
 
 /// Everything a transactional request needs once routed.
@@ -47,6 +51,33 @@ pub struct TxJob {
     /// Bookmarks from the `bookmarks` header, or why the header (or another) was rejected.
     pub bookmarks: Result<Vec<String>, ApiError>,
     pub body: bytes::Bytes,
+}
+
+/// The producer for a transactional request.
+pub fn producer(shared: Arc<Shared>, job: TxJob) -> Box<dyn Produce> {
+    if let TxEndpoint::Rollback(id) = job.endpoint {
+        let owner = job.owner;
+        return Box::new(OneShot::new(move |out: &mut Vec<u8>| {
+            rollback(&shared, id, owner.as_deref(), out)
+        }));
+    }
+    Box::new(TxRun {
+        shared,
+        job: Some(job),
+        head: Head {
+            status: StatusCode::OK,
+            content_type: JSON,
+            location: None,
+        },
+        handle: None,
+        statements: Vec::new().into_iter(),
+        running: None,
+        first_result: true,
+        notifications: Vec::new(),
+        failure: None,
+        commit_url: None,
+        finish_with_commit: false,
+    })
 }
 
 /// How a request's transaction ended up.
@@ -72,147 +103,271 @@ impl Handle {
     }
 }
 
-/// Why statement execution stopped early.
-enum Stop {
-    Failed(ApiError),
-    ClientGone,
+/// The statement whose rows are being written.
+struct Running {
+    query: QueryId,
+    contents: Contents,
+    include_stats: bool,
+    /// An update with no RETURN has no columns and, as in Neo4j, no records — even where the
+    /// engine reports one empty row per update.
+    has_columns: bool,
+    graph: Option<GraphRecord>,
+    first_row: bool,
+    started: Instant,
 }
 
-pub fn run(shared: &Shared, mut job: TxJob, mut out: Output) {
-    if let TxEndpoint::Rollback(id) = job.endpoint {
-        rollback(shared, id, job.owner.as_deref(), out);
-        return;
-    }
-    let bookmarks = match std::mem::replace(&mut job.bookmarks, Ok(Vec::new())) {
-        Ok(bookmarks) => bookmarks,
-        Err(error) => {
-            error_document(&mut out, StatusCode::OK, &error);
-            let _ = out.finish();
-            return;
-        }
-    };
-    if let Err(error) = bookmarks::await_all(shared, &bookmarks) {
-        error_document(&mut out, StatusCode::OK, &error);
-        let _ = out.finish();
-        return;
-    }
-    let (mut handle, status, commit_url) = match obtain(shared, &job) {
-        Ok(obtained) => obtained,
-        Err(error) => {
-            let status = match error {
-                ApiError::TransactionNotFound | ApiError::ConcurrentAccess => StatusCode::NOT_FOUND,
-                ApiError::TooManyTransactions(_) => StatusCode::SERVICE_UNAVAILABLE,
-                _ => StatusCode::OK,
-            };
-            error_document(&mut out, status, &error);
-            let _ = out.finish();
-            return;
-        }
-    };
-    let location = match (&handle, job.endpoint) {
-        (Handle::Explicit(checked_out), TxEndpoint::Begin) => {
-            Some(format!("{}/{}", job.base, checked_out.id))
-        }
-        _ => None,
-    };
-    out.head(status, JSON, location);
-    out.buf.extend_from_slice(br#"{"results":["#);
-
-    let mut notifications = Vec::new();
-    let mut stop = None;
-    match decode::tx_request(&job.body, shared.config.statements_per_request_max) {
-        Err(error) => stop = Some(Stop::Failed(error)),
-        Ok(statements) => {
-            let mut first = true;
-            for statement in statements {
-                let Some(tx) = handle.tx() else { break };
-                match execute(shared, tx, statement, &mut out, &mut first) {
-                    Ok(mut notes) => notifications.append(&mut notes),
-                    Err(reason) => {
-                        stop = Some(reason);
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
-    let finish_with_commit = matches!(job.endpoint, TxEndpoint::Autocommit | TxEndpoint::Commit(_));
-    let mut errors = Vec::new();
-    let outcome = match stop {
-        Some(Stop::ClientGone) => {
-            // Nobody is listening: an implicit transaction is abandoned, an explicit one kept
-            // for the client's next request (or its idle deadline), as Neo4j does.
-            match handle {
-                Handle::Implicit(tx) => tx.abandon(),
-                Handle::Explicit(checked_out) => {
-                    park(shared, checked_out, &mut Vec::new());
-                }
-            }
-            return;
-        }
-        Some(Stop::Failed(error)) => {
-            errors.push(error);
-            discard(shared, handle);
-            Outcome::RolledBack
-        }
-        None if finish_with_commit => commit(shared, handle, &mut errors),
-        None => match handle {
-            Handle::Explicit(checked_out) => park(shared, checked_out, &mut errors),
-            Handle::Implicit(tx) => {
-                // Unreachable by construction (implicit transactions always commit); roll back
-                // rather than leave it open.
-                tx.rollback();
-                Outcome::RolledBack
-            }
-        },
-    };
-    write_trailer(
-        &mut out,
-        &notifications,
-        &errors,
-        commit_url.as_deref(),
-        &outcome,
-    );
-    let _ = out.finish();
+struct TxRun {
+    shared: Arc<Shared>,
+    /// Taken by the first step.
+    job: Option<TxJob>,
+    head: Head,
+    /// `None` before the first step and once the transaction was settled.
+    handle: Option<Handle>,
+    statements: std::vec::IntoIter<Statement>,
+    running: Option<Running>,
+    first_result: bool,
+    notifications: Vec<Notification>,
+    failure: Option<ApiError>,
+    commit_url: Option<String>,
+    finish_with_commit: bool,
 }
 
-/// Begins or checks out the request's transaction; returns it, the status, and the commit URL
-/// the document names (none for one-shot requests).
-fn obtain(shared: &Shared, job: &TxJob) -> Result<(Handle, StatusCode, Option<String>), ApiError> {
-    let begin = |shared: &Shared| -> Result<TrackedTx, ApiError> {
-        let tx = shared.db.begin(job.options.clone())?;
-        Ok(TrackedTx::new(tx, Arc::clone(&shared.telemetry)))
-    };
-    match job.endpoint {
-        TxEndpoint::Autocommit => Ok((Handle::Implicit(begin(shared)?), StatusCode::OK, None)),
-        TxEndpoint::Begin => {
-            let id = shared.registry.reserve(job.owner.clone())?;
-            let tx = match begin(shared) {
-                Ok(tx) => tx,
-                Err(error) => {
+impl Produce for TxRun {
+    fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
+        if let Some(mut job) = self.job.take() {
+            if let Err(error) = self.start(&mut job, out) {
+                error_document(out, &error);
+                self.head.content_type = JSON;
+                return true;
+            }
+        }
+        while out.len() < chunk_bytes {
+            if self.running.is_some() {
+                self.pull(out);
+            } else if self.failure.is_some() {
+                break;
+            } else if let Some(statement) = self.statements.next() {
+                self.begin_statement(statement, out);
+            } else {
+                break;
+            }
+            if self.failure.is_some() {
+                break;
+            }
+        }
+        if out.len() >= chunk_bytes && self.failure.is_none() {
+            return false;
+        }
+        self.finish(out);
+        true
+    }
+
+    fn head(&self) -> Head {
+        self.head.clone()
+    }
+}
+
+impl TxRun {
+    /// Obtains the transaction and opens the document; `Err` answers with an error document.
+    fn start(&mut self, job: &mut TxJob, out: &mut Vec<u8>) -> Result<(), ApiError> {
+        let bookmarks = std::mem::replace(&mut job.bookmarks, Ok(Vec::new()))?;
+        bookmarks::await_all(&self.shared, &bookmarks)?;
+        let shared = Arc::clone(&self.shared);
+        let begin = || -> Result<TrackedTx, ApiError> {
+            let tx = shared.db.begin(job.options.clone())?;
+            Ok(TrackedTx::new(tx, Arc::clone(&shared.telemetry)))
+        };
+        let handle = match job.endpoint {
+            TxEndpoint::Autocommit => {
+                self.finish_with_commit = true;
+                Handle::Implicit(begin()?)
+            }
+            TxEndpoint::Begin => {
+                let id = shared
+                    .registry
+                    .reserve(job.owner.clone())
+                    .inspect_err(|_| self.head.status = StatusCode::SERVICE_UNAVAILABLE)?;
+                let tx = begin().inspect_err(|_| {
                     shared.registry.release(id);
-                    return Err(error);
+                })?;
+                if let Some(cancel) = tx.cancel_handle() {
+                    shared.registry.set_cancel(id, cancel);
                 }
-            };
-            if let Some(cancel) = tx.cancel_handle() {
-                shared.registry.set_cancel(id, cancel);
+                self.head.status = StatusCode::CREATED;
+                self.head.location = Some(format!("{}/{id}", job.base));
+                self.commit_url = Some(format!("{}/{id}/commit", job.base));
+                Handle::Explicit(CheckedOut { id, tx })
             }
-            let commit = format!("{}/{id}/commit", job.base);
-            Ok((
-                Handle::Explicit(CheckedOut { id, tx }),
-                StatusCode::CREATED,
-                Some(commit),
-            ))
+            TxEndpoint::Run(id) | TxEndpoint::Commit(id) => {
+                let checked_out = shared
+                    .registry
+                    .check_out(id, job.owner.as_deref())
+                    .inspect_err(|_| self.head.status = StatusCode::NOT_FOUND)?;
+                self.finish_with_commit = matches!(job.endpoint, TxEndpoint::Commit(_));
+                self.commit_url = Some(format!("{}/{id}/commit", job.base));
+                Handle::Explicit(checked_out)
+            }
+            TxEndpoint::Rollback(_) => {
+                return Err(ApiError::Invalid(
+                    "a rollback has no statements to run".to_owned(),
+                ));
+            }
+        };
+        self.handle = Some(handle);
+        out.extend_from_slice(br#"{"results":["#);
+        match decode::tx_request(&job.body, shared.config.statements_per_request_max) {
+            Ok(statements) => self.statements = statements.into_iter(),
+            Err(error) => self.failure = Some(error),
         }
-        TxEndpoint::Run(id) | TxEndpoint::Commit(id) => {
-            let checked_out = shared.registry.check_out(id, job.owner.as_deref())?;
-            let commit = format!("{}/{id}/commit", job.base);
-            Ok((Handle::Explicit(checked_out), StatusCode::OK, Some(commit)))
+        Ok(())
+    }
+
+    fn begin_statement(&mut self, statement: Statement, out: &mut Vec<u8>) {
+        let Statement {
+            text,
+            parameters,
+            contents,
+            include_stats,
+        } = statement;
+        let started = Instant::now();
+        let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
+            return;
+        };
+        let query = match tx.run(&text, parameters) {
+            Ok(query) => query,
+            Err(error) => {
+                self.shared.telemetry.query_finished(started.elapsed());
+                self.failure = Some(ApiError::Engine(error));
+                return;
+            }
+        };
+        json::comma(out, &mut self.first_result);
+        out.extend_from_slice(br#"{"columns":["#);
+        let mut first_column = true;
+        for column in tx.fields(query) {
+            json::comma(out, &mut first_column);
+            json::string(out, column);
         }
-        TxEndpoint::Rollback(_) => Err(ApiError::Invalid(
-            "a rollback has no statements to run".to_owned(),
-        )),
+        out.extend_from_slice(br#"],"data":["#);
+        let has_columns = !tx.fields(query).is_empty();
+        self.running = Some(Running {
+            query,
+            contents,
+            include_stats,
+            has_columns,
+            graph: contents.graph.then(GraphRecord::default),
+            first_row: true,
+            started,
+        });
+    }
+
+    /// Writes one batch of the running statement's rows, and its end when it is done.
+    fn pull(&mut self, out: &mut Vec<u8>) {
+        let batch = self.shared.config.pull_rows_max.max(1);
+        let Some(mut running) = self.running.take() else {
+            return;
+        };
+        let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
+            return;
+        };
+        let mut rows = Vec::with_capacity(batch.min(1024));
+        let state = match tx.pull(running.query, batch as i64, &mut rows) {
+            Ok(state) => state,
+            Err(error) => {
+                out.extend_from_slice(b"]}");
+                self.fail_statement(&running, ApiError::Engine(error));
+                return;
+            }
+        };
+        for row in rows.iter().filter(|_| running.has_columns) {
+            json::comma(out, &mut running.first_row);
+            out.push(b'{');
+            if running.contents.row {
+                write_row(out, row);
+            }
+            if let Some(graph) = running.graph.as_mut() {
+                if let Err(error) = collect_graph(tx, graph, row) {
+                    out.extend_from_slice(b"}]}");
+                    self.fail_statement(&running, ApiError::Engine(error));
+                    return;
+                }
+                if running.contents.row {
+                    out.push(b',');
+                }
+                graph.write(out);
+            }
+            out.push(b'}');
+        }
+        let PullState::Done(summary) = state else {
+            self.running = Some(running);
+            return;
+        };
+        out.push(b']');
+        if running.include_stats {
+            write_stats(out, &summary.stats);
+        }
+        if let Some(plan) = &summary.plan {
+            out.extend_from_slice(br#","plan":{"root":"#);
+            write_plan(out, plan);
+            out.push(b'}');
+        }
+        out.push(b'}');
+        self.notifications.extend(summary.notifications);
+        self.shared
+            .telemetry
+            .query_finished(running.started.elapsed());
+    }
+
+    fn fail_statement(&mut self, running: &Running, error: ApiError) {
+        self.shared
+            .telemetry
+            .query_finished(running.started.elapsed());
+        self.failure = Some(error);
+    }
+
+    /// Settles the transaction and writes the end of the document.
+    fn finish(&mut self, out: &mut Vec<u8>) {
+        let Some(handle) = self.handle.take() else {
+            return;
+        };
+        let mut errors = Vec::new();
+        let outcome = if let Some(error) = self.failure.take() {
+            errors.push(error);
+            discard(&self.shared, handle);
+            Outcome::RolledBack
+        } else if self.finish_with_commit {
+            commit(&self.shared, handle, &mut errors)
+        } else {
+            match handle {
+                Handle::Explicit(checked_out) => park(&self.shared, checked_out, &mut errors),
+                // Implicit transactions always finish with a commit; roll back rather than
+                // leave one open.
+                Handle::Implicit(tx) => {
+                    tx.rollback();
+                    Outcome::RolledBack
+                }
+            }
+        };
+        write_trailer(
+            out,
+            &self.notifications,
+            &errors,
+            self.commit_url.as_deref(),
+            &outcome,
+        );
+    }
+}
+
+impl Drop for TxRun {
+    /// Dropped unfinished: the client went away.
+    fn drop(&mut self) {
+        match self.handle.take() {
+            Some(Handle::Implicit(tx)) => tx.abandon(),
+            Some(Handle::Explicit(checked_out)) => {
+                park(&self.shared, checked_out, &mut Vec::new());
+            }
+            None => {}
+        }
     }
 }
 
@@ -226,15 +381,19 @@ fn discard(shared: &Shared, handle: Handle) {
     }
 }
 
+fn terminated() -> ApiError {
+    ApiError::Engine(quiver_engine::Error::Terminated(
+        "the transaction was rolled back by a concurrent request".to_owned(),
+    ))
+}
+
 fn commit(shared: &Shared, handle: Handle, errors: &mut Vec<ApiError>) -> Outcome {
     let tx = match handle {
         Handle::Implicit(tx) => tx,
         Handle::Explicit(CheckedOut { id, tx }) => {
             if !shared.registry.release(id) {
                 tx.rollback();
-                errors.push(ApiError::Engine(quiver_engine::Error::Terminated(
-                    "the transaction was rolled back by a concurrent request".to_owned(),
-                )));
+                errors.push(terminated());
                 return Outcome::RolledBack;
             }
             tx
@@ -254,35 +413,38 @@ fn park(shared: &Shared, checked_out: CheckedOut, errors: &mut Vec<ApiError>) ->
         Ok(expires) => Outcome::Open(expires),
         Err(tx) => {
             tx.rollback();
-            errors.push(ApiError::Engine(quiver_engine::Error::Terminated(
-                "the transaction was rolled back by a concurrent request".to_owned(),
-            )));
+            errors.push(terminated());
             Outcome::RolledBack
         }
     }
 }
 
-fn rollback(shared: &Shared, id: u64, owner: Option<&str>, mut out: Output) {
+fn rollback(shared: &Shared, id: u64, owner: Option<&str>, out: &mut Vec<u8>) -> Head {
+    let mut head = Head {
+        status: StatusCode::OK,
+        content_type: JSON,
+        location: None,
+    };
     match shared.registry.remove(id, owner) {
         Ok(Removed::Parked(tx)) => {
             tx.rollback();
-            out.buf.extend_from_slice(br#"{"results":[],"errors":[]}"#);
+            out.extend_from_slice(br#"{"results":[],"errors":[]}"#);
         }
-        Ok(Removed::Cancelled) => {
-            out.buf.extend_from_slice(br#"{"results":[],"errors":[]}"#);
+        Ok(Removed::Cancelled) => out.extend_from_slice(br#"{"results":[],"errors":[]}"#),
+        Err(error) => {
+            head.status = StatusCode::NOT_FOUND;
+            error_document(out, &error);
         }
-        Err(error) => error_document(&mut out, StatusCode::NOT_FOUND, &error),
     }
-    let _ = out.finish();
+    head
 }
 
-/// A document with no results and one error.
-pub fn error_document(out: &mut Output, status: StatusCode, error: &ApiError) {
-    out.head(status, JSON, None);
-    out.buf.clear();
-    out.buf.extend_from_slice(br#"{"results":[],"errors":["#);
-    write_error(&mut out.buf, error);
-    out.buf.extend_from_slice(b"]}");
+/// `{"results":[],"errors":[..]}`, replacing whatever `out` held.
+pub fn error_document(out: &mut Vec<u8>, error: &ApiError) {
+    out.clear();
+    out.extend_from_slice(br#"{"results":[],"errors":["#);
+    write_error(out, error);
+    out.extend_from_slice(b"]}");
 }
 
 pub fn write_error(out: &mut Vec<u8>, error: &ApiError) {
@@ -291,96 +453,6 @@ pub fn write_error(out: &mut Vec<u8>, error: &ApiError) {
     out.extend_from_slice(br#","message":"#);
     json::string(out, &error.message());
     out.push(b'}');
-}
-
-/// Runs one statement and writes its result object; returns its notifications.
-fn execute(
-    shared: &Shared,
-    tx: &mut Transaction,
-    statement: Statement,
-    out: &mut Output,
-    first: &mut bool,
-) -> Result<Vec<Notification>, Stop> {
-    let started = Instant::now();
-    let result = stream_statement(shared, tx, statement, out, first);
-    shared.telemetry.query_finished(started.elapsed());
-    result
-}
-
-fn stream_statement(
-    shared: &Shared,
-    tx: &mut Transaction,
-    statement: Statement,
-    out: &mut Output,
-    first: &mut bool,
-) -> Result<Vec<Notification>, Stop> {
-    let Statement {
-        text,
-        parameters,
-        contents,
-        include_stats,
-    } = statement;
-    let query = tx
-        .run(&text, parameters)
-        .map_err(|e| Stop::Failed(ApiError::Engine(e)))?;
-    json::comma(&mut out.buf, first);
-    out.buf.extend_from_slice(br#"{"columns":["#);
-    let mut first_column = true;
-    for column in tx.fields(query) {
-        json::comma(&mut out.buf, &mut first_column);
-        json::string(&mut out.buf, column);
-    }
-    out.buf.extend_from_slice(br#"],"data":["#);
-    // A query without columns (an update with no RETURN) has no records, as in Neo4j, even
-    // where the engine reports one empty row per update.
-    let has_columns = !tx.fields(query).is_empty();
-    let batch = shared.config.pull_rows_max.max(1);
-    let mut rows = Vec::with_capacity(batch.min(1024));
-    let mut graph = contents.graph.then(GraphRecord::default);
-    let mut first_row = true;
-    let summary = loop {
-        rows.clear();
-        let state = match tx.pull(query, batch as i64, &mut rows) {
-            Ok(state) => state,
-            Err(error) => {
-                out.buf.extend_from_slice(b"]}");
-                return Err(Stop::Failed(ApiError::Engine(error)));
-            }
-        };
-        for row in rows.iter().filter(|_| has_columns) {
-            json::comma(&mut out.buf, &mut first_row);
-            out.buf.push(b'{');
-            if contents.row {
-                write_row(&mut out.buf, row);
-            }
-            if let Some(graph) = graph.as_mut() {
-                if let Err(error) = collect_graph(tx, graph, row) {
-                    out.buf.extend_from_slice(b"}]}");
-                    return Err(Stop::Failed(ApiError::Engine(error)));
-                }
-                if contents.row {
-                    out.buf.push(b',');
-                }
-                graph.write(&mut out.buf);
-            }
-            out.buf.push(b'}');
-        }
-        out.maybe_flush().map_err(|_| Stop::ClientGone)?;
-        if let PullState::Done(summary) = state {
-            break summary;
-        }
-    };
-    out.buf.push(b']');
-    if include_stats {
-        write_stats(&mut out.buf, &summary.stats);
-    }
-    if let Some(plan) = &summary.plan {
-        out.buf.extend_from_slice(br#","plan":{"root":"#);
-        write_plan(&mut out.buf, plan);
-        out.buf.push(b'}');
-    }
-    out.buf.push(b'}');
-    Ok(summary.notifications)
 }
 
 fn write_row(out: &mut Vec<u8>, row: &[Value]) {
@@ -519,41 +591,40 @@ pub fn write_notifications(out: &mut Vec<u8>, notifications: &[Notification]) {
 }
 
 fn write_trailer(
-    out: &mut Output,
+    out: &mut Vec<u8>,
     notifications: &[Notification],
     errors: &[ApiError],
     commit_url: Option<&str>,
     outcome: &Outcome,
 ) {
-    let buf = &mut out.buf;
-    buf.push(b']');
+    out.push(b']');
     if !notifications.is_empty() {
-        buf.push(b',');
-        write_notifications(buf, notifications);
+        out.push(b',');
+        write_notifications(out, notifications);
     }
-    buf.extend_from_slice(br#","errors":["#);
+    out.extend_from_slice(br#","errors":["#);
     let mut first = true;
     for error in errors {
-        json::comma(buf, &mut first);
-        write_error(buf, error);
+        json::comma(out, &mut first);
+        write_error(out, error);
     }
-    buf.push(b']');
+    out.push(b']');
     if let Some(url) = commit_url {
-        buf.extend_from_slice(br#","commit":"#);
-        json::string(buf, url);
+        out.extend_from_slice(br#","commit":"#);
+        json::string(out, url);
     }
     match outcome {
         Outcome::Open(expires) => {
-            buf.extend_from_slice(br#","transaction":{"expires":"#);
-            json::string(buf, &dates::rfc1123(*expires));
-            buf.push(b'}');
+            out.extend_from_slice(br#","transaction":{"expires":"#);
+            json::string(out, &dates::rfc1123(*expires));
+            out.push(b'}');
         }
         Outcome::Committed(bookmark) => {
-            buf.extend_from_slice(br#","lastBookmarks":["#);
-            json::string(buf, bookmark);
-            buf.push(b']');
+            out.extend_from_slice(br#","lastBookmarks":["#);
+            json::string(out, bookmark);
+            out.push(b']');
         }
         Outcome::RolledBack | Outcome::Unknown => {}
     }
-    buf.push(b'}');
+    out.push(b'}');
 }

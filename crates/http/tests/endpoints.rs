@@ -482,6 +482,21 @@ async fn result_formats_stats_and_values() {
     labels.sort();
     assert_eq!(labels, ["Bike", "Wheel"]);
 
+    // A relationship deleted by the statement is reported as deleted, without data.
+    let body = serde_json::json!({"statements": [{
+        "statement": "MATCH ()-[r:HAS]->() DELETE r RETURN r",
+        "resultDataContents": ["row", "graph"],
+        "includeStats": true,
+    }]})
+    .to_string();
+    let json = client.post("/db/neo4j/tx/commit", &body).await.json();
+    let record = &json["results"][0]["data"][0];
+    assert_eq!(record["row"], serde_json::json!([{}]));
+    assert_eq!(record["meta"][0]["type"], "relationship");
+    assert_eq!(record["meta"][0]["deleted"], true);
+    assert_eq!(record["graph"]["relationships"][0]["deleted"], true);
+    assert_eq!(json["results"][0]["stats"]["relationship_deleted"], 1);
+
     let values = statement(
         "RETURN date('2015-03-26') AS d, datetime('2015-07-04T19:32:24+02:00') AS dt, \
          duration('P14DT16H12M') AS du, point({longitude: 12.5, latitude: 56.25}) AS p, \

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -214,9 +215,9 @@ impl Client {
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .chain(headers.iter().copied())
         {
-            request.push_str(&format!("{name}: {value}\r\n"));
+            let _ = write!(request, "{name}: {value}\r\n");
         }
-        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        let _ = write!(request, "Content-Length: {}\r\n\r\n{body}", body.len());
         if self.stream.is_none() {
             self.stream = Some(TcpStream::connect(self.addr).await.expect("connect"));
             self.buffer.clear();
@@ -246,13 +247,9 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 async fn fill(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<()> {
-    let mut chunk = [0u8; 16 * 1024];
-    let read = stream.read(&mut chunk).await.ok()?;
-    if read == 0 {
-        return None;
-    }
-    buffer.extend_from_slice(&chunk[..read]);
-    Some(())
+    buffer.reserve(16 * 1024);
+    let read = stream.read_buf(buffer).await.ok()?;
+    (read > 0).then_some(())
 }
 
 /// Reads one response (Content-Length or chunked) from `stream`, keeping leftover bytes in
