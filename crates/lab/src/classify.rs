@@ -213,6 +213,19 @@ impl Serialize for ErrorCounts {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for ErrorCounts {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = std::collections::BTreeMap::<String, u64>::deserialize(deserializer)?;
+        let mut counts = ErrorCounts::default();
+        for (name, n) in map {
+            if let Some(class) = ErrorClass::ALL.iter().find(|c| c.name() == name) {
+                counts.counts[class.index()] += n;
+            }
+        }
+        Ok(counts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,9 +330,9 @@ mod tests {
         assert_eq!(a.by_side(Side::Client), 1);
         assert_eq!(a.summary(), "client_ephemeral_ports=1 server_refusal=2");
         assert_eq!(ErrorCounts::default().summary(), "none");
-        assert_eq!(
-            serde_json::to_string(&a).unwrap(),
-            r#"{"client_ephemeral_ports":1,"server_refusal":2}"#
-        );
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(json, r#"{"client_ephemeral_ports":1,"server_refusal":2}"#);
+        let back: ErrorCounts = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, a);
     }
 }

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -21,7 +21,7 @@ const SETTLE_POLL: Duration = Duration::from_millis(10);
 const STATS_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One reading of the Bolt and transaction counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerCounters {
     pub accepted: u64,
     pub rejected: u64,

@@ -4,14 +4,14 @@
 //! below cores × 0.10. An unread load average is reported as "not certified idle", never as
 //! idle: these machines are shared, and the caveat travels with the evidence.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::procfs;
 
 /// Load per core under which a host counts as idle.
 pub const IDLE_LOAD_PER_CORE: f64 = 0.10;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Host {
     pub cores: usize,
     pub cpu_model: Option<String>,

@@ -15,12 +15,12 @@
 //! A rule whose evidence the target cannot give (a peer server exposes no counters) is listed
 //! as unverified, never silently passed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::workload::Workload;
 
 /// Transaction counter deltas across one window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TxDelta {
     pub opened: u64,
     pub committed: u64,
@@ -50,10 +50,10 @@ pub struct WindowFacts {
 }
 
 /// The outcome of verifying one window.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
-    pub checked: Vec<&'static str>,
-    pub unverified: Vec<&'static str>,
+    pub checked: Vec<String>,
+    pub unverified: Vec<String>,
     pub violations: Vec<String>,
 }
 
@@ -69,9 +69,9 @@ pub fn verify(facts: &WindowFacts) -> Verdict {
 
     if facts.saturation {
         v.unverified
-            .push("completeness (queries.ok is an observation on a saturation rung)");
+            .push("completeness (queries.ok is an observation on a saturation rung)".to_owned());
     } else {
-        v.checked.push("completeness");
+        v.checked.push("completeness".to_owned());
         if facts.units_ok != facts.units_owed || facts.units_failed != 0 {
             v.violations.push(format!(
                 "{} of {} units succeeded ({} failed)",
@@ -80,7 +80,7 @@ pub fn verify(facts: &WindowFacts) -> Verdict {
         }
     }
 
-    v.checked.push("rows");
+    v.checked.push("rows".to_owned());
     if facts.rows_bad != 0 {
         v.violations.push(format!(
             "{} rows failed their check or a stream was short",
@@ -103,9 +103,9 @@ pub fn verify(facts: &WindowFacts) -> Verdict {
     match facts.tx {
         None => v
             .unverified
-            .push("transaction counters (the target exposes none)"),
+            .push("transaction counters (the target exposes none)".to_owned()),
         Some(tx) => {
-            v.checked.push("transaction counters");
+            v.checked.push("transaction counters".to_owned());
             if tx.opened != tx.committed + tx.rolled_back {
                 v.violations.push(format!(
                     "tx.opened={} but committed={} + rolled_back={}",
@@ -141,9 +141,9 @@ pub fn verify(facts: &WindowFacts) -> Verdict {
         match facts.counter_delta {
             None => v
                 .unverified
-                .push("counter total (not readable on this target)"),
+                .push("counter total (not readable on this target)".to_owned()),
             Some(delta) => {
-                v.checked.push("counter total");
+                v.checked.push("counter total".to_owned());
                 if delta != facts.writes_ok as i64 {
                     v.violations.push(format!(
                         "the :Counter total moved by {delta} for {} successful writes",

@@ -17,7 +17,7 @@ use quiver_bolt::message::{Request, TxExtra, signature};
 use quiver_bolt::packstream::{Decoder, Dialect, Limits, Side};
 use quiver_bolt::{Codec, UtcOnly, Version};
 use quiver_value::{Map, Value};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::seed::Social;
 
@@ -35,7 +35,7 @@ pub const TWO_HOP_QUERY: &str =
 /// People each `mixed` reader cycles through.
 const READER_SAMPLES: usize = 64;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Workload {
     Count,

@@ -102,6 +102,20 @@ impl UnitOutcome {
     }
 }
 
+/// What a [`Connection::request`] was answered with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replies {
+    pub records: u64,
+    pub summaries: Vec<Summary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Summary {
+    Success { has_more: bool },
+    Failure { code: String },
+    Ignored,
+}
+
 /// An authenticated Bolt connection.
 #[derive(Debug)]
 pub struct Connection {
@@ -396,6 +410,37 @@ impl Connection {
             return Err(error);
         }
         Ok(first)
+    }
+
+    /// Sends `requests` in one write and reads one summary per request, counting RECORDs.
+    /// For experiments that hold streams open (the measured path uses [`Connection::run_unit`]).
+    pub async fn request(&mut self, requests: &[Request]) -> Result<Replies, ClientError> {
+        let q = Stage::Query;
+        self.write(q, &encode(self.version, requests)).await?;
+        let mut replies = Replies::default();
+        while replies.summaries.len() < requests.len() {
+            let message = self.read_message(q).await?;
+            match peek_signature(&message) {
+                Some(signature::RECORD) => replies.records += 1,
+                Some(signature::SUCCESS) => {
+                    let has_more = matches!(
+                        self.decode(&message),
+                        Some(Response::Success(meta)) if meta.get("has_more") == Some(&Value::Bool(true))
+                    );
+                    replies.summaries.push(Summary::Success { has_more });
+                }
+                Some(signature::FAILURE) => {
+                    let code = match self.failure(q, &message) {
+                        ClientError::Failure { code, .. } => code,
+                        other => other.to_string(),
+                    };
+                    replies.summaries.push(Summary::Failure { code });
+                }
+                Some(signature::IGNORED) => replies.summaries.push(Summary::Ignored),
+                _ => return Err(ClientError::protocol(q, "unknown reply message")),
+            }
+        }
+        Ok(replies)
     }
 
     /// GOODBYE, then close: the polite end a driver gives a connection.

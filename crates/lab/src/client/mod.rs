@@ -9,5 +9,7 @@
 mod conn;
 mod dial;
 
-pub use conn::{ClientError, Connection, Credentials, USER_AGENT, UnitOutcome};
-pub use dial::Dialer;
+pub use conn::{
+    ClientError, Connection, Credentials, OFFERED, Replies, Summary, USER_AGENT, UnitOutcome,
+};
+pub use dial::{Dialer, SOURCE_ADDRS_MAX};

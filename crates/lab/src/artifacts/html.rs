@@ -1,0 +1,335 @@
+//! `report.html`: the ladder at a glance, as inline SVG charts (nothing is fetched, so the
+//! page opens from a file anywhere).
+
+use std::fmt::Write as _;
+
+use crate::report::{RunRecord, fmt_ns};
+
+/// One line of a chart.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    /// Dashed: a reference (the echo server, a RESP client) rather than a peer under test.
+    pub dashed: bool,
+}
+
+const COLORS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f",
+];
+const W: f64 = 720.0;
+const H: f64 = 380.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 170.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 50.0;
+
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Round tick values covering `0..=max`.
+pub fn linear_ticks(max: f64) -> Vec<f64> {
+    if max <= 0.0 || !max.is_finite() {
+        return vec![0.0, 1.0];
+    }
+    let raw = max / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let mut ticks = Vec::new();
+    let mut v = 0.0;
+    while v < max + step * 0.999 {
+        ticks.push(v);
+        v += step;
+    }
+    ticks
+}
+
+/// Powers of ten covering `min..=max`.
+pub fn log_ticks(min: f64, max: f64) -> Vec<f64> {
+    if min <= 0.0 || max <= 0.0 || !min.is_finite() || !max.is_finite() {
+        return vec![1.0, 10.0];
+    }
+    let lo = min.log10().floor() as i32;
+    let hi = max.log10().ceil().max(f64::from(lo) + 1.0) as i32;
+    (lo..=hi).map(|e| 10f64.powi(e)).collect()
+}
+
+fn short(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if v >= 1e3 {
+        format!("{}k", trim(v / 1e3))
+    } else {
+        trim(v)
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// A line chart. `log_x`: x on a log₂ axis (connection counts); `y_ns`: y values are
+/// nanoseconds on a log₁₀ axis, labelled as durations.
+pub fn line_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    log_x: bool,
+    y_ns: bool,
+) -> String {
+    let xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    let ys: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|y| !y_ns || *y > 0.0)
+        .collect();
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="22" font-size="15" font-weight="bold">{}</text>"#,
+        LEFT,
+        escape(title)
+    );
+    if xs.is_empty() || ys.is_empty() {
+        svg.push_str(r#"<text x="80" y="120">no data</text></svg>"#);
+        return svg;
+    }
+    let fx = |x: f64| if log_x { x.max(1.0).log2() } else { x };
+    let (x_min, x_max) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| {
+        (a.min(fx(x)), b.max(fx(x)))
+    });
+    let x_span = if x_max > x_min { x_max - x_min } else { 1.0 };
+    let plot_w = W - LEFT - RIGHT;
+    let plot_h = H - TOP - BOTTOM;
+    let px = |x: f64| LEFT + (fx(x) - x_min) / x_span * plot_w;
+    let y_ticks = if y_ns {
+        let (lo, hi) = ys
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+        log_ticks(lo, hi)
+    } else {
+        linear_ticks(ys.iter().copied().fold(0.0, f64::max))
+    };
+    let (y_lo, y_hi) = (y_ticks[0], *y_ticks.last().unwrap_or(&1.0));
+    let fy = |y: f64| if y_ns { y.max(y_lo).log10() } else { y };
+    let y_span = if fy(y_hi) > fy(y_lo) {
+        fy(y_hi) - fy(y_lo)
+    } else {
+        1.0
+    };
+    let py = |y: f64| TOP + plot_h - (fy(y) - fy(y_lo)) / y_span * plot_h;
+    // Grid and y labels.
+    for t in &y_ticks {
+        let y = py(*t);
+        let label = if y_ns { fmt_ns(*t as u64) } else { short(*t) };
+        let _ = write!(
+            svg,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{label}</text>"##,
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y + 4.0
+        );
+    }
+    // X labels at the data's x values.
+    let mut distinct: Vec<f64> = xs.clone();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    for x in &distinct {
+        let _ = write!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#eee"/><text x="{0:.1}" y="{3:.1}" text-anchor="middle">{4}</text>"##,
+            px(*x),
+            TOP,
+            TOP + plot_h,
+            TOP + plot_h + 18.0,
+            short(*x)
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text x="16" y="{:.1}" transform="rotate(-90 16 {:.1})" text-anchor="middle">{}</text>"##,
+        LEFT + plot_w / 2.0,
+        H - 10.0,
+        escape(x_label),
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0,
+        escape(y_label)
+    );
+    for (i, s) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let dash = if s.dashed {
+            r#" stroke-dasharray="6 4""#
+        } else {
+            ""
+        };
+        let points: Vec<String> = s
+            .points
+            .iter()
+            .filter(|p| !y_ns || p.1 > 0.0)
+            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .collect();
+        let _ = write!(
+            svg,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+            points.join(" ")
+        );
+        for (x, y) in s.points.iter().filter(|p| !y_ns || p.1 > 0.0) {
+            let value = if y_ns {
+                fmt_ns(*y as u64)
+            } else {
+                format!("{y:.0}")
+            };
+            let _ = write!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{color}"><title>{}: {} at {}</title></circle>"#,
+                px(*x),
+                py(*y),
+                escape(&s.name),
+                value,
+                short(*x)
+            );
+        }
+        let ly = TOP + 14.0 + i as f64 * 18.0;
+        let _ = write!(
+            svg,
+            r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            LEFT + plot_w + 10.0,
+            LEFT + plot_w + 34.0,
+            LEFT + plot_w + 40.0,
+            ly + 4.0,
+            escape(&s.name)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+pub const STYLE: &str = "body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222}\
+table{border-collapse:collapse;font-size:13px;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}.note{background:#fff8e0;padding:.6em 1em;border-left:4px solid #e0b000}\
+.fail{color:#b00;font-weight:bold}";
+
+/// A page for one rung: its windows and the latency distribution of its median window.
+pub fn run_page(record: &RunRecord) -> String {
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>quiver lab: {0}</title><style>{STYLE}</style></head><body><h1>quiver lab: {0}</h1>",
+        escape(&record.label)
+    );
+    let _ = write!(
+        html,
+        "<p class=\"note\">{}<br>{}</p>",
+        escape(&record.host.note),
+        escape(&record.host.idle_note)
+    );
+    if !record.passed {
+        html.push_str(
+            "<p class=\"fail\">Verification FAILED: these numbers are not to be quoted.</p>",
+        );
+    }
+    let percentiles = |w: &crate::rung::WindowRecord| {
+        vec![
+            (50.0, w.latency.p50_ns as f64),
+            (95.0, w.latency.p95_ns as f64),
+            (99.0, w.latency.p99_ns as f64),
+            (99.9, w.latency.p999_ns as f64),
+        ]
+    };
+    let series: Vec<Series> = record
+        .effect
+        .iter()
+        .map(|w| Series {
+            name: format!("window {}", w.index),
+            points: percentiles(w),
+            dashed: false,
+        })
+        .collect();
+    html.push_str(&line_chart(
+        "Latency percentiles per effect window",
+        "percentile",
+        "latency",
+        &series,
+        false,
+        true,
+    ));
+    html.push_str("<table><tr><th>window</th><th>queries ok</th><th>queries/s</th><th>p50</th><th>p99</th><th>p999</th><th>client CPU share</th><th>verified</th></tr>");
+    for w in record.effect.iter().chain(&record.probe) {
+        let _ = write!(
+            html,
+            "<tr><td>{} {}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            w.kind,
+            w.index,
+            w.queries_ok,
+            w.throughput_qps,
+            fmt_ns(w.latency.p50_ns),
+            fmt_ns(w.latency.p99_ns),
+            fmt_ns(w.latency.p999_ns),
+            w.cpu
+                .client_share
+                .map_or_else(|| "?".to_owned(), |s| format!("{:.0}%", s * 100.0)),
+            if w.verdict.passed() { "yes" } else { "NO" }
+        );
+    }
+    html.push_str("</table><p>The probe window ran under the CPU profiler: its throughput is attribution only, never quoted.</p>");
+    if let Some(f) = &record.flamegraph {
+        let _ = write!(
+            html,
+            "<p><a href=\"{0}\">{0}</a>: CPU profile of the probe window.</p>",
+            escape(f)
+        );
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_data() {
+        assert_eq!(
+            linear_ticks(47_000.0),
+            vec![0.0, 10_000.0, 20_000.0, 30_000.0, 40_000.0, 50_000.0]
+        );
+        assert_eq!(
+            log_ticks(54_000.0, 1_661_000.0),
+            vec![10_000.0, 100_000.0, 1_000_000.0, 10_000_000.0]
+        );
+        assert_eq!(linear_ticks(0.0), vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn charts_are_self_contained_svg() {
+        let s = Series {
+            name: "quiver <in process>".into(),
+            points: vec![(1.0, 9000.0), (8.0, 30000.0), (64.0, 41000.0)],
+            dashed: false,
+        };
+        let svg = line_chart("t", "connections", "queries/s", &[s], true, false);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(svg.contains("quiver &lt;in process&gt;"));
+        assert!(!svg.contains("http://") || svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+        assert_eq!(svg.matches("<circle").count(), 3);
+        let empty = line_chart("t", "x", "y", &[], true, true);
+        assert!(empty.contains("no data"));
+    }
+}

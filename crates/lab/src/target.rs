@@ -1,0 +1,339 @@
+//! What the lab drives: the in-process Quiver, or any running Bolt server.
+//!
+//! A target bundles its address, credentials, and whatever it lets the lab observe: the
+//! server's counters, its process (memory, descriptors, CPU), and a way to read the committed
+//! `:Counter` total between windows. A peer that offers none of these is still measured —
+//! the report marks what could not be verified.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::Duration;
+
+use quiver_value::{Map, Value};
+
+use crate::client::{Credentials, Dialer};
+use crate::counters::CounterSource;
+use crate::error::LabError;
+use crate::load::open;
+use crate::procfs::{self, Pid};
+use crate::sampler::Probe;
+use crate::seed::Social;
+use crate::workload::{COUNT_QUERY, COUNTER_TOTAL_QUERY};
+
+/// Rows sent per `UNWIND` batch when seeding over the wire.
+const SEED_BATCH_ROWS: usize = 500;
+const SEED_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Where a target's CPU time is read.
+#[derive(Clone, Debug)]
+pub enum CpuSource {
+    /// Threads of this process whose names start with the prefix.
+    Threads(&'static str),
+    Process(u32),
+    Unknown,
+}
+
+impl CpuSource {
+    pub fn read(&self) -> Option<Duration> {
+        match self {
+            CpuSource::Threads(prefix) => procfs::threads_cpu(prefix),
+            CpuSource::Process(pid) => procfs::process_cpu(Pid::Other(*pid)),
+            CpuSource::Unknown => None,
+        }
+    }
+}
+
+/// Reads the committed `:Counter` total without a connection (in process).
+pub type TotalReader = Arc<dyn Fn() -> Option<i64> + Send + Sync>;
+
+#[derive(Clone)]
+pub struct Target {
+    /// `quiver (in process)`, or the URL without credentials.
+    pub label: String,
+    pub addr: SocketAddr,
+    pub credentials: Option<Credentials>,
+    pub counters: CounterSource,
+    pub probe: Probe,
+    pub server_cpu: CpuSource,
+    /// `None`: read the total over the wire, between windows.
+    pub total_reader: Option<TotalReader>,
+    pub in_process: bool,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("label", &self.label)
+            .field("addr", &self.addr)
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Target {
+    /// The committed `:Counter` total. In process it is read through the engine; otherwise
+    /// over a connection of its own, opened and closed between windows so it never changes
+    /// the connection count a window measures.
+    pub async fn counter_total(&self, dialer: &Dialer) -> Option<i64> {
+        if let Some(read) = &self.total_reader {
+            return read();
+        }
+        let mut conn = open(
+            dialer,
+            self.credentials.as_ref(),
+            false,
+            Duration::from_secs(10),
+        )
+        .await
+        .ok()?;
+        let total = conn
+            .query_scalar(COUNTER_TOTAL_QUERY, Map::new())
+            .await
+            .ok();
+        conn.close().await;
+        match total? {
+            Some(Value::Int(n)) => Some(n),
+            Some(Value::Float(f)) if f.fract() == 0.0 => Some(f as i64),
+            Some(Value::Null) | None => Some(0),
+            Some(_) => None,
+        }
+    }
+}
+
+/// A parsed `bolt://[user:password@]host:port`.
+#[derive(Clone, Debug)]
+pub struct TargetUrl {
+    pub addr: SocketAddr,
+    pub credentials: Option<Credentials>,
+    /// The URL without credentials, for reports.
+    pub display: String,
+}
+
+pub fn parse_url(url: &str) -> Result<TargetUrl, LabError> {
+    let bad = |detail: &str| LabError::Usage(format!("--target {url}: {detail}"));
+    let rest = url
+        .strip_prefix("bolt://")
+        .or_else(|| url.strip_prefix("neo4j://"))
+        .ok_or_else(|| bad("expected bolt://host:port"))?;
+    let (userinfo, hostport) = match rest.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, rest),
+    };
+    let hostport = hostport.trim_end_matches('/');
+    let credentials = match userinfo {
+        None => None,
+        Some(u) => {
+            let (principal, password) = u
+                .split_once(':')
+                .ok_or_else(|| bad("credentials must be user:password"))?;
+            Some(Credentials {
+                principal: principal.to_owned(),
+                password: password.to_owned(),
+            })
+        }
+    };
+    let hostport = if hostport.contains(':') {
+        hostport.to_owned()
+    } else {
+        format!("{hostport}:7687")
+    };
+    let addr = hostport
+        .to_socket_addrs()
+        .map_err(|e| bad(&e.to_string()))?
+        .next()
+        .ok_or_else(|| bad("the host resolves to nothing"))?;
+    Ok(TargetUrl {
+        addr,
+        credentials,
+        display: format!("bolt://{hostport}"),
+    })
+}
+
+/// `NAME=bolt://…`.
+pub fn parse_peer(peer: &str) -> Result<(String, TargetUrl), String> {
+    let (name, url) = peer
+        .split_once('=')
+        .ok_or_else(|| format!("--peer {peer}: expected NAME=bolt://host:port"))?;
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(format!(
+            "--peer {peer}: the name must be letters, digits, - or _"
+        ));
+    }
+    let url = parse_url(url).map_err(|e| e.to_string())?;
+    Ok((name.to_owned(), url))
+}
+
+/// A target reached over the network, observed as far as the flags allow.
+pub fn remote(url: &TargetUrl, http: Option<SocketAddr>, pid: Option<u32>, fds: bool) -> Target {
+    Target {
+        label: url.display.clone(),
+        addr: url.addr,
+        credentials: url.credentials.clone(),
+        counters: http.map_or(CounterSource::Unavailable, CounterSource::Http),
+        probe: Probe {
+            pid: pid.map_or(Pid::Other(0), Pid::Other),
+            fds: fds && pid.is_some(),
+            tasks: None,
+        },
+        server_cpu: pid.map_or(CpuSource::Unknown, CpuSource::Process),
+        total_reader: None,
+        in_process: false,
+    }
+}
+
+/// Seeds `social` into a running server over the wire when it holds no `:Person` yet; checks
+/// the count when it does. Statements are plain Cypher with `UNWIND`ed parameter batches, so
+/// any Bolt server with Cypher can be seeded the same way.
+pub async fn seed_over_wire(
+    target: &Target,
+    dialer: &Dialer,
+    social: &Social,
+) -> Result<(), LabError> {
+    tokio::time::timeout(SEED_TIMEOUT, seed_inner(target, dialer, social))
+        .await
+        .map_err(|_| LabError::Seed(format!("{}: seeding timed out", target.label)))?
+}
+
+async fn seed_inner(target: &Target, dialer: &Dialer, social: &Social) -> Result<(), LabError> {
+    let fail = |e: crate::client::ClientError| LabError::Seed(format!("{}: {e}", target.label));
+    let mut conn = open(
+        dialer,
+        target.credentials.as_ref(),
+        false,
+        Duration::from_secs(10),
+    )
+    .await
+    .map_err(fail)?;
+    let persons = conn
+        .query_scalar(COUNT_QUERY, Map::new())
+        .await
+        .map_err(fail)?;
+    let expected = social.people.len() as i64;
+    match persons {
+        Some(Value::Int(n)) if n == expected => {
+            conn.close().await;
+            return Ok(());
+        }
+        Some(Value::Int(0)) | None => {}
+        Some(other) => {
+            conn.close().await;
+            return Err(LabError::Seed(format!(
+                "{} holds {other:?} :Person nodes, not {expected}: start it empty",
+                target.label
+            )));
+        }
+    }
+    // Indexes first (ignored where the syntax or the feature is missing: they only speed up
+    // the seeding and the seek queries).
+    for ddl in [
+        "CREATE INDEX FOR (p:Person) ON (p.id)",
+        "CREATE INDEX FOR (c:Counter) ON (c.slot)",
+    ] {
+        let _ = conn.query_scalar(ddl, Map::new()).await;
+    }
+    let batch = |rows: Vec<Value>| {
+        let mut m = Map::new();
+        m.insert("rows".into(), Value::List(rows.into()));
+        m
+    };
+    let map = |entries: &[(&str, Value)]| {
+        let mut m = Map::new();
+        for (k, v) in entries {
+            m.insert((*k).into(), v.clone());
+        }
+        Value::Map(m.into())
+    };
+    for chunk in social.people.chunks(SEED_BATCH_ROWS) {
+        let rows = chunk
+            .iter()
+            .map(|p| {
+                map(&[
+                    ("id", Value::from(p.id.as_str())),
+                    ("name", Value::from(p.name.as_str())),
+                ])
+            })
+            .collect();
+        conn.query_scalar(
+            "UNWIND $rows AS r CREATE (:Person {id: r.id, name: r.name})",
+            batch(rows),
+        )
+        .await
+        .map_err(fail)?;
+    }
+    for chunk in social.knows.chunks(SEED_BATCH_ROWS) {
+        let rows = chunk
+            .iter()
+            .filter_map(|k| {
+                let a = social.people.get(k.from as usize)?;
+                let b = social.people.get(k.to as usize)?;
+                Some(map(&[
+                    ("a", Value::from(a.id.as_str())),
+                    ("b", Value::from(b.id.as_str())),
+                    ("since", Value::from(k.since.as_str())),
+                ]))
+            })
+            .collect();
+        conn.query_scalar(
+            "UNWIND $rows AS r MATCH (a:Person {id: r.a}), (b:Person {id: r.b}) \
+             CREATE (a)-[:KNOWS {since: r.since}]->(b)",
+            batch(rows),
+        )
+        .await
+        .map_err(fail)?;
+    }
+    let mut params = Map::new();
+    params.insert("n".into(), Value::Int(social.spec.write_slots as i64));
+    conn.query_scalar(
+        "UNWIND range(0, $n - 1) AS i CREATE (:Counter {slot: i, hits: 0})",
+        params,
+    )
+    .await
+    .map_err(fail)?;
+    let persons = conn
+        .query_scalar(COUNT_QUERY, Map::new())
+        .await
+        .map_err(fail)?;
+    conn.close().await;
+    if persons != Some(Value::Int(expected)) {
+        return Err(LabError::Seed(format!(
+            "{}: after seeding it counts {persons:?} :Person nodes, not {expected}",
+            target.label
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_with_and_without_credentials() {
+        let u = parse_url("bolt://127.0.0.1:17687").unwrap();
+        assert_eq!(u.addr, "127.0.0.1:17687".parse().unwrap());
+        assert!(u.credentials.is_none());
+        let u = parse_url("bolt://neo4j:s3cret:x@127.0.0.1:7687").unwrap();
+        let c = u.credentials.unwrap();
+        assert_eq!(
+            (c.principal.as_str(), c.password.as_str()),
+            ("neo4j", "s3cret:x")
+        );
+        assert_eq!(u.display, "bolt://127.0.0.1:7687");
+        assert_eq!(parse_url("bolt://127.0.0.1").unwrap().addr.port(), 7687);
+        assert!(parse_url("http://127.0.0.1:7687").is_err());
+        assert!(parse_url("bolt://user@127.0.0.1:1").is_err());
+    }
+
+    #[test]
+    fn peers_need_a_name() {
+        let (name, url) = parse_peer("falkordb=bolt://127.0.0.1:17687").unwrap();
+        assert_eq!(name, "falkordb");
+        assert_eq!(url.addr.port(), 17687);
+        assert!(parse_peer("bolt://127.0.0.1:1").is_err());
+        assert!(parse_peer("a b=bolt://127.0.0.1:1").is_err());
+    }
+}
