@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Quiver's engine against Kuzu on the same generated social graph, in the same run:
+# in-process queries per second, one thread each, and the ratio Quiver / Kuzu.
+#
+#   bench/kuzu/run.sh [persons] [seconds-per-query]
+#
+# Installs kuzu (PyPI, pinned) into a venv under target/, exports the graph Quiver generates
+# as CSV, loads it into Kuzu, times Kuzu, then times Quiver.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+persons="${1:-100000}"
+seconds="${2:-3}"
+work="target/kuzu-bench"
+mkdir -p "$work"
+if [ ! -x "$work/venv/bin/python" ]; then
+    python3 -m venv "$work/venv"
+    "$work/venv/bin/pip" install --quiet kuzu==0.11.3
+fi
+cargo build --release --quiet -p quiver-engine --example cypher_qps
+bin="${CARGO_TARGET_DIR:-target}/release/examples/cypher_qps"
+"$bin" --persons "$persons" --export "$work/csv" >&2
+"$work/venv/bin/python" bench/kuzu/kuzu_qps.py "$work/csv" "$work/kuzu-db" "$seconds" > "$work/kuzu.tsv"
+"$bin" --persons "$persons" --seconds "$seconds" > "$work/quiver.tsv"
+printf '%-20s %12s %12s %8s\n' query quiver_qps kuzu_qps ratio
+join -t $'\t' <(sort "$work/quiver.tsv") <(sort "$work/kuzu.tsv") |
+    awk -F'\t' '{ r = ($4 == "n/a" || $4 == 0) ? "n/a" : sprintf("%.1fx", $2 / $4);
+                 printf "%-20s %12s %12s %8s\n", $1, $2, $4, r }'
