@@ -1,4 +1,5 @@
-//! The in-process server: Quiver's own server over the seeded graph, on a runtime of its own.
+//! The in-process server: Quiver's own server and engine over the seeded graph (in memory, no
+//! commit log), on a runtime of its own.
 //!
 //! The server gets its own multi-thread runtime (threads named `quiver-server`), the client
 //! another (`lab-client`), so the CPU time of each side can be read apart even though they
@@ -8,12 +9,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use quiver_engine::{Database, EngineConfig};
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
-use quiver_server::{Server, ServerParts, ShutdownTrigger};
+use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 use quiver_storage::Storage;
 use quiver_value::Value;
 use tokio::runtime::Runtime;
@@ -146,6 +148,10 @@ impl InProcess {
                 },
             )
             .map_err(|e| fail(e.to_string()))?
+            .with_graph(Arc::new(Graph::new(
+                Database::with_storage(Arc::clone(&storage), EngineConfig::default()),
+                None,
+            )))
         };
         let addr = server.bolt_addr();
         let trigger = server.trigger();
