@@ -9,8 +9,9 @@
 //! A connection that fails resolves without waiting; a [`Ticket`] resolves on drop, so a task
 //! that errors or panics can never leave the others waiting forever.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use tokio::sync::Notify;
 
@@ -20,6 +21,10 @@ pub struct Barrier {
     offered: usize,
     resolved: AtomicUsize,
     released: Notify,
+    /// When the last offer resolved: the start of the measured phase. Recorded here, not by
+    /// whoever wakes first, because the released connections may finish their work before a
+    /// waiting observer is even scheduled.
+    released_at: OnceLock<Instant>,
 }
 
 /// One offered connection's place at the barrier.
@@ -35,6 +40,7 @@ impl Barrier {
             offered,
             resolved: AtomicUsize::new(0),
             released: Notify::new(),
+            released_at: OnceLock::new(),
         })
     }
 
@@ -61,8 +67,14 @@ impl Barrier {
     fn resolve_one(&self) {
         let now = self.resolved.fetch_add(1, Ordering::AcqRel) + 1;
         if now >= self.offered {
+            let _ = self.released_at.set(Instant::now());
             self.released.notify_waiters();
         }
+    }
+
+    /// When the barrier opened (`None` while it is closed; a barrier of no offers opens at once).
+    pub fn released_at(&self) -> Option<Instant> {
+        self.released_at.get().copied()
     }
 
     /// Waits until every offered connection has resolved.
@@ -149,6 +161,7 @@ mod tests {
         }
         assert_eq!(passed.load(Ordering::SeqCst), 3);
         assert!(barrier.is_open());
+        assert!(barrier.released_at().is_some());
     }
 
     #[tokio::test]

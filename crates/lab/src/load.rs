@@ -270,7 +270,7 @@ async fn run_connections(
     }
     // The peak: every offered connection resolved, the live ones about to start.
     barrier.wait().await;
-    let opened = Instant::now();
+    let opened = barrier.released_at().unwrap_or_else(Instant::now);
     let at_peak = probe.sample();
     if let Budget::Time(duration) = spec.budget {
         let stop = Arc::clone(&stop);
