@@ -77,8 +77,11 @@ pub fn load(social: &Social) -> Arc<Database> {
     let name = storage.get_or_create_property_key("name").unwrap();
     let since = storage.get_or_create_property_key("since").unwrap();
     let knows = storage.get_or_create_rel_type("KNOWS").unwrap();
-    db.execute("CREATE INDEX person_id FOR (p:Person) ON (p.id)", Map::new())
-        .unwrap();
+    db.execute(
+        "CREATE INDEX person_id FOR (p:Person) ON (p.id)",
+        Map::new(),
+    )
+    .unwrap();
     let mut nodes: Vec<NodeId> = Vec::with_capacity(social.people.len());
     for chunk in social.people.chunks(LOAD_BATCH) {
         let tx = storage.begin_write();
@@ -125,8 +128,7 @@ pub fn export_csv(social: &Social, dir: &Path) -> std::io::Result<()> {
         writeln!(
             k,
             "{},{},{s}",
-            social.people[*from as usize].0,
-            social.people[*to as usize].0
+            social.people[*from as usize].0, social.people[*to as usize].0
         )?;
     }
     k.flush()
@@ -190,7 +192,10 @@ pub fn params(q: &Query, social: &Social, i: usize) -> Map {
     match q.param {
         Param::None => {}
         Param::PersonId => {
-            m.insert(Arc::from("id"), Value::from(social.people[person].0.as_str()));
+            m.insert(
+                Arc::from("id"),
+                Value::from(social.people[person].0.as_str()),
+            );
         }
         Param::NodeId => {
             m.insert(Arc::from("node"), Value::Int(person as i64));
@@ -201,5 +206,5 @@ pub fn params(q: &Query, social: &Social, i: usize) -> Map {
 
 /// Runs one query to completion and returns its row count.
 pub fn run(db: &Database, q: &Query, params: Map) -> usize {
-    db.execute(q.cypher, params).map(|r| r.rows.len()).unwrap_or(0)
+    db.execute(q.cypher, params).map_or(0, |r| r.rows.len())
 }

@@ -8,7 +8,9 @@ mod social;
 fn main() {
     let mut args = std::env::args().skip(1);
     let persons = args.next().and_then(|p| p.parse().ok()).unwrap_or(10_000);
-    let query = args.next().unwrap_or_else(|| "MATCH (n) RETURN count(n)".to_owned());
+    let query = args
+        .next()
+        .unwrap_or_else(|| "MATCH (n) RETURN count(n)".to_owned());
     let graph = social::generate(persons);
     let db = social::load(&graph);
     let q = social::Query {

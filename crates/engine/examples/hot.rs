@@ -17,12 +17,19 @@ fn main() {
         cypher: Box::leak(name.clone().into_boxed_str()),
         param: social::Param::PersonId,
     };
-    let q = social::QUERIES.iter().find(|q| q.name == name).unwrap_or(&custom);
+    let q = social::QUERIES
+        .iter()
+        .find(|q| q.name == name)
+        .unwrap_or(&custom);
     let t = Instant::now();
     let mut n = 0usize;
     while t.elapsed() < Duration::from_secs_f64(seconds) {
         n += 1;
         social::run(&db, q, social::params(q, &graph, n));
     }
-    println!("{n} runs, {:.0}/s, cache {:?}", n as f64 / t.elapsed().as_secs_f64(), db.plan_cache_stats());
+    println!(
+        "{n} runs, {:.0}/s, cache {:?}",
+        n as f64 / t.elapsed().as_secs_f64(),
+        db.plan_cache_stats()
+    );
 }

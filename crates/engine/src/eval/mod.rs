@@ -230,7 +230,7 @@ impl Expr {
                 Ok(Value::map(map))
             }
             Expr::Call(f, args) => {
-                let mut values = Vec::with_capacity(args.len());
+                let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
                 for a in args {
                     values.push(a.eval(row, cx)?);
                 }
@@ -279,10 +279,10 @@ impl Expr {
                     for item in items.iter() {
                         cx.tick()?;
                         row[*slot] = item.clone();
-                        if let Some(f) = filter {
-                            if !truthy(&f.eval(row, cx)?)? {
-                                continue;
-                            }
+                        if let Some(f) = filter
+                            && !truthy(&f.eval(row, cx)?)?
+                        {
+                            continue;
                         }
                         out.push(match map {
                             Some(m) => m.eval(row, cx)?,

@@ -104,12 +104,12 @@ impl Cx {
                 "the transaction was terminated".to_owned(),
             ));
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                return Err(Error::TimedOut {
-                    limit_ms: self.time_limit_ms,
-                });
-            }
+        if let Some(d) = self.deadline
+            && Instant::now() >= d
+        {
+            return Err(Error::TimedOut {
+                limit_ms: self.time_limit_ms,
+            });
         }
         Ok(())
     }

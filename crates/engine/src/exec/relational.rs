@@ -2,14 +2,14 @@
 //! distinct, sort (and top-n), skip/limit, unwind and the eager barrier.
 
 use std::cmp::Ordering;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 use quiver_value::{HashKey, Value};
 
-use super::{BoxCursor, Cursor, Cx, mismatch, row_bytes};
+use super::{BoxCursor, Cursor, Cx, mismatch, row_bytes, value_bytes};
 use crate::error::{Error, Result, code};
 use crate::eval::aggregate::Acc;
 use crate::eval::{Row, truthy};
@@ -103,11 +103,16 @@ impl Cursor for Project {
     }
 }
 
+/// A grouping or DISTINCT key: inline for up to two columns, so most rows allocate nothing.
+type Key = SmallVec<[HashKey; 2]>;
+/// The aggregates of one group, inline for up to two.
+type Accs = SmallVec<[Acc; 2]>;
+
 /// Hash aggregation: consumes its input, then yields one row per group.
 pub(crate) struct Aggregate {
     plan: Arc<PlanNode>,
     input: BoxCursor,
-    out: Option<std::vec::IntoIter<(Vec<Value>, Vec<Acc>)>>,
+    out: Option<std::collections::hash_map::IntoIter<Key, Accs>>,
 }
 
 impl Aggregate {
@@ -126,33 +131,33 @@ impl Cursor for Aggregate {
             return Err(mismatch("aggregation"));
         };
         if self.out.is_none() {
-            let mut index: FxHashMap<Vec<HashKey>, usize> = FxHashMap::default();
-            let mut groups: Vec<(Vec<Value>, Vec<Acc>)> = Vec::new();
-            let mut key = Vec::with_capacity(keys.len());
+            let mut groups: FxHashMap<Key, Accs> = FxHashMap::default();
+            let mut key = Key::new();
             while self.input.next(cx, row)? {
                 cx.tick()?;
                 key.clear();
                 for (_, e) in keys {
                     key.push(HashKey(e.eval(row, cx)?));
                 }
-                let at = if let Some(&at) = index.get(&key) {
-                    at
-                } else {
-                    let values: Vec<Value> = key.iter().map(|k| k.0.clone()).collect();
-                    cx.reserve(row_bytes(&values) + 64 * aggs.len())?;
-                    groups.push((values, aggs.iter().map(Acc::new).collect()));
-                    index.insert(key.clone(), groups.len() - 1);
-                    groups.len() - 1
-                };
-                if let Some((_, accs)) = groups.get_mut(at) {
-                    for (acc, spec) in accs.iter_mut().zip(aggs) {
-                        acc.update(spec, row, cx)?;
+                let accs = match groups.get_mut(&key) {
+                    Some(accs) => accs,
+                    None => {
+                        let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>()
+                            + 96 * aggs.len()
+                            + 32;
+                        cx.reserve(bytes)?;
+                        groups
+                            .entry(key.clone())
+                            .or_insert_with(|| aggs.iter().map(Acc::new).collect())
                     }
+                };
+                for (acc, spec) in accs.iter_mut().zip(aggs) {
+                    acc.update(spec, row, cx)?;
                 }
             }
             // With no grouping keys, an empty input still yields one row (`count(*)` = 0).
             if keys.is_empty() && groups.is_empty() {
-                groups.push((Vec::new(), aggs.iter().map(Acc::new).collect()));
+                groups.insert(Key::new(), aggs.iter().map(Acc::new).collect());
             }
             self.out = Some(groups.into_iter());
         }
@@ -160,7 +165,7 @@ impl Cursor for Aggregate {
             return Ok(false);
         };
         for ((slot, _), v) in keys.iter().zip(values) {
-            row[*slot] = v;
+            row[*slot] = v.0;
         }
         for (acc, spec) in accs.into_iter().zip(aggs) {
             row[spec.out] = acc.finish(spec)?;
@@ -177,7 +182,7 @@ impl Cursor for Aggregate {
 pub(crate) struct Distinct {
     plan: Arc<PlanNode>,
     input: BoxCursor,
-    seen: FxHashSet<Vec<HashKey>>,
+    seen: FxHashSet<Key>,
 }
 
 impl Distinct {
@@ -197,9 +202,9 @@ impl Cursor for Distinct {
         };
         while self.input.next(cx, row)? {
             cx.tick()?;
-            let key: Vec<HashKey> = slots.iter().map(|s| HashKey(row[*s].clone())).collect();
+            let key: Key = slots.iter().map(|s| HashKey(row[*s].clone())).collect();
             if !self.seen.contains(&key) {
-                let bytes = key.iter().map(|k| super::value_bytes(&k.0)).sum::<usize>() + 32;
+                let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + 32;
                 cx.reserve(bytes)?;
                 self.seen.insert(key);
                 return Ok(true);
@@ -247,11 +252,51 @@ pub(crate) fn count_arg(v: &Value, what: &str) -> Result<u64> {
     }
 }
 
+/// Rows a sort keeps: keys then kept values of each row, back to back in one vector, so a
+/// stored row costs no allocation of its own.
+struct Flat {
+    stride: usize,
+    keys: usize,
+    data: Vec<Value>,
+}
+
+impl Flat {
+    fn rows(&self) -> usize {
+        self.data.len().checked_div(self.stride).unwrap_or(0)
+    }
+
+    fn row(&self, i: usize) -> &[Value] {
+        self.data
+            .get(i * self.stride..(i + 1) * self.stride)
+            .unwrap_or(&[])
+    }
+
+    /// Row indexes in key order (stable, so equal keys keep their input order).
+    fn order(&self, keys: &[SortKey]) -> Vec<usize> {
+        let mut perm: Vec<usize> = (0..self.rows()).collect();
+        perm.sort_by(|a, b| {
+            compare_keys(keys, &self.row(*a)[..self.keys], &self.row(*b)[..self.keys])
+        });
+        perm
+    }
+
+    /// Keeps the `n` first rows of `order`, in that order.
+    fn keep(&mut self, order: &[usize], n: usize) -> usize {
+        let mut data = Vec::with_capacity(n.min(order.len()) * self.stride);
+        for &i in order.iter().take(n) {
+            data.extend_from_slice(self.row(i));
+        }
+        let dropped = self.data.len() - data.len();
+        self.data = data;
+        dropped
+    }
+}
+
 /// Sort and Top: consumes its input, keeping the kept slots and the keys of each row.
 pub(crate) struct Sort {
     plan: Arc<PlanNode>,
     input: BoxCursor,
-    out: Option<std::vec::IntoIter<(Vec<Value>, Vec<Value>)>>,
+    out: Option<(Flat, std::vec::IntoIter<usize>)>,
 }
 
 impl Sort {
@@ -286,48 +331,47 @@ impl Cursor for Sort {
             if let Some(l) = limit {
                 n_limit = count_arg(&l.eval(row, cx)?, "LIMIT")?;
             }
-            let top = n_skip.saturating_add(n_limit);
-            let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+            let top = usize::try_from(n_skip.saturating_add(n_limit)).unwrap_or(usize::MAX);
+            let mut flat = Flat {
+                stride: keys.len() + keep.len(),
+                keys: keys.len(),
+                data: Vec::new(),
+            };
             if top > 0 {
                 while self.input.next(cx, row)? {
                     cx.tick()?;
-                    let mut k = Vec::with_capacity(keys.len());
+                    let before = flat.data.len();
                     for key in keys {
-                        k.push(key.expr.eval(row, cx)?);
+                        let v = key.expr.eval(row, cx)?;
+                        flat.data.push(v);
                     }
-                    let values: Vec<Value> = keep.iter().map(|s| row[*s].clone()).collect();
-                    cx.reserve(row_bytes(&values) + row_bytes(&k))?;
-                    rows.push((k, values));
+                    flat.data.extend(keep.iter().map(|s| row[*s].clone()));
+                    cx.reserve(row_bytes(&flat.data[before..]))?;
                     // A bounded top-n keeps at most twice its size between trims.
-                    if let Ok(top) = usize::try_from(top) {
-                        if limit.is_some() && rows.len() >= top.saturating_mul(2).max(1024) {
-                            rows.sort_by(|a, b| compare_keys(keys, &a.0, &b.0));
-                            let dropped: usize = rows[top.min(rows.len())..]
-                                .iter()
-                                .map(|r| row_bytes(&r.0) + row_bytes(&r.1))
-                                .sum();
-                            rows.truncate(top);
-                            cx.release(dropped);
-                        }
+                    if limit.is_some() && flat.rows() >= top.saturating_mul(2).max(1024) {
+                        let order = flat.order(keys);
+                        let dropped = flat.keep(&order, top);
+                        cx.release(dropped * std::mem::size_of::<Value>());
                     }
                 }
             }
-            rows.sort_by(|a, b| compare_keys(keys, &a.0, &b.0));
+            let order = flat.order(keys);
             let skip_n = usize::try_from(n_skip)
                 .unwrap_or(usize::MAX)
-                .min(rows.len());
-            let kept: Vec<_> = rows
-                .into_iter()
-                .skip(skip_n)
-                .take(usize::try_from(n_limit).unwrap_or(usize::MAX))
-                .collect();
-            self.out = Some(kept.into_iter());
+                .min(order.len());
+            let take = usize::try_from(n_limit).unwrap_or(usize::MAX);
+            let chosen: Vec<usize> = order.into_iter().skip(skip_n).take(take).collect();
+            self.out = Some((flat, chosen.into_iter()));
         }
-        let Some((_, values)) = self.out.as_mut().and_then(Iterator::next) else {
+        let Some((flat, order)) = self.out.as_mut() else {
             return Ok(false);
         };
+        let Some(i) = order.next() else {
+            return Ok(false);
+        };
+        let values = &flat.row(i)[flat.keys..];
         for (slot, v) in keep.iter().zip(values) {
-            row[*slot] = v;
+            row[*slot] = v.clone();
         }
         Ok(true)
     }
@@ -461,7 +505,8 @@ impl Cursor for Unwind {
 pub(crate) struct Eager {
     plan: Arc<PlanNode>,
     input: BoxCursor,
-    rows: Option<VecDeque<Vec<Value>>>,
+    /// The kept slots of every row, back to back; how many rows; how many emitted.
+    rows: Option<(Vec<Value>, usize, usize)>,
     bytes: usize,
 }
 
@@ -482,25 +527,34 @@ impl Cursor for Eager {
             return Err(mismatch("eager"));
         };
         if self.rows.is_none() {
-            let mut rows = VecDeque::new();
+            let mut data = Vec::new();
+            let mut count = 0usize;
             while self.input.next(cx, row)? {
                 cx.tick()?;
-                let values: Vec<Value> = keep.iter().map(|s| row[*s].clone()).collect();
-                let b = row_bytes(&values);
+                count += 1;
+                let before = data.len();
+                data.extend(keep.iter().map(|s| row[*s].clone()));
+                let b = row_bytes(&data[before..]);
                 cx.reserve(b)?;
                 self.bytes += b;
-                rows.push_back(values);
             }
-            self.rows = Some(rows);
+            self.rows = Some((data, count, 0));
         }
-        let Some(values) = self.rows.as_mut().and_then(VecDeque::pop_front) else {
+        let Some((data, count, emitted)) = self.rows.as_mut() else {
+            return Ok(false);
+        };
+        // Rows may keep no slots at all (`MATCH () CREATE ()`): they are counted, not stored.
+        if *emitted >= *count {
             cx.release(self.bytes);
             self.bytes = 0;
             return Ok(false);
-        };
-        for (slot, v) in keep.iter().zip(values) {
-            row[*slot] = v;
         }
+        let stride = keep.len();
+        let at = *emitted * stride;
+        for (slot, v) in keep.iter().zip(data.get(at..at + stride).unwrap_or(&[])) {
+            row[*slot] = v.clone();
+        }
+        *emitted += 1;
         Ok(true)
     }
 

@@ -67,10 +67,10 @@ fn open(op: &Op, cx: &mut Cx, row: &mut Row) -> Result<Option<Source>> {
                 for id in cx.tx.scan_label(l)? {
                     let id = id?;
                     cx.tick()?;
-                    if let Some(v) = cx.tx.node_property(id, k)? {
-                        if seek_matches(&query, &v) {
-                            ids.push(id.0);
-                        }
+                    if let Some(v) = cx.tx.node_property(id, k)?
+                        && seek_matches(&query, &v)
+                    {
+                        ids.push(id.0);
                     }
                 }
                 Source::Ids(ids.into_iter())

@@ -70,11 +70,11 @@ impl Cursor for VarExpand {
         };
         let max = spec.max.min(cx.var_length_hops_max.saturating_add(1));
         loop {
-            if let Some(start) = self.zero.take() {
-                if !spec.into || node_in(row, spec.to)? == Some(start) {
-                    bind(spec, &[], start, row);
-                    return Ok(true);
-                }
+            if let Some(start) = self.zero.take()
+                && (!spec.into || node_in(row, spec.to)? == Some(start))
+            {
+                bind(spec, &[], start, row);
+                return Ok(true);
             }
             let Some(top) = self.stack.last_mut() else {
                 cx.tick()?;

@@ -282,15 +282,15 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             }
         },
         SetOp::RemoveProp { entity: e, key } => {
-            if let Some(target) = entity(e, row, cx)? {
-                if let Some(k) = key.key(&cx.storage) {
-                    let old = match target {
-                        Entity::Node(n) => cx.tx.remove_node_property(n, k)?,
-                        Entity::Rel(r) => cx.tx.remove_relationship_property(r, k)?,
-                    };
-                    if old.is_some() {
-                        cx.counters.properties_set += 1;
-                    }
+            if let Some(target) = entity(e, row, cx)?
+                && let Some(k) = key.key(&cx.storage)
+            {
+                let old = match target {
+                    Entity::Node(n) => cx.tx.remove_node_property(n, k)?,
+                    Entity::Rel(r) => cx.tx.remove_relationship_property(r, k)?,
+                };
+                if old.is_some() {
+                    cx.counters.properties_set += 1;
                 }
             }
         }
@@ -298,10 +298,10 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             None => {}
             Some(Entity::Node(n)) => {
                 for l in labels {
-                    if let Some(id) = l.label(&cx.storage) {
-                        if cx.tx.remove_label(n, id)? {
-                            cx.counters.labels_removed += 1;
-                        }
+                    if let Some(id) = l.label(&cx.storage)
+                        && cx.tx.remove_label(n, id)?
+                    {
+                        cx.counters.labels_removed += 1;
                     }
                 }
             }

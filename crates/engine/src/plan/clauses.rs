@@ -303,15 +303,15 @@ impl Planner<'_> {
                 pending_reads = false;
                 pending_writes = false;
             }
-            if let ClauseKind::Return(_) = &clause.kind {
-                if !last {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidClauseComposition,
-                        "RETURN can only be used at the end of the query",
-                        clause.span,
-                    ));
-                }
+            if let ClauseKind::Return(_) = &clause.kind
+                && !last
+            {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidClauseComposition,
+                    "RETURN can only be used at the end of the query",
+                    clause.span,
+                ));
             }
             plan = match &clause.kind {
                 ClauseKind::Match(m) => self.plan_match(plan, &mut scope, m)?,
@@ -559,12 +559,11 @@ fn importing_scope(q: &ast::Query, outer: &Scope) -> Scope {
                 return outer.clone();
             }
             for item in &w.projection.items {
-                if let ExprKind::Variable(v) = &item.expr.kind {
-                    if let Some(var) = outer.get(&v.name) {
-                        if s.get(&v.name).is_none() {
-                            s.bind(&v.name, var.slot, var.kind);
-                        }
-                    }
+                if let ExprKind::Variable(v) = &item.expr.kind
+                    && let Some(var) = outer.get(&v.name)
+                    && s.get(&v.name).is_none()
+                {
+                    s.bind(&v.name, var.slot, var.kind);
                 }
             }
         }

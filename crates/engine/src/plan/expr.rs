@@ -187,10 +187,10 @@ impl Planner<'_> {
         scope: &Scope,
         agg: &mut Agg<'_>,
     ) -> super::clauses::Result<Expr> {
-        if let Agg::Collect(ctx) = agg {
-            if let Some((_, slot)) = ctx.keys.iter().find(|(k, _)| k == e) {
-                return Ok(Expr::Slot(*slot));
-            }
+        if let Agg::Collect(ctx) = agg
+            && let Some((_, slot)) = ctx.keys.iter().find(|(k, _)| k == e)
+        {
+            return Ok(Expr::Slot(*slot));
         }
         Ok(match &e.kind {
             ExprKind::Literal(l) => Expr::Const(literal(l)),
@@ -198,9 +198,10 @@ impl Planner<'_> {
             ExprKind::Variable(id) => match scope.get(&id.name) {
                 Some(v) => Expr::Slot(v.slot),
                 None => {
-                    if let Agg::Collect(ctx) = agg {
-                        if ctx.pre.contains(&id.name) {
-                            return Err(self.err(
+                    if let Agg::Collect(ctx) = agg
+                        && ctx.pre.contains(&id.name)
+                    {
+                        return Err(self.err(
                                 Status::SyntaxError,
                                 Detail::AmbiguousAggregationExpression,
                                 format!(
@@ -209,7 +210,6 @@ impl Planner<'_> {
                                 ),
                                 e.span,
                             ));
-                        }
                     }
                     return Err(self.undefined(&id.name, e.span));
                 }
@@ -485,10 +485,10 @@ impl Planner<'_> {
         agg: &mut Agg<'_>,
     ) -> super::clauses::Result<Expr> {
         let qualified = call.name.qualified();
-        if call.name.namespace.is_empty() {
-            if let Some(kind) = AggKind::lookup(&call.name.name.name) {
-                return self.aggregate(kind, call.distinct, &call.args, e, agg);
-            }
+        if call.name.namespace.is_empty()
+            && let Some(kind) = AggKind::lookup(&call.name.name.name)
+        {
+            return self.aggregate(kind, call.distinct, &call.args, e, agg);
         }
         if call.distinct {
             return Err(self.err(
@@ -498,38 +498,38 @@ impl Planner<'_> {
                 e.span,
             ));
         }
-        if call.name.namespace.is_empty() {
-            if let Some(g) = GraphFn::lookup(&call.name.name.name) {
-                if call.args.len() != 1 {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidNumberOfArguments,
-                        format!(
-                            "Function '{}' expects 1 argument, got {}",
-                            g.name(),
-                            call.args.len()
-                        ),
-                        e.span,
-                    ));
-                }
-                if g == GraphFn::Exists {
-                    return match &call.args[0].kind {
-                        ExprKind::Property { .. } => {
-                            let x = self.expr_with(&call.args[0], scope, agg)?;
-                            Ok(Expr::IsNull(Box::new(x), true))
-                        }
-                        ExprKind::Pattern(_) => self.expr_with(&call.args[0], scope, agg),
-                        _ => Err(self.err(
-                            Status::SyntaxError,
-                            Detail::InvalidArgumentType,
-                            "Argument to exists(...) is not a property or pattern",
-                            e.span,
-                        )),
-                    };
-                }
-                let x = self.expr_with(&call.args[0], scope, agg)?;
-                return Ok(Expr::Graph(g, vec![x]));
+        if call.name.namespace.is_empty()
+            && let Some(g) = GraphFn::lookup(&call.name.name.name)
+        {
+            if call.args.len() != 1 {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidNumberOfArguments,
+                    format!(
+                        "Function '{}' expects 1 argument, got {}",
+                        g.name(),
+                        call.args.len()
+                    ),
+                    e.span,
+                ));
             }
+            if g == GraphFn::Exists {
+                return match &call.args[0].kind {
+                    ExprKind::Property { .. } => {
+                        let x = self.expr_with(&call.args[0], scope, agg)?;
+                        Ok(Expr::IsNull(Box::new(x), true))
+                    }
+                    ExprKind::Pattern(_) => self.expr_with(&call.args[0], scope, agg),
+                    _ => Err(self.err(
+                        Status::SyntaxError,
+                        Detail::InvalidArgumentType,
+                        "Argument to exists(...) is not a property or pattern",
+                        e.span,
+                    )),
+                };
+            }
+            let x = self.expr_with(&call.args[0], scope, agg)?;
+            return Ok(Expr::Graph(g, vec![x]));
         }
         let Some(f) = quiver_value::lookup(&qualified) else {
             return Err(self.err(

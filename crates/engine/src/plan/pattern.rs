@@ -97,26 +97,24 @@ fn independent(e: &ast::Expr, scope: &Scope) -> bool {
 
 /// `var.key` → (var, key).
 fn property_of(e: &ast::Expr) -> Option<(&str, &str)> {
-    if let ExprKind::Property { base, key } = &e.kind {
-        if let ExprKind::Variable(v) = &base.kind {
-            return Some((&v.name, &key.name));
-        }
+    if let ExprKind::Property { base, key } = &e.kind
+        && let ExprKind::Variable(v) = &base.kind
+    {
+        return Some((&v.name, &key.name));
     }
     None
 }
 
 /// `id(var)` → var.
 fn id_of(e: &ast::Expr) -> Option<&str> {
-    if let ExprKind::FunctionCall(c) = &e.kind {
-        if c.name.namespace.is_empty()
-            && c.name.name.name.eq_ignore_ascii_case("id")
-            && c.args.len() == 1
-            && !c.distinct
-        {
-            if let Some(ExprKind::Variable(v)) = c.args.first().map(|a| &a.kind) {
-                return Some(&v.name);
-            }
-        }
+    if let ExprKind::FunctionCall(c) = &e.kind
+        && c.name.namespace.is_empty()
+        && c.name.name.name.eq_ignore_ascii_case("id")
+        && c.args.len() == 1
+        && !c.distinct
+        && let Some(ExprKind::Variable(v)) = c.args.first().map(|a| &a.kind)
+    {
+        return Some(&v.name);
     }
     None
 }
@@ -964,21 +962,22 @@ impl Planner<'_> {
         let new_node = |name: &str| node_index.get(name).is_some_and(|i| !nodes[*i].bound);
         // id(n) = x, id(n) IN list
         for (a, b, op) in [(left, right, *op), (right, left, flip(*op))] {
-            if let Some(var) = id_of(a) {
-                if new_node(var) && independent(b, outer) {
-                    match op {
-                        BinaryOp::Eq => {
-                            let e = self.expr(b, outer)?;
-                            seeks.entry(var.to_owned()).or_default().by_id = Some((e, false));
-                            return Ok(());
-                        }
-                        BinaryOp::In if std::ptr::eq(a, left) => {
-                            let e = self.expr(b, outer)?;
-                            seeks.entry(var.to_owned()).or_default().by_id = Some((e, true));
-                            return Ok(());
-                        }
-                        _ => {}
+            if let Some(var) = id_of(a)
+                && new_node(var)
+                && independent(b, outer)
+            {
+                match op {
+                    BinaryOp::Eq => {
+                        let e = self.expr(b, outer)?;
+                        seeks.entry(var.to_owned()).or_default().by_id = Some((e, false));
+                        return Ok(());
                     }
+                    BinaryOp::In if std::ptr::eq(a, left) => {
+                        let e = self.expr(b, outer)?;
+                        seeks.entry(var.to_owned()).or_default().by_id = Some((e, true));
+                        return Ok(());
+                    }
+                    _ => {}
                 }
             }
         }

@@ -86,17 +86,16 @@ impl Planner<'_> {
                     part.span,
                 ));
             }
-            if let Some(p) = &part.path {
-                if scope.contains(&p.name) {
-                    return Err(self.already_bound(&p.name, p.span));
-                }
+            if let Some(p) = &part.path
+                && scope.contains(&p.name)
+            {
+                return Err(self.already_bound(&p.name, p.span));
             }
-            if part.chain.steps.is_empty() {
-                if let Some(v) = &part.chain.start.variable {
-                    if scope.contains(&v.name) {
-                        return Err(self.already_bound(&v.name, v.span));
-                    }
-                }
+            if part.chain.steps.is_empty()
+                && let Some(v) = &part.chain.start.variable
+                && scope.contains(&v.name)
+            {
+                return Err(self.already_bound(&v.name, v.span));
             }
             let mut node_slots = Vec::new();
             for np in part.chain.nodes() {
@@ -107,10 +106,10 @@ impl Planner<'_> {
             for (i, step) in part.chain.steps.iter().enumerate() {
                 let rp = &step.relationship;
                 self.no_inline_where(rp.predicate.as_ref())?;
-                if let Some(v) = &rp.variable {
-                    if scope.contains(&v.name) {
-                        return Err(self.already_bound(&v.name, v.span));
-                    }
+                if let Some(v) = &rp.variable
+                    && scope.contains(&v.name)
+                {
+                    return Err(self.already_bound(&v.name, v.span));
                 }
                 let ty = self.rel_type_of(rp)?;
                 let (from, to) = match rp.direction {
@@ -165,21 +164,21 @@ impl Planner<'_> {
         scope: &mut Scope,
         steps: &mut Vec<CreateStep>,
     ) -> Result<usize> {
-        if let Some(v) = &np.variable {
-            if let Some(var) = scope.get(&v.name) {
-                if !np.labels.is_empty() || np.properties.is_some() {
-                    return Err(self.already_bound(&v.name, v.span));
-                }
-                if !matches!(var.kind, Kind::Node | Kind::Any) {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::VariableTypeConflict,
-                        format!("Type mismatch: `{}` is not a node", v.name),
-                        v.span,
-                    ));
-                }
-                return Ok(var.slot);
+        if let Some(v) = &np.variable
+            && let Some(var) = scope.get(&v.name)
+        {
+            if !np.labels.is_empty() || np.properties.is_some() {
+                return Err(self.already_bound(&v.name, v.span));
             }
+            if !matches!(var.kind, Kind::Node | Kind::Any) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::VariableTypeConflict,
+                    format!("Type mismatch: `{}` is not a node", v.name),
+                    v.span,
+                ));
+            }
+            return Ok(var.slot);
         }
         let labels = np
             .labels
@@ -200,15 +199,15 @@ impl Planner<'_> {
     }
 
     fn check_merge_props(&self, props: Option<&ast::Expr>) -> Result<()> {
-        if let Some(p) = props {
-            if !matches!(p.kind, ExprKind::Map(_)) {
-                return Err(self.err(
+        if let Some(p) = props
+            && !matches!(p.kind, ExprKind::Map(_))
+        {
+            return Err(self.err(
                     Status::SyntaxError,
                     Detail::InvalidParameterUse,
                     "Parameter maps cannot be used in MERGE patterns (use a literal map, e.g. {id: $param.id})",
                     p.span,
                 ));
-            }
         }
         Ok(())
     }
@@ -228,10 +227,10 @@ impl Planner<'_> {
                 part.span,
             ));
         }
-        if let Some(p) = &part.path {
-            if scope.contains(&p.name) {
-                return Err(self.already_bound(&p.name, p.span));
-            }
+        if let Some(p) = &part.path
+            && scope.contains(&p.name)
+        {
+            return Err(self.already_bound(&p.name, p.span));
         }
         let mut slots = PartSlots {
             nodes: Vec::new(),
@@ -275,10 +274,10 @@ impl Planner<'_> {
         for step in &part.chain.steps {
             let rp = &step.relationship;
             self.no_inline_where(rp.predicate.as_ref())?;
-            if let Some(v) = &rp.variable {
-                if scope.contains(&v.name) {
-                    return Err(self.already_bound(&v.name, v.span));
-                }
+            if let Some(v) = &rp.variable
+                && scope.contains(&v.name)
+            {
+                return Err(self.already_bound(&v.name, v.span));
             }
             self.check_merge_props(rp.properties.as_ref())?;
             rel_types.push(self.rel_type_of(rp)?);
