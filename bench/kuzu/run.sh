@@ -21,7 +21,8 @@ bin="${CARGO_TARGET_DIR:-target}/release/examples/cypher_qps"
 "$bin" --persons "$persons" --export "$work/csv" >&2
 "$work/venv/bin/python" bench/kuzu/kuzu_qps.py "$work/csv" "$work/kuzu-db" "$seconds" > "$work/kuzu.tsv"
 "$bin" --persons "$persons" --seconds "$seconds" > "$work/quiver.tsv"
-printf '%-20s %12s %12s %8s\n' query quiver_qps kuzu_qps ratio
+# Columns: per wall-clock second, then per CPU second (steadier on a shared machine).
+printf '%-20s %11s %11s %8s %11s %11s %8s\n' query quiver/s kuzu/s ratio quiver/cpu-s kuzu/cpu-s ratio
 join -t $'\t' <(sort "$work/quiver.tsv") <(sort "$work/kuzu.tsv") |
-    awk -F'\t' '{ r = ($4 == "n/a" || $4 == 0) ? "n/a" : sprintf("%.1fx", $2 / $4);
-                 printf "%-20s %12s %12s %8s\n", $1, $2, $4, r }'
+    awk -F'\t' 'function ratio(a, b) { return (b == "n/a" || b == 0) ? "n/a" : sprintf("%.1fx", a / b) }
+                 { printf "%-20s %11s %11s %8s %11s %11s %8s\n", $1, $2, $5, ratio($2, $5), $3, $6, ratio($3, $6) }'
