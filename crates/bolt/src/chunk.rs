@@ -109,6 +109,56 @@ impl Dechunker {
     }
 }
 
+/// The signatures of the whole messages in `input`, which must start at a message boundary
+/// (what is left in a read buffer after [`Dechunker::decode`] handed out a message), without
+/// consuming anything. A trailing partial message is left out.
+///
+/// A server busy with one request looks ahead with this for a RESET, which jumps the queue: it
+/// interrupts the running work rather than waiting its turn.
+pub fn buffered_signatures(input: &[u8]) -> BufferedSignatures<'_> {
+    BufferedSignatures { input, at: 0 }
+}
+
+/// Iterator returned by [`buffered_signatures`].
+#[derive(Debug)]
+pub struct BufferedSignatures<'a> {
+    input: &'a [u8],
+    at: usize,
+}
+
+impl Iterator for BufferedSignatures<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        loop {
+            // The first two body bytes of the message starting at `self.at` (a struct marker and
+            // the signature), gathered across chunks.
+            let mut head = [0u8; 2];
+            let mut head_len = 0;
+            let mut at = self.at;
+            loop {
+                let header = self.input.get(at..at + 2)?;
+                let len = usize::from(u16::from_be_bytes([header[0], header[1]]));
+                at += 2;
+                if len == 0 {
+                    break;
+                }
+                let body = self.input.get(at..at + len)?;
+                for byte in body.iter().take(2 - head_len) {
+                    head[head_len] = *byte;
+                    head_len += 1;
+                }
+                at += len;
+            }
+            self.at = at;
+            // An empty message is a NOOP; a body too short for a header has no signature.
+            if head_len == 2 && head[0] & 0xF0 == 0xB0 {
+                return Some(head[1]);
+            }
+        }
+    }
+}
+
 /// Appends one message to `out`, chunked: `body` encodes the message straight into `out`
 /// after a placeholder header; bodies over [`CHUNK_BYTES_MAX`] are split in place. If `body`
 /// fails, `out` is rolled back to where it was.
@@ -234,6 +284,24 @@ mod tests {
                 message_bytes_max: 10
             })
         );
+    }
+
+    #[test]
+    fn buffered_signatures_see_whole_messages_only() {
+        let mut input = Vec::new();
+        write_chunked(&mut input, &[0xB0, 0x0F]);
+        input.extend_from_slice(&NOOP);
+        // A RESET split into two one-byte chunks.
+        input.extend_from_slice(&[0, 1, 0xB0, 0, 1, 0x0F, 0, 0]);
+        write_chunked(&mut input, &[0xB1, 0x3F, 0xA0]);
+        let whole = input.len();
+        // A message whose end has not arrived.
+        input.extend_from_slice(&[0, 2, 0xB0, 0x0F]);
+        let found: Vec<u8> = buffered_signatures(&input).collect();
+        assert_eq!(found, [0x0F, 0x0F, 0x3F]);
+        assert_eq!(buffered_signatures(&input[..whole - 1]).count(), 2);
+        assert_eq!(buffered_signatures(&[0, 1, 0xC0, 0, 0]).count(), 0);
+        assert_eq!(buffered_signatures(&[]).count(), 0);
     }
 
     #[test]

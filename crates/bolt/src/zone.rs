@@ -9,8 +9,9 @@ use std::sync::Arc;
 use quiver_value::TimeZone;
 use quiver_value::temporal::zone::{offset_at, resolve_local};
 
-/// Finds the UTC offset of a named zone.
-pub trait ZoneResolver {
+/// Finds the UTC offset of a named zone. `Send + Sync` so that a [`crate::Codec`] can live in a
+/// connection's state across awaits instead of being rebuilt for every message.
+pub trait ZoneResolver: Send + Sync {
     /// The offset in force in `zone` at the instant `utc_seconds` after the epoch.
     fn offset_at_utc(&self, zone: &str, utc_seconds: i64) -> Option<i32>;
     /// The offset in force in `zone` when its wall clock reads `local_seconds` after the

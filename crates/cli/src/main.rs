@@ -21,6 +21,9 @@ enum Command {
     /// Serve Bolt and HTTP until SIGTERM or SIGINT. Every flag has a QUIVER_* environment
     /// equivalent (flag > environment > --config file > default).
     Serve(serve::ServeArgs),
+    /// The load laboratory: verified load over Bolt against an in-process server or any
+    /// `--target`, a connection ladder, connection experiments and artefacts.
+    Lab(Box<quiver_lab::LabArgs>),
     /// Read a password from standard input and print its argon2id hash, for the `password_hash`
     /// of a `[[users]]` entry in the configuration file.
     HashPassword,
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Serve(args) => serve::run(args),
+        Command::Lab(args) => quiver_lab::main(*args),
         Command::HashPassword => hash_password(),
     }
 }

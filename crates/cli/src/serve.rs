@@ -4,11 +4,13 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use quiver_durability::{Durability, Mode, Options};
+use quiver_engine::{Database, EngineConfig};
 use quiver_server::auth::UserStore;
-use quiver_server::config::{Config, Layer, StorageMode, resolve};
+use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::metrics::Metrics;
-use quiver_server::{Server, ServerParts, ShutdownTrigger};
+use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 
 /// Exit status for a configuration or start-up error (as for a usage error).
 const EXIT_CONFIG: u8 = 2;
@@ -79,8 +81,16 @@ async fn serve(config: Config) -> ExitCode {
     if !users.is_enabled() && !loopback_only {
         tracing::warn!("authentication is disabled on a non-loopback address");
     }
-    let storage = config.storage.clone();
-    let durability = config.durability;
+    health.set(Readiness::Recovering);
+    let (graph, durability) = match open_graph(&config).await {
+        Ok(opened) => opened,
+        Err(message) => {
+            eprintln!("quiver: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Neo4j's HTTP API plugs in here: `http_api: Some(ApiHandler::from_service(...))` over
+    // `Arc::clone(graph.database())`.
     let server = match Server::bind(
         config,
         ServerParts {
@@ -90,7 +100,7 @@ async fn serve(config: Config) -> ExitCode {
             http_api: None,
         },
     ) {
-        Ok(server) => server,
+        Ok(server) => server.with_graph(Arc::clone(&graph)),
         Err(error) => {
             eprintln!("quiver: {error}");
             return ExitCode::from(EXIT_CONFIG);
@@ -116,15 +126,6 @@ async fn serve(config: Config) -> ExitCode {
         }
     }
     tracing::info!(bolt = %server.bolt_addr(), http = %server.http_addr(), "listening");
-    match &storage {
-        StorageMode::InMemory => tracing::info!(%durability, "storage in memory"),
-        StorageMode::Directory(dir) => {
-            tracing::info!(dir = %dir.display(), %durability, "storage directory");
-        }
-    }
-    // Until the query engine is wired in there is nothing to recover: the server is ready as soon
-    // as it listens (and serves the handshake and the operations endpoints only).
-    health.set(Readiness::Recovering);
     health.set(Readiness::Ready);
     #[cfg(unix)]
     tokio::spawn(watch_signals(signals, server.trigger()));
@@ -134,8 +135,73 @@ async fn serve(config: Config) -> ExitCode {
     if report.forced {
         tracing::warn!(?report, "drain deadline passed; connections were cut");
     }
+    drop(graph);
+    let closed = match durability {
+        Some(durability) => close(durability).await,
+        None => true,
+    };
     tracing::info!("stopped");
-    ExitCode::SUCCESS
+    if closed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Recovers the data directory (or makes an empty in-memory graph). Recovery reads files and
+/// replays the log: it runs off the runtime's workers.
+async fn open_graph(config: &Config) -> Result<(Arc<Graph>, Option<Arc<Durability>>), String> {
+    let engine = EngineConfig::default();
+    let dir = match &config.storage {
+        StorageMode::InMemory => {
+            tracing::info!("storage in memory: nothing is written to disk");
+            let db = Database::open_in_memory(engine);
+            return Ok((Arc::new(Graph::new(db, None)), None));
+        }
+        StorageMode::Directory(dir) => dir.clone(),
+    };
+    let mode = match config.durability {
+        config::Durability::Buffered => Mode::Buffered,
+        config::Durability::Group => Mode::Group,
+        config::Durability::Sync => Mode::Sync,
+    };
+    let opened = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || Durability::open(&dir, mode, Options::default())
+    })
+    .await
+    .map_err(|error| format!("recovery of {} stopped: {error}", dir.display()))?;
+    let (storage, durability) =
+        opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
+    let report = durability.recovery();
+    tracing::info!(dir = %dir.display(), durability = %mode, recovery = ?report, "storage recovered");
+    let durability = Arc::new(durability);
+    let db = Database::with_storage(storage, engine);
+    let graph = Graph::new(db, Some(Arc::clone(&durability)));
+    Ok((Arc::new(graph), Some(durability)))
+}
+
+/// Flushes the log, writes the closing snapshot and releases the directory. Returns whether
+/// that went well.
+async fn close(durability: Arc<Durability>) -> bool {
+    let closed = tokio::task::spawn_blocking(move || match Arc::try_unwrap(durability) {
+        Ok(durability) => durability.close().map_err(|error| error.to_string()),
+        // A connection task cut at the drain deadline may still hold the graph: make the log
+        // durable now; the directory is released when the last holder lets go.
+        Err(shared) => shared.sync().map_err(|error| error.to_string()),
+    })
+    .await;
+    match closed {
+        Ok(Ok(())) => true,
+        Ok(Err(error)) => {
+            tracing::error!(%error, "closing the data directory failed");
+            false
+        }
+        Err(error) => {
+            tracing::error!(%error, "closing the data directory stopped");
+            false
+        }
+    }
 }
 
 /// The signal streams, installed before the addresses are printed: a supervisor that reads the

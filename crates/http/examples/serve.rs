@@ -1,10 +1,11 @@
-//! A Quiver server with the HTTP API over an in-memory database, without authentication: what
-//! `bench/http/run.sh` measures. It assembles the same parts as `quiver serve` (the server's
-//! listeners, deadlines and metrics; the engine; this crate's API), so it doubles as the
-//! reference for wiring the API into the binary.
+//! A Quiver server with the HTTP API and no authentication: what `bench/http/run.sh` measures.
+//! It assembles the same parts as `quiver serve` (the server's listeners, deadlines and metrics;
+//! the engine, in memory or over a durable data directory; this crate's API), so it doubles as
+//! the reference for wiring the API into the binary.
 //!
 //! ```sh
 //! cargo run --release -p quiver-http --example serve -- 127.0.0.1:7474 127.0.0.1:7687
+//! cargo run --release -p quiver-http --example serve -- 127.0.0.1:7474 127.0.0.1:7687 data group
 //! ```
 
 use std::io::Write as _;
@@ -12,8 +13,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use quiver_durability::{Durability, Mode, Options};
 use quiver_engine::{Database, EngineConfig};
-use quiver_http::{ApiConfig, HttpApi, Telemetry};
+use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
@@ -45,6 +47,15 @@ impl Telemetry for ServerTelemetry {
     }
 }
 
+/// Acknowledges a commit once the durability layer has it on disk.
+struct DiskWait(Arc<Durability>);
+
+impl CommitWait for DiskWait {
+    fn wait(&self, commit: u64) -> Result<(), String> {
+        self.0.wait_for(commit).map_err(|e| e.to_string())
+    }
+}
+
 fn address(arg: Option<String>, default: &str) -> Result<SocketAddr, String> {
     arg.as_deref()
         .unwrap_or(default)
@@ -56,14 +67,33 @@ fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let http = address(args.next(), "127.0.0.1:7474")?;
     let bolt = address(args.next(), "127.0.0.1:7687")?;
+    let durable = match args.next() {
+        None => None,
+        Some(dir) => {
+            let mode: Mode = args
+                .next()
+                .as_deref()
+                .unwrap_or("group")
+                .parse()
+                .map_err(|e: quiver_durability::Error| e.to_string())?;
+            let (storage, durability) =
+                Durability::open(&dir, mode, Options::default()).map_err(|e| e.to_string())?;
+            Some((storage, Arc::new(durability)))
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    runtime.block_on(serve(http, bolt))
+    // Dropping the durability handle (with the server) syncs the log and stops its threads.
+    runtime.block_on(serve(http, bolt, durable))
 }
 
-async fn serve(http: SocketAddr, bolt: SocketAddr) -> Result<(), String> {
+async fn serve(
+    http: SocketAddr,
+    bolt: SocketAddr,
+    durable: Option<(Arc<quiver_storage::Storage>, Arc<Durability>)>,
+) -> Result<(), String> {
     let config = Config::from_layer(Layer {
         http_listen: Some(http),
         bolt_listen: Some(bolt),
@@ -79,14 +109,23 @@ async fn serve(http: SocketAddr, bolt: SocketAddr) -> Result<(), String> {
         Arc::clone(&metrics),
     )
     .map_err(|e| e.to_string())?;
-    let db = Database::open_in_memory(EngineConfig::default());
-    let api = HttpApi::with_telemetry(
+    let (db, commit_wait) = match durable {
+        Some((storage, durability)) => (
+            Database::with_storage(storage, EngineConfig::default()),
+            Some(Arc::new(DiskWait(durability)) as Arc<dyn CommitWait>),
+        ),
+        None => (Database::open_in_memory(EngineConfig::default()), None),
+    };
+    let api = HttpApi::with_hooks(
         db,
         ApiConfig {
             bolt_port: bolt.port(),
             ..ApiConfig::default()
         },
-        Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+        Hooks {
+            telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+            commit_wait,
+        },
     );
     let server = Server::bind(
         config,

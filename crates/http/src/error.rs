@@ -27,6 +27,9 @@ pub enum ApiError {
     InvalidBookmark(String),
     #[error("Database not up to the requested bookmark `{0}` within the wait limit.")]
     BookmarkTimeout(String),
+    /// The commit happened but could not be confirmed on disk.
+    #[error("The transaction was committed but is not known to be durable: {0}")]
+    NotDurable(String),
     #[error("{0}")]
     Engine(#[from] quiver_engine::Error),
 }
@@ -47,6 +50,7 @@ impl ApiError {
             }
             ApiError::InvalidBookmark(_) => "Neo.ClientError.Transaction.InvalidBookmark",
             ApiError::BookmarkTimeout(_) => "Neo.TransientError.Transaction.BookmarkTimeout",
+            ApiError::NotDurable(_) => "Neo.DatabaseError.Transaction.TransactionCommitFailed",
             ApiError::Engine(e) => e.status_code(),
         }
     }

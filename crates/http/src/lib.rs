@@ -12,12 +12,14 @@
 //!   documents as rows arrive ([`encode`] for the value formats), through [`stream`], which
 //!   sends small documents whole and large ones in chunks;
 //! - `registry` holds open explicit transactions between requests, caps their number and
-//!   rolls back the ones left idle; [`Telemetry`] reports transaction outcomes upward.
+//!   rolls back the ones left idle; [`Telemetry`] reports transaction outcomes upward and
+//!   [`CommitWait`] holds acknowledgements until commits are durable.
 
 mod bookmarks;
 mod config;
 mod dates;
 pub mod decode;
+mod durable;
 pub mod encode;
 mod error;
 pub mod json;
@@ -32,7 +34,8 @@ mod tx_api;
 pub mod typed;
 
 pub use config::ApiConfig;
+pub use durable::{CommitWait, WatermarkWait};
 pub use error::ApiError;
-pub use service::HttpApi;
+pub use service::{Hooks, HttpApi};
 pub use stream::ResponseBody;
 pub use tracked::{NoTelemetry, Telemetry};

@@ -164,6 +164,10 @@ impl QueryRun {
             Some(tracked) => tracked.commit()?,
             None => return Ok(true),
         };
+        self.shared
+            .commit_wait
+            .wait(info.commit)
+            .map_err(ApiError::NotDurable)?;
         self.shared.telemetry.query_finished(self.started.elapsed());
         out.extend_from_slice(b"]}");
         if self.include_counters {
@@ -174,7 +178,7 @@ impl QueryRun {
             write_notifications(out, &summary.notifications);
         }
         out.extend_from_slice(br#","bookmarks":["#);
-        json::string(out, &info.bookmark);
+        json::string(out, &bookmarks::format(info.commit));
         out.extend_from_slice(b"]}");
         Ok(true)
     }

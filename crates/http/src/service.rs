@@ -20,6 +20,7 @@ use quiver_engine::{AccessMode, Database, TxOptions};
 
 use crate::bookmarks;
 use crate::config::ApiConfig;
+use crate::durable::{CommitWait, WatermarkWait};
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
@@ -36,6 +37,25 @@ pub struct Shared {
     pub config: ApiConfig,
     pub registry: Registry,
     pub telemetry: Arc<dyn Telemetry>,
+    pub commit_wait: Arc<dyn CommitWait>,
+}
+
+/// What the API reports to and waits on, bridged by the binary to the server's metrics and the
+/// durability layer.
+#[derive(Clone)]
+pub struct Hooks {
+    pub telemetry: Arc<dyn Telemetry>,
+    /// `None`: poll the store's visible watermark ([`WatermarkWait`]).
+    pub commit_wait: Option<Arc<dyn CommitWait>>,
+}
+
+impl Default for Hooks {
+    fn default() -> Self {
+        Hooks {
+            telemetry: Arc::new(NoTelemetry),
+            commit_wait: None,
+        }
+    }
 }
 
 /// Neo4j's HTTP API over a Quiver database. Cheap to clone; hand it to the server with
@@ -59,27 +79,39 @@ const HOST_BYTES_MAX: usize = 255;
 
 impl HttpApi {
     pub fn new(db: Arc<Database>, config: ApiConfig) -> HttpApi {
-        HttpApi::with_telemetry(db, config, Arc::new(NoTelemetry))
+        HttpApi::with_hooks(db, config, Hooks::default())
     }
 
-    /// Also starts the task that rolls back idle transactions when called inside a tokio
-    /// runtime (otherwise spawn [`HttpApi::expiry_task`] yourself). The task ends when the last
-    /// clone of the API is dropped.
     pub fn with_telemetry(
         db: Arc<Database>,
         config: ApiConfig,
         telemetry: Arc<dyn Telemetry>,
     ) -> HttpApi {
+        let hooks = Hooks {
+            telemetry,
+            commit_wait: None,
+        };
+        HttpApi::with_hooks(db, config, hooks)
+    }
+
+    /// Also starts the task that rolls back idle transactions when called inside a tokio
+    /// runtime (otherwise spawn [`HttpApi::expiry_task`] yourself). The task ends when the last
+    /// clone of the API is dropped.
+    pub fn with_hooks(db: Arc<Database>, config: ApiConfig, hooks: Hooks) -> HttpApi {
         let registry = Registry::new(
             config.open_transactions_max,
             config.transaction_idle_timeout,
         );
+        let commit_wait = hooks.commit_wait.unwrap_or_else(|| {
+            Arc::new(WatermarkWait::new(Arc::clone(&db), config.commit_wait_max))
+        });
         let api = HttpApi {
             shared: Arc::new(Shared {
                 db,
                 config,
                 registry,
-                telemetry,
+                telemetry: hooks.telemetry,
+                commit_wait,
             }),
         };
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

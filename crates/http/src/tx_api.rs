@@ -400,7 +400,13 @@ fn commit(shared: &Shared, handle: Handle, errors: &mut Vec<ApiError>) -> Outcom
         }
     };
     match tx.commit() {
-        Ok(info) => Outcome::Committed(info.bookmark),
+        Ok(info) => match shared.commit_wait.wait(info.commit) {
+            Ok(()) => Outcome::Committed(bookmarks::format(info.commit)),
+            Err(reason) => {
+                errors.push(ApiError::NotDurable(reason));
+                Outcome::Unknown
+            }
+        },
         Err(error) => {
             errors.push(ApiError::Engine(error));
             Outcome::Unknown

@@ -5,8 +5,11 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, eventually, server_config, start, start_default, statement};
-use quiver_http::ApiConfig;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use common::{Client, eventually, server_config, start, start_default, start_with, statement};
+use quiver_http::{ApiConfig, CommitWait};
 
 /// The seed's bodies, exactly as `bench/http` holds them.
 const CREATE_1: &str = include_str!("../../../bench/http/create_1.json");
@@ -927,5 +930,61 @@ async fn basic_auth_guards_the_api() {
     let denied = intruder.post(&path, "").await;
     assert_eq!(denied.status, 404);
     assert_eq!(owner.post(&format!("{path}/commit"), "").await.status, 200);
+    server.stop().await;
+}
+
+/// Records the commits it is asked about; fails them while `failing` is set.
+#[derive(Default)]
+struct RecordingWait {
+    last: AtomicU64,
+    failing: AtomicBool,
+}
+
+impl CommitWait for RecordingWait {
+    fn wait(&self, commit: u64) -> Result<(), String> {
+        self.last.store(commit, Ordering::SeqCst);
+        if self.failing.load(Ordering::SeqCst) {
+            Err("the disk is gone".to_owned())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commits_are_acknowledged_only_once_durable() {
+    let wait = Arc::new(RecordingWait::default());
+    let server = start_with(
+        server_config(|_| {}),
+        ApiConfig::default(),
+        Some(Arc::clone(&wait) as Arc<dyn CommitWait>),
+    )
+    .await;
+    let mut client = server.client();
+    let reply = client.post("/db/neo4j/tx/commit", &statement("CREATE ()")).await;
+    let bookmark = reply.json()["lastBookmarks"][0]
+        .as_str()
+        .expect("bookmark")
+        .to_owned();
+    let waited = wait.last.load(Ordering::SeqCst);
+    assert!(waited > 0);
+    assert!(bookmark.ends_with(&format!("{waited:020}")), "{bookmark}");
+
+    wait.failing.store(true, Ordering::SeqCst);
+    let reply = client.post("/db/neo4j/tx/commit", &statement("CREATE ()")).await;
+    let json = reply.json();
+    assert_eq!(
+        json["errors"][0]["code"],
+        "Neo.DatabaseError.Transaction.TransactionCommitFailed"
+    );
+    assert!(json.get("lastBookmarks").is_none());
+    let v2 = client
+        .post("/db/neo4j/query/v2", r#"{"statement":"CREATE ()"}"#)
+        .await;
+    assert_eq!(v2.status, 500);
+    assert_eq!(
+        v2.error_codes(),
+        ["Neo.DatabaseError.Transaction.TransactionCommitFailed"]
+    );
     server.stop().await;
 }

@@ -9,10 +9,13 @@ use crate::admission::Admission;
 use crate::auth::UserStore;
 use crate::bolt::{BoltProtocol, BoltShared};
 use crate::config::Config;
+use crate::graph::Graph;
 use crate::health::{Health, Readiness};
 use crate::http::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
 use crate::metrics::Metrics;
+use crate::placement::Placement;
+use crate::pool::QueryPool;
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
 
 /// Why the server could not start.
@@ -26,6 +29,8 @@ pub enum ServerError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot start the query threads: {0}")]
+    Pool(#[source] std::io::Error),
 }
 
 /// What the binary supplies besides the configuration.
@@ -48,6 +53,8 @@ pub struct Server {
     bolt_addr: SocketAddr,
     http_addr: SocketAddr,
     shutdown: Shutdown,
+    graph: Option<Arc<Graph>>,
+    pool: Arc<QueryPool>,
 }
 
 /// Starts the drain from anywhere (a signal handler, a test). Cloneable.
@@ -87,6 +94,7 @@ impl Server {
         };
         let bolt_addr = local(&bolt, "bolt", config.bolt_listen)?;
         let http_addr = local(&http, "http", config.http_listen)?;
+        let pool = Arc::new(QueryPool::new(config.query.threads).map_err(ServerError::Pool)?);
         Ok(Server {
             config,
             parts,
@@ -95,7 +103,22 @@ impl Server {
             bolt_addr,
             http_addr,
             shutdown: Shutdown::new(),
+            graph: None,
+            pool,
         })
+    }
+
+    /// Serves `graph` over Bolt. Without a graph, RUN and BEGIN are answered with a transient
+    /// "database unavailable" FAILURE.
+    #[must_use]
+    pub fn with_graph(mut self, graph: Arc<Graph>) -> Server {
+        self.graph = Some(graph);
+        self
+    }
+
+    /// The threads long queries run on (shared with the HTTP API, which may run its work there).
+    pub fn query_pool(&self) -> &Arc<QueryPool> {
+        &self.pool
     }
 
     pub fn bolt_addr(&self) -> SocketAddr {
@@ -135,6 +158,8 @@ impl Server {
             bolt,
             http,
             shutdown,
+            graph,
+            pool,
             ..
         } = self;
         let limits = &config.limits;
@@ -149,6 +174,11 @@ impl Server {
                 connections_max: limits.bolt_connections_max,
                 message_bytes_max: limits.bolt_message_bytes_max,
                 connection_ids: std::sync::atomic::AtomicU64::new(1),
+                graph,
+                pool,
+                placement: Placement::new(config.query.placement),
+                recv_timeout: timeouts.bolt_recv,
+                bookmark_timeout: timeouts.bookmark,
             }),
         });
         let http_protocol = Arc::new(HttpProtocol {

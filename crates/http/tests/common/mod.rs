@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
-use quiver_http::{ApiConfig, HttpApi, Telemetry};
+use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
@@ -80,6 +80,15 @@ pub fn server_config(tweak: impl FnOnce(&mut Layer)) -> Config {
 }
 
 pub async fn start(config: Config, api_config: ApiConfig) -> Running {
+    start_with(config, api_config, None).await
+}
+
+/// [`start`] with a commit wait of the test's own.
+pub async fn start_with(
+    config: Config,
+    api_config: ApiConfig,
+    commit_wait: Option<Arc<dyn CommitWait>>,
+) -> Running {
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
     let users = {
@@ -92,11 +101,11 @@ pub async fn start(config: Config, api_config: ApiConfig) -> Running {
             .expect("user store")
     };
     let db = Database::open_in_memory(EngineConfig::default());
-    let api = HttpApi::with_telemetry(
-        Arc::clone(&db),
-        api_config,
-        Arc::new(ServerTelemetry(Arc::clone(&metrics))),
-    );
+    let hooks = Hooks {
+        telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+        commit_wait,
+    };
+    let api = HttpApi::with_hooks(Arc::clone(&db), api_config, hooks);
     let server = Server::bind(
         config,
         ServerParts {

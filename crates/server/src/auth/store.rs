@@ -245,10 +245,8 @@ impl UserStore {
         let tag = self.tag(principal, &password);
         if let Some(user) = user {
             let cached = self.verified.lock().get(principal).cloned();
-            if let Some(cached) = cached {
-                if cached == tag {
-                    return Ok(user.principal());
-                }
+            if cached.is_some_and(|cached| cached == tag) {
+                return Ok(user.principal());
             }
         }
         let hash = user.map_or_else(|| self.decoy_hash.clone(), |user| user.hash.clone());

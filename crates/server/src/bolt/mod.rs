@@ -17,8 +17,11 @@ pub use session::{BoltSession, End};
 
 use crate::auth::UserStore;
 use crate::deadline::Interrupted;
+use crate::graph::Graph;
 use crate::listener::{Connection, Protocol};
 use crate::metrics::Metrics;
+use crate::placement::Placement;
+use crate::pool::QueryPool;
 
 /// State shared by every Bolt connection.
 #[derive(Debug)]
@@ -35,11 +38,35 @@ pub struct BoltShared {
     pub message_bytes_max: u64,
     /// Source of `connection_id`s.
     pub connection_ids: AtomicU64,
+    /// The graph queries run against; without one, RUN and BEGIN are refused as unavailable.
+    pub graph: Option<Arc<Graph>>,
+    /// Where long query work runs.
+    pub pool: Arc<QueryPool>,
+    /// Whether a step of work runs inline or on the pool.
+    pub placement: Placement,
+    /// Advertised as `connection.recv_timeout_seconds`.
+    pub recv_timeout: Duration,
+    /// Longest wait for a bookmark's commit.
+    pub bookmark_timeout: Duration,
 }
 
 impl BoltShared {
     pub fn next_connection_id(&self) -> u64 {
         self.connection_ids.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The read timeout hint in whole seconds, rounded up (at least 1).
+    pub fn recv_timeout_seconds(&self) -> i64 {
+        let seconds = self.recv_timeout.as_millis().div_ceil(1000).max(1);
+        i64::try_from(seconds).unwrap_or(i64::MAX)
+    }
+
+    /// Keep-alives during long work go out four times per advertised read timeout, so one
+    /// delayed by a busy machine still arrives in time.
+    pub fn keep_alive_interval(&self) -> Duration {
+        let advertised =
+            Duration::from_secs(u64::try_from(self.recv_timeout_seconds()).unwrap_or(1));
+        (advertised / 4).max(Duration::from_millis(100))
     }
 }
 

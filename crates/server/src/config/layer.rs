@@ -14,6 +14,7 @@ use serde::Deserialize;
 use super::ConfigError;
 use super::auth::{AuthSpec, UserEntry};
 use super::durability::Durability;
+use crate::placement::Policy;
 
 /// The settings of `quiver serve`, from one source.
 #[derive(clap::Args, Deserialize, Debug, Clone, Default, PartialEq)]
@@ -108,6 +109,22 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub auth_failure_delay_max_ms: Option<u64>,
 
+    /// Threads running long queries, beside the runtime's workers [default: the number of cores] [env: QUIVER_QUERY_THREADS]
+    #[arg(long, value_name = "N")]
+    pub query_threads: Option<u32>,
+
+    /// Where query work runs: adaptive (inline when quick last time, else the query threads), pool or inline [default: adaptive] [env: QUIVER_QUERY_PLACEMENT]
+    #[arg(long, value_name = "POLICY")]
+    pub query_placement: Option<Policy>,
+
+    /// Read timeout Bolt clients are told to use (`connection.recv_timeout_seconds`, rounded up to seconds); long queries send keep-alives four times as often [default: 120000] [env: QUIVER_BOLT_RECV_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub bolt_recv_timeout_ms: Option<u64>,
+
+    /// How long a transaction waits for the commit a bookmark names to become visible [default: 30000] [env: QUIVER_BOOKMARK_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub bookmark_timeout_ms: Option<u64>,
+
     /// Users, from the configuration file only (passwords never belong on a command line).
     #[arg(skip)]
     pub users: Option<Vec<UserEntry>>,
@@ -140,6 +157,10 @@ impl Layer {
             http_body_bytes_max: env_value(&lookup, "QUIVER_HTTP_BODY_BYTES_MAX")?,
             drain_timeout_ms: env_value(&lookup, "QUIVER_DRAIN_TIMEOUT_MS")?,
             auth_failure_delay_max_ms: env_value(&lookup, "QUIVER_AUTH_FAILURE_DELAY_MAX_MS")?,
+            query_threads: env_value(&lookup, "QUIVER_QUERY_THREADS")?,
+            query_placement: env_value(&lookup, "QUIVER_QUERY_PLACEMENT")?,
+            bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
+            bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
             users: None,
         })
     }
@@ -198,6 +219,10 @@ impl Layer {
             auth_failure_delay_max_ms: self
                 .auth_failure_delay_max_ms
                 .or(lower.auth_failure_delay_max_ms),
+            query_threads: self.query_threads.or(lower.query_threads),
+            query_placement: self.query_placement.or(lower.query_placement),
+            bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
+            bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),
             users: self.users.or(lower.users),
         }
     }

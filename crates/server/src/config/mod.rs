@@ -16,6 +16,8 @@ pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, UserEntry};
 pub use durability::Durability;
 pub use layer::Layer;
 
+use crate::placement::Policy;
+
 /// Default Bolt address: loopback, Neo4j's port.
 pub const BOLT_LISTEN_DEFAULT: SocketAddr =
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 7687));
@@ -33,6 +35,8 @@ pub const HTTP_BODY_BYTES_LIMIT: u64 = 1 << 30;
 /// Bounds on the Bolt message limit.
 pub const BOLT_MESSAGE_BYTES_MIN: u64 = 1024;
 pub const BOLT_MESSAGE_BYTES_LIMIT: u64 = 1 << 30;
+/// Shortest read timeout advertised to Bolt clients: the hint is in whole seconds.
+pub const BOLT_RECV_TIMEOUT_MIN: Duration = Duration::from_secs(1);
 /// Largest configuration file read, so a wrong path (a device, a log) cannot exhaust memory.
 pub const CONFIG_FILE_BYTES_MAX: u64 = 1 << 20;
 
@@ -98,6 +102,19 @@ pub struct Timeouts {
     pub drain: Duration,
     pub refusal: Duration,
     pub auth_failure_delay_max: Duration,
+    /// Advertised to Bolt clients as `connection.recv_timeout_seconds`; keep-alives during long
+    /// queries go out four times as often.
+    pub bolt_recv: Duration,
+    /// Longest wait for a bookmark's commit to become visible.
+    pub bookmark: Duration,
+}
+
+/// How queries are executed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuerySettings {
+    /// Threads of the query pool.
+    pub threads: usize,
+    pub placement: Policy,
 }
 
 /// Who may connect.
@@ -121,6 +138,7 @@ pub struct Config {
     pub log: String,
     pub limits: Limits,
     pub timeouts: Timeouts,
+    pub query: QuerySettings,
 }
 
 impl Default for Config {
@@ -261,6 +279,36 @@ impl Config {
                 layer.auth_failure_delay_max_ms,
                 5_000,
             )?,
+            bolt_recv: timeout("bolt_recv_timeout_ms", layer.bolt_recv_timeout_ms, 120_000)?,
+            bookmark: timeout("bookmark_timeout_ms", layer.bookmark_timeout_ms, 30_000)?,
+        };
+        if timeouts.bolt_recv < BOLT_RECV_TIMEOUT_MIN {
+            return Err(invalid(
+                "bolt_recv_timeout_ms",
+                format!(
+                    "must be at least {} ms: clients time out reads after it",
+                    BOLT_RECV_TIMEOUT_MIN.as_millis()
+                ),
+            ));
+        }
+        let query = QuerySettings {
+            threads: match layer.query_threads {
+                Some(threads) => {
+                    let threads = usize::try_from(threads).unwrap_or(usize::MAX);
+                    if !(1..=crate::pool::QUERY_THREADS_LIMIT).contains(&threads) {
+                        return Err(invalid(
+                            "query_threads",
+                            format!(
+                                "{threads} is outside 1..={}",
+                                crate::pool::QUERY_THREADS_LIMIT
+                            ),
+                        ));
+                    }
+                    threads
+                }
+                None => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
+            },
+            placement: layer.query_placement.unwrap_or_default(),
         };
 
         let log = layer.log.unwrap_or_else(|| "info".to_owned());
@@ -277,6 +325,7 @@ impl Config {
             log,
             limits,
             timeouts,
+            query,
         })
     }
 }

@@ -171,15 +171,15 @@ impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
                 Poll::Ready(result)
             }
             Poll::Pending => {
-                if let Some(deadline) = this.activity.read_deadline(&this.limits) {
-                    if fired(&mut this.read_timer, &mut this.read_armed, deadline, cx) {
-                        let what = if this.activity.phase.load(Ordering::Acquire) == HEAD {
-                            "header read"
-                        } else {
-                            "keep-alive"
-                        };
-                        return Poll::Ready(Err(this.expired(what)));
-                    }
+                if let Some(deadline) = this.activity.read_deadline(&this.limits)
+                    && fired(&mut this.read_timer, &mut this.read_armed, deadline, cx)
+                {
+                    let what = if this.activity.phase.load(Ordering::Acquire) == HEAD {
+                        "header read"
+                    } else {
+                        "keep-alive"
+                    };
+                    return Poll::Ready(Err(this.expired(what)));
                 }
                 Poll::Pending
             }

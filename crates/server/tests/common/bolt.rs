@@ -185,3 +185,61 @@ pub fn route(address: &str) -> Request {
         extra: RouteExtra::default(),
     }
 }
+
+pub fn run_in(query: &str, params: Map, extra: TxExtra) -> Request {
+    Request::Run {
+        query: query.to_owned(),
+        params,
+        extra,
+    }
+}
+
+pub fn begin(extra: TxExtra) -> Request {
+    Request::Begin { extra }
+}
+
+pub fn pull(n: i64, qid: i64) -> Request {
+    Request::Pull { n, qid }
+}
+
+impl BoltClient {
+    /// Records until the next SUCCESS (returned with them); panics on anything else.
+    pub async fn records(&mut self) -> (Vec<Vec<Value>>, Map) {
+        let mut rows = Vec::new();
+        loop {
+            match self.recv().await {
+                Some(Response::Record(values)) => rows.push(values),
+                Some(Response::Success(meta)) => return (rows, meta),
+                other => panic!("expected RECORD or SUCCESS, got {other:?}"),
+            }
+        }
+    }
+
+    /// Runs `query` in an auto-commit transaction and pulls everything: the RUN metadata, the
+    /// records and the summary.
+    pub async fn query(&mut self, query: &str) -> (Map, Vec<Vec<Value>>, Map) {
+        self.send(&[run(query), pull(-1, -1)]).await;
+        let head = self.expect_success().await;
+        let (rows, summary) = self.records().await;
+        (head, rows, summary)
+    }
+
+    pub async fn expect_ignored(&mut self) {
+        match self.recv().await {
+            Some(Response::Ignored) => {}
+            other => panic!("expected IGNORED, got {other:?}"),
+        }
+    }
+}
+
+pub fn int(value: &Value) -> i64 {
+    match value {
+        Value::Int(i) => *i,
+        other => panic!("expected an integer, got {other:?}"),
+    }
+}
+
+/// A FAILURE's Neo4j code, in either version's form.
+pub fn code(meta: &Map) -> Option<String> {
+    text(meta, "code").or_else(|| text(meta, "neo4j_code"))
+}

@@ -8,6 +8,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use quiver_engine::{Database, EngineConfig};
+use quiver_server::Graph;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
@@ -24,6 +26,7 @@ pub struct Running {
     pub http: SocketAddr,
     pub metrics: Arc<Metrics>,
     pub health: Arc<Health>,
+    pub db: Arc<Database>,
     pub trigger: ShutdownTrigger,
     pub task: JoinHandle<ShutdownReport>,
 }
@@ -51,6 +54,13 @@ pub fn config(tweak: impl FnOnce(&mut Layer)) -> Config {
 }
 
 pub async fn start(config: Config, api: Option<ApiHandler>) -> Running {
+    let db = Database::open_in_memory(EngineConfig::default());
+    start_with(config, api, Arc::new(Graph::new(db, None))).await
+}
+
+/// Starts a server over `graph`.
+pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Graph>) -> Running {
+    let db = Arc::clone(graph.database());
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
     let users = {
@@ -71,12 +81,14 @@ pub async fn start(config: Config, api: Option<ApiHandler>) -> Running {
             http_api: api,
         },
     )
-    .expect("bind");
+    .expect("bind")
+    .with_graph(graph);
     let running = Running {
         bolt: server.bolt_addr(),
         http: server.http_addr(),
         metrics,
         health: Arc::clone(&health),
+        db,
         trigger: server.trigger(),
         task: tokio::spawn(server.run()),
     };

@@ -1,0 +1,147 @@
+//! HELLO, LOGON and ROUTE: who the client is, and where it should send its queries.
+
+use std::sync::Arc;
+
+use quiver_bolt::Version;
+use quiver_bolt::message::{Auth, HelloExtra, RouteExtra};
+use quiver_bolt::meta::{HelloSuccess, Role, RoutingTable, SERVER_AGENT};
+use quiver_bolt::state::Outcome;
+use quiver_value::{Map, Value};
+
+use super::{
+    BoltSession, DATABASE, DATABASE_NOT_FOUND, ROUTING_TTL_SECONDS, SERVICE_UNAVAILABLE,
+    UNAUTHORIZED, is_known_database,
+};
+use crate::auth::Credentials;
+use crate::deadline::{Until, race};
+
+impl BoltSession {
+    pub(super) async fn hello(&mut self, extra: HelloExtra) -> Outcome {
+        self.routing_address =
+            extra
+                .routing
+                .as_ref()
+                .and_then(|routing| match routing.get("address") {
+                    Some(Value::String(address)) if !address.is_empty() => {
+                        Some(address.to_string())
+                    }
+                    _ => None,
+                });
+        let utc_patch =
+            self.version < Version::V5_0 && extra.patch_bolt.iter().any(|patch| patch == "utc");
+        if utc_patch {
+            self.codec = self.codec.with_utc_patch();
+        }
+        if let Some(auth) = extra.auth {
+            // 4.4 and 5.0 authenticate in HELLO.
+            if !Box::pin(self.authenticate(auth)).await {
+                return Outcome::Failure;
+            }
+        }
+        let connection_id = format!("bolt-{}", self.connection_number);
+        let hello = HelloSuccess {
+            server: SERVER_AGENT,
+            connection_id: &connection_id,
+            recv_timeout_seconds: Some(self.shared.recv_timeout_seconds()),
+            telemetry_enabled: false,
+            ssr_enabled: false,
+            utc_patch,
+        };
+        let encoded = hello.encode(&mut self.outbox, self.version);
+        self.encoded(encoded)
+    }
+
+    pub(super) async fn logon(&mut self, auth: Auth) -> Outcome {
+        if Box::pin(self.authenticate(auth)).await {
+            self.succeed_empty();
+            Outcome::Success
+        } else {
+            Outcome::Failure
+        }
+    }
+
+    pub(super) fn route(&mut self, routing: &Map, extra: &RouteExtra) -> Outcome {
+        if let Some(db) = extra.db.as_deref().filter(|db| !is_known_database(db)) {
+            self.fail(
+                DATABASE_NOT_FOUND,
+                &format!("Database does not exist: {db}"),
+                None,
+            );
+            return Outcome::Failure;
+        }
+        let address = match routing.get("address") {
+            Some(Value::String(address)) if !address.is_empty() => address.to_string(),
+            _ => self.advertised_address(),
+        };
+        let addresses = [address];
+        let servers = [
+            (Role::Write, &addresses[..]),
+            (Role::Read, &addresses[..]),
+            (Role::Route, &addresses[..]),
+        ];
+        let table = RoutingTable {
+            ttl_seconds: ROUTING_TTL_SECONDS,
+            db: DATABASE,
+            servers: &servers,
+        };
+        let encoded = table.encode(&mut self.outbox);
+        self.encoded(encoded)
+    }
+
+    /// The address this client reached us at: always reachable by it, unlike a wildcard bind.
+    fn advertised_address(&self) -> String {
+        self.routing_address.clone().unwrap_or_else(|| {
+            self.stream
+                .local_addr()
+                .map_or_else(|_| "localhost:7687".to_owned(), |addr| addr.to_string())
+        })
+    }
+
+    /// Checks credentials (racing the authentication deadline); on failure queues the FAILURE.
+    async fn authenticate(&mut self, auth: Auth) -> bool {
+        let credentials = match auth.scheme.as_str() {
+            "none" => Credentials::None,
+            "basic" => Credentials::Basic {
+                principal: auth.principal.unwrap_or_default(),
+                password: auth.credentials.unwrap_or_default(),
+            },
+            other => Credentials::Other(other.to_owned()),
+        };
+        let users = Arc::clone(&self.shared.users);
+        let verdict = race(
+            users.authenticate(self.peer.ip(), credentials),
+            self.auth_deadline,
+            &self.shutdown,
+            Until::Stop,
+        )
+        .await;
+        let principal = match verdict {
+            Ok(Ok(principal)) => principal,
+            Ok(Err(error)) => {
+                tracing::debug!(peer = %self.peer, %error, "Bolt authentication failed");
+                self.fail(error.neo4j_code(), &error.to_string(), None);
+                return false;
+            }
+            Err(_) => {
+                self.fail(
+                    UNAUTHORIZED,
+                    "Authentication did not complete in time.",
+                    None,
+                );
+                return false;
+            }
+        };
+        if self.reserved_slot && !principal.admin {
+            self.shared.metrics.bolt.rejected.inc();
+            let message = format!(
+                "The server is at its limit of {} connections; the remaining ones are reserved for administrators.",
+                self.shared.connections_max
+            );
+            self.fail(SERVICE_UNAVAILABLE, &message, None);
+            return false;
+        }
+        self.principal = Some(principal);
+        self.authenticated_once = true;
+        true
+    }
+}

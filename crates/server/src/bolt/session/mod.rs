@@ -1,0 +1,454 @@
+//! A Bolt connection after the handshake: the message loop.
+//!
+//! Reads are two-phase (wait for readability without a buffer, then read into one), so an idle
+//! connection holds no read or write buffer at all: per-connection memory at rest is the task, the
+//! socket and this struct. Replies to everything already buffered (a pipelined batch) are encoded
+//! into one write buffer and written with one flush; a large result is written whenever
+//! [`FLUSH_BYTES`] have gathered.
+//!
+//! The submodules hold the rest of a session: authentication and routing (`login`), the query
+//! path (`query`: RUN, PULL, DISCARD, BEGIN, COMMIT, ROLLBACK, RESET), the open transaction and its
+//! counters (`tx`), where engine work runs and what the connection watches meanwhile (`work`),
+//! and the translation of engine results into Bolt metadata (`reply`).
+
+mod login;
+mod query;
+mod reply;
+mod tx;
+mod work;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use quiver_bolt::chunk::{Dechunker, buffered_signatures};
+use quiver_bolt::message::signature::RESET;
+use quiver_bolt::message::{encode_ignored, peek_signature};
+use quiver_bolt::meta::{self, Failure, Position};
+use quiver_bolt::state::{Admitted, Decision, Outcome, Session, State};
+use quiver_bolt::{Codec, Request, Version};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+use super::BoltShared;
+use crate::auth::Principal;
+use crate::deadline::{Interrupted, Until, race};
+use crate::metrics::IntGauge;
+use crate::shutdown::ShutdownSignal;
+use tx::OpenTx;
+
+/// Bytes read from the socket at a time.
+pub const READ_CHUNK_BYTES: usize = 8 * 1024;
+/// An outbox holding this much is written out before more replies are encoded.
+pub const FLUSH_BYTES: usize = 64 * 1024;
+/// The database name reported to drivers (Quiver serves one graph).
+pub const DATABASE: &str = "neo4j";
+/// How long drivers may cache the single-node routing table.
+pub const ROUTING_TTL_SECONDS: i64 = 300;
+
+pub const UNAUTHORIZED: &str = "Neo.ClientError.Security.Unauthorized";
+pub const REQUEST_INVALID: &str = "Neo.ClientError.Request.Invalid";
+pub const DATABASE_UNAVAILABLE: &str = "Neo.TransientError.General.DatabaseUnavailable";
+pub const SERVICE_UNAVAILABLE: &str = "Neo.TransientError.General.ServiceUnavailable";
+pub const DATABASE_NOT_FOUND: &str = "Neo.ClientError.Database.DatabaseNotFound";
+
+/// How a session ended, for counting and logs.
+#[derive(Debug, PartialEq, Eq)]
+pub enum End {
+    /// The client closed, said GOODBYE, or broke the protocol and was told why.
+    Finished,
+    /// The handshake/authentication or idle deadline passed.
+    TimedOut,
+    /// The server is draining or stopping.
+    Shutdown,
+    /// A socket error.
+    Io,
+}
+
+/// One connection's session state.
+pub struct BoltSession {
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<BoltShared>,
+    shutdown: ShutdownSignal,
+    version: Version,
+    /// The negotiated version's codec (with 4.4's UTC patch once acknowledged).
+    codec: Codec<'static>,
+    protocol: Session,
+    dechunker: Dechunker,
+    /// Empty (unallocated) while idle.
+    read_buffer: BytesMut,
+    /// Replies to the current batch; grows as needed and is released (unallocated) once flushed,
+    /// so an idle connection holds no write buffer.
+    outbox: BytesMut,
+    /// Set by a successful authentication, cleared by LOGOFF.
+    principal: Option<Principal>,
+    /// Admitted into an administrator's slot: only an administrator may stay.
+    reserved_slot: bool,
+    /// Handshake and authentication must be done by then.
+    auth_deadline: Instant,
+    /// After the first successful authentication the idle deadline applies (also after LOGOFF).
+    authenticated_once: bool,
+    /// Formatted into `bolt-N` only when HELLO is answered: a long-lived string per connection
+    /// would pin heap fragments for the connection's life.
+    connection_number: u64,
+    /// What the client called us (`routing.address` in HELLO), for the routing table.
+    routing_address: Option<String>,
+    /// Close once the pending replies are written.
+    closing: bool,
+    /// A keep-alive was cut short by a full socket buffer: its second byte goes out first.
+    noop_half_sent: bool,
+    /// RESETs spotted in the read buffer ahead of their turn and announced to the state machine.
+    resets_announced: u32,
+    /// Flushes so far: tells whether a request's replies are all still in the outbox.
+    flushes: u64,
+    /// Bytes arrived since the read buffer was last searched for RESETs.
+    unscanned: bool,
+    /// The open transaction: an auto-commit one while its result streams, or an explicit one.
+    /// Boxed, so that a connection without one pays a pointer.
+    tx: Option<Box<OpenTx>>,
+}
+
+impl BoltSession {
+    pub fn new(
+        stream: TcpStream,
+        peer: SocketAddr,
+        shared: Arc<BoltShared>,
+        shutdown: ShutdownSignal,
+        version: Version,
+        leftover: BytesMut,
+        reserved_slot: bool,
+        auth_deadline: Instant,
+    ) -> BoltSession {
+        let connection_number = shared.next_connection_id();
+        let message_bytes_max = usize::try_from(shared.message_bytes_max).unwrap_or(usize::MAX);
+        BoltSession {
+            stream,
+            peer,
+            shared,
+            shutdown,
+            version,
+            codec: Codec::new(version),
+            protocol: Session::new(version),
+            dechunker: Dechunker::new(message_bytes_max),
+            read_buffer: leftover,
+            outbox: BytesMut::new(),
+            principal: None,
+            reserved_slot,
+            auth_deadline,
+            authenticated_once: false,
+            connection_number,
+            routing_address: None,
+            closing: false,
+            noop_half_sent: false,
+            resets_announced: 0,
+            flushes: 0,
+            unscanned: true,
+            tx: None,
+        }
+    }
+
+    /// Serves the connection to its end. A transaction still open then (the client left, the
+    /// server stopped) is rolled back and counted as abandoned.
+    pub async fn run(mut self) -> End {
+        let end = self.serve().await;
+        if let Some(tx) = self.tx.take() {
+            Box::pin(self.abandon(tx)).await;
+        }
+        end
+    }
+
+    async fn serve(&mut self) -> End {
+        loop {
+            while !self.closing {
+                match self.dechunker.decode(&mut self.read_buffer) {
+                    Ok(Some(message)) => {
+                        self.shared.metrics.bolt_messages.inc();
+                        if peek_signature(&message) == Some(RESET) && self.resets_announced > 0 {
+                            self.resets_announced -= 1;
+                        }
+                        let in_flight = InFlight::start(&self.shared.metrics.bolt.in_flight);
+                        // Boxed: a request's state is large and short-lived; inline, every idle
+                        // connection would carry room for it.
+                        let gone = Box::pin(self.handle(&message)).await;
+                        drop(in_flight);
+                        if let Some(end) = gone {
+                            return end;
+                        }
+                        if self.outbox.len() >= FLUSH_BYTES
+                            && let Err(end) = self.flush().await
+                        {
+                            return end;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(error) => {
+                        self.fail(error.status_code(), &error.to_string(), None);
+                        self.closing = true;
+                    }
+                }
+            }
+            if let Err(end) = self.flush().await {
+                return end;
+            }
+            if self.closing {
+                let _ = self.stream.shutdown().await;
+                return End::Finished;
+            }
+            if let Err(end) = self.read_more().await {
+                return end;
+            }
+        }
+    }
+
+    /// Waits for more bytes, racing the right deadline and shutdown. An explicit transaction
+    /// whose timeout passes meanwhile is rolled back at once (its locks and versions freed); the
+    /// client learns of it at its next request.
+    async fn read_more(&mut self) -> Result<(), End> {
+        if self.read_buffer.is_empty() {
+            // Idle connections keep no buffer (the dechunker keeps its own partial message).
+            self.read_buffer = BytesMut::new();
+        }
+        let idle_deadline = if self.authenticated_once {
+            Instant::now() + self.shared.idle_timeout
+        } else {
+            self.auth_deadline
+        };
+        loop {
+            // An idle connection may be closed when draining starts; one with an open transaction
+            // is left to commit or roll back until the server stops.
+            let until = if self.tx.is_some() {
+                Until::Stop
+            } else {
+                Until::Drain
+            };
+            let tx_deadline = self.tx.as_ref().and_then(|tx| tx.pending_deadline());
+            let deadline = tx_deadline.map_or(idle_deadline, |at| at.min(idle_deadline));
+            match race(self.stream.readable(), deadline, &self.shutdown, until).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(End::Io),
+                Err(Interrupted::Deadline) if tx_deadline.is_some_and(|at| at <= deadline) => {
+                    if let Some(tx) = self.tx.take() {
+                        let tx = Box::pin(self.expire(tx)).await;
+                        self.tx = Some(tx);
+                    }
+                    continue;
+                }
+                Err(Interrupted::Deadline) => return Err(End::TimedOut),
+                Err(Interrupted::Draining | Interrupted::Stopped) => return Err(End::Shutdown),
+            }
+            self.read_buffer.reserve(READ_CHUNK_BYTES);
+            match self.stream.try_read_buf(&mut self.read_buffer) {
+                Ok(0) => return Err(End::Finished),
+                Ok(_) => {
+                    self.unscanned = true;
+                    return Ok(());
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => return Err(End::Io),
+            }
+        }
+    }
+
+    /// Writes every pending reply in one write and frees the outbox.
+    async fn flush(&mut self) -> Result<(), End> {
+        if self.noop_half_sent {
+            // The rest of a keep-alive cut short must precede anything else on the wire.
+            let mut bytes = BytesMut::with_capacity(1 + self.outbox.len());
+            bytes.extend_from_slice(&[0]);
+            bytes.extend_from_slice(&self.outbox);
+            self.outbox = bytes;
+            self.noop_half_sent = false;
+        }
+        if self.outbox.is_empty() {
+            return Ok(());
+        }
+        let bytes = std::mem::take(&mut self.outbox);
+        self.flushes += 1;
+        match race(
+            self.stream.write_all(&bytes),
+            Instant::now() + self.shared.idle_timeout,
+            &self.shutdown,
+            Until::Stop,
+        )
+        .await
+        {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(End::Io),
+            Err(Interrupted::Deadline) => Err(End::TimedOut),
+            Err(_) => Err(End::Shutdown),
+        }
+    }
+
+    /// Queues a FAILURE in the connection's version's format.
+    fn fail(&mut self, code: &str, message: &str, position: Option<Position>) {
+        let failure = Failure {
+            code,
+            message,
+            position,
+        };
+        if let Err(error) = failure.encode(&mut self.outbox, self.version) {
+            tracing::warn!(peer = %self.peer, %error, "cannot encode a FAILURE; closing");
+            self.closing = true;
+        }
+    }
+
+    fn succeed_empty(&mut self) {
+        meta::encode_success_empty(&mut self.outbox);
+    }
+
+    /// Outcome of an encoding: a reply that cannot be encoded becomes a FAILURE.
+    fn encoded(&mut self, encoded: Result<(), quiver_bolt::Error>) -> Outcome {
+        match encoded {
+            Ok(()) => Outcome::Success,
+            Err(error) => {
+                self.fail(error.status_code(), &error.to_string(), None);
+                Outcome::Failure
+            }
+        }
+    }
+
+    /// Looks ahead in the read buffer for RESETs that have not had their turn. Each one found
+    /// is announced to the state machine, which then IGNOREs everything before it; returns
+    /// whether the session is now interrupted (so running work should stop).
+    fn notice_resets(&mut self) -> bool {
+        if !self.unscanned || self.dechunker.is_mid_message() {
+            // Nothing new arrived (RESETs already counted leave the count as they are decoded),
+            // or the buffer does not start at a message boundary.
+            return self.protocol.state() == State::Interrupted;
+        }
+        self.unscanned = false;
+        let buffered = buffered_signatures(&self.read_buffer)
+            .filter(|signature| *signature == RESET)
+            .count();
+        let buffered = u32::try_from(buffered).unwrap_or(u32::MAX);
+        while self.resets_announced < buffered {
+            self.protocol.interrupt();
+            self.resets_announced += 1;
+        }
+        self.protocol.state() == State::Interrupted
+    }
+
+    /// Decodes and answers one message. `Some` when the connection is gone (client left, server
+    /// stopped) while the request ran.
+    async fn handle(&mut self, message: &[u8]) -> Option<End> {
+        // A RESET buffered behind this message overtakes it, as it would in Neo4j, which
+        // interrupts as soon as a RESET is read off the socket.
+        self.notice_resets();
+        let request = match Request::decode(message, &self.codec) {
+            Ok(request) => request,
+            Err(error) => {
+                tracing::debug!(peer = %self.peer, %error, "undecodable Bolt message");
+                match self.protocol.reject(&error) {
+                    Decision::Fail { code, message } => self.fail(code, &message, None),
+                    Decision::Violation { code, message } => {
+                        self.fail(code, &message, None);
+                        self.closing = true;
+                    }
+                    Decision::Ignore => encode_ignored(&mut self.outbox),
+                    Decision::Close | Decision::Process(_) => self.closing = true,
+                }
+                return None;
+            }
+        };
+        match self.protocol.admit(&request) {
+            Decision::Process(admitted) => {
+                let mark = (self.outbox.len(), self.flushes);
+                let (outcome, gone) = self.process(admitted, request).await;
+                if gone.is_some() {
+                    return gone;
+                }
+                if admitted != Admitted::Reset && self.protocol.state() == State::Interrupted {
+                    // A RESET overtook this request: its reply is IGNORED, whatever it produced.
+                    if self.flushes == mark.1 {
+                        self.outbox.truncate(mark.0);
+                    }
+                    encode_ignored(&mut self.outbox);
+                }
+                self.protocol.complete(outcome);
+                if self.protocol.is_defunct() {
+                    self.closing = true;
+                }
+            }
+            Decision::Ignore => encode_ignored(&mut self.outbox),
+            Decision::Fail { code, message } => self.fail(code, &message, None),
+            Decision::Violation { code, message } => {
+                self.fail(code, &message, None);
+                self.closing = true;
+            }
+            Decision::Close => self.closing = true,
+        }
+        None
+    }
+
+    async fn process(&mut self, admitted: Admitted, request: Request) -> (Outcome, Option<End>) {
+        let outcome = match (admitted, request) {
+            (Admitted::Hello, Request::Hello { extra }) => Box::pin(self.hello(extra)).await,
+            (Admitted::Logon, Request::Logon { auth }) => Box::pin(self.logon(auth)).await,
+            (Admitted::Logoff, _) => {
+                self.principal = None;
+                self.succeed_empty();
+                Outcome::Success
+            }
+            (Admitted::Telemetry, _) => {
+                self.succeed_empty();
+                Outcome::Success
+            }
+            (Admitted::Route, Request::Route { routing, extra, .. }) => {
+                self.route(&routing, &extra)
+            }
+            (Admitted::Reset, _) => return self.reset().await,
+            (
+                Admitted::Run { qid },
+                Request::Run {
+                    query,
+                    params,
+                    extra,
+                },
+            ) => return self.run_query(qid, query, params, extra).await,
+            (Admitted::Begin, Request::Begin { extra }) => return self.begin(extra).await,
+            (Admitted::Commit, _) => return self.commit().await,
+            (Admitted::Rollback, _) => return self.rollback().await,
+            (Admitted::Pull { qid }, Request::Pull { n, .. }) => {
+                return self.stream_records(qid, n, false).await;
+            }
+            (Admitted::Discard { qid }, Request::Discard { n, .. }) => {
+                return self.stream_records(qid, n, true).await;
+            }
+            (admitted, request) => {
+                // The state machine pairs each admitted kind with its own request; answer rather
+                // than trust that.
+                tracing::warn!(peer = %self.peer, ?admitted, request = request.name(), "request without a handler");
+                self.fail(
+                    REQUEST_INVALID,
+                    &format!("{} is not available.", request.name()),
+                    None,
+                );
+                Outcome::Failure
+            }
+        };
+        (outcome, None)
+    }
+}
+
+/// Counts a message as in flight until dropped, so a session cut mid-message (the server stopping)
+/// still gives its count back.
+struct InFlight(IntGauge);
+
+impl InFlight {
+    fn start(gauge: &IntGauge) -> InFlight {
+        gauge.inc();
+        InFlight(gauge.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+fn is_known_database(name: &str) -> bool {
+    name.eq_ignore_ascii_case(DATABASE) || name.eq_ignore_ascii_case("system")
+}

@@ -1,0 +1,670 @@
+//! The query path: RUN, PULL, DISCARD, BEGIN, COMMIT, ROLLBACK and RESET over the engine.
+//!
+//! Records of one PULL are encoded straight into the outbox, which is written whenever
+//! [`FLUSH_BYTES`] have gathered and once at the end of the batch. A commit is acknowledged only
+//! once the durability layer says it may be (an asynchronous wait, holding nothing), and a write
+//! transaction's records leave only once what they were read from is durable.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use quiver_bolt::message::{AccessMode as BoltMode, TxExtra, encode_record};
+use quiver_bolt::meta::{RunSuccess, encode_begin_success, encode_commit_success, encode_has_more};
+use quiver_bolt::packstream::Dialect;
+use quiver_bolt::state::{Outcome, State};
+use quiver_engine::{AccessMode, PullState, QueryId, QuerySummary, TxOptions};
+use quiver_value::Map;
+use tokio::time::Instant;
+
+use super::reply::{encode_summary, engine_failure, millis};
+use super::tx::{Ending, OpenTx, Stream};
+use super::work::Watched;
+use super::{
+    BoltSession, DATABASE, DATABASE_NOT_FOUND, DATABASE_UNAVAILABLE, End, FLUSH_BYTES,
+    REQUEST_INVALID, is_known_database,
+};
+use crate::graph::{Graph, GraphError};
+use crate::placement::{INLINE_BUDGET, Place, TextKey};
+
+/// Rows fetched from the engine per call while pulling: the unit of work between two checks of
+/// the time budget and the outbox size.
+pub const PULL_SLICE_ROWS: i64 = 64;
+/// Bookmarks one BEGIN or RUN may present.
+pub const BOOKMARKS_MAX: usize = 256;
+/// The prefix of the bookmarks the engine issues; the rest is a commit number.
+pub const BOOKMARK_PREFIX: &str = "quiver:bookmark:v1:";
+
+pub const TX_TIMED_OUT: &str = "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration";
+pub const BOOKMARK_TIMEOUT: &str = "Neo.TransientError.Transaction.BookmarkTimeout";
+pub const INVALID_BOOKMARK: &str = "Neo.ClientError.Transaction.InvalidBookmark";
+pub const COMMIT_FAILED: &str = "Neo.DatabaseError.Transaction.TransactionCommitFailed";
+pub const FORBIDDEN: &str = "Neo.ClientError.Security.Forbidden";
+
+/// What one step of pulling (or discarding) did.
+enum Step {
+    /// The records asked for were sent and the stream has more.
+    HasMore,
+    /// The stream ended.
+    Done(Box<QuerySummary>),
+    /// Stopped early: the outbox is full (flush it, then go on), or the inline budget ran out
+    /// (go on on the pool).
+    Paused {
+        over_budget: bool,
+    },
+    Failed(StepError),
+}
+
+enum StepError {
+    Engine(quiver_engine::Error),
+    Encode(quiver_bolt::Error),
+}
+
+/// The commit number a bookmark names.
+pub fn bookmark_commit(bookmark: &str) -> Option<u64> {
+    bookmark.strip_prefix(BOOKMARK_PREFIX)?.parse().ok()
+}
+
+/// Pulls up to `want` records (−1: all) of `query` into `out`, or discards them.
+fn pull_step(
+    tx: &mut OpenTx,
+    query: QueryId,
+    want: i64,
+    discard: bool,
+    out: &mut BytesMut,
+    dialect: Dialect,
+    budget: Option<Duration>,
+) -> (Step, u64) {
+    let Some(engine) = tx.engine() else {
+        return (
+            Step::Failed(StepError::Engine(quiver_engine::Error::Terminated(
+                "the transaction is no longer open".to_owned(),
+            ))),
+            0,
+        );
+    };
+    if discard {
+        let step = match engine.discard(query, want) {
+            Ok(PullState::HasMore) => Step::HasMore,
+            Ok(PullState::Done(summary)) => Step::Done(summary),
+            Err(error) => Step::Failed(StepError::Engine(error)),
+        };
+        return (step, 0);
+    }
+    let until = budget.map(|budget| std::time::Instant::now() + budget);
+    let mut rows = Vec::new();
+    let mut sent: u64 = 0;
+    loop {
+        let sent_i64 = i64::try_from(sent).unwrap_or(i64::MAX);
+        let slice = if want < 0 {
+            PULL_SLICE_ROWS
+        } else {
+            (want - sent_i64).clamp(1, PULL_SLICE_ROWS)
+        };
+        rows.clear();
+        let state = match engine.pull(query, slice, &mut rows) {
+            Ok(state) => state,
+            Err(error) => return (Step::Failed(StepError::Engine(error)), sent),
+        };
+        for row in &rows {
+            if let Err(error) = encode_record(out, row, dialect) {
+                return (Step::Failed(StepError::Encode(error)), sent);
+            }
+            sent += 1;
+        }
+        match state {
+            PullState::Done(summary) => return (Step::Done(summary), sent),
+            PullState::HasMore => {
+                let sent_i64 = i64::try_from(sent).unwrap_or(i64::MAX);
+                if want >= 0 && sent_i64 >= want {
+                    return (Step::HasMore, sent);
+                }
+                if out.len() >= FLUSH_BYTES {
+                    return (Step::Paused { over_budget: false }, sent);
+                }
+                if until.is_some_and(|until| std::time::Instant::now() >= until) {
+                    return (Step::Paused { over_budget: true }, sent);
+                }
+            }
+        }
+    }
+}
+
+fn gone_end(watched: Watched) -> End {
+    if watched.stopped {
+        End::Shutdown
+    } else {
+        End::Finished
+    }
+}
+
+impl BoltSession {
+    fn graph(&self) -> Option<Arc<Graph>> {
+        self.shared.graph.clone()
+    }
+
+    /// Refuses new work while draining, or when there is no engine.
+    fn refuse_new_work(&mut self) -> Option<Arc<Graph>> {
+        if self.shutdown.is_draining() {
+            self.fail(DATABASE_UNAVAILABLE, "The server is shutting down.", None);
+            return None;
+        }
+        let graph = self.graph();
+        if graph.is_none() {
+            self.fail(
+                DATABASE_UNAVAILABLE,
+                "Quiver is running without a query engine: queries cannot be run.",
+                None,
+            );
+        }
+        graph
+    }
+
+    /// Reads BEGIN's (or an auto-commit RUN's) dictionary into engine options, after waiting
+    /// for its bookmarks. On refusal the FAILURE is queued and `None` returned.
+    async fn tx_options(
+        &mut self,
+        graph: &Graph,
+        extra: TxExtra,
+        auto_commit: bool,
+    ) -> Option<TxOptions> {
+        if let Some(db) = extra.db.as_deref().filter(|db| !is_known_database(db)) {
+            self.fail(
+                DATABASE_NOT_FOUND,
+                &format!("Database does not exist: {db}"),
+                None,
+            );
+            return None;
+        }
+        if extra.imp_user.is_some() {
+            self.fail(FORBIDDEN, "Impersonation is not supported.", None);
+            return None;
+        }
+        if extra.bookmarks.len() > BOOKMARKS_MAX {
+            self.fail(
+                INVALID_BOOKMARK,
+                &format!("At most {BOOKMARKS_MAX} bookmarks may be given."),
+                None,
+            );
+            return None;
+        }
+        let mut newest = 0;
+        for bookmark in &extra.bookmarks {
+            match bookmark_commit(bookmark) {
+                Some(commit) => newest = newest.max(commit),
+                None => {
+                    let shown: String = bookmark.chars().take(100).collect();
+                    self.fail(
+                        INVALID_BOOKMARK,
+                        &format!("Invalid bookmark: {shown}"),
+                        None,
+                    );
+                    return None;
+                }
+            }
+        }
+        if newest > 0 {
+            let deadline = Instant::now() + self.shared.bookmark_timeout;
+            match graph.visible(newest, deadline).await {
+                Ok(()) => {}
+                Err(GraphError::BookmarkTimeout { waited_ms, .. }) => {
+                    self.fail(
+                        BOOKMARK_TIMEOUT,
+                        &format!(
+                            "Database not up to the requested bookmark {BOOKMARK_PREFIX}{newest} after {waited_ms} ms."
+                        ),
+                        None,
+                    );
+                    return None;
+                }
+                Err(error) => {
+                    self.fail(DATABASE_UNAVAILABLE, &error.to_string(), None);
+                    return None;
+                }
+            }
+        }
+        Some(TxOptions {
+            mode: match extra.mode {
+                BoltMode::Read => AccessMode::Read,
+                BoltMode::Write => AccessMode::Write,
+            },
+            // Neo4j's drivers send 0 for "no timeout".
+            timeout: extra
+                .tx_timeout_ms
+                .filter(|ms| *ms > 0)
+                .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+            metadata: extra.tx_metadata.unwrap_or_default(),
+            auto_commit,
+        })
+    }
+
+    /// Begins an engine transaction, counted, with its durability horizon.
+    fn open_tx(&mut self, graph: &Graph, opts: TxOptions) -> Option<Box<OpenTx>> {
+        let write = opts.mode == AccessMode::Write;
+        match OpenTx::begin(graph.database(), opts, 0, &self.shared.metrics) {
+            Ok(mut tx) => {
+                if write {
+                    // Read after the transaction began: an upper bound on its snapshot.
+                    tx.horizon = graph.write_horizon();
+                }
+                Some(Box::new(tx))
+            }
+            Err(error) => {
+                let (code, message, position) = engine_failure(&error);
+                self.fail(code, &message, position);
+                None
+            }
+        }
+    }
+
+    pub(super) async fn begin(&mut self, extra: TxExtra) -> (Outcome, Option<End>) {
+        let Some(graph) = self.refuse_new_work() else {
+            return (Outcome::Failure, None);
+        };
+        let Some(opts) = self.tx_options(&graph, extra, false).await else {
+            return (Outcome::Failure, None);
+        };
+        let Some(tx) = self.open_tx(&graph, opts) else {
+            return (Outcome::Failure, None);
+        };
+        self.tx = Some(tx);
+        let encoded = encode_begin_success(&mut self.outbox, Some(DATABASE), self.version);
+        (self.encoded(encoded), None)
+    }
+
+    pub(super) async fn run_query(
+        &mut self,
+        qid: Option<i64>,
+        query: String,
+        params: Map,
+        extra: TxExtra,
+    ) -> (Outcome, Option<End>) {
+        let arrived = Instant::now();
+        let tx = if qid.is_none() {
+            let Some(graph) = self.refuse_new_work() else {
+                return (Outcome::Failure, None);
+            };
+            let Some(opts) = self.tx_options(&graph, extra, true).await else {
+                return (Outcome::Failure, None);
+            };
+            let Some(tx) = self.open_tx(&graph, opts) else {
+                return (Outcome::Failure, None);
+            };
+            tx
+        } else {
+            let Some(tx) = self.tx.take() else {
+                self.fail(REQUEST_INVALID, "There is no open transaction.", None);
+                return (Outcome::Failure, None);
+            };
+            if tx.is_past_deadline() {
+                return self.timed_out(tx).await;
+            }
+            tx
+        };
+        if self.notice_resets() {
+            // The RESET that overtook this RUN rolls the transaction back.
+            self.tx = Some(tx);
+            return (Outcome::Failure, None);
+        }
+        let key = TextKey::of(&query);
+        let place = self.shared.placement.place(key);
+        let version = self.version;
+        let (mut tx, result, watched) = self
+            .work(tx, place, move |tx, out| {
+                let started = std::time::Instant::now();
+                let Some(engine) = tx.engine() else {
+                    let error = quiver_engine::Error::Terminated(
+                        "the transaction is no longer open".to_owned(),
+                    );
+                    return (Err(StepError::Engine(error)), started.elapsed());
+                };
+                let result = match engine.run(&query, params) {
+                    Ok(id) => {
+                        let fields = engine.fields(id);
+                        let has_columns = !fields.is_empty();
+                        let success = RunSuccess {
+                            fields,
+                            t_first_ms: millis(started.elapsed()),
+                            qid,
+                            db: Some(DATABASE),
+                        };
+                        match success.encode(out, version) {
+                            Ok(()) => Ok((id, has_columns)),
+                            Err(error) => Err(StepError::Encode(error)),
+                        }
+                    }
+                    Err(error) => Err(StepError::Engine(error)),
+                };
+                (result, started.elapsed())
+            })
+            .await;
+        let (result, elapsed) = result;
+        if place != Place::Pool {
+            self.shared.placement.note(key, elapsed);
+        }
+        if elapsed >= INLINE_BUDGET {
+            tx.heavy = true;
+        }
+        if watched.gone() {
+            self.tx = Some(tx);
+            return (Outcome::Failure, Some(gone_end(watched)));
+        }
+        if self.protocol.state() == State::Interrupted {
+            self.tx = Some(tx);
+            return (Outcome::Failure, None);
+        }
+        match result {
+            Ok((query, has_columns)) => {
+                tx.streams.push(Stream {
+                    qid,
+                    query,
+                    key,
+                    started: arrived,
+                    records: 0,
+                    has_columns,
+                });
+                self.tx = Some(tx);
+                (Outcome::Success, None)
+            }
+            Err(error) => {
+                self.shared.metrics.query_latency.observe(arrived.elapsed());
+                self.fail_tx(tx, &error, watched).await
+            }
+        }
+    }
+
+    /// PULL (or DISCARD) of stream `qid`.
+    pub(super) async fn stream_records(
+        &mut self,
+        qid: Option<i64>,
+        n: i64,
+        discard: bool,
+    ) -> (Outcome, Option<End>) {
+        let Some(mut tx) = self.tx.take() else {
+            self.fail(REQUEST_INVALID, "There is no open result.", None);
+            return (Outcome::Failure, None);
+        };
+        if !tx.auto_commit && tx.is_past_deadline() {
+            return self.timed_out(tx).await;
+        }
+        let Some(stream) = tx.stream_mut(qid) else {
+            self.tx = Some(tx);
+            self.fail(
+                REQUEST_INVALID,
+                "There is no open result with that qid.",
+                None,
+            );
+            return (Outcome::Failure, None);
+        };
+        let (query, key) = (stream.query, stream.key);
+        let dialect = self.codec.dialect;
+        let mut remaining = n;
+        let mut on_pool = false;
+        loop {
+            if self.notice_resets() {
+                self.tx = Some(tx);
+                return (Outcome::Failure, None);
+            }
+            let place = if on_pool {
+                Place::Pool
+            } else {
+                self.shared.placement.place(key)
+            };
+            let budget = match place {
+                Place::Inline { budget } => budget,
+                Place::Pool => None,
+            };
+            let started = std::time::Instant::now();
+            let (next, (step, sent), watched) = self
+                .work(tx, place, move |tx, out| {
+                    pull_step(tx, query, remaining, discard, out, dialect, budget)
+                })
+                .await;
+            tx = next;
+            let elapsed = started.elapsed();
+            if let Some(stream) = tx.stream_mut(qid) {
+                stream.records += sent;
+            }
+            if matches!(step, Step::Paused { over_budget: true }) || elapsed >= INLINE_BUDGET {
+                // Slow this time: the rest of this pull, and the text's next runs, use the pool.
+                self.shared.placement.record(key, INLINE_BUDGET);
+                tx.heavy = true;
+                on_pool = true;
+            } else {
+                self.shared.placement.record(key, elapsed);
+            }
+            if watched.gone() {
+                self.tx = Some(tx);
+                return (Outcome::Failure, Some(gone_end(watched)));
+            }
+            if self.protocol.state() == State::Interrupted {
+                self.tx = Some(tx);
+                return (Outcome::Failure, None);
+            }
+            match step {
+                Step::Paused { .. } => {
+                    if remaining > 0 {
+                        remaining -= i64::try_from(sent).unwrap_or(remaining);
+                    }
+                    if self.outbox.len() >= FLUSH_BYTES {
+                        self.settle_horizon(&mut tx).await;
+                        if let Err(end) = self.flush().await {
+                            self.tx = Some(tx);
+                            return (Outcome::Failure, Some(end));
+                        }
+                    }
+                }
+                Step::HasMore => {
+                    self.settle_horizon(&mut tx).await;
+                    self.tx = Some(tx);
+                    return match encode_has_more(&mut self.outbox) {
+                        Ok(()) => (Outcome::HasMore, None),
+                        Err(error) => {
+                            self.fail(error.status_code(), &error.to_string(), None);
+                            (Outcome::Failure, None)
+                        }
+                    };
+                }
+                Step::Done(summary) => return self.finish_stream(tx, qid, &summary).await,
+                Step::Failed(error) => {
+                    if let Some(stream) = tx.stream_mut(qid) {
+                        self.shared
+                            .metrics
+                            .query_latency
+                            .observe(stream.started.elapsed());
+                    }
+                    return self.fail_tx(tx, &error, watched).await;
+                }
+            }
+        }
+    }
+
+    /// A stream ended: its summary, and for an auto-commit transaction the acknowledged commit.
+    async fn finish_stream(
+        &mut self,
+        mut tx: Box<OpenTx>,
+        qid: Option<i64>,
+        summary: &QuerySummary,
+    ) -> (Outcome, Option<End>) {
+        let Some(stream) = tx.remove_stream(qid) else {
+            self.tx = Some(tx);
+            self.fail(REQUEST_INVALID, "The result is no longer open.", None);
+            return (Outcome::Failure, None);
+        };
+        self.shared
+            .metrics
+            .query_latency
+            .observe(stream.started.elapsed());
+        if !tx.auto_commit {
+            self.settle_horizon(&mut tx).await;
+            self.tx = Some(tx);
+            let encoded = encode_summary(&mut self.outbox, self.version, summary, &stream, None);
+            return (self.encoded(encoded), None);
+        }
+        tx.end(Ending::Committed);
+        let Some(commit) = summary.commit.as_ref() else {
+            // An auto-commit transaction always reports its commit; without one, say so.
+            self.fail(
+                COMMIT_FAILED,
+                "The transaction did not report its commit.",
+                None,
+            );
+            return (Outcome::Failure, None);
+        };
+        if let Some(graph) = self.graph()
+            && let Err(error) = graph.acknowledge(commit.commit).await
+        {
+            self.fail(COMMIT_FAILED, &error.to_string(), None);
+            return (Outcome::Failure, None);
+        }
+        let encoded = encode_summary(
+            &mut self.outbox,
+            self.version,
+            summary,
+            &stream,
+            Some(&commit.bookmark),
+        );
+        (self.encoded(encoded), None)
+    }
+
+    /// Work in `tx` failed: the FAILURE, and the transaction rolled back and closed (the client
+    /// RESETs next; the state machine IGNOREs everything until then).
+    async fn fail_tx(
+        &mut self,
+        tx: Box<OpenTx>,
+        error: &StepError,
+        watched: Watched,
+    ) -> (Outcome, Option<End>) {
+        let expired = watched.expired || tx.expired || tx.is_past_deadline();
+        let (code, message, position) = match error {
+            StepError::Engine(error) => engine_failure(error),
+            StepError::Encode(error) => (error.status_code(), error.to_string(), None),
+        };
+        if expired {
+            let ms = tx.timeout.map_or(0, |t| t.as_millis());
+            self.fail(
+                TX_TIMED_OUT,
+                &format!(
+                    "The transaction has been terminated. Transactions timed out after {ms} ms: {message}"
+                ),
+                None,
+            );
+        } else {
+            self.fail(code, &message, position);
+        }
+        let place = self.closing_place(&tx);
+        let (mut tx, (), _) = self.work(tx, place, |tx, _| tx.rollback()).await;
+        tx.end(Ending::RolledBack);
+        (Outcome::Failure, None)
+    }
+
+    /// The transaction's timeout passed: it is (or now gets) rolled back, and the client told.
+    async fn timed_out(&mut self, tx: Box<OpenTx>) -> (Outcome, Option<End>) {
+        let ms = tx.timeout.map_or(0, |t| t.as_millis());
+        let mut tx = if tx.expired {
+            tx
+        } else {
+            self.expire(tx).await
+        };
+        tx.end(Ending::RolledBack);
+        self.fail(
+            TX_TIMED_OUT,
+            &format!("The transaction has been terminated. Transactions timed out after {ms} ms."),
+            None,
+        );
+        (Outcome::Failure, None)
+    }
+
+    /// Results of a write transaction were read at a snapshot that may be newer than the disk:
+    /// they leave only once it is durable.
+    async fn settle_horizon(&mut self, tx: &mut OpenTx) {
+        if tx.horizon == 0 {
+            return;
+        }
+        if let Some(graph) = self.graph()
+            && let Err(error) = graph.acknowledge(tx.horizon).await
+        {
+            tracing::warn!(peer = %self.peer, %error, "results read from a commit that is not durable");
+        }
+        tx.horizon = 0;
+    }
+
+    pub(super) async fn commit(&mut self) -> (Outcome, Option<End>) {
+        let Some(tx) = self.tx.take() else {
+            self.fail(REQUEST_INVALID, "There is no open transaction.", None);
+            return (Outcome::Failure, None);
+        };
+        if tx.is_past_deadline() {
+            return self.timed_out(tx).await;
+        }
+        if self.notice_resets() {
+            self.tx = Some(tx);
+            return (Outcome::Failure, None);
+        }
+        let place = self.closing_place(&tx);
+        let (mut tx, result, watched) = self.work(tx, place, |tx, _| tx.commit()).await;
+        match result {
+            Ok(info) => {
+                tx.end(Ending::Committed);
+                if watched.gone() {
+                    return (Outcome::Failure, Some(gone_end(watched)));
+                }
+                if let Some(graph) = self.graph()
+                    && let Err(error) = graph.acknowledge(info.commit).await
+                {
+                    self.fail(COMMIT_FAILED, &error.to_string(), None);
+                    return (Outcome::Failure, None);
+                }
+                let encoded = encode_commit_success(&mut self.outbox, Some(&info.bookmark));
+                (self.encoded(encoded), None)
+            }
+            Err(error) => {
+                if watched.gone() {
+                    tx.end(Ending::Abandoned);
+                    return (Outcome::Failure, Some(gone_end(watched)));
+                }
+                self.fail_tx(tx, &StepError::Engine(error), watched).await
+            }
+        }
+    }
+
+    pub(super) async fn rollback(&mut self) -> (Outcome, Option<End>) {
+        if let Some(tx) = self.tx.take() {
+            let place = self.closing_place(&tx);
+            let (mut tx, (), watched) = self.work(tx, place, |tx, _| tx.rollback()).await;
+            tx.end(Ending::RolledBack);
+            if watched.gone() {
+                return (Outcome::Failure, Some(gone_end(watched)));
+            }
+        }
+        self.succeed_empty();
+        (Outcome::Success, None)
+    }
+
+    /// RESET: whatever transaction is open is rolled back; the session is READY again.
+    pub(super) async fn reset(&mut self) -> (Outcome, Option<End>) {
+        if let Some(tx) = self.tx.take() {
+            let place = self.closing_place(&tx);
+            let (mut tx, (), watched) = self.work(tx, place, |tx, _| tx.rollback()).await;
+            tx.end(Ending::RolledBack);
+            if watched.gone() {
+                return (Outcome::Failure, Some(gone_end(watched)));
+            }
+        }
+        self.succeed_empty();
+        (Outcome::Success, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bookmarks_name_commits() {
+        assert_eq!(bookmark_commit("quiver:bookmark:v1:42"), Some(42));
+        assert_eq!(bookmark_commit("quiver:bookmark:v1:"), None);
+        assert_eq!(bookmark_commit("FB:kcwQ"), None);
+        assert_eq!(bookmark_commit("quiver:bookmark:v1:-3"), None);
+    }
+}

@@ -1,0 +1,175 @@
+//! The transaction a Bolt session has open, its result streams, and its place in the counters.
+//!
+//! Every transaction counted as opened is counted exactly once as committed or rolled back
+//! (abandoned ones also as abandoned), and leaves the active gauge exactly once, also when it is
+//! dropped unfinished by a panic: the gauge stays exact.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use quiver_engine::{CancelHandle, CommitInfo, Database, QueryId, Transaction, TxOptions};
+use tokio::time::Instant;
+
+use crate::metrics::Metrics;
+use crate::placement::TextKey;
+
+/// How a transaction ended, for the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ending {
+    Committed,
+    RolledBack,
+    /// Rolled back because its client went away or the server stopped.
+    Abandoned,
+}
+
+/// One open result stream.
+#[derive(Debug)]
+pub(super) struct Stream {
+    /// Bolt's qid inside an explicit transaction; `None` for the auto-commit stream.
+    pub qid: Option<i64>,
+    pub query: QueryId,
+    pub key: TextKey,
+    /// When its RUN arrived: the query latency histogram counts from here.
+    pub started: Instant,
+    /// Records sent so far.
+    pub records: u64,
+    /// The result has columns (a query without any yields no records at all).
+    pub has_columns: bool,
+}
+
+pub(super) struct OpenTx {
+    /// `None` once committed or rolled back (or expired).
+    tx: Option<Transaction>,
+    pub auto_commit: bool,
+    pub streams: Vec<Stream>,
+    cancel: CancelHandle,
+    /// `tx_timeout`: the transaction is terminated at this instant.
+    deadline: Option<Instant>,
+    pub timeout: Option<Duration>,
+    /// The deadline passed and the engine transaction was rolled back.
+    pub expired: bool,
+    /// Results of a write transaction may leave only once this commit is durable (0: nothing to
+    /// wait for).
+    pub horizon: u64,
+    /// Some step of it ran long: its commit and rollback run on the query pool.
+    pub heavy: bool,
+    metrics: Arc<Metrics>,
+    ended: bool,
+}
+
+impl std::fmt::Debug for OpenTx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenTx")
+            .field("auto_commit", &self.auto_commit)
+            .field("streams", &self.streams.len())
+            .field("expired", &self.expired)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenTx {
+    /// Begins a transaction and counts it.
+    pub fn begin(
+        db: &Database,
+        opts: TxOptions,
+        horizon: u64,
+        metrics: &Arc<Metrics>,
+    ) -> Result<OpenTx, quiver_engine::Error> {
+        let timeout = opts.timeout;
+        let auto_commit = opts.auto_commit;
+        let tx = db.begin(opts)?;
+        metrics.transactions.opened.inc();
+        metrics.transactions.active.inc();
+        Ok(OpenTx {
+            cancel: tx.cancel_handle(),
+            tx: Some(tx),
+            auto_commit,
+            streams: Vec::new(),
+            deadline: timeout.map(|t| Instant::now() + t),
+            timeout,
+            expired: false,
+            horizon,
+            heavy: false,
+            metrics: Arc::clone(metrics),
+            ended: false,
+        })
+    }
+
+    /// The engine transaction, while it is open.
+    pub fn engine(&mut self) -> Option<&mut Transaction> {
+        self.tx.as_mut()
+    }
+
+    pub fn cancel_handle(&self) -> &CancelHandle {
+        &self.cancel
+    }
+
+    /// The timeout's deadline, unless it already passed and was acted on.
+    pub fn pending_deadline(&self) -> Option<Instant> {
+        self.deadline.filter(|_| !self.expired && self.tx.is_some())
+    }
+
+    /// Whether the timeout has passed (acted on or not).
+    pub fn is_past_deadline(&self) -> bool {
+        self.expired || self.deadline.is_some_and(|at| Instant::now() >= at)
+    }
+
+    pub fn stream_mut(&mut self, qid: Option<i64>) -> Option<&mut Stream> {
+        self.streams.iter_mut().find(|s| s.qid == qid)
+    }
+
+    pub fn remove_stream(&mut self, qid: Option<i64>) -> Option<Stream> {
+        let at = self.streams.iter().position(|s| s.qid == qid)?;
+        Some(self.streams.remove(at))
+    }
+
+    /// Commits (the engine runs open writing queries to their end first).
+    pub fn commit(&mut self) -> Result<CommitInfo, quiver_engine::Error> {
+        match self.tx.take() {
+            Some(tx) => tx.commit(),
+            None => Err(quiver_engine::Error::Terminated(
+                "the transaction is no longer open".to_owned(),
+            )),
+        }
+    }
+
+    /// Rolls the engine transaction back (a no-op once it ended).
+    pub fn rollback(&mut self) {
+        self.streams.clear();
+        if let Some(tx) = self.tx.take()
+            && let Err(error) = tx.rollback()
+        {
+            tracing::warn!(%error, "rolling back a Bolt transaction failed");
+        }
+    }
+
+    /// Counts how the transaction ended; later calls change nothing.
+    pub fn end(&mut self, ending: Ending) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        let counters = &self.metrics.transactions;
+        counters.active.dec();
+        match ending {
+            Ending::Committed => {
+                counters.committed.inc();
+            }
+            Ending::RolledBack => {
+                counters.rolled_back.inc();
+            }
+            Ending::Abandoned => {
+                counters.rolled_back.inc();
+                counters.abandoned.inc();
+            }
+        }
+    }
+}
+
+impl Drop for OpenTx {
+    fn drop(&mut self) {
+        // Reached unended only when a panic unwound the session: the engine transaction rolls
+        // back as it drops, and the counters must say so.
+        self.end(Ending::RolledBack);
+    }
+}

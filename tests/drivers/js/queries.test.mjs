@@ -1,0 +1,209 @@
+// The official JavaScript driver running queries against Quiver: transactions, retries,
+// streaming, every value type, errors, bookmarks, routing and the procedures tools call.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import neo4j from 'neo4j-driver'
+
+const USER = 'neo4j'
+const PASSWORD = 'quiver-test-password'
+
+let child
+let bolt
+let driver
+
+before(async () => {
+  const binary = process.env.QUIVER_BIN ?? 'target/debug/quiver'
+  child = spawn(binary, [
+    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory'
+  ], {
+    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const first = (await lines.next()).value
+  assert.ok(first.startsWith('bolt listening on '), first)
+  bolt = first.slice('bolt listening on '.length)
+  await lines.next()
+  driver = neo4j.driver(`bolt://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
+})
+
+after(async () => {
+  await driver.close()
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+  child.kill('SIGTERM')
+  assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
+})
+
+test('auto-commit and explicit transactions', async () => {
+  const session = driver.session()
+  try {
+    const one = await session.run('RETURN 1 AS one')
+    assert.equal(one.records[0].get('one').toNumber(), 1)
+    const created = await session.run("CREATE (:Js {name: 'a'}), (:Js {name: 'b'})")
+    assert.equal(created.summary.counters.updates().nodesCreated, 2)
+    const tx = session.beginTransaction()
+    await tx.run("CREATE (:Js {name: 'c'})")
+    const names = await tx.run('MATCH (n:Js) RETURN n.name AS name ORDER BY name')
+    assert.deepEqual(names.records.map((r) => r.get('name')), ['a', 'b', 'c'])
+    await tx.commit()
+    const rolled = session.beginTransaction()
+    await rolled.run("CREATE (:Js {name: 'never'})")
+    await rolled.rollback()
+    const count = await session.run('MATCH (n:Js) RETURN count(n) AS c')
+    assert.equal(count.records[0].get('c').toNumber(), 3)
+  } finally {
+    await session.close()
+  }
+})
+
+test('a managed transaction is retried after a write conflict', async () => {
+  await driver.executeQuery('CREATE (:JsAccount {id: 1, balance: 0})')
+  const blockerSession = driver.session()
+  const blocker = blockerSession.beginTransaction()
+  await blocker.run('MATCH (a:JsAccount {id: 1}) SET a.balance = 100')
+  let attempts = 0
+  const session = driver.session()
+  try {
+    await session.executeWrite(async (tx) => {
+      attempts += 1
+      if (attempts === 1) setTimeout(() => { blocker.commit() }, 200)
+      await tx.run('MATCH (a:JsAccount {id: 1}) SET a.balance = a.balance + 1')
+    })
+  } finally {
+    await session.close()
+    await blockerSession.close()
+  }
+  assert.ok(attempts >= 2, `attempts: ${attempts}`)
+  const { records } = await driver.executeQuery('MATCH (a:JsAccount {id: 1}) RETURN a.balance AS b')
+  assert.equal(records[0].get('b').toNumber(), 101)
+})
+
+test('large results stream with a small fetch size', async () => {
+  const session = driver.session({ fetchSize: 5 })
+  try {
+    let seen = 0
+    const result = session.run('UNWIND range(1, 20000) AS i RETURN i')
+    for await (const record of result) {
+      seen += 1
+      assert.equal(record.get('i').toNumber(), seen)
+    }
+    assert.equal(seen, 20000)
+  } finally {
+    await session.close()
+  }
+})
+
+test('every value type round-trips', async () => {
+  const values = [
+    null,
+    true,
+    neo4j.int(-42),
+    neo4j.int('9007199254740993'),
+    2.5,
+    'ünïcödé 😀',
+    new Int8Array([0, 1, -2, 127]),
+    [neo4j.int(1), 'two', [3.5, null]],
+    { a: neo4j.int(1), b: [true, { c: 'd' }] },
+    new neo4j.types.Date(2024, 2, 29),
+    new neo4j.types.LocalTime(23, 59, 59, 999999999),
+    new neo4j.types.Time(8, 0, 0, 0, 7200),
+    new neo4j.types.LocalDateTime(2001, 9, 9, 1, 46, 40, 123456789),
+    new neo4j.types.DateTime(2020, 1, 1, 0, 0, 0, 0, -18000),
+    new neo4j.types.DateTime(2024, 7, 1, 12, 30, 15, 123456789, undefined, 'Europe/Paris'),
+    new neo4j.types.Duration(14, 3, 4000, 5),
+    new neo4j.types.Point(7203, 1.5, -2.0),
+    new neo4j.types.Point(9157, 1.0, 2.0, 3.0),
+    new neo4j.types.Point(4326, 13.4, 52.5),
+    new neo4j.types.Point(4979, 13.4, 52.5, 34.0)
+  ]
+  for (const value of values) {
+    const { records } = await driver.executeQuery('RETURN $v AS v', { v: value })
+    const got = records[0].get('v')
+    assert.deepEqual(normalise(got), normalise(value), `round trip of ${String(value)}`)
+  }
+  const { records } = await driver.executeQuery(
+    "RETURN datetime({year: 2024, month: 7, day: 1, hour: 12, timezone: 'Europe/Paris'}) AS d")
+  const zoned = records[0].get('d')
+  assert.equal(zoned.timeZoneId, 'Europe/Paris')
+  assert.equal(zoned.timeZoneOffsetSeconds?.toNumber?.() ?? zoned.timeZoneOffsetSeconds, 7200)
+})
+
+function normalise (value) {
+  if (neo4j.isInt(value)) return value.toString()
+  if (value instanceof Int8Array) return Array.from(value)
+  if (Array.isArray(value)) return value.map(normalise)
+  if (value === null || typeof value !== 'object') return value
+  const out = {}
+  for (const [k, v] of Object.entries(value)) {
+    // The offset of a zoned date-time is the server's to compute.
+    if (k === 'timeZoneOffsetSeconds' && value.timeZoneId) continue
+    out[k] = normalise(v)
+  }
+  return out
+}
+
+test('nodes, relationships and paths', async () => {
+  const { records } = await driver.executeQuery(
+    "CREATE p = (a:JsPerson {name: 'Ann'})-[r:KNOWS {since: 2020}]->(b:JsPerson {name: 'Bob'}) RETURN a, r, b, p")
+  const [a, r, b, p] = ['a', 'r', 'b', 'p'].map((k) => records[0].get(k))
+  assert.ok(neo4j.isNode(a))
+  assert.deepEqual(a.labels, ['JsPerson'])
+  assert.equal(a.properties.name, 'Ann')
+  assert.ok(neo4j.isRelationship(r))
+  assert.equal(r.type, 'KNOWS')
+  assert.equal(r.startNodeElementId, a.elementId)
+  assert.equal(r.endNodeElementId, b.elementId)
+  assert.ok(neo4j.isPath(p))
+  assert.equal(p.length, 1)
+  assert.equal(p.start.elementId, a.elementId)
+})
+
+test('errors carry Neo4j codes and the session recovers', async () => {
+  const session = driver.session()
+  try {
+    await assert.rejects(session.run('RETURN 1 +'), (error) => {
+      assert.equal(error.code, 'Neo.ClientError.Statement.SyntaxError')
+      return true
+    })
+    const again = await session.run('RETURN 2 AS two')
+    assert.equal(again.records[0].get('two').toNumber(), 2)
+  } finally {
+    await session.close()
+  }
+})
+
+test('bookmarks give causal consistency', async () => {
+  const writer = driver.session()
+  await writer.run('CREATE (:JsEvent)')
+  const bookmarks = writer.lastBookmarks()
+  await writer.close()
+  assert.ok(bookmarks.length > 0)
+  const reader = driver.session({ bookmarks, defaultAccessMode: neo4j.session.READ })
+  try {
+    const { records } = await reader.run('MATCH (e:JsEvent) RETURN count(e) AS c')
+    assert.equal(records[0].get('c').toNumber(), 1)
+  } finally {
+    await reader.close()
+  }
+})
+
+test('neo4j:// routes reads and writes to the single server', async () => {
+  const routed = neo4j.driver(`neo4j://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
+  try {
+    await routed.executeQuery('CREATE (:JsRouted)')
+    const { records } = await routed.executeQuery('MATCH (r:JsRouted) RETURN count(r) AS c', {},
+      { routing: neo4j.routing.READ })
+    assert.equal(records[0].get('c').toNumber(), 1)
+  } finally {
+    await routed.close()
+  }
+})
+
+test('db.ping and dbms.components answer like Neo4j', async () => {
+  const ping = await driver.executeQuery('CALL db.ping()')
+  assert.equal(ping.records[0].get('success'), true)
+  const components = await driver.executeQuery('CALL dbms.components()')
+  assert.equal(components.records[0].get('name'), 'Neo4j Kernel')
+})
