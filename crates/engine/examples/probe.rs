@@ -12,14 +12,22 @@ fn main() {
         return;
     }
     let db = Database::open_in_memory(EngineConfig::default());
-    for query in input.split("\n;\n").map(str::trim).filter(|q| !q.is_empty()) {
+    for query in input
+        .split("\n;\n")
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+    {
         println!("> {}", query.replace('\n', " "));
         match db.execute(query, Map::new()) {
             Ok(r) => {
                 if !r.columns.is_empty() {
                     println!(
                         "  | {} |",
-                        r.columns.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" | ")
+                        r.columns
+                            .iter()
+                            .map(std::string::ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" | ")
                     );
                 }
                 for row in &r.rows {

@@ -99,10 +99,10 @@ fn properties(out: &mut Vec<u8>, map: Option<&Map>, write: fn(&mut Vec<u8>, &Val
 /// The elements of a path in order: node, relationship, node, ...
 fn for_each_path_element(path: &quiver_value::Path, mut f: impl FnMut(Value)) {
     for (at, node) in path.nodes.iter().enumerate() {
-        if at > 0 {
-            if let Some(rel) = path.relationships.get(at - 1) {
-                f(Value::Relationship(rel.clone()));
-            }
+        if at > 0
+            && let Some(rel) = path.relationships.get(at - 1)
+        {
+            f(Value::Relationship(rel.clone()));
         }
         f(Value::Node(node.clone()));
     }

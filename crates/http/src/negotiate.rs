@@ -24,10 +24,10 @@ fn ranges(accept: &str) -> impl Iterator<Item = (&str, f32)> {
         }
         let mut quality = 1.0;
         for parameter in parts {
-            if let Some((name, value)) = parameter.split_once('=') {
-                if name.trim().eq_ignore_ascii_case("q") {
-                    quality = value.trim().parse().unwrap_or(0.0);
-                }
+            if let Some((name, value)) = parameter.split_once('=')
+                && name.trim().eq_ignore_ascii_case("q")
+            {
+                quality = value.trim().parse().unwrap_or(0.0);
             }
         }
         Some((media, quality))

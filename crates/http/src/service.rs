@@ -311,10 +311,10 @@ impl HttpApi {
                 }
             }
         }
-        if let Some(value) = headers.get("bookmarks") {
-            if bookmarks.is_ok() {
-                bookmarks = bookmarks::parse_header(value.as_bytes());
-            }
+        if let Some(value) = headers.get("bookmarks")
+            && bookmarks.is_ok()
+        {
+            bookmarks = bookmarks::parse_header(value.as_bytes());
         }
         let job = TxJob {
             endpoint,

@@ -133,10 +133,10 @@ impl Body for ResponseBody {
                     running,
                     chunk_bytes,
                 } => {
-                    if let Some(bytes) = ready.take() {
-                        if !bytes.is_empty() {
-                            return Poll::Ready(Some(Ok(Frame::data(bytes))));
-                        }
+                    if let Some(bytes) = ready.take()
+                        && !bytes.is_empty()
+                    {
+                        return Poll::Ready(Some(Ok(Frame::data(bytes))));
                     }
                     if let Some(handle) = running {
                         let outcome = ready!(Pin::new(handle).poll(cx));

@@ -134,12 +134,12 @@ struct TxRun {
 
 impl Produce for TxRun {
     fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
-        if let Some(mut job) = self.job.take() {
-            if let Err(error) = self.start(&mut job, out) {
-                error_document(out, &error);
-                self.head.content_type = JSON;
-                return true;
-            }
+        if let Some(mut job) = self.job.take()
+            && let Err(error) = self.start(&mut job, out)
+        {
+            error_document(out, &error);
+            self.head.content_type = JSON;
+            return true;
         }
         while out.len() < chunk_bytes {
             if self.running.is_some() {

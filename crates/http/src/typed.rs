@@ -82,11 +82,11 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
             out.extend_from_slice(br#"{"$type":"Path","_value":["#);
             let mut first = true;
             for (at, node) in path.nodes.iter().enumerate() {
-                if at > 0 {
-                    if let Some(rel) = path.relationships.get(at - 1) {
-                        json::comma(out, &mut first);
-                        write(out, &Value::Relationship(rel.clone()));
-                    }
+                if at > 0
+                    && let Some(rel) = path.relationships.get(at - 1)
+                {
+                    json::comma(out, &mut first);
+                    write(out, &Value::Relationship(rel.clone()));
                 }
                 json::comma(out, &mut first);
                 write(out, &Value::Node(node.clone()));

@@ -961,7 +961,9 @@ async fn commits_are_acknowledged_only_once_durable() {
     )
     .await;
     let mut client = server.client();
-    let reply = client.post("/db/neo4j/tx/commit", &statement("CREATE ()")).await;
+    let reply = client
+        .post("/db/neo4j/tx/commit", &statement("CREATE ()"))
+        .await;
     let bookmark = reply.json()["lastBookmarks"][0]
         .as_str()
         .expect("bookmark")
@@ -971,7 +973,9 @@ async fn commits_are_acknowledged_only_once_durable() {
     assert!(bookmark.ends_with(&format!("{waited:020}")), "{bookmark}");
 
     wait.failing.store(true, Ordering::SeqCst);
-    let reply = client.post("/db/neo4j/tx/commit", &statement("CREATE ()")).await;
+    let reply = client
+        .post("/db/neo4j/tx/commit", &statement("CREATE ()"))
+        .await;
     let json = reply.json();
     assert_eq!(
         json["errors"][0]["code"],

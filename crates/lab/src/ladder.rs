@@ -638,21 +638,21 @@ pub fn summary(ladder: &LadderRecord) -> String {
             );
         }
     }
-    if let Some(sat) = ladder.rungs.iter().find(|r| r.max_connections.is_some()) {
-        if let Some(w) = sat.record.as_ref().and_then(RunRecord::median) {
-            let c = w.counters.unwrap_or_default();
-            let _ = write!(
-                out,
-                "\n# saturation offered={} max={} accepted={} rejected={} closed={} queries.ok={} errors={}",
-                w.conn_offered,
-                sat.max_connections.unwrap_or(0),
-                c.accepted,
-                c.rejected,
-                c.closed,
-                w.queries_ok,
-                w.errors.summary()
-            );
-        }
+    if let Some(sat) = ladder.rungs.iter().find(|r| r.max_connections.is_some())
+        && let Some(w) = sat.record.as_ref().and_then(RunRecord::median)
+    {
+        let c = w.counters.unwrap_or_default();
+        let _ = write!(
+            out,
+            "\n# saturation offered={} max={} accepted={} rejected={} closed={} queries.ok={} errors={}",
+            w.conn_offered,
+            sat.max_connections.unwrap_or(0),
+            c.accepted,
+            c.rejected,
+            c.closed,
+            w.queries_ok,
+            w.errors.summary()
+        );
     }
     let _ = write!(
         out,

@@ -81,7 +81,7 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
 
 fn is_packable_hex(s: &str) -> bool {
     s.len() >= 2
-        && s.len() % 2 == 0
+        && s.len().is_multiple_of(2)
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }

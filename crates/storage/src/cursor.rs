@@ -91,10 +91,10 @@ impl NodeCursor {
                 let end = storage.next_node.load(Ordering::Acquire);
                 let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in *next..stop {
-                    if let Some(slot) = storage.nodes.get(id) {
-                        if read::node_exists(&slot.lock(), &view) {
-                            self.buf.push(NodeId(id));
-                        }
+                    if let Some(slot) = storage.nodes.get(id)
+                        && read::node_exists(&slot.lock(), &view)
+                    {
+                        self.buf.push(NodeId(id));
                     }
                 }
                 *next = stop;
@@ -112,10 +112,10 @@ impl NodeCursor {
                 let mut cands = Vec::with_capacity(CURSOR_BATCH);
                 *next = bits.collect_from(from, CURSOR_BATCH, &mut cands);
                 for id in cands {
-                    if let Some(slot) = storage.nodes.get(id) {
-                        if read::node_has_label(&slot.lock(), &view, *label)? == Some(true) {
-                            self.buf.push(NodeId(id));
-                        }
+                    if let Some(slot) = storage.nodes.get(id)
+                        && read::node_has_label(&slot.lock(), &view, *label)? == Some(true)
+                    {
+                        self.buf.push(NodeId(id));
                     }
                 }
                 self.done = next.is_none();
@@ -149,10 +149,11 @@ impl NodeCursor {
                     }
                     // A node is reported under the key of the value its view sees, so that
                     // entries for its other versions do not report it twice.
-                    if let Some(v) = read::node_prop(&g, &view, def.key)?.flatten() {
-                        if key_of(&v) == *key && query.matches(&v) {
-                            self.buf.push(NodeId(*id));
-                        }
+                    if let Some(v) = read::node_prop(&g, &view, def.key)?.flatten()
+                        && key_of(&v) == *key
+                        && query.matches(&v)
+                    {
+                        self.buf.push(NodeId(*id));
                     }
                 }
                 if more {

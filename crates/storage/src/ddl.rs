@@ -260,10 +260,10 @@ impl Storage {
                     def.data.insert(key_of(&v), id);
                 }
                 for u in mvcc::all(&g.chain) {
-                    if let Undo::Property { key, old: Some(v) } = u {
-                        if *key == def.key {
-                            def.data.insert(key_of(v), id);
-                        }
+                    if let Undo::Property { key, old: Some(v) } = u
+                        && *key == def.key
+                    {
+                        def.data.insert(key_of(v), id);
                     }
                 }
             }

@@ -162,11 +162,11 @@ impl Storage {
                         continue;
                     };
                     let g = slot.lock();
-                    if !may_have_label(&g, label) {
-                        if let Some(bits) = self.label_bitmap_if_any(label) {
-                            bits.clear(node);
-                            stats.items_removed += 1;
-                        }
+                    if !may_have_label(&g, label)
+                        && let Some(bits) = self.label_bitmap_if_any(label)
+                    {
+                        bits.clear(node);
+                        stats.items_removed += 1;
                     }
                 }
                 GcItem::Entry { def, key, node } => {

@@ -363,20 +363,20 @@ impl IndexData {
         let mut group = Vec::new();
         for (k, n) in entries.iter() {
             if prev != Some(k) {
-                if group.len() > 1 {
-                    if let Some(p) = prev {
-                        out.push((p.clone(), std::mem::take(&mut group)));
-                    }
+                if group.len() > 1
+                    && let Some(p) = prev
+                {
+                    out.push((p.clone(), std::mem::take(&mut group)));
                 }
                 group.clear();
                 prev = Some(k);
             }
             group.push(*n);
         }
-        if group.len() > 1 {
-            if let Some(p) = prev {
-                out.push((p.clone(), group));
-            }
+        if group.len() > 1
+            && let Some(p) = prev
+        {
+            out.push((p.clone(), group));
         }
         out
     }

@@ -70,10 +70,10 @@ pub(crate) fn node_prop(rec: &NodeRec, view: &View, key: u32) -> Result<Option<O
     if !settled(&rec.chain, view) {
         for u in invisible(&rec.chain, view) {
             exists = exists_after(exists, u);
-            if let Undo::Property { key: k, old } = u {
-                if *k == key {
-                    value.clone_from(old);
-                }
+            if let Undo::Property { key: k, old } = u
+                && *k == key
+            {
+                value.clone_from(old);
             }
         }
     }
@@ -248,10 +248,10 @@ pub(crate) fn rel_prop(rec: &RelRec, view: &View, key: u32) -> Result<Option<Opt
     if !settled(&rec.chain, view) {
         for u in invisible(&rec.chain, view) {
             exists = exists_after(exists, u);
-            if let Undo::Property { key: k, old } = u {
-                if *k == key {
-                    value.clone_from(old);
-                }
+            if let Undo::Property { key: k, old } = u
+                && *k == key
+            {
+                value.clone_from(old);
             }
         }
     }

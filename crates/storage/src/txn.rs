@@ -455,10 +455,10 @@ impl Transaction {
                 }
                 let labels = g.labels()?;
                 for def in schema.defs.iter().filter(|d| d.unique) {
-                    if labels.contains(&def.label) {
-                        if let Some(v) = crate::graph::prop_get(g.props()?, def.key)? {
-                            checks.push((def.clone(), v));
-                        }
+                    if labels.contains(&def.label)
+                        && let Some(v) = crate::graph::prop_get(g.props()?, def.key)?
+                    {
+                        checks.push((def.clone(), v));
                     }
                 }
             }

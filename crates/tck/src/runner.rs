@@ -319,10 +319,10 @@ pub fn run_scenario(
         Err(Stop::Fail(reason)) => Verdict::fail(reason),
         Err(Stop::Error(reason)) => Verdict::error(reason),
         Ok(()) => {
-            if state.error_unchecked {
-                if let Some(Err(e)) = &state.last {
-                    return Verdict::fail(format!("the query failed: {e}"));
-                }
+            if state.error_unchecked
+                && let Some(Err(e)) = &state.last
+            {
+                return Verdict::fail(format!("the query failed: {e}"));
             }
             match state.strict_only_failure {
                 Some(reason) => Verdict {

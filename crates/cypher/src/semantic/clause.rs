@@ -231,10 +231,10 @@ impl Analyzer<'_> {
             }
         };
         let columns = self.query(&call.query, &import, QueryKind::CallSubquery)?;
-        if let Some(tx) = &call.in_transactions {
-            if let Some(rows) = &tx.batch_rows {
-                self.expr(rows, &mut Env::new(scope), Ctx::PLAIN)?;
-            }
+        if let Some(tx) = &call.in_transactions
+            && let Some(rows) = &tx.batch_rows
+        {
+            self.expr(rows, &mut Env::new(scope), Ctx::PLAIN)?;
         }
         let returned = columns.is_some();
         for (name, ty) in columns.into_iter().flatten() {
@@ -346,14 +346,14 @@ impl Analyzer<'_> {
             Some(ProcedureYield::Items { items, filter }) => {
                 let mut columns = Vec::new();
                 for item in items {
-                    if let Some(signature) = &signature {
-                        if !signature.outputs.contains(&item.field.name) {
-                            return Err(self.syntax_error(
-                                Detail::UndefinedVariable,
-                                format!("Unknown procedure output: `{}`", item.field.name),
-                                item.field.span,
-                            ));
-                        }
+                    if let Some(signature) = &signature
+                        && !signature.outputs.contains(&item.field.name)
+                    {
+                        return Err(self.syntax_error(
+                            Detail::UndefinedVariable,
+                            format!("Unknown procedure output: `{}`", item.field.name),
+                            item.field.span,
+                        ));
                     }
                     let variable = item.variable();
                     self.bind_new(variable, Type::Any, scope)?;

@@ -55,14 +55,14 @@ impl Analyzer<'_> {
         import: &Import<'_>,
         kind: QueryKind,
     ) -> Result<Columns> {
-        if let Some(first) = query.unions.first() {
-            if let Some(mixed) = query.unions.iter().find(|u| u.all != first.all) {
-                return Err(self.syntax_error(
-                    Detail::InvalidClauseComposition,
-                    "Invalid combination of UNION and UNION ALL",
-                    mixed.span,
-                ));
-            }
+        if let Some(first) = query.unions.first()
+            && let Some(mixed) = query.unions.iter().find(|u| u.all != first.all)
+        {
+            return Err(self.syntax_error(
+                Detail::InvalidClauseComposition,
+                "Invalid combination of UNION and UNION ALL",
+                mixed.span,
+            ));
         }
         let standalone = kind == QueryKind::Top
             && query.unions.is_empty()
@@ -233,10 +233,10 @@ impl Analyzer<'_> {
         }
         for expr in exprs {
             let _ = super::walk::walk::<()>(expr, &mut Vec::new(), &mut |node| {
-                if let super::walk::Node::Expr(e) = node {
-                    if let ExprKind::Parameter(name) = &e.kind {
-                        self.note_parameter(name, e.span);
-                    }
+                if let super::walk::Node::Expr(e) = node
+                    && let ExprKind::Parameter(name) = &e.kind
+                {
+                    self.note_parameter(name, e.span);
                 }
                 Ok(super::walk::Visit::Descend)
             });

@@ -293,12 +293,12 @@ fn zone_field(value: Option<&Value>) -> Result<Option<TimeZone>> {
 
 /// Fails unless the fields present form a prefix of `order` (nothing given after a gap).
 fn defined_in_order(order: &[(&str, bool)]) -> Result<()> {
-    if let Some((first, false)) = order.first() {
-        if order.iter().any(|(_, present)| *present) {
-            return Err(ValueError::invalid_value(format!(
-                "{first} must be specified"
-            )));
-        }
+    if let Some((first, false)) = order.first()
+        && order.iter().any(|(_, present)| *present)
+    {
+        return Err(ValueError::invalid_value(format!(
+            "{first} must be specified"
+        )));
     }
     let mut missing: Option<&str> = None;
     for (name, present) in order {
@@ -383,17 +383,15 @@ fn build_date(f: &Fields<'_>, base: Option<Date>, need_complete: bool) -> Result
             ],
         };
         defined_in_order(order)?;
-        if need_complete {
-            if let Some((name, _)) = order.iter().find(|(_, present)| !present) {
-                let name = if group == DateGroup::YearOnly {
-                    "month"
-                } else {
-                    name
-                };
-                return Err(ValueError::invalid_value(format!(
-                    "{name} must be specified"
-                )));
-            }
+        if need_complete && let Some((name, _)) = order.iter().find(|(_, present)| !present) {
+            let name = if group == DateGroup::YearOnly {
+                "month"
+            } else {
+                name
+            };
+            return Err(ValueError::invalid_value(format!(
+                "{name} must be specified"
+            )));
         }
         let year = year.unwrap_or(0);
         let days = match group {
@@ -550,10 +548,10 @@ pub fn from_map(kind: TemporalKind, map: &Map, clock: &Clock) -> Result<Value> {
     let f = Fields::read(map)?;
     let zone = zone_field(f.timezone)?;
     // `{timezone: ...}` alone means "now, in that zone".
-    if map.len() == 1 {
-        if let Some(zone) = &zone {
-            return now(kind, clock.now, zone);
-        }
+    if map.len() == 1
+        && let Some(zone) = &zone
+    {
+        return now(kind, clock.now, zone);
     }
     check_supported(kind, &f, zone.is_some())?;
     if f.has_epoch() {

@@ -56,7 +56,7 @@ pub fn write_offset(out: &mut String, offset_seconds: i32) {
     let sign = if offset_seconds < 0 { '-' } else { '+' };
     let abs = offset_seconds.unsigned_abs();
     let _ = write!(out, "{sign}{:02}:{:02}", abs / 3600, abs / 60 % 60);
-    if abs % 60 != 0 {
+    if !abs.is_multiple_of(60) {
         let _ = write!(out, ":{:02}", abs % 60);
     }
 }

@@ -132,15 +132,15 @@ pub fn truncate(
         return Ok(truncated.into_value());
     };
     let mut rest = fields.clone();
-    if kind == TemporalKind::DateTime {
-        if let Some(zone_value) = rest.remove("timezone") {
-            let Value::String(name) = &zone_value else {
-                return Err(ValueError::invalid_type("timezone must be a string"));
-            };
-            if let Temporal::DateTime(dt) = &truncated {
-                truncated =
-                    Temporal::DateTime(DateTime::from_local(dt.local(), parse_zone(name)?, None)?);
-            }
+    if kind == TemporalKind::DateTime
+        && let Some(zone_value) = rest.remove("timezone")
+    {
+        let Value::String(name) = &zone_value else {
+            return Err(ValueError::invalid_type("timezone must be a string"));
+        };
+        if let Temporal::DateTime(dt) = &truncated {
+            truncated =
+                Temporal::DateTime(DateTime::from_local(dt.local(), parse_zone(name)?, None)?);
         }
     }
     if kind == TemporalKind::Time {
