@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use quiver_durability::{Durability, Mode, Options};
 use quiver_engine::{Database, EngineConfig};
+use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
 use quiver_server::auth::UserStore;
 use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
+use quiver_server::http::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 
@@ -89,15 +91,14 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Neo4j's HTTP API plugs in here: `http_api: Some(ApiHandler::from_service(...))` over
-    // `Arc::clone(graph.database())`.
+    let http_api = http_api(&config, &graph, &metrics);
     let server = match Server::bind(
         config,
         ServerParts {
             metrics,
             health: Arc::clone(&health),
             users: Arc::new(users),
-            http_api: None,
+            http_api: Some(http_api),
         },
     ) {
         Ok(server) => server.with_graph(Arc::clone(&graph)),
@@ -244,4 +245,58 @@ async fn watch_signals(trigger: ShutdownTrigger) {
     if tokio::signal::ctrl_c().await.is_ok() {
         trigger.shutdown();
     }
+}
+
+/// Forwards the HTTP API's transaction events to the server's counters, so `/metrics` and
+/// `/stats` count HTTP transactions beside Bolt ones.
+struct ServerTelemetry(Arc<Metrics>);
+
+impl Telemetry for ServerTelemetry {
+    fn transaction_opened(&self) {
+        self.0.transactions.opened.inc();
+        self.0.transactions.active.inc();
+    }
+    fn transaction_committed(&self) {
+        self.0.transactions.committed.inc();
+        self.0.transactions.active.dec();
+    }
+    fn transaction_rolled_back(&self) {
+        self.0.transactions.rolled_back.inc();
+        self.0.transactions.active.dec();
+    }
+    fn transaction_abandoned(&self) {
+        self.0.transactions.abandoned.inc();
+    }
+    fn query_finished(&self, elapsed: std::time::Duration) {
+        self.0.query_latency.observe(elapsed);
+    }
+}
+
+/// Acknowledges an HTTP commit once the durability layer has its record on disk (at once in
+/// buffered mode).
+struct DiskWait(Arc<Durability>);
+
+impl CommitWait for DiskWait {
+    fn wait(&self, commit: u64) -> Result<(), String> {
+        self.0.wait_for(commit).map_err(|error| error.to_string())
+    }
+}
+
+/// Neo4j's HTTP API (transactional endpoints, Query API, discovery) over the served graph.
+fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandler {
+    let api = HttpApi::with_hooks(
+        Arc::clone(graph.database()),
+        ApiConfig {
+            bolt_port: config.bolt_listen.port(),
+            ..ApiConfig::default()
+        },
+        Hooks {
+            telemetry: Arc::new(ServerTelemetry(Arc::clone(metrics))),
+            commit_wait: graph.durability().map(|durability| {
+                Arc::new(DiskWait(Arc::clone(durability))) as Arc<dyn CommitWait>
+            }),
+        },
+    );
+    tokio::spawn(api.expiry_task());
+    ApiHandler::from_service(api)
 }

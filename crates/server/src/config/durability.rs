@@ -10,9 +10,9 @@ use serde::Deserialize;
 #[serde(try_from = "String")]
 pub enum Durability {
     /// Acknowledge at once; the log is synced in the background (a crash may lose the last moments).
+    #[default]
     Buffered,
     /// Acknowledge after the sync that covers the record; concurrent commits share one sync.
-    #[default]
     Group,
     /// Acknowledge after a sync of the commit's own record.
     Sync,
