@@ -41,7 +41,7 @@ pub struct Layer {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub in_memory: Option<bool>,
 
-    /// Commit durability: buffered, group or sync [default: group] [env: QUIVER_DURABILITY]
+    /// Commit durability: buffered, group or sync [default: buffered] [env: QUIVER_DURABILITY]
     #[arg(long, value_name = "MODE")]
     pub durability: Option<Durability>,
 
