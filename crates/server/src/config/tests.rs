@@ -43,7 +43,7 @@ fn defaults_match_the_documented_values() {
         config.storage,
         StorageMode::Directory(PathBuf::from("./data"))
     );
-    assert_eq!(config.durability, Durability::Group);
+    assert_eq!(config.durability, Durability::Buffered);
     assert!(!config.auth.enabled);
     assert_eq!(config.limits.bolt_connections_max, 10_000);
     assert_eq!(config.limits.admin_reserved_connections, 4);
