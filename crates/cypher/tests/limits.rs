@@ -56,11 +56,58 @@ fn deep_prefix_operators() {
 }
 
 #[test]
-fn long_operator_chains() {
-    assert_too_deep(format!("RETURN 1{}", " + 1".repeat(DEPTH)));
+fn long_postfix_chains() {
+    // Each lookup wraps the expression before it: these nest.
     assert_too_deep(format!("RETURN a{}", ".b".repeat(DEPTH)));
-    assert_too_deep(format!("RETURN 1{}", " < 1".repeat(DEPTH)));
     assert_too_deep(format!("RETURN a{}", "[0]".repeat(DEPTH)));
+}
+
+/// Parses, prints, parses again and analyses `query` on a small stack, and checks that the
+/// printed form parses to the same tree.
+fn assert_accepted_everywhere(query: String) {
+    on_small_stack(move || {
+        let statement = parse(&query).unwrap_or_else(|e| panic!("{e}"));
+        let again = parse(&statement.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(statement, again);
+        analyze(&statement, &query).unwrap_or_else(|e| panic!("{e}"));
+    });
+}
+
+#[test]
+fn long_operator_chains_are_flat_and_unlimited() {
+    // A left-associative chain of one precedence level is a flat list, not a deep tree: its
+    // length spends no nesting budget.
+    assert_accepted_everywhere(format!("RETURN 1{} AS x", " + 1".repeat(DEPTH)));
+    assert_accepted_everywhere(format!("RETURN 1{} AS x", " - 2 + 3".repeat(DEPTH / 2)));
+    assert_accepted_everywhere(format!("RETURN 2{} AS x", " * 1 / 1 % 7".repeat(DEPTH / 3)));
+    assert_accepted_everywhere(format!("RETURN true{} AS x", " AND true".repeat(DEPTH)));
+    assert_accepted_everywhere(format!("RETURN false{} AS x", " OR false".repeat(DEPTH)));
+    assert_accepted_everywhere(format!("RETURN true{} AS x", " XOR true".repeat(DEPTH)));
+    assert_accepted_everywhere(format!("RETURN 1{} AS x", " < 2".repeat(DEPTH)));
+    assert_accepted_everywhere(format!("RETURN 2{} AS x", " ^ 1".repeat(DEPTH)));
+    assert_accepted_everywhere(format!(
+        "RETURN 'a'{} AS x",
+        " STARTS WITH 'a'".repeat(DEPTH)
+    ));
+    // Operators of several levels: every level is one chain; the right operands nest once.
+    assert_accepted_everywhere(format!(
+        "MATCH (n) WHERE n.a = 1{} RETURN n",
+        " AND n.b + 2 * n.c - 1 > 3 OR n.d IS NULL".repeat(DEPTH / 10)
+    ));
+}
+
+#[test]
+fn nesting_inside_a_long_chain_still_counts() {
+    // The chain itself is free; a deeply nested operand of it is not.
+    assert_too_deep(format!(
+        "RETURN 1{} + {}",
+        " + 1".repeat(1000),
+        nest("(", "1", ")", DEPTH)
+    ));
+    assert_too_deep(format!(
+        "RETURN true AND {} AND true",
+        "NOT ".repeat(DEPTH) + "true"
+    ));
 }
 
 #[test]
@@ -111,7 +158,6 @@ fn deepest_queries() -> Vec<String> {
         deepest_accepted(|n| format!("RETURN {} AS x", nest("(", "1", ")", n))),
         deepest_accepted(|n| format!("RETURN {} AS x", nest("[", "1", "]", n))),
         deepest_accepted(|n| format!("RETURN {} AS x", nest("{a: ", "1", "}", n))),
-        deepest_accepted(|n| format!("RETURN 1{} AS x", " + 1".repeat(n))),
         deepest_accepted(|n| format!("RETURN {}true AS x", "NOT ".repeat(n))),
         deepest_accepted(|n| format!("RETURN {} AS x", nest("[x IN ", "[1]", " | x]", n))),
         deepest_accepted(|n| format!("RETURN {} AS x", nest("abs(", "1", ")", n))),

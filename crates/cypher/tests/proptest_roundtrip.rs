@@ -58,6 +58,37 @@ fn binary_op() -> impl Strategy<Value = BinaryOp> {
     ])
 }
 
+/// Operators that may form a chain, grouped by precedence level (comparisons never chain:
+/// `a < b < c` means `a < b AND b < c`).
+fn chain_level() -> impl Strategy<Value = Vec<BinaryOp>> {
+    use BinaryOp::*;
+    prop::sample::select(vec![
+        vec![Or],
+        vec![Xor],
+        vec![And],
+        vec![RegexMatch, StartsWith, EndsWith, Contains, In],
+        vec![Add, Subtract],
+        vec![Multiply, Divide, Modulo],
+        vec![Power],
+    ])
+}
+
+/// A chain of two to four operators of one level.
+fn operator_chain(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Expr> {
+    chain_level().prop_flat_map(move |ops| {
+        (
+            inner.clone(),
+            prop::collection::vec((prop::sample::select(ops), inner.clone()), 2..5),
+        )
+            .prop_map(|(first, rest)| {
+                expr_of(ExprKind::Chain {
+                    first: Box::new(first),
+                    rest,
+                })
+            })
+    })
+}
+
 fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern> {
     (
         prop::option::of(name()),
@@ -144,6 +175,7 @@ fn expr() -> impl Strategy<Value = Expr> {
                     right: Box::new(r),
                 }
             )),
+            operator_chain(boxed.clone()),
             (
                 prop::sample::select(vec![UnaryOp::Not, UnaryOp::Negate, UnaryOp::Plus]),
                 inner.clone()

@@ -92,7 +92,15 @@ fn expressions() {
     verified("RETURN 1 + 2 * 3 - 4 / 5 % 6 ^ 7 AS x");
     verified_as("RETURN (1 + 2) * 3 AS x", "RETURN (1 + 2) * 3 AS x");
     verified_as("RETURN 1 - (2 - 3) AS x", "RETURN 1 - (2 - 3) AS x");
-    verified_as("RETURN (1 - 2) - 3 AS x", "RETURN 1 - 2 - 3 AS x");
+    // Unparenthesised, a run of one level is a flat chain; written parentheses keep a
+    // nested operator, and print back.
+    verified_as("RETURN 1 - 2 - 3 AS x", "RETURN 1 - 2 - 3 AS x");
+    verified_as("RETURN (1 - 2) - 3 AS x", "RETURN (1 - 2) - 3 AS x");
+    verified_as("RETURN (1 - 2 + 4) - 3 AS x", "RETURN (1 - 2 + 4) - 3 AS x");
+    verified_as(
+        "RETURN a AND (b AND c) AND d AS x",
+        "RETURN a AND (b AND c) AND d AS x",
+    );
     verified_as("RETURN 2 ^ 3 ^ 2 AS x", "RETURN 2 ^ 3 ^ 2 AS x");
     verified_as("RETURN 2 ^ (3 ^ 2) AS x", "RETURN 2 ^ (3 ^ 2) AS x");
     verified_as("RETURN -2 ^ 2 AS x", "RETURN -2 ^ 2 AS x");
@@ -176,6 +184,41 @@ fn comparison_chains_desugar_to_and() {
     ));
     verified_as("RETURN 1 < x <= 3 AS b", "RETURN 1 < x AND x <= 3 AS b");
     verified_as("RETURN (a < b) = c AS x", "RETURN (a < b) = c AS x");
+}
+
+#[test]
+fn runs_of_one_level_are_flat_chains() {
+    let ExprKind::Chain { first, rest } = first_return_expr("RETURN 1 + 2 - x * 3 + 4 AS s") else {
+        panic!("not a chain")
+    };
+    assert_eq!(first.kind, ExprKind::Literal(Literal::Integer(1)));
+    let ops: Vec<BinaryOp> = rest.iter().map(|(op, _)| *op).collect();
+    assert_eq!(ops, [BinaryOp::Add, BinaryOp::Subtract, BinaryOp::Add]);
+    assert!(matches!(
+        rest[1].1.kind,
+        ExprKind::Binary {
+            op: BinaryOp::Multiply,
+            ..
+        }
+    ));
+    // A comparison chain of three is one AND chain of three comparisons.
+    let ExprKind::Chain { rest, .. } = first_return_expr("RETURN 1 < x <= 3 < y AS b") else {
+        panic!("not a chain")
+    };
+    assert!(rest.iter().all(|(op, _)| *op == BinaryOp::And));
+    assert_eq!(rest.len(), 2);
+    verified_as(
+        "RETURN 1 < x <= 3 < y AS b",
+        "RETURN 1 < x AND x <= 3 AND 3 < y AS b",
+    );
+    // One operator is a plain binary node.
+    assert!(matches!(
+        first_return_expr("RETURN a OR b AS x"),
+        ExprKind::Binary {
+            op: BinaryOp::Or,
+            ..
+        }
+    ));
 }
 
 #[test]

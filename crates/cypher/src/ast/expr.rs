@@ -62,10 +62,23 @@ pub enum ExprKind {
         op: UnaryOp,
         operand: Box<Expr>,
     },
+    /// One binary operator. Two or more operators of one precedence level in a row are a
+    /// [`ExprKind::Chain`] instead; a `Binary` whose left operand is itself an operator of the
+    /// same level therefore stands for explicit parentheses, `(a + b) + c`.
     Binary {
         op: BinaryOp,
         left: Box<Expr>,
         right: Box<Expr>,
+    },
+    /// Two or more operators of one precedence level applied left to right:
+    /// `a + b - c` is `(a + b) - c`, `a AND b AND c` is `(a AND b) AND c`. The parser builds a
+    /// flat list for such chains, so that a filter of hundreds of `AND`ed conditions or a sum
+    /// of hundreds of terms does not become a tree hundreds of levels deep (which would spend
+    /// the nesting budget and stack in every pass over it). Every `op` of `rest` has the
+    /// same precedence and none is a comparison (comparison chains mean `AND`).
+    Chain {
+        first: Box<Expr>,
+        rest: Vec<(BinaryOp, Expr)>,
     },
     /// `operand IS NULL`, or `IS NOT NULL` when `negated`.
     IsNull {
@@ -365,6 +378,9 @@ impl Expr {
     pub(crate) fn precedence(&self) -> u8 {
         match &self.kind {
             ExprKind::Binary { op, .. } => op.precedence(),
+            ExprKind::Chain { rest, .. } => {
+                rest.first().map_or(prec::ATOM, |(op, _)| op.precedence())
+            }
             ExprKind::Unary {
                 op: UnaryOp::Not, ..
             } => prec::NOT,
@@ -387,6 +403,46 @@ impl Expr {
         AtPrecedence { expr: self, min }
     }
 
+    /// For a [`ExprKind::Chain`], the number `n` of its leading operators that spell `part`
+    /// (as a `Binary` when `n` is 1, a shorter `Chain` otherwise), with `n` short of the whole
+    /// chain. In the left-nested tree a chain stands for, those leading operators are a
+    /// subexpression; passes that look for a known expression inside another (a projected
+    /// grouping key inside `ORDER BY`) find it here.
+    pub fn chain_prefix_len(&self, part: &Expr) -> Option<usize> {
+        let ExprKind::Chain { first, rest } = &self.kind else {
+            return None;
+        };
+        let n = match &part.kind {
+            ExprKind::Binary { op, left, right } => {
+                let (op1, e1) = rest.first()?;
+                (op == op1 && **left == **first && **right == *e1).then_some(1)?
+            }
+            ExprKind::Chain {
+                first: part_first,
+                rest: part_rest,
+            } => {
+                let n = part_rest.len();
+                (n < rest.len() && **part_first == **first && *part_rest == rest[..n])
+                    .then_some(n)?
+            }
+            _ => return None,
+        };
+        (n < rest.len()).then_some(n)
+    }
+
+    /// Whether this expression, as the left operand of `op`, must print in parentheses.
+    /// Operators associate to the left, but an operator node of `op`'s own level on the left
+    /// is printed in parentheses: unparenthesised, `a + b + c` reads back as one
+    /// [`ExprKind::Chain`]. Comparisons never chain (`a < b < c` means `a < b AND b < c`).
+    fn needs_parentheses_left_of(&self, op: BinaryOp) -> bool {
+        let p = op.precedence();
+        let own = self.precedence();
+        own < p
+            || (own == p
+                && (op.is_comparison()
+                    || matches!(self.kind, ExprKind::Binary { .. } | ExprKind::Chain { .. })))
+    }
+
     /// Whether the printed form starts with `variable IN`, which at the start of a list
     /// literal would read as a list comprehension.
     fn starts_with_variable_in(&self) -> bool {
@@ -397,8 +453,15 @@ impl Expr {
                 ..
             } if matches!(left.kind, ExprKind::Variable(_)) => true,
             ExprKind::Binary { op, left, .. } => {
-                left.precedence() >= op.precedence() && left.starts_with_variable_in()
+                !left.needs_parentheses_left_of(*op) && left.starts_with_variable_in()
             }
+            ExprKind::Chain { first, rest } => match rest.first() {
+                Some((BinaryOp::In, _)) if matches!(first.kind, ExprKind::Variable(_)) => true,
+                Some((op, _)) => {
+                    first.precedence() > op.precedence() && first.starts_with_variable_in()
+                }
+                None => false,
+            },
             ExprKind::IsNull { operand, .. } => {
                 operand.precedence() >= prec::PREDICATE && operand.starts_with_variable_in()
             }
@@ -507,17 +570,20 @@ impl fmt::Display for Expr {
             }
             ExprKind::Unary { op, operand } => write_unary(f, *op, operand),
             ExprKind::Binary { op, left, right } => {
-                let p = op.precedence();
-                // Comparisons do not associate (the parser would chain them), the others
-                // associate to the left.
-                let left_min = if op.is_comparison() { p + 1 } else { p };
-                write!(
-                    f,
-                    "{} {} {}",
-                    left.at(left_min),
-                    op.symbol(),
-                    right.at(p + 1)
-                )
+                if left.needs_parentheses_left_of(*op) {
+                    write!(f, "({left})")?;
+                } else {
+                    write!(f, "{left}")?;
+                }
+                write!(f, " {} {}", op.symbol(), right.at(op.precedence() + 1))
+            }
+            ExprKind::Chain { first, rest } => {
+                let p = self.precedence();
+                write!(f, "{}", first.at(p + 1))?;
+                for (op, operand) in rest {
+                    write!(f, " {} {}", op.symbol(), operand.at(p + 1))?;
+                }
+                Ok(())
             }
             ExprKind::IsNull { operand, negated } => {
                 let not = if *negated { "NOT " } else { "" };

@@ -53,16 +53,36 @@ impl Parser<'_> {
 
     fn parse_operand_and_operators(&mut self, min_bp: u8) -> Result<Expr> {
         let mut lhs = self.parse_prefix()?;
-        // Each operator in a left-leaning chain deepens the tree by one, so chains spend the
-        // same budget as nesting.
+        // Each operator that wraps `lhs` in a new node deepens the tree by one, so those
+        // spend the same budget as nesting. A binary operator of the same level as the one
+        // `lhs` ends with extends a flat `Chain` instead, in this loop: `a AND b AND ...` and
+        // `1 + 1 + ...` of any length cost one level. Along this loop precedence never rises
+        // (a tighter operator is taken by the right operand's parse), so at most one level is
+        // spent per precedence level, plus one per postfix operator.
         let mut links = 0;
+        // Whether `lhs` is an operator node this loop built; one that came from
+        // parentheses, `(a + b) + c`, is nested, not extended, so that it prints back as it
+        // was written.
+        let mut built_here = false;
         while let Some(infix) = self.peek_infix() {
             if infix.precedence() <= min_bp {
                 break;
             }
+            if let Infix::Binary(op, tokens) = infix
+                && built_here
+                && ends_with_level(&lhs, op)
+            {
+                for _ in 0..tokens {
+                    self.advance();
+                }
+                let rhs = self.parse_expr_bp(op.precedence())?;
+                lhs = extend(lhs, op, rhs);
+                continue;
+            }
             links += 1;
             self.check_depth(links)?;
             lhs = self.parse_infix(lhs, infix, &mut links)?;
+            built_here = matches!(infix, Infix::Binary(..) | Infix::Comparison(_));
         }
         Ok(lhs)
     }
@@ -175,13 +195,23 @@ impl Parser<'_> {
         let rhs = self.parse_expr_bp(prec::COMPARISON)?;
         let mut last = rhs.clone();
         let mut result = binary(op, lhs, rhs);
+        let mut chained = false;
         while let Some(Infix::Comparison(next_op)) = self.peek_infix() {
-            *links += 2;
-            self.check_depth(*links)?;
+            if !chained {
+                // The `AND` node wrapping the first comparison: one level, however long
+                // the chain grows.
+                *links += 1;
+                self.check_depth(*links)?;
+            }
             self.advance();
             let next = self.parse_expr_bp(prec::COMPARISON)?;
             let comparison = binary(next_op, last, next.clone());
-            result = binary(BinaryOp::And, result, comparison);
+            result = if chained {
+                extend(result, BinaryOp::And, comparison)
+            } else {
+                binary(BinaryOp::And, result, comparison)
+            };
+            chained = true;
             last = next;
         }
         Ok(result)
@@ -255,12 +285,22 @@ impl Parser<'_> {
         ))
     }
 
-    /// `:A:B` after an expression (no `|` here: in `[x IN l WHERE x:A | ...]` the bar belongs
-    /// to the comprehension).
+    /// `:A:B` or `:A&B` after an expression (no `|` here: in `[x IN l WHERE x:A | ...]` the
+    /// bar belongs to the comprehension).
     pub(crate) fn parse_label_conjunction(&mut self) -> Result<Vec<Ident>> {
         let mut labels = Vec::new();
-        while self.consume(&TokenKind::Colon) {
+        let mut more = self.consume(&TokenKind::Colon);
+        while more {
+            if matches!(
+                self.peek_kind(),
+                TokenKind::Bang | TokenKind::Percent | TokenKind::LParen
+            ) {
+                return Err(
+                    self.unsupported("Label expression :!A, :% or :(...)", self.peek().span)
+                );
+            }
             labels.push(self.parse_name("a label name")?);
+            more = self.consume(&TokenKind::Colon) || self.consume(&TokenKind::Ampersand);
         }
         Ok(labels)
     }
@@ -867,6 +907,42 @@ fn quantifier(word: &str) -> Option<Quantifier> {
 
 fn literal(value: Literal, span: Span) -> Expr {
     Expr::new(ExprKind::Literal(value), span)
+}
+
+/// Whether `lhs` is an operator node of `op`'s precedence level, so that `lhs op rhs` extends
+/// it into (or along) a [`ExprKind::Chain`].
+fn ends_with_level(lhs: &Expr, op: BinaryOp) -> bool {
+    let level = match &lhs.kind {
+        ExprKind::Binary { op, .. } => op.precedence(),
+        ExprKind::Chain { rest, .. } => match rest.first() {
+            Some((op, _)) => op.precedence(),
+            None => return false,
+        },
+        _ => return false,
+    };
+    level == op.precedence() && !op.is_comparison()
+}
+
+/// `lhs op rhs` where `lhs` is a `Binary` or `Chain` of `op`'s level (see
+/// [`ends_with_level`]): the chain grows by one link instead of one level.
+fn extend(lhs: Expr, op: BinaryOp, rhs: Expr) -> Expr {
+    let span = lhs.span.to(rhs.span);
+    let kind = match lhs.kind {
+        ExprKind::Binary {
+            op: first_op,
+            left,
+            right,
+        } => ExprKind::Chain {
+            first: left,
+            rest: vec![(first_op, *right), (op, rhs)],
+        },
+        ExprKind::Chain { first, mut rest } => {
+            rest.push((op, rhs));
+            ExprKind::Chain { first, rest }
+        }
+        kind => return binary(op, Expr::new(kind, lhs.span), rhs),
+    };
+    Expr::new(kind, span)
 }
 
 fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {

@@ -514,6 +514,26 @@ impl Analyzer<'_> {
     ) -> Result<()> {
         walk(expr, &mut Vec::new(), &mut |node| match node {
             Node::Expr(e) if projection.items.iter().any(|i| i.expr == *e) => Ok(Visit::Skip),
+            // `ORDER BY a + b + count(*)` after `RETURN a + b, ...`: the projected `a + b`
+            // is the start of the chain; the operands after it are checked on their own.
+            Node::Expr(
+                e @ Expr {
+                    kind: ExprKind::Chain { rest, .. },
+                    ..
+                },
+            ) => match projection
+                .items
+                .iter()
+                .find_map(|i| e.chain_prefix_len(&i.expr))
+            {
+                Some(n) => {
+                    for (_, operand) in &rest[n..] {
+                        self.only_projected(operand, projection, projected)?;
+                    }
+                    Ok(Visit::Skip)
+                }
+                None => Ok(Visit::Descend),
+            },
             Node::Variable(v) if !projected.contains(&v.name) => {
                 Err(self.undefined(&v.name, v.span))
             }

@@ -121,6 +121,7 @@ impl Analyzer<'_> {
             }
             ExprKind::Unary { op, operand } => self.unary(*op, operand, env, ctx),
             ExprKind::Binary { op, left, right } => self.binary(*op, left, right, env, ctx),
+            ExprKind::Chain { first, rest } => self.chain(first, rest, env, ctx),
             ExprKind::IsNull { operand, .. } => {
                 self.expr(operand, env, ctx.operand())?;
                 Ok(Type::Boolean)
@@ -281,25 +282,58 @@ impl Analyzer<'_> {
         }
         let l = self.expr(left, env, ctx.operand())?;
         let r = self.expr(right, env, ctx.operand())?;
+        self.combine(op, &l, left.span, &r, right.span)
+    }
+
+    /// A chain `first op1 e1 op2 e2 ...`, checked as the left-nested binary operators it
+    /// stands for, in a loop: the chain may be long.
+    fn chain(
+        &mut self,
+        first: &Expr,
+        rest: &[(BinaryOp, Expr)],
+        env: &mut Env<'_>,
+        ctx: Ctx,
+    ) -> Result<Type> {
+        if rest.first().is_some_and(|(op, _)| op.is_boolean()) {
+            for side in std::iter::once(first).chain(rest.iter().map(|(_, e)| e)) {
+                let ty = self.expr(side, env, ctx.boolean_operand())?;
+                if ty.is_not(&Type::Boolean) {
+                    return Err(self.type_mismatch("Boolean", &ty, side.span));
+                }
+            }
+            return Ok(Type::Boolean);
+        }
+        let mut ty = self.expr(first, env, ctx.operand())?;
+        let mut span = first.span;
+        for (op, operand) in rest {
+            let r = self.expr(operand, env, ctx.operand())?;
+            ty = self.combine(*op, &ty, span, &r, operand.span)?;
+            span = span.to(operand.span);
+        }
+        Ok(ty)
+    }
+
+    /// The type of `left op right` (not a boolean operator) from its operands' types.
+    fn combine(&self, op: BinaryOp, l: &Type, left: Span, r: &Type, right: Span) -> Result<Type> {
         match op {
             BinaryOp::In => {
                 if r.is_not(&Type::list_of(Type::Any)) {
-                    return Err(self.type_mismatch("List<Any>", &r, right.span));
+                    return Err(self.type_mismatch("List<Any>", r, right));
                 }
                 Ok(Type::Boolean)
             }
-            BinaryOp::Add => self.addition(&l, &r, left, right),
+            BinaryOp::Add => self.addition(l, r, left, right),
             op if op.is_arithmetic() => {
-                for (ty, side) in [(&l, left), (&r, right)] {
+                for (ty, side) in [(l, left), (r, right)] {
                     if non_arithmetic(ty) {
                         return Err(self.type_mismatch(
                             "a number, a duration or a temporal value",
                             ty,
-                            side.span,
+                            side,
                         ));
                     }
                 }
-                Ok(match (&l, &r, op) {
+                Ok(match (l, r, op) {
                     (_, _, BinaryOp::Power) if l.is_number() && r.is_number() => Type::Float,
                     (Type::Integer, Type::Integer, _) => Type::Integer,
                     _ if l.is_number() && r.is_number() => Type::Float,
@@ -312,7 +346,7 @@ impl Analyzer<'_> {
 
     /// `+` adds numbers and temporal values, concatenates strings and lists, and appends to
     /// lists.
-    fn addition(&self, l: &Type, r: &Type, left: &Expr, right: &Expr) -> Result<Type> {
+    fn addition(&self, l: &Type, r: &Type, left: Span, right: Span) -> Result<Type> {
         if let (Type::List(a), Type::List(b)) = (l, r) {
             return Ok(Type::list_of(a.join(b)));
         }
@@ -334,7 +368,7 @@ impl Analyzer<'_> {
                 return Err(self.type_mismatch(
                     "a number, a string, a list or a temporal value",
                     ty,
-                    side.span,
+                    side,
                 ));
             }
         }

@@ -61,6 +61,10 @@ pub(crate) fn walk<'a, E>(
             walk(left, locals, visit)?;
             walk(right, locals, visit)
         }
+        ExprKind::Chain { first, rest } => {
+            walk(first, locals, visit)?;
+            rest.iter().try_for_each(|(_, e)| walk(e, locals, visit))
+        }
         ExprKind::List(items) => items.iter().try_for_each(|e| walk(e, locals, visit)),
         ExprKind::Map(entries) => entries
             .iter()

@@ -50,6 +50,17 @@ pub(crate) enum BinOp {
     Xor,
 }
 
+/// An operator of an [`Expr::Chain`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChainOp {
+    /// Short-circuits like [`Expr::And`]: once the value so far is `false`, the rest of the
+    /// `AND`s are not evaluated.
+    And,
+    /// Short-circuits like [`Expr::Or`] on `true`.
+    Or,
+    Binary(BinOp),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Quantifier {
     All,
@@ -96,6 +107,9 @@ pub(crate) enum Expr {
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Operators applied left to right, `((first op1 e1) op2 e2) ...`: a long `AND` or `+`
+    /// chain is a flat list, evaluated in a loop rather than by recursion.
+    Chain(Box<Expr>, Vec<(ChainOp, Expr)>),
     /// `=~` against a pattern known when planning.
     RegexConst(Box<Expr>, Arc<regex::Regex>),
     IsNull(Box<Expr>, bool),
@@ -133,6 +147,23 @@ pub(crate) enum Expr {
     /// Every entry of a map (a pattern's `$props` or `{..}`) equals the entity's property.
     PropsMatch(Box<Expr>, Box<Expr>),
     Subquery(Arc<PlanNode>, Box<SubKind>),
+}
+
+impl Expr {
+    /// The conjunction of `predicates` (`None` for none), flat however many there are.
+    pub(crate) fn all(predicates: Vec<Expr>) -> Option<Expr> {
+        let mut items = predicates.into_iter();
+        let first = items.next()?;
+        let rest: Vec<(ChainOp, Expr)> = items.map(|e| (ChainOp::And, e)).collect();
+        Some(match rest.len() {
+            0 => first,
+            1 => {
+                let (_, second) = rest.into_iter().next()?;
+                Expr::And(Box::new(first), Box::new(second))
+            }
+            _ => Expr::Chain(Box::new(first), rest),
+        })
+    }
 }
 
 /// Whether a predicate's value keeps a row: only `true` does; `null` and `false` drop it.
@@ -205,6 +236,19 @@ impl Expr {
                 let l = a.eval(row, cx)?;
                 let r = b.eval(row, cx)?;
                 binary(*op, &l, &r)
+            }
+            Expr::Chain(first, rest) => {
+                let mut acc = first.eval(row, cx)?;
+                for (op, e) in rest {
+                    acc = match op {
+                        ChainOp::And if matches!(acc, Value::Bool(false)) => continue,
+                        ChainOp::Or if matches!(acc, Value::Bool(true)) => continue,
+                        ChainOp::And => ops::and(&acc, &e.eval(row, cx)?)?,
+                        ChainOp::Or => ops::or(&acc, &e.eval(row, cx)?)?,
+                        ChainOp::Binary(op) => binary(*op, &acc, &e.eval(row, cx)?)?,
+                    };
+                }
+                Ok(acc)
             }
             Expr::RegexConst(a, re) => match a.eval(row, cx)? {
                 Value::String(s) => Ok(Value::Bool(re.is_match(&s))),
@@ -380,6 +424,12 @@ impl Expr {
             | Expr::PropsMatch(a, b) => {
                 a.walk(f);
                 b.walk(f);
+            }
+            Expr::Chain(first, rest) => {
+                first.walk(f);
+                for (_, e) in rest {
+                    e.walk(f);
+                }
             }
             Expr::Slice(a, b, c) => {
                 a.walk(f);

@@ -10,7 +10,7 @@ use quiver_value::Value;
 use super::clauses::Planner;
 use super::scope::{Kind, Scope};
 use crate::eval::aggregate::{AggKind, AggSpec};
-use crate::eval::{BinOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind};
+use crate::eval::{BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind};
 
 /// Where aggregates may appear while compiling an expression.
 pub(super) enum Agg<'x> {
@@ -84,6 +84,12 @@ pub(super) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
         ExprKind::Binary { left, right, .. } => {
             visit(left, f);
             visit(right, f);
+        }
+        ExprKind::Chain { first, rest } => {
+            visit(first, f);
+            for (_, e) in rest {
+                visit(e, f);
+            }
         }
         ExprKind::List(items) => {
             for i in items {
@@ -265,6 +271,32 @@ impl Planner<'_> {
                     },
                     op => Expr::Binary(binop(*op), Box::new(l), Box::new(r)),
                 }
+            }
+            ExprKind::Chain { first, rest } => {
+                // A grouping key may be the start of the chain (`n.a + n.b` in
+                // `n.a + n.b + count(*)`): it is read from its slot.
+                let key = match agg {
+                    Agg::Collect(ctx) => ctx
+                        .keys
+                        .iter()
+                        .filter_map(|(k, slot)| Some((e.chain_prefix_len(k)?, *slot)))
+                        .max_by_key(|(n, _)| *n),
+                    _ => None,
+                };
+                let (first, rest) = match key {
+                    Some((n, slot)) => (Box::new(Expr::Slot(slot)), &rest[n..]),
+                    None => (Box::new(self.expr_with(first, scope, agg)?), &rest[..]),
+                };
+                let mut links = Vec::with_capacity(rest.len());
+                for (op, operand) in rest {
+                    let op = match op {
+                        BinaryOp::And => ChainOp::And,
+                        BinaryOp::Or => ChainOp::Or,
+                        op => ChainOp::Binary(binop(*op)),
+                    };
+                    links.push((op, self.expr_with(operand, scope, agg)?));
+                }
+                Expr::Chain(first, links)
             }
             ExprKind::IsNull { operand, negated } => {
                 Expr::IsNull(Box::new(self.expr_with(operand, scope, agg)?), *negated)

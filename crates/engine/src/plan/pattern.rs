@@ -63,16 +63,22 @@ struct SeekSet {
 
 /// Splits a predicate into its AND-ed parts.
 pub(super) fn conjuncts<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
-    if let ExprKind::Binary {
-        op: BinaryOp::And,
-        left,
-        right,
-    } = &e.kind
-    {
-        conjuncts(left, out);
-        conjuncts(right, out);
-    } else {
-        out.push(e);
+    match &e.kind {
+        ExprKind::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        ExprKind::Chain { first, rest } if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
+            conjuncts(first, out);
+            for (_, operand) in rest {
+                conjuncts(operand, out);
+            }
+        }
+        _ => out.push(e),
     }
 }
 
@@ -755,10 +761,7 @@ impl Planner<'_> {
             }
         }
         let est = plan.est_rows;
-        if let Some(predicate) = simple
-            .into_iter()
-            .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)))
-        {
+        if let Some(predicate) = Expr::all(simple) {
             plan = self.node(
                 Op::Filter {
                     input: plan,
