@@ -44,8 +44,10 @@ impl std::fmt::Debug for Graph {
 
 impl Graph {
     /// `durability`: the handle [`Durability::open`] returned with the store `db` runs on;
-    /// `None` for an in-memory server.
+    /// `None` for an in-memory server. The server's procedures (those tools read literally on
+    /// connect) are registered on `db`.
     pub fn new(db: Arc<Database>, durability: Option<Arc<Durability>>) -> Graph {
+        crate::procedures::register(&db);
         Graph { db, durability }
     }
 

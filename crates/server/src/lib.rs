@@ -15,6 +15,7 @@ pub mod listener;
 pub mod metrics;
 pub mod placement;
 pub mod pool;
+pub mod procedures;
 pub mod server;
 pub mod shutdown;
 pub mod supervise;

@@ -511,3 +511,39 @@ async fn counters_follow_every_transaction() {
     assert!(eventually(|| server.metrics.bolt.in_flight.get() == 0).await);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn replies_are_batched_into_few_writes() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = client(&server, V58).await;
+    let flushes = || server.metrics.bolt_flushes.get();
+    // A pipelined batch (sent in one write): every reply goes out in one flush.
+    let mut batch = Vec::new();
+    for i in 0..10 {
+        batch.push(run(&format!("RETURN {i} AS i")));
+        batch.push(pull(-1, -1));
+    }
+    let before = flushes();
+    client.send(&batch).await;
+    for i in 0..10 {
+        client.expect_success().await;
+        let (rows, _) = client.records().await;
+        assert_eq!(rows, vec![vec![Value::Int(i)]]);
+    }
+    assert_eq!(flushes() - before, 1, "one flush for the whole batch");
+    // A large result: writes follow the bytes (each record here is under 16 bytes on the wire),
+    // not the records.
+    const ROWS: u64 = 200_000;
+    let before = flushes();
+    let (_, rows, _) = client
+        .query(&format!("UNWIND range(1, {ROWS}) AS i RETURN i"))
+        .await;
+    assert_eq!(rows.len(), 200_000);
+    let writes = flushes() - before;
+    let bound = ROWS * 16 / 65_536 + 3;
+    assert!(
+        (2..=bound).contains(&writes),
+        "{writes} writes for {ROWS} records (bound {bound})"
+    );
+    server.stop().await;
+}

@@ -58,6 +58,9 @@ pub struct Metrics {
     pub bolt: ConnectionMetrics,
     /// Bolt messages received (after de-chunking).
     pub bolt_messages: Counter,
+    /// Bolt reply batches written: one per pipelined batch, plus one per full write buffer of a
+    /// large result (so K records cost O(bytes / buffer) writes, not K).
+    pub bolt_flushes: Counter,
     pub http: ConnectionMetrics,
     /// HTTP requests answered, whatever the status.
     pub http_requests: Counter,
@@ -113,6 +116,7 @@ impl Metrics {
         let bolt = ConnectionMetrics::default();
         let http = ConnectionMetrics::default();
         let bolt_messages = Counter::default();
+        let bolt_flushes = Counter::default();
         let http_requests = Counter::default();
         let transactions = TransactionMetrics::default();
         let query_latency = LatencyHistogram::default();
@@ -124,6 +128,11 @@ impl Metrics {
             "quiver_bolt_messages",
             "Bolt messages received",
             bolt_messages.clone(),
+        );
+        registry.register(
+            "quiver_bolt_flushes",
+            "Bolt reply batches written to sockets",
+            bolt_flushes.clone(),
         );
         registry.register(
             "quiver_http_requests",
@@ -171,6 +180,7 @@ impl Metrics {
             registry,
             bolt,
             bolt_messages,
+            bolt_flushes,
             http,
             http_requests,
             transactions,

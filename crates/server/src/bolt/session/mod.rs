@@ -266,6 +266,7 @@ impl BoltSession {
         }
         let bytes = std::mem::take(&mut self.outbox);
         self.flushes += 1;
+        self.shared.metrics.bolt_flushes.inc();
         match race(
             self.stream.write_all(&bytes),
             Instant::now() + self.shared.idle_timeout,

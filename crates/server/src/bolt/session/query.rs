@@ -531,10 +531,13 @@ impl BoltSession {
     /// RESETs next; the state machine IGNOREs everything until then).
     async fn fail_tx(
         &mut self,
-        tx: Box<OpenTx>,
+        mut tx: Box<OpenTx>,
         error: &StepError,
         watched: Watched,
     ) -> (Outcome, Option<End>) {
+        // Records pulled before the failure are in the outbox: like any others, they leave only
+        // once what they were read from is durable.
+        self.settle_horizon(&mut tx).await;
         let expired = watched.expired || tx.expired || tx.is_past_deadline();
         let (code, message, position) = match error {
             StepError::Engine(error) => engine_failure(error),
