@@ -1,8 +1,51 @@
 #!/usr/bin/env bash
-# Official-driver integration tests: builds `quiver`, installs the Python driver (6.x and 5.28)
-# and the JavaScript driver (6.x) into target/drivers, and runs their tests against real servers.
+# Official-driver integration tests: builds `quiver`, installs the pinned Python drivers (6.x and
+# 5.28) and the pinned JavaScript driver (6.x) into target/drivers, and runs their tests against
+# real servers started on ephemeral ports.
+#
+# Runs on a fresh Debian machine: Python's venv and Node/npm are installed with apt when missing.
+# Drivers already installed at the pinned versions are reused, so a second run needs no network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+PYTHON_DRIVERS=("6.4.1" "5.28.8")
+PYTEST_SPEC="pytest>=8,<9"
+NODE_MAJOR_MIN=18
+
+apt_updated=0
+apt_install() {
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null; then
+            sudo=(sudo)
+        else
+            echo "need root (or sudo) to install: $*" >&2
+            exit 1
+        fi
+    fi
+    if [ "$apt_updated" -eq 0 ]; then
+        "${sudo[@]}" apt-get update -qq
+        apt_updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@"
+}
+
+# Python 3 with venv and ensurepip (Debian splits these out of python3).
+if ! command -v python3 >/dev/null; then
+    apt_install python3 python3-venv python3-pip
+elif ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    apt_install python3-venv python3-pip
+fi
+
+# Node.js with npm, new enough for the driver and `node --test`.
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    apt_install nodejs npm
+fi
+if [ "$(node_major)" -lt "$NODE_MAJOR_MIN" ]; then
+    echo "Node.js $NODE_MAJOR_MIN or newer is needed; found $(node --version)" >&2
+    exit 1
+fi
 
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
@@ -12,18 +55,37 @@ work="$target/drivers"
 mkdir -p "$work"
 
 run_python() {
-    local name="$1" spec="$2" expect="$3"
-    local venv="$work/python-$name"
+    local version="$1"
+    local venv="$work/python-neo4j-$version"
     if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"
     fi
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "$spec" "pytest>=8,<9"
-    echo "== Python driver $name"
-    (cd tests/drivers/python && QUIVER_EXPECT_NEO4J="$expect" "$venv/bin/python" -m pytest -q)
+    if ! "$venv/bin/python" - "$version" 2>/dev/null <<'EOF'
+import sys
+import neo4j, pytest  # noqa: F401
+sys.exit(0 if neo4j.__version__ == sys.argv[1] else 1)
+EOF
+    then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "neo4j==$version" "$PYTEST_SPEC"
+    fi
+    echo "== Python driver neo4j $version"
+    (cd tests/drivers/python && QUIVER_EXPECT_NEO4J="$version" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 }
 
-run_python 6 "neo4j>=6,<7" "6."
-run_python 5.28 "neo4j>=5.28,<5.29" "5.28"
+for version in "${PYTHON_DRIVERS[@]}"; do
+    run_python "$version"
+done
 
-echo "== JavaScript driver 6"
-(cd tests/drivers/js && npm install --silent --no-audit --no-fund && node --test)
+echo "== JavaScript driver neo4j-driver $(node -p 'require("./tests/drivers/js/package.json").dependencies["neo4j-driver"]')"
+(
+    cd tests/drivers/js
+    # The lock file pins every package; reuse an installed tree that matches it.
+    if ! node -e '
+        const lock = require("./package-lock.json").packages["node_modules/neo4j-driver"].version
+        const have = require("./node_modules/neo4j-driver/package.json").version
+        process.exit(lock === have ? 0 : 1)' 2>/dev/null; then
+        npm ci --silent --no-audit --no-fund
+    fi
+    node --test
+)

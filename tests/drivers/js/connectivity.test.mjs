@@ -85,3 +85,18 @@ test('past max connections the refusal is a transient error naming the limit', a
     await quiver.stop()
   }
 })
+
+test('an unknown user is an authentication error of the driver\'s own class', async () => {
+  const quiver = await startQuiver()
+  const driver = neo4j.driver(quiver.uri(), neo4j.auth.basic('nobody', PASSWORD))
+  try {
+    await assert.rejects(driver.verifyConnectivity(), (error) => {
+      assert.ok(error instanceof neo4j.Neo4jError, String(error))
+      assert.equal(error.code, 'Neo.ClientError.Security.Unauthorized')
+      return true
+    })
+  } finally {
+    await driver.close()
+    await quiver.stop()
+  }
+})

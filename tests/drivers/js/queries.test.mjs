@@ -130,17 +130,23 @@ test('every value type round-trips', async () => {
   assert.equal(zoned.timeZoneOffsetSeconds?.toNumber?.() ?? zoned.timeZoneOffsetSeconds, 7200)
 })
 
-function normalise (value) {
-  if (neo4j.isInt(value)) return value.toString()
+// Comparable form of a value. Integers keep their kind (a float never equals an Integer); the
+// fields of temporal and spatial values, which the driver returns as Integers whatever they were
+// built from, compare by their numeric value.
+function normalise (value, inStruct = false) {
+  if (neo4j.isInt(value)) return `int ${value.toString()}`
+  if (typeof value === 'number' && inStruct) return Number.isInteger(value) ? `int ${value}` : value
   if (value instanceof Int8Array) return Array.from(value)
-  if (Array.isArray(value)) return value.map(normalise)
+  if (Array.isArray(value)) return value.map((v) => normalise(v))
   if (value === null || typeof value !== 'object') return value
+  const struct = Object.getPrototypeOf(value) !== Object.prototype
   const out = {}
   for (const [k, v] of Object.entries(value)) {
     // The offset of a zoned date-time is the server's to compute.
     if (k === 'timeZoneOffsetSeconds' && value.timeZoneId) continue
-    out[k] = normalise(v)
+    out[k] = normalise(v, struct)
   }
+  if (struct) out.kind = value.constructor.name
   return out
 }
 
@@ -206,4 +212,116 @@ test('db.ping and dbms.components answer like Neo4j', async () => {
   assert.equal(ping.records[0].get('success'), true)
   const components = await driver.executeQuery('CALL dbms.components()')
   assert.equal(components.records[0].get('name'), 'Neo4j Kernel')
+})
+
+test('errors are the driver\'s own Neo4jError, transient ones retryable', async () => {
+  await assert.rejects(driver.executeQuery('RETURN 1 +'), (error) => {
+    assert.ok(error instanceof neo4j.Neo4jError, String(error))
+    assert.equal(error.code, 'Neo.ClientError.Statement.SyntaxError')
+    assert.equal(neo4j.isRetryableError(error), false)
+    return true
+  })
+  await assert.rejects(driver.executeQuery('RETURN $missing'), (error) => {
+    assert.ok(error instanceof neo4j.Neo4jError)
+    assert.equal(error.code, 'Neo.ClientError.Statement.ParameterMissing')
+    return true
+  })
+  await driver.executeQuery('CREATE (:JsLock {id: 1})')
+  const holderSession = driver.session()
+  const other = driver.session()
+  const holder = holderSession.beginTransaction()
+  try {
+    await holder.run('MATCH (l:JsLock {id: 1}) SET l.v = 1')
+    await assert.rejects(other.run('MATCH (l:JsLock {id: 1}) SET l.v = 2'), (error) => {
+      assert.ok(error instanceof neo4j.Neo4jError)
+      assert.match(error.code, /^Neo\.TransientError\.Transaction\./)
+      assert.equal(neo4j.isRetryableError(error), true)
+      return true
+    })
+  } finally {
+    await holder.rollback()
+    await holderSession.close()
+    await other.close()
+  }
+})
+
+test('a failed explicit transaction is reset and the session goes on', async () => {
+  const session = driver.session()
+  try {
+    const tx = session.beginTransaction()
+    await tx.run('CREATE (:JsDoomed)')
+    await assert.rejects(tx.run('RETURN 1 / 0'), (error) => {
+      assert.ok(error instanceof neo4j.Neo4jError)
+      assert.match(error.code, /^Neo\.ClientError\./)
+      return true
+    })
+    await tx.close()
+    const after = await session.run('MATCH (d:JsDoomed) RETURN count(d) AS c')
+    assert.equal(after.records[0].get('c').toNumber(), 0)
+  } finally {
+    await session.close()
+  }
+})
+
+test('read sessions refuse writes with Neo4j\'s access-mode error', async () => {
+  const session = driver.session({ defaultAccessMode: neo4j.session.READ })
+  try {
+    await assert.rejects(session.executeRead((tx) => tx.run('CREATE (:JsNope)')), (error) => {
+      assert.equal(error.code, 'Neo.ClientError.Statement.AccessMode')
+      return true
+    })
+    const read = await session.executeRead((tx) => tx.run('RETURN 7 AS x'))
+    assert.equal(read.records[0].get('x').toNumber(), 7)
+  } finally {
+    await session.close()
+  }
+})
+
+test('transaction metadata is visible and the timeout is enforced', async () => {
+  const session = driver.session()
+  const observer = driver.session()
+  try {
+    const tx = session.beginTransaction({ metadata: { app: 'js-reports' }, timeout: 30000 })
+    await tx.run('RETURN 1')
+    const shown = await observer.run('SHOW TRANSACTIONS YIELD metaData RETURN metaData')
+    assert.ok(shown.records.some((r) => r.get('metaData').app === 'js-reports'))
+    await tx.rollback()
+    const started = Date.now()
+    await assert.rejects(session.run(
+      'UNWIND range(1, 5000) AS a UNWIND range(1, 5000) AS b WITH a, b WHERE a + b < 0 RETURN count(*)',
+      {}, { timeout: 200 }), (error) => {
+      assert.equal(error.code, 'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration')
+      return true
+    })
+    assert.ok(Date.now() - started < 5000)
+  } finally {
+    await session.close()
+    await observer.close()
+  }
+})
+
+test('streams of one transaction interleave with a small fetch size', async () => {
+  const session = driver.session({ fetchSize: 3 })
+  try {
+    const tx = session.beginTransaction()
+    const a = tx.run('UNWIND range(1, 10) AS i RETURN i')
+    const b = tx.run('UNWIND range(11, 20) AS i RETURN i')
+    const bs = []
+    for await (const r of b) bs.push(r.get('i').toNumber())
+    const as = []
+    for await (const r of a) as.push(r.get('i').toNumber())
+    assert.deepEqual(bs, Array.from({ length: 10 }, (_, i) => i + 11))
+    assert.deepEqual(as, Array.from({ length: 10 }, (_, i) => i + 1))
+    await tx.commit()
+  } finally {
+    await session.close()
+  }
+})
+
+test('a bookmark manager chains executeQuery calls', async () => {
+  const manager = neo4j.bookmarkManager()
+  await driver.executeQuery('CREATE (:JsChained)', {}, { bookmarkManager: manager })
+  const { records } = await driver.executeQuery('MATCH (c:JsChained) RETURN count(c) AS c', {},
+    { bookmarkManager: manager, routing: neo4j.routing.READ })
+  assert.equal(records[0].get('c').toNumber(), 1)
 })
