@@ -29,7 +29,7 @@ pub enum Error {
     Value(#[from] ValueError),
 
     /// A failure reported by the storage engine.
-    #[error("{0}")]
+    #[error("{}", storage_message(.0))]
     Storage(#[from] quiver_storage::Error),
 
     /// A failure the engine itself detects while executing.
@@ -156,6 +156,23 @@ impl Error {
     /// Whether a driver may retry the whole transaction (Neo4j's `TransientError` class).
     pub fn is_retryable(&self) -> bool {
         self.status_code().starts_with("Neo.TransientError.")
+    }
+}
+
+/// The message of a storage failure as a Cypher user reads it: values are written as Cypher
+/// literals, as in Neo4j's messages.
+fn storage_message(e: &quiver_storage::Error) -> String {
+    match e {
+        quiver_storage::Error::ConstraintViolation {
+            node,
+            label,
+            key,
+            value,
+        } => format!(
+            "Node({node}) already exists with label `{label}` and property `{key}` = {}",
+            quiver_value::to_cypher_literal(value)
+        ),
+        other => other.to_string(),
     }
 }
 

@@ -166,6 +166,28 @@ impl Expr {
     }
 }
 
+/// A `range()` list is built whole: one too large for the query's memory limit fails with
+/// the memory error before it is allocated (`UNWIND range(...)` streams instead and never
+/// comes here).
+fn check_range_size(args: &[Value], cx: &Cx) -> Result<()> {
+    if args.len() < 2 {
+        return Ok(());
+    }
+    let Ok(Some(range)) = quiver_value::functions::IntRange::from_args(args) else {
+        // Null or invalid arguments: the function itself answers.
+        return Ok(());
+    };
+    let bytes = range
+        .remaining()
+        .saturating_mul(std::mem::size_of::<Value>() as u128);
+    if bytes > cx.memory_bytes_max as u128 {
+        return Err(Error::MemoryLimit {
+            limit_bytes: cx.memory_bytes_max,
+        });
+    }
+    Ok(())
+}
+
 /// Whether a predicate's value keeps a row: only `true` does; `null` and `false` drop it.
 pub(crate) fn truthy(v: &Value) -> Result<bool> {
     match v {
@@ -277,6 +299,9 @@ impl Expr {
                 let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
                 for a in args {
                     values.push(a.eval(row, cx)?);
+                }
+                if f.name == "range" {
+                    check_range_size(&values, cx)?;
                 }
                 Ok(f.call(&values, &cx.fctx)?)
             }

@@ -209,45 +209,58 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 })
                 .collect())
         }
-        Command::ShowTransactions => Ok(cx
-            .shared
-            .transactions()
-            .into_iter()
-            .map(|t| {
-                let elapsed = t.started.elapsed().unwrap_or_default();
-                vec![
-                    Value::from("neo4j"),
-                    Value::from(t.id.as_str()),
-                    t.query.map_or(Value::Null, Value::from),
-                    Value::from("Running"),
-                    Value::Int(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
-                    Value::map(t.metadata),
-                ]
-            })
-            .collect()),
+        Command::ShowTransactions(ids) => {
+            let wanted = transaction_ids(ids, row, cx)?;
+            Ok(cx
+                .shared
+                .transactions()
+                .into_iter()
+                .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
+                .map(|t| {
+                    let elapsed = t.started.elapsed().unwrap_or_default();
+                    vec![
+                        Value::from("neo4j"),
+                        Value::from(t.id.as_str()),
+                        t.query.map_or(Value::Null, Value::from),
+                        Value::from("Running"),
+                        Value::Int(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
+                        Value::map(t.metadata),
+                    ]
+                })
+                .collect())
+        }
         Command::TerminateTransactions(ids) => {
             let mut out = Vec::new();
-            for e in ids {
-                let v = e.eval(row, cx)?;
-                let list: Vec<Value> = match v {
-                    Value::List(items) => items.to_vec(),
-                    other => vec![other],
+            for id in transaction_ids(ids, row, cx)? {
+                let message = if cx.shared.terminate(&id) {
+                    "Transaction terminated."
+                } else {
+                    "Transaction not found."
                 };
-                for id in list {
-                    let Value::String(id) = id else {
-                        return Err(Error::type_error("Transaction ids must be Strings"));
-                    };
-                    let message = if cx.shared.terminate(&id) {
-                        "Transaction terminated."
-                    } else {
-                        "Transaction not found."
-                    };
-                    out.push(vec![Value::String(id), Value::from(message)]);
-                }
+                out.push(vec![Value::from(id.as_str()), Value::from(message)]);
             }
             Ok(out)
         }
     }
+}
+
+/// The transaction ids `SHOW`/`TERMINATE TRANSACTIONS` name: each expression is a String or
+/// a list of Strings.
+fn transaction_ids(ids: &[crate::eval::Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for e in ids {
+        let list: Vec<Value> = match e.eval(row, cx)? {
+            Value::List(items) => items.to_vec(),
+            other => vec![other],
+        };
+        for id in list {
+            let Value::String(id) = id else {
+                return Err(Error::type_error("Transaction ids must be Strings"));
+            };
+            out.push(id.to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// Column names of a command's result.
@@ -275,7 +288,7 @@ pub(crate) fn command_columns(command: &Command) -> &'static [&'static str] {
             "indexProvider",
             "owningConstraint",
         ],
-        Command::ShowTransactions => &[
+        Command::ShowTransactions(_) => &[
             "database",
             "transactionId",
             "currentQuery",

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use quiver_storage::{NodeId, RelId, RelTypeId};
+use quiver_storage::{Direction, NodeId, RelId, RelTypeId};
 use quiver_value::Value;
 
 use super::{BoxCursor, Cursor, Cx, mismatch};
@@ -19,6 +19,8 @@ pub(crate) struct Expand {
     buf: Vec<(RelId, NodeId)>,
     pos: usize,
     types: Vec<RelTypeId>,
+    /// For `Expand(Into)`: the node the expanded relationships must reach.
+    target: u64,
 }
 
 impl Expand {
@@ -29,8 +31,30 @@ impl Expand {
             buf: Vec::new(),
             pos: 0,
             types: Vec::new(),
+            target: 0,
         }
     }
+}
+
+/// The direction of the same relationships seen from their other end.
+fn reversed(dir: Direction) -> Direction {
+    match dir {
+        Direction::Out => Direction::In,
+        Direction::In => Direction::Out,
+        Direction::Both => Direction::Both,
+    }
+}
+
+/// How many relationships of `types` a node has in `dir`; directed degrees are read from the
+/// adjacency lists' lengths without visiting them.
+fn degree(cx: &Cx, node: u64, dir: Direction, types: &[RelTypeId]) -> Result<usize> {
+    Ok(match dir {
+        Direction::Both => {
+            cx.tx.degree(NodeId(node), Direction::Out, types)?
+                + cx.tx.degree(NodeId(node), Direction::In, types)?
+        }
+        dir => cx.tx.degree(NodeId(node), dir, types)?,
+    })
 }
 
 /// Resolves a pattern's relationship types; `None` when none exists (nothing can match).
@@ -84,7 +108,7 @@ impl Cursor for Expand {
                     continue;
                 }
                 if spec.into {
-                    if node_in(row, spec.to)? != Some(nbr.0) {
+                    if nbr.0 != self.target {
                         continue;
                     }
                 } else {
@@ -102,14 +126,24 @@ impl Cursor for Expand {
             let Some(from) = node_in(row, spec.from)? else {
                 continue;
             };
-            if spec.into && node_in(row, spec.to)?.is_none() {
-                continue;
-            }
             if resolve_types(&spec.types, cx, &mut self.types).is_none() {
                 continue;
             }
+            let (mut start, mut dir) = (from, spec.dir);
+            if spec.into {
+                let Some(to) = node_in(row, spec.to)? else {
+                    continue;
+                };
+                // Walk the relationships of whichever end has fewer: checking a node with
+                // a few relationships against one with millions takes a few steps.
+                self.target = to;
+                let back = reversed(spec.dir);
+                if degree(cx, to, back, &self.types)? < degree(cx, from, spec.dir, &self.types)? {
+                    (start, dir, self.target) = (to, back, from);
+                }
+            }
             cx.tx
-                .expand_into(NodeId(from), spec.dir, &self.types, &mut self.buf)?;
+                .expand_into(NodeId(start), dir, &self.types, &mut self.buf)?;
         }
     }
 

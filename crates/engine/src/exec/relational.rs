@@ -12,7 +12,7 @@ use quiver_value::{HashKey, Value};
 use super::{BoxCursor, Cursor, Cx, mismatch, row_bytes, value_bytes};
 use crate::error::{Error, Result, code};
 use crate::eval::aggregate::Acc;
-use crate::eval::{Row, truthy};
+use crate::eval::{Expr, Row, truthy};
 use crate::plan::{Op, PlanNode, SortKey};
 
 /// The single argument row.
@@ -456,6 +456,8 @@ pub(crate) struct Unwind {
     plan: Arc<PlanNode>,
     input: BoxCursor,
     items: Option<(Arc<[Value]>, usize)>,
+    /// `UNWIND range(...)` counts instead of building the list: its length is unbounded.
+    ints: Option<quiver_value::functions::IntRange>,
 }
 
 impl Unwind {
@@ -464,6 +466,7 @@ impl Unwind {
             plan,
             input,
             items: None,
+            ints: None,
         }
     }
 }
@@ -482,9 +485,28 @@ impl Cursor for Unwind {
                 }
                 self.items = None;
             }
+            if let Some(ints) = &mut self.ints {
+                if let Some(i) = ints.next() {
+                    cx.tick()?;
+                    row[*slot] = Value::Int(i);
+                    return Ok(true);
+                }
+                self.ints = None;
+            }
             cx.tick()?;
             if !self.input.next(cx, row)? {
                 return Ok(false);
+            }
+            if let Expr::Call(f, args) = list
+                && f.name == "range"
+            {
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    values.push(a.eval(row, cx)?);
+                }
+                f.check_arity(values.len())?;
+                self.ints = quiver_value::functions::IntRange::from_args(&values)?;
+                continue;
             }
             match list.eval(row, cx)? {
                 Value::Null => {}
@@ -496,6 +518,7 @@ impl Cursor for Unwind {
 
     fn reset(&mut self) {
         self.items = None;
+        self.ints = None;
         self.input.reset();
     }
 }

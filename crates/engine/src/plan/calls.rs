@@ -196,9 +196,27 @@ impl Planner<'_> {
         Ok(match &cmd.kind {
             ShowKind::Indexes(_) => Command::ShowIndexes { constraints: false },
             ShowKind::Constraints(_) => Command::ShowIndexes { constraints: true },
-            ShowKind::Transactions(_) => Command::ShowTransactions,
-            ShowKind::Procedures | ShowKind::Functions | ShowKind::Databases => {
-                return Err(self.unsupported("this SHOW command", Span::default()));
+            ShowKind::Transactions(ids) => {
+                let mut out = Vec::with_capacity(ids.len());
+                for e in ids {
+                    out.push(self.expr(e, &Scope::default())?);
+                }
+                Command::ShowTransactions(out)
+            }
+            ShowKind::Procedures => {
+                return Err(self.unsupported(
+                    "SHOW PROCEDURES (call the procedures by name: db.labels, db.relationshipTypes, db.propertyKeys, db.ping, dbms.components)",
+                    Span::default(),
+                ));
+            }
+            ShowKind::Functions => {
+                return Err(self.unsupported("SHOW FUNCTIONS", Span::default()));
+            }
+            ShowKind::Databases => {
+                return Err(self.unsupported(
+                    "SHOW DATABASES (Quiver serves one database, neo4j)",
+                    Span::default(),
+                ));
             }
         })
     }

@@ -441,6 +441,12 @@ impl Planner<'_> {
     }
 
     /// `CALL { ... }`: runs the inner query per row; its RETURN columns join the row.
+    ///
+    /// `IN TRANSACTIONS [OF n ROWS] [ON ERROR FAIL]` runs every batch inside the query's own
+    /// transaction: the outcome on success is the one Neo4j's separately committed batches
+    /// give, and a failure leaves nothing behind rather than the batches before it. What
+    /// only separate commits can mean (`ON ERROR CONTINUE`/`BREAK` keep going past a failed
+    /// batch, `REPORT STATUS` describes each commit) is refused by name.
     fn plan_call_subquery(
         &mut self,
         input: Arc<PlanNode>,
@@ -448,6 +454,27 @@ impl Planner<'_> {
         c: &ast::CallSubquery,
         span: Span,
     ) -> Result<Arc<PlanNode>> {
+        if let Some(tx) = &c.in_transactions {
+            if matches!(
+                tx.on_error,
+                Some(ast::OnError::Continue | ast::OnError::Break)
+            ) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::UnsupportedFeature,
+                    "Quiver does not support CALL { ... } IN TRANSACTIONS ON ERROR CONTINUE or ON ERROR BREAK: its batches run in the query's transaction",
+                    span,
+                ));
+            }
+            if tx.report_status.is_some() {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::UnsupportedFeature,
+                    "Quiver does not support CALL { ... } IN TRANSACTIONS REPORT STATUS: its batches run in the query's transaction",
+                    span,
+                ));
+            }
+        }
         let arg = match &c.scope {
             Some(ast::ImportScope::All) => scope.clone(),
             Some(ast::ImportScope::Variables(vars)) => {

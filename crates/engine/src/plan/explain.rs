@@ -151,7 +151,7 @@ fn name_and_details(op: &Op) -> (String, String) {
                 } => "DropConstraint",
                 Command::ShowIndexes { constraints: false } => "ShowIndexes",
                 Command::ShowIndexes { constraints: true } => "ShowConstraints",
-                Command::ShowTransactions => "ShowTransactions",
+                Command::ShowTransactions(_) => "ShowTransactions",
                 Command::TerminateTransactions(_) => "TerminateTransactions",
             }
             .into(),

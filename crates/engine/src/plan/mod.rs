@@ -176,7 +176,9 @@ pub(crate) enum Command {
     ShowIndexes {
         constraints: bool,
     },
-    ShowTransactions,
+    /// `SHOW TRANSACTIONS [ids]`: every running transaction, or those named (each
+    /// expression a String or a list of Strings).
+    ShowTransactions(Vec<Expr>),
     TerminateTransactions(Vec<Expr>),
 }
 

@@ -88,36 +88,77 @@ fn range_bound(name: &str, v: &Value) -> Result<Option<i64>> {
     }
 }
 
+/// The integers `range(start, end[, step])` stands for, produced one at a time: the engine
+/// unwinds a range without building the list, so `UNWIND range(1, 1000000000)` streams.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntRange {
+    next: i128,
+    step: i128,
+    remaining: u128,
+}
+
+impl IntRange {
+    /// Checks `range()`'s arguments as the function does; `None` when one of them is null
+    /// (then the function returns null).
+    pub fn from_args(args: &[Value]) -> Result<Option<IntRange>> {
+        let start = range_bound("start", arg(args, 0))?;
+        let end = range_bound("end", arg(args, 1))?;
+        let step = if args.len() > 2 {
+            range_bound("step", arg(args, 2))?
+        } else {
+            Some(1)
+        };
+        let (Some(start), Some(end), Some(step)) = (start, end, step) else {
+            return Ok(None);
+        };
+        if step == 0 {
+            return Err(ValueError::out_of_range("range() step must not be zero"));
+        }
+        let span = i128::from(end) - i128::from(start);
+        let count = if span == 0 || (span > 0) == (step > 0) {
+            span / i128::from(step) + 1
+        } else {
+            0
+        };
+        Ok(Some(IntRange {
+            next: i128::from(start),
+            step: i128::from(step),
+            remaining: u128::try_from(count).unwrap_or(0),
+        }))
+    }
+
+    /// How many integers are left.
+    pub fn remaining(&self) -> u128 {
+        self.remaining
+    }
+}
+
+impl Iterator for IntRange {
+    type Item = i64;
+
+    fn next(&mut self) -> Option<i64> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let value = i64::try_from(self.next).ok()?;
+        self.next += self.step;
+        Some(value)
+    }
+}
+
 /// `range(start, end[, step])`: integers from `start` to `end` inclusive.
 pub fn range(args: &[Value], _: &FunctionContext) -> Result<Value> {
-    let start = range_bound("start", arg(args, 0))?;
-    let end = range_bound("end", arg(args, 1))?;
-    let step = if args.len() > 2 {
-        range_bound("step", arg(args, 2))?
-    } else {
-        Some(1)
-    };
-    let (Some(start), Some(end), Some(step)) = (start, end, step) else {
+    let Some(range) = IntRange::from_args(args)? else {
         return Ok(Value::Null);
     };
-    if step == 0 {
-        return Err(ValueError::out_of_range("range() step must not be zero"));
-    }
-    let span = i128::from(end) - i128::from(start);
-    let count = if span == 0 || (span > 0) == (step > 0) {
-        span / i128::from(step) + 1
-    } else {
-        0
-    };
-    if count > i128::from(RANGE_LENGTH_MAX) {
+    let count = range.remaining();
+    if count > u128::from(RANGE_LENGTH_MAX) {
         return Err(ValueError::out_of_range(format!(
             "range() would produce {count} elements, more than the limit of {RANGE_LENGTH_MAX}"
         )));
     }
-    let items: Vec<Value> = (0..count)
-        .map(|i| Value::Int((i128::from(start) + i * i128::from(step)) as i64))
-        .collect();
-    Ok(Value::from(items))
+    Ok(Value::from(range.map(Value::Int).collect::<Vec<_>>()))
 }
 
 #[cfg(test)]
@@ -165,6 +206,38 @@ mod tests {
         }
         assert!(run(range, &[Value::Int(i64::MIN), Value::Int(i64::MAX)]).is_err());
         assert_eq!(rs(i64::MAX - 1, i64::MAX, 5), ints(&[i64::MAX - 1]));
+    }
+
+    #[test]
+    fn int_ranges_stream_what_range_builds() {
+        for args in [
+            vec![Value::Int(1381), Value::Int(-3412), Value::Int(-1298)],
+            vec![Value::Int(0), Value::Int(10)],
+            vec![Value::Int(0), Value::Int(1), Value::Int(-123)],
+            vec![
+                Value::Int(i64::MAX - 10),
+                Value::Int(i64::MAX),
+                Value::Int(3),
+            ],
+        ] {
+            let streamed: Vec<Value> = IntRange::from_args(&args)
+                .unwrap()
+                .unwrap()
+                .map(Value::Int)
+                .collect();
+            assert_eq!(Value::from(streamed), run(range, &args).unwrap());
+        }
+        let huge = IntRange::from_args(&[Value::Int(i64::MIN), Value::Int(i64::MAX)])
+            .unwrap()
+            .unwrap();
+        assert_eq!(huge.remaining(), 1u128 << 64);
+        assert_eq!(huge.take(2).collect::<Vec<_>>(), [i64::MIN, i64::MIN + 1]);
+        assert!(
+            IntRange::from_args(&[Value::Null, Value::Int(1)])
+                .unwrap()
+                .is_none()
+        );
+        assert!(IntRange::from_args(&[Value::Int(1), Value::Int(2), Value::Int(0)]).is_err());
     }
 
     #[test]

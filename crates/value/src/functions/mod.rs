@@ -14,6 +14,7 @@
 mod convert;
 #[allow(clippy::unnecessary_wraps)]
 mod list;
+pub use list::IntRange;
 #[allow(clippy::unnecessary_wraps)]
 mod math;
 mod spatial;

@@ -1,0 +1,521 @@
+//! What a Cypher user sees of the engine beyond plain reads and writes: EXPLAIN and PROFILE,
+//! the plan cache, error positions, running transactions, long operator chains, and the
+//! explicit errors of what Quiver does not support.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quiver_engine::{Database, EngineConfig, PlanDescription, PullState, TxOptions};
+use quiver_value::{Map, Value};
+
+fn db() -> Arc<Database> {
+    Database::open_in_memory(EngineConfig::default())
+}
+
+fn params(entries: &[(&str, Value)]) -> Map {
+    entries
+        .iter()
+        .map(|(k, v)| (Arc::from(*k), v.clone()))
+        .collect()
+}
+
+fn operators(plan: &PlanDescription, out: &mut Vec<String>) {
+    out.push(plan.operator.clone());
+    for child in &plan.children {
+        operators(child, out);
+    }
+}
+
+#[test]
+fn explain_shows_the_plan_without_running() {
+    let db = db();
+    db.execute(
+        "UNWIND range(1, 100) AS i CREATE (:Person {name: 'p' + toString(i)})",
+        Map::new(),
+    )
+    .unwrap();
+    db.execute("CREATE INDEX FOR (p:Person) ON (p.name)", Map::new())
+        .unwrap();
+    let r = db
+        .execute(
+            "EXPLAIN MATCH (p:Person {name: 'Ann'})-[:KNOWS]->(f) RETURN f.name AS name",
+            Map::new(),
+        )
+        .unwrap();
+    assert!(r.rows.is_empty());
+    assert_eq!(&*r.columns[0], "name");
+    let plan = r.summary.plan.expect("EXPLAIN has a plan");
+    assert!(plan.profile.is_none(), "EXPLAIN does not measure");
+    let mut ops = Vec::new();
+    operators(&plan, &mut ops);
+    assert!(ops.iter().any(|o| o == "NodeIndexSeek"), "{ops:?}");
+    assert!(ops.iter().any(|o| o.starts_with("Expand")), "{ops:?}");
+    let r = db
+        .execute("EXPLAIN CREATE (:Person {name: 'new'})", Map::new())
+        .unwrap();
+    assert_eq!(r.summary.stats.nodes_created, 0);
+    let r = db
+        .execute("MATCH (p:Person) RETURN count(p) AS c", Map::new())
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(100)]], "EXPLAIN ran nothing");
+}
+
+#[test]
+fn profile_counts_rows_and_time_per_operator() {
+    let db = db();
+    db.execute(
+        "UNWIND range(1, 30) AS i CREATE (:P {i: i})-[:R]->(:Q {i: i})",
+        Map::new(),
+    )
+    .unwrap();
+    let r = db
+        .execute(
+            "PROFILE MATCH (p:P)-[:R]->(q) WHERE p.i % 3 = 0 RETURN q.i AS i",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows.len(), 10);
+    let plan = r.summary.plan.expect("PROFILE has a plan");
+    let text = plan.render();
+    // Every operator carries its measured rows and time.
+    fn check(p: &PlanDescription) {
+        assert!(p.profile.is_some(), "{} unmeasured", p.operator);
+        p.children.iter().for_each(check);
+    }
+    check(&plan);
+    // The root produced the rows the client received.
+    assert_eq!(plan.profile.map(|p| p.rows), Some(10), "{text}");
+    assert!(text.contains(" rows, "), "{text}");
+    assert!(text.contains(" us)"), "{text}");
+    // The scan below the filter saw all 30 persons.
+    let mut scan = &plan;
+    while scan.operator != "NodeByLabelScan" {
+        scan = scan.children.first().expect("a label scan");
+    }
+    assert_eq!(scan.profile.map(|p| p.rows), Some(30), "{text}");
+}
+
+#[test]
+fn a_repeated_query_skips_parse_and_plan() {
+    let db = db();
+    db.execute("UNWIND range(1, 20) AS i CREATE (:N {i: i})", Map::new())
+        .unwrap();
+    let query = "MATCH (n:N) WHERE n.i = $i RETURN n.i AS i";
+    let (hits0, misses0) = db.plan_cache_stats();
+    for i in 1..=10 {
+        let r = db.execute(query, params(&[("i", Value::Int(i))])).unwrap();
+        assert_eq!(r.rows, vec![vec![Value::Int(i)]]);
+    }
+    let (hits, misses) = db.plan_cache_stats();
+    assert_eq!(misses - misses0, 1, "compiled once");
+    assert_eq!(hits - hits0, 9, "then taken from the cache");
+    // A schema change plans the query again (now with the index).
+    db.execute("CREATE INDEX FOR (n:N) ON (n.i)", Map::new())
+        .unwrap();
+    let r = db
+        .execute(&format!("PROFILE {query}"), params(&[("i", Value::Int(3))]))
+        .unwrap();
+    assert!(r.summary.plan.unwrap().render().contains("NodeIndexSeek"));
+    let before = db.plan_cache_stats().1;
+    db.execute(query, params(&[("i", Value::Int(4))])).unwrap();
+    assert_eq!(
+        db.plan_cache_stats().1,
+        before + 1,
+        "replanned after the schema change"
+    );
+    db.execute(query, params(&[("i", Value::Int(5))])).unwrap();
+    assert_eq!(db.plan_cache_stats().1, before + 1);
+}
+
+#[test]
+fn errors_carry_line_column_and_caret() {
+    let db = db();
+    let e = db
+        .execute("MATCH (n)\nWHERE n.x = 1\nRETRUN n", Map::new())
+        .unwrap_err();
+    assert_eq!(e.status_code(), "Neo.ClientError.Statement.SyntaxError");
+    let message = e.message();
+    assert!(
+        message.contains("line 3, column 1 (offset: 24)"),
+        "{message}"
+    );
+    let mut lines = message.lines().skip(1);
+    assert_eq!(lines.next(), Some("\"RETRUN n\""));
+    assert_eq!(lines.next(), Some(" ^"));
+
+    let e = db.execute("RETURN 1 AS a, b AS c", Map::new()).unwrap_err();
+    assert_eq!(e.detail(), Some("UndefinedVariable"));
+    assert!(e.message().contains("column 16"), "{}", e.message());
+
+    let e = db
+        .execute("RETURN 'a' + true AS x", Map::new())
+        .unwrap_err();
+    assert_eq!(e.detail(), Some("InvalidArgumentType"));
+
+    let e = db.execute("RETURN $who AS who", Map::new()).unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Statement.ParameterMissing"
+    );
+}
+
+#[test]
+fn long_operator_chains_run_on_a_small_stack() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let db = db();
+            let sum = format!("RETURN 1{} AS x", " + 1".repeat(20_000));
+            let r = db.execute(&sum, Map::new()).unwrap();
+            assert_eq!(r.rows, vec![vec![Value::Int(20_001)]]);
+
+            let filter = format!(
+                "UNWIND range(1, 10) AS i WITH i WHERE i > 0{} RETURN count(*) AS c",
+                " AND i <> 7".repeat(5_000)
+            );
+            let r = db.execute(&filter, Map::new()).unwrap();
+            assert_eq!(r.rows, vec![vec![Value::Int(9)]]);
+
+            db.execute("UNWIND range(1, 10) AS i CREATE (:N {i: i})", Map::new())
+                .unwrap();
+            let pushed = format!(
+                "MATCH (n:N) WHERE n.i > 2{} RETURN count(n) AS c",
+                " AND n.i < 9".repeat(5_000)
+            );
+            let r = db.execute(&pushed, Map::new()).unwrap();
+            assert_eq!(r.rows, vec![vec![Value::Int(6)]]);
+
+            // Left to right, as the nested operators would: strings stay strings.
+            let r = db
+                .execute("RETURN 'a' + 1 + 2 AS s, 10 - 2 - 3 AS d", Map::new())
+                .unwrap();
+            assert_eq!(r.rows, vec![vec![Value::from("a12"), Value::Int(5)]]);
+            // Short-circuiting: once false, the rest of an AND chain is not evaluated.
+            let r = db
+                .execute(
+                    "RETURN false AND 1 / 0 = 1 AND true AS f, true OR 1 / 0 = 1 OR false AS t",
+                    Map::new(),
+                )
+                .unwrap();
+            assert_eq!(r.rows, vec![vec![Value::Bool(false), Value::Bool(true)]]);
+        })
+        .unwrap()
+        .join()
+        .expect("no overflow");
+}
+
+#[test]
+fn deep_nesting_fails_cleanly() {
+    let db = db();
+    let query = format!("RETURN {}1{} AS x", "(".repeat(5_000), ")".repeat(5_000));
+    let e = db.execute(&query, Map::new()).unwrap_err();
+    assert_eq!(e.status_code(), "Neo.ClientError.Statement.SyntaxError");
+    assert!(e.message().contains("nested too deeply"), "{}", e.message());
+}
+
+#[test]
+fn show_transactions_by_id_and_terminate_a_running_query() {
+    let db = db();
+    let a = db.begin(TxOptions::default()).unwrap();
+    let b = db.begin(TxOptions::default()).unwrap();
+    let r = db
+        .execute(
+            &format!("SHOW TRANSACTIONS '{}' YIELD transactionId", a.id()),
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::from(a.id().as_str())]]);
+    let r = db
+        .execute(
+            "SHOW TRANSACTIONS $ids YIELD transactionId RETURN count(*) AS n",
+            params(&[(
+                "ids",
+                Value::from(vec![
+                    Value::from(a.id().as_str()),
+                    Value::from(b.id().as_str()),
+                ]),
+            )]),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(2)]]);
+    drop((a, b));
+
+    // A query running on another thread stops when its transaction is terminated.
+    let worker_db = db.clone();
+    let (tx_id, rx_id) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let mut tx = worker_db.begin(TxOptions::read()).unwrap();
+        tx_id.send(tx.id()).unwrap();
+        let q = tx.run(
+            "UNWIND range(1, 100000000) AS i WITH i WHERE i < 0 RETURN i",
+            Map::new(),
+        )?;
+        let mut rows = Vec::new();
+        tx.pull(q, -1, &mut rows)
+            .map(|s| matches!(s, PullState::Done(_)))
+    });
+    let id = rx_id.recv().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let running = db
+            .transactions()
+            .into_iter()
+            .any(|t| t.id == id && t.query.is_some());
+        if running {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline && !worker.is_finished(),
+            "the query never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let r = db
+        .execute(&format!("TERMINATE TRANSACTION '{id}'"), Map::new())
+        .unwrap();
+    assert_eq!(r.rows[0][1], Value::from("Transaction terminated."));
+    let e = worker.join().unwrap().unwrap_err();
+    assert_eq!(e.status_code(), "Neo.ClientError.Transaction.Terminated");
+}
+
+#[test]
+fn subqueries_and_shortest_paths() {
+    let db = db();
+    db.execute(
+        "CREATE (a:P {n: 'a'})-[:K]->(b:P {n: 'b'})-[:K]->(c:P {n: 'c'}), (a)-[:L]->(c)",
+        Map::new(),
+    )
+    .unwrap();
+    let r = db
+        .execute(
+            "MATCH (p:P) CALL (p) { MATCH (p)-[:K]->(f) RETURN f.n AS f } \
+             RETURN p.n AS p, f ORDER BY p",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.rows,
+        vec![
+            vec![Value::from("a"), Value::from("b")],
+            vec![Value::from("b"), Value::from("c")]
+        ]
+    );
+    let r = db
+        .execute(
+            "MATCH (p:P) RETURN p.n AS p, COUNT { (p)-->() } AS out, \
+             EXISTS { (p)<-[:K]-() } AS known, COLLECT { MATCH (p)-->(x) RETURN x.n ORDER BY x.n } AS to \
+             ORDER BY p",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.rows[0],
+        vec![
+            Value::from("a"),
+            Value::Int(2),
+            Value::Bool(false),
+            Value::from(vec![Value::from("b"), Value::from("c")])
+        ]
+    );
+    let r = db
+        .execute(
+            "MATCH (a:P {n: 'a'}), (c:P {n: 'c'}) \
+             MATCH p = shortestPath((a)-[*]->(c)) RETURN length(p) AS l",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(1)]]);
+    let r = db
+        .execute(
+            "MATCH (a:P {n: 'a'}), (c:P {n: 'c'}) \
+             MATCH p = allShortestPaths((a)-[:K*]->(c)) RETURN length(p) AS l",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(2)]]);
+}
+
+#[test]
+fn call_in_transactions_runs_in_the_query_transaction() {
+    let db = db();
+    let r = db
+        .execute(
+            "UNWIND range(1, 5) AS i CALL (i) { CREATE (:T {i: i}) } IN TRANSACTIONS OF 2 ROWS",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.summary.stats.nodes_created, 5);
+    for clause in ["ON ERROR CONTINUE", "ON ERROR BREAK", "REPORT STATUS AS s"] {
+        let e = db
+            .execute(
+                &format!(
+                    "UNWIND range(1, 5) AS i CALL (i) {{ CREATE (:T {{i: i}}) }} IN TRANSACTIONS {clause}"
+                ),
+                Map::new(),
+            )
+            .unwrap_err();
+        assert_eq!(e.detail(), Some("UnsupportedFeature"), "{clause}: {e}");
+        assert!(e.message().contains("IN TRANSACTIONS"), "{e}");
+    }
+}
+
+#[test]
+fn unsupported_features_fail_by_name() {
+    let db = db();
+    for (query, name) in [
+        ("SHOW FUNCTIONS", "SHOW FUNCTIONS"),
+        ("SHOW PROCEDURES", "SHOW PROCEDURES"),
+        ("SHOW DATABASES", "SHOW DATABASES"),
+        ("SHOW USERS", "SHOW USERS"),
+        ("MATCH (n) WHERE n:!A RETURN n", "Label expression"),
+        ("MATCH (n:A|B) RETURN n", "Label disjunction"),
+        (
+            "LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
+            "LOAD CSV",
+        ),
+        (
+            "MATCH p = SHORTEST 1 (a)-[:R]-+(b) RETURN p",
+            "path selectors",
+        ),
+        ("USE other MATCH (n) RETURN n", "USE"),
+        ("CREATE DATABASE other", "CREATE DATABASE"),
+        (
+            "CREATE CONSTRAINT FOR (n:A) REQUIRE n.x IS NOT NULL",
+            "IS UNIQUE",
+        ),
+        ("CREATE INDEX FOR (n:A) ON (n.x, n.y)", "composite indexes"),
+    ] {
+        let e = db.execute(query, Map::new()).unwrap_err();
+        assert_eq!(e.detail(), Some("UnsupportedFeature"), "{query}: {e}");
+        assert!(e.message().contains(name), "{query}: {e}");
+    }
+}
+
+#[test]
+fn constraint_violations_speak_cypher() {
+    let db = db();
+    db.execute(
+        "CREATE CONSTRAINT person_name FOR (p:Person) REQUIRE p.name IS UNIQUE",
+        Map::new(),
+    )
+    .unwrap();
+    db.execute("CREATE (:Person {name: 'Ann'})", Map::new())
+        .unwrap();
+    let e = db
+        .execute("CREATE (:Person {name: 'Ann'})", Map::new())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintValidationFailed"
+    );
+    assert!(
+        e.message()
+            .ends_with("already exists with label `Person` and property `name` = 'Ann'"),
+        "{e}"
+    );
+    let r = db
+        .execute("SHOW CONSTRAINTS YIELD name", Map::new())
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::from("person_name")]]);
+    let r = db
+        .execute("SHOW INDEXES YIELD name, owningConstraint", Map::new())
+        .unwrap();
+    assert_eq!(
+        r.rows,
+        vec![vec![Value::from("person_name"), Value::from("person_name")]]
+    );
+}
+
+#[test]
+fn unwinding_a_range_streams_and_building_one_is_bounded() {
+    let db = Database::open_in_memory(EngineConfig {
+        query_memory_bytes_max: 1 << 20,
+        ..EngineConfig::default()
+    });
+    let mut tx = db.begin(TxOptions::read()).unwrap();
+    // A trillion rows: only those pulled are counted out.
+    let q = tx
+        .run(
+            "UNWIND range(1, 1000000000000) AS i RETURN i * 2 AS x",
+            Map::new(),
+        )
+        .unwrap();
+    let mut rows = Vec::new();
+    assert!(matches!(
+        tx.pull(q, 3, &mut rows).unwrap(),
+        PullState::HasMore
+    ));
+    assert_eq!(
+        rows,
+        vec![
+            vec![Value::Int(2)],
+            vec![Value::Int(4)],
+            vec![Value::Int(6)]
+        ]
+    );
+    tx.rollback().unwrap();
+    let r = db
+        .execute(
+            "UNWIND range(10, 1, -3) AS i UNWIND range(1, i, 4) AS j RETURN collect(j) AS js",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.rows[0][0],
+        Value::from(
+            [1, 5, 9, 1, 5, 1, 1]
+                .into_iter()
+                .map(Value::Int)
+                .collect::<Vec<_>>()
+        )
+    );
+    let e = db
+        .execute("UNWIND range(1, 5, 0) AS i RETURN i", Map::new())
+        .unwrap_err();
+    assert_eq!(e.status_code(), "Neo.ClientError.Statement.ArgumentError");
+    // Building the list whole is held to the memory limit, before it is allocated.
+    let e = db
+        .execute("RETURN size(range(1, 50000000)) AS n", Map::new())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.MemoryPoolOutOfMemoryError"
+    );
+}
+
+#[test]
+fn expand_into_finds_the_same_relationships_from_either_end() {
+    let db = db();
+    db.execute(
+        "CREATE (h:H), (a:A), (a)-[:R {k: 1}]->(h), (h)-[:R {k: 2}]->(a), (a)-[:R {k: 3}]->(a) \
+         WITH h UNWIND range(1, 200) AS i CREATE (h)-[:R]->(:X)",
+        Map::new(),
+    )
+    .unwrap();
+    for (pattern, expected) in [
+        // The hub has 201 relationships, `a` three: either end may be walked.
+        ("(a)-[r:R]->(h)", vec![1]),
+        ("(h)-[r:R]->(a)", vec![2]),
+        ("(a)<-[r:R]-(h)", vec![2]),
+        ("(a)-[r:R]-(h)", vec![1, 2]),
+        ("(h)-[r]-(a)", vec![1, 2]),
+    ] {
+        let r = db
+            .execute(
+                &format!("PROFILE MATCH (a:A), (h:H) MATCH {pattern} RETURN r.k AS k ORDER BY k"),
+                Map::new(),
+            )
+            .unwrap();
+        let plan = r.summary.plan.unwrap().render();
+        assert!(plan.contains("Expand(Into)"), "{plan}");
+        let ks: Vec<i64> = r.rows.iter().map(|row| row[0].as_int().unwrap()).collect();
+        assert_eq!(ks, expected, "{pattern}");
+    }
+    let r = db
+        .execute(
+            "MATCH (a:A) MATCH (a)-[r:R]->(a) RETURN r.k AS k",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(3)]]);
+}
