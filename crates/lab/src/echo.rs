@@ -3,7 +3,8 @@
 //!
 //! It speaks just enough Bolt to be driven by the lab's own client: the handshake, then for
 //! each whole request message (found by its chunk framing and signature) a canned reply —
-//! recorded from a live Quiver answering the count query, so the bytes on the wire, their
+//! recorded from a live Quiver answering the workload's query (the count query, or `RETURN 1`
+//! under `--workload return1`), so the bytes on the wire, their
 //! sizes and their framing are Quiver's own. It parses no PackStream and runs no query; replies
 //! to a pipelined batch go out in one write, as Quiver's do. What separates its rate from
 //! Quiver's at the same connection count is the server's real work.
@@ -28,7 +29,7 @@ use tokio::sync::watch;
 
 use crate::client::Credentials;
 use crate::error::LabError;
-use crate::workload::{COUNT_QUERY, encode};
+use crate::workload::encode;
 
 /// Largest request the echo server buffers.
 const MESSAGE_BYTES_MAX: usize = 1 << 20;
@@ -54,8 +55,9 @@ pub struct EchoScript {
 }
 
 impl EchoScript {
-    /// Replies built with Quiver's own encoders, for when no server is at hand to record.
-    pub fn synthetic(version: Version, persons: i64) -> EchoScript {
+    /// Replies built with Quiver's own encoders, for when no server is at hand to record:
+    /// every query is answered with one row holding `answer`.
+    pub fn synthetic(version: Version, answer: i64) -> EchoScript {
         let dialect = Codec::new(version).dialect;
         let mut hello = Vec::new();
         let _ = HelloSuccess {
@@ -85,7 +87,7 @@ impl EchoScript {
         };
         let pull = |bookmark: Option<&str>| {
             let mut b = Vec::new();
-            let _ = encode_record(&mut b, &[Value::Int(persons)], dialect);
+            let _ = encode_record(&mut b, &[Value::Int(answer)], dialect);
             let _ = Summary {
                 bookmark,
                 db: Some("neo4j"),
@@ -116,17 +118,18 @@ impl EchoScript {
         }
     }
 
-    /// Records a live server's replies to the count query, auto-commit and inside a
-    /// transaction, over one connection.
+    /// Records a live server's replies to `query`, auto-commit and inside a transaction,
+    /// over one connection.
     pub async fn record(
         addr: SocketAddr,
         credentials: Option<&Credentials>,
+        query: &str,
     ) -> Result<EchoScript, LabError> {
         let fail = |detail: String| LabError::Target {
             target: addr.to_string(),
             detail: format!("recording the echo script: {detail}"),
         };
-        tokio::time::timeout(RECORD_TIMEOUT, record_inner(addr, credentials))
+        tokio::time::timeout(RECORD_TIMEOUT, record_inner(addr, credentials, query))
             .await
             .map_err(|_| fail("timed out".into()))?
             .map_err(fail)
@@ -136,6 +139,7 @@ impl EchoScript {
 async fn record_inner(
     addr: SocketAddr,
     credentials: Option<&Credentials>,
+    query: &str,
 ) -> Result<EchoScript, String> {
     let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
@@ -172,7 +176,7 @@ async fn record_inner(
         .await?;
     let logon = rec.exchange(&[Request::Logon { auth }]).await?;
     let run_request = || Request::Run {
-        query: COUNT_QUERY.to_owned(),
+        query: query.to_owned(),
         params: Map::new(),
         extra: TxExtra::default(),
     };

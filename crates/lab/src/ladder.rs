@@ -165,6 +165,7 @@ pub fn run(args: &LabArgs) -> Result<bool, LabError> {
     }
 
     let mut rungs = Vec::new();
+    let mut resp = Vec::new();
     let mut seeded = vec![false; targets.len()];
     for &n in &args.rungs {
         for (t, target) in targets.iter().enumerate() {
@@ -173,6 +174,17 @@ pub fn run(args: &LabArgs) -> Result<bool, LabError> {
             seeded[t] |= entry.record.is_some();
             print_entry(&entry);
             rungs.push(entry);
+        }
+        // redis-benchmark at this rung right after the Bolt targets, so it shares their
+        // moment of the host's load rather than running after the whole sweep.
+        if let (Some(port), Some(query)) = (args.resp_port, args.workload.read_query()) {
+            let e = redis_benchmark(port, n, args.queries, query);
+            println!(
+                "# resp conn={n}: {}",
+                e.requests_per_s
+                    .map_or_else(|| "failed".to_owned(), |r| format!("{r:.0} requests/s"))
+            );
+            resp.push(e);
         }
     }
     if !args.no_saturation && args.target.is_none() && args.workload != Workload::Mixed {
@@ -188,22 +200,6 @@ pub fn run(args: &LabArgs) -> Result<bool, LabError> {
         print_entry(&entry);
         rungs.push(entry);
     }
-    let resp = match args.resp_port {
-        Some(port) => args
-            .rungs
-            .iter()
-            .map(|&n| {
-                let e = redis_benchmark(port, n, args.queries);
-                println!(
-                    "# resp conn={n}: {}",
-                    e.requests_per_s
-                        .map_or_else(|| "failed".to_owned(), |r| format!("{r:.0} requests/s"))
-                );
-                e
-            })
-            .collect(),
-        None => Vec::new(),
-    };
     drop(children);
     host.finish();
     let passed = rungs.iter().all(|r| r.outcome == "passed");
@@ -487,6 +483,8 @@ fn start_echo(exe: &Path, args: &LabArgs) -> Result<(PeerChild, String), LabErro
         &args.knows_max.to_string(),
         "--seed",
         &args.seed.to_string(),
+        "--workload",
+        args.workload.name(),
     ]);
     if let Some(t) = args.server_threads {
         command.args(["--server-threads", &t.to_string()]);
@@ -511,8 +509,9 @@ fn start_echo(exe: &Path, args: &LabArgs) -> Result<(PeerChild, String), LabErro
     })
 }
 
-/// `redis-benchmark` on FalkorDB's RESP face with the same count query, at `n` connections.
-fn redis_benchmark(port: u16, n: usize, queries: u64) -> RespEntry {
+/// `redis-benchmark` on FalkorDB's RESP face with the workload's query, at `n` connections.
+/// Its graph is `falkordb`, the one FalkorDB's Bolt face serves (and a `--peer` seeds).
+fn redis_benchmark(port: u16, n: usize, queries: u64, query: &str) -> RespEntry {
     let command: Vec<String> = [
         "redis-benchmark",
         "-h",
@@ -526,7 +525,7 @@ fn redis_benchmark(port: u16, n: usize, queries: u64) -> RespEntry {
         "-q",
         "GRAPH.QUERY",
         "falkordb",
-        crate::workload::COUNT_QUERY,
+        query,
     ]
     .iter()
     .map(ToString::to_string)

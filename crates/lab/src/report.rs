@@ -212,6 +212,9 @@ pub fn render(record: &RunRecord) -> String {
         Workload::Count | Workload::Txread if verified => {
             line(format!("q.count_person={}", record.facts.nodes_person));
         }
+        Workload::Return1 if verified => {
+            line("q.return1=1".to_owned());
+        }
         Workload::Records if verified => {
             line(format!("records.ok={}", m.map_or(0, |w| w.records_ok)));
         }

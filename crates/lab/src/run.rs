@@ -376,11 +376,13 @@ fn run_echo(args: &LabArgs) -> Result<(), LabError> {
                 fds: false,
             },
         )?;
-        let recorded = runtime.block_on(EchoScript::record(target.addr, None));
+        let (query, answer) = match args.workload {
+            Workload::Return1 => (crate::workload::RETURN1_QUERY, 1),
+            _ => (crate::workload::COUNT_QUERY, social.people.len() as i64),
+        };
+        let recorded = runtime.block_on(EchoScript::record(target.addr, None, query));
         let _ = server.stop();
-        recorded.unwrap_or_else(|_| {
-            EchoScript::synthetic(quiver_bolt::Version::V5_8, social.people.len() as i64)
-        })
+        recorded.unwrap_or_else(|_| EchoScript::synthetic(quiver_bolt::Version::V5_8, answer))
     };
     runtime.block_on(async {
         let server = EchoServer::start(listen, script)?;

@@ -190,6 +190,7 @@ mod tests {
     fn clean_windows_pass() {
         for w in [
             Workload::Count,
+            Workload::Return1,
             Workload::Txread,
             Workload::Records,
             Workload::Txwrite,

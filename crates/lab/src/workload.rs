@@ -2,6 +2,8 @@
 //!
 //! The shapes are nested so that consecutive pairs differ by one thing, which is what lets a
 //! difference between two ladders be attributed rather than merely observed:
+//! `return1 → count` adds only the label scan (both answer one integer in one row), so it
+//! separates the cost of the wire and the session from the cost of touching the graph;
 //! `count → txread` adds only BEGIN/COMMIT; `count → records` changes only how many RECORDs a
 //! reply carries; `txread → txwrite` makes the statement a write. `mixed` puts writers and
 //! readers side by side (the readers-vs-writers table).
@@ -21,7 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::seed::Social;
 
-/// The fixed read: every shape but `records` and `mixed` sends it.
+/// The cheapest query a server can answer: no graph access, one row of one integer.
+pub const RETURN1_QUERY: &str = "RETURN 1 AS c";
+/// The fixed read: every shape but `return1`, `records` and `mixed` sends it.
 pub const COUNT_QUERY: &str = "MATCH (n:Person) RETURN count(n) AS c";
 /// One write per unit: the connection's own counter, incremented and read back.
 pub const WRITE_QUERY: &str =
@@ -39,6 +43,7 @@ const READER_SAMPLES: usize = 64;
 #[serde(rename_all = "lowercase")]
 pub enum Workload {
     Count,
+    Return1,
     Txread,
     Records,
     Txwrite,
@@ -49,10 +54,20 @@ impl Workload {
     pub fn name(self) -> &'static str {
         match self {
             Workload::Count => "count",
+            Workload::Return1 => "return1",
             Workload::Txread => "txread",
             Workload::Records => "records",
             Workload::Txwrite => "txwrite",
             Workload::Mixed => "mixed",
+        }
+    }
+
+    /// The single statement of a one-query read shape (what a RESP peer is asked too).
+    pub fn read_query(self) -> Option<&'static str> {
+        match self {
+            Workload::Count | Workload::Txread => Some(COUNT_QUERY),
+            Workload::Return1 => Some(RETURN1_QUERY),
+            _ => None,
         }
     }
 
@@ -154,6 +169,14 @@ impl Plan {
                 COUNT_QUERY,
                 Map::new(),
                 RowCheck::Int(persons),
+                1,
+            )],
+            (Workload::Return1, _) => vec![auto_commit(
+                version,
+                UnitKind::Read,
+                RETURN1_QUERY,
+                Map::new(),
+                RowCheck::Int(1),
                 1,
             )],
             (Workload::Records, _) => vec![auto_commit(
@@ -401,6 +424,7 @@ mod tests {
         );
         for workload in [
             Workload::Count,
+            Workload::Return1,
             Workload::Txread,
             Workload::Records,
             Workload::Txwrite,

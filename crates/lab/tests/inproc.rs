@@ -132,6 +132,24 @@ fn records_and_mixed_verify_every_row() {
 }
 
 #[test]
+fn return1_answers_one_row_of_one_and_reports_it() {
+    let record = run_load(&args(&[
+        "--workload",
+        "return1",
+        "--connections",
+        "4",
+        "--queries",
+        "200",
+    ]))
+    .expect("return1 run");
+    assert!(record.passed, "{:#?}", record.effect[0].verdict);
+    assert_eq!(record.effect[0].queries_ok, 200);
+    let text = render(&record);
+    assert!(text.contains("\nq.return1=1\n"), "{text}");
+    assert!(!text.contains("q.count_person"), "{text}");
+}
+
+#[test]
 fn a_saturation_rung_reports_the_refused_from_the_servers_counters() {
     let record = run_load(&args(&[
         "--connections",
