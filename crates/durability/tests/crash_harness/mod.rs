@@ -4,9 +4,9 @@
 //!
 //! The driver is swappable: a [`CrashTarget`] starts *something* that writes the graph shape
 //! below and reports each acknowledged commit. [`EmbeddedTarget`] runs the
-//! `quiver-crash-writer` binary (the durability layer, in process); a target that runs
-//! `quiver serve` and drives it over Bolt reports its acknowledgements the same way, and the
-//! verifier, which reads the directory through `Durability::inspect`, stays as it is.
+//! `quiver-crash-writer` binary (the durability layer, in process); the `quiver` binary's
+//! crash tests run `quiver serve` and drive it over Bolt, reporting acknowledgements the same
+//! way. The verifier reads the directory through `Durability::inspect` in both cases.
 //!
 //! Graph shape, per acknowledged commit `s` of writer `w`:
 //! `(:Item {w, s})-[:HAS]->(:Part {w, s, i})` twice, and `(:Writer {w}).last = s`.
@@ -54,6 +54,10 @@ pub trait CrashTarget {
     /// Kills the target with SIGKILL and returns once every acknowledgement it sent before
     /// dying has been delivered.
     fn kill(&mut self) -> Result<(), String>;
+    /// Told what the verifier found in the directory after a kill, before the next
+    /// [`CrashTarget::start`]: a target that serves the graph checks, once restarted and
+    /// before it writes again, that it serves exactly that.
+    fn recovered(&mut self, _seen: &Observed) {}
 }
 
 /// Runs the `quiver-crash-writer` binary.
@@ -297,6 +301,7 @@ impl Run<'_> {
                 ack_time.insert((a.writer, a.seq), a.at_micros);
             }
             let seen = self.check(round, &mut acked, &ack_time, kill_at, &mut summary)?;
+            self.target.recovered(&seen);
             summary.last_commit = seen.commit;
             summary.kills += 1;
         }

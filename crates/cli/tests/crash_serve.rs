@@ -1,0 +1,626 @@
+//! Crash tests through the server: `quiver serve` on a fresh data directory, many writers
+//! committing over Bolt, `kill -9` at random moments, restart, verify. In `sync` and `group`
+//! every commit a writer heard acknowledged survives; in `buffered` at most the last flush
+//! interval is lost; in every mode no transaction is partly visible.
+//!
+//! Two views are checked after each kill: the directory itself, recovered by the crash
+//! harness's verifier (shared with the durability crate's tests), and the restarted server,
+//! which must serve exactly what the directory holds before any writer starts again.
+//!
+//! The short form runs with `cargo test`. The long form (20 kills per mode, or
+//! `QUIVER_CRASH_KILLS`; 32 writers, or `QUIVER_CRASH_WRITERS`) is run by hand:
+//! `cargo test -p quiver --release --test crash_serve -- --ignored --nocapture --test-threads=1`.
+
+#![cfg(unix)]
+
+#[path = "../../durability/tests/crash_harness/mod.rs"]
+mod crash_harness;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::{Sender, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crash_harness::{Ack, CrashTarget, Observed, Run, micros_now};
+use quiver_durability::Mode;
+use quiver_lab::client::{ClientError, Connection};
+use quiver_value::{Map, Value};
+
+/// The server's default buffered flush interval (`quiver serve` has no flag for it).
+const FLUSH_INTERVAL_MS: u64 = 50;
+/// SIGKILL's number: the only way the server may have died.
+const SIGKILL: i32 = 9;
+
+/// One acknowledged commit of writer `$w`: its item, two parts, two relationships, and the
+/// writer's `last`, all in one auto-commit transaction (the shape the harness verifies).
+const COMMIT: &str = "MATCH (x:Writer {w: $w}) SET x.last = $s \
+     CREATE (i:Item {w: $w, s: $s}) \
+     CREATE (i)-[:HAS]->(:Part {w: $w, s: $s, i: 0}) \
+     CREATE (i)-[:HAS]->(:Part {w: $w, s: $s, i: 1}) \
+     RETURN x.last";
+
+fn params(pairs: &[(&str, i64)]) -> Map {
+    pairs
+        .iter()
+        .map(|(k, v)| (Arc::from(*k), Value::Int(*v)))
+        .collect()
+}
+
+/// Starts `quiver serve` with the test's environment stripped of every `QUIVER_*` setting.
+fn serve_command(dir: &Path, mode: Mode) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_quiver"));
+    command
+        .arg("serve")
+        .args([
+            "--bolt-listen",
+            "127.0.0.1:0",
+            "--http-listen",
+            "127.0.0.1:0",
+        ])
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["--durability", &mode.to_string()]);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("QUIVER_") {
+            command.env_remove(name);
+        }
+    }
+    command.env("QUIVER_LOG", "info").env("NO_COLOR", "1");
+    command
+}
+
+/// What the server wrote to stderr, gathered until it died.
+#[derive(Debug, Default)]
+struct ServerLog {
+    /// WARN and ERROR lines.
+    warnings: Vec<String>,
+    /// The last lines, for a failure message.
+    tail: Vec<String>,
+}
+
+/// A running server: the child, its Bolt address, and the threads draining its output.
+struct Server {
+    child: Child,
+    bolt: SocketAddr,
+    stderr: JoinHandle<ServerLog>,
+    stdout: JoinHandle<()>,
+    /// The recovery time the server logged.
+    recovery: Option<Duration>,
+}
+
+const LOG_TAIL_LINES: usize = 40;
+
+/// Spawns `command` and waits for the listening lines. Returns the server or, if it exited
+/// first, its exit status and log.
+fn spawn_server(mut command: Command) -> Result<Server, (String, ServerLog)> {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| (format!("spawn quiver: {e}"), ServerLog::default()))?;
+    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(("no pipes".to_string(), ServerLog::default()));
+    };
+    let (recovery_tx, recovery_rx) = channel::<Duration>();
+    let stderr = std::thread::spawn(move || {
+        let mut log = ServerLog::default();
+        for line in BufReader::new(err).lines() {
+            let Ok(line) = line else { break };
+            if line.contains(" recovered ")
+                && let Some(ms) = field(&line, "duration_ms=")
+            {
+                let _ = recovery_tx.send(Duration::from_millis(ms));
+            }
+            if line.contains(" WARN ") || line.contains(" ERROR ") {
+                log.warnings.push(line.clone());
+            }
+            if log.tail.len() == LOG_TAIL_LINES {
+                log.tail.remove(0);
+            }
+            log.tail.push(line);
+        }
+        log
+    });
+    let (addr_tx, addr_rx) = channel::<SocketAddr>();
+    let stdout = std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if let Some(addr) = line.strip_prefix("bolt listening on ")
+                && let Ok(addr) = addr.parse()
+            {
+                let _ = addr_tx.send(addr);
+            }
+        }
+    });
+    let Ok(bolt) = addr_rx.recv_timeout(Duration::from_secs(300)) else {
+        let _ = child.kill();
+        let status = child
+            .wait()
+            .map_or_else(|e| e.to_string(), |s| s.to_string());
+        let log = stderr.join().unwrap_or_default();
+        let _ = stdout.join();
+        return Err((format!("quiver serve never listened ({status})"), log));
+    };
+    Ok(Server {
+        child,
+        bolt,
+        stderr,
+        stdout,
+        // Logged before the addresses were printed; the reader may still be on its way.
+        recovery: recovery_rx.recv_timeout(Duration::from_secs(5)).ok(),
+    })
+}
+
+/// The number after `name` in a log line (`duration_ms=12`).
+fn field(line: &str, name: &str) -> Option<u64> {
+    let at = line.find(name)? + name.len();
+    let digits: String = line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+impl Server {
+    /// SIGKILL, then the log. Errors if the server had already died by itself.
+    fn kill(mut self) -> Result<ServerLog, String> {
+        // `Child::kill` sends SIGKILL: no destructor, no flush, no goodbye.
+        self.child.kill().map_err(|e| e.to_string())?;
+        let status = self.child.wait().map_err(|e| e.to_string())?;
+        let log = self.stderr.join().map_err(|_| "stderr reader panicked")?;
+        let _ = self.stdout.join();
+        if status.signal() == Some(SIGKILL) {
+            Ok(log)
+        } else {
+            Err(format!(
+                "the server died by itself ({status}); its last lines:\n{}",
+                log.tail.join("\n")
+            ))
+        }
+    }
+}
+
+async fn connect(bolt: SocketAddr) -> Result<Connection, String> {
+    let stream = tokio::net::TcpStream::connect(bolt)
+        .await
+        .map_err(|e| format!("connect {bolt}: {e}"))?;
+    Connection::open(stream, None, false)
+        .await
+        .map_err(|e| format!("bolt handshake: {e}"))
+}
+
+async fn scalar(conn: &mut Connection, query: &str, p: Map) -> Result<Value, String> {
+    conn.query_scalar(query, p)
+        .await
+        .map_err(|e| format!("`{query}`: {e}"))?
+        .ok_or_else(|| format!("`{query}` returned no row"))
+}
+
+async fn count(conn: &mut Connection, query: &str) -> Result<i64, String> {
+    let v = scalar(conn, query, Map::new()).await?;
+    v.as_int()
+        .ok_or_else(|| format!("`{query}` returned {v:?}, not a count"))
+}
+
+/// What the server serves: each writer's `last`, and the counts that expose a partly
+/// visible transaction.
+#[derive(Debug, PartialEq, Eq)]
+struct Served {
+    last: BTreeMap<i64, i64>,
+    items: i64,
+    parts: i64,
+    has: i64,
+    /// Items without exactly two parts.
+    partial: i64,
+}
+
+async fn served(conn: &mut Connection) -> Result<Served, String> {
+    let q = "MATCH (x:Writer) RETURN collect([x.w, x.last])";
+    let pairs = scalar(conn, q, Map::new()).await?;
+    let mut last = BTreeMap::new();
+    for pair in pairs.as_list().unwrap_or_default() {
+        match pair.as_list() {
+            Some([w, l]) => {
+                last.insert(w.as_int().unwrap_or(-1), l.as_int().unwrap_or(-1));
+            }
+            _ => return Err(format!("`{q}` returned {pairs:?}")),
+        }
+    }
+    Ok(Served {
+        last,
+        items: count(conn, "MATCH (i:Item) RETURN count(i)").await?,
+        parts: count(conn, "MATCH (p:Part) RETURN count(p)").await?,
+        has: count(conn, "MATCH (:Item)-[r:HAS]->(:Part) RETURN count(r)").await?,
+        partial: count(
+            conn,
+            "MATCH (i:Item) OPTIONAL MATCH (i)-[:HAS]->(p:Part) \
+             WITH i, count(p) AS n WHERE n <> 2 RETURN count(i)",
+        )
+        .await?,
+    })
+}
+
+/// Checks that what the restarted server serves is whole and, when known, equals what the
+/// directory held.
+fn check_served(s: &Served, expected: Option<&Observed>) -> Result<(), String> {
+    let sum: i64 = s.last.values().sum();
+    if s.partial != 0 || s.parts != 2 * s.items || s.has != 2 * s.items || s.items != sum {
+        return Err(format!(
+            "the restarted server serves a partial transaction: {s:?}"
+        ));
+    }
+    if let Some(seen) = expected {
+        let items: usize = seen.items.values().map(Vec::len).sum();
+        if seen.last != s.last || usize::try_from(s.items).ok() != Some(items) {
+            return Err(format!(
+                "the restarted server serves {s:?}, the directory held lasts {:?} and {items} items",
+                seen.last
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How one writer's run ended: the commits it heard acknowledged, or an error that was not
+/// the server dying.
+type WriterEnd = Result<u64, String>;
+
+/// Commits `s = first, first + 1, …` until the connection breaks, sending each acknowledged
+/// one to `acks` the moment its reply arrives.
+async fn write(mut conn: Connection, w: i64, first: i64, acks: Sender<Ack>) -> WriterEnd {
+    let mut acked = 0;
+    let mut s = first;
+    loop {
+        match conn
+            .query_scalar(COMMIT, params(&[("w", w), ("s", s)]))
+            .await
+        {
+            Ok(Some(Value::Int(last))) if last == s => {
+                let _ = acks.send(Ack {
+                    writer: w,
+                    seq: s,
+                    at_micros: micros_now(),
+                });
+                acked += 1;
+                s += 1;
+            }
+            Ok(other) => return Err(format!("writer {w} commit {s} returned {other:?}")),
+            // Nothing committed: the same commit again.
+            Err(ClientError::Failure { code, .. }) if code.contains("TransientError") => {}
+            Err(ClientError::Failure { code, message, .. }) => {
+                return Err(format!("writer {w} commit {s}: {code}: {message}"));
+            }
+            // The server is gone: whatever was in flight was never acknowledged.
+            Err(_) => return Ok(acked),
+        }
+    }
+}
+
+/// Runs `quiver serve` and drives it over Bolt: the crash harness's target.
+struct ServeTarget {
+    writers: i64,
+    runtime: tokio::runtime::Runtime,
+    server: Option<Server>,
+    tasks: Vec<tokio::task::JoinHandle<WriterEnd>>,
+    /// What the directory held after the last kill.
+    expected: Option<Observed>,
+    /// Torn-tail warnings the restarted servers logged.
+    torn_tails: usize,
+    /// The longest a restart took, from spawn to writers connected.
+    restart_max: Duration,
+}
+
+impl ServeTarget {
+    fn new(writers: i64) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("client runtime");
+        ServeTarget {
+            writers,
+            runtime,
+            server: None,
+            tasks: Vec::new(),
+            expected: None,
+            torn_tails: 0,
+            restart_max: Duration::ZERO,
+        }
+    }
+
+    /// Checks the restarted server, creates missing writers, and connects one client per
+    /// writer. Returns each writer's connection and next sequence number.
+    async fn prepare(&self, bolt: SocketAddr) -> Result<Vec<(Connection, i64)>, String> {
+        let mut setup = connect(bolt).await?;
+        check_served(&served(&mut setup).await?, self.expected.as_ref())?;
+        let mut writers = Vec::new();
+        for w in 0..self.writers {
+            let last = scalar(
+                &mut setup,
+                "MERGE (x:Writer {w: $w}) ON CREATE SET x.last = 0 RETURN x.last",
+                params(&[("w", w)]),
+            )
+            .await?
+            .as_int()
+            .ok_or("a writer's last is not an integer")?;
+            writers.push((connect(bolt).await?, last + 1));
+        }
+        setup.close().await;
+        Ok(writers)
+    }
+}
+
+impl CrashTarget for ServeTarget {
+    fn start(
+        &mut self,
+        dir: &Path,
+        mode: Mode,
+        acks: Sender<Ack>,
+    ) -> Result<Option<Duration>, String> {
+        let began = Instant::now();
+        let server = spawn_server(serve_command(dir, mode))
+            .map_err(|(e, log)| format!("{e}; its last lines:\n{}", log.tail.join("\n")))?;
+        let (bolt, recovery) = (server.bolt, server.recovery);
+        self.server = Some(server);
+        let writers = self.runtime.block_on(self.prepare(bolt))?;
+        self.restart_max = self.restart_max.max(began.elapsed());
+        for (w, (conn, first)) in (0..).zip(writers) {
+            self.tasks
+                .push(self.runtime.spawn(write(conn, w, first, acks.clone())));
+        }
+        Ok(recovery)
+    }
+
+    fn kill(&mut self) -> Result<(), String> {
+        let server = self.server.take().ok_or("not running")?;
+        let log = server.kill()?;
+        self.torn_tails += log
+            .warnings
+            .iter()
+            .filter(|l| l.contains("torn record") || l.contains("torn log segment"))
+            .count();
+        let tasks = std::mem::take(&mut self.tasks);
+        let ends = self.runtime.block_on(async {
+            tokio::time::timeout(Duration::from_secs(60), async {
+                let mut ends = Vec::new();
+                for task in tasks {
+                    ends.push(task.await.map_err(|e| e.to_string()).and_then(|end| end));
+                }
+                ends
+            })
+            .await
+        });
+        let ends = ends.map_err(|_| "writers still running a minute after the kill")?;
+        for end in ends {
+            end?;
+        }
+        Ok(())
+    }
+
+    fn recovered(&mut self, seen: &Observed) {
+        self.expected = Some(Observed {
+            last: seen.last.clone(),
+            items: seen.items.clone(),
+            commit: seen.commit,
+        });
+    }
+}
+
+/// A fresh data directory on the build's disk (where the server's syncs are real).
+fn data_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temporary directory")
+}
+
+fn crash_mode(mode: Mode, writers: i64, kills: usize, run_ms: std::ops::Range<u64>) {
+    let tmp = data_dir();
+    let mut target = ServeTarget::new(writers);
+    let mut run = Run {
+        target: &mut target,
+        dir: tmp.path(),
+        mode,
+        kills,
+        run_ms,
+        // The interval, plus the sync that was running when the kill came and scheduling on
+        // a busy machine.
+        loss_bound: Duration::from_millis(FLUSH_INTERVAL_MS + 500),
+    };
+    let summary = run.go().unwrap_or_else(|e| panic!("{mode}: {e}"));
+    println!(
+        "serve {mode}: {writers} writers, {} kills, {} commits acknowledged, {} lost \
+         (worst {:.1} ms before the kill), recovery up to {:.1} ms, restart up to {:.1} ms, \
+         {} torn tails cut, last commit {}",
+        summary.kills,
+        summary.acked,
+        summary.lost,
+        summary.worst_loss_ms,
+        summary.recovery_ms_max,
+        target.restart_max.as_secs_f64() * 1000.0,
+        target.torn_tails,
+        summary.last_commit
+    );
+    assert_eq!(summary.kills, kills);
+    assert!(summary.acked > 0, "{mode}: nothing was acknowledged");
+    if mode.is_durable() {
+        assert_eq!(summary.lost, 0);
+    }
+}
+
+const SHORT_WRITERS: i64 = 8;
+
+#[test]
+fn crash_serve_short_sync() {
+    crash_mode(Mode::Sync, SHORT_WRITERS, 3, 300..900);
+}
+
+#[test]
+fn crash_serve_short_group() {
+    crash_mode(Mode::Group, SHORT_WRITERS, 3, 300..900);
+}
+
+#[test]
+fn crash_serve_short_buffered() {
+    crash_mode(Mode::Buffered, SHORT_WRITERS, 3, 300..900);
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn crash_long(mode: Mode) {
+    crash_mode(
+        mode,
+        env_or("QUIVER_CRASH_WRITERS", 32),
+        env_or("QUIVER_CRASH_KILLS", 20),
+        200..3000,
+    );
+}
+
+#[test]
+#[ignore = "long form: run by hand"]
+fn crash_serve_long_sync() {
+    crash_long(Mode::Sync);
+}
+
+#[test]
+#[ignore = "long form: run by hand"]
+fn crash_serve_long_group() {
+    crash_long(Mode::Group);
+}
+
+#[test]
+#[ignore = "long form: run by hand"]
+fn crash_serve_long_buffered() {
+    crash_long(Mode::Buffered);
+}
+
+/// A second server on a directory another one holds stops at once and says why.
+#[test]
+fn a_second_server_on_the_same_directory_is_refused() {
+    let tmp = data_dir();
+    let first = spawn_server(serve_command(tmp.path(), Mode::Group))
+        .unwrap_or_else(|(e, log)| panic!("{e}: {log:?}"));
+    let mut second = serve_command(tmp.path(), Mode::Group)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the second quiver");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = second.try_wait().expect("wait for the second quiver") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = second.kill();
+            let _ = second.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let (Some(out), Some(err)) = (second.stdout.as_mut(), second.stderr.as_mut()) {
+        out.read_to_string(&mut stdout).expect("read stdout");
+        err.read_to_string(&mut stderr).expect("read stderr");
+    }
+    first.kill().expect("the first server was still running");
+    let status = status.unwrap_or_else(|| panic!("the second server kept running: {stderr}"));
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains("already in use") && stderr.contains(&tmp.path().display().to_string()),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("listening"), "the second server listened");
+}
+
+/// The newest log segment in `dir`.
+fn newest_segment(dir: &Path) -> PathBuf {
+    let mut segments: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .expect("read the data directory")
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let base = quiver_durability::parse_segment_name(e.file_name().to_str()?)?;
+            Some((base, e.path()))
+        })
+        .collect();
+    segments.sort();
+    segments.pop().expect("a log segment").1
+}
+
+/// Commits `n` items for writer 0 over one connection; returns the last acknowledged `s`.
+async fn commit_items(bolt: SocketAddr, n: i64) -> Result<i64, String> {
+    let mut conn = connect(bolt).await?;
+    scalar(
+        &mut conn,
+        "MERGE (x:Writer {w: 0}) ON CREATE SET x.last = 0 RETURN x.last",
+        Map::new(),
+    )
+    .await?;
+    for s in 1..=n {
+        let last = scalar(&mut conn, COMMIT, params(&[("w", 0), ("s", s)])).await?;
+        if last != Value::Int(s) {
+            return Err(format!("commit {s} returned {last:?}"));
+        }
+    }
+    conn.close().await;
+    Ok(n)
+}
+
+fn client_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime")
+}
+
+/// A record half written when the server died is cut off at the restart, the cut is
+/// logged, and every acknowledged commit before it is served.
+#[test]
+fn a_torn_tail_is_cut_reported_and_the_commits_before_it_served() {
+    let tmp = data_dir();
+    let rt = client_runtime();
+    let server = spawn_server(serve_command(tmp.path(), Mode::Sync))
+        .unwrap_or_else(|(e, log)| panic!("{e}: {log:?}"));
+    let acked = rt.block_on(commit_items(server.bolt, 20)).expect("commits");
+    server.kill().expect("the server was still running");
+    // The start of a frame whose body never made it: a length, a checksum and half a commit
+    // number.
+    let segment = newest_segment(tmp.path());
+    let mut bytes = std::fs::read(&segment).expect("read the segment");
+    let intact = bytes.len();
+    bytes.extend_from_slice(&[0x40, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef, 0x15, 0]);
+    std::fs::write(&segment, &bytes).expect("tear the tail");
+
+    let server = spawn_server(serve_command(tmp.path(), Mode::Sync))
+        .unwrap_or_else(|(e, log)| panic!("{e}: {log:?}"));
+    let now = rt
+        .block_on(async {
+            let mut conn = connect(server.bolt).await?;
+            served(&mut conn).await
+        })
+        .expect("read back");
+    let log = server.kill().expect("the server was still running");
+    let torn: Vec<&String> = log
+        .warnings
+        .iter()
+        .filter(|l| l.contains("torn record"))
+        .collect();
+    assert_eq!(torn.len(), 1, "{:?}", log.warnings);
+    assert!(torn[0].contains(&format!("offset={intact}")), "{}", torn[0]);
+    check_served(&now, None).expect("whole transactions");
+    assert_eq!(now.last.get(&0), Some(&acked));
+    assert_eq!(
+        std::fs::metadata(&segment).expect("segment").len(),
+        u64::try_from(intact).expect("length"),
+        "the torn bytes were not cut off"
+    );
+}
