@@ -31,6 +31,10 @@ pub struct ApiConfig {
     /// The Neo4j version the discovery document reports: the API level Quiver speaks, which
     /// tools check before they talk to a server.
     pub neo4j_version: String,
+    /// A transactional request whose last first step (with the same path and body) took less
+    /// than this runs its first step on the connection's task instead of the blocking pool,
+    /// saving two thread wake-ups; `None` always uses the pool. See `placement`.
+    pub inline_budget: Option<Duration>,
 }
 
 impl Default for ApiConfig {
@@ -46,6 +50,7 @@ impl Default for ApiConfig {
             commit_wait_max: Duration::from_secs(60),
             bolt_port: 7687,
             neo4j_version: "5.26.0".to_owned(),
+            inline_budget: Some(Duration::from_micros(500)),
         }
     }
 }

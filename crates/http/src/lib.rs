@@ -24,6 +24,7 @@ pub mod encode;
 mod error;
 pub mod json;
 pub mod negotiate;
+mod placement;
 mod query_api;
 mod registry;
 pub mod route;

@@ -24,6 +24,7 @@ use crate::durable::{CommitWait, WatermarkWait};
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
+use crate::placement::{Placement, RequestKey};
 use crate::query_api::{self, QueryJob};
 use crate::registry::Registry;
 use crate::route::{self, Miss, Route, TxEndpoint};
@@ -38,6 +39,7 @@ pub struct Shared {
     pub registry: Registry,
     pub telemetry: Arc<dyn Telemetry>,
     pub commit_wait: Arc<dyn CommitWait>,
+    pub placement: Placement,
 }
 
 /// What the API reports to and waits on, bridged by the binary to the server's metrics and the
@@ -105,10 +107,12 @@ impl HttpApi {
         let commit_wait = hooks.commit_wait.unwrap_or_else(|| {
             Arc::new(WatermarkWait::new(Arc::clone(&db), config.commit_wait_max))
         });
+        let placement = Placement::new(config.inline_budget);
         let api = HttpApi {
             shared: Arc::new(Shared {
                 db,
                 config,
+                placement,
                 registry,
                 telemetry: hooks.telemetry,
                 commit_wait,
@@ -316,6 +320,11 @@ impl HttpApi {
         {
             bookmarks = bookmarks::parse_header(value.as_bytes());
         }
+        // A request that presents bookmarks may wait for them: never on the connection's task.
+        let key = bookmarks
+            .as_ref()
+            .is_ok_and(Vec::is_empty)
+            .then(|| RequestKey::of(parts.uri.path(), &body));
         let job = TxJob {
             endpoint,
             base,
@@ -324,7 +333,7 @@ impl HttpApi {
             bookmarks,
             body,
         };
-        self.respond(tx_api::producer(Arc::clone(&self.shared), job))
+        self.respond(tx_api::producer(Arc::clone(&self.shared), job), key)
             .await
     }
 
@@ -361,19 +370,31 @@ impl HttpApi {
             let error = ApiError::DatabaseNotFound(database.to_owned());
             return query_error(content_type, StatusCode::NOT_FOUND, &error);
         }
+        // The body may carry bookmarks, which may wait: the Query API always uses the pool.
         let job = QueryJob {
             format,
             typed_parameters,
             body,
         };
-        self.respond(query_api::producer(Arc::clone(&self.shared), job))
+        self.respond(query_api::producer(Arc::clone(&self.shared), job), None)
             .await
     }
 
-    /// Runs `producer`'s first step on the blocking pool and answers with what it writes.
-    async fn respond(&self, producer: Box<dyn Produce>) -> Response<ResponseBody> {
+    /// Runs `producer`'s first step (on the blocking pool, or inline for a request `key` known
+    /// to be quick) and answers with what it writes.
+    async fn respond(
+        &self,
+        producer: Box<dyn Produce>,
+        key: Option<RequestKey>,
+    ) -> Response<ResponseBody> {
         let chunk_bytes = self.shared.config.chunk_bytes.max(1);
-        let Some((head, body)) = stream::respond(producer, chunk_bytes).await else {
+        let responded = match key {
+            Some(key) => {
+                stream::respond_placed(producer, chunk_bytes, &self.shared.placement, key).await
+            }
+            None => stream::respond(producer, chunk_bytes).await,
+        };
+        let Some((head, body)) = responded else {
             return tx_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 &ApiError::Invalid("The request failed inside the server.".to_owned()),

@@ -19,11 +19,14 @@
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::StatusCode;
 use hyper::body::{Body, Frame, SizeHint};
 use tokio::task::JoinHandle;
+
+use crate::placement::{Placement, RequestKey};
 
 /// The status and headers a producer settled on in its first step.
 #[derive(Debug, Clone)]
@@ -60,6 +63,46 @@ pub async fn respond(
     chunk_bytes: usize,
 ) -> Option<(Head, ResponseBody)> {
     let (producer, first, complete) = step(producer, chunk_bytes).await.ok()?;
+    Some(finish(producer, first, complete, chunk_bytes))
+}
+
+/// As [`respond`], but the first step runs on the calling task when `placement` knows this
+/// request to be quick, and its duration is recorded either way (see [`crate::placement`]).
+pub async fn respond_placed(
+    mut producer: Box<dyn Produce>,
+    chunk_bytes: usize,
+    placement: &Placement,
+    key: RequestKey,
+) -> Option<(Head, ResponseBody)> {
+    if placement.inline(key) {
+        let started = Instant::now();
+        let mut out = Vec::with_capacity(chunk_bytes.min(64 * 1024) + 1024);
+        // A panic is answered as one on the pool would be (with a 500); the producer is
+        // dropped, which decides what becomes of its transaction.
+        let complete = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            producer.produce(&mut out, chunk_bytes)
+        }))
+        .ok()?;
+        placement.record(key, started.elapsed());
+        return Some(finish(producer, Bytes::from(out), complete, chunk_bytes));
+    }
+    let handle = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let mut out = Vec::with_capacity(chunk_bytes.min(64 * 1024) + 1024);
+        let complete = producer.produce(&mut out, chunk_bytes);
+        (producer, Bytes::from(out), complete, started.elapsed())
+    });
+    let (producer, first, complete, elapsed) = handle.await.ok()?;
+    placement.record(key, elapsed);
+    Some(finish(producer, first, complete, chunk_bytes))
+}
+
+fn finish(
+    producer: Box<dyn Produce>,
+    first: Bytes,
+    complete: bool,
+    chunk_bytes: usize,
+) -> (Head, ResponseBody) {
     let head = producer.head();
     let body = if complete {
         drop(producer);
@@ -74,7 +117,7 @@ pub async fn respond(
             },
         }
     };
-    Some((head, body))
+    (head, body)
 }
 
 /// The body of every API response.
@@ -334,5 +377,64 @@ mod tests {
         assert!(body.collect().await.is_err());
         let (producer, _, _) = digits(100, Some(0));
         assert!(respond(producer, 8).await.is_none());
+    }
+
+    /// Records the thread its first step ran on.
+    struct OnThread(Arc<parking_lot::Mutex<Option<std::thread::ThreadId>>>);
+
+    impl Produce for OnThread {
+        fn produce(&mut self, out: &mut Vec<u8>, _: usize) -> bool {
+            *self.0.lock() = Some(std::thread::current().id());
+            out.extend_from_slice(b"{}");
+            true
+        }
+
+        fn head(&self) -> Head {
+            Head {
+                status: StatusCode::OK,
+                content_type: "application/json",
+                location: None,
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_known_to_be_quick_runs_on_the_calling_task() {
+        let placement = Placement::new(Some(std::time::Duration::from_secs(5)));
+        let key = RequestKey::of("/db/neo4j/tx/commit", b"{}");
+        let here = std::thread::current().id();
+        let ran_on = Arc::new(parking_lot::Mutex::new(None));
+        for expected_inline in [false, true, true] {
+            let producer = Box::new(OnThread(Arc::clone(&ran_on)));
+            let (head, body) = respond_placed(producer, 64, &placement, key)
+                .await
+                .expect("no panic");
+            assert_eq!(head.status, StatusCode::OK);
+            assert_eq!(body.size_hint().exact(), Some(2));
+            assert_eq!(*ran_on.lock() == Some(here), expected_inline);
+        }
+        // Slow once: back to the pool (a zero budget makes every step slow).
+        let strict = Placement::new(Some(std::time::Duration::ZERO));
+        let producer = Box::new(OnThread(Arc::clone(&ran_on)));
+        respond_placed(producer, 64, &strict, key)
+            .await
+            .expect("no panic");
+        assert!(!strict.inline(key));
+        assert_ne!(*ran_on.lock(), Some(here));
+        // A panic in an inline step is answered like one on the pool.
+        let (producer, _, _) = digits(100, Some(1));
+        let key = RequestKey::of("/db/neo4j/tx/commit", b"panics");
+        let (producer_quick, _, _) = digits(1, None);
+        respond_placed(producer_quick, 8, &placement, key)
+            .await
+            .expect("no panic");
+        assert!(placement.inline(key));
+        let mut producer = producer;
+        let mut scratch = Vec::new();
+        assert!(
+            !producer.produce(&mut scratch, 8),
+            "step 0 runs; step 1 panics"
+        );
+        assert!(respond_placed(producer, 8, &placement, key).await.is_none());
     }
 }
