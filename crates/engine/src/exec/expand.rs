@@ -21,6 +21,9 @@ pub(crate) struct Expand {
     types: Vec<RelTypeId>,
     /// For `Expand(Into)`: the node the expanded relationships must reach.
     target: u64,
+    /// For `Expand(Into)`: the last `from` node and its degree, since consecutive rows
+    /// often share it (all candidates checked against one person).
+    from_degree: Option<(u64, usize)>,
 }
 
 impl Expand {
@@ -32,9 +35,14 @@ impl Expand {
             pos: 0,
             types: Vec::new(),
             target: 0,
+            from_degree: None,
         }
     }
 }
+
+/// `Expand(Into)` walks its `from` node's relationships without asking about the other end
+/// when there are at most this many: so few cost less to walk than the question costs.
+const INTO_WALK_ANYWAY: usize = 32;
 
 /// The direction of the same relationships seen from their other end.
 fn reversed(dir: Direction) -> Direction {
@@ -138,7 +146,17 @@ impl Cursor for Expand {
                 // a few relationships against one with millions takes a few steps.
                 self.target = to;
                 let back = reversed(spec.dir);
-                if degree(cx, to, back, &self.types)? < degree(cx, from, spec.dir, &self.types)? {
+                let from_degree = match self.from_degree {
+                    Some((node, d)) if node == from => d,
+                    _ => {
+                        let d = degree(cx, from, spec.dir, &self.types)?;
+                        self.from_degree = Some((from, d));
+                        d
+                    }
+                };
+                if from_degree > INTO_WALK_ANYWAY
+                    && degree(cx, to, back, &self.types)? < from_degree
+                {
                     (start, dir, self.target) = (to, back, from);
                 }
             }
@@ -150,6 +168,7 @@ impl Cursor for Expand {
     fn reset(&mut self) {
         self.buf.clear();
         self.pos = 0;
+        self.from_degree = None;
         self.input.reset();
     }
 }
