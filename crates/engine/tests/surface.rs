@@ -413,6 +413,19 @@ fn constraint_violations_speak_cypher() {
             .ends_with("already exists with label `Person` and property `name` = 'Ann'"),
         "{e}"
     );
+    let e = db
+        .execute("DROP CONSTRAINT no_such_rule", Map::new())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintDropFailed"
+    );
+    let e = db
+        .execute("DROP INDEX no_such_rule", Map::new())
+        .unwrap_err();
+    assert_eq!(e.status_code(), "Neo.ClientError.Schema.IndexDropFailed");
+    db.execute("DROP CONSTRAINT no_such_rule IF EXISTS", Map::new())
+        .unwrap();
     let r = db
         .execute("SHOW CONSTRAINTS YIELD name", Map::new())
         .unwrap();
@@ -518,4 +531,32 @@ fn expand_into_finds_the_same_relationships_from_either_end() {
         )
         .unwrap();
     assert_eq!(r.rows, vec![vec![Value::Int(3)]]);
+}
+
+#[test]
+fn a_transaction_timeout_stops_its_query() {
+    let db = db();
+    let mut tx = db
+        .begin(TxOptions {
+            timeout: Some(Duration::from_millis(50)),
+            ..TxOptions::read()
+        })
+        .unwrap();
+    let started = Instant::now();
+    let q = tx
+        .run(
+            "UNWIND range(1, 100000000000) AS i WITH i WHERE i < 0 RETURN i",
+            Map::new(),
+        )
+        .unwrap();
+    let mut rows = Vec::new();
+    let e = tx.pull(q, -1, &mut rows).unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
+    );
+    assert!(e.message().contains("50 ms"), "{e}");
+    // Checked every few thousand rows: the query stops soon after its limit.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(tx.is_failed());
 }

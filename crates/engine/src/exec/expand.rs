@@ -40,8 +40,8 @@ impl Expand {
     }
 }
 
-/// `Expand(Into)` walks its `from` node's relationships without asking about the other end
-/// when there are at most this many: so few cost less to walk than the question costs.
+/// `Expand(Into)` keeps walking its `from` node's relationships without asking about the
+/// other end when there are at most this many: so few cost less to walk than the question.
 const INTO_WALK_ANYWAY: usize = 32;
 
 /// The direction of the same relationships seen from their other end.
@@ -137,31 +137,40 @@ impl Cursor for Expand {
             if resolve_types(&spec.types, cx, &mut self.types).is_none() {
                 continue;
             }
-            let (mut start, mut dir) = (from, spec.dir);
-            if spec.into {
-                let Some(to) = node_in(row, spec.to)? else {
-                    continue;
-                };
-                // Walk the relationships of whichever end has fewer: checking a node with
-                // a few relationships against one with millions takes a few steps.
-                self.target = to;
-                let back = reversed(spec.dir);
-                let from_degree = match self.from_degree {
-                    Some((node, d)) if node == from => d,
-                    _ => {
-                        let d = degree(cx, from, spec.dir, &self.types)?;
-                        self.from_degree = Some((from, d));
-                        d
-                    }
-                };
-                if from_degree > INTO_WALK_ANYWAY
-                    && degree(cx, to, back, &self.types)? < from_degree
-                {
-                    (start, dir, self.target) = (to, back, from);
+            if !spec.into {
+                cx.tx
+                    .expand_into(NodeId(from), spec.dir, &self.types, &mut self.buf)?;
+                continue;
+            }
+            let Some(to) = node_in(row, spec.to)? else {
+                continue;
+            };
+            // Walk the relationships of whichever end has fewer: checking a node with a few
+            // relationships against one with millions takes a few steps. The start node's
+            // count comes from walking it (or from the row before, when it is the same node),
+            // so rows whose start node has few relationships pay nothing for the choice.
+            self.target = to;
+            let back = reversed(spec.dir);
+            let many = match self.from_degree {
+                Some((node, d)) if node == from && d > INTO_WALK_ANYWAY => Some(d),
+                _ => {
+                    cx.tx
+                        .expand_into(NodeId(from), spec.dir, &self.types, &mut self.buf)?;
+                    self.from_degree = Some((from, self.buf.len()));
+                    (self.buf.len() > INTO_WALK_ANYWAY).then_some(self.buf.len())
+                }
+            };
+            if let Some(d) = many {
+                if degree(cx, to, back, &self.types)? < d {
+                    self.buf.clear();
+                    cx.tx
+                        .expand_into(NodeId(to), back, &self.types, &mut self.buf)?;
+                    self.target = from;
+                } else if self.buf.is_empty() {
+                    cx.tx
+                        .expand_into(NodeId(from), spec.dir, &self.types, &mut self.buf)?;
                 }
             }
-            cx.tx
-                .expand_into(NodeId(start), dir, &self.types, &mut self.buf)?;
         }
     }
 
