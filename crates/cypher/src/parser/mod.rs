@@ -1,10 +1,12 @@
 //! The recursive-descent parser: tokens to [`Statement`].
 //!
 //! The parser holds the tokens, an index into them and a depth counter. Every construct that
-//! can nest (expressions, subqueries, `FOREACH`) goes through [`Parser::nested`], and long
-//! operator chains count towards the same budget, so no input can build a tree deeper than
-//! about `2 * parse_depth_max` or overflow the stack while being parsed, printed, analysed or
-//! dropped.
+//! can nest (expressions, subqueries, `FOREACH`) goes through [`Parser::nested`], and operators
+//! that wrap the expression before them (postfix lookups, a change of precedence level) count
+//! towards the same budget, so no input can build a tree deeper than about
+//! `2 * parse_depth_max` or overflow the stack while being parsed, printed, analysed or dropped.
+//! A run of binary operators of one level (`a AND b AND ...`, `1 + 2 - 3 + ...`) is a flat
+//! [`crate::ast::ExprKind::Chain`] and costs one level however long it is.
 
 mod clause;
 mod expr;
