@@ -76,8 +76,9 @@ async fn a_client_leaving_mid_query_has_its_work_cancelled_and_abandoned() {
         .await
         .expect("the work was cancelled");
     println!("cancelled {took:?} after the client closed");
+    // The promise: a client-side timeout plus retry never finds the first attempt still running.
     assert!(
-        took < Duration::from_millis(500),
+        took < Duration::from_millis(100),
         "cancelled after {took:?}"
     );
     assert!(eventually(|| server.metrics.transactions.abandoned.get() == 1).await);
