@@ -163,6 +163,22 @@ async fn malformed_and_oversized_messages_close_with_a_reason() {
     assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
     assert!(message.contains("1024"), "{message}");
     client.expect_closed().await;
+    // A message that ends inside its structure (HELLO announces a field the chunk lacks).
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.send_raw(&[0x00, 0x02, 0xB1, 0x01, 0x00, 0x00]).await;
+    let (code, _) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
+    client.expect_closed().await;
+    // A string whose length runs past the end of the message.
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client
+        .send_raw(&[
+            0x00, 0x07, 0xB1, 0x01, 0xA1, 0x81, 0x61, 0x85, 0x61, 0x00, 0x00,
+        ])
+        .await;
+    let (code, _) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
+    client.expect_closed().await;
     // An unknown message signature.
     let mut client = BoltClient::connect(server.bolt, V58, true).await;
     client.send_raw(&[0x00, 0x02, 0xB0, 0x55, 0x00, 0x00]).await;
