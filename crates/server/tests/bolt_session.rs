@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::bolt::{BoltClient, route, run, text};
+use common::bolt::{BoltClient, pull, route, run, text};
 use common::{config, eventually, start};
 use quiver_bolt::message::Auth;
 use quiver_bolt::{Request, Response, Version};
@@ -270,5 +270,65 @@ async fn past_the_limit_the_refusal_is_a_readable_failure() {
         refused.expect_closed().await;
     }
     assert_eq!(server.metrics.bolt.rejected.get(), 2);
+    server.stop().await;
+}
+
+/// Computes for seconds (a cross product of millions of rows), checking for cancellation.
+const LONG_QUERY: &str = "UNWIND range(1, 6000) AS a UNWIND range(1, 6000) AS b WITH a, b WHERE a + b < 0 RETURN count(*) AS c";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_administrator_terminates_work_when_every_slot_and_query_thread_is_busy() {
+    let server = start(
+        config(|layer| {
+            with_users(layer);
+            layer.max_connections = Some(3);
+            layer.admin_reserved_connections = Some(1);
+            layer.query_threads = Some(1);
+        }),
+        None,
+    )
+    .await;
+    // Both general slots run long queries; the one query thread is taken.
+    let mut busy = Vec::new();
+    for _ in 0..2 {
+        let mut client = BoltClient::connect(server.bolt, V58, true).await;
+        client
+            .login(Auth::basic("reader", "letmein"))
+            .await
+            .expect("a general slot");
+        // RUN alone first: the replies to a pipelined batch leave together, after the PULL.
+        client.send(&[run(LONG_QUERY)]).await;
+        client.expect_success().await;
+        client.send(&[pull(-1, -1)]).await;
+        busy.push(client);
+    }
+    assert!(eventually(|| server.db.transactions().len() == 2).await);
+    let mut admin = BoltClient::connect(server.bolt, V58, true).await;
+    admin
+        .login(Auth::basic("neo4j", "secret"))
+        .await
+        .expect("the reserved slot admits the administrator");
+    let (_, rows, _) = admin
+        .query("SHOW TRANSACTIONS YIELD transactionId, currentQuery RETURN transactionId, currentQuery")
+        .await;
+    let victims: Vec<String> = rows
+        .iter()
+        .filter(|row| matches!(&row[1], Value::String(q) if q.contains("range(1, 6000)")))
+        .map(|row| match &row[0] {
+            Value::String(id) => id.to_string(),
+            other => panic!("transaction id {other:?}"),
+        })
+        .collect();
+    assert_eq!(victims.len(), 2, "{rows:?}");
+    for id in &victims {
+        let (_, rows, _) = admin.query(&format!("TERMINATE TRANSACTION '{id}'")).await;
+        assert_eq!(rows.len(), 1, "{rows:?}");
+    }
+    for client in &mut busy {
+        let (code, _) = client.expect_failure().await;
+        assert_eq!(code, "Neo.ClientError.Transaction.Terminated");
+    }
+    assert!(eventually(|| server.db.transactions().is_empty()).await);
+    assert!(eventually(|| server.metrics.transactions.active.get() == 0).await);
     server.stop().await;
 }
