@@ -8,7 +8,8 @@
 //! - [`route`] maps paths to endpoints; [`negotiate`] reads `Accept` and `Content-Type`;
 //! - [`decode`] turns request bodies into statements and engine values ([`typed`] for
 //!   Neo4j's typed JSON);
-//! - `tx_api` and `query_api` run statements on the blocking pool and write Neo4j's
+//! - `tx_api` and `query_api` run statements on the blocking pool (or, for a request whose
+//!   last run was quick, on the connection's task: `placement`) and write Neo4j's
 //!   documents as rows arrive ([`encode`] for the value formats), through [`stream`], which
 //!   sends small documents whole and large ones in chunks;
 //! - `registry` holds open explicit transactions between requests, caps their number and

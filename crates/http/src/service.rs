@@ -1,8 +1,9 @@
 //! The API as a service: routing, negotiation and the hand-off to the blocking pool.
 //!
-//! The async side only routes, checks headers and answers cheap errors; everything that
-//! touches the engine runs on the blocking pool, so a long query never stalls the other
-//! connections served by the same runtime worker.
+//! The async side only routes, checks headers and answers cheap errors; work that touches the
+//! engine runs on the blocking pool, so a long query never stalls the other connections served
+//! by the same runtime worker. The exception is a transactional request known to be quick
+//! (`placement`), whose first step runs inline because the hand-off would cost more than it.
 
 use std::convert::Infallible;
 use std::future::Future;
