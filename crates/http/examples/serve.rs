@@ -1,7 +1,8 @@
-//! A Quiver server with the HTTP API and no authentication: what `bench/http/run.sh` measures.
-//! It assembles the same parts as `quiver serve` (the server's listeners, deadlines and metrics;
-//! the engine, in memory or over a durable data directory; this crate's API), so it doubles as
-//! the reference for wiring the API into the binary.
+//! A Quiver server with the HTTP API and no authentication, assembled from the same parts as
+//! `quiver serve` (the server's listeners, deadlines and metrics; the engine, in memory or over
+//! a durable data directory; this crate's API): the reference for wiring the API into a
+//! binary, and a way to measure the API without building the whole `quiver` binary
+//! (`bench/http/run.sh` measures `quiver serve` itself).
 //!
 //! ```sh
 //! cargo run --release -p quiver-http --example serve -- 127.0.0.1:7474 127.0.0.1:7687
