@@ -39,6 +39,8 @@ pub const TX_TIMED_OUT: &str = "Neo.ClientError.Transaction.TransactionTimedOutC
 pub const BOOKMARK_TIMEOUT: &str = "Neo.TransientError.Transaction.BookmarkTimeout";
 pub const INVALID_BOOKMARK: &str = "Neo.ClientError.Transaction.InvalidBookmark";
 pub const COMMIT_FAILED: &str = "Neo.DatabaseError.Transaction.TransactionCommitFailed";
+/// What the engine answers a write in a read-mode transaction.
+const ACCESS_MODE: &str = "Neo.ClientError.Statement.AccessMode";
 pub const FORBIDDEN: &str = "Neo.ClientError.Security.Forbidden";
 
 /// What one step of pulling (or discarding) did.
@@ -239,7 +241,16 @@ impl BoltSession {
     }
 
     /// Begins an engine transaction, counted, with its durability horizon.
-    fn open_tx(&mut self, graph: &Graph, opts: TxOptions) -> Option<Box<OpenTx>> {
+    fn open_tx(&mut self, graph: &Graph, mut opts: TxOptions) -> Option<Box<OpenTx>> {
+        // After a disk fault no write can commit, and the newest commits in memory (the one
+        // whose log write failed) will never be durable: a write-mode transaction then reads
+        // at the durable point like a read-mode one, and a write in it is refused by name.
+        let fault = (opts.mode == AccessMode::Write)
+            .then(|| graph.durability().and_then(|durability| durability.fault()))
+            .flatten();
+        if fault.is_some() {
+            opts.mode = AccessMode::Read;
+        }
         let write = opts.mode == AccessMode::Write;
         match OpenTx::begin(graph.database(), opts, 0, &self.shared.metrics) {
             Ok(mut tx) => {
@@ -247,6 +258,7 @@ impl BoltSession {
                     // Read after the transaction began: an upper bound on its snapshot.
                     tx.horizon = graph.write_horizon();
                 }
+                tx.writes_refused = fault;
                 Some(Box::new(tx))
             }
             Err(error) => {
@@ -539,9 +551,14 @@ impl BoltSession {
         // once what they were read from is durable.
         self.settle_horizon(&mut tx).await;
         let expired = watched.expired || tx.expired || tx.is_past_deadline();
-        let (code, message, position) = match error {
-            StepError::Engine(error) => engine_failure(error),
-            StepError::Encode(error) => (error.status_code(), error.to_string(), None),
+        let (code, message, position) = match (error, &tx.writes_refused) {
+            (StepError::Engine(error), Some(fault)) if error.status_code() == ACCESS_MODE => (
+                COMMIT_FAILED,
+                format!("writes are refused after a disk fault: {fault}"),
+                None,
+            ),
+            (StepError::Engine(error), _) => engine_failure(error),
+            (StepError::Encode(error), _) => (error.status_code(), error.to_string(), None),
         };
         if expired {
             let ms = tx.timeout.map_or(0, |t| t.as_millis());

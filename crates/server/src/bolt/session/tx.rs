@@ -53,6 +53,9 @@ pub(super) struct OpenTx {
     pub horizon: u64,
     /// Some step of it ran long: its commit and rollback run on the query pool.
     pub heavy: bool,
+    /// Opened in write mode after a disk fault (the fault): it reads at the durable point and
+    /// a write in it is refused with the fault named.
+    pub writes_refused: Option<String>,
     metrics: Arc<Metrics>,
     ended: bool,
 }
@@ -90,6 +93,7 @@ impl OpenTx {
             expired: false,
             horizon,
             heavy: false,
+            writes_refused: None,
             metrics: Arc::clone(metrics),
             ended: false,
         })
