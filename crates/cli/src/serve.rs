@@ -12,6 +12,7 @@ use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http::ApiHandler;
 use quiver_server::metrics::Metrics;
+use quiver_server::placement::Policy;
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 
 /// Exit status for a configuration or start-up error (as for a usage error).
@@ -286,10 +287,7 @@ impl CommitWait for DiskWait {
 fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandler {
     let api = HttpApi::with_hooks(
         Arc::clone(graph.database()),
-        ApiConfig {
-            bolt_port: config.bolt_listen.port(),
-            ..ApiConfig::default()
-        },
+        http_api_config(config),
         Hooks {
             telemetry: Arc::new(ServerTelemetry(Arc::clone(metrics))),
             commit_wait: graph.durability().map(|durability| {
@@ -299,4 +297,22 @@ fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandle
     );
     tokio::spawn(api.expiry_task());
     ApiHandler::from_service(api)
+}
+
+/// The HTTP API's settings from the server's: the same bookmark wait as Bolt, and the same
+/// query placement (`pool` keeps every statement off the connection's task).
+fn http_api_config(config: &Config) -> ApiConfig {
+    let defaults = ApiConfig::default();
+    ApiConfig {
+        bolt_port: config.bolt_listen.port(),
+        bookmark_wait: config.timeouts.bookmark,
+        inline_budget: match config.query.placement {
+            Policy::Adaptive => defaults.inline_budget,
+            Policy::Pool => None,
+            // No budget at all would let one slow statement stall a worker: the HTTP API keeps
+            // a budget even when Bolt measures running everything inline.
+            Policy::Inline => defaults.inline_budget,
+        },
+        ..defaults
+    }
 }
