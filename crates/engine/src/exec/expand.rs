@@ -42,7 +42,7 @@ impl Expand {
 
 /// `Expand(Into)` keeps walking its `from` node's relationships without asking about the
 /// other end when there are at most this many: so few cost less to walk than the question.
-const INTO_WALK_ANYWAY: usize = 32;
+const INTO_WALK_ANYWAY: usize = 256;
 
 /// The direction of the same relationships seen from their other end.
 fn reversed(dir: Direction) -> Direction {
