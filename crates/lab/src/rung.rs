@@ -176,6 +176,8 @@ async fn measure(
         saturation: spec.saturation,
         units_owed: outcome.units_owed,
         units_ok: outcome.units_ok,
+        conn_failed: outcome.conn_failed,
+        errors: outcome.errors.total(),
         units_failed: outcome.units_failed,
         writes_ok: outcome.writes_ok,
         rows_per_unit: rows_per_unit(spec),

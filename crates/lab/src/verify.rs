@@ -36,6 +36,11 @@ pub struct WindowFacts {
     pub saturation: bool,
     pub units_owed: u64,
     pub units_ok: u64,
+    /// Offered connections that never got past authentication.
+    pub conn_failed: u64,
+    /// Client-side errors of every class (dial, handshake, I/O, timeouts, refusals). Under a
+    /// time budget a connection that fails or dies owes nothing, so these are what show it.
+    pub errors: u64,
     /// Units that ran and failed (a FAILURE, or a row that failed its check).
     pub units_failed: u64,
     pub writes_ok: u64,
@@ -77,6 +82,19 @@ pub fn verify(facts: &WindowFacts) -> Verdict {
                 "{} of {} units succeeded ({} failed)",
                 facts.units_ok, facts.units_owed, facts.units_failed
             ));
+        }
+        if facts.units_ok == 0 {
+            v.violations.push("no unit succeeded".to_owned());
+        }
+        if facts.conn_failed != 0 {
+            v.violations.push(format!(
+                "{} offered connections never established",
+                facts.conn_failed
+            ));
+        }
+        if facts.errors != 0 {
+            v.violations
+                .push(format!("{} client-side errors", facts.errors));
         }
     }
 
@@ -167,6 +185,8 @@ mod tests {
             saturation: false,
             units_owed: 100,
             units_ok: 100,
+            conn_failed: 0,
+            errors: 0,
             units_failed: 0,
             writes_ok: if workload.writes() { 100 } else { 0 },
             rows_per_unit: 1,
@@ -199,6 +219,29 @@ mod tests {
             assert!(verdict.passed(), "{w:?}: {:?}", verdict.violations);
             assert!(verdict.unverified.is_empty(), "{w:?}");
         }
+    }
+
+    #[test]
+    fn a_time_budget_window_fails_on_dead_connections_and_on_nothing_done() {
+        // Under --duration-ms a connection that never opens owes nothing: the
+        // completeness rule alone would pass it.
+        let mut f = clean(Workload::Count);
+        f.conn_failed = 1;
+        f.errors = 1;
+        let verdict = verify(&f);
+        assert_eq!(verdict.violations.len(), 2, "{:?}", verdict.violations);
+        let mut f = clean(Workload::Count);
+        f.errors = 3;
+        assert!(!verify(&f).passed());
+        let mut f = clean(Workload::Count);
+        (f.units_owed, f.units_ok, f.rows_ok) = (0, 0, 0);
+        assert!(!verify(&f).passed());
+        // A saturation rung expects refused connections.
+        let mut f = clean(Workload::Count);
+        f.saturation = true;
+        f.conn_failed = 128;
+        f.errors = 128;
+        assert!(verify(&f).passed(), "{:?}", verify(&f).violations);
     }
 
     #[test]
