@@ -295,7 +295,7 @@ fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandle
             }),
         },
     );
-    tokio::spawn(api.expiry_task());
+    // `with_hooks` started the idle-transaction expiry task on this runtime.
     ApiHandler::from_service(api)
 }
 

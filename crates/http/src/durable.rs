@@ -16,6 +16,14 @@ use quiver_engine::Database;
 /// Blocks until a commit may be acknowledged; `Err` names why it cannot be (a disk fault).
 pub trait CommitWait: Send + Sync {
     fn wait(&self, commit: u64) -> Result<(), String>;
+
+    /// Blocks until rows read at `snapshot` may leave the server. A write transaction reads
+    /// at the newest commit in memory, which in the `group` and `sync` modes may not be on
+    /// disk yet: its rows wait for that commit like an acknowledgement does. The default
+    /// is [`CommitWait::wait`].
+    fn wait_readable(&self, snapshot: u64) -> Result<(), String> {
+        self.wait(snapshot)
+    }
 }
 
 /// The default [`CommitWait`]: polls the store's visible watermark.

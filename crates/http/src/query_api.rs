@@ -76,6 +76,7 @@ pub fn producer(shared: Arc<Shared>, job: QueryJob) -> Box<dyn Produce> {
         first_row: true,
         first_step: true,
         started: Instant::now(),
+        horizon: 0,
     })
 }
 
@@ -94,6 +95,9 @@ struct QueryRun {
     /// Errors in the first step still change the status.
     first_step: bool,
     started: Instant,
+    /// A write transaction's rows may leave only once this commit (the newest in memory when
+    /// it began) is durable; 0 once settled.
+    horizon: u64,
 }
 
 impl Produce for QueryRun {
@@ -157,6 +161,8 @@ impl QueryRun {
                 break summary;
             }
             if out.len() >= chunk_bytes {
+                // Rows leave before the commit: they wait for what they were read from.
+                self.settle_horizon()?;
                 return Ok(false);
             }
         };
@@ -164,6 +170,7 @@ impl QueryRun {
             Some(tracked) => tracked.commit()?,
             None => return Ok(true),
         };
+        self.settle_horizon()?;
         self.shared
             .commit_wait
             .wait(info.commit)
@@ -181,6 +188,18 @@ impl QueryRun {
         json::string(out, &bookmarks::format(info.commit));
         out.extend_from_slice(b"]}");
         Ok(true)
+    }
+
+    /// Waits until the rows read so far may leave the server (see `CommitWait::wait_readable`).
+    fn settle_horizon(&mut self) -> Result<(), ApiError> {
+        let horizon = std::mem::take(&mut self.horizon);
+        if horizon == 0 {
+            return Ok(());
+        }
+        self.shared
+            .commit_wait
+            .wait_readable(horizon)
+            .map_err(ApiError::NotDurable)
     }
 
     fn start(&mut self, job: &QueryJob, out: &mut Vec<u8>) -> Result<(), ApiError> {
@@ -208,10 +227,15 @@ impl QueryRun {
             ..TxOptions::default()
         };
         self.started = Instant::now();
+        let write = options.mode == AccessMode::Write;
         let mut tracked = TrackedTx::new(
             self.shared.db.begin(options)?,
             Arc::clone(&self.shared.telemetry),
         );
+        if write {
+            // Read after the transaction began: an upper bound on its snapshot.
+            self.horizon = self.shared.db.storage().last_committed();
+        }
         let Some(tx) = tracked.get() else {
             return Err(ApiError::Invalid(
                 "the transaction closed before it ran".to_owned(),

@@ -24,7 +24,7 @@ use std::time::{Instant, SystemTime};
 use http::StatusCode;
 
 use quiver_engine::{
-    Counters, Notification, PlanDescription, PullState, QueryId, Transaction, TxOptions,
+    AccessMode, Counters, Notification, PlanDescription, PullState, QueryId, Transaction, TxOptions,
 };
 use quiver_value::{Map, Node, Value};
 
@@ -77,6 +77,7 @@ pub fn producer(shared: Arc<Shared>, job: TxJob) -> Box<dyn Produce> {
         failure: None,
         commit_url: None,
         finish_with_commit: false,
+        horizon: 0,
     })
 }
 
@@ -130,10 +131,37 @@ struct TxRun {
     failure: Option<ApiError>,
     commit_url: Option<String>,
     finish_with_commit: bool,
+    /// A write transaction's rows may leave only once this commit (the newest in memory when
+    /// it began or resumed) is durable; 0 once settled.
+    horizon: u64,
 }
 
 impl Produce for TxRun {
     fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
+        let complete = self.step(out, chunk_bytes);
+        if self.horizon > 0 {
+            let horizon = std::mem::take(&mut self.horizon);
+            if let Err(reason) = self.shared.commit_wait.wait_readable(horizon) {
+                // Nothing has left yet (the horizon settles in the first step): answer with
+                // the reason instead of rows that may never be durable.
+                if let Some(handle) = self.handle.take() {
+                    discard(&self.shared, handle);
+                }
+                error_document(out, &ApiError::NotDurable(reason));
+                self.head.content_type = JSON;
+                return true;
+            }
+        }
+        complete
+    }
+
+    fn head(&self) -> Head {
+        self.head.clone()
+    }
+}
+
+impl TxRun {
+    fn step(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
         if let Some(mut job) = self.job.take()
             && let Err(error) = self.start(&mut job, out)
         {
@@ -161,13 +189,6 @@ impl Produce for TxRun {
         self.finish(out);
         true
     }
-
-    fn head(&self) -> Head {
-        self.head.clone()
-    }
-}
-
-impl TxRun {
     /// Obtains the transaction and opens the document; `Err` answers with an error document.
     fn start(&mut self, job: &mut TxJob, out: &mut Vec<u8>) -> Result<(), ApiError> {
         let bookmarks = std::mem::replace(&mut job.bookmarks, Ok(Vec::new()))?;
@@ -213,6 +234,10 @@ impl TxRun {
                 ));
             }
         };
+        if job.options.mode == AccessMode::Write {
+            // Read after the transaction began (or resumed): an upper bound on its snapshot.
+            self.horizon = shared.db.storage().last_committed();
+        }
         self.handle = Some(handle);
         out.extend_from_slice(br#"{"results":["#);
         match decode::tx_request(&job.body, shared.config.statements_per_request_max) {
