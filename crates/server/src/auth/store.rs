@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{PasswordHash, PasswordHasher, SaltString};
 use blake2::Blake2bMac512;
 use blake2::digest::{KeyInit, Mac};
 use parking_lot::Mutex;
@@ -86,6 +86,11 @@ pub struct UserStore {
     /// Handed out when authentication is disabled (one allocation for all connections).
     anonymous: Principal,
     hashing: Semaphore,
+    /// Argon2 working memory (19 MiB each at the default cost), one per permit of `hashing`,
+    /// reused from login to login. Left to the allocator, every blocking-pool thread that ran
+    /// a verification kept its own copy in its malloc arena: a burst of logins grew the
+    /// server by hundreds of megabytes for good.
+    memory: Mutex<Vec<Vec<argon2::Block>>>,
     throttle: Throttle,
     metrics: Arc<Metrics>,
 }
@@ -117,6 +122,43 @@ pub fn hash_password(password: &str) -> Result<String, AuthError> {
         .hash_password(password.as_bytes(), &salt)
         .map(|hash| hash.to_string())
         .map_err(|error| AuthError::Hashing(error.to_string()))
+}
+
+/// Checks `password` against an argon2 PHC string, computing in `memory` (grown to the hash's
+/// cost as needed) instead of a fresh allocation. The comparison is constant-time.
+fn verify_with_memory(hash: &str, password: &[u8], memory: &mut Vec<argon2::Block>) -> bool {
+    let Ok(parsed) = PasswordHash::new(hash) else {
+        return false;
+    };
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
+        return false;
+    };
+    let Ok(algorithm) = argon2::Algorithm::try_from(parsed.algorithm) else {
+        return false;
+    };
+    let version = match parsed.version {
+        Some(number) => match argon2::Version::try_from(number) {
+            Ok(version) => version,
+            Err(_) => return false,
+        },
+        None => argon2::Version::default(),
+    };
+    let Ok(params) = argon2::Params::try_from(&parsed) else {
+        return false;
+    };
+    let mut salt_bytes = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
+        return false;
+    };
+    let blocks = params.block_count();
+    if memory.len() < blocks {
+        memory.resize(blocks, argon2::Block::default());
+    }
+    let mut out = vec![0u8; expected.len()];
+    Argon2::new(algorithm, version, params)
+        .hash_password_into_with_memory(password, salt, &mut out, &mut memory[..blocks])
+        .is_ok()
+        && argon2::password_hash::Output::new(&out).is_ok_and(|computed| computed == expected)
 }
 
 impl UserStore {
@@ -165,6 +207,7 @@ impl UserStore {
             verified: Mutex::new(HashMap::new()),
             anonymous: Principal::anonymous(),
             hashing: Semaphore::new(hashing_concurrency),
+            memory: Mutex::new(Vec::with_capacity(hashing_concurrency)),
             throttle: Throttle::new(throttle_delay_max),
             metrics,
         })
@@ -180,6 +223,7 @@ impl UserStore {
             verified: Mutex::new(HashMap::new()),
             anonymous: Principal::anonymous(),
             hashing: Semaphore::new(1),
+            memory: Mutex::new(Vec::new()),
             throttle: Throttle::new(std::time::Duration::from_secs(1)),
             metrics,
         }
@@ -255,15 +299,14 @@ impl UserStore {
             .acquire()
             .await
             .map_err(|_| AuthError::Hashing("hashing pool closed".to_owned()))?;
-        let matches = tokio::task::spawn_blocking(move || {
-            PasswordHash::new(&hash).is_ok_and(|parsed| {
-                Argon2::default()
-                    .verify_password(password.as_bytes(), &parsed)
-                    .is_ok()
-            })
+        let mut memory = self.memory.lock().pop().unwrap_or_default();
+        let (matches, memory) = tokio::task::spawn_blocking(move || {
+            let matches = verify_with_memory(&hash, password.as_bytes(), &mut memory);
+            (matches, memory)
         })
         .await
         .map_err(|error| AuthError::Hashing(error.to_string()))?;
+        self.memory.lock().push(memory);
         match user {
             Some(user) if matches => {
                 self.verified.lock().insert(principal.to_owned(), tag);
@@ -288,6 +331,38 @@ impl UserStore {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn verification_in_reused_memory_agrees_with_argon2() {
+        use argon2::password_hash::PasswordVerifier;
+
+        let hash = super::hash_password("s3cret").expect("hash");
+        let parsed = super::PasswordHash::new(&hash).expect("parse");
+        let mut memory = Vec::new();
+        for (password, right) in [
+            ("s3cret", true),
+            ("s3cre", false),
+            ("", false),
+            ("s3cret", true),
+        ] {
+            let reference = super::Argon2::default()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok();
+            assert_eq!(reference, right);
+            assert_eq!(
+                super::verify_with_memory(&hash, password.as_bytes(), &mut memory),
+                right,
+                "{password:?}"
+            );
+        }
+        assert!(!super::verify_with_memory(
+            "not a hash",
+            b"s3cret",
+            &mut memory
+        ));
+        // Reused, not regrown: one buffer of the default cost.
+        assert_eq!(memory.len(), argon2::Params::default().block_count());
+    }
+
     use std::net::Ipv4Addr;
     use std::time::Duration;
 
