@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! cargo run --release -p quiver-engine --example cypher_qps -- --persons 100000 --seconds 2
-//! cargo run --release -p quiver-engine --example cypher_qps -- --export /tmp/social   # CSV only
+//! cargo run --release -p quiver-engine --example cypher_qps -- --export social-csv   # CSV only
 //! ```
 //!
 //! Prints one line per query: name, queries per wall-clock second and per CPU second of this
