@@ -281,6 +281,10 @@ impl CommitWait for DiskWait {
     fn wait(&self, commit: u64) -> Result<(), String> {
         self.0.wait_for(commit).map_err(|error| error.to_string())
     }
+
+    fn writes_refused(&self) -> Option<String> {
+        self.0.fault()
+    }
 }
 
 /// Neo4j's HTTP API (transactional endpoints, Query API, discovery) over the served graph.

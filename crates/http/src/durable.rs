@@ -24,7 +24,22 @@ pub trait CommitWait: Send + Sync {
     fn wait_readable(&self, snapshot: u64) -> Result<(), String> {
         self.wait(snapshot)
     }
+
+    /// Why no write can commit now (a disk fault), if that is so. A write-mode request then
+    /// reads at the durable point like a read-mode one, so reads keep working, and a write in
+    /// it fails naming the reason.
+    fn writes_refused(&self) -> Option<String> {
+        None
+    }
 }
+
+/// The error a write gets once [`CommitWait::writes_refused`] names a reason.
+pub(crate) fn refused_write(reason: &str) -> crate::error::ApiError {
+    crate::error::ApiError::NotDurable(format!("writes are refused after a disk fault: {reason}"))
+}
+
+/// What the engine answers a write in a read-mode transaction.
+pub(crate) const ACCESS_MODE: &str = "Neo.ClientError.Statement.AccessMode";
 
 /// The default [`CommitWait`]: polls the store's visible watermark.
 pub struct WatermarkWait {

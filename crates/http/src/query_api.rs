@@ -19,6 +19,7 @@ use quiver_value::Value;
 
 use crate::bookmarks;
 use crate::decode::{self, QueryRequest};
+use crate::durable;
 use crate::encode;
 use crate::error::ApiError;
 use crate::json;
@@ -218,8 +219,13 @@ impl QueryRun {
         }
         bookmarks::await_all(&self.shared, &bookmarks)?;
         self.include_counters = include_counters;
+        let refused = if read_only == Some(true) {
+            None
+        } else {
+            self.shared.commit_wait.writes_refused()
+        };
         let options = TxOptions {
-            mode: if read_only == Some(true) {
+            mode: if read_only == Some(true) || refused.is_some() {
                 AccessMode::Read
             } else {
                 AccessMode::Write
@@ -241,7 +247,14 @@ impl QueryRun {
                 "the transaction closed before it ran".to_owned(),
             ));
         };
-        let query = tx.run(&statement, parameters)?;
+        let query = tx
+            .run(&statement, parameters)
+            .map_err(|error| match &refused {
+                Some(reason) if error.status_code() == durable::ACCESS_MODE => {
+                    durable::refused_write(reason)
+                }
+                _ => ApiError::Engine(error),
+            })?;
         out.extend_from_slice(br#"{"data":{"fields":["#);
         let mut first = true;
         for field in tx.fields(query) {

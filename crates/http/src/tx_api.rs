@@ -31,6 +31,7 @@ use quiver_value::{Map, Node, Value};
 use crate::bookmarks;
 use crate::dates;
 use crate::decode::{self, Contents, Statement};
+use crate::durable;
 use crate::encode::{self, GraphRecord};
 use crate::error::ApiError;
 use crate::json;
@@ -78,6 +79,7 @@ pub fn producer(shared: Arc<Shared>, job: TxJob) -> Box<dyn Produce> {
         commit_url: None,
         finish_with_commit: false,
         horizon: 0,
+        writes_refused: None,
     })
 }
 
@@ -134,6 +136,9 @@ struct TxRun {
     /// A write transaction's rows may leave only once this commit (the newest in memory when
     /// it began or resumed) is durable; 0 once settled.
     horizon: u64,
+    /// Opened in write mode while writes are refused (the reason): it reads at the durable
+    /// point and a write in it fails naming the reason.
+    writes_refused: Option<String>,
 }
 
 impl Produce for TxRun {
@@ -194,8 +199,16 @@ impl TxRun {
         let bookmarks = std::mem::replace(&mut job.bookmarks, Ok(Vec::new()))?;
         bookmarks::await_all(&self.shared, &bookmarks)?;
         let shared = Arc::clone(&self.shared);
+        let mut options = job.options.clone();
+        if options.mode == AccessMode::Write {
+            self.writes_refused = shared.commit_wait.writes_refused();
+            if self.writes_refused.is_some() {
+                options.mode = AccessMode::Read;
+            }
+        }
+        let write = options.mode == AccessMode::Write;
         let begin = || -> Result<TrackedTx, ApiError> {
-            let tx = shared.db.begin(job.options.clone())?;
+            let tx = shared.db.begin(options.clone())?;
             Ok(TrackedTx::new(tx, Arc::clone(&shared.telemetry)))
         };
         let handle = match job.endpoint {
@@ -234,7 +247,7 @@ impl TxRun {
                 ));
             }
         };
-        if job.options.mode == AccessMode::Write {
+        if write {
             // Read after the transaction began (or resumed): an upper bound on its snapshot.
             self.horizon = shared.db.storage().last_committed();
         }
@@ -262,7 +275,12 @@ impl TxRun {
             Ok(query) => query,
             Err(error) => {
                 self.shared.telemetry.query_finished(started.elapsed());
-                self.failure = Some(ApiError::Engine(error));
+                self.failure = Some(match &self.writes_refused {
+                    Some(reason) if error.status_code() == durable::ACCESS_MODE => {
+                        durable::refused_write(reason)
+                    }
+                    _ => ApiError::Engine(error),
+                });
                 return;
             }
         };

@@ -378,6 +378,15 @@ async fn idle_transactions_expire_and_are_counted() {
     assert_eq!(client.post(&path, "").await.status, 200);
 
     assert!(eventually(|| server.api.expired_transactions() == 1).await);
+    // The expired transaction is rolled back on the blocking pool just after it is counted as
+    // expired: wait for the rollback's counters too.
+    assert!(
+        eventually(|| {
+            let transactions = server.metrics.snapshot().transactions;
+            transactions.abandoned_total == 1 && transactions.active == 0
+        })
+        .await
+    );
     let gone = client.post(&path, "").await;
     assert_eq!(gone.status, 404);
     assert_eq!(server.api.open_transactions(), 0);
@@ -990,5 +999,94 @@ async fn commits_are_acknowledged_only_once_durable() {
         v2.error_codes(),
         ["Neo.DatabaseError.Transaction.TransactionCommitFailed"]
     );
+    server.stop().await;
+}
+
+/// Refuses writes (a disk fault) while `refusing` is set; every commit is durable at once.
+#[derive(Default)]
+struct FaultyDisk {
+    refusing: AtomicBool,
+}
+
+impl CommitWait for FaultyDisk {
+    fn wait(&self, _commit: u64) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn writes_refused(&self) -> Option<String> {
+        self.refusing
+            .load(Ordering::SeqCst)
+            .then(|| "File too large".to_owned())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
+    let disk = Arc::new(FaultyDisk::default());
+    let server = start_with(
+        server_config(|_| {}),
+        ApiConfig::default(),
+        Some(Arc::clone(&disk) as Arc<dyn CommitWait>),
+    )
+    .await;
+    let mut client = server.client();
+    let created = client
+        .post("/db/neo4j/tx/commit", &statement("CREATE (:Kept)"))
+        .await;
+    assert_eq!(created.json()["errors"], serde_json::json!([]));
+
+    disk.refusing.store(true, Ordering::SeqCst);
+    let read = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("MATCH (n:Kept) RETURN count(n) AS c"),
+        )
+        .await;
+    let json = read.json();
+    assert_eq!(json["errors"], serde_json::json!([]), "{json}");
+    assert_eq!(json["results"][0]["data"][0]["row"][0], 1);
+
+    let write = client
+        .post("/db/neo4j/tx/commit", &statement("CREATE (:Lost)"))
+        .await;
+    let json = write.json();
+    assert_eq!(
+        json["errors"][0]["code"],
+        "Neo.DatabaseError.Transaction.TransactionCommitFailed"
+    );
+    let message = json["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("disk fault") && message.contains("File too large"),
+        "{message}"
+    );
+
+    let v2_read = client
+        .post(
+            "/db/neo4j/query/v2",
+            r#"{"statement":"MATCH (n:Kept) RETURN count(n) AS c"}"#,
+        )
+        .await;
+    assert_eq!(
+        v2_read.json()["data"]["values"][0][0],
+        1,
+        "{}",
+        v2_read.text()
+    );
+    let v2_write = client
+        .post("/db/neo4j/query/v2", r#"{"statement":"CREATE (:Lost)"}"#)
+        .await;
+    assert_eq!(
+        v2_write.error_codes(),
+        ["Neo.DatabaseError.Transaction.TransactionCommitFailed"]
+    );
+
+    disk.refusing.store(false, Ordering::SeqCst);
+    let count = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("MATCH (n:Lost) RETURN count(n) AS c"),
+        )
+        .await;
+    assert_eq!(count.json()["results"][0]["data"][0]["row"][0], 0);
     server.stop().await;
 }
