@@ -6,6 +6,7 @@
 //! no reactor registration on the client side), so in process the growth of the resident set
 //! is the server's, not the lab's.
 
+use super::or_unknown;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -109,33 +110,41 @@ pub async fn run(
 
 impl IdleReport {
     pub fn lines(&self) -> Vec<String> {
-        let o = |v: Option<u64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
-        let oi = |v: Option<i64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
-        let mut lines = vec![
-            format!("idle.offered={}", self.offered),
-            format!("# idle.held={}", self.held),
-            format!("# idle.failed={}", self.failed),
-            format!("# idle.errors={}", self.errors.summary()),
-            format!(
-                "# idle.errors_by_side=client:{} server:{}",
-                self.client_side_errors, self.server_side_errors
-            ),
+        let mut lines = super::held_lines(
+            "idle",
+            self.offered,
+            self.held,
+            self.failed,
+            &self.errors,
+            self.client_side_errors,
+            self.server_side_errors,
+        );
+        lines.extend([
             format!(
                 "# idle.open_elapsed={}",
                 crate::report::fmt_ns(self.open_elapsed_ns)
             ),
             format!("# idle.hold_ms={}", self.hold_ms),
-            format!("# server.rss_before={}", o(self.server_rss_before)),
-            format!("# server.rss_held={}", o(self.server_rss_held)),
+            format!("# server.rss_before={}", or_unknown(self.server_rss_before)),
+            format!("# server.rss_held={}", or_unknown(self.server_rss_held)),
             format!(
                 "# server.rss_per_idle_conn_bytes={}",
-                oi(self.server_rss_per_conn)
+                or_unknown(self.server_rss_per_conn)
             ),
-            format!("# server.active_held={}", oi(self.server_active_held)),
-            format!("# server.open_fds_held={}", o(self.server_fds_held)),
-            format!("# server.tasks_held={}", o(self.server_tasks_held)),
-            format!("# server.threads_held={}", o(self.server_threads_held)),
-        ];
+            format!(
+                "# server.active_held={}",
+                or_unknown(self.server_active_held)
+            ),
+            format!(
+                "# server.open_fds_held={}",
+                or_unknown(self.server_fds_held)
+            ),
+            format!("# server.tasks_held={}", or_unknown(self.server_tasks_held)),
+            format!(
+                "# server.threads_held={}",
+                or_unknown(self.server_threads_held)
+            ),
+        ]);
         if let Some(c) = &self.counters {
             for (k, v) in c.lines("counters.bolt.server") {
                 lines.push(format!("# {k}={v}"));

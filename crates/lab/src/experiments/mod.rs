@@ -24,6 +24,31 @@ use crate::load::open;
 /// the accept queue and turn a measurement of holding into one of the backlog.
 pub const DIAL_CONCURRENCY_DEFAULT: usize = 256;
 
+/// A figure the lab could not read (an unknown server, no `/proc` access) prints as `unknown`.
+fn or_unknown<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "unknown".to_owned(), |value| value.to_string())
+}
+
+/// The report lines the modes that hold opened connections share: what was offered, held and
+/// failed, and which side each error came from.
+fn held_lines(
+    mode: &str,
+    offered: usize,
+    held: usize,
+    failed: u64,
+    errors: &ErrorCounts,
+    client_side_errors: u64,
+    server_side_errors: u64,
+) -> Vec<String> {
+    vec![
+        format!("{mode}.offered={offered}"),
+        format!("# {mode}.held={held}"),
+        format!("# {mode}.failed={failed}"),
+        format!("# {mode}.errors={}", errors.summary()),
+        format!("# {mode}.errors_by_side=client:{client_side_errors} server:{server_side_errors}"),
+    ]
+}
+
 /// N authenticated connections, opened with bounded concurrency.
 pub struct Opened {
     pub connections: Vec<Connection>,

@@ -6,6 +6,7 @@
 //! `idle` at the same N, the difference is what an open query costs the server beyond an open
 //! connection — without burning CPU, which would measure the executor instead.
 
+use super::or_unknown;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -165,34 +166,31 @@ pub async fn run(
 
 impl SlowReport {
     pub fn lines(&self) -> Vec<String> {
-        let o = |v: Option<u64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
-        let oi = |v: Option<i64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
-        let mut lines = vec![
-            format!("slow.offered={}", self.offered),
-            format!("# slow.held={}", self.held),
-            format!("# slow.failed={}", self.failed),
-            format!("# slow.errors={}", self.errors.summary()),
-            format!(
-                "# slow.errors_by_side=client:{} server:{}",
-                self.client_side_errors, self.server_side_errors
-            ),
-            format!("# slow.hold_ms={}", self.hold_ms),
-        ];
+        let mut lines = super::held_lines(
+            "slow",
+            self.offered,
+            self.held,
+            self.failed,
+            &self.errors,
+            self.client_side_errors,
+            self.server_side_errors,
+        );
+        lines.extend([format!("# slow.hold_ms={}", self.hold_ms)]);
         for (t, active, tx) in &self.timeline {
             lines.push(format!(
                 "# slow.t={t}s server.active={} server.tx_active={}",
-                oi(*active),
-                oi(*tx)
+                or_unknown(*active),
+                or_unknown(*tx)
             ));
         }
         lines.extend([
-            format!("# server.rss_before={}", o(self.server_rss_before)),
-            format!("# server.rss_held={}", o(self.server_rss_held)),
+            format!("# server.rss_before={}", or_unknown(self.server_rss_before)),
+            format!("# server.rss_held={}", or_unknown(self.server_rss_held)),
             format!(
                 "# server.rss_per_held_query_bytes={}",
-                oi(self.server_rss_per_held_query)
+                or_unknown(self.server_rss_per_held_query)
             ),
-            format!("# server.tasks_held={}", o(self.server_tasks_held)),
+            format!("# server.tasks_held={}", or_unknown(self.server_tasks_held)),
             format!("# slow.released={}", self.released),
         ]);
         if let Some(c) = &self.counters {
