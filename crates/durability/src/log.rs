@@ -311,14 +311,16 @@ impl LogCore {
                 self.sync_micros_avg.store(next, Ordering::Relaxed);
                 self.stats.batch_done(commits, bytes);
                 self.last_batch.store(commits, Ordering::Relaxed);
-                // Readers first, then waiters: a committer that hears "done" must find its
-                // write visible.
+                // The durable watermark first, then readers: a reader's snapshot never
+                // passes the watermark it can read back. A committer that hears "done" still
+                // finds its write visible: `check` reveals up to the watermark before it
+                // returns.
+                self.durable.store(last, Ordering::Release);
                 if self.mode.is_durable()
                     && let Some(storage) = self.storage.upgrade()
                 {
                     storage.advance_visible(last);
                 }
-                self.durable.store(last, Ordering::Release);
                 Ok(())
             }
             Err(reason) => Err(self.set_fault(reason)),
