@@ -85,7 +85,8 @@ fn group_readers_never_see_past_the_durable_watermark() {
         let (db, d, stop) = (db.clone(), d.clone(), stop.clone());
         thread::spawn(move || {
             let mut checks = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            // At least one check however late this thread first runs.
+            while !stop.load(Ordering::Relaxed) || checks == 0 {
                 let tx = db.begin_read();
                 // Read the watermark after the snapshot: it only grows.
                 assert!(tx.snapshot() <= d.durable_watermark());
