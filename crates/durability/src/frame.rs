@@ -33,6 +33,15 @@ const FRAME_COMMIT_AT: usize = 8;
 /// The smallest redo record: its own length, version, commit and op count.
 pub const FRAME_BODY_BYTES_MIN: usize = 17;
 
+// The diagram above, checked by the compiler: each field ends where the next begins.
+const _: () = assert!(SEGMENT_MAGIC.len() + 4 + 4 == SEGMENT_BASE_AT);
+const _: () = assert!(SEGMENT_BASE_AT + 8 + 4 == SEGMENT_CRC_AT);
+const _: () = assert!(SEGMENT_CRC_AT + 4 == SEGMENT_HEADER_BYTES);
+const _: () = assert!(FRAME_CRC_AT == 4 && FRAME_CRC_AT + 4 == FRAME_COMMIT_AT);
+const _: () = assert!(FRAME_COMMIT_AT + 8 == FRAME_HEADER_BYTES);
+// A redo record's header is its length (4), version (1), commit (8) and op count (4).
+const _: () = assert!(FRAME_BODY_BYTES_MIN == 4 + 1 + 8 + 4);
+
 pub const SEGMENT_SUFFIX: &str = ".qlog";
 pub const SNAPSHOT_SUFFIX: &str = ".qsnap";
 pub const TEMP_SUFFIX: &str = ".tmp";

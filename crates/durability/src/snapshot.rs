@@ -45,6 +45,10 @@ const BLOCK_HEADER_BYTES: usize = 9;
 const KIND_OPS: u8 = 1;
 const KIND_TRAILER: u8 = 2;
 const TRAILER_BYTES: usize = 40;
+// The diagram above, checked by the compiler.
+const _: () = assert!(SNAPSHOT_MAGIC.len() + 4 + 4 + 8 + 8 + 4 + 4 == HEADER_BYTES);
+const _: () = assert!(1 + 4 + 4 == BLOCK_HEADER_BYTES);
+const _: () = assert!(5 * 8 == TRAILER_BYTES);
 /// Encoded bytes gathered before one write to the file.
 const WRITE_BYTES: usize = 1 << 20;
 /// A block's encoded ops beyond this close the block even below the op count limit.

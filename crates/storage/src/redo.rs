@@ -46,6 +46,8 @@ pub const REDO_FORMAT_VERSION: u8 = 1;
 /// and a corrupt length must not make recovery allocate without bound.
 pub const RECORD_BYTES_MAX: usize = 1 << 30;
 const HEADER_BYTES: usize = 17;
+// Length (4), format version (1), commit number (8), op count (4), as the diagram above says.
+const _: () = assert!(HEADER_BYTES == 4 + 1 + 8 + 4);
 
 /// One logical change.
 #[derive(Clone, Debug)]
