@@ -79,6 +79,7 @@ pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Grap
             health: Arc::clone(&health),
             users: Arc::new(users),
             http_api: api,
+            query_pool: None,
         },
     )
     .expect("bind")
