@@ -27,7 +27,7 @@ pub const COST_ENTRIES: usize = 4096;
 /// counts as quick (the default of [`Placement::new`]).
 pub const INLINE_BUDGET: Duration = Duration::from_micros(500);
 
-/// The placement policy, chosen in the configuration (`query_placement`).
+/// The placement policy, chosen in the configuration (`query_placement`) for Bolt and HTTP alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
 #[serde(try_from = "String")]
 pub enum Policy {
@@ -108,7 +108,7 @@ impl TextKey {
 }
 
 /// The low bits of an entry hold the verdict, the rest the key's tag: two bits are enough for
-/// the three states, and every other bit tells texts sharing a slot apart.
+/// the three states, and the remaining 62 tell texts sharing a slot apart.
 const VERDICT_BITS: u64 = 0b11;
 const QUICK: u64 = 1;
 const SLOW: u64 = 2;
