@@ -35,7 +35,7 @@ use crate::tracked::{NoTelemetry, Telemetry};
 use crate::tx_api::{self, TxJob};
 
 /// State shared by every request and the expiry task.
-pub struct Shared {
+pub struct ApiState {
     pub db: Arc<Database>,
     pub config: ApiConfig,
     pub registry: Registry,
@@ -72,7 +72,7 @@ impl Default for Hooks {
 /// `ApiHandler::from_service`.
 #[derive(Clone)]
 pub struct HttpApi {
-    shared: Arc<Shared>,
+    shared: Arc<ApiState>,
 }
 
 impl std::fmt::Debug for HttpApi {
@@ -123,7 +123,7 @@ impl HttpApi {
             Arc::new(QueryPool::new(threads).expect("cannot start the query threads"))
         });
         let api = HttpApi {
-            shared: Arc::new(Shared {
+            shared: Arc::new(ApiState {
                 db,
                 config,
                 placement,
@@ -161,7 +161,7 @@ impl HttpApi {
 
     /// Rolls back idle transactions as their deadlines pass, until the API is dropped.
     pub fn expiry_task(&self) -> impl Future<Output = ()> + Send + 'static {
-        let shared: Weak<Shared> = Arc::downgrade(&self.shared);
+        let shared: Weak<ApiState> = Arc::downgrade(&self.shared);
         let tick = (self.shared.config.transaction_idle_timeout / 4)
             .clamp(Duration::from_millis(10), Duration::from_secs(1));
         async move {
