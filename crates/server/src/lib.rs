@@ -5,7 +5,7 @@
 
 pub mod admission;
 pub mod auth;
-pub mod bolt;
+pub mod bolt_listener;
 pub mod config;
 pub mod deadline;
 pub mod graph;

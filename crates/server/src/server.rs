@@ -8,7 +8,7 @@ use tokio::net::TcpListener;
 
 use crate::admission::Admission;
 use crate::auth::UserStore;
-use crate::bolt::{BoltProtocol, BoltShared};
+use crate::bolt_listener::{BoltProtocol, BoltShared};
 use crate::config::Config;
 use crate::graph::Graph;
 use crate::health::{Health, Readiness};
