@@ -11,7 +11,7 @@ use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 

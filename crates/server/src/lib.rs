@@ -10,7 +10,7 @@ pub mod config;
 pub mod deadline;
 pub mod graph;
 pub mod health;
-pub mod http;
+pub mod http_listener;
 pub mod listener;
 pub mod metrics;
 pub mod procedures;

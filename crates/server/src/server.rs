@@ -12,7 +12,7 @@ use crate::bolt_listener::{BoltProtocol, BoltShared};
 use crate::config::Config;
 use crate::graph::Graph;
 use crate::health::{Health, Readiness};
-use crate::http::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
+use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
 use crate::metrics::Metrics;
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};

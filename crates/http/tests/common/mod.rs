@@ -13,7 +13,7 @@ use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::{Server, ServerParts, ShutdownTrigger};
