@@ -7,12 +7,12 @@ use std::sync::Arc;
 use quiver_durability::{Durability, Mode, Options};
 use quiver_engine::{Database, EngineConfig};
 use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
+use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
-use quiver_server::placement::Policy;
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 
 /// Exit status for a configuration or start-up error (as for a usage error).
@@ -92,7 +92,15 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let http_api = http_api(&config, &graph, &metrics);
+    // One query pool for both listeners: Bolt and HTTP work share its threads.
+    let pool = match QueryPool::new(config.query.threads) {
+        Ok(pool) => Arc::new(pool),
+        Err(error) => {
+            eprintln!("quiver: cannot start the query threads: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let http_api = http_api(&config, &graph, &metrics, &pool);
     let server = match Server::bind(
         config,
         ServerParts {
@@ -100,6 +108,7 @@ async fn serve(config: Config) -> ExitCode {
             health: Arc::clone(&health),
             users: Arc::new(users),
             http_api: Some(http_api),
+            query_pool: Some(pool),
         },
     ) {
         Ok(server) => server.with_graph(Arc::clone(&graph)),
@@ -287,8 +296,14 @@ impl CommitWait for DiskWait {
     }
 }
 
-/// Neo4j's HTTP API (transactional endpoints, Query API, discovery) over the served graph.
-fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandler {
+/// Neo4j's HTTP API (transactional endpoints, Query API, discovery) over the served graph, its
+/// engine work on `pool` beside Bolt's.
+fn http_api(
+    config: &Config,
+    graph: &Graph,
+    metrics: &Arc<Metrics>,
+    pool: &Arc<QueryPool>,
+) -> ApiHandler {
     let api = HttpApi::with_hooks(
         Arc::clone(graph.database()),
         http_api_config(config),
@@ -297,6 +312,7 @@ fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandle
             commit_wait: graph.durability().map(|durability| {
                 Arc::new(DiskWait(Arc::clone(durability))) as Arc<dyn CommitWait>
             }),
+            pool: Some(Arc::clone(pool)),
         },
     );
     // `with_hooks` started the idle-transaction expiry task on this runtime.
@@ -304,19 +320,13 @@ fn http_api(config: &Config, graph: &Graph, metrics: &Arc<Metrics>) -> ApiHandle
 }
 
 /// The HTTP API's settings from the server's: the same bookmark wait as Bolt, and the same
-/// query placement (`pool` keeps every statement off the connection's task).
+/// query placement policy (`pool` keeps every statement off the connection's task, `inline`
+/// measures both protocols without the hand-off).
 fn http_api_config(config: &Config) -> ApiConfig {
-    let defaults = ApiConfig::default();
     ApiConfig {
         bolt_port: config.bolt_listen.port(),
         bookmark_wait: config.timeouts.bookmark,
-        inline_budget: match config.query.placement {
-            Policy::Adaptive => defaults.inline_budget,
-            Policy::Pool => None,
-            // No budget at all would let one slow statement stall a worker: the HTTP API keeps
-            // a budget even when Bolt measures running everything inline.
-            Policy::Inline => defaults.inline_budget,
-        },
-        ..defaults
+        placement: config.query.placement,
+        ..ApiConfig::default()
     }
 }

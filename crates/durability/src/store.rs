@@ -29,7 +29,7 @@ struct SnapshotState {
     at: Instant,
 }
 
-struct Shared {
+struct StoreState {
     dir: PathBuf,
     disk: Arc<dyn Disk>,
     storage: Arc<Storage>,
@@ -42,7 +42,7 @@ struct Shared {
     stop_cv: Condvar,
 }
 
-impl Shared {
+impl StoreState {
     fn take_snapshot(&self) -> Result<Option<SnapshotInfo>> {
         let mut state = self.snapshots.lock();
         if let Some(f) = self.log.fault() {
@@ -154,7 +154,7 @@ impl Shared {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Durability {
-    shared: Arc<Shared>,
+    shared: Arc<StoreState>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     closed: AtomicBool,
     lock: Mutex<Option<DirLock>>,
@@ -202,7 +202,7 @@ impl Durability {
         storage.set_readers_follow_commits(!mode.is_durable());
         storage.advance_visible(last);
         storage.set_commit_log(Some(log.clone()));
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(StoreState {
             dir,
             disk,
             storage: storage.clone(),

@@ -27,7 +27,7 @@ struct TxEntry {
 }
 
 /// State shared by the database handle, its transactions and running queries.
-pub(crate) struct Shared {
+pub(crate) struct DatabaseState {
     pub storage: Arc<Storage>,
     pub config: EngineConfig,
     pub cache: Mutex<PlanCache>,
@@ -39,7 +39,7 @@ pub(crate) struct Shared {
     next_tx: AtomicU64,
 }
 
-impl Shared {
+impl DatabaseState {
     pub fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::Acquire)
     }
@@ -128,7 +128,7 @@ pub(crate) fn tx_name(id: u64) -> String {
 /// # Ok::<(), quiver_engine::Error>(())
 /// ```
 pub struct Database {
-    shared: Arc<Shared>,
+    shared: Arc<DatabaseState>,
 }
 
 /// Everything one auto-committed query returned.
@@ -149,7 +149,7 @@ impl Database {
     pub fn with_storage(storage: Arc<Storage>, config: EngineConfig) -> Arc<Database> {
         let capacity = config.plan_cache_entries_max;
         Arc::new(Database {
-            shared: Arc::new(Shared {
+            shared: Arc::new(DatabaseState {
                 storage,
                 config,
                 cache: Mutex::new(PlanCache::new(capacity)),

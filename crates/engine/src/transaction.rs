@@ -13,7 +13,7 @@ use quiver_storage::Transaction as StorageTx;
 use quiver_value::{FunctionContext, Map, TimeZone, Value};
 
 use crate::config::{AccessMode, TxOptions};
-use crate::database::{Shared, tx_name};
+use crate::database::{DatabaseState, tx_name};
 use crate::error::{Error, Result, code};
 use crate::eval::Row;
 use crate::exec::{self, BoxCursor, Cx};
@@ -53,7 +53,7 @@ struct OpenQuery {
 
 /// A transaction. `Send`; used by one connection at a time.
 pub struct Transaction {
-    shared: Arc<Shared>,
+    shared: Arc<DatabaseState>,
     stx: Arc<StorageTx>,
     id: u64,
     opts: TxOptions,
@@ -79,7 +79,7 @@ impl std::fmt::Debug for Transaction {
 }
 
 impl Transaction {
-    pub(crate) fn begin(shared: Arc<Shared>, opts: TxOptions) -> Transaction {
+    pub(crate) fn begin(shared: Arc<DatabaseState>, opts: TxOptions) -> Transaction {
         let stx = match opts.mode {
             AccessMode::Read => shared.storage.begin_read(),
             AccessMode::Write => shared.storage.begin_write(),

@@ -1,5 +1,5 @@
 //! Per-request costs of the HTTP API without sockets: decoding the seed's bodies, encoding
-//! result rows, and whole requests through `HttpApi::handle` (routing, the blocking-pool
+//! result rows, and whole requests through `HttpApi::handle` (routing, the query-pool
 //! hand-off, the engine and the document), so a regression shows here before `ab` sees it.
 //!
 //! ```sh

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::error::ApiError;
-use crate::service::Shared;
+use crate::service::ApiState;
 
 const PREFIX: &str = "quiver:bookmark:v1:";
 /// Most bookmarks one request may present.
@@ -50,7 +50,7 @@ pub fn parse_header(value: &[u8]) -> Result<Vec<String>, ApiError> {
 }
 
 /// Blocks until every bookmark's commit is visible, or fails at the wait limit.
-pub fn await_all(shared: &Shared, bookmarks: &[String]) -> Result<(), ApiError> {
+pub fn await_all(shared: &ApiState, bookmarks: &[String]) -> Result<(), ApiError> {
     let mut newest: Option<(u64, &str)> = None;
     for bookmark in bookmarks {
         let commit = commit_of(bookmark)?;

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use quiver_placement::Policy;
+
 /// Settings of [`crate::HttpApi`]. Every limit is on by default.
 #[derive(Clone, Debug)]
 pub struct ApiConfig {
@@ -31,10 +33,11 @@ pub struct ApiConfig {
     /// The Neo4j version the discovery document reports: the API level Quiver speaks, which
     /// tools check before they talk to a server.
     pub neo4j_version: String,
-    /// A transactional request whose last first step (with the same path and body) took less
-    /// than this runs its first step on the connection's task instead of the blocking pool,
-    /// saving two thread wake-ups; `None` always uses the pool. See `placement`.
-    pub inline_budget: Option<Duration>,
+    /// Where a transactional request's first step runs (the same policy as Bolt's): under
+    /// `Adaptive`, on the connection's task when the last first step with the same path and
+    /// body was quick, saving two thread wake-ups, else on the query pool. See
+    /// `quiver_placement`.
+    pub placement: Policy,
 }
 
 impl Default for ApiConfig {
@@ -50,7 +53,7 @@ impl Default for ApiConfig {
             commit_wait_max: Duration::from_secs(60),
             bolt_port: 7687,
             neo4j_version: "5.26.0".to_owned(),
-            inline_budget: Some(Duration::from_micros(500)),
+            placement: Policy::Adaptive,
         }
     }
 }

@@ -8,10 +8,10 @@
 //! - [`route`] maps paths to endpoints; [`negotiate`] reads `Accept` and `Content-Type`;
 //! - [`decode`] turns request bodies into statements and engine values ([`typed`] for
 //!   Neo4j's typed JSON);
-//! - `tx_api` and `query_api` run statements on the blocking pool (or, for a request whose
-//!   last run was quick, on the connection's task: `placement`) and write Neo4j's
-//!   documents as rows arrive ([`encode`] for the value formats), through [`stream`], which
-//!   sends small documents whole and large ones in chunks;
+//! - `tx_api` and `query_api` run statements on the query pool (or, for a request whose last
+//!   run was quick, on the connection's task: `quiver-placement` decides, as it does for Bolt)
+//!   and write Neo4j's documents as rows arrive ([`encode`] for the value formats), through
+//!   [`stream`], which sends small documents whole and large ones in chunks;
 //! - `registry` holds open explicit transactions between requests, caps their number and
 //!   rolls back the ones left idle; [`Telemetry`] reports transaction outcomes upward and
 //!   [`CommitWait`] holds acknowledgements until commits are durable.
@@ -25,7 +25,6 @@ pub mod encode;
 mod error;
 pub mod json;
 pub mod negotiate;
-mod placement;
 mod query_api;
 mod registry;
 pub mod route;

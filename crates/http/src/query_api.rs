@@ -24,7 +24,7 @@ use crate::encode;
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{JSON, QueryFormat, TYPED_JSON};
-use crate::service::Shared;
+use crate::service::ApiState;
 use crate::stream::{Head, Produce};
 use crate::tracked::TrackedTx;
 use crate::tx_api::{write_error, write_notifications};
@@ -56,7 +56,7 @@ pub fn error_document(out: &mut Vec<u8>, error: &ApiError) {
     out.extend_from_slice(b"]}");
 }
 
-pub fn producer(shared: Arc<Shared>, job: QueryJob) -> Box<dyn Produce> {
+pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
     let content_type = match job.format {
         QueryFormat::Plain => JSON,
         QueryFormat::Typed => TYPED_JSON,
@@ -82,7 +82,7 @@ pub fn producer(shared: Arc<Shared>, job: QueryJob) -> Box<dyn Produce> {
 }
 
 struct QueryRun {
-    shared: Arc<Shared>,
+    shared: Arc<ApiState>,
     format: QueryFormat,
     job: Option<QueryJob>,
     head: Head,

@@ -1,9 +1,10 @@
-//! The API as a service: routing, negotiation and the hand-off to the blocking pool.
+//! The API as a service: routing, negotiation and the hand-off to the query pool.
 //!
 //! The async side only routes, checks headers and answers cheap errors; work that touches the
-//! engine runs on the blocking pool, so a long query never stalls the other connections served
+//! engine runs on the query pool, so a long query never stalls the other connections served
 //! by the same runtime worker. The exception is a transactional request known to be quick
-//! (`placement`), whose first step runs inline because the hand-off would cost more than it.
+//! (`quiver_placement`), whose first step runs inline because the hand-off would cost more than
+//! it.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -18,6 +19,7 @@ use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
 
 use quiver_engine::{AccessMode, Database, TxOptions};
+use quiver_placement::{Placement, QueryPool, TextKey};
 
 use crate::bookmarks;
 use crate::config::ApiConfig;
@@ -25,7 +27,6 @@ use crate::durable::{CommitWait, WatermarkWait};
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
-use crate::placement::{Placement, RequestKey};
 use crate::query_api::{self, QueryJob};
 use crate::registry::Registry;
 use crate::route::{self, Miss, Route, TxEndpoint};
@@ -34,13 +35,15 @@ use crate::tracked::{NoTelemetry, Telemetry};
 use crate::tx_api::{self, TxJob};
 
 /// State shared by every request and the expiry task.
-pub struct Shared {
+pub struct ApiState {
     pub db: Arc<Database>,
     pub config: ApiConfig,
     pub registry: Registry,
     pub telemetry: Arc<dyn Telemetry>,
     pub commit_wait: Arc<dyn CommitWait>,
     pub placement: Placement,
+    /// Where engine work runs (shared with Bolt when the binary passes its pool in [`Hooks`]).
+    pub pool: Arc<QueryPool>,
 }
 
 /// What the API reports to and waits on, bridged by the binary to the server's metrics and the
@@ -50,6 +53,9 @@ pub struct Hooks {
     pub telemetry: Arc<dyn Telemetry>,
     /// `None`: poll the store's visible watermark ([`WatermarkWait`]).
     pub commit_wait: Option<Arc<dyn CommitWait>>,
+    /// The query pool to run engine work on, so that Bolt and HTTP share one set of threads.
+    /// `None`: the API starts a pool of its own, a thread per CPU.
+    pub pool: Option<Arc<QueryPool>>,
 }
 
 impl Default for Hooks {
@@ -57,6 +63,7 @@ impl Default for Hooks {
         Hooks {
             telemetry: Arc::new(NoTelemetry),
             commit_wait: None,
+            pool: None,
         }
     }
 }
@@ -65,7 +72,7 @@ impl Default for Hooks {
 /// `ApiHandler::from_service`.
 #[derive(Clone)]
 pub struct HttpApi {
-    shared: Arc<Shared>,
+    shared: Arc<ApiState>,
 }
 
 impl std::fmt::Debug for HttpApi {
@@ -92,7 +99,7 @@ impl HttpApi {
     ) -> HttpApi {
         let hooks = Hooks {
             telemetry,
-            commit_wait: None,
+            ..Hooks::default()
         };
         HttpApi::with_hooks(db, config, hooks)
     }
@@ -108,12 +115,19 @@ impl HttpApi {
         let commit_wait = hooks.commit_wait.unwrap_or_else(|| {
             Arc::new(WatermarkWait::new(Arc::clone(&db), config.commit_wait_max))
         });
-        let placement = Placement::new(config.inline_budget);
+        let placement = Placement::new(config.placement);
+        let pool = hooks.pool.unwrap_or_else(|| {
+            let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+            // As `spawn_blocking` would, fail loudly when the system has no thread left to
+            // give: an API that cannot run a query has nothing to serve.
+            Arc::new(QueryPool::new(threads).expect("cannot start the query threads"))
+        });
         let api = HttpApi {
-            shared: Arc::new(Shared {
+            shared: Arc::new(ApiState {
                 db,
                 config,
                 placement,
+                pool,
                 registry,
                 telemetry: hooks.telemetry,
                 commit_wait,
@@ -147,7 +161,7 @@ impl HttpApi {
 
     /// Rolls back idle transactions as their deadlines pass, until the API is dropped.
     pub fn expiry_task(&self) -> impl Future<Output = ()> + Send + 'static {
-        let shared: Weak<Shared> = Arc::downgrade(&self.shared);
+        let shared: Weak<ApiState> = Arc::downgrade(&self.shared);
         let tick = (self.shared.config.transaction_idle_timeout / 4)
             .clamp(Duration::from_millis(10), Duration::from_secs(1));
         async move {
@@ -159,13 +173,15 @@ impl HttpApi {
                     return;
                 };
                 let expired = shared.registry.expire(Instant::now());
-                drop(shared);
-                if !expired.is_empty() {
-                    let rolled_back = tokio::task::spawn_blocking(move || {
+                let rolled_back = (!expired.is_empty()).then(|| {
+                    shared.pool.spawn(move || {
                         for tx in expired {
                             tx.abandon();
                         }
-                    });
+                    })
+                });
+                drop(shared);
+                if let Some(rolled_back) = rolled_back {
                     let _ = rolled_back.await;
                 }
             }
@@ -325,7 +341,7 @@ impl HttpApi {
         let key = bookmarks
             .as_ref()
             .is_ok_and(Vec::is_empty)
-            .then(|| RequestKey::of(parts.uri.path(), &body));
+            .then(|| TextKey::of_parts(&[parts.uri.path().as_bytes(), &body]));
         let job = TxJob {
             endpoint,
             base,
@@ -381,19 +397,21 @@ impl HttpApi {
             .await
     }
 
-    /// Runs `producer`'s first step (on the blocking pool, or inline for a request `key` known
-    /// to be quick) and answers with what it writes.
+    /// Runs `producer`'s first step (on the query pool, or inline where the placement policy
+    /// puts a request `key`) and answers with what it writes.
     async fn respond(
         &self,
         producer: Box<dyn Produce>,
-        key: Option<RequestKey>,
+        key: Option<TextKey>,
     ) -> Response<ResponseBody> {
         let chunk_bytes = self.shared.config.chunk_bytes.max(1);
+        let shared = &self.shared;
         let responded = match key {
             Some(key) => {
-                stream::respond_placed(producer, chunk_bytes, &self.shared.placement, key).await
+                stream::respond_placed(producer, chunk_bytes, &shared.pool, &shared.placement, key)
+                    .await
             }
-            None => stream::respond(producer, chunk_bytes).await,
+            None => stream::respond(producer, chunk_bytes, &shared.pool).await,
         };
         let Some((head, body)) = responded else {
             return tx_error(

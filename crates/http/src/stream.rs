@@ -1,32 +1,33 @@
-//! Response bodies produced step by step on the blocking pool, as the client reads them.
+//! Response bodies produced step by step on the query pool, as the client reads them.
 //!
-//! A request's work is a [`Produce`] state machine: each step runs on the blocking pool and
-//! appends about one chunk of the document. The first step decides the status. If the
-//! document is complete after it (the common case), the response goes out whole with a
-//! `Content-Length`, which keep-alive clients such as ApacheBench require. Otherwise the first
-//! chunk goes out at once and the next step starts only when hyper asks for the next frame —
-//! that is, once the previous chunk was handed to the socket — so a slow client slows the query
-//! down instead of filling memory, and no thread waits on a client: between steps the state
-//! machine sits in the response body. A client that goes away drops the body, and with it
-//! the state machine, whose `Drop` decides what happens to its transaction.
+//! A request's work is a [`Produce`] state machine: each step runs on the query pool (the one
+//! Bolt uses, see `quiver_placement`) and appends about one chunk of the document; only the
+//! first step of a request known to be quick runs on the connection's task. The first step
+//! decides the status. If the document is complete after it (the common case), the response
+//! goes out whole with a `Content-Length`, which keep-alive clients such as ApacheBench
+//! require. Otherwise the first chunk goes out at once and the next step starts only when hyper
+//! asks for the next frame — that is, once the previous chunk was handed to the socket — so a
+//! slow client slows the query down instead of filling memory, and no thread waits on a
+//! client: between steps the state machine sits in the response body. A client that goes away
+//! drops the body, and with it the state machine, whose `Drop` decides what happens to its
+//! transaction.
 //!
 //! ```text
-//! connection task          blocking pool
+//! connection task          query pool
 //!   respond ───────────────► step 1 ──► (status, first chunk, complete?)
 //!   poll_frame ◄── chunk 1
 //!   poll_frame ────────────► step 2 ──► chunk 2 ... ──► complete
 //! ```
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
 use bytes::Bytes;
 use http::StatusCode;
 use hyper::body::{Body, Frame, SizeHint};
-use tokio::task::JoinHandle;
-
-use crate::placement::{Placement, RequestKey};
+use quiver_placement::{JobHandle, Place, Placement, QueryPool, TextKey};
 
 /// The status and headers a producer settled on in its first step.
 #[derive(Debug, Clone)]
@@ -48,33 +49,42 @@ pub trait Produce: Send + 'static {
 
 type Stepped = (Box<dyn Produce>, Bytes, bool);
 
-/// Runs one step on the blocking pool.
-fn step(mut producer: Box<dyn Produce>, chunk_bytes: usize) -> JoinHandle<Stepped> {
-    tokio::task::spawn_blocking(move || {
+/// Runs one step on the query pool.
+fn step(
+    pool: &QueryPool,
+    mut producer: Box<dyn Produce>,
+    chunk_bytes: usize,
+) -> JobHandle<Stepped> {
+    pool.spawn(move || {
         let mut out = Vec::with_capacity(chunk_bytes.min(64 * 1024) + 1024);
         let complete = producer.produce(&mut out, chunk_bytes);
         (producer, Bytes::from(out), complete)
     })
 }
 
-/// Runs the first step and builds the response around it. `None` when the step panicked.
+/// Runs the first step on `pool` and builds the response around it (later steps run there
+/// too). `None` when the step panicked.
 pub async fn respond(
     producer: Box<dyn Produce>,
     chunk_bytes: usize,
+    pool: &Arc<QueryPool>,
 ) -> Option<(Head, ResponseBody)> {
-    let (producer, first, complete) = step(producer, chunk_bytes).await.ok()?;
-    Some(finish(producer, first, complete, chunk_bytes))
+    let (producer, first, complete) = step(pool, producer, chunk_bytes).await.ok()?;
+    Some(finish(producer, first, complete, chunk_bytes, pool))
 }
 
-/// As [`respond`], but the first step runs on the calling task when `placement` knows this
-/// request to be quick, and its duration is recorded either way (see [`crate::placement`]).
+/// As [`respond`], but the first step runs on the calling task when `placement` says so (the
+/// request is known to be quick), and its duration is recorded either way. An inline first step
+/// is bounded by `chunk_bytes`, not by the placement's time budget: the producer writes one
+/// chunk and stops, and a request that took longer than the budget goes to the pool next time.
 pub async fn respond_placed(
     mut producer: Box<dyn Produce>,
     chunk_bytes: usize,
+    pool: &Arc<QueryPool>,
     placement: &Placement,
-    key: RequestKey,
+    key: TextKey,
 ) -> Option<(Head, ResponseBody)> {
-    if placement.inline(key) {
+    if let Place::Inline { .. } = placement.place(key) {
         let started = Instant::now();
         let mut out = Vec::with_capacity(chunk_bytes.min(64 * 1024) + 1024);
         // A panic is answered as one on the pool would be (with a 500); the producer is
@@ -84,9 +94,15 @@ pub async fn respond_placed(
         }))
         .ok()?;
         placement.record(key, started.elapsed());
-        return Some(finish(producer, Bytes::from(out), complete, chunk_bytes));
+        return Some(finish(
+            producer,
+            Bytes::from(out),
+            complete,
+            chunk_bytes,
+            pool,
+        ));
     }
-    let handle = tokio::task::spawn_blocking(move || {
+    let handle = pool.spawn(move || {
         let started = Instant::now();
         let mut out = Vec::with_capacity(chunk_bytes.min(64 * 1024) + 1024);
         let complete = producer.produce(&mut out, chunk_bytes);
@@ -94,7 +110,7 @@ pub async fn respond_placed(
     });
     let (producer, first, complete, elapsed) = handle.await.ok()?;
     placement.record(key, elapsed);
-    Some(finish(producer, first, complete, chunk_bytes))
+    Some(finish(producer, first, complete, chunk_bytes, pool))
 }
 
 fn finish(
@@ -102,6 +118,7 @@ fn finish(
     first: Bytes,
     complete: bool,
     chunk_bytes: usize,
+    pool: &Arc<QueryPool>,
 ) -> (Head, ResponseBody) {
     let head = producer.head();
     let body = if complete {
@@ -114,6 +131,7 @@ fn finish(
                 producer: Some(producer),
                 running: None,
                 chunk_bytes,
+                pool: Arc::clone(pool),
             },
         }
     };
@@ -131,8 +149,10 @@ enum State {
         ready: Option<Bytes>,
         /// Between steps; `None` while a step runs or after the last one.
         producer: Option<Box<dyn Produce>>,
-        running: Option<JoinHandle<Stepped>>,
+        running: Option<JobHandle<Stepped>>,
         chunk_bytes: usize,
+        /// Where the next steps run.
+        pool: Arc<QueryPool>,
     },
     Done,
 }
@@ -175,6 +195,7 @@ impl Body for ResponseBody {
                     producer,
                     running,
                     chunk_bytes,
+                    pool,
                 } => {
                     if let Some(bytes) = ready.take()
                         && !bytes.is_empty()
@@ -202,7 +223,7 @@ impl Body for ResponseBody {
                         continue;
                     }
                     match producer.take() {
-                        Some(next) => *running = Some(step(next, *chunk_bytes)),
+                        Some(next) => *running = Some(step(pool, next, *chunk_bytes)),
                         None => this.state = State::Done,
                     }
                 }
@@ -269,12 +290,16 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use http_body_util::BodyExt;
+    use quiver_placement::Policy;
 
     use super::*;
+
+    fn pool() -> Arc<QueryPool> {
+        Arc::new(QueryPool::new(2).expect("query pool"))
+    }
 
     /// Writes `total` digits in steps, recording how many steps ran and whether it was dropped
     /// before completing.
@@ -333,7 +358,7 @@ mod tests {
     #[tokio::test]
     async fn small_documents_go_out_whole() {
         let (producer, steps, _) = digits(10, None);
-        let (head, body) = respond(producer, 64).await.expect("no panic");
+        let (head, body) = respond(producer, 64, &pool()).await.expect("no panic");
         assert_eq!(head.status, StatusCode::ACCEPTED);
         assert_eq!(body.size_hint().exact(), Some(10));
         assert_eq!(steps.load(Ordering::SeqCst), 1);
@@ -344,7 +369,7 @@ mod tests {
     #[tokio::test]
     async fn large_documents_stream_a_step_per_chunk() {
         let (producer, steps, _) = digits(100, None);
-        let (_, body) = respond(producer, 8).await.expect("no panic");
+        let (_, body) = respond(producer, 8, &pool()).await.expect("no panic");
         assert_eq!(body.size_hint().exact(), None);
         let bytes = body.collect().await.expect("complete").to_bytes();
         assert_eq!(bytes.len(), 100);
@@ -354,7 +379,7 @@ mod tests {
     #[tokio::test]
     async fn no_step_runs_ahead_of_the_reader() {
         let (producer, steps, dropped) = digits(1000, None);
-        let (_, mut body) = respond(producer, 8).await.expect("no panic");
+        let (_, mut body) = respond(producer, 8, &pool()).await.expect("no panic");
         let first = body.frame().await.expect("frame").expect("data");
         assert_eq!(first.into_data().map(|d| d.len()).ok(), Some(8));
         tokio::task::yield_now().await;
@@ -373,10 +398,12 @@ mod tests {
     #[tokio::test]
     async fn a_panicking_step_aborts_the_body() {
         let (producer, _, _) = digits(100, Some(2));
-        let (_, body) = respond(producer, 8).await.expect("the first step succeeds");
+        let (_, body) = respond(producer, 8, &pool())
+            .await
+            .expect("the first step succeeds");
         assert!(body.collect().await.is_err());
         let (producer, _, _) = digits(100, Some(0));
-        assert!(respond(producer, 8).await.is_none());
+        assert!(respond(producer, 8, &pool()).await.is_none());
     }
 
     /// Records the thread its first step ran on.
@@ -400,13 +427,14 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn a_request_known_to_be_quick_runs_on_the_calling_task() {
-        let placement = Placement::new(Some(std::time::Duration::from_secs(5)));
-        let key = RequestKey::of("/db/neo4j/tx/commit", b"{}");
+        let pool = pool();
+        let placement = Placement::with_budget(Policy::Adaptive, std::time::Duration::from_secs(5));
+        let key = TextKey::of_parts(&[b"/db/neo4j/tx/commit", b"{}"]);
         let here = std::thread::current().id();
         let ran_on = Arc::new(parking_lot::Mutex::new(None));
         for expected_inline in [false, true, true] {
             let producer = Box::new(OnThread(Arc::clone(&ran_on)));
-            let (head, body) = respond_placed(producer, 64, &placement, key)
+            let (head, body) = respond_placed(producer, 64, &pool, &placement, key)
                 .await
                 .expect("no panic");
             assert_eq!(head.status, StatusCode::OK);
@@ -414,27 +442,31 @@ mod tests {
             assert_eq!(*ran_on.lock() == Some(here), expected_inline);
         }
         // Slow once: back to the pool (a zero budget makes every step slow).
-        let strict = Placement::new(Some(std::time::Duration::ZERO));
+        let strict = Placement::with_budget(Policy::Adaptive, std::time::Duration::ZERO);
         let producer = Box::new(OnThread(Arc::clone(&ran_on)));
-        respond_placed(producer, 64, &strict, key)
+        respond_placed(producer, 64, &pool, &strict, key)
             .await
             .expect("no panic");
-        assert!(!strict.inline(key));
+        assert!(!strict.is_quick(key));
         assert_ne!(*ran_on.lock(), Some(here));
         // A panic in an inline step is answered like one on the pool.
         let (producer, _, _) = digits(100, Some(1));
-        let key = RequestKey::of("/db/neo4j/tx/commit", b"panics");
+        let key = TextKey::of_parts(&[b"/db/neo4j/tx/commit", b"panics"]);
         let (producer_quick, _, _) = digits(1, None);
-        respond_placed(producer_quick, 8, &placement, key)
+        respond_placed(producer_quick, 8, &pool, &placement, key)
             .await
             .expect("no panic");
-        assert!(placement.inline(key));
+        assert!(placement.is_quick(key));
         let mut producer = producer;
         let mut scratch = Vec::new();
         assert!(
             !producer.produce(&mut scratch, 8),
             "step 0 runs; step 1 panics"
         );
-        assert!(respond_placed(producer, 8, &placement, key).await.is_none());
+        assert!(
+            respond_placed(producer, 8, &pool, &placement, key)
+                .await
+                .is_none()
+        );
     }
 }

@@ -38,7 +38,7 @@ use crate::json;
 use crate::negotiate::JSON;
 use crate::registry::{CheckedOut, Removed};
 use crate::route::TxEndpoint;
-use crate::service::Shared;
+use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
 use crate::tracked::TrackedTx;
 
@@ -55,7 +55,7 @@ pub struct TxJob {
 }
 
 /// The producer for a transactional request.
-pub fn producer(shared: Arc<Shared>, job: TxJob) -> Box<dyn Produce> {
+pub fn producer(shared: Arc<ApiState>, job: TxJob) -> Box<dyn Produce> {
     if let TxEndpoint::Rollback(id) = job.endpoint {
         let owner = job.owner;
         return Box::new(OneShot::new(move |out: &mut Vec<u8>| {
@@ -120,7 +120,7 @@ struct Running {
 }
 
 struct TxRun {
-    shared: Arc<Shared>,
+    shared: Arc<ApiState>,
     /// Taken by the first step.
     job: Option<TxJob>,
     head: Head,
@@ -414,7 +414,7 @@ impl Drop for TxRun {
     }
 }
 
-fn discard(shared: &Shared, handle: Handle) {
+fn discard(shared: &ApiState, handle: Handle) {
     match handle {
         Handle::Implicit(tx) => tx.rollback(),
         Handle::Explicit(CheckedOut { id, tx }) => {
@@ -430,7 +430,7 @@ fn terminated() -> ApiError {
     ))
 }
 
-fn commit(shared: &Shared, handle: Handle, errors: &mut Vec<ApiError>) -> Outcome {
+fn commit(shared: &ApiState, handle: Handle, errors: &mut Vec<ApiError>) -> Outcome {
     let tx = match handle {
         Handle::Implicit(tx) => tx,
         Handle::Explicit(CheckedOut { id, tx }) => {
@@ -457,7 +457,7 @@ fn commit(shared: &Shared, handle: Handle, errors: &mut Vec<ApiError>) -> Outcom
     }
 }
 
-fn park(shared: &Shared, checked_out: CheckedOut, errors: &mut Vec<ApiError>) -> Outcome {
+fn park(shared: &ApiState, checked_out: CheckedOut, errors: &mut Vec<ApiError>) -> Outcome {
     match shared.registry.park(checked_out) {
         Ok(expires) => Outcome::Open(expires),
         Err(tx) => {
@@ -468,7 +468,7 @@ fn park(shared: &Shared, checked_out: CheckedOut, errors: &mut Vec<ApiError>) ->
     }
 }
 
-fn rollback(shared: &Shared, id: u64, owner: Option<&str>, out: &mut Vec<u8>) -> Head {
+fn rollback(shared: &ApiState, id: u64, owner: Option<&str>, out: &mut Vec<u8>) -> Head {
     let mut head = Head {
         status: StatusCode::OK,
         content_type: JSON,

@@ -378,7 +378,7 @@ async fn idle_transactions_expire_and_are_counted() {
     assert_eq!(client.post(&path, "").await.status, 200);
 
     assert!(eventually(|| server.api.expired_transactions() == 1).await);
-    // The expired transaction is rolled back on the blocking pool just after it is counted as
+    // The expired transaction is rolled back on the query pool just after it is counted as
     // expired: wait for the rollback's counters too.
     assert!(
         eventually(|| {

@@ -145,6 +145,7 @@ impl InProcess {
                     health: Arc::clone(&health),
                     users: Arc::new(users),
                     http_api: None,
+                    query_pool: None,
                 },
             )
             .map_err(|e| fail(e.to_string()))?

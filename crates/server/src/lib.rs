@@ -1,20 +1,18 @@
-//! Quiver's server layer: listeners, admission, deadlines, authentication, metrics, configuration,
-//! graceful shutdown, and where query work runs (inline or on the query pool). Protocol logic
-//! lives in `quiver-bolt` and `quiver-http`; this crate owns the sockets and everything that
-//! keeps them bounded.
+//! Quiver's server layer: listeners, admission, deadlines, authentication, metrics, configuration
+//! and graceful shutdown. Protocol logic lives in `quiver-bolt` and `quiver-http`, and where
+//! query work runs (inline or on the query pool) in `quiver-placement`; this crate owns the
+//! sockets and everything that keeps them bounded.
 
 pub mod admission;
 pub mod auth;
-pub mod bolt;
+pub mod bolt_listener;
 pub mod config;
 pub mod deadline;
 pub mod graph;
 pub mod health;
-pub mod http;
+pub mod http_listener;
 pub mod listener;
 pub mod metrics;
-pub mod placement;
-pub mod pool;
 pub mod procedures;
 pub mod server;
 pub mod shutdown;

@@ -3,19 +3,18 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use quiver_placement::{Placement, QueryPool};
 use tokio::net::TcpListener;
 
 use crate::admission::Admission;
 use crate::auth::UserStore;
-use crate::bolt::{BoltProtocol, BoltShared};
+use crate::bolt_listener::{BoltProtocol, BoltShared};
 use crate::config::Config;
 use crate::graph::Graph;
 use crate::health::{Health, Readiness};
-use crate::http::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
+use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
 use crate::metrics::Metrics;
-use crate::placement::Placement;
-use crate::pool::QueryPool;
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
 
 /// Why the server could not start.
@@ -41,6 +40,9 @@ pub struct ServerParts {
     pub users: Arc<UserStore>,
     /// Neo4j's HTTP API; without it the HTTP listener serves only the operations endpoints.
     pub http_api: Option<ApiHandler>,
+    /// The query pool, when the binary shares one with the HTTP API; without it the server
+    /// starts its own with `query.threads` threads.
+    pub query_pool: Option<Arc<QueryPool>>,
 }
 
 /// Both listeners, bound but not yet accepting.
@@ -94,7 +96,10 @@ impl Server {
         };
         let bolt_addr = local(&bolt, "bolt", config.bolt_listen)?;
         let http_addr = local(&http, "http", config.http_listen)?;
-        let pool = Arc::new(QueryPool::new(config.query.threads).map_err(ServerError::Pool)?);
+        let pool = match &parts.query_pool {
+            Some(pool) => Arc::clone(pool),
+            None => Arc::new(QueryPool::new(config.query.threads).map_err(ServerError::Pool)?),
+        };
         Ok(Server {
             config,
             parts,
@@ -116,7 +121,7 @@ impl Server {
         self
     }
 
-    /// The threads long queries run on (shared with the HTTP API, which may run its work there).
+    /// The threads long queries run on (those of [`ServerParts::query_pool`] when given).
     pub fn query_pool(&self) -> &Arc<QueryPool> {
         &self.pool
     }

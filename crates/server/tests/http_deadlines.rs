@@ -9,7 +9,7 @@ use bytes::Bytes;
 use common::{closed_within, config, eventually, get, read_reply, start};
 use http::Response;
 use http_body_util::Full;
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 

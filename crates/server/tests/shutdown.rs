@@ -10,7 +10,7 @@ use common::{closed_within, config, eventually, read_reply, start};
 use http::Response;
 use http_body_util::Full;
 use quiver_server::health::Readiness;
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 

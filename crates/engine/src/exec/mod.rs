@@ -23,7 +23,7 @@ use std::time::Instant;
 use quiver_storage::{Storage, Transaction as StorageTx};
 use quiver_value::{FunctionContext, Value};
 
-use crate::database::Shared;
+use crate::database::DatabaseState;
 use crate::error::{Error, Result};
 use crate::eval::Row;
 use crate::plan::{Op, PlanNode};
@@ -39,7 +39,7 @@ pub(crate) struct Cx {
     pub params: Vec<Value>,
     pub fctx: FunctionContext,
     pub counters: Counters,
-    pub shared: Arc<Shared>,
+    pub shared: Arc<DatabaseState>,
     pub cancel: Arc<AtomicBool>,
     pub deadline: Option<Instant>,
     pub time_limit_ms: u64,
@@ -59,7 +59,7 @@ impl Cx {
         tx: Arc<StorageTx>,
         params: Vec<Value>,
         fctx: FunctionContext,
-        shared: Arc<Shared>,
+        shared: Arc<DatabaseState>,
         cancel: Arc<AtomicBool>,
         deadline: Option<Instant>,
         time_limit_ms: u64,

@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
 use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
+use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::{Server, ServerParts, ShutdownTrigger};
@@ -101,9 +102,12 @@ pub async fn start_with(
             .expect("user store")
     };
     let db = Database::open_in_memory(EngineConfig::default());
+    // One pool for both listeners, as `quiver serve` has.
+    let pool = Arc::new(QueryPool::new(config.query.threads).expect("query pool"));
     let hooks = Hooks {
         telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
         commit_wait,
+        pool: Some(Arc::clone(&pool)),
     };
     let api = HttpApi::with_hooks(Arc::clone(&db), api_config, hooks);
     let server = Server::bind(
@@ -113,6 +117,7 @@ pub async fn start_with(
             health: Arc::clone(&health),
             users: Arc::new(users),
             http_api: Some(ApiHandler::from_service(api.clone())),
+            query_pool: Some(pool),
         },
     )
     .expect("bind");

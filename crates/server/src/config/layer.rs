@@ -14,7 +14,7 @@ use serde::Deserialize;
 use super::ConfigError;
 use super::auth::{AuthSpec, UserEntry};
 use super::durability::Durability;
-use crate::placement::Policy;
+use quiver_placement::Policy;
 
 /// The settings of `quiver serve`, from one source.
 #[derive(clap::Args, Deserialize, Debug, Clone, Default, PartialEq)]

@@ -16,7 +16,7 @@ pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, UserEntry};
 pub use durability::Durability;
 pub use layer::Layer;
 
-use crate::placement::Policy;
+use quiver_placement::Policy;
 
 /// Default Bolt address: loopback, Neo4j's port.
 pub const BOLT_LISTEN_DEFAULT: SocketAddr =
@@ -295,12 +295,12 @@ impl Config {
             threads: match layer.query_threads {
                 Some(threads) => {
                     let threads = usize::try_from(threads).unwrap_or(usize::MAX);
-                    if !(1..=crate::pool::QUERY_THREADS_LIMIT).contains(&threads) {
+                    if !(1..=quiver_placement::QUERY_THREADS_LIMIT).contains(&threads) {
                         return Err(invalid(
                             "query_threads",
                             format!(
                                 "{threads} is outside 1..={}",
-                                crate::pool::QUERY_THREADS_LIMIT
+                                quiver_placement::QUERY_THREADS_LIMIT
                             ),
                         ));
                     }

@@ -13,7 +13,7 @@ use quiver_server::Graph;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
-use quiver_server::http::ApiHandler;
+use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::{Server, ServerParts, ShutdownTrigger};
@@ -79,6 +79,7 @@ pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Grap
             health: Arc::clone(&health),
             users: Arc::new(users),
             http_api: api,
+            query_pool: None,
         },
     )
     .expect("bind")

@@ -19,7 +19,7 @@ use tokio::time::Instant;
 
 use super::handshake::handshake;
 use super::session::SERVICE_UNAVAILABLE;
-use crate::http::write_then_drain;
+use crate::http_listener::write_then_drain;
 use crate::shutdown::ShutdownSignal;
 
 /// Most bytes of the refused client's first messages read and discarded before closing, so the

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use quiver_bolt::Version;
+use quiver_placement::{Placement, QueryPool};
 use tokio::net::TcpStream;
 
 pub use handshake::{Agreed, HandshakeError, handshake};
@@ -20,8 +21,6 @@ use crate::deadline::Interrupted;
 use crate::graph::Graph;
 use crate::listener::{Connection, Protocol};
 use crate::metrics::Metrics;
-use crate::placement::Placement;
-use crate::pool::QueryPool;
 
 /// State shared by every Bolt connection.
 #[derive(Debug)]

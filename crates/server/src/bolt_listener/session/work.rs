@@ -11,12 +11,11 @@ use std::time::Duration;
 
 use bytes::BytesMut;
 use quiver_bolt::chunk::NOOP;
+use quiver_placement::{JobError, JobHandle, Place, Policy};
 use tokio::time::Instant;
 
 use super::BoltSession;
 use super::tx::{Ending, OpenTx};
-use crate::placement::Place;
-use crate::pool::JobError;
 
 /// Bytes a busy connection reads ahead (looking for a RESET or the end of the stream); past
 /// this it stops reading until the work is done.
@@ -85,7 +84,7 @@ impl BoltSession {
     /// deadline and the keep-alive clock.
     async fn watch<T>(
         &mut self,
-        mut job: crate::pool::JobHandle<T>,
+        mut job: JobHandle<T>,
         cancel: &quiver_engine::CancelHandle,
         deadline: Option<Instant>,
     ) -> (Result<T, JobError>, Watched) {
@@ -178,7 +177,7 @@ impl BoltSession {
     /// Where a commit or rollback runs: its cost follows the work the transaction did.
     pub(super) fn closing_place(&self, tx: &OpenTx) -> Place {
         match self.shared.placement.policy() {
-            crate::placement::Policy::Pool => Place::Pool,
+            Policy::Pool => Place::Pool,
             _ if tx.heavy => Place::Pool,
             _ => Place::Inline { budget: None },
         }

@@ -14,6 +14,7 @@ use quiver_bolt::meta::{RunSuccess, encode_begin_success, encode_commit_success,
 use quiver_bolt::packstream::Dialect;
 use quiver_bolt::state::{Outcome, State};
 use quiver_engine::{AccessMode, PullState, QueryId, QuerySummary, TxOptions};
+use quiver_placement::{Place, TextKey};
 use quiver_value::Map;
 use tokio::time::Instant;
 
@@ -25,7 +26,6 @@ use super::{
     REQUEST_INVALID, is_known_database,
 };
 use crate::graph::{Graph, GraphError};
-use crate::placement::{INLINE_BUDGET, Place, TextKey};
 
 /// Rows fetched from the engine per call while pulling: the unit of work between two checks of
 /// the time budget and the outbox size.
@@ -354,7 +354,7 @@ impl BoltSession {
         if place != Place::Pool {
             self.shared.placement.note(key, elapsed);
         }
-        if elapsed >= INLINE_BUDGET {
+        if elapsed >= self.shared.placement.budget() {
             tx.heavy = true;
         }
         if watched.gone() {
@@ -437,9 +437,10 @@ impl BoltSession {
             if let Some(stream) = tx.stream_mut(qid) {
                 stream.records += sent;
             }
-            if matches!(step, Step::Paused { over_budget: true }) || elapsed >= INLINE_BUDGET {
+            let slow_after = self.shared.placement.budget();
+            if matches!(step, Step::Paused { over_budget: true }) || elapsed >= slow_after {
                 // Slow this time: the rest of this pull, and the text's next runs, use the pool.
-                self.shared.placement.record(key, INLINE_BUDGET);
+                self.shared.placement.record(key, slow_after);
                 tx.heavy = true;
                 on_pool = true;
             } else {

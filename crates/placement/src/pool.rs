@@ -31,7 +31,7 @@ struct Queue {
     closed: bool,
 }
 
-struct Shared {
+struct PoolState {
     queue: Mutex<Queue>,
     ready: Condvar,
     /// Jobs running now, for the metrics and for tests.
@@ -45,7 +45,7 @@ struct Shared {
 /// A fixed set of threads taking jobs from one queue. Dropping the pool lets its threads finish
 /// the queued jobs and exit.
 pub struct QueryPool {
-    shared: Arc<Shared>,
+    shared: Arc<PoolState>,
     threads: usize,
 }
 
@@ -73,7 +73,7 @@ impl QueryPool {
     /// Starts `threads` threads (at least one, at most [`QUERY_THREADS_LIMIT`]).
     pub fn new(threads: usize) -> std::io::Result<QueryPool> {
         let threads = threads.clamp(1, QUERY_THREADS_LIMIT);
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(PoolState {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
                 closed: false,
@@ -187,7 +187,7 @@ impl Drop for QueryPool {
     }
 }
 
-fn work(shared: &Shared) {
+fn work(shared: &PoolState) {
     loop {
         let job = {
             let mut queue = shared.queue.lock();

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{CancelHandle, CommitInfo, Database, QueryId, Transaction, TxOptions};
+use quiver_placement::TextKey;
 use tokio::time::Instant;
 
 use crate::metrics::Metrics;
-use crate::placement::TextKey;
 
 /// How a transaction ended, for the counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
