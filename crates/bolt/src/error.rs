@@ -4,6 +4,7 @@
 //! none of them may panic. [`Error::status_code`] is the single place that turns them into the
 //! Neo4j status code a FAILURE carries.
 
+use quiver_status::Status;
 use thiserror::Error;
 
 /// Errors raised while decoding or encoding Bolt traffic.
@@ -87,7 +88,7 @@ impl Error {
     ///
     /// Malformed bytes are `Request.InvalidFormat`; well-formed bytes that do not make a valid
     /// request are `Request.Invalid`; values the server cannot represent are `Statement.TypeError`.
-    pub fn status_code(&self) -> &'static str {
+    pub fn status_code(&self) -> Status {
         match self {
             Error::Truncated { .. }
             | Error::ReservedMarker { .. }
@@ -101,18 +102,14 @@ impl Error {
             | Error::TrailingBytes { .. }
             | Error::MessageTooLarge { .. }
             | Error::BadMagic
-            | Error::Handshake(_) => "Neo.ClientError.Request.InvalidFormat",
+            | Error::Handshake(_) => Status::RequestInvalidFormat,
             Error::StructNotAccepted { .. }
             | Error::UnknownMessage { .. }
             | Error::MessageNotInVersion { .. }
             | Error::MessageFields { .. }
-            | Error::InvalidField { .. } => "Neo.ClientError.Request.Invalid",
-            Error::InvalidValue { .. } | Error::UnknownZone(_) => {
-                "Neo.ClientError.Statement.TypeError"
-            }
-            Error::NotMaterialised { .. } | Error::TooLarge { .. } => {
-                "Neo.DatabaseError.General.UnknownError"
-            }
+            | Error::InvalidField { .. } => Status::RequestInvalid,
+            Error::InvalidValue { .. } | Error::UnknownZone(_) => Status::TypeError,
+            Error::NotMaterialised { .. } | Error::TooLarge { .. } => Status::UnknownError,
         }
     }
 

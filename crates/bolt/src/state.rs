@@ -21,6 +21,8 @@
 //! then the connection closes. Any failure of admitted work → FAILED (HELLO, LOGON and RESET
 //! failures → DEFUNCT).
 
+use quiver_status::Status;
+
 use crate::message::Request;
 use crate::version::Version;
 
@@ -66,11 +68,11 @@ pub enum Decision {
     Ignore,
     /// Reply FAILURE with this code and message; the session is now FAILED (no
     /// [`Session::complete`] call follows).
-    Fail { code: &'static str, message: String },
+    Fail { code: Status, message: String },
     /// Reply FAILURE with this code and message, then close. The code is
     /// `Neo.ClientError.Request.Invalid` for a message out of state, or the decode error's
     /// own [`crate::Error::status_code`] when it came from [`Session::reject`].
-    Violation { code: &'static str, message: String },
+    Violation { code: Status, message: String },
     /// GOODBYE (or anything after DEFUNCT): close without a reply.
     Close,
 }
@@ -188,7 +190,7 @@ impl Session {
         );
         self.state = State::Defunct;
         Decision::Violation {
-            code: "Neo.ClientError.Request.Invalid",
+            code: Status::RequestInvalid,
             message,
         }
     }
@@ -230,7 +232,7 @@ impl Session {
                 if self.open_streams.len() >= OPEN_STREAMS_MAX {
                     self.state = State::Failed;
                     return Decision::Fail {
-                        code: "Neo.ClientError.Request.Invalid",
+                        code: Status::RequestInvalid,
                         message: format!(
                             "A transaction may hold at most {OPEN_STREAMS_MAX} open results."
                         ),
@@ -258,7 +260,7 @@ impl Session {
                     None => {
                         self.state = State::Failed;
                         return Decision::Fail {
-                            code: "Neo.ClientError.Request.Invalid",
+                            code: Status::RequestInvalid,
                             message: format!("No open result with qid {qid} in this transaction."),
                         };
                     }

@@ -13,6 +13,7 @@ use quiver_bolt::meta::{
 };
 use quiver_bolt::packstream::{Dialect, write_value};
 use quiver_bolt::{Codec, Request, Response, Version};
+use quiver_status::Status;
 use quiver_value::{
     DateTime, Map, Node, NodeData, Path, Point, RelData, Relationship, TimeZone, Value,
 };
@@ -522,7 +523,7 @@ fn notifications_up_to_5_4_statuses_from_5_6() {
 #[test]
 fn failure_form_follows_the_version() {
     let failure = Failure {
-        code: "Neo.ClientError.Statement.SyntaxError",
+        code: Status::SyntaxError,
         message: "Invalid input",
         position: None,
     };
@@ -530,7 +531,7 @@ fn failure_form_follows_the_version() {
     let expected = cat(&[
         &[0xB1, 0x7F, 0xA2],
         &s("code"),
-        &s8(failure.code),
+        &s8("Neo.ClientError.Statement.SyntaxError"),
         &s("message"),
         &s("Invalid input"),
     ]);
@@ -541,7 +542,10 @@ fn failure_form_follows_the_version() {
         Version::V5_7,
     ));
     assert!(!m.contains_key("code"), "5.7 uses neo4j_code");
-    assert_eq!(get(&m, "neo4j_code").as_str(), Some(failure.code));
+    assert_eq!(
+        get(&m, "neo4j_code").as_str(),
+        Some("Neo.ClientError.Statement.SyntaxError")
+    );
     assert_eq!(get(&m, "message").as_str(), Some("Invalid input"));
     assert_eq!(get(&m, "gql_status").as_str(), Some("42001"));
     assert_eq!(
@@ -554,7 +558,7 @@ fn failure_form_follows_the_version() {
     assert_eq!(get(diag, "CURRENT_SCHEMA").as_str(), Some("/"));
 
     let unavailable = Failure {
-        code: "Neo.TransientError.General.DatabaseUnavailable",
+        code: Status::DatabaseUnavailable,
         message: "shutting down",
         position: None,
     };

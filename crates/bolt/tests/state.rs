@@ -3,6 +3,7 @@
 use quiver_bolt::message::{Auth, HelloExtra, RouteExtra, TelemetryApi, TxExtra};
 use quiver_bolt::state::{Admitted, Decision, Outcome, Session, State};
 use quiver_bolt::{Request, Version};
+use quiver_status::Status;
 use quiver_value::Map;
 
 fn hello() -> Request {
@@ -269,7 +270,7 @@ fn explicit_transactions_track_streams_by_qid() {
     assert!(matches!(
         s.admit(&pull(7)),
         Decision::Fail {
-            code: "Neo.ClientError.Request.Invalid",
+            code: Status::RequestInvalid,
             ..
         }
     ));
@@ -419,7 +420,7 @@ fn undecodable_messages() {
     assert!(matches!(
         s.reject(&bad_field),
         Decision::Fail {
-            code: "Neo.ClientError.Request.Invalid",
+            code: Status::RequestInvalid,
             ..
         }
     ));

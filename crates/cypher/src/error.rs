@@ -8,7 +8,8 @@ use std::fmt;
 
 use crate::span::{Position, Span};
 
-/// The Neo4j status-code family of an error.
+/// The Neo4j status family of an error, named as the TCK names it; [`Error::status_code`] gives
+/// the status a client sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Status {
@@ -168,15 +169,16 @@ impl Error {
         Self::new(ErrorKind::syntax(detail), message, span, source)
     }
 
-    /// The Neo4j status code a client sees, e.g. `Neo.ClientError.Statement.SyntaxError`.
-    pub fn status_code(&self) -> &'static str {
+    /// The Neo4j status a client sees, e.g. `Neo.ClientError.Statement.SyntaxError`.
+    pub fn status_code(&self) -> quiver_status::Status {
+        use quiver_status::Status as Neo4j;
         match self.kind.status {
-            Status::SyntaxError => "Neo.ClientError.Statement.SyntaxError",
-            Status::SemanticError => "Neo.ClientError.Statement.SemanticError",
-            Status::TypeError => "Neo.ClientError.Statement.TypeError",
-            Status::ArgumentError => "Neo.ClientError.Statement.ArgumentError",
-            Status::ParameterMissing => "Neo.ClientError.Statement.ParameterMissing",
-            Status::ProcedureError => "Neo.ClientError.Procedure.ProcedureNotFound",
+            Status::SyntaxError => Neo4j::SyntaxError,
+            Status::SemanticError => Neo4j::SemanticError,
+            Status::TypeError => Neo4j::TypeError,
+            Status::ArgumentError => Neo4j::ArgumentError,
+            Status::ParameterMissing => Neo4j::ParameterMissing,
+            Status::ProcedureError => Neo4j::ProcedureNotFound,
         }
     }
 
@@ -233,7 +235,7 @@ mod tests {
             error.to_string(),
             "Variable `foo` not defined (line 2, column 8 (offset: 17))\n\"RETURN foo\"\n        ^"
         );
-        assert_eq!(error.status_code(), "Neo.ClientError.Statement.SyntaxError");
+        assert_eq!(error.status_code(), quiver_status::Status::SyntaxError);
         assert_eq!(error.detail(), Some("UndefinedVariable"));
     }
 

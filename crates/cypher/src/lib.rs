@@ -32,7 +32,7 @@
 //! assert_eq!(quiver_cypher::parse(&statement.to_string())?, statement);
 //!
 //! let error = quiver_cypher::parse("RETURN 1 +").unwrap_err();
-//! assert_eq!(error.status_code(), "Neo.ClientError.Statement.SyntaxError");
+//! assert_eq!(error.status_code(), quiver_status::Status::SyntaxError);
 //! assert_eq!(error.detail(), Some("UnexpectedSyntax"));
 //! # Ok::<(), quiver_cypher::Error>(())
 //! ```

@@ -5,6 +5,7 @@
 //! a message, and — for the openCypher TCK — a detail name and the phase in which the error was
 //! raised (a compile-time error must not depend on data and leaves no side effects).
 
+use quiver_status::Status;
 use quiver_value::ValueError;
 
 /// When an error was raised.
@@ -35,7 +36,7 @@ pub enum Error {
     /// A failure the engine itself detects while executing.
     #[error("{message}")]
     Runtime {
-        code: &'static str,
+        code: Status,
         detail: Option<&'static str>,
         message: String,
     },
@@ -61,29 +62,31 @@ pub enum Error {
     /// A request that does not fit the transaction's state (unknown query id, closed or failed
     /// transaction, write in a read transaction).
     #[error("{message}")]
-    Request { code: &'static str, message: String },
+    Request { code: Status, message: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Status codes used in more than one place.
+/// Statuses used in more than one place, by the names the executor raises them under.
 pub(crate) mod code {
-    pub const SYNTAX_ERROR: &str = "Neo.ClientError.Statement.SyntaxError";
-    pub const TYPE_ERROR: &str = "Neo.ClientError.Statement.TypeError";
-    pub const ARGUMENT_ERROR: &str = "Neo.ClientError.Statement.ArgumentError";
-    pub const SEMANTIC_ERROR: &str = "Neo.ClientError.Statement.SemanticError";
-    pub const ENTITY_NOT_FOUND: &str = "Neo.ClientError.Statement.EntityNotFound";
-    pub const CONSTRAINT_VALIDATION: &str = "Neo.ClientError.Schema.ConstraintValidationFailed";
-    pub const ACCESS_MODE: &str = "Neo.ClientError.Statement.AccessMode";
-    pub const TX_NOT_FOUND: &str = "Neo.ClientError.Transaction.TransactionNotFound";
-    pub const REQUEST_INVALID: &str = "Neo.ClientError.Request.Invalid";
-    pub const TX_FAILED: &str = "Neo.ClientError.Transaction.TransactionHookFailed";
+    use quiver_status::Status;
+
+    pub const SYNTAX_ERROR: Status = Status::SyntaxError;
+    pub const TYPE_ERROR: Status = Status::TypeError;
+    pub const ARGUMENT_ERROR: Status = Status::ArgumentError;
+    pub const SEMANTIC_ERROR: Status = Status::SemanticError;
+    pub const ENTITY_NOT_FOUND: Status = Status::EntityNotFound;
+    pub const CONSTRAINT_VALIDATION: Status = Status::ConstraintValidationFailed;
+    pub const ACCESS_MODE: Status = Status::AccessMode;
+    pub const TX_NOT_FOUND: Status = Status::TransactionNotFound;
+    pub const REQUEST_INVALID: Status = Status::RequestInvalid;
+    pub const TX_FAILED: Status = Status::TransactionHookFailed;
 }
 
 impl Error {
     /// A runtime error with a Neo4j status code and a TCK detail.
     pub(crate) fn runtime(
-        code: &'static str,
+        code: Status,
         detail: Option<&'static str>,
         message: impl Into<String>,
     ) -> Self {
@@ -99,26 +102,24 @@ impl Error {
         Self::runtime(code::TYPE_ERROR, Some("InvalidArgumentType"), message)
     }
 
-    pub(crate) fn request(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn request(code: Status, message: impl Into<String>) -> Self {
         Error::Request {
             code,
             message: message.into(),
         }
     }
 
-    /// The Neo4j status code a client sees.
-    pub fn status_code(&self) -> &'static str {
+    /// The Neo4j status a client sees.
+    pub fn status_code(&self) -> Status {
         match self {
             Error::Compile(e) => e.status_code(),
             Error::Value(e) => e.status_code(),
             Error::Storage(e) => storage_code(e),
-            Error::Runtime { code, .. } | Error::Request { code, .. } => code,
-            Error::ParameterMissing(_) => "Neo.ClientError.Statement.ParameterMissing",
-            Error::TimedOut { .. } => {
-                "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
-            }
-            Error::MemoryLimit { .. } => "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
-            Error::Terminated(_) => "Neo.ClientError.Transaction.Terminated",
+            Error::Runtime { code, .. } | Error::Request { code, .. } => *code,
+            Error::ParameterMissing(_) => Status::ParameterMissing,
+            Error::TimedOut { .. } => Status::TransactionTimedOutClientConfiguration,
+            Error::MemoryLimit { .. } => Status::MemoryPoolOutOfMemoryError,
+            Error::Terminated(_) => Status::TransactionTerminated,
         }
     }
 
@@ -155,7 +156,7 @@ impl Error {
 
     /// Whether a driver may retry the whole transaction (Neo4j's `TransientError` class).
     pub fn is_retryable(&self) -> bool {
-        self.status_code().starts_with("Neo.TransientError.")
+        self.status_code().is_retryable()
     }
 }
 
@@ -176,27 +177,27 @@ fn storage_message(e: &quiver_storage::Error) -> String {
     }
 }
 
-/// The Neo4j status code of a storage error.
-fn storage_code(e: &quiver_storage::Error) -> &'static str {
+/// The Neo4j status of a storage error.
+fn storage_code(e: &quiver_storage::Error) -> Status {
     use quiver_storage::Error as S;
     match e {
-        S::WriteConflict { .. } => "Neo.TransientError.Transaction.DeadlockDetected",
+        S::WriteConflict { .. } => Status::DeadlockDetected,
         S::EntityNotFound { .. } => code::ENTITY_NOT_FOUND,
         S::DeleteConnectedNode { .. } | S::ConstraintViolation { .. } => {
             code::CONSTRAINT_VALIDATION
         }
-        S::ConstraintCreationFailed { .. } => "Neo.ClientError.Schema.ConstraintCreationFailed",
-        S::SchemaRuleExists { .. } => "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
-        S::SchemaRuleNotFound { .. } => "Neo.ClientError.Schema.IndexDropFailed",
-        S::IndexNotFound { .. } => "Neo.ClientError.Schema.IndexNotFound",
-        S::MixedSchemaAndData => "Neo.ClientError.Transaction.ForbiddenDueToTransactionType",
+        S::ConstraintCreationFailed { .. } => Status::ConstraintCreationFailed,
+        S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
+        S::SchemaRuleNotFound { .. } => Status::IndexDropFailed,
+        S::IndexNotFound { .. } => Status::IndexNotFound,
+        S::MixedSchemaAndData => Status::ForbiddenDueToTransactionType,
         S::UnstorableValue(_) => code::TYPE_ERROR,
         S::ValueTooLarge { .. } | S::CapacityExceeded { .. } => code::ARGUMENT_ERROR,
-        S::UnknownToken { .. } => "Neo.DatabaseError.General.UnknownError",
+        S::UnknownToken { .. } => Status::UnknownError,
         S::TransactionClosed => code::TX_NOT_FOUND,
         S::ReadOnlyTransaction => code::ACCESS_MODE,
-        S::CommitLog(_) => "Neo.DatabaseError.Transaction.TransactionCommitFailed",
-        _ => "Neo.DatabaseError.General.UnknownError",
+        S::CommitLog(_) => Status::TransactionCommitFailed,
+        _ => Status::UnknownError,
     }
 }
 
@@ -210,10 +211,7 @@ mod tests {
             kind: quiver_storage::EntityKind::Node,
             id: 1,
         });
-        assert_eq!(
-            e.status_code(),
-            "Neo.TransientError.Transaction.DeadlockDetected"
-        );
+        assert_eq!(e.status_code(), Status::DeadlockDetected);
         assert!(e.is_retryable());
         let e = Error::from(quiver_storage::Error::DeleteConnectedNode { id: 3 });
         assert_eq!(e.detail(), Some("DeleteConnectedNode"));
@@ -223,7 +221,7 @@ mod tests {
     #[test]
     fn compile_errors_keep_their_detail() {
         let e = Error::from(quiver_cypher::parse("RETURN (").unwrap_err());
-        assert_eq!(e.status_code(), "Neo.ClientError.Statement.SyntaxError");
+        assert_eq!(e.status_code(), Status::SyntaxError);
         assert_eq!(e.phase(), Phase::CompileTime);
         assert!(e.detail().is_some());
     }

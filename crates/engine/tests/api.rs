@@ -270,7 +270,10 @@ fn time_limits_and_cancellation_stop_queries() {
             Map::new(),
         )
         .unwrap_err();
-    assert!(e.status_code().contains("TransactionTimedOut"), "{e}");
+    assert!(
+        e.status_code().code().contains("TransactionTimedOut"),
+        "{e}"
+    );
 
     let db2 = Database::open_in_memory(EngineConfig::default());
     let mut tx = db2.begin(TxOptions::read()).unwrap();

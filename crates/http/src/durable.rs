@@ -38,9 +38,6 @@ pub(crate) fn refused_write(reason: &str) -> crate::error::ApiError {
     crate::error::ApiError::NotDurable(format!("writes are refused after a disk fault: {reason}"))
 }
 
-/// What the engine answers a write in a read-mode transaction.
-pub(crate) const ACCESS_MODE: &str = "Neo.ClientError.Statement.AccessMode";
-
 /// The default [`CommitWait`]: polls the store's visible watermark.
 pub struct WatermarkWait {
     db: Arc<Database>,

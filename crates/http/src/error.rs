@@ -3,6 +3,8 @@
 //! Engine errors keep their own codes ([`quiver_engine::Error::status_code`]); the variants
 //! here are what the HTTP layer itself detects: request bodies, headers, transaction handles.
 
+use quiver_status::Status;
+
 /// Errors of the HTTP API.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -35,22 +37,18 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    /// The Neo4j status code (`Neo.ClientError.Request.InvalidFormat`, ...).
-    pub fn code(&self) -> &'static str {
+    /// The Neo4j status (`Neo.ClientError.Request.InvalidFormat`, ...).
+    pub fn code(&self) -> Status {
         match self {
-            ApiError::InvalidFormat(_) => "Neo.ClientError.Request.InvalidFormat",
-            ApiError::Invalid(_) => "Neo.ClientError.Request.Invalid",
-            ApiError::DatabaseNotFound(_) => "Neo.ClientError.Database.DatabaseNotFound",
-            ApiError::TransactionNotFound => "Neo.ClientError.Transaction.TransactionNotFound",
-            ApiError::ConcurrentAccess => {
-                "Neo.ClientError.Transaction.TransactionAccessedConcurrently"
-            }
-            ApiError::TooManyTransactions(_) => {
-                "Neo.TransientError.Transaction.MaximumTransactionLimitReached"
-            }
-            ApiError::InvalidBookmark(_) => "Neo.ClientError.Transaction.InvalidBookmark",
-            ApiError::BookmarkTimeout(_) => "Neo.TransientError.Transaction.BookmarkTimeout",
-            ApiError::NotDurable(_) => "Neo.DatabaseError.Transaction.TransactionCommitFailed",
+            ApiError::InvalidFormat(_) => Status::RequestInvalidFormat,
+            ApiError::Invalid(_) => Status::RequestInvalid,
+            ApiError::DatabaseNotFound(_) => Status::DatabaseNotFound,
+            ApiError::TransactionNotFound => Status::TransactionNotFound,
+            ApiError::ConcurrentAccess => Status::TransactionAccessedConcurrently,
+            ApiError::TooManyTransactions(_) => Status::MaximumTransactionLimitReached,
+            ApiError::InvalidBookmark(_) => Status::InvalidBookmark,
+            ApiError::BookmarkTimeout(_) => Status::BookmarkTimeout,
+            ApiError::NotDurable(_) => Status::TransactionCommitFailed,
             ApiError::Engine(e) => e.status_code(),
         }
     }
@@ -68,7 +66,7 @@ mod tests {
     fn codes_follow_neo4j() {
         assert_eq!(
             ApiError::TransactionNotFound.code(),
-            "Neo.ClientError.Transaction.TransactionNotFound"
+            Status::TransactionNotFound
         );
         assert!(
             ApiError::DatabaseNotFound("nope".to_owned())

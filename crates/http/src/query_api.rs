@@ -15,6 +15,7 @@ use std::time::Instant;
 use http::StatusCode;
 
 use quiver_engine::{AccessMode, Counters, PullState, QueryId, TxOptions};
+use quiver_status::Status;
 use quiver_value::Value;
 
 use crate::bookmarks;
@@ -38,13 +39,10 @@ pub struct QueryJob {
 
 /// The status a Query API error is answered with.
 pub fn status_of(error: &ApiError) -> StatusCode {
-    let code = error.code();
-    if code == "Neo.ClientError.Database.DatabaseNotFound" {
-        StatusCode::NOT_FOUND
-    } else if code.starts_with("Neo.ClientError.") {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::INTERNAL_SERVER_ERROR
+    match error.code() {
+        Status::DatabaseNotFound => StatusCode::NOT_FOUND,
+        code if code.is_client_error() => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -250,7 +248,7 @@ impl QueryRun {
         let query = tx
             .run(&statement, parameters)
             .map_err(|error| match &refused {
-                Some(reason) if error.status_code() == durable::ACCESS_MODE => {
+                Some(reason) if error.status_code() == Status::AccessMode => {
                     durable::refused_write(reason)
                 }
                 _ => ApiError::Engine(error),

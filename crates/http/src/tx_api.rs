@@ -26,6 +26,7 @@ use http::StatusCode;
 use quiver_engine::{
     AccessMode, Counters, Notification, PlanDescription, PullState, QueryId, Transaction, TxOptions,
 };
+use quiver_status::Status;
 use quiver_value::{Map, Node, Value};
 
 use crate::bookmarks;
@@ -276,7 +277,7 @@ impl TxRun {
             Err(error) => {
                 self.shared.telemetry.query_finished(started.elapsed());
                 self.failure = Some(match &self.writes_refused {
-                    Some(reason) if error.status_code() == durable::ACCESS_MODE => {
+                    Some(reason) if error.status_code() == Status::AccessMode => {
                         durable::refused_write(reason)
                     }
                     _ => ApiError::Engine(error),
@@ -498,7 +499,7 @@ pub fn error_document(out: &mut Vec<u8>, error: &ApiError) {
 
 pub fn write_error(out: &mut Vec<u8>, error: &ApiError) {
     out.extend_from_slice(br#"{"code":"#);
-    json::string(out, error.code());
+    json::string(out, error.code().code());
     out.extend_from_slice(br#","message":"#);
     json::string(out, &error.message());
     out.push(b'}');

@@ -15,6 +15,7 @@
 
 use std::io;
 
+use quiver_status::Status;
 use serde::Serialize;
 
 /// What the lab was doing when the error happened: the same errno means different things at
@@ -56,8 +57,10 @@ pub enum Side {
     Unknown,
 }
 
-/// The Bolt code Quiver (and Neo4j) refuse a connection past the limit with.
-pub const REFUSAL_CODE: &str = "Neo.TransientError.General.ServiceUnavailable";
+/// The status Quiver (and Neo4j) refuse a connection past the limit with.
+pub const REFUSAL: Status = Status::ServiceUnavailable;
+/// [`REFUSAL`]'s code, as a FAILURE carries it.
+pub const REFUSAL_CODE: &str = REFUSAL.code();
 
 impl ErrorClass {
     pub const ALL: [ErrorClass; 11] = [
@@ -134,10 +137,11 @@ pub fn classify_io(stage: Stage, error: &io::Error) -> ErrorClass {
     }
 }
 
-/// Classifies a Bolt FAILURE by its code and the stage it answered.
+/// Classifies a Bolt FAILURE by its code (as read from the wire, from any server) and the stage
+/// it answered.
 pub fn classify_failure(stage: Stage, code: &str) -> ErrorClass {
     let refusal_stage = matches!(stage, Stage::Handshake | Stage::Auth);
-    if refusal_stage && code == REFUSAL_CODE {
+    if refusal_stage && Status::from_code(code) == Some(REFUSAL) {
         ErrorClass::ServerRefusal
     } else {
         ErrorClass::ServerError
@@ -300,7 +304,7 @@ mod tests {
             ErrorClass::ServerError
         );
         assert_eq!(
-            classify_failure(Stage::Auth, "Neo.ClientError.Security.Unauthorized"),
+            classify_failure(Stage::Auth, Status::Unauthorized.code()),
             ErrorClass::ServerError
         );
         for class in [

@@ -8,6 +8,7 @@ use quiver_engine::{
     Database, EngineConfig, Field, FieldType, Phase, ProcedureSignature, PullState, TableProcedure,
     TxOptions,
 };
+use quiver_status::Status;
 use quiver_storage::{NodeId, RelId};
 use quiver_tck::{
     ErrorKind, ErrorPhase, GraphState, Outcome, ProcedureBaseType, ProcedureFixture, ProcedureType,
@@ -42,8 +43,8 @@ fn query_error(e: &quiver_engine::Error) -> QueryError {
     let kind = match detail {
         // Neo4j reports this one as a schema constraint failure; the TCK names it so.
         Some("DeleteConnectedNode") => ErrorKind::ConstraintVerificationFailed,
-        _ if e.status_code().starts_with("Neo.ClientError.Procedure.") => ErrorKind::ProcedureError,
-        _ => ErrorKind::from_name(e.status_code()).unwrap_or(ErrorKind::SemanticError),
+        _ if e.status_code() == Status::ProcedureNotFound => ErrorKind::ProcedureError,
+        _ => ErrorKind::from_name(e.status_code().name()).unwrap_or(ErrorKind::SemanticError),
     };
     let phase = match e.phase() {
         Phase::CompileTime => ErrorPhase::CompileTime,

@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use quiver_status::Status;
+
 /// The class of an error: decides the Neo4j status code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorClass {
@@ -23,14 +25,14 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
-    /// The Neo4j status code clients see for this class.
-    pub fn status_code(self) -> &'static str {
+    /// The Neo4j status clients see for this class.
+    pub fn status_code(self) -> Status {
         match self {
-            ErrorClass::TypeError => "Neo.ClientError.Statement.TypeError",
-            ErrorClass::ArgumentError => "Neo.ClientError.Statement.ArgumentError",
-            ErrorClass::ArithmeticError => "Neo.ClientError.Statement.ArithmeticError",
-            ErrorClass::SyntaxError => "Neo.ClientError.Statement.SyntaxError",
-            ErrorClass::SemanticError => "Neo.ClientError.Statement.SemanticError",
+            ErrorClass::TypeError => Status::TypeError,
+            ErrorClass::ArgumentError => Status::ArgumentError,
+            ErrorClass::ArithmeticError => Status::ArithmeticError,
+            ErrorClass::SyntaxError => Status::SyntaxError,
+            ErrorClass::SemanticError => Status::SemanticError,
         }
     }
 
@@ -197,8 +199,8 @@ impl ValueError {
         )
     }
 
-    /// The Neo4j status code for this error.
-    pub fn status_code(&self) -> &'static str {
+    /// The Neo4j status for this error.
+    pub fn status_code(&self) -> Status {
         self.class.status_code()
     }
 }

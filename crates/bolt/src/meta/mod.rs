@@ -8,6 +8,7 @@
 pub mod gql;
 
 use bytes::BufMut;
+use quiver_status::Status;
 
 use crate::chunk::write_message;
 use crate::error::Error;
@@ -425,7 +426,7 @@ impl Summary<'_> {
 #[derive(Clone, Debug)]
 pub struct Failure<'a> {
     /// Neo4j's status code, e.g. `Neo.ClientError.Statement.SyntaxError`.
-    pub code: &'a str,
+    pub code: Status,
     pub message: &'a str,
     /// Where in the query the error is (5.7+ sends it in the diagnostic record).
     pub position: Option<Position>,
@@ -439,12 +440,12 @@ impl Failure<'_> {
             write_struct_header(b, 1, FAILURE);
             if !version.has_gql_errors() {
                 let mut w = DictWriter::new(b, 2)?;
-                w.string("code", self.code)?;
+                w.string("code", self.code.code())?;
                 return w.string("message", self.message);
             }
-            let gql = gql::gql_error(self.code);
+            let gql = self.code.gql();
             let mut w = DictWriter::new(b, 5)?;
-            w.string("neo4j_code", self.code)?;
+            w.string("neo4j_code", self.code.code())?;
             w.string("message", self.message)?;
             w.string("gql_status", gql.gql_status)?;
             w.string("description", &gql::error_description(&gql, self.message))?;

@@ -240,10 +240,7 @@ mod tests {
         let error = analysis
             .check_parameters(|name| name == "id", query)
             .unwrap_err();
-        assert_eq!(
-            error.status_code(),
-            "Neo.ClientError.Statement.ParameterMissing"
-        );
+        assert_eq!(error.status_code(), quiver_status::Status::ParameterMissing);
         assert_eq!(error.detail(), Some("MissingParameter"));
         assert_eq!(error.position.column, 33);
     }

@@ -157,7 +157,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 Err(quiver_storage::Error::SchemaRuleNotFound { .. }) if *if_exists => {}
                 Err(e @ quiver_storage::Error::SchemaRuleNotFound { .. }) if *constraint => {
                     return Err(Error::runtime(
-                        "Neo.ClientError.Schema.ConstraintDropFailed",
+                        quiver_status::Status::ConstraintDropFailed,
                         None,
                         e.to_string(),
                     ));

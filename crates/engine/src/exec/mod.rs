@@ -234,7 +234,7 @@ pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
 /// panicking.
 pub(crate) fn mismatch(what: &str) -> Error {
     Error::runtime(
-        "Neo.DatabaseError.General.UnknownError",
+        quiver_status::Status::UnknownError,
         None,
         format!("internal error: {what} cursor built for another operator"),
     )

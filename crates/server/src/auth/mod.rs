@@ -7,6 +7,8 @@
 //! HTTP request carries Basic credentials) costs microseconds instead of an argon2 run; a failure
 //! always pays the full price and is throttled ([`throttle`]).
 
+use quiver_status::Status;
+
 mod store;
 pub mod throttle;
 
@@ -26,13 +28,11 @@ pub enum AuthError {
 }
 
 impl AuthError {
-    /// The Neo4j status code clients expect for this failure.
-    pub fn neo4j_code(&self) -> &'static str {
+    /// The Neo4j status clients expect for this failure.
+    pub fn neo4j_code(&self) -> Status {
         match self {
-            AuthError::Unauthorized | AuthError::UnsupportedScheme(_) => {
-                "Neo.ClientError.Security.Unauthorized"
-            }
-            AuthError::Hashing(_) => "Neo.DatabaseError.General.UnknownError",
+            AuthError::Unauthorized | AuthError::UnsupportedScheme(_) => Status::Unauthorized,
+            AuthError::Hashing(_) => Status::UnknownError,
         }
     }
 }

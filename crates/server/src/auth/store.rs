@@ -442,7 +442,7 @@ mod tests {
                 .authenticate(PEER, credentials)
                 .await
                 .expect_err("refused");
-            assert_eq!(error.neo4j_code(), "Neo.ClientError.Security.Unauthorized");
+            assert_eq!(error.neo4j_code(), quiver_status::Status::Unauthorized);
         }
         assert_eq!(store.metrics.auth_failures.get(), 4);
     }

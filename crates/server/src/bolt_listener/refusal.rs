@@ -14,11 +14,11 @@ use std::time::Duration;
 use bytes::BytesMut;
 use quiver_bolt::Version;
 use quiver_bolt::meta::{Failure, HelloSuccess, SERVER_AGENT};
+use quiver_status::Status;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::handshake::handshake;
-use super::session::SERVICE_UNAVAILABLE;
 use crate::http_listener::write_then_drain;
 use crate::shutdown::ShutdownSignal;
 
@@ -51,7 +51,7 @@ pub async fn refuse(mut stream: TcpStream, connections_max: u32) {
         "The server is at its limit of {connections_max} connections; retry later or connect elsewhere."
     );
     let failure = Failure {
-        code: SERVICE_UNAVAILABLE,
+        code: Status::ServiceUnavailable,
         message: &message,
         position: None,
     };

@@ -16,6 +16,7 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use quiver_status::Status;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -96,7 +97,7 @@ impl Protocol for HttpProtocol {
         let body = serde_json::json!({
             "results": [],
             "errors": [{
-                "code": "Neo.TransientError.General.ServiceUnavailable",
+                "code": Status::ServiceUnavailable.code(),
                 "message": format!(
                     "The server is at its limit of {} HTTP connections; retry later.",
                     self.connections_max

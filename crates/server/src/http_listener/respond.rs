@@ -4,6 +4,7 @@ use bytes::Bytes;
 use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use http::{Response, StatusCode};
 use http_body_util::Full;
+use quiver_status::Status;
 
 use super::api::{ApiBody, box_body};
 
@@ -28,20 +29,16 @@ pub fn json(status: StatusCode, value: &serde_json::Value) -> Response<ApiBody> 
 }
 
 /// A Neo4j-shaped error: `{"errors":[{"code":…,"message":…}]}`.
-pub fn neo4j_error(status: StatusCode, code: &str, message: &str) -> Response<ApiBody> {
+pub fn neo4j_error(status: StatusCode, code: Status, message: &str) -> Response<ApiBody> {
     json(
         status,
-        &serde_json::json!({ "results": [], "errors": [{ "code": code, "message": message }] }),
+        &serde_json::json!({ "results": [], "errors": [{ "code": code.code(), "message": message }] }),
     )
 }
 
 /// 401 with the challenge Neo4j sends, so `curl -u` and browsers know to retry with credentials.
 pub fn unauthorized(message: &str) -> Response<ApiBody> {
-    let mut response = neo4j_error(
-        StatusCode::UNAUTHORIZED,
-        "Neo.ClientError.Security.Unauthorized",
-        message,
-    );
+    let mut response = neo4j_error(StatusCode::UNAUTHORIZED, Status::Unauthorized, message);
     response.headers_mut().insert(
         WWW_AUTHENTICATE,
         HeaderValue::from_static("Basic realm=\"Neo4j\""),

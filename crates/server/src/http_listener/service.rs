@@ -12,6 +12,7 @@ use bytes::Bytes;
 use http::header::{ALLOW, AUTHORIZATION, CONTENT_LENGTH, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
+use quiver_status::Status;
 use tokio::time::Instant;
 
 use super::api::{ApiBody, ApiHandler, BoxError};
@@ -119,7 +120,7 @@ impl HttpShared {
             if request.method() != Method::GET && request.method() != Method::HEAD {
                 let mut response = respond::neo4j_error(
                     StatusCode::METHOD_NOT_ALLOWED,
-                    "Neo.ClientError.Request.Invalid",
+                    Status::RequestInvalid,
                     "Only GET and HEAD are allowed here.",
                 );
                 response
@@ -172,14 +173,14 @@ impl HttpShared {
         let Some(api) = &self.api else {
             return respond::neo4j_error(
                 StatusCode::NOT_FOUND,
-                "Neo.ClientError.Request.Invalid",
+                Status::RequestInvalid,
                 "No such endpoint.",
             );
         };
         if self.shutdown.is_draining() {
             return respond::closing(respond::neo4j_error(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "Neo.TransientError.General.DatabaseUnavailable",
+                Status::DatabaseUnavailable,
                 "The server is shutting down.",
             ));
         }
@@ -223,18 +224,12 @@ impl HttpShared {
 
 fn body_error(error: &BodyError, activity: &Activity) -> Response<ApiBody> {
     let (status, code) = match error {
-        BodyError::TooLarge(_) => (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "Neo.ClientError.Request.Invalid",
-        ),
+        BodyError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, Status::RequestInvalid),
         BodyError::Deadline => {
             activity.mark_timed_out();
-            (
-                StatusCode::REQUEST_TIMEOUT,
-                "Neo.ClientError.Request.Invalid",
-            )
+            (StatusCode::REQUEST_TIMEOUT, Status::RequestInvalid)
         }
-        BodyError::Client(_) => (StatusCode::BAD_REQUEST, "Neo.ClientError.Request.Invalid"),
+        BodyError::Client(_) => (StatusCode::BAD_REQUEST, Status::RequestInvalid),
     };
     // The rest of the body is still in flight (or never coming): close rather than read it.
     respond::closing(respond::neo4j_error(status, code, &error.to_string()))

@@ -6,12 +6,10 @@ use quiver_bolt::Version;
 use quiver_bolt::message::{Auth, HelloExtra, RouteExtra};
 use quiver_bolt::meta::{HelloSuccess, Role, RoutingTable, SERVER_AGENT};
 use quiver_bolt::state::Outcome;
+use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-use super::{
-    BoltSession, DATABASE, DATABASE_NOT_FOUND, ROUTING_TTL_SECONDS, SERVICE_UNAVAILABLE,
-    UNAUTHORIZED, is_known_database,
-};
+use super::{BoltSession, DATABASE, ROUTING_TTL_SECONDS, is_known_database};
 use crate::auth::Credentials;
 use crate::deadline::{Until, race};
 
@@ -63,7 +61,7 @@ impl BoltSession {
     pub(super) fn route(&mut self, routing: &Map, extra: &RouteExtra) -> Outcome {
         if let Some(db) = extra.db.as_deref().filter(|db| !is_known_database(db)) {
             self.fail(
-                DATABASE_NOT_FOUND,
+                Status::DatabaseNotFound,
                 &format!("Database does not exist: {db}"),
                 None,
             );
@@ -124,7 +122,7 @@ impl BoltSession {
             }
             Err(_) => {
                 self.fail(
-                    UNAUTHORIZED,
+                    Status::Unauthorized,
                     "Authentication did not complete in time.",
                     None,
                 );
@@ -137,7 +135,7 @@ impl BoltSession {
                 "The server is at its limit of {} connections; the remaining ones are reserved for administrators.",
                 self.shared.connections_max
             );
-            self.fail(SERVICE_UNAVAILABLE, &message, None);
+            self.fail(Status::ServiceUnavailable, &message, None);
             return false;
         }
         self.principal = Some(principal);

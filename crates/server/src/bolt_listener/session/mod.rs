@@ -27,6 +27,7 @@ use quiver_bolt::message::{encode_ignored, peek_signature};
 use quiver_bolt::meta::{self, Failure, Position};
 use quiver_bolt::state::{Admitted, Decision, Outcome, Session, State};
 use quiver_bolt::{Codec, Request, Version};
+use quiver_status::Status;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
@@ -46,12 +47,6 @@ pub const FLUSH_BYTES: usize = 64 * 1024;
 pub const DATABASE: &str = "neo4j";
 /// How long drivers may cache the single-node routing table.
 pub const ROUTING_TTL_SECONDS: i64 = 300;
-
-pub const UNAUTHORIZED: &str = "Neo.ClientError.Security.Unauthorized";
-pub const REQUEST_INVALID: &str = "Neo.ClientError.Request.Invalid";
-pub const DATABASE_UNAVAILABLE: &str = "Neo.TransientError.General.DatabaseUnavailable";
-pub const SERVICE_UNAVAILABLE: &str = "Neo.TransientError.General.ServiceUnavailable";
-pub const DATABASE_NOT_FOUND: &str = "Neo.ClientError.Database.DatabaseNotFound";
 
 /// How a session ended, for counting and logs.
 #[derive(Debug, PartialEq, Eq)]
@@ -283,7 +278,7 @@ impl BoltSession {
     }
 
     /// Queues a FAILURE in the connection's version's format.
-    fn fail(&mut self, code: &str, message: &str, position: Option<Position>) {
+    fn fail(&mut self, code: Status, message: &str, position: Option<Position>) {
         let failure = Failure {
             code,
             message,
@@ -422,7 +417,7 @@ impl BoltSession {
                 // than trust that.
                 tracing::warn!(peer = %self.peer, ?admitted, request = request.name(), "request without a handler");
                 self.fail(
-                    REQUEST_INVALID,
+                    Status::RequestInvalid,
                     &format!("{} is not available.", request.name()),
                     None,
                 );

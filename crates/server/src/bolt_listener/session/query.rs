@@ -15,16 +15,14 @@ use quiver_bolt::packstream::Dialect;
 use quiver_bolt::state::{Outcome, State};
 use quiver_engine::{AccessMode, PullState, QueryId, QuerySummary, TxOptions};
 use quiver_placement::{Place, TextKey};
+use quiver_status::Status;
 use quiver_value::Map;
 use tokio::time::Instant;
 
 use super::reply::{encode_summary, engine_failure, millis};
 use super::tx::{Ending, OpenTx, Stream};
 use super::work::Watched;
-use super::{
-    BoltSession, DATABASE, DATABASE_NOT_FOUND, DATABASE_UNAVAILABLE, End, FLUSH_BYTES,
-    REQUEST_INVALID, is_known_database,
-};
+use super::{BoltSession, DATABASE, End, FLUSH_BYTES, is_known_database};
 use crate::graph::{Graph, GraphError};
 
 /// Rows fetched from the engine per call while pulling: the unit of work between two checks of
@@ -34,14 +32,6 @@ pub const PULL_SLICE_ROWS: i64 = 64;
 pub const BOOKMARKS_MAX: usize = 256;
 /// The prefix of the bookmarks the engine issues; the rest is a commit number.
 pub const BOOKMARK_PREFIX: &str = "quiver:bookmark:v1:";
-
-pub const TX_TIMED_OUT: &str = "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration";
-pub const BOOKMARK_TIMEOUT: &str = "Neo.TransientError.Transaction.BookmarkTimeout";
-pub const INVALID_BOOKMARK: &str = "Neo.ClientError.Transaction.InvalidBookmark";
-pub const COMMIT_FAILED: &str = "Neo.DatabaseError.Transaction.TransactionCommitFailed";
-/// What the engine answers a write in a read-mode transaction.
-const ACCESS_MODE: &str = "Neo.ClientError.Statement.AccessMode";
-pub const FORBIDDEN: &str = "Neo.ClientError.Security.Forbidden";
 
 /// What one step of pulling (or discarding) did.
 enum Step {
@@ -148,13 +138,17 @@ impl BoltSession {
     /// Refuses new work while draining, or when there is no engine.
     fn refuse_new_work(&mut self) -> Option<Arc<Graph>> {
         if self.shutdown.is_draining() {
-            self.fail(DATABASE_UNAVAILABLE, "The server is shutting down.", None);
+            self.fail(
+                Status::DatabaseUnavailable,
+                "The server is shutting down.",
+                None,
+            );
             return None;
         }
         let graph = self.graph();
         if graph.is_none() {
             self.fail(
-                DATABASE_UNAVAILABLE,
+                Status::DatabaseUnavailable,
                 "Quiver is running without a query engine: queries cannot be run.",
                 None,
             );
@@ -172,19 +166,19 @@ impl BoltSession {
     ) -> Option<TxOptions> {
         if let Some(db) = extra.db.as_deref().filter(|db| !is_known_database(db)) {
             self.fail(
-                DATABASE_NOT_FOUND,
+                Status::DatabaseNotFound,
                 &format!("Database does not exist: {db}"),
                 None,
             );
             return None;
         }
         if extra.imp_user.is_some() {
-            self.fail(FORBIDDEN, "Impersonation is not supported.", None);
+            self.fail(Status::Forbidden, "Impersonation is not supported.", None);
             return None;
         }
         if extra.bookmarks.len() > BOOKMARKS_MAX {
             self.fail(
-                INVALID_BOOKMARK,
+                Status::InvalidBookmark,
                 &format!("At most {BOOKMARKS_MAX} bookmarks may be given."),
                 None,
             );
@@ -197,7 +191,7 @@ impl BoltSession {
                 None => {
                     let shown: String = bookmark.chars().take(100).collect();
                     self.fail(
-                        INVALID_BOOKMARK,
+                        Status::InvalidBookmark,
                         &format!("Invalid bookmark: {shown}"),
                         None,
                     );
@@ -211,7 +205,7 @@ impl BoltSession {
                 Ok(()) => {}
                 Err(GraphError::BookmarkTimeout { waited_ms, .. }) => {
                     self.fail(
-                        BOOKMARK_TIMEOUT,
+                        Status::BookmarkTimeout,
                         &format!(
                             "Database not up to the requested bookmark {BOOKMARK_PREFIX}{newest} after {waited_ms} ms."
                         ),
@@ -220,7 +214,7 @@ impl BoltSession {
                     return None;
                 }
                 Err(error) => {
-                    self.fail(DATABASE_UNAVAILABLE, &error.to_string(), None);
+                    self.fail(Status::DatabaseUnavailable, &error.to_string(), None);
                     return None;
                 }
             }
@@ -305,7 +299,11 @@ impl BoltSession {
             tx
         } else {
             let Some(tx) = self.tx.take() else {
-                self.fail(REQUEST_INVALID, "There is no open transaction.", None);
+                self.fail(
+                    Status::RequestInvalid,
+                    "There is no open transaction.",
+                    None,
+                );
                 return (Outcome::Failure, None);
             };
             if tx.is_past_deadline() {
@@ -393,7 +391,7 @@ impl BoltSession {
         discard: bool,
     ) -> (Outcome, Option<End>) {
         let Some(mut tx) = self.tx.take() else {
-            self.fail(REQUEST_INVALID, "There is no open result.", None);
+            self.fail(Status::RequestInvalid, "There is no open result.", None);
             return (Outcome::Failure, None);
         };
         if !tx.auto_commit && tx.is_past_deadline() {
@@ -402,7 +400,7 @@ impl BoltSession {
         let Some(stream) = tx.stream_mut(qid) else {
             self.tx = Some(tx);
             self.fail(
-                REQUEST_INVALID,
+                Status::RequestInvalid,
                 "There is no open result with that qid.",
                 None,
             );
@@ -501,7 +499,11 @@ impl BoltSession {
     ) -> (Outcome, Option<End>) {
         let Some(stream) = tx.remove_stream(qid) else {
             self.tx = Some(tx);
-            self.fail(REQUEST_INVALID, "The result is no longer open.", None);
+            self.fail(
+                Status::RequestInvalid,
+                "The result is no longer open.",
+                None,
+            );
             return (Outcome::Failure, None);
         };
         self.shared
@@ -518,7 +520,7 @@ impl BoltSession {
         let Some(commit) = summary.commit.as_ref() else {
             // An auto-commit transaction always reports its commit; without one, say so.
             self.fail(
-                COMMIT_FAILED,
+                Status::TransactionCommitFailed,
                 "The transaction did not report its commit.",
                 None,
             );
@@ -527,7 +529,7 @@ impl BoltSession {
         if let Some(graph) = self.graph()
             && let Err(error) = graph.acknowledge(commit.commit).await
         {
-            self.fail(COMMIT_FAILED, &error.to_string(), None);
+            self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
             return (Outcome::Failure, None);
         }
         let encoded = encode_summary(
@@ -553,18 +555,22 @@ impl BoltSession {
         self.settle_horizon(&mut tx).await;
         let expired = watched.expired || tx.expired || tx.is_past_deadline();
         let (code, message, position) = match (error, &tx.writes_refused) {
-            (StepError::Engine(error), Some(fault)) if error.status_code() == ACCESS_MODE => (
-                COMMIT_FAILED,
-                format!("writes are refused after a disk fault: {fault}"),
-                None,
-            ),
+            (StepError::Engine(error), Some(fault))
+                if error.status_code() == Status::AccessMode =>
+            {
+                (
+                    Status::TransactionCommitFailed,
+                    format!("writes are refused after a disk fault: {fault}"),
+                    None,
+                )
+            }
             (StepError::Engine(error), _) => engine_failure(error),
             (StepError::Encode(error), _) => (error.status_code(), error.to_string(), None),
         };
         if expired {
             let ms = tx.timeout.map_or(0, |t| t.as_millis());
             self.fail(
-                TX_TIMED_OUT,
+                Status::TransactionTimedOutClientConfiguration,
                 &format!(
                     "The transaction has been terminated. Transactions timed out after {ms} ms: {message}"
                 ),
@@ -589,7 +595,7 @@ impl BoltSession {
         };
         tx.end(Ending::RolledBack);
         self.fail(
-            TX_TIMED_OUT,
+            Status::TransactionTimedOutClientConfiguration,
             &format!("The transaction has been terminated. Transactions timed out after {ms} ms."),
             None,
         );
@@ -612,7 +618,11 @@ impl BoltSession {
 
     pub(super) async fn commit(&mut self) -> (Outcome, Option<End>) {
         let Some(tx) = self.tx.take() else {
-            self.fail(REQUEST_INVALID, "There is no open transaction.", None);
+            self.fail(
+                Status::RequestInvalid,
+                "There is no open transaction.",
+                None,
+            );
             return (Outcome::Failure, None);
         };
         if tx.is_past_deadline() {
@@ -633,7 +643,7 @@ impl BoltSession {
                 if let Some(graph) = self.graph()
                     && let Err(error) = graph.acknowledge(info.commit).await
                 {
-                    self.fail(COMMIT_FAILED, &error.to_string(), None);
+                    self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
                     return (Outcome::Failure, None);
                 }
                 let encoded = encode_commit_success(&mut self.outbox, Some(&info.bookmark));

@@ -3,6 +3,7 @@
 use quiver_bolt::meta::{Completion, Notification, Position, QueryType, Severity, Stats, Summary};
 use quiver_bolt::{Error, Version};
 use quiver_engine::{Counters, QuerySummary};
+use quiver_status::Status;
 
 use super::DATABASE;
 use super::tx::Stream;
@@ -94,9 +95,7 @@ pub(super) fn millis(duration: std::time::Duration) -> i64 {
 }
 
 /// A FAILURE's code, message and (for compile errors) position.
-pub(super) fn engine_failure(
-    error: &quiver_engine::Error,
-) -> (&'static str, String, Option<Position>) {
+pub(super) fn engine_failure(error: &quiver_engine::Error) -> (Status, String, Option<Position>) {
     let position = match error {
         quiver_engine::Error::Compile(e) => Some(Position {
             offset: i64::from(e.position.offset),
@@ -119,7 +118,7 @@ mod tests {
             .execute("RETURN 1 +", quiver_value::Map::new())
             .expect_err("a syntax error");
         let (code, message, position) = engine_failure(&error);
-        assert_eq!(code, "Neo.ClientError.Statement.SyntaxError");
+        assert_eq!(code, Status::SyntaxError);
         assert!(!message.is_empty());
         let position = position.expect("a position");
         assert_eq!(position.line, 1);

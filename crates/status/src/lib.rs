@@ -1,0 +1,681 @@
+//! Every Neo4j status code Quiver sends, in one enum with one table.
+//!
+//! A client sees a status three ways: the Neo4j code (`Neo.ClientError.Statement.SyntaxError`),
+//! whose second segment is the classification drivers decide retries from, and — on Bolt 5.7+ —
+//! a GQL status (`42001`), the description's subcondition and a GQL classification. All of
+//! them come from [`Status`]'s one table, a `match` on the enum: a new status does not compile
+//! until it has its code and its GQL status, so no layer can send a code the others do not know.
+//!
+//! Statuses Neo4j gives no specific GQL code are sent as `50N42` (unexpected error, what
+//! drivers assume when the field is missing) with the classification of their Neo4j class.
+//!
+//! ```
+//! use quiver_status::{Classification, Status};
+//!
+//! let status = Status::DeadlockDetected;
+//! assert_eq!(status.to_string(), "Neo.TransientError.Transaction.DeadlockDetected");
+//! assert_eq!(status.classification(), Classification::TransientError);
+//! assert!(status.is_retryable());
+//! assert_eq!(status.gql().gql_status, "50N05");
+//! assert_eq!(Status::from_code(status.code()), Some(status));
+//! ```
+
+use std::fmt;
+
+/// The class of a status, the second segment of its code. Drivers retry a transaction on
+/// `TransientError` and never on the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Classification {
+    /// The request was wrong; repeating it fails again.
+    ClientError,
+    /// A note about a query that succeeded.
+    ClientNotification,
+    /// The request may succeed if retried (conflict, timeout, unavailability).
+    TransientError,
+    /// The server failed.
+    DatabaseError,
+}
+
+impl Classification {
+    /// The name as it appears in a code (`ClientError`, ...).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Classification::ClientError => "ClientError",
+            Classification::ClientNotification => "ClientNotification",
+            Classification::TransientError => "TransientError",
+            Classification::DatabaseError => "DatabaseError",
+        }
+    }
+
+    /// The classification of a code received as text: its second segment, if it names one.
+    pub fn of_code(code: &str) -> Option<Classification> {
+        match code.split('.').nth(1)? {
+            "ClientError" => Some(Classification::ClientError),
+            "ClientNotification" => Some(Classification::ClientNotification),
+            "TransientError" => Some(Classification::TransientError),
+            "DatabaseError" => Some(Classification::DatabaseError),
+            _ => None,
+        }
+    }
+
+    /// The `_classification` of a GQL error status: `CLIENT_ERROR`, `TRANSIENT_ERROR` or
+    /// `DATABASE_ERROR`. A notification is not an error; it falls to `DATABASE_ERROR` as any
+    /// code outside the two retry-relevant classes does.
+    pub const fn gql_error(self) -> &'static str {
+        match self {
+            Classification::ClientError => "CLIENT_ERROR",
+            Classification::TransientError => "TRANSIENT_ERROR",
+            Classification::ClientNotification | Classification::DatabaseError => "DATABASE_ERROR",
+        }
+    }
+
+    /// Whether a driver may retry the whole transaction.
+    pub const fn is_retryable(self) -> bool {
+        matches!(self, Classification::TransientError)
+    }
+}
+
+impl fmt::Display for Classification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The GQL status of an error, as a Bolt 5.7+ FAILURE carries it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GqlError {
+    /// Five characters: the class (first two) and the subclass.
+    pub gql_status: &'static str,
+    /// Text after the condition in `description`; empty for class-level codes.
+    pub subcondition: &'static str,
+    /// `CLIENT_ERROR`, `TRANSIENT_ERROR` or `DATABASE_ERROR`.
+    pub classification: &'static str,
+}
+
+impl GqlError {
+    /// `50N42`, what a status without a GQL code of its own is sent as.
+    pub const UNEXPECTED_STATUS: &'static str = "50N42";
+
+    /// The fallback for a status with no GQL code of its own: drivers read the classification
+    /// to decide retries, so it stays that of the Neo4j class even here.
+    pub const fn unexpected(classification: Classification) -> GqlError {
+        GqlError {
+            gql_status: Self::UNEXPECTED_STATUS,
+            subcondition: "unexpected error",
+            classification: classification.gql_error(),
+        }
+    }
+
+    /// The fallback for a code received as text that no [`Status`] names.
+    pub fn unexpected_code(code: &str) -> GqlError {
+        Self::unexpected(Classification::of_code(code).unwrap_or(Classification::DatabaseError))
+    }
+}
+
+/// Declares [`Status`] and [`Status::ALL`] from one list, so the list of every status cannot
+/// miss one.
+macro_rules! statuses {
+    ($($(#[doc = $doc:literal])* $variant:ident,)*) => {
+        /// A Neo4j status code Quiver sends. [`Status::code`] is its text, [`Status::gql`] its
+        /// GQL status.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Status {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Status {
+            /// Every status, in declaration order.
+            pub const ALL: &'static [Status] = &[$(Status::$variant,)*];
+        }
+    };
+}
+
+statuses! {
+    // Statement
+    /// The query text does not parse, or names something undefined.
+    SyntaxError,
+    /// The query parses but means nothing Quiver can run.
+    SemanticError,
+    /// A parameter the query uses was not supplied.
+    ParameterMissing,
+    /// An operand or argument of the wrong type.
+    TypeError,
+    /// An argument of the right type but an unacceptable value.
+    ArgumentError,
+    /// Integer overflow or division by zero.
+    ArithmeticError,
+    /// An entity the query reads was deleted.
+    EntityNotFound,
+    /// A write in a read-mode transaction.
+    AccessMode,
+    // Procedure
+    /// A procedure that is not registered.
+    ProcedureNotFound,
+    // Schema
+    /// A write would break a constraint.
+    ConstraintValidationFailed,
+    /// A constraint cannot be created over the data present.
+    ConstraintCreationFailed,
+    /// A constraint to drop does not exist.
+    ConstraintDropFailed,
+    /// An index or constraint equal to one that exists.
+    EquivalentSchemaRuleAlreadyExists,
+    /// An index to drop does not exist.
+    IndexDropFailed,
+    /// An index named by a query does not exist.
+    IndexNotFound,
+    // Request
+    /// A well-formed request that cannot be served (out of state, bad field, unknown path).
+    RequestInvalid,
+    /// Bytes or a body that do not decode.
+    RequestInvalidFormat,
+    // Transaction
+    /// The transaction named does not exist (any more).
+    TransactionNotFound,
+    /// The transaction ran past the server's time limit.
+    TransactionTimedOut,
+    /// The transaction ran past the time limit the client set.
+    TransactionTimedOutClientConfiguration,
+    /// The transaction was terminated by a request or a limit.
+    TransactionTerminated,
+    /// An HTTP transaction used by two requests at once.
+    TransactionAccessedConcurrently,
+    /// A transaction that failed earlier and can only be rolled back.
+    TransactionHookFailed,
+    /// A bookmark that does not parse or names no commit of this server.
+    InvalidBookmark,
+    /// Schema and data changes in one transaction.
+    ForbiddenDueToTransactionType,
+    /// The transaction was terminated by something the client may retry past.
+    TransientTransactionTerminated,
+    /// The transaction's view is out of date.
+    TransactionOutdated,
+    /// A write-write conflict with a concurrent transaction.
+    DeadlockDetected,
+    /// The commit a bookmark names did not become visible within the wait limit.
+    BookmarkTimeout,
+    /// The server holds its limit of open transactions.
+    MaximumTransactionLimitReached,
+    /// The commit could not be made (or confirmed) durable.
+    TransactionCommitFailed,
+    // Security
+    /// Authentication failed.
+    Unauthorized,
+    /// The user may not do this.
+    Forbidden,
+    // Cluster, database, general
+    /// A write sent to a member that does not lead.
+    NotALeader,
+    /// The database named is not served here.
+    DatabaseNotFound,
+    /// A write to a read-only database.
+    ForbiddenOnReadOnlyDatabase,
+    /// The database is starting or stopping.
+    DatabaseUnavailable,
+    /// The server refuses work it is at its limit for (connections).
+    ServiceUnavailable,
+    /// A query held more memory than its limit.
+    MemoryPoolOutOfMemoryError,
+    /// A failure the server cannot name more precisely.
+    UnknownError,
+}
+
+/// One row of the table.
+struct Row {
+    code: &'static str,
+    classification: Classification,
+    gql: GqlError,
+}
+
+const CLIENT: Classification = Classification::ClientError;
+const TRANSIENT: Classification = Classification::TransientError;
+const DATABASE: Classification = Classification::DatabaseError;
+
+/// A row with its own GQL status.
+const fn row(
+    code: &'static str,
+    classification: Classification,
+    gql_status: &'static str,
+    subcondition: &'static str,
+) -> Row {
+    Row {
+        code,
+        classification,
+        gql: GqlError {
+            gql_status,
+            subcondition,
+            classification: classification.gql_error(),
+        },
+    }
+}
+
+/// A row sent as `50N42`.
+const fn unexpected(code: &'static str, classification: Classification) -> Row {
+    Row {
+        code,
+        classification,
+        gql: GqlError::unexpected(classification),
+    }
+}
+
+impl Status {
+    /// The table: every status's code, classification and GQL status.
+    const fn row(self) -> Row {
+        use Status::*;
+        match self {
+            SyntaxError => row(
+                "Neo.ClientError.Statement.SyntaxError",
+                CLIENT,
+                "42001",
+                "invalid syntax",
+            ),
+            SemanticError => row(
+                "Neo.ClientError.Statement.SemanticError",
+                CLIENT,
+                "42000",
+                "",
+            ),
+            ParameterMissing => row(
+                "Neo.ClientError.Statement.ParameterMissing",
+                CLIENT,
+                "42000",
+                "",
+            ),
+            TypeError => row(
+                "Neo.ClientError.Statement.TypeError",
+                CLIENT,
+                "22N01",
+                "invalid type",
+            ),
+            ArgumentError => row(
+                "Neo.ClientError.Statement.ArgumentError",
+                CLIENT,
+                "22000",
+                "",
+            ),
+            ArithmeticError => row(
+                "Neo.ClientError.Statement.ArithmeticError",
+                CLIENT,
+                "22000",
+                "",
+            ),
+            EntityNotFound => row(
+                "Neo.ClientError.Statement.EntityNotFound",
+                CLIENT,
+                "22000",
+                "",
+            ),
+            AccessMode => unexpected("Neo.ClientError.Statement.AccessMode", CLIENT),
+            ProcedureNotFound => unexpected("Neo.ClientError.Procedure.ProcedureNotFound", CLIENT),
+            ConstraintValidationFailed => row(
+                "Neo.ClientError.Schema.ConstraintValidationFailed",
+                CLIENT,
+                "22000",
+                "",
+            ),
+            ConstraintCreationFailed => {
+                unexpected("Neo.ClientError.Schema.ConstraintCreationFailed", CLIENT)
+            }
+            ConstraintDropFailed => {
+                unexpected("Neo.ClientError.Schema.ConstraintDropFailed", CLIENT)
+            }
+            EquivalentSchemaRuleAlreadyExists => unexpected(
+                "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+                CLIENT,
+            ),
+            IndexDropFailed => unexpected("Neo.ClientError.Schema.IndexDropFailed", CLIENT),
+            IndexNotFound => unexpected("Neo.ClientError.Schema.IndexNotFound", CLIENT),
+            RequestInvalid => row(
+                "Neo.ClientError.Request.Invalid",
+                CLIENT,
+                "08N11",
+                "request error",
+            ),
+            RequestInvalidFormat => row(
+                "Neo.ClientError.Request.InvalidFormat",
+                CLIENT,
+                "08N06",
+                "protocol error",
+            ),
+            TransactionNotFound => row(
+                "Neo.ClientError.Transaction.TransactionNotFound",
+                CLIENT,
+                "25N04",
+                "specified transaction does not exist",
+            ),
+            TransactionTimedOut => row(
+                "Neo.ClientError.Transaction.TransactionTimedOut",
+                CLIENT,
+                "25N05",
+                "transaction terminated or closed",
+            ),
+            TransactionTimedOutClientConfiguration => row(
+                "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+                CLIENT,
+                "25N05",
+                "transaction terminated or closed",
+            ),
+            TransactionTerminated => row(
+                "Neo.ClientError.Transaction.Terminated",
+                CLIENT,
+                "25N05",
+                "transaction terminated or closed",
+            ),
+            TransactionAccessedConcurrently => unexpected(
+                "Neo.ClientError.Transaction.TransactionAccessedConcurrently",
+                CLIENT,
+            ),
+            TransactionHookFailed => {
+                unexpected("Neo.ClientError.Transaction.TransactionHookFailed", CLIENT)
+            }
+            InvalidBookmark => unexpected("Neo.ClientError.Transaction.InvalidBookmark", CLIENT),
+            ForbiddenDueToTransactionType => unexpected(
+                "Neo.ClientError.Transaction.ForbiddenDueToTransactionType",
+                CLIENT,
+            ),
+            TransientTransactionTerminated => row(
+                "Neo.TransientError.Transaction.Terminated",
+                TRANSIENT,
+                "25N05",
+                "transaction terminated or closed",
+            ),
+            TransactionOutdated => row(
+                "Neo.TransientError.Transaction.Outdated",
+                TRANSIENT,
+                "25N11",
+                "conflicting transaction state",
+            ),
+            DeadlockDetected => row(
+                "Neo.TransientError.Transaction.DeadlockDetected",
+                TRANSIENT,
+                "50N05",
+                "deadlock detected",
+            ),
+            BookmarkTimeout => {
+                unexpected("Neo.TransientError.Transaction.BookmarkTimeout", TRANSIENT)
+            }
+            MaximumTransactionLimitReached => unexpected(
+                "Neo.TransientError.Transaction.MaximumTransactionLimitReached",
+                TRANSIENT,
+            ),
+            TransactionCommitFailed => unexpected(
+                "Neo.DatabaseError.Transaction.TransactionCommitFailed",
+                DATABASE,
+            ),
+            Unauthorized => row(
+                "Neo.ClientError.Security.Unauthorized",
+                CLIENT,
+                "42NFF",
+                "access denied",
+            ),
+            Forbidden => row(
+                "Neo.ClientError.Security.Forbidden",
+                CLIENT,
+                "42NFF",
+                "access denied",
+            ),
+            NotALeader => row(
+                "Neo.ClientError.Cluster.NotALeader",
+                CLIENT,
+                "08N07",
+                "not the leader",
+            ),
+            DatabaseNotFound => unexpected("Neo.ClientError.Database.DatabaseNotFound", CLIENT),
+            ForbiddenOnReadOnlyDatabase => row(
+                "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
+                CLIENT,
+                "08N08",
+                "database is read only",
+            ),
+            DatabaseUnavailable => row(
+                "Neo.TransientError.General.DatabaseUnavailable",
+                TRANSIENT,
+                "08N09",
+                "database unavailable",
+            ),
+            ServiceUnavailable => {
+                unexpected("Neo.TransientError.General.ServiceUnavailable", TRANSIENT)
+            }
+            MemoryPoolOutOfMemoryError => unexpected(
+                "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+                TRANSIENT,
+            ),
+            UnknownError => unexpected("Neo.DatabaseError.General.UnknownError", DATABASE),
+        }
+    }
+
+    /// The Neo4j code, e.g. `Neo.ClientError.Statement.SyntaxError`.
+    pub const fn code(self) -> &'static str {
+        self.row().code
+    }
+
+    /// The code's last segment, e.g. `SyntaxError` (the name the openCypher TCK uses).
+    pub fn name(self) -> &'static str {
+        let code = self.code();
+        code.rsplit('.').next().unwrap_or(code)
+    }
+
+    /// The class drivers decide retries from (the code's second segment).
+    pub const fn classification(self) -> Classification {
+        self.row().classification
+    }
+
+    /// Whether a driver may retry the whole transaction (a `TransientError`).
+    pub const fn is_retryable(self) -> bool {
+        self.classification().is_retryable()
+    }
+
+    /// Whether the client is at fault (a `ClientError`).
+    pub const fn is_client_error(self) -> bool {
+        matches!(self.classification(), Classification::ClientError)
+    }
+
+    /// The GQL status a Bolt 5.7+ FAILURE carries.
+    pub const fn gql(self) -> GqlError {
+        self.row().gql
+    }
+
+    /// The status a code received as text names, if Quiver has it (codes read from the wire:
+    /// the lab's client, the TCK's expectations).
+    pub fn from_code(code: &str) -> Option<Status> {
+        Status::ALL
+            .iter()
+            .copied()
+            .find(|status| status.code() == code)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A status equals the text of its code, so a code read from the wire compares directly.
+impl PartialEq<str> for Status {
+    fn eq(&self, other: &str) -> bool {
+        self.code() == other
+    }
+}
+
+impl PartialEq<&str> for Status {
+    fn eq(&self, other: &&str) -> bool {
+        self.code() == *other
+    }
+}
+
+impl PartialEq<Status> for str {
+    fn eq(&self, other: &Status) -> bool {
+        self == other.code()
+    }
+}
+
+impl PartialEq<Status> for &str {
+    fn eq(&self, other: &Status) -> bool {
+        *self == other.code()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_round_trips_through_its_code() {
+        for &status in Status::ALL {
+            assert_eq!(Status::from_code(status.code()), Some(status), "{status}");
+            assert_eq!(status.to_string(), status.code());
+            assert_eq!(status, status.code());
+        }
+        assert_eq!(Status::from_code("Neo.TransientError.Something.New"), None);
+        assert_eq!(Status::from_code(""), None);
+    }
+
+    #[test]
+    fn codes_are_distinct_and_well_formed() {
+        for (i, a) in Status::ALL.iter().enumerate() {
+            let segments: Vec<&str> = a.code().split('.').collect();
+            assert_eq!(segments.len(), 4, "{a}");
+            assert_eq!(segments[0], "Neo", "{a}");
+            assert_eq!(segments[3], a.name(), "{a}");
+            for b in &Status::ALL[i + 1..] {
+                assert_ne!(a.code(), b.code());
+            }
+        }
+    }
+
+    #[test]
+    fn classification_is_the_second_segment() {
+        for &status in Status::ALL {
+            let second = status.code().split('.').nth(1);
+            assert_eq!(second, Some(status.classification().as_str()), "{status}");
+            assert_eq!(
+                Classification::of_code(status.code()),
+                Some(status.classification())
+            );
+            assert_eq!(
+                status.is_retryable(),
+                status.code().starts_with("Neo.TransientError."),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_gql_status_is_consistent() {
+        for &status in Status::ALL {
+            let gql = status.gql();
+            assert_eq!(gql.gql_status.len(), 5, "{status}");
+            assert_eq!(
+                gql.classification,
+                status.classification().gql_error(),
+                "{status}"
+            );
+        }
+    }
+
+    /// Rows as the Bolt layer's table had them before the table moved here, byte for byte.
+    #[test]
+    fn known_gql_mappings() {
+        let known = [
+            (
+                "Neo.ClientError.Statement.SyntaxError",
+                "42001",
+                "invalid syntax",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.ClientError.Statement.SemanticError",
+                "42000",
+                "",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.ClientError.Statement.TypeError",
+                "22N01",
+                "invalid type",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.ClientError.Request.Invalid",
+                "08N11",
+                "request error",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.ClientError.Request.InvalidFormat",
+                "08N06",
+                "protocol error",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+                "25N05",
+                "transaction terminated or closed",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.TransientError.Transaction.Outdated",
+                "25N11",
+                "conflicting transaction state",
+                "TRANSIENT_ERROR",
+            ),
+            (
+                "Neo.TransientError.Transaction.DeadlockDetected",
+                "50N05",
+                "deadlock detected",
+                "TRANSIENT_ERROR",
+            ),
+            (
+                "Neo.ClientError.Security.Unauthorized",
+                "42NFF",
+                "access denied",
+                "CLIENT_ERROR",
+            ),
+            (
+                "Neo.TransientError.General.DatabaseUnavailable",
+                "08N09",
+                "database unavailable",
+                "TRANSIENT_ERROR",
+            ),
+        ];
+        for (code, gql_status, subcondition, classification) in known {
+            let status = Status::from_code(code).expect(code);
+            assert_eq!(
+                status.gql(),
+                GqlError {
+                    gql_status,
+                    subcondition,
+                    classification
+                },
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn statuses_without_a_gql_code_fall_back_to_unexpected() {
+        for (status, classification) in [
+            (Status::UnknownError, "DATABASE_ERROR"),
+            (Status::ServiceUnavailable, "TRANSIENT_ERROR"),
+            (Status::BookmarkTimeout, "TRANSIENT_ERROR"),
+            (Status::AccessMode, "CLIENT_ERROR"),
+        ] {
+            let gql = status.gql();
+            assert_eq!(
+                (gql.gql_status, gql.subcondition, gql.classification),
+                ("50N42", "unexpected error", classification),
+                "{status}"
+            );
+        }
+        let unknown = GqlError::unexpected_code("Neo.TransientError.Something.New");
+        assert_eq!(
+            (unknown.gql_status, unknown.classification),
+            ("50N42", "TRANSIENT_ERROR")
+        );
+        assert_eq!(
+            GqlError::unexpected_code("not a code").classification,
+            "DATABASE_ERROR"
+        );
+    }
+}
