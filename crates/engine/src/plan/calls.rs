@@ -8,8 +8,7 @@ use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, QueryPlan, Result};
 use super::scope::{Kind, Scope};
-use super::{Command, Op, PlanNode};
-use crate::eval::Expr;
+use crate::ir::{Command, Expr, Op, PlanNode};
 
 impl Planner<'_> {
     /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
@@ -108,8 +107,8 @@ impl Planner<'_> {
             Op::ProcedureCall {
                 input,
                 procedure,
-                args,
-                yields,
+                args: args.into(),
+                yields: yields.into(),
             },
             est,
             scope,
@@ -119,7 +118,7 @@ impl Planner<'_> {
             plan = self.node(
                 Op::Filter {
                     input: plan,
-                    predicate,
+                    predicate: predicate.into(),
                 },
                 est * 0.5,
                 scope,
@@ -240,7 +239,7 @@ impl Planner<'_> {
                 plan.root = self.node(
                     Op::Filter {
                         input: plan.root,
-                        predicate,
+                        predicate: predicate.into(),
                     },
                     1.0,
                     &scope,

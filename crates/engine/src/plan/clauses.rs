@@ -12,8 +12,7 @@ use quiver_cypher::{Detail, ErrorKind, Span, Status};
 use quiver_storage::Transaction as StorageTx;
 
 use super::scope::{Kind, Scope};
-use super::{Command, Compiled, Op, PlanNode};
-use crate::eval::{Expr, SubKind};
+use crate::ir::{Command, Compiled, Expr, Op, PlanNode, SubKind};
 use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
@@ -190,12 +189,12 @@ impl Planner<'_> {
     }
 
     fn command_plan(&mut self, command: Command) -> QueryPlan {
-        let names = crate::exec::command_columns(&command);
+        let names = command.columns();
         let out: Vec<usize> = names.iter().map(|_| self.slot()).collect();
         let root = self.node(
             Op::Command {
-                command,
-                out: out.clone(),
+                command: command.into(),
+                out: out.clone().into(),
             },
             1.0,
             &Scope::default(),
@@ -247,7 +246,7 @@ impl Planner<'_> {
             root = self.node(
                 Op::Distinct {
                     input: root,
-                    slots: first.out_slots.clone(),
+                    slots: first.out_slots.clone().into(),
                 },
                 est,
                 &scope,
@@ -266,7 +265,7 @@ impl Planner<'_> {
         self.node(
             Op::Eager {
                 input: plan,
-                keep: scope.slots(),
+                keep: scope.slots().into(),
             },
             est,
             scope,
@@ -326,7 +325,7 @@ impl Planner<'_> {
                     self.node(
                         Op::Unwind {
                             input: plan,
-                            list,
+                            list: list.into(),
                             slot,
                         },
                         est,

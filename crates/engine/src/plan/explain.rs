@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use quiver_storage::Direction;
 
-use super::{Command, Op, PlanNode, Seek};
+use crate::ir::{Command, Op, PlanNode, Seek};
 use crate::summary::{OperatorProfile, PlanDescription};
 
 fn dir_arrow(d: Direction) -> (&'static str, &'static str) {
@@ -32,7 +32,7 @@ fn name_and_details(op: &Op) -> (String, String) {
         Op::IndexSeek {
             label, key, seek, ..
         } => {
-            let kind = match seek {
+            let kind = match &**seek {
                 Seek::Eq(_) => "=",
                 Seek::In(_) => "IN",
                 Seek::Range { .. } => "range",
@@ -140,7 +140,7 @@ fn name_and_details(op: &Op) -> (String, String) {
             ("ProcedureCall".into(), procedure.signature().name.clone())
         }
         Op::Command { command, .. } => (
-            match command {
+            match &**command {
                 Command::CreateIndex { unique: false, .. } => "CreateIndex",
                 Command::CreateIndex { unique: true, .. } => "CreateConstraint",
                 Command::Drop {

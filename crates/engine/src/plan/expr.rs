@@ -9,8 +9,9 @@ use quiver_value::Value;
 
 use super::clauses::Planner;
 use super::scope::{Kind, Scope};
-use crate::eval::aggregate::{AggKind, AggSpec};
-use crate::eval::{BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind};
+use crate::ir::{
+    AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind,
+};
 
 /// Where aggregates may appear while compiling an expression.
 pub(super) enum Agg<'x> {

@@ -18,8 +18,9 @@ use quiver_storage::{Direction, LabelId, PropKeyId, RelTypeId};
 use super::clauses::{Planner, Result};
 use super::expr::visit;
 use super::scope::{Kind, Scope};
-use super::{ExpandSpec, Op, PlanNode, Seek, ShortestSpec, VarExpandSpec};
-use crate::eval::{BinOp, Expr, PathPart, SubKind};
+use crate::ir::{
+    BinOp, ExpandSpec, Expr, Op, PathPart, PlanNode, Seek, ShortestSpec, SubKind, VarExpandSpec,
+};
 use crate::tokens::Token;
 
 struct PNode {
@@ -174,7 +175,7 @@ impl Planner<'_> {
             Op::Optional {
                 input,
                 inner,
-                null_slots,
+                null_slots: null_slots.into(),
             },
             est,
             scope,
@@ -568,7 +569,7 @@ impl Planner<'_> {
                     StartKind::ById(ids, many) => Op::NodeById {
                         input: plan,
                         slot,
-                        ids,
+                        ids: ids.into(),
                         many,
                     },
                     StartKind::Seek(label, key, seek) => Op::IndexSeek {
@@ -576,7 +577,7 @@ impl Planner<'_> {
                         slot,
                         label,
                         key,
-                        seek,
+                        seek: seek.into(),
                     },
                     StartKind::Label(label) => {
                         for (ni, l, pi) in &label_preds {
@@ -656,7 +657,10 @@ impl Planner<'_> {
                         };
                         singles.push(r.slot);
                         est *= if into { 0.1 } else { degree };
-                        Op::Expand { input: plan, spec }
+                        Op::Expand {
+                            input: plan,
+                            spec: spec.into(),
+                        }
                     }
                     Some((min, max)) => {
                         let spec = VarExpandSpec {
@@ -675,7 +679,10 @@ impl Planner<'_> {
                         };
                         lists.push(r.slot);
                         est *= degree.powi(2).max(1.0);
-                        Op::VarExpand { input: plan, spec }
+                        Op::VarExpand {
+                            input: plan,
+                            spec: spec.into(),
+                        }
                     }
                 };
                 node_bound[to] = true;
@@ -712,7 +719,14 @@ impl Planner<'_> {
                 rel_filter: r.rel_filter.as_ref().map(|(s, e)| (*s, e.clone())),
             };
             bound_slots.push(r.slot);
-            plan = self.node(Op::ShortestPath { input: plan, spec }, est, &names);
+            plan = self.node(
+                Op::ShortestPath {
+                    input: plan,
+                    spec: spec.into(),
+                },
+                est,
+                &names,
+            );
             plan = self.place_preds(plan, &mut preds, &bound_slots, false, &names);
         }
 
@@ -724,7 +738,14 @@ impl Planner<'_> {
                     (slot, Expr::Path(parts))
                 })
                 .collect();
-            plan = self.node(Op::Project { input: plan, items }, est, &names);
+            plan = self.node(
+                Op::Project {
+                    input: plan,
+                    items: items.into(),
+                },
+                est,
+                &names,
+            );
         }
         plan = self.place_preds(plan, &mut preds, &bound_slots, false, &names);
         plan = self.place_preds(plan, &mut preds, &bound_slots, true, &names);
@@ -765,7 +786,7 @@ impl Planner<'_> {
             plan = self.node(
                 Op::Filter {
                     input: plan,
-                    predicate,
+                    predicate: predicate.into(),
                 },
                 est * 0.5,
                 names,
@@ -796,7 +817,7 @@ impl Planner<'_> {
                         other => self.node(
                             Op::Filter {
                                 input: plan,
-                                predicate: Expr::Not(Box::new(other)),
+                                predicate: Expr::Not(Box::new(other)).into(),
                             },
                             est * 0.5,
                             names,
@@ -806,7 +827,7 @@ impl Planner<'_> {
                 other => self.node(
                     Op::Filter {
                         input: plan,
-                        predicate: other,
+                        predicate: other.into(),
                     },
                     est * 0.5,
                     names,

@@ -9,9 +9,7 @@ use quiver_value::Value;
 use super::clauses::{Planner, Result};
 use super::expr::{Agg, AggCtx, contains_aggregate};
 use super::scope::{Kind, Scope};
-use super::{Op, PlanNode, SortKey};
-use crate::eval::aggregate::{AggKind, AggSpec};
-use crate::eval::{Expr, GraphFn};
+use crate::ir::{AggKind, AggSpec, Expr, GraphFn, Op, PlanNode, SortKey};
 
 /// What a projected expression is known to hold.
 fn kind_of(e: &Expr, pre: &Scope) -> Kind {
@@ -279,8 +277,8 @@ impl Planner<'_> {
                 None => self.node(
                     Op::Aggregate {
                         input: plan,
-                        keys: key_items,
-                        aggs: ctx.aggs,
+                        keys: key_items.into(),
+                        aggs: ctx.aggs.into(),
                     },
                     groups,
                     &new_scope,
@@ -290,7 +288,7 @@ impl Planner<'_> {
                 plan = self.node(
                     Op::Project {
                         input: plan,
-                        items: post_items,
+                        items: post_items.into(),
                     },
                     groups,
                     &new_scope,
@@ -300,7 +298,7 @@ impl Planner<'_> {
                 plan = self.node(
                     Op::Distinct {
                         input: plan,
-                        slots: new_scope.slots(),
+                        slots: new_scope.slots().into(),
                     },
                     groups,
                     &new_scope,
@@ -326,7 +324,7 @@ impl Planner<'_> {
                 plan = self.node(
                     Op::Project {
                         input: plan,
-                        items: proj,
+                        items: proj.into(),
                     },
                     est_in,
                     &new_scope,
@@ -336,7 +334,7 @@ impl Planner<'_> {
                 plan = self.node(
                     Op::Distinct {
                         input: plan,
-                        slots: new_scope.slots(),
+                        slots: new_scope.slots().into(),
                     },
                     est_in,
                     &new_scope,
@@ -436,10 +434,10 @@ impl Planner<'_> {
                 Some(limit) => self.node(
                     Op::Top {
                         input: plan,
-                        keys: sort_keys,
-                        keep,
-                        skip,
-                        limit,
+                        keys: sort_keys.into(),
+                        keep: keep.into(),
+                        skip: skip.map(Arc::new),
+                        limit: limit.into(),
                     },
                     est,
                     &new_scope,
@@ -448,8 +446,8 @@ impl Planner<'_> {
                     let sorted = self.node(
                         Op::Sort {
                             input: plan,
-                            keys: sort_keys,
-                            keep,
+                            keys: sort_keys.into(),
+                            keep: keep.into(),
                         },
                         est,
                         &new_scope,
@@ -458,7 +456,7 @@ impl Planner<'_> {
                         Some(count) => self.node(
                             Op::Skip {
                                 input: sorted,
-                                count,
+                                count: count.into(),
                             },
                             est,
                             &new_scope,
@@ -469,14 +467,21 @@ impl Planner<'_> {
             };
         } else {
             if let Some(count) = skip {
-                plan = self.node(Op::Skip { input: plan, count }, est, &new_scope);
+                plan = self.node(
+                    Op::Skip {
+                        input: plan,
+                        count: count.into(),
+                    },
+                    est,
+                    &new_scope,
+                );
             }
             if let Some(count) = limit {
                 let drain = plan.subtree_writes();
                 plan = self.node(
                     Op::Limit {
                         input: plan,
-                        count,
+                        count: count.into(),
                         drain,
                     },
                     est,
@@ -489,7 +494,7 @@ impl Planner<'_> {
             plan = self.node(
                 Op::Filter {
                     input: plan,
-                    predicate,
+                    predicate: predicate.into(),
                 },
                 est,
                 &new_scope,

@@ -7,8 +7,7 @@ use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, Result};
 use super::scope::{Kind, Scope};
-use super::{CreateStep, Op, PlanNode, Props, SetOp};
-use crate::eval::{Expr, PathPart};
+use crate::ir::{CreateStep, Expr, MergeSpec, Op, PathPart, PlanNode, Props, SetOp};
 
 /// Slots of every element of one pattern part, in pattern order.
 pub(crate) struct PartSlots {
@@ -146,7 +145,14 @@ impl Planner<'_> {
             }
         }
         let est = input.est_rows;
-        let mut plan = self.node(Op::Create { input, steps }, est, scope);
+        let mut plan = self.node(
+            Op::Create {
+                input,
+                steps: steps.into(),
+            },
+            est,
+            scope,
+        );
         if !paths.is_empty() {
             let items = paths
                 .into_iter()
@@ -349,10 +355,12 @@ impl Planner<'_> {
             Op::Merge {
                 input,
                 matcher,
-                create: steps,
-                on_match,
-                on_create,
-                path,
+                spec: Arc::new(MergeSpec {
+                    create: steps,
+                    on_match,
+                    on_create,
+                    path,
+                }),
             },
             est,
             scope,
@@ -400,7 +408,14 @@ impl Planner<'_> {
     ) -> Result<Arc<PlanNode>> {
         let ops = self.set_ops(scope, items)?;
         let est = input.est_rows;
-        Ok(self.node(Op::Set { input, ops }, est, scope))
+        Ok(self.node(
+            Op::Set {
+                input,
+                ops: ops.into(),
+            },
+            est,
+            scope,
+        ))
     }
 
     pub(super) fn plan_remove(
@@ -423,7 +438,14 @@ impl Planner<'_> {
             });
         }
         let est = input.est_rows;
-        Ok(self.node(Op::Set { input, ops }, est, scope))
+        Ok(self.node(
+            Op::Set {
+                input,
+                ops: ops.into(),
+            },
+            est,
+            scope,
+        ))
     }
 
     pub(super) fn plan_delete(
@@ -448,7 +470,7 @@ impl Planner<'_> {
         Ok(self.node(
             Op::Delete {
                 input,
-                exprs,
+                exprs: exprs.into(),
                 detach: d.detach,
             },
             est,
@@ -486,7 +508,7 @@ impl Planner<'_> {
             Op::Foreach {
                 input,
                 slot,
-                list,
+                list: list.into(),
                 inner,
             },
             est,
