@@ -16,3 +16,6 @@ mod writes;
 pub(crate) use crate::ir::Compiled;
 pub(crate) use clauses::compile;
 pub(crate) use explain::describe;
+
+#[cfg(test)]
+mod tests;
