@@ -7,6 +7,7 @@ use quiver_cypher::ast::{self, SchemaCommand, ShowFilter, ShowKind};
 use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, QueryPlan, Result};
+use super::projection::ProjectionClause;
 use super::scope::{Kind, Scope};
 use crate::ir::{Command, Expr, Op, PlanNode};
 
@@ -253,11 +254,13 @@ impl Planner<'_> {
                 let (root, cols, slots) = self.projection(
                     plan.root,
                     &mut scope,
-                    projection,
-                    filter.as_ref(),
-                    false,
-                    None,
-                    Span::default(),
+                    &ProjectionClause {
+                        projection,
+                        filter: filter.as_ref(),
+                        is_return: false,
+                        targets: None,
+                        span: Span::default(),
+                    },
                 )?;
                 plan.root = root;
                 plan.columns = cols;
@@ -266,11 +269,13 @@ impl Planner<'_> {
                     let (root, cols, slots) = self.projection(
                         plan.root,
                         &mut scope,
-                        &r.projection,
-                        None,
-                        true,
-                        None,
-                        Span::default(),
+                        &ProjectionClause {
+                            projection: &r.projection,
+                            filter: None,
+                            is_return: true,
+                            targets: None,
+                            span: Span::default(),
+                        },
                     )?;
                     plan.root = root;
                     plan.columns = cols;

@@ -8,9 +8,11 @@
 use std::sync::Arc;
 
 use quiver_cypher::ast::{self, ClauseKind, ExprKind, StatementKind};
+use quiver_cypher::semantic::Analysis;
 use quiver_cypher::{Detail, ErrorKind, Span, Status};
 use quiver_storage::Transaction as StorageTx;
 
+use super::projection::ProjectionClause;
 use super::scope::{Kind, Scope};
 use crate::ir::{Command, Compiled, Expr, Op, PlanNode, SubKind};
 use crate::procedures::Procedures;
@@ -22,6 +24,9 @@ pub(crate) type Result<T, E = quiver_cypher::Error> = std::result::Result<T, E>;
 /// State of one compilation.
 pub(crate) struct Planner<'a> {
     pub source: &'a str,
+    /// The semantic analysis of the statement: what it already checked and derived (the
+    /// columns of every WITH and RETURN) the planner takes from it.
+    pub analysis: &'a Analysis,
     /// A transaction to read statistics (counts, indexes) from.
     pub stats: &'a StorageTx,
     pub procedures: &'a Procedures,
@@ -45,12 +50,14 @@ pub(crate) struct QueryPlan {
 /// Compiles a parsed statement.
 pub(crate) fn compile(
     stmt: &ast::Statement,
+    analysis: &Analysis,
     source: &str,
     stats: &StorageTx,
     procedures: &Procedures,
 ) -> std::result::Result<Compiled, crate::Error> {
     let mut p = Planner {
         source,
+        analysis,
         stats,
         procedures,
         slots: 0,
@@ -336,11 +343,13 @@ impl Planner<'_> {
                     let (p, _, _) = self.projection(
                         plan,
                         &mut scope,
-                        &w.projection,
-                        w.filter.as_ref(),
-                        false,
-                        None,
-                        clause.span,
+                        &ProjectionClause {
+                            projection: &w.projection,
+                            filter: w.filter.as_ref(),
+                            is_return: false,
+                            targets: None,
+                            span: clause.span,
+                        },
                     )?;
                     p
                 }
@@ -348,11 +357,13 @@ impl Planner<'_> {
                     let (p, cols, slots) = self.projection(
                         plan,
                         &mut scope,
-                        &r.projection,
-                        None,
-                        true,
-                        targets,
-                        clause.span,
+                        &ProjectionClause {
+                            projection: &r.projection,
+                            filter: None,
+                            is_return: true,
+                            targets,
+                            span: clause.span,
+                        },
                     )?;
                     columns = cols;
                     out_slots = slots;
