@@ -8,6 +8,7 @@ use quiver_cypher::{Detail, Span, Status};
 use super::clauses::{Planner, Result};
 use super::scope::{Kind, Scope};
 use crate::ir::{CreateStep, Expr, MergeSpec, Op, PathPart, PlanNode, Props, SetOp};
+use crate::tokens::Token;
 
 /// Slots of every element of one pattern part, in pattern order.
 pub(crate) struct PartSlots {
@@ -238,6 +239,57 @@ impl Planner<'_> {
         {
             return Err(self.already_bound(&p.name, p.span));
         }
+        let (slots, fresh, rel_types) = self.merge_slots(part, scope)?;
+        // The match half.
+        let mut inner = scope.clone();
+        let once = self.once(scope);
+        let matcher = self.pattern(
+            once,
+            &mut inner,
+            std::slice::from_ref(part),
+            None,
+            Some(std::slice::from_ref(&slots)),
+        )?;
+        let (steps, path) = self.merge_creates(part, &slots, &fresh, &rel_types, scope)?;
+        *scope = inner;
+        let path = match &part.path {
+            Some(p) => scope.get(&p.name).map(|v| (v.slot, Expr::Path(path))),
+            None => None,
+        };
+        let mut on_match = Vec::new();
+        let mut on_create = Vec::new();
+        for action in &m.actions {
+            let ops = self.set_ops(scope, &action.items)?;
+            match action.on {
+                ast::MergeOn::Match => on_match.extend(ops),
+                ast::MergeOn::Create => on_create.extend(ops),
+            }
+        }
+        let est = input.est_rows;
+        Ok(self.node(
+            Op::Merge {
+                input,
+                matcher,
+                spec: Arc::new(MergeSpec {
+                    create: steps,
+                    on_match,
+                    on_create,
+                    path,
+                }),
+            },
+            est,
+            scope,
+        ))
+    }
+
+    /// The slots of a MERGE pattern's elements: a bound node keeps its slot, every other
+    /// element gets a fresh one (`fresh` says which nodes MERGE may create), and the single
+    /// type of every relationship.
+    fn merge_slots(
+        &mut self,
+        part: &ast::PatternPart,
+        scope: &Scope,
+    ) -> Result<(PartSlots, Vec<bool>, Vec<Arc<Token>>)> {
         let mut slots = PartSlots {
             nodes: Vec::new(),
             rels: Vec::new(),
@@ -289,17 +341,19 @@ impl Planner<'_> {
             rel_types.push(self.rel_type_of(rp)?);
             slots.rels.push(self.slot());
         }
-        // The match half.
-        let mut inner = scope.clone();
-        let once = self.once(scope);
-        let matcher = self.pattern(
-            once,
-            &mut inner,
-            std::slice::from_ref(part),
-            None,
-            Some(std::slice::from_ref(&slots)),
-        )?;
-        // The create half, into the same slots.
+        Ok((slots, fresh, rel_types))
+    }
+
+    /// The create half of a MERGE, into the slots the match half binds: its fresh nodes, all
+    /// its relationships, and the path they make.
+    fn merge_creates(
+        &mut self,
+        part: &ast::PatternPart,
+        slots: &PartSlots,
+        fresh: &[bool],
+        rel_types: &[Arc<Token>],
+        scope: &Scope,
+    ) -> Result<(Vec<CreateStep>, Vec<PathPart>)> {
         let mut steps = Vec::new();
         let nodes: Vec<&ast::NodePattern> = part.chain.nodes().collect();
         for (i, np) in nodes.iter().enumerate() {
@@ -336,35 +390,7 @@ impl Planner<'_> {
             path.push(PathPart::Rel(slots.rels[i]));
             path.push(PathPart::Node(slots.nodes[i + 1]));
         }
-        *scope = inner;
-        let path = match &part.path {
-            Some(p) => scope.get(&p.name).map(|v| (v.slot, Expr::Path(path))),
-            None => None,
-        };
-        let mut on_match = Vec::new();
-        let mut on_create = Vec::new();
-        for action in &m.actions {
-            let ops = self.set_ops(scope, &action.items)?;
-            match action.on {
-                ast::MergeOn::Match => on_match.extend(ops),
-                ast::MergeOn::Create => on_create.extend(ops),
-            }
-        }
-        let est = input.est_rows;
-        Ok(self.node(
-            Op::Merge {
-                input,
-                matcher,
-                spec: Arc::new(MergeSpec {
-                    create: steps,
-                    on_match,
-                    on_create,
-                    path,
-                }),
-            },
-            est,
-            scope,
-        ))
+        Ok((steps, path))
     }
 
     fn variable(&self, v: &ast::Ident, scope: &Scope) -> Result<Expr> {
