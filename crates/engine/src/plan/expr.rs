@@ -481,7 +481,8 @@ impl Planner<'_> {
         Ok(Expr::MapProjection(Box::new(base), items))
     }
 
-    /// A pattern used as a predicate: whether it has a match.
+    /// A pattern used as a predicate: whether it has a match (the semantic analysis has
+    /// checked that it introduces no variables).
     fn pattern_predicate(
         &mut self,
         chain: &ast::PatternChain,
@@ -494,7 +495,6 @@ impl Planner<'_> {
             chain: chain.clone(),
             span: e.span,
         };
-        self.check_pattern_predicate(&part, scope)?;
         let (plan, _) = self.pattern_subquery(std::slice::from_ref(&part), None, scope)?;
         Ok(Expr::Subquery(plan, Box::new(SubKind::Exists)))
     }

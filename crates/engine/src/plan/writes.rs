@@ -57,18 +57,9 @@ impl Planner<'_> {
         Ok(self.tokens.rel_type(&rp.types[0].name))
     }
 
-    fn no_inline_where(&self, predicate: Option<&ast::Expr>) -> Result<()> {
-        match predicate {
-            Some(p) => Err(self.err(
-                Status::SyntaxError,
-                Detail::UnexpectedSyntax,
-                "WHERE is not allowed inside a CREATE or MERGE pattern",
-                p.span,
-            )),
-            None => Ok(()),
-        }
-    }
-
+    /// CREATE. The semantic analysis has checked the pattern: no shortest paths, inline
+    /// WHERE or re-declared variables, a bound node only as a relationship's end, one type
+    /// and a direction for every relationship.
     pub(super) fn plan_create(
         &mut self,
         input: Arc<PlanNode>,
@@ -78,51 +69,17 @@ impl Planner<'_> {
         let mut steps = Vec::new();
         let mut paths: Vec<(usize, Vec<PathPart>)> = Vec::new();
         for part in parts {
-            if part.selector != ast::PathSelector::All {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::UnexpectedSyntax,
-                    "shortestPath(...) cannot be used in CREATE",
-                    part.span,
-                ));
-            }
-            if let Some(p) = &part.path
-                && scope.contains(&p.name)
-            {
-                return Err(self.already_bound(&p.name, p.span));
-            }
-            if part.chain.steps.is_empty()
-                && let Some(v) = &part.chain.start.variable
-                && scope.contains(&v.name)
-            {
-                return Err(self.already_bound(&v.name, v.span));
-            }
             let mut node_slots = Vec::new();
             for np in part.chain.nodes() {
-                self.no_inline_where(np.predicate.as_ref())?;
                 node_slots.push(self.create_node(np, scope, &mut steps)?);
             }
             let mut path = vec![PathPart::Node(node_slots[0])];
             for (i, step) in part.chain.steps.iter().enumerate() {
                 let rp = &step.relationship;
-                self.no_inline_where(rp.predicate.as_ref())?;
-                if let Some(v) = &rp.variable
-                    && scope.contains(&v.name)
-                {
-                    return Err(self.already_bound(&v.name, v.span));
-                }
                 let ty = self.rel_type_of(rp)?;
                 let (from, to) = match rp.direction {
-                    ast::Direction::Outgoing => (node_slots[i], node_slots[i + 1]),
                     ast::Direction::Incoming => (node_slots[i + 1], node_slots[i]),
-                    ast::Direction::Both => {
-                        return Err(self.err(
-                            Status::SyntaxError,
-                            Detail::RequiresDirectedRelationship,
-                            "Only directed relationships are supported in CREATE",
-                            rp.span,
-                        ));
-                    }
+                    _ => (node_slots[i], node_slots[i + 1]),
                 };
                 let props = self.props(rp.properties.as_ref(), scope)?;
                 let slot = self.slot();
@@ -174,17 +131,6 @@ impl Planner<'_> {
         if let Some(v) = &np.variable
             && let Some(var) = scope.get(&v.name)
         {
-            if !np.labels.is_empty() || np.properties.is_some() {
-                return Err(self.already_bound(&v.name, v.span));
-            }
-            if !matches!(var.kind, Kind::Node | Kind::Any) {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::VariableTypeConflict,
-                    format!("Type mismatch: `{}` is not a node", v.name),
-                    v.span,
-                ));
-            }
             return Ok(var.slot);
         }
         let labels = np
@@ -205,20 +151,6 @@ impl Planner<'_> {
         Ok(slot)
     }
 
-    fn check_merge_props(&self, props: Option<&ast::Expr>) -> Result<()> {
-        if let Some(p) = props
-            && !matches!(p.kind, ExprKind::Map(_))
-        {
-            return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::InvalidParameterUse,
-                    "Parameter maps cannot be used in MERGE patterns (use a literal map, e.g. {id: $param.id})",
-                    p.span,
-                ));
-        }
-        Ok(())
-    }
-
     pub(super) fn plan_merge(
         &mut self,
         input: Arc<PlanNode>,
@@ -226,19 +158,6 @@ impl Planner<'_> {
         m: &ast::Merge,
     ) -> Result<Arc<PlanNode>> {
         let part = &m.pattern;
-        if part.selector != ast::PathSelector::All {
-            return Err(self.err(
-                Status::SyntaxError,
-                Detail::UnexpectedSyntax,
-                "shortestPath(...) cannot be used in MERGE",
-                part.span,
-            ));
-        }
-        if let Some(p) = &part.path
-            && scope.contains(&p.name)
-        {
-            return Err(self.already_bound(&p.name, p.span));
-        }
         let (slots, fresh, rel_types) = self.merge_slots(part, scope)?;
         // The match half.
         let mut inner = scope.clone();
@@ -284,7 +203,8 @@ impl Planner<'_> {
 
     /// The slots of a MERGE pattern's elements: a bound node keeps its slot, every other
     /// element gets a fresh one (`fresh` says which nodes MERGE may create), and the single
-    /// type of every relationship.
+    /// type of every relationship. The semantic analysis has checked the pattern as for
+    /// CREATE, and that its property maps are literal maps.
     fn merge_slots(
         &mut self,
         part: &ast::PatternPart,
@@ -297,25 +217,14 @@ impl Planner<'_> {
         let mut fresh: Vec<bool> = Vec::new();
         let mut seen: Vec<(String, usize)> = Vec::new();
         for np in part.chain.nodes() {
-            self.no_inline_where(np.predicate.as_ref())?;
-            self.check_merge_props(np.properties.as_ref())?;
             let named = np.variable.as_ref();
             if let Some(v) = named {
                 if let Some(var) = scope.get(&v.name) {
-                    if !np.labels.is_empty()
-                        || np.properties.is_some()
-                        || part.chain.steps.is_empty()
-                    {
-                        return Err(self.already_bound(&v.name, v.span));
-                    }
                     slots.nodes.push(var.slot);
                     fresh.push(false);
                     continue;
                 }
                 if let Some((_, s)) = seen.iter().find(|(n, _)| *n == v.name) {
-                    if !np.labels.is_empty() || np.properties.is_some() {
-                        return Err(self.already_bound(&v.name, v.span));
-                    }
                     slots.nodes.push(*s);
                     fresh.push(false);
                     continue;
@@ -331,13 +240,6 @@ impl Planner<'_> {
         let mut rel_types = Vec::new();
         for step in &part.chain.steps {
             let rp = &step.relationship;
-            self.no_inline_where(rp.predicate.as_ref())?;
-            if let Some(v) = &rp.variable
-                && scope.contains(&v.name)
-            {
-                return Err(self.already_bound(&v.name, v.span));
-            }
-            self.check_merge_props(rp.properties.as_ref())?;
             rel_types.push(self.rel_type_of(rp)?);
             slots.rels.push(self.slot());
         }

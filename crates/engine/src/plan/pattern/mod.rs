@@ -17,7 +17,6 @@ mod seek;
 use std::sync::Arc;
 
 use quiver_cypher::ast;
-use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, Result};
 use super::scope::Scope;
@@ -74,34 +73,6 @@ impl Planner<'_> {
         let once = self.once(scope);
         let plan = self.pattern(once, &mut inner, parts, filter, None)?;
         Ok((plan, inner))
-    }
-
-    /// A pattern used as a predicate may not introduce named variables.
-    pub fn check_pattern_predicate(&self, part: &ast::PatternPart, scope: &Scope) -> Result<()> {
-        let mut names: Vec<(&str, Span)> = Vec::new();
-        for n in part.chain.nodes() {
-            if let Some(v) = &n.variable {
-                names.push((&v.name, v.span));
-            }
-        }
-        for r in part.chain.relationships() {
-            if let Some(v) = &r.variable {
-                names.push((&v.name, v.span));
-            }
-        }
-        for (name, span) in names {
-            if !scope.contains(name) {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::UndefinedVariable,
-                    format!(
-                        "PatternExpressions are not allowed to introduce new variables: '{name}'."
-                    ),
-                    span,
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// Plans `parts` on top of `input`, binding their variables in `scope`. `preset` gives the
