@@ -89,10 +89,8 @@ impl Planner<'_> {
                         item.field.span,
                     ));
                 };
+                // The analysis has checked that the name is new.
                 let var = item.variable();
-                if scope.contains(&var.name) || columns.iter().any(|c| **c == *var.name) {
-                    return Err(self.already_bound(&var.name, var.span));
-                }
                 let slot = self.slot();
                 yields.push((i, slot));
                 columns.push(Arc::from(var.name.as_str()));

@@ -229,27 +229,13 @@ impl Planner<'_> {
         if q.unions.is_empty() {
             return self.single(&q.first, arg, None, top);
         }
+        // The semantic analysis has checked that the branches agree on ALL and on their
+        // columns.
         let all = q.unions[0].all;
-        if q.unions.iter().any(|u| u.all != all) {
-            return Err(self.err(
-                Status::SyntaxError,
-                Detail::InvalidClauseComposition,
-                "Invalid combination of UNION and UNION ALL",
-                q.span,
-            ));
-        }
         let first = self.single(&q.first, arg, None, top)?;
         let mut branches = vec![first.root];
         for u in &q.unions {
             let part = self.single(&u.query, arg, Some(&first.out_slots), top)?;
-            if part.columns != first.columns {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::DifferentColumnsInUnion,
-                    "All sub queries in an UNION must have the same return column names",
-                    u.span,
-                ));
-            }
             branches.push(part.root);
         }
         let est = branches.iter().map(|b| b.est_rows).sum();
@@ -491,11 +477,7 @@ impl Planner<'_> {
                 scope,
             ));
         }
-        for col in &inner.columns {
-            if scope.contains(col) && !arg.contains(col) {
-                return Err(self.already_bound(col, span));
-            }
-        }
+        // The analysis has checked that no returned column shadows an outer variable.
         for (col, slot) in inner.columns.iter().zip(&inner.out_slots) {
             scope.bind(col, *slot, Kind::Any);
         }
@@ -524,16 +506,8 @@ impl Planner<'_> {
             }
             ast::SubqueryBody::Query(q) => {
                 let inner = self.query(q, scope, false)?;
-                let first = inner.out_slots.first().copied();
-                if s.kind == ast::SubqueryKind::Collect && inner.columns.len() != 1 {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidClauseComposition,
-                        "A COLLECT subquery must end with a RETURN clause returning exactly one column",
-                        span,
-                    ));
-                }
-                (inner.root, first)
+                // The analysis has checked that a COLLECT returns exactly one column.
+                (inner.root, inner.out_slots.first().copied())
             }
         };
         let kind = match s.kind {
