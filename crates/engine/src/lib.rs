@@ -21,6 +21,7 @@ mod database;
 mod error;
 mod eval;
 mod exec;
+mod ir;
 mod materialize;
 mod plan;
 pub mod procedures;

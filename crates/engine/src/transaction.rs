@@ -156,8 +156,14 @@ impl Transaction {
             functions: &quiver_cypher::semantic::BuiltinFunctions,
             procedures: Some(&*procedures),
         };
-        quiver_cypher::analyze_with(&stmt, query, &analyze)?;
-        let compiled = Arc::new(plan::compile(&stmt, query, &self.stx, &procedures)?);
+        let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
+        let compiled = Arc::new(plan::compile(
+            &stmt,
+            &analysis,
+            query,
+            &self.stx,
+            &procedures,
+        )?);
         self.shared
             .cache
             .lock()

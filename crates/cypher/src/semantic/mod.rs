@@ -101,7 +101,13 @@ impl ProjectionInfo {
 impl Analysis {
     /// The projection information of a `WITH` or `RETURN` clause of the analysed statement.
     pub fn projection(&self, clause: &Clause) -> Option<&ProjectionInfo> {
-        self.projections.get(&clause.span.start)
+        self.projection_at(clause.span)
+    }
+
+    /// The projection information of the `WITH` or `RETURN` clause spanning `clause_span`
+    /// (`None` for projections the analysis does not see, such as `SHOW ... YIELD`).
+    pub fn projection_at(&self, clause_span: Span) -> Option<&ProjectionInfo> {
+        self.projections.get(&clause_span.start)
     }
 
     /// Fails with `ParameterMissing` naming the first parameter `supplied` does not know.

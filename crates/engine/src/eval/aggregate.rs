@@ -7,80 +7,9 @@ use std::collections::HashSet;
 
 use quiver_value::{HashKey, Value, ops};
 
-use super::{Expr, Row};
+use super::{Cx, value_bytes};
 use crate::error::{Error, Result, code};
-use crate::exec::{Cx, value_bytes};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AggKind {
-    CountStar,
-    Count,
-    Sum,
-    Avg,
-    Min,
-    Max,
-    Collect,
-    StDev,
-    StDevP,
-    PercentileCont,
-    PercentileDisc,
-}
-
-impl AggKind {
-    /// Resolves an aggregate function by its (case-insensitive) name.
-    pub fn lookup(name: &str) -> Option<AggKind> {
-        const ALL: [(&str, AggKind); 10] = [
-            ("count", AggKind::Count),
-            ("sum", AggKind::Sum),
-            ("avg", AggKind::Avg),
-            ("min", AggKind::Min),
-            ("max", AggKind::Max),
-            ("collect", AggKind::Collect),
-            ("stdev", AggKind::StDev),
-            ("stdevp", AggKind::StDevP),
-            ("percentilecont", AggKind::PercentileCont),
-            ("percentiledisc", AggKind::PercentileDisc),
-        ];
-        ALL.iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, k)| *k)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            AggKind::CountStar | AggKind::Count => "count",
-            AggKind::Sum => "sum",
-            AggKind::Avg => "avg",
-            AggKind::Min => "min",
-            AggKind::Max => "max",
-            AggKind::Collect => "collect",
-            AggKind::StDev => "stDev",
-            AggKind::StDevP => "stDevP",
-            AggKind::PercentileCont => "percentileCont",
-            AggKind::PercentileDisc => "percentileDisc",
-        }
-    }
-
-    /// How many arguments the aggregate takes.
-    pub fn arity(self) -> usize {
-        match self {
-            AggKind::CountStar => 0,
-            AggKind::PercentileCont | AggKind::PercentileDisc => 2,
-            _ => 1,
-        }
-    }
-}
-
-/// One aggregate of an aggregation: what to compute and where the result goes.
-#[derive(Debug)]
-pub(crate) struct AggSpec {
-    pub kind: AggKind,
-    pub distinct: bool,
-    pub arg: Option<Expr>,
-    /// The percentile of `percentileCont`/`percentileDisc`.
-    pub param: Option<Expr>,
-    pub out: usize,
-}
+use crate::ir::{AggKind, AggSpec, Row};
 
 /// The running state of one aggregate in one group.
 #[derive(Debug)]

@@ -7,67 +7,10 @@ use std::sync::Arc;
 use quiver_storage::{NodeId, RelId};
 use quiver_value::{Map, Node, Relationship, Value};
 
-use super::{Expr, MapProjItem, Row};
+use super::Cx;
 use crate::error::{Error, Result};
-use crate::exec::Cx;
+use crate::ir::{Expr, GraphFn, MapProjItem, Row};
 use crate::tokens::Token;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum GraphFn {
-    Id,
-    ElementId,
-    Labels,
-    Type,
-    Keys,
-    Properties,
-    StartNode,
-    EndNode,
-    Nodes,
-    Relationships,
-    Length,
-    /// `exists(n.prop)`: the argument is a property access, true when it is not null.
-    Exists,
-}
-
-impl GraphFn {
-    /// Resolves a graph function by its (case-insensitive) name.
-    pub fn lookup(name: &str) -> Option<GraphFn> {
-        const ALL: [(&str, GraphFn); 12] = [
-            ("id", GraphFn::Id),
-            ("elementid", GraphFn::ElementId),
-            ("labels", GraphFn::Labels),
-            ("type", GraphFn::Type),
-            ("keys", GraphFn::Keys),
-            ("properties", GraphFn::Properties),
-            ("startnode", GraphFn::StartNode),
-            ("endnode", GraphFn::EndNode),
-            ("nodes", GraphFn::Nodes),
-            ("relationships", GraphFn::Relationships),
-            ("length", GraphFn::Length),
-            ("exists", GraphFn::Exists),
-        ];
-        ALL.iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, f)| *f)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            GraphFn::Id => "id",
-            GraphFn::ElementId => "elementId",
-            GraphFn::Labels => "labels",
-            GraphFn::Type => "type",
-            GraphFn::Keys => "keys",
-            GraphFn::Properties => "properties",
-            GraphFn::StartNode => "startNode",
-            GraphFn::EndNode => "endNode",
-            GraphFn::Nodes => "nodes",
-            GraphFn::Relationships => "relationships",
-            GraphFn::Length => "length",
-            GraphFn::Exists => "exists",
-        }
-    }
-}
 
 fn bad_arg(f: GraphFn, expected: &str, got: &Value) -> Error {
     Error::type_error(format!(

@@ -1,12 +1,12 @@
-//! Compiled expressions and their evaluation over a row.
+//! Evaluation of the IR's expressions ([`crate::ir::Expr`]) over a row.
 //!
-//! The planner turns every AST expression into an [`Expr`] with variables resolved to row
-//! slots, parameters to indexes, function names to handles and names of labels, types and keys
-//! to [`Token`]s, so evaluation does no name lookups. Non-graph semantics (arithmetic,
-//! comparison, scalar functions) are the value crate's; graph access goes through the
-//! transaction in the [`Cx`].
+//! The planner has resolved variables to row slots, parameters to indexes, function names to
+//! handles and names of labels, types and keys to tokens, so evaluation does no name lookups.
+//! Non-graph semantics (arithmetic, comparison, scalar functions) are the value crate's; graph
+//! access goes through the transaction in the [`Cx`].
 
 pub(crate) mod aggregate;
+mod cx;
 pub(crate) mod graph_fns;
 mod path;
 
@@ -15,156 +15,14 @@ use std::sync::Arc;
 use quiver_value::compare::{
     equals, greater_equal, greater_than, less_equal, less_than, not_equals,
 };
-use quiver_value::{Function, Map, Value, ops};
+use quiver_value::{Map, Value, ops};
 
 use crate::error::{Error, Result};
-use crate::exec::{self, Cx};
-use crate::plan::PlanNode;
+use crate::ir::{BinOp, ChainOp, Expr, MapProjItem, PlanNode, Quantifier, SubKind};
 use crate::tokens::Token;
 
-pub(crate) use graph_fns::GraphFn;
-pub(crate) use path::PathPart;
-
-/// A row of slots; every variable of a query owns one slot for the whole query.
-pub(crate) type Row = Vec<Value>;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BinOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,
-    Pow,
-    In,
-    StartsWith,
-    EndsWith,
-    Contains,
-    Regex,
-    Xor,
-}
-
-/// An operator of an [`Expr::Chain`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ChainOp {
-    /// Short-circuits like [`Expr::And`]: once the value so far is `false`, the rest of the
-    /// `AND`s are not evaluated.
-    And,
-    /// Short-circuits like [`Expr::Or`] on `true`.
-    Or,
-    Binary(BinOp),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Quantifier {
-    All,
-    Any,
-    None,
-    Single,
-}
-
-/// What a subquery expression computes from the rows of its plan.
-#[derive(Clone, Debug)]
-pub(crate) enum SubKind {
-    /// `EXISTS { }` and pattern predicates: whether there is a row.
-    Exists,
-    /// `COUNT { }`: how many rows.
-    Count,
-    /// `COLLECT { }` and pattern comprehensions: a list of one expression per row.
-    Collect(Expr),
-}
-
-#[derive(Clone, Debug)]
-pub(crate) enum MapProjItem {
-    /// `.key`
-    Property(Arc<str>, Arc<Token>),
-    /// `.*`
-    All,
-    /// `key: value` (also `variable`)
-    Entry(Arc<str>, Expr),
-}
-
-/// A compiled expression.
-#[derive(Clone, Debug)]
-pub(crate) enum Expr {
-    Const(Value),
-    Param(usize),
-    Slot(usize),
-    Property(Box<Expr>, Arc<Token>),
-    Index(Box<Expr>, Box<Expr>),
-    Slice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
-    /// `n:A:B` on nodes, `r:T` on relationships.
-    HasLabels(Box<Expr>, Vec<Arc<Token>>),
-    Not(Box<Expr>),
-    Neg(Box<Expr>),
-    Plus(Box<Expr>),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
-    /// Operators applied left to right, `((first op1 e1) op2 e2) ...`: a long `AND` or `+`
-    /// chain is a flat list, evaluated in a loop rather than by recursion.
-    Chain(Box<Expr>, Vec<(ChainOp, Expr)>),
-    /// `=~` against a pattern known when planning.
-    RegexConst(Box<Expr>, Arc<regex::Regex>),
-    IsNull(Box<Expr>, bool),
-    List(Vec<Expr>),
-    Map(Vec<(Arc<str>, Expr)>),
-    Call(Function, Vec<Expr>),
-    Graph(GraphFn, Vec<Expr>),
-    Case {
-        operand: Option<Box<Expr>>,
-        branches: Vec<(Expr, Expr)>,
-        default: Option<Box<Expr>>,
-    },
-    ListComp {
-        slot: usize,
-        list: Box<Expr>,
-        filter: Option<Box<Expr>>,
-        map: Option<Box<Expr>>,
-    },
-    Quantified {
-        quantifier: Quantifier,
-        slot: usize,
-        list: Box<Expr>,
-        predicate: Box<Expr>,
-    },
-    Reduce {
-        acc: usize,
-        init: Box<Expr>,
-        slot: usize,
-        list: Box<Expr>,
-        expr: Box<Expr>,
-    },
-    MapProjection(Box<Expr>, Vec<MapProjItem>),
-    /// A named path built from its pattern's slots.
-    Path(Vec<PathPart>),
-    /// Every entry of a map (a pattern's `$props` or `{..}`) equals the entity's property.
-    PropsMatch(Box<Expr>, Box<Expr>),
-    Subquery(Arc<PlanNode>, Box<SubKind>),
-}
-
-impl Expr {
-    /// The conjunction of `predicates` (`None` for none), flat however many there are.
-    pub(crate) fn all(predicates: Vec<Expr>) -> Option<Expr> {
-        let mut items = predicates.into_iter();
-        let first = items.next()?;
-        let rest: Vec<(ChainOp, Expr)> = items.map(|e| (ChainOp::And, e)).collect();
-        Some(match rest.len() {
-            0 => first,
-            1 => {
-                let (_, second) = rest.into_iter().next()?;
-                Expr::And(Box::new(first), Box::new(second))
-            }
-            _ => Expr::Chain(Box::new(first), rest),
-        })
-    }
-}
+pub(crate) use crate::ir::Row;
+pub(crate) use cx::{BoxCursor, Cursor, Cx, row_bytes, value_bytes};
 
 /// A `range()` list is built whole: one too large for the query's memory limit fails with
 /// the memory error before it is allocated (`UNWIND range(...)` streams instead and never
@@ -694,7 +552,7 @@ fn slice_value(base: &Value, from: Option<&Value>, to: Option<&Value>) -> Result
 /// Runs a subquery expression's plan with a copy of the current row as its argument.
 fn subquery(plan: &Arc<PlanNode>, kind: &SubKind, row: &mut Row, cx: &mut Cx) -> Result<Value> {
     let mut sub_row = row.clone();
-    let mut cursor = exec::build(plan, cx)?;
+    let mut cursor = (cx.open)(plan, cx)?;
     match kind {
         SubKind::Exists => Ok(Value::Bool(cursor.next(cx, &mut sub_row)?)),
         SubKind::Count => {
@@ -708,7 +566,7 @@ fn subquery(plan: &Arc<PlanNode>, kind: &SubKind, row: &mut Row, cx: &mut Cx) ->
             let mut out = Vec::new();
             while cursor.next(cx, &mut sub_row)? {
                 let v = e.eval(&mut sub_row, cx)?;
-                cx.reserve(crate::exec::value_bytes(&v))?;
+                cx.reserve(value_bytes(&v))?;
                 out.push(v);
             }
             Ok(Value::from(out))

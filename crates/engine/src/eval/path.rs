@@ -5,18 +5,9 @@ use std::sync::Arc;
 use quiver_storage::RelId;
 use quiver_value::{Node, Path, Relationship, Value};
 
-use super::Row;
+use super::Cx;
 use crate::error::{Error, Result};
-use crate::exec::Cx;
-
-/// One element of a path pattern, in pattern order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PathPart {
-    Node(usize),
-    Rel(usize),
-    /// A variable-length relationship: a list of relationships in pattern order.
-    RelList(usize),
-}
+use crate::ir::{PathPart, Row};
 
 fn node_of(v: &Value) -> Result<Option<u64>> {
     match v {

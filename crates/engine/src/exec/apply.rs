@@ -5,13 +5,26 @@ use std::sync::Arc;
 
 use quiver_value::Value;
 
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
-use crate::eval::Row;
-use crate::plan::{Op, PlanNode};
+use crate::ir::{Expr, Row};
+
+/// Which apply operator a cursor runs.
+pub(crate) enum Mode {
+    /// OPTIONAL MATCH: an input row with no inner row passes once, these slots set to null.
+    Optional(Arc<[usize]>),
+    /// Pattern predicates: keep the input row when the inner plan has a row (or has none).
+    Semi { negated: bool },
+    /// CALL subqueries: every inner row for every input row.
+    Apply,
+    /// Unit subqueries: run the inner plan for its effects, pass the input row on once.
+    Unit,
+    /// FOREACH: run the inner plan once per list item, with the item in `slot`.
+    Foreach { slot: usize, list: Arc<Expr> },
+}
 
 pub(crate) struct ApplyCursor {
-    plan: Arc<PlanNode>,
+    mode: Mode,
     input: BoxCursor,
     inner: BoxCursor,
     /// The inner plan is running for the current input row.
@@ -20,21 +33,21 @@ pub(crate) struct ApplyCursor {
 }
 
 impl ApplyCursor {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor, inner: BoxCursor) -> Self {
-        ApplyCursor {
-            plan,
+    pub fn boxed(mode: Mode, input: BoxCursor, inner: BoxCursor) -> BoxCursor {
+        Box::new(ApplyCursor {
+            mode,
             input,
             inner,
             active: false,
             matched: false,
-        }
+        })
     }
 }
 
 impl Cursor for ApplyCursor {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        match &self.plan.op {
-            Op::Optional { null_slots, .. } => loop {
+        match &self.mode {
+            Mode::Optional(null_slots) => loop {
                 if self.active {
                     if self.inner.next(cx, row)? {
                         self.matched = true;
@@ -42,7 +55,7 @@ impl Cursor for ApplyCursor {
                     }
                     self.active = false;
                     if !self.matched {
-                        for s in null_slots {
+                        for s in null_slots.iter() {
                             row[*s] = Value::Null;
                         }
                         return Ok(true);
@@ -55,7 +68,7 @@ impl Cursor for ApplyCursor {
                 self.active = true;
                 self.matched = false;
             },
-            Op::SemiApply { negated, .. } => loop {
+            Mode::Semi { negated } => loop {
                 if !self.input.next(cx, row)? {
                     return Ok(false);
                 }
@@ -66,7 +79,7 @@ impl Cursor for ApplyCursor {
                     return Ok(true);
                 }
             },
-            Op::Apply { .. } => loop {
+            Mode::Apply => loop {
                 if self.active {
                     if self.inner.next(cx, row)? {
                         return Ok(true);
@@ -79,7 +92,7 @@ impl Cursor for ApplyCursor {
                 self.inner.reset();
                 self.active = true;
             },
-            Op::UnitApply { .. } => {
+            Mode::Unit => {
                 if !self.input.next(cx, row)? {
                     return Ok(false);
                 }
@@ -90,7 +103,7 @@ impl Cursor for ApplyCursor {
                 }
                 Ok(true)
             }
-            Op::Foreach { slot, list, .. } => {
+            Mode::Foreach { slot, list } => {
                 if !self.input.next(cx, row)? {
                     return Ok(false);
                 }
@@ -113,7 +126,6 @@ impl Cursor for ApplyCursor {
                 }
                 Ok(true)
             }
-            _ => Err(mismatch("apply")),
         }
     }
 

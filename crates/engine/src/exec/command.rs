@@ -5,22 +5,31 @@ use std::sync::Arc;
 use quiver_storage::{IndexKind, IndexState, LabelId, PropKeyId};
 use quiver_value::Value;
 
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
-use crate::eval::Row;
-use crate::plan::{Command, Op, PlanNode};
-use crate::procedures::ProcedureContext;
+use crate::ir::{Command, Expr, Row};
+use crate::procedures::{Procedure, ProcedureContext};
 
 pub(crate) struct ProcedureCall {
-    plan: Arc<PlanNode>,
+    procedure: Arc<dyn Procedure>,
+    args: Arc<[Expr]>,
+    /// (output column, slot)
+    yields: Arc<[(usize, usize)]>,
     input: BoxCursor,
     rows: std::vec::IntoIter<Vec<Value>>,
 }
 
 impl ProcedureCall {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(
+        procedure: Arc<dyn Procedure>,
+        args: Arc<[Expr]>,
+        yields: Arc<[(usize, usize)]>,
+        input: BoxCursor,
+    ) -> Self {
         ProcedureCall {
-            plan,
+            procedure,
+            args,
+            yields,
             input,
             rows: Vec::new().into_iter(),
         }
@@ -29,19 +38,11 @@ impl ProcedureCall {
 
 impl Cursor for ProcedureCall {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::ProcedureCall {
-            procedure,
-            args,
-            yields,
-            ..
-        } = &self.plan.op
-        else {
-            return Err(mismatch("procedure call"));
-        };
+        let (procedure, args, yields) = (&self.procedure, &self.args, &self.yields);
         let signature = procedure.signature();
         loop {
             if let Some(values) = self.rows.next() {
-                for (column, slot) in yields {
+                for (column, slot) in yields.iter() {
                     row[*slot] = values.get(*column).cloned().unwrap_or(Value::Null);
                 }
                 return Ok(true);
@@ -96,13 +97,19 @@ impl Cursor for ProcedureCall {
 }
 
 pub(crate) struct CommandCursor {
-    plan: Arc<PlanNode>,
+    command: Arc<Command>,
+    /// The slots of the result's columns.
+    out: Arc<[usize]>,
     rows: Option<std::vec::IntoIter<Vec<Value>>>,
 }
 
 impl CommandCursor {
-    pub fn new(plan: Arc<PlanNode>) -> Self {
-        CommandCursor { plan, rows: None }
+    pub fn new(command: Arc<Command>, out: Arc<[usize]>) -> Self {
+        CommandCursor {
+            command,
+            out,
+            rows: None,
+        }
     }
 }
 
@@ -253,7 +260,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
 
 /// The transaction ids `SHOW`/`TERMINATE TRANSACTIONS` name: each expression is a String or
 /// a list of Strings.
-fn transaction_ids(ids: &[crate::eval::Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<String>> {
+fn transaction_ids(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for e in ids {
         let list: Vec<Value> = match e.eval(row, cx)? {
@@ -270,48 +277,9 @@ fn transaction_ids(ids: &[crate::eval::Expr], row: &mut Row, cx: &mut Cx) -> Res
     Ok(out)
 }
 
-/// Column names of a command's result.
-pub(crate) fn command_columns(command: &Command) -> &'static [&'static str] {
-    match command {
-        Command::CreateIndex { .. } | Command::Drop { .. } => &[],
-        Command::ShowIndexes { constraints: true } => &[
-            "id",
-            "name",
-            "type",
-            "entityType",
-            "labelsOrTypes",
-            "properties",
-            "ownedIndex",
-        ],
-        Command::ShowIndexes { constraints: false } => &[
-            "id",
-            "name",
-            "state",
-            "populationPercent",
-            "type",
-            "entityType",
-            "labelsOrTypes",
-            "properties",
-            "indexProvider",
-            "owningConstraint",
-        ],
-        Command::ShowTransactions(_) => &[
-            "database",
-            "transactionId",
-            "currentQuery",
-            "status",
-            "elapsedTime",
-            "metaData",
-        ],
-        Command::TerminateTransactions(_) => &["transactionId", "message"],
-    }
-}
-
 impl Cursor for CommandCursor {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Command { command, out } = &self.plan.op else {
-            return Err(mismatch("command"));
-        };
+        let (command, out) = (&self.command, &self.out);
         if self.rows.is_none() {
             self.rows = Some(run(command, row, cx)?.into_iter());
         }

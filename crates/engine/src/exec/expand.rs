@@ -6,15 +6,14 @@ use std::sync::Arc;
 use quiver_storage::{Direction, NodeId, RelId, RelTypeId};
 use quiver_value::Value;
 
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
-use crate::eval::Row;
 use crate::eval::graph_fns::{node_value, rel_value};
-use crate::plan::{Op, PlanNode};
+use crate::ir::{ExpandSpec, Row};
 use crate::tokens::Token;
 
 pub(crate) struct Expand {
-    plan: Arc<PlanNode>,
+    spec: Arc<ExpandSpec>,
     input: BoxCursor,
     buf: Vec<(RelId, NodeId)>,
     pos: usize,
@@ -27,9 +26,9 @@ pub(crate) struct Expand {
 }
 
 impl Expand {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(spec: Arc<ExpandSpec>, input: BoxCursor) -> Self {
         Expand {
-            plan,
+            spec,
             input,
             buf: Vec::new(),
             pos: 0,
@@ -106,9 +105,7 @@ pub(crate) fn excluded(rel: u64, row: &Row, exclude: &[usize], lists: &[usize]) 
 
 impl Cursor for Expand {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Expand { spec, .. } = &self.plan.op else {
-            return Err(mismatch("expand"));
-        };
+        let spec = &*self.spec;
         loop {
             while let Some(&(rel, nbr)) = self.buf.get(self.pos) {
                 self.pos += 1;

@@ -9,11 +9,11 @@ use smallvec::SmallVec;
 
 use quiver_value::{HashKey, Value};
 
-use super::{BoxCursor, Cursor, Cx, mismatch, row_bytes, value_bytes};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::aggregate::Acc;
-use crate::eval::{Expr, Row, truthy};
-use crate::plan::{Op, PlanNode, SortKey};
+use crate::eval::{row_bytes, truthy, value_bytes};
+use crate::ir::{AggSpec, Expr, Row, SortKey};
 
 /// The single argument row.
 #[derive(Default)]
@@ -32,23 +32,20 @@ impl Cursor for Once {
 }
 
 pub(crate) struct Filter {
-    plan: Arc<PlanNode>,
+    predicate: Arc<Expr>,
     input: BoxCursor,
 }
 
 impl Filter {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
-        Filter { plan, input }
+    pub fn new(predicate: Arc<Expr>, input: BoxCursor) -> Self {
+        Filter { predicate, input }
     }
 }
 
 impl Cursor for Filter {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Filter { predicate, .. } = &self.plan.op else {
-            return Err(mismatch("filter"));
-        };
         while self.input.next(cx, row)? {
-            if truthy(&predicate.eval(row, cx)?)? {
+            if truthy(&self.predicate.eval(row, cx)?)? {
                 return Ok(true);
             }
             cx.tick()?;
@@ -62,15 +59,15 @@ impl Cursor for Filter {
 }
 
 pub(crate) struct Project {
-    plan: Arc<PlanNode>,
+    items: Arc<[(usize, Expr)]>,
     input: BoxCursor,
     scratch: Vec<Value>,
 }
 
 impl Project {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(items: Arc<[(usize, Expr)]>, input: BoxCursor) -> Self {
         Project {
-            plan,
+            items,
             input,
             scratch: Vec::new(),
         }
@@ -79,20 +76,17 @@ impl Project {
 
 impl Cursor for Project {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Project { items, .. } = &self.plan.op else {
-            return Err(mismatch("projection"));
-        };
         if !self.input.next(cx, row)? {
             return Ok(false);
         }
         // Evaluate every item before writing any, so items read the input's values even when
         // a new name reuses a slot.
         self.scratch.clear();
-        for (_, e) in items {
+        for (_, e) in self.items.iter() {
             let v = e.eval(row, cx)?;
             self.scratch.push(v);
         }
-        for ((slot, _), v) in items.iter().zip(self.scratch.drain(..)) {
+        for ((slot, _), v) in self.items.iter().zip(self.scratch.drain(..)) {
             row[*slot] = v;
         }
         Ok(true)
@@ -110,15 +104,17 @@ type Accs = SmallVec<[Acc; 2]>;
 
 /// Hash aggregation: consumes its input, then yields one row per group.
 pub(crate) struct Aggregate {
-    plan: Arc<PlanNode>,
+    keys: Arc<[(usize, Expr)]>,
+    aggs: Arc<[AggSpec]>,
     input: BoxCursor,
     out: Option<std::collections::hash_map::IntoIter<Key, Accs>>,
 }
 
 impl Aggregate {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(keys: Arc<[(usize, Expr)]>, aggs: Arc<[AggSpec]>, input: BoxCursor) -> Self {
         Aggregate {
-            plan,
+            keys,
+            aggs,
             input,
             out: None,
         }
@@ -127,16 +123,14 @@ impl Aggregate {
 
 impl Cursor for Aggregate {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Aggregate { keys, aggs, .. } = &self.plan.op else {
-            return Err(mismatch("aggregation"));
-        };
+        let (keys, aggs) = (&self.keys, &self.aggs);
         if self.out.is_none() {
             let mut groups: FxHashMap<Key, Accs> = FxHashMap::default();
             let mut key = Key::new();
             while self.input.next(cx, row)? {
                 cx.tick()?;
                 key.clear();
-                for (_, e) in keys {
+                for (_, e) in keys.iter() {
                     key.push(HashKey(e.eval(row, cx)?));
                 }
                 let accs = match groups.get_mut(&key) {
@@ -151,7 +145,7 @@ impl Cursor for Aggregate {
                             .or_insert_with(|| aggs.iter().map(Acc::new).collect())
                     }
                 };
-                for (acc, spec) in accs.iter_mut().zip(aggs) {
+                for (acc, spec) in accs.iter_mut().zip(aggs.iter()) {
                     acc.update(spec, row, cx)?;
                 }
             }
@@ -167,7 +161,7 @@ impl Cursor for Aggregate {
         for ((slot, _), v) in keys.iter().zip(values) {
             row[*slot] = v.0;
         }
-        for (acc, spec) in accs.into_iter().zip(aggs) {
+        for (acc, spec) in accs.into_iter().zip(aggs.iter()) {
             row[spec.out] = acc.finish(spec)?;
         }
         Ok(true)
@@ -180,15 +174,15 @@ impl Cursor for Aggregate {
 }
 
 pub(crate) struct Distinct {
-    plan: Arc<PlanNode>,
+    slots: Arc<[usize]>,
     input: BoxCursor,
     seen: FxHashSet<Key>,
 }
 
 impl Distinct {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(slots: Arc<[usize]>, input: BoxCursor) -> Self {
         Distinct {
-            plan,
+            slots,
             input,
             seen: FxHashSet::default(),
         }
@@ -197,12 +191,13 @@ impl Distinct {
 
 impl Cursor for Distinct {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Distinct { slots, .. } = &self.plan.op else {
-            return Err(mismatch("distinct"));
-        };
         while self.input.next(cx, row)? {
             cx.tick()?;
-            let key: Key = slots.iter().map(|s| HashKey(row[*s].clone())).collect();
+            let key: Key = self
+                .slots
+                .iter()
+                .map(|s| HashKey(row[*s].clone()))
+                .collect();
             if !self.seen.contains(&key) {
                 let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + 32;
                 cx.reserve(bytes)?;
@@ -292,17 +287,25 @@ impl Flat {
     }
 }
 
+/// What a sort orders by and keeps; with a limit it is a top-n (`ORDER BY ... LIMIT`).
+pub(crate) struct SortBy {
+    pub keys: Arc<[SortKey]>,
+    pub keep: Arc<[usize]>,
+    pub skip: Option<Arc<Expr>>,
+    pub limit: Option<Arc<Expr>>,
+}
+
 /// Sort and Top: consumes its input, keeping the kept slots and the keys of each row.
 pub(crate) struct Sort {
-    plan: Arc<PlanNode>,
+    by: SortBy,
     input: BoxCursor,
     out: Option<(Flat, std::vec::IntoIter<usize>)>,
 }
 
 impl Sort {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(by: SortBy, input: BoxCursor) -> Self {
         Sort {
-            plan,
+            by,
             input,
             out: None,
         }
@@ -311,17 +314,12 @@ impl Sort {
 
 impl Cursor for Sort {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let (keys, keep, skip, limit) = match &self.plan.op {
-            Op::Sort { keys, keep, .. } => (keys, keep, None, None),
-            Op::Top {
-                keys,
-                keep,
-                skip,
-                limit,
-                ..
-            } => (keys, keep, skip.as_ref(), Some(limit)),
-            _ => return Err(mismatch("sort")),
-        };
+        let SortBy {
+            keys,
+            keep,
+            skip,
+            limit,
+        } = &self.by;
         if self.out.is_none() {
             let mut n_skip = 0u64;
             let mut n_limit = u64::MAX;
@@ -341,7 +339,7 @@ impl Cursor for Sort {
                 while self.input.next(cx, row)? {
                     cx.tick()?;
                     let before = flat.data.len();
-                    for key in keys {
+                    for key in keys.iter() {
                         let v = key.expr.eval(row, cx)?;
                         flat.data.push(v);
                     }
@@ -383,16 +381,19 @@ impl Cursor for Sort {
 }
 
 pub(crate) struct SkipLimit {
-    plan: Arc<PlanNode>,
+    count: Arc<Expr>,
+    /// `None` for SKIP; for LIMIT, whether to drain the input after the limit.
+    limit_drain: Option<bool>,
     input: BoxCursor,
     /// Rows still to skip or to pass; `None` until evaluated.
     remaining: Option<u64>,
 }
 
 impl SkipLimit {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(count: Arc<Expr>, limit_drain: Option<bool>, input: BoxCursor) -> Self {
         SkipLimit {
-            plan,
+            count,
+            limit_drain,
             input,
             remaining: None,
         }
@@ -401,11 +402,11 @@ impl SkipLimit {
 
 impl Cursor for SkipLimit {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        match &self.plan.op {
-            Op::Skip { count, .. } => {
+        match self.limit_drain {
+            None => {
                 let mut left = match self.remaining {
                     Some(n) => n,
-                    None => count_arg(&count.eval(row, cx)?, "SKIP")?,
+                    None => count_arg(&self.count.eval(row, cx)?, "SKIP")?,
                 };
                 while left > 0 {
                     if !self.input.next(cx, row)? {
@@ -418,14 +419,14 @@ impl Cursor for SkipLimit {
                 self.remaining = Some(0);
                 self.input.next(cx, row)
             }
-            Op::Limit { count, drain, .. } => {
+            Some(drain) => {
                 let left = match self.remaining {
                     Some(n) => n,
-                    None => count_arg(&count.eval(row, cx)?, "LIMIT")?,
+                    None => count_arg(&self.count.eval(row, cx)?, "LIMIT")?,
                 };
                 if left == 0 {
                     self.remaining = Some(0);
-                    if *drain {
+                    if drain {
                         // Updates below must all happen even though no row is wanted.
                         let mut scratch = row.clone();
                         while self.input.next(cx, &mut scratch)? {
@@ -442,7 +443,6 @@ impl Cursor for SkipLimit {
                     Ok(false)
                 }
             }
-            _ => Err(mismatch("skip/limit")),
         }
     }
 
@@ -453,7 +453,8 @@ impl Cursor for SkipLimit {
 }
 
 pub(crate) struct Unwind {
-    plan: Arc<PlanNode>,
+    list: Arc<Expr>,
+    slot: usize,
     input: BoxCursor,
     items: Option<(Arc<[Value]>, usize)>,
     /// `UNWIND range(...)` counts instead of building the list: its length is unbounded.
@@ -461,9 +462,10 @@ pub(crate) struct Unwind {
 }
 
 impl Unwind {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(list: Arc<Expr>, slot: usize, input: BoxCursor) -> Self {
         Unwind {
-            plan,
+            list,
+            slot,
             input,
             items: None,
             ints: None,
@@ -473,14 +475,12 @@ impl Unwind {
 
 impl Cursor for Unwind {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Unwind { list, slot, .. } = &self.plan.op else {
-            return Err(mismatch("unwind"));
-        };
+        let (list, slot) = (&*self.list, self.slot);
         loop {
             if let Some((items, pos)) = &mut self.items {
                 if let Some(v) = items.get(*pos) {
                     *pos += 1;
-                    row[*slot] = v.clone();
+                    row[slot] = v.clone();
                     return Ok(true);
                 }
                 self.items = None;
@@ -488,7 +488,7 @@ impl Cursor for Unwind {
             if let Some(ints) = &mut self.ints {
                 if let Some(i) = ints.next() {
                     cx.tick()?;
-                    row[*slot] = Value::Int(i);
+                    row[slot] = Value::Int(i);
                     return Ok(true);
                 }
                 self.ints = None;
@@ -526,7 +526,7 @@ impl Cursor for Unwind {
 /// A barrier: pulls every input row before passing the first on, so that later operators see
 /// all earlier writes and earlier reads are not affected by later writes.
 pub(crate) struct Eager {
-    plan: Arc<PlanNode>,
+    keep: Arc<[usize]>,
     input: BoxCursor,
     /// The kept slots of every row, back to back; how many rows; how many emitted.
     rows: Option<(Vec<Value>, usize, usize)>,
@@ -534,9 +534,9 @@ pub(crate) struct Eager {
 }
 
 impl Eager {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(keep: Arc<[usize]>, input: BoxCursor) -> Self {
         Eager {
-            plan,
+            keep,
             input,
             rows: None,
             bytes: 0,
@@ -546,9 +546,7 @@ impl Eager {
 
 impl Cursor for Eager {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Eager { keep, .. } = &self.plan.op else {
-            return Err(mismatch("eager"));
-        };
+        let keep = &self.keep;
         if self.rows.is_none() {
             let mut data = Vec::new();
             let mut count = 0usize;

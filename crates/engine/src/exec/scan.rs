@@ -7,29 +7,48 @@ use std::sync::Arc;
 use quiver_storage::{IndexQuery, NodeCursor, NodeId, RelTypeId};
 use quiver_value::Value;
 
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
-use crate::eval::Row;
 use crate::eval::graph_fns::node_value;
-use crate::plan::{Op, PlanNode, Seek};
+use crate::ir::{Expr, Row, Seek};
+use crate::tokens::Token;
 
-enum Source {
+/// Where a scan finds its nodes.
+pub(crate) enum Source {
+    All,
+    Label(Arc<Token>),
+    Index {
+        label: Arc<Token>,
+        key: Arc<Token>,
+        seek: Arc<Seek>,
+    },
+    /// An id or (`many`) a list of ids.
+    ById {
+        ids: Arc<Expr>,
+        many: bool,
+    },
+}
+
+/// The nodes a scan is walking for the current input row.
+enum Open {
     Cursor(NodeCursor),
     Ids(std::vec::IntoIter<u64>),
 }
 
 pub(crate) struct Scan {
-    plan: Arc<PlanNode>,
+    slot: usize,
+    source: Source,
     input: BoxCursor,
-    source: Option<Source>,
+    open: Option<Open>,
 }
 
 impl Scan {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(slot: usize, source: Source, input: BoxCursor) -> Self {
         Scan {
-            plan,
+            slot,
+            source,
             input,
-            source: None,
+            open: None,
         }
     }
 }
@@ -43,16 +62,14 @@ fn as_id(v: &Value) -> Option<u64> {
     }
 }
 
-fn open(op: &Op, cx: &mut Cx, row: &mut Row) -> Result<Option<Source>> {
-    Ok(Some(match op {
-        Op::AllNodes { .. } => Source::Cursor(cx.tx.scan_nodes()?),
-        Op::LabelScan { label, .. } => match label.label(&cx.storage) {
-            Some(l) => Source::Cursor(cx.tx.scan_label(l)?),
+fn open(source: &Source, cx: &mut Cx, row: &mut Row) -> Result<Option<Open>> {
+    Ok(Some(match source {
+        Source::All => Open::Cursor(cx.tx.scan_nodes()?),
+        Source::Label(label) => match label.label(&cx.storage) {
+            Some(l) => Open::Cursor(cx.tx.scan_label(l)?),
             None => return Ok(None),
         },
-        Op::IndexSeek {
-            label, key, seek, ..
-        } => {
+        Source::Index { label, key, seek } => {
             let (Some(l), Some(k)) = (label.label(&cx.storage), key.key(&cx.storage)) else {
                 return Ok(None);
             };
@@ -60,7 +77,7 @@ fn open(op: &Op, cx: &mut Cx, row: &mut Row) -> Result<Option<Source>> {
                 return Ok(None);
             };
             if cx.tx.has_index(l, k) {
-                Source::Cursor(cx.tx.index_seek(l, k, query)?)
+                Open::Cursor(cx.tx.index_seek(l, k, query)?)
             } else {
                 // The index went away after planning: scan the label and test each node.
                 let mut ids = Vec::new();
@@ -73,10 +90,10 @@ fn open(op: &Op, cx: &mut Cx, row: &mut Row) -> Result<Option<Source>> {
                         ids.push(id.0);
                     }
                 }
-                Source::Ids(ids.into_iter())
+                Open::Ids(ids.into_iter())
             }
         }
-        Op::NodeById { ids, many, .. } => {
+        Source::ById { ids, many } => {
             let v = ids.eval(row, cx)?;
             let candidates: Vec<u64> = if *many {
                 match &v {
@@ -92,9 +109,8 @@ fn open(op: &Op, cx: &mut Cx, row: &mut Row) -> Result<Option<Source>> {
                     found.push(id);
                 }
             }
-            Source::Ids(found.into_iter())
+            Open::Ids(found.into_iter())
         }
-        _ => return Err(mismatch("scan")),
     }))
 }
 
@@ -148,17 +164,16 @@ fn index_query(seek: &Seek, row: &mut Row, cx: &mut Cx) -> Result<Option<IndexQu
             }
         },
         Seek::Range { lower, upper } => {
-            let mut bound =
-                |b: &Option<(crate::eval::Expr, bool)>| -> Result<Option<Bound<Value>>> {
-                    Ok(match b {
-                        None => Some(Bound::Unbounded),
-                        Some((e, inclusive)) => match e.eval(row, cx)? {
-                            Value::Null => None,
-                            v if *inclusive => Some(Bound::Included(v)),
-                            v => Some(Bound::Excluded(v)),
-                        },
-                    })
-                };
+            let mut bound = |b: &Option<(Expr, bool)>| -> Result<Option<Bound<Value>>> {
+                Ok(match b {
+                    None => Some(Bound::Unbounded),
+                    Some((e, inclusive)) => match e.eval(row, cx)? {
+                        Value::Null => None,
+                        v if *inclusive => Some(Bound::Included(v)),
+                        v => Some(Bound::Excluded(v)),
+                    },
+                })
+            };
             let (Some(lower), Some(upper)) = (bound(lower)?, bound(upper)?) else {
                 return Ok(None);
             };
@@ -173,47 +188,51 @@ fn index_query(seek: &Seek, row: &mut Row, cx: &mut Cx) -> Result<Option<IndexQu
 
 impl Cursor for Scan {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let slot = match &self.plan.op {
-            Op::AllNodes { slot, .. }
-            | Op::LabelScan { slot, .. }
-            | Op::IndexSeek { slot, .. }
-            | Op::NodeById { slot, .. } => *slot,
-            _ => return Err(mismatch("scan")),
-        };
         loop {
             cx.tick()?;
-            let next = match &mut self.source {
-                Some(Source::Cursor(c)) => c.next().transpose()?.map(|n| n.0),
-                Some(Source::Ids(ids)) => ids.next(),
+            let next = match &mut self.open {
+                Some(Open::Cursor(c)) => c.next().transpose()?.map(|n| n.0),
+                Some(Open::Ids(ids)) => ids.next(),
                 None => None,
             };
             if let Some(id) = next {
-                row[slot] = node_value(NodeId(id));
+                row[self.slot] = node_value(NodeId(id));
                 return Ok(true);
             }
-            self.source = None;
+            self.open = None;
             if !self.input.next(cx, row)? {
                 return Ok(false);
             }
-            self.source = open(&self.plan.op, cx, row)?;
+            self.open = open(&self.source, cx, row)?;
         }
     }
 
     fn reset(&mut self) {
-        self.source = None;
+        self.open = None;
         self.input.reset();
     }
 }
 
+/// What a count reads from the store: nodes (of a label) or relationships (of a type).
+pub(crate) enum Counted {
+    Nodes(Option<Arc<Token>>),
+    Rels(Option<Arc<Token>>),
+}
+
 /// Counts from the store, one row per input row.
 pub(crate) struct Count {
-    plan: Arc<PlanNode>,
+    slot: usize,
+    counted: Counted,
     input: BoxCursor,
 }
 
 impl Count {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
-        Count { plan, input }
+    pub fn new(slot: usize, counted: Counted, input: BoxCursor) -> Self {
+        Count {
+            slot,
+            counted,
+            input,
+        }
     }
 }
 
@@ -222,30 +241,23 @@ impl Cursor for Count {
         if !self.input.next(cx, row)? {
             return Ok(false);
         }
-        let (slot, n) = match &self.plan.op {
-            Op::NodeCount { slot, label, .. } => {
-                let n = match label {
-                    None => cx.tx.count_nodes()?,
-                    Some(l) => match l.label(&cx.storage) {
-                        Some(id) => cx.tx.count_label(id)?,
-                        None => 0,
-                    },
-                };
-                (*slot, n)
-            }
-            Op::RelCount { slot, ty, .. } => {
-                let n = match ty {
-                    None => cx.tx.count_rels()?,
-                    Some(t) => match t.get(&cx.storage) {
-                        Some(id) => cx.tx.count_rels_of_type(RelTypeId(id))?,
-                        None => 0,
-                    },
-                };
-                (*slot, n)
-            }
-            _ => return Err(mismatch("count")),
+        let n = match &self.counted {
+            Counted::Nodes(label) => match label {
+                None => cx.tx.count_nodes()?,
+                Some(l) => match l.label(&cx.storage) {
+                    Some(id) => cx.tx.count_label(id)?,
+                    None => 0,
+                },
+            },
+            Counted::Rels(ty) => match ty {
+                None => cx.tx.count_rels()?,
+                Some(t) => match t.get(&cx.storage) {
+                    Some(id) => cx.tx.count_rels_of_type(RelTypeId(id))?,
+                    None => 0,
+                },
+            },
         };
-        row[slot] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        row[self.slot] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
         Ok(true)
     }
 

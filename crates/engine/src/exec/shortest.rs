@@ -9,14 +9,14 @@ use quiver_storage::{NodeId, RelId, RelTypeId};
 use quiver_value::Value;
 
 use super::expand::{node_in, resolve_types};
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::Result;
 use crate::eval::graph_fns::rel_value;
-use crate::eval::{Row, truthy};
-use crate::plan::{Op, PlanNode, ShortestSpec};
+use crate::eval::truthy;
+use crate::ir::{Row, ShortestSpec};
 
 pub(crate) struct ShortestPath {
-    plan: Arc<PlanNode>,
+    spec: Arc<ShortestSpec>,
     input: BoxCursor,
     /// Paths found for the current input row, as relationship lists in pattern order.
     found: Vec<Vec<RelId>>,
@@ -24,9 +24,9 @@ pub(crate) struct ShortestPath {
 }
 
 impl ShortestPath {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(spec: Arc<ShortestSpec>, input: BoxCursor) -> Self {
         ShortestPath {
-            plan,
+            spec,
             input,
             found: Vec::new(),
             types: Vec::new(),
@@ -125,9 +125,7 @@ fn search(
 
 impl Cursor for ShortestPath {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::ShortestPath { spec, .. } = &self.plan.op else {
-            return Err(mismatch("shortest path"));
-        };
+        let spec = &*self.spec;
         loop {
             if let Some(path) = self.found.pop() {
                 row[spec.rels] = Value::from(path.into_iter().map(rel_value).collect::<Vec<_>>());

@@ -8,11 +8,11 @@ use quiver_storage::{NodeId, RelId, RelTypeId};
 use quiver_value::Value;
 
 use super::expand::{excluded, node_in, resolve_types};
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
 use crate::eval::graph_fns::{node_value, rel_value};
-use crate::eval::{Row, truthy};
-use crate::plan::{Op, PlanNode, VarExpandSpec};
+use crate::eval::truthy;
+use crate::ir::{Row, VarExpandSpec};
 
 struct Frame {
     rels: Vec<(RelId, NodeId)>,
@@ -20,7 +20,7 @@ struct Frame {
 }
 
 pub(crate) struct VarExpand {
-    plan: Arc<PlanNode>,
+    spec: Arc<VarExpandSpec>,
     input: BoxCursor,
     stack: Vec<Frame>,
     path: Vec<RelId>,
@@ -31,9 +31,9 @@ pub(crate) struct VarExpand {
 }
 
 impl VarExpand {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
+    pub fn new(spec: Arc<VarExpandSpec>, input: BoxCursor) -> Self {
         VarExpand {
-            plan,
+            spec,
             input,
             stack: Vec::new(),
             path: Vec::new(),
@@ -65,9 +65,7 @@ fn bind(spec: &VarExpandSpec, path: &[RelId], end: u64, row: &mut Row) {
 
 impl Cursor for VarExpand {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::VarExpand { spec, .. } = &self.plan.op else {
-            return Err(mismatch("variable-length expand"));
-        };
+        let spec = &*self.spec;
         let max = spec.max.min(cx.var_length_hops_max.saturating_add(1));
         loop {
             if let Some(start) = self.zero.take()

@@ -10,41 +10,46 @@ use quiver_storage::{EntityKind, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use quiver_value::{Map, Value};
 
 use super::expand::node_in;
-use super::{BoxCursor, Cursor, Cx, mismatch};
+use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::graph_fns::{node_value, properties_of, rel_value};
-use crate::eval::{Expr, Row};
-use crate::plan::{CreateStep, Op, PlanNode, Props, SetOp};
+use crate::ir::{CreateStep, Expr, MergeSpec, Props, Row, SetOp};
 use crate::tokens::{Token, TokenKind};
 
+/// What a write operator does to each row.
+pub(crate) enum Change {
+    Create(Arc<[CreateStep]>),
+    Set(Arc<[SetOp]>),
+    Delete { exprs: Arc<[Expr]>, detach: bool },
+}
+
 pub(crate) struct Write {
-    plan: Arc<PlanNode>,
+    change: Change,
     input: BoxCursor,
 }
 
 impl Write {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor) -> Self {
-        Write { plan, input }
+    pub fn new(change: Change, input: BoxCursor) -> Self {
+        Write { change, input }
     }
 }
 
 impl Cursor for Write {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         if !self.input.next(cx, row)? {
-            if matches!(self.plan.op, Op::Delete { .. }) {
+            if matches!(self.change, Change::Delete { .. }) {
                 finish_deletes(cx)?;
             }
             return Ok(false);
         }
-        match &self.plan.op {
-            Op::Create { steps, .. } => create(steps, row, cx, false)?,
-            Op::Set { ops, .. } => {
-                for op in ops {
+        match &self.change {
+            Change::Create(steps) => create(steps, row, cx, false)?,
+            Change::Set(ops) => {
+                for op in ops.iter() {
                     set(op, row, cx)?;
                 }
             }
-            Op::Delete { exprs, detach, .. } => delete(exprs, *detach, row, cx)?,
-            _ => return Err(mismatch("write")),
+            Change::Delete { exprs, detach } => delete(exprs, *detach, row, cx)?,
         }
         Ok(true)
     }
@@ -415,7 +420,7 @@ fn finish_deletes(cx: &mut Cx) -> Result<()> {
 }
 
 pub(crate) struct Merge {
-    plan: Arc<PlanNode>,
+    spec: Arc<MergeSpec>,
     input: BoxCursor,
     matcher: BoxCursor,
     active: bool,
@@ -423,9 +428,9 @@ pub(crate) struct Merge {
 }
 
 impl Merge {
-    pub fn new(plan: Arc<PlanNode>, input: BoxCursor, matcher: BoxCursor) -> Self {
+    pub fn new(spec: Arc<MergeSpec>, input: BoxCursor, matcher: BoxCursor) -> Self {
         Merge {
-            plan,
+            spec,
             input,
             matcher,
             active: false,
@@ -436,16 +441,12 @@ impl Merge {
 
 impl Cursor for Merge {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let Op::Merge {
+        let MergeSpec {
             create,
             on_match,
             on_create,
             path,
-            ..
-        } = &self.plan.op
-        else {
-            return Err(mismatch("merge"));
-        };
+        } = &*self.spec;
         loop {
             if self.active {
                 if self.matcher.next(cx, row)? {

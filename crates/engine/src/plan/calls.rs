@@ -7,9 +7,9 @@ use quiver_cypher::ast::{self, SchemaCommand, ShowFilter, ShowKind};
 use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, QueryPlan, Result};
+use super::projection::ProjectionClause;
 use super::scope::{Kind, Scope};
-use super::{Command, Op, PlanNode};
-use crate::eval::Expr;
+use crate::ir::{Command, Expr, Op, PlanNode};
 
 impl Planner<'_> {
     /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
@@ -89,10 +89,8 @@ impl Planner<'_> {
                         item.field.span,
                     ));
                 };
+                // The analysis has checked that the name is new.
                 let var = item.variable();
-                if scope.contains(&var.name) || columns.iter().any(|c| **c == *var.name) {
-                    return Err(self.already_bound(&var.name, var.span));
-                }
                 let slot = self.slot();
                 yields.push((i, slot));
                 columns.push(Arc::from(var.name.as_str()));
@@ -108,8 +106,8 @@ impl Planner<'_> {
             Op::ProcedureCall {
                 input,
                 procedure,
-                args,
-                yields,
+                args: args.into(),
+                yields: yields.into(),
             },
             est,
             scope,
@@ -119,7 +117,7 @@ impl Planner<'_> {
             plan = self.node(
                 Op::Filter {
                     input: plan,
-                    predicate,
+                    predicate: predicate.into(),
                 },
                 est * 0.5,
                 scope,
@@ -240,7 +238,7 @@ impl Planner<'_> {
                 plan.root = self.node(
                     Op::Filter {
                         input: plan.root,
-                        predicate,
+                        predicate: predicate.into(),
                     },
                     1.0,
                     &scope,
@@ -254,11 +252,13 @@ impl Planner<'_> {
                 let (root, cols, slots) = self.projection(
                     plan.root,
                     &mut scope,
-                    projection,
-                    filter.as_ref(),
-                    false,
-                    None,
-                    Span::default(),
+                    &ProjectionClause {
+                        projection,
+                        filter: filter.as_ref(),
+                        is_return: false,
+                        targets: None,
+                        span: Span::default(),
+                    },
                 )?;
                 plan.root = root;
                 plan.columns = cols;
@@ -267,11 +267,13 @@ impl Planner<'_> {
                     let (root, cols, slots) = self.projection(
                         plan.root,
                         &mut scope,
-                        &r.projection,
-                        None,
-                        true,
-                        None,
-                        Span::default(),
+                        &ProjectionClause {
+                            projection: &r.projection,
+                            filter: None,
+                            is_return: true,
+                            targets: None,
+                            span: Span::default(),
+                        },
                     )?;
                     plan.root = root;
                     plan.columns = cols;

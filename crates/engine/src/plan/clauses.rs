@@ -8,12 +8,13 @@
 use std::sync::Arc;
 
 use quiver_cypher::ast::{self, ClauseKind, ExprKind, StatementKind};
+use quiver_cypher::semantic::Analysis;
 use quiver_cypher::{Detail, ErrorKind, Span, Status};
 use quiver_storage::Transaction as StorageTx;
 
+use super::projection::ProjectionClause;
 use super::scope::{Kind, Scope};
-use super::{Command, Compiled, Op, PlanNode};
-use crate::eval::{Expr, SubKind};
+use crate::ir::{Command, Compiled, Expr, Op, PlanNode, SubKind};
 use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
@@ -23,6 +24,9 @@ pub(crate) type Result<T, E = quiver_cypher::Error> = std::result::Result<T, E>;
 /// State of one compilation.
 pub(crate) struct Planner<'a> {
     pub source: &'a str,
+    /// The semantic analysis of the statement: what it already checked and derived (the
+    /// columns of every WITH and RETURN) the planner takes from it.
+    pub analysis: &'a Analysis,
     /// A transaction to read statistics (counts, indexes) from.
     pub stats: &'a StorageTx,
     pub procedures: &'a Procedures,
@@ -32,6 +36,15 @@ pub(crate) struct Planner<'a> {
     next_id: usize,
     pub writes: bool,
     pub reads: bool,
+}
+
+/// The columns a query returns, and their slots.
+#[derive(Default)]
+struct Outputs {
+    columns: Vec<Arc<str>>,
+    out_slots: Vec<usize>,
+    /// Whether the query ends in RETURN (or yields rows otherwise).
+    returns: bool,
 }
 
 /// A planned query: its plan and, when it returns rows, the columns.
@@ -46,12 +59,14 @@ pub(crate) struct QueryPlan {
 /// Compiles a parsed statement.
 pub(crate) fn compile(
     stmt: &ast::Statement,
+    analysis: &Analysis,
     source: &str,
     stats: &StorageTx,
     procedures: &Procedures,
 ) -> std::result::Result<Compiled, crate::Error> {
     let mut p = Planner {
         source,
+        analysis,
         stats,
         procedures,
         slots: 0,
@@ -190,12 +205,12 @@ impl Planner<'_> {
     }
 
     fn command_plan(&mut self, command: Command) -> QueryPlan {
-        let names = crate::exec::command_columns(&command);
+        let names = command.columns();
         let out: Vec<usize> = names.iter().map(|_| self.slot()).collect();
         let root = self.node(
             Op::Command {
-                command,
-                out: out.clone(),
+                command: command.into(),
+                out: out.clone().into(),
             },
             1.0,
             &Scope::default(),
@@ -214,27 +229,13 @@ impl Planner<'_> {
         if q.unions.is_empty() {
             return self.single(&q.first, arg, None, top);
         }
+        // The semantic analysis has checked that the branches agree on ALL and on their
+        // columns.
         let all = q.unions[0].all;
-        if q.unions.iter().any(|u| u.all != all) {
-            return Err(self.err(
-                Status::SyntaxError,
-                Detail::InvalidClauseComposition,
-                "Invalid combination of UNION and UNION ALL",
-                q.span,
-            ));
-        }
         let first = self.single(&q.first, arg, None, top)?;
         let mut branches = vec![first.root];
         for u in &q.unions {
             let part = self.single(&u.query, arg, Some(&first.out_slots), top)?;
-            if part.columns != first.columns {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::DifferentColumnsInUnion,
-                    "All sub queries in an UNION must have the same return column names",
-                    u.span,
-                ));
-            }
             branches.push(part.root);
         }
         let est = branches.iter().map(|b| b.est_rows).sum();
@@ -247,7 +248,7 @@ impl Planner<'_> {
             root = self.node(
                 Op::Distinct {
                     input: root,
-                    slots: first.out_slots.clone(),
+                    slots: first.out_slots.clone().into(),
                 },
                 est,
                 &scope,
@@ -266,15 +267,16 @@ impl Planner<'_> {
         self.node(
             Op::Eager {
                 input: plan,
-                keep: scope.slots(),
+                keep: scope.slots().into(),
             },
             est,
             scope,
         )
     }
 
-    /// Plans one single query: its clauses in order.
-    #[allow(clippy::too_many_lines)]
+    /// Plans one single query: its clauses in order, with an Eager barrier where a clause
+    /// would otherwise see (or hide from an earlier one) the effects of another. The semantic
+    /// analysis has checked the order of the clauses (RETURN last, a proper ending).
     pub(super) fn single(
         &mut self,
         q: &ast::SingleQuery,
@@ -284,14 +286,11 @@ impl Planner<'_> {
     ) -> Result<QueryPlan> {
         let mut scope = arg.clone();
         let mut plan = self.once(arg);
-        let mut columns = Vec::new();
-        let mut out_slots = Vec::new();
-        let mut returns = false;
+        let mut out = Outputs::default();
         let mut pending_reads = false;
         let mut pending_writes = false;
-        let n = q.clauses.len();
-        for (i, clause) in q.clauses.iter().enumerate() {
-            let last = i + 1 == n;
+        let standalone = top && q.clauses.len() == 1;
+        for clause in &q.clauses {
             let reads = clause_reads(clause);
             let updates = clause.kind.is_update()
                 || matches!(&clause.kind, ClauseKind::CallSubquery(c) if c.query.parts().any(|p| p.clauses.iter().any(|c| c.kind.is_update())));
@@ -303,103 +302,7 @@ impl Planner<'_> {
                 pending_reads = false;
                 pending_writes = false;
             }
-            if let ClauseKind::Return(_) = &clause.kind
-                && !last
-            {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::InvalidClauseComposition,
-                    "RETURN can only be used at the end of the query",
-                    clause.span,
-                ));
-            }
-            plan = match &clause.kind {
-                ClauseKind::Match(m) => self.plan_match(plan, &mut scope, m)?,
-                ClauseKind::Unwind(u) => {
-                    let list = self.expr(&u.expr, &scope)?;
-                    if scope.contains(&u.variable.name) {
-                        return Err(self.already_bound(&u.variable.name, u.variable.span));
-                    }
-                    let slot = self.slot();
-                    scope.bind(&u.variable.name, slot, Kind::Any);
-                    let est = plan.est_rows * 10.0;
-                    self.node(
-                        Op::Unwind {
-                            input: plan,
-                            list,
-                            slot,
-                        },
-                        est,
-                        &scope,
-                    )
-                }
-                ClauseKind::With(w) => {
-                    let (p, _, _) = self.projection(
-                        plan,
-                        &mut scope,
-                        &w.projection,
-                        w.filter.as_ref(),
-                        false,
-                        None,
-                        clause.span,
-                    )?;
-                    p
-                }
-                ClauseKind::Return(r) => {
-                    let (p, cols, slots) = self.projection(
-                        plan,
-                        &mut scope,
-                        &r.projection,
-                        None,
-                        true,
-                        targets,
-                        clause.span,
-                    )?;
-                    columns = cols;
-                    out_slots = slots;
-                    returns = true;
-                    p
-                }
-                ClauseKind::Create(c) => {
-                    self.writes = true;
-                    self.plan_create(plan, &mut scope, &c.pattern)?
-                }
-                ClauseKind::Merge(m) => {
-                    self.writes = true;
-                    self.plan_merge(plan, &mut scope, m)?
-                }
-                ClauseKind::Set(s) => {
-                    self.writes = true;
-                    self.plan_set(plan, &scope, &s.items)?
-                }
-                ClauseKind::Remove(r) => {
-                    self.writes = true;
-                    self.plan_remove(plan, &scope, &r.items)?
-                }
-                ClauseKind::Delete(d) => {
-                    self.writes = true;
-                    self.plan_delete(plan, &scope, d)?
-                }
-                ClauseKind::Foreach(f) => {
-                    self.writes = true;
-                    self.plan_foreach(plan, &scope, f)?
-                }
-                ClauseKind::CallSubquery(c) => {
-                    self.plan_call_subquery(plan, &mut scope, c, clause.span)?
-                }
-                ClauseKind::CallProcedure(c) => {
-                    let standalone = top && n == 1;
-                    let (p, cols, slots) =
-                        self.plan_procedure(plan, &mut scope, c, standalone, clause.span)?;
-                    if standalone {
-                        columns = cols;
-                        out_slots = slots;
-                        returns = !columns.is_empty();
-                    }
-                    p
-                }
-                ClauseKind::Finish => plan,
-            };
+            plan = self.clause(plan, &mut scope, clause, targets, standalone, &mut out)?;
             if reads {
                 pending_reads = true;
             }
@@ -407,36 +310,109 @@ impl Planner<'_> {
                 pending_writes = true;
             }
         }
-        if let Some(last) = q.clauses.last() {
-            let ok_end = matches!(
-                &last.kind,
-                ClauseKind::Return(_)
-                    | ClauseKind::Finish
-                    | ClauseKind::Create(_)
-                    | ClauseKind::Merge(_)
-                    | ClauseKind::Set(_)
-                    | ClauseKind::Remove(_)
-                    | ClauseKind::Delete(_)
-                    | ClauseKind::Foreach(_)
-            ) || matches!(&last.kind, ClauseKind::CallSubquery(c) if !query_returns(&c.query))
-                || matches!(&last.kind, ClauseKind::CallProcedure(c) if c.yields.is_none() || n == 1);
-            if !ok_end && top {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::InvalidClauseComposition,
-                    format!(
-                        "Query cannot conclude with {} (must be a RETURN clause, a FINISH clause, an update clause, a unit subquery call, or a procedure call with no YIELD).",
-                        last.kind.name()
-                    ),
-                    last.span,
-                ));
-            }
-        }
         Ok(QueryPlan {
             root: plan,
-            columns,
-            out_slots,
-            returns,
+            columns: out.columns,
+            out_slots: out.out_slots,
+            returns: out.returns,
+        })
+    }
+
+    /// One clause on top of `plan`; a RETURN (or a standalone procedure call) records the
+    /// query's columns in `out`.
+    fn clause(
+        &mut self,
+        plan: Arc<PlanNode>,
+        scope: &mut Scope,
+        clause: &ast::Clause,
+        targets: Option<&[usize]>,
+        standalone: bool,
+        out: &mut Outputs,
+    ) -> Result<Arc<PlanNode>> {
+        Ok(match &clause.kind {
+            ClauseKind::Match(m) => self.plan_match(plan, scope, m)?,
+            ClauseKind::Unwind(u) => {
+                let list = self.expr(&u.expr, scope)?;
+                let slot = self.slot();
+                scope.bind(&u.variable.name, slot, Kind::Any);
+                let est = plan.est_rows * 10.0;
+                self.node(
+                    Op::Unwind {
+                        input: plan,
+                        list: list.into(),
+                        slot,
+                    },
+                    est,
+                    scope,
+                )
+            }
+            ClauseKind::With(w) => {
+                let (p, _, _) = self.projection(
+                    plan,
+                    scope,
+                    &ProjectionClause {
+                        projection: &w.projection,
+                        filter: w.filter.as_ref(),
+                        is_return: false,
+                        targets: None,
+                        span: clause.span,
+                    },
+                )?;
+                p
+            }
+            ClauseKind::Return(r) => {
+                let (p, cols, slots) = self.projection(
+                    plan,
+                    scope,
+                    &ProjectionClause {
+                        projection: &r.projection,
+                        filter: None,
+                        is_return: true,
+                        targets,
+                        span: clause.span,
+                    },
+                )?;
+                out.columns = cols;
+                out.out_slots = slots;
+                out.returns = true;
+                p
+            }
+            ClauseKind::Create(c) => {
+                self.writes = true;
+                self.plan_create(plan, scope, &c.pattern)?
+            }
+            ClauseKind::Merge(m) => {
+                self.writes = true;
+                self.plan_merge(plan, scope, m)?
+            }
+            ClauseKind::Set(s) => {
+                self.writes = true;
+                self.plan_set(plan, scope, &s.items)?
+            }
+            ClauseKind::Remove(r) => {
+                self.writes = true;
+                self.plan_remove(plan, scope, &r.items)?
+            }
+            ClauseKind::Delete(d) => {
+                self.writes = true;
+                self.plan_delete(plan, scope, d)?
+            }
+            ClauseKind::Foreach(f) => {
+                self.writes = true;
+                self.plan_foreach(plan, scope, f)?
+            }
+            ClauseKind::CallSubquery(c) => self.plan_call_subquery(plan, scope, c, clause.span)?,
+            ClauseKind::CallProcedure(c) => {
+                let (p, cols, slots) =
+                    self.plan_procedure(plan, scope, c, standalone, clause.span)?;
+                if standalone {
+                    out.returns = !cols.is_empty();
+                    out.columns = cols;
+                    out.out_slots = slots;
+                }
+                p
+            }
+            ClauseKind::Finish => plan,
         })
     }
 
@@ -501,11 +477,7 @@ impl Planner<'_> {
                 scope,
             ));
         }
-        for col in &inner.columns {
-            if scope.contains(col) && !arg.contains(col) {
-                return Err(self.already_bound(col, span));
-            }
-        }
+        // The analysis has checked that no returned column shadows an outer variable.
         for (col, slot) in inner.columns.iter().zip(&inner.out_slots) {
             scope.bind(col, *slot, Kind::Any);
         }
@@ -534,16 +506,8 @@ impl Planner<'_> {
             }
             ast::SubqueryBody::Query(q) => {
                 let inner = self.query(q, scope, false)?;
-                let first = inner.out_slots.first().copied();
-                if s.kind == ast::SubqueryKind::Collect && inner.columns.len() != 1 {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidClauseComposition,
-                        "A COLLECT subquery must end with a RETURN clause returning exactly one column",
-                        span,
-                    ));
-                }
-                (inner.root, first)
+                // The analysis has checked that a COLLECT returns exactly one column.
+                (inner.root, inner.out_slots.first().copied())
             }
         };
         let kind = match s.kind {
@@ -563,14 +527,6 @@ impl Planner<'_> {
         };
         Ok(Expr::Subquery(plan, Box::new(kind)))
     }
-}
-
-/// Whether a query ends by returning rows.
-fn query_returns(q: &ast::Query) -> bool {
-    q.first
-        .clauses
-        .last()
-        .is_some_and(|c| matches!(c.kind, ClauseKind::Return(_)))
 }
 
 /// The variables an old-style `CALL { WITH a, b ... }` imports: those its leading WITH names.

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use quiver_storage::Direction;
 
-use super::{Command, Op, PlanNode, Seek};
+use crate::ir::{Command, ExpandSpec, Op, PlanNode, Seek, VarExpandSpec};
 use crate::summary::{OperatorProfile, PlanDescription};
 
 fn dir_arrow(d: Direction) -> (&'static str, &'static str) {
@@ -31,18 +31,10 @@ fn name_and_details(op: &Op) -> (String, String) {
         Op::LabelScan { label, .. } => ("NodeByLabelScan".into(), format!(":{}", label.name)),
         Op::IndexSeek {
             label, key, seek, ..
-        } => {
-            let kind = match seek {
-                Seek::Eq(_) => "=",
-                Seek::In(_) => "IN",
-                Seek::Range { .. } => "range",
-                Seek::Prefix(_) => "STARTS WITH",
-            };
-            (
-                "NodeIndexSeek".into(),
-                format!(":{}({}) {kind}", label.name, key.name),
-            )
-        }
+        } => (
+            "NodeIndexSeek".into(),
+            format!(":{}({}) {}", label.name, key.name, seek_kind(seek)),
+        ),
         Op::NodeById { .. } => ("NodeByIdSeek".into(), String::new()),
         Op::NodeCount { label, .. } => (
             "NodeCountFromCountStore".into(),
@@ -57,35 +49,8 @@ fn name_and_details(op: &Op) -> (String, String) {
                 .map(|t| format!(":{}", t.name))
                 .unwrap_or_default(),
         ),
-        Op::Expand { spec, .. } => {
-            let (l, r) = dir_arrow(spec.dir);
-            (
-                if spec.into {
-                    "Expand(Into)"
-                } else {
-                    "Expand(All)"
-                }
-                .into(),
-                format!("(){l}[{}]{r}()", types(&spec.types)),
-            )
-        }
-        Op::VarExpand { spec, .. } => {
-            let (l, r) = dir_arrow(spec.dir);
-            let max = if spec.max == u32::MAX {
-                String::new()
-            } else {
-                spec.max.to_string()
-            };
-            (
-                if spec.into {
-                    "VarLengthExpand(Into)"
-                } else {
-                    "VarLengthExpand(All)"
-                }
-                .into(),
-                format!("(){l}[{}*{}..{max}]{r}()", types(&spec.types), spec.min),
-            )
-        }
+        Op::Expand { spec, .. } => expand_details(spec),
+        Op::VarExpand { spec, .. } => var_expand_details(spec),
         Op::ShortestPath { spec, .. } => (
             if spec.all {
                 "AllShortestPaths"
@@ -139,24 +104,64 @@ fn name_and_details(op: &Op) -> (String, String) {
         Op::ProcedureCall { procedure, .. } => {
             ("ProcedureCall".into(), procedure.signature().name.clone())
         }
-        Op::Command { command, .. } => (
-            match command {
-                Command::CreateIndex { unique: false, .. } => "CreateIndex",
-                Command::CreateIndex { unique: true, .. } => "CreateConstraint",
-                Command::Drop {
-                    constraint: false, ..
-                } => "DropIndex",
-                Command::Drop {
-                    constraint: true, ..
-                } => "DropConstraint",
-                Command::ShowIndexes { constraints: false } => "ShowIndexes",
-                Command::ShowIndexes { constraints: true } => "ShowConstraints",
-                Command::ShowTransactions(_) => "ShowTransactions",
-                Command::TerminateTransactions(_) => "TerminateTransactions",
-            }
-            .into(),
-            String::new(),
-        ),
+        Op::Command { command, .. } => (command_name(command).into(), String::new()),
+    }
+}
+
+fn seek_kind(seek: &Seek) -> &'static str {
+    match seek {
+        Seek::Eq(_) => "=",
+        Seek::In(_) => "IN",
+        Seek::Range { .. } => "range",
+        Seek::Prefix(_) => "STARTS WITH",
+    }
+}
+
+fn expand_details(spec: &ExpandSpec) -> (String, String) {
+    let (l, r) = dir_arrow(spec.dir);
+    (
+        if spec.into {
+            "Expand(Into)"
+        } else {
+            "Expand(All)"
+        }
+        .into(),
+        format!("(){l}[{}]{r}()", types(&spec.types)),
+    )
+}
+
+fn var_expand_details(spec: &VarExpandSpec) -> (String, String) {
+    let (l, r) = dir_arrow(spec.dir);
+    let max = if spec.max == u32::MAX {
+        String::new()
+    } else {
+        spec.max.to_string()
+    };
+    (
+        if spec.into {
+            "VarLengthExpand(Into)"
+        } else {
+            "VarLengthExpand(All)"
+        }
+        .into(),
+        format!("(){l}[{}*{}..{max}]{r}()", types(&spec.types), spec.min),
+    )
+}
+
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::CreateIndex { unique: false, .. } => "CreateIndex",
+        Command::CreateIndex { unique: true, .. } => "CreateConstraint",
+        Command::Drop {
+            constraint: false, ..
+        } => "DropIndex",
+        Command::Drop {
+            constraint: true, ..
+        } => "DropConstraint",
+        Command::ShowIndexes { constraints: false } => "ShowIndexes",
+        Command::ShowIndexes { constraints: true } => "ShowConstraints",
+        Command::ShowTransactions(_) => "ShowTransactions",
+        Command::TerminateTransactions(_) => "TerminateTransactions",
     }
 }
 

@@ -9,8 +9,9 @@ use quiver_value::Value;
 
 use super::clauses::Planner;
 use super::scope::{Kind, Scope};
-use crate::eval::aggregate::{AggKind, AggSpec};
-use crate::eval::{BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind};
+use crate::ir::{
+    AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind,
+};
 
 /// Where aggregates may appear while compiling an expression.
 pub(super) enum Agg<'x> {
@@ -272,32 +273,7 @@ impl Planner<'_> {
                     op => Expr::Binary(binop(*op), Box::new(l), Box::new(r)),
                 }
             }
-            ExprKind::Chain { first, rest } => {
-                // A grouping key may be the start of the chain (`n.a + n.b` in
-                // `n.a + n.b + count(*)`): it is read from its slot.
-                let key = match agg {
-                    Agg::Collect(ctx) => ctx
-                        .keys
-                        .iter()
-                        .filter_map(|(k, slot)| Some((e.chain_prefix_len(k)?, *slot)))
-                        .max_by_key(|(n, _)| *n),
-                    _ => None,
-                };
-                let (first, rest) = match key {
-                    Some((n, slot)) => (Box::new(Expr::Slot(slot)), &rest[n..]),
-                    None => (Box::new(self.expr_with(first, scope, agg)?), &rest[..]),
-                };
-                let mut links = Vec::with_capacity(rest.len());
-                for (op, operand) in rest {
-                    let op = match op {
-                        BinaryOp::And => ChainOp::And,
-                        BinaryOp::Or => ChainOp::Or,
-                        op => ChainOp::Binary(binop(*op)),
-                    };
-                    links.push((op, self.expr_with(operand, scope, agg)?));
-                }
-                Expr::Chain(first, links)
-            }
+            ExprKind::Chain { first, rest } => self.chain_expr(e, first, rest, scope, agg)?,
             ExprKind::IsNull { operand, negated } => {
                 Expr::IsNull(Box::new(self.expr_with(operand, scope, agg)?), *negated)
             }
@@ -319,136 +295,227 @@ impl Planner<'_> {
             }
             ExprKind::CountStar => self.aggregate(AggKind::CountStar, false, &[], e, agg)?,
             ExprKind::FunctionCall(call) => self.function(call, e, scope, agg)?,
-            ExprKind::Case(c) => {
-                let operand = match &c.operand {
-                    Some(o) => Some(Box::new(self.expr_with(o, scope, agg)?)),
-                    None => None,
-                };
-                let mut branches = Vec::with_capacity(c.branches.len());
-                for b in &c.branches {
-                    let w = self.expr_with(&b.when, scope, agg)?;
-                    let t = self.expr_with(&b.then, scope, agg)?;
-                    branches.push((w, t));
-                }
-                let default = match &c.default {
-                    Some(d) => Some(Box::new(self.expr_with(d, scope, agg)?)),
-                    None => None,
-                };
-                Expr::Case {
-                    operand,
-                    branches,
-                    default,
-                }
-            }
-            ExprKind::ListComprehension(c) => {
-                let list = self.expr_with(&c.list, scope, agg)?;
-                let slot = self.slot();
-                let mut inner = scope.clone();
-                inner.bind(&c.variable.name, slot, Kind::Any);
-                let filter = match &c.filter {
-                    Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
-                    None => None,
-                };
-                let map = match &c.map {
-                    Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
-                    None => None,
-                };
-                Expr::ListComp {
-                    slot,
-                    list: Box::new(list),
-                    filter,
-                    map,
-                }
-            }
-            ExprKind::Quantified(q) => {
-                let list = self.expr_with(&q.list, scope, agg)?;
-                let slot = self.slot();
-                let mut inner = scope.clone();
-                inner.bind(&q.variable.name, slot, Kind::Any);
-                let predicate = self.expr_with(&q.predicate, &inner, agg)?;
-                Expr::Quantified {
-                    quantifier: match q.quantifier {
-                        ast::Quantifier::All => Quantifier::All,
-                        ast::Quantifier::Any => Quantifier::Any,
-                        ast::Quantifier::None => Quantifier::None,
-                        ast::Quantifier::Single => Quantifier::Single,
-                    },
-                    slot,
-                    list: Box::new(list),
-                    predicate: Box::new(predicate),
-                }
-            }
-            ExprKind::Reduce(r) => {
-                let init = self.expr_with(&r.init, scope, agg)?;
-                let list = self.expr_with(&r.list, scope, agg)?;
-                let acc = self.slot();
-                let slot = self.slot();
-                let mut inner = scope.clone();
-                inner.bind(&r.accumulator.name, acc, Kind::Any);
-                inner.bind(&r.variable.name, slot, Kind::Any);
-                let expr = self.expr_with(&r.expr, &inner, agg)?;
-                Expr::Reduce {
-                    acc,
-                    init: Box::new(init),
-                    slot,
-                    list: Box::new(list),
-                    expr: Box::new(expr),
-                }
-            }
-            ExprKind::MapProjection(p) => {
-                let base = match scope.get(&p.base.name) {
-                    Some(v) => Expr::Slot(v.slot),
-                    None => {
-                        let as_expr = ast::Expr::new(ExprKind::Variable(p.base.clone()), e.span);
-                        self.expr_with(&as_expr, scope, agg)?
-                    }
-                };
-                let mut items = Vec::with_capacity(p.items.len());
-                for item in &p.items {
-                    items.push(match item {
-                        ast::MapProjectionItem::Property(k) => MapProjItem::Property(
-                            Arc::from(k.name.as_str()),
-                            self.tokens.key(&k.name),
-                        ),
-                        ast::MapProjectionItem::AllProperties => MapProjItem::All,
-                        ast::MapProjectionItem::Variable(v) => {
-                            let as_expr = ast::Expr::new(ExprKind::Variable(v.clone()), v.span);
-                            let x = self.expr_with(&as_expr, scope, agg)?;
-                            MapProjItem::Entry(Arc::from(v.name.as_str()), x)
-                        }
-                        ast::MapProjectionItem::Entry { key, value } => {
-                            let x = self.expr_with(value, scope, agg)?;
-                            MapProjItem::Entry(Arc::from(key.name.as_str()), x)
-                        }
-                    });
-                }
-                Expr::MapProjection(Box::new(base), items)
-            }
-            ExprKind::Pattern(chain) => {
-                let part = ast::PatternPart {
-                    path: None,
-                    selector: ast::PathSelector::All,
-                    chain: (**chain).clone(),
-                    span: e.span,
-                };
-                self.check_pattern_predicate(&part, scope)?;
-                let (plan, _) = self.pattern_subquery(std::slice::from_ref(&part), None, scope)?;
-                Expr::Subquery(plan, Box::new(SubKind::Exists))
-            }
-            ExprKind::PatternComprehension(c) => {
-                let part = ast::PatternPart {
-                    path: c.path.clone(),
-                    selector: ast::PathSelector::All,
-                    chain: c.pattern.clone(),
-                    span: e.span,
-                };
-                let (plan, inner) =
-                    self.pattern_subquery(std::slice::from_ref(&part), c.filter.as_ref(), scope)?;
-                let map = self.expr(&c.map, &inner)?;
-                Expr::Subquery(plan, Box::new(SubKind::Collect(map)))
-            }
+            ExprKind::Case(c) => self.case_expr(c, scope, agg)?,
+            ExprKind::ListComprehension(c) => self.list_comprehension(c, scope, agg)?,
+            ExprKind::Quantified(q) => self.quantified(q, scope, agg)?,
+            ExprKind::Reduce(r) => self.reduce(r, scope, agg)?,
+            ExprKind::MapProjection(p) => self.map_projection(p, e, scope, agg)?,
+            ExprKind::Pattern(chain) => self.pattern_predicate(chain, e, scope)?,
+            ExprKind::PatternComprehension(c) => self.pattern_comprehension(c, e, scope)?,
             ExprKind::Subquery(s) => self.subquery_expr(s, scope, e.span)?,
         })
+    }
+
+    /// An operator chain; under aggregation a grouping key may be its start.
+    fn chain_expr(
+        &mut self,
+        e: &ast::Expr,
+        first: &ast::Expr,
+        rest: &[(BinaryOp, ast::Expr)],
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        // A grouping key may be the start of the chain (`n.a + n.b` in
+        // `n.a + n.b + count(*)`): it is read from its slot.
+        let key = match agg {
+            Agg::Collect(ctx) => ctx
+                .keys
+                .iter()
+                .filter_map(|(k, slot)| Some((e.chain_prefix_len(k)?, *slot)))
+                .max_by_key(|(n, _)| *n),
+            _ => None,
+        };
+        let (first, rest) = match key {
+            Some((n, slot)) => (Box::new(Expr::Slot(slot)), &rest[n..]),
+            None => (Box::new(self.expr_with(first, scope, agg)?), rest),
+        };
+        let mut links = Vec::with_capacity(rest.len());
+        for (op, operand) in rest {
+            let op = match op {
+                BinaryOp::And => ChainOp::And,
+                BinaryOp::Or => ChainOp::Or,
+                op => ChainOp::Binary(binop(*op)),
+            };
+            links.push((op, self.expr_with(operand, scope, agg)?));
+        }
+        Ok(Expr::Chain(first, links))
+    }
+
+    /// `CASE`, simple or generic.
+    fn case_expr(
+        &mut self,
+        c: &ast::CaseExpr,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let operand = match &c.operand {
+            Some(o) => Some(Box::new(self.expr_with(o, scope, agg)?)),
+            None => None,
+        };
+        let mut branches = Vec::with_capacity(c.branches.len());
+        for b in &c.branches {
+            let w = self.expr_with(&b.when, scope, agg)?;
+            let t = self.expr_with(&b.then, scope, agg)?;
+            branches.push((w, t));
+        }
+        let default = match &c.default {
+            Some(d) => Some(Box::new(self.expr_with(d, scope, agg)?)),
+            None => None,
+        };
+        Ok(Expr::Case {
+            operand,
+            branches,
+            default,
+        })
+    }
+
+    /// `[x IN list WHERE filter | map]`: the variable gets a slot of its own.
+    fn list_comprehension(
+        &mut self,
+        c: &ast::ListComprehension,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let list = self.expr_with(&c.list, scope, agg)?;
+        let slot = self.slot();
+        let mut inner = scope.clone();
+        inner.bind(&c.variable.name, slot, Kind::Any);
+        let filter = match &c.filter {
+            Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
+            None => None,
+        };
+        let map = match &c.map {
+            Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
+            None => None,
+        };
+        Ok(Expr::ListComp {
+            slot,
+            list: Box::new(list),
+            filter,
+            map,
+        })
+    }
+
+    /// `all/any/none/single(x IN list WHERE predicate)`.
+    fn quantified(
+        &mut self,
+        q: &ast::Quantified,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let list = self.expr_with(&q.list, scope, agg)?;
+        let slot = self.slot();
+        let mut inner = scope.clone();
+        inner.bind(&q.variable.name, slot, Kind::Any);
+        let predicate = self.expr_with(&q.predicate, &inner, agg)?;
+        Ok(Expr::Quantified {
+            quantifier: match q.quantifier {
+                ast::Quantifier::All => Quantifier::All,
+                ast::Quantifier::Any => Quantifier::Any,
+                ast::Quantifier::None => Quantifier::None,
+                ast::Quantifier::Single => Quantifier::Single,
+            },
+            slot,
+            list: Box::new(list),
+            predicate: Box::new(predicate),
+        })
+    }
+
+    /// `reduce(acc = init, x IN list | expr)`.
+    fn reduce(
+        &mut self,
+        r: &ast::Reduce,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let init = self.expr_with(&r.init, scope, agg)?;
+        let list = self.expr_with(&r.list, scope, agg)?;
+        let acc = self.slot();
+        let slot = self.slot();
+        let mut inner = scope.clone();
+        inner.bind(&r.accumulator.name, acc, Kind::Any);
+        inner.bind(&r.variable.name, slot, Kind::Any);
+        let expr = self.expr_with(&r.expr, &inner, agg)?;
+        Ok(Expr::Reduce {
+            acc,
+            init: Box::new(init),
+            slot,
+            list: Box::new(list),
+            expr: Box::new(expr),
+        })
+    }
+
+    /// `base {.key, .*, variable, key: value}`.
+    fn map_projection(
+        &mut self,
+        p: &ast::MapProjection,
+        e: &ast::Expr,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let base = match scope.get(&p.base.name) {
+            Some(v) => Expr::Slot(v.slot),
+            None => {
+                let as_expr = ast::Expr::new(ExprKind::Variable(p.base.clone()), e.span);
+                self.expr_with(&as_expr, scope, agg)?
+            }
+        };
+        let mut items = Vec::with_capacity(p.items.len());
+        for item in &p.items {
+            items.push(match item {
+                ast::MapProjectionItem::Property(k) => {
+                    MapProjItem::Property(Arc::from(k.name.as_str()), self.tokens.key(&k.name))
+                }
+                ast::MapProjectionItem::AllProperties => MapProjItem::All,
+                ast::MapProjectionItem::Variable(v) => {
+                    let as_expr = ast::Expr::new(ExprKind::Variable(v.clone()), v.span);
+                    let x = self.expr_with(&as_expr, scope, agg)?;
+                    MapProjItem::Entry(Arc::from(v.name.as_str()), x)
+                }
+                ast::MapProjectionItem::Entry { key, value } => {
+                    let x = self.expr_with(value, scope, agg)?;
+                    MapProjItem::Entry(Arc::from(key.name.as_str()), x)
+                }
+            });
+        }
+        Ok(Expr::MapProjection(Box::new(base), items))
+    }
+
+    /// A pattern used as a predicate: whether it has a match (the semantic analysis has
+    /// checked that it introduces no variables).
+    fn pattern_predicate(
+        &mut self,
+        chain: &ast::PatternChain,
+        e: &ast::Expr,
+        scope: &Scope,
+    ) -> super::clauses::Result<Expr> {
+        let part = ast::PatternPart {
+            path: None,
+            selector: ast::PathSelector::All,
+            chain: chain.clone(),
+            span: e.span,
+        };
+        let (plan, _) = self.pattern_subquery(std::slice::from_ref(&part), None, scope)?;
+        Ok(Expr::Subquery(plan, Box::new(SubKind::Exists)))
+    }
+
+    /// `[pattern WHERE filter | map]`: a subquery collecting one value per match.
+    fn pattern_comprehension(
+        &mut self,
+        c: &ast::PatternComprehension,
+        e: &ast::Expr,
+        scope: &Scope,
+    ) -> super::clauses::Result<Expr> {
+        let part = ast::PatternPart {
+            path: c.path.clone(),
+            selector: ast::PathSelector::All,
+            chain: c.pattern.clone(),
+            span: e.span,
+        };
+        let (plan, inner) =
+            self.pattern_subquery(std::slice::from_ref(&part), c.filter.as_ref(), scope)?;
+        let map = self.expr(&c.map, &inner)?;
+        Ok(Expr::Subquery(plan, Box::new(SubKind::Collect(map))))
     }
 
     fn aggregate(

@@ -9,9 +9,7 @@ use quiver_value::Value;
 use super::clauses::{Planner, Result};
 use super::expr::{Agg, AggCtx, contains_aggregate};
 use super::scope::{Kind, Scope};
-use super::{Op, PlanNode, SortKey};
-use crate::eval::aggregate::{AggKind, AggSpec};
-use crate::eval::{Expr, GraphFn};
+use crate::ir::{AggKind, AggSpec, Expr, GraphFn, Op, PlanNode, SortKey};
 
 /// What a projected expression is known to hold.
 fn kind_of(e: &Expr, pre: &Scope) -> Kind {
@@ -84,9 +82,32 @@ fn count_store(input: &Arc<PlanNode>, keys: &[(usize, Expr)], aggs: &[AggSpec]) 
     }
 }
 
+/// One projected column: its name, its expression, and whether it aggregates.
 struct Item {
     name: Arc<str>,
     expr: ast::Expr,
+    aggregate: bool,
+}
+
+/// One WITH or RETURN clause as the planner sees it.
+pub(super) struct ProjectionClause<'c> {
+    pub projection: &'c ast::Projection,
+    /// WITH's WHERE.
+    pub filter: Option<&'c ast::Expr>,
+    pub is_return: bool,
+    /// Slots the columns must land in (the branches of a UNION share them).
+    pub targets: Option<&'c [usize]>,
+    /// The clause's span: the key of its analysis, and the position of its errors.
+    pub span: Span,
+}
+
+/// What a projection's items became: the plan so far, the projected scope, the slot of
+/// every item and the sort keys.
+struct Projected {
+    plan: Arc<PlanNode>,
+    scope: Scope,
+    out_slots: Vec<usize>,
+    sort_keys: Vec<SortKey>,
 }
 
 impl Planner<'_> {
@@ -138,6 +159,7 @@ impl Planner<'_> {
         self.expr(e, &Scope::default())
     }
 
+    /// The items of a projection the analysis has not seen, checked as the analysis would.
     fn items(
         &self,
         p: &ast::Projection,
@@ -163,6 +185,7 @@ impl Planner<'_> {
             names.sort();
             for name in names {
                 items.push(Item {
+                    aggregate: false,
                     expr: ast::Expr::new(
                         ExprKind::Variable(ast::Ident::with_span(&*name, span)),
                         span,
@@ -196,208 +219,309 @@ impl Planner<'_> {
             }
             items.push(Item {
                 name,
+                aggregate: contains_aggregate(&item.expr),
                 expr: item.expr.clone(),
             });
         }
         Ok(items)
     }
 
+    /// The items of a projection, `*` expanded: from the analysis, which has checked and
+    /// named them; `SHOW ... YIELD` is not analysed, so its items are derived (and checked)
+    /// here.
+    fn projection_items(&self, c: &ProjectionClause<'_>, pre: &Scope) -> Result<Vec<Item>> {
+        let Some(info) = self.analysis.projection_at(c.span) else {
+            return self.items(c.projection, pre, c.is_return, c.span);
+        };
+        Ok(info
+            .columns
+            .iter()
+            .map(|col| {
+                let expr = match col.item.and_then(|i| c.projection.items.get(i)) {
+                    Some(item) => item.expr.clone(),
+                    None => ast::Expr::new(
+                        ExprKind::Variable(ast::Ident::with_span(col.name.as_str(), c.span)),
+                        c.span,
+                    ),
+                };
+                Item {
+                    name: Arc::from(col.name.as_str()),
+                    expr,
+                    aggregate: col.aggregate,
+                }
+            })
+            .collect())
+    }
+
     /// Plans a WITH or RETURN; replaces `scope` with the projected variables. Returns the plan,
     /// column names and their slots.
-    #[allow(clippy::too_many_arguments, clippy::too_many_lines)]
     pub(super) fn projection(
         &mut self,
         input: Arc<PlanNode>,
         scope: &mut Scope,
-        p: &ast::Projection,
-        filter: Option<&ast::Expr>,
-        is_return: bool,
-        targets: Option<&[usize]>,
-        span: Span,
+        c: &ProjectionClause<'_>,
     ) -> Result<(Arc<PlanNode>, Vec<Arc<str>>, Vec<usize>)> {
         let pre = scope.clone();
-        let items = self.items(p, &pre, is_return, span)?;
-        let aggregating = items.iter().any(|i| contains_aggregate(&i.expr));
-        let target = |i: usize| targets.and_then(|t| t.get(i).copied());
+        let items = self.projection_items(c, &pre)?;
+        let aggregating = items.iter().any(|i| i.aggregate);
+        let projected = if aggregating {
+            self.aggregating_items(input, &pre, &items, c)?
+        } else {
+            self.plain_items(input, &pre, &items, c)?
+        };
+        let Projected {
+            plan,
+            scope: new_scope,
+            out_slots,
+            sort_keys,
+        } = projected;
+        let predicate =
+            self.projection_filter(c, &pre, &items, &out_slots, &new_scope, aggregating)?;
+        let mut keep = new_scope.slots();
+        if let Some(p) = &predicate {
+            let mut read = Vec::new();
+            p.slots(&mut read);
+            for s in read {
+                if !keep.contains(&s) {
+                    keep.push(s);
+                }
+            }
+        }
+        let mut plan = self.order_and_page(plan, c.projection, sort_keys, keep, &new_scope)?;
+        if let Some(predicate) = predicate {
+            let est = plan.est_rows * 0.5;
+            plan = self.node(
+                Op::Filter {
+                    input: plan,
+                    predicate: predicate.into(),
+                },
+                est,
+                &new_scope,
+            );
+        }
+        *scope = new_scope;
+        let columns = items.into_iter().map(|i| i.name).collect();
+        Ok((plan, columns, out_slots))
+    }
+
+    /// Grouping keys and aggregates (answered from the count store where it can), then the
+    /// items computed from aggregates, DISTINCT, and the sort keys over the grouped rows.
+    fn aggregating_items(
+        &mut self,
+        input: Arc<PlanNode>,
+        pre: &Scope,
+        items: &[Item],
+        c: &ProjectionClause<'_>,
+    ) -> Result<Projected> {
+        let p = c.projection;
+        let target = |i: usize| c.targets.and_then(|t| t.get(i).copied());
+        let est_in = input.est_rows;
         let mut plan = input;
         let mut new_scope = Scope::default();
         let mut out_slots = vec![0usize; items.len()];
         let mut sort_keys: Vec<SortKey> = Vec::new();
-        let est_in = plan.est_rows;
-
-        if aggregating {
-            let mut ctx = AggCtx {
-                pre: pre.clone(),
-                keys: Vec::new(),
-                aggs: Vec::new(),
-            };
-            let mut key_items: Vec<(usize, Expr)> = Vec::new();
-            let mut post_items: Vec<(usize, Expr)> = Vec::new();
-            let mut kinds = vec![Kind::Any; items.len()];
-            for (i, item) in items.iter().enumerate() {
-                if contains_aggregate(&item.expr) {
-                    continue;
-                }
-                let compiled = self.expr(&item.expr, &pre)?;
-                kinds[i] = kind_of(&compiled, &pre);
-                let slot = target(i).unwrap_or_else(|| self.slot());
-                ctx.keys.push((item.expr.clone(), slot));
-                key_items.push((slot, compiled));
-                out_slots[i] = slot;
+        let mut ctx = AggCtx {
+            pre: pre.clone(),
+            keys: Vec::new(),
+            aggs: Vec::new(),
+        };
+        let mut key_items: Vec<(usize, Expr)> = Vec::new();
+        let mut post_items: Vec<(usize, Expr)> = Vec::new();
+        let mut kinds = vec![Kind::Any; items.len()];
+        for (i, item) in items.iter().enumerate() {
+            if item.aggregate {
+                continue;
             }
-            let empty = Scope::default();
-            for (i, item) in items.iter().enumerate() {
-                if !contains_aggregate(&item.expr) {
-                    continue;
-                }
-                let compiled = self.expr_with(&item.expr, &empty, &mut Agg::Collect(&mut ctx))?;
-                let slot = target(i).unwrap_or_else(|| self.slot());
-                post_items.push((slot, compiled));
-                out_slots[i] = slot;
-            }
-            for (i, item) in items.iter().enumerate() {
-                new_scope.bind(&item.name, out_slots[i], kinds[i]);
-            }
-            for s in &p.order_by {
-                let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
-                    Expr::Slot(out_slots[i])
-                } else {
-                    self.expr_with(&s.expr, &new_scope, &mut Agg::Collect(&mut ctx))?
-                };
-                sort_keys.push(SortKey {
-                    expr,
-                    descending: s.descending,
-                });
-            }
-            let groups = if key_items.is_empty() {
-                1.0
-            } else {
-                (est_in / 2.0).max(1.0)
-            };
-            plan = match count_store(&plan, &key_items, &ctx.aggs) {
-                Some(op) => self.node(op, 1.0, &new_scope),
-                None => self.node(
-                    Op::Aggregate {
-                        input: plan,
-                        keys: key_items,
-                        aggs: ctx.aggs,
-                    },
-                    groups,
-                    &new_scope,
-                ),
-            };
-            if !post_items.is_empty() {
-                plan = self.node(
-                    Op::Project {
-                        input: plan,
-                        items: post_items,
-                    },
-                    groups,
-                    &new_scope,
-                );
-            }
-            if p.distinct {
-                plan = self.node(
-                    Op::Distinct {
-                        input: plan,
-                        slots: new_scope.slots(),
-                    },
-                    groups,
-                    &new_scope,
-                );
-            }
-        } else {
-            let mut proj: Vec<(usize, Expr)> = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                let compiled = self.expr(&item.expr, &pre)?;
-                let kind = kind_of(&compiled, &pre);
-                let slot = match (target(i), &compiled) {
-                    (Some(t), _) => t,
-                    (None, Expr::Slot(s)) => *s,
-                    (None, _) => self.slot(),
-                };
-                if !matches!(&compiled, Expr::Slot(s) if *s == slot) {
-                    proj.push((slot, compiled));
-                }
-                out_slots[i] = slot;
-                new_scope.bind(&item.name, slot, kind);
-            }
-            if !proj.is_empty() {
-                plan = self.node(
-                    Op::Project {
-                        input: plan,
-                        items: proj,
-                    },
-                    est_in,
-                    &new_scope,
-                );
-            }
-            if p.distinct {
-                plan = self.node(
-                    Op::Distinct {
-                        input: plan,
-                        slots: new_scope.slots(),
-                    },
-                    est_in,
-                    &new_scope,
-                );
-            }
-            let sort_scope = if p.distinct {
-                new_scope.clone()
-            } else {
-                let mut s = pre.clone();
-                for v in &new_scope.vars {
-                    s.bind(&v.name, v.slot, v.kind);
-                }
-                s
-            };
-            for s in &p.order_by {
-                let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
-                    Expr::Slot(out_slots[i])
-                } else {
-                    match self.expr(&s.expr, &sort_scope) {
-                        Ok(e) => e,
-                        Err(e) if p.distinct && e.kind.detail == Detail::UndefinedVariable => {
-                            return Err(self.err(
-                                Status::SyntaxError,
-                                Detail::UndefinedVariable,
-                                "In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to access variables declared before the WITH/RETURN",
-                                s.expr.span,
-                            ));
-                        }
-                        Err(e) => return Err(e),
-                    }
-                };
-                sort_keys.push(SortKey {
-                    expr,
-                    descending: s.descending,
-                });
-            }
+            let compiled = self.expr(&item.expr, pre)?;
+            kinds[i] = kind_of(&compiled, pre);
+            let slot = target(i).unwrap_or_else(|| self.slot());
+            ctx.keys.push((item.expr.clone(), slot));
+            key_items.push((slot, compiled));
+            out_slots[i] = slot;
         }
+        let empty = Scope::default();
+        for (i, item) in items.iter().enumerate() {
+            if !item.aggregate {
+                continue;
+            }
+            let compiled = self.expr_with(&item.expr, &empty, &mut Agg::Collect(&mut ctx))?;
+            let slot = target(i).unwrap_or_else(|| self.slot());
+            post_items.push((slot, compiled));
+            out_slots[i] = slot;
+        }
+        for (i, item) in items.iter().enumerate() {
+            new_scope.bind(&item.name, out_slots[i], kinds[i]);
+        }
+        for s in &p.order_by {
+            let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
+                Expr::Slot(out_slots[i])
+            } else {
+                self.expr_with(&s.expr, &new_scope, &mut Agg::Collect(&mut ctx))?
+            };
+            sort_keys.push(SortKey {
+                expr,
+                descending: s.descending,
+            });
+        }
+        let groups = if key_items.is_empty() {
+            1.0
+        } else {
+            (est_in / 2.0).max(1.0)
+        };
+        plan = match count_store(&plan, &key_items, &ctx.aggs) {
+            Some(op) => self.node(op, 1.0, &new_scope),
+            None => self.node(
+                Op::Aggregate {
+                    input: plan,
+                    keys: key_items.into(),
+                    aggs: ctx.aggs.into(),
+                },
+                groups,
+                &new_scope,
+            ),
+        };
+        if !post_items.is_empty() {
+            plan = self.node(
+                Op::Project {
+                    input: plan,
+                    items: post_items.into(),
+                },
+                groups,
+                &new_scope,
+            );
+        }
+        if p.distinct {
+            plan = self.node(
+                Op::Distinct {
+                    input: plan,
+                    slots: new_scope.slots().into(),
+                },
+                groups,
+                &new_scope,
+            );
+        }
+        Ok(Projected {
+            plan,
+            scope: new_scope,
+            out_slots,
+            sort_keys,
+        })
+    }
 
-        let skip = match &p.skip {
-            Some(e) => Some(self.count_expr(e, "SKIP")?),
-            None => None,
+    /// Items computed row by row (a variable passed on keeps its slot), DISTINCT, and the
+    /// sort keys, which also see the variables before the projection unless it is DISTINCT.
+    fn plain_items(
+        &mut self,
+        input: Arc<PlanNode>,
+        pre: &Scope,
+        items: &[Item],
+        c: &ProjectionClause<'_>,
+    ) -> Result<Projected> {
+        let p = c.projection;
+        let target = |i: usize| c.targets.and_then(|t| t.get(i).copied());
+        let est_in = input.est_rows;
+        let mut plan = input;
+        let mut new_scope = Scope::default();
+        let mut out_slots = vec![0usize; items.len()];
+        let mut sort_keys: Vec<SortKey> = Vec::new();
+        let mut proj: Vec<(usize, Expr)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let compiled = self.expr(&item.expr, pre)?;
+            let kind = kind_of(&compiled, pre);
+            let slot = match (target(i), &compiled) {
+                (Some(t), _) => t,
+                (None, Expr::Slot(s)) => *s,
+                (None, _) => self.slot(),
+            };
+            if !matches!(&compiled, Expr::Slot(s) if *s == slot) {
+                proj.push((slot, compiled));
+            }
+            out_slots[i] = slot;
+            new_scope.bind(&item.name, slot, kind);
+        }
+        if !proj.is_empty() {
+            plan = self.node(
+                Op::Project {
+                    input: plan,
+                    items: proj.into(),
+                },
+                est_in,
+                &new_scope,
+            );
+        }
+        if p.distinct {
+            plan = self.node(
+                Op::Distinct {
+                    input: plan,
+                    slots: new_scope.slots().into(),
+                },
+                est_in,
+                &new_scope,
+            );
+        }
+        let sort_scope = if p.distinct {
+            new_scope.clone()
+        } else {
+            let mut s = pre.clone();
+            for v in &new_scope.vars {
+                s.bind(&v.name, v.slot, v.kind);
+            }
+            s
         };
-        let limit = match &p.limit {
-            Some(e) => Some(self.count_expr(e, "LIMIT")?),
-            None => None,
-        };
-        // WITH's WHERE sees the projected names and, when nothing was aggregated or made
-        // distinct, the variables before them too.
-        let predicate = match filter {
-            Some(f) if aggregating || p.distinct => {
+        for s in &p.order_by {
+            let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
+                Expr::Slot(out_slots[i])
+            } else {
+                match self.expr(&s.expr, &sort_scope) {
+                    Ok(e) => e,
+                    Err(e) if p.distinct && e.kind.detail == Detail::UndefinedVariable => {
+                        return Err(self.err(
+                            Status::SyntaxError,
+                            Detail::UndefinedVariable,
+                            "In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to access variables declared before the WITH/RETURN",
+                            s.expr.span,
+                        ));
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            sort_keys.push(SortKey {
+                expr,
+                descending: s.descending,
+            });
+        }
+        Ok(Projected {
+            plan,
+            scope: new_scope,
+            out_slots,
+            sort_keys,
+        })
+    }
+
+    /// WITH's WHERE: it sees the projected names and, when nothing was aggregated or made
+    /// distinct, the variables before them too.
+    fn projection_filter(
+        &mut self,
+        c: &ProjectionClause<'_>,
+        pre: &Scope,
+        items: &[Item],
+        out_slots: &[usize],
+        new_scope: &Scope,
+        aggregating: bool,
+    ) -> Result<Option<Expr>> {
+        Ok(match c.filter {
+            Some(f) if aggregating || c.projection.distinct => {
                 // Expressions equal to projected items read the items' values.
                 let mut ctx = AggCtx {
                     pre: pre.clone(),
                     keys: items
                         .iter()
-                        .zip(&out_slots)
+                        .zip(out_slots)
                         .map(|(i, s)| (i.expr.clone(), *s))
                         .collect(),
                     aggs: Vec::new(),
                 };
-                let e = self.expr_with(f, &new_scope, &mut Agg::Collect(&mut ctx))?;
+                let e = self.expr_with(f, new_scope, &mut Agg::Collect(&mut ctx))?;
                 if !ctx.aggs.is_empty() {
                     return Err(self.err(
                         Status::SyntaxError,
@@ -409,94 +533,94 @@ impl Planner<'_> {
                 Some(e)
             }
             Some(f) => {
-                let where_scope = {
-                    let mut s = pre.clone();
-                    for v in &new_scope.vars {
-                        s.bind(&v.name, v.slot, v.kind);
-                    }
-                    s
-                };
+                let mut where_scope = pre.clone();
+                for v in &new_scope.vars {
+                    where_scope.bind(&v.name, v.slot, v.kind);
+                }
                 Some(self.expr(f, &where_scope)?)
             }
             None => None,
+        })
+    }
+
+    /// ORDER BY, SKIP and LIMIT: a top-n when sorting under a limit, a sort then a skip when
+    /// sorting without one; a LIMIT over writes drains its input so every update happens.
+    fn order_and_page(
+        &mut self,
+        mut plan: Arc<PlanNode>,
+        p: &ast::Projection,
+        sort_keys: Vec<SortKey>,
+        keep: Vec<usize>,
+        scope: &Scope,
+    ) -> Result<Arc<PlanNode>> {
+        let skip = match &p.skip {
+            Some(e) => Some(self.count_expr(e, "SKIP")?),
+            None => None,
+        };
+        let limit = match &p.limit {
+            Some(e) => Some(self.count_expr(e, "LIMIT")?),
+            None => None,
         };
         let est = plan.est_rows;
-        let mut keep = new_scope.slots();
-        if let Some(p) = &predicate {
-            let mut read = Vec::new();
-            p.slots(&mut read);
-            for s in read {
-                if !keep.contains(&s) {
-                    keep.push(s);
-                }
-            }
-        }
         if !sort_keys.is_empty() {
-            plan = match limit {
+            return Ok(match limit {
                 Some(limit) => self.node(
                     Op::Top {
                         input: plan,
-                        keys: sort_keys,
-                        keep,
-                        skip,
-                        limit,
+                        keys: sort_keys.into(),
+                        keep: keep.into(),
+                        skip: skip.map(Arc::new),
+                        limit: limit.into(),
                     },
                     est,
-                    &new_scope,
+                    scope,
                 ),
                 None => {
                     let sorted = self.node(
                         Op::Sort {
                             input: plan,
-                            keys: sort_keys,
-                            keep,
+                            keys: sort_keys.into(),
+                            keep: keep.into(),
                         },
                         est,
-                        &new_scope,
+                        scope,
                     );
                     match skip {
                         Some(count) => self.node(
                             Op::Skip {
                                 input: sorted,
-                                count,
+                                count: count.into(),
                             },
                             est,
-                            &new_scope,
+                            scope,
                         ),
                         None => sorted,
                     }
                 }
-            };
-        } else {
-            if let Some(count) = skip {
-                plan = self.node(Op::Skip { input: plan, count }, est, &new_scope);
-            }
-            if let Some(count) = limit {
-                let drain = plan.subtree_writes();
-                plan = self.node(
-                    Op::Limit {
-                        input: plan,
-                        count,
-                        drain,
-                    },
-                    est,
-                    &new_scope,
-                );
-            }
+            });
         }
-        if let Some(predicate) = predicate {
-            let est = plan.est_rows * 0.5;
+        if let Some(count) = skip {
             plan = self.node(
-                Op::Filter {
+                Op::Skip {
                     input: plan,
-                    predicate,
+                    count: count.into(),
                 },
                 est,
-                &new_scope,
+                scope,
             );
         }
-        *scope = new_scope;
-        let columns = items.into_iter().map(|i| i.name).collect();
-        Ok((plan, columns, out_slots))
+        if let Some(count) = limit {
+            let drain = plan.subtree_writes();
+            plan = self.node(
+                Op::Limit {
+                    input: plan,
+                    count: count.into(),
+                    drain,
+                },
+                est,
+                scope,
+            );
+        }
+        Ok(plan)
     }
 }

@@ -7,8 +7,8 @@ use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, Result};
 use super::scope::{Kind, Scope};
-use super::{CreateStep, Op, PlanNode, Props, SetOp};
-use crate::eval::{Expr, PathPart};
+use crate::ir::{CreateStep, Expr, MergeSpec, Op, PathPart, PlanNode, Props, SetOp};
+use crate::tokens::Token;
 
 /// Slots of every element of one pattern part, in pattern order.
 pub(crate) struct PartSlots {
@@ -57,18 +57,9 @@ impl Planner<'_> {
         Ok(self.tokens.rel_type(&rp.types[0].name))
     }
 
-    fn no_inline_where(&self, predicate: Option<&ast::Expr>) -> Result<()> {
-        match predicate {
-            Some(p) => Err(self.err(
-                Status::SyntaxError,
-                Detail::UnexpectedSyntax,
-                "WHERE is not allowed inside a CREATE or MERGE pattern",
-                p.span,
-            )),
-            None => Ok(()),
-        }
-    }
-
+    /// CREATE. The semantic analysis has checked the pattern: no shortest paths, inline
+    /// WHERE or re-declared variables, a bound node only as a relationship's end, one type
+    /// and a direction for every relationship.
     pub(super) fn plan_create(
         &mut self,
         input: Arc<PlanNode>,
@@ -78,51 +69,17 @@ impl Planner<'_> {
         let mut steps = Vec::new();
         let mut paths: Vec<(usize, Vec<PathPart>)> = Vec::new();
         for part in parts {
-            if part.selector != ast::PathSelector::All {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::UnexpectedSyntax,
-                    "shortestPath(...) cannot be used in CREATE",
-                    part.span,
-                ));
-            }
-            if let Some(p) = &part.path
-                && scope.contains(&p.name)
-            {
-                return Err(self.already_bound(&p.name, p.span));
-            }
-            if part.chain.steps.is_empty()
-                && let Some(v) = &part.chain.start.variable
-                && scope.contains(&v.name)
-            {
-                return Err(self.already_bound(&v.name, v.span));
-            }
             let mut node_slots = Vec::new();
             for np in part.chain.nodes() {
-                self.no_inline_where(np.predicate.as_ref())?;
                 node_slots.push(self.create_node(np, scope, &mut steps)?);
             }
             let mut path = vec![PathPart::Node(node_slots[0])];
             for (i, step) in part.chain.steps.iter().enumerate() {
                 let rp = &step.relationship;
-                self.no_inline_where(rp.predicate.as_ref())?;
-                if let Some(v) = &rp.variable
-                    && scope.contains(&v.name)
-                {
-                    return Err(self.already_bound(&v.name, v.span));
-                }
                 let ty = self.rel_type_of(rp)?;
                 let (from, to) = match rp.direction {
-                    ast::Direction::Outgoing => (node_slots[i], node_slots[i + 1]),
                     ast::Direction::Incoming => (node_slots[i + 1], node_slots[i]),
-                    ast::Direction::Both => {
-                        return Err(self.err(
-                            Status::SyntaxError,
-                            Detail::RequiresDirectedRelationship,
-                            "Only directed relationships are supported in CREATE",
-                            rp.span,
-                        ));
-                    }
+                    _ => (node_slots[i], node_slots[i + 1]),
                 };
                 let props = self.props(rp.properties.as_ref(), scope)?;
                 let slot = self.slot();
@@ -146,7 +103,14 @@ impl Planner<'_> {
             }
         }
         let est = input.est_rows;
-        let mut plan = self.node(Op::Create { input, steps }, est, scope);
+        let mut plan = self.node(
+            Op::Create {
+                input,
+                steps: steps.into(),
+            },
+            est,
+            scope,
+        );
         if !paths.is_empty() {
             let items = paths
                 .into_iter()
@@ -167,17 +131,6 @@ impl Planner<'_> {
         if let Some(v) = &np.variable
             && let Some(var) = scope.get(&v.name)
         {
-            if !np.labels.is_empty() || np.properties.is_some() {
-                return Err(self.already_bound(&v.name, v.span));
-            }
-            if !matches!(var.kind, Kind::Node | Kind::Any) {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::VariableTypeConflict,
-                    format!("Type mismatch: `{}` is not a node", v.name),
-                    v.span,
-                ));
-            }
             return Ok(var.slot);
         }
         let labels = np
@@ -198,20 +151,6 @@ impl Planner<'_> {
         Ok(slot)
     }
 
-    fn check_merge_props(&self, props: Option<&ast::Expr>) -> Result<()> {
-        if let Some(p) = props
-            && !matches!(p.kind, ExprKind::Map(_))
-        {
-            return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::InvalidParameterUse,
-                    "Parameter maps cannot be used in MERGE patterns (use a literal map, e.g. {id: $param.id})",
-                    p.span,
-                ));
-        }
-        Ok(())
-    }
-
     pub(super) fn plan_merge(
         &mut self,
         input: Arc<PlanNode>,
@@ -219,19 +158,58 @@ impl Planner<'_> {
         m: &ast::Merge,
     ) -> Result<Arc<PlanNode>> {
         let part = &m.pattern;
-        if part.selector != ast::PathSelector::All {
-            return Err(self.err(
-                Status::SyntaxError,
-                Detail::UnexpectedSyntax,
-                "shortestPath(...) cannot be used in MERGE",
-                part.span,
-            ));
+        let (slots, fresh, rel_types) = self.merge_slots(part, scope)?;
+        // The match half.
+        let mut inner = scope.clone();
+        let once = self.once(scope);
+        let matcher = self.pattern(
+            once,
+            &mut inner,
+            std::slice::from_ref(part),
+            None,
+            Some(std::slice::from_ref(&slots)),
+        )?;
+        let (steps, path) = self.merge_creates(part, &slots, &fresh, &rel_types, scope)?;
+        *scope = inner;
+        let path = match &part.path {
+            Some(p) => scope.get(&p.name).map(|v| (v.slot, Expr::Path(path))),
+            None => None,
+        };
+        let mut on_match = Vec::new();
+        let mut on_create = Vec::new();
+        for action in &m.actions {
+            let ops = self.set_ops(scope, &action.items)?;
+            match action.on {
+                ast::MergeOn::Match => on_match.extend(ops),
+                ast::MergeOn::Create => on_create.extend(ops),
+            }
         }
-        if let Some(p) = &part.path
-            && scope.contains(&p.name)
-        {
-            return Err(self.already_bound(&p.name, p.span));
-        }
+        let est = input.est_rows;
+        Ok(self.node(
+            Op::Merge {
+                input,
+                matcher,
+                spec: Arc::new(MergeSpec {
+                    create: steps,
+                    on_match,
+                    on_create,
+                    path,
+                }),
+            },
+            est,
+            scope,
+        ))
+    }
+
+    /// The slots of a MERGE pattern's elements: a bound node keeps its slot, every other
+    /// element gets a fresh one (`fresh` says which nodes MERGE may create), and the single
+    /// type of every relationship. The semantic analysis has checked the pattern as for
+    /// CREATE, and that its property maps are literal maps.
+    fn merge_slots(
+        &mut self,
+        part: &ast::PatternPart,
+        scope: &Scope,
+    ) -> Result<(PartSlots, Vec<bool>, Vec<Arc<Token>>)> {
         let mut slots = PartSlots {
             nodes: Vec::new(),
             rels: Vec::new(),
@@ -239,25 +217,14 @@ impl Planner<'_> {
         let mut fresh: Vec<bool> = Vec::new();
         let mut seen: Vec<(String, usize)> = Vec::new();
         for np in part.chain.nodes() {
-            self.no_inline_where(np.predicate.as_ref())?;
-            self.check_merge_props(np.properties.as_ref())?;
             let named = np.variable.as_ref();
             if let Some(v) = named {
                 if let Some(var) = scope.get(&v.name) {
-                    if !np.labels.is_empty()
-                        || np.properties.is_some()
-                        || part.chain.steps.is_empty()
-                    {
-                        return Err(self.already_bound(&v.name, v.span));
-                    }
                     slots.nodes.push(var.slot);
                     fresh.push(false);
                     continue;
                 }
                 if let Some((_, s)) = seen.iter().find(|(n, _)| *n == v.name) {
-                    if !np.labels.is_empty() || np.properties.is_some() {
-                        return Err(self.already_bound(&v.name, v.span));
-                    }
                     slots.nodes.push(*s);
                     fresh.push(false);
                     continue;
@@ -273,27 +240,22 @@ impl Planner<'_> {
         let mut rel_types = Vec::new();
         for step in &part.chain.steps {
             let rp = &step.relationship;
-            self.no_inline_where(rp.predicate.as_ref())?;
-            if let Some(v) = &rp.variable
-                && scope.contains(&v.name)
-            {
-                return Err(self.already_bound(&v.name, v.span));
-            }
-            self.check_merge_props(rp.properties.as_ref())?;
             rel_types.push(self.rel_type_of(rp)?);
             slots.rels.push(self.slot());
         }
-        // The match half.
-        let mut inner = scope.clone();
-        let once = self.once(scope);
-        let matcher = self.pattern(
-            once,
-            &mut inner,
-            std::slice::from_ref(part),
-            None,
-            Some(std::slice::from_ref(&slots)),
-        )?;
-        // The create half, into the same slots.
+        Ok((slots, fresh, rel_types))
+    }
+
+    /// The create half of a MERGE, into the slots the match half binds: its fresh nodes, all
+    /// its relationships, and the path they make.
+    fn merge_creates(
+        &mut self,
+        part: &ast::PatternPart,
+        slots: &PartSlots,
+        fresh: &[bool],
+        rel_types: &[Arc<Token>],
+        scope: &Scope,
+    ) -> Result<(Vec<CreateStep>, Vec<PathPart>)> {
         let mut steps = Vec::new();
         let nodes: Vec<&ast::NodePattern> = part.chain.nodes().collect();
         for (i, np) in nodes.iter().enumerate() {
@@ -330,33 +292,7 @@ impl Planner<'_> {
             path.push(PathPart::Rel(slots.rels[i]));
             path.push(PathPart::Node(slots.nodes[i + 1]));
         }
-        *scope = inner;
-        let path = match &part.path {
-            Some(p) => scope.get(&p.name).map(|v| (v.slot, Expr::Path(path))),
-            None => None,
-        };
-        let mut on_match = Vec::new();
-        let mut on_create = Vec::new();
-        for action in &m.actions {
-            let ops = self.set_ops(scope, &action.items)?;
-            match action.on {
-                ast::MergeOn::Match => on_match.extend(ops),
-                ast::MergeOn::Create => on_create.extend(ops),
-            }
-        }
-        let est = input.est_rows;
-        Ok(self.node(
-            Op::Merge {
-                input,
-                matcher,
-                create: steps,
-                on_match,
-                on_create,
-                path,
-            },
-            est,
-            scope,
-        ))
+        Ok((steps, path))
     }
 
     fn variable(&self, v: &ast::Ident, scope: &Scope) -> Result<Expr> {
@@ -400,7 +336,14 @@ impl Planner<'_> {
     ) -> Result<Arc<PlanNode>> {
         let ops = self.set_ops(scope, items)?;
         let est = input.est_rows;
-        Ok(self.node(Op::Set { input, ops }, est, scope))
+        Ok(self.node(
+            Op::Set {
+                input,
+                ops: ops.into(),
+            },
+            est,
+            scope,
+        ))
     }
 
     pub(super) fn plan_remove(
@@ -423,7 +366,14 @@ impl Planner<'_> {
             });
         }
         let est = input.est_rows;
-        Ok(self.node(Op::Set { input, ops }, est, scope))
+        Ok(self.node(
+            Op::Set {
+                input,
+                ops: ops.into(),
+            },
+            est,
+            scope,
+        ))
     }
 
     pub(super) fn plan_delete(
@@ -448,7 +398,7 @@ impl Planner<'_> {
         Ok(self.node(
             Op::Delete {
                 input,
-                exprs,
+                exprs: exprs.into(),
                 detach: d.detach,
             },
             est,
@@ -486,7 +436,7 @@ impl Planner<'_> {
             Op::Foreach {
                 input,
                 slot,
-                list,
+                list: list.into(),
                 inner,
             },
             est,

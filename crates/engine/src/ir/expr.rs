@@ -1,0 +1,289 @@
+//! Compiled expressions: what the planner makes of the AST's expressions and the evaluator
+//! runs over a row.
+//!
+//! Variables are resolved to row slots, parameters to indexes, function names to handles and
+//! names of labels, types and keys to [`Token`]s, so evaluation does no name lookups.
+
+use std::sync::Arc;
+
+use quiver_value::{Function, Value};
+
+use super::plan::PlanNode;
+use crate::tokens::Token;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    In,
+    StartsWith,
+    EndsWith,
+    Contains,
+    Regex,
+    Xor,
+}
+
+/// An operator of an [`Expr::Chain`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChainOp {
+    /// Short-circuits like [`Expr::And`]: once the value so far is `false`, the rest of the
+    /// `AND`s are not evaluated.
+    And,
+    /// Short-circuits like [`Expr::Or`] on `true`.
+    Or,
+    Binary(BinOp),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quantifier {
+    All,
+    Any,
+    None,
+    Single,
+}
+
+/// What a subquery expression computes from the rows of its plan.
+#[derive(Clone, Debug)]
+pub(crate) enum SubKind {
+    /// `EXISTS { }` and pattern predicates: whether there is a row.
+    Exists,
+    /// `COUNT { }`: how many rows.
+    Count,
+    /// `COLLECT { }` and pattern comprehensions: a list of one expression per row.
+    Collect(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum MapProjItem {
+    /// `.key`
+    Property(Arc<str>, Arc<Token>),
+    /// `.*`
+    All,
+    /// `key: value` (also `variable`)
+    Entry(Arc<str>, Expr),
+}
+
+/// A compiled expression.
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    Const(Value),
+    Param(usize),
+    Slot(usize),
+    Property(Box<Expr>, Arc<Token>),
+    Index(Box<Expr>, Box<Expr>),
+    Slice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
+    /// `n:A:B` on nodes, `r:T` on relationships.
+    HasLabels(Box<Expr>, Vec<Arc<Token>>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Plus(Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Operators applied left to right, `((first op1 e1) op2 e2) ...`: a long `AND` or `+`
+    /// chain is a flat list, evaluated in a loop rather than by recursion.
+    Chain(Box<Expr>, Vec<(ChainOp, Expr)>),
+    /// `=~` against a pattern known when planning.
+    RegexConst(Box<Expr>, Arc<regex::Regex>),
+    IsNull(Box<Expr>, bool),
+    List(Vec<Expr>),
+    Map(Vec<(Arc<str>, Expr)>),
+    Call(Function, Vec<Expr>),
+    Graph(GraphFn, Vec<Expr>),
+    Case {
+        operand: Option<Box<Expr>>,
+        branches: Vec<(Expr, Expr)>,
+        default: Option<Box<Expr>>,
+    },
+    ListComp {
+        slot: usize,
+        list: Box<Expr>,
+        filter: Option<Box<Expr>>,
+        map: Option<Box<Expr>>,
+    },
+    Quantified {
+        quantifier: Quantifier,
+        slot: usize,
+        list: Box<Expr>,
+        predicate: Box<Expr>,
+    },
+    Reduce {
+        acc: usize,
+        init: Box<Expr>,
+        slot: usize,
+        list: Box<Expr>,
+        expr: Box<Expr>,
+    },
+    MapProjection(Box<Expr>, Vec<MapProjItem>),
+    /// A named path built from its pattern's slots.
+    Path(Vec<PathPart>),
+    /// Every entry of a map (a pattern's `$props` or `{..}`) equals the entity's property.
+    PropsMatch(Box<Expr>, Box<Expr>),
+    Subquery(Arc<PlanNode>, Box<SubKind>),
+}
+
+impl Expr {
+    /// The conjunction of `predicates` (`None` for none), flat however many there are.
+    pub(crate) fn all(predicates: Vec<Expr>) -> Option<Expr> {
+        let mut items = predicates.into_iter();
+        let first = items.next()?;
+        let rest: Vec<(ChainOp, Expr)> = items.map(|e| (ChainOp::And, e)).collect();
+        Some(match rest.len() {
+            0 => first,
+            1 => {
+                let (_, second) = rest.into_iter().next()?;
+                Expr::And(Box::new(first), Box::new(second))
+            }
+            _ => Expr::Chain(Box::new(first), rest),
+        })
+    }
+}
+
+/// A function that reads the graph (the evaluator answers it from the transaction's view).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GraphFn {
+    Id,
+    ElementId,
+    Labels,
+    Type,
+    Keys,
+    Properties,
+    StartNode,
+    EndNode,
+    Nodes,
+    Relationships,
+    Length,
+    /// `exists(n.prop)`: the argument is a property access, true when it is not null.
+    Exists,
+}
+
+impl GraphFn {
+    /// Resolves a graph function by its (case-insensitive) name.
+    pub fn lookup(name: &str) -> Option<GraphFn> {
+        const ALL: [(&str, GraphFn); 12] = [
+            ("id", GraphFn::Id),
+            ("elementid", GraphFn::ElementId),
+            ("labels", GraphFn::Labels),
+            ("type", GraphFn::Type),
+            ("keys", GraphFn::Keys),
+            ("properties", GraphFn::Properties),
+            ("startnode", GraphFn::StartNode),
+            ("endnode", GraphFn::EndNode),
+            ("nodes", GraphFn::Nodes),
+            ("relationships", GraphFn::Relationships),
+            ("length", GraphFn::Length),
+            ("exists", GraphFn::Exists),
+        ];
+        ALL.iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, f)| *f)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphFn::Id => "id",
+            GraphFn::ElementId => "elementId",
+            GraphFn::Labels => "labels",
+            GraphFn::Type => "type",
+            GraphFn::Keys => "keys",
+            GraphFn::Properties => "properties",
+            GraphFn::StartNode => "startNode",
+            GraphFn::EndNode => "endNode",
+            GraphFn::Nodes => "nodes",
+            GraphFn::Relationships => "relationships",
+            GraphFn::Length => "length",
+            GraphFn::Exists => "exists",
+        }
+    }
+}
+
+/// One element of a path pattern, in pattern order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PathPart {
+    Node(usize),
+    Rel(usize),
+    /// A variable-length relationship: a list of relationships in pattern order.
+    RelList(usize),
+}
+
+/// An aggregate function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AggKind {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Collect,
+    StDev,
+    StDevP,
+    PercentileCont,
+    PercentileDisc,
+}
+
+impl AggKind {
+    /// Resolves an aggregate function by its (case-insensitive) name.
+    pub fn lookup(name: &str) -> Option<AggKind> {
+        const ALL: [(&str, AggKind); 10] = [
+            ("count", AggKind::Count),
+            ("sum", AggKind::Sum),
+            ("avg", AggKind::Avg),
+            ("min", AggKind::Min),
+            ("max", AggKind::Max),
+            ("collect", AggKind::Collect),
+            ("stdev", AggKind::StDev),
+            ("stdevp", AggKind::StDevP),
+            ("percentilecont", AggKind::PercentileCont),
+            ("percentiledisc", AggKind::PercentileDisc),
+        ];
+        ALL.iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, k)| *k)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AggKind::CountStar | AggKind::Count => "count",
+            AggKind::Sum => "sum",
+            AggKind::Avg => "avg",
+            AggKind::Min => "min",
+            AggKind::Max => "max",
+            AggKind::Collect => "collect",
+            AggKind::StDev => "stDev",
+            AggKind::StDevP => "stDevP",
+            AggKind::PercentileCont => "percentileCont",
+            AggKind::PercentileDisc => "percentileDisc",
+        }
+    }
+
+    /// How many arguments the aggregate takes.
+    pub fn arity(self) -> usize {
+        match self {
+            AggKind::CountStar => 0,
+            AggKind::PercentileCont | AggKind::PercentileDisc => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// One aggregate of an aggregation: what to compute and where the result goes.
+#[derive(Debug)]
+pub(crate) struct AggSpec {
+    pub kind: AggKind,
+    pub distinct: bool,
+    pub arg: Option<Expr>,
+    /// The percentile of `percentileCont`/`percentileDisc`.
+    pub param: Option<Expr>,
+    pub out: usize,
+}

@@ -1,0 +1,462 @@
+//! Plans: the operator trees the planner builds and the executor instantiates.
+//!
+//! A [`PlanNode`] tree is immutable and shared: the plan cache keeps it, and every run builds
+//! fresh cursors from it. Variables are slots, names are tokens, parameters are indexes, so
+//! nothing in a plan depends on one run's parameters.
+//!
+//! What an operator reads on every row (expressions, slot lists, specs) sits behind an `Arc`,
+//! so a cursor takes its own handle on it once, when the cursor tree is built, and never looks
+//! at the plan node again.
+
+use std::sync::Arc;
+
+use quiver_storage::Direction;
+
+use super::expr::{AggSpec, Expr};
+use crate::procedures::Procedure;
+use crate::summary::{Notification, QueryType};
+use crate::tokens::Token;
+
+/// One operator of a plan, with what EXPLAIN shows about it.
+#[derive(Debug)]
+pub(crate) struct PlanNode {
+    /// Position in the plan, for PROFILE figures.
+    pub id: usize,
+    pub op: Op,
+    pub est_rows: f64,
+    /// Variables in scope after this operator, for EXPLAIN.
+    pub vars: Vec<Arc<str>>,
+}
+
+/// What an index seek looks for; bounds are expressions evaluated per input row.
+#[derive(Debug)]
+pub(crate) enum Seek {
+    Eq(Expr),
+    In(Expr),
+    Range {
+        lower: Option<(Expr, bool)>,
+        upper: Option<(Expr, bool)>,
+    },
+    Prefix(Expr),
+}
+
+#[derive(Debug)]
+pub(crate) struct ExpandSpec {
+    pub from: usize,
+    pub rel: usize,
+    pub to: usize,
+    pub dir: Direction,
+    pub types: Vec<Arc<Token>>,
+    /// Both ends are bound: keep only relationships that reach `to`.
+    pub into: bool,
+    /// Relationship slots bound earlier in the same pattern (relationship uniqueness).
+    pub exclude: Vec<usize>,
+    /// Relationship-list slots (variable-length) bound earlier in the same pattern.
+    pub exclude_lists: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub(crate) struct VarExpandSpec {
+    pub from: usize,
+    /// Receives the list of relationships, in pattern order.
+    pub rels: usize,
+    pub to: usize,
+    pub dir: Direction,
+    pub types: Vec<Arc<Token>>,
+    pub min: u32,
+    pub max: u32,
+    pub into: bool,
+    /// The expansion walks from the pattern's right end: reverse the list before binding.
+    pub reversed: bool,
+    pub exclude: Vec<usize>,
+    pub exclude_lists: Vec<usize>,
+    /// A predicate every relationship on the path must satisfy, reading it from `slot`.
+    pub rel_filter: Option<(usize, Expr)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ShortestSpec {
+    pub from: usize,
+    pub to: usize,
+    pub rels: usize,
+    pub dir: Direction,
+    pub types: Vec<Arc<Token>>,
+    pub min: u32,
+    pub max: u32,
+    pub all: bool,
+    pub rel_filter: Option<(usize, Expr)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct SortKey {
+    pub expr: Expr,
+    pub descending: bool,
+}
+
+/// Property values of a created entity.
+#[derive(Debug)]
+pub(crate) enum Props {
+    None,
+    Map(Vec<(Arc<Token>, Expr)>),
+    /// A parameter or other expression that evaluates to a map.
+    Expr(Expr),
+}
+
+#[derive(Debug)]
+pub(crate) enum CreateStep {
+    Node {
+        slot: usize,
+        labels: Vec<Arc<Token>>,
+        props: Props,
+    },
+    Rel {
+        slot: usize,
+        from: usize,
+        to: usize,
+        ty: Arc<Token>,
+        props: Props,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) enum SetOp {
+    Prop {
+        entity: Expr,
+        key: Arc<Token>,
+        value: Expr,
+    },
+    /// `n = map` (or `n = m`: copy an entity's properties).
+    Replace {
+        entity: Expr,
+        value: Expr,
+    },
+    /// `n += map`
+    Merge {
+        entity: Expr,
+        value: Expr,
+    },
+    AddLabels {
+        entity: Expr,
+        labels: Vec<Arc<Token>>,
+    },
+    RemoveProp {
+        entity: Expr,
+        key: Arc<Token>,
+    },
+    RemoveLabels {
+        entity: Expr,
+        labels: Vec<Arc<Token>>,
+    },
+}
+
+/// What MERGE does besides matching: the entities to create when nothing matched and the
+/// updates of either branch.
+#[derive(Debug)]
+pub(crate) struct MergeSpec {
+    pub create: Vec<CreateStep>,
+    pub on_match: Vec<SetOp>,
+    pub on_create: Vec<SetOp>,
+    /// Named path of the pattern, rebuilt after a create.
+    pub path: Option<(usize, Expr)>,
+}
+
+/// Schema and administration commands: run once when the query starts.
+#[derive(Debug)]
+pub(crate) enum Command {
+    CreateIndex {
+        name: Option<String>,
+        label: Arc<Token>,
+        key: Arc<Token>,
+        unique: bool,
+        if_not_exists: bool,
+    },
+    Drop {
+        name: String,
+        constraint: bool,
+        if_exists: bool,
+    },
+    ShowIndexes {
+        constraints: bool,
+    },
+    /// `SHOW TRANSACTIONS [ids]`: every running transaction, or those named (each
+    /// expression a String or a list of Strings).
+    ShowTransactions(Vec<Expr>),
+    TerminateTransactions(Vec<Expr>),
+}
+
+impl Command {
+    /// Column names of the command's result.
+    pub fn columns(&self) -> &'static [&'static str] {
+        match self {
+            Command::CreateIndex { .. } | Command::Drop { .. } => &[],
+            Command::ShowIndexes { constraints: true } => &[
+                "id",
+                "name",
+                "type",
+                "entityType",
+                "labelsOrTypes",
+                "properties",
+                "ownedIndex",
+            ],
+            Command::ShowIndexes { constraints: false } => &[
+                "id",
+                "name",
+                "state",
+                "populationPercent",
+                "type",
+                "entityType",
+                "labelsOrTypes",
+                "properties",
+                "indexProvider",
+                "owningConstraint",
+            ],
+            Command::ShowTransactions(_) => &[
+                "database",
+                "transactionId",
+                "currentQuery",
+                "status",
+                "elapsedTime",
+                "metaData",
+            ],
+            Command::TerminateTransactions(_) => &["transactionId", "message"],
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) enum Op {
+    /// One row: the argument (empty at the top of a query, the outer row in a subquery).
+    Once,
+    AllNodes {
+        input: Arc<PlanNode>,
+        slot: usize,
+    },
+    LabelScan {
+        input: Arc<PlanNode>,
+        slot: usize,
+        label: Arc<Token>,
+    },
+    IndexSeek {
+        input: Arc<PlanNode>,
+        slot: usize,
+        label: Arc<Token>,
+        key: Arc<Token>,
+        seek: Arc<Seek>,
+    },
+    NodeById {
+        input: Arc<PlanNode>,
+        slot: usize,
+        /// An id or a list of ids.
+        ids: Arc<Expr>,
+        many: bool,
+    },
+    /// `count(n)` / `count(n:L)` answered from the store's counts.
+    NodeCount {
+        input: Arc<PlanNode>,
+        slot: usize,
+        label: Option<Arc<Token>>,
+    },
+    /// `count(r)` of `()-[r:T]->()` answered from the store's counts.
+    RelCount {
+        input: Arc<PlanNode>,
+        slot: usize,
+        ty: Option<Arc<Token>>,
+    },
+    Expand {
+        input: Arc<PlanNode>,
+        spec: Arc<ExpandSpec>,
+    },
+    VarExpand {
+        input: Arc<PlanNode>,
+        spec: Arc<VarExpandSpec>,
+    },
+    ShortestPath {
+        input: Arc<PlanNode>,
+        spec: Arc<ShortestSpec>,
+    },
+    Filter {
+        input: Arc<PlanNode>,
+        predicate: Arc<Expr>,
+    },
+    Project {
+        input: Arc<PlanNode>,
+        items: Arc<[(usize, Expr)]>,
+    },
+    Aggregate {
+        input: Arc<PlanNode>,
+        keys: Arc<[(usize, Expr)]>,
+        aggs: Arc<[AggSpec]>,
+    },
+    Distinct {
+        input: Arc<PlanNode>,
+        slots: Arc<[usize]>,
+    },
+    Sort {
+        input: Arc<PlanNode>,
+        keys: Arc<[SortKey]>,
+        keep: Arc<[usize]>,
+    },
+    Top {
+        input: Arc<PlanNode>,
+        keys: Arc<[SortKey]>,
+        keep: Arc<[usize]>,
+        skip: Option<Arc<Expr>>,
+        limit: Arc<Expr>,
+    },
+    Skip {
+        input: Arc<PlanNode>,
+        count: Arc<Expr>,
+    },
+    Limit {
+        input: Arc<PlanNode>,
+        count: Arc<Expr>,
+        /// Writes happen below: after the limit, keep pulling (and dropping) rows so every
+        /// update takes place, as Cypher requires.
+        drain: bool,
+    },
+    Unwind {
+        input: Arc<PlanNode>,
+        list: Arc<Expr>,
+        slot: usize,
+    },
+    Optional {
+        input: Arc<PlanNode>,
+        inner: Arc<PlanNode>,
+        null_slots: Arc<[usize]>,
+    },
+    SemiApply {
+        input: Arc<PlanNode>,
+        inner: Arc<PlanNode>,
+        negated: bool,
+    },
+    Apply {
+        input: Arc<PlanNode>,
+        inner: Arc<PlanNode>,
+    },
+    /// Runs `inner` to completion for each row, then passes the row on once.
+    UnitApply {
+        input: Arc<PlanNode>,
+        inner: Arc<PlanNode>,
+    },
+    Foreach {
+        input: Arc<PlanNode>,
+        slot: usize,
+        list: Arc<Expr>,
+        inner: Arc<PlanNode>,
+    },
+    Union {
+        branches: Vec<Arc<PlanNode>>,
+    },
+    Eager {
+        input: Arc<PlanNode>,
+        keep: Arc<[usize]>,
+    },
+    Create {
+        input: Arc<PlanNode>,
+        steps: Arc<[CreateStep]>,
+    },
+    Merge {
+        input: Arc<PlanNode>,
+        matcher: Arc<PlanNode>,
+        spec: Arc<MergeSpec>,
+    },
+    Set {
+        input: Arc<PlanNode>,
+        ops: Arc<[SetOp]>,
+    },
+    Delete {
+        input: Arc<PlanNode>,
+        exprs: Arc<[Expr]>,
+        detach: bool,
+    },
+    ProcedureCall {
+        input: Arc<PlanNode>,
+        procedure: Arc<dyn Procedure>,
+        args: Arc<[Expr]>,
+        /// (output column, slot)
+        yields: Arc<[(usize, usize)]>,
+    },
+    Command {
+        command: Arc<Command>,
+        out: Arc<[usize]>,
+    },
+}
+
+impl Op {
+    /// The operator's children, inputs first.
+    pub fn children(&self) -> Vec<&Arc<PlanNode>> {
+        match self {
+            Op::Once | Op::Command { .. } => Vec::new(),
+            Op::Union { branches } => branches.iter().collect(),
+            Op::Optional { input, inner, .. }
+            | Op::SemiApply { input, inner, .. }
+            | Op::Apply { input, inner }
+            | Op::UnitApply { input, inner }
+            | Op::Foreach { input, inner, .. } => vec![input, inner],
+            Op::Merge { input, matcher, .. } => vec![input, matcher],
+            Op::AllNodes { input, .. }
+            | Op::LabelScan { input, .. }
+            | Op::IndexSeek { input, .. }
+            | Op::NodeById { input, .. }
+            | Op::NodeCount { input, .. }
+            | Op::RelCount { input, .. }
+            | Op::Expand { input, .. }
+            | Op::VarExpand { input, .. }
+            | Op::ShortestPath { input, .. }
+            | Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Aggregate { input, .. }
+            | Op::Distinct { input, .. }
+            | Op::Sort { input, .. }
+            | Op::Top { input, .. }
+            | Op::Skip { input, .. }
+            | Op::Limit { input, .. }
+            | Op::Unwind { input, .. }
+            | Op::Eager { input, .. }
+            | Op::Create { input, .. }
+            | Op::Set { input, .. }
+            | Op::Delete { input, .. }
+            | Op::ProcedureCall { input, .. } => vec![input],
+        }
+    }
+
+    /// Whether this operator changes the graph.
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            Op::Create { .. }
+                | Op::Merge { .. }
+                | Op::Set { .. }
+                | Op::Delete { .. }
+                | Op::Command { .. }
+        ) || matches!(self, Op::ProcedureCall { procedure, .. } if procedure.signature().writes)
+    }
+}
+
+impl PlanNode {
+    /// Whether this operator or any below it writes.
+    pub fn subtree_writes(&self) -> bool {
+        self.op.writes() || self.op.children().iter().any(|c| c.subtree_writes())
+    }
+
+    /// How many operators the tree holds (ids run from 0 to this minus one).
+    pub fn count(&self) -> usize {
+        1 + self.op.children().iter().map(|c| c.count()).sum::<usize>()
+    }
+}
+
+/// A compiled query: the plan and what running it needs to know.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub root: Arc<PlanNode>,
+    pub columns: Vec<Arc<str>>,
+    pub out_slots: Vec<usize>,
+    pub slots: usize,
+    /// Parameter names in index order.
+    pub params: Vec<Arc<str>>,
+    pub query_type: QueryType,
+    pub explain: bool,
+    pub profile: bool,
+    pub writes: bool,
+    pub notifications: Vec<Notification>,
+}

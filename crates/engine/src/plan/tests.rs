@@ -1,0 +1,357 @@
+//! The planner's choices, read from EXPLAIN: given a store's label counts, relationship counts
+//! and indexes, where a pattern starts, which way it expands and which seek it uses. Answers
+//! are other tests' business; these pin the shape of the plan.
+
+use std::sync::Arc;
+
+use quiver_value::Map;
+
+use crate::{Database, EngineConfig, PlanDescription};
+
+/// A store filled by `setup` (one statement per entry).
+fn db(setup: &[&str]) -> Arc<Database> {
+    let db = Database::open_in_memory(EngineConfig::default());
+    for statement in setup {
+        db.execute(statement, Map::new())
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+    }
+    db
+}
+
+fn explain(db: &Database, query: &str) -> PlanDescription {
+    let r = db
+        .execute(&format!("EXPLAIN {query}"), Map::new())
+        .unwrap_or_else(|e| panic!("{query}: {e}"));
+    r.summary.plan.expect("EXPLAIN describes a plan")
+}
+
+/// The operators from the leaf of the input chain up to the root, as `Operator details`.
+fn pipeline(plan: &PlanDescription) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = Some(plan);
+    while let Some(p) = at {
+        out.push(if p.details.is_empty() {
+            p.operator.clone()
+        } else {
+            format!("{} {}", p.operator, p.details)
+        });
+        at = p.children.first();
+    }
+    out.reverse();
+    out
+}
+
+/// The pipeline without the `Argument` leaf and the operators above the last pattern step
+/// (projections, aggregations): what the pattern itself became.
+fn pattern_steps(plan: &PlanDescription) -> Vec<String> {
+    pipeline(plan)
+        .into_iter()
+        .filter(|s| s != "Argument")
+        .filter(|s| {
+            ![
+                "Projection",
+                "EagerAggregation",
+                "Distinct",
+                "Sort",
+                "Top",
+                "Limit",
+            ]
+            .iter()
+            .any(|op| s.starts_with(op))
+        })
+        .collect()
+}
+
+/// `n` nodes with `label` (and an `id` property 0..n) in one statement.
+fn nodes(label: &str, n: usize) -> String {
+    format!(
+        "UNWIND range(0, {}) AS i CREATE (:{label} {{id: i}})",
+        n - 1
+    )
+}
+
+#[test]
+fn a_pattern_starts_at_its_rarest_label_and_expands_backwards_from_it() {
+    let db = db(&[
+        &nodes("Common", 200),
+        &nodes("Rare", 3),
+        "MATCH (c:Common), (r:Rare) WHERE c.id % 50 = r.id CREATE (c)-[:KNOWS]->(r)",
+    ]);
+    let plan = explain(&db, "MATCH (c:Common)-[:KNOWS]->(r:Rare) RETURN c, r");
+    assert_eq!(
+        pattern_steps(&plan),
+        [
+            "NodeByLabelScan :Rare",
+            "Expand(All) ()<-[:KNOWS]-()",
+            "Filter"
+        ],
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn with_the_counts_reversed_the_same_pattern_starts_at_the_other_end() {
+    let db = db(&[
+        &nodes("Common", 3),
+        &nodes("Rare", 200),
+        "MATCH (c:Common), (r:Rare) WHERE r.id % 50 = c.id CREATE (c)-[:KNOWS]->(r)",
+    ]);
+    let plan = explain(&db, "MATCH (c:Common)-[:KNOWS]->(r:Rare) RETURN c, r");
+    assert_eq!(
+        pattern_steps(&plan),
+        [
+            "NodeByLabelScan :Common",
+            "Expand(All) ()-[:KNOWS]->()",
+            "Filter"
+        ],
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn an_unlabelled_pattern_scans_all_nodes() {
+    let db = db(&[&nodes("A", 10)]);
+    let plan = explain(&db, "MATCH (n) WHERE n.id > 3 RETURN n");
+    assert_eq!(
+        pattern_steps(&plan),
+        ["AllNodesScan", "Filter"],
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn an_indexed_equality_seeks_instead_of_scanning() {
+    let setup = [nodes("Person", 500)];
+    let db = db(&[&setup[0], "CREATE INDEX FOR (p:Person) ON (p.id)"]);
+    let plan = explain(&db, "MATCH (p:Person {id: 42}) RETURN p");
+    assert_eq!(
+        pattern_steps(&plan),
+        ["NodeIndexSeek :Person(id) =", "Filter"],
+        "{}",
+        plan.render()
+    );
+    // The same query without the index scans the label and filters.
+    let plain = self::db(&[&setup[0]]);
+    let plan = explain(&plain, "MATCH (p:Person {id: 42}) RETURN p");
+    assert_eq!(
+        pattern_steps(&plan),
+        ["NodeByLabelScan :Person", "Filter"],
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn range_in_and_prefix_predicates_use_their_seeks() {
+    let db = db(&[
+        &nodes("Person", 300),
+        "MATCH (p:Person) SET p.name = 'p' + toString(p.id)",
+        "CREATE INDEX FOR (p:Person) ON (p.id)",
+        "CREATE INDEX FOR (p:Person) ON (p.name)",
+    ]);
+    let cases = [
+        (
+            "MATCH (p:Person) WHERE p.id >= 10 AND p.id < 20 RETURN p",
+            "NodeIndexSeek :Person(id) range",
+        ),
+        (
+            "MATCH (p:Person) WHERE p.id IN [1, 2, 3] RETURN p",
+            "NodeIndexSeek :Person(id) IN",
+        ),
+        (
+            "MATCH (p:Person) WHERE p.name STARTS WITH 'p1' RETURN p",
+            "NodeIndexSeek :Person(name) STARTS WITH",
+        ),
+    ];
+    for (query, seek) in cases {
+        let plan = explain(&db, query);
+        assert_eq!(
+            pattern_steps(&plan).first().map(String::as_str),
+            Some(seek),
+            "{query}\n{}",
+            plan.render()
+        );
+    }
+}
+
+#[test]
+fn an_equality_seek_is_preferred_to_a_range_seek_on_the_same_node() {
+    let db = db(&[
+        &nodes("Person", 300),
+        "MATCH (p:Person) SET p.age = p.id % 90",
+        "CREATE INDEX FOR (p:Person) ON (p.id)",
+        "CREATE INDEX FOR (p:Person) ON (p.age)",
+    ]);
+    let plan = explain(
+        &db,
+        "MATCH (p:Person) WHERE p.age > 30 AND p.id = 7 RETURN p",
+    );
+    assert_eq!(
+        pattern_steps(&plan).first().map(String::as_str),
+        Some("NodeIndexSeek :Person(id) ="),
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn a_seek_on_the_far_end_turns_the_expansion_around() {
+    let db = db(&[
+        &nodes("City", 5),
+        &nodes("Person", 400),
+        "MATCH (p:Person), (c:City) WHERE p.id % 5 = c.id CREATE (p)-[:LIVES_IN]->(c)",
+        "CREATE INDEX FOR (p:Person) ON (p.id)",
+    ]);
+    // Without a seek the five cities are the cheaper start.
+    let plan = explain(&db, "MATCH (p:Person)-[:LIVES_IN]->(c:City) RETURN p, c");
+    assert_eq!(
+        pattern_steps(&plan)[..2],
+        ["NodeByLabelScan :City", "Expand(All) ()<-[:LIVES_IN]-()"],
+        "{}",
+        plan.render()
+    );
+    // An indexed person is cheaper still: start there (its filters applied at once) and
+    // expand outwards.
+    let plan = explain(
+        &db,
+        "MATCH (p:Person)-[:LIVES_IN]->(c:City) WHERE p.id = 12 RETURN p, c",
+    );
+    let steps: Vec<String> = pattern_steps(&plan)
+        .into_iter()
+        .filter(|s| s != "Filter")
+        .collect();
+    assert_eq!(
+        steps[..2],
+        [
+            "NodeIndexSeek :Person(id) =",
+            "Expand(All) ()-[:LIVES_IN]->()"
+        ],
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn a_lookup_by_id_beats_every_other_start() {
+    let db = db(&[
+        &nodes("Person", 100),
+        "CREATE INDEX FOR (p:Person) ON (p.id)",
+    ]);
+    let plan = explain(
+        &db,
+        "MATCH (p:Person) WHERE id(p) = 3 AND p.id = 3 RETURN p",
+    );
+    assert_eq!(
+        pattern_steps(&plan).first().map(String::as_str),
+        Some("NodeByIdSeek"),
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn a_cycle_closes_with_an_expand_into() {
+    let db = db(&[
+        &nodes("A", 20),
+        "MATCH (x:A), (y:A) WHERE y.id = (x.id + 1) % 20 CREATE (x)-[:R]->(y)",
+    ]);
+    let plan = explain(
+        &db,
+        "MATCH (a:A)-[:R]->(b)-[:R]->(c)-[:R]->(a) RETURN a, b, c",
+    );
+    let steps = pattern_steps(&plan);
+    assert_eq!(
+        steps
+            .iter()
+            .filter(|s| s.starts_with("Expand(All)"))
+            .count(),
+        2,
+        "{}",
+        plan.render()
+    );
+    assert!(
+        steps.iter().any(|s| s.starts_with("Expand(Into) ")),
+        "{}",
+        plan.render()
+    );
+    assert_eq!(steps[0], "NodeByLabelScan :A", "{}", plan.render());
+}
+
+#[test]
+fn a_variable_bound_earlier_is_expanded_from_without_a_new_scan() {
+    let db = db(&[
+        &nodes("A", 50),
+        &nodes("B", 2),
+        "MATCH (a:A), (b:B) WHERE a.id % 2 = b.id CREATE (a)-[:R]->(b)",
+    ]);
+    // B is rarer, but `a` is already bound: the second MATCH expands from it.
+    let plan = explain(
+        &db,
+        "MATCH (a:A) WHERE a.id < 5 WITH a MATCH (a)-[:R]->(b:B) RETURN a, b",
+    );
+    let steps = pattern_steps(&plan);
+    assert_eq!(
+        steps
+            .iter()
+            .filter(|s| s.starts_with("NodeByLabelScan"))
+            .collect::<Vec<_>>(),
+        ["NodeByLabelScan :A"],
+        "{}",
+        plan.render()
+    );
+    assert!(
+        steps.iter().any(|s| s == "Expand(All) ()-[:R]->()"),
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn variable_length_steps_expand_after_fixed_ones() {
+    let db = db(&[
+        &nodes("A", 30),
+        &nodes("Z", 2),
+        "MATCH (x:A), (y:A) WHERE y.id = x.id + 1 CREATE (x)-[:NEXT]->(y)",
+        "MATCH (x:A), (z:Z) WHERE x.id % 15 = z.id CREATE (x)-[:TAG]->(z)",
+    ]);
+    let plan = explain(
+        &db,
+        "MATCH (z:Z)<-[:TAG]-(a:A)-[:NEXT*1..3]->(b) RETURN a, b",
+    );
+    let steps = pattern_steps(&plan);
+    assert_eq!(steps[0], "NodeByLabelScan :Z", "{}", plan.render());
+    let fixed = steps
+        .iter()
+        .position(|s| s.starts_with("Expand(All) ()<-[:TAG]-()"));
+    let var = steps
+        .iter()
+        .position(|s| s.starts_with("VarLengthExpand(All) ()-[:NEXT*1..3]->()"));
+    assert!(
+        matches!((fixed, var), (Some(f), Some(v)) if f < v),
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn counts_come_from_the_count_store() {
+    let db = db(&[&nodes("A", 10)]);
+    for (query, op) in [
+        ("MATCH (n:A) RETURN count(n)", "NodeCountFromCountStore :A"),
+        ("MATCH (n) RETURN count(*)", "NodeCountFromCountStore"),
+        (
+            "MATCH ()-[r:R]->() RETURN count(r)",
+            "RelationshipCountFromCountStore :R",
+        ),
+    ] {
+        let plan = explain(&db, query);
+        assert!(
+            pipeline(&plan).iter().any(|s| s == op),
+            "{query}\n{}",
+            plan.render()
+        );
+    }
+}
