@@ -78,6 +78,7 @@ pub(crate) mod code {
     pub const TX_NOT_FOUND: &str = "Neo.ClientError.Transaction.TransactionNotFound";
     pub const REQUEST_INVALID: &str = "Neo.ClientError.Request.Invalid";
     pub const TX_FAILED: &str = "Neo.ClientError.Transaction.TransactionHookFailed";
+    pub const COMMIT_FAILED: &str = "Neo.DatabaseError.Transaction.TransactionCommitFailed";
 }
 
 impl Error {

@@ -21,7 +21,6 @@ use quiver_engine::{AccessMode, Database, TxOptions};
 
 use crate::bookmarks;
 use crate::config::ApiConfig;
-use crate::durable::{CommitWait, WatermarkWait};
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
@@ -39,24 +38,20 @@ pub struct Shared {
     pub config: ApiConfig,
     pub registry: Registry,
     pub telemetry: Arc<dyn Telemetry>,
-    pub commit_wait: Arc<dyn CommitWait>,
     pub placement: Placement,
 }
 
-/// What the API reports to and waits on, bridged by the binary to the server's metrics and the
-/// durability layer.
+/// What the API reports to, bridged by the binary to the server's metrics. (What it waits on,
+/// acknowledgements and bookmarks, is the database's.)
 #[derive(Clone)]
 pub struct Hooks {
     pub telemetry: Arc<dyn Telemetry>,
-    /// `None`: poll the store's visible watermark ([`WatermarkWait`]).
-    pub commit_wait: Option<Arc<dyn CommitWait>>,
 }
 
 impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             telemetry: Arc::new(NoTelemetry),
-            commit_wait: None,
         }
     }
 }
@@ -90,10 +85,7 @@ impl HttpApi {
         config: ApiConfig,
         telemetry: Arc<dyn Telemetry>,
     ) -> HttpApi {
-        let hooks = Hooks {
-            telemetry,
-            commit_wait: None,
-        };
+        let hooks = Hooks { telemetry };
         HttpApi::with_hooks(db, config, hooks)
     }
 
@@ -105,9 +97,6 @@ impl HttpApi {
             config.open_transactions_max,
             config.transaction_idle_timeout,
         );
-        let commit_wait = hooks.commit_wait.unwrap_or_else(|| {
-            Arc::new(WatermarkWait::new(Arc::clone(&db), config.commit_wait_max))
-        });
         let placement = Placement::new(config.inline_budget);
         let api = HttpApi {
             shared: Arc::new(Shared {
@@ -116,7 +105,6 @@ impl HttpApi {
                 placement,
                 registry,
                 telemetry: hooks.telemetry,
-                commit_wait,
             }),
         };
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
