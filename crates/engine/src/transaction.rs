@@ -392,19 +392,18 @@ impl Transaction {
         let info = self.stx.commit()?;
         // A write transaction that wrote nothing still read at the newest commit, which the
         // log may not have acknowledged yet: its results wait for that commit.
-        let ticket = info.ticket.or_else(|| {
-            (self.shared.log.is_some() && self.stx.is_write())
-                .then_some(DurabilityTicket(info.commit))
-        });
+        let ticket = info.ticket.or_else(|| self.read_horizon());
         Ok(CommitInfo::new(info.commit, ticket))
     }
 
     /// The ticket rows read so far must wait for before they leave the server: a write
     /// transaction reads at the newest commit, which the log may not have acknowledged yet.
-    /// `None` for a read transaction (it reads only acknowledged commits) or without a log.
+    /// `None` for a read transaction (it reads only acknowledged commits), without a log, or
+    /// at commit 0 (the empty store, acknowledged by definition).
     pub fn read_horizon(&self) -> Option<DurabilityTicket> {
-        (self.shared.log.is_some() && self.stx.is_write())
-            .then(|| DurabilityTicket(self.stx.snapshot()))
+        let snapshot = self.stx.snapshot();
+        (self.shared.log.is_some() && self.stx.is_write() && snapshot > 0)
+            .then_some(DurabilityTicket(snapshot))
     }
 
     /// Commits, and returns once the commit is acknowledged (on disk in the `group` and

@@ -538,11 +538,9 @@ impl BoltSession {
         self.settle_horizon(&mut tx).await;
         let expired = watched.expired || tx.expired || tx.is_past_deadline();
         let (code, message, position) = match (error, &tx.writes_refused) {
-            (StepError::Engine(error), Some(fault)) if error.status_code() == ACCESS_MODE => (
-                COMMIT_FAILED,
-                format!("writes are refused after a disk fault: {fault}"),
-                None,
-            ),
+            (StepError::Engine(error), Some(fault)) if error.status_code() == ACCESS_MODE => {
+                (COMMIT_FAILED, fault.clone(), None)
+            }
             (StepError::Engine(error), _) => engine_failure(error),
             (StepError::Encode(error), _) => (error.status_code(), error.to_string(), None),
         };

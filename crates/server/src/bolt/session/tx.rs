@@ -55,8 +55,8 @@ pub(super) struct OpenTx {
     pub horizon: Option<DurabilityTicket>,
     /// Some step of it ran long: its commit and rollback run on the query pool.
     pub heavy: bool,
-    /// Opened in write mode after a disk fault (the fault): it reads at the durable point and
-    /// a write in it is refused with the fault named.
+    /// Opened in write mode while writes are refused (why, in the words the client is shown):
+    /// it reads at the durable point and a write in it fails with that reason.
     pub writes_refused: Option<String>,
     metrics: Arc<Metrics>,
     ended: bool,
