@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use quiver_durability::{Durability, Mode, Options};
 use quiver_engine::{Database, EngineConfig};
-use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
+use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
@@ -85,7 +85,7 @@ async fn serve(config: Config) -> ExitCode {
         tracing::warn!("authentication is disabled on a non-loopback address");
     }
     health.set(Readiness::Recovering);
-    let (graph, durability) = match open_graph(&config).await {
+    let graph = match open_graph(&config).await {
         Ok(opened) => opened,
         Err(message) => {
             eprintln!("quiver: {message}");
@@ -146,11 +146,9 @@ async fn serve(config: Config) -> ExitCode {
     if report.forced {
         tracing::warn!(?report, "drain deadline passed; connections were cut");
     }
+    let db = Arc::clone(graph.database());
     drop(graph);
-    let closed = match durability {
-        Some(durability) => close(durability).await,
-        None => true,
-    };
+    let closed = close(db).await;
     tracing::info!("stopped");
     if closed {
         ExitCode::SUCCESS
@@ -161,13 +159,13 @@ async fn serve(config: Config) -> ExitCode {
 
 /// Recovers the data directory (or makes an empty in-memory graph). Recovery reads files and
 /// replays the log: it runs off the runtime's workers.
-async fn open_graph(config: &Config) -> Result<(Arc<Graph>, Option<Arc<Durability>>), String> {
+async fn open_graph(config: &Config) -> Result<Arc<Graph>, String> {
     let engine = EngineConfig::default();
     let dir = match &config.storage {
         StorageMode::InMemory => {
             tracing::info!("storage in memory: nothing is written to disk");
             let db = Database::open_in_memory(engine);
-            return Ok((Arc::new(Graph::new(db, None)), None));
+            return Ok(Arc::new(Graph::new(db)));
         }
         StorageMode::Directory(dir) => dir.clone(),
     };
@@ -176,30 +174,33 @@ async fn open_graph(config: &Config) -> Result<(Arc<Graph>, Option<Arc<Durabilit
         config::Durability::Group => Mode::Group,
         config::Durability::Sync => Mode::Sync,
     };
+    // The database owns the directory from here: what "acknowledged" and "visible" mean, and
+    // the close.
     let opened = tokio::task::spawn_blocking({
         let dir = dir.clone();
-        move || Durability::open(&dir, mode, Options::default())
+        move || Database::open_with(&dir, mode, Options::default(), engine)
     })
     .await
     .map_err(|error| format!("recovery of {} stopped: {error}", dir.display()))?;
-    let (storage, durability) =
-        opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
-    let report = durability.recovery();
-    tracing::info!(dir = %dir.display(), durability = %mode, recovery = ?report, "storage recovered");
-    let durability = Arc::new(durability);
-    let db = Database::with_storage(storage, engine);
-    let graph = Graph::new(db, Some(Arc::clone(&durability)));
-    Ok((Arc::new(graph), Some(durability)))
+    let db = opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
+    if let Some(durability) = db.durability() {
+        let report = durability.recovery();
+        tracing::info!(dir = %dir.display(), durability = %mode, recovery = ?report, "storage recovered");
+    }
+    Ok(Arc::new(Graph::new(db)))
 }
 
 /// Flushes the log, writes the closing snapshot and releases the directory. Returns whether
 /// that went well.
-async fn close(durability: Arc<Durability>) -> bool {
-    let closed = tokio::task::spawn_blocking(move || match Arc::try_unwrap(durability) {
-        Ok(durability) => durability.close().map_err(|error| error.to_string()),
-        // A connection task cut at the drain deadline may still hold the graph: make the log
-        // durable now; the directory is released when the last holder lets go.
-        Err(shared) => shared.sync().map_err(|error| error.to_string()),
+async fn close(db: Arc<Database>) -> bool {
+    let closed = tokio::task::spawn_blocking(move || match Arc::try_unwrap(db) {
+        Ok(db) => db.close().map_err(|error| error.to_string()),
+        // A connection task cut at the drain deadline may still hold the database: make the
+        // log durable now; the directory is released when the last holder lets go.
+        Err(shared) => shared
+            .durability()
+            .map_or(Ok(()), Durability::sync)
+            .map_err(|error| error.to_string()),
     })
     .await;
     match closed {
@@ -282,20 +283,6 @@ impl Telemetry for ServerTelemetry {
     }
 }
 
-/// Acknowledges an HTTP commit once the durability layer has its record on disk (at once in
-/// buffered mode).
-struct DiskWait(Arc<Durability>);
-
-impl CommitWait for DiskWait {
-    fn wait(&self, commit: u64) -> Result<(), String> {
-        self.0.wait_for(commit).map_err(|error| error.to_string())
-    }
-
-    fn writes_refused(&self) -> Option<String> {
-        self.0.fault()
-    }
-}
-
 /// Neo4j's HTTP API (transactional endpoints, Query API, discovery) over the served graph, its
 /// engine work on `pool` beside Bolt's.
 fn http_api(
@@ -309,9 +296,6 @@ fn http_api(
         http_api_config(config),
         Hooks {
             telemetry: Arc::new(ServerTelemetry(Arc::clone(metrics))),
-            commit_wait: graph.durability().map(|durability| {
-                Arc::new(DiskWait(Arc::clone(durability))) as Arc<dyn CommitWait>
-            }),
             pool: Some(Arc::clone(pool)),
         },
     );

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use event_listener::{Event, EventListener, Listener};
 use parking_lot::{Condvar, Mutex};
-use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
+use quiver_storage::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, RedoRecord, Storage};
 
 use crate::disk::{Disk, DiskFile};
 use crate::error::{Error, Result};
@@ -237,6 +237,16 @@ impl LogCore {
             && let Some(storage) = self.storage.upgrade()
         {
             storage.advance_visible(self.durable());
+            // Read in this order, the bound holds at the later read too (both only grow):
+            // readers see nothing that is not on disk. (The durable watermark may run a
+            // moment ahead of the last published commit: a record is appended before its
+            // commit is published.)
+            let visible = storage.visible_watermark();
+            let durable = self.durable();
+            debug_assert!(
+                visible <= durable,
+                "visible {visible} passed the durable watermark {durable}"
+            );
         }
     }
 
@@ -315,6 +325,10 @@ impl LogCore {
                 // passes the watermark it can read back. A committer that hears "done" still
                 // finds its write visible: `check` reveals up to the watermark before it
                 // returns.
+                debug_assert!(
+                    self.durable() <= last && last <= self.appended(),
+                    "the durable watermark moves forward and never passes the last append"
+                );
                 self.durable.store(last, Ordering::Release);
                 if self.mode.is_durable()
                     && let Some(storage) = self.storage.upgrade()
@@ -467,14 +481,39 @@ impl CommitLog for LogCore {
             put_frame(&mut p.bytes, record.commit, &body);
             p.last = record.commit;
             p.commits += 1;
+            debug_assert!(
+                self.appended() < record.commit,
+                "records are appended in commit order"
+            );
+            // Under `pending`'s lock: a leader that takes this record finds it counted.
+            self.appended.store(record.commit, Ordering::Release);
             self.pending_bytes.store(p.bytes.len(), Ordering::Release);
             p.bytes.len() >= self.pending_flush_bytes
         };
-        self.appended.store(record.commit, Ordering::Release);
         if wake {
             self.wake.notify_one();
         }
         Ok(DurabilityTicket(record.commit))
+    }
+
+    /// Durable in `group` and `sync` modes; in `buffered` mode at once, unless the buffer is
+    /// over its limit (then the wait is the back-pressure).
+    fn wait(&self, ticket: DurabilityTicket) -> std::result::Result<(), LogError> {
+        self.wait_blocking(ticket.0, false)
+            .map_err(|error| LogError::Failed(error.to_string()))
+    }
+
+    fn wait_async(self: Arc<Self>, ticket: DurabilityTicket) -> AcknowledgeWait {
+        let wait = LogCore::wait_async(&self, ticket.0);
+        Box::pin(async move {
+            wait.await
+                .map_err(|error| LogError::Failed(error.to_string()))
+        })
+    }
+
+    fn writes_refused(&self) -> Option<String> {
+        self.fault()
+            .map(|fault| format!("writes are refused after a disk fault: {fault}"))
     }
 }
 

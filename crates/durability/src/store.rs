@@ -337,6 +337,12 @@ impl Durability {
         self.close_inner()
     }
 
+    /// [`Durability::close`] through a shared handle (the handle's owner may be shared):
+    /// the same work, done once; later calls return `Ok`.
+    pub fn shutdown(&self) -> Result<()> {
+        self.close_inner()
+    }
+
     fn close_inner(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());

@@ -252,3 +252,52 @@ fn a_fault_while_creating_a_segment_leaves_a_startable_directory() {
     assert!(report.torn_tail.is_some(), "{report:?}");
     check_recovered(tmp.path(), &acked, &attempted, true);
 }
+
+/// Drives a future on this thread, parked between polls (the log's futures need no runtime).
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    struct Unpark(thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(Arc::new(Unpark(thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        thread::park();
+    }
+}
+
+#[test]
+fn the_commit_log_seam_acknowledges_and_then_names_the_fault() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (db, d, plan) = open_faulty(tmp.path(), Mode::Group, options());
+    let log = db
+        .commit_log()
+        .expect("the durability layer installs its log");
+    let info = add_person(&db, "kept").unwrap();
+    let ticket = info.ticket.expect("a logged commit has a ticket");
+    assert_eq!(ticket.0, info.commit);
+    assert_eq!(log.wait(ticket), Ok(()));
+    assert_eq!(block_on(Arc::clone(&log).wait_async(ticket)), Ok(()));
+    assert!(d.durable_watermark() >= info.commit);
+    assert!(db.visible_watermark() >= info.commit);
+    assert_eq!(log.writes_refused(), None);
+
+    plan.fail_syncs(true);
+    let doomed = add_person(&db, "doomed").unwrap();
+    let ticket = doomed.ticket.expect("appended before the disk failed");
+    let Err(quiver_storage::LogError::Failed(reason)) = log.wait(ticket) else {
+        panic!("a commit whose sync failed was acknowledged");
+    };
+    assert!(reason.contains("disk fault"), "{reason}");
+    assert!(block_on(Arc::clone(&log).wait_async(ticket)).is_err());
+    let refused = log.writes_refused().expect("writes are refused");
+    assert!(refused.contains("disk fault"), "{refused}");
+    assert!(db.visible_watermark() < doomed.commit);
+    drop(d);
+}

@@ -8,7 +8,8 @@ use std::time::SystemTime;
 
 use parking_lot::{Mutex, RwLock};
 
-use quiver_storage::Storage;
+use quiver_durability::{Durability, Mode, Options};
+use quiver_storage::{CommitLog, Storage};
 use quiver_value::{Map, Value};
 
 use crate::cache::PlanCache;
@@ -29,6 +30,9 @@ struct TxEntry {
 /// State shared by the database handle, its transactions and running queries.
 pub(crate) struct DatabaseState {
     pub storage: Arc<Storage>,
+    /// The store's commit log, taken when the database was made: what acknowledgements and
+    /// visibility wait on (see [`crate::acknowledge`]). `None` in memory.
+    pub log: Option<Arc<dyn CommitLog>>,
     pub config: EngineConfig,
     pub cache: Mutex<PlanCache>,
     procedures: RwLock<Arc<Procedures>>,
@@ -117,6 +121,24 @@ pub(crate) fn tx_name(id: u64) -> String {
 
 /// A Quiver database: open it, begin transactions, run Cypher.
 ///
+/// [`Database::open`] opens (or creates) a durable database in a directory; every commit an
+/// embedding program makes returns once it is acknowledged per the [`Mode`] (on disk in
+/// `group` and `sync`):
+///
+/// ```
+/// use quiver_engine::{Database, Mode};
+/// # let dir = tempfile::tempdir()?;
+/// let db = Database::open(dir.path(), Mode::Group)?;
+/// db.execute("CREATE (:Person {name: 'Ann'})", quiver_value::Map::new())?;
+/// # drop(db);
+/// # let db = Database::open(dir.path(), Mode::Group)?;
+/// # let rows = db.execute("MATCH (p:Person) RETURN p.name", quiver_value::Map::new())?.rows;
+/// # assert_eq!(rows, vec![vec![quiver_value::Value::from("Ann")]]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// In memory, nothing is written anywhere:
+///
 /// ```
 /// use quiver_engine::{Database, EngineConfig};
 /// use quiver_value::{Map, Value};
@@ -129,6 +151,17 @@ pub(crate) fn tx_name(id: u64) -> String {
 /// ```
 pub struct Database {
     shared: Arc<DatabaseState>,
+    /// The data directory's keeper, for a database [`Database::open`] opened: dropped with the
+    /// database, which flushes the log and releases the directory.
+    durability: Option<Durability>,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("durability", &self.durability)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Everything one auto-committed query returned.
@@ -140,17 +173,60 @@ pub struct QueryResult {
 }
 
 impl Database {
+    /// Opens the durable database in `dir` (created if missing, recovered if not), with the
+    /// default log options and engine configuration. See [`Database::open_with`].
+    pub fn open(
+        dir: impl AsRef<std::path::Path>,
+        mode: Mode,
+    ) -> quiver_durability::Result<Arc<Database>> {
+        Self::open_with(dir, mode, Options::default(), EngineConfig::default())
+    }
+
+    /// Opens the durable database in `dir`: locks the directory, recovers it (newest snapshot,
+    /// then the log) and runs the log writer and snapshots until the database is dropped or
+    /// [`Database::close`]d.
+    pub fn open_with(
+        dir: impl AsRef<std::path::Path>,
+        mode: Mode,
+        options: Options,
+        config: EngineConfig,
+    ) -> quiver_durability::Result<Arc<Database>> {
+        let (storage, durability) = Durability::open(dir, mode, options)?;
+        Ok(Self::with_durability(storage, durability, config))
+    }
+
+    /// A database over a store [`Durability::open`] (or `open_on`, with an injected disk)
+    /// returned, keeping its handle.
+    pub fn with_durability(
+        storage: Arc<Storage>,
+        durability: Durability,
+        config: EngineConfig,
+    ) -> Arc<Database> {
+        Arc::new(Self::build(storage, Some(durability), config))
+    }
+
     /// A database over a fresh, empty in-memory store.
     pub fn open_in_memory(config: EngineConfig) -> Arc<Database> {
         Self::with_storage(Storage::new(), config)
     }
 
     /// A database over an existing store (recovered from disk, or shared with other users).
+    /// Its commit log, if one is installed, is the one acknowledgements wait on.
     pub fn with_storage(storage: Arc<Storage>, config: EngineConfig) -> Arc<Database> {
+        Arc::new(Self::build(storage, None, config))
+    }
+
+    fn build(
+        storage: Arc<Storage>,
+        durability: Option<Durability>,
+        config: EngineConfig,
+    ) -> Database {
         let capacity = config.plan_cache_entries_max;
-        Arc::new(Database {
+        let log = storage.commit_log();
+        Database {
             shared: Arc::new(DatabaseState {
                 storage,
+                log,
                 config,
                 cache: Mutex::new(PlanCache::new(capacity)),
                 procedures: RwLock::new(Arc::new(Procedures::builtin())),
@@ -158,7 +234,28 @@ impl Database {
                 registry: Mutex::new(HashMap::new()),
                 next_tx: AtomicU64::new(1),
             }),
-        })
+            durability,
+        }
+    }
+
+    pub(crate) fn shared(&self) -> &DatabaseState {
+        &self.shared
+    }
+
+    /// The data directory's handle (its mode, statistics, snapshots), for a database
+    /// [`Database::open`] opened.
+    pub fn durability(&self) -> Option<&Durability> {
+        self.durability.as_ref()
+    }
+
+    /// Flushes the log, writes the closing snapshot (when configured) and releases the data
+    /// directory; commits after this fail. What dropping the database does, with the outcome
+    /// reported. Nothing to do in memory.
+    pub fn close(&self) -> quiver_durability::Result<()> {
+        match &self.durability {
+            Some(durability) => durability.shutdown(),
+            None => Ok(()),
+        }
     }
 
     /// Begins a transaction (explicit, or auto-commit per [`TxOptions::auto_commit`]).
@@ -200,18 +297,26 @@ impl Database {
         (c.hits, c.misses)
     }
 
-    /// Runs one query in its own auto-commit transaction and collects every row.
+    /// Runs one query in its own auto-commit transaction and collects every row; returns once
+    /// its commit is acknowledged.
     pub fn execute(&self, query: &str, params: Map) -> Result<QueryResult> {
         let mut tx = self.begin(TxOptions::auto_commit())?;
         let q = tx.run(query, params)?;
         let columns = tx.fields(q).to_vec();
         let mut rows = Vec::new();
         match tx.pull(q, -1, &mut rows)? {
-            crate::PullState::Done(summary) => Ok(QueryResult {
-                columns,
-                rows,
-                summary: *summary,
-            }),
+            crate::PullState::Done(summary) => {
+                // The commit is acknowledged before the caller hears of it.
+                if let Some(ticket) = summary.commit.as_ref().and_then(|c| c.ticket) {
+                    self.durable_blocking(ticket)
+                        .map_err(crate::transaction::not_acknowledged)?;
+                }
+                Ok(QueryResult {
+                    columns,
+                    rows,
+                    summary: *summary,
+                })
+            }
             crate::PullState::HasMore => Err(crate::Error::request(
                 crate::error::code::REQUEST_INVALID,
                 "the query did not finish",

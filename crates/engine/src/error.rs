@@ -81,6 +81,7 @@ pub(crate) mod code {
     pub const TX_NOT_FOUND: Status = Status::TransactionNotFound;
     pub const REQUEST_INVALID: Status = Status::RequestInvalid;
     pub const TX_FAILED: Status = Status::TransactionHookFailed;
+    pub const COMMIT_FAILED: Status = Status::TransactionCommitFailed;
 }
 
 impl Error {

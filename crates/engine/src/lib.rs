@@ -5,7 +5,11 @@
 //! ```
 //!
 //! - [`Database`] holds the store, the plan cache, procedures and the registry of running
-//!   transactions; [`Database::begin`] starts a [`Transaction`].
+//!   transactions; [`Database::begin`] starts a [`Transaction`]. [`Database::open`] opens a
+//!   durable one in a directory, [`Database::open_in_memory`] one that writes nothing.
+//! - The database owns the waits: when a commit may be acknowledged
+//!   ([`Database::durable`], over the store's `CommitLog`), when a [`Bookmark`]'s commit is
+//!   visible ([`Database::visible`]), and whether writes are refused after a disk fault.
 //! - [`Transaction::run`] compiles a query (or takes it from the cache) and opens it;
 //!   [`Transaction::pull`] computes about as many rows as asked for, so a huge result is never
 //!   held in memory; several queries may be open in one transaction.
@@ -15,6 +19,8 @@
 //! Inside a query, nodes and relationships are ids; rows leaving [`Transaction::pull`] are
 //! materialised with labels, types and properties from the transaction's view.
 
+mod acknowledge;
+mod bookmark;
 mod cache;
 mod config;
 mod database;
@@ -29,12 +35,16 @@ mod summary;
 mod tokens;
 mod transaction;
 
+pub use acknowledge::WaitError;
+pub use bookmark::{Bookmark, InvalidBookmark};
 pub use config::{AccessMode, EngineConfig, TxOptions};
 pub use database::{Database, QueryResult};
 pub use error::{Error, Phase, Result};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };
+pub use quiver_durability::{Mode, Options as DurabilityOptions};
+pub use quiver_storage::DurabilityTicket;
 pub use summary::{
     CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
     QueryType, TransactionInfo,

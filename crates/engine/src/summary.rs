@@ -4,7 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use quiver_storage::DurabilityTicket;
 use quiver_value::Map;
+
+use crate::bookmark::Bookmark;
 
 /// Neo4j's update counters, with the names drivers expect.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -183,15 +186,22 @@ pub enum PullState {
 pub struct CommitInfo {
     /// The commit number; a transaction that wrote nothing reports its snapshot.
     pub commit: u64,
-    /// A Bolt bookmark naming the commit.
-    pub bookmark: String,
+    /// The bookmark naming the commit (its text: `bookmark.to_string()`).
+    pub bookmark: Bookmark,
+    /// What to await before anyone is told of the commit ([`crate::Database::durable`]): the
+    /// commit's own record, or for a write transaction that wrote nothing, the snapshot its
+    /// results were read at (newer than the log's acknowledged point, possibly). `None` when
+    /// there is nothing to wait for: no commit log, or a read transaction (it reads only
+    /// acknowledged commits).
+    pub ticket: Option<DurabilityTicket>,
 }
 
 impl CommitInfo {
-    pub(crate) fn new(commit: u64) -> Self {
+    pub(crate) fn new(commit: u64, ticket: Option<DurabilityTicket>) -> Self {
         CommitInfo {
             commit,
-            bookmark: format!("quiver:bookmark:v1:{commit}"),
+            bookmark: Bookmark::new(commit),
+            ticket,
         }
     }
 }

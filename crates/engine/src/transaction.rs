@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use quiver_storage::Transaction as StorageTx;
+use quiver_storage::{DurabilityTicket, Transaction as StorageTx};
 use quiver_value::{FunctionContext, Map, TimeZone, Value};
 
 use crate::config::{AccessMode, TxOptions};
@@ -396,11 +396,40 @@ impl Transaction {
             self.queries.remove(0);
         }
         let info = self.stx.commit()?;
-        Ok(CommitInfo::new(info.commit))
+        // A write transaction that wrote nothing still read at the newest commit, which the
+        // log may not have acknowledged yet: its results wait for that commit.
+        let ticket = info.ticket.or_else(|| self.read_horizon());
+        Ok(CommitInfo::new(info.commit, ticket))
     }
 
-    /// Commits. An auto-commit transaction that already committed reports that commit.
-    pub fn commit(mut self) -> Result<CommitInfo> {
+    /// The ticket rows read so far must wait for before they leave the server: a write
+    /// transaction reads at the newest commit, which the log may not have acknowledged yet.
+    /// `None` for a read transaction (it reads only acknowledged commits), without a log, or
+    /// at commit 0 (the empty store, acknowledged by definition).
+    pub fn read_horizon(&self) -> Option<DurabilityTicket> {
+        let snapshot = self.stx.snapshot();
+        (self.shared.log.is_some() && self.stx.is_write() && snapshot > 0)
+            .then_some(DurabilityTicket(snapshot))
+    }
+
+    /// Commits, and returns once the commit is acknowledged (on disk in the `group` and
+    /// `sync` modes): what an embedding program wants. An auto-commit transaction that
+    /// already committed reports that commit, acknowledged.
+    pub fn commit(self) -> Result<CommitInfo> {
+        let shared = Arc::clone(&self.shared);
+        let info = self.commit_unacknowledged()?;
+        if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
+            log.wait(ticket).map_err(not_acknowledged)?;
+        }
+        Ok(info)
+    }
+
+    /// Commits and returns as soon as the commit is in memory and its record with the log,
+    /// without waiting for the acknowledgement: the caller awaits
+    /// [`crate::Database::durable`] for [`CommitInfo::ticket`] before telling anyone (a server
+    /// does, so its runtime threads never block on a disk). An auto-commit transaction that
+    /// already committed reports that commit.
+    pub fn commit_unacknowledged(mut self) -> Result<CommitInfo> {
         if let Some(info) = self.committed.clone() {
             return Ok(info);
         }
@@ -445,4 +474,12 @@ impl Drop for Transaction {
         self.queries.clear();
         self.shared.unregister_tx(self.id);
     }
+}
+
+/// The error an embedding program's commit gets when the log cannot acknowledge it.
+pub(crate) fn not_acknowledged(error: impl std::fmt::Display) -> Error {
+    Error::request(
+        code::COMMIT_FAILED,
+        format!("the commit could not be made durable: {error}"),
+    )
 }

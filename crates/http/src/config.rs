@@ -25,9 +25,6 @@ pub struct ApiConfig {
     pub chunk_bytes: usize,
     /// How long a request waits for the database to reach a bookmark it presents.
     pub bookmark_wait: Duration,
-    /// How long the default commit wait polls for a commit to become durable before it
-    /// reports the commit as unconfirmed (see `CommitWait`).
-    pub commit_wait_max: Duration,
     /// The Bolt port the discovery document advertises.
     pub bolt_port: u16,
     /// The Neo4j version the discovery document reports: the API level Quiver speaks, which
@@ -50,7 +47,6 @@ impl Default for ApiConfig {
             pull_rows_max: 512,
             chunk_bytes: 32 * 1024,
             bookmark_wait: Duration::from_secs(5),
-            commit_wait_max: Duration::from_secs(60),
             bolt_port: 7687,
             neo4j_version: "5.26.0".to_owned(),
             placement: Policy::Adaptive,

@@ -13,8 +13,9 @@
 //!   and write Neo4j's documents as rows arrive ([`encode`] for the value formats), through
 //!   [`stream`], which sends small documents whole and large ones in chunks;
 //! - `registry` holds open explicit transactions between requests, caps their number and
-//!   rolls back the ones left idle; [`Telemetry`] reports transaction outcomes upward and
-//!   [`CommitWait`] holds acknowledgements until commits are durable.
+//!   rolls back the ones left idle; [`Telemetry`] reports transaction outcomes upward;
+//! - acknowledgements, bookmark waits and writes refused after a disk fault are the engine's
+//!   `Database`'s: a commit is answered once its ticket is acknowledged (see `durable`).
 
 mod bookmarks;
 mod config;
@@ -35,7 +36,6 @@ mod tx_api;
 pub mod typed;
 
 pub use config::ApiConfig;
-pub use durable::{CommitWait, WatermarkWait};
 pub use error::ApiError;
 pub use service::{Hooks, HttpApi};
 pub use stream::ResponseBody;

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use http::StatusCode;
 
-use quiver_engine::{AccessMode, Counters, PullState, QueryId, TxOptions};
+use quiver_engine::{AccessMode, Counters, DurabilityTicket, PullState, QueryId, TxOptions};
 use quiver_status::Status;
 use quiver_value::Value;
 
@@ -75,7 +75,7 @@ pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
         first_row: true,
         first_step: true,
         started: Instant::now(),
-        horizon: 0,
+        horizon: None,
     })
 }
 
@@ -94,9 +94,9 @@ struct QueryRun {
     /// Errors in the first step still change the status.
     first_step: bool,
     started: Instant,
-    /// A write transaction's rows may leave only once this commit (the newest in memory when
-    /// it began) is durable; 0 once settled.
-    horizon: u64,
+    /// A write transaction's rows may leave only once this ticket (the commit it reads at) is
+    /// acknowledged; `None` once settled, or with nothing to wait for.
+    horizon: Option<DurabilityTicket>,
 }
 
 impl Produce for QueryRun {
@@ -170,10 +170,12 @@ impl QueryRun {
             None => return Ok(true),
         };
         self.settle_horizon()?;
-        self.shared
-            .commit_wait
-            .wait(info.commit)
-            .map_err(ApiError::NotDurable)?;
+        if let Some(ticket) = info.ticket {
+            self.shared
+                .db
+                .durable_blocking(ticket)
+                .map_err(|error| ApiError::NotDurable(error.reason()))?;
+        }
         self.shared.telemetry.query_finished(self.started.elapsed());
         out.extend_from_slice(b"]}");
         if self.include_counters {
@@ -184,21 +186,22 @@ impl QueryRun {
             write_notifications(out, &summary.notifications);
         }
         out.extend_from_slice(br#","bookmarks":["#);
-        json::string(out, &bookmarks::format(info.commit));
+        json::string(out, &info.bookmark.to_string());
         out.extend_from_slice(b"]}");
         Ok(true)
     }
 
-    /// Waits until the rows read so far may leave the server (see `CommitWait::wait_readable`).
+    /// Waits until the rows read so far may leave the server: a write transaction read at a
+    /// commit the log may not have acknowledged yet.
     fn settle_horizon(&mut self) -> Result<(), ApiError> {
-        let horizon = std::mem::take(&mut self.horizon);
-        if horizon == 0 {
-            return Ok(());
+        match self.horizon.take() {
+            Some(horizon) => self
+                .shared
+                .db
+                .durable_blocking(horizon)
+                .map_err(|error| ApiError::NotDurable(error.reason())),
+            None => Ok(()),
         }
-        self.shared
-            .commit_wait
-            .wait_readable(horizon)
-            .map_err(ApiError::NotDurable)
     }
 
     fn start(&mut self, job: &QueryJob, out: &mut Vec<u8>) -> Result<(), ApiError> {
@@ -220,7 +223,7 @@ impl QueryRun {
         let refused = if read_only == Some(true) {
             None
         } else {
-            self.shared.commit_wait.writes_refused()
+            self.shared.db.writes_refused()
         };
         let options = TxOptions {
             mode: if read_only == Some(true) || refused.is_some() {
@@ -231,20 +234,16 @@ impl QueryRun {
             ..TxOptions::default()
         };
         self.started = Instant::now();
-        let write = options.mode == AccessMode::Write;
         let mut tracked = TrackedTx::new(
             self.shared.db.begin(options)?,
             Arc::clone(&self.shared.telemetry),
         );
-        if write {
-            // Read after the transaction began: an upper bound on its snapshot.
-            self.horizon = self.shared.db.storage().last_committed();
-        }
         let Some(tx) = tracked.get() else {
             return Err(ApiError::Invalid(
                 "the transaction closed before it ran".to_owned(),
             ));
         };
+        self.horizon = tx.read_horizon();
         let query = tx
             .run(&statement, parameters)
             .map_err(|error| match &refused {

@@ -23,7 +23,6 @@ use quiver_placement::{Placement, QueryPool, TextKey};
 
 use crate::bookmarks;
 use crate::config::ApiConfig;
-use crate::durable::{CommitWait, WatermarkWait};
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
@@ -40,19 +39,16 @@ pub struct ApiState {
     pub config: ApiConfig,
     pub registry: Registry,
     pub telemetry: Arc<dyn Telemetry>,
-    pub commit_wait: Arc<dyn CommitWait>,
     pub placement: Placement,
     /// Where engine work runs (shared with Bolt when the binary passes its pool in [`Hooks`]).
     pub pool: Arc<QueryPool>,
 }
 
-/// What the API reports to and waits on, bridged by the binary to the server's metrics and the
-/// durability layer.
+/// What the API reports to, bridged by the binary to the server's metrics. (What it waits on,
+/// acknowledgements and bookmarks, is the database's.)
 #[derive(Clone)]
 pub struct Hooks {
     pub telemetry: Arc<dyn Telemetry>,
-    /// `None`: poll the store's visible watermark ([`WatermarkWait`]).
-    pub commit_wait: Option<Arc<dyn CommitWait>>,
     /// The query pool to run engine work on, so that Bolt and HTTP share one set of threads.
     /// `None`: the API starts a pool of its own, a thread per CPU.
     pub pool: Option<Arc<QueryPool>>,
@@ -62,7 +58,6 @@ impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             telemetry: Arc::new(NoTelemetry),
-            commit_wait: None,
             pool: None,
         }
     }
@@ -112,9 +107,6 @@ impl HttpApi {
             config.open_transactions_max,
             config.transaction_idle_timeout,
         );
-        let commit_wait = hooks.commit_wait.unwrap_or_else(|| {
-            Arc::new(WatermarkWait::new(Arc::clone(&db), config.commit_wait_max))
-        });
         let placement = Placement::new(config.placement);
         let pool = hooks.pool.unwrap_or_else(|| {
             let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
@@ -130,7 +122,6 @@ impl HttpApi {
                 pool,
                 registry,
                 telemetry: hooks.telemetry,
-                commit_wait,
             }),
         };
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

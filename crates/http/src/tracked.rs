@@ -61,7 +61,8 @@ impl TrackedTx {
                 "the transaction is already closed".to_owned(),
             ));
         };
-        let outcome = tx.commit();
+        // The acknowledgement is the caller's to wait for (and to report as it must).
+        let outcome = tx.commit_unacknowledged();
         match &outcome {
             Ok(_) => self.telemetry.transaction_committed(),
             Err(_) => self.telemetry.transaction_rolled_back(),

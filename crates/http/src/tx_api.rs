@@ -24,7 +24,8 @@ use std::time::{Instant, SystemTime};
 use http::StatusCode;
 
 use quiver_engine::{
-    AccessMode, Counters, Notification, PlanDescription, PullState, QueryId, Transaction, TxOptions,
+    AccessMode, Counters, DurabilityTicket, Notification, PlanDescription, PullState, QueryId,
+    Transaction, TxOptions,
 };
 use quiver_status::Status;
 use quiver_value::{Map, Node, Value};
@@ -79,7 +80,7 @@ pub fn producer(shared: Arc<ApiState>, job: TxJob) -> Box<dyn Produce> {
         failure: None,
         commit_url: None,
         finish_with_commit: false,
-        horizon: 0,
+        horizon: None,
         writes_refused: None,
     })
 }
@@ -134,9 +135,9 @@ struct TxRun {
     failure: Option<ApiError>,
     commit_url: Option<String>,
     finish_with_commit: bool,
-    /// A write transaction's rows may leave only once this commit (the newest in memory when
-    /// it began or resumed) is durable; 0 once settled.
-    horizon: u64,
+    /// A write transaction's rows may leave only once this ticket (the commit it reads at) is
+    /// acknowledged; `None` once settled, or with nothing to wait for.
+    horizon: Option<DurabilityTicket>,
     /// Opened in write mode while writes are refused (the reason): it reads at the durable
     /// point and a write in it fails naming the reason.
     writes_refused: Option<String>,
@@ -145,18 +146,17 @@ struct TxRun {
 impl Produce for TxRun {
     fn produce(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> bool {
         let complete = self.step(out, chunk_bytes);
-        if self.horizon > 0 {
-            let horizon = std::mem::take(&mut self.horizon);
-            if let Err(reason) = self.shared.commit_wait.wait_readable(horizon) {
-                // Nothing has left yet (the horizon settles in the first step): answer with
-                // the reason instead of rows that may never be durable.
-                if let Some(handle) = self.handle.take() {
-                    discard(&self.shared, handle);
-                }
-                error_document(out, &ApiError::NotDurable(reason));
-                self.head.content_type = JSON;
-                return true;
+        if let Some(horizon) = self.horizon.take()
+            && let Err(error) = self.shared.db.durable_blocking(horizon)
+        {
+            // Nothing has left yet (the horizon settles in the first step): answer with
+            // the reason instead of rows that may never be durable.
+            if let Some(handle) = self.handle.take() {
+                discard(&self.shared, handle);
             }
+            error_document(out, &ApiError::NotDurable(error.reason()));
+            self.head.content_type = JSON;
+            return true;
         }
         complete
     }
@@ -202,17 +202,16 @@ impl TxRun {
         let shared = Arc::clone(&self.shared);
         let mut options = job.options.clone();
         if options.mode == AccessMode::Write {
-            self.writes_refused = shared.commit_wait.writes_refused();
+            self.writes_refused = shared.db.writes_refused();
             if self.writes_refused.is_some() {
                 options.mode = AccessMode::Read;
             }
         }
-        let write = options.mode == AccessMode::Write;
         let begin = || -> Result<TrackedTx, ApiError> {
             let tx = shared.db.begin(options.clone())?;
             Ok(TrackedTx::new(tx, Arc::clone(&shared.telemetry)))
         };
-        let handle = match job.endpoint {
+        let mut handle = match job.endpoint {
             TxEndpoint::Autocommit => {
                 self.finish_with_commit = true;
                 Handle::Implicit(begin()?)
@@ -248,10 +247,7 @@ impl TxRun {
                 ));
             }
         };
-        if write {
-            // Read after the transaction began (or resumed): an upper bound on its snapshot.
-            self.horizon = shared.db.storage().last_committed();
-        }
+        self.horizon = handle.tx().and_then(|tx| tx.read_horizon());
         self.handle = Some(handle);
         out.extend_from_slice(br#"{"results":["#);
         match decode::tx_request(&job.body, shared.config.statements_per_request_max) {
@@ -444,10 +440,13 @@ fn commit(shared: &ApiState, handle: Handle, errors: &mut Vec<ApiError>) -> Outc
         }
     };
     match tx.commit() {
-        Ok(info) => match shared.commit_wait.wait(info.commit) {
-            Ok(()) => Outcome::Committed(bookmarks::format(info.commit)),
-            Err(reason) => {
-                errors.push(ApiError::NotDurable(reason));
+        Ok(info) => match info
+            .ticket
+            .map_or(Ok(()), |ticket| shared.db.durable_blocking(ticket))
+        {
+            Ok(()) => Outcome::Committed(info.bookmark.to_string()),
+            Err(error) => {
+                errors.push(ApiError::NotDurable(error.reason()));
                 Outcome::Unknown
             }
         },

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::{Client, eventually, server_config, start, start_default, start_with, statement};
-use quiver_http::{ApiConfig, CommitWait};
+use quiver_http::ApiConfig;
+use quiver_storage::{CommitLog, DurabilityTicket, LogError, RedoRecord};
 
 /// The seed's bodies, exactly as `bench/http` holds them.
 const CREATE_1: &str = include_str!("../../../bench/http/create_1.json");
@@ -942,18 +943,23 @@ async fn basic_auth_guards_the_api() {
     server.stop().await;
 }
 
-/// Records the commits it is asked about; fails them while `failing` is set.
+/// A commit log that records the tickets it is asked to wait for; fails them while `failing`
+/// is set.
 #[derive(Default)]
 struct RecordingWait {
     last: AtomicU64,
     failing: AtomicBool,
 }
 
-impl CommitWait for RecordingWait {
-    fn wait(&self, commit: u64) -> Result<(), String> {
-        self.last.store(commit, Ordering::SeqCst);
+impl CommitLog for RecordingWait {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+        Ok(DurabilityTicket(record.commit))
+    }
+
+    fn wait(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
+        self.last.store(ticket.0, Ordering::SeqCst);
         if self.failing.load(Ordering::SeqCst) {
-            Err("the disk is gone".to_owned())
+            Err(LogError::Failed("the disk is gone".to_owned()))
         } else {
             Ok(())
         }
@@ -966,7 +972,7 @@ async fn commits_are_acknowledged_only_once_durable() {
     let server = start_with(
         server_config(|_| {}),
         ApiConfig::default(),
-        Some(Arc::clone(&wait) as Arc<dyn CommitWait>),
+        Some(Arc::clone(&wait) as Arc<dyn CommitLog>),
     )
     .await;
     let mut client = server.client();
@@ -1002,21 +1008,22 @@ async fn commits_are_acknowledged_only_once_durable() {
     server.stop().await;
 }
 
-/// Refuses writes (a disk fault) while `refusing` is set; every commit is durable at once.
+/// A commit log that refuses writes (a disk fault) while `refusing` is set; every commit is
+/// durable at once.
 #[derive(Default)]
 struct FaultyDisk {
     refusing: AtomicBool,
 }
 
-impl CommitWait for FaultyDisk {
-    fn wait(&self, _commit: u64) -> Result<(), String> {
-        Ok(())
+impl CommitLog for FaultyDisk {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+        Ok(DurabilityTicket(record.commit))
     }
 
     fn writes_refused(&self) -> Option<String> {
         self.refusing
             .load(Ordering::SeqCst)
-            .then(|| "File too large".to_owned())
+            .then(|| "writes are refused after a disk fault: File too large".to_owned())
     }
 }
 
@@ -1026,7 +1033,7 @@ async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
     let server = start_with(
         server_config(|_| {}),
         ApiConfig::default(),
-        Some(Arc::clone(&disk) as Arc<dyn CommitWait>),
+        Some(Arc::clone(&disk) as Arc<dyn CommitLog>),
     )
     .await;
     let mut client = server.client();

@@ -149,10 +149,10 @@ impl InProcess {
                 },
             )
             .map_err(|e| fail(e.to_string()))?
-            .with_graph(Arc::new(Graph::new(
-                Database::with_storage(Arc::clone(&storage), EngineConfig::default()),
-                None,
-            )))
+            .with_graph(Arc::new(Graph::new(Database::with_storage(
+                Arc::clone(&storage),
+                EngineConfig::default(),
+            ))))
         };
         let addr = server.bolt_addr();
         let trigger = server.trigger();

@@ -18,5 +18,5 @@ pub mod server;
 pub mod shutdown;
 pub mod supervise;
 
-pub use graph::{Graph, GraphError};
+pub use graph::Graph;
 pub use server::{Server, ServerError, ServerParts, ShutdownTrigger};

@@ -2,17 +2,68 @@
 //!
 //! The storage engine writes no files. A commit hands its redo record to the installed
 //! [`CommitLog`] while holding the commit lock (so the log's order is the commit order), gets a
-//! [`DurabilityTicket`] back, publishes the commit, and releases every lock; the server then
-//! waits on the ticket, so a wait for fsync never holds anything readers or writers need.
+//! [`DurabilityTicket`] back, publishes the commit, and releases every lock; whoever tells the
+//! client then waits on the ticket ([`CommitLog::wait`], or [`CommitLog::wait_async`] on an
+//! executor), so a wait for the disk never holds anything readers or writers need.
+//!
+//! What "acknowledged" means is the log's business: on disk in the local log's `group` and
+//! `sync` modes, at once in its `buffered` mode, and on a majority of replicas for a replicated
+//! log. Whatever it means, the log also decides what readers see: it advances the store's
+//! visible watermark ([`crate::Storage::advance_visible`]) only over acknowledged commits, and
+//! the store wakes whoever waits for that watermark.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use crate::redo::RedoRecord;
 
-/// Identifies a commit whose durability can be awaited; it is the commit number.
+/// A position in the log whose acknowledgement can be awaited: the commit number (a replicated
+/// log names its log index the same way). Tickets grow with the commit order, and a log
+/// acknowledges in that order, so a wait for one covers every earlier ticket too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DurabilityTicket(pub u64);
 
+/// Why a log cannot acknowledge a ticket.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LogError {
+    /// The log stopped acknowledging (a disk fault): the ticket is not, and will not become,
+    /// acknowledged. The text names the cause in the words a client is shown.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A wait for a ticket that an executor polls. Boxed and `Send`, so storage names no runtime
+/// and a connection task can hold it across an `.await`.
+pub type AcknowledgeWait = Pin<Box<dyn Future<Output = Result<(), LogError>> + Send>>;
+
+/// A commit log: the one owner of what "acknowledged" means.
+///
+/// The waiting methods have defaults for a log whose append is its acknowledgement (an
+/// in-memory capture, a test double): every ticket is acknowledged at once and writes are
+/// never refused.
 pub trait CommitLog: Send + Sync {
     /// Appends a record; called in commit order under the commit lock, so it must not wait
     /// for the disk. An error aborts the commit (the transaction is rolled back).
     fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String>;
+
+    /// Blocks the calling thread until `ticket` is acknowledged, or fails naming why it never
+    /// will be. Holds no storage lock; must not be called from an async executor's thread.
+    fn wait(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
+        let _ = ticket;
+        Ok(())
+    }
+
+    /// [`CommitLog::wait`] as a future, for executors: it parks the task, never the thread.
+    fn wait_async(self: Arc<Self>, ticket: DurabilityTicket) -> AcknowledgeWait {
+        let _ = ticket;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Why no write can commit now (a disk fault), in the words a client is shown; `None`
+    /// while writes are accepted. Reads go on regardless.
+    fn writes_refused(&self) -> Option<String> {
+        None
+    }
 }

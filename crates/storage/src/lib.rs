@@ -39,6 +39,8 @@
 //! - Read transactions start at the visible watermark, write transactions at the last commit
 //!   (so their conflict checks see the newest data). Durable modes hold the visible watermark
 //!   back with [`Storage::set_readers_follow_commits`] and [`Storage::advance_visible`].
+//!   Every advance wakes the waiters of [`Storage::wait_visible`] and
+//!   [`Storage::visible_wait`]: nobody polls the watermark.
 //! - A commit validates uniqueness constraints, numbers itself and hands its [`RedoRecord`]
 //!   to the installed [`CommitLog`] under one short lock, then publishes with one atomic store;
 //!   the [`DurabilityTicket`] it returns is awaited with no storage lock held. Recovery replays
@@ -69,7 +71,7 @@ mod txn;
 mod write;
 
 pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
-pub use commit_log::{CommitLog, DurabilityTicket};
+pub use commit_log::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError};
 pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};
 pub use error::{EntityKind, Error, Result};
 pub use gc::GcStats;
@@ -81,6 +83,6 @@ pub use ids::{
 pub use index::{IndexQuery, compare as compare_values, equal as values_equal};
 pub use redo::{RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RedoOp, RedoRecord};
 pub use schema::{IndexInfo, IndexKind, IndexState};
-pub use storage::{LABELS_MAX, Storage, StorageStats};
+pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;
 pub use txn::{CommitInfo, Transaction};

@@ -1,9 +1,14 @@
 //! The store: arenas, tokens, schema, watermarks, the snapshot registry and the commit lock.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+use std::time::Instant;
 
+use event_listener::{Event, EventListener, Listener};
 use parking_lot::{Mutex, RwLock};
 
 use crate::arena::{Arena, Bitmap};
@@ -24,6 +29,8 @@ pub const LABELS_MAX: u32 = 1 << 16;
 
 pub(crate) struct CommitSlot {
     pub log: Option<Arc<dyn CommitLog>>,
+    /// The newest ticket the log handed out: tickets follow the commit order.
+    pub last_ticket: Option<crate::commit_log::DurabilityTicket>,
 }
 
 /// The in-memory graph store. Share it as `Arc<Storage>`; every method takes `&self`.
@@ -46,6 +53,9 @@ pub struct Storage {
     /// The newest commit new readers see; equal to `last_committed` unless a durability
     /// policy holds readers back to what is on disk.
     pub(crate) visible: AtomicU64,
+    /// Notified after every advance of `visible`: what [`Storage::wait_visible`] and
+    /// [`VisibleWait`] sleep on, so no waiter polls.
+    visible_advanced: Event,
     pub(crate) follow_commits: AtomicBool,
     next_txid: AtomicU64,
     /// Live snapshots (start commit number -> how many transactions hold it).
@@ -53,6 +63,43 @@ pub struct Storage {
     pub(crate) gc_queue: Mutex<VecDeque<GcBatch>>,
     pub(crate) gc_lock: Mutex<()>,
     pub(crate) live_deltas: AtomicI64,
+}
+
+/// A future resolving once the visible watermark reaches a commit (see
+/// [`Storage::visible_wait`]). Runtime-agnostic: it is woken by the advance itself.
+pub struct VisibleWait {
+    storage: Arc<Storage>,
+    target: u64,
+    listener: Option<EventListener>,
+}
+
+impl Future for VisibleWait {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        loop {
+            if this.storage.visible_watermark() >= this.target {
+                return Poll::Ready(());
+            }
+            match this.listener.as_mut() {
+                // Listen first, then look again (the loop): an advance in between is seen.
+                None => this.listener = Some(this.storage.visible_advanced.listen()),
+                Some(listener) => match Pin::new(listener).poll(cx) {
+                    Poll::Ready(()) => this.listener = None,
+                    Poll::Pending => return Poll::Pending,
+                },
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for VisibleWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VisibleWait")
+            .field("target", &self.target)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Figures for tests, metrics and the memory benchmark.
@@ -79,10 +126,14 @@ impl Storage {
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
             counts: Counts::default(),
-            commit: Mutex::new(CommitSlot { log: None }),
+            commit: Mutex::new(CommitSlot {
+                log: None,
+                last_ticket: None,
+            }),
             has_log: AtomicBool::new(false),
             last_committed: AtomicU64::new(0),
             visible: AtomicU64::new(0),
+            visible_advanced: Event::new(),
             follow_commits: AtomicBool::new(true),
             next_txid: AtomicU64::new(TX_ID_BASE + 1),
             registry: Mutex::new(BTreeMap::new()),
@@ -92,12 +143,18 @@ impl Storage {
         })
     }
 
+    /// The installed commit log, if any: what the engine asks to wait for acknowledgements.
+    pub fn commit_log(&self) -> Option<Arc<dyn CommitLog>> {
+        self.commit.lock().log.clone()
+    }
+
     /// Installs the commit log every later commit appends to. Transactions begun before keep
     /// the choice they began with (they record redo only when a log was present).
     pub fn set_commit_log(&self, log: Option<Arc<dyn CommitLog>>) {
         let mut slot = self.commit.lock();
         self.has_log.store(log.is_some(), Ordering::Release);
         slot.log = log;
+        slot.last_ticket = None;
     }
 
     /// A read-only transaction at the visible watermark.
@@ -128,10 +185,53 @@ impl Storage {
         }
     }
 
-    /// Lets new readers see every commit up to `commit` (capped at the last commit).
+    /// Lets new readers see every commit up to `commit` (capped at the last commit), and wakes
+    /// whoever waits for a commit up to there.
     pub fn advance_visible(&self, commit: u64) {
         let commit = commit.min(self.last_committed());
-        self.visible.fetch_max(commit, Ordering::AcqRel);
+        let before = self.visible.fetch_max(commit, Ordering::AcqRel);
+        debug_assert!(
+            before.max(commit) <= self.last_committed(),
+            "the visible watermark passed the last commit"
+        );
+        if commit > before {
+            self.visible_advanced.notify(usize::MAX);
+        }
+    }
+
+    /// Publishes `commit` to readers at its commit (readers follow commits). Called under the
+    /// commit lock, in commit order.
+    pub(crate) fn publish_visible(&self, commit: u64) {
+        self.visible.store(commit, Ordering::Release);
+        self.visible_advanced.notify(usize::MAX);
+    }
+
+    /// Blocks until new readers see `commit`, or until `deadline`; returns whether they do.
+    /// Sleeps until the watermark advances, never polls.
+    pub fn wait_visible(&self, commit: u64, deadline: Instant) -> bool {
+        loop {
+            if self.visible_watermark() >= commit {
+                return true;
+            }
+            let listener = self.visible_advanced.listen();
+            // An advance between the check and `listen` would be missed without this one.
+            if self.visible_watermark() >= commit {
+                return true;
+            }
+            if listener.wait_deadline(deadline).is_none() {
+                return self.visible_watermark() >= commit;
+            }
+        }
+    }
+
+    /// A future resolving once new readers see `commit`: [`Storage::wait_visible`] for
+    /// executors, with no deadline of its own (race it against the executor's timer).
+    pub fn visible_wait(self: &Arc<Self>, commit: u64) -> VisibleWait {
+        VisibleWait {
+            storage: Arc::clone(self),
+            target: commit,
+            listener: None,
+        }
     }
 
     pub(crate) fn next_txid(&self) -> u64 {
@@ -337,6 +437,73 @@ mod tests {
     fn storage_and_transactions_are_shareable() {
         assert_send_sync::<Storage>();
         assert_send_sync::<Transaction>();
+    }
+
+    #[test]
+    fn a_visibility_waiter_wakes_on_the_advance_and_times_out_without_one() {
+        use std::time::Duration;
+        let s = Storage::new();
+        s.last_committed.store(5, Ordering::Release);
+        s.set_readers_follow_commits(false);
+        let advancer = {
+            let s = Arc::clone(&s);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                s.advance_visible(3);
+            })
+        };
+        let started = Instant::now();
+        assert!(s.wait_visible(3, started + Duration::from_secs(30)));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(45), "{waited:?}");
+        assert!(waited < Duration::from_secs(10), "{waited:?}");
+        advancer.join().expect("advancer");
+
+        // No advance: the wait ends at its deadline, not before and not long after.
+        let started = Instant::now();
+        assert!(!s.wait_visible(4, started + Duration::from_millis(40)));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(40), "{waited:?}");
+        assert!(waited < Duration::from_secs(10), "{waited:?}");
+    }
+
+    /// Counts how often a future asked to be polled again.
+    struct CountingWaker(AtomicU64);
+
+    impl std::task::Wake for CountingWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_async_visibility_waiter_is_woken_by_the_advance_itself() {
+        let s = Storage::new();
+        s.last_committed.store(5, Ordering::Release);
+        s.set_readers_follow_commits(false);
+        let counter = Arc::new(CountingWaker(AtomicU64::new(0)));
+        let waker = std::task::Waker::from(Arc::clone(&counter));
+        let mut cx = Context::from_waker(&waker);
+        let mut wait = std::pin::pin!(s.visible_wait(4));
+        assert!(wait.as_mut().poll(&mut cx).is_pending());
+        s.advance_visible(2);
+        assert_eq!(counter.0.load(Ordering::SeqCst), 1, "woken by an advance");
+        assert!(wait.as_mut().poll(&mut cx).is_pending(), "2 is not 4 yet");
+        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        s.advance_visible(4);
+        assert_eq!(counter.0.load(Ordering::SeqCst), 2);
+        assert!(wait.as_mut().poll(&mut cx).is_ready());
+        // Readers that follow commits are woken by the commit's publication.
+        let s = Storage::new();
+        let mut wait = std::pin::pin!(s.visible_wait(1));
+        assert!(wait.as_mut().poll(&mut cx).is_pending());
+        s.begin_write().commit().expect("empty commit");
+        let w = s.begin_write();
+        let label = s.get_or_create_label("L").expect("label");
+        w.create_node(&[label], &[]).expect("node");
+        w.commit().expect("commit");
+        assert_eq!(counter.0.load(Ordering::SeqCst), 3);
+        assert!(wait.as_mut().poll(&mut cx).is_ready());
     }
 
     #[test]

@@ -349,7 +349,7 @@ impl Transaction {
                 changed: false,
             });
         }
-        let slot = storage.commit.lock();
+        let mut slot = storage.commit.lock();
         let applied = match self.apply_schema_ops(&mut st) {
             Ok(applied) => applied,
             Err(e) => {
@@ -393,13 +393,20 @@ impl Transaction {
                 }
             }
         }
+        if let Some(t) = ticket {
+            debug_assert!(
+                slot.last_ticket.is_none_or(|last| last < t),
+                "the commit log handed out a ticket out of commit order"
+            );
+            slot.last_ticket = Some(t);
+        }
         tx.cell.publish(n);
         storage.counts.publish(n, st.counts.totals());
         storage
             .last_committed
             .store(n, std::sync::atomic::Ordering::Release);
         if storage.follow_commits.load(Ordering::Acquire) {
-            storage.visible.store(n, Ordering::Release);
+            storage.publish_visible(n);
         }
         drop(slot);
         tx.status.store(COMMITTED, Ordering::Release);

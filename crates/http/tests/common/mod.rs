@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
-use quiver_http::{ApiConfig, CommitWait, Hooks, HttpApi, Telemetry};
+use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
@@ -17,6 +17,7 @@ use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::{Server, ServerParts, ShutdownTrigger};
+use quiver_storage::{CommitLog, Storage};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
@@ -84,11 +85,11 @@ pub async fn start(config: Config, api_config: ApiConfig) -> Running {
     start_with(config, api_config, None).await
 }
 
-/// [`start`] with a commit wait of the test's own.
+/// [`start`] over a store with a commit log of the test's own (what the database waits on).
 pub async fn start_with(
     config: Config,
     api_config: ApiConfig,
-    commit_wait: Option<Arc<dyn CommitWait>>,
+    commit_log: Option<Arc<dyn CommitLog>>,
 ) -> Running {
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
@@ -101,12 +102,13 @@ pub async fn start_with(
             .expect("hashing task")
             .expect("user store")
     };
-    let db = Database::open_in_memory(EngineConfig::default());
+    let storage = Storage::new();
+    storage.set_commit_log(commit_log);
+    let db = Database::with_storage(storage, EngineConfig::default());
     // One pool for both listeners, as `quiver serve` has.
     let pool = Arc::new(QueryPool::new(config.query.threads).expect("query pool"));
     let hooks = Hooks {
         telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
-        commit_wait,
         pool: Some(Arc::clone(&pool)),
     };
     let api = HttpApi::with_hooks(Arc::clone(&db), api_config, hooks);

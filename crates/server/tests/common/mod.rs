@@ -55,7 +55,7 @@ pub fn config(tweak: impl FnOnce(&mut Layer)) -> Config {
 
 pub async fn start(config: Config, api: Option<ApiHandler>) -> Running {
     let db = Database::open_in_memory(EngineConfig::default());
-    start_with(config, api, Arc::new(Graph::new(db, None))).await
+    start_with(config, api, Arc::new(Graph::new(db))).await
 }
 
 /// Starts a server over `graph`.

@@ -13,7 +13,7 @@ use quiver_bolt::message::{AccessMode as BoltMode, TxExtra, encode_record};
 use quiver_bolt::meta::{RunSuccess, encode_begin_success, encode_commit_success, encode_has_more};
 use quiver_bolt::packstream::Dialect;
 use quiver_bolt::state::{Outcome, State};
-use quiver_engine::{AccessMode, PullState, QueryId, QuerySummary, TxOptions};
+use quiver_engine::{AccessMode, Bookmark, PullState, QueryId, QuerySummary, TxOptions, WaitError};
 use quiver_placement::{Place, TextKey};
 use quiver_status::Status;
 use quiver_value::Map;
@@ -23,15 +23,13 @@ use super::reply::{encode_summary, engine_failure, millis};
 use super::tx::{Ending, OpenTx, Stream};
 use super::work::Watched;
 use super::{BoltSession, DATABASE, End, FLUSH_BYTES, is_known_database};
-use crate::graph::{Graph, GraphError};
+use crate::graph::Graph;
 
 /// Rows fetched from the engine per call while pulling: the unit of work between two checks of
 /// the time budget and the outbox size.
 pub const PULL_SLICE_ROWS: i64 = 64;
 /// Bookmarks one BEGIN or RUN may present.
 pub const BOOKMARKS_MAX: usize = 256;
-/// The prefix of the bookmarks the engine issues; the rest is a commit number.
-pub const BOOKMARK_PREFIX: &str = "quiver:bookmark:v1:";
 
 /// What one step of pulling (or discarding) did.
 enum Step {
@@ -50,11 +48,6 @@ enum Step {
 enum StepError {
     Engine(quiver_engine::Error),
     Encode(quiver_bolt::Error),
-}
-
-/// The commit number a bookmark names.
-pub fn bookmark_commit(bookmark: &str) -> Option<u64> {
-    bookmark.strip_prefix(BOOKMARK_PREFIX)?.parse().ok()
 }
 
 /// Pulls up to `want` records (−1: all) of `query` into `out`, or discards them.
@@ -184,30 +177,26 @@ impl BoltSession {
             );
             return None;
         }
-        let mut newest = 0;
-        for bookmark in &extra.bookmarks {
-            match bookmark_commit(bookmark) {
-                Some(commit) => newest = newest.max(commit),
-                None => {
-                    let shown: String = bookmark.chars().take(100).collect();
-                    self.fail(
-                        Status::InvalidBookmark,
-                        &format!("Invalid bookmark: {shown}"),
-                        None,
-                    );
-                    return None;
-                }
+        let newest = match Bookmark::newest(extra.bookmarks.iter().map(String::as_str)) {
+            Ok(newest) => newest,
+            Err(invalid) => {
+                self.fail(Status::InvalidBookmark, &invalid.to_string(), None);
+                return None;
             }
-        }
-        if newest > 0 {
+        };
+        if let Some((bookmark, _)) = newest {
             let deadline = Instant::now() + self.shared.bookmark_timeout;
-            match graph.visible(newest, deadline).await {
+            match graph
+                .database()
+                .visible(&bookmark, deadline.into_std())
+                .await
+            {
                 Ok(()) => {}
-                Err(GraphError::BookmarkTimeout { waited_ms, .. }) => {
+                Err(WaitError::BookmarkTimeout { waited_ms, .. }) => {
                     self.fail(
                         Status::BookmarkTimeout,
                         &format!(
-                            "Database not up to the requested bookmark {BOOKMARK_PREFIX}{newest} after {waited_ms} ms."
+                            "Database not up to the requested bookmark {bookmark} after {waited_ms} ms."
                         ),
                         None,
                     );
@@ -240,18 +229,13 @@ impl BoltSession {
         // whose log write failed) will never be durable: a write-mode transaction then reads
         // at the durable point like a read-mode one, and a write in it is refused by name.
         let fault = (opts.mode == AccessMode::Write)
-            .then(|| graph.durability().and_then(|durability| durability.fault()))
+            .then(|| graph.database().writes_refused())
             .flatten();
         if fault.is_some() {
             opts.mode = AccessMode::Read;
         }
-        let write = opts.mode == AccessMode::Write;
-        match OpenTx::begin(graph.database(), opts, 0, &self.shared.metrics) {
+        match OpenTx::begin(graph.database(), opts, &self.shared.metrics) {
             Ok(mut tx) => {
-                if write {
-                    // Read after the transaction began: an upper bound on its snapshot.
-                    tx.horizon = graph.write_horizon();
-                }
                 tx.writes_refused = fault;
                 Some(Box::new(tx))
             }
@@ -527,17 +511,19 @@ impl BoltSession {
             return (Outcome::Failure, None);
         };
         if let Some(graph) = self.graph()
-            && let Err(error) = graph.acknowledge(commit.commit).await
+            && let Some(ticket) = commit.ticket
+            && let Err(error) = graph.database().durable(ticket).await
         {
             self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
             return (Outcome::Failure, None);
         }
+        let bookmark = commit.bookmark.to_string();
         let encoded = encode_summary(
             &mut self.outbox,
             self.version,
             summary,
             &stream,
-            Some(&commit.bookmark),
+            Some(&bookmark),
         );
         (self.encoded(encoded), None)
     }
@@ -558,11 +544,7 @@ impl BoltSession {
             (StepError::Engine(error), Some(fault))
                 if error.status_code() == Status::AccessMode =>
             {
-                (
-                    Status::TransactionCommitFailed,
-                    format!("writes are refused after a disk fault: {fault}"),
-                    None,
-                )
+                (Status::TransactionCommitFailed, fault.clone(), None)
             }
             (StepError::Engine(error), _) => engine_failure(error),
             (StepError::Encode(error), _) => (error.status_code(), error.to_string(), None),
@@ -605,15 +587,14 @@ impl BoltSession {
     /// Results of a write transaction were read at a snapshot that may be newer than the disk:
     /// they leave only once it is durable.
     async fn settle_horizon(&mut self, tx: &mut OpenTx) {
-        if tx.horizon == 0 {
+        let Some(horizon) = tx.horizon.take() else {
             return;
-        }
+        };
         if let Some(graph) = self.graph()
-            && let Err(error) = graph.acknowledge(tx.horizon).await
+            && let Err(error) = graph.database().durable(horizon).await
         {
             tracing::warn!(peer = %self.peer, %error, "results read from a commit that is not durable");
         }
-        tx.horizon = 0;
     }
 
     pub(super) async fn commit(&mut self) -> (Outcome, Option<End>) {
@@ -641,12 +622,14 @@ impl BoltSession {
                     return (Outcome::Failure, Some(gone_end(watched)));
                 }
                 if let Some(graph) = self.graph()
-                    && let Err(error) = graph.acknowledge(info.commit).await
+                    && let Some(ticket) = info.ticket
+                    && let Err(error) = graph.database().durable(ticket).await
                 {
                     self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
                     return (Outcome::Failure, None);
                 }
-                let encoded = encode_commit_success(&mut self.outbox, Some(&info.bookmark));
+                let bookmark = info.bookmark.to_string();
+                let encoded = encode_commit_success(&mut self.outbox, Some(&bookmark));
                 (self.encoded(encoded), None)
             }
             Err(error) => {
@@ -684,18 +667,5 @@ impl BoltSession {
         }
         self.succeed_empty();
         (Outcome::Success, None)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bookmarks_name_commits() {
-        assert_eq!(bookmark_commit("quiver:bookmark:v1:42"), Some(42));
-        assert_eq!(bookmark_commit("quiver:bookmark:v1:"), None);
-        assert_eq!(bookmark_commit("FB:kcwQ"), None);
-        assert_eq!(bookmark_commit("quiver:bookmark:v1:-3"), None);
     }
 }

@@ -7,7 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_engine::{CancelHandle, CommitInfo, Database, QueryId, Transaction, TxOptions};
+use quiver_engine::{
+    CancelHandle, CommitInfo, Database, DurabilityTicket, QueryId, Transaction, TxOptions,
+};
 use quiver_placement::TextKey;
 use tokio::time::Instant;
 
@@ -48,13 +50,13 @@ pub(super) struct OpenTx {
     pub timeout: Option<Duration>,
     /// The deadline passed and the engine transaction was rolled back.
     pub expired: bool,
-    /// Results of a write transaction may leave only once this commit is durable (0: nothing to
-    /// wait for).
-    pub horizon: u64,
+    /// Results of a write transaction may leave only once this ticket is acknowledged (the
+    /// commit it reads at; `None`: nothing to wait for).
+    pub horizon: Option<DurabilityTicket>,
     /// Some step of it ran long: its commit and rollback run on the query pool.
     pub heavy: bool,
-    /// Opened in write mode after a disk fault (the fault): it reads at the durable point and
-    /// a write in it is refused with the fault named.
+    /// Opened in write mode while writes are refused (why, in the words the client is shown):
+    /// it reads at the durable point and a write in it fails with that reason.
     pub writes_refused: Option<String>,
     metrics: Arc<Metrics>,
     ended: bool,
@@ -75,12 +77,12 @@ impl OpenTx {
     pub fn begin(
         db: &Database,
         opts: TxOptions,
-        horizon: u64,
         metrics: &Arc<Metrics>,
     ) -> Result<OpenTx, quiver_engine::Error> {
         let timeout = opts.timeout;
         let auto_commit = opts.auto_commit;
         let tx = db.begin(opts)?;
+        let horizon = tx.read_horizon();
         metrics.transactions.opened.inc();
         metrics.transactions.active.inc();
         Ok(OpenTx {
@@ -127,10 +129,11 @@ impl OpenTx {
         Some(self.streams.remove(at))
     }
 
-    /// Commits (the engine runs open writing queries to their end first).
+    /// Commits (the engine runs open writing queries to their end first), without waiting for
+    /// the acknowledgement: the session awaits `Database::durable` for the ticket.
     pub fn commit(&mut self) -> Result<CommitInfo, quiver_engine::Error> {
         match self.tx.take() {
-            Some(tx) => tx.commit(),
+            Some(tx) => tx.commit_unacknowledged(),
             None => Err(quiver_engine::Error::Terminated(
                 "the transaction is no longer open".to_owned(),
             )),
