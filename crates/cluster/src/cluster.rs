@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use openraft::async_runtime::watch::WatchReceiver;
-use openraft::error::{ClientWriteError, RaftError};
+use openraft::error::{ClientWriteError, ForwardReason, RaftError};
 use openraft::{ChangeMembers, Config, ServerState, SnapshotPolicy};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -89,6 +90,10 @@ pub enum ClusterError {
         leader: Option<NodeId>,
         node: Option<Node>,
     },
+    /// This member leads but holds no quorum lease: it was just elected, or it has not heard
+    /// from a majority lately (it may be cut off). Nothing was appended; retry shortly.
+    #[error("the leader holds no quorum lease yet; retry")]
+    LeaseNotHeld,
     /// The entry was appended here but discarded when another leader's log won: it may or may
     /// not have committed elsewhere.
     #[error("the write's entry was discarded on a leader change; its outcome is unknown")]
@@ -117,6 +122,11 @@ impl From<RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::Typ
         e: RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::TypeConfig>>,
     ) -> Self {
         match e {
+            RaftError::APIError(ClientWriteError::ForwardToLeader(f))
+                if f.reason == ForwardReason::LeaseExpired =>
+            {
+                ClusterError::LeaseNotHeld
+            }
             RaftError::APIError(ClientWriteError::ForwardToLeader(f)) => ClusterError::NotLeader {
                 leader: f.leader_id,
                 node: f.leader_node,
@@ -165,6 +175,9 @@ pub struct Status {
     pub commit_index: u64,
     /// The newest index applied to the store: what its readers see.
     pub applied_index: u64,
+    /// The newest snapshot's last index, and the newest index purged from the log.
+    pub snapshot_index: Option<u64>,
+    pub purged_index: Option<u64>,
     pub voters: BTreeSet<NodeId>,
     /// On the leader: how many entries each other member is behind its log (`None` while its
     /// position is unknown). Empty elsewhere.
@@ -191,6 +204,7 @@ pub struct Cluster {
     shutdown: watch::Sender<bool>,
     server: JoinHandle<()>,
     local_addr: SocketAddr,
+    rebuilds: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -238,6 +252,7 @@ impl Cluster {
         let log = LogStore::open(config.data_dir.join("raft"), config.log_segment_bytes_max)?;
         let snapshots = config.data_dir.join("snapshots");
         let sm = StateMachine::open(config.id, &snapshots, applier.clone(), log.clone())?;
+        let rebuilds = sm.rebuild_counter();
         let switch = NetworkSwitch::default();
         let network = Network {
             id: config.id,
@@ -276,6 +291,7 @@ impl Cluster {
             shutdown,
             server,
             local_addr,
+            rebuilds,
         })
     }
 
@@ -305,6 +321,11 @@ impl Cluster {
     /// This member's partition switch (see [`NetworkSwitch`]).
     pub fn switch(&self) -> &NetworkSwitch {
         &self.switch
+    }
+
+    /// How many times this member rebuilt its store to discard an unreplicated tail.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(Ordering::Relaxed)
     }
 
     /// The log store, for inspection.
@@ -343,6 +364,8 @@ impl Cluster {
             last_log_index: last,
             commit_index: m.local_committed.map_or(0, |l| l.index),
             applied_index: m.last_applied.map_or(0, |l| l.index),
+            snapshot_index: m.snapshot.map(|l| l.index),
+            purged_index: m.purged.map(|l| l.index),
             voters: m.membership_config.membership().voter_ids().collect(),
             lag,
         }
