@@ -285,7 +285,7 @@ impl StateMachine {
         };
         let _ = std::fs::remove_dir_all(sm.dir.join(BUILDING_DIR));
         let mut all = sm.list()?;
-        for (path, _) in std::mem::take(&mut all.1) {
+        for path in std::mem::take(&mut all.1) {
             let _ = std::fs::remove_file(path);
         }
         if let Some(newest) = all.0.pop() {
@@ -305,7 +305,7 @@ impl StateMachine {
     }
 
     /// Complete snapshots, oldest first, and leftovers to remove.
-    fn list(&self) -> Result<(Vec<Stored>, Vec<(PathBuf, ())>), ApplyError> {
+    fn list(&self) -> Result<(Vec<Stored>, Vec<PathBuf>), ApplyError> {
         let mut complete = Vec::new();
         let mut leftovers = Vec::new();
         for dirent in std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))? {
@@ -315,7 +315,7 @@ impl StateMachine {
                 continue;
             };
             if name.starts_with(INCOMING_PREFIX) || name.ends_with(TEMP_SUFFIX) {
-                leftovers.push((path, ()));
+                leftovers.push(path);
                 continue;
             }
             if !name.ends_with(META_SUFFIX) {
