@@ -7,8 +7,9 @@
 //!                                       (quiver_durability's segment header and frames; a
 //!                                       frame's "commit" field holds the entry's index)
 //!   vote                                the vote, JSON, replaced atomically and fsynced
-//!   committed                           the newest committed log id, the same way
-//!   purged                              the newest purged log id, the same way
+//!   committed                           the newest committed log id, in two alternating
+//!                                       checksummed slots (see `CommittedFile`)
+//!   purged                              the newest purged log id, JSON, like the vote
 //!
 //! entry body (inside one frame)
 //! offset  size  field
@@ -34,11 +35,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::ops::{Bound, RangeBounds};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use openraft::storage::{IOFlushed, LogState, RaftLogStorage};
 use openraft::{EntryPayload, OptionalSend, RaftLogReader};
@@ -70,6 +71,106 @@ pub const SEGMENT_BYTES_MAX_DEFAULT: u64 = 64 << 20;
 
 const VOTE_FILE: &str = "vote";
 const COMMITTED_FILE: &str = "committed";
+
+/// The committed id changes at nearly every commit, so it is not replaced by rename (three
+/// syncs) but written in place, alternately into one of two slots, and synced once. A torn
+/// write can only damage the slot being written; the other still holds the previous value,
+/// and a stale committed id is safe (the state machine then re-applies a little less on
+/// restart and catches up from the leader).
+///
+/// ```text
+/// committed file: two slots of SLOT_BYTES
+/// offset  size  field
+/// 0       8     sequence, u64 LE: the valid slot with the larger one is current
+/// 8       8     present: 1, or 0 for no committed id
+/// 16      8     term
+/// 24      8     leader node id
+/// 32      8     index
+/// 40      4     CRC32C of bytes 0..40, u32 LE
+/// 44      4     reserved, zero
+/// ```
+struct CommittedFile {
+    file: File,
+    path: PathBuf,
+    seq: u64,
+}
+
+const SLOT_BYTES: usize = 48;
+const SLOT_CRC_AT: usize = 40;
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+impl CommittedFile {
+    fn open(dir: &Path) -> Result<(CommittedFile, Option<LogId>), LogError> {
+        let path = dir.join(COMMITTED_FILE);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| LogError::io(&path, e))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| LogError::io(&path, e))?;
+        let mut best: Option<(u64, Option<LogId>)> = None;
+        for slot in bytes.chunks_exact(SLOT_BYTES).take(2) {
+            let crc = u32::from_le_bytes([
+                slot[SLOT_CRC_AT],
+                slot[SLOT_CRC_AT + 1],
+                slot[SLOT_CRC_AT + 2],
+                slot[SLOT_CRC_AT + 3],
+            ]);
+            if crc32c::crc32c(&slot[..SLOT_CRC_AT]) != crc {
+                continue;
+            }
+            let seq = u64_at(slot, 0);
+            let id = (u64_at(slot, 8) == 1).then(|| {
+                LogId::new(
+                    LeaderId {
+                        term: u64_at(slot, 16),
+                        node_id: u64_at(slot, 24),
+                    },
+                    u64_at(slot, 32),
+                )
+            });
+            if best.is_none_or(|(s, _)| seq > s) {
+                best = Some((seq, id));
+            }
+        }
+        let (seq, committed) = best.unwrap_or((0, None));
+        Ok((CommittedFile { file, path, seq }, committed))
+    }
+
+    fn save(&mut self, committed: Option<LogId>) -> Result<(), LogError> {
+        let seq = self.seq + 1;
+        let mut slot = Vec::with_capacity(SLOT_BYTES);
+        slot.extend_from_slice(&seq.to_le_bytes());
+        let (present, term, node, index) = committed.map_or((0, 0, 0, 0), |c| {
+            (1u64, c.leader_id.term, c.leader_id.node_id, c.index)
+        });
+        for v in [present, term, node, index] {
+            slot.extend_from_slice(&v.to_le_bytes());
+        }
+        let crc = crc32c::crc32c(&slot);
+        slot.extend_from_slice(&crc.to_le_bytes());
+        slot.extend_from_slice(&0u32.to_le_bytes());
+        debug_assert_eq!(slot.len(), SLOT_BYTES);
+        let at = (seq % 2) * SLOT_BYTES as u64;
+        (|| {
+            self.file.seek(SeekFrom::Start(at))?;
+            self.file.write_all(&slot)?;
+            self.file.sync_data()
+        })()
+        .map_err(|e| LogError::io(&self.path, e))?;
+        self.seq = seq;
+        Ok(())
+    }
+}
 const PURGED_FILE: &str = "purged";
 const TEMP_SUFFIX: &str = ".tmp";
 
@@ -183,6 +284,7 @@ struct LogInner {
     active: Option<Arc<File>>,
     vote: Option<Vote>,
     committed: Option<LogId>,
+    committed_file: CommittedFile,
     purged: Option<LogId>,
     /// The torn tail cut at open, if any: (file, offset, bytes cut).
     torn_tail: Option<(PathBuf, u64, u64)>,
@@ -193,6 +295,8 @@ struct LogInner {
 struct Flusher {
     queue: Mutex<FlushQueue>,
     wake: Condvar,
+    /// Batches synced: below the count of appends when group commit shares syncs.
+    batches: AtomicU64,
 }
 
 #[derive(Default)]
@@ -206,6 +310,7 @@ impl Flusher {
         let flusher = Arc::new(Flusher {
             queue: Mutex::new(FlushQueue::default()),
             wake: Condvar::new(),
+            batches: AtomicU64::new(0),
         });
         let f = flusher.clone();
         std::thread::Builder::new()
@@ -241,6 +346,7 @@ impl Flusher {
                     result = Err(e.kind());
                 }
             }
+            self.batches.fetch_add(1, Ordering::Relaxed);
             for (_, callback) in batch {
                 callback.io_completed(result.map_err(io::Error::from));
             }
@@ -323,6 +429,7 @@ impl LogStore {
     pub fn open(dir: impl AsRef<Path>, segment_bytes_max: u64) -> Result<LogStore, LogError> {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| LogError::io(&dir, e))?;
+        let (committed_file, committed) = CommittedFile::open(&dir)?;
         let mut inner = LogInner {
             dir: dir.clone(),
             segment_bytes_max: segment_bytes_max.max(SEGMENT_HEADER_BYTES as u64 + 1),
@@ -330,7 +437,8 @@ impl LogStore {
             segments: BTreeMap::new(),
             active: None,
             vote: read_json(&dir, VOTE_FILE)?,
-            committed: read_json(&dir, COMMITTED_FILE)?,
+            committed,
+            committed_file,
             purged: read_json(&dir, PURGED_FILE)?,
             torn_tail: None,
         };
@@ -362,6 +470,11 @@ impl LogStore {
             .range((range.start_bound().cloned(), range.end_bound().cloned()))
             .map(|(_, (e, _))| e.clone())
             .collect()
+    }
+
+    /// Synced batches of appends so far (each covers every append that arrived meanwhile).
+    pub fn flush_batches(&self) -> u64 {
+        self.shared.flusher.batches.load(Ordering::Relaxed)
     }
 
     /// The number of segment files, for tests and metrics.
@@ -692,7 +805,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         if inner.committed == committed {
             return Ok(());
         }
-        write_atomic(&inner.dir, COMMITTED_FILE, &committed)?;
+        inner.committed_file.save(committed)?;
         inner.committed = committed;
         Ok(())
     }
@@ -739,6 +852,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 
 #[cfg(test)]
 mod tests {
+    use openraft::type_config::TypeConfigExt;
+
     use super::*;
 
     fn blank(term: u64, index: u64) -> Entry {
@@ -834,6 +949,62 @@ mod tests {
         let store = LogStore::open(dir.path(), 1 << 20).unwrap();
         assert_eq!(store.entries(..).len(), 3);
         assert!(store.torn_tail().is_none());
+    }
+
+    #[test]
+    fn appends_waiting_together_share_one_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = LogStore::open(dir.path(), 1 << 20).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            // Hold the queue as a running sync would: the appends pile up behind it.
+            let mut queue = store.shared.flusher.queue.lock();
+            let mut inner = store.shared.inner.lock();
+            for i in 1..=5 {
+                let file = inner.append(vec![redo(1, i, 10)]).unwrap().unwrap();
+                let tx = tx.clone();
+                let (otx, orx) = TypeConfig::oneshot();
+                queue.waiting.push((file, IOFlushed::signal(otx)));
+                std::thread::spawn(move || tx.send(orx.blocking_recv()).unwrap());
+            }
+        }
+        store.shared.flusher.wake.notify_one();
+        for _ in 0..5 {
+            let r = rx.recv().unwrap();
+            assert!(matches!(r, Ok(Ok(()))), "{r:?}");
+        }
+        assert_eq!(store.flush_batches(), 1);
+    }
+
+    #[test]
+    fn the_committed_id_survives_a_torn_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = |i| {
+            Some(LogId::new(
+                LeaderId {
+                    term: 2,
+                    node_id: 3,
+                },
+                i,
+            ))
+        };
+        {
+            let (mut f, c) = CommittedFile::open(dir.path()).unwrap();
+            assert_eq!(c, None);
+            for i in 1..=5 {
+                f.save(id(i)).unwrap();
+            }
+        }
+        assert_eq!(CommittedFile::open(dir.path()).unwrap().1, id(5));
+        // Tear the newest slot (sequence 5 lives in slot 1): the one before it stands.
+        let path = dir.path().join(COMMITTED_FILE);
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[SLOT_BYTES + 33] ^= 0xff;
+        fs::write(&path, &bytes).unwrap();
+        let (mut f, c) = CommittedFile::open(dir.path()).unwrap();
+        assert_eq!(c, id(4));
+        f.save(None).unwrap();
+        assert_eq!(CommittedFile::open(dir.path()).unwrap().1, None);
     }
 
     #[test]
