@@ -271,6 +271,10 @@ struct Place {
 /// A segment file (keyed by its first index).
 struct Segment {
     path: PathBuf,
+    /// The index the segment's next frame must carry: frames within a segment are consecutive.
+    /// After a snapshot install the log resumes far past the newest segment's last entry, in a
+    /// new segment.
+    next: u64,
     len: u64,
 }
 
@@ -519,6 +523,19 @@ impl LogInner {
                 }
                 Err(reason) => return Err(LogError::corrupt(&path, 0, reason)),
             }
+            if let Some(p) = prev
+                && base != p + 1
+            {
+                // Segments follow one another, except past a gap the purge point covers.
+                if self.purged.is_none_or(|purged| purged.index < p) {
+                    return Err(LogError::corrupt(
+                        &path,
+                        16,
+                        format!("segment starts at {base} where {} was expected", p + 1),
+                    ));
+                }
+                prev = None;
+            }
             let mut at = SEGMENT_HEADER_BYTES;
             while at < bytes.len() {
                 let frame = match read_frame(&bytes, at, ENTRY_BYTES_MAX) {
@@ -553,7 +570,8 @@ impl LogInner {
             let len = fs::metadata(&path)
                 .map_err(|e| LogError::io(&path, e))?
                 .len();
-            self.segments.insert(base, Segment { path, len });
+            let next = prev.filter(|p| *p >= base).map_or(base, |p| p + 1);
+            self.segments.insert(base, Segment { path, next, len });
         }
         Ok(())
     }
@@ -589,8 +607,7 @@ impl LogInner {
     fn segment_for(&mut self, index: u64) -> Result<(u64, Arc<File>), LogError> {
         let header_bytes = SEGMENT_HEADER_BYTES as u64;
         if let Some((&base, seg)) = self.segments.last_key_value() {
-            let usable =
-                seg.len < self.segment_bytes_max && (seg.len > header_bytes || base == index);
+            let usable = seg.len < self.segment_bytes_max && seg.next == index;
             if usable {
                 if let Some(file) = &self.active {
                     return Ok((base, file.clone()));
@@ -634,6 +651,7 @@ impl LogInner {
             index,
             Segment {
                 path,
+                next: index,
                 len: header_bytes,
             },
         );
@@ -690,6 +708,9 @@ impl LogInner {
             .write_all(buf)
             .map_err(|e| LogError::io(&seg.path, e))?;
         seg.len += buf.len() as u64;
+        if let Some((last, _)) = pending.last() {
+            seg.next = last.log_id.index + 1;
+        }
         buf.clear();
         for (entry, offset) in pending.drain(..) {
             let place = Place {
@@ -704,7 +725,12 @@ impl LogInner {
     /// Removes every entry after `last` (all of them for `None`), on disk first.
     fn truncate_after(&mut self, last: Option<u64>) -> Result<bool, LogError> {
         let from = last.map_or(0, |l| l + 1);
-        let Some(first_place) = self.entries.range(from..).next().map(|(_, (_, p))| *p) else {
+        let Some((first_index, first_place)) = self
+            .entries
+            .range(from..)
+            .next()
+            .map(|(i, (_, p))| (*i, *p))
+        else {
             return Ok(false);
         };
         let cut_segment = first_place.segment;
@@ -727,6 +753,7 @@ impl LogInner {
                 .map_err(|e| LogError::io(&seg.path, e))?;
             f.sync_all().map_err(|e| LogError::io(&seg.path, e))?;
             seg.len = first_place.offset;
+            seg.next = first_index;
         }
         sync_dir(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
         // The append handle may be for a removed file; reopen on the next append.
@@ -742,13 +769,21 @@ impl LogInner {
         self.purged = Some(log_id);
         let keep = self.entries.split_off(&(log_id.index + 1));
         self.entries = keep;
+        // A segment is covered when every index it holds is at most the purge point: the
+        // next segment starts by then, or (the newest) its own next index is past no more.
         let bases: Vec<u64> = self.segments.keys().copied().collect();
-        for pair in bases.windows(2) {
-            let (base, next) = (pair[0], pair[1]);
-            if next <= log_id.index + 1
-                && let Some(seg) = self.segments.remove(&base)
+        for (i, base) in bases.iter().enumerate() {
+            let end = match bases.get(i + 1) {
+                Some(next_base) => *next_base,
+                None => self.segments[base].next,
+            };
+            if end <= log_id.index + 1
+                && let Some(seg) = self.segments.remove(base)
             {
                 fs::remove_file(&seg.path).map_err(|e| LogError::io(&seg.path, e))?;
+                if bases.get(i + 1).is_none() {
+                    self.active = None;
+                }
             }
         }
         Ok(())
@@ -922,6 +957,33 @@ mod tests {
             .collect();
         assert_eq!(got, vec![(1, 4), (1, 5), (1, 6), (2, 7), (2, 8)]);
         assert_eq!(store.shared.inner.lock().purged.unwrap().index, 3);
+    }
+
+    #[test]
+    fn the_log_resumes_past_a_purge_beyond_its_end() {
+        // A follower that installs a snapshot newer than its whole log purges all of it and
+        // goes on from the snapshot's index.
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = LogStore::open(dir.path(), 1 << 20).unwrap();
+            let mut inner = store.shared.inner.lock();
+            append_sync(&mut inner, (1..=5).map(|i| redo(1, i, 10)).collect());
+            inner
+                .purge(LogId::new(
+                    LeaderId {
+                        term: 2,
+                        node_id: 2,
+                    },
+                    45,
+                ))
+                .unwrap();
+            assert_eq!(inner.last_log_id().unwrap().index, 45);
+            append_sync(&mut inner, (46..=48).map(|i| redo(2, i, 10)).collect());
+        }
+        let store = LogStore::open(dir.path(), 1 << 20).unwrap();
+        let got: Vec<u64> = store.entries(..).iter().map(|e| e.log_id.index).collect();
+        assert_eq!(got, vec![46, 47, 48]);
+        assert_eq!(store.segment_count(), 1, "the purged segment is gone");
     }
 
     #[test]

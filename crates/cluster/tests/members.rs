@@ -340,8 +340,14 @@ async fn a_lagging_follower_is_caught_up_by_snapshot() {
     );
     assert_eq!(items(&h.members[&lagging]), 41);
     assert_eq!(dump(&h.members[&lagging]), dump(&h.members[&leader]));
-    // It keeps up through the log afterwards.
+    // It keeps up through the log afterwards, and its log (resumed past the snapshot) opens
+    // again after a restart.
     let index = h.write(leader, "after").await;
+    h.wait_all_applied(index).await;
+    assert_eq!(dump(&h.members[&lagging]), dump(&h.members[&leader]));
+    h.stop(lagging).await;
+    h.restart(lagging).await;
+    let index = h.write(leader, "after-restart").await;
     h.wait_all_applied(index).await;
     assert_eq!(dump(&h.members[&lagging]), dump(&h.members[&leader]));
     h.shutdown().await;
