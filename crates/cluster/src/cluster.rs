@@ -11,6 +11,7 @@ use std::time::Duration;
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::{ClientWriteError, ForwardReason, RaftError};
 use openraft::{ChangeMembers, Config, ServerState, SnapshotPolicy};
+use quiver_durability::DirLock;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -100,6 +101,9 @@ pub enum ClusterError {
     Discarded { leader: Option<NodeId> },
     #[error("invalid cluster configuration: {0}")]
     Config(String),
+    /// Another process (or member) holds the data directory.
+    #[error("data directory: {0}")]
+    Lock(quiver_durability::Error),
     #[error("raft log: {0}")]
     Log(#[from] LogError),
     #[error("state machine: {0}")]
@@ -205,6 +209,8 @@ pub struct Cluster {
     server: JoinHandle<()>,
     local_addr: SocketAddr,
     rebuilds: Arc<AtomicU64>,
+    /// Held until the member is dropped.
+    _lock: DirLock,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -249,6 +255,14 @@ impl Cluster {
                 (s.clone(), Some(s))
             }
         };
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            ClusterError::Lock(quiver_durability::Error::Io {
+                path: config.data_dir.clone(),
+                source: e,
+            })
+        })?;
+        // Two members on one directory would interleave their logs: the second one stops here.
+        let lock = DirLock::acquire(&config.data_dir).map_err(ClusterError::Lock)?;
         let log = LogStore::open(config.data_dir.join("raft"), config.log_segment_bytes_max)?;
         let snapshots = config.data_dir.join("snapshots");
         let sm = StateMachine::open(config.id, &snapshots, applier.clone(), log.clone())?;
@@ -292,6 +306,7 @@ impl Cluster {
             server,
             local_addr,
             rebuilds,
+            _lock: lock,
         })
     }
 

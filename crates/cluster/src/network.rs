@@ -44,6 +44,10 @@ use crate::types::{Node, NodeId, Raft, Redo, SnapshotMeta, TypeConfig, Vote};
 /// room for base64 and the JSON around it. A length beyond it is a broken peer, not a message.
 pub const RPC_FRAME_BYTES_MAX: usize = (quiver_storage::RECORD_BYTES_MAX / 3) * 4 + (64 << 20);
 
+/// A peer connection with no request for this long is closed; the peer reconnects when it
+/// next has something to send.
+pub const RPC_IDLE_TIMEOUT_MS: u64 = 60_000;
+
 /// Snapshot bytes sent per chunk.
 pub const SNAPSHOT_CHUNK_BYTES: usize = 1 << 20;
 
@@ -434,14 +438,15 @@ struct Connection {
 impl Connection {
     async fn run(mut self, mut stream: TcpStream, mut shutdown: watch::Receiver<bool>) {
         loop {
+            let idle = Duration::from_millis(RPC_IDLE_TIMEOUT_MS);
             let frame = tokio::select! {
-                f = read_frame(&mut stream) => f,
+                f = tokio::time::timeout(idle, read_frame(&mut stream)) => f,
                 _ = shutdown.wait_for(|s| *s) => break,
             };
             let body = match frame {
-                Ok(Some(b)) => b,
-                Ok(None) => break,
-                Err(e) => {
+                Ok(Ok(Some(b))) => b,
+                Ok(Ok(None)) | Err(_) => break,
+                Ok(Err(e)) => {
                     tracing::debug!(error = %e, "raft connection closed");
                     break;
                 }

@@ -425,6 +425,12 @@ async fn a_restarted_member_rejoins_with_its_log() {
         last = h.write(leader, &format!("kept-{i}")).await;
     }
     h.wait_all_applied(last).await;
+    // A second member on the same directory is refused while the first runs.
+    let dir = &h.dirs[&member];
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let c = config(member, &h.nodes[&member], dir, &h.nodes);
+    let err = Cluster::start_on(c, l, None).await.unwrap_err();
+    assert!(matches!(err, ClusterError::Lock(_)), "{err}");
     let before = h.members[&member].status();
     h.stop(member).await;
     h.restart(member).await;
