@@ -209,6 +209,8 @@ pub struct Cluster {
     server: JoinHandle<()>,
     local_addr: SocketAddr,
     rebuilds: Arc<AtomicU64>,
+    /// How long a leader stopping gracefully waits for its successor.
+    handover_timeout: Duration,
     /// Held until the member is dropped.
     _lock: DirLock,
 }
@@ -306,6 +308,7 @@ impl Cluster {
             server,
             local_addr,
             rebuilds,
+            handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
             _lock: lock,
         })
     }
@@ -452,8 +455,32 @@ impl Cluster {
         .map(|_| ())
     }
 
-    /// Stops the member: no more RPCs in or out, Raft stopped, the listener closed.
+    /// Stops the member gracefully: a leader first hands leadership to its most up-to-date
+    /// voter (waiting at most `handover_timeout`), so the cluster does not sit through an
+    /// election timeout without a leader; then it stops as [`Cluster::stop`] does.
     pub async fn shutdown(self) -> Result<(), ClusterError> {
+        let status = self.status();
+        if status.role == Role::Leader {
+            let target = status
+                .lag
+                .iter()
+                .filter(|(id, _)| status.voters.contains(id))
+                .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
+                .min()
+                .map(|(_, id)| id);
+            if let Some(to) = target
+                && let Err(e) = self.transfer_leadership(to, self.handover_timeout).await
+            {
+                tracing::warn!(member = self.id, to, error = %e, "leadership handover at shutdown failed");
+            }
+        }
+        self.stop().await
+    }
+
+    /// Stops the member at once: no more RPCs in or out, Raft stopped, the listener closed. To
+    /// the others it is as if it crashed (its disk state is intact), so a leader stopped this way
+    /// leaves them to elect another after their election timeout.
+    pub async fn stop(self) -> Result<(), ClusterError> {
         self.switch.isolate();
         let _ = self.shutdown.send(true);
         let result = self
