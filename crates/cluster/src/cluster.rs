@@ -353,6 +353,12 @@ impl Cluster {
 
     /// Replicates one commit's redo record and returns once a majority stored it and this
     /// member applied it.
+    ///
+    /// Entries are appended in the order calls reach Raft, and the state machine expects commit
+    /// numbers in log order: the engine must hand records over in commit order (from its commit
+    /// path, under the commit lock, without waiting there). A write that fails with
+    /// [`ClusterError::NotLeader`] or [`ClusterError::LeaseNotHeld`] was not appended; one that
+    /// fails with [`ClusterError::Discarded`] or times out may still commit.
     pub async fn client_write(&self, redo: Vec<u8>) -> Result<Written, ClusterError> {
         let resp = self.raft.client_write(Redo(redo)).await?;
         Ok(Written {
