@@ -609,3 +609,161 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
 pub(crate) fn incoming_path(dir: &Path, tag: &str) -> PathBuf {
     dir.join(format!("{INCOMING_PREFIX}{tag}{TEMP_SUFFIX}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use openraft::storage::{IOFlushed, RaftLogStorage, RaftStateMachine};
+    use parking_lot::Mutex;
+    use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
+    use quiver_value::Value;
+
+    use super::*;
+    use crate::types::{Payload, Redo};
+
+    #[derive(Default)]
+    struct Capture(Mutex<Option<Vec<u8>>>);
+
+    impl CommitLog for Capture {
+        fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+            *self.0.lock() = Some(record.encode());
+            Ok(DurabilityTicket(record.commit))
+        }
+    }
+
+    /// Commits one named node in memory, as a leader's transaction does; returns its record.
+    fn commit_item(storage: &Arc<Storage>, name: &str) -> Vec<u8> {
+        let capture = Arc::new(Capture::default());
+        storage.set_commit_log(Some(capture.clone()));
+        let label = storage.get_or_create_label("Item").unwrap();
+        let key = storage.get_or_create_property_key("name").unwrap();
+        let tx = storage.begin_write();
+        tx.create_node(&[label], &[(key, Value::from(name))])
+            .unwrap();
+        tx.commit().unwrap();
+        storage.set_commit_log(None);
+        let bytes = capture.0.lock().take();
+        bytes.unwrap()
+    }
+
+    fn names(applier: &StorageApplier) -> Vec<String> {
+        let storage = applier.storage();
+        let tx = storage.begin_read();
+        tx.export()
+            .unwrap()
+            .map(|op| format!("{:?}", op.unwrap()))
+            .filter(|op| op.starts_with("CreateNode"))
+            .collect()
+    }
+
+    fn entry(term: u64, node_id: NodeId, index: u64, payload: Payload) -> Entry {
+        Entry {
+            log_id: LogId::new(LeaderId { term, node_id }, index),
+            payload,
+        }
+    }
+
+    struct Member {
+        _dir: tempfile::TempDir,
+        log: LogStore,
+        applier: Arc<StorageApplier>,
+        sm: StateMachine,
+    }
+
+    fn member(id: NodeId) -> Member {
+        let dir = tempfile::tempdir().unwrap();
+        let log = LogStore::open(dir.path().join("raft"), 1 << 20).unwrap();
+        let applier = StorageApplier::new();
+        let sm = StateMachine::open(
+            id,
+            dir.path().join("snapshots"),
+            applier.clone(),
+            log.clone(),
+        )
+        .unwrap();
+        Member {
+            _dir: dir,
+            log,
+            applier,
+            sm,
+        }
+    }
+
+    impl Member {
+        async fn append(&mut self, e: &Entry) {
+            self.log
+                .append(vec![e.clone()], IOFlushed::noop())
+                .await
+                .unwrap();
+        }
+
+        async fn apply(&mut self, e: &Entry) {
+            let items = vec![Ok((e.clone(), None))];
+            self.sm
+                .apply(futures_util::stream::iter(items))
+                .await
+                .unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn a_leader_publishes_its_own_records_without_replaying_them() {
+        let mut m = member(1);
+        let storage = m.applier.storage();
+        let rec = commit_item(&storage, "a");
+        assert_eq!(
+            storage.visible_watermark(),
+            0,
+            "not visible before it is applied"
+        );
+        let e = entry(1, 1, 1, Payload::Normal(Redo(rec)));
+        m.append(&e).await;
+        m.apply(&e).await;
+        assert_eq!(storage.last_committed(), 1, "applied once, not twice");
+        assert_eq!(storage.visible_watermark(), 1);
+        assert_eq!(m.sm.rebuilds.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn a_tail_that_never_reached_the_log_is_discarded() {
+        let mut m = member(1);
+        let rec1 = commit_item(&m.applier.storage(), "agreed");
+        let e1 = entry(1, 1, 1, Payload::Normal(Redo(rec1.clone())));
+        m.append(&e1).await;
+        m.apply(&e1).await;
+        // A commit in memory whose write was refused before it was appended.
+        commit_item(&m.applier.storage(), "lost");
+        // Another leader's commit 2, built on the agreed state.
+        let other = StorageApplier::new();
+        other.apply(&RedoRecord::decode(&rec1).unwrap().0).unwrap();
+        let rec2 = commit_item(&other.storage(), "won");
+        let e2 = entry(2, 2, 2, Payload::Normal(Redo(rec2)));
+        m.append(&e2).await;
+        m.apply(&e2).await;
+        let got = names(&m.applier);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got.iter().any(|n| n.contains("won")) && !got.iter().any(|n| n.contains("lost")));
+        assert_eq!(m.applier.last_commit(), 2);
+        assert_eq!(m.sm.rebuilds.load(Ordering::Relaxed), 1);
+    }
+
+    #[tokio::test]
+    async fn a_truncated_tail_is_discarded_before_the_next_apply() {
+        let mut m = member(1);
+        let rec1 = commit_item(&m.applier.storage(), "agreed");
+        let e1 = entry(1, 1, 1, Payload::Normal(Redo(rec1)));
+        m.append(&e1).await;
+        m.apply(&e1).await;
+        // Appended but never committed: a newer leader's log overwrites it.
+        let lost = commit_item(&m.applier.storage(), "lost");
+        m.append(&entry(1, 1, 2, Payload::Normal(Redo(lost)))).await;
+        m.log.truncate_after(Some(e1.log_id)).await.unwrap();
+        let blank = entry(2, 2, 2, Payload::Blank);
+        m.append(&blank).await;
+        m.apply(&blank).await;
+        assert_eq!(m.applier.last_commit(), 1, "the store dropped its tail");
+        assert_eq!(names(&m.applier).len(), 1);
+        assert_eq!(m.sm.rebuilds.load(Ordering::Relaxed), 1);
+    }
+}
