@@ -12,6 +12,7 @@ use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::{ClientWriteError, ForwardReason, RaftError};
 use openraft::{ChangeMembers, Config, ServerState, SnapshotPolicy};
 use quiver_durability::DirLock;
+use quiver_storage::RedoRecord;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -99,6 +100,10 @@ pub enum ClusterError {
     /// not have committed elsewhere.
     #[error("the write's entry was discarded on a leader change; its outcome is unknown")]
     Discarded { leader: Option<NodeId> },
+    /// The bytes handed to `client_write` are not redo records in commit order. Nothing was
+    /// appended: an entry every member fails to apply would stop the whole cluster.
+    #[error("not a redo record sequence: {0}")]
+    InvalidRecord(String),
     #[error("invalid cluster configuration: {0}")]
     Config(String),
     /// Another process (or member) holds the data directory.
@@ -195,6 +200,30 @@ pub struct Written {
     pub index: u64,
     /// The commit number the record carried.
     pub commit: u64,
+}
+
+/// Checks that `redo` holds one or more whole redo records with consecutive commit numbers,
+/// before it becomes an entry every member must apply.
+fn check_records(redo: &[u8]) -> Result<(), ClusterError> {
+    if redo.is_empty() {
+        return Err(ClusterError::InvalidRecord("no record".into()));
+    }
+    let mut at = 0;
+    let mut prev: Option<u64> = None;
+    while at < redo.len() {
+        let (record, used) = RedoRecord::decode(&redo[at..])
+            .map_err(|e| ClusterError::InvalidRecord(format!("at byte {at}: {e}")))?;
+        if prev.is_some_and(|p| record.commit != p + 1) {
+            return Err(ClusterError::InvalidRecord(format!(
+                "commit {} follows commit {}",
+                record.commit,
+                prev.unwrap_or_default()
+            )));
+        }
+        prev = Some(record.commit);
+        at += used;
+    }
+    Ok(())
 }
 
 /// A running member.
@@ -360,6 +389,7 @@ impl Cluster {
     /// [`ClusterError::NotLeader`] or [`ClusterError::LeaseNotHeld`] was not appended; one that
     /// fails with [`ClusterError::Discarded`] or times out may still commit.
     pub async fn client_write(&self, redo: Vec<u8>) -> Result<Written, ClusterError> {
+        check_records(&redo)?;
         let resp = self.raft.client_write(Redo(redo)).await?;
         Ok(Written {
             index: resp.log_id.index,

@@ -255,9 +255,17 @@ async fn three_members_elect_replicate_and_hand_over() {
     assert_eq!(status.voters, [1, 2, 3].into());
     assert_eq!(status.lag.len(), 2, "the leader reports both followers");
 
+    // Bytes that are not redo records are refused before they become an entry.
+    let err = h.members[&leader]
+        .client_write(vec![1, 2, 3])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClusterError::InvalidRecord(_)), "{err}");
+
     // A follower refuses writes and names the leader.
     let follower = &h.members[&2];
-    let err = follower.client_write(Vec::new()).await.unwrap_err();
+    let redo = commit_item(&quiver_storage::Storage::new(), "refused");
+    let err = follower.client_write(redo).await.unwrap_err();
     assert!(
         matches!(
             err,
