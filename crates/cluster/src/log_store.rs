@@ -310,7 +310,7 @@ struct FlushQueue {
 }
 
 impl Flusher {
-    fn start() -> Arc<Flusher> {
+    fn start() -> io::Result<Arc<Flusher>> {
         let flusher = Arc::new(Flusher {
             queue: Mutex::new(FlushQueue::default()),
             wake: Condvar::new(),
@@ -319,9 +319,8 @@ impl Flusher {
         let f = flusher.clone();
         std::thread::Builder::new()
             .name("raft-log-flush".into())
-            .spawn(move || f.run())
-            .expect("spawning the raft log flusher thread");
-        flusher
+            .spawn(move || f.run())?;
+        Ok(flusher)
     }
 
     fn run(&self) {
@@ -450,7 +449,7 @@ impl LogStore {
         Ok(LogStore {
             shared: Arc::new(Shared {
                 inner: Mutex::new(inner),
-                flusher: Flusher::start(),
+                flusher: Flusher::start().map_err(|e| LogError::io(&dir, e))?,
                 truncated: AtomicBool::new(false),
             }),
         })
