@@ -28,7 +28,7 @@
 //!
 //! Writes follow Raft's rule that they are serialized: openraft calls one method at a time.
 //! `append` writes the entries to the file and returns (they are readable at once); the
-//! [`Flusher`] thread fsyncs and only then reports them flushed, so appends that arrive while a
+//! flusher thread fsyncs and only then reports them flushed, so appends that arrive while a
 //! sync is running share the next one (group commit). Votes, the committed id, truncation and
 //! purge are made durable before their call returns.
 
