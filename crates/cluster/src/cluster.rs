@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::log_store::{LogError, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
-use crate::network::{Network, NetworkSwitch, serve};
+use crate::network::{Network, NetworkSwitch, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve};
 use crate::state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
 use crate::types::{Node, NodeId, Raft, Redo};
 
@@ -49,6 +49,8 @@ pub struct ClusterConfig {
     pub logs_kept_after_snapshot: u64,
     /// Log segments are closed past this size (a purge removes whole segments).
     pub log_segment_bytes_max: u64,
+    /// A snapshot streams to a member in chunks of this many bytes.
+    pub snapshot_chunk_bytes: usize,
 }
 
 impl ClusterConfig {
@@ -65,6 +67,7 @@ impl ClusterConfig {
             snapshot_every_entries: 10_000,
             logs_kept_after_snapshot: 1000,
             log_segment_bytes_max: SEGMENT_BYTES_MAX_DEFAULT,
+            snapshot_chunk_bytes: SNAPSHOT_CHUNK_BYTES_DEFAULT,
         }
     }
 
@@ -303,6 +306,7 @@ impl Cluster {
             id: config.id,
             switch: switch.clone(),
             connect_timeout: Duration::from_millis(config.connect_timeout_ms),
+            snapshot_chunk_bytes: config.snapshot_chunk_bytes,
         };
         let raft = Raft::new(config.id, raft_config, network, log.clone(), sm)
             .await

@@ -48,8 +48,8 @@ pub const RPC_FRAME_BYTES_MAX: usize = (quiver_storage::RECORD_BYTES_MAX / 3) * 
 /// next has something to send.
 pub const RPC_IDLE_TIMEOUT_MS: u64 = 60_000;
 
-/// Snapshot bytes sent per chunk.
-pub const SNAPSHOT_CHUNK_BYTES: usize = 1 << 20;
+/// Snapshot bytes sent per chunk, by default.
+pub const SNAPSHOT_CHUNK_BYTES_DEFAULT: usize = 1 << 20;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Request {
@@ -171,6 +171,7 @@ pub struct Network {
     pub(crate) id: NodeId,
     pub(crate) switch: NetworkSwitch,
     pub(crate) connect_timeout: Duration,
+    pub(crate) snapshot_chunk_bytes: usize,
 }
 
 impl RaftNetworkFactory<TypeConfig> for Network {
@@ -183,6 +184,7 @@ impl RaftNetworkFactory<TypeConfig> for Network {
             addr: node.raft_addr.clone(),
             switch: self.switch.clone(),
             connect_timeout: self.connect_timeout,
+            snapshot_chunk_bytes: self.snapshot_chunk_bytes.max(1),
             conn: None,
         }
     }
@@ -196,6 +198,7 @@ pub struct PeerClient {
     addr: String,
     switch: NetworkSwitch,
     connect_timeout: Duration,
+    snapshot_chunk_bytes: usize,
     conn: Option<TcpStream>,
 }
 
@@ -326,7 +329,7 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         };
         let has_file = file.is_some();
         let mut offset = 0u64;
-        let mut buf = vec![0u8; SNAPSHOT_CHUNK_BYTES];
+        let mut buf = vec![0u8; self.snapshot_chunk_bytes];
         loop {
             let n = match &mut file {
                 Some(f) => read_full(f, &mut buf)

@@ -88,6 +88,8 @@ fn config(
     c.snapshot_every_entries = 1_000_000;
     c.logs_kept_after_snapshot = 0;
     c.log_segment_bytes_max = 4096;
+    // Small chunks, so that even these small snapshots stream in many.
+    c.snapshot_chunk_bytes = 256;
     c
 }
 
@@ -354,6 +356,14 @@ async fn a_lagging_follower_is_caught_up_by_snapshot() {
         .wait_until(WAIT, "purge", |s| s.purged_index >= Some(last))
         .await
         .unwrap();
+    let snapshot = raft.get_snapshot().await.unwrap().unwrap();
+    let bytes = std::fs::metadata(snapshot.snapshot.file.unwrap())
+        .unwrap()
+        .len();
+    assert!(
+        bytes > 4 * 256,
+        "the snapshot streams in several chunks ({bytes} bytes)"
+    );
     let t = Instant::now();
     h.restart(lagging).await;
     h.members[&lagging].wait_applied(last, WAIT).await.unwrap();
