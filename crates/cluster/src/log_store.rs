@@ -30,7 +30,7 @@
 //! `append` writes the entries to the file and returns (they are readable at once); the
 //! flusher thread fsyncs and only then reports them flushed, so appends that arrive while a
 //! sync is running share the next one (group commit). Votes, the committed id, truncation and
-//! purge are made durable before their call returns.
+//! purge are made durable before their call returns, on tokio's blocking pool.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -288,7 +288,6 @@ struct LogInner {
     active: Option<Arc<File>>,
     vote: Option<Vote>,
     committed: Option<LogId>,
-    committed_file: CommittedFile,
     purged: Option<LogId>,
     /// The torn tail cut at open, if any: (file, offset, bytes cut).
     torn_tail: Option<(PathBuf, u64, u64)>,
@@ -369,6 +368,8 @@ impl Flusher {
 
 struct Shared {
     inner: Mutex<LogInner>,
+    /// Apart from `inner` so that its sync holds up no reader.
+    committed_file: Mutex<CommittedFile>,
     flusher: Arc<Flusher>,
     /// Set when a truncation removed entries; the state machine takes it to learn that a tail
     /// it may hold in memory is gone (see the crate docs on a deposed leader).
@@ -441,7 +442,6 @@ impl LogStore {
             active: None,
             vote: read_json(&dir, VOTE_FILE)?,
             committed,
-            committed_file,
             purged: read_json(&dir, PURGED_FILE)?,
             torn_tail: None,
         };
@@ -449,6 +449,7 @@ impl LogStore {
         Ok(LogStore {
             shared: Arc::new(Shared {
                 inner: Mutex::new(inner),
+                committed_file: Mutex::new(committed_file),
                 flusher: Flusher::start().map_err(|e| LogError::io(&dir, e))?,
                 truncated: AtomicBool::new(false),
             }),
@@ -828,20 +829,28 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn save_vote(&mut self, vote: &Vote) -> Result<(), io::Error> {
-        let mut inner = self.shared.inner.lock();
-        write_atomic(&inner.dir, VOTE_FILE, vote)?;
-        inner.vote = Some(*vote);
-        Ok(())
+        let shared = self.shared.clone();
+        let vote = *vote;
+        off_runtime(move || {
+            let dir = shared.inner.lock().dir.clone();
+            write_atomic(&dir, VOTE_FILE, &vote)?;
+            shared.inner.lock().vote = Some(vote);
+            Ok(())
+        })
+        .await
     }
 
     async fn save_committed(&mut self, committed: Option<LogId>) -> Result<(), io::Error> {
-        let mut inner = self.shared.inner.lock();
-        if inner.committed == committed {
+        if self.shared.inner.lock().committed == committed {
             return Ok(());
         }
-        inner.committed_file.save(committed)?;
-        inner.committed = committed;
-        Ok(())
+        let shared = self.shared.clone();
+        off_runtime(move || {
+            shared.committed_file.lock().save(committed)?;
+            shared.inner.lock().committed = committed;
+            Ok(())
+        })
+        .await
     }
 
     async fn read_committed(&mut self) -> Result<Option<LogId>, io::Error> {
@@ -867,20 +876,34 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn truncate_after(&mut self, last_log_id: Option<LogId>) -> Result<(), io::Error> {
-        let removed = self
-            .shared
-            .inner
-            .lock()
-            .truncate_after(last_log_id.map(|l| l.index))?;
-        if removed {
-            self.shared.truncated.store(true, Ordering::Release);
-        }
-        Ok(())
+        let shared = self.shared.clone();
+        off_runtime(move || {
+            let removed = shared
+                .inner
+                .lock()
+                .truncate_after(last_log_id.map(|l| l.index))?;
+            if removed {
+                shared.truncated.store(true, Ordering::Release);
+            }
+            Ok(())
+        })
+        .await
     }
 
     async fn purge(&mut self, log_id: LogId) -> Result<(), io::Error> {
-        self.shared.inner.lock().purge(log_id)?;
-        Ok(())
+        let shared = self.shared.clone();
+        off_runtime(move || shared.inner.lock().purge(log_id)).await
+    }
+}
+
+/// Runs file work that syncs (votes, the committed id, truncation, purge) on tokio's blocking
+/// pool, so a slow disk stalls no async worker.
+async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, LogError> + Send + 'static,
+) -> Result<T, io::Error> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result.map_err(io::Error::from),
+        Err(e) => Err(io::Error::other(e)),
     }
 }
 

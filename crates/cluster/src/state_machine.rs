@@ -428,7 +428,7 @@ impl StateMachine {
             if record.commit <= held && !own {
                 // Another leader's record at a commit this store already holds: the store has
                 // a tail that is not in the cluster's history. Discard it.
-                self.rebuild()?;
+                blocking_section(|| self.rebuild())?;
                 held = self.applier.last_commit();
             }
             if record.commit > held {
@@ -515,6 +515,17 @@ impl StateMachine {
     }
 }
 
+/// Runs file-heavy work (writing, loading or rebuilding the store) where it stalls no other
+/// task: in place of the async worker on a multi-threaded runtime, inline on any other.
+fn blocking_section<T>(work: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
 /// Hands out a snapshot the state machine built before returning the builder: the build holds
 /// the state machine so that the snapshot and its meta agree (see the crate docs).
 pub struct Built(Option<Snapshot>);
@@ -544,7 +555,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         if self.log.take_truncated() && self.applier.last_commit() > self.applied_commit {
             // A truncation removed entries this store may hold in memory (a deposed leader's
             // unreplicated tail): start over from what is committed.
-            self.rebuild()?;
+            blocking_section(|| self.rebuild())?;
         }
         while let Some((entry, responder)) = entries.try_next().await? {
             let commit = match &entry.payload {
@@ -564,7 +575,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     }
 
     async fn try_create_snapshot_builder(&mut self, _force: bool) -> Option<Built> {
-        match self.build() {
+        match blocking_section(|| self.build()) {
             Ok(s) => Some(Built(Some(s))),
             Err(e) => {
                 tracing::error!(member = self.id, error = %e, "building a snapshot failed");
@@ -574,7 +585,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     }
 
     async fn get_snapshot_builder(&mut self) -> Built {
-        Built(self.build().ok())
+        Built(blocking_section(|| self.build()).ok())
     }
 
     async fn install_snapshot(
@@ -582,8 +593,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         meta: &SnapshotMeta,
         snapshot: SnapshotData,
     ) -> Result<(), io::Error> {
-        let stored = self.store(meta, snapshot.file.as_deref())?;
-        self.applied_commit = self.applier.reset(stored.file.as_deref())?;
+        let stored = blocking_section(|| self.store(meta, snapshot.file.as_deref()))?;
+        self.applied_commit = blocking_section(|| self.applier.reset(stored.file.as_deref()))?;
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
         tracing::info!(
