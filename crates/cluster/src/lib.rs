@@ -54,6 +54,7 @@
 //! replaces the store's contents.
 
 pub mod cluster;
+mod committed;
 pub mod log_store;
 pub mod network;
 pub mod state_machine;
