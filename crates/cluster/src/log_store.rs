@@ -8,7 +8,7 @@
 //!                                       frame's "commit" field holds the entry's index)
 //!   vote                                the vote, JSON, replaced atomically and fsynced
 //!   committed                           the newest committed log id, in two alternating
-//!                                       checksummed slots (see `CommittedFile`)
+//!                                       checksummed slots (see the `committed` module)
 //!   purged                              the newest purged log id, JSON, like the vote
 //!
 //! entry body (inside one frame)
