@@ -49,8 +49,12 @@ pub struct ClusterConfig {
     pub logs_kept_after_snapshot: u64,
     /// Log segments are closed past this size (a purge removes whole segments).
     pub log_segment_bytes_max: u64,
-    /// A snapshot streams to a member in chunks of this many bytes.
+    /// A snapshot streams to a member in chunks of this many bytes, each acknowledged within
+    /// `snapshot_chunk_timeout_ms`; the last is answered once the member loaded the whole
+    /// snapshot, within `snapshot_install_timeout_ms` (a large store takes a while).
     pub snapshot_chunk_bytes: usize,
+    pub snapshot_chunk_timeout_ms: u64,
+    pub snapshot_install_timeout_ms: u64,
 }
 
 impl ClusterConfig {
@@ -68,6 +72,8 @@ impl ClusterConfig {
             logs_kept_after_snapshot: 1000,
             log_segment_bytes_max: SEGMENT_BYTES_MAX_DEFAULT,
             snapshot_chunk_bytes: SNAPSHOT_CHUNK_BYTES_DEFAULT,
+            snapshot_chunk_timeout_ms: 10_000,
+            snapshot_install_timeout_ms: 600_000,
         }
     }
 
@@ -79,6 +85,7 @@ impl ClusterConfig {
             election_timeout_max: self.election_timeout_max_ms,
             snapshot_policy: SnapshotPolicy::LogsSinceLast(self.snapshot_every_entries),
             max_in_snapshot_log_to_keep: self.logs_kept_after_snapshot,
+            install_snapshot_timeout: self.snapshot_chunk_timeout_ms,
             ..Config::default()
         }
         .validate()
@@ -307,6 +314,7 @@ impl Cluster {
             switch: switch.clone(),
             connect_timeout: Duration::from_millis(config.connect_timeout_ms),
             snapshot_chunk_bytes: config.snapshot_chunk_bytes,
+            snapshot_install_timeout: Duration::from_millis(config.snapshot_install_timeout_ms),
         };
         let raft = Raft::new(config.id, raft_config, network, log.clone(), sm)
             .await

@@ -172,6 +172,7 @@ pub struct Network {
     pub(crate) switch: NetworkSwitch,
     pub(crate) connect_timeout: Duration,
     pub(crate) snapshot_chunk_bytes: usize,
+    pub(crate) snapshot_install_timeout: Duration,
 }
 
 impl RaftNetworkFactory<TypeConfig> for Network {
@@ -185,6 +186,7 @@ impl RaftNetworkFactory<TypeConfig> for Network {
             switch: self.switch.clone(),
             connect_timeout: self.connect_timeout,
             snapshot_chunk_bytes: self.snapshot_chunk_bytes.max(1),
+            snapshot_install_timeout: self.snapshot_install_timeout,
             conn: None,
         }
     }
@@ -199,6 +201,7 @@ pub struct PeerClient {
     switch: NetworkSwitch,
     connect_timeout: Duration,
     snapshot_chunk_bytes: usize,
+    snapshot_install_timeout: Duration,
     conn: Option<TcpStream>,
 }
 
@@ -283,7 +286,7 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         rpc: AppendEntriesRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<AppendEntriesResponse<TypeConfig>, RPCError<TypeConfig>> {
-        match self.call(&Request::Append(rpc), option.hard_ttl()).await? {
+        match self.call(&Request::Append(rpc), option.soft_ttl()).await? {
             Response::Append(r) => Ok(r),
             _ => Err(CallError::Network(WireError::Unexpected("append")).into()),
         }
@@ -294,7 +297,7 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         rpc: VoteRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
-        match self.call(&Request::Vote(rpc), option.hard_ttl()).await? {
+        match self.call(&Request::Vote(rpc), option.soft_ttl()).await? {
             Response::Vote(r) => Ok(r),
             _ => Err(CallError::Network(WireError::Unexpected("vote")).into()),
         }
@@ -305,7 +308,7 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         rpc: VoteRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
-        match self.call(&Request::PreVote(rpc), option.hard_ttl()).await? {
+        match self.call(&Request::PreVote(rpc), option.soft_ttl()).await? {
             Response::Vote(r) => Ok(r),
             _ => Err(CallError::Network(WireError::Unexpected("pre-vote")).into()),
         }
@@ -346,9 +349,15 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
                 has_file,
                 done,
             };
+            // The last chunk's answer waits for the receiver to load the whole snapshot.
+            let deadline = if done {
+                option.soft_ttl().max(self.snapshot_install_timeout)
+            } else {
+                option.soft_ttl()
+            };
             let resp = tokio::select! {
                 closed = &mut cancel => return Err(StreamingError::Closed(closed)),
-                r = self.call(&req, option.hard_ttl()) => r?,
+                r = self.call(&req, deadline) => r?,
             };
             offset += n as u64;
             match (resp, done) {
@@ -365,7 +374,7 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         option: RPCOption,
     ) -> Result<TransferLeaderResponse<TypeConfig>, RPCError<TypeConfig>> {
         match self
-            .call(&Request::TransferLeader(req), option.hard_ttl())
+            .call(&Request::TransferLeader(req), option.soft_ttl())
             .await?
         {
             Response::TransferLeader(r) => Ok(r),
