@@ -484,6 +484,24 @@ async fn a_restarted_member_rejoins_with_its_log() {
     }
     h.wait_all_applied(last).await;
     assert_eq!(dump(&h.members[&member]), dump(&h.members[&leader]));
+
+    // The whole cluster restarts: nobody initializes again, a leader is elected from the
+    // logs, and every store comes back.
+    for id in [1, 2, 3] {
+        h.kill(id).await;
+    }
+    for id in [1, 2, 3] {
+        h.restart(id).await;
+    }
+    let leader = h.leader(&[1, 2, 3]).await;
+    let index = h.write(leader, "after-full-restart").await;
+    assert!(index > last);
+    h.wait_all_applied(index).await;
+    let reference = dump(&h.members[&leader]);
+    for m in h.members.values() {
+        assert_eq!(items(m), 12, "member {}", m.id());
+        assert_eq!(dump(m), reference);
+    }
     h.shutdown().await;
 }
 
