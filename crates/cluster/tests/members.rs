@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use openraft::RaftLogReader;
 use parking_lot::Mutex;
 use quiver_cluster::{Cluster, ClusterConfig, ClusterError, Node, NodeId, Role};
 use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
@@ -435,6 +436,13 @@ async fn a_deposed_leaders_unacknowledged_tail_is_discarded() {
         assert_eq!(dump(m), reference, "member {} differs", m.id());
         assert_eq!(items(m), 5);
     }
+    // The old leader's log holds the new leader's entries where its own tail was.
+    let mut old_log = h.members[&old].log().clone();
+    let mut new_log = h.members[&new].log().clone();
+    assert_eq!(
+        old_log.try_get_log_entries(1..=last).await.unwrap(),
+        new_log.try_get_log_entries(1..=last).await.unwrap()
+    );
     let old_store = h.members[&old].store().unwrap().storage();
     assert_eq!(
         old_store.last_committed(),
