@@ -52,6 +52,16 @@
 //! writes it before handing openraft the builder, so the snapshot and its meta agree; applying
 //! waits meanwhile. It is streamed to a lagging or new member in chunks, and installing it
 //! replaces the store's contents.
+//!
+//! # Limits, for now
+//!
+//! - The log holds every entry since the last purge in memory as well as on disk; the snapshot
+//!   policy ([`ClusterConfig::snapshot_every_entries`]) bounds it.
+//! - RPCs are JSON with redo bytes as base64; members trust one another (no authentication or
+//!   encryption on the Raft listener): it belongs on a private network.
+//! - A snapshot's schema is read when it is written, not as of its commit (see
+//!   `quiver_durability`'s snapshot format): a leader holding an unreplicated schema change in
+//!   memory could put it in a snapshot before the change is applied.
 
 pub mod cluster;
 mod committed;
