@@ -27,13 +27,17 @@ mod store;
 pub use disk::{Disk, DiskFile, RealDisk};
 pub use error::{Error, Result};
 pub use frame::{
-    FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, parse_segment_name, parse_snapshot_name,
-    segment_name, snapshot_name,
+    FRAME_BODY_BYTES_MIN, FRAME_HEADER_BYTES, Frame, FrameError, SEGMENT_HEADER_BYTES,
+    parse_segment_name, parse_snapshot_name, put_frame, put_segment_header, read_frame,
+    read_segment_header, segment_name, snapshot_name,
 };
 pub use lockfile::{DirLock, LOCK_FILE_NAME};
 pub use log::DurableWait;
 pub use mode::{Mode, Options};
 pub use recovery::{RecoveryReport, TornTail};
-pub use snapshot::SnapshotInfo;
+pub use snapshot::{
+    Loaded as LoadedSnapshot, SnapshotInfo, is_schema, load as load_snapshot,
+    write as write_snapshot,
+};
 pub use stats::{BATCH_BUCKET_BOUNDS, BatchHistogram, DurabilityStats};
 pub use store::Durability;

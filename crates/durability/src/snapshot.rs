@@ -172,7 +172,7 @@ impl BlockWriter {
 ///
 /// `make_durable(c)` must return once commit `c` is durable in the log: it runs before the
 /// rename, so a snapshot never publishes a state the log could still lose.
-pub(crate) fn write(
+pub fn write(
     disk: &dyn Disk,
     dir: &Path,
     storage: &Arc<Storage>,
@@ -234,7 +234,7 @@ pub(crate) fn write(
 
 /// What loading a snapshot found.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Loaded {
+pub struct Loaded {
     pub commit: u64,
     pub ops: u64,
     pub schema_bound: u64,
@@ -253,7 +253,7 @@ struct Applier<'a> {
     held_schema: bool,
 }
 
-pub(crate) fn is_schema(op: &RedoOp) -> bool {
+pub fn is_schema(op: &RedoOp) -> bool {
     matches!(
         op,
         RedoOp::CreateIndex { .. }
@@ -366,7 +366,7 @@ impl Source<'_> {
 
 /// Reads and checks a snapshot, applying it to an empty `storage` as it goes. On error the
 /// store holds part of the snapshot and must be discarded.
-pub(crate) fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Loaded> {
+pub fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Loaded> {
     let r = disk.open_read(path).map_err(|e| Error::io(path, e))?;
     let mut src = Source { r, path, offset: 0 };
     let corrupt = |offset: u64, reason: &str| Error::corrupt(path, offset, reason);

@@ -1,0 +1,542 @@
+//! The member handle: start a member, write through it, read its state, change the membership,
+//! hand leadership over, stop.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use openraft::async_runtime::watch::WatchReceiver;
+use openraft::error::{ClientWriteError, ForwardReason, RaftError};
+use openraft::{ChangeMembers, Config, ServerState, SnapshotPolicy};
+use quiver_durability::DirLock;
+use quiver_storage::RedoRecord;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::log_store::{LogError, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
+use crate::network::{Network, NetworkSwitch, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve};
+use crate::state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
+use crate::types::{Node, NodeId, Raft, Redo};
+
+/// How a member is started. Every timing is on by default and named with its unit.
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    pub id: NodeId,
+    /// This member's addresses; the Raft listener binds `node.raft_addr` unless a listener is
+    /// handed to [`Cluster::start_on`].
+    pub node: Node,
+    /// The members a new cluster starts with (this one included). Only the lowest id
+    /// initializes the cluster, and only when it has no Raft state yet; the others wait to be
+    /// contacted. Empty for a member that will be added to a running cluster.
+    pub initial_members: BTreeMap<NodeId, Node>,
+    /// Holds `raft/` (the log, the vote) and `snapshots/`.
+    pub data_dir: PathBuf,
+    /// The leader's heartbeat period.
+    pub heartbeat_interval_ms: u64,
+    /// A follower that hears no leader for a random time in this range campaigns. Keep the
+    /// minimum at ten appends' latency or more, or slow disks cause needless elections.
+    pub election_timeout_min_ms: u64,
+    pub election_timeout_max_ms: u64,
+    /// A peer that does not accept a connection within this is unreachable for now.
+    pub connect_timeout_ms: u64,
+    /// A snapshot is built after this many entries since the last one, and the log behind it
+    /// purged (keeping `logs_kept_after_snapshot` entries for slightly lagging followers).
+    pub snapshot_every_entries: u64,
+    pub logs_kept_after_snapshot: u64,
+    /// Log segments are closed past this size (a purge removes whole segments).
+    pub log_segment_bytes_max: u64,
+    /// A snapshot streams to a member in chunks of this many bytes, each acknowledged within
+    /// `snapshot_chunk_timeout_ms`; the last is answered once the member loaded the whole
+    /// snapshot, within `snapshot_install_timeout_ms` (a large store takes a while).
+    pub snapshot_chunk_bytes: usize,
+    pub snapshot_chunk_timeout_ms: u64,
+    pub snapshot_install_timeout_ms: u64,
+}
+
+impl ClusterConfig {
+    pub fn new(id: NodeId, node: Node, data_dir: impl Into<PathBuf>) -> ClusterConfig {
+        ClusterConfig {
+            id,
+            node,
+            initial_members: BTreeMap::new(),
+            data_dir: data_dir.into(),
+            heartbeat_interval_ms: 100,
+            election_timeout_min_ms: 500,
+            election_timeout_max_ms: 1000,
+            connect_timeout_ms: 500,
+            snapshot_every_entries: 10_000,
+            logs_kept_after_snapshot: 1000,
+            log_segment_bytes_max: SEGMENT_BYTES_MAX_DEFAULT,
+            snapshot_chunk_bytes: SNAPSHOT_CHUNK_BYTES_DEFAULT,
+            snapshot_chunk_timeout_ms: 10_000,
+            snapshot_install_timeout_ms: 600_000,
+        }
+    }
+
+    fn raft_config(&self) -> Result<Config, ClusterError> {
+        Config {
+            cluster_name: "quiver".to_string(),
+            heartbeat_interval: self.heartbeat_interval_ms,
+            election_timeout_min: self.election_timeout_min_ms,
+            election_timeout_max: self.election_timeout_max_ms,
+            snapshot_policy: SnapshotPolicy::LogsSinceLast(self.snapshot_every_entries),
+            max_in_snapshot_log_to_keep: self.logs_kept_after_snapshot,
+            install_snapshot_timeout: self.snapshot_chunk_timeout_ms,
+            ..Config::default()
+        }
+        .validate()
+        .map_err(|e| ClusterError::Config(e.to_string()))
+    }
+}
+
+/// Why a cluster operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// Writes go to the leader; this member is not it. The leader is named when known.
+    #[error("not the leader; the leader is {}", leader.map_or("unknown".to_string(), |l| l.to_string()))]
+    NotLeader {
+        leader: Option<NodeId>,
+        node: Option<Node>,
+    },
+    /// This member leads but holds no quorum lease: it was just elected, or it has not heard
+    /// from a majority lately (it may be cut off). Nothing was appended; retry shortly.
+    #[error("the leader holds no quorum lease yet; retry")]
+    LeaseNotHeld,
+    /// The entry was appended here but discarded when another leader's log won: it may or may
+    /// not have committed elsewhere.
+    #[error("the write's entry was discarded on a leader change; its outcome is unknown")]
+    Discarded { leader: Option<NodeId> },
+    /// The bytes handed to `client_write` are not redo records in commit order. Nothing was
+    /// appended: an entry every member fails to apply would stop the whole cluster.
+    #[error("not a redo record sequence: {0}")]
+    InvalidRecord(String),
+    #[error("invalid cluster configuration: {0}")]
+    Config(String),
+    /// Another process (or member) holds the data directory.
+    #[error("data directory: {0}")]
+    Lock(quiver_durability::Error),
+    #[error("raft log: {0}")]
+    Log(#[from] LogError),
+    #[error("state machine: {0}")]
+    Apply(#[from] ApplyError),
+    #[error("raft listener {addr}: {source}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("raft: {0}")]
+    Raft(String),
+    #[error("timed out after {0:?} waiting for {1}")]
+    Timeout(Duration, String),
+}
+
+impl From<RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::TypeConfig>>>
+    for ClusterError
+{
+    fn from(
+        e: RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::TypeConfig>>,
+    ) -> Self {
+        match e {
+            RaftError::APIError(ClientWriteError::ForwardToLeader(f))
+                if f.reason == ForwardReason::LeaseExpired =>
+            {
+                ClusterError::LeaseNotHeld
+            }
+            RaftError::APIError(ClientWriteError::ForwardToLeader(f)) => ClusterError::NotLeader {
+                leader: f.leader_id,
+                node: f.leader_node,
+            },
+            RaftError::APIError(ClientWriteError::LogEntryDiscarded(f)) => {
+                ClusterError::Discarded {
+                    leader: f.leader_id,
+                }
+            }
+            e => ClusterError::Raft(e.to_string()),
+        }
+    }
+}
+
+/// A member's role, from Raft's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Leader,
+    Follower,
+    Candidate,
+    Learner,
+    Shutdown,
+}
+
+impl From<ServerState> for Role {
+    fn from(s: ServerState) -> Role {
+        match s {
+            ServerState::Leader => Role::Leader,
+            ServerState::Follower => Role::Follower,
+            ServerState::Candidate => Role::Candidate,
+            ServerState::Learner => Role::Learner,
+            ServerState::Shutdown => Role::Shutdown,
+        }
+    }
+}
+
+/// A member's state as its metrics last showed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub id: NodeId,
+    pub role: Role,
+    pub term: u64,
+    pub leader: Option<NodeId>,
+    pub last_log_index: u64,
+    /// The newest index this member knows committed (stored by a majority).
+    pub commit_index: u64,
+    /// The newest index applied to the store: what its readers see.
+    pub applied_index: u64,
+    /// The newest snapshot's last index, and the newest index purged from the log.
+    pub snapshot_index: Option<u64>,
+    pub purged_index: Option<u64>,
+    pub voters: BTreeSet<NodeId>,
+    /// On the leader: how many entries each other member is behind its log (`None` while its
+    /// position is unknown). Empty elsewhere.
+    pub lag: BTreeMap<NodeId, Option<u64>>,
+}
+
+/// What a committed write answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// The entry's Raft index: a bookmark any member can wait for.
+    pub index: u64,
+    /// The commit number the record carried.
+    pub commit: u64,
+}
+
+/// Checks that `redo` holds one or more whole redo records with consecutive commit numbers,
+/// before it becomes an entry every member must apply.
+fn check_records(redo: &[u8]) -> Result<(), ClusterError> {
+    if redo.is_empty() {
+        return Err(ClusterError::InvalidRecord("no record".into()));
+    }
+    let mut at = 0;
+    let mut prev: Option<u64> = None;
+    while at < redo.len() {
+        let (record, used) = RedoRecord::decode(&redo[at..])
+            .map_err(|e| ClusterError::InvalidRecord(format!("at byte {at}: {e}")))?;
+        if prev.is_some_and(|p| record.commit != p + 1) {
+            return Err(ClusterError::InvalidRecord(format!(
+                "commit {} follows commit {}",
+                record.commit,
+                prev.unwrap_or_default()
+            )));
+        }
+        prev = Some(record.commit);
+        at += used;
+    }
+    Ok(())
+}
+
+/// A running member.
+pub struct Cluster {
+    id: NodeId,
+    raft: Raft,
+    applier: Arc<dyn Applier>,
+    storage: Option<Arc<StorageApplier>>,
+    switch: NetworkSwitch,
+    log: LogStore,
+    shutdown: watch::Sender<bool>,
+    server: JoinHandle<()>,
+    local_addr: SocketAddr,
+    rebuilds: Arc<AtomicU64>,
+    /// How long a leader stopping gracefully waits for its successor.
+    handover_timeout: Duration,
+    /// Held until the member is dropped.
+    _lock: DirLock,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("id", &self.id)
+            .field("local_addr", &self.local_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cluster {
+    /// Starts a member over the crate's own store, binding `config.node.raft_addr`.
+    pub async fn start(config: ClusterConfig) -> Result<Cluster, ClusterError> {
+        let listener = TcpListener::bind(&config.node.raft_addr)
+            .await
+            .map_err(|source| ClusterError::Listen {
+                addr: config.node.raft_addr.clone(),
+                source,
+            })?;
+        Cluster::start_on(config, listener, None).await
+    }
+
+    /// Starts a member on a bound listener, over `applier` or (for `None`) the crate's own
+    /// store.
+    pub async fn start_on(
+        config: ClusterConfig,
+        listener: TcpListener,
+        applier: Option<Arc<dyn Applier>>,
+    ) -> Result<Cluster, ClusterError> {
+        let raft_config = Arc::new(config.raft_config()?);
+        let local_addr = listener
+            .local_addr()
+            .map_err(|source| ClusterError::Listen {
+                addr: config.node.raft_addr.clone(),
+                source,
+            })?;
+        let (applier, storage): (Arc<dyn Applier>, _) = match applier {
+            Some(a) => (a, None),
+            None => {
+                let s = StorageApplier::new();
+                (s.clone(), Some(s))
+            }
+        };
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            ClusterError::Lock(quiver_durability::Error::Io {
+                path: config.data_dir.clone(),
+                source: e,
+            })
+        })?;
+        // Two members on one directory would interleave their logs: the second one stops here.
+        let lock = DirLock::acquire(&config.data_dir).map_err(ClusterError::Lock)?;
+        let log = LogStore::open(config.data_dir.join("raft"), config.log_segment_bytes_max)?;
+        let snapshots = config.data_dir.join("snapshots");
+        let sm = StateMachine::open(config.id, &snapshots, applier.clone(), log.clone())?;
+        let rebuilds = sm.rebuild_counter();
+        let switch = NetworkSwitch::default();
+        let network = Network {
+            id: config.id,
+            switch: switch.clone(),
+            connect_timeout: Duration::from_millis(config.connect_timeout_ms),
+            snapshot_chunk_bytes: config.snapshot_chunk_bytes,
+            snapshot_install_timeout: Duration::from_millis(config.snapshot_install_timeout_ms),
+        };
+        let raft = Raft::new(config.id, raft_config, network, log.clone(), sm)
+            .await
+            .map_err(|e| ClusterError::Raft(e.to_string()))?;
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let server = tokio::spawn(serve(
+            listener,
+            raft.clone(),
+            switch.clone(),
+            snapshots,
+            shutdown_rx,
+        ));
+        let lowest = config.initial_members.keys().next().copied();
+        let initialized = raft
+            .is_initialized()
+            .await
+            .map_err(|e| ClusterError::Raft(e.to_string()))?;
+        if lowest == Some(config.id) && !initialized {
+            raft.initialize(config.initial_members.clone())
+                .await
+                .map_err(|e| ClusterError::Raft(e.to_string()))?;
+            tracing::info!(member = config.id, members = ?config.initial_members.keys(), "cluster initialized");
+        }
+        Ok(Cluster {
+            id: config.id,
+            raft,
+            applier,
+            storage,
+            switch,
+            log,
+            shutdown,
+            server,
+            local_addr,
+            rebuilds,
+            handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
+            _lock: lock,
+        })
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// The address the Raft listener is bound to.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The openraft handle, for what this type does not wrap.
+    pub fn raft(&self) -> &Raft {
+        &self.raft
+    }
+
+    pub fn applier(&self) -> &Arc<dyn Applier> {
+        &self.applier
+    }
+
+    /// The crate's own store, when the member was started without an applier.
+    pub fn store(&self) -> Option<&Arc<StorageApplier>> {
+        self.storage.as_ref()
+    }
+
+    /// This member's partition switch (see [`NetworkSwitch`]).
+    pub fn switch(&self) -> &NetworkSwitch {
+        &self.switch
+    }
+
+    /// How many times this member rebuilt its store to discard an unreplicated tail.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(Ordering::Relaxed)
+    }
+
+    /// The log store, for inspection.
+    pub fn log(&self) -> &LogStore {
+        &self.log
+    }
+
+    /// Replicates one commit's redo record and returns once a majority stored it and this
+    /// member applied it.
+    ///
+    /// Entries are appended in the order calls reach Raft, and the state machine expects commit
+    /// numbers in log order: the engine must hand records over in commit order (from its commit
+    /// path, under the commit lock, without waiting there). A write that fails with
+    /// [`ClusterError::NotLeader`] or [`ClusterError::LeaseNotHeld`] was not appended; one that
+    /// fails with [`ClusterError::Discarded`] or times out may still commit.
+    pub async fn client_write(&self, redo: Vec<u8>) -> Result<Written, ClusterError> {
+        check_records(&redo)?;
+        let resp = self.raft.client_write(Redo(redo)).await?;
+        Ok(Written {
+            index: resp.log_id.index,
+            commit: resp.data.commit,
+        })
+    }
+
+    pub fn status(&self) -> Status {
+        let m = self.raft.metrics().borrow_watched().clone();
+        let last = m.last_log_index.unwrap_or(0);
+        let lag = m
+            .replication
+            .as_ref()
+            .map(|r| {
+                r.iter()
+                    .filter(|(id, _)| **id != self.id)
+                    .map(|(id, matched)| (*id, matched.map(|l| last.saturating_sub(l.index))))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Status {
+            id: self.id,
+            role: m.state.into(),
+            term: m.current_term,
+            leader: m.current_leader,
+            last_log_index: last,
+            commit_index: m.local_committed.map_or(0, |l| l.index),
+            applied_index: m.last_applied.map_or(0, |l| l.index),
+            snapshot_index: m.snapshot.map(|l| l.index),
+            purged_index: m.purged.map(|l| l.index),
+            voters: m.membership_config.membership().voter_ids().collect(),
+            lag,
+        }
+    }
+
+    /// Waits until `pred` holds for this member's status.
+    pub async fn wait_until(
+        &self,
+        timeout: Duration,
+        what: &str,
+        pred: impl Fn(&Status) -> bool,
+    ) -> Result<Status, ClusterError> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut rx = self.raft.metrics();
+        loop {
+            let status = self.status();
+            if pred(&status) {
+                return Ok(status);
+            }
+            match tokio::time::timeout_at(deadline, rx.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(ClusterError::Raft("member stopped".into())),
+                Err(_) => return Err(ClusterError::Timeout(timeout, what.to_string())),
+            }
+        }
+    }
+
+    /// Waits until this member has applied `index` (a bookmark): its readers then see it.
+    pub async fn wait_applied(&self, index: u64, timeout: Duration) -> Result<(), ClusterError> {
+        self.wait_until(timeout, &format!("applied index {index}"), |s| {
+            s.applied_index >= index
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// Adds a member: it first catches up as a learner, then becomes a voter.
+    pub async fn add_member(&self, id: NodeId, node: Node) -> Result<(), ClusterError> {
+        self.raft.add_learner(id, node, true).await?;
+        self.raft
+            .change_membership(ChangeMembers::AddVoterIds(BTreeSet::from([id])), false)
+            .await?;
+        Ok(())
+    }
+
+    /// Removes a member from the voters and the membership. Its id must not be reused.
+    pub async fn remove_member(&self, id: NodeId) -> Result<(), ClusterError> {
+        self.raft
+            .change_membership(ChangeMembers::RemoveVoters(BTreeSet::from([id])), false)
+            .await?;
+        Ok(())
+    }
+
+    /// Asks the leader (this member) to hand leadership to `to`; returns once `to` leads.
+    pub async fn transfer_leadership(
+        &self,
+        to: NodeId,
+        timeout: Duration,
+    ) -> Result<(), ClusterError> {
+        self.raft
+            .trigger()
+            .transfer_leader(to)
+            .await
+            .map_err(|e| ClusterError::Raft(e.to_string()))?;
+        self.wait_until(timeout, &format!("member {to} to lead"), |s| {
+            s.leader == Some(to)
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// Stops the member gracefully: a leader first hands leadership to its most up-to-date
+    /// voter (waiting at most `handover_timeout`), so the cluster does not sit through an
+    /// election timeout without a leader; then it stops as [`Cluster::stop`] does.
+    pub async fn shutdown(self) -> Result<(), ClusterError> {
+        let status = self.status();
+        if status.role == Role::Leader {
+            let target = status
+                .lag
+                .iter()
+                .filter(|(id, _)| status.voters.contains(id))
+                .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
+                .min()
+                .map(|(_, id)| id);
+            if let Some(to) = target
+                && let Err(e) = self.transfer_leadership(to, self.handover_timeout).await
+            {
+                tracing::warn!(member = self.id, to, error = %e, "leadership handover at shutdown failed");
+            }
+        }
+        self.stop().await
+    }
+
+    /// Stops the member at once: no more RPCs in or out, Raft stopped, the listener closed. To
+    /// the others it is as if it crashed (its disk state is intact), so a leader stopped this way
+    /// leaves them to elect another after their election timeout.
+    pub async fn stop(self) -> Result<(), ClusterError> {
+        self.switch.isolate();
+        let _ = self.shutdown.send(true);
+        let result = self
+            .raft
+            .shutdown()
+            .await
+            .map_err(|e| ClusterError::Raft(e.to_string()));
+        let _ = self.server.await;
+        result
+    }
+}

@@ -1,0 +1,581 @@
+//! Raft RPCs between members over plain TCP: length-prefixed JSON frames on each member's own
+//! Raft listener.
+//!
+//! ```text
+//! frame
+//! 0       4     body length n, u32 LE (at most RPC_FRAME_BYTES_MAX)
+//! 4       n     body: a Request or a Response, JSON (redo bytes as base64 strings)
+//! ```
+//!
+//! A connection carries one request at a time, each answered by one response, in order. A
+//! client connects lazily with a deadline, and after any failure drops the connection and
+//! reconnects on the next call: openraft's backoff paces the retries. A member never connects
+//! to itself.
+//!
+//! Snapshots travel as a series of [`Request::SnapshotChunk`] on one connection, each
+//! acknowledged, the last one answered with the installed snapshot's response; the receiver
+//! writes chunks to a file beside its snapshots and hands the whole file to openraft.
+//!
+//! [`NetworkSwitch`] is the seam for partition tests: an isolated member's RPCs fail at once and
+//! the RPCs sent to it are dropped unanswered, both ways, like a cut cable.
+
+use std::future::Future;
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Unreachable};
+use openraft::network::{RPCOption, RaftNetworkFactory, v2::RaftNetworkV2};
+use openraft::raft::{
+    AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, TransferLeaderRequest,
+    TransferLeaderResponse, VoteRequest, VoteResponse,
+};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+use crate::state_machine::{Snapshot, SnapshotData, incoming_path};
+use crate::types::{Node, NodeId, Raft, Redo, SnapshotMeta, TypeConfig, Vote};
+
+/// The largest frame accepted: a batch of entries holding one redo record at its limit, with
+/// room for base64 and the JSON around it. A length beyond it is a broken peer, not a message.
+pub const RPC_FRAME_BYTES_MAX: usize = (quiver_storage::RECORD_BYTES_MAX / 3) * 4 + (64 << 20);
+
+/// A peer connection with no request for this long is closed; the peer reconnects when it
+/// next has something to send.
+pub const RPC_IDLE_TIMEOUT_MS: u64 = 60_000;
+
+/// Snapshot bytes sent per chunk, by default.
+pub const SNAPSHOT_CHUNK_BYTES_DEFAULT: usize = 1 << 20;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Request {
+    Append(AppendEntriesRequest<TypeConfig>),
+    Vote(VoteRequest<TypeConfig>),
+    PreVote(VoteRequest<TypeConfig>),
+    /// Part of a snapshot at `offset`; `done` on the last. `has_file` is false for the snapshot
+    /// of an empty store, which has no data at all.
+    SnapshotChunk {
+        vote: Vote,
+        meta: SnapshotMeta,
+        offset: u64,
+        data: Redo,
+        has_file: bool,
+        done: bool,
+    },
+    TransferLeader(TransferLeaderRequest<TypeConfig>),
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Response {
+    Append(AppendEntriesResponse<TypeConfig>),
+    Vote(VoteResponse<TypeConfig>),
+    SnapshotChunk,
+    Snapshot(SnapshotResponse<TypeConfig>),
+    TransferLeader(TransferLeaderResponse<TypeConfig>),
+    /// The receiver could not handle the request (it is shutting down, or storage failed).
+    Error(String),
+}
+
+/// Why an RPC failed on the wire.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("frame of {0} bytes exceeds the limit")]
+    FrameTooLarge(usize),
+    #[error("undecodable message: {0}")]
+    Decode(#[from] serde_json::Error),
+    #[error("deadline of {0:?} passed")]
+    Timeout(Duration),
+    #[error("unexpected response to {0}")]
+    Unexpected(&'static str),
+    #[error("remote: {0}")]
+    Remote(String),
+    #[error("member is isolated by the network switch")]
+    Isolated,
+    #[error("a member does not send RPCs to itself")]
+    SelfTarget,
+}
+
+async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, body: &[u8]) -> Result<(), WireError> {
+    if body.len() > RPC_FRAME_BYTES_MAX {
+        return Err(WireError::FrameTooLarge(body.len()));
+    }
+    let mut out = Vec::with_capacity(4 + body.len());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+    w.write_all(&out).await?;
+    w.flush().await?;
+    Ok(())
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of stream before its first byte.
+async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Result<Option<Vec<u8>>, WireError> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > RPC_FRAME_BYTES_MAX {
+        return Err(WireError::FrameTooLarge(len));
+    }
+    // Grow as the bytes arrive rather than trusting the length up front.
+    let mut body = Vec::with_capacity(len.min(1 << 20));
+    let got = r.take(len as u64).read_to_end(&mut body).await?;
+    if got < len {
+        return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+    }
+    Ok(Some(body))
+}
+
+/// The partition switch of one member: while isolated, its RPCs fail and RPCs to it are
+/// dropped. Clones share the switch.
+#[derive(Clone, Debug, Default)]
+pub struct NetworkSwitch {
+    isolated: Arc<AtomicBool>,
+    /// RPCs dropped while isolated, both ways.
+    dropped: Arc<AtomicU64>,
+}
+
+impl NetworkSwitch {
+    pub fn isolate(&self) {
+        self.isolated.store(true, Ordering::Release);
+    }
+
+    pub fn heal(&self) {
+        self.isolated.store(false, Ordering::Release);
+    }
+
+    pub fn is_isolated(&self) -> bool {
+        self.isolated.load(Ordering::Acquire)
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    fn drop_one(&self) {
+        self.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Builds a client per peer for openraft.
+#[derive(Clone, Debug)]
+pub struct Network {
+    pub(crate) id: NodeId,
+    pub(crate) switch: NetworkSwitch,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) snapshot_chunk_bytes: usize,
+    pub(crate) snapshot_install_timeout: Duration,
+}
+
+impl RaftNetworkFactory<TypeConfig> for Network {
+    type Network = PeerClient;
+
+    async fn new_client(&mut self, target: NodeId, node: &Node) -> PeerClient {
+        PeerClient {
+            own: self.id,
+            target,
+            addr: node.raft_addr.clone(),
+            switch: self.switch.clone(),
+            connect_timeout: self.connect_timeout,
+            snapshot_chunk_bytes: self.snapshot_chunk_bytes.max(1),
+            snapshot_install_timeout: self.snapshot_install_timeout,
+            conn: None,
+        }
+    }
+}
+
+/// One peer's connection, opened on first use and after any failure.
+#[derive(Debug)]
+pub struct PeerClient {
+    own: NodeId,
+    target: NodeId,
+    addr: String,
+    switch: NetworkSwitch,
+    connect_timeout: Duration,
+    snapshot_chunk_bytes: usize,
+    snapshot_install_timeout: Duration,
+    conn: Option<TcpStream>,
+}
+
+/// A failure before anything was sent is "unreachable" (openraft backs off); one after is a
+/// network error (it retries).
+enum CallError {
+    Unreachable(WireError),
+    Network(WireError),
+}
+
+impl From<CallError> for RPCError<TypeConfig> {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Unreachable(e) => RPCError::Unreachable(Unreachable::new(&e)),
+            CallError::Network(e) => RPCError::Network(NetworkError::new(&e)),
+        }
+    }
+}
+
+impl From<CallError> for StreamingError<TypeConfig> {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Unreachable(e) => StreamingError::Unreachable(Unreachable::new(&e)),
+            CallError::Network(e) => StreamingError::Network(NetworkError::new(&e)),
+        }
+    }
+}
+
+impl PeerClient {
+    async fn connection(&mut self) -> Result<&mut TcpStream, CallError> {
+        if self.target == self.own {
+            return Err(CallError::Unreachable(WireError::SelfTarget));
+        }
+        if self.switch.is_isolated() {
+            self.switch.drop_one();
+            self.conn = None;
+            return Err(CallError::Unreachable(WireError::Isolated));
+        }
+        if self.conn.is_none() {
+            let stream = tokio::time::timeout(self.connect_timeout, TcpStream::connect(&self.addr))
+                .await
+                .map_err(|_| CallError::Unreachable(WireError::Timeout(self.connect_timeout)))?
+                .map_err(|e| CallError::Unreachable(e.into()))?;
+            let _ = stream.set_nodelay(true);
+            self.conn = Some(stream);
+        }
+        Ok(self.conn.as_mut().expect("connected above"))
+    }
+
+    /// Sends one request and reads its response within `deadline`.
+    async fn call(&mut self, req: &Request, deadline: Duration) -> Result<Response, CallError> {
+        let body = serde_json::to_vec(req).map_err(|e| CallError::Network(e.into()))?;
+        let conn = self.connection().await?;
+        let exchange = async {
+            write_frame(conn, &body).await?;
+            let frame = read_frame(conn)
+                .await?
+                .ok_or_else(|| WireError::Io(io::ErrorKind::UnexpectedEof.into()))?;
+            Ok::<Response, WireError>(serde_json::from_slice(&frame)?)
+        };
+        let result = match tokio::time::timeout(deadline, exchange).await {
+            Ok(r) => r,
+            Err(_) => Err(WireError::Timeout(deadline)),
+        };
+        match result {
+            Ok(Response::Error(msg)) => Err(CallError::Network(WireError::Remote(msg))),
+            Ok(resp) => Ok(resp),
+            Err(e) => {
+                // The stream's state is unknown after a failure: start over next time.
+                self.conn = None;
+                Err(CallError::Network(e))
+            }
+        }
+    }
+}
+
+impl RaftNetworkV2<TypeConfig> for PeerClient {
+    type SnapshotData = SnapshotData;
+
+    async fn append_entries(
+        &mut self,
+        rpc: AppendEntriesRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<AppendEntriesResponse<TypeConfig>, RPCError<TypeConfig>> {
+        match self.call(&Request::Append(rpc), option.soft_ttl()).await? {
+            Response::Append(r) => Ok(r),
+            _ => Err(CallError::Network(WireError::Unexpected("append")).into()),
+        }
+    }
+
+    async fn vote(
+        &mut self,
+        rpc: VoteRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
+        match self.call(&Request::Vote(rpc), option.soft_ttl()).await? {
+            Response::Vote(r) => Ok(r),
+            _ => Err(CallError::Network(WireError::Unexpected("vote")).into()),
+        }
+    }
+
+    async fn pre_vote(
+        &mut self,
+        rpc: VoteRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
+        match self.call(&Request::PreVote(rpc), option.soft_ttl()).await? {
+            Response::Vote(r) => Ok(r),
+            _ => Err(CallError::Network(WireError::Unexpected("pre-vote")).into()),
+        }
+    }
+
+    async fn full_snapshot(
+        &mut self,
+        vote: Vote,
+        snapshot: Snapshot,
+        cancel: impl Future<Output = ReplicationClosed> + Send + 'static,
+        option: RPCOption,
+    ) -> Result<SnapshotResponse<TypeConfig>, StreamingError<TypeConfig>> {
+        let mut cancel = std::pin::pin!(cancel);
+        let mut file = match &snapshot.snapshot.file {
+            Some(path) => Some(
+                tokio::fs::File::open(path)
+                    .await
+                    .map_err(|e| CallError::Network(e.into()))?,
+            ),
+            None => None,
+        };
+        let has_file = file.is_some();
+        let mut offset = 0u64;
+        let mut buf = vec![0u8; self.snapshot_chunk_bytes];
+        loop {
+            let n = match &mut file {
+                Some(f) => read_full(f, &mut buf)
+                    .await
+                    .map_err(|e| CallError::Network(e.into()))?,
+                None => 0,
+            };
+            let done = n < buf.len();
+            let req = Request::SnapshotChunk {
+                vote,
+                meta: snapshot.meta.clone(),
+                offset,
+                data: Redo(buf[..n].to_vec()),
+                has_file,
+                done,
+            };
+            // The last chunk's answer waits for the receiver to load the whole snapshot.
+            let deadline = if done {
+                option.soft_ttl().max(self.snapshot_install_timeout)
+            } else {
+                option.soft_ttl()
+            };
+            let resp = tokio::select! {
+                closed = &mut cancel => return Err(StreamingError::Closed(closed)),
+                r = self.call(&req, deadline) => r?,
+            };
+            offset += n as u64;
+            match (resp, done) {
+                (Response::SnapshotChunk, false) => {}
+                (Response::Snapshot(r), true) => return Ok(r),
+                _ => return Err(CallError::Network(WireError::Unexpected("snapshot")).into()),
+            }
+        }
+    }
+
+    async fn transfer_leader(
+        &mut self,
+        req: TransferLeaderRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<TransferLeaderResponse<TypeConfig>, RPCError<TypeConfig>> {
+        match self
+            .call(&Request::TransferLeader(req), option.soft_ttl())
+            .await?
+        {
+            Response::TransferLeader(r) => Ok(r),
+            _ => Err(CallError::Network(WireError::Unexpected("transfer-leader")).into()),
+        }
+    }
+}
+
+/// Fills `buf` unless the file ends first; returns the bytes read.
+async fn read_full(f: &mut tokio::fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        let n = f.read(&mut buf[got..]).await?;
+        if n == 0 {
+            break;
+        }
+        got += n;
+    }
+    Ok(got)
+}
+
+/// The receiving side of the Raft RPCs: accepts peers on the member's Raft listener until
+/// `shutdown` turns true.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    raft: Raft,
+    switch: NetworkSwitch,
+    snapshots: PathBuf,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let next_tag = Arc::new(AtomicU64::new(0));
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = shutdown.wait_for(|s| *s) => return,
+        };
+        let (stream, _) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(error = %e, "raft listener accept failed");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let conn = Connection {
+            raft: raft.clone(),
+            switch: switch.clone(),
+            snapshots: snapshots.clone(),
+            tag: next_tag.fetch_add(1, Ordering::Relaxed),
+            incoming: None,
+        };
+        let shutdown = shutdown.clone();
+        tokio::spawn(conn.run(stream, shutdown));
+    }
+}
+
+/// A snapshot being received on a connection.
+struct Incoming {
+    path: PathBuf,
+    file: tokio::fs::File,
+    offset: u64,
+}
+
+struct Connection {
+    raft: Raft,
+    switch: NetworkSwitch,
+    snapshots: PathBuf,
+    tag: u64,
+    incoming: Option<Incoming>,
+}
+
+impl Connection {
+    async fn run(mut self, mut stream: TcpStream, mut shutdown: watch::Receiver<bool>) {
+        loop {
+            let idle = Duration::from_millis(RPC_IDLE_TIMEOUT_MS);
+            let frame = tokio::select! {
+                f = tokio::time::timeout(idle, read_frame(&mut stream)) => f,
+                _ = shutdown.wait_for(|s| *s) => break,
+            };
+            let body = match frame {
+                Ok(Ok(Some(b))) => b,
+                Ok(Ok(None)) | Err(_) => break,
+                Ok(Err(e)) => {
+                    tracing::debug!(error = %e, "raft connection closed");
+                    break;
+                }
+            };
+            if self.switch.is_isolated() {
+                self.switch.drop_one();
+                break;
+            }
+            let resp = match serde_json::from_slice::<Request>(&body) {
+                Ok(req) => self.handle(req).await,
+                Err(e) => Response::Error(format!("undecodable request: {e}")),
+            };
+            let Ok(out) = serde_json::to_vec(&resp) else {
+                break;
+            };
+            if write_frame(&mut stream, &out).await.is_err() {
+                break;
+            }
+        }
+        if let Some(inc) = self.incoming.take() {
+            drop(inc.file);
+            let _ = tokio::fs::remove_file(&inc.path).await;
+        }
+    }
+
+    async fn handle(&mut self, req: Request) -> Response {
+        match req {
+            Request::Append(r) => match self.raft.append_entries(r).await {
+                Ok(r) => Response::Append(r),
+                Err(e) => Response::Error(e.to_string()),
+            },
+            Request::Vote(r) => match self.raft.vote(r).await {
+                Ok(r) => Response::Vote(r),
+                Err(e) => Response::Error(e.to_string()),
+            },
+            Request::PreVote(r) => match self.raft.pre_vote(r).await {
+                Ok(r) => Response::Vote(r),
+                Err(e) => Response::Error(e.to_string()),
+            },
+            Request::TransferLeader(r) => match self.raft.handle_transfer_leader(r).await {
+                Ok(r) => Response::TransferLeader(r),
+                Err(e) => Response::Error(e.to_string()),
+            },
+            Request::SnapshotChunk {
+                vote,
+                meta,
+                offset,
+                data,
+                has_file,
+                done,
+            } => match self.chunk(vote, meta, offset, data, has_file, done).await {
+                Ok(r) => r,
+                Err(e) => Response::Error(e.to_string()),
+            },
+        }
+    }
+
+    async fn chunk(
+        &mut self,
+        vote: Vote,
+        meta: SnapshotMeta,
+        offset: u64,
+        data: Redo,
+        has_file: bool,
+        done: bool,
+    ) -> Result<Response, WireError> {
+        if offset == 0 {
+            if let Some(old) = self.incoming.take() {
+                drop(old.file);
+                let _ = tokio::fs::remove_file(&old.path).await;
+            }
+            if has_file {
+                let path = incoming_path(
+                    &self.snapshots,
+                    &format!("{}-{}", std::process::id(), self.tag),
+                );
+                let file = tokio::fs::File::create(&path).await?;
+                self.incoming = Some(Incoming {
+                    path,
+                    file,
+                    offset: 0,
+                });
+            }
+        }
+        let file = if has_file {
+            let inc = self
+                .incoming
+                .as_mut()
+                .ok_or(WireError::Unexpected("snapshot chunk without its start"))?;
+            if inc.offset != offset {
+                return Err(WireError::Unexpected("snapshot chunk out of order"));
+            }
+            inc.file.write_all(&data.0).await?;
+            inc.offset += data.0.len() as u64;
+            if !done {
+                return Ok(Response::SnapshotChunk);
+            }
+            let inc = self.incoming.take().expect("checked above");
+            let mut f = inc.file;
+            f.flush().await?;
+            f.sync_all().await?;
+            Some(inc.path)
+        } else {
+            None
+        };
+        if !done {
+            return Ok(Response::SnapshotChunk);
+        }
+        let snapshot = Snapshot {
+            meta,
+            snapshot: SnapshotData { file },
+        };
+        let resp = self
+            .raft
+            .install_full_snapshot(vote, snapshot)
+            .await
+            .map_err(|e| WireError::Remote(e.to_string()))?;
+        Ok(Response::Snapshot(resp))
+    }
+}

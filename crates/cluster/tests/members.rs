@@ -1,0 +1,549 @@
+//! Members on 127.0.0.1 replicate commits: a majority stores every acknowledged write, every
+//! member applies it, and no acknowledged write is lost when the leader goes away, a member
+//! falls behind the log, a cut-off leader's unacknowledged tail is overwritten, or a member
+//! restarts.
+//!
+//! Writes go through the leader's store the way the engine's will: a transaction commits in
+//! memory and its redo record is handed to `client_write`. Waits are on conditions with
+//! deadlines; the latencies and election times printed are measurements, never asserted.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use openraft::RaftLogReader;
+use parking_lot::Mutex;
+use quiver_cluster::{Cluster, ClusterConfig, ClusterError, Node, NodeId, Role};
+use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
+use quiver_value::Value;
+use tempfile::TempDir;
+use tokio::net::TcpListener;
+
+/// How long any one condition may take before the test fails.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The scenarios start several members each; on a small machine they run one at a time so
+/// that their elections do not starve one another.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Keeps the redo record a commit hands to its log, as the engine's commit path will.
+#[derive(Default)]
+struct Capture(Mutex<Option<Vec<u8>>>);
+
+impl CommitLog for Capture {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+        *self.0.lock() = Some(record.encode());
+        Ok(DurabilityTicket(record.commit))
+    }
+}
+
+/// Commits one `:Item {name}` node in memory on `storage` and returns its redo record.
+fn commit_item(storage: &Arc<Storage>, name: &str) -> Vec<u8> {
+    let capture = Arc::new(Capture::default());
+    storage.set_commit_log(Some(capture.clone()));
+    let label = storage.get_or_create_label("Item").unwrap();
+    let key = storage.get_or_create_property_key("name").unwrap();
+    let tx = storage.begin_write();
+    tx.create_node(&[label], &[(key, Value::from(name))])
+        .unwrap();
+    tx.commit().unwrap();
+    storage.set_commit_log(None);
+    let bytes = capture.0.lock().take();
+    bytes.expect("the commit handed its record to the log")
+}
+
+/// The store's published state, as its export's ops.
+fn dump(member: &Cluster) -> Vec<String> {
+    let storage = member.store().unwrap().storage();
+    let tx = storage.begin_read();
+    tx.export()
+        .unwrap()
+        .map(|op| format!("{:?}", op.unwrap()))
+        .collect()
+}
+
+fn items(member: &Cluster) -> usize {
+    dump(member)
+        .iter()
+        .filter(|op| op.starts_with("CreateNode"))
+        .count()
+}
+
+struct Harness {
+    nodes: BTreeMap<NodeId, Node>,
+    dirs: BTreeMap<NodeId, TempDir>,
+    members: BTreeMap<NodeId, Cluster>,
+}
+
+fn config(
+    id: NodeId,
+    node: &Node,
+    dir: &TempDir,
+    members: &BTreeMap<NodeId, Node>,
+) -> ClusterConfig {
+    let mut c = ClusterConfig::new(id, node.clone(), dir.path());
+    c.initial_members = members.clone();
+    c.heartbeat_interval_ms = 100;
+    c.election_timeout_min_ms = 600;
+    c.election_timeout_max_ms = 1200;
+    c.snapshot_every_entries = 1_000_000;
+    c.logs_kept_after_snapshot = 0;
+    c.log_segment_bytes_max = 4096;
+    // Small chunks, so that even these small snapshots stream in many.
+    c.snapshot_chunk_bytes = 256;
+    c
+}
+
+impl Harness {
+    async fn start(n: u64) -> Harness {
+        let mut listeners = BTreeMap::new();
+        let mut nodes = BTreeMap::new();
+        for id in 1..=n {
+            let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = l.local_addr().unwrap().to_string();
+            nodes.insert(id, Node::new(addr, "127.0.0.1:0", "127.0.0.1:0"));
+            listeners.insert(id, l);
+        }
+        let mut h = Harness {
+            nodes,
+            dirs: BTreeMap::new(),
+            members: BTreeMap::new(),
+        };
+        for (id, l) in listeners {
+            let dir = tempfile::tempdir().unwrap();
+            let c = config(id, &h.nodes[&id], &dir, &h.nodes);
+            let m = Cluster::start_on(c, l, None).await.unwrap();
+            h.dirs.insert(id, dir);
+            h.members.insert(id, m);
+        }
+        h
+    }
+
+    /// Starts member `id` again on its data directory and address.
+    async fn restart(&mut self, id: NodeId) {
+        let dir = &self.dirs[&id];
+        let c = config(id, &self.nodes[&id], dir, &self.nodes);
+        let deadline = Instant::now() + WAIT;
+        let listener = loop {
+            match TcpListener::bind(&self.nodes[&id].raft_addr).await {
+                Ok(l) => break l,
+                Err(e) if Instant::now() < deadline => {
+                    eprintln!("rebinding member {id}: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("rebinding member {id}: {e}"),
+            }
+        };
+        let m = Cluster::start_on(c, listener, None).await.unwrap();
+        self.members.insert(id, m);
+    }
+
+    /// Stops member `id` gracefully (a leader hands over first).
+    async fn stop(&mut self, id: NodeId) {
+        let m = self.members.remove(&id).unwrap();
+        m.shutdown().await.unwrap();
+    }
+
+    /// Stops member `id` at once, as a crash would (its network is cut first).
+    async fn kill(&mut self, id: NodeId) {
+        let m = self.members.remove(&id).unwrap();
+        m.stop().await.unwrap();
+    }
+
+    /// Waits until the members in `among` agree on one leader, also among them; returns it.
+    async fn leader(&self, among: &[NodeId]) -> NodeId {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let leaders: Vec<Option<NodeId>> = among
+                .iter()
+                .map(|id| self.members[id].status().leader)
+                .collect();
+            if let Some(Some(l)) = leaders.first()
+                && among.contains(l)
+                && leaders.iter().all(|x| *x == Some(*l))
+                && self.members[l].status().role == Role::Leader
+            {
+                return *l;
+            }
+            assert!(Instant::now() < deadline, "no agreed leader: {leaders:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Commits an item on the leader's store and replicates it; returns the entry's index.
+    /// A leader just elected refuses writes until a majority grants it a lease: the write is
+    /// retried then, as a client would (nothing was appended).
+    async fn write(&self, leader: NodeId, name: &str) -> u64 {
+        let m = &self.members[&leader];
+        let redo = commit_item(&m.store().unwrap().storage(), name);
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match m.client_write(redo.clone()).await {
+                Ok(w) => return w.index,
+                Err(ClusterError::LeaseNotHeld) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => {
+                    for m in self.members.values() {
+                        eprintln!("{:?}", m.status());
+                    }
+                    panic!("write on {leader}: {e}");
+                }
+            }
+        }
+    }
+
+    async fn wait_all_applied(&self, index: u64) {
+        for m in self.members.values() {
+            m.wait_applied(index, WAIT).await.unwrap();
+        }
+    }
+
+    /// Stops every member at once (no handovers: the cluster is going away).
+    async fn shutdown(self) {
+        for (_, m) in self.members {
+            m.stop().await.unwrap();
+        }
+    }
+}
+
+fn report(what: &str, samples: &mut [Duration]) {
+    samples.sort();
+    let n = samples.len();
+    if n == 0 {
+        return;
+    }
+    println!(
+        "{what}: n={n} p50={:?} p90={:?} max={:?}",
+        samples[n / 2],
+        samples[n * 9 / 10],
+        samples[n - 1]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_members_elect_replicate_and_hand_over() {
+    let _serial = SERIAL.lock().await;
+    let started = Instant::now();
+    let h = Harness::start(3).await;
+    let all = [1, 2, 3];
+    let leader = h.leader(&all).await;
+    println!("first election: {:?}", started.elapsed());
+    assert_eq!(
+        leader, 1,
+        "only the lowest id initializes, and it leads first"
+    );
+
+    let mut latencies = Vec::new();
+    let mut last = 0;
+    for i in 0..30 {
+        let t = Instant::now();
+        last = h.write(leader, &format!("item-{i}")).await;
+        latencies.push(t.elapsed());
+    }
+    report(
+        "append latency (commit on a majority, applied on the leader)",
+        &mut latencies,
+    );
+    h.wait_all_applied(last).await;
+    let reference = dump(&h.members[&leader]);
+    assert_eq!(items(&h.members[&leader]), 30);
+    for m in h.members.values() {
+        assert_eq!(dump(m), reference, "member {} differs", m.id());
+        // Readers see exactly the applied commits.
+        let storage = m.store().unwrap().storage();
+        assert_eq!(storage.visible_watermark(), storage.last_committed());
+    }
+    let status = h.members[&leader].status();
+    assert_eq!(status.voters, [1, 2, 3].into());
+    assert_eq!(status.lag.len(), 2, "the leader reports both followers");
+
+    // Bytes that are not redo records are refused before they become an entry.
+    let err = h.members[&leader]
+        .client_write(vec![1, 2, 3])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClusterError::InvalidRecord(_)), "{err}");
+
+    // A follower refuses writes and names the leader.
+    let follower = &h.members[&2];
+    let redo = commit_item(&quiver_storage::Storage::new(), "refused");
+    let err = follower.client_write(redo).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ClusterError::NotLeader {
+                leader: Some(1),
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    // Leadership moves on request, and the new leader takes writes.
+    let t = Instant::now();
+    h.members[&leader]
+        .transfer_leadership(3, WAIT)
+        .await
+        .unwrap();
+    let new = h.leader(&all).await;
+    println!("leader transfer: {:?}", t.elapsed());
+    assert_eq!(new, 3);
+    let index = h.write(3, "after-transfer").await;
+    h.wait_all_applied(index).await;
+    for m in h.members.values() {
+        assert_eq!(items(m), 31);
+    }
+
+    // A leader stopping gracefully hands over first: the others have a leader at once.
+    let mut h = h;
+    let t = Instant::now();
+    h.stop(3).await;
+    let successor = h.leader(&[1, 2]).await;
+    println!("leader stop with handover: {:?}", t.elapsed());
+    let index = h.write(successor, "after-handover").await;
+    h.wait_all_applied(index).await;
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leader_loss_elects_a_new_leader_and_loses_nothing() {
+    let _serial = SERIAL.lock().await;
+    let mut h = Harness::start(3).await;
+    let old = h.leader(&[1, 2, 3]).await;
+    let mut last = 0;
+    for i in 0..10 {
+        last = h.write(old, &format!("before-{i}")).await;
+    }
+    h.wait_all_applied(last).await;
+    let t = Instant::now();
+    h.kill(old).await;
+    let rest: Vec<NodeId> = [1, 2, 3].into_iter().filter(|id| *id != old).collect();
+    let new = h.leader(&rest).await;
+    println!("election after leader loss: {:?}", t.elapsed());
+    assert_ne!(new, old);
+    for i in 0..10 {
+        last = h.write(new, &format!("after-{i}")).await;
+    }
+    h.wait_all_applied(last).await;
+    let reference = dump(&h.members[&new]);
+    for m in h.members.values() {
+        assert_eq!(items(m), 20, "member {}", m.id());
+        assert_eq!(dump(m), reference);
+    }
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_follower_is_caught_up_by_snapshot() {
+    let _serial = SERIAL.lock().await;
+    let mut h = Harness::start(3).await;
+    let leader = h.leader(&[1, 2, 3]).await;
+    let lagging = if leader == 3 { 2 } else { 3 };
+    let mut last = h.write(leader, "first").await;
+    h.wait_all_applied(last).await;
+    h.stop(lagging).await;
+    for i in 0..40 {
+        last = h.write(leader, &format!("while-away-{i}")).await;
+    }
+    let raft = h.members[&leader].raft().clone();
+    raft.trigger().snapshot().await.unwrap();
+    h.members[&leader]
+        .wait_until(WAIT, "snapshot", |s| s.snapshot_index >= Some(last))
+        .await
+        .unwrap();
+    raft.trigger().purge_log(last).await.unwrap();
+    h.members[&leader]
+        .wait_until(WAIT, "purge", |s| s.purged_index >= Some(last))
+        .await
+        .unwrap();
+    let snapshot = raft.get_snapshot().await.unwrap().unwrap();
+    let bytes = std::fs::metadata(snapshot.snapshot.file.unwrap())
+        .unwrap()
+        .len();
+    assert!(
+        bytes > 4 * 256,
+        "the snapshot streams in several chunks ({bytes} bytes)"
+    );
+    let t = Instant::now();
+    h.restart(lagging).await;
+    h.members[&lagging].wait_applied(last, WAIT).await.unwrap();
+    println!("catch-up by snapshot: {:?}", t.elapsed());
+    let installed = h.members[&lagging].status().snapshot_index;
+    assert!(
+        installed >= Some(last),
+        "the follower was caught up by a snapshot: {installed:?}"
+    );
+    assert_eq!(items(&h.members[&lagging]), 41);
+    assert_eq!(dump(&h.members[&lagging]), dump(&h.members[&leader]));
+    // It keeps up through the log afterwards, and its log (resumed past the snapshot) opens
+    // again after a restart.
+    let index = h.write(leader, "after").await;
+    h.wait_all_applied(index).await;
+    assert_eq!(dump(&h.members[&lagging]), dump(&h.members[&leader]));
+    h.stop(lagging).await;
+    h.restart(lagging).await;
+    let index = h.write(leader, "after-restart").await;
+    h.wait_all_applied(index).await;
+    assert_eq!(dump(&h.members[&lagging]), dump(&h.members[&leader]));
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deposed_leaders_unacknowledged_tail_is_discarded() {
+    let _serial = SERIAL.lock().await;
+    let h = Harness::start(3).await;
+    let old = h.leader(&[1, 2, 3]).await;
+    let mut last = 0;
+    for i in 0..3 {
+        last = h.write(old, &format!("agreed-{i}")).await;
+    }
+    h.wait_all_applied(last).await;
+
+    h.members[&old].switch().isolate();
+    // The cut-off leader commits in memory and proposes; no majority acknowledges.
+    for i in 0..2 {
+        let m = &h.members[&old];
+        let redo = commit_item(&m.store().unwrap().storage(), &format!("lost-{i}"));
+        let r = tokio::time::timeout(Duration::from_millis(500), m.client_write(redo)).await;
+        assert!(
+            !matches!(r, Ok(Ok(_))),
+            "an isolated leader acknowledged a write"
+        );
+    }
+    assert_eq!(
+        items(&h.members[&old]),
+        3,
+        "unacknowledged commits are not visible"
+    );
+    assert_eq!(
+        h.members[&old].store().unwrap().storage().last_committed(),
+        5
+    );
+
+    let rest: Vec<NodeId> = [1, 2, 3].into_iter().filter(|id| *id != old).collect();
+    let new = h.leader(&rest).await;
+    for i in 0..2 {
+        last = h.write(new, &format!("won-{i}")).await;
+    }
+    h.members[&old].switch().heal();
+    h.wait_all_applied(last).await;
+    h.leader(&[1, 2, 3]).await;
+
+    let reference = dump(&h.members[&new]);
+    assert!(reference.iter().all(|op| !op.contains("lost-")));
+    for m in h.members.values() {
+        assert_eq!(dump(m), reference, "member {} differs", m.id());
+        assert_eq!(items(m), 5);
+    }
+    // The old leader's log holds the new leader's entries where its own tail was.
+    let mut old_log = h.members[&old].log().clone();
+    let mut new_log = h.members[&new].log().clone();
+    assert_eq!(
+        old_log.try_get_log_entries(1..=last).await.unwrap(),
+        new_log.try_get_log_entries(1..=last).await.unwrap()
+    );
+    let old_store = h.members[&old].store().unwrap().storage();
+    assert_eq!(
+        old_store.last_committed(),
+        5,
+        "the old tail is gone from memory too"
+    );
+    assert!(h.members[&old].rebuilds() >= 1);
+    // And the old leader follows on.
+    let index = h.write(new, "later").await;
+    h.wait_all_applied(index).await;
+    assert_eq!(dump(&h.members[&old]), dump(&h.members[&new]));
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_member_rejoins_with_its_log() {
+    let _serial = SERIAL.lock().await;
+    let mut h = Harness::start(3).await;
+    let leader = h.leader(&[1, 2, 3]).await;
+    let member = if leader == 2 { 3 } else { 2 };
+    let mut last = 0;
+    for i in 0..8 {
+        last = h.write(leader, &format!("kept-{i}")).await;
+    }
+    h.wait_all_applied(last).await;
+    // A second member on the same directory is refused while the first runs.
+    let dir = &h.dirs[&member];
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let c = config(member, &h.nodes[&member], dir, &h.nodes);
+    let err = Cluster::start_on(c, l, None).await.unwrap_err();
+    assert!(matches!(err, ClusterError::Lock(_)), "{err}");
+    let before = h.members[&member].status();
+    h.stop(member).await;
+    h.restart(member).await;
+    let after = h.members[&member].status();
+    assert!(
+        after.last_log_index >= before.last_log_index,
+        "the log survived the restart: {} then {}",
+        before.last_log_index,
+        after.last_log_index
+    );
+    // The committed id was persisted, so the store is back before any leader contact.
+    h.members[&member].wait_applied(last, WAIT).await.unwrap();
+    assert_eq!(items(&h.members[&member]), 8);
+    for i in 0..3 {
+        last = h.write(leader, &format!("later-{i}")).await;
+    }
+    h.wait_all_applied(last).await;
+    assert_eq!(dump(&h.members[&member]), dump(&h.members[&leader]));
+
+    // The whole cluster restarts: nobody initializes again, a leader is elected from the
+    // logs, and every store comes back.
+    for id in [1, 2, 3] {
+        h.kill(id).await;
+    }
+    for id in [1, 2, 3] {
+        h.restart(id).await;
+    }
+    let leader = h.leader(&[1, 2, 3]).await;
+    let index = h.write(leader, "after-full-restart").await;
+    assert!(index > last);
+    h.wait_all_applied(index).await;
+    let reference = dump(&h.members[&leader]);
+    for m in h.members.values() {
+        assert_eq!(items(m), 12, "member {}", m.id());
+        assert_eq!(dump(m), reference);
+    }
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_are_added_and_removed() {
+    let _serial = SERIAL.lock().await;
+    let mut h = Harness::start(3).await;
+    let leader = h.leader(&[1, 2, 3]).await;
+    let mut last = 0;
+    for i in 0..5 {
+        last = h.write(leader, &format!("item-{i}")).await;
+    }
+    // A fourth member starts empty, with no initial members, and is added.
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let node = Node::new(
+        l.local_addr().unwrap().to_string(),
+        "127.0.0.1:0",
+        "127.0.0.1:0",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let c = config(4, &node, &dir, &BTreeMap::new());
+    let m4 = Cluster::start_on(c, l, None).await.unwrap();
+    h.nodes.insert(4, node.clone());
+    h.dirs.insert(4, dir);
+    h.members.insert(4, m4);
+    h.members[&leader].add_member(4, node).await.unwrap();
+    h.members[&4].wait_applied(last, WAIT).await.unwrap();
+    assert_eq!(h.members[&leader].status().voters, [1, 2, 3, 4].into());
+    assert_eq!(items(&h.members[&4]), 5);
+    h.members[&leader].remove_member(4).await.unwrap();
+    assert_eq!(h.members[&leader].status().voters, [1, 2, 3].into());
+    last = h.write(leader, "after-removal").await;
+    for id in [1, 2, 3] {
+        h.members[&id].wait_applied(last, WAIT).await.unwrap();
+    }
+    h.shutdown().await;
+}
