@@ -8,7 +8,7 @@ use quiver_cypher::{Detail, Status};
 use quiver_value::Value;
 
 use super::clauses::Planner;
-use super::scope::{Kind, Scope};
+use super::scope::Scope;
 use crate::ir::{
     AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind,
 };
@@ -302,7 +302,7 @@ impl Planner<'_> {
             ExprKind::MapProjection(p) => self.map_projection(p, e, scope, agg)?,
             ExprKind::Pattern(chain) => self.pattern_predicate(chain, e, scope)?,
             ExprKind::PatternComprehension(c) => self.pattern_comprehension(c, e, scope)?,
-            ExprKind::Subquery(s) => self.subquery_expr(s, scope, e.span)?,
+            ExprKind::Subquery(s) => self.subquery_expr(s, scope)?,
         })
     }
 
@@ -379,7 +379,7 @@ impl Planner<'_> {
         let list = self.expr_with(&c.list, scope, agg)?;
         let slot = self.slot();
         let mut inner = scope.clone();
-        inner.bind(&c.variable.name, slot, Kind::Any);
+        inner.bind(&c.variable.name, slot);
         let filter = match &c.filter {
             Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
             None => None,
@@ -406,7 +406,7 @@ impl Planner<'_> {
         let list = self.expr_with(&q.list, scope, agg)?;
         let slot = self.slot();
         let mut inner = scope.clone();
-        inner.bind(&q.variable.name, slot, Kind::Any);
+        inner.bind(&q.variable.name, slot);
         let predicate = self.expr_with(&q.predicate, &inner, agg)?;
         Ok(Expr::Quantified {
             quantifier: match q.quantifier {
@@ -433,8 +433,8 @@ impl Planner<'_> {
         let acc = self.slot();
         let slot = self.slot();
         let mut inner = scope.clone();
-        inner.bind(&r.accumulator.name, acc, Kind::Any);
-        inner.bind(&r.variable.name, slot, Kind::Any);
+        inner.bind(&r.accumulator.name, acc);
+        inner.bind(&r.variable.name, slot);
         let expr = self.expr_with(&r.expr, &inner, agg)?;
         Ok(Expr::Reduce {
             acc,
