@@ -33,18 +33,7 @@ impl Planner<'_> {
         let signature = procedure.signature().clone();
         let args = match &c.args {
             Some(args) => {
-                if args.len() != signature.inputs.len() {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidNumberOfArguments,
-                        format!(
-                            "Procedure call does not provide the required number of arguments: got {} expected {}",
-                            args.len(),
-                            signature.inputs.len()
-                        ),
-                        span,
-                    ));
-                }
+                // The analysis has checked the count against the same catalog.
                 let mut out = Vec::with_capacity(args.len());
                 for a in args {
                     out.push(self.expr(a, scope)?);
