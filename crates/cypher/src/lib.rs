@@ -49,7 +49,6 @@ pub mod token;
 pub use error::{Detail, Error, ErrorKind, Status};
 pub use parser::{ParseOptions, parse, parse_with};
 pub use semantic::{
-    Analysis, AnalyzeOptions, ColumnInfo, ProjectionInfo, ScopeVar, VarKind, analyze, analyze_with,
-    compile_front,
+    Analysis, AnalyzeOptions, ColumnInfo, ProjectionInfo, analyze, analyze_with, compile_front,
 };
 pub use span::{Position, Span};

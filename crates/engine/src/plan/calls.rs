@@ -241,7 +241,6 @@ impl Planner<'_> {
                     &ProjectionClause {
                         projection,
                         filter: filter.as_ref(),
-                        is_return: false,
                         targets: None,
                         span: Span::default(),
                     },
@@ -256,7 +255,6 @@ impl Planner<'_> {
                         &ProjectionClause {
                             projection: &r.projection,
                             filter: None,
-                            is_return: true,
                             targets: None,
                             span: Span::default(),
                         },

@@ -375,7 +375,6 @@ impl Planner<'_> {
                     &ProjectionClause {
                         projection: &w.projection,
                         filter: w.filter.as_ref(),
-                        is_return: false,
                         targets: None,
                         span: clause.span,
                     },
@@ -389,7 +388,6 @@ impl Planner<'_> {
                     &ProjectionClause {
                         projection: &r.projection,
                         filter: None,
-                        is_return: true,
                         targets,
                         span: clause.span,
                     },

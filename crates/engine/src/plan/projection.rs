@@ -75,7 +75,6 @@ pub(super) struct ProjectionClause<'c> {
     pub projection: &'c ast::Projection,
     /// WITH's WHERE.
     pub filter: Option<&'c ast::Expr>,
-    pub is_return: bool,
     /// Slots the columns must land in (the branches of a UNION share them).
     pub targets: Option<&'c [usize]>,
     /// The clause's span: the key of its analysis, and the position of its errors.
@@ -140,29 +139,14 @@ impl Planner<'_> {
         self.expr(e, &Scope::default())
     }
 
-    /// The items of a projection the analysis has not seen, checked as the analysis would.
-    fn items(
-        &self,
-        p: &ast::Projection,
-        pre: &Scope,
-        is_return: bool,
-        span: Span,
-    ) -> Result<Vec<Item>> {
+    /// The items of a projection the analysis has not seen (`SHOW ... YIELD ... RETURN`),
+    /// checked as the analysis would. Two of its checks cannot fail there: a command always
+    /// has columns, so `*` always has variables, and `YIELD` names columns only, so it has no
+    /// expression to alias.
+    fn items(&self, p: &ast::Projection, pre: &Scope, span: Span) -> Result<Vec<Item>> {
         let mut items = Vec::new();
         if p.star {
             let mut names: Vec<Arc<str>> = pre.names();
-            if names.is_empty() && p.items.is_empty() && is_return {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::NoVariablesInScope,
-                    if is_return {
-                        "RETURN * is not allowed when there are no variables in scope"
-                    } else {
-                        "WITH * is not allowed when there are no variables in scope"
-                    },
-                    span,
-                ));
-            }
             names.sort();
             for name in names {
                 items.push(Item {
@@ -176,17 +160,6 @@ impl Planner<'_> {
             }
         }
         for item in &p.items {
-            if !is_return
-                && item.alias.is_none()
-                && !matches!(item.expr.kind, ExprKind::Variable(_))
-            {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::NoExpressionAlias,
-                    "Expression in WITH must be aliased (use AS)",
-                    item.span,
-                ));
-            }
             let name: Arc<str> = Arc::from(item.name());
             if items.iter().any(|i: &Item| i.name == name) {
                 return Err(self.err(
@@ -212,7 +185,7 @@ impl Planner<'_> {
     /// here.
     fn projection_items(&self, c: &ProjectionClause<'_>, pre: &Scope) -> Result<Vec<Item>> {
         let Some(info) = self.analysis.projection_at(c.span) else {
-            return self.items(c.projection, pre, c.is_return, c.span);
+            return self.items(c.projection, pre, c.span);
         };
         Ok(info
             .columns

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-pub(crate) use quiver_cypher::VarKind as Kind;
 use quiver_cypher::semantic::ScopeVar;
+pub(crate) use quiver_cypher::semantic::VarKind as Kind;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Var {
