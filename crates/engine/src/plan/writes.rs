@@ -144,7 +144,7 @@ impl Planner<'_> {
         m: &ast::Merge,
     ) -> Result<Arc<PlanNode>> {
         let part = &m.pattern;
-        let (slots, fresh, rel_types) = self.merge_slots(part, scope)?;
+        let (slots, fresh, rel_types) = self.merge_slots(part, scope);
         // The match half.
         let mut inner = scope.clone();
         let once = self.once(scope);
@@ -195,7 +195,7 @@ impl Planner<'_> {
         &mut self,
         part: &ast::PatternPart,
         scope: &Scope,
-    ) -> Result<(PartSlots, Vec<bool>, Vec<Arc<Token>>)> {
+    ) -> (PartSlots, Vec<bool>, Vec<Arc<Token>>) {
         let mut slots = PartSlots {
             nodes: Vec::new(),
             rels: Vec::new(),
@@ -229,7 +229,7 @@ impl Planner<'_> {
             rel_types.push(self.rel_type_of(rp));
             slots.rels.push(self.slot());
         }
-        Ok((slots, fresh, rel_types))
+        (slots, fresh, rel_types)
     }
 
     /// The create half of a MERGE, into the slots the match half binds: its fresh nodes, all
