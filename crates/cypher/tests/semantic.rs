@@ -2,7 +2,9 @@
 //! planner.
 
 use quiver_cypher::ast::{ClauseKind, Statement, StatementKind};
-use quiver_cypher::semantic::{ProcedureCatalog, ProcedureInput, ProcedureSignature, Type};
+use quiver_cypher::semantic::{
+    ProcedureCatalog, ProcedureInput, ProcedureSignature, ScopeVar, Type, VarKind,
+};
 use quiver_cypher::{Analysis, AnalyzeOptions, analyze, analyze_with, compile_front, parse};
 
 fn detail(query: &str) -> &'static str {
@@ -169,6 +171,110 @@ fn projection_info_for_the_planner() {
     let (_, analysis) = ok("UNWIND $rows AS r CREATE (n {v: r})");
     assert!(analysis.writes);
     assert!(analysis.columns.is_empty());
+}
+
+/// `(name, kind, introduced)` of every variable visible after a clause, by name.
+fn scope_after(
+    analysis: &Analysis,
+    clause: &quiver_cypher::ast::Clause,
+) -> Vec<(String, VarKind, bool)> {
+    analysis
+        .scope_after(clause.span)
+        .expect("the clause is recorded")
+        .iter()
+        .map(
+            |ScopeVar {
+                 name,
+                 kind,
+                 introduced,
+             }| (name.clone(), *kind, *introduced),
+        )
+        .collect()
+}
+
+#[test]
+fn scopes_after_each_clause_for_the_planner() {
+    let (statement, analysis) = ok("MATCH p = (a)-[r]->(b) UNWIND [1, 2] AS x \
+         WITH a, x, [r] AS rs, $q AS q FOREACH (y IN [1] | CREATE (a)-[:T]->(c)) \
+         RETURN a, count(*) AS n");
+    let StatementKind::Query(query) = &statement.kind else {
+        panic!("query")
+    };
+    let clauses = &query.first.clauses;
+    let owned = |v: &[(&str, VarKind, bool)]| -> Vec<(String, VarKind, bool)> {
+        v.iter().map(|(n, k, i)| (n.to_string(), *k, *i)).collect()
+    };
+    assert_eq!(
+        scope_after(&analysis, &clauses[0]),
+        owned(&[
+            ("a", VarKind::Node, true),
+            ("b", VarKind::Node, true),
+            ("p", VarKind::Path, true),
+            ("r", VarKind::Relationship, true),
+        ])
+    );
+    let unwound = scope_after(&analysis, &clauses[1]);
+    assert_eq!(unwound[0], ("a".to_string(), VarKind::Node, false));
+    assert_eq!(unwound[4], ("x".to_string(), VarKind::Value, true));
+    assert_eq!(
+        scope_after(&analysis, &clauses[2]),
+        owned(&[
+            ("a", VarKind::Node, false),
+            ("q", VarKind::Any, true),
+            ("rs", VarKind::Value, true),
+            ("x", VarKind::Value, false),
+        ])
+    );
+    // A FOREACH binds nothing outside; its body's clauses see its variable.
+    assert_eq!(
+        scope_after(&analysis, &clauses[3]),
+        owned(&[
+            ("a", VarKind::Node, false),
+            ("q", VarKind::Any, false),
+            ("rs", VarKind::Value, false),
+            ("x", VarKind::Value, false),
+        ])
+    );
+    let ClauseKind::Foreach(foreach) = &clauses[3].kind else {
+        panic!("FOREACH")
+    };
+    let body = scope_after(&analysis, &foreach.clauses[0]);
+    assert!(body.contains(&("c".to_string(), VarKind::Node, true)));
+    assert!(body.contains(&("y".to_string(), VarKind::Value, false)));
+    assert_eq!(
+        scope_after(&analysis, &clauses[4]),
+        owned(&[("a", VarKind::Node, false), ("n", VarKind::Value, true)])
+    );
+}
+
+#[test]
+fn order_by_reads_a_projected_expression_then_an_alias() {
+    let info = |query: &str| {
+        let (statement, analysis) = ok(query);
+        let StatementKind::Query(q) = &statement.kind else {
+            panic!("query")
+        };
+        let last = q.first.clauses.last().expect("a clause");
+        analysis
+            .projection(last)
+            .expect("RETURN")
+            .order_by_columns
+            .clone()
+    };
+    assert_eq!(
+        info("MATCH (a) RETURN a.x AS x, a ORDER BY a.x, x, a, a.y"),
+        [Some(0), Some(0), Some(1), None]
+    );
+    // An alias renaming another projected variable: the expression wins.
+    assert_eq!(
+        info("WITH 1 AS a, 2 AS x RETURN a AS x, x AS a ORDER BY x, a"),
+        [Some(1), Some(0)]
+    );
+    // A variable carried by `*` is its own expression.
+    assert_eq!(
+        info("WITH 1 AS a, 2 AS b RETURN *, a AS c ORDER BY a, c"),
+        [Some(0), Some(2)]
+    );
 }
 
 #[test]

@@ -17,9 +17,22 @@ use crate::error::{Detail, ErrorKind, Status};
 use crate::span::Span;
 
 impl Analyzer<'_> {
-    /// Checks one clause and applies it to `scope`; returns the columns of a `RETURN` or of a
-    /// standalone procedure call.
+    /// Checks one clause and applies it to `scope`, recording the scope after it for the
+    /// planner; returns the columns of a `RETURN` or of a standalone procedure call.
     pub(crate) fn clause(
+        &mut self,
+        clause: &Clause,
+        scope: &mut Scope,
+        kind: QueryKind,
+        standalone: bool,
+    ) -> Result<Columns> {
+        let before = scope.clone();
+        let columns = self.clause_effect(clause, scope, kind, standalone)?;
+        self.record_scope(clause.span, &before, scope);
+        Ok(columns)
+    }
+
+    fn clause_effect(
         &mut self,
         clause: &Clause,
         scope: &mut Scope,
@@ -493,13 +506,7 @@ impl Analyzer<'_> {
                 let names: HashSet<&str> = projected.iter().map(|(n, _)| n.as_str()).collect();
                 self.implicit_grouping(&sort.expr, keys, &names)?;
             }
-            sorted_by.push(columns.iter().position(|c| {
-                let by_item = c
-                    .item
-                    .is_some_and(|i| projection.items[i].expr == sort.expr);
-                let by_name = matches!(&sort.expr.kind, ExprKind::Variable(v) if v.name == c.name);
-                by_item || by_name
-            }));
+            sorted_by.push(sorted_column(projection, columns, &sort.expr));
         }
         Ok(sorted_by)
     }
@@ -680,4 +687,22 @@ fn expr_text(expr: &Expr, source: &str) -> String {
     } else {
         text.to_string()
     }
+}
+
+/// The column an `ORDER BY` expression sorts by when it is exactly a projected one, as Neo4j
+/// allows: first the column whose expression it is (a variable carried by `*` is its own
+/// expression), else the column of that name (an alias). The order matters only when an alias
+/// renames another projected variable: `RETURN a AS x, x AS a ORDER BY x` sorts by `x AS a`.
+fn sorted_column(projection: &Projection, columns: &[ColumnInfo], sort: &Expr) -> Option<usize> {
+    let variable = match &sort.kind {
+        ExprKind::Variable(v) => Some(v.name.as_str()),
+        _ => None,
+    };
+    columns
+        .iter()
+        .position(|c| match c.item {
+            Some(i) => projection.items[i].expr == *sort,
+            None => variable == Some(c.name.as_str()),
+        })
+        .or_else(|| variable.and_then(|name| columns.iter().position(|c| c.name == name)))
 }

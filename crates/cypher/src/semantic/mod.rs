@@ -58,6 +58,49 @@ pub struct Analysis {
     pub writes: bool,
     /// Per `WITH`/`RETURN` clause, keyed by the clause's start offset.
     projections: HashMap<u32, ProjectionInfo>,
+    /// Per clause of a query (subqueries and `FOREACH` bodies included), keyed by the clause's
+    /// start offset: the variables visible after it.
+    scopes: HashMap<u32, Vec<ScopeVar>>,
+}
+
+/// What a variable holds, as far as planning cares: which entity, or a value that is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    Node,
+    Relationship,
+    Path,
+    /// Known not to be a graph entity: a literal, list (of relationships too) or map.
+    Value,
+    /// Not known from the text (a parameter, a function's result, a procedure output).
+    Any,
+}
+
+impl VarKind {
+    /// The kind of a variable of static type `ty`.
+    pub fn of(ty: &Type) -> VarKind {
+        match ty {
+            Type::Node => VarKind::Node,
+            Type::Relationship => VarKind::Relationship,
+            Type::Path => VarKind::Path,
+            Type::Any | Type::Null => VarKind::Any,
+            Type::Boolean
+            | Type::Integer
+            | Type::Float
+            | Type::String
+            | Type::List(_)
+            | Type::Map => VarKind::Value,
+        }
+    }
+}
+
+/// A variable visible after a clause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeVar {
+    pub name: String,
+    pub kind: VarKind,
+    /// Whether the clause bound it (a new pattern element, an `UNWIND` or `YIELD` variable, a
+    /// projected column, a subquery's column) rather than finding it bound before.
+    pub introduced: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +151,20 @@ impl Analysis {
     /// (`None` for projections the analysis does not see, such as `SHOW ... YIELD`).
     pub fn projection_at(&self, clause_span: Span) -> Option<&ProjectionInfo> {
         self.projections.get(&clause_span.start)
+    }
+
+    /// The variables visible after the clause spanning `clause_span`, ordered by name
+    /// (`None` for clauses the analysis does not see, such as a `SHOW` command's).
+    pub fn scope_after(&self, clause_span: Span) -> Option<&[ScopeVar]> {
+        self.scopes.get(&clause_span.start).map(Vec::as_slice)
+    }
+
+    /// The kind of `name` after the clause spanning `clause_span`; [`VarKind::Any`] when the
+    /// analysis does not know the variable there.
+    pub fn kind_after(&self, clause_span: Span, name: &str) -> VarKind {
+        self.scope_after(clause_span)
+            .and_then(|vars| vars.iter().find(|v| v.name == name))
+            .map_or(VarKind::Any, |v| v.kind)
     }
 
     /// Fails with `ParameterMissing` naming the first parameter `supplied` does not know.
@@ -221,6 +278,19 @@ impl Analyzer<'_> {
                 span,
             });
         }
+    }
+
+    /// Records the scope after a clause; `before` is the scope it started from.
+    fn record_scope(&mut self, clause_span: Span, before: &scope::Scope, after: &scope::Scope) {
+        let vars = after
+            .iter()
+            .map(|(name, ty)| ScopeVar {
+                name: name.clone(),
+                kind: VarKind::of(ty),
+                introduced: !before.contains(name),
+            })
+            .collect();
+        self.analysis.scopes.insert(clause_span.start, vars);
     }
 
     fn record_projection(&mut self, clause_span: Span, info: ProjectionInfo) {

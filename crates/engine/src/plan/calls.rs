@@ -8,7 +8,7 @@ use quiver_cypher::{Detail, Span, Status};
 
 use super::clauses::{Planner, QueryPlan, Result};
 use super::projection::ProjectionClause;
-use super::scope::{Kind, Scope};
+use super::scope::Scope;
 use crate::ir::{Command, Expr, Op, PlanNode};
 
 impl Planner<'_> {
@@ -33,18 +33,7 @@ impl Planner<'_> {
         let signature = procedure.signature().clone();
         let args = match &c.args {
             Some(args) => {
-                if args.len() != signature.inputs.len() {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidNumberOfArguments,
-                        format!(
-                            "Procedure call does not provide the required number of arguments: got {} expected {}",
-                            args.len(),
-                            signature.inputs.len()
-                        ),
-                        span,
-                    ));
-                }
+                // The analysis has checked the count against the same catalog.
                 let mut out = Vec::with_capacity(args.len());
                 for a in args {
                     out.push(self.expr(a, scope)?);
@@ -66,11 +55,8 @@ impl Planner<'_> {
             || (c.yields.is_none() && standalone);
         if bind_all {
             for (i, f) in signature.outputs.iter().enumerate() {
-                if scope.contains(&f.name) {
-                    return Err(self.already_bound(&f.name, span));
-                }
                 let slot = self.slot();
-                scope.bind(&f.name, slot, Kind::Any);
+                scope.bind(&f.name, slot);
                 yields.push((i, slot));
                 columns.push(Arc::from(f.name.as_str()));
                 slots.push(slot);
@@ -97,7 +83,7 @@ impl Planner<'_> {
                 slots.push(slot);
             }
             for (name, slot) in columns.iter().zip(&slots) {
-                scope.bind(name, *slot, Kind::Any);
+                scope.bind(name, *slot);
             }
             filter = f.as_ref();
         }
@@ -230,7 +216,7 @@ impl Planner<'_> {
         };
         let mut scope = Scope::default();
         for (c, s) in plan.columns.iter().zip(&plan.out_slots) {
-            scope.bind(c, *s, Kind::Any);
+            scope.bind(c, *s);
         }
         match filter {
             ShowFilter::Where(e) => {
@@ -255,7 +241,6 @@ impl Planner<'_> {
                     &ProjectionClause {
                         projection,
                         filter: filter.as_ref(),
-                        is_return: false,
                         targets: None,
                         span: Span::default(),
                     },
@@ -270,7 +255,6 @@ impl Planner<'_> {
                         &ProjectionClause {
                             projection: &r.projection,
                             filter: None,
-                            is_return: true,
                             targets: None,
                             span: Span::default(),
                         },

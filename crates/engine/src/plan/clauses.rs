@@ -11,9 +11,10 @@ use quiver_cypher::ast::{self, ClauseKind, ExprKind, StatementKind};
 use quiver_cypher::semantic::Analysis;
 use quiver_cypher::{Detail, ErrorKind, Span, Status};
 use quiver_storage::Transaction as StorageTx;
+use quiver_value::Value;
 
 use super::projection::ProjectionClause;
-use super::scope::{Kind, Scope};
+use super::scope::Scope;
 use crate::ir::{Command, Compiled, Expr, Op, PlanNode, SubKind};
 use crate::procedures::Procedures;
 use crate::summary::QueryType;
@@ -172,15 +173,6 @@ impl Planner<'_> {
         )
     }
 
-    pub fn already_bound(&self, name: &str, span: Span) -> quiver_cypher::Error {
-        self.err(
-            Status::SyntaxError,
-            Detail::VariableAlreadyBound,
-            format!("Variable `{name}` already declared"),
-            span,
-        )
-    }
-
     pub fn slot(&mut self) -> usize {
         self.slots += 1;
         self.slots - 1
@@ -241,7 +233,7 @@ impl Planner<'_> {
         let est = branches.iter().map(|b| b.est_rows).sum();
         let mut scope = Scope::default();
         for (c, s) in first.columns.iter().zip(&first.out_slots) {
-            scope.bind(c, *s, Kind::Any);
+            scope.bind(c, *s);
         }
         let mut root = self.node(Op::Union { branches }, est, &scope);
         if !all {
@@ -302,7 +294,7 @@ impl Planner<'_> {
                 pending_reads = false;
                 pending_writes = false;
             }
-            plan = self.clause(plan, &mut scope, clause, targets, standalone, &mut out)?;
+            plan = self.step(plan, &mut scope, clause, targets, standalone, &mut out)?;
             if reads {
                 pending_reads = true;
             }
@@ -316,6 +308,36 @@ impl Planner<'_> {
             out_slots: out.out_slots,
             returns: out.returns,
         })
+    }
+
+    /// One clause on top of `plan`, then the scope settled on the analysis's record of the
+    /// scope after it: the planner gives the variables their slots, the analysis says which
+    /// are visible and what they hold.
+    fn step(
+        &mut self,
+        plan: Arc<PlanNode>,
+        scope: &mut Scope,
+        clause: &ast::Clause,
+        targets: Option<&[usize]>,
+        standalone: bool,
+        out: &mut Outputs,
+    ) -> Result<Arc<PlanNode>> {
+        let plan = self.clause(plan, scope, clause, targets, standalone, out)?;
+        if let Some(recorded) = self.analysis.scope_after(clause.span) {
+            scope.settle(recorded);
+        }
+        Ok(plan)
+    }
+
+    /// An updating clause of a `FOREACH` body (the analysis has checked that every clause
+    /// there updates), planned as any other.
+    pub(super) fn update(
+        &mut self,
+        plan: Arc<PlanNode>,
+        scope: &mut Scope,
+        clause: &ast::Clause,
+    ) -> Result<Arc<PlanNode>> {
+        self.step(plan, scope, clause, None, false, &mut Outputs::default())
     }
 
     /// One clause on top of `plan`; a RETURN (or a standalone procedure call) records the
@@ -334,7 +356,7 @@ impl Planner<'_> {
             ClauseKind::Unwind(u) => {
                 let list = self.expr(&u.expr, scope)?;
                 let slot = self.slot();
-                scope.bind(&u.variable.name, slot, Kind::Any);
+                scope.bind(&u.variable.name, slot);
                 let est = plan.est_rows * 10.0;
                 self.node(
                     Op::Unwind {
@@ -353,7 +375,6 @@ impl Planner<'_> {
                     &ProjectionClause {
                         projection: &w.projection,
                         filter: w.filter.as_ref(),
-                        is_return: false,
                         targets: None,
                         span: clause.span,
                     },
@@ -367,7 +388,6 @@ impl Planner<'_> {
                     &ProjectionClause {
                         projection: &r.projection,
                         filter: None,
-                        is_return: true,
                         targets,
                         span: clause.span,
                     },
@@ -455,11 +475,9 @@ impl Planner<'_> {
             Some(ast::ImportScope::All) => scope.clone(),
             Some(ast::ImportScope::Variables(vars)) => {
                 let mut s = Scope::default();
-                for v in vars {
-                    match scope.get(&v.name) {
-                        Some(var) => s.bind(&v.name, var.slot, var.kind),
-                        None => return Err(self.undefined(&v.name, v.span)),
-                    }
+                // The analysis has checked that every imported variable is defined.
+                for var in vars.iter().filter_map(|v| scope.get(&v.name)) {
+                    s.vars.push(var.clone());
                 }
                 s
             }
@@ -479,7 +497,7 @@ impl Planner<'_> {
         }
         // The analysis has checked that no returned column shadows an outer variable.
         for (col, slot) in inner.columns.iter().zip(&inner.out_slots) {
-            scope.bind(col, *slot, Kind::Any);
+            scope.bind(col, *slot);
         }
         let est = input.est_rows * inner.root.est_rows.max(1.0);
         Ok(self.node(
@@ -493,12 +511,7 @@ impl Planner<'_> {
     }
 
     /// `EXISTS { }`, `COUNT { }`, `COLLECT { }`.
-    pub(super) fn subquery_expr(
-        &mut self,
-        s: &ast::SubqueryExpr,
-        scope: &Scope,
-        span: Span,
-    ) -> Result<Expr> {
+    pub(super) fn subquery_expr(&mut self, s: &ast::SubqueryExpr, scope: &Scope) -> Result<Expr> {
         let (plan, collect) = match &s.body {
             ast::SubqueryBody::Pattern { pattern, filter } => {
                 let (plan, _) = self.pattern_subquery(pattern, filter.as_ref(), scope)?;
@@ -506,24 +519,16 @@ impl Planner<'_> {
             }
             ast::SubqueryBody::Query(q) => {
                 let inner = self.query(q, scope, false)?;
-                // The analysis has checked that a COLLECT returns exactly one column.
                 (inner.root, inner.out_slots.first().copied())
             }
         };
         let kind = match s.kind {
             ast::SubqueryKind::Exists => SubKind::Exists,
             ast::SubqueryKind::Count => SubKind::Count,
-            ast::SubqueryKind::Collect => match collect {
-                Some(slot) => SubKind::Collect(Expr::Slot(slot)),
-                None => {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::InvalidClauseComposition,
-                        "A COLLECT subquery must end with a RETURN clause",
-                        span,
-                    ));
-                }
-            },
+            // The analysis has checked that a COLLECT returns exactly one column.
+            ast::SubqueryKind::Collect => {
+                SubKind::Collect(collect.map_or(Expr::Const(Value::Null), Expr::Slot))
+            }
         };
         Ok(Expr::Subquery(plan, Box::new(kind)))
     }
@@ -546,7 +551,7 @@ fn importing_scope(q: &ast::Query, outer: &Scope) -> Scope {
                     && let Some(var) = outer.get(&v.name)
                     && s.get(&v.name).is_none()
                 {
-                    s.bind(&v.name, var.slot, var.kind);
+                    s.vars.push(var.clone());
                 }
             }
         }

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use quiver_cypher::ast::{self, BinaryOp, ExprKind, Literal, UnaryOp};
-use quiver_cypher::{Detail, Status};
+use quiver_cypher::{Detail, Span, Status};
 use quiver_value::Value;
 
 use super::clauses::Planner;
-use super::scope::{Kind, Scope};
+use super::scope::Scope;
 use crate::ir::{
     AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind,
 };
@@ -182,10 +182,56 @@ pub(super) fn literal(l: &Literal) -> Value {
     }
 }
 
+/// A binary operator over compiled operands; a regular expression given as a constant is
+/// compiled once, here; one that does not compile is left to evaluation.
+fn binary(op: BinaryOp, l: Expr, r: Expr) -> Expr {
+    match op {
+        BinaryOp::And => Expr::And(Box::new(l), Box::new(r)),
+        BinaryOp::Or => Expr::Or(Box::new(l), Box::new(r)),
+        BinaryOp::RegexMatch => match &r {
+            Expr::Const(Value::String(p)) => match quiver_value::ops::compile_regex(p) {
+                Ok(re) => Expr::RegexConst(Box::new(l), Arc::new(re)),
+                Err(_) => Expr::Binary(BinOp::Regex, Box::new(l), Box::new(r)),
+            },
+            _ => Expr::Binary(BinOp::Regex, Box::new(l), Box::new(r)),
+        },
+        op => Expr::Binary(binop(op), Box::new(l), Box::new(r)),
+    }
+}
+
 impl Planner<'_> {
     /// Compiles an expression where aggregates are not allowed.
     pub fn expr(&mut self, e: &ast::Expr, scope: &Scope) -> super::clauses::Result<Expr> {
         self.expr_with(e, scope, &mut Agg::Forbidden)
+    }
+
+    /// A variable: its slot. In an aggregating projection, a variable of the input that is
+    /// not a grouping key is ambiguous; anywhere else an unknown name is undefined (only
+    /// where the analysis has not checked the expression: `SHOW` filters and projections).
+    fn variable_ref(
+        &self,
+        id: &ast::Ident,
+        span: Span,
+        scope: &Scope,
+        agg: &Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        if let Some(v) = scope.get(&id.name) {
+            return Ok(Expr::Slot(v.slot));
+        }
+        if let Agg::Collect(ctx) = agg
+            && ctx.pre.contains(&id.name)
+        {
+            return Err(self.err(
+                Status::SyntaxError,
+                Detail::AmbiguousAggregationExpression,
+                format!(
+                    "Variable `{}` must be part of the grouping keys to be used next to an aggregate",
+                    id.name
+                ),
+                span,
+            ));
+        }
+        Err(self.undefined(&id.name, span))
     }
 
     pub fn expr_with(
@@ -202,25 +248,7 @@ impl Planner<'_> {
         Ok(match &e.kind {
             ExprKind::Literal(l) => Expr::Const(literal(l)),
             ExprKind::Parameter(name) => Expr::Param(self.param(name)),
-            ExprKind::Variable(id) => match scope.get(&id.name) {
-                Some(v) => Expr::Slot(v.slot),
-                None => {
-                    if let Agg::Collect(ctx) = agg
-                        && ctx.pre.contains(&id.name)
-                    {
-                        return Err(self.err(
-                                Status::SyntaxError,
-                                Detail::AmbiguousAggregationExpression,
-                                format!(
-                                    "Variable `{}` must be part of the grouping keys to be used next to an aggregate",
-                                    id.name
-                                ),
-                                e.span,
-                            ));
-                    }
-                    return Err(self.undefined(&id.name, e.span));
-                }
-            },
+            ExprKind::Variable(id) => self.variable_ref(id, e.span, scope, agg)?,
             ExprKind::Property { base, key } => {
                 let b = self.expr_with(base, scope, agg)?;
                 Expr::Property(Box::new(b), self.tokens.key(&key.name))
@@ -258,20 +286,7 @@ impl Planner<'_> {
             ExprKind::Binary { op, left, right } => {
                 let l = self.expr_with(left, scope, agg)?;
                 let r = self.expr_with(right, scope, agg)?;
-                match op {
-                    BinaryOp::And => Expr::And(Box::new(l), Box::new(r)),
-                    BinaryOp::Or => Expr::Or(Box::new(l), Box::new(r)),
-                    BinaryOp::RegexMatch => match &r {
-                        Expr::Const(Value::String(p)) => {
-                            match quiver_value::ops::compile_regex(p) {
-                                Ok(re) => Expr::RegexConst(Box::new(l), Arc::new(re)),
-                                Err(_) => Expr::Binary(BinOp::Regex, Box::new(l), Box::new(r)),
-                            }
-                        }
-                        _ => Expr::Binary(BinOp::Regex, Box::new(l), Box::new(r)),
-                    },
-                    op => Expr::Binary(binop(*op), Box::new(l), Box::new(r)),
-                }
+                binary(*op, l, r)
             }
             ExprKind::Chain { first, rest } => self.chain_expr(e, first, rest, scope, agg)?,
             ExprKind::IsNull { operand, negated } => {
@@ -302,7 +317,7 @@ impl Planner<'_> {
             ExprKind::MapProjection(p) => self.map_projection(p, e, scope, agg)?,
             ExprKind::Pattern(chain) => self.pattern_predicate(chain, e, scope)?,
             ExprKind::PatternComprehension(c) => self.pattern_comprehension(c, e, scope)?,
-            ExprKind::Subquery(s) => self.subquery_expr(s, scope, e.span)?,
+            ExprKind::Subquery(s) => self.subquery_expr(s, scope)?,
         })
     }
 
@@ -379,7 +394,7 @@ impl Planner<'_> {
         let list = self.expr_with(&c.list, scope, agg)?;
         let slot = self.slot();
         let mut inner = scope.clone();
-        inner.bind(&c.variable.name, slot, Kind::Any);
+        inner.bind(&c.variable.name, slot);
         let filter = match &c.filter {
             Some(x) => Some(Box::new(self.expr_with(x, &inner, &mut reborrow(agg))?)),
             None => None,
@@ -406,7 +421,7 @@ impl Planner<'_> {
         let list = self.expr_with(&q.list, scope, agg)?;
         let slot = self.slot();
         let mut inner = scope.clone();
-        inner.bind(&q.variable.name, slot, Kind::Any);
+        inner.bind(&q.variable.name, slot);
         let predicate = self.expr_with(&q.predicate, &inner, agg)?;
         Ok(Expr::Quantified {
             quantifier: match q.quantifier {
@@ -433,8 +448,8 @@ impl Planner<'_> {
         let acc = self.slot();
         let slot = self.slot();
         let mut inner = scope.clone();
-        inner.bind(&r.accumulator.name, acc, Kind::Any);
-        inner.bind(&r.variable.name, slot, Kind::Any);
+        inner.bind(&r.accumulator.name, acc);
+        inner.bind(&r.variable.name, slot);
         let expr = self.expr_with(&r.expr, &inner, agg)?;
         Ok(Expr::Reduce {
             acc,

@@ -4,30 +4,11 @@ use std::sync::Arc;
 
 use quiver_cypher::ast::{self, ExprKind, Literal};
 use quiver_cypher::{Detail, Span, Status};
-use quiver_value::Value;
 
 use super::clauses::{Planner, Result};
 use super::expr::{Agg, AggCtx, contains_aggregate};
-use super::scope::{Kind, Scope};
-use crate::ir::{AggKind, AggSpec, Expr, GraphFn, Op, PlanNode, SortKey};
-
-/// What a projected expression is known to hold.
-fn kind_of(e: &Expr, pre: &Scope) -> Kind {
-    match e {
-        Expr::Slot(s) => pre
-            .vars
-            .iter()
-            .rev()
-            .find(|v| v.slot == *s)
-            .map_or(Kind::Any, |v| v.kind),
-        Expr::Const(Value::Null) => Kind::Any,
-        Expr::Const(Value::Node(_)) => Kind::Node,
-        Expr::Const(_) | Expr::List(_) | Expr::Map(_) | Expr::ListComp { .. } => Kind::Value,
-        Expr::Path(_) => Kind::Path,
-        Expr::Graph(GraphFn::StartNode | GraphFn::EndNode, _) => Kind::Node,
-        _ => Kind::Any,
-    }
-}
+use super::scope::Scope;
+use crate::ir::{AggKind, AggSpec, Expr, Op, PlanNode, SortKey};
 
 /// `MATCH (n[:L]) RETURN count(n)` and `MATCH ()-[r[:T]]->() RETURN count(r)` answered from
 /// the store's counts instead of a scan.
@@ -94,7 +75,6 @@ pub(super) struct ProjectionClause<'c> {
     pub projection: &'c ast::Projection,
     /// WITH's WHERE.
     pub filter: Option<&'c ast::Expr>,
-    pub is_return: bool,
     /// Slots the columns must land in (the branches of a UNION share them).
     pub targets: Option<&'c [usize]>,
     /// The clause's span: the key of its analysis, and the position of its errors.
@@ -159,29 +139,14 @@ impl Planner<'_> {
         self.expr(e, &Scope::default())
     }
 
-    /// The items of a projection the analysis has not seen, checked as the analysis would.
-    fn items(
-        &self,
-        p: &ast::Projection,
-        pre: &Scope,
-        is_return: bool,
-        span: Span,
-    ) -> Result<Vec<Item>> {
+    /// The items of a projection the analysis has not seen (`SHOW ... YIELD ... RETURN`),
+    /// checked as the analysis would. Two of its checks cannot fail there: a command always
+    /// has columns, so `*` always has variables, and `YIELD` names columns only, so it has no
+    /// expression to alias.
+    fn items(&self, p: &ast::Projection, pre: &Scope, span: Span) -> Result<Vec<Item>> {
         let mut items = Vec::new();
         if p.star {
             let mut names: Vec<Arc<str>> = pre.names();
-            if names.is_empty() && p.items.is_empty() && is_return {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::NoVariablesInScope,
-                    if is_return {
-                        "RETURN * is not allowed when there are no variables in scope"
-                    } else {
-                        "WITH * is not allowed when there are no variables in scope"
-                    },
-                    span,
-                ));
-            }
             names.sort();
             for name in names {
                 items.push(Item {
@@ -195,17 +160,6 @@ impl Planner<'_> {
             }
         }
         for item in &p.items {
-            if !is_return
-                && item.alias.is_none()
-                && !matches!(item.expr.kind, ExprKind::Variable(_))
-            {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::NoExpressionAlias,
-                    "Expression in WITH must be aliased (use AS)",
-                    item.span,
-                ));
-            }
             let name: Arc<str> = Arc::from(item.name());
             if items.iter().any(|i: &Item| i.name == name) {
                 return Err(self.err(
@@ -231,7 +185,7 @@ impl Planner<'_> {
     /// here.
     fn projection_items(&self, c: &ProjectionClause<'_>, pre: &Scope) -> Result<Vec<Item>> {
         let Some(info) = self.analysis.projection_at(c.span) else {
-            return self.items(c.projection, pre, c.is_return, c.span);
+            return self.items(c.projection, pre, c.span);
         };
         Ok(info
             .columns
@@ -251,6 +205,22 @@ impl Planner<'_> {
                 }
             })
             .collect())
+    }
+
+    /// Per ORDER BY item, the column it sorts by when it is exactly a projected one: the
+    /// analysis's resolution (by expression, then by alias, as Neo4j allows), or for a
+    /// projection it has not seen (`SHOW ... YIELD`) the item of the same expression. Any
+    /// other sort key is evaluated, where a projected alias reads that column too.
+    fn sorted_columns(&self, c: &ProjectionClause<'_>, items: &[Item]) -> Vec<Option<usize>> {
+        match self.analysis.projection_at(c.span) {
+            Some(info) => info.order_by_columns.clone(),
+            None => c
+                .projection
+                .order_by
+                .iter()
+                .map(|s| items.iter().position(|it| it.expr == s.expr))
+                .collect(),
+        }
     }
 
     /// Plans a WITH or RETURN; replaces `scope` with the projected variables. Returns the plan,
@@ -327,13 +297,11 @@ impl Planner<'_> {
         };
         let mut key_items: Vec<(usize, Expr)> = Vec::new();
         let mut post_items: Vec<(usize, Expr)> = Vec::new();
-        let mut kinds = vec![Kind::Any; items.len()];
         for (i, item) in items.iter().enumerate() {
             if item.aggregate {
                 continue;
             }
             let compiled = self.expr(&item.expr, pre)?;
-            kinds[i] = kind_of(&compiled, pre);
             let slot = target(i).unwrap_or_else(|| self.slot());
             ctx.keys.push((item.expr.clone(), slot));
             key_items.push((slot, compiled));
@@ -350,13 +318,12 @@ impl Planner<'_> {
             out_slots[i] = slot;
         }
         for (i, item) in items.iter().enumerate() {
-            new_scope.bind(&item.name, out_slots[i], kinds[i]);
+            new_scope.bind(&item.name, out_slots[i]);
         }
-        for s in &p.order_by {
-            let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
-                Expr::Slot(out_slots[i])
-            } else {
-                self.expr_with(&s.expr, &new_scope, &mut Agg::Collect(&mut ctx))?
+        for (s, column) in p.order_by.iter().zip(self.sorted_columns(c, items)) {
+            let expr = match column {
+                Some(i) => Expr::Slot(out_slots[i]),
+                None => self.expr_with(&s.expr, &new_scope, &mut Agg::Collect(&mut ctx))?,
             };
             sort_keys.push(SortKey {
                 expr,
@@ -427,7 +394,6 @@ impl Planner<'_> {
         let mut proj: Vec<(usize, Expr)> = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let compiled = self.expr(&item.expr, pre)?;
-            let kind = kind_of(&compiled, pre);
             let slot = match (target(i), &compiled) {
                 (Some(t), _) => t,
                 (None, Expr::Slot(s)) => *s,
@@ -437,7 +403,7 @@ impl Planner<'_> {
                 proj.push((slot, compiled));
             }
             out_slots[i] = slot;
-            new_scope.bind(&item.name, slot, kind);
+            new_scope.bind(&item.name, slot);
         }
         if !proj.is_empty() {
             plan = self.node(
@@ -464,12 +430,12 @@ impl Planner<'_> {
         } else {
             let mut s = pre.clone();
             for v in &new_scope.vars {
-                s.bind(&v.name, v.slot, v.kind);
+                s.vars.push(v.clone());
             }
             s
         };
-        for s in &p.order_by {
-            let expr = if let Some(i) = items.iter().position(|it| it.expr == s.expr) {
+        for (s, column) in p.order_by.iter().zip(self.sorted_columns(c, items)) {
+            let expr = if let Some(i) = column {
                 Expr::Slot(out_slots[i])
             } else {
                 match self.expr(&s.expr, &sort_scope) {
@@ -535,7 +501,7 @@ impl Planner<'_> {
             Some(f) => {
                 let mut where_scope = pre.clone();
                 for v in &new_scope.vars {
-                    where_scope.bind(&v.name, v.slot, v.kind);
+                    where_scope.vars.push(v.clone());
                 }
                 Some(self.expr(f, &where_scope)?)
             }

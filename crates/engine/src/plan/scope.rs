@@ -1,19 +1,13 @@
 //! Variables in scope while planning: each name maps to the slot that holds its value.
+//!
+//! Which variables are visible after a clause, and what they hold, is the semantic analysis's
+//! record ([`quiver_cypher::Analysis::scope_after`]); the planner adds only the slots, and
+//! settles its scope on the record after every clause.
 
 use std::sync::Arc;
 
-/// What a variable is known to hold, for type-conflict checks and path building.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Node,
-    Rel,
-    /// The relationships of a variable-length pattern.
-    RelList,
-    Path,
-    /// A value known not to be a graph entity (a literal, list or map).
-    Value,
-    Any,
-}
+use quiver_cypher::semantic::ScopeVar;
+pub(crate) use quiver_cypher::semantic::VarKind as Kind;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Var {
@@ -38,12 +32,13 @@ impl Scope {
         self.get(name).is_some()
     }
 
-    /// Adds a variable, shadowing any earlier one of the same name.
-    pub fn bind(&mut self, name: &str, slot: usize, kind: Kind) {
+    /// Adds a variable, shadowing any earlier one of the same name; its kind is
+    /// [`Kind::Any`] until the scope is settled on the analysis's record.
+    pub fn bind(&mut self, name: &str, slot: usize) {
         self.vars.push(Var {
             name: Arc::from(name),
             slot,
-            kind,
+            kind: Kind::Any,
         });
     }
 
@@ -67,5 +62,18 @@ impl Scope {
             }
         }
         out
+    }
+
+    /// Settles the scope on the analysis's record of the scope after a clause: a variable the
+    /// record does not list is no longer visible, and every kind is the record's.
+    pub fn settle(&mut self, recorded: &[ScopeVar]) {
+        self.vars
+            .retain_mut(|v| match recorded.iter().find(|r| *r.name == *v.name) {
+                Some(r) => {
+                    v.kind = r.kind;
+                    true
+                }
+                None => false,
+            });
     }
 }

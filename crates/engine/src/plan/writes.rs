@@ -2,11 +2,10 @@
 
 use std::sync::Arc;
 
-use quiver_cypher::ast::{self, ClauseKind, ExprKind};
-use quiver_cypher::{Detail, Span, Status};
+use quiver_cypher::ast::{self, ExprKind};
 
 use super::clauses::{Planner, Result};
-use super::scope::{Kind, Scope};
+use super::scope::Scope;
 use crate::ir::{CreateStep, Expr, MergeSpec, Op, PathPart, PlanNode, Props, SetOp};
 use crate::tokens::Token;
 
@@ -37,24 +36,11 @@ impl Planner<'_> {
         })
     }
 
-    fn rel_type_of(&mut self, rp: &ast::RelationshipPattern) -> Result<Arc<crate::tokens::Token>> {
-        if rp.types.len() != 1 {
-            return Err(self.err(
-                Status::SyntaxError,
-                Detail::NoSingleRelationshipType,
-                "Exactly one relationship type must be specified for CREATE and MERGE",
-                rp.span,
-            ));
-        }
-        if rp.length.is_some() {
-            return Err(self.err(
-                Status::SyntaxError,
-                Detail::CreatingVarLength,
-                "Variable length relationships cannot be used in CREATE and MERGE",
-                rp.span,
-            ));
-        }
-        Ok(self.tokens.rel_type(&rp.types[0].name))
+    /// The type of a relationship CREATE or MERGE makes: the analysis has checked that it has
+    /// exactly one, and a fixed length.
+    fn rel_type_of(&mut self, rp: &ast::RelationshipPattern) -> Arc<crate::tokens::Token> {
+        let name = rp.types.first().map_or("", |t| t.name.as_str());
+        self.tokens.rel_type(name)
     }
 
     /// CREATE. The semantic analysis has checked the pattern: no shortest paths, inline
@@ -76,7 +62,7 @@ impl Planner<'_> {
             let mut path = vec![PathPart::Node(node_slots[0])];
             for (i, step) in part.chain.steps.iter().enumerate() {
                 let rp = &step.relationship;
-                let ty = self.rel_type_of(rp)?;
+                let ty = self.rel_type_of(rp);
                 let (from, to) = match rp.direction {
                     ast::Direction::Incoming => (node_slots[i + 1], node_slots[i]),
                     _ => (node_slots[i], node_slots[i + 1]),
@@ -84,7 +70,7 @@ impl Planner<'_> {
                 let props = self.props(rp.properties.as_ref(), scope)?;
                 let slot = self.slot();
                 if let Some(v) = &rp.variable {
-                    scope.bind(&v.name, slot, Kind::Rel);
+                    scope.bind(&v.name, slot);
                 }
                 steps.push(CreateStep::Rel {
                     slot,
@@ -98,7 +84,7 @@ impl Planner<'_> {
             }
             if let Some(p) = &part.path {
                 let slot = self.slot();
-                scope.bind(&p.name, slot, Kind::Path);
+                scope.bind(&p.name, slot);
                 paths.push((slot, path));
             }
         }
@@ -141,7 +127,7 @@ impl Planner<'_> {
         let props = self.props(np.properties.as_ref(), scope)?;
         let slot = self.slot();
         if let Some(v) = &np.variable {
-            scope.bind(&v.name, slot, Kind::Node);
+            scope.bind(&v.name, slot);
         }
         steps.push(CreateStep::Node {
             slot,
@@ -158,7 +144,7 @@ impl Planner<'_> {
         m: &ast::Merge,
     ) -> Result<Arc<PlanNode>> {
         let part = &m.pattern;
-        let (slots, fresh, rel_types) = self.merge_slots(part, scope)?;
+        let (slots, fresh, rel_types) = self.merge_slots(part, scope);
         // The match half.
         let mut inner = scope.clone();
         let once = self.once(scope);
@@ -209,7 +195,7 @@ impl Planner<'_> {
         &mut self,
         part: &ast::PatternPart,
         scope: &Scope,
-    ) -> Result<(PartSlots, Vec<bool>, Vec<Arc<Token>>)> {
+    ) -> (PartSlots, Vec<bool>, Vec<Arc<Token>>) {
         let mut slots = PartSlots {
             nodes: Vec::new(),
             rels: Vec::new(),
@@ -240,10 +226,10 @@ impl Planner<'_> {
         let mut rel_types = Vec::new();
         for step in &part.chain.steps {
             let rp = &step.relationship;
-            rel_types.push(self.rel_type_of(rp)?);
+            rel_types.push(self.rel_type_of(rp));
             slots.rels.push(self.slot());
         }
-        Ok((slots, fresh, rel_types))
+        (slots, fresh, rel_types)
     }
 
     /// The create half of a MERGE, into the slots the match half binds: its fresh nodes, all
@@ -295,11 +281,10 @@ impl Planner<'_> {
         Ok((steps, path))
     }
 
-    fn variable(&self, v: &ast::Ident, scope: &Scope) -> Result<Expr> {
-        match scope.get(&v.name) {
-            Some(var) => Ok(Expr::Slot(var.slot)),
-            None => Err(self.undefined(&v.name, v.span)),
-        }
+    /// A variable SET or REMOVE changes, compiled as any other reference to it.
+    fn variable(&mut self, v: &ast::Ident, scope: &Scope) -> Result<Expr> {
+        let reference = ast::Expr::new(ExprKind::Variable(v.clone()), v.span);
+        self.expr(&reference, scope)
     }
 
     fn set_ops(&mut self, scope: &Scope, items: &[ast::SetItem]) -> Result<Vec<SetOp>> {
@@ -384,14 +369,6 @@ impl Planner<'_> {
     ) -> Result<Arc<PlanNode>> {
         let mut exprs = Vec::with_capacity(d.exprs.len());
         for e in &d.exprs {
-            if matches!(e.kind, ExprKind::HasLabels { .. }) {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::InvalidDelete,
-                    "DELETE deletes nodes, relationships and paths, not labels (use REMOVE)",
-                    e.span,
-                ));
-            }
             exprs.push(self.expr(e, scope)?);
         }
         let est = input.est_rows;
@@ -413,23 +390,13 @@ impl Planner<'_> {
         f: &ast::Foreach,
     ) -> Result<Arc<PlanNode>> {
         let list = self.expr(&f.list, scope)?;
-        if scope.contains(&f.variable.name) {
-            return Err(self.already_bound(&f.variable.name, f.variable.span));
-        }
+        // The analysis has checked that the variable is new and that every clause updates.
         let slot = self.slot();
         let mut inner_scope = scope.clone();
-        inner_scope.bind(&f.variable.name, slot, Kind::Any);
+        inner_scope.bind(&f.variable.name, slot);
         let mut inner = self.once(&inner_scope);
         for clause in &f.clauses {
-            inner = match &clause.kind {
-                ClauseKind::Create(c) => self.plan_create(inner, &mut inner_scope, &c.pattern)?,
-                ClauseKind::Merge(m) => self.plan_merge(inner, &mut inner_scope, m)?,
-                ClauseKind::Set(s) => self.plan_set(inner, &inner_scope, &s.items)?,
-                ClauseKind::Remove(r) => self.plan_remove(inner, &inner_scope, &r.items)?,
-                ClauseKind::Delete(d) => self.plan_delete(inner, &inner_scope, d)?,
-                ClauseKind::Foreach(f) => self.plan_foreach(inner, &inner_scope, f)?,
-                other => return Err(self.foreach_clause(other.name(), clause.span)),
-            };
+            inner = self.update(inner, &mut inner_scope, clause)?;
         }
         let est = input.est_rows;
         Ok(self.node(
@@ -442,14 +409,5 @@ impl Planner<'_> {
             est,
             scope,
         ))
-    }
-
-    fn foreach_clause(&self, name: &str, span: Span) -> quiver_cypher::Error {
-        self.err(
-            Status::SyntaxError,
-            Detail::InvalidClauseComposition,
-            format!("Invalid use of {name} inside FOREACH"),
-            span,
-        )
     }
 }

@@ -12,7 +12,7 @@ use quiver_cypher::ast::{self, ExprKind, PathSelector};
 use quiver_cypher::{Detail, Status};
 
 use super::super::clauses::{Planner, Result};
-use super::super::scope::{Kind, Scope};
+use super::super::scope::Scope;
 use super::super::writes::PartSlots;
 use crate::ir::{BinOp, Expr, PathPart};
 use crate::tokens::Token;
@@ -131,7 +131,7 @@ impl Planner<'_> {
     ) -> Result<()> {
         let path_slot = part.path.as_ref().map(|p| {
             let slot = self.slot();
-            b.scope.bind(&p.name, slot, Kind::Path);
+            b.scope.bind(&p.name, slot);
             slot
         });
         let mut path_parts = Vec::new();
@@ -268,7 +268,7 @@ impl Planner<'_> {
             });
         } else {
             let slot = preset.unwrap_or_else(|| self.slot());
-            b.scope.bind(&var.name, slot, Kind::Node);
+            b.scope.bind(&var.name, slot);
             g.nodes.push(PNode {
                 slot,
                 name: Some(Arc::from(var.name.as_str())),
@@ -304,12 +304,7 @@ impl Planner<'_> {
             ));
             return slot;
         }
-        let kind = if rp.length.is_some() {
-            Kind::RelList
-        } else {
-            Kind::Rel
-        };
-        b.scope.bind(&var.name, slot, kind);
+        b.scope.bind(&var.name, slot);
         slot
     }
 
