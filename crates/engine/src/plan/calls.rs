@@ -13,6 +13,7 @@ use crate::ir::{Command, Expr, Op, PlanNode};
 
 impl Planner<'_> {
     /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
+    #[expect(clippy::too_many_lines)]
     pub(super) fn plan_procedure(
         &mut self,
         input: Arc<PlanNode>,

@@ -188,6 +188,7 @@ impl Planner<'_> {
         self.expr_with(e, scope, &mut Agg::Forbidden)
     }
 
+    #[expect(clippy::too_many_lines)]
     pub fn expr_with(
         &mut self,
         e: &ast::Expr,
