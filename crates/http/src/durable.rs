@@ -10,4 +10,3 @@
 pub(crate) fn refused_write(reason: &str) -> crate::error::ApiError {
     crate::error::ApiError::NotDurable(reason.to_owned())
 }
-

@@ -182,6 +182,7 @@ fn read_file(path: &Path) -> Result<Layer, ConfigError> {
 
 impl Config {
     /// Fills defaults into a merged layer and checks every value.
+    #[expect(clippy::too_many_lines)]
     pub fn from_layer(layer: Layer) -> Result<Config, ConfigError> {
         let storage = match (layer.in_memory, layer.data_dir) {
             (Some(true), Some(dir)) => {
