@@ -71,45 +71,7 @@ fn serve(
         let out = outbox.buffer();
         match session.admit(&request) {
             Decision::Process(admitted) => {
-                match admitted {
-                    Admitted::Hello => HelloSuccess {
-                        server: meta::SERVER_AGENT,
-                        connection_id: "bolt-1",
-                        recv_timeout_seconds: Some(60),
-                        telemetry_enabled: true,
-                        ssr_enabled: false,
-                        utc_patch: false,
-                    }
-                    .encode(out, version)
-                    .unwrap(),
-                    Admitted::Run { qid } => {
-                        RunSuccess {
-                            fields: &["x"],
-                            t_first_ms: 0,
-                            qid,
-                            db: None,
-                        }
-                        .encode(out, version)
-                        .unwrap();
-                    }
-                    Admitted::Pull { .. } => {
-                        for i in 0..3 {
-                            encode_record(out, &[Value::Int(i)], codec.dialect).unwrap();
-                        }
-                        Summary {
-                            bookmark: Some("quiver:1"),
-                            db: Some("neo4j"),
-                            t_last_ms: 0,
-                            query_type: QueryType::Read,
-                            stats: Stats::default(),
-                            notifications: &[],
-                            completion: Completion::Success,
-                        }
-                        .encode(out, version)
-                        .unwrap();
-                    }
-                    _ => meta::encode_success_empty(out),
-                }
+                answer(admitted, out, codec);
                 session.complete(Outcome::Success);
             }
             Decision::Ignore => encode_ignored(out),
@@ -131,6 +93,50 @@ fn serve(
     true
 }
 
+/// The engine's answer to an admitted request: every query has one column `x` and three rows.
+fn answer(admitted: Admitted, out: &mut BytesMut, codec: &Codec<'_>) {
+    let version = codec.version;
+    match admitted {
+        Admitted::Hello => HelloSuccess {
+            server: meta::SERVER_AGENT,
+            connection_id: "bolt-1",
+            recv_timeout_seconds: Some(60),
+            telemetry_enabled: true,
+            ssr_enabled: false,
+            utc_patch: false,
+        }
+        .encode(out, version)
+        .unwrap(),
+        Admitted::Run { qid } => {
+            RunSuccess {
+                fields: &["x"],
+                t_first_ms: 0,
+                qid,
+                db: None,
+            }
+            .encode(out, version)
+            .unwrap();
+        }
+        Admitted::Pull { .. } => {
+            for i in 0..3 {
+                encode_record(out, &[Value::Int(i)], codec.dialect).unwrap();
+            }
+            Summary {
+                bookmark: Some("quiver:1"),
+                db: Some("neo4j"),
+                t_last_ms: 0,
+                query_type: QueryType::Read,
+                stats: Stats::default(),
+                notifications: &[],
+                completion: Completion::Success,
+            }
+            .encode(out, version)
+            .unwrap();
+        }
+        _ => meta::encode_success_empty(out),
+    }
+}
+
 fn responses(wire: &[u8], codec: &Codec<'_>) -> Vec<Response> {
     let mut input = BytesMut::from(wire);
     let mut d = Dechunker::new(1 << 20);
@@ -142,14 +148,23 @@ fn responses(wire: &[u8], codec: &Codec<'_>) -> Vec<Response> {
     out
 }
 
+/// The requests, encoded one after another as a client pipelines them.
+fn encoded<const N: usize>(requests: [Request; N], codec: &Codec<'_>) -> BytesMut {
+    let mut out = BytesMut::new();
+    for request in requests {
+        request.encode(&mut out, codec).unwrap();
+    }
+    out
+}
+
 fn names(rs: &[Response]) -> Vec<&'static str> {
     rs.iter().map(Response::name).collect()
 }
 
-#[test]
-fn pipelined_session_over_manifest_handshake() {
-    // Handshake: the client offers manifest v1, the server answers in one buffer, the client
-    // picks 5.8 and pipelines HELLO + LOGON behind its choice.
+/// The manifest handshake: the client offers manifest v1, the server answers in one buffer,
+/// the client picks 5.8 and pipelines HELLO + LOGON behind its choice. Returns the version and
+/// the bytes the server reads after the choice.
+fn manifest_handshake_then_log_on() -> (Version, BytesMut) {
     let hello20 = handshake::client_handshake(&Version::SUPPORTED, true);
     let Negotiation::Manifest { reply, offered } =
         handshake::negotiate(&hello20, &Version::SUPPORTED).unwrap()
@@ -165,7 +180,6 @@ fn pipelined_session_over_manifest_handshake() {
     let version = chosen.unwrap();
     assert_eq!(version, Version::V5_8);
     let codec = Codec::new(version);
-
     let mut wire = BytesMut::from(&choice[..]);
     Request::Hello {
         extra: HelloExtra {
@@ -186,8 +200,13 @@ fn pipelined_session_over_manifest_handshake() {
         panic!("server could not read the choice")
     };
     assert_eq!(v, version);
-    let mut input = wire.split_off(used);
+    (version, wire.split_off(used))
+}
 
+#[test]
+fn pipelined_session_over_manifest_handshake() {
+    let (version, mut input) = manifest_handshake_then_log_on();
+    let codec = Codec::new(version);
     let mut session = Session::new(version);
     let mut dechunker = Dechunker::new(1 << 20);
     let mut outbox = Outbox::new(64 * 1024);
@@ -205,38 +224,30 @@ fn pipelined_session_over_manifest_handshake() {
 
     // TELEMETRY + RUN + PULL, then BEGIN + RUN + PULL + COMMIT: each batch answered into one
     // buffer, i.e. one write.
-    let mut input = BytesMut::new();
-    Request::Telemetry {
-        api: TelemetryApi::ExecuteQuery,
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    Request::Run {
-        query: "RETURN 1".into(),
-        params: Map::new(),
-        extra: TxExtra::default(),
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    Request::Pull { n: 1000, qid: -1 }
-        .encode(&mut input, &codec)
-        .unwrap();
-    Request::Begin {
-        extra: TxExtra::default(),
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    Request::Run {
-        query: "RETURN 2".into(),
-        params: Map::new(),
-        extra: TxExtra::default(),
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    Request::Pull { n: -1, qid: -1 }
-        .encode(&mut input, &codec)
-        .unwrap();
-    Request::Commit.encode(&mut input, &codec).unwrap();
+    let mut input = encoded(
+        [
+            Request::Telemetry {
+                api: TelemetryApi::ExecuteQuery,
+            },
+            Request::Run {
+                query: "RETURN 1".into(),
+                params: Map::new(),
+                extra: TxExtra::default(),
+            },
+            Request::Pull { n: 1000, qid: -1 },
+            Request::Begin {
+                extra: TxExtra::default(),
+            },
+            Request::Run {
+                query: "RETURN 2".into(),
+                params: Map::new(),
+                extra: TxExtra::default(),
+            },
+            Request::Pull { n: -1, qid: -1 },
+            Request::Commit,
+        ],
+        &codec,
+    );
     assert!(serve(
         &mut session,
         &codec,

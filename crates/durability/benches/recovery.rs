@@ -7,10 +7,13 @@
 
 mod common;
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use common::{bench_dir, env_u64};
 use quiver_durability::{Durability, Mode, Options};
+use quiver_storage::{NodeId, PropKeyId, RelTypeId, Storage};
 use quiver_value::Value;
 use rand::Rng;
 
@@ -31,6 +34,31 @@ fn main() {
     };
     let build = Instant::now();
     let (db, d) = Durability::open(dir.path(), Mode::Buffered, opts.clone()).expect("open");
+    let graph = build_graph(&db, nodes, rels);
+    let snap = d.snapshot().expect("snapshot").expect("a snapshot");
+    println!(
+        "built {nodes} nodes and {rels} relationships in {:.1} s; snapshot {:.1} MiB written in {:.1} s",
+        build.elapsed().as_secs_f64(),
+        snap.bytes as f64 / f64::from(1 << 20),
+        snap.duration.as_secs_f64()
+    );
+    log_after_snapshot(&db, &d, &graph, log_bytes);
+    d.close().expect("close");
+    drop(db);
+    drop(graph);
+    report_recovery(dir.path(), opts);
+}
+
+/// The graph's tokens and its nodes, in creation order.
+struct Graph {
+    name: PropKeyId,
+    knows: RelTypeId,
+    ids: Vec<NodeId>,
+}
+
+/// `nodes` people with an indexed id and a name, and `rels` random KNOWS relationships between
+/// them, committed `OPS_PER_COMMIT` at a time.
+fn build_graph(db: &Arc<Storage>, nodes: u64, rels: u64) -> Graph {
     let person = db.get_or_create_label("Person").expect("label");
     let id = db.get_or_create_property_key("id").expect("key");
     let name = db.get_or_create_property_key("name").expect("key");
@@ -72,14 +100,15 @@ fn main() {
         }
         tx.commit().expect("commit");
     }
-    let snap = d.snapshot().expect("snapshot").expect("a snapshot");
-    println!(
-        "built {nodes} nodes and {rels} relationships in {:.1} s; snapshot {:.1} MiB written in {:.1} s",
-        build.elapsed().as_secs_f64(),
-        snap.bytes as f64 / f64::from(1 << 20),
-        snap.duration.as_secs_f64()
-    );
-    // The log after the snapshot: small transactions that update people and link them.
+    Graph { name, knows, ids }
+}
+
+/// Small transactions after the snapshot that rename people and link them, until the log
+/// holds `log_bytes`.
+fn log_after_snapshot(db: &Arc<Storage>, d: &Durability, graph: &Graph, log_bytes: u64) {
+    let Graph { name, knows, ids } = graph;
+    let (name, knows) = (*name, *knows);
+    let mut rng = rand::rng();
     let logged = Instant::now();
     let mut commits = 0u64;
     while d.stats().log_bytes_since_snapshot < log_bytes {
@@ -105,12 +134,12 @@ fn main() {
         stats.log_bytes_since_snapshot as f64 / f64::from(1 << 20),
         logged.elapsed().as_secs_f64()
     );
-    d.close().expect("close");
-    drop(db);
-    drop(ids);
+}
 
+/// Opens the directory again and prints how long recovery took, as a table row.
+fn report_recovery(dir: &Path, opts: Options) {
     let start = Instant::now();
-    let (db, d) = Durability::open(dir.path(), Mode::Group, opts).expect("recover");
+    let (db, d) = Durability::open(dir, Mode::Group, opts).expect("recover");
     let took = start.elapsed();
     let r = d.recovery();
     let read = db.begin_read();

@@ -547,11 +547,8 @@ async fn result_formats_stats_and_values() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn request_errors_have_neo4j_shapes() {
-    let server = start_default().await;
-    let mut client = server.client();
-
+/// Request bodies that are not statements fail with the codes Neo4j sends.
+async fn bodies_that_do_not_parse_fail_as_neo4j_does(client: &mut Client) {
     let malformed = client
         .post("/db/neo4j/tx/commit", "{\"statements\": [")
         .await;
@@ -592,7 +589,10 @@ async fn request_errors_have_neo4j_shapes() {
         missing_parameter.error_codes(),
         ["Neo.ClientError.Statement.ParameterMissing"]
     );
+}
 
+/// Databases, endpoints, transactions and methods that do not exist fail with Neo4j's statuses.
+async fn unknown_paths_and_methods_fail_as_neo4j_does(client: &mut Client) {
     let unknown_db = client
         .post("/db/other/tx/commit", &statement("RETURN 1"))
         .await;
@@ -615,7 +615,10 @@ async fn request_errors_have_neo4j_shapes() {
     let wrong_method = client.get("/db/neo4j/tx/commit").await;
     assert_eq!(wrong_method.status, 405);
     assert_eq!(wrong_method.header("allow"), Some("POST"));
+}
 
+/// Media types and access modes the API does not serve fail with Neo4j's statuses.
+async fn unsupported_headers_fail_as_neo4j_does(client: &mut Client) {
     let jolt = client
         .send(
             "POST",
@@ -671,6 +674,16 @@ async fn request_errors_have_neo4j_shapes() {
         read_only.error_codes(),
         ["Neo.ClientError.Statement.AccessMode"]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_errors_have_neo4j_shapes() {
+    let server = start_default().await;
+    let mut client = server.client();
+
+    bodies_that_do_not_parse_fail_as_neo4j_does(&mut client).await;
+    unknown_paths_and_methods_fail_as_neo4j_does(&mut client).await;
+    unsupported_headers_fail_as_neo4j_does(&mut client).await;
 
     // The server is unharmed and keeps serving on the same connection.
     let fine = client
@@ -753,10 +766,8 @@ async fn bookmarks_are_issued_and_honoured() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn query_api_v2() {
-    let server = start_default().await;
-    let mut client = server.client();
+/// A write through Query API v2 answers in plain JSON, with counters and a bookmark.
+async fn query_api_v2_answers_in_plain_json(client: &mut Client) {
     let body = serde_json::json!({
         "statement": "CREATE (p:Person {name: $name}) RETURN p AS person, p.name AS name",
         "parameters": {"name": "Phil"},
@@ -783,7 +794,10 @@ async fn query_api_v2() {
     assert_eq!(json["counters"]["nodesCreated"], 1);
     assert_eq!(json["counters"]["containsUpdates"], true);
     assert!(json["bookmarks"][0].is_string());
+}
 
+/// The typed JSON media type carries typed parameters in and typed values out.
+async fn query_api_v2_answers_in_typed_json(client: &mut Client) {
     let typed = client
         .send(
             "POST",
@@ -823,7 +837,10 @@ async fn query_api_v2() {
         row[2],
         serde_json::json!({"$type": "Date", "_value": "2024-01-01"})
     );
+}
 
+/// Query API v2 errors carry Neo4j's codes and HTTP statuses.
+async fn query_api_v2_errors_have_neo4j_shapes(client: &mut Client) {
     let syntax = client
         .post("/db/neo4j/query/v2", r#"{"statement":"RETURN 1 +"}"#)
         .await;
@@ -869,6 +886,16 @@ async fn query_api_v2() {
         read_only.error_codes(),
         ["Neo.ClientError.Statement.AccessMode"]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_api_v2() {
+    let server = start_default().await;
+    let mut client = server.client();
+    query_api_v2_answers_in_plain_json(&mut client).await;
+    query_api_v2_answers_in_typed_json(&mut client).await;
+    query_api_v2_errors_have_neo4j_shapes(&mut client).await;
+
     assert_eq!(server.metrics.snapshot().transactions.active, 0);
     server.stop().await;
 }

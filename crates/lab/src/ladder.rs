@@ -105,65 +105,7 @@ pub fn run(args: &LabArgs) -> Result<bool, LabError> {
          In-process rungs share the host's cores between client and server; peers and \
          separate servers share them with the client.",
     );
-    let mut children = Vec::new();
-    let mut targets = vec![match &args.target {
-        None => LadderTarget {
-            name: "quiver".into(),
-            url: None,
-            http: None,
-            pid: None,
-            reference: false,
-            seed: false,
-        },
-        Some(url) => LadderTarget {
-            name: "target".into(),
-            url: Some(url.clone()),
-            http: args.target_http.clone(),
-            pid: args.target_pid,
-            reference: false,
-            seed: args.seed_target,
-        },
-    }];
-    if args.peer_serve {
-        let (child, bolt, http) = start_serve(&exe, args)?;
-        targets.push(LadderTarget {
-            name: "quiver-serve".into(),
-            url: Some(format!("bolt://{bolt}")),
-            http: Some(http),
-            pid: Some(child.child.id()),
-            reference: false,
-            seed: true,
-        });
-        children.push(child);
-    }
-    for peer in &args.peer {
-        let (name, url) = parse_peer(peer).map_err(LabError::Usage)?;
-        targets.push(LadderTarget {
-            name,
-            url: Some(url.display.clone()),
-            http: None,
-            pid: None,
-            reference: false,
-            seed: true,
-        });
-        // Credentials, if any, stay in the original string.
-        if let Some(t) = targets.last_mut() {
-            t.url = peer.split_once('=').map(|(_, u)| u.to_owned());
-        }
-    }
-    if args.peer_echo {
-        let (child, addr) = start_echo(&exe, args)?;
-        targets.push(LadderTarget {
-            name: "echo".into(),
-            url: Some(format!("bolt://{addr}")),
-            http: None,
-            pid: Some(child.child.id()),
-            reference: true,
-            seed: false,
-        });
-        children.push(child);
-    }
-
+    let (targets, children) = ladder_targets(&exe, args)?;
     let mut rungs = Vec::new();
     let mut resp = Vec::new();
     let mut seeded = vec![false; targets.len()];
@@ -213,7 +155,82 @@ pub fn run(args: &LabArgs) -> Result<bool, LabError> {
         resp,
         passed,
     };
-    write_json(&dir.join("ladder.json"), &ladder)?;
+    write_ladder_artifacts(&dir, &ladder)?;
+    println!("{}", summary(&ladder));
+    println!("# artefacts in {}", dir.display());
+    Ok(passed)
+}
+
+/// The targets a ladder sweeps: the in-process server or the given target first, then the
+/// peers asked for, with the child processes that serve them (killed when dropped).
+fn ladder_targets(
+    exe: &Path,
+    args: &LabArgs,
+) -> Result<(Vec<LadderTarget>, Vec<PeerChild>), LabError> {
+    let mut children = Vec::new();
+    let mut targets = vec![match &args.target {
+        None => LadderTarget {
+            name: "quiver".into(),
+            url: None,
+            http: None,
+            pid: None,
+            reference: false,
+            seed: false,
+        },
+        Some(url) => LadderTarget {
+            name: "target".into(),
+            url: Some(url.clone()),
+            http: args.target_http.clone(),
+            pid: args.target_pid,
+            reference: false,
+            seed: args.seed_target,
+        },
+    }];
+    if args.peer_serve {
+        let (child, bolt, http) = start_serve(exe, args)?;
+        targets.push(LadderTarget {
+            name: "quiver-serve".into(),
+            url: Some(format!("bolt://{bolt}")),
+            http: Some(http),
+            pid: Some(child.child.id()),
+            reference: false,
+            seed: true,
+        });
+        children.push(child);
+    }
+    for peer in &args.peer {
+        let (name, url) = parse_peer(peer).map_err(LabError::Usage)?;
+        targets.push(LadderTarget {
+            name,
+            url: Some(url.display.clone()),
+            http: None,
+            pid: None,
+            reference: false,
+            seed: true,
+        });
+        // Credentials, if any, stay in the original string.
+        if let Some(t) = targets.last_mut() {
+            t.url = peer.split_once('=').map(|(_, u)| u.to_owned());
+        }
+    }
+    if args.peer_echo {
+        let (child, addr) = start_echo(exe, args)?;
+        targets.push(LadderTarget {
+            name: "echo".into(),
+            url: Some(format!("bolt://{addr}")),
+            http: None,
+            pid: Some(child.child.id()),
+            reference: true,
+            seed: false,
+        });
+        children.push(child);
+    }
+    Ok((targets, children))
+}
+
+/// `ladder.json`, `host.json`, the rungs' `bench.txt` lines gathered in one, and `report.html`.
+fn write_ladder_artifacts(dir: &Path, ladder: &LadderRecord) -> Result<(), LabError> {
+    write_json(&dir.join("ladder.json"), ladder)?;
     write_json(&dir.join("host.json"), &ladder.host)?;
     let mut bench = String::new();
     for r in &ladder.rungs {
@@ -222,10 +239,8 @@ pub fn run(args: &LabArgs) -> Result<bool, LabError> {
         }
     }
     write_text(&dir.join("bench.txt"), &bench)?;
-    write_text(&dir.join("report.html"), &ladder_page(&ladder))?;
-    println!("{}", summary(&ladder));
-    println!("# artefacts in {}", dir.display());
-    Ok(passed)
+    write_text(&dir.join("report.html"), &ladder_page(ladder))?;
+    Ok(())
 }
 
 fn print_entry(e: &RungEntry) {
@@ -683,6 +698,19 @@ pub fn ladder_page(ladder: &LadderRecord) -> String {
     if !ladder.passed {
         html.push_str("<p class=\"fail\">Some rungs failed verification or did not finish: see the table.</p>");
     }
+    push_ladder_charts(&mut html, ladder);
+    push_rung_table(&mut html, ladder);
+    html.push_str("</table><p>Each point is the median of a rung's unprofiled effect windows; the profiled probe windows (flamegraph.svg in each rung's directory) are attribution only and never charted. Dashed lines are references, not databases.</p>");
+    let _ = writeln!(
+        html,
+        "<pre>{}</pre></body></html>",
+        escape(&summary(ladder))
+    );
+    html
+}
+
+/// Throughput and the p50, p99 and p999 latencies against connections, a line per target.
+fn push_ladder_charts(html: &mut String, ladder: &LadderRecord) {
     let mut throughput: Vec<Series> = ladder
         .targets
         .iter()
@@ -738,6 +766,10 @@ pub fn ladder_page(ladder: &LadderRecord) -> String {
             true,
         ));
     }
+}
+
+/// A row per rung: its outcome and its median window's figures.
+fn push_rung_table(html: &mut String, ladder: &LadderRecord) {
     html.push_str("<table><tr><th>target</th><th>rung</th><th>outcome</th><th>queries ok</th><th>queries/s</th><th>p50</th><th>p99</th><th>p999</th><th>accepted / rejected</th><th>client CPU share</th></tr>");
     for r in &ladder.rungs {
         let m = r.record.as_ref().and_then(RunRecord::median);
@@ -768,13 +800,6 @@ pub fn ladder_page(ladder: &LadderRecord) -> String {
                 .map_or_else(|| "?".to_owned(), |s| format!("{:.0}%", s * 100.0))),
         );
     }
-    html.push_str("</table><p>Each point is the median of a rung's unprofiled effect windows; the profiled probe windows (flamegraph.svg in each rung's directory) are attribution only and never charted. Dashed lines are references, not databases.</p>");
-    let _ = writeln!(
-        html,
-        "<pre>{}</pre></body></html>",
-        escape(&summary(ladder))
-    );
-    html
 }
 
 #[cfg(test)]

@@ -238,6 +238,15 @@ pub fn render(record: &RunRecord) -> String {
 }
 
 fn telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord, explicit: bool) {
+    load_telemetry(line, record, w);
+    conn_telemetry(line, w, explicit);
+    resource_telemetry(line, record, w);
+    host_telemetry(line, record);
+    verdict_telemetry(line, record, w);
+}
+
+/// `load.*`: how long the window took, its throughput and latencies.
+fn load_telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord) {
     let c = &record.config;
     line(format!(
         "# load.connect_elapsed={}",
@@ -272,6 +281,10 @@ fn telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord
             fmt_ns(w.read_latency.p99_ns)
         ));
     }
+}
+
+/// `conn.*` and the server's counters: connections, errors, and (for explicit transactions) transactions.
+fn conn_telemetry(line: &mut impl FnMut(String), w: &WindowRecord, explicit: bool) {
     line(format!("# conn.offered={}", w.conn_offered));
     line(format!("# conn.established={}", w.conn_established));
     line(format!("# conn.failed={}", w.conn_failed));
@@ -300,6 +313,11 @@ fn telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord
         }
         None => line("# counters=unavailable (the target exposes none)".to_owned()),
     }
+}
+
+/// `runtime.*`, `mem.*` and `cpu.*`: what the server held and what both sides spent.
+fn resource_telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord) {
+    let c = &record.config;
     line(format!("# runtime.tasks_peak={}", opt(w.at_peak.tasks)));
     line(format!("# runtime.tasks_max={}", opt(w.max.tasks)));
     line(format!("# runtime.threads_max={}", opt(w.max.threads)));
@@ -335,6 +353,11 @@ fn telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord
     if let Some(share) = w.cpu.client_share {
         line(format!("# cpu.client_share={:.0}%", share * 100.0));
     }
+}
+
+/// `host.*`: the machine the window ran on.
+fn host_telemetry(line: &mut impl FnMut(String), record: &RunRecord) {
+    let c = &record.config;
     let h = &record.host;
     line(format!("# host.cores={}", h.cores));
     line(format!(
@@ -353,6 +376,10 @@ fn telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord
     ));
     line(format!("# host.fd_limit_soft={}", opt(h.fd_limit_soft)));
     line(format!("# host.idle={} ({})", h.idle, h.idle_note));
+}
+
+/// `verify*`, the probe, the run's totals and how the server shut down.
+fn verdict_telemetry(line: &mut impl FnMut(String), record: &RunRecord, w: &WindowRecord) {
     let v = &w.verdict;
     let mut verdict = if record.passed {
         "passed".to_owned()

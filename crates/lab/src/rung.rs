@@ -205,12 +205,14 @@ async fn measure(
             kind,
             index,
             &outcome,
-            max,
-            samples,
-            settled,
-            counter_delta,
-            cpu,
-            verdict,
+            Measured {
+                max,
+                samples,
+                settled,
+                counter_delta,
+                cpu,
+                verdict,
+            },
         ),
         flamegraph_samples,
     )
@@ -257,17 +259,29 @@ fn cpu_use(before: CpuPair, after: CpuPair, units: u64) -> CpuUse {
     }
 }
 
-fn record(
-    kind: &'static str,
-    index: usize,
-    o: &WindowOutcome,
+/// What a window measured around its load: the server's resources and counters, the CPU both
+/// sides spent, and the verdict on all of it.
+struct Measured {
+    /// The largest resource sample and how many samples were taken.
     max: Sample,
     samples: u64,
+    /// The server's counters over the window, and whether they settled.
     settled: Option<(ServerCounters, bool)>,
+    /// How much the graph's counter moved (write workloads).
     counter_delta: Option<i64>,
     cpu: CpuUse,
     verdict: Verdict,
-) -> WindowRecord {
+}
+
+fn record(kind: &'static str, index: usize, o: &WindowOutcome, m: Measured) -> WindowRecord {
+    let Measured {
+        max,
+        samples,
+        settled,
+        counter_delta,
+        cpu,
+        verdict,
+    } = m;
     let secs = o.elapsed.as_secs_f64();
     let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     WindowRecord {

@@ -17,7 +17,7 @@ use crate::error::LabError;
 use crate::load::open;
 use crate::procfs::{self, Pid};
 use crate::sampler::Probe;
-use crate::seed::Social;
+use crate::seed::{Knows, Person, Social};
 use crate::workload::{COUNT_QUERY, COUNTER_TOTAL_QUERY};
 
 /// Rows sent per `UNWIND` batch when seeding over the wire.
@@ -235,52 +235,19 @@ async fn seed_inner(target: &Target, dialer: &Dialer, social: &Social) -> Result
     ] {
         let _ = conn.query_scalar(ddl, Map::new()).await;
     }
-    let batch = |rows: Vec<Value>| {
-        let mut m = Map::new();
-        m.insert("rows".into(), Value::List(rows.into()));
-        m
-    };
-    let map = |entries: &[(&str, Value)]| {
-        let mut m = Map::new();
-        for (k, v) in entries {
-            m.insert((*k).into(), v.clone());
-        }
-        Value::Map(m.into())
-    };
     for chunk in social.people.chunks(SEED_BATCH_ROWS) {
-        let rows = chunk
-            .iter()
-            .map(|p| {
-                map(&[
-                    ("id", Value::from(p.id.as_str())),
-                    ("name", Value::from(p.name.as_str())),
-                ])
-            })
-            .collect();
         conn.query_scalar(
             "UNWIND $rows AS r CREATE (:Person {id: r.id, name: r.name})",
-            batch(rows),
+            rows_param(person_rows(chunk)),
         )
         .await
         .map_err(fail)?;
     }
     for chunk in social.knows.chunks(SEED_BATCH_ROWS) {
-        let rows = chunk
-            .iter()
-            .filter_map(|k| {
-                let a = social.people.get(k.from as usize)?;
-                let b = social.people.get(k.to as usize)?;
-                Some(map(&[
-                    ("a", Value::from(a.id.as_str())),
-                    ("b", Value::from(b.id.as_str())),
-                    ("since", Value::from(k.since.as_str())),
-                ]))
-            })
-            .collect();
         conn.query_scalar(
             "UNWIND $rows AS r MATCH (a:Person {id: r.a}), (b:Person {id: r.b}) \
              CREATE (a)-[:KNOWS {since: r.since}]->(b)",
-            batch(rows),
+            rows_param(knows_rows(social, chunk)),
         )
         .await
         .map_err(fail)?;
@@ -305,6 +272,51 @@ async fn seed_inner(target: &Target, dialer: &Dialer, social: &Social) -> Result
         )));
     }
     Ok(())
+}
+
+/// The parameters of a batch: its rows as `$rows`.
+fn rows_param(rows: Vec<Value>) -> Map {
+    let mut m = Map::new();
+    m.insert("rows".into(), Value::List(rows.into()));
+    m
+}
+
+/// One row of a batch, a map of the given entries.
+fn row(entries: &[(&str, Value)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in entries {
+        m.insert((*k).into(), v.clone());
+    }
+    Value::Map(m.into())
+}
+
+/// The rows that create these people.
+fn person_rows(people: &[Person]) -> Vec<Value> {
+    people
+        .iter()
+        .map(|p| {
+            row(&[
+                ("id", Value::from(p.id.as_str())),
+                ("name", Value::from(p.name.as_str())),
+            ])
+        })
+        .collect()
+}
+
+/// The rows that link these pairs of people (by their ids).
+fn knows_rows(social: &Social, knows: &[Knows]) -> Vec<Value> {
+    knows
+        .iter()
+        .filter_map(|k| {
+            let a = social.people.get(k.from as usize)?;
+            let b = social.people.get(k.to as usize)?;
+            Some(row(&[
+                ("a", Value::from(a.id.as_str())),
+                ("b", Value::from(b.id.as_str())),
+                ("since", Value::from(k.since.as_str())),
+            ]))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -222,6 +222,7 @@ statuses! {
 
 /// One row of the table.
 struct Row {
+    status: Status,
     code: &'static str,
     classification: Classification,
     gql: GqlError,
@@ -231,217 +232,307 @@ const CLIENT: Classification = Classification::ClientError;
 const TRANSIENT: Classification = Classification::TransientError;
 const DATABASE: Classification = Classification::DatabaseError;
 
-/// A row with its own GQL status.
-const fn row(
-    code: &'static str,
-    classification: Classification,
+/// A GQL status with its subcondition, named once so the table reads by meaning and rows that
+/// share a condition cannot drift apart.
+struct Condition {
     gql_status: &'static str,
     subcondition: &'static str,
+}
+
+const fn condition(gql_status: &'static str, subcondition: &'static str) -> Condition {
+    Condition {
+        gql_status,
+        subcondition,
+    }
+}
+
+const INVALID_SYNTAX: Condition = condition("42001", "invalid syntax");
+const SYNTAX_OR_ACCESS_RULE: Condition = condition("42000", "");
+const INVALID_TYPE: Condition = condition("22N01", "invalid type");
+const DATA_EXCEPTION: Condition = condition("22000", "");
+const REQUEST_ERROR: Condition = condition("08N11", "request error");
+const PROTOCOL_ERROR: Condition = condition("08N06", "protocol error");
+const NO_SUCH_TRANSACTION: Condition = condition("25N04", "specified transaction does not exist");
+const TERMINATED_OR_CLOSED: Condition = condition("25N05", "transaction terminated or closed");
+const CONFLICTING_STATE: Condition = condition("25N11", "conflicting transaction state");
+const DEADLOCK: Condition = condition("50N05", "deadlock detected");
+const ACCESS_DENIED: Condition = condition("42NFF", "access denied");
+const NOT_THE_LEADER: Condition = condition("08N07", "not the leader");
+const READ_ONLY: Condition = condition("08N08", "database is read only");
+const UNAVAILABLE: Condition = condition("08N09", "database unavailable");
+
+/// A row with its own GQL status.
+const fn row(
+    status: Status,
+    code: &'static str,
+    classification: Classification,
+    condition: Condition,
 ) -> Row {
     Row {
+        status,
         code,
         classification,
         gql: GqlError {
-            gql_status,
-            subcondition,
+            gql_status: condition.gql_status,
+            subcondition: condition.subcondition,
             classification: classification.gql_error(),
         },
     }
 }
 
 /// A row sent as `50N42`.
-const fn unexpected(code: &'static str, classification: Classification) -> Row {
+const fn unexpected(status: Status, code: &'static str, classification: Classification) -> Row {
     Row {
+        status,
         code,
         classification,
         gql: GqlError::unexpected(classification),
     }
 }
 
+/// The table: every status's code, classification and GQL status, one row per status in the
+/// order [`Status`] declares them (checked at compile time below), so a status's row is found by
+/// its discriminant.
+const TABLE: [Row; Status::ALL.len()] = {
+    use Status::*;
+    [
+        row(
+            SyntaxError,
+            "Neo.ClientError.Statement.SyntaxError",
+            CLIENT,
+            INVALID_SYNTAX,
+        ),
+        row(
+            SemanticError,
+            "Neo.ClientError.Statement.SemanticError",
+            CLIENT,
+            SYNTAX_OR_ACCESS_RULE,
+        ),
+        row(
+            ParameterMissing,
+            "Neo.ClientError.Statement.ParameterMissing",
+            CLIENT,
+            SYNTAX_OR_ACCESS_RULE,
+        ),
+        row(
+            TypeError,
+            "Neo.ClientError.Statement.TypeError",
+            CLIENT,
+            INVALID_TYPE,
+        ),
+        row(
+            ArgumentError,
+            "Neo.ClientError.Statement.ArgumentError",
+            CLIENT,
+            DATA_EXCEPTION,
+        ),
+        row(
+            ArithmeticError,
+            "Neo.ClientError.Statement.ArithmeticError",
+            CLIENT,
+            DATA_EXCEPTION,
+        ),
+        row(
+            EntityNotFound,
+            "Neo.ClientError.Statement.EntityNotFound",
+            CLIENT,
+            DATA_EXCEPTION,
+        ),
+        unexpected(AccessMode, "Neo.ClientError.Statement.AccessMode", CLIENT),
+        unexpected(
+            ProcedureNotFound,
+            "Neo.ClientError.Procedure.ProcedureNotFound",
+            CLIENT,
+        ),
+        row(
+            ConstraintValidationFailed,
+            "Neo.ClientError.Schema.ConstraintValidationFailed",
+            CLIENT,
+            DATA_EXCEPTION,
+        ),
+        unexpected(
+            ConstraintCreationFailed,
+            "Neo.ClientError.Schema.ConstraintCreationFailed",
+            CLIENT,
+        ),
+        unexpected(
+            ConstraintDropFailed,
+            "Neo.ClientError.Schema.ConstraintDropFailed",
+            CLIENT,
+        ),
+        unexpected(
+            EquivalentSchemaRuleAlreadyExists,
+            "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+            CLIENT,
+        ),
+        unexpected(
+            IndexDropFailed,
+            "Neo.ClientError.Schema.IndexDropFailed",
+            CLIENT,
+        ),
+        unexpected(
+            IndexNotFound,
+            "Neo.ClientError.Schema.IndexNotFound",
+            CLIENT,
+        ),
+        row(
+            RequestInvalid,
+            "Neo.ClientError.Request.Invalid",
+            CLIENT,
+            REQUEST_ERROR,
+        ),
+        row(
+            RequestInvalidFormat,
+            "Neo.ClientError.Request.InvalidFormat",
+            CLIENT,
+            PROTOCOL_ERROR,
+        ),
+        row(
+            TransactionNotFound,
+            "Neo.ClientError.Transaction.TransactionNotFound",
+            CLIENT,
+            NO_SUCH_TRANSACTION,
+        ),
+        row(
+            TransactionTimedOut,
+            "Neo.ClientError.Transaction.TransactionTimedOut",
+            CLIENT,
+            TERMINATED_OR_CLOSED,
+        ),
+        row(
+            TransactionTimedOutClientConfiguration,
+            "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+            CLIENT,
+            TERMINATED_OR_CLOSED,
+        ),
+        row(
+            TransactionTerminated,
+            "Neo.ClientError.Transaction.Terminated",
+            CLIENT,
+            TERMINATED_OR_CLOSED,
+        ),
+        unexpected(
+            TransactionAccessedConcurrently,
+            "Neo.ClientError.Transaction.TransactionAccessedConcurrently",
+            CLIENT,
+        ),
+        unexpected(
+            TransactionHookFailed,
+            "Neo.ClientError.Transaction.TransactionHookFailed",
+            CLIENT,
+        ),
+        unexpected(
+            InvalidBookmark,
+            "Neo.ClientError.Transaction.InvalidBookmark",
+            CLIENT,
+        ),
+        unexpected(
+            ForbiddenDueToTransactionType,
+            "Neo.ClientError.Transaction.ForbiddenDueToTransactionType",
+            CLIENT,
+        ),
+        row(
+            TransientTransactionTerminated,
+            "Neo.TransientError.Transaction.Terminated",
+            TRANSIENT,
+            TERMINATED_OR_CLOSED,
+        ),
+        row(
+            TransactionOutdated,
+            "Neo.TransientError.Transaction.Outdated",
+            TRANSIENT,
+            CONFLICTING_STATE,
+        ),
+        row(
+            DeadlockDetected,
+            "Neo.TransientError.Transaction.DeadlockDetected",
+            TRANSIENT,
+            DEADLOCK,
+        ),
+        unexpected(
+            BookmarkTimeout,
+            "Neo.TransientError.Transaction.BookmarkTimeout",
+            TRANSIENT,
+        ),
+        unexpected(
+            MaximumTransactionLimitReached,
+            "Neo.TransientError.Transaction.MaximumTransactionLimitReached",
+            TRANSIENT,
+        ),
+        unexpected(
+            TransactionCommitFailed,
+            "Neo.DatabaseError.Transaction.TransactionCommitFailed",
+            DATABASE,
+        ),
+        row(
+            Unauthorized,
+            "Neo.ClientError.Security.Unauthorized",
+            CLIENT,
+            ACCESS_DENIED,
+        ),
+        row(
+            Forbidden,
+            "Neo.ClientError.Security.Forbidden",
+            CLIENT,
+            ACCESS_DENIED,
+        ),
+        row(
+            NotALeader,
+            "Neo.ClientError.Cluster.NotALeader",
+            CLIENT,
+            NOT_THE_LEADER,
+        ),
+        unexpected(
+            DatabaseNotFound,
+            "Neo.ClientError.Database.DatabaseNotFound",
+            CLIENT,
+        ),
+        row(
+            ForbiddenOnReadOnlyDatabase,
+            "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
+            CLIENT,
+            READ_ONLY,
+        ),
+        row(
+            DatabaseUnavailable,
+            "Neo.TransientError.General.DatabaseUnavailable",
+            TRANSIENT,
+            UNAVAILABLE,
+        ),
+        unexpected(
+            ServiceUnavailable,
+            "Neo.TransientError.General.ServiceUnavailable",
+            TRANSIENT,
+        ),
+        unexpected(
+            MemoryPoolOutOfMemoryError,
+            "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+            TRANSIENT,
+        ),
+        unexpected(
+            UnknownError,
+            "Neo.DatabaseError.General.UnknownError",
+            DATABASE,
+        ),
+    ]
+};
+
+/// Row `i` of [`TABLE`] is the row of the `i`th status.
+const _: () = {
+    let mut i = 0;
+    while i < TABLE.len() {
+        assert!(
+            TABLE[i].status as usize == i,
+            "TABLE is out of the order Status declares"
+        );
+        i += 1;
+    }
+};
+
 impl Status {
-    /// The table: every status's code, classification and GQL status.
-    const fn row(self) -> Row {
-        use Status::*;
-        match self {
-            SyntaxError => row(
-                "Neo.ClientError.Statement.SyntaxError",
-                CLIENT,
-                "42001",
-                "invalid syntax",
-            ),
-            SemanticError => row(
-                "Neo.ClientError.Statement.SemanticError",
-                CLIENT,
-                "42000",
-                "",
-            ),
-            ParameterMissing => row(
-                "Neo.ClientError.Statement.ParameterMissing",
-                CLIENT,
-                "42000",
-                "",
-            ),
-            TypeError => row(
-                "Neo.ClientError.Statement.TypeError",
-                CLIENT,
-                "22N01",
-                "invalid type",
-            ),
-            ArgumentError => row(
-                "Neo.ClientError.Statement.ArgumentError",
-                CLIENT,
-                "22000",
-                "",
-            ),
-            ArithmeticError => row(
-                "Neo.ClientError.Statement.ArithmeticError",
-                CLIENT,
-                "22000",
-                "",
-            ),
-            EntityNotFound => row(
-                "Neo.ClientError.Statement.EntityNotFound",
-                CLIENT,
-                "22000",
-                "",
-            ),
-            AccessMode => unexpected("Neo.ClientError.Statement.AccessMode", CLIENT),
-            ProcedureNotFound => unexpected("Neo.ClientError.Procedure.ProcedureNotFound", CLIENT),
-            ConstraintValidationFailed => row(
-                "Neo.ClientError.Schema.ConstraintValidationFailed",
-                CLIENT,
-                "22000",
-                "",
-            ),
-            ConstraintCreationFailed => {
-                unexpected("Neo.ClientError.Schema.ConstraintCreationFailed", CLIENT)
-            }
-            ConstraintDropFailed => {
-                unexpected("Neo.ClientError.Schema.ConstraintDropFailed", CLIENT)
-            }
-            EquivalentSchemaRuleAlreadyExists => unexpected(
-                "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
-                CLIENT,
-            ),
-            IndexDropFailed => unexpected("Neo.ClientError.Schema.IndexDropFailed", CLIENT),
-            IndexNotFound => unexpected("Neo.ClientError.Schema.IndexNotFound", CLIENT),
-            RequestInvalid => row(
-                "Neo.ClientError.Request.Invalid",
-                CLIENT,
-                "08N11",
-                "request error",
-            ),
-            RequestInvalidFormat => row(
-                "Neo.ClientError.Request.InvalidFormat",
-                CLIENT,
-                "08N06",
-                "protocol error",
-            ),
-            TransactionNotFound => row(
-                "Neo.ClientError.Transaction.TransactionNotFound",
-                CLIENT,
-                "25N04",
-                "specified transaction does not exist",
-            ),
-            TransactionTimedOut => row(
-                "Neo.ClientError.Transaction.TransactionTimedOut",
-                CLIENT,
-                "25N05",
-                "transaction terminated or closed",
-            ),
-            TransactionTimedOutClientConfiguration => row(
-                "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
-                CLIENT,
-                "25N05",
-                "transaction terminated or closed",
-            ),
-            TransactionTerminated => row(
-                "Neo.ClientError.Transaction.Terminated",
-                CLIENT,
-                "25N05",
-                "transaction terminated or closed",
-            ),
-            TransactionAccessedConcurrently => unexpected(
-                "Neo.ClientError.Transaction.TransactionAccessedConcurrently",
-                CLIENT,
-            ),
-            TransactionHookFailed => {
-                unexpected("Neo.ClientError.Transaction.TransactionHookFailed", CLIENT)
-            }
-            InvalidBookmark => unexpected("Neo.ClientError.Transaction.InvalidBookmark", CLIENT),
-            ForbiddenDueToTransactionType => unexpected(
-                "Neo.ClientError.Transaction.ForbiddenDueToTransactionType",
-                CLIENT,
-            ),
-            TransientTransactionTerminated => row(
-                "Neo.TransientError.Transaction.Terminated",
-                TRANSIENT,
-                "25N05",
-                "transaction terminated or closed",
-            ),
-            TransactionOutdated => row(
-                "Neo.TransientError.Transaction.Outdated",
-                TRANSIENT,
-                "25N11",
-                "conflicting transaction state",
-            ),
-            DeadlockDetected => row(
-                "Neo.TransientError.Transaction.DeadlockDetected",
-                TRANSIENT,
-                "50N05",
-                "deadlock detected",
-            ),
-            BookmarkTimeout => {
-                unexpected("Neo.TransientError.Transaction.BookmarkTimeout", TRANSIENT)
-            }
-            MaximumTransactionLimitReached => unexpected(
-                "Neo.TransientError.Transaction.MaximumTransactionLimitReached",
-                TRANSIENT,
-            ),
-            TransactionCommitFailed => unexpected(
-                "Neo.DatabaseError.Transaction.TransactionCommitFailed",
-                DATABASE,
-            ),
-            Unauthorized => row(
-                "Neo.ClientError.Security.Unauthorized",
-                CLIENT,
-                "42NFF",
-                "access denied",
-            ),
-            Forbidden => row(
-                "Neo.ClientError.Security.Forbidden",
-                CLIENT,
-                "42NFF",
-                "access denied",
-            ),
-            NotALeader => row(
-                "Neo.ClientError.Cluster.NotALeader",
-                CLIENT,
-                "08N07",
-                "not the leader",
-            ),
-            DatabaseNotFound => unexpected("Neo.ClientError.Database.DatabaseNotFound", CLIENT),
-            ForbiddenOnReadOnlyDatabase => row(
-                "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
-                CLIENT,
-                "08N08",
-                "database is read only",
-            ),
-            DatabaseUnavailable => row(
-                "Neo.TransientError.General.DatabaseUnavailable",
-                TRANSIENT,
-                "08N09",
-                "database unavailable",
-            ),
-            ServiceUnavailable => {
-                unexpected("Neo.TransientError.General.ServiceUnavailable", TRANSIENT)
-            }
-            MemoryPoolOutOfMemoryError => unexpected(
-                "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
-                TRANSIENT,
-            ),
-            UnknownError => unexpected("Neo.DatabaseError.General.UnknownError", DATABASE),
-        }
+    /// This status's row of [`TABLE`].
+    const fn row(self) -> &'static Row {
+        &TABLE[self as usize]
     }
 
     /// The Neo4j code, e.g. `Neo.ClientError.Statement.SyntaxError`.

@@ -8,114 +8,154 @@ use std::thread;
 use quiver_storage::*;
 use quiver_value::Value;
 
+/// The accounts of the transfer test and the names its threads use.
+#[derive(Clone)]
+struct Bank {
+    db: Arc<Storage>,
+    acct: LabelId,
+    bal: PropKeyId,
+    moved: RelTypeId,
+    ids: Arc<Vec<NodeId>>,
+}
+
+impl Bank {
+    /// Sixteen accounts of balance 100 each.
+    fn open() -> Bank {
+        let db = Storage::new();
+        let acct = db.get_or_create_label("Account").unwrap();
+        let bal = db.get_or_create_property_key("balance").unwrap();
+        let moved = db.get_or_create_rel_type("MOVED").unwrap();
+        let n_accounts = 16u64;
+        let w = db.begin_write();
+        let ids: Vec<NodeId> = (0..n_accounts)
+            .map(|_| w.create_node(&[acct], &[(bal, Value::Int(100))]).unwrap())
+            .collect();
+        w.commit().unwrap();
+        Bank {
+            db,
+            acct,
+            bal,
+            moved,
+            ids: Arc::new(ids),
+        }
+    }
+
+    /// A reader that checks the total in fresh snapshots until `stop`; returns how many checks.
+    fn spawn_auditor(&self, stop: &Arc<AtomicBool>) -> thread::JoinHandle<u64> {
+        let (bank, stop) = (self.clone(), stop.clone());
+        let Bank {
+            db,
+            acct,
+            bal,
+            moved,
+            ..
+        } = bank;
+        thread::spawn(move || {
+            let mut checks = 0;
+            while !stop.load(Ordering::Relaxed) || checks == 0 {
+                let r = db.begin_read();
+                let mut total = 0;
+                let mut n = 0;
+                for id in r.scan_label(acct).unwrap() {
+                    total += r
+                        .node_property(id.unwrap(), bal)
+                        .unwrap()
+                        .unwrap()
+                        .as_int()
+                        .unwrap();
+                    n += 1;
+                }
+                assert_eq!((n, total), (16, 1600));
+                // Every transfer left one relationship: counts agree with a scan.
+                let rels = r.scan_rels(&[moved]).unwrap().count() as u64;
+                assert_eq!(r.count_rels_of_type(moved).unwrap(), rels);
+                checks += 1;
+            }
+            checks
+        })
+    }
+
+    /// A writer that makes 300 transfers between random accounts, retrying conflicts; returns
+    /// how many conflicts it met.
+    fn spawn_transferrer(&self, t: u64) -> thread::JoinHandle<u64> {
+        let Bank {
+            db,
+            bal,
+            moved,
+            ids,
+            ..
+        } = self.clone();
+        thread::spawn(move || {
+            let mut conflicts = 0;
+            let mut seed = t * 7919 + 1;
+            let mut done = 0;
+            while done < 300 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let a = ids[(seed >> 33) as usize % ids.len()];
+                let b = ids[(seed >> 17) as usize % ids.len()];
+                if a == b {
+                    continue;
+                }
+                let tx = db.begin_write();
+                let step = || -> Result<()> {
+                    let va = tx
+                        .node_property(a, bal)?
+                        .and_then(|v| v.as_int())
+                        .unwrap_or(0);
+                    let vb = tx
+                        .node_property(b, bal)?
+                        .and_then(|v| v.as_int())
+                        .unwrap_or(0);
+                    tx.set_node_property(a, bal, Value::Int(va - 1))?;
+                    tx.set_node_property(b, bal, Value::Int(vb + 1))?;
+                    tx.create_relationship(a, b, moved, &[])?;
+                    Ok(())
+                };
+                match step() {
+                    Ok(()) => {
+                        tx.commit().unwrap();
+                        done += 1;
+                    }
+                    Err(e) => {
+                        assert!(e.is_retryable(), "{e:?}");
+                        tx.rollback().unwrap();
+                        conflicts += 1;
+                    }
+                }
+            }
+            conflicts
+        })
+    }
+}
+
+/// Garbage collection until `stop` (at least one pass); returns how many passes it made.
+fn spawn_collector(db: &Arc<Storage>, stop: &Arc<AtomicBool>) -> thread::JoinHandle<u64> {
+    let (db, stop) = (db.clone(), stop.clone());
+    thread::spawn(move || {
+        let mut passes = 0u64;
+        // At least one pass whenever the scheduler starts this thread: the writers may all
+        // finish before it first runs.
+        while !stop.load(Ordering::Relaxed) || passes == 0 {
+            db.gc();
+            passes += 1;
+            thread::yield_now();
+        }
+        passes
+    })
+}
+
 /// Transfers between accounts keep the total constant; every snapshot must see that total.
 #[test]
 fn transfers_keep_the_total_under_concurrency() {
-    let db = Storage::new();
-    let acct = db.get_or_create_label("Account").unwrap();
-    let bal = db.get_or_create_property_key("balance").unwrap();
-    let moved = db.get_or_create_rel_type("MOVED").unwrap();
-    let n_accounts = 16u64;
-    let w = db.begin_write();
-    let ids: Vec<NodeId> = (0..n_accounts)
-        .map(|_| w.create_node(&[acct], &[(bal, Value::Int(100))]).unwrap())
-        .collect();
-    w.commit().unwrap();
-    let ids = Arc::new(ids);
+    let bank = Bank::open();
+    let db = bank.db.clone();
     let stop = Arc::new(AtomicBool::new(false));
-
-    let readers: Vec<_> = (0..2)
-        .map(|_| {
-            let (db, stop) = (db.clone(), stop.clone());
-            thread::spawn(move || {
-                let mut checks = 0;
-                while !stop.load(Ordering::Relaxed) || checks == 0 {
-                    let r = db.begin_read();
-                    let mut total = 0;
-                    let mut n = 0;
-                    for id in r.scan_label(acct).unwrap() {
-                        total += r
-                            .node_property(id.unwrap(), bal)
-                            .unwrap()
-                            .unwrap()
-                            .as_int()
-                            .unwrap();
-                        n += 1;
-                    }
-                    assert_eq!((n, total), (16, 1600));
-                    // Every transfer left one relationship: counts agree with a scan.
-                    let rels = r.scan_rels(&[moved]).unwrap().count() as u64;
-                    assert_eq!(r.count_rels_of_type(moved).unwrap(), rels);
-                    checks += 1;
-                }
-                checks
-            })
-        })
-        .collect();
-
+    let readers: Vec<_> = (0..2).map(|_| bank.spawn_auditor(&stop)).collect();
     // Garbage collection racing readers and writers must never free what a snapshot needs.
-    let collector = {
-        let (db, stop) = (db.clone(), stop.clone());
-        thread::spawn(move || {
-            let mut passes = 0u64;
-            // At least one pass whenever the scheduler starts this thread: the writers may all
-            // finish before it first runs.
-            while !stop.load(Ordering::Relaxed) || passes == 0 {
-                db.gc();
-                passes += 1;
-                thread::yield_now();
-            }
-            passes
-        })
-    };
-
-    let writers: Vec<_> = (0..3u64)
-        .map(|t| {
-            let (db, ids) = (db.clone(), ids.clone());
-            thread::spawn(move || {
-                let mut conflicts = 0;
-                let mut seed = t * 7919 + 1;
-                let mut done = 0;
-                while done < 300 {
-                    seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    let a = ids[(seed >> 33) as usize % ids.len()];
-                    let b = ids[(seed >> 17) as usize % ids.len()];
-                    if a == b {
-                        continue;
-                    }
-                    let tx = db.begin_write();
-                    let step = || -> Result<()> {
-                        let va = tx
-                            .node_property(a, bal)?
-                            .and_then(|v| v.as_int())
-                            .unwrap_or(0);
-                        let vb = tx
-                            .node_property(b, bal)?
-                            .and_then(|v| v.as_int())
-                            .unwrap_or(0);
-                        tx.set_node_property(a, bal, Value::Int(va - 1))?;
-                        tx.set_node_property(b, bal, Value::Int(vb + 1))?;
-                        tx.create_relationship(a, b, moved, &[])?;
-                        Ok(())
-                    };
-                    match step() {
-                        Ok(()) => {
-                            tx.commit().unwrap();
-                            done += 1;
-                        }
-                        Err(e) => {
-                            assert!(e.is_retryable(), "{e:?}");
-                            tx.rollback().unwrap();
-                            conflicts += 1;
-                        }
-                    }
-                }
-                conflicts
-            })
-        })
-        .collect();
+    let collector = spawn_collector(&db, &stop);
+    let writers: Vec<_> = (0..3u64).map(|t| bank.spawn_transferrer(t)).collect();
     for w in writers {
         w.join().unwrap();
     }

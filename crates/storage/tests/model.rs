@@ -221,6 +221,218 @@ impl Model {
         Outcome::Ok
     }
 
+    /// Commits slot `s` and records the new committed state.
+    fn commit(&mut self, s: usize) {
+        let Some(t) = self.txs[s].take() else { return };
+        let info = t.tx.commit().unwrap();
+        if !info.changed {
+            assert!(t.touched.is_empty());
+            return;
+        }
+        let mut g = self.latest().clone();
+        for e in &t.touched {
+            match *e {
+                Ent::N(n) => match t.work.nodes.get(&n) {
+                    Some(v) => {
+                        g.nodes.insert(n, v.clone());
+                    }
+                    None => {
+                        g.nodes.remove(&n);
+                    }
+                },
+                Ent::R(r) => match t.work.rels.get(&r) {
+                    Some(v) => {
+                        g.rels.insert(r, v.clone());
+                    }
+                    None => {
+                        g.rels.remove(&r);
+                    }
+                },
+            }
+            self.owner.remove(e);
+            self.last_commit.insert(*e, info.commit);
+        }
+        assert_eq!(info.commit as usize, self.history.len());
+        self.history.push(g);
+    }
+
+    /// Creates a node in slot `s` with the labels of `mask` and the property `prop`.
+    fn create_node(&mut self, s: usize, mask: u8, prop: Option<(u8, i64)>) {
+        let Some(t) = self.txs[s].as_mut() else {
+            return;
+        };
+        let labels: Vec<LabelId> = (0..2)
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| self.labels[i])
+            .collect();
+        let props: Vec<(PropKeyId, Value)> = prop
+            .iter()
+            .map(|(k, v)| (self.keys[*k as usize], Value::Int(*v)))
+            .collect();
+        let id = t.tx.create_node(&labels, &props).unwrap().0;
+        t.work.nodes.insert(
+            id,
+            NodeState {
+                labels: labels.iter().map(|l| l.0).collect(),
+                props: prop.iter().map(|(k, v)| (u32::from(*k), *v)).collect(),
+            },
+        );
+        self.node_ids.push(id);
+        self.own(s, Ent::N(id));
+    }
+
+    /// Sets (or removes) a property of a node in slot `s`.
+    fn set_prop(&mut self, s: usize, i: usize, k: u8, v: Option<i64>) {
+        if self.txs[s].is_none() {
+            return;
+        }
+        let n = Self::pick(&self.node_ids, i);
+        let expect = self.check(s, Ent::N(n));
+        let t = self.txs[s].as_ref().unwrap();
+        let key = self.keys[k as usize];
+        let r =
+            t.tx.set_node_property(NodeId(n), key, v.map_or(Value::Null, Value::Int));
+        assert_eq!(outcome(&r), expect, "set property on {n}");
+        if expect == Outcome::Ok {
+            let t = self.txs[s].as_mut().unwrap();
+            let props = &mut t.work.nodes.get_mut(&n).unwrap().props;
+            let old = match v {
+                Some(v) => props.insert(u32::from(k), v),
+                None => props.remove(&u32::from(k)),
+            };
+            assert_eq!(r.unwrap(), old.map(Value::Int));
+            if old.is_some() || v.is_some() {
+                self.own(s, Ent::N(n));
+            }
+        }
+    }
+
+    /// Adds or removes a label of a node in slot `s`.
+    fn label(&mut self, s: usize, i: usize, l: u8, add: bool) {
+        if self.txs[s].is_none() {
+            return;
+        }
+        let n = Self::pick(&self.node_ids, i);
+        let expect = self.check(s, Ent::N(n));
+        let t = self.txs[s].as_ref().unwrap();
+        let label = self.labels[l as usize];
+        let r = if add {
+            t.tx.add_label(NodeId(n), label)
+        } else {
+            t.tx.remove_label(NodeId(n), label)
+        };
+        assert_eq!(outcome(&r), expect);
+        if expect == Outcome::Ok {
+            let t = self.txs[s].as_mut().unwrap();
+            let labels = &mut t.work.nodes.get_mut(&n).unwrap().labels;
+            let changed = if add {
+                labels.insert(label.0)
+            } else {
+                labels.remove(&label.0)
+            };
+            assert_eq!(r.unwrap(), changed);
+            if changed {
+                self.own(s, Ent::N(n));
+            }
+        }
+    }
+
+    /// Deletes a node in slot `s`, detaching it first if asked.
+    fn delete_node(&mut self, s: usize, i: usize, detach: bool) {
+        if self.txs[s].is_none() {
+            return;
+        }
+        let n = Self::pick(&self.node_ids, i);
+        let mut expect = self.check(s, Ent::N(n));
+        let t = self.txs[s].as_ref().unwrap();
+        let mut rels: Vec<u64> = t
+            .work
+            .rels
+            .iter()
+            .filter(|(_, r)| r.start == n || r.end == n)
+            .map(|(id, _)| *id)
+            .collect();
+        rels.sort_unstable();
+        if detach {
+            let r = t.tx.detach_delete_node(NodeId(n));
+            if expect == Outcome::Ok {
+                for rel in &rels {
+                    expect = self.delete_rel(s, *rel);
+                    if expect != Outcome::Ok {
+                        break;
+                    }
+                }
+            }
+            assert_eq!(outcome(&r), expect, "detach delete {n}");
+        } else {
+            if expect == Outcome::Ok && !rels.is_empty() {
+                expect = Outcome::Connected;
+            }
+            let r = t.tx.delete_node(NodeId(n));
+            assert_eq!(outcome(&r), expect, "delete {n}");
+        }
+        if expect == Outcome::Ok {
+            self.txs[s].as_mut().unwrap().work.nodes.remove(&n);
+            self.own(s, Ent::N(n));
+        }
+    }
+
+    /// Creates a relationship between two nodes in slot `s`.
+    fn create_rel(&mut self, s: usize, a: usize, b: usize, ty: u8) {
+        if self.txs[s].is_none() {
+            return;
+        }
+        let (a, b) = (Self::pick(&self.node_ids, a), Self::pick(&self.node_ids, b));
+        let mut expect = self.check(s, Ent::N(a));
+        if expect == Outcome::Ok {
+            expect = self.check(s, Ent::N(b));
+        }
+        let t = self.txs[s].as_ref().unwrap();
+        let ty = self.types[ty as usize];
+        let r = t.tx.create_relationship(NodeId(a), NodeId(b), ty, &[]);
+        assert_eq!(outcome(&r), expect, "create rel {a}->{b}");
+        if let Ok(id) = r {
+            self.txs[s].as_mut().unwrap().work.rels.insert(
+                id.0,
+                RelState {
+                    start: a,
+                    end: b,
+                    ty: ty.0,
+                    prop: None,
+                },
+            );
+            self.rel_ids.push(id.0);
+            self.own(s, Ent::R(id.0));
+            self.own(s, Ent::N(a));
+            self.own(s, Ent::N(b));
+        }
+    }
+
+    /// Sets (or removes) the property of a relationship in slot `s`.
+    fn set_rel_prop(&mut self, s: usize, i: usize, v: Option<i64>) {
+        if self.txs[s].is_none() {
+            return;
+        }
+        let r = Self::pick(&self.rel_ids, i);
+        let expect = self.check(s, Ent::R(r));
+        let t = self.txs[s].as_ref().unwrap();
+        let res = t.tx.set_relationship_property(
+            RelId(r),
+            self.keys[0],
+            v.map_or(Value::Null, Value::Int),
+        );
+        assert_eq!(outcome(&res), expect);
+        if expect == Outcome::Ok {
+            let t = self.txs[s].as_mut().unwrap();
+            let rel = t.work.rels.get_mut(&r).unwrap();
+            let old = std::mem::replace(&mut rel.prop, v);
+            assert_eq!(res.unwrap(), old.map(Value::Int));
+            if old.is_some() || v.is_some() {
+                self.own(s, Ent::R(r));
+            }
+        }
+    }
+
     fn apply(&mut self, op: Op) {
         let db = self.db.clone();
         match op {
@@ -238,39 +450,7 @@ impl Model {
                     });
                 }
             }
-            Op::Commit(s) => {
-                let Some(t) = self.txs[s].take() else { return };
-                let info = t.tx.commit().unwrap();
-                if !info.changed {
-                    assert!(t.touched.is_empty());
-                    return;
-                }
-                let mut g = self.latest().clone();
-                for e in &t.touched {
-                    match *e {
-                        Ent::N(n) => match t.work.nodes.get(&n) {
-                            Some(v) => {
-                                g.nodes.insert(n, v.clone());
-                            }
-                            None => {
-                                g.nodes.remove(&n);
-                            }
-                        },
-                        Ent::R(r) => match t.work.rels.get(&r) {
-                            Some(v) => {
-                                g.rels.insert(r, v.clone());
-                            }
-                            None => {
-                                g.rels.remove(&r);
-                            }
-                        },
-                    }
-                    self.owner.remove(e);
-                    self.last_commit.insert(*e, info.commit);
-                }
-                assert_eq!(info.commit as usize, self.history.len());
-                self.history.push(g);
-            }
+            Op::Commit(s) => self.commit(s),
             Op::Rollback(s) => {
                 let Some(t) = self.txs[s].take() else { return };
                 t.tx.rollback().unwrap();
@@ -284,148 +464,11 @@ impl Model {
                     t.seen = t.work.clone();
                 }
             }
-            Op::CreateNode(s, mask, prop) => {
-                let Some(t) = self.txs[s].as_mut() else {
-                    return;
-                };
-                let labels: Vec<LabelId> = (0..2)
-                    .filter(|i| mask & (1 << i) != 0)
-                    .map(|i| self.labels[i])
-                    .collect();
-                let props: Vec<(PropKeyId, Value)> = prop
-                    .iter()
-                    .map(|(k, v)| (self.keys[*k as usize], Value::Int(*v)))
-                    .collect();
-                let id = t.tx.create_node(&labels, &props).unwrap().0;
-                t.work.nodes.insert(
-                    id,
-                    NodeState {
-                        labels: labels.iter().map(|l| l.0).collect(),
-                        props: prop.iter().map(|(k, v)| (u32::from(*k), *v)).collect(),
-                    },
-                );
-                self.node_ids.push(id);
-                self.own(s, Ent::N(id));
-            }
-            Op::SetProp(s, i, k, v) => {
-                if self.txs[s].is_none() {
-                    return;
-                }
-                let n = Self::pick(&self.node_ids, i);
-                let expect = self.check(s, Ent::N(n));
-                let t = self.txs[s].as_ref().unwrap();
-                let key = self.keys[k as usize];
-                let r =
-                    t.tx.set_node_property(NodeId(n), key, v.map_or(Value::Null, Value::Int));
-                assert_eq!(outcome(&r), expect, "set property on {n}");
-                if expect == Outcome::Ok {
-                    let t = self.txs[s].as_mut().unwrap();
-                    let props = &mut t.work.nodes.get_mut(&n).unwrap().props;
-                    let old = match v {
-                        Some(v) => props.insert(u32::from(k), v),
-                        None => props.remove(&u32::from(k)),
-                    };
-                    assert_eq!(r.unwrap(), old.map(Value::Int));
-                    if old.is_some() || v.is_some() {
-                        self.own(s, Ent::N(n));
-                    }
-                }
-            }
-            Op::Label(s, i, l, add) => {
-                if self.txs[s].is_none() {
-                    return;
-                }
-                let n = Self::pick(&self.node_ids, i);
-                let expect = self.check(s, Ent::N(n));
-                let t = self.txs[s].as_ref().unwrap();
-                let label = self.labels[l as usize];
-                let r = if add {
-                    t.tx.add_label(NodeId(n), label)
-                } else {
-                    t.tx.remove_label(NodeId(n), label)
-                };
-                assert_eq!(outcome(&r), expect);
-                if expect == Outcome::Ok {
-                    let t = self.txs[s].as_mut().unwrap();
-                    let labels = &mut t.work.nodes.get_mut(&n).unwrap().labels;
-                    let changed = if add {
-                        labels.insert(label.0)
-                    } else {
-                        labels.remove(&label.0)
-                    };
-                    assert_eq!(r.unwrap(), changed);
-                    if changed {
-                        self.own(s, Ent::N(n));
-                    }
-                }
-            }
-            Op::DeleteNode(s, i, detach) => {
-                if self.txs[s].is_none() {
-                    return;
-                }
-                let n = Self::pick(&self.node_ids, i);
-                let mut expect = self.check(s, Ent::N(n));
-                let t = self.txs[s].as_ref().unwrap();
-                let mut rels: Vec<u64> = t
-                    .work
-                    .rels
-                    .iter()
-                    .filter(|(_, r)| r.start == n || r.end == n)
-                    .map(|(id, _)| *id)
-                    .collect();
-                rels.sort_unstable();
-                if detach {
-                    let r = t.tx.detach_delete_node(NodeId(n));
-                    if expect == Outcome::Ok {
-                        for rel in &rels {
-                            expect = self.delete_rel(s, *rel);
-                            if expect != Outcome::Ok {
-                                break;
-                            }
-                        }
-                    }
-                    assert_eq!(outcome(&r), expect, "detach delete {n}");
-                } else {
-                    if expect == Outcome::Ok && !rels.is_empty() {
-                        expect = Outcome::Connected;
-                    }
-                    let r = t.tx.delete_node(NodeId(n));
-                    assert_eq!(outcome(&r), expect, "delete {n}");
-                }
-                if expect == Outcome::Ok {
-                    self.txs[s].as_mut().unwrap().work.nodes.remove(&n);
-                    self.own(s, Ent::N(n));
-                }
-            }
-            Op::CreateRel(s, a, b, ty) => {
-                if self.txs[s].is_none() {
-                    return;
-                }
-                let (a, b) = (Self::pick(&self.node_ids, a), Self::pick(&self.node_ids, b));
-                let mut expect = self.check(s, Ent::N(a));
-                if expect == Outcome::Ok {
-                    expect = self.check(s, Ent::N(b));
-                }
-                let t = self.txs[s].as_ref().unwrap();
-                let ty = self.types[ty as usize];
-                let r = t.tx.create_relationship(NodeId(a), NodeId(b), ty, &[]);
-                assert_eq!(outcome(&r), expect, "create rel {a}->{b}");
-                if let Ok(id) = r {
-                    self.txs[s].as_mut().unwrap().work.rels.insert(
-                        id.0,
-                        RelState {
-                            start: a,
-                            end: b,
-                            ty: ty.0,
-                            prop: None,
-                        },
-                    );
-                    self.rel_ids.push(id.0);
-                    self.own(s, Ent::R(id.0));
-                    self.own(s, Ent::N(a));
-                    self.own(s, Ent::N(b));
-                }
-            }
+            Op::CreateNode(s, mask, prop) => self.create_node(s, mask, prop),
+            Op::SetProp(s, i, k, v) => self.set_prop(s, i, k, v),
+            Op::Label(s, i, l, add) => self.label(s, i, l, add),
+            Op::DeleteNode(s, i, detach) => self.delete_node(s, i, detach),
+            Op::CreateRel(s, a, b, ty) => self.create_rel(s, a, b, ty),
             Op::DeleteRel(s, i) => {
                 if self.txs[s].is_none() {
                     return;
@@ -439,29 +482,7 @@ impl Model {
                 let expect = self.delete_rel(s, r);
                 assert_eq!(outcome(&res), expect, "delete rel {r}");
             }
-            Op::SetRelProp(s, i, v) => {
-                if self.txs[s].is_none() {
-                    return;
-                }
-                let r = Self::pick(&self.rel_ids, i);
-                let expect = self.check(s, Ent::R(r));
-                let t = self.txs[s].as_ref().unwrap();
-                let res = t.tx.set_relationship_property(
-                    RelId(r),
-                    self.keys[0],
-                    v.map_or(Value::Null, Value::Int),
-                );
-                assert_eq!(outcome(&res), expect);
-                if expect == Outcome::Ok {
-                    let t = self.txs[s].as_mut().unwrap();
-                    let rel = t.work.rels.get_mut(&r).unwrap();
-                    let old = std::mem::replace(&mut rel.prop, v);
-                    assert_eq!(res.unwrap(), old.map(Value::Int));
-                    if old.is_some() || v.is_some() {
-                        self.own(s, Ent::R(r));
-                    }
-                }
-            }
+            Op::SetRelProp(s, i, v) => self.set_rel_prop(s, i, v),
             Op::OpenReader(i) => {
                 if self.readers[i].is_none() {
                     let tx = db.begin_read();
@@ -490,8 +511,9 @@ impl Model {
         }
     }
 
-    /// Everything a transaction reads must equal the oracle's graph.
-    fn verify(&self, tx: &Transaction, g: &Graph) {
+    /// Every node id handed out so far (and one past them) reads as the oracle's graph says:
+    /// existence, labels, properties, adjacency and degree.
+    fn verify_nodes(&self, tx: &Transaction, g: &Graph) {
         let max_node = self.node_ids.iter().max().map_or(0, |m| m + 1);
         for n in 0..max_node + 1 {
             let want = g.nodes.get(&n);
@@ -550,6 +572,11 @@ impl Model {
                 .count();
             assert_eq!(t0.len(), want_t0);
         }
+    }
+
+    /// Everything a transaction reads must equal the oracle's graph.
+    fn verify(&self, tx: &Transaction, g: &Graph) {
+        self.verify_nodes(tx, g);
         for (id, r) in &g.rels {
             let (s, e, ty) = tx.rel_endpoints(RelId(*id)).unwrap();
             assert_eq!((s.0, e.0, ty.0), (r.start, r.end, r.ty));

@@ -143,24 +143,7 @@ impl Request {
             }
             sig::GOODBYE => Request::Goodbye,
             sig::RESET => Request::Reset,
-            sig::RUN => {
-                let query = d
-                    .string()
-                    .map_err(|e| field_error(e, "RUN", "query", "must be a string"))?
-                    .to_owned();
-                let params = if d.take_null()? {
-                    Map::new()
-                } else {
-                    d.map()
-                        .map_err(|e| field_error(e, "RUN", "parameters", "must be a dictionary"))?
-                };
-                let extra = TxExtra::decode(&mut d, "RUN")?;
-                Request::Run {
-                    query,
-                    params,
-                    extra,
-                }
-            }
+            sig::RUN => Self::decode_run(&mut d)?,
             sig::BEGIN => Request::Begin {
                 extra: TxExtra::decode(&mut d, "BEGIN")?,
             },
@@ -174,24 +157,47 @@ impl Request {
                 let (n, qid) = decode_stream_extra(&mut d, "PULL")?;
                 Request::Pull { n, qid }
             }
-            _ => {
-                let routing = if d.take_null()? {
-                    Map::new()
-                } else {
-                    d.map()
-                        .map_err(|e| field_error(e, "ROUTE", "routing", "must be a dictionary"))?
-                };
-                let bookmarks = string_list(&mut d, "ROUTE", "bookmarks")?;
-                let extra = RouteExtra::decode(&mut d)?;
-                Request::Route {
-                    routing,
-                    bookmarks,
-                    extra,
-                }
-            }
+            _ => Self::decode_route(&mut d)?,
         };
         d.finish()?;
         Ok(request)
+    }
+
+    /// The fields of a RUN: query, parameters (null reads as none) and extra.
+    fn decode_run(d: &mut Decoder<'_>) -> Result<Request, Error> {
+        let query = d
+            .string()
+            .map_err(|e| field_error(e, "RUN", "query", "must be a string"))?
+            .to_owned();
+        let params = if d.take_null()? {
+            Map::new()
+        } else {
+            d.map()
+                .map_err(|e| field_error(e, "RUN", "parameters", "must be a dictionary"))?
+        };
+        let extra = TxExtra::decode(d, "RUN")?;
+        Ok(Request::Run {
+            query,
+            params,
+            extra,
+        })
+    }
+
+    /// The fields of a ROUTE: routing context (null reads as empty), bookmarks and extra.
+    fn decode_route(d: &mut Decoder<'_>) -> Result<Request, Error> {
+        let routing = if d.take_null()? {
+            Map::new()
+        } else {
+            d.map()
+                .map_err(|e| field_error(e, "ROUTE", "routing", "must be a dictionary"))?
+        };
+        let bookmarks = string_list(d, "ROUTE", "bookmarks")?;
+        let extra = RouteExtra::decode(d)?;
+        Ok(Request::Route {
+            routing,
+            bookmarks,
+            extra,
+        })
     }
 
     /// Appends this request, chunked, to `out` (the client direction).

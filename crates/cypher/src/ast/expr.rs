@@ -533,41 +533,16 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ExprKind::Literal(literal) => write!(f, "{literal}"),
-            ExprKind::Parameter(name) => {
-                if !name.is_empty() && name.chars().all(crate::lexer::is_ident_continue) {
-                    write!(f, "${name}")
-                } else {
-                    write!(f, "$`{}`", name.replace('`', "``"))
-                }
-            }
+            ExprKind::Parameter(name) => write_parameter(f, name),
             ExprKind::Variable(name) => write!(f, "{}", name.as_variable()),
             ExprKind::Property { base, key } => write!(f, "{}.{key}", base.at(prec::POSTFIX)),
             ExprKind::Index { base, index } => {
                 write!(f, "{}[{index}]", base.at(prec::POSTFIX))
             }
             ExprKind::Slice { base, from, to } => {
-                write!(f, "{}[", base.at(prec::POSTFIX))?;
-                if let Some(from) = from {
-                    write!(f, "{from}")?;
-                }
-                f.write_str("..")?;
-                if let Some(to) = to {
-                    write!(f, "{to}")?;
-                }
-                f.write_str("]")
+                write_slice(f, base, from.as_deref(), to.as_deref())
             }
-            ExprKind::HasLabels { base, labels } => {
-                // `x:A:B` reads as one test; a test on a test needs parentheses.
-                if matches!(base.kind, ExprKind::HasLabels { .. }) {
-                    write!(f, "({base})")?;
-                } else {
-                    write!(f, "{}", base.at(prec::POSTFIX))?;
-                }
-                for label in labels {
-                    write!(f, ":{label}")?;
-                }
-                Ok(())
-            }
+            ExprKind::HasLabels { base, labels } => write_has_labels(f, base, labels),
             ExprKind::Unary { op, operand } => write_unary(f, *op, operand),
             ExprKind::Binary { op, left, right } => {
                 if left.needs_parentheses_left_of(*op) {
@@ -589,20 +564,7 @@ impl fmt::Display for Expr {
                 let not = if *negated { "NOT " } else { "" };
                 write!(f, "{} IS {not}NULL", operand.at(prec::PREDICATE))
             }
-            ExprKind::List(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    if i == 0 && item.starts_with_variable_in() {
-                        write!(f, "({item})")?;
-                    } else {
-                        write!(f, "{item}")?;
-                    }
-                }
-                f.write_str("]")
-            }
+            ExprKind::List(items) => write_list(f, items),
             ExprKind::Map(entries) => {
                 f.write_str("{")?;
                 write_comma_separated(f, entries)?;
@@ -639,6 +601,64 @@ impl fmt::Display for Expr {
             ExprKind::Subquery(subquery) => write!(f, "{subquery}"),
         }
     }
+}
+
+/// A parameter, quoted in backticks unless its name is a plain identifier.
+fn write_parameter(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    if !name.is_empty() && name.chars().all(crate::lexer::is_ident_continue) {
+        write!(f, "${name}")
+    } else {
+        write!(f, "$`{}`", name.replace('`', "``"))
+    }
+}
+
+/// `base[from..to]`, either bound left out when absent.
+fn write_slice(
+    f: &mut fmt::Formatter<'_>,
+    base: &Expr,
+    from: Option<&Expr>,
+    to: Option<&Expr>,
+) -> fmt::Result {
+    write!(f, "{}[", base.at(prec::POSTFIX))?;
+    if let Some(from) = from {
+        write!(f, "{from}")?;
+    }
+    f.write_str("..")?;
+    if let Some(to) = to {
+        write!(f, "{to}")?;
+    }
+    f.write_str("]")
+}
+
+/// `base:A:B`.
+fn write_has_labels(f: &mut fmt::Formatter<'_>, base: &Expr, labels: &[Ident]) -> fmt::Result {
+    // `x:A:B` reads as one test; a test on a test needs parentheses.
+    if matches!(base.kind, ExprKind::HasLabels { .. }) {
+        write!(f, "({base})")?;
+    } else {
+        write!(f, "{}", base.at(prec::POSTFIX))?;
+    }
+    for label in labels {
+        write!(f, ":{label}")?;
+    }
+    Ok(())
+}
+
+/// `[a, b]`; a first item that reads as `x IN ...` is parenthesised, or the list would read as
+/// a list comprehension.
+fn write_list(f: &mut fmt::Formatter<'_>, items: &[Expr]) -> fmt::Result {
+    f.write_str("[")?;
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        if i == 0 && item.starts_with_variable_in() {
+            write!(f, "({item})")?;
+        } else {
+            write!(f, "{item}")?;
+        }
+    }
+    f.write_str("]")
 }
 
 fn write_unary(f: &mut fmt::Formatter<'_>, op: UnaryOp, operand: &Expr) -> fmt::Result {

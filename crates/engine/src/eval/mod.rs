@@ -15,7 +15,7 @@ use std::sync::Arc;
 use quiver_value::compare::{
     equals, greater_equal, greater_than, less_equal, less_than, not_equals,
 };
-use quiver_value::{Map, Value, ops};
+use quiver_value::{Function, Map, Value, ops};
 
 use crate::error::{Error, Result};
 use crate::ir::{BinOp, ChainOp, Expr, MapProjItem, PlanNode, Quantifier, SubKind};
@@ -58,6 +58,191 @@ pub(crate) fn truthy(v: &Value) -> Result<bool> {
     }
 }
 
+/// `base[from..to]`, either bound absent when not given.
+fn eval_slice(
+    base: &Expr,
+    from: Option<&Expr>,
+    to: Option<&Expr>,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    let b = base.eval(row, cx)?;
+    let f = match from {
+        Some(e) => Some(e.eval(row, cx)?),
+        None => None,
+    };
+    let t = match to {
+        Some(e) => Some(e.eval(row, cx)?),
+        None => None,
+    };
+    slice_value(&b, f.as_ref(), t.as_ref())
+}
+
+/// A flat operator chain, left to right; `AND` and `OR` short-circuit each step.
+fn eval_chain(first: &Expr, rest: &[(ChainOp, Expr)], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let mut acc = first.eval(row, cx)?;
+    for (op, e) in rest {
+        acc = match op {
+            ChainOp::And if matches!(acc, Value::Bool(false)) => continue,
+            ChainOp::Or if matches!(acc, Value::Bool(true)) => continue,
+            ChainOp::And => ops::and(&acc, &e.eval(row, cx)?)?,
+            ChainOp::Or => ops::or(&acc, &e.eval(row, cx)?)?,
+            ChainOp::Binary(op) => binary(*op, &acc, &e.eval(row, cx)?)?,
+        };
+    }
+    Ok(acc)
+}
+
+/// A scalar function over its evaluated arguments.
+fn eval_call(f: &Function, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+    for a in args {
+        values.push(a.eval(row, cx)?);
+    }
+    if f.name == "range" {
+        check_range_size(&values, cx)?;
+    }
+    Ok(f.call(&values, &cx.fctx)?)
+}
+
+/// A simple `CASE` (with an operand, compared by equality) or a generic one (the first true
+/// condition wins).
+fn eval_case(
+    operand: Option<&Expr>,
+    branches: &[(Expr, Expr)],
+    default: Option<&Expr>,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    if let Some(operand) = operand {
+        let v = operand.eval(row, cx)?;
+        for (when, then) in branches {
+            let w = when.eval(row, cx)?;
+            if equals(&v, &w) == Some(true) {
+                return then.eval(row, cx);
+            }
+        }
+    } else {
+        for (when, then) in branches {
+            if matches!(when.eval(row, cx)?, Value::Bool(true)) {
+                return then.eval(row, cx);
+            }
+        }
+    }
+    match default {
+        Some(d) => d.eval(row, cx),
+        None => Ok(Value::Null),
+    }
+}
+
+/// `[x IN list WHERE filter | map]`: the variable's slot is restored afterwards, even on error.
+fn eval_list_comp(
+    slot: usize,
+    list: &Expr,
+    filter: Option<&Expr>,
+    map: Option<&Expr>,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    let items = match list.eval(row, cx)? {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => return Err(list_expected(&other)),
+    };
+    let saved = std::mem::take(&mut row[slot]);
+    let mut out = Vec::with_capacity(items.len());
+    let result: Result<()> = (|| {
+        for item in items.iter() {
+            cx.tick()?;
+            row[slot] = item.clone();
+            if let Some(f) = filter
+                && !truthy(&f.eval(row, cx)?)?
+            {
+                continue;
+            }
+            out.push(match map {
+                Some(m) => m.eval(row, cx)?,
+                None => item.clone(),
+            });
+        }
+        Ok(())
+    })();
+    row[slot] = saved;
+    result?;
+    Ok(Value::from(out))
+}
+
+/// `reduce(acc = init, x IN list | expr)`: both slots are restored afterwards, even on error.
+fn eval_reduce(
+    acc: usize,
+    init: &Expr,
+    slot: usize,
+    list: &Expr,
+    expr: &Expr,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    let start = init.eval(row, cx)?;
+    let items = match list.eval(row, cx)? {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => return Err(list_expected(&other)),
+    };
+    let saved_acc = std::mem::replace(&mut row[acc], start);
+    let saved = std::mem::take(&mut row[slot]);
+    let result: Result<Value> = (|| {
+        for item in items.iter() {
+            cx.tick()?;
+            row[slot] = item.clone();
+            let next = expr.eval(row, cx)?;
+            row[acc] = next;
+        }
+        Ok(std::mem::take(&mut row[acc]))
+    })();
+    row[acc] = saved_acc;
+    row[slot] = saved;
+    result
+}
+
+/// `all(x IN list WHERE predicate)` and its kin: the variable's slot is restored afterwards.
+fn eval_quantified(
+    quantifier: Quantifier,
+    slot: usize,
+    list: &Expr,
+    predicate: &Expr,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Value> {
+    let items = match list.eval(row, cx)? {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => return Err(list_expected(&other)),
+    };
+    let saved = std::mem::take(&mut row[slot]);
+    let result = quantify(quantifier, &items, slot, predicate, row, cx);
+    row[slot] = saved;
+    result
+}
+
+/// A list literal, item by item.
+fn eval_list(items: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(item.eval(row, cx)?);
+    }
+    Ok(Value::from(out))
+}
+
+/// A map literal, entry by entry.
+fn eval_map(entries: &[(Arc<str>, Expr)], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let mut map = Map::new();
+    for (k, e) in entries {
+        let v = e.eval(row, cx)?;
+        map.insert(k.clone(), v);
+    }
+    Ok(Value::map(map))
+}
+
 fn three_valued(v: Option<bool>) -> Value {
     v.map_or(Value::Null, Value::Bool)
 }
@@ -78,16 +263,7 @@ impl Expr {
                 index_value(&b, &i, cx)
             }
             Expr::Slice(base, from, to) => {
-                let b = base.eval(row, cx)?;
-                let f = match from {
-                    Some(e) => Some(e.eval(row, cx)?),
-                    None => None,
-                };
-                let t = match to {
-                    Some(e) => Some(e.eval(row, cx)?),
-                    None => None,
-                };
-                slice_value(&b, f.as_ref(), t.as_ref())
+                eval_slice(base, from.as_deref(), to.as_deref(), row, cx)
             }
             Expr::HasLabels(base, labels) => {
                 let b = base.eval(row, cx)?;
@@ -117,19 +293,7 @@ impl Expr {
                 let r = b.eval(row, cx)?;
                 binary(*op, &l, &r)
             }
-            Expr::Chain(first, rest) => {
-                let mut acc = first.eval(row, cx)?;
-                for (op, e) in rest {
-                    acc = match op {
-                        ChainOp::And if matches!(acc, Value::Bool(false)) => continue,
-                        ChainOp::Or if matches!(acc, Value::Bool(true)) => continue,
-                        ChainOp::And => ops::and(&acc, &e.eval(row, cx)?)?,
-                        ChainOp::Or => ops::or(&acc, &e.eval(row, cx)?)?,
-                        ChainOp::Binary(op) => binary(*op, &acc, &e.eval(row, cx)?)?,
-                    };
-                }
-                Ok(acc)
-            }
+            Expr::Chain(first, rest) => eval_chain(first, rest, row, cx),
             Expr::RegexConst(a, re) => match a.eval(row, cx)? {
                 Value::String(s) => Ok(Value::Bool(re.is_match(&s))),
                 _ => Ok(Value::Null),
@@ -138,134 +302,34 @@ impl Expr {
                 let v = e.eval(row, cx)?;
                 Ok(Value::Bool(v.is_null() != *negated))
             }
-            Expr::List(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    out.push(item.eval(row, cx)?);
-                }
-                Ok(Value::from(out))
-            }
-            Expr::Map(entries) => {
-                let mut map = Map::new();
-                for (k, e) in entries {
-                    let v = e.eval(row, cx)?;
-                    map.insert(k.clone(), v);
-                }
-                Ok(Value::map(map))
-            }
-            Expr::Call(f, args) => {
-                let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
-                for a in args {
-                    values.push(a.eval(row, cx)?);
-                }
-                if f.name == "range" {
-                    check_range_size(&values, cx)?;
-                }
-                Ok(f.call(&values, &cx.fctx)?)
-            }
+            Expr::List(items) => eval_list(items, row, cx),
+            Expr::Map(entries) => eval_map(entries, row, cx),
+            Expr::Call(f, args) => eval_call(f, args, row, cx),
             Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
             Expr::Case {
                 operand,
                 branches,
                 default,
-            } => {
-                if let Some(operand) = operand {
-                    let v = operand.eval(row, cx)?;
-                    for (when, then) in branches {
-                        let w = when.eval(row, cx)?;
-                        if equals(&v, &w) == Some(true) {
-                            return then.eval(row, cx);
-                        }
-                    }
-                } else {
-                    for (when, then) in branches {
-                        if matches!(when.eval(row, cx)?, Value::Bool(true)) {
-                            return then.eval(row, cx);
-                        }
-                    }
-                }
-                match default {
-                    Some(d) => d.eval(row, cx),
-                    None => Ok(Value::Null),
-                }
-            }
+            } => eval_case(operand.as_deref(), branches, default.as_deref(), row, cx),
             Expr::ListComp {
                 slot,
                 list,
                 filter,
                 map,
-            } => {
-                let items = match list.eval(row, cx)? {
-                    Value::Null => return Ok(Value::Null),
-                    Value::List(items) => items,
-                    other => return Err(list_expected(&other)),
-                };
-                let saved = std::mem::take(&mut row[*slot]);
-                let mut out = Vec::with_capacity(items.len());
-                let result: Result<()> = (|| {
-                    for item in items.iter() {
-                        cx.tick()?;
-                        row[*slot] = item.clone();
-                        if let Some(f) = filter
-                            && !truthy(&f.eval(row, cx)?)?
-                        {
-                            continue;
-                        }
-                        out.push(match map {
-                            Some(m) => m.eval(row, cx)?,
-                            None => item.clone(),
-                        });
-                    }
-                    Ok(())
-                })();
-                row[*slot] = saved;
-                result?;
-                Ok(Value::from(out))
-            }
+            } => eval_list_comp(*slot, list, filter.as_deref(), map.as_deref(), row, cx),
             Expr::Quantified {
                 quantifier,
                 slot,
                 list,
                 predicate,
-            } => {
-                let items = match list.eval(row, cx)? {
-                    Value::Null => return Ok(Value::Null),
-                    Value::List(items) => items,
-                    other => return Err(list_expected(&other)),
-                };
-                let saved = std::mem::take(&mut row[*slot]);
-                let result = quantify(*quantifier, &items, *slot, predicate, row, cx);
-                row[*slot] = saved;
-                result
-            }
+            } => eval_quantified(*quantifier, *slot, list, predicate, row, cx),
             Expr::Reduce {
                 acc,
                 init,
                 slot,
                 list,
                 expr,
-            } => {
-                let start = init.eval(row, cx)?;
-                let items = match list.eval(row, cx)? {
-                    Value::Null => return Ok(Value::Null),
-                    Value::List(items) => items,
-                    other => return Err(list_expected(&other)),
-                };
-                let saved_acc = std::mem::replace(&mut row[*acc], start);
-                let saved = std::mem::take(&mut row[*slot]);
-                let result: Result<Value> = (|| {
-                    for item in items.iter() {
-                        cx.tick()?;
-                        row[*slot] = item.clone();
-                        let next = expr.eval(row, cx)?;
-                        row[*acc] = next;
-                    }
-                    Ok(std::mem::take(&mut row[*acc]))
-                })();
-                row[*acc] = saved_acc;
-                row[*slot] = saved;
-                result
-            }
+            } => eval_reduce(*acc, init, *slot, list, expr, row, cx),
             Expr::MapProjection(base, items) => {
                 let b = base.eval(row, cx)?;
                 graph_fns::map_projection(&b, items, row, cx)

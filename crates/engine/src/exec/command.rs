@@ -9,6 +9,7 @@ use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::ir::{Command, Expr, Row};
 use crate::procedures::{Procedure, ProcedureContext};
+use crate::tokens::Token;
 
 pub(crate) struct ProcedureCall {
     procedure: Arc<dyn Procedure>,
@@ -121,108 +122,13 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             key,
             unique,
             if_not_exists,
-        } => {
-            let l = LabelId(label.get_or_create(&cx.storage)?);
-            let k = PropKeyId(key.get_or_create(&cx.storage)?);
-            let result = if *unique {
-                cx.tx.create_unique_constraint(l, k, name.as_deref())
-            } else {
-                cx.tx.create_index(l, k, name.as_deref())
-            };
-            match result {
-                Ok(()) => {
-                    if *unique {
-                        cx.counters.constraints_added += 1;
-                    } else {
-                        cx.counters.indexes_added += 1;
-                    }
-                }
-                Err(quiver_storage::Error::SchemaRuleExists { .. }) if *if_not_exists => {}
-                Err(e) => return Err(e.into()),
-            }
-            cx.shared.schema_changed();
-            Ok(Vec::new())
-        }
+        } => create_index(name.as_deref(), label, key, *unique, *if_not_exists, cx),
         Command::Drop {
             name,
             constraint,
             if_exists,
-        } => {
-            let result = if *constraint {
-                cx.tx.drop_constraint(name)
-            } else {
-                cx.tx.drop_index(name)
-            };
-            match result {
-                Ok(()) => {
-                    if *constraint {
-                        cx.counters.constraints_removed += 1;
-                    } else {
-                        cx.counters.indexes_removed += 1;
-                    }
-                }
-                Err(quiver_storage::Error::SchemaRuleNotFound { .. }) if *if_exists => {}
-                Err(e @ quiver_storage::Error::SchemaRuleNotFound { .. }) if *constraint => {
-                    return Err(Error::runtime(
-                        quiver_status::Status::ConstraintDropFailed,
-                        None,
-                        e.to_string(),
-                    ));
-                }
-                Err(e) => return Err(e.into()),
-            }
-            cx.shared.schema_changed();
-            Ok(Vec::new())
-        }
-        Command::ShowIndexes { constraints } => {
-            let infos = if *constraints {
-                cx.storage.constraints()
-            } else {
-                cx.storage.indexes()
-            };
-            Ok(infos
-                .into_iter()
-                .enumerate()
-                .map(|(i, info)| {
-                    let id = Value::Int(i as i64 + 1);
-                    let name = Value::from(info.name.as_str());
-                    let labels = Value::from(vec![Value::String(info.label.clone())]);
-                    let props = Value::from(vec![Value::String(info.key.clone())]);
-                    if *constraints {
-                        vec![
-                            id,
-                            name.clone(),
-                            Value::from("UNIQUENESS"),
-                            Value::from("NODE"),
-                            labels,
-                            props,
-                            name,
-                        ]
-                    } else {
-                        let state = match info.state {
-                            IndexState::Online => "ONLINE",
-                            IndexState::Populating => "POPULATING",
-                        };
-                        let owning = match info.kind {
-                            IndexKind::Unique => Value::from(info.name.as_str()),
-                            IndexKind::Range => Value::Null,
-                        };
-                        vec![
-                            id,
-                            name,
-                            Value::from(state),
-                            Value::Float(if state == "ONLINE" { 100.0 } else { 0.0 }),
-                            Value::from("RANGE"),
-                            Value::from("NODE"),
-                            labels,
-                            props,
-                            Value::from("range-1.0"),
-                            owning,
-                        ]
-                    }
-                })
-                .collect())
-        }
+        } => drop_schema_rule(name, *constraint, *if_exists, cx),
+        Command::ShowIndexes { constraints } => Ok(show_indexes(*constraints, cx)),
         Command::ShowTransactions(ids) => {
             let wanted = transaction_ids(ids, row, cx)?;
             Ok(cx
@@ -256,6 +162,122 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             Ok(out)
         }
     }
+}
+
+/// `CREATE INDEX` or, when `unique`, `CREATE CONSTRAINT ... IS UNIQUE`.
+fn create_index(
+    name: Option<&str>,
+    label: &Token,
+    key: &Token,
+    unique: bool,
+    if_not_exists: bool,
+    cx: &mut Cx,
+) -> Result<Vec<Vec<Value>>> {
+    let l = LabelId(label.get_or_create(&cx.storage)?);
+    let k = PropKeyId(key.get_or_create(&cx.storage)?);
+    let result = if unique {
+        cx.tx.create_unique_constraint(l, k, name)
+    } else {
+        cx.tx.create_index(l, k, name)
+    };
+    match result {
+        Ok(()) => {
+            if unique {
+                cx.counters.constraints_added += 1;
+            } else {
+                cx.counters.indexes_added += 1;
+            }
+        }
+        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) => return Err(e.into()),
+    }
+    cx.shared.schema_changed();
+    Ok(Vec::new())
+}
+
+/// `DROP INDEX` or `DROP CONSTRAINT`; a missing constraint fails as `ConstraintDropFailed`.
+fn drop_schema_rule(
+    name: &str,
+    constraint: bool,
+    if_exists: bool,
+    cx: &mut Cx,
+) -> Result<Vec<Vec<Value>>> {
+    let result = if constraint {
+        cx.tx.drop_constraint(name)
+    } else {
+        cx.tx.drop_index(name)
+    };
+    match result {
+        Ok(()) => {
+            if constraint {
+                cx.counters.constraints_removed += 1;
+            } else {
+                cx.counters.indexes_removed += 1;
+            }
+        }
+        Err(quiver_storage::Error::SchemaRuleNotFound { .. }) if if_exists => {}
+        Err(e @ quiver_storage::Error::SchemaRuleNotFound { .. }) if constraint => {
+            return Err(Error::runtime(
+                quiver_status::Status::ConstraintDropFailed,
+                None,
+                e.to_string(),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    cx.shared.schema_changed();
+    Ok(Vec::new())
+}
+
+/// The rows of `SHOW INDEXES` or `SHOW CONSTRAINTS`, in Neo4j's columns.
+fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
+    let infos = if constraints {
+        cx.storage.constraints()
+    } else {
+        cx.storage.indexes()
+    };
+    infos
+        .into_iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let id = Value::Int(i as i64 + 1);
+            let name = Value::from(info.name.as_str());
+            let labels = Value::from(vec![Value::String(info.label.clone())]);
+            let props = Value::from(vec![Value::String(info.key.clone())]);
+            if constraints {
+                vec![
+                    id,
+                    name.clone(),
+                    Value::from("UNIQUENESS"),
+                    Value::from("NODE"),
+                    labels,
+                    props,
+                    name,
+                ]
+            } else {
+                let state = match info.state {
+                    IndexState::Online => "ONLINE",
+                    IndexState::Populating => "POPULATING",
+                };
+                let owning = match info.kind {
+                    IndexKind::Unique => Value::from(info.name.as_str()),
+                    IndexKind::Range => Value::Null,
+                };
+                vec![
+                    id,
+                    name,
+                    Value::from(state),
+                    Value::Float(if state == "ONLINE" { 100.0 } else { 0.0 }),
+                    Value::from("RANGE"),
+                    Value::from("NODE"),
+                    labels,
+                    props,
+                    Value::from("range-1.0"),
+                    owning,
+                ]
+            }
+        })
+        .collect()
 }
 
 /// The transaction ids `SHOW`/`TERMINATE TRANSACTIONS` name: each expression is a String or

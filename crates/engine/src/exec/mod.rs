@@ -28,8 +28,8 @@ use quiver_storage::Transaction as StorageTx;
 use quiver_value::{FunctionContext, Value};
 
 use crate::database::DatabaseState;
-use crate::error::Result;
-use crate::ir::{Op, PlanNode, Row};
+use crate::error::{Error, Result};
+use crate::ir::{Expr, Op, PlanNode, Row, SortKey};
 use crate::summary::Counters;
 
 /// The executor creates the context, so that subquery expressions open their plans with
@@ -70,15 +70,87 @@ impl Cx {
 
 /// Instantiates cursors for a plan.
 pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
-    let child = |n: &Arc<PlanNode>| build(n, cx);
-    let cursor: BoxCursor = match &plan.op {
+    let cursor = cursor(&plan.op, &|n| build(n, cx))?;
+    Ok(if cx.profile.is_some() {
+        Box::new(Profiled {
+            id: plan.id,
+            inner: cursor,
+        })
+    } else {
+        cursor
+    })
+}
+
+/// How a cursor gets the cursors of the plans under it.
+type Child<'a> = dyn Fn(&Arc<PlanNode>) -> Result<BoxCursor> + 'a;
+
+/// The cursor of one operator, over the cursors `child` builds for its inputs. This match names
+/// every operator, so a new one cannot be left without a cursor; each family's builder then
+/// reads its operators' fields.
+fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
+    Ok(match op {
         Op::Once => Box::new(relational::Once::default()),
-        Op::AllNodes { input, slot } => {
-            Box::new(scan::Scan::new(*slot, scan::Source::All, child(input)?))
+        Op::AllNodes { .. }
+        | Op::LabelScan { .. }
+        | Op::IndexSeek { .. }
+        | Op::NodeById { .. }
+        | Op::NodeCount { .. }
+        | Op::RelCount { .. } => scan_cursor(op, child)?,
+        Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
+        Op::VarExpand { input, spec } => {
+            Box::new(varexpand::VarExpand::new(spec.clone(), child(input)?))
         }
-        Op::LabelScan { input, slot, label } => Box::new(scan::Scan::new(
+        Op::ShortestPath { input, spec } => {
+            Box::new(shortest::ShortestPath::new(spec.clone(), child(input)?))
+        }
+        Op::Filter { .. }
+        | Op::Project { .. }
+        | Op::Aggregate { .. }
+        | Op::Distinct { .. }
+        | Op::Sort { .. }
+        | Op::Top { .. }
+        | Op::Skip { .. }
+        | Op::Limit { .. }
+        | Op::Unwind { .. }
+        | Op::Eager { .. } => relational_cursor(op, child)?,
+        Op::Optional { .. }
+        | Op::SemiApply { .. }
+        | Op::Apply { .. }
+        | Op::UnitApply { .. }
+        | Op::Foreach { .. } => nested_cursor(op, child)?,
+        Op::Union { branches } => {
+            let cursors = branches.iter().map(child).collect::<Result<Vec<_>>>()?;
+            Box::new(apply::Union::new(cursors))
+        }
+        Op::Create { .. }
+        | Op::Set { .. }
+        | Op::Delete { .. }
+        | Op::Merge { .. }
+        | Op::ProcedureCall { .. } => change_cursor(op, child)?,
+        Op::Command { command, out } => {
+            Box::new(command::CommandCursor::new(command.clone(), out.clone()))
+        }
+    })
+}
+
+/// The error for an operator handed to the builder of another family (which [`cursor`]'s
+/// dispatch rules out).
+fn not_in_family(family: &str) -> Error {
+    Error::runtime(
+        quiver_status::Status::UnknownError,
+        None,
+        format!("the {family} cursor builder was handed another operator"),
+    )
+}
+
+/// A cursor that finds nodes or counts them.
+fn scan_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
+    use scan::{Count, Counted, Scan, Source};
+    Ok(match op {
+        Op::AllNodes { input, slot } => Box::new(Scan::new(*slot, Source::All, child(input)?)),
+        Op::LabelScan { input, slot, label } => Box::new(Scan::new(
             *slot,
-            scan::Source::Label(label.clone()),
+            Source::Label(label.clone()),
             child(input)?,
         )),
         Op::IndexSeek {
@@ -87,164 +159,116 @@ pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
             label,
             key,
             seek,
-        } => Box::new(scan::Scan::new(
-            *slot,
-            scan::Source::Index {
-                label: label.clone(),
-                key: key.clone(),
-                seek: seek.clone(),
-            },
-            child(input)?,
-        )),
+        } => {
+            let (label, key, seek) = (label.clone(), key.clone(), seek.clone());
+            Box::new(Scan::new(
+                *slot,
+                Source::Index { label, key, seek },
+                child(input)?,
+            ))
+        }
         Op::NodeById {
             input,
             slot,
             ids,
             many,
-        } => Box::new(scan::Scan::new(
-            *slot,
-            scan::Source::ById {
+        } => {
+            let source = Source::ById {
                 ids: ids.clone(),
                 many: *many,
-            },
-            child(input)?,
-        )),
-        Op::NodeCount { input, slot, label } => Box::new(scan::Count::new(
+            };
+            Box::new(Scan::new(*slot, source, child(input)?))
+        }
+        Op::NodeCount { input, slot, label } => Box::new(Count::new(
             *slot,
-            scan::Counted::Nodes(label.clone()),
+            Counted::Nodes(label.clone()),
             child(input)?,
         )),
-        Op::RelCount { input, slot, ty } => Box::new(scan::Count::new(
-            *slot,
-            scan::Counted::Rels(ty.clone()),
-            child(input)?,
-        )),
-        Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
-        Op::VarExpand { input, spec } => {
-            Box::new(varexpand::VarExpand::new(spec.clone(), child(input)?))
+        Op::RelCount { input, slot, ty } => {
+            Box::new(Count::new(*slot, Counted::Rels(ty.clone()), child(input)?))
         }
-        Op::ShortestPath { input, spec } => {
-            Box::new(shortest::ShortestPath::new(spec.clone(), child(input)?))
+        _ => return Err(not_in_family("scan")),
+    })
+}
+
+/// A cursor that filters, computes, orders or bounds the rows of its input.
+fn relational_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
+    use relational::{Aggregate, Distinct, Eager, Filter, Project, SkipLimit, Unwind};
+    Ok(match op {
+        Op::Filter { input, predicate } => Box::new(Filter::new(predicate.clone(), child(input)?)),
+        Op::Project { input, items } => Box::new(Project::new(items.clone(), child(input)?)),
+        Op::Aggregate { input, keys, aggs } => {
+            Box::new(Aggregate::new(keys.clone(), aggs.clone(), child(input)?))
         }
-        Op::Filter { input, predicate } => {
-            Box::new(relational::Filter::new(predicate.clone(), child(input)?))
-        }
-        Op::Project { input, items } => {
-            Box::new(relational::Project::new(items.clone(), child(input)?))
-        }
-        Op::Aggregate { input, keys, aggs } => Box::new(relational::Aggregate::new(
-            keys.clone(),
-            aggs.clone(),
-            child(input)?,
-        )),
-        Op::Distinct { input, slots } => {
-            Box::new(relational::Distinct::new(slots.clone(), child(input)?))
-        }
-        Op::Sort { input, keys, keep } => Box::new(relational::Sort::new(
-            relational::SortBy {
-                keys: keys.clone(),
-                keep: keep.clone(),
-                skip: None,
-                limit: None,
-            },
-            child(input)?,
-        )),
+        Op::Distinct { input, slots } => Box::new(Distinct::new(slots.clone(), child(input)?)),
+        Op::Sort { input, keys, keep } => sort(keys, keep, None, None, child(input)?),
         Op::Top {
             input,
             keys,
             keep,
             skip,
             limit,
-        } => Box::new(relational::Sort::new(
-            relational::SortBy {
-                keys: keys.clone(),
-                keep: keep.clone(),
-                skip: skip.clone(),
-                limit: Some(limit.clone()),
-            },
-            child(input)?,
-        )),
-        Op::Skip { input, count } => Box::new(relational::SkipLimit::new(
-            count.clone(),
-            None,
-            child(input)?,
-        )),
+        } => sort(keys, keep, skip.clone(), Some(limit.clone()), child(input)?),
+        Op::Skip { input, count } => Box::new(SkipLimit::new(count.clone(), None, child(input)?)),
         Op::Limit {
             input,
             count,
             drain,
-        } => Box::new(relational::SkipLimit::new(
-            count.clone(),
-            Some(*drain),
-            child(input)?,
-        )),
+        } => Box::new(SkipLimit::new(count.clone(), Some(*drain), child(input)?)),
         Op::Unwind { input, list, slot } => {
-            Box::new(relational::Unwind::new(list.clone(), *slot, child(input)?))
+            Box::new(Unwind::new(list.clone(), *slot, child(input)?))
         }
-        Op::Eager { input, keep } => Box::new(relational::Eager::new(keep.clone(), child(input)?)),
+        Op::Eager { input, keep } => Box::new(Eager::new(keep.clone(), child(input)?)),
+        _ => return Err(not_in_family("relational")),
+    })
+}
+
+/// A cursor that runs an inner plan per input row.
+fn nested_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
+    Ok(match op {
         Op::Optional {
             input,
             inner,
             null_slots,
-        } => apply::ApplyCursor::boxed(
+        } => nested(
             apply::Mode::Optional(null_slots.clone()),
-            child(input)?,
-            child(inner)?,
-        ),
+            input,
+            inner,
+            child,
+        )?,
         Op::SemiApply {
             input,
             inner,
             negated,
-        } => apply::ApplyCursor::boxed(
-            apply::Mode::Semi { negated: *negated },
-            child(input)?,
-            child(inner)?,
-        ),
-        Op::Apply { input, inner } => {
-            apply::ApplyCursor::boxed(apply::Mode::Apply, child(input)?, child(inner)?)
-        }
-        Op::UnitApply { input, inner } => {
-            apply::ApplyCursor::boxed(apply::Mode::Unit, child(input)?, child(inner)?)
-        }
+        } => nested(apply::Mode::Semi { negated: *negated }, input, inner, child)?,
+        Op::Apply { input, inner } => nested(apply::Mode::Apply, input, inner, child)?,
+        Op::UnitApply { input, inner } => nested(apply::Mode::Unit, input, inner, child)?,
         Op::Foreach {
             input,
             slot,
             list,
             inner,
-        } => apply::ApplyCursor::boxed(
-            apply::Mode::Foreach {
-                slot: *slot,
-                list: list.clone(),
-            },
-            child(input)?,
-            child(inner)?,
-        ),
-        Op::Union { branches } => {
-            let mut cursors = Vec::with_capacity(branches.len());
-            for b in branches {
-                cursors.push(child(b)?);
-            }
-            Box::new(apply::Union::new(cursors))
+        } => {
+            let (slot, list) = (*slot, list.clone());
+            nested(apply::Mode::Foreach { slot, list }, input, inner, child)?
         }
-        Op::Create { input, steps } => Box::new(write::Write::new(
-            write::Change::Create(steps.clone()),
-            child(input)?,
-        )),
-        Op::Set { input, ops } => Box::new(write::Write::new(
-            write::Change::Set(ops.clone()),
-            child(input)?,
-        )),
+        _ => return Err(not_in_family("nested")),
+    })
+}
+
+/// A cursor that changes the graph (or calls a procedure) per input row.
+fn change_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
+    Ok(match op {
+        Op::Create { input, steps } => write(write::Change::Create(steps.clone()), input, child)?,
+        Op::Set { input, ops } => write(write::Change::Set(ops.clone()), input, child)?,
         Op::Delete {
             input,
             exprs,
             detach,
-        } => Box::new(write::Write::new(
-            write::Change::Delete {
-                exprs: exprs.clone(),
-                detach: *detach,
-            },
-            child(input)?,
-        )),
+        } => {
+            let (exprs, detach) = (exprs.clone(), *detach);
+            write(write::Change::Delete { exprs, detach }, input, child)?
+        }
         Op::Merge {
             input,
             matcher,
@@ -259,24 +283,53 @@ pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
             procedure,
             args,
             yields,
-        } => Box::new(command::ProcedureCall::new(
-            procedure.clone(),
-            args.clone(),
-            yields.clone(),
-            child(input)?,
-        )),
-        Op::Command { command, out } => {
-            Box::new(command::CommandCursor::new(command.clone(), out.clone()))
+        } => {
+            let (procedure, args, yields) = (procedure.clone(), args.clone(), yields.clone());
+            Box::new(command::ProcedureCall::new(
+                procedure,
+                args,
+                yields,
+                child(input)?,
+            ))
         }
-    };
-    Ok(if cx.profile.is_some() {
-        Box::new(Profiled {
-            id: plan.id,
-            inner: cursor,
-        })
-    } else {
-        cursor
+        _ => return Err(not_in_family("change")),
     })
+}
+
+/// Sort (no `limit`) or Top.
+fn sort(
+    keys: &Arc<[SortKey]>,
+    keep: &Arc<[usize]>,
+    skip: Option<Arc<Expr>>,
+    limit: Option<Arc<Expr>>,
+    input: BoxCursor,
+) -> BoxCursor {
+    let by = relational::SortBy {
+        keys: keys.clone(),
+        keep: keep.clone(),
+        skip,
+        limit,
+    };
+    Box::new(relational::Sort::new(by, input))
+}
+
+/// An operator that runs an inner plan per input row.
+fn nested(
+    mode: apply::Mode,
+    input: &Arc<PlanNode>,
+    inner: &Arc<PlanNode>,
+    child: &Child<'_>,
+) -> Result<BoxCursor> {
+    Ok(apply::ApplyCursor::boxed(
+        mode,
+        child(input)?,
+        child(inner)?,
+    ))
+}
+
+/// An operator that changes the graph once per input row.
+fn write(change: write::Change, input: &Arc<PlanNode>, child: &Child<'_>) -> Result<BoxCursor> {
+    Ok(Box::new(write::Write::new(change, child(input)?)))
 }
 
 /// Measures rows and time of the operator it wraps (PROFILE).

@@ -111,14 +111,9 @@ pub fn line_chart(
         svg.push_str(r#"<text x="80" y="120">no data</text></svg>"#);
         return svg;
     }
-    let fx = |x: f64| if log_x { x.max(1.0).log2() } else { x };
     let (x_min, x_max) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| {
-        (a.min(fx(x)), b.max(fx(x)))
+        (a.min(fx(log_x, x)), b.max(fx(log_x, x)))
     });
-    let x_span = if x_max > x_min { x_max - x_min } else { 1.0 };
-    let plot_w = W - LEFT - RIGHT;
-    let plot_h = H - TOP - BOTTOM;
-    let px = |x: f64| LEFT + (fx(x) - x_min) / x_span * plot_w;
     let y_ticks = if y_ns {
         let (lo, hi) = ys
             .iter()
@@ -128,97 +123,161 @@ pub fn line_chart(
         linear_ticks(ys.iter().copied().fold(0.0, f64::max))
     };
     let (y_lo, y_hi) = (y_ticks[0], *y_ticks.last().unwrap_or(&1.0));
-    let fy = |y: f64| if y_ns { y.max(y_lo).log10() } else { y };
-    let y_span = if fy(y_hi) > fy(y_lo) {
-        fy(y_hi) - fy(y_lo)
-    } else {
-        1.0
+    let mut plot = Plot {
+        log_x,
+        y_ns,
+        x_min,
+        x_span: if x_max > x_min { x_max - x_min } else { 1.0 },
+        y_lo,
+        y_span: 1.0,
+        w: W - LEFT - RIGHT,
+        h: H - TOP - BOTTOM,
     };
-    let py = |y: f64| TOP + plot_h - (fy(y) - fy(y_lo)) / y_span * plot_h;
+    if plot.fy(y_hi) > plot.fy(y_lo) {
+        plot.y_span = plot.fy(y_hi) - plot.fy(y_lo);
+    }
+    draw_frame(&mut svg, &plot, &y_ticks, &xs, x_label, y_label);
+    for (i, s) in series.iter().enumerate() {
+        draw_series(&mut svg, &plot, i, s);
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Where a chart's values land on the canvas.
+struct Plot {
+    log_x: bool,
+    y_ns: bool,
+    x_min: f64,
+    x_span: f64,
+    y_lo: f64,
+    y_span: f64,
+    /// The plotting area's size.
+    w: f64,
+    h: f64,
+}
+
+fn fx(log_x: bool, x: f64) -> f64 {
+    if log_x { x.max(1.0).log2() } else { x }
+}
+
+impl Plot {
+    fn fy(&self, y: f64) -> f64 {
+        if self.y_ns {
+            y.max(self.y_lo).log10()
+        } else {
+            y
+        }
+    }
+
+    fn px(&self, x: f64) -> f64 {
+        LEFT + (fx(self.log_x, x) - self.x_min) / self.x_span * self.w
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        TOP + self.h - (self.fy(y) - self.fy(self.y_lo)) / self.y_span * self.h
+    }
+}
+
+/// The grid, the y labels at `y_ticks`, the x labels at the data's x values, the frame and the
+/// axis titles.
+fn draw_frame(
+    svg: &mut String,
+    plot: &Plot,
+    y_ticks: &[f64],
+    xs: &[f64],
+    x_label: &str,
+    y_label: &str,
+) {
+    let (plot_w, plot_h) = (plot.w, plot.h);
     // Grid and y labels.
-    for t in &y_ticks {
-        let y = py(*t);
-        let label = if y_ns { fmt_ns(*t as u64) } else { short(*t) };
+    for t in y_ticks {
+        let y = plot.py(*t);
+        let label = if plot.y_ns {
+            fmt_ns(*t as u64)
+        } else {
+            short(*t)
+        };
         let _ = write!(
             svg,
             r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{label}</text>"##,
-            LEFT + plot_w,
+            LEFT + plot.w,
             LEFT - 6.0,
             y + 4.0
         );
     }
     // X labels at the data's x values.
-    let mut distinct: Vec<f64> = xs.clone();
+    let mut distinct: Vec<f64> = xs.to_vec();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     for x in &distinct {
         let _ = write!(
             svg,
             r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#eee"/><text x="{0:.1}" y="{3:.1}" text-anchor="middle">{4}</text>"##,
-            px(*x),
+            plot.px(*x),
             TOP,
-            TOP + plot_h,
-            TOP + plot_h + 18.0,
+            TOP + plot.h,
+            TOP + plot.h + 18.0,
             short(*x)
         );
     }
     let _ = write!(
         svg,
         r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text x="16" y="{:.1}" transform="rotate(-90 16 {:.1})" text-anchor="middle">{}</text>"##,
-        LEFT + plot_w / 2.0,
+        LEFT + plot.w / 2.0,
         H - 10.0,
         escape(x_label),
-        TOP + plot_h / 2.0,
-        TOP + plot_h / 2.0,
+        TOP + plot.h / 2.0,
+        TOP + plot.h / 2.0,
         escape(y_label)
     );
-    for (i, s) in series.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        let dash = if s.dashed {
-            r#" stroke-dasharray="6 4""#
+}
+
+/// Series `i`: its line, a point with a tooltip per value, and its legend entry.
+fn draw_series(svg: &mut String, plot: &Plot, i: usize, s: &Series) {
+    let color = COLORS[i % COLORS.len()];
+    let dash = if s.dashed {
+        r#" stroke-dasharray="6 4""#
+    } else {
+        ""
+    };
+    let points: Vec<String> = s
+        .points
+        .iter()
+        .filter(|p| !plot.y_ns || p.1 > 0.0)
+        .map(|(x, y)| format!("{:.1},{:.1}", plot.px(*x), plot.py(*y)))
+        .collect();
+    let _ = write!(
+        svg,
+        r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+        points.join(" ")
+    );
+    for (x, y) in s.points.iter().filter(|p| !plot.y_ns || p.1 > 0.0) {
+        let value = if plot.y_ns {
+            fmt_ns(*y as u64)
         } else {
-            ""
+            format!("{y:.0}")
         };
-        let points: Vec<String> = s
-            .points
-            .iter()
-            .filter(|p| !y_ns || p.1 > 0.0)
-            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
-            .collect();
         let _ = write!(
             svg,
-            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
-            points.join(" ")
-        );
-        for (x, y) in s.points.iter().filter(|p| !y_ns || p.1 > 0.0) {
-            let value = if y_ns {
-                fmt_ns(*y as u64)
-            } else {
-                format!("{y:.0}")
-            };
-            let _ = write!(
-                svg,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{color}"><title>{}: {} at {}</title></circle>"#,
-                px(*x),
-                py(*y),
-                escape(&s.name),
-                value,
-                short(*x)
-            );
-        }
-        let ly = TOP + 14.0 + i as f64 * 18.0;
-        let _ = write!(
-            svg,
-            r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
-            LEFT + plot_w + 10.0,
-            LEFT + plot_w + 34.0,
-            LEFT + plot_w + 40.0,
-            ly + 4.0,
-            escape(&s.name)
+            r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{color}"><title>{}: {} at {}</title></circle>"#,
+            plot.px(*x),
+            plot.py(*y),
+            escape(&s.name),
+            value,
+            short(*x)
         );
     }
-    svg.push_str("</svg>");
-    svg
+    let ly = TOP + 14.0 + i as f64 * 18.0;
+    let _ = write!(
+        svg,
+        r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
+        LEFT + plot.w + 10.0,
+        LEFT + plot.w + 34.0,
+        LEFT + plot.w + 40.0,
+        ly + 4.0,
+        escape(&s.name)
+    );
 }
 
 pub const STYLE: &str = "body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222}\

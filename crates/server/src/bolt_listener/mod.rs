@@ -14,7 +14,7 @@ use quiver_placement::{Placement, QueryPool};
 use tokio::net::TcpStream;
 
 pub use handshake::{Agreed, HandshakeError, handshake};
-pub use session::{BoltSession, End};
+pub use session::{BoltSession, End, SessionStart};
 
 use crate::auth::UserStore;
 use crate::deadline::Interrupted;
@@ -106,16 +106,16 @@ impl Protocol for BoltProtocol {
                 return;
             }
         };
-        let session = BoltSession::new(
+        let start = SessionStart {
             stream,
             peer,
-            Arc::clone(&self.shared),
             shutdown,
-            agreed.version,
-            agreed.leftover,
+            version: agreed.version,
+            leftover: agreed.leftover,
             reserved_slot,
-            deadline,
-        );
+            auth_deadline: deadline,
+        };
+        let session = BoltSession::new(start, Arc::clone(&self.shared));
         let end = session.run().await;
         if end == End::TimedOut {
             self.shared.metrics.bolt.timed_out.inc();

@@ -183,133 +183,10 @@ fn read_file(path: &Path) -> Result<Layer, ConfigError> {
 impl Config {
     /// Fills defaults into a merged layer and checks every value.
     pub fn from_layer(layer: Layer) -> Result<Config, ConfigError> {
-        let storage = match (layer.in_memory, layer.data_dir) {
-            (Some(true), Some(dir)) => {
-                return Err(invalid(
-                    "in_memory",
-                    format!(
-                        "--in-memory and --data-dir {} exclude each other",
-                        dir.display()
-                    ),
-                ));
-            }
-            (Some(true), None) => StorageMode::InMemory,
-            (_, Some(dir)) if dir.as_os_str().is_empty() => {
-                return Err(invalid("data_dir", "must not be empty".to_owned()));
-            }
-            (_, Some(dir)) => StorageMode::Directory(dir),
-            (_, None) => StorageMode::Directory(PathBuf::from("./data")),
-        };
-
-        let bolt_connections_max = bounded_count(
-            "max_connections",
-            layer.max_connections.unwrap_or(10_000),
-            1,
-        )?;
-        let admin_reserved_connections = layer.admin_reserved_connections.unwrap_or(4);
-        if admin_reserved_connections >= bolt_connections_max {
-            return Err(invalid(
-                "admin_reserved_connections",
-                format!(
-                    "{admin_reserved_connections} must be below max_connections ({bolt_connections_max})"
-                ),
-            ));
-        }
-        let limits = Limits {
-            bolt_connections_max,
-            admin_reserved_connections,
-            http_connections_max: bounded_count(
-                "http_max_connections",
-                layer.http_max_connections.unwrap_or(4096),
-                1,
-            )?,
-            refusals_in_flight_max: bounded_count(
-                "refusals_in_flight_max",
-                layer.refusals_in_flight_max.unwrap_or(64),
-                0,
-            )?,
-            http_body_bytes_max: {
-                let bytes = layer.http_body_bytes_max.unwrap_or(16 << 20);
-                if !(HTTP_BODY_BYTES_MIN..=HTTP_BODY_BYTES_LIMIT).contains(&bytes) {
-                    return Err(invalid(
-                        "http_body_bytes_max",
-                        format!(
-                            "{bytes} is outside {HTTP_BODY_BYTES_MIN}..={HTTP_BODY_BYTES_LIMIT}"
-                        ),
-                    ));
-                }
-                bytes
-            },
-            bolt_message_bytes_max: {
-                let bytes = layer.bolt_message_bytes_max.unwrap_or(32 << 20);
-                if !(BOLT_MESSAGE_BYTES_MIN..=BOLT_MESSAGE_BYTES_LIMIT).contains(&bytes) {
-                    return Err(invalid(
-                        "bolt_message_bytes_max",
-                        format!(
-                            "{bytes} is outside {BOLT_MESSAGE_BYTES_MIN}..={BOLT_MESSAGE_BYTES_LIMIT}"
-                        ),
-                    ));
-                }
-                bytes
-            },
-        };
-
-        let timeouts = Timeouts {
-            handshake: timeout("handshake_timeout_ms", layer.handshake_timeout_ms, 10_000)?,
-            idle: timeout("idle_timeout_ms", layer.idle_timeout_ms, 3_600_000)?,
-            http_header_read: timeout(
-                "http_header_read_timeout_ms",
-                layer.http_header_read_timeout_ms,
-                10_000,
-            )?,
-            http_keep_alive: timeout(
-                "http_keep_alive_timeout_ms",
-                layer.http_keep_alive_timeout_ms,
-                60_000,
-            )?,
-            http_body_read: timeout(
-                "http_body_read_timeout_ms",
-                layer.http_body_read_timeout_ms,
-                30_000,
-            )?,
-            drain: timeout("drain_timeout_ms", layer.drain_timeout_ms, 10_000)?,
-            refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 1_000)?,
-            auth_failure_delay_max: timeout(
-                "auth_failure_delay_max_ms",
-                layer.auth_failure_delay_max_ms,
-                5_000,
-            )?,
-            bolt_recv: timeout("bolt_recv_timeout_ms", layer.bolt_recv_timeout_ms, 120_000)?,
-            bookmark: timeout("bookmark_timeout_ms", layer.bookmark_timeout_ms, 30_000)?,
-        };
-        if timeouts.bolt_recv < BOLT_RECV_TIMEOUT_MIN {
-            return Err(invalid(
-                "bolt_recv_timeout_ms",
-                format!(
-                    "must be at least {} ms: clients time out reads after it",
-                    BOLT_RECV_TIMEOUT_MIN.as_millis()
-                ),
-            ));
-        }
-        let query = QuerySettings {
-            threads: match layer.query_threads {
-                Some(threads) => {
-                    let threads = usize::try_from(threads).unwrap_or(usize::MAX);
-                    if !(1..=quiver_placement::QUERY_THREADS_LIMIT).contains(&threads) {
-                        return Err(invalid(
-                            "query_threads",
-                            format!(
-                                "{threads} is outside 1..={}",
-                                quiver_placement::QUERY_THREADS_LIMIT
-                            ),
-                        ));
-                    }
-                    threads
-                }
-                None => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
-            },
-            placement: layer.query_placement.unwrap_or_default(),
-        };
+        let limits = limits(&layer)?;
+        let timeouts = timeouts(&layer)?;
+        let query = query_settings(&layer)?;
+        let storage = storage_mode(layer.in_memory, layer.data_dir)?;
 
         let log = layer.log.unwrap_or_else(|| "info".to_owned());
         if let Err(error) = tracing_subscriber::EnvFilter::try_new(&log) {
@@ -328,6 +205,150 @@ impl Config {
             query,
         })
     }
+}
+
+/// Where the data lives: `--in-memory` and `--data-dir` exclude each other.
+fn storage_mode(
+    in_memory: Option<bool>,
+    data_dir: Option<PathBuf>,
+) -> Result<StorageMode, ConfigError> {
+    let storage = match (in_memory, data_dir) {
+        (Some(true), Some(dir)) => {
+            return Err(invalid(
+                "in_memory",
+                format!(
+                    "--in-memory and --data-dir {} exclude each other",
+                    dir.display()
+                ),
+            ));
+        }
+        (Some(true), None) => StorageMode::InMemory,
+        (_, Some(dir)) if dir.as_os_str().is_empty() => {
+            return Err(invalid("data_dir", "must not be empty".to_owned()));
+        }
+        (_, Some(dir)) => StorageMode::Directory(dir),
+        (_, None) => StorageMode::Directory(PathBuf::from("./data")),
+    };
+    Ok(storage)
+}
+
+/// Connection, message and body limits.
+fn limits(layer: &Layer) -> Result<Limits, ConfigError> {
+    let bolt_connections_max = bounded_count(
+        "max_connections",
+        layer.max_connections.unwrap_or(10_000),
+        1,
+    )?;
+    let admin_reserved_connections = layer.admin_reserved_connections.unwrap_or(4);
+    if admin_reserved_connections >= bolt_connections_max {
+        return Err(invalid(
+            "admin_reserved_connections",
+            format!(
+                "{admin_reserved_connections} must be below max_connections ({bolt_connections_max})"
+            ),
+        ));
+    }
+    Ok(Limits {
+        bolt_connections_max,
+        admin_reserved_connections,
+        http_connections_max: bounded_count(
+            "http_max_connections",
+            layer.http_max_connections.unwrap_or(4096),
+            1,
+        )?,
+        refusals_in_flight_max: bounded_count(
+            "refusals_in_flight_max",
+            layer.refusals_in_flight_max.unwrap_or(64),
+            0,
+        )?,
+        http_body_bytes_max: {
+            let bytes = layer.http_body_bytes_max.unwrap_or(16 << 20);
+            if !(HTTP_BODY_BYTES_MIN..=HTTP_BODY_BYTES_LIMIT).contains(&bytes) {
+                return Err(invalid(
+                    "http_body_bytes_max",
+                    format!("{bytes} is outside {HTTP_BODY_BYTES_MIN}..={HTTP_BODY_BYTES_LIMIT}"),
+                ));
+            }
+            bytes
+        },
+        bolt_message_bytes_max: {
+            let bytes = layer.bolt_message_bytes_max.unwrap_or(32 << 20);
+            if !(BOLT_MESSAGE_BYTES_MIN..=BOLT_MESSAGE_BYTES_LIMIT).contains(&bytes) {
+                return Err(invalid(
+                    "bolt_message_bytes_max",
+                    format!(
+                        "{bytes} is outside {BOLT_MESSAGE_BYTES_MIN}..={BOLT_MESSAGE_BYTES_LIMIT}"
+                    ),
+                ));
+            }
+            bytes
+        },
+    })
+}
+
+/// Every deadline, with its default.
+fn timeouts(layer: &Layer) -> Result<Timeouts, ConfigError> {
+    let timeouts = Timeouts {
+        handshake: timeout("handshake_timeout_ms", layer.handshake_timeout_ms, 10_000)?,
+        idle: timeout("idle_timeout_ms", layer.idle_timeout_ms, 3_600_000)?,
+        http_header_read: timeout(
+            "http_header_read_timeout_ms",
+            layer.http_header_read_timeout_ms,
+            10_000,
+        )?,
+        http_keep_alive: timeout(
+            "http_keep_alive_timeout_ms",
+            layer.http_keep_alive_timeout_ms,
+            60_000,
+        )?,
+        http_body_read: timeout(
+            "http_body_read_timeout_ms",
+            layer.http_body_read_timeout_ms,
+            30_000,
+        )?,
+        drain: timeout("drain_timeout_ms", layer.drain_timeout_ms, 10_000)?,
+        refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 1_000)?,
+        auth_failure_delay_max: timeout(
+            "auth_failure_delay_max_ms",
+            layer.auth_failure_delay_max_ms,
+            5_000,
+        )?,
+        bolt_recv: timeout("bolt_recv_timeout_ms", layer.bolt_recv_timeout_ms, 120_000)?,
+        bookmark: timeout("bookmark_timeout_ms", layer.bookmark_timeout_ms, 30_000)?,
+    };
+    if timeouts.bolt_recv < BOLT_RECV_TIMEOUT_MIN {
+        return Err(invalid(
+            "bolt_recv_timeout_ms",
+            format!(
+                "must be at least {} ms: clients time out reads after it",
+                BOLT_RECV_TIMEOUT_MIN.as_millis()
+            ),
+        ));
+    }
+    Ok(timeouts)
+}
+
+/// The query pool's threads and the work placement policy.
+fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
+    Ok(QuerySettings {
+        threads: match layer.query_threads {
+            Some(threads) => {
+                let threads = usize::try_from(threads).unwrap_or(usize::MAX);
+                if !(1..=quiver_placement::QUERY_THREADS_LIMIT).contains(&threads) {
+                    return Err(invalid(
+                        "query_threads",
+                        format!(
+                            "{threads} is outside 1..={}",
+                            quiver_placement::QUERY_THREADS_LIMIT
+                        ),
+                    ));
+                }
+                threads
+            }
+            None => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
+        },
+        placement: layer.query_placement.unwrap_or_default(),
+    })
 }
 
 fn auth_config(

@@ -663,6 +663,12 @@ mod tests {
             ),
             "P-33Y-11M"
         );
+    }
+
+    #[test]
+    fn between_across_a_daylight_saving_change() {
+        // Temporal10 [6] to [11], continued.
+        let secs = BetweenUnit::Seconds;
         let stockholm_midnight = "datetime('2017-10-29T00:00[Europe/Stockholm]')";
         assert_eq!(
             between_text(
@@ -704,6 +710,12 @@ mod tests {
             between_text(stockholm_midnight, "date('2017-10-30')", secs),
             "PT25H"
         );
+    }
+
+    #[test]
+    fn between_at_the_range_limits_and_within_a_second() {
+        // Temporal10 [6] to [11], continued.
+        let secs = BetweenUnit::Seconds;
         assert_eq!(
             between_text(
                 "date('-999999999-01-01')",

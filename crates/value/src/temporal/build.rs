@@ -356,66 +356,82 @@ fn date_group(f: &Fields<'_>) -> Result<DateGroup> {
 fn build_date(f: &Fields<'_>, base: Option<Date>, need_complete: bool) -> Result<Option<Date>> {
     let group = date_group(f)?;
     let year = int("year", f.year)?;
-    let Some(base) = base else {
-        if !f.has_date_fields() {
-            return Ok(None);
-        }
-        let present = |v: Option<&Value>| v.is_some();
-        let order: &[(&str, bool)] = match group {
-            DateGroup::YearOnly | DateGroup::Calendar => &[
-                ("year", present(f.year)),
-                ("month", present(f.month)),
-                ("day", present(f.day)),
-            ],
-            DateGroup::Week => &[
-                ("year", present(f.year)),
-                ("week", present(f.week)),
-                ("dayOfWeek", present(f.day_of_week)),
-            ],
-            DateGroup::Quarter => &[
-                ("year", present(f.year)),
-                ("quarter", present(f.quarter)),
-                ("dayOfQuarter", present(f.day_of_quarter)),
-            ],
-            DateGroup::Ordinal => &[
-                ("year", present(f.year)),
-                ("ordinalDay", present(f.ordinal_day)),
-            ],
-        };
-        defined_in_order(order)?;
-        if need_complete && let Some((name, _)) = order.iter().find(|(_, present)| !present) {
-            let name = if group == DateGroup::YearOnly {
-                "month"
-            } else {
-                name
-            };
-            return Err(ValueError::invalid_value(format!(
-                "{name} must be specified"
-            )));
-        }
-        let year = year.unwrap_or(0);
-        let days = match group {
-            DateGroup::YearOnly | DateGroup::Calendar => calendar::checked_days(
-                year,
-                int("month", f.month)?.unwrap_or(1),
-                int("day", f.day)?.unwrap_or(1),
-            )?,
-            DateGroup::Week => week_date_days(
-                year,
-                int("week", f.week)?.unwrap_or(1),
-                int("dayOfWeek", f.day_of_week)?.unwrap_or(1),
-            )?,
-            DateGroup::Quarter => quarter_date_days(
-                year,
-                int("quarter", f.quarter)?.unwrap_or(1),
-                int("dayOfQuarter", f.day_of_quarter)?.unwrap_or(1),
-            )?,
-            DateGroup::Ordinal => {
-                ordinal_date_days(year, int("ordinalDay", f.ordinal_day)?.unwrap_or(1))?
-            }
-        };
-        return Ok(Some(Date { days }));
+    match base {
+        None => date_from_fields(f, group, year, need_complete),
+        Some(base) => date_over_base(f, group, year, base).map(Some),
+    }
+}
+
+/// The date the fields alone describe (`None` when they name no date field); a missing field
+/// defaults to its first value unless `need_complete` asks for every field of the group.
+fn date_from_fields(
+    f: &Fields<'_>,
+    group: DateGroup,
+    year: Option<i64>,
+    need_complete: bool,
+) -> Result<Option<Date>> {
+    if !f.has_date_fields() {
+        return Ok(None);
+    }
+    let present = |v: Option<&Value>| v.is_some();
+    let order: &[(&str, bool)] = match group {
+        DateGroup::YearOnly | DateGroup::Calendar => &[
+            ("year", present(f.year)),
+            ("month", present(f.month)),
+            ("day", present(f.day)),
+        ],
+        DateGroup::Week => &[
+            ("year", present(f.year)),
+            ("week", present(f.week)),
+            ("dayOfWeek", present(f.day_of_week)),
+        ],
+        DateGroup::Quarter => &[
+            ("year", present(f.year)),
+            ("quarter", present(f.quarter)),
+            ("dayOfQuarter", present(f.day_of_quarter)),
+        ],
+        DateGroup::Ordinal => &[
+            ("year", present(f.year)),
+            ("ordinalDay", present(f.ordinal_day)),
+        ],
     };
+    defined_in_order(order)?;
+    if need_complete && let Some((name, _)) = order.iter().find(|(_, present)| !present) {
+        let name = if group == DateGroup::YearOnly {
+            "month"
+        } else {
+            name
+        };
+        return Err(ValueError::invalid_value(format!(
+            "{name} must be specified"
+        )));
+    }
+    let year = year.unwrap_or(0);
+    let days = match group {
+        DateGroup::YearOnly | DateGroup::Calendar => calendar::checked_days(
+            year,
+            int("month", f.month)?.unwrap_or(1),
+            int("day", f.day)?.unwrap_or(1),
+        )?,
+        DateGroup::Week => week_date_days(
+            year,
+            int("week", f.week)?.unwrap_or(1),
+            int("dayOfWeek", f.day_of_week)?.unwrap_or(1),
+        )?,
+        DateGroup::Quarter => quarter_date_days(
+            year,
+            int("quarter", f.quarter)?.unwrap_or(1),
+            int("dayOfQuarter", f.day_of_quarter)?.unwrap_or(1),
+        )?,
+        DateGroup::Ordinal => {
+            ordinal_date_days(year, int("ordinalDay", f.ordinal_day)?.unwrap_or(1))?
+        }
+    };
+    Ok(Some(Date { days }))
+}
+
+/// The base date with the fields that are present overriding its own.
+fn date_over_base(f: &Fields<'_>, group: DateGroup, year: Option<i64>, base: Date) -> Result<Date> {
     let days = match group {
         DateGroup::Week => {
             let (base_year, base_week, base_dow) = calendar::week_date(base.days);
@@ -465,7 +481,7 @@ fn build_date(f: &Fields<'_>, base: Option<Date>, need_complete: bool) -> Result
             days
         }
     };
-    Ok(Some(Date { days }))
+    Ok(Date { days })
 }
 
 /// A date moved to another year, keeping month and day (February 29th becomes the 28th).

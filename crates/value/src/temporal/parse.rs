@@ -504,47 +504,7 @@ struct Component {
 }
 
 fn unit_form_duration(c: &mut Cursor<'_>, sign: i64) -> Option<Result<Duration>> {
-    let mut date_part = Vec::with_capacity(4);
-    let mut time_part = Vec::with_capacity(3);
-    let mut in_time = false;
-    while !c.at_end() {
-        if !in_time && c.eat(b'T') {
-            in_time = true;
-            if c.at_end() {
-                return None;
-            }
-            continue;
-        }
-        let negative = if c.eat(b'-') {
-            true
-        } else {
-            c.eat(b'+');
-            false
-        };
-        let digits = c.digits();
-        let whole = number(digits)?;
-        let fraction = if c.eat(b'.') || c.eat(b',') {
-            Some(fraction_nanos(c.digits())?)
-        } else {
-            None
-        };
-        let unit = c.peek()?.to_ascii_uppercase();
-        c.pos += 1;
-        let component = Component {
-            unit,
-            whole,
-            fraction,
-            negative,
-        };
-        if in_time {
-            time_part.push(component);
-        } else {
-            date_part.push(component);
-        }
-    }
-    if date_part.is_empty() && time_part.is_empty() {
-        return None;
-    }
+    let (date_part, time_part) = unit_form_components(c)?;
     // Units must appear in order, each at most once.
     let date_order = b"YMWD";
     let time_order = b"HMS";
@@ -609,6 +569,53 @@ fn unit_form_duration(c: &mut Cursor<'_>, sign: i64) -> Option<Result<Duration>>
             Some(approximate(m * sf, d * sf, sec * sf, 0.0))
         }
     }
+}
+
+/// The components of a unit-form duration, split at `T` into the date and the time part;
+/// `None` when the text is not a unit-form duration with at least one component.
+fn unit_form_components(c: &mut Cursor<'_>) -> Option<(Vec<Component>, Vec<Component>)> {
+    let mut date_part = Vec::with_capacity(4);
+    let mut time_part = Vec::with_capacity(3);
+    let mut in_time = false;
+    while !c.at_end() {
+        if !in_time && c.eat(b'T') {
+            in_time = true;
+            if c.at_end() {
+                return None;
+            }
+            continue;
+        }
+        let negative = if c.eat(b'-') {
+            true
+        } else {
+            c.eat(b'+');
+            false
+        };
+        let digits = c.digits();
+        let whole = number(digits)?;
+        let fraction = if c.eat(b'.') || c.eat(b',') {
+            Some(fraction_nanos(c.digits())?)
+        } else {
+            None
+        };
+        let unit = c.peek()?.to_ascii_uppercase();
+        c.pos += 1;
+        let component = Component {
+            unit,
+            whole,
+            fraction,
+            negative,
+        };
+        if in_time {
+            time_part.push(component);
+        } else {
+            date_part.push(component);
+        }
+    }
+    if date_part.is_empty() && time_part.is_empty() {
+        return None;
+    }
+    Some((date_part, time_part))
 }
 
 fn in_order(components: &[Component], order: &[u8]) -> bool {

@@ -105,17 +105,31 @@ pub struct BoltSession {
     tx: Option<Box<OpenTx>>,
 }
 
+/// A connection whose handshake agreed on a version: what a session starts from.
+pub struct SessionStart {
+    pub stream: TcpStream,
+    pub peer: SocketAddr,
+    pub shutdown: ShutdownSignal,
+    pub version: Version,
+    /// Bytes the client sent behind its handshake (pipelined requests).
+    pub leftover: BytesMut,
+    /// Admitted into an administrator's slot.
+    pub reserved_slot: bool,
+    /// Handshake and authentication must be done by then.
+    pub auth_deadline: Instant,
+}
+
 impl BoltSession {
-    pub fn new(
-        stream: TcpStream,
-        peer: SocketAddr,
-        shared: Arc<BoltShared>,
-        shutdown: ShutdownSignal,
-        version: Version,
-        leftover: BytesMut,
-        reserved_slot: bool,
-        auth_deadline: Instant,
-    ) -> BoltSession {
+    pub fn new(start: SessionStart, shared: Arc<BoltShared>) -> BoltSession {
+        let SessionStart {
+            stream,
+            peer,
+            shutdown,
+            version,
+            leftover,
+            reserved_slot,
+            auth_deadline,
+        } = start;
         let connection_number = shared.next_connection_id();
         let message_bytes_max = usize::try_from(shared.message_bytes_max).unwrap_or(usize::MAX);
         BoltSession {
