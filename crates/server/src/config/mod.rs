@@ -182,11 +182,11 @@ fn read_file(path: &Path) -> Result<Layer, ConfigError> {
 
 impl Config {
     /// Fills defaults into a merged layer and checks every value.
-    pub fn from_layer(layer: Layer) -> Result<Config, ConfigError> {
+    pub fn from_layer(mut layer: Layer) -> Result<Config, ConfigError> {
+        let storage = storage_mode(layer.in_memory, layer.data_dir.take())?;
         let limits = limits(&layer)?;
         let timeouts = timeouts(&layer)?;
         let query = query_settings(&layer)?;
-        let storage = storage_mode(layer.in_memory, layer.data_dir)?;
 
         let log = layer.log.unwrap_or_else(|| "info".to_owned());
         if let Err(error) = tracing_subscriber::EnvFilter::try_new(&log) {
