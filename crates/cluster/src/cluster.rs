@@ -194,10 +194,16 @@ pub struct Status {
     pub commit_index: u64,
     /// The newest index applied to the store: what its readers see.
     pub applied_index: u64,
+    /// The term of the leader that wrote the newest applied entry. A new leader's store holds
+    /// every earlier term's committed entries once this equals `term` (its first entry of the
+    /// term, a blank, is applied): only then may it commit transactions of its own.
+    pub applied_term: u64,
     /// The newest snapshot's last index, and the newest index purged from the log.
     pub snapshot_index: Option<u64>,
     pub purged_index: Option<u64>,
     pub voters: BTreeSet<NodeId>,
+    /// Every member of the membership (voters and learners) with its addresses.
+    pub members: BTreeMap<NodeId, Node>,
     /// On the leader: how many entries each other member is behind its log (`None` while its
     /// position is unknown). Empty elsewhere.
     pub lag: BTreeMap<NodeId, Option<u64>>,
@@ -430,9 +436,16 @@ impl Cluster {
             last_log_index: last,
             commit_index: m.local_committed.map_or(0, |l| l.index),
             applied_index: m.last_applied.map_or(0, |l| l.index),
+            applied_term: m.last_applied.map_or(0, |l| l.leader_id.term),
             snapshot_index: m.snapshot.map(|l| l.index),
             purged_index: m.purged.map(|l| l.index),
             voters: m.membership_config.membership().voter_ids().collect(),
+            members: m
+                .membership_config
+                .membership()
+                .nodes()
+                .map(|(id, node)| (*id, node.clone()))
+                .collect(),
             lag,
         }
     }
@@ -466,6 +479,18 @@ impl Cluster {
         })
         .await
         .map(|_| ())
+    }
+
+    /// Discards what the store holds beyond the applied entry (commits a leader made in memory
+    /// whose entries were refused or lost), rebuilding it from the snapshot and the log; does
+    /// nothing when the store holds no such tail. The engine calls it after a write of its own
+    /// failed, before it accepts writes again, so no later commit builds on a lost one.
+    pub async fn discard_tail(&self) -> Result<(), ClusterError> {
+        self.raft
+            .with_state_machine(|sm: &mut StateMachine| Box::pin(async move { sm.discard_tail() }))
+            .await
+            .map_err(|e| ClusterError::Raft(e.to_string()))?
+            .map_err(ClusterError::Apply)
     }
 
     /// Adds a member: it first catches up as a learner, then becomes a voter.

@@ -13,6 +13,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
+use quiver_status::Status;
 use quiver_storage::{CommitLog, DurabilityTicket, LogError};
 
 use crate::bookmark::Bookmark;
@@ -82,6 +83,23 @@ impl Database {
     /// when it tries to write.
     pub fn writes_refused(&self) -> Option<String> {
         self.log().and_then(|log| log.writes_refused())
+    }
+
+    /// Why no write can commit here now, with the status a client is sent: on a cluster
+    /// member that does not lead, `NotALeader` (drivers find the leader and retry); after a
+    /// disk fault, `TransactionCommitFailed`. A write-mode request then reads like a read-mode
+    /// one and fails with this at its first write, before doing any.
+    pub fn write_refusal(&self) -> Option<(Status, String)> {
+        if let Some(reason) = self
+            .shared()
+            .replicated
+            .as_ref()
+            .and_then(|log| log.not_leader())
+        {
+            return Some((Status::NotALeader, reason));
+        }
+        self.writes_refused()
+            .map(|reason| (Status::TransactionCommitFailed, reason))
     }
 
     /// Whether new readers already see `bookmark`'s commit.

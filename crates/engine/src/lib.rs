@@ -31,6 +31,7 @@ mod ir;
 mod materialize;
 mod plan;
 pub mod procedures;
+mod replica;
 mod summary;
 mod tokens;
 mod transaction;
@@ -49,4 +50,6 @@ pub use summary::{
     CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
     QueryType, TransactionInfo,
 };
+pub use replica::{ReplicatedLog, Replica};
+pub use quiver_cluster as cluster;
 pub use transaction::{CancelHandle, QueryId, Transaction};
