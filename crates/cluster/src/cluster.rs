@@ -242,6 +242,58 @@ fn check_records(redo: &[u8]) -> Result<(), ClusterError> {
     Ok(())
 }
 
+/// How often a member checks that the membership names its own addresses.
+const ANNOUNCE_INTERVAL_MS: u64 = 500;
+
+/// Keeps this member's addresses in the membership: the member that initialized the cluster
+/// knew only the others' Raft addresses, and a restarted member may listen elsewhere. While
+/// the membership's entry for this member differs from `node`, it asks the leader (itself,
+/// or over the Raft listener) to set it.
+async fn keep_announced(
+    raft: Raft,
+    id: NodeId,
+    node: Node,
+    switch: NetworkSwitch,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    loop {
+        let (leader, leader_addr, known) = {
+            let m = raft.metrics().borrow_watched().clone();
+            let membership = m.membership_config.membership();
+            let leader_addr = m
+                .current_leader
+                .and_then(|l| membership.get_node(&l))
+                .map(|n| n.raft_addr.clone());
+            (
+                m.current_leader,
+                leader_addr,
+                membership.get_node(&id).cloned(),
+            )
+        };
+        if known.is_some_and(|k| k != node) && !switch.is_isolated() {
+            let outcome = match (leader, leader_addr) {
+                (Some(l), _) if l == id => crate::network::set_node(&raft, id, node.clone()).await,
+                (Some(_), Some(addr)) => crate::network::announce(
+                    &addr,
+                    id,
+                    &node,
+                    Duration::from_millis(ANNOUNCE_INTERVAL_MS * 4),
+                )
+                .await
+                .map_err(|e| e.to_string()),
+                _ => Ok(()),
+            };
+            if let Err(error) = outcome {
+                tracing::debug!(member = id, %error, "announcing this member's addresses failed; retrying");
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(ANNOUNCE_INTERVAL_MS)) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+    }
+}
+
 /// A running member.
 pub struct Cluster {
     id: NodeId,
@@ -252,6 +304,8 @@ pub struct Cluster {
     log: LogStore,
     shutdown: watch::Sender<bool>,
     server: JoinHandle<()>,
+    /// Keeps this member's addresses in the membership (see [`keep_announced`]).
+    announcer: JoinHandle<()>,
     local_addr: SocketAddr,
     rebuilds: Arc<AtomicU64>,
     /// How long a leader stopping gracefully waits for its successor.
@@ -344,8 +398,16 @@ impl Cluster {
                 .map_err(|e| ClusterError::Raft(e.to_string()))?;
             tracing::info!(member = config.id, members = ?config.initial_members.keys(), "cluster initialized");
         }
+        let announcer = tokio::spawn(keep_announced(
+            raft.clone(),
+            config.id,
+            config.node.clone(),
+            switch.clone(),
+            shutdown.subscribe(),
+        ));
         Ok(Cluster {
             id: config.id,
+            announcer,
             raft,
             applier,
             storage,
@@ -562,6 +624,7 @@ impl Cluster {
             .await
             .map_err(|e| ClusterError::Raft(e.to_string()));
         let _ = self.server.await;
+        self.announcer.abort();
         result
     }
 }
