@@ -124,7 +124,7 @@ fn gone_end(watched: Watched) -> End {
 }
 
 impl BoltSession {
-    fn graph(&self) -> Option<Arc<Graph>> {
+    pub(super) fn graph(&self) -> Option<Arc<Graph>> {
         self.shared.graph.clone()
     }
 
