@@ -69,7 +69,10 @@ pub enum Request {
     TransferLeader(TransferLeaderRequest<TypeConfig>),
     /// A member tells the leader its addresses (its Bolt and HTTP listeners, known only to
     /// itself when the cluster was initialized), for the leader to put in the membership.
-    Announce { id: NodeId, node: Node },
+    Announce {
+        id: NodeId,
+        node: Node,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]

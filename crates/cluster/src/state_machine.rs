@@ -137,9 +137,11 @@ struct Retired;
 
 impl CommitLog for Retired {
     fn append(&self, _record: &RedoRecord) -> Result<DurabilityTicket, String> {
-        Err("the store was replaced while the transaction ran (a snapshot was installed or \
+        Err(
+            "the store was replaced while the transaction ran (a snapshot was installed or \
              an unreplicated tail discarded); retry it"
-            .to_string())
+                .to_string(),
+        )
     }
 }
 

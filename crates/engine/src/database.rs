@@ -8,8 +8,8 @@ use std::time::SystemTime;
 
 use parking_lot::{Mutex, RwLock};
 
-use quiver_durability::{Durability, Mode, Options};
 use quiver_cluster::StorageApplier;
+use quiver_durability::{Durability, Mode, Options};
 use quiver_storage::{CommitLog, Storage};
 use quiver_value::{Map, Value};
 

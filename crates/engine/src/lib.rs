@@ -44,12 +44,12 @@ pub use error::{Error, Phase, Result};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };
+pub use quiver_cluster as cluster;
 pub use quiver_durability::{Mode, Options as DurabilityOptions};
 pub use quiver_storage::DurabilityTicket;
+pub use replica::{Replica, ReplicatedLog};
 pub use summary::{
     CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
     QueryType, TransactionInfo,
 };
-pub use replica::{ReplicatedLog, Replica};
-pub use quiver_cluster as cluster;
 pub use transaction::{CancelHandle, QueryId, Transaction};

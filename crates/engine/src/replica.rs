@@ -40,8 +40,8 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use quiver_cluster::openraft::async_runtime::watch::WatchReceiver;
 use quiver_cluster::openraft::ServerState;
+use quiver_cluster::openraft::async_runtime::watch::WatchReceiver;
 use quiver_cluster::{
     Cluster, ClusterConfig, ClusterError, NodeId, Raft, Redo, Role, Status, StorageApplier,
 };
@@ -123,7 +123,12 @@ enum Found {
 }
 
 impl ReplicatedLog {
-    fn new(id: NodeId) -> (Arc<ReplicatedLog>, mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>) {
+    fn new(
+        id: NodeId,
+    ) -> (
+        Arc<ReplicatedLog>,
+        mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>,
+    ) {
         let (queue, rx) = mpsc::unbounded_channel();
         let log = Arc::new(ReplicatedLog {
             id,
@@ -161,9 +166,9 @@ impl ReplicatedLog {
                  entries; retry"
                     .to_string()
             }
-            (Some(id), Some(bolt)) => format!(
-                "this member is not the leader; the leader is member {id} (bolt {bolt})"
-            ),
+            (Some(id), Some(bolt)) => {
+                format!("this member is not the leader; the leader is member {id} (bolt {bolt})")
+            }
             _ => "this member is not the leader, and no leader is known now (an election \
                   is under way); retry"
                 .to_string(),
@@ -265,11 +270,8 @@ impl ReplicatedLog {
             }
             if split(ticket).0 == 0 {
                 // Visibility advances without this log's notice (replicated commits).
-                let _ = tokio::time::timeout(
-                    Duration::from_millis(HORIZON_RECHECK_MS),
-                    notified,
-                )
-                .await;
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(HORIZON_RECHECK_MS), notified).await;
             } else {
                 notified.await;
             }
@@ -387,7 +389,8 @@ async fn follow_leadership(log: Arc<ReplicatedLog>, raft: Raft, id: NodeId) {
             let m = rx.borrow_watched().clone();
             let leader = m.current_leader;
             let ready = m.state == ServerState::Leader
-                && m.last_applied.is_some_and(|l| l.leader_id.term == m.current_term);
+                && m.last_applied
+                    .is_some_and(|l| l.leader_id.term == m.current_term);
             let leader_bolt = leader.and_then(|l| {
                 m.membership_config
                     .membership()
@@ -521,7 +524,11 @@ impl Replica {
         };
         match cluster.transfer_leadership(to, timeout).await {
             Ok(()) => {
-                tracing::info!(to, waited_ms = started.elapsed().as_millis() as u64, "leadership handed over");
+                tracing::info!(
+                    to,
+                    waited_ms = started.elapsed().as_millis() as u64,
+                    "leadership handed over"
+                );
                 true
             }
             Err(error) => {

@@ -16,4 +16,3 @@ pub(crate) fn refused_write(refusal: &(Status, String)) -> crate::error::ApiErro
         (_, reason) => crate::error::ApiError::NotDurable(reason.clone()),
     }
 }
-

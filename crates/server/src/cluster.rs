@@ -189,8 +189,16 @@ impl Procedure for Overview {
                     ]),
                     Value::from(member_role(&s, *id)),
                     int(s.term),
-                    if own { int(s.commit_index) } else { Value::Null },
-                    if own { int(s.applied_index) } else { Value::Null },
+                    if own {
+                        int(s.commit_index)
+                    } else {
+                        Value::Null
+                    },
+                    if own {
+                        int(s.applied_index)
+                    } else {
+                        Value::Null
+                    },
                     match s.lag.get(id).copied().flatten() {
                         Some(lag) => int(lag),
                         None if own => int(s.commit_index.saturating_sub(s.applied_index)),
@@ -223,14 +231,18 @@ pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
         if s.leader.is_some() {
             last_leader = s.leader;
         }
-        metrics.cluster.term.set(i64::try_from(s.term).unwrap_or(i64::MAX));
+        metrics
+            .cluster
+            .term
+            .set(i64::try_from(s.term).unwrap_or(i64::MAX));
         metrics
             .cluster
             .is_leader
             .set(i64::from(s.role == Role::Leader));
-        metrics.cluster.applied_lag.set(
-            i64::try_from(s.commit_index.saturating_sub(s.applied_index)).unwrap_or(i64::MAX),
-        );
+        metrics
+            .cluster
+            .applied_lag
+            .set(i64::try_from(s.commit_index.saturating_sub(s.applied_index)).unwrap_or(i64::MAX));
         tokio::time::sleep(Duration::from_millis(METRICS_INTERVAL_MS)).await;
     }
 }

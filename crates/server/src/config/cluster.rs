@@ -30,9 +30,10 @@ impl FromStr for Members {
                 return Err("member id 0 is reserved; ids start at 1".to_owned());
             }
             let addr = addr.trim();
-            if addr.rsplit_once(':').is_none_or(|(host, port)| {
-                host.is_empty() || port.parse::<u16>().is_err()
-            }) {
+            if addr
+                .rsplit_once(':')
+                .is_none_or(|(host, port)| host.is_empty() || port.parse::<u16>().is_err())
+            {
                 return Err(format!("`{addr}` in `{part}` is not HOST:PORT"));
             }
             if members.insert(id, addr.to_owned()).is_some() {

@@ -482,7 +482,10 @@ fn cluster_settings(
             (layer.initial_members.is_some(), "initial_members"),
         ] {
             if set {
-                return Err(invalid(setting, "needs --node-id (cluster mode)".to_owned()));
+                return Err(invalid(
+                    setting,
+                    "needs --node-id (cluster mode)".to_owned(),
+                ));
             }
         }
         return Ok(None);
@@ -494,7 +497,10 @@ fn cluster_settings(
         return Err(invalid("raft_listen", "cluster mode needs it".to_owned()));
     };
     let Some(members) = &layer.initial_members else {
-        return Err(invalid("initial_members", "cluster mode needs it".to_owned()));
+        return Err(invalid(
+            "initial_members",
+            "cluster mode needs it".to_owned(),
+        ));
     };
     if !members.0.contains_key(&node_id) {
         return Err(invalid(
@@ -511,7 +517,10 @@ fn cluster_settings(
     if let Some(host) = &layer.advertised_address
         && (host.trim().is_empty() || host.contains('/'))
     {
-        return Err(invalid("advertised_address", format!("`{host}` is not a host")));
+        return Err(invalid(
+            "advertised_address",
+            format!("`{host}` is not a host"),
+        ));
     }
     Ok(Some(ClusterSettings {
         node_id,
