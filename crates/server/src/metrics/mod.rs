@@ -220,7 +220,6 @@ impl Metrics {
         );
 
         Metrics {
-            cluster,
             registry,
             bolt,
             bolt_messages,
@@ -230,6 +229,7 @@ impl Metrics {
             transactions,
             query_latency,
             auth_failures,
+            cluster,
         }
     }
 
