@@ -284,10 +284,17 @@ impl CommitLog for ReplicatedLog {
         if let Some(reason) = self.not_leader() {
             return Err(reason);
         }
-        let generation = self.fate.lock().generation;
+        // The refusal and the generation are read, and the record queued, under one lock: a
+        // record queued after a failure ended its generation would build on the lost tail.
+        let fate = self.fate.lock();
+        if let Some(reason) = &fate.recovering {
+            return Err(reason.clone());
+        }
+        let generation = fate.generation;
         self.queue
             .send((generation, record.commit, record.encode()))
             .map_err(|_| "the cluster member is stopping".to_string())?;
+        drop(fate);
         Ok(ticket(generation, record.commit))
     }
 
