@@ -41,6 +41,9 @@ impl WaitError {
     }
 }
 
+/// How often a cluster member's visibility wait looks for a replaced store.
+const STORE_RECHECK_MS: u64 = 200;
+
 fn waited_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -129,10 +132,28 @@ impl Database {
                 Err(_) => return Err(timeout()),
             }
         }
-        let storage = self.storage();
-        tokio::time::timeout_at(deadline, storage.visible_wait(bookmark.commit()))
-            .await
-            .map_err(|_| timeout())
+        loop {
+            // A cluster member's store may be replaced (a snapshot install) while a reader
+            // waits: the wait moves to the new store every so often.
+            let storage = self.storage();
+            let slice = self.store_recheck().map_or(deadline, |every| {
+                deadline.min(tokio::time::Instant::now() + every)
+            });
+            match tokio::time::timeout_at(slice, storage.visible_wait(bookmark.commit())).await {
+                Ok(()) => return Ok(()),
+                Err(_) if slice < deadline => {}
+                Err(_) => return Err(timeout()),
+            }
+        }
+    }
+
+    /// How often a visibility wait looks for a replaced store: in cluster mode only (a
+    /// single-node store is never replaced).
+    fn store_recheck(&self) -> Option<std::time::Duration> {
+        self.shared()
+            .replicated
+            .is_some()
+            .then_some(std::time::Duration::from_millis(STORE_RECHECK_MS))
     }
 
     /// [`Database::visible`] for threads that may block.
@@ -150,13 +171,19 @@ impl Database {
             // memory is at most one sync away, unless the log failed (reported at once).
             self.durable_blocking(ticket)?;
         }
-        if self.storage().wait_visible(bookmark.commit(), deadline) {
-            Ok(())
-        } else {
-            Err(WaitError::BookmarkTimeout {
-                bookmark: *bookmark,
-                waited_ms: waited_ms(started),
-            })
+        loop {
+            let slice = self
+                .store_recheck()
+                .map_or(deadline, |every| deadline.min(Instant::now() + every));
+            if self.storage().wait_visible(bookmark.commit(), slice) {
+                return Ok(());
+            }
+            if slice >= deadline {
+                return Err(WaitError::BookmarkTimeout {
+                    bookmark: *bookmark,
+                    waited_ms: waited_ms(started),
+                });
+            }
         }
     }
 
