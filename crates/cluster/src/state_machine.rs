@@ -806,6 +806,29 @@ mod tests {
         assert_eq!(m.sm.rebuilds.load(Ordering::Relaxed), 1);
     }
 
+    #[test]
+    fn a_replaced_store_keeps_the_log_and_the_old_one_refuses_commits() {
+        let capture: Arc<dyn CommitLog> = Arc::new(Capture::default());
+        let applier = StorageApplier::with_commit_log(Arc::clone(&capture));
+        let old = applier.storage();
+        let label = old.get_or_create_label("Item").unwrap();
+        let begun = old.begin_write();
+        begun.create_node(&[label], &[]).unwrap();
+        applier.reset(None).unwrap();
+        let new = applier.storage();
+        assert!(!Arc::ptr_eq(&old, &new));
+        assert!(new.commit_log().is_some_and(|l| Arc::ptr_eq(&l, &capture)));
+        assert!(
+            begun.commit().is_err(),
+            "a transaction begun on the replaced store must not commit"
+        );
+        let tx = new.begin_write();
+        let label = new.get_or_create_label("Item").unwrap();
+        tx.create_node(&[label], &[]).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(new.last_committed(), 1);
+    }
+
     #[tokio::test]
     async fn a_truncated_tail_is_discarded_before_the_next_apply() {
         let mut m = member(1);
