@@ -5,15 +5,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use quiver_durability::{Durability, Mode, Options};
-use quiver_engine::{Database, EngineConfig};
+use quiver_engine::cluster::{ClusterConfig, Node};
+use quiver_engine::{Database, EngineConfig, Replica};
 use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
-use quiver_server::config::{self, Config, Layer, StorageMode, resolve};
+use quiver_server::config::{self, ClusterSettings, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
+
+/// How long a stopping leader waits for a follower to take over.
+const HANDOVER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Exit status for a configuration or start-up error (as for a usage error).
 const EXIT_CONFIG: u8 = 2;
@@ -85,7 +89,7 @@ async fn serve(config: Config) -> ExitCode {
         tracing::warn!("authentication is disabled on a non-loopback address");
     }
     health.set(Readiness::Recovering);
-    let graph = match open_graph(&config).await {
+    let graph = match open_graph(&config, &metrics).await {
         Ok(opened) => opened,
         Err(message) => {
             eprintln!("quiver: {message}");
@@ -138,8 +142,14 @@ async fn serve(config: Config) -> ExitCode {
     }
     tracing::info!(bolt = %server.bolt_addr(), http = %server.http_addr(), "listening");
     health.set(Readiness::Ready);
+    let replica = graph.cluster().map(|view| Arc::clone(view.replica()));
     #[cfg(unix)]
-    tokio::spawn(watch_signals(signals, server.trigger()));
+    tokio::spawn(watch_signals(
+        signals,
+        server.trigger(),
+        Arc::clone(&health),
+        replica.clone(),
+    ));
     #[cfg(not(unix))]
     tokio::spawn(watch_signals(server.trigger()));
     let report = server.run().await;
@@ -148,7 +158,17 @@ async fn serve(config: Config) -> ExitCode {
     }
     let db = Arc::clone(graph.database());
     drop(graph);
-    let closed = close(db).await;
+    let closed = match replica {
+        // The Raft log is durable at every acknowledgement: stopping Raft is the whole close.
+        Some(replica) => match replica.stop().await {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::error!(%error, "stopping the cluster member failed");
+                false
+            }
+        },
+        None => close(db).await,
+    };
     tracing::info!("stopped");
     if closed {
         ExitCode::SUCCESS
@@ -159,8 +179,11 @@ async fn serve(config: Config) -> ExitCode {
 
 /// Recovers the data directory (or makes an empty in-memory graph). Recovery reads files and
 /// replays the log: it runs off the runtime's workers.
-async fn open_graph(config: &Config) -> Result<Arc<Graph>, String> {
+async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph>, String> {
     let engine = EngineConfig::default();
+    if let Some(cluster) = &config.cluster {
+        return open_member(config, cluster, engine, metrics).await;
+    }
     let dir = match &config.storage {
         StorageMode::InMemory => {
             tracing::info!("storage in memory: nothing is written to disk");
@@ -188,6 +211,63 @@ async fn open_graph(config: &Config) -> Result<Arc<Graph>, String> {
         tracing::info!(dir = %dir.display(), durability = %mode, recovery = ?report, "storage recovered");
     }
     Ok(Arc::new(Graph::new(db)))
+}
+
+/// Starts this cluster member: its Raft listener, log and snapshots in the data directory
+/// (the Raft log is the member's only log: no single-node commit log, no second fsync), and
+/// its store, loaded from the newest snapshot and the log.
+async fn open_member(
+    config: &Config,
+    cluster: &ClusterSettings,
+    engine: EngineConfig,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Graph>, String> {
+    let StorageMode::Directory(dir) = &config.storage else {
+        return Err("a cluster member needs a data directory".to_owned());
+    };
+    if config.bolt_listen.port() == 0 || config.http_listen.port() == 0 {
+        // The addresses are advertised to the other members before the listeners are bound.
+        return Err("a cluster member needs fixed Bolt and HTTP ports (not 0)".to_owned());
+    }
+    let listener = tokio::net::TcpListener::bind(cluster.raft_listen)
+        .await
+        .map_err(|error| format!("raft listener {}: {error}", cluster.raft_listen))?;
+    let raft_bound = listener
+        .local_addr()
+        .map_err(|error| format!("raft listener {}: {error}", cluster.raft_listen))?;
+    let node = Node::new(
+        cluster.advertise(raft_bound),
+        cluster.advertise(config.bolt_listen),
+        cluster.advertise(config.http_listen),
+    );
+    let mut member = ClusterConfig::new(cluster.node_id, node.clone(), dir);
+    member.initial_members = cluster
+        .initial_members
+        .iter()
+        .map(|(id, raft)| {
+            let known = if *id == cluster.node_id {
+                node.clone()
+            } else {
+                // Their Bolt and HTTP addresses arrive once they announce themselves.
+                Node::new(raft.clone(), "", "")
+            };
+            (*id, known)
+        })
+        .collect();
+    let replica = Replica::start(member, listener, engine)
+        .await
+        .map_err(|error| format!("cluster member {}: {error}", cluster.node_id))?;
+    tracing::info!(
+        member = cluster.node_id,
+        raft = %raft_bound,
+        dir = %dir.display(),
+        "cluster member started"
+    );
+    tokio::spawn(quiver_server::cluster::follow_metrics(
+        Arc::clone(&replica),
+        Arc::clone(metrics),
+    ));
+    Ok(Arc::new(Graph::clustered(replica, cluster.reads_on_leader)))
 }
 
 /// Flushes the log, writes the closing snapshot and releases the directory. Returns whether
@@ -234,8 +314,17 @@ fn install_signals() -> std::io::Result<Signals> {
 }
 
 /// First SIGTERM/SIGINT: graceful shutdown. A second one: exit at once.
+///
+/// A cluster member first turns not ready and stops taking writes; a leader hands leadership
+/// to its most up-to-date follower (so the cluster sits through no election timeout, and
+/// drivers' writes fail with NotALeader and find the new leader); then in-flight work drains.
 #[cfg(unix)]
-async fn watch_signals(mut signals: Signals, trigger: ShutdownTrigger) {
+async fn watch_signals(
+    mut signals: Signals,
+    trigger: ShutdownTrigger,
+    health: Arc<Health>,
+    replica: Option<Arc<Replica>>,
+) {
     for round in 0..2 {
         tokio::select! {
             _ = signals.terminate.recv() => {}
@@ -243,6 +332,17 @@ async fn watch_signals(mut signals: Signals, trigger: ShutdownTrigger) {
         }
         if round == 0 {
             tracing::info!("shutdown requested");
+            if let Some(replica) = &replica {
+                health.set(Readiness::Draining);
+                let handover = replica.hand_over(HANDOVER_TIMEOUT);
+                tokio::select! {
+                    _ = handover => {}
+                    _ = signals.terminate.recv() => {
+                        tracing::warn!("second signal: exiting without waiting for the drain");
+                        std::process::exit(1);
+                    }
+                }
+            }
             trigger.shutdown();
         } else {
             tracing::warn!("second signal: exiting without waiting for the drain");

@@ -194,10 +194,16 @@ pub struct Status {
     pub commit_index: u64,
     /// The newest index applied to the store: what its readers see.
     pub applied_index: u64,
+    /// The term of the leader that wrote the newest applied entry. A new leader's store holds
+    /// every earlier term's committed entries once this equals `term` (its first entry of the
+    /// term, a blank, is applied): only then may it commit transactions of its own.
+    pub applied_term: u64,
     /// The newest snapshot's last index, and the newest index purged from the log.
     pub snapshot_index: Option<u64>,
     pub purged_index: Option<u64>,
     pub voters: BTreeSet<NodeId>,
+    /// Every member of the membership (voters and learners) with its addresses.
+    pub members: BTreeMap<NodeId, Node>,
     /// On the leader: how many entries each other member is behind its log (`None` while its
     /// position is unknown). Empty elsewhere.
     pub lag: BTreeMap<NodeId, Option<u64>>,
@@ -236,6 +242,58 @@ fn check_records(redo: &[u8]) -> Result<(), ClusterError> {
     Ok(())
 }
 
+/// How often a member checks that the membership names its own addresses.
+const ANNOUNCE_INTERVAL_MS: u64 = 500;
+
+/// Keeps this member's addresses in the membership: the member that initialized the cluster
+/// knew only the others' Raft addresses, and a restarted member may listen elsewhere. While
+/// the membership's entry for this member differs from `node`, it asks the leader (itself,
+/// or over the Raft listener) to set it.
+async fn keep_announced(
+    raft: Raft,
+    id: NodeId,
+    node: Node,
+    switch: NetworkSwitch,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    loop {
+        let (leader, leader_addr, known) = {
+            let m = raft.metrics().borrow_watched().clone();
+            let membership = m.membership_config.membership();
+            let leader_addr = m
+                .current_leader
+                .and_then(|l| membership.get_node(&l))
+                .map(|n| n.raft_addr.clone());
+            (
+                m.current_leader,
+                leader_addr,
+                membership.get_node(&id).cloned(),
+            )
+        };
+        if known.is_some_and(|k| k != node) && !switch.is_isolated() {
+            let outcome = match (leader, leader_addr) {
+                (Some(l), _) if l == id => crate::network::set_node(&raft, id, node.clone()).await,
+                (Some(_), Some(addr)) => crate::network::announce(
+                    &addr,
+                    id,
+                    &node,
+                    Duration::from_millis(ANNOUNCE_INTERVAL_MS * 4),
+                )
+                .await
+                .map_err(|e| e.to_string()),
+                _ => Ok(()),
+            };
+            if let Err(error) = outcome {
+                tracing::debug!(member = id, %error, "announcing this member's addresses failed; retrying");
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(ANNOUNCE_INTERVAL_MS)) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+    }
+}
+
 /// A running member.
 pub struct Cluster {
     id: NodeId,
@@ -246,6 +304,8 @@ pub struct Cluster {
     log: LogStore,
     shutdown: watch::Sender<bool>,
     server: JoinHandle<()>,
+    /// Keeps this member's addresses in the membership (see [`keep_announced`]).
+    announcer: JoinHandle<()>,
     local_addr: SocketAddr,
     rebuilds: Arc<AtomicU64>,
     /// How long a leader stopping gracefully waits for its successor.
@@ -338,8 +398,16 @@ impl Cluster {
                 .map_err(|e| ClusterError::Raft(e.to_string()))?;
             tracing::info!(member = config.id, members = ?config.initial_members.keys(), "cluster initialized");
         }
+        let announcer = tokio::spawn(keep_announced(
+            raft.clone(),
+            config.id,
+            config.node.clone(),
+            switch.clone(),
+            shutdown.subscribe(),
+        ));
         Ok(Cluster {
             id: config.id,
+            announcer,
             raft,
             applier,
             storage,
@@ -430,9 +498,16 @@ impl Cluster {
             last_log_index: last,
             commit_index: m.local_committed.map_or(0, |l| l.index),
             applied_index: m.last_applied.map_or(0, |l| l.index),
+            applied_term: m.last_applied.map_or(0, |l| l.leader_id.term),
             snapshot_index: m.snapshot.map(|l| l.index),
             purged_index: m.purged.map(|l| l.index),
             voters: m.membership_config.membership().voter_ids().collect(),
+            members: m
+                .membership_config
+                .membership()
+                .nodes()
+                .map(|(id, node)| (*id, node.clone()))
+                .collect(),
             lag,
         }
     }
@@ -466,6 +541,18 @@ impl Cluster {
         })
         .await
         .map(|_| ())
+    }
+
+    /// Discards what the store holds beyond the applied entry (commits a leader made in memory
+    /// whose entries were refused or lost), rebuilding it from the snapshot and the log; does
+    /// nothing when the store holds no such tail. The engine calls it after a write of its own
+    /// failed, before it accepts writes again, so no later commit builds on a lost one.
+    pub async fn discard_tail(&self) -> Result<(), ClusterError> {
+        self.raft
+            .with_state_machine(|sm: &mut StateMachine| Box::pin(async move { sm.discard_tail() }))
+            .await
+            .map_err(|e| ClusterError::Raft(e.to_string()))?
+            .map_err(ClusterError::Apply)
     }
 
     /// Adds a member: it first catches up as a learner, then becomes a voter.
@@ -537,6 +624,7 @@ impl Cluster {
             .await
             .map_err(|e| ClusterError::Raft(e.to_string()));
         let _ = self.server.await;
+        self.announcer.abort();
         result
     }
 }

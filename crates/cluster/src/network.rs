@@ -67,6 +67,12 @@ pub enum Request {
         done: bool,
     },
     TransferLeader(TransferLeaderRequest<TypeConfig>),
+    /// A member tells the leader its addresses (its Bolt and HTTP listeners, known only to
+    /// itself when the cluster was initialized), for the leader to put in the membership.
+    Announce {
+        id: NodeId,
+        node: Node,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -76,6 +82,7 @@ pub enum Response {
     SnapshotChunk,
     Snapshot(SnapshotResponse<TypeConfig>),
     TransferLeader(TransferLeaderResponse<TypeConfig>),
+    Announced,
     /// The receiver could not handle the request (it is shutting down, or storage failed).
     Error(String),
 }
@@ -502,6 +509,10 @@ impl Connection {
                 Ok(r) => Response::TransferLeader(r),
                 Err(e) => Response::Error(e.to_string()),
             },
+            Request::Announce { id, node } => match set_node(&self.raft, id, node).await {
+                Ok(()) => Response::Announced,
+                Err(e) => Response::Error(e),
+            },
             Request::SnapshotChunk {
                 vote,
                 meta,
@@ -578,4 +589,57 @@ impl Connection {
             .map_err(|e| WireError::Remote(e.to_string()))?;
         Ok(Response::Snapshot(resp))
     }
+}
+
+/// On the leader: records `node` as member `id`'s addresses, when they differ from the
+/// membership's.
+pub(crate) async fn set_node(raft: &Raft, id: NodeId, node: Node) -> Result<(), String> {
+    use openraft::async_runtime::watch::WatchReceiver;
+    let known = raft
+        .metrics()
+        .borrow_watched()
+        .membership_config
+        .membership()
+        .get_node(&id)
+        .cloned();
+    match known {
+        None => Err(format!("member {id} is not in the membership")),
+        Some(k) if k == node => Ok(()),
+        Some(_) => raft
+            .change_membership(
+                openraft::ChangeMembers::SetNodes(std::collections::BTreeMap::from([(id, node)])),
+                false,
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// Sends this member's addresses to the leader at `leader_addr` (see [`Request::Announce`]).
+pub(crate) async fn announce(
+    leader_addr: &str,
+    id: NodeId,
+    node: &Node,
+    deadline: Duration,
+) -> Result<(), WireError> {
+    let call = async {
+        let mut stream = TcpStream::connect(leader_addr).await?;
+        let body = serde_json::to_vec(&Request::Announce {
+            id,
+            node: node.clone(),
+        })?;
+        write_frame(&mut stream, &body).await?;
+        let reply = read_frame(&mut stream)
+            .await?
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        match serde_json::from_slice::<Response>(&reply)? {
+            Response::Announced => Ok(()),
+            Response::Error(e) => Err(WireError::Remote(e)),
+            _ => Err(WireError::Unexpected("announce")),
+        }
+    };
+    tokio::time::timeout(deadline, call)
+        .await
+        .map_err(|_| WireError::Timeout(deadline))?
 }

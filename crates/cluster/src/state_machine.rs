@@ -29,7 +29,7 @@ use openraft::storage::{EntryResponder, RaftStateMachine};
 use openraft::{EntryPayload, RaftSnapshotBuilder};
 use parking_lot::RwLock;
 use quiver_durability::RealDisk;
-use quiver_storage::{RedoRecord, Storage};
+use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
 use serde::{Deserialize, Serialize};
 
 use crate::log_store::{LogStore, sync_dir};
@@ -106,6 +106,9 @@ pub trait Applier: Send + Sync + 'static {
 /// whole when a snapshot is installed or the store is rebuilt.
 pub struct StorageApplier {
     storage: RwLock<Arc<Storage>>,
+    /// The commit log every store this applier makes commits to (the engine's replicated log),
+    /// or none for a store only the state machine writes.
+    log: Option<Arc<dyn CommitLog>>,
     /// The newest commit whose schema change the loaded snapshot may already hold (see
     /// `quiver_durability`'s snapshot format): such a schema record is absorbed at replay.
     schema_bound: AtomicU64,
@@ -119,16 +122,44 @@ impl std::fmt::Debug for StorageApplier {
     }
 }
 
-fn fresh_storage() -> Arc<Storage> {
+fn fresh_storage(log: Option<&Arc<dyn CommitLog>>) -> Arc<Storage> {
     let storage = Storage::new();
     storage.set_readers_follow_commits(false);
+    if let Some(log) = log {
+        storage.set_commit_log(Some(Arc::clone(log)));
+    }
     storage
+}
+
+/// The commit log a replaced store is left with: a transaction that began on it before the
+/// replacement cannot commit there (its commit number would collide with the new store's).
+struct Retired;
+
+impl CommitLog for Retired {
+    fn append(&self, _record: &RedoRecord) -> Result<DurabilityTicket, String> {
+        Err(
+            "the store was replaced while the transaction ran (a snapshot was installed or \
+             an unreplicated tail discarded); retry it"
+                .to_string(),
+        )
+    }
 }
 
 impl StorageApplier {
     pub fn new() -> Arc<StorageApplier> {
+        Self::build(None)
+    }
+
+    /// An applier whose stores commit to `log` (the engine's transactions write to them on a
+    /// leader). A store it replaces is retired: its commits fail from then on.
+    pub fn with_commit_log(log: Arc<dyn CommitLog>) -> Arc<StorageApplier> {
+        Self::build(Some(log))
+    }
+
+    fn build(log: Option<Arc<dyn CommitLog>>) -> Arc<StorageApplier> {
         Arc::new(StorageApplier {
-            storage: RwLock::new(fresh_storage()),
+            storage: RwLock::new(fresh_storage(log.as_ref())),
+            log,
             schema_bound: AtomicU64::new(0),
         })
     }
@@ -188,7 +219,7 @@ impl Applier for StorageApplier {
     }
 
     fn reset(&self, file: Option<&Path>) -> Result<u64, ApplyError> {
-        let storage = fresh_storage();
+        let storage = fresh_storage(None);
         let mut schema_bound = 0;
         if let Some(path) = file {
             let loaded = quiver_durability::load_snapshot(&RealDisk, path, &storage)?;
@@ -198,7 +229,14 @@ impl Applier for StorageApplier {
         let commit = storage.last_committed();
         storage.advance_visible(commit);
         self.schema_bound.store(schema_bound, Ordering::Release);
-        *self.storage.write() = storage;
+        // Loaded without the log (loading is no commit); installed before anyone can write.
+        if let Some(log) = &self.log {
+            storage.set_commit_log(Some(Arc::clone(log)));
+        }
+        let old = std::mem::replace(&mut *self.storage.write(), storage);
+        if self.log.is_some() {
+            old.set_commit_log(Some(Arc::new(Retired)));
+        }
         Ok(commit)
     }
 }
@@ -445,6 +483,15 @@ impl StateMachine {
             self.applied_commit = record.commit;
         }
         Ok(self.applied_commit)
+    }
+
+    /// Rebuilds the store when it holds commits past the applied one (see
+    /// [`crate::Cluster::discard_tail`]).
+    pub fn discard_tail(&mut self) -> Result<(), ApplyError> {
+        if self.applier.last_commit() > self.applied_commit {
+            blocking_section(|| self.rebuild())?;
+        }
+        Ok(())
     }
 
     /// Rebuilds the store from the current snapshot and the log up to the last applied entry,
@@ -757,6 +804,29 @@ mod tests {
         assert!(got.iter().any(|n| n.contains("won")) && !got.iter().any(|n| n.contains("lost")));
         assert_eq!(m.applier.last_commit(), 2);
         assert_eq!(m.sm.rebuilds.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_replaced_store_keeps_the_log_and_the_old_one_refuses_commits() {
+        let capture: Arc<dyn CommitLog> = Arc::new(Capture::default());
+        let applier = StorageApplier::with_commit_log(Arc::clone(&capture));
+        let old = applier.storage();
+        let label = old.get_or_create_label("Item").unwrap();
+        let begun = old.begin_write();
+        begun.create_node(&[label], &[]).unwrap();
+        applier.reset(None).unwrap();
+        let new = applier.storage();
+        assert!(!Arc::ptr_eq(&old, &new));
+        assert!(new.commit_log().is_some_and(|l| Arc::ptr_eq(&l, &capture)));
+        assert!(
+            begun.commit().is_err(),
+            "a transaction begun on the replaced store must not commit"
+        );
+        let tx = new.begin_write();
+        let label = new.get_or_create_label("Item").unwrap();
+        tx.create_node(&[label], &[]).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(new.last_committed(), 1);
     }
 
     #[tokio::test]

@@ -13,6 +13,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
+use quiver_status::Status;
 use quiver_storage::{CommitLog, DurabilityTicket, LogError};
 
 use crate::bookmark::Bookmark;
@@ -39,6 +40,9 @@ impl WaitError {
         }
     }
 }
+
+/// How often a cluster member's visibility wait looks for a replaced store.
+const STORE_RECHECK_MS: u64 = 200;
 
 fn waited_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
@@ -84,6 +88,23 @@ impl Database {
         self.log().and_then(|log| log.writes_refused())
     }
 
+    /// Why no write can commit here now, with the status a client is sent: on a cluster
+    /// member that does not lead, `NotALeader` (drivers find the leader and retry); after a
+    /// disk fault, `TransactionCommitFailed`. A write-mode request then reads like a read-mode
+    /// one and fails with this at its first write, before doing any.
+    pub fn write_refusal(&self) -> Option<(Status, String)> {
+        if let Some(reason) = self
+            .shared()
+            .replicated
+            .as_ref()
+            .and_then(|log| log.not_leader())
+        {
+            return Some((Status::NotALeader, reason));
+        }
+        self.writes_refused()
+            .map(|reason| (Status::TransactionCommitFailed, reason))
+    }
+
     /// Whether new readers already see `bookmark`'s commit.
     pub fn is_visible(&self, bookmark: &Bookmark) -> bool {
         self.storage().visible_watermark() >= bookmark.commit()
@@ -111,10 +132,28 @@ impl Database {
                 Err(_) => return Err(timeout()),
             }
         }
-        let storage = self.storage();
-        tokio::time::timeout_at(deadline, storage.visible_wait(bookmark.commit()))
-            .await
-            .map_err(|_| timeout())
+        loop {
+            // A cluster member's store may be replaced (a snapshot install) while a reader
+            // waits: the wait moves to the new store every so often.
+            let storage = self.storage();
+            let slice = self.store_recheck().map_or(deadline, |every| {
+                deadline.min(tokio::time::Instant::now() + every)
+            });
+            match tokio::time::timeout_at(slice, storage.visible_wait(bookmark.commit())).await {
+                Ok(()) => return Ok(()),
+                Err(_) if slice < deadline => {}
+                Err(_) => return Err(timeout()),
+            }
+        }
+    }
+
+    /// How often a visibility wait looks for a replaced store: in cluster mode only (a
+    /// single-node store is never replaced).
+    fn store_recheck(&self) -> Option<std::time::Duration> {
+        self.shared()
+            .replicated
+            .is_some()
+            .then_some(std::time::Duration::from_millis(STORE_RECHECK_MS))
     }
 
     /// [`Database::visible`] for threads that may block.
@@ -132,13 +171,19 @@ impl Database {
             // memory is at most one sync away, unless the log failed (reported at once).
             self.durable_blocking(ticket)?;
         }
-        if self.storage().wait_visible(bookmark.commit(), deadline) {
-            Ok(())
-        } else {
-            Err(WaitError::BookmarkTimeout {
-                bookmark: *bookmark,
-                waited_ms: waited_ms(started),
-            })
+        loop {
+            let slice = self
+                .store_recheck()
+                .map_or(deadline, |every| deadline.min(Instant::now() + every));
+            if self.storage().wait_visible(bookmark.commit(), slice) {
+                return Ok(());
+            }
+            if slice >= deadline {
+                return Err(WaitError::BookmarkTimeout {
+                    bookmark: *bookmark,
+                    waited_ms: waited_ms(started),
+                });
+            }
         }
     }
 

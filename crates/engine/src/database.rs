@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use parking_lot::{Mutex, RwLock};
 
+use quiver_cluster::StorageApplier;
 use quiver_durability::{Durability, Mode, Options};
 use quiver_storage::{CommitLog, Storage};
 use quiver_value::{Map, Value};
@@ -16,6 +17,7 @@ use crate::cache::PlanCache;
 use crate::config::{EngineConfig, TxOptions};
 use crate::error::Result;
 use crate::procedures::{Procedure, Procedures};
+use crate::replica::ReplicatedLog;
 use crate::summary::{QuerySummary, TransactionInfo};
 use crate::transaction::Transaction;
 
@@ -27,9 +29,28 @@ struct TxEntry {
     cancel: Arc<AtomicBool>,
 }
 
+/// Where the database's store is. A replicated store is replaced whole when a snapshot is
+/// installed or an unreplicated tail discarded, so every access goes through this one handle
+/// (a transaction keeps the store it began on) rather than a copy of the `Arc` taken at open.
+pub(crate) enum Store {
+    Fixed(Arc<Storage>),
+    Replicated(Arc<StorageApplier>),
+}
+
+impl Store {
+    pub fn current(&self) -> Arc<Storage> {
+        match self {
+            Store::Fixed(storage) => Arc::clone(storage),
+            Store::Replicated(applier) => applier.storage(),
+        }
+    }
+}
+
 /// State shared by the database handle, its transactions and running queries.
 pub(crate) struct DatabaseState {
-    pub storage: Arc<Storage>,
+    pub store: Store,
+    /// The replicated log, in cluster mode: what says whether this member takes writes.
+    pub replicated: Option<Arc<ReplicatedLog>>,
     /// The store's commit log, taken when the database was made: what acknowledgements and
     /// visibility wait on (see [`crate::acknowledge`]). `None` in memory.
     pub log: Option<Arc<dyn CommitLog>>,
@@ -44,6 +65,11 @@ pub(crate) struct DatabaseState {
 }
 
 impl DatabaseState {
+    /// The store now; hold it for one unit of work (see [`Store`]).
+    pub fn storage(&self) -> Arc<Storage> {
+        self.store.current()
+    }
+
     pub fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::Acquire)
     }
@@ -202,7 +228,14 @@ impl Database {
         durability: Durability,
         config: EngineConfig,
     ) -> Arc<Database> {
-        Arc::new(Self::build(storage, Some(durability), config))
+        let log = storage.commit_log();
+        Arc::new(Self::build(
+            Store::Fixed(storage),
+            log,
+            None,
+            Some(durability),
+            config,
+        ))
     }
 
     /// A database over a fresh, empty in-memory store.
@@ -213,19 +246,39 @@ impl Database {
     /// A database over an existing store (recovered from disk, or shared with other users).
     /// Its commit log, if one is installed, is the one acknowledgements wait on.
     pub fn with_storage(storage: Arc<Storage>, config: EngineConfig) -> Arc<Database> {
-        Arc::new(Self::build(storage, None, config))
+        let log = storage.commit_log();
+        Arc::new(Self::build(Store::Fixed(storage), log, None, None, config))
+    }
+
+    /// A cluster member's database: its store is `applier`'s (replaced whole on a snapshot
+    /// install), and it commits to `log`.
+    pub(crate) fn replicated(
+        applier: Arc<StorageApplier>,
+        log: Arc<ReplicatedLog>,
+        config: EngineConfig,
+    ) -> Arc<Database> {
+        let commit_log: Arc<dyn CommitLog> = log.clone();
+        Arc::new(Self::build(
+            Store::Replicated(applier),
+            Some(commit_log),
+            Some(log),
+            None,
+            config,
+        ))
     }
 
     fn build(
-        storage: Arc<Storage>,
+        store: Store,
+        log: Option<Arc<dyn CommitLog>>,
+        replicated: Option<Arc<ReplicatedLog>>,
         durability: Option<Durability>,
         config: EngineConfig,
     ) -> Database {
         let capacity = config.plan_cache_entries_max;
-        let log = storage.commit_log();
         Database {
             shared: Arc::new(DatabaseState {
-                storage,
+                store,
+                replicated,
                 log,
                 config,
                 cache: Mutex::new(PlanCache::new(capacity)),
@@ -263,8 +316,10 @@ impl Database {
         Ok(Transaction::begin(self.shared.clone(), opts))
     }
 
-    pub fn storage(&self) -> &Arc<Storage> {
-        &self.shared.storage
+    /// The store now. In cluster mode a snapshot install replaces it: hold the handle for one
+    /// unit of work, not for ever.
+    pub fn storage(&self) -> Arc<Storage> {
+        self.shared.storage()
     }
 
     pub fn config(&self) -> &EngineConfig {

@@ -31,6 +31,7 @@ mod ir;
 mod materialize;
 mod plan;
 pub mod procedures;
+mod replica;
 mod summary;
 mod tokens;
 mod transaction;
@@ -43,8 +44,10 @@ pub use error::{Error, Phase, Result};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };
+pub use quiver_cluster as cluster;
 pub use quiver_durability::{Mode, Options as DurabilityOptions};
 pub use quiver_storage::DurabilityTicket;
+pub use replica::{Replica, ReplicatedLog};
 pub use summary::{
     CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
     QueryType, TransactionInfo,

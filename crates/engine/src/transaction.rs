@@ -81,8 +81,8 @@ impl std::fmt::Debug for Transaction {
 impl Transaction {
     pub(crate) fn begin(shared: Arc<DatabaseState>, opts: TxOptions) -> Transaction {
         let stx = match opts.mode {
-            AccessMode::Read => shared.storage.begin_read(),
-            AccessMode::Write => shared.storage.begin_write(),
+            AccessMode::Read => shared.storage().begin_read(),
+            AccessMode::Write => shared.storage().begin_write(),
         };
         let cancel = Arc::new(AtomicBool::new(false));
         let id = shared.register_tx(opts.metadata.clone(), cancel.clone());

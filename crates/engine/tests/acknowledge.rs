@@ -122,7 +122,7 @@ fn a_blocking_visibility_wait_wakes_on_the_advance() {
     db.storage().set_readers_follow_commits(false);
     db.execute("CREATE ()", Map::new()).expect("create");
     let pending = db.storage().last_committed();
-    let storage = Arc::clone(db.storage());
+    let storage = db.storage();
     let advancer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(100));
         storage.advance_visible(pending);
@@ -154,7 +154,7 @@ async fn an_async_visibility_wait_wakes_on_the_advance() {
     db.storage().set_readers_follow_commits(false);
     db.execute("CREATE ()", Map::new()).expect("create");
     let pending = db.storage().last_committed();
-    let storage = Arc::clone(db.storage());
+    let storage = db.storage();
     let advancer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(50));
         storage.advance_visible(pending);

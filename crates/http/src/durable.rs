@@ -6,7 +6,13 @@
 //! bookmark once `Database::visible_blocking` sees its commit. The API's request work runs on
 //! threads that may block, so it uses the blocking forms.
 
-/// The error a write gets once `Database::writes_refused` names a reason (the log's words).
-pub(crate) fn refused_write(reason: &str) -> crate::error::ApiError {
-    crate::error::ApiError::NotDurable(reason.to_owned())
+use quiver_status::Status;
+
+/// The error a write gets once `Database::write_refusal` names a reason (the log's words):
+/// `NotALeader` on a cluster member that does not lead, else a disk fault's.
+pub(crate) fn refused_write(refusal: &(Status, String)) -> crate::error::ApiError {
+    match refusal {
+        (Status::NotALeader, reason) => crate::error::ApiError::NotALeader(reason.clone()),
+        (_, reason) => crate::error::ApiError::NotDurable(reason.clone()),
+    }
 }

@@ -32,6 +32,9 @@ pub enum ApiError {
     /// The commit happened but could not be confirmed on disk.
     #[error("The transaction was committed but is not known to be durable: {0}")]
     NotDurable(String),
+    /// A write reached a cluster member that does not lead (the reason names the leader).
+    #[error("{0}")]
+    NotALeader(String),
     #[error("{0}")]
     Engine(#[from] quiver_engine::Error),
 }
@@ -49,6 +52,7 @@ impl ApiError {
             ApiError::InvalidBookmark(_) => Status::InvalidBookmark,
             ApiError::BookmarkTimeout(_) => Status::BookmarkTimeout,
             ApiError::NotDurable(_) => Status::TransactionCommitFailed,
+            ApiError::NotALeader(_) => Status::NotALeader,
             ApiError::Engine(e) => e.status_code(),
         }
     }

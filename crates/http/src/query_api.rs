@@ -223,7 +223,7 @@ impl QueryRun {
         let refused = if read_only == Some(true) {
             None
         } else {
-            self.shared.db.writes_refused()
+            self.shared.db.write_refusal()
         };
         let options = TxOptions {
             mode: if read_only == Some(true) || refused.is_some() {

@@ -140,7 +140,7 @@ struct TxRun {
     horizon: Option<DurabilityTicket>,
     /// Opened in write mode while writes are refused (the reason): it reads at the durable
     /// point and a write in it fails naming the reason.
-    writes_refused: Option<String>,
+    writes_refused: Option<(Status, String)>,
 }
 
 impl Produce for TxRun {
@@ -202,7 +202,7 @@ impl TxRun {
         let shared = Arc::clone(&self.shared);
         let mut options = job.options.clone();
         if options.mode == AccessMode::Write {
-            self.writes_refused = shared.db.writes_refused();
+            self.writes_refused = shared.db.write_refusal();
             if self.writes_refused.is_some() {
                 options.mode = AccessMode::Read;
             }

@@ -7,19 +7,39 @@
 
 use std::sync::Arc;
 
-use quiver_engine::Database;
+use quiver_engine::{Database, Replica};
+
+use crate::cluster::{ClusterView, Overview};
 
 /// The database a server serves (in memory, or over a data directory it owns).
 #[derive(Debug)]
 pub struct Graph {
     db: Arc<Database>,
+    /// On a cluster member: its view of the cluster (routing, status, overview).
+    cluster: Option<Arc<ClusterView>>,
 }
 
 impl Graph {
     /// The server's procedures (those tools read literally on connect) are registered on `db`.
     pub fn new(db: Arc<Database>) -> Graph {
         crate::procedures::register(&db);
-        Graph { db }
+        Graph { db, cluster: None }
+    }
+
+    /// A cluster member's graph: its replica's database, with `dbms.cluster.overview()`.
+    pub fn clustered(replica: Arc<Replica>, reads_on_leader: bool) -> Graph {
+        let db = Arc::clone(replica.database());
+        crate::procedures::register(&db);
+        let view = Arc::new(ClusterView::new(replica, reads_on_leader));
+        db.register_procedure(Arc::new(Overview::new(Arc::clone(&view))));
+        Graph {
+            db,
+            cluster: Some(view),
+        }
+    }
+
+    pub fn cluster(&self) -> Option<&Arc<ClusterView>> {
+        self.cluster.as_ref()
     }
 
     pub fn database(&self) -> &Arc<Database> {

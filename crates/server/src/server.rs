@@ -170,6 +170,7 @@ impl Server {
         let limits = &config.limits;
         let timeouts = &config.timeouts;
 
+        let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
         let bolt_protocol = Arc::new(BoltProtocol {
             shared: Arc::new(BoltShared {
                 metrics: Arc::clone(&parts.metrics),
@@ -195,6 +196,7 @@ impl Server {
                 body_bytes_max: limits.http_body_bytes_max,
                 body_read: timeouts.http_body_read,
                 shutdown: shutdown.signal(),
+                cluster: cluster_view,
             }),
             limits: watch_limits(timeouts),
             connections_max: limits.http_connections_max,

@@ -109,6 +109,13 @@ pub struct Replies {
     pub summaries: Vec<Summary>,
 }
 
+/// What [`Connection::exchange`] read: the records, and one summary per request.
+#[derive(Debug, Default)]
+pub struct Exchanged {
+    pub records: Vec<Vec<Value>>,
+    pub summaries: Vec<Result<quiver_value::Map, ClientError>>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Summary {
     Success { has_more: bool },
@@ -441,6 +448,43 @@ impl Connection {
             }
         }
         Ok(replies)
+    }
+
+    /// Sends `requests` in one write and returns what came back: every record, and each
+    /// summary as its SUCCESS metadata or its FAILURE (for checks that read what the server
+    /// said: bookmarks, routing tables). A FAILURE is followed by a RESET, as a driver does.
+    pub async fn exchange(&mut self, requests: &[Request]) -> Result<Exchanged, ClientError> {
+        let q = Stage::Query;
+        self.write(q, &encode(self.version, requests)).await?;
+        let mut out = Exchanged::default();
+        let mut failed = false;
+        while out.summaries.len() < requests.len() {
+            let message = self.read_message(q).await?;
+            match peek_signature(&message) {
+                Some(signature::RECORD) => {
+                    if let Some(Response::Record(values)) = self.decode(&message) {
+                        out.records.push(values);
+                    }
+                }
+                Some(signature::SUCCESS) => match self.decode(&message) {
+                    Some(Response::Success(meta)) => out.summaries.push(Ok(meta)),
+                    _ => return Err(ClientError::protocol(q, "undecodable SUCCESS")),
+                },
+                Some(signature::FAILURE) => {
+                    failed = true;
+                    out.summaries.push(Err(self.failure(q, &message)));
+                }
+                Some(signature::IGNORED) => out.summaries.push(Err(ClientError::protocol(
+                    q,
+                    "ignored after an earlier failure",
+                ))),
+                _ => return Err(ClientError::protocol(q, "unknown reply message")),
+            }
+        }
+        if failed {
+            self.reset().await?;
+        }
+        Ok(out)
     }
 
     /// GOODBYE, then close: the polite end a driver gives a connection.

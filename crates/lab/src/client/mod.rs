@@ -10,6 +10,7 @@ mod conn;
 mod dial;
 
 pub use conn::{
-    ClientError, Connection, Credentials, OFFERED, Replies, Summary, USER_AGENT, UnitOutcome,
+    ClientError, Connection, Credentials, Exchanged, OFFERED, Replies, Summary, USER_AGENT,
+    UnitOutcome,
 };
 pub use dial::{Dialer, SOURCE_ADDRS_MAX};

@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::ConfigError;
 use super::auth::{AuthSpec, UserEntry};
+use super::cluster::Members;
 use super::durability::Durability;
 use quiver_placement::Policy;
 
@@ -125,6 +126,26 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub bookmark_timeout_ms: Option<u64>,
 
+    /// This member's id in a cluster (1, 2, ...); turns cluster mode on, with --raft-listen and --initial-members [env: QUIVER_NODE_ID]
+    #[arg(long, value_name = "ID")]
+    pub node_id: Option<u64>,
+
+    /// Raft listen address of this cluster member, IP:PORT [env: QUIVER_RAFT_LISTEN]
+    #[arg(long, value_name = "ADDR")]
+    pub raft_listen: Option<SocketAddr>,
+
+    /// The members a new cluster starts with, ID=HOST:PORT (Raft addresses) comma separated, this one included [env: QUIVER_INITIAL_MEMBERS]
+    #[arg(long, value_name = "MEMBERS")]
+    pub initial_members: Option<Members>,
+
+    /// Host name or IP other members and drivers reach this one at, where a listen address is a wildcard [env: QUIVER_ADVERTISED_ADDRESS]
+    #[arg(long, value_name = "HOST")]
+    pub advertised_address: Option<String>,
+
+    /// List the cluster's leader among the readers in routing tables, not only the followers [default: false] [env: QUIVER_CLUSTER_READS_ON_LEADER]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub cluster_reads_on_leader: Option<bool>,
+
     /// Users, from the configuration file only (passwords never belong on a command line).
     #[arg(skip)]
     pub users: Option<Vec<UserEntry>>,
@@ -161,6 +182,12 @@ impl Layer {
             query_placement: env_value(&lookup, "QUIVER_QUERY_PLACEMENT")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
+            node_id: env_value(&lookup, "QUIVER_NODE_ID")?,
+            raft_listen: env_value(&lookup, "QUIVER_RAFT_LISTEN")?,
+            initial_members: env_value(&lookup, "QUIVER_INITIAL_MEMBERS")?,
+            advertised_address: lookup("QUIVER_ADVERTISED_ADDRESS")
+                .filter(|host| !host.trim().is_empty()),
+            cluster_reads_on_leader: env_value(&lookup, "QUIVER_CLUSTER_READS_ON_LEADER")?,
             users: None,
         })
     }
@@ -223,6 +250,13 @@ impl Layer {
             query_placement: self.query_placement.or(lower.query_placement),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),
+            node_id: self.node_id.or(lower.node_id),
+            raft_listen: self.raft_listen.or(lower.raft_listen),
+            initial_members: self.initial_members.or(lower.initial_members),
+            advertised_address: self.advertised_address.or(lower.advertised_address),
+            cluster_reads_on_leader: self
+                .cluster_reads_on_leader
+                .or(lower.cluster_reads_on_leader),
             users: self.users.or(lower.users),
         }
     }

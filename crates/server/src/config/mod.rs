@@ -5,6 +5,7 @@
 //! binds a port.
 
 mod auth;
+mod cluster;
 mod durability;
 mod layer;
 
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, UserEntry};
+pub use cluster::{ClusterSettings, Members};
 pub use durability::Durability;
 pub use layer::Layer;
 
@@ -139,6 +141,8 @@ pub struct Config {
     pub limits: Limits,
     pub timeouts: Timeouts,
     pub query: QuerySettings,
+    /// Cluster mode: `Some` when `--node-id` is given.
+    pub cluster: Option<ClusterSettings>,
 }
 
 impl Default for Config {
@@ -188,6 +192,17 @@ impl Config {
         let timeouts = timeouts(&layer)?;
         let query = query_settings(&layer)?;
 
+        let cluster = cluster_settings(
+            ClusterLayer {
+                node_id: layer.node_id,
+                raft_listen: layer.raft_listen,
+                initial_members: layer.initial_members,
+                advertised_address: layer.advertised_address,
+                reads_on_leader: layer.cluster_reads_on_leader,
+            },
+            &storage,
+        )?;
+
         let log = layer.log.unwrap_or_else(|| "info".to_owned());
         if let Err(error) = tracing_subscriber::EnvFilter::try_new(&log) {
             return Err(invalid("log", format!("`{log}`: {error}")));
@@ -203,6 +218,7 @@ impl Config {
             limits,
             timeouts,
             query,
+            cluster,
         })
     }
 }
@@ -466,3 +482,72 @@ fn invalid(setting: &'static str, reason: String) -> ConfigError {
 
 #[cfg(test)]
 mod tests;
+
+/// Cluster mode's settings, checked: all three of node id, Raft listener and initial members,
+/// or none of them; a data directory (the Raft log is the member's durability).
+struct ClusterLayer {
+    node_id: Option<u64>,
+    raft_listen: Option<SocketAddr>,
+    initial_members: Option<Members>,
+    advertised_address: Option<String>,
+    reads_on_leader: Option<bool>,
+}
+
+fn cluster_settings(
+    layer: ClusterLayer,
+    storage: &StorageMode,
+) -> Result<Option<ClusterSettings>, ConfigError> {
+    let Some(node_id) = layer.node_id else {
+        for (set, setting) in [
+            (layer.raft_listen.is_some(), "raft_listen"),
+            (layer.initial_members.is_some(), "initial_members"),
+        ] {
+            if set {
+                return Err(invalid(
+                    setting,
+                    "needs --node-id (cluster mode)".to_owned(),
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    if node_id == 0 {
+        return Err(invalid("node_id", "ids start at 1".to_owned()));
+    }
+    let Some(raft_listen) = layer.raft_listen else {
+        return Err(invalid("raft_listen", "cluster mode needs it".to_owned()));
+    };
+    let Some(members) = &layer.initial_members else {
+        return Err(invalid(
+            "initial_members",
+            "cluster mode needs it".to_owned(),
+        ));
+    };
+    if !members.0.contains_key(&node_id) {
+        return Err(invalid(
+            "initial_members",
+            format!("does not name this member ({node_id}): {members}"),
+        ));
+    }
+    if *storage == StorageMode::InMemory {
+        return Err(invalid(
+            "in_memory",
+            "a cluster member keeps its Raft log on disk: give --data-dir".to_owned(),
+        ));
+    }
+    if let Some(host) = &layer.advertised_address
+        && (host.trim().is_empty() || host.contains('/'))
+    {
+        return Err(invalid(
+            "advertised_address",
+            format!("`{host}` is not a host"),
+        ));
+    }
+    Ok(Some(ClusterSettings {
+        node_id,
+        raft_listen,
+        initial_members: members.0.clone(),
+        advertised_address: layer.advertised_address,
+        reads_on_leader: layer.reads_on_leader.unwrap_or(false),
+    }))
+}

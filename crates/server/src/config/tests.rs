@@ -243,3 +243,98 @@ fn log_filter_is_validated() {
     assert!(resolve(flags(&["--log", "quiver_server=trace,warn"]), env(&[])).is_ok());
     assert!(resolve(flags(&["--log", "=[{"]), env(&[])).is_err());
 }
+
+#[test]
+fn cluster_settings_come_from_flags_env_and_file() {
+    let members = "1=127.0.0.1:7001,2=127.0.0.1:7002,3=127.0.0.1:7003";
+    let config = resolve(
+        flags(&[
+            "--node-id",
+            "2",
+            "--raft-listen",
+            "127.0.0.1:7002",
+            "--initial-members",
+            members,
+        ]),
+        env(&[("QUIVER_ADVERTISED_ADDRESS", "db2.example")]),
+    )
+    .expect("a cluster member's flags");
+    let cluster = config.cluster.expect("cluster mode");
+    assert_eq!(cluster.node_id, 2);
+    assert_eq!(cluster.initial_members.len(), 3);
+    assert_eq!(cluster.initial_members[&3], "127.0.0.1:7003");
+    assert_eq!(
+        cluster.advertise("0.0.0.0:7687".parse().unwrap()),
+        "db2.example:7687"
+    );
+    assert!(!cluster.reads_on_leader);
+
+    let toml = file(&format!(
+        "node_id = 1\nraft_listen = \"127.0.0.1:7001\"\ninitial_members = \"{members}\"\ncluster_reads_on_leader = true\n"
+    ));
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("from the file");
+    let cluster = config.cluster.expect("cluster mode");
+    assert_eq!((cluster.node_id, cluster.reads_on_leader), (1, true));
+    assert_eq!(
+        resolve(Layer::default(), env(&[]))
+            .expect("defaults")
+            .cluster,
+        None
+    );
+}
+
+#[test]
+fn cluster_settings_are_checked() {
+    let members = "1=127.0.0.1:7001,2=127.0.0.1:7002";
+    for (args, setting) in [
+        (
+            vec!["--node-id", "1", "--initial-members", members],
+            "raft_listen",
+        ),
+        (
+            vec!["--node-id", "1", "--raft-listen", "127.0.0.1:7001"],
+            "initial_members",
+        ),
+        (vec!["--raft-listen", "127.0.0.1:7001"], "raft_listen"),
+        (
+            vec![
+                "--node-id",
+                "3",
+                "--raft-listen",
+                "127.0.0.1:7003",
+                "--initial-members",
+                members,
+            ],
+            "initial_members",
+        ),
+        (
+            vec![
+                "--node-id",
+                "1",
+                "--raft-listen",
+                "127.0.0.1:7001",
+                "--initial-members",
+                members,
+                "--in-memory",
+            ],
+            "in_memory",
+        ),
+    ] {
+        match resolve(flags(&args), env(&[])) {
+            Err(ConfigError::Invalid { setting: s, .. }) => assert_eq!(s, setting, "{args:?}"),
+            other => panic!("{args:?} gave {other:?}"),
+        }
+    }
+    for bad in [
+        "",
+        "1",
+        "x=127.0.0.1:1",
+        "0=127.0.0.1:1",
+        "1=nohost",
+        "1=a:1,1=b:2",
+    ] {
+        assert!(bad.parse::<Members>().is_err(), "{bad:?} parsed");
+    }
+    assert!(resolve(Layer::default(), env(&[("QUIVER_INITIAL_MEMBERS", "1=")])).is_err());
+}

@@ -34,6 +34,8 @@ pub struct HttpShared {
     pub body_bytes_max: u64,
     pub body_read: Duration,
     pub shutdown: ShutdownSignal,
+    /// On a cluster member: what `/cluster/status` reports.
+    pub cluster: Option<Arc<crate::cluster::ClusterView>>,
 }
 
 /// Keeps a request counted as in flight (globally and on its connection) until its response body is
@@ -114,6 +116,7 @@ impl HttpShared {
             "/health/live" => Some(HttpShared::live),
             "/health/ready" => Some(HttpShared::ready),
             "/stats" => Some(HttpShared::stats),
+            "/cluster/status" => Some(HttpShared::cluster_status),
             _ => None,
         };
         if let Some(answer) = operations {
@@ -150,6 +153,18 @@ impl HttpShared {
             StatusCode::SERVICE_UNAVAILABLE
         };
         respond::json(status, &serde_json::json!({ "status": readiness.as_str() }))
+    }
+
+    /// This member's Raft state and its view of the others; 404 outside cluster mode.
+    fn cluster_status(&self) -> Response<ApiBody> {
+        match &self.cluster {
+            Some(view) => respond::json(StatusCode::OK, &view.status_json()),
+            None => respond::neo4j_error(
+                StatusCode::NOT_FOUND,
+                Status::RequestInvalid,
+                "This server is not a cluster member.",
+            ),
+        }
     }
 
     fn stats(&self) -> Response<ApiBody> {

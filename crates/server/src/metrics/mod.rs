@@ -69,6 +69,22 @@ pub struct Metrics {
     pub query_latency: LatencyHistogram,
     /// Failed authentication attempts, Bolt and HTTP.
     pub auth_failures: Counter,
+    /// Raft's figures on a cluster member (zero otherwise).
+    pub cluster: ClusterMetrics,
+}
+
+/// A cluster member's Raft figures, kept current by `crate::cluster::follow_metrics`.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterMetrics {
+    /// Times the known leader changed to another member.
+    pub leader_changes: Counter,
+    /// Times the term advanced (every election, won or not, advances it).
+    pub elections: Counter,
+    pub term: IntGauge,
+    /// 1 while this member leads.
+    pub is_leader: IntGauge,
+    /// Entries committed but not yet applied here (what a bookmarked read may wait for).
+    pub applied_lag: IntGauge,
 }
 
 /// Plain numbers read from the atomics; serialised as `/stats`.
@@ -176,6 +192,33 @@ impl Metrics {
             auth_failures.clone(),
         );
 
+        let cluster = ClusterMetrics::default();
+        registry.register(
+            "quiver_cluster_leader_changes",
+            "Times the cluster's known leader changed",
+            cluster.leader_changes.clone(),
+        );
+        registry.register(
+            "quiver_cluster_elections",
+            "Raft terms begun (elections) seen by this member",
+            cluster.elections.clone(),
+        );
+        registry.register(
+            "quiver_cluster_term",
+            "This member's Raft term",
+            cluster.term.clone(),
+        );
+        registry.register(
+            "quiver_cluster_is_leader",
+            "1 while this member leads the cluster",
+            cluster.is_leader.clone(),
+        );
+        registry.register(
+            "quiver_cluster_applied_lag",
+            "Raft entries committed but not yet applied on this member",
+            cluster.applied_lag.clone(),
+        );
+
         Metrics {
             registry,
             bolt,
@@ -186,6 +229,7 @@ impl Metrics {
             transactions,
             query_latency,
             auth_failures,
+            cluster,
         }
     }
 

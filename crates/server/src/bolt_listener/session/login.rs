@@ -9,6 +9,8 @@ use quiver_bolt::state::Outcome;
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
+use crate::cluster::CLUSTER_ROUTING_TTL_SECONDS;
+
 use super::{BoltSession, DATABASE, ROUTING_TTL_SECONDS, is_known_database};
 use crate::auth::Credentials;
 use crate::deadline::{Until, race};
@@ -66,6 +68,21 @@ impl BoltSession {
                 None,
             );
             return Outcome::Failure;
+        }
+        if let Some(view) = self.graph().and_then(|graph| graph.cluster().cloned()) {
+            let routes = view.routes();
+            let servers = [
+                (Role::Write, &routes.writers[..]),
+                (Role::Read, &routes.readers[..]),
+                (Role::Route, &routes.routers[..]),
+            ];
+            let table = RoutingTable {
+                ttl_seconds: CLUSTER_ROUTING_TTL_SECONDS,
+                db: DATABASE,
+                servers: &servers,
+            };
+            let encoded = table.encode(&mut self.outbox);
+            return self.encoded(encoded);
         }
         let address = match routing.get("address") {
             Some(Value::String(address)) if !address.is_empty() => address.to_string(),

@@ -124,7 +124,7 @@ fn gone_end(watched: Watched) -> End {
 }
 
 impl BoltSession {
-    fn graph(&self) -> Option<Arc<Graph>> {
+    pub(super) fn graph(&self) -> Option<Arc<Graph>> {
         self.shared.graph.clone()
     }
 
@@ -229,7 +229,7 @@ impl BoltSession {
         // whose log write failed) will never be durable: a write-mode transaction then reads
         // at the durable point like a read-mode one, and a write in it is refused by name.
         let fault = (opts.mode == AccessMode::Write)
-            .then(|| graph.database().writes_refused())
+            .then(|| graph.database().write_refusal())
             .flatten();
         if fault.is_some() {
             opts.mode = AccessMode::Read;
@@ -541,10 +541,10 @@ impl BoltSession {
         self.settle_horizon(&mut tx).await;
         let expired = watched.expired || tx.expired || tx.is_past_deadline();
         let (code, message, position) = match (error, &tx.writes_refused) {
-            (StepError::Engine(error), Some(fault))
+            (StepError::Engine(error), Some((status, reason)))
                 if error.status_code() == Status::AccessMode =>
             {
-                (Status::TransactionCommitFailed, fault.clone(), None)
+                (*status, reason.clone(), None)
             }
             (StepError::Engine(error), _) => engine_failure(error),
             (StepError::Encode(error), _) => (error.status_code(), error.to_string(), None),

@@ -4,6 +4,7 @@
 //! (abandoned ones also as abandoned), and leaves the active gauge exactly once, also when it is
 //! dropped unfinished by a panic: the gauge stays exact.
 
+use quiver_status::Status;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,9 +56,10 @@ pub(super) struct OpenTx {
     pub horizon: Option<DurabilityTicket>,
     /// Some step of it ran long: its commit and rollback run on the query pool.
     pub heavy: bool,
-    /// Opened in write mode while writes are refused (why, in the words the client is shown):
-    /// it reads at the durable point and a write in it fails with that reason.
-    pub writes_refused: Option<String>,
+    /// Opened in write mode while writes are refused (the status and the words the client is
+    /// shown: `NotALeader` on a cluster member that does not lead, else a disk fault): it
+    /// reads at the acknowledged point and a write in it fails with that reason.
+    pub writes_refused: Option<(Status, String)>,
     metrics: Arc<Metrics>,
     ended: bool,
 }

@@ -1,0 +1,562 @@
+//! Cluster mode: the database's commit log is the Raft log of `quiver_cluster`.
+//!
+//! A commit's redo record is one Raft entry (or part of one: records queued while an entry is
+//! in flight travel together in the next, group commit without a second fsync). The commit path
+//! hands the record to [`ReplicatedLog::append`] under the store's commit lock, which only
+//! queues it; one task takes records in commit order and proposes them with `client_write`, so
+//! nothing waits under the lock. A ticket is acknowledged once its entry is committed by a
+//! majority and applied here: the state machine has published its commit to readers by then.
+//!
+//! Only the leader commits. On any other member, and on a leader that has not yet applied its
+//! predecessors' entries (its first entry of the term), [`ReplicatedLog::not_leader`] names the
+//! refusal, and the servers turn a write into `Neo.ClientError.Cluster.NotALeader` before it
+//! does any work; drivers then refresh their routing table and retry on the leader.
+//!
+//! # When a write of the leader's own fails
+//!
+//! A proposal refused before it was appended (leadership lost, no lease) or lost with a
+//! leader change leaves its commit, and every commit queued behind it, in the store's memory
+//! but not in the cluster's history. The log then ends a *generation*: every ticket of it past
+//! the last acknowledged commit fails, new writes are refused, and the member discards the
+//! tail ([`quiver_cluster::Cluster::discard_tail`], a rebuild from the snapshot and the log)
+//! before it takes writes again, so no later commit builds on a lost one. Commit numbers after
+//! the rebuild repeat the lost ones, which is why a ticket names its generation beside its
+//! commit: a waiter for a lost commit can never be answered by a later commit of the same
+//! number.
+//!
+//! # The store is replaced whole
+//!
+//! Installing a snapshot or discarding a tail gives the member a new `Storage`; the database
+//! reaches its store through the state machine's one handle (`StorageApplier`), never a copy
+//! taken at open, and a transaction begun on the old store cannot commit there (its log is
+//! retired). Replacing the `Arc` behind one handle was chosen over clearing a store in place:
+//! the store's arenas, token tables and indexes are append-only by design, and a transaction
+//! reading the old store keeps a consistent snapshot until it ends.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use quiver_cluster::openraft::ServerState;
+use quiver_cluster::openraft::async_runtime::watch::WatchReceiver;
+use quiver_cluster::{
+    Cluster, ClusterConfig, ClusterError, NodeId, Raft, Redo, Role, Status, StorageApplier,
+};
+use quiver_storage::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, RedoRecord};
+use tokio::sync::{Notify, mpsc};
+
+use crate::config::EngineConfig;
+use crate::database::Database;
+
+/// Bits of a ticket that hold the commit number; the generation sits above them. 2^40 commits
+/// per generation is far beyond any store's life.
+const COMMIT_BITS: u32 = 40;
+const COMMIT_MASK: u64 = (1 << COMMIT_BITS) - 1;
+/// Bytes of records sent as one entry at most (a burst past it goes in the next entry).
+const ENTRY_BYTES_MAX: usize = 1 << 20;
+/// Ended generations remembered for late waiters.
+const GENERATIONS_KEPT: usize = 64;
+/// A plain commit wait (a read horizon) rechecks the generation this often while the commit is
+/// not visible: the store it waits on may be replaced.
+const HORIZON_RECHECK_MS: u64 = 50;
+
+fn ticket(generation: u64, commit: u64) -> DurabilityTicket {
+    DurabilityTicket((generation << COMMIT_BITS) | (commit & COMMIT_MASK))
+}
+
+fn split(ticket: DurabilityTicket) -> (u64, u64) {
+    (ticket.0 >> COMMIT_BITS, ticket.0 & COMMIT_MASK)
+}
+
+/// What the log knows of its tickets' fate.
+#[derive(Debug)]
+struct Fate {
+    /// Starts at 1: a ticket with generation 0 is a plain commit number (a read horizon).
+    generation: u64,
+    /// The newest of this generation's commits a majority acknowledged.
+    acked: u64,
+    /// Ended generations: the last commit acknowledged in each and why the rest failed.
+    ended: BTreeMap<u64, (u64, String)>,
+    /// Set from a failure until the tail is discarded: new writes are refused meanwhile.
+    recovering: Option<String>,
+}
+
+/// The leader as this member last saw it, for refusals and routing.
+#[derive(Clone, Debug, Default)]
+struct Leadership {
+    /// This member leads and has applied its first entry of the term.
+    ready: bool,
+    leader: Option<NodeId>,
+    leader_bolt: Option<String>,
+}
+
+/// The commit log of a cluster member (see the module docs).
+pub struct ReplicatedLog {
+    /// This member's id.
+    id: NodeId,
+    queue: mpsc::UnboundedSender<(u64, u64, Vec<u8>)>,
+    fate: Mutex<Fate>,
+    settled: Notify,
+    leadership: Mutex<Leadership>,
+    /// Set by [`Replica::hand_over`]: the member is stopping and takes no new writes.
+    stepping_down: AtomicBool,
+    /// The store handle, for read-horizon waits.
+    applier: std::sync::OnceLock<Weak<StorageApplier>>,
+}
+
+impl std::fmt::Debug for ReplicatedLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplicatedLog")
+            .field("fate", &*self.fate.lock())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a wait for a ticket finds now.
+enum Found {
+    Acked,
+    Failed(String),
+    Pending,
+}
+
+impl ReplicatedLog {
+    fn new(
+        id: NodeId,
+    ) -> (
+        Arc<ReplicatedLog>,
+        mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>,
+    ) {
+        let (queue, rx) = mpsc::unbounded_channel();
+        let log = Arc::new(ReplicatedLog {
+            id,
+            queue,
+            fate: Mutex::new(Fate {
+                generation: 1,
+                acked: 0,
+                ended: BTreeMap::new(),
+                recovering: None,
+            }),
+            settled: Notify::new(),
+            leadership: Mutex::new(Leadership::default()),
+            stepping_down: AtomicBool::new(false),
+            applier: std::sync::OnceLock::new(),
+        });
+        (log, rx)
+    }
+
+    /// Why this member takes no write now, in the words a client is shown; `None` on a leader
+    /// ready to commit. Drivers answer it by finding the leader and retrying.
+    pub fn not_leader(&self) -> Option<String> {
+        if self.stepping_down.load(Ordering::Acquire) {
+            return Some("this member is stopping and has handed leadership over".to_string());
+        }
+        if let Some(reason) = &self.fate.lock().recovering {
+            return Some(reason.clone());
+        }
+        let l = self.leadership.lock();
+        if l.ready {
+            return None;
+        }
+        Some(match (l.leader, &l.leader_bolt) {
+            (Some(id), _) if id == self.id => {
+                "this member was just elected and is still applying its predecessors' \
+                 entries; retry"
+                    .to_string()
+            }
+            (Some(id), Some(bolt)) => {
+                format!("this member is not the leader; the leader is member {id} (bolt {bolt})")
+            }
+            _ => "this member is not the leader, and no leader is known now (an election \
+                  is under way); retry"
+                .to_string(),
+        })
+    }
+
+    fn found(&self, ticket: DurabilityTicket) -> Found {
+        let (generation, commit) = split(ticket);
+        let fate = self.fate.lock();
+        if generation == 0 {
+            // A read horizon: a commit of the current store, visible once applied.
+            let visible = self
+                .applier
+                .get()
+                .and_then(Weak::upgrade)
+                .map_or(0, |a| a.storage().visible_watermark());
+            return if commit <= visible.max(fate.acked) {
+                Found::Acked
+            } else {
+                Found::Pending
+            };
+        }
+        if generation == fate.generation {
+            return if commit <= fate.acked {
+                Found::Acked
+            } else {
+                Found::Pending
+            };
+        }
+        match fate.ended.get(&generation) {
+            Some((acked, _)) if commit <= *acked => Found::Acked,
+            Some((_, reason)) => Found::Failed(reason.clone()),
+            None => Found::Failed(
+                "the commit's outcome is no longer known (too many leader changes since)"
+                    .to_string(),
+            ),
+        }
+    }
+
+    /// Settles a batch that a majority acknowledged.
+    fn acknowledged(&self, generation: u64, commit: u64) {
+        let mut fate = self.fate.lock();
+        if fate.generation == generation {
+            fate.acked = fate.acked.max(commit);
+        }
+        drop(fate);
+        self.settled.notify_waiters();
+    }
+
+    /// Ends the generation after a failed proposal: its unacknowledged tickets fail with
+    /// `reason`, and writes are refused until [`ReplicatedLog::recovered`].
+    fn fail_generation(&self, reason: &str) -> u64 {
+        let mut fate = self.fate.lock();
+        let generation = fate.generation;
+        let acked = fate.acked;
+        fate.ended.insert(generation, (acked, reason.to_string()));
+        while fate.ended.len() > GENERATIONS_KEPT {
+            fate.ended.pop_first();
+        }
+        fate.generation += 1;
+        fate.recovering = Some(format!(
+            "this member's last write failed ({reason}); it is discarding the uncommitted \
+             tail before it takes writes again; retry"
+        ));
+        drop(fate);
+        self.settled.notify_waiters();
+        generation
+    }
+
+    /// The tail is gone: the store's last commit is the acknowledged point of the new
+    /// generation, and writes are taken again.
+    fn recovered(&self, last_commit: u64) {
+        let mut fate = self.fate.lock();
+        fate.acked = last_commit;
+        fate.recovering = None;
+        drop(fate);
+        self.settled.notify_waiters();
+    }
+
+    fn wait_blocking(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
+        // Blocking callers (the HTTP API's threads) get the async wait run to completion on a
+        // small local executor: the notifications are Tokio's.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| LogError::Failed(format!("cannot wait for the commit: {e}")))?;
+        rt.block_on(self.wait_for(ticket))
+    }
+
+    async fn wait_for(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
+        loop {
+            let notified = self.settled.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            match self.found(ticket) {
+                Found::Acked => return Ok(()),
+                Found::Failed(reason) => return Err(LogError::Failed(reason)),
+                Found::Pending => {}
+            }
+            if split(ticket).0 == 0 {
+                // Visibility advances without this log's notice (replicated commits).
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(HORIZON_RECHECK_MS), notified).await;
+            } else {
+                notified.await;
+            }
+        }
+    }
+}
+
+impl CommitLog for ReplicatedLog {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+        if let Some(reason) = self.not_leader() {
+            return Err(reason);
+        }
+        // The refusal and the generation are read, and the record queued, under one lock: a
+        // record queued after a failure ended its generation would build on the lost tail.
+        let fate = self.fate.lock();
+        if let Some(reason) = &fate.recovering {
+            return Err(reason.clone());
+        }
+        let generation = fate.generation;
+        self.queue
+            .send((generation, record.commit, record.encode()))
+            .map_err(|_| "the cluster member is stopping".to_string())?;
+        drop(fate);
+        Ok(ticket(generation, record.commit))
+    }
+
+    fn wait(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
+        match self.found(ticket) {
+            Found::Acked => Ok(()),
+            Found::Failed(reason) => Err(LogError::Failed(reason)),
+            Found::Pending => self.wait_blocking(ticket),
+        }
+    }
+
+    fn wait_async(self: Arc<Self>, ticket: DurabilityTicket) -> AcknowledgeWait {
+        Box::pin(async move { self.wait_for(ticket).await })
+    }
+
+    fn writes_refused(&self) -> Option<String> {
+        self.not_leader()
+    }
+}
+
+/// Proposes queued records in commit order, one entry in flight at a time; records queued
+/// meanwhile go together in the next entry.
+async fn propose(
+    log: Arc<ReplicatedLog>,
+    raft: Raft,
+    mut queue: mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>,
+) {
+    let mut pending: VecDeque<(u64, u64, Vec<u8>)> = VecDeque::new();
+    loop {
+        if pending.is_empty() {
+            match queue.recv().await {
+                Some(item) => pending.push_back(item),
+                None => return,
+            }
+        }
+        while let Ok(item) = queue.try_recv() {
+            pending.push_back(item);
+        }
+        let current = log.fate.lock().generation;
+        // Records of an ended generation already failed.
+        pending.retain(|(g, _, _)| *g == current);
+        let mut bytes = Vec::new();
+        let mut last = None;
+        while let Some((_, commit, record)) = pending.front() {
+            if !bytes.is_empty() && bytes.len() + record.len() > ENTRY_BYTES_MAX {
+                break;
+            }
+            bytes.extend_from_slice(record);
+            last = Some(*commit);
+            pending.pop_front();
+        }
+        let Some(last) = last else { continue };
+        match raft.client_write(Redo(bytes)).await {
+            Ok(_) => log.acknowledged(current, last),
+            Err(e) => {
+                let error = ClusterError::from(e);
+                tracing::warn!(%error, commit = last, "a replicated write failed; discarding the tail");
+                log.fail_generation(&error.to_string());
+                pending.clear();
+                while queue.try_recv().is_ok() {}
+                discard_tail(&log, &raft).await;
+            }
+        }
+    }
+}
+
+/// Rebuilds the store without its unreplicated tail, retrying while the state machine is
+/// busy; then takes writes again.
+async fn discard_tail(log: &ReplicatedLog, raft: &Raft) {
+    loop {
+        let done = raft
+            .with_state_machine(|sm: &mut quiver_cluster::StateMachine| {
+                Box::pin(async move { sm.discard_tail() })
+            })
+            .await;
+        match done {
+            Ok(Ok(())) => break,
+            Ok(Err(error)) => {
+                tracing::error!(%error, "discarding the unreplicated tail failed; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            // Raft stopped: the member is going away, no write will be taken again.
+            Err(_) => return,
+        }
+    }
+    let last = log
+        .applier
+        .get()
+        .and_then(Weak::upgrade)
+        .map_or(0, |a| quiver_cluster::Applier::last_commit(&*a));
+    log.recovered(last);
+}
+
+/// Follows Raft's metrics: who leads, and whether this member may commit.
+async fn follow_leadership(log: Arc<ReplicatedLog>, raft: Raft, id: NodeId) {
+    let mut rx = raft.metrics();
+    loop {
+        {
+            let m = rx.borrow_watched().clone();
+            let leader = m.current_leader;
+            let ready = m.state == ServerState::Leader
+                && m.last_applied
+                    .is_some_and(|l| l.leader_id.term == m.current_term);
+            let leader_bolt = leader.and_then(|l| {
+                m.membership_config
+                    .membership()
+                    .get_node(&l)
+                    .map(|n| n.bolt_addr.clone())
+            });
+            let mut l = log.leadership.lock();
+            *l = Leadership {
+                ready: ready && leader == Some(id),
+                leader,
+                leader_bolt,
+            };
+        }
+        if rx.changed().await.is_err() {
+            log.leadership.lock().ready = false;
+            return;
+        }
+    }
+}
+
+/// A cluster member's database and Raft handle.
+pub struct Replica {
+    db: Arc<Database>,
+    log: Arc<ReplicatedLog>,
+    id: NodeId,
+    raft: Raft,
+    cluster: tokio::sync::Mutex<Option<Cluster>>,
+    status: Mutex<Status>,
+}
+
+impl std::fmt::Debug for Replica {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replica")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Replica {
+    /// Starts a member: opens its Raft log and snapshots under `config.data_dir`, loads the
+    /// store, joins (or initializes) the cluster, and returns its database. Must run inside a
+    /// multi-threaded Tokio runtime.
+    pub async fn start(
+        config: ClusterConfig,
+        listener: tokio::net::TcpListener,
+        engine: EngineConfig,
+    ) -> Result<Arc<Replica>, ClusterError> {
+        let id = config.id;
+        let (log, queue) = ReplicatedLog::new(id);
+        let applier = StorageApplier::with_commit_log(log.clone());
+        let _ = log.applier.set(Arc::downgrade(&applier));
+        let cluster = Cluster::start_on(config, listener, Some(applier.clone())).await?;
+        let raft = cluster.raft().clone();
+        log.recovered(quiver_cluster::Applier::last_commit(&*applier));
+        tokio::spawn(propose(log.clone(), raft.clone(), queue));
+        tokio::spawn(follow_leadership(log.clone(), raft.clone(), id));
+        let db = Database::replicated(applier, log.clone(), engine);
+        let status = cluster.status();
+        Ok(Arc::new(Replica {
+            db,
+            log,
+            id,
+            raft,
+            cluster: tokio::sync::Mutex::new(Some(cluster)),
+            status: Mutex::new(status),
+        }))
+    }
+
+    pub fn database(&self) -> &Arc<Database> {
+        &self.db
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// The Raft listener's address.
+    pub fn raft_addr(&self) -> Option<SocketAddr> {
+        self.cluster
+            .try_lock()
+            .ok()
+            .and_then(|c| c.as_ref().map(Cluster::local_addr))
+    }
+
+    /// This member's state (role, term, indexes, lag, members), as Raft's metrics show it.
+    pub fn status(&self) -> Status {
+        // A handover holds the handle for a while: the last status seen stands in meanwhile.
+        if let Ok(cluster) = self.cluster.try_lock() {
+            match cluster.as_ref() {
+                Some(cluster) => {
+                    let status = cluster.status();
+                    *self.status.lock() = status.clone();
+                    return status;
+                }
+                None => {
+                    let mut status = self.status.lock().clone();
+                    status.role = Role::Shutdown;
+                    return status;
+                }
+            }
+        }
+        self.status.lock().clone()
+    }
+
+    /// Why this member takes no write now (see [`ReplicatedLog::not_leader`]).
+    pub fn not_leader(&self) -> Option<String> {
+        self.log.not_leader()
+    }
+
+    /// Stops taking writes and, on the leader, hands leadership to the most up-to-date voter
+    /// (waiting at most `timeout`): what a graceful stop does first, so the cluster does not
+    /// sit through an election timeout. Returns whether leadership was handed over.
+    pub async fn hand_over(&self, timeout: Duration) -> bool {
+        self.log.stepping_down.store(true, Ordering::Release);
+        let status = self.status();
+        if status.role != Role::Leader {
+            return false;
+        }
+        let target = status
+            .lag
+            .iter()
+            .filter(|(id, _)| status.voters.contains(id))
+            .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
+            .min()
+            .map(|(_, id)| id);
+        let Some(to) = target else { return false };
+        let started = Instant::now();
+        let guard = self.cluster.lock().await;
+        let Some(cluster) = guard.as_ref() else {
+            return false;
+        };
+        match cluster.transfer_leadership(to, timeout).await {
+            Ok(()) => {
+                tracing::info!(
+                    to,
+                    waited_ms = started.elapsed().as_millis() as u64,
+                    "leadership handed over"
+                );
+                true
+            }
+            Err(error) => {
+                tracing::warn!(to, %error, "leadership handover failed");
+                false
+            }
+        }
+    }
+
+    /// Stops Raft (the log is durable at every acknowledgement; there is nothing to flush).
+    pub async fn stop(&self) -> Result<(), ClusterError> {
+        self.log.stepping_down.store(true, Ordering::Release);
+        let cluster = self.cluster.lock().await.take();
+        match cluster {
+            Some(cluster) => cluster.stop().await,
+            None => Ok(()),
+        }
+    }
+
+    /// The Raft handle, for what this type does not wrap.
+    pub fn raft(&self) -> &Raft {
+        &self.raft
+    }
+}
