@@ -64,24 +64,9 @@ fn init_logging(filter: &str) {
 async fn serve(config: Config) -> ExitCode {
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
-    let users = {
-        let auth = config.auth.clone();
-        let delay_max = config.timeouts.auth_failure_delay_max;
-        let metrics = Arc::clone(&metrics);
-        // Hashing passwords given in clear takes an argon2 run each: keep it off the workers.
-        match tokio::task::spawn_blocking(move || UserStore::from_config(&auth, delay_max, metrics))
-            .await
-        {
-            Ok(Ok(users)) => users,
-            Ok(Err(error)) => {
-                eprintln!("quiver: users: {error}");
-                return ExitCode::from(EXIT_CONFIG);
-            }
-            Err(error) => {
-                eprintln!("quiver: users: {error}");
-                return ExitCode::FAILURE;
-            }
-        }
+    let users = match load_users(&config, &metrics).await {
+        Ok(users) => users,
+        Err(code) => return code,
     };
     let loopback_only =
         config.bolt_listen.ip().is_loopback() && config.http_listen.ip().is_loopback();
@@ -129,17 +114,7 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Machine-readable, on stdout, before anything else is printed there: scripts and tests that
-    // start on port 0 read these two lines to learn where to connect.
-    {
-        let mut stdout = std::io::stdout().lock();
-        let printed = writeln!(stdout, "bolt listening on {}", server.bolt_addr())
-            .and_then(|()| writeln!(stdout, "http listening on {}", server.http_addr()))
-            .and_then(|()| stdout.flush());
-        if let Err(error) = printed {
-            tracing::warn!(%error, "cannot print the listening addresses");
-        }
-    }
+    print_listening(&server);
     tracing::info!(bolt = %server.bolt_addr(), http = %server.http_addr(), "listening");
     health.set(Readiness::Ready);
     let replica = graph.cluster().map(|view| Arc::clone(view.replica()));
@@ -156,10 +131,55 @@ async fn serve(config: Config) -> ExitCode {
     if report.forced {
         tracing::warn!(?report, "drain deadline passed; connections were cut");
     }
+    let closed = close_store(graph, replica).await;
+    tracing::info!("stopped");
+    if closed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The users the configuration names. Hashing passwords given in clear takes an argon2 run
+/// each, so it runs off the runtime's workers.
+async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore, ExitCode> {
+    let auth = config.auth.clone();
+    let delay_max = config.timeouts.auth_failure_delay_max;
+    let metrics = Arc::clone(metrics);
+    match tokio::task::spawn_blocking(move || UserStore::from_config(&auth, delay_max, metrics))
+        .await
+    {
+        Ok(Ok(users)) => Ok(users),
+        Ok(Err(error)) => {
+            eprintln!("quiver: users: {error}");
+            Err(ExitCode::from(EXIT_CONFIG))
+        }
+        Err(error) => {
+            eprintln!("quiver: users: {error}");
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Machine-readable, on stdout, before anything else is printed there: scripts and tests that
+/// start on port 0 read these two lines to learn where to connect.
+fn print_listening(server: &Server) {
+    let mut stdout = std::io::stdout().lock();
+    let printed = writeln!(stdout, "bolt listening on {}", server.bolt_addr())
+        .and_then(|()| writeln!(stdout, "http listening on {}", server.http_addr()))
+        .and_then(|()| stdout.flush());
+    if let Err(error) = printed {
+        tracing::warn!(%error, "cannot print the listening addresses");
+    }
+}
+
+/// Closes the store once the server has stopped: a cluster member stops Raft (its log is
+/// durable at every acknowledgement, so that is the whole close); a single server flushes its
+/// log and writes a closing snapshot. Whether it closed cleanly.
+async fn close_store(graph: Arc<Graph>, replica: Option<Arc<Replica>>) -> bool {
     let db = Arc::clone(graph.database());
     drop(graph);
-    let closed = match replica {
-        // The Raft log is durable at every acknowledgement: stopping Raft is the whole close.
+    match replica {
         Some(replica) => match replica.stop().await {
             Ok(()) => true,
             Err(error) => {
@@ -168,12 +188,6 @@ async fn serve(config: Config) -> ExitCode {
             }
         },
         None => close(db).await,
-    };
-    tracing::info!("stopped");
-    if closed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }
 

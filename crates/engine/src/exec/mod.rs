@@ -28,7 +28,7 @@ use quiver_storage::Transaction as StorageTx;
 use quiver_value::{FunctionContext, Value};
 
 use crate::database::DatabaseState;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ir::{Expr, Op, PlanNode, Row, SortKey};
 use crate::summary::Counters;
 
@@ -84,69 +84,18 @@ pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
 /// How a cursor gets the cursors of the plans under it.
 type Child<'a> = dyn Fn(&Arc<PlanNode>) -> Result<BoxCursor> + 'a;
 
-/// The cursor of one operator, over the cursors `child` builds for its inputs. This match names
-/// every operator, so a new one cannot be left without a cursor; each family's builder then
-/// reads its operators' fields.
+/// The cursor of one operator, over the cursors `child` builds for its inputs. The match names
+/// every operator and builds each one's cursor from its fields, once: a new operator cannot be
+/// left without a cursor, and no cursor ever looks at a plan node again.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one arm per operator: the match is what proves every operator has a cursor"
+)]
 fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
-    Ok(match op {
-        Op::Once => Box::new(relational::Once::default()),
-        Op::AllNodes { .. }
-        | Op::LabelScan { .. }
-        | Op::IndexSeek { .. }
-        | Op::NodeById { .. }
-        | Op::NodeCount { .. }
-        | Op::RelCount { .. } => scan_cursor(op, child)?,
-        Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
-        Op::VarExpand { input, spec } => {
-            Box::new(varexpand::VarExpand::new(spec.clone(), child(input)?))
-        }
-        Op::ShortestPath { input, spec } => {
-            Box::new(shortest::ShortestPath::new(spec.clone(), child(input)?))
-        }
-        Op::Filter { .. }
-        | Op::Project { .. }
-        | Op::Aggregate { .. }
-        | Op::Distinct { .. }
-        | Op::Sort { .. }
-        | Op::Top { .. }
-        | Op::Skip { .. }
-        | Op::Limit { .. }
-        | Op::Unwind { .. }
-        | Op::Eager { .. } => relational_cursor(op, child)?,
-        Op::Optional { .. }
-        | Op::SemiApply { .. }
-        | Op::Apply { .. }
-        | Op::UnitApply { .. }
-        | Op::Foreach { .. } => nested_cursor(op, child)?,
-        Op::Union { branches } => {
-            let cursors = branches.iter().map(child).collect::<Result<Vec<_>>>()?;
-            Box::new(apply::Union::new(cursors))
-        }
-        Op::Create { .. }
-        | Op::Set { .. }
-        | Op::Delete { .. }
-        | Op::Merge { .. }
-        | Op::ProcedureCall { .. } => change_cursor(op, child)?,
-        Op::Command { command, out } => {
-            Box::new(command::CommandCursor::new(command.clone(), out.clone()))
-        }
-    })
-}
-
-/// The error for an operator handed to the builder of another family (which [`cursor`]'s
-/// dispatch rules out).
-fn not_in_family(family: &str) -> Error {
-    Error::runtime(
-        quiver_status::Status::UnknownError,
-        None,
-        format!("the {family} cursor builder was handed another operator"),
-    )
-}
-
-/// A cursor that finds nodes or counts them.
-fn scan_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
+    use relational::{Aggregate, Distinct, Eager, Filter, Project, SkipLimit, Unwind};
     use scan::{Count, Counted, Scan, Source};
     Ok(match op {
+        Op::Once => Box::new(relational::Once::default()),
         Op::AllNodes { input, slot } => Box::new(Scan::new(*slot, Source::All, child(input)?)),
         Op::LabelScan { input, slot, label } => Box::new(Scan::new(
             *slot,
@@ -187,14 +136,13 @@ fn scan_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         Op::RelCount { input, slot, ty } => {
             Box::new(Count::new(*slot, Counted::Rels(ty.clone()), child(input)?))
         }
-        _ => return Err(not_in_family("scan")),
-    })
-}
-
-/// A cursor that filters, computes, orders or bounds the rows of its input.
-fn relational_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
-    use relational::{Aggregate, Distinct, Eager, Filter, Project, SkipLimit, Unwind};
-    Ok(match op {
+        Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
+        Op::VarExpand { input, spec } => {
+            Box::new(varexpand::VarExpand::new(spec.clone(), child(input)?))
+        }
+        Op::ShortestPath { input, spec } => {
+            Box::new(shortest::ShortestPath::new(spec.clone(), child(input)?))
+        }
         Op::Filter { input, predicate } => Box::new(Filter::new(predicate.clone(), child(input)?)),
         Op::Project { input, items } => Box::new(Project::new(items.clone(), child(input)?)),
         Op::Aggregate { input, keys, aggs } => {
@@ -219,13 +167,6 @@ fn relational_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
             Box::new(Unwind::new(list.clone(), *slot, child(input)?))
         }
         Op::Eager { input, keep } => Box::new(Eager::new(keep.clone(), child(input)?)),
-        _ => return Err(not_in_family("relational")),
-    })
-}
-
-/// A cursor that runs an inner plan per input row.
-fn nested_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
-    Ok(match op {
         Op::Optional {
             input,
             inner,
@@ -252,13 +193,10 @@ fn nested_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
             let (slot, list) = (*slot, list.clone());
             nested(apply::Mode::Foreach { slot, list }, input, inner, child)?
         }
-        _ => return Err(not_in_family("nested")),
-    })
-}
-
-/// A cursor that changes the graph (or calls a procedure) per input row.
-fn change_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
-    Ok(match op {
+        Op::Union { branches } => {
+            let cursors = branches.iter().map(child).collect::<Result<Vec<_>>>()?;
+            Box::new(apply::Union::new(cursors))
+        }
         Op::Create { input, steps } => write(write::Change::Create(steps.clone()), input, child)?,
         Op::Set { input, ops } => write(write::Change::Set(ops.clone()), input, child)?,
         Op::Delete {
@@ -292,7 +230,9 @@ fn change_cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
                 child(input)?,
             ))
         }
-        _ => return Err(not_in_family("change")),
+        Op::Command { command, out } => {
+            Box::new(command::CommandCursor::new(command.clone(), out.clone()))
+        }
     })
 }
 
