@@ -17,8 +17,8 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::members::MemberChanges;
 use crate::log_store::{LogError, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
+use crate::members::MemberChanges;
 use crate::network::{Network, NetworkSwitch, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve};
 use crate::state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
 use crate::types::{Node, NodeId, Raft, Redo};

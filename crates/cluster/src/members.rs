@@ -140,7 +140,12 @@ impl MemberChanges {
                 tracing::info!(member = id, raft = raft_addr, "learner added");
             }
         }
-        let target = self.raft.metrics().borrow_watched().last_log_index.unwrap_or(0);
+        let target = self
+            .raft
+            .metrics()
+            .borrow_watched()
+            .last_log_index
+            .unwrap_or(0);
         self.wait_caught_up(id, target, deadline, catch_up_timeout)
             .await?;
         retry_in_progress(deadline, || {
@@ -220,8 +225,10 @@ impl MemberChanges {
         } else {
             ChangeMembers::RemoveNodes(BTreeSet::from([id]))
         };
-        retry_in_progress(deadline, || self.raft.change_membership(change.clone(), false))
-            .await?;
+        retry_in_progress(deadline, || {
+            self.raft.change_membership(change.clone(), false)
+        })
+        .await?;
         tracing::info!(member = id, "member removed");
         Ok(())
     }

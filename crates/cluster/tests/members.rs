@@ -556,7 +556,10 @@ async fn members_are_added_and_removed() {
         .add_member(4, h.nodes[&4].clone())
         .await
         .unwrap_err();
-    assert!(matches!(err, ClusterError::MemberRemoved { id: 4 }), "{err}");
+    assert!(
+        matches!(err, ClusterError::MemberRemoved { id: 4 }),
+        "{err}"
+    );
     last = h.write(leader, "after-removal").await;
     for id in [1, 2, 3] {
         h.members[&id].wait_applied(last, WAIT).await.unwrap();
@@ -585,7 +588,11 @@ async fn a_cut_off_follower_leaves_the_majority_committing_and_catches_up_when_h
     for id in &majority {
         h.members[id].wait_applied(last, WAIT).await.unwrap();
     }
-    assert_eq!(h.leader(&majority).await, leader, "the majority kept its leader");
+    assert_eq!(
+        h.leader(&majority).await,
+        leader,
+        "the majority kept its leader"
+    );
     assert!(
         h.members[&cut].status().applied_index < last,
         "the cut-off follower saw none of it"
