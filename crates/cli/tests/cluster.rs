@@ -553,26 +553,9 @@ fn a_member_is_added_from_a_snapshot_and_another_removed() {
         "a joining member initializes nothing: {waiting}"
     );
 
-    // Arguments are checked by name, and a follower refuses the change.
     let add = format!("CALL dbms.cluster.addServer(4, '{}')", new.raft);
     let follower = specs.iter().find(|s| s.id != leader).expect("a follower");
-    let refused = rt.block_on(call(follower.bolt, &add)).expect("call");
-    assert_eq!(refused.map_err(|e| e.0), Err(NOT_A_LEADER.to_owned()));
-    for (bad, argument) in [
-        ("CALL dbms.cluster.addServer(0, '127.0.0.1:1')", "id"),
-        ("CALL dbms.cluster.addServer(5, 'nowhere')", "raftAddress"),
-        ("CALL dbms.cluster.removeServer(-1)", "id"),
-    ] {
-        let (code, message) = rt
-            .block_on(call(leader_spec.bolt, bad))
-            .expect("call")
-            .expect_err(bad);
-        assert_eq!(code, CALL_FAILED, "{bad}");
-        assert!(
-            message.contains(&format!("`{argument}`")),
-            "{bad}: {message}"
-        );
-    }
+    changes_are_refused_where_they_must_be(&rt, leader_spec, follower, &add);
 
     // Added on the leader: it returns once the member caught up and votes.
     let rows = rt
@@ -603,17 +586,56 @@ fn a_member_is_added_from_a_snapshot_and_another_removed() {
         .count();
     assert_eq!(voters, 4, "{leader_view}");
 
-    // A follower is removed; the remaining three keep taking writes.
     let removed = specs.iter().find(|s| s.id != leader).expect("a follower");
+    remove_for_good(&rt, leader_spec, removed);
+    running[usize::try_from(removed.id - 1).expect("id")].kill();
+    let bookmark = rt
+        .block_on(write_item(leader_spec.bolt, 52))
+        .expect("write")
+        .expect("the leader takes a write after the removal");
+    acked.push(52);
+    let got = rt.block_on(items(new.bolt, &bookmark)).expect("read");
+    assert_eq!(got, acked);
+}
+
+/// A follower refuses the change `add` with NotALeader; the leader refuses bad arguments,
+/// naming each.
+fn changes_are_refused_where_they_must_be(
+    rt: &tokio::runtime::Runtime,
+    leader: &MemberSpec,
+    follower: &MemberSpec,
+    add: &str,
+) {
+    let refused = rt.block_on(call(follower.bolt, add)).expect("call");
+    assert_eq!(refused.map_err(|e| e.0), Err(NOT_A_LEADER.to_owned()));
+    for (bad, argument) in [
+        ("CALL dbms.cluster.addServer(0, '127.0.0.1:1')", "id"),
+        ("CALL dbms.cluster.addServer(5, 'nowhere')", "raftAddress"),
+        ("CALL dbms.cluster.removeServer(-1)", "id"),
+    ] {
+        let (code, message) = rt
+            .block_on(call(leader.bolt, bad))
+            .expect("call")
+            .expect_err(bad);
+        assert_eq!(code, CALL_FAILED, "{bad}");
+        assert!(
+            message.contains(&format!("`{argument}`")),
+            "{bad}: {message}"
+        );
+    }
+}
+
+/// Removes `removed` on the leader; adding its id back is refused.
+fn remove_for_good(rt: &tokio::runtime::Runtime, leader: &MemberSpec, removed: &MemberSpec) {
     rt.block_on(call(
-        leader_spec.bolt,
+        leader.bolt,
         &format!("CALL dbms.cluster.removeServer({})", removed.id),
     ))
     .expect("call")
     .expect("the leader removes the member");
     let (code, message) = rt
         .block_on(call(
-            leader_spec.bolt,
+            leader.bolt,
             &format!(
                 "CALL dbms.cluster.addServer({}, '{}')",
                 removed.id, removed.raft
@@ -623,12 +645,4 @@ fn a_member_is_added_from_a_snapshot_and_another_removed() {
         .expect_err("a removed id is refused");
     assert_eq!(code, CALL_FAILED);
     assert!(message.contains("never reused"), "{message}");
-    running[usize::try_from(removed.id - 1).expect("id")].kill();
-    let bookmark = rt
-        .block_on(write_item(leader_spec.bolt, 52))
-        .expect("write")
-        .expect("the leader takes a write after the removal");
-    acked.push(52);
-    let got = rt.block_on(items(new.bolt, &bookmark)).expect("read");
-    assert_eq!(got, acked);
 }
