@@ -255,6 +255,8 @@ async fn open_member(
         cluster.advertise(config.http_listen),
     );
     let mut member = ClusterConfig::new(cluster.node_id, node.clone(), dir);
+    member.snapshot_every_entries = cluster.snapshot_entries;
+    member.logs_kept_after_snapshot = cluster.logs_kept_after_snapshot();
     member.initial_members = cluster
         .initial_members
         .iter()
@@ -271,6 +273,13 @@ async fn open_member(
     let replica = Replica::start(member, listener, engine)
         .await
         .map_err(|error| format!("cluster member {}: {error}", cluster.node_id))?;
+    if let Some(join) = &cluster.join {
+        tokio::spawn(report_join(
+            Arc::clone(&replica),
+            join.clone(),
+            node.raft_addr.clone(),
+        ));
+    }
     tracing::info!(
         member = cluster.node_id,
         raft = %raft_bound,
@@ -282,6 +291,39 @@ async fn open_member(
         Arc::clone(metrics),
     ));
     Ok(Arc::new(Graph::clustered(replica, cluster.reads_on_leader)))
+}
+
+/// How often a member started with `--join` reports that it still waits to be added.
+const JOIN_REPORT_INTERVAL_MS: u64 = 10_000;
+
+/// A member started with `--join` initializes nothing: it waits for the leader to add it. Until
+/// it is in a membership, it says so every little while, with whether the member it was told
+/// to join answers on its Raft listener, so an operator sees what is missing.
+async fn report_join(replica: Arc<Replica>, join: String, raft_addr: String) {
+    let id = replica.id();
+    loop {
+        let status = replica.status();
+        if status.role == quiver_engine::cluster::Role::Shutdown {
+            return;
+        }
+        if status.members.contains_key(&id) {
+            tracing::info!(member = id, leader = ?status.leader, "added to the cluster");
+            return;
+        }
+        let reachable = tokio::time::timeout(
+            std::time::Duration::from_millis(JOIN_REPORT_INTERVAL_MS / 2),
+            tokio::net::TcpStream::connect(&join),
+        )
+        .await
+        .is_ok_and(|c| c.is_ok());
+        tracing::info!(
+            member = id,
+            join = %join,
+            reachable,
+            "waiting to be added: on the leader, CALL dbms.cluster.addServer({id}, '{raft_addr}')"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(JOIN_REPORT_INTERVAL_MS)).await;
+    }
 }
 
 /// Flushes the log, writes the closing snapshot and releases the directory. Returns whether

@@ -1,7 +1,9 @@
 //! A three-member cluster of `quiver serve` processes on loopback: writes on the leader are
 //! read on every member (bookmark-waited), a follower refuses writes with NotALeader, ROUTE
 //! names the real roles, a killed leader is replaced with no acknowledged write lost, and a
-//! restarted member rejoins and catches up.
+//! restarted member rejoins and catches up; a member started with `--join` is added through
+//! `dbms.cluster.addServer` (caught up from a snapshot), and a member is removed while the
+//! cluster keeps taking writes.
 //!
 //! Every wait polls a condition against a deadline; none sleeps for a fixed time.
 
@@ -24,6 +26,7 @@ const SETTLE: Duration = Duration::from_secs(20);
 const POLL: Duration = Duration::from_millis(50);
 
 const NOT_A_LEADER: &str = "Neo.ClientError.Cluster.NotALeader";
+const CALL_FAILED: &str = "Neo.ClientError.Procedure.ProcedureCallFailed";
 
 /// One member's fixed addresses and its directory.
 #[derive(Clone, Debug)]
@@ -51,6 +54,12 @@ struct Member {
 
 impl Member {
     fn start(spec: &MemberSpec, members: &str) -> Member {
+        Member::start_with(spec, &["--initial-members", members])
+    }
+
+    /// Starts a member with `how` naming its cluster (`--initial-members ...` or `--join ...`)
+    /// and any further flags.
+    fn start_with(spec: &MemberSpec, how: &[&str]) -> Member {
         let log = std::fs::File::create(spec.dir.with_extension(format!(
             "{}.log",
             std::time::SystemTime::now()
@@ -63,7 +72,7 @@ impl Member {
             .arg("serve")
             .args(["--node-id", &spec.id.to_string()])
             .args(["--raft-listen", &spec.raft.to_string()])
-            .args(["--initial-members", members])
+            .args(how)
             .args(["--bolt-listen", &spec.bolt.to_string()])
             .args(["--http-listen", &spec.http.to_string()])
             .arg("--data-dir")
@@ -464,4 +473,176 @@ fn repeated_leader_kills_lose_no_acknowledged_write() {
         assert!(missing.is_empty(), "acknowledged writes lost: {missing:?}");
         running[index] = Member::start(&specs[index], &members);
     }
+}
+
+/// Runs `query` (auto-commit, write mode) on `bolt`: `Ok(Ok(rows))`, or the failure's code
+/// and message.
+async fn call(
+    bolt: SocketAddr,
+    query: &str,
+) -> Result<Result<Vec<Vec<Value>>, (String, String)>, String> {
+    let mut conn = connect(bolt).await?;
+    let out = conn
+        .exchange(&[
+            run(query, Map::new(), Vec::new(), AccessMode::Write),
+            pull(),
+        ])
+        .await
+        .map_err(|e| e.to_string())?;
+    conn.close().await;
+    match (out.summaries.first(), out.summaries.get(1)) {
+        (Some(Ok(_)), Some(Ok(_))) => Ok(Ok(out.records.clone())),
+        (Some(Err(ClientError::Failure { code, message, .. })), _)
+        | (_, Some(Err(ClientError::Failure { code, message, .. }))) => {
+            Ok(Err((code.clone(), message.clone())))
+        }
+        other => Err(format!("{query}: {other:?}")),
+    }
+}
+
+/// A three-member cluster snapshots and purges its log as it takes writes; a fourth member
+/// started with `--join` waits until an administrator adds it, catches up from a snapshot, and
+/// serves a bookmarked read of everything; then a member is removed (its id refused ever
+/// after) and the cluster keeps taking writes.
+#[test]
+fn a_member_is_added_from_a_snapshot_and_another_removed() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (specs, members) = specs(tmp.path());
+    let snapshot_every = ["--raft-snapshot-entries", "20"];
+    let mut running: Vec<Member> = specs
+        .iter()
+        .map(|s| {
+            let mut how = vec!["--initial-members", members.as_str()];
+            how.extend(snapshot_every);
+            Member::start_with(s, &how)
+        })
+        .collect();
+    let all: Vec<&MemberSpec> = specs.iter().collect();
+    let leader = agreed_leader(&all);
+    let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
+    let rt = runtime();
+    let mut acked = Vec::new();
+    for s in 1..=50 {
+        rt.block_on(write_item(leader_spec.bolt, s))
+            .expect("write")
+            .expect("the leader takes the write");
+        acked.push(s);
+    }
+    // The leader snapshotted, and purged the log behind the snapshot.
+    eventually("the leader to snapshot", || {
+        let s = cluster_status(leader_spec)?;
+        (s["snapshot_index"].as_u64()? >= 20).then_some(())
+    });
+
+    // The new member: no initial members, it waits to be added.
+    let ports = free_ports(3);
+    let new = MemberSpec {
+        id: 4,
+        raft: ports[0],
+        bolt: ports[1],
+        http: ports[2],
+        dir: tmp.path().join("member-4"),
+    };
+    let join = leader_spec.raft.to_string();
+    let mut how = vec!["--join", join.as_str()];
+    how.extend(snapshot_every);
+    running.push(Member::start_with(&new, &how));
+    let waiting = eventually("the new member to answer", || cluster_status(&new));
+    assert!(
+        waiting["members"].as_array().is_some_and(Vec::is_empty),
+        "a joining member initializes nothing: {waiting}"
+    );
+
+    let add = format!("CALL dbms.cluster.addServer(4, '{}')", new.raft);
+    let follower = specs.iter().find(|s| s.id != leader).expect("a follower");
+    changes_are_refused_where_they_must_be(&rt, leader_spec, follower, &add);
+
+    // Added on the leader: it returns once the member caught up and votes.
+    let rows = rt
+        .block_on(call(leader_spec.bolt, &add))
+        .expect("call")
+        .expect("the leader adds the member");
+    assert_eq!(rows.len(), 1);
+    let bookmark = rt
+        .block_on(write_item(leader_spec.bolt, 51))
+        .expect("write")
+        .expect("the leader takes the write");
+    acked.push(51);
+    let got = rt
+        .block_on(items(new.bolt, &bookmark))
+        .expect("read on the new member");
+    assert_eq!(got, acked, "the new member serves everything");
+    let status = cluster_status(&new).expect("the new member's status");
+    assert!(
+        status["snapshot_index"].as_u64().is_some(),
+        "the new member was caught up from a snapshot: {status}"
+    );
+    let leader_view = cluster_status(leader_spec).expect("the leader's status");
+    let voters = leader_view["members"]
+        .as_array()
+        .expect("members")
+        .iter()
+        .filter(|m| m["voter"].as_bool() == Some(true))
+        .count();
+    assert_eq!(voters, 4, "{leader_view}");
+
+    let removed = specs.iter().find(|s| s.id != leader).expect("a follower");
+    remove_for_good(&rt, leader_spec, removed);
+    running[usize::try_from(removed.id - 1).expect("id")].kill();
+    let bookmark = rt
+        .block_on(write_item(leader_spec.bolt, 52))
+        .expect("write")
+        .expect("the leader takes a write after the removal");
+    acked.push(52);
+    let got = rt.block_on(items(new.bolt, &bookmark)).expect("read");
+    assert_eq!(got, acked);
+}
+
+/// A follower refuses the change `add` with NotALeader; the leader refuses bad arguments,
+/// naming each.
+fn changes_are_refused_where_they_must_be(
+    rt: &tokio::runtime::Runtime,
+    leader: &MemberSpec,
+    follower: &MemberSpec,
+    add: &str,
+) {
+    let refused = rt.block_on(call(follower.bolt, add)).expect("call");
+    assert_eq!(refused.map_err(|e| e.0), Err(NOT_A_LEADER.to_owned()));
+    for (bad, argument) in [
+        ("CALL dbms.cluster.addServer(0, '127.0.0.1:1')", "id"),
+        ("CALL dbms.cluster.addServer(5, 'nowhere')", "raftAddress"),
+        ("CALL dbms.cluster.removeServer(-1)", "id"),
+    ] {
+        let (code, message) = rt
+            .block_on(call(leader.bolt, bad))
+            .expect("call")
+            .expect_err(bad);
+        assert_eq!(code, CALL_FAILED, "{bad}");
+        assert!(
+            message.contains(&format!("`{argument}`")),
+            "{bad}: {message}"
+        );
+    }
+}
+
+/// Removes `removed` on the leader; adding its id back is refused.
+fn remove_for_good(rt: &tokio::runtime::Runtime, leader: &MemberSpec, removed: &MemberSpec) {
+    rt.block_on(call(
+        leader.bolt,
+        &format!("CALL dbms.cluster.removeServer({})", removed.id),
+    ))
+    .expect("call")
+    .expect("the leader removes the member");
+    let (code, message) = rt
+        .block_on(call(
+            leader.bolt,
+            &format!(
+                "CALL dbms.cluster.addServer({}, '{}')",
+                removed.id, removed.raft
+            ),
+        ))
+        .expect("call")
+        .expect_err("a removed id is refused");
+    assert_eq!(code, CALL_FAILED);
+    assert!(message.contains("never reused"), "{message}");
 }

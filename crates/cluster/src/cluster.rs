@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::{ClientWriteError, ForwardReason, RaftError};
-use openraft::{ChangeMembers, Config, ServerState, SnapshotPolicy};
+use openraft::{Config, ServerState, SnapshotPolicy};
 use quiver_durability::DirLock;
 use quiver_storage::RedoRecord;
 use tokio::net::TcpListener;
@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::log_store::{LogError, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
+use crate::members::MemberChanges;
 use crate::network::{Network, NetworkSwitch, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve};
 use crate::state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
 use crate::types::{Node, NodeId, Raft, Redo};
@@ -55,6 +56,9 @@ pub struct ClusterConfig {
     pub snapshot_chunk_bytes: usize,
     pub snapshot_chunk_timeout_ms: u64,
     pub snapshot_install_timeout_ms: u64,
+    /// A member being added is promoted to voter once it caught up; past this it stays a
+    /// learner and the addition fails (adding it again resumes).
+    pub member_catch_up_timeout_ms: u64,
 }
 
 impl ClusterConfig {
@@ -74,6 +78,7 @@ impl ClusterConfig {
             snapshot_chunk_bytes: SNAPSHOT_CHUNK_BYTES_DEFAULT,
             snapshot_chunk_timeout_ms: 10_000,
             snapshot_install_timeout_ms: 600_000,
+            member_catch_up_timeout_ms: 120_000,
         }
     }
 
@@ -132,6 +137,21 @@ pub enum ClusterError {
     Raft(String),
     #[error("timed out after {0:?} waiting for {1}")]
     Timeout(Duration, String),
+    /// Membership changes are made one at a time; another is under way on this member.
+    #[error("another membership change is in progress; retry once it has ended")]
+    ChangeInProgress,
+    /// A removed member's id is never given again (the others may hold votes naming it).
+    #[error(
+        "member id {id} was removed from this cluster and is never reused; start the new member with another id"
+    )]
+    MemberRemoved { id: NodeId },
+    #[error("member {id} is already a voter of this cluster")]
+    MemberExists { id: NodeId },
+    #[error("member {id} is not in this cluster's membership")]
+    NoSuchMember { id: NodeId },
+    /// A membership change that cannot be made as asked.
+    #[error("{0}")]
+    InvalidMember(String),
 }
 
 impl From<RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::TypeConfig>>>
@@ -310,6 +330,10 @@ pub struct Cluster {
     rebuilds: Arc<AtomicU64>,
     /// How long a leader stopping gracefully waits for its successor.
     handover_timeout: Duration,
+    /// Membership changes, one at a time.
+    changes: MemberChanges,
+    /// How long an added member may take to catch up before it is promoted.
+    catch_up_timeout: Duration,
     /// Held until the member is dropped.
     _lock: DirLock,
 }
@@ -368,6 +392,7 @@ impl Cluster {
         let snapshots = config.data_dir.join("snapshots");
         let sm = StateMachine::open(config.id, &snapshots, applier.clone(), log.clone())?;
         let rebuilds = sm.rebuild_counter();
+        let removed = sm.removed_members();
         let switch = NetworkSwitch::default();
         let network = Network {
             id: config.id,
@@ -387,6 +412,7 @@ impl Cluster {
             snapshots,
             shutdown_rx,
         ));
+        let changes = MemberChanges::new(raft.clone(), removed);
         let lowest = config.initial_members.keys().next().copied();
         let initialized = raft
             .is_initialized()
@@ -418,6 +444,8 @@ impl Cluster {
             local_addr,
             rebuilds,
             handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
+            changes,
+            catch_up_timeout: Duration::from_millis(config.member_catch_up_timeout_ms),
             _lock: lock,
         })
     }
@@ -555,21 +583,28 @@ impl Cluster {
             .map_err(ClusterError::Apply)
     }
 
-    /// Adds a member: it first catches up as a learner, then becomes a voter.
-    pub async fn add_member(&self, id: NodeId, node: Node) -> Result<(), ClusterError> {
-        self.raft.add_learner(id, node, true).await?;
-        self.raft
-            .change_membership(ChangeMembers::AddVoterIds(BTreeSet::from([id])), false)
-            .await?;
-        Ok(())
+    /// The membership changes handle (see [`MemberChanges`]): clones share its one-at-a-time
+    /// rule.
+    pub fn member_changes(&self) -> &MemberChanges {
+        &self.changes
     }
 
-    /// Removes a member from the voters and the membership. Its id must not be reused.
+    /// How long an added member may take to catch up (`member_catch_up_timeout_ms`).
+    pub fn catch_up_timeout(&self) -> Duration {
+        self.catch_up_timeout
+    }
+
+    /// Adds a member on the leader: it first catches up as a learner, then becomes a voter
+    /// (see [`MemberChanges::add`]).
+    pub async fn add_member(&self, id: NodeId, node: Node) -> Result<(), ClusterError> {
+        self.changes
+            .add(id, &node.raft_addr, self.catch_up_timeout)
+            .await
+    }
+
+    /// Removes a member from the membership, on the leader. Its id is never reused.
     pub async fn remove_member(&self, id: NodeId) -> Result<(), ClusterError> {
-        self.raft
-            .change_membership(ChangeMembers::RemoveVoters(BTreeSet::from([id])), false)
-            .await?;
-        Ok(())
+        self.changes.remove(id, self.catch_up_timeout).await
     }
 
     /// Asks the leader (this member) to hand leadership to `to`; returns once `to` leads.

@@ -11,8 +11,8 @@
 //! - [`state_machine`]: committed entries applied to the store through the [`Applier`] trait;
 //!   Raft snapshots are Quiver snapshots.
 //! - [`network`]: RPCs over TCP, with a partition switch for tests.
-//! - [`Cluster`]: start a member, write, read its status, change membership, transfer
-//!   leadership, shut down.
+//! - [`Cluster`]: start a member, write, read its status, transfer leadership, shut down.
+//! - [`members`]: add and remove members of a running cluster, on the leader, one at a time.
 //!
 //! # Leader and follower apply differently
 //!
@@ -66,11 +66,13 @@
 pub mod cluster;
 mod committed;
 pub mod log_store;
+pub mod members;
 pub mod network;
 pub mod state_machine;
 pub mod types;
 
 pub use cluster::{Cluster, ClusterConfig, ClusterError, Role, Status, Written};
+pub use members::MemberChanges;
 pub use network::NetworkSwitch;
 pub use openraft;
 pub use state_machine::{Applier, ApplyError, StateMachine, StorageApplier};

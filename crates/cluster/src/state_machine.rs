@@ -13,11 +13,22 @@
 //!   raft-<...>.qsnap                                   the Quiver snapshot (quiver_durability's
 //!                                                      format), absent for an empty store
 //!   incoming-*.tmp, building/                          transfers and builds in progress
+//!   removed-members.json                               ids removed from the membership, JSON
 //! ```
+//!
+//! # Removed members
+//!
+//! A removed member's id must never be given to another member: the others may still hold
+//! votes and entries naming it. The membership only names the current members, so the state
+//! machine remembers every id a membership entry it applies drops (comparing it with the one
+//! before), in `removed-members.json`, written before the entry counts as applied. Every
+//! member applies every membership entry of its log, so whichever member leads next knows
+//! them too; a member caught up from a snapshot knows the removals applied after it.
 //!
 //! The newest two snapshots are kept: one may still be streaming to a follower while the next
 //! is built.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,6 +57,8 @@ const TEMP_SUFFIX: &str = ".tmp";
 const BUILDING_DIR: &str = "building";
 /// Snapshots kept on disk: the newest, and the one before it (it may still be streaming).
 const SNAPSHOTS_KEPT: usize = 2;
+/// The file in the snapshots directory that lists removed member ids.
+const REMOVED_FILE: &str = "removed-members.json";
 
 /// Why a committed entry or a snapshot could not be applied to the store.
 #[derive(Debug, thiserror::Error)]
@@ -280,6 +293,8 @@ pub struct StateMachine {
     current: Option<Stored>,
     /// Rebuilds done to discard a tail (see the crate docs), for tests and metrics.
     rebuilds: Arc<AtomicU64>,
+    /// Ids dropped from the membership (see the module docs), shared with the member handle.
+    removed: Arc<RwLock<BTreeSet<NodeId>>>,
 }
 
 impl std::fmt::Debug for StateMachine {
@@ -290,6 +305,14 @@ impl std::fmt::Debug for StateMachine {
             .field("applied_commit", &self.applied_commit)
             .finish_non_exhaustive()
     }
+}
+
+/// Writes `bytes` to a new file at `path` and fsyncs it.
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ApplyError + '_ {
@@ -320,7 +343,21 @@ impl StateMachine {
             applied_commit: 0,
             current: None,
             rebuilds: Arc::new(AtomicU64::new(0)),
+            removed: Arc::new(RwLock::new(BTreeSet::new())),
         };
+        let removed_path = sm.dir.join(REMOVED_FILE);
+        match std::fs::read(&removed_path) {
+            Ok(bytes) => {
+                let ids: BTreeSet<NodeId> =
+                    serde_json::from_slice(&bytes).map_err(|e| ApplyError::Io {
+                        path: removed_path.clone(),
+                        source: io::Error::new(io::ErrorKind::InvalidData, e),
+                    })?;
+                *sm.removed.write() = ids;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&removed_path)(e)),
+        }
         let _ = std::fs::remove_dir_all(sm.dir.join(BUILDING_DIR));
         let mut all = sm.list()?;
         for path in std::mem::take(&mut all.1) {
@@ -340,6 +377,39 @@ impl StateMachine {
     /// The count of rebuilds that discarded an unreplicated tail.
     pub fn rebuild_counter(&self) -> Arc<AtomicU64> {
         self.rebuilds.clone()
+    }
+
+    /// The ids removed from the membership so far (see the module docs).
+    pub fn removed_members(&self) -> Arc<RwLock<BTreeSet<NodeId>>> {
+        self.removed.clone()
+    }
+
+    /// Records the ids `next` drops from the current membership, durably, before `next`
+    /// takes its place.
+    fn record_removals(&self, next: &crate::types::Membership) -> Result<(), ApplyError> {
+        let dropped: Vec<NodeId> = self
+            .membership
+            .membership()
+            .nodes()
+            .map(|(id, _)| *id)
+            .filter(|id| next.get_node(id).is_none())
+            .collect();
+        if dropped.is_empty() {
+            return Ok(());
+        }
+        let mut ids = self.removed.read().clone();
+        ids.extend(dropped);
+        let path = self.dir.join(REMOVED_FILE);
+        let temp = self.dir.join(format!("{REMOVED_FILE}{TEMP_SUFFIX}"));
+        let bytes = serde_json::to_vec(&ids).map_err(|e| ApplyError::Io {
+            path: path.clone(),
+            source: io::Error::other(e),
+        })?;
+        write_synced(&temp, &bytes).map_err(io_err(&temp))?;
+        std::fs::rename(&temp, &path).map_err(io_err(&path))?;
+        sync_dir(&self.dir).map_err(io_err(&self.dir))?;
+        *self.removed.write() = ids;
+        Ok(())
     }
 
     /// Complete snapshots, oldest first, and leftovers to remove.
@@ -609,6 +679,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
                 EntryPayload::Blank => 0,
                 EntryPayload::Normal(redo) => self.apply_redo(&entry, &redo.0)?,
                 EntryPayload::Membership(m) => {
+                    blocking_section(|| self.record_removals(m))?;
                     self.membership = StoredMembership::new(Some(entry.log_id), m.clone());
                     0
                 }
@@ -640,6 +711,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         meta: &SnapshotMeta,
         snapshot: SnapshotData,
     ) -> Result<(), io::Error> {
+        blocking_section(|| self.record_removals(meta.last_membership.membership()))?;
         let stored = blocking_section(|| self.store(meta, snapshot.file.as_deref()))?;
         self.applied_commit = blocking_section(|| self.applier.reset(stored.file.as_deref()))?;
         self.last_applied = meta.last_log_id;

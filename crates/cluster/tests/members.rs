@@ -539,11 +539,74 @@ async fn members_are_added_and_removed() {
     h.members[&4].wait_applied(last, WAIT).await.unwrap();
     assert_eq!(h.members[&leader].status().voters, [1, 2, 3, 4].into());
     assert_eq!(items(&h.members[&4]), 5);
+    // A second addition of a voter is refused, naming it.
+    let err = h.members[&leader]
+        .add_member(4, h.nodes[&4].clone())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClusterError::MemberExists { id: 4 }), "{err}");
+    // A follower refuses membership changes and names the leader.
+    let follower = [1, 2, 3].into_iter().find(|id| *id != leader).unwrap();
+    let err = h.members[&follower].remove_member(4).await.unwrap_err();
+    assert!(matches!(err, ClusterError::NotLeader { .. }), "{err}");
     h.members[&leader].remove_member(4).await.unwrap();
     assert_eq!(h.members[&leader].status().voters, [1, 2, 3].into());
+    // A removed id is never given again, whichever member leads next.
+    let err = h.members[&leader]
+        .add_member(4, h.nodes[&4].clone())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ClusterError::MemberRemoved { id: 4 }),
+        "{err}"
+    );
     last = h.write(leader, "after-removal").await;
     for id in [1, 2, 3] {
         h.members[&id].wait_applied(last, WAIT).await.unwrap();
+        // Each member applied the removal (the entry before), and recorded it.
+        let removed = h.members[&id].member_changes().removed();
+        assert!(removed.contains(&4), "member {id}: {removed:?}");
+    }
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_off_follower_leaves_the_majority_committing_and_catches_up_when_healed() {
+    let _serial = SERIAL.lock().await;
+    let h = Harness::start(3).await;
+    let leader = h.leader(&[1, 2, 3]).await;
+    let cut = [1, 2, 3].into_iter().find(|id| *id != leader).unwrap();
+    let mut last = h.write(leader, "before").await;
+    h.wait_all_applied(last).await;
+
+    h.members[&cut].switch().isolate();
+    // The leader and the remaining follower are a majority: writes go on being acknowledged.
+    for i in 0..10 {
+        last = h.write(leader, &format!("during-{i}")).await;
+    }
+    let majority: Vec<NodeId> = [1, 2, 3].into_iter().filter(|id| *id != cut).collect();
+    for id in &majority {
+        h.members[id].wait_applied(last, WAIT).await.unwrap();
+    }
+    assert_eq!(
+        h.leader(&majority).await,
+        leader,
+        "the majority kept its leader"
+    );
+    assert!(
+        h.members[&cut].status().applied_index < last,
+        "the cut-off follower saw none of it"
+    );
+    assert_eq!(items(&h.members[&cut]), 1);
+
+    h.members[&cut].switch().heal();
+    h.members[&cut].wait_applied(last, WAIT).await.unwrap();
+    let index = h.write(h.leader(&[1, 2, 3]).await, "after").await;
+    h.wait_all_applied(index).await;
+    let reference = dump(&h.members[&leader]);
+    for m in h.members.values() {
+        assert_eq!(items(m), 12, "member {}", m.id());
+        assert_eq!(dump(m), reference, "member {} differs", m.id());
     }
     h.shutdown().await;
 }

@@ -43,7 +43,8 @@ use parking_lot::Mutex;
 use quiver_cluster::openraft::ServerState;
 use quiver_cluster::openraft::async_runtime::watch::WatchReceiver;
 use quiver_cluster::{
-    Cluster, ClusterConfig, ClusterError, NodeId, Raft, Redo, Role, Status, StorageApplier,
+    Cluster, ClusterConfig, ClusterError, MemberChanges, NodeId, Raft, Redo, Role, Status,
+    StorageApplier,
 };
 use quiver_storage::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, RedoRecord};
 use tokio::sync::{Notify, mpsc};
@@ -426,6 +427,9 @@ pub struct Replica {
     raft: Raft,
     cluster: tokio::sync::Mutex<Option<Cluster>>,
     status: Mutex<Status>,
+    /// Membership changes (apart from the handle above, which a handover holds for a while).
+    changes: MemberChanges,
+    catch_up_timeout: Duration,
 }
 
 impl std::fmt::Debug for Replica {
@@ -456,7 +460,11 @@ impl Replica {
         tokio::spawn(follow_leadership(log.clone(), raft.clone(), id));
         let db = Database::replicated(applier, log.clone(), engine);
         let status = cluster.status();
+        let changes = cluster.member_changes().clone();
+        let catch_up_timeout = cluster.catch_up_timeout();
         Ok(Arc::new(Replica {
+            changes,
+            catch_up_timeout,
             db,
             log,
             id,
@@ -553,6 +561,19 @@ impl Replica {
             Some(cluster) => cluster.stop().await,
             None => Ok(()),
         }
+    }
+
+    /// Adds member `id`, whose Raft listener is at `raft_addr`, to the cluster: on the leader
+    /// only, one change at a time; it catches up as a learner, then votes (see
+    /// [`quiver_cluster::members`]).
+    pub async fn add_member(&self, id: NodeId, raft_addr: &str) -> Result<(), ClusterError> {
+        self.changes.add(id, raft_addr, self.catch_up_timeout).await
+    }
+
+    /// Removes member `id` from the cluster for good (its id is never reused): on the leader
+    /// only, one change at a time.
+    pub async fn remove_member(&self, id: NodeId) -> Result<(), ClusterError> {
+        self.changes.remove(id, self.catch_up_timeout).await
     }
 
     /// The Raft handle, for what this type does not wrap.

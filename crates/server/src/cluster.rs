@@ -1,13 +1,25 @@
 //! What a cluster member's server answers about the cluster: the routing table drivers ask
-//! for with ROUTE, `/cluster/status`, `dbms.cluster.overview()`, and the cluster metrics.
+//! for with ROUTE, `/cluster/status`, `dbms.cluster.overview()`, and the cluster metrics; and
+//! the membership changes an administrator makes: `dbms.cluster.addServer(id, raftAddress)`
+//! and `dbms.cluster.removeServer(id)` (also `POST /cluster/members` and
+//! `DELETE /cluster/members/{id}`).
+//!
+//! The procedures take Neo4j's `dbms.cluster.*` namespace; Neo4j's own commands for this
+//! (`ENABLE SERVER`, `DEALLOCATE DATABASES FROM SERVER`, `DROP SERVER`) assume servers that
+//! host databases separately, which Quiver's one-database members do not, so one call each
+//! adds or removes a member. They change the membership, not the graph: they run in a read
+//! transaction, and on a member that does not lead they fail with
+//! `Neo.ClientError.Cluster.NotALeader` (drivers route them like writes when asked to).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_engine::cluster::{Role, Status as MemberStatus};
+use quiver_engine::cluster::{ClusterError, Role, Status as MemberStatus};
 use quiver_engine::{
-    Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Replica, Result,
+    Database, Error, Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Replica,
+    Result,
 };
+use quiver_status::Status;
 use quiver_value::Value;
 
 use crate::metrics::Metrics;
@@ -244,5 +256,210 @@ pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
             .applied_lag
             .set(i64::try_from(s.commit_index.saturating_sub(s.applied_index)).unwrap_or(i64::MAX));
         tokio::time::sleep(Duration::from_millis(METRICS_INTERVAL_MS)).await;
+    }
+}
+
+/// Registers the cluster procedures on a member's database: the overview, and the membership
+/// changes, which run on `runtime` (the member's Raft runs there).
+pub fn register(db: &Database, view: &Arc<ClusterView>, runtime: tokio::runtime::Handle) {
+    db.register_procedure(Arc::new(Overview::new(Arc::clone(view))));
+    db.register_procedure(Arc::new(AddServer::new(
+        Arc::clone(view.replica()),
+        runtime.clone(),
+    )));
+    db.register_procedure(Arc::new(RemoveServer::new(
+        Arc::clone(view.replica()),
+        runtime,
+    )));
+}
+
+/// Why a membership change was refused, as a client sees it: NotALeader where another member
+/// must be asked, `Procedure.ProcedureCallFailed` for the rest (the message names what to fix).
+pub fn change_error(error: &ClusterError) -> Error {
+    let code = match error {
+        ClusterError::NotLeader { .. } | ClusterError::LeaseNotHeld => Status::NotALeader,
+        _ => Status::ProcedureCallFailed,
+    };
+    Error::Runtime {
+        code,
+        detail: None,
+        message: format!("membership change refused: {error}"),
+    }
+}
+
+fn argument_error(procedure: &str, message: String) -> Error {
+    Error::Runtime {
+        code: Status::ProcedureCallFailed,
+        detail: None,
+        message: format!("{procedure}: {message}"),
+    }
+}
+
+/// A member id argument: a positive integer.
+pub fn member_id(procedure: &str, argument: &str, value: &Value) -> Result<u64> {
+    match value {
+        Value::Int(n) if *n > 0 => Ok(u64::try_from(*n).unwrap_or_default()),
+        Value::Int(n) => Err(argument_error(
+            procedure,
+            format!("argument `{argument}` must be a member id of 1 or more, not {n}"),
+        )),
+        other => Err(argument_error(
+            procedure,
+            format!("argument `{argument}` must be an integer member id, not {other:?}"),
+        )),
+    }
+}
+
+/// A Raft address argument: `HOST:PORT`.
+pub fn raft_address(procedure: &str, argument: &str, value: &Value) -> Result<String> {
+    let Value::String(text) = value else {
+        return Err(argument_error(
+            procedure,
+            format!("argument `{argument}` must be a string HOST:PORT, not {value:?}"),
+        ));
+    };
+    let text = text.trim();
+    let well_formed = text
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
+    if !well_formed {
+        return Err(argument_error(
+            procedure,
+            format!(
+                "argument `{argument}` must be the new member's Raft address HOST:PORT, not `{text}`"
+            ),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// Runs `change` on the member's runtime and waits for it here: a procedure is called from
+/// synchronous code, on a query pool thread or a runtime worker (which is let go meanwhile).
+fn run_change<F>(runtime: &tokio::runtime::Handle, change: F) -> Result<(), ClusterError>
+where
+    F: Future<Output = Result<(), ClusterError>> + Send + 'static,
+{
+    let (tx, rx) = std::sync::mpsc::channel();
+    runtime.spawn(async move {
+        let _ = tx.send(change.await);
+    });
+    let wait = move || {
+        rx.recv()
+            .unwrap_or_else(|_| Err(ClusterError::Raft("the member stopped".into())))
+    };
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+        _ => wait(),
+    }
+}
+
+/// `dbms.cluster.addServer(id, raftAddress)`: adds a member started with `--join`; returns
+/// once it caught up and votes.
+pub struct AddServer {
+    replica: Arc<Replica>,
+    runtime: tokio::runtime::Handle,
+    signature: ProcedureSignature,
+}
+
+impl AddServer {
+    pub fn new(replica: Arc<Replica>, runtime: tokio::runtime::Handle) -> AddServer {
+        AddServer {
+            replica,
+            runtime,
+            signature: ProcedureSignature {
+                name: "dbms.cluster.addServer".to_owned(),
+                inputs: vec![
+                    Field::new("id", FieldType::Integer),
+                    Field::new("raftAddress", FieldType::String),
+                ],
+                outputs: vec![
+                    Field::new("id", FieldType::Integer),
+                    Field::new("raftAddress", FieldType::String),
+                    Field::new("role", FieldType::String),
+                ],
+                writes: false,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for AddServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AddServer").finish_non_exhaustive()
+    }
+}
+
+impl Procedure for AddServer {
+    fn signature(&self) -> &ProcedureSignature {
+        &self.signature
+    }
+
+    fn call(&self, _: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let name = &self.signature.name;
+        let id = member_id(name, "id", args.first().unwrap_or(&Value::Null))?;
+        let addr = raft_address(name, "raftAddress", args.get(1).unwrap_or(&Value::Null))?;
+        let replica = Arc::clone(&self.replica);
+        let raft_addr = addr.clone();
+        run_change(&self.runtime, async move {
+            replica.add_member(id, &raft_addr).await
+        })
+        .map_err(|e| change_error(&e))?;
+        Ok(vec![vec![
+            int(id),
+            Value::from(addr),
+            Value::from("FOLLOWER"),
+        ]])
+    }
+}
+
+/// `dbms.cluster.removeServer(id)`: removes a member for good (its id is never reused).
+pub struct RemoveServer {
+    replica: Arc<Replica>,
+    runtime: tokio::runtime::Handle,
+    signature: ProcedureSignature,
+}
+
+impl RemoveServer {
+    pub fn new(replica: Arc<Replica>, runtime: tokio::runtime::Handle) -> RemoveServer {
+        RemoveServer {
+            replica,
+            runtime,
+            signature: ProcedureSignature {
+                name: "dbms.cluster.removeServer".to_owned(),
+                inputs: vec![Field::new("id", FieldType::Integer)],
+                outputs: vec![
+                    Field::new("id", FieldType::Integer),
+                    Field::new("role", FieldType::String),
+                ],
+                writes: false,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for RemoveServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoveServer").finish_non_exhaustive()
+    }
+}
+
+impl Procedure for RemoveServer {
+    fn signature(&self) -> &ProcedureSignature {
+        &self.signature
+    }
+
+    fn call(&self, _: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let id = member_id(
+            &self.signature.name,
+            "id",
+            args.first().unwrap_or(&Value::Null),
+        )?;
+        let replica = Arc::clone(&self.replica);
+        run_change(
+            &self.runtime,
+            async move { replica.remove_member(id).await },
+        )
+        .map_err(|e| change_error(&e))?;
+        Ok(vec![vec![int(id), Value::from("REMOVED")]])
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use quiver_engine::{Database, Replica};
 
-use crate::cluster::{ClusterView, Overview};
+use crate::cluster::ClusterView;
 
 /// The database a server serves (in memory, or over a data directory it owns).
 #[derive(Debug)]
@@ -31,7 +31,7 @@ impl Graph {
         let db = Arc::clone(replica.database());
         crate::procedures::register(&db);
         let view = Arc::new(ClusterView::new(replica, reads_on_leader));
-        db.register_procedure(Arc::new(Overview::new(Arc::clone(&view))));
+        crate::cluster::register(&db, &view, tokio::runtime::Handle::current());
         Graph {
             db,
             cluster: Some(view),

@@ -151,6 +151,8 @@ statuses! {
     // Procedure
     /// A procedure that is not registered.
     ProcedureNotFound,
+    /// A procedure refused its arguments or failed while running.
+    ProcedureCallFailed,
     // Schema
     /// A write would break a constraint.
     ConstraintValidationFailed,
@@ -342,6 +344,11 @@ const TABLE: [Row; Status::ALL.len()] = {
         unexpected(
             ProcedureNotFound,
             "Neo.ClientError.Procedure.ProcedureNotFound",
+            CLIENT,
+        ),
+        unexpected(
+            ProcedureCallFailed,
+            "Neo.ClientError.Procedure.ProcedureCallFailed",
             CLIENT,
         ),
         row(

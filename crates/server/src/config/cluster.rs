@@ -78,6 +78,14 @@ pub struct ClusterSettings {
     /// The members a new cluster starts with (this one included); ignored once the member has
     /// Raft state of its own (a restart rejoins with what its log says).
     pub initial_members: BTreeMap<u64, String>,
+    /// A running cluster's member (its Raft address) this one joins: set instead of
+    /// `initial_members` for a member an administrator adds (`dbms.cluster.addServer`). Such a
+    /// member initializes nothing; it waits, reporting whether the address answers, until the
+    /// leader contacts it. Ignored once it has Raft state (a restart rejoins from its log).
+    pub join: Option<String>,
+    /// A snapshot every this many Raft entries, the log behind it purged but for a tenth of
+    /// that (at most 1000 entries) kept for slightly lagging followers.
+    pub snapshot_entries: u64,
     /// The host other members and clients reach this one at, where a listen address is a
     /// wildcard (0.0.0.0 or ::). `None`: the listen addresses are advertised as they are.
     pub advertised_address: Option<String>,
@@ -87,6 +95,12 @@ pub struct ClusterSettings {
 }
 
 impl ClusterSettings {
+    /// Entries kept in the log behind a snapshot: a tenth of the snapshot interval, at most
+    /// 1000 (the interval's default keeps 1000).
+    pub fn logs_kept_after_snapshot(&self) -> u64 {
+        (self.snapshot_entries / 10).min(1000)
+    }
+
     /// The address others are told to reach a listener bound at `bound` on: the advertised
     /// host in place of a wildcard IP (or always, when one is given).
     pub fn advertise(&self, bound: SocketAddr) -> String {

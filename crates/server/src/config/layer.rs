@@ -126,7 +126,7 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub bookmark_timeout_ms: Option<u64>,
 
-    /// This member's id in a cluster (1, 2, ...); turns cluster mode on, with --raft-listen and --initial-members [env: QUIVER_NODE_ID]
+    /// This member's id in a cluster (1, 2, ...); turns cluster mode on, with --raft-listen and --initial-members or --join [env: QUIVER_NODE_ID]
     #[arg(long, value_name = "ID")]
     pub node_id: Option<u64>,
 
@@ -137,6 +137,14 @@ pub struct Layer {
     /// The members a new cluster starts with, ID=HOST:PORT (Raft addresses) comma separated, this one included [env: QUIVER_INITIAL_MEMBERS]
     #[arg(long, value_name = "MEMBERS")]
     pub initial_members: Option<Members>,
+
+    /// Start as a new member of a running cluster, HOST:PORT of any member's Raft listener: initializes nothing and waits for an administrator to add it (CALL dbms.cluster.addServer) [env: QUIVER_JOIN]
+    #[arg(long, value_name = "ADDR", conflicts_with = "initial_members")]
+    pub join: Option<String>,
+
+    /// A cluster member snapshots its store every this many Raft entries and purges the log behind it (keeping a tenth, at most 1000, for lagging followers) [default: 10000] [env: QUIVER_RAFT_SNAPSHOT_ENTRIES]
+    #[arg(long, value_name = "ENTRIES")]
+    pub raft_snapshot_entries: Option<u64>,
 
     /// Host name or IP other members and drivers reach this one at, where a listen address is a wildcard [env: QUIVER_ADVERTISED_ADDRESS]
     #[arg(long, value_name = "HOST")]
@@ -185,6 +193,8 @@ impl Layer {
             node_id: env_value(&lookup, "QUIVER_NODE_ID")?,
             raft_listen: env_value(&lookup, "QUIVER_RAFT_LISTEN")?,
             initial_members: env_value(&lookup, "QUIVER_INITIAL_MEMBERS")?,
+            join: lookup("QUIVER_JOIN").filter(|addr| !addr.trim().is_empty()),
+            raft_snapshot_entries: env_value(&lookup, "QUIVER_RAFT_SNAPSHOT_ENTRIES")?,
             advertised_address: lookup("QUIVER_ADVERTISED_ADDRESS")
                 .filter(|host| !host.trim().is_empty()),
             cluster_reads_on_leader: env_value(&lookup, "QUIVER_CLUSTER_READS_ON_LEADER")?,
@@ -253,6 +263,8 @@ impl Layer {
             node_id: self.node_id.or(lower.node_id),
             raft_listen: self.raft_listen.or(lower.raft_listen),
             initial_members: self.initial_members.or(lower.initial_members),
+            join: self.join.or(lower.join),
+            raft_snapshot_entries: self.raft_snapshot_entries.or(lower.raft_snapshot_entries),
             advertised_address: self.advertised_address.or(lower.advertised_address),
             cluster_reads_on_leader: self
                 .cluster_reads_on_leader

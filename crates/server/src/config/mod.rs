@@ -197,6 +197,8 @@ impl Config {
                 node_id: layer.node_id,
                 raft_listen: layer.raft_listen,
                 initial_members: layer.initial_members,
+                join: layer.join,
+                snapshot_entries: layer.raft_snapshot_entries,
                 advertised_address: layer.advertised_address,
                 reads_on_leader: layer.cluster_reads_on_leader,
             },
@@ -483,15 +485,21 @@ fn invalid(setting: &'static str, reason: String) -> ConfigError {
 #[cfg(test)]
 mod tests;
 
-/// Cluster mode's settings, checked: all three of node id, Raft listener and initial members,
-/// or none of them; a data directory (the Raft log is the member's durability).
+/// Cluster mode's settings, checked: node id, Raft listener and either initial members (a new
+/// cluster) or a member to join (a running one), or none of them; a data directory (the Raft
+/// log is the member's durability).
 struct ClusterLayer {
     node_id: Option<u64>,
     raft_listen: Option<SocketAddr>,
     initial_members: Option<Members>,
+    join: Option<String>,
+    snapshot_entries: Option<u64>,
     advertised_address: Option<String>,
     reads_on_leader: Option<bool>,
 }
+
+/// Raft entries between a cluster member's snapshots, unless configured.
+const SNAPSHOT_ENTRIES_DEFAULT: u64 = 10_000;
 
 fn cluster_settings(
     layer: ClusterLayer,
@@ -501,6 +509,8 @@ fn cluster_settings(
         for (set, setting) in [
             (layer.raft_listen.is_some(), "raft_listen"),
             (layer.initial_members.is_some(), "initial_members"),
+            (layer.join.is_some(), "join"),
+            (layer.snapshot_entries.is_some(), "raft_snapshot_entries"),
         ] {
             if set {
                 return Err(invalid(
@@ -517,16 +527,44 @@ fn cluster_settings(
     let Some(raft_listen) = layer.raft_listen else {
         return Err(invalid("raft_listen", "cluster mode needs it".to_owned()));
     };
-    let Some(members) = &layer.initial_members else {
-        return Err(invalid(
-            "initial_members",
-            "cluster mode needs it".to_owned(),
-        ));
+    let (initial_members, join) = match (&layer.initial_members, layer.join) {
+        (Some(_), Some(_)) => {
+            return Err(invalid(
+                "join",
+                "a member either starts a new cluster (--initial-members) or joins a running one (--join), not both".to_owned(),
+            ));
+        }
+        (None, None) => {
+            return Err(invalid(
+                "initial_members",
+                "cluster mode needs it, or --join to join a running cluster".to_owned(),
+            ));
+        }
+        (Some(members), None) => {
+            if !members.0.contains_key(&node_id) {
+                return Err(invalid(
+                    "initial_members",
+                    format!("does not name this member ({node_id}): {members}"),
+                ));
+            }
+            (members.0.clone(), None)
+        }
+        (None, Some(join)) => {
+            let join = join.trim().to_owned();
+            if join
+                .rsplit_once(':')
+                .is_none_or(|(host, port)| host.is_empty() || port.parse::<u16>().is_err())
+            {
+                return Err(invalid("join", format!("`{join}` is not HOST:PORT")));
+            }
+            (std::collections::BTreeMap::new(), Some(join))
+        }
     };
-    if !members.0.contains_key(&node_id) {
+    let snapshot_entries = layer.snapshot_entries.unwrap_or(SNAPSHOT_ENTRIES_DEFAULT);
+    if snapshot_entries == 0 {
         return Err(invalid(
-            "initial_members",
-            format!("does not name this member ({node_id}): {members}"),
+            "raft_snapshot_entries",
+            "must be 1 or more".to_owned(),
         ));
     }
     if *storage == StorageMode::InMemory {
@@ -546,7 +584,9 @@ fn cluster_settings(
     Ok(Some(ClusterSettings {
         node_id,
         raft_listen,
-        initial_members: members.0.clone(),
+        initial_members,
+        join,
+        snapshot_entries,
         advertised_address: layer.advertised_address,
         reads_on_leader: layer.reads_on_leader.unwrap_or(false),
     }))

@@ -338,3 +338,80 @@ fn cluster_settings_are_checked() {
     }
     assert!(resolve(Layer::default(), env(&[("QUIVER_INITIAL_MEMBERS", "1=")])).is_err());
 }
+
+#[test]
+fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
+    let joining = [
+        "--node-id",
+        "4",
+        "--raft-listen",
+        "127.0.0.1:7004",
+        "--join",
+        "127.0.0.1:7001",
+    ];
+    let config = resolve(flags(&joining), env(&[])).expect("a joining member's flags");
+    let cluster = config.cluster.expect("cluster mode");
+    assert_eq!(cluster.join.as_deref(), Some("127.0.0.1:7001"));
+    assert!(cluster.initial_members.is_empty());
+    assert_eq!(cluster.snapshot_entries, 10_000);
+    assert_eq!(cluster.logs_kept_after_snapshot(), 1000);
+
+    let mut args = joining.to_vec();
+    args.extend(["--raft-snapshot-entries", "20"]);
+    let cluster = resolve(flags(&args), env(&[]))
+        .expect("a snapshot interval")
+        .cluster
+        .expect("cluster mode");
+    assert_eq!(
+        (cluster.snapshot_entries, cluster.logs_kept_after_snapshot()),
+        (20, 2)
+    );
+
+    let members = "1=127.0.0.1:7001,2=127.0.0.1:7002";
+    for (args, env_vars, setting) in [
+        (
+            vec![
+                "--node-id",
+                "4",
+                "--raft-listen",
+                "127.0.0.1:7004",
+                "--join",
+                "nowhere",
+            ],
+            vec![],
+            "join",
+        ),
+        (
+            vec![
+                "--node-id",
+                "1",
+                "--raft-listen",
+                "127.0.0.1:7001",
+                "--initial-members",
+                members,
+            ],
+            vec![("QUIVER_JOIN", "127.0.0.1:7002")],
+            "join",
+        ),
+        (
+            vec![
+                "--node-id",
+                "4",
+                "--raft-listen",
+                "127.0.0.1:7004",
+                "--join",
+                "127.0.0.1:7001",
+                "--raft-snapshot-entries",
+                "0",
+            ],
+            vec![],
+            "raft_snapshot_entries",
+        ),
+        (vec!["--join", "127.0.0.1:7001"], vec![], "join"),
+    ] {
+        match resolve(flags(&args), env(&env_vars)) {
+            Err(ConfigError::Invalid { setting: s, .. }) => assert_eq!(s, setting, "{args:?}"),
+            other => panic!("{args:?} gave {other:?}"),
+        }
+    }
+}
