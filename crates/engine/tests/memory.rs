@@ -118,6 +118,30 @@ fn buffers_give_back_what_they_held_when_consumed() {
     assert_eq!(db.query_memory_reserved_bytes(), 0);
 }
 
+#[test]
+fn a_top_n_holds_about_its_size_whatever_its_input() {
+    let db = db(MIB, 1 << 30);
+    let r = db
+        .execute(
+            "UNWIND range(1, 300000) AS i RETURN i ORDER BY i DESC LIMIT 3",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.rows,
+        vec![
+            vec![Value::Int(300_000)],
+            vec![Value::Int(299_999)],
+            vec![Value::Int(299_998)]
+        ]
+    );
+    assert_eq!(
+        code(&db, "UNWIND range(1, 300000) AS i RETURN i ORDER BY i DESC"),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
 /// Runs `query` in `tx` and pulls one row, leaving the query open with its buffer full.
 fn open_and_pull_one(
     tx: &mut quiver_engine::Transaction,

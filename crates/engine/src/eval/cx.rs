@@ -209,9 +209,12 @@ pub(crate) fn value_bytes(v: &Value) -> usize {
     }
 }
 
+/// What a stored row copy holds besides its values.
+pub(crate) const ROW_OVERHEAD_BYTES: usize = 24;
+
 /// The bytes a stored row copy holds.
 pub(crate) fn row_bytes(values: &[Value]) -> usize {
-    values.iter().map(value_bytes).sum::<usize>() + 24
+    values.iter().map(value_bytes).sum::<usize>() + ROW_OVERHEAD_BYTES
 }
 
 /// A running operator.

@@ -22,7 +22,9 @@ use crate::ir::{BinOp, ChainOp, Expr, MapProjItem, PlanNode, Quantifier, SubKind
 use crate::tokens::Token;
 
 pub(crate) use crate::ir::Row;
-pub(crate) use cx::{BoxCursor, Cursor, Cx, held_bytes, row_bytes, value_bytes};
+pub(crate) use cx::{
+    BoxCursor, Cursor, Cx, ROW_OVERHEAD_BYTES, held_bytes, row_bytes, value_bytes,
+};
 
 /// A `range()` list is built whole: one too large for the query's memory limit (or the
 /// server's pool) fails with the memory error before it is allocated (`UNWIND range(...)`

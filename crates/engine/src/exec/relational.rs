@@ -12,7 +12,7 @@ use quiver_value::{HashKey, Value};
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::aggregate::Acc;
-use crate::eval::{row_bytes, truthy, value_bytes};
+use crate::eval::{ROW_OVERHEAD_BYTES, row_bytes, truthy, value_bytes};
 use crate::ir::{AggSpec, Expr, Row, SortKey};
 
 /// The single argument row.
@@ -297,14 +297,12 @@ impl Flat {
     }
 
     /// Keeps the `n` first rows of `order`, in that order.
-    fn keep(&mut self, order: &[usize], n: usize) -> usize {
+    fn keep(&mut self, order: &[usize], n: usize) {
         let mut data = Vec::with_capacity(n.min(order.len()) * self.stride);
         for &i in order.iter().take(n) {
             data.extend_from_slice(self.row(i));
         }
-        let dropped = self.data.len() - data.len();
         self.data = data;
-        dropped
     }
 }
 
@@ -376,10 +374,15 @@ impl Cursor for Sort {
                     // A bounded top-n keeps at most twice its size between trims.
                     if limit.is_some() && flat.rows() >= top.saturating_mul(2).max(1024) {
                         let order = flat.order(keys);
-                        let dropped = flat.keep(&order, top);
-                        let freed = (dropped * std::mem::size_of::<Value>()).min(self.held);
-                        cx.release(freed);
-                        self.held -= freed;
+                        flat.keep(&order, top);
+                        // What the kept rows hold, counted as they were: the trim gives back
+                        // the rest, so a top-n over any input holds about its size.
+                        let kept = flat.data.iter().map(value_bytes).sum::<usize>()
+                            + ROW_OVERHEAD_BYTES * flat.rows();
+                        if kept < self.held {
+                            cx.release(self.held - kept);
+                            self.held = kept;
+                        }
                     }
                 }
             }
