@@ -194,7 +194,11 @@ async fn close_store(graph: Arc<Graph>, replica: Option<Arc<Replica>>) -> bool {
 /// Recovers the data directory (or makes an empty in-memory graph). Recovery reads files and
 /// replays the log: it runs off the runtime's workers.
 async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph>, String> {
-    let engine = EngineConfig::default();
+    let engine = EngineConfig {
+        query_memory_bytes_max: config.query.memory_bytes_max,
+        query_memory_total_bytes_max: config.query.memory_total_bytes_max,
+        ..EngineConfig::default()
+    };
     if let Some(cluster) = &config.cluster {
         return open_member(config, cluster, engine, metrics).await;
     }

@@ -13,9 +13,17 @@ pub struct EngineConfig {
     /// Wall-clock limit of one query (from `run` to its last row), unless the transaction sets
     /// a shorter one. `None`: unlimited.
     pub query_time_max: Option<Duration>,
-    /// Approximate bytes one query may hold in sorts, aggregations, DISTINCT, eager buffers and
-    /// collected lists.
+    /// Approximate bytes one query may hold: sort, top-n, DISTINCT, aggregation (with its
+    /// DISTINCT sets and collected lists) and eager buffers, path frontiers, and the strings,
+    /// lists and maps its expressions build. A query past it fails with
+    /// `Neo.TransientError.General.TransactionMemoryLimit`; the others go on.
     pub query_memory_bytes_max: usize,
+    /// Approximate bytes all running queries of the database may hold together (Neo4j's
+    /// `dbms.memory.transaction.total.max`), so several large queries cannot take the
+    /// machine. The query that would pass it fails with
+    /// `Neo.TransientError.General.MemoryPoolOutOfMemoryError`; the others go on. Default:
+    /// 70% of physical memory.
+    pub query_memory_total_bytes_max: usize,
     /// Queries one explicit transaction may have open at once (Bolt `qid`s).
     pub open_queries_max: usize,
     /// Longest query text accepted.
@@ -32,6 +40,7 @@ impl Default for EngineConfig {
             plan_cache_entries_max: 1024,
             query_time_max: None,
             query_memory_bytes_max: 1 << 30,
+            query_memory_total_bytes_max: crate::memory::default_total_bytes_max(),
             open_queries_max: 64,
             query_bytes_max: 1 << 20,
             parse_depth_max: 200,

@@ -16,6 +16,7 @@ use quiver_value::{Map, Value};
 use crate::cache::PlanCache;
 use crate::config::{EngineConfig, TxOptions};
 use crate::error::Result;
+use crate::memory::MemoryPool;
 use crate::procedures::{Procedure, Procedures};
 use crate::replica::ReplicatedLog;
 use crate::summary::{QuerySummary, TransactionInfo};
@@ -55,6 +56,8 @@ pub(crate) struct DatabaseState {
     /// visibility wait on (see [`crate::acknowledge`]). `None` in memory.
     pub log: Option<Arc<dyn CommitLog>>,
     pub config: EngineConfig,
+    /// Room every running query of the database takes its memory from.
+    pub memory: MemoryPool,
     pub cache: Mutex<PlanCache>,
     procedures: RwLock<Arc<Procedures>>,
     /// Bumped by schema changes and procedure registration: cached plans from an older epoch
@@ -280,6 +283,7 @@ impl Database {
                 store,
                 replicated,
                 log,
+                memory: MemoryPool::new(config.query_memory_total_bytes_max),
                 config,
                 cache: Mutex::new(PlanCache::new(capacity)),
                 procedures: RwLock::new(Arc::new(Procedures::builtin())),
@@ -289,6 +293,11 @@ impl Database {
             }),
             durability,
         }
+    }
+
+    /// Pool room the running queries hold now (whole chunks): 0 when none runs.
+    pub fn query_memory_reserved_bytes(&self) -> usize {
+        self.shared.memory.reserved_bytes()
     }
 
     pub(crate) fn shared(&self) -> &DatabaseState {

@@ -51,9 +51,27 @@ pub enum Error {
     )]
     TimedOut { limit_ms: u64 },
 
-    /// The query held more memory than its limit (sorts, aggregations, collected lists).
-    #[error("The query used more than its memory limit of {limit_bytes} bytes")]
-    MemoryLimit { limit_bytes: usize },
+    /// The query would have held more memory than its own limit
+    /// ([`crate::EngineConfig::query_memory_bytes_max`]) while building `what`.
+    #[error(
+        "The query used more than its memory limit of {limit_bytes} bytes (query memory max) \
+         while building {what}"
+    )]
+    MemoryLimit {
+        limit_bytes: usize,
+        what: &'static str,
+    },
+
+    /// The queries running together would have held more than the server's pool
+    /// ([`crate::EngineConfig::query_memory_total_bytes_max`]) while this one built `what`.
+    #[error(
+        "The running queries together would use more than the memory pool's limit of \
+         {limit_bytes} bytes (query memory total max) while building {what}"
+    )]
+    MemoryPool {
+        limit_bytes: usize,
+        what: &'static str,
+    },
 
     /// The transaction was cancelled or terminated by another session.
     #[error("The transaction has been terminated: {0}")]
@@ -119,7 +137,8 @@ impl Error {
             Error::Runtime { code, .. } | Error::Request { code, .. } => *code,
             Error::ParameterMissing(_) => Status::ParameterMissing,
             Error::TimedOut { .. } => Status::TransactionTimedOutClientConfiguration,
-            Error::MemoryLimit { .. } => Status::MemoryPoolOutOfMemoryError,
+            Error::MemoryLimit { .. } => Status::TransactionMemoryLimit,
+            Error::MemoryPool { .. } => Status::MemoryPoolOutOfMemoryError,
             Error::Terminated(_) => Status::TransactionTerminated,
         }
     }

@@ -29,6 +29,7 @@ mod eval;
 mod exec;
 mod ir;
 mod materialize;
+pub mod memory;
 mod plan;
 pub mod procedures;
 mod replica;

@@ -304,7 +304,7 @@ fn memory_limits_fail_cleanly() {
         .unwrap_err();
     assert_eq!(
         e.status_code(),
-        "Neo.TransientError.General.MemoryPoolOutOfMemoryError"
+        "Neo.TransientError.General.TransactionMemoryLimit"
     );
 }
 

@@ -492,7 +492,7 @@ fn unwinding_a_range_streams_and_building_one_is_bounded() {
         .unwrap_err();
     assert_eq!(
         e.status_code(),
-        "Neo.TransientError.General.MemoryPoolOutOfMemoryError"
+        "Neo.TransientError.General.TransactionMemoryLimit"
     );
 }
 

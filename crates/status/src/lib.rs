@@ -216,8 +216,10 @@ statuses! {
     DatabaseUnavailable,
     /// The server refuses work it is at its limit for (connections).
     ServiceUnavailable,
-    /// A query held more memory than its limit.
+    /// The running queries together would pass the server's memory pool.
     MemoryPoolOutOfMemoryError,
+    /// A query would pass its own memory limit.
+    TransactionMemoryLimit,
     /// A failure the server cannot name more precisely.
     UnknownError,
 }
@@ -262,6 +264,8 @@ const ACCESS_DENIED: Condition = condition("42NFF", "access denied");
 const NOT_THE_LEADER: Condition = condition("08N07", "not the leader");
 const READ_ONLY: Condition = condition("08N08", "database is read only");
 const UNAVAILABLE: Condition = condition("08N09", "database unavailable");
+const MEMORY_POOL_OUT_OF_MEMORY: Condition = condition("51N72", "memory pool out of memory");
+const TRANSACTION_MEMORY_LIMIT: Condition = condition("51N73", "transaction memory limit reached");
 
 /// A row with its own GQL status.
 const fn row(
@@ -511,10 +515,17 @@ const TABLE: [Row; Status::ALL.len()] = {
             "Neo.TransientError.General.ServiceUnavailable",
             TRANSIENT,
         ),
-        unexpected(
+        row(
             MemoryPoolOutOfMemoryError,
             "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
             TRANSIENT,
+            MEMORY_POOL_OUT_OF_MEMORY,
+        ),
+        row(
+            TransactionMemoryLimit,
+            "Neo.TransientError.General.TransactionMemoryLimit",
+            TRANSIENT,
+            TRANSACTION_MEMORY_LIMIT,
         ),
         unexpected(
             UnknownError,
@@ -734,6 +745,18 @@ mod tests {
                 "Neo.TransientError.General.DatabaseUnavailable",
                 "08N09",
                 "database unavailable",
+                "TRANSIENT_ERROR",
+            ),
+            (
+                "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+                "51N72",
+                "memory pool out of memory",
+                "TRANSIENT_ERROR",
+            ),
+            (
+                "Neo.TransientError.General.TransactionMemoryLimit",
+                "51N73",
+                "transaction memory limit reached",
                 "TRANSIENT_ERROR",
             ),
         ];

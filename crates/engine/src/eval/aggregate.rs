@@ -72,7 +72,7 @@ impl Acc {
             if !seen.insert(HashKey(v.clone())) {
                 return Ok(());
             }
-            cx.reserve(bytes)?;
+            cx.reserve(bytes, "a DISTINCT aggregation's set")?;
         }
         match &mut self.state {
             State::Count(n) => *n += 1,
@@ -113,16 +113,16 @@ impl Acc {
                 }
             }
             State::Collect(items) => {
-                cx.reserve(value_bytes(&v))?;
+                cx.reserve(value_bytes(&v), "a collect() list")?;
                 items.push(v);
             }
             State::Numbers(values) => {
                 values.push(number(spec.kind, &v)?);
-                cx.reserve(8)?;
+                cx.reserve(8, "an aggregation's values")?;
             }
             State::Percentile { values, p } => {
                 values.push(number(spec.kind, &v)?);
-                cx.reserve(8)?;
+                cx.reserve(8, "an aggregation's values")?;
                 if p.is_none() {
                     let pv = match &spec.param {
                         Some(e) => e.eval(row, cx)?,

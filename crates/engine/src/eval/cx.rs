@@ -16,6 +16,7 @@ use quiver_value::{FunctionContext, Value};
 use crate::database::DatabaseState;
 use crate::error::{Error, Result};
 use crate::ir::{PlanNode, Row};
+use crate::memory::{CHUNK_BYTES, SLACK_BYTES};
 use crate::summary::{Counters, OperatorProfile};
 
 /// Builds the cursor tree of a plan (the executor's `build`).
@@ -35,8 +36,14 @@ pub(crate) struct Cx {
     pub cancel: Arc<AtomicBool>,
     pub deadline: Option<Instant>,
     pub time_limit_ms: u64,
+    /// Bytes the query holds now (buffers, accumulators), by the estimates of
+    /// [`value_bytes`] and [`held_bytes`].
     pub memory_bytes: usize,
+    /// [`crate::EngineConfig::query_memory_bytes_max`].
     pub memory_bytes_max: usize,
+    /// Room taken from the database's [`crate::memory::MemoryPool`], in whole chunks: while
+    /// what the query holds fits in it, counting touches nothing shared.
+    pub memory_reserved_bytes: usize,
     pub var_length_hops_max: u32,
     /// Per operator id when profiling.
     pub profile: Option<Vec<OperatorProfile>>,
@@ -78,25 +85,109 @@ impl Cx {
         Ok(())
     }
 
-    /// Accounts memory a buffering operator takes; fails past the query's limit.
-    pub fn reserve(&mut self, bytes: usize) -> Result<()> {
+    /// Counts `bytes` the query now holds (`what` names the buffer, for the error); fails past
+    /// the query's limit or when the server's pool has no room for it.
+    #[inline]
+    pub fn reserve(&mut self, bytes: usize, what: &'static str) -> Result<()> {
         self.memory_bytes = self.memory_bytes.saturating_add(bytes);
-        if self.memory_bytes > self.memory_bytes_max {
+        if self.memory_bytes <= self.memory_reserved_bytes {
+            return Ok(());
+        }
+        self.cover(self.memory_bytes, what)
+    }
+
+    /// Checks that a value of `bytes` being built (a concatenated string, a list) fits beside
+    /// what the query holds, without counting it as held: the row holds it only until the
+    /// next one replaces it.
+    #[inline]
+    pub fn transient(&mut self, bytes: usize, what: &'static str) -> Result<()> {
+        let total = self.memory_bytes.saturating_add(bytes);
+        if total <= self.memory_reserved_bytes {
+            return Ok(());
+        }
+        self.cover(total, what)
+    }
+
+    /// Counts `bytes` the query no longer holds; hands back pool room well beyond its needs.
+    #[inline]
+    pub fn release(&mut self, bytes: usize) {
+        self.memory_bytes = self.memory_bytes.saturating_sub(bytes);
+        if self.memory_reserved_bytes - self.memory_bytes.min(self.memory_reserved_bytes)
+            > SLACK_BYTES
+        {
+            self.shrink();
+        }
+    }
+
+    /// Grows the pool reservation to cover `total` bytes, in whole chunks, or fails naming
+    /// the limit that refused it. On failure nothing more is taken; what was taken stays
+    /// until the query ends.
+    #[cold]
+    fn cover(&mut self, total: usize, what: &'static str) -> Result<()> {
+        if total > self.memory_bytes_max {
             return Err(Error::MemoryLimit {
                 limit_bytes: self.memory_bytes_max,
+                what,
             });
         }
+        let wanted = total
+            .div_ceil(CHUNK_BYTES)
+            .saturating_mul(CHUNK_BYTES)
+            .min(self.memory_bytes_max)
+            .max(total);
+        let more = wanted - self.memory_reserved_bytes;
+        if !self.shared.memory.try_reserve(more) {
+            return Err(Error::MemoryPool {
+                limit_bytes: self.shared.memory.max_bytes,
+                what,
+            });
+        }
+        self.memory_reserved_bytes = wanted;
         Ok(())
     }
 
-    pub fn release(&mut self, bytes: usize) {
-        self.memory_bytes = self.memory_bytes.saturating_sub(bytes);
+    /// Hands back pool room down to one chunk above what the query holds.
+    #[cold]
+    fn shrink(&mut self) {
+        let keep = self
+            .memory_bytes
+            .div_ceil(CHUNK_BYTES)
+            .saturating_add(1)
+            .saturating_mul(CHUNK_BYTES)
+            .min(self.memory_reserved_bytes);
+        self.shared
+            .memory
+            .release(self.memory_reserved_bytes - keep);
+        self.memory_reserved_bytes = keep;
     }
 
     /// Makes the transaction's writes so far visible to its later reads.
     pub fn advance(&self) -> Result<()> {
         self.tx.advance_command()?;
         Ok(())
+    }
+}
+
+/// A query's pool room goes back when its context goes: when it ends, fails or is cancelled.
+impl Drop for Cx {
+    fn drop(&mut self) {
+        self.shared.memory.release(self.memory_reserved_bytes);
+        self.memory_reserved_bytes = 0;
+    }
+}
+
+/// What a value holds at its top level, in constant time: a string's or byte array's length,
+/// a list's or map's slots. For values built step by step (an accumulator, a concatenation)
+/// where walking every element each step would cost more than the step.
+pub(crate) fn held_bytes(v: &Value) -> usize {
+    const BASE: usize = std::mem::size_of::<Value>();
+    match v {
+        Value::String(s) => BASE + s.len(),
+        Value::Bytes(b) => BASE + b.len(),
+        Value::List(items) => BASE + items.len() * BASE,
+        Value::Map(m) => BASE + m.len() * (BASE + 16),
+        Value::Path(p) => BASE + (p.nodes.len() + p.relationships.len()) * 16,
+        _ => BASE,
     }
 }
 
@@ -118,9 +209,12 @@ pub(crate) fn value_bytes(v: &Value) -> usize {
     }
 }
 
+/// What a stored row copy holds besides its values.
+pub(crate) const ROW_OVERHEAD_BYTES: usize = 24;
+
 /// The bytes a stored row copy holds.
 pub(crate) fn row_bytes(values: &[Value]) -> usize {
-    values.iter().map(value_bytes).sum::<usize>() + 24
+    values.iter().map(value_bytes).sum::<usize>() + ROW_OVERHEAD_BYTES
 }
 
 /// A running operator.

@@ -22,12 +22,14 @@ use crate::ir::{BinOp, ChainOp, Expr, MapProjItem, PlanNode, Quantifier, SubKind
 use crate::tokens::Token;
 
 pub(crate) use crate::ir::Row;
-pub(crate) use cx::{BoxCursor, Cursor, Cx, row_bytes, value_bytes};
+pub(crate) use cx::{
+    BoxCursor, Cursor, Cx, ROW_OVERHEAD_BYTES, held_bytes, row_bytes, value_bytes,
+};
 
-/// A `range()` list is built whole: one too large for the query's memory limit fails with
-/// the memory error before it is allocated (`UNWIND range(...)` streams instead and never
-/// comes here).
-fn check_range_size(args: &[Value], cx: &Cx) -> Result<()> {
+/// A `range()` list is built whole: one too large for the query's memory limit (or the
+/// server's pool) fails with the memory error before it is allocated (`UNWIND range(...)`
+/// streams instead and never comes here).
+fn check_range_size(args: &[Value], cx: &mut Cx) -> Result<()> {
     if args.len() < 2 {
         return Ok(());
     }
@@ -38,12 +40,26 @@ fn check_range_size(args: &[Value], cx: &Cx) -> Result<()> {
     let bytes = range
         .remaining()
         .saturating_mul(std::mem::size_of::<Value>() as u128);
-    if bytes > cx.memory_bytes_max as u128 {
-        return Err(Error::MemoryLimit {
-            limit_bytes: cx.memory_bytes_max,
-        });
-    }
-    Ok(())
+    cx.transient(
+        usize::try_from(bytes).unwrap_or(usize::MAX),
+        "a range() list",
+    )
+}
+
+/// The size of one value's slot in a list.
+const VALUE_BYTES: usize = std::mem::size_of::<Value>();
+
+/// `a + b` on strings or lists builds a value as large as both: it must fit beside what the
+/// query holds before it is allocated (a string doubled in a loop otherwise grows past any
+/// limit within a few steps). Numbers pass at the cost of one match.
+#[inline]
+fn check_concat(l: &Value, r: &Value, cx: &mut Cx) -> Result<()> {
+    let what = match (l, r) {
+        (Value::String(_), _) | (_, Value::String(_)) => "a string",
+        (Value::List(_), _) | (_, Value::List(_)) => "a list",
+        _ => return Ok(()),
+    };
+    cx.transient(held_bytes(l) + held_bytes(r), what)
 }
 
 /// Whether a predicate's value keeps a row: only `true` does; `null` and `false` drop it.
@@ -87,7 +103,13 @@ fn eval_chain(first: &Expr, rest: &[(ChainOp, Expr)], row: &mut Row, cx: &mut Cx
             ChainOp::Or if matches!(acc, Value::Bool(true)) => continue,
             ChainOp::And => ops::and(&acc, &e.eval(row, cx)?)?,
             ChainOp::Or => ops::or(&acc, &e.eval(row, cx)?)?,
-            ChainOp::Binary(op) => binary(*op, &acc, &e.eval(row, cx)?)?,
+            ChainOp::Binary(op) => {
+                let r = e.eval(row, cx)?;
+                if *op == BinOp::Add {
+                    check_concat(&acc, &r, cx)?;
+                }
+                binary(*op, &acc, &r)?
+            }
         };
     }
     Ok(acc)
@@ -102,7 +124,13 @@ fn eval_call(f: &Function, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<
     if f.name == "range" {
         check_range_size(&values, cx)?;
     }
-    Ok(f.call(&values, &cx.fctx)?)
+    let v = f.call(&values, &cx.fctx)?;
+    // Functions that build strings or lists (`replace`, `split`, `keys`, ...) are held to the
+    // limit by what they return.
+    if matches!(v, Value::String(_) | Value::List(_) | Value::Map(_)) {
+        cx.transient(held_bytes(&v), "a function's result")?;
+    }
+    Ok(v)
 }
 
 /// A simple `CASE` (with an operand, compared by equality) or a generic one (the first true
@@ -160,10 +188,12 @@ fn eval_list_comp(
             {
                 continue;
             }
-            out.push(match map {
+            let v = match map {
                 Some(m) => m.eval(row, cx)?,
                 None => item.clone(),
-            });
+            };
+            cx.transient((out.len() + 1) * VALUE_BYTES + held_bytes(&v), "a list")?;
+            out.push(v);
         }
         Ok(())
     })();
@@ -190,15 +220,24 @@ fn eval_reduce(
     };
     let saved_acc = std::mem::replace(&mut row[acc], start);
     let saved = std::mem::take(&mut row[slot]);
+    // The accumulator is held while the next one is built from it: it is counted, so that
+    // building `s + s` needs room for both.
+    let mut held = 0;
     let result: Result<Value> = (|| {
         for item in items.iter() {
             cx.tick()?;
             row[slot] = item.clone();
             let next = expr.eval(row, cx)?;
+            let bytes = held_bytes(&next);
+            cx.release(held);
+            held = 0;
+            cx.reserve(bytes, "a reduce() accumulator")?;
+            held = bytes;
             row[acc] = next;
         }
         Ok(std::mem::take(&mut row[acc]))
     })();
+    cx.release(held);
     row[acc] = saved_acc;
     row[slot] = saved;
     result
@@ -227,19 +266,26 @@ fn eval_quantified(
 /// A list literal, item by item.
 fn eval_list(items: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
     let mut out = Vec::with_capacity(items.len());
+    let mut bytes = 0;
     for item in items {
-        out.push(item.eval(row, cx)?);
+        let v = item.eval(row, cx)?;
+        bytes += held_bytes(&v);
+        out.push(v);
     }
+    cx.transient(bytes, "a list")?;
     Ok(Value::from(out))
 }
 
 /// A map literal, entry by entry.
 fn eval_map(entries: &[(Arc<str>, Expr)], row: &mut Row, cx: &mut Cx) -> Result<Value> {
     let mut map = Map::new();
+    let mut bytes = 0;
     for (k, e) in entries {
         let v = e.eval(row, cx)?;
+        bytes += k.len() + held_bytes(&v);
         map.insert(k.clone(), v);
     }
+    cx.transient(bytes, "a map")?;
     Ok(Value::map(map))
 }
 
@@ -291,6 +337,9 @@ impl Expr {
             Expr::Binary(op, a, b) => {
                 let l = a.eval(row, cx)?;
                 let r = b.eval(row, cx)?;
+                if *op == BinOp::Add {
+                    check_concat(&l, &r, cx)?;
+                }
                 binary(*op, &l, &r)
             }
             Expr::Chain(first, rest) => eval_chain(first, rest, row, cx),
@@ -628,11 +677,20 @@ fn subquery(plan: &Arc<PlanNode>, kind: &SubKind, row: &mut Row, cx: &mut Cx) ->
         }
         SubKind::Collect(e) => {
             let mut out = Vec::new();
-            while cursor.next(cx, &mut sub_row)? {
-                let v = e.eval(&mut sub_row, cx)?;
-                cx.reserve(value_bytes(&v))?;
-                out.push(v);
-            }
+            // Counted while it is built, handed to the row (transient) when complete.
+            let mut held = 0;
+            let built: Result<()> = (|| {
+                while cursor.next(cx, &mut sub_row)? {
+                    let v = e.eval(&mut sub_row, cx)?;
+                    let bytes = value_bytes(&v);
+                    cx.reserve(bytes, "a COLLECT subquery's list")?;
+                    held += bytes;
+                    out.push(v);
+                }
+                Ok(())
+            })();
+            cx.release(held);
+            built?;
             Ok(Value::from(out))
         }
     }

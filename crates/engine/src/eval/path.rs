@@ -72,6 +72,7 @@ pub(crate) fn build(parts: &[PathPart], row: &mut Row, cx: &mut Cx) -> Result<Va
             }
         }
     }
+    cx.transient((nodes.len() + rels.len()) * 16, "a path")?;
     Ok(Value::Path(Arc::new(Path {
         nodes,
         relationships: rels,

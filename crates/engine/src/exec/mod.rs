@@ -59,6 +59,7 @@ impl Cx {
             time_limit_ms,
             memory_bytes: 0,
             memory_bytes_max,
+            memory_reserved_bytes: 0,
             var_length_hops_max,
             profile: None,
             pending_deletes: Vec::new(),

@@ -12,7 +12,7 @@ use quiver_value::{HashKey, Value};
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::aggregate::Acc;
-use crate::eval::{row_bytes, truthy, value_bytes};
+use crate::eval::{ROW_OVERHEAD_BYTES, row_bytes, truthy, value_bytes};
 use crate::ir::{AggSpec, Expr, Row, SortKey};
 
 /// The single argument row.
@@ -108,6 +108,9 @@ pub(crate) struct Aggregate {
     aggs: Arc<[AggSpec]>,
     input: BoxCursor,
     out: Option<std::collections::hash_map::IntoIter<Key, Accs>>,
+    /// Bytes counted for the groups (keys, accumulators, DISTINCT sets, collected lists):
+    /// given back when the last group has been yielded or the cursor runs again.
+    held: usize,
 }
 
 impl Aggregate {
@@ -117,6 +120,7 @@ impl Aggregate {
             aggs,
             input,
             out: None,
+            held: 0,
         }
     }
 }
@@ -125,6 +129,7 @@ impl Cursor for Aggregate {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         let (keys, aggs) = (&self.keys, &self.aggs);
         if self.out.is_none() {
+            cx.release(std::mem::take(&mut self.held));
             let mut groups: FxHashMap<Key, Accs> = FxHashMap::default();
             let mut key = Key::new();
             while self.input.next(cx, row)? {
@@ -139,15 +144,20 @@ impl Cursor for Aggregate {
                         let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>()
                             + 96 * aggs.len()
                             + 32;
-                        cx.reserve(bytes)?;
+                        cx.reserve(bytes, "an aggregation's groups")?;
+                        self.held += bytes;
                         groups
                             .entry(key.clone())
                             .or_insert_with(|| aggs.iter().map(Acc::new).collect())
                     }
                 };
+                // What the accumulators keep (DISTINCT sets, collected lists) is theirs to
+                // count; the groups hold it until they are yielded.
+                let before = cx.memory_bytes;
                 for (acc, spec) in accs.iter_mut().zip(aggs.iter()) {
                     acc.update(spec, row, cx)?;
                 }
+                self.held += cx.memory_bytes.saturating_sub(before);
             }
             // With no grouping keys, an empty input still yields one row (`count(*)` = 0).
             if keys.is_empty() && groups.is_empty() {
@@ -156,6 +166,7 @@ impl Cursor for Aggregate {
             self.out = Some(groups.into_iter());
         }
         let Some((values, accs)) = self.out.as_mut().and_then(Iterator::next) else {
+            cx.release(std::mem::take(&mut self.held));
             return Ok(false);
         };
         for ((slot, _), v) in keys.iter().zip(values) {
@@ -177,6 +188,9 @@ pub(crate) struct Distinct {
     slots: Arc<[usize]>,
     input: BoxCursor,
     seen: FxHashSet<Key>,
+    /// Bytes counted for `seen`: given back when the input is exhausted or the cursor runs
+    /// again.
+    held: usize,
 }
 
 impl Distinct {
@@ -185,12 +199,16 @@ impl Distinct {
             slots,
             input,
             seen: FxHashSet::default(),
+            held: 0,
         }
     }
 }
 
 impl Cursor for Distinct {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        if self.seen.is_empty() && self.held > 0 {
+            cx.release(std::mem::take(&mut self.held));
+        }
         while self.input.next(cx, row)? {
             cx.tick()?;
             let key: Key = self
@@ -200,11 +218,14 @@ impl Cursor for Distinct {
                 .collect();
             if !self.seen.contains(&key) {
                 let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + 32;
-                cx.reserve(bytes)?;
+                cx.reserve(bytes, "a DISTINCT set")?;
+                self.held += bytes;
                 self.seen.insert(key);
                 return Ok(true);
             }
         }
+        self.seen = FxHashSet::default();
+        cx.release(std::mem::take(&mut self.held));
         Ok(false)
     }
 
@@ -276,14 +297,12 @@ impl Flat {
     }
 
     /// Keeps the `n` first rows of `order`, in that order.
-    fn keep(&mut self, order: &[usize], n: usize) -> usize {
+    fn keep(&mut self, order: &[usize], n: usize) {
         let mut data = Vec::with_capacity(n.min(order.len()) * self.stride);
         for &i in order.iter().take(n) {
             data.extend_from_slice(self.row(i));
         }
-        let dropped = self.data.len() - data.len();
         self.data = data;
-        dropped
     }
 }
 
@@ -300,6 +319,9 @@ pub(crate) struct Sort {
     by: SortBy,
     input: BoxCursor,
     out: Option<(Flat, std::vec::IntoIter<usize>)>,
+    /// Bytes counted for the buffered rows: given back when the last row has been yielded or
+    /// the cursor runs again.
+    held: usize,
 }
 
 impl Sort {
@@ -308,6 +330,7 @@ impl Sort {
             by,
             input,
             out: None,
+            held: 0,
         }
     }
 }
@@ -321,6 +344,7 @@ impl Cursor for Sort {
             limit,
         } = &self.by;
         if self.out.is_none() {
+            cx.release(std::mem::take(&mut self.held));
             let mut n_skip = 0u64;
             let mut n_limit = u64::MAX;
             if let Some(s) = skip {
@@ -344,12 +368,21 @@ impl Cursor for Sort {
                         flat.data.push(v);
                     }
                     flat.data.extend(keep.iter().map(|s| row[*s].clone()));
-                    cx.reserve(row_bytes(&flat.data[before..]))?;
+                    let bytes = row_bytes(&flat.data[before..]);
+                    cx.reserve(bytes, "a sort buffer")?;
+                    self.held += bytes;
                     // A bounded top-n keeps at most twice its size between trims.
                     if limit.is_some() && flat.rows() >= top.saturating_mul(2).max(1024) {
                         let order = flat.order(keys);
-                        let dropped = flat.keep(&order, top);
-                        cx.release(dropped * std::mem::size_of::<Value>());
+                        flat.keep(&order, top);
+                        // What the kept rows hold, counted as they were: the trim gives back
+                        // the rest, so a top-n over any input holds about its size.
+                        let kept = flat.data.iter().map(value_bytes).sum::<usize>()
+                            + ROW_OVERHEAD_BYTES * flat.rows();
+                        if kept < self.held {
+                            cx.release(self.held - kept);
+                            self.held = kept;
+                        }
                     }
                 }
             }
@@ -365,6 +398,8 @@ impl Cursor for Sort {
             return Ok(false);
         };
         let Some(i) = order.next() else {
+            flat.data = Vec::new();
+            cx.release(std::mem::take(&mut self.held));
             return Ok(false);
         };
         let values = &flat.row(i)[flat.keys..];
@@ -548,6 +583,7 @@ impl Cursor for Eager {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         let keep = &self.keep;
         if self.rows.is_none() {
+            cx.release(std::mem::take(&mut self.bytes));
             let mut data = Vec::new();
             let mut count = 0usize;
             while self.input.next(cx, row)? {
@@ -556,7 +592,7 @@ impl Cursor for Eager {
                 let before = data.len();
                 data.extend(keep.iter().map(|s| row[*s].clone()));
                 let b = row_bytes(&data[before..]);
-                cx.reserve(b)?;
+                cx.reserve(b, "an eager buffer")?;
                 self.bytes += b;
             }
             self.rows = Some((data, count, 0));

@@ -79,7 +79,7 @@ fn search(
                         }
                     }
                     None => {
-                        cx.reserve(48)?;
+                        cx.reserve(48, "a shortest path search")?;
                         seen.insert(nbr.0, (depth, vec![(rel, node)]));
                         next.push(nbr.0);
                         if nbr.0 == to {
@@ -141,7 +141,10 @@ impl Cursor for ShortestPath {
                 continue;
             }
             let types = std::mem::take(&mut self.types);
+            // The search's visited set goes when it returns: what it counted goes with it.
+            let held = cx.memory_bytes;
             let found = search(spec, &types, from, to, row, cx);
+            cx.release(cx.memory_bytes.saturating_sub(held));
             self.types = types;
             self.found = found?;
             self.found.reverse();

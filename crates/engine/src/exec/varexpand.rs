@@ -28,6 +28,9 @@ pub(crate) struct VarExpand {
     types: Vec<RelTypeId>,
     /// A zero-length path waits to be emitted for the current input row.
     zero: Option<u64>,
+    /// Bytes counted for the frames on `stack`: given back as frames are popped, and whole
+    /// when the stack is found empty (after a reset too).
+    held: usize,
 }
 
 impl VarExpand {
@@ -40,8 +43,14 @@ impl VarExpand {
             pool: Vec::new(),
             types: Vec::new(),
             zero: None,
+            held: 0,
         }
     }
+}
+
+/// What one frame of the search holds: the relationships still to try from its node.
+fn frame_bytes(rels: &[(RelId, NodeId)]) -> usize {
+    std::mem::size_of_val(rels) + std::mem::size_of::<Frame>()
 }
 
 fn clear(stack: &mut Vec<Frame>, pool: &mut Vec<Vec<(RelId, NodeId)>>, path: &mut Vec<RelId>) {
@@ -75,6 +84,7 @@ impl Cursor for VarExpand {
                 return Ok(true);
             }
             let Some(top) = self.stack.last_mut() else {
+                cx.release(std::mem::take(&mut self.held));
                 cx.tick()?;
                 if !self.input.next(cx, row)? {
                     return Ok(false);
@@ -99,11 +109,17 @@ impl Cursor for VarExpand {
                     cx.tx
                         .expand_into(NodeId(from), spec.dir, &self.types, &mut rels)?;
                 }
+                let bytes = frame_bytes(&rels);
+                cx.reserve(bytes, "a variable-length path frontier")?;
+                self.held += bytes;
                 self.stack.push(Frame { rels, pos: 0 });
                 continue;
             };
             let Some(&(rel, nbr)) = top.rels.get(top.pos) else {
                 if let Some(mut f) = self.stack.pop() {
+                    let bytes = frame_bytes(&f.rels).min(self.held);
+                    cx.release(bytes);
+                    self.held -= bytes;
                     f.rels.clear();
                     self.pool.push(f.rels);
                 }
@@ -139,6 +155,9 @@ impl Cursor for VarExpand {
             if depth < max {
                 cx.tx.expand_into(nbr, spec.dir, &self.types, &mut rels)?;
             }
+            let bytes = frame_bytes(&rels);
+            cx.reserve(bytes, "a variable-length path frontier")?;
+            self.held += bytes;
             self.stack.push(Frame { rels, pos: 0 });
             if depth >= spec.min && (!spec.into || node_in(row, spec.to)? == Some(nbr.0)) {
                 bind(spec, &self.path, nbr.0, row);

@@ -118,6 +118,14 @@ pub struct Layer {
     #[arg(long, value_name = "POLICY")]
     pub query_placement: Option<Policy>,
 
+    /// Bytes one query may hold (strings, lists, sorts, aggregations, DISTINCT sets); past it the query fails with TransactionMemoryLimit [default: 1073741824] [env: QUIVER_QUERY_MEMORY_MAX]
+    #[arg(long, value_name = "BYTES")]
+    pub query_memory_max: Option<u64>,
+
+    /// Bytes all running queries may hold together; the query that would pass it fails with MemoryPoolOutOfMemoryError [default: 70% of physical memory] [env: QUIVER_QUERY_MEMORY_TOTAL_MAX]
+    #[arg(long, value_name = "BYTES")]
+    pub query_memory_total_max: Option<u64>,
+
     /// Read timeout Bolt clients are told to use (`connection.recv_timeout_seconds`, rounded up to seconds); long queries send keep-alives four times as often [default: 120000] [env: QUIVER_BOLT_RECV_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub bolt_recv_timeout_ms: Option<u64>,
@@ -188,6 +196,8 @@ impl Layer {
             auth_failure_delay_max_ms: env_value(&lookup, "QUIVER_AUTH_FAILURE_DELAY_MAX_MS")?,
             query_threads: env_value(&lookup, "QUIVER_QUERY_THREADS")?,
             query_placement: env_value(&lookup, "QUIVER_QUERY_PLACEMENT")?,
+            query_memory_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_MAX")?,
+            query_memory_total_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_TOTAL_MAX")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
             node_id: env_value(&lookup, "QUIVER_NODE_ID")?,
@@ -258,6 +268,8 @@ impl Layer {
                 .or(lower.auth_failure_delay_max_ms),
             query_threads: self.query_threads.or(lower.query_threads),
             query_placement: self.query_placement.or(lower.query_placement),
+            query_memory_max: self.query_memory_max.or(lower.query_memory_max),
+            query_memory_total_max: self.query_memory_total_max.or(lower.query_memory_total_max),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),
             node_id: self.node_id.or(lower.node_id),

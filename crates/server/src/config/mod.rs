@@ -117,6 +117,11 @@ pub struct QuerySettings {
     /// Threads of the query pool.
     pub threads: usize,
     pub placement: Policy,
+    /// What one query may hold ([`quiver_engine::EngineConfig::query_memory_bytes_max`]).
+    pub memory_bytes_max: usize,
+    /// What all running queries may hold together
+    /// ([`quiver_engine::EngineConfig::query_memory_total_bytes_max`]).
+    pub memory_total_bytes_max: usize,
 }
 
 /// Who may connect.
@@ -366,7 +371,39 @@ fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
             None => std::thread::available_parallelism().map_or(2, std::num::NonZero::get),
         },
         placement: layer.query_placement.unwrap_or_default(),
+        memory_bytes_max: memory_limit(
+            "query_memory_max",
+            layer.query_memory_max,
+            quiver_engine::EngineConfig::default().query_memory_bytes_max,
+        )?,
+        memory_total_bytes_max: memory_limit(
+            "query_memory_total_max",
+            layer.query_memory_total_max,
+            quiver_engine::memory::default_total_bytes_max(),
+        )?,
     })
+}
+
+/// Smallest query memory limit accepted: one chunk of the engine's pool, below which no query
+/// could hold anything.
+const QUERY_MEMORY_BYTES_MIN: u64 = 1 << 20;
+
+/// A query memory limit in bytes, at least [`QUERY_MEMORY_BYTES_MIN`].
+fn memory_limit(
+    setting: &'static str,
+    value: Option<u64>,
+    default_bytes: usize,
+) -> Result<usize, ConfigError> {
+    let Some(bytes) = value else {
+        return Ok(default_bytes);
+    };
+    if bytes < QUERY_MEMORY_BYTES_MIN {
+        return Err(invalid(
+            setting,
+            format!("{bytes} bytes is below {QUERY_MEMORY_BYTES_MIN}"),
+        ));
+    }
+    Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
 }
 
 fn auth_config(

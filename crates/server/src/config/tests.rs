@@ -415,3 +415,31 @@ fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
         }
     }
 }
+
+#[test]
+fn query_memory_limits_come_from_every_source_and_refuse_less_than_a_mebibyte() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(defaults.query.memory_bytes_max, 1 << 30);
+    assert_eq!(
+        defaults.query.memory_total_bytes_max,
+        quiver_engine::memory::default_total_bytes_max()
+    );
+    let toml = file("query_memory_total_max = 536870912\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(
+        flags(&["--config", &path, "--query-memory-max", "67108864"]),
+        env(&[("QUIVER_QUERY_MEMORY_MAX", "1048576")]),
+    )
+    .expect("valid layers");
+    assert_eq!(config.query.memory_bytes_max, 64 << 20, "flag wins");
+    assert_eq!(config.query.memory_total_bytes_max, 512 << 20, "file");
+    let error = resolve(
+        Layer::default(),
+        env(&[("QUIVER_QUERY_MEMORY_TOTAL_MAX", "1000")]),
+    )
+    .expect_err("below a mebibyte");
+    assert!(
+        error.to_string().contains("query_memory_total_max"),
+        "{error}"
+    );
+}
