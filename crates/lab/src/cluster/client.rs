@@ -90,10 +90,11 @@ pub async fn writer(shared: Arc<Shared>, id: usize) -> WriterLog {
     let mut seq: i64 = 0;
     let mut conn: Option<(Connection, usize)> = None;
     let mut backoff = BACKOFF_FIRST;
-    let mut next_at = Instant::now();
-    // Spread the writers over one interval so the load is steady rather than in waves.
+    // Spread the writers over one interval so the load is steady rather than in waves: each
+    // keeps its own phase from here on.
     let offset = shared.interval.mul_f64((id % 997) as f64 / 997.0);
     tokio::time::sleep(offset).await;
+    let mut next_at = Instant::now();
     while !shared.stop.load(Ordering::Relaxed) {
         seq += 1;
         let key = id as i64 * KEYS_PER_WRITER + seq;

@@ -107,10 +107,6 @@ impl Member {
         Ok(Member { child: Some(child) })
     }
 
-    pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
-    }
-
     /// SIGTERM (the graceful stop: readiness flips, a leader hands over), then waits for the
     /// exit. Whether it exited cleanly.
     pub fn terminate(&mut self) -> bool {
