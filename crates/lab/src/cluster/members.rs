@@ -124,6 +124,13 @@ impl Member {
         child.wait().is_ok_and(|s| s.success())
     }
 
+    /// The process has exited (or was never started).
+    pub fn exited(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_none_or(|c| !matches!(c.try_wait(), Ok(None)))
+    }
+
     /// SIGKILL: no handover, no flush.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
