@@ -143,6 +143,16 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn loopback_sources_can_skip_127_0_0_1() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let dialer = Dialer::from_loopback_sources(addr, 2, 1, Duration::from_secs(5));
+        let _client = dialer.dial().await.unwrap();
+        let (_server, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer.ip(), "127.0.0.2".parse::<IpAddr>().unwrap());
+    }
+
+    #[tokio::test]
     async fn refused_connect_is_the_servers() {
         // Bind then drop: nothing listens on the port afterwards.
         let addr = {

@@ -761,3 +761,45 @@ fn page(host: &Host, report: &ClusterReport) -> String {
     out.push_str("</table></body></html>");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50), 50);
+        assert_eq!(percentile(&v, 95), 95);
+        assert_eq!(percentile(&[7], 95), 7);
+        assert_eq!(percentile(&[], 50), 0);
+    }
+
+    #[test]
+    fn failover_is_kill_to_first_write_elsewhere() {
+        let ack = |key, ms, member| client::Ack {
+            key,
+            at: Duration::from_millis(ms),
+            member,
+        };
+        let logs = vec![WriterLog {
+            acked: vec![ack(1, 100, 0), ack(2, 1_100, 0), ack(3, 2_500, 1)],
+            reconnects: vec![Duration::from_millis(40)],
+            ..WriterLog::default()
+        }];
+        let mut report = ClusterReport::default();
+        let kills = [(Duration::from_secs(1), 0)];
+        summarise(
+            &mut report,
+            &logs,
+            &Sampled::default(),
+            &kills,
+            Duration::from_secs(2),
+        );
+        assert_eq!(report.failover_ms, vec![1_500]);
+        assert_eq!(report.acknowledged, 3);
+        assert_eq!(report.clients_resumed, 1);
+        assert_eq!(report.writes_per_s, vec![1, 1, 1]);
+        assert_eq!(report.reconnect_max_ms, 40);
+    }
+}
