@@ -177,6 +177,27 @@ pub struct LabArgs {
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub drip_ms: u64,
 
+    // ---- cluster experiments ----
+    /// Start this many `quiver serve` members on loopback as one cluster (with
+    /// --rolling-restart or --kill-leader)
+    #[arg(long, value_name = "N")]
+    pub cluster: Option<usize>,
+    /// Cluster: restart every member in turn with SIGTERM under routed write load
+    #[arg(long)]
+    pub rolling_restart: bool,
+    /// Cluster: kill -9 the current leader under routed write load, --rounds times
+    #[arg(long)]
+    pub kill_leader: bool,
+    /// Cluster --kill-leader: leaders killed, one after another
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Cluster: each connection writes one item every this often
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub write_interval_ms: u64,
+    /// Cluster: load before the first disruption, between two, and after the last
+    #[arg(long, value_name = "MS", default_value_t = 3_000)]
+    pub settle_ms: u64,
+
     // ---- echo ----
     /// echo: where to listen
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
@@ -313,11 +334,50 @@ impl LabArgs {
         if self.max_connections == Some(0) {
             return Err("--max-connections must be at least 1".into());
         }
+        self.validate_cluster()?;
         for peer in &self.peer {
             crate::target::parse_peer(peer)?;
         }
         if let Some(t) = &self.target {
             crate::target::parse_url(t).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+impl LabArgs {
+    /// The cluster flags agree with each other and stay within the lab's limits.
+    fn validate_cluster(&self) -> Result<(), String> {
+        let Some(members) = self.cluster else {
+            if self.rolling_restart || self.kill_leader {
+                return Err("--rolling-restart and --kill-leader need --cluster N".into());
+            }
+            return Ok(());
+        };
+        if !(CLUSTER_MEMBERS_MIN..=CLUSTER_MEMBERS_MAX).contains(&members) {
+            return Err(format!(
+                "--cluster must be {CLUSTER_MEMBERS_MIN}..={CLUSTER_MEMBERS_MAX}"
+            ));
+        }
+        if self.rolling_restart == self.kill_leader {
+            return Err(
+                "--cluster needs exactly one of --rolling-restart and --kill-leader".into(),
+            );
+        }
+        if self.ladder || self.target.is_some() {
+            return Err("--cluster starts its own members: no --ladder, no --target".into());
+        }
+        if self.connections == 0 {
+            return Err("--cluster needs --connections N".into());
+        }
+        if self.rounds == 0 || self.rounds > ROUNDS_MAX {
+            return Err(format!("--rounds must be 1..={ROUNDS_MAX}"));
+        }
+        if self.write_interval_ms == 0 || self.write_interval_ms > DURATION_MS_MAX {
+            return Err(format!("--write-interval-ms must be 1..={DURATION_MS_MAX}"));
+        }
+        if self.settle_ms > DURATION_MS_MAX {
+            return Err(format!("--settle-ms is limited to {DURATION_MS_MAX}"));
         }
         Ok(())
     }
@@ -333,6 +393,10 @@ pub const CONNECTIONS_MAX: usize = 100_000;
 pub const SESSIONS_MAX: usize = 10_000;
 pub const REPETITIONS_MAX: usize = 100;
 pub const ROWS_MAX: u64 = 1_000_000;
+/// A majority must survive one member down: three members at least; seven is plenty on one host.
+pub const CLUSTER_MEMBERS_MIN: usize = 3;
+pub const CLUSTER_MEMBERS_MAX: usize = 7;
+pub const ROUNDS_MAX: usize = 100;
 
 #[cfg(test)]
 mod tests {
@@ -374,6 +438,18 @@ mod tests {
             vec!["--target", "http://x"],
             vec!["--peer", "nameless"],
             vec!["--source-addrs", "300"],
+            vec!["--rolling-restart"],
+            vec!["--cluster", "3", "--connections", "5"],
+            vec!["--cluster", "2", "--rolling-restart", "--connections", "5"],
+            vec![
+                "--cluster",
+                "3",
+                "--rolling-restart",
+                "--kill-leader",
+                "--connections",
+                "5",
+            ],
+            vec!["--cluster", "3", "--rolling-restart"],
         ] {
             let a = LabArgs::parse_from(bad.clone()).unwrap();
             assert!(a.validate().is_err(), "{bad:?}");

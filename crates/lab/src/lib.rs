@@ -11,6 +11,8 @@
 //!   process each, beside peers.
 //! - [`verify`] holds the rules every window must pass; [`classify`] says which side ran out.
 //! - [`experiments`] hold connections idle, queries open, or handshakes unfinished.
+//! - [`cluster`] starts a cluster of `quiver serve` members, restarts or kills them under
+//!   routed writes, and checks every acknowledged write on every member.
 //! - [`echo`] answers Quiver's own bytes without doing Quiver's work: the loopback ceiling.
 //! - [`artifacts`] writes `metrics.json`, `host.json`, `bench.txt`, the flamegraph and
 //!   `report.html`.
@@ -20,6 +22,7 @@ pub mod artifacts;
 pub mod barrier;
 pub mod classify;
 pub mod client;
+pub mod cluster;
 pub mod counters;
 pub mod echo;
 pub mod error;

@@ -42,7 +42,9 @@ pub fn main(args: LabArgs) -> ExitCode {
         eprintln!("quiver lab: {message}");
         return ExitCode::from(EXIT_USAGE);
     }
-    let outcome = if args.ladder {
+    let outcome = if args.cluster.is_some() {
+        crate::cluster::run(&args)
+    } else if args.ladder {
         crate::ladder::run(&args)
     } else {
         match args.mode {

@@ -53,6 +53,28 @@ impl Dialer {
         self.sources.len().max(1)
     }
 
+    /// Like [`Dialer::new`], but always binds its sources, starting at `127.0.0.(first)`:
+    /// connections that must not take an ephemeral port of 127.0.0.1, where servers that
+    /// restart on fixed ports bind theirs again.
+    pub fn from_loopback_sources(
+        target: SocketAddr,
+        first: u8,
+        source_addrs: usize,
+        connect_timeout: Duration,
+    ) -> Dialer {
+        let last = (usize::from(first) + source_addrs.max(1) - 1).min(SOURCE_ADDRS_MAX + 1);
+        let sources = (usize::from(first)..=last)
+            .filter_map(|i| u8::try_from(i).ok())
+            .map(|i| IpAddr::V4(Ipv4Addr::new(127, 0, 0, i)))
+            .collect();
+        Dialer {
+            target,
+            sources,
+            next: AtomicUsize::new(0),
+            connect_timeout,
+        }
+    }
+
     /// A connected socket with Nagle off (requests are written whole).
     pub async fn dial(&self) -> Result<TcpStream, ClientError> {
         let stream = tokio::time::timeout(self.connect_timeout, self.connect())
@@ -118,6 +140,16 @@ mod tests {
             seen,
             ["127.0.0.1", "127.0.0.2", "127.0.0.3"].map(|s| s.parse::<IpAddr>().unwrap())
         );
+    }
+
+    #[tokio::test]
+    async fn loopback_sources_can_skip_127_0_0_1() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let dialer = Dialer::from_loopback_sources(addr, 2, 1, Duration::from_secs(5));
+        let _client = dialer.dial().await.unwrap();
+        let (_server, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer.ip(), "127.0.0.2".parse::<IpAddr>().unwrap());
     }
 
     #[tokio::test]
