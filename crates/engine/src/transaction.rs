@@ -395,11 +395,30 @@ impl Transaction {
             }
             self.queries.remove(0);
         }
-        let info = self.stx.commit()?;
+        let info = self
+            .stx
+            .commit()
+            .map_err(|error| self.refused_commit(error))?;
         // A write transaction that wrote nothing still read at the newest commit, which the
         // log may not have acknowledged yet: its results wait for that commit.
         let ticket = info.ticket.or_else(|| self.read_horizon());
         Ok(CommitInfo::new(info.commit, ticket))
+    }
+
+    /// A commit the cluster's log refused because this member no longer leads (it is handing
+    /// leadership over, or lost it while the transaction ran) is answered `NotALeader`: nothing
+    /// was committed, and drivers answer that code by finding the new leader and retrying.
+    fn refused_commit(&self, error: quiver_storage::Error) -> Error {
+        if matches!(error, quiver_storage::Error::CommitLog(_))
+            && let Some(reason) = self
+                .shared
+                .replicated
+                .as_ref()
+                .and_then(|log| log.not_leader())
+        {
+            return Error::request(quiver_status::Status::NotALeader, reason);
+        }
+        error.into()
     }
 
     /// The ticket rows read so far must wait for before they leave the server: a write
