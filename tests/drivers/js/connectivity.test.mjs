@@ -24,9 +24,16 @@ async function startQuiver (...extra) {
     return value.slice(prefix.length)
   }
   const bolt = await address('bolt listening on ')
-  await address('http listening on ')
+  const http = await address('http listening on ')
   return {
     bolt,
+    // A counter or gauge from the server's Prometheus text at GET /metrics.
+    async metric (name) {
+      const text = await (await fetch(`http://${http}/metrics`)).text()
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+      assert.ok(line, `${name} not in /metrics`)
+      return Number(line.split(' ')[1])
+    },
     uri: (scheme = 'bolt') => `${scheme}://${bolt}`,
     async stop () {
       const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
@@ -34,6 +41,15 @@ async function startQuiver (...extra) {
       assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
     }
   }
+}
+
+async function waitUntil (condition, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  assert.ok(await condition(), 'condition not met before the deadline')
 }
 
 for (const scheme of ['bolt', 'neo4j']) {
@@ -71,7 +87,9 @@ test('past max connections the refusal is a transient error naming the limit', a
   const holders = await Promise.all([0, 1].map(() => new Promise((resolve) => {
     const socket = net.connect(port, host, () => resolve(socket))
   })))
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  // Both raw sockets hold their slots before the driver asks, however late the server's accept
+  // loop runs.
+  await waitUntil(async () => (await quiver.metric('quiver_bolt_connections_active')) === 2)
   const driver = neo4j.driver(quiver.uri(), neo4j.auth.basic(USER, PASSWORD))
   try {
     await assert.rejects(driver.verifyConnectivity(), (error) => {

@@ -68,7 +68,9 @@ test('a managed transaction is retried after a write conflict', async () => {
   try {
     await session.executeWrite(async (tx) => {
       attempts += 1
-      if (attempts === 1) setTimeout(() => { blocker.commit() }, 200)
+      // The first attempt meets the open blocker and fails retryably; only then does the
+      // blocker commit, so a later attempt succeeds.
+      if (attempts === 2) await blocker.commit()
       await tx.run('MATCH (a:JsAccount {id: 1}) SET a.balance = a.balance + 1')
     })
   } finally {

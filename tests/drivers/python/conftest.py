@@ -82,3 +82,16 @@ def wait_until(condition, timeout=5.0):
             return True
         time.sleep(0.02)
     return condition()
+
+
+def metric(quiver, name):
+    """A counter or gauge from the server's Prometheus text at GET /metrics."""
+    import urllib.request
+
+    host, port = quiver.http
+    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=5) as response:
+        text = response.read().decode()
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} not in /metrics")

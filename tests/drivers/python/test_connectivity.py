@@ -1,13 +1,13 @@
 """The official Python driver against Quiver: handshake, authentication, routing, refusal."""
 
-import time
-
 import neo4j
 import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, TransientError
 
-from conftest import PASSWORD, USER
+from conftest import PASSWORD, USER, metric, wait_until
+
+BOLT_ACTIVE = "quiver_bolt_connections_active"
 
 
 @pytest.mark.parametrize("scheme", ["bolt", "neo4j"])
@@ -35,7 +35,9 @@ def test_unknown_user_is_an_auth_error(quiver):
 def test_refusal_past_max_connections_is_a_transient_error(small_quiver):
     holders = small_quiver.hold(2)
     try:
-        time.sleep(0.2)
+        # Both raw sockets hold their slots before the driver asks, however late the server's
+        # accept loop runs.
+        assert wait_until(lambda: metric(small_quiver, BOLT_ACTIVE) == 2)
         with GraphDatabase.driver(
             small_quiver.uri(), auth=(USER, PASSWORD), connection_acquisition_timeout=10
         ) as driver:
@@ -46,7 +48,9 @@ def test_refusal_past_max_connections_is_a_transient_error(small_quiver):
     finally:
         for holder in holders:
             holder.close()
-    # Once a slot is free the same driver configuration gets in.
+    # Once the server has seen the sockets close and freed their slots, the same driver
+    # configuration gets in.
+    assert wait_until(lambda: metric(small_quiver, BOLT_ACTIVE) == 0)
     with GraphDatabase.driver(small_quiver.uri(), auth=(USER, PASSWORD)) as driver:
         driver.verify_connectivity()
 

@@ -14,7 +14,7 @@ from neo4j.graph import Node, Path, Relationship
 from neo4j.spatial import CartesianPoint, WGS84Point
 from neo4j.time import Date, DateTime, Duration, Time
 
-from conftest import PASSWORD, USER, wait_until
+from conftest import PASSWORD, USER, metric, wait_until
 
 
 @pytest.fixture
@@ -322,19 +322,6 @@ def test_many_concurrent_sessions(driver):
     for t in threads:
         t.join()
     assert not errors, errors
-
-
-def metric(quiver, name):
-    """A counter or gauge from the server's Prometheus text at GET /metrics."""
-    import urllib.request
-
-    host, port = quiver.http
-    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=5) as response:
-        text = response.read().decode()
-    for line in text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError(f"{name} not in /metrics")
 
 
 def test_counters_follow_the_drivers_work(quiver, driver):
