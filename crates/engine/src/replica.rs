@@ -63,6 +63,10 @@ const GENERATIONS_KEPT: usize = 64;
 /// A plain commit wait (a read horizon) rechecks the generation this often while the commit is
 /// not visible: the store it waits on may be replaced.
 const HORIZON_RECHECK_MS: u64 = 50;
+/// Longest wait for the store to publish a commit whose record was queued. The committer
+/// publishes a few instructions after queueing, under the commit lock, so this passes only if
+/// the store was replaced meanwhile; the record is then not proposed and its generation ends.
+const PUBLISH_WAIT_MAX: Duration = Duration::from_secs(5);
 
 fn ticket(generation: u64, commit: u64) -> DurabilityTicket {
     DurabilityTicket((generation << COMMIT_BITS) | (commit & COMMIT_MASK))
@@ -348,18 +352,47 @@ async fn propose(
             pending.pop_front();
         }
         let Some(last) = last else { continue };
-        match raft.client_write(Redo(bytes)).await {
+        let written = if published(&log, last).await {
+            raft.client_write(Redo(bytes))
+                .await
+                .map_err(|e| ClusterError::from(e).to_string())
+        } else {
+            Err(format!(
+                "commit {last} was not published by the store within {} ms",
+                PUBLISH_WAIT_MAX.as_millis()
+            ))
+        };
+        match written {
             Ok(_) => log.acknowledged(current, last),
-            Err(e) => {
-                let error = ClusterError::from(e);
+            Err(error) => {
                 tracing::warn!(%error, commit = last, "a replicated write failed; discarding the tail");
-                log.fail_generation(&error.to_string());
+                log.fail_generation(&error);
                 pending.clear();
                 while queue.try_recv().is_ok() {}
                 discard_tail(&log, &raft).await;
             }
         }
     }
+}
+
+/// Waits until the store has published `commit` (its last committed is at least it). A record
+/// is queued under the commit lock just before the commit is published; proposed earlier, Raft
+/// could commit and apply it before the store had published it, and the state machine, finding
+/// the record newer than the store, would replay it over the transaction's own changes. Once
+/// published, the state machine finds it held and only makes it visible. `false` if the store
+/// never published it (it was replaced meanwhile).
+async fn published(log: &ReplicatedLog, commit: u64) -> bool {
+    let Some(applier) = log.applier.get().and_then(Weak::upgrade) else {
+        return true;
+    };
+    let deadline = Instant::now() + PUBLISH_WAIT_MAX;
+    while quiver_cluster::Applier::last_commit(&*applier) < commit {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::task::yield_now().await;
+    }
+    true
 }
 
 /// Rebuilds the store without its unreplicated tail, retrying while the state machine is
