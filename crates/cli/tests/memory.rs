@@ -2,9 +2,7 @@
 //! memory limit over Bolt, the server's resident memory stays near the limit, and the server
 //! goes on answering.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use quiver_bolt::Request;
@@ -12,39 +10,11 @@ use quiver_bolt::message::RunExtra;
 use quiver_lab::client::{ClientError, Connection};
 use quiver_value::{Map, Value};
 
+mod common;
+use common::start;
+
 const MIB: u64 = 1 << 20;
 const QUERY_MEMORY_MAX: u64 = 64 * MIB;
-
-/// Starts `quiver serve` in memory on ephemeral ports with `extra` flags; its Bolt address.
-fn start(extra: &[&str]) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_quiver"))
-        .args([
-            "serve",
-            "--bolt-listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "127.0.0.1:0",
-            "--in-memory",
-        ])
-        .args(extra)
-        .env_remove("QUIVER_AUTH")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn quiver");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("a line")
-        .expect("utf-8 line");
-    let bolt = line
-        .strip_prefix("bolt listening on ")
-        .unwrap_or_else(|| panic!("expected the Bolt address, got `{line}`"))
-        .parse()
-        .expect("socket address");
-    (child, bolt)
-}
 
 /// A field of `/proc/<pid>/status` in bytes (`VmRSS`, `VmHWM`).
 fn status_bytes(pid: u32, field: &str) -> u64 {
@@ -96,7 +66,7 @@ async fn run(bolt: SocketAddr, query: &str) -> Result<Value, (String, String)> {
 #[test]
 fn the_string_bomb_fails_over_bolt_and_the_server_stays_near_its_limit() {
     let limit = QUERY_MEMORY_MAX.to_string();
-    let (mut child, bolt) = start(&["--query-memory-max", &limit]);
+    let (mut child, bolt, _) = start(&["--query-memory-max", &limit]);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,43 +1,15 @@
 //! `quiver serve` as a process: addresses printed, endpoints served, SIGTERM drains and exits 0.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::start;
+
 fn quiver() -> Command {
     Command::new(env!("CARGO_BIN_EXE_quiver"))
-}
-
-/// Starts `quiver serve` on ephemeral ports and reads the two address lines.
-fn start(extra: &[&str]) -> (Child, SocketAddr, SocketAddr) {
-    let mut child = quiver()
-        .args([
-            "serve",
-            "--bolt-listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "127.0.0.1:0",
-            "--in-memory",
-        ])
-        .args(extra)
-        .env_remove("QUIVER_AUTH")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn quiver");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let mut address = |prefix: &str| -> SocketAddr {
-        let line = lines.next().expect("a line").expect("utf-8 line");
-        line.strip_prefix(prefix)
-            .unwrap_or_else(|| panic!("expected `{prefix}…`, got `{line}`"))
-            .parse()
-            .expect("socket address")
-    };
-    let bolt = address("bolt listening on ");
-    let http = address("http listening on ");
-    (child, bolt, http)
 }
 
 fn get(addr: SocketAddr, path: &str) -> String {

@@ -282,18 +282,10 @@ impl BoltSession {
             };
             tx
         } else {
-            let Some(tx) = self.tx.take() else {
-                self.fail(
-                    Status::RequestInvalid,
-                    "There is no open transaction.",
-                    None,
-                );
-                return (Outcome::Failure, None);
-            };
-            if tx.is_past_deadline() {
-                return self.timed_out(tx).await;
+            match self.continue_tx().await {
+                Ok(tx) => tx,
+                Err(ended) => return ended,
             }
-            tx
         };
         if self.notice_resets() {
             // The RESET that overtook this RUN rolls the transaction back.
@@ -597,18 +589,28 @@ impl BoltSession {
         }
     }
 
-    pub(super) async fn commit(&mut self) -> (Outcome, Option<End>) {
+    /// The open explicit transaction a RUN or COMMIT goes on with: refused when there is
+    /// none, ended (and answered) when it is past its deadline.
+    async fn continue_tx(&mut self) -> Result<Box<OpenTx>, (Outcome, Option<End>)> {
         let Some(tx) = self.tx.take() else {
             self.fail(
                 Status::RequestInvalid,
                 "There is no open transaction.",
                 None,
             );
-            return (Outcome::Failure, None);
+            return Err((Outcome::Failure, None));
         };
         if tx.is_past_deadline() {
-            return self.timed_out(tx).await;
+            return Err(self.timed_out(tx).await);
         }
+        Ok(tx)
+    }
+
+    pub(super) async fn commit(&mut self) -> (Outcome, Option<End>) {
+        let tx = match self.continue_tx().await {
+            Ok(tx) => tx,
+            Err(ended) => return ended,
+        };
         if self.notice_resets() {
             self.tx = Some(tx);
             return (Outcome::Failure, None);
