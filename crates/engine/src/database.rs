@@ -73,8 +73,13 @@ impl DatabaseState {
         self.store.current()
     }
 
+    /// What cached plans are keyed by: this database's own epoch (procedures registered,
+    /// schema changed through it) and the store's schema epoch, which also moves for schema
+    /// changes replayed from a leader and for a replaced store. Both stay below 2^32 in any
+    /// real process, so packing them keeps distinct pairs distinct.
     pub fn epoch(&self) -> u64 {
-        self.epoch.load(Ordering::Acquire)
+        let own = self.epoch.load(Ordering::Acquire) & 0xffff_ffff;
+        (self.storage().schema_epoch() << 32) | own
     }
 
     pub fn schema_changed(&self) {

@@ -374,3 +374,35 @@ fn count_store_answers_counts() {
         .unwrap();
     assert_eq!(r.rows, vec![vec![Value::Int(50)]]);
 }
+
+/// A follower replays its leader's schema changes straight into the store, never through this
+/// database: plans cached before the change are made again, so the new index is used.
+#[test]
+fn a_schema_change_replayed_into_the_store_replans_cached_queries() {
+    let db = db();
+    db.execute("UNWIND range(1, 50) AS i CREATE (:P {id: i})", Map::new())
+        .unwrap();
+    let query = "EXPLAIN MATCH (p:P {id: 7}) RETURN p";
+    let plan = |db: &Database| {
+        let r = db.execute(query, Map::new()).unwrap();
+        format!("{:?}", r.summary.plan)
+    };
+    let before = plan(&db);
+    assert!(!before.contains("NodeIndexSeek"), "{before}");
+    let (_, misses) = db.plan_cache_stats();
+    let storage = db.storage();
+    let commit = storage.last_committed() + 1;
+    storage
+        .apply_redo(&quiver_storage::RedoRecord {
+            commit,
+            ops: vec![quiver_storage::RedoOp::CreateIndex {
+                name: "p_id".to_owned(),
+                label: Arc::from("P"),
+                key: Arc::from("id"),
+            }],
+        })
+        .unwrap();
+    let after = plan(&db);
+    assert_eq!(db.plan_cache_stats().1, misses + 1, "planned again");
+    assert!(after.contains("NodeIndexSeek"), "{after}");
+}

@@ -743,6 +743,7 @@ impl<'a> BulkLoad<'a> {
         let built = defs.len();
         if !defs.is_empty() {
             *storage.schema.write() = Arc::new(Schema { defs });
+            storage.schema_replaced();
         }
         storage.publish_unobserved(commit, &tally);
         Ok(BulkSummary {

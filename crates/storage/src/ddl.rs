@@ -106,6 +106,7 @@ impl Transaction {
         let mut s: Schema = (**w).clone();
         s.defs.retain(|d| !Arc::ptr_eq(d, def));
         *w = Arc::new(s);
+        storage.schema_replaced();
     }
 
     fn publish(&self, def: Arc<IndexDef>) {
@@ -114,6 +115,7 @@ impl Transaction {
         let mut s: Schema = (**w).clone();
         s.defs.push(def);
         *w = Arc::new(s);
+        storage.schema_replaced();
     }
 
     /// Applies the recorded schema changes; on failure, undoes the ones already applied.
@@ -146,6 +148,7 @@ impl Transaction {
                             self.verify_unique(&def)?;
                         }
                         def.online.store(true, Ordering::Release);
+                        storage.schema_replaced();
                         if self.inner.log {
                             let (l, k) = (
                                 storage.labels.name_or_err(*label)?,

@@ -44,6 +44,9 @@ pub struct Storage {
     pub(crate) keys: TokenTable,
     label_bits: Arena<OnceLock<Bitmap>, 8, 8, 0>,
     pub(crate) schema: RwLock<Arc<Schema>>,
+    /// Changes whenever the schema does, to a value no store in this process has had (see
+    /// [`Storage::schema_epoch`]).
+    schema_epoch: AtomicU64,
     pub(crate) counts: Counts,
     /// Serialises commit numbering, log appends and publication.
     pub(crate) commit: Mutex<CommitSlot>,
@@ -125,6 +128,7 @@ impl Storage {
             keys: TokenTable::new("property key", TOKENS_MAX),
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
+            schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {
                 log: None,
@@ -299,6 +303,20 @@ impl Storage {
         self.schema.read().clone()
     }
 
+    /// Names the schema this store has now: it changes with every index or constraint created,
+    /// brought online or dropped, however the change arrived (a transaction, a replayed or
+    /// replicated record, a bulk load), and no two stores of the process ever share a value.
+    /// What was planned under one epoch may be planned again under the next.
+    pub fn schema_epoch(&self) -> u64 {
+        self.schema_epoch.load(Ordering::Acquire)
+    }
+
+    /// Called after every change of the schema (see [`Storage::schema_epoch`]).
+    pub(crate) fn schema_replaced(&self) {
+        self.schema_epoch
+            .store(fresh_schema_epoch(), Ordering::Release);
+    }
+
     // ---- tokens ----
 
     pub fn label_id(&self, name: &str) -> Option<LabelId> {
@@ -435,6 +453,12 @@ impl Storage {
         }
         tx.commit_replay(record.commit)
     }
+}
+
+/// A schema epoch never handed out before in this process.
+fn fresh_schema_epoch() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 #[cfg(test)]
