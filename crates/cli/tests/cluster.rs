@@ -2,8 +2,8 @@
 //! read on every member (bookmark-waited), a follower refuses writes with NotALeader, ROUTE
 //! names the real roles, a killed leader is replaced with no acknowledged write lost, and a
 //! restarted member rejoins and catches up; a member started with `--join` is added through
-//! `dbms.cluster.addServer` (caught up from a snapshot), and a member is removed while the
-//! cluster keeps taking writes.
+//! `dbms.cluster.addServer` (caught up from a snapshot), and a member is removed through
+//! `DELETE /cluster/members/{id}` while the cluster keeps taking writes.
 //!
 //! Every wait polls a condition against a deadline; none sleeps for a fixed time.
 
@@ -121,6 +121,30 @@ fn http_get(addr: SocketAddr, path: &str) -> Option<String> {
     stream.read_to_string(&mut text).ok()?;
     let (head, body) = text.split_once("\r\n\r\n")?;
     head.starts_with("HTTP/1.1 200").then(|| body.to_owned())
+}
+
+/// Sends `method path` with a JSON `body`; the status code and the body.
+fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("answer");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
+    let code = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("a status line");
+    (code, body.to_owned())
 }
 
 fn cluster_status(member: &MemberSpec) -> Option<serde_json::Value> {
@@ -587,7 +611,11 @@ fn a_member_is_added_from_a_snapshot_and_another_removed() {
     assert_eq!(voters, 4, "{leader_view}");
 
     let removed = specs.iter().find(|s| s.id != leader).expect("a follower");
-    remove_for_good(&rt, leader_spec, removed);
+    let other = specs
+        .iter()
+        .find(|s| s.id != leader && s.id != removed.id)
+        .expect("another follower");
+    remove_for_good(&rt, leader_spec, other, removed);
     running[usize::try_from(removed.id - 1).expect("id")].kill();
     let bookmark = rt
         .block_on(write_item(leader_spec.bolt, 52))
@@ -625,14 +653,35 @@ fn changes_are_refused_where_they_must_be(
     }
 }
 
-/// Removes `removed` on the leader; adding its id back is refused.
-fn remove_for_good(rt: &tokio::runtime::Runtime, leader: &MemberSpec, removed: &MemberSpec) {
-    rt.block_on(call(
-        leader.bolt,
-        &format!("CALL dbms.cluster.removeServer({})", removed.id),
-    ))
-    .expect("call")
-    .expect("the leader removes the member");
+/// Removes `removed` on the leader through the HTTP endpoint (refused on a follower and for a
+/// malformed request); adding its id back is refused, by the procedure and over HTTP.
+fn remove_for_good(
+    rt: &tokio::runtime::Runtime,
+    leader: &MemberSpec,
+    follower: &MemberSpec,
+    removed: &MemberSpec,
+) {
+    let path = format!("/cluster/members/{}", removed.id);
+    let (status, body) = http_send(follower.http, "DELETE", &path, "");
+    assert_eq!(status, 421, "{body}");
+    assert!(body.contains(NOT_A_LEADER), "{body}");
+    for (method, path, body) in [
+        ("DELETE", "/cluster/members/zero", ""),
+        ("POST", "/cluster/members", "{\"id\": 9}"),
+        ("POST", "/cluster/members", "not json"),
+    ] {
+        let (status, answer) = http_send(leader.http, method, path, body);
+        assert_eq!(status, 400, "{method} {path} {body}: {answer}");
+    }
+    let (status, body) = http_send(leader.http, "DELETE", &path, "");
+    assert_eq!(status, 200, "the leader removes the member: {body}");
+    let re_add = format!(
+        "{{\"id\": {}, \"raftAddress\": \"{}\"}}",
+        removed.id, removed.raft
+    );
+    let (status, body) = http_send(leader.http, "POST", "/cluster/members", &re_add);
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("never reused"), "{body}");
     let (code, message) = rt
         .block_on(call(
             leader.bolt,

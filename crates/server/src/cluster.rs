@@ -463,3 +463,106 @@ impl Procedure for RemoveServer {
         Ok(vec![vec![int(id), Value::from("REMOVED")]])
     }
 }
+
+/// A membership change asked for over HTTP, parsed: `POST /cluster/members` with
+/// `{"id": 4, "raftAddress": "127.0.0.1:7004"}` adds, `DELETE /cluster/members/4` removes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemberChange {
+    Add { id: u64, raft_address: String },
+    Remove { id: u64 },
+}
+
+/// What the HTTP endpoint answers: a status and a JSON body, either the change made or a
+/// Neo4j-style error.
+pub struct ChangeAnswer {
+    pub http: http::StatusCode,
+    pub body: serde_json::Value,
+}
+
+fn change_refused(http: http::StatusCode, code: Status, message: String) -> ChangeAnswer {
+    ChangeAnswer {
+        http,
+        body: serde_json::json!({ "errors": [{ "code": code.code(), "message": message }] }),
+    }
+}
+
+impl MemberChange {
+    /// Reads a change from the method, the path under `/cluster/members` and the body; the
+    /// error names what is wrong with the request.
+    pub fn parse(method: &http::Method, tail: &str, body: &[u8]) -> Result<MemberChange, String> {
+        const PROCEDURE: &str = "/cluster/members";
+        match (method, tail.trim_matches('/')) {
+            (&http::Method::POST, "") => {
+                let request: serde_json::Value = serde_json::from_slice(body)
+                    .map_err(|e| format!("the body must be a JSON object: {e}"))?;
+                let id = match request.get("id") {
+                    Some(serde_json::Value::Number(n)) => Value::Int(n.as_i64().unwrap_or(-1)),
+                    _ => Value::Null,
+                };
+                let address = match request.get("raftAddress") {
+                    Some(serde_json::Value::String(s)) => Value::from(s.as_str()),
+                    _ => Value::Null,
+                };
+                Ok(MemberChange::Add {
+                    id: member_id(PROCEDURE, "id", &id).map_err(|e| e.to_string())?,
+                    raft_address: raft_address(PROCEDURE, "raftAddress", &address)
+                        .map_err(|e| e.to_string())?,
+                })
+            }
+            (&http::Method::DELETE, id) if !id.is_empty() && !id.contains('/') => {
+                let id = id.parse::<i64>().map_or(Value::Null, Value::Int);
+                Ok(MemberChange::Remove {
+                    id: member_id(PROCEDURE, "id", &id).map_err(|e| e.to_string())?,
+                })
+            }
+            _ => Err(
+                "POST /cluster/members adds a member ({\"id\": N, \"raftAddress\": \"HOST:PORT\"}); \
+                 DELETE /cluster/members/N removes one"
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// Makes the change on this member (the leader) and answers as the procedures do, with
+    /// HTTP statuses: 409 for an id that exists or was removed, 421 on a member that does not
+    /// lead (the body's code is NotALeader, so a client asks the leader), 503 when the change
+    /// could not be made now.
+    pub async fn apply(self, view: &ClusterView) -> ChangeAnswer {
+        let (result, done) = match self {
+            MemberChange::Add { id, raft_address } => (
+                view.replica().add_member(id, &raft_address).await,
+                serde_json::json!({ "id": id, "raftAddress": raft_address, "role": "FOLLOWER" }),
+            ),
+            MemberChange::Remove { id } => (
+                view.replica().remove_member(id).await,
+                serde_json::json!({ "id": id, "role": "REMOVED" }),
+            ),
+        };
+        let Err(error) = result else {
+            return ChangeAnswer {
+                http: http::StatusCode::OK,
+                body: done,
+            };
+        };
+        let http = match &error {
+            ClusterError::NotLeader { .. } | ClusterError::LeaseNotHeld => {
+                http::StatusCode::MISDIRECTED_REQUEST
+            }
+            ClusterError::MemberExists { .. } | ClusterError::MemberRemoved { .. } => {
+                http::StatusCode::CONFLICT
+            }
+            _ => http::StatusCode::SERVICE_UNAVAILABLE,
+        };
+        let refused = change_error(&error);
+        change_refused(http, refused.status_code(), refused.to_string())
+    }
+}
+
+/// A request the endpoint could not read: 400 with the reason.
+pub fn bad_change(reason: String) -> ChangeAnswer {
+    change_refused(
+        http::StatusCode::BAD_REQUEST,
+        Status::RequestInvalid,
+        reason,
+    )
+}

@@ -119,6 +119,12 @@ impl HttpShared {
             "/cluster/status" => Some(HttpShared::cluster_status),
             _ => None,
         };
+        if let Some(tail) = request.uri().path().strip_prefix("/cluster/members")
+            && (tail.is_empty() || tail.starts_with('/'))
+        {
+            let tail = tail.to_owned();
+            return self.members(request, &tail, peer, activity).await;
+        }
         if let Some(answer) = operations {
             if request.method() != Method::GET && request.method() != Method::HEAD {
                 let mut response = respond::neo4j_error(
@@ -179,6 +185,66 @@ impl HttpShared {
         respond::json(StatusCode::OK, &body)
     }
 
+    /// `POST /cluster/members` and `DELETE /cluster/members/{id}`: membership changes, for
+    /// an authenticated user, on the leader (see `crate::cluster::MemberChange`).
+    async fn members(
+        &self,
+        request: Request<Incoming>,
+        tail: &str,
+        peer: SocketAddr,
+        activity: &Activity,
+    ) -> Response<ApiBody> {
+        let Some(view) = &self.cluster else {
+            return respond::neo4j_error(
+                StatusCode::NOT_FOUND,
+                Status::RequestInvalid,
+                "This server is not a cluster member.",
+            );
+        };
+        if let Err(refused) = self.authenticate(&request, peer).await {
+            return refused;
+        }
+        let method = request.method().clone();
+        let deadline = Instant::now() + self.body_read;
+        let body = match collect(request.into_body(), self.body_bytes_max, deadline).await {
+            Ok(body) => body,
+            Err(error) => return body_error(&error, activity),
+        };
+        let answer = match crate::cluster::MemberChange::parse(&method, tail, &body) {
+            Ok(change) => change.apply(view).await,
+            Err(reason) => crate::cluster::bad_change(reason),
+        };
+        respond::json(answer.http, &answer.body)
+    }
+
+    /// Checks the request's credentials when authentication is on; the refusal is the response.
+    async fn authenticate<B>(
+        &self,
+        request: &Request<B>,
+        peer: SocketAddr,
+    ) -> Result<(), Response<ApiBody>> {
+        if !self.users.is_enabled() {
+            return Ok(());
+        }
+        let credentials = match basic_credentials(request) {
+            Ok(credentials) => credentials,
+            Err(message) => {
+                self.metrics.auth_failures.inc();
+                return Err(respond::unauthorized(message));
+            }
+        };
+        let missing = credentials == Credentials::None;
+        if let Err(error) = self.users.authenticate(peer.ip(), credentials).await {
+            tracing::debug!(%peer, %error, "HTTP authentication failed");
+            return Err(respond::unauthorized(if missing {
+                "No authentication header supplied."
+            } else {
+                "Invalid username or password."
+            }));
+        }
+        Ok(())
+    }
+
     async fn api(
         &self,
         request: Request<Incoming>,
@@ -200,23 +266,8 @@ impl HttpShared {
             ));
         }
         let discovery = request.method() == Method::GET && request.uri().path() == "/";
-        if !discovery && self.users.is_enabled() {
-            let credentials = match basic_credentials(&request) {
-                Ok(credentials) => credentials,
-                Err(message) => {
-                    self.metrics.auth_failures.inc();
-                    return respond::unauthorized(message);
-                }
-            };
-            let missing = credentials == Credentials::None;
-            if let Err(error) = self.users.authenticate(peer.ip(), credentials).await {
-                tracing::debug!(%peer, %error, "HTTP authentication failed");
-                return respond::unauthorized(if missing {
-                    "No authentication header supplied."
-                } else {
-                    "Invalid username or password."
-                });
-            }
+        if !discovery && let Err(refused) = self.authenticate(&request, peer).await {
+            return refused;
         }
         let declared = request
             .headers()
