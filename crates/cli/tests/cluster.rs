@@ -147,6 +147,13 @@ fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, St
     (code, body.to_owned())
 }
 
+/// The value of one sample in a member's `/metrics` (the line that starts with `name `).
+fn metric(member: &MemberSpec, name: &str) -> Option<f64> {
+    let text = http_get(member.http, "/metrics")?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
 fn cluster_status(member: &MemberSpec) -> Option<serde_json::Value> {
     serde_json::from_str(&http_get(member.http, "/cluster/status")?).ok()
 }
@@ -609,6 +616,17 @@ fn a_member_is_added_from_a_snapshot_and_another_removed() {
         .filter(|m| m["voter"].as_bool() == Some(true))
         .count();
     assert_eq!(voters, 4, "{leader_view}");
+    // The transfer is counted on both sides, and the leader's appends were timed.
+    eventually("the snapshot transfer in the metrics", || {
+        let sent = metric(leader_spec, "quiver_cluster_snapshots_sent_total")?;
+        let installed = metric(&new, "quiver_cluster_snapshots_installed_total")?;
+        let appends = metric(leader_spec, "quiver_cluster_append_latency_seconds_count")?;
+        (sent >= 1.0 && installed >= 1.0 && appends >= 50.0).then_some(())
+    });
+    assert!(
+        metric(leader_spec, "quiver_cluster_follower_lag").is_some(),
+        "the leader reports its followers' lag"
+    );
 
     let removed = specs.iter().find(|s| s.id != leader).expect("a follower");
     let other = specs

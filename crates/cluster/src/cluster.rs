@@ -237,6 +237,10 @@ pub struct Status {
     /// On the leader: how many entries each other member is behind its log (`None` while its
     /// position is unknown). Empty elsewhere.
     pub lag: BTreeMap<NodeId, Option<u64>>,
+    /// Snapshots this member streamed whole to another, and received and installed, since it
+    /// started.
+    pub snapshots_sent: u64,
+    pub snapshots_installed: u64,
 }
 
 /// What a committed write answers.
@@ -338,6 +342,8 @@ pub struct Cluster {
     announcer: JoinHandle<()>,
     local_addr: SocketAddr,
     rebuilds: Arc<AtomicU64>,
+    snapshots_sent: Arc<AtomicU64>,
+    snapshots_installed: Arc<AtomicU64>,
     /// How long a leader stopping gracefully waits for its successor.
     handover_timeout: Duration,
     /// Membership changes, one at a time.
@@ -402,6 +408,8 @@ impl Cluster {
         let snapshots = config.data_dir.join("snapshots");
         let sm = StateMachine::open(config.id, &snapshots, applier.clone(), log.clone())?;
         let rebuilds = sm.rebuild_counter();
+        let snapshots_installed = sm.install_counter();
+        let snapshots_sent = Arc::new(AtomicU64::new(0));
         let removed = sm.removed_members();
         let switch = NetworkSwitch::default();
         let network = Network {
@@ -410,6 +418,7 @@ impl Cluster {
             connect_timeout: Duration::from_millis(config.connect_timeout_ms),
             snapshot_chunk_bytes: config.snapshot_chunk_bytes,
             snapshot_install_timeout: Duration::from_millis(config.snapshot_install_timeout_ms),
+            snapshots_sent: Arc::clone(&snapshots_sent),
         };
         let raft = Raft::new(config.id, raft_config, network, log.clone(), sm)
             .await
@@ -453,6 +462,8 @@ impl Cluster {
             server,
             local_addr,
             rebuilds,
+            snapshots_sent,
+            snapshots_installed,
             handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
             changes,
             catch_up_timeout: Duration::from_millis(config.member_catch_up_timeout_ms),
@@ -547,6 +558,8 @@ impl Cluster {
                 .map(|(id, node)| (*id, node.clone()))
                 .collect(),
             lag,
+            snapshots_sent: self.snapshots_sent.load(Ordering::Relaxed),
+            snapshots_installed: self.snapshots_installed.load(Ordering::Relaxed),
         }
     }
 

@@ -184,6 +184,8 @@ pub struct Network {
     pub(crate) connect_timeout: Duration,
     pub(crate) snapshot_chunk_bytes: usize,
     pub(crate) snapshot_install_timeout: Duration,
+    /// Snapshots streamed whole to a member and installed there.
+    pub(crate) snapshots_sent: Arc<AtomicU64>,
 }
 
 impl RaftNetworkFactory<TypeConfig> for Network {
@@ -198,6 +200,7 @@ impl RaftNetworkFactory<TypeConfig> for Network {
             connect_timeout: self.connect_timeout,
             snapshot_chunk_bytes: self.snapshot_chunk_bytes.max(1),
             snapshot_install_timeout: self.snapshot_install_timeout,
+            snapshots_sent: Arc::clone(&self.snapshots_sent),
             conn: None,
         }
     }
@@ -213,6 +216,7 @@ pub struct PeerClient {
     connect_timeout: Duration,
     snapshot_chunk_bytes: usize,
     snapshot_install_timeout: Duration,
+    snapshots_sent: Arc<AtomicU64>,
     conn: Option<TcpStream>,
 }
 
@@ -378,7 +382,10 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
             offset += n as u64;
             match (resp, done) {
                 (Response::SnapshotChunk, false) => {}
-                (Response::Snapshot(r), true) => return Ok(r),
+                (Response::Snapshot(r), true) => {
+                    self.snapshots_sent.fetch_add(1, Ordering::Relaxed);
+                    return Ok(r);
+                }
                 _ => return Err(CallError::Network(WireError::Unexpected("snapshot")).into()),
             }
         }

@@ -304,6 +304,8 @@ pub struct StateMachine {
     rebuilds: Arc<AtomicU64>,
     /// Ids dropped from the membership (see the module docs), shared with the member handle.
     removed: Arc<RwLock<BTreeSet<NodeId>>>,
+    /// Snapshots received from a leader and installed, for metrics.
+    installed: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for StateMachine {
@@ -353,6 +355,7 @@ impl StateMachine {
             current: None,
             rebuilds: Arc::new(AtomicU64::new(0)),
             removed: Arc::new(RwLock::new(BTreeSet::new())),
+            installed: Arc::new(AtomicU64::new(0)),
         };
         let removed_path = sm.dir.join(REMOVED_FILE);
         match std::fs::read(&removed_path) {
@@ -381,6 +384,11 @@ impl StateMachine {
             sm.applied_commit = sm.applier.reset(None)?;
         }
         Ok(sm)
+    }
+
+    /// The count of snapshots received and installed.
+    pub fn install_counter(&self) -> Arc<AtomicU64> {
+        self.installed.clone()
     }
 
     /// The count of rebuilds that discarded an unreplicated tail.
@@ -751,6 +759,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         self.applied_commit = blocking_section(|| self.applier.reset(stored.file.as_deref()))?;
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
+        self.installed.fetch_add(1, Ordering::Relaxed);
         tracing::info!(
             member = self.id,
             last_log_id = ?meta.last_log_id,

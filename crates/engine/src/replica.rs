@@ -113,7 +113,13 @@ pub struct ReplicatedLog {
     /// The runtime the member runs on: blocking waits are driven on the caller's thread while
     /// this runtime drives their timers and wakes them.
     runtime: tokio::runtime::Handle,
+    /// Told how long each entry took from its proposal to its commit by a majority (see
+    /// [`Replica::observe_appends`]).
+    append_observer: std::sync::OnceLock<AppendObserver>,
 }
+
+/// What [`Replica::observe_appends`] installs.
+type AppendObserver = Box<dyn Fn(Duration) + Send + Sync>;
 
 impl std::fmt::Debug for ReplicatedLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +159,7 @@ impl ReplicatedLog {
             stepping_down: AtomicBool::new(false),
             applier: std::sync::OnceLock::new(),
             runtime: tokio::runtime::Handle::current(),
+            append_observer: std::sync::OnceLock::new(),
         });
         (log, rx)
     }
@@ -367,9 +374,17 @@ async fn propose(
         }
         let Some(last) = last else { continue };
         let written = if published(&log, last).await {
-            raft.client_write(Redo(bytes))
+            let proposed = Instant::now();
+            let written = raft
+                .client_write(Redo(bytes))
                 .await
-                .map_err(|e| ClusterError::from(e).to_string())
+                .map_err(|e| ClusterError::from(e).to_string());
+            if written.is_ok()
+                && let Some(observe) = log.append_observer.get()
+            {
+                observe(proposed.elapsed());
+            }
+            written
         } else {
             Err(format!(
                 "commit {last} was not published by the store within {} ms",
@@ -535,6 +550,13 @@ impl Replica {
             .try_lock()
             .ok()
             .and_then(|c| c.as_ref().map(Cluster::local_addr))
+    }
+
+    /// Installs what is told, for every entry this member proposes as leader, how long it took
+    /// from the proposal to its commit by a majority (its append latency). Once only: a second
+    /// observer is ignored.
+    pub fn observe_appends(&self, observer: impl Fn(Duration) + Send + Sync + 'static) {
+        let _ = self.log.append_observer.set(Box::new(observer));
     }
 
     /// This member's state (role, term, indexes, lag, members), as Raft's metrics show it.

@@ -223,11 +223,15 @@ impl Procedure for Overview {
 }
 
 /// Keeps the cluster metrics current until the member stops: leader changes and elections
-/// counted as Raft's metrics show them, the term, whether this member leads, and how far its
-/// applied index trails its commit index.
+/// counted as Raft's metrics show them, the term, whether this member leads, how far its
+/// applied index trails its commit index, how far its furthest follower trails it, snapshot
+/// transfers both ways; and installs the observer of its append latency.
 pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
+    let latency = metrics.cluster.append_latency.clone();
+    replica.observe_appends(move |elapsed| latency.observe(elapsed));
     let mut last_leader = None;
     let mut last_term = None;
+    let (mut sent, mut installed) = (0, 0);
     loop {
         let s = replica.status();
         if s.role == Role::Shutdown {
@@ -255,6 +259,20 @@ pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
             .cluster
             .applied_lag
             .set(i64::try_from(s.commit_index.saturating_sub(s.applied_index)).unwrap_or(i64::MAX));
+        let furthest = s.lag.values().flatten().copied().max().unwrap_or(0);
+        metrics
+            .cluster
+            .follower_lag
+            .set(i64::try_from(furthest).unwrap_or(i64::MAX));
+        metrics
+            .cluster
+            .snapshots_sent
+            .inc_by(s.snapshots_sent.saturating_sub(sent));
+        metrics
+            .cluster
+            .snapshots_installed
+            .inc_by(s.snapshots_installed.saturating_sub(installed));
+        (sent, installed) = (s.snapshots_sent, s.snapshots_installed);
         tokio::time::sleep(Duration::from_millis(METRICS_INTERVAL_MS)).await;
     }
 }

@@ -85,6 +85,67 @@ pub struct ClusterMetrics {
     pub is_leader: IntGauge,
     /// Entries committed but not yet applied here (what a bookmarked read may wait for).
     pub applied_lag: IntGauge,
+    /// On the leader: entries the furthest-behind follower lacks (0 elsewhere).
+    pub follower_lag: IntGauge,
+    /// Proposal to commit by a majority, per entry this member proposed as leader.
+    pub append_latency: LatencyHistogram,
+    /// Snapshots streamed whole to another member, and received and installed here.
+    pub snapshots_sent: Counter,
+    pub snapshots_installed: Counter,
+}
+
+impl ClusterMetrics {
+    /// The cluster metrics, registered in `registry` (zero outside cluster mode).
+    fn registered(registry: &mut Registry) -> ClusterMetrics {
+        let cluster = ClusterMetrics::default();
+        registry.register(
+            "quiver_cluster_leader_changes",
+            "Times the cluster's known leader changed",
+            cluster.leader_changes.clone(),
+        );
+        registry.register(
+            "quiver_cluster_elections",
+            "Raft terms begun (elections) seen by this member",
+            cluster.elections.clone(),
+        );
+        registry.register(
+            "quiver_cluster_term",
+            "This member's Raft term",
+            cluster.term.clone(),
+        );
+        registry.register(
+            "quiver_cluster_is_leader",
+            "1 while this member leads the cluster",
+            cluster.is_leader.clone(),
+        );
+        registry.register(
+            "quiver_cluster_applied_lag",
+            "Raft entries committed but not yet applied on this member",
+            cluster.applied_lag.clone(),
+        );
+        registry.register(
+            "quiver_cluster_follower_lag",
+            "On the leader, Raft entries the furthest-behind follower lacks",
+            cluster.follower_lag.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_cluster_append_latency",
+            "Time from proposing an entry to its commit by a majority, on the leader",
+            Unit::Seconds,
+            cluster.append_latency.clone(),
+        );
+        registry.register(
+            "quiver_cluster_snapshots_sent",
+            "Snapshots streamed whole to another member",
+            cluster.snapshots_sent.clone(),
+        );
+        registry.register(
+            "quiver_cluster_snapshots_installed",
+            "Snapshots received from the leader and installed",
+            cluster.snapshots_installed.clone(),
+        );
+        cluster
+    }
 }
 
 /// Plain numbers read from the atomics; serialised as `/stats`.
@@ -192,32 +253,7 @@ impl Metrics {
             auth_failures.clone(),
         );
 
-        let cluster = ClusterMetrics::default();
-        registry.register(
-            "quiver_cluster_leader_changes",
-            "Times the cluster's known leader changed",
-            cluster.leader_changes.clone(),
-        );
-        registry.register(
-            "quiver_cluster_elections",
-            "Raft terms begun (elections) seen by this member",
-            cluster.elections.clone(),
-        );
-        registry.register(
-            "quiver_cluster_term",
-            "This member's Raft term",
-            cluster.term.clone(),
-        );
-        registry.register(
-            "quiver_cluster_is_leader",
-            "1 while this member leads the cluster",
-            cluster.is_leader.clone(),
-        );
-        registry.register(
-            "quiver_cluster_applied_lag",
-            "Raft entries committed but not yet applied on this member",
-            cluster.applied_lag.clone(),
-        );
+        let cluster = ClusterMetrics::registered(&mut registry);
 
         Metrics {
             registry,
