@@ -32,7 +32,23 @@ pub struct EngineConfig {
     pub parse_depth_max: usize,
     /// Longest path a variable-length pattern without an upper bound explores.
     pub var_length_hops_max: u32,
+    /// How long a writer that meets another transaction's uncommitted change waits for that
+    /// transaction to end, from its first such meeting in a query. When the query is the
+    /// first thing its transaction did and has returned nothing yet, the transaction then
+    /// begins again at a fresh snapshot (as if it had started after the holder) and runs the
+    /// query again, so contention on one hot entity becomes a queue instead of a storm of
+    /// client retries; otherwise, or when the wait runs out, the query fails with a
+    /// retryable error (`Neo.TransientError.Transaction.LockAcquisitionTimeout`, or
+    /// `...Outdated` when the change was committed after this transaction's snapshot).
+    /// Zero: never wait.
+    pub lock_wait_max: Duration,
 }
+
+/// The default lock wait: long enough for a queue of a few hundred short transactions on one
+/// entity (each holds its change for a client round trip, about a millisecond), short enough
+/// that a holder that went quiet costs a waiter one second before its driver's own retry
+/// (with back-off) takes over.
+pub const LOCK_WAIT_DEFAULT: Duration = Duration::from_secs(1);
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -45,6 +61,7 @@ impl Default for EngineConfig {
             query_bytes_max: 1 << 20,
             parse_depth_max: 200,
             var_length_hops_max: 64,
+            lock_wait_max: LOCK_WAIT_DEFAULT,
         }
     }
 }

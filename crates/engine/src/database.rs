@@ -65,6 +65,8 @@ pub(crate) struct DatabaseState {
     epoch: AtomicU64,
     registry: Mutex<HashMap<u64, TxEntry>>,
     next_tx: AtomicU64,
+    /// Transactions begun again at a fresh snapshot after waiting out a write conflict.
+    begun_again: AtomicU64,
 }
 
 impl DatabaseState {
@@ -75,6 +77,10 @@ impl DatabaseState {
 
     pub fn epoch(&self) -> u64 {
         self.epoch.load(Ordering::Acquire)
+    }
+
+    pub fn note_begun_again(&self) {
+        self.begun_again.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn schema_changed(&self) {
@@ -290,6 +296,7 @@ impl Database {
                 epoch: AtomicU64::new(0),
                 registry: Mutex::new(HashMap::new()),
                 next_tx: AtomicU64::new(1),
+                begun_again: AtomicU64::new(0),
             }),
             durability,
         }
@@ -353,6 +360,13 @@ impl Database {
     /// Terminates a running transaction by its `neo4j-transaction-N` id.
     pub fn terminate(&self, id: &str) -> bool {
         self.shared.terminate(id)
+    }
+
+    /// Transactions that met another's uncommitted write, waited for it to end and began
+    /// again at a fresh snapshot (see [`EngineConfig::lock_wait_max`]), since the database
+    /// opened.
+    pub fn transactions_begun_again(&self) -> u64 {
+        self.shared.begun_again.load(Ordering::Relaxed)
     }
 
     /// Plan cache hits and misses since the database opened.

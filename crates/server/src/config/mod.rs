@@ -122,6 +122,9 @@ pub struct QuerySettings {
     /// What all running queries may hold together
     /// ([`quiver_engine::EngineConfig::query_memory_total_bytes_max`]).
     pub memory_total_bytes_max: usize,
+    /// How long a writer waits for another's uncommitted change to end
+    /// ([`quiver_engine::EngineConfig::lock_wait_max`]); zero never waits.
+    pub lock_wait: Duration,
 }
 
 /// Who may connect.
@@ -381,6 +384,16 @@ fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
             layer.query_memory_total_max,
             quiver_engine::memory::default_total_bytes_max(),
         )?,
+        lock_wait: match layer.lock_wait_ms {
+            None => quiver_engine::LOCK_WAIT_DEFAULT,
+            Some(ms) if ms <= TIMEOUT_MS_LIMIT => Duration::from_millis(ms),
+            Some(ms) => {
+                return Err(invalid(
+                    "lock_wait_ms",
+                    format!("{ms} ms is outside 0..={TIMEOUT_MS_LIMIT}"),
+                ));
+            }
+        },
     })
 }
 

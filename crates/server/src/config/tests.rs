@@ -443,3 +443,35 @@ fn query_memory_limits_come_from_every_source_and_refuse_less_than_a_mebibyte() 
         "{error}"
     );
 }
+
+#[test]
+fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(defaults.query.lock_wait, quiver_engine::LOCK_WAIT_DEFAULT);
+    let toml = file("lock_wait_ms = 250\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    assert_eq!(config.query.lock_wait, Duration::from_millis(250), "file");
+    let config = resolve(
+        flags(&["--config", &path, "--lock-wait-ms", "0"]),
+        env(&[("QUIVER_LOCK_WAIT_MS", "40")]),
+    )
+    .expect("valid layers");
+    assert_eq!(config.query.lock_wait, Duration::ZERO, "flag wins");
+    let config = resolve(
+        flags(&["--config", &path]),
+        env(&[("QUIVER_LOCK_WAIT_MS", "40")]),
+    )
+    .expect("valid layers");
+    assert_eq!(
+        config.query.lock_wait,
+        Duration::from_millis(40),
+        "environment"
+    );
+    let error = resolve(
+        Layer::default(),
+        env(&[("QUIVER_LOCK_WAIT_MS", "999999999999")]),
+    )
+    .expect_err("past a week");
+    assert!(error.to_string().contains("lock_wait_ms"), "{error}");
+}
