@@ -445,6 +445,9 @@ impl Telemetry for ServerTelemetry {
     fn transaction_abandoned(&self) {
         self.0.transactions.abandoned.inc();
     }
+    fn transaction_idle_timed_out(&self) {
+        self.0.transactions.idle_timed_out.inc();
+    }
     fn query_finished(&self, elapsed: std::time::Duration) {
         self.0.query_latency.observe(elapsed);
     }
@@ -478,6 +481,12 @@ fn http_api_config(config: &Config) -> ApiConfig {
         bolt_port: config.bolt_listen.port(),
         bookmark_wait: config.timeouts.bookmark,
         placement: config.query.placement,
+        // The same idle-transaction timeout as Bolt; "never" is a week, the longest timeout.
+        transaction_idle_timeout: config
+            .timeouts
+            .idle_transaction
+            .unwrap_or(std::time::Duration::from_millis(config::TIMEOUT_MS_LIMIT)),
+        transaction_timeout: config.timeouts.transaction,
         ..ApiConfig::default()
     }
 }

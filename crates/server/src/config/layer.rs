@@ -86,6 +86,14 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<u64>,
 
+    /// An open transaction (Bolt or HTTP) whose client sends nothing for this long is rolled back and its client told TransactionTimedOut at its next request; 0 never [default: 60000] [env: QUIVER_IDLE_TRANSACTION_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub idle_transaction_timeout_ms: Option<u64>,
+
+    /// Time limit of a transaction whose client sets none (Neo4j's db.transaction.timeout); past it the transaction is rolled back with TransactionTimedOut; 0 none [default: 0] [env: QUIVER_TRANSACTION_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub transaction_timeout_ms: Option<u64>,
+
     /// Deadline for an HTTP client to send a request's headers [default: 10000] [env: QUIVER_HTTP_HEADER_READ_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub http_header_read_timeout_ms: Option<u64>,
@@ -192,6 +200,8 @@ impl Layer {
             bolt_message_bytes_max: env_value(&lookup, "QUIVER_BOLT_MESSAGE_BYTES_MAX")?,
             handshake_timeout_ms: env_value(&lookup, "QUIVER_HANDSHAKE_TIMEOUT_MS")?,
             idle_timeout_ms: env_value(&lookup, "QUIVER_IDLE_TIMEOUT_MS")?,
+            idle_transaction_timeout_ms: env_value(&lookup, "QUIVER_IDLE_TRANSACTION_TIMEOUT_MS")?,
+            transaction_timeout_ms: env_value(&lookup, "QUIVER_TRANSACTION_TIMEOUT_MS")?,
             http_header_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_HEADER_READ_TIMEOUT_MS")?,
             http_keep_alive_timeout_ms: env_value(&lookup, "QUIVER_HTTP_KEEP_ALIVE_TIMEOUT_MS")?,
             http_body_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_BODY_READ_TIMEOUT_MS")?,
@@ -257,6 +267,10 @@ impl Layer {
             bolt_message_bytes_max: self.bolt_message_bytes_max.or(lower.bolt_message_bytes_max),
             handshake_timeout_ms: self.handshake_timeout_ms.or(lower.handshake_timeout_ms),
             idle_timeout_ms: self.idle_timeout_ms.or(lower.idle_timeout_ms),
+            idle_transaction_timeout_ms: self
+                .idle_transaction_timeout_ms
+                .or(lower.idle_transaction_timeout_ms),
+            transaction_timeout_ms: self.transaction_timeout_ms.or(lower.transaction_timeout_ms),
             http_header_read_timeout_ms: self
                 .http_header_read_timeout_ms
                 .or(lower.http_header_read_timeout_ms),

@@ -109,6 +109,13 @@ pub struct Timeouts {
     pub bolt_recv: Duration,
     /// Longest wait for a bookmark's commit to become visible.
     pub bookmark: Duration,
+    /// An open transaction whose client is silent this long is rolled back, so a client that
+    /// wrote and went quiet cannot hold other writers out for the connection's whole idle
+    /// timeout (Postgres' `idle_in_transaction_session_timeout`). `None`: never.
+    pub idle_transaction: Option<Duration>,
+    /// Time limit of a transaction whose client sets none (Neo4j's `db.transaction.timeout`).
+    /// `None`: unlimited.
+    pub transaction: Option<Duration>,
 }
 
 /// How queries are executed.
@@ -341,6 +348,12 @@ fn timeouts(layer: &Layer) -> Result<Timeouts, ConfigError> {
         )?,
         bolt_recv: timeout("bolt_recv_timeout_ms", layer.bolt_recv_timeout_ms, 120_000)?,
         bookmark: timeout("bookmark_timeout_ms", layer.bookmark_timeout_ms, 30_000)?,
+        idle_transaction: optional_timeout(
+            "idle_transaction_timeout_ms",
+            layer.idle_transaction_timeout_ms,
+            60_000,
+        )?,
+        transaction: optional_timeout("transaction_timeout_ms", layer.transaction_timeout_ms, 0)?,
     };
     if timeouts.bolt_recv < BOLT_RECV_TIMEOUT_MIN {
         return Err(invalid(
@@ -525,6 +538,18 @@ fn timeout(
             setting,
             format!("{ms} ms is outside 1..={TIMEOUT_MS_LIMIT}"),
         ))
+    }
+}
+
+/// A timeout that 0 turns off.
+fn optional_timeout(
+    setting: &'static str,
+    value: Option<u64>,
+    default_ms: u64,
+) -> Result<Option<Duration>, ConfigError> {
+    match value.unwrap_or(default_ms) {
+        0 => Ok(None),
+        ms => timeout(setting, Some(ms), default_ms).map(Some),
     }
 }
 

@@ -475,3 +475,28 @@ fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
     .expect_err("past a week");
     assert!(error.to_string().contains("lock_wait_ms"), "{error}");
 }
+
+#[test]
+fn transaction_timeouts_default_to_an_idle_minute_and_no_limit_and_zero_turns_them_off() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(
+        defaults.timeouts.idle_transaction,
+        Some(Duration::from_secs(60))
+    );
+    assert_eq!(defaults.timeouts.transaction, None);
+    let toml = file("idle_transaction_timeout_ms = 0\ntransaction_timeout_ms = 5000\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    assert_eq!(config.timeouts.idle_transaction, None, "0 is off");
+    assert_eq!(config.timeouts.transaction, Some(Duration::from_secs(5)));
+    let config = resolve(
+        flags(&["--config", &path, "--idle-transaction-timeout-ms", "1500"]),
+        env(&[("QUIVER_TRANSACTION_TIMEOUT_MS", "0")]),
+    )
+    .expect("valid layers");
+    assert_eq!(
+        config.timeouts.idle_transaction,
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(config.timeouts.transaction, None, "environment over file");
+}

@@ -49,6 +49,12 @@ pub struct TransactionMetrics {
     /// Rolled back because the client went away mid-transaction.
     pub abandoned: Counter,
     pub active: IntGauge,
+    /// Ended by the server because they ran past their time limit (the client's or the
+    /// server's default transaction timeout).
+    pub timed_out: Counter,
+    /// Ended by the server because their client sent nothing for the idle-in-transaction
+    /// timeout while they were open.
+    pub idle_timed_out: Counter,
     /// Met another transaction's uncommitted write, waited for it to end and began again at a
     /// fresh snapshot (the engine counts them; read when the metrics are encoded).
     pub begun_again: Counter,
@@ -203,6 +209,16 @@ impl Metrics {
             "quiver_transactions_active",
             "Transactions open now",
             transactions.active.clone(),
+        );
+        registry.register(
+            "quiver_transactions_timed_out",
+            "Transactions ended by the server past their time limit",
+            transactions.timed_out.clone(),
+        );
+        registry.register(
+            "quiver_transactions_idle_timed_out",
+            "Transactions ended by the server after their client was idle in them too long",
+            transactions.idle_timed_out.clone(),
         );
         registry.register(
             "quiver_transactions_begun_again",
