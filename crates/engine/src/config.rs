@@ -10,6 +10,12 @@ use quiver_value::Map;
 pub struct EngineConfig {
     /// Compiled plans kept, keyed by query text.
     pub plan_cache_entries_max: usize,
+    /// Estimated bytes the cached plans may hold together. A plan over a sixteenth of it is
+    /// not cached (it is planned again each time it runs), a query text over 16 KiB is cached
+    /// from its second run on, and past the limit the least recently used plans go. Lower it
+    /// on a small machine serving many large distinct queries; raising it only helps when
+    /// more distinct large queries repeat than fit. Zero: no plan is cached.
+    pub plan_cache_bytes_max: usize,
     /// Wall-clock limit of one query (from `run` to its last row), unless the transaction sets
     /// a shorter one. `None`: unlimited.
     pub query_time_max: Option<Duration>,
@@ -54,6 +60,7 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             plan_cache_entries_max: 1024,
+            plan_cache_bytes_max: 128 << 20,
             query_time_max: None,
             query_memory_bytes_max: 1 << 30,
             query_memory_total_bytes_max: crate::memory::default_total_bytes_max(),

@@ -284,6 +284,7 @@ impl Database {
         config: EngineConfig,
     ) -> Database {
         let capacity = config.plan_cache_entries_max;
+        let cache_bytes_max = config.plan_cache_bytes_max;
         Database {
             shared: Arc::new(DatabaseState {
                 store,
@@ -291,7 +292,7 @@ impl Database {
                 log,
                 memory: MemoryPool::new(config.query_memory_total_bytes_max),
                 config,
-                cache: Mutex::new(PlanCache::new(capacity)),
+                cache: Mutex::new(PlanCache::new(capacity, cache_bytes_max)),
                 procedures: RwLock::new(Arc::new(Procedures::builtin())),
                 epoch: AtomicU64::new(0),
                 registry: Mutex::new(HashMap::new()),
@@ -367,6 +368,12 @@ impl Database {
     /// opened.
     pub fn transactions_begun_again(&self) -> u64 {
         self.shared.begun_again.load(Ordering::Relaxed)
+    }
+
+    /// Plans cached now and their estimated bytes.
+    pub fn plan_cache_size(&self) -> (usize, usize) {
+        let c = self.shared.cache.lock();
+        (c.len(), c.bytes())
     }
 
     /// Plan cache hits and misses since the database opened.
