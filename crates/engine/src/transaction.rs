@@ -310,21 +310,31 @@ impl Transaction {
             deadline = deadline.min(limit);
         }
         let _ = self.stx.rollback();
-        if let Some(holder) = holder {
-            let ended = wait_for(&holder, deadline, &self.cancel);
-            if self.cancel.load(Ordering::Relaxed) {
-                return Err(Error::Terminated(
-                    "the transaction was terminated while it waited for another".to_owned(),
-                ));
-            }
-            if !ended {
-                return Err(Error::LockHeld {
-                    kind,
-                    id,
-                    waited: LockWaited::TimedOut {
-                        waited_ms: u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
-                    },
-                });
+        if let Some(mut holder) = holder {
+            // When the holder ends, every waiter wakes and one of them takes the entity first:
+            // the others look again and wait for that one, instead of each beginning again
+            // only to meet it (a herd of restarts per commit).
+            loop {
+                let ended = wait_for(&holder, deadline, &self.cancel);
+                if self.cancel.load(Ordering::Relaxed) {
+                    return Err(Error::Terminated(
+                        "the transaction was terminated while it waited for another".to_owned(),
+                    ));
+                }
+                if !ended {
+                    return Err(Error::LockHeld {
+                        kind,
+                        id,
+                        waited: LockWaited::TimedOut {
+                            waited_ms: u64::try_from(since.elapsed().as_millis())
+                                .unwrap_or(u64::MAX),
+                        },
+                    });
+                }
+                match self.stx.conflicting_writer(kind, id) {
+                    Some(next) => holder = next,
+                    None => break,
+                }
             }
         } else if Instant::now() >= deadline {
             // Every new snapshot met a newer commit again: the lock wait bounds that too.

@@ -185,46 +185,7 @@ impl Metrics {
             "HTTP requests answered",
             http_requests.clone(),
         );
-        registry.register(
-            "quiver_transactions_opened",
-            "Transactions begun, explicit or auto-commit",
-            transactions.opened.clone(),
-        );
-        registry.register(
-            "quiver_transactions_committed",
-            "Transactions committed",
-            transactions.committed.clone(),
-        );
-        registry.register(
-            "quiver_transactions_rolled_back",
-            "Transactions rolled back, abandoned ones included",
-            transactions.rolled_back.clone(),
-        );
-        registry.register(
-            "quiver_transactions_abandoned",
-            "Transactions rolled back because their client went away",
-            transactions.abandoned.clone(),
-        );
-        registry.register(
-            "quiver_transactions_active",
-            "Transactions open now",
-            transactions.active.clone(),
-        );
-        registry.register(
-            "quiver_transactions_timed_out",
-            "Transactions ended by the server past their time limit",
-            transactions.timed_out.clone(),
-        );
-        registry.register(
-            "quiver_transactions_idle_timed_out",
-            "Transactions ended by the server after their client was idle in them too long",
-            transactions.idle_timed_out.clone(),
-        );
-        registry.register(
-            "quiver_transactions_begun_again",
-            "Transactions that waited for another's write to end and began again",
-            transactions.begun_again.clone(),
-        );
+        register_transactions(&mut registry, &transactions);
         registry.register_with_unit(
             "quiver_query_latency",
             "Query time from arrival to last record",
@@ -326,6 +287,50 @@ impl Metrics {
             query_latency: self.query_latency.snapshot(),
         }
     }
+}
+
+/// The transaction counters, Bolt and HTTP together.
+fn register_transactions(registry: &mut Registry, transactions: &TransactionMetrics) {
+    registry.register(
+        "quiver_transactions_opened",
+        "Transactions begun, explicit or auto-commit",
+        transactions.opened.clone(),
+    );
+    registry.register(
+        "quiver_transactions_committed",
+        "Transactions committed",
+        transactions.committed.clone(),
+    );
+    registry.register(
+        "quiver_transactions_rolled_back",
+        "Transactions rolled back, abandoned ones included",
+        transactions.rolled_back.clone(),
+    );
+    registry.register(
+        "quiver_transactions_abandoned",
+        "Transactions rolled back because their client went away",
+        transactions.abandoned.clone(),
+    );
+    registry.register(
+        "quiver_transactions_active",
+        "Transactions open now",
+        transactions.active.clone(),
+    );
+    registry.register(
+        "quiver_transactions_timed_out",
+        "Transactions ended by the server past their time limit",
+        transactions.timed_out.clone(),
+    );
+    registry.register(
+        "quiver_transactions_idle_timed_out",
+        "Transactions ended by the server after their client was idle in them too long",
+        transactions.idle_timed_out.clone(),
+    );
+    registry.register(
+        "quiver_transactions_begun_again",
+        "Transactions that waited for another's write to end and began again",
+        transactions.begun_again.clone(),
+    );
 }
 
 fn register_connections(
