@@ -2,6 +2,8 @@
 //! estimate is checked here against what compiling really allocated (this test binary counts
 //! every allocation), so the bound holds in real bytes, not only in the cache's own books.
 
+use std::fmt::Write as _;
+
 use quiver_engine::{Database, EngineConfig};
 use quiver_value::Map;
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
@@ -20,37 +22,37 @@ fn query(shape: usize, n: usize, bytes: usize) -> String {
     let mut q = String::with_capacity(bytes + 64);
     match shape {
         0 => {
-            q.push_str(&format!("WITH {n} AS n RETURN size(["));
+            let _ = write!(q, "WITH {n} AS n RETURN size([");
             let mut i = 0;
             while q.len() < bytes {
-                q.push_str(&format!("{i}, "));
+                let _ = write!(q, "{i}, ");
                 i += 1;
             }
             q.push_str("0]) AS s");
         }
         1 => {
-            q.push_str(&format!("WITH {n} AS n RETURN size(keys({{k0: 0"));
+            let _ = write!(q, "WITH {n} AS n RETURN size(keys({{k0: 0");
             let mut i = 1;
             while q.len() < bytes {
-                q.push_str(&format!(", k{i}: 'v{i}'"));
+                let _ = write!(q, ", k{i}: 'v{i}'");
                 i += 1;
             }
             q.push_str("})) AS s");
         }
         2 => {
-            q.push_str(&format!("MATCH (p:P) WHERE p.id = {n}"));
+            let _ = write!(q, "MATCH (p:P) WHERE p.id = {n}");
             let mut i = 0;
             while q.len() < bytes {
-                q.push_str(&format!(" OR p.x = {i} AND p.y < {i}"));
+                let _ = write!(q, " OR p.x = {i} AND p.y < {i}");
                 i += 1;
             }
             q.push_str(" RETURN count(p) AS s");
         }
         _ => {
-            q.push_str(&format!("RETURN {n}"));
+            let _ = write!(q, "RETURN {n}");
             let mut i = 0;
             while q.len() < bytes {
-                q.push_str(&format!(" + coalesce(null, {i}) * 2"));
+                let _ = write!(q, " + coalesce(null, {i}) * 2");
                 i += 1;
             }
             q.push_str(" AS s");
