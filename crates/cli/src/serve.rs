@@ -13,7 +13,7 @@ use quiver_server::auth::UserStore;
 use quiver_server::config::{self, ClusterSettings, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
-use quiver_server::metrics::Metrics;
+use quiver_server::metrics::{EngineFigures, Metrics};
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 
 /// How long a stopping leader waits for a follower to take over.
@@ -81,6 +81,12 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    metrics.follow_engine({
+        let db = Arc::downgrade(graph.database());
+        Box::new(move || EngineFigures {
+            transactions_begun_again: db.upgrade().map_or(0, |db| db.transactions_begun_again()),
+        })
+    });
     // One query pool for both listeners: Bolt and HTTP work share its threads.
     let pool = match QueryPool::new(config.query.threads) {
         Ok(pool) => Arc::new(pool),
@@ -197,6 +203,7 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
     let engine = EngineConfig {
         query_memory_bytes_max: config.query.memory_bytes_max,
         query_memory_total_bytes_max: config.query.memory_total_bytes_max,
+        lock_wait_max: config.query.lock_wait,
         ..EngineConfig::default()
     };
     if let Some(cluster) = &config.cluster {
@@ -439,6 +446,9 @@ impl Telemetry for ServerTelemetry {
     fn transaction_abandoned(&self) {
         self.0.transactions.abandoned.inc();
     }
+    fn transaction_idle_timed_out(&self) {
+        self.0.transactions.idle_timed_out.inc();
+    }
     fn query_finished(&self, elapsed: std::time::Duration) {
         self.0.query_latency.observe(elapsed);
     }
@@ -472,6 +482,12 @@ fn http_api_config(config: &Config) -> ApiConfig {
         bolt_port: config.bolt_listen.port(),
         bookmark_wait: config.timeouts.bookmark,
         placement: config.query.placement,
+        // The same idle-transaction timeout as Bolt; "never" is a week, the longest timeout.
+        transaction_idle_timeout: config
+            .timeouts
+            .idle_transaction
+            .unwrap_or(std::time::Duration::from_millis(config::TIMEOUT_MS_LIMIT)),
+        transaction_timeout: config.timeouts.transaction,
         ..ApiConfig::default()
     }
 }

@@ -10,6 +10,12 @@ use quiver_value::Map;
 pub struct EngineConfig {
     /// Compiled plans kept, keyed by query text.
     pub plan_cache_entries_max: usize,
+    /// Estimated bytes the cached plans may hold together. A plan over a sixteenth of it is
+    /// not cached (it is planned again each time it runs), a query text over 16 KiB is cached
+    /// from its second run on, and past the limit the least recently used plans go. Lower it
+    /// on a small machine serving many large distinct queries; raising it only helps when
+    /// more distinct large queries repeat than fit. Zero: no plan is cached.
+    pub plan_cache_bytes_max: usize,
     /// Wall-clock limit of one query (from `run` to its last row), unless the transaction sets
     /// a shorter one. `None`: unlimited.
     pub query_time_max: Option<Duration>,
@@ -32,12 +38,29 @@ pub struct EngineConfig {
     pub parse_depth_max: usize,
     /// Longest path a variable-length pattern without an upper bound explores.
     pub var_length_hops_max: u32,
+    /// How long a writer that meets another transaction's uncommitted change waits for that
+    /// transaction to end, from its first such meeting in a query. When the query is the
+    /// first thing its transaction did and has returned nothing yet, the transaction then
+    /// begins again at a fresh snapshot (as if it had started after the holder) and runs the
+    /// query again, so contention on one hot entity becomes a queue instead of a storm of
+    /// client retries; otherwise, or when the wait runs out, the query fails with a
+    /// retryable error (`Neo.TransientError.Transaction.LockAcquisitionTimeout`, or
+    /// `...Outdated` when the change was committed after this transaction's snapshot).
+    /// Zero: never wait.
+    pub lock_wait_max: Duration,
 }
+
+/// The default lock wait: long enough for a queue of a few hundred short transactions on one
+/// entity (each holds its change for a client round trip, about a millisecond), short enough
+/// that a holder that went quiet costs a waiter one second before its driver's own retry
+/// (with back-off) takes over.
+pub const LOCK_WAIT_DEFAULT: Duration = Duration::from_secs(1);
 
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             plan_cache_entries_max: 1024,
+            plan_cache_bytes_max: 128 << 20,
             query_time_max: None,
             query_memory_bytes_max: 1 << 30,
             query_memory_total_bytes_max: crate::memory::default_total_bytes_max(),
@@ -45,6 +68,7 @@ impl Default for EngineConfig {
             query_bytes_max: 1 << 20,
             parse_depth_max: 200,
             var_length_hops_max: 64,
+            lock_wait_max: LOCK_WAIT_DEFAULT,
         }
     }
 }

@@ -65,6 +65,8 @@ pub(crate) struct DatabaseState {
     epoch: AtomicU64,
     registry: Mutex<HashMap<u64, TxEntry>>,
     next_tx: AtomicU64,
+    /// Transactions begun again at a fresh snapshot after waiting out a write conflict.
+    begun_again: AtomicU64,
 }
 
 impl DatabaseState {
@@ -80,6 +82,10 @@ impl DatabaseState {
     pub fn epoch(&self) -> u64 {
         let own = self.epoch.load(Ordering::Acquire) & 0xffff_ffff;
         (self.storage().schema_epoch() << 32) | own
+    }
+
+    pub fn note_begun_again(&self) {
+        self.begun_again.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn schema_changed(&self) {
@@ -283,6 +289,7 @@ impl Database {
         config: EngineConfig,
     ) -> Database {
         let capacity = config.plan_cache_entries_max;
+        let cache_bytes_max = config.plan_cache_bytes_max;
         Database {
             shared: Arc::new(DatabaseState {
                 store,
@@ -290,11 +297,12 @@ impl Database {
                 log,
                 memory: MemoryPool::new(config.query_memory_total_bytes_max),
                 config,
-                cache: Mutex::new(PlanCache::new(capacity)),
+                cache: Mutex::new(PlanCache::new(capacity, cache_bytes_max)),
                 procedures: RwLock::new(Arc::new(Procedures::builtin())),
                 epoch: AtomicU64::new(0),
                 registry: Mutex::new(HashMap::new()),
                 next_tx: AtomicU64::new(1),
+                begun_again: AtomicU64::new(0),
             }),
             durability,
         }
@@ -358,6 +366,19 @@ impl Database {
     /// Terminates a running transaction by its `neo4j-transaction-N` id.
     pub fn terminate(&self, id: &str) -> bool {
         self.shared.terminate(id)
+    }
+
+    /// Transactions that met another's uncommitted write, waited for it to end and began
+    /// again at a fresh snapshot (see [`EngineConfig::lock_wait_max`]), since the database
+    /// opened.
+    pub fn transactions_begun_again(&self) -> u64 {
+        self.shared.begun_again.load(Ordering::Relaxed)
+    }
+
+    /// Plans cached now and their estimated bytes.
+    pub fn plan_cache_size(&self) -> (usize, usize) {
+        let c = self.shared.cache.lock();
+        (c.len(), c.bytes())
     }
 
     /// Plan cache hits and misses since the database opened.

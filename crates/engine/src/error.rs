@@ -73,6 +73,28 @@ pub enum Error {
         what: &'static str,
     },
 
+    /// Another transaction holds an uncommitted change to the entity this one would change,
+    /// and this one did not get it: see [`LockWaited`] for why. Retryable: the holder ends
+    /// (at the latest at its idle or transaction timeout) and a retry begins after it.
+    #[error("{kind} {id} is being changed by another transaction that has not ended: {waited}")]
+    LockHeld {
+        kind: quiver_storage::EntityKind,
+        id: u64,
+        waited: LockWaited,
+    },
+
+    /// What this transaction would change was changed by a transaction that committed after
+    /// this one began (snapshot isolation, first updater wins). Retryable: a retry reads the
+    /// newer data.
+    #[error(
+        "{kind} {id} was changed by a transaction that committed after this one began; \
+         the transaction must be retried to see the change"
+    )]
+    Outdated {
+        kind: quiver_storage::EntityKind,
+        id: u64,
+    },
+
     /// The transaction was cancelled or terminated by another session.
     #[error("The transaction has been terminated: {0}")]
     Terminated(String),
@@ -84,6 +106,34 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a writer that met another transaction's uncommitted change did not get it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockWaited {
+    /// It waited this long, the lock wait ([`crate::EngineConfig::lock_wait_max`]), and the
+    /// holder was still there.
+    TimedOut { waited_ms: u64 },
+    /// Waiting is off (a lock wait of 0).
+    Off,
+    /// It had already returned results or run an earlier query: beginning again at a newer
+    /// snapshot would change what the client saw, so it fails at once instead of waiting.
+    ResultsReturned,
+}
+
+impl std::fmt::Display for LockWaited {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockWaited::TimedOut { waited_ms } => {
+                write!(f, "waited {waited_ms} ms for it (lock wait max)")
+            }
+            LockWaited::Off => f.write_str("the lock wait is off, so it did not wait"),
+            LockWaited::ResultsReturned => f.write_str(
+                "this transaction had already returned results, so it could not wait and \
+                 begin again; retry it",
+            ),
+        }
+    }
+}
 
 /// Statuses used in more than one place, by the names the executor raises them under.
 pub(crate) mod code {
@@ -140,6 +190,8 @@ impl Error {
             Error::MemoryLimit { .. } => Status::TransactionMemoryLimit,
             Error::MemoryPool { .. } => Status::MemoryPoolOutOfMemoryError,
             Error::Terminated(_) => Status::TransactionTerminated,
+            Error::LockHeld { .. } => Status::LockAcquisitionTimeout,
+            Error::Outdated { .. } => Status::TransactionOutdated,
         }
     }
 
@@ -201,7 +253,9 @@ fn storage_message(e: &quiver_storage::Error) -> String {
 fn storage_code(e: &quiver_storage::Error) -> Status {
     use quiver_storage::Error as S;
     match e {
-        S::WriteConflict { .. } => Status::DeadlockDetected,
+        // A transaction names its conflicts (`Error::LockHeld`, `Error::Outdated`) where it
+        // can tell which they are; one it could not look at is still retryable.
+        S::WriteConflict { .. } => Status::TransactionOutdated,
         S::EntityNotFound { .. } => code::ENTITY_NOT_FOUND,
         S::DeleteConnectedNode { .. } | S::ConstraintViolation { .. } => {
             code::CONSTRAINT_VALIDATION
@@ -231,8 +285,20 @@ mod tests {
             kind: quiver_storage::EntityKind::Node,
             id: 1,
         });
-        assert_eq!(e.status_code(), Status::DeadlockDetected);
+        assert_eq!(e.status_code(), Status::TransactionOutdated);
         assert!(e.is_retryable());
+        let held = Error::LockHeld {
+            kind: quiver_storage::EntityKind::Node,
+            id: 1,
+            waited: LockWaited::TimedOut { waited_ms: 1000 },
+        };
+        assert_eq!(held.status_code(), Status::LockAcquisitionTimeout);
+        assert!(held.is_retryable());
+        assert!(
+            held.message().contains("waited 1000 ms"),
+            "{}",
+            held.message()
+        );
         let e = Error::from(quiver_storage::Error::DeleteConnectedNode { id: 3 });
         assert_eq!(e.detail(), Some("DeleteConnectedNode"));
         assert_eq!(e.phase(), Phase::Runtime);

@@ -39,9 +39,9 @@ mod transaction;
 
 pub use acknowledge::WaitError;
 pub use bookmark::{Bookmark, InvalidBookmark};
-pub use config::{AccessMode, EngineConfig, TxOptions};
+pub use config::{AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, TxOptions};
 pub use database::{Database, QueryResult};
-pub use error::{Error, Phase, Result};
+pub use error::{Error, LockWaited, Phase, Result};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };

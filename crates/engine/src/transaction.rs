@@ -14,7 +14,7 @@ use quiver_value::{FunctionContext, Map, TimeZone, Value};
 
 use crate::config::{AccessMode, TxOptions};
 use crate::database::{DatabaseState, tx_name};
-use crate::error::{Error, Result, code};
+use crate::error::{Error, LockWaited, Result, code};
 use crate::eval::Row;
 use crate::exec::{self, BoxCursor, Cx};
 use crate::materialize::materialize;
@@ -49,6 +49,11 @@ struct OpenQuery {
     cx: Cx,
     started: Instant,
     first_row: Option<Duration>,
+    /// Rows handed to the caller so far: once there are any, the query cannot begin again.
+    returned: u64,
+    /// When the query first met another transaction's uncommitted change: its lock wait runs
+    /// from here, however many times it begins again.
+    waiting_since: Option<Instant>,
 }
 
 /// A transaction. `Send`; used by one connection at a time.
@@ -253,8 +258,139 @@ impl Transaction {
             cx,
             started,
             first_row: None,
+            returned: 0,
+            waiting_since: None,
         });
         Ok(id)
+    }
+
+    /// Whether query `at` may wait out a conflict and begin the transaction again: it is the
+    /// transaction's first and only query, in write mode, and has returned no row. Nothing the
+    /// client has seen then depends on the snapshot, so beginning again at a newer one is the
+    /// same as having begun later.
+    fn may_begin_again(&self, at: usize) -> bool {
+        self.opts.mode == AccessMode::Write
+            && self.next_query == 1
+            && self.queries.len() == 1
+            && self.queries.get(at).is_some_and(|q| q.returned == 0)
+    }
+
+    /// Query `at` met a change of another transaction to entity `id`. Gives up every change of
+    /// this transaction (so it holds nothing while it waits), waits for the holder to end
+    /// within the lock wait, and begins the transaction again at a fresh snapshot with the
+    /// query ready to run from the start. A conflict with a change committed after this
+    /// snapshot begins again at once. The error names the conflict when it cannot.
+    fn wait_and_begin_again(
+        &mut self,
+        at: usize,
+        kind: quiver_storage::EntityKind,
+        id: u64,
+    ) -> Result<()> {
+        let lock_wait = self.shared.config.lock_wait_max;
+        let holder = self.stx.conflicting_writer(kind, id);
+        if lock_wait.is_zero() || !self.may_begin_again(at) {
+            return Err(match holder {
+                Some(_) if lock_wait.is_zero() => Error::LockHeld {
+                    kind,
+                    id,
+                    waited: LockWaited::Off,
+                },
+                Some(_) => Error::LockHeld {
+                    kind,
+                    id,
+                    waited: LockWaited::ResultsReturned,
+                },
+                None => Error::Outdated { kind, id },
+            });
+        }
+        let q = &mut self.queries[at];
+        let since = *q.waiting_since.get_or_insert_with(Instant::now);
+        let mut deadline = since + lock_wait;
+        if let Some(limit) = q.cx.deadline {
+            deadline = deadline.min(limit);
+        }
+        let _ = self.stx.rollback();
+        if let Some(mut holder) = holder {
+            // When the holder ends, every waiter wakes and one of them takes the entity first:
+            // the others look again and wait for that one, instead of each beginning again
+            // only to meet it (a herd of restarts per commit).
+            loop {
+                let ended = wait_for(&holder, deadline, &self.cancel);
+                if self.cancel.load(Ordering::Relaxed) {
+                    return Err(Error::Terminated(
+                        "the transaction was terminated while it waited for another".to_owned(),
+                    ));
+                }
+                if !ended {
+                    return Err(Error::LockHeld {
+                        kind,
+                        id,
+                        waited: LockWaited::TimedOut {
+                            waited_ms: u64::try_from(since.elapsed().as_millis())
+                                .unwrap_or(u64::MAX),
+                        },
+                    });
+                }
+                match self.stx.conflicting_writer(kind, id) {
+                    Some(next) => holder = next,
+                    None => break,
+                }
+            }
+        } else if Instant::now() >= deadline {
+            // Every new snapshot met a newer commit again: the lock wait bounds that too.
+            return Err(Error::Outdated { kind, id });
+        }
+        self.begin_again(at)
+    }
+
+    /// Replaces the (rolled back) storage transaction with a new one at a fresh snapshot and
+    /// rebuilds query `at` over it, keeping its id, parameters, limits and wait clock.
+    fn begin_again(&mut self, at: usize) -> Result<()> {
+        let storage = self.shared.storage();
+        self.stx = Arc::new(storage.begin_write());
+        self.shared.note_begun_again();
+        let q = &mut self.queries[at];
+        let params = std::mem::take(&mut q.cx.params);
+        let mut cx = Cx::new(
+            self.stx.clone(),
+            params,
+            q.cx.fctx.clone(),
+            self.shared.clone(),
+            self.cancel.clone(),
+            q.cx.deadline,
+            q.cx.time_limit_ms,
+        );
+        if q.compiled.profile {
+            cx.profile = Some(vec![
+                OperatorProfile::default();
+                q.compiled.root.count() + 1
+            ]);
+        }
+        // The old cursors go first: they give back the memory they were counted for.
+        q.cursor = None;
+        q.cx = cx;
+        q.cursor = Some(exec::build(&q.compiled.root, &q.cx)?);
+        q.row = vec![Value::Null; q.compiled.slots];
+        q.first_row = None;
+        Ok(())
+    }
+
+    /// Runs query `at` for up to `n` rows like [`Transaction::advance`], waiting out and
+    /// naming write conflicts (see [`crate::EngineConfig::lock_wait_max`]).
+    fn advance_waiting(
+        &mut self,
+        at: usize,
+        n: i64,
+        mut out: Option<&mut Vec<Vec<Value>>>,
+    ) -> Result<bool> {
+        loop {
+            match self.advance(at, n, out.as_deref_mut()) {
+                Err(Error::Storage(quiver_storage::Error::WriteConflict { kind, id })) => {
+                    self.wait_and_begin_again(at, kind, id)?;
+                }
+                other => return other,
+            }
+        }
     }
 
     /// The column names of an open query.
@@ -278,7 +414,7 @@ impl Transaction {
     pub fn pull(&mut self, q: QueryId, n: i64, out: &mut Vec<Vec<Value>>) -> Result<PullState> {
         self.check_usable()?;
         let at = self.position(q)?;
-        let result = self.advance(at, n, Some(out));
+        let result = self.advance_waiting(at, n, Some(out));
         self.finish_step(at, result)
     }
 
@@ -288,11 +424,11 @@ impl Transaction {
         self.check_usable()?;
         let at = self.position(q)?;
         let result = if self.queries[at].compiled.writes {
-            self.advance(at, -1, None)
+            self.advance_waiting(at, -1, None)
         } else if n < 0 {
             Ok(true)
         } else {
-            self.advance(at, n, None)
+            self.advance_waiting(at, n, None)
         };
         self.finish_step(at, result)
     }
@@ -324,6 +460,7 @@ impl Transaction {
                 continue;
             }
             if let Some(out) = out.as_deref_mut() {
+                q.returned += 1;
                 let values = q
                     .compiled
                     .out_slots
@@ -391,7 +528,7 @@ impl Transaction {
     fn commit_inner(&mut self) -> Result<CommitInfo> {
         while let Some(q) = self.queries.first() {
             if q.compiled.writes {
-                self.advance(0, -1, None)?;
+                self.advance_waiting(0, -1, None)?;
             }
             self.queries.remove(0);
         }
@@ -494,6 +631,35 @@ impl Drop for Transaction {
         self.shared.unregister_tx(self.id);
     }
 }
+
+/// Blocks until `holder` ends, `deadline` passes or the transaction is cancelled; returns
+/// whether the holder ended. On a runtime worker thread the wait is handed to
+/// `block_in_place`, so the worker's other connections (the holder's among them) go on; the
+/// query pool's threads and an embedding program's threads simply block. The cancel flag is
+/// looked at every [`CANCEL_CHECK`].
+fn wait_for(holder: &quiver_storage::WriterWait, deadline: Instant, cancel: &AtomicBool) -> bool {
+    let wait = || loop {
+        if cancel.load(Ordering::Relaxed) {
+            return holder.has_ended();
+        }
+        let slice = deadline.min(Instant::now() + CANCEL_CHECK);
+        if holder.wait_until(slice) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(wait)
+        }
+        _ => wait(),
+    }
+}
+
+/// How often a transaction waiting for another looks whether it was cancelled.
+const CANCEL_CHECK: Duration = Duration::from_millis(50);
 
 /// The error an embedding program's commit gets when the log cannot acknowledge it.
 pub(crate) fn not_acknowledged(error: impl std::fmt::Display) -> Error {

@@ -12,6 +12,10 @@ pub struct ApiConfig {
     /// An open transaction with no request for this long is rolled back
     /// (Neo4j's `dbms.rest.transaction.idle_timeout`, default 60 s).
     pub transaction_idle_timeout: Duration,
+    /// Time limit of a request's statements when the client sends no `max-execution-time`
+    /// (the server's default transaction timeout); past it they fail with a timeout and the
+    /// transaction is rolled back. `None`: unlimited.
+    pub transaction_timeout: Option<Duration>,
     /// Open explicit transactions at once, across all clients.
     pub open_transactions_max: usize,
     /// Statements in one request body.
@@ -42,6 +46,7 @@ impl Default for ApiConfig {
         ApiConfig {
             database_name: "neo4j".to_owned(),
             transaction_idle_timeout: Duration::from_secs(60),
+            transaction_timeout: None,
             open_transactions_max: 1000,
             statements_per_request_max: 1000,
             pull_rows_max: 512,

@@ -19,6 +19,13 @@ pub enum ApiError {
     DatabaseNotFound(String),
     #[error("Unrecognized transaction id. Transaction may have timed out and been rolled back.")]
     TransactionNotFound,
+    /// The transaction was rolled back because no request came for it within the idle
+    /// timeout.
+    #[error(
+        "The transaction has been terminated: no request came for it for {0} ms \
+         (idle transaction timeout)."
+    )]
+    TransactionIdleTimedOut(u128),
     #[error("The requested transaction is being used concurrently by another request.")]
     ConcurrentAccess,
     #[error(
@@ -47,6 +54,7 @@ impl ApiError {
             ApiError::Invalid(_) => Status::RequestInvalid,
             ApiError::DatabaseNotFound(_) => Status::DatabaseNotFound,
             ApiError::TransactionNotFound => Status::TransactionNotFound,
+            ApiError::TransactionIdleTimedOut(_) => Status::TransactionTimedOut,
             ApiError::ConcurrentAccess => Status::TransactionAccessedConcurrently,
             ApiError::TooManyTransactions(_) => Status::MaximumTransactionLimitReached,
             ApiError::InvalidBookmark(_) => Status::InvalidBookmark,

@@ -231,6 +231,7 @@ impl QueryRun {
             } else {
                 AccessMode::Write
             },
+            timeout: self.shared.config.transaction_timeout,
             ..TxOptions::default()
         };
         self.started = Instant::now();

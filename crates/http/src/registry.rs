@@ -49,7 +49,13 @@ pub struct Registry {
     open_max: usize,
     idle_timeout: Duration,
     expired_total: AtomicU64,
+    /// The newest expired ids and their owners, so a request for one learns it timed out
+    /// rather than that it never existed; at most [`EXPIRED_REMEMBERED`].
+    expired: Mutex<std::collections::VecDeque<(u64, Option<Arc<str>>)>>,
 }
+
+/// Expired transactions remembered for their late requests.
+const EXPIRED_REMEMBERED: usize = 1024;
 
 /// What `DELETE` found.
 pub enum Removed {
@@ -67,6 +73,7 @@ impl Registry {
             open_max,
             idle_timeout,
             expired_total: AtomicU64::new(0),
+            expired: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
@@ -104,7 +111,18 @@ impl Registry {
     /// Takes a parked transaction for one request.
     pub fn check_out(&self, id: u64, owner: Option<&str>) -> Result<CheckedOut, ApiError> {
         let mut slots = self.slots.lock();
-        let slot = slots.get_mut(&id).ok_or(ApiError::TransactionNotFound)?;
+        let Some(slot) = slots.get_mut(&id) else {
+            let expired = self
+                .expired
+                .lock()
+                .iter()
+                .any(|(gone, by)| *gone == id && by.as_deref() == owner);
+            return Err(if expired {
+                ApiError::TransactionIdleTimedOut(self.idle_timeout.as_millis())
+            } else {
+                ApiError::TransactionNotFound
+            });
+        };
         if slot.owner.as_deref() != owner {
             return Err(ApiError::TransactionNotFound);
         }
@@ -176,15 +194,22 @@ impl Registry {
             .map(|(id, _)| *id)
             .collect();
         let mut out = Vec::with_capacity(expired.len());
+        let mut remembered = self.expired.lock();
         for id in expired {
             if let Some(Slot {
                 state: State::Parked(tx),
+                owner,
                 ..
             }) = slots.remove(&id)
             {
                 out.push(tx);
+                if remembered.len() >= EXPIRED_REMEMBERED {
+                    remembered.pop_front();
+                }
+                remembered.push_back((id, owner));
             }
         }
+        drop(remembered);
         self.expired_total
             .fetch_add(out.len() as u64, Ordering::Relaxed);
         out

@@ -145,7 +145,7 @@ impl HttpApi {
         let expired = self.shared.registry.expire(Instant::now());
         let count = expired.len();
         for tx in expired {
-            tx.abandon();
+            tx.expire_idle();
         }
         count
     }
@@ -167,7 +167,7 @@ impl HttpApi {
                 let rolled_back = (!expired.is_empty()).then(|| {
                     shared.pool.spawn(move || {
                         for tx in expired {
-                            tx.abandon();
+                            tx.expire_idle();
                         }
                     })
                 });
@@ -294,7 +294,10 @@ impl HttpApi {
         } else {
             format!("http://{}/db/{database}/tx", host(parts))
         };
-        let mut options = TxOptions::default();
+        let mut options = TxOptions {
+            timeout: self.shared.config.transaction_timeout,
+            ..TxOptions::default()
+        };
         let mut bookmarks = Ok(Vec::new());
         if let Some(mode) = headers.get("access-mode") {
             match mode.to_str().map(str::trim) {

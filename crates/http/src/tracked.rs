@@ -21,6 +21,9 @@ pub trait Telemetry: Send + Sync {
     /// Also rolled back, because its client went away or let it idle past its deadline; always
     /// reported after [`Telemetry::transaction_rolled_back`].
     fn transaction_abandoned(&self) {}
+    /// Also abandoned, because no request came for it within the idle timeout; reported after
+    /// [`Telemetry::transaction_abandoned`].
+    fn transaction_idle_timed_out(&self) {}
     /// A statement finished (successfully or not) after `elapsed` from its start.
     fn query_finished(&self, _elapsed: Duration) {}
 }
@@ -78,6 +81,13 @@ impl TrackedTx {
     pub fn abandon(mut self) {
         self.finish_rollback();
         self.telemetry.transaction_abandoned();
+    }
+
+    /// Rolls back and reports the transaction as abandoned for idling past its timeout.
+    pub fn expire_idle(self) {
+        let telemetry = Arc::clone(&self.telemetry);
+        self.abandon();
+        telemetry.transaction_idle_timed_out();
     }
 
     fn finish_rollback(&mut self) {

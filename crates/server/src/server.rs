@@ -185,6 +185,8 @@ impl Server {
                 placement: Placement::new(config.query.placement),
                 recv_timeout: timeouts.bolt_recv,
                 bookmark_timeout: timeouts.bookmark,
+                idle_transaction_timeout: timeouts.idle_transaction,
+                transaction_timeout: timeouts.transaction,
             }),
         });
         let http_protocol = Arc::new(HttpProtocol {

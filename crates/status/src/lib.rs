@@ -190,10 +190,16 @@ statuses! {
     ForbiddenDueToTransactionType,
     /// The transaction was terminated by something the client may retry past.
     TransientTransactionTerminated,
-    /// The transaction's view is out of date.
+    /// The transaction's view is out of date: what it would change was changed by a
+    /// transaction that committed after its snapshot (first updater wins).
     TransactionOutdated,
-    /// A write-write conflict with a concurrent transaction.
+    /// Transactions waiting for each other in a cycle. Quiver's writers never wait while
+    /// holding a change of their own, so it does not raise this; it is here for codes read
+    /// from the wire.
     DeadlockDetected,
+    /// Another transaction holds an uncommitted change to what this one would change, and it
+    /// did not end within the lock wait (or this transaction could not wait for it).
+    LockAcquisitionTimeout,
     /// The commit a bookmark names did not become visible within the wait limit.
     BookmarkTimeout,
     /// The server holds its limit of open transactions.
@@ -459,6 +465,11 @@ const TABLE: [Row; Status::ALL.len()] = {
             "Neo.TransientError.Transaction.DeadlockDetected",
             TRANSIENT,
             DEADLOCK,
+        ),
+        unexpected(
+            LockAcquisitionTimeout,
+            "Neo.TransientError.Transaction.LockAcquisitionTimeout",
+            TRANSIENT,
         ),
         unexpected(
             BookmarkTimeout,

@@ -83,6 +83,7 @@ pub use ids::{
     TOKENS_MAX,
 };
 pub use index::{IndexQuery, compare as compare_values, equal as values_equal};
+pub use mvcc::WriterWait;
 pub use redo::{RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RedoOp, RedoRecord};
 pub use schema::{IndexInfo, IndexKind, IndexState};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};

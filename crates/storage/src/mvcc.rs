@@ -8,8 +8,10 @@
 //! is older still.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
+use event_listener::{Event, Listener};
 use quiver_value::Value;
 
 use crate::graph::AdjEntry;
@@ -19,14 +21,22 @@ use crate::graph::AdjEntry;
 pub(crate) const TX_ID_BASE: u64 = 1 << 63;
 
 /// A transaction's commit timestamp cell, shared by all its deltas.
+///
+/// It also says when the transaction ended (committed or rolled back), so that a writer that
+/// met one of its uncommitted deltas can wait for it ([`WriterWait`]). The event allocates
+/// nothing until someone listens, so a transaction nobody waits for pays one flag store.
 pub(crate) struct TxCell {
     ts: AtomicU64,
+    ended: AtomicBool,
+    on_end: Event,
 }
 
 impl TxCell {
     pub(crate) fn new(txid: u64) -> Arc<Self> {
         Arc::new(TxCell {
             ts: AtomicU64::new(txid),
+            ended: AtomicBool::new(false),
+            on_end: Event::new(),
         })
     }
 
@@ -36,6 +46,63 @@ impl TxCell {
 
     pub(crate) fn publish(&self, commit: u64) {
         self.ts.store(commit, Ordering::Release);
+    }
+
+    /// Marks the transaction ended and wakes its waiters. Called once its commit is published
+    /// (and the store's last commit advanced past it) or its rollback has undone every change,
+    /// so a waiter that begins anew after the wake sees the entity free.
+    pub(crate) fn end(&self) {
+        self.ended.store(true, Ordering::SeqCst);
+        self.on_end.notify(usize::MAX);
+    }
+
+    fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+}
+
+/// The transaction holding an uncommitted change that another writer met (see
+/// `Transaction::conflicting_writer`), to wait for its end. Holds nothing of the store: the
+/// holder's changes stay its own, and a waiter holding this keeps only a few bytes alive.
+#[derive(Clone)]
+pub struct WriterWait {
+    cell: Arc<TxCell>,
+}
+
+impl std::fmt::Debug for WriterWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterWait")
+            .field("ended", &self.cell.has_ended())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WriterWait {
+    pub(crate) fn new(cell: Arc<TxCell>) -> Self {
+        WriterWait { cell }
+    }
+
+    /// Whether the holder has committed or rolled back.
+    pub fn has_ended(&self) -> bool {
+        self.cell.has_ended()
+    }
+
+    /// Blocks until the holder ends or `deadline` passes; returns whether it ended. Sleeps on
+    /// the holder's own event, never polls.
+    pub fn wait_until(&self, deadline: Instant) -> bool {
+        loop {
+            if self.has_ended() {
+                return true;
+            }
+            let listener = self.cell.on_end.listen();
+            // An end between the first check and `listen` would be missed without this one.
+            if self.has_ended() {
+                return true;
+            }
+            if listener.wait_deadline(deadline).is_none() {
+                return self.has_ended();
+            }
+        }
     }
 }
 

@@ -119,6 +119,7 @@ impl TxInner {
         }
         self.undo_all(&mut st);
         self.storage.unregister(self.snapshot);
+        self.cell.end();
         Ok(())
     }
 
@@ -342,6 +343,7 @@ impl Transaction {
             st.touched_nodes.is_empty() && st.touched_rels.is_empty() && st.schema_ops.is_empty();
         if !tx.write || (empty && forced.is_none()) {
             tx.status.store(COMMITTED, Ordering::Release);
+            tx.cell.end();
             storage.unregister(tx.snapshot);
             return Ok(CommitInfo {
                 commit: tx.snapshot,
@@ -410,6 +412,7 @@ impl Transaction {
         }
         drop(slot);
         tx.status.store(COMMITTED, Ordering::Release);
+        tx.cell.end();
         storage.unregister(tx.snapshot);
         storage.enqueue_gc(GcBatch {
             ts: n,
@@ -433,6 +436,7 @@ impl Transaction {
         tx.status.store(ROLLED_BACK, Ordering::Release);
         tx.undo_all(st);
         tx.storage.unregister(tx.snapshot);
+        tx.cell.end();
     }
 
     /// Checks every uniqueness constraint the transaction's nodes fall under, against the
@@ -494,6 +498,23 @@ impl Transaction {
             }
         }
         Ok(())
+    }
+
+    /// The other transaction holding an uncommitted change to the entity, if one does: what a
+    /// writer that met [`Error::WriteConflict`] there may wait for before it tries again at a
+    /// fresh snapshot. `None` when the entity is free or its newest change is committed (a
+    /// conflict with a commit newer than this snapshot, which waiting cannot change).
+    pub fn conflicting_writer(&self, kind: EntityKind, id: u64) -> Option<mvcc::WriterWait> {
+        let tx = &*self.inner;
+        let head = |chain: &mvcc::Chain| {
+            let d = chain.as_deref()?;
+            let ts = d.cell.get();
+            (ts >= mvcc::TX_ID_BASE && ts != tx.txid).then(|| mvcc::WriterWait::new(d.cell.clone()))
+        };
+        match kind {
+            EntityKind::Node => head(&tx.storage.nodes.get(id)?.lock().chain),
+            EntityKind::Relationship => head(&tx.storage.rels.get(id)?.lock().chain),
+        }
     }
 
     pub(crate) fn is_own_head(&self, chain: &mvcc::Chain) -> bool {

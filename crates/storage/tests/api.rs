@@ -102,6 +102,58 @@ fn write_conflicts_fail_the_later_writer() {
     c.commit().unwrap();
 }
 
+/// A writer that met another's uncommitted change can wait for that transaction's end, commit
+/// or rollback, and a transaction begun after the wake writes the entity.
+#[test]
+fn a_conflicting_writer_can_be_waited_for() {
+    use std::time::{Duration, Instant};
+    let (db, t) = setup();
+    let w = db.begin_write();
+    let n = w.create_node(&[], &[]).unwrap();
+    w.commit().unwrap();
+    assert!(
+        db.begin_write()
+            .conflicting_writer(EntityKind::Node, n.0)
+            .is_none()
+    );
+
+    for commit in [true, false] {
+        let holder = db.begin_write();
+        holder.set_node_property(n, t.age, Value::Int(1)).unwrap();
+        let waiter = db.begin_write();
+        assert!(matches!(
+            waiter.set_node_property(n, t.age, Value::Int(2)),
+            Err(Error::WriteConflict { .. })
+        ));
+        let wait = waiter.conflicting_writer(EntityKind::Node, n.0).unwrap();
+        // The holder itself sees no other writer.
+        assert!(holder.conflicting_writer(EntityKind::Node, n.0).is_none());
+        waiter.rollback().unwrap();
+        assert!(!wait.wait_until(Instant::now() + Duration::from_millis(20)));
+        let ender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            if commit {
+                holder.commit().map(|_| ())
+            } else {
+                holder.rollback()
+            }
+        });
+        assert!(wait.wait_until(Instant::now() + Duration::from_secs(30)));
+        assert!(wait.has_ended());
+        ender.join().unwrap().unwrap();
+        let again = db.begin_write();
+        again.set_node_property(n, t.age, Value::Int(3)).unwrap();
+        again.commit().unwrap();
+    }
+    // A conflict with a commit newer than the snapshot names no writer to wait for.
+    let old = db.begin_write();
+    let newer = db.begin_write();
+    newer.set_node_property(n, t.age, Value::Int(4)).unwrap();
+    newer.commit().unwrap();
+    assert!(old.set_node_property(n, t.age, Value::Int(5)).is_err());
+    assert!(old.conflicting_writer(EntityKind::Node, n.0).is_none());
+}
+
 #[test]
 fn relationships_conflict_on_endpoints() {
     let (db, t) = setup();

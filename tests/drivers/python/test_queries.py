@@ -14,7 +14,7 @@ from neo4j.graph import Node, Path, Relationship
 from neo4j.spatial import CartesianPoint, WGS84Point
 from neo4j.time import Date, DateTime, Duration, Time
 
-from conftest import PASSWORD, USER, metric, wait_until
+from conftest import PASSWORD, USER, Quiver, metric, wait_until
 
 
 @pytest.fixture
@@ -56,7 +56,18 @@ def test_execute_query_and_managed_reads(driver):
     assert records[0]["mode"] == "read"
 
 
-def test_managed_transaction_is_retried_after_a_write_conflict(driver):
+@pytest.fixture
+def no_wait_driver():
+    """A server whose writers never wait for each other (`--lock-wait-ms 0`): a conflict fails
+    the attempt at once, so the driver's own retry is what is tested."""
+    server = Quiver("--lock-wait-ms", "0")
+    with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+        yield driver
+    server.stop()
+
+
+def test_managed_transaction_is_retried_after_a_write_conflict(no_wait_driver):
+    driver = no_wait_driver
     driver.execute_query("CREATE (:Account {id: 1, balance: 0})")
     blocker_session = driver.session()
     blocker = blocker_session.begin_transaction()

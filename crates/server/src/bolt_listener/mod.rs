@@ -47,6 +47,10 @@ pub struct BoltShared {
     pub recv_timeout: Duration,
     /// Longest wait for a bookmark's commit.
     pub bookmark_timeout: Duration,
+    /// An open transaction whose client is silent this long is rolled back.
+    pub idle_transaction_timeout: Option<Duration>,
+    /// Time limit of a transaction whose client sets none.
+    pub transaction_timeout: Option<Duration>,
 }
 
 impl BoltShared {

@@ -86,6 +86,14 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub idle_timeout_ms: Option<u64>,
 
+    /// An open transaction (Bolt or HTTP) whose client sends nothing for this long is rolled back and its client told TransactionTimedOut at its next request; 0 never [default: 60000] [env: QUIVER_IDLE_TRANSACTION_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub idle_transaction_timeout_ms: Option<u64>,
+
+    /// Time limit of a transaction whose client sets none (Neo4j's db.transaction.timeout); past it the transaction is rolled back with TransactionTimedOut; 0 none [default: 0] [env: QUIVER_TRANSACTION_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub transaction_timeout_ms: Option<u64>,
+
     /// Deadline for an HTTP client to send a request's headers [default: 10000] [env: QUIVER_HTTP_HEADER_READ_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub http_header_read_timeout_ms: Option<u64>,
@@ -125,6 +133,10 @@ pub struct Layer {
     /// Bytes all running queries may hold together; the query that would pass it fails with MemoryPoolOutOfMemoryError [default: 70% of physical memory] [env: QUIVER_QUERY_MEMORY_TOTAL_MAX]
     #[arg(long, value_name = "BYTES")]
     pub query_memory_total_max: Option<u64>,
+
+    /// How long a writer that meets another transaction's uncommitted change waits for it to end; a first query that has returned nothing then begins again at a fresh snapshot, else it fails with a retryable LockAcquisitionTimeout; 0 never waits [default: 1000] [env: QUIVER_LOCK_WAIT_MS]
+    #[arg(long, value_name = "MS")]
+    pub lock_wait_ms: Option<u64>,
 
     /// Read timeout Bolt clients are told to use (`connection.recv_timeout_seconds`, rounded up to seconds); long queries send keep-alives four times as often [default: 120000] [env: QUIVER_BOLT_RECV_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
@@ -192,6 +204,8 @@ impl Layer {
             bolt_message_bytes_max: env_value(&lookup, "QUIVER_BOLT_MESSAGE_BYTES_MAX")?,
             handshake_timeout_ms: env_value(&lookup, "QUIVER_HANDSHAKE_TIMEOUT_MS")?,
             idle_timeout_ms: env_value(&lookup, "QUIVER_IDLE_TIMEOUT_MS")?,
+            idle_transaction_timeout_ms: env_value(&lookup, "QUIVER_IDLE_TRANSACTION_TIMEOUT_MS")?,
+            transaction_timeout_ms: env_value(&lookup, "QUIVER_TRANSACTION_TIMEOUT_MS")?,
             http_header_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_HEADER_READ_TIMEOUT_MS")?,
             http_keep_alive_timeout_ms: env_value(&lookup, "QUIVER_HTTP_KEEP_ALIVE_TIMEOUT_MS")?,
             http_body_read_timeout_ms: env_value(&lookup, "QUIVER_HTTP_BODY_READ_TIMEOUT_MS")?,
@@ -202,6 +216,7 @@ impl Layer {
             query_placement: env_value(&lookup, "QUIVER_QUERY_PLACEMENT")?,
             query_memory_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_MAX")?,
             query_memory_total_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_TOTAL_MAX")?,
+            lock_wait_ms: env_value(&lookup, "QUIVER_LOCK_WAIT_MS")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
             node_id: env_value(&lookup, "QUIVER_NODE_ID")?,
@@ -257,6 +272,10 @@ impl Layer {
             bolt_message_bytes_max: self.bolt_message_bytes_max.or(lower.bolt_message_bytes_max),
             handshake_timeout_ms: self.handshake_timeout_ms.or(lower.handshake_timeout_ms),
             idle_timeout_ms: self.idle_timeout_ms.or(lower.idle_timeout_ms),
+            idle_transaction_timeout_ms: self
+                .idle_transaction_timeout_ms
+                .or(lower.idle_transaction_timeout_ms),
+            transaction_timeout_ms: self.transaction_timeout_ms.or(lower.transaction_timeout_ms),
             http_header_read_timeout_ms: self
                 .http_header_read_timeout_ms
                 .or(lower.http_header_read_timeout_ms),
@@ -275,6 +294,7 @@ impl Layer {
             query_placement: self.query_placement.or(lower.query_placement),
             query_memory_max: self.query_memory_max.or(lower.query_memory_max),
             query_memory_total_max: self.query_memory_total_max.or(lower.query_memory_total_max),
+            lock_wait_ms: self.lock_wait_ms.or(lower.lock_wait_ms),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),
             node_id: self.node_id.or(lower.node_id),

@@ -109,6 +109,13 @@ pub struct Timeouts {
     pub bolt_recv: Duration,
     /// Longest wait for a bookmark's commit to become visible.
     pub bookmark: Duration,
+    /// An open transaction whose client is silent this long is rolled back, so a client that
+    /// wrote and went quiet cannot hold other writers out for the connection's whole idle
+    /// timeout (Postgres' `idle_in_transaction_session_timeout`). `None`: never.
+    pub idle_transaction: Option<Duration>,
+    /// Time limit of a transaction whose client sets none (Neo4j's `db.transaction.timeout`).
+    /// `None`: unlimited.
+    pub transaction: Option<Duration>,
 }
 
 /// How queries are executed.
@@ -122,6 +129,9 @@ pub struct QuerySettings {
     /// What all running queries may hold together
     /// ([`quiver_engine::EngineConfig::query_memory_total_bytes_max`]).
     pub memory_total_bytes_max: usize,
+    /// How long a writer waits for another's uncommitted change to end
+    /// ([`quiver_engine::EngineConfig::lock_wait_max`]); zero never waits.
+    pub lock_wait: Duration,
 }
 
 /// Who may connect.
@@ -339,6 +349,12 @@ fn timeouts(layer: &Layer) -> Result<Timeouts, ConfigError> {
         )?,
         bolt_recv: timeout("bolt_recv_timeout_ms", layer.bolt_recv_timeout_ms, 120_000)?,
         bookmark: timeout("bookmark_timeout_ms", layer.bookmark_timeout_ms, 30_000)?,
+        idle_transaction: optional_timeout(
+            "idle_transaction_timeout_ms",
+            layer.idle_transaction_timeout_ms,
+            60_000,
+        )?,
+        transaction: optional_timeout("transaction_timeout_ms", layer.transaction_timeout_ms, 0)?,
     };
     if timeouts.bolt_recv < BOLT_RECV_TIMEOUT_MIN {
         return Err(invalid(
@@ -382,6 +398,16 @@ fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
             layer.query_memory_total_max,
             quiver_engine::memory::default_total_bytes_max(),
         )?,
+        lock_wait: match layer.lock_wait_ms {
+            None => quiver_engine::LOCK_WAIT_DEFAULT,
+            Some(ms) if ms <= TIMEOUT_MS_LIMIT => Duration::from_millis(ms),
+            Some(ms) => {
+                return Err(invalid(
+                    "lock_wait_ms",
+                    format!("{ms} ms is outside 0..={TIMEOUT_MS_LIMIT}"),
+                ));
+            }
+        },
     })
 }
 
@@ -513,6 +539,18 @@ fn timeout(
             setting,
             format!("{ms} ms is outside 1..={TIMEOUT_MS_LIMIT}"),
         ))
+    }
+}
+
+/// A timeout that 0 turns off.
+fn optional_timeout(
+    setting: &'static str,
+    value: Option<u64>,
+    default_ms: u64,
+) -> Result<Option<Duration>, ConfigError> {
+    match value.unwrap_or(default_ms) {
+        0 => Ok(None),
+        ms => timeout(setting, Some(ms), default_ms).map(Some),
     }
 }
 

@@ -463,3 +463,60 @@ fn query_memory_limits_come_from_every_source_and_refuse_less_than_a_mebibyte() 
         "{error}"
     );
 }
+
+#[test]
+fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(defaults.query.lock_wait, quiver_engine::LOCK_WAIT_DEFAULT);
+    let toml = file("lock_wait_ms = 250\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    assert_eq!(config.query.lock_wait, Duration::from_millis(250), "file");
+    let config = resolve(
+        flags(&["--config", &path, "--lock-wait-ms", "0"]),
+        env(&[("QUIVER_LOCK_WAIT_MS", "40")]),
+    )
+    .expect("valid layers");
+    assert_eq!(config.query.lock_wait, Duration::ZERO, "flag wins");
+    let config = resolve(
+        flags(&["--config", &path]),
+        env(&[("QUIVER_LOCK_WAIT_MS", "40")]),
+    )
+    .expect("valid layers");
+    assert_eq!(
+        config.query.lock_wait,
+        Duration::from_millis(40),
+        "environment"
+    );
+    let error = resolve(
+        Layer::default(),
+        env(&[("QUIVER_LOCK_WAIT_MS", "999999999999")]),
+    )
+    .expect_err("past a week");
+    assert!(error.to_string().contains("lock_wait_ms"), "{error}");
+}
+
+#[test]
+fn transaction_timeouts_default_to_an_idle_minute_and_no_limit_and_zero_turns_them_off() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(
+        defaults.timeouts.idle_transaction,
+        Some(Duration::from_secs(60))
+    );
+    assert_eq!(defaults.timeouts.transaction, None);
+    let toml = file("idle_transaction_timeout_ms = 0\ntransaction_timeout_ms = 5000\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    assert_eq!(config.timeouts.idle_transaction, None, "0 is off");
+    assert_eq!(config.timeouts.transaction, Some(Duration::from_secs(5)));
+    let config = resolve(
+        flags(&["--config", &path, "--idle-transaction-timeout-ms", "1500"]),
+        env(&[("QUIVER_TRANSACTION_TIMEOUT_MS", "0")]),
+    )
+    .expect("valid layers");
+    assert_eq!(
+        config.timeouts.idle_transaction,
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(config.timeouts.transaction, None, "environment over file");
+}

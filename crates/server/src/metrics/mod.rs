@@ -49,12 +49,32 @@ pub struct TransactionMetrics {
     /// Rolled back because the client went away mid-transaction.
     pub abandoned: Counter,
     pub active: IntGauge,
+    /// Ended by the server because they ran past their time limit (the client's or the
+    /// server's default transaction timeout).
+    pub timed_out: Counter,
+    /// Ended by the server because their client sent nothing for the idle-in-transaction
+    /// timeout while they were open.
+    pub idle_timed_out: Counter,
+    /// Met another transaction's uncommitted write, waited for it to end and began again at a
+    /// fresh snapshot (the engine counts them; read when the metrics are encoded).
+    pub begun_again: Counter,
 }
 
+/// Figures the engine keeps itself, read each time the metrics are encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineFigures {
+    pub transactions_begun_again: u64,
+}
+
+/// Where [`EngineFigures`] come from (the database, once it is open).
+pub type EngineSource = Box<dyn Fn() -> EngineFigures + Send + Sync>;
+
 /// The registry and handles to everything in it.
-#[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
+    engine: std::sync::OnceLock<EngineSource>,
+    /// The engine's figures as last added to the counters.
+    engine_seen: parking_lot::Mutex<EngineFigures>,
     pub bolt: ConnectionMetrics,
     /// Bolt messages received (after de-chunking).
     pub bolt_messages: Counter,
@@ -181,6 +201,16 @@ pub struct TransactionSnapshot {
     pub active: i64,
 }
 
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("bolt", &self.bolt)
+            .field("http", &self.http)
+            .field("transactions", &self.transactions)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Metrics {
     fn default() -> Self {
         Metrics::new()
@@ -216,31 +246,7 @@ impl Metrics {
             "HTTP requests answered",
             http_requests.clone(),
         );
-        registry.register(
-            "quiver_transactions_opened",
-            "Transactions begun, explicit or auto-commit",
-            transactions.opened.clone(),
-        );
-        registry.register(
-            "quiver_transactions_committed",
-            "Transactions committed",
-            transactions.committed.clone(),
-        );
-        registry.register(
-            "quiver_transactions_rolled_back",
-            "Transactions rolled back, abandoned ones included",
-            transactions.rolled_back.clone(),
-        );
-        registry.register(
-            "quiver_transactions_abandoned",
-            "Transactions rolled back because their client went away",
-            transactions.abandoned.clone(),
-        );
-        registry.register(
-            "quiver_transactions_active",
-            "Transactions open now",
-            transactions.active.clone(),
-        );
+        register_transactions(&mut registry, &transactions);
         registry.register_with_unit(
             "quiver_query_latency",
             "Query time from arrival to last record",
@@ -257,6 +263,8 @@ impl Metrics {
 
         Metrics {
             registry,
+            engine: std::sync::OnceLock::new(),
+            engine_seen: parking_lot::Mutex::new(EngineFigures::default()),
             bolt,
             bolt_messages,
             bolt_flushes,
@@ -269,8 +277,29 @@ impl Metrics {
         }
     }
 
+    /// Reads the engine's own figures from `source` whenever the metrics are encoded. Set
+    /// once; a second source is ignored.
+    pub fn follow_engine(&self, source: EngineSource) {
+        let _ = self.engine.set(source);
+    }
+
+    /// Adds what the engine counted since the last look to the counters.
+    fn sync_engine(&self) {
+        let Some(source) = self.engine.get() else {
+            return;
+        };
+        let now = source();
+        let mut seen = self.engine_seen.lock();
+        let added = now
+            .transactions_begun_again
+            .saturating_sub(seen.transactions_begun_again);
+        self.transactions.begun_again.inc_by(added);
+        *seen = now;
+    }
+
     /// The registry in the OpenMetrics text format (what `GET /metrics` serves).
     pub fn encode(&self) -> String {
+        self.sync_engine();
         let mut text = String::with_capacity(8 * 1024);
         // Writing into a String cannot fail; an encoder error would be a bug in a metric's encode.
         if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {
@@ -294,6 +323,50 @@ impl Metrics {
             query_latency: self.query_latency.snapshot(),
         }
     }
+}
+
+/// The transaction counters, Bolt and HTTP together.
+fn register_transactions(registry: &mut Registry, transactions: &TransactionMetrics) {
+    registry.register(
+        "quiver_transactions_opened",
+        "Transactions begun, explicit or auto-commit",
+        transactions.opened.clone(),
+    );
+    registry.register(
+        "quiver_transactions_committed",
+        "Transactions committed",
+        transactions.committed.clone(),
+    );
+    registry.register(
+        "quiver_transactions_rolled_back",
+        "Transactions rolled back, abandoned ones included",
+        transactions.rolled_back.clone(),
+    );
+    registry.register(
+        "quiver_transactions_abandoned",
+        "Transactions rolled back because their client went away",
+        transactions.abandoned.clone(),
+    );
+    registry.register(
+        "quiver_transactions_active",
+        "Transactions open now",
+        transactions.active.clone(),
+    );
+    registry.register(
+        "quiver_transactions_timed_out",
+        "Transactions ended by the server past their time limit",
+        transactions.timed_out.clone(),
+    );
+    registry.register(
+        "quiver_transactions_idle_timed_out",
+        "Transactions ended by the server after their client was idle in them too long",
+        transactions.idle_timed_out.clone(),
+    );
+    registry.register(
+        "quiver_transactions_begun_again",
+        "Transactions that waited for another's write to end and began again",
+        transactions.begun_again.clone(),
+    );
 }
 
 fn register_connections(

@@ -224,6 +224,7 @@ impl BoltSession {
         } else {
             self.auth_deadline
         };
+        let silent_since = Instant::now();
         loop {
             // An idle connection may be closed when draining starts; one with an open transaction
             // is left to commit or roll back until the server stops.
@@ -233,12 +234,30 @@ impl BoltSession {
                 Until::Drain
             };
             let tx_deadline = self.tx.as_ref().and_then(|tx| tx.pending_deadline());
-            let deadline = tx_deadline.map_or(idle_deadline, |at| at.min(idle_deadline));
+            // An open transaction whose client is silent too long is ended like one past its
+            // timeout, so its writes stop holding other writers out.
+            let idle_tx = self
+                .shared
+                .idle_transaction_timeout
+                .filter(|_| self.tx.as_ref().is_some_and(|tx| !tx.expired));
+            let idle_tx_deadline = idle_tx.map(|idle| silent_since + idle);
+            let deadline = [tx_deadline, idle_tx_deadline]
+                .into_iter()
+                .flatten()
+                .fold(idle_deadline, Instant::min);
             match race(self.stream.readable(), deadline, &self.shutdown, until).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return Err(End::Io),
                 Err(Interrupted::Deadline) if tx_deadline.is_some_and(|at| at <= deadline) => {
                     if let Some(tx) = self.tx.take() {
+                        let tx = Box::pin(self.expire(tx)).await;
+                        self.tx = Some(tx);
+                    }
+                    continue;
+                }
+                Err(Interrupted::Deadline) if idle_tx_deadline.is_some_and(|at| at <= deadline) => {
+                    if let Some(mut tx) = self.tx.take() {
+                        tx.idle_expired = idle_tx;
                         let tx = Box::pin(self.expire(tx)).await;
                         self.tx = Some(tx);
                     }

@@ -234,7 +234,12 @@ impl BoltSession {
         if fault.is_some() {
             opts.mode = AccessMode::Read;
         }
-        match OpenTx::begin(graph.database(), opts, &self.shared.metrics) {
+        match OpenTx::begin(
+            graph.database(),
+            opts,
+            &self.shared.metrics,
+            self.shared.transaction_timeout,
+        ) {
             Ok(mut tx) => {
                 tx.writes_refused = fault;
                 Some(Box::new(tx))
@@ -542,14 +547,8 @@ impl BoltSession {
             (StepError::Encode(error), _) => (error.status_code(), error.to_string(), None),
         };
         if expired {
-            let ms = tx.timeout.map_or(0, |t| t.as_millis());
-            self.fail(
-                Status::TransactionTimedOutClientConfiguration,
-                &format!(
-                    "The transaction has been terminated. Transactions timed out after {ms} ms: {message}"
-                ),
-                None,
-            );
+            let (status, message) = tx.timeout_failure(Some(&message));
+            self.fail(status, &message, None);
         } else {
             self.fail(code, &message, position);
         }
@@ -561,18 +560,14 @@ impl BoltSession {
 
     /// The transaction's timeout passed: it is (or now gets) rolled back, and the client told.
     async fn timed_out(&mut self, tx: Box<OpenTx>) -> (Outcome, Option<End>) {
-        let ms = tx.timeout.map_or(0, |t| t.as_millis());
         let mut tx = if tx.expired {
             tx
         } else {
             self.expire(tx).await
         };
         tx.end(Ending::RolledBack);
-        self.fail(
-            Status::TransactionTimedOutClientConfiguration,
-            &format!("The transaction has been terminated. Transactions timed out after {ms} ms."),
-            None,
-        );
+        let (status, message) = tx.timeout_failure(None);
+        self.fail(status, &format!("{message}."), None);
         (Outcome::Failure, None)
     }
 

@@ -46,11 +46,16 @@ pub(super) struct OpenTx {
     pub auto_commit: bool,
     pub streams: Vec<Stream>,
     cancel: CancelHandle,
-    /// `tx_timeout`: the transaction is terminated at this instant.
+    /// `tx_timeout`, or the server's default: the transaction is terminated at this instant.
     deadline: Option<Instant>,
     pub timeout: Option<Duration>,
+    /// The timeout is the server's default (`--transaction-timeout-ms`), not the client's.
+    timeout_by_server: bool,
     /// The deadline passed and the engine transaction was rolled back.
     pub expired: bool,
+    /// Rolled back because the client sent nothing for the idle-transaction timeout (set with
+    /// `expired`).
+    pub idle_expired: Option<Duration>,
     /// Results of a write transaction may leave only once this ticket is acknowledged (the
     /// commit it reads at; `None`: nothing to wait for).
     pub horizon: Option<DurabilityTicket>,
@@ -76,12 +81,16 @@ impl std::fmt::Debug for OpenTx {
 
 impl OpenTx {
     /// Begins a transaction and counts it.
+    /// Begins a transaction and counts it. `default_timeout` bounds it when the client set no
+    /// timeout of its own.
     pub fn begin(
         db: &Database,
         opts: TxOptions,
         metrics: &Arc<Metrics>,
+        default_timeout: Option<Duration>,
     ) -> Result<OpenTx, quiver_engine::Error> {
-        let timeout = opts.timeout;
+        let timeout_by_server = opts.timeout.is_none() && default_timeout.is_some();
+        let timeout = opts.timeout.or(default_timeout);
         let auto_commit = opts.auto_commit;
         let tx = db.begin(opts)?;
         let horizon = tx.read_horizon();
@@ -94,7 +103,9 @@ impl OpenTx {
             streams: Vec::new(),
             deadline: timeout.map(|t| Instant::now() + t),
             timeout,
+            timeout_by_server,
             expired: false,
+            idle_expired: None,
             horizon,
             heavy: false,
             writes_refused: None,
@@ -120,6 +131,40 @@ impl OpenTx {
     /// Whether the timeout has passed (acted on or not).
     pub fn is_past_deadline(&self) -> bool {
         self.expired || self.deadline.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// The FAILURE a client gets for a transaction the server ended by a timeout: Neo4j's
+    /// `TransactionTimedOutClientConfiguration` when the client set the limit, else
+    /// `TransactionTimedOut` naming the server setting. `detail` follows the sentence.
+    pub fn timeout_failure(&self, detail: Option<&str>) -> (Status, String) {
+        let detail = detail.map_or(String::new(), |d| format!(": {d}"));
+        if let Some(idle) = self.idle_expired {
+            return (
+                Status::TransactionTimedOut,
+                format!(
+                    "The transaction has been terminated: its client sent nothing for {} ms \
+                     while it was open (idle transaction timeout){detail}",
+                    idle.as_millis()
+                ),
+            );
+        }
+        let ms = self.timeout.map_or(0, |t| t.as_millis());
+        if self.timeout_by_server {
+            (
+                Status::TransactionTimedOut,
+                format!(
+                    "The transaction has been terminated. Transactions timed out after {ms} ms \
+                     (the server's transaction timeout){detail}"
+                ),
+            )
+        } else {
+            (
+                Status::TransactionTimedOutClientConfiguration,
+                format!(
+                    "The transaction has been terminated. Transactions timed out after {ms} ms{detail}"
+                ),
+            )
+        }
     }
 
     pub fn stream_mut(&mut self, qid: Option<i64>) -> Option<&mut Stream> {
@@ -166,6 +211,11 @@ impl OpenTx {
             }
             Ending::RolledBack => {
                 counters.rolled_back.inc();
+                if self.idle_expired.is_some() {
+                    counters.idle_timed_out.inc();
+                } else if self.expired {
+                    counters.timed_out.inc();
+                }
             }
             Ending::Abandoned => {
                 counters.rolled_back.inc();
