@@ -11,7 +11,7 @@ use std::time::Instant;
 use event_listener::{Event, EventListener, Listener};
 use parking_lot::{Mutex, RwLock};
 
-use crate::arena::{Arena, Bitmap};
+use crate::arena::{Arena, Bitmap, Table};
 use crate::commit_log::CommitLog;
 use crate::counts::Counts;
 use crate::error::{Error, Result};
@@ -35,8 +35,8 @@ pub(crate) struct CommitSlot {
 
 /// The in-memory graph store. Share it as `Arc<Storage>`; every method takes `&self`.
 pub struct Storage {
-    pub(crate) nodes: Arena<Mutex<NodeRec>>,
-    pub(crate) rels: Arena<Mutex<RelRec>>,
+    pub(crate) nodes: Table<NodeRec>,
+    pub(crate) rels: Table<RelRec>,
     pub(crate) next_node: AtomicU64,
     pub(crate) next_rel: AtomicU64,
     pub(crate) labels: TokenTable,
@@ -116,8 +116,8 @@ pub struct StorageStats {
 impl Storage {
     pub fn new() -> Arc<Storage> {
         Arc::new(Storage {
-            nodes: Arena::new(),
-            rels: Arena::new(),
+            nodes: Table::new(),
+            rels: Table::new(),
             next_node: AtomicU64::new(0),
             next_rel: AtomicU64::new(0),
             labels: TokenTable::new("label", LABELS_MAX),
