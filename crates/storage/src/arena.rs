@@ -427,7 +427,7 @@ mod tests {
             g.init(&[1], &[]).unwrap();
             assert!(g.is_live() && !g.is_vacant());
             let cell = TxCell::new(TX_ID_BASE + 1);
-            mvcc::push(g.chain_mut(), &cell, 0, Undo::Deleted);
+            mvcc::push(g.chain_mut(), &cell, 0, Undo::Deleted, &mut Vec::new());
             assert!(!g.is_live() && !g.is_vacant());
         }
         // The chain belongs to slot 40 alone.

@@ -81,9 +81,12 @@ pub(crate) fn may_have_entry(rec: &Locked<'_, NodeRec>, def: &IndexDef, key: &[u
 
 impl Storage {
     /// Reclaims everything no live snapshot needs. Safe to call at any time from any thread.
+    /// An explicit collection also returns the pool of spare deltas to the allocator.
     pub fn gc(&self) -> GcStats {
         let _running = self.gc_lock.lock();
-        self.gc_locked(usize::MAX)
+        let stats = self.gc_locked(usize::MAX);
+        self.deltas.release();
+        stats
     }
 
     /// Called after commits: a bounded pass, skipped if another pass is running or nothing
@@ -132,6 +135,7 @@ impl Storage {
     }
 
     fn collect(&self, batch: GcBatch, oldest: u64, schema: &Schema, stats: &mut GcStats) {
+        let mut freed = Vec::new();
         for id in batch.nodes {
             let Some(slot) = self.nodes.get(id) else {
                 continue;
@@ -140,7 +144,7 @@ impl Storage {
             // Read before truncating: the deletion is recorded by the chain head.
             let deleted = !g.is_vacant() && !g.is_live();
             let mut chain = g.take_chain();
-            stats.deltas_freed += mvcc::truncate(&mut chain, oldest);
+            stats.deltas_freed += mvcc::truncate(&mut chain, oldest, &mut freed);
             let cut = chain.is_none();
             g.set_chain(chain);
             if deleted && cut {
@@ -154,7 +158,7 @@ impl Storage {
             };
             let mut g = slot.lock();
             let mut chain = g.take_chain();
-            stats.deltas_freed += mvcc::truncate(&mut chain, oldest);
+            stats.deltas_freed += mvcc::truncate(&mut chain, oldest, &mut freed);
             let cut = chain.is_none();
             g.set_chain(chain);
             if !g.is_vacant() && !g.is_live() && cut {
@@ -162,6 +166,7 @@ impl Storage {
                 stats.rels_freed += 1;
             }
         }
+        self.deltas.give(&mut freed);
         for item in batch.items {
             match item {
                 GcItem::LabelBit { label, node } => {

@@ -63,6 +63,7 @@ pub struct Storage {
     pub(crate) gc_queue: Mutex<VecDeque<GcBatch>>,
     pub(crate) gc_lock: Mutex<()>,
     pub(crate) live_deltas: AtomicI64,
+    pub(crate) deltas: crate::mvcc::DeltaPool,
 }
 
 /// A future resolving once the visible watermark reaches a commit (see
@@ -140,6 +141,7 @@ impl Storage {
             gc_queue: Mutex::new(VecDeque::new()),
             gc_lock: Mutex::new(()),
             live_deltas: AtomicI64::new(0),
+            deltas: crate::mvcc::DeltaPool::new(),
         })
     }
 

@@ -62,6 +62,8 @@ pub(crate) struct TxState {
     /// Index entries and label bits a rollback leaves behind.
     pub stale_on_rollback: Vec<GcItem>,
     pub schema_ops: Vec<SchemaOp>,
+    /// Delta boxes taken from the store's pool, used before any is allocated.
+    pub spare: mvcc::Spare,
 }
 
 pub(crate) struct TxInner {
@@ -127,13 +129,14 @@ impl TxInner {
     /// Reverts every change of the transaction in place and queues what it left in indexes.
     fn undo_all(&self, st: &mut TxState) {
         let mut popped = 0;
+        let mut freed = std::mem::take(&mut st.spare);
         for &id in st.touched_nodes.iter().rev() {
             let Some(slot) = self.storage.nodes.get(id) else {
                 continue;
             };
             let mut g = slot.lock();
             let mut chain = g.take_chain();
-            popped += mvcc::pop_own(&mut chain, self.txid, |u| undo_node(&mut g, u));
+            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_node(&mut g, u));
             g.set_chain(chain);
         }
         for &id in st.touched_rels.iter().rev() {
@@ -142,9 +145,10 @@ impl TxInner {
             };
             let mut g = slot.lock();
             let mut chain = g.take_chain();
-            popped += mvcc::pop_own(&mut chain, self.txid, |u| undo_rel(&mut g, u));
+            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_rel(&mut g, u));
             g.set_chain(chain);
         }
+        self.storage.deltas.give(&mut freed);
         self.storage
             .live_deltas
             .fetch_sub(popped as i64, Ordering::Relaxed);
@@ -418,6 +422,7 @@ impl Transaction {
             items: std::mem::take(&mut st.stale_on_commit),
         });
         st.stale_on_rollback.clear();
+        storage.deltas.give(&mut st.spare);
         drop(st);
         storage.gc_after_commit();
         Ok(CommitInfo {
@@ -513,7 +518,16 @@ impl Transaction {
         if !self.is_own_head(rec.chain()) {
             st.touched_nodes.push(id);
         }
-        mvcc::push(rec.chain_mut(), &self.inner.cell, self.command(), undo);
+        if st.spare.is_empty() {
+            self.inner.storage.deltas.refill(&mut st.spare);
+        }
+        mvcc::push(
+            rec.chain_mut(),
+            &self.inner.cell,
+            self.command(),
+            undo,
+            &mut st.spare,
+        );
         self.inner
             .storage
             .live_deltas
@@ -530,7 +544,16 @@ impl Transaction {
         if !self.is_own_head(rec.chain()) {
             st.touched_rels.push(id);
         }
-        mvcc::push(rec.chain_mut(), &self.inner.cell, self.command(), undo);
+        if st.spare.is_empty() {
+            self.inner.storage.deltas.refill(&mut st.spare);
+        }
+        mvcc::push(
+            rec.chain_mut(),
+            &self.inner.cell,
+            self.command(),
+            undo,
+            &mut st.spare,
+        );
         self.inner
             .storage
             .live_deltas
