@@ -69,44 +69,49 @@ impl<T: Default, const LEAF: u32, const MID: u32, const TOP: u32> Arena<T, LEAF,
     }
 }
 
-/// Entities per group: the records of one group share a lock and a table of version chains.
+/// A record kind stored in groups: the records of one group share a lock and a table of
+/// version chains.
 ///
 /// A lock and a chain head per entity would cost 16 bytes each, more than a relationship's
-/// whole record; sharing them among 32 neighbours costs half a byte per entity. Writers that
-/// touch neighbouring ids wait on each other for one entity's critical section, which is
+/// whole record; sharing them among a group costs about two bytes per entity. A group fills
+/// whole 128-byte line pairs (the unit the hardware's adjacent-line prefetcher fetches), and
+/// a node group is exactly one: locking a node brings its record in with the lock, so an
+/// expand takes one cache miss before it reaches the node's block instead of two. Writers
+/// that touch neighbouring ids wait on each other for one entity's critical section, which is
 /// short, and no code path holds two entities of one kind locked except through [`Pair`].
-pub(crate) const GROUP_BITS: u32 = 5;
-const GROUP_SLOTS: usize = 1 << GROUP_BITS;
+pub(crate) trait Grouped: Default + Sized {
+    /// Entities per group.
+    const GROUP: usize;
+    /// `[Self; GROUP]`.
+    type Recs: AsRef<[Self]> + AsMut<[Self]> + Default;
+}
 
 /// The records of one group and the version chains of those that have one.
 ///
 /// Most entities have no chain (garbage collection cuts it once every snapshot sees the
 /// newest version), so chains live in a side table keyed by slot instead of in every record:
 /// an empty table is one pointer for the whole group.
-pub(crate) struct Group<R> {
-    recs: [R; GROUP_SLOTS],
+#[derive(Default)]
+pub(crate) struct Group<R: Grouped> {
     chains: ThinVec<(u32, Chain)>,
+    recs: R::Recs,
 }
 
-impl<R: Default> Default for Group<R> {
-    fn default() -> Self {
-        Group {
-            recs: std::array::from_fn(|_| R::default()),
-            chains: ThinVec::new(),
-        }
-    }
-}
+/// Aligns a group to a 128-byte line pair.
+#[derive(Default)]
+#[repr(align(128))]
+pub(crate) struct Line<T>(T);
 
 /// The chain of a slot without one.
 static NO_CHAIN: Chain = None;
 
-/// Entities of one kind by dense id: groups in a segmented arena (2^36 ids, see
-/// `ENTITY_IDS_MAX`; 128 groups, 4096 entities, to a leaf).
-pub(crate) struct Table<R> {
-    groups: Arena<Mutex<Group<R>>, 7, 12, 12>,
+/// Entities of one kind by dense id: groups in a segmented arena (2^34 groups, enough for
+/// `ENTITY_IDS_MAX` ids of any kind; 1024 groups to a leaf).
+pub(crate) struct Table<R: Grouped> {
+    groups: Arena<Line<Mutex<Group<R>>>, 10, 12, 12>,
 }
 
-impl<R: Default> Table<R> {
+impl<R: Grouped> Table<R> {
     pub(crate) fn new() -> Self {
         Table {
             groups: Arena::new(),
@@ -116,38 +121,40 @@ impl<R: Default> Table<R> {
     /// The slot for `id` if its segment exists.
     #[inline]
     pub(crate) fn get(&self, id: u64) -> Option<Slot<'_, R>> {
-        let group = self.groups.get(id >> GROUP_BITS)?;
+        let n = R::GROUP as u64;
+        let group = &self.groups.get(id / n)?.0;
         Some(Slot {
             group,
-            i: (id as usize) & (GROUP_SLOTS - 1),
+            i: (id % n) as usize,
         })
     }
 
     /// The slot for `id`, allocating its segment. `None` past the table's capacity.
     pub(crate) fn get_or_alloc(&self, id: u64) -> Option<Slot<'_, R>> {
-        let group = self.groups.get_or_alloc(id >> GROUP_BITS)?;
+        let n = R::GROUP as u64;
+        let group = &self.groups.get_or_alloc(id / n)?.0;
         Some(Slot {
             group,
-            i: (id as usize) & (GROUP_SLOTS - 1),
+            i: (id % n) as usize,
         })
     }
 }
 
 /// Where one entity lives: its group and its index in the group.
-pub(crate) struct Slot<'a, R> {
+pub(crate) struct Slot<'a, R: Grouped> {
     group: &'a Mutex<Group<R>>,
     i: usize,
 }
 
-impl<R> Clone for Slot<'_, R> {
+impl<R: Grouped> Clone for Slot<'_, R> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<R> Copy for Slot<'_, R> {}
+impl<R: Grouped> Copy for Slot<'_, R> {}
 
-impl<'a, R> Slot<'a, R> {
+impl<'a, R: Grouped> Slot<'a, R> {
     /// Locks the entity's group; the guard reads and writes this entity.
     #[inline]
     pub(crate) fn lock(self) -> Locked<'a, R> {
@@ -174,28 +181,28 @@ impl<'a, R> Slot<'a, R> {
 }
 
 /// One locked entity: its record (through `Deref`) and its version chain.
-pub(crate) struct Locked<'a, R> {
+pub(crate) struct Locked<'a, R: Grouped> {
     g: MutexGuard<'a, Group<R>>,
     i: usize,
 }
 
-impl<R> std::ops::Deref for Locked<'_, R> {
+impl<R: Grouped> std::ops::Deref for Locked<'_, R> {
     type Target = R;
 
     #[inline]
     fn deref(&self) -> &R {
-        &self.g.recs[self.i]
+        &self.g.recs.as_ref()[self.i]
     }
 }
 
-impl<R> std::ops::DerefMut for Locked<'_, R> {
+impl<R: Grouped> std::ops::DerefMut for Locked<'_, R> {
     #[inline]
     fn deref_mut(&mut self) -> &mut R {
-        &mut self.g.recs[self.i]
+        &mut self.g.recs.as_mut()[self.i]
     }
 }
 
-impl<R> Locked<'_, R> {
+impl<R: Grouped> Locked<'_, R> {
     /// The entity's version chain, newest delta first.
     #[inline]
     pub(crate) fn chain(&self) -> &Chain {
@@ -256,7 +263,7 @@ impl<R> Locked<'_, R> {
 /// A relationship's two endpoints locked together: lower group first, so that two writers
 /// never wait on each other in opposite orders; one lock when both share a group (a
 /// self-loop included).
-pub(crate) struct Pair<'a, R> {
+pub(crate) struct Pair<'a, R: Grouped> {
     first: Locked<'a, R>,
     second: Option<Locked<'a, R>>,
     start_first: bool,
@@ -264,7 +271,7 @@ pub(crate) struct Pair<'a, R> {
     end_i: usize,
 }
 
-impl<'a, R> Pair<'a, R> {
+impl<'a, R: Grouped> Pair<'a, R> {
     pub(crate) fn lock(start: Slot<'a, R>, end: Slot<'a, R>) -> Self {
         let (start_i, end_i) = (start.i, end.i);
         if start.same_group(end) {
@@ -418,9 +425,9 @@ mod tests {
 
         let t: Table<NodeRec> = Table::new();
         assert!(t.get(40).is_none());
-        let a = t.get_or_alloc(40).unwrap();
-        let b = t.get_or_alloc(41).unwrap();
-        let c = t.get_or_alloc(40 + 32).unwrap();
+        let a = t.get_or_alloc(42).unwrap();
+        let b = t.get_or_alloc(43).unwrap();
+        let c = t.get_or_alloc(42 + NodeRec::GROUP as u64).unwrap();
         assert!(a.same_group(b) && !a.same_group(c));
         {
             let mut g = a.lock();
@@ -430,7 +437,7 @@ mod tests {
             mvcc::push(g.chain_mut(), &cell, 0, Undo::Deleted, &mut Vec::new());
             assert!(!g.is_live() && !g.is_vacant());
         }
-        // The chain belongs to slot 40 alone.
+        // The chain belongs to slot 42 alone.
         assert!(b.lock().chain().is_none());
         assert!(a.lock().chain().is_some());
         let mut g = a.lock();

@@ -1,8 +1,8 @@
 //! The records that live in the arenas, packed to count bytes.
 //!
-//! Records sit in groups of 32 that share one lock and one side table of version chains
-//! (`arena::Group`): a node's record is 16 bytes and a relationship's 24, plus half a byte
-//! each for the group's lock and table pointer.
+//! Records sit in groups that share one lock and one side table of version chains
+//! (`arena::Group`): a node's record is 16 bytes, seven to a 128-byte group (18.3 bytes a
+//! node), and a relationship's 24, twenty-six to a 640-byte group (24.6 bytes each).
 //!
 //! A node's record is one boxed block holding everything it has: a header of three varints
 //! (blob length, out-degree, in-degree), the blob (`[label count][labels][properties]`,
@@ -23,7 +23,7 @@ use thin_vec::ThinVec;
 
 use quiver_value::Value;
 
-use crate::arena::{Group, Locked};
+use crate::arena::{Group, Grouped, Line, Locked};
 use crate::codec::{Reader, put_value, put_varint};
 use crate::error::{Error, Result};
 use crate::mvcc::Undo;
@@ -34,8 +34,21 @@ const _: () = assert!(std::mem::size_of::<AdjEntry>() == 12);
 const _: () = assert!(std::mem::size_of::<PropBlob>() == 16);
 const _: () = assert!(std::mem::size_of::<NodeRec>() == 16);
 const _: () = assert!(std::mem::size_of::<RelRec>() == 24);
-const _: () = assert!(std::mem::size_of::<parking_lot::Mutex<Group<NodeRec>>>() == 16 + 32 * 16);
-const _: () = assert!(std::mem::size_of::<parking_lot::Mutex<Group<RelRec>>>() == 16 + 32 * 24);
+// A group is its lock and chain table (16 bytes) and its records, filling whole line pairs.
+const _: () = assert!(std::mem::size_of::<Line<parking_lot::Mutex<Group<NodeRec>>>>() == 128);
+const _: () = assert!(16 + NodeRec::GROUP * 16 == 128);
+const _: () = assert!(std::mem::size_of::<Line<parking_lot::Mutex<Group<RelRec>>>>() == 640);
+const _: () = assert!(16 + RelRec::GROUP * 24 == 640);
+
+impl Grouped for NodeRec {
+    const GROUP: usize = 7;
+    type Recs = [NodeRec; 7];
+}
+
+impl Grouped for RelRec {
+    const GROUP: usize = 26;
+    type Recs = [RelRec; 26];
+}
 
 /// Bytes of one adjacency entry in a node's block.
 pub(crate) const ADJ_ENTRY_BYTES: usize = 12;
