@@ -134,16 +134,19 @@ fn wanted(dir: Direction, out: bool, e: AdjEntry, node: u64, types: &[u32]) -> b
     dir_ok && (types.is_empty() || types.contains(&e.ty()))
 }
 
-fn push_list(
+#[inline]
+fn push_list<T>(
     list: AdjList<'_>,
     skip_self: Option<u64>,
     types: &[u32],
-    out: &mut Vec<(RelId, NodeId)>,
+    out: &mut Vec<T>,
+    mk: impl Fn(RelId, NodeId) -> T + Copy,
 ) {
     let mut emit = |slice: AdjList<'_>| {
+        out.reserve(slice.len());
         for e in slice.iter() {
             if skip_self != Some(e.nbr()) {
-                out.push((RelId(e.rel()), NodeId(e.nbr())));
+                out.push(mk(RelId(e.rel()), NodeId(e.nbr())));
             }
         }
     };
@@ -166,13 +169,28 @@ pub(crate) fn node_expand(
     types: &[u32],
     out: &mut Vec<(RelId, NodeId)>,
 ) -> bool {
+    node_expand_as(rec, node, view, dir, types, out, |r, n| (r, n))
+}
+
+/// As [`node_expand`], appending each (relationship, neighbour) as `mk` builds it: a batch
+/// writes its entries straight into its output with no buffer between.
+#[inline]
+pub(crate) fn node_expand_as<T: PartialEq>(
+    rec: &Locked<'_, NodeRec>,
+    node: u64,
+    view: &View,
+    dir: Direction,
+    types: &[u32],
+    out: &mut Vec<T>,
+    mk: impl Fn(RelId, NodeId) -> T + Copy,
+) -> bool {
     let start = out.len();
     if matches!(dir, Direction::Out | Direction::Both) {
-        push_list(rec.adj(true), None, types, out);
+        push_list(rec.adj(true), None, types, out, mk);
     }
     match dir {
-        Direction::In => push_list(rec.adj(false), None, types, out),
-        Direction::Both => push_list(rec.adj(false), Some(node), types, out),
+        Direction::In => push_list(rec.adj(false), None, types, out, mk),
+        Direction::Both => push_list(rec.adj(false), Some(node), types, out, mk),
         Direction::Out => {}
     }
     let mut exists = rec.is_live();
@@ -181,13 +199,13 @@ pub(crate) fn node_expand(
             exists = exists_after(exists, u);
             match u {
                 Undo::EdgeAdded { out: o, entry } if wanted(dir, *o, *entry, node, types) => {
-                    let pair = (RelId(entry.rel()), NodeId(entry.nbr()));
+                    let pair = mk(RelId(entry.rel()), NodeId(entry.nbr()));
                     if let Some(i) = out[start..].iter().position(|p| *p == pair) {
                         out.swap_remove(start + i);
                     }
                 }
                 Undo::EdgeRemoved { out: o, entry } if wanted(dir, *o, *entry, node, types) => {
-                    out.push((RelId(entry.rel()), NodeId(entry.nbr())));
+                    out.push(mk(RelId(entry.rel()), NodeId(entry.nbr())));
                 }
                 _ => {}
             }
