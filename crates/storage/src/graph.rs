@@ -11,8 +11,9 @@
 //! contiguous run of it. Adjacency entries are 12 bytes: relationship id, neighbour id and
 //! type, sorted by (type, relationship) so that expanding one type is a binary search plus a
 //! walk over exactly its entries. The block's size is rounded so that its allocator chunk
-//! (8 bytes of header, 16-byte granules) has no unused tail; lists grow two entries at a
-//! time up to 32 entries and by half beyond.
+//! (8 bytes of header, 16-byte granules) has no unused tail; a full block grows by one entry
+//! plus that rounding (so about every second insert reallocates) up to 32 entries, and by
+//! half beyond.
 //!
 //! A relationship's record holds its start node, flags and type packed in one word and its
 //! properties inline when they fit in 14 bytes. The end node is not stored: the start node's
@@ -196,9 +197,9 @@ fn check_size(bytes: usize) -> Result<()> {
     Ok(())
 }
 
-/// Lists up to this many entries (both directions together) grow two entries at a time, so
-/// the many small lists carry little slack; longer ones grow by half to keep inserts
-/// amortised O(1).
+/// Blocks with up to this many entries (both directions together) grow by one entry and the
+/// rounding to their chunk, so the many small lists carry little slack; longer ones grow by
+/// half to keep inserts amortised O(1).
 const ADJ_EXACT_GROWTH_MAX: usize = 32;
 
 /// The allocator's per-chunk header and granule (glibc's): a block is sized to fill its chunk.
