@@ -161,10 +161,11 @@ impl Transaction {
 
     /// Expands many nodes at once, appending `(index into nodes, relationship, neighbour)`.
     ///
-    /// Every node's slot is touched with a plain load before any is locked: the lock's
+    /// Every node's group is touched with a plain load before any is locked: a lock's
     /// compare-and-swap is a full fence, so one-by-one expands take their cache misses in
-    /// series, while the touches let the memory system fetch all the slots in parallel.
-    /// Fails on the first node that does not exist.
+    /// series, while the touches let the memory system fetch all the groups (lock and record
+    /// share one) in parallel. Entries go straight into `out`, with no buffer per node and
+    /// one check of the transaction per batch. Fails on the first node that does not exist.
     pub fn expand_batch(
         &self,
         nodes: &[NodeId],
@@ -178,17 +179,16 @@ impl Transaction {
         let storage = &self.inner.storage;
         for n in nodes {
             if let Some(slot) = storage.nodes.get(n.0) {
-                std::hint::black_box(slot.is_locked());
+                std::hint::black_box(slot.touch());
             }
         }
-        let mut pairs = Vec::new();
         for (i, n) in nodes.iter().enumerate() {
-            pairs.clear();
             let slot = self.inner.node_slot(n.0)?;
-            if !read::node_expand(&slot.lock(), n.0, &view, dir, &types, &mut pairs) {
+            let i = i as u32;
+            let g = slot.lock();
+            if !read::node_expand_as(&g, n.0, &view, dir, &types, out, |r, m| (i, r, m)) {
                 return Err(Error::node_not_found(n.0));
             }
-            out.extend(pairs.iter().map(|(r, m)| (i as u32, *r, *m)));
         }
         Ok(())
     }

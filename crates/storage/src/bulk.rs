@@ -31,12 +31,11 @@ use smallvec::SmallVec;
 
 use quiver_value::Value;
 
+use crate::arena::Slot;
 use crate::codec::check_storable;
 use crate::counts::CountKey;
 use crate::error::{EntityKind, Error, Result};
-use crate::graph::{
-    AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, adj_insert, adj_remove, prop_get, put_prop_refs,
-};
+use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, prop_get, put_prop_refs};
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::{equal, key_of};
 use crate::redo::{RedoOp, RedoRecord};
@@ -194,7 +193,7 @@ impl Storage {
         self.counts.trim(self.oldest_snapshot());
     }
 
-    fn live_node(&self, id: u64) -> Result<&Mutex<NodeRec>> {
+    fn live_node(&self, id: u64) -> Result<Slot<'_, NodeRec>> {
         let slot = self
             .nodes
             .get(id)
@@ -290,7 +289,7 @@ impl Storage {
     fn delete_node_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
         let slot = self.live_node(id)?;
         let mut g = slot.lock();
-        if !g.out.is_empty() || !g.inc.is_empty() {
+        if g.has_relationships() {
             return Err(Error::DeleteConnectedNode { id });
         }
         for l in g.labels()? {
@@ -322,10 +321,10 @@ impl Storage {
             .rel_end(start, id, ty)
             .ok_or_else(|| Error::rel_not_found(id))?;
         if let Some(s) = self.nodes.get(start) {
-            adj_remove(&mut s.lock().out, AdjEntry::new(id, end, ty));
+            s.lock().adj_remove(true, AdjEntry::new(id, end, ty));
         }
         if let Some(e) = self.nodes.get(end) {
-            adj_remove(&mut e.lock().inc, AdjEntry::new(id, start, ty));
+            e.lock().adj_remove(false, AdjEntry::new(id, start, ty));
         }
         slot.lock().clear();
         tally.add(CountKey::Rels, -1);
@@ -509,10 +508,10 @@ fn load_node(
         .nodes
         .get_or_alloc(id)
         .ok_or(capacity(EntityKind::Node))?;
-    let rec = NodeRec::committed(labels, props)?;
+    let rec = NodeRec::committed_refs(labels, props)?;
     {
         let mut g = slot.lock();
-        if !g.is_vacant() || g.chain.is_some() {
+        if !g.is_vacant() || g.chain().is_some() {
             return Err(Error::EntityExists {
                 kind: EntityKind::Node,
                 id,
@@ -563,7 +562,7 @@ fn load_relationship(
         .ok_or(capacity(EntityKind::Relationship))?;
     {
         let mut r = slot.lock();
-        if !r.is_vacant() || r.chain.is_some() {
+        if !r.is_vacant() || r.chain().is_some() {
             return Err(Error::EntityExists {
                 kind: EntityKind::Relationship,
                 id,
@@ -573,8 +572,12 @@ fn load_relationship(
     }
     storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
     // One endpoint lock at a time: loaders never wait on each other in a cycle.
-    adj_insert(&mut start_slot.lock().out, AdjEntry::new(id, end, ty));
-    adj_insert(&mut end_slot.lock().inc, AdjEntry::new(id, start, ty));
+    start_slot
+        .lock()
+        .adj_insert(true, AdjEntry::new(id, end, ty));
+    end_slot
+        .lock()
+        .adj_insert(false, AdjEntry::new(id, start, ty));
     tally.add(CountKey::Rels, 1);
     tally.add(CountKey::Type(ty), 1);
     tally.rels += 1;

@@ -262,7 +262,7 @@ impl Storage {
                 if let Ok(Some(v)) = g.props().and_then(|p| prop_get(p, def.key)) {
                     def.data.insert(key_of(&v), id);
                 }
-                for u in mvcc::all(&g.chain) {
+                for u in mvcc::all(g.chain()) {
                     if let Undo::Property { key, old: Some(v) } = u
                         && *key == def.key
                     {

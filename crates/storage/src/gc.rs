@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::arena::Locked;
 use crate::graph::{NodeRec, prop_get};
 use crate::index::key_of;
 use crate::mvcc::{self, Undo};
@@ -50,17 +51,17 @@ pub struct GcStats {
 const COMMIT_GC_BATCHES_MAX: usize = 16;
 
 /// Whether some surviving version of the node may carry `label`.
-pub(crate) fn may_have_label(rec: &NodeRec, label: u32) -> bool {
+pub(crate) fn may_have_label(rec: &Locked<'_, NodeRec>, label: u32) -> bool {
     if rec.is_vacant() {
         return false;
     }
     rec.has_label(label).unwrap_or(true)
-        || mvcc::all(&rec.chain)
+        || mvcc::all(rec.chain())
             .any(|u| matches!(u, Undo::LabelAdded(l) | Undo::LabelRemoved(l) if *l == label))
 }
 
 /// Whether some surviving version of the node may be indexed under `key` in `def`.
-pub(crate) fn may_have_entry(rec: &NodeRec, def: &IndexDef, key: &[u8]) -> bool {
+pub(crate) fn may_have_entry(rec: &Locked<'_, NodeRec>, def: &IndexDef, key: &[u8]) -> bool {
     if !may_have_label(rec, def.label) {
         return false;
     }
@@ -69,7 +70,7 @@ pub(crate) fn may_have_entry(rec: &NodeRec, def: &IndexDef, key: &[u8]) -> bool 
         .ok()
         .and_then(|p| prop_get(p, def.key).ok().flatten());
     physical.is_some_and(|v| key_of(&v).as_ref() == key)
-        || mvcc::all(&rec.chain).any(|u| match u {
+        || mvcc::all(rec.chain()).any(|u| match u {
             Undo::Property {
                 key: k,
                 old: Some(v),
@@ -80,9 +81,12 @@ pub(crate) fn may_have_entry(rec: &NodeRec, def: &IndexDef, key: &[u8]) -> bool 
 
 impl Storage {
     /// Reclaims everything no live snapshot needs. Safe to call at any time from any thread.
+    /// An explicit collection also returns the pool of spare deltas to the allocator.
     pub fn gc(&self) -> GcStats {
         let _running = self.gc_lock.lock();
-        self.gc_locked(usize::MAX)
+        let stats = self.gc_locked(usize::MAX);
+        self.deltas.release();
+        stats
     }
 
     /// Called after commits: a bounded pass, skipped if another pass is running or nothing
@@ -131,6 +135,7 @@ impl Storage {
     }
 
     fn collect(&self, batch: GcBatch, oldest: u64, schema: &Schema, stats: &mut GcStats) {
+        let mut freed = Vec::new();
         for id in batch.nodes {
             let Some(slot) = self.nodes.get(id) else {
                 continue;
@@ -138,8 +143,11 @@ impl Storage {
             let mut g = slot.lock();
             // Read before truncating: the deletion is recorded by the chain head.
             let deleted = !g.is_vacant() && !g.is_live();
-            stats.deltas_freed += mvcc::truncate(&mut g.chain, oldest);
-            if deleted && g.chain.is_none() {
+            let mut chain = g.take_chain();
+            stats.deltas_freed += mvcc::truncate(&mut chain, oldest, &mut freed);
+            let cut = chain.is_none();
+            g.set_chain(chain);
+            if deleted && cut {
                 self.free_node(&mut g, id, schema);
                 stats.nodes_freed += 1;
             }
@@ -149,12 +157,16 @@ impl Storage {
                 continue;
             };
             let mut g = slot.lock();
-            stats.deltas_freed += mvcc::truncate(&mut g.chain, oldest);
-            if !g.is_vacant() && !g.is_live() && g.chain.is_none() {
+            let mut chain = g.take_chain();
+            stats.deltas_freed += mvcc::truncate(&mut chain, oldest, &mut freed);
+            let cut = chain.is_none();
+            g.set_chain(chain);
+            if !g.is_vacant() && !g.is_live() && cut {
                 g.clear();
                 stats.rels_freed += 1;
             }
         }
+        self.deltas.give(&mut freed);
         for item in batch.items {
             match item {
                 GcItem::LabelBit { label, node } => {
@@ -184,7 +196,7 @@ impl Storage {
     }
 
     /// Clears a node deleted for good, with its label bits and index entries.
-    fn free_node(&self, rec: &mut NodeRec, id: u64, schema: &Schema) {
+    fn free_node(&self, rec: &mut Locked<'_, NodeRec>, id: u64, schema: &Schema) {
         let labels = rec.labels().unwrap_or_default();
         let props = rec.props().unwrap_or_default();
         for l in &labels {

@@ -1,26 +1,58 @@
 //! The records that live in the arenas, packed to count bytes.
 //!
-//! A node is 48 bytes in its arena slot (lock, chain head, one blob holding labels and
-//! properties, and two adjacency vectors whose lengths live on the heap); a relationship is 40
-//! bytes with its properties inline when they fit in 14 bytes. Adjacency entries are 12 bytes:
-//! relationship id, neighbour id and type, sorted by (type, relationship) so that expanding one
-//! type is a binary search plus a walk over exactly its entries.
+//! Records sit in groups that share one lock and one side table of version chains
+//! (`arena::Group`): a node's record is 16 bytes, seven to a 128-byte group (18.3 bytes a
+//! node), and a relationship's 24, twenty-six to a 640-byte group (24.6 bytes each).
+//!
+//! A node's record is one boxed block holding everything it has: a header of three varints
+//! (blob length, out-degree, in-degree), the blob (`[label count][labels][properties]`,
+//! varint encoded), then its outgoing and its incoming adjacency entries, then spare room
+//! for growth. One allocation per node serves both directions, and an expand reads one
+//! contiguous run of it. Adjacency entries are 12 bytes: relationship id, neighbour id and
+//! type, sorted by (type, relationship) so that expanding one type is a binary search plus a
+//! walk over exactly its entries. The block's size is rounded so that its allocator chunk
+//! (8 bytes of header, 16-byte granules) has no unused tail; a full block grows by one entry
+//! plus that rounding (so about every second insert reallocates) up to 32 entries, and by
+//! half beyond.
+//!
+//! A relationship's record holds its start node, flags and type packed in one word and its
+//! properties inline when they fit in 14 bytes. The end node is not stored: the start node's
+//! out-list, sorted by (type, relationship), yields it by binary search.
 
 use smallvec::SmallVec;
 use thin_vec::ThinVec;
 
 use quiver_value::Value;
 
+use crate::arena::{Group, Grouped, Line, Locked};
 use crate::codec::{Reader, put_value, put_varint};
 use crate::error::{Error, Result};
-use crate::mvcc::{Chain, Undo};
+use crate::mvcc::Undo;
 
 // The sizes the module docs promise, checked by the compiler: memory per element is a figure
 // Quiver publishes, so a field that grows a record must fail the build, not a benchmark.
 const _: () = assert!(std::mem::size_of::<AdjEntry>() == 12);
 const _: () = assert!(std::mem::size_of::<PropBlob>() == 16);
-const _: () = assert!(std::mem::size_of::<parking_lot::Mutex<NodeRec>>() == 48);
-const _: () = assert!(std::mem::size_of::<parking_lot::Mutex<RelRec>>() == 40);
+const _: () = assert!(std::mem::size_of::<NodeRec>() == 16);
+const _: () = assert!(std::mem::size_of::<RelRec>() == 24);
+// A group is its lock and chain table (16 bytes) and its records, filling whole line pairs.
+const _: () = assert!(std::mem::size_of::<Line<parking_lot::Mutex<Group<NodeRec>>>>() == 128);
+const _: () = assert!(16 + NodeRec::GROUP * 16 == 128);
+const _: () = assert!(std::mem::size_of::<Line<parking_lot::Mutex<Group<RelRec>>>>() == 640);
+const _: () = assert!(16 + RelRec::GROUP * 24 == 640);
+
+impl Grouped for NodeRec {
+    const GROUP: usize = 7;
+    type Recs = [NodeRec; 7];
+}
+
+impl Grouped for RelRec {
+    const GROUP: usize = 26;
+    type Recs = [RelRec; 26];
+}
+
+/// Bytes of one adjacency entry in a node's block.
+pub(crate) const ADJ_ENTRY_BYTES: usize = 12;
 
 /// One adjacency entry: 36-bit relationship and neighbour ids and a 22-bit type in 12 bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -58,47 +90,98 @@ impl AdjEntry {
     fn key(self) -> (u32, u64) {
         (self.ty(), self.rel())
     }
-}
 
-/// Inserts keeping (type, relationship) order; relationships are created with rising ids, so
-/// the common case is a push at the end of the type's run.
-pub(crate) fn adj_insert(list: &mut ThinVec<AdjEntry>, e: AdjEntry) {
-    let k = e.key();
-    let at = list.partition_point(|x| x.key() < k);
-    if list.len() == list.capacity() && list.len() < ADJ_EXACT_GROWTH_MAX {
-        list.reserve_exact(2);
+    #[inline]
+    fn from_bytes(b: &[u8]) -> Self {
+        let word = |i: usize| {
+            let mut w = [0u8; 4];
+            if let Some(src) = b.get(i * 4..i * 4 + 4) {
+                w.copy_from_slice(src);
+            }
+            u32::from_le_bytes(w)
+        };
+        AdjEntry {
+            w: [word(0), word(1), word(2)],
+        }
     }
-    list.insert(at, e);
-}
 
-pub(crate) fn adj_remove(list: &mut ThinVec<AdjEntry>, e: AdjEntry) -> bool {
-    let k = e.key();
-    let at = list.partition_point(|x| x.key() < k);
-    if list.get(at).is_some_and(|x| x.key() == k) {
-        list.remove(at);
-        true
-    } else {
-        false
-    }
-}
-
-/// The entries of one type (or all when `ty` is `None`).
-#[inline]
-pub(crate) fn adj_of_type(list: &[AdjEntry], ty: Option<u32>) -> &[AdjEntry] {
-    match ty {
-        None => list,
-        Some(t) => {
-            let lo = list.partition_point(|x| x.ty() < t);
-            let hi = lo + list[lo..].partition_point(|x| x.ty() <= t);
-            &list[lo..hi]
+    fn write(self, out: &mut [u8]) {
+        for (dst, w) in out.chunks_exact_mut(4).zip(self.w) {
+            dst.copy_from_slice(&w.to_le_bytes());
         }
     }
 }
 
-/// A boxed copy allocated at exactly its length: shrinking a grown `Vec` in place would keep
-/// the allocator's larger size class, which costs 16 bytes a node at scale.
-fn exact(bytes: &[u8]) -> Box<[u8]> {
-    Box::from(bytes)
+/// A run of adjacency entries in a node's block, sorted by (type, relationship).
+#[derive(Clone, Copy)]
+pub(crate) struct AdjList<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> AdjList<'a> {
+    #[inline]
+    pub(crate) fn len(self) -> usize {
+        self.bytes.len() / ADJ_ENTRY_BYTES
+    }
+
+    #[inline]
+    pub(crate) fn get(self, i: usize) -> Option<AdjEntry> {
+        self.bytes
+            .get(i * ADJ_ENTRY_BYTES..(i + 1) * ADJ_ENTRY_BYTES)
+            .map(AdjEntry::from_bytes)
+    }
+
+    #[inline]
+    pub(crate) fn iter(self) -> impl Iterator<Item = AdjEntry> + 'a {
+        self.bytes
+            .chunks_exact(ADJ_ENTRY_BYTES)
+            .map(AdjEntry::from_bytes)
+    }
+
+    /// The first index whose entry fails `pred` (entries satisfying it come first).
+    #[inline]
+    pub(crate) fn partition_point(self, mut pred: impl FnMut(AdjEntry) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.get(mid).is_some_and(&mut pred) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    #[inline]
+    pub(crate) fn slice(self, lo: usize, hi: usize) -> AdjList<'a> {
+        AdjList {
+            bytes: self
+                .bytes
+                .get(lo * ADJ_ENTRY_BYTES..hi * ADJ_ENTRY_BYTES)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The entries of one type (or all when `ty` is `None`).
+    #[inline]
+    pub(crate) fn of_type(self, ty: Option<u32>) -> AdjList<'a> {
+        match ty {
+            None => self,
+            Some(t) => {
+                let lo = self.partition_point(|x| x.ty() < t);
+                let hi = lo + self.slice(lo, self.len()).partition_point(|x| x.ty() <= t);
+                self.slice(lo, hi)
+            }
+        }
+    }
+
+    /// The position of the entry with `e`'s (type, relationship), or where it would go.
+    fn find(self, e: AdjEntry) -> (usize, bool) {
+        let k = e.key();
+        let at = self.partition_point(|x| x.key() < k);
+        (at, self.get(at).is_some_and(|x| x.key() == k))
+    }
 }
 
 /// Most encoded bytes one entity's labels and properties may take.
@@ -114,50 +197,252 @@ fn check_size(bytes: usize) -> Result<()> {
     Ok(())
 }
 
-/// Lists up to this length grow two entries at a time, so the many small adjacency lists carry
-/// little slack; longer ones double as usual to keep inserts amortised O(1).
+/// Blocks with up to this many entries (both directions together) grow by one entry and the
+/// rounding to their chunk, so the many small lists carry little slack; longer ones grow by
+/// half to keep inserts amortised O(1).
 const ADJ_EXACT_GROWTH_MAX: usize = 32;
 
-/// A node. The blob is empty for a slot that holds no node (never created, rolled back, or
-/// reclaimed); otherwise it is `[label count][labels][properties]`, varint encoded.
+/// The allocator's per-chunk header and granule (glibc's): a block is sized to fill its chunk.
+const CHUNK_HEADER_BYTES: usize = 8;
+const CHUNK_GRANULE_BYTES: usize = 16;
+
+/// The largest block length that fits the chunk `bytes` needs.
+fn chunk_fill(bytes: usize) -> usize {
+    let chunk = (bytes + CHUNK_HEADER_BYTES).div_ceil(CHUNK_GRANULE_BYTES) * CHUNK_GRANULE_BYTES;
+    chunk - CHUNK_HEADER_BYTES
+}
+
+/// Reads a varint the block's own writer put there (a short block reads as zeros).
+#[inline]
+fn block_varint(b: &[u8], pos: &mut usize) -> usize {
+    let mut v = 0usize;
+    let mut shift = 0;
+    while let Some(&byte) = b.get(*pos) {
+        *pos += 1;
+        v |= usize::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 || shift >= 56 {
+            break;
+        }
+        shift += 7;
+    }
+    v
+}
+
+/// Where the parts of a node's block lie: blob `[blob, out)`, out-entries `[out, inc)`,
+/// in-entries `[inc, end)`; anything after `end` is spare room.
+#[derive(Clone, Copy)]
+struct Layout {
+    blob: usize,
+    out: usize,
+    inc: usize,
+    end: usize,
+}
+
+impl Layout {
+    #[inline]
+    fn of(b: &[u8]) -> Layout {
+        let mut pos = 0;
+        let blob_len = block_varint(b, &mut pos);
+        let out_n = block_varint(b, &mut pos);
+        let in_n = block_varint(b, &mut pos);
+        let out = pos + blob_len;
+        let inc = out + out_n * ADJ_ENTRY_BYTES;
+        Layout {
+            blob: pos,
+            out,
+            inc,
+            end: inc + in_n * ADJ_ENTRY_BYTES,
+        }
+    }
+
+    fn out_n(self) -> usize {
+        (self.inc - self.out) / ADJ_ENTRY_BYTES
+    }
+
+    fn in_n(self) -> usize {
+        (self.end - self.inc) / ADJ_ENTRY_BYTES
+    }
+}
+
+fn block_header(blob_len: usize, out_n: usize, in_n: usize) -> SmallVec<[u8; 16]> {
+    let mut h = Vec::with_capacity(12);
+    put_varint(&mut h, blob_len as u64);
+    put_varint(&mut h, out_n as u64);
+    put_varint(&mut h, in_n as u64);
+    SmallVec::from_vec(h)
+}
+
+/// A node: one block (see the module docs), empty for a slot that holds no node (never
+/// created, rolled back, or reclaimed).
 ///
 /// A deleted node keeps its data until garbage collection: its deletion is the `Deleted` undo
 /// at the head of its chain (nothing can change a deleted node, so that undo stays on top until
 /// the chain is cut and the slot cleared). Deciding liveness from the chain head rather than a
-/// flag in the blob spares expands a cache miss on the blob.
+/// flag in the block spares expands a read of the blob.
 #[derive(Default)]
 pub(crate) struct NodeRec {
-    pub chain: Chain,
-    pub blob: Box<[u8]>,
-    pub out: ThinVec<AdjEntry>,
-    pub inc: ThinVec<AdjEntry>,
+    block: Box<[u8]>,
 }
 
-impl NodeRec {
-    pub(crate) fn is_vacant(&self) -> bool {
-        self.blob.is_empty()
-    }
-
+impl Locked<'_, NodeRec> {
     /// Exists in the newest version (the one writers change).
     #[inline]
     pub(crate) fn is_live(&self) -> bool {
-        !self.blob.is_empty()
+        !self.is_vacant()
             && !self
-                .chain
+                .chain()
                 .as_deref()
                 .is_some_and(|d| matches!(d.undo, Undo::Deleted))
     }
+}
 
-    pub(crate) fn adj(&self, out: bool) -> &ThinVec<AdjEntry> {
-        if out { &self.out } else { &self.inc }
+impl NodeRec {
+    /// A node with these labels and properties and no relationships: what creation writes and
+    /// what a bulk load installs as committed.
+    pub(crate) fn committed(labels: &[u32], props: &[(u32, Value)]) -> Result<NodeRec> {
+        let refs: SmallVec<[(u32, &Value); 8]> = props.iter().map(|(k, v)| (*k, v)).collect();
+        NodeRec::committed_refs(labels, refs)
     }
 
-    pub(crate) fn adj_mut(&mut self, out: bool) -> &mut ThinVec<AdjEntry> {
-        if out { &mut self.out } else { &mut self.inc }
+    /// [`NodeRec::committed`] over borrowed values, so a bulk load encodes without cloning
+    /// them.
+    pub(crate) fn committed_refs(
+        labels: &[u32],
+        props: SmallVec<[(u32, &Value); 8]>,
+    ) -> Result<NodeRec> {
+        let mut blob = Vec::with_capacity(8 + props.len() * 8);
+        put_varint(&mut blob, labels.len() as u64);
+        for l in labels {
+            put_varint(&mut blob, u64::from(*l));
+        }
+        put_prop_refs(&mut blob, props);
+        check_size(blob.len())?;
+        let mut rec = NodeRec::default();
+        rec.rebuild(&blob, None, 0);
+        Ok(rec)
+    }
+
+    pub(crate) fn is_vacant(&self) -> bool {
+        self.block.is_empty()
+    }
+
+    #[inline]
+    fn layout(&self) -> Layout {
+        Layout::of(&self.block)
+    }
+
+    fn blob(&self) -> &[u8] {
+        let l = self.layout();
+        self.block.get(l.blob..l.out).unwrap_or_default()
+    }
+
+    /// The outgoing (`out`) or incoming adjacency entries.
+    #[inline]
+    pub(crate) fn adj(&self, out: bool) -> AdjList<'_> {
+        let l = self.layout();
+        let range = if out { l.out..l.inc } else { l.inc..l.end };
+        AdjList {
+            bytes: self.block.get(range).unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn has_relationships(&self) -> bool {
+        let l = self.layout();
+        l.end > l.out
+    }
+
+    /// Writes a fresh block: `blob`, the current entries with `insert` added (`(out, at,
+    /// entry)`), and `spare` bytes of room, the whole rounded up to fill its chunk.
+    fn rebuild(&mut self, blob: &[u8], insert: Option<(bool, usize, AdjEntry)>, spare: usize) {
+        let l = self.layout();
+        let old = &self.block;
+        let (mut out_n, mut in_n) = (l.out_n(), l.in_n());
+        match insert {
+            Some((true, ..)) => out_n += 1,
+            Some((false, ..)) => in_n += 1,
+            None => {}
+        }
+        let header = block_header(blob.len(), out_n, in_n);
+        let used = header.len() + blob.len() + (out_n + in_n) * ADJ_ENTRY_BYTES;
+        let mut b = Vec::with_capacity(chunk_fill(used + spare));
+        b.extend_from_slice(&header);
+        b.extend_from_slice(blob);
+        let list = |out: bool, from: usize, to: usize, b: &mut Vec<u8>| {
+            let entries = old.get(from..to).unwrap_or_default();
+            match insert {
+                Some((o, at, e)) if o == out => {
+                    let at = at * ADJ_ENTRY_BYTES;
+                    b.extend_from_slice(entries.get(..at).unwrap_or_default());
+                    let mut buf = [0u8; ADJ_ENTRY_BYTES];
+                    e.write(&mut buf);
+                    b.extend_from_slice(&buf);
+                    b.extend_from_slice(entries.get(at..).unwrap_or_default());
+                }
+                _ => b.extend_from_slice(entries),
+            }
+        };
+        list(true, l.out, l.inc, &mut b);
+        list(false, l.inc, l.end, &mut b);
+        b.resize(b.capacity(), 0);
+        self.block = b.into_boxed_slice();
+    }
+
+    /// Replaces the blob, keeping the adjacency entries.
+    fn set_blob(&mut self, blob: &[u8]) {
+        self.rebuild(blob, None, 0);
+    }
+
+    /// Inserts an adjacency entry keeping (type, relationship) order. Relationships are
+    /// created with rising ids, so the common case is an append at the end of its type's run.
+    pub(crate) fn adj_insert(&mut self, out: bool, e: AdjEntry) {
+        let l = self.layout();
+        let (at, _) = self.adj(out).find(e);
+        let (out_n, in_n) = (l.out_n() + usize::from(out), l.in_n() + usize::from(!out));
+        let header = block_header(l.out - l.blob, out_n, in_n);
+        let fits = header.len() == l.blob && l.end + ADJ_ENTRY_BYTES <= self.block.len();
+        if !fits {
+            let n = out_n + in_n;
+            let spare = if n < ADJ_EXACT_GROWTH_MAX {
+                ADJ_ENTRY_BYTES
+            } else {
+                n / 2 * ADJ_ENTRY_BYTES
+            };
+            let blob = self.blob().to_vec();
+            self.rebuild(&blob, Some((out, at, e)), spare);
+            return;
+        }
+        let pos = if out { l.out } else { l.inc } + at * ADJ_ENTRY_BYTES;
+        self.block.copy_within(pos..l.end, pos + ADJ_ENTRY_BYTES);
+        e.write(&mut self.block[pos..pos + ADJ_ENTRY_BYTES]);
+        self.block[..header.len()].copy_from_slice(&header);
+    }
+
+    /// Removes an adjacency entry; returns whether it was there.
+    pub(crate) fn adj_remove(&mut self, out: bool, e: AdjEntry) -> bool {
+        let l = self.layout();
+        let (at, found) = self.adj(out).find(e);
+        if !found {
+            return false;
+        }
+        let (out_n, in_n) = (l.out_n() - usize::from(out), l.in_n() - usize::from(!out));
+        let header = block_header(l.out - l.blob, out_n, in_n);
+        let pos = if out { l.out } else { l.inc } + at * ADJ_ENTRY_BYTES;
+        self.block.copy_within(pos + ADJ_ENTRY_BYTES..l.end, pos);
+        if header.len() == l.blob {
+            self.block[..header.len()].copy_from_slice(&header);
+        } else {
+            // The header shrank a byte: write the block afresh, this entry left out.
+            let mut b = Vec::with_capacity(self.block.len());
+            b.extend_from_slice(&header);
+            b.extend_from_slice(&self.block[l.blob..l.end - ADJ_ENTRY_BYTES]);
+            b.resize(self.block.len(), 0);
+            self.block = b.into_boxed_slice();
+        }
+        true
     }
 
     pub(crate) fn labels(&self) -> Result<SmallVec<[u32; 4]>> {
-        let mut r = Reader::new(&self.blob);
+        let mut r = Reader::new(self.blob());
         if r.at_end() {
             return Ok(SmallVec::new());
         }
@@ -173,9 +458,9 @@ impl NodeRec {
         Ok(self.labels()?.contains(&label))
     }
 
-    /// Byte offset of the property section.
+    /// Byte offset of the property section in the blob.
     fn props_at(&self) -> Result<usize> {
-        let mut r = Reader::new(&self.blob);
+        let mut r = Reader::new(self.blob());
         if r.at_end() {
             return Ok(0);
         }
@@ -188,75 +473,47 @@ impl NodeRec {
 
     pub(crate) fn props(&self) -> Result<&[u8]> {
         let at = self.props_at()?;
-        Ok(self.blob.get(at..).unwrap_or_default())
+        Ok(self.blob().get(at..).unwrap_or_default())
     }
 
     pub(crate) fn set_labels(&mut self, labels: &[u32]) -> Result<()> {
         let at = self.props_at()?;
-        let mut out = Vec::with_capacity(self.blob.len() + 4);
+        let blob = self.blob();
+        let mut out = Vec::with_capacity(blob.len() + 4);
         put_varint(&mut out, labels.len() as u64);
         for l in labels {
             put_varint(&mut out, u64::from(*l));
         }
-        out.extend_from_slice(self.blob.get(at..).unwrap_or_default());
-        self.blob = exact(&out);
+        out.extend_from_slice(blob.get(at..).unwrap_or_default());
+        self.set_blob(&out);
         Ok(())
     }
 
     /// Sets (`Some`) or removes (`None`) a property; returns the old value.
     pub(crate) fn set_prop(&mut self, key: u32, value: Option<&Value>) -> Result<Option<Value>> {
         let at = self.props_at()?;
-        let head = self.blob.get(..at).unwrap_or_default();
-        let (old, new_props) = props_with(self.blob.get(at..).unwrap_or_default(), key, value)?;
+        let blob = self.blob();
+        let head = blob.get(..at).unwrap_or_default();
+        let (old, new_props) = props_with(blob.get(at..).unwrap_or_default(), key, value)?;
         if let Some(new_props) = new_props {
             check_size(head.len() + new_props.len())?;
             let mut out = Vec::with_capacity(head.len() + new_props.len());
             out.extend_from_slice(head);
             out.extend_from_slice(&new_props);
-            self.blob = exact(&out);
+            self.set_blob(&out);
         }
         Ok(old)
     }
 
     /// Initialises a vacant slot as a live node.
     pub(crate) fn init(&mut self, labels: &[u32], props: &[(u32, Value)]) -> Result<()> {
-        let mut out = Vec::with_capacity(8 + props.len() * 8);
-        put_varint(&mut out, labels.len() as u64);
-        for l in labels {
-            put_varint(&mut out, u64::from(*l));
-        }
-        put_props(&mut out, props);
-        check_size(out.len())?;
-        self.blob = exact(&out);
+        *self = NodeRec::committed(labels, props)?;
         Ok(())
     }
 
-    /// A node made outside any transaction (bulk loading): its one version is committed, so
-    /// it carries no chain. `labels` must hold no duplicates.
-    pub(crate) fn committed(
-        labels: &[u32],
-        props: SmallVec<[(u32, &Value); 8]>,
-    ) -> Result<NodeRec> {
-        let mut out = Vec::with_capacity(8 + props.len() * 8);
-        put_varint(&mut out, labels.len() as u64);
-        for l in labels {
-            put_varint(&mut out, u64::from(*l));
-        }
-        put_prop_refs(&mut out, props);
-        check_size(out.len())?;
-        Ok(NodeRec {
-            chain: None,
-            blob: exact(&out),
-            out: ThinVec::new(),
-            inc: ThinVec::new(),
-        })
-    }
-
-    /// Returns the slot to vacant, freeing everything it held except the chain.
+    /// Returns the slot to vacant, freeing everything it held (its chain is apart).
     pub(crate) fn clear(&mut self) {
-        self.blob = Box::default();
-        self.out = ThinVec::new();
-        self.inc = ThinVec::new();
+        self.block = Box::default();
     }
 }
 
@@ -406,17 +663,16 @@ const _: () = assert!(REL_ID_BITS + 2 + 22 <= u64::BITS);
 
 /// A relationship: start node, flags and type packed in one word. The end node is not stored
 /// here: the start node's out-list holds it (found by binary search, see `read::rel_end`),
-/// which keeps the record, lock included, at 40 bytes.
+/// which keeps the record at 24 bytes.
 #[derive(Default)]
 pub(crate) struct RelRec {
-    pub chain: Chain,
     pub props: PropBlob,
     w: u64,
 }
 
 impl RelRec {
-    /// A relationship made outside any transaction (bulk loading): one committed version, no
-    /// chain. `props` is an encoded property section.
+    /// A live relationship from `start` of type `ty` with encoded properties `props`: what
+    /// creation writes and what a bulk load installs as committed.
     pub(crate) fn committed(start: u64, ty: u32, props: &[u8]) -> RelRec {
         let mut rec = RelRec::default();
         rec.init(start, ty, props);
@@ -474,16 +730,53 @@ mod tests {
         assert_eq!(e.rel(), (1 << 36) - 1);
         assert_eq!(e.nbr(), 7);
         assert_eq!(e.ty(), (1 << 22) - 1);
-        let mut l = ThinVec::new();
+        let mut buf = [0u8; ADJ_ENTRY_BYTES];
+        e.write(&mut buf);
+        assert_eq!(AdjEntry::from_bytes(&buf), e);
+        let mut n = NodeRec::committed(&[], &[]).unwrap();
         for (rel, ty) in [(5, 2), (1, 1), (3, 2), (2, 1)] {
-            adj_insert(&mut l, AdjEntry::new(rel, 0, ty));
+            n.adj_insert(true, AdjEntry::new(rel, 0, ty));
         }
-        let rels: Vec<u64> = adj_of_type(&l, Some(2)).iter().map(|e| e.rel()).collect();
+        let l = n.adj(true);
+        let rels: Vec<u64> = l.of_type(Some(2)).iter().map(AdjEntry::rel).collect();
         assert_eq!(rels, vec![3, 5]);
-        assert_eq!(adj_of_type(&l, Some(9)).len(), 0);
-        assert!(adj_remove(&mut l, AdjEntry::new(3, 0, 2)));
-        assert!(!adj_remove(&mut l, AdjEntry::new(3, 0, 2)));
-        assert_eq!(l.len(), 3);
+        assert_eq!(l.of_type(Some(9)).len(), 0);
+        assert!(n.adj_remove(true, AdjEntry::new(3, 0, 2)));
+        assert!(!n.adj_remove(true, AdjEntry::new(3, 0, 2)));
+        assert_eq!(n.adj(true).len(), 3);
+        assert_eq!(n.adj(false).len(), 0);
+    }
+
+    #[test]
+    fn one_block_holds_blob_and_both_directions() {
+        let mut n = NodeRec::committed(&[3], &[(1, Value::from("x"))]).unwrap();
+        assert!(!n.has_relationships());
+        // Past 127 entries a count takes two varint bytes: the header grows and shrinks.
+        for i in 0..300u64 {
+            n.adj_insert(i % 3 != 0, AdjEntry::new(i, i + 1, (i % 4) as u32));
+        }
+        assert_eq!((n.adj(true).len(), n.adj(false).len()), (200, 100));
+        assert_eq!(n.labels().unwrap().as_slice(), &[3]);
+        n.set_prop(2, Some(&Value::Int(9))).unwrap();
+        assert_eq!(
+            prop_get(n.props().unwrap(), 1).unwrap().unwrap().as_str(),
+            Some("x")
+        );
+        for i in (0..300u64).rev() {
+            assert!(n.adj_remove(i % 3 != 0, AdjEntry::new(i, i + 1, (i % 4) as u32)));
+            let out: Vec<_> = n.adj(true).iter().map(AdjEntry::key).collect();
+            assert!(out.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert!(!n.has_relationships());
+        assert_eq!(
+            prop_get(n.props().unwrap(), 2).unwrap().unwrap().as_int(),
+            Some(9)
+        );
+        // A block fills its allocator chunk exactly.
+        assert_eq!(
+            (n.block.len() + CHUNK_HEADER_BYTES) % CHUNK_GRANULE_BYTES,
+            0
+        );
     }
 
     #[test]
@@ -492,7 +785,7 @@ mod tests {
         assert!(n.is_vacant());
         n.init(&[3], &[(2, Value::Int(1)), (1, Value::from("x"))])
             .unwrap();
-        assert!(n.is_live());
+        assert!(!n.is_vacant());
         assert_eq!(
             prop_get(n.props().unwrap(), 2).unwrap().unwrap().as_int(),
             Some(1)
@@ -509,9 +802,8 @@ mod tests {
         );
         n.set_prop(2, None).unwrap();
         assert_eq!(prop_all(n.props().unwrap()).unwrap().len(), 2);
-        let cell = crate::mvcc::TxCell::new(crate::mvcc::TX_ID_BASE + 1);
-        crate::mvcc::push(&mut n.chain, &cell, 0, Undo::Deleted);
-        assert!(!n.is_live() && !n.is_vacant());
+        n.clear();
+        assert!(n.is_vacant());
     }
 
     #[test]

@@ -6,8 +6,9 @@ use smallvec::SmallVec;
 
 use quiver_value::Value;
 
+use crate::arena::Locked;
 use crate::error::Result;
-use crate::graph::{AdjEntry, NodeRec, RelRec, adj_of_type, prop_all, prop_get};
+use crate::graph::{AdjEntry, AdjList, NodeRec, RelRec, prop_all, prop_get};
 use crate::ids::{Direction, NodeId, RelId};
 use crate::mvcc::{Chain, Undo, View, invisible};
 
@@ -25,21 +26,24 @@ fn exists_after(mut exists: bool, u: &Undo) -> bool {
     exists
 }
 
-pub(crate) fn node_exists(rec: &NodeRec, view: &View) -> bool {
+pub(crate) fn node_exists(rec: &Locked<'_, NodeRec>, view: &View) -> bool {
     let mut exists = rec.is_live();
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
         }
     }
     exists
 }
 
-pub(crate) fn node_labels(rec: &NodeRec, view: &View) -> Result<Option<SmallVec<[u32; 4]>>> {
+pub(crate) fn node_labels(
+    rec: &Locked<'_, NodeRec>,
+    view: &View,
+) -> Result<Option<SmallVec<[u32; 4]>>> {
     let mut exists = rec.is_live();
     let mut labels = rec.labels()?;
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
             match u {
                 Undo::LabelAdded(l) => labels.retain(|x| x != l),
@@ -51,8 +55,12 @@ pub(crate) fn node_labels(rec: &NodeRec, view: &View) -> Result<Option<SmallVec<
     Ok(exists.then_some(labels))
 }
 
-pub(crate) fn node_has_label(rec: &NodeRec, view: &View, label: u32) -> Result<Option<bool>> {
-    if settled(&rec.chain, view) {
+pub(crate) fn node_has_label(
+    rec: &Locked<'_, NodeRec>,
+    view: &View,
+    label: u32,
+) -> Result<Option<bool>> {
+    if settled(rec.chain(), view) {
         return Ok(if rec.is_live() {
             Some(rec.has_label(label)?)
         } else {
@@ -64,11 +72,15 @@ pub(crate) fn node_has_label(rec: &NodeRec, view: &View, label: u32) -> Result<O
 
 /// Outer `None`: the entity is not visible; inner: the property is absent.
 #[allow(clippy::option_option)]
-pub(crate) fn node_prop(rec: &NodeRec, view: &View, key: u32) -> Result<Option<Option<Value>>> {
+pub(crate) fn node_prop(
+    rec: &Locked<'_, NodeRec>,
+    view: &View,
+    key: u32,
+) -> Result<Option<Option<Value>>> {
     let mut exists = rec.is_live();
     let mut value = prop_get(rec.props()?, key)?;
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
             if let Undo::Property { key: k, old } = u
                 && *k == key
@@ -80,11 +92,14 @@ pub(crate) fn node_prop(rec: &NodeRec, view: &View, key: u32) -> Result<Option<O
     Ok(exists.then_some(value))
 }
 
-pub(crate) fn node_props(rec: &NodeRec, view: &View) -> Result<Option<Vec<(u32, Value)>>> {
+pub(crate) fn node_props(
+    rec: &Locked<'_, NodeRec>,
+    view: &View,
+) -> Result<Option<Vec<(u32, Value)>>> {
     let mut exists = rec.is_live();
     let mut props = prop_all(rec.props()?)?;
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
             if let Undo::Property { key, old } = u {
                 apply_prop_undo(&mut props, *key, old);
@@ -119,16 +134,19 @@ fn wanted(dir: Direction, out: bool, e: AdjEntry, node: u64, types: &[u32]) -> b
     dir_ok && (types.is_empty() || types.contains(&e.ty()))
 }
 
-fn push_list(
-    list: &[AdjEntry],
+#[inline]
+fn push_list<T>(
+    list: AdjList<'_>,
     skip_self: Option<u64>,
     types: &[u32],
-    out: &mut Vec<(RelId, NodeId)>,
+    out: &mut Vec<T>,
+    mk: impl Fn(RelId, NodeId) -> T + Copy,
 ) {
-    let mut emit = |slice: &[AdjEntry]| {
-        for e in slice {
+    let mut emit = |slice: AdjList<'_>| {
+        out.reserve(slice.len());
+        for e in slice.iter() {
             if skip_self != Some(e.nbr()) {
-                out.push((RelId(e.rel()), NodeId(e.nbr())));
+                out.push(mk(RelId(e.rel()), NodeId(e.nbr())));
             }
         }
     };
@@ -136,7 +154,7 @@ fn push_list(
         emit(list);
     } else {
         for t in types {
-            emit(adj_of_type(list, Some(*t)));
+            emit(list.of_type(Some(*t)));
         }
     }
 }
@@ -144,35 +162,50 @@ fn push_list(
 /// Appends the node's relationships as the view sees them; returns whether the node exists.
 /// `types` must be free of duplicates.
 pub(crate) fn node_expand(
-    rec: &NodeRec,
+    rec: &Locked<'_, NodeRec>,
     node: u64,
     view: &View,
     dir: Direction,
     types: &[u32],
     out: &mut Vec<(RelId, NodeId)>,
 ) -> bool {
+    node_expand_as(rec, node, view, dir, types, out, |r, n| (r, n))
+}
+
+/// As [`node_expand`], appending each (relationship, neighbour) as `mk` builds it: a batch
+/// writes its entries straight into its output with no buffer between.
+#[inline]
+pub(crate) fn node_expand_as<T: PartialEq>(
+    rec: &Locked<'_, NodeRec>,
+    node: u64,
+    view: &View,
+    dir: Direction,
+    types: &[u32],
+    out: &mut Vec<T>,
+    mk: impl Fn(RelId, NodeId) -> T + Copy,
+) -> bool {
     let start = out.len();
     if matches!(dir, Direction::Out | Direction::Both) {
-        push_list(&rec.out, None, types, out);
+        push_list(rec.adj(true), None, types, out, mk);
     }
     match dir {
-        Direction::In => push_list(&rec.inc, None, types, out),
-        Direction::Both => push_list(&rec.inc, Some(node), types, out),
+        Direction::In => push_list(rec.adj(false), None, types, out, mk),
+        Direction::Both => push_list(rec.adj(false), Some(node), types, out, mk),
         Direction::Out => {}
     }
     let mut exists = rec.is_live();
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
             match u {
                 Undo::EdgeAdded { out: o, entry } if wanted(dir, *o, *entry, node, types) => {
-                    let pair = (RelId(entry.rel()), NodeId(entry.nbr()));
+                    let pair = mk(RelId(entry.rel()), NodeId(entry.nbr()));
                     if let Some(i) = out[start..].iter().position(|p| *p == pair) {
                         out.swap_remove(start + i);
                     }
                 }
                 Undo::EdgeRemoved { out: o, entry } if wanted(dir, *o, *entry, node, types) => {
-                    out.push((RelId(entry.rel()), NodeId(entry.nbr())));
+                    out.push(mk(RelId(entry.rel()), NodeId(entry.nbr())));
                 }
                 _ => {}
             }
@@ -187,13 +220,13 @@ pub(crate) fn node_expand(
 /// The number of relationships an expand would return, without building them when the node
 /// has no changes the view must undo.
 pub(crate) fn node_degree(
-    rec: &NodeRec,
+    rec: &Locked<'_, NodeRec>,
     node: u64,
     view: &View,
     dir: Direction,
     types: &[u32],
 ) -> Option<usize> {
-    if settled(&rec.chain, view) && dir != Direction::Both {
+    if settled(rec.chain(), view) && dir != Direction::Both {
         if !rec.is_live() {
             return None;
         }
@@ -201,10 +234,7 @@ pub(crate) fn node_degree(
         return Some(if types.is_empty() {
             list.len()
         } else {
-            types
-                .iter()
-                .map(|t| adj_of_type(list, Some(*t)).len())
-                .sum()
+            types.iter().map(|t| list.of_type(Some(*t)).len()).sum()
         });
     }
     let mut buf = Vec::new();
@@ -214,13 +244,13 @@ pub(crate) fn node_degree(
 /// The end node of relationship `rel` of type `ty` that starts at `start`: from the start's
 /// out-list, or, when the newest version no longer has it, from the start's chain (the undo of
 /// its removal stays there as long as any snapshot can still see the relationship).
-pub(crate) fn rel_end(start: &NodeRec, rel: u64, ty: u32) -> Option<u64> {
-    let list = adj_of_type(&start.out, Some(ty));
+pub(crate) fn rel_end(start: &Locked<'_, NodeRec>, rel: u64, ty: u32) -> Option<u64> {
+    let list = start.adj(true).of_type(Some(ty));
     let i = list.partition_point(|e| e.rel() < rel);
     if let Some(e) = list.get(i).filter(|e| e.rel() == rel) {
         return Some(e.nbr());
     }
-    crate::mvcc::all(&start.chain).find_map(|u| match u {
+    crate::mvcc::all(start.chain()).find_map(|u| match u {
         Undo::EdgeAdded { out: true, entry } | Undo::EdgeRemoved { out: true, entry }
             if entry.rel() == rel =>
         {
@@ -230,10 +260,10 @@ pub(crate) fn rel_end(start: &NodeRec, rel: u64, ty: u32) -> Option<u64> {
     })
 }
 
-pub(crate) fn rel_exists(rec: &RelRec, view: &View) -> bool {
+pub(crate) fn rel_exists(rec: &Locked<'_, RelRec>, view: &View) -> bool {
     let mut exists = rec.is_live();
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
         }
     }
@@ -242,11 +272,15 @@ pub(crate) fn rel_exists(rec: &RelRec, view: &View) -> bool {
 
 /// Outer `None`: the entity is not visible; inner: the property is absent.
 #[allow(clippy::option_option)]
-pub(crate) fn rel_prop(rec: &RelRec, view: &View, key: u32) -> Result<Option<Option<Value>>> {
+pub(crate) fn rel_prop(
+    rec: &Locked<'_, RelRec>,
+    view: &View,
+    key: u32,
+) -> Result<Option<Option<Value>>> {
     let mut exists = rec.is_live();
     let mut value = prop_get(rec.props.bytes(), key)?;
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
             if let Undo::Property { key: k, old } = u
                 && *k == key
@@ -258,11 +292,14 @@ pub(crate) fn rel_prop(rec: &RelRec, view: &View, key: u32) -> Result<Option<Opt
     Ok(exists.then_some(value))
 }
 
-pub(crate) fn rel_props(rec: &RelRec, view: &View) -> Result<Option<Vec<(u32, Value)>>> {
+pub(crate) fn rel_props(
+    rec: &Locked<'_, RelRec>,
+    view: &View,
+) -> Result<Option<Vec<(u32, Value)>>> {
     let mut exists = rec.is_live();
     let mut props = prop_all(rec.props.bytes())?;
-    if !settled(&rec.chain, view) {
-        for u in invisible(&rec.chain, view) {
+    if !settled(rec.chain(), view) {
+        for u in invisible(rec.chain(), view) {
             exists = exists_after(exists, u);
             if let Undo::Property { key, old } = u {
                 apply_prop_undo(&mut props, *key, old);

@@ -11,7 +11,7 @@ use std::time::Instant;
 use event_listener::{Event, EventListener, Listener};
 use parking_lot::{Mutex, RwLock};
 
-use crate::arena::{Arena, Bitmap};
+use crate::arena::{Arena, Bitmap, Table};
 use crate::commit_log::CommitLog;
 use crate::counts::Counts;
 use crate::error::{Error, Result};
@@ -35,8 +35,8 @@ pub(crate) struct CommitSlot {
 
 /// The in-memory graph store. Share it as `Arc<Storage>`; every method takes `&self`.
 pub struct Storage {
-    pub(crate) nodes: Arena<Mutex<NodeRec>>,
-    pub(crate) rels: Arena<Mutex<RelRec>>,
+    pub(crate) nodes: Table<NodeRec>,
+    pub(crate) rels: Table<RelRec>,
     pub(crate) next_node: AtomicU64,
     pub(crate) next_rel: AtomicU64,
     pub(crate) labels: TokenTable,
@@ -66,6 +66,7 @@ pub struct Storage {
     pub(crate) gc_queue: Mutex<VecDeque<GcBatch>>,
     pub(crate) gc_lock: Mutex<()>,
     pub(crate) live_deltas: AtomicI64,
+    pub(crate) deltas: crate::mvcc::DeltaPool,
 }
 
 /// A future resolving once the visible watermark reaches a commit (see
@@ -119,8 +120,8 @@ pub struct StorageStats {
 impl Storage {
     pub fn new() -> Arc<Storage> {
         Arc::new(Storage {
-            nodes: Arena::new(),
-            rels: Arena::new(),
+            nodes: Table::new(),
+            rels: Table::new(),
             next_node: AtomicU64::new(0),
             next_rel: AtomicU64::new(0),
             labels: TokenTable::new("label", LABELS_MAX),
@@ -144,6 +145,7 @@ impl Storage {
             gc_queue: Mutex::new(VecDeque::new()),
             gc_lock: Mutex::new(()),
             live_deltas: AtomicI64::new(0),
+            deltas: crate::mvcc::DeltaPool::new(),
         })
     }
 

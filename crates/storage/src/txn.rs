@@ -9,11 +9,13 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
+use crate::arena::{Locked, Slot};
+
 use crate::commit_log::DurabilityTicket;
 use crate::counts::OwnCounts;
 use crate::error::{EntityKind, Error, Result};
 use crate::gc::{GcBatch, GcItem};
-use crate::graph::{NodeRec, RelRec, adj_insert, adj_remove};
+use crate::graph::{NodeRec, RelRec};
 use crate::index::{equal, key_of};
 use crate::mvcc::{self, TxCell, Undo, View};
 use crate::read;
@@ -60,6 +62,8 @@ pub(crate) struct TxState {
     /// Index entries and label bits a rollback leaves behind.
     pub stale_on_rollback: Vec<GcItem>,
     pub schema_ops: Vec<SchemaOp>,
+    /// Delta boxes taken from the store's pool, used before any is allocated.
+    pub spare: mvcc::Spare,
 }
 
 pub(crate) struct TxInner {
@@ -93,14 +97,14 @@ impl TxInner {
         }
     }
 
-    pub(crate) fn node_slot(&self, id: u64) -> Result<&Mutex<NodeRec>> {
+    pub(crate) fn node_slot(&self, id: u64) -> Result<Slot<'_, NodeRec>> {
         self.storage
             .nodes
             .get(id)
             .ok_or_else(|| Error::node_not_found(id))
     }
 
-    pub(crate) fn rel_slot(&self, id: u64) -> Result<&Mutex<RelRec>> {
+    pub(crate) fn rel_slot(&self, id: u64) -> Result<Slot<'_, RelRec>> {
         self.storage
             .rels
             .get(id)
@@ -126,26 +130,26 @@ impl TxInner {
     /// Reverts every change of the transaction in place and queues what it left in indexes.
     fn undo_all(&self, st: &mut TxState) {
         let mut popped = 0;
+        let mut freed = std::mem::take(&mut st.spare);
         for &id in st.touched_nodes.iter().rev() {
             let Some(slot) = self.storage.nodes.get(id) else {
                 continue;
             };
             let mut g = slot.lock();
-            let rec = &mut *g;
-            let mut chain = rec.chain.take();
-            popped += mvcc::pop_own(&mut chain, self.txid, |u| undo_node(rec, u));
-            rec.chain = chain;
+            let mut chain = g.take_chain();
+            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_node(&mut g, u));
+            g.set_chain(chain);
         }
         for &id in st.touched_rels.iter().rev() {
             let Some(slot) = self.storage.rels.get(id) else {
                 continue;
             };
             let mut g = slot.lock();
-            let rec = &mut *g;
-            let mut chain = rec.chain.take();
-            popped += mvcc::pop_own(&mut chain, self.txid, |u| undo_rel(rec, u));
-            rec.chain = chain;
+            let mut chain = g.take_chain();
+            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_rel(&mut g, u));
+            g.set_chain(chain);
         }
+        self.storage.deltas.give(&mut freed);
         self.storage
             .live_deltas
             .fetch_sub(popped as i64, Ordering::Relaxed);
@@ -182,11 +186,11 @@ fn undo_node(rec: &mut NodeRec, u: Undo) {
             rec.set_labels(&ls)
         }),
         Undo::EdgeAdded { out, entry } => {
-            adj_remove(rec.adj_mut(out), entry);
+            rec.adj_remove(out, entry);
             Ok(())
         }
         Undo::EdgeRemoved { out, entry } => {
-            adj_insert(rec.adj_mut(out), entry);
+            rec.adj_insert(out, entry);
             Ok(())
         }
     };
@@ -421,6 +425,7 @@ impl Transaction {
             items: std::mem::take(&mut st.stale_on_commit),
         });
         st.stale_on_rollback.clear();
+        storage.deltas.give(&mut st.spare);
         drop(st);
         storage.gc_after_commit();
         Ok(CommitInfo {
@@ -512,8 +517,8 @@ impl Transaction {
             (ts >= mvcc::TX_ID_BASE && ts != tx.txid).then(|| mvcc::WriterWait::new(d.cell.clone()))
         };
         match kind {
-            EntityKind::Node => head(&tx.storage.nodes.get(id)?.lock().chain),
-            EntityKind::Relationship => head(&tx.storage.rels.get(id)?.lock().chain),
+            EntityKind::Node => head(tx.storage.nodes.get(id)?.lock().chain()),
+            EntityKind::Relationship => head(tx.storage.rels.get(id)?.lock().chain()),
         }
     }
 
@@ -524,22 +529,52 @@ impl Transaction {
     }
 
     /// Pushes an undo on a node, recording the node as touched the first time.
-    pub(crate) fn push_node(&self, st: &mut TxState, rec: &mut NodeRec, id: u64, undo: Undo) {
-        if !self.is_own_head(&rec.chain) {
+    pub(crate) fn push_node(
+        &self,
+        st: &mut TxState,
+        rec: &mut Locked<'_, NodeRec>,
+        id: u64,
+        undo: Undo,
+    ) {
+        if !self.is_own_head(rec.chain()) {
             st.touched_nodes.push(id);
         }
-        mvcc::push(&mut rec.chain, &self.inner.cell, self.command(), undo);
+        if st.spare.is_empty() {
+            self.inner.storage.deltas.refill(&mut st.spare);
+        }
+        mvcc::push(
+            rec.chain_mut(),
+            &self.inner.cell,
+            self.command(),
+            undo,
+            &mut st.spare,
+        );
         self.inner
             .storage
             .live_deltas
             .fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn push_rel(&self, st: &mut TxState, rec: &mut RelRec, id: u64, undo: Undo) {
-        if !self.is_own_head(&rec.chain) {
+    pub(crate) fn push_rel(
+        &self,
+        st: &mut TxState,
+        rec: &mut Locked<'_, RelRec>,
+        id: u64,
+        undo: Undo,
+    ) {
+        if !self.is_own_head(rec.chain()) {
             st.touched_rels.push(id);
         }
-        mvcc::push(&mut rec.chain, &self.inner.cell, self.command(), undo);
+        if st.spare.is_empty() {
+            self.inner.storage.deltas.refill(&mut st.spare);
+        }
+        mvcc::push(
+            rec.chain_mut(),
+            &self.inner.cell,
+            self.command(),
+            undo,
+            &mut st.spare,
+        );
         self.inner
             .storage
             .live_deltas
@@ -547,12 +582,12 @@ impl Transaction {
     }
 
     /// First updater wins: fails unless this transaction may change the node now.
-    pub(crate) fn check_node_writable(&self, rec: &NodeRec, id: u64) -> Result<()> {
+    pub(crate) fn check_node_writable(&self, rec: &Locked<'_, NodeRec>, id: u64) -> Result<()> {
         let tx = &*self.inner;
         if rec.is_vacant() {
             return Err(Error::node_not_found(id));
         }
-        if !mvcc::writable(&rec.chain, tx.txid, tx.snapshot) {
+        if !mvcc::writable(rec.chain(), tx.txid, tx.snapshot) {
             let view = View {
                 command: u32::MAX,
                 ..tx.view()
@@ -572,12 +607,12 @@ impl Transaction {
         Ok(())
     }
 
-    pub(crate) fn check_rel_writable(&self, rec: &RelRec, id: u64) -> Result<()> {
+    pub(crate) fn check_rel_writable(&self, rec: &Locked<'_, RelRec>, id: u64) -> Result<()> {
         let tx = &*self.inner;
         if rec.is_vacant() {
             return Err(Error::rel_not_found(id));
         }
-        if !mvcc::writable(&rec.chain, tx.txid, tx.snapshot) {
+        if !mvcc::writable(rec.chain(), tx.txid, tx.snapshot) {
             let view = View {
                 command: u32::MAX,
                 ..tx.view()

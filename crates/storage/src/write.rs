@@ -3,44 +3,21 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use parking_lot::{Mutex, MutexGuard};
 use smallvec::SmallVec;
 
 use quiver_value::Value;
 
+use crate::arena::Pair;
 use crate::codec::check_storable;
 use crate::counts::CountKey;
 use crate::error::{Error, Result};
 use crate::gc::GcItem;
-use crate::graph::{
-    AdjEntry, ENTITY_BYTES_MAX, NodeRec, adj_insert, adj_remove, prop_get, put_props,
-};
+use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, prop_get, put_props};
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::key_of;
 use crate::mvcc::Undo;
 use crate::redo::RedoOp;
 use crate::txn::{Transaction, TxState};
-
-/// Locks a relationship's two endpoints, lower id first so that two writers never wait on each
-/// other in opposite orders. A self-loop takes one lock.
-fn lock_pair<'a>(
-    start_slot: &'a Mutex<NodeRec>,
-    end_slot: &'a Mutex<NodeRec>,
-    start: u64,
-    end: u64,
-) -> (MutexGuard<'a, NodeRec>, Option<MutexGuard<'a, NodeRec>>) {
-    match start.cmp(&end) {
-        std::cmp::Ordering::Equal => (start_slot.lock(), None),
-        std::cmp::Ordering::Less => {
-            let a = start_slot.lock();
-            (a, Some(end_slot.lock()))
-        }
-        std::cmp::Ordering::Greater => {
-            let b = end_slot.lock();
-            (start_slot.lock(), Some(b))
-        }
-    }
-}
 
 fn checked_props(props: &[(PropKeyId, Value)]) -> Result<Vec<(u32, Value)>> {
     let mut out = Vec::with_capacity(props.len());
@@ -193,7 +170,7 @@ impl Transaction {
                 limit: ENTITY_IDS_MAX,
             })?;
         let mut g = slot.lock();
-        if !g.is_vacant() || g.chain.is_some() {
+        if !g.is_vacant() || g.chain().is_some() {
             return Err(Error::Replay(format!("node {id} already exists")));
         }
         g.init(&ls, &props)?;
@@ -380,7 +357,7 @@ impl Transaction {
         let slot = self.inner.node_slot(id)?;
         let mut g = slot.lock();
         self.check_node_writable(&g, id)?;
-        if !g.out.is_empty() || !g.inc.is_empty() {
+        if g.has_relationships() {
             return Err(Error::DeleteConnectedNode { id });
         }
         let labels = g.labels()?;
@@ -404,7 +381,12 @@ impl Transaction {
             let slot = self.inner.node_slot(id)?;
             let g = slot.lock();
             self.check_node_writable(&g, id)?;
-            let mut rels: Vec<u64> = g.out.iter().chain(g.inc.iter()).map(|e| e.rel()).collect();
+            let mut rels: Vec<u64> = g
+                .adj(true)
+                .iter()
+                .chain(g.adj(false).iter())
+                .map(AdjEntry::rel)
+                .collect();
             rels.sort_unstable();
             rels.dedup();
             rels
@@ -452,11 +434,9 @@ impl Transaction {
         }
         let start_slot = self.inner.node_slot(start)?;
         let end_slot = self.inner.node_slot(end)?;
-        let (mut a, mut b) = lock_pair(start_slot, end_slot, start, end);
-        self.check_node_writable(&a, start)?;
-        if let Some(b) = &b {
-            self.check_node_writable(b, end)?;
-        }
+        let mut pair = Pair::lock(start_slot, end_slot);
+        self.check_node_writable(pair.start(), start)?;
+        self.check_node_writable(pair.end(), end)?;
         let id = self.alloc_rel_id(explicit)?;
         let rel_slot = storage
             .rels
@@ -466,40 +446,37 @@ impl Transaction {
                 limit: ENTITY_IDS_MAX,
             })?;
         let mut r = rel_slot.lock();
-        if !r.is_vacant() || r.chain.is_some() {
+        if !r.is_vacant() || r.chain().is_some() {
             return Err(Error::Replay(format!("relationship {id} already exists")));
         }
-        r.init(start, ty, &blob);
+        *r = RelRec::committed(start, ty, &blob);
         self.push_rel(st, &mut r, id, Undo::Created);
         drop(r);
         let out_entry = AdjEntry::new(id, end, ty);
         let in_entry = AdjEntry::new(id, start, ty);
-        adj_insert(&mut a.out, out_entry);
+        let a = pair.start();
+        a.adj_insert(true, out_entry);
         self.push_node(
             st,
-            &mut a,
+            a,
             start,
             Undo::EdgeAdded {
                 out: true,
                 entry: out_entry,
             },
         );
-        let target = match b.as_mut() {
-            Some(b) => &mut **b,
-            None => &mut *a,
-        };
-        adj_insert(&mut target.inc, in_entry);
+        let b = pair.end();
+        b.adj_insert(false, in_entry);
         self.push_node(
             st,
-            target,
+            b,
             end,
             Undo::EdgeAdded {
                 out: false,
                 entry: in_entry,
             },
         );
-        drop(b);
-        drop(a);
+        drop(pair);
         self.count_change(st, CountKey::Rels, 1);
         self.count_change(st, CountKey::Type(ty), 1);
         if self.inner.log {
@@ -534,44 +511,39 @@ impl Transaction {
             .ok_or_else(|| Error::rel_not_found(id))?;
         let start_slot = self.inner.node_slot(start)?;
         let end_slot = self.inner.node_slot(end)?;
-        let (mut a, mut b) = lock_pair(start_slot, end_slot, start, end);
+        let mut pair = Pair::lock(start_slot, end_slot);
         let mut r = rel_slot.lock();
         self.check_rel_writable(&r, id)?;
-        self.check_node_writable(&a, start)?;
-        if let Some(b) = &b {
-            self.check_node_writable(b, end)?;
-        }
+        self.check_node_writable(pair.start(), start)?;
+        self.check_node_writable(pair.end(), end)?;
         r.set_deleted(true);
         self.push_rel(st, &mut r, id, Undo::Deleted);
         drop(r);
         let out_entry = AdjEntry::new(id, end, ty);
         let in_entry = AdjEntry::new(id, start, ty);
-        adj_remove(&mut a.out, out_entry);
+        let a = pair.start();
+        a.adj_remove(true, out_entry);
         self.push_node(
             st,
-            &mut a,
+            a,
             start,
             Undo::EdgeRemoved {
                 out: true,
                 entry: out_entry,
             },
         );
-        let target = match b.as_mut() {
-            Some(b) => &mut **b,
-            None => &mut *a,
-        };
-        adj_remove(&mut target.inc, in_entry);
+        let b = pair.end();
+        b.adj_remove(false, in_entry);
         self.push_node(
             st,
-            target,
+            b,
             end,
             Undo::EdgeRemoved {
                 out: false,
                 entry: in_entry,
             },
         );
-        drop(b);
-        drop(a);
+        drop(pair);
         self.count_change(st, CountKey::Rels, -1);
         self.count_change(st, CountKey::Type(ty), -1);
         if self.inner.log {
