@@ -100,7 +100,7 @@ impl Analyzer<'_> {
             ClauseKind::CallProcedure(call) => {
                 return self.call_procedure(clause.span, call, scope, standalone);
             }
-            ClauseKind::Finish => {}
+            ClauseKind::Finish | ClauseKind::Use(_) => {}
         }
         Ok(None)
     }
