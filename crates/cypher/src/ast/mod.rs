@@ -20,6 +20,7 @@ mod clause;
 mod expr;
 mod pattern;
 mod schema;
+mod types;
 
 use std::fmt;
 
@@ -27,6 +28,7 @@ pub use clause::*;
 pub use expr::*;
 pub use pattern::*;
 pub use schema::*;
+pub use types::*;
 
 use crate::keywords;
 use crate::lexer::{is_ident_continue, is_ident_start};

@@ -10,6 +10,7 @@
 
 mod clause;
 mod expr;
+mod labels;
 mod pattern;
 mod schema;
 
@@ -70,6 +71,7 @@ pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<St
         depth_max: options.parse_depth_max,
         not_a_pattern: HashSet::new(),
         speculating: 0,
+        bar_ends_filter: 0,
     };
     parser.parse_statement()
 }
@@ -134,6 +136,9 @@ pub(crate) struct Parser<'a> {
     /// Above zero while a speculative parse runs: its errors are thrown away, so they skip
     /// the position and excerpt work (which scans the query text).
     speculating: usize,
+    /// Above zero while a comprehension's filter is read: a `|` at the top level of a label
+    /// expression or type there ends the filter (see `labels`).
+    bar_ends_filter: usize,
 }
 
 impl Parser<'_> {

@@ -421,6 +421,17 @@ impl Analyzer<'_> {
                     item.expr.span,
                 ));
             }
+            // `WITH *, e AS x` (also GQL's `LET x = e`) may not rebind a variable `*`
+            // carries; `WITH *, x` only names it again.
+            let same_variable =
+                matches!(&item.expr.kind, ExprKind::Variable(v) if v.name == item.name());
+            if projection.star && !same_variable && incoming.contains(item.name()) {
+                return Err(self.syntax_error(
+                    Detail::VariableAlreadyBound,
+                    format!("Variable `{}` already declared", item.name()),
+                    item.span,
+                ));
+            }
             if !names.insert(item.name().to_string()) {
                 return Err(self.syntax_error(
                     Detail::ColumnNameConflict,

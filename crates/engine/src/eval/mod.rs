@@ -9,6 +9,8 @@ pub(crate) mod aggregate;
 mod cx;
 pub(crate) mod graph_fns;
 mod path;
+mod scalar;
+pub(crate) mod types;
 
 use std::sync::Arc;
 
@@ -315,6 +317,14 @@ impl Expr {
                 let b = base.eval(row, cx)?;
                 graph_fns::has_labels(&b, labels, cx)
             }
+            Expr::LabelTest(base, pred) => {
+                let b = base.eval(row, cx)?;
+                graph_fns::label_test(&b, pred, cx)
+            }
+            Expr::TypeTest(operand, ty, negated) => {
+                let v = operand.eval(row, cx)?;
+                Ok(Value::Bool(types::is_type(&v, ty) != *negated))
+            }
             Expr::Not(e) => Ok(ops::not(&e.eval(row, cx)?)?),
             Expr::Neg(e) => Ok(ops::negate(&e.eval(row, cx)?)?),
             Expr::Plus(e) => Ok(ops::unary_plus(&e.eval(row, cx)?)?),
@@ -355,6 +365,13 @@ impl Expr {
             Expr::Map(entries) => eval_map(entries, row, cx),
             Expr::Call(f, args) => eval_call(f, args, row, cx),
             Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
+            Expr::Scalar(f, args) => {
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    values.push(a.eval(row, cx)?);
+                }
+                scalar::call(*f, &values)
+            }
             Expr::Case {
                 operand,
                 branches,
@@ -407,7 +424,10 @@ impl Expr {
         f(self);
         match self {
             Expr::Const(_) | Expr::Param(_) | Expr::Slot(_) | Expr::Path(_) => {}
-            Expr::Property(b, _) | Expr::HasLabels(b, _) => b.walk(f),
+            Expr::Property(b, _)
+            | Expr::HasLabels(b, _)
+            | Expr::LabelTest(b, _)
+            | Expr::TypeTest(b, _, _) => b.walk(f),
             Expr::Not(e)
             | Expr::Neg(e)
             | Expr::Plus(e)
@@ -436,7 +456,10 @@ impl Expr {
                     c.walk(f);
                 }
             }
-            Expr::List(items) | Expr::Call(_, items) | Expr::Graph(_, items) => {
+            Expr::List(items)
+            | Expr::Call(_, items)
+            | Expr::Graph(_, items)
+            | Expr::Scalar(_, items) => {
                 for i in items {
                     i.walk(f);
                 }
