@@ -672,7 +672,10 @@ fn write_slice(
 /// `base:A:B`.
 fn write_has_labels(f: &mut fmt::Formatter<'_>, base: &Expr, labels: &[Ident]) -> fmt::Result {
     // `x:A:B` reads as one test; a test on a test needs parentheses.
-    if matches!(base.kind, ExprKind::HasLabels { .. }) {
+    if matches!(
+        base.kind,
+        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. }
+    ) {
         write!(f, "({base})")?;
     } else {
         write!(f, "{}", base.at(prec::POSTFIX))?;

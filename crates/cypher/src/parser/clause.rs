@@ -502,7 +502,7 @@ impl Parser<'_> {
         self.expect(&TokenKind::LParen)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
-        let list = self.parse_expr()?;
+        let list = self.parse_expr_before_bar()?;
         self.expect(&TokenKind::Pipe)?;
         let clauses = self.nested_cost(super::cost::FOREACH, |p| {
             let mut clauses = Vec::new();

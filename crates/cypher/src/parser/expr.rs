@@ -709,7 +709,7 @@ impl Parser<'_> {
         self.expect(&TokenKind::Comma)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
-        let list = self.parse_expr()?;
+        let list = self.parse_expr_before_bar()?;
         self.expect(&TokenKind::Pipe)?;
         let expr = self.parse_expr()?;
         self.expect(&TokenKind::RParen)?;
@@ -725,8 +725,9 @@ impl Parser<'_> {
         ))
     }
 
-    /// A comprehension's filter, which a top-level `|` ends.
-    fn parse_filter_before_bar(&mut self) -> Result<Expr> {
+    /// An expression a top-level `|` ends: a comprehension's list or filter, `reduce`'s and
+    /// `FOREACH`'s list.
+    pub(crate) fn parse_expr_before_bar(&mut self) -> Result<Expr> {
         self.bar_ends_filter += 1;
         let filter = self.parse_expr();
         self.bar_ends_filter -= 1;
@@ -795,8 +796,16 @@ impl Parser<'_> {
         }
     }
 
-    /// `[` starts a list literal, a list comprehension or a pattern comprehension.
+    /// `[` starts a list literal, a list comprehension or a pattern comprehension; a `|`
+    /// inside belongs to it, not to a comprehension around it.
     fn parse_bracket(&mut self) -> Result<Expr> {
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let result = self.parse_bracket_inner();
+        self.bar_ends_filter = saved;
+        result
+    }
+
+    fn parse_bracket_inner(&mut self) -> Result<Expr> {
         let start = self.start();
         let variable_next = matches!(self.peek_nth(1).kind, TokenKind::QuotedName(_))
             || (self.peek_nth(1).kind == TokenKind::Word
@@ -845,9 +854,9 @@ impl Parser<'_> {
         self.expect(&TokenKind::LBracket)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
-        let list = self.parse_expr()?;
+        let list = self.parse_expr_before_bar()?;
         let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_filter_before_bar()?)
+            Some(self.parse_expr_before_bar()?)
         } else {
             None
         };
@@ -882,7 +891,7 @@ impl Parser<'_> {
             return Err(self.expected("a relationship pattern"));
         }
         let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_filter_before_bar()?)
+            Some(self.parse_expr_before_bar()?)
         } else {
             None
         };
@@ -905,6 +914,7 @@ impl Parser<'_> {
         let start = self.start();
         self.advance();
         self.expect(&TokenKind::LBrace)?;
+        let saved = std::mem::take(&mut self.bar_ends_filter);
         let body = self.nested(|p| {
             if p.peek_clause_start() {
                 Ok(SubqueryBody::Query(p.parse_query()?))
@@ -917,7 +927,9 @@ impl Parser<'_> {
                 };
                 Ok(SubqueryBody::Pattern { pattern, filter })
             }
-        })?;
+        });
+        self.bar_ends_filter = saved;
+        let body = body?;
         self.expect(&TokenKind::RBrace)?;
         Ok(Expr::new(
             ExprKind::Subquery(Box::new(SubqueryExpr { kind, body })),

@@ -62,6 +62,14 @@ impl Parser<'_> {
 
     /// `(a)-[r]->(b)<--(c)...`
     pub(crate) fn parse_pattern_chain(&mut self) -> Result<PatternChain> {
+        // Node and relationship patterns are bracketed: a `|` inside them is theirs.
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let chain = self.parse_pattern_chain_inner();
+        self.bar_ends_filter = saved;
+        chain
+    }
+
+    fn parse_pattern_chain_inner(&mut self) -> Result<PatternChain> {
         self.nested_cost(super::cost::PATTERN, |p| {
             let start = p.start();
             let first = p.parse_node_pattern()?;
