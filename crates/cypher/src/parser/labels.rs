@@ -122,11 +122,9 @@ impl Parser<'_> {
     }
 
     fn parse_cypher_type_base(&mut self) -> Result<CypherType> {
-        let start = self.peek().span;
         let kind = if self.parse_keyword("ANY") {
             if self.consume(&TokenKind::Lt) {
-                let inner = self.parse_type_in_brackets()?;
-                return Ok(inner);
+                return self.parse_type_in_brackets();
             }
             if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
                 TypeKind::Node
@@ -169,10 +167,9 @@ impl Parser<'_> {
             TypeKind::LocalDateTime
         } else if self.parse_keywords(&["ZONED", "DATETIME"]) {
             TypeKind::ZonedDateTime
-        } else if self.parse_keyword("TIME") || self.parse_keyword("TIMESTAMP") {
-            let time = self
-                .text(self.tokens[self.index - 1].span)
-                .eq_ignore_ascii_case("TIME");
+        } else if self.peek_keyword("TIME") || self.peek_keyword("TIMESTAMP") {
+            let time = self.peek_keyword("TIME");
+            self.advance();
             let zoned = if self.parse_keywords(&["WITH", "TIME", "ZONE"]) {
                 true
             } else if self.parse_keywords(&["WITHOUT", "TIME", "ZONE"]) {
@@ -205,7 +202,6 @@ impl Parser<'_> {
             let inner = self.parse_type_in_brackets()?;
             TypeKind::List(Box::new(inner))
         } else {
-            let _ = start;
             return Err(self.expected("a type (INTEGER, STRING, LIST<...>, ...)"));
         };
         Ok(CypherType::nullable(kind))

@@ -72,10 +72,7 @@ pub(crate) fn label_test(base: &Value, pred: &LabelPred, cx: &mut Cx) -> Result<
         Value::Null => Ok(Value::Null),
         Value::Node(n) => {
             let labels = cx.tx.node_labels(NodeId(n.id))?;
-            let has = |t: &Arc<Token>| {
-                t.label(&cx.storage)
-                    .is_some_and(|id| labels.iter().any(|l| *l == id))
-            };
+            let has = |t: &Arc<Token>| t.label(&cx.storage).is_some_and(|id| labels.contains(&id));
             Ok(Value::Bool(eval_label_pred(pred, !labels.is_empty(), &has)))
         }
         Value::Relationship(r) => {

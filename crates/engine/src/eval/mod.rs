@@ -314,16 +314,11 @@ impl Expr {
                 eval_slice(base, from.as_deref(), to.as_deref(), row, cx)
             }
             Expr::HasLabels(base, labels) => {
-                let b = base.eval(row, cx)?;
-                graph_fns::has_labels(&b, labels, cx)
+                graph_fns::has_labels(&base.eval(row, cx)?, labels, cx)
             }
-            Expr::LabelTest(base, pred) => {
-                let b = base.eval(row, cx)?;
-                graph_fns::label_test(&b, pred, cx)
-            }
-            Expr::TypeTest(operand, ty, negated) => {
-                let v = operand.eval(row, cx)?;
-                Ok(Value::Bool(types::is_type(&v, ty) != *negated))
+            Expr::LabelTest(base, pred) => graph_fns::label_test(&base.eval(row, cx)?, pred, cx),
+            Expr::TypeTest(x, ty, not) => {
+                Ok(Value::Bool(types::is_type(&x.eval(row, cx)?, ty) != *not))
             }
             Expr::Not(e) => Ok(ops::not(&e.eval(row, cx)?)?),
             Expr::Neg(e) => Ok(ops::negate(&e.eval(row, cx)?)?),
@@ -365,13 +360,7 @@ impl Expr {
             Expr::Map(entries) => eval_map(entries, row, cx),
             Expr::Call(f, args) => eval_call(f, args, row, cx),
             Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
-            Expr::Scalar(f, args) => {
-                let mut values = Vec::with_capacity(args.len());
-                for a in args {
-                    values.push(a.eval(row, cx)?);
-                }
-                scalar::call(*f, &values)
-            }
+            Expr::Scalar(f, args) => scalar::eval(*f, args, row, cx),
             Expr::Case {
                 operand,
                 branches,
@@ -449,11 +438,8 @@ impl Expr {
             }
             Expr::Slice(a, b, c) => {
                 a.walk(f);
-                if let Some(b) = b {
-                    b.walk(f);
-                }
-                if let Some(c) = c {
-                    c.walk(f);
+                for x in [b, c].into_iter().flatten() {
+                    x.walk(f);
                 }
             }
             Expr::List(items)
@@ -489,10 +475,7 @@ impl Expr {
                 list, filter, map, ..
             } => {
                 list.walk(f);
-                if let Some(x) = filter {
-                    x.walk(f);
-                }
-                if let Some(x) = map {
+                for x in [filter, map].into_iter().flatten() {
                     x.walk(f);
                 }
             }

@@ -4,11 +4,21 @@
 use quiver_value::Value;
 use unicode_normalization::UnicodeNormalization;
 
+use super::Cx;
 use super::types::value_type_name;
 use crate::error::{Error, Result, code};
-use crate::ir::ScalarFn;
+use crate::ir::{Expr, Row, ScalarFn};
 
-pub(super) fn call(f: ScalarFn, args: &[Value]) -> Result<Value> {
+/// Evaluates the arguments, then the function.
+pub(super) fn eval(f: ScalarFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    let mut values = Vec::with_capacity(args.len());
+    for a in args {
+        values.push(a.eval(row, cx)?);
+    }
+    call(f, &values)
+}
+
+fn call(f: ScalarFn, args: &[Value]) -> Result<Value> {
     match f {
         ScalarFn::ValueType => Ok(Value::from(value_type_name(
             args.first().unwrap_or(&Value::Null),
@@ -93,7 +103,7 @@ fn vector_similarity(f: ScalarFn, args: &[Value]) -> Result<Value> {
         if norms == 0.0 {
             return Ok(Value::Null);
         }
-        (1.0 + (dot / norms).clamp(-1.0, 1.0)) / 2.0
+        f64::midpoint(1.0, (dot / norms).clamp(-1.0, 1.0))
     };
     Ok(Value::Float(similarity))
 }
