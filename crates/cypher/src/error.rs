@@ -19,6 +19,8 @@ pub enum Status {
     ArgumentError,
     ParameterMissing,
     ProcedureError,
+    /// `USE` named a graph the server does not have.
+    DatabaseNotFound,
 }
 
 /// What went wrong, named as the openCypher TCK names it where the TCK has a name.
@@ -55,6 +57,8 @@ pub enum Detail {
     NoVariablesInScope,
     MissingParameter,
     ProcedureNotFound,
+    /// `USE` named a graph the server does not have.
+    GraphNotFound,
     /// A construct Quiver recognises but does not implement; the message names it.
     UnsupportedFeature,
     /// Nesting beyond `parse_depth_max`.
@@ -98,6 +102,7 @@ impl Detail {
             NoVariablesInScope => "NoVariablesInScope",
             MissingParameter => "MissingParameter",
             ProcedureNotFound => "ProcedureNotFound",
+            GraphNotFound => "GraphNotFound",
             UnsupportedFeature => "UnsupportedFeature",
             NestingTooDeep => "NestingTooDeep",
             QueryTooLarge => "QueryTooLarge",
@@ -179,6 +184,7 @@ impl Error {
             Status::ArgumentError => Neo4j::ArgumentError,
             Status::ParameterMissing => Neo4j::ParameterMissing,
             Status::ProcedureError => Neo4j::ProcedureNotFound,
+            Status::DatabaseNotFound => Neo4j::DatabaseNotFound,
         }
     }
 
@@ -196,6 +202,7 @@ impl Error {
             Status::ArgumentError => "ArgumentError",
             Status::ParameterMissing => "ParameterMissing",
             Status::ProcedureError => "ProcedureError",
+            Status::DatabaseNotFound => "DatabaseNotFound",
         }
     }
 }

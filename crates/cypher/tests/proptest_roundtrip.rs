@@ -89,20 +89,84 @@ fn operator_chain(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Expr> {
     })
 }
 
+/// Label expressions of every form, `And`/`Or` with two or more items.
+fn label_expr() -> impl Strategy<Value = LabelExpr> {
+    let leaf = prop_oneof![
+        4 => name().prop_map(|n| LabelExpr::Name(ident(n))),
+        1 => Just(LabelExpr::Any),
+    ];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|i| LabelExpr::Not(Box::new(i))),
+            prop::collection::vec(inner.clone(), 2..4).prop_map(LabelExpr::And),
+            prop::collection::vec(inner, 2..4).prop_map(LabelExpr::Or),
+        ]
+    })
+}
+
+/// A label expression the parser keeps as one: not a plain conjunction (those are labels).
+fn node_label_expr() -> impl Strategy<Value = LabelExpr> {
+    label_expr().prop_filter("not a plain conjunction", |e| e.conjunction().is_none())
+}
+
+/// A type expression the parser keeps as one: not a plain disjunction (those are types).
+fn rel_type_expr() -> impl Strategy<Value = LabelExpr> {
+    label_expr().prop_filter("not a plain disjunction", |e| e.disjunction().is_none())
+}
+
+fn cypher_type() -> impl Strategy<Value = CypherType> {
+    let leaf = (
+        prop::sample::select(vec![
+            TypeKind::Any,
+            TypeKind::Nothing,
+            TypeKind::Null,
+            TypeKind::Boolean,
+            TypeKind::String,
+            TypeKind::Integer,
+            TypeKind::Float,
+            TypeKind::LocalDateTime,
+            TypeKind::ZonedTime,
+            TypeKind::Node,
+            TypeKind::Map,
+            TypeKind::PropertyValue,
+        ]),
+        any::<bool>(),
+    )
+        .prop_map(|(kind, not_null)| CypherType { kind, not_null });
+    leaf.prop_recursive(2, 6, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), any::<bool>()).prop_map(|(t, not_null)| CypherType {
+                kind: TypeKind::List(Box::new(t)),
+                not_null
+            }),
+            prop::collection::vec(inner, 2..4).prop_map(|members| CypherType {
+                kind: TypeKind::Union(members),
+                not_null: false
+            }),
+        ]
+    })
+}
+
 fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern> {
     (
         prop::option::of(name()),
-        prop::collection::vec(name(), 0..3),
+        prop_oneof![
+            prop::collection::vec(name(), 0..3).prop_map(|l| (l, None)),
+            node_label_expr().prop_map(|e| (Vec::new(), Some(e))),
+        ],
         prop::option::of(properties(inner.clone())),
         prop::option::of(inner),
     )
-        .prop_map(|(variable, labels, properties, predicate)| NodePattern {
-            variable: variable.map(ident),
-            labels: labels.into_iter().map(ident).collect(),
-            properties,
-            predicate,
-            span: Span::default(),
-        })
+        .prop_map(
+            |(variable, (labels, label_expr), properties, predicate)| NodePattern {
+                variable: variable.map(ident),
+                labels: labels.into_iter().map(ident).collect(),
+                label_expr,
+                properties,
+                predicate,
+                span: Span::default(),
+            },
+        )
 }
 
 fn properties(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Expr> {
@@ -128,20 +192,26 @@ fn relationship(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Relationshi
             Direction::Incoming,
             Direction::Both,
         ]),
-        prop::collection::vec(name(), 0..3),
+        prop_oneof![
+            prop::collection::vec(name(), 0..3).prop_map(|t| (t, None)),
+            rel_type_expr().prop_map(|e| (Vec::new(), Some(e))),
+        ],
         prop::option::of((prop::option::of(0u64..5), prop::option::of(0u64..5))),
         prop::option::of(properties(inner.clone())),
         prop::option::of(inner),
     )
         .prop_map(
-            |(variable, direction, types, length, properties, predicate)| RelationshipPattern {
-                variable: variable.map(ident),
-                direction,
-                types: types.into_iter().map(ident).collect(),
-                length: length.map(|(min, max)| LengthRange { min, max }),
-                properties,
-                predicate,
-                span: Span::default(),
+            |(variable, direction, (types, type_expr), length, properties, predicate)| {
+                RelationshipPattern {
+                    variable: variable.map(ident),
+                    direction,
+                    types: types.into_iter().map(ident).collect(),
+                    type_expr,
+                    length: length.map(|(min, max)| LengthRange { min, max }),
+                    properties,
+                    predicate,
+                    span: Span::default(),
+                }
             },
         )
 }
@@ -213,6 +283,19 @@ fn expr() -> impl Strategy<Value = Expr> {
                 expr_of(ExprKind::HasLabels {
                     base: Box::new(base),
                     labels: labels.into_iter().map(ident).collect(),
+                })
+            }),
+            (inner.clone(), node_label_expr()).prop_map(|(base, expr)| expr_of(
+                ExprKind::LabelTest {
+                    base: Box::new(base),
+                    expr
+                }
+            )),
+            (inner.clone(), cypher_type(), any::<bool>()).prop_map(|(operand, ty, negated)| {
+                expr_of(ExprKind::TypeTest {
+                    operand: Box::new(operand),
+                    ty,
+                    negated,
                 })
             }),
             (inner.clone(), any::<bool>()).prop_map(|(operand, negated)| expr_of(
@@ -500,6 +583,7 @@ fn statement() -> impl Strategy<Value = Statement> {
             span: Span::default(),
         });
         Statement {
+            prefix: CypherPrefix::default(),
             mode: QueryMode::Normal,
             kind: StatementKind::Query(Query {
                 first: SingleQuery {

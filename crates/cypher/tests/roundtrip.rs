@@ -382,3 +382,27 @@ fn list_literals_that_look_like_comprehensions_stay_lists() {
     verified_as("RETURN [(a)-->(b)] AS l", "RETURN [(a)-->(b)] AS l");
     verified_as("RETURN [(1 + 2)] AS l", "RETURN [1 + 2] AS l");
 }
+
+#[test]
+fn neo4j_5_dialect() {
+    verified_as(
+        "cypher 5 runtime=Slotted explain match (n) return n",
+        "CYPHER 5 runtime=slotted EXPLAIN MATCH (n) RETURN n",
+    );
+    verified_as(
+        "USE neo4j MATCH (n) RETURN n",
+        "USE neo4j MATCH (n) RETURN n",
+    );
+    verified_as(
+        "MATCH (n:A|B&!C)-[r:!T]->(m IS %) WHERE n:(A|B) AND m IS X RETURN n",
+        "MATCH (n:A|B&!C)-[r:!T]->(m:%) WHERE n:(A|B) AND m:X RETURN n",
+    );
+    verified_as(
+        "RETURN 1 IS NOT TYPED INT NOT NULL AS a, [] :: LIST<INTEGER | FLOAT> AS b",
+        "RETURN 1 IS NOT :: INTEGER NOT NULL AS a, [] IS :: LIST<ANY<INTEGER | FLOAT>> AS b",
+    );
+    verified_as(
+        "UNWIND [1] AS x LET y = x FILTER WHERE y > 0 ORDER BY y LIMIT 1 RETURN y",
+        "UNWIND [1] AS x WITH *, x AS y WITH * WHERE y > 0 WITH * ORDER BY y LIMIT 1 RETURN y",
+    );
+}

@@ -367,8 +367,7 @@ fn unsupported_features_fail_by_name() {
         ("SHOW PROCEDURES", "SHOW PROCEDURES"),
         ("SHOW DATABASES", "SHOW DATABASES"),
         ("SHOW USERS", "SHOW USERS"),
-        ("MATCH (n) WHERE n:!A RETURN n", "Label expression"),
-        ("MATCH (n:A|B) RETURN n", "Label disjunction"),
+        ("RETURN 'a' IS NORMALIZED AS x", "IS NORMALIZED"),
         (
             "LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
             "LOAD CSV",
@@ -377,7 +376,10 @@ fn unsupported_features_fail_by_name() {
             "MATCH p = SHORTEST 1 (a)-[:R]-+(b) RETURN p",
             "path selectors",
         ),
-        ("USE other MATCH (n) RETURN n", "USE"),
+        (
+            "USE graph.byName('x') MATCH (n) RETURN n",
+            "USE graph.byName",
+        ),
         ("CREATE DATABASE other", "CREATE DATABASE"),
         (
             "CREATE CONSTRAINT FOR (n:A) REQUIRE n.x IS NOT NULL",
@@ -389,6 +391,31 @@ fn unsupported_features_fail_by_name() {
         assert_eq!(e.detail(), Some("UnsupportedFeature"), "{query}: {e}");
         assert!(e.message().contains(name), "{query}: {e}");
     }
+}
+
+/// Label expressions and `USE` used to fail as unsupported: now the expressions run, and `USE`
+/// of any database but `neo4j` fails as Neo4j fails for a database it does not have.
+#[test]
+fn label_expressions_run_and_use_names_the_one_database() {
+    let db = db();
+    db.execute("CREATE (:A), (:B), (:C)", Map::new()).unwrap();
+    for query in [
+        "MATCH (n) WHERE n:!A RETURN n",
+        "MATCH (n:A|B) RETURN n",
+        "USE neo4j MATCH (n:A|B) RETURN n",
+    ] {
+        let result = db.execute(query, Map::new()).unwrap();
+        assert_eq!(result.rows.len(), 2, "{query}");
+    }
+    let e = db
+        .execute("USE other MATCH (n) RETURN n", Map::new())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        quiver_status::Status::DatabaseNotFound,
+        "{e}"
+    );
+    assert!(e.message().contains("other"), "{e}");
 }
 
 #[test]

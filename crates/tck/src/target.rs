@@ -116,10 +116,12 @@ pub enum ErrorKind {
     ArgumentError,
     ArithmeticError,
     ProcedureError,
+    /// Not in the openCypher TCK: Quiver's own features use it for `USE` of another graph.
+    DatabaseNotFound,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 12] = [
+    const ALL: [ErrorKind; 13] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -132,6 +134,7 @@ impl ErrorKind {
         ErrorKind::ArgumentError,
         ErrorKind::ArithmeticError,
         ErrorKind::ProcedureError,
+        ErrorKind::DatabaseNotFound,
     ];
 
     pub fn name(self) -> &'static str {
@@ -148,6 +151,7 @@ impl ErrorKind {
             ErrorKind::ArgumentError => "ArgumentError",
             ErrorKind::ArithmeticError => "ArithmeticError",
             ErrorKind::ProcedureError => "ProcedureError",
+            ErrorKind::DatabaseNotFound => "DatabaseNotFound",
         }
     }
 

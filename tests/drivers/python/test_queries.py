@@ -349,3 +349,28 @@ def test_counters_follow_the_drivers_work(quiver, driver):
     assert metric(quiver, "quiver_transactions_rolled_back_total") >= 2
     assert metric(quiver, "quiver_transactions_opened_total") >= 3
     assert wait_until(lambda: metric(quiver, "quiver_transactions_active") == 0)
+
+
+def test_cypher_5_prefix_label_expressions_and_use(driver):
+    """@neo4j/graphql sends `CYPHER 5` before every query; label expressions, type predicates
+    and `USE neo4j` reach the server through the driver as written."""
+    driver.execute_query("CREATE (:Dialect:A {n: 1}), (:Dialect:B {n: 2}), (:Dialect:C {n: 3})")
+    records, _, _ = driver.execute_query(
+        "CYPHER 5 MATCH (x:Dialect&(A|B)) RETURN x.n AS n ORDER BY n"
+    )
+    assert [r["n"] for r in records] == [1, 2]
+    records, _, _ = driver.execute_query(
+        "CYPHER runtime=slotted USE neo4j MATCH (x:Dialect) WHERE x:!A RETURN "
+        "x.n AS n, x.n IS :: INTEGER NOT NULL AS typed, valueType(x.n) AS t ORDER BY n"
+    )
+    assert [(r["n"], r["typed"], r["t"]) for r in records] == [
+        (2, True, "INTEGER NOT NULL"),
+        (3, True, "INTEGER NOT NULL"),
+    ]
+    with pytest.raises(ClientError) as failure:
+        driver.execute_query("CYPHER runtime=turbo RETURN 1")
+    assert failure.value.code == "Neo.ClientError.Statement.ArgumentError"
+    assert "turbo" in failure.value.message
+    with pytest.raises(ClientError) as failure:
+        driver.execute_query("USE elsewhere RETURN 1")
+    assert failure.value.code == "Neo.ClientError.Database.DatabaseNotFound"

@@ -31,6 +31,23 @@ pub enum ClauseKind {
     CallProcedure(CallProcedure),
     /// `FINISH`: ends a query without returning rows.
     Finish,
+    /// `USE graph`: which database the (sub)query reads; first in its single query.
+    Use(UseGraph),
+}
+
+/// The graph a `USE` clause names: a database name or alias, dotted for a composite's
+/// constituent (`USE composite.part`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UseGraph {
+    pub name: Vec<Ident>,
+}
+
+impl UseGraph {
+    /// The dotted name as written (names compare case-insensitively).
+    pub fn qualified(&self) -> String {
+        let parts: Vec<&str> = self.name.iter().map(|p| p.name.as_str()).collect();
+        parts.join(".")
+    }
 }
 
 impl ClauseKind {
@@ -51,6 +68,7 @@ impl ClauseKind {
             ClauseKind::Foreach(_) => "FOREACH",
             ClauseKind::CallSubquery(_) | ClauseKind::CallProcedure(_) => "CALL",
             ClauseKind::Finish => "FINISH",
+            ClauseKind::Use(_) => "USE",
         }
     }
 
@@ -355,6 +373,16 @@ impl fmt::Display for Clause {
             ClauseKind::CallSubquery(c) => write!(f, "{c}"),
             ClauseKind::CallProcedure(c) => write!(f, "{c}"),
             ClauseKind::Finish => f.write_str("FINISH"),
+            ClauseKind::Use(u) => {
+                f.write_str("USE ")?;
+                for (i, part) in u.name.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    write!(f, "{}", part.as_variable())?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use super::{Ident, PatternChain, PatternPart, Query, Span, write_comma_separated};
+use super::{
+    CypherType, Ident, LabelExpr, PatternChain, PatternPart, Query, Span, write_comma_separated,
+};
 
 /// Binding strength of operators, weakest first. The parser's Pratt loop and the printer's
 /// parenthesisation both read these, so what prints is what parses.
@@ -57,6 +59,18 @@ pub enum ExprKind {
     HasLabels {
         base: Box<Expr>,
         labels: Vec<Ident>,
+    },
+    /// `base:A|B`, `base:!A`, `base IS A|B`: a label expression that is not a plain
+    /// conjunction (those are [`ExprKind::HasLabels`]).
+    LabelTest {
+        base: Box<Expr>,
+        expr: LabelExpr,
+    },
+    /// `operand IS [NOT] :: TYPE` (also `IS [NOT] TYPED TYPE`, `:: TYPE`).
+    TypeTest {
+        operand: Box<Expr>,
+        ty: CypherType,
+        negated: bool,
     },
     Unary {
         op: UnaryOp,
@@ -389,7 +403,9 @@ impl Expr {
             ExprKind::Property { .. }
             | ExprKind::Index { .. }
             | ExprKind::Slice { .. }
-            | ExprKind::HasLabels { .. } => prec::POSTFIX,
+            | ExprKind::HasLabels { .. }
+            | ExprKind::LabelTest { .. } => prec::POSTFIX,
+            ExprKind::TypeTest { .. } => prec::PREDICATE,
             ExprKind::Literal(literal) if literal.is_negative_number() => prec::UNARY,
             // A pattern predicate next to an operator could read as a longer pattern
             // (`(a)-->(b) - -1`), so as an operand it is always parenthesised.
@@ -543,6 +559,29 @@ impl fmt::Display for Expr {
                 write_slice(f, base, from.as_deref(), to.as_deref())
             }
             ExprKind::HasLabels { base, labels } => write_has_labels(f, base, labels),
+            ExprKind::LabelTest { base, expr } => {
+                if matches!(
+                    base.kind,
+                    ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. }
+                ) {
+                    write!(f, "({base})")?;
+                } else {
+                    write!(f, "{}", base.at(prec::POSTFIX))?;
+                }
+                // In parentheses: unparenthesised, a `|` would end a comprehension's filter.
+                match expr {
+                    LabelExpr::Name(_) | LabelExpr::Any => write!(f, ":{expr}"),
+                    _ => write!(f, ":({expr})"),
+                }
+            }
+            ExprKind::TypeTest {
+                operand,
+                ty,
+                negated,
+            } => {
+                let not = if *negated { "NOT " } else { "" };
+                write!(f, "{} IS {not}:: {ty}", operand.at(prec::PREDICATE + 1))
+            }
             ExprKind::Unary { op, operand } => write_unary(f, *op, operand),
             ExprKind::Binary { op, left, right } => {
                 if left.needs_parentheses_left_of(*op) {
@@ -633,7 +672,10 @@ fn write_slice(
 /// `base:A:B`.
 fn write_has_labels(f: &mut fmt::Formatter<'_>, base: &Expr, labels: &[Ident]) -> fmt::Result {
     // `x:A:B` reads as one test; a test on a test needs parentheses.
-    if matches!(base.kind, ExprKind::HasLabels { .. }) {
+    if matches!(
+        base.kind,
+        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. }
+    ) {
         write!(f, "({base})")?;
     } else {
         write!(f, "{}", base.at(prec::POSTFIX))?;

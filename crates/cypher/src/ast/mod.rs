@@ -12,12 +12,15 @@
 //!   `Literal::Integer(-5)`, which is how `-9223372036854775808` fits);
 //! - `<-->` is an undirected relationship, like `--`;
 //! - `*2..2` and `*2` are the same length range, as are `*` and `*..`;
-//! - `OFFSET` is `SKIP`.
+//! - `OFFSET` is `SKIP`;
+//! - GQL's `LET x = e` is `WITH *, e AS x`, `FILTER [WHERE] p` is `WITH * WHERE p`, and a
+//!   standalone `ORDER BY`/`SKIP`/`LIMIT` is `WITH *` carrying them.
 
 mod clause;
 mod expr;
 mod pattern;
 mod schema;
+mod types;
 
 use std::fmt;
 
@@ -25,6 +28,7 @@ pub use clause::*;
 pub use expr::*;
 pub use pattern::*;
 pub use schema::*;
+pub use types::*;
 
 use crate::keywords;
 use crate::lexer::{is_ident_continue, is_ident_start};
@@ -106,6 +110,8 @@ pub(crate) fn write_comma_separated<T: fmt::Display>(
 /// A whole statement: what a client sends in one request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Statement {
+    /// The `CYPHER ...` prefix: a language version and planner options.
+    pub prefix: CypherPrefix,
     pub mode: QueryMode,
     pub kind: StatementKind,
     pub span: Span,
@@ -118,6 +124,39 @@ pub enum QueryMode {
     Normal,
     Explain,
     Profile,
+}
+
+/// `CYPHER [5|25] [option=value ...]` before a statement. Quiver has one planner and one
+/// runtime, so the options change nothing; they are kept (validated, lower-cased) so that a
+/// query prints back as it was asked and EXPLAIN could report them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CypherPrefix {
+    /// `5` or `25`, when given.
+    pub version: Option<u32>,
+    /// `(option, value)` in the order written, both lower case.
+    pub options: Vec<(String, String)>,
+}
+
+impl CypherPrefix {
+    pub fn is_empty(&self) -> bool {
+        self.version.is_none() && self.options.is_empty()
+    }
+}
+
+impl fmt::Display for CypherPrefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return Ok(());
+        }
+        f.write_str("CYPHER")?;
+        if let Some(version) = self.version {
+            write!(f, " {version}")?;
+        }
+        for (name, value) in &self.options {
+            write!(f, " {name}={value}")?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -160,6 +199,9 @@ impl Query {
 
 impl fmt::Display for Statement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.prefix.is_empty() {
+            write!(f, "{} ", self.prefix)?;
+        }
         match self.mode {
             QueryMode::Normal => {}
             QueryMode::Explain => f.write_str("EXPLAIN ")?,

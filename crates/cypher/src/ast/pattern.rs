@@ -40,12 +40,106 @@ pub struct PatternStep {
     pub node: NodePattern,
 }
 
+/// A label expression (Neo4j 5): `A`, `A&B`, `A|B`, `!A`, `%` (any label), in parentheses
+/// as needed. On a relationship it tests the type: `%` is any type, `A&B` matches none.
+/// `!` binds tightest, then `&`, then `|`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelExpr {
+    Name(Ident),
+    /// `%`: has at least one label (a relationship always has its type).
+    Any,
+    Not(Box<LabelExpr>),
+    /// Two or more, all required.
+    And(Vec<LabelExpr>),
+    /// Two or more, any one suffices.
+    Or(Vec<LabelExpr>),
+}
+
+impl LabelExpr {
+    /// The names of a plain conjunction (`A&B`, `A:B`), `None` for anything else.
+    pub fn conjunction(&self) -> Option<Vec<Ident>> {
+        match self {
+            LabelExpr::Name(name) => Some(vec![name.clone()]),
+            LabelExpr::And(items) => items
+                .iter()
+                .map(|i| match i {
+                    LabelExpr::Name(name) => Some(name.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    }
+
+    /// The names of a plain disjunction (`A|B`), `None` for anything else.
+    pub fn disjunction(&self) -> Option<Vec<Ident>> {
+        match self {
+            LabelExpr::Name(name) => Some(vec![name.clone()]),
+            LabelExpr::Or(items) => items
+                .iter()
+                .map(|i| match i {
+                    LabelExpr::Name(name) => Some(name.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    }
+
+    fn precedence(&self) -> u8 {
+        match self {
+            LabelExpr::Or(_) => 1,
+            LabelExpr::And(_) => 2,
+            LabelExpr::Not(_) => 3,
+            LabelExpr::Name(_) | LabelExpr::Any => 4,
+        }
+    }
+
+    fn write_at(&self, f: &mut fmt::Formatter<'_>, min: u8) -> fmt::Result {
+        if self.precedence() < min {
+            write!(f, "({self})")
+        } else {
+            write!(f, "{self}")
+        }
+    }
+}
+
+impl fmt::Display for LabelExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LabelExpr::Name(name) => write!(f, "{name}"),
+            LabelExpr::Any => f.write_str("%"),
+            LabelExpr::Not(inner) => {
+                f.write_str("!")?;
+                inner.write_at(f, 3)
+            }
+            LabelExpr::And(items) | LabelExpr::Or(items) => {
+                let (sep, min) = if matches!(self, LabelExpr::And(_)) {
+                    ("&", 3)
+                } else {
+                    ("|", 2)
+                };
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(sep)?;
+                    }
+                    item.write_at(f, min)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// `(variable:Label1:Label2 {properties} WHERE predicate)`
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodePattern {
     pub variable: Option<Ident>,
     /// All of these labels are required.
     pub labels: Vec<Ident>,
+    /// A label expression that is not a plain conjunction (`:A|B`, `:!A`, `:%`); `labels` is
+    /// then empty. Plain conjunctions stay in `labels`, which the planner seeks by.
+    pub label_expr: Option<LabelExpr>,
     /// A map literal (`ExprKind::Map`) or a parameter (`ExprKind::Parameter`).
     pub properties: Option<Expr>,
     /// Neo4j 5's inline `WHERE`.
@@ -60,6 +154,9 @@ pub struct RelationshipPattern {
     pub direction: Direction,
     /// Any one of these types matches; empty means any type.
     pub types: Vec<Ident>,
+    /// A type expression that is not a plain disjunction (`:!A`, `:%`, `:A&B`); `types` is
+    /// then empty.
+    pub type_expr: Option<LabelExpr>,
     /// `Some` for a variable-length relationship (`*`, `*2`, `*1..3`, ...).
     pub length: Option<LengthRange>,
     /// A map literal (`ExprKind::Map`) or a parameter (`ExprKind::Parameter`).
@@ -134,6 +231,10 @@ impl fmt::Display for NodePattern {
             write!(f, ":{label}")?;
             empty = false;
         }
+        if let Some(expr) = &self.label_expr {
+            write!(f, ":{expr}")?;
+            empty = false;
+        }
         write_tail(f, self.properties.as_ref(), self.predicate.as_ref(), empty)?;
         f.write_str(")")
     }
@@ -171,6 +272,7 @@ impl fmt::Display for RelationshipPattern {
         })?;
         let has_detail = self.variable.is_some()
             || !self.types.is_empty()
+            || self.type_expr.is_some()
             || self.length.is_some()
             || self.properties.is_some()
             || self.predicate.is_some();
@@ -184,6 +286,10 @@ impl fmt::Display for RelationshipPattern {
             for (i, ty) in self.types.iter().enumerate() {
                 f.write_str(if i == 0 { ":" } else { "|" })?;
                 write!(f, "{ty}")?;
+                empty = false;
+            }
+            if let Some(expr) = &self.type_expr {
+                write!(f, ":{expr}")?;
                 empty = false;
             }
             if let Some(length) = &self.length {

@@ -5,7 +5,7 @@ use crate::ast::{
     CallProcedure, CallSubquery, Clause, ClauseKind, Create, Delete, Expr, ExprKind, Foreach, Hint,
     ImportScope, InTransactions, IndexKind, Match, Merge, MergeAction, MergeOn, OnError,
     ProcedureYield, Projection, ProjectionItem, Query, Remove, RemoveItem, Return, SetClause,
-    SetItem, SingleQuery, SortItem, Union, Unwind, With, YieldItem,
+    SetItem, SingleQuery, SortItem, Union, Unwind, UseGraph, With, YieldItem,
 };
 use crate::error::Detail;
 use crate::token::TokenKind;
@@ -13,7 +13,8 @@ use crate::token::TokenKind;
 /// Keywords that start a clause.
 const CLAUSE_KEYWORDS: &[&str] = &[
     "MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "CREATE", "MERGE", "SET", "REMOVE", "DELETE",
-    "DETACH", "NODETACH", "FOREACH", "CALL", "FINISH", "LOAD", "USE",
+    "DETACH", "NODETACH", "FOREACH", "CALL", "FINISH", "LOAD", "USE", "LET", "FILTER", "ORDER",
+    "SKIP", "OFFSET", "LIMIT",
 ];
 
 impl Parser<'_> {
@@ -116,7 +117,14 @@ impl Parser<'_> {
         } else if is("LOAD") {
             Err(self.unsupported("LOAD CSV", keyword_span))
         } else if is("USE") {
-            Err(self.unsupported("USE", keyword_span))
+            self.parse_use()
+        } else if is("LET") {
+            self.parse_let()
+        } else if is("FILTER") {
+            self.parse_filter()
+        } else if is("ORDER") || is("SKIP") || is("OFFSET") || is("LIMIT") {
+            self.index -= 1;
+            self.parse_standalone_order_skip_limit()
         } else {
             self.index -= 1;
             Err(self.expected("a clause"))
@@ -125,6 +133,69 @@ impl Parser<'_> {
             kind,
             span: self.span_from(start),
         })
+    }
+
+    /// `USE name` or `USE a.b`; `USE graph.byName(...)` is named as unsupported.
+    fn parse_use(&mut self) -> Result<ClauseKind> {
+        if self.peek_keyword("graph")
+            && self.peek_nth(1).kind == TokenKind::Dot
+            && self.peek_nth(3).kind == TokenKind::LParen
+        {
+            return Err(self.unsupported("USE graph.byName(...)", self.peek().span));
+        }
+        let mut name = vec![self.parse_name("a graph name")?];
+        while self.consume(&TokenKind::Dot) {
+            name.push(self.parse_name("a graph name")?);
+        }
+        Ok(ClauseKind::Use(UseGraph { name }))
+    }
+
+    /// GQL's `LET x = e, y = f`: `WITH *, e AS x, f AS y`.
+    fn parse_let(&mut self) -> Result<ClauseKind> {
+        let mut items = Vec::new();
+        loop {
+            let start = self.start();
+            let variable = self.parse_variable()?;
+            self.expect(&TokenKind::Eq)?;
+            let expr = self.parse_expr()?;
+            items.push(ProjectionItem {
+                expr,
+                alias: Some(variable),
+                text: String::new(),
+                span: self.span_from(start),
+            });
+            if !self.consume(&TokenKind::Comma) {
+                break;
+            }
+        }
+        Ok(ClauseKind::With(With {
+            projection: star_projection(items),
+            filter: None,
+        }))
+    }
+
+    /// GQL's `FILTER [WHERE] predicate`: `WITH * WHERE predicate`.
+    fn parse_filter(&mut self) -> Result<ClauseKind> {
+        self.parse_keyword("WHERE");
+        let filter = self.parse_expr()?;
+        Ok(ClauseKind::With(With {
+            projection: star_projection(Vec::new()),
+            filter: Some(filter),
+        }))
+    }
+
+    /// `ORDER BY`, `SKIP`/`OFFSET` and `LIMIT` as clauses of their own: `WITH *` carrying them.
+    fn parse_standalone_order_skip_limit(&mut self) -> Result<ClauseKind> {
+        let mut projection = star_projection(Vec::new());
+        self.parse_order_skip_limit(&mut projection)?;
+        if projection.order_by.is_empty() && projection.skip.is_none() && projection.limit.is_none()
+        {
+            return Err(self.expected("'ORDER BY', 'SKIP', 'OFFSET' or 'LIMIT'"));
+        }
+        Ok(ClauseKind::With(With {
+            projection,
+            filter: None,
+        }))
     }
 
     fn parse_unwind(&mut self) -> Result<ClauseKind> {
@@ -431,7 +502,7 @@ impl Parser<'_> {
         self.expect(&TokenKind::LParen)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
-        let list = self.parse_expr()?;
+        let list = self.parse_expr_before_bar()?;
         self.expect(&TokenKind::Pipe)?;
         let clauses = self.nested_cost(super::cost::FOREACH, |p| {
             let mut clauses = Vec::new();
@@ -563,5 +634,17 @@ impl Parser<'_> {
             tx.report_status = Some(self.parse_variable()?);
         }
         Ok(tx)
+    }
+}
+
+/// `WITH *` plus `items`, with no ordering or paging yet.
+fn star_projection(items: Vec<ProjectionItem>) -> Projection {
+    Projection {
+        distinct: false,
+        star: true,
+        items,
+        order_by: Vec::new(),
+        skip: None,
+        limit: None,
     }
 }

@@ -18,6 +18,8 @@ enum Infix {
     Property,
     Index,
     Labels,
+    /// `x :: TYPE`, short for `x IS :: TYPE`.
+    TypeTest,
     BangEq,
 }
 
@@ -26,7 +28,7 @@ impl Infix {
         match self {
             Infix::Binary(op, _) => op.precedence(),
             Infix::Comparison(_) | Infix::BangEq => prec::COMPARISON,
-            Infix::IsNull => prec::PREDICATE,
+            Infix::IsNull | Infix::TypeTest => prec::PREDICATE,
             Infix::Property | Infix::Index | Infix::Labels => prec::POSTFIX,
         }
     }
@@ -108,6 +110,7 @@ impl Parser<'_> {
             TokenKind::Dot => Infix::Property,
             TokenKind::LBracket => Infix::Index,
             TokenKind::Colon => Infix::Labels,
+            TokenKind::DoubleColon => Infix::TypeTest,
             TokenKind::Word => {
                 if self.peek_keyword("OR") {
                     Infix::Binary(Or, 1)
@@ -148,6 +151,10 @@ impl Parser<'_> {
             Infix::Property => self.parse_property_lookup(lhs),
             Infix::Index => self.parse_index_or_slice(lhs),
             Infix::Labels => self.parse_has_labels(lhs),
+            Infix::TypeTest => {
+                self.advance();
+                self.finish_type_test(lhs, false)
+            }
         }
     }
 
@@ -173,12 +180,20 @@ impl Parser<'_> {
     }
 
     fn parse_has_labels(&mut self, lhs: Expr) -> Result<Expr> {
-        let labels = self.parse_label_conjunction()?;
+        self.advance();
+        let expr = self.parse_label_expr(false)?;
+        Ok(label_test(lhs, expr, self.prev_end()))
+    }
+
+    /// After `IS [NOT] ::` (or `TYPED`, or a bare `::`): the type, then the test.
+    fn finish_type_test(&mut self, lhs: Expr, negated: bool) -> Result<Expr> {
+        let ty = self.parse_cypher_type()?;
         let span = self.span_from(lhs.span.start);
         Ok(Expr::new(
-            ExprKind::HasLabels {
-                base: Box::new(lhs),
-                labels,
+            ExprKind::TypeTest {
+                operand: Box::new(lhs),
+                ty,
+                negated,
             },
             span,
         ))
@@ -217,6 +232,8 @@ impl Parser<'_> {
         Ok(result)
     }
 
+    /// After an operand: `IS [NOT] NULL`, `IS [NOT] :: TYPE` (`TYPED` for `::`), or the
+    /// label predicate `IS LabelExpression`.
     fn parse_is_null(&mut self, lhs: Expr) -> Result<Expr> {
         let is_span = self.advance();
         let negated = self.parse_keyword("NOT");
@@ -230,13 +247,18 @@ impl Parser<'_> {
                 span,
             ));
         }
-        if self.peek_is(&TokenKind::DoubleColon) || self.peek_keyword("TYPED") {
-            return Err(self.unsupported("Type predicate expressions (IS :: TYPE)", is_span));
+        if self.consume(&TokenKind::DoubleColon) || self.parse_keyword("TYPED") {
+            return self.finish_type_test(lhs, negated);
         }
         if self.peek_keyword("NORMALIZED") || self.peek_nth_keyword(1, "NORMALIZED") {
             return Err(self.unsupported("IS NORMALIZED", is_span));
         }
-        Err(self.expected("'NULL' or 'NOT NULL'"))
+        if !negated && self.peek_is_label_expr() {
+            let expr = self.parse_label_expr(false)?;
+            let span = self.span_from(lhs.span.start);
+            return Ok(label_test(lhs, expr, span.end));
+        }
+        Err(self.expected("'NULL', 'NOT NULL', ':: <type>' or a label expression"))
     }
 
     fn parse_index_or_slice(&mut self, lhs: Expr) -> Result<Expr> {
@@ -283,26 +305,6 @@ impl Parser<'_> {
             },
             self.span_from(start),
         ))
-    }
-
-    /// `:A:B` or `:A&B` after an expression (no `|` here: in `[x IN l WHERE x:A | ...]` the
-    /// bar belongs to the comprehension).
-    pub(crate) fn parse_label_conjunction(&mut self) -> Result<Vec<Ident>> {
-        let mut labels = Vec::new();
-        let mut more = self.consume(&TokenKind::Colon);
-        while more {
-            if matches!(
-                self.peek_kind(),
-                TokenKind::Bang | TokenKind::Percent | TokenKind::LParen
-            ) {
-                return Err(
-                    self.unsupported("Label expression :!A, :% or :(...)", self.peek().span)
-                );
-            }
-            labels.push(self.parse_name("a label name")?);
-            more = self.consume(&TokenKind::Colon) || self.consume(&TokenKind::Ampersand);
-        }
-        Ok(labels)
     }
 
     // ----- prefix forms -----
@@ -521,7 +523,20 @@ impl Parser<'_> {
         let name = self.parse_qualified_name("a function name")?;
         self.expect(&TokenKind::LParen)?;
         let distinct = self.parse_keyword("DISTINCT");
-        let args = self.parse_args_until_rparen()?;
+        let mut args = self.parse_args_until_rparen()?;
+        // `normalize(s, NFKC)` names the normal form with a bare word; it is read as the
+        // string `'NFKC'`.
+        if name.namespace.is_empty()
+            && name.name.name.eq_ignore_ascii_case("normalize")
+            && let Some(form) = args.get_mut(1)
+            && let ExprKind::Variable(word) = &form.kind
+            && ["NFC", "NFD", "NFKC", "NFKD"]
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(&word.name))
+        {
+            let text = word.name.to_ascii_uppercase();
+            form.kind = ExprKind::Literal(Literal::String(text));
+        }
         Ok(Expr::new(
             ExprKind::FunctionCall(Box::new(FunctionCall {
                 name,
@@ -534,6 +549,13 @@ impl Parser<'_> {
 
     /// Comma-separated expressions up to and including `)`.
     pub(crate) fn parse_args_until_rparen(&mut self) -> Result<Vec<Expr>> {
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let args = self.parse_args_inner();
+        self.bar_ends_filter = saved;
+        args
+    }
+
+    fn parse_args_inner(&mut self) -> Result<Vec<Expr>> {
         let mut args = Vec::new();
         if !self.consume(&TokenKind::RParen) {
             loop {
@@ -687,7 +709,7 @@ impl Parser<'_> {
         self.expect(&TokenKind::Comma)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
-        let list = self.parse_expr()?;
+        let list = self.parse_expr_before_bar()?;
         self.expect(&TokenKind::Pipe)?;
         let expr = self.parse_expr()?;
         self.expect(&TokenKind::RParen)?;
@@ -703,6 +725,15 @@ impl Parser<'_> {
         ))
     }
 
+    /// An expression a top-level `|` ends: a comprehension's list or filter, `reduce`'s and
+    /// `FOREACH`'s list.
+    pub(crate) fn parse_expr_before_bar(&mut self) -> Result<Expr> {
+        self.bar_ends_filter += 1;
+        let filter = self.parse_expr();
+        self.bar_ends_filter -= 1;
+        filter
+    }
+
     /// `(` starts either a pattern predicate `(a)-->(b)` or a parenthesised expression; the
     /// pattern reading is tried first, as Neo4j does.
     fn parse_paren_or_pattern(&mut self) -> Result<Expr> {
@@ -711,7 +742,10 @@ impl Parser<'_> {
         }
         let start = self.start();
         self.expect(&TokenKind::LParen)?;
-        let mut inner = self.parse_expr()?;
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let inner = self.parse_expr();
+        self.bar_ends_filter = saved;
+        let mut inner = inner?;
         self.expect(&TokenKind::RParen)?;
         inner.span = self.span_from(start);
         Ok(inner)
@@ -762,8 +796,16 @@ impl Parser<'_> {
         }
     }
 
-    /// `[` starts a list literal, a list comprehension or a pattern comprehension.
+    /// `[` starts a list literal, a list comprehension or a pattern comprehension; a `|`
+    /// inside belongs to it, not to a comprehension around it.
     fn parse_bracket(&mut self) -> Result<Expr> {
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let result = self.parse_bracket_inner();
+        self.bar_ends_filter = saved;
+        result
+    }
+
+    fn parse_bracket_inner(&mut self) -> Result<Expr> {
         let start = self.start();
         let variable_next = matches!(self.peek_nth(1).kind, TokenKind::QuotedName(_))
             || (self.peek_nth(1).kind == TokenKind::Word
@@ -812,9 +854,9 @@ impl Parser<'_> {
         self.expect(&TokenKind::LBracket)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
-        let list = self.parse_expr()?;
+        let list = self.parse_expr_before_bar()?;
         let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr()?)
+            Some(self.parse_expr_before_bar()?)
         } else {
             None
         };
@@ -849,7 +891,7 @@ impl Parser<'_> {
             return Err(self.expected("a relationship pattern"));
         }
         let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr()?)
+            Some(self.parse_expr_before_bar()?)
         } else {
             None
         };
@@ -872,6 +914,7 @@ impl Parser<'_> {
         let start = self.start();
         self.advance();
         self.expect(&TokenKind::LBrace)?;
+        let saved = std::mem::take(&mut self.bar_ends_filter);
         let body = self.nested(|p| {
             if p.peek_clause_start() {
                 Ok(SubqueryBody::Query(p.parse_query()?))
@@ -884,7 +927,9 @@ impl Parser<'_> {
                 };
                 Ok(SubqueryBody::Pattern { pattern, filter })
             }
-        })?;
+        });
+        self.bar_ends_filter = saved;
+        let body = body?;
         self.expect(&TokenKind::RBrace)?;
         Ok(Expr::new(
             ExprKind::Subquery(Box::new(SubqueryExpr { kind, body })),
@@ -903,6 +948,23 @@ fn quantifier(word: &str) -> Option<Quantifier> {
     .into_iter()
     .find(|(name, _)| word.eq_ignore_ascii_case(name))
     .map(|(_, q)| q)
+}
+
+/// `lhs:expr`: a [`ExprKind::HasLabels`] for a plain conjunction, else a
+/// [`ExprKind::LabelTest`]; the span runs from `lhs` to `end`.
+fn label_test(lhs: Expr, expr: crate::ast::LabelExpr, end: u32) -> Expr {
+    let span = Span::new(lhs.span.start, end.max(lhs.span.start));
+    let kind = match expr.conjunction() {
+        Some(labels) => ExprKind::HasLabels {
+            base: Box::new(lhs),
+            labels,
+        },
+        None => ExprKind::LabelTest {
+            base: Box::new(lhs),
+            expr,
+        },
+    };
+    Expr::new(kind, span)
 }
 
 fn literal(value: Literal, span: Span) -> Expr {

@@ -10,13 +10,14 @@
 
 mod clause;
 mod expr;
+mod labels;
 mod pattern;
 mod schema;
 
 use std::collections::HashSet;
 
-use crate::ast::{Ident, QueryMode, Statement, StatementKind};
-use crate::error::{Detail, Error};
+use crate::ast::{CypherPrefix, Ident, QueryMode, Statement, StatementKind};
+use crate::error::{Detail, Error, ErrorKind, Status};
 use crate::keywords;
 use crate::lexer;
 use crate::span::Span;
@@ -70,11 +71,48 @@ pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<St
         depth_max: options.parse_depth_max,
         not_a_pattern: HashSet::new(),
         speculating: 0,
+        bar_ends_filter: 0,
     };
     parser.parse_statement()
 }
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
+
+/// The language versions `CYPHER <n>` may name: Neo4j 5's `5`, and `25`, whose additions
+/// Quiver implements the parts of that it parses.
+const CYPHER_VERSIONS: [u64; 2] = [5, 25];
+
+/// The query options Neo4j 5 accepts after `CYPHER`, lower case, with their valid values (an
+/// empty list takes any value). Quiver has one planner and one runtime, so every valid
+/// choice is accepted and ignored.
+const CYPHER_OPTIONS: &[(&str, &[&str])] = &[
+    ("planner", &["default", "cost", "idp", "dp"]),
+    ("runtime", &["default", "slotted", "pipelined", "parallel"]),
+    ("expressionengine", &["default", "interpreted", "compiled"]),
+    ("operatorengine", &["default", "interpreted", "compiled"]),
+    (
+        "interpretedpipesfallback",
+        &["default", "disabled", "whitelisted_plans_only", "all"],
+    ),
+    ("replan", &["default", "force", "skip"]),
+    ("connectcomponentsplanner", &["default", "greedy", "idp"]),
+    ("updatestrategy", &["default", "eager"]),
+    ("eageranalyzer", &["default", "ir", "lp"]),
+    (
+        "inferschemaparts",
+        &["default", "off", "most_selective_label"],
+    ),
+    (
+        "statefulshortestplanningmode",
+        &[
+            "default",
+            "into_only",
+            "all_if_possible",
+            "cardinality_heuristic",
+        ],
+    ),
+    ("debug", &[]),
+];
 
 /// How much of `parse_depth_max` each kind of nesting spends, relative to one expression
 /// level. Measured: in an unoptimised build a nested subquery takes about eight times the
@@ -98,6 +136,9 @@ pub(crate) struct Parser<'a> {
     /// Above zero while a speculative parse runs: its errors are thrown away, so they skip
     /// the position and excerpt work (which scans the query text).
     speculating: usize,
+    /// Above zero while a comprehension's filter is read: a `|` at the top level of a label
+    /// expression or type there ends the filter (see `labels`).
+    bar_ends_filter: usize,
 }
 
 impl Parser<'_> {
@@ -345,13 +386,32 @@ impl Parser<'_> {
 
     fn parse_statement(&mut self) -> Result<Statement> {
         let start = self.start();
-        let mode = if self.parse_keyword("EXPLAIN") {
-            QueryMode::Explain
-        } else if self.parse_keyword("PROFILE") {
-            QueryMode::Profile
-        } else {
-            QueryMode::Normal
-        };
+        let mut prefix = CypherPrefix::default();
+        let mut mode = QueryMode::Normal;
+        // `CYPHER ...` and `EXPLAIN`/`PROFILE` may come in either order, as in Neo4j.
+        loop {
+            if self.peek_keyword("CYPHER") {
+                self.advance();
+                self.parse_cypher_prefix(&mut prefix)?;
+                continue;
+            }
+            let next = if self.peek_keyword("EXPLAIN") {
+                QueryMode::Explain
+            } else if self.peek_keyword("PROFILE") {
+                QueryMode::Profile
+            } else {
+                break;
+            };
+            if mode != QueryMode::Normal {
+                return Err(self.error(
+                    Detail::UnexpectedSyntax,
+                    "Can't mix PROFILE and EXPLAIN, or give either twice",
+                    self.peek().span,
+                ));
+            }
+            self.advance();
+            mode = next;
+        }
         let kind = if self.peek_keyword("CREATE") && self.peek_schema_after_create() {
             StatementKind::Schema(self.parse_create_schema()?)
         } else if self.peek_keyword("DROP") {
@@ -376,7 +436,112 @@ impl Parser<'_> {
             }
             return Err(self.expected("end of input"));
         }
-        Ok(Statement { mode, kind, span })
+        Ok(Statement {
+            prefix,
+            mode,
+            kind,
+            span,
+        })
+    }
+
+    /// After `CYPHER`: an optional version (`5`, `25`) and `option=value` pairs. A version
+    /// other than those fails as a syntax error; an option Neo4j does not know, or a value it
+    /// does not accept for that option, fails as an argument error naming it, as Neo4j's
+    /// pre-parser does. Valid options are kept and change nothing.
+    fn parse_cypher_prefix(&mut self, prefix: &mut CypherPrefix) -> Result<()> {
+        let token = self.peek().clone();
+        match token.kind {
+            TokenKind::Integer(version) => {
+                self.advance();
+                if !CYPHER_VERSIONS.contains(&version) {
+                    return Err(self.error(
+                        Detail::InvalidArgumentValue,
+                        format!(
+                            "Unsupported Cypher version '{version}': Quiver speaks Cypher 5 \
+                             (also accepted as 25)"
+                        ),
+                        token.span,
+                    ));
+                }
+                self.set_version(prefix, version as u32, token.span)?;
+            }
+            TokenKind::Float(_) => {
+                self.advance();
+                return Err(self.error(
+                    Detail::InvalidArgumentValue,
+                    format!(
+                        "Unsupported Cypher version '{}': Quiver speaks Cypher 5 (also accepted \
+                         as 25)",
+                        self.text(token.span)
+                    ),
+                    token.span,
+                ));
+            }
+            _ => {}
+        }
+        while self.peek_is(&TokenKind::Word) && self.peek_nth(1).kind == TokenKind::Eq {
+            let name_span = self.advance();
+            let name = self.text(name_span).to_ascii_lowercase();
+            self.advance();
+            let value_token = self.peek().clone();
+            let value = match value_token.kind {
+                TokenKind::Word => self.text(value_token.span).to_ascii_lowercase(),
+                TokenKind::Integer(v) => v.to_string(),
+                _ => return Err(self.expected("an option value")),
+            };
+            self.advance();
+            let Some((_, valid)) = CYPHER_OPTIONS.iter().find(|(n, _)| *n == name) else {
+                return Err(self.argument_error(
+                    format!("Unsupported options: {}", self.text(name_span)),
+                    name_span,
+                ));
+            };
+            if !valid.is_empty() && !valid.contains(&value.as_str()) {
+                return Err(self.argument_error(
+                    format!(
+                        "{} is not a valid option for {}. Valid options are: {}",
+                        self.text(value_token.span),
+                        self.text(name_span),
+                        valid.join(", ")
+                    ),
+                    value_token.span,
+                ));
+            }
+            if let Some((_, old)) = prefix.options.iter().find(|(n, _)| *n == name) {
+                if *old != value {
+                    return Err(self.argument_error(
+                        format!(
+                            "Can't specify multiple conflicting values for {}",
+                            self.text(name_span)
+                        ),
+                        name_span,
+                    ));
+                }
+                continue;
+            }
+            prefix.options.push((name, value));
+        }
+        Ok(())
+    }
+
+    fn set_version(&self, prefix: &mut CypherPrefix, version: u32, span: Span) -> Result<()> {
+        match prefix.version {
+            Some(old) if old != version => {
+                Err(self.argument_error("Can't specify multiple conflicting Cypher versions", span))
+            }
+            _ => {
+                prefix.version = Some(version);
+                Ok(())
+            }
+        }
+    }
+
+    fn argument_error(&self, message: impl Into<String>, span: Span) -> Error {
+        let kind = ErrorKind {
+            status: Status::ArgumentError,
+            detail: Detail::InvalidArgumentValue,
+        };
+        Error::new(kind, message, span, self.source)
     }
 
     /// Administration statements Quiver does not implement fail here, by name.
@@ -393,7 +558,6 @@ impl Parser<'_> {
             (&["REVOKE"][..], "REVOKE"),
             (&["START", "DATABASE"][..], "START DATABASE"),
             (&["STOP", "DATABASE"][..], "STOP DATABASE"),
-            (&["USE"][..], "USE"),
         ] {
             let matches = keywords
                 .iter()
@@ -423,6 +587,27 @@ mod tests {
     fn explain_and_profile_prefix() {
         assert_eq!(parse("EXPLAIN RETURN 1").unwrap().mode, QueryMode::Explain);
         assert_eq!(parse("profile RETURN 1").unwrap().mode, QueryMode::Profile);
+    }
+
+    #[test]
+    fn cypher_prefix_versions_and_options() {
+        let statement = parse("CYPHER 5 MATCH (n) RETURN n").unwrap();
+        assert_eq!(statement.prefix.version, Some(5));
+        let statement = parse("cypher runtime=slotted planner=cost EXPLAIN RETURN 1").unwrap();
+        assert_eq!(statement.mode, QueryMode::Explain);
+        assert_eq!(statement.prefix.options.len(), 2);
+        assert_eq!(
+            parse("PROFILE CYPHER 25 RETURN 1").unwrap().mode,
+            QueryMode::Profile
+        );
+        let error = parse("CYPHER 4.4 RETURN 1").unwrap_err();
+        assert_eq!(error.kind.status, Status::SyntaxError);
+        let error = parse("CYPHER foo=bar RETURN 1").unwrap_err();
+        assert_eq!(error.kind.status, Status::ArgumentError);
+        assert!(error.message.contains("foo"));
+        let error = parse("CYPHER runtime=quick RETURN 1").unwrap_err();
+        assert_eq!(error.kind.status, Status::ArgumentError);
+        assert!(error.message.contains("quick"));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use super::{Parser, Result};
 use crate::ast::{
-    Direction, Expr, ExprKind, Ident, LengthRange, NodePattern, PathSelector, PatternChain,
-    PatternPart, PatternStep, RelationshipPattern,
+    Direction, Expr, ExprKind, Ident, LabelExpr, LengthRange, NodePattern, PathSelector,
+    PatternChain, PatternPart, PatternStep, RelationshipPattern,
 };
 use crate::token::TokenKind;
 
@@ -62,6 +62,14 @@ impl Parser<'_> {
 
     /// `(a)-[r]->(b)<--(c)...`
     pub(crate) fn parse_pattern_chain(&mut self) -> Result<PatternChain> {
+        // Node and relationship patterns are bracketed: a `|` inside them is theirs.
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let chain = self.parse_pattern_chain_inner();
+        self.bar_ends_filter = saved;
+        chain
+    }
+
+    fn parse_pattern_chain_inner(&mut self) -> Result<PatternChain> {
         self.nested_cost(super::cost::PATTERN, |p| {
             let start = p.start();
             let first = p.parse_node_pattern()?;
@@ -95,7 +103,7 @@ impl Parser<'_> {
         } else {
             None
         };
-        let labels = self.parse_node_labels()?;
+        let (labels, label_expr) = self.parse_node_labels()?;
         let properties = self.parse_pattern_properties()?;
         let predicate = if self.parse_keyword("WHERE") {
             Some(self.parse_expr()?)
@@ -106,37 +114,28 @@ impl Parser<'_> {
         Ok(NodePattern {
             variable,
             labels,
+            label_expr,
             properties,
             predicate,
             span: self.span_from(start),
         })
     }
 
-    /// `:A:B` or `:A&B` (both mean all of them).
-    fn parse_node_labels(&mut self) -> Result<Vec<Ident>> {
-        let mut labels = Vec::new();
-        if !self.consume(&TokenKind::Colon) {
-            if self.peek_keyword("IS") && !self.peek_nth_keyword(1, "NULL") {
-                return Err(self.unsupported("Label expressions with IS", self.peek().span));
-            }
-            return Ok(labels);
+    /// `:A:B` or `:A&B` (both mean all of them) as plain labels; any other label expression
+    /// (`:A|B`, `:!A`, `:%`, also after `IS`) as the second element.
+    fn parse_node_labels(&mut self) -> Result<(Vec<Ident>, Option<LabelExpr>)> {
+        let is_form = self.peek_keyword("IS") && !self.peek_nth_keyword(1, "NULL");
+        if !is_form && !self.consume(&TokenKind::Colon) {
+            return Ok((Vec::new(), None));
         }
-        loop {
-            if matches!(self.peek_kind(), TokenKind::Bang | TokenKind::Percent) {
-                return Err(self.unsupported("Label expressions", self.peek().span));
-            }
-            labels.push(self.parse_name("a label name")?);
-            if self.consume(&TokenKind::Colon) || self.consume(&TokenKind::Ampersand) {
-                continue;
-            }
-            if self.peek_is(&TokenKind::Pipe) {
-                return Err(self.unsupported(
-                    "Label disjunction (:A|B) in node patterns",
-                    self.peek().span,
-                ));
-            }
-            return Ok(labels);
+        if is_form {
+            self.advance();
         }
+        let expr = self.parse_label_expr(false)?;
+        Ok(match expr.conjunction() {
+            Some(labels) => (labels, None),
+            None => (Vec::new(), Some(expr)),
+        })
     }
 
     /// `{map}` or `$param` after a node or relationship's labels.
@@ -174,6 +173,7 @@ impl Parser<'_> {
             variable: None,
             direction: Direction::Both,
             types: Vec::new(),
+            type_expr: None,
             length: None,
             properties: None,
             predicate: None,
@@ -183,21 +183,15 @@ impl Parser<'_> {
             if self.peek_variable() {
                 relationship.variable = Some(self.parse_variable()?);
             }
-            if self.consume(&TokenKind::Colon) {
-                loop {
-                    relationship
-                        .types
-                        .push(self.parse_name("a relationship type name")?);
-                    if !self.consume(&TokenKind::Pipe) {
-                        break;
-                    }
-                    self.consume(&TokenKind::Colon);
+            let is_form = self.peek_keyword("IS");
+            if is_form || self.consume(&TokenKind::Colon) {
+                if is_form {
+                    self.advance();
                 }
-                if matches!(self.peek_kind(), TokenKind::Ampersand | TokenKind::Bang) {
-                    return Err(self.unsupported(
-                        "Relationship type expressions other than '|'",
-                        self.peek().span,
-                    ));
+                let expr = self.parse_label_expr(true)?;
+                match expr.disjunction() {
+                    Some(types) => relationship.types = types,
+                    None => relationship.type_expr = Some(expr),
                 }
             }
             if self.consume(&TokenKind::Star) {

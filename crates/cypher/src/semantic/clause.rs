@@ -100,7 +100,7 @@ impl Analyzer<'_> {
             ClauseKind::CallProcedure(call) => {
                 return self.call_procedure(clause.span, call, scope, standalone);
             }
-            ClauseKind::Finish => {}
+            ClauseKind::Finish | ClauseKind::Use(_) => {}
         }
         Ok(None)
     }
@@ -419,6 +419,17 @@ impl Analyzer<'_> {
                     Detail::NoExpressionAlias,
                     "Expression in WITH must be aliased (use AS)",
                     item.expr.span,
+                ));
+            }
+            // `WITH *, e AS x` (also GQL's `LET x = e`) may not rebind a variable `*`
+            // carries; `WITH *, x` only names it again.
+            let same_variable =
+                matches!(&item.expr.kind, ExprKind::Variable(v) if v.name == item.name());
+            if projection.star && !same_variable && incoming.contains(item.name()) {
+                return Err(self.syntax_error(
+                    Detail::VariableAlreadyBound,
+                    format!("Variable `{}` already declared", item.name()),
+                    item.span,
                 ));
             }
             if !names.insert(item.name().to_string()) {

@@ -115,14 +115,14 @@ impl Analyzer<'_> {
                     Type::Any
                 })
             }
-            ExprKind::HasLabels { base, .. } => {
+            ExprKind::HasLabels { base, .. } | ExprKind::LabelTest { base, .. } => {
                 self.expr(base, env, ctx.operand())?;
                 Ok(Type::Boolean)
             }
             ExprKind::Unary { op, operand } => self.unary(*op, operand, env, ctx),
             ExprKind::Binary { op, left, right } => self.binary(*op, left, right, env, ctx),
             ExprKind::Chain { first, rest } => self.chain(first, rest, env, ctx),
-            ExprKind::IsNull { operand, .. } => {
+            ExprKind::IsNull { operand, .. } | ExprKind::TypeTest { operand, .. } => {
                 self.expr(operand, env, ctx.operand())?;
                 Ok(Type::Boolean)
             }

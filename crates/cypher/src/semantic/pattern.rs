@@ -348,6 +348,14 @@ impl Analyzer<'_> {
 
     /// A node in `CREATE`/`MERGE`: new, or a bound node used only as a relationship's end.
     fn create_node(&self, node: &NodePattern, lone: bool, scope: &mut Scope) -> Result<()> {
+        if node.label_expr.is_some() {
+            // Only `&` (or `:`) names labels a write can set; `|`, `!` and `%` do not.
+            return Err(self.syntax_error(
+                Detail::UnexpectedSyntax,
+                "Label expressions in CREATE and MERGE may only use ':' and '&'",
+                node.span,
+            ));
+        }
         let Some(variable) = &node.variable else {
             return Ok(());
         };
@@ -378,7 +386,7 @@ impl Analyzer<'_> {
         if let Some(variable) = &rel.variable {
             self.bind_new(variable, Type::Relationship, scope)?;
         }
-        if rel.types.len() != 1 {
+        if rel.types.len() != 1 || rel.type_expr.is_some() {
             return Err(self.syntax_error(
                 Detail::NoSingleRelationshipType,
                 format!(

@@ -118,6 +118,13 @@ impl Analyzer<'_> {
                     clause.span,
                 ));
             }
+            if i > 0 && matches!(clause.kind, ClauseKind::Use(_)) {
+                return Err(self.syntax_error(
+                    Detail::InvalidClauseComposition,
+                    "USE clause must be the first clause in a (sub-)query",
+                    clause.span,
+                ));
+            }
             if kind.read_only() && clause.kind.is_update() {
                 return Err(self.syntax_error(
                     Detail::InvalidClauseComposition,

@@ -40,9 +40,9 @@ pub(crate) fn walk<'a, E>(
         | ExprKind::PatternComprehension(_)
         | ExprKind::Subquery(_) => Ok(()),
         ExprKind::Variable(variable) => variable_reference(variable, locals, visit),
-        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
-            walk(base, locals, visit)
-        }
+        ExprKind::Property { base, .. }
+        | ExprKind::HasLabels { base, .. }
+        | ExprKind::LabelTest { base, .. } => walk(base, locals, visit),
         ExprKind::Index { base, index } => {
             walk(base, locals, visit)?;
             walk(index, locals, visit)
@@ -54,9 +54,9 @@ pub(crate) fn walk<'a, E>(
             }
             Ok(())
         }
-        ExprKind::Unary { operand, .. } | ExprKind::IsNull { operand, .. } => {
-            walk(operand, locals, visit)
-        }
+        ExprKind::Unary { operand, .. }
+        | ExprKind::IsNull { operand, .. }
+        | ExprKind::TypeTest { operand, .. } => walk(operand, locals, visit),
         ExprKind::Binary { left, right, .. } => {
             walk(left, locals, visit)?;
             walk(right, locals, visit)

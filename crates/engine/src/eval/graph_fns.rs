@@ -9,7 +9,7 @@ use quiver_value::{Map, Node, Relationship, Value};
 
 use super::Cx;
 use crate::error::{Error, Result};
-use crate::ir::{Expr, GraphFn, MapProjItem, Row};
+use crate::ir::{Expr, GraphFn, LabelPred, MapProjItem, Row};
 use crate::tokens::Token;
 
 fn bad_arg(f: GraphFn, expected: &str, got: &Value) -> Error {
@@ -62,6 +62,42 @@ pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Re
             "Label expressions apply to nodes and relationships, got {}",
             other.value_type()
         ))),
+    }
+}
+
+/// A label expression on a node (its labels) or a relationship (its one type); `null` on
+/// `null`, as `n:A` is.
+pub(crate) fn label_test(base: &Value, pred: &LabelPred, cx: &mut Cx) -> Result<Value> {
+    match base {
+        Value::Null => Ok(Value::Null),
+        Value::Node(n) => {
+            let labels = cx.tx.node_labels(NodeId(n.id))?;
+            let has = |t: &Arc<Token>| t.label(&cx.storage).is_some_and(|id| labels.contains(&id));
+            Ok(Value::Bool(eval_label_pred(pred, !labels.is_empty(), &has)))
+        }
+        Value::Relationship(r) => {
+            // By name: whether the expression was compiled for a node or a relationship was
+            // not known, so its tokens are labels.
+            let ty = cx.tx.rel_type(RelId(r.id))?;
+            let name = cx.storage.rel_type_name(ty);
+            let has = |t: &Arc<Token>| name.as_deref() == Some(&*t.name);
+            Ok(Value::Bool(eval_label_pred(pred, true, &has)))
+        }
+        other => Err(Error::type_error(format!(
+            "Label expressions apply to nodes and relationships, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// Evaluates a label expression given whether the entity has any label and which names it has.
+fn eval_label_pred(pred: &LabelPred, any: bool, has: &dyn Fn(&Arc<Token>) -> bool) -> bool {
+    match pred {
+        LabelPred::Name(t) => has(t),
+        LabelPred::Any => any,
+        LabelPred::Not(inner) => !eval_label_pred(inner, any, has),
+        LabelPred::And(items) => items.iter().all(|i| eval_label_pred(i, any, has)),
+        LabelPred::Or(items) => items.iter().any(|i| eval_label_pred(i, any, has)),
     }
 }
 

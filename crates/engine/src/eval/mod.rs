@@ -9,6 +9,8 @@ pub(crate) mod aggregate;
 mod cx;
 pub(crate) mod graph_fns;
 mod path;
+mod scalar;
+pub(crate) mod types;
 
 use std::sync::Arc;
 
@@ -312,8 +314,11 @@ impl Expr {
                 eval_slice(base, from.as_deref(), to.as_deref(), row, cx)
             }
             Expr::HasLabels(base, labels) => {
-                let b = base.eval(row, cx)?;
-                graph_fns::has_labels(&b, labels, cx)
+                graph_fns::has_labels(&base.eval(row, cx)?, labels, cx)
+            }
+            Expr::LabelTest(base, pred) => graph_fns::label_test(&base.eval(row, cx)?, pred, cx),
+            Expr::TypeTest(x, ty, not) => {
+                Ok(Value::Bool(types::is_type(&x.eval(row, cx)?, ty) != *not))
             }
             Expr::Not(e) => Ok(ops::not(&e.eval(row, cx)?)?),
             Expr::Neg(e) => Ok(ops::negate(&e.eval(row, cx)?)?),
@@ -355,6 +360,7 @@ impl Expr {
             Expr::Map(entries) => eval_map(entries, row, cx),
             Expr::Call(f, args) => eval_call(f, args, row, cx),
             Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
+            Expr::Scalar(f, args) => scalar::eval(*f, args, row, cx),
             Expr::Case {
                 operand,
                 branches,
@@ -407,7 +413,10 @@ impl Expr {
         f(self);
         match self {
             Expr::Const(_) | Expr::Param(_) | Expr::Slot(_) | Expr::Path(_) => {}
-            Expr::Property(b, _) | Expr::HasLabels(b, _) => b.walk(f),
+            Expr::Property(b, _)
+            | Expr::HasLabels(b, _)
+            | Expr::LabelTest(b, _)
+            | Expr::TypeTest(b, _, _) => b.walk(f),
             Expr::Not(e)
             | Expr::Neg(e)
             | Expr::Plus(e)
@@ -429,14 +438,14 @@ impl Expr {
             }
             Expr::Slice(a, b, c) => {
                 a.walk(f);
-                if let Some(b) = b {
-                    b.walk(f);
-                }
-                if let Some(c) = c {
-                    c.walk(f);
+                for x in [b, c].into_iter().flatten() {
+                    x.walk(f);
                 }
             }
-            Expr::List(items) | Expr::Call(_, items) | Expr::Graph(_, items) => {
+            Expr::List(items)
+            | Expr::Call(_, items)
+            | Expr::Graph(_, items)
+            | Expr::Scalar(_, items) => {
                 for i in items {
                     i.walk(f);
                 }
@@ -466,10 +475,7 @@ impl Expr {
                 list, filter, map, ..
             } => {
                 list.walk(f);
-                if let Some(x) = filter {
-                    x.walk(f);
-                }
-                if let Some(x) = map {
+                for x in [filter, map].into_iter().flatten() {
                     x.walk(f);
                 }
             }

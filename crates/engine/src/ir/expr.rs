@@ -84,6 +84,10 @@ pub(crate) enum Expr {
     Slice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
     /// `n:A:B` on nodes, `r:T` on relationships.
     HasLabels(Box<Expr>, Vec<Arc<Token>>),
+    /// `n:A|!B`, `r:%`: a label expression other than a plain conjunction.
+    LabelTest(Box<Expr>, Arc<LabelPred>),
+    /// `x IS [NOT] :: TYPE` (`true` when negated).
+    TypeTest(Box<Expr>, Arc<quiver_cypher::ast::CypherType>, bool),
     Not(Box<Expr>),
     Neg(Box<Expr>),
     Plus(Box<Expr>),
@@ -100,6 +104,7 @@ pub(crate) enum Expr {
     Map(Vec<(Arc<str>, Expr)>),
     Call(Function, Vec<Expr>),
     Graph(GraphFn, Vec<Expr>),
+    Scalar(ScalarFn, Vec<Expr>),
     Case {
         operand: Option<Box<Expr>>,
         branches: Vec<(Expr, Expr)>,
@@ -130,6 +135,17 @@ pub(crate) enum Expr {
     /// Every entry of a map (a pattern's `$props` or `{..}`) equals the entity's property.
     PropsMatch(Box<Expr>, Box<Expr>),
     Subquery(Arc<PlanNode>, Box<SubKind>),
+}
+
+/// A label expression with its names resolved to tokens.
+#[derive(Clone, Debug)]
+pub(crate) enum LabelPred {
+    Name(Arc<Token>),
+    /// `%`
+    Any,
+    Not(Box<LabelPred>),
+    And(Vec<LabelPred>),
+    Or(Vec<LabelPred>),
 }
 
 impl Expr {
@@ -203,6 +219,50 @@ impl GraphFn {
             GraphFn::Relationships => "relationships",
             GraphFn::Length => "length",
             GraphFn::Exists => "exists",
+        }
+    }
+}
+
+/// A pure function the engine implements itself (the value crate's library has the rest):
+/// those whose names or semantics belong to the engine's type model (`valueType`) or need a
+/// dependency the value crate does not carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScalarFn {
+    ValueType,
+    Normalize,
+    VectorCosine,
+    VectorEuclidean,
+}
+
+impl ScalarFn {
+    /// Resolves a (case-insensitive, dotted) name.
+    pub fn lookup(qualified: &str) -> Option<ScalarFn> {
+        const ALL: [(&str, ScalarFn); 4] = [
+            ("valuetype", ScalarFn::ValueType),
+            ("normalize", ScalarFn::Normalize),
+            ("vector.similarity.cosine", ScalarFn::VectorCosine),
+            ("vector.similarity.euclidean", ScalarFn::VectorEuclidean),
+        ];
+        ALL.iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(qualified))
+            .map(|(_, f)| *f)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarFn::ValueType => "valueType",
+            ScalarFn::Normalize => "normalize",
+            ScalarFn::VectorCosine => "vector.similarity.cosine",
+            ScalarFn::VectorEuclidean => "vector.similarity.euclidean",
+        }
+    }
+
+    /// Fewest and most arguments.
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            ScalarFn::ValueType => (1, 1),
+            ScalarFn::Normalize => (1, 2),
+            ScalarFn::VectorCosine | ScalarFn::VectorEuclidean => (2, 2),
         }
     }
 }

@@ -11,7 +11,8 @@ mod plan;
 use quiver_value::Value;
 
 pub(crate) use expr::{
-    AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, MapProjItem, PathPart, Quantifier, SubKind,
+    AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, LabelPred, MapProjItem, PathPart, Quantifier,
+    ScalarFn, SubKind,
 };
 pub(crate) use plan::{
     Command, Compiled, CreateStep, ExpandSpec, MergeSpec, Op, PlanNode, Props, Seek, SetOp,

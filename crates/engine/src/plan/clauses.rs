@@ -20,6 +20,9 @@ use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
 
+/// The one database's name, which `USE` may name.
+const DEFAULT_DATABASE: &str = "neo4j";
+
 pub(crate) type Result<T, E = quiver_cypher::Error> = std::result::Result<T, E>;
 
 /// State of one compilation.
@@ -433,7 +436,27 @@ impl Planner<'_> {
                 p
             }
             ClauseKind::Finish => plan,
+            ClauseKind::Use(u) => {
+                self.check_use(u, clause.span)?;
+                plan
+            }
         })
+    }
+
+    /// `USE`: Quiver serves one database, `neo4j` (names compare case-insensitively, as
+    /// Neo4j's do). Any other name, `system` included (Quiver has no administration
+    /// database to switch to), fails as Neo4j fails for a database it does not have.
+    fn check_use(&self, u: &ast::UseGraph, span: Span) -> Result<()> {
+        let name = u.qualified();
+        if name.eq_ignore_ascii_case(DEFAULT_DATABASE) {
+            return Ok(());
+        }
+        Err(self.err(
+            Status::DatabaseNotFound,
+            Detail::GraphNotFound,
+            format!("Database {name} not found: this server has one database, {DEFAULT_DATABASE}"),
+            span,
+        ))
     }
 
     /// `CALL { ... }`: runs the inner query per row; its RETURN columns join the row.

@@ -10,7 +10,8 @@ use quiver_value::Value;
 use super::clauses::Planner;
 use super::scope::Scope;
 use crate::ir::{
-    AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, MapProjItem, Quantifier, SubKind,
+    AggKind, AggSpec, BinOp, ChainOp, Expr, GraphFn, LabelPred, MapProjItem, Quantifier, ScalarFn,
+    SubKind,
 };
 
 /// Where aggregates may appear while compiling an expression.
@@ -67,7 +68,10 @@ pub(super) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
         | ExprKind::Pattern(_)
         | ExprKind::Subquery(_)
         | ExprKind::PatternComprehension(_) => {}
-        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => visit(base, f),
+        ExprKind::Property { base, .. }
+        | ExprKind::HasLabels { base, .. }
+        | ExprKind::LabelTest { base, .. } => visit(base, f),
+        ExprKind::TypeTest { operand, .. } => visit(operand, f),
         ExprKind::Index { base, index } => {
             visit(base, f);
             visit(index, f);
@@ -274,6 +278,20 @@ impl Planner<'_> {
                 let b = self.expr_with(base, scope, agg)?;
                 let tokens = labels.iter().map(|l| self.tokens.label(&l.name)).collect();
                 Expr::HasLabels(Box::new(b), tokens)
+            }
+            ExprKind::LabelTest { base, expr } => {
+                let b = self.expr_with(base, scope, agg)?;
+                // Whether the base is a node or a relationship is known only from the value;
+                // the evaluator compares a relationship's type with these names by name.
+                Expr::LabelTest(Box::new(b), Arc::new(self.label_pred(expr, false)))
+            }
+            ExprKind::TypeTest {
+                operand,
+                ty,
+                negated,
+            } => {
+                let x = self.expr_with(operand, scope, agg)?;
+                Expr::TypeTest(Box::new(x), Arc::new(ty.clone()), *negated)
             }
             ExprKind::Unary { op, operand } => {
                 let x = Box::new(self.expr_with(operand, scope, agg)?);
@@ -591,6 +609,25 @@ impl Planner<'_> {
         }
     }
 
+    /// A label expression with its names interned, as relationship types when `types`.
+    pub(super) fn label_pred(&mut self, expr: &ast::LabelExpr, types: bool) -> LabelPred {
+        match expr {
+            ast::LabelExpr::Name(name) => LabelPred::Name(if types {
+                self.tokens.rel_type(&name.name)
+            } else {
+                self.tokens.label(&name.name)
+            }),
+            ast::LabelExpr::Any => LabelPred::Any,
+            ast::LabelExpr::Not(inner) => LabelPred::Not(Box::new(self.label_pred(inner, types))),
+            ast::LabelExpr::And(items) => {
+                LabelPred::And(items.iter().map(|i| self.label_pred(i, types)).collect())
+            }
+            ast::LabelExpr::Or(items) => {
+                LabelPred::Or(items.iter().map(|i| self.label_pred(i, types)).collect())
+            }
+        }
+    }
+
     fn function(
         &mut self,
         call: &ast::FunctionCall,
@@ -644,6 +681,26 @@ impl Planner<'_> {
             }
             let x = self.expr_with(&call.args[0], scope, agg)?;
             return Ok(Expr::Graph(g, vec![x]));
+        }
+        if let Some(f) = ScalarFn::lookup(&qualified) {
+            let (min, max) = f.arity();
+            if !(min..=max).contains(&call.args.len()) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidNumberOfArguments,
+                    format!(
+                        "Function '{}' called with the wrong number of arguments ({})",
+                        f.name(),
+                        call.args.len()
+                    ),
+                    e.span,
+                ));
+            }
+            let mut args = Vec::with_capacity(call.args.len());
+            for a in &call.args {
+                args.push(self.expr_with(a, scope, agg)?);
+            }
+            return Ok(Expr::Scalar(f, args));
         }
         let Some(f) = quiver_value::lookup(&qualified) else {
             return Err(self.err(

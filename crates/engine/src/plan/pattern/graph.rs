@@ -142,6 +142,14 @@ impl Planner<'_> {
             if let Some(props) = &np.properties {
                 g.prop_maps.push((g.nodes[idx].slot, props, false));
             }
+            if let Some(expr) = &np.label_expr {
+                let slot = g.nodes[idx].slot;
+                let test = Expr::LabelTest(
+                    Box::new(Expr::Slot(slot)),
+                    self.label_pred(expr, false).into(),
+                );
+                g.preds.push(Pred::with_deps(test, vec![slot]));
+            }
             if let Some(pred) = &np.predicate {
                 let compiled = self.expr(pred, b.scope)?;
                 g.preds.push(Pred::new(compiled));
@@ -204,6 +212,26 @@ impl Planner<'_> {
                 ));
             } else {
                 g.prop_maps.push((slot, props, true));
+            }
+        }
+        if let Some(expr) = &rp.type_expr {
+            // `[:!A]`, `[:%]`, `[:A&B]`: every type is expanded and this filters them; on a
+            // variable-length step it joins the filter each relationship must pass.
+            let pred = Arc::new(self.label_pred(expr, true));
+            if length.is_some() {
+                let (scratch, previous) = match rel_filter.take() {
+                    Some((scratch, previous)) => (scratch, Some(previous)),
+                    None => (self.slot(), None),
+                };
+                let test = Expr::LabelTest(Box::new(Expr::Slot(scratch)), pred);
+                let filter = match previous {
+                    Some(previous) => Expr::And(Box::new(previous), Box::new(test)),
+                    None => test,
+                };
+                rel_filter = Some((scratch, filter));
+            } else {
+                let test = Expr::LabelTest(Box::new(Expr::Slot(slot)), pred);
+                g.preds.push(Pred::with_deps(test, vec![slot]));
             }
         }
         if let Some(pred) = &rp.predicate {

@@ -1,0 +1,277 @@
+//! Label expressions (`A|B`, `A&!B`, `%`, `(...)`) and the types of type predicates
+//! (`INTEGER NOT NULL`, `LIST<STRING>`, `INTEGER | FLOAT`).
+//!
+//! Both use `|`, which also ends the filter of a list or pattern comprehension
+//! (`[x IN l WHERE x:A | x.name]`). While such a filter is read (`Parser::bar_ends_filter`), a
+//! `|` at the top level of a label expression or type is left for the comprehension, as in
+//! Neo4j; inside parentheses (`x:(A|B)`) or angle brackets (`ANY<INTEGER | FLOAT>`) it is
+//! always the operator.
+
+use super::{Parser, Result};
+use crate::ast::{CypherType, LabelExpr, TypeKind};
+use crate::token::TokenKind;
+
+impl Parser<'_> {
+    /// After `:` or `IS`: a label expression. `legacy_bar_colon` accepts relationship types'
+    /// old `[:A|:B]` spelling.
+    pub(crate) fn parse_label_expr(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
+        self.nested(|p| p.parse_label_or(legacy_bar_colon))
+    }
+
+    fn parse_label_or(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
+        let first = self.parse_label_and(legacy_bar_colon)?;
+        let mut items = vec![first];
+        while self.peek_is(&TokenKind::Pipe) && self.bar_ends_filter == 0 {
+            self.advance();
+            if legacy_bar_colon {
+                self.consume(&TokenKind::Colon);
+            }
+            items.push(self.parse_label_and(legacy_bar_colon)?);
+        }
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            LabelExpr::Or(items)
+        })
+    }
+
+    fn parse_label_and(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
+        let mut items = vec![self.parse_label_not(legacy_bar_colon)?];
+        // `:A:B` is the conjunction's older spelling.
+        while self.consume(&TokenKind::Ampersand) || self.consume(&TokenKind::Colon) {
+            items.push(self.parse_label_not(legacy_bar_colon)?);
+        }
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            LabelExpr::And(items)
+        })
+    }
+
+    fn parse_label_not(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
+        match self.peek_kind() {
+            TokenKind::Bang => {
+                self.advance();
+                let inner = self.nested(|p| p.parse_label_not(legacy_bar_colon))?;
+                Ok(LabelExpr::Not(Box::new(inner)))
+            }
+            TokenKind::Percent => {
+                self.advance();
+                Ok(LabelExpr::Any)
+            }
+            TokenKind::LParen => {
+                self.advance();
+                let saved = std::mem::take(&mut self.bar_ends_filter);
+                let inner = self.nested(|p| p.parse_label_or(legacy_bar_colon));
+                self.bar_ends_filter = saved;
+                let inner = inner?;
+                self.expect(&TokenKind::RParen)?;
+                Ok(inner)
+            }
+            _ => Ok(LabelExpr::Name(self.parse_name("a label name")?)),
+        }
+    }
+
+    /// Whether what follows `IS` reads as a label expression (`n IS Person`), not as
+    /// `IS [NOT] NULL`, a type predicate or `IS NORMALIZED`.
+    pub(crate) fn peek_is_label_expr(&self) -> bool {
+        match self.peek_kind() {
+            TokenKind::Bang | TokenKind::Percent | TokenKind::LParen => true,
+            TokenKind::QuotedName(_) => true,
+            TokenKind::Word => ![
+                "NULL",
+                "NOT",
+                "TYPED",
+                "NORMALIZED",
+                "NFC",
+                "NFD",
+                "NFKC",
+                "NFKD",
+            ]
+            .iter()
+            .any(|k| self.peek_keyword(k)),
+            _ => false,
+        }
+    }
+
+    /// A type: members of a closed dynamic union separated by `|`.
+    pub(crate) fn parse_cypher_type(&mut self) -> Result<CypherType> {
+        self.nested(|p| {
+            let first = p.parse_cypher_type_member()?;
+            let mut members = vec![first];
+            while p.peek_is(&TokenKind::Pipe) && p.bar_ends_filter == 0 {
+                p.advance();
+                members.push(p.parse_cypher_type_member()?);
+            }
+            Ok(CypherType::union(members))
+        })
+    }
+
+    /// One type with its `NOT NULL` and any postfix `LIST`/`ARRAY`.
+    fn parse_cypher_type_member(&mut self) -> Result<CypherType> {
+        let mut ty = self.parse_cypher_type_base()?;
+        loop {
+            if self.parse_keywords(&["NOT", "NULL"]) {
+                ty = ty.not_null(true);
+            } else if self.parse_keyword("LIST") || self.parse_keyword("ARRAY") {
+                ty = CypherType::nullable(TypeKind::List(Box::new(ty)));
+            } else {
+                return Ok(ty);
+            }
+        }
+    }
+
+    fn parse_cypher_type_base(&mut self) -> Result<CypherType> {
+        let kind = if self.parse_keyword("ANY") {
+            if self.consume(&TokenKind::Lt) {
+                return self.parse_type_in_brackets();
+            }
+            if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
+                TypeKind::Node
+            } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
+                TypeKind::Relationship
+            } else if self.parse_keyword("MAP") {
+                TypeKind::Map
+            } else if self.parse_keyword("PATH") {
+                TypeKind::Path
+            } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
+                TypeKind::PropertyValue
+            } else {
+                self.parse_keyword("VALUE");
+                TypeKind::Any
+            }
+        } else if self.parse_keyword("NOTHING") {
+            TypeKind::Nothing
+        } else if self.parse_keyword("NULL") {
+            TypeKind::Null
+        } else if self.parse_keyword("BOOLEAN") || self.parse_keyword("BOOL") {
+            TypeKind::Boolean
+        } else if self.parse_keyword("STRING") || self.parse_keyword("VARCHAR") {
+            TypeKind::String
+        } else if self.parse_keyword("INTEGER")
+            || self.parse_keyword("INT")
+            || self.parse_keyword("INTEGER64")
+            || self.parse_keyword("INT64")
+            || self.parse_keywords(&["SIGNED", "INTEGER"])
+        {
+            TypeKind::Integer
+        } else if self.parse_keyword("FLOAT") || self.parse_keyword("FLOAT64") {
+            TypeKind::Float
+        } else if self.parse_keyword("DATE") {
+            TypeKind::Date
+        } else if self.parse_keywords(&["LOCAL", "TIME"]) {
+            TypeKind::LocalTime
+        } else if self.parse_keywords(&["ZONED", "TIME"]) {
+            TypeKind::ZonedTime
+        } else if self.parse_keywords(&["LOCAL", "DATETIME"]) {
+            TypeKind::LocalDateTime
+        } else if self.parse_keywords(&["ZONED", "DATETIME"]) {
+            TypeKind::ZonedDateTime
+        } else if self.peek_keyword("TIME") || self.peek_keyword("TIMESTAMP") {
+            let time = self.peek_keyword("TIME");
+            self.advance();
+            let zoned = if self.parse_keywords(&["WITH", "TIME", "ZONE"]) {
+                true
+            } else if self.parse_keywords(&["WITHOUT", "TIME", "ZONE"]) {
+                false
+            } else {
+                return Err(self.expected("'WITH TIME ZONE' or 'WITHOUT TIME ZONE'"));
+            };
+            match (time, zoned) {
+                (true, true) => TypeKind::ZonedTime,
+                (true, false) => TypeKind::LocalTime,
+                (false, true) => TypeKind::ZonedDateTime,
+                (false, false) => TypeKind::LocalDateTime,
+            }
+        } else if self.parse_keyword("DURATION") {
+            TypeKind::Duration
+        } else if self.parse_keyword("POINT") {
+            TypeKind::Point
+        } else if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
+            TypeKind::Node
+        } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
+            TypeKind::Relationship
+        } else if self.parse_keyword("MAP") {
+            TypeKind::Map
+        } else if self.parse_keyword("PATH") {
+            TypeKind::Path
+        } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
+            TypeKind::PropertyValue
+        } else if self.parse_keyword("LIST") || self.parse_keyword("ARRAY") {
+            self.expect(&TokenKind::Lt)?;
+            let inner = self.parse_type_in_brackets()?;
+            TypeKind::List(Box::new(inner))
+        } else {
+            return Err(self.expected("a type (INTEGER, STRING, LIST<...>, ...)"));
+        };
+        Ok(CypherType::nullable(kind))
+    }
+
+    /// After `<`: a type, then `>`; `|` is the union operator here whatever surrounds it.
+    fn parse_type_in_brackets(&mut self) -> Result<CypherType> {
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let inner = self.parse_cypher_type();
+        self.bar_ends_filter = saved;
+        let inner = inner?;
+        self.expect(&TokenKind::Gt)?;
+        Ok(inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{ExprKind, Ident, StatementKind};
+
+    fn name(s: &str) -> LabelExpr {
+        LabelExpr::Name(Ident::new(s))
+    }
+
+    fn where_expr(query: &str) -> crate::ast::Expr {
+        let statement = crate::parse(query).unwrap();
+        let StatementKind::Query(q) = statement.kind else {
+            panic!()
+        };
+        let crate::ast::ClauseKind::Return(r) = &q.first.clauses[0].kind else {
+            panic!()
+        };
+        r.projection.items[0].expr.clone()
+    }
+
+    #[test]
+    fn label_expressions_bind_not_and_or() {
+        let e = where_expr("RETURN n:A|B&!C AS x");
+        let ExprKind::LabelTest { expr, .. } = e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            expr,
+            LabelExpr::Or(vec![
+                name("A"),
+                LabelExpr::And(vec![name("B"), LabelExpr::Not(Box::new(name("C")))])
+            ])
+        );
+    }
+
+    #[test]
+    fn bar_ends_a_comprehension_filter() {
+        let e = where_expr("RETURN [x IN l WHERE x:A | x] AS x");
+        assert!(matches!(e.kind, ExprKind::ListComprehension(_)));
+        let e = where_expr("RETURN [x IN l WHERE x:(A|B) | x] AS x");
+        assert!(matches!(e.kind, ExprKind::ListComprehension(_)));
+    }
+
+    #[test]
+    fn types_parse_with_synonyms() {
+        let e = where_expr("RETURN x IS :: INT NOT NULL AS x");
+        let ExprKind::TypeTest { ty, .. } = e.kind else {
+            panic!()
+        };
+        assert_eq!(ty.to_string(), "INTEGER NOT NULL");
+        let e = where_expr("RETURN x :: LIST<INTEGER | FLOAT> AS x");
+        let ExprKind::TypeTest { ty, .. } = e.kind else {
+            panic!()
+        };
+        assert_eq!(ty.to_string(), "LIST<ANY<INTEGER | FLOAT>>");
+    }
+}
