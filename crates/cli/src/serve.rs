@@ -226,7 +226,7 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
     let db = opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
     if let Some(durability) = db.durability() {
         let report = durability.recovery();
-        tracing::info!(dir = %dir.display(), durability = %mode, recovery = ?report, "storage recovered");
+        tracing::info!("storage recovered ({mode} durability): {report}");
     }
     Ok(Arc::new(Graph::new(db)))
 }

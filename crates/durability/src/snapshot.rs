@@ -30,9 +30,13 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use quiver_storage::{RECORD_BYTES_MAX, RedoOp, RedoRecord, Storage};
+use quiver_storage::{
+    BulkLoad, LabelId, NodeId, PropKeyId, RECORD_BYTES_MAX, RedoOp, RedoRecord, RelId, Storage,
+};
+use quiver_value::Value;
 
 use crate::disk::{Disk, DiskFile};
 use crate::error::{Error, Result};
@@ -238,80 +242,82 @@ pub struct Loaded {
     pub commit: u64,
     pub ops: u64,
     pub schema_bound: u64,
+    /// The file's size.
+    pub bytes: u64,
+    pub nodes: u64,
+    pub relationships: u64,
 }
 
-/// Applies ops in chunks with rising commit numbers that end exactly at the snapshot's
-/// commit: each chunk is one replay transaction, so recovery never builds one transaction
-/// as large as the graph. A chunk is held back until the next one shows up, so the last one
-/// can take the snapshot's number. Schema ops travel in chunks of their own, since a
-/// transaction may not mix schema and data changes.
-struct Applier<'a> {
-    storage: &'a Arc<Storage>,
-    target: u64,
-    next: u64,
-    held: Vec<RedoOp>,
-    held_schema: bool,
-}
-
+/// Whether an op changes the schema (see [`RedoOp::is_schema`]).
 pub fn is_schema(op: &RedoOp) -> bool {
-    matches!(
-        op,
-        RedoOp::CreateIndex { .. }
-            | RedoOp::CreateUniqueConstraint { .. }
-            | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. }
-    )
+    op.is_schema()
 }
 
-impl Applier<'_> {
-    fn push(&mut self, ops: Vec<RedoOp>) -> quiver_storage::Result<()> {
-        let mut run = Vec::new();
-        let mut run_schema = false;
-        for op in ops {
-            let schema = is_schema(&op);
-            if schema != run_schema && !run.is_empty() {
-                self.push_run(std::mem::take(&mut run), run_schema)?;
+/// How often a long load reports its progress in the log.
+pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Mebibytes, for log lines.
+pub(crate) fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 20)
+}
+
+/// Loads one decoded block into the bulk load. A snapshot holds creations only: the schema
+/// (built once at the end of the load), then nodes, then relationships.
+fn apply_ops(
+    load: &mut BulkLoad<'_>,
+    storage: &Storage,
+    ops: Vec<RedoOp>,
+) -> quiver_storage::Result<()> {
+    for op in ops {
+        match op {
+            RedoOp::CreateIndex { name, label, key } => load.create_index(
+                storage.get_or_create_label(&label)?,
+                storage.get_or_create_property_key(&key)?,
+                Some(&name),
+            )?,
+            RedoOp::CreateUniqueConstraint { name, label, key } => load.create_unique_constraint(
+                storage.get_or_create_label(&label)?,
+                storage.get_or_create_property_key(&key)?,
+                Some(&name),
+            )?,
+            RedoOp::CreateNode { id, labels, props } => {
+                let labels = labels
+                    .iter()
+                    .map(|l| storage.get_or_create_label(l))
+                    .collect::<quiver_storage::Result<Vec<LabelId>>>()?;
+                load.node(NodeId(id), &labels, &named_props(storage, props)?)?;
             }
-            run_schema = schema;
-            run.push(op);
+            RedoOp::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type,
+                props,
+            } => load.relationship(
+                RelId(id),
+                NodeId(start),
+                NodeId(end),
+                storage.get_or_create_rel_type(&rel_type)?,
+                &named_props(storage, props)?,
+            )?,
+            _ => {
+                return Err(quiver_storage::Error::Replay(
+                    "a snapshot holds creations only".to_string(),
+                ));
+            }
         }
-        if !run.is_empty() {
-            self.push_run(run, run_schema)?;
-        }
-        Ok(())
     }
+    Ok(())
+}
 
-    fn push_run(&mut self, run: Vec<RedoOp>, schema: bool) -> quiver_storage::Result<()> {
-        if self.held.is_empty() {
-            self.held = run;
-            self.held_schema = schema;
-        } else if self.next < self.target {
-            let chunk = std::mem::replace(&mut self.held, run);
-            self.held_schema = schema;
-            self.storage.apply_redo(&RedoRecord {
-                commit: self.next,
-                ops: chunk,
-            })?;
-            self.next += 1;
-        } else if schema == self.held_schema {
-            self.held.extend(run);
-        } else {
-            // A real store reached this commit through at least one commit per kind of
-            // change, so a snapshot short of numbers was not written by Quiver.
-            return Err(quiver_storage::Error::Replay(format!(
-                "snapshot of commit {} holds more separate changes than commits",
-                self.target
-            )));
-        }
-        Ok(())
-    }
-
-    fn finish(&mut self) -> quiver_storage::Result<()> {
-        self.storage.apply_redo(&RedoRecord {
-            commit: self.target,
-            ops: std::mem::take(&mut self.held),
-        })
-    }
+fn named_props(
+    storage: &Storage,
+    props: Vec<(Arc<str>, Value)>,
+) -> quiver_storage::Result<Vec<(PropKeyId, Value)>> {
+    props
+        .into_iter()
+        .map(|(k, v)| Ok((storage.get_or_create_property_key(&k)?, v)))
+        .collect()
 }
 
 struct Source<'a> {
@@ -364,10 +370,108 @@ impl Source<'_> {
     }
 }
 
-/// Reads and checks a snapshot, applying it to an empty `storage` as it goes. On error the
+/// What the reading thread hands the loading one.
+enum Block {
+    /// A block's ops, with the offset of the block and of the byte after it.
+    Ops { at: u64, end: u64, ops: Vec<RedoOp> },
+    /// The trailer checked out: the file is complete.
+    End { at: u64, schema_bound: u64 },
+}
+
+/// Decoded blocks in flight between the reading thread and the loading one: enough to keep
+/// both busy, few enough (a block is about 1 MiB) to bound the memory it takes.
+const BLOCKS_IN_FLIGHT: usize = 4;
+
+/// Reads, checks and decodes the blocks after the header, sending each to `out`; stops at
+/// the first error (sent too) or when the receiver is gone.
+fn read_blocks(mut src: Source<'_>, commit: u64, out: &SyncSender<Result<Block>>) {
+    let path = src.path;
+    let corrupt = |offset: u64, reason: &str| Error::corrupt(path, offset, reason);
+    let (mut ops, mut nodes, mut rels, mut blocks) = (0u64, 0u64, 0u64, 0u64);
+    let mut payload = Vec::new();
+    let result = (|| -> Result<Option<Block>> {
+        loop {
+            let at = src.offset;
+            let mut bh = [0u8; BLOCK_HEADER_BYTES];
+            if !src.fill(&mut bh)? {
+                return Err(corrupt(at, "snapshot is incomplete: no trailer"));
+            }
+            let kind = bh[0];
+            let len = u32_at(&bh, 1).unwrap_or_default() as usize;
+            let crc = u32_at(&bh, 5).unwrap_or_default();
+            if len > RECORD_BYTES_MAX {
+                return Err(corrupt(at, "block length out of range"));
+            }
+            src.read_exact_growing(len, &mut payload)?;
+            if crc32c::crc32c_append(crc32c::crc32c(&[kind]), &payload) != crc {
+                return Err(corrupt(at, "block checksum mismatch"));
+            }
+            match kind {
+                KIND_OPS => {
+                    let (record, used) = RedoRecord::decode(&payload)
+                        .map_err(|e| corrupt(at, &format!("undecodable block: {e}")))?;
+                    if used != payload.len() || record.commit != commit {
+                        return Err(corrupt(at, "block does not belong to this snapshot"));
+                    }
+                    for op in &record.ops {
+                        match op {
+                            RedoOp::CreateNode { .. } => nodes += 1,
+                            RedoOp::CreateRelationship { .. } => rels += 1,
+                            _ => {}
+                        }
+                    }
+                    ops += record.ops.len() as u64;
+                    blocks += 1;
+                    let block = Block::Ops {
+                        at,
+                        end: src.offset,
+                        ops: record.ops,
+                    };
+                    if out.send(Ok(block)).is_err() {
+                        return Ok(None);
+                    }
+                }
+                KIND_TRAILER => {
+                    let field = |i: usize| u64_at(&payload, i * 8);
+                    let counts = (field(0), field(1), field(2), field(3));
+                    if payload.len() != TRAILER_BYTES
+                        || counts != (Some(ops), Some(nodes), Some(rels), Some(blocks))
+                    {
+                        return Err(corrupt(at, "trailer counts do not match the blocks"));
+                    }
+                    let mut extra = [0u8; 1];
+                    if src.fill(&mut extra)? {
+                        return Err(corrupt(src.offset - 1, "bytes after the trailer"));
+                    }
+                    return Ok(Some(Block::End {
+                        at,
+                        schema_bound: field(4).unwrap_or(commit),
+                    }));
+                }
+                _ => return Err(corrupt(at, "unknown block kind")),
+            }
+        }
+    })();
+    match result {
+        Ok(Some(end)) => {
+            let _ = out.send(Ok(end));
+        }
+        Ok(None) => {}
+        Err(e) => {
+            let _ = out.send(Err(e));
+        }
+    }
+}
+
+/// Reads and checks a snapshot, loading it into `storage`, which must be empty and unseen
+/// (see `quiver_storage::BulkLoad`): every entity arrives as one committed version, and the
+/// whole file becomes visible as its commit once the trailer has proved it complete. One
+/// thread reads, checks and decodes blocks while the calling one loads them. On error the
 /// store holds part of the snapshot and must be discarded.
 pub fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Loaded> {
+    let started = Instant::now();
     let r = disk.open_read(path).map_err(|e| Error::io(path, e))?;
+    let file_bytes = disk.len(path).unwrap_or(0);
     let mut src = Source { r, path, offset: 0 };
     let corrupt = |offset: u64, reason: &str| Error::corrupt(path, offset, reason);
     let mut h = [0u8; HEADER_BYTES];
@@ -387,81 +491,56 @@ pub fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Load
     if commit == 0 {
         return Err(corrupt(16, "snapshot of commit 0"));
     }
-    let mut applier = Applier {
-        storage,
-        target: commit,
-        next: 1,
-        held: Vec::new(),
-        held_schema: false,
+    let replay = |offset: u64, source| Error::Replay {
+        path: path.to_path_buf(),
+        offset,
+        commit,
+        source,
     };
-    let (mut ops, mut nodes, mut rels, mut blocks) = (0u64, 0u64, 0u64, 0u64);
-    let mut payload = Vec::new();
-    loop {
-        let at = src.offset;
-        let mut bh = [0u8; BLOCK_HEADER_BYTES];
-        if !src.fill(&mut bh)? {
-            return Err(corrupt(at, "snapshot is incomplete: no trailer"));
-        }
-        let kind = bh[0];
-        let len = u32_at(&bh, 1).unwrap_or_default() as usize;
-        let crc = u32_at(&bh, 5).unwrap_or_default();
-        if len > RECORD_BYTES_MAX {
-            return Err(corrupt(at, "block length out of range"));
-        }
-        src.read_exact_growing(len, &mut payload)?;
-        if crc32c::crc32c_append(crc32c::crc32c(&[kind]), &payload) != crc {
-            return Err(corrupt(at, "block checksum mismatch"));
-        }
-        match kind {
-            KIND_OPS => {
-                let (record, used) = RedoRecord::decode(&payload)
-                    .map_err(|e| corrupt(at, &format!("undecodable block: {e}")))?;
-                if used != payload.len() || record.commit != commit {
-                    return Err(corrupt(at, "block does not belong to this snapshot"));
-                }
-                for op in &record.ops {
-                    match op {
-                        RedoOp::CreateNode { .. } => nodes += 1,
-                        RedoOp::CreateRelationship { .. } => rels += 1,
-                        _ => {}
+    let mut load = storage.bulk_load().map_err(|e| replay(0, e))?;
+    let (sender, blocks) = sync_channel(BLOCKS_IN_FLIGHT);
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("quiver-snapshot-read".into())
+            .spawn_scoped(scope, move || read_blocks(src, commit, &sender))
+            .map_err(|e| Error::io(path, e))?;
+        let mut ops = 0u64;
+        let mut last_report = Instant::now();
+        // Dropping `blocks` on an early return stops the reading thread at its next send.
+        for block in &blocks {
+            match block? {
+                Block::Ops { at, end, ops: list } => {
+                    ops += list.len() as u64;
+                    apply_ops(&mut load, storage, list).map_err(|e| replay(at, e))?;
+                    if last_report.elapsed() >= PROGRESS_INTERVAL {
+                        last_report = Instant::now();
+                        let secs = started.elapsed().as_secs_f64();
+                        tracing::info!(
+                            "snapshot load: {:.0} of {:.0} MiB read ({:.0}%), {} nodes and {} relationships loaded, {:.1} MiB/s",
+                            mib(end),
+                            mib(file_bytes),
+                            100.0 * end as f64 / file_bytes.max(1) as f64,
+                            load.next_node_id().0,
+                            load.next_rel_id().0,
+                            mib(end) / secs.max(1e-9),
+                        );
                     }
                 }
-                ops += record.ops.len() as u64;
-                blocks += 1;
-                applier.push(record.ops).map_err(|source| Error::Replay {
-                    path: path.to_path_buf(),
-                    offset: at,
-                    commit,
-                    source,
-                })?;
-            }
-            KIND_TRAILER => {
-                let field = |i: usize| u64_at(&payload, i * 8);
-                let counts = (field(0), field(1), field(2), field(3));
-                if payload.len() != TRAILER_BYTES
-                    || counts != (Some(ops), Some(nodes), Some(rels), Some(blocks))
-                {
-                    return Err(corrupt(at, "trailer counts do not match the blocks"));
+                Block::End { at, schema_bound } => {
+                    let summary = load.finish(commit).map_err(|e| replay(at, e))?;
+                    return Ok(Loaded {
+                        commit,
+                        ops,
+                        schema_bound,
+                        bytes: file_bytes,
+                        nodes: summary.nodes,
+                        relationships: summary.relationships,
+                    });
                 }
-                let mut extra = [0u8; 1];
-                if src.fill(&mut extra)? {
-                    return Err(corrupt(src.offset - 1, "bytes after the trailer"));
-                }
-                applier.finish().map_err(|source| Error::Replay {
-                    path: path.to_path_buf(),
-                    offset: at,
-                    commit,
-                    source,
-                })?;
-                return Ok(Loaded {
-                    commit,
-                    ops,
-                    schema_bound: field(4).unwrap_or(commit),
-                });
             }
-            _ => return Err(corrupt(at, "unknown block kind")),
         }
-    }
+        Err(corrupt(0, "snapshot reading stopped before the trailer"))
+    })
 }
 
 #[cfg(test)]
