@@ -219,7 +219,13 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
     // the close.
     let opened = tokio::task::spawn_blocking({
         let dir = dir.clone();
-        move || Database::open_with(&dir, mode, Options::default(), engine)
+        let options = Options {
+            flush_interval: config.commit_log.flush_interval,
+            snapshot_log_bytes: config.commit_log.snapshot_log_bytes,
+            snapshot_interval: config.commit_log.snapshot_interval,
+            ..Options::default()
+        };
+        move || Database::open_with(&dir, mode, options, engine)
     })
     .await
     .map_err(|error| format!("recovery of {} stopped: {error}", dir.display()))?;
