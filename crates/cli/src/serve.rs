@@ -226,14 +226,20 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
     // the close.
     let opened = tokio::task::spawn_blocking({
         let dir = dir.clone();
-        move || Database::open_with(&dir, mode, Options::default(), engine)
+        let options = Options {
+            flush_interval: config.commit_log.flush_interval,
+            snapshot_log_bytes: config.commit_log.snapshot_log_bytes,
+            snapshot_interval: config.commit_log.snapshot_interval,
+            ..Options::default()
+        };
+        move || Database::open_with(&dir, mode, options, engine)
     })
     .await
     .map_err(|error| format!("recovery of {} stopped: {error}", dir.display()))?;
     let db = opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
     if let Some(durability) = db.durability() {
         let report = durability.recovery();
-        tracing::info!(dir = %dir.display(), durability = %mode, recovery = ?report, "storage recovered");
+        tracing::info!("storage recovered ({mode} durability): {report}");
     }
     Ok(Arc::new(Graph::new(db)))
 }

@@ -56,6 +56,16 @@ impl fmt::Display for Mode {
     }
 }
 
+/// Log bytes between background snapshots by default. A restart after a crash loads the last
+/// snapshot and replays the log after it, so this bounds the replay: at the replay rates in
+/// `docs/PERFORMANCE.md` ("Recovery") it is a few seconds, and a snapshot every 64 MiB of
+/// log is cheap beside the writes that made it.
+pub const SNAPSHOT_LOG_BYTES_DEFAULT: u64 = 64 << 20;
+
+/// Time between background snapshots by default (when something was committed): bounds the
+/// log of a lightly written store, whose size threshold may take days to reach.
+pub const SNAPSHOT_INTERVAL_DEFAULT: Duration = Duration::from_secs(600);
+
 /// Tuning and limits. The defaults suit a server; tests shrink them to exercise rolls and
 /// snapshots quickly.
 #[derive(Clone, Debug)]
@@ -100,8 +110,8 @@ impl Default for Options {
             pending_bytes_max: 64 << 20,
             pending_flush_bytes: 4 << 20,
             record_bytes_max: quiver_storage::RECORD_BYTES_MAX,
-            snapshot_log_bytes: 256 << 20,
-            snapshot_interval: Some(Duration::from_secs(3600)),
+            snapshot_log_bytes: SNAPSHOT_LOG_BYTES_DEFAULT,
+            snapshot_interval: Some(SNAPSHOT_INTERVAL_DEFAULT),
             snapshot_on_close: true,
             snapshot_background: true,
             snapshot_block_ops_max: 4096,

@@ -34,6 +34,10 @@ pub struct RecoveryReport {
     pub snapshot: Option<PathBuf>,
     pub snapshot_commit: u64,
     pub snapshot_ops: u64,
+    /// The loaded snapshot's size and what it held.
+    pub snapshot_bytes: u64,
+    pub snapshot_nodes: u64,
+    pub snapshot_relationships: u64,
     /// Time spent reading and applying the snapshot (the rest of `duration` is the log).
     pub snapshot_load: Duration,
     /// Newer snapshots that failed their checks and were passed over.
@@ -52,6 +56,55 @@ pub struct RecoveryReport {
     pub removed: Vec<PathBuf>,
     pub last_commit: u64,
     pub duration: Duration,
+}
+
+impl std::fmt::Display for RecoveryReport {
+    /// One readable line: what was loaded and replayed, how long each phase took, and what
+    /// was cut or passed over.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.snapshot {
+            Some(path) => write!(
+                f,
+                "snapshot {} (commit {}, {:.1} MiB) loaded in {:.1} s",
+                path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into()
+                ),
+                self.snapshot_commit,
+                snapshot::mib(self.snapshot_bytes),
+                self.snapshot_load.as_secs_f64()
+            )?,
+            None => f.write_str("no snapshot")?,
+        }
+        write!(
+            f,
+            "; {} log records ({:.1} MiB) replayed in {:.1} s; at commit {}, {:.1} s in all",
+            self.records_replayed,
+            snapshot::mib(self.log_bytes_replayed),
+            self.duration
+                .saturating_sub(self.snapshot_load)
+                .as_secs_f64(),
+            self.last_commit,
+            self.duration.as_secs_f64()
+        )?;
+        if let Some(t) = &self.torn_tail {
+            write!(
+                f,
+                "; torn tail of {} bytes cut from {} at byte {} ({})",
+                t.bytes_cut,
+                t.path.display(),
+                t.offset,
+                t.reason
+            )?;
+        }
+        if !self.snapshots_rejected.is_empty() {
+            write!(f, "; {} snapshots rejected", self.snapshots_rejected.len())?;
+        }
+        if !self.removed.is_empty() {
+            write!(f, "; {} leftover files removed", self.removed.len())?;
+        }
+        Ok(())
+    }
 }
 
 /// Rebuilds the store from `dir`. With `write`, leftovers are removed, a torn tail is cut and
@@ -74,6 +127,19 @@ pub(crate) fn recover(
     }
     let (storage, loaded, rejected) = load_newest_snapshot(disk, &listing, &mut report);
     report.snapshot_load = started.elapsed();
+    if let Some(path) = &report.snapshot {
+        tracing::info!(
+            "snapshot loaded: {} ({:.1} MiB, {} nodes, {} relationships, commit {}) in {:.1} s, {:.0} MiB/s",
+            path.display(),
+            snapshot::mib(report.snapshot_bytes),
+            report.snapshot_nodes,
+            report.snapshot_relationships,
+            report.snapshot_commit,
+            report.snapshot_load.as_secs_f64(),
+            snapshot::mib(report.snapshot_bytes) / report.snapshot_load.as_secs_f64().max(1e-9),
+        );
+    }
+    let replay_started = Instant::now();
     let result = Replay {
         disk,
         storage: &storage,
@@ -82,6 +148,8 @@ pub(crate) fn recover(
         snapshot_commit: loaded.commit,
         schema_bound: loaded.schema_bound,
         report: &mut report,
+        started: replay_started,
+        last_progress: replay_started,
     }
     .run(&listing);
     if let Err(e) = result {
@@ -97,14 +165,18 @@ pub(crate) fn recover(
     storage.gc();
     report.last_commit = storage.last_committed();
     report.duration = started.elapsed();
-    tracing::info!(
-        dir = %dir.display(),
-        snapshot_commit = report.snapshot_commit,
-        records_replayed = report.records_replayed,
-        last_commit = report.last_commit,
-        duration_ms = report.duration.as_millis() as u64,
-        "recovered"
-    );
+    if report.records_replayed > 0 {
+        let secs = replay_started.elapsed().as_secs_f64();
+        tracing::info!(
+            "log replayed: {} records ({:.1} MiB) up to commit {} in {:.1} s, {:.0} records/s",
+            report.records_replayed,
+            snapshot::mib(report.log_bytes_replayed),
+            report.last_commit,
+            secs,
+            report.records_replayed as f64 / secs.max(1e-9),
+        );
+    }
+    tracing::info!("recovered {}: {report}", dir.display());
     Ok((storage, report))
 }
 
@@ -123,6 +195,9 @@ fn load_newest_snapshot(
                 report.snapshot = Some(path.clone());
                 report.snapshot_commit = loaded.commit;
                 report.snapshot_ops = loaded.ops;
+                report.snapshot_bytes = loaded.bytes;
+                report.snapshot_nodes = loaded.nodes;
+                report.snapshot_relationships = loaded.relationships;
                 return (storage, loaded, first_error);
             }
             Ok(_) => {
@@ -148,6 +223,9 @@ struct Replay<'a> {
     snapshot_commit: u64,
     schema_bound: u64,
     report: &'a mut RecoveryReport,
+    started: Instant,
+    /// When progress was last logged.
+    last_progress: Instant,
 }
 
 impl Replay<'_> {
@@ -275,9 +353,21 @@ impl Replay<'_> {
 
     fn apply(&mut self, record: &RedoRecord, path: &Path, offset: u64) -> Result<()> {
         let commit = record.commit;
-        match self.storage.apply_redo(record) {
+        // Nobody reads the store while it recovers: no undo deltas, no garbage collection.
+        match self.storage.apply_redo_unobserved(record) {
             Ok(()) => {
                 self.report.records_replayed += 1;
+                if self.last_progress.elapsed() >= snapshot::PROGRESS_INTERVAL {
+                    self.last_progress = Instant::now();
+                    let secs = self.started.elapsed().as_secs_f64();
+                    tracing::info!(
+                        "log replay: {} records replayed, at commit {} in {}, {:.0} records/s",
+                        self.report.records_replayed,
+                        commit,
+                        path.display(),
+                        self.report.records_replayed as f64 / secs.max(1e-9),
+                    );
+                }
                 Ok(())
             }
             Err(
@@ -394,6 +484,8 @@ mod tests {
             snapshot_commit,
             schema_bound,
             report,
+            started: Instant::now(),
+            last_progress: Instant::now(),
         }
     }
 

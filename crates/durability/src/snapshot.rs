@@ -4,7 +4,7 @@
 //! snapshot-<commit, 20 digits>.qsnap   (written as .qsnap.tmp, renamed once synced)
 //! offset  size  field
 //! 0       8     magic "QUIVSNAP"
-//! 8       4     format version, u32 LE (1)
+//! 8       4     format version, u32 LE (2; 1 is still read)
 //! 12      4     reserved, zero
 //! 16      8     commit: the MVCC snapshot the file holds, u64 LE
 //! 24      8     created, Unix milliseconds, u64 LE
@@ -13,12 +13,17 @@
 //! 40      ...   blocks, then one trailer
 //!
 //! block
-//! 0       1     kind: 1 ops, 2 trailer
+//! 0       1     kind: 2 trailer, 3 schema, 4 nodes, 5 relationships (format 1: 1 ops)
 //! 1       4     payload length n, u32 LE
 //! 5       4     CRC32C of the kind byte and the payload, u32 LE
 //! 9       n     payload
-//!   ops:      a redo record stamped with the snapshot's commit: schema first, then nodes,
-//!             then relationships, as `Transaction::export` yields them
+//!   schema, nodes, relationships: a redo record stamped with the snapshot's commit holding
+//!             creations of that kind only. The blocks of a kind form its section, and the
+//!             sections follow one another: schema, nodes, relationships. Within a section
+//!             blocks come in any order (each names its ids), which is what lets several
+//!             threads write one section and several load it.
+//!   ops:      (format 1) the same records with creations of any kind, schema first, then
+//!             nodes, then relationships, as `Transaction::export` yields them
 //!   trailer:  ops, nodes, relationships, blocks, schema bound: five u64 LE
 //! ```
 //!
@@ -26,33 +31,54 @@
 //! the newest commit whose schema change the file may reflect: the export reads the current
 //! schema rather than the snapshot's, so a schema record up to that bound may find its
 //! change already applied at replay, and recovery accepts that (and only that).
+//!
+//! A file is loaded into an empty store through the storage bulk path (one committed version
+//! per entity, one commit published at the end): one thread reads and checks blocks, and a
+//! pool of threads decodes and loads the blocks of each section.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use quiver_storage::{RECORD_BYTES_MAX, RedoOp, RedoRecord, Storage};
+use quiver_storage::{
+    BulkLoad, BulkSection, IndexKind, LabelId, NodeId, PropKeyId, RECORD_BYTES_MAX, RedoOp,
+    RedoRecord, RelId, Storage, Transaction,
+};
+use quiver_value::Value;
 
 use crate::disk::{Disk, DiskFile};
 use crate::error::{Error, Result};
 use crate::frame::{TEMP_SUFFIX, snapshot_name, u32_at, u64_at};
 
 pub const SNAPSHOT_MAGIC: [u8; 8] = *b"QUIVSNAP";
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
+/// The first format: one kind of block, loaded by one thread. Still read, so data
+/// directories written before format 2 open as they are.
+const SNAPSHOT_VERSION_1: u32 = 1;
 const HEADER_BYTES: usize = 40;
 const BLOCK_HEADER_BYTES: usize = 9;
 const KIND_OPS: u8 = 1;
 const KIND_TRAILER: u8 = 2;
+const KIND_SCHEMA: u8 = 3;
+const KIND_NODES: u8 = 4;
+const KIND_RELS: u8 = 5;
 const TRAILER_BYTES: usize = 40;
 // The diagram above, checked by the compiler.
 const _: () = assert!(SNAPSHOT_MAGIC.len() + 4 + 4 + 8 + 8 + 4 + 4 == HEADER_BYTES);
 const _: () = assert!(1 + 4 + 4 == BLOCK_HEADER_BYTES);
 const _: () = assert!(5 * 8 == TRAILER_BYTES);
+// Sections follow one another in the order of their kinds.
+const _: () = assert!(KIND_SCHEMA < KIND_NODES && KIND_NODES < KIND_RELS);
 /// Encoded bytes gathered before one write to the file.
 const WRITE_BYTES: usize = 1 << 20;
 /// A block's encoded ops beyond this close the block even below the op count limit.
 const BLOCK_BYTES_TARGET: usize = 1 << 20;
+/// Most threads writing or loading one section: past this the disk, not the encoding, is
+/// the limit.
+const SECTION_THREADS_MAX: usize = 8;
 
 /// What a written snapshot holds.
 #[derive(Clone, Debug)]
@@ -74,10 +100,10 @@ fn put_block(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
     out.extend_from_slice(payload);
 }
 
-fn header(commit: u64) -> Vec<u8> {
+fn header(commit: u64, version: u32) -> Vec<u8> {
     let mut h = Vec::with_capacity(HEADER_BYTES);
     h.extend_from_slice(&SNAPSHOT_MAGIC);
-    h.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    h.extend_from_slice(&version.to_le_bytes());
     h.extend_from_slice(&0u32.to_le_bytes());
     h.extend_from_slice(&commit.to_le_bytes());
     let now = SystemTime::now()
@@ -90,36 +116,90 @@ fn header(commit: u64) -> Vec<u8> {
     h
 }
 
-/// Counts and streams a snapshot into `file`.
-struct BlockWriter {
+/// The file being written, shared by the threads writing a section: each hands it whole
+/// blocks, about a mebibyte at a time.
+struct Sink {
     file: Box<dyn DiskFile>,
-    out: Vec<u8>,
-    block: Vec<RedoOp>,
-    block_bytes: usize,
-    commit: u64,
+    bytes: u64,
+}
+
+impl Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(bytes)?;
+        self.bytes += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+fn lock_sink(sink: &Mutex<Sink>) -> std::sync::MutexGuard<'_, Sink> {
+    // A writer that panicked leaves whole blocks behind: the file is still well formed,
+    // and the snapshot fails on the panic anyway.
+    sink.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What one writer put in the file.
+#[derive(Default, Clone, Copy)]
+struct Counts {
     ops: u64,
     nodes: u64,
     relationships: u64,
     blocks: u64,
-    bytes: u64,
 }
 
-impl BlockWriter {
-    fn push(&mut self, op: RedoOp, block_ops_max: usize) -> std::io::Result<()> {
-        match &op {
-            RedoOp::CreateNode { props, .. } => {
-                self.nodes += 1;
-                self.block_bytes += 32 + props.len() * 16;
-            }
-            RedoOp::CreateRelationship { props, .. } => {
-                self.relationships += 1;
-                self.block_bytes += 48 + props.len() * 16;
-            }
-            _ => self.block_bytes += 64,
-        }
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.ops += other.ops;
+        self.nodes += other.nodes;
+        self.relationships += other.relationships;
+        self.blocks += other.blocks;
+    }
+
+    fn count(&mut self, op: &RedoOp) {
         self.ops += 1;
+        match op {
+            RedoOp::CreateNode { .. } => self.nodes += 1,
+            RedoOp::CreateRelationship { .. } => self.relationships += 1,
+            _ => {}
+        }
+    }
+}
+
+/// Gathers one writer's ops into blocks of one kind and hands them to the file.
+struct BlockWriter<'s> {
+    sink: &'s Mutex<Sink>,
+    kind: u8,
+    commit: u64,
+    block_ops_max: usize,
+    out: Vec<u8>,
+    block: Vec<RedoOp>,
+    block_bytes: usize,
+    counts: Counts,
+}
+
+impl<'s> BlockWriter<'s> {
+    fn new(sink: &'s Mutex<Sink>, kind: u8, commit: u64, block_ops_max: usize) -> Self {
+        BlockWriter {
+            sink,
+            kind,
+            commit,
+            block_ops_max,
+            out: Vec::new(),
+            block: Vec::new(),
+            block_bytes: 0,
+            counts: Counts::default(),
+        }
+    }
+
+    fn push(&mut self, op: RedoOp) -> std::io::Result<()> {
+        self.block_bytes += match &op {
+            RedoOp::CreateNode { props, .. } => 32 + props.len() * 16,
+            RedoOp::CreateRelationship { props, .. } => 48 + props.len() * 16,
+            _ => 64,
+        };
+        self.counts.count(&op);
         self.block.push(op);
-        if self.block.len() >= block_ops_max || self.block_bytes >= BLOCK_BYTES_TARGET {
+        if self.block.len() >= self.block_ops_max || self.block_bytes >= BLOCK_BYTES_TARGET {
             self.end_block()?;
         }
         Ok(())
@@ -133,8 +213,8 @@ impl BlockWriter {
             commit: self.commit,
             ops: std::mem::take(&mut self.block),
         };
-        put_block(&mut self.out, KIND_OPS, &record.encode());
-        self.blocks += 1;
+        put_block(&mut self.out, self.kind, &record.encode());
+        self.counts.blocks += 1;
         self.block_bytes = 0;
         if self.out.len() >= WRITE_BYTES {
             self.drain()?;
@@ -143,32 +223,110 @@ impl BlockWriter {
     }
 
     fn drain(&mut self) -> std::io::Result<()> {
-        self.file.write_all(&self.out)?;
-        self.bytes += self.out.len() as u64;
-        self.out.clear();
+        if !self.out.is_empty() {
+            lock_sink(self.sink).write(&self.out)?;
+            self.out.clear();
+        }
         Ok(())
     }
 
-    fn finish(&mut self, schema_bound: u64) -> std::io::Result<()> {
+    /// Writes what is left; returns what this writer wrote.
+    fn finish(mut self) -> std::io::Result<Counts> {
         self.end_block()?;
-        let mut t = Vec::with_capacity(TRAILER_BYTES);
-        for v in [
-            self.ops,
-            self.nodes,
-            self.relationships,
-            self.blocks,
-            schema_bound,
-        ] {
-            t.extend_from_slice(&v.to_le_bytes());
-        }
-        put_block(&mut self.out, KIND_TRAILER, &t);
         self.drain()?;
-        self.file.sync_all()
+        Ok(self.counts)
     }
 }
 
+/// How many threads write or load one section.
+fn section_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .clamp(1, SECTION_THREADS_MAX)
+}
+
+/// Splits ids `0..end` into `parts` ranges.
+fn id_ranges(end: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
+    let parts = parts.max(1) as u64;
+    let step = end.div_ceil(parts).max(1);
+    (0..parts)
+        .map(|i| (i * step).min(end)..((i + 1) * step).min(end))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// Writes one section: the entities of one kind, its id space split among `threads`.
+fn write_section(
+    tx: &Transaction,
+    sink: &Mutex<Sink>,
+    kind: u8,
+    end: u64,
+    threads: usize,
+    commit: u64,
+    block_ops_max: usize,
+) -> Result<Counts> {
+    let results: Vec<Result<Counts>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = id_ranges(end, threads)
+            .into_iter()
+            .map(|range| {
+                scope.spawn(move || -> Result<Counts> {
+                    let cursor = if kind == KIND_NODES {
+                        tx.export_nodes(range)
+                    } else {
+                        tx.export_relationships(range)
+                    }
+                    .map_err(Error::Export)?;
+                    let mut w = BlockWriter::new(sink, kind, commit, block_ops_max);
+                    for op in cursor {
+                        w.push(op.map_err(Error::Export)?)
+                            .map_err(|e| Error::io("snapshot", e))?;
+                    }
+                    w.finish().map_err(|e| Error::io("snapshot", e))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Export(snapshot_writer_panicked())))
+            })
+            .collect()
+    });
+    let mut counts = Counts::default();
+    for r in results {
+        counts.add(r?);
+    }
+    Ok(counts)
+}
+
+fn snapshot_writer_panicked() -> quiver_storage::Error {
+    quiver_storage::Error::Replay("a snapshot writer thread panicked".to_string())
+}
+
+/// The schema as creation ops.
+fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
+    storage
+        .indexes()
+        .into_iter()
+        .map(|info| match info.kind {
+            IndexKind::Range => RedoOp::CreateIndex {
+                name: info.name,
+                label: info.label,
+                key: info.key,
+            },
+            IndexKind::Unique => RedoOp::CreateUniqueConstraint {
+                name: info.name,
+                label: info.label,
+                key: info.key,
+            },
+        })
+        .collect()
+}
+
 /// Writes a snapshot of `storage` as of a fresh read snapshot, unless that is `skip_commit`
-/// (nothing changed since the last) or 0 (nothing ever committed).
+/// (nothing changed since the last) or 0 (nothing ever committed). The node and relationship
+/// sections are each written by several threads, every one exporting its own id range.
 ///
 /// `make_durable(c)` must return once commit `c` is durable in the log: it runs before the
 /// rename, so a snapshot never publishes a state the log could still lose.
@@ -178,6 +336,26 @@ pub fn write(
     storage: &Arc<Storage>,
     skip_commit: u64,
     block_ops_max: usize,
+    make_durable: impl FnOnce(u64) -> Result<()>,
+) -> Result<Option<SnapshotInfo>> {
+    write_format(
+        disk,
+        dir,
+        storage,
+        skip_commit,
+        block_ops_max,
+        SNAPSHOT_VERSION,
+        make_durable,
+    )
+}
+
+fn write_format(
+    disk: &dyn Disk,
+    dir: &Path,
+    storage: &Arc<Storage>,
+    skip_commit: u64,
+    block_ops_max: usize,
+    version: u32,
     make_durable: impl FnOnce(u64) -> Result<()>,
 ) -> Result<Option<SnapshotInfo>> {
     let started = Instant::now();
@@ -190,38 +368,72 @@ pub fn write(
     let tmp = dir.join(format!("{}{TEMP_SUFFIX}", snapshot_name(commit)));
     let result = (|| {
         let file = disk.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let mut w = BlockWriter {
-            file,
-            out: header(commit),
-            block: Vec::new(),
-            block_bytes: 0,
-            commit,
-            ops: 0,
-            nodes: 0,
-            relationships: 0,
-            blocks: 0,
-            bytes: 0,
-        };
-        let mut export = tx.export().map_err(Error::Export)?;
-        // The export reads the schema on its first step; any schema change it saw was
-        // published by a commit numbered at most one past the last finished commit.
-        let first = export.next();
+        let sink = Mutex::new(Sink { file, bytes: 0 });
+        let io = |e| Error::io(&tmp, e);
+        lock_sink(&sink)
+            .write(&header(commit, version))
+            .map_err(io)?;
+        // Any schema change read here was published by a commit numbered at most one past
+        // the last finished commit.
+        let schema = schema_ops(storage);
         let schema_bound = storage.last_committed() + 1;
-        for op in first.into_iter().chain(export) {
-            let op = op.map_err(Error::Export)?;
-            w.push(op, block_ops_max).map_err(|e| Error::io(&tmp, e))?;
+        let (node_end, rel_end) = tx.id_bounds();
+        let mut counts = Counts::default();
+        if version == SNAPSHOT_VERSION_1 {
+            let mut w = BlockWriter::new(&sink, KIND_OPS, commit, block_ops_max);
+            let ops = schema.into_iter().map(Ok).chain(
+                tx.export_nodes(0..node_end)
+                    .map_err(Error::Export)?
+                    .chain(tx.export_relationships(0..rel_end).map_err(Error::Export)?)
+                    .map(|op| op.map_err(Error::Export)),
+            );
+            for op in ops {
+                w.push(op?).map_err(io)?;
+            }
+            counts.add(w.finish().map_err(io)?);
+        } else {
+            let mut w = BlockWriter::new(&sink, KIND_SCHEMA, commit, block_ops_max);
+            for op in schema {
+                w.push(op).map_err(io)?;
+            }
+            counts.add(w.finish().map_err(io)?);
+            let threads = section_threads();
+            for (kind, end) in [(KIND_NODES, node_end), (KIND_RELS, rel_end)] {
+                let section = write_section(&tx, &sink, kind, end, threads, commit, block_ops_max);
+                // A thread's I/O error names the snapshot generically: name the file.
+                counts.add(section.map_err(|e| match e {
+                    Error::Io { source, .. } => Error::io(&tmp, source),
+                    e => e,
+                })?);
+            }
         }
-        w.finish(schema_bound).map_err(|e| Error::io(&tmp, e))?;
+        let mut t = Vec::with_capacity(TRAILER_BYTES);
+        for v in [
+            counts.ops,
+            counts.nodes,
+            counts.relationships,
+            counts.blocks,
+            schema_bound,
+        ] {
+            t.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut trailer = Vec::new();
+        put_block(&mut trailer, KIND_TRAILER, &t);
+        let mut sink = sink
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        sink.write(&trailer).map_err(io)?;
+        sink.file.sync_all().map_err(io)?;
         make_durable(storage.last_committed().max(commit))?;
         disk.rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
         disk.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
         Ok(SnapshotInfo {
             commit,
             path: path.clone(),
-            bytes: w.bytes,
-            ops: w.ops,
-            nodes: w.nodes,
-            relationships: w.relationships,
+            bytes: sink.bytes,
+            ops: counts.ops,
+            nodes: counts.nodes,
+            relationships: counts.relationships,
             duration: started.elapsed(),
         })
     })();
@@ -238,80 +450,195 @@ pub struct Loaded {
     pub commit: u64,
     pub ops: u64,
     pub schema_bound: u64,
+    /// The file's size.
+    pub bytes: u64,
+    pub nodes: u64,
+    pub relationships: u64,
 }
 
-/// Applies ops in chunks with rising commit numbers that end exactly at the snapshot's
-/// commit: each chunk is one replay transaction, so recovery never builds one transaction
-/// as large as the graph. A chunk is held back until the next one shows up, so the last one
-/// can take the snapshot's number. Schema ops travel in chunks of their own, since a
-/// transaction may not mix schema and data changes.
-struct Applier<'a> {
-    storage: &'a Arc<Storage>,
-    target: u64,
-    next: u64,
-    held: Vec<RedoOp>,
-    held_schema: bool,
-}
-
+/// Whether an op changes the schema (see [`RedoOp::is_schema`]).
 pub fn is_schema(op: &RedoOp) -> bool {
-    matches!(
-        op,
-        RedoOp::CreateIndex { .. }
-            | RedoOp::CreateUniqueConstraint { .. }
-            | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. }
-    )
+    op.is_schema()
 }
 
-impl Applier<'_> {
-    fn push(&mut self, ops: Vec<RedoOp>) -> quiver_storage::Result<()> {
-        let mut run = Vec::new();
-        let mut run_schema = false;
-        for op in ops {
-            let schema = is_schema(&op);
-            if schema != run_schema && !run.is_empty() {
-                self.push_run(std::mem::take(&mut run), run_schema)?;
-            }
-            run_schema = schema;
-            run.push(op);
-        }
-        if !run.is_empty() {
-            self.push_run(run, run_schema)?;
-        }
-        Ok(())
-    }
+/// How often a long load reports its progress in the log.
+pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
-    fn push_run(&mut self, run: Vec<RedoOp>, schema: bool) -> quiver_storage::Result<()> {
-        if self.held.is_empty() {
-            self.held = run;
-            self.held_schema = schema;
-        } else if self.next < self.target {
-            let chunk = std::mem::replace(&mut self.held, run);
-            self.held_schema = schema;
-            self.storage.apply_redo(&RedoRecord {
-                commit: self.next,
-                ops: chunk,
-            })?;
-            self.next += 1;
-        } else if schema == self.held_schema {
-            self.held.extend(run);
+/// Mebibytes, for log lines.
+pub(crate) fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 20)
+}
+
+/// Where a loaded op goes: the load itself (schema, format 1) or one thread's section.
+trait Loader {
+    fn create_index(
+        &mut self,
+        label: LabelId,
+        key: PropKeyId,
+        name: &str,
+        unique: bool,
+    ) -> quiver_storage::Result<()>;
+    fn node(
+        &mut self,
+        id: NodeId,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> quiver_storage::Result<()>;
+    fn relationship(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: quiver_storage::RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> quiver_storage::Result<()>;
+}
+
+impl Loader for BulkLoad<'_> {
+    fn create_index(
+        &mut self,
+        label: LabelId,
+        key: PropKeyId,
+        name: &str,
+        unique: bool,
+    ) -> quiver_storage::Result<()> {
+        if unique {
+            self.create_unique_constraint(label, key, Some(name))
         } else {
-            // A real store reached this commit through at least one commit per kind of
-            // change, so a snapshot short of numbers was not written by Quiver.
-            return Err(quiver_storage::Error::Replay(format!(
-                "snapshot of commit {} holds more separate changes than commits",
-                self.target
-            )));
+            BulkLoad::create_index(self, label, key, Some(name))
         }
-        Ok(())
     }
 
-    fn finish(&mut self) -> quiver_storage::Result<()> {
-        self.storage.apply_redo(&RedoRecord {
-            commit: self.target,
-            ops: std::mem::take(&mut self.held),
-        })
+    fn node(
+        &mut self,
+        id: NodeId,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> quiver_storage::Result<()> {
+        BulkLoad::node(self, id, labels, props)
     }
+
+    fn relationship(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: quiver_storage::RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> quiver_storage::Result<()> {
+        BulkLoad::relationship(self, id, start, end, rel_type, props)
+    }
+}
+
+impl Loader for BulkSection<'_, '_> {
+    fn create_index(
+        &mut self,
+        _label: LabelId,
+        _key: PropKeyId,
+        _name: &str,
+        _unique: bool,
+    ) -> quiver_storage::Result<()> {
+        Err(quiver_storage::Error::Replay(
+            "a schema rule outside the schema section".to_string(),
+        ))
+    }
+
+    fn node(
+        &mut self,
+        id: NodeId,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> quiver_storage::Result<()> {
+        BulkSection::node(self, id, labels, props)
+    }
+
+    fn relationship(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: quiver_storage::RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> quiver_storage::Result<()> {
+        BulkSection::relationship(self, id, start, end, rel_type, props)
+    }
+}
+
+/// Loads one decoded block. A snapshot holds creations only; in format 2 a block holds the
+/// creations of its section's kind only.
+fn apply_ops(
+    loader: &mut impl Loader,
+    storage: &Storage,
+    kind: u8,
+    ops: Vec<RedoOp>,
+) -> quiver_storage::Result<()> {
+    let misplaced = || {
+        Err(quiver_storage::Error::Replay(
+            "a creation outside its section".to_string(),
+        ))
+    };
+    for op in ops {
+        match op {
+            RedoOp::CreateIndex { name, label, key } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                loader.create_index(
+                    storage.get_or_create_label(&label)?,
+                    storage.get_or_create_property_key(&key)?,
+                    &name,
+                    false,
+                )?;
+            }
+            RedoOp::CreateUniqueConstraint { name, label, key }
+                if kind == KIND_OPS || kind == KIND_SCHEMA =>
+            {
+                loader.create_index(
+                    storage.get_or_create_label(&label)?,
+                    storage.get_or_create_property_key(&key)?,
+                    &name,
+                    true,
+                )?;
+            }
+            RedoOp::CreateNode { id, labels, props } if kind == KIND_OPS || kind == KIND_NODES => {
+                let labels = labels
+                    .iter()
+                    .map(|l| storage.get_or_create_label(l))
+                    .collect::<quiver_storage::Result<Vec<LabelId>>>()?;
+                loader.node(NodeId(id), &labels, &named_props(storage, props)?)?;
+            }
+            RedoOp::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type,
+                props,
+            } if kind == KIND_OPS || kind == KIND_RELS => loader.relationship(
+                RelId(id),
+                NodeId(start),
+                NodeId(end),
+                storage.get_or_create_rel_type(&rel_type)?,
+                &named_props(storage, props)?,
+            )?,
+            RedoOp::CreateIndex { .. }
+            | RedoOp::CreateUniqueConstraint { .. }
+            | RedoOp::CreateNode { .. }
+            | RedoOp::CreateRelationship { .. } => return misplaced(),
+            _ => {
+                return Err(quiver_storage::Error::Replay(
+                    "a snapshot holds creations only".to_string(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn named_props(
+    storage: &Storage,
+    props: Vec<(Arc<str>, Value)>,
+) -> quiver_storage::Result<Vec<(PropKeyId, Value)>> {
+    props
+        .into_iter()
+        .map(|(k, v)| Ok((storage.get_or_create_property_key(&k)?, v)))
+        .collect()
 }
 
 struct Source<'a> {
@@ -364,10 +691,245 @@ impl Source<'_> {
     }
 }
 
-/// Reads and checks a snapshot, applying it to an empty `storage` as it goes. On error the
-/// store holds part of the snapshot and must be discarded.
+/// One block as read and checked, not yet decoded.
+struct RawBlock {
+    kind: u8,
+    /// Offsets of the block and of the byte after it.
+    at: u64,
+    end: u64,
+    payload: Vec<u8>,
+}
+
+/// Blocks in flight between the reading thread and the loading ones: enough to keep them
+/// busy, few enough (a block is about 1 MiB) to bound the memory they take.
+const BLOCKS_IN_FLIGHT: usize = 4;
+
+/// Reads and checks (length, checksum) the blocks after the header, sending each to `out`,
+/// the trailer last; stops at the first error (sent too) or when the receiver is gone.
+fn read_blocks(mut src: Source<'_>, out: &SyncSender<Result<RawBlock>>) {
+    let path = src.path;
+    let corrupt = |offset: u64, reason: &str| Error::corrupt(path, offset, reason);
+    let result = (|| -> Result<Option<RawBlock>> {
+        loop {
+            let at = src.offset;
+            let mut bh = [0u8; BLOCK_HEADER_BYTES];
+            if !src.fill(&mut bh)? {
+                return Err(corrupt(at, "snapshot is incomplete: no trailer"));
+            }
+            let kind = bh[0];
+            let len = u32_at(&bh, 1).unwrap_or_default() as usize;
+            let crc = u32_at(&bh, 5).unwrap_or_default();
+            if len > RECORD_BYTES_MAX {
+                return Err(corrupt(at, "block length out of range"));
+            }
+            let mut payload = Vec::new();
+            src.read_exact_growing(len, &mut payload)?;
+            if crc32c::crc32c_append(crc32c::crc32c(&[kind]), &payload) != crc {
+                return Err(corrupt(at, "block checksum mismatch"));
+            }
+            let block = RawBlock {
+                kind,
+                at,
+                end: src.offset,
+                payload,
+            };
+            if kind == KIND_TRAILER {
+                let mut extra = [0u8; 1];
+                if src.fill(&mut extra)? {
+                    return Err(corrupt(src.offset - 1, "bytes after the trailer"));
+                }
+                return Ok(Some(block));
+            }
+            if out.send(Ok(block)).is_err() {
+                return Ok(None);
+            }
+        }
+    })();
+    let _ = match result {
+        Ok(Some(trailer)) => out.send(Ok(trailer)),
+        Ok(None) => Ok(()),
+        Err(e) => out.send(Err(e)),
+    };
+}
+
+/// A load in progress: the file, the store, and what the blocks held so far.
+struct Loading<'a> {
+    path: &'a Path,
+    storage: &'a Storage,
+    commit: u64,
+    /// Only the thread dispatching blocks receives; the lock makes the whole shareable with
+    /// the loading threads.
+    blocks: Mutex<Receiver<Result<RawBlock>>>,
+    file_bytes: u64,
+    started: Instant,
+    ops: AtomicU64,
+    nodes: AtomicU64,
+    relationships: AtomicU64,
+    blocks_loaded: AtomicU64,
+    /// Bytes of the file loaded, and when progress was last logged.
+    progress: Mutex<(u64, Instant)>,
+}
+
+impl Loading<'_> {
+    fn corrupt(&self, offset: u64, reason: &str) -> Error {
+        Error::corrupt(self.path, offset, reason)
+    }
+
+    fn replay(&self, offset: u64, source: quiver_storage::Error) -> Error {
+        Error::Replay {
+            path: self.path.to_path_buf(),
+            offset,
+            commit: self.commit,
+            source,
+        }
+    }
+
+    fn next(&self) -> Result<RawBlock> {
+        self.blocks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recv()
+            .map_err(|_| self.corrupt(0, "snapshot reading stopped before the trailer"))?
+    }
+
+    /// Decodes a block of this snapshot and loads it.
+    fn load_block(&self, loader: &mut impl Loader, block: RawBlock) -> Result<()> {
+        let (record, used) = RedoRecord::decode(&block.payload)
+            .map_err(|e| self.corrupt(block.at, &format!("undecodable block: {e}")))?;
+        if used != block.payload.len() || record.commit != self.commit {
+            return Err(self.corrupt(block.at, "block does not belong to this snapshot"));
+        }
+        let mut counts = Counts::default();
+        for op in &record.ops {
+            counts.count(op);
+        }
+        apply_ops(loader, self.storage, block.kind, record.ops)
+            .map_err(|e| self.replay(block.at, e))?;
+        self.ops.fetch_add(counts.ops, Ordering::Relaxed);
+        self.nodes.fetch_add(counts.nodes, Ordering::Relaxed);
+        self.relationships
+            .fetch_add(counts.relationships, Ordering::Relaxed);
+        self.blocks_loaded.fetch_add(1, Ordering::Relaxed);
+        self.report(block.end - block.at);
+        Ok(())
+    }
+
+    /// Logs progress every [`PROGRESS_INTERVAL`].
+    fn report(&self, bytes: u64) {
+        let mut p = self
+            .progress
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        p.0 += bytes;
+        if p.1.elapsed() < PROGRESS_INTERVAL {
+            return;
+        }
+        p.1 = Instant::now();
+        let secs = self.started.elapsed().as_secs_f64();
+        tracing::info!(
+            "snapshot load: {:.0} of {:.0} MiB ({:.0}%), {} nodes and {} relationships loaded, {:.1} MiB/s",
+            mib(p.0),
+            mib(self.file_bytes),
+            100.0 * p.0 as f64 / self.file_bytes.max(1) as f64,
+            self.nodes.load(Ordering::Relaxed),
+            self.relationships.load(Ordering::Relaxed),
+            mib(p.0) / secs.max(1e-9),
+        );
+    }
+
+    /// Loads the blocks of one section on `threads` threads, each with its own section of
+    /// the bulk load; returns the first block past the section.
+    fn section(&self, load: &BulkLoad<'_>, first: RawBlock, threads: usize) -> Result<RawBlock> {
+        let kind = first.kind;
+        let (work, queue) = sync_channel::<RawBlock>(threads * 2);
+        let queue = Mutex::new(queue);
+        let failed: Mutex<Option<Error>> = Mutex::new(None);
+        let stop = AtomicBool::new(false);
+        let next = std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let mut section = load.section();
+                let (queue, failed, stop) = (&queue, &failed, &stop);
+                scope.spawn(move || {
+                    loop {
+                        let block = match queue.lock() {
+                            Ok(q) => q.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(block) = block else { return };
+                        // After a failure the others only drain the queue, so the
+                        // dispatcher never waits on a full one.
+                        if stop.load(Ordering::Acquire) {
+                            continue;
+                        }
+                        if let Err(e) = self.load_block(&mut section, block) {
+                            stop.store(true, Ordering::Release);
+                            if let Ok(mut f) = failed.lock() {
+                                f.get_or_insert(e);
+                            }
+                        }
+                    }
+                });
+            }
+            let mut block = first;
+            let next = loop {
+                if block.kind != kind {
+                    break Ok(block);
+                }
+                // A failed block ends the load: its error is reported below.
+                if stop.load(Ordering::Acquire) || work.send(block).is_err() {
+                    break Err(self.corrupt(0, "snapshot loading stopped"));
+                }
+                block = match self.next() {
+                    Ok(b) => b,
+                    Err(e) => break Err(e),
+                };
+            };
+            drop(work);
+            next
+        });
+        if let Some(e) = failed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            return Err(e);
+        }
+        next
+    }
+
+    /// Checks the trailer against what was loaded; returns the schema bound.
+    fn trailer(&self, block: &RawBlock) -> Result<u64> {
+        if block.kind != KIND_TRAILER {
+            return Err(self.corrupt(block.at, "block out of its section's order"));
+        }
+        let field = |i: usize| u64_at(&block.payload, i * 8);
+        let counts = (field(0), field(1), field(2), field(3));
+        let loaded = (
+            Some(self.ops.load(Ordering::Relaxed)),
+            Some(self.nodes.load(Ordering::Relaxed)),
+            Some(self.relationships.load(Ordering::Relaxed)),
+            Some(self.blocks_loaded.load(Ordering::Relaxed)),
+        );
+        if block.payload.len() != TRAILER_BYTES || counts != loaded {
+            return Err(self.corrupt(block.at, "trailer counts do not match the blocks"));
+        }
+        Ok(field(4).unwrap_or(self.commit))
+    }
+}
+
+/// Reads and checks a snapshot, loading it into `storage`, which must be empty and unseen
+/// (see `quiver_storage::BulkLoad`): every entity arrives as one committed version, and the
+/// whole file becomes visible as its commit once the trailer has proved it complete. One
+/// thread reads and checks blocks; in format 2 the blocks of the node and relationship
+/// sections are decoded and loaded by several threads. On error the store holds part of the
+/// snapshot and must be discarded.
 pub fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Loaded> {
+    load_on(disk, path, storage, section_threads())
+}
+
+fn load_on(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>, threads: usize) -> Result<Loaded> {
+    let started = Instant::now();
     let r = disk.open_read(path).map_err(|e| Error::io(path, e))?;
+    let file_bytes = disk.len(path).unwrap_or(0);
     let mut src = Source { r, path, offset: 0 };
     let corrupt = |offset: u64, reason: &str| Error::corrupt(path, offset, reason);
     let mut h = [0u8; HEADER_BYTES];
@@ -380,87 +942,87 @@ pub fn load(disk: &dyn Disk, path: &Path, storage: &Arc<Storage>) -> Result<Load
     if u32_at(&h, 36) != Some(crc32c::crc32c(&h[..36])) {
         return Err(corrupt(0, "snapshot header checksum mismatch"));
     }
-    if u32_at(&h, 8) != Some(SNAPSHOT_VERSION) {
+    let version = u32_at(&h, 8).unwrap_or_default();
+    if version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_1 {
         return Err(corrupt(8, "unsupported snapshot format version"));
     }
     let commit = u64_at(&h, 16).unwrap_or_default();
     if commit == 0 {
         return Err(corrupt(16, "snapshot of commit 0"));
     }
-    let mut applier = Applier {
+    let (sender, blocks) = sync_channel(BLOCKS_IN_FLIGHT);
+    let loading = Loading {
+        path,
         storage,
-        target: commit,
-        next: 1,
-        held: Vec::new(),
-        held_schema: false,
+        commit,
+        blocks: Mutex::new(blocks),
+        file_bytes,
+        started,
+        ops: AtomicU64::new(0),
+        nodes: AtomicU64::new(0),
+        relationships: AtomicU64::new(0),
+        blocks_loaded: AtomicU64::new(0),
+        progress: Mutex::new((HEADER_BYTES as u64, Instant::now())),
     };
-    let (mut ops, mut nodes, mut rels, mut blocks) = (0u64, 0u64, 0u64, 0u64);
-    let mut payload = Vec::new();
-    loop {
-        let at = src.offset;
-        let mut bh = [0u8; BLOCK_HEADER_BYTES];
-        if !src.fill(&mut bh)? {
-            return Err(corrupt(at, "snapshot is incomplete: no trailer"));
-        }
-        let kind = bh[0];
-        let len = u32_at(&bh, 1).unwrap_or_default() as usize;
-        let crc = u32_at(&bh, 5).unwrap_or_default();
-        if len > RECORD_BYTES_MAX {
-            return Err(corrupt(at, "block length out of range"));
-        }
-        src.read_exact_growing(len, &mut payload)?;
-        if crc32c::crc32c_append(crc32c::crc32c(&[kind]), &payload) != crc {
-            return Err(corrupt(at, "block checksum mismatch"));
-        }
-        match kind {
-            KIND_OPS => {
-                let (record, used) = RedoRecord::decode(&payload)
-                    .map_err(|e| corrupt(at, &format!("undecodable block: {e}")))?;
-                if used != payload.len() || record.commit != commit {
-                    return Err(corrupt(at, "block does not belong to this snapshot"));
-                }
-                for op in &record.ops {
-                    match op {
-                        RedoOp::CreateNode { .. } => nodes += 1,
-                        RedoOp::CreateRelationship { .. } => rels += 1,
-                        _ => {}
-                    }
-                }
-                ops += record.ops.len() as u64;
-                blocks += 1;
-                applier.push(record.ops).map_err(|source| Error::Replay {
-                    path: path.to_path_buf(),
-                    offset: at,
-                    commit,
-                    source,
-                })?;
+    let mut load = storage.bulk_load().map_err(|e| loading.replay(0, e))?;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("quiver-snapshot-read".into())
+            .spawn_scoped(scope, move || read_blocks(src, &sender))
+            .map_err(|e| Error::io(path, e))?;
+        let result = load_blocks(&loading, &mut load, version, threads);
+        // The reader may wait to hand over a block nobody will take (an error stopped the
+        // load): without its receiver it stops, and the scope can end.
+        let (_, closed) = sync_channel(0);
+        drop(std::mem::replace(
+            &mut *loading
+                .blocks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            closed,
+        ));
+        let (block, schema_bound) = result?;
+        let summary = load
+            .finish(commit)
+            .map_err(|e| loading.replay(block.at, e))?;
+        Ok(Loaded {
+            commit,
+            ops: loading.ops.load(Ordering::Relaxed),
+            schema_bound,
+            bytes: file_bytes,
+            nodes: summary.nodes,
+            relationships: summary.relationships,
+        })
+    })
+}
+
+/// Loads every block up to the trailer; returns the trailer and the schema bound it names.
+fn load_blocks(
+    loading: &Loading<'_>,
+    load: &mut BulkLoad<'_>,
+    version: u32,
+    threads: usize,
+) -> Result<(RawBlock, u64)> {
+    {
+        let mut block = loading.next()?;
+        if version == SNAPSHOT_VERSION_1 {
+            while block.kind == KIND_OPS {
+                loading.load_block(load, block)?;
+                block = loading.next()?;
             }
-            KIND_TRAILER => {
-                let field = |i: usize| u64_at(&payload, i * 8);
-                let counts = (field(0), field(1), field(2), field(3));
-                if payload.len() != TRAILER_BYTES
-                    || counts != (Some(ops), Some(nodes), Some(rels), Some(blocks))
-                {
-                    return Err(corrupt(at, "trailer counts do not match the blocks"));
-                }
-                let mut extra = [0u8; 1];
-                if src.fill(&mut extra)? {
-                    return Err(corrupt(src.offset - 1, "bytes after the trailer"));
-                }
-                applier.finish().map_err(|source| Error::Replay {
-                    path: path.to_path_buf(),
-                    offset: at,
-                    commit,
-                    source,
-                })?;
-                return Ok(Loaded {
-                    commit,
-                    ops,
-                    schema_bound: field(4).unwrap_or(commit),
-                });
+        } else {
+            while block.kind == KIND_SCHEMA {
+                loading.load_block(load, block)?;
+                block = loading.next()?;
             }
-            _ => return Err(corrupt(at, "unknown block kind")),
+            for kind in [KIND_NODES, KIND_RELS] {
+                if block.kind == kind {
+                    block = loading.section(load, block, threads)?;
+                }
+            }
         }
+        let schema_bound = loading.trailer(&block)?;
+        Ok((block, schema_bound))
     }
 }
 
@@ -510,6 +1072,102 @@ mod tests {
             assert_eq!(r.count_rels().unwrap(), 1);
             assert_eq!(db.indexes().len(), 1);
         }
+    }
+
+    /// A bigger store, so that sections split among threads and blocks.
+    fn wide_store() -> Arc<Storage> {
+        let db = sample_store();
+        let l = db.get_or_create_label("M").unwrap();
+        let k = db.get_or_create_property_key("k").unwrap();
+        let r = db.get_or_create_rel_type("R").unwrap();
+        let tx = db.begin_write();
+        let nodes: Vec<_> = (0..300)
+            .map(|i| tx.create_node(&[l], &[(k, Value::Int(i))]).unwrap())
+            .collect();
+        for (i, n) in nodes.iter().enumerate() {
+            tx.create_relationship(*n, nodes[(i * 7) % nodes.len()], r, &[])
+                .unwrap();
+        }
+        tx.commit().unwrap();
+        db
+    }
+
+    fn same_graph(a: &Arc<Storage>, b: &Arc<Storage>) {
+        let (ra, rb) = (a.begin_read(), b.begin_read());
+        let ops = |r: &quiver_storage::Transaction| -> Vec<String> {
+            let mut v: Vec<String> = r
+                .export()
+                .unwrap()
+                .map(|op| format!("{:?}", op.unwrap()))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ops(&ra), ops(&rb));
+        assert_eq!(a.last_committed(), b.last_committed());
+        assert_eq!(ra.count_rels().unwrap(), rb.count_rels().unwrap());
+    }
+
+    #[test]
+    fn format_2_loads_on_any_number_of_threads_and_format_1_still_loads() {
+        let db = wide_store();
+        for (version, block_ops_max) in [(SNAPSHOT_VERSION, 16), (SNAPSHOT_VERSION_1, 16)] {
+            let tmp = tempfile::tempdir().unwrap();
+            let info = write_format(
+                &RealDisk,
+                tmp.path(),
+                &db,
+                0,
+                block_ops_max,
+                version,
+                |_| Ok(()),
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!((info.nodes, info.relationships), (302, 301));
+            let bytes = std::fs::read(&info.path).unwrap();
+            assert_eq!(u32_at(&bytes, 8), Some(version));
+            for threads in [1, 3] {
+                let back = Storage::new();
+                let loaded = load_on(&RealDisk, &info.path, &back, threads).unwrap();
+                assert_eq!((loaded.nodes, loaded.relationships), (302, 301));
+                same_graph(&db, &back);
+                assert_eq!(back.stats().live_deltas, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_out_of_its_section_is_corrupt() {
+        let db = wide_store();
+        let tmp = tempfile::tempdir().unwrap();
+        let info = written_from(&db, tmp.path(), 64);
+        let good = std::fs::read(&info.path).unwrap();
+        // Walk the blocks; move the last relationship block in front of the first node block.
+        let mut blocks = Vec::new();
+        let mut at = HEADER_BYTES;
+        while at < good.len() {
+            let len = u32_at(&good, at + 1).unwrap() as usize;
+            blocks.push(good[at..at + BLOCK_HEADER_BYTES + len].to_vec());
+            at += BLOCK_HEADER_BYTES + len;
+        }
+        let first_node = blocks.iter().position(|b| b[0] == KIND_NODES).unwrap();
+        let last_rel = blocks.iter().rposition(|b| b[0] == KIND_RELS).unwrap();
+        let moved = blocks.remove(last_rel);
+        blocks.insert(first_node, moved);
+        let mut bad = good[..HEADER_BYTES].to_vec();
+        for b in blocks {
+            bad.extend_from_slice(&b);
+        }
+        let path = tmp.path().join("moved.qsnap");
+        std::fs::write(&path, &bad).unwrap();
+        assert!(load(&RealDisk, &path, &Storage::new()).is_err());
+    }
+
+    fn written_from(db: &Arc<Storage>, dir: &Path, block_ops_max: usize) -> SnapshotInfo {
+        write(&RealDisk, dir, db, 0, block_ops_max, |_| Ok(()))
+            .unwrap()
+            .unwrap()
     }
 
     #[test]

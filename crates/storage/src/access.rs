@@ -331,6 +331,30 @@ impl Transaction {
         Ok(ExportCursor::new(self.inner.clone()))
     }
 
+    /// The nodes with ids in `range` at this transaction's snapshot, as `CreateNode` ops: one
+    /// part of [`Transaction::export`], for exporting with several threads.
+    pub fn export_nodes(&self, range: std::ops::Range<u64>) -> Result<ExportCursor> {
+        self.inner.check_active()?;
+        Ok(ExportCursor::range(self.inner.clone(), true, range))
+    }
+
+    /// The relationships with ids in `range`, as `CreateRelationship` ops (see
+    /// [`Transaction::export_nodes`]).
+    pub fn export_relationships(&self, range: std::ops::Range<u64>) -> Result<ExportCursor> {
+        self.inner.check_active()?;
+        Ok(ExportCursor::range(self.inner.clone(), false, range))
+    }
+
+    /// One past the highest node id and relationship id handed out: the ranges
+    /// [`Transaction::export_nodes`] and [`Transaction::export_relationships`] divide.
+    pub fn id_bounds(&self) -> (u64, u64) {
+        let s = &self.inner.storage;
+        (
+            s.next_node.load(std::sync::atomic::Ordering::Acquire),
+            s.next_rel.load(std::sync::atomic::Ordering::Acquire),
+        )
+    }
+
     /// A node value with labels and properties filled in, ready to leave the server.
     pub fn materialize_node(&self, node: NodeId) -> Result<Node> {
         let storage = &self.inner.storage;

@@ -271,6 +271,8 @@ pub struct ExportCursor {
     view: View,
     phase: ExportPhase,
     buf: std::collections::VecDeque<RedoOp>,
+    /// For a cursor over one id range of one kind: the end of the range; it stops there.
+    range_end: Option<u64>,
 }
 
 impl ExportCursor {
@@ -281,6 +283,24 @@ impl ExportCursor {
             view,
             phase: ExportPhase::Schema,
             buf: std::collections::VecDeque::new(),
+            range_end: None,
+        }
+    }
+
+    /// The nodes (or relationships) with ids in `range` only, so that several threads can
+    /// export one snapshot, each its own range.
+    pub(crate) fn range(tx: Arc<TxInner>, nodes: bool, range: std::ops::Range<u64>) -> Self {
+        let view = tx.view();
+        ExportCursor {
+            tx,
+            view,
+            phase: if nodes {
+                ExportPhase::Nodes(range.start)
+            } else {
+                ExportPhase::Rels(range.start)
+            },
+            buf: std::collections::VecDeque::new(),
+            range_end: Some(range.end),
         }
     }
 
@@ -308,6 +328,7 @@ impl ExportCursor {
             }
             ExportPhase::Nodes(next) => {
                 let end = storage.next_node.load(Ordering::Acquire);
+                let end = self.range_end.map_or(end, |r| r.min(end));
                 let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in next..stop {
                     let Some(slot) = storage.nodes.get(id) else {
@@ -330,7 +351,9 @@ impl ExportCursor {
                         .collect::<Result<_>>()?;
                     self.buf.push_back(RedoOp::CreateNode { id, labels, props });
                 }
-                self.phase = if stop >= end {
+                self.phase = if stop >= end && self.range_end.is_some() {
+                    ExportPhase::Done
+                } else if stop >= end {
                     ExportPhase::Rels(0)
                 } else {
                     ExportPhase::Nodes(stop)
@@ -338,6 +361,7 @@ impl ExportCursor {
             }
             ExportPhase::Rels(next) => {
                 let end = storage.next_rel.load(Ordering::Acquire);
+                let end = self.range_end.map_or(end, |r| r.min(end));
                 let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in next..stop {
                     let Some(slot) = storage.rels.get(id) else {

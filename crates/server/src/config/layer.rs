@@ -46,6 +46,18 @@ pub struct Layer {
     #[arg(long, value_name = "MODE")]
     pub durability: Option<Durability>,
 
+    /// Write a snapshot once the commit log has grown this many bytes since the last one; a restart after a crash replays at most about this much log [default: 67108864] [env: QUIVER_SNAPSHOT_LOG_BYTES]
+    #[arg(long, value_name = "BYTES")]
+    pub snapshot_log_bytes: Option<u64>,
+
+    /// Write a snapshot once this long has passed since the last one and something was committed; 0 turns the time threshold off [default: 600000] [env: QUIVER_SNAPSHOT_INTERVAL_MS]
+    #[arg(long, value_name = "MS")]
+    pub snapshot_interval_ms: Option<u64>,
+
+    /// The log writer writes and syncs commits nobody waits on this often: in buffered durability, the most a power cut can lose [default: 50] [env: QUIVER_FLUSH_INTERVAL_MS]
+    #[arg(long, value_name = "MS")]
+    pub flush_interval_ms: Option<u64>,
+
     /// Authentication: `none`, or `user/password` for one administrator [default: none] [env: QUIVER_AUTH]
     #[arg(long, value_name = "SPEC")]
     pub auth: Option<AuthSpec>,
@@ -194,6 +206,9 @@ impl Layer {
             data_dir: lookup("QUIVER_DATA_DIR").map(PathBuf::from),
             in_memory: env_value(&lookup, "QUIVER_IN_MEMORY")?,
             durability: env_value(&lookup, "QUIVER_DURABILITY")?,
+            snapshot_log_bytes: env_value(&lookup, "QUIVER_SNAPSHOT_LOG_BYTES")?,
+            snapshot_interval_ms: env_value(&lookup, "QUIVER_SNAPSHOT_INTERVAL_MS")?,
+            flush_interval_ms: env_value(&lookup, "QUIVER_FLUSH_INTERVAL_MS")?,
             auth: env_value(&lookup, "QUIVER_AUTH")?,
             log: lookup("QUIVER_LOG"),
             max_connections: env_value(&lookup, "QUIVER_MAX_CONNECTIONS")?,
@@ -260,6 +275,9 @@ impl Layer {
             data_dir,
             in_memory,
             durability: self.durability.or(lower.durability),
+            snapshot_log_bytes: self.snapshot_log_bytes.or(lower.snapshot_log_bytes),
+            snapshot_interval_ms: self.snapshot_interval_ms.or(lower.snapshot_interval_ms),
+            flush_interval_ms: self.flush_interval_ms.or(lower.flush_interval_ms),
             auth: self.auth.or(lower.auth),
             log: self.log.or(lower.log),
             max_connections: self.max_connections.or(lower.max_connections),

@@ -118,6 +118,23 @@ pub struct Timeouts {
     pub transaction: Option<Duration>,
 }
 
+/// When a single server's commit log is written and when it is folded into a snapshot (a
+/// cluster member snapshots by Raft entries instead, see [`ClusterSettings`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitLogSettings {
+    /// Commits nobody waits on are written and synced this often.
+    pub flush_interval: Duration,
+    /// A snapshot once the log has grown this many bytes since the last.
+    pub snapshot_log_bytes: u64,
+    /// A snapshot once this long has passed since the last (and something was committed);
+    /// `None`: by log size only.
+    pub snapshot_interval: Option<Duration>,
+}
+
+/// Smallest log-size threshold accepted: below it the server would do little but write
+/// snapshots.
+pub const SNAPSHOT_LOG_BYTES_MIN: u64 = 1 << 20;
+
 /// How queries are executed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuerySettings {
@@ -150,6 +167,7 @@ pub struct Config {
     pub http_listen: SocketAddr,
     pub storage: StorageMode,
     pub durability: Durability,
+    pub commit_log: CommitLogSettings,
     pub auth: AuthConfig,
     /// A `tracing_subscriber::EnvFilter` directive string, already checked to parse.
     pub log: String,
@@ -206,6 +224,7 @@ impl Config {
         let limits = limits(&layer)?;
         let timeouts = timeouts(&layer)?;
         let query = query_settings(&layer)?;
+        let commit_log = commit_log_settings(&layer)?;
 
         let cluster = cluster_settings(
             ClusterLayer {
@@ -231,6 +250,7 @@ impl Config {
             http_listen: layer.http_listen.unwrap_or(HTTP_LISTEN_DEFAULT),
             storage,
             durability: layer.durability.unwrap_or_default(),
+            commit_log,
             auth: auth_config(layer.auth, layer.users.unwrap_or_default())?,
             log,
             limits,
@@ -366,6 +386,35 @@ fn timeouts(layer: &Layer) -> Result<Timeouts, ConfigError> {
         ));
     }
     Ok(timeouts)
+}
+
+/// The log's flush interval and the snapshot thresholds; the defaults are the durability
+/// layer's own.
+fn commit_log_settings(layer: &Layer) -> Result<CommitLogSettings, ConfigError> {
+    let defaults = quiver_engine::DurabilityOptions::default();
+    let flush_interval = match layer.flush_interval_ms {
+        Some(ms) => timeout("flush_interval_ms", Some(ms), 0)?,
+        None => defaults.flush_interval,
+    };
+    let snapshot_log_bytes = layer
+        .snapshot_log_bytes
+        .unwrap_or(defaults.snapshot_log_bytes);
+    if snapshot_log_bytes < SNAPSHOT_LOG_BYTES_MIN {
+        return Err(invalid(
+            "snapshot_log_bytes",
+            format!("{snapshot_log_bytes} bytes is below {SNAPSHOT_LOG_BYTES_MIN}"),
+        ));
+    }
+    let snapshot_interval = match layer.snapshot_interval_ms {
+        Some(0) => None,
+        Some(ms) => Some(timeout("snapshot_interval_ms", Some(ms), 0)?),
+        None => defaults.snapshot_interval,
+    };
+    Ok(CommitLogSettings {
+        flush_interval,
+        snapshot_log_bytes,
+        snapshot_interval,
+    })
 }
 
 /// The query pool's threads and the work placement policy.

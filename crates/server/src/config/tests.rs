@@ -520,3 +520,42 @@ fn transaction_timeouts_default_to_an_idle_minute_and_no_limit_and_zero_turns_th
     );
     assert_eq!(config.timeouts.transaction, None, "environment over file");
 }
+
+#[test]
+fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    let durability = quiver_engine::DurabilityOptions::default();
+    assert_eq!(
+        defaults.commit_log,
+        CommitLogSettings {
+            flush_interval: durability.flush_interval,
+            snapshot_log_bytes: durability.snapshot_log_bytes,
+            snapshot_interval: durability.snapshot_interval,
+        }
+    );
+    let toml = file("snapshot_log_bytes = 33554432\nflush_interval_ms = 20\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(
+        flags(&["--config", &path, "--snapshot-interval-ms", "0"]),
+        env(&[
+            ("QUIVER_SNAPSHOT_INTERVAL_MS", "1000"),
+            ("QUIVER_FLUSH_INTERVAL_MS", "10"),
+        ]),
+    )
+    .expect("valid layers");
+    assert_eq!(
+        config.commit_log.snapshot_interval, None,
+        "flag wins; 0 is off"
+    );
+    assert_eq!(config.commit_log.flush_interval, Duration::from_millis(10));
+    assert_eq!(config.commit_log.snapshot_log_bytes, 32 << 20, "file");
+    for (var, value, setting) in [
+        ("QUIVER_SNAPSHOT_LOG_BYTES", "4096", "snapshot_log_bytes"),
+        ("QUIVER_FLUSH_INTERVAL_MS", "0", "flush_interval_ms"),
+    ] {
+        match resolve(Layer::default(), env(&[(var, value)])) {
+            Err(ConfigError::Invalid { setting: s, .. }) => assert_eq!(s, setting),
+            other => panic!("{var}={value} gave {other:?}"),
+        }
+    }
+}
