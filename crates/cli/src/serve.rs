@@ -261,6 +261,7 @@ async fn open_member(
     let mut member = ClusterConfig::new(cluster.node_id, node.clone(), dir);
     member.snapshot_every_entries = cluster.snapshot_entries;
     member.logs_kept_after_snapshot = cluster.logs_kept_after_snapshot();
+    member.set_election_timeout(cluster.election_timeout_ms);
     member.initial_members = cluster
         .initial_members
         .iter()

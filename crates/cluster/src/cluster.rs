@@ -38,8 +38,10 @@ pub struct ClusterConfig {
     pub data_dir: PathBuf,
     /// The leader's heartbeat period.
     pub heartbeat_interval_ms: u64,
-    /// A follower that hears no leader for a random time in this range campaigns. Keep the
-    /// minimum at ten appends' latency or more, or slow disks cause needless elections.
+    /// A follower campaigns once it has heard no leader for `election_timeout_max_ms` (the
+    /// lease it granted the leader) plus a random time in this range: between 1.5 and 2 times
+    /// the maximum when the maximum is twice the minimum. Keep the minimum at ten appends'
+    /// latency or more, or slow disks cause needless elections.
     pub election_timeout_min_ms: u64,
     pub election_timeout_max_ms: u64,
     /// A peer that does not accept a connection within this is unreachable for now.
@@ -68,9 +70,9 @@ impl ClusterConfig {
             node,
             initial_members: BTreeMap::new(),
             data_dir: data_dir.into(),
-            heartbeat_interval_ms: 100,
-            election_timeout_min_ms: 500,
-            election_timeout_max_ms: 1000,
+            heartbeat_interval_ms: 60,
+            election_timeout_min_ms: 300,
+            election_timeout_max_ms: 600,
             connect_timeout_ms: 500,
             snapshot_every_entries: 10_000,
             logs_kept_after_snapshot: 1000,
@@ -80,6 +82,14 @@ impl ClusterConfig {
             snapshot_install_timeout_ms: 600_000,
             member_catch_up_timeout_ms: 120_000,
         }
+    }
+
+    /// Sets the election timing from one figure: followers campaign once their leader has been
+    /// silent for 1.5–2 × `ms`, and the leader's heartbeats go every tenth of it.
+    pub fn set_election_timeout(&mut self, ms: u64) {
+        self.election_timeout_max_ms = ms;
+        self.election_timeout_min_ms = ms / 2;
+        self.heartbeat_interval_ms = (ms / 10).max(1);
     }
 
     fn raft_config(&self) -> Result<Config, ClusterError> {

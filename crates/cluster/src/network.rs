@@ -19,6 +19,7 @@
 //! [`NetworkSwitch`] is the seam for partition tests: an isolated member's RPCs fail at once and
 //! the RPCs sent to it are dropped unanswered, both ways, like a cut cable.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::io;
 use std::path::PathBuf;
@@ -65,6 +66,9 @@ pub enum Request {
         data: Redo,
         has_file: bool,
         done: bool,
+        /// Ids removed from the membership up to the snapshot's last entry, on the last chunk.
+        #[serde(default)]
+        removed: BTreeSet<NodeId>,
     },
     TransferLeader(TransferLeaderRequest<TypeConfig>),
     /// A member tells the leader its addresses (its Bolt and HTTP listeners, known only to
@@ -355,6 +359,11 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
                 data: Redo(buf[..n].to_vec()),
                 has_file,
                 done,
+                removed: if done {
+                    snapshot.snapshot.removed.clone()
+                } else {
+                    BTreeSet::new()
+                },
             };
             // The last chunk's answer waits for the receiver to load the whole snapshot.
             let deadline = if done {
@@ -520,7 +529,11 @@ impl Connection {
                 data,
                 has_file,
                 done,
-            } => match self.chunk(vote, meta, offset, data, has_file, done).await {
+                removed,
+            } => match self
+                .chunk(vote, meta, offset, data, (has_file, done), removed)
+                .await
+            {
                 Ok(r) => r,
                 Err(e) => Response::Error(e.to_string()),
             },
@@ -533,8 +546,8 @@ impl Connection {
         meta: SnapshotMeta,
         offset: u64,
         data: Redo,
-        has_file: bool,
-        done: bool,
+        (has_file, done): (bool, bool),
+        removed: BTreeSet<NodeId>,
     ) -> Result<Response, WireError> {
         if offset == 0 {
             if let Some(old) = self.incoming.take() {
@@ -580,7 +593,7 @@ impl Connection {
         }
         let snapshot = Snapshot {
             meta,
-            snapshot: SnapshotData { file },
+            snapshot: SnapshotData { file, removed },
         };
         let resp = self
             .raft

@@ -23,7 +23,9 @@
 //! machine remembers every id a membership entry it applies drops (comparing it with the one
 //! before), in `removed-members.json`, written before the entry counts as applied. Every
 //! member applies every membership entry of its log, so whichever member leads next knows
-//! them too; a member caught up from a snapshot knows the removals applied after it.
+//! them too. A snapshot carries the set as of its last entry (in its `.meta` file and in the
+//! transfer), so a member caught up from a snapshot knows the removals the snapshot covers as
+//! well as those applied after it: the set a member holds only ever grows.
 //!
 //! The newest two snapshots are kept: one may still be streaming to a follower while the next
 //! is built.
@@ -254,10 +256,12 @@ impl Applier for StorageApplier {
     }
 }
 
-/// A Raft snapshot's data: the Quiver snapshot file, or none for an empty store.
+/// A Raft snapshot's data: the Quiver snapshot file, or none for an empty store, and the ids
+/// removed from the membership up to its last entry (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotData {
     pub file: Option<PathBuf>,
+    pub removed: BTreeSet<NodeId>,
 }
 
 /// A Raft snapshot with Quiver's data.
@@ -268,6 +272,7 @@ pub type Snapshot = openraft::Snapshot<LeaderId, NodeId, Node, SnapshotData>;
 struct Stored {
     meta: SnapshotMeta,
     file: Option<PathBuf>,
+    removed: BTreeSet<NodeId>,
     meta_path: PathBuf,
 }
 
@@ -278,6 +283,10 @@ struct MetaFile {
     last_membership: StoredMembership,
     /// The data file's name in the same directory.
     data: Option<String>,
+    /// Ids removed from the membership up to `last_log_id`; absent in files written before
+    /// snapshots carried them.
+    #[serde(default)]
+    removed: BTreeSet<NodeId>,
 }
 
 /// The state machine openraft drives.
@@ -394,11 +403,18 @@ impl StateMachine {
             .map(|(id, _)| *id)
             .filter(|id| next.get_node(id).is_none())
             .collect();
-        if dropped.is_empty() {
+        self.remember_removed(dropped)
+    }
+
+    /// Adds `ids` to the removed set, durably; nothing is written when none is new.
+    fn remember_removed(&self, ids: impl IntoIterator<Item = NodeId>) -> Result<(), ApplyError> {
+        let mut all = self.removed.read().clone();
+        let before = all.len();
+        all.extend(ids);
+        if all.len() == before {
             return Ok(());
         }
-        let mut ids = self.removed.read().clone();
-        ids.extend(dropped);
+        let ids = all;
         let path = self.dir.join(REMOVED_FILE);
         let temp = self.dir.join(format!("{REMOVED_FILE}{TEMP_SUFFIX}"));
         let bytes = serde_json::to_vec(&ids).map_err(|e| ApplyError::Io {
@@ -444,6 +460,7 @@ impl StateMachine {
                     last_membership: m.last_membership,
                 },
                 file,
+                removed: m.removed,
                 meta_path: path,
             });
         }
@@ -451,8 +468,14 @@ impl StateMachine {
         Ok((complete, leftovers))
     }
 
-    /// Puts a snapshot whose data file is `data` (anywhere) in place as the current one.
-    fn store(&mut self, meta: &SnapshotMeta, data: Option<&Path>) -> Result<Stored, ApplyError> {
+    /// Puts a snapshot whose data file is `data` (anywhere) in place as the current one;
+    /// `removed` is the removed set as of its last entry.
+    fn store(
+        &mut self,
+        meta: &SnapshotMeta,
+        data: Option<&Path>,
+        removed: BTreeSet<NodeId>,
+    ) -> Result<Stored, ApplyError> {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -486,6 +509,7 @@ impl StateMachine {
                 .and_then(|f| f.file_name())
                 .and_then(|n| n.to_str())
                 .map(str::to_owned),
+            removed: removed.clone(),
         };
         let tmp = self.dir.join(format!("{stem}{META_SUFFIX}{TEMP_SUFFIX}"));
         let bytes = serde_json::to_vec(&m).map_err(|e| io_err(&tmp)(io::Error::other(e)))?;
@@ -499,6 +523,7 @@ impl StateMachine {
         let stored = Stored {
             meta: meta.clone(),
             file,
+            removed,
             meta_path,
         };
         self.current = Some(stored.clone());
@@ -617,7 +642,10 @@ impl StateMachine {
             last_log_id: self.last_applied,
             last_membership: self.membership.clone(),
         };
-        let stored = self.store(&meta, written.as_ref().map(|(p, _)| p.as_path()))?;
+        // The state machine applies one entry at a time, so the set is the one as of
+        // `last_applied`, the snapshot's last entry.
+        let removed = self.removed.read().clone();
+        let stored = self.store(&meta, written.as_ref().map(|(p, _)| p.as_path()), removed)?;
         let _ = std::fs::remove_dir_all(&building);
         tracing::info!(
             member = self.id,
@@ -627,7 +655,10 @@ impl StateMachine {
         );
         Ok(openraft::Snapshot {
             meta,
-            snapshot: SnapshotData { file: stored.file },
+            snapshot: SnapshotData {
+                file: stored.file,
+                removed: stored.removed,
+            },
         })
     }
 }
@@ -711,8 +742,12 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         meta: &SnapshotMeta,
         snapshot: SnapshotData,
     ) -> Result<(), io::Error> {
-        blocking_section(|| self.record_removals(meta.last_membership.membership()))?;
-        let stored = blocking_section(|| self.store(meta, snapshot.file.as_deref()))?;
+        blocking_section(|| {
+            self.remember_removed(snapshot.removed.iter().copied())?;
+            self.record_removals(meta.last_membership.membership())
+        })?;
+        let removed = self.removed.read().clone();
+        let stored = blocking_section(|| self.store(meta, snapshot.file.as_deref(), removed))?;
         self.applied_commit = blocking_section(|| self.applier.reset(stored.file.as_deref()))?;
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
@@ -730,6 +765,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
             meta: s.meta.clone(),
             snapshot: SnapshotData {
                 file: s.file.clone(),
+                removed: s.removed.clone(),
             },
         }))
     }

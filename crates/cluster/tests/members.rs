@@ -567,6 +567,39 @@ async fn members_are_added_and_removed() {
         let removed = h.members[&id].member_changes().removed();
         assert!(removed.contains(&4), "member {id}: {removed:?}");
     }
+    // A member that never saw the removal entry (the log holding it is purged, so it is caught
+    // up from a snapshot) learns the removal from the snapshot.
+    let raft = h.members[&leader].raft().clone();
+    raft.trigger().snapshot().await.unwrap();
+    h.members[&leader]
+        .wait_until(WAIT, "snapshot", |s| s.snapshot_index >= Some(last))
+        .await
+        .unwrap();
+    raft.trigger().purge_log(last).await.unwrap();
+    h.members[&leader]
+        .wait_until(WAIT, "purge", |s| s.purged_index >= Some(last))
+        .await
+        .unwrap();
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let node = Node::new(
+        l.local_addr().unwrap().to_string(),
+        "127.0.0.1:0",
+        "127.0.0.1:0",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let c = config(5, &node, &dir, &BTreeMap::new());
+    let m5 = Cluster::start_on(c, l, None).await.unwrap();
+    h.nodes.insert(5, node.clone());
+    h.dirs.insert(5, dir);
+    h.members.insert(5, m5);
+    h.members[&leader].add_member(5, node).await.unwrap();
+    h.members[&5].wait_applied(last, WAIT).await.unwrap();
+    assert!(
+        h.members[&5].status().snapshot_index >= Some(last),
+        "member 5 was caught up from a snapshot"
+    );
+    let removed = h.members[&5].member_changes().removed();
+    assert!(removed.contains(&4), "member 5: {removed:?}");
     h.shutdown().await;
 }
 

@@ -110,6 +110,9 @@ pub struct ReplicatedLog {
     stepping_down: AtomicBool,
     /// The store handle, for read-horizon waits.
     applier: std::sync::OnceLock<Weak<StorageApplier>>,
+    /// The runtime the member runs on: blocking waits are driven on the caller's thread while
+    /// this runtime drives their timers and wakes them.
+    runtime: tokio::runtime::Handle,
 }
 
 impl std::fmt::Debug for ReplicatedLog {
@@ -128,6 +131,7 @@ enum Found {
 }
 
 impl ReplicatedLog {
+    /// Called on the runtime the member runs on.
     fn new(
         id: NodeId,
     ) -> (
@@ -148,6 +152,7 @@ impl ReplicatedLog {
             leadership: Mutex::new(Leadership::default()),
             stepping_down: AtomicBool::new(false),
             applier: std::sync::OnceLock::new(),
+            runtime: tokio::runtime::Handle::current(),
         });
         (log, rx)
     }
@@ -253,14 +258,23 @@ impl ReplicatedLog {
         self.settled.notify_waiters();
     }
 
+    /// Blocking callers (the query threads, outside the runtime) drive the async wait on
+    /// their own thread; the member's runtime drives its timers and wakes it. Nothing is built
+    /// per wait.
     fn wait_blocking(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
-        // Blocking callers (the HTTP API's threads) get the async wait run to completion on a
-        // small local executor: the notifications are Tokio's.
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .map_err(|e| LogError::Failed(format!("cannot wait for the commit: {e}")))?;
-        rt.block_on(self.wait_for(ticket))
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        match Handle::try_current().map(|h| h.runtime_flavor()) {
+            Err(_) => self.runtime.block_on(self.wait_for(ticket)),
+            // A worker of a multi-threaded runtime hands its other tasks on before it blocks.
+            Ok(RuntimeFlavor::MultiThread) => {
+                tokio::task::block_in_place(|| self.runtime.block_on(self.wait_for(ticket)))
+            }
+            Ok(_) => Err(LogError::Failed(
+                "a blocking wait for a replicated commit cannot run on a single-threaded \
+                 runtime; use the asynchronous wait"
+                    .to_string(),
+            )),
+        }
     }
 
     async fn wait_for(&self, ticket: DurabilityTicket) -> Result<(), LogError> {

@@ -95,7 +95,7 @@ pub struct LabArgs {
     /// The target server's process id, to read its memory, descriptors and CPU time
     #[arg(long, value_name = "PID")]
     pub target_pid: Option<u32>,
-    /// Seed the target over the wire when it holds no :Person nodes
+    /// Seed the target over the wire when it holds no :Person nodes (with --cluster: through the leader, before the load, so that restarts are timed at that size)
     #[arg(long)]
     pub seed_target: bool,
     /// In-process server: worker threads [default: the host's cores]

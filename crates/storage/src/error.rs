@@ -36,6 +36,14 @@ pub enum Error {
     #[error("{kind} {id} not found")]
     EntityNotFound { kind: EntityKind, id: u64 },
 
+    /// A bulk load named an id that is already taken.
+    #[error("{kind} {id} already exists")]
+    EntityExists { kind: EntityKind, id: u64 },
+
+    /// A bulk load or an unobserved replay was asked of a store it cannot take.
+    #[error("bulk load refused: {0}")]
+    BulkLoadRefused(&'static str),
+
     #[error("cannot delete node {id}: it still has relationships")]
     DeleteConnectedNode { id: u64 },
 

@@ -231,6 +231,27 @@ impl NodeRec {
         Ok(())
     }
 
+    /// A node made outside any transaction (bulk loading): its one version is committed, so
+    /// it carries no chain. `labels` must hold no duplicates.
+    pub(crate) fn committed(
+        labels: &[u32],
+        props: SmallVec<[(u32, &Value); 8]>,
+    ) -> Result<NodeRec> {
+        let mut out = Vec::with_capacity(8 + props.len() * 8);
+        put_varint(&mut out, labels.len() as u64);
+        for l in labels {
+            put_varint(&mut out, u64::from(*l));
+        }
+        put_prop_refs(&mut out, props);
+        check_size(out.len())?;
+        Ok(NodeRec {
+            chain: None,
+            blob: exact(&out),
+            out: ThinVec::new(),
+            inc: ThinVec::new(),
+        })
+    }
+
     /// Returns the slot to vacant, freeing everything it held except the chain.
     pub(crate) fn clear(&mut self) {
         self.blob = Box::default();
@@ -241,9 +262,15 @@ impl NodeRec {
 
 /// Appends properties (sorted by key, last value for a key wins) in blob form.
 pub(crate) fn put_props(out: &mut Vec<u8>, props: &[(u32, Value)]) {
-    let mut sorted: SmallVec<[&(u32, Value); 8]> = props.iter().collect();
+    let refs: SmallVec<[(u32, &Value); 8]> = props.iter().map(|(k, v)| (*k, v)).collect();
+    put_prop_refs(out, refs);
+}
+
+/// [`put_props`] over borrowed values, so a bulk load encodes without cloning them.
+pub(crate) fn put_prop_refs(out: &mut Vec<u8>, mut sorted: SmallVec<[(u32, &Value); 8]>) {
+    // Stable: of several values for one key, the last given stays last and wins.
     sorted.sort_by_key(|p| p.0);
-    for (i, (k, v)) in sorted.iter().map(|p| (p.0, &p.1)).enumerate() {
+    for (i, &(k, v)) in sorted.iter().enumerate() {
         if sorted.get(i + 1).is_some_and(|n| n.0 == k) || v.is_null() {
             continue;
         }
@@ -388,6 +415,14 @@ pub(crate) struct RelRec {
 }
 
 impl RelRec {
+    /// A relationship made outside any transaction (bulk loading): one committed version, no
+    /// chain. `props` is an encoded property section.
+    pub(crate) fn committed(start: u64, ty: u32, props: &[u8]) -> RelRec {
+        let mut rec = RelRec::default();
+        rec.init(start, ty, props);
+        rec
+    }
+
     pub(crate) fn init(&mut self, start: u64, ty: u32, props: &[u8]) {
         self.w = (start & ((1 << REL_ID_BITS) - 1))
             | (REL_PRESENT << REL_ID_BITS)

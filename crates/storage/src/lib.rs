@@ -51,6 +51,7 @@
 
 mod access;
 mod arena;
+mod bulk;
 mod codec;
 mod commit_log;
 mod counts;
@@ -70,6 +71,7 @@ mod tokens;
 mod txn;
 mod write;
 
+pub use bulk::{BulkLoad, BulkSection, BulkSummary};
 pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
 pub use commit_log::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError};
 pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};

@@ -114,6 +114,20 @@ pub enum RedoOp {
     },
 }
 
+impl RedoOp {
+    /// Whether the op changes the schema (a transaction changes the schema or the data,
+    /// never both).
+    pub fn is_schema(&self) -> bool {
+        matches!(
+            self,
+            RedoOp::CreateIndex { .. }
+                | RedoOp::CreateUniqueConstraint { .. }
+                | RedoOp::DropIndex { .. }
+                | RedoOp::DropConstraint { .. }
+        )
+    }
+}
+
 /// The changes of one transaction, stamped with its commit number.
 #[derive(Clone, Debug, Default)]
 pub struct RedoRecord {

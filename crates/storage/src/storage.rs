@@ -261,6 +261,16 @@ impl Storage {
         }
     }
 
+    /// How many transactions hold a snapshot (bulk paths run only when none does).
+    pub(crate) fn live_snapshots(&self) -> usize {
+        self.registry.lock().values().sum()
+    }
+
+    /// Whether garbage collection has batches queued.
+    pub(crate) fn gc_pending(&self) -> bool {
+        !self.gc_queue.lock().is_empty()
+    }
+
     /// The oldest snapshot any transaction holds or may yet take.
     pub(crate) fn oldest_snapshot(&self) -> u64 {
         let r = self.registry.lock();

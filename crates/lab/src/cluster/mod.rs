@@ -58,6 +58,10 @@ and share its cores: reconnect and failover times include waiting for CPU.";
 pub struct ClusterReport {
     pub experiment: String,
     pub members: usize,
+    /// `:Person` nodes seeded before the load (`--seed-target`; 0 without), so that restarts
+    /// are timed at that store size.
+    pub seeded_nodes: usize,
+    pub seeded_relationships: usize,
     pub connections: usize,
     pub source_addrs: usize,
     pub write_interval_ms: u64,
@@ -479,6 +483,18 @@ async fn drive(
         Some(())
     })
     .await?;
+    let connect_timeout = Duration::from_millis(args.connect_timeout_ms);
+    if args.seed_target {
+        // The lab's social graph, written through the leader like any client's data: restarts
+        // then load and replay a store of that size.
+        let social = crate::run::social_of(args);
+        let url = crate::target::parse_url(&format!("bolt://{}", specs[leader].bolt))?;
+        let target = crate::target::remote(&url, None, None, false);
+        let dialer = Dialer::new(specs[leader].bolt, 1, connect_timeout);
+        crate::target::seed_over_wire(&target, &dialer, &social).await?;
+        report.seeded_nodes = social.people.len();
+        report.seeded_relationships = social.edge_count();
+    }
     query(
         &specs[leader],
         "CREATE CONSTRAINT item_key FOR (i:Item) REQUIRE i.key IS UNIQUE",
@@ -486,7 +502,6 @@ async fn drive(
         AccessMode::Write,
     )
     .await?;
-    let connect_timeout = Duration::from_millis(args.connect_timeout_ms);
     let shared = Arc::new(Shared {
         members: specs.iter().map(|s| s.bolt).collect(),
         dialers: specs
@@ -613,6 +628,11 @@ pub fn lines(report: &ClusterReport) -> Vec<String> {
     let mut out = vec![
         format!("config.cluster={}", report.members),
         format!("config.connections={}", report.connections),
+        format!("config.seeded_nodes={}", report.seeded_nodes),
+        format!(
+            "config.seeded_relationships={}",
+            report.seeded_relationships
+        ),
         format!("config.source_addrs={}", report.source_addrs),
         format!("config.write_interval_ms={}", report.write_interval_ms),
         format!("{p}.acknowledged={}", report.acknowledged),

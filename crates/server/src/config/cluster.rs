@@ -86,6 +86,9 @@ pub struct ClusterSettings {
     /// A snapshot every this many Raft entries, the log behind it purged but for a tenth of
     /// that (at most 1000 entries) kept for slightly lagging followers.
     pub snapshot_entries: u64,
+    /// Followers elect a new leader once theirs has been silent for 1.5–2 times this; the
+    /// leader's heartbeats go every tenth of it.
+    pub election_timeout_ms: u64,
     /// The host other members and clients reach this one at, where a listen address is a
     /// wildcard (0.0.0.0 or ::). `None`: the listen addresses are advertised as they are.
     pub advertised_address: Option<String>,

@@ -154,6 +154,10 @@ pub struct Layer {
     #[arg(long, value_name = "ENTRIES")]
     pub raft_snapshot_entries: Option<u64>,
 
+    /// Followers of a leader silent for 1.5 to 2 times this (a random point in between, so that they rarely compete) elect a new one; the leader sends heartbeats every tenth of it. Shorter fails over sooner; too short for a loaded machine elects needlessly [default: 600] [env: QUIVER_RAFT_ELECTION_TIMEOUT_MS]
+    #[arg(long, value_name = "MS")]
+    pub raft_election_timeout_ms: Option<u64>,
+
     /// Host name or IP other members and drivers reach this one at, where a listen address is a wildcard [env: QUIVER_ADVERTISED_ADDRESS]
     #[arg(long, value_name = "HOST")]
     pub advertised_address: Option<String>,
@@ -205,6 +209,7 @@ impl Layer {
             initial_members: env_value(&lookup, "QUIVER_INITIAL_MEMBERS")?,
             join: lookup("QUIVER_JOIN").filter(|addr| !addr.trim().is_empty()),
             raft_snapshot_entries: env_value(&lookup, "QUIVER_RAFT_SNAPSHOT_ENTRIES")?,
+            raft_election_timeout_ms: env_value(&lookup, "QUIVER_RAFT_ELECTION_TIMEOUT_MS")?,
             advertised_address: lookup("QUIVER_ADVERTISED_ADDRESS")
                 .filter(|host| !host.trim().is_empty()),
             cluster_reads_on_leader: env_value(&lookup, "QUIVER_CLUSTER_READS_ON_LEADER")?,
@@ -277,6 +282,9 @@ impl Layer {
             initial_members: self.initial_members.or(lower.initial_members),
             join: self.join.or(lower.join),
             raft_snapshot_entries: self.raft_snapshot_entries.or(lower.raft_snapshot_entries),
+            raft_election_timeout_ms: self
+                .raft_election_timeout_ms
+                .or(lower.raft_election_timeout_ms),
             advertised_address: self.advertised_address.or(lower.advertised_address),
             cluster_reads_on_leader: self
                 .cluster_reads_on_leader

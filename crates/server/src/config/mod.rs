@@ -204,6 +204,7 @@ impl Config {
                 initial_members: layer.initial_members,
                 join: layer.join,
                 snapshot_entries: layer.raft_snapshot_entries,
+                election_timeout_ms: layer.raft_election_timeout_ms,
                 advertised_address: layer.advertised_address,
                 reads_on_leader: layer.cluster_reads_on_leader,
             },
@@ -531,12 +532,19 @@ struct ClusterLayer {
     initial_members: Option<Members>,
     join: Option<String>,
     snapshot_entries: Option<u64>,
+    election_timeout_ms: Option<u64>,
     advertised_address: Option<String>,
     reads_on_leader: Option<bool>,
 }
 
 /// Raft entries between a cluster member's snapshots, unless configured.
 const SNAPSHOT_ENTRIES_DEFAULT: u64 = 10_000;
+/// A leader silent for 1.5–2 times this is replaced: 0.9–1.2 s, so that failover (detection,
+/// one vote, the new term's first entry) stays within 2 s.
+const ELECTION_TIMEOUT_DEFAULT_MS: u64 = 600;
+/// Below this, heartbeats (a tenth of the timeout) would come faster than a loaded member
+/// can be relied on to send them.
+const ELECTION_TIMEOUT_MIN_MS: u64 = 100;
 
 fn cluster_settings(
     layer: ClusterLayer,
@@ -548,6 +556,10 @@ fn cluster_settings(
             (layer.initial_members.is_some(), "initial_members"),
             (layer.join.is_some(), "join"),
             (layer.snapshot_entries.is_some(), "raft_snapshot_entries"),
+            (
+                layer.election_timeout_ms.is_some(),
+                "raft_election_timeout_ms",
+            ),
         ] {
             if set {
                 return Err(invalid(
@@ -604,6 +616,15 @@ fn cluster_settings(
             "must be 1 or more".to_owned(),
         ));
     }
+    let election_timeout_ms = layer
+        .election_timeout_ms
+        .unwrap_or(ELECTION_TIMEOUT_DEFAULT_MS);
+    if election_timeout_ms < ELECTION_TIMEOUT_MIN_MS {
+        return Err(invalid(
+            "raft_election_timeout_ms",
+            format!("must be {ELECTION_TIMEOUT_MIN_MS} or more"),
+        ));
+    }
     if *storage == StorageMode::InMemory {
         return Err(invalid(
             "in_memory",
@@ -624,6 +645,7 @@ fn cluster_settings(
         initial_members,
         join,
         snapshot_entries,
+        election_timeout_ms,
         advertised_address: layer.advertised_address,
         reads_on_leader: layer.reads_on_leader.unwrap_or(false),
     }))

@@ -354,6 +354,7 @@ fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
     assert_eq!(cluster.join.as_deref(), Some("127.0.0.1:7001"));
     assert!(cluster.initial_members.is_empty());
     assert_eq!(cluster.snapshot_entries, 10_000);
+    assert_eq!(cluster.election_timeout_ms, 600);
     assert_eq!(cluster.logs_kept_after_snapshot(), 1000);
 
     let mut args = joining.to_vec();
@@ -406,6 +407,25 @@ fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
             ],
             vec![],
             "raft_snapshot_entries",
+        ),
+        (
+            vec![
+                "--node-id",
+                "1",
+                "--raft-listen",
+                "127.0.0.1:7001",
+                "--initial-members",
+                "1=127.0.0.1:7001",
+                "--raft-election-timeout-ms",
+                "99",
+            ],
+            vec![],
+            "raft_election_timeout_ms",
+        ),
+        (
+            vec!["--raft-election-timeout-ms", "600"],
+            vec![],
+            "raft_election_timeout_ms",
         ),
         (vec!["--join", "127.0.0.1:7001"], vec![], "join"),
     ] {

@@ -1,0 +1,926 @@
+//! Bulk loading: filling a store no transaction can see yet, and replaying the log into a
+//! store no transaction has open.
+//!
+//! The transactional write path pays for the readers it might have: every change pushes a
+//! boxed undo delta onto the entity's chain, stamped with its transaction's cell, and queues
+//! garbage collection to cut the chain again once no snapshot needs it. A snapshot being
+//! loaded, an offline import and the log replayed at recovery have no readers, so here every
+//! entity is written as its one committed version: no chain at all, which is exactly what
+//! garbage collection would have left behind.
+//!
+//! - [`Storage::bulk_load`] opens a [`BulkLoad`] on an empty store. It takes nodes and
+//!   relationships under ids the caller chooses (snapshots and redo records name ids; an
+//!   importer numbers densely from 0, or reserves ranges with
+//!   [`BulkLoad::reserve_node_ids`]), and indexes and uniqueness constraints, which are built
+//!   once at the end. [`BulkLoad::finish`] then publishes everything as one commit number.
+//!   [`BulkLoad::section`] hands out `Send` loaders so several threads can load at once.
+//! - [`Storage::apply_redo_unobserved`] replays one redo record in place, with no undo deltas
+//!   and no garbage collection, while no transaction is open (recovery). Cluster followers,
+//!   which serve readers while they replay, keep [`Storage::apply_redo`].
+//!
+//! Neither path can be rolled back: on an error the store holds part of the work and must be
+//! discarded, which is what recovery and an import do anyway.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use quiver_value::Value;
+
+use crate::codec::check_storable;
+use crate::counts::CountKey;
+use crate::error::{EntityKind, Error, Result};
+use crate::graph::{
+    AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, adj_insert, adj_remove, prop_get, put_prop_refs,
+};
+use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
+use crate::index::{equal, key_of};
+use crate::redo::{RedoOp, RedoRecord};
+use crate::schema::{IndexDef, Schema};
+use crate::storage::Storage;
+
+/// What a finished bulk load published.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BulkSummary {
+    /// The one commit number the loaded graph carries.
+    pub commit: u64,
+    pub nodes: u64,
+    pub relationships: u64,
+    /// Indexes and uniqueness constraints built.
+    pub indexes: usize,
+}
+
+/// Count changes gathered by one loader and published once: a shared counter per entity
+/// would make parallel loaders contend on every write.
+#[derive(Default)]
+struct Tally {
+    counts: FxHashMap<CountKey, i64>,
+    nodes: u64,
+    rels: u64,
+}
+
+impl Tally {
+    fn add(&mut self, key: CountKey, delta: i64) {
+        *self.counts.entry(key).or_insert(0) += delta;
+    }
+
+    fn merge(&mut self, other: Tally) {
+        for (k, d) in other.counts {
+            self.add(k, d);
+        }
+        self.nodes += other.nodes;
+        self.rels += other.rels;
+    }
+
+    fn changes(&self) -> Vec<(CountKey, i64)> {
+        self.counts
+            .iter()
+            .filter(|(_, d)| **d != 0)
+            .map(|(k, d)| (*k, *d))
+            .collect()
+    }
+}
+
+/// An index or constraint asked for during a load, built at [`BulkLoad::finish`].
+struct PendingIndex {
+    name: String,
+    label: u32,
+    key: u32,
+    unique: bool,
+}
+
+/// A load into an empty store that no transaction can see until [`BulkLoad::finish`]
+/// publishes it (see the module docs).
+///
+/// Load every node before the relationships that name it. Until `finish`, the store must
+/// not be handed to readers: what is loaded is not yet numbered by any commit. A load that
+/// fails, or is dropped unfinished, leaves a store to discard.
+pub struct BulkLoad<'a> {
+    storage: &'a Storage,
+    tally: Tally,
+    /// What finished sections gathered.
+    sections: Mutex<Tally>,
+    indexes: Vec<PendingIndex>,
+}
+
+/// A `Send` loader over one [`BulkLoad`], for one thread: loads into the same store and hands
+/// its counts to the load when dropped.
+pub struct BulkSection<'l, 'a> {
+    load: &'l BulkLoad<'a>,
+    tally: Tally,
+}
+
+impl Storage {
+    /// Opens a bulk load. Refused ([`Error::BulkLoadRefused`]) unless the store is empty
+    /// (nothing committed, no entity id handed out, no schema) and no transaction is open.
+    pub fn bulk_load(&self) -> Result<BulkLoad<'_>> {
+        let refuse = |reason| Err(Error::BulkLoadRefused(reason));
+        if self.last_committed() != 0
+            || self.next_node.load(Ordering::Acquire) != 0
+            || self.next_rel.load(Ordering::Acquire) != 0
+        {
+            return refuse("the store is not empty");
+        }
+        if !self.schema().is_empty() {
+            return refuse("the store has a schema");
+        }
+        if self.live_snapshots() != 0 {
+            return refuse("a transaction is open");
+        }
+        Ok(BulkLoad {
+            storage: self,
+            tally: Tally::default(),
+            sections: Mutex::new(Tally::default()),
+            indexes: Vec::new(),
+        })
+    }
+
+    /// Replays a redo record in place, for a store no transaction is looking at (recovery):
+    /// each change is made as committed, with no undo delta and no garbage collection, and the
+    /// record's commit number is published. Records that change the schema, rare and small, go
+    /// through [`Storage::apply_redo`].
+    ///
+    /// Refused ([`Error::BulkLoadRefused`]) while a transaction is open. The record is not
+    /// atomic here: on an error the store holds part of it and must be discarded.
+    pub fn apply_redo_unobserved(self: &Arc<Self>, record: &RedoRecord) -> Result<()> {
+        let last = self.last_committed();
+        if record.commit <= last {
+            return Err(Error::Replay(format!(
+                "commit {} is not newer than the store's {last}",
+                record.commit
+            )));
+        }
+        if record.ops.iter().any(RedoOp::is_schema) {
+            return self.apply_redo(record);
+        }
+        if self.live_snapshots() != 0 {
+            return Err(Error::BulkLoadRefused("a transaction is open"));
+        }
+        if self.gc_pending() {
+            // Chains left by earlier transactional writes: with no snapshot open, a pass cuts
+            // them all, so every entity below is its one committed version.
+            self.gc();
+        }
+        let schema = self.schema();
+        let unique = schema.defs.iter().any(|d| d.unique);
+        let mut tally = Tally::default();
+        // Nodes that may now break a uniqueness constraint.
+        let mut touched = Vec::new();
+        for op in &record.ops {
+            self.apply_op_unobserved(op, &schema, &mut tally, &mut touched)?;
+        }
+        if unique {
+            touched.sort_unstable();
+            touched.dedup();
+            self.check_unique_unobserved(&schema, &touched)?;
+        }
+        self.publish_unobserved(record.commit, &tally);
+        Ok(())
+    }
+
+    /// Numbers what was written as `commit` and lets readers see it.
+    fn publish_unobserved(&self, commit: u64, tally: &Tally) {
+        let _slot = self.commit.lock();
+        self.counts.publish(commit, tally.changes());
+        self.last_committed.store(commit, Ordering::Release);
+        if self.follow_commits.load(Ordering::Acquire) {
+            self.publish_visible(commit);
+        }
+        // No snapshot older than this commit exists to read the history.
+        self.counts.trim(self.oldest_snapshot());
+    }
+
+    fn live_node(&self, id: u64) -> Result<&Mutex<NodeRec>> {
+        let slot = self
+            .nodes
+            .get(id)
+            .ok_or_else(|| Error::node_not_found(id))?;
+        if !slot.lock().is_live() {
+            return Err(Error::node_not_found(id));
+        }
+        Ok(slot)
+    }
+
+    fn apply_op_unobserved(
+        &self,
+        op: &RedoOp,
+        schema: &Schema,
+        tally: &mut Tally,
+        touched: &mut Vec<u64>,
+    ) -> Result<()> {
+        let label = |n: &str| self.labels.get_or_create(n);
+        let key = |n: &str| self.keys.get_or_create(n);
+        fn named(
+            keys: impl Fn(&str) -> Result<u32>,
+            ps: &[(Arc<str>, Value)],
+        ) -> Result<Props<'_>> {
+            ps.iter().map(|(k, v)| Ok((keys(k)?, v))).collect()
+        }
+        let named_props = |ps| named(key, ps);
+        match op {
+            RedoOp::CreateNode { id, labels, props } => {
+                let ls = labels
+                    .iter()
+                    .map(|l| label(l))
+                    .collect::<Result<SmallVec<[u32; 4]>>>()?;
+                load_node(self, tally, *id, &ls, named_props(props)?)?;
+                let slot = self.live_node(*id)?;
+                let g = slot.lock();
+                for l in &ls {
+                    for def in schema.on_label(*l) {
+                        if let Some(v) = prop_get(g.props()?, def.key)? {
+                            def.data.insert(key_of(&v), *id);
+                        }
+                    }
+                }
+                touched.push(*id);
+            }
+            RedoOp::DeleteNode { id } => self.delete_node_unobserved(schema, tally, *id)?,
+            RedoOp::SetNodeProperty { id, key: k, value } => {
+                check_storable(value)?;
+                self.set_node_prop_unobserved(schema, *id, key(k)?, Some(value))?;
+                touched.push(*id);
+            }
+            RedoOp::RemoveNodeProperty { id, key: k } => {
+                self.set_node_prop_unobserved(schema, *id, key(k)?, None)?;
+            }
+            RedoOp::AddLabel { id, label: l } => {
+                if self.set_label_unobserved(schema, *id, label(l)?, true)? {
+                    tally.add(CountKey::Label(label(l)?), 1);
+                }
+                touched.push(*id);
+            }
+            RedoOp::RemoveLabel { id, label: l } => {
+                if self.set_label_unobserved(schema, *id, label(l)?, false)? {
+                    tally.add(CountKey::Label(label(l)?), -1);
+                }
+            }
+            RedoOp::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type,
+                props,
+            } => {
+                let ty = self.types.get_or_create(rel_type)?;
+                load_relationship(self, tally, *id, *start, *end, ty, named_props(props)?)?;
+            }
+            RedoOp::DeleteRelationship { id } => self.delete_rel_unobserved(tally, *id)?,
+            RedoOp::SetRelationshipProperty { id, key: k, value } => {
+                check_storable(value)?;
+                self.set_rel_prop_unobserved(*id, key(k)?, Some(value))?;
+            }
+            RedoOp::RemoveRelationshipProperty { id, key: k } => {
+                self.set_rel_prop_unobserved(*id, key(k)?, None)?;
+            }
+            RedoOp::CreateIndex { .. }
+            | RedoOp::CreateUniqueConstraint { .. }
+            | RedoOp::DropIndex { .. }
+            | RedoOp::DropConstraint { .. } => {
+                return Err(Error::MixedSchemaAndData);
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_node_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
+        let slot = self.live_node(id)?;
+        let mut g = slot.lock();
+        if !g.out.is_empty() || !g.inc.is_empty() {
+            return Err(Error::DeleteConnectedNode { id });
+        }
+        for l in g.labels()? {
+            if let Some(bits) = self.label_bitmap_if_any(l) {
+                bits.clear(id);
+            }
+            for def in schema.on_label(l) {
+                if let Some(v) = prop_get(g.props()?, def.key)? {
+                    def.data.remove(&key_of(&v), id);
+                }
+            }
+            tally.add(CountKey::Label(l), -1);
+        }
+        g.clear();
+        tally.add(CountKey::Nodes, -1);
+        Ok(())
+    }
+
+    fn delete_rel_unobserved(&self, tally: &mut Tally, id: u64) -> Result<()> {
+        let slot = self.rels.get(id).ok_or_else(|| Error::rel_not_found(id))?;
+        let (start, ty) = {
+            let r = slot.lock();
+            if !r.is_live() {
+                return Err(Error::rel_not_found(id));
+            }
+            (r.start(), r.ty())
+        };
+        let end = self
+            .rel_end(start, id, ty)
+            .ok_or_else(|| Error::rel_not_found(id))?;
+        if let Some(s) = self.nodes.get(start) {
+            adj_remove(&mut s.lock().out, AdjEntry::new(id, end, ty));
+        }
+        if let Some(e) = self.nodes.get(end) {
+            adj_remove(&mut e.lock().inc, AdjEntry::new(id, start, ty));
+        }
+        slot.lock().clear();
+        tally.add(CountKey::Rels, -1);
+        tally.add(CountKey::Type(ty), -1);
+        Ok(())
+    }
+
+    fn set_node_prop_unobserved(
+        &self,
+        schema: &Schema,
+        id: u64,
+        key: u32,
+        value: Option<&Value>,
+    ) -> Result<()> {
+        let slot = self.live_node(id)?;
+        let mut g = slot.lock();
+        let old = g.set_prop(key, value)?;
+        let labels = g.labels()?;
+        for def in schema.defs.iter().filter(|d| d.key == key) {
+            if !labels.contains(&def.label) {
+                continue;
+            }
+            if let Some(o) = &old {
+                def.data.remove(&key_of(o), id);
+            }
+            if let Some(v) = value {
+                def.data.insert(key_of(v), id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns whether the node's labels changed.
+    fn set_label_unobserved(
+        &self,
+        schema: &Schema,
+        id: u64,
+        label: u32,
+        add: bool,
+    ) -> Result<bool> {
+        let slot = self.live_node(id)?;
+        let mut g = slot.lock();
+        let mut labels = g.labels()?;
+        if labels.contains(&label) == add {
+            return Ok(false);
+        }
+        if add {
+            labels.push(label);
+            if let Some(bits) = self.label_bitmap(label) {
+                bits.set(id);
+            }
+        } else {
+            labels.retain(|l| *l != label);
+            if let Some(bits) = self.label_bitmap_if_any(label) {
+                bits.clear(id);
+            }
+        }
+        g.set_labels(&labels)?;
+        for def in schema.on_label(label) {
+            if let Some(v) = prop_get(g.props()?, def.key)? {
+                if add {
+                    def.data.insert(key_of(&v), id);
+                } else {
+                    def.data.remove(&key_of(&v), id);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    fn set_rel_prop_unobserved(&self, id: u64, key: u32, value: Option<&Value>) -> Result<()> {
+        let slot = self.rels.get(id).ok_or_else(|| Error::rel_not_found(id))?;
+        let mut r = slot.lock();
+        if !r.is_live() {
+            return Err(Error::rel_not_found(id));
+        }
+        r.props.set(key, value)?;
+        Ok(())
+    }
+
+    /// Fails if a node in `touched` shares a constrained value with another node. Index
+    /// entries are exact here (every entity is one version), so the index names every
+    /// candidate.
+    fn check_unique_unobserved(&self, schema: &Schema, touched: &[u64]) -> Result<()> {
+        for &id in touched {
+            let mut checks: Vec<(&Arc<IndexDef>, Value)> = Vec::new();
+            {
+                let Some(slot) = self.nodes.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if !g.is_live() {
+                    continue;
+                }
+                let labels = g.labels()?;
+                for def in schema.defs.iter().filter(|d| d.unique) {
+                    if labels.contains(&def.label)
+                        && let Some(v) = prop_get(g.props()?, def.key)?
+                    {
+                        checks.push((def, v));
+                    }
+                }
+            }
+            for (def, v) in checks {
+                for other in def.data.nodes_with_key(&key_of(&v)) {
+                    if other != id && self.node_holds(other, def, &v)? {
+                        return Err(Error::ConstraintViolation {
+                            node: other,
+                            label: self.labels.name_or_err(def.label)?,
+                            key: self.keys.name_or_err(def.key)?,
+                            value: v,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether node `id` is live, carries the index's label and holds `value` under its key.
+    fn node_holds(&self, id: u64, def: &IndexDef, value: &Value) -> Result<bool> {
+        let Some(slot) = self.nodes.get(id) else {
+            return Ok(false);
+        };
+        let g = slot.lock();
+        Ok(g.is_live()
+            && g.has_label(def.label)?
+            && prop_get(g.props()?, def.key)?.is_some_and(|o| equal(&o, value)))
+    }
+}
+
+/// Properties as a loader encodes them: borrowed, keyed by token id.
+type Props<'v> = SmallVec<[(u32, &'v Value); 8]>;
+
+fn checked_props<'v>(storage: &Storage, props: &'v [(PropKeyId, Value)]) -> Result<Props<'v>> {
+    let mut out = Props::with_capacity(props.len());
+    for (k, v) in props {
+        if v.is_null() {
+            continue;
+        }
+        storage.keys.check(k.0)?;
+        check_storable(v)?;
+        out.push((k.0, v));
+    }
+    Ok(out)
+}
+
+fn checked_labels(storage: &Storage, labels: &[LabelId]) -> Result<SmallVec<[u32; 4]>> {
+    let mut out = SmallVec::new();
+    for l in labels {
+        storage.labels.check(l.0)?;
+        if !out.contains(&l.0) {
+            out.push(l.0);
+        }
+    }
+    Ok(out)
+}
+
+fn capacity(kind: EntityKind) -> Error {
+    Error::CapacityExceeded {
+        what: match kind {
+            EntityKind::Node => "node ids",
+            EntityKind::Relationship => "relationship ids",
+        },
+        limit: ENTITY_IDS_MAX,
+    }
+}
+
+/// Writes a node as committed under `id`; `labels` hold no duplicates, `props` no nulls.
+fn load_node(
+    storage: &Storage,
+    tally: &mut Tally,
+    id: u64,
+    labels: &[u32],
+    props: Props<'_>,
+) -> Result<()> {
+    if id >= ENTITY_IDS_MAX {
+        return Err(capacity(EntityKind::Node));
+    }
+    let slot = storage
+        .nodes
+        .get_or_alloc(id)
+        .ok_or(capacity(EntityKind::Node))?;
+    let rec = NodeRec::committed(labels, props)?;
+    {
+        let mut g = slot.lock();
+        if !g.is_vacant() || g.chain.is_some() {
+            return Err(Error::EntityExists {
+                kind: EntityKind::Node,
+                id,
+            });
+        }
+        *g = rec;
+    }
+    storage.next_node.fetch_max(id + 1, Ordering::AcqRel);
+    for l in labels {
+        if let Some(bits) = storage.label_bitmap(*l) {
+            bits.set(id);
+        }
+        tally.add(CountKey::Label(*l), 1);
+    }
+    tally.add(CountKey::Nodes, 1);
+    tally.nodes += 1;
+    Ok(())
+}
+
+/// Writes a relationship as committed under `id` between two live nodes.
+fn load_relationship(
+    storage: &Storage,
+    tally: &mut Tally,
+    id: u64,
+    start: u64,
+    end: u64,
+    ty: u32,
+    props: Props<'_>,
+) -> Result<()> {
+    if id >= ENTITY_IDS_MAX {
+        return Err(capacity(EntityKind::Relationship));
+    }
+    let mut blob = Vec::new();
+    put_prop_refs(&mut blob, props);
+    if blob.len() > ENTITY_BYTES_MAX {
+        return Err(Error::ValueTooLarge {
+            bytes: blob.len(),
+            limit: ENTITY_BYTES_MAX,
+        });
+    }
+    // Both ends are checked before anything is written, so a dangling relationship fails
+    // leaving no half of itself behind.
+    let start_slot = storage.live_node(start)?;
+    let end_slot = storage.live_node(end)?;
+    let slot = storage
+        .rels
+        .get_or_alloc(id)
+        .ok_or(capacity(EntityKind::Relationship))?;
+    {
+        let mut r = slot.lock();
+        if !r.is_vacant() || r.chain.is_some() {
+            return Err(Error::EntityExists {
+                kind: EntityKind::Relationship,
+                id,
+            });
+        }
+        *r = RelRec::committed(start, ty, &blob);
+    }
+    storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
+    // One endpoint lock at a time: loaders never wait on each other in a cycle.
+    adj_insert(&mut start_slot.lock().out, AdjEntry::new(id, end, ty));
+    adj_insert(&mut end_slot.lock().inc, AdjEntry::new(id, start, ty));
+    tally.add(CountKey::Rels, 1);
+    tally.add(CountKey::Type(ty), 1);
+    tally.rels += 1;
+    Ok(())
+}
+
+/// Takes `n` ids from `next` at once; refused past the id space.
+fn reserve(next: &AtomicU64, n: u64, kind: EntityKind) -> Result<Range<u64>> {
+    next.fetch_update(Ordering::AcqRel, Ordering::Acquire, |first| {
+        first.checked_add(n).filter(|end| *end <= ENTITY_IDS_MAX)
+    })
+    .map(|first| first..first + n)
+    .map_err(|_| capacity(kind))
+}
+
+impl<'a> BulkLoad<'a> {
+    /// The store being loaded: its tokens (`get_or_create_label` and the others) are what
+    /// the ids given to the loader name.
+    pub fn storage(&self) -> &'a Storage {
+        self.storage
+    }
+
+    /// Loads a node under `id` as committed. Refused if `id` is taken; null properties are
+    /// skipped and a repeated key keeps its last value, as in `create_node`.
+    pub fn node(
+        &mut self,
+        id: NodeId,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> Result<()> {
+        let labels = checked_labels(self.storage, labels)?;
+        let props = checked_props(self.storage, props)?;
+        load_node(self.storage, &mut self.tally, id.0, &labels, props)
+    }
+
+    /// Loads a relationship under `id` as committed. Both ends must be loaded already.
+    pub fn relationship(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<()> {
+        self.storage.types.check(rel_type.0)?;
+        let props = checked_props(self.storage, props)?;
+        load_relationship(
+            self.storage,
+            &mut self.tally,
+            id.0,
+            start.0,
+            end.0,
+            rel_type.0,
+            props,
+        )
+    }
+
+    /// One past the highest node id loaded or reserved: the next free id for a loader that
+    /// numbers densely from 0.
+    pub fn next_node_id(&self) -> NodeId {
+        NodeId(self.storage.next_node.load(Ordering::Acquire))
+    }
+
+    /// One past the highest relationship id loaded or reserved.
+    pub fn next_rel_id(&self) -> RelId {
+        RelId(self.storage.next_rel.load(Ordering::Acquire))
+    }
+
+    /// Takes `n` consecutive node ids no other loader will be given by this call, for
+    /// sections that number their own nodes.
+    pub fn reserve_node_ids(&self, n: u64) -> Result<Range<u64>> {
+        reserve(&self.storage.next_node, n, EntityKind::Node)
+    }
+
+    /// Takes `n` consecutive relationship ids (see [`BulkLoad::reserve_node_ids`]).
+    pub fn reserve_rel_ids(&self, n: u64) -> Result<Range<u64>> {
+        reserve(&self.storage.next_rel, n, EntityKind::Relationship)
+    }
+
+    /// Asks for a property index on `(:label).key`, built by [`BulkLoad::finish`].
+    pub fn create_index(
+        &mut self,
+        label: LabelId,
+        key: PropKeyId,
+        name: Option<&str>,
+    ) -> Result<()> {
+        self.ask_index(label, key, name, false)
+    }
+
+    /// Asks for a uniqueness constraint on `(:label).key`: `finish` fails with
+    /// [`Error::ConstraintCreationFailed`] if the loaded data violates it.
+    pub fn create_unique_constraint(
+        &mut self,
+        label: LabelId,
+        key: PropKeyId,
+        name: Option<&str>,
+    ) -> Result<()> {
+        self.ask_index(label, key, name, true)
+    }
+
+    fn ask_index(
+        &mut self,
+        label: LabelId,
+        key: PropKeyId,
+        name: Option<&str>,
+        unique: bool,
+    ) -> Result<()> {
+        let name = match name {
+            Some(n) => n.to_string(),
+            // The names a transaction gives, so a loaded store reads like a built one.
+            None => format!(
+                "{}_{}_{}",
+                if unique { "constraint" } else { "index" },
+                self.storage.labels.name_or_err(label.0)?,
+                self.storage.keys.name_or_err(key.0)?
+            ),
+        };
+        let taken = self.indexes.iter().any(|p| {
+            p.name == name || (p.label == label.0 && p.key == key.0 && p.unique == unique)
+        });
+        if taken {
+            return Err(Error::SchemaRuleExists { name });
+        }
+        self.indexes.push(PendingIndex {
+            name,
+            label: label.0,
+            key: key.0,
+            unique,
+        });
+        Ok(())
+    }
+
+    /// A loader for another thread. Sections load into the same store; their counts join
+    /// the load's when they are dropped, so drop them (end their threads) before `finish`,
+    /// which the borrow checker enforces.
+    pub fn section(&self) -> BulkSection<'_, 'a> {
+        BulkSection {
+            load: self,
+            tally: Tally::default(),
+        }
+    }
+
+    /// Builds the indexes and constraints, then publishes the whole load as `commit` (at
+    /// least 1): readers see it from that commit on, and write transactions start there.
+    pub fn finish(self, commit: u64) -> Result<BulkSummary> {
+        if commit == 0 {
+            return Err(Error::BulkLoadRefused("commit 0 is the empty store's"));
+        }
+        let BulkLoad {
+            storage,
+            mut tally,
+            sections,
+            indexes,
+        } = self;
+        tally.merge(sections.into_inner());
+        let mut defs = Vec::with_capacity(indexes.len());
+        for p in indexes {
+            let def = Arc::new(IndexDef::new(p.name, p.label, p.key, p.unique));
+            storage.populate(&def);
+            if def.unique {
+                verify_unique(storage, &def)?;
+            }
+            def.online.store(true, Ordering::Release);
+            defs.push(def);
+        }
+        let built = defs.len();
+        if !defs.is_empty() {
+            *storage.schema.write() = Arc::new(Schema { defs });
+        }
+        storage.publish_unobserved(commit, &tally);
+        Ok(BulkSummary {
+            commit,
+            nodes: tally.nodes,
+            relationships: tally.rels,
+            indexes: built,
+        })
+    }
+}
+
+/// Fails if two loaded nodes share a constrained value.
+fn verify_unique(storage: &Storage, def: &IndexDef) -> Result<()> {
+    for (_, nodes) in def.data.duplicate_keys() {
+        let mut values: Vec<(u64, Value)> = Vec::new();
+        for id in nodes {
+            let Some(slot) = storage.nodes.get(id) else {
+                continue;
+            };
+            let g = slot.lock();
+            if g.is_live()
+                && g.has_label(def.label)?
+                && let Some(v) = prop_get(g.props()?, def.key)?
+            {
+                values.push((id, v));
+            }
+        }
+        for (i, (a, va)) in values.iter().enumerate() {
+            if let Some((b, _)) = values[i + 1..].iter().find(|(_, vb)| equal(va, vb)) {
+                return Err(Error::ConstraintCreationFailed {
+                    name: def.name.clone(),
+                    reason: format!("nodes {a} and {b} share the value {va:?}"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+impl BulkSection<'_, '_> {
+    /// [`BulkLoad::node`] from this section's thread.
+    pub fn node(
+        &mut self,
+        id: NodeId,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> Result<()> {
+        let storage = self.load.storage;
+        let labels = checked_labels(storage, labels)?;
+        let props = checked_props(storage, props)?;
+        load_node(storage, &mut self.tally, id.0, &labels, props)
+    }
+
+    /// [`BulkLoad::relationship`] from this section's thread.
+    pub fn relationship(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<()> {
+        let storage = self.load.storage;
+        storage.types.check(rel_type.0)?;
+        let props = checked_props(storage, props)?;
+        load_relationship(
+            storage,
+            &mut self.tally,
+            id.0,
+            start.0,
+            end.0,
+            rel_type.0,
+            props,
+        )
+    }
+
+    /// [`BulkLoad::reserve_node_ids`].
+    pub fn reserve_node_ids(&self, n: u64) -> Result<Range<u64>> {
+        self.load.reserve_node_ids(n)
+    }
+
+    /// [`BulkLoad::reserve_rel_ids`].
+    pub fn reserve_rel_ids(&self, n: u64) -> Result<Range<u64>> {
+        self.load.reserve_rel_ids(n)
+    }
+}
+
+impl Drop for BulkSection<'_, '_> {
+    fn drop(&mut self) {
+        let tally = std::mem::take(&mut self.tally);
+        self.load.sections.lock().merge(tally);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn sections_are_send() {
+        assert_send::<BulkSection<'_, '_>>();
+    }
+
+    #[test]
+    fn a_load_is_refused_on_a_store_in_use() {
+        let s = Storage::new();
+        let l = s.get_or_create_label("L").unwrap();
+        let tx = s.begin_read();
+        assert!(matches!(s.bulk_load(), Err(Error::BulkLoadRefused(_))));
+        drop(tx);
+        let tx = s.begin_write();
+        tx.create_node(&[l], &[]).unwrap();
+        tx.commit().unwrap();
+        assert!(matches!(s.bulk_load(), Err(Error::BulkLoadRefused(_))));
+    }
+
+    #[test]
+    fn a_load_publishes_one_commit_with_no_deltas() {
+        let s = Storage::new();
+        let l = s.get_or_create_label("L").unwrap();
+        let k = s.get_or_create_property_key("k").unwrap();
+        let t = s.get_or_create_rel_type("T").unwrap();
+        let mut load = s.bulk_load().unwrap();
+        load.node(NodeId(0), &[l, l], &[(k, Value::Int(1))])
+            .unwrap();
+        load.node(NodeId(2), &[], &[(k, Value::Null)]).unwrap();
+        assert!(matches!(
+            load.node(NodeId(2), &[], &[]),
+            Err(Error::EntityExists { .. })
+        ));
+        assert!(matches!(
+            load.relationship(RelId(0), NodeId(0), NodeId(1), t, &[]),
+            Err(Error::EntityNotFound { .. })
+        ));
+        load.relationship(RelId(0), NodeId(0), NodeId(2), t, &[])
+            .unwrap();
+        assert_eq!(load.next_node_id(), NodeId(3));
+        assert_eq!(load.reserve_node_ids(2).unwrap(), 3..5);
+        std::thread::scope(|scope| {
+            let mut section = load.section();
+            scope.spawn(move || section.node(NodeId(3), &[l], &[]).unwrap());
+        });
+        load.create_unique_constraint(l, k, None).unwrap();
+        let summary = load.finish(7).unwrap();
+        assert_eq!(
+            summary,
+            BulkSummary {
+                commit: 7,
+                nodes: 3,
+                relationships: 1,
+                indexes: 1
+            }
+        );
+        assert_eq!(s.last_committed(), 7);
+        assert_eq!(s.stats().live_deltas, 0);
+        let r = s.begin_read();
+        assert_eq!(r.count_label(l).unwrap(), 2);
+        assert_eq!(r.count_nodes().unwrap(), 3);
+        assert_eq!(r.count_rels_of_type(t).unwrap(), 1);
+        assert!(r.has_index(l, k));
+        assert_eq!(s.constraints()[0].name, "constraint_L_k");
+    }
+
+    #[test]
+    fn a_constraint_the_data_breaks_fails_the_load() {
+        let s = Storage::new();
+        let l = s.get_or_create_label("L").unwrap();
+        let k = s.get_or_create_property_key("k").unwrap();
+        let mut load = s.bulk_load().unwrap();
+        load.node(NodeId(0), &[l], &[(k, Value::Int(1))]).unwrap();
+        load.node(NodeId(1), &[l], &[(k, Value::Float(1.0))])
+            .unwrap();
+        load.create_unique_constraint(l, k, Some("c")).unwrap();
+        assert!(matches!(
+            load.finish(1),
+            Err(Error::ConstraintCreationFailed { .. })
+        ));
+    }
+}
