@@ -296,26 +296,28 @@ enum Batch {
 }
 
 fn drain(
-    mut sink: Sink,
+    sink: Sink,
     batches: Receiver<Batch>,
     dir: &Path,
 ) -> Result<Option<quiver_durability::SnapshotInfo>, Error> {
-    while let Ok(batch) = batches.recv() {
-        match batch {
-            Batch::Nodes(rows) => {
-                for r in rows {
-                    sink.node(r.id, &r.labels, &r.props)?;
+    sink.load(dir, |loading| {
+        while let Ok(batch) = batches.recv() {
+            match batch {
+                Batch::Nodes(rows) => {
+                    for r in rows {
+                        loading.node(r.id, &r.labels, &r.props)?;
+                    }
                 }
-            }
-            Batch::Relationships(rows) => {
-                for r in rows {
-                    sink.relationship(r.start, r.end, r.ty, &r.props)?;
+                Batch::Relationships(rows) => {
+                    for r in rows {
+                        loading.relationship(r.start, r.end, r.ty, &r.props)?;
+                    }
                 }
+                Batch::Done => return Ok(true),
             }
-            Batch::Done => return sink.finish(dir),
         }
-    }
-    Ok(None)
+        Ok(false)
+    })
 }
 
 /// A header column with its tokens and ID space resolved.

@@ -1,26 +1,21 @@
 //! The one seam between the loader and the store: where parsed nodes and relationships go,
 //! and how the finished graph becomes a snapshot in a directory.
 //!
-//! Today the graph is built through the store's ordinary write transactions, committed every
-//! [`BATCH_OPS`] entities so no transaction grows with the input, and written with the
-//! durability crate's snapshot writer. A bulk-load path in the store would replace this file
-//! alone: the loader hands over ids it chose itself, token ids it interned through
-//! [`Tokens`], and calls [`Sink::finish`] once.
+//! The graph is built through the store's bulk path ([`BulkLoad`]: every entity written as
+//! its one committed version, no undo deltas, one commit published at the end) and written
+//! with the durability crate's snapshot writer. The loader hands over node ids it chose
+//! itself and token ids it interned through [`Tokens`]; nothing else of the store shows.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use quiver_durability::{Options, RealDisk, SnapshotInfo, write_snapshot};
-use quiver_storage::{Storage, Transaction};
+use quiver_storage::{BulkLoad, NodeId, RelId, Storage};
 use quiver_value::Value;
 
 pub use quiver_storage::{LabelId, PropKeyId, RelTypeId};
 
 use crate::error::Error;
-
-/// Entities created per write transaction: large enough that commits cost nothing beside
-/// the work, small enough that a transaction's undo state stays a few tens of megabytes.
-pub const BATCH_OPS: usize = 100_000;
 
 /// Interns label, type and property-key names. Cheap to clone and shared with the parsing
 /// thread, so tokens are resolved where the header and rows are read.
@@ -49,19 +44,52 @@ impl Tokens {
     }
 }
 
-/// The graph being built.
+/// The graph being built: an empty store, filled by one bulk load (no transactions, no undo
+/// state) and published as commit 1.
 pub struct Sink {
     storage: Arc<Storage>,
-    tx: Option<Transaction>,
-    in_tx: usize,
+}
+
+/// Where the rows go while [`Sink::load`] runs.
+pub struct Loading<'a> {
+    bulk: BulkLoad<'a>,
+    next_rel: u64,
+}
+
+impl Loading<'_> {
+    /// Loads node `id`. The loader numbers nodes densely from 0 in the order it sends them.
+    pub fn node(
+        &mut self,
+        id: u64,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> Result<(), Error> {
+        self.bulk
+            .node(NodeId(id), labels, props)
+            .map_err(|e| Error::Store(format!("node: {e}")))
+    }
+
+    /// Loads a relationship between loaded nodes, numbered densely from 0.
+    pub fn relationship(
+        &mut self,
+        start: u64,
+        end: u64,
+        ty: RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<(), Error> {
+        let id = RelId(self.next_rel);
+        self.bulk
+            .relationship(id, NodeId(start), NodeId(end), ty, props)
+            .map_err(|e| Error::Store(format!("relationship: {e}")))?;
+        self.next_rel += 1;
+        Ok(())
+    }
 }
 
 impl Sink {
     pub fn new() -> Sink {
         Sink {
             storage: Storage::new(),
-            tx: None,
-            in_tx: 0,
         }
     }
 
@@ -71,66 +99,27 @@ impl Sink {
         }
     }
 
-    fn tx(&mut self) -> Result<&Transaction, Error> {
-        if self.in_tx >= BATCH_OPS {
-            self.commit()?;
+    /// Runs `fill`, which loads every row and answers whether the input was complete; then
+    /// publishes the graph and writes it as a snapshot into `dir` (the snapshot writer syncs
+    /// the file before renaming it into place). `None` when `fill` gave up: the import
+    /// failed and its staging directory is discarded.
+    pub fn load(
+        self,
+        dir: &Path,
+        fill: impl FnOnce(&mut Loading<'_>) -> Result<bool, Error>,
+    ) -> Result<Option<SnapshotInfo>, Error> {
+        let bulk = self
+            .storage
+            .bulk_load()
+            .map_err(|e| Error::Store(format!("bulk load: {e}")))?;
+        let mut loading = Loading { bulk, next_rel: 0 };
+        if !fill(&mut loading)? {
+            return Ok(None);
         }
-        self.in_tx += 1;
-        Ok(self.tx.get_or_insert_with(|| self.storage.begin_write()))
-    }
-
-    fn commit(&mut self) -> Result<(), Error> {
-        if let Some(tx) = self.tx.take() {
-            tx.commit().map_err(|e| Error::Store(format!("commit: {e}")))?;
-        }
-        self.in_tx = 0;
-        Ok(())
-    }
-
-    /// Creates node `id`. The loader numbers nodes densely from 0 in the order it sends
-    /// them; the store must agree.
-    pub fn node(
-        &mut self,
-        id: u64,
-        labels: &[LabelId],
-        props: &[(PropKeyId, Value)],
-    ) -> Result<(), Error> {
-        let got = self
-            .tx()?
-            .create_node(labels, props)
-            .map_err(|e| Error::Store(format!("node: {e}")))?;
-        if got.0 != id {
-            return Err(Error::Store(format!(
-                "the store numbered node {id} as {}",
-                got.0
-            )));
-        }
-        Ok(())
-    }
-
-    pub fn relationship(
-        &mut self,
-        start: u64,
-        end: u64,
-        ty: RelTypeId,
-        props: &[(PropKeyId, Value)],
-    ) -> Result<(), Error> {
-        self.tx()?
-            .create_relationship(
-                quiver_storage::NodeId(start),
-                quiver_storage::NodeId(end),
-                ty,
-                props,
-            )
-            .map_err(|e| Error::Store(format!("relationship: {e}")))?;
-        Ok(())
-    }
-
-    /// Commits what is pending and writes the graph as a snapshot into `dir` (the snapshot
-    /// writer syncs the file before renaming it into place). `None` when nothing was loaded:
-    /// an empty directory is already an empty database.
-    pub fn finish(mut self, dir: &Path) -> Result<Option<SnapshotInfo>, Error> {
-        self.commit()?;
+        loading
+            .bulk
+            .finish(1)
+            .map_err(|e| Error::Store(format!("bulk load: {e}")))?;
         let block_ops_max = Options::default().snapshot_block_ops_max;
         write_snapshot(&RealDisk, dir, &self.storage, 0, block_ops_max, |_| Ok(()))
             .map_err(|e| Error::Store(format!("snapshot: {e}")))
