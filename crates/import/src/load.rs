@@ -206,8 +206,8 @@ fn run_with(options: &Options, report: &mut Report) -> Result<Summary, Error> {
         next_node: 0,
         relationships: 0,
         properties: 0,
-        nodes_batch: Vec::with_capacity(BATCH_ROWS),
-        rels_batch: Vec::with_capacity(BATCH_ROWS),
+        nodes_batch: Nodes::default(),
+        rels_batch: Relationships::default(),
         labels: FxHashMap::default(),
         types: FxHashMap::default(),
     };
@@ -274,22 +274,37 @@ fn read_header(group: &Group, kind: FileKind, dialect: Dialect) -> Result<Header
     })
 }
 
+/// A node of a batch: its labels and properties end where these say in the batch's shared
+/// vectors (and start where the previous row's end), so a row costs no allocation of its own.
 struct NodeRow {
     id: u64,
-    labels: Vec<LabelId>,
-    props: Vec<(PropKeyId, Value)>,
+    labels_end: usize,
+    props_end: usize,
 }
 
 struct RelRow {
     start: u64,
     end: u64,
     ty: RelTypeId,
+    props_end: usize,
+}
+
+#[derive(Default)]
+struct Nodes {
+    rows: Vec<NodeRow>,
+    labels: Vec<LabelId>,
+    props: Vec<(PropKeyId, Value)>,
+}
+
+#[derive(Default)]
+struct Relationships {
+    rows: Vec<RelRow>,
     props: Vec<(PropKeyId, Value)>,
 }
 
 enum Batch {
-    Nodes(Vec<NodeRow>),
-    Relationships(Vec<RelRow>),
+    Nodes(Nodes),
+    Relationships(Relationships),
     /// Everything was sent: write the snapshot. A channel closed without it means the
     /// import failed and nothing is written.
     Done,
@@ -303,14 +318,18 @@ fn drain(
     sink.load(dir, |loading| {
         while let Ok(batch) = batches.recv() {
             match batch {
-                Batch::Nodes(rows) => {
-                    for r in rows {
-                        loading.node(r.id, &r.labels, &r.props)?;
+                Batch::Nodes(b) => {
+                    let (mut l, mut p) = (0, 0);
+                    for r in b.rows {
+                        loading.node(r.id, &b.labels[l..r.labels_end], &b.props[p..r.props_end])?;
+                        (l, p) = (r.labels_end, r.props_end);
                     }
                 }
-                Batch::Relationships(rows) => {
-                    for r in rows {
-                        loading.relationship(r.start, r.end, r.ty, &r.props)?;
+                Batch::Relationships(b) => {
+                    let mut p = 0;
+                    for r in b.rows {
+                        loading.relationship(r.start, r.end, r.ty, &b.props[p..r.props_end])?;
+                        p = r.props_end;
                     }
                 }
                 Batch::Done => return Ok(true),
@@ -342,8 +361,8 @@ struct Loader<'a> {
     next_node: u64,
     relationships: u64,
     properties: u64,
-    nodes_batch: Vec<NodeRow>,
-    rels_batch: Vec<RelRow>,
+    nodes_batch: Nodes,
+    rels_batch: Relationships,
     labels: FxHashMap<String, LabelId>,
     types: FxHashMap<String, RelTypeId>,
 }
@@ -410,7 +429,7 @@ impl Loader<'_> {
         group: &Group,
         mut row: impl FnMut(&mut Self, &ByteRecord, &Path, u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let read = Arc::clone(&self.progress_counter());
+        let read = self.progress.counter();
         let mut record = ByteRecord::new();
         for (i, path) in group.files.iter().enumerate() {
             let mut records = Records::open(path, self.dialect, &read)?;
@@ -429,10 +448,6 @@ impl Loader<'_> {
             self.progress.rows(since_tick);
         }
         Ok(())
-    }
-
-    fn progress_counter(&self) -> Arc<AtomicU64> {
-        self.progress.counter()
     }
 
     fn fields_match(cols: &[Col], record: &ByteRecord, file: &Path, line: u64) -> Result<(), Error> {
@@ -464,8 +479,8 @@ impl Loader<'_> {
             line,
             reason,
         };
-        let mut labels = group_labels.to_vec();
-        let mut props = Vec::with_capacity(cols.len());
+        let (labels_start, props_start) = (self.nodes_batch.labels.len(), self.nodes_batch.props.len());
+        self.nodes_batch.labels.extend_from_slice(group_labels);
         let mut id = None;
         for (i, col) in cols.iter().enumerate() {
             let text = input::field(record, i).map_err(fail)?;
@@ -475,7 +490,7 @@ impl Loader<'_> {
                         let value = ty
                             .convert(text, self.options.array_delimiter)
                             .map_err(|e| fail(format!("column {}: {e}", i + 1)))?;
-                        props.push((*key, value));
+                        self.nodes_batch.props.push((*key, value));
                     }
                 }
                 Col::Id(key, space) => {
@@ -484,7 +499,7 @@ impl Loader<'_> {
                     }
                     if let Some(key) = key {
                         let value = self.options.id_type.stored(text).map_err(fail)?;
-                        props.push((*key, value));
+                        self.nodes_batch.props.push((*key, value));
                     }
                     id = Some((text, *space));
                 }
@@ -492,7 +507,8 @@ impl Loader<'_> {
                     for label in text.split(self.options.array_delimiter) {
                         let label = label.trim();
                         if !label.is_empty() {
-                            labels.push(self.label(label)?);
+                            let label = self.label(label)?;
+                            self.nodes_batch.labels.push(label);
                         }
                     }
                 }
@@ -503,20 +519,22 @@ impl Loader<'_> {
             match self.ids.insert(space, raw, self.next_node) {
                 Ok(true) => {}
                 Ok(false) => {
+                    self.nodes_batch.labels.truncate(labels_start);
+                    self.nodes_batch.props.truncate(props_start);
                     let reason = format!("duplicate ID `{raw}` in {}", self.ids.describe(space));
                     return self.report.bad(BadKind::DuplicateNode, file, line, reason);
                 }
                 Err(reason) => return Err(fail(reason)),
             }
         }
-        self.properties += props.len() as u64;
-        self.nodes_batch.push(NodeRow {
+        self.properties += (self.nodes_batch.props.len() - props_start) as u64;
+        self.nodes_batch.rows.push(NodeRow {
             id: self.next_node,
-            labels,
-            props,
+            labels_end: self.nodes_batch.labels.len(),
+            props_end: self.nodes_batch.props.len(),
         });
         self.next_node += 1;
-        if self.nodes_batch.len() >= BATCH_ROWS {
+        if self.nodes_batch.rows.len() >= BATCH_ROWS {
             self.flush_nodes()?;
         }
         Ok(())
@@ -536,7 +554,7 @@ impl Loader<'_> {
             line,
             reason,
         };
-        let mut props = Vec::with_capacity(cols.len());
+        let props_start = self.rels_batch.props.len();
         let (mut start, mut end) = (None, None);
         let mut ty = group_type;
         for (i, col) in cols.iter().enumerate() {
@@ -547,7 +565,7 @@ impl Loader<'_> {
                         let value = t
                             .convert(text, self.options.array_delimiter)
                             .map_err(|e| fail(format!("column {}: {e}", i + 1)))?;
-                        props.push((*key, value));
+                        self.rels_batch.props.push((*key, value));
                     }
                 }
                 Col::Start(space) => start = Some((text, *space)),
@@ -583,17 +601,18 @@ impl Loader<'_> {
                     ),
                 }
             };
+            self.rels_batch.props.truncate(props_start);
             return self.report.bad(BadKind::BadRelationship, file, line, bad);
         }
-        self.properties += props.len() as u64;
+        self.properties += (self.rels_batch.props.len() - props_start) as u64;
         self.relationships += 1;
-        self.rels_batch.push(RelRow {
+        self.rels_batch.rows.push(RelRow {
             start: ends[0],
             end: ends[1],
             ty,
-            props,
+            props_end: self.rels_batch.props.len(),
         });
-        if self.rels_batch.len() >= BATCH_ROWS {
+        if self.rels_batch.rows.len() >= BATCH_ROWS {
             self.flush_relationships()?;
         }
         Ok(())
@@ -624,18 +643,18 @@ impl Loader<'_> {
     }
 
     fn flush_nodes(&mut self) -> Result<(), Error> {
-        if self.nodes_batch.is_empty() {
+        if self.nodes_batch.rows.is_empty() {
             return Ok(());
         }
-        let batch = std::mem::replace(&mut self.nodes_batch, Vec::with_capacity(BATCH_ROWS));
+        let batch = std::mem::take(&mut self.nodes_batch);
         self.send(Batch::Nodes(batch))
     }
 
     fn flush_relationships(&mut self) -> Result<(), Error> {
-        if self.rels_batch.is_empty() {
+        if self.rels_batch.rows.is_empty() {
             return Ok(());
         }
-        let batch = std::mem::replace(&mut self.rels_batch, Vec::with_capacity(BATCH_ROWS));
+        let batch = std::mem::take(&mut self.rels_batch);
         self.send(Batch::Relationships(batch))
     }
 }
