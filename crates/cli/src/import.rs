@@ -69,7 +69,9 @@ fn character(flag: &str, text: &str) -> Result<char, String> {
     let mut chars = text.chars();
     match (chars.next(), chars.next()) {
         (Some(c), None) => Ok(c),
-        _ => Err(format!("--{flag} must be one character or TAB, not `{text}`")),
+        _ => Err(format!(
+            "--{flag} must be one character or TAB, not `{text}`"
+        )),
     }
 }
 
@@ -98,7 +100,11 @@ fn options(args: ImportArgs) -> Result<Options, String> {
         "auto" => ProgressMode::Auto,
         "plain" => ProgressMode::Plain,
         "off" => ProgressMode::Off,
-        other => return Err(format!("--progress must be auto, plain or off, not `{other}`")),
+        other => {
+            return Err(format!(
+                "--progress must be auto, plain or off, not `{other}`"
+            ));
+        }
     };
     let bad_tolerance = match args.bad_tolerance {
         -1 => None,

@@ -4,6 +4,7 @@
 
 #![cfg(unix)]
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ fn quiver() -> Command {
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
-    if name.ends_with(".gz") {
+    if Path::new(name).extension().is_some_and(|e| e == "gz") {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         gz.write_all(text.as_bytes()).expect("gzip");
         std::fs::write(&path, gz.finish().expect("gzip")).expect("write");
@@ -94,9 +95,7 @@ fn stop(mut child: Child) {
 }
 
 async fn query(bolt: SocketAddr, queries: &[&str]) -> Vec<Value> {
-    let stream = tokio::net::TcpStream::connect(bolt)
-        .await
-        .expect("connect");
+    let stream = tokio::net::TcpStream::connect(bolt).await.expect("connect");
     let mut conn = Connection::open(stream, None, false)
         .await
         .expect("bolt handshake");
@@ -257,8 +256,15 @@ fn a_failed_import_exits_1_naming_the_line_and_leaves_nothing() {
             format!("R={rels}"),
         ],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 0 duplicate nodes and 1 bad relationships"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("skipped 0 duplicate nodes and 1 bad relationships")
+    );
     let report = std::fs::read_to_string(d.join("import.report")).expect("report");
     assert!(report.contains("r.csv:3: end ID `nobody`"), "{report}");
 
@@ -274,12 +280,7 @@ fn a_bad_flag_exits_2() {
     let people = write(tmp.path(), "p.csv", ":ID\na\n");
     let out = import(
         tmp.path(),
-        &[
-            "--delimiter".into(),
-            "ab".into(),
-            "--nodes".into(),
-            people,
-        ],
+        &["--delimiter".into(), "ab".into(), "--nodes".into(), people],
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--delimiter must be one character"));
@@ -289,12 +290,12 @@ fn a_bad_flag_exits_2() {
 fn large_input(dir: &Path, nodes: u64, rels_per_node: u64) -> (PathBuf, PathBuf) {
     let mut n = String::from(":ID,name,age:int\n");
     for i in 0..nodes {
-        n.push_str(&format!("n{i},person {i},{}\n", i % 90));
+        writeln!(n, "n{i},person {i},{}", i % 90).expect("write");
     }
     let mut r = String::from(":START_ID,:END_ID,since:int\n");
     for i in 0..nodes {
         for k in 1..=rels_per_node {
-            r.push_str(&format!("n{i},n{},{}\n", (i * 7 + k * 13) % nodes, 1990 + k));
+            writeln!(r, "n{i},n{},{}", (i * 7 + k * 13) % nodes, 1990 + k).expect("write");
         }
     }
     let np = dir.join("n.csv");
@@ -330,19 +331,28 @@ fn an_import_killed_midway_leaves_no_database() {
     let stderr = child.stderr.take().expect("stderr");
     let first = BufReader::new(stderr).lines().next();
     assert!(
-        first.as_ref().is_some_and(|l| l.as_ref().is_ok_and(|l| l.starts_with("import: "))),
+        first
+            .as_ref()
+            .is_some_and(|l| l.as_ref().is_ok_and(|l| l.starts_with("import: "))),
         "{first:?}"
     );
     child.kill().expect("kill -9");
     let status = child.wait().expect("wait");
-    assert!(!status.success(), "the import ended before the kill: {status}");
+    assert!(
+        !status.success(),
+        "the import ended before the kill: {status}"
+    );
     assert!(!d.join("graph").exists(), "a killed import left its target");
     assert!(d.join(".graph.import").exists(), "the staging directory");
 
     // The next import clears the leftover and succeeds.
     let small = write(d, "s.csv", ":ID\na\nb\n");
     let out = import(d, &["--nodes".into(), format!("S={small}")]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!d.join(".graph.import").exists());
     let (server, bolt) = serve(&d.join("graph"));
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -102,12 +102,12 @@ impl Staging {
         let mut replaced = None;
         let mut target_lock = None;
         if self.target.exists() && !is_empty_dir(&self.target)? {
-            target_lock = Some(DirLock::acquire(&self.target).map_err(|e| {
-                Error::Destination {
+            target_lock = Some(
+                DirLock::acquire(&self.target).map_err(|e| Error::Destination {
                     path: self.target.clone(),
                     reason: e.to_string(),
-                }
-            })?);
+                })?,
+            );
             let aside = sibling(&self.target, "replaced")?;
             if aside.exists() {
                 std::fs::remove_dir_all(&aside).map_err(|e| Error::io(&aside, e))?;

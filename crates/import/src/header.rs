@@ -29,7 +29,10 @@ pub enum FileKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Column {
     /// A stored property of the given type.
-    Property { key: String, ty: FieldType },
+    Property {
+        key: String,
+        ty: FieldType,
+    },
     /// The node's id in `space` (`None`: the global space), stored as `key` when named.
     Id {
         key: Option<String>,
@@ -207,8 +210,11 @@ mod tests {
 
     #[test]
     fn a_node_header_reads_every_column_kind() {
-        let h = parse("id:ID(Person),name,age:int,tags:string[],:LABEL,x:IGNORE", FileKind::Nodes)
-            .expect("header");
+        let h = parse(
+            "id:ID(Person),name,age:int,tags:string[],:LABEL,x:IGNORE",
+            FileKind::Nodes,
+        )
+        .expect("header");
         assert_eq!(
             h.columns[0],
             Column::Id {
@@ -216,8 +222,12 @@ mod tests {
                 space: Some("Person".into())
             }
         );
-        assert!(matches!(&h.columns[1], Column::Property { key, ty } if key == "name" && ty.scalar == Scalar::String));
-        assert!(matches!(&h.columns[2], Column::Property { ty, .. } if ty.scalar == Scalar::Int && !ty.array));
+        assert!(
+            matches!(&h.columns[1], Column::Property { key, ty } if key == "name" && ty.scalar == Scalar::String)
+        );
+        assert!(
+            matches!(&h.columns[2], Column::Property { ty, .. } if ty.scalar == Scalar::Int && !ty.array)
+        );
         assert!(matches!(&h.columns[3], Column::Property { ty, .. } if ty.array));
         assert_eq!(h.columns[4], Column::Label);
         assert_eq!(h.columns[5], Column::Ignore);
@@ -233,8 +243,11 @@ mod tests {
 
     #[test]
     fn a_relationship_header_needs_both_ends() {
-        let h = parse(":START_ID(A),:END_ID(B),w:double,:TYPE", FileKind::Relationships)
-            .expect("header");
+        let h = parse(
+            ":START_ID(A),:END_ID(B),w:double,:TYPE",
+            FileKind::Relationships,
+        )
+        .expect("header");
         assert!(h.has_type());
         assert_eq!(h.spaces().count(), 2);
         assert!(
@@ -249,7 +262,11 @@ mod tests {
         let e = parse("id:ID,age:integer", FileKind::Nodes).unwrap_err();
         assert!(e.contains("column 2") && e.contains("integer"), "{e}");
         assert!(parse(":ID,:ID", FileKind::Nodes).is_err());
-        assert!(parse("a,a:int", FileKind::Nodes).unwrap_err().contains("twice"));
+        assert!(
+            parse("a,a:int", FileKind::Nodes)
+                .unwrap_err()
+                .contains("twice")
+        );
         assert!(parse(":START_ID,:END_ID", FileKind::Nodes).is_err());
         assert!(parse(":ID,:START_ID,:END_ID", FileKind::Relationships).is_err());
         assert!(parse("p:point{crs:WGS-84}", FileKind::Nodes).is_err());

@@ -59,10 +59,9 @@ impl Records {
             read: Arc::clone(read),
         };
         let source: Box<dyn Read + Send> = if path.extension().is_some_and(|e| e == "gz") {
-            Box::new(flate2::read::MultiGzDecoder::new(std::io::BufReader::with_capacity(
-                1 << 16,
-                counted,
-            )))
+            Box::new(flate2::read::MultiGzDecoder::new(
+                std::io::BufReader::with_capacity(1 << 16, counted),
+            ))
         } else {
             Box::new(counted)
         };
@@ -121,7 +120,13 @@ fn strip_bom(record: &mut ByteRecord) {
         let fields: Vec<Vec<u8>> = record
             .iter()
             .enumerate()
-            .map(|(i, f)| if i == 0 { f[BOM.len()..].to_vec() } else { f.to_vec() })
+            .map(|(i, f)| {
+                if i == 0 {
+                    f[BOM.len()..].to_vec()
+                } else {
+                    f.to_vec()
+                }
+            })
             .collect();
         let position = record.position().cloned();
         record.clear();

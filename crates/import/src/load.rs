@@ -127,56 +127,15 @@ pub fn run(options: &Options) -> Result<Summary, Error> {
 
 fn run_with(options: &Options, report: &mut Report) -> Result<Summary, Error> {
     if options.nodes.is_empty() {
-        return Err(Error::Usage("at least one --nodes group is needed".to_string()));
+        return Err(Error::Usage(
+            "at least one --nodes group is needed".to_string(),
+        ));
     }
     let dialect = Dialect {
         delimiter: options.delimiter,
         quote: options.quote,
     };
-    let node_headers = options
-        .nodes
-        .iter()
-        .map(|g| read_header(g, FileKind::Nodes, dialect))
-        .collect::<Result<Vec<_>, _>>()?;
-    let rel_headers = options
-        .relationships
-        .iter()
-        .map(|g| read_header(g, FileKind::Relationships, dialect))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut ids = IdMap::new(options.id_type);
-    for (group, header) in options.nodes.iter().zip(&node_headers) {
-        for space in header.spaces() {
-            if options.id_type == IdType::Actual && space.is_some() {
-                return Err(Error::Header {
-                    file: group.files[0].clone(),
-                    reason: "ID spaces need --id-type string or integer, not actual".to_string(),
-                });
-            }
-            ids.declare(space);
-        }
-    }
-    for (group, header) in options.relationships.iter().zip(&rel_headers) {
-        let file = || group.files[0].clone();
-        for space in header.spaces() {
-            if ids.space(space).is_none() {
-                let name = match space {
-                    Some(name) => format!("ID space `{name}`"),
-                    None => "the global ID space".to_string(),
-                };
-                return Err(Error::Header {
-                    file: file(),
-                    reason: format!("{name} is not declared by any node file's :ID column"),
-                });
-            }
-        }
-        if !header.has_type() && group.names.is_empty() {
-            return Err(Error::Header {
-                file: file(),
-                reason: "no relationship type: add a :TYPE column or give TYPE=FILES"
-                    .to_string(),
-            });
-        }
-    }
+    let (node_headers, rel_headers, ids) = headers(options, dialect)?;
     let mut total_bytes = 0;
     for group in options.nodes.iter().chain(&options.relationships) {
         for file in &group.files {
@@ -248,6 +207,58 @@ fn run_with(options: &Options, report: &mut Report) -> Result<Summary, Error> {
         write: started.elapsed().saturating_sub(load),
         snapshot_bytes: info.map_or(0, |i| i.bytes),
     })
+}
+
+/// Reads and checks every group's header: columns, ID spaces (a relationship's must be
+/// declared by some node file) and relationship types. Returns the id map with every space.
+fn headers(
+    options: &Options,
+    dialect: Dialect,
+) -> Result<(Vec<Header>, Vec<Header>, IdMap), Error> {
+    let node_headers = options
+        .nodes
+        .iter()
+        .map(|g| read_header(g, FileKind::Nodes, dialect))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rel_headers = options
+        .relationships
+        .iter()
+        .map(|g| read_header(g, FileKind::Relationships, dialect))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ids = IdMap::new(options.id_type);
+    for (group, header) in options.nodes.iter().zip(&node_headers) {
+        for space in header.spaces() {
+            if options.id_type == IdType::Actual && space.is_some() {
+                return Err(Error::Header {
+                    file: group.files[0].clone(),
+                    reason: "ID spaces need --id-type string or integer, not actual".to_string(),
+                });
+            }
+            ids.declare(space);
+        }
+    }
+    for (group, header) in options.relationships.iter().zip(&rel_headers) {
+        let file = || group.files[0].clone();
+        for space in header.spaces() {
+            if ids.space(space).is_none() {
+                let name = match space {
+                    Some(name) => format!("ID space `{name}`"),
+                    None => "the global ID space".to_string(),
+                };
+                return Err(Error::Header {
+                    file: file(),
+                    reason: format!("{name} is not declared by any node file's :ID column"),
+                });
+            }
+        }
+        if !header.has_type() && group.names.is_empty() {
+            return Err(Error::Header {
+                file: file(),
+                reason: "no relationship type: add a :TYPE column or give TYPE=FILES".to_string(),
+            });
+        }
+    }
+    Ok((node_headers, rel_headers, ids))
 }
 
 /// The first record of a group's first file.
@@ -450,7 +461,12 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn fields_match(cols: &[Col], record: &ByteRecord, file: &Path, line: u64) -> Result<(), Error> {
+    fn fields_match(
+        cols: &[Col],
+        record: &ByteRecord,
+        file: &Path,
+        line: u64,
+    ) -> Result<(), Error> {
         if record.len() != cols.len() {
             return Err(Error::Input {
                 file: file.to_path_buf(),
@@ -479,7 +495,8 @@ impl Loader<'_> {
             line,
             reason,
         };
-        let (labels_start, props_start) = (self.nodes_batch.labels.len(), self.nodes_batch.props.len());
+        let (labels_start, props_start) =
+            (self.nodes_batch.labels.len(), self.nodes_batch.props.len());
         self.nodes_batch.labels.extend_from_slice(group_labels);
         let mut id = None;
         for (i, col) in cols.iter().enumerate() {
@@ -667,7 +684,10 @@ mod tests {
     fn groups_read_as_neo4j_admin_spells_them() {
         let g = Group::parse("Person:Admin=h.csv,a.csv", FileKind::Nodes).unwrap();
         assert_eq!(g.names, vec!["Person", "Admin"]);
-        assert_eq!(g.files, vec![PathBuf::from("h.csv"), PathBuf::from("a.csv")]);
+        assert_eq!(
+            g.files,
+            vec![PathBuf::from("h.csv"), PathBuf::from("a.csv")]
+        );
         let g = Group::parse("r.csv.gz", FileKind::Relationships).unwrap();
         assert!(g.names.is_empty());
         assert!(Group::parse("A:B=r.csv", FileKind::Relationships).is_err());

@@ -72,7 +72,13 @@ impl Report {
 
     /// A bad entry at `file:line`: written to the report and skipped when the policy skips
     /// its kind and the tolerance holds; otherwise the error that ends the import.
-    pub fn bad(&mut self, kind: BadKind, file: &Path, line: u64, reason: String) -> Result<(), Error> {
+    pub fn bad(
+        &mut self,
+        kind: BadKind,
+        file: &Path,
+        line: u64,
+        reason: String,
+    ) -> Result<(), Error> {
         let error = Error::Input {
             file: file.to_path_buf(),
             line,
@@ -126,17 +132,34 @@ mod tests {
         };
         let mut r = Report::create(&path, policy).unwrap();
         let f = Path::new("rels.csv");
-        r.bad(BadKind::BadRelationship, f, 2, "end ID `9` not found".into())
-            .unwrap();
-        let dup = r.bad(BadKind::DuplicateNode, f, 3, "dup".into()).unwrap_err();
+        r.bad(
+            BadKind::BadRelationship,
+            f,
+            2,
+            "end ID `9` not found".into(),
+        )
+        .unwrap();
+        let dup = r
+            .bad(BadKind::DuplicateNode, f, 3, "dup".into())
+            .unwrap_err();
         assert!(matches!(dup, Error::Input { line: 3, .. }));
         let over = r
             .bad(BadKind::BadRelationship, f, 4, "x".into())
             .unwrap_err();
-        assert!(matches!(over, Error::TooManyBad { count: 2, tolerance: 1, .. }));
+        assert!(matches!(
+            over,
+            Error::TooManyBad {
+                count: 2,
+                tolerance: 1,
+                ..
+            }
+        ));
         r.close(Some(&over)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.starts_with("rels.csv:2: end ID `9` not found (skipped)\n"), "{text}");
+        assert!(
+            text.starts_with("rels.csv:2: end ID `9` not found (skipped)\n"),
+            "{text}"
+        );
         assert!(text.contains("import failed: 2 bad entries exceed the tolerance of 1"));
     }
 }

@@ -256,7 +256,11 @@ mod tests {
             conv("long", "9223372036854775807"),
             Ok(Value::Int(i64::MAX))
         );
-        assert!(conv("long", "1.5").unwrap_err().contains("`1.5` is not a valid long"));
+        assert!(
+            conv("long", "1.5")
+                .unwrap_err()
+                .contains("`1.5` is not a valid long")
+        );
     }
 
     #[test]
@@ -278,9 +282,15 @@ mod tests {
         assert_eq!(conv("string", " a b "), Ok(Value::from(" a b ")));
         assert_eq!(
             conv("int[]", "1;2;3"),
-            Ok(Value::List(vec![Value::Int(1), Value::Int(2), Value::Int(3)].into()))
+            Ok(Value::List(
+                vec![Value::Int(1), Value::Int(2), Value::Int(3)].into()
+            ))
         );
-        assert!(conv("int[]", "1;x").unwrap_err().contains("array element 2"));
+        assert!(
+            conv("int[]", "1;x")
+                .unwrap_err()
+                .contains("array element 2")
+        );
         assert_eq!(
             conv("string[]", "a;b"),
             Ok(Value::List(vec![Value::from("a"), Value::from("b")].into()))
@@ -291,7 +301,10 @@ mod tests {
     fn temporals_and_points_parse() {
         assert!(matches!(conv("date", "2020-02-29"), Ok(Value::Date(_))));
         assert!(conv("date", "2021-02-29").is_err());
-        assert!(matches!(conv("localtime", "12:30"), Ok(Value::LocalTime(_))));
+        assert!(matches!(
+            conv("localtime", "12:30"),
+            Ok(Value::LocalTime(_))
+        ));
         assert!(matches!(conv("time", "12:30+01:00"), Ok(Value::Time(_))));
         assert!(matches!(
             conv("localdatetime", "2020-01-01T10:00"),

@@ -2,8 +2,9 @@
 //! kind, and malformed inputs, each failing with its file, line and reason and leaving no
 //! database behind (or skipped and reported, when the policy says so).
 
+use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use quiver_durability::Mode;
 use quiver_engine::Database;
@@ -35,9 +36,8 @@ impl Case {
 
     fn file(&self, name: &str, text: &str) -> PathBuf {
         let path = self.dir.path().join(name);
-        if name.ends_with(".gz") {
-            let mut gz =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        if Path::new(name).extension().is_some_and(|e| e == "gz") {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             gz.write_all(text.as_bytes()).expect("gzip");
             std::fs::write(&path, gz.finish().expect("gzip")).expect("write");
         } else {
@@ -106,13 +106,15 @@ impl Case {
         assert!(!self.target().exists(), "a database was left behind");
         let leftovers: Vec<_> = std::fs::read_dir(self.dir.path())
             .expect("list")
-            .filter_map(|e| e.ok())
+            .filter_map(Result::ok)
             .filter(|e| e.file_name().to_string_lossy().starts_with(".graph"))
             .collect();
         assert!(leftovers.is_empty(), "staging left behind: {leftovers:?}");
         let report = std::fs::read_to_string(self.report()).expect("report");
         assert!(
-            report.trim_end().ends_with(&format!("import failed: {text}")),
+            report
+                .trim_end()
+                .ends_with(&format!("import failed: {text}")),
             "report: {report}"
         );
         text
@@ -140,8 +142,9 @@ fn list(items: &[Value]) -> Value {
 const PEOPLE_HEADER: &str =
     "id:ID(Person),name,age:int,score:float,tags:string[],nums:long[],born:date,:LABEL\n";
 
-#[test]
-fn a_round_trip_keeps_every_column_kind_space_and_file() {
+/// Two node groups (one with a separate header file and a gzip part) and two relationship
+/// groups (one typed by a column), ids repeating across the Person and City spaces.
+fn round_trip_case() -> Case {
     let mut case = Case::new();
     case.nodes(
         "Person=",
@@ -168,10 +171,19 @@ fn a_round_trip_keeps_every_column_kind_space_and_file() {
     .relationships(
         "",
         &[
-            ("lives_header.csv", ":START_ID(Person),:END_ID(City),:TYPE,rent:double\n"),
+            (
+                "lives_header.csv",
+                ":START_ID(Person),:END_ID(City),:TYPE,rent:double\n",
+            ),
             ("lives.csv.gz", "p1,p1,LIVES_IN,10.5\np3,c2,VISITED,\n"),
         ],
     );
+    case
+}
+
+#[test]
+fn a_round_trip_keeps_every_column_kind_space_and_file() {
+    let case = round_trip_case();
     let s = case.run().expect("import");
     assert_eq!((s.nodes, s.relationships), (5, 4));
     assert_eq!((s.skipped_nodes, s.skipped_relationships), (0, 0));
@@ -195,7 +207,10 @@ fn a_round_trip_keeps_every_column_kind_space_and_file() {
     );
     // Empty fields are no property; a quoted delimiter stays in the value.
     assert_eq!(
-        one(&db, "MATCH (p:Person {id: 'p2'}) RETURN [p.name, size(keys(p))]"),
+        one(
+            &db,
+            "MATCH (p:Person {id: 'p2'}) RETURN [p.name, size(keys(p))]"
+        ),
         list(&["Bob, Jr.".into(), Value::Int(3)])
     );
     // `:ID(City)` alone stores no id property; both group labels are given.
@@ -220,25 +235,25 @@ fn a_round_trip_keeps_every_column_kind_space_and_file() {
             vec![
                 "Ann".into(),
                 "KNOWS".into(),
-                Value::Map(
-                    std::sync::Arc::new([("since".into(), Value::Int(2001))].into_iter().collect())
-                ),
+                Value::Map(std::sync::Arc::new(
+                    [("since".into(), Value::Int(2001))].into_iter().collect()
+                )),
                 "Bob, Jr.".into()
             ],
             vec![
                 "Ann".into(),
                 "LIVES_IN".into(),
-                Value::Map(
-                    std::sync::Arc::new([("rent".into(), Value::Float(10.5))].into_iter().collect())
-                ),
+                Value::Map(std::sync::Arc::new(
+                    [("rent".into(), Value::Float(10.5))].into_iter().collect()
+                )),
                 "Bergen".into()
             ],
             vec![
                 "Bob, Jr.".into(),
                 "KNOWS".into(),
-                Value::Map(
-                    std::sync::Arc::new([("since".into(), Value::Int(2002))].into_iter().collect())
-                ),
+                Value::Map(std::sync::Arc::new(
+                    [("since".into(), Value::Int(2002))].into_iter().collect()
+                )),
                 "Cy".into()
             ],
             vec![
@@ -262,7 +277,12 @@ fn integer_ids_compare_as_numbers() {
     let db = case.open();
     assert_eq!(
         one(&db, "MATCH (a:N)-[:R]->(b:N) RETURN [a.n, a.v, b.n, b.v]"),
-        list(&[Value::Int(1), Value::Bool(true), Value::Int(2), Value::Bool(false)])
+        list(&[
+            Value::Int(1),
+            Value::Bool(true),
+            Value::Int(2),
+            Value::Bool(false)
+        ])
     );
     db.close().expect("close");
 }
@@ -280,7 +300,10 @@ fn duplicate_ids_fail_unless_skipped_and_then_are_reported() {
     let mut case = Case::new();
     case.nodes("P=", &[("p.csv", "id:ID(P),name\na,Ann\nb,Bob\na,Again\n")]);
     let e = case.fails();
-    assert!(e.ends_with("p.csv:4: duplicate ID `a` in ID space `P`"), "{e}");
+    assert!(
+        e.ends_with("p.csv:4: duplicate ID `a` in ID space `P`"),
+        "{e}"
+    );
 
     case.policy.skip_duplicate_nodes = true;
     let s = case.run().expect("import skipping the duplicate");
@@ -330,7 +353,10 @@ fn dangling_relationships_are_skipped_and_reported_with_the_flag() {
     assert!(lines[0].ends_with("r.csv:3: end ID `zz` not found in the global ID space (skipped)"));
     assert!(lines[1].ends_with("r.csv:4: the relationship has no start ID (skipped)"));
     let db = case.open();
-    assert_eq!(one(&db, "MATCH ()-[r:R]->() RETURN count(r)"), Value::Int(2));
+    assert_eq!(
+        one(&db, "MATCH ()-[r:R]->() RETURN count(r)"),
+        Value::Int(2)
+    );
     db.close().expect("close");
 }
 
@@ -341,7 +367,10 @@ fn skipped_entries_past_the_tolerance_fail_the_import() {
     case.policy.skip_bad_relationships = true;
     case.policy.bad_tolerance = Some(1);
     let e = case.fails();
-    assert!(e.starts_with("2 bad entries exceed the tolerance of 1"), "{e}");
+    assert!(
+        e.starts_with("2 bad entries exceed the tolerance of 1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -349,7 +378,10 @@ fn a_bad_typed_value_fails_naming_column_and_text() {
     let mut case = Case::new();
     case.nodes(
         "P=",
-        &[("p.csv", ":ID,age:int,when:date\na,1,2020-01-01\nb,old,2020-01-01\n")],
+        &[(
+            "p.csv",
+            ":ID,age:int,when:date\na,1,2020-01-01\nb,old,2020-01-01\n",
+        )],
     );
     let e = case.fails();
     assert!(
@@ -358,21 +390,33 @@ fn a_bad_typed_value_fails_naming_column_and_text() {
     );
     let mut case = Case::new();
     case.nodes("P=", &[("p.csv", ":ID,when:date\na,2020-13-01\n")]);
-    assert!(case.fails().contains("p.csv:2: column 2: `2020-13-01` is not a valid date"));
+    assert!(
+        case.fails()
+            .contains("p.csv:2: column 2: `2020-13-01` is not a valid date")
+    );
     let mut case = Case::new();
     case.nodes("P=", &[("p.csv", ":ID,n:int[]\na,1;2;x\n")]);
-    assert!(case.fails().contains("array element 3: `x` is not a valid int"));
+    assert!(
+        case.fails()
+            .contains("array element 3: `x` is not a valid int")
+    );
 }
 
 #[test]
 fn wrong_column_counts_fail() {
     let mut case = Case::new();
     case.nodes("P=", &[("p.csv", ":ID,name\na,Ann,extra\n")]);
-    assert!(case.fails().ends_with("p.csv:2: the row has 3 fields, the header 2"));
+    assert!(
+        case.fails()
+            .ends_with("p.csv:2: the row has 3 fields, the header 2")
+    );
     let mut case = Case::new();
     case.nodes("P=", &[("p.csv", ":ID,name\na,Ann\n")])
         .relationships("R=", &[("r.csv", ":START_ID,:END_ID,w:int\na,a\n")]);
-    assert!(case.fails().ends_with("r.csv:2: the row has 2 fields, the header 3"));
+    assert!(
+        case.fails()
+            .ends_with("r.csv:2: the row has 2 fields, the header 3")
+    );
 }
 
 #[test]
@@ -380,7 +424,7 @@ fn a_truncated_gzip_file_fails() {
     let mut case = Case::new();
     let mut text = String::from(":ID,name\n");
     for i in 0..20_000 {
-        text.push_str(&format!("n{i},name number {i}\n"));
+        writeln!(text, "n{i},name number {i}").expect("write");
     }
     let path = case.file("p.csv.gz", &text);
     let bytes = std::fs::read(&path).expect("read");
@@ -394,7 +438,10 @@ fn a_truncated_gzip_file_fails() {
 fn an_unknown_id_space_fails_before_any_row() {
     let mut case = Case::new();
     case.nodes("P=", &[("p.csv", ":ID(Person),name\na,Ann\n")])
-        .relationships("R=", &[("r.csv", ":START_ID(Person),:END_ID(Place)\na,a\n")]);
+        .relationships(
+            "R=",
+            &[("r.csv", ":START_ID(Person),:END_ID(Place)\na,a\n")],
+        );
     let e = case.fails();
     assert!(
         e.ends_with("r.csv: ID space `Place` is not declared by any node file's :ID column"),
