@@ -482,3 +482,45 @@ fn an_empty_destination_directory_is_filled() {
     assert_eq!(one(&db, "MATCH (p:P) RETURN count(p)"), Value::Int(2));
     db.close().expect("close");
 }
+
+/// Batches large enough to be stored by two threads at once keep every relationship, with
+/// the right ends and property, and the counts the planner reads.
+#[test]
+fn many_relationships_load_in_parallel_halves_whole() {
+    let mut case = Case::new();
+    let mut nodes = String::from(":ID,n:int\n");
+    for i in 0..100 {
+        writeln!(nodes, "v{i},{i}").expect("write");
+    }
+    let mut rels = String::from(":START_ID,:END_ID,k:int\n");
+    for k in 0..10_000 {
+        writeln!(rels, "v{},v{},{k}", k % 100, (k * 7 + 1) % 100).expect("write");
+    }
+    case.nodes("V=", &[("v.csv", &nodes)])
+        .relationships("E=", &[("e.csv", &rels)]);
+    let s = case.run().expect("import");
+    assert_eq!(s.relationships, 10_000);
+    let db = case.open();
+    assert_eq!(
+        one(&db, "MATCH ()-[e:E]->() RETURN count(e)"),
+        Value::Int(10_000)
+    );
+    // Every relationship joins the ends its row names, seen from both ends.
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (a:V)-[e:E]->(b:V) WHERE a.n <> e.k % 100 OR b.n <> (e.k * 7 + 1) % 100 \
+             RETURN count(e)"
+        ),
+        Value::Int(0)
+    );
+    assert_eq!(
+        one(&db, "MATCH (b:V)<-[e:E]-() RETURN count(e)"),
+        Value::Int(10_000)
+    );
+    assert_eq!(
+        one(&db, "MATCH (a:V {n: 3})-[e:E]->() RETURN count(e)"),
+        Value::Int(100)
+    );
+    db.close().expect("close");
+}
