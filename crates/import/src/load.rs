@@ -23,7 +23,7 @@ use crate::idmap::{IdMap, IdType, Space};
 use crate::input::{self, Dialect, Records};
 use crate::progress::{Progress, ProgressMode};
 use crate::report::{BadKind, Policy, Report};
-use crate::sink::{LabelId, PropKeyId, RelTypeId, Relationship, Sink, Tokens};
+use crate::sink::{LabelId, PropKeyId, RelTypeId, Sink, Tokens};
 use crate::typed::FieldType;
 
 /// Rows sent to the sink at once.
@@ -338,21 +338,10 @@ fn drain(
                 }
                 Batch::Relationships(b) => {
                     let mut p = 0;
-                    let rels: Vec<Relationship<'_>> = b
-                        .rows
-                        .iter()
-                        .map(|r| {
-                            let props = &b.props[p..r.props_end];
-                            p = r.props_end;
-                            Relationship {
-                                start: r.start,
-                                end: r.end,
-                                ty: r.ty,
-                                props,
-                            }
-                        })
-                        .collect();
-                    loading.relationships(&rels)?;
+                    for r in b.rows {
+                        loading.relationship(r.start, r.end, r.ty, &b.props[p..r.props_end])?;
+                        p = r.props_end;
+                    }
                 }
                 Batch::Done => return Ok(true),
             }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use quiver_durability::{Options, RealDisk, SnapshotInfo, write_snapshot};
-use quiver_storage::{BulkLoad, BulkSection, NodeId, RelId, Storage};
+use quiver_storage::{BulkLoad, NodeId, RelId, Storage};
 use quiver_value::Value;
 
 pub use quiver_storage::{LabelId, PropKeyId, RelTypeId};
@@ -69,51 +69,22 @@ impl Loading<'_> {
             .map_err(|e| Error::Store(format!("node: {e}")))
     }
 
-    /// Loads relationships between loaded nodes, numbered densely from 0 in the order given.
-    /// A batch of at least [`PARALLEL_RELATIONSHIPS_MIN`] is split in two halves loaded at
-    /// once (the bulk path takes relationships from several threads, locking one endpoint at
-    /// a time): storing rows is the import's larger half of the work, so a second thread
-    /// shortens it wherever a core is free.
-    pub fn relationships(&mut self, rels: &[Relationship<'_>]) -> Result<(), Error> {
-        let first = self.next_rel;
-        let load = |section: &mut BulkSection<'_, '_>, from: u64, part: &[Relationship<'_>]| {
-            for (id, r) in (from..).zip(part) {
-                section
-                    .relationship(RelId(id), NodeId(r.start), NodeId(r.end), r.ty, r.props)
-                    .map_err(|e| Error::Store(format!("relationship: {e}")))?;
-            }
-            Ok::<(), Error>(())
-        };
-        if rels.len() < PARALLEL_RELATIONSHIPS_MIN {
-            load(&mut self.bulk.section(), first, rels)?;
-        } else {
-            let (a, b) = rels.split_at(rels.len() / 2);
-            let bulk = &self.bulk;
-            std::thread::scope(|scope| {
-                let other = scope.spawn(|| load(&mut bulk.section(), first + a.len() as u64, b));
-                let here = load(&mut bulk.section(), first, a);
-                let there = other
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::Store("a loader thread panicked".to_string())));
-                here.and(there)
-            })?;
-        }
-        self.next_rel += rels.len() as u64;
+    /// Loads a relationship between loaded nodes, numbered densely from 0.
+    pub fn relationship(
+        &mut self,
+        start: u64,
+        end: u64,
+        ty: RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<(), Error> {
+        let id = RelId(self.next_rel);
+        self.bulk
+            .relationship(id, NodeId(start), NodeId(end), ty, props)
+            .map_err(|e| Error::Store(format!("relationship: {e}")))?;
+        self.next_rel += 1;
         Ok(())
     }
 }
-
-/// One relationship for [`Loading::relationships`].
-pub struct Relationship<'a> {
-    pub start: u64,
-    pub end: u64,
-    pub ty: RelTypeId,
-    pub props: &'a [(PropKeyId, Value)],
-}
-
-/// Relationships in one call below this are loaded on the calling thread alone: a second
-/// thread costs more than it saves on a small batch.
-pub const PARALLEL_RELATIONSHIPS_MIN: usize = 1024;
 
 impl Sink {
     pub fn new() -> Sink {
