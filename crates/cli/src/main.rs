@@ -1,5 +1,6 @@
 //! The `quiver` binary.
 
+mod import;
 mod serve;
 
 use std::io::Read;
@@ -27,6 +28,9 @@ enum Command {
     /// Read a password from standard input and print its argon2id hash, for the `password_hash`
     /// of a `[[users]]` entry in the configuration file.
     HashPassword,
+    /// Build a data directory from CSV files in Neo4j's import format (the flags of
+    /// `neo4j-admin database import full`), offline: `quiver serve --data-dir` then opens it.
+    Import(Box<import::ImportArgs>),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +43,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Lab(args) => quiver_lab::main(*args),
         Command::HashPassword => hash_password(),
+        Command::Import(args) => import::run_import(*args),
     }
 }
 
