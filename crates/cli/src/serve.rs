@@ -239,7 +239,12 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
     let db = opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
     if let Some(durability) = db.durability() {
         let report = durability.recovery();
-        tracing::info!("storage recovered ({mode} durability): {report}");
+        // The total as a field too, for tools that read the log (the crash tests do).
+        let duration_ms = u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            duration_ms,
+            "storage recovered ({mode} durability): {report}"
+        );
     }
     Ok(Arc::new(Graph::new(db)))
 }
