@@ -1,0 +1,107 @@
+//! `quiver serve` under a flood of wrong passwords from one address: the address gets a few
+//! checks at a time and the rest are refused at once, while another address logs in as the
+//! same user without waiting out the flood's delay.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpSocket;
+
+mod common;
+use common::start;
+
+/// `neo4j:secret` and `neo4j:wrong`, Base64.
+const RIGHT: &str = "bmVvNGo6c2VjcmV0";
+const WRONG: &str = "bmVvNGo6d3Jvbmc=";
+/// The flood's size: as many wrong passwords sent at once from one address.
+const FLOOD: usize = 200;
+/// The longest failure delay the server is started with: long, so that a login made to wait
+/// it would stand out.
+const DELAY_MAX_MS: u64 = 20_000;
+
+/// Sends one auto-commit request from `source` with Basic `credentials`; the HTTP status.
+async fn request(http: SocketAddr, source: [u8; 4], credentials: &str) -> u16 {
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::from((source, 0)))
+        .expect("bind a loopback source address");
+    let mut stream = socket.connect(http).await.expect("connect");
+    let body = r#"{"statements":[{"statement":"RETURN 1"}]}"#;
+    let head = format!(
+        "POST /db/neo4j/tx/commit HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic {credentials}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream
+        .write_all(format!("{head}{body}").as_bytes())
+        .await
+        .expect("write");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.expect("read");
+    let text = String::from_utf8_lossy(&response);
+    text.split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in `{text}`"))
+}
+
+#[test]
+fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
+    let delay = DELAY_MAX_MS.to_string();
+    let (mut child, _, http) = start(&[
+        "--auth",
+        "neo4j/secret",
+        "--auth-failure-delay-max-ms",
+        &delay,
+    ]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let flooder = [127, 0, 0, 1];
+    let other = [127, 0, 0, 2];
+    runtime.block_on(async {
+        // Seven failures in a row: the flooding address now owes 6.4 s before each attempt.
+        for _ in 0..7 {
+            assert_eq!(request(http, flooder, WRONG).await, 401);
+        }
+        let started = Instant::now();
+        let flood: Vec<_> = (0..FLOOD)
+            .map(|_| {
+                tokio::spawn(async move {
+                    let status = request(http, flooder, WRONG).await;
+                    (status, started.elapsed())
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let login = Instant::now();
+        assert_eq!(
+            request(http, other, RIGHT).await,
+            200,
+            "another address, the same user, the right password"
+        );
+        let login = login.elapsed();
+        let mut answered_at_once = 0;
+        for attempt in flood {
+            let (status, answered_after) = attempt.await.expect("flood task");
+            assert_eq!(status, 401);
+            if answered_after < Duration::from_secs(5) {
+                answered_at_once += 1;
+            }
+        }
+        // The other address waited no delay (it had no failure of its own): at most a few
+        // password checks of the flood ahead of it.
+        assert!(login < Duration::from_secs(5), "login took {login:?}");
+        // Past the few attempts in progress, the flood was refused unchecked rather than
+        // queued behind the 6.4 s delay.
+        assert!(
+            answered_at_once >= FLOOD - 10,
+            "only {answered_at_once} of {FLOOD} answered at once"
+        );
+    });
+    child.kill().expect("kill");
+    child.wait().expect("reap");
+}
