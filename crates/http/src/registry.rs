@@ -322,8 +322,8 @@ mod tests {
         per_address_max: 2,
     };
 
-    fn address(last: u8) -> Option<IpAddr> {
-        Some(IpAddr::V4(Ipv4Addr::new(127, 0, 0, last)))
+    fn address(last: u8) -> IpAddr {
+        IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
     }
 
     #[test]
@@ -331,16 +331,22 @@ mod tests {
         let registry = Registry::new(LIMITS, Duration::from_secs(60));
         let alice: Option<Arc<str>> = Some(Arc::from("alice"));
         let bob: Option<Arc<str>> = Some(Arc::from("bob"));
-        let first = registry.reserve(alice.clone(), address(1)).expect("1st");
-        registry.reserve(alice.clone(), address(2)).expect("2nd");
+        let first = registry
+            .reserve(alice.clone(), Some(address(1)))
+            .expect("1st");
+        registry
+            .reserve(alice.clone(), Some(address(2)))
+            .expect("2nd");
         assert!(matches!(
-            registry.reserve(alice.clone(), address(3)),
+            registry.reserve(alice.clone(), Some(address(3))),
             Err(ApiError::TooManyTransactionsForUser(2))
         ));
         // Bob at alice's first address: the address has room for one more.
-        registry.reserve(bob.clone(), address(1)).expect("bob");
+        registry
+            .reserve(bob.clone(), Some(address(1)))
+            .expect("bob");
         let refused = registry
-            .reserve(bob.clone(), address(1))
+            .reserve(bob.clone(), Some(address(1)))
             .expect_err("address full");
         assert!(matches!(
             refused,
@@ -356,14 +362,14 @@ mod tests {
                 .contains("http_transactions_per_address_max")
         );
         // Anonymous clients (authentication off) are limited by address and in total only.
-        registry.reserve(None, address(4)).expect("4th");
+        registry.reserve(None, Some(address(4))).expect("4th");
         assert!(matches!(
-            registry.reserve(None, address(5)),
+            registry.reserve(None, Some(address(5))),
             Err(ApiError::TooManyTransactions(4))
         ));
         // Ending one gives its user and its address their slot back.
         assert!(registry.release(first));
-        registry.reserve(alice, address(1)).expect("again");
+        registry.reserve(alice, Some(address(1))).expect("again");
         assert_eq!(registry.open(), 4);
     }
 
@@ -372,7 +378,7 @@ mod tests {
         let registry = Registry::new(LIMITS, Duration::ZERO);
         let carol: Option<Arc<str>> = Some(Arc::from("carol"));
         let id = registry
-            .reserve(carol.clone(), address(1))
+            .reserve(carol.clone(), Some(address(1)))
             .expect("reserve");
         assert!(matches!(
             registry.remove(id, carol.as_deref()),
