@@ -1,6 +1,7 @@
-//! `quiver serve` under a flood of wrong passwords from one address: the address gets a few
-//! checks at a time and the rest are refused at once, while another address logs in as the
-//! same user without waiting out the flood's delay.
+//! `quiver serve` under one client taking more than its share: a flood of wrong passwords from
+//! one address gets a few checks at a time and the rest are refused at once, while another
+//! address logs in as the same user without waiting out the flood's delay; and one address
+//! cannot open every HTTP transaction.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -22,6 +23,14 @@ const DELAY_MAX_MS: u64 = 20_000;
 
 /// Sends one auto-commit request from `source` with Basic `credentials`; the HTTP status.
 async fn request(http: SocketAddr, source: [u8; 4], credentials: &str) -> u16 {
+    post(http, source, credentials, "/db/neo4j/tx/commit")
+        .await
+        .0
+}
+
+/// POSTs one statement to `path` from `source` with Basic `credentials`; the HTTP status and
+/// the whole response.
+async fn post(http: SocketAddr, source: [u8; 4], credentials: &str, path: &str) -> (u16, String) {
     let socket = TcpSocket::new_v4().expect("socket");
     socket
         .bind(SocketAddr::from((source, 0)))
@@ -29,7 +38,7 @@ async fn request(http: SocketAddr, source: [u8; 4], credentials: &str) -> u16 {
     let mut stream = socket.connect(http).await.expect("connect");
     let body = r#"{"statements":[{"statement":"RETURN 1"}]}"#;
     let head = format!(
-        "POST /db/neo4j/tx/commit HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic {credentials}\r\n\
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic {credentials}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
@@ -39,11 +48,13 @@ async fn request(http: SocketAddr, source: [u8; 4], credentials: &str) -> u16 {
         .expect("write");
     let mut response = Vec::new();
     stream.read_to_end(&mut response).await.expect("read");
-    let text = String::from_utf8_lossy(&response);
-    text.split_whitespace()
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text
+        .split_whitespace()
         .nth(1)
         .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in `{text}`"))
+        .unwrap_or_else(|| panic!("no status line in `{text}`"));
+    (status, text)
 }
 
 #[test]
@@ -101,6 +112,42 @@ fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
             answered_at_once >= FLOOD - 10,
             "only {answered_at_once} of {FLOOD} answered at once"
         );
+    });
+    child.kill().expect("kill");
+    child.wait().expect("reap");
+}
+
+#[test]
+fn one_address_cannot_open_every_http_transaction() {
+    let (mut child, _, http) = start(&[
+        "--auth",
+        "neo4j/secret",
+        "--http-transactions-per-address-max",
+        "2",
+    ]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let greedy = [127, 0, 0, 1];
+    let other = [127, 0, 0, 2];
+    runtime.block_on(async {
+        for _ in 0..2 {
+            let (status, _) = post(http, greedy, RIGHT, "/db/neo4j/tx").await;
+            assert_eq!(status, 201, "a transaction within the address's share");
+        }
+        let (status, body) = post(http, greedy, RIGHT, "/db/neo4j/tx").await;
+        assert_eq!(status, 503, "{body}");
+        assert!(
+            body.contains("Neo.TransientError.Transaction.MaximumTransactionLimitReached"),
+            "{body}"
+        );
+        assert!(
+            body.contains("http_transactions_per_address_max"),
+            "the refusal names the limit: {body}"
+        );
+        let (status, body) = post(http, other, RIGHT, "/db/neo4j/tx").await;
+        assert_eq!(status, 201, "another address has its own share: {body}");
     });
     child.kill().expect("kill");
     child.wait().expect("reap");
