@@ -82,8 +82,9 @@ fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
         let flood: Vec<_> = (0..FLOOD)
             .map(|_| {
                 tokio::spawn(async move {
-                    let status = request(http, flooder, WRONG).await;
-                    (status, started.elapsed())
+                    let (status, body) = post(http, flooder, WRONG, "/db/neo4j/tx/commit").await;
+                    let unchecked = body.contains("auth_attempts_in_flight_per_address_max");
+                    (status, unchecked, started.elapsed())
                 })
             })
             .collect();
@@ -96,12 +97,14 @@ fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
         );
         let login = login.elapsed();
         let mut answered_at_once = 0;
+        let mut refused_unchecked = 0;
         for attempt in flood {
-            let (status, answered_after) = attempt.await.expect("flood task");
+            let (status, unchecked, answered_after) = attempt.await.expect("flood task");
             assert_eq!(status, 401);
             if answered_after < Duration::from_secs(5) {
                 answered_at_once += 1;
             }
+            refused_unchecked += usize::from(unchecked);
         }
         // The other address waited no delay (it had no failure of its own): at most a few
         // password checks of the flood ahead of it.
@@ -111,6 +114,12 @@ fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
         assert!(
             answered_at_once >= FLOOD - 10,
             "only {answered_at_once} of {FLOOD} answered at once"
+        );
+        // At most the address's 4 places were checked at a time; every other attempt sent
+        // while they waited out the delay was refused saying why.
+        assert!(
+            refused_unchecked >= FLOOD - 10,
+            "only {refused_unchecked} of {FLOOD} refused unchecked"
         );
     });
     child.kill().expect("kill");
