@@ -151,9 +151,13 @@ async fn serve(config: Config) -> ExitCode {
 async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore, ExitCode> {
     let auth = config.auth.clone();
     let delay_max = config.timeouts.auth_failure_delay_max;
+    let attempts = config.limits.auth_attempts_in_flight_per_address_max;
     let metrics = Arc::clone(metrics);
-    match tokio::task::spawn_blocking(move || UserStore::from_config(&auth, delay_max, metrics))
-        .await
+    match tokio::task::spawn_blocking(move || {
+        UserStore::from_config(&auth, delay_max, metrics)
+            .map(|users| users.with_attempts_in_flight_per_address_max(attempts))
+    })
+    .await
     {
         Ok(Ok(users)) => Ok(users),
         Ok(Err(error)) => {
@@ -499,6 +503,8 @@ fn http_api_config(config: &Config) -> ApiConfig {
             .idle_transaction
             .unwrap_or(std::time::Duration::from_millis(config::TIMEOUT_MS_LIMIT)),
         transaction_timeout: config.timeouts.transaction,
+        open_transactions_per_user_max: config.limits.http_transactions_per_user_max as usize,
+        open_transactions_per_address_max: config.limits.http_transactions_per_address_max as usize,
         ..ApiConfig::default()
     }
 }

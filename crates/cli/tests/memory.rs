@@ -98,3 +98,51 @@ fn the_string_bomb_fails_over_bolt_and_the_server_stays_near_its_limit() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn memory_goes_back_to_the_system_after_a_burst() {
+    let (mut child, bolt, _) = start(&[]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let warm = runtime.block_on(run(bolt, "RETURN 1 AS one"));
+    assert_eq!(warm, Ok(Value::Int(1)));
+    let baseline = status_bytes(child.id(), "VmRSS:");
+
+    let burst = runtime.block_on(run(
+        bolt,
+        "UNWIND range(1, 1000000) AS i WITH DISTINCT 'key-' + toString(i) AS k RETURN count(*) AS n",
+    ));
+    assert_eq!(burst, Ok(Value::Int(1_000_000)));
+    let peak = status_bytes(child.id(), "VmHWM:");
+    let after_query = runtime.block_on(run(bolt, "RETURN 2 AS two"));
+    assert_eq!(after_query, Ok(Value::Int(2)));
+    assert!(
+        peak > baseline + 128 * MIB,
+        "the burst was big: {peak} over {baseline}"
+    );
+    // The trim runs as the query's pool room goes back, when its context is dropped; give
+    // that a few seconds on a loaded machine rather than assume when it happens.
+    let margin = 24 * MIB;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let after = loop {
+        let now = status_bytes(child.id(), "VmRSS:");
+        if now < baseline + margin || Instant::now() > deadline {
+            break now;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    eprintln!(
+        "baseline {} MiB, peak {} MiB, after {} MiB",
+        baseline / MIB,
+        peak / MIB,
+        after / MIB
+    );
+    assert!(
+        after < baseline + margin,
+        "RSS {after} after the burst over baseline {baseline} + {margin}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -5,8 +5,15 @@
 //! in chunks of [`CHUNK_BYTES`], so the pool's atomic is touched about once per mebibyte a
 //! query grows by. A query returns all it took when its context is dropped: when it ends, fails
 //! or is cancelled, and when its transaction goes.
+//!
+//! When the pool empties after queries that took at least [`TRIM_AFTER_BYTES`], the allocator is
+//! asked to give its free memory back to the system ([`trim`]): glibc's malloc keeps the pages
+//! of freed small allocations (a burst of strings, map entries, rows) in its arenas for good,
+//! so without it one big `DISTINCT` left the server hundreds of megabytes larger until exit.
+//! At most once per [`TRIM_INTERVAL_MS`], since a trim walks every arena's free lists.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// The unit a query reserves pool room in: large enough that the shared counter is rarely
 /// touched, small enough that rounding up wastes little of the pool per query.
@@ -19,11 +26,25 @@ pub(crate) const SLACK_BYTES: usize = 8 * CHUNK_BYTES;
 /// The share of physical memory queries may hold together when no total is configured.
 pub const DEFAULT_TOTAL_PERCENT: usize = 70;
 
+/// Pool room the queries since the last trim must have taken at once for an empty pool to
+/// trigger a trim: smaller bursts leave too little behind to be worth one.
+pub const TRIM_AFTER_BYTES: usize = 16 * CHUNK_BYTES;
+
+/// Shortest time between two trims, so that a stream of big queries each ending alone does not
+/// pay a trim each.
+pub const TRIM_INTERVAL_MS: u64 = 1000;
+
 /// What every running query of a database holds together, bounded by its maximum.
 #[derive(Debug)]
 pub(crate) struct MemoryPool {
     reserved_bytes: AtomicUsize,
     pub max_bytes: usize,
+    /// The most room taken at once since the last trim.
+    peak_since_trim_bytes: AtomicUsize,
+    /// When the pool was made, the origin of `last_trim_ms`.
+    origin: Instant,
+    /// Milliseconds from `origin` to the last trim (`u64::MAX`: none yet).
+    last_trim_ms: AtomicU64,
 }
 
 impl MemoryPool {
@@ -31,22 +52,62 @@ impl MemoryPool {
         MemoryPool {
             reserved_bytes: AtomicUsize::new(0),
             max_bytes,
+            peak_since_trim_bytes: AtomicUsize::new(0),
+            origin: Instant::now(),
+            last_trim_ms: AtomicU64::new(u64::MAX),
         }
     }
 
     /// Takes `bytes` of room, or nothing if that would pass the maximum.
     pub fn try_reserve(&self, bytes: usize) -> bool {
-        self.reserved_bytes
+        let taken = self
+            .reserved_bytes
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
                 now.checked_add(bytes)
                     .filter(|&total| total <= self.max_bytes)
-            })
-            .is_ok()
+            });
+        match taken {
+            Ok(before) => {
+                self.peak_since_trim_bytes
+                    .fetch_max(before + bytes, Ordering::Relaxed);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
-    /// Gives back room taken with [`MemoryPool::try_reserve`].
+    /// Gives back room taken with [`MemoryPool::try_reserve`]; when that empties the pool
+    /// after a big enough burst, and no trim ran within [`TRIM_INTERVAL_MS`], trims.
     pub fn release(&self, bytes: usize) {
-        self.reserved_bytes.fetch_sub(bytes, Ordering::AcqRel);
+        let before = self.reserved_bytes.fetch_sub(bytes, Ordering::AcqRel);
+        if bytes == 0 || before != bytes {
+            return;
+        }
+        if self.trim_due() {
+            trim();
+        }
+    }
+
+    /// Whether the pool, just emptied, should trim now; claims the trim when so (one caller
+    /// wins when several queries end at once).
+    fn trim_due(&self) -> bool {
+        if self.peak_since_trim_bytes.load(Ordering::Relaxed) < TRIM_AFTER_BYTES {
+            return false;
+        }
+        let now_ms = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX - 1);
+        let last = self.last_trim_ms.load(Ordering::Relaxed);
+        if last != u64::MAX && now_ms.saturating_sub(last) < TRIM_INTERVAL_MS {
+            return false;
+        }
+        if self
+            .last_trim_ms
+            .compare_exchange(last, now_ms, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        self.peak_since_trim_bytes.store(0, Ordering::Relaxed);
+        true
     }
 
     /// Room taken by running queries now.
@@ -54,6 +115,25 @@ impl MemoryPool {
         self.reserved_bytes.load(Ordering::Acquire)
     }
 }
+
+/// Asks the allocator to return the free memory it holds to the system. With glibc's malloc
+/// (the allocator of a `*-linux-gnu` build), `malloc_trim(0)` releases the free pages of every
+/// arena, not only the top of the main heap; elsewhere this does nothing.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+pub fn trim() {
+    // SAFETY: `malloc_trim` takes a plain integer and touches only the allocator's own
+    // state, under the allocator's locks; it is safe to call from any thread at any time
+    // and frees nothing that is in use.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Asks the allocator to return the free memory it holds to the system (nothing to do with
+/// this platform's allocator).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn trim() {}
 
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`), if it can be read.
 pub fn physical_memory_bytes() -> Option<usize> {
@@ -81,6 +161,24 @@ mod tests {
         assert_eq!(pool.reserved_bytes(), 2 * CHUNK_BYTES);
         assert!(pool.try_reserve(CHUNK_BYTES));
         pool.release(3 * CHUNK_BYTES);
+        assert_eq!(pool.reserved_bytes(), 0);
+    }
+
+    #[test]
+    fn a_trim_follows_a_big_burst_once_the_pool_empties_at_most_once_a_second() {
+        let pool = MemoryPool::new(1 << 40);
+        // Small queries never trim.
+        assert!(pool.try_reserve(CHUNK_BYTES));
+        assert!(!pool.trim_due());
+        // Two queries together past the threshold: due once, then not again within the
+        // interval however big the next burst.
+        assert!(pool.try_reserve(TRIM_AFTER_BYTES));
+        assert!(pool.trim_due());
+        assert!(!pool.trim_due(), "claimed");
+        pool.release(CHUNK_BYTES + TRIM_AFTER_BYTES);
+        assert!(pool.try_reserve(2 * TRIM_AFTER_BYTES));
+        assert!(!pool.trim_due(), "within the interval");
+        pool.release(2 * TRIM_AFTER_BYTES);
         assert_eq!(pool.reserved_bytes(), 0);
     }
 

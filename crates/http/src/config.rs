@@ -18,6 +18,12 @@ pub struct ApiConfig {
     pub transaction_timeout: Option<Duration>,
     /// Open explicit transactions at once, across all clients.
     pub open_transactions_max: usize,
+    /// Of those, how many one authenticated user may hold, so that one client cannot take
+    /// every slot (ignored when authentication is off).
+    pub open_transactions_per_user_max: usize,
+    /// Of those, how many clients at one IP address may hold, for the same reason (and
+    /// because without authentication the address is the only client identity there is).
+    pub open_transactions_per_address_max: usize,
     /// Statements in one request body.
     pub statements_per_request_max: usize,
     /// Rows fetched from the engine per pull: the unit of work between two checks of the
@@ -48,6 +54,8 @@ impl Default for ApiConfig {
             transaction_idle_timeout: Duration::from_secs(60),
             transaction_timeout: None,
             open_transactions_max: 1000,
+            open_transactions_per_user_max: 250,
+            open_transactions_per_address_max: 250,
             statements_per_request_max: 1000,
             pull_rows_max: 512,
             chunk_bytes: 32 * 1024,

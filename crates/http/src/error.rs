@@ -32,6 +32,18 @@ pub enum ApiError {
         "The server already holds its limit of {0} open transactions; commit or roll back some first."
     )]
     TooManyTransactions(usize),
+    /// The requesting user holds its own share of the open transactions.
+    #[error(
+        "This user already holds its limit of {0} open transactions \
+         (http_transactions_per_user_max); commit or roll back some first."
+    )]
+    TooManyTransactionsForUser(usize),
+    /// The requesting client address holds its own share of the open transactions.
+    #[error(
+        "This client address already holds its limit of {0} open transactions \
+         (http_transactions_per_address_max); commit or roll back some first."
+    )]
+    TooManyTransactionsForAddress(usize),
     #[error("Invalid bookmark `{0}`.")]
     InvalidBookmark(String),
     #[error("Database not up to the requested bookmark `{0}` within the wait limit.")]
@@ -56,7 +68,9 @@ impl ApiError {
             ApiError::TransactionNotFound => Status::TransactionNotFound,
             ApiError::TransactionIdleTimedOut(_) => Status::TransactionTimedOut,
             ApiError::ConcurrentAccess => Status::TransactionAccessedConcurrently,
-            ApiError::TooManyTransactions(_) => Status::MaximumTransactionLimitReached,
+            ApiError::TooManyTransactions(_)
+            | ApiError::TooManyTransactionsForUser(_)
+            | ApiError::TooManyTransactionsForAddress(_) => Status::MaximumTransactionLimitReached,
             ApiError::InvalidBookmark(_) => Status::InvalidBookmark,
             ApiError::BookmarkTimeout(_) => Status::BookmarkTimeout,
             ApiError::NotDurable(_) => Status::TransactionCommitFailed,

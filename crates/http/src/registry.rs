@@ -5,9 +5,13 @@
 //! their deadline are rolled back by [`Registry::expire`], which a background task calls; a
 //! transaction in use never expires. The number of open transactions is capped, because each
 //! one holds a snapshot (and possibly write locks) that every other writer and the garbage
-//! collector must respect.
+//! collector must respect; and capped per user and per client address as well, below the
+//! total, so that one client (a leak, a bug, an attack) cannot take every slot and lock the
+//! others out of explicit transactions.
 
 use std::collections::HashMap;
+use std::hash::Hash;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -38,15 +42,71 @@ struct Slot {
     state: State,
     /// The user who began it; only they may use it.
     owner: Option<Arc<str>>,
+    /// The address of the client that began it, counted against the per-address limit.
+    peer: Option<IpAddr>,
     idle_deadline: Instant,
     cancel: Option<CancelHandle>,
 }
 
+/// How many open transactions each user and each address holds, kept beside the slots
+/// (under the same lock) so a limit check costs a lookup, not a scan.
+#[derive(Default)]
+struct Slots {
+    by_id: HashMap<u64, Slot>,
+    per_owner: HashMap<Arc<str>, usize>,
+    per_peer: HashMap<IpAddr, usize>,
+}
+
+impl Slots {
+    fn get_mut(&mut self, id: &u64) -> Option<&mut Slot> {
+        self.by_id.get_mut(id)
+    }
+
+    fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Removes a slot and takes it off its owner's and address's counts.
+    fn remove(&mut self, id: &u64) -> Option<Slot> {
+        let slot = self.by_id.remove(id)?;
+        if let Some(owner) = &slot.owner {
+            uncount(&mut self.per_owner, owner);
+        }
+        if let Some(peer) = &slot.peer {
+            uncount(&mut self.per_peer, peer);
+        }
+        Some(slot)
+    }
+}
+
+/// Takes one off `key`'s count, forgetting the key at zero so the map holds only the clients
+/// with a transaction open.
+fn uncount<K: Eq + Hash>(counts: &mut HashMap<K, usize>, key: &K) {
+    if let Some(count) = counts.get_mut(key) {
+        *count -= 1;
+        if *count == 0 {
+            counts.remove(key);
+        }
+    }
+}
+
+/// The caps on open transactions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenLimits {
+    /// Across all clients.
+    pub total_max: usize,
+    /// Begun by one authenticated user (not applied when authentication is off: every
+    /// client is then the same anonymous user).
+    pub per_user_max: usize,
+    /// Begun from one client IP address.
+    pub per_address_max: usize,
+}
+
 /// The open explicit transactions.
 pub struct Registry {
-    slots: Mutex<HashMap<u64, Slot>>,
+    slots: Mutex<Slots>,
     next_id: AtomicU64,
-    open_max: usize,
+    limits: OpenLimits,
     idle_timeout: Duration,
     expired_total: AtomicU64,
     /// The newest expired ids and their owners, so a request for one learns it timed out
@@ -66,29 +126,52 @@ pub enum Removed {
 }
 
 impl Registry {
-    pub fn new(open_max: usize, idle_timeout: Duration) -> Registry {
+    pub fn new(limits: OpenLimits, idle_timeout: Duration) -> Registry {
         Registry {
-            slots: Mutex::new(HashMap::new()),
+            slots: Mutex::new(Slots::default()),
             next_id: AtomicU64::new(1),
-            open_max,
+            limits,
             idle_timeout,
             expired_total: AtomicU64::new(0),
             expired: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
-    /// Reserves an id for a transaction about to begin, in use by the calling request.
-    pub fn reserve(&self, owner: Option<Arc<str>>) -> Result<u64, ApiError> {
+    /// Reserves an id for a transaction about to begin, in use by the calling request of
+    /// `owner` from `peer`; refused when the server, that user or that address already holds
+    /// its limit (the per-client limits first, so the error names the client's own limit when
+    /// it is the one that took the slots).
+    pub fn reserve(&self, owner: Option<Arc<str>>, peer: Option<IpAddr>) -> Result<u64, ApiError> {
+        let limits = self.limits;
         let mut slots = self.slots.lock();
-        if slots.len() >= self.open_max {
-            return Err(ApiError::TooManyTransactions(self.open_max));
+        if let Some(owner) = &owner
+            && slots.per_owner.get(owner).copied().unwrap_or(0) >= limits.per_user_max
+        {
+            return Err(ApiError::TooManyTransactionsForUser(limits.per_user_max));
+        }
+        if let Some(peer) = &peer
+            && slots.per_peer.get(peer).copied().unwrap_or(0) >= limits.per_address_max
+        {
+            return Err(ApiError::TooManyTransactionsForAddress(
+                limits.per_address_max,
+            ));
+        }
+        if slots.len() >= limits.total_max {
+            return Err(ApiError::TooManyTransactions(limits.total_max));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        slots.insert(
+        if let Some(owner) = &owner {
+            *slots.per_owner.entry(Arc::clone(owner)).or_insert(0) += 1;
+        }
+        if let Some(peer) = peer {
+            *slots.per_peer.entry(peer).or_insert(0) += 1;
+        }
+        slots.by_id.insert(
             id,
             Slot {
                 state: State::InUse,
                 owner,
+                peer,
                 idle_deadline: Instant::now() + self.idle_timeout,
                 cancel: None,
             },
@@ -189,6 +272,7 @@ impl Registry {
     pub fn expire(&self, now: Instant) -> Vec<TrackedTx> {
         let mut slots = self.slots.lock();
         let expired: Vec<u64> = slots
+            .by_id
             .iter()
             .filter(|(_, slot)| matches!(slot.state, State::Parked(_)) && slot.idle_deadline <= now)
             .map(|(id, _)| *id)
@@ -223,5 +307,85 @@ impl Registry {
     /// Transactions rolled back for idling past their deadline since start.
     pub fn expired_total(&self) -> u64 {
         self.expired_total.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+
+    const LIMITS: OpenLimits = OpenLimits {
+        total_max: 4,
+        per_user_max: 2,
+        per_address_max: 2,
+    };
+
+    fn address(last: u8) -> IpAddr {
+        IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
+    }
+
+    #[test]
+    fn one_user_or_address_cannot_take_every_slot() {
+        let registry = Registry::new(LIMITS, Duration::from_secs(60));
+        let alice: Option<Arc<str>> = Some(Arc::from("alice"));
+        let bob: Option<Arc<str>> = Some(Arc::from("bob"));
+        let first = registry
+            .reserve(alice.clone(), Some(address(1)))
+            .expect("1st");
+        registry
+            .reserve(alice.clone(), Some(address(2)))
+            .expect("2nd");
+        assert!(matches!(
+            registry.reserve(alice.clone(), Some(address(3))),
+            Err(ApiError::TooManyTransactionsForUser(2))
+        ));
+        // Bob at alice's first address: the address has room for one more.
+        registry
+            .reserve(bob.clone(), Some(address(1)))
+            .expect("bob");
+        let refused = registry
+            .reserve(bob.clone(), Some(address(1)))
+            .expect_err("address full");
+        assert!(matches!(
+            refused,
+            ApiError::TooManyTransactionsForAddress(2)
+        ));
+        assert_eq!(
+            refused.code(),
+            quiver_status::Status::MaximumTransactionLimitReached
+        );
+        assert!(
+            refused
+                .message()
+                .contains("http_transactions_per_address_max")
+        );
+        // Anonymous clients (authentication off) are limited by address and in total only.
+        registry.reserve(None, Some(address(4))).expect("4th");
+        assert!(matches!(
+            registry.reserve(None, Some(address(5))),
+            Err(ApiError::TooManyTransactions(4))
+        ));
+        // Ending one gives its user and its address their slot back.
+        assert!(registry.release(first));
+        registry.reserve(alice, Some(address(1))).expect("again");
+        assert_eq!(registry.open(), 4);
+    }
+
+    #[test]
+    fn counts_follow_every_way_out() {
+        let registry = Registry::new(LIMITS, Duration::ZERO);
+        let carol: Option<Arc<str>> = Some(Arc::from("carol"));
+        let id = registry
+            .reserve(carol.clone(), Some(address(1)))
+            .expect("reserve");
+        assert!(matches!(
+            registry.remove(id, carol.as_deref()),
+            Ok(Removed::Cancelled)
+        ));
+        assert!(!registry.release(id), "terminated meanwhile");
+        assert!(registry.slots.lock().per_owner.is_empty());
+        assert!(registry.slots.lock().per_peer.is_empty());
     }
 }

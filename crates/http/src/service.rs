@@ -27,7 +27,7 @@ use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
 use crate::query_api::{self, QueryJob};
-use crate::registry::Registry;
+use crate::registry::{OpenLimits, Registry};
 use crate::route::{self, Miss, Route, TxEndpoint};
 use crate::stream::{self, Produce, ResponseBody};
 use crate::tracked::{NoTelemetry, Telemetry};
@@ -104,7 +104,11 @@ impl HttpApi {
     /// clone of the API is dropped.
     pub fn with_hooks(db: Arc<Database>, config: ApiConfig, hooks: Hooks) -> HttpApi {
         let registry = Registry::new(
-            config.open_transactions_max,
+            OpenLimits {
+                total_max: config.open_transactions_max,
+                per_user_max: config.open_transactions_per_user_max,
+                per_address_max: config.open_transactions_per_address_max,
+            },
             config.transaction_idle_timeout,
         );
         let placement = Placement::new(config.placement);
@@ -340,6 +344,10 @@ impl HttpApi {
             endpoint,
             base,
             owner: owner(parts),
+            peer: parts
+                .extensions
+                .get::<std::net::SocketAddr>()
+                .map(std::net::SocketAddr::ip),
             options,
             bookmarks,
             body,

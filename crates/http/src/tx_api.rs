@@ -50,6 +50,8 @@ pub struct TxJob {
     /// The transaction URL prefix, `http://host/db/neo4j/tx` (or the 3.x equivalent).
     pub base: String,
     pub owner: Option<Arc<str>>,
+    /// The client's address (from the request's extensions, where the server puts it).
+    pub peer: Option<std::net::IpAddr>,
     pub options: TxOptions,
     /// Bookmarks from the `bookmarks` header, or why the header (or another) was rejected.
     pub bookmarks: Result<Vec<String>, ApiError>,
@@ -219,7 +221,7 @@ impl TxRun {
             TxEndpoint::Begin => {
                 let id = shared
                     .registry
-                    .reserve(job.owner.clone())
+                    .reserve(job.owner.clone(), job.peer)
                     .inspect_err(|_| self.head.status = StatusCode::SERVICE_UNAVAILABLE)?;
                 let tx = begin().inspect_err(|_| {
                     shared.registry.release(id);

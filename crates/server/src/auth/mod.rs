@@ -15,12 +15,20 @@ pub mod throttle;
 pub use store::{Credentials, Principal, UserStore, hash_password};
 
 /// Why authentication failed. Every variant maps to `Neo.ClientError.Security.Unauthorized` on the
-/// wire, with the same message, so a client cannot tell an unknown user from a wrong password.
+/// wire; an unknown user and a wrong password share one message, so a client cannot tell them
+/// apart.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthError {
     #[error("The client is unauthorized due to authentication failure.")]
     Unauthorized,
+    /// The client's address already had its limit of login attempts in progress; this one was
+    /// refused without being checked.
+    #[error(
+        "The client is unauthorized: too many authentication attempts in progress from this \
+         address (auth_attempts_in_flight_per_address_max); try again later."
+    )]
+    TooManyAttempts,
     #[error("Unsupported authentication scheme `{0}`.")]
     UnsupportedScheme(String),
     #[error("password hashing failed: {0}")]
@@ -31,7 +39,9 @@ impl AuthError {
     /// The Neo4j status clients expect for this failure.
     pub fn neo4j_code(&self) -> Status {
         match self {
-            AuthError::Unauthorized | AuthError::UnsupportedScheme(_) => Status::Unauthorized,
+            AuthError::Unauthorized
+            | AuthError::TooManyAttempts
+            | AuthError::UnsupportedScheme(_) => Status::Unauthorized,
             AuthError::Hashing(_) => Status::UnknownError,
         }
     }

@@ -213,6 +213,15 @@ impl UserStore {
         })
     }
 
+    /// Lets each client address have at most `attempts` logins in progress at once (waiting
+    /// out a delay or being checked); past it a login is refused without a check. Default
+    /// [`super::throttle::ATTEMPTS_IN_FLIGHT_PER_PEER_DEFAULT`].
+    #[must_use]
+    pub fn with_attempts_in_flight_per_address_max(mut self, attempts: u32) -> UserStore {
+        self.throttle = Throttle::with_in_flight_max(self.throttle.delay_max(), attempts);
+        self
+    }
+
     /// A store that accepts everyone (authentication disabled).
     pub fn disabled(metrics: Arc<Metrics>) -> UserStore {
         UserStore {
@@ -238,8 +247,9 @@ impl UserStore {
         self.hashing.available_permits()
     }
 
-    /// Checks `credentials` from `peer`. Waits out any throttling delay first, never blocks the
-    /// runtime (argon2 runs on the blocking pool), and counts failures.
+    /// Checks `credentials` from `peer`. Waits out any throttling delay first, refuses at once
+    /// (unchecked) an attempt beyond the address's limit of attempts in progress, never blocks
+    /// the runtime (argon2 runs on the blocking pool), and counts failures.
     pub async fn authenticate(
         &self,
         peer: IpAddr,
@@ -263,21 +273,41 @@ impl UserStore {
                 return Err(AuthError::UnsupportedScheme(scheme));
             }
         };
-        let delay = self.throttle.delay(peer, &principal);
+        // A password verified before is recognized by its tag in microseconds: no delay and no
+        // place among the address's attempts, so a flood of wrong guesses from an address
+        // does not hold up the requests of a client there that already logged in.
+        if let Some(principal_of_user) = self.cached(&principal, &password) {
+            return Ok(principal_of_user);
+        }
+        let Some(_attempt) = self.throttle.enter(peer) else {
+            self.metrics.auth_failures.inc();
+            return Err(AuthError::TooManyAttempts);
+        };
+        let delay = self.throttle.delay(peer);
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
         match self.verify(&principal, password).await {
             Ok(principal_of_user) => {
-                self.throttle.record_success(peer, &principal);
+                self.throttle.record_success(peer);
                 Ok(principal_of_user)
             }
             Err(error) => {
                 self.metrics.auth_failures.inc();
-                self.throttle.record_failure(peer, &principal);
+                self.throttle.record_failure(peer);
                 Err(error)
             }
         }
+    }
+
+    /// The user's principal when `password` is the one last verified for them.
+    fn cached(&self, principal: &str, password: &str) -> Option<Principal> {
+        if principal.len() > CREDENTIAL_BYTES_MAX || password.len() > CREDENTIAL_BYTES_MAX {
+            return None;
+        }
+        let user = self.users.get(principal)?;
+        let cached = self.verified.lock().get(principal).cloned()?;
+        (cached == self.tag(principal, password)).then(|| user.principal())
     }
 
     /// Returns the user's principal, if the password is right.
@@ -287,12 +317,6 @@ impl UserStore {
         }
         let user = self.users.get(principal);
         let tag = self.tag(principal, &password);
-        if let Some(user) = user {
-            let cached = self.verified.lock().get(principal).cloned();
-            if cached.is_some_and(|cached| cached == tag) {
-                return Ok(user.principal());
-            }
-        }
         let hash = user.map_or_else(|| self.decoy_hash.clone(), |user| user.hash.clone());
         let _permit = self
             .hashing
@@ -467,6 +491,53 @@ mod tests {
         let _ = store.authenticate(PEER, basic("neo4j", "wrong")).await;
         // After three failures the delay is 400 ms, capped at the configured 200 ms.
         assert!(start.elapsed() >= Duration::from_millis(200));
+    }
+
+    #[tokio::test]
+    async fn parallel_attempts_past_the_address_limit_are_refused_unchecked() {
+        let store = store().with_attempts_in_flight_per_address_max(2);
+        let other = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 2));
+        // Two attempts from PEER in progress (as if waiting out their delay or hashing).
+        let held = [store.throttle.enter(PEER), store.throttle.enter(PEER)];
+        assert!(held.iter().all(Option::is_some));
+        let error = store
+            .authenticate(PEER, basic("neo4j", "secret"))
+            .await
+            .expect_err("a third at once is refused");
+        assert!(matches!(error, AuthError::TooManyAttempts));
+        assert_eq!(error.neo4j_code(), quiver_status::Status::Unauthorized);
+        // Another address logs in as the same user meanwhile.
+        store
+            .authenticate(other, basic("neo4j", "secret"))
+            .await
+            .expect("another address is not held up");
+        drop(held);
+        store
+            .authenticate(PEER, basic("neo4j", "secret"))
+            .await
+            .expect("room again");
+    }
+
+    #[tokio::test]
+    async fn one_address_failures_do_not_delay_another_address() {
+        let store = store();
+        let other = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 2));
+        for _ in 0..3 {
+            let _ = store.authenticate(PEER, basic("neo4j", "wrong")).await;
+        }
+        assert_eq!(store.throttle.delay(PEER), Duration::from_millis(200));
+        assert_eq!(store.throttle.delay(other), Duration::ZERO);
+        store
+            .authenticate(other, basic("neo4j", "secret"))
+            .await
+            .expect("the right password from elsewhere");
+        // A password verified before skips the throttle even at the failing address, with
+        // every place among its attempts taken.
+        let _held: Vec<_> = std::iter::from_fn(|| store.throttle.enter(PEER)).collect();
+        store
+            .authenticate(PEER, basic("neo4j", "secret"))
+            .await
+            .expect("cached");
     }
 
     #[test]

@@ -78,6 +78,18 @@ pub struct Layer {
     #[arg(long, value_name = "N")]
     pub http_max_connections: Option<u32>,
 
+    /// Open HTTP explicit transactions one authenticated user may hold, of the server's 1000 [default: 250] [env: QUIVER_HTTP_TRANSACTIONS_PER_USER_MAX]
+    #[arg(long, value_name = "N")]
+    pub http_transactions_per_user_max: Option<u32>,
+
+    /// Open HTTP explicit transactions the clients at one IP address may hold, of the server's 1000 [default: 250] [env: QUIVER_HTTP_TRANSACTIONS_PER_ADDRESS_MAX]
+    #[arg(long, value_name = "N")]
+    pub http_transactions_per_address_max: Option<u32>,
+
+    /// Logins one IP address may have in progress at once (waiting out a failure delay or being checked); past it a login is refused unchecked [default: 4] [env: QUIVER_AUTH_ATTEMPTS_IN_FLIGHT_PER_ADDRESS_MAX]
+    #[arg(long, value_name = "N")]
+    pub auth_attempts_in_flight_per_address_max: Option<u32>,
+
     /// Refusals (past a connection limit) being written at once; past it a connection is just closed [default: 64] [env: QUIVER_REFUSALS_IN_FLIGHT_MAX]
     #[arg(long, value_name = "N")]
     pub refusals_in_flight_max: Option<u32>,
@@ -214,6 +226,18 @@ impl Layer {
             max_connections: env_value(&lookup, "QUIVER_MAX_CONNECTIONS")?,
             admin_reserved_connections: env_value(&lookup, "QUIVER_ADMIN_RESERVED_CONNECTIONS")?,
             http_max_connections: env_value(&lookup, "QUIVER_HTTP_MAX_CONNECTIONS")?,
+            http_transactions_per_user_max: env_value(
+                &lookup,
+                "QUIVER_HTTP_TRANSACTIONS_PER_USER_MAX",
+            )?,
+            http_transactions_per_address_max: env_value(
+                &lookup,
+                "QUIVER_HTTP_TRANSACTIONS_PER_ADDRESS_MAX",
+            )?,
+            auth_attempts_in_flight_per_address_max: env_value(
+                &lookup,
+                "QUIVER_AUTH_ATTEMPTS_IN_FLIGHT_PER_ADDRESS_MAX",
+            )?,
             refusals_in_flight_max: env_value(&lookup, "QUIVER_REFUSALS_IN_FLIGHT_MAX")?,
             refusal_timeout_ms: env_value(&lookup, "QUIVER_REFUSAL_TIMEOUT_MS")?,
             bolt_message_bytes_max: env_value(&lookup, "QUIVER_BOLT_MESSAGE_BYTES_MAX")?,
@@ -285,6 +309,15 @@ impl Layer {
                 .admin_reserved_connections
                 .or(lower.admin_reserved_connections),
             http_max_connections: self.http_max_connections.or(lower.http_max_connections),
+            http_transactions_per_user_max: self
+                .http_transactions_per_user_max
+                .or(lower.http_transactions_per_user_max),
+            http_transactions_per_address_max: self
+                .http_transactions_per_address_max
+                .or(lower.http_transactions_per_address_max),
+            auth_attempts_in_flight_per_address_max: self
+                .auth_attempts_in_flight_per_address_max
+                .or(lower.auth_attempts_in_flight_per_address_max),
             refusals_in_flight_max: self.refusals_in_flight_max.or(lower.refusals_in_flight_max),
             refusal_timeout_ms: self.refusal_timeout_ms.or(lower.refusal_timeout_ms),
             bolt_message_bytes_max: self.bolt_message_bytes_max.or(lower.bolt_message_bytes_max),

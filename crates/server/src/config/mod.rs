@@ -85,6 +85,14 @@ pub struct Limits {
     pub admin_reserved_connections: u32,
     /// HTTP connections admitted at once.
     pub http_connections_max: u32,
+    /// Open HTTP explicit transactions one authenticated user may hold (of the API's total),
+    /// so one client cannot take every slot.
+    pub http_transactions_per_user_max: u32,
+    /// Open HTTP explicit transactions the clients at one IP address may hold.
+    pub http_transactions_per_address_max: u32,
+    /// Logins one IP address may have in progress at once; past it a login is refused
+    /// unchecked, so parallel guesses cannot all run before the failure delay applies.
+    pub auth_attempts_in_flight_per_address_max: u32,
     /// Refusals written concurrently; a flood beyond this is closed without a word.
     pub refusals_in_flight_max: u32,
     /// Largest HTTP request body.
@@ -308,6 +316,27 @@ fn limits(layer: &Layer) -> Result<Limits, ConfigError> {
         http_connections_max: bounded_count(
             "http_max_connections",
             layer.http_max_connections.unwrap_or(4096),
+            1,
+        )?,
+        http_transactions_per_user_max: bounded_count(
+            "http_transactions_per_user_max",
+            layer
+                .http_transactions_per_user_max
+                .unwrap_or(HTTP_TRANSACTIONS_PER_CLIENT_DEFAULT),
+            1,
+        )?,
+        http_transactions_per_address_max: bounded_count(
+            "http_transactions_per_address_max",
+            layer
+                .http_transactions_per_address_max
+                .unwrap_or(HTTP_TRANSACTIONS_PER_CLIENT_DEFAULT),
+            1,
+        )?,
+        auth_attempts_in_flight_per_address_max: bounded_count(
+            "auth_attempts_in_flight_per_address_max",
+            layer
+                .auth_attempts_in_flight_per_address_max
+                .unwrap_or(crate::auth::throttle::ATTEMPTS_IN_FLIGHT_PER_PEER_DEFAULT),
             1,
         )?,
         refusals_in_flight_max: bounded_count(
@@ -563,6 +592,10 @@ fn check_user(user: &UserEntry) -> Result<(), ConfigError> {
         (None, Some(_)) => Ok(()),
     }
 }
+
+/// Default share of the HTTP API's open transactions (1000) one user or one address may hold: a
+/// quarter, so it takes four clients, not one, to fill the server.
+pub const HTTP_TRANSACTIONS_PER_CLIENT_DEFAULT: u32 = 250;
 
 fn bounded_count(setting: &'static str, value: u32, minimum: u32) -> Result<u32, ConfigError> {
     if (minimum..=CONNECTIONS_MAX_LIMIT).contains(&value) {

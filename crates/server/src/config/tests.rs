@@ -559,3 +559,44 @@ fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
         }
     }
 }
+
+#[test]
+fn fair_limits_default_to_a_quarter_and_come_from_every_source() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(defaults.limits.http_transactions_per_user_max, 250);
+    assert_eq!(defaults.limits.http_transactions_per_address_max, 250);
+    assert_eq!(defaults.limits.auth_attempts_in_flight_per_address_max, 4);
+    let toml = file(
+        "http_transactions_per_user_max = 10\n\
+         http_transactions_per_address_max = 20\n\
+         auth_attempts_in_flight_per_address_max = 2\n",
+    );
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    assert_eq!(config.limits.http_transactions_per_user_max, 10, "file");
+    assert_eq!(config.limits.http_transactions_per_address_max, 20, "file");
+    assert_eq!(config.limits.auth_attempts_in_flight_per_address_max, 2);
+    let config = resolve(
+        flags(&["--config", &path, "--http-transactions-per-user-max", "5"]),
+        env(&[
+            ("QUIVER_HTTP_TRANSACTIONS_PER_USER_MAX", "7"),
+            ("QUIVER_HTTP_TRANSACTIONS_PER_ADDRESS_MAX", "8"),
+            ("QUIVER_AUTH_ATTEMPTS_IN_FLIGHT_PER_ADDRESS_MAX", "3"),
+        ]),
+    )
+    .expect("valid layers");
+    assert_eq!(config.limits.http_transactions_per_user_max, 5, "flag wins");
+    assert_eq!(config.limits.http_transactions_per_address_max, 8, "env");
+    assert_eq!(config.limits.auth_attempts_in_flight_per_address_max, 3);
+    let error = resolve(
+        Layer::default(),
+        env(&[("QUIVER_AUTH_ATTEMPTS_IN_FLIGHT_PER_ADDRESS_MAX", "0")]),
+    )
+    .expect_err("at least one");
+    assert!(
+        error
+            .to_string()
+            .contains("auth_attempts_in_flight_per_address_max"),
+        "{error}"
+    );
+}

@@ -236,11 +236,14 @@ impl HttpShared {
         let missing = credentials == Credentials::None;
         if let Err(error) = self.users.authenticate(peer.ip(), credentials).await {
             tracing::debug!(%peer, %error, "HTTP authentication failed");
-            return Err(respond::unauthorized(if missing {
-                "No authentication header supplied."
-            } else {
-                "Invalid username or password."
-            }));
+            // An attempt refused unchecked says so (it reveals nothing about the credentials);
+            // a checked one keeps the message that does not tell a user from a password.
+            let message = match error {
+                _ if missing => "No authentication header supplied.".to_owned(),
+                crate::auth::AuthError::TooManyAttempts => error.to_string(),
+                _ => "Invalid username or password.".to_owned(),
+            };
+            return Err(respond::unauthorized(&message));
         }
         Ok(())
     }
