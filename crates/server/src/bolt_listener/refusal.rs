@@ -161,7 +161,7 @@ impl RefusalScript for BoltRefusal {
             _ => {
                 let index = reply - REPLY_VERSIONS_FIRST;
                 match self.answers.get(index / 2) {
-                    Some((_, bytes)) if index % 2 == 0 => bytes,
+                    Some((_, bytes)) if index.is_multiple_of(2) => bytes,
                     Some((_, bytes)) => &bytes[4..],
                     None => &[],
                 }
