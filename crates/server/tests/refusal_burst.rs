@@ -142,3 +142,44 @@ async fn an_http_burst_past_the_limit_reads_its_503s() {
     drop(held);
     server.stop().await;
 }
+
+/// A driver speaking the manifest handshake is refused after it chose a version: the manifest,
+/// then (after the choice) HELLO's SUCCESS and the FAILURE in that version's format, then the end.
+#[tokio::test]
+async fn a_manifest_client_reads_the_refusal_after_its_choice() {
+    let server = start(
+        config(|layer| {
+            layer.max_connections = Some(1);
+            layer.admin_reserved_connections = Some(0);
+            layer.handshake_timeout_ms = Some(60_000);
+        }),
+        None,
+    )
+    .await;
+    let held = TcpStream::connect(server.bolt).await.expect("connect");
+    assert!(eventually(|| server.metrics.bolt.active.get() == 1).await);
+    let mut refused = TcpStream::connect(server.bolt).await.expect("connect");
+    let mut preamble = BOLT_PREAMBLE;
+    preamble[4..8].copy_from_slice(&[0, 0, 1, 0xFF]);
+    refused.write_all(&preamble).await.expect("write preamble");
+    let mut head = [0u8; 4];
+    refused.read_exact(&mut head).await.expect("manifest");
+    assert_eq!(head, [0, 0, 1, 0xFF]);
+    let mut count = [0u8; 1];
+    refused.read_exact(&mut count).await.expect("range count");
+    let mut rest = vec![0u8; usize::from(count[0]) * 4 + 1];
+    refused.read_exact(&mut rest).await.expect("ranges");
+    // 5.4, no capabilities.
+    refused.write_all(&[0, 0, 4, 5, 0]).await.expect("choice");
+    let mut reply = Vec::new();
+    tokio::time::timeout(CLIENT_DEADLINE, refused.read_to_end(&mut reply))
+        .await
+        .expect("in time")
+        .expect("read");
+    assert!(contains(&reply, b"bolt-refused"), "{reply:?}");
+    assert!(contains(&reply, SERVICE_UNAVAILABLE), "{reply:?}");
+    assert!(contains(&reply, b"limit of 1 connections"), "{reply:?}");
+    assert!(eventually(|| server.metrics.bolt.refusals_written.get() == 1).await);
+    drop(held);
+    server.stop().await;
+}
