@@ -70,7 +70,7 @@ pub struct Layer {
     #[arg(long, value_name = "N")]
     pub refusals_in_flight_max: Option<u32>,
 
-    /// Time one refusal may take before its socket is dropped [default: 1000] [env: QUIVER_REFUSAL_TIMEOUT_MS]
+    /// Time one refusal may take, from accept, before its socket is dropped [default: 10000] [env: QUIVER_REFUSAL_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub refusal_timeout_ms: Option<u64>,
 

@@ -341,7 +341,7 @@ fn timeouts(layer: &Layer) -> Result<Timeouts, ConfigError> {
             30_000,
         )?,
         drain: timeout("drain_timeout_ms", layer.drain_timeout_ms, 10_000)?,
-        refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 1_000)?,
+        refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 10_000)?,
         auth_failure_delay_max: timeout(
             "auth_failure_delay_max_ms",
             layer.auth_failure_delay_max_ms,
