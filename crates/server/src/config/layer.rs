@@ -66,7 +66,7 @@ pub struct Layer {
     #[arg(long, value_name = "N")]
     pub http_max_connections: Option<u32>,
 
-    /// Refused connections (past a connection limit) held at once while their refusal is written; past it a connection is just closed [default: 4096] [env: QUIVER_REFUSALS_IN_FLIGHT_MAX]
+    /// Refused connections (past a connection limit) held at once while their refusal is written; past it a connection is just closed [default: 8192] [env: QUIVER_REFUSALS_IN_FLIGHT_MAX]
     #[arg(long, value_name = "N")]
     pub refusals_in_flight_max: Option<u32>,
 

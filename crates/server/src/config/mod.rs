@@ -292,7 +292,7 @@ fn limits(layer: &Layer) -> Result<Limits, ConfigError> {
         )?,
         refusals_in_flight_max: bounded_count(
             "refusals_in_flight_max",
-            layer.refusals_in_flight_max.unwrap_or(4096),
+            layer.refusals_in_flight_max.unwrap_or(8192),
             0,
         )?,
         http_body_bytes_max: {
