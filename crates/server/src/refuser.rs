@@ -18,6 +18,7 @@ use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -28,6 +29,9 @@ use crate::shutdown::ShutdownSignal;
 
 /// Most bytes of a client's opening a script looks at (the Bolt preamble is the longest).
 pub const OPENING_BYTES_MAX: usize = 20;
+
+/// Once the server drains, how much longer a held refusal may take.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
 
 /// Bytes read and discarded per read while draining a refused socket; one buffer per refuser.
 const DRAIN_CHUNK_BYTES: usize = 4096;
@@ -187,11 +191,17 @@ pub async fn run(
             if stopped.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(());
             }
-            if !is_draining && draining.as_mut().poll(cx).is_ready() {
-                is_draining = true;
-            }
             refuser.take(&mut held, cx.waker());
             let now = Instant::now();
+            if !is_draining && draining.as_mut().poll(cx).is_ready() {
+                is_draining = true;
+                // Shutdown waits for this task: what is held gets a short last chance, not the
+                // whole refusal deadline.
+                let cut = now + DRAIN_GRACE;
+                for refused in &mut held {
+                    refused.deadline = refused.deadline.min(cut);
+                }
+            }
             let mut counts = RefuserTally::default();
             let mut index = 0;
             while index < held.len() {
