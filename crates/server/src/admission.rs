@@ -2,9 +2,10 @@
 //! bounded budget for telling the others no.
 //!
 //! Admission never waits: a client past the limit is refused at once (a clear, fast answer beats a
-//! hang). Writing a refusal costs a task and a few syscalls, so refusals draw on their own small
-//! semaphore; once that is spent too, a connection is closed without a word, which is the cheapest
-//! thing a flooded server can do.
+//! hang). A refused socket is held by the listener's [`crate::refuser`] until its refusal is
+//! written, which costs a descriptor and a few syscalls, so refusals draw on their own budget;
+//! once that is spent too, a connection is closed without a word, which is the cheapest thing a
+//! flooded server can do.
 //!
 //! Whether a connection in a reserved slot belongs to an administrator is only known after it
 //! authenticates, so the slot is granted provisionally ([`Slot::is_reserved`]) and the protocol

@@ -15,6 +15,7 @@ pub mod http_listener;
 pub mod listener;
 pub mod metrics;
 pub mod procedures;
+pub mod refuser;
 pub mod server;
 pub mod shutdown;
 pub mod supervise;

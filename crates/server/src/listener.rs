@@ -12,6 +12,7 @@ use tokio::time::Instant;
 
 use crate::admission::{Admission, Admit};
 use crate::metrics::ConnectionMetrics;
+use crate::refuser::{self, RefusalScript, Refuser};
 use crate::shutdown::{Shutdown, ShutdownSignal};
 use crate::supervise::CatchPanic;
 
@@ -55,13 +56,9 @@ pub trait Protocol: Send + Sync + 'static {
     /// Serves one admitted connection to its end. Panics are caught by the caller.
     fn serve(self: Arc<Self>, connection: Connection) -> impl Future<Output = ()> + Send;
 
-    /// Tells a client past the connection limit that it is refused, as cheaply as the protocol allows.
-    /// The caller bounds its time and how many run at once.
-    fn refuse(
-        self: Arc<Self>,
-        stream: TcpStream,
-        peer: SocketAddr,
-    ) -> impl Future<Output = ()> + Send;
+    /// What a client past the connection limit is told, encoded once; the listener's
+    /// [`Refuser`] drives every refused socket with it, bounding their time and number.
+    fn refusal(&self) -> Arc<dyn RefusalScript>;
 }
 
 /// Everything one accept loop needs besides its protocol.
@@ -71,19 +68,42 @@ pub struct ListenerContext {
     pub name: &'static str,
     pub admission: Admission,
     pub metrics: ConnectionMetrics,
-    /// Most time one refusal may take.
+    /// Most time one refusal may take, from accept.
     pub refusal_timeout: Duration,
+    /// Most refused sockets held at once (the admission's refusal budget).
+    pub refusals_in_flight_max: u32,
     pub shutdown: Shutdown,
 }
 
 /// Accepts until draining begins, then drops the listener (closing the port) and returns.
-/// Every connection task is spawned on the shutdown tracker.
+/// Every connection task is spawned on the shutdown tracker, and so is the listener's one refuser
+/// task.
 pub async fn accept_loop<P: Protocol>(
     listener: TcpListener,
     protocol: Arc<P>,
     context: ListenerContext,
 ) {
     let signal = context.shutdown.signal();
+    let refuser = Refuser::new(context.refusals_in_flight_max as usize);
+    let metrics = context.metrics.clone();
+    let run = CatchPanic::new(refuser::run(
+        Arc::clone(&refuser),
+        protocol.refusal(),
+        context.shutdown.signal(),
+        move |tally| {
+            metrics.refusals_written.inc_by(tally.written);
+            metrics.refusals_timed_out.inc_by(tally.timed_out);
+        },
+    ));
+    let stopped_refuser = Arc::clone(&refuser);
+    let (name, metrics) = (context.name, context.metrics.clone());
+    context.shutdown.tracker().spawn(async move {
+        if let Err(message) = run.await {
+            metrics.panics.inc();
+            tracing::error!(listener = name, panic = %message, "the refuser panicked; refused connections are closed from now on");
+        }
+        stopped_refuser.close();
+    });
     loop {
         let accepted = tokio::select! {
             biased;
@@ -91,7 +111,7 @@ pub async fn accept_loop<P: Protocol>(
             accepted = listener.accept() => accepted,
         };
         match accepted {
-            Ok((stream, peer)) => admit(stream, peer, &protocol, &context),
+            Ok((stream, peer)) => admit(stream, peer, &protocol, &refuser, &context),
             Err(error) => {
                 if is_exhaustion(&error) {
                     tracing::warn!(listener = context.name, %error, "accept failed; backing off");
@@ -109,6 +129,7 @@ fn admit<P: Protocol>(
     stream: TcpStream,
     peer: SocketAddr,
     protocol: &Arc<P>,
+    refuser: &Refuser,
     context: &ListenerContext,
 ) {
     let accepted_at = Instant::now();
@@ -146,17 +167,12 @@ fn admit<P: Protocol>(
         }
         Admit::Refuse(permit) => {
             context.metrics.rejected.inc();
-            let refuse = Arc::clone(protocol).refuse(stream, peer);
-            let refusal_timeout = context.refusal_timeout;
-            let signal = context.shutdown.signal();
-            context.shutdown.tracker().spawn(async move {
-                tokio::select! {
-                    biased;
-                    () = signal.stopped() => {}
-                    _ = tokio::time::timeout(refusal_timeout, CatchPanic::new(refuse)) => {}
-                }
-                drop(permit);
-            });
+            let deadline = accepted_at + context.refusal_timeout;
+            if let Err(stream) = refuser.push(stream, deadline, permit) {
+                // The refuser has stopped: the server is going away.
+                let _ = stream.set_zero_linger();
+            }
+            tracing::trace!(listener = context.name, %peer, "refusing a connection past the limit");
         }
         Admit::Drop => {
             context.metrics.rejected.inc();

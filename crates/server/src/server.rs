@@ -3,12 +3,13 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use quiver_bolt::Version;
 use quiver_placement::{Placement, QueryPool};
 use tokio::net::TcpListener;
 
 use crate::admission::Admission;
 use crate::auth::UserStore;
-use crate::bolt_listener::{BoltProtocol, BoltShared};
+use crate::bolt_listener::{BoltProtocol, BoltRefusal, BoltShared, EncodeError};
 use crate::config::Config;
 use crate::graph::Graph;
 use crate::health::{Health, Readiness};
@@ -30,6 +31,8 @@ pub enum ServerError {
     },
     #[error("cannot start the query threads: {0}")]
     Pool(#[source] std::io::Error),
+    #[error(transparent)]
+    Refusal(#[from] EncodeError),
 }
 
 /// What the binary supplies besides the configuration.
@@ -57,6 +60,8 @@ pub struct Server {
     shutdown: Shutdown,
     graph: Option<Arc<Graph>>,
     pool: Arc<QueryPool>,
+    /// What Bolt clients past the limit are told, encoded once.
+    bolt_refusal: Arc<BoltRefusal>,
 }
 
 /// Starts the drain from anywhere (a signal handler, a test). Cloneable.
@@ -100,6 +105,10 @@ impl Server {
             Some(pool) => Arc::clone(pool),
             None => Arc::new(QueryPool::new(config.query.threads).map_err(ServerError::Pool)?),
         };
+        let bolt_refusal = Arc::new(BoltRefusal::new(
+            config.limits.bolt_connections_max,
+            &Version::SUPPORTED,
+        )?);
         Ok(Server {
             config,
             parts,
@@ -110,6 +119,7 @@ impl Server {
             shutdown: Shutdown::new(),
             graph: None,
             pool,
+            bolt_refusal,
         })
     }
 
@@ -165,6 +175,7 @@ impl Server {
             shutdown,
             graph,
             pool,
+            bolt_refusal,
             ..
         } = self;
         let limits = &config.limits;
@@ -188,6 +199,7 @@ impl Server {
                 idle_transaction_timeout: timeouts.idle_transaction,
                 transaction_timeout: timeouts.transaction,
             }),
+            refusal: bolt_refusal,
         });
         let http_protocol = Arc::new(HttpProtocol {
             shared: Arc::new(HttpShared {
@@ -213,6 +225,7 @@ impl Server {
             ),
             metrics: parts.metrics.bolt.clone(),
             refusal_timeout: timeouts.refusal,
+            refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
         };
         let http_context = ListenerContext {
@@ -224,6 +237,7 @@ impl Server {
             ),
             metrics: parts.metrics.http.clone(),
             refusal_timeout: timeouts.refusal,
+            refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
         };
         shutdown

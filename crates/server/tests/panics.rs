@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,6 +10,7 @@ use common::{closed_within, eventually};
 use quiver_server::admission::Admission;
 use quiver_server::listener::{Connection, ListenerContext, Protocol, accept_loop, bind};
 use quiver_server::metrics::Metrics;
+use quiver_server::refuser::{RefusalScript, Step};
 use quiver_server::shutdown::Shutdown;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -29,7 +29,27 @@ impl Protocol for Fragile {
         }
     }
 
-    async fn refuse(self: Arc<Self>, _stream: TcpStream, _peer: SocketAddr) {}
+    fn refusal(&self) -> Arc<dyn RefusalScript> {
+        Arc::new(Silent)
+    }
+}
+
+/// Closes refused sockets without a word.
+#[derive(Debug)]
+struct Silent;
+
+impl RefusalScript for Silent {
+    fn step(&self, _round: u8, _received: &[u8]) -> Step {
+        Step::Close
+    }
+
+    fn reply(&self, _reply: usize) -> &[u8] {
+        &[]
+    }
+
+    fn drain_bytes_max(&self) -> usize {
+        0
+    }
 }
 
 #[tokio::test]
@@ -43,6 +63,7 @@ async fn a_panicking_connection_task_is_isolated() {
         admission: Admission::new(16, 0, 4),
         metrics: metrics.bolt.clone(),
         refusal_timeout: Duration::from_secs(1),
+        refusals_in_flight_max: 4,
         shutdown: shutdown.clone(),
     };
     shutdown

@@ -4,16 +4,15 @@ mod handshake;
 mod refusal;
 mod session;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use quiver_bolt::Version;
 use quiver_placement::{Placement, QueryPool};
-use tokio::net::TcpStream;
 
 pub use handshake::{Agreed, HandshakeError, handshake};
+pub use refusal::{BoltRefusal, EncodeError};
 pub use session::{BoltSession, End, SessionStart};
 
 use crate::auth::UserStore;
@@ -21,6 +20,7 @@ use crate::deadline::Interrupted;
 use crate::graph::Graph;
 use crate::listener::{Connection, Protocol};
 use crate::metrics::Metrics;
+use crate::refuser::RefusalScript;
 
 /// State shared by every Bolt connection.
 #[derive(Debug)]
@@ -77,6 +77,8 @@ impl BoltShared {
 #[derive(Debug)]
 pub struct BoltProtocol {
     pub shared: Arc<BoltShared>,
+    /// What clients past the limit are told, encoded once.
+    pub refusal: Arc<BoltRefusal>,
 }
 
 impl Protocol for BoltProtocol {
@@ -127,8 +129,7 @@ impl Protocol for BoltProtocol {
         tracing::debug!(%peer, ?end, "Bolt session ended");
     }
 
-    async fn refuse(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {
-        refusal::refuse(stream, self.shared.connections_max).await;
-        tracing::debug!(%peer, "refused Bolt connection past the limit");
+    fn refusal(&self) -> Arc<dyn RefusalScript> {
+        Arc::clone(&self.refusal) as Arc<dyn RefusalScript>
     }
 }

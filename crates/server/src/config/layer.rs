@@ -90,11 +90,11 @@ pub struct Layer {
     #[arg(long, value_name = "N")]
     pub auth_attempts_in_flight_per_address_max: Option<u32>,
 
-    /// Refusals (past a connection limit) being written at once; past it a connection is just closed [default: 64] [env: QUIVER_REFUSALS_IN_FLIGHT_MAX]
+    /// Refused connections (past a connection limit) held at once while their refusal is written; past it a connection is just closed [default: 8192] [env: QUIVER_REFUSALS_IN_FLIGHT_MAX]
     #[arg(long, value_name = "N")]
     pub refusals_in_flight_max: Option<u32>,
 
-    /// Time one refusal may take before its socket is dropped [default: 1000] [env: QUIVER_REFUSAL_TIMEOUT_MS]
+    /// Time one refusal may take, from accept, before its socket is dropped [default: 10000] [env: QUIVER_REFUSAL_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub refusal_timeout_ms: Option<u64>,
 

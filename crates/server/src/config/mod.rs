@@ -341,7 +341,7 @@ fn limits(layer: &Layer) -> Result<Limits, ConfigError> {
         )?,
         refusals_in_flight_max: bounded_count(
             "refusals_in_flight_max",
-            layer.refusals_in_flight_max.unwrap_or(64),
+            layer.refusals_in_flight_max.unwrap_or(8192),
             0,
         )?,
         http_body_bytes_max: {
@@ -390,7 +390,7 @@ fn timeouts(layer: &Layer) -> Result<Timeouts, ConfigError> {
             30_000,
         )?,
         drain: timeout("drain_timeout_ms", layer.drain_timeout_ms, 10_000)?,
-        refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 1_000)?,
+        refusal: timeout("refusal_timeout_ms", layer.refusal_timeout_ms, 10_000)?,
         auth_failure_delay_max: timeout(
             "auth_failure_delay_max_ms",
             layer.auth_failure_delay_max_ms,

@@ -9,7 +9,6 @@ mod service;
 pub mod watch;
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,14 +16,13 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use quiver_status::Status;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 pub use api::{ApiBody, ApiFuture, ApiHandler, BoxError, box_body};
 pub use service::HttpShared;
 use watch::{Activity, WatchLimits, WatchedIo};
 
 use crate::listener::{Connection, Protocol};
+use crate::refuser::{RefusalScript, Step};
 
 /// Largest request head (request line and headers) hyper buffers; a bigger one is answered 431.
 pub const HEAD_BYTES_MAX: usize = 64 * 1024;
@@ -93,14 +91,27 @@ impl Protocol for HttpProtocol {
         }
     }
 
-    async fn refuse(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {
+    fn refusal(&self) -> Arc<dyn RefusalScript> {
+        Arc::new(HttpRefusal::new(self.connections_max))
+    }
+}
+
+/// What an HTTP client past the connection limit is told: a 503 with `Retry-After` and a body in
+/// the transactional API's error format, encoded once. It is written at once, without waiting for
+/// the request (a client that has not sent it yet reads it all the same).
+#[derive(Debug)]
+pub struct HttpRefusal {
+    response: Vec<u8>,
+}
+
+impl HttpRefusal {
+    pub fn new(connections_max: u32) -> HttpRefusal {
         let body = serde_json::json!({
             "results": [],
             "errors": [{
                 "code": Status::ServiceUnavailable.code(),
                 "message": format!(
-                    "The server is at its limit of {} HTTP connections; retry later.",
-                    self.connections_max
+                    "The server is at its limit of {connections_max} HTTP connections; retry later."
                 ),
             }],
         })
@@ -109,25 +120,28 @@ impl Protocol for HttpProtocol {
             "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
         );
-        write_then_drain(stream, response.as_bytes(), REFUSAL_DRAIN_BYTES_MAX).await;
-        tracing::debug!(%peer, "refused HTTP connection past the limit");
+        HttpRefusal {
+            response: response.into_bytes(),
+        }
     }
 }
 
-/// Writes `reply`, closes the write side, then reads and discards what the client sent (up to
-/// `drain_bytes_max`) so that closing with unread data does not reset the connection before the
-/// client read the reply. The caller bounds the time this takes.
-pub async fn write_then_drain(mut stream: TcpStream, reply: &[u8], drain_bytes_max: usize) {
-    if stream.write_all(reply).await.is_err() || stream.shutdown().await.is_err() {
-        return;
-    }
-    let mut sink = [0u8; 4096];
-    let mut drained = 0;
-    while drained < drain_bytes_max {
-        match stream.read(&mut sink).await {
-            Ok(0) | Err(_) => break,
-            Ok(read) => drained += read,
+impl RefusalScript for HttpRefusal {
+    fn step(&self, _round: u8, _received: &[u8]) -> Step {
+        Step::Reply {
+            reply: 0,
+            last: true,
         }
+    }
+
+    fn reply(&self, _reply: usize) -> &[u8] {
+        &self.response
+    }
+
+    /// The request is read (and discarded) so that closing with it unread does not reset the
+    /// connection before the client read the 503.
+    fn drain_bytes_max(&self) -> usize {
+        REFUSAL_DRAIN_BYTES_MAX
     }
 }
 

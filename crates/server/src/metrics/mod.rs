@@ -28,6 +28,11 @@ pub struct ConnectionMetrics {
     pub rejected: Counter,
     /// Refusals past the refusal budget: closed without a word.
     pub refusals_dropped: Counter,
+    /// Refusals whose reply was written whole.
+    pub refusals_written: Counter,
+    /// Refusals given up at the refusal deadline before their reply was out (a client that
+    /// never sent its opening, or never read).
+    pub refusals_timed_out: Counter,
     /// Admitted connections that ended, for any reason.
     pub closed: Counter,
     /// Connection tasks that panicked (each closed that connection alone).
@@ -183,6 +188,8 @@ pub struct ConnectionSnapshot {
     pub accepted_total: u64,
     pub rejected_total: u64,
     pub refusals_dropped_total: u64,
+    pub refusals_written_total: u64,
+    pub refusals_timed_out_total: u64,
     pub closed_total: u64,
     pub panics_total: u64,
     pub timed_out_total: u64,
@@ -393,6 +400,16 @@ fn register_connections(
         metrics.refusals_dropped.clone(),
     );
     registry.register(
+        name("refusals_written"),
+        format!("{upper} refusals whose reply was written whole"),
+        metrics.refusals_written.clone(),
+    );
+    registry.register(
+        name("refusals_timed_out"),
+        format!("{upper} refusals given up at the refusal deadline before their reply was out"),
+        metrics.refusals_timed_out.clone(),
+    );
+    registry.register(
         name("connections_closed"),
         format!("{upper} admitted connections that ended"),
         metrics.closed.clone(),
@@ -424,6 +441,8 @@ fn connection_snapshot(metrics: &ConnectionMetrics, messages: u64) -> Connection
         accepted_total: metrics.accepted.get(),
         rejected_total: metrics.rejected.get(),
         refusals_dropped_total: metrics.refusals_dropped.get(),
+        refusals_written_total: metrics.refusals_written.get(),
+        refusals_timed_out_total: metrics.refusals_timed_out.get(),
         closed_total: metrics.closed.get(),
         panics_total: metrics.panics.get(),
         timed_out_total: metrics.timed_out.get(),
