@@ -33,6 +33,7 @@ report() { # label pid
     printf "%-28s RSS %8.1f MiB\n", l, k / 1024 }'
 }
 
+mkdir -p "$work"
 rm -rf "$work/bolt" "$work/import"
 start "$work/bolt" "$work/bolt-serve"
 "$quiver" lab --target "bolt://$BOLT" --seed-target --nodes "$people" --queries 100 \
