@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, SaltString};
@@ -71,6 +72,12 @@ struct User {
     hash: String,
     admin: bool,
 }
+
+/// How long a login from an address with no recent failures waits for one of its attempts in
+/// progress to end before it is refused.
+const ATTEMPT_QUEUE_WAIT: Duration = Duration::from_secs(10);
+/// Between two looks for a free place while waiting.
+const ATTEMPT_QUEUE_POLL: Duration = Duration::from_millis(5);
 
 /// Configured users; cheap to share behind an `Arc`.
 pub struct UserStore {
@@ -279,10 +286,24 @@ impl UserStore {
         if let Some(principal_of_user) = self.cached(&principal, &password) {
             return Ok(principal_of_user);
         }
-        let Some(_attempt) = self.throttle.enter(peer) else {
-            self.metrics.auth_failures.inc();
-            return Err(AuthError::TooManyAttempts);
+        // An address with recent failures gets no more than its attempts in progress: the rest
+        // are refused unchecked. One without waits its turn (bounded), so that a client
+        // opening many connections at once (a driver filling its pool) is not refused.
+        let queued_until = tokio::time::Instant::now() + ATTEMPT_QUEUE_WAIT;
+        let _attempt = loop {
+            if let Some(attempt) = self.throttle.enter(peer) {
+                break attempt;
+            }
+            if !self.throttle.delay(peer).is_zero() || tokio::time::Instant::now() >= queued_until {
+                self.metrics.auth_failures.inc();
+                return Err(AuthError::TooManyAttempts);
+            }
+            tokio::time::sleep(ATTEMPT_QUEUE_POLL).await;
         };
+        // Another attempt may have verified this password while this one waited.
+        if let Some(principal_of_user) = self.cached(&principal, &password) {
+            return Ok(principal_of_user);
+        }
         let delay = self.throttle.delay(peer);
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
@@ -497,7 +518,9 @@ mod tests {
     async fn parallel_attempts_past_the_address_limit_are_refused_unchecked() {
         let store = store().with_attempts_in_flight_per_address_max(2);
         let other = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 2));
-        // Two attempts from PEER in progress (as if waiting out their delay or hashing).
+        // PEER has failed recently, and has two attempts in progress (as if waiting out their
+        // delay or hashing).
+        let _ = store.authenticate(PEER, basic("neo4j", "wrong")).await;
         let held = [store.throttle.enter(PEER), store.throttle.enter(PEER)];
         assert!(held.iter().all(Option::is_some));
         let error = store
@@ -516,6 +539,23 @@ mod tests {
             .authenticate(PEER, basic("neo4j", "secret"))
             .await
             .expect("room again");
+    }
+
+    #[tokio::test]
+    async fn an_address_without_failures_waits_its_turn_rather_than_being_refused() {
+        let store = Arc::new(store().with_attempts_in_flight_per_address_max(1));
+        // A driver filling its pool: one login in progress, the next one waits for it.
+        let held = store.throttle.enter(PEER).expect("a place");
+        let waiting = {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move { store.authenticate(PEER, basic("neo4j", "secret")).await })
+        };
+        tokio::task::yield_now().await;
+        drop(held);
+        waiting
+            .await
+            .expect("no panic")
+            .expect("logged in once a place was free");
     }
 
     #[tokio::test]
