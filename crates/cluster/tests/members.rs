@@ -138,6 +138,40 @@ impl Harness {
         self.members.insert(id, m);
     }
 
+    /// Starts member `id` empty, with no initial members, waiting to be added; its address is
+    /// returned for the addition.
+    async fn start_joining(&mut self, id: NodeId) -> Node {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let node = Node::new(
+            l.local_addr().unwrap().to_string(),
+            "127.0.0.1:0",
+            "127.0.0.1:0",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(id, &node, &dir, &BTreeMap::new());
+        let m = Cluster::start_on(c, l, None).await.unwrap();
+        self.nodes.insert(id, node.clone());
+        self.dirs.insert(id, dir);
+        self.members.insert(id, m);
+        node
+    }
+
+    /// Has `leader` snapshot through `last` and purge its log up to there, so a member behind
+    /// it can only be caught up from the snapshot.
+    async fn snapshot_and_purge(&self, leader: NodeId, last: u64) {
+        let raft = self.members[&leader].raft().clone();
+        raft.trigger().snapshot().await.unwrap();
+        self.members[&leader]
+            .wait_until(WAIT, "snapshot", |s| s.snapshot_index >= Some(last))
+            .await
+            .unwrap();
+        raft.trigger().purge_log(last).await.unwrap();
+        self.members[&leader]
+            .wait_until(WAIT, "purge", |s| s.purged_index >= Some(last))
+            .await
+            .unwrap();
+    }
+
     /// Stops member `id` gracefully (a leader hands over first).
     async fn stop(&mut self, id: NodeId) {
         let m = self.members.remove(&id).unwrap();
@@ -346,17 +380,8 @@ async fn a_lagging_follower_is_caught_up_by_snapshot() {
     for i in 0..40 {
         last = h.write(leader, &format!("while-away-{i}")).await;
     }
+    h.snapshot_and_purge(leader, last).await;
     let raft = h.members[&leader].raft().clone();
-    raft.trigger().snapshot().await.unwrap();
-    h.members[&leader]
-        .wait_until(WAIT, "snapshot", |s| s.snapshot_index >= Some(last))
-        .await
-        .unwrap();
-    raft.trigger().purge_log(last).await.unwrap();
-    h.members[&leader]
-        .wait_until(WAIT, "purge", |s| s.purged_index >= Some(last))
-        .await
-        .unwrap();
     let snapshot = raft.get_snapshot().await.unwrap().unwrap();
     let bytes = std::fs::metadata(snapshot.snapshot.file.unwrap())
         .unwrap()
@@ -523,18 +548,7 @@ async fn members_are_added_and_removed() {
         last = h.write(leader, &format!("item-{i}")).await;
     }
     // A fourth member starts empty, with no initial members, and is added.
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let node = Node::new(
-        l.local_addr().unwrap().to_string(),
-        "127.0.0.1:0",
-        "127.0.0.1:0",
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let c = config(4, &node, &dir, &BTreeMap::new());
-    let m4 = Cluster::start_on(c, l, None).await.unwrap();
-    h.nodes.insert(4, node.clone());
-    h.dirs.insert(4, dir);
-    h.members.insert(4, m4);
+    let node = h.start_joining(4).await;
     h.members[&leader].add_member(4, node).await.unwrap();
     h.members[&4].wait_applied(last, WAIT).await.unwrap();
     assert_eq!(h.members[&leader].status().voters, [1, 2, 3, 4].into());
@@ -569,29 +583,8 @@ async fn members_are_added_and_removed() {
     }
     // A member that never saw the removal entry (the log holding it is purged, so it is caught
     // up from a snapshot) learns the removal from the snapshot.
-    let raft = h.members[&leader].raft().clone();
-    raft.trigger().snapshot().await.unwrap();
-    h.members[&leader]
-        .wait_until(WAIT, "snapshot", |s| s.snapshot_index >= Some(last))
-        .await
-        .unwrap();
-    raft.trigger().purge_log(last).await.unwrap();
-    h.members[&leader]
-        .wait_until(WAIT, "purge", |s| s.purged_index >= Some(last))
-        .await
-        .unwrap();
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let node = Node::new(
-        l.local_addr().unwrap().to_string(),
-        "127.0.0.1:0",
-        "127.0.0.1:0",
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let c = config(5, &node, &dir, &BTreeMap::new());
-    let m5 = Cluster::start_on(c, l, None).await.unwrap();
-    h.nodes.insert(5, node.clone());
-    h.dirs.insert(5, dir);
-    h.members.insert(5, m5);
+    h.snapshot_and_purge(leader, last).await;
+    let node = h.start_joining(5).await;
     h.members[&leader].add_member(5, node).await.unwrap();
     h.members[&5].wait_applied(last, WAIT).await.unwrap();
     assert!(
