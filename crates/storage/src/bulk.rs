@@ -410,8 +410,7 @@ impl Storage {
     /// candidate.
     fn check_unique_unobserved(&self, schema: &Schema, touched: &[u64]) -> Result<()> {
         for &id in touched {
-            let mut checks: Vec<(&Arc<IndexDef>, Value)> = Vec::new();
-            {
+            let checks = {
                 let Some(slot) = self.nodes.get(id) else {
                     continue;
                 };
@@ -419,15 +418,8 @@ impl Storage {
                 if !g.is_live() {
                     continue;
                 }
-                let labels = g.labels()?;
-                for def in schema.defs.iter().filter(|d| d.unique) {
-                    if labels.contains(&def.label)
-                        && let Some(v) = prop_get(g.props()?, def.key)?
-                    {
-                        checks.push((def, v));
-                    }
-                }
-            }
+                schema.unique_values(&g)?
+            };
             for (def, v) in checks {
                 for other in def.data.nodes_with_key(&key_of(&v)) {
                     if other != id && self.node_holds(other, def, &v)? {

@@ -67,6 +67,24 @@ pub(crate) struct Schema {
 }
 
 impl Schema {
+    /// The values `node` holds under a uniqueness constraint, with the constraint: what a
+    /// commit or a bulk load checks against the constraint's index.
+    pub(crate) fn unique_values(
+        &self,
+        node: &crate::graph::NodeRec,
+    ) -> crate::error::Result<Vec<(&Arc<IndexDef>, quiver_value::Value)>> {
+        let labels = node.labels()?;
+        let mut out = Vec::new();
+        for def in self.defs.iter().filter(|d| d.unique) {
+            if labels.contains(&def.label)
+                && let Some(v) = crate::graph::prop_get(node.props()?, def.key)?
+            {
+                out.push((def, v));
+            }
+        }
+        Ok(out)
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.defs.is_empty()
     }

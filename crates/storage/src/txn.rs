@@ -20,7 +20,6 @@ use crate::index::{equal, key_of};
 use crate::mvcc::{self, TxCell, Undo, View};
 use crate::read;
 use crate::redo::{RedoOp, RedoRecord};
-use crate::schema::IndexDef;
 use crate::storage::Storage;
 
 const ACTIVE: u8 = 0;
@@ -460,8 +459,7 @@ impl Transaction {
             command: u32::MAX,
         };
         for &id in &st.touched_nodes {
-            let mut checks: Vec<(Arc<IndexDef>, quiver_value::Value)> = Vec::new();
-            {
+            let checks = {
                 let Some(slot) = storage.nodes.get(id) else {
                     continue;
                 };
@@ -469,15 +467,8 @@ impl Transaction {
                 if !g.is_live() {
                     continue;
                 }
-                let labels = g.labels()?;
-                for def in schema.defs.iter().filter(|d| d.unique) {
-                    if labels.contains(&def.label)
-                        && let Some(v) = crate::graph::prop_get(g.props()?, def.key)?
-                    {
-                        checks.push((def.clone(), v));
-                    }
-                }
-            }
+                schema.unique_values(&g)?
+            };
             for (def, v) in checks {
                 for other in def.data.nodes_with_key(&key_of(&v)) {
                     if other == id {
