@@ -550,7 +550,10 @@ mod tests {
             let store = Arc::clone(&store);
             tokio::spawn(async move { store.authenticate(PEER, basic("neo4j", "secret")).await })
         };
-        tokio::task::yield_now().await;
+        // The test's runtime has one thread: while this task sleeps the login runs, finds no
+        // place, and must still be waiting (not refused) when the sleep ends.
+        tokio::time::sleep(ATTEMPT_QUEUE_POLL * 4).await;
+        assert!(!waiting.is_finished(), "the login waits for a place");
         drop(held);
         waiting
             .await
