@@ -361,6 +361,7 @@ impl Expr {
             Expr::Call(f, args) => eval_call(f, args, row, cx),
             Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
             Expr::Scalar(f, args) => scalar::eval(*f, args, row, cx),
+            Expr::Library(f, args) => f.eval(args, row, cx),
             Expr::Case {
                 operand,
                 branches,
@@ -445,7 +446,8 @@ impl Expr {
             Expr::List(items)
             | Expr::Call(_, items)
             | Expr::Graph(_, items)
-            | Expr::Scalar(_, items) => {
+            | Expr::Scalar(_, items)
+            | Expr::Library(_, items) => {
                 for i in items {
                     i.walk(f);
                 }
