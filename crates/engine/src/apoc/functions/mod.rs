@@ -275,12 +275,6 @@ pub(crate) fn lookup(qualified: &str) -> Option<&'static LibraryFn> {
         .map(|i| &TABLE[i])
 }
 
-/// Every function's canonical name, for the README's list and tests.
-#[cfg(test)]
-pub(crate) fn names() -> impl Iterator<Item = &'static str> {
-    TABLE.iter().map(|e| e.name)
-}
-
 /// Argument `i`, or `null` when the call left it out.
 pub(crate) fn nth(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Null)
