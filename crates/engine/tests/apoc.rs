@@ -488,6 +488,18 @@ fn periodic_iterate_commits_each_batch() {
         one(&db, "MATCH (n:Item) WHERE n.batched RETURN count(n)"),
         Value::Int(10)
     );
+    // SINGLE: the statement runs once per row, the row's columns as parameters.
+    let r = run(
+        &db,
+        "CALL apoc.periodic.iterate('MATCH (n:Item) RETURN n.i AS i', \
+         'MATCH (m:Item {i: $i}) SET m.single = $i', {batchMode: 'SINGLE', batchSize: 3}) \
+         YIELD batches, committedOperations, updateStatistics RETURN batches, committedOperations, updateStatistics.propertiesSet",
+    );
+    assert_eq!(r, vec![vec![Value::Int(4), Value::Int(10), Value::Int(10)]]);
+    assert_eq!(
+        one(&db, "MATCH (n:Item) WHERE n.single = n.i RETURN count(n)"),
+        Value::Int(10)
+    );
     bad_argument(
         &db,
         "CALL apoc.periodic.iterate('RETURN 1 AS x', 'RETURN x', {batchSize: 0}) YIELD batches RETURN batches",

@@ -84,15 +84,16 @@ impl<'a> ProcedureContext<'a> {
         Ok(outcome)
     }
 
-    /// Runs `statement` in a write transaction of its own and commits it (waiting for the
-    /// commit log to acknowledge it, as an embedding program's commit does). On failure the
-    /// transaction is rolled back and the error returned; the caller's transaction is not
-    /// touched either way.
+    /// Runs `statement` once per parameter map, in order, in one write transaction of its
+    /// own, and commits it (waiting for the commit log to acknowledge it, as an embedding
+    /// program's commit does). On failure the transaction is rolled back and the error
+    /// returned; the caller's transaction is not touched either way. The outcome holds the
+    /// last run's rows and every run's counters.
     pub(crate) fn run_committed(
         &self,
         name: &str,
         statement: &str,
-        params: &Map,
+        runs: &[Map],
     ) -> Result<Outcome> {
         let mut caller = self.caller(name)?;
         let shared = caller.shared.clone();
@@ -100,20 +101,35 @@ impl<'a> ProcedureContext<'a> {
             return Err(Error::request(quiver_status::Status::NotALeader, reason));
         }
         let tx = Arc::new(shared.storage().begin_write());
-        let outcome = match run_in(
-            &mut caller,
-            tx.clone(),
-            name,
-            statement,
-            params,
-            Access::Write,
-        ) {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                let _ = tx.rollback();
-                return Err(e);
+        let mut outcome = Outcome::default();
+        for params in runs {
+            let run = run_in(
+                &mut caller,
+                tx.clone(),
+                name,
+                statement,
+                params,
+                Access::Write,
+            )
+            .and_then(|out| {
+                // The next run sees what this one wrote.
+                if out.counters.contains_updates() {
+                    tx.advance_command()?;
+                }
+                Ok(out)
+            });
+            match run {
+                Ok(out) => {
+                    let mut counters = outcome.counters;
+                    add_counters(&mut counters, &out.counters);
+                    outcome = Outcome { counters, ..out };
+                }
+                Err(e) => {
+                    let _ = tx.rollback();
+                    return Err(e);
+                }
             }
-        };
+        }
         let info = tx.commit()?;
         if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
             acknowledged(log.as_ref(), ticket)?;

@@ -310,23 +310,24 @@ impl Tally {
     }
 }
 
-/// Runs one batch in its own transaction, trying a retryable failure again up to `retries`
-/// times (100 ms apart, as APOC does). `Ok(None)` on success, the last error's message when
-/// it failed; an error that ends the call is returned as such.
+/// Runs one batch (the statement once per parameter map) in its own transaction, trying a
+/// retryable failure again up to `retries` times (100 ms apart, as APOC does). The outcome on
+/// success, `None` when it failed (its error counted in the tally); an error that ends the
+/// call is returned as such.
 fn batch(
     ctx: &ProcedureContext<'_>,
     name: &str,
     statement: &str,
-    params: &Map,
+    runs: &[Map],
     retries: i64,
     tally: &mut Tally,
-) -> Result<Option<(String, Outcome)>> {
+) -> Result<Option<Outcome>> {
     let mut attempt = 0;
     loop {
-        match ctx.run_committed(name, statement, params) {
+        match ctx.run_committed(name, statement, runs) {
             Ok(outcome) => {
                 add_counters(&mut tally.counters, &outcome.counters);
-                return Ok(Some((String::new(), outcome)));
+                return Ok(Some(outcome));
             }
             Err(e) if ends_the_call(&e) => return Err(e),
             Err(e) if attempt < retries && retryable(&e) => {
@@ -418,24 +419,25 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
         tally.batches += 1;
         let mut p = (*params).clone();
         p.insert(Arc::from("_count"), Value::Int((i * size) as i64));
-        let failed = match mode {
+        let runs: Vec<Map> = match mode {
             BatchMode::Batch | BatchMode::BatchSingle => {
                 p.insert(Arc::from("_batch"), Value::from(chunk.to_vec()));
-                batch(ctx, NAME, &statement, &p, retries, &mut tally)?.is_none()
+                vec![p]
             }
-            BatchMode::Single => {
-                // One transaction per batch: the rows run one by one inside it.
-                let mut any_failed = false;
-                for row in chunk {
+            // One transaction per batch, the statement run once per row inside it with the
+            // row's columns as parameters.
+            BatchMode::Single => chunk
+                .iter()
+                .map(|row| {
                     let mut rp = p.clone();
                     if let Value::Map(m) = row {
                         rp.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
                     }
-                    any_failed |= batch(ctx, NAME, &statement, &rp, retries, &mut tally)?.is_none();
-                }
-                any_failed
-            }
+                    rp
+                })
+                .collect(),
         };
+        let failed = batch(ctx, NAME, &statement, &runs, retries, &mut tally)?.is_none();
         let n = chunk.len() as i64;
         if failed {
             tally.failed_batches += 1;
@@ -504,7 +506,8 @@ fn periodic_commit(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec
     let mut updates = 0i64;
     loop {
         tally.batches += 1;
-        let Some((_, out)) = batch(ctx, NAME, statement, &params, 0, &mut tally)? else {
+        let runs = [(*params).clone()];
+        let Some(out) = batch(ctx, NAME, statement, &runs, 0, &mut tally)? else {
             tally.failed_batches += 1;
             break;
         };
