@@ -17,7 +17,7 @@ use crate::procedures::{Field, FieldType, ProcedureContext};
 use crate::summary::Counters;
 
 pub(super) fn procedures() -> Vec<Native> {
-    use FieldType::{Any, Boolean, Integer, Map as M, String as S};
+    use FieldType::{Any, Boolean, Map as M, String as S};
     let empty = || Field::optional("elseQuery", S, Value::from(""));
     let value = &[("value", M)];
     vec![
@@ -63,6 +63,15 @@ pub(super) fn procedures() -> Vec<Native> {
             true,
             do_case,
         ),
+    ]
+    .into_iter()
+    .chain(periodic_and_util())
+    .collect()
+}
+
+fn periodic_and_util() -> Vec<Native> {
+    use FieldType::{Any, Boolean, Integer, Map as M, String as S};
+    vec![
         native(
             "apoc.periodic.iterate",
             vec![
@@ -356,45 +365,12 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
     let outer = string_value(NAME, "cypherIterate", &args[0])?;
     let inner = string_value(NAME, "cypherAction", &args[1])?;
     let config = map_value(NAME, "config", &args[2])?;
-    let batch_size = int_config(NAME, &config, "batchSize", 10_000)?;
-    if batch_size < 1 {
-        return Err(bad_arg(
-            NAME,
-            "config",
-            format!("has batchSize {batch_size}: it must be at least 1"),
-        ));
-    }
-    let retries = int_config(NAME, &config, "retries", 0)?.max(0);
-    bool_config(NAME, &config, "parallel", false)?;
-    let iterate_list = bool_config(NAME, &config, "iterateList", true)?;
-    let params = map_value(
-        NAME,
-        "config.params",
-        config.get("params").unwrap_or(&Value::Null),
-    )?;
-    let mode = match config.get("batchMode") {
-        None | Some(Value::Null) if !iterate_list => BatchMode::Single,
-        None | Some(Value::Null) => BatchMode::Batch,
-        Some(Value::String(m)) if m.eq_ignore_ascii_case("BATCH") => BatchMode::Batch,
-        Some(Value::String(m)) if m.eq_ignore_ascii_case("BATCH_SINGLE") => BatchMode::BatchSingle,
-        Some(Value::String(m)) if m.eq_ignore_ascii_case("SINGLE") => BatchMode::Single,
-        Some(other) => {
-            return Err(bad_arg(
-                NAME,
-                "config",
-                format!(
-                    "has batchMode {}: expected 'BATCH', 'BATCH_SINGLE' or 'SINGLE'",
-                    quiver_value::to_cypher_literal(other)
-                ),
-            ));
-        }
-    };
-    // A statement that reads `$_batch` itself gets the batch whole.
-    let mode = if mode == BatchMode::Batch && inner.contains("$_batch") {
-        BatchMode::BatchSingle
-    } else {
-        mode
-    };
+    let IterateConfig {
+        batch_size,
+        retries,
+        params,
+        mode,
+    } = IterateConfig::read(&config, inner)?;
     let rows = ctx.run(NAME, outer, &params, Access::Read)?;
     let total = rows.rows.len() as i64;
     let statement = match mode {
@@ -414,7 +390,7 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
     };
     let maps = rows.maps();
     let mut tally = Tally::default();
-    let size = usize::try_from(batch_size).unwrap_or(usize::MAX);
+    let size = batch_size;
     for (i, chunk) in maps.chunks(size).enumerate() {
         tally.batches += 1;
         let mut p = (*params).clone();
@@ -446,10 +422,79 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
             tally.committed_ops += n;
         }
     }
+    Ok(vec![iterate_row(&tally, total, started)])
+}
+
+/// `apoc.periodic.iterate`'s configuration.
+struct IterateConfig {
+    batch_size: usize,
+    retries: i64,
+    params: Arc<Map>,
+    mode: BatchMode,
+}
+
+impl IterateConfig {
+    fn read(config: &Map, inner: &str) -> Result<IterateConfig> {
+        const NAME: &str = "apoc.periodic.iterate";
+        let batch_size = int_config(NAME, config, "batchSize", 10_000)?;
+        let batch_size = usize::try_from(batch_size)
+            .ok()
+            .filter(|b| *b >= 1)
+            .ok_or_else(|| {
+                bad_arg(
+                    NAME,
+                    "config",
+                    format!("has batchSize {batch_size}: it must be at least 1"),
+                )
+            })?;
+        let retries = int_config(NAME, config, "retries", 0)?.max(0);
+        bool_config(NAME, config, "parallel", false)?;
+        let iterate_list = bool_config(NAME, config, "iterateList", true)?;
+        let params = map_value(
+            NAME,
+            "config.params",
+            config.get("params").unwrap_or(&Value::Null),
+        )?;
+        let mode = match config.get("batchMode") {
+            None | Some(Value::Null) if !iterate_list => BatchMode::Single,
+            None | Some(Value::Null) => BatchMode::Batch,
+            Some(Value::String(m)) if m.eq_ignore_ascii_case("BATCH") => BatchMode::Batch,
+            Some(Value::String(m)) if m.eq_ignore_ascii_case("BATCH_SINGLE") => {
+                BatchMode::BatchSingle
+            }
+            Some(Value::String(m)) if m.eq_ignore_ascii_case("SINGLE") => BatchMode::Single,
+            Some(other) => {
+                return Err(bad_arg(
+                    NAME,
+                    "config",
+                    format!(
+                        "has batchMode {}: expected 'BATCH', 'BATCH_SINGLE' or 'SINGLE'",
+                        quiver_value::to_cypher_literal(other)
+                    ),
+                ));
+            }
+        };
+        // A statement that reads `$_batch` itself gets the batch whole.
+        let mode = if mode == BatchMode::Batch && inner.contains("$_batch") {
+            BatchMode::BatchSingle
+        } else {
+            mode
+        };
+        Ok(IterateConfig {
+            batch_size,
+            retries,
+            params,
+            mode,
+        })
+    }
+}
+
+/// `apoc.periodic.iterate`'s one result row.
+fn iterate_row(tally: &Tally, total: i64, started: Instant) -> Vec<Value> {
     let errors = tally.errors();
     let c = &tally.counters;
     let stat = |v: u64| Value::Int(i64::try_from(v).unwrap_or(i64::MAX));
-    Ok(vec![vec![
+    vec![
         Value::Int(tally.batches),
         Value::Int(total),
         Value::Int(started.elapsed().as_secs() as i64),
@@ -484,7 +529,7 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
             ("labelsAdded", stat(c.labels_added)),
             ("propertiesSet", stat(c.properties_set)),
         ]),
-    ]])
+    ]
 }
 
 /// `apoc.periodic.commit(statement, params)`: runs `statement` (which must have a `LIMIT` and

@@ -159,7 +159,7 @@ pub(crate) fn sort_nodes(args: &[Value], cx: &mut Cx) -> Result<Value> {
     let (key, ascending) = sort_key(key);
     let token = Token::new(TokenKind::PropKey, key);
     let mut keyed = Vec::with_capacity(items.len());
-    for item in items.iter() {
+    for item in items {
         let k = match item {
             Value::Node(_) | Value::Relationship(_) => graph_fns::property(item, &token, cx)?,
             Value::Null => continue,
@@ -186,7 +186,7 @@ pub(crate) fn sort_maps(args: &[Value], _: &mut Cx) -> Result<Value> {
     };
     let (key, ascending) = sort_key(key);
     let mut keyed = Vec::with_capacity(items.len());
-    for item in items.iter() {
+    for item in items {
         match item {
             Value::Map(m) => keyed.push((m.get(key).cloned().unwrap_or(Value::Null), item.clone())),
             Value::Null => {}
@@ -218,7 +218,7 @@ pub(crate) fn flatten(args: &[Value], _: &mut Cx) -> Result<Value> {
     };
     let recursive = nth(args, 1).as_bool().unwrap_or(false);
     let mut out = Vec::new();
-    for item in items.iter() {
+    for item in items {
         match item {
             Value::List(inner) => walk(inner, recursive, 1, &mut out),
             other => out.push(other.clone()),
@@ -442,7 +442,7 @@ pub(crate) fn drop_duplicate_neighbors(args: &[Value], _: &mut Cx) -> Result<Val
         return Ok(Value::Null);
     };
     let mut out: Vec<Value> = Vec::with_capacity(items.len());
-    for v in items.iter() {
+    for v in items {
         if out.last().is_none_or(|l| !equivalent(l, v)) {
             out.push(v.clone());
         }

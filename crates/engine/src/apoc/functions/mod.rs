@@ -8,9 +8,14 @@
 //! for the few that read the graph (`apoc.coll.sortNodes`, `apoc.convert.toJson`) and for the
 //! memory limit every built list or string is held to.
 
+// Every implementation has the table's signature, whether or not it can fail.
+#[allow(clippy::unnecessary_wraps)]
 pub(crate) mod coll;
+#[allow(clippy::unnecessary_wraps)]
 pub(crate) mod convert;
+#[allow(clippy::unnecessary_wraps)]
 pub(crate) mod map;
+#[allow(clippy::unnecessary_wraps)]
 pub(crate) mod text;
 
 use quiver_cypher::semantic::{FunctionSignature, Type};
@@ -65,12 +70,6 @@ impl LibraryFn {
         }
         Ok(v)
     }
-
-    /// Calls the function on values (tests).
-    #[cfg(test)]
-    pub fn call(&self, args: &[Value], cx: &mut Cx) -> Result<Value> {
-        (self.implementation)(args, cx)
-    }
 }
 
 const fn f(
@@ -101,6 +100,7 @@ const fn random(
     }
 }
 
+#[allow(clippy::unnecessary_wraps)]
 fn version(_: &[Value], _: &mut Cx) -> Result<Value> {
     Ok(Value::from(super::APOC_VERSION))
 }

@@ -2,6 +2,7 @@
 //! `regex` crate's (Java's syntax for everything APOC's users write: classes, groups,
 //! quantifiers; no look-around or back-references).
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use quiver_value::{Value, to_string_cypher};
@@ -531,41 +532,7 @@ pub(crate) fn java_format(fmt: &str, params: &[Value]) -> std::result::Result<St
                 params.len()
             )
         })?;
-        let precision = rest
-            .split_once('.')
-            .and_then(|(_, p)| p.parse::<usize>().ok());
-        let rendered = match (conversion, v) {
-            (_, Value::Null) => "null".to_owned(),
-            ('d', Value::Int(i)) => i.to_string(),
-            ('d', Value::Float(f)) => (*f as i64).to_string(),
-            ('f' | 'e', Value::Int(i)) => format!("{:.*}", precision.unwrap_or(6), *i as f64),
-            ('f' | 'e', Value::Float(f)) => format!("{:.*}", precision.unwrap_or(6), f),
-            ('x' | 'X', Value::Int(i)) => {
-                let h = format!("{i:x}");
-                if conversion == 'X' {
-                    h.to_uppercase()
-                } else {
-                    h
-                }
-            }
-            ('b' | 'B', Value::Bool(b)) => b.to_string(),
-            ('s' | 'S', v) => {
-                let s = v
-                    .as_str()
-                    .map_or_else(|| to_string_cypher(v), str::to_owned);
-                if conversion == 'S' {
-                    s.to_uppercase()
-                } else {
-                    s
-                }
-            }
-            (c, v) => {
-                return Err(format!(
-                    "has '%{c}', which cannot format a {}",
-                    v.value_type().name()
-                ));
-            }
-        };
+        let rendered = render(conversion, v, &rest)?;
         // A width pads on the left (or the right with '-').
         let width = rest
             .split('.')
@@ -589,6 +556,45 @@ pub(crate) fn java_format(fmt: &str, params: &[Value]) -> std::result::Result<St
         }
     }
     Ok(out)
+}
+
+/// One value formatted by a conversion (`s`, `d`, `f`, ...) with its flags and precision.
+fn render(conversion: char, v: &Value, spec: &str) -> std::result::Result<String, String> {
+    let precision = spec
+        .split_once('.')
+        .and_then(|(_, p)| p.parse::<usize>().ok());
+    Ok(match (conversion, v) {
+        (_, Value::Null) => "null".to_owned(),
+        ('d', Value::Int(i)) => i.to_string(),
+        ('d', Value::Float(f)) => (*f as i64).to_string(),
+        ('f' | 'e', Value::Int(i)) => format!("{:.*}", precision.unwrap_or(6), *i as f64),
+        ('f' | 'e', Value::Float(f)) => format!("{:.*}", precision.unwrap_or(6), f),
+        ('x' | 'X', Value::Int(i)) => {
+            let h = format!("{i:x}");
+            if conversion == 'X' {
+                h.to_uppercase()
+            } else {
+                h
+            }
+        }
+        ('b' | 'B', Value::Bool(b)) => b.to_string(),
+        ('s' | 'S', v) => {
+            let s = v
+                .as_str()
+                .map_or_else(|| to_string_cypher(v), str::to_owned);
+            if conversion == 'S' {
+                s.to_uppercase()
+            } else {
+                s
+            }
+        }
+        (c, v) => {
+            return Err(format!(
+                "has '%{c}', which cannot format a {}",
+                v.value_type().name()
+            ));
+        }
+    })
 }
 
 /// A random string of `length` characters from `valid` (a set written like a regex class
@@ -724,7 +730,9 @@ pub(crate) fn url_encode(args: &[Value], _: &mut Cx) -> Result<Value> {
                     out.push(char::from(b));
                 }
                 b' ' => out.push('+'),
-                other => out.push_str(&format!("%{other:02X}")),
+                other => {
+                    let _ = write!(out, "%{other:02X}");
+                }
             }
         }
         out
