@@ -80,6 +80,18 @@ fn merge_node_creates_then_matches_with_counters() {
     assert_eq!(r.rows[0][2], Value::Bool(true));
     assert_eq!(r.summary.stats.nodes_created, 0);
     assert_eq!(one(&db, "MATCH (n:Person) RETURN count(n)"), Value::Int(1));
+    // Labels and keys of any spelling are escaped into the statement.
+    run(
+        &db,
+        "CALL apoc.merge.node(['We`ird'], {`my key`: 1, `a``b`: 2}) YIELD node RETURN node",
+    );
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (n:`We``ird` {`my key`: 1, `a``b`: 2}) RETURN count(n)"
+        ),
+        Value::Int(1)
+    );
     // Defaults: the last two maps may be left out.
     run(
         &db,
