@@ -1047,3 +1047,25 @@ fn convert_functions() {
     bad_argument(&db, "RETURN apoc.convert.fromJsonMap('[1]')", "json");
     bad_argument(&db, "RETURN apoc.convert.fromJsonList(5)", "json");
 }
+
+#[test]
+fn periodic_iterate_reads_the_outer_rows_a_batch_at_a_time() {
+    // Held whole, the outer rows would be over the query's limit; read a batch at a time they
+    // are not.
+    let db = Database::open_in_memory(EngineConfig {
+        query_memory_bytes_max: 4 << 20,
+        ..EngineConfig::default()
+    });
+    let r = run(
+        &db,
+        "CALL apoc.periodic.iterate('UNWIND range(1, 200000) AS i RETURN i', \
+         'WITH i WHERE i % 50000 = 0 CREATE (:Mark {i: i})', {batchSize: 5000}) \
+         YIELD batches, total, failedBatches RETURN batches, total, failedBatches",
+    );
+    assert_eq!(
+        r,
+        vec![vec![Value::Int(40), Value::Int(200_000), Value::Int(0)]]
+    );
+    assert_eq!(one(&db, "MATCH (n:Mark) RETURN count(n)"), Value::Int(4));
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}

@@ -15,8 +15,9 @@ use quiver_storage::Transaction as StorageTx;
 use quiver_value::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::eval::{Cx, Row, row_bytes};
+use crate::eval::{BoxCursor, Cx, Row, row_bytes};
 use crate::exec;
+use crate::ir::Compiled;
 use crate::procedures::ProcedureContext;
 use crate::summary::Counters;
 use crate::transaction;
@@ -138,15 +139,16 @@ impl<'a> ProcedureContext<'a> {
     }
 }
 
-/// Runs `statement` over `tx` under the caller's limits, to its end.
-fn run_in(
-    caller: &mut Cx,
+/// Compiles `statement` over `tx` and binds its parameters: the statement and a context for
+/// it with the caller's clocks, cancel flag and deadline.
+fn prepare(
+    caller: &Cx,
     tx: Arc<StorageTx>,
     name: &str,
     statement: &str,
     params: &Map,
     access: Access,
-) -> Result<Outcome> {
+) -> Result<(Arc<Compiled>, Cx)> {
     caller.check()?;
     let compiled = transaction::compile(&caller.shared, &tx, statement)
         .map_err(|e| nested_failure(name, e))?;
@@ -159,7 +161,7 @@ fn run_in(
     if compiled.writes && access == Access::Read {
         return Err(super::call_failed(
             name,
-            "the statement writes, and this procedure runs read-only statements (use the apoc.do.* or apoc.cypher.doIt forms to write)",
+            "the statement writes, and this procedure runs read-only statements (use the apoc.do.* forms to write)",
         ));
     }
     let mut values = Vec::with_capacity(compiled.params.len());
@@ -173,7 +175,7 @@ fn run_in(
     if !missing.is_empty() {
         return Err(Error::ParameterMissing(missing.join(", ")));
     }
-    let mut cx = Cx::new(
+    let cx = Cx::new(
         tx,
         values,
         caller.fctx.clone(),
@@ -182,6 +184,19 @@ fn run_in(
         caller.deadline,
         caller.time_limit_ms,
     );
+    Ok((compiled, cx))
+}
+
+/// Runs `statement` over `tx` under the caller's limits, to its end.
+fn run_in(
+    caller: &mut Cx,
+    tx: Arc<StorageTx>,
+    name: &str,
+    statement: &str,
+    params: &Map,
+    access: Access,
+) -> Result<Outcome> {
+    let (compiled, mut cx) = prepare(caller, tx, name, statement, params, access)?;
     // The nested statement holds memory on top of what the caller holds, out of the caller's
     // room; the room (grown or not) goes back to the caller when the statement is done, and
     // what the statement held is let go with its cursors.
@@ -198,8 +213,78 @@ fn run_in(
     })
 }
 
+/// A read-only statement open in the caller's transaction, read a batch of rows at a time
+/// (`apoc.periodic.iterate`'s outer statement), so its rows are never all held at once while
+/// the procedure runs other statements between batches.
+pub(crate) struct Stream {
+    compiled: Arc<Compiled>,
+    cursor: BoxCursor,
+    cx: Cx,
+    row: Row,
+    done: bool,
+}
+
+impl ProcedureContext<'_> {
+    /// Opens `statement` (read-only) in the caller's transaction. It takes memory room of
+    /// its own from the server's pool, up to what the caller's limit leaves, and gives it back
+    /// when dropped.
+    pub(crate) fn open(&self, name: &str, statement: &str, params: &Map) -> Result<Stream> {
+        let caller = self.caller(name)?;
+        let (compiled, mut cx) = prepare(
+            &caller,
+            caller.tx.clone(),
+            name,
+            statement,
+            params,
+            Access::Read,
+        )?;
+        cx.memory_bytes_max = caller.memory_bytes_max.saturating_sub(caller.memory_bytes);
+        let cursor = exec::build(&compiled.root, &cx)?;
+        let row = vec![Value::Null; compiled.slots];
+        Ok(Stream {
+            compiled,
+            cursor,
+            cx,
+            row,
+            done: false,
+        })
+    }
+}
+
+impl Stream {
+    pub fn columns(&self) -> &[Arc<str>] {
+        &self.compiled.columns
+    }
+
+    /// Up to `n` more rows, each a map of column to value; empty once the statement is done.
+    pub fn next_maps(&mut self, n: usize) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        while !self.done && out.len() < n {
+            self.cx.tick()?;
+            if !self.cursor.next(&mut self.cx, &mut self.row)? {
+                self.done = true;
+                break;
+            }
+            let map: Map = self
+                .compiled
+                .columns
+                .iter()
+                .cloned()
+                .zip(
+                    self.compiled
+                        .out_slots
+                        .iter()
+                        .map(|s| self.row.get(*s).cloned().unwrap_or(Value::Null)),
+                )
+                .collect();
+            out.push(Value::map(map));
+        }
+        Ok(out)
+    }
+}
+
 /// Pulls every row of a compiled statement.
-fn drive(compiled: &crate::ir::Compiled, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+fn drive(compiled: &Compiled, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
     let mut cursor = exec::build(&compiled.root, cx)?;
     let mut row: Row = vec![Value::Null; compiled.slots];
     let mut rows = Vec::new();

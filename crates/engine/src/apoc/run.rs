@@ -352,11 +352,11 @@ fn batch(
     }
 }
 
-/// `apoc.periodic.iterate(outer, inner, config)`: runs `outer` in the caller's transaction and
-/// `inner` over its rows in batches of `batchSize`, each batch in a transaction of its own
-/// committed before the next begins. A failed batch is rolled back and counted; the others
-/// stay committed. The caller's transaction does not see the batches' writes (it began
-/// before them), as in Neo4j.
+/// `apoc.periodic.iterate(outer, inner, config)`: reads `outer` in the caller's transaction a
+/// batch of `batchSize` rows at a time and runs `inner` over each batch in a transaction of
+/// its own, committed before the next batch is read. A failed batch is rolled back and
+/// counted; the others stay committed. The caller's transaction does not see the batches'
+/// writes (it began before them), as in Neo4j.
 ///
 /// `parallel: true` is accepted and runs the batches one after another.
 fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
@@ -371,13 +371,12 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
         params,
         mode,
     } = IterateConfig::read(&config, inner)?;
-    let rows = ctx.run(NAME, outer, &params, Access::Read)?;
-    let total = rows.rows.len() as i64;
+    let mut rows = ctx.open(NAME, outer, &params)?;
     let statement = match mode {
-        BatchMode::Batch if rows.columns.is_empty() => inner.to_owned(),
+        BatchMode::Batch if rows.columns().is_empty() => inner.to_owned(),
         BatchMode::Batch => {
             let columns: Vec<String> = rows
-                .columns
+                .columns()
                 .iter()
                 .map(|c| format!("_batch.{0} AS {0}", super::escape(c)))
                 .collect();
@@ -388,16 +387,21 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
         }
         BatchMode::BatchSingle | BatchMode::Single => inner.to_owned(),
     };
-    let maps = rows.maps();
     let mut tally = Tally::default();
-    let size = batch_size;
-    for (i, chunk) in maps.chunks(size).enumerate() {
+    let mut total = 0i64;
+    loop {
+        let chunk = rows.next_maps(batch_size)?;
+        if chunk.is_empty() {
+            break;
+        }
         tally.batches += 1;
         let mut p = (*params).clone();
-        p.insert(Arc::from("_count"), Value::Int((i * size) as i64));
+        p.insert(Arc::from("_count"), Value::Int(total));
+        total += chunk.len() as i64;
+        let n = chunk.len() as i64;
         let runs: Vec<Map> = match mode {
             BatchMode::Batch | BatchMode::BatchSingle => {
-                p.insert(Arc::from("_batch"), Value::from(chunk.to_vec()));
+                p.insert(Arc::from("_batch"), Value::from(chunk));
                 vec![p]
             }
             // One transaction per batch, the statement run once per row inside it with the
@@ -414,7 +418,6 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
                 .collect(),
         };
         let failed = batch(ctx, NAME, &statement, &runs, retries, &mut tally)?.is_none();
-        let n = chunk.len() as i64;
         if failed {
             tally.failed_batches += 1;
             tally.failed_ops += n;
