@@ -106,7 +106,7 @@ pub struct ProcedureSignature {
 }
 
 /// What a procedure may read while it runs, and the calling query: nested statements run
-/// in its transaction under its limits (see [`crate::apoc::nested`]).
+/// in its transaction under its limits (the `apoc` module's `nested` statements).
 pub struct ProcedureContext<'a> {
     pub storage: &'a Arc<Storage>,
     pub tx: &'a StorageTx,

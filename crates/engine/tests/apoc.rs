@@ -341,6 +341,19 @@ fn cypher_run_and_conditionals() {
         "CALL apoc.cypher.run(null, {}) YIELD value RETURN value",
         "statement",
     );
+    let r = db
+        .execute(
+            "CALL apoc.cypher.doIt('CREATE (n:Done {i: $i}) RETURN n.i AS i', {i: 4}) YIELD value RETURN value.i",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(4)]]);
+    assert_eq!(r.summary.stats.nodes_created, 1);
+    bad_argument(
+        &db,
+        "CALL apoc.cypher.doIt(null, {}) YIELD value RETURN value",
+        "statement",
+    );
     let e = fails(
         &db,
         "CALL apoc.cypher.run('RETURN $x AS x', {}) YIELD value RETURN value",

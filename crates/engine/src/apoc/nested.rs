@@ -161,7 +161,7 @@ fn prepare(
     if compiled.writes && access == Access::Read {
         return Err(super::call_failed(
             name,
-            "the statement writes, and this procedure runs read-only statements (use the apoc.do.* forms to write)",
+            "the statement writes, and this procedure runs read-only statements (apoc.cypher.doIt and the apoc.do.* forms write)",
         ));
     }
     let mut values = Vec::with_capacity(compiled.params.len());

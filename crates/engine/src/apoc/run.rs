@@ -29,6 +29,13 @@ pub(super) fn procedures() -> Vec<Native> {
             cypher_run,
         ),
         native(
+            "apoc.cypher.doIt",
+            vec![arg("statement", S), arg("params", M)],
+            value,
+            true,
+            cypher_do_it,
+        ),
+        native(
             "apoc.when",
             vec![
                 arg("condition", Boolean),
@@ -149,6 +156,18 @@ fn cypher_run(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Valu
         statement,
         &params,
         Access::Read,
+    )?))
+}
+
+fn cypher_do_it(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "apoc.cypher.doIt";
+    let statement = string_value(NAME, "statement", &args[0])?;
+    let params = map_value(NAME, "params", &args[1])?;
+    Ok(value_rows(&ctx.run(
+        NAME,
+        statement,
+        &params,
+        Access::Write,
     )?))
 }
 
