@@ -309,7 +309,7 @@ fn create_procedures_bad_arguments() {
 }
 
 #[test]
-fn cypher_run_and_conditionals() {
+fn cypher_run_and_do_it() {
     let db = db();
     run(&db, "UNWIND range(1, 3) AS i CREATE (:N {i: i})");
     let rows = run(
@@ -362,7 +362,11 @@ fn cypher_run_and_conditionals() {
         e.status_code().code(),
         "Neo.ClientError.Statement.ParameterMissing"
     );
+}
 
+#[test]
+fn conditionals() {
+    let db = db();
     assert_eq!(
         one(
             &db,
