@@ -20,6 +20,7 @@
 //! materialised with labels, types and properties from the transaction's view.
 
 mod acknowledge;
+mod apoc;
 mod bookmark;
 mod cache;
 mod config;

@@ -1,6 +1,7 @@
 //! Procedures callable with `CALL name(args) YIELD ...`: the built-ins drivers and tools call
 //! on connect, and a registry where embedders (and the TCK's fixtures) add their own.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use quiver_storage::{Storage, Transaction as StorageTx};
 use quiver_value::{Map, Value};
 
 use crate::error::Result;
+use crate::eval::Cx;
 
 /// A declared type of a procedure argument or output column.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,10 +67,13 @@ impl FieldType {
 }
 
 /// A named, typed argument or output column.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Field {
     pub name: String,
     pub ty: FieldType,
+    /// The value of an argument a call may leave out (`params = {}`); trailing arguments
+    /// with a default may be omitted, as in Neo4j.
+    pub default: Option<Value>,
 }
 
 impl Field {
@@ -76,12 +81,21 @@ impl Field {
         Field {
             name: name.to_owned(),
             ty,
+            default: None,
+        }
+    }
+
+    /// An argument that takes `default` when a call leaves it out.
+    pub fn optional(name: &str, ty: FieldType, default: Value) -> Self {
+        Field {
+            default: Some(default),
+            ..Field::new(name, ty)
         }
     }
 }
 
 /// What a procedure takes and returns.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProcedureSignature {
     /// Dotted name, such as `db.labels`.
     pub name: String,
@@ -91,10 +105,13 @@ pub struct ProcedureSignature {
     pub writes: bool,
 }
 
-/// What a procedure may read while it runs.
+/// What a procedure may read while it runs, and the calling query: nested statements run
+/// in its transaction under its limits (the `apoc` module's `nested` statements).
 pub struct ProcedureContext<'a> {
     pub storage: &'a Arc<Storage>,
     pub tx: &'a StorageTx,
+    /// The calling query's context; `None` only where a procedure runs outside a query.
+    pub(crate) query: Option<RefCell<&'a mut Cx>>,
 }
 
 /// A procedure. Implementations must be cheap to share: one instance serves every call.
@@ -127,6 +144,7 @@ impl Procedures {
         p.register(Arc::new(PropertyKeys::new()));
         p.register(Arc::new(Ping::new()));
         p.register(Arc::new(Components::new()));
+        crate::apoc::register(&mut p);
         p
     }
 
@@ -168,7 +186,7 @@ impl quiver_cypher::semantic::ProcedureCatalog for Procedures {
                 .iter()
                 .map(|f| quiver_cypher::semantic::ProcedureInput {
                     name: f.name.clone(),
-                    has_default: false,
+                    has_default: f.default.is_some(),
                 })
                 .collect(),
             outputs: s.outputs.iter().map(|f| f.name.clone()).collect(),

@@ -146,34 +146,7 @@ impl Transaction {
 
     /// Compiles a query (or takes it from the plan cache).
     fn compile(&self, query: &str) -> Result<Arc<Compiled>> {
-        let epoch = self.shared.epoch();
-        let nodes = self.stx.count_nodes().unwrap_or(0);
-        if let Some(plan) = self.shared.cache.lock().get(query, epoch, nodes) {
-            return Ok(plan);
-        }
-        let options = quiver_cypher::ParseOptions {
-            parse_depth_max: self.shared.config.parse_depth_max,
-            query_bytes_max: self.shared.config.query_bytes_max,
-        };
-        let stmt = quiver_cypher::parse_with(query, &options)?;
-        let procedures = self.shared.procedures();
-        let analyze = quiver_cypher::AnalyzeOptions {
-            functions: &quiver_cypher::semantic::BuiltinFunctions,
-            procedures: Some(&*procedures),
-        };
-        let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
-        let compiled = Arc::new(plan::compile(
-            &stmt,
-            &analysis,
-            query,
-            &self.stx,
-            &procedures,
-        )?);
-        self.shared
-            .cache
-            .lock()
-            .insert(query, epoch, nodes, compiled.clone());
-        Ok(compiled)
+        compile(&self.shared, &self.stx, query)
     }
 
     /// Compiles and starts a query; its rows are fetched with [`Transaction::pull`].
@@ -502,6 +475,37 @@ impl Transaction {
             }
         }
     }
+}
+
+/// Compiles a query over `stx` (or takes it from the plan cache): a transaction's own queries
+/// and the statements procedures run inside them.
+pub(crate) fn compile(
+    shared: &DatabaseState,
+    stx: &StorageTx,
+    query: &str,
+) -> Result<Arc<Compiled>> {
+    let epoch = shared.epoch();
+    let nodes = stx.count_nodes().unwrap_or(0);
+    if let Some(plan) = shared.cache.lock().get(query, epoch, nodes) {
+        return Ok(plan);
+    }
+    let options = quiver_cypher::ParseOptions {
+        parse_depth_max: shared.config.parse_depth_max,
+        query_bytes_max: shared.config.query_bytes_max,
+    };
+    let stmt = quiver_cypher::parse_with(query, &options)?;
+    let procedures = shared.procedures();
+    let analyze = quiver_cypher::AnalyzeOptions {
+        functions: &crate::apoc::Functions,
+        procedures: Some(&*procedures),
+    };
+    let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
+    let compiled = Arc::new(plan::compile(&stmt, &analysis, query, stx, &procedures)?);
+    shared
+        .cache
+        .lock()
+        .insert(query, epoch, nodes, compiled.clone());
+    Ok(compiled)
 }
 
 fn summary(q: OpenQuery) -> QuerySummary {

@@ -43,7 +43,13 @@ fn query_error(e: &quiver_engine::Error) -> QueryError {
     let kind = match detail {
         // Neo4j reports this one as a schema constraint failure; the TCK names it so.
         Some("DeleteConnectedNode") => ErrorKind::ConstraintVerificationFailed,
-        _ if e.status_code() == Status::ProcedureNotFound => ErrorKind::ProcedureError,
+        _ if matches!(
+            e.status_code(),
+            Status::ProcedureNotFound | Status::ProcedureCallFailed
+        ) =>
+        {
+            ErrorKind::ProcedureError
+        }
         _ => ErrorKind::from_name(e.status_code().name()).unwrap_or(ErrorKind::SemanticError),
     };
     let phase = match e.phase() {

@@ -296,6 +296,10 @@ fn three_valued(v: Option<bool>) -> Value {
 }
 
 impl Expr {
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one arm per expression kind: the match is what proves every kind evaluates"
+    )]
     pub fn eval(&self, row: &mut Row, cx: &mut Cx) -> Result<Value> {
         match self {
             Expr::Const(v) => Ok(v.clone()),
@@ -361,6 +365,7 @@ impl Expr {
             Expr::Call(f, args) => eval_call(f, args, row, cx),
             Expr::Graph(f, args) => graph_fns::call(*f, args, row, cx),
             Expr::Scalar(f, args) => scalar::eval(*f, args, row, cx),
+            Expr::Library(f, args) => f.eval(args, row, cx),
             Expr::Case {
                 operand,
                 branches,
@@ -445,7 +450,8 @@ impl Expr {
             Expr::List(items)
             | Expr::Call(_, items)
             | Expr::Graph(_, items)
-            | Expr::Scalar(_, items) => {
+            | Expr::Scalar(_, items)
+            | Expr::Library(_, items) => {
                 for i in items {
                     i.walk(f);
                 }

@@ -75,11 +75,19 @@ impl Cursor for ProcedureCall {
                 }
                 values.push(v);
             }
-            let ctx = ProcedureContext {
-                storage: &cx.storage,
-                tx: &cx.tx,
-            };
-            let result = procedure.call(&ctx, &values)?;
+            // Arguments the call left out take their declared defaults.
+            for field in signature.inputs.iter().skip(values.len()) {
+                values.push(field.default.clone().unwrap_or(Value::Null));
+            }
+            let (storage, tx) = (cx.storage.clone(), cx.tx.clone());
+            let result = procedure.call(
+                &ProcedureContext {
+                    storage: &storage,
+                    tx: &tx,
+                    query: Some(std::cell::RefCell::new(cx)),
+                },
+                &values,
+            )?;
             if signature.writes {
                 cx.advance()?;
             }

@@ -105,6 +105,8 @@ pub(crate) enum Expr {
     Call(Function, Vec<Expr>),
     Graph(GraphFn, Vec<Expr>),
     Scalar(ScalarFn, Vec<Expr>),
+    /// A function of the namespaced library (`apoc.coll.sum`, ...).
+    Library(&'static crate::apoc::functions::LibraryFn, Vec<Expr>),
     Case {
         operand: Option<Box<Expr>>,
         branches: Vec<(Expr, Expr)>,

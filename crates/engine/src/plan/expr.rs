@@ -702,6 +702,14 @@ impl Planner<'_> {
             }
             return Ok(Expr::Scalar(f, args));
         }
+        if let Some(f) = crate::apoc::functions::lookup(&qualified) {
+            // The analysis has checked the count against the same table.
+            let mut args = Vec::with_capacity(call.args.len());
+            for a in &call.args {
+                args.push(self.expr_with(a, scope, agg)?);
+            }
+            return Ok(Expr::Library(f, args));
+        }
         let Some(f) = quiver_value::lookup(&qualified) else {
             return Err(self.err(
                 Status::SyntaxError,

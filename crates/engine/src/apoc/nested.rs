@@ -1,0 +1,350 @@
+//! Statements a procedure runs: inside the calling query's transaction (`apoc.cypher.run`,
+//! `apoc.merge.node`, ...) or in a transaction of their own that commits before the next
+//! begins (each batch of `apoc.periodic.iterate` and `apoc.periodic.commit`).
+//!
+//! A nested statement is compiled and planned like a client's (and shares the plan cache), and
+//! runs under the caller's limits: the caller's cancel flag and deadline, and the caller's
+//! memory: the nested statement counts against the room the caller's query holds and the
+//! query memory limit, so it cannot take more than the query could itself. Its update
+//! counters are the caller's when it runs in the caller's transaction.
+
+use std::cell::RefMut;
+use std::sync::Arc;
+
+use quiver_storage::Transaction as StorageTx;
+use quiver_value::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::eval::{BoxCursor, Cx, Row, row_bytes};
+use crate::exec;
+use crate::ir::Compiled;
+use crate::procedures::ProcedureContext;
+use crate::summary::Counters;
+use crate::transaction;
+
+/// Whether a nested statement may change the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+}
+
+/// What a nested statement produced.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    pub columns: Vec<Arc<str>>,
+    /// Values in `columns` order; nodes and relationships as ids, as inside any query.
+    pub rows: Vec<Vec<Value>>,
+    pub counters: Counters,
+}
+
+impl Outcome {
+    /// Each row as a map of column to value (`apoc.cypher.run`'s `value`).
+    pub fn maps(&self) -> Vec<Value> {
+        self.rows
+            .iter()
+            .map(|row| {
+                Value::map(
+                    self.columns
+                        .iter()
+                        .cloned()
+                        .zip(row.iter().cloned())
+                        .collect::<Map>(),
+                )
+            })
+            .collect()
+    }
+}
+
+impl<'a> ProcedureContext<'a> {
+    /// The calling query; fails for a procedure called outside one.
+    pub(crate) fn caller(&self, name: &str) -> Result<RefMut<'_, &'a mut Cx>> {
+        self.query
+            .as_ref()
+            .map(std::cell::RefCell::borrow_mut)
+            .ok_or_else(|| super::call_failed(name, "it runs only inside a query"))
+    }
+
+    /// Runs `statement` with `params` in the caller's transaction. `name` is the procedure's,
+    /// for errors. Writes are counted in the caller's update counters and made visible to
+    /// what the caller reads next.
+    pub(crate) fn run(
+        &self,
+        name: &str,
+        statement: &str,
+        params: &Map,
+        access: Access,
+    ) -> Result<Outcome> {
+        let mut caller = self.caller(name)?;
+        let tx = caller.tx.clone();
+        let outcome = run_in(&mut caller, tx, name, statement, params, access)?;
+        add_counters(&mut caller.counters, &outcome.counters);
+        if outcome.counters.contains_updates() {
+            caller.advance()?;
+        }
+        Ok(outcome)
+    }
+
+    /// Runs `statement` once per parameter map, in order, in one write transaction of its
+    /// own, and commits it (waiting for the commit log to acknowledge it, as an embedding
+    /// program's commit does). On failure the transaction is rolled back and the error
+    /// returned; the caller's transaction is not touched either way. The outcome holds the
+    /// last run's rows and every run's counters.
+    pub(crate) fn run_committed(
+        &self,
+        name: &str,
+        statement: &str,
+        runs: &[Map],
+    ) -> Result<Outcome> {
+        let mut caller = self.caller(name)?;
+        let shared = caller.shared.clone();
+        if let Some(reason) = shared.replicated.as_ref().and_then(|log| log.not_leader()) {
+            return Err(Error::request(quiver_status::Status::NotALeader, reason));
+        }
+        let tx = Arc::new(shared.storage().begin_write());
+        let mut outcome = Outcome::default();
+        for params in runs {
+            let run = run_in(
+                &mut caller,
+                tx.clone(),
+                name,
+                statement,
+                params,
+                Access::Write,
+            )
+            .and_then(|out| {
+                // The next run sees what this one wrote.
+                if out.counters.contains_updates() {
+                    tx.advance_command()?;
+                }
+                Ok(out)
+            });
+            match run {
+                Ok(out) => {
+                    let mut counters = outcome.counters;
+                    add_counters(&mut counters, &out.counters);
+                    outcome = Outcome { counters, ..out };
+                }
+                Err(e) => {
+                    let _ = tx.rollback();
+                    return Err(e);
+                }
+            }
+        }
+        let info = tx.commit()?;
+        if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
+            acknowledged(log.as_ref(), ticket)?;
+        }
+        Ok(outcome)
+    }
+}
+
+/// Compiles `statement` over `tx` and binds its parameters: the statement and a context for
+/// it with the caller's clocks, cancel flag and deadline.
+fn prepare(
+    caller: &Cx,
+    tx: Arc<StorageTx>,
+    name: &str,
+    statement: &str,
+    params: &Map,
+    access: Access,
+) -> Result<(Arc<Compiled>, Cx)> {
+    caller.check()?;
+    let compiled = transaction::compile(&caller.shared, &tx, statement)
+        .map_err(|e| nested_failure(name, e))?;
+    if compiled.explain || compiled.profile {
+        return Err(super::call_failed(
+            name,
+            "the statement may not be EXPLAIN or PROFILE",
+        ));
+    }
+    if compiled.writes && access == Access::Read {
+        return Err(super::call_failed(
+            name,
+            "the statement writes, and this procedure runs read-only statements (apoc.cypher.doIt and the apoc.do.* forms write)",
+        ));
+    }
+    let mut values = Vec::with_capacity(compiled.params.len());
+    let mut missing = Vec::new();
+    for p in &compiled.params {
+        match params.get(p) {
+            Some(v) => values.push(v.clone()),
+            None => missing.push(format!("${p}")),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Error::ParameterMissing(missing.join(", ")));
+    }
+    let cx = Cx::new(
+        tx,
+        values,
+        caller.fctx.clone(),
+        caller.shared.clone(),
+        caller.cancel.clone(),
+        caller.deadline,
+        caller.time_limit_ms,
+    );
+    Ok((compiled, cx))
+}
+
+/// Runs `statement` over `tx` under the caller's limits, to its end.
+fn run_in(
+    caller: &mut Cx,
+    tx: Arc<StorageTx>,
+    name: &str,
+    statement: &str,
+    params: &Map,
+    access: Access,
+) -> Result<Outcome> {
+    let (compiled, mut cx) = prepare(caller, tx, name, statement, params, access)?;
+    // The nested statement holds memory on top of what the caller holds, out of the caller's
+    // room; the room (grown or not) goes back to the caller when the statement is done, and
+    // what the statement held is let go with its cursors.
+    cx.memory_bytes = caller.memory_bytes;
+    cx.memory_bytes_max = caller.memory_bytes_max;
+    cx.memory_reserved_bytes = std::mem::take(&mut caller.memory_reserved_bytes);
+    let result = drive(&compiled, &mut cx);
+    caller.memory_reserved_bytes = std::mem::take(&mut cx.memory_reserved_bytes);
+    let rows = result?;
+    Ok(Outcome {
+        columns: compiled.columns.clone(),
+        rows,
+        counters: cx.counters,
+    })
+}
+
+/// A read-only statement open in the caller's transaction, read a batch of rows at a time
+/// (`apoc.periodic.iterate`'s outer statement), so its rows are never all held at once while
+/// the procedure runs other statements between batches.
+pub(crate) struct Stream {
+    compiled: Arc<Compiled>,
+    cursor: BoxCursor,
+    cx: Cx,
+    row: Row,
+    done: bool,
+}
+
+impl ProcedureContext<'_> {
+    /// Opens `statement` (read-only) in the caller's transaction. It takes memory room of
+    /// its own from the server's pool, up to what the caller's limit leaves, and gives it back
+    /// when dropped.
+    pub(crate) fn open(&self, name: &str, statement: &str, params: &Map) -> Result<Stream> {
+        let caller = self.caller(name)?;
+        let (compiled, mut cx) = prepare(
+            &caller,
+            caller.tx.clone(),
+            name,
+            statement,
+            params,
+            Access::Read,
+        )?;
+        cx.memory_bytes_max = caller.memory_bytes_max.saturating_sub(caller.memory_bytes);
+        let cursor = exec::build(&compiled.root, &cx)?;
+        let row = vec![Value::Null; compiled.slots];
+        Ok(Stream {
+            compiled,
+            cursor,
+            cx,
+            row,
+            done: false,
+        })
+    }
+}
+
+impl Stream {
+    pub fn columns(&self) -> &[Arc<str>] {
+        &self.compiled.columns
+    }
+
+    /// Up to `n` more rows, each a map of column to value; empty once the statement is done.
+    pub fn next_maps(&mut self, n: usize) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        while !self.done && out.len() < n {
+            self.cx.tick()?;
+            if !self.cursor.next(&mut self.cx, &mut self.row)? {
+                self.done = true;
+                break;
+            }
+            let map: Map = self
+                .compiled
+                .columns
+                .iter()
+                .cloned()
+                .zip(
+                    self.compiled
+                        .out_slots
+                        .iter()
+                        .map(|s| self.row.get(*s).cloned().unwrap_or(Value::Null)),
+                )
+                .collect();
+            out.push(Value::map(map));
+        }
+        Ok(out)
+    }
+}
+
+/// Pulls every row of a compiled statement.
+fn drive(compiled: &Compiled, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+    let mut cursor = exec::build(&compiled.root, cx)?;
+    let mut row: Row = vec![Value::Null; compiled.slots];
+    let mut rows = Vec::new();
+    loop {
+        cx.tick()?;
+        if !cursor.next(cx, &mut row)? {
+            break;
+        }
+        if compiled.columns.is_empty() {
+            continue;
+        }
+        let values: Vec<Value> = compiled
+            .out_slots
+            .iter()
+            .map(|s| row.get(*s).cloned().unwrap_or(Value::Null))
+            .collect();
+        cx.reserve(row_bytes(&values), "a nested statement's rows")?;
+        rows.push(values);
+    }
+    Ok(rows)
+}
+
+/// A nested statement's compile-time errors are the procedure's failure, named for it (its
+/// text came from the procedure's argument); anything else (a timeout, a conflict, a
+/// constraint) keeps its own status, so drivers still retry what is retryable.
+fn nested_failure(name: &str, e: Error) -> Error {
+    match e {
+        Error::Compile(c) => super::call_failed(name, format!("the statement failed: {c}")),
+        other => other,
+    }
+}
+
+/// Adds `b`'s counts to `a`.
+pub(crate) fn add_counters(a: &mut Counters, b: &Counters) {
+    a.nodes_created += b.nodes_created;
+    a.nodes_deleted += b.nodes_deleted;
+    a.relationships_created += b.relationships_created;
+    a.relationships_deleted += b.relationships_deleted;
+    a.properties_set += b.properties_set;
+    a.labels_added += b.labels_added;
+    a.labels_removed += b.labels_removed;
+    a.indexes_added += b.indexes_added;
+    a.indexes_removed += b.indexes_removed;
+    a.constraints_added += b.constraints_added;
+    a.constraints_removed += b.constraints_removed;
+    a.system_updates += b.system_updates;
+}
+
+/// Waits until the commit log acknowledges `ticket`. On a runtime worker thread the wait is
+/// handed to `block_in_place`, so the worker's other connections go on.
+fn acknowledged(
+    log: &dyn quiver_storage::CommitLog,
+    ticket: quiver_storage::DurabilityTicket,
+) -> Result<()> {
+    let wait = || log.wait(ticket);
+    let result = match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(wait)
+        }
+        _ => wait(),
+    };
+    result.map_err(transaction::not_acknowledged)
+}
