@@ -17,6 +17,8 @@ use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
 use crate::metrics::Metrics;
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
+use crate::tls::{ServerTls, TlsError, TlsFront};
+use crate::config::TlsMode;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -33,7 +35,12 @@ pub enum ServerError {
     Pool(#[source] std::io::Error),
     #[error(transparent)]
     Refusal(#[from] EncodeError),
+    #[error(transparent)]
+    Tls(#[from] TlsError),
 }
+
+/// What an HTTP client speaking plain HTTP to a listener that requires TLS is told.
+const HTTP_PLAIN_REFUSAL: &[u8] = b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 37\r\n\r\nThis port requires TLS: use https://\n";
 
 /// What the binary supplies besides the configuration.
 #[derive(Debug)]
@@ -62,6 +69,8 @@ pub struct Server {
     pool: Arc<QueryPool>,
     /// What Bolt clients past the limit are told, encoded once.
     bolt_refusal: Arc<BoltRefusal>,
+    /// The certificate and key, when TLS is on.
+    tls: Option<Arc<ServerTls>>,
 }
 
 /// Starts the drain from anywhere (a signal handler, a test). Cloneable.
@@ -109,6 +118,10 @@ impl Server {
             config.limits.bolt_connections_max,
             &Version::SUPPORTED,
         )?);
+        let tls = match &config.tls {
+            Some(settings) => Some(Arc::new(ServerTls::load(settings)?)),
+            None => None,
+        };
         Ok(Server {
             config,
             parts,
@@ -120,7 +133,13 @@ impl Server {
             graph: None,
             pool,
             bolt_refusal,
+            tls,
         })
+    }
+
+    /// The TLS configuration, for reloading the certificate and key (SIGHUP); `None` without TLS.
+    pub fn tls(&self) -> Option<Arc<ServerTls>> {
+        self.tls.clone()
     }
 
     /// Serves `graph` over Bolt. Without a graph, RUN and BEGIN are answered with a transient
@@ -176,6 +195,7 @@ impl Server {
             graph,
             pool,
             bolt_refusal,
+            tls,
             ..
         } = self;
         let limits = &config.limits;
@@ -216,6 +236,31 @@ impl Server {
             connections_max: limits.http_connections_max,
         });
 
+        let front = |mode: Option<TlsMode>, opening_timeout, metrics: &crate::metrics::ConnectionMetrics, plain_refusal| {
+            let tls = tls.as_ref()?;
+            let mode = mode.filter(|mode| *mode != TlsMode::Off)?;
+            Some(Arc::new(TlsFront {
+                tls: Arc::clone(tls),
+                mode,
+                opening_timeout,
+                metrics: metrics.tls.clone(),
+                plain_refusal,
+            }))
+        };
+        let tls_modes = config.tls.as_ref();
+        let bolt_tls = front(
+            tls_modes.map(|settings| settings.bolt),
+            timeouts.handshake,
+            &parts.metrics.bolt,
+            &[],
+        );
+        // HTTP's opening deadline is the first request head's, from accept.
+        let http_tls = front(
+            tls_modes.map(|settings| settings.http),
+            timeouts.http_header_read,
+            &parts.metrics.http,
+            HTTP_PLAIN_REFUSAL,
+        );
         let bolt_context = ListenerContext {
             name: "bolt",
             admission: Admission::new(
@@ -227,6 +272,7 @@ impl Server {
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
+            tls: bolt_tls,
         };
         let http_context = ListenerContext {
             name: "http",
@@ -239,6 +285,7 @@ impl Server {
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
+            tls: http_tls,
         };
         shutdown
             .tracker()
