@@ -38,7 +38,7 @@ pub struct PkiFiles {
     pub other_server_key: PathBuf,
 }
 
-fn ca(name: &str) -> (Issued, Issuer<'static, KeyPair>) {
+fn new_ca(name: &str) -> (Issued, Issuer<'static, KeyPair>) {
     let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.distinguished_name.push(DnType::CommonName, name);
@@ -70,8 +70,8 @@ fn leaf(
 
 impl TestPki {
     pub fn generate() -> TestPki {
-        let (ca, issuer) = ca("Quiver test CA");
-        let (other_ca, other_issuer) = ca("Quiver other test CA");
+        let (ca, issuer) = new_ca("Quiver test CA");
+        let (other_ca, other_issuer) = new_ca("Quiver other test CA");
         let server_names = ["localhost", "127.0.0.1"];
         TestPki {
             server: leaf(&server_names, ExtendedKeyUsagePurpose::ServerAuth, &issuer),
