@@ -231,6 +231,7 @@ impl Server {
                 body_read: timeouts.http_body_read,
                 shutdown: shutdown.signal(),
                 cluster: cluster_view,
+                metrics_auth: config.auth.metrics_auth,
             }),
             limits: watch_limits(timeouts),
             connections_max: limits.http_connections_max,

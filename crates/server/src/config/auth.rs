@@ -56,7 +56,6 @@ impl FromStr for AuthSpec {
                 "user and password are limited to {CREDENTIAL_BYTES_MAX} bytes each"
             ));
         }
-        check_password(password)?;
         Ok(AuthSpec::Basic {
             user: user.to_owned(),
             password: password.to_owned(),

@@ -541,6 +541,9 @@ fn auth_config(
     let enabled = match spec {
         Some(AuthSpec::None) => false,
         Some(AuthSpec::Basic { user, password }) => {
+            // Checked here rather than when the flag is parsed, so that no parser's error
+            // message repeats the password.
+            check_password(&password).map_err(|reason| invalid("auth", reason))?;
             users.push(UserEntry {
                 name: user,
                 password_hash: None,
