@@ -65,19 +65,34 @@ fn sighup_reloads_the_certificate_and_the_server_goes_on() {
     let files = certs::TestPki::generate().write(dir.path());
     let cert = files.server_cert.to_str().expect("utf-8 path");
     let key = files.server_key.to_str().expect("utf-8 path");
-    let (mut child, bolt, _) =
-        common::start(&["--tls-cert", cert, "--tls-key", key, "--bolt-tls", "required"]);
+    let (mut child, bolt, _) = common::start(&[
+        "--tls-cert",
+        cert,
+        "--tls-key",
+        key,
+        "--bolt-tls",
+        "required",
+    ]);
     assert!(handshake(bolt, &files.ca), "the first certificate");
     std::fs::copy(&files.other_server_cert, &files.server_cert).expect("copy certificate");
     std::fs::copy(&files.other_server_key, &files.server_key).expect("copy key");
     signal(&child, "HUP");
     let deadline = Instant::now() + Duration::from_secs(10);
     while !handshake(bolt, &files.other_ca) {
-        assert!(Instant::now() < deadline, "the new certificate was not served");
-        assert!(child.try_wait().expect("wait").is_none(), "SIGHUP stopped the server");
+        assert!(
+            Instant::now() < deadline,
+            "the new certificate was not served"
+        );
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "SIGHUP stopped the server"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!handshake(bolt, &files.ca), "the old certificate is still served");
+    assert!(
+        !handshake(bolt, &files.ca),
+        "the old certificate is still served"
+    );
     signal(&child, "TERM");
     let status = child.wait().expect("exit");
     assert!(status.success(), "{status}");

@@ -11,14 +11,14 @@ use crate::admission::Admission;
 use crate::auth::UserStore;
 use crate::bolt_listener::{BoltProtocol, BoltRefusal, BoltShared, EncodeError};
 use crate::config::Config;
+use crate::config::TlsMode;
 use crate::graph::Graph;
 use crate::health::{Health, Readiness};
 use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
-use crate::metrics::Metrics;
+use crate::metrics::{ConnectionMetrics, Metrics};
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
 use crate::tls::{ServerTls, TlsError, TlsFront};
-use crate::config::TlsMode;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -237,31 +237,7 @@ impl Server {
             connections_max: limits.http_connections_max,
         });
 
-        let front = |mode: Option<TlsMode>, opening_timeout, metrics: &crate::metrics::ConnectionMetrics, plain_refusal| {
-            let tls = tls.as_ref()?;
-            let mode = mode.filter(|mode| *mode != TlsMode::Off)?;
-            Some(Arc::new(TlsFront {
-                tls: Arc::clone(tls),
-                mode,
-                opening_timeout,
-                metrics: metrics.tls.clone(),
-                plain_refusal,
-            }))
-        };
-        let tls_modes = config.tls.as_ref();
-        let bolt_tls = front(
-            tls_modes.map(|settings| settings.bolt),
-            timeouts.handshake,
-            &parts.metrics.bolt,
-            &[],
-        );
-        // HTTP's opening deadline is the first request head's, from accept.
-        let http_tls = front(
-            tls_modes.map(|settings| settings.http),
-            timeouts.http_header_read,
-            &parts.metrics.http,
-            HTTP_PLAIN_REFUSAL,
-        );
+        let (bolt_tls, http_tls) = tls_fronts(tls.as_ref(), &config, &parts.metrics);
         let bolt_context = ListenerContext {
             name: "bolt",
             admission: Admission::new(
@@ -302,4 +278,36 @@ impl Server {
         tracing::info!(?report, "drained");
         report
     }
+}
+
+/// Each listener's TLS front, where TLS is on for it. The opening deadline a handshake counts
+/// against is the listener's own: Bolt's handshake deadline, HTTP's first request head's.
+fn tls_fronts(
+    tls: Option<&Arc<ServerTls>>,
+    config: &Config,
+    metrics: &Metrics,
+) -> (Option<Arc<TlsFront>>, Option<Arc<TlsFront>>) {
+    let (Some(tls), Some(settings)) = (tls, config.tls.as_ref()) else {
+        return (None, None);
+    };
+    let front = |mode: TlsMode, opening_timeout, listener: &ConnectionMetrics, plain_refusal| {
+        (mode != TlsMode::Off).then(|| {
+            Arc::new(TlsFront {
+                tls: Arc::clone(tls),
+                mode,
+                opening_timeout,
+                metrics: listener.tls.clone(),
+                plain_refusal,
+            })
+        })
+    };
+    (
+        front(settings.bolt, config.timeouts.handshake, &metrics.bolt, &[]),
+        front(
+            settings.http,
+            config.timeouts.http_header_read,
+            &metrics.http,
+            HTTP_PLAIN_REFUSAL,
+        ),
+    )
 }

@@ -47,7 +47,12 @@ async fn hello_and_logon_without_auth_succeed() {
 async fn bolt_5_0_authenticates_in_hello() {
     let server = start(config(with_users), None).await;
     let mut client = BoltClient::connect(server.bolt, V50, false).await;
-    assert!(client.login(Auth::basic("neo4j", "secret-password")).await.is_ok());
+    assert!(
+        client
+            .login(Auth::basic("neo4j", "secret-password"))
+            .await
+            .is_ok()
+    );
     let mut wrong = BoltClient::connect(server.bolt, V50, false).await;
     let (code, _) = wrong
         .login(Auth::basic("neo4j", "nope"))
@@ -74,7 +79,12 @@ async fn wrong_credentials_are_unauthorized_and_close_the_connection() {
     assert!(none.login(Auth::none()).await.is_err());
     assert_eq!(server.metrics.auth_failures.get(), 3);
     let mut right = BoltClient::connect(server.bolt, V58, true).await;
-    assert!(right.login(Auth::basic("neo4j", "secret-password")).await.is_ok());
+    assert!(
+        right
+            .login(Auth::basic("neo4j", "secret-password"))
+            .await
+            .is_ok()
+    );
     server.stop().await;
 }
 

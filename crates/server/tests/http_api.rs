@@ -84,7 +84,11 @@ async fn basic_auth_is_required_when_enabled() {
     // neo4j:secret-password
     let right = request(
         server.http,
-        &post("/db/neo4j/tx/commit", "{}", Some("Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk")),
+        &post(
+            "/db/neo4j/tx/commit",
+            "{}",
+            Some("Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk"),
+        ),
     )
     .await;
     assert_eq!(right.status, 200, "{}", right.text());

@@ -129,7 +129,10 @@ async fn bolt_over_tls_and_plain_share_an_optional_listener() {
     assert_eq!(tls.plain.get(), 1);
     assert_eq!(tls.failures(), 0);
     let text = server.metrics.encode();
-    assert!(text.contains("quiver_bolt_tls_handshakes_total 2"), "{text}");
+    assert!(
+        text.contains("quiver_bolt_tls_handshakes_total 2"),
+        "{text}"
+    );
     server.stop().await;
 }
 
@@ -158,7 +161,10 @@ async fn a_listener_requiring_tls_closes_plain_clients_and_stays_up() {
     assert!(reply.text().contains("requires TLS"), "{}", reply.text());
     // Garbage is not TLS either.
     let mut garbage = TcpStream::connect(server.bolt).await.expect("connect");
-    garbage.write_all(b"\x00\xffnot a hello").await.expect("write");
+    garbage
+        .write_all(b"\x00\xffnot a hello")
+        .await
+        .expect("write");
     expect_dropped(&mut garbage).await;
     assert_eq!(server.metrics.bolt.tls.plain_refused.get(), 2);
     assert_eq!(server.metrics.http.tls.plain_refused.get(), 1);
@@ -190,10 +196,18 @@ async fn https_serves_the_http_listener() {
             .expect("request");
         let response = sender.send_request(request).await.expect("response");
         assert_eq!(response.status(), 200, "{path}");
-        let body = response.into_body().collect().await.expect("body").to_bytes();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
         if path == "/metrics" {
             let text = String::from_utf8_lossy(&body);
-            assert!(text.contains("quiver_http_tls_handshakes_total 1"), "{text}");
+            assert!(
+                text.contains("quiver_http_tls_handshakes_total 1"),
+                "{text}"
+            );
         }
     }
     server.stop().await;
@@ -217,9 +231,10 @@ async fn a_wrong_certificate_is_refused_by_the_client() {
     let refused = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost").await;
     assert!(refused.is_err(), "a certificate from an unknown CA passed");
     let metrics = Arc::clone(&server.metrics);
-    assert!(eventually(|| {
-        metrics.bolt.tls.failed_certificate.get() == 1
-    }).await, "the failure counted");
+    assert!(
+        eventually(|| { metrics.bolt.tls.failed_certificate.get() == 1 }).await,
+        "the failure counted"
+    );
     server.stop().await;
 }
 
@@ -251,9 +266,10 @@ async fn mutual_tls_takes_only_clients_with_a_certificate_from_the_client_ca() {
     let mut client = BoltClient::over(tls, V58, true).await;
     query_one(&mut client).await;
     let metrics = Arc::clone(&server.metrics);
-    assert!(eventually(|| {
-        metrics.bolt.tls.failed_certificate.get() == 1
-    }).await, "the refusal counted");
+    assert!(
+        eventually(|| { metrics.bolt.tls.failed_certificate.get() == 1 }).await,
+        "the refusal counted"
+    );
     assert_eq!(server.metrics.bolt.tls.handshakes.get(), 1);
     server.stop().await;
 }
@@ -271,7 +287,12 @@ async fn a_reload_serves_the_new_certificate_to_new_handshakes_and_keeps_open_se
     // Renewal: the files now hold a certificate from the other CA.
     std::fs::copy(&files.other_server_cert, &files.server_cert).expect("copy certificate");
     std::fs::copy(&files.other_server_key, &files.server_key).expect("copy key");
-    server.tls.as_ref().expect("TLS on").reload().expect("reload");
+    server
+        .tls
+        .as_ref()
+        .expect("TLS on")
+        .reload()
+        .expect("reload");
     let old_ca = tls_connect(server.bolt, &connector(&files.ca, None), "localhost").await;
     assert!(old_ca.is_err(), "the old certificate is still served");
     let new_ca = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost")
@@ -306,7 +327,10 @@ async fn garbage_after_the_handshake_byte_is_a_protocol_failure() {
         expect_dropped(&mut socket).await;
     }
     let metrics = Arc::clone(&server.metrics);
-    assert!(eventually(|| metrics.bolt.tls.failed_protocol.get() == 2).await, "both counted");
+    assert!(
+        eventually(|| metrics.bolt.tls.failed_protocol.get() == 2).await,
+        "both counted"
+    );
     server.stop().await;
 }
 
@@ -335,10 +359,14 @@ async fn a_slow_client_hello_is_reclaimed_at_the_opening_deadline() {
         );
     }
     let metrics = Arc::clone(&server.metrics);
-    assert!(eventually(|| {
-        metrics.bolt.tls.failed_timed_out.get() == 2
-            && metrics.http.tls.failed_timed_out.get() == 2
-            && metrics.bolt.timed_out.get() == 2
-    }).await, "every one counted");
+    assert!(
+        eventually(|| {
+            metrics.bolt.tls.failed_timed_out.get() == 2
+                && metrics.http.tls.failed_timed_out.get() == 2
+                && metrics.bolt.timed_out.get() == 2
+        })
+        .await,
+        "every one counted"
+    );
     server.stop().await;
 }

@@ -176,7 +176,8 @@ fn zero_timeouts_and_huge_limits_are_rejected() {
 
 #[test]
 fn auth_spec_parses_like_neo4j_auth() {
-    let config = resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/pass/word")])).expect("valid");
+    let config =
+        resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/pass/word")])).expect("valid");
     assert!(config.auth.enabled);
     assert_eq!(config.auth.users.len(), 1);
     assert_eq!(config.auth.users[0].name, "neo4j");
@@ -605,11 +606,17 @@ fn fair_limits_default_to_a_quarter_and_come_from_every_source() {
 fn passwords_shorter_than_eight_characters_are_refused() {
     let error = resolve(flags(&["--auth", "neo4j/a"]), env(&[])).expect_err("too short");
     let text = error.to_string();
-    assert!(text.contains("8 characters") && !text.contains("neo4j/a"), "{text}");
+    assert!(
+        text.contains("8 characters") && !text.contains("neo4j/a"),
+        "{text}"
+    );
     let error =
         resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/secret")])).expect_err("short");
     let text = error.to_string();
-    assert!(text.contains("8 characters") && !text.contains("secret"), "{text}");
+    assert!(
+        text.contains("8 characters") && !text.contains("secret"),
+        "{text}"
+    );
     // Characters, not bytes: eight of them pass however many bytes they take.
     assert!(resolve(flags(&["--auth", "neo4j/ééééééé"]), env(&[])).is_err());
     assert!(resolve(flags(&["--auth", "neo4j/éééééééé"]), env(&[])).is_ok());
@@ -637,7 +644,12 @@ fn a_listener_beyond_loopback_needs_auth_or_an_acknowledged_none() {
     assert!(resolve(flags(&args), env(&[])).is_err());
     let mut args = wide.to_vec();
     args.extend(["--auth", "none", "--allow-unauthenticated-network"]);
-    assert!(!resolve(flags(&args), env(&[])).expect("acknowledged").auth.enabled);
+    assert!(
+        !resolve(flags(&args), env(&[]))
+            .expect("acknowledged")
+            .auth
+            .enabled
+    );
     let mut args = vec!["--http-listen", "[::]:7474"];
     args.extend(["--auth", "neo4j/long-enough"]);
     assert!(resolve(flags(&args), env(&[])).is_ok());
@@ -655,15 +667,17 @@ fn a_listener_beyond_loopback_needs_auth_or_an_acknowledged_none() {
 #[test]
 fn metrics_auth_is_a_setting_in_every_source() {
     assert!(!Config::default().auth.metrics_auth);
-    let config = resolve(flags(&["--metrics-auth", "--auth", "neo4j/long-enough"]), env(&[]))
-        .expect("valid");
+    let config = resolve(
+        flags(&["--metrics-auth", "--auth", "neo4j/long-enough"]),
+        env(&[]),
+    )
+    .expect("valid");
     assert!(config.auth.metrics_auth);
     let toml = file("metrics_auth = true\n");
     let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
     let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid");
     assert!(config.auth.metrics_auth);
-    let config =
-        resolve(Layer::default(), env(&[("QUIVER_METRICS_AUTH", "true")])).expect("valid");
+    let config = resolve(Layer::default(), env(&[("QUIVER_METRICS_AUTH", "true")])).expect("valid");
     assert!(config.auth.metrics_auth);
 }
 

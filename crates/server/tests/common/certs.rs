@@ -58,7 +58,9 @@ fn leaf(
 ) -> Issued {
     let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
     let mut params = CertificateParams::new(names).expect("leaf params");
-    params.distinguished_name.push(DnType::CommonName, "quiver test");
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "quiver test");
     params.extended_key_usages = vec![purpose];
     let key = KeyPair::generate().expect("leaf key");
     let cert = params.signed_by(&key, issuer).expect("leaf certificate");
