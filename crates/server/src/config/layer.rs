@@ -67,7 +67,7 @@ pub struct Layer {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub allow_unauthenticated_network: Option<bool>,
 
-    /// `/metrics` and `/stats` answer only authenticated requests (Basic credentials of any user) when authentication is on [default: false] [env: QUIVER_METRICS_AUTH]
+    /// `/metrics` and `/stats` answer only authenticated requests (Basic credentials of any user); needs authentication on [default: false] [env: QUIVER_METRICS_AUTH]
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub metrics_auth: Option<bool>,
 

@@ -260,6 +260,13 @@ impl Config {
         let explicitly_none = matches!(layer.auth, Some(AuthSpec::None));
         let mut auth = auth_config(layer.auth, layer.users.unwrap_or_default())?;
         auth.metrics_auth = layer.metrics_auth.unwrap_or(false);
+        if auth.metrics_auth && !auth.enabled {
+            // Otherwise the operator would believe the counters closed while anyone reads them.
+            return Err(invalid(
+                "metrics_auth",
+                "needs authentication on: give --auth USER/PASSWORD or [[users]]".to_owned(),
+            ));
+        }
         check_exposure(
             &[("Bolt", bolt_listen), ("HTTP", http_listen)],
             &auth,

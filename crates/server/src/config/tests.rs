@@ -675,10 +675,24 @@ fn metrics_auth_is_a_setting_in_every_source() {
     assert!(config.auth.metrics_auth);
     let toml = file("metrics_auth = true\n");
     let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid");
+    let config = resolve(
+        flags(&["--config", &path]),
+        env(&[("QUIVER_AUTH", "neo4j/long-enough")]),
+    )
+    .expect("valid");
     assert!(config.auth.metrics_auth);
-    let config = resolve(Layer::default(), env(&[("QUIVER_METRICS_AUTH", "true")])).expect("valid");
+    let config = resolve(
+        Layer::default(),
+        env(&[
+            ("QUIVER_METRICS_AUTH", "true"),
+            ("QUIVER_AUTH", "neo4j/long-enough"),
+        ]),
+    )
+    .expect("valid");
     assert!(config.auth.metrics_auth);
+    // Without authentication it would protect nothing: refused rather than ignored.
+    let error = resolve(flags(&["--metrics-auth"]), env(&[])).expect_err("no auth");
+    assert!(error.to_string().contains("metrics_auth"), "{error}");
 }
 
 #[test]

@@ -565,6 +565,9 @@ mod tests {
             "quiver_http_connections_accepted_total",
             "quiver_http_connections_active",
             "quiver_http_in_flight",
+            "quiver_bolt_tls_handshakes_total",
+            "quiver_http_tls_handshake_failures_total{reason=\"timed_out\"} 0",
+            "quiver_bolt_tls_plain_refused_total",
         ] {
             assert!(text.contains(name), "missing {name} in\n{text}");
         }
