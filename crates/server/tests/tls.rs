@@ -370,3 +370,88 @@ async fn a_slow_client_hello_is_reclaimed_at_the_opening_deadline() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn tls_1_2_is_served_beside_1_3() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |_| {}).await;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(&files.ca).expect("CA file") {
+        roots.add(cert.expect("CA certificate")).expect("add CA");
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_protocol_versions(&[&rustls::version::TLS12])
+    .expect("TLS 1.2")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tls = tls_connect(
+        server.bolt,
+        &TlsConnector::from(Arc::new(config)),
+        "localhost",
+    )
+    .await
+    .expect("a TLS 1.2 handshake");
+    assert_eq!(
+        tls.get_ref().1.protocol_version(),
+        Some(rustls::ProtocolVersion::TLSv1_2)
+    );
+    let mut client = BoltClient::over(tls, V58, true).await;
+    query_one(&mut client).await;
+    server.stop().await;
+}
+
+/// Random openings, some posing as a TLS record: each connection is closed by the opening
+/// deadline at the latest, nothing panics, and the server goes on serving.
+#[tokio::test]
+async fn random_openings_are_all_closed_by_the_deadline() {
+    use rand::{Rng, SeedableRng};
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| {
+        layer.bolt_tls = Some(TlsMode::Required);
+        layer.handshake_timeout_ms = Some(500);
+    })
+    .await;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x7157);
+    let mut sockets = Vec::new();
+    for round in 0..40 {
+        let length = rng.random_range(1..300);
+        let mut bytes: Vec<u8> = (0..length).map(|_| rng.random()).collect();
+        if round % 2 == 0 {
+            // A record header that claims to be a handshake, then noise.
+            bytes[0] = 0x16;
+            if bytes.len() > 2 {
+                bytes[1] = 0x03;
+                bytes[2] = rng.random_range(0..5);
+            }
+        }
+        let mut socket = TcpStream::connect(server.bolt).await.expect("connect");
+        socket.write_all(&bytes).await.expect("write");
+        sockets.push(socket);
+    }
+    let started = tokio::time::Instant::now();
+    for socket in &mut sockets {
+        let mut sink = [0u8; 1024];
+        let closed = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match socket.read(&mut sink).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(closed.is_ok(), "a connection outlived the deadline");
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.metrics.bolt.panics.get(), 0);
+    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
+        .await
+        .expect("TLS handshake");
+    let mut client = BoltClient::over(tls, V58, true).await;
+    query_one(&mut client).await;
+    server.stop().await;
+}
