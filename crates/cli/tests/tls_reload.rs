@@ -1,5 +1,6 @@
-//! `quiver serve` with TLS as a process: SIGHUP re-reads the certificate and key without a
-//! restart, and settings that would be unsafe refuse to start, saying how to fix them.
+//! `quiver serve` with TLS as a process: Neo4j's HTTP API over https, SIGHUP re-reading the
+//! certificate and key without a restart, and settings that would be unsafe refusing to start,
+//! saying how to fix them.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -16,8 +17,8 @@ mod common;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 
-/// Whether a TLS handshake with `addr` succeeds for a client trusting only the CA in `ca`.
-fn handshake(addr: SocketAddr, ca: &Path) -> bool {
+/// A TLS client trusting only the CA in `ca`.
+fn client_config(ca: &Path) -> Arc<rustls::ClientConfig> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(ca).expect("CA file") {
         roots.add(cert.expect("CA certificate")).expect("add CA");
@@ -29,8 +30,13 @@ fn handshake(addr: SocketAddr, ca: &Path) -> bool {
     .expect("versions")
     .with_root_certificates(roots)
     .with_no_client_auth();
+    Arc::new(config)
+}
+
+/// Whether a TLS handshake with `addr` succeeds for a client trusting only the CA in `ca`.
+fn handshake(addr: SocketAddr, ca: &Path) -> bool {
     let name = ServerName::try_from("localhost").expect("name");
-    let mut connection = rustls::ClientConnection::new(Arc::new(config), name).expect("client");
+    let mut connection = rustls::ClientConnection::new(client_config(ca), name).expect("client");
     let mut socket = TcpStream::connect(addr).expect("connect");
     socket
         .set_read_timeout(Some(Duration::from_secs(5)))
@@ -57,6 +63,48 @@ fn signal(child: &Child, name: &str) {
         .status()
         .expect("kill");
     assert!(status.success());
+}
+
+#[test]
+fn the_http_api_answers_over_https() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = certs::TestPki::generate().write(dir.path());
+    let cert = files.server_cert.to_str().expect("utf-8 path");
+    let key = files.server_key.to_str().expect("utf-8 path");
+    let (mut child, _, http) = common::start(&[
+        "--tls-cert",
+        cert,
+        "--tls-key",
+        key,
+        "--http-tls",
+        "required",
+    ]);
+    let name = ServerName::try_from("localhost").expect("name");
+    let mut connection =
+        rustls::ClientConnection::new(client_config(&files.ca), name).expect("client");
+    let mut socket = TcpStream::connect(http).expect("connect");
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut stream = rustls::Stream::new(&mut connection, &mut socket);
+    let body = r#"{"statements":[{"statement":"RETURN 1 AS one"}]}"#;
+    write!(
+        stream,
+        "POST /db/neo4j/tx/commit HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("write request");
+    let mut reply = Vec::new();
+    // The server closes after the reply; a close without close_notify would be an error here.
+    stream.read_to_end(&mut reply).expect("read reply");
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(
+        reply.contains(r#""columns":["one"]"#) && reply.contains(r#""errors":[]"#),
+        "{reply}"
+    );
+    signal(&child, "TERM");
+    assert!(child.wait().expect("exit").success());
 }
 
 #[test]
