@@ -20,7 +20,7 @@ fi
 
 work=$(mktemp -d)
 log="$work/server.log"
-"$QUIVER" serve --in-memory --auth neo4j/secret --log warn \
+"$QUIVER" serve --in-memory --auth neo4j/secret-password --log warn \
     --http-listen 127.0.0.1:0 --bolt-listen 127.0.0.1:0 \
     --http-body-bytes-max 4096 --http-body-read-timeout-ms 1000 \
     --http-header-read-timeout-ms 1000 --auth-failure-delay-max-ms 50 >"$log" 2>&1 &
@@ -70,7 +70,7 @@ request() {
 }
 has() { grep -qiF -- "$1" "$work/reply"; }
 is() { [ "$status" = "$1" ]; }
-auth=(-u neo4j:secret)
+auth=(-u neo4j:secret-password)
 
 request GET / ""
 check "discovery needs no credentials and names the endpoints" \

@@ -53,6 +53,9 @@ cargo build --locked -p quiver
 export QUIVER_BIN="$target/debug/quiver"
 work="$target/drivers"
 mkdir -p "$work"
+# A CA, server and client certificates for the TLS tests, made fresh for the run.
+export QUIVER_TEST_CERTS="$work/certs"
+cargo run --locked -q -p quiver-server --example test_certs -- "$QUIVER_TEST_CERTS" >/dev/null
 
 run_python() {
     local version="$1"
@@ -87,5 +90,6 @@ echo "== JavaScript driver neo4j-driver $(node -p 'require("./tests/drivers/js/p
         process.exit(lock === have ? 0 : 1)' 2>/dev/null; then
         npm ci --silent --no-audit --no-fund
     fi
-    node --test
+    # Node reads extra CAs once, at start: bolt+s (the system's CAs) then trusts the test CA.
+    NODE_EXTRA_CA_CERTS="$QUIVER_TEST_CERTS/ca.pem" node --test
 )

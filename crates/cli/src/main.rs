@@ -60,8 +60,8 @@ fn hash_password() -> ExitCode {
         return ExitCode::from(2);
     }
     let password = input.trim_end_matches(['\r', '\n']);
-    if password.is_empty() || password.len() as u64 > PASSWORD_BYTES_MAX {
-        eprintln!("quiver: the password must be 1..={PASSWORD_BYTES_MAX} bytes");
+    if let Err(reason) = quiver_server::config::check_password(password) {
+        eprintln!("quiver: {reason}");
         return ExitCode::from(2);
     }
     match quiver_server::auth::hash_password(password) {

@@ -71,6 +71,8 @@ async fn serve(config: Config) -> ExitCode {
     let loopback_only =
         config.bolt_listen.ip().is_loopback() && config.http_listen.ip().is_loopback();
     if !users.is_enabled() && !loopback_only {
+        // Only with --auth none --allow-unauthenticated-network: the configuration refuses it
+        // otherwise.
         tracing::warn!("authentication is disabled on a non-loopback address");
     }
     health.set(Readiness::Recovering);
@@ -120,6 +122,19 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Before the addresses are printed, like the others.
+    #[cfg(unix)]
+    if let Some(tls) = server.tls() {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+            Ok(hangup) => {
+                tokio::spawn(reload_tls_on_hangup(hangup, tls));
+            }
+            Err(error) => {
+                eprintln!("quiver: cannot install the SIGHUP handler: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     print_listening(&server);
     tracing::info!(bolt = %server.bolt_addr(), http = %server.http_addr(), "listening");
     health.set(Readiness::Ready);
@@ -430,6 +445,25 @@ async fn watch_signals(
         } else {
             tracing::warn!("second signal: exiting without waiting for the drain");
             std::process::exit(1);
+        }
+    }
+}
+
+/// SIGHUP re-reads the TLS certificate, key and client CA: handshakes from then on use them,
+/// connections already open keep theirs. A file that does not load leaves the old ones in use.
+#[cfg(unix)]
+async fn reload_tls_on_hangup(
+    mut hangup: tokio::signal::unix::Signal,
+    tls: Arc<quiver_server::tls::ServerTls>,
+) {
+    while hangup.recv().await.is_some() {
+        let reloading = Arc::clone(&tls);
+        match tokio::task::spawn_blocking(move || reloading.reload()).await {
+            Ok(Ok(())) => tracing::info!("TLS certificate and key reloaded"),
+            Ok(Err(error)) => {
+                tracing::error!(%error, "TLS reload failed; the previous certificate stays in use");
+            }
+            Err(error) => tracing::error!(%error, "TLS reload stopped"),
         }
     }
 }

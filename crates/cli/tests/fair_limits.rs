@@ -12,8 +12,8 @@ use tokio::net::TcpSocket;
 mod common;
 use common::start;
 
-/// `neo4j:secret` and `neo4j:wrong`, Base64.
-const RIGHT: &str = "bmVvNGo6c2VjcmV0";
+/// `neo4j:secret-password` and `neo4j:wrong`, Base64.
+const RIGHT: &str = "bmVvNGo6c2VjcmV0LXBhc3N3b3Jk";
 const WRONG: &str = "bmVvNGo6d3Jvbmc=";
 /// The flood's size: as many wrong passwords sent at once from one address.
 const FLOOD: usize = 200;
@@ -62,7 +62,7 @@ fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
     let delay = DELAY_MAX_MS.to_string();
     let (mut child, _, http) = start(&[
         "--auth",
-        "neo4j/secret",
+        "neo4j/secret-password",
         "--auth-failure-delay-max-ms",
         &delay,
     ]);
@@ -130,7 +130,7 @@ fn a_flood_of_wrong_passwords_from_one_address_does_not_hold_up_another() {
 fn one_address_cannot_open_every_http_transaction() {
     let (mut child, _, http) = start(&[
         "--auth",
-        "neo4j/secret",
+        "neo4j/secret-password",
         "--http-transactions-per-address-max",
         "2",
     ]);

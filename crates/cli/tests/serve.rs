@@ -92,7 +92,7 @@ fn hash_password_prints_a_phc_string() {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(b"secret\n")
+        .write_all(b"secret-password\n")
         .expect("write password");
     let output = child.wait_with_output().expect("wait");
     assert!(output.status.success());

@@ -10,6 +10,8 @@
 //! `--hold N --server-pid PID` instead opens N authenticated connections, leaves them idle, and
 //! reports how much the server's resident set grew per connection.
 //!
+//! `--tls-ca FILE` connects over TLS, trusting the CA in FILE (the server's name: `localhost`).
+//!
 //! `--seed-persons N` first creates N `:Person` nodes (and about 6.5 `:KNOWS` each), the graph
 //! the published FalkorDB figures use. `--stall QUERY` keeps one extra connection running that
 //! (heavy) query throughout, to measure what it costs the others.
@@ -27,8 +29,15 @@ use quiver_bolt::message::signature::{FAILURE, RECORD, SUCCESS};
 use quiver_bolt::message::{Auth, HelloExtra, TxExtra, peek_signature};
 use quiver_bolt::{Codec, Request, Version};
 use quiver_value::{Map, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+/// A connection's stream, plain or TLS.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
 struct Args {
     addr: SocketAddr,
@@ -41,6 +50,7 @@ struct Args {
     user: Option<(String, String)>,
     hold: Option<usize>,
     server_pid: Option<u32>,
+    tls: Option<TlsConnector>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -55,6 +65,7 @@ fn parse_args() -> Result<Args, String> {
         user: None,
         hold: None,
         server_pid: None,
+        tls: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -83,6 +94,7 @@ fn parse_args() -> Result<Args, String> {
                 let (user, password) = spec.split_once('/').ok_or("--user needs user/password")?;
                 args.user = Some((user.to_owned(), password.to_owned()));
             }
+            "--tls-ca" => args.tls = Some(tls_connector(&value()?)?),
             // Passed by `cargo bench`.
             "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
@@ -91,17 +103,45 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
+/// A TLS client trusting the CAs in the PEM file at `ca`.
+fn tls_connector(ca: &str) -> Result<TlsConnector, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(ca).map_err(|e| format!("--tls-ca {ca}: {e}"))? {
+        let cert = cert.map_err(|e| format!("--tls-ca {ca}: {e}"))?;
+        roots.add(cert).map_err(|e| format!("--tls-ca {ca}: {e}"))?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(TlsConnector::from(Arc::new(config)))
+}
+
 /// One authenticated connection with a reusable read buffer.
 struct Conn {
-    stream: TcpStream,
+    stream: Box<dyn Io>,
     inbox: BytesMut,
     dechunker: Dechunker,
 }
 
 impl Conn {
-    async fn open(addr: SocketAddr, user: Option<&(String, String)>) -> std::io::Result<Conn> {
-        let mut stream = TcpStream::connect(addr).await?;
-        stream.set_nodelay(true)?;
+    async fn open(
+        addr: SocketAddr,
+        user: Option<&(String, String)>,
+        tls: Option<&TlsConnector>,
+    ) -> std::io::Result<Conn> {
+        let socket = TcpStream::connect(addr).await?;
+        socket.set_nodelay(true)?;
+        let mut stream: Box<dyn Io> = match tls {
+            Some(connector) => {
+                let name = ServerName::try_from("localhost").map_err(std::io::Error::other)?;
+                Box::new(connector.connect(name, socket).await?)
+            }
+            None => Box::new(socket),
+        };
         stream
             .write_all(&client_handshake(&[Version::V5_4], false))
             .await?;
@@ -216,7 +256,7 @@ async fn run_rung(args: &Args, connections: usize) -> Result<Rung, String> {
     let mut conns = Vec::with_capacity(connections);
     for _ in 0..connections {
         conns.push(
-            Conn::open(args.addr, args.user.as_ref())
+            Conn::open(args.addr, args.user.as_ref(), args.tls.as_ref())
                 .await
                 .map_err(|e| format!("connect: {e}"))?,
         );
@@ -276,7 +316,7 @@ async fn run_rung(args: &Args, connections: usize) -> Result<Rung, String> {
 }
 
 async fn seed(args: &Args, persons: u64) -> Result<(), String> {
-    let mut conn = Conn::open(args.addr, args.user.as_ref())
+    let mut conn = Conn::open(args.addr, args.user.as_ref(), args.tls.as_ref())
         .await
         .map_err(|e| format!("connect: {e}"))?;
     let mut params = Map::new();
@@ -324,7 +364,7 @@ async fn hold(args: &Args, count: usize, pid: u32) -> Result<(), String> {
     let mut warm = Vec::new();
     for _ in 0..200 {
         warm.push(
-            Conn::open(args.addr, args.user.as_ref())
+            Conn::open(args.addr, args.user.as_ref(), args.tls.as_ref())
                 .await
                 .map_err(|e| e.to_string())?,
         );
@@ -332,14 +372,16 @@ async fn hold(args: &Args, count: usize, pid: u32) -> Result<(), String> {
     drop(warm);
     tokio::time::sleep(Duration::from_secs(1)).await;
     let before = resident_bytes(pid)?;
+    let opening = Instant::now();
     let mut held = Vec::with_capacity(count);
     for _ in 0..count {
-        let conn = Conn::open(args.addr, args.user.as_ref())
+        let conn = Conn::open(args.addr, args.user.as_ref(), args.tls.as_ref())
             .await
             .map_err(|e| format!("connection {}: {e}", held.len()))?;
         // Keep the socket alone: the client's buffers are not the server's cost.
         held.push(conn.stream);
     }
+    let opened = opening.elapsed();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let after = resident_bytes(pid)?;
     let per = after.saturating_sub(before) / count as u64;
@@ -347,6 +389,11 @@ async fn hold(args: &Args, count: usize, pid: u32) -> Result<(), String> {
         "{count} idle authenticated connections: server resident set {} -> {} KiB, {per} bytes each",
         before / 1024,
         after / 1024
+    );
+    println!(
+        "opened one after another in {:.2} s: {:.0} connections/s (connect, TLS when asked, Bolt handshake, HELLO and LOGON)",
+        opened.as_secs_f64(),
+        count as f64 / opened.as_secs_f64()
     );
     drop(held);
     Ok(())
@@ -381,7 +428,7 @@ fn main() {
         let stall_stop = Arc::new(AtomicBool::new(false));
         let stall = match &args.stall {
             Some(query) => {
-                let mut conn = Conn::open(args.addr, args.user.as_ref())
+                let mut conn = Conn::open(args.addr, args.user.as_ref(), args.tls.as_ref())
                     .await
                     .map_err(|e| format!("connect: {e}"))?;
                 let request = encode_query(query, Map::new());

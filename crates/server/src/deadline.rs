@@ -2,6 +2,7 @@
 //! deadline mini-redis lacks), so no client can hold a task by staying silent.
 
 use std::future::Future;
+use std::time::Duration;
 
 use tokio::time::Instant;
 
@@ -25,6 +26,14 @@ pub enum Until {
     Drain,
     /// Work in flight: only the hard stop interrupts it.
     Stop,
+}
+
+/// When a connection must be open: the listener's opening allowance counts from accept, and
+/// everything before the protocol proper (a TLS handshake, then the Bolt handshake and
+/// authentication, or the first HTTP request's head) shares it, so encryption gives a silent or
+/// dribbling client no extra time.
+pub fn opening_deadline(accepted_at: Instant, allowed: Duration) -> Instant {
+    accepted_at + allowed
 }
 
 /// Runs `operation` until it completes, `deadline` passes, or shutdown reaches `until`.
@@ -55,8 +64,6 @@ pub async fn race<F: Future>(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
     use crate::shutdown::Shutdown;
 

@@ -19,6 +19,7 @@ pub mod refuser;
 pub mod server;
 pub mod shutdown;
 pub mod supervise;
+pub mod tls;
 
 pub use graph::Graph;
 pub use server::{Server, ServerError, ServerParts, ShutdownTrigger};

@@ -1,5 +1,5 @@
 //! Listening sockets and the accept loop both protocols share: admission, panic isolation, counting,
-//! and task tracking live here once; what is spoken on the socket is a [`Protocol`].
+//! task tracking and TLS live here once; what is spoken on the stream is a [`Protocol`].
 
 use std::future::Future;
 use std::io;
@@ -11,10 +11,12 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use crate::admission::{Admission, Admit};
+use crate::deadline::Interrupted;
 use crate::metrics::ConnectionMetrics;
 use crate::refuser::{self, RefusalScript, Refuser};
 use crate::shutdown::{Shutdown, ShutdownSignal};
 use crate::supervise::CatchPanic;
+use crate::tls::{ClientStream, TlsFront, Unopened};
 
 /// Pending-connection queue length. `TcpListener::bind` asks for 128, which overflows (and makes
 /// clients retry SYNs for a second or more) when a thousand clients connect at once. The kernel caps
@@ -38,10 +40,11 @@ pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
     socket.listen(LISTEN_BACKLOG)
 }
 
-/// An admitted connection, handed to its protocol.
+/// An admitted connection, handed to its protocol once open (its TLS handshake done, on a
+/// listener with TLS on).
 #[derive(Debug)]
 pub struct Connection {
-    pub stream: TcpStream,
+    pub stream: ClientStream,
     pub peer: SocketAddr,
     /// When `accept` returned: the handshake deadline counts from here.
     pub accepted_at: Instant,
@@ -73,6 +76,8 @@ pub struct ListenerContext {
     /// Most refused sockets held at once (the admission's refusal budget).
     pub refusals_in_flight_max: u32,
     pub shutdown: Shutdown,
+    /// How connections are opened when the listener has TLS on; `None`: plain.
+    pub tls: Option<Arc<TlsFront>>,
 }
 
 /// Accepts until draining begins, then drops the listener (closing the port) and returns.
@@ -143,17 +148,23 @@ fn admit<P: Protocol>(
             let metrics = context.metrics.clone();
             metrics.accepted.inc();
             metrics.active.inc();
-            let connection = Connection {
-                stream,
-                peer,
-                accepted_at,
-                reserved_slot: slot.is_reserved(),
-                shutdown: context.shutdown.signal(),
-            };
+            let shutdown = context.shutdown.signal();
+            let reserved_slot = slot.is_reserved();
             let name = context.name;
             // Boxed here, outside the task's own future: captured unboxed, the connection's whole
             // state would be stored twice (inline in the task and again in the box).
-            let serve = CatchPanic::new(Arc::clone(protocol).serve(connection));
+            let serve = CatchPanic::new(open_and_serve(
+                Arc::clone(protocol),
+                context.tls.clone(),
+                metrics.clone(),
+                Connection {
+                    stream: ClientStream::Plain(stream),
+                    peer,
+                    accepted_at,
+                    reserved_slot,
+                    shutdown,
+                },
+            ));
             context.shutdown.tracker().spawn(async move {
                 let outcome = serve.await;
                 if let Err(message) = outcome {
@@ -181,6 +192,33 @@ fn admit<P: Protocol>(
             let _ = stream.set_zero_linger();
         }
     }
+}
+
+/// Opens the connection (on a listener with TLS on, its TLS handshake before the opening
+/// deadline) and serves it.
+async fn open_and_serve<P: Protocol>(
+    protocol: Arc<P>,
+    tls: Option<Arc<TlsFront>>,
+    metrics: ConnectionMetrics,
+    mut connection: Connection,
+) {
+    if let Some(front) = tls
+        && let ClientStream::Plain(socket) = connection.stream
+    {
+        // Boxed: the handshake's state is needed for a moment, the session's for hours.
+        let opened = Box::pin(front.open(socket, connection.accepted_at, &connection.shutdown));
+        connection.stream = match opened.await {
+            Ok(stream) => stream,
+            Err(unopened) => {
+                if matches!(unopened, Unopened::Interrupted(Interrupted::Deadline)) {
+                    metrics.timed_out.inc();
+                }
+                tracing::debug!(peer = %connection.peer, error = %unopened, "connection not opened");
+                return;
+            }
+        };
+    }
+    protocol.serve(connection).await;
 }
 
 fn is_exhaustion(error: &io::Error) -> bool {

@@ -11,12 +11,14 @@ use crate::admission::Admission;
 use crate::auth::UserStore;
 use crate::bolt_listener::{BoltProtocol, BoltRefusal, BoltShared, EncodeError};
 use crate::config::Config;
+use crate::config::TlsMode;
 use crate::graph::Graph;
 use crate::health::{Health, Readiness};
 use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
-use crate::metrics::Metrics;
+use crate::metrics::{ConnectionMetrics, Metrics};
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
+use crate::tls::{ServerTls, TlsError, TlsFront};
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -33,7 +35,12 @@ pub enum ServerError {
     Pool(#[source] std::io::Error),
     #[error(transparent)]
     Refusal(#[from] EncodeError),
+    #[error(transparent)]
+    Tls(#[from] TlsError),
 }
+
+/// What an HTTP client speaking plain HTTP to a listener that requires TLS is told.
+const HTTP_PLAIN_REFUSAL: &[u8] = b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 37\r\n\r\nThis port requires TLS: use https://\n";
 
 /// What the binary supplies besides the configuration.
 #[derive(Debug)]
@@ -62,6 +69,8 @@ pub struct Server {
     pool: Arc<QueryPool>,
     /// What Bolt clients past the limit are told, encoded once.
     bolt_refusal: Arc<BoltRefusal>,
+    /// The certificate and key, when TLS is on.
+    tls: Option<Arc<ServerTls>>,
 }
 
 /// Starts the drain from anywhere (a signal handler, a test). Cloneable.
@@ -109,6 +118,10 @@ impl Server {
             config.limits.bolt_connections_max,
             &Version::SUPPORTED,
         )?);
+        let tls = match &config.tls {
+            Some(settings) => Some(Arc::new(ServerTls::load(settings)?)),
+            None => None,
+        };
         Ok(Server {
             config,
             parts,
@@ -120,7 +133,13 @@ impl Server {
             graph: None,
             pool,
             bolt_refusal,
+            tls,
         })
+    }
+
+    /// The TLS configuration, for reloading the certificate and key (SIGHUP); `None` without TLS.
+    pub fn tls(&self) -> Option<Arc<ServerTls>> {
+        self.tls.clone()
     }
 
     /// Serves `graph` over Bolt. Without a graph, RUN and BEGIN are answered with a transient
@@ -176,6 +195,7 @@ impl Server {
             graph,
             pool,
             bolt_refusal,
+            tls,
             ..
         } = self;
         let limits = &config.limits;
@@ -211,11 +231,13 @@ impl Server {
                 body_read: timeouts.http_body_read,
                 shutdown: shutdown.signal(),
                 cluster: cluster_view,
+                metrics_auth: config.auth.metrics_auth,
             }),
             limits: watch_limits(timeouts),
             connections_max: limits.http_connections_max,
         });
 
+        let (bolt_tls, http_tls) = tls_fronts(tls.as_ref(), &config, &parts.metrics);
         let bolt_context = ListenerContext {
             name: "bolt",
             admission: Admission::new(
@@ -227,6 +249,7 @@ impl Server {
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
+            tls: bolt_tls,
         };
         let http_context = ListenerContext {
             name: "http",
@@ -239,6 +262,7 @@ impl Server {
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
+            tls: http_tls,
         };
         shutdown
             .tracker()
@@ -254,4 +278,36 @@ impl Server {
         tracing::info!(?report, "drained");
         report
     }
+}
+
+/// Each listener's TLS front, where TLS is on for it. The opening deadline a handshake counts
+/// against is the listener's own: Bolt's handshake deadline, HTTP's first request head's.
+fn tls_fronts(
+    tls: Option<&Arc<ServerTls>>,
+    config: &Config,
+    metrics: &Metrics,
+) -> (Option<Arc<TlsFront>>, Option<Arc<TlsFront>>) {
+    let (Some(tls), Some(settings)) = (tls, config.tls.as_ref()) else {
+        return (None, None);
+    };
+    let front = |mode: TlsMode, opening_timeout, listener: &ConnectionMetrics, plain_refusal| {
+        (mode != TlsMode::Off).then(|| {
+            Arc::new(TlsFront {
+                tls: Arc::clone(tls),
+                mode,
+                opening_timeout,
+                metrics: listener.tls.clone(),
+                plain_refusal,
+            })
+        })
+    };
+    (
+        front(settings.bolt, config.timeouts.handshake, &metrics.bolt, &[]),
+        front(
+            settings.http,
+            config.timeouts.http_header_read,
+            &metrics.http,
+            HTTP_PLAIN_REFUSAL,
+        ),
+    )
 }

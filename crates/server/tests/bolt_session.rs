@@ -17,11 +17,11 @@ const V54: &[Version] = &[Version::V5_4];
 const V50: &[Version] = &[Version::V5_0];
 
 fn with_users(layer: &mut quiver_server::config::Layer) {
-    layer.auth = Some("neo4j/secret".parse().expect("auth spec"));
+    layer.auth = Some("neo4j/secret-password".parse().expect("auth spec"));
     layer.users = Some(vec![UserEntry {
         name: "reader".to_owned(),
         password_hash: None,
-        password: Some("letmein".to_owned()),
+        password: Some("letmein-please".to_owned()),
         admin: false,
     }]);
 }
@@ -47,7 +47,12 @@ async fn hello_and_logon_without_auth_succeed() {
 async fn bolt_5_0_authenticates_in_hello() {
     let server = start(config(with_users), None).await;
     let mut client = BoltClient::connect(server.bolt, V50, false).await;
-    assert!(client.login(Auth::basic("neo4j", "secret")).await.is_ok());
+    assert!(
+        client
+            .login(Auth::basic("neo4j", "secret-password"))
+            .await
+            .is_ok()
+    );
     let mut wrong = BoltClient::connect(server.bolt, V50, false).await;
     let (code, _) = wrong
         .login(Auth::basic("neo4j", "nope"))
@@ -74,7 +79,12 @@ async fn wrong_credentials_are_unauthorized_and_close_the_connection() {
     assert!(none.login(Auth::none()).await.is_err());
     assert_eq!(server.metrics.auth_failures.get(), 3);
     let mut right = BoltClient::connect(server.bolt, V58, true).await;
-    assert!(right.login(Auth::basic("neo4j", "secret")).await.is_ok());
+    assert!(
+        right
+            .login(Auth::basic("neo4j", "secret-password"))
+            .await
+            .is_ok()
+    );
     server.stop().await;
 }
 
@@ -224,13 +234,13 @@ async fn reserved_slots_admit_administrators_only() {
     .await;
     let mut general = BoltClient::connect(server.bolt, V58, true).await;
     general
-        .login(Auth::basic("reader", "letmein"))
+        .login(Auth::basic("reader", "letmein-please"))
         .await
         .expect("a general slot admits anyone");
     // The next connection lands in the reserved slot: a non-administrator is turned away...
     let mut reader = BoltClient::connect(server.bolt, V58, true).await;
     let (code, message) = reader
-        .login(Auth::basic("reader", "letmein"))
+        .login(Auth::basic("reader", "letmein-please"))
         .await
         .expect_err("reserved for administrators");
     assert_eq!(code, "Neo.TransientError.General.ServiceUnavailable");
@@ -240,7 +250,7 @@ async fn reserved_slots_admit_administrators_only() {
     // ...and an administrator gets in.
     let mut admin = BoltClient::connect(server.bolt, V58, true).await;
     admin
-        .login(Auth::basic("neo4j", "secret"))
+        .login(Auth::basic("neo4j", "secret-password"))
         .await
         .expect("administrator in the reserved slot");
     server.stop().await;
@@ -293,7 +303,7 @@ async fn an_administrator_terminates_work_when_every_slot_and_query_thread_is_bu
     for _ in 0..2 {
         let mut client = BoltClient::connect(server.bolt, V58, true).await;
         client
-            .login(Auth::basic("reader", "letmein"))
+            .login(Auth::basic("reader", "letmein-please"))
             .await
             .expect("a general slot");
         // RUN alone first: the replies to a pipelined batch leave together, after the PULL.
@@ -305,7 +315,7 @@ async fn an_administrator_terminates_work_when_every_slot_and_query_thread_is_bu
     assert!(eventually(|| server.db.transactions().len() == 2).await);
     let mut admin = BoltClient::connect(server.bolt, V58, true).await;
     admin
-        .login(Auth::basic("neo4j", "secret"))
+        .login(Auth::basic("neo4j", "secret-password"))
         .await
         .expect("the reserved slot admits the administrator");
     let (_, rows, _) = admin

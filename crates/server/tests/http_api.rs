@@ -60,7 +60,7 @@ async fn requests_reach_the_handler_with_body_and_peer() {
 #[tokio::test]
 async fn basic_auth_is_required_when_enabled() {
     let server = start(
-        config(|layer| layer.auth = Some("neo4j/secret".parse().expect("spec"))),
+        config(|layer| layer.auth = Some("neo4j/secret-password".parse().expect("spec"))),
         Some(echo()),
     )
     .await;
@@ -81,10 +81,14 @@ async fn basic_auth_is_required_when_enabled() {
     )
     .await;
     assert_eq!(wrong.status, 401);
-    // neo4j:secret
+    // neo4j:secret-password
     let right = request(
         server.http,
-        &post("/db/neo4j/tx/commit", "{}", Some("Basic bmVvNGo6c2VjcmV0")),
+        &post(
+            "/db/neo4j/tx/commit",
+            "{}",
+            Some("Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk"),
+        ),
     )
     .await;
     assert_eq!(right.status, 200, "{}", right.text());

@@ -102,3 +102,31 @@ async fn keep_alive_serves_several_requests_on_one_connection() {
     tokio::time::sleep(Duration::from_millis(10)).await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn metrics_and_stats_can_require_credentials() {
+    let server = start(
+        config(|layer| {
+            layer.auth = Some("neo4j/secret-password".parse().expect("spec"));
+            layer.metrics_auth = Some(true);
+        }),
+        None,
+    )
+    .await;
+    for path in ["/metrics", "/stats"] {
+        let refused = get(server.http, path).await;
+        assert_eq!(refused.status, 401, "{path}");
+        // neo4j:secret-password
+        let with = common::request(
+            server.http,
+            &format!(
+                "GET {path} HTTP/1.1\r\nhost: x\r\nauthorization: Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk\r\n\r\n"
+            ),
+        )
+        .await;
+        assert_eq!(with.status, 200, "{path}: {}", with.text());
+    }
+    // Health stays open to probes.
+    assert_eq!(get(server.http, "/health/live").await.status, 200);
+    server.stop().await;
+}

@@ -65,6 +65,7 @@ async fn a_panicking_connection_task_is_isolated() {
         refusal_timeout: Duration::from_secs(1),
         refusals_in_flight_max: 4,
         shutdown: shutdown.clone(),
+        tls: None,
     };
     shutdown
         .tracker()

@@ -433,6 +433,7 @@ mod tests {
                     admin: false,
                 },
             ],
+            metrics_auth: false,
         };
         UserStore::from_config(&auth, Duration::from_millis(200), Arc::new(Metrics::new()))
             .expect("valid users")

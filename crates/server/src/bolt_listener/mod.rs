@@ -16,7 +16,7 @@ pub use refusal::{BoltRefusal, EncodeError};
 pub use session::{BoltSession, End, SessionStart};
 
 use crate::auth::UserStore;
-use crate::deadline::Interrupted;
+use crate::deadline::{Interrupted, opening_deadline};
 use crate::graph::Graph;
 use crate::listener::{Connection, Protocol};
 use crate::metrics::Metrics;
@@ -90,7 +90,7 @@ impl Protocol for BoltProtocol {
             reserved_slot,
             shutdown,
         } = connection;
-        let deadline = accepted_at + self.shared.handshake_timeout;
+        let deadline = opening_deadline(accepted_at, self.shared.handshake_timeout);
         // Boxed: the handshake's state is needed for a moment, the session's for hours, and an
         // inline handshake would make every idle connection's future as large as both.
         let agreed = match Box::pin(handshake(

@@ -18,6 +18,25 @@ pub enum AuthSpec {
 /// Longest user name or password accepted, so a configuration cannot make hashing unbounded.
 pub const CREDENTIAL_BYTES_MAX: usize = 1024;
 
+/// Fewest characters a password may have (Neo4j's `dbms.security.auth_minimum_password_length`
+/// default): a short password falls to the guesses the failed-login delays still allow.
+pub const PASSWORD_CHARS_MIN: usize = 8;
+
+/// Checks a password given in clear (configured, or set by a user): long enough, not unbounded.
+pub fn check_password(password: &str) -> Result<(), String> {
+    if password.len() > CREDENTIAL_BYTES_MAX {
+        return Err(format!(
+            "a password is limited to {CREDENTIAL_BYTES_MAX} bytes"
+        ));
+    }
+    if password.chars().count() < PASSWORD_CHARS_MIN {
+        return Err(format!(
+            "a password must have {PASSWORD_CHARS_MIN} characters or more"
+        ));
+    }
+    Ok(())
+}
+
 impl FromStr for AuthSpec {
     type Err = String;
 

@@ -15,6 +15,7 @@ use super::ConfigError;
 use super::auth::{AuthSpec, UserEntry};
 use super::cluster::Members;
 use super::durability::Durability;
+use super::tls::TlsMode;
 use quiver_placement::Policy;
 
 /// The settings of `quiver serve`, from one source.
@@ -61,6 +62,34 @@ pub struct Layer {
     /// Authentication: `none`, or `user/password` for one administrator [default: none] [env: QUIVER_AUTH]
     #[arg(long, value_name = "SPEC")]
     pub auth: Option<AuthSpec>,
+
+    /// Serve with authentication off (`--auth none`) on a listener bound to an address other than loopback, where anyone who reaches the port may read and change everything; without it such a server refuses to start [default: false] [env: QUIVER_ALLOW_UNAUTHENTICATED_NETWORK]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub allow_unauthenticated_network: Option<bool>,
+
+    /// `/metrics` and `/stats` answer only authenticated requests (Basic credentials of any user); needs authentication on [default: false] [env: QUIVER_METRICS_AUTH]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub metrics_auth: Option<bool>,
+
+    /// TLS certificate chain, PEM (the server's certificate first); with --tls-key turns TLS on. Re-read on SIGHUP [env: QUIVER_TLS_CERT]
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// TLS private key, PEM (PKCS#8, PKCS#1 or SEC1). Re-read on SIGHUP [env: QUIVER_TLS_KEY]
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
+    /// CA certificates, PEM, that TLS clients' certificates must chain to; given, every TLS client must present one (mutual TLS). Re-read on SIGHUP [env: QUIVER_TLS_CLIENT_CA]
+    #[arg(long, value_name = "FILE")]
+    pub tls_client_ca: Option<PathBuf>,
+
+    /// TLS on the Bolt listener: required, optional (TLS and plain on one port) or off [default: optional with a certificate, else off] [env: QUIVER_BOLT_TLS]
+    #[arg(long, value_name = "MODE")]
+    pub bolt_tls: Option<TlsMode>,
+
+    /// TLS on the HTTP listener: required, optional (https and http on one port) or off [default: optional with a certificate, else off] [env: QUIVER_HTTP_TLS]
+    #[arg(long, value_name = "MODE")]
+    pub http_tls: Option<TlsMode>,
 
     /// Log filter: a level (error, warn, info, debug, trace) or tracing directives [default: info] [env: QUIVER_LOG]
     #[arg(long, value_name = "FILTER")]
@@ -222,6 +251,22 @@ impl Layer {
             snapshot_interval_ms: env_value(&lookup, "QUIVER_SNAPSHOT_INTERVAL_MS")?,
             flush_interval_ms: env_value(&lookup, "QUIVER_FLUSH_INTERVAL_MS")?,
             auth: env_value(&lookup, "QUIVER_AUTH")?,
+            allow_unauthenticated_network: env_value(
+                &lookup,
+                "QUIVER_ALLOW_UNAUTHENTICATED_NETWORK",
+            )?,
+            metrics_auth: env_value(&lookup, "QUIVER_METRICS_AUTH")?,
+            tls_cert: lookup("QUIVER_TLS_CERT")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            tls_key: lookup("QUIVER_TLS_KEY")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            tls_client_ca: lookup("QUIVER_TLS_CLIENT_CA")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            bolt_tls: env_value(&lookup, "QUIVER_BOLT_TLS")?,
+            http_tls: env_value(&lookup, "QUIVER_HTTP_TLS")?,
             log: lookup("QUIVER_LOG"),
             max_connections: env_value(&lookup, "QUIVER_MAX_CONNECTIONS")?,
             admin_reserved_connections: env_value(&lookup, "QUIVER_ADMIN_RESERVED_CONNECTIONS")?,
@@ -303,6 +348,15 @@ impl Layer {
             snapshot_interval_ms: self.snapshot_interval_ms.or(lower.snapshot_interval_ms),
             flush_interval_ms: self.flush_interval_ms.or(lower.flush_interval_ms),
             auth: self.auth.or(lower.auth),
+            allow_unauthenticated_network: self
+                .allow_unauthenticated_network
+                .or(lower.allow_unauthenticated_network),
+            metrics_auth: self.metrics_auth.or(lower.metrics_auth),
+            tls_cert: self.tls_cert.or(lower.tls_cert),
+            tls_key: self.tls_key.or(lower.tls_key),
+            tls_client_ca: self.tls_client_ca.or(lower.tls_client_ca),
+            bolt_tls: self.bolt_tls.or(lower.bolt_tls),
+            http_tls: self.http_tls.or(lower.http_tls),
             log: self.log.or(lower.log),
             max_connections: self.max_connections.or(lower.max_connections),
             admin_reserved_connections: self

@@ -8,15 +8,17 @@ mod auth;
 mod cluster;
 mod durability;
 mod layer;
+mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, UserEntry};
+pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, PASSWORD_CHARS_MIN, UserEntry, check_password};
 pub use cluster::{ClusterSettings, Members};
 pub use durability::Durability;
 pub use layer::Layer;
+pub use tls::{TlsMode, TlsSettings};
 
 use quiver_placement::Policy;
 
@@ -166,6 +168,8 @@ pub struct AuthConfig {
     pub enabled: bool,
     /// Users to load into the user store when enabled.
     pub users: Vec<UserEntry>,
+    /// `/metrics` and `/stats` answer only authenticated requests (when `enabled`).
+    pub metrics_auth: bool,
 }
 
 /// The validated configuration of `quiver serve`.
@@ -177,6 +181,8 @@ pub struct Config {
     pub durability: Durability,
     pub commit_log: CommitLogSettings,
     pub auth: AuthConfig,
+    /// TLS on the listeners: `None` without a certificate.
+    pub tls: Option<TlsSettings>,
     /// A `tracing_subscriber::EnvFilter` directive string, already checked to parse.
     pub log: String,
     pub limits: Limits,
@@ -233,6 +239,7 @@ impl Config {
         let timeouts = timeouts(&layer)?;
         let query = query_settings(&layer)?;
         let commit_log = commit_log_settings(&layer)?;
+        let tls = tls_settings(&mut layer)?;
 
         let cluster = cluster_settings(
             ClusterLayer {
@@ -248,18 +255,37 @@ impl Config {
             &storage,
         )?;
 
+        let bolt_listen = layer.bolt_listen.unwrap_or(BOLT_LISTEN_DEFAULT);
+        let http_listen = layer.http_listen.unwrap_or(HTTP_LISTEN_DEFAULT);
+        let explicitly_none = matches!(layer.auth, Some(AuthSpec::None));
+        let mut auth = auth_config(layer.auth, layer.users.unwrap_or_default())?;
+        auth.metrics_auth = layer.metrics_auth.unwrap_or(false);
+        if auth.metrics_auth && !auth.enabled {
+            // Otherwise the operator would believe the counters closed while anyone reads them.
+            return Err(invalid(
+                "metrics_auth",
+                "needs authentication on: give --auth USER/PASSWORD or [[users]]".to_owned(),
+            ));
+        }
+        check_exposure(
+            &[("Bolt", bolt_listen), ("HTTP", http_listen)],
+            &auth,
+            explicitly_none && layer.allow_unauthenticated_network == Some(true),
+        )?;
+
         let log = layer.log.unwrap_or_else(|| "info".to_owned());
         if let Err(error) = tracing_subscriber::EnvFilter::try_new(&log) {
             return Err(invalid("log", format!("`{log}`: {error}")));
         }
 
         Ok(Config {
-            bolt_listen: layer.bolt_listen.unwrap_or(BOLT_LISTEN_DEFAULT),
-            http_listen: layer.http_listen.unwrap_or(HTTP_LISTEN_DEFAULT),
+            bolt_listen,
+            http_listen,
             storage,
             durability: layer.durability.unwrap_or_default(),
             commit_log,
-            auth: auth_config(layer.auth, layer.users.unwrap_or_default())?,
+            auth,
+            tls,
             log,
             limits,
             timeouts,
@@ -522,6 +548,9 @@ fn auth_config(
     let enabled = match spec {
         Some(AuthSpec::None) => false,
         Some(AuthSpec::Basic { user, password }) => {
+            // Checked here rather than when the flag is parsed, so that no parser's error
+            // message repeats the password.
+            check_password(&password).map_err(|reason| invalid("auth", reason))?;
             users.push(UserEntry {
                 name: user,
                 password_hash: None,
@@ -537,6 +566,7 @@ fn auth_config(
         return Ok(AuthConfig {
             enabled,
             users: Vec::new(),
+            metrics_auth: false,
         });
     }
     for user in file_users {
@@ -551,7 +581,80 @@ fn auth_config(
         }
         users.push(user);
     }
-    Ok(AuthConfig { enabled, users })
+    Ok(AuthConfig {
+        enabled,
+        users,
+        metrics_auth: false,
+    })
+}
+
+/// A listener reachable beyond this machine never serves without authentication by accident:
+/// that takes `--auth none` and the acknowledging flag together.
+fn check_exposure(
+    listeners: &[(&str, SocketAddr)],
+    auth: &AuthConfig,
+    acknowledged: bool,
+) -> Result<(), ConfigError> {
+    if auth.enabled || acknowledged {
+        return Ok(());
+    }
+    let Some((name, addr)) = listeners.iter().find(|(_, addr)| !addr.ip().is_loopback()) else {
+        return Ok(());
+    };
+    Err(invalid(
+        "auth",
+        format!(
+            "the {name} listener on {addr} is reachable beyond this machine and authentication is off: \
+             give --auth USER/PASSWORD (or [[users]] in the configuration file), or, to serve \
+             without authentication on purpose, --auth none --allow-unauthenticated-network"
+        ),
+    ))
+}
+
+/// TLS: a certificate and key together turn it on, and each listener is `optional` unless set;
+/// a mode other than `off`, or a client CA, without them is a mistake to report.
+fn tls_settings(layer: &mut Layer) -> Result<Option<TlsSettings>, ConfigError> {
+    let (cert, key) = match (layer.tls_cert.take(), layer.tls_key.take()) {
+        (Some(cert), Some(key)) => (cert, key),
+        (Some(_), None) => return Err(invalid("tls_key", "--tls-cert needs it".to_owned())),
+        (None, Some(_)) => return Err(invalid("tls_cert", "--tls-key needs it".to_owned())),
+        (None, None) => {
+            for (setting, mode) in [("bolt_tls", layer.bolt_tls), ("http_tls", layer.http_tls)] {
+                if mode.is_some_and(|mode| mode != TlsMode::Off) {
+                    return Err(invalid(
+                        setting,
+                        format!(
+                            "{} needs a certificate: give --tls-cert and --tls-key",
+                            mode.unwrap_or(TlsMode::Off)
+                        ),
+                    ));
+                }
+            }
+            if layer.tls_client_ca.is_some() {
+                return Err(invalid(
+                    "tls_client_ca",
+                    "needs a certificate: give --tls-cert and --tls-key".to_owned(),
+                ));
+            }
+            return Ok(None);
+        }
+    };
+    for (setting, path) in [
+        ("tls_cert", Some(&cert)),
+        ("tls_key", Some(&key)),
+        ("tls_client_ca", layer.tls_client_ca.as_ref()),
+    ] {
+        if path.is_some_and(|path| path.as_os_str().is_empty()) {
+            return Err(invalid(setting, "must not be empty".to_owned()));
+        }
+    }
+    Ok(Some(TlsSettings {
+        cert,
+        key,
+        client_ca: layer.tls_client_ca.take(),
+        bolt: layer.bolt_tls.unwrap_or(TlsMode::Optional),
+        http: layer.http_tls.unwrap_or(TlsMode::Optional),
+    }))
 }
 
 fn check_user(user: &UserEntry) -> Result<(), ConfigError> {
@@ -580,16 +683,8 @@ fn check_user(user: &UserEntry) -> Result<(), ConfigError> {
                     ),
                 )
             }),
-        (None, Some(password)) if password.is_empty() || password.len() > CREDENTIAL_BYTES_MAX => {
-            Err(invalid(
-                "users",
-                format!(
-                    "user `{}`: a password must be 1..={CREDENTIAL_BYTES_MAX} bytes",
-                    user.name
-                ),
-            ))
-        }
-        (None, Some(_)) => Ok(()),
+        (None, Some(password)) => check_password(password)
+            .map_err(|reason| invalid("users", format!("user `{}`: {reason}", user.name))),
     }
 }
 

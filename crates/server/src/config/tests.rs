@@ -176,11 +176,12 @@ fn zero_timeouts_and_huge_limits_are_rejected() {
 
 #[test]
 fn auth_spec_parses_like_neo4j_auth() {
-    let config = resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/pa/ss")])).expect("valid");
+    let config =
+        resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/pass/word")])).expect("valid");
     assert!(config.auth.enabled);
     assert_eq!(config.auth.users.len(), 1);
     assert_eq!(config.auth.users[0].name, "neo4j");
-    assert_eq!(config.auth.users[0].password.as_deref(), Some("pa/ss"));
+    assert_eq!(config.auth.users[0].password.as_deref(), Some("pass/word"));
     assert!(config.auth.users[0].admin);
 
     let config = resolve(Layer::default(), env(&[("QUIVER_AUTH", "none")])).expect("valid");
@@ -198,14 +199,14 @@ fn bad_auth_spec_is_redacted_in_the_error() {
 
 #[test]
 fn auth_debug_output_hides_the_password() {
-    let spec: AuthSpec = "admin/hunter2".parse().expect("valid");
-    assert!(!format!("{spec:?}").contains("hunter2"));
+    let spec: AuthSpec = "admin/hunter22".parse().expect("valid");
+    assert!(!format!("{spec:?}").contains("hunter22"));
 }
 
 #[test]
 fn file_users_enable_auth_and_are_checked() {
     let toml = file(
-        "[[users]]\nname = \"reader\"\npassword = \"pw\"\n\n[[users]]\nname = \"ops\"\npassword_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$OHRvS2w0OkhxIJjk8gE7EeT9Ue9N0dtYtrVXPlGjuOk\"\nadmin = true\n",
+        "[[users]]\nname = \"reader\"\npassword = \"reader-password\"\n\n[[users]]\nname = \"ops\"\npassword_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$OHRvS2w0OkhxIJjk8gE7EeT9Ue9N0dtYtrVXPlGjuOk\"\nadmin = true\n",
     );
     let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
     let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid users");
@@ -218,7 +219,7 @@ fn file_users_enable_auth_and_are_checked() {
     assert!(error.to_string().contains("PHC"), "{error}");
 
     let toml = file(
-        "[[users]]\nname = \"x\"\npassword = \"a\"\n[[users]]\nname = \"x\"\npassword = \"b\"\n",
+        "[[users]]\nname = \"x\"\npassword = \"password-a\"\n[[users]]\nname = \"x\"\npassword = \"password-b\"\n",
     );
     let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
     let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("duplicate");
@@ -599,4 +600,148 @@ fn fair_limits_default_to_a_quarter_and_come_from_every_source() {
             .contains("auth_attempts_in_flight_per_address_max"),
         "{error}"
     );
+}
+
+#[test]
+fn passwords_shorter_than_eight_characters_are_refused() {
+    let error = resolve(flags(&["--auth", "neo4j/a"]), env(&[])).expect_err("too short");
+    let text = error.to_string();
+    assert!(
+        text.contains("8 characters") && !text.contains("neo4j/a"),
+        "{text}"
+    );
+    let error =
+        resolve(Layer::default(), env(&[("QUIVER_AUTH", "neo4j/secret")])).expect_err("short");
+    let text = error.to_string();
+    assert!(
+        text.contains("8 characters") && !text.contains("secret"),
+        "{text}"
+    );
+    // Characters, not bytes: eight of them pass however many bytes they take.
+    assert!(resolve(flags(&["--auth", "neo4j/ééééééé"]), env(&[])).is_err());
+    assert!(resolve(flags(&["--auth", "neo4j/éééééééé"]), env(&[])).is_ok());
+    let toml = file("[[users]]\nname = \"reader\"\npassword = \"short\"\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("short");
+    assert!(error.to_string().contains("`reader`"), "{error}");
+}
+
+#[test]
+fn a_listener_beyond_loopback_needs_auth_or_an_acknowledged_none() {
+    let wide = ["--bolt-listen", "0.0.0.0:7687"];
+    let error = resolve(flags(&wide), env(&[])).expect_err("no auth on 0.0.0.0");
+    let text = error.to_string();
+    assert!(
+        text.contains("0.0.0.0:7687") && text.contains("--allow-unauthenticated-network"),
+        "{text}"
+    );
+    // `--auth none` alone is not the acknowledgement, nor is the flag without it.
+    let mut args = wide.to_vec();
+    args.extend(["--auth", "none"]);
+    assert!(resolve(flags(&args), env(&[])).is_err());
+    let mut args = wide.to_vec();
+    args.push("--allow-unauthenticated-network");
+    assert!(resolve(flags(&args), env(&[])).is_err());
+    let mut args = wide.to_vec();
+    args.extend(["--auth", "none", "--allow-unauthenticated-network"]);
+    assert!(
+        !resolve(flags(&args), env(&[]))
+            .expect("acknowledged")
+            .auth
+            .enabled
+    );
+    let mut args = vec!["--http-listen", "[::]:7474"];
+    args.extend(["--auth", "neo4j/long-enough"]);
+    assert!(resolve(flags(&args), env(&[])).is_ok());
+    let config = resolve(
+        Layer::default(),
+        env(&[
+            ("QUIVER_HTTP_LISTEN", "192.0.2.1:7474"),
+            ("QUIVER_AUTH", "none"),
+            ("QUIVER_ALLOW_UNAUTHENTICATED_NETWORK", "true"),
+        ]),
+    );
+    assert!(config.is_ok(), "{config:?}");
+}
+
+#[test]
+fn metrics_auth_is_a_setting_in_every_source() {
+    assert!(!Config::default().auth.metrics_auth);
+    let config = resolve(
+        flags(&["--metrics-auth", "--auth", "neo4j/long-enough"]),
+        env(&[]),
+    )
+    .expect("valid");
+    assert!(config.auth.metrics_auth);
+    let toml = file("metrics_auth = true\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let config = resolve(
+        flags(&["--config", &path]),
+        env(&[("QUIVER_AUTH", "neo4j/long-enough")]),
+    )
+    .expect("valid");
+    assert!(config.auth.metrics_auth);
+    let config = resolve(
+        Layer::default(),
+        env(&[
+            ("QUIVER_METRICS_AUTH", "true"),
+            ("QUIVER_AUTH", "neo4j/long-enough"),
+        ]),
+    )
+    .expect("valid");
+    assert!(config.auth.metrics_auth);
+    // Without authentication it would protect nothing: refused rather than ignored.
+    let error = resolve(flags(&["--metrics-auth"]), env(&[])).expect_err("no auth");
+    assert!(error.to_string().contains("metrics_auth"), "{error}");
+}
+
+#[test]
+fn tls_settings_come_from_every_source_and_are_checked() {
+    assert_eq!(Config::default().tls, None);
+    let config = resolve(
+        flags(&["--tls-cert", "server.pem", "--tls-key", "server.key"]),
+        env(&[]),
+    )
+    .expect("valid");
+    let tls = config.tls.expect("TLS on");
+    assert_eq!(tls.cert, PathBuf::from("server.pem"));
+    assert_eq!((tls.bolt, tls.http), (TlsMode::Optional, TlsMode::Optional));
+    assert_eq!(tls.client_ca, None);
+
+    let config = resolve(
+        flags(&["--bolt-tls", "required"]),
+        env(&[
+            ("QUIVER_TLS_CERT", "a.pem"),
+            ("QUIVER_TLS_KEY", "a.key"),
+            ("QUIVER_TLS_CLIENT_CA", "ca.pem"),
+            ("QUIVER_HTTP_TLS", "off"),
+        ]),
+    )
+    .expect("valid");
+    let tls = config.tls.expect("TLS on");
+    assert_eq!((tls.bolt, tls.http), (TlsMode::Required, TlsMode::Off));
+    assert_eq!(tls.client_ca, Some(PathBuf::from("ca.pem")));
+
+    let toml = file(
+        "tls_cert = \"f.pem\"\ntls_key = \"f.key\"\nbolt_tls = \"optional\"\nhttp_tls = \"required\"\n",
+    );
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let tls = resolve(flags(&["--config", &path]), env(&[]))
+        .expect("valid")
+        .tls
+        .expect("TLS on");
+    assert_eq!((tls.bolt, tls.http), (TlsMode::Optional, TlsMode::Required));
+
+    for (args, named) in [
+        (&["--tls-cert", "a.pem"][..], "tls_key"),
+        (&["--tls-key", "a.key"][..], "tls_cert"),
+        (&["--bolt-tls", "required"][..], "bolt_tls"),
+        (&["--http-tls", "optional"][..], "http_tls"),
+        (&["--tls-client-ca", "ca.pem"][..], "tls_client_ca"),
+    ] {
+        let error = resolve(flags(args), env(&[])).expect_err("incomplete");
+        assert!(error.to_string().contains(named), "{args:?}: {error}");
+    }
+    assert!(resolve(flags(&["--bolt-tls", "off"]), env(&[])).is_ok());
+    assert!(resolve(Layer::default(), env(&[("QUIVER_BOLT_TLS", "sometimes")])).is_err());
 }

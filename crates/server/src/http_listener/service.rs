@@ -36,6 +36,9 @@ pub struct HttpShared {
     pub shutdown: ShutdownSignal,
     /// On a cluster member: what `/cluster/status` reports.
     pub cluster: Option<Arc<crate::cluster::ClusterView>>,
+    /// `/metrics` and `/stats` answer only authenticated requests (when authentication is on):
+    /// their counters tell who connects how often, which an operator may not want public.
+    pub metrics_auth: bool,
 }
 
 /// Keeps a request counted as in flight (globally and on its connection) until its response body is
@@ -136,6 +139,13 @@ impl HttpShared {
                     .headers_mut()
                     .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
                 return response;
+            }
+            let path = request.uri().path();
+            if self.metrics_auth
+                && (path == "/metrics" || path == "/stats")
+                && let Err(refused) = self.authenticate(&request, peer).await
+            {
+                return refused;
             }
             return answer(self);
         }

@@ -9,6 +9,7 @@ mod histogram;
 use std::sync::atomic::AtomicI64;
 
 use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 use serde::Serialize;
@@ -43,6 +44,82 @@ pub struct ConnectionMetrics {
     pub active: IntGauge,
     /// Requests (HTTP) or messages (Bolt) being worked on now.
     pub in_flight: IntGauge,
+    /// How connections were opened when the listener has TLS on.
+    pub tls: TlsMetrics,
+}
+
+/// The opening of connections on a listener with TLS on.
+#[derive(Clone, Debug, Default)]
+pub struct TlsMetrics {
+    /// TLS handshakes completed.
+    pub handshakes: Counter,
+    /// Plain connections taken on a listener where TLS is optional.
+    pub plain: Counter,
+    /// Plain connections closed on a listener that requires TLS.
+    pub plain_refused: Counter,
+    /// Handshakes failed, by reason: the opening deadline passed (a slow or silent client)...
+    pub failed_timed_out: Counter,
+    /// ...a certificate was refused (the client's by the client CA, or ours by the client)...
+    pub failed_certificate: Counter,
+    /// ...the client went away...
+    pub failed_closed: Counter,
+    /// ...not TLS after its first byte, no common version or suite, a broken record...
+    pub failed_protocol: Counter,
+    /// ...or the server began draining.
+    pub failed_shutdown: Counter,
+}
+
+impl TlsMetrics {
+    /// Registers the counters of `protocol`'s listener; failures are one family labelled by
+    /// reason.
+    fn registered(registry: &mut Registry, protocol: &str) -> TlsMetrics {
+        let upper = protocol.to_ascii_uppercase();
+        let failures = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        let reason = |name: &'static str| failures.get_or_create(&[("reason", name)]).clone();
+        let tls = TlsMetrics {
+            failed_timed_out: reason("timed_out"),
+            failed_certificate: reason("certificate"),
+            failed_closed: reason("closed"),
+            failed_protocol: reason("protocol"),
+            failed_shutdown: reason("shutdown"),
+            ..TlsMetrics::default()
+        };
+        registry.register(
+            format!("quiver_{protocol}_tls_handshakes"),
+            format!("{upper} TLS handshakes completed"),
+            tls.handshakes.clone(),
+        );
+        registry.register(
+            format!("quiver_{protocol}_tls_handshake_failures"),
+            format!("{upper} TLS handshakes that failed, by reason"),
+            failures,
+        );
+        registry.register(
+            format!("quiver_{protocol}_tls_plain_connections"),
+            format!("{upper} plain connections taken where TLS is optional"),
+            tls.plain.clone(),
+        );
+        registry.register(
+            format!("quiver_{protocol}_tls_plain_refused"),
+            format!("{upper} plain connections closed where TLS is required"),
+            tls.plain_refused.clone(),
+        );
+        tls
+    }
+
+    /// Failed handshakes, every reason together.
+    pub fn failures(&self) -> u64 {
+        [
+            &self.failed_timed_out,
+            &self.failed_certificate,
+            &self.failed_closed,
+            &self.failed_protocol,
+            &self.failed_shutdown,
+        ]
+        .iter()
+        .map(|counter| counter.get())
+        .sum()
+    }
 }
 
 /// Transaction counters, shared by the Bolt and HTTP front ends.
@@ -197,6 +274,9 @@ pub struct ConnectionSnapshot {
     pub in_flight: i64,
     /// Bolt: messages received; HTTP: requests answered.
     pub messages_total: u64,
+    pub tls_handshakes_total: u64,
+    pub tls_handshake_failures_total: u64,
+    pub tls_plain_refused_total: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -227,8 +307,10 @@ impl Default for Metrics {
 impl Metrics {
     pub fn new() -> Metrics {
         let mut registry = Registry::default();
-        let bolt = ConnectionMetrics::default();
-        let http = ConnectionMetrics::default();
+        let mut bolt = ConnectionMetrics::default();
+        let mut http = ConnectionMetrics::default();
+        bolt.tls = TlsMetrics::registered(&mut registry, "bolt");
+        http.tls = TlsMetrics::registered(&mut registry, "http");
         let bolt_messages = Counter::default();
         let bolt_flushes = Counter::default();
         let http_requests = Counter::default();
@@ -449,6 +531,9 @@ fn connection_snapshot(metrics: &ConnectionMetrics, messages: u64) -> Connection
         active: metrics.active.get(),
         in_flight: metrics.in_flight.get(),
         messages_total: messages,
+        tls_handshakes_total: metrics.tls.handshakes.get(),
+        tls_handshake_failures_total: metrics.tls.failures(),
+        tls_plain_refused_total: metrics.tls.plain_refused.get(),
     }
 }
 
@@ -480,6 +565,9 @@ mod tests {
             "quiver_http_connections_accepted_total",
             "quiver_http_connections_active",
             "quiver_http_in_flight",
+            "quiver_bolt_tls_handshakes_total",
+            "quiver_http_tls_handshake_failures_total{reason=\"timed_out\"} 0",
+            "quiver_bolt_tls_plain_refused_total",
         ] {
             assert!(text.contains(name), "missing {name} in\n{text}");
         }

@@ -12,20 +12,27 @@ use quiver_bolt::handshake::{
 use quiver_bolt::message::{Auth, HelloExtra, RouteExtra, TxExtra};
 use quiver_bolt::{Codec, Request, Response, Version};
 use quiver_value::{Map, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-pub struct BoltClient {
-    pub stream: TcpStream,
+pub struct BoltClient<S = TcpStream> {
+    pub stream: S,
     pub version: Version,
     buffer: BytesMut,
     dechunker: Dechunker,
 }
 
-impl BoltClient {
+impl BoltClient<TcpStream> {
     /// Connects and negotiates, with the manifest handshake when `manifest`.
     pub async fn connect(addr: SocketAddr, versions: &[Version], manifest: bool) -> BoltClient {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let stream = TcpStream::connect(addr).await.expect("connect");
+        BoltClient::over(stream, versions, manifest).await
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> BoltClient<S> {
+    /// Negotiates over an open stream (a TLS one, say).
+    pub async fn over(mut stream: S, versions: &[Version], manifest: bool) -> BoltClient<S> {
         stream
             .write_all(&client_handshake(versions, manifest))
             .await

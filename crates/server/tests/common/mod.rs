@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod bolt;
+pub mod certs;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -29,6 +30,8 @@ pub struct Running {
     pub db: Arc<Database>,
     pub trigger: ShutdownTrigger,
     pub task: JoinHandle<ShutdownReport>,
+    /// The certificate and key, when TLS is on.
+    pub tls: Option<Arc<quiver_server::tls::ServerTls>>,
 }
 
 impl Running {
@@ -91,6 +94,7 @@ pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Grap
         health: Arc::clone(&health),
         db,
         trigger: server.trigger(),
+        tls: server.tls(),
         task: tokio::spawn(server.run()),
     };
     health.set(Readiness::Ready);

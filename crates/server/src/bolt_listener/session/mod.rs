@@ -28,8 +28,6 @@ use quiver_bolt::meta::{self, Failure, Position};
 use quiver_bolt::state::{Admitted, Decision, Outcome, Session, State};
 use quiver_bolt::{Codec, Request, Version};
 use quiver_status::Status;
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::BoltShared;
@@ -37,6 +35,7 @@ use crate::auth::Principal;
 use crate::deadline::{Interrupted, Until, race};
 use crate::metrics::IntGauge;
 use crate::shutdown::ShutdownSignal;
+use crate::tls::ClientStream;
 use tx::OpenTx;
 
 /// Bytes read from the socket at a time.
@@ -63,7 +62,7 @@ pub enum End {
 
 /// One connection's session state.
 pub struct BoltSession {
-    stream: TcpStream,
+    stream: ClientStream,
     peer: SocketAddr,
     shared: Arc<BoltShared>,
     shutdown: ShutdownSignal,
@@ -107,7 +106,7 @@ pub struct BoltSession {
 
 /// A connection whose handshake agreed on a version: what a session starts from.
 pub struct SessionStart {
-    pub stream: TcpStream,
+    pub stream: ClientStream,
     pub peer: SocketAddr,
     pub shutdown: ShutdownSignal,
     pub version: Version,

@@ -1,0 +1,457 @@
+//! TLS on both listeners, against a CA and certificates made in the test: Bolt and HTTP over TLS,
+//! plain beside TLS where it is optional and refused where it is required, wrong certificates,
+//! mutual TLS, reloading the certificate, and clients that dribble or garble their ClientHello.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::bolt::{BoltClient, pull, run};
+use common::certs::{PkiFiles, TestPki};
+use common::{Running, config, eventually, start};
+use http_body_util::{BodyExt, Empty};
+use hyper_util::rt::TokioIo;
+use quiver_bolt::message::Auth;
+use quiver_bolt::{Response, Version};
+use quiver_server::config::{Layer, TlsMode};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+const V58: &[Version] = &[Version::V5_8, Version::V5_4, Version::V5_0];
+
+/// A server with TLS on, the certificates in `dir`, adjusted by `tweak`.
+async fn tls_server(files: &PkiFiles, tweak: impl FnOnce(&mut Layer)) -> Running {
+    let config = config(|layer| {
+        layer.tls_cert = Some(files.server_cert.clone());
+        layer.tls_key = Some(files.server_key.clone());
+        tweak(layer);
+    });
+    start(config, None).await
+}
+
+fn pki(dir: &Path) -> PkiFiles {
+    TestPki::generate().write(dir)
+}
+
+/// A client trusting the CA in `ca`, presenting `identity` (certificate, key) when given.
+fn connector(ca: &Path, identity: Option<(&Path, &Path)>) -> TlsConnector {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(ca).expect("CA file") {
+        roots.add(cert.expect("CA certificate")).expect("add CA");
+    }
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("versions")
+    .with_root_certificates(roots);
+    let config = match identity {
+        Some((cert, key)) => builder
+            .with_client_auth_cert(
+                CertificateDer::pem_file_iter(cert)
+                    .expect("client certificate file")
+                    .collect::<Result<Vec<_>, _>>()
+                    .expect("client certificate"),
+                PrivateKeyDer::from_pem_file(key).expect("client key"),
+            )
+            .expect("client identity"),
+        None => builder.with_no_client_auth(),
+    };
+    TlsConnector::from(Arc::new(config))
+}
+
+async fn tls_connect(
+    addr: std::net::SocketAddr,
+    connector: &TlsConnector,
+    host: &str,
+) -> std::io::Result<TlsStream<TcpStream>> {
+    let socket = TcpStream::connect(addr).await?;
+    let name = ServerName::try_from(host.to_owned()).expect("server name");
+    connector.connect(name, socket).await
+}
+
+/// Logs in without credentials and runs `RETURN 1`: the whole session over the stream.
+async fn query_one<S>(client: &mut BoltClient<S>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    client.login(Auth::none()).await.expect("logged in");
+    client.send(&[run("RETURN 1 AS one"), pull(-1, -1)]).await;
+    client.expect_success().await;
+    assert!(matches!(client.recv().await, Some(Response::Record(_))));
+    client.expect_success().await;
+}
+
+/// The server closed the connection, with at most a TLS alert (7 bytes) said first.
+async fn expect_dropped<S: tokio::io::AsyncRead + Unpin>(stream: &mut S) {
+    let mut said = Vec::new();
+    let mut chunk = [0u8; 64];
+    loop {
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .expect("closed within 10 s");
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(n) => said.extend_from_slice(&chunk[..n]),
+        }
+    }
+    assert!(
+        said.is_empty() || (said.len() == 7 && said[0] == 0x15),
+        "expected the connection closed, read {said:?}"
+    );
+}
+
+#[tokio::test]
+async fn bolt_over_tls_and_plain_share_an_optional_listener() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |_| {}).await;
+    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
+        .await
+        .expect("TLS handshake");
+    let mut secure = BoltClient::over(tls, V58, true).await;
+    query_one(&mut secure).await;
+    let mut plain = BoltClient::connect(server.bolt, V58, true).await;
+    query_one(&mut plain).await;
+    // The IP address is in the certificate too.
+    let by_ip = tls_connect(server.bolt, &connector(&files.ca, None), "127.0.0.1").await;
+    assert!(by_ip.is_ok(), "{by_ip:?}");
+    let tls = &server.metrics.bolt.tls;
+    // The client's side of a TLS 1.3 handshake ends before the server's.
+    assert!(eventually(|| tls.handshakes.get() == 2).await);
+    assert_eq!(tls.plain.get(), 1);
+    assert_eq!(tls.failures(), 0);
+    let text = server.metrics.encode();
+    assert!(
+        text.contains("quiver_bolt_tls_handshakes_total 2"),
+        "{text}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_listener_requiring_tls_closes_plain_clients_and_stays_up() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| {
+        layer.bolt_tls = Some(TlsMode::Required);
+        layer.http_tls = Some(TlsMode::Required);
+    })
+    .await;
+    let mut plain = TcpStream::connect(server.bolt).await.expect("connect");
+    plain
+        .write_all(&quiver_bolt::handshake::client_handshake(V58, true))
+        .await
+        .expect("write preamble");
+    expect_dropped(&mut plain).await;
+    // Plain HTTP is told why in a 400.
+    let mut http = TcpStream::connect(server.http).await.expect("connect");
+    http.write_all(b"GET /health/live HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .expect("write request");
+    let reply = common::read_reply(&mut http).await.expect("a reply");
+    assert_eq!(reply.status, 400);
+    assert!(reply.text().contains("requires TLS"), "{}", reply.text());
+    // Garbage is not TLS either.
+    let mut garbage = TcpStream::connect(server.bolt).await.expect("connect");
+    garbage
+        .write_all(b"\x00\xffnot a hello")
+        .await
+        .expect("write");
+    expect_dropped(&mut garbage).await;
+    assert_eq!(server.metrics.bolt.tls.plain_refused.get(), 2);
+    assert_eq!(server.metrics.http.tls.plain_refused.get(), 1);
+    // The server is still there for TLS clients.
+    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
+        .await
+        .expect("TLS handshake");
+    let mut secure = BoltClient::over(tls, V58, true).await;
+    query_one(&mut secure).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn https_serves_the_http_listener() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| layer.http_tls = Some(TlsMode::Required)).await;
+    let tls = tls_connect(server.http, &connector(&files.ca, None), "localhost")
+        .await
+        .expect("TLS handshake");
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+        .await
+        .expect("HTTP handshake");
+    tokio::spawn(connection);
+    for path in ["/health/live", "/metrics"] {
+        let request = http::Request::get(path)
+            .header("host", "localhost")
+            .body(Empty::<Bytes>::new())
+            .expect("request");
+        let response = sender.send_request(request).await.expect("response");
+        assert_eq!(response.status(), 200, "{path}");
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        if path == "/metrics" {
+            let text = String::from_utf8_lossy(&body);
+            assert!(
+                text.contains("quiver_http_tls_handshakes_total 1"),
+                "{text}"
+            );
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_wrong_certificate_is_refused_by_the_client() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    // The right CA, but a certificate for another host.
+    let server = config(|layer| {
+        layer.tls_cert = Some(files.wrong_host_cert.clone());
+        layer.tls_key = Some(files.wrong_host_key.clone());
+    });
+    let server = start(server, None).await;
+    let refused = tls_connect(server.bolt, &connector(&files.ca, None), "localhost").await;
+    assert!(refused.is_err(), "a certificate for another host passed");
+    server.stop().await;
+    // The right host, but a CA the client does not trust.
+    let server = tls_server(&files, |_| {}).await;
+    let refused = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost").await;
+    assert!(refused.is_err(), "a certificate from an unknown CA passed");
+    let metrics = Arc::clone(&server.metrics);
+    assert!(
+        eventually(|| { metrics.bolt.tls.failed_certificate.get() == 1 }).await,
+        "the failure counted"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn mutual_tls_takes_only_clients_with_a_certificate_from_the_client_ca() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| {
+        layer.tls_client_ca = Some(files.ca.clone());
+        layer.bolt_tls = Some(TlsMode::Required);
+    })
+    .await;
+    // Without a certificate: TLS 1.3 clients learn of the refusal at their first read.
+    let anonymous = tls_connect(server.bolt, &connector(&files.ca, None), "localhost").await;
+    if let Ok(mut stream) = anonymous {
+        let _ = stream
+            .write_all(&quiver_bolt::handshake::client_handshake(V58, true))
+            .await;
+        expect_dropped(&mut stream).await;
+    }
+    let identity = (files.client_cert.as_path(), files.client_key.as_path());
+    let tls = tls_connect(
+        server.bolt,
+        &connector(&files.ca, Some(identity)),
+        "localhost",
+    )
+    .await
+    .expect("TLS handshake with a client certificate");
+    let mut client = BoltClient::over(tls, V58, true).await;
+    query_one(&mut client).await;
+    let metrics = Arc::clone(&server.metrics);
+    assert!(
+        eventually(|| { metrics.bolt.tls.failed_certificate.get() == 1 }).await,
+        "the refusal counted"
+    );
+    assert_eq!(server.metrics.bolt.tls.handshakes.get(), 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_reload_serves_the_new_certificate_to_new_handshakes_and_keeps_open_sessions() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |_| {}).await;
+    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
+        .await
+        .expect("TLS handshake");
+    let mut before = BoltClient::over(tls, V58, true).await;
+    before.login(Auth::none()).await.expect("logged in");
+    // Renewal: the files now hold a certificate from the other CA.
+    std::fs::copy(&files.other_server_cert, &files.server_cert).expect("copy certificate");
+    std::fs::copy(&files.other_server_key, &files.server_key).expect("copy key");
+    server
+        .tls
+        .as_ref()
+        .expect("TLS on")
+        .reload()
+        .expect("reload");
+    let old_ca = tls_connect(server.bolt, &connector(&files.ca, None), "localhost").await;
+    assert!(old_ca.is_err(), "the old certificate is still served");
+    let new_ca = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost")
+        .await
+        .expect("the new certificate");
+    let mut after = BoltClient::over(new_ca, V58, true).await;
+    query_one(&mut after).await;
+    // The session opened before the reload goes on.
+    before.send(&[run("RETURN 1 AS one"), pull(-1, -1)]).await;
+    before.expect_success().await;
+    assert!(matches!(before.recv().await, Some(Response::Record(_))));
+    before.expect_success().await;
+    // A broken file keeps the configuration in use.
+    std::fs::write(&files.server_key, "not a key").expect("write");
+    assert!(server.tls.as_ref().expect("TLS on").reload().is_err());
+    let still = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost").await;
+    assert!(still.is_ok(), "{still:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn garbage_after_the_handshake_byte_is_a_protocol_failure() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |_| {}).await;
+    for garbage in [
+        &b"\x16\x03\x01\x00\x05hello"[..],
+        &b"\x16\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"[..],
+    ] {
+        let mut socket = TcpStream::connect(server.bolt).await.expect("connect");
+        socket.write_all(garbage).await.expect("write");
+        expect_dropped(&mut socket).await;
+    }
+    let metrics = Arc::clone(&server.metrics);
+    assert!(
+        eventually(|| metrics.bolt.tls.failed_protocol.get() == 2).await,
+        "both counted"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_slow_client_hello_is_reclaimed_at_the_opening_deadline() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| {
+        layer.handshake_timeout_ms = Some(300);
+        layer.http_header_read_timeout_ms = Some(300);
+    })
+    .await;
+    for addr in [server.bolt, server.http] {
+        // Silent after the first bytes of a record header.
+        let mut dribbling = TcpStream::connect(addr).await.expect("connect");
+        dribbling.write_all(b"\x16\x03").await.expect("write");
+        // Silent from the start.
+        let mut silent = TcpStream::connect(addr).await.expect("connect");
+        let started = tokio::time::Instant::now();
+        expect_dropped(&mut dribbling).await;
+        expect_dropped(&mut silent).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "reclaimed after {:?}",
+            started.elapsed()
+        );
+    }
+    let metrics = Arc::clone(&server.metrics);
+    assert!(
+        eventually(|| {
+            metrics.bolt.tls.failed_timed_out.get() == 2
+                && metrics.http.tls.failed_timed_out.get() == 2
+                && metrics.bolt.timed_out.get() == 2
+        })
+        .await,
+        "every one counted"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn tls_1_2_is_served_beside_1_3() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |_| {}).await;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(&files.ca).expect("CA file") {
+        roots.add(cert.expect("CA certificate")).expect("add CA");
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_protocol_versions(&[&rustls::version::TLS12])
+    .expect("TLS 1.2")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tls = tls_connect(
+        server.bolt,
+        &TlsConnector::from(Arc::new(config)),
+        "localhost",
+    )
+    .await
+    .expect("a TLS 1.2 handshake");
+    assert_eq!(
+        tls.get_ref().1.protocol_version(),
+        Some(rustls::ProtocolVersion::TLSv1_2)
+    );
+    let mut client = BoltClient::over(tls, V58, true).await;
+    query_one(&mut client).await;
+    server.stop().await;
+}
+
+/// Random openings, some posing as a TLS record: each connection is closed by the opening
+/// deadline at the latest, nothing panics, and the server goes on serving.
+#[tokio::test]
+async fn random_openings_are_all_closed_by_the_deadline() {
+    use rand::{Rng, SeedableRng};
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| {
+        layer.bolt_tls = Some(TlsMode::Required);
+        layer.handshake_timeout_ms = Some(500);
+    })
+    .await;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x7157);
+    let mut sockets = Vec::new();
+    for round in 0..40 {
+        let length = rng.random_range(1..300);
+        let mut bytes: Vec<u8> = (0..length).map(|_| rng.random()).collect();
+        if round % 2 == 0 {
+            // A record header that claims to be a handshake, then noise.
+            bytes[0] = 0x16;
+            if bytes.len() > 2 {
+                bytes[1] = 0x03;
+                bytes[2] = rng.random_range(0..5);
+            }
+        }
+        let mut socket = TcpStream::connect(server.bolt).await.expect("connect");
+        socket.write_all(&bytes).await.expect("write");
+        sockets.push(socket);
+    }
+    let started = tokio::time::Instant::now();
+    for socket in &mut sockets {
+        let mut sink = [0u8; 1024];
+        let closed = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match socket.read(&mut sink).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(closed.is_ok(), "a connection outlived the deadline");
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.metrics.bolt.panics.get(), 0);
+    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
+        .await
+        .expect("TLS handshake");
+    let mut client = BoltClient::over(tls, V58, true).await;
+    query_one(&mut client).await;
+    server.stop().await;
+}
