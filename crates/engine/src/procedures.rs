@@ -8,6 +8,7 @@ use std::sync::Arc;
 use quiver_storage::{Storage, Transaction as StorageTx};
 use quiver_value::{Map, Value};
 
+use crate::database::DatabaseState;
 use crate::error::Result;
 
 /// A declared type of a procedure argument or output column.
@@ -95,6 +96,10 @@ pub struct ProcedureSignature {
 pub struct ProcedureContext<'a> {
     pub storage: &'a Arc<Storage>,
     pub tx: &'a StorageTx,
+    /// The database's shared state and the calling transaction's registry id, for the
+    /// metadata procedures (settings, the transaction's metadata).
+    pub(crate) shared: &'a DatabaseState,
+    pub(crate) tx_id: u64,
 }
 
 /// A procedure. Implementations must be cheap to share: one instance serves every call.
@@ -104,6 +109,16 @@ pub trait Procedure: Send + Sync {
     /// Runs the procedure: one row per result, values in `outputs` order. Arguments have been
     /// checked against `inputs` (count and type).
     fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>>;
+
+    /// What `SHOW PROCEDURES` says the procedure does.
+    fn description(&self) -> &str {
+        ""
+    }
+
+    /// The value input `index` takes when a call leaves it out; `None` when it must be given.
+    fn default_arg(&self, _index: usize) -> Option<Value> {
+        None
+    }
 }
 
 impl fmt::Debug for dyn Procedure {
@@ -127,6 +142,7 @@ impl Procedures {
         p.register(Arc::new(PropertyKeys::new()));
         p.register(Arc::new(Ping::new()));
         p.register(Arc::new(Components::new()));
+        crate::metadata::register(&mut p);
         p
     }
 
@@ -166,9 +182,10 @@ impl quiver_cypher::semantic::ProcedureCatalog for Procedures {
             inputs: s
                 .inputs
                 .iter()
-                .map(|f| quiver_cypher::semantic::ProcedureInput {
+                .enumerate()
+                .map(|(i, f)| quiver_cypher::semantic::ProcedureInput {
                     name: f.name.clone(),
-                    has_default: false,
+                    has_default: p.default_arg(i).is_some(),
                 })
                 .collect(),
             outputs: s.outputs.iter().map(|f| f.name.clone()).collect(),

@@ -78,6 +78,8 @@ impl Cursor for ProcedureCall {
             let ctx = ProcedureContext {
                 storage: &cx.storage,
                 tx: &cx.tx,
+                shared: &cx.shared,
+                tx_id: cx.tx_id,
             };
             let result = procedure.call(&ctx, &values)?;
             if signature.writes {
@@ -149,6 +151,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 })
                 .collect())
         }
+        Command::Show(table) => table.rows(row, cx),
         Command::TerminateTransactions(ids) => {
             let mut out = Vec::new();
             for id in transaction_ids(ids, row, cx)? {
