@@ -8,6 +8,7 @@ pub mod auth;
 pub mod bolt_listener;
 pub mod cluster;
 pub mod config;
+pub mod connections;
 pub mod deadline;
 pub mod graph;
 pub mod health;
@@ -17,6 +18,7 @@ pub mod metrics;
 pub mod procedures;
 pub mod refuser;
 pub mod server;
+pub mod settings;
 pub mod shutdown;
 pub mod supervise;
 
