@@ -73,10 +73,11 @@ fn sample(ctx: &ProcedureContext<'_>) -> Result<Sample> {
     Sample::take(ctx.tx, NODES_PER_LABEL_DEFAULT, RELS_PER_NODE_DEFAULT)
 }
 
-/// Ids of virtual entities count down from the top of the id space, so they are negative on
-/// the wire (as Neo4j's are) and never name a stored entity.
+/// Ids of virtual entities count down from the largest id the wire carries (`i64::MAX`):
+/// stored ids are dense from 0 and never come near, so a virtual id never names a stored
+/// entity, and each stays distinct on the wire (Bolt ids are signed).
 fn virtual_id(i: usize) -> u64 {
-    u64::MAX - i as u64
+    i64::MAX.unsigned_abs() - i as u64
 }
 
 /// One virtual node per label (`name`, `indexes`, `constraints` as Neo4j gives them) and one
