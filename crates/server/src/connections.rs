@@ -184,7 +184,7 @@ impl Procedure for ListConnections {
         Ok(self.connections.rows())
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> &'static str {
         "Lists the open Bolt connections: id, connect time, user, agent and addresses."
     }
 }

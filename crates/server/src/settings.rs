@@ -35,11 +35,30 @@ pub fn settings(
         // The server's transaction timeout is the one that applies to clients.
         .filter(|s| s.name != "db.transaction.timeout")
         .collect();
+    network(config, &defaults, bolt, http, &mut out);
+    operations(config, &defaults, &mut out);
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// Adds a setting, explicitly set when its value is not the default.
+fn add(out: &mut Vec<Setting>, name: &str, value: String, default: String, description: &str) {
+    let mut s = Setting::new(name, value.clone(), description);
+    s.explicitly_set = value != default;
+    s.default_value = Some(default);
+    out.push(s);
+}
+
+/// Authentication, listeners and the database clients use.
+fn network(
+    config: &Config,
+    defaults: &Config,
+    bolt: SocketAddr,
+    http: SocketAddr,
+    out: &mut Vec<Setting>,
+) {
     let mut add = |name: &str, value: String, default: String, description: &str| {
-        let mut s = Setting::new(name, value.clone(), description);
-        s.explicitly_set = value != default;
-        s.default_value = Some(default);
-        out.push(s);
+        add(out, name, value, default, description);
     };
     let advertised = config
         .cluster
@@ -75,6 +94,13 @@ pub fn settings(
         "neo4j".to_owned(),
         "The database clients use when they name none (Quiver serves this one).",
     );
+}
+
+/// Timeouts, storage, limits and the cluster.
+fn operations(config: &Config, defaults: &Config, out: &mut Vec<Setting>) {
+    let mut add = |name: &str, value: String, default: String, description: &str| {
+        add(out, name, value, default, description);
+    };
     add(
         "db.transaction.timeout",
         duration(config.timeouts.transaction),
@@ -141,8 +167,6 @@ pub fn settings(
         defaults.cluster.is_some().to_string(),
         "Whether this server is a member of a Raft cluster.",
     );
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
 }
 
 #[cfg(test)]

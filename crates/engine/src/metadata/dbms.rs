@@ -1,5 +1,7 @@
 //! `db.info`, `dbms.clientConfig`, `dbms.listConfig` and `tx.setMetaData`.
 
+use std::fmt::Write;
+
 use quiver_value::temporal::Instant;
 use quiver_value::{DateTime, TimeZone, Value};
 
@@ -59,7 +61,10 @@ pub(crate) fn database_id() -> String {
         }
         *word = h;
     }
-    words.iter().map(|w| format!("{w:016X}")).collect()
+    words.iter().fold(String::with_capacity(64), |mut id, w| {
+        let _ = write!(id, "{w:016X}");
+        id
+    })
 }
 
 /// A `DATETIME` in UTC.
@@ -68,6 +73,8 @@ pub(crate) fn utc(instant: Instant) -> Value {
         .map_or(Value::Null, |dt| Value::DateTime(Box::new(dt)))
 }
 
+// Procedure bodies share one signature, failing or not.
+#[allow(clippy::unnecessary_wraps)]
 fn info(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
     let created = quiver_value::to_string_cypher(&utc(ctx.shared.opened));
     Ok(vec![vec![
@@ -79,6 +86,7 @@ fn info(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
 
 /// What Neo4j Browser reads on connect, with values that let it work unchanged against
 /// Quiver; `dbms.security.auth_enabled` is the server's.
+#[allow(clippy::unnecessary_wraps)]
 fn client_config(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
     let settings = ctx.shared.settings();
     let auth = settings

@@ -305,10 +305,54 @@ pub(crate) fn sample_label(
     Ok(out)
 }
 
+/// Every relationship type with relationships, by name, with its exact count.
+fn type_samples(tx: &Transaction) -> Result<BTreeMap<Arc<str>, TypeSample>> {
+    let mut types = BTreeMap::new();
+    for (id, name) in tx.storage().all_rel_types() {
+        let count = tx.count_rels_of_type(id)?;
+        if count > 0 {
+            types.insert(
+                name.clone(),
+                TypeSample {
+                    name,
+                    count,
+                    sampled: 0,
+                    properties: BTreeMap::new(),
+                    patterns: BTreeMap::new(),
+                },
+            );
+        }
+    }
+    Ok(types)
+}
+
+/// Every label some node has, by name, with its exact count.
+fn label_samples(tx: &Transaction) -> Result<BTreeMap<Arc<str>, LabelSample>> {
+    let mut labels = BTreeMap::new();
+    for (id, name) in tx.storage().all_labels() {
+        let count = tx.count_label(id)?;
+        if count > 0 {
+            labels.insert(
+                name.clone(),
+                LabelSample {
+                    name,
+                    id,
+                    count,
+                    sampled: 0,
+                    properties: BTreeMap::new(),
+                    other_labels: BTreeSet::new(),
+                    outgoing: BTreeMap::new(),
+                    incoming: BTreeMap::new(),
+                },
+            );
+        }
+    }
+    Ok(labels)
+}
+
 impl Sample {
     /// Reads the sample at the transaction's snapshot.
     pub fn take(tx: &Transaction, nodes_per_label: usize, rels_per_node: usize) -> Result<Sample> {
-        let storage = tx.storage().clone();
         let mut names = Names {
             tx,
             labels: HashMap::new(),
@@ -316,41 +360,8 @@ impl Sample {
             types: HashMap::new(),
         };
         let mut sample = Sample::default();
-        let mut types: BTreeMap<Arc<str>, TypeSample> = BTreeMap::new();
-        for (id, name) in storage.all_rel_types() {
-            let count = tx.count_rels_of_type(id)?;
-            if count > 0 {
-                types.insert(
-                    name.clone(),
-                    TypeSample {
-                        name,
-                        count,
-                        sampled: 0,
-                        properties: BTreeMap::new(),
-                        patterns: BTreeMap::new(),
-                    },
-                );
-            }
-        }
-        let mut labels: BTreeMap<Arc<str>, LabelSample> = BTreeMap::new();
-        for (id, name) in storage.all_labels() {
-            let count = tx.count_label(id)?;
-            if count > 0 {
-                labels.insert(
-                    name.clone(),
-                    LabelSample {
-                        name,
-                        id,
-                        count,
-                        sampled: 0,
-                        properties: BTreeMap::new(),
-                        other_labels: BTreeSet::new(),
-                        outgoing: BTreeMap::new(),
-                        incoming: BTreeMap::new(),
-                    },
-                );
-            }
-        }
+        let mut types = type_samples(tx)?;
+        let mut labels = label_samples(tx)?;
         // Each node is read once however many of its labels sampled it; each relationship
         // once, from its start node.
         let mut nodes_done: BTreeSet<u64> = BTreeSet::new();

@@ -1,6 +1,7 @@
 //! `db.schema.*`: the graph's shape as Neo4j Browser and schema tools read it, and
 //! `db.awaitIndex(es)`.
 
+use std::fmt::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -157,10 +158,10 @@ fn node_type_properties(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<V
         if labels.is_empty() {
             continue;
         }
-        let node_type: String = labels
-            .iter()
-            .map(|l| format!(":{}", backticked(l)))
-            .collect();
+        let node_type = labels.iter().fold(String::new(), |mut t, l| {
+            let _ = write!(t, ":{}", backticked(l));
+            t
+        });
         let label_list = strings(labels.iter());
         if combo.properties.is_empty() {
             out.push(vec![

@@ -5,6 +5,8 @@
 //! name) and a subset shown by default, both Neo4j's; the planner projects the default subset
 //! unless the command has a `YIELD`.
 
+use std::fmt::Write;
+
 use quiver_cypher::semantic::{FunctionSignature, Type, builtin_functions};
 use quiver_value::Value;
 
@@ -367,7 +369,7 @@ fn procedure_row(p: &dyn Procedure) -> Named {
     }
     let mut signature = format!("{}({})", s.name, arg_texts.join(", "));
     if !return_texts.is_empty() {
-        signature.push_str(&format!(" :: ({})", return_texts.join(", ")));
+        let _ = write!(signature, " :: ({})", return_texts.join(", "));
     }
     let dbms = s.name.starts_with("dbms.") || s.name.starts_with("tx.");
     let mode = if s.writes {

@@ -500,7 +500,12 @@ fn apoc_meta_data_answers_langchains_queries() {
         unique.rows,
         [vec![s("name"), Value::Bool(true), Value::Int(1)]]
     );
+}
 
+#[test]
+fn apoc_meta_data_config_filters_and_is_checked() {
+    let db = db();
+    graph(&db);
     let limited = run(
         &db,
         "CALL apoc.meta.data({includeLabels: ['Person'], excludeRels: ['KNOWS']}) YIELD label, property \
