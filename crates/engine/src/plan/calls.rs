@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use quiver_cypher::ast::{self, SchemaCommand, ShowDatabases, ShowFilter, ShowKind};
 use quiver_cypher::{Detail, Span, Status};
+use quiver_value::Value;
 
 use super::clauses::{Planner, QueryPlan, Result};
 use super::projection::ProjectionClause;
 use super::scope::Scope;
 use crate::ir::{Command, Expr, Op, PlanNode};
 use crate::metadata::show::{Databases, ShowTable};
-use quiver_value::Value;
 
 impl Planner<'_> {
     /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
