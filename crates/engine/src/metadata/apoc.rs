@@ -53,6 +53,14 @@ pub(super) fn procedures() -> Vec<Native> {
         .input_or("config", FieldType::Map, config())
         .output("value", FieldType::Map),
         Native::new(
+            "apoc.meta.graph",
+            "Examines a sample of the graph and returns it as virtual nodes (one per label, with its count) and virtual relationships (one per pattern, with its sampled count).",
+            meta_graph,
+        )
+        .input_or("config", FieldType::Map, config())
+        .output("nodes", list(FieldType::Node))
+        .output("relationships", list(FieldType::Relationship)),
+        Native::new(
             "apoc.meta.stats",
             "Returns the counts of labels, relationship types, property keys, nodes and relationships.",
             meta_stats,
@@ -364,6 +372,31 @@ fn meta_schema(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Val
         ));
     }
     Ok(vec![vec![map(schema)]])
+}
+
+/// Virtual nodes carry `name` and the label's exact `count`; virtual relationships `type` and
+/// the number of sampled relationships of the pattern.
+fn meta_graph(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let config = Config::read("apoc.meta.graph", args.first())?;
+    let mut sample = config.sample(ctx)?;
+    sample.labels.retain(|l| config.label(&l.name));
+    sample.types.retain(|t| config.rel(&t.name));
+    let (nodes, rels) = super::schema::virtual_graph(
+        &sample,
+        |label| {
+            super::entries([
+                ("name".to_owned(), Value::String(label.name.clone())),
+                ("count".to_owned(), count(label.count)),
+            ])
+        },
+        |t, n| {
+            super::entries([
+                ("type".to_owned(), Value::String(t.name.clone())),
+                ("count".to_owned(), count(n)),
+            ])
+        },
+    );
+    Ok(vec![vec![Value::from(nodes), Value::from(rels)]])
 }
 
 fn count(n: u64) -> Value {

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use quiver_storage::{IndexInfo, IndexKind, IndexState};
-use quiver_value::{Node, NodeData, RelData, Relationship, Value};
+use quiver_value::{Map, Node, NodeData, RelData, Relationship, Value};
 
-use super::sample::{NODES_PER_LABEL_DEFAULT, RELS_PER_NODE_DEFAULT, Sample};
+use super::sample::{
+    LabelSample, NODES_PER_LABEL_DEFAULT, RELS_PER_NODE_DEFAULT, Sample, TypeSample,
+};
 use super::{Native, backticked, call_failed, entries, list, strings};
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
@@ -87,26 +89,44 @@ fn visualization(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Valu
     let sample = sample(ctx)?;
     let indexes = ctx.storage.indexes();
     let constraints = ctx.storage.constraints();
+    let (nodes, rels) = virtual_graph(
+        &sample,
+        |label| {
+            let indexed: Vec<Arc<str>> = indexes
+                .iter()
+                .filter(|ix| ix.label == label.name && ix.kind == IndexKind::Range)
+                .map(|ix| ix.key.clone())
+                .collect();
+            let constrained: Vec<String> = constraints
+                .iter()
+                .filter(|c| c.label == label.name)
+                .map(constraint_description)
+                .collect();
+            entries([
+                ("name".to_owned(), Value::String(label.name.clone())),
+                ("indexes".to_owned(), strings(indexed)),
+                ("constraints".to_owned(), strings(constrained)),
+            ])
+        },
+        |t, _| entries([("name".to_owned(), Value::String(t.name.clone()))]),
+    );
+    Ok(vec![vec![Value::from(nodes), Value::from(rels)]])
+}
+
+/// A virtual node per sampled label and a virtual relationship per (start label, type, end
+/// label) pattern, with the properties the callers give (the pattern's sampled count beside
+/// its type).
+pub(super) fn virtual_graph(
+    sample: &Sample,
+    node_properties: impl Fn(&LabelSample) -> Map,
+    rel_properties: impl Fn(&TypeSample, u64) -> Map,
+) -> (Vec<Value>, Vec<Value>) {
     let mut nodes = Vec::new();
     let mut ids = std::collections::HashMap::new();
     for (i, label) in sample.labels.iter().enumerate() {
         let id = virtual_id(i);
         ids.insert(label.name.clone(), id);
-        let indexed: Vec<Arc<str>> = indexes
-            .iter()
-            .filter(|ix| ix.label == label.name && ix.kind == IndexKind::Range)
-            .map(|ix| ix.key.clone())
-            .collect();
-        let constrained: Vec<String> = constraints
-            .iter()
-            .filter(|c| c.label == label.name)
-            .map(constraint_description)
-            .collect();
-        let properties = entries([
-            ("name".to_owned(), Value::String(label.name.clone())),
-            ("indexes".to_owned(), strings(indexed)),
-            ("constraints".to_owned(), strings(constrained)),
-        ]);
+        let properties = node_properties(label);
         nodes.push(Value::Node(Node {
             id,
             data: Some(Arc::new(NodeData {
@@ -117,7 +137,7 @@ fn visualization(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Valu
     }
     let mut rels = Vec::new();
     for t in &sample.types {
-        for (start, end) in t.patterns.keys() {
+        for ((start, end), count) in &t.patterns {
             let (Some(&s), Some(&e)) = (ids.get(start), ids.get(end)) else {
                 continue;
             };
@@ -127,12 +147,12 @@ fn visualization(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Valu
                     start: s,
                     end: e,
                     rel_type: t.name.clone(),
-                    properties: entries([("name".to_owned(), Value::String(t.name.clone()))]),
+                    properties: rel_properties(t, *count),
                 })),
             }));
         }
     }
-    Ok(vec![vec![Value::from(nodes), Value::from(rels)]])
+    (nodes, rels)
 }
 
 /// How Neo4j describes a constraint in `db.schema.visualization`.

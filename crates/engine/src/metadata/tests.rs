@@ -596,6 +596,42 @@ fn apoc_meta_schema_stats_and_schema_listings() {
     assert_eq!(columns(&rels), ["name", "type", "properties", "status"]);
     assert!(rels.rows.is_empty());
 
+    let graph = run(&db, "CALL apoc.meta.graph()");
+    let (Value::List(nodes), Value::List(rels)) = (&graph.rows[0][0], &graph.rows[0][1]) else {
+        panic!("{:?}", graph.rows)
+    };
+    let props = |v: &Value| match v {
+        Value::Node(n) => n.data.as_ref().map(|d| d.properties.clone()),
+        Value::Relationship(r) => r.data.as_ref().map(|d| d.properties.clone()),
+        _ => None,
+    };
+    let mut nodes: Vec<String> = nodes
+        .iter()
+        .map(|n| Value::map(props(n).unwrap_or_default()).to_string())
+        .collect();
+    nodes.sort();
+    assert_eq!(
+        nodes,
+        [
+            "{count: 1, name: 'Company'}",
+            "{count: 1, name: 'Org'}",
+            "{count: 2, name: 'Person'}"
+        ]
+    );
+    let mut rels: Vec<String> = rels
+        .iter()
+        .map(|r| Value::map(props(r).unwrap_or_default()).to_string())
+        .collect();
+    rels.sort();
+    assert_eq!(
+        rels,
+        [
+            "{count: 1, type: 'KNOWS'}",
+            "{count: 1, type: 'WORKS_AT'}",
+            "{count: 1, type: 'WORKS_AT'}"
+        ]
+    );
+
     let version = run(&db, "RETURN apoc.version() AS v");
     assert_eq!(version.rows, [vec![s(quiver_value::APOC_VERSION)]]);
 }
