@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Official-driver integration tests: builds `quiver`, installs the pinned Python drivers (6.x and
 # 5.28) and the pinned JavaScript driver (6.x) into target/drivers, and runs their tests against
-# real servers started on ephemeral ports.
+# real servers started on ephemeral ports. QUIVER_LANGCHAIN=1 also installs LangChain's Neo4j
+# integration (pinned) and runs its test.
 #
 # Runs on a fresh Debian machine: Python's venv and Node/npm are installed with apt when missing.
 # Drivers already installed at the pinned versions are reused, so a second run needs no network.
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/../.."
 
 PYTHON_DRIVERS=("6.4.1" "5.28.8")
 PYTEST_SPEC="pytest>=8,<9"
+LANGCHAIN_NEO4J="0.11.0"
 NODE_MAJOR_MIN=18
 
 apt_updated=0
@@ -79,6 +81,27 @@ EOF
 for version in "${PYTHON_DRIVERS[@]}"; do
     run_python "$version"
 done
+
+# LangChain's Neo4jGraph (tests/drivers/python/test_langchain.py, skipped in the driver venvs):
+# its install takes minutes and about 400 MB, so it runs only when asked.
+if [ "${QUIVER_LANGCHAIN:-0}" = "1" ]; then
+    venv="$work/python-langchain-$LANGCHAIN_NEO4J"
+    if [ ! -x "$venv/bin/python" ]; then
+        python3 -m venv "$venv"
+    fi
+    if ! "$venv/bin/python" - "$LANGCHAIN_NEO4J" 2>/dev/null <<'EOF'
+import sys
+from importlib.metadata import version
+import pytest  # noqa: F401
+sys.exit(0 if version("langchain-neo4j") == sys.argv[1] else 1)
+EOF
+    then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "langchain-neo4j==$LANGCHAIN_NEO4J" "neo4j==${PYTHON_DRIVERS[0]}" "$PYTEST_SPEC"
+    fi
+    echo "== LangChain langchain-neo4j $LANGCHAIN_NEO4J"
+    (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_langchain.py)
+fi
 
 echo "== JavaScript driver neo4j-driver $(node -p 'require("./tests/drivers/js/package.json").dependencies["neo4j-driver"]')"
 (

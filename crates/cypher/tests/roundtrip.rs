@@ -368,6 +368,20 @@ fn schema_and_admin() {
     verified("TERMINATE TRANSACTIONS $ids");
     verified("SHOW PROCEDURES");
     verified("SHOW FUNCTIONS");
+    verified("SHOW DATABASES");
+    verified_as("SHOW DATABASE neo4j", "SHOW DATABASE neo4j");
+    verified_as(
+        "SHOW DATABASES `my-db` YIELD *",
+        "SHOW DATABASE `my-db` YIELD *",
+    );
+    verified("SHOW DEFAULT DATABASE");
+    verified("SHOW HOME DATABASE WHERE name = 'neo4j'");
+    verified("SHOW SETTINGS");
+    verified_as(
+        "SHOW SETTING 'a', $b YIELD name",
+        "SHOW SETTINGS 'a', $b YIELD name",
+    );
+    verified("SHOW CURRENT USER YIELD user RETURN user");
     verified("EXPLAIN MATCH (n) RETURN n");
     verified("PROFILE MATCH (n) RETURN n");
 }

@@ -1,5 +1,6 @@
 //! Engine configuration and per-transaction options.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_value::Map;
@@ -90,6 +91,9 @@ pub struct TxOptions {
     pub timeout: Option<Duration>,
     /// Client metadata, shown by `SHOW TRANSACTIONS`.
     pub metadata: Map,
+    /// The authenticated user running the transaction (`SHOW CURRENT USER`); `None` when
+    /// authentication is off or the embedder names none.
+    pub user: Option<Arc<str>>,
     /// An auto-commit transaction runs exactly one query and commits itself when that query's
     /// last row has been pulled (or discarded); the summary then carries the commit.
     pub auto_commit: bool,

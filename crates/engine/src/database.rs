@@ -17,6 +17,7 @@ use crate::cache::PlanCache;
 use crate::config::{EngineConfig, TxOptions};
 use crate::error::Result;
 use crate::memory::MemoryPool;
+use crate::metadata::Setting;
 use crate::procedures::{Procedure, Procedures};
 use crate::replica::ReplicatedLog;
 use crate::summary::{QuerySummary, TransactionInfo};
@@ -27,6 +28,7 @@ struct TxEntry {
     started: SystemTime,
     query: Option<String>,
     metadata: Map,
+    user: Option<Arc<str>>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -67,6 +69,10 @@ pub(crate) struct DatabaseState {
     next_tx: AtomicU64,
     /// Transactions begun again at a fresh snapshot after waiting out a write conflict.
     begun_again: AtomicU64,
+    /// Set by [`Database::set_settings`].
+    settings: RwLock<Option<Arc<Vec<Setting>>>>,
+    /// When the database was opened (`db.info`, `SHOW DATABASES`).
+    pub opened: quiver_value::temporal::Instant,
 }
 
 impl DatabaseState {
@@ -96,7 +102,12 @@ impl DatabaseState {
         self.procedures.read().clone()
     }
 
-    pub fn register_tx(&self, metadata: Map, cancel: Arc<AtomicBool>) -> u64 {
+    pub fn register_tx(
+        &self,
+        metadata: Map,
+        user: Option<Arc<str>>,
+        cancel: Arc<AtomicBool>,
+    ) -> u64 {
         let id = self.next_tx.fetch_add(1, Ordering::Relaxed);
         self.registry.lock().insert(
             id,
@@ -104,10 +115,39 @@ impl DatabaseState {
                 started: SystemTime::now(),
                 query: None,
                 metadata,
+                user,
                 cancel,
             },
         );
         id
+    }
+
+    /// Whether this member takes writes: a cluster follower does not.
+    pub fn accepts_writes(&self) -> bool {
+        self.replicated
+            .as_ref()
+            .is_none_or(|log| log.not_leader().is_none())
+    }
+
+    /// Replaces a running transaction's metadata (`tx.setMetaData`).
+    pub fn set_metadata(&self, id: u64, metadata: Map) {
+        if let Some(e) = self.registry.lock().get_mut(&id) {
+            e.metadata = metadata;
+        }
+    }
+
+    /// The user running a transaction, when it names one.
+    pub fn tx_user(&self, id: u64) -> Option<Arc<str>> {
+        self.registry.lock().get(&id).and_then(|e| e.user.clone())
+    }
+
+    /// The settings `SHOW SETTINGS` and `dbms.listConfig` list: the embedder's, or the
+    /// engine's own when it has given none.
+    pub fn settings(&self) -> Arc<Vec<Setting>> {
+        if let Some(settings) = self.settings.read().clone() {
+            return settings;
+        }
+        Arc::new(crate::metadata::engine_settings(&self.config))
     }
 
     pub fn set_query(&self, id: u64, query: Option<&str>) {
@@ -303,6 +343,8 @@ impl Database {
                 registry: Mutex::new(HashMap::new()),
                 next_tx: AtomicU64::new(1),
                 begun_again: AtomicU64::new(0),
+                settings: RwLock::new(None),
+                opened: quiver_value::temporal::Instant::now(),
             }),
             durability,
         }
@@ -356,6 +398,12 @@ impl Database {
         *guard = Arc::new(next);
         drop(guard);
         self.shared.schema_changed();
+    }
+
+    /// Sets what `SHOW SETTINGS` and `dbms.listConfig` list: a server's effective
+    /// configuration (replacing the engine's own settings, which it should include).
+    pub fn set_settings(&self, settings: Vec<Setting>) {
+        *self.shared.settings.write() = Some(Arc::new(settings));
     }
 
     /// The transactions running now (`SHOW TRANSACTIONS`).

@@ -31,6 +31,7 @@ mod exec;
 mod ir;
 mod materialize;
 pub mod memory;
+mod metadata;
 mod plan;
 pub mod procedures;
 mod replica;
@@ -43,6 +44,7 @@ pub use bookmark::{Bookmark, InvalidBookmark};
 pub use config::{AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, TxOptions};
 pub use database::{Database, QueryResult};
 pub use error::{Error, LockWaited, Phase, Result};
+pub use metadata::{Setting, engine_settings};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };

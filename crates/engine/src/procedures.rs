@@ -9,6 +9,7 @@ use std::sync::Arc;
 use quiver_storage::{Storage, Transaction as StorageTx};
 use quiver_value::{Map, Value};
 
+use crate::database::DatabaseState;
 use crate::error::Result;
 use crate::eval::Cx;
 
@@ -110,6 +111,10 @@ pub struct ProcedureSignature {
 pub struct ProcedureContext<'a> {
     pub storage: &'a Arc<Storage>,
     pub tx: &'a StorageTx,
+    /// The database's shared state and the calling transaction's registry id, for the
+    /// metadata procedures (settings, the transaction's metadata).
+    pub(crate) shared: &'a DatabaseState,
+    pub(crate) tx_id: u64,
     /// The calling query's context; `None` only where a procedure runs outside a query.
     pub(crate) query: Option<RefCell<&'a mut Cx>>,
 }
@@ -121,6 +126,13 @@ pub trait Procedure: Send + Sync {
     /// Runs the procedure: one row per result, values in `outputs` order. Arguments have been
     /// checked against `inputs` (count and type).
     fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>>;
+
+    /// What `SHOW PROCEDURES` says the procedure does.
+    // Implementations may return text they hold, so the borrow is the trait's.
+    #[allow(clippy::unnecessary_literal_bound)]
+    fn description(&self) -> &str {
+        ""
+    }
 }
 
 impl fmt::Debug for dyn Procedure {
@@ -145,6 +157,7 @@ impl Procedures {
         p.register(Arc::new(Ping::new()));
         p.register(Arc::new(Components::new()));
         crate::apoc::register(&mut p);
+        crate::metadata::register(&mut p);
         p
     }
 

@@ -90,7 +90,7 @@ impl Transaction {
             AccessMode::Write => shared.storage().begin_write(),
         };
         let cancel = Arc::new(AtomicBool::new(false));
-        let id = shared.register_tx(opts.metadata.clone(), cancel.clone());
+        let id = shared.register_tx(opts.metadata.clone(), opts.user.clone(), cancel.clone());
         Transaction {
             shared,
             stx: Arc::new(stx),
@@ -212,6 +212,7 @@ impl Transaction {
             limit.map(|l| started + l),
             limit.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
         );
+        cx.tx_id = self.id;
         if compiled.profile {
             cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
         }
@@ -333,6 +334,7 @@ impl Transaction {
             q.cx.deadline,
             q.cx.time_limit_ms,
         );
+        cx.tx_id = self.id;
         if q.compiled.profile {
             cx.profile = Some(vec![
                 OperatorProfile::default();

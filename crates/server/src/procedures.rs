@@ -80,6 +80,11 @@ mod tests {
     }
 
     #[test]
+    fn apoc_answers_for_the_same_version() {
+        assert_eq!(quiver_value::APOC_VERSION, neo4j_version());
+    }
+
+    #[test]
     fn components_name_the_neo4j_kernel() {
         let db = Database::open_in_memory(EngineConfig::default());
         register(&db);

@@ -196,12 +196,25 @@ impl Server {
             pool,
             bolt_refusal,
             tls,
+            bolt_addr: self_bolt_addr,
+            http_addr: self_http_addr,
             ..
         } = self;
         let limits = &config.limits;
         let timeouts = &config.timeouts;
 
         let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
+        let connections = Arc::new(crate::connections::Connections::default());
+        if let Some(graph) = &graph {
+            let db = graph.database();
+            crate::connections::register(db, &connections);
+            db.set_settings(crate::settings::settings(
+                &config,
+                db.config(),
+                self_bolt_addr,
+                self_http_addr,
+            ));
+        }
         let bolt_protocol = Arc::new(BoltProtocol {
             shared: Arc::new(BoltShared {
                 metrics: Arc::clone(&parts.metrics),
@@ -211,6 +224,7 @@ impl Server {
                 connections_max: limits.bolt_connections_max,
                 message_bytes_max: limits.bolt_message_bytes_max,
                 connection_ids: std::sync::atomic::AtomicU64::new(1),
+                connections,
                 graph,
                 pool,
                 placement: Placement::new(config.query.placement),

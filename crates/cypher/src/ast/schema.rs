@@ -106,7 +106,25 @@ pub enum ShowKind {
     Transactions(Vec<Expr>),
     Procedures,
     Functions,
-    Databases,
+    /// `SHOW DATABASES`, `SHOW DATABASE name`, `SHOW DEFAULT DATABASE`, `SHOW HOME DATABASE`.
+    Databases(ShowDatabases),
+    /// `SHOW SETTINGS [names]`: each expression a String or a list of Strings; empty means
+    /// every setting.
+    Settings(Vec<Expr>),
+    /// `SHOW CURRENT USER`
+    CurrentUser,
+}
+
+/// Which databases `SHOW ... DATABASE[S]` lists.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShowDatabases {
+    All,
+    /// `SHOW DATABASE name`
+    Named(Ident),
+    /// `SHOW DEFAULT DATABASE`
+    Default,
+    /// `SHOW HOME DATABASE`: the current user's.
+    Home,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -306,7 +324,20 @@ impl fmt::Display for ShowCommand {
             }
             ShowKind::Procedures => f.write_str("PROCEDURES")?,
             ShowKind::Functions => f.write_str("FUNCTIONS")?,
-            ShowKind::Databases => f.write_str("DATABASES")?,
+            ShowKind::Databases(which) => match which {
+                ShowDatabases::All => f.write_str("DATABASES")?,
+                ShowDatabases::Named(name) => write!(f, "DATABASE {name}")?,
+                ShowDatabases::Default => f.write_str("DEFAULT DATABASE")?,
+                ShowDatabases::Home => f.write_str("HOME DATABASE")?,
+            },
+            ShowKind::Settings(names) => {
+                f.write_str("SETTINGS")?;
+                if !names.is_empty() {
+                    f.write_str(" ")?;
+                    write_comma_separated(f, names)?;
+                }
+            }
+            ShowKind::CurrentUser => f.write_str("CURRENT USER")?,
         }
         if let Some(filter) = &self.filter {
             write!(f, " {filter}")?;

@@ -4,7 +4,7 @@ use super::{Parser, Result};
 use crate::ast::{
     ConstraintKind, CreateConstraint, CreateIndex, Expr, ExprKind, Ident, IndexKind, IndexTarget,
     Projection, ProjectionItem, Return, SchemaCommand, SchemaEntity, ShowCommand,
-    ShowConstraintType, ShowFilter, ShowIndexType, ShowKind, TerminateTransactions,
+    ShowConstraintType, ShowDatabases, ShowFilter, ShowIndexType, ShowKind, TerminateTransactions,
 };
 use crate::error::Detail;
 use crate::token::TokenKind;
@@ -288,7 +288,31 @@ impl Parser<'_> {
         } else if self.parse_keyword("FUNCTIONS") || self.parse_keyword("FUNCTION") {
             ShowKind::Functions
         } else if self.parse_keyword("DATABASES") || self.parse_keyword("DATABASE") {
-            ShowKind::Databases
+            let named = !(matches!(self.peek_kind(), TokenKind::Eof | TokenKind::Semicolon)
+                || self.peek_keyword("YIELD")
+                || self.peek_keyword("WHERE"));
+            if named {
+                ShowKind::Databases(ShowDatabases::Named(self.parse_name("a database name")?))
+            } else {
+                ShowKind::Databases(ShowDatabases::All)
+            }
+        } else if self.peek_keyword("DEFAULT") || self.peek_keyword("HOME") {
+            let which = if self.parse_keyword("DEFAULT") {
+                ShowDatabases::Default
+            } else {
+                self.expect_keyword("HOME")?;
+                ShowDatabases::Home
+            };
+            if !self.parse_keyword("DATABASE") {
+                return Err(self.expected("'DATABASE'"));
+            }
+            ShowKind::Databases(which)
+        } else if self.parse_keyword("SETTINGS") || self.parse_keyword("SETTING") {
+            ShowKind::Settings(self.parse_transaction_ids()?)
+        } else if self.peek_keyword("CURRENT") && self.peek_nth_keyword(1, "USER") {
+            self.expect_keyword("CURRENT")?;
+            self.expect_keyword("USER")?;
+            ShowKind::CurrentUser
         } else {
             let kind = self.parse_show_constraint_type();
             if !(self.parse_keyword("CONSTRAINTS") || self.parse_keyword("CONSTRAINT")) {
@@ -346,6 +370,8 @@ impl Parser<'_> {
 
     /// Transaction ids: nothing, or comma-separated expressions (usually strings or a
     /// parameter holding a list).
+    /// Comma-separated expressions up to `YIELD`, `WHERE` or the end: the ids of
+    /// `SHOW`/`TERMINATE TRANSACTIONS`, the names of `SHOW SETTINGS`.
     fn parse_transaction_ids(&mut self) -> Result<Vec<Expr>> {
         let mut ids = Vec::new();
         let ends = |p: &Self| {

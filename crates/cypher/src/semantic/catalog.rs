@@ -110,6 +110,7 @@ use Kind::{Aggregate, Random, Scalar};
 const BUILTINS: &[Entry] = &[
     ("abs", 1, 1, Scalar, Ret::Any),
     ("acos", 1, 1, Scalar, Ret::Float),
+    ("apoc.version", 0, 0, Scalar, Ret::Str),
     ("asin", 1, 1, Scalar, Ret::Float),
     ("atan", 1, 1, Scalar, Ret::Float),
     ("atan2", 2, 2, Scalar, Ret::Float),
@@ -273,6 +274,14 @@ const SPELLINGS: &[&str] = &[
     "duration.inSeconds",
     "point.withinBBox",
 ];
+
+/// Every built-in function, in name order (what `SHOW FUNCTIONS` lists).
+pub fn builtin_functions() -> Vec<FunctionSignature> {
+    BUILTINS
+        .iter()
+        .filter_map(|(name, ..)| builtin(name))
+        .collect()
+}
 
 fn builtin(qualified_name: &str) -> Option<FunctionSignature> {
     if qualified_name.len() > 40 {

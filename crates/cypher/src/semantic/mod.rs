@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 pub use catalog::{
     BuiltinFunctions, FunctionCatalog, FunctionSignature, ProcedureCatalog, ProcedureInput,
-    ProcedureSignature,
+    ProcedureSignature, builtin_functions,
 };
 pub use types::Type;
 

@@ -186,8 +186,8 @@ impl Analyzer<'_> {
 
     /// `SHOW ...`: the columns are the engine's; only the expressions are checked here.
     pub(crate) fn show_command(&mut self, show: &ShowCommand) -> Result<()> {
-        if let ShowKind::Transactions(ids) = &show.kind {
-            self.constant_expressions(ids)?;
+        if let ShowKind::Transactions(exprs) | ShowKind::Settings(exprs) = &show.kind {
+            self.constant_expressions(exprs)?;
         }
         if let Some(filter) = &show.filter {
             self.show_filter(filter);

@@ -33,6 +33,8 @@ pub(crate) struct Cx {
     pub fctx: FunctionContext,
     pub counters: Counters,
     pub shared: Arc<DatabaseState>,
+    /// The transaction's id in the database's registry (`SHOW TRANSACTIONS`).
+    pub tx_id: u64,
     pub cancel: Arc<AtomicBool>,
     pub deadline: Option<Instant>,
     pub time_limit_ms: u64,

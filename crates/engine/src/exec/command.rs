@@ -79,11 +79,14 @@ impl Cursor for ProcedureCall {
             for field in signature.inputs.iter().skip(values.len()) {
                 values.push(field.default.clone().unwrap_or(Value::Null));
             }
-            let (storage, tx) = (cx.storage.clone(), cx.tx.clone());
+            let (storage, tx, shared) = (cx.storage.clone(), cx.tx.clone(), cx.shared.clone());
+            let tx_id = cx.tx_id;
             let result = procedure.call(
                 &ProcedureContext {
                     storage: &storage,
                     tx: &tx,
+                    shared: &shared,
+                    tx_id,
                     query: Some(std::cell::RefCell::new(cx)),
                 },
                 &values,
@@ -157,6 +160,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 })
                 .collect())
         }
+        Command::Show(table) => table.rows(row, cx),
         Command::TerminateTransactions(ids) => {
             let mut out = Vec::new();
             for id in transaction_ids(ids, row, cx)? {

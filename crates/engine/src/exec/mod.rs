@@ -54,6 +54,7 @@ impl Cx {
             fctx,
             counters: Counters::default(),
             shared,
+            tx_id: 0,
             cancel,
             deadline,
             time_limit_ms,

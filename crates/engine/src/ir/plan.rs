@@ -182,6 +182,8 @@ pub(crate) enum Command {
     /// expression a String or a list of Strings).
     ShowTransactions(Vec<Expr>),
     TerminateTransactions(Vec<Expr>),
+    /// `SHOW DATABASES`, `PROCEDURES`, `FUNCTIONS`, `SETTINGS`, `CURRENT USER`.
+    Show(crate::metadata::show::ShowTable),
 }
 
 impl Command {
@@ -219,6 +221,7 @@ impl Command {
                 "metaData",
             ],
             Command::TerminateTransactions(_) => &["transactionId", "message"],
+            Command::Show(table) => table.columns(),
         }
     }
 }

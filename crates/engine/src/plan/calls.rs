@@ -3,13 +3,15 @@
 
 use std::sync::Arc;
 
-use quiver_cypher::ast::{self, SchemaCommand, ShowFilter, ShowKind};
+use quiver_cypher::ast::{self, SchemaCommand, ShowDatabases, ShowFilter, ShowKind};
 use quiver_cypher::{Detail, Span, Status};
+use quiver_value::Value;
 
 use super::clauses::{Planner, QueryPlan, Result};
 use super::projection::ProjectionClause;
 use super::scope::Scope;
 use crate::ir::{Command, Expr, Op, PlanNode};
+use crate::metadata::show::{Databases, ShowTable};
 
 impl Planner<'_> {
     /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
@@ -34,9 +36,13 @@ impl Planner<'_> {
         let args = match &c.args {
             Some(args) => {
                 // The analysis has checked the count against the same catalog.
-                let mut out = Vec::with_capacity(args.len());
+                let mut out = Vec::with_capacity(signature.inputs.len());
                 for a in args {
                     out.push(self.expr(a, scope)?);
+                }
+                // Inputs left out take their defaults.
+                for field in signature.inputs.iter().skip(args.len()) {
+                    out.push(Expr::Const(field.default.clone().unwrap_or(Value::Null)));
                 }
                 out
             }
@@ -187,22 +193,49 @@ impl Planner<'_> {
                 }
                 Command::ShowTransactions(out)
             }
-            ShowKind::Procedures => {
-                return Err(self.unsupported(
-                    "SHOW PROCEDURES (call the procedures by name: db.labels, db.relationshipTypes, db.propertyKeys, db.ping, dbms.components)",
-                    Span::default(),
-                ));
+            ShowKind::Procedures => Command::Show(ShowTable::Procedures),
+            ShowKind::Functions => Command::Show(ShowTable::Functions),
+            ShowKind::Databases(which) => Command::Show(ShowTable::Databases(match which {
+                ShowDatabases::All => Databases::All,
+                ShowDatabases::Named(name) => Databases::Named(name.name.clone()),
+                ShowDatabases::Default => Databases::Default,
+                ShowDatabases::Home => Databases::Home,
+            })),
+            ShowKind::Settings(names) => {
+                let mut out = Vec::with_capacity(names.len());
+                for e in names {
+                    out.push(self.expr(e, &Scope::default())?);
+                }
+                Command::Show(ShowTable::Settings(out))
             }
-            ShowKind::Functions => {
-                return Err(self.unsupported("SHOW FUNCTIONS", Span::default()));
-            }
-            ShowKind::Databases => {
-                return Err(self.unsupported(
-                    "SHOW DATABASES (Quiver serves one database, neo4j)",
-                    Span::default(),
-                ));
-            }
+            ShowKind::CurrentUser => Command::Show(ShowTable::CurrentUser),
         })
+    }
+
+    /// A `SHOW` command with its filter. Commands with default columns show only those
+    /// unless a `YIELD` names others (`WHERE` may still test every column).
+    pub(super) fn show_plan(&mut self, cmd: &ast::ShowCommand) -> Result<QueryPlan> {
+        let command = self.show_command(cmd)?;
+        let defaults = match &command {
+            Command::Show(table) => Some(table.default_columns()),
+            _ => None,
+        };
+        let plan = self.command_plan(command);
+        let mut plan = self.show_filter(plan, cmd.filter.as_ref())?;
+        if let Some(defaults) = defaults
+            && !matches!(cmd.filter, Some(ShowFilter::Yield { .. }))
+        {
+            let (columns, slots) = plan
+                .columns
+                .iter()
+                .zip(&plan.out_slots)
+                .filter(|(c, _)| defaults.contains(&&***c))
+                .map(|(c, s)| (c.clone(), *s))
+                .unzip();
+            plan.columns = columns;
+            plan.out_slots = slots;
+        }
+        Ok(plan)
     }
 
     /// Applies a SHOW command's `WHERE` or `YIELD ... RETURN ...` to its rows.

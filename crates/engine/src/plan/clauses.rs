@@ -94,11 +94,7 @@ pub(crate) fn compile(
             let command = p.schema_command(cmd)?;
             (p.command_plan(command), QueryType::Schema)
         }
-        StatementKind::Show(cmd) => {
-            let command = p.show_command(cmd)?;
-            let plan = p.command_plan(command);
-            (p.show_filter(plan, cmd.filter.as_ref())?, QueryType::Read)
-        }
+        StatementKind::Show(cmd) => (p.show_plan(cmd)?, QueryType::Read),
         StatementKind::TerminateTransactions(t) => {
             let mut ids = Vec::with_capacity(t.ids.len());
             for e in &t.ids {
@@ -199,7 +195,7 @@ impl Planner<'_> {
         })
     }
 
-    fn command_plan(&mut self, command: Command) -> QueryPlan {
+    pub(super) fn command_plan(&mut self, command: Command) -> QueryPlan {
         let names = command.columns();
         let out: Vec<usize> = names.iter().map(|_| self.slot()).collect();
         let root = self.node(

@@ -162,6 +162,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::ShowIndexes { constraints: true } => "ShowConstraints",
         Command::ShowTransactions(_) => "ShowTransactions",
         Command::TerminateTransactions(_) => "TerminateTransactions",
+        Command::Show(table) => table.operator_name(),
     }
 }
 

@@ -37,6 +37,8 @@ pub struct BoltShared {
     pub message_bytes_max: u64,
     /// Source of `connection_id`s.
     pub connection_ids: AtomicU64,
+    /// The open connections, for `dbms.listConnections()`.
+    pub connections: Arc<crate::connections::Connections>,
     /// The graph queries run against; without one, RUN and BEGIN are refused as unavailable.
     pub graph: Option<Arc<Graph>>,
     /// Where long query work runs.

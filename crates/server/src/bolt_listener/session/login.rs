@@ -27,6 +27,7 @@ impl BoltSession {
                     }
                     _ => None,
                 });
+        self.listed.set_user_agent(&extra.user_agent);
         let utc_patch =
             self.version < Version::V5_0 && extra.patch_bolt.iter().any(|patch| patch == "utc");
         if utc_patch {
@@ -155,6 +156,7 @@ impl BoltSession {
             self.fail(Status::ServiceUnavailable, &message, None);
             return false;
         }
+        self.listed.set_user(Some(Arc::clone(&principal.name)));
         self.principal = Some(principal);
         self.authenticated_once = true;
         true

@@ -32,6 +32,7 @@ use tokio::time::Instant;
 
 use super::BoltShared;
 use crate::auth::Principal;
+use crate::connections::ConnectionEntry;
 use crate::deadline::{Interrupted, Until, race};
 use crate::metrics::IntGauge;
 use crate::shutdown::ShutdownSignal;
@@ -102,6 +103,8 @@ pub struct BoltSession {
     /// The open transaction: an auto-commit one while its result streams, or an explicit one.
     /// Boxed, so that a connection without one pays a pointer.
     tx: Option<Box<OpenTx>>,
+    /// This connection in the server's list (`dbms.listConnections()`), left when dropped.
+    listed: ConnectionEntry,
 }
 
 /// A connection whose handshake agreed on a version: what a session starts from.
@@ -130,6 +133,9 @@ impl BoltSession {
             auth_deadline,
         } = start;
         let connection_number = shared.next_connection_id();
+        let listed = shared
+            .connections
+            .open(connection_number, peer, stream.local_addr().ok());
         let message_bytes_max = usize::try_from(shared.message_bytes_max).unwrap_or(usize::MAX);
         BoltSession {
             stream,
@@ -154,6 +160,7 @@ impl BoltSession {
             flushes: 0,
             unscanned: true,
             tx: None,
+            listed,
         }
     }
 
@@ -416,6 +423,7 @@ impl BoltSession {
             (Admitted::Logon, Request::Logon { auth }) => Box::pin(self.logon(auth)).await,
             (Admitted::Logoff, _) => {
                 self.principal = None;
+                self.listed.set_user(None);
                 self.succeed_empty();
                 Outcome::Success
             }

@@ -219,6 +219,12 @@ impl BoltSession {
                 .filter(|ms| *ms > 0)
                 .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
             metadata: extra.tx_metadata.unwrap_or_default(),
+            // Empty when authentication is off: then there is no user to name.
+            user: self
+                .principal
+                .as_ref()
+                .map(|p| Arc::clone(&p.name))
+                .filter(|name| !name.is_empty()),
             auto_commit,
         })
     }

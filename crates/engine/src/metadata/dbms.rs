@@ -1,0 +1,199 @@
+//! `db.info`, `dbms.clientConfig`, `dbms.listConfig` and `tx.setMetaData`.
+
+use std::fmt::Write;
+
+use quiver_value::temporal::Instant;
+use quiver_value::{DateTime, TimeZone, Value};
+
+use super::{Native, Setting, call_failed};
+use crate::error::Result;
+use crate::procedures::{FieldType, ProcedureContext};
+
+/// The one database's name.
+pub(crate) const DATABASE_NAME: &str = "neo4j";
+
+pub(super) fn procedures() -> Vec<Native> {
+    vec![
+        Native::new(
+            "db.info",
+            "Provides information regarding the database.",
+            info,
+        )
+        .output("id", FieldType::String)
+        .output("name", FieldType::String)
+        .output("creationDate", FieldType::String),
+        Native::new(
+            "dbms.clientConfig",
+            "Lists the settings a client (Neo4j Browser, a shell) may read.",
+            client_config,
+        )
+        .output("name", FieldType::String)
+        .output("description", FieldType::String)
+        .output("value", FieldType::String),
+        Native::new(
+            "dbms.listConfig",
+            "Lists the server's settings whose names contain the search string (case-insensitive).",
+            list_config,
+        )
+        .input_or("searchString", FieldType::String, Value::from(""))
+        .output("name", FieldType::String)
+        .output("description", FieldType::String)
+        .output("value", FieldType::String)
+        .output("dynamic", FieldType::Boolean),
+        Native::new(
+            "tx.setMetaData",
+            "Attaches a map of data to the transaction, shown by SHOW TRANSACTIONS (replacing what it had).",
+            set_metadata,
+        )
+        .input("data", FieldType::Map),
+    ]
+}
+
+/// The database's id: stable for its name, shaped like Neo4j's (64 hex digits).
+pub(crate) fn database_id() -> String {
+    // FNV-1a over the name, spread over four words so the id has Neo4j's length.
+    let mut words = [0u64; 4];
+    for (i, word) in words.iter_mut().enumerate() {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ (i as u64);
+        for b in DATABASE_NAME.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        *word = h;
+    }
+    words.iter().fold(String::with_capacity(64), |mut id, w| {
+        let _ = write!(id, "{w:016X}");
+        id
+    })
+}
+
+/// A `DATETIME` in UTC.
+pub(crate) fn utc(instant: Instant) -> Value {
+    DateTime::from_instant(instant.seconds, instant.nanos, TimeZone::Offset(0))
+        .map_or(Value::Null, |dt| Value::DateTime(Box::new(dt)))
+}
+
+// Procedure bodies share one signature, failing or not.
+#[allow(clippy::unnecessary_wraps)]
+fn info(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let created = quiver_value::to_string_cypher(&utc(ctx.shared.opened));
+    Ok(vec![vec![
+        Value::from(database_id()),
+        Value::from(DATABASE_NAME),
+        Value::from(created),
+    ]])
+}
+
+/// What Neo4j Browser reads on connect, with values that let it work unchanged against
+/// Quiver; `dbms.security.auth_enabled` is the server's.
+#[allow(clippy::unnecessary_wraps)]
+fn client_config(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let settings = ctx.shared.settings();
+    let auth = settings
+        .iter()
+        .find(|s| s.name == "dbms.security.auth_enabled")
+        .and_then(|s| s.value.clone())
+        .unwrap_or_else(|| "false".to_owned());
+    let rows: [(&str, &str, String); 9] = [
+        (
+            "browser.allow_outgoing_connections",
+            "Whether the browser may fetch content (guides, images) from other hosts.",
+            "true".to_owned(),
+        ),
+        (
+            "browser.credential_timeout",
+            "How long the browser keeps credentials after the last use; 0s is for ever.",
+            "0s".to_owned(),
+        ),
+        (
+            "browser.post_connect_cmd",
+            "Commands the browser runs after connecting.",
+            String::new(),
+        ),
+        (
+            "browser.remote_content_hostname_whitelist",
+            "Hosts the browser may fetch remote content from.",
+            "guides.neo4j.com,localhost".to_owned(),
+        ),
+        (
+            "browser.retain_connection_credentials",
+            "Whether the browser may keep credentials between sessions.",
+            "true".to_owned(),
+        ),
+        (
+            "browser.retain_editor_history",
+            "Whether the browser keeps the editor's history.",
+            "true".to_owned(),
+        ),
+        (
+            "client.allow_telemetry",
+            "Whether clients may send usage data (Quiver collects none).",
+            "false".to_owned(),
+        ),
+        (
+            "dbms.security.auth_enabled",
+            "Whether clients must authenticate.",
+            auth,
+        ),
+        (
+            "initial.dbms.default_database",
+            "The database clients use when they name none.",
+            DATABASE_NAME.to_owned(),
+        ),
+    ];
+    Ok(rows
+        .into_iter()
+        .map(|(name, description, value)| {
+            vec![
+                Value::from(name),
+                Value::from(description),
+                Value::from(value),
+            ]
+        })
+        .collect())
+}
+
+fn list_config(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let search = match args.first() {
+        Some(Value::String(s)) => s.to_lowercase(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => {
+            return Err(call_failed(format!(
+                "searchString must be a STRING, got {}",
+                quiver_value::to_string_cypher(other)
+            )));
+        }
+    };
+    let settings = ctx.shared.settings();
+    let mut rows: Vec<&Setting> = settings
+        .iter()
+        .filter(|s| s.name.to_lowercase().contains(&search))
+        .collect();
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(rows
+        .into_iter()
+        .map(|s| {
+            vec![
+                Value::from(s.name.as_str()),
+                Value::from(s.description.as_str()),
+                s.value.as_deref().map_or(Value::Null, Value::from),
+                Value::Bool(s.dynamic),
+            ]
+        })
+        .collect())
+}
+
+fn set_metadata(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let metadata = match args.first() {
+        Some(Value::Map(m)) => (**m).clone(),
+        Some(Value::Null) | None => Default::default(),
+        Some(other) => {
+            return Err(call_failed(format!(
+                "tx.setMetaData needs data, a MAP; got {}",
+                quiver_value::to_string_cypher(other)
+            )));
+        }
+    };
+    ctx.shared.set_metadata(ctx.tx_id, metadata);
+    Ok(Vec::new())
+}

@@ -1,0 +1,624 @@
+//! `SHOW DATABASES`, `SHOW PROCEDURES`, `SHOW FUNCTIONS`, `SHOW SETTINGS` and
+//! `SHOW CURRENT USER`, in Neo4j 5's columns.
+//!
+//! Each command has all its columns (what `YIELD *` returns, and what `WHERE` and `YIELD` may
+//! name) and a subset shown by default, both Neo4j's; the planner projects the default subset
+//! unless the command has a `YIELD`.
+
+use std::fmt::Write;
+
+use quiver_cypher::semantic::{FunctionSignature, Type, builtin_functions};
+use quiver_value::Value;
+
+use super::dbms::{DATABASE_NAME, database_id, utc};
+use super::{entries, map};
+use crate::error::{Error, Result};
+use crate::eval::Cx;
+use crate::ir::{Expr, Row};
+use crate::procedures::{FieldType, Procedure};
+
+/// Which databases `SHOW ... DATABASE[S]` lists.
+#[derive(Debug)]
+pub(crate) enum Databases {
+    All,
+    Named(String),
+    Default,
+    Home,
+}
+
+/// A `SHOW` command answered from the database's registries.
+#[derive(Debug)]
+pub(crate) enum ShowTable {
+    Databases(Databases),
+    Procedures,
+    Functions,
+    /// The names asked for (each a String or a list of Strings); none for every setting.
+    Settings(Vec<Expr>),
+    CurrentUser,
+}
+
+const DATABASE_COLUMNS: &[&str] = &[
+    "name",
+    "type",
+    "aliases",
+    "access",
+    "databaseID",
+    "serverID",
+    "address",
+    "role",
+    "writer",
+    "requestedStatus",
+    "currentStatus",
+    "statusMessage",
+    "default",
+    "home",
+    "currentPrimariesCount",
+    "currentSecondariesCount",
+    "requestedPrimariesCount",
+    "requestedSecondariesCount",
+    "creationTime",
+    "lastStartTime",
+    "lastStopTime",
+    "store",
+    "lastCommittedTxn",
+    "replicationLag",
+    "constituents",
+    "options",
+];
+const DATABASE_DEFAULT_COLUMNS: &[&str] = &[
+    "name",
+    "type",
+    "aliases",
+    "access",
+    "address",
+    "role",
+    "writer",
+    "requestedStatus",
+    "currentStatus",
+    "statusMessage",
+    "default",
+    "home",
+    "constituents",
+];
+/// `SHOW DEFAULT DATABASE` and `SHOW HOME DATABASE` leave out `default` and `home`.
+const ONE_DATABASE_COLUMNS: &[&str] = &[
+    "name",
+    "type",
+    "aliases",
+    "access",
+    "databaseID",
+    "serverID",
+    "address",
+    "role",
+    "writer",
+    "requestedStatus",
+    "currentStatus",
+    "statusMessage",
+    "currentPrimariesCount",
+    "currentSecondariesCount",
+    "requestedPrimariesCount",
+    "requestedSecondariesCount",
+    "creationTime",
+    "lastStartTime",
+    "lastStopTime",
+    "store",
+    "lastCommittedTxn",
+    "replicationLag",
+    "constituents",
+    "options",
+];
+const ONE_DATABASE_DEFAULT_COLUMNS: &[&str] = &[
+    "name",
+    "type",
+    "aliases",
+    "access",
+    "address",
+    "role",
+    "writer",
+    "requestedStatus",
+    "currentStatus",
+    "statusMessage",
+    "constituents",
+];
+const PROCEDURE_COLUMNS: &[&str] = &[
+    "name",
+    "description",
+    "mode",
+    "worksOnSystem",
+    "signature",
+    "argumentDescription",
+    "returnDescription",
+    "admin",
+    "rolesExecution",
+    "rolesBoostedExecution",
+    "isDeprecated",
+    "deprecatedBy",
+    "option",
+];
+const FUNCTION_COLUMNS: &[&str] = &[
+    "name",
+    "category",
+    "description",
+    "signature",
+    "isBuiltIn",
+    "argumentDescription",
+    "returnDescription",
+    "aggregating",
+    "rolesExecution",
+    "rolesBoostedExecution",
+    "isDeprecated",
+    "deprecatedBy",
+];
+const SETTING_COLUMNS: &[&str] = &[
+    "name",
+    "value",
+    "isDynamic",
+    "defaultValue",
+    "description",
+    "startupValue",
+    "isExplicitlySet",
+    "validValues",
+    "isDeprecated",
+];
+const CURRENT_USER_COLUMNS: &[&str] = &[
+    "user",
+    "roles",
+    "passwordChangeRequired",
+    "suspended",
+    "home",
+];
+
+impl ShowTable {
+    /// Every column, in Neo4j's order.
+    pub fn columns(&self) -> &'static [&'static str] {
+        match self {
+            ShowTable::Databases(Databases::Default | Databases::Home) => ONE_DATABASE_COLUMNS,
+            ShowTable::Databases(_) => DATABASE_COLUMNS,
+            ShowTable::Procedures => PROCEDURE_COLUMNS,
+            ShowTable::Functions => FUNCTION_COLUMNS,
+            ShowTable::Settings(_) => SETTING_COLUMNS,
+            ShowTable::CurrentUser => CURRENT_USER_COLUMNS,
+        }
+    }
+
+    /// The columns shown without a `YIELD`.
+    pub fn default_columns(&self) -> &'static [&'static str] {
+        match self {
+            ShowTable::Databases(Databases::Default | Databases::Home) => {
+                ONE_DATABASE_DEFAULT_COLUMNS
+            }
+            ShowTable::Databases(_) => DATABASE_DEFAULT_COLUMNS,
+            ShowTable::Procedures => &PROCEDURE_COLUMNS[..4],
+            ShowTable::Functions => &FUNCTION_COLUMNS[..3],
+            ShowTable::Settings(_) => &SETTING_COLUMNS[..5],
+            ShowTable::CurrentUser => CURRENT_USER_COLUMNS,
+        }
+    }
+
+    /// The operator's name in plans.
+    pub fn operator_name(&self) -> &'static str {
+        match self {
+            ShowTable::Databases(_) => "ShowDatabases",
+            ShowTable::Procedures => "ShowProcedures",
+            ShowTable::Functions => "ShowFunctions",
+            ShowTable::Settings(_) => "ShowSettings",
+            ShowTable::CurrentUser => "ShowCurrentUser",
+        }
+    }
+
+    /// The rows, every column in [`ShowTable::columns`]' order.
+    pub fn rows(&self, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+        let rows = match self {
+            ShowTable::Databases(which) => databases(which, cx),
+            ShowTable::Procedures => procedures(cx),
+            ShowTable::Functions => functions(),
+            ShowTable::Settings(names) => settings(names, row, cx)?,
+            ShowTable::CurrentUser => current_user(cx),
+        };
+        let columns = self.columns();
+        Ok(rows
+            .into_iter()
+            .map(|named| {
+                columns
+                    .iter()
+                    .map(|c| {
+                        named
+                            .iter()
+                            .find(|(n, _)| n == c)
+                            .map_or(Value::Null, |(_, v)| v.clone())
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+/// A row as (column, value) pairs; columns it leaves out are null.
+type Named = Vec<(&'static str, Value)>;
+
+/// The one database, `neo4j`: it is the default and every user's home. Neo4j also lists
+/// `system`, but `USE system` fails here, so a tool offered it would fail on choosing it.
+fn databases(which: &Databases, cx: &Cx) -> Vec<Named> {
+    if let Databases::Named(name) = which
+        && !name.eq_ignore_ascii_case(DATABASE_NAME)
+    {
+        return Vec::new();
+    }
+    let settings = cx.shared.settings();
+    let address = settings
+        .iter()
+        .find(|s| s.name == "server.bolt.advertised_address")
+        .and_then(|s| s.value.clone())
+        .unwrap_or_else(|| "localhost:7687".to_owned());
+    let writer = cx.shared.accepts_writes();
+    let started = utc(cx.shared.opened);
+    let empty = Value::from(Vec::<Value>::new());
+    vec![vec![
+        ("name", Value::from(DATABASE_NAME)),
+        ("type", Value::from("standard")),
+        ("aliases", empty.clone()),
+        ("access", Value::from("read-write")),
+        ("databaseID", Value::from(database_id())),
+        ("serverID", Value::Null),
+        ("address", Value::from(address)),
+        ("role", Value::from("primary")),
+        ("writer", Value::Bool(writer)),
+        ("requestedStatus", Value::from("online")),
+        ("currentStatus", Value::from("online")),
+        ("statusMessage", Value::from("")),
+        ("default", Value::Bool(true)),
+        ("home", Value::Bool(true)),
+        ("currentPrimariesCount", Value::Int(1)),
+        ("currentSecondariesCount", Value::Int(0)),
+        ("requestedPrimariesCount", Value::Null),
+        ("requestedSecondariesCount", Value::Null),
+        ("creationTime", started.clone()),
+        ("lastStartTime", started),
+        ("lastStopTime", Value::Null),
+        ("store", Value::from("quiver-1.0")),
+        (
+            "lastCommittedTxn",
+            Value::Int(i64::try_from(cx.storage.last_committed()).unwrap_or(i64::MAX)),
+        ),
+        ("replicationLag", Value::Int(0)),
+        ("constituents", empty),
+        ("options", Value::map(Default::default())),
+    ]]
+}
+
+/// A declared type as Neo4j 5 writes it in signatures (`STRING`, `LIST<STRING>`).
+fn field_type(t: &FieldType) -> String {
+    match t {
+        FieldType::List(inner) => format!("LIST<{}>", field_type(inner)),
+        other => other.name(),
+    }
+}
+
+fn value_type(t: &Type) -> String {
+    match t {
+        Type::Any | Type::Null => "ANY".to_owned(),
+        Type::Boolean => "BOOLEAN".to_owned(),
+        Type::Integer => "INTEGER".to_owned(),
+        Type::Float => "FLOAT".to_owned(),
+        Type::String => "STRING".to_owned(),
+        Type::List(inner) => format!("LIST<{}>", value_type(inner)),
+        Type::Map => "MAP".to_owned(),
+        Type::Node => "NODE".to_owned(),
+        Type::Relationship => "RELATIONSHIP".to_owned(),
+        Type::Path => "PATH".to_owned(),
+    }
+}
+
+/// Descriptions of the engine's original procedures, which predate [`Procedure::description`].
+fn known_description(name: &str) -> &'static str {
+    match name {
+        "db.labels" => "Lists the labels some node in the database has.",
+        "db.relationshipTypes" => "Lists the types some relationship in the database has.",
+        "db.propertyKeys" => "Lists every property key the database has used.",
+        "db.ping" => "Answers true: lets a client check that it reaches a database.",
+        "dbms.components" => "Lists the server's components with their versions and edition.",
+        _ => "",
+    }
+}
+
+fn procedure_row(p: &dyn Procedure) -> Named {
+    let s = p.signature();
+    let description = match p.description() {
+        "" => known_description(&s.name),
+        d => d,
+    };
+    let mut args = Vec::new();
+    let mut arg_texts = Vec::new();
+    for (i, f) in s.inputs.iter().enumerate() {
+        let ty = field_type(&f.ty);
+        let default = f.default.clone();
+        let text = match &default {
+            Some(d) => format!("{} = {} :: {ty}", f.name, quiver_value::to_string_cypher(d)),
+            None => format!("{} :: {ty}", f.name),
+        };
+        let mut entry = vec![
+            ("name".to_owned(), Value::from(f.name.as_str())),
+            ("type".to_owned(), Value::from(ty.as_str())),
+            ("description".to_owned(), Value::from(text.as_str())),
+            ("isDeprecated".to_owned(), Value::Bool(false)),
+        ];
+        if let Some(d) = &default {
+            entry.push((
+                "default".to_owned(),
+                Value::from(format!(
+                    "DefaultParameterValue{{value={}, type={ty}}}",
+                    quiver_value::to_string_cypher(d)
+                )),
+            ));
+        }
+        args.push(map(entry));
+        arg_texts.push(text);
+    }
+    let mut returns = Vec::new();
+    let mut return_texts = Vec::new();
+    for f in &s.outputs {
+        let ty = field_type(&f.ty);
+        let text = format!("{} :: {ty}", f.name);
+        returns.push(map([
+            ("name".to_owned(), Value::from(f.name.as_str())),
+            ("type".to_owned(), Value::from(ty.as_str())),
+            ("description".to_owned(), Value::from(text.as_str())),
+            ("isDeprecated".to_owned(), Value::Bool(false)),
+        ]));
+        return_texts.push(text);
+    }
+    let mut signature = format!("{}({})", s.name, arg_texts.join(", "));
+    if !return_texts.is_empty() {
+        let _ = write!(signature, " :: ({})", return_texts.join(", "));
+    }
+    let dbms = s.name.starts_with("dbms.") || s.name.starts_with("tx.");
+    let mode = if s.writes {
+        "WRITE"
+    } else if dbms {
+        "DBMS"
+    } else {
+        "READ"
+    };
+    vec![
+        ("name", Value::from(s.name.as_str())),
+        ("description", Value::from(description)),
+        ("mode", Value::from(mode)),
+        ("worksOnSystem", Value::Bool(dbms)),
+        ("signature", Value::from(signature)),
+        ("argumentDescription", Value::from(args)),
+        ("returnDescription", Value::from(returns)),
+        ("admin", Value::Bool(false)),
+        ("rolesExecution", Value::Null),
+        ("rolesBoostedExecution", Value::Null),
+        ("isDeprecated", Value::Bool(false)),
+        ("deprecatedBy", Value::Null),
+        (
+            "option",
+            Value::map(entries([("deprecated".to_owned(), Value::Bool(false))])),
+        ),
+    ]
+}
+
+/// Every registered procedure, by name.
+fn procedures(cx: &Cx) -> Vec<Named> {
+    let registry = cx.shared.procedures();
+    registry
+        .names()
+        .iter()
+        .filter_map(|n| registry.get(n))
+        .map(|p| procedure_row(&*p))
+        .collect()
+}
+
+/// The category Neo4j files a function under.
+fn category(f: &FunctionSignature) -> &'static str {
+    let name = f.name.to_ascii_lowercase();
+    let name = name.as_str();
+    if f.aggregate {
+        return "Aggregating";
+    }
+    let family = name.split('.').next().unwrap_or(name);
+    match family {
+        "date" | "datetime" | "localdatetime" | "localtime" | "time" | "duration" => "Temporal",
+        "point" | "distance" => "Spatial",
+        "vector" => "Vector",
+        "apoc" => "Other",
+        "acos" | "asin" | "atan" | "atan2" | "cos" | "cosh" | "cot" | "coth" | "degrees"
+        | "haversin" | "pi" | "radians" | "sin" | "sinh" | "tan" | "tanh" => "Trigonometric",
+        "e" | "exp" | "log" | "log10" | "sqrt" => "Logarithmic",
+        "abs" | "ceil" | "floor" | "isnan" | "rand" | "round" | "sign" => "Numeric",
+        "btrim" | "char_length" | "character_length" | "left" | "lower" | "ltrim" | "normalize"
+        | "replace" | "reverse" | "right" | "rtrim" | "split" | "substring" | "tolower"
+        | "tostring" | "toupper" | "trim" | "upper" => "String",
+        "keys" | "labels" | "nodes" | "range" | "relationships" | "tail" | "tobooleanlist"
+        | "tofloatlist" | "tointegerlist" | "tostringlist" => "List",
+        "exists" | "isempty" => "Predicate",
+        "timestamp" => "Temporal",
+        _ => "Scalar",
+    }
+}
+
+/// What a function does, in a line, by category where the name says the rest.
+fn function_description(f: &FunctionSignature) -> String {
+    let name = f.name;
+    let lower = name.to_ascii_lowercase();
+    let text = match lower.as_str() {
+        "avg" => "Returns the average of a set of numbers or durations.",
+        "collect" => "Returns a list of the non-null values of an expression.",
+        "count" => "Returns the number of rows or of non-null values.",
+        "max" => "Returns the largest of a set of values.",
+        "min" => "Returns the smallest of a set of values.",
+        "percentilecont" => "Returns a percentile of a set of numbers, interpolating.",
+        "percentiledisc" => "Returns a percentile of a set of numbers, rounding to a value.",
+        "stdev" => "Returns the standard deviation of a sample of numbers.",
+        "stdevp" => "Returns the standard deviation of a population of numbers.",
+        "sum" => "Returns the sum of a set of numbers or durations.",
+        "coalesce" => "Returns its first non-null argument.",
+        "elementid" => "Returns the element id of a node or relationship.",
+        "endnode" => "Returns the end node of a relationship.",
+        "startnode" => "Returns the start node of a relationship.",
+        "head" => "Returns the first element of a list.",
+        "last" => "Returns the last element of a list.",
+        "tail" => "Returns a list without its first element.",
+        "id" => "Returns the id of a node or relationship.",
+        "length" => "Returns the length of a path.",
+        "size" => "Returns the number of elements of a list or characters of a string.",
+        "nullif" => "Returns null when its two arguments are equal, the first otherwise.",
+        "properties" => "Returns a map of the properties of a node, relationship or map.",
+        "keys" => "Returns the property keys of a node, relationship or map.",
+        "labels" => "Returns the labels of a node.",
+        "nodes" => "Returns the nodes of a path.",
+        "relationships" => "Returns the relationships of a path.",
+        "range" => "Returns the integers between two bounds, with an optional step.",
+        "type" => "Returns the type of a relationship.",
+        "valuetype" => "Returns the name of the type of a value.",
+        "exists" => "Returns whether a property or pattern exists.",
+        "isempty" => "Returns whether a list, map or string is empty.",
+        "randomuuid" => "Returns a random UUID string.",
+        "rand" => "Returns a random float in [0, 1).",
+        "timestamp" => "Returns the milliseconds since the epoch at the statement's start.",
+        "apoc.version" => "Returns the APOC version Quiver answers for.",
+        _ => "",
+    };
+    if !text.is_empty() {
+        return text.to_owned();
+    }
+    let family = lower.split('.').next().unwrap_or(&lower);
+    let variant = lower.split('.').nth(1).unwrap_or("");
+    match category(f) {
+        "Temporal" => match variant {
+            "" => format!("Creates a {family} from a string or map, or returns the current one."),
+            "realtime" => format!("Returns the current {family} by the real-time clock."),
+            "statement" => format!("Returns the current {family} by the statement's clock."),
+            "transaction" => format!("Returns the current {family} by the transaction's clock."),
+            "truncate" => format!("Truncates a temporal value to a {family} at a unit."),
+            "fromepoch" => {
+                "Creates a datetime from seconds and nanoseconds since the epoch.".to_owned()
+            }
+            "fromepochmillis" => "Creates a datetime from milliseconds since the epoch.".to_owned(),
+            "between" => "Returns the duration between two temporal values.".to_owned(),
+            _ => format!(
+                "Returns the duration between two temporal values in {}.",
+                &variant[2..].to_string()
+            ),
+        },
+        "Trigonometric" | "Logarithmic" | "Numeric" => {
+            format!("Returns {name} of a number.")
+        }
+        "String" => format!("Returns the string {name} computes from its arguments."),
+        "List" => format!("Converts or builds a list: {name}."),
+        "Spatial" => format!("Computes {name} over points."),
+        "Vector" => "Returns the similarity of two vectors.".to_owned(),
+        _ if lower.starts_with("to") => format!("Converts a value: {name}."),
+        _ => format!("Returns {name} of its arguments."),
+    }
+}
+
+fn function_row(f: &FunctionSignature) -> Named {
+    let returns = value_type(&f.returns);
+    let inputs: Vec<String> = match f.max_args {
+        None => vec!["input :: LIST<ANY>".to_owned()],
+        Some(0) => Vec::new(),
+        Some(1) => vec!["input :: ANY".to_owned()],
+        Some(n) => (1..=n).map(|i| format!("input{i} :: ANY")).collect(),
+    };
+    let args: Vec<Value> = inputs
+        .iter()
+        .map(|text| {
+            let name = text.split(" :: ").next().unwrap_or(text);
+            let ty = text.split(" :: ").nth(1).unwrap_or("ANY");
+            map([
+                ("name".to_owned(), Value::from(name)),
+                ("type".to_owned(), Value::from(ty)),
+                ("description".to_owned(), Value::from(text.as_str())),
+                ("isDeprecated".to_owned(), Value::Bool(false)),
+            ])
+        })
+        .collect();
+    let built_in = !f.name.to_ascii_lowercase().starts_with("apoc.");
+    vec![
+        ("name", Value::from(f.name)),
+        ("category", Value::from(category(f))),
+        ("description", Value::from(function_description(f))),
+        (
+            "signature",
+            Value::from(format!("{}({}) :: {returns}", f.name, inputs.join(", "))),
+        ),
+        ("isBuiltIn", Value::Bool(built_in)),
+        ("argumentDescription", Value::from(args)),
+        ("returnDescription", Value::from(returns)),
+        ("aggregating", Value::Bool(f.aggregate)),
+        ("rolesExecution", Value::Null),
+        ("rolesBoostedExecution", Value::Null),
+        ("isDeprecated", Value::Bool(false)),
+        ("deprecatedBy", Value::Null),
+    ]
+}
+
+/// Every function the analysis knows, by name.
+fn functions() -> Vec<Named> {
+    let mut all = builtin_functions();
+    all.sort_by(|a, b| a.name.cmp(b.name));
+    all.iter().map(function_row).collect()
+}
+
+/// The setting names asked for: each expression a String or a list of Strings.
+fn setting_names(names: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for e in names {
+        let items = match e.eval(row, cx)? {
+            Value::List(items) => items.to_vec(),
+            other => vec![other],
+        };
+        for item in items {
+            let Value::String(name) = item else {
+                return Err(Error::type_error("Setting names must be Strings"));
+            };
+            out.push(name.to_string());
+        }
+    }
+    Ok(out)
+}
+
+fn settings(names: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Named>> {
+    let wanted = setting_names(names, row, cx)?;
+    let settings = cx.shared.settings();
+    let mut chosen: Vec<_> = settings
+        .iter()
+        .filter(|s| wanted.is_empty() || wanted.contains(&s.name))
+        .collect();
+    chosen.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(chosen
+        .into_iter()
+        .map(|s| {
+            let text = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
+            vec![
+                ("name", Value::from(s.name.as_str())),
+                ("value", text(&s.value)),
+                ("isDynamic", Value::Bool(s.dynamic)),
+                ("defaultValue", text(&s.default_value)),
+                ("description", Value::from(s.description.as_str())),
+                ("startupValue", text(&s.value)),
+                ("isExplicitlySet", Value::Bool(s.explicitly_set)),
+                ("validValues", Value::from("")),
+                ("isDeprecated", Value::Bool(false)),
+            ]
+        })
+        .collect())
+}
+
+/// The transaction's user, as Neo4j's community edition shows it (no roles, no suspension,
+/// no home database of its own). With no authenticated user (authentication off, or an
+/// embedder that names none) there is no row.
+fn current_user(cx: &Cx) -> Vec<Named> {
+    let Some(user) = cx.shared.tx_user(cx.tx_id).filter(|u| !u.is_empty()) else {
+        return Vec::new();
+    };
+    vec![vec![
+        ("user", Value::String(user)),
+        ("roles", Value::Null),
+        ("passwordChangeRequired", Value::Bool(false)),
+        ("suspended", Value::Null),
+        ("home", Value::Null),
+    ]]
+}
