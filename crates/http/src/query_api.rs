@@ -28,7 +28,7 @@ use crate::negotiate::{JSON, QueryFormat, TYPED_JSON};
 use crate::service::ApiState;
 use crate::stream::{Head, Produce};
 use crate::tracked::TrackedTx;
-use crate::tx_api::{write_error, write_notifications};
+use crate::tx_api::{write_error, write_notifications, write_query_plan};
 use crate::typed;
 
 pub struct QueryJob {
@@ -184,6 +184,14 @@ impl QueryRun {
         if !summary.notifications.is_empty() {
             out.push(b',');
             write_notifications(out, &summary.notifications);
+        }
+        if let Some(plan) = &summary.plan {
+            out.extend_from_slice(if plan.profile.is_some() {
+                br#","profiledQueryPlan":"#
+            } else {
+                br#","queryPlan":"#
+            });
+            write_query_plan(out, plan, true);
         }
         out.extend_from_slice(br#","bookmarks":["#);
         json::string(out, &info.bookmark.to_string());
