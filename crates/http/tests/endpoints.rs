@@ -1124,3 +1124,82 @@ async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
     assert_eq!(count.json()["results"][0]["data"][0]["row"][0], 0);
     server.stop().await;
 }
+
+/// Follows the first child down to the operator named `name`.
+fn operator<'a>(mut plan: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    while plan["operatorType"] != name {
+        plan = &plan["children"][0];
+        assert!(!plan.is_null(), "no {name} in the plan");
+    }
+    plan
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_and_profile_plans_in_both_apis() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let setup = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("UNWIND range(1, 6) AS i CREATE (:Planned {i: i})"),
+        )
+        .await;
+    assert_eq!(setup.error_codes(), Vec::<String>::new());
+    let query = "MATCH (p:Planned) WHERE p.i > 3 RETURN p.i AS i";
+
+    // The transactional API: the plan under `plan.root`, arguments as members.
+    let explained = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement(&format!("EXPLAIN {query}")),
+        )
+        .await;
+    let root = &explained.json()["results"][0]["plan"]["root"];
+    assert_eq!(root["operatorType"], "ProduceResults", "{root}");
+    assert_eq!(root["planner"], "COST");
+    assert!(root["EstimatedRows"].is_number());
+    assert!(root["string-representation"].is_string());
+    assert!(root.get("Rows").is_none(), "EXPLAIN measures nothing");
+    let profiled = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement(&format!("PROFILE {query}")),
+        )
+        .await;
+    let json = profiled.json();
+    assert_eq!(json["results"][0]["data"].as_array().map(Vec::len), Some(3));
+    let root = &json["results"][0]["plan"]["root"];
+    assert_eq!(root["Rows"], 3, "{root}");
+    let scan = operator(root, "NodeByLabelScan");
+    assert_eq!(scan["Rows"], 6);
+    assert_eq!(scan["DbHits"], 6);
+    assert_eq!(scan["Details"], ":Planned");
+    assert!(scan["identifiers"].is_array());
+
+    // The Query API: `queryPlan` and `profiledQueryPlan`, arguments in their own object.
+    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
+    let explained = client
+        .post("/db/neo4j/query/v2", &body(&format!("EXPLAIN {query}")))
+        .await;
+    assert_eq!(explained.status, 202, "{}", explained.text());
+    let json = explained.json();
+    assert!(json.get("profiledQueryPlan").is_none());
+    let plan = &json["queryPlan"];
+    assert_eq!(plan["operatorType"], "ProduceResults", "{plan}");
+    assert_eq!(plan["arguments"]["planner"], "COST");
+    assert!(plan.get("dbHits").is_none());
+    let profiled = client
+        .post("/db/neo4j/query/v2", &body(&format!("PROFILE {query}")))
+        .await;
+    let json = profiled.json();
+    assert!(json.get("queryPlan").is_none());
+    let plan = &json["profiledQueryPlan"];
+    assert_eq!(plan["records"], 3, "{plan}");
+    assert_eq!(plan["hasPageCacheStats"], false);
+    let scan = operator(plan, "NodeByLabelScan");
+    assert_eq!(scan["records"], 6);
+    assert_eq!(scan["dbHits"], 6);
+    assert_eq!(scan["arguments"]["DbHits"], 6);
+    assert!(scan["time"].is_u64());
+    server.stop().await;
+}
