@@ -73,6 +73,7 @@ pub fn producer(shared: Arc<ApiState>, job: TxJob) -> Box<dyn Produce> {
             status: StatusCode::OK,
             content_type: JSON,
             location: None,
+            affinity: None,
         },
         handle: None,
         statements: Vec::new().into_iter(),
@@ -475,6 +476,7 @@ fn rollback(shared: &ApiState, id: u64, owner: Option<&str>, out: &mut Vec<u8>) 
         status: StatusCode::OK,
         content_type: JSON,
         location: None,
+        affinity: None,
     };
     match shared.registry.remove(id, owner) {
         Ok(Removed::Parked(tx)) => {
