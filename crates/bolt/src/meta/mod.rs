@@ -57,7 +57,7 @@ pub struct HelloSuccess<'a> {
     pub telemetry_enabled: bool,
     /// `ssr.enabled` (5.8+): server-side routing.
     pub ssr_enabled: bool,
-    /// 4.4: acknowledge `patch_bolt: ["utc"]`.
+    /// 4.3 and 4.4: acknowledge `patch_bolt: ["utc"]`.
     pub utc_patch: bool,
 }
 
@@ -68,21 +68,24 @@ impl HelloSuccess<'_> {
         let hints = usize::from(self.recv_timeout_seconds.is_some())
             + usize::from(telemetry)
             + usize::from(ssr);
-        let patch = self.utc_patch && version < Version::V5_0;
-        let entries = 3 + usize::from(patch);
+        let patch = self.utc_patch && version.has_utc_patch();
+        let has_hints = version.has_hints();
+        let entries = 2 + usize::from(has_hints) + usize::from(patch);
         success(out, entries, |w| {
             w.string("server", self.server)?;
             w.string("connection_id", self.connection_id)?;
-            let b = w.key("hints")?;
-            let mut h = DictWriter::new(b, hints)?;
-            if let Some(t) = self.recv_timeout_seconds {
-                h.int("connection.recv_timeout_seconds", t)?;
-            }
-            if telemetry {
-                h.bool("telemetry.enabled", self.telemetry_enabled)?;
-            }
-            if ssr {
-                h.bool("ssr.enabled", self.ssr_enabled)?;
+            if has_hints {
+                let b = w.key("hints")?;
+                let mut h = DictWriter::new(b, hints)?;
+                if let Some(t) = self.recv_timeout_seconds {
+                    h.int("connection.recv_timeout_seconds", t)?;
+                }
+                if telemetry {
+                    h.bool("telemetry.enabled", self.telemetry_enabled)?;
+                }
+                if ssr {
+                    h.bool("ssr.enabled", self.ssr_enabled)?;
+                }
             }
             if patch {
                 w.strings("patch_bolt", &["utc".to_owned()])?;
