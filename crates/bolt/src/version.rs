@@ -77,6 +77,13 @@ impl Version {
         self >= Version::V4_3 && self < Version::V5_0
     }
 
+    /// 5.0+: the summary's `stats` carry `contains-updates` and `contains-system-updates`.
+    /// Drivers of 4.x compute them from the counters, and the 4.3 Python driver fails on
+    /// them (it sets every key as an attribute, and those two are read-only properties).
+    pub fn has_contains_updates(self) -> bool {
+        self >= Version::V5_0
+    }
+
     /// 5.1+: HELLO no longer carries credentials; LOGON/LOGOFF do.
     pub fn has_logon(self) -> bool {
         self >= Version::V5_1

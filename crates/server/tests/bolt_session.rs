@@ -381,6 +381,13 @@ async fn bolt_4_1_to_4_3_are_negotiated_with_what_each_changes() {
     let (_, rows, summary) = client.query("RETURN 41 + 1 AS answer").await;
     assert_eq!(rows, vec![vec![Value::Int(42)]]);
     assert_eq!(text(&summary, "type").as_deref(), Some("r"));
+    // 4.x counters without 5.0's `contains-updates`, which the 4.3 Python driver cannot take.
+    let (_, _, summary) = client.query("CREATE (:Four)").await;
+    let Some(Value::Map(stats)) = summary.get("stats") else {
+        panic!("no stats in {summary:?}");
+    };
+    assert_eq!(stats.get("nodes-created"), Some(&Value::Int(1)));
+    assert!(!stats.contains_key("contains-updates"), "{stats:?}");
 
     // 4.2 and 4.1: no hints, no patch, and no ROUTE (drivers route by procedure there).
     for version in [Version::V4_2, Version::V4_1] {

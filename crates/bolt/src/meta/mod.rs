@@ -216,18 +216,22 @@ impl Stats {
         !self.contains_updates() && self.system_updates == 0
     }
 
-    fn encode<B: BufMut>(&self, b: &mut B) -> Result<(), Error> {
+    /// The counters; the `contains-…` flags only where the version has them.
+    fn encode<B: BufMut>(&self, b: &mut B, version: Version) -> Result<(), Error> {
         let counters = self.counters();
         let nonzero = counters.iter().filter(|(_, n)| *n > 0).count();
         let system = self.system_updates > 0;
-        let entries = nonzero + usize::from(self.contains_updates()) + 2 * usize::from(system);
+        let flags = version.has_contains_updates();
+        let contains = flags && self.contains_updates();
+        let entries =
+            nonzero + usize::from(contains) + usize::from(system) + usize::from(system && flags);
         let mut w = DictWriter::new(b, entries)?;
         for (name, n) in counters {
             if n > 0 {
                 w.int(name, i64::try_from(n).unwrap_or(i64::MAX))?;
             }
         }
-        if self.contains_updates() {
+        if contains {
             w.bool("contains-updates", true)?;
         }
         if system {
@@ -235,7 +239,9 @@ impl Stats {
                 "system-updates",
                 i64::try_from(self.system_updates).unwrap_or(i64::MAX),
             )?;
-            w.bool("contains-system-updates", true)?;
+            if flags {
+                w.bool("contains-system-updates", true)?;
+            }
         }
         Ok(())
     }
@@ -454,7 +460,7 @@ impl Summary<'_> {
             w.int("t_last", self.t_last_ms)?;
             w.string("type", self.query_type.as_str())?;
             if has_stats {
-                self.stats.encode(w.key("stats")?)?;
+                self.stats.encode(w.key("stats")?, version)?;
             }
             if let Some(plan) = self.plan {
                 let key = if plan.profile.is_some() {
