@@ -135,8 +135,7 @@ fn profile_counts_db_hits_per_operator_under_produce_results() {
     let arg = |args: &[(&str, Value)], key: &str| {
         args.iter()
             .find(|(k, _)| *k == key)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| panic!("no {key}"))
+            .map_or_else(|| panic!("no {key}"), |(_, v)| v.clone())
     };
     assert_eq!(arg(&root, "planner"), Value::String("COST".into()));
     assert_eq!(arg(&root, "Rows"), Value::Int(10));

@@ -23,7 +23,8 @@ use std::time::{Instant, SystemTime};
 use http::StatusCode;
 
 use quiver_engine::{
-    AccessMode, Counters, DurabilityTicket, PullState, QueryId, Transaction, TxOptions,
+    AccessMode, Counters, DurabilityTicket, PullState, QueryId, QuerySummary, Transaction,
+    TxOptions,
 };
 use quiver_status::Status;
 use quiver_value::Value;
@@ -218,46 +219,85 @@ impl QueryRun {
         if let Some(job) = self.job.take() {
             self.start(&job, out)?;
         }
-        let batch = self.shared.config.pull_rows_max.max(1);
-        let Some(handle) = self.handle.as_mut() else {
-            return Ok(true);
-        };
         let summary = match self.query {
             None => None,
-            Some(query) => {
-                let Some(tx) = handle.tx() else {
-                    return Ok(true);
-                };
-                let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batch.min(1024));
-                loop {
-                    rows.clear();
-                    let state = tx.pull(query, batch as i64, &mut rows)?;
-                    for row in rows.iter().filter(|_| self.has_fields) {
-                        json::comma(out, &mut self.first_row);
-                        out.push(b'[');
-                        let mut first_value = true;
-                        for value in row {
-                            json::comma(out, &mut first_value);
-                            match self.format {
-                                QueryFormat::Plain => encode::plain_value(out, value),
-                                QueryFormat::Typed => typed::write(out, value),
-                            }
-                        }
-                        out.push(b']');
-                    }
-                    if let PullState::Done(summary) = state {
-                        break Some(summary);
-                    }
-                    if out.len() >= chunk_bytes {
-                        // Rows leave before the commit: they wait for what they were read from.
-                        self.settle_horizon()?;
-                        return Ok(false);
+            Some(query) => match self.pull_rows(query, out, chunk_bytes)? {
+                Pulled::Done(summary) => Some(summary),
+                Pulled::More => return Ok(false),
+                Pulled::Gone => return Ok(true),
+            },
+        };
+        let Some(settled) = self.settle()? else {
+            return Ok(true);
+        };
+        if self.query.is_some() {
+            self.shared.telemetry.query_finished(self.started.elapsed());
+        }
+        out.extend_from_slice(b"]}");
+        if let Some(summary) = &summary {
+            self.write_summary(out, summary);
+        }
+        match settled {
+            Settled::Committed(bookmark) => {
+                out.extend_from_slice(br#","bookmarks":["#);
+                json::string(out, &bookmark);
+                out.extend_from_slice(b"]}");
+            }
+            Settled::Open { id, expires } => {
+                out.extend_from_slice(br#","transaction":{"id":"#);
+                json::string(out, &id.to_string());
+                out.extend_from_slice(br#","expires":"#);
+                json::string(out, &dates::iso8601(expires));
+                out.extend_from_slice(b"}}");
+            }
+        }
+        Ok(true)
+    }
+
+    /// Writes rows of `query` until it ends or `out` holds a chunk.
+    fn pull_rows(
+        &mut self,
+        query: QueryId,
+        out: &mut Vec<u8>,
+        chunk_bytes: usize,
+    ) -> Result<Pulled, ApiError> {
+        let batch = self.shared.config.pull_rows_max.max(1);
+        let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
+            return Ok(Pulled::Gone);
+        };
+        let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batch.min(1024));
+        loop {
+            rows.clear();
+            let state = tx.pull(query, batch as i64, &mut rows)?;
+            for row in rows.iter().filter(|_| self.has_fields) {
+                json::comma(out, &mut self.first_row);
+                out.push(b'[');
+                let mut first_value = true;
+                for value in row {
+                    json::comma(out, &mut first_value);
+                    match self.format {
+                        QueryFormat::Plain => encode::plain_value(out, value),
+                        QueryFormat::Typed => typed::write(out, value),
                     }
                 }
+                out.push(b']');
             }
-        };
+            if let PullState::Done(summary) = state {
+                return Ok(Pulled::Done(summary));
+            }
+            if out.len() >= chunk_bytes {
+                // Rows leave before the commit: they wait for what they were read from.
+                self.settle_horizon()?;
+                return Ok(Pulled::More);
+            }
+        }
+    }
+
+    /// Commits the transaction (waiting until the commit is acknowledged) or parks an
+    /// explicit one for its next request; `None` when there was none.
+    fn settle(&mut self) -> Result<Option<Settled>, ApiError> {
         let Some(handle) = self.handle.take() else {
-            return Ok(true);
+            return Ok(None);
         };
         let settled = if self.park {
             let Handle::Explicit(checked_out) = handle else {
@@ -296,42 +336,26 @@ impl QueryRun {
             Settled::Committed(info.bookmark.to_string())
         };
         self.settle_horizon()?;
-        if self.query.is_some() {
-            self.shared.telemetry.query_finished(self.started.elapsed());
+        Ok(Some(settled))
+    }
+
+    /// The counters (when asked for), notifications and plan of a finished statement.
+    fn write_summary(&self, out: &mut Vec<u8>, summary: &QuerySummary) {
+        if self.include_counters {
+            write_counters(out, &summary.stats);
         }
-        out.extend_from_slice(b"]}");
-        if let Some(summary) = &summary {
-            if self.include_counters {
-                write_counters(out, &summary.stats);
-            }
-            if !summary.notifications.is_empty() {
-                out.push(b',');
-                write_notifications(out, &summary.notifications);
-            }
-            if let Some(plan) = &summary.plan {
-                out.extend_from_slice(if plan.profile.is_some() {
-                    br#","profiledQueryPlan":"#
-                } else {
-                    br#","queryPlan":"#
-                });
-                write_query_plan(out, plan, true);
-            }
+        if !summary.notifications.is_empty() {
+            out.push(b',');
+            write_notifications(out, &summary.notifications);
         }
-        match settled {
-            Settled::Committed(bookmark) => {
-                out.extend_from_slice(br#","bookmarks":["#);
-                json::string(out, &bookmark);
-                out.extend_from_slice(b"]}");
-            }
-            Settled::Open { id, expires } => {
-                out.extend_from_slice(br#","transaction":{"id":"#);
-                json::string(out, &id.to_string());
-                out.extend_from_slice(br#","expires":"#);
-                json::string(out, &dates::iso8601(expires));
-                out.extend_from_slice(b"}}");
-            }
+        if let Some(plan) = &summary.plan {
+            out.extend_from_slice(if plan.profile.is_some() {
+                br#","profiledQueryPlan":"#
+            } else {
+                br#","queryPlan":"#
+            });
+            write_query_plan(out, plan, true);
         }
-        Ok(true)
     }
 
     /// Waits until the rows read so far may leave the server: a write transaction read at a
@@ -379,45 +403,9 @@ impl QueryRun {
             ..TxOptions::default()
         };
         self.started = Instant::now();
-        let shared = Arc::clone(&self.shared);
-        let begin = || -> Result<TrackedTx, ApiError> {
-            Ok(TrackedTx::new(
-                shared.db.begin(options.clone())?,
-                Arc::clone(&shared.telemetry),
-            ))
-        };
-        let mut handle = match &job.explicit {
-            None => Handle::Implicit(begin()?),
-            Some(explicit) => match explicit.endpoint {
-                TxEndpoint::Begin => {
-                    let id = shared
-                        .registry
-                        .reserve(explicit.owner.clone(), explicit.peer)?;
-                    let tx = begin().inspect_err(|_| {
-                        shared.registry.release(id);
-                    })?;
-                    if let Some(cancel) = tx.cancel_handle() {
-                        shared.registry.set_cancel(id, cancel);
-                    }
-                    self.park = true;
-                    Handle::Explicit(CheckedOut { id, tx })
-                }
-                TxEndpoint::Run(id) | TxEndpoint::Commit(id) => {
-                    let checked_out = shared
-                        .registry
-                        .check_out(id, explicit.owner.as_deref())
-                        .map_err(|error| not_found(id, error))?;
-                    self.park = matches!(explicit.endpoint, TxEndpoint::Run(_));
-                    Handle::Explicit(checked_out)
-                }
-                TxEndpoint::Autocommit | TxEndpoint::Rollback(_) => {
-                    return Err(ApiError::Invalid(
-                        "no statement runs on this transaction path".to_owned(),
-                    ));
-                }
-            },
-        };
+        let mut handle = self.open(job.explicit.as_ref(), &options)?;
         let Some(tx) = handle.tx() else {
+            handle.discard(&self.shared);
             return Err(ApiError::Invalid(
                 "the transaction closed before it ran".to_owned(),
             ));
@@ -460,6 +448,52 @@ impl QueryRun {
         self.handle = Some(handle);
         Ok(())
     }
+
+    /// Begins the request's transaction, or checks out the explicit one it names.
+    fn open(
+        &mut self,
+        explicit: Option<&QueryTx>,
+        options: &TxOptions,
+    ) -> Result<Handle, ApiError> {
+        let shared = Arc::clone(&self.shared);
+        let begin = || -> Result<TrackedTx, ApiError> {
+            Ok(TrackedTx::new(
+                shared.db.begin(options.clone())?,
+                Arc::clone(&shared.telemetry),
+            ))
+        };
+        Ok(match explicit {
+            None => Handle::Implicit(begin()?),
+            Some(explicit) => match explicit.endpoint {
+                TxEndpoint::Begin => {
+                    let id = shared
+                        .registry
+                        .reserve(explicit.owner.clone(), explicit.peer)?;
+                    let tx = begin().inspect_err(|_| {
+                        shared.registry.release(id);
+                    })?;
+                    if let Some(cancel) = tx.cancel_handle() {
+                        shared.registry.set_cancel(id, cancel);
+                    }
+                    self.park = true;
+                    Handle::Explicit(CheckedOut { id, tx })
+                }
+                TxEndpoint::Run(id) | TxEndpoint::Commit(id) => {
+                    let checked_out = shared
+                        .registry
+                        .check_out(id, explicit.owner.as_deref())
+                        .map_err(|error| not_found(id, error))?;
+                    self.park = matches!(explicit.endpoint, TxEndpoint::Run(_));
+                    Handle::Explicit(checked_out)
+                }
+                TxEndpoint::Autocommit | TxEndpoint::Rollback(_) => {
+                    return Err(ApiError::Invalid(
+                        "no statement runs on this transaction path".to_owned(),
+                    ));
+                }
+            },
+        })
+    }
 }
 
 impl Drop for QueryRun {
@@ -477,6 +511,15 @@ impl Drop for QueryRun {
             None => {}
         }
     }
+}
+
+/// How far a pull got.
+enum Pulled {
+    Done(Box<QuerySummary>),
+    /// `out` holds a chunk; rows remain.
+    More,
+    /// The transaction closed under the request.
+    Gone,
 }
 
 /// How a request left its transaction.

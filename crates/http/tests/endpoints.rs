@@ -1277,6 +1277,21 @@ async fn query_api_explicit_transactions() {
     assert_eq!(unknown.status, 404);
     assert_eq!(unknown.error_codes(), ["Neo.ClientError.Request.Invalid"]);
 
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_api_transactions_end_by_delete_failure_or_expiry() {
+    let api = ApiConfig {
+        transaction_idle_timeout: Duration::from_millis(300),
+        ..ApiConfig::default()
+    };
+    let server = start(server_config(|_| {}), api).await;
+    let mut client = server.client();
+    let mut other = server.client();
+    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
+    let count = body("MATCH (n:QTx) RETURN count(n) AS c");
+
     // Rollback by DELETE discards the work.
     let begun = client.post("/db/neo4j/query/v2/tx", "").await;
     assert_eq!(begun.status, 202, "{}", begun.text());
@@ -1290,7 +1305,7 @@ async fn query_api_explicit_transactions() {
     assert_eq!(rolled_back.status, 202, "{}", rolled_back.text());
     assert_eq!(client.delete(&path).await.status, 404);
     let outside = other.post("/db/neo4j/query/v2", &count).await;
-    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[2]]));
+    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
 
     // A failing statement rolls the transaction back and closes it.
     let begun = client
@@ -1326,6 +1341,6 @@ async fn query_api_explicit_transactions() {
     assert_eq!(expired.error_codes(), ["Neo.ClientError.Request.Invalid"]);
     assert!(eventually(|| server.api.open_transactions() == 0).await);
     let outside = other.post("/db/neo4j/query/v2", &count).await;
-    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[2]]));
+    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
     server.stop().await;
 }

@@ -72,7 +72,7 @@ fn plan(description: &PlanDescription, root: bool) -> Plan {
         identifiers: description
             .identifiers
             .iter()
-            .map(|i| i.to_string())
+            .map(ToString::to_string)
             .collect(),
         args: description.arguments(root),
         profile: description.profile.map(|p| PlanProfile {
