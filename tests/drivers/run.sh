@@ -103,6 +103,19 @@ EOF
     (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_langchain.py)
 fi
 
+# Opt-in: the Python driver 4.3, which offers Bolt 4.3–4.0 only, in a venv of its own.
+if [ "${QUIVER_DRIVERS_BOLT4:-0}" = "1" ]; then
+    venv="$work/python-neo4j-4.3.9"
+    if [ ! -x "$venv/bin/python" ]; then
+        python3 -m venv "$venv"
+    fi
+    if ! "$venv/bin/python" -c 'import neo4j, pytest, sys; sys.exit(neo4j.__version__ != "4.3.9")' 2>/dev/null; then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "neo4j==4.3.9" "$PYTEST_SPEC"
+    fi
+    echo "== Python driver neo4j 4.3.9 (Bolt 4.3)"
+    (cd tests/drivers/python-bolt4 && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
+fi
+
 echo "== JavaScript driver neo4j-driver $(node -p 'require("./tests/drivers/js/package.json").dependencies["neo4j-driver"]')"
 (
     cd tests/drivers/js

@@ -397,6 +397,28 @@ mod tests {
     }
 
     #[test]
+    fn clients_of_bolt_4_1_to_4_3_agree_on_their_newest() {
+        // A 4.3 driver: the range 4.3–4.1, then 4.2, 4.1 and 4.0 spelt out for old servers.
+        let client = hello([[0, 2, 3, 4], [0, 0, 2, 4], [0, 0, 1, 4], [0, 0, 0, 4]]);
+        let agreed = |client| match negotiate(&client, &Version::SUPPORTED).expect("negotiate") {
+            Negotiation::Agreed { version, reply } => (version, reply),
+            other => panic!("expected a version, got {other:?}"),
+        };
+        assert_eq!(agreed(client), (Version::V4_3, [0, 0, 3, 4]));
+        // A 4.2 driver, and a 4.1 one without ranges.
+        let client = hello([[0, 0, 2, 4], [0, 0, 1, 4], [0, 0, 0, 4], [0, 0, 0, 3]]);
+        assert_eq!(agreed(client), (Version::V4_2, [0, 0, 2, 4]));
+        let client = hello([[0, 0, 1, 4], [0, 0, 0, 4], [0, 0, 0, 3], [0; 4]]);
+        assert_eq!(agreed(client), (Version::V4_1, [0, 0, 1, 4]));
+        // 4.0 and 3 are not spoken.
+        let client = hello([[0, 0, 0, 4], [0, 0, 0, 3], [0; 4], [0; 4]]);
+        assert!(matches!(
+            negotiate(&client, &Version::SUPPORTED).expect("negotiate"),
+            Negotiation::Refused { .. }
+        ));
+    }
+
+    #[test]
     fn bad_magic_is_refused() {
         let mut client = hello([[0, 0, 4, 4], [0; 4], [0; 4], [0; 4]]);
         client[0] = 0x61;

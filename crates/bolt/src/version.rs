@@ -13,6 +13,9 @@ pub struct Version {
 }
 
 impl Version {
+    pub const V4_1: Version = Version::new(4, 1);
+    pub const V4_2: Version = Version::new(4, 2);
+    pub const V4_3: Version = Version::new(4, 3);
     pub const V4_4: Version = Version::new(4, 4);
     pub const V5_0: Version = Version::new(5, 0);
     pub const V5_1: Version = Version::new(5, 1);
@@ -24,8 +27,17 @@ impl Version {
     pub const V5_8: Version = Version::new(5, 8);
 
     /// Every version Quiver speaks, most preferred first. 5.5 is absent on purpose: no Neo4j
-    /// server ever shipped it, and drivers skip it.
-    pub const SUPPORTED: [Version; 9] = [
+    /// server ever shipped it, and drivers skip it. 4.1–4.3 are accepted as Neo4j 5 still
+    /// accepts them (deprecated there), for clients that offer nothing newer; 4.0 and 3 are
+    /// not (4.0 has no routing context in HELLO, 3 no multi-statement transactions).
+    ///
+    /// What the 4.x versions change, as drivers speak them: 4.1 adds the routing context to
+    /// HELLO (every version here reads it) and 4.2 nothing on the wire (drivers treat it as
+    /// 4.1); 4.3 adds the ROUTE message (its third field the database name alone), version
+    /// ranges in the handshake, HELLO's `hints` and the `utc` patch; 4.4 makes ROUTE's third
+    /// field a dictionary and adds impersonation. Below 4.3 a `neo4j://` driver asks for its
+    /// routing table with a procedure, `dbms.routing.getRoutingTable`.
+    pub const SUPPORTED: [Version; 12] = [
         Version::V5_8,
         Version::V5_7,
         Version::V5_6,
@@ -35,6 +47,9 @@ impl Version {
         Version::V5_1,
         Version::V5_0,
         Version::V4_4,
+        Version::V4_3,
+        Version::V4_2,
+        Version::V4_1,
     ];
 
     pub const fn new(major: u8, minor: u8) -> Version {
@@ -43,6 +58,30 @@ impl Version {
 
     pub fn is_supported(self) -> bool {
         Version::SUPPORTED.contains(&self)
+    }
+
+    /// 4.3+: the ROUTE message (before it, drivers call a routing procedure).
+    pub fn has_route(self) -> bool {
+        self >= Version::V4_3
+    }
+
+    /// 4.3+: HELLO's SUCCESS carries `hints` (drivers of older versions never read them), and
+    /// with them the promise of NOOP chunks within `connection.recv_timeout_seconds`.
+    pub fn has_hints(self) -> bool {
+        self >= Version::V4_3
+    }
+
+    /// 4.3 and 4.4: a client may ask in HELLO for zoned date-times from UTC
+    /// (`patch_bolt: ["utc"]`), which 5.0 made the rule.
+    pub fn has_utc_patch(self) -> bool {
+        self >= Version::V4_3 && self < Version::V5_0
+    }
+
+    /// 5.0+: the summary's `stats` carry `contains-updates` and `contains-system-updates`.
+    /// Drivers of 4.x compute them from the counters, and the 4.3 Python driver fails on
+    /// them (it sets every key as an attribute, and those two are read-only properties).
+    pub fn has_contains_updates(self) -> bool {
+        self >= Version::V5_0
     }
 
     /// 5.1+: HELLO no longer carries credentials; LOGON/LOGOFF do.
@@ -55,8 +94,8 @@ impl Version {
         self >= Version::V5_0
     }
 
-    /// 5.0+ encodes zoned date-times from UTC (tags 0x49/0x69); 4.4 uses local seconds
-    /// (0x46/0x66) unless the `utc` patch was negotiated.
+    /// 5.0+ encodes zoned date-times from UTC (tags 0x49/0x69); 4.x uses local seconds
+    /// (0x46/0x66) unless the `utc` patch was negotiated (4.3 and 4.4).
     pub fn has_utc_datetime(self) -> bool {
         self >= Version::V5_0
     }

@@ -129,6 +129,7 @@ fn answer(admitted: Admitted, out: &mut BytesMut, codec: &Codec<'_>) {
                 stats: Stats::default(),
                 notifications: &[],
                 completion: Completion::Success,
+                plan: None,
             }
             .encode(out, version)
             .unwrap();

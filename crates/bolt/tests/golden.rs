@@ -437,6 +437,7 @@ fn run_success_and_summaries() {
         stats,
         notifications: &[],
         completion: Completion::OmittedResult,
+        plan: None,
     };
     let m = meta_of(decode_response(
         &encode(|o| summary.encode(o, Version::V5_4)),
@@ -496,6 +497,7 @@ fn notifications_up_to_5_4_statuses_from_5_6() {
         stats: Stats::default(),
         notifications: &notes,
         completion: Completion::Success,
+        plan: None,
     };
     let m = meta_of(decode_response(
         &encode(|o| summary.encode(o, Version::V5_4)),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_storage::DurabilityTicket;
-use quiver_value::Map;
+use quiver_value::{Map, Value};
 
 use crate::bookmark::Bookmark;
 
@@ -116,8 +116,16 @@ pub struct PlanDescription {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OperatorProfile {
     pub rows: u64,
+    /// Store reads the operator made itself: each node or relationship a scan or expand
+    /// produced, each property, label or type an expression read.
+    pub db_hits: u64,
     pub time: Duration,
 }
+
+/// The planner Quiver names in a plan's root arguments; the Cypher version it runs is 5.
+const PLANNER: &str = "COST";
+const RUNTIME: &str = "QUIVER";
+const CYPHER_VERSION: &str = "5";
 
 impl PlanDescription {
     /// The plan as an indented tree, one operator a line.
@@ -135,7 +143,13 @@ impl PlanDescription {
         }
         let _ = write!(out, " (est. {:.0} rows", self.estimated_rows);
         if let Some(p) = &self.profile {
-            let _ = write!(out, ", {} rows, {} us", p.rows, p.time.as_micros());
+            let _ = write!(
+                out,
+                ", {} rows, {} db hits, {} us",
+                p.rows,
+                p.db_hits,
+                p.time.as_micros()
+            );
         }
         out.push_str(")\n");
         for child in &self.children {
@@ -143,9 +157,55 @@ impl PlanDescription {
         }
     }
 
-    /// Total rows of a profiled plan's operators (Neo4j's "db hits" stand-in).
+    /// Total rows of a profiled plan's operators.
     pub fn total_rows(&self) -> u64 {
         self.profile.map_or(0, |p| p.rows) + self.children.iter().map(Self::total_rows).sum::<u64>()
+    }
+
+    /// Total db hits of a profiled plan's operators (Neo4j's "Total database accesses").
+    pub fn total_db_hits(&self) -> u64 {
+        self.profile.map_or(0, |p| p.db_hits)
+            + self.children.iter().map(Self::total_db_hits).sum::<u64>()
+    }
+
+    /// The operator's arguments under Neo4j's names, in the one form Bolt's `args` and the
+    /// HTTP APIs' `arguments` both carry: `Details` and `EstimatedRows` always, the measured
+    /// `Rows`, `DbHits`, `Time` (nanoseconds) and page cache figures (always 0: the store is
+    /// in memory) when profiled, and at the `root` the planner, runtime and Cypher version and
+    /// the whole plan as text (`string-representation`), as Neo4j sends them.
+    pub fn arguments(&self, root: bool) -> Vec<(&'static str, Value)> {
+        let mut out = Vec::with_capacity(16);
+        if root {
+            let text = |s: &str| Value::String(s.into());
+            out.push(("planner", text(PLANNER)));
+            out.push(("planner-impl", text(RUNTIME)));
+            out.push(("planner-version", text(env!("CARGO_PKG_VERSION"))));
+            out.push(("runtime", text(RUNTIME)));
+            out.push(("runtime-impl", text(RUNTIME)));
+            out.push(("runtime-version", text(env!("CARGO_PKG_VERSION"))));
+            out.push(("version", text(CYPHER_VERSION)));
+            out.push(("string-representation", Value::String(self.render().into())));
+        }
+        if !self.details.is_empty() {
+            out.push(("Details", Value::String(self.details.as_str().into())));
+        }
+        out.push(("EstimatedRows", Value::Float(self.estimated_rows)));
+        if let Some(p) = &self.profile {
+            let int = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+            out.push(("Rows", int(p.rows)));
+            out.push(("DbHits", int(p.db_hits)));
+            out.push(("Time", int(p.time_nanos())));
+            out.push(("PageCacheHits", Value::Int(0)));
+            out.push(("PageCacheMisses", Value::Int(0)));
+        }
+        out
+    }
+}
+
+impl OperatorProfile {
+    /// The time in nanoseconds, the unit of Neo4j's `time` figures.
+    pub fn time_nanos(&self) -> u64 {
+        u64::try_from(self.time.as_nanos()).unwrap_or(u64::MAX)
     }
 }
 

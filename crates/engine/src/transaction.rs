@@ -512,7 +512,11 @@ pub(crate) fn compile(
 
 fn summary(q: OpenQuery) -> QuerySummary {
     let plan = if q.compiled.explain || q.compiled.profile {
-        Some(plan::describe(&q.compiled.root, q.cx.profile.as_deref()))
+        Some(plan::describe_query(
+            &q.compiled.root,
+            &q.compiled.columns,
+            q.cx.profile.as_deref(),
+        ))
     } else {
         None
     };

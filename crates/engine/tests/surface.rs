@@ -96,6 +96,61 @@ fn profile_counts_rows_and_time_per_operator() {
 }
 
 #[test]
+fn profile_counts_db_hits_per_operator_under_produce_results() {
+    let db = db();
+    db.execute("UNWIND range(1, 30) AS i CREATE (:P {i: i})", Map::new())
+        .unwrap();
+    let r = db
+        .execute(
+            "PROFILE MATCH (p:P) WHERE p.i > 20 RETURN p.i AS i",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows.len(), 10);
+    let plan = r.summary.plan.expect("PROFILE has a plan");
+    let text = plan.render();
+    // Neo4j's root: the operator handing the rows to the client, named by the columns.
+    assert_eq!(plan.operator, "ProduceResults", "{text}");
+    assert_eq!(plan.details, "`i`", "{text}");
+    assert_eq!(plan.profile.map(|p| p.rows), Some(10), "{text}");
+    let find = |name: &str| {
+        let mut at = &plan;
+        while at.operator != name {
+            at = at
+                .children
+                .first()
+                .unwrap_or_else(|| panic!("no {name}: {text}"));
+        }
+        at.profile.expect("measured")
+    };
+    // The scan reads each of the 30 nodes once, the filter one property of each, the
+    // projection one property of each of the 10 rows it sees: each its own hits only.
+    assert_eq!(find("NodeByLabelScan").db_hits, 30, "{text}");
+    assert_eq!(find("Filter").db_hits, 30, "{text}");
+    assert_eq!(find("Projection").db_hits, 10, "{text}");
+    assert_eq!(plan.total_db_hits(), 70, "{text}");
+    assert!(text.contains(" db hits, "), "{text}");
+    // The arguments drivers read: the root's name the planner, every operator's its figures.
+    let root = plan.arguments(true);
+    let arg = |args: &[(&str, Value)], key: &str| {
+        args.iter()
+            .find(|(k, _)| *k == key)
+            .map_or_else(|| panic!("no {key}"), |(_, v)| v.clone())
+    };
+    assert_eq!(arg(&root, "planner"), Value::String("COST".into()));
+    assert_eq!(arg(&root, "Rows"), Value::Int(10));
+    let scan = plan.children[0].arguments(false);
+    assert!(scan.iter().all(|(k, _)| *k != "planner"));
+    // EXPLAIN has the same root, unmeasured.
+    let r = db
+        .execute("EXPLAIN MATCH (p:P) RETURN p", Map::new())
+        .unwrap();
+    let plan = r.summary.plan.expect("EXPLAIN has a plan");
+    assert_eq!(plan.operator, "ProduceResults");
+    assert!(plan.arguments(true).iter().all(|(k, _)| *k != "Rows"));
+}
+
+#[test]
 fn a_repeated_query_skips_parse_and_plan() {
     let db = db();
     db.execute("UNWIND range(1, 20) AS i CREATE (:N {i: i})", Map::new())

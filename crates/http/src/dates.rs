@@ -26,6 +26,23 @@ pub fn rfc1123(time: SystemTime) -> String {
     )
 }
 
+/// ISO 8601 in UTC to the second (`2024-10-22T15:48:29Z`), the Query API's
+/// `transaction.expires`.
+pub fn iso8601(time: SystemTime) -> String {
+    let seconds = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .min(253_402_300_799);
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    let of_day = seconds % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        of_day / 3600,
+        (of_day / 60) % 60,
+        of_day % 60
+    )
+}
+
 /// Days since 1970-01-01 to (year, month 1..=12, day 1..=31), for days >= 0
 /// (Howard Hinnant's algorithm).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -54,5 +71,12 @@ mod tests {
         assert_eq!(rfc1123(at(1_691_063_110)), "Thu, 3 Aug 2023 11:45:10 GMT");
         assert_eq!(rfc1123(at(951_782_400)), "Tue, 29 Feb 2000 00:00:00 GMT");
         assert_eq!(rfc1123(at(u64::MAX / 2)), "Fri, 31 Dec 9999 23:59:59 GMT");
+    }
+
+    #[test]
+    fn iso_dates_are_utc_to_the_second() {
+        let at = |s| UNIX_EPOCH + Duration::from_secs(s);
+        assert_eq!(iso8601(at(0)), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(at(1_729_612_109)), "2024-10-22T15:48:29Z");
     }
 }

@@ -113,6 +113,20 @@ pub fn query_request(body: &[u8], typed: bool) -> Result<QueryRequest, ApiError>
     })
 }
 
+/// Decodes the body of a request to a Query API transaction, where the statement is
+/// optional: an empty body, `{}` or `{"statement": null}` runs nothing (and keeps the
+/// transaction from expiring).
+pub fn query_tx_request(body: &[u8], typed: bool) -> Result<Option<QueryRequest>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let raw: serde_json::Value = serde_json::from_slice(body).map_err(json_error)?;
+    match raw.get("statement") {
+        None | Some(serde_json::Value::Null) if raw.is_object() => Ok(None),
+        _ => query_request(body, typed).map(Some),
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawQueryRequest {

@@ -26,6 +26,13 @@ pub enum ApiError {
          (idle transaction timeout)."
     )]
     TransactionIdleTimedOut(u128),
+    /// The Query API's answer for a transaction id it does not hold (never opened, committed,
+    /// rolled back, expired, or opened on another cluster member), in Neo4j's words.
+    #[error(
+        "Transaction with Id: \"{0}\" was not found. It may have timed out and therefore rolled \
+         back or the routing header 'neo4j-cluster-affinity' was not provided."
+    )]
+    QueryTransactionNotFound(String),
     #[error("The requested transaction is being used concurrently by another request.")]
     ConcurrentAccess,
     #[error(
@@ -66,6 +73,7 @@ impl ApiError {
             ApiError::Invalid(_) => Status::RequestInvalid,
             ApiError::DatabaseNotFound(_) => Status::DatabaseNotFound,
             ApiError::TransactionNotFound => Status::TransactionNotFound,
+            ApiError::QueryTransactionNotFound(_) => Status::RequestInvalid,
             ApiError::TransactionIdleTimedOut(_) => Status::TransactionTimedOut,
             ApiError::ConcurrentAccess => Status::TransactionAccessedConcurrently,
             ApiError::TooManyTransactions(_)

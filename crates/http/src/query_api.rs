@@ -4,41 +4,82 @@
 //! {"data":{"fields":[..],"values":[[..],..]},"counters":{..},"notifications":[..],"bookmarks":[..]}
 //! ```
 //!
+//! and its explicit transactions (`query/v2/tx`): begin (with an optional first statement),
+//! run, commit (with an optional last statement) and `DELETE` to roll back, each answered in
+//! the same form; an open transaction's answers add `"transaction":{"id":..,"expires":..}`
+//! and the `neo4j-cluster-affinity` header naming the member that holds it. The transactions
+//! live in the transactional API's registry (one owner, one set of limits, one expiry); an id
+//! it does not hold is answered with Neo4j's `Request.Invalid` naming the id.
+//!
 //! Values are plain JSON or, when the client accepts `application/vnd.neo4j.query`, typed JSON.
 //! Unlike the transactional API the status reflects errors (400 for client errors, 404 for an
-//! unknown database, 500 otherwise) — as long as the first chunk has not gone out; an error
-//! after that is appended as an `errors` member, since the status is already sent.
+//! unknown database or transaction, 500 otherwise) — as long as the first chunk has not gone
+//! out; an error after that is appended as an `errors` member, since the status is already sent.
+//! Any error in an explicit transaction rolls it back.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use http::StatusCode;
 
-use quiver_engine::{AccessMode, Counters, DurabilityTicket, PullState, QueryId, TxOptions};
+use quiver_engine::{
+    AccessMode, Counters, DurabilityTicket, PullState, QueryId, QuerySummary, Transaction,
+    TxOptions,
+};
 use quiver_status::Status;
 use quiver_value::Value;
 
 use crate::bookmarks;
+use crate::dates;
 use crate::decode::{self, QueryRequest};
 use crate::durable;
 use crate::encode;
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{JSON, QueryFormat, TYPED_JSON};
+use crate::registry::{CheckedOut, Removed};
+use crate::route::TxEndpoint;
 use crate::service::ApiState;
-use crate::stream::{Head, Produce};
+use crate::stream::{Head, OneShot, Produce};
 use crate::tracked::TrackedTx;
-use crate::tx_api::{write_error, write_notifications};
+use crate::tx_api::{write_error, write_notifications, write_query_plan};
 use crate::typed;
+
+/// The header naming the cluster member that holds a Query API transaction (base64 of the
+/// address the client reached); clients replay it on the transaction's later requests.
+pub const CLUSTER_AFFINITY: http::header::HeaderName =
+    http::header::HeaderName::from_static("neo4j-cluster-affinity");
 
 pub struct QueryJob {
     pub format: QueryFormat,
     pub typed_parameters: bool,
     pub body: bytes::Bytes,
+    /// `None`: one statement in an implicit transaction.
+    pub explicit: Option<QueryTx>,
 }
 
-/// The status a Query API error is answered with.
+/// A request to the Query API's explicit transactions.
+pub struct QueryTx {
+    /// `Begin`, `Run`, `Commit` or `Rollback` (never `Autocommit`).
+    pub endpoint: TxEndpoint,
+    /// The authenticated user: only they may use the transaction.
+    pub owner: Option<Arc<str>>,
+    /// The client's address, counted against the per-address limit.
+    pub peer: Option<std::net::IpAddr>,
+    /// The `neo4j-cluster-affinity` value this member answers with.
+    pub affinity: String,
+}
+
+/// The status a Query API error is answered with: a transaction the server does not hold is
+/// not found, one past the open-transaction limits unavailable for now.
 pub fn status_of(error: &ApiError) -> StatusCode {
+    match error {
+        ApiError::QueryTransactionNotFound(_) => return StatusCode::NOT_FOUND,
+        ApiError::TooManyTransactions(_)
+        | ApiError::TooManyTransactionsForUser(_)
+        | ApiError::TooManyTransactionsForAddress(_) => return StatusCode::SERVICE_UNAVAILABLE,
+        _ => {}
+    }
     match error.code() {
         Status::DatabaseNotFound => StatusCode::NOT_FOUND,
         code if code.is_client_error() => StatusCode::BAD_REQUEST,
@@ -59,16 +100,29 @@ pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
         QueryFormat::Plain => JSON,
         QueryFormat::Typed => TYPED_JSON,
     };
+    if let Some(QueryTx {
+        endpoint: TxEndpoint::Rollback(id),
+        owner,
+        affinity,
+        ..
+    }) = job.explicit
+    {
+        return Box::new(OneShot::new(move |out: &mut Vec<u8>| {
+            rollback(&shared, id, owner.as_deref(), out, content_type, affinity)
+        }));
+    }
     Box::new(QueryRun {
         shared,
         format: job.format,
-        job: Some(job),
         head: Head {
             status: StatusCode::ACCEPTED,
             content_type,
             location: None,
+            affinity: job.explicit.as_ref().map(|tx| tx.affinity.clone()),
         },
-        tx: None,
+        job: Some(job),
+        handle: None,
+        park: false,
         query: None,
         include_counters: false,
         has_fields: false,
@@ -79,13 +133,42 @@ pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
     })
 }
 
+/// The transaction a request runs in.
+enum Handle {
+    Implicit(TrackedTx),
+    Explicit(CheckedOut),
+}
+
+impl Handle {
+    fn tx(&mut self) -> Option<&mut Transaction> {
+        match self {
+            Handle::Implicit(tx) => tx.get(),
+            Handle::Explicit(checked_out) => checked_out.tx.get(),
+        }
+    }
+
+    /// Rolls back; an explicit transaction leaves the registry.
+    fn discard(self, shared: &ApiState) {
+        match self {
+            Handle::Implicit(tx) => tx.rollback(),
+            Handle::Explicit(CheckedOut { id, tx }) => {
+                shared.registry.release(id);
+                tx.rollback();
+            }
+        }
+    }
+}
+
 struct QueryRun {
     shared: Arc<ApiState>,
     format: QueryFormat,
     job: Option<QueryJob>,
     head: Head,
     /// Open until the last row; `None` once settled.
-    tx: Option<TrackedTx>,
+    handle: Option<Handle>,
+    /// An explicit transaction's request that neither commits nor fails parks it at the end.
+    park: bool,
+    /// `None` for an explicit transaction's request without a statement.
     query: Option<QueryId>,
     include_counters: bool,
     /// A query without fields (an update with no RETURN) has no records.
@@ -107,7 +190,11 @@ impl Produce for QueryRun {
             Ok(complete) => complete,
             Err(error) => {
                 self.shared.telemetry.query_finished(self.started.elapsed());
-                self.tx = None;
+                if let Some(handle) = self.handle.take() {
+                    handle.discard(&self.shared);
+                }
+                // An explicit transaction that failed is gone: no member holds it any more.
+                self.head.affinity = None;
                 if first_step {
                     self.head.status = status_of(&error);
                     error_document(out, &error);
@@ -132,15 +219,54 @@ impl QueryRun {
         if let Some(job) = self.job.take() {
             self.start(&job, out)?;
         }
-        let batch = self.shared.config.pull_rows_max.max(1);
-        let (Some(tracked), Some(query)) = (self.tx.as_mut(), self.query) else {
+        let summary = match self.query {
+            None => None,
+            Some(query) => match self.pull_rows(query, out, chunk_bytes)? {
+                Pulled::Done(summary) => Some(summary),
+                Pulled::More => return Ok(false),
+                Pulled::Gone => return Ok(true),
+            },
+        };
+        let Some(settled) = self.settle()? else {
             return Ok(true);
         };
-        let Some(tx) = tracked.get() else {
-            return Ok(true);
+        if self.query.is_some() {
+            self.shared.telemetry.query_finished(self.started.elapsed());
+        }
+        out.extend_from_slice(b"]}");
+        if let Some(summary) = &summary {
+            self.write_summary(out, summary);
+        }
+        match settled {
+            Settled::Committed(bookmark) => {
+                out.extend_from_slice(br#","bookmarks":["#);
+                json::string(out, &bookmark);
+                out.extend_from_slice(b"]}");
+            }
+            Settled::Open { id, expires } => {
+                out.extend_from_slice(br#","transaction":{"id":"#);
+                json::string(out, &id.to_string());
+                out.extend_from_slice(br#","expires":"#);
+                json::string(out, &dates::iso8601(expires));
+                out.extend_from_slice(b"}}");
+            }
+        }
+        Ok(true)
+    }
+
+    /// Writes rows of `query` until it ends or `out` holds a chunk.
+    fn pull_rows(
+        &mut self,
+        query: QueryId,
+        out: &mut Vec<u8>,
+        chunk_bytes: usize,
+    ) -> Result<Pulled, ApiError> {
+        let batch = self.shared.config.pull_rows_max.max(1);
+        let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
+            return Ok(Pulled::Gone);
         };
         let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batch.min(1024));
-        let summary = loop {
+        loop {
             rows.clear();
             let state = tx.pull(query, batch as i64, &mut rows)?;
             for row in rows.iter().filter(|_| self.has_fields) {
@@ -157,27 +283,64 @@ impl QueryRun {
                 out.push(b']');
             }
             if let PullState::Done(summary) = state {
-                break summary;
+                return Ok(Pulled::Done(summary));
             }
             if out.len() >= chunk_bytes {
                 // Rows leave before the commit: they wait for what they were read from.
                 self.settle_horizon()?;
-                return Ok(false);
+                return Ok(Pulled::More);
             }
+        }
+    }
+
+    /// Commits the transaction (waiting until the commit is acknowledged) or parks an
+    /// explicit one for its next request; `None` when there was none.
+    fn settle(&mut self) -> Result<Option<Settled>, ApiError> {
+        let Some(handle) = self.handle.take() else {
+            return Ok(None);
         };
-        let info = match self.tx.take() {
-            Some(tracked) => tracked.commit()?,
-            None => return Ok(true),
+        let settled = if self.park {
+            let Handle::Explicit(checked_out) = handle else {
+                return Err(ApiError::Invalid(
+                    "an implicit transaction cannot stay open".to_owned(),
+                ));
+            };
+            let id = checked_out.id;
+            match self.shared.registry.park(checked_out) {
+                Ok(expires) => Settled::Open { id, expires },
+                Err(tx) => {
+                    tx.rollback();
+                    return Err(terminated());
+                }
+            }
+        } else {
+            let tx = match handle {
+                Handle::Implicit(tx) => tx,
+                Handle::Explicit(CheckedOut { id, tx }) => {
+                    if !self.shared.registry.release(id) {
+                        tx.rollback();
+                        return Err(terminated());
+                    }
+                    tx
+                }
+            };
+            let info = tx.commit()?;
+            self.settle_horizon()?;
+            if let Some(ticket) = info.ticket {
+                self.shared
+                    .db
+                    .durable_blocking(ticket)
+                    .map_err(|error| ApiError::NotDurable(error.reason()))?;
+            }
+            self.head.affinity = None;
+            Settled::Committed(info.bookmark.to_string())
         };
         self.settle_horizon()?;
-        if let Some(ticket) = info.ticket {
-            self.shared
-                .db
-                .durable_blocking(ticket)
-                .map_err(|error| ApiError::NotDurable(error.reason()))?;
-        }
-        self.shared.telemetry.query_finished(self.started.elapsed());
-        out.extend_from_slice(b"]}");
+        Ok(Some(settled))
+    }
+
+    /// The counters (when asked for), notifications and plan of a finished statement.
+    fn write_summary(&self, out: &mut Vec<u8>, summary: &QuerySummary) {
         if self.include_counters {
             write_counters(out, &summary.stats);
         }
@@ -185,10 +348,14 @@ impl QueryRun {
             out.push(b',');
             write_notifications(out, &summary.notifications);
         }
-        out.extend_from_slice(br#","bookmarks":["#);
-        json::string(out, &info.bookmark.to_string());
-        out.extend_from_slice(b"]}");
-        Ok(true)
+        if let Some(plan) = &summary.plan {
+            out.extend_from_slice(if plan.profile.is_some() {
+                br#","profiledQueryPlan":"#
+            } else {
+                br#","queryPlan":"#
+            });
+            write_query_plan(out, plan, true);
+        }
     }
 
     /// Waits until the rows read so far may leave the server: a write transaction read at a
@@ -205,21 +372,22 @@ impl QueryRun {
     }
 
     fn start(&mut self, job: &QueryJob, out: &mut Vec<u8>) -> Result<(), ApiError> {
-        let QueryRequest {
-            statement,
-            parameters,
-            include_counters,
-            bookmarks,
-            read_only,
-            impersonated_user,
-        } = decode::query_request(&job.body, job.typed_parameters)?;
-        if impersonated_user.is_some() {
+        let request = match &job.explicit {
+            None => Some(decode::query_request(&job.body, job.typed_parameters)?),
+            Some(_) => decode::query_tx_request(&job.body, job.typed_parameters)?,
+        };
+        let (read_only, bookmarks) = request
+            .as_ref()
+            .map_or((None, &[][..]), |r| (r.read_only, &r.bookmarks[..]));
+        if request
+            .as_ref()
+            .is_some_and(|r| r.impersonated_user.is_some())
+        {
             return Err(ApiError::Invalid(
                 "Impersonation is not supported by Quiver.".to_owned(),
             ));
         }
-        bookmarks::await_all(&self.shared, &bookmarks)?;
-        self.include_counters = include_counters;
+        bookmarks::await_all(&self.shared, bookmarks)?;
         let refused = if read_only == Some(true) {
             None
         } else {
@@ -235,24 +403,39 @@ impl QueryRun {
             ..TxOptions::default()
         };
         self.started = Instant::now();
-        let mut tracked = TrackedTx::new(
-            self.shared.db.begin(options)?,
-            Arc::clone(&self.shared.telemetry),
-        );
-        let Some(tx) = tracked.get() else {
+        let mut handle = self.open(job.explicit.as_ref(), &options)?;
+        let Some(tx) = handle.tx() else {
+            handle.discard(&self.shared);
             return Err(ApiError::Invalid(
                 "the transaction closed before it ran".to_owned(),
             ));
         };
         self.horizon = tx.read_horizon();
-        let query = tx
-            .run(&statement, parameters)
-            .map_err(|error| match &refused {
-                Some(reason) if error.status_code() == Status::AccessMode => {
-                    durable::refused_write(reason)
-                }
-                _ => ApiError::Engine(error),
-            })?;
+        let Some(QueryRequest {
+            statement,
+            parameters,
+            include_counters,
+            ..
+        }) = request
+        else {
+            out.extend_from_slice(br#"{"data":{"fields":[],"values":["#);
+            self.handle = Some(handle);
+            return Ok(());
+        };
+        self.include_counters = include_counters;
+        let query = match tx.run(&statement, parameters) {
+            Ok(query) => query,
+            Err(error) => {
+                let error = match &refused {
+                    Some(reason) if error.status_code() == Status::AccessMode => {
+                        durable::refused_write(reason)
+                    }
+                    _ => ApiError::Engine(error),
+                };
+                handle.discard(&self.shared);
+                return Err(error);
+            }
+        };
         out.extend_from_slice(br#"{"data":{"fields":["#);
         let mut first = true;
         for field in tx.fields(query) {
@@ -262,18 +445,136 @@ impl QueryRun {
         out.extend_from_slice(br#"],"values":["#);
         self.has_fields = !tx.fields(query).is_empty();
         self.query = Some(query);
-        self.tx = Some(tracked);
+        self.handle = Some(handle);
         Ok(())
+    }
+
+    /// Begins the request's transaction, or checks out the explicit one it names.
+    fn open(
+        &mut self,
+        explicit: Option<&QueryTx>,
+        options: &TxOptions,
+    ) -> Result<Handle, ApiError> {
+        let shared = Arc::clone(&self.shared);
+        let begin = || -> Result<TrackedTx, ApiError> {
+            Ok(TrackedTx::new(
+                shared.db.begin(options.clone())?,
+                Arc::clone(&shared.telemetry),
+            ))
+        };
+        Ok(match explicit {
+            None => Handle::Implicit(begin()?),
+            Some(explicit) => match explicit.endpoint {
+                TxEndpoint::Begin => {
+                    let id = shared
+                        .registry
+                        .reserve(explicit.owner.clone(), explicit.peer)?;
+                    let tx = begin().inspect_err(|_| {
+                        shared.registry.release(id);
+                    })?;
+                    if let Some(cancel) = tx.cancel_handle() {
+                        shared.registry.set_cancel(id, cancel);
+                    }
+                    self.park = true;
+                    Handle::Explicit(CheckedOut { id, tx })
+                }
+                TxEndpoint::Run(id) | TxEndpoint::Commit(id) => {
+                    let checked_out = shared
+                        .registry
+                        .check_out(id, explicit.owner.as_deref())
+                        .map_err(|error| not_found(id, error))?;
+                    self.park = matches!(explicit.endpoint, TxEndpoint::Run(_));
+                    Handle::Explicit(checked_out)
+                }
+                TxEndpoint::Autocommit | TxEndpoint::Rollback(_) => {
+                    return Err(ApiError::Invalid(
+                        "no statement runs on this transaction path".to_owned(),
+                    ));
+                }
+            },
+        })
     }
 }
 
 impl Drop for QueryRun {
-    /// Dropped with its transaction open: the client went away.
+    /// Dropped with its transaction open: the client went away. An implicit transaction is
+    /// abandoned; an explicit one is parked for the client's next request (or its deadline),
+    /// as the transactional API does.
     fn drop(&mut self) {
-        if let Some(tx) = self.tx.take() {
-            tx.abandon();
+        match self.handle.take() {
+            Some(Handle::Implicit(tx)) => tx.abandon(),
+            Some(Handle::Explicit(checked_out)) => {
+                if let Err(tx) = self.shared.registry.park(checked_out) {
+                    tx.rollback();
+                }
+            }
+            None => {}
         }
     }
+}
+
+/// How far a pull got.
+enum Pulled {
+    Done(Box<QuerySummary>),
+    /// `out` holds a chunk; rows remain.
+    More,
+    /// The transaction closed under the request.
+    Gone,
+}
+
+/// How a request left its transaction.
+enum Settled {
+    Committed(String),
+    Open { id: u64, expires: SystemTime },
+}
+
+fn terminated() -> ApiError {
+    ApiError::Engine(quiver_engine::Error::Terminated(
+        "the transaction was rolled back by a concurrent request".to_owned(),
+    ))
+}
+
+/// The registry's "no such transaction" (never opened, closed, expired) in the Query API's
+/// words; other refusals (in use by another request) keep their own.
+fn not_found(id: u64, error: ApiError) -> ApiError {
+    match error {
+        ApiError::TransactionNotFound | ApiError::TransactionIdleTimedOut(_) => {
+            ApiError::QueryTransactionNotFound(id.to_string())
+        }
+        other => other,
+    }
+}
+
+/// `DELETE query/v2/tx/{id}`: rolls the transaction back (cancelling a request running in
+/// it), answered with an empty result.
+fn rollback(
+    shared: &ApiState,
+    id: u64,
+    owner: Option<&str>,
+    out: &mut Vec<u8>,
+    content_type: &'static str,
+    affinity: String,
+) -> Head {
+    let mut head = Head {
+        status: StatusCode::ACCEPTED,
+        content_type,
+        location: None,
+        affinity: Some(affinity),
+    };
+    match shared.registry.remove(id, owner) {
+        Ok(removed) => {
+            if let Removed::Parked(tx) = removed {
+                tx.rollback();
+            }
+            out.extend_from_slice(br#"{"data":{"fields":[],"values":[]},"bookmarks":[]}"#);
+        }
+        Err(error) => {
+            head.status = StatusCode::NOT_FOUND;
+            head.affinity = None;
+            error_document(out, &not_found(id, error));
+        }
+    }
+    head
 }
 
 fn write_counters(out: &mut Vec<u8>, stats: &Counters) {

@@ -8,6 +8,10 @@
 //! POST   /db/{db}/tx/{id}/commit            run statements, then commit
 //! DELETE /db/{db}/tx/{id}                   roll back
 //! POST   /db/{db}/query/v2                  Query API
+//! POST   /db/{db}/query/v2/tx               Query API: open a transaction (and run a statement)
+//! POST   /db/{db}/query/v2/tx/{id}          run a statement, reset the idle deadline
+//! POST   /db/{db}/query/v2/tx/{id}/commit   run a statement, then commit
+//! DELETE /db/{db}/query/v2/tx/{id}          roll back
 //! ...    /db/data/transaction[/{id}][/commit]   the same under Neo4j 3.x paths, default database
 //! ```
 
@@ -34,6 +38,11 @@ pub enum Route {
     Query {
         database: String,
     },
+    /// The Query API's explicit transactions (`Autocommit` never: that is `Query`).
+    QueryTx {
+        database: String,
+        endpoint: TxEndpoint,
+    },
 }
 
 /// Why a request has no route.
@@ -44,6 +53,8 @@ pub enum Miss {
     Method(&'static str),
     /// A transaction path whose id is not a number: no such transaction.
     BadTransactionId,
+    /// The same on a Query API path, which answers in its own form naming the id.
+    BadQueryTransactionId(String),
 }
 
 /// Longest database name accepted in a path (Neo4j allows 63 characters).
@@ -72,6 +83,20 @@ pub fn route(method: &Method, path: &str) -> Result<Route, Miss> {
     match (database, rest.as_slice()) {
         ("data", ["transaction", tail @ ..]) => tx_route(method, None, tail),
         (db, ["tx", tail @ ..]) => tx_route(method, Some(db.to_owned()), tail),
+        (db, ["query", "v2", "tx", tail @ ..]) => {
+            let endpoint = match tx_route(method, None, tail) {
+                Ok(Route::Tx { endpoint, .. }) if endpoint != TxEndpoint::Autocommit => endpoint,
+                Err(Miss::BadTransactionId) => {
+                    return Err(Miss::BadQueryTransactionId(tail[0].to_owned()));
+                }
+                Err(miss) => return Err(miss),
+                Ok(_) => return Err(Miss::NotFound),
+            };
+            Ok(Route::QueryTx {
+                database: db.to_owned(),
+                endpoint,
+            })
+        }
         (db, ["query", "v2"]) => {
             if method == Method::POST {
                 Ok(Route::Query {
@@ -161,6 +186,45 @@ mod tests {
             Ok(Route::Query {
                 database: "neo4j".to_owned()
             })
+        );
+    }
+
+    #[test]
+    fn query_api_transaction_paths() {
+        let query_tx = |endpoint| {
+            Ok(Route::QueryTx {
+                database: "neo4j".to_owned(),
+                endpoint,
+            })
+        };
+        let post = Method::POST;
+        assert_eq!(
+            route(&post, "/db/neo4j/query/v2/tx"),
+            query_tx(TxEndpoint::Begin)
+        );
+        assert_eq!(
+            route(&post, "/db/neo4j/query/v2/tx/9"),
+            query_tx(TxEndpoint::Run(9))
+        );
+        assert_eq!(
+            route(&post, "/db/neo4j/query/v2/tx/9/commit"),
+            query_tx(TxEndpoint::Commit(9))
+        );
+        assert_eq!(
+            route(&Method::DELETE, "/db/neo4j/query/v2/tx/9"),
+            query_tx(TxEndpoint::Rollback(9))
+        );
+        assert_eq!(
+            route(&post, "/db/neo4j/query/v2/tx/lyU"),
+            Err(Miss::BadQueryTransactionId("lyU".to_owned()))
+        );
+        assert_eq!(
+            route(&post, "/db/neo4j/query/v2/tx/commit"),
+            Err(Miss::NotFound)
+        );
+        assert_eq!(
+            route(&Method::GET, "/db/neo4j/query/v2/tx"),
+            Err(Miss::Method("POST"))
         );
     }
 

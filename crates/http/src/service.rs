@@ -26,7 +26,7 @@ use crate::config::ApiConfig;
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{self, BodyType, JSON, QueryFormat};
-use crate::query_api::{self, QueryJob};
+use crate::query_api::{self, QueryJob, QueryTx};
 use crate::registry::{OpenLimits, Registry};
 use crate::route::{self, Miss, Route, TxEndpoint};
 use crate::stream::{self, Produce, ResponseBody};
@@ -189,7 +189,15 @@ impl HttpApi {
         match route::route(&parts.method, parts.uri.path()) {
             Ok(Route::Discovery) => self.discovery(&parts),
             Ok(Route::Tx { database, endpoint }) => self.tx(&parts, database, endpoint, body).await,
-            Ok(Route::Query { database }) => self.query(&parts, &database, body).await,
+            Ok(Route::Query { database }) => self.query(&parts, &database, None, body).await,
+            Ok(Route::QueryTx { database, endpoint }) => {
+                self.query(&parts, &database, Some(endpoint), body).await
+            }
+            Err(Miss::BadQueryTransactionId(id)) => query_error(
+                JSON,
+                StatusCode::NOT_FOUND,
+                &ApiError::QueryTransactionNotFound(id),
+            ),
             Err(Miss::NotFound) => tx_error(
                 StatusCode::NOT_FOUND,
                 &ApiError::Invalid(format!("No such endpoint: {}", parts.uri.path())),
@@ -356,7 +364,16 @@ impl HttpApi {
             .await
     }
 
-    async fn query(&self, parts: &Parts, database: &str, body: Bytes) -> Response<ResponseBody> {
+    /// The Query API: one statement in an implicit transaction, or (with an `endpoint`) the
+    /// explicit transactions under `query/v2/tx`, held by the same registry as the
+    /// transactional API's and under the same limits.
+    async fn query(
+        &self,
+        parts: &Parts,
+        database: &str,
+        endpoint: Option<TxEndpoint>,
+        body: Bytes,
+    ) -> Response<ResponseBody> {
         let Some(format) = negotiate::query_format(header(parts, ACCEPT)) else {
             return query_error(
                 JSON,
@@ -390,10 +407,20 @@ impl HttpApi {
             return query_error(content_type, StatusCode::NOT_FOUND, &error);
         }
         // The body may carry bookmarks, which may wait: the Query API always uses the pool.
+        let explicit = endpoint.map(|endpoint| QueryTx {
+            endpoint,
+            owner: owner(parts),
+            peer: parts
+                .extensions
+                .get::<std::net::SocketAddr>()
+                .map(std::net::SocketAddr::ip),
+            affinity: base64::engine::general_purpose::STANDARD.encode(host(parts)),
+        });
         let job = QueryJob {
             format,
             typed_parameters,
             body,
+            explicit,
         };
         self.respond(query_api::producer(Arc::clone(&self.shared), job), None)
             .await
@@ -428,6 +455,11 @@ impl HttpApi {
             .insert(CONTENT_TYPE, HeaderValue::from_static(head.content_type));
         if let Some(location) = head.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
             response.headers_mut().insert(LOCATION, location);
+        }
+        if let Some(affinity) = head.affinity.and_then(|a| HeaderValue::from_str(&a).ok()) {
+            response
+                .headers_mut()
+                .insert(query_api::CLUSTER_AFFINITY, affinity);
         }
         response
     }

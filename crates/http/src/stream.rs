@@ -35,6 +35,8 @@ pub struct Head {
     pub status: StatusCode,
     pub content_type: &'static str,
     pub location: Option<String>,
+    /// The Query API's `neo4j-cluster-affinity` header: which member holds the transaction.
+    pub affinity: Option<String>,
 }
 
 /// A document written in steps.
@@ -267,6 +269,7 @@ where
                 status: StatusCode::OK,
                 content_type: crate::negotiate::JSON,
                 location: None,
+                affinity: None,
             },
         }
     }
@@ -327,6 +330,7 @@ mod tests {
                 status: StatusCode::ACCEPTED,
                 content_type: "text/plain",
                 location: None,
+                affinity: None,
             }
         }
     }
@@ -421,6 +425,7 @@ mod tests {
                 status: StatusCode::OK,
                 content_type: "application/json",
                 location: None,
+                affinity: None,
             }
         }
     }

@@ -73,6 +73,7 @@ pub fn producer(shared: Arc<ApiState>, job: TxJob) -> Box<dyn Produce> {
             status: StatusCode::OK,
             content_type: JSON,
             location: None,
+            affinity: None,
         },
         handle: None,
         statements: Vec::new().into_iter(),
@@ -350,7 +351,7 @@ impl TxRun {
         }
         if let Some(plan) = &summary.plan {
             out.extend_from_slice(br#","plan":{"root":"#);
-            write_plan(out, plan);
+            write_plan(out, plan, true);
             out.push(b'}');
         }
         out.push(b'}');
@@ -475,6 +476,7 @@ fn rollback(shared: &ApiState, id: u64, owner: Option<&str>, out: &mut Vec<u8>) 
         status: StatusCode::OK,
         content_type: JSON,
         location: None,
+        affinity: None,
     };
     match shared.registry.remove(id, owner) {
         Ok(Removed::Parked(tx)) => {
@@ -590,37 +592,70 @@ fn write_stats(out: &mut Vec<u8>, stats: &Counters) {
     out.push(b'}');
 }
 
-/// A plan operator as Neo4j's HTTP API writes it: `operatorType`, the arguments, the
-/// identifiers and the children.
-pub fn write_plan(out: &mut Vec<u8>, plan: &PlanDescription) {
+/// A plan operator as Neo4j's transactional API writes it: `operatorType`, the arguments as
+/// members of the operator itself (the root's carry the planner's), the identifiers and the
+/// children. A profiled plan's figures are among the arguments (`Rows`, `DbHits`, `Time`).
+pub fn write_plan(out: &mut Vec<u8>, plan: &PlanDescription, root: bool) {
     out.extend_from_slice(br#"{"operatorType":"#);
     json::string(out, &plan.operator);
-    if !plan.details.is_empty() {
-        out.extend_from_slice(br#","Details":"#);
-        json::string(out, &plan.details);
+    for (key, value) in plan.arguments(root) {
+        out.push(b',');
+        json::key(out, key);
+        encode::plain_value(out, &value);
     }
-    out.extend_from_slice(br#","EstimatedRows":"#);
-    json::float(out, plan.estimated_rows);
-    if let Some(profile) = &plan.profile {
-        out.extend_from_slice(br#","Rows":"#);
-        json::uint(out, profile.rows);
-        out.extend_from_slice(br#","Time":"#);
-        json::uint(
-            out,
-            u64::try_from(profile.time.as_nanos()).unwrap_or(u64::MAX),
-        );
+    write_identifiers(out, plan);
+    out.extend_from_slice(br#","children":["#);
+    let mut first = true;
+    for child in &plan.children {
+        json::comma(out, &mut first);
+        write_plan(out, child, false);
     }
+    out.extend_from_slice(b"]}");
+}
+
+/// `,"identifiers":[..]`.
+fn write_identifiers(out: &mut Vec<u8>, plan: &PlanDescription) {
     out.extend_from_slice(br#","identifiers":["#);
     let mut first = true;
     for identifier in &plan.identifiers {
         json::comma(out, &mut first);
         json::string(out, identifier);
     }
-    out.extend_from_slice(br#"],"children":["#);
+    out.push(b']');
+}
+
+/// A plan operator as the Query API writes it (`queryPlan` / `profiledQueryPlan`): the
+/// profiled figures first (`dbHits`, `records`, the page cache's, `time` in nanoseconds),
+/// then `operatorType`, the `arguments` object, the identifiers and the children.
+pub fn write_query_plan(out: &mut Vec<u8>, plan: &PlanDescription, root: bool) {
+    out.push(b'{');
+    if let Some(profile) = &plan.profile {
+        out.extend_from_slice(br#""dbHits":"#);
+        json::uint(out, profile.db_hits);
+        out.extend_from_slice(br#","records":"#);
+        json::uint(out, profile.rows);
+        out.extend_from_slice(
+            br#","hasPageCacheStats":false,"pageCacheHits":0,"pageCacheMisses":0,"pageCacheHitRatio":0.0,"time":"#,
+        );
+        json::uint(out, profile.time_nanos());
+        out.push(b',');
+    }
+    out.extend_from_slice(br#""operatorType":"#);
+    json::string(out, &plan.operator);
+    out.extend_from_slice(br#","arguments":{"#);
+    let mut first = true;
+    for (key, value) in plan.arguments(root) {
+        json::comma(out, &mut first);
+        json::key(out, key);
+        encode::plain_value(out, &value);
+    }
+    out.push(b'}');
+    write_identifiers(out, plan);
+    out.extend_from_slice(br#","children":["#);
     let mut first = true;
     for child in &plan.children {
         json::comma(out, &mut first);
-        write_plan(out, child);
+        write_query_plan(out, child, false);
     }
     out.extend_from_slice(b"]}");
 }

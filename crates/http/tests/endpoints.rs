@@ -1124,3 +1124,223 @@ async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
     assert_eq!(count.json()["results"][0]["data"][0]["row"][0], 0);
     server.stop().await;
 }
+
+/// Follows the first child down to the operator named `name`.
+fn operator<'a>(mut plan: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    while plan["operatorType"] != name {
+        plan = &plan["children"][0];
+        assert!(!plan.is_null(), "no {name} in the plan");
+    }
+    plan
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_and_profile_plans_in_both_apis() {
+    let server = start_default().await;
+    let mut client = server.client();
+    let setup = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("UNWIND range(1, 6) AS i CREATE (:Planned {i: i})"),
+        )
+        .await;
+    assert_eq!(setup.error_codes(), Vec::<String>::new());
+    let query = "MATCH (p:Planned) WHERE p.i > 3 RETURN p.i AS i";
+
+    // The transactional API: the plan under `plan.root`, arguments as members.
+    let explained = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement(&format!("EXPLAIN {query}")),
+        )
+        .await;
+    let root = &explained.json()["results"][0]["plan"]["root"];
+    assert_eq!(root["operatorType"], "ProduceResults", "{root}");
+    assert_eq!(root["planner"], "COST");
+    assert!(root["EstimatedRows"].is_number());
+    assert!(root["string-representation"].is_string());
+    assert!(root.get("Rows").is_none(), "EXPLAIN measures nothing");
+    let profiled = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement(&format!("PROFILE {query}")),
+        )
+        .await;
+    let json = profiled.json();
+    assert_eq!(json["results"][0]["data"].as_array().map(Vec::len), Some(3));
+    let root = &json["results"][0]["plan"]["root"];
+    assert_eq!(root["Rows"], 3, "{root}");
+    let scan = operator(root, "NodeByLabelScan");
+    assert_eq!(scan["Rows"], 6);
+    assert_eq!(scan["DbHits"], 6);
+    assert_eq!(scan["Details"], ":Planned");
+    assert!(scan["identifiers"].is_array());
+
+    // The Query API: `queryPlan` and `profiledQueryPlan`, arguments in their own object.
+    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
+    let explained = client
+        .post("/db/neo4j/query/v2", &body(&format!("EXPLAIN {query}")))
+        .await;
+    assert_eq!(explained.status, 202, "{}", explained.text());
+    let json = explained.json();
+    assert!(json.get("profiledQueryPlan").is_none());
+    let plan = &json["queryPlan"];
+    assert_eq!(plan["operatorType"], "ProduceResults", "{plan}");
+    assert_eq!(plan["arguments"]["planner"], "COST");
+    assert!(plan.get("dbHits").is_none());
+    let profiled = client
+        .post("/db/neo4j/query/v2", &body(&format!("PROFILE {query}")))
+        .await;
+    let json = profiled.json();
+    assert!(json.get("queryPlan").is_none());
+    let plan = &json["profiledQueryPlan"];
+    assert_eq!(plan["records"], 3, "{plan}");
+    assert_eq!(plan["hasPageCacheStats"], false);
+    let scan = operator(plan, "NodeByLabelScan");
+    assert_eq!(scan["records"], 6);
+    assert_eq!(scan["dbHits"], 6);
+    assert_eq!(scan["arguments"]["DbHits"], 6);
+    assert!(scan["time"].is_u64());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_api_explicit_transactions() {
+    let api = ApiConfig {
+        transaction_idle_timeout: Duration::from_millis(300),
+        ..ApiConfig::default()
+    };
+    let server = start(server_config(|_| {}), api).await;
+    let mut client = server.client();
+    let mut other = server.client();
+    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
+    let count = body("MATCH (n:QTx) RETURN count(n) AS c");
+
+    // Begin with a first statement: its result, the transaction and the affinity header.
+    let begun = client
+        .post(
+            "/db/neo4j/query/v2/tx",
+            &body("CREATE (n:QTx {k: 1}) RETURN n.k AS k"),
+        )
+        .await;
+    assert_eq!(begun.status, 202, "{}", begun.text());
+    let affinity = begun
+        .header("neo4j-cluster-affinity")
+        .expect("affinity")
+        .to_owned();
+    assert!(!affinity.is_empty());
+    let json = begun.json();
+    assert_eq!(json["data"]["fields"], serde_json::json!(["k"]));
+    assert_eq!(json["data"]["values"], serde_json::json!([[1]]));
+    let id = json["transaction"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let expires = json["transaction"]["expires"].as_str().expect("expires");
+    assert!(expires.ends_with('Z') && expires.contains('T'), "{expires}");
+    assert!(json.get("bookmarks").is_none(), "nothing committed yet");
+    assert_eq!(server.api.open_transactions(), 1);
+    let path = format!("/db/neo4j/query/v2/tx/{id}");
+
+    // Not visible outside before the commit.
+    let outside = other.post("/db/neo4j/query/v2", &count).await;
+    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
+
+    // Run another statement, then keep it alive with an empty body.
+    let more = client.post(&path, &body("CREATE (:QTx {k: 2})")).await;
+    assert_eq!(more.status, 202, "{}", more.text());
+    assert_eq!(more.json()["transaction"]["id"], id.as_str());
+    let alive = client.post(&path, "").await;
+    assert_eq!(alive.status, 202, "{}", alive.text());
+    assert_eq!(alive.json()["data"]["fields"], serde_json::json!([]));
+
+    // Commit with a last statement: its rows and the bookmark, no transaction any more.
+    let committed = client.post(&format!("{path}/commit"), &count).await;
+    assert_eq!(committed.status, 202, "{}", committed.text());
+    let json = committed.json();
+    assert_eq!(json["data"]["values"], serde_json::json!([[2]]));
+    assert!(json["bookmarks"][0].is_string());
+    assert!(json.get("transaction").is_none());
+    assert_eq!(server.api.open_transactions(), 0);
+    let outside = other.post("/db/neo4j/query/v2", &count).await;
+    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[2]]));
+
+    // A closed id answers Neo4j's error naming it.
+    let gone = client.post(&path, "").await;
+    assert_eq!(gone.status, 404);
+    assert_eq!(gone.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+    assert!(
+        gone.text()
+            .contains(&format!("Transaction with Id: \\\"{id}\\\" was not found"))
+    );
+    let unknown = client.post("/db/neo4j/query/v2/tx/lyU", "").await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_api_transactions_end_by_delete_failure_or_expiry() {
+    let api = ApiConfig {
+        transaction_idle_timeout: Duration::from_millis(300),
+        ..ApiConfig::default()
+    };
+    let server = start(server_config(|_| {}), api).await;
+    let mut client = server.client();
+    let mut other = server.client();
+    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
+    let count = body("MATCH (n:QTx) RETURN count(n) AS c");
+
+    // Rollback by DELETE discards the work.
+    let begun = client.post("/db/neo4j/query/v2/tx", "").await;
+    assert_eq!(begun.status, 202, "{}", begun.text());
+    let id = begun.json()["transaction"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let path = format!("/db/neo4j/query/v2/tx/{id}");
+    client.post(&path, &body("CREATE (:QTx {k: 3})")).await;
+    let rolled_back = client.delete(&path).await;
+    assert_eq!(rolled_back.status, 202, "{}", rolled_back.text());
+    assert_eq!(client.delete(&path).await.status, 404);
+    let outside = other.post("/db/neo4j/query/v2", &count).await;
+    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
+
+    // A failing statement rolls the transaction back and closes it.
+    let begun = client
+        .post("/db/neo4j/query/v2/tx", &body("CREATE (:QTx {k: 4})"))
+        .await;
+    let id = begun.json()["transaction"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let path = format!("/db/neo4j/query/v2/tx/{id}");
+    let failed = client.post(&path, &body("RETURN 1 +")).await;
+    assert_eq!(failed.status, 400);
+    assert_eq!(
+        failed.error_codes(),
+        ["Neo.ClientError.Statement.SyntaxError"]
+    );
+    assert!(failed.json().get("transaction").is_none());
+    assert_eq!(client.post(&path, "").await.status, 404);
+
+    // An idle transaction expires and is rolled back.
+    let begun = client
+        .post("/db/neo4j/query/v2/tx", &body("CREATE (:QTx {k: 5})"))
+        .await;
+    let id = begun.json()["transaction"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    assert!(eventually(|| server.api.expired_transactions() == 1).await);
+    let expired = client
+        .post(&format!("/db/neo4j/query/v2/tx/{id}"), "")
+        .await;
+    assert_eq!(expired.status, 404);
+    assert_eq!(expired.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+    assert!(eventually(|| server.api.open_transactions() == 0).await);
+    let outside = other.post("/db/neo4j/query/v2", &count).await;
+    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
+    server.stop().await;
+}

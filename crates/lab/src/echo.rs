@@ -96,6 +96,7 @@ impl EchoScript {
                 stats: Stats::default(),
                 notifications: &[],
                 completion: meta::Completion::Success,
+                plan: None,
             }
             .encode(&mut b, version);
             b

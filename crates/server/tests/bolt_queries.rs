@@ -547,3 +547,78 @@ async fn replies_are_batched_into_few_writes() {
     );
     server.stop().await;
 }
+
+/// A plan operator's entry in a summary map.
+fn plan_map(value: &Value) -> &Map {
+    match value {
+        Value::Map(m) => m,
+        other => panic!("a plan operator is a map, got {other:?}"),
+    }
+}
+
+fn children(plan: &Map) -> Vec<&Map> {
+    match plan.get("children") {
+        Some(Value::List(items)) => items.iter().map(plan_map).collect(),
+        other => panic!("children is a list, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn explain_and_profile_put_their_plans_in_the_summary() {
+    let server = start(config(|_| {}), None).await;
+    for versions in [V58, V44] {
+        let mut client = client(&server, versions).await;
+        client
+            .query("UNWIND range(1, 12) AS i CREATE (:Plan {i: i})")
+            .await;
+        let (_, rows, summary) = client
+            .query("EXPLAIN MATCH (p:Plan) WHERE p.i > 8 RETURN p.i AS i")
+            .await;
+        assert!(rows.is_empty(), "EXPLAIN runs nothing");
+        assert!(!summary.contains_key("profile"), "{summary:?}");
+        let plan = plan_map(summary.get("plan").expect("a plan"));
+        assert_eq!(
+            text(plan, "operatorType").as_deref(),
+            Some("ProduceResults")
+        );
+        let Some(Value::Map(args)) = plan.get("args") else {
+            panic!("no args in {plan:?}");
+        };
+        assert_eq!(text(args, "planner").as_deref(), Some("COST"));
+        assert!(matches!(args.get("EstimatedRows"), Some(Value::Float(_))));
+        let Some(Value::List(identifiers)) = plan.get("identifiers") else {
+            panic!("no identifiers in {plan:?}");
+        };
+        assert!(identifiers.contains(&Value::from("i")), "{identifiers:?}");
+        assert!(!plan.contains_key("dbHits"), "EXPLAIN measures nothing");
+
+        let (_, rows, summary) = client
+            .query("PROFILE MATCH (p:Plan) WHERE p.i > 8 RETURN p.i AS i")
+            .await;
+        assert_eq!(rows.len(), 4);
+        assert!(!summary.contains_key("plan"), "{summary:?}");
+        let root = plan_map(summary.get("profile").expect("a profile"));
+        assert_eq!(root.get("rows"), Some(&Value::Int(4)));
+        for key in ["dbHits", "time", "pageCacheHits", "pageCacheMisses"] {
+            assert!(
+                matches!(root.get(key), Some(Value::Int(_))),
+                "{key}: {root:?}"
+            );
+        }
+        assert_eq!(root.get("pageCacheHitRatio"), Some(&Value::Float(0.0)));
+        // Down the single chain to the scan: it read each of the 12 nodes once.
+        let mut at = root;
+        while text(at, "operatorType").as_deref() != Some("NodeByLabelScan") {
+            at = children(at).first().copied().expect("a label scan below");
+        }
+        assert_eq!(at.get("rows"), Some(&Value::Int(12)));
+        assert_eq!(at.get("dbHits"), Some(&Value::Int(12)));
+        let Some(Value::Map(args)) = at.get("args") else {
+            panic!("no args in {at:?}");
+        };
+        assert_eq!(args.get("Rows"), Some(&Value::Int(12)));
+        assert_eq!(text(args, "Details").as_deref(), Some(":Plan"));
+        client.query("MATCH (p:Plan) DELETE p").await;
+    }
+    server.stop().await;
+}

@@ -342,3 +342,77 @@ async fn an_administrator_terminates_work_when_every_slot_and_query_thread_is_bu
     assert!(eventually(|| server.metrics.transactions.active.get() == 0).await);
     server.stop().await;
 }
+
+/// HELLO as a 4.x driver sends it: credentials inside, and the patches it asks for.
+fn hello_4x(patches: &[&str]) -> Request {
+    Request::Hello {
+        extra: quiver_bolt::message::HelloExtra {
+            user_agent: "quiver-tests/4".to_owned(),
+            routing: Some(quiver_value::Map::new()),
+            patch_bolt: patches.iter().map(|p| (*p).to_owned()).collect(),
+            auth: Some(Auth::none()),
+            ..quiver_bolt::message::HelloExtra::default()
+        },
+    }
+}
+
+#[tokio::test]
+async fn bolt_4_1_to_4_3_are_negotiated_with_what_each_changes() {
+    let server = start(config(|_| {}), None).await;
+    // 4.3: hints, the utc patch, and ROUTE with the database name as its third field.
+    let mut client = BoltClient::connect(
+        server.bolt,
+        &[Version::V4_3, Version::V4_2, Version::V4_1],
+        false,
+    )
+    .await;
+    assert_eq!(client.version, Version::V4_3);
+    client.send(&[hello_4x(&["utc"])]).await;
+    let hello = client.expect_success().await;
+    assert!(text(&hello, "server").is_some_and(|s| s.starts_with("Neo4j/")));
+    assert!(
+        matches!(hello.get("hints"), Some(Value::Map(_))),
+        "{hello:?}"
+    );
+    assert_eq!(
+        hello.get("patch_bolt"),
+        Some(&Value::from(vec![Value::from("utc")]))
+    );
+    // ROUTE [{}, [], "neo4j"], framed by hand: 4.4's dictionary is not what 4.3 sends.
+    let route_43 = [
+        0x00, 0x0A, 0xB3, 0x66, 0xA0, 0x90, 0x85, b'n', b'e', b'o', b'4', b'j', 0x00, 0x00,
+    ];
+    client.send_raw(&route_43).await;
+    let meta = client.expect_success().await;
+    let Some(Value::Map(table)) = meta.get("rt") else {
+        panic!("no routing table in {meta:?}");
+    };
+    assert_eq!(text(table, "db").as_deref(), Some("neo4j"));
+    let (_, rows, summary) = client.query("RETURN 41 + 1 AS answer").await;
+    assert_eq!(rows, vec![vec![Value::Int(42)]]);
+    assert_eq!(text(&summary, "type").as_deref(), Some("r"));
+    // 4.x counters without 5.0's `contains-updates`, which the 4.3 Python driver cannot take.
+    let (_, _, summary) = client.query("CREATE (:Four)").await;
+    let Some(Value::Map(stats)) = summary.get("stats") else {
+        panic!("no stats in {summary:?}");
+    };
+    assert_eq!(stats.get("nodes-created"), Some(&Value::Int(1)));
+    assert!(!stats.contains_key("contains-updates"), "{stats:?}");
+
+    // 4.2 and 4.1: no hints, no patch, and no ROUTE (drivers route by procedure there).
+    for version in [Version::V4_2, Version::V4_1] {
+        let mut client = BoltClient::connect(server.bolt, &[version], false).await;
+        assert_eq!(client.version, version);
+        client.send(&[hello_4x(&["utc"])]).await;
+        let hello = client.expect_success().await;
+        assert!(!hello.contains_key("hints"), "{hello:?}");
+        assert!(!hello.contains_key("patch_bolt"), "{hello:?}");
+        let (_, rows, _) = client.query("RETURN 1 AS one").await;
+        assert_eq!(rows, vec![vec![Value::Int(1)]]);
+        client.send(&[route("db.example:7687")]).await;
+        let (code, _) = client.expect_failure().await;
+        assert_eq!(code, "Neo.ClientError.Request.Invalid");
+        client.expect_closed().await;
+    }
+    server.stop().await;
+}

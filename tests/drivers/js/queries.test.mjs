@@ -327,3 +327,35 @@ test('a bookmark manager chains executeQuery calls', async () => {
     { bookmarkManager: manager, routing: neo4j.routing.READ })
   assert.equal(records[0].get('c').toNumber(), 1)
 })
+
+test('EXPLAIN and PROFILE plans reach summary.plan and summary.profile', async () => {
+  const session = driver.session()
+  try {
+    await session.run('UNWIND range(1, 5) AS i CREATE (:JsPlanned {i: i})')
+    const query = 'MATCH (p:JsPlanned) WHERE p.i > 2 RETURN p.i AS i'
+    const explained = await session.run(`EXPLAIN ${query}`)
+    assert.equal(explained.records.length, 0)
+    assert.ok(explained.summary.hasPlan())
+    assert.ok(!explained.summary.hasProfile())
+    const plan = explained.summary.plan
+    assert.equal(plan.operatorType, 'ProduceResults')
+    assert.ok(plan.identifiers.includes('i'), plan.identifiers)
+    assert.equal(plan.arguments.planner, 'COST')
+    assert.ok(plan.children.length > 0)
+
+    const profiled = await session.run(`PROFILE ${query}`)
+    assert.equal(profiled.records.length, 3)
+    assert.ok(profiled.summary.hasProfile())
+    const root = profiled.summary.profile
+    assert.equal(root.operatorType, 'ProduceResults')
+    assert.equal(root.rows, 3)
+    let scan = root
+    while (scan.operatorType !== 'NodeByLabelScan') scan = scan.children[0]
+    assert.equal(scan.rows, 5)
+    assert.equal(scan.dbHits, 5)
+    assert.ok(scan.time >= 0)
+    assert.equal(scan.arguments.Details, ':JsPlanned')
+  } finally {
+    await session.close()
+  }
+})

@@ -374,3 +374,30 @@ def test_cypher_5_prefix_label_expressions_and_use(driver):
     with pytest.raises(ClientError) as failure:
         driver.execute_query("USE elsewhere RETURN 1")
     assert failure.value.code == "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def test_explain_and_profile_plans_in_the_summary(driver):
+    with driver.session() as session:
+        session.run("UNWIND range(1, 5) AS i CREATE (:PyPlanned {i: i})").consume()
+        query = "MATCH (p:PyPlanned) WHERE p.i > 2 RETURN p.i AS i"
+        explained = session.run(f"EXPLAIN {query}")
+        assert list(explained) == []
+        summary = explained.consume()
+        assert summary.profile is None
+        plan = summary.plan
+        assert plan["operatorType"] == "ProduceResults"
+        assert "i" in plan["identifiers"]
+        assert plan["args"]["planner"] == "COST"
+        assert plan["children"]
+
+        profiled = session.run(f"PROFILE {query}")
+        assert len(list(profiled)) == 3
+        root = profiled.consume().profile
+        assert root["operatorType"] == "ProduceResults"
+        assert root["rows"] == 3
+        scan = root
+        while scan["operatorType"] != "NodeByLabelScan":
+            scan = scan["children"][0]
+        assert scan["rows"] == 5
+        assert scan["dbHits"] == 5
+        assert scan["args"]["Details"] == ":PyPlanned"

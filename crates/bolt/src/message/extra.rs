@@ -377,11 +377,11 @@ pub struct HelloExtra {
     pub user_agent: String,
     /// Present (possibly empty) when the client routes (`neo4j://`): the routing context.
     pub routing: Option<Map>,
-    /// 4.4 only: protocol patches asked for (`"utc"`).
+    /// 4.3 and 4.4: protocol patches asked for (`"utc"`).
     pub patch_bolt: Vec<String>,
     pub bolt_agent: Option<BoltAgent>,
     pub notifications: NotificationConfig,
-    /// 4.4 and 5.0 carry credentials in HELLO; 5.1+ sends them in LOGON.
+    /// 4.x and 5.0 carry credentials in HELLO; 5.1+ sends them in LOGON.
     pub auth: Option<Auth>,
 }
 

@@ -109,7 +109,7 @@ impl Request {
             sig::ROLLBACK => ("ROLLBACK", 0, None),
             sig::DISCARD => ("DISCARD", 1, None),
             sig::PULL => ("PULL", 1, None),
-            sig::ROUTE => ("ROUTE", 3, None),
+            sig::ROUTE => ("ROUTE", 3, Some(Version::V4_3)),
             signature => return Err(Error::UnknownMessage { signature }),
         };
         if since.is_some_and(|since| version < since) {

@@ -14,8 +14,8 @@ use crate::chunk::write_message;
 use crate::error::Error;
 use crate::message::DictWriter;
 use crate::message::signature::{FAILURE, SUCCESS};
-use crate::packstream::encode::{write_string, write_struct_header};
-use crate::packstream::{Buffer, write_list_header, write_map_header};
+use crate::packstream::encode::{write_float, write_string, write_struct_header, write_value};
+use crate::packstream::{Buffer, Dialect, write_list_header, write_map_header};
 use crate::version::Version;
 
 /// The agent Quiver announces: drivers and tools insist on the `Neo4j/` prefix and parse a
@@ -57,7 +57,7 @@ pub struct HelloSuccess<'a> {
     pub telemetry_enabled: bool,
     /// `ssr.enabled` (5.8+): server-side routing.
     pub ssr_enabled: bool,
-    /// 4.4: acknowledge `patch_bolt: ["utc"]`.
+    /// 4.3 and 4.4: acknowledge `patch_bolt: ["utc"]`.
     pub utc_patch: bool,
 }
 
@@ -68,21 +68,24 @@ impl HelloSuccess<'_> {
         let hints = usize::from(self.recv_timeout_seconds.is_some())
             + usize::from(telemetry)
             + usize::from(ssr);
-        let patch = self.utc_patch && version < Version::V5_0;
-        let entries = 3 + usize::from(patch);
+        let patch = self.utc_patch && version.has_utc_patch();
+        let has_hints = version.has_hints();
+        let entries = 2 + usize::from(has_hints) + usize::from(patch);
         success(out, entries, |w| {
             w.string("server", self.server)?;
             w.string("connection_id", self.connection_id)?;
-            let b = w.key("hints")?;
-            let mut h = DictWriter::new(b, hints)?;
-            if let Some(t) = self.recv_timeout_seconds {
-                h.int("connection.recv_timeout_seconds", t)?;
-            }
-            if telemetry {
-                h.bool("telemetry.enabled", self.telemetry_enabled)?;
-            }
-            if ssr {
-                h.bool("ssr.enabled", self.ssr_enabled)?;
+            if has_hints {
+                let b = w.key("hints")?;
+                let mut h = DictWriter::new(b, hints)?;
+                if let Some(t) = self.recv_timeout_seconds {
+                    h.int("connection.recv_timeout_seconds", t)?;
+                }
+                if telemetry {
+                    h.bool("telemetry.enabled", self.telemetry_enabled)?;
+                }
+                if ssr {
+                    h.bool("ssr.enabled", self.ssr_enabled)?;
+                }
             }
             if patch {
                 w.strings("patch_bolt", &["utc".to_owned()])?;
@@ -213,18 +216,22 @@ impl Stats {
         !self.contains_updates() && self.system_updates == 0
     }
 
-    fn encode<B: BufMut>(&self, b: &mut B) -> Result<(), Error> {
+    /// The counters; the `contains-…` flags only where the version has them.
+    fn encode<B: BufMut>(&self, b: &mut B, version: Version) -> Result<(), Error> {
         let counters = self.counters();
         let nonzero = counters.iter().filter(|(_, n)| *n > 0).count();
         let system = self.system_updates > 0;
-        let entries = nonzero + usize::from(self.contains_updates()) + 2 * usize::from(system);
+        let flags = version.has_contains_updates();
+        let contains = flags && self.contains_updates();
+        let entries =
+            nonzero + usize::from(contains) + usize::from(system) + usize::from(system && flags);
         let mut w = DictWriter::new(b, entries)?;
         for (name, n) in counters {
             if n > 0 {
                 w.int(name, i64::try_from(n).unwrap_or(i64::MAX))?;
             }
         }
-        if self.contains_updates() {
+        if contains {
             w.bool("contains-updates", true)?;
         }
         if system {
@@ -232,7 +239,9 @@ impl Stats {
                 "system-updates",
                 i64::try_from(self.system_updates).unwrap_or(i64::MAX),
             )?;
-            w.bool("contains-system-updates", true)?;
+            if flags {
+                w.bool("contains-system-updates", true)?;
+            }
         }
         Ok(())
     }
@@ -364,6 +373,57 @@ impl Completion {
     }
 }
 
+/// Measured figures of a profiled plan operator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanProfile {
+    pub rows: i64,
+    pub db_hits: i64,
+    /// Nanoseconds, as Neo4j reports them.
+    pub time: i64,
+}
+
+/// One operator of an EXPLAIN or PROFILE plan, as the summary's `plan` or `profile` carries
+/// it: `{operatorType, identifiers, args, children}`, and for a profiled operator `rows`,
+/// `dbHits`, `time` and the page cache figures (0, 0 and a ratio of 0: Quiver has no page
+/// cache). Drivers read exactly these keys (`args` becomes the plan's `arguments`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub operator_type: String,
+    pub identifiers: Vec<String>,
+    pub args: Vec<(&'static str, quiver_value::Value)>,
+    pub profile: Option<PlanProfile>,
+    pub children: Vec<Plan>,
+}
+
+impl Plan {
+    fn encode<B: BufMut>(&self, b: &mut B) -> Result<(), Error> {
+        let mut w = DictWriter::new(b, 4 + 6 * usize::from(self.profile.is_some()))?;
+        w.string("operatorType", &self.operator_type)?;
+        w.strings("identifiers", &self.identifiers)?;
+        let b = w.key("args")?;
+        write_map_header(b, self.args.len())?;
+        for (key, value) in &self.args {
+            write_string(b, key)?;
+            write_value(b, value, Dialect::BOLT5)?;
+        }
+        if let Some(p) = self.profile {
+            w.int("rows", p.rows)?;
+            w.int("dbHits", p.db_hits)?;
+            w.int("time", p.time)?;
+            w.int("pageCacheHits", 0)?;
+            w.int("pageCacheMisses", 0)?;
+            let b = w.key("pageCacheHitRatio")?;
+            write_float(b, 0.0);
+        }
+        let b = w.key("children")?;
+        write_list_header(b, self.children.len())?;
+        for child in &self.children {
+            child.encode(b)?;
+        }
+        Ok(())
+    }
+}
+
 /// The final SUCCESS of a PULL or DISCARD that exhausted its stream.
 #[derive(Clone, Debug)]
 pub struct Summary<'a> {
@@ -375,6 +435,8 @@ pub struct Summary<'a> {
     pub stats: Stats,
     pub notifications: &'a [Notification],
     pub completion: Completion,
+    /// EXPLAIN's plan (sent as `plan`) or PROFILE's measured plan (sent as `profile`).
+    pub plan: Option<&'a Plan>,
 }
 
 impl Summary<'_> {
@@ -386,7 +448,8 @@ impl Summary<'_> {
             + usize::from(self.bookmark.is_some())
             + usize::from(self.db.is_some())
             + usize::from(has_stats)
-            + usize::from(has_notes);
+            + usize::from(has_notes)
+            + usize::from(self.plan.is_some());
         success(out, entries, |w| {
             if let Some(bm) = self.bookmark {
                 w.string("bookmark", bm)?;
@@ -397,7 +460,15 @@ impl Summary<'_> {
             w.int("t_last", self.t_last_ms)?;
             w.string("type", self.query_type.as_str())?;
             if has_stats {
-                self.stats.encode(w.key("stats")?)?;
+                self.stats.encode(w.key("stats")?, version)?;
+            }
+            if let Some(plan) = self.plan {
+                let key = if plan.profile.is_some() {
+                    "profile"
+                } else {
+                    "plan"
+                };
+                plan.encode(w.key(key)?)?;
             }
             if statuses {
                 let b = w.key("statuses")?;

@@ -49,6 +49,10 @@ pub(crate) struct Cx {
     pub var_length_hops_max: u32,
     /// Per operator id when profiling.
     pub profile: Option<Vec<OperatorProfile>>,
+    /// Store reads so far (PROFILE's db hits): a node or relationship a scan or expand
+    /// produced, a property, label or type read. Counted always (an add is cheaper than a
+    /// branch on profiling); profiling attributes the increase to the operator that caused it.
+    pub db_hits: u64,
     /// Nodes whose deletion waits for their relationships to go (checked when the DELETE
     /// clause has seen all its rows).
     pub pending_deletes: Vec<u64>,

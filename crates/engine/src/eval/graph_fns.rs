@@ -26,11 +26,17 @@ pub(crate) fn property(base: &Value, key: &Token, cx: &mut Cx) -> Result<Value> 
     match base {
         Value::Null => Ok(Value::Null),
         Value::Node(n) => match key.key(&cx.storage) {
-            Some(k) => Ok(cx.tx.node_property(NodeId(n.id), k)?.unwrap_or(Value::Null)),
+            Some(k) => {
+                cx.db_hits += 1;
+                Ok(cx.tx.node_property(NodeId(n.id), k)?.unwrap_or(Value::Null))
+            }
             None => Ok(Value::Null),
         },
         Value::Relationship(r) => match key.key(&cx.storage) {
-            Some(k) => Ok(cx.tx.rel_property(RelId(r.id), k)?.unwrap_or(Value::Null)),
+            Some(k) => {
+                cx.db_hits += 1;
+                Ok(cx.tx.rel_property(RelId(r.id), k)?.unwrap_or(Value::Null))
+            }
             None => Ok(Value::Null),
         },
         Value::Map(m) => Ok(m.get(&*key.name).cloned().unwrap_or(Value::Null)),
@@ -46,6 +52,7 @@ pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Re
                 let Some(id) = l.label(&cx.storage) else {
                     return Ok(Value::Bool(false));
                 };
+                cx.db_hits += 1;
                 if !cx.tx.node_has_label(NodeId(n.id), id)? {
                     return Ok(Value::Bool(false));
                 }
@@ -71,6 +78,7 @@ pub(crate) fn label_test(base: &Value, pred: &LabelPred, cx: &mut Cx) -> Result<
     match base {
         Value::Null => Ok(Value::Null),
         Value::Node(n) => {
+            cx.db_hits += 1;
             let labels = cx.tx.node_labels(NodeId(n.id))?;
             let has = |t: &Arc<Token>| t.label(&cx.storage).is_some_and(|id| labels.contains(&id));
             Ok(Value::Bool(eval_label_pred(pred, !labels.is_empty(), &has)))
@@ -103,6 +111,9 @@ fn eval_label_pred(pred: &LabelPred, any: bool, has: &dyn Fn(&Arc<Token>) -> boo
 
 /// An entity's properties as a map of names.
 pub(crate) fn properties_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
+    if matches!(v, Value::Node(_) | Value::Relationship(_)) {
+        cx.db_hits += 1;
+    }
     let pairs = match v {
         Value::Node(n) => cx.tx.node_properties(NodeId(n.id))?,
         Value::Relationship(r) => cx.tx.rel_properties(RelId(r.id))?,

@@ -193,6 +193,7 @@ impl Expand {
         }
         cx.tx
             .expand_batch(&self.froms, spec.dir, &self.types, &mut self.batch)?;
+        cx.db_hits += self.batch.len() as u64;
         let bytes = std::mem::size_of_val(self.batch.as_slice());
         cx.reserve(bytes, "an expand's batch of relationships")?;
         self.held += bytes;
@@ -263,6 +264,7 @@ impl Cursor for Expand {
                         .expand_into(NodeId(from), spec.dir, &self.types, &mut self.buf)?;
                 }
             }
+            cx.db_hits += self.buf.len() as u64;
         }
     }
 

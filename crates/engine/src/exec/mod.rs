@@ -63,6 +63,7 @@ impl Cx {
             memory_reserved_bytes: 0,
             var_length_hops_max,
             profile: None,
+            db_hits: 0,
             pending_deletes: Vec::new(),
             open: build,
             ticks: 0,
@@ -274,7 +275,8 @@ fn write(change: write::Change, input: &Arc<PlanNode>, child: &Child<'_>) -> Res
     Ok(Box::new(write::Write::new(change, child(input)?)))
 }
 
-/// Measures rows and time of the operator it wraps (PROFILE).
+/// Measures rows, db hits and time of the operator it wraps (PROFILE). Hits and time include
+/// the operators below, whose own wrappers measured them: the description subtracts theirs.
 struct Profiled {
     id: usize,
     inner: BoxCursor,
@@ -283,10 +285,13 @@ struct Profiled {
 impl Cursor for Profiled {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         let start = Instant::now();
+        let hits = cx.db_hits;
         let more = self.inner.next(cx, row)?;
         let elapsed = start.elapsed();
+        let hits = cx.db_hits - hits;
         if let Some(p) = cx.profile.as_mut().and_then(|p| p.get_mut(self.id)) {
             p.time += elapsed;
+            p.db_hits += hits;
             if more {
                 p.rows += 1;
             }

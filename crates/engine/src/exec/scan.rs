@@ -196,6 +196,7 @@ impl Cursor for Scan {
                 None => None,
             };
             if let Some(id) = next {
+                cx.db_hits += 1;
                 row[self.slot] = node_value(NodeId(id));
                 return Ok(true);
             }
@@ -257,6 +258,7 @@ impl Cursor for Count {
                 },
             },
         };
+        cx.db_hits += 1;
         row[self.slot] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
         Ok(true)
     }

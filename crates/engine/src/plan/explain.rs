@@ -1,5 +1,6 @@
 //! EXPLAIN and PROFILE: plans described as Neo4j-style operator trees.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_storage::Direction;
@@ -166,8 +167,38 @@ fn command_name(command: &Command) -> &'static str {
     }
 }
 
-/// Describes a plan; with profile figures (indexed by operator id), each operator's rows and
-/// its own time (its children's time subtracted).
+/// Describes a query's plan as Neo4j shows it: under a `ProduceResults` root naming the
+/// columns when the query returns any (the operator that hands rows to the client; its rows
+/// are the rows returned). With profile figures (indexed by operator id), each operator's rows
+/// and its own db hits and time (its children's subtracted).
+pub(crate) fn describe_query(
+    root: &PlanNode,
+    columns: &[Arc<str>],
+    profile: Option<&[OperatorProfile]>,
+) -> PlanDescription {
+    let plan = describe(root, profile);
+    if columns.is_empty() {
+        return plan;
+    }
+    let details = columns
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    PlanDescription {
+        operator: "ProduceResults".into(),
+        details,
+        identifiers: plan.identifiers.clone(),
+        estimated_rows: plan.estimated_rows,
+        profile: plan.profile.map(|p| OperatorProfile {
+            rows: p.rows,
+            ..OperatorProfile::default()
+        }),
+        children: vec![plan],
+    }
+}
+
+/// Describes one operator and those below it.
 pub(crate) fn describe(node: &PlanNode, profile: Option<&[OperatorProfile]>) -> PlanDescription {
     let (operator, details) = name_and_details(&node.op);
     let children: Vec<PlanDescription> = node
@@ -179,14 +210,17 @@ pub(crate) fn describe(node: &PlanNode, profile: Option<&[OperatorProfile]>) -> 
         .collect();
     let profile = profile.map(|p| {
         let own = p.get(node.id).copied().unwrap_or_default();
-        let child_time: Duration = node
+        let (child_time, child_hits) = node
             .op
             .children()
             .iter()
-            .filter_map(|c| p.get(c.id).map(|x| x.time))
-            .sum();
+            .filter_map(|c| p.get(c.id))
+            .fold((Duration::ZERO, 0u64), |(t, h), c| {
+                (t + c.time, h + c.db_hits)
+            });
         OperatorProfile {
             rows: own.rows,
+            db_hits: own.db_hits.saturating_sub(child_hits),
             time: own.time.saturating_sub(child_time),
         }
     });

@@ -15,7 +15,7 @@ mod writes;
 
 pub(crate) use crate::ir::Compiled;
 pub(crate) use clauses::compile;
-pub(crate) use explain::describe;
+pub(crate) use explain::describe_query;
 
 #[cfg(test)]
 mod tests;

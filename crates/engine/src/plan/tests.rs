@@ -49,6 +49,7 @@ fn pattern_steps(plan: &PlanDescription) -> Vec<String> {
         .filter(|s| s != "Argument")
         .filter(|s| {
             ![
+                "ProduceResults",
                 "Projection",
                 "EagerAggregation",
                 "Distinct",

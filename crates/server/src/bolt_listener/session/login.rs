@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use quiver_bolt::Version;
 use quiver_bolt::message::{Auth, HelloExtra, RouteExtra};
 use quiver_bolt::meta::{HelloSuccess, Role, RoutingTable, SERVER_AGENT};
 use quiver_bolt::state::Outcome;
@@ -29,7 +28,7 @@ impl BoltSession {
                 });
         self.listed.set_user_agent(&extra.user_agent);
         let utc_patch =
-            self.version < Version::V5_0 && extra.patch_bolt.iter().any(|patch| patch == "utc");
+            self.version.has_utc_patch() && extra.patch_bolt.iter().any(|patch| patch == "utc");
         if utc_patch {
             self.codec = self.codec.with_utc_patch();
         }

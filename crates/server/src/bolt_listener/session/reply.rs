@@ -1,8 +1,10 @@
 //! Engine results in Bolt's terms: summaries, statistics, notifications and failures.
 
-use quiver_bolt::meta::{Completion, Notification, Position, QueryType, Severity, Stats, Summary};
+use quiver_bolt::meta::{
+    Completion, Notification, Plan, PlanProfile, Position, QueryType, Severity, Stats, Summary,
+};
 use quiver_bolt::{Error, Version};
-use quiver_engine::{Counters, QuerySummary};
+use quiver_engine::{Counters, PlanDescription, QuerySummary};
 use quiver_status::Status;
 
 use super::DATABASE;
@@ -62,6 +64,30 @@ fn notification(engine: &quiver_engine::Notification) -> Notification {
     }
 }
 
+/// An engine plan in the summary's form; the root carries the planner's arguments.
+fn plan(description: &PlanDescription, root: bool) -> Plan {
+    let int = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    Plan {
+        operator_type: description.operator.clone(),
+        identifiers: description
+            .identifiers
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        args: description.arguments(root),
+        profile: description.profile.map(|p| PlanProfile {
+            rows: int(p.rows),
+            db_hits: int(p.db_hits),
+            time: int(p.time_nanos()),
+        }),
+        children: description
+            .children
+            .iter()
+            .map(|c| plan(c, false))
+            .collect(),
+    }
+}
+
 /// The final SUCCESS of a stream: `bookmark` only for an auto-commit transaction.
 pub(super) fn encode_summary(
     out: &mut bytes::BytesMut,
@@ -78,6 +104,7 @@ pub(super) fn encode_summary(
     } else {
         Completion::NoData
     };
+    let plan = summary.plan.as_ref().map(|p| plan(p, true));
     Summary {
         bookmark,
         db: Some(DATABASE),
@@ -86,6 +113,7 @@ pub(super) fn encode_summary(
         stats: stats(&summary.stats),
         notifications: &notifications,
         completion,
+        plan: plan.as_ref(),
     }
     .encode(out, version)
 }

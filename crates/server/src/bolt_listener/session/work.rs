@@ -146,9 +146,10 @@ impl BoltSession {
     }
 
     /// Writes a keep-alive NOOP if the socket takes it now; a client that does not read gets
-    /// none (it is not waiting on a read that could time out).
+    /// none (it is not waiting on a read that could time out), nor one of a version before
+    /// 4.3 (it was never told of a read timeout, and NOOPs came with the hints that tell it).
     fn send_noop(&mut self) {
-        if self.noop_half_sent {
+        if self.noop_half_sent || !self.version.has_hints() {
             return;
         }
         // The outbox is with the job: everything written so far ends on a message boundary.
