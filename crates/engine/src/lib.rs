@@ -40,6 +40,7 @@ mod tokens;
 mod transaction;
 
 pub use acknowledge::WaitError;
+pub use apoc::APOC_VERSION;
 pub use bookmark::{Bookmark, InvalidBookmark};
 pub use config::{AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, TxOptions};
 pub use database::{Database, QueryResult};

@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn apoc_answers_for_the_same_version() {
-        assert_eq!(quiver_value::APOC_VERSION, neo4j_version());
+        assert_eq!(quiver_engine::APOC_VERSION, neo4j_version());
     }
 
     #[test]

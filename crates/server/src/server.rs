@@ -204,17 +204,7 @@ impl Server {
         let timeouts = &config.timeouts;
 
         let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
-        let connections = Arc::new(crate::connections::Connections::default());
-        if let Some(graph) = &graph {
-            let db = graph.database();
-            crate::connections::register(db, &connections);
-            db.set_settings(crate::settings::settings(
-                &config,
-                db.config(),
-                self_bolt_addr,
-                self_http_addr,
-            ));
-        }
+        let connections = publish_to_graph(graph.as_ref(), &config, self_bolt_addr, self_http_addr);
         let bolt_protocol = Arc::new(BoltProtocol {
             shared: Arc::new(BoltShared {
                 metrics: Arc::clone(&parts.metrics),
@@ -292,6 +282,29 @@ impl Server {
         tracing::info!(?report, "drained");
         report
     }
+}
+
+/// The server's side of what the graph's procedures report: its open Bolt connections
+/// (`dbms.listConnections()`) and its effective settings (`SHOW SETTINGS`). Returns the
+/// connection registry the Bolt sessions enter themselves in.
+fn publish_to_graph(
+    graph: Option<&Arc<Graph>>,
+    config: &Config,
+    bolt_addr: SocketAddr,
+    http_addr: SocketAddr,
+) -> Arc<crate::connections::Connections> {
+    let connections = Arc::new(crate::connections::Connections::default());
+    if let Some(graph) = graph {
+        let db = graph.database();
+        crate::connections::register(db, &connections);
+        db.set_settings(crate::settings::settings(
+            config,
+            db.config(),
+            bolt_addr,
+            http_addr,
+        ));
+    }
+    connections
 }
 
 /// Each listener's TLS front, where TLS is on for it. The opening deadline a handshake counts

@@ -33,7 +33,7 @@ mod value;
 pub use compare::{Comparison, compare, comparison, equals, equivalent, order};
 pub use display::{to_cypher_literal, to_string_cypher};
 pub use error::{ErrorClass, ErrorDetail, ValueError};
-pub use functions::{APOC_VERSION, Function, FunctionContext, call, lookup};
+pub use functions::{Function, FunctionContext, call, lookup};
 pub use graph::{Node, NodeData, Path, RelData, Relationship};
 pub use hash_key::HashKey;
 pub use property::property;

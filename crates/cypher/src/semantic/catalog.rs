@@ -110,7 +110,6 @@ use Kind::{Aggregate, Random, Scalar};
 const BUILTINS: &[Entry] = &[
     ("abs", 1, 1, Scalar, Ret::Any),
     ("acos", 1, 1, Scalar, Ret::Float),
-    ("apoc.version", 0, 0, Scalar, Ret::Str),
     ("asin", 1, 1, Scalar, Ret::Float),
     ("atan", 1, 1, Scalar, Ret::Float),
     ("atan2", 2, 2, Scalar, Ret::Float),

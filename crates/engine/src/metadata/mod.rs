@@ -171,7 +171,9 @@ impl Native {
     }
 
     fn input_or(mut self, name: &str, ty: FieldType, default: Value) -> Native {
-        self.signature.inputs.push(Field::optional(name, ty, default));
+        self.signature
+            .inputs
+            .push(Field::optional(name, ty, default));
         self
     }
 

@@ -329,7 +329,7 @@ fn procedure_row(p: &dyn Procedure) -> Named {
     };
     let mut args = Vec::new();
     let mut arg_texts = Vec::new();
-    for (i, f) in s.inputs.iter().enumerate() {
+    for f in &s.inputs {
         let ty = field_type(&f.ty);
         let default = f.default.clone();
         let text = match &default {
@@ -558,6 +558,11 @@ fn function_row(f: &FunctionSignature) -> Named {
 /// Every function the analysis knows, by name.
 fn functions() -> Vec<Named> {
     let mut all = builtin_functions();
+    all.extend(
+        crate::apoc::functions::all()
+            .iter()
+            .map(crate::apoc::functions::LibraryFn::signature),
+    );
     all.sort_by(|a, b| a.name.cmp(b.name));
     all.iter().map(function_row).collect()
 }

@@ -633,7 +633,7 @@ fn apoc_meta_schema_stats_and_schema_listings() {
     );
 
     let version = run(&db, "RETURN apoc.version() AS v");
-    assert_eq!(version.rows, [vec![s(quiver_value::APOC_VERSION)]]);
+    assert_eq!(version.rows, [vec![s(crate::APOC_VERSION)]]);
 }
 
 #[test]

@@ -153,7 +153,6 @@ const VARIADIC: usize = usize::MAX;
 static FUNCTIONS: &[Function] = &[
     f("abs", 1, 1, math::abs),
     f("acos", 1, 1, math::acos),
-    f("apoc.version", 0, 0, apoc_version),
     f("asin", 1, 1, math::asin),
     f("atan", 1, 1, math::atan),
     f("atan2", 2, 2, math::atan2),
@@ -283,18 +282,6 @@ static FUNCTIONS: &[Function] = &[
     f("trim", 1, 1, string::trim),
     f("upper", 1, 1, string::to_upper),
 ];
-
-/// The version `apoc.version()` reports. APOC's versions follow Neo4j's and tools compare
-/// the two, so it is the Neo4j version Quiver's Bolt agent announces (the server's tests check
-/// they agree).
-pub const APOC_VERSION: &str = "5.26.0";
-
-/// `apoc.version()`: Quiver answers the APOC calls tools make natively.
-// The registry's signature, though it cannot fail.
-#[allow(clippy::unnecessary_wraps)]
-fn apoc_version(_: &[Value], _: &FunctionContext) -> Result<Value> {
-    Ok(Value::from(APOC_VERSION))
-}
 
 /// Names longer than this cannot be functions; refusing them bounds the lookup's work.
 const FUNCTION_NAME_BYTES_MAX: usize = 32;

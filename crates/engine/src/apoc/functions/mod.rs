@@ -264,6 +264,11 @@ static TABLE: &[LibraryFn] = &[
 ];
 
 /// Resolves a (case-insensitive, dotted) name.
+/// Every library function, in the table's order (for `SHOW FUNCTIONS`).
+pub(crate) fn all() -> &'static [LibraryFn] {
+    TABLE
+}
+
 pub(crate) fn lookup(qualified: &str) -> Option<&'static LibraryFn> {
     if qualified.len() > 64 || !qualified.get(..5)?.eq_ignore_ascii_case("apoc.") {
         return None;
