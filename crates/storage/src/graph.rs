@@ -917,6 +917,60 @@ mod tests {
     }
 
     #[test]
+    fn sorted_batches_merge_into_the_same_lists_as_single_inserts() {
+        let mut one = NodeRec::committed(&[1], &[(2, Value::from("x"))]).unwrap();
+        let mut batched = NodeRec::committed(&[1], &[(2, Value::from("x"))]).unwrap();
+        let entries = |range: std::ops::Range<u64>| -> Vec<(bool, AdjEntry)> {
+            range
+                .map(|rel| {
+                    (
+                        rel % 3 != 0,
+                        AdjEntry::new(rel * 7 % 40, rel, (rel % 2) as u32),
+                    )
+                })
+                .collect()
+        };
+        for part in [0..15, 15..40] {
+            let mut out = Vec::new();
+            let mut inc = Vec::new();
+            for (dir, e) in entries(part) {
+                one.adj_insert(dir, e);
+                if dir { out.push(e) } else { inc.push(e) }
+            }
+            out.sort_by_key(|e| e.key());
+            inc.sort_by_key(|e| e.key());
+            batched.adj_insert_sorted(&out, &inc);
+        }
+        for dir in [true, false] {
+            let a: Vec<AdjEntry> = one.adj(dir).iter().collect();
+            let b: Vec<AdjEntry> = batched.adj(dir).iter().collect();
+            assert_eq!(a, b);
+        }
+        assert_eq!(one.blob(), batched.blob());
+    }
+
+    #[test]
+    fn a_property_rewrite_that_fits_keeps_the_block_and_its_entries() {
+        let mut n = NodeRec::committed(&[1], &[(2, Value::from("abcdef"))]).unwrap();
+        for rel in 0..5 {
+            n.adj_insert(rel % 2 == 0, AdjEntry::new(rel, rel + 10, 0));
+        }
+        let before: Vec<AdjEntry> = n.adj(true).iter().chain(n.adj(false).iter()).collect();
+        let at = n.block.as_ptr();
+        n.set_prop(2, Some(&Value::from("xyz"))).unwrap();
+        assert_eq!(n.block.as_ptr(), at, "a shorter value is written in place");
+        n.set_prop_encoded(2, Some(Encoded(&[0x03, 0x02])), false)
+            .unwrap();
+        assert_eq!(
+            prop_get(n.props().unwrap(), 2).unwrap(),
+            Some(Value::Int(1))
+        );
+        let after: Vec<AdjEntry> = n.adj(true).iter().chain(n.adj(false).iter()).collect();
+        assert_eq!(before, after);
+        assert_eq!(n.labels().unwrap().as_slice(), &[1]);
+    }
+
+    #[test]
     fn node_blob_edits() {
         let mut n = NodeRec::default();
         assert!(n.is_vacant());
