@@ -618,7 +618,7 @@ fn apply_ops(
                 rel_type,
                 props,
             } if kind == KIND_OPS || kind == KIND_RELS => {
-                loader.relationship(RelId(id), (NodeId(start), NodeId(end)), rel_type, props)?
+                loader.relationship(RelId(id), (NodeId(start), NodeId(end)), rel_type, props)?;
             }
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }

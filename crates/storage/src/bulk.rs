@@ -242,10 +242,10 @@ impl Storage {
     ) -> Result<()> {
         let label = |n: &str| self.labels.get_or_create(n);
         let key = |n: &str| self.keys.get_or_create(n);
-        fn encoded<'p>(
+        fn encoded(
             key: impl Fn(&str) -> Result<u32>,
-            ps: PropsRef<'p>,
-        ) -> Result<SmallVec<[(u32, Encoded<'p>); 8]>> {
+            ps: PropsRef<'_>,
+        ) -> Result<SmallVec<[(u32, Encoded<'_>); 8]>> {
             ps.iter()
                 .map(|(k, v)| Ok((key(k)?, Encoded(v.bytes()))))
                 .collect()
@@ -301,7 +301,7 @@ impl Storage {
                 props,
             } => {
                 let ty = self.types.get_or_create(rel_type)?;
-                load_relationship(self, tally, None, id, start, end, ty, named_props(props)?)?;
+                load_relationship(self, tally, None, id, (start, end), ty, named_props(props)?)?;
             }
             RedoOpRef::DeleteRelationship { id } => self.delete_rel_unobserved(tally, id)?,
             RedoOpRef::SetRelationshipProperty { id, key: k, value } => {
@@ -570,8 +570,7 @@ fn load_relationship<V: PropValue>(
     tally: &mut Tally,
     pending: Option<&mut PendingAdj>,
     id: u64,
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
     ty: u32,
     props: SmallVec<[(u32, V); 8]>,
 ) -> Result<()> {
@@ -739,8 +738,7 @@ fn relationship_from_redo(
     pending: &mut PendingAdj,
     id: RelId,
     (start, end): (NodeId, NodeId),
-    rel_type: &str,
-    props: PropsRef<'_>,
+    (rel_type, props): (&str, PropsRef<'_>),
 ) -> Result<()> {
     let ty = names.id(storage, Token::Type, rel_type)?;
     let props = names.props(storage, props)?;
@@ -749,8 +747,7 @@ fn relationship_from_redo(
         tally,
         Some(pending),
         id.0,
-        start.0,
-        end.0,
+        (start.0, end.0),
         ty,
         props,
     )
@@ -801,8 +798,7 @@ impl<'a> BulkLoad<'a> {
             &mut self.tally,
             Some(&mut self.adj),
             id.0,
-            start.0,
-            end.0,
+            (start.0, end.0),
             rel_type.0,
             props,
         )
@@ -844,8 +840,7 @@ impl<'a> BulkLoad<'a> {
             &mut self.adj,
             id,
             (start, end),
-            rel_type,
-            props,
+            (rel_type, props),
         )
     }
 
@@ -1036,8 +1031,7 @@ impl BulkSection<'_, '_> {
             &mut self.tally,
             Some(&mut self.adj),
             id.0,
-            start.0,
-            end.0,
+            (start.0, end.0),
             rel_type.0,
             props,
         )
@@ -1076,8 +1070,7 @@ impl BulkSection<'_, '_> {
             &mut self.adj,
             id,
             (start, end),
-            rel_type,
-            props,
+            (rel_type, props),
         )
     }
 
