@@ -346,6 +346,26 @@ fn an_import_killed_midway_leaves_no_database() {
     );
     assert!(!d.join("graph").exists(), "a killed import left its target");
     assert!(d.join(".graph.import").exists(), "the staging directory");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+
+    // `serve` on the target finds no database there: it ignores the half-built staging
+    // directory beside it and serves nothing of the killed import.
+    let (server, bolt) = serve(&d.join("graph"));
+    let got = rt.block_on(query(bolt, &["MATCH (n) RETURN count(n)"]));
+    stop(server);
+    assert_eq!(
+        got,
+        vec![Value::Int(0)],
+        "a killed import's rows were served"
+    );
+    assert!(
+        d.join(".graph.import").exists(),
+        "serve left the staging alone"
+    );
+    std::fs::remove_dir_all(d.join("graph")).expect("remove the empty database");
 
     // The next import clears the leftover and succeeds.
     let small = write(d, "s.csv", ":ID\na\nb\n");
@@ -357,10 +377,6 @@ fn an_import_killed_midway_leaves_no_database() {
     );
     assert!(!d.join(".graph.import").exists());
     let (server, bolt) = serve(&d.join("graph"));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
     let got = rt.block_on(query(bolt, &["MATCH (n) RETURN count(n)"]));
     stop(server);
     assert_eq!(got, vec![Value::Int(2)]);

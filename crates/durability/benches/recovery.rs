@@ -4,6 +4,10 @@
 //! Full size is N = 1,000,000 with a 1 GiB log; the default is scaled down for a quick run:
 //! `QUIVER_RECOVERY_NODES` (default 100,000) and `QUIVER_RECOVERY_LOG_MIB` (default 100).
 //! `cargo bench -p quiver-durability --bench recovery`.
+//!
+//! `QUIVER_RECOVERY_KEEP=DIR` builds the data in `DIR` and keeps it; a later run with the same
+//! `DIR` finds it there and only recovers it, so recovery alone can be repeated or profiled
+//! (`perf record … target/release/deps/recovery-<hash> --bench`).
 
 mod common;
 
@@ -25,15 +29,35 @@ fn main() {
     let nodes = env_u64("QUIVER_RECOVERY_NODES", 100_000);
     let log_bytes = env_u64("QUIVER_RECOVERY_LOG_MIB", 100) << 20;
     let rels = nodes * RELS_PER_TEN_NODES / 10;
-    let dir = bench_dir("recovery");
     let opts = Options {
         snapshot_background: false,
         snapshot_on_close: false,
         segment_bytes_max: 256 << 20,
         ..Options::default()
     };
+    let kept = std::env::var_os("QUIVER_RECOVERY_KEEP").map(std::path::PathBuf::from);
+    let built_marker = kept.as_ref().map(|k| k.join("built"));
+    if let Some(marker) = built_marker.as_ref().filter(|m| m.exists()) {
+        println!(
+            "recovering the data kept in {}",
+            kept.as_ref().expect("kept").display()
+        );
+        report_recovery(marker.parent().expect("kept directory"), opts);
+        return;
+    }
+    let temp;
+    let dir: &Path = match &kept {
+        Some(k) => {
+            std::fs::create_dir_all(k).expect("kept directory");
+            k
+        }
+        None => {
+            temp = bench_dir("recovery");
+            temp.path()
+        }
+    };
     let build = Instant::now();
-    let (db, d) = Durability::open(dir.path(), Mode::Buffered, opts.clone()).expect("open");
+    let (db, d) = Durability::open(dir, Mode::Buffered, opts.clone()).expect("open");
     let graph = build_graph(&db, nodes, rels);
     let snap = d.snapshot().expect("snapshot").expect("a snapshot");
     println!(
@@ -46,7 +70,10 @@ fn main() {
     d.close().expect("close");
     drop(db);
     drop(graph);
-    report_recovery(dir.path(), opts);
+    if let Some(marker) = &built_marker {
+        std::fs::write(marker, b"").expect("marker");
+    }
+    report_recovery(dir, opts);
 }
 
 /// The graph's tokens and its nodes, in creation order.

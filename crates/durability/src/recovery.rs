@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_storage::{RedoRecord, Storage};
+use quiver_storage::{RedoOpRef, RedoRecord, RedoRecordRef, Storage};
 
 use crate::disk::Disk;
 use crate::error::{Error, Result};
@@ -323,7 +323,7 @@ impl Replay<'_> {
                     ),
                 ));
             }
-            let (record, used) = RedoRecord::decode(frame.body)
+            let (record, used) = RedoRecordRef::decode(frame.body)
                 .map_err(|e| Error::corrupt(path, at as u64, format!("undecodable record: {e}")))?;
             if used != frame.body.len() || record.commit != commit {
                 return Err(Error::corrupt(
@@ -351,10 +351,11 @@ impl Replay<'_> {
         Ok(())
     }
 
-    fn apply(&mut self, record: &RedoRecord, path: &Path, offset: u64) -> Result<()> {
+    fn apply(&mut self, record: &RedoRecordRef<'_>, path: &Path, offset: u64) -> Result<()> {
         let commit = record.commit;
-        // Nobody reads the store while it recovers: no undo deltas, no garbage collection.
-        match self.storage.apply_redo_unobserved(record) {
+        // Nobody reads the store while it recovers: no undo deltas, no garbage collection, and
+        // the record is read where it lies, no name or value copied out of it.
+        match self.storage.apply_redo_ref_unobserved(record) {
             Ok(()) => {
                 self.report.records_replayed += 1;
                 if self.last_progress.elapsed() >= snapshot::PROGRESS_INTERVAL {
@@ -375,7 +376,7 @@ impl Replay<'_> {
                 | quiver_storage::Error::SchemaRuleNotFound { .. },
             ) if commit <= self.schema_bound
                 && !record.ops.is_empty()
-                && record.ops.iter().all(snapshot::is_schema) =>
+                && record.ops.iter().all(RedoOpRef::is_schema) =>
             {
                 // The snapshot already holds this schema change; keep the commit number.
                 self.storage
@@ -496,7 +497,9 @@ mod tests {
         storage.apply_redo(&create_index(1)).unwrap();
         let mut report = RecoveryReport::default();
         let mut r = replay(&storage, &mut report, 1, 2);
-        r.apply(&create_index(2), Path::new("seg"), 32).unwrap();
+        let bytes = create_index(2).encode();
+        let record = RedoRecordRef::decode(&bytes).unwrap().0;
+        r.apply(&record, Path::new("seg"), 32).unwrap();
         assert_eq!(storage.last_committed(), 2, "the commit number is kept");
         assert_eq!(report.schema_records_absorbed, 1);
     }
@@ -507,7 +510,9 @@ mod tests {
         storage.apply_redo(&create_index(1)).unwrap();
         let mut report = RecoveryReport::default();
         let mut r = replay(&storage, &mut report, 1, 1);
-        let err = r.apply(&create_index(2), Path::new("seg"), 32).unwrap_err();
+        let bytes = create_index(2).encode();
+        let record = RedoRecordRef::decode(&bytes).unwrap().0;
+        let err = r.apply(&record, Path::new("seg"), 32).unwrap_err();
         assert!(
             matches!(
                 err,

@@ -44,10 +44,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use quiver_storage::{
-    BulkLoad, BulkSection, IndexKind, LabelId, NodeId, PropKeyId, RECORD_BYTES_MAX, RedoOp,
-    RedoRecord, RelId, Storage, Transaction,
+    BulkLoad, BulkSection, IndexKind, LabelId, NamesRef, NodeId, PropKeyId, PropsRef,
+    RECORD_BYTES_MAX, RedoOp, RedoOpRef, RedoRecord, RedoRecordRef, RelId, Storage, Transaction,
 };
-use quiver_value::Value;
 
 use crate::disk::{Disk, DiskFile};
 use crate::error::{Error, Result};
@@ -160,6 +159,15 @@ impl Counts {
         match op {
             RedoOp::CreateNode { .. } => self.nodes += 1,
             RedoOp::CreateRelationship { .. } => self.relationships += 1,
+            _ => {}
+        }
+    }
+
+    fn count_ref(&mut self, op: &RedoOpRef<'_>) {
+        self.ops += 1;
+        match op {
+            RedoOpRef::CreateNode { .. } => self.nodes += 1,
+            RedoOpRef::CreateRelationship { .. } => self.relationships += 1,
             _ => {}
         }
     }
@@ -469,7 +477,9 @@ pub(crate) fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1u32 << 20)
 }
 
-/// Where a loaded op goes: the load itself (schema, format 1) or one thread's section.
+/// Where a loaded op goes: the load itself (schema, format 1) or one thread's section. Ops
+/// arrive decoded in place: the loader resolves their names and copies their values as they
+/// are encoded.
 trait Loader {
     fn create_index(
         &mut self,
@@ -481,16 +491,15 @@ trait Loader {
     fn node(
         &mut self,
         id: NodeId,
-        labels: &[LabelId],
-        props: &[(PropKeyId, Value)],
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
     ) -> quiver_storage::Result<()>;
     fn relationship(
         &mut self,
         id: RelId,
-        start: NodeId,
-        end: NodeId,
-        rel_type: quiver_storage::RelTypeId,
-        props: &[(PropKeyId, Value)],
+        ends: (NodeId, NodeId),
+        rel_type: &str,
+        props: PropsRef<'_>,
     ) -> quiver_storage::Result<()>;
 }
 
@@ -512,21 +521,20 @@ impl Loader for BulkLoad<'_> {
     fn node(
         &mut self,
         id: NodeId,
-        labels: &[LabelId],
-        props: &[(PropKeyId, Value)],
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
     ) -> quiver_storage::Result<()> {
-        BulkLoad::node(self, id, labels, props)
+        self.node_from_redo(id, labels, props)
     }
 
     fn relationship(
         &mut self,
         id: RelId,
-        start: NodeId,
-        end: NodeId,
-        rel_type: quiver_storage::RelTypeId,
-        props: &[(PropKeyId, Value)],
+        (start, end): (NodeId, NodeId),
+        rel_type: &str,
+        props: PropsRef<'_>,
     ) -> quiver_storage::Result<()> {
-        BulkLoad::relationship(self, id, start, end, rel_type, props)
+        self.relationship_from_redo(id, start, end, rel_type, props)
     }
 }
 
@@ -546,21 +554,20 @@ impl Loader for BulkSection<'_, '_> {
     fn node(
         &mut self,
         id: NodeId,
-        labels: &[LabelId],
-        props: &[(PropKeyId, Value)],
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
     ) -> quiver_storage::Result<()> {
-        BulkSection::node(self, id, labels, props)
+        self.node_from_redo(id, labels, props)
     }
 
     fn relationship(
         &mut self,
         id: RelId,
-        start: NodeId,
-        end: NodeId,
-        rel_type: quiver_storage::RelTypeId,
-        props: &[(PropKeyId, Value)],
+        (start, end): (NodeId, NodeId),
+        rel_type: &str,
+        props: PropsRef<'_>,
     ) -> quiver_storage::Result<()> {
-        BulkSection::relationship(self, id, start, end, rel_type, props)
+        self.relationship_from_redo(id, start, end, rel_type, props)
     }
 }
 
@@ -570,7 +577,7 @@ fn apply_ops(
     loader: &mut impl Loader,
     storage: &Storage,
     kind: u8,
-    ops: Vec<RedoOp>,
+    ops: &[RedoOpRef<'_>],
 ) -> quiver_storage::Result<()> {
     let misplaced = || {
         Err(quiver_storage::Error::Replay(
@@ -578,49 +585,45 @@ fn apply_ops(
         ))
     };
     for op in ops {
-        match op {
-            RedoOp::CreateIndex { name, label, key } if kind == KIND_OPS || kind == KIND_SCHEMA => {
-                loader.create_index(
-                    storage.get_or_create_label(&label)?,
-                    storage.get_or_create_property_key(&key)?,
-                    &name,
-                    false,
-                )?;
-            }
-            RedoOp::CreateUniqueConstraint { name, label, key }
+        match *op {
+            RedoOpRef::CreateIndex { name, label, key }
                 if kind == KIND_OPS || kind == KIND_SCHEMA =>
             {
                 loader.create_index(
-                    storage.get_or_create_label(&label)?,
-                    storage.get_or_create_property_key(&key)?,
-                    &name,
+                    storage.get_or_create_label(label)?,
+                    storage.get_or_create_property_key(key)?,
+                    name,
+                    false,
+                )?;
+            }
+            RedoOpRef::CreateUniqueConstraint { name, label, key }
+                if kind == KIND_OPS || kind == KIND_SCHEMA =>
+            {
+                loader.create_index(
+                    storage.get_or_create_label(label)?,
+                    storage.get_or_create_property_key(key)?,
+                    name,
                     true,
                 )?;
             }
-            RedoOp::CreateNode { id, labels, props } if kind == KIND_OPS || kind == KIND_NODES => {
-                let labels = labels
-                    .iter()
-                    .map(|l| storage.get_or_create_label(l))
-                    .collect::<quiver_storage::Result<Vec<LabelId>>>()?;
-                loader.node(NodeId(id), &labels, &named_props(storage, props)?)?;
+            RedoOpRef::CreateNode { id, labels, props }
+                if kind == KIND_OPS || kind == KIND_NODES =>
+            {
+                loader.node(NodeId(id), labels, props)?;
             }
-            RedoOp::CreateRelationship {
+            RedoOpRef::CreateRelationship {
                 id,
                 start,
                 end,
                 rel_type,
                 props,
-            } if kind == KIND_OPS || kind == KIND_RELS => loader.relationship(
-                RelId(id),
-                NodeId(start),
-                NodeId(end),
-                storage.get_or_create_rel_type(&rel_type)?,
-                &named_props(storage, props)?,
-            )?,
-            RedoOp::CreateIndex { .. }
-            | RedoOp::CreateUniqueConstraint { .. }
-            | RedoOp::CreateNode { .. }
-            | RedoOp::CreateRelationship { .. } => return misplaced(),
+            } if kind == KIND_OPS || kind == KIND_RELS => {
+                loader.relationship(RelId(id), (NodeId(start), NodeId(end)), rel_type, props)?;
+            }
+            RedoOpRef::CreateIndex { .. }
+            | RedoOpRef::CreateUniqueConstraint { .. }
+            | RedoOpRef::CreateNode { .. }
+            | RedoOpRef::CreateRelationship { .. } => return misplaced(),
             _ => {
                 return Err(quiver_storage::Error::Replay(
                     "a snapshot holds creations only".to_string(),
@@ -629,16 +632,6 @@ fn apply_ops(
         }
     }
     Ok(())
-}
-
-fn named_props(
-    storage: &Storage,
-    props: Vec<(Arc<str>, Value)>,
-) -> quiver_storage::Result<Vec<(PropKeyId, Value)>> {
-    props
-        .into_iter()
-        .map(|(k, v)| Ok((storage.get_or_create_property_key(&k)?, v)))
-        .collect()
 }
 
 struct Source<'a> {
@@ -794,16 +787,16 @@ impl Loading<'_> {
 
     /// Decodes a block of this snapshot and loads it.
     fn load_block(&self, loader: &mut impl Loader, block: RawBlock) -> Result<()> {
-        let (record, used) = RedoRecord::decode(&block.payload)
+        let (record, used) = RedoRecordRef::decode(&block.payload)
             .map_err(|e| self.corrupt(block.at, &format!("undecodable block: {e}")))?;
         if used != block.payload.len() || record.commit != self.commit {
             return Err(self.corrupt(block.at, "block does not belong to this snapshot"));
         }
         let mut counts = Counts::default();
         for op in &record.ops {
-            counts.count(op);
+            counts.count_ref(op);
         }
-        apply_ops(loader, self.storage, block.kind, record.ops)
+        apply_ops(loader, self.storage, block.kind, &record.ops)
             .map_err(|e| self.replay(block.at, e))?;
         self.ops.fetch_add(counts.ops, Ordering::Relaxed);
         self.nodes.fetch_add(counts.nodes, Ordering::Relaxed);

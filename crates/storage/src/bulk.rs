@@ -32,13 +32,16 @@ use smallvec::SmallVec;
 use quiver_value::Value;
 
 use crate::arena::Slot;
+use crate::codec::Reader;
 use crate::codec::check_storable;
 use crate::counts::CountKey;
 use crate::error::{EntityKind, Error, Result};
-use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, prop_get, put_prop_refs};
+use crate::graph::{
+    AdjEntry, ENTITY_BYTES_MAX, Encoded, NodeRec, PropValue, RelRec, prop_get, put_prop_refs,
+};
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::{equal, key_of};
-use crate::redo::{RedoOp, RedoRecord};
+use crate::redo::{NamesRef, PropsRef, RedoOpRef, RedoRecord, RedoRecordRef};
 use crate::schema::{IndexDef, Schema};
 use crate::storage::Storage;
 
@@ -96,11 +99,16 @@ struct PendingIndex {
 /// publishes it (see the module docs).
 ///
 /// Load every node before the relationships that name it. Until `finish`, the store must
-/// not be handed to readers: what is loaded is not yet numbered by any commit. A load that
+/// not be handed to readers: what is loaded is not yet numbered by any commit, and a
+/// relationship's adjacency entries are gathered by its loader and written in sorted batches
+/// (each node's block rewritten once per batch rather than grown once per entry), the last
+/// batch when a section is dropped or the load finishes. A load that
 /// fails, or is dropped unfinished, leaves a store to discard.
 pub struct BulkLoad<'a> {
     storage: &'a Storage,
     tally: Tally,
+    names: NameCache,
+    adj: PendingAdj,
     /// What finished sections gathered.
     sections: Mutex<Tally>,
     indexes: Vec<PendingIndex>,
@@ -111,6 +119,8 @@ pub struct BulkLoad<'a> {
 pub struct BulkSection<'l, 'a> {
     load: &'l BulkLoad<'a>,
     tally: Tally,
+    names: NameCache,
+    adj: PendingAdj,
 }
 
 impl Storage {
@@ -133,6 +143,8 @@ impl Storage {
         Ok(BulkLoad {
             storage: self,
             tally: Tally::default(),
+            names: NameCache::default(),
+            adj: PendingAdj::default(),
             sections: Mutex::new(Tally::default()),
             indexes: Vec::new(),
         })
@@ -146,6 +158,15 @@ impl Storage {
     /// Refused ([`Error::BulkLoadRefused`]) while a transaction is open. The record is not
     /// atomic here: on an error the store holds part of it and must be discarded.
     pub fn apply_redo_unobserved(self: &Arc<Self>, record: &RedoRecord) -> Result<()> {
+        let bytes = record.encode();
+        let (decoded, _) = RedoRecordRef::decode(&bytes)?;
+        self.apply_redo_ref_unobserved(&decoded)
+    }
+
+    /// [`Storage::apply_redo_unobserved`] for a record decoded in place, as recovery reads the
+    /// log: names are looked up and values copied into blobs as they are encoded, with no
+    /// `Value` built unless an index needs it.
+    pub fn apply_redo_ref_unobserved(self: &Arc<Self>, record: &RedoRecordRef<'_>) -> Result<()> {
         let last = self.last_committed();
         if record.commit <= last {
             return Err(Error::Replay(format!(
@@ -153,8 +174,16 @@ impl Storage {
                 record.commit
             )));
         }
-        if record.ops.iter().any(RedoOp::is_schema) {
-            return self.apply_redo(record);
+        if record.ops.iter().any(RedoOpRef::is_schema) {
+            let owned = RedoRecord {
+                commit: record.commit,
+                ops: record
+                    .ops
+                    .iter()
+                    .map(RedoOpRef::to_op)
+                    .collect::<Result<_>>()?,
+            };
+            return self.apply_redo(&owned);
         }
         if self.live_snapshots() != 0 {
             return Err(Error::BulkLoadRefused("a transaction is open"));
@@ -206,59 +235,65 @@ impl Storage {
 
     fn apply_op_unobserved(
         &self,
-        op: &RedoOp,
+        op: &RedoOpRef<'_>,
         schema: &Schema,
         tally: &mut Tally,
         touched: &mut Vec<u64>,
     ) -> Result<()> {
         let label = |n: &str| self.labels.get_or_create(n);
         let key = |n: &str| self.keys.get_or_create(n);
-        fn named(
-            keys: impl Fn(&str) -> Result<u32>,
-            ps: &[(Arc<str>, Value)],
-        ) -> Result<Props<'_>> {
-            ps.iter().map(|(k, v)| Ok((keys(k)?, v))).collect()
+        fn encoded(
+            key: impl Fn(&str) -> Result<u32>,
+            ps: PropsRef<'_>,
+        ) -> Result<SmallVec<[(u32, Encoded<'_>); 8]>> {
+            ps.iter()
+                .map(|(k, v)| Ok((key(k)?, Encoded(v.bytes()))))
+                .collect()
         }
-        let named_props = |ps| named(key, ps);
-        match op {
-            RedoOp::CreateNode { id, labels, props } => {
-                let ls = labels
-                    .iter()
-                    .map(|l| label(l))
-                    .collect::<Result<SmallVec<[u32; 4]>>>()?;
-                load_node(self, tally, *id, &ls, named_props(props)?)?;
-                let slot = self.live_node(*id)?;
+        let named_props = |ps| encoded(key, ps);
+        match *op {
+            RedoOpRef::CreateNode { id, labels, props } => {
+                let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
+                for l in labels.iter() {
+                    let l = label(l)?;
+                    if !ls.contains(&l) {
+                        ls.push(l);
+                    }
+                }
+                load_node(self, tally, id, &ls, named_props(props)?)?;
+                let slot = self.live_node(id)?;
                 let g = slot.lock();
                 for l in &ls {
                     for def in schema.on_label(*l) {
                         if let Some(v) = prop_get(g.props()?, def.key)? {
-                            def.data.insert(key_of(&v), *id);
+                            def.data.insert(key_of(&v), id);
                         }
                     }
                 }
-                touched.push(*id);
+                touched.push(id);
             }
-            RedoOp::DeleteNode { id } => self.delete_node_unobserved(schema, tally, *id)?,
-            RedoOp::SetNodeProperty { id, key: k, value } => {
-                check_storable(value)?;
-                self.set_node_prop_unobserved(schema, *id, key(k)?, Some(value))?;
-                touched.push(*id);
+            RedoOpRef::DeleteNode { id } => self.delete_node_unobserved(schema, tally, id)?,
+            RedoOpRef::SetNodeProperty { id, key: k, value } => {
+                self.set_node_prop_unobserved(schema, id, key(k)?, Some(Encoded(value.bytes())))?;
+                touched.push(id);
             }
-            RedoOp::RemoveNodeProperty { id, key: k } => {
-                self.set_node_prop_unobserved(schema, *id, key(k)?, None)?;
+            RedoOpRef::RemoveNodeProperty { id, key: k } => {
+                self.set_node_prop_unobserved(schema, id, key(k)?, None)?;
             }
-            RedoOp::AddLabel { id, label: l } => {
-                if self.set_label_unobserved(schema, *id, label(l)?, true)? {
-                    tally.add(CountKey::Label(label(l)?), 1);
+            RedoOpRef::AddLabel { id, label: l } => {
+                let l = label(l)?;
+                if self.set_label_unobserved(schema, id, l, true)? {
+                    tally.add(CountKey::Label(l), 1);
                 }
-                touched.push(*id);
+                touched.push(id);
             }
-            RedoOp::RemoveLabel { id, label: l } => {
-                if self.set_label_unobserved(schema, *id, label(l)?, false)? {
-                    tally.add(CountKey::Label(label(l)?), -1);
+            RedoOpRef::RemoveLabel { id, label: l } => {
+                let l = label(l)?;
+                if self.set_label_unobserved(schema, id, l, false)? {
+                    tally.add(CountKey::Label(l), -1);
                 }
             }
-            RedoOp::CreateRelationship {
+            RedoOpRef::CreateRelationship {
                 id,
                 start,
                 end,
@@ -266,20 +301,19 @@ impl Storage {
                 props,
             } => {
                 let ty = self.types.get_or_create(rel_type)?;
-                load_relationship(self, tally, *id, *start, *end, ty, named_props(props)?)?;
+                load_relationship(self, tally, None, id, (start, end), ty, named_props(props)?)?;
             }
-            RedoOp::DeleteRelationship { id } => self.delete_rel_unobserved(tally, *id)?,
-            RedoOp::SetRelationshipProperty { id, key: k, value } => {
-                check_storable(value)?;
-                self.set_rel_prop_unobserved(*id, key(k)?, Some(value))?;
+            RedoOpRef::DeleteRelationship { id } => self.delete_rel_unobserved(tally, id)?,
+            RedoOpRef::SetRelationshipProperty { id, key: k, value } => {
+                self.set_rel_prop_unobserved(id, key(k)?, Some(Encoded(value.bytes())))?;
             }
-            RedoOp::RemoveRelationshipProperty { id, key: k } => {
-                self.set_rel_prop_unobserved(*id, key(k)?, None)?;
+            RedoOpRef::RemoveRelationshipProperty { id, key: k } => {
+                self.set_rel_prop_unobserved(id, key(k)?, None)?;
             }
-            RedoOp::CreateIndex { .. }
-            | RedoOp::CreateUniqueConstraint { .. }
-            | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. } => {
+            RedoOpRef::CreateIndex { .. }
+            | RedoOpRef::CreateUniqueConstraint { .. }
+            | RedoOpRef::DropIndex { .. }
+            | RedoOpRef::DropConstraint { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }
@@ -337,20 +371,27 @@ impl Storage {
         schema: &Schema,
         id: u64,
         key: u32,
-        value: Option<&Value>,
+        value: Option<Encoded<'_>>,
     ) -> Result<()> {
         let slot = self.live_node(id)?;
         let mut g = slot.lock();
-        let old = g.set_prop(key, value)?;
         let labels = g.labels()?;
-        for def in schema.defs.iter().filter(|d| d.key == key) {
-            if !labels.contains(&def.label) {
-                continue;
-            }
+        let indexed: SmallVec<[&Arc<IndexDef>; 2]> = schema
+            .defs
+            .iter()
+            .filter(|d| d.key == key && labels.contains(&d.label))
+            .collect();
+        // The old value is built only for the indexes that hold it.
+        let old = g.set_prop_encoded(key, value, !indexed.is_empty())?;
+        if indexed.is_empty() {
+            return Ok(());
+        }
+        let new = value.map(|v| Reader::new(v.0).value()).transpose()?;
+        for def in indexed {
             if let Some(o) = &old {
                 def.data.remove(&key_of(o), id);
             }
-            if let Some(v) = value {
+            if let Some(v) = &new {
                 def.data.insert(key_of(v), id);
             }
         }
@@ -395,13 +436,13 @@ impl Storage {
         Ok(true)
     }
 
-    fn set_rel_prop_unobserved(&self, id: u64, key: u32, value: Option<&Value>) -> Result<()> {
+    fn set_rel_prop_unobserved(&self, id: u64, key: u32, value: Option<Encoded<'_>>) -> Result<()> {
         let slot = self.rels.get(id).ok_or_else(|| Error::rel_not_found(id))?;
         let mut r = slot.lock();
         if !r.is_live() {
             return Err(Error::rel_not_found(id));
         }
-        r.props.set(key, value)?;
+        r.props.set_encoded(key, value)?;
         Ok(())
     }
 
@@ -486,12 +527,12 @@ fn capacity(kind: EntityKind) -> Error {
 }
 
 /// Writes a node as committed under `id`; `labels` hold no duplicates, `props` no nulls.
-fn load_node(
+fn load_node<V: PropValue>(
     storage: &Storage,
     tally: &mut Tally,
     id: u64,
     labels: &[u32],
-    props: Props<'_>,
+    props: SmallVec<[(u32, V); 8]>,
 ) -> Result<()> {
     if id >= ENTITY_IDS_MAX {
         return Err(capacity(EntityKind::Node));
@@ -524,14 +565,14 @@ fn load_node(
 }
 
 /// Writes a relationship as committed under `id` between two live nodes.
-fn load_relationship(
+fn load_relationship<V: PropValue>(
     storage: &Storage,
     tally: &mut Tally,
+    pending: Option<&mut PendingAdj>,
     id: u64,
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
     ty: u32,
-    props: Props<'_>,
+    props: SmallVec<[(u32, V); 8]>,
 ) -> Result<()> {
     if id >= ENTITY_IDS_MAX {
         return Err(capacity(EntityKind::Relationship));
@@ -563,17 +604,153 @@ fn load_relationship(
         *r = RelRec::committed(start, ty, &blob);
     }
     storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
-    // One endpoint lock at a time: loaders never wait on each other in a cycle.
-    start_slot
-        .lock()
-        .adj_insert(true, AdjEntry::new(id, end, ty));
-    end_slot
-        .lock()
-        .adj_insert(false, AdjEntry::new(id, start, ty));
+    let (e_out, e_in) = (AdjEntry::new(id, end, ty), AdjEntry::new(id, start, ty));
+    match pending {
+        Some(p) => p.push(storage, start, end, e_out, e_in),
+        None => {
+            // One endpoint lock at a time: loaders never wait on each other in a cycle.
+            start_slot.lock().adj_insert(true, e_out);
+            end_slot.lock().adj_insert(false, e_in);
+        }
+    }
     tally.add(CountKey::Rels, 1);
     tally.add(CountKey::Type(ty), 1);
     tally.rels += 1;
     Ok(())
+}
+
+/// Adjacency entries a loader has yet to write: (node id, whether outgoing) packed as
+/// `node << 1 | out`, and the entry.
+#[derive(Default)]
+struct PendingAdj {
+    entries: Vec<(u64, AdjEntry)>,
+}
+
+/// Adjacency entries one loader gathers before writing them (24 bytes each, so 48 MiB): enough
+/// that a section's nodes mostly get their entries in one or a few writes of their block,
+/// few enough to bound what a load holds beyond the graph.
+const PENDING_ADJ_MAX: usize = 1 << 21;
+
+impl PendingAdj {
+    fn push(&mut self, storage: &Storage, start: u64, end: u64, e_out: AdjEntry, e_in: AdjEntry) {
+        self.entries.push((start << 1 | 1, e_out));
+        self.entries.push((end << 1, e_in));
+        if self.entries.len() + 2 > PENDING_ADJ_MAX {
+            self.flush(storage);
+        }
+    }
+
+    /// Writes the gathered entries in one sorted pass: node by node, each block rewritten
+    /// once with all its new entries (see `NodeRec::adj_insert_sorted`).
+    fn flush(&mut self, storage: &Storage) {
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.sort_unstable_by_key(|(at, e)| (*at, e.key()));
+        let mut rest = &entries[..];
+        while let Some(&(first, _)) = rest.first() {
+            let node = first >> 1;
+            let n = rest.partition_point(|(at, _)| *at >> 1 == node);
+            let (group, tail) = rest.split_at(n);
+            rest = tail;
+            let split = group.partition_point(|(at, _)| *at & 1 == 0);
+            let inc: SmallVec<[AdjEntry; 16]> = group[..split].iter().map(|(_, e)| *e).collect();
+            let out: SmallVec<[AdjEntry; 16]> = group[split..].iter().map(|(_, e)| *e).collect();
+            // Every end was checked live when its relationship was loaded, and nothing removes
+            // nodes during a load.
+            if let Some(slot) = storage.nodes.get(node) {
+                slot.lock().adj_insert_sorted(&out, &inc);
+            }
+        }
+        entries.clear();
+        self.entries = entries;
+    }
+}
+
+/// Token ids by name, kept by one loader: the store's tables take a shared lock per lookup,
+/// which loaders on several threads would contend on for every name of every op.
+#[derive(Default)]
+struct NameCache {
+    labels: FxHashMap<Box<str>, u32>,
+    keys: FxHashMap<Box<str>, u32>,
+    types: FxHashMap<Box<str>, u32>,
+}
+
+/// Which table a cached name belongs to.
+#[derive(Clone, Copy)]
+enum Token {
+    Label,
+    Key,
+    Type,
+}
+
+impl NameCache {
+    fn id(&mut self, storage: &Storage, token: Token, name: &str) -> Result<u32> {
+        let (map, table) = match token {
+            Token::Label => (&mut self.labels, &storage.labels),
+            Token::Key => (&mut self.keys, &storage.keys),
+            Token::Type => (&mut self.types, &storage.types),
+        };
+        if let Some(id) = map.get(name) {
+            return Ok(*id);
+        }
+        let id = table.get_or_create(name)?;
+        map.insert(name.into(), id);
+        Ok(id)
+    }
+
+    fn props<'a>(
+        &mut self,
+        storage: &Storage,
+        props: PropsRef<'a>,
+    ) -> Result<SmallVec<[(u32, Encoded<'a>); 8]>> {
+        props
+            .iter()
+            .map(|(k, v)| Ok((self.id(storage, Token::Key, k)?, Encoded(v.bytes()))))
+            .collect()
+    }
+}
+
+/// A node from a redo record's creation: names resolved through `names`, values copied as
+/// they are encoded.
+fn node_from_redo(
+    storage: &Storage,
+    tally: &mut Tally,
+    names: &mut NameCache,
+    id: NodeId,
+    labels: NamesRef<'_>,
+    props: PropsRef<'_>,
+) -> Result<()> {
+    let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
+    for l in labels.iter() {
+        let l = names.id(storage, Token::Label, l)?;
+        if !ls.contains(&l) {
+            ls.push(l);
+        }
+    }
+    let props = names.props(storage, props)?;
+    load_node(storage, tally, id.0, &ls, props)
+}
+
+/// A relationship from a redo record's creation (see [`node_from_redo`]).
+fn relationship_from_redo(
+    storage: &Storage,
+    tally: &mut Tally,
+    names: &mut NameCache,
+    pending: &mut PendingAdj,
+    id: RelId,
+    (start, end): (NodeId, NodeId),
+    (rel_type, props): (&str, PropsRef<'_>),
+) -> Result<()> {
+    let ty = names.id(storage, Token::Type, rel_type)?;
+    let props = names.props(storage, props)?;
+    load_relationship(
+        storage,
+        tally,
+        Some(pending),
+        id.0,
+        (start.0, end.0),
+        ty,
+        props,
+    )
 }
 
 /// Takes `n` ids from `next` at once; refused past the id space.
@@ -619,11 +796,51 @@ impl<'a> BulkLoad<'a> {
         load_relationship(
             self.storage,
             &mut self.tally,
+            Some(&mut self.adj),
             id.0,
-            start.0,
-            end.0,
+            (start.0, end.0),
             rel_type.0,
             props,
+        )
+    }
+
+    /// Loads a node as a redo record's `CreateNode` describes it (a snapshot's, say): names
+    /// resolved here and kept for the next op, values copied as encoded. As [`BulkLoad::node`]
+    /// otherwise.
+    pub fn node_from_redo(
+        &mut self,
+        id: NodeId,
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        node_from_redo(
+            self.storage,
+            &mut self.tally,
+            &mut self.names,
+            id,
+            labels,
+            props,
+        )
+    }
+
+    /// Loads a relationship as a redo record's `CreateRelationship` describes it (see
+    /// [`BulkLoad::node_from_redo`]).
+    pub fn relationship_from_redo(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: &str,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        relationship_from_redo(
+            self.storage,
+            &mut self.tally,
+            &mut self.names,
+            &mut self.adj,
+            id,
+            (start, end),
+            (rel_type, props),
         )
     }
 
@@ -709,6 +926,8 @@ impl<'a> BulkLoad<'a> {
         BulkSection {
             load: self,
             tally: Tally::default(),
+            names: NameCache::default(),
+            adj: PendingAdj::default(),
         }
     }
 
@@ -723,7 +942,10 @@ impl<'a> BulkLoad<'a> {
             mut tally,
             sections,
             indexes,
+            mut adj,
+            ..
         } = self;
+        adj.flush(storage);
         tally.merge(sections.into_inner());
         let mut defs = Vec::with_capacity(indexes.len());
         for p in indexes {
@@ -807,11 +1029,48 @@ impl BulkSection<'_, '_> {
         load_relationship(
             storage,
             &mut self.tally,
+            Some(&mut self.adj),
             id.0,
-            start.0,
-            end.0,
+            (start.0, end.0),
             rel_type.0,
             props,
+        )
+    }
+
+    /// [`BulkLoad::node_from_redo`] from this section's thread.
+    pub fn node_from_redo(
+        &mut self,
+        id: NodeId,
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        node_from_redo(
+            self.load.storage,
+            &mut self.tally,
+            &mut self.names,
+            id,
+            labels,
+            props,
+        )
+    }
+
+    /// [`BulkLoad::relationship_from_redo`] from this section's thread.
+    pub fn relationship_from_redo(
+        &mut self,
+        id: RelId,
+        start: NodeId,
+        end: NodeId,
+        rel_type: &str,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        relationship_from_redo(
+            self.load.storage,
+            &mut self.tally,
+            &mut self.names,
+            &mut self.adj,
+            id,
+            (start, end),
+            (rel_type, props),
         )
     }
 
@@ -828,6 +1087,7 @@ impl BulkSection<'_, '_> {
 
 impl Drop for BulkSection<'_, '_> {
     fn drop(&mut self) {
+        self.adj.flush(self.load.storage);
         let tally = std::mem::take(&mut self.tally);
         self.load.sections.lock().merge(tally);
     }

@@ -270,6 +270,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The bytes from `start` to the current position.
+    pub(crate) fn spanned(&self, start: usize) -> &'a [u8] {
+        self.buf.get(start..self.pos).unwrap_or_default()
+    }
+
     pub(crate) fn u8(&mut self) -> Result<u8> {
         let b = *self
             .buf
@@ -429,6 +434,49 @@ impl<'a> Reader<'a> {
             }
             _ => return Err(self.corrupt("unknown value tag")),
         })
+    }
+
+    /// Steps over one value, checking it exactly as [`Reader::value`] followed by
+    /// [`check_storable`] would, and returns its bytes (tag included). Strings and byte arrays,
+    /// the common values that own memory, are checked in place; scalars are decoded on the
+    /// stack; the rare boxed kinds and lists are built and dropped. Bulk paths copy the bytes
+    /// into a blob as they are, since a blob holds values in this same encoding.
+    pub(crate) fn checked_value(&mut self) -> Result<&'a [u8]> {
+        let start = self.pos;
+        let tag = self.u8()?;
+        let unstorable = |r: &Self| r.corrupt("unstorable value");
+        match tag {
+            TAG_STRING => {
+                if self.str()?.len() > VALUE_BYTES_MAX {
+                    return Err(unstorable(self));
+                }
+            }
+            TAG_HEX => {
+                let n = self.len()?;
+                self.take(n)?;
+                if n.saturating_mul(2) > VALUE_BYTES_MAX {
+                    return Err(unstorable(self));
+                }
+            }
+            TAG_BYTES => {
+                let n = self.len()?;
+                self.take(n)?;
+                if n > VALUE_BYTES_MAX {
+                    return Err(unstorable(self));
+                }
+            }
+            TAG_FALSE | TAG_TRUE | TAG_INT | TAG_FLOAT | TAG_DATE | TAG_LOCAL_TIME | TAG_TIME
+            | TAG_LOCAL_DATETIME => {
+                self.value_with_tag(tag, false)?;
+            }
+            _ => {
+                let v = self.value_with_tag(tag, true)?;
+                check_storable(&v).map_err(|_| unstorable(self))?;
+            }
+        }
+        self.buf
+            .get(start..self.pos)
+            .ok_or_else(|| self.corrupt("length past end"))
     }
 
     /// Steps over one value without building it: property lookups skip the values they pass.

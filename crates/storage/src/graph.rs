@@ -86,8 +86,9 @@ impl AdjEntry {
         self.w[2] >> 8
     }
 
+    /// The order entries keep in a list: by type, then relationship.
     #[inline]
-    fn key(self) -> (u32, u64) {
+    pub(crate) fn key(self) -> (u32, u64) {
         (self.ty(), self.rel())
     }
 
@@ -306,9 +307,9 @@ impl NodeRec {
 
     /// [`NodeRec::committed`] over borrowed values, so a bulk load encodes without cloning
     /// them.
-    pub(crate) fn committed_refs(
+    pub(crate) fn committed_refs<V: PropValue>(
         labels: &[u32],
-        props: SmallVec<[(u32, &Value); 8]>,
+        props: SmallVec<[(u32, V); 8]>,
     ) -> Result<NodeRec> {
         let mut blob = Vec::with_capacity(8 + props.len() * 8);
         put_varint(&mut blob, labels.len() as u64);
@@ -387,9 +388,22 @@ impl NodeRec {
         self.block = b.into_boxed_slice();
     }
 
-    /// Replaces the blob, keeping the adjacency entries.
+    /// Replaces the blob, keeping the adjacency entries: in place when the block has room
+    /// (a property rewritten at its old size or smaller, or within the block's spare room), so
+    /// an update costs no allocation and no copy of the entries to a new block.
     fn set_blob(&mut self, blob: &[u8]) {
-        self.rebuild(blob, None, 0);
+        let l = self.layout();
+        let header = block_header(blob.len(), l.out_n(), l.in_n());
+        let out = header.len() + blob.len();
+        let end = out + (l.end - l.out);
+        if self.block.is_empty() || end > self.block.len() {
+            self.rebuild(blob, None, 0);
+            return;
+        }
+        self.block.copy_within(l.out..l.end, out);
+        self.block[..header.len()].copy_from_slice(&header);
+        self.block[header.len()..out].copy_from_slice(blob);
+        self.block[end..].fill(0);
     }
 
     /// Inserts an adjacency entry keeping (type, relationship) order. Relationships are
@@ -415,6 +429,44 @@ impl NodeRec {
         self.block.copy_within(pos..l.end, pos + ADJ_ENTRY_BYTES);
         e.write(&mut self.block[pos..pos + ADJ_ENTRY_BYTES]);
         self.block[..header.len()].copy_from_slice(&header);
+    }
+
+    /// Inserts many entries at once, each run sorted by (type, relationship) and none already
+    /// present: the block is written afresh once, sized to fit exactly, the new entries merged
+    /// into the old. What a bulk load does instead of one [`NodeRec::adj_insert`] per entry,
+    /// each of which may reallocate the block.
+    pub(crate) fn adj_insert_sorted(&mut self, out: &[AdjEntry], inc: &[AdjEntry]) {
+        if out.is_empty() && inc.is_empty() {
+            return;
+        }
+        let l = self.layout();
+        let (out_n, in_n) = (l.out_n() + out.len(), l.in_n() + inc.len());
+        let blob = self.blob();
+        let header = block_header(blob.len(), out_n, in_n);
+        let used = header.len() + blob.len() + (out_n + in_n) * ADJ_ENTRY_BYTES;
+        let mut b = Vec::with_capacity(chunk_fill(used));
+        b.extend_from_slice(&header);
+        b.extend_from_slice(blob);
+        let merge = |old: AdjList<'_>, new: &[AdjEntry], b: &mut Vec<u8>| {
+            let mut buf = [0u8; ADJ_ENTRY_BYTES];
+            let mut old = old.iter().peekable();
+            let mut new = new.iter().copied().peekable();
+            loop {
+                let e = match (old.peek(), new.peek()) {
+                    (Some(o), Some(n)) if o.key() <= n.key() => old.next(),
+                    (Some(_), Some(_)) | (None, Some(_)) => new.next(),
+                    (Some(_), None) => old.next(),
+                    (None, None) => None,
+                };
+                let Some(e) = e else { break };
+                e.write(&mut buf);
+                b.extend_from_slice(&buf);
+            }
+        };
+        merge(self.adj(true), out, &mut b);
+        merge(self.adj(false), inc, &mut b);
+        b.resize(b.capacity(), 0);
+        self.block = b.into_boxed_slice();
     }
 
     /// Removes an adjacency entry; returns whether it was there.
@@ -505,6 +557,33 @@ impl NodeRec {
         Ok(old)
     }
 
+    /// [`NodeRec::set_prop`] with an encoded value; the old value is built only when `old`
+    /// asks for it (an index holds it).
+    pub(crate) fn set_prop_encoded(
+        &mut self,
+        key: u32,
+        value: Option<Encoded<'_>>,
+        old: bool,
+    ) -> Result<Option<Value>> {
+        let at = self.props_at()?;
+        let blob = self.blob();
+        let head = blob.get(..at).unwrap_or_default();
+        let props = blob.get(at..).unwrap_or_default();
+        let (old_span, new_props) = props_edit(props, key, value)?;
+        let old_value = match old_span {
+            Some(span) if old => Some(Reader::new(props.get(span).unwrap_or_default()).value()?),
+            _ => None,
+        };
+        if let Some(new_props) = new_props {
+            check_size(head.len() + new_props.len())?;
+            let mut out = Vec::with_capacity(head.len() + new_props.len());
+            out.extend_from_slice(head);
+            out.extend_from_slice(&new_props);
+            self.set_blob(&out);
+        }
+        Ok(old_value)
+    }
+
     /// Initialises a vacant slot as a live node.
     pub(crate) fn init(&mut self, labels: &[u32], props: &[(u32, Value)]) -> Result<()> {
         *self = NodeRec::committed(labels, props)?;
@@ -523,8 +602,40 @@ pub(crate) fn put_props(out: &mut Vec<u8>, props: &[(u32, Value)]) {
     put_prop_refs(out, refs);
 }
 
-/// [`put_props`] over borrowed values, so a bulk load encodes without cloning them.
-pub(crate) fn put_prop_refs(out: &mut Vec<u8>, mut sorted: SmallVec<[(u32, &Value); 8]>) {
+/// A property value as a loader hands it over: built (`&Value`) or already in the blob
+/// encoding ([`Encoded`], copied from a redo record as it is).
+pub(crate) trait PropValue: Copy {
+    fn is_null(self) -> bool;
+    fn put(self, out: &mut Vec<u8>);
+}
+
+impl PropValue for &Value {
+    fn is_null(self) -> bool {
+        Value::is_null(self)
+    }
+
+    fn put(self, out: &mut Vec<u8>) {
+        put_value(out, self);
+    }
+}
+
+/// One value's bytes in the blob encoding, tag included, already checked.
+#[derive(Clone, Copy)]
+pub(crate) struct Encoded<'a>(pub(crate) &'a [u8]);
+
+impl PropValue for Encoded<'_> {
+    fn is_null(self) -> bool {
+        // A checked encoding is never null: null has no encoding.
+        false
+    }
+
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.0);
+    }
+}
+
+/// [`put_props`] over borrowed or encoded values, so a bulk load encodes without cloning them.
+pub(crate) fn put_prop_refs<V: PropValue>(out: &mut Vec<u8>, mut sorted: SmallVec<[(u32, V); 8]>) {
     // Stable: of several values for one key, the last given stays last and wins.
     sorted.sort_by_key(|p| p.0);
     for (i, &(k, v)) in sorted.iter().enumerate() {
@@ -532,7 +643,7 @@ pub(crate) fn put_prop_refs(out: &mut Vec<u8>, mut sorted: SmallVec<[(u32, &Valu
             continue;
         }
         put_varint(out, u64::from(k));
-        put_value(out, v);
+        v.put(out);
     }
 }
 
@@ -579,6 +690,20 @@ fn props_with(
     key: u32,
     value: Option<&Value>,
 ) -> Result<(Option<Value>, Option<Vec<u8>>)> {
+    let (old, new) = props_edit(props, key, value)?;
+    let old = old
+        .map(|span| Reader::new(props.get(span).unwrap_or_default()).value())
+        .transpose()?;
+    Ok((old, new))
+}
+
+/// Where the old value of `key` lies in `props` (its encoding, tag included) and, when
+/// something changed, the new property section.
+fn props_edit<V: PropValue>(
+    props: &[u8],
+    key: u32,
+    value: Option<V>,
+) -> Result<(Option<std::ops::Range<usize>>, Option<Vec<u8>>)> {
     let mut r = Reader::new(props);
     let mut start = props.len();
     let mut end = props.len();
@@ -587,7 +712,9 @@ fn props_with(
         let entry = r.pos();
         let k = r.varint_u32()?;
         if k == key {
-            old = Some(r.value()?);
+            let at = r.pos();
+            r.skip_value()?;
+            old = Some(at..r.pos());
             start = entry;
             end = r.pos();
             break;
@@ -606,7 +733,7 @@ fn props_with(
     out.extend_from_slice(props.get(..start).unwrap_or_default());
     if let Some(v) = value {
         put_varint(&mut out, u64::from(key));
-        put_value(&mut out, v);
+        v.put(&mut out);
     }
     out.extend_from_slice(props.get(end..).unwrap_or_default());
     Ok((old, Some(out)))
@@ -649,6 +776,16 @@ impl PropBlob {
             *self = PropBlob::from_bytes(&new);
         }
         Ok(old)
+    }
+
+    /// [`PropBlob::set`] with an encoded value, returning nothing: what replay needs.
+    pub(crate) fn set_encoded(&mut self, key: u32, value: Option<Encoded<'_>>) -> Result<()> {
+        let (_, new) = props_edit(self.bytes(), key, value)?;
+        if let Some(new) = new {
+            check_size(new.len())?;
+            *self = PropBlob::from_bytes(&new);
+        }
+        Ok(())
     }
 }
 
@@ -777,6 +914,60 @@ mod tests {
             (n.block.len() + CHUNK_HEADER_BYTES) % CHUNK_GRANULE_BYTES,
             0
         );
+    }
+
+    #[test]
+    fn sorted_batches_merge_into_the_same_lists_as_single_inserts() {
+        let mut one = NodeRec::committed(&[1], &[(2, Value::from("x"))]).unwrap();
+        let mut batched = NodeRec::committed(&[1], &[(2, Value::from("x"))]).unwrap();
+        let entries = |range: std::ops::Range<u64>| -> Vec<(bool, AdjEntry)> {
+            range
+                .map(|rel| {
+                    (
+                        rel % 3 != 0,
+                        AdjEntry::new(rel * 7 % 40, rel, (rel % 2) as u32),
+                    )
+                })
+                .collect()
+        };
+        for part in [0..15, 15..40] {
+            let mut out = Vec::new();
+            let mut inc = Vec::new();
+            for (dir, e) in entries(part) {
+                one.adj_insert(dir, e);
+                if dir { out.push(e) } else { inc.push(e) }
+            }
+            out.sort_by_key(|e| e.key());
+            inc.sort_by_key(|e| e.key());
+            batched.adj_insert_sorted(&out, &inc);
+        }
+        for dir in [true, false] {
+            let a: Vec<AdjEntry> = one.adj(dir).iter().collect();
+            let b: Vec<AdjEntry> = batched.adj(dir).iter().collect();
+            assert_eq!(a, b);
+        }
+        assert_eq!(one.blob(), batched.blob());
+    }
+
+    #[test]
+    fn a_property_rewrite_that_fits_keeps_the_block_and_its_entries() {
+        let mut n = NodeRec::committed(&[1], &[(2, Value::from("abcdef"))]).unwrap();
+        for rel in 0..5 {
+            n.adj_insert(rel % 2 == 0, AdjEntry::new(rel, rel + 10, 0));
+        }
+        let before: Vec<AdjEntry> = n.adj(true).iter().chain(n.adj(false).iter()).collect();
+        let at = n.block.as_ptr();
+        n.set_prop(2, Some(&Value::from("xyz"))).unwrap();
+        assert_eq!(n.block.as_ptr(), at, "a shorter value is written in place");
+        n.set_prop_encoded(2, Some(Encoded(&[0x03, 0x02])), false)
+            .unwrap();
+        assert_eq!(
+            prop_get(n.props().unwrap(), 2).unwrap(),
+            Some(Value::Int(1))
+        );
+        let after: Vec<AdjEntry> = n.adj(true).iter().chain(n.adj(false).iter()).collect();
+        assert_eq!(before, after);
+        assert_eq!(n.labels().unwrap().as_slice(), &[1]);
     }
 
     #[test]

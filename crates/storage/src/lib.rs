@@ -84,7 +84,10 @@ pub use ids::{
 };
 pub use index::{IndexQuery, compare as compare_values, equal as values_equal};
 pub use mvcc::WriterWait;
-pub use redo::{RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RedoOp, RedoRecord};
+pub use redo::{
+    NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawValue, RedoOp, RedoOpRef,
+    RedoRecord, RedoRecordRef,
+};
 pub use schema::{IndexInfo, IndexKind, IndexState};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;

@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use quiver_value::Value;
 
-use crate::codec::{Reader, check_storable, put_value};
+use crate::codec::{Reader, put_value};
 use crate::error::{Error, Result};
 
 pub const REDO_FORMAT_VERSION: u8 = 1;
@@ -175,6 +175,265 @@ impl RedoRecord {
     /// Decodes one record from the front of `bytes`; returns it and the bytes it used.
     /// Truncated or malformed input is an error, never a panic.
     pub fn decode(bytes: &[u8]) -> Result<(RedoRecord, usize)> {
+        let (record, used) = RedoRecordRef::decode(bytes)?;
+        let ops = record
+            .ops
+            .iter()
+            .map(RedoOpRef::to_op)
+            .collect::<Result<Vec<_>>>()?;
+        Ok((
+            RedoRecord {
+                commit: record.commit,
+                ops,
+            },
+            used,
+        ))
+    }
+}
+
+/// A record decoded in place: every name and value borrowed from the record's bytes, which
+/// [`RedoRecordRef::decode`] has checked as completely as [`RedoRecord::decode`] does (the
+/// latter is built on it). Recovery replays records in this form, so decoding costs no
+/// allocation per name or property.
+#[derive(Clone, Debug, Default)]
+pub struct RedoRecordRef<'a> {
+    pub commit: u64,
+    pub ops: Vec<RedoOpRef<'a>>,
+}
+
+/// One encoded property value of a record, checked when the record was decoded (as
+/// `check_storable` checks a value), in the encoding property blobs use too.
+#[derive(Clone, Copy, Debug)]
+pub struct RawValue<'a>(&'a [u8]);
+
+impl<'a> RawValue<'a> {
+    /// The value, built (an allocation for strings and the like).
+    pub fn value(self) -> Result<Value> {
+        Reader::new(self.0).value()
+    }
+
+    /// The encoded bytes, tag included.
+    pub(crate) fn bytes(self) -> &'a [u8] {
+        self.0
+    }
+}
+
+/// A list of names in a decoded record. Only [`RedoRecordRef::decode`] makes one, after
+/// checking every name in it, so walking it cannot fail.
+#[derive(Clone, Copy, Debug)]
+pub struct NamesRef<'a> {
+    bytes: &'a [u8],
+    len: usize,
+}
+
+impl<'a> NamesRef<'a> {
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = &'a str> {
+        let mut r = Fields {
+            r: Reader::new(self.bytes),
+        };
+        (0..self.len).map_while(move |_| r.name_ref().ok())
+    }
+}
+
+/// A property list in a decoded record: (key name, value) pairs, checked like [`NamesRef`].
+#[derive(Clone, Copy, Debug)]
+pub struct PropsRef<'a> {
+    bytes: &'a [u8],
+    len: usize,
+}
+
+impl<'a> PropsRef<'a> {
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = (&'a str, RawValue<'a>)> {
+        let mut r = Fields {
+            r: Reader::new(self.bytes),
+        };
+        (0..self.len).map_while(move |_| {
+            let k = r.name_ref().ok()?;
+            let at = r.r.pos();
+            r.r.skip_value().ok()?;
+            Some((k, RawValue(self.bytes.get(at..r.r.pos())?)))
+        })
+    }
+
+    fn to_props(self) -> Result<Vec<(Arc<str>, Value)>> {
+        self.iter()
+            .map(|(k, v)| Ok((Arc::from(k), v.value()?)))
+            .collect()
+    }
+}
+
+/// [`RedoOp`] borrowing its names and values from the record's bytes.
+#[derive(Clone, Copy, Debug)]
+pub enum RedoOpRef<'a> {
+    CreateNode {
+        id: u64,
+        labels: NamesRef<'a>,
+        props: PropsRef<'a>,
+    },
+    DeleteNode {
+        id: u64,
+    },
+    SetNodeProperty {
+        id: u64,
+        key: &'a str,
+        value: RawValue<'a>,
+    },
+    RemoveNodeProperty {
+        id: u64,
+        key: &'a str,
+    },
+    AddLabel {
+        id: u64,
+        label: &'a str,
+    },
+    RemoveLabel {
+        id: u64,
+        label: &'a str,
+    },
+    CreateRelationship {
+        id: u64,
+        start: u64,
+        end: u64,
+        rel_type: &'a str,
+        props: PropsRef<'a>,
+    },
+    DeleteRelationship {
+        id: u64,
+    },
+    SetRelationshipProperty {
+        id: u64,
+        key: &'a str,
+        value: RawValue<'a>,
+    },
+    RemoveRelationshipProperty {
+        id: u64,
+        key: &'a str,
+    },
+    CreateIndex {
+        name: &'a str,
+        label: &'a str,
+        key: &'a str,
+    },
+    CreateUniqueConstraint {
+        name: &'a str,
+        label: &'a str,
+        key: &'a str,
+    },
+    DropIndex {
+        name: &'a str,
+    },
+    DropConstraint {
+        name: &'a str,
+    },
+}
+
+impl RedoOpRef<'_> {
+    /// Whether the op changes the schema (see [`RedoOp::is_schema`]).
+    pub fn is_schema(&self) -> bool {
+        matches!(
+            self,
+            RedoOpRef::CreateIndex { .. }
+                | RedoOpRef::CreateUniqueConstraint { .. }
+                | RedoOpRef::DropIndex { .. }
+                | RedoOpRef::DropConstraint { .. }
+        )
+    }
+
+    /// The owned op.
+    pub fn to_op(&self) -> Result<RedoOp> {
+        Ok(match *self {
+            RedoOpRef::CreateNode { id, labels, props } => RedoOp::CreateNode {
+                id,
+                labels: labels.iter().map(Arc::from).collect(),
+                props: props.to_props()?,
+            },
+            RedoOpRef::DeleteNode { id } => RedoOp::DeleteNode { id },
+            RedoOpRef::SetNodeProperty { id, key, value } => RedoOp::SetNodeProperty {
+                id,
+                key: key.into(),
+                value: value.value()?,
+            },
+            RedoOpRef::RemoveNodeProperty { id, key } => RedoOp::RemoveNodeProperty {
+                id,
+                key: key.into(),
+            },
+            RedoOpRef::AddLabel { id, label } => RedoOp::AddLabel {
+                id,
+                label: label.into(),
+            },
+            RedoOpRef::RemoveLabel { id, label } => RedoOp::RemoveLabel {
+                id,
+                label: label.into(),
+            },
+            RedoOpRef::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type,
+                props,
+            } => RedoOp::CreateRelationship {
+                id,
+                start,
+                end,
+                rel_type: rel_type.into(),
+                props: props.to_props()?,
+            },
+            RedoOpRef::DeleteRelationship { id } => RedoOp::DeleteRelationship { id },
+            RedoOpRef::SetRelationshipProperty { id, key, value } => {
+                RedoOp::SetRelationshipProperty {
+                    id,
+                    key: key.into(),
+                    value: value.value()?,
+                }
+            }
+            RedoOpRef::RemoveRelationshipProperty { id, key } => {
+                RedoOp::RemoveRelationshipProperty {
+                    id,
+                    key: key.into(),
+                }
+            }
+            RedoOpRef::CreateIndex { name, label, key } => RedoOp::CreateIndex {
+                name: name.to_string(),
+                label: label.into(),
+                key: key.into(),
+            },
+            RedoOpRef::CreateUniqueConstraint { name, label, key } => {
+                RedoOp::CreateUniqueConstraint {
+                    name: name.to_string(),
+                    label: label.into(),
+                    key: key.into(),
+                }
+            }
+            RedoOpRef::DropIndex { name } => RedoOp::DropIndex {
+                name: name.to_string(),
+            },
+            RedoOpRef::DropConstraint { name } => RedoOp::DropConstraint {
+                name: name.to_string(),
+            },
+        })
+    }
+}
+
+impl<'a> RedoRecordRef<'a> {
+    /// Decodes and checks one record from the front of `bytes`; returns it and the bytes it
+    /// used. Truncated or malformed input is an error, never a panic.
+    pub fn decode(bytes: &'a [u8]) -> Result<(RedoRecordRef<'a>, usize)> {
         let corrupt = |offset, reason| Error::Corrupt { offset, reason };
         let len_bytes = bytes.get(..4).ok_or(corrupt(0, "truncated length"))?;
         let mut a = [0u8; 4];
@@ -208,7 +467,7 @@ impl RedoRecord {
         if !r.r.at_end() {
             return Err(corrupt(4 + r.r.pos(), "trailing bytes"));
         }
-        Ok((RedoRecord { commit, ops }, 4 + payload))
+        Ok((RedoRecordRef { commit, ops }, 4 + payload))
     }
 }
 
@@ -304,7 +563,7 @@ struct Fields<'a> {
     r: Reader<'a>,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
     fn u32(&mut self) -> Result<u32> {
         let b = self.r.take(4)?;
         let mut a = [0u8; 4];
@@ -319,18 +578,14 @@ impl Fields<'_> {
         Ok(u64::from_le_bytes(a))
     }
 
-    fn name(&mut self) -> Result<Arc<str>> {
+    fn name_ref(&mut self) -> Result<&'a str> {
         let n = self.u32()? as usize;
         let b = self.r.take(n)?;
-        std::str::from_utf8(b)
-            .map(Arc::from)
-            .map_err(|_| self.r.corrupt("invalid UTF-8"))
+        std::str::from_utf8(b).map_err(|_| self.r.corrupt("invalid UTF-8"))
     }
 
-    fn value(&mut self) -> Result<Value> {
-        let v = self.r.value()?;
-        check_storable(&v).map_err(|_| self.r.corrupt("unstorable value"))?;
-        Ok(v)
+    fn value(&mut self) -> Result<RawValue<'a>> {
+        self.r.checked_value().map(RawValue)
     }
 
     fn count(&mut self) -> Result<usize> {
@@ -341,82 +596,87 @@ impl Fields<'_> {
         Ok(n)
     }
 
-    fn props(&mut self) -> Result<Vec<(Arc<str>, Value)>> {
-        let n = self.count()?;
-        let mut out = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            let k = self.name()?;
-            out.push((k, self.value()?));
+    /// Checks `n` names and returns their span.
+    fn names(&mut self) -> Result<NamesRef<'a>> {
+        let len = self.count()?;
+        let at = self.r.pos();
+        for _ in 0..len {
+            self.name_ref()?;
         }
-        Ok(out)
+        let bytes = self.r.spanned(at);
+        Ok(NamesRef { bytes, len })
     }
 
-    fn op(&mut self) -> Result<RedoOp> {
+    /// Checks a property list and returns its span.
+    fn props(&mut self) -> Result<PropsRef<'a>> {
+        let len = self.count()?;
+        let at = self.r.pos();
+        for _ in 0..len {
+            self.name_ref()?;
+            self.value()?;
+        }
+        let bytes = self.r.spanned(at);
+        Ok(PropsRef { bytes, len })
+    }
+
+    fn op(&mut self) -> Result<RedoOpRef<'a>> {
         let kind = self.r.u8()?;
         Ok(match kind {
-            1 => {
-                let id = self.u64()?;
-                let n = self.count()?;
-                let mut labels = Vec::with_capacity(n.min(64));
-                for _ in 0..n {
-                    labels.push(self.name()?);
-                }
-                RedoOp::CreateNode {
-                    id,
-                    labels,
-                    props: self.props()?,
-                }
-            }
-            2 => RedoOp::DeleteNode { id: self.u64()? },
-            3 => RedoOp::SetNodeProperty {
+            1 => RedoOpRef::CreateNode {
                 id: self.u64()?,
-                key: self.name()?,
+                labels: self.names()?,
+                props: self.props()?,
+            },
+            2 => RedoOpRef::DeleteNode { id: self.u64()? },
+            3 => RedoOpRef::SetNodeProperty {
+                id: self.u64()?,
+                key: self.name_ref()?,
                 value: self.value()?,
             },
-            4 => RedoOp::RemoveNodeProperty {
+            4 => RedoOpRef::RemoveNodeProperty {
                 id: self.u64()?,
-                key: self.name()?,
+                key: self.name_ref()?,
             },
-            5 => RedoOp::AddLabel {
+            5 => RedoOpRef::AddLabel {
                 id: self.u64()?,
-                label: self.name()?,
+                label: self.name_ref()?,
             },
-            6 => RedoOp::RemoveLabel {
+            6 => RedoOpRef::RemoveLabel {
                 id: self.u64()?,
-                label: self.name()?,
+                label: self.name_ref()?,
             },
-            7 => RedoOp::CreateRelationship {
+            7 => RedoOpRef::CreateRelationship {
                 id: self.u64()?,
                 start: self.u64()?,
                 end: self.u64()?,
-                rel_type: self.name()?,
+                rel_type: self.name_ref()?,
                 props: self.props()?,
             },
-            8 => RedoOp::DeleteRelationship { id: self.u64()? },
-            9 => RedoOp::SetRelationshipProperty {
+            8 => RedoOpRef::DeleteRelationship { id: self.u64()? },
+            9 => RedoOpRef::SetRelationshipProperty {
                 id: self.u64()?,
-                key: self.name()?,
+                key: self.name_ref()?,
                 value: self.value()?,
             },
-            10 => RedoOp::RemoveRelationshipProperty {
+            10 => RedoOpRef::RemoveRelationshipProperty {
                 id: self.u64()?,
-                key: self.name()?,
+                key: self.name_ref()?,
             },
-            11 => RedoOp::CreateIndex {
-                name: self.name()?.to_string(),
-                label: self.name()?,
-                key: self.name()?,
+            11 => RedoOpRef::CreateIndex {
+                name: self.name_ref()?,
+                label: self.name_ref()?,
+                key: self.name_ref()?,
             },
-            12 => RedoOp::CreateUniqueConstraint {
-                name: self.name()?.to_string(),
-                label: self.name()?,
-                key: self.name()?,
+            12 => RedoOpRef::CreateUniqueConstraint {
+                name: self.name_ref()?,
+                label: self.name_ref()?,
+                key: self.name_ref()?,
             },
-            13 => RedoOp::DropIndex {
-                name: self.name()?.to_string(),
+            13 => RedoOpRef::DropIndex {
+                name: self.name_ref()?,
             },
-            14 => RedoOp::DropConstraint {
-                name: self.name()?.to_string(),
+            14 => RedoOpRef::DropConstraint {
+                name: self.name_ref()?,
             },
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
