@@ -556,8 +556,8 @@ impl Cursor for Unwind {
                     if !matches!(list, Expr::Param(_)) {
                         // One walk of the list, as long as the walk that unwinds it.
                         let bytes = items.iter().map(value_bytes).sum::<usize>();
-                        cx.reserve(bytes, "an UNWIND list")?;
                         self.held = bytes;
+                        cx.reserve(bytes, "an UNWIND list")?;
                     }
                     self.items = Some((items, 0));
                 }
