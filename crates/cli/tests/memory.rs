@@ -146,3 +146,47 @@ fn memory_goes_back_to_the_system_after_a_burst() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn huge_values_returned_over_the_limit_fail_and_another_client_goes_on() {
+    let limit = (16 * MIB).to_string();
+    let (mut child, bolt, _) = start(&["--query-memory-max", &limit]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    // 64 nodes of a 1 MiB string each, built one at a time inside the limit.
+    let created = runtime.block_on(run(
+        bolt,
+        "UNWIND range(1, 64) AS i \
+         CREATE (n:Big {i: i, s: reduce(s = 'x', j IN range(1, 20) | s + s)}) \
+         RETURN count(n) AS n",
+    ));
+    assert_eq!(created, Ok(Value::Int(64)));
+    let baseline = status_bytes(child.id(), "VmRSS:");
+
+    // A slice of rows handed to the connection holds 64 of them: over the limit, whether
+    // the values leave as properties or inside their nodes.
+    for query in ["MATCH (n:Big) RETURN n.s AS s", "MATCH (n:Big) RETURN n"] {
+        let (code, message) = runtime
+            .block_on(run(bolt, query))
+            .expect_err("over the limit");
+        assert_eq!(
+            code, "Neo.TransientError.General.TransactionMemoryLimit",
+            "{query}"
+        );
+        assert!(message.contains(&limit), "{message}");
+    }
+    let peak = status_bytes(child.id(), "VmHWM:");
+    let margin = 16 * MIB + 64 * MIB;
+    assert!(
+        peak < baseline + margin,
+        "peak RSS {peak} over baseline {baseline} + {margin}"
+    );
+
+    // Another client, and the same values read without being returned, go on.
+    let total = runtime.block_on(run(bolt, "MATCH (n:Big) RETURN sum(size(n.s)) AS total"));
+    assert_eq!(total, Ok(Value::Int(64 << 20)));
+    let _ = child.kill();
+    let _ = child.wait();
+}

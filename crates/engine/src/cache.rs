@@ -50,10 +50,10 @@ pub(crate) fn plan_bytes(text: &str, plan: &Compiled) -> usize {
     std::mem::size_of::<Entry>() + text.len() * 2 + count.0 * PLAN_BYTES_PER_DEBUG_BYTE
 }
 
-/// Heap bytes per byte of a plan's debug rendering, rounded up from what the `plan_cache`
-/// test measures: up to 12.4 for list and map literals, 4.1 to 4.5 for long predicates and
-/// arithmetic (a 500 KiB query of literals holds about 25 MiB once planned).
-pub const PLAN_BYTES_PER_DEBUG_BYTE: usize = 16;
+/// Heap bytes per byte of a plan's debug rendering, rounded up with a margin from what the
+/// `plan_cache` test measures: 3.6 to 4.1 for list and map literals, 2.0 to 2.8 for long
+/// predicates and arithmetic (a 500 KiB query of literals holds about 6 MiB once planned).
+pub const PLAN_BYTES_PER_DEBUG_BYTE: usize = 6;
 
 pub(crate) struct PlanCache {
     entries: HashMap<Box<str>, Entry>,

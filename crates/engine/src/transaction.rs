@@ -15,7 +15,7 @@ use quiver_value::{FunctionContext, Map, TimeZone, Value};
 use crate::config::{AccessMode, TxOptions};
 use crate::database::{DatabaseState, tx_name};
 use crate::error::{Error, LockWaited, Result, code};
-use crate::eval::Row;
+use crate::eval::{Row, row_bytes};
 use crate::exec::{self, BoxCursor, Cx};
 use crate::materialize::materialize;
 use crate::plan::{self, Compiled};
@@ -213,6 +213,7 @@ impl Transaction {
             limit.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
         );
         cx.tx_id = self.id;
+        cx.count_params()?;
         if compiled.profile {
             cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
         }
@@ -344,6 +345,7 @@ impl Transaction {
         // The old cursors go first: they give back the memory they were counted for.
         q.cursor = None;
         q.cx = cx;
+        q.cx.count_params()?;
         q.cursor = Some(exec::build(&q.compiled.root, &q.cx)?);
         q.row = vec![Value::Null; q.compiled.slots];
         q.first_row = None;
@@ -409,6 +411,11 @@ impl Transaction {
     }
 
     /// Runs query `at` for up to `n` rows; `Ok(true)` when it is exhausted.
+    ///
+    /// The rows handed out, materialised, are counted against the query's memory while the
+    /// pull builds them: a pull of everything holds every row at once (an HTTP statement, an
+    /// embedded `execute`), and a slice of a few rows of huge values holds them all the same.
+    /// The caller owns them once the pull returns, so they are given back then.
     fn advance(
         &mut self,
         at: usize,
@@ -422,30 +429,40 @@ impl Transaction {
         // A query without columns yields no records: run it to the end in one go.
         let rowless = q.compiled.columns.is_empty();
         let mut produced: i64 = 0;
-        while n < 0 || rowless || produced < n {
-            q.cx.check()?;
-            if !cursor.next(&mut q.cx, &mut q.row)? {
-                return Ok(true);
+        let mut handed_bytes = 0;
+        let result = (|| {
+            while n < 0 || rowless || produced < n {
+                q.cx.check()?;
+                if !cursor.next(&mut q.cx, &mut q.row)? {
+                    return Ok(true);
+                }
+                if q.first_row.is_none() {
+                    q.first_row = Some(q.started.elapsed());
+                }
+                produced += 1;
+                if rowless {
+                    continue;
+                }
+                if let Some(out) = out.as_deref_mut() {
+                    q.returned += 1;
+                    let values: Vec<Value> = q
+                        .compiled
+                        .out_slots
+                        .iter()
+                        .map(|s| {
+                            materialize(q.row.get(*s).cloned().unwrap_or(Value::Null), &q.cx.tx)
+                        })
+                        .collect();
+                    let bytes = row_bytes(&values);
+                    out.push(values);
+                    handed_bytes += bytes;
+                    q.cx.reserve(bytes, "the rows being returned")?;
+                }
             }
-            if q.first_row.is_none() {
-                q.first_row = Some(q.started.elapsed());
-            }
-            produced += 1;
-            if rowless {
-                continue;
-            }
-            if let Some(out) = out.as_deref_mut() {
-                q.returned += 1;
-                let values = q
-                    .compiled
-                    .out_slots
-                    .iter()
-                    .map(|s| materialize(q.row.get(*s).cloned().unwrap_or(Value::Null), &q.cx.tx))
-                    .collect();
-                out.push(values);
-            }
-        }
-        Ok(false)
+            Ok(false)
+        })();
+        q.cx.release(handed_bytes);
+        result
     }
 
     fn finish_step(&mut self, at: usize, result: Result<bool>) -> Result<PullState> {

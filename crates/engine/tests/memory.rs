@@ -4,7 +4,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_engine::{Database, EngineConfig, PullState, TxOptions};
+use quiver_engine::{
+    Database, EngineConfig, Field, FieldType, Procedure, ProcedureContext, ProcedureSignature,
+    PullState, TxOptions,
+};
 use quiver_value::{Map, Value};
 
 const MIB: usize = 1 << 20;
@@ -228,5 +231,240 @@ fn a_cancelled_or_abandoned_query_returns_its_room() {
     .unwrap();
     assert!(db.query_memory_reserved_bytes() > 0);
     drop(tx);
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+/// A database whose `:Big` nodes each hold a 1 MiB string, 16 of them, under an 8 MiB limit.
+fn with_big_strings() -> Arc<Database> {
+    let db = db(8 * MIB, 1 << 30);
+    let mut params = Map::new();
+    params.insert("s".into(), Value::from("x".repeat(MIB)));
+    db.execute(
+        "UNWIND range(1, 16) AS i CREATE (:Big {i: i, s: $s})",
+        params,
+    )
+    .unwrap();
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    db
+}
+
+#[test]
+fn huge_property_values_and_nodes_returned_at_once_fail_on_the_limit() {
+    let db = with_big_strings();
+    for query in [
+        "MATCH (n:Big) RETURN n.s AS s",
+        "MATCH (n:Big) RETURN n",
+        "MATCH (n:Big) RETURN n {.*} AS m",
+        "MATCH (n:Big) RETURN properties(n) AS p",
+    ] {
+        let e = db.execute(query, Map::new()).unwrap_err();
+        assert_eq!(
+            e.status_code(),
+            "Neo.TransientError.General.TransactionMemoryLimit",
+            "{query}"
+        );
+        let message = e.message();
+        assert!(message.contains(&(8 * MIB).to_string()), "{message}");
+        // Whichever comes first of the next value read and the rows already handed out.
+        assert!(
+            message.contains("rows being returned") || message.contains("read from the store"),
+            "{message}"
+        );
+        assert_eq!(db.query_memory_reserved_bytes(), 0, "{query}");
+    }
+    // What is not returned is not held: the values are read and dropped row by row.
+    let r = db
+        .execute("MATCH (n:Big) RETURN sum(size(n.s)) AS total", Map::new())
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(16 * MIB as i64)]]);
+    // Pulled a few rows at a time, the same rows fit.
+    let mut tx = db.begin(TxOptions::read()).unwrap();
+    let q = tx.run("MATCH (n:Big) RETURN n", Map::new()).unwrap();
+    let mut seen = 0;
+    loop {
+        let mut rows = Vec::new();
+        let state = tx.pull(q, 2, &mut rows).unwrap();
+        seen += rows.len();
+        if matches!(state, PullState::Done(_)) {
+            break;
+        }
+    }
+    assert_eq!(seen, 16);
+    tx.commit().unwrap();
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn an_entity_read_whole_from_the_store_must_fit() {
+    let db = db(4 * MIB, 1 << 30);
+    let mut params = Map::new();
+    params.insert("s".into(), Value::from("x".repeat(MIB)));
+    db.execute("CREATE (:Wide)", Map::new()).unwrap();
+    for key in ["a", "b", "c", "d", "e", "f"] {
+        db.execute(&format!("MATCH (n:Wide) SET n.{key} = $s"), params.clone())
+            .unwrap();
+    }
+    let e = db
+        .execute(
+            "MATCH (n:Wide) RETURN size(keys(properties(n))) AS n",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert!(e.message().contains("properties"), "{}", e.message());
+    // One of its values at a time is fine.
+    let r = db
+        .execute(
+            "MATCH (n:Wide) RETURN size(n.a) + size(n.f) AS n",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(2 * MIB as i64)]]);
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+/// `test.strings(n, bytes)`: `n` rows of a string of `bytes` bytes each, returned whole.
+struct Strings(ProcedureSignature);
+
+impl Procedure for Strings {
+    fn signature(&self) -> &ProcedureSignature {
+        &self.0
+    }
+
+    fn call(
+        &self,
+        _: &ProcedureContext<'_>,
+        args: &[Value],
+    ) -> quiver_engine::Result<Vec<Vec<Value>>> {
+        let (Some(Value::Int(n)), Some(Value::Int(bytes))) = (args.first(), args.get(1)) else {
+            return Ok(Vec::new());
+        };
+        let s = Value::from("y".repeat(usize::try_from(*bytes).unwrap_or(0)));
+        Ok((0..*n).map(|_| vec![Value::from(s.to_string())]).collect())
+    }
+}
+
+fn with_strings_procedure(db: &Database) {
+    db.register_procedure(Arc::new(Strings(ProcedureSignature {
+        name: "test.strings".to_owned(),
+        inputs: vec![
+            Field::new("n", FieldType::Integer),
+            Field::new("bytes", FieldType::Integer),
+        ],
+        outputs: vec![Field::new("s", FieldType::String)],
+        writes: false,
+    })));
+}
+
+#[test]
+fn a_procedure_result_is_counted_while_its_rows_are_handed_on() {
+    let db = db(8 * MIB, 1 << 30);
+    with_strings_procedure(&db);
+    // 16 MiB returned whole by the procedure: over the limit before a row is handed on.
+    let e = db
+        .execute(
+            "CALL test.strings(256, 65536) YIELD s RETURN count(s) AS n",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert!(e.message().contains("procedure"), "{}", e.message());
+    assert!(
+        e.message().contains(&(8 * MIB).to_string()),
+        "{}",
+        e.message()
+    );
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    // Called once per row, each result given back before the next: 16 MiB in all is fine.
+    let r = db
+        .execute(
+            "UNWIND range(1, 16) AS i CALL test.strings(16, 65536) YIELD s RETURN count(s) AS n",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(256)]]);
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn show_transactions_rows_are_counted() {
+    let db = db(MIB, 1 << 30);
+    // Three open queries whose texts are 400 KiB each: SHOW TRANSACTIONS returns them all.
+    let text = format!("RETURN '{}' AS s", "z".repeat(400 << 10));
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let mut tx = db.begin(TxOptions::read()).unwrap();
+        tx.run(&text, Map::new()).unwrap();
+        open.push(tx);
+    }
+    let e = db
+        .execute(
+            "SHOW TRANSACTIONS YIELD currentQuery RETURN count(*) AS n",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert!(e.message().contains("command"), "{}", e.message());
+    drop(open);
+    let r = db
+        .execute(
+            "SHOW TRANSACTIONS YIELD currentQuery RETURN count(*) AS n",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(1)]]);
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn parameters_count_for_as_long_as_the_query_runs() {
+    let db = db(MIB, 1 << 30);
+    let mut params = Map::new();
+    params.insert(
+        "l".into(),
+        Value::from((0..100_000).map(Value::Int).collect::<Vec<_>>()),
+    );
+    let e = db
+        .execute("RETURN size($l) AS n", params.clone())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert!(e.message().contains("parameters"), "{}", e.message());
+    // A parameter the query does not use is not its to hold.
+    let r = db.execute("RETURN 1 AS n", params).unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(1)]]);
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn a_list_being_unwound_is_held_while_the_rows_above_buffer() {
+    // The list (1.3 MB) and the sort of its items (5.8 MB) each fit in 6 MiB, not together.
+    let db = db(6 * MIB, 1 << 30);
+    assert_eq!(
+        code(
+            &db,
+            "WITH [x IN range(1, 80000) | x] AS l UNWIND l AS i \
+             WITH i ORDER BY i DESC RETURN count(*) AS n"
+        ),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert_eq!(
+        code(
+            &db,
+            "UNWIND range(1, 80000) AS i WITH i ORDER BY i DESC RETURN count(*) AS n"
+        ),
+        "ok"
+    );
     assert_eq!(db.query_memory_reserved_bytes(), 0);
 }

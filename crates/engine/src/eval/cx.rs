@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use quiver_storage::{Storage, Transaction as StorageTx};
-use quiver_value::{FunctionContext, Value};
+use quiver_value::{FunctionContext, Map, Node, Relationship, Value};
 
 use crate::database::DatabaseState;
 use crate::error::{Error, Result};
@@ -167,6 +167,13 @@ impl Cx {
         self.memory_reserved_bytes = keep;
     }
 
+    /// Counts the query's parameters, held for as long as it runs (a client's list of a
+    /// million maps is the query's as much as one it builds).
+    pub fn count_params(&mut self) -> Result<()> {
+        let bytes = self.params.iter().map(value_bytes).sum::<usize>();
+        self.reserve(bytes, "the query's parameters")
+    }
+
     /// Makes the transaction's writes so far visible to its later reads.
     pub fn advance(&self) -> Result<()> {
         self.tx.advance_command()?;
@@ -197,23 +204,51 @@ pub(crate) fn held_bytes(v: &Value) -> usize {
     }
 }
 
-/// An approximation of the heap a value holds, for memory limits.
+/// An approximation of the heap a value holds, for memory limits. Nodes and relationships
+/// count the labels and properties they carry once materialised (inside a query they carry
+/// only their ids).
 pub(crate) fn value_bytes(v: &Value) -> usize {
     const BASE: usize = std::mem::size_of::<Value>();
     match v {
         Value::String(s) => BASE + s.len(),
         Value::Bytes(b) => BASE + b.len(),
         Value::List(items) => BASE + items.iter().map(value_bytes).sum::<usize>(),
-        Value::Map(m) => {
-            BASE + m
-                .iter()
-                .map(|(k, v)| k.len() + value_bytes(v))
-                .sum::<usize>()
+        Value::Map(m) => BASE + map_bytes(m),
+        Value::Node(n) => BASE + node_data_bytes(n),
+        Value::Relationship(r) => BASE + rel_data_bytes(r),
+        Value::Path(p) => {
+            BASE + (p.nodes.len() + p.relationships.len()) * 16
+                + p.nodes.iter().map(node_data_bytes).sum::<usize>()
+                + p.relationships.iter().map(rel_data_bytes).sum::<usize>()
         }
-        Value::Path(p) => BASE + (p.nodes.len() + p.relationships.len()) * 16,
         _ => BASE,
     }
 }
+
+/// What a map's entries hold: each key's text and each value.
+pub(crate) fn map_bytes(m: &Map) -> usize {
+    m.iter()
+        .map(|(k, v)| k.len() + value_bytes(v))
+        .sum::<usize>()
+}
+
+/// What a materialised node's data holds (nothing for a node carrying only its id).
+fn node_data_bytes(n: &Node) -> usize {
+    n.data.as_deref().map_or(0, |d| {
+        ENTITY_DATA_BYTES + d.labels.len() * 16 + map_bytes(&d.properties)
+    })
+}
+
+/// What a materialised relationship's data holds (nothing for one carrying only its id).
+fn rel_data_bytes(r: &Relationship) -> usize {
+    r.data
+        .as_deref()
+        .map_or(0, |d| ENTITY_DATA_BYTES + map_bytes(&d.properties))
+}
+
+/// What a materialised entity's shared data block holds besides its labels and properties
+/// (the reference counts and the collections' headers).
+const ENTITY_DATA_BYTES: usize = 64;
 
 /// What a stored row copy holds besides its values.
 pub(crate) const ROW_OVERHEAD_BYTES: usize = 24;

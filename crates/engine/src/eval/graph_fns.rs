@@ -7,7 +7,7 @@ use std::sync::Arc;
 use quiver_storage::{NodeId, RelId};
 use quiver_value::{Map, Node, Relationship, Value};
 
-use super::Cx;
+use super::{Cx, held_bytes, map_bytes, value_bytes};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, GraphFn, LabelPred, MapProjItem, Row};
 use crate::tokens::Token;
@@ -28,20 +28,34 @@ pub(crate) fn property(base: &Value, key: &Token, cx: &mut Cx) -> Result<Value> 
         Value::Node(n) => match key.key(&cx.storage) {
             Some(k) => {
                 cx.db_hits += 1;
-                Ok(cx.tx.node_property(NodeId(n.id), k)?.unwrap_or(Value::Null))
+                read(cx.tx.node_property(NodeId(n.id), k)?, cx)
             }
             None => Ok(Value::Null),
         },
         Value::Relationship(r) => match key.key(&cx.storage) {
             Some(k) => {
                 cx.db_hits += 1;
-                Ok(cx.tx.rel_property(RelId(r.id), k)?.unwrap_or(Value::Null))
+                read(cx.tx.rel_property(RelId(r.id), k)?, cx)
             }
             None => Ok(Value::Null),
         },
         Value::Map(m) => Ok(m.get(&*key.name).cloned().unwrap_or(Value::Null)),
         other => Ok(quiver_value::property(other, &key.name)?),
     }
+}
+
+/// A property value read from the store is the query's own copy, held while its row holds it:
+/// a string, byte array or list must fit beside what the query holds (numbers pass at the cost
+/// of one match).
+#[inline]
+fn read(v: Option<Value>, cx: &mut Cx) -> Result<Value> {
+    let Some(v) = v else {
+        return Ok(Value::Null);
+    };
+    if matches!(v, Value::String(_) | Value::Bytes(_) | Value::List(_)) {
+        cx.transient(value_bytes(&v), "a property value read from the store")?;
+    }
+    Ok(v)
 }
 
 pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Result<Value> {
@@ -126,6 +140,10 @@ pub(crate) fn properties_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
             map.insert(name, value);
         }
     }
+    cx.transient(
+        map_bytes(&map),
+        "an entity's properties read from the store",
+    )?;
     Ok(Some(map))
 }
 
@@ -266,6 +284,12 @@ pub(crate) fn map_projection(
             }
         }
     }
+    // Each entry was held to the limit alone; together they must fit too.
+    let bytes = out
+        .iter()
+        .map(|(k, v)| k.len() + held_bytes(v))
+        .sum::<usize>();
+    cx.transient(bytes, "a map projection")?;
     Ok(Value::map(out))
 }
 

@@ -7,6 +7,7 @@ use quiver_value::Value;
 
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
+use crate::eval::row_bytes;
 use crate::ir::{Command, Expr, Row};
 use crate::procedures::{Procedure, ProcedureContext};
 use crate::tokens::Token;
@@ -18,6 +19,17 @@ pub(crate) struct ProcedureCall {
     yields: Arc<[(usize, usize)]>,
     input: BoxCursor,
     rows: std::vec::IntoIter<Vec<Value>>,
+    /// Bytes counted for `rows`: given back when they are all handed on or the cursor runs
+    /// again.
+    held: usize,
+}
+
+/// Counts a result a procedure or command returned whole, held until its last row is handed
+/// on: its bytes are added to `held`.
+fn hold(rows: &[Vec<Value>], held: &mut usize, cx: &mut Cx, what: &'static str) -> Result<()> {
+    let bytes = rows.iter().map(|r| row_bytes(r)).sum::<usize>();
+    *held += bytes;
+    cx.reserve(bytes, what)
 }
 
 impl ProcedureCall {
@@ -33,6 +45,7 @@ impl ProcedureCall {
             yields,
             input,
             rows: Vec::new().into_iter(),
+            held: 0,
         }
     }
 }
@@ -48,6 +61,7 @@ impl Cursor for ProcedureCall {
                 }
                 return Ok(true);
             }
+            cx.release(std::mem::take(&mut self.held));
             if !self.input.next(cx, row)? {
                 return Ok(false);
             }
@@ -91,6 +105,7 @@ impl Cursor for ProcedureCall {
                 },
                 &values,
             )?;
+            hold(&result, &mut self.held, cx, "a procedure's result")?;
             if signature.writes {
                 cx.advance()?;
             }
@@ -103,6 +118,7 @@ impl Cursor for ProcedureCall {
     }
 
     fn reset(&mut self) {
+        // What `held` counts is given back on the next call, which has the context.
         self.rows = Vec::new().into_iter();
         self.input.reset();
     }
@@ -113,6 +129,8 @@ pub(crate) struct CommandCursor {
     /// The slots of the result's columns.
     out: Arc<[usize]>,
     rows: Option<std::vec::IntoIter<Vec<Value>>>,
+    /// Bytes counted for `rows`, given back with the last row or when the cursor runs again.
+    held: usize,
 }
 
 impl CommandCursor {
@@ -121,6 +139,7 @@ impl CommandCursor {
             command,
             out,
             rows: None,
+            held: 0,
         }
     }
 }
@@ -315,9 +334,13 @@ impl Cursor for CommandCursor {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         let (command, out) = (&self.command, &self.out);
         if self.rows.is_none() {
-            self.rows = Some(run(command, row, cx)?.into_iter());
+            cx.release(std::mem::take(&mut self.held));
+            let rows = run(command, row, cx)?;
+            hold(&rows, &mut self.held, cx, "a command's result")?;
+            self.rows = Some(rows.into_iter());
         }
         let Some(values) = self.rows.as_mut().and_then(Iterator::next) else {
+            cx.release(std::mem::take(&mut self.held));
             return Ok(false);
         };
         for (slot, v) in out.iter().zip(values) {

@@ -494,6 +494,11 @@ pub(crate) struct Unwind {
     items: Option<(Arc<[Value]>, usize)>,
     /// `UNWIND range(...)` counts instead of building the list: its length is unbounded.
     ints: Option<quiver_value::functions::IntRange>,
+    /// Bytes counted for the list being unwound: it is held until its last item is handed on,
+    /// while the operators above may buffer. Given back with it, or when the cursor runs
+    /// again. A parameter's list is not counted again: the query's parameters are counted
+    /// once, when it starts.
+    held: usize,
 }
 
 impl Unwind {
@@ -504,6 +509,7 @@ impl Unwind {
             input,
             items: None,
             ints: None,
+            held: 0,
         }
     }
 }
@@ -520,6 +526,7 @@ impl Cursor for Unwind {
                 }
                 self.items = None;
             }
+            cx.release(std::mem::take(&mut self.held));
             if let Some(ints) = &mut self.ints {
                 if let Some(i) = ints.next() {
                     cx.tick()?;
@@ -545,7 +552,15 @@ impl Cursor for Unwind {
             }
             match list.eval(row, cx)? {
                 Value::Null => {}
-                Value::List(items) => self.items = Some((items, 0)),
+                Value::List(items) => {
+                    if !matches!(list, Expr::Param(_)) {
+                        // One walk of the list, as long as the walk that unwinds it.
+                        let bytes = items.iter().map(value_bytes).sum::<usize>();
+                        self.held = bytes;
+                        cx.reserve(bytes, "an UNWIND list")?;
+                    }
+                    self.items = Some((items, 0));
+                }
                 other => self.items = Some((Arc::from(vec![other]), 0)),
             }
         }
