@@ -452,7 +452,10 @@ fn unsupported_features_fail_by_name() {
         ("SHOW PROCEDURES", "SHOW PROCEDURES"),
         ("SHOW DATABASES", "SHOW DATABASES"),
         ("SHOW USERS", "SHOW USERS"),
-        ("RETURN 'a' IS NORMALIZED AS x", "IS NORMALIZED"),
+        (
+            "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
+            "ON ERROR RETRY",
+        ),
         (
             "LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
             "LOAD CSV",

@@ -626,6 +626,10 @@ impl Parser<'_> {
                 OnError::Break
             } else if self.parse_keyword("FAIL") {
                 OnError::Fail
+            } else if self.peek_keyword("RETRY") {
+                return Err(
+                    self.unsupported("Retrying failed batches (ON ERROR RETRY)", self.peek().span)
+                );
             } else {
                 return Err(self.expected("'CONTINUE', 'BREAK' or 'FAIL'"));
             });
