@@ -169,6 +169,10 @@ impl Analyzer<'_> {
             SetItem::Labels { variable, .. } => {
                 return self.settable(&Self::variable_expr(variable), scope, true);
             }
+            SetItem::DynamicLabels { variable, labels } => {
+                self.settable(&Self::variable_expr(variable), scope, true)?;
+                return self.dynamic_labels(labels, scope);
+            }
         };
         self.expr(value, &mut Env::new(scope), Ctx::PLAIN)?;
         Ok(())
@@ -180,7 +184,22 @@ impl Analyzer<'_> {
             RemoveItem::Labels { variable, .. } => {
                 self.settable(&Self::variable_expr(variable), scope, true)
             }
+            RemoveItem::DynamicLabels { variable, labels } => {
+                self.settable(&Self::variable_expr(variable), scope, true)?;
+                self.dynamic_labels(labels, scope)
+            }
         }
+    }
+
+    /// The expressions of `$(expr)` labels: each a string or a list of strings.
+    fn dynamic_labels(&mut self, labels: &[Expr], scope: &Scope) -> Result<()> {
+        for label in labels {
+            let ty = self.expr(label, &mut Env::new(scope), Ctx::PLAIN)?;
+            if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                return Err(self.type_mismatch("String or List<String>", &ty, label.span));
+            }
+        }
+        Ok(())
     }
 
     fn delete(&mut self, delete: &Delete, scope: &Scope) -> Result<()> {

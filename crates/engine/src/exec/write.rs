@@ -299,6 +299,35 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                 }
             }
         }
+        SetOp::AddDynamicLabels { entity: e, labels } => match entity(e, row, cx)? {
+            None => {}
+            Some(Entity::Node(n)) => {
+                for name in dynamic_labels(labels, row, cx)? {
+                    let id = cx.storage.get_or_create_label(&name)?;
+                    if cx.tx.add_label(n, id)? {
+                        cx.counters.labels_added += 1;
+                    }
+                }
+            }
+            Some(Entity::Rel(_)) => {
+                return Err(Error::type_error("Labels can only be set on nodes"));
+            }
+        },
+        SetOp::RemoveDynamicLabels { entity: e, labels } => match entity(e, row, cx)? {
+            None => {}
+            Some(Entity::Node(n)) => {
+                for name in dynamic_labels(labels, row, cx)? {
+                    if let Some(id) = cx.storage.label_id(&name)
+                        && cx.tx.remove_label(n, id)?
+                    {
+                        cx.counters.labels_removed += 1;
+                    }
+                }
+            }
+            Some(Entity::Rel(_)) => {
+                return Err(Error::type_error("Labels can only be removed from nodes"));
+            }
+        },
         SetOp::RemoveLabels { entity: e, labels } => match entity(e, row, cx)? {
             None => {}
             Some(Entity::Node(n)) => {
@@ -317,6 +346,35 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
     }
     cx.advance()?;
     Ok(())
+}
+
+/// The names `$(expr)` labels evaluate to: each expression a string or a list of strings. A
+/// null, an empty name or anything else fails, as in Neo4j: a label cannot be left unnamed.
+fn dynamic_labels(labels: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Arc<str>>> {
+    let mut names = Vec::new();
+    for label in labels {
+        let value = label.eval(row, cx)?;
+        let items = match &value {
+            Value::List(items) => items.iter().cloned().collect(),
+            other => vec![other.clone()],
+        };
+        for item in items {
+            match item {
+                Value::String(s) if !s.is_empty() => names.push(s),
+                other => {
+                    return Err(Error::type_error(format!(
+                        "A dynamic label must be a non-empty String or a List of them, got {}",
+                        if matches!(other, Value::String(_)) {
+                            "an empty String".to_owned()
+                        } else {
+                            other.value_type().to_string()
+                        }
+                    )));
+                }
+            }
+        }
+    }
+    Ok(names)
 }
 
 fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {

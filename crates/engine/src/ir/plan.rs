@@ -147,6 +147,16 @@ pub(crate) enum SetOp {
         entity: Expr,
         labels: Vec<Arc<Token>>,
     },
+    /// `SET n:$(expr)`: each expression a label name or a list of them.
+    AddDynamicLabels {
+        entity: Expr,
+        labels: Vec<Expr>,
+    },
+    /// `REMOVE n:$(expr)`
+    RemoveDynamicLabels {
+        entity: Expr,
+        labels: Vec<Expr>,
+    },
 }
 
 /// What MERGE does besides matching: the entities to create when nothing matched and the

@@ -308,6 +308,13 @@ impl Planner<'_> {
                     entity: self.variable(variable, scope)?,
                     labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
                 },
+                ast::SetItem::DynamicLabels { variable, labels } => SetOp::AddDynamicLabels {
+                    entity: self.variable(variable, scope)?,
+                    labels: labels
+                        .iter()
+                        .map(|l| self.expr(l, scope))
+                        .collect::<Result<_>>()?,
+                },
             });
         }
         Ok(ops)
@@ -347,6 +354,13 @@ impl Planner<'_> {
                 ast::RemoveItem::Labels { variable, labels } => SetOp::RemoveLabels {
                     entity: self.variable(variable, scope)?,
                     labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
+                },
+                ast::RemoveItem::DynamicLabels { variable, labels } => SetOp::RemoveDynamicLabels {
+                    entity: self.variable(variable, scope)?,
+                    labels: labels
+                        .iter()
+                        .map(|l| self.expr(l, scope))
+                        .collect::<Result<_>>()?,
                 },
             });
         }
