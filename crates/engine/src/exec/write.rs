@@ -272,20 +272,6 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                 }
             }
         }
-        SetOp::AddLabels { entity: e, labels } => match entity(e, row, cx)? {
-            None => {}
-            Some(Entity::Node(n)) => {
-                for l in labels {
-                    let id = LabelId(l.get_or_create(&cx.storage)?);
-                    if cx.tx.add_label(n, id)? {
-                        cx.counters.labels_added += 1;
-                    }
-                }
-            }
-            Some(Entity::Rel(_)) => {
-                return Err(Error::type_error("Labels can only be set on nodes"));
-            }
-        },
         SetOp::RemoveProp { entity: e, key } => {
             if let Some(target) = entity(e, row, cx)?
                 && let Some(k) = key.key(&cx.storage)
@@ -299,52 +285,64 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                 }
             }
         }
-        SetOp::AddDynamicLabels { entity: e, labels } => match entity(e, row, cx)? {
-            None => {}
-            Some(Entity::Node(n)) => {
-                for name in dynamic_labels(labels, row, cx)? {
-                    let id = cx.storage.get_or_create_label(&name)?;
-                    if cx.tx.add_label(n, id)? {
-                        cx.counters.labels_added += 1;
-                    }
-                }
-            }
-            Some(Entity::Rel(_)) => {
-                return Err(Error::type_error("Labels can only be set on nodes"));
-            }
-        },
-        SetOp::RemoveDynamicLabels { entity: e, labels } => match entity(e, row, cx)? {
-            None => {}
-            Some(Entity::Node(n)) => {
-                for name in dynamic_labels(labels, row, cx)? {
-                    if let Some(id) = cx.storage.label_id(&name)
-                        && cx.tx.remove_label(n, id)?
-                    {
-                        cx.counters.labels_removed += 1;
-                    }
-                }
-            }
-            Some(Entity::Rel(_)) => {
-                return Err(Error::type_error("Labels can only be removed from nodes"));
-            }
-        },
-        SetOp::RemoveLabels { entity: e, labels } => match entity(e, row, cx)? {
-            None => {}
-            Some(Entity::Node(n)) => {
-                for l in labels {
-                    if let Some(id) = l.label(&cx.storage)
-                        && cx.tx.remove_label(n, id)?
-                    {
-                        cx.counters.labels_removed += 1;
-                    }
-                }
-            }
-            Some(Entity::Rel(_)) => {
-                return Err(Error::type_error("Labels can only be removed from nodes"));
-            }
-        },
+        SetOp::AddLabels { .. }
+        | SetOp::RemoveLabels { .. }
+        | SetOp::AddDynamicLabels { .. }
+        | SetOp::RemoveDynamicLabels { .. } => change_labels(op, row, cx)?,
     }
     cx.advance()?;
+    Ok(())
+}
+
+/// `SET n:Label`, `REMOVE n:Label` and their `$(expr)` forms; a null entity is left alone.
+fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
+    let (e, add) = match op {
+        SetOp::AddLabels { entity, .. } | SetOp::AddDynamicLabels { entity, .. } => (entity, true),
+        SetOp::RemoveLabels { entity, .. } | SetOp::RemoveDynamicLabels { entity, .. } => {
+            (entity, false)
+        }
+        _ => return Ok(()),
+    };
+    let n = match entity(e, row, cx)? {
+        None => return Ok(()),
+        Some(Entity::Node(n)) => n,
+        Some(Entity::Rel(_)) if add => {
+            return Err(Error::type_error("Labels can only be set on nodes"));
+        }
+        Some(Entity::Rel(_)) => {
+            return Err(Error::type_error("Labels can only be removed from nodes"));
+        }
+    };
+    let mut ids = Vec::new();
+    match op {
+        SetOp::AddLabels { labels, .. } => {
+            for l in labels {
+                ids.push(LabelId(l.get_or_create(&cx.storage)?));
+            }
+        }
+        SetOp::RemoveLabels { labels, .. } => {
+            ids.extend(labels.iter().filter_map(|l| l.label(&cx.storage)));
+        }
+        SetOp::AddDynamicLabels { labels, .. } => {
+            for name in dynamic_labels(labels, row, cx)? {
+                ids.push(cx.storage.get_or_create_label(&name)?);
+            }
+        }
+        SetOp::RemoveDynamicLabels { labels, .. } => {
+            let names = dynamic_labels(labels, row, cx)?;
+            ids.extend(names.iter().filter_map(|name| cx.storage.label_id(name)));
+        }
+        _ => {}
+    }
+    for id in ids {
+        if add {
+            if cx.tx.add_label(n, id)? {
+                cx.counters.labels_added += 1;
+            }
+        } else if cx.tx.remove_label(n, id)? {
+            cx.counters.labels_removed += 1;
+        }
+    }
     Ok(())
 }
 
