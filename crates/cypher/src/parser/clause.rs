@@ -218,9 +218,10 @@ impl Parser<'_> {
     }
 
     fn parse_create(&mut self) -> Result<ClauseKind> {
-        Ok(ClauseKind::Create(Create {
-            pattern: self.parse_pattern()?,
-        }))
+        self.dynamic_labels_allowed = true;
+        let pattern = self.parse_pattern();
+        self.dynamic_labels_allowed = false;
+        Ok(ClauseKind::Create(Create { pattern: pattern? }))
     }
 
     fn parse_set(&mut self) -> Result<ClauseKind> {

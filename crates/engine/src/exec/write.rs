@@ -121,11 +121,18 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
             CreateStep::Node {
                 slot,
                 labels,
+                dynamic,
                 props,
             } => {
                 let mut ids = Vec::with_capacity(labels.len());
                 for l in labels {
                     let id = LabelId(l.get_or_create(&cx.storage)?);
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                for name in dynamic_labels(dynamic, row, cx)? {
+                    let id = cx.storage.get_or_create_label(&name)?;
                     if !ids.contains(&id) {
                         ids.push(id);
                     }

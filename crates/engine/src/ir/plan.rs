@@ -107,6 +107,8 @@ pub(crate) enum CreateStep {
     Node {
         slot: usize,
         labels: Vec<Arc<Token>>,
+        /// `CREATE (n:$(expr))`: labels named at run time.
+        dynamic: Vec<Expr>,
         props: Props,
     },
     Rel {

@@ -124,6 +124,11 @@ impl Planner<'_> {
             .iter()
             .map(|l| self.tokens.label(&l.name))
             .collect();
+        let dynamic = np
+            .dynamic_labels
+            .iter()
+            .map(|l| self.expr(l, scope))
+            .collect::<Result<_>>()?;
         let props = self.props(np.properties.as_ref(), scope)?;
         let slot = self.slot();
         if let Some(v) = &np.variable {
@@ -132,6 +137,7 @@ impl Planner<'_> {
         steps.push(CreateStep::Node {
             slot,
             labels,
+            dynamic,
             props,
         });
         Ok(slot)
@@ -254,9 +260,11 @@ impl Planner<'_> {
                 .map(|l| self.tokens.label(&l.name))
                 .collect();
             let props = self.props(np.properties.as_ref(), scope)?;
+            // MERGE nodes never have `$(expr)` labels: only CREATE's parser reads them.
             steps.push(CreateStep::Node {
                 slot: slots.nodes[i],
                 labels,
+                dynamic: Vec::new(),
                 props,
             });
         }

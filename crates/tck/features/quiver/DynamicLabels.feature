@@ -161,3 +161,63 @@ Feature: DynamicLabels - labels named by expressions, and IS in SET and REMOVE
       | true |
     And the side effects should be:
       | +labels | 1 |
+
+  Scenario: [12] CREATE a node with labels named at run time
+    Given an empty graph
+    And parameters are:
+      | labels | ['Person', 'Admin'] |
+    When executing query:
+      """
+      CREATE (n:$($labels)) RETURN n:Person AND n:Admin AS both
+      """
+    Then the result should be, in any order:
+      | both |
+      | true |
+    And the side effects should be:
+      | +nodes  | 1 |
+      | +labels | 2 |
+
+  Scenario: [13] CREATE with static and dynamic labels and properties, per row
+    Given an empty graph
+    When executing query:
+      """
+      UNWIND ['A', 'B'] AS kind
+      CREATE (n:$(kind):Item {kind: kind})
+      RETURN n.kind AS kind, n:Item AS item
+      """
+    Then the result should be, in any order:
+      | kind | item |
+      | 'A'  | true |
+      | 'B'  | true |
+    And the side effects should be:
+      | +nodes      | 2 |
+      | +labels     | 3 |
+      | +properties | 2 |
+
+  Scenario: [14] CREATE of a path with a dynamic label at each end
+    Given an empty graph
+    When executing query:
+      """
+      CREATE (:$('From'))-[:R]->(:$('To'))
+      """
+    Then the result should be empty
+    And the side effects should be:
+      | +nodes         | 2 |
+      | +relationships | 1 |
+      | +labels        | 2 |
+
+  Scenario: [15] A dynamic label in MATCH fails by name
+    Given an empty graph
+    When executing query:
+      """
+      MATCH (n:$('A')) RETURN n
+      """
+    Then a SyntaxError should be raised at compile time: UnsupportedFeature
+
+  Scenario: [16] A bound node in CREATE cannot take dynamic labels
+    Given an empty graph
+    When executing query:
+      """
+      CREATE (a) CREATE (a:$('X'))
+      """
+    Then a SyntaxError should be raised at compile time: VariableAlreadyBound
