@@ -131,6 +131,10 @@ impl Lexer<'_> {
                 '0'..='9' => self.number(start)?,
                 '\'' | '"' => TokenKind::String(self.string(c, start)?),
                 '`' => TokenKind::QuotedName(self.quoted_name(start)?),
+                '$' if self.peek() == Some('(') => {
+                    self.bump();
+                    TokenKind::DollarLParen
+                }
                 '$' => self.parameter(start)?,
                 c if is_ident_start(c) => {
                     self.skip_name_characters();

@@ -20,6 +20,8 @@ pub enum TokenKind {
     /// `$name` or `$0`, without the dollar.
     Parameter(String),
     LParen,
+    /// `$(`: opens a dynamic label or type, `n:$(expr)`.
+    DollarLParen,
     RParen,
     LBracket,
     RBracket,
@@ -82,6 +84,7 @@ impl TokenKind {
             Slash => "/",
             Percent => "%",
             Caret => "^",
+            DollarLParen => "$(",
             Eq => "=",
             Neq => "<>",
             BangEq => "!=",

@@ -112,7 +112,13 @@ fn unsupported_constructs_are_named() {
             "USE graph.byName('db') MATCH (n) RETURN n",
             "USE graph.byName",
         ),
-        ("RETURN 'a' IS NORMALIZED", "IS NORMALIZED"),
+        (
+            "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
+            "ON ERROR RETRY",
+        ),
+        ("MATCH (n:$('A')) RETURN n", "Dynamic labels"),
+        ("CREATE ()-[:$('R')]->()", "Dynamic labels"),
+        ("MERGE (n:$($l))", "Dynamic labels"),
         (
             "MATCH ((a)-->(b)){1,3} RETURN a",
             "quantified path patterns",

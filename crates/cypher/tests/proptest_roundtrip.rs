@@ -162,6 +162,7 @@ fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern
                 variable: variable.map(ident),
                 labels: labels.into_iter().map(ident).collect(),
                 label_expr,
+                dynamic_labels: Vec::new(),
                 properties,
                 predicate,
                 span: Span::default(),

@@ -62,6 +62,12 @@ fn updating_clauses() {
     );
     verified("MATCH (n) SET n.a.b = 1, (n).c = 2");
     verified("MATCH (n) REMOVE n.x, n:A:B");
+    verified("MATCH (n) SET n:$($label):$(['A', n.k]) REMOVE n:$(n.old), n:B");
+    verified_as("MATCH (n) SET n:A:$('B')", "MATCH (n) SET n:$('A'):$('B')");
+    verified_as(
+        "MATCH (n) SET n IS A REMOVE n IS B",
+        "MATCH (n) SET n:A REMOVE n:B",
+    );
     verified("MATCH (n) DETACH DELETE n, m");
     verified_as("MATCH (n) NODETACH DELETE n", "MATCH (n) DELETE n");
     verified("FOREACH (x IN [1, 2] | CREATE (:N {v: x}) FOREACH (y IN [x] | CREATE ()))");

@@ -102,6 +102,12 @@ impl DatabaseState {
         self.procedures.read().clone()
     }
 
+    /// A transaction number no registered transaction has: for a batch of
+    /// `CALL { } IN TRANSACTIONS`, which reports it but is never listed.
+    pub fn unregistered_tx_id(&self) -> u64 {
+        self.next_tx.fetch_add(1, Ordering::Relaxed)
+    }
+
     pub fn register_tx(
         &self,
         metadata: Map,

@@ -193,6 +193,14 @@ impl Transaction {
         if compiled.writes && self.opts.mode == AccessMode::Read && !compiled.explain {
             return Err(crate::exec::read_only_error());
         }
+        // Its batches commit on their own, which in an explicit transaction would commit what
+        // the client may still roll back; Neo4j refuses it there the same way.
+        if !self.opts.auto_commit && !compiled.explain && compiled.commits_batches() {
+            return Err(Error::request(
+                code::REQUEST_INVALID,
+                "A query with 'CALL { ... } IN TRANSACTIONS' can only be executed in an implicit transaction, but tried to execute in an explicit transaction.",
+            ));
+        }
         let limit = match (self.opts.timeout, self.shared.config.query_time_max) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -242,12 +250,16 @@ impl Transaction {
     /// Whether query `at` may wait out a conflict and begin the transaction again: it is the
     /// transaction's first and only query, in write mode, and has returned no row. Nothing the
     /// client has seen then depends on the snapshot, so beginning again at a newer one is the
-    /// same as having begun later.
+    /// same as having begun later. A query whose batches commit on their own (`CALL { } IN
+    /// TRANSACTIONS`) never may: the batches it committed would run twice.
     fn may_begin_again(&self, at: usize) -> bool {
         self.opts.mode == AccessMode::Write
             && self.next_query == 1
             && self.queries.len() == 1
-            && self.queries.get(at).is_some_and(|q| q.returned == 0)
+            && self
+                .queries
+                .get(at)
+                .is_some_and(|q| q.returned == 0 && !q.compiled.commits_batches())
     }
 
     /// Query `at` met a change of another transaction to entity `id`. Gives up every change of

@@ -234,3 +234,21 @@ fn the_database_asks_the_installed_log() {
             .is_some_and(|why| why.contains("File too large"))
     );
 }
+
+#[test]
+fn call_in_transactions_batches_before_a_failure_survive_a_reopen() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = Database::open(dir.path(), Mode::Group).expect("open");
+    let e = db
+        .execute(
+            "UNWIND [1, 2, 3, 4, 0, 6] AS i \
+             CALL (i) { CREATE (:Batch {v: 12 / i}) } IN TRANSACTIONS OF 2 ROWS",
+            Map::new(),
+        )
+        .expect_err("the third batch divides by zero");
+    assert!(e.message().contains("/ by zero"), "{e}");
+    drop(db);
+    let db = Database::open(dir.path(), Mode::Group).expect("reopen");
+    // The two finished batches, and nothing of the failed one.
+    assert_eq!(count(&db, "Batch"), Value::Int(4));
+}

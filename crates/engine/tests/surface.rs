@@ -391,7 +391,7 @@ fn subqueries_and_shortest_paths() {
 }
 
 #[test]
-fn call_in_transactions_runs_in_the_query_transaction() {
+fn call_in_transactions_commits_each_batch() {
     let db = db();
     let r = db
         .execute(
@@ -400,17 +400,102 @@ fn call_in_transactions_runs_in_the_query_transaction() {
         )
         .unwrap();
     assert_eq!(r.summary.stats.nodes_created, 5);
-    for clause in ["ON ERROR CONTINUE", "ON ERROR BREAK", "REPORT STATUS AS s"] {
-        let e = db
-            .execute(
-                &format!(
-                    "UNWIND range(1, 5) AS i CALL (i) {{ CREATE (:T {{i: i}}) }} IN TRANSACTIONS {clause}"
-                ),
-                Map::new(),
-            )
-            .unwrap_err();
-        assert_eq!(e.detail(), Some("UnsupportedFeature"), "{clause}: {e}");
-        assert!(e.message().contains("IN TRANSACTIONS"), "{e}");
+    // The third batch fails: the two before it stay committed, nothing of it is left.
+    let e = db
+        .execute(
+            "UNWIND [1, 2, 0, 4] AS i CALL (i) { CREATE (:F {v: 10 / i}) } IN TRANSACTIONS OF 1 ROW",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert!(e.message().contains("/ by zero"), "{e}");
+    let r = db
+        .execute("MATCH (f:F) RETURN f.v AS v ORDER BY v", Map::new())
+        .unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(5)], vec![Value::Int(10)]]);
+}
+
+#[test]
+fn call_in_transactions_on_error_continue_and_break_report_each_batch() {
+    let db = db();
+    let r = db
+        .execute(
+            "UNWIND [1, 0, 2] AS i \
+             CALL (i) { CREATE (n:C {v: 10 / i}) RETURN n.v AS v } \
+             IN TRANSACTIONS OF 1 ROW ON ERROR CONTINUE REPORT STATUS AS s \
+             RETURN i, v, s.started AS started, s.committed AS committed, \
+                    s.errorMessage IS NOT NULL AS failed, s.transactionId IS NOT NULL AS tx",
+            Map::new(),
+        )
+        .unwrap();
+    let t = Value::Bool(true);
+    let f = Value::Bool(false);
+    assert_eq!(
+        r.rows,
+        vec![
+            vec![
+                Value::Int(1),
+                Value::Int(10),
+                t.clone(),
+                t.clone(),
+                f.clone(),
+                t.clone()
+            ],
+            vec![
+                Value::Int(0),
+                Value::Null,
+                t.clone(),
+                f.clone(),
+                t.clone(),
+                t.clone()
+            ],
+            vec![
+                Value::Int(2),
+                Value::Int(5),
+                t.clone(),
+                t.clone(),
+                f.clone(),
+                t.clone()
+            ],
+        ]
+    );
+    assert_eq!(r.summary.stats.nodes_created, 2);
+    let r = db
+        .execute(
+            "UNWIND [1, 0, 2] AS i \
+             CALL (i) { CREATE (:B {v: 10 / i}) } \
+             IN TRANSACTIONS OF 1 ROW ON ERROR BREAK REPORT STATUS AS s \
+             RETURN i, s.started AS started, s.committed AS committed",
+            Map::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.rows,
+        vec![
+            vec![Value::Int(1), t.clone(), t.clone()],
+            vec![Value::Int(0), t.clone(), f.clone()],
+            vec![Value::Int(2), f.clone(), f.clone()],
+        ]
+    );
+    assert_eq!(r.summary.stats.nodes_created, 1);
+}
+
+#[test]
+fn call_in_transactions_runs_only_in_an_auto_commit_transaction() {
+    let db = db();
+    let mut tx = db.begin(TxOptions::default()).unwrap();
+    let e = tx
+        .run(
+            "UNWIND range(1, 3) AS i CALL (i) { CREATE (:T {i: i}) } IN TRANSACTIONS",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert!(e.message().contains("implicit transaction"), "{e}");
+    for query in [
+        "CALL { CALL { CREATE (:T) } IN TRANSACTIONS } IN TRANSACTIONS",
+        "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS REPORT STATUS AS s RETURN s",
+        "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS OF 0 ROWS",
+    ] {
+        assert!(db.execute(query, Map::new()).is_err(), "{query}");
     }
 }
 
@@ -420,7 +505,10 @@ fn unsupported_features_fail_by_name() {
     for (query, name) in [
         ("SHOW USERS", "SHOW USERS"),
         ("SHOW ROLES", "SHOW ROLES"),
-        ("RETURN 'a' IS NORMALIZED AS x", "IS NORMALIZED"),
+        (
+            "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
+            "ON ERROR RETRY",
+        ),
         (
             "LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
             "LOAD CSV",

@@ -224,6 +224,9 @@ pub enum SetItem {
     Merge { variable: Ident, value: Expr },
     /// `variable:Label:...`
     Labels { variable: Ident, labels: Vec<Ident> },
+    /// `variable:$(expr)...` (or `variable IS $(expr)`): labels named at run time, each
+    /// expression a string or a list of strings; static names among them are string literals.
+    DynamicLabels { variable: Ident, labels: Vec<Expr> },
 }
 
 /// `REMOVE item, ...`
@@ -238,6 +241,9 @@ pub enum RemoveItem {
     Property { entity: Expr, key: Ident },
     /// `variable:Label:...`
     Labels { variable: Ident, labels: Vec<Ident> },
+    /// `variable:$(expr)...` (or `variable IS $(expr)`): labels named at run time, each
+    /// expression a string or a list of strings; static names among them are string literals.
+    DynamicLabels { variable: Ident, labels: Vec<Expr> },
 }
 
 /// `[DETACH] DELETE expr, ...`
@@ -514,6 +520,9 @@ impl fmt::Display for SetItem {
                 write!(f, "{} += {value}", variable.as_variable())
             }
             SetItem::Labels { variable, labels } => write_labels(f, variable, labels),
+            SetItem::DynamicLabels { variable, labels } => {
+                write_dynamic_labels(f, variable, labels)
+            }
         }
     }
 }
@@ -523,6 +532,9 @@ impl fmt::Display for RemoveItem {
         match self {
             RemoveItem::Property { entity, key } => write_property_target(f, entity, key),
             RemoveItem::Labels { variable, labels } => write_labels(f, variable, labels),
+            RemoveItem::DynamicLabels { variable, labels } => {
+                write_dynamic_labels(f, variable, labels)
+            }
         }
     }
 }
@@ -543,6 +555,19 @@ fn write_labels(f: &mut fmt::Formatter<'_>, variable: &Ident, labels: &[Ident]) 
     write!(f, "{}", variable.as_variable())?;
     for label in labels {
         write!(f, ":{label}")?;
+    }
+    Ok(())
+}
+
+/// `variable:$(expr):$(expr)`.
+fn write_dynamic_labels(
+    f: &mut fmt::Formatter<'_>,
+    variable: &Ident,
+    labels: &[Expr],
+) -> fmt::Result {
+    write!(f, "{}", variable.as_variable())?;
+    for label in labels {
+        write!(f, ":$({label})")?;
     }
     Ok(())
 }

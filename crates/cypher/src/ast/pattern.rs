@@ -140,6 +140,9 @@ pub struct NodePattern {
     /// A label expression that is not a plain conjunction (`:A|B`, `:!A`, `:%`); `labels` is
     /// then empty. Plain conjunctions stay in `labels`, which the planner seeks by.
     pub label_expr: Option<LabelExpr>,
+    /// `:$(expr)` labels named at run time (CREATE only), each a string or a list of strings;
+    /// static names written among them are string literals here.
+    pub dynamic_labels: Vec<Expr>,
     /// A map literal (`ExprKind::Map`) or a parameter (`ExprKind::Parameter`).
     pub properties: Option<Expr>,
     /// Neo4j 5's inline `WHERE`.
@@ -233,6 +236,10 @@ impl fmt::Display for NodePattern {
         }
         if let Some(expr) = &self.label_expr {
             write!(f, ":{expr}")?;
+            empty = false;
+        }
+        for label in &self.dynamic_labels {
+            write!(f, ":$({label})")?;
             empty = false;
         }
         write_tail(f, self.properties.as_ref(), self.predicate.as_ref(), empty)?;

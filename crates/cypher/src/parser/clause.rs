@@ -3,9 +3,9 @@
 use super::{Parser, Result};
 use crate::ast::{
     CallProcedure, CallSubquery, Clause, ClauseKind, Create, Delete, Expr, ExprKind, Foreach, Hint,
-    ImportScope, InTransactions, IndexKind, Match, Merge, MergeAction, MergeOn, OnError,
-    ProcedureYield, Projection, ProjectionItem, Query, Remove, RemoveItem, Return, SetClause,
-    SetItem, SingleQuery, SortItem, Union, Unwind, UseGraph, With, YieldItem,
+    Ident, ImportScope, InTransactions, IndexKind, Literal, Match, Merge, MergeAction, MergeOn,
+    OnError, ProcedureYield, Projection, ProjectionItem, Query, Remove, RemoveItem, Return,
+    SetClause, SetItem, SingleQuery, SortItem, Union, Unwind, UseGraph, With, YieldItem,
 };
 use crate::error::Detail;
 use crate::token::TokenKind;
@@ -218,9 +218,10 @@ impl Parser<'_> {
     }
 
     fn parse_create(&mut self) -> Result<ClauseKind> {
-        Ok(ClauseKind::Create(Create {
-            pattern: self.parse_pattern()?,
-        }))
+        self.dynamic_labels_allowed = true;
+        let pattern = self.parse_pattern();
+        self.dynamic_labels_allowed = false;
+        Ok(ClauseKind::Create(Create { pattern: pattern? }))
     }
 
     fn parse_set(&mut self) -> Result<ClauseKind> {
@@ -408,6 +409,12 @@ impl Parser<'_> {
     }
 
     fn parse_set_item(&mut self) -> Result<SetItem> {
+        if let Some((variable, labels)) = self.parse_label_item()? {
+            return Ok(match labels {
+                ItemLabels::Static(labels) => SetItem::Labels { variable, labels },
+                ItemLabels::Dynamic(labels) => SetItem::DynamicLabels { variable, labels },
+            });
+        }
         let target = self.parse_expr_bp(crate::ast::prec::UNARY)?;
         match target.kind {
             ExprKind::Variable(variable) => {
@@ -456,9 +463,72 @@ impl Parser<'_> {
         }
     }
 
+    /// A SET or REMOVE item that names labels of a variable: `n:A:B`, `n IS A`, `n:$(expr)`,
+    /// `n IS $(expr)`; `None` (nothing read) for any other item. A dynamic label anywhere makes
+    /// every label of the item an expression, the static ones string literals.
+    fn parse_label_item(&mut self) -> Result<Option<(Ident, ItemLabels)>> {
+        let names_variable = matches!(self.peek_kind(), TokenKind::Word | TokenKind::QuotedName(_));
+        let is = self.peek_nth_keyword(1, "IS");
+        if !names_variable || !(is || self.peek_nth(1).kind == TokenKind::Colon) {
+            return Ok(None);
+        }
+        let variable = self.parse_variable()?;
+        let mut labels: Vec<Expr> = Vec::new();
+        let mut dynamic = false;
+        let mut first = true;
+        loop {
+            let opened = if first && is {
+                self.parse_keyword("IS")
+            } else {
+                self.consume(&TokenKind::Colon)
+            };
+            if !opened {
+                break;
+            }
+            first = false;
+            if self.consume(&TokenKind::DollarLParen) {
+                labels.push(self.parse_expr()?);
+                self.expect(&TokenKind::RParen)?;
+                dynamic = true;
+            } else {
+                let name = self.parse_name("a label name")?;
+                labels.push(Expr::new(
+                    ExprKind::Literal(Literal::String(name.name)),
+                    name.span,
+                ));
+            }
+        }
+        let labels = if dynamic {
+            ItemLabels::Dynamic(labels)
+        } else {
+            ItemLabels::Static(
+                labels
+                    .into_iter()
+                    .filter_map(|e| match e.kind {
+                        ExprKind::Literal(Literal::String(name)) => {
+                            Some(Ident { name, span: e.span })
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        };
+        Ok(Some((variable, labels)))
+    }
+
     fn parse_remove_items(&mut self) -> Result<Vec<RemoveItem>> {
         let mut items = Vec::new();
         loop {
+            if let Some((variable, labels)) = self.parse_label_item()? {
+                items.push(match labels {
+                    ItemLabels::Static(labels) => RemoveItem::Labels { variable, labels },
+                    ItemLabels::Dynamic(labels) => RemoveItem::DynamicLabels { variable, labels },
+                });
+                if !self.consume(&TokenKind::Comma) {
+                    return Ok(items);
+                }
+                continue;
+            }
             let target = self.parse_expr_bp(crate::ast::prec::UNARY)?;
             let item = match target.kind {
                 ExprKind::Property { base, key } => RemoveItem::Property { entity: *base, key },
@@ -626,6 +696,10 @@ impl Parser<'_> {
                 OnError::Break
             } else if self.parse_keyword("FAIL") {
                 OnError::Fail
+            } else if self.peek_keyword("RETRY") {
+                return Err(
+                    self.unsupported("Retrying failed batches (ON ERROR RETRY)", self.peek().span)
+                );
             } else {
                 return Err(self.expected("'CONTINUE', 'BREAK' or 'FAIL'"));
             });
@@ -635,6 +709,12 @@ impl Parser<'_> {
         }
         Ok(tx)
     }
+}
+
+/// The labels of a SET or REMOVE item.
+enum ItemLabels {
+    Static(Vec<Ident>),
+    Dynamic(Vec<Expr>),
 }
 
 /// `WITH *` plus `items`, with no ordering or paging yet.

@@ -235,7 +235,7 @@ impl Parser<'_> {
     /// After an operand: `IS [NOT] NULL`, `IS [NOT] :: TYPE` (`TYPED` for `::`), or the
     /// label predicate `IS LabelExpression`.
     fn parse_is_null(&mut self, lhs: Expr) -> Result<Expr> {
-        let is_span = self.advance();
+        self.advance();
         let negated = self.parse_keyword("NOT");
         if self.parse_keyword("NULL") {
             let span = self.span_from(lhs.span.start);
@@ -251,7 +251,7 @@ impl Parser<'_> {
             return self.finish_type_test(lhs, negated);
         }
         if self.peek_keyword("NORMALIZED") || self.peek_nth_keyword(1, "NORMALIZED") {
-            return Err(self.unsupported("IS NORMALIZED", is_span));
+            return self.finish_normalized(lhs, negated);
         }
         if !negated && self.peek_is_label_expr() {
             let expr = self.parse_label_expr(false)?;
@@ -259,6 +259,63 @@ impl Parser<'_> {
             return Ok(label_test(lhs, expr, span.end));
         }
         Err(self.expected("'NULL', 'NOT NULL', ':: <type>' or a label expression"))
+    }
+
+    /// `s IS [NOT] [NFC|NFD|NFKC|NFKD] NORMALIZED`, after `IS [NOT]`: read as
+    /// `normalize(s, form) = s` (under `NOT` when negated), which is what Neo4j defines it
+    /// as: null for a null string, NFC when no form is named.
+    fn finish_normalized(&mut self, lhs: Expr, negated: bool) -> Result<Expr> {
+        let form_span = self.peek().span;
+        let form = if self.parse_keyword("NORMALIZED") {
+            "NFC".to_owned()
+        } else {
+            let word = self.parse_name("a normal form")?;
+            let form = word.name.to_ascii_uppercase();
+            if !["NFC", "NFD", "NFKC", "NFKD"].contains(&form.as_str()) {
+                return Err(self.expected("'NFC', 'NFD', 'NFKC' or 'NFKD'"));
+            }
+            if !self.parse_keyword("NORMALIZED") {
+                return Err(self.expected("'NORMALIZED'"));
+            }
+            form
+        };
+        let span = self.span_from(lhs.span.start);
+        let call = Expr::new(
+            ExprKind::FunctionCall(Box::new(FunctionCall {
+                name: FunctionName {
+                    namespace: Vec::new(),
+                    name: Ident {
+                        name: "normalize".to_owned(),
+                        span: form_span,
+                    },
+                },
+                distinct: false,
+                args: vec![
+                    lhs.clone(),
+                    Expr::new(ExprKind::Literal(Literal::String(form)), form_span),
+                ],
+            })),
+            span,
+        );
+        let test = Expr::new(
+            ExprKind::Binary {
+                op: BinaryOp::Eq,
+                left: Box::new(call),
+                right: Box::new(lhs),
+            },
+            span,
+        );
+        Ok(if negated {
+            Expr::new(
+                ExprKind::Unary {
+                    op: UnaryOp::Not,
+                    operand: Box::new(test),
+                },
+                span,
+            )
+        } else {
+            test
+        })
     }
 
     fn parse_index_or_slice(&mut self, lhs: Expr) -> Result<Expr> {

@@ -68,6 +68,10 @@ impl Parser<'_> {
                 self.expect(&TokenKind::RParen)?;
                 Ok(inner)
             }
+            TokenKind::DollarLParen => Err(self.unsupported(
+                "Dynamic labels and types ($(expr)) in patterns and label tests (SET and REMOVE take them)",
+                self.peek().span,
+            )),
             _ => Ok(LabelExpr::Name(self.parse_name("a label name")?)),
         }
     }

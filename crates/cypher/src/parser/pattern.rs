@@ -2,7 +2,7 @@
 
 use super::{Parser, Result};
 use crate::ast::{
-    Direction, Expr, ExprKind, Ident, LabelExpr, LengthRange, NodePattern, PathSelector,
+    Direction, Expr, ExprKind, Ident, LabelExpr, LengthRange, Literal, NodePattern, PathSelector,
     PatternChain, PatternPart, PatternStep, RelationshipPattern,
 };
 use crate::token::TokenKind;
@@ -103,8 +103,24 @@ impl Parser<'_> {
         } else {
             None
         };
-        let (labels, label_expr) = self.parse_node_labels()?;
-        let properties = self.parse_pattern_properties()?;
+        // Only CREATE's own nodes take `$(expr)`, not those of a pattern inside its expressions.
+        let dynamic_allowed = std::mem::take(&mut self.dynamic_labels_allowed);
+        let dynamic_labels = if dynamic_allowed
+            && self.peek_is(&TokenKind::Colon)
+            && self.peek_nth(1).kind == TokenKind::DollarLParen
+        {
+            self.parse_dynamic_node_labels()?
+        } else {
+            Vec::new()
+        };
+        let (labels, label_expr) = if dynamic_labels.is_empty() {
+            self.parse_node_labels()?
+        } else {
+            (Vec::new(), None)
+        };
+        let properties = self.parse_pattern_properties();
+        self.dynamic_labels_allowed = dynamic_allowed;
+        let properties = properties?;
         let predicate = if self.parse_keyword("WHERE") {
             Some(self.parse_expr()?)
         } else {
@@ -115,10 +131,30 @@ impl Parser<'_> {
             variable,
             labels,
             label_expr,
+            dynamic_labels,
             properties,
             predicate,
             span: self.span_from(start),
         })
+    }
+
+    /// `:$(expr):Name...` in a CREATE node: every label as an expression, the static ones as
+    /// string literals.
+    fn parse_dynamic_node_labels(&mut self) -> Result<Vec<Expr>> {
+        let mut labels = Vec::new();
+        while self.consume(&TokenKind::Colon) {
+            if self.consume(&TokenKind::DollarLParen) {
+                labels.push(self.parse_expr()?);
+                self.expect(&TokenKind::RParen)?;
+            } else {
+                let name = self.parse_name("a label name")?;
+                labels.push(Expr::new(
+                    ExprKind::Literal(Literal::String(name.name)),
+                    name.span,
+                ));
+            }
+        }
+        Ok(labels)
     }
 
     /// `:A:B` or `:A&B` (both mean all of them) as plain labels; any other label expression

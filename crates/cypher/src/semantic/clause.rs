@@ -11,7 +11,7 @@ use super::walk::{Node, Visit, first_non_constant, walk};
 use super::{Analyzer, ColumnInfo, ProjectionInfo, Result};
 use crate::ast::{
     CallProcedure, CallSubquery, Clause, ClauseKind, Delete, Expr, ExprKind, Foreach, Hint,
-    ImportScope, Literal, Match, Merge, ProcedureYield, Projection, RemoveItem, SetItem,
+    ImportScope, Literal, Match, Merge, OnError, ProcedureYield, Projection, RemoveItem, SetItem,
 };
 use crate::error::{Detail, ErrorKind, Status};
 use crate::span::Span;
@@ -96,7 +96,7 @@ impl Analyzer<'_> {
             }
             ClauseKind::Delete(delete) => self.delete(delete, scope)?,
             ClauseKind::Foreach(foreach) => self.foreach(foreach, scope, kind)?,
-            ClauseKind::CallSubquery(call) => return self.call_subquery(call, scope),
+            ClauseKind::CallSubquery(call) => return self.call_subquery(call, scope, kind),
             ClauseKind::CallProcedure(call) => {
                 return self.call_procedure(clause.span, call, scope, standalone);
             }
@@ -169,6 +169,10 @@ impl Analyzer<'_> {
             SetItem::Labels { variable, .. } => {
                 return self.settable(&Self::variable_expr(variable), scope, true);
             }
+            SetItem::DynamicLabels { variable, labels } => {
+                self.settable(&Self::variable_expr(variable), scope, true)?;
+                return self.dynamic_labels(labels, scope);
+            }
         };
         self.expr(value, &mut Env::new(scope), Ctx::PLAIN)?;
         Ok(())
@@ -180,7 +184,22 @@ impl Analyzer<'_> {
             RemoveItem::Labels { variable, .. } => {
                 self.settable(&Self::variable_expr(variable), scope, true)
             }
+            RemoveItem::DynamicLabels { variable, labels } => {
+                self.settable(&Self::variable_expr(variable), scope, true)?;
+                self.dynamic_labels(labels, scope)
+            }
         }
+    }
+
+    /// The expressions of `$(expr)` labels: each a string or a list of strings.
+    fn dynamic_labels(&mut self, labels: &[Expr], scope: &Scope) -> Result<()> {
+        for label in labels {
+            let ty = self.expr(label, &mut Env::new(scope), Ctx::PLAIN)?;
+            if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                return Err(self.type_mismatch("String or List<String>", &ty, label.span));
+            }
+        }
+        Ok(())
     }
 
     fn delete(&mut self, delete: &Delete, scope: &Scope) -> Result<()> {
@@ -226,7 +245,33 @@ impl Analyzer<'_> {
         Ok(())
     }
 
-    fn call_subquery(&mut self, call: &CallSubquery, scope: &mut Scope) -> Result<Columns> {
+    fn call_subquery(
+        &mut self,
+        call: &CallSubquery,
+        scope: &mut Scope,
+        kind: QueryKind,
+    ) -> Result<Columns> {
+        if let Some(tx) = &call.in_transactions {
+            // Its batches commit on their own, so it cannot sit inside something that runs in
+            // one transaction per row (another subquery).
+            if kind != QueryKind::Top {
+                return Err(self.syntax_error(
+                    Detail::InvalidClauseComposition,
+                    "Nested CALL { ... } IN TRANSACTIONS is not supported",
+                    call.query.span,
+                ));
+            }
+            // A status describes a batch that may have failed without failing the query.
+            if tx.report_status.is_some()
+                && !matches!(tx.on_error, Some(OnError::Continue | OnError::Break))
+            {
+                return Err(self.syntax_error(
+                    Detail::InvalidClauseComposition,
+                    "REPORT STATUS can only be used when specifying ON ERROR CONTINUE or ON ERROR BREAK",
+                    call.query.span,
+                ));
+            }
+        }
         let imported;
         let import = match &call.scope {
             None => Import::ImportingWith(scope),

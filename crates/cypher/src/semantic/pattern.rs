@@ -145,6 +145,12 @@ impl Analyzer<'_> {
     ) -> Result<()> {
         let mut env = Env::new(scope);
         for node in chain.nodes() {
+            for label in &node.dynamic_labels {
+                let ty = self.expr(label, &mut env, Ctx::PLAIN)?;
+                if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                    return Err(self.type_mismatch("String or List<String>", &ty, label.span));
+                }
+            }
             self.element_properties(
                 node.properties.as_ref(),
                 node.predicate.as_ref(),
@@ -371,7 +377,11 @@ impl Analyzer<'_> {
                 variable.span,
             ));
         }
-        if lone || !node.labels.is_empty() || node.properties.is_some() {
+        if lone
+            || !node.labels.is_empty()
+            || !node.dynamic_labels.is_empty()
+            || node.properties.is_some()
+        {
             return Err(self.already_bound(&variable.name, variable.span));
         }
         Ok(())

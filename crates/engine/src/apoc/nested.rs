@@ -14,6 +14,7 @@ use std::sync::Arc;
 use quiver_storage::Transaction as StorageTx;
 use quiver_value::{Map, Value};
 
+use crate::database::DatabaseState;
 use crate::error::{Error, Result};
 use crate::eval::{BoxCursor, Cx, Row, row_bytes};
 use crate::exec;
@@ -98,10 +99,7 @@ impl<'a> ProcedureContext<'a> {
     ) -> Result<Outcome> {
         let mut caller = self.caller(name)?;
         let shared = caller.shared.clone();
-        if let Some(reason) = shared.replicated.as_ref().and_then(|log| log.not_leader()) {
-            return Err(Error::request(quiver_status::Status::NotALeader, reason));
-        }
-        let tx = Arc::new(shared.storage().begin_write());
+        let tx = begin_batch(&shared)?;
         let mut outcome = Outcome::default();
         for params in runs {
             let run = run_in(
@@ -131,12 +129,29 @@ impl<'a> ProcedureContext<'a> {
                 }
             }
         }
-        let info = tx.commit()?;
-        if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
-            acknowledged(log.as_ref(), ticket)?;
-        }
+        commit_batch(&shared, &tx)?;
         Ok(outcome)
     }
+}
+
+/// Begins a write transaction of its own for one batch of a nested statement (a batch of
+/// `apoc.periodic.*` or of `CALL { } IN TRANSACTIONS`); fails on a cluster member that does
+/// not take writes, before anything runs.
+pub(crate) fn begin_batch(shared: &DatabaseState) -> Result<Arc<StorageTx>> {
+    if let Some(reason) = shared.replicated.as_ref().and_then(|log| log.not_leader()) {
+        return Err(Error::request(quiver_status::Status::NotALeader, reason));
+    }
+    Ok(Arc::new(shared.storage().begin_write()))
+}
+
+/// Commits a batch's transaction and waits for the commit log to acknowledge it (as an
+/// embedding program's commit does), so a batch reported committed survives a crash.
+pub(crate) fn commit_batch(shared: &DatabaseState, tx: &StorageTx) -> Result<()> {
+    let info = tx.commit()?;
+    if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
+        acknowledged(log.as_ref(), ticket)?;
+    }
+    Ok(())
 }
 
 /// Compiles `statement` over `tx` and binds its parameters: the statement and a context for

@@ -14,6 +14,7 @@ mod expand;
 mod relational;
 mod scan;
 mod shortest;
+mod transactions;
 mod varexpand;
 mod write;
 
@@ -187,6 +188,11 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         } => nested(apply::Mode::Semi { negated: *negated }, input, inner, child)?,
         Op::Apply { input, inner } => nested(apply::Mode::Apply, input, inner, child)?,
         Op::UnitApply { input, inner } => nested(apply::Mode::Unit, input, inner, child)?,
+        Op::Transactions {
+            input,
+            inner,
+            batch,
+        } => transactions::Transactions::boxed(batch.clone(), child(input)?, child(inner)?),
         Op::Foreach {
             input,
             slot,

@@ -121,11 +121,18 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
             CreateStep::Node {
                 slot,
                 labels,
+                dynamic,
                 props,
             } => {
                 let mut ids = Vec::with_capacity(labels.len());
                 for l in labels {
                     let id = LabelId(l.get_or_create(&cx.storage)?);
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                for name in dynamic_labels(dynamic, row, cx)? {
+                    let id = cx.storage.get_or_create_label(&name)?;
                     if !ids.contains(&id) {
                         ids.push(id);
                     }
@@ -272,20 +279,6 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                 }
             }
         }
-        SetOp::AddLabels { entity: e, labels } => match entity(e, row, cx)? {
-            None => {}
-            Some(Entity::Node(n)) => {
-                for l in labels {
-                    let id = LabelId(l.get_or_create(&cx.storage)?);
-                    if cx.tx.add_label(n, id)? {
-                        cx.counters.labels_added += 1;
-                    }
-                }
-            }
-            Some(Entity::Rel(_)) => {
-                return Err(Error::type_error("Labels can only be set on nodes"));
-            }
-        },
         SetOp::RemoveProp { entity: e, key } => {
             if let Some(target) = entity(e, row, cx)?
                 && let Some(k) = key.key(&cx.storage)
@@ -299,24 +292,94 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                 }
             }
         }
-        SetOp::RemoveLabels { entity: e, labels } => match entity(e, row, cx)? {
-            None => {}
-            Some(Entity::Node(n)) => {
-                for l in labels {
-                    if let Some(id) = l.label(&cx.storage)
-                        && cx.tx.remove_label(n, id)?
-                    {
-                        cx.counters.labels_removed += 1;
-                    }
-                }
-            }
-            Some(Entity::Rel(_)) => {
-                return Err(Error::type_error("Labels can only be removed from nodes"));
-            }
-        },
+        SetOp::AddLabels { .. }
+        | SetOp::RemoveLabels { .. }
+        | SetOp::AddDynamicLabels { .. }
+        | SetOp::RemoveDynamicLabels { .. } => change_labels(op, row, cx)?,
     }
     cx.advance()?;
     Ok(())
+}
+
+/// `SET n:Label`, `REMOVE n:Label` and their `$(expr)` forms; a null entity is left alone.
+fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
+    let (e, add) = match op {
+        SetOp::AddLabels { entity, .. } | SetOp::AddDynamicLabels { entity, .. } => (entity, true),
+        SetOp::RemoveLabels { entity, .. } | SetOp::RemoveDynamicLabels { entity, .. } => {
+            (entity, false)
+        }
+        _ => return Ok(()),
+    };
+    let n = match entity(e, row, cx)? {
+        None => return Ok(()),
+        Some(Entity::Node(n)) => n,
+        Some(Entity::Rel(_)) if add => {
+            return Err(Error::type_error("Labels can only be set on nodes"));
+        }
+        Some(Entity::Rel(_)) => {
+            return Err(Error::type_error("Labels can only be removed from nodes"));
+        }
+    };
+    let mut ids = Vec::new();
+    match op {
+        SetOp::AddLabels { labels, .. } => {
+            for l in labels {
+                ids.push(LabelId(l.get_or_create(&cx.storage)?));
+            }
+        }
+        SetOp::RemoveLabels { labels, .. } => {
+            ids.extend(labels.iter().filter_map(|l| l.label(&cx.storage)));
+        }
+        SetOp::AddDynamicLabels { labels, .. } => {
+            for name in dynamic_labels(labels, row, cx)? {
+                ids.push(cx.storage.get_or_create_label(&name)?);
+            }
+        }
+        SetOp::RemoveDynamicLabels { labels, .. } => {
+            let names = dynamic_labels(labels, row, cx)?;
+            ids.extend(names.iter().filter_map(|name| cx.storage.label_id(name)));
+        }
+        _ => {}
+    }
+    for id in ids {
+        if add {
+            if cx.tx.add_label(n, id)? {
+                cx.counters.labels_added += 1;
+            }
+        } else if cx.tx.remove_label(n, id)? {
+            cx.counters.labels_removed += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The names `$(expr)` labels evaluate to: each expression a string or a list of strings. A
+/// null, an empty name or anything else fails, as in Neo4j: a label cannot be left unnamed.
+fn dynamic_labels(labels: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Arc<str>>> {
+    let mut names = Vec::new();
+    for label in labels {
+        let value = label.eval(row, cx)?;
+        let items = match &value {
+            Value::List(items) => items.iter().cloned().collect(),
+            other => vec![other.clone()],
+        };
+        for item in items {
+            match item {
+                Value::String(s) if !s.is_empty() => names.push(s),
+                other => {
+                    return Err(Error::type_error(format!(
+                        "A dynamic label must be a non-empty String or a List of them, got {}",
+                        if matches!(other, Value::String(_)) {
+                            "an empty String".to_owned()
+                        } else {
+                            other.value_type().to_string()
+                        }
+                    )));
+                }
+            }
+        }
+    }
+    Ok(names)
 }
 
 fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {

@@ -107,6 +107,8 @@ pub(crate) enum CreateStep {
     Node {
         slot: usize,
         labels: Vec<Arc<Token>>,
+        /// `CREATE (n:$(expr))`: labels named at run time.
+        dynamic: Vec<Expr>,
         props: Props,
     },
     Rel {
@@ -146,6 +148,16 @@ pub(crate) enum SetOp {
     RemoveLabels {
         entity: Expr,
         labels: Vec<Arc<Token>>,
+    },
+    /// `SET n:$(expr)`: each expression a label name or a list of them.
+    AddDynamicLabels {
+        entity: Expr,
+        labels: Vec<Expr>,
+    },
+    /// `REMOVE n:$(expr)`
+    RemoveDynamicLabels {
+        entity: Expr,
+        labels: Vec<Expr>,
     },
 }
 
@@ -341,6 +353,13 @@ pub(crate) enum Op {
         input: Arc<PlanNode>,
         inner: Arc<PlanNode>,
     },
+    /// `CALL { } IN TRANSACTIONS`: runs `inner` for batches of input rows, each batch in a
+    /// write transaction of its own that commits before the next begins.
+    Transactions {
+        input: Arc<PlanNode>,
+        inner: Arc<PlanNode>,
+        batch: Arc<TransactionBatches>,
+    },
     Foreach {
         input: Arc<PlanNode>,
         slot: usize,
@@ -395,6 +414,7 @@ impl Op {
             | Op::SemiApply { input, inner, .. }
             | Op::Apply { input, inner }
             | Op::UnitApply { input, inner }
+            | Op::Transactions { input, inner, .. }
             | Op::Foreach { input, inner, .. } => vec![input, inner],
             Op::Merge { input, matcher, .. } => vec![input, matcher],
             Op::AllNodes { input, .. }
@@ -448,6 +468,30 @@ impl PlanNode {
     }
 }
 
+/// How `CALL { } IN TRANSACTIONS` batches its rows and what it does when a batch fails.
+#[derive(Debug)]
+pub(crate) struct TransactionBatches {
+    /// `OF n ROWS`: evaluated once, before the first batch (1000 when absent, as in Neo4j).
+    pub rows: Expr,
+    pub on_error: BatchFailure,
+    /// `REPORT STATUS AS s`: the slot of `s`.
+    pub status: Option<usize>,
+    /// The slots the subquery's RETURN columns fill, set to null for a failed batch's rows;
+    /// `None` for a unit subquery, which passes each input row on once.
+    pub returned: Option<Arc<[usize]>>,
+}
+
+/// `ON ERROR`: what a failed batch (rolled back) does to the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BatchFailure {
+    /// The query fails; the batches before stay committed.
+    Fail,
+    /// The next batch runs; the failed batch's rows pass on with null returned columns.
+    Continue,
+    /// No further batch runs; every later row passes on as not started.
+    Break,
+}
+
 /// A compiled query: the plan and what running it needs to know.
 #[derive(Debug)]
 pub(crate) struct Compiled {
@@ -462,4 +506,16 @@ pub(crate) struct Compiled {
     pub profile: bool,
     pub writes: bool,
     pub notifications: Vec<Notification>,
+}
+
+impl Compiled {
+    /// Whether the query has a `CALL { } IN TRANSACTIONS`, whose batches commit on their own:
+    /// such a query runs only in an auto-commit transaction, and is never begun again.
+    pub fn commits_batches(&self) -> bool {
+        fn walk(node: &PlanNode) -> bool {
+            matches!(node.op, Op::Transactions { .. })
+                || node.op.children().into_iter().any(|c| walk(c))
+        }
+        walk(&self.root)
+    }
 }

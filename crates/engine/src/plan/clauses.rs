@@ -15,7 +15,7 @@ use quiver_value::Value;
 
 use super::projection::ProjectionClause;
 use super::scope::Scope;
-use crate::ir::{Command, Compiled, Expr, Op, PlanNode, SubKind};
+use crate::ir::{BatchFailure, Command, Compiled, Expr, Op, PlanNode, SubKind, TransactionBatches};
 use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
@@ -420,7 +420,7 @@ impl Planner<'_> {
                 self.writes = true;
                 self.plan_foreach(plan, scope, f)?
             }
-            ClauseKind::CallSubquery(c) => self.plan_call_subquery(plan, scope, c, clause.span)?,
+            ClauseKind::CallSubquery(c) => self.plan_call_subquery(plan, scope, c)?,
             ClauseKind::CallProcedure(c) => {
                 let (p, cols, slots) =
                     self.plan_procedure(plan, scope, c, standalone, clause.span)?;
@@ -457,39 +457,14 @@ impl Planner<'_> {
 
     /// `CALL { ... }`: runs the inner query per row; its RETURN columns join the row.
     ///
-    /// `IN TRANSACTIONS [OF n ROWS] [ON ERROR FAIL]` runs every batch inside the query's own
-    /// transaction: the outcome on success is the one Neo4j's separately committed batches
-    /// give, and a failure leaves nothing behind rather than the batches before it. What
-    /// only separate commits can mean (`ON ERROR CONTINUE`/`BREAK` keep going past a failed
-    /// batch, `REPORT STATUS` describes each commit) is refused by name.
+    /// `IN TRANSACTIONS` runs it for batches of rows, each batch in a transaction of its own
+    /// that commits before the next (see [`crate::exec`]'s `transactions`).
     fn plan_call_subquery(
         &mut self,
         input: Arc<PlanNode>,
         scope: &mut Scope,
         c: &ast::CallSubquery,
-        span: Span,
     ) -> Result<Arc<PlanNode>> {
-        if let Some(tx) = &c.in_transactions {
-            if matches!(
-                tx.on_error,
-                Some(ast::OnError::Continue | ast::OnError::Break)
-            ) {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::UnsupportedFeature,
-                    "Quiver does not support CALL { ... } IN TRANSACTIONS ON ERROR CONTINUE or ON ERROR BREAK: its batches run in the query's transaction",
-                    span,
-                ));
-            }
-            if tx.report_status.is_some() {
-                return Err(self.err(
-                    Status::SyntaxError,
-                    Detail::UnsupportedFeature,
-                    "Quiver does not support CALL { ... } IN TRANSACTIONS REPORT STATUS: its batches run in the query's transaction",
-                    span,
-                ));
-            }
-        }
         let arg = match &c.scope {
             Some(ast::ImportScope::All) => scope.clone(),
             Some(ast::ImportScope::Variables(vars)) => {
@@ -503,6 +478,41 @@ impl Planner<'_> {
             None => importing_scope(&c.query, scope),
         };
         let inner = self.query(&c.query, &arg, false)?;
+        if let Some(tx) = &c.in_transactions {
+            let rows = match &tx.batch_rows {
+                Some(e) => self.expr(e, scope)?,
+                None => Expr::Const(Value::Null),
+            };
+            let returned = inner.returns.then(|| Arc::from(inner.out_slots.clone()));
+            for (col, slot) in inner.columns.iter().zip(&inner.out_slots) {
+                scope.bind(col, *slot);
+            }
+            let status = tx.report_status.as_ref().map(|v| {
+                let slot = self.slot();
+                scope.bind(&v.name, slot);
+                slot
+            });
+            let on_error = match tx.on_error {
+                None | Some(ast::OnError::Fail) => BatchFailure::Fail,
+                Some(ast::OnError::Continue) => BatchFailure::Continue,
+                Some(ast::OnError::Break) => BatchFailure::Break,
+            };
+            let est = input.est_rows * inner.root.est_rows.max(1.0);
+            return Ok(self.node(
+                Op::Transactions {
+                    input,
+                    inner: inner.root,
+                    batch: Arc::new(TransactionBatches {
+                        rows,
+                        on_error,
+                        status,
+                        returned,
+                    }),
+                },
+                est,
+                scope,
+            ));
+        }
         if !inner.returns {
             let est = input.est_rows;
             return Ok(self.node(

@@ -92,6 +92,15 @@ fn name_and_details(op: &Op) -> (String, String) {
         ),
         Op::Apply { .. } => ("Apply".into(), String::new()),
         Op::UnitApply { .. } => ("SubqueryForeach".into(), String::new()),
+        Op::Transactions { batch, .. } => (
+            if batch.returned.is_some() {
+                "TransactionApply"
+            } else {
+                "TransactionForeach"
+            }
+            .into(),
+            String::new(),
+        ),
         Op::Foreach { .. } => ("Foreach".into(), String::new()),
         Op::Union { .. } => ("Union".into(), String::new()),
         Op::Eager { .. } => ("Eager".into(), String::new()),

@@ -124,6 +124,11 @@ impl Planner<'_> {
             .iter()
             .map(|l| self.tokens.label(&l.name))
             .collect();
+        let dynamic = np
+            .dynamic_labels
+            .iter()
+            .map(|l| self.expr(l, scope))
+            .collect::<Result<_>>()?;
         let props = self.props(np.properties.as_ref(), scope)?;
         let slot = self.slot();
         if let Some(v) = &np.variable {
@@ -132,6 +137,7 @@ impl Planner<'_> {
         steps.push(CreateStep::Node {
             slot,
             labels,
+            dynamic,
             props,
         });
         Ok(slot)
@@ -254,9 +260,11 @@ impl Planner<'_> {
                 .map(|l| self.tokens.label(&l.name))
                 .collect();
             let props = self.props(np.properties.as_ref(), scope)?;
+            // MERGE nodes never have `$(expr)` labels: only CREATE's parser reads them.
             steps.push(CreateStep::Node {
                 slot: slots.nodes[i],
                 labels,
+                dynamic: Vec::new(),
                 props,
             });
         }
@@ -308,6 +316,13 @@ impl Planner<'_> {
                     entity: self.variable(variable, scope)?,
                     labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
                 },
+                ast::SetItem::DynamicLabels { variable, labels } => SetOp::AddDynamicLabels {
+                    entity: self.variable(variable, scope)?,
+                    labels: labels
+                        .iter()
+                        .map(|l| self.expr(l, scope))
+                        .collect::<Result<_>>()?,
+                },
             });
         }
         Ok(ops)
@@ -347,6 +362,13 @@ impl Planner<'_> {
                 ast::RemoveItem::Labels { variable, labels } => SetOp::RemoveLabels {
                     entity: self.variable(variable, scope)?,
                     labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
+                },
+                ast::RemoveItem::DynamicLabels { variable, labels } => SetOp::RemoveDynamicLabels {
+                    entity: self.variable(variable, scope)?,
+                    labels: labels
+                        .iter()
+                        .map(|l| self.expr(l, scope))
+                        .collect::<Result<_>>()?,
                 },
             });
         }

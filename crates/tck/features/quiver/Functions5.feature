@@ -518,3 +518,46 @@ Feature: Functions5 - functions added in Neo4j 5
       RETURN normalize('a', 'NFX') AS r
       """
     Then a ArgumentError should be raised at runtime: InvalidArgumentValue
+
+  Scenario: [48] IS NORMALIZED tests for NFC
+    Given an empty graph
+    When executing query:
+      """
+      RETURN 'café' IS NORMALIZED AS composed, normalize('café', NFD) IS NORMALIZED AS decomposed
+      """
+    Then the result should be, in any order:
+      | composed | decomposed |
+      | true     | false      |
+    And no side effects
+
+  Scenario: [49] IS NOT NORMALIZED and a named normal form
+    Given an empty graph
+    When executing query:
+      """
+      WITH normalize('café', NFD) AS s
+      RETURN s IS NFD NORMALIZED AS nfd, s IS NOT NFD NORMALIZED AS notNfd,
+             s IS NOT NORMALIZED AS notNfc, '①' IS NFKC NORMALIZED AS nfkc
+      """
+    Then the result should be, in any order:
+      | nfd  | notNfd | notNfc | nfkc  |
+      | true | false  | true   | false |
+    And no side effects
+
+  Scenario: [50] IS NORMALIZED of null is null
+    Given an empty graph
+    When executing query:
+      """
+      RETURN null IS NORMALIZED AS a, null IS NOT NFKD NORMALIZED AS b
+      """
+    Then the result should be, in any order:
+      | a    | b    |
+      | null | null |
+    And no side effects
+
+  Scenario: [51] An unknown normal form is a syntax error
+    Given an empty graph
+    When executing query:
+      """
+      RETURN 'a' IS NFX NORMALIZED AS x
+      """
+    Then a SyntaxError should be raised at compile time: *
