@@ -158,6 +158,10 @@ pub struct Layer {
     #[arg(long, value_name = "BYTES")]
     pub query_memory_total_max: Option<u64>,
 
+    /// Estimated bytes the cache of compiled plans may hold together; a plan over a sixteenth of it is planned again each time instead of cached; 0 caches no plan [default: 134217728] [env: QUIVER_PLAN_CACHE_BYTES_MAX]
+    #[arg(long, value_name = "BYTES")]
+    pub plan_cache_bytes_max: Option<u64>,
+
     /// How long a writer that meets another transaction's uncommitted change waits for it to end; a first query that has returned nothing then begins again at a fresh snapshot, else it fails with a retryable LockAcquisitionTimeout; 0 never waits [default: 1000] [env: QUIVER_LOCK_WAIT_MS]
     #[arg(long, value_name = "MS")]
     pub lock_wait_ms: Option<u64>,
@@ -255,6 +259,7 @@ impl Layer {
             query_placement: env_value(&lookup, "QUIVER_QUERY_PLACEMENT")?,
             query_memory_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_MAX")?,
             query_memory_total_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_TOTAL_MAX")?,
+            plan_cache_bytes_max: env_value(&lookup, "QUIVER_PLAN_CACHE_BYTES_MAX")?,
             lock_wait_ms: env_value(&lookup, "QUIVER_LOCK_WAIT_MS")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
@@ -345,6 +350,7 @@ impl Layer {
             query_placement: self.query_placement.or(lower.query_placement),
             query_memory_max: self.query_memory_max.or(lower.query_memory_max),
             query_memory_total_max: self.query_memory_total_max.or(lower.query_memory_total_max),
+            plan_cache_bytes_max: self.plan_cache_bytes_max.or(lower.plan_cache_bytes_max),
             lock_wait_ms: self.lock_wait_ms.or(lower.lock_wait_ms),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),
