@@ -244,8 +244,8 @@ impl Transaction {
             self.cancel.clone(),
             limit.map(|l| started + l),
             limit.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
-            self.writes.clone(),
         );
+        cx.writes = self.writes.clone();
         cx.count_params()?;
         if compiled.profile {
             cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
@@ -367,8 +367,8 @@ impl Transaction {
             self.cancel.clone(),
             q.cx.deadline,
             q.cx.time_limit_ms,
-            self.writes.clone(),
         );
+        cx.writes = self.writes.clone();
         if q.compiled.profile {
             cx.profile = Some(vec![
                 OperatorProfile::default();

@@ -73,7 +73,8 @@ pub(crate) struct Cx {
     /// Room taken from the database's [`crate::memory::MemoryPool`], in whole chunks: while
     /// what the query holds fits in it, counting touches nothing shared.
     pub memory_reserved_bytes: usize,
-    /// What the transaction's writes hold, across all its queries.
+    /// What the transaction's writes hold, across all its queries: the transaction puts its
+    /// own account here when it makes the context (one made without counts into its own).
     pub writes: Arc<TxWrites>,
     /// Bytes this query's writes added that `writes` has not been told of yet: it is told
     /// once they reach [`WRITE_FLUSH_BYTES`] and when the query ends.

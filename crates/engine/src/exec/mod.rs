@@ -30,7 +30,6 @@ use quiver_value::{FunctionContext, Value};
 use crate::database::DatabaseState;
 use crate::error::Result;
 use crate::ir::{Expr, Op, PlanNode, Row, SortKey};
-use crate::memory::TxWrites;
 use crate::summary::Counters;
 
 /// The executor creates the context, so that subquery expressions open their plans with
@@ -44,7 +43,6 @@ impl Cx {
         cancel: Arc<AtomicBool>,
         deadline: Option<Instant>,
         time_limit_ms: u64,
-        writes: Arc<TxWrites>,
     ) -> Cx {
         let storage = tx.storage().clone();
         let memory_bytes_max = shared.config.query_memory_bytes_max;
@@ -62,7 +60,7 @@ impl Cx {
             memory_bytes: 0,
             memory_bytes_max,
             memory_reserved_bytes: 0,
-            writes,
+            writes: Arc::default(),
             write_pending_bytes: 0,
             var_length_hops_max,
             profile: None,

@@ -213,6 +213,18 @@ fn set_property(ent: &Entity, key: PropKeyId, v: Value, cx: &mut Cx) -> Result<(
     Ok(())
 }
 
+fn remove_property(ent: &Entity, key: PropKeyId, cx: &mut Cx) -> Result<()> {
+    cx.count_write(CHANGE_WRITE_BYTES)?;
+    let old = match ent {
+        Entity::Node(n) => cx.tx.remove_node_property(*n, key)?,
+        Entity::Rel(r) => cx.tx.remove_relationship_property(*r, key)?,
+    };
+    if old.is_some() {
+        cx.counters.properties_set += 1;
+    }
+    Ok(())
+}
+
 /// The map a `SET n = x` / `SET n += x` right-hand side stands for.
 fn map_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
     match v {
@@ -309,14 +321,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             if let Some(target) = entity(e, row, cx)?
                 && let Some(k) = key.key(&cx.storage)
             {
-                cx.count_write(CHANGE_WRITE_BYTES)?;
-                let old = match target {
-                    Entity::Node(n) => cx.tx.remove_node_property(n, k)?,
-                    Entity::Rel(r) => cx.tx.remove_relationship_property(r, k)?,
-                };
-                if old.is_some() {
-                    cx.counters.properties_set += 1;
-                }
+                remove_property(&target, k, cx)?;
             }
         }
         SetOp::RemoveLabels { entity: e, labels } => match entity(e, row, cx)? {
