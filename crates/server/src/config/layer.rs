@@ -150,7 +150,7 @@ pub struct Layer {
     #[arg(long, value_name = "POLICY")]
     pub query_placement: Option<Policy>,
 
-    /// Bytes one query may hold (strings, lists, sorts, aggregations, DISTINCT sets); past it the query fails with TransactionMemoryLimit [default: 1073741824] [env: QUIVER_QUERY_MEMORY_MAX]
+    /// Bytes one query may hold (strings, lists, sorts, aggregations, DISTINCT sets, and its transaction's uncommitted writes); past it the query fails with TransactionMemoryLimit [default: 1073741824] [env: QUIVER_QUERY_MEMORY_MAX]
     #[arg(long, value_name = "BYTES")]
     pub query_memory_max: Option<u64>,
 
