@@ -222,6 +222,7 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
     let engine = EngineConfig {
         query_memory_bytes_max: config.query.memory_bytes_max,
         query_memory_total_bytes_max: config.query.memory_total_bytes_max,
+        plan_cache_bytes_max: config.query.plan_cache_bytes_max,
         lock_wait_max: config.query.lock_wait,
         ..EngineConfig::default()
     };

@@ -155,14 +155,26 @@ fn huge_values_returned_over_the_limit_fail_and_another_client_goes_on() {
         .enable_all()
         .build()
         .expect("client runtime");
-    // 64 nodes of a 1 MiB string each, built one at a time inside the limit.
-    let created = runtime.block_on(run(
-        bolt,
-        "UNWIND range(1, 64) AS i \
-         CREATE (n:Big {i: i, s: reduce(s = 'x', j IN range(1, 20) | s + s)}) \
-         RETURN count(n) AS n",
-    ));
-    assert_eq!(created, Ok(Value::Int(64)));
+    // 64 nodes of a 1 MiB string each, built one at a time inside the limit, eight to a
+    // transaction: a transaction's writes count against the limit too.
+    let mut created = 0;
+    for batch in 0..8 {
+        let made = runtime.block_on(run(
+            bolt,
+            &format!(
+                "UNWIND range({}, {}) AS i \
+                 CREATE (n:Big {{i: i, s: reduce(s = 'x', j IN range(1, 20) | s + s)}}) \
+                 RETURN count(n) AS n",
+                batch * 8 + 1,
+                batch * 8 + 8
+            ),
+        ));
+        let Ok(Value::Int(made)) = made else {
+            panic!("batch {batch}: {made:?}");
+        };
+        created += made;
+    }
+    assert_eq!(created, 64);
     let baseline = status_bytes(child.id(), "VmRSS:");
 
     // A slice of rows handed to the connection holds 64 of them: over the limit, whether
@@ -187,6 +199,51 @@ fn huge_values_returned_over_the_limit_fail_and_another_client_goes_on() {
     // Another client, and the same values read without being returned, go on.
     let total = runtime.block_on(run(bolt, "MATCH (n:Big) RETURN sum(size(n.s)) AS total"));
     assert_eq!(total, Ok(Value::Int(64 << 20)));
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn an_unbounded_write_load_fails_on_the_limit_commits_nothing_and_the_server_goes_on() {
+    const WRITES_MAX: u64 = 16 * MIB;
+    let limit = WRITES_MAX.to_string();
+    let (mut child, bolt, _) =
+        start(&["--query-memory-max", &limit, "--plan-cache-bytes-max", "0"]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let warm = runtime.block_on(run(bolt, "RETURN 1 AS one"));
+    assert_eq!(warm, Ok(Value::Int(1)));
+    let baseline = status_bytes(child.id(), "VmRSS:");
+
+    let load = runtime.block_on(run(
+        bolt,
+        "UNWIND range(1, 100000000) AS i \
+         CREATE (:N {s: reduce(s = '', j IN range(1, 100) | s + '0123456789'), i: i}) \
+         RETURN count(*) AS n",
+    ));
+    let peak = status_bytes(child.id(), "VmHWM:");
+    let (code, message) = load.expect_err("the load fails");
+    assert_eq!(code, "Neo.TransientError.General.TransactionMemoryLimit");
+    assert!(message.contains(&limit), "{message}");
+    assert!(message.contains("writes"), "{message}");
+    eprintln!("baseline {} MiB, peak {} MiB", baseline / MIB, peak / MIB);
+    // The estimate of the writes, what the store really allocated for them, and room for
+    // the allocator.
+    let margin = 4 * WRITES_MAX + 64 * MIB;
+    assert!(
+        peak < baseline + margin,
+        "peak RSS {peak} over baseline {baseline} + {margin}"
+    );
+
+    let count = runtime.block_on(run(bolt, "MATCH (n) RETURN count(n) AS n"));
+    assert_eq!(count, Ok(Value::Int(0)), "nothing committed");
+    let within = runtime.block_on(run(
+        bolt,
+        "UNWIND range(1, 1000) AS i CREATE (:N {i: i}) RETURN count(*) AS n",
+    ));
+    assert_eq!(within, Ok(Value::Int(1000)));
     let _ = child.kill();
     let _ = child.wait();
 }

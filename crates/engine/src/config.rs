@@ -22,7 +22,9 @@ pub struct EngineConfig {
     pub query_time_max: Option<Duration>,
     /// Approximate bytes one query may hold: sort, top-n, DISTINCT, aggregation (with its
     /// DISTINCT sets and collected lists) and eager buffers, path frontiers, and the strings,
-    /// lists and maps its expressions build. A query past it fails with
+    /// lists and maps its expressions build; with it, what its transaction's uncommitted
+    /// writes hold so far (an estimate per change plus the values written, kept across the
+    /// transaction's queries until it commits or rolls back). A query past it fails with
     /// `Neo.TransientError.General.TransactionMemoryLimit`; the others go on.
     pub query_memory_bytes_max: usize,
     /// Approximate bytes all running queries of the database may hold together (Neo4j's

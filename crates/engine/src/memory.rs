@@ -116,6 +116,55 @@ impl MemoryPool {
     }
 }
 
+/// What a transaction's uncommitted writes hold, counted across all its queries, and the pool
+/// room taken for them in whole chunks. Its queries add to it (see [`crate::eval::Cx`]'s
+/// `count_write`); the transaction gives it all back when its writes go: at commit, rollback,
+/// failure, or when it begins again after a conflict. Used by one query at a time (a
+/// transaction serves one request at a time), so the atomics are never contended; they only
+/// make the account shareable between the transaction and its queries' contexts.
+#[derive(Debug, Default)]
+pub(crate) struct TxWrites {
+    held_bytes: AtomicUsize,
+    reserved_bytes: AtomicUsize,
+}
+
+impl TxWrites {
+    /// Bytes the transaction's writes hold now.
+    pub fn held_bytes(&self) -> usize {
+        self.held_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Adds `bytes` to what the writes hold and returns the new figure.
+    pub fn add(&self, bytes: usize) -> usize {
+        let held = self.held_bytes().saturating_add(bytes);
+        self.held_bytes.store(held, Ordering::Relaxed);
+        held
+    }
+
+    /// Grows the pool room taken to cover what the writes hold, in whole chunks; `false` when
+    /// the pool has no room (nothing more is taken then).
+    pub fn cover(&self, pool: &MemoryPool) -> bool {
+        let held = self.held_bytes();
+        let reserved = self.reserved_bytes.load(Ordering::Relaxed);
+        if held <= reserved {
+            return true;
+        }
+        let wanted = held.div_ceil(CHUNK_BYTES).saturating_mul(CHUNK_BYTES);
+        if !pool.try_reserve(wanted - reserved) {
+            return false;
+        }
+        self.reserved_bytes.store(wanted, Ordering::Relaxed);
+        true
+    }
+
+    /// The writes are gone (committed into the store's own accounts, or undone): gives back
+    /// every byte of pool room and starts again from zero.
+    pub fn clear(&self, pool: &MemoryPool) {
+        self.held_bytes.store(0, Ordering::Relaxed);
+        pool.release(self.reserved_bytes.swap(0, Ordering::Relaxed));
+    }
+}
+
 /// Asks the allocator to return the free memory it holds to the system. With glibc's malloc
 /// (the allocator of a `*-linux-gnu` build), `malloc_trim(0)` releases the free pages of every
 /// arena, not only the top of the main heap; elsewhere this does nothing.

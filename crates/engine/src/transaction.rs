@@ -18,6 +18,7 @@ use crate::error::{Error, LockWaited, Result, code};
 use crate::eval::{Row, row_bytes};
 use crate::exec::{self, BoxCursor, Cx};
 use crate::materialize::materialize;
+use crate::memory::TxWrites;
 use crate::plan::{self, Compiled};
 use crate::summary::{CommitInfo, OperatorProfile, PullState, QuerySummary};
 
@@ -71,6 +72,9 @@ pub struct Transaction {
     committed: Option<CommitInfo>,
     ran: bool,
     fctx_tx: quiver_value::temporal::Instant,
+    /// What the transaction's uncommitted writes hold, across its queries: given back when
+    /// they go (commit, rollback, failure, beginning again).
+    writes: Arc<TxWrites>,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -103,6 +107,7 @@ impl Transaction {
             committed: None,
             ran: false,
             fctx_tx: quiver_value::temporal::Instant::now(),
+            writes: Arc::default(),
         }
     }
 
@@ -141,6 +146,7 @@ impl Transaction {
         self.failed = Some(e.message());
         self.queries.clear();
         let _ = self.stx.rollback();
+        self.writes.clear(&self.shared.memory);
         self.shared.set_query(self.id, None);
     }
 
@@ -221,6 +227,7 @@ impl Transaction {
             limit.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
         );
         cx.tx_id = self.id;
+        cx.writes = self.writes.clone();
         cx.count_params()?;
         if compiled.profile {
             cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
@@ -348,6 +355,7 @@ impl Transaction {
             q.cx.time_limit_ms,
         );
         cx.tx_id = self.id;
+        cx.writes = self.writes.clone();
         if q.compiled.profile {
             cx.profile = Some(vec![
                 OperatorProfile::default();
@@ -357,6 +365,8 @@ impl Transaction {
         // The old cursors go first: they give back the memory they were counted for.
         q.cursor = None;
         q.cx = cx;
+        // The rolled back writes, the old context's last ones among them, are gone.
+        self.writes.clear(&self.shared.memory);
         q.cx.count_params()?;
         q.cursor = Some(exec::build(&q.compiled.root, &q.cx)?);
         q.row = vec![Value::Null; q.compiled.slots];
@@ -571,10 +581,11 @@ impl Transaction {
             }
             self.queries.remove(0);
         }
-        let info = self
-            .stx
-            .commit()
-            .map_err(|error| self.refused_commit(error))?;
+        let committed = self.stx.commit();
+        // Committed, the writes are the store's; refused, they are undone: either way the
+        // transaction no longer holds them.
+        self.writes.clear(&self.shared.memory);
+        let info = committed.map_err(|error| self.refused_commit(error))?;
         // A write transaction that wrote nothing still read at the newest commit, which the
         // log may not have acknowledged yet: its results wait for that commit.
         let ticket = info.ticket.or_else(|| self.read_horizon());
@@ -649,6 +660,7 @@ impl Transaction {
     /// Rolls back; a failed transaction rolls back without complaint.
     pub fn rollback(mut self) -> Result<()> {
         self.queries.clear();
+        self.writes.clear(&self.shared.memory);
         if self.committed.is_some() || self.failed.is_some() {
             return Ok(());
         }
@@ -667,6 +679,7 @@ impl Transaction {
 impl Drop for Transaction {
     fn drop(&mut self) {
         self.queries.clear();
+        self.writes.clear(&self.shared.memory);
         self.shared.unregister_tx(self.id);
     }
 }

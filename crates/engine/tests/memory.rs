@@ -239,11 +239,12 @@ fn with_big_strings() -> Arc<Database> {
     let db = db(8 * MIB, 1 << 30);
     let mut params = Map::new();
     params.insert("s".into(), Value::from("x".repeat(MIB)));
-    db.execute(
-        "UNWIND range(1, 16) AS i CREATE (:Big {i: i, s: $s})",
-        params,
-    )
-    .unwrap();
+    // One transaction per node: sixteen together would pass the limit with their writes.
+    for i in 1..=16 {
+        params.insert("i".into(), Value::Int(i));
+        db.execute("CREATE (:Big {i: $i, s: $s})", params.clone())
+            .unwrap();
+    }
     assert_eq!(db.query_memory_reserved_bytes(), 0);
     db
 }
@@ -466,5 +467,118 @@ fn a_list_being_unwound_is_held_while_the_rows_above_buffer() {
         ),
         "ok"
     );
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+/// Runs `query` in `tx` and pulls all its rows.
+fn run_all(tx: &mut quiver_engine::Transaction, query: &str) -> quiver_engine::Result<()> {
+    let q = tx.run(query, Map::new())?;
+    let mut rows = Vec::new();
+    tx.pull(q, -1, &mut rows).map(|_| ())
+}
+
+fn node_count(db: &Database) -> Value {
+    let r = db
+        .execute("MATCH (n) RETURN count(n) AS n", Map::new())
+        .unwrap();
+    r.rows[0][0].clone()
+}
+
+/// About 1.2 KiB of writes per row: a node with a 1000-byte string.
+const CREATE_LONG: &str =
+    "CREATE (:N {s: reduce(s = '', j IN range(1, 100) | s + '0123456789'), i: i})";
+
+#[test]
+fn a_write_load_over_the_limit_fails_naming_it_and_commits_nothing() {
+    let db = db(4 * MIB, 1 << 30);
+    let e = db
+        .execute(
+            &format!("UNWIND range(1, 100000000) AS i {CREATE_LONG}"),
+            Map::new(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    let message = e.message();
+    assert!(message.contains(&(4 * MIB).to_string()), "{message}");
+    assert!(message.contains("writes"), "{message}");
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    assert_eq!(node_count(&db), Value::Int(0));
+    // Each write counts for its values: SET and MERGE too.
+    let e = db
+        .execute(
+            "UNWIND range(1, 100000) AS i CREATE (m:M) \
+             SET m.s = toString(i) + reduce(s = '', j IN range(1, 100) | s + '0123456789')",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert!(e.message().contains("writes"), "{}", e.message());
+    let e = db
+        .execute(
+            "UNWIND range(1, 100000) AS i \
+             MERGE (:G {i: i, s: reduce(s = '', j IN range(1, 100) | s + '0123456789')})",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert!(e.message().contains("writes"), "{}", e.message());
+    assert_eq!(node_count(&db), Value::Int(0));
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn the_writes_of_an_explicit_transaction_add_up_across_its_queries() {
+    let db = db(4 * MIB, 1 << 30);
+    let mut tx = db.begin(TxOptions::default()).unwrap();
+    // Each query's 1000 nodes (about 1.2 MiB) fit alone; the fourth passes the limit.
+    let query = format!("UNWIND range(1, 1000) AS i {CREATE_LONG}");
+    let mut failed = None;
+    for n in 1..=8 {
+        if let Err(e) = run_all(&mut tx, &query) {
+            failed = Some((n, e));
+            break;
+        }
+        assert!(db.query_memory_reserved_bytes() >= MIB * n / 2);
+    }
+    let (n, e) = failed.expect("the writes passed the limit");
+    assert!((3..=4).contains(&n), "failed at query {n}");
+    assert_eq!(
+        e.status_code(),
+        "Neo.TransientError.General.TransactionMemoryLimit"
+    );
+    assert!(
+        e.message().contains(&(4 * MIB).to_string()),
+        "{}",
+        e.message()
+    );
+    assert!(tx.is_failed());
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    tx.rollback().unwrap();
+    assert_eq!(node_count(&db), Value::Int(0));
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn a_write_load_within_the_limit_commits_and_gives_its_room_back() {
+    let db = db(4 * MIB, 1 << 30);
+    let mut tx = db.begin(TxOptions::default()).unwrap();
+    let query = format!("UNWIND range(1, 1000) AS i {CREATE_LONG}");
+    for _ in 0..2 {
+        run_all(&mut tx, &query).unwrap();
+    }
+    run_all(&mut tx, "MATCH (n:N) WHERE n.i <= 500 SET n.i = -n.i").unwrap();
+    run_all(&mut tx, "MATCH (n:N) WHERE n.i > 900 DETACH DELETE n").unwrap();
+    assert!(db.query_memory_reserved_bytes() >= 2 * MIB);
+    tx.commit().unwrap();
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    assert_eq!(node_count(&db), Value::Int(1800));
+    // Committed writes are the store's: the next transaction starts from nothing.
+    db.execute(
+        &format!("UNWIND range(1, 2500) AS i {CREATE_LONG}"),
+        Map::new(),
+    )
+    .unwrap();
+    assert_eq!(node_count(&db), Value::Int(4300));
     assert_eq!(db.query_memory_reserved_bytes(), 0);
 }

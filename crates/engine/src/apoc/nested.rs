@@ -190,7 +190,8 @@ fn prepare(
     if !missing.is_empty() {
         return Err(Error::ParameterMissing(missing.join(", ")));
     }
-    let cx = Cx::new(
+    let in_callers_tx = Arc::ptr_eq(&tx, &caller.tx);
+    let mut cx = Cx::new(
         tx,
         values,
         caller.fctx.clone(),
@@ -199,6 +200,11 @@ fn prepare(
         caller.deadline,
         caller.time_limit_ms,
     );
+    // A statement in the caller's transaction adds to that transaction's writes; one in a
+    // batch transaction of its own counts them in an account of its own.
+    if in_callers_tx {
+        cx.writes = caller.writes.clone();
+    }
     Ok((compiled, cx))
 }
 

@@ -16,7 +16,7 @@ use quiver_value::{FunctionContext, Map, Node, Relationship, Value};
 use crate::database::DatabaseState;
 use crate::error::{Error, Result};
 use crate::ir::{PlanNode, Row};
-use crate::memory::{CHUNK_BYTES, SLACK_BYTES};
+use crate::memory::{CHUNK_BYTES, SLACK_BYTES, TxWrites};
 use crate::summary::{Counters, OperatorProfile};
 
 /// Builds the cursor tree of a plan (the executor's `build`).
@@ -24,6 +24,35 @@ pub(crate) type OpenPlan = fn(&Arc<PlanNode>, &Cx) -> Result<BoxCursor>;
 
 /// Loop iterations between checks of the deadline and the cancel flag.
 const TICKS_PER_CHECK: u32 = 1024;
+
+/// Bytes of writes a query counts locally before it adds them to its transaction's account
+/// and checks the limits: small beside any limit worth setting, large enough that a write
+/// load checks about once per few hundred writes.
+pub(crate) const WRITE_FLUSH_BYTES: usize = 64 << 10;
+
+/// What the memory errors name when the transaction's writes pass a limit.
+const WRITES: &str = "the transaction's uncommitted writes";
+
+/// What one change to an existing entity (a property set or removed, a label added or
+/// removed, a relationship or a node deleted) adds to a transaction's state besides the values
+/// it writes: the storage's undo delta (a 64-byte box in the entity's version chain, holding
+/// the old value when there is one), the redo operation naming the change (about 48 bytes
+/// when a commit log is installed) and the entity's slot in the touched lists and stale-entry
+/// items (about 16).
+pub(crate) const CHANGE_WRITE_BYTES: usize = 128;
+
+/// What creating a node adds besides its labels and property values: a change (the
+/// `Created` delta and its redo operation) and the node's record (its 16-byte block handle and
+/// the block's header of counts and offsets, about 48 bytes).
+pub(crate) const NODE_WRITE_BYTES: usize = CHANGE_WRITE_BYTES + 64;
+
+/// What each label written adds: its id in the node's block and redo operation, and its
+/// entry in the label index a rollback has to clean.
+pub(crate) const LABEL_WRITE_BYTES: usize = 16;
+
+/// What creating a relationship adds besides its property values: a change, its 24-byte
+/// record, and at each end a 12-byte adjacency entry with its own `EdgeAdded` delta.
+pub(crate) const REL_WRITE_BYTES: usize = CHANGE_WRITE_BYTES + 24 + 2 * (12 + 64);
 
 /// Everything a running query needs besides its row.
 pub(crate) struct Cx {
@@ -46,6 +75,12 @@ pub(crate) struct Cx {
     /// Room taken from the database's [`crate::memory::MemoryPool`], in whole chunks: while
     /// what the query holds fits in it, counting touches nothing shared.
     pub memory_reserved_bytes: usize,
+    /// What the transaction's writes hold, across all its queries: the transaction puts its
+    /// own account here when it makes the context (one made without counts into its own).
+    pub writes: Arc<TxWrites>,
+    /// Bytes this query's writes added that `writes` has not been told of yet: it is told
+    /// once they reach [`WRITE_FLUSH_BYTES`] and when the query ends.
+    pub write_pending_bytes: usize,
     pub var_length_hops_max: u32,
     /// Per operator id when profiling.
     pub profile: Option<Vec<OperatorProfile>>,
@@ -130,7 +165,7 @@ impl Cx {
     /// until the query ends.
     #[cold]
     fn cover(&mut self, total: usize, what: &'static str) -> Result<()> {
-        if total > self.memory_bytes_max {
+        if total.saturating_add(self.writes.held_bytes()) > self.memory_bytes_max {
             return Err(Error::MemoryLimit {
                 limit_bytes: self.memory_bytes_max,
                 what,
@@ -149,6 +184,40 @@ impl Cx {
             });
         }
         self.memory_reserved_bytes = wanted;
+        Ok(())
+    }
+
+    /// Counts `bytes` the transaction's state grew by with a write: a plain addition until
+    /// [`WRITE_FLUSH_BYTES`] have gathered, then a check of the transaction's writes and
+    /// what this query holds against the query's limit and of the writes' room in the pool.
+    /// Past either, the query fails (and with it the transaction, whose writes go).
+    #[inline]
+    pub fn count_write(&mut self, bytes: usize) -> Result<()> {
+        self.write_pending_bytes = self.write_pending_bytes.saturating_add(bytes);
+        if self.write_pending_bytes < WRITE_FLUSH_BYTES {
+            return Ok(());
+        }
+        self.flush_writes()
+    }
+
+    /// Adds the writes counted locally to the transaction's account and checks the limits.
+    #[cold]
+    fn flush_writes(&mut self) -> Result<()> {
+        let held = self
+            .writes
+            .add(std::mem::take(&mut self.write_pending_bytes));
+        if held.saturating_add(self.memory_bytes) > self.memory_bytes_max {
+            return Err(Error::MemoryLimit {
+                limit_bytes: self.memory_bytes_max,
+                what: WRITES,
+            });
+        }
+        if !self.writes.cover(&self.shared.memory) {
+            return Err(Error::MemoryPool {
+                limit_bytes: self.shared.memory.max_bytes,
+                what: WRITES,
+            });
+        }
         Ok(())
     }
 
@@ -182,8 +251,21 @@ impl Cx {
 }
 
 /// A query's pool room goes back when its context goes: when it ends, fails or is cancelled.
+/// Its writes stay the transaction's: what it counted locally joins the transaction's
+/// account (the pool room for it is taken when there is some; the transaction's next check
+/// takes it otherwise). A context whose account no transaction shares (a nested statement
+/// run in a batch transaction of its own) gives the account's room back too: whoever ran its
+/// batch commits or rolls it back, and either way its writes are no longer pending.
 impl Drop for Cx {
     fn drop(&mut self) {
+        if self.write_pending_bytes > 0 {
+            self.writes
+                .add(std::mem::take(&mut self.write_pending_bytes));
+            let _ = self.writes.cover(&self.shared.memory);
+        }
+        if Arc::strong_count(&self.writes) == 1 {
+            self.writes.clear(&self.shared.memory);
+        }
         self.shared.memory.release(self.memory_reserved_bytes);
         self.memory_reserved_bytes = 0;
     }

@@ -62,6 +62,8 @@ impl Cx {
             memory_bytes: 0,
             memory_bytes_max,
             memory_reserved_bytes: 0,
+            writes: Arc::default(),
+            write_pending_bytes: 0,
             var_length_hops_max,
             profile: None,
             db_hits: 0,

@@ -141,10 +141,17 @@ impl Transactions {
         let id = cx.shared.unregistered_tx_id();
         let counters = cx.counters;
         let outer = std::mem::replace(&mut cx.tx, tx.clone());
+        // The batch's writes are its own transaction's: counted in an account of their own,
+        // given back once the batch has committed or rolled back.
+        let outer_writes = std::mem::take(&mut cx.writes);
+        let outer_pending = std::mem::take(&mut cx.write_pending_bytes);
         let result = self
             .run(cx, inputs)
             .and_then(|()| commit_batch(&cx.shared, &tx));
         cx.tx = outer;
+        let batch_writes = std::mem::replace(&mut cx.writes, outer_writes);
+        cx.write_pending_bytes = outer_pending;
+        batch_writes.clear(&cx.shared.memory);
         let error = match result {
             Ok(()) => {
                 let status = BatchStatus {

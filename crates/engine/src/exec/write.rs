@@ -3,6 +3,11 @@
 //! Every write is followed by advancing the transaction's command, so that later reads in the
 //! same query (the next item of a SET, MERGE looking for what an earlier row created) see it,
 //! while scans opened earlier keep the view they started with.
+//!
+//! Every write is counted against the transaction's memory before it is made
+//! ([`Cx::count_write`]): the fixed cost of the change in the store's state (see
+//! [`crate::eval::CHANGE_WRITE_BYTES`] and its siblings) plus the values it writes, so a
+//! transaction cannot grow its uncommitted state without bound.
 
 use std::sync::Arc;
 
@@ -13,6 +18,9 @@ use super::expand::node_in;
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::graph_fns::{node_value, properties_of, rel_value};
+use crate::eval::{
+    CHANGE_WRITE_BYTES, LABEL_WRITE_BYTES, NODE_WRITE_BYTES, REL_WRITE_BYTES, value_bytes,
+};
 use crate::ir::{CreateStep, Expr, MergeSpec, Props, Row, SetOp};
 use crate::tokens::{Token, TokenKind};
 
@@ -138,6 +146,9 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                     }
                 }
                 let props = eval_props(props, row, cx, merge)?;
+                cx.count_write(
+                    NODE_WRITE_BYTES + ids.len() * LABEL_WRITE_BYTES + props_bytes(&props),
+                )?;
                 let id = cx.tx.create_node(&ids, &props)?;
                 cx.counters.nodes_created += 1;
                 cx.counters.labels_added += ids.len() as u64;
@@ -160,6 +171,7 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                 };
                 let ty = RelTypeId(ty.get_or_create(&cx.storage)?);
                 let props = eval_props(props, row, cx, merge)?;
+                cx.count_write(REL_WRITE_BYTES + props_bytes(&props))?;
                 let id = cx
                     .tx
                     .create_relationship(NodeId(start), NodeId(end), ty, &props)?;
@@ -171,6 +183,11 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
         cx.advance()?;
     }
     Ok(())
+}
+
+/// What the property values of an entity being created hold.
+fn props_bytes(props: &[(PropKeyId, Value)]) -> usize {
+    props.iter().map(|(_, v)| value_bytes(v)).sum()
 }
 
 enum Entity {
@@ -192,11 +209,24 @@ fn entity(e: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<Entity>> {
 
 fn set_property(ent: &Entity, key: PropKeyId, v: Value, cx: &mut Cx) -> Result<()> {
     let removing = v.is_null();
+    cx.count_write(CHANGE_WRITE_BYTES + value_bytes(&v))?;
     let old = match ent {
         Entity::Node(n) => cx.tx.set_node_property(*n, key, v)?,
         Entity::Rel(r) => cx.tx.set_relationship_property(*r, key, v)?,
     };
     if !removing || old.is_some() {
+        cx.counters.properties_set += 1;
+    }
+    Ok(())
+}
+
+fn remove_property(ent: &Entity, key: PropKeyId, cx: &mut Cx) -> Result<()> {
+    cx.count_write(CHANGE_WRITE_BYTES)?;
+    let old = match ent {
+        Entity::Node(n) => cx.tx.remove_node_property(*n, key)?,
+        Entity::Rel(r) => cx.tx.remove_relationship_property(*r, key)?,
+    };
+    if old.is_some() {
         cx.counters.properties_set += 1;
     }
     Ok(())
@@ -283,13 +313,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             if let Some(target) = entity(e, row, cx)?
                 && let Some(k) = key.key(&cx.storage)
             {
-                let old = match target {
-                    Entity::Node(n) => cx.tx.remove_node_property(n, k)?,
-                    Entity::Rel(r) => cx.tx.remove_relationship_property(r, k)?,
-                };
-                if old.is_some() {
-                    cx.counters.properties_set += 1;
-                }
+                remove_property(&target, k, cx)?;
             }
         }
         SetOp::AddLabels { .. }
@@ -342,6 +366,7 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
         _ => {}
     }
     for id in ids {
+        cx.count_write(CHANGE_WRITE_BYTES + LABEL_WRITE_BYTES)?;
         if add {
             if cx.tx.add_label(n, id)? {
                 cx.counters.labels_added += 1;
@@ -382,10 +407,15 @@ fn dynamic_labels(labels: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Arc
     Ok(names)
 }
 
+/// What deleting a relationship adds: its own `Deleted` change and, at each end, the
+/// adjacency entry's `EdgeRemoved` delta.
+const REL_DELETE_WRITE_BYTES: usize = CHANGE_WRITE_BYTES + 2 * 64;
+
 fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {
     if !cx.tx.rel_exists(rel)? {
         return Ok(());
     }
+    cx.count_write(REL_DELETE_WRITE_BYTES)?;
     cx.tx.delete_relationship(rel)?;
     cx.counters.relationships_deleted += 1;
     cx.advance()
@@ -395,8 +425,10 @@ fn delete_node(node: NodeId, detach: bool, cx: &mut Cx) -> Result<()> {
     if !cx.tx.node_exists(node)? {
         return Ok(());
     }
+    cx.count_write(CHANGE_WRITE_BYTES)?;
     if detach {
         let rels = cx.tx.detach_delete_node(node)?;
+        cx.count_write(rels * REL_DELETE_WRITE_BYTES)?;
         cx.counters.relationships_deleted += rels as u64;
         cx.counters.nodes_deleted += 1;
         return cx.advance();

@@ -179,13 +179,17 @@ pub struct Layer {
     #[arg(long, value_name = "POLICY")]
     pub query_placement: Option<Policy>,
 
-    /// Bytes one query may hold (strings, lists, sorts, aggregations, DISTINCT sets); past it the query fails with TransactionMemoryLimit [default: 1073741824] [env: QUIVER_QUERY_MEMORY_MAX]
+    /// Bytes one query may hold (strings, lists, sorts, aggregations, DISTINCT sets, and its transaction's uncommitted writes); past it the query fails with TransactionMemoryLimit [default: 1073741824] [env: QUIVER_QUERY_MEMORY_MAX]
     #[arg(long, value_name = "BYTES")]
     pub query_memory_max: Option<u64>,
 
     /// Bytes all running queries may hold together; the query that would pass it fails with MemoryPoolOutOfMemoryError [default: 70% of physical memory] [env: QUIVER_QUERY_MEMORY_TOTAL_MAX]
     #[arg(long, value_name = "BYTES")]
     pub query_memory_total_max: Option<u64>,
+
+    /// Estimated bytes the cache of compiled plans may hold together; a plan over a sixteenth of it is planned again each time instead of cached; 0 caches no plan [default: 134217728] [env: QUIVER_PLAN_CACHE_BYTES_MAX]
+    #[arg(long, value_name = "BYTES")]
+    pub plan_cache_bytes_max: Option<u64>,
 
     /// How long a writer that meets another transaction's uncommitted change waits for it to end; a first query that has returned nothing then begins again at a fresh snapshot, else it fails with a retryable LockAcquisitionTimeout; 0 never waits [default: 1000] [env: QUIVER_LOCK_WAIT_MS]
     #[arg(long, value_name = "MS")]
@@ -300,6 +304,7 @@ impl Layer {
             query_placement: env_value(&lookup, "QUIVER_QUERY_PLACEMENT")?,
             query_memory_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_MAX")?,
             query_memory_total_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_TOTAL_MAX")?,
+            plan_cache_bytes_max: env_value(&lookup, "QUIVER_PLAN_CACHE_BYTES_MAX")?,
             lock_wait_ms: env_value(&lookup, "QUIVER_LOCK_WAIT_MS")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
@@ -399,6 +404,7 @@ impl Layer {
             query_placement: self.query_placement.or(lower.query_placement),
             query_memory_max: self.query_memory_max.or(lower.query_memory_max),
             query_memory_total_max: self.query_memory_total_max.or(lower.query_memory_total_max),
+            plan_cache_bytes_max: self.plan_cache_bytes_max.or(lower.plan_cache_bytes_max),
             lock_wait_ms: self.lock_wait_ms.or(lower.lock_wait_ms),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),

@@ -156,6 +156,9 @@ pub struct QuerySettings {
     /// What all running queries may hold together
     /// ([`quiver_engine::EngineConfig::query_memory_total_bytes_max`]).
     pub memory_total_bytes_max: usize,
+    /// What the cached plans may hold together
+    /// ([`quiver_engine::EngineConfig::plan_cache_bytes_max`]); zero caches none.
+    pub plan_cache_bytes_max: usize,
     /// How long a writer waits for another's uncommitted change to end
     /// ([`quiver_engine::EngineConfig::lock_wait_max`]); zero never waits.
     pub lock_wait: Duration,
@@ -502,6 +505,10 @@ fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
             layer.query_memory_total_max,
             quiver_engine::memory::default_total_bytes_max(),
         )?,
+        plan_cache_bytes_max: layer.plan_cache_bytes_max.map_or(
+            quiver_engine::EngineConfig::default().plan_cache_bytes_max,
+            |bytes| usize::try_from(bytes).unwrap_or(usize::MAX),
+        ),
         lock_wait: match layer.lock_wait_ms {
             None => quiver_engine::LOCK_WAIT_DEFAULT,
             Some(ms) if ms <= TIMEOUT_MS_LIMIT => Duration::from_millis(ms),

@@ -466,6 +466,35 @@ fn query_memory_limits_come_from_every_source_and_refuse_less_than_a_mebibyte() 
 }
 
 #[test]
+fn the_plan_cache_byte_limit_comes_from_every_source_and_zero_turns_the_cache_off() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(
+        defaults.query.plan_cache_bytes_max,
+        quiver_engine::EngineConfig::default().plan_cache_bytes_max
+    );
+    let toml = file("plan_cache_bytes_max = 33554432\n");
+    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
+    let from_file = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    assert_eq!(from_file.query.plan_cache_bytes_max, 32 << 20, "file");
+    let from_env = resolve(
+        flags(&["--config", &path]),
+        env(&[("QUIVER_PLAN_CACHE_BYTES_MAX", "16777216")]),
+    )
+    .expect("valid layers");
+    assert_eq!(
+        from_env.query.plan_cache_bytes_max,
+        16 << 20,
+        "env over file"
+    );
+    let from_flag = resolve(
+        flags(&["--config", &path, "--plan-cache-bytes-max", "0"]),
+        env(&[("QUIVER_PLAN_CACHE_BYTES_MAX", "16777216")]),
+    )
+    .expect("valid layers");
+    assert_eq!(from_flag.query.plan_cache_bytes_max, 0, "flag wins");
+}
+
+#[test]
 fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
     let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
     assert_eq!(defaults.query.lock_wait, quiver_engine::LOCK_WAIT_DEFAULT);
