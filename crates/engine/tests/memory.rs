@@ -582,3 +582,39 @@ fn a_write_load_within_the_limit_commits_and_gives_its_room_back() {
     assert_eq!(node_count(&db), Value::Int(4300));
     assert_eq!(db.query_memory_reserved_bytes(), 0);
 }
+
+#[test]
+fn batches_committed_by_their_own_transactions_count_only_their_own_writes() {
+    let db = db(4 * MIB, 1 << 30);
+    // About 12 MiB of writes in all, three times the limit; 1000 rows a batch (about 1.2 MiB)
+    // fit it, so the load commits batch by batch.
+    db.execute(
+        "UNWIND range(1, 10000) AS i CALL (i) { CREATE (:N {s: reduce(s = '', j IN range(1, 100) | s + '0123456789'), i: i}) } IN TRANSACTIONS OF 1000 ROWS",
+        Map::new(),
+    )
+    .unwrap();
+    assert_eq!(node_count(&db), Value::Int(10000));
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    // The same through apoc.periodic.iterate's batch transactions.
+    db.execute(
+        "CALL apoc.periodic.iterate('UNWIND range(1, 10000) AS i RETURN i', \
+         'CREATE (:P {s: reduce(s = \"\", j IN range(1, 100) | s + \"0123456789\"), i: i})', \
+         {batchSize: 1000}) YIELD committedOperations RETURN committedOperations",
+        Map::new(),
+    )
+    .unwrap();
+    let r = db
+        .execute("MATCH (n:P) RETURN count(n) AS n", Map::new())
+        .unwrap();
+    assert_eq!(r.rows[0][0], Value::Int(10000));
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    // A batch that alone passes the limit still fails on it, naming the writes.
+    let e = db
+        .execute(
+            "UNWIND range(1, 10000) AS i CALL (i) { CREATE (:Q {s: reduce(s = '', j IN range(1, 100) | s + '0123456789'), i: i}) } IN TRANSACTIONS OF 5000 ROWS",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert!(e.message().contains("writes"), "{}", e.message());
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
