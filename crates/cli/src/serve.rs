@@ -540,6 +540,7 @@ fn http_api_config(config: &Config) -> ApiConfig {
         transaction_timeout: config.timeouts.transaction,
         open_transactions_per_user_max: config.limits.http_transactions_per_user_max as usize,
         open_transactions_per_address_max: config.limits.http_transactions_per_address_max as usize,
+        auth_enabled: config.auth.enabled,
         ..ApiConfig::default()
     }
 }

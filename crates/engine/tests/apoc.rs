@@ -1086,3 +1086,127 @@ fn periodic_iterate_reads_the_outer_rows_a_batch_at_a_time() {
     assert_eq!(one(&db, "MATCH (n:Mark) RETURN count(n)"), Value::Int(4));
     assert_eq!(db.query_memory_reserved_bytes(), 0);
 }
+
+#[test]
+fn any_property_and_properties_read_nodes_relationships_and_maps() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (:P {name: 'Ann', age: 40})-[:KNOWS {since: 2001}]->(:P {name: 'Bob'})",
+    );
+    assert_eq!(
+        run(
+            &db,
+            "MATCH (a:P {name: 'Ann'})-[r]->(b) RETURN apoc.any.property(a, 'age'), \
+             apoc.any.property(r, 'since'), apoc.any.property(b, 'age'), \
+             apoc.any.property({k: 1}, 'k'), apoc.any.property(a, 'unknownKey'), \
+             apoc.any.property(null, 'age'), apoc.any.property(a, null), \
+             apoc.any.property(5, 'age')"
+        ),
+        vec![vec![
+            Value::Int(40),
+            Value::Int(2001),
+            Value::Null,
+            Value::Int(1),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+        ]]
+    );
+    assert_eq!(
+        run(
+            &db,
+            "MATCH (a:P {name: 'Ann'})-[r]->() RETURN apoc.any.properties(a), \
+             apoc.any.properties(a, ['name', 'unknownKey']), apoc.any.properties(r), \
+             apoc.any.properties({k: 1, j: 2}, ['j']), apoc.any.properties(null), \
+             apoc.any.properties(a, null)"
+        ),
+        vec![vec![
+            Value::map(params(&[("age", Value::Int(40)), ("name", s("Ann"))])),
+            Value::map(params(&[("name", s("Ann"))])),
+            Value::map(params(&[("since", Value::Int(2001))])),
+            Value::map(params(&[("j", Value::Int(2))])),
+            Value::Null,
+            Value::map(params(&[("age", Value::Int(40)), ("name", s("Ann"))])),
+        ]]
+    );
+    // A virtual node answers from the properties it carries.
+    assert_eq!(
+        one(
+            &db,
+            "CALL apoc.meta.graph() YIELD nodes UNWIND nodes AS n \
+             RETURN apoc.any.property(n, 'name')"
+        ),
+        s("P")
+    );
+    bad_argument(&db, "MATCH (a:P) RETURN apoc.any.property(a, 1)", "key");
+    bad_argument(
+        &db,
+        "MATCH (a:P) RETURN apoc.any.properties(a, 'name')",
+        "keys",
+    );
+    bad_argument(
+        &db,
+        "MATCH (a:P) RETURN apoc.any.properties(a, [1])",
+        "keys",
+    );
+}
+
+#[test]
+fn any_property_reads_a_stored_value_against_the_query_memory_limit() {
+    let db = Database::open_in_memory(EngineConfig {
+        query_memory_bytes_max: 1 << 20,
+        ..EngineConfig::default()
+    });
+    run(&db, "CREATE (:Big {text: apoc.text.repeat('x', 600000)})");
+    let e = fails(
+        &db,
+        "MATCH (n:Big) UNWIND range(1, 4) AS i \
+         WITH collect(apoc.any.property(n, 'text')) AS texts RETURN size(texts)",
+    );
+    assert!(e.message().contains("memory"), "{e}");
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}
+
+#[test]
+fn schema_properties_distinct_lists_the_values_of_a_label_key() {
+    let db = db();
+    run(
+        &db,
+        "UNWIND [1, 2, 2, 3, null] AS v CREATE (:D {v: v}) CREATE (:Other {v: 9})",
+    );
+    let r = one(
+        &db,
+        "CALL apoc.schema.properties.distinct('D', 'v') YIELD value RETURN value",
+    );
+    let mut values = r.as_list().expect("a list").to_vec();
+    values.sort_by(quiver_value::order);
+    assert_eq!(values, vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
+    assert_eq!(
+        one(
+            &db,
+            "CALL apoc.schema.properties.distinct('Nope', 'v') YIELD value RETURN value"
+        ),
+        list(vec![])
+    );
+    // Names are quoted, so any label or key is read as a name.
+    run(&db, "CREATE (:`odd label` {`a key`: 'x'})");
+    assert_eq!(
+        one(
+            &db,
+            "CALL apoc.schema.properties.distinct('odd label', 'a key') YIELD value RETURN value"
+        ),
+        list(vec![s("x")])
+    );
+    bad_argument(
+        &db,
+        "CALL apoc.schema.properties.distinct(null, 'v') YIELD value RETURN value",
+        "label",
+    );
+    bad_argument(
+        &db,
+        "CALL apoc.schema.properties.distinct('D', null) YIELD value RETURN value",
+        "key",
+    );
+}

@@ -45,6 +45,11 @@ pub struct ApiConfig {
     /// body was quick, saving two thread wake-ups, else on the query pool. See
     /// `quiver_placement`.
     pub placement: Policy,
+    /// Whether the server in front authenticates requests (it refuses any whose credentials
+    /// fail, so a request that gets here names its user in `Authorization`). When on,
+    /// transactions run as that user (`SHOW CURRENT USER`), as a Bolt session's do; when off,
+    /// the header is unchecked and names no one.
+    pub auth_enabled: bool,
 }
 
 impl Default for ApiConfig {
@@ -63,6 +68,7 @@ impl Default for ApiConfig {
             bolt_port: 7687,
             neo4j_version: "5.26.0".to_owned(),
             placement: Policy::Adaptive,
+            auth_enabled: false,
         }
     }
 }

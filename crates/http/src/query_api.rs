@@ -56,6 +56,8 @@ pub struct QueryJob {
     pub body: bytes::Bytes,
     /// `None`: one statement in an implicit transaction.
     pub explicit: Option<QueryTx>,
+    /// The authenticated user the transaction runs as (`None` when authentication is off).
+    pub user: Option<Arc<str>>,
 }
 
 /// A request to the Query API's explicit transactions.
@@ -400,6 +402,7 @@ impl QueryRun {
                 AccessMode::Write
             },
             timeout: self.shared.config.transaction_timeout,
+            user: job.user.clone(),
             ..TxOptions::default()
         };
         self.started = Instant::now();

@@ -308,6 +308,7 @@ impl HttpApi {
         };
         let mut options = TxOptions {
             timeout: self.shared.config.transaction_timeout,
+            user: tx_user(parts, self.shared.config.auth_enabled),
             ..TxOptions::default()
         };
         let mut bookmarks = Ok(Vec::new());
@@ -421,6 +422,7 @@ impl HttpApi {
             typed_parameters,
             body,
             explicit,
+            user: tx_user(parts, self.shared.config.auth_enabled),
         };
         self.respond(query_api::producer(Arc::clone(&self.shared), job), None)
             .await
@@ -505,6 +507,12 @@ fn host_name(host: &str) -> &str {
         Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
         _ => host,
     }
+}
+
+/// The user transactions run as: the one the server authenticated, when it authenticates
+/// (see [`crate::ApiConfig::auth_enabled`]); otherwise none.
+fn tx_user(parts: &Parts, auth_enabled: bool) -> Option<Arc<str>> {
+    owner(parts).filter(|name| auth_enabled && !name.is_empty())
 }
 
 /// Who the request authenticated as. The server checked the credentials before the request

@@ -1344,3 +1344,60 @@ async fn query_api_transactions_end_by_delete_failure_or_expiry() {
     assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
     server.stop().await;
 }
+
+/// Transactions run as the user the server authenticated, so `SHOW CURRENT USER` names them
+/// over both APIs, as over Bolt; with authentication off, no one is named (the header is not
+/// checked then).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_current_user_names_the_authenticated_user() {
+    let config = server_config(|layer| {
+        layer.auth = Some("neo4j/secret-password".parse().expect("auth spec"));
+    });
+    let server = start(config, ApiConfig::default()).await;
+    // "neo4j:secret-password"
+    let mut client = server
+        .client()
+        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk");
+    let reply = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("SHOW CURRENT USER YIELD user"),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(
+        reply.json()["results"][0]["data"][0]["row"],
+        serde_json::json!(["neo4j"]),
+        "{}",
+        reply.text()
+    );
+    let body = serde_json::json!({"statement": "SHOW CURRENT USER YIELD user"}).to_string();
+    let reply = client.post("/db/neo4j/query/v2", &body).await;
+    assert_eq!(reply.status, 202, "{}", reply.text());
+    assert_eq!(
+        reply.json()["data"]["values"],
+        serde_json::json!([["neo4j"]]),
+        "{}",
+        reply.text()
+    );
+    server.stop().await;
+
+    let server = start_default().await;
+    let mut client = server
+        .client()
+        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk");
+    let reply = client
+        .post(
+            "/db/neo4j/tx/commit",
+            &statement("SHOW CURRENT USER YIELD user"),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(
+        reply.json()["results"][0]["data"],
+        serde_json::json!([]),
+        "{}",
+        reply.text()
+    );
+    server.stop().await;
+}

@@ -17,6 +17,7 @@ pub mod listener;
 pub mod metrics;
 pub mod procedures;
 pub mod refuser;
+pub mod routing;
 pub mod server;
 pub mod settings;
 pub mod shutdown;

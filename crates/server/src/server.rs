@@ -285,7 +285,8 @@ impl Server {
 }
 
 /// The server's side of what the graph's procedures report: its open Bolt connections
-/// (`dbms.listConnections()`) and its effective settings (`SHOW SETTINGS`). Returns the
+/// (`dbms.listConnections()`), its routing table (`dbms.routing.getRoutingTable`) and its
+/// effective settings (`SHOW SETTINGS`). Returns the
 /// connection registry the Bolt sessions enter themselves in.
 fn publish_to_graph(
     graph: Option<&Arc<Graph>>,
@@ -297,6 +298,11 @@ fn publish_to_graph(
     if let Some(graph) = graph {
         let db = graph.database();
         crate::connections::register(db, &connections);
+        let advertised = config
+            .cluster
+            .as_ref()
+            .map_or_else(|| bolt_addr.to_string(), |c| c.advertise(bolt_addr));
+        crate::routing::register(db, graph.cluster(), advertised);
         db.set_settings(crate::settings::settings(
             config,
             db.config(),

@@ -416,3 +416,87 @@ async fn bolt_4_1_to_4_3_are_negotiated_with_what_each_changes() {
     }
     server.stop().await;
 }
+
+/// Bolt 4.1 and 4.2 drivers route by calling `dbms.routing.getRoutingTable` on the `system`
+/// database; its answer is the table ROUTE sends, and Neo4j 5's older name answers the same.
+#[tokio::test]
+async fn get_routing_table_answers_what_route_does() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = BoltClient::connect(server.bolt, V58, true).await;
+    client.login(Auth::none()).await.expect("logged in");
+    client.send(&[route("db.example:7687")]).await;
+    let meta = client.expect_success().await;
+    let Some(Value::Map(routed)) = meta.get("rt") else {
+        panic!("no routing table in {meta:?}");
+    };
+
+    let mut client = BoltClient::connect(server.bolt, &[Version::V4_1], false).await;
+    client.send(&[hello_4x(&[])]).await;
+    client.expect_success().await;
+    let mut context = quiver_value::Map::new();
+    context.insert("address".into(), Value::from("db.example:7687"));
+    let system = quiver_bolt::message::TxExtra {
+        db: Some("system".to_owned()),
+        ..quiver_bolt::message::TxExtra::default()
+    };
+    for procedure in [
+        "dbms.routing.getRoutingTable",
+        "dbms.cluster.routing.getRoutingTable",
+    ] {
+        let mut params = quiver_value::Map::new();
+        params.insert("context".into(), Value::map(context.clone()));
+        params.insert("database".into(), Value::from("neo4j"));
+        client
+            .send(&[
+                common::bolt::run_in(
+                    &format!("CALL {procedure}($context, $database) YIELD ttl, servers RETURN ttl, servers"),
+                    params,
+                    system.clone(),
+                ),
+                pull(-1, -1),
+            ])
+            .await;
+        client.expect_success().await;
+        let (rows, _) = client.records().await;
+        assert_eq!(
+            rows,
+            vec![vec![
+                routed.get("ttl").cloned().expect("ttl"),
+                routed.get("servers").cloned().expect("servers"),
+            ]],
+            "{procedure}"
+        );
+    }
+    // Without a database, the default one's table; an unknown one is not found, as ROUTE says.
+    let mut params = quiver_value::Map::new();
+    params.insert("context".into(), Value::map(context.clone()));
+    client
+        .send(&[
+            common::bolt::run_in(
+                "CALL dbms.routing.getRoutingTable($context) YIELD ttl RETURN ttl",
+                params,
+                system.clone(),
+            ),
+            pull(-1, -1),
+        ])
+        .await;
+    client.expect_success().await;
+    let (rows, _) = client.records().await;
+    assert_eq!(rows, vec![vec![routed.get("ttl").cloned().expect("ttl")]]);
+    let mut params = quiver_value::Map::new();
+    params.insert("context".into(), Value::map(context));
+    client
+        .send(&[
+            common::bolt::run_in(
+                "CALL dbms.routing.getRoutingTable($context, 'nope') YIELD ttl RETURN ttl",
+                params,
+                system,
+            ),
+            pull(-1, -1),
+        ])
+        .await;
+    client.expect_success().await;
+    let (code, _) = client.expect_failure().await;
+    assert_eq!(code, "Neo.ClientError.Database.DatabaseNotFound");
+    server.stop().await;
+}

@@ -542,7 +542,7 @@ pub enum Role {
 }
 
 impl Role {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Role::Write => "WRITE",
             Role::Read => "READ",

@@ -1,6 +1,6 @@
 //! APOC's metadata procedures, answered natively with APOC's names and output columns:
 //! `apoc.meta.data`, `apoc.meta.schema`, `apoc.meta.stats`, `apoc.schema.nodes` and
-//! `apoc.schema.relationships`. LangChain's `Neo4jGraph` builds its schema text from
+//! `apoc.schema.relationships`, `apoc.schema.properties.distinct`. LangChain's `Neo4jGraph` builds its schema text from
 //! `apoc.meta.data` (node properties from the rows whose `elementType` is `node` and whose
 //! `type` is not `RELATIONSHIP`, relationship properties from those whose `elementType` is
 //! `relationship`, and the patterns from the `RELATIONSHIP` rows' `label`, `property` and
@@ -19,6 +19,7 @@ use quiver_value::{Map, Value};
 
 use super::sample::{NODES_PER_LABEL_DEFAULT, PropStats, RELS_PER_NODE_DEFAULT, Sample};
 use super::{Native, backticked, call_failed, list, map, strings};
+use crate::apoc::nested::Access;
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
 
@@ -100,6 +101,14 @@ pub(super) fn procedures() -> Vec<Native> {
         .output("type", FieldType::String)
         .output("properties", list(FieldType::String))
         .output("status", FieldType::String),
+        Native::new(
+            "apoc.schema.properties.distinct",
+            "Returns the distinct values of a property over the nodes of a label.",
+            schema_properties_distinct,
+        )
+        .input("label", FieldType::String)
+        .input("key", FieldType::String)
+        .output("value", list(FieldType::Any)),
     ]
 }
 
@@ -547,4 +556,30 @@ fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
 fn schema_relationships(_: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     Config::read("apoc.schema.relationships", args.first())?;
     Ok(Vec::new())
+}
+
+/// Every distinct value `key` has on a node labelled `label`, read by the statement that
+/// says so (`MATCH (n:label) ... collect(DISTINCT n.key)`) in the caller's transaction: the
+/// scan honours the caller's time limit and cancellation, and the values read and collected
+/// count against its memory limit, as the same clauses typed by a client would. An unknown
+/// label or key gives the empty list.
+fn schema_properties_distinct(
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "apoc.schema.properties.distinct";
+    let label = crate::apoc::string_value(NAME, "label", args.first().unwrap_or(&Value::Null))?;
+    let key = crate::apoc::string_value(NAME, "key", args.get(1).unwrap_or(&Value::Null))?;
+    let key = crate::apoc::escape(key);
+    let statement = format!(
+        "MATCH (n:{}) WHERE n.{key} IS NOT NULL RETURN collect(DISTINCT n.{key}) AS value",
+        crate::apoc::escape(label)
+    );
+    let mut outcome = ctx.run(NAME, &statement, &Map::new(), Access::Read)?;
+    let value = outcome
+        .rows
+        .pop()
+        .and_then(|mut row| row.pop())
+        .unwrap_or_else(|| Value::from(Vec::<Value>::new()));
+    Ok(vec![vec![value]])
 }

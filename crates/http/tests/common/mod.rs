@@ -91,6 +91,11 @@ pub async fn start_with(
     api_config: ApiConfig,
     commit_log: Option<Arc<dyn CommitLog>>,
 ) -> Running {
+    // As `quiver serve` does: the API knows whether the server authenticates its requests.
+    let api_config = ApiConfig {
+        auth_enabled: config.auth.enabled,
+        ..api_config
+    };
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
     let users = {

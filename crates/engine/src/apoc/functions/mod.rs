@@ -1,14 +1,15 @@
-//! The namespaced function library: APOC's functions (`apoc.coll.*`, `apoc.map.*`,
-//! `apoc.text.*`, `apoc.convert.*`, `apoc.version`) under APOC's names and semantics.
+//! The namespaced function library: APOC's functions (`apoc.any.*`, `apoc.coll.*`,
+//! `apoc.map.*`, `apoc.text.*`, `apoc.convert.*`, `apoc.version`) under APOC's names and semantics.
 //!
 //! One sorted table ([`TABLE`]) gives each function its canonical name, arity and
 //! implementation; the semantic pass checks calls against it after Neo4j's built-ins (see
 //! [`super::Functions`]) and the planner resolves a call to its entry once, so a call costs an
 //! argument evaluation and a function-pointer call. Implementations get the query's context,
-//! for the few that read the graph (`apoc.coll.sortNodes`, `apoc.convert.toJson`) and for the
+//! for the few that read the graph (`apoc.any.*`, `apoc.coll.sortNodes`, `apoc.convert.toJson`) and for the
 //! memory limit every built list or string is held to.
 
 // Every implementation has the table's signature, whether or not it can fail.
+pub(crate) mod any;
 #[allow(clippy::unnecessary_wraps)]
 pub(crate) mod coll;
 #[allow(clippy::unnecessary_wraps)]
@@ -107,6 +108,8 @@ fn version(_: &[Value], _: &mut Cx) -> Result<Value> {
 
 /// Sorted by lower-case name, for binary search.
 static TABLE: &[LibraryFn] = &[
+    f("apoc.any.properties", 1, 2, any::properties),
+    f("apoc.any.property", 2, 2, any::property),
     f("apoc.coll.avg", 1, 1, coll::avg),
     f("apoc.coll.contains", 2, 2, coll::contains),
     f("apoc.coll.containsAll", 2, 2, coll::contains_all),

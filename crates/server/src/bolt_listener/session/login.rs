@@ -8,9 +8,9 @@ use quiver_bolt::state::Outcome;
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-use crate::cluster::CLUSTER_ROUTING_TTL_SECONDS;
+use crate::routing::Table;
 
-use super::{BoltSession, DATABASE, ROUTING_TTL_SECONDS, is_known_database};
+use super::{BoltSession, DATABASE, is_known_database};
 use crate::auth::Credentials;
 use crate::deadline::{Until, race};
 
@@ -69,37 +69,15 @@ impl BoltSession {
             );
             return Outcome::Failure;
         }
-        if let Some(view) = self.graph().and_then(|graph| graph.cluster().cloned()) {
-            let routes = view.routes();
-            let servers = [
-                (Role::Write, &routes.writers[..]),
-                (Role::Read, &routes.readers[..]),
-                (Role::Route, &routes.routers[..]),
-            ];
-            let table = RoutingTable {
-                ttl_seconds: CLUSTER_ROUTING_TTL_SECONDS,
-                db: DATABASE,
-                servers: &servers,
-            };
-            let encoded = table.encode(&mut self.outbox);
-            return self.encoded(encoded);
-        }
-        let address = match routing.get("address") {
-            Some(Value::String(address)) if !address.is_empty() => address.to_string(),
-            _ => self.advertised_address(),
-        };
-        let addresses = [address];
-        let servers = [
-            (Role::Write, &addresses[..]),
-            (Role::Read, &addresses[..]),
-            (Role::Route, &addresses[..]),
-        ];
-        let table = RoutingTable {
-            ttl_seconds: ROUTING_TTL_SECONDS,
+        let cluster = self.graph().and_then(|graph| graph.cluster().cloned());
+        let table = Table::new(cluster.as_deref(), routing, || self.advertised_address());
+        let servers: Vec<(Role, &[String])> = table.roles().collect();
+        let encoded = RoutingTable {
+            ttl_seconds: table.ttl_seconds,
             db: DATABASE,
             servers: &servers,
-        };
-        let encoded = table.encode(&mut self.outbox);
+        }
+        .encode(&mut self.outbox);
         self.encoded(encoded)
     }
 

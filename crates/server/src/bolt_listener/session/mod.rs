@@ -44,9 +44,7 @@ pub const READ_CHUNK_BYTES: usize = 8 * 1024;
 /// An outbox holding this much is written out before more replies are encoded.
 pub const FLUSH_BYTES: usize = 64 * 1024;
 /// The database name reported to drivers (Quiver serves one graph).
-pub const DATABASE: &str = "neo4j";
-/// How long drivers may cache the single-node routing table.
-pub const ROUTING_TTL_SECONDS: i64 = 300;
+pub use crate::routing::DATABASE;
 
 /// How a session ended, for counting and logs.
 #[derive(Debug, PartialEq, Eq)]
@@ -485,6 +483,4 @@ impl Drop for InFlight {
     }
 }
 
-fn is_known_database(name: &str) -> bool {
-    name.eq_ignore_ascii_case(DATABASE) || name.eq_ignore_ascii_case("system")
-}
+use crate::routing::is_known_database;
