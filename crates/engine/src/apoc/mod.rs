@@ -154,7 +154,8 @@ pub(crate) fn string_value<'v>(name: &str, argument: &str, v: &'v Value) -> Resu
 }
 
 /// A name written as a Cypher identifier: in backticks, a backtick doubled, so any label,
-/// type or key (spaces, dashes, backticks) can be spliced into a statement safely.
+/// type or key (spaces, dashes, backticks) can be spliced into a statement safely. The
+/// metadata procedures write names in their type strings (`` :`Person` ``) with it too.
 pub(crate) fn escape(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 2);
     out.push('`');

@@ -18,7 +18,7 @@ use quiver_storage::{IndexKind, IndexState, NodeId};
 use quiver_value::{Map, Value};
 
 use super::sample::{NODES_PER_LABEL_DEFAULT, PropStats, RELS_PER_NODE_DEFAULT, Sample};
-use super::{Native, backticked, call_failed, list, map, strings};
+use super::{Native, call_failed, list, map, strings};
 use crate::apoc::nested::Access;
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
@@ -520,8 +520,8 @@ fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
             Value::from(format!(
                 "name='{}', type='RANGE', schema=(:{} {{{}}}), indexProvider='range-1.0'",
                 ix.name,
-                backticked(&ix.label),
-                backticked(&ix.key)
+                crate::apoc::escape(&ix.label),
+                crate::apoc::escape(&ix.key)
             )),
         ]);
     }
@@ -542,8 +542,8 @@ fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
             Value::from(format!(
                 "name='{}', type='UNIQUENESS', schema=(:{} {{{}}}), ownedIndex={}",
                 c.name,
-                backticked(&c.label),
-                backticked(&c.key),
+                crate::apoc::escape(&c.label),
+                crate::apoc::escape(&c.key),
                 c.name
             )),
         ]);

@@ -240,8 +240,3 @@ where
 {
     Value::map(entries(items))
 }
-
-/// A name as Neo4j quotes it in type strings (`` :`Person` ``).
-fn backticked(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}

@@ -11,7 +11,7 @@ use quiver_value::{Map, Node, NodeData, RelData, Relationship, Value};
 use super::sample::{
     LabelSample, NODES_PER_LABEL_DEFAULT, RELS_PER_NODE_DEFAULT, Sample, TypeSample,
 };
-use super::{Native, backticked, call_failed, entries, list, strings};
+use super::{Native, call_failed, entries, list, strings};
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
 
@@ -160,8 +160,8 @@ fn constraint_description(c: &IndexInfo) -> String {
     format!(
         "Constraint( name='{}', type='UNIQUENESS', schema=(:{} {{{}}}), ownedIndex={} )",
         c.name,
-        backticked(&c.label),
-        backticked(&c.key),
+        crate::apoc::escape(&c.label),
+        crate::apoc::escape(&c.key),
         c.name
     )
 }
@@ -179,7 +179,7 @@ fn node_type_properties(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<V
             continue;
         }
         let node_type = labels.iter().fold(String::new(), |mut t, l| {
-            let _ = write!(t, ":{}", backticked(l));
+            let _ = write!(t, ":{}", crate::apoc::escape(l));
             t
         });
         let label_list = strings(labels.iter());
@@ -209,7 +209,7 @@ fn rel_type_properties(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Ve
     let sample = sample(ctx)?;
     let mut out = Vec::new();
     for t in &sample.types {
-        let rel_type = Value::from(format!(":{}", backticked(&t.name)));
+        let rel_type = Value::from(format!(":{}", crate::apoc::escape(&t.name)));
         if t.properties.is_empty() {
             out.push(vec![
                 rel_type.clone(),
