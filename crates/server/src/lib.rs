@@ -23,6 +23,7 @@ pub mod settings;
 pub mod shutdown;
 pub mod supervise;
 pub mod tls;
+pub mod websocket;
 
 pub use graph::Graph;
 pub use server::{Server, ServerError, ServerParts, ShutdownTrigger};
