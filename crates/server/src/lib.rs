@@ -9,6 +9,7 @@ pub mod bolt_listener;
 pub mod cluster;
 pub mod config;
 pub mod connections;
+pub mod console;
 pub mod deadline;
 pub mod graph;
 pub mod health;
