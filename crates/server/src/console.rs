@@ -183,7 +183,7 @@ mod tests {
         let index = String::from_utf8_lossy(INDEX.bytes);
         for reference in index
             .split(['"', '\''])
-            .filter(|part| part.ends_with(".js") || part.ends_with(".css"))
+            .filter(|part| part.starts_with(PREFIX))
         {
             let name = reference.trim_start_matches(PREFIX);
             assert!(
