@@ -16,3 +16,9 @@ cargo test --workspace --locked
 # ---- Official-driver integration tests (owned by the server crate; see tests/drivers/run.sh) ----
 echo "== driver tests: Python neo4j 6.x and 5.28, npm neo4j-driver 6.x"
 bash tests/drivers/run.sh
+
+# ---- The web console in a real browser (see tests/browser/run.sh) ----
+bash tests/browser/run.sh
+
+# ---- The container image, where a Docker daemon runs (see tests/docker/run.sh) ----
+bash tests/docker/run.sh

@@ -9,6 +9,7 @@ pub mod bolt_listener;
 pub mod cluster;
 pub mod config;
 pub mod connections;
+pub mod console;
 pub mod deadline;
 pub mod graph;
 pub mod health;
@@ -23,6 +24,7 @@ pub mod settings;
 pub mod shutdown;
 pub mod supervise;
 pub mod tls;
+pub mod websocket;
 
 pub use graph::Graph;
 pub use server::{Server, ServerError, ServerParts, ShutdownTrigger};

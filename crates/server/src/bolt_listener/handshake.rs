@@ -61,6 +61,7 @@ where
     match negotiate(&preamble, supported)? {
         Negotiation::Agreed { version, reply } => {
             stream.write_all(&reply).await?;
+            stream.flush().await?;
             Ok(Agreed {
                 version,
                 leftover: BytesMut::new(),
@@ -68,11 +69,14 @@ where
         }
         Negotiation::Refused { reply } => {
             stream.write_all(&reply).await?;
+            stream.flush().await?;
             Err(HandshakeError::NoCommonVersion)
         }
         Negotiation::Manifest { reply, offered } => {
             // One write: a driver that reads the manifest in two pieces fails (the JS driver does).
             stream.write_all(&reply).await?;
+            // A WebSocket sends what is written at its flush.
+            stream.flush().await?;
             let mut buffer = BytesMut::with_capacity(1024);
             loop {
                 if let Some((choice, used)) = parse_manifest_choice(&buffer, &offered)? {

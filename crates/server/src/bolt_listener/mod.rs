@@ -21,6 +21,7 @@ use crate::graph::Graph;
 use crate::listener::{Connection, Protocol};
 use crate::metrics::Metrics;
 use crate::refuser::RefusalScript;
+use crate::websocket::{self, WsLimits, WsUnopened};
 
 /// State shared by every Bolt connection.
 #[derive(Debug)]
@@ -86,13 +87,30 @@ pub struct BoltProtocol {
 impl Protocol for BoltProtocol {
     async fn serve(self: Arc<Self>, connection: Connection) {
         let Connection {
-            mut stream,
+            stream,
             peer,
             accepted_at,
             reserved_slot,
             shutdown,
         } = connection;
         let deadline = opening_deadline(accepted_at, self.shared.handshake_timeout);
+        // A browser driver opens with a WebSocket upgrade; the upgrade shares the opening
+        // deadline with the Bolt handshake inside it.
+        let limits = WsLimits::for_bolt(self.shared.message_bytes_max);
+        let mut stream = match Box::pin(websocket::open(stream, limits, deadline, &shutdown)).await
+        {
+            Ok(stream) => stream,
+            Err(error) => {
+                if matches!(error, WsUnopened::Interrupted(Interrupted::Deadline)) {
+                    self.shared.metrics.bolt.timed_out.inc();
+                }
+                tracing::debug!(%peer, %error, "Bolt connection not opened");
+                return;
+            }
+        };
+        if stream.is_websocket() {
+            self.shared.metrics.bolt.websocket_upgrades.inc();
+        }
         // Boxed: the handshake's state is needed for a moment, the session's for hours, and an
         // inline handshake would make every idle connection's future as large as both.
         let agreed = match Box::pin(handshake(

@@ -8,6 +8,11 @@
 //! LOGON keeps its code, and every driver pipelines LOGON behind HELLO (or sends it after reading
 //! HELLO's reply, which changes nothing). Before 5.1 the FAILURE answers HELLO.
 //!
+//! A WebSocket client (a browser driver, whose first bytes are an HTTP upgrade request) is
+//! answered with an HTTP 503 carrying the same status code and message: its upgrade is refused
+//! before any WebSocket exists, which every WebSocket client reports as a failed upgrade with
+//! the status (browsers show the reason in their console, not to the page).
+//!
 //! Every reply is encoded once, when the listener starts, so refusing a socket costs no encoding
 //! and no allocation; the [`crate::refuser`] drives the sockets and bounds their time.
 
@@ -33,7 +38,11 @@ const MANIFEST_CHOICE_BYTES_MAX: usize = 14;
 /// legacy handshake reply followed by the answer, and the answer alone (after a manifest).
 const REPLY_MANIFEST: usize = 0;
 const REPLY_REFUSED: usize = 1;
-const REPLY_VERSIONS_FIRST: usize = 2;
+const REPLY_WEBSOCKET: usize = 2;
+const REPLY_VERSIONS_FIRST: usize = 3;
+
+/// How an HTTP request (a WebSocket upgrade) opens.
+const HTTP_GET: &[u8] = b"GET ";
 
 /// The Bolt refusal, encoded for every supported version.
 #[derive(Debug)]
@@ -42,6 +51,8 @@ pub struct BoltRefusal {
     offered: Vec<VersionRange>,
     /// Per supported version: the legacy reply (4 bytes) then the answer.
     answers: Vec<(Version, Vec<u8>)>,
+    /// The HTTP 503 refusing a WebSocket upgrade.
+    websocket: Vec<u8>,
 }
 
 /// Why the refusal could not be encoded (a message too large for its format).
@@ -86,10 +97,18 @@ impl BoltRefusal {
             failure.encode(&mut reply, version)?;
             answers.push((version, reply.to_vec()));
         }
+        let body = format!("{}: {message}\n", Status::ServiceUnavailable.code());
+        let websocket = format!(
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Retry-After: 1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes();
         Ok(BoltRefusal {
             manifest,
             offered,
             answers,
+            websocket,
         })
     }
 
@@ -106,6 +125,12 @@ impl BoltRefusal {
     /// The legacy handshake's choice, as [`negotiate`] makes it, without its allocation for a
     /// manifest (which is encoded here once).
     fn opening(&self, preamble: &[u8]) -> Step {
+        if preamble.starts_with(HTTP_GET) {
+            return Step::Reply {
+                reply: REPLY_WEBSOCKET,
+                last: true,
+            };
+        }
         if preamble[..4] != MAGIC {
             return Step::Close;
         }
@@ -158,6 +183,7 @@ impl RefusalScript for BoltRefusal {
         match reply {
             REPLY_MANIFEST => &self.manifest,
             REPLY_REFUSED => &REFUSED,
+            REPLY_WEBSOCKET => &self.websocket,
             _ => {
                 let index = reply - REPLY_VERSIONS_FIRST;
                 match self.answers.get(index / 2) {
@@ -221,7 +247,22 @@ mod tests {
             }
         }
         assert_eq!(refusal.step(0, &preambles[0][..19]), Step::Read);
-        assert_eq!(refusal.step(0, b"GET / HTTP/1.1\r\nHost:"), Step::Close);
+        assert_eq!(refusal.step(0, b"PUT / HTTP/1.1\r\nHost:"), Step::Close);
+    }
+
+    #[test]
+    fn a_websocket_upgrade_gets_an_http_503_naming_the_limit() {
+        let refusal = script();
+        let step = refusal.step(0, b"GET / HTTP/1.1\r\nHost:");
+        let Step::Reply { reply, last: true } = step else {
+            panic!("{step:?}");
+        };
+        let text = String::from_utf8(refusal.reply(reply).to_vec()).expect("ASCII");
+        assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+        assert!(text.contains("Neo.TransientError.General.ServiceUnavailable"));
+        assert!(text.contains("limit of 7 connections"));
+        let (head, body) = text.split_once("\r\n\r\n").expect("head and body");
+        assert!(head.contains(&format!("Content-Length: {}", body.len())));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!
 //! What the server guarantees before a request reaches the handler:
 //! - it is not one of the operations endpoints (`/metrics`, `/health/live`, `/health/ready`,
-//!   `/stats`), which the server answers itself;
+//!   `/stats`), which the server answers itself, nor one for the web console (`/browser/...`, and
+//!   `GET /` from a browser asking for HTML: see [`crate::console`]);
 //! - its headers arrived within the header-read deadline, its body within the body-read deadline
 //!   and within the body size limit (otherwise the server answered 408 or 413) — the body is
 //!   delivered whole, as [`Bytes`];

@@ -114,6 +114,9 @@ impl HttpShared {
         peer: SocketAddr,
         activity: &Activity,
     ) -> Response<ApiBody> {
+        if let Some(page) = crate::console::answer(&request) {
+            return page;
+        }
         let operations: Option<fn(&HttpShared) -> Response<ApiBody>> = match request.uri().path() {
             "/metrics" => Some(HttpShared::metrics),
             "/health/live" => Some(HttpShared::live),

@@ -46,6 +46,8 @@ pub struct ConnectionMetrics {
     pub in_flight: IntGauge,
     /// How connections were opened when the listener has TLS on.
     pub tls: TlsMetrics,
+    /// Bolt: connections that opened with a WebSocket upgrade (browser drivers).
+    pub websocket_upgrades: Counter,
 }
 
 /// The opening of connections on a listener with TLS on.
@@ -277,6 +279,8 @@ pub struct ConnectionSnapshot {
     pub tls_handshakes_total: u64,
     pub tls_handshake_failures_total: u64,
     pub tls_plain_refused_total: u64,
+    /// Bolt: connections opened as a WebSocket.
+    pub websocket_upgrades_total: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -324,6 +328,11 @@ impl Metrics {
             "quiver_bolt_messages",
             "Bolt messages received",
             bolt_messages.clone(),
+        );
+        registry.register(
+            "quiver_bolt_websocket_upgrades",
+            "Bolt connections opened as a WebSocket (browser drivers)",
+            bolt.websocket_upgrades.clone(),
         );
         registry.register(
             "quiver_bolt_flushes",
@@ -534,6 +543,7 @@ fn connection_snapshot(metrics: &ConnectionMetrics, messages: u64) -> Connection
         tls_handshakes_total: metrics.tls.handshakes.get(),
         tls_handshake_failures_total: metrics.tls.failures(),
         tls_plain_refused_total: metrics.tls.plain_refused.get(),
+        websocket_upgrades_total: metrics.websocket_upgrades.get(),
     }
 }
 

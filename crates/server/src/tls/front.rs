@@ -66,8 +66,8 @@ impl TlsFront {
         let opened = self.open_by(socket, deadline, shutdown).await;
         let metrics = &self.metrics;
         match &opened {
-            Ok(ClientStream::Tls(_)) => metrics.handshakes.inc(),
-            Ok(ClientStream::Plain(_)) => metrics.plain.inc(),
+            Ok(stream) if stream.is_tls() => metrics.handshakes.inc(),
+            Ok(_) => metrics.plain.inc(),
             Err(Unopened::Interrupted(Interrupted::Deadline)) => metrics.failed_timed_out.inc(),
             Err(Unopened::Interrupted(_)) => metrics.failed_shutdown.inc(),
             Err(Unopened::Closed) => metrics.failed_closed.inc(),

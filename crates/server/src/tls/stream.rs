@@ -18,6 +18,8 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
+use crate::websocket::WsLink;
+
 /// Bytes decrypted at a time by `readable`, on the stack: an idle connection keeps no buffer.
 const DECRYPT_CHUNK_BYTES: usize = 4 * 1024;
 
@@ -27,6 +29,8 @@ pub enum ClientStream {
     Plain(TcpStream),
     /// Boxed: the TLS session is large, and a plain connection should not pay for it.
     Tls(Box<TlsLink>),
+    /// Bolt over WebSocket, on a plain or TLS stream ([`crate::websocket`]).
+    WebSocket(Box<WsLink>),
 }
 
 /// A TLS session and the decrypted bytes `readable` took ahead.
@@ -49,13 +53,42 @@ impl ClientStream {
     }
 
     pub fn is_tls(&self) -> bool {
-        matches!(self, ClientStream::Tls(_))
+        match self {
+            ClientStream::Plain(_) => false,
+            ClientStream::Tls(_) => true,
+            ClientStream::WebSocket(link) => link.inner().is_tls(),
+        }
+    }
+
+    pub fn is_websocket(&self) -> bool {
+        matches!(self, ClientStream::WebSocket(_))
     }
 
     fn socket(&self) -> &TcpStream {
         match self {
             ClientStream::Plain(socket) => socket,
             ClientStream::Tls(link) => link.stream.get_ref().0,
+            ClientStream::WebSocket(link) => link.inner().socket(),
+        }
+    }
+
+    /// The first byte the client sent, without taking it (`None`: it closed before sending
+    /// any), to tell the protocols that share a port apart.
+    pub async fn first_byte(&mut self) -> io::Result<Option<u8>> {
+        match self {
+            ClientStream::Plain(socket) => {
+                let mut first = [0u8; 1];
+                let peeked = socket.peek(&mut first).await?;
+                Ok((peeked > 0).then_some(first[0]))
+            }
+            ClientStream::Tls(link) => {
+                std::future::poll_fn(|cx| link.poll_fill(cx)).await?;
+                Ok(link.ahead.first().copied())
+            }
+            ClientStream::WebSocket(link) => {
+                std::future::poll_fn(|cx| link.poll_fill(cx)).await?;
+                Ok(link.first_ahead())
+            }
         }
     }
 
@@ -72,6 +105,7 @@ impl ClientStream {
         match self {
             ClientStream::Plain(socket) => socket.readable().await,
             ClientStream::Tls(link) => std::future::poll_fn(|cx| link.poll_fill(cx)).await,
+            ClientStream::WebSocket(link) => std::future::poll_fn(|cx| link.poll_fill(cx)).await,
         }
     }
 
@@ -99,6 +133,7 @@ impl ClientStream {
                 buffer.extend_from_slice(&taken);
                 Ok(read)
             }
+            ClientStream::WebSocket(link) => link.try_read_buf(buffer),
         }
     }
 
@@ -119,6 +154,7 @@ impl ClientStream {
                     Poll::Pending => Err(io::ErrorKind::WouldBlock.into()),
                 }
             }
+            ClientStream::WebSocket(link) => link.try_write(bytes),
         }
     }
 
@@ -130,6 +166,7 @@ impl ClientStream {
                 link.stream.write_all(bytes).await?;
                 link.stream.flush().await
             }
+            ClientStream::WebSocket(link) => link.write_all(bytes).await,
         }
     }
 
@@ -138,6 +175,7 @@ impl ClientStream {
         match self {
             ClientStream::Plain(socket) => AsyncWriteExt::shutdown(socket).await,
             ClientStream::Tls(link) => link.stream.shutdown().await,
+            ClientStream::WebSocket(link) => link.shutdown().await,
         }
     }
 }
@@ -184,6 +222,7 @@ impl AsyncRead for ClientStream {
                 }
                 Pin::new(&mut link.stream).poll_read(cx, buf)
             }
+            ClientStream::WebSocket(link) => link.poll_read(cx, buf),
         }
     }
 }
@@ -197,6 +236,7 @@ impl AsyncWrite for ClientStream {
         match self.get_mut() {
             ClientStream::Plain(socket) => Pin::new(socket).poll_write(cx, buf),
             ClientStream::Tls(link) => Pin::new(&mut link.stream).poll_write(cx, buf),
+            ClientStream::WebSocket(link) => link.poll_write(cx, buf),
         }
     }
 
@@ -208,6 +248,13 @@ impl AsyncWrite for ClientStream {
         match self.get_mut() {
             ClientStream::Plain(socket) => Pin::new(socket).poll_write_vectored(cx, bufs),
             ClientStream::Tls(link) => Pin::new(&mut link.stream).poll_write_vectored(cx, bufs),
+            ClientStream::WebSocket(link) => {
+                let first = bufs
+                    .iter()
+                    .find(|buf| !buf.is_empty())
+                    .map_or(&[][..], |buf| &**buf);
+                link.poll_write(cx, first)
+            }
         }
     }
 
@@ -215,6 +262,7 @@ impl AsyncWrite for ClientStream {
         match self {
             ClientStream::Plain(socket) => socket.is_write_vectored(),
             ClientStream::Tls(link) => link.stream.is_write_vectored(),
+            ClientStream::WebSocket(_) => false,
         }
     }
 
@@ -222,6 +270,7 @@ impl AsyncWrite for ClientStream {
         match self.get_mut() {
             ClientStream::Plain(socket) => Pin::new(socket).poll_flush(cx),
             ClientStream::Tls(link) => Pin::new(&mut link.stream).poll_flush(cx),
+            ClientStream::WebSocket(link) => link.poll_flush(cx),
         }
     }
 
@@ -229,6 +278,7 @@ impl AsyncWrite for ClientStream {
         match self.get_mut() {
             ClientStream::Plain(socket) => Pin::new(socket).poll_shutdown(cx),
             ClientStream::Tls(link) => Pin::new(&mut link.stream).poll_shutdown(cx),
+            ClientStream::WebSocket(link) => link.poll_shutdown(cx),
         }
     }
 }

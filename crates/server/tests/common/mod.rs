@@ -4,6 +4,7 @@
 
 pub mod bolt;
 pub mod certs;
+pub mod ws;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
