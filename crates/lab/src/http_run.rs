@@ -198,19 +198,33 @@ pub fn measure(
     ];
     lines.extend(report.lines());
     lines.push(ceiling.line());
-    lines.push(format!(
-        "# host.fd_limit soft={} hard={}",
-        host.fd_limit_soft
-            .map_or_else(|| "unknown".into(), |v| v.to_string()),
-        host.fd_limit_hard
-            .map_or_else(|| "unknown".into(), |v| v.to_string())
-    ));
-    lines.push(format!(
-        "# host.ephemeral_ports={}",
-        host.ephemeral_ports.clone().unwrap_or_default()
-    ));
-    lines.push(format!("# host.idle={} ({})", host.idle, host.idle_note));
-    if let Some(s) = &shutdown {
+    lines.extend(host_lines(&host, shutdown.as_ref()));
+    let record = serde_json::json!({
+        "schema": "quiver.lab.http/v1",
+        "protocol": "http",
+        "host": host,
+        "experiment": report,
+        "shutdown": shutdown,
+    });
+    Ok((report, lines, record))
+}
+
+/// The host's limits and the in-process server's shutdown, as report lines.
+fn host_lines(host: &Host, shutdown: Option<&crate::report::ShutdownRecord>) -> Vec<String> {
+    let known = |v: Option<u64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
+    let mut lines = vec![
+        format!(
+            "# host.fd_limit soft={} hard={}",
+            known(host.fd_limit_soft),
+            known(host.fd_limit_hard)
+        ),
+        format!(
+            "# host.ephemeral_ports={}",
+            host.ephemeral_ports.clone().unwrap_or_default()
+        ),
+        format!("# host.idle={} ({})", host.idle, host.idle_note),
+    ];
+    if let Some(s) = shutdown {
         lines.push(if s.clean {
             "# server shut down cleanly".to_owned()
         } else {
@@ -220,12 +234,5 @@ pub fn measure(
             )
         });
     }
-    let record = serde_json::json!({
-        "schema": "quiver.lab.http/v1",
-        "protocol": "http",
-        "host": host,
-        "experiment": report,
-        "shutdown": shutdown,
-    });
-    Ok((report, lines, record))
+    lines
 }

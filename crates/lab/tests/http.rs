@@ -62,7 +62,7 @@ fn slowloris_is_reclaimed_at_the_header_deadline() {
     assert_eq!(report.succeeded, 10, "{lines:#?}");
     let after = report.latency.expect("reclaim times");
     assert!(after.p50_ns >= Duration::from_millis(450).as_nanos() as u64);
-    assert!(after.max_ns <= Duration::from_millis(3000).as_nanos() as u64);
+    assert!(after.max_ns <= Duration::from_secs(3).as_nanos() as u64);
     let end = report.live_after.expect("in-process counters");
     assert_eq!(end.timed_out_total, 10);
 }

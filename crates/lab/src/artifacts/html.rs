@@ -352,6 +352,30 @@ pub fn http_page(
         true,
         false,
     ));
+    html.push_str(&http_hold_charts(reports, header_deadline_ms));
+    html.push_str(&http_table(reports));
+    html.push_str("</body></html>");
+    html
+}
+
+/// The charts of the experiments that hold requests or heads open: slow and slowloris.
+fn http_hold_charts(
+    reports: &[crate::experiments::http::HttpReport],
+    header_deadline_ms: u64,
+) -> String {
+    let points = |mode: &str, y: &dyn Fn(&crate::experiments::http::HttpReport) -> Option<f64>| {
+        reports
+            .iter()
+            .filter(|r| r.mode == mode)
+            .filter_map(|r| Some((r.offered as f64, y(r)?)))
+            .collect::<Vec<_>>()
+    };
+    let series = |name: &str, points: Vec<(f64, f64)>, dashed: bool| Series {
+        name: name.to_owned(),
+        points,
+        dashed,
+    };
+    let mut html = String::new();
     html.push_str(&line_chart(
         "Slow requests: held in flight",
         "requests offered",
@@ -397,6 +421,12 @@ pub fn http_page(
         true,
         true,
     ));
+    html
+}
+
+/// Every run of the HTTP experiments in one table.
+fn http_table(reports: &[crate::experiments::http::HttpReport]) -> String {
+    let mut html = String::new();
     html.push_str("<table><tr><th>experiment</th><th>offered</th><th>succeeded</th><th>accepted total</th><th>active</th><th>in flight</th><th>RSS per conn</th><th>errors</th><th>which side ran out</th></tr>");
     for r in reports {
         let live = r.live_held;
@@ -415,7 +445,7 @@ pub fn http_page(
             escape(&r.verdict),
         );
     }
-    html.push_str("</table></body></html>");
+    html.push_str("</table>");
     html
 }
 

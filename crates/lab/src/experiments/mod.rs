@@ -11,6 +11,7 @@ pub mod idle;
 pub mod slow;
 pub mod slowloris;
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -132,10 +133,11 @@ impl Ceiling {
             if in_process { " in process" } else { "" }
         );
         if let Some(p) = ports {
-            note.push_str(&format!(
+            let _ = write!(
+                note,
                 "; {p} ephemeral ports x {} source addresses",
                 source_addrs.max(1)
-            ));
+            );
         }
         if reachable < offered {
             let bound = if by_fds == Some(reachable) {
@@ -143,9 +145,10 @@ impl Ceiling {
             } else {
                 "the ephemeral ports"
             };
-            note.push_str(&format!(
+            let _ = write!(
+                note,
                 "; {bound} allows {reachable} of the {offered} offered: holding {reachable}"
-            ));
+            );
         }
         Ceiling {
             offered,

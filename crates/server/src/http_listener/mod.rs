@@ -70,10 +70,7 @@ impl Protocol for HttpProtocol {
             .header_read_timeout(None)
             .max_buf_size(HEAD_BYTES_MAX)
             .max_headers(HEADERS_MAX);
-        loop {
-            let Some(deadline) = activity.read_deadline(&self.limits) else {
-                break;
-            };
+        while let Some(deadline) = activity.read_deadline(&self.limits) {
             let readable = race_kept(
                 stream.readable(),
                 timer.as_mut(),
