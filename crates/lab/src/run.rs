@@ -44,10 +44,10 @@ pub fn main(args: LabArgs) -> ExitCode {
     }
     let outcome = if args.cluster.is_some() {
         crate::cluster::run(&args)
-    } else if args.ladder {
-        crate::ladder::run(&args)
     } else if args.protocol == Protocol::Http && args.mode != Mode::Echo {
         crate::http_run::run(&args).map(|()| true)
+    } else if args.ladder {
+        crate::ladder::run(&args)
     } else {
         match args.mode {
             Mode::Load => run_load(&args).map(|record| record.passed),

@@ -365,13 +365,19 @@ impl HttpReport {
     }
 }
 
-/// Opens a connection and has one request answered on it.
+/// Opens a connection (at most [`DIAL_CONCURRENCY_DEFAULT`] dialling at once, through `gate`)
+/// and has one request answered on it. The gate covers the dial alone: the slow mode's
+/// requests must all be in flight together.
 async fn open_answered(
     dialer: &Dialer,
+    gate: Arc<Semaphore>,
     request: &[u8],
     expected: i64,
 ) -> Result<TcpStream, ErrorClass> {
-    let mut stream = dialer.dial().await.map_err(|e| e.class())?;
+    let permit = gate.acquire_owned().await;
+    let dialed = dialer.dial().await;
+    drop(permit);
+    let mut stream = dialed.map_err(|e| e.class())?;
     stream
         .write_all(request)
         .await
@@ -446,10 +452,7 @@ async fn open_set(
     let mut tasks = JoinSet::new();
     for _ in 0..n {
         let (dialer, gate, request) = (Arc::clone(dialer), Arc::clone(&gate), Arc::clone(request));
-        tasks.spawn(async move {
-            let _permit = gate.acquire_owned().await;
-            open_answered(&dialer, &request, expected).await
-        });
+        tasks.spawn(async move { open_answered(&dialer, gate, &request, expected).await });
     }
     let mut held = Vec::with_capacity(n);
     let mut errors = ErrorCounts::default();
