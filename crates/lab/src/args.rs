@@ -23,6 +23,18 @@ pub enum Mode {
     Echo,
 }
 
+/// The protocol the experiments speak.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// Bolt, the lab's own client.
+    #[default]
+    Bolt,
+    /// HTTP/1.1 to the transactional endpoint (seed 002's four experiments: `load` is its
+    /// throughput mode).
+    Http,
+}
+
 /// Flags of `quiver lab`. With none, it starts an in-process server over the seeded social
 /// graph, fires the count query over Bolt, verifies every answer, shuts the server down
 /// cleanly, and prints the report.
@@ -31,6 +43,9 @@ pub struct LabArgs {
     /// What to do
     #[arg(long, value_enum, default_value_t = Mode::Load)]
     pub mode: Mode,
+    /// What load, idle, slow and slowloris speak; with http, --target is http://[user:password@]host:port
+    #[arg(long, value_enum, default_value_t = Protocol::Bolt)]
+    pub protocol: Protocol,
 
     // ---- the graph ----
     /// :Person nodes in the seeded graph

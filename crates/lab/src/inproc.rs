@@ -6,13 +6,16 @@
 //! share a process and the machine's cores. That sharing is the caveat every in-process
 //! figure carries; `--target` removes it.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
+use quiver_http::{ApiConfig, HttpApi};
 use quiver_server::auth::UserStore;
 use quiver_server::config::{Config, Layer};
 use quiver_server::health::{Health, Readiness};
+use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
@@ -42,6 +45,9 @@ pub struct InProcessSpec {
     pub threads: usize,
     pub handshake_timeout_ms: u64,
     pub fds: bool,
+    /// Serve Neo4j's HTTP API on the HTTP listener (for `--protocol http`), its header
+    /// deadline the handshake deadline.
+    pub http_api: bool,
 }
 
 pub struct InProcess {
@@ -50,6 +56,7 @@ pub struct InProcess {
     task: Option<tokio::task::JoinHandle<ShutdownReport>>,
     metrics: Arc<Metrics>,
     pub storage: Arc<Storage>,
+    pub http_addr: SocketAddr,
 }
 
 impl std::fmt::Debug for InProcess {
@@ -123,6 +130,8 @@ impl InProcess {
             // Every slot is a general slot, so --max-connections is exactly the admission limit.
             admin_reserved_connections: Some(0),
             handshake_timeout_ms: Some(spec.handshake_timeout_ms),
+            http_max_connections: Some(spec.max_connections),
+            http_header_read_timeout_ms: Some(spec.handshake_timeout_ms),
             drain_timeout_ms: Some(DRAIN_TIMEOUT_MS),
             log: Some("error".to_owned()),
             ..Layer::default()
@@ -136,25 +145,27 @@ impl InProcess {
             Arc::clone(&metrics),
         )
         .map_err(|e| fail(e.to_string()))?;
+        let database = Database::with_storage(Arc::clone(&storage), EngineConfig::default());
         let server = {
             let _guard = runtime.enter();
+            let http_api = spec.http_api.then(|| {
+                ApiHandler::from_service(HttpApi::new(Arc::clone(&database), ApiConfig::default()))
+            });
             Server::bind(
                 config,
                 ServerParts {
                     metrics: Arc::clone(&metrics),
                     health: Arc::clone(&health),
                     users: Arc::new(users),
-                    http_api: None,
+                    http_api,
                     query_pool: None,
                 },
             )
             .map_err(|e| fail(e.to_string()))?
-            .with_graph(Arc::new(Graph::new(Database::with_storage(
-                Arc::clone(&storage),
-                EngineConfig::default(),
-            ))))
+            .with_graph(Arc::new(Graph::new(database)))
         };
         let addr = server.bolt_addr();
+        let http_addr = server.http_addr();
         let trigger = server.trigger();
         let task = runtime.spawn(server.run());
         health.set(Readiness::Ready);
@@ -182,9 +193,25 @@ impl InProcess {
                 task: Some(task),
                 metrics,
                 storage,
+                http_addr,
             },
             target,
         ))
+    }
+
+    /// The HTTP listener's live counters (seed 002's three numbers), read in place.
+    pub fn http_live(&self) -> Arc<dyn Fn() -> crate::experiments::http::Live + Send + Sync> {
+        let metrics = Arc::clone(&self.metrics);
+        Arc::new(move || {
+            let s = metrics.snapshot().http;
+            crate::experiments::http::Live {
+                accepted_total: s.accepted_total,
+                active: s.active,
+                in_flight: s.in_flight,
+                closed_total: s.closed_total,
+                timed_out_total: s.timed_out_total,
+            }
+        })
     }
 
     pub fn counters(&self) -> ServerCounters {

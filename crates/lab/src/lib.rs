@@ -10,7 +10,8 @@
 //!   rung's effect windows and its profiled probe window; [`ladder`] sweeps rungs, one child
 //!   process each, beside peers.
 //! - [`verify`] holds the rules every window must pass; [`classify`] says which side ran out.
-//! - [`experiments`] hold connections idle, queries open, or handshakes unfinished.
+//! - [`experiments`] hold connections idle, queries open, or handshakes unfinished, over Bolt
+//!   or (with [`http_run`], seed 002's four experiments) HTTP.
 //! - [`cluster`] starts a cluster of `quiver serve` members, restarts or kills them under
 //!   routed writes, and checks every acknowledged write on every member.
 //! - [`echo`] answers Quiver's own bytes without doing Quiver's work: the loopback ceiling.
@@ -28,6 +29,7 @@ pub mod echo;
 pub mod error;
 pub mod experiments;
 pub mod host;
+pub mod http_run;
 pub mod inproc;
 pub mod ladder;
 pub mod latency;

@@ -120,6 +120,33 @@ pub fn parse_fd_limits(text: &str) -> Option<(u64, u64)> {
     Some((numbers.next()??, numbers.next()??))
 }
 
+/// Raises the soft descriptor limit to the hard one when `needed` is more than the soft one
+/// (processes started afterwards inherit it), and says what it did.
+pub fn raise_fd_limit(needed: u64) -> String {
+    let Some((soft, hard)) = fd_limits() else {
+        return "descriptor limit unknown".to_owned();
+    };
+    if soft >= needed {
+        return format!("descriptor limit {soft} covers the {needed} needed");
+    }
+    // `setrlimit` is an unsafe call and this crate denies `unsafe`: `prlimit(1)` sets it.
+    let _ = std::process::Command::new("prlimit")
+        .arg("--pid")
+        .arg(std::process::id().to_string())
+        .arg(format!("--nofile={hard}:{hard}"))
+        .status();
+    match fd_limits() {
+        Some((now, _)) if now >= needed => {
+            format!("descriptor limit raised from {soft} to {now}")
+        }
+        Some((now, _)) => format!(
+            "descriptor limit {now} (hard limit {hard}) is below the {needed} needed: \
+             connections past it fail on the client side"
+        ),
+        None => "descriptor limit unknown after raising".to_owned(),
+    }
+}
+
 /// A one-line value such as `/proc/sys/net/core/somaxconn`.
 pub fn sysctl(path: &str) -> Option<String> {
     Some(fs::read_to_string(path).ok()?.trim().to_owned())

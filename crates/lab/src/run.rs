@@ -10,7 +10,7 @@ use std::time::Duration;
 use quiver_storage::Storage;
 use tokio::runtime::Runtime;
 
-use crate::args::{LabArgs, Mode};
+use crate::args::{LabArgs, Mode, Protocol};
 use crate::artifacts;
 use crate::client::Dialer;
 use crate::echo::{EchoScript, EchoServer};
@@ -44,6 +44,8 @@ pub fn main(args: LabArgs) -> ExitCode {
     }
     let outcome = if args.cluster.is_some() {
         crate::cluster::run(&args)
+    } else if args.protocol == Protocol::Http && args.mode != Mode::Echo {
+        crate::http_run::run(&args).map(|()| true)
     } else if args.ladder {
         crate::ladder::run(&args)
     } else {
@@ -107,6 +109,7 @@ pub fn open_target(
                     threads: args.server_threads.unwrap_or_else(cores),
                     handshake_timeout_ms: args.handshake_timeout_ms,
                     fds: args.fd_sampling,
+                    http_api: false,
                 },
             )?;
             Ok((Some(server), target))
@@ -273,7 +276,14 @@ fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
     };
     let mut host = Host::probe(caveat);
     let social = social_of(args);
-    let offered = args.connections.max(1);
+    // What the host's descriptor limit and ports let the lab hold; less than asked is said, not
+    // failed.
+    let ceiling = crate::experiments::Ceiling::of(
+        args.connections.max(1),
+        args.target.is_none(),
+        args.source_addrs,
+    );
+    let offered = ceiling.reachable.max(1);
     // Admit everything offered: these experiments measure holding, not refusing.
     let max = args.max_connections.unwrap_or((offered + 16) as u32);
     let runtime = client_runtime(args.client_threads.unwrap_or_else(cores))?;
@@ -314,6 +324,7 @@ fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
     lines.insert(0, format!("config.mode={mode}"));
     lines.insert(1, format!("config.connections={offered}"));
     lines.insert(2, format!("config.source_addrs={}", args.source_addrs));
+    lines.push(ceiling.line());
     if args.target.is_some() {
         lines.insert(3, format!("config.target={}", target.label));
     }
@@ -376,6 +387,7 @@ fn run_echo(args: &LabArgs) -> Result<(), LabError> {
                 threads: 1,
                 handshake_timeout_ms: 10_000,
                 fds: false,
+                http_api: false,
             },
         )?;
         let (query, answer) = match args.workload {

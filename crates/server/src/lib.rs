@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod auth;
 pub mod bolt_listener;
+pub mod buffers;
 pub mod cluster;
 pub mod config;
 pub mod connections;

@@ -70,7 +70,8 @@ pub struct ListenerContext {
     /// "bolt" or "http", for logs.
     pub name: &'static str,
     pub admission: Admission,
-    pub metrics: ConnectionMetrics,
+    /// Shared by handle: every connection's task keeps one pointer, not a copy of each counter.
+    pub metrics: Arc<ConnectionMetrics>,
     /// Most time one refusal may take, from accept.
     pub refusal_timeout: Duration,
     /// Most refused sockets held at once (the admission's refusal budget).
@@ -90,7 +91,7 @@ pub async fn accept_loop<P: Protocol>(
 ) {
     let signal = context.shutdown.signal();
     let refuser = Refuser::new(context.refusals_in_flight_max as usize);
-    let metrics = context.metrics.clone();
+    let metrics = Arc::clone(&context.metrics);
     let run = CatchPanic::new(refuser::run(
         Arc::clone(&refuser),
         protocol.refusal(),
@@ -101,7 +102,7 @@ pub async fn accept_loop<P: Protocol>(
         },
     ));
     let stopped_refuser = Arc::clone(&refuser);
-    let (name, metrics) = (context.name, context.metrics.clone());
+    let (name, metrics) = (context.name, Arc::clone(&context.metrics));
     context.shutdown.tracker().spawn(async move {
         if let Err(message) = run.await {
             metrics.panics.inc();
@@ -145,7 +146,7 @@ fn admit<P: Protocol>(
     }
     match context.admission.admit() {
         Admit::Slot(slot) => {
-            let metrics = context.metrics.clone();
+            let metrics = Arc::clone(&context.metrics);
             metrics.accepted.inc();
             metrics.active.inc();
             let shutdown = context.shutdown.signal();
@@ -156,7 +157,7 @@ fn admit<P: Protocol>(
             let serve = CatchPanic::new(open_and_serve(
                 Arc::clone(protocol),
                 context.tls.clone(),
-                metrics.clone(),
+                Arc::clone(&metrics),
                 Connection {
                     stream: ClientStream::Plain(stream),
                     peer,
@@ -199,7 +200,7 @@ fn admit<P: Protocol>(
 async fn open_and_serve<P: Protocol>(
     protocol: Arc<P>,
     tls: Option<Arc<TlsFront>>,
-    metrics: ConnectionMetrics,
+    metrics: Arc<ConnectionMetrics>,
     mut connection: Connection,
 ) {
     if let Some(front) = tls

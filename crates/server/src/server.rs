@@ -10,6 +10,7 @@ use tokio::net::TcpListener;
 use crate::admission::Admission;
 use crate::auth::UserStore;
 use crate::bolt_listener::{BoltProtocol, BoltRefusal, BoltShared, EncodeError};
+use crate::buffers::BufferPool;
 use crate::config::Config;
 use crate::config::TlsMode;
 use crate::graph::Graph;
@@ -222,6 +223,7 @@ impl Server {
                 bookmark_timeout: timeouts.bookmark,
                 idle_transaction_timeout: timeouts.idle_transaction,
                 transaction_timeout: timeouts.transaction,
+                buffers: BufferPool::new(parts.metrics.bolt_buffers_lent.clone()),
             }),
             refusal: bolt_refusal,
         });
@@ -249,7 +251,7 @@ impl Server {
                 limits.admin_reserved_connections,
                 limits.refusals_in_flight_max,
             ),
-            metrics: parts.metrics.bolt.clone(),
+            metrics: Arc::new(parts.metrics.bolt.clone()),
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
@@ -262,7 +264,7 @@ impl Server {
                 0,
                 limits.refusals_in_flight_max,
             ),
-            metrics: parts.metrics.http.clone(),
+            metrics: Arc::new(parts.metrics.http.clone()),
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),

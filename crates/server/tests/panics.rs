@@ -61,7 +61,7 @@ async fn a_panicking_connection_task_is_isolated() {
     let context = ListenerContext {
         name: "fragile",
         admission: Admission::new(16, 0, 4),
-        metrics: metrics.bolt.clone(),
+        metrics: Arc::new(metrics.bolt.clone()),
         refusal_timeout: Duration::from_secs(1),
         refusals_in_flight_max: 4,
         shutdown: shutdown.clone(),

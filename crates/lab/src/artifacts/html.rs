@@ -285,6 +285,170 @@ table{border-collapse:collapse;font-size:13px;margin:1em 0}td,th{border:1px soli
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}.note{background:#fff8e0;padding:.6em 1em;border-left:4px solid #e0b000}\
 .fail{color:#b00;font-weight:bold}";
 
+/// The page of `--protocol http --ladder`: seed 002's four experiments at every rung, each
+/// with the server's own counters (accepted total, active, in flight) and which side ran out.
+pub fn http_page(
+    reports: &[crate::experiments::http::HttpReport],
+    header_deadline_ms: u64,
+) -> String {
+    let points = |mode: &str, y: &dyn Fn(&crate::experiments::http::HttpReport) -> Option<f64>| {
+        reports
+            .iter()
+            .filter(|r| r.mode == mode)
+            .filter_map(|r| Some((r.offered as f64, y(r)?)))
+            .collect::<Vec<_>>()
+    };
+    let series = |name: &str, points: Vec<(f64, f64)>, dashed: bool| Series {
+        name: name.to_owned(),
+        points,
+        dashed,
+    };
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>quiver lab: HTTP experiments</title><style>{STYLE}</style></head><body><h1>quiver lab: seed 002's four experiments over HTTP</h1>"
+    );
+    html.push_str("<p class=\"note\">Each point is one run against a fresh server. The server's counters are read while the connections are held (slow: the reading with the most requests in flight).</p>");
+    html.push_str(&line_chart(
+        "Throughput: count query over keep-alive connections",
+        "connections",
+        "requests/s",
+        &[series(
+            "requests/s",
+            points("load", &|r| r.requests_per_s),
+            false,
+        )],
+        true,
+        false,
+    ));
+    html.push_str(&line_chart(
+        "Throughput: latency",
+        "connections",
+        "latency",
+        &[
+            series(
+                "p50",
+                points("load", &|r| r.latency.map(|p| p.p50_ns as f64)),
+                false,
+            ),
+            series(
+                "p99",
+                points("load", &|r| r.latency.map(|p| p.p99_ns as f64)),
+                false,
+            ),
+        ],
+        true,
+        true,
+    ));
+    html.push_str(&line_chart(
+        "Idle keep-alive: server resident memory per connection",
+        "connections held",
+        "bytes",
+        &[series(
+            "RSS per idle connection",
+            points("idle", &|r| r.server_rss_per_conn.map(|b| b as f64)),
+            false,
+        )],
+        true,
+        false,
+    ));
+    html.push_str(&http_hold_charts(reports, header_deadline_ms));
+    html.push_str(&http_table(reports));
+    html.push_str("</body></html>");
+    html
+}
+
+/// The charts of the experiments that hold requests or heads open: slow and slowloris.
+fn http_hold_charts(
+    reports: &[crate::experiments::http::HttpReport],
+    header_deadline_ms: u64,
+) -> String {
+    let points = |mode: &str, y: &dyn Fn(&crate::experiments::http::HttpReport) -> Option<f64>| {
+        reports
+            .iter()
+            .filter(|r| r.mode == mode)
+            .filter_map(|r| Some((r.offered as f64, y(r)?)))
+            .collect::<Vec<_>>()
+    };
+    let series = |name: &str, points: Vec<(f64, f64)>, dashed: bool| Series {
+        name: name.to_owned(),
+        points,
+        dashed,
+    };
+    let mut html = String::new();
+    html.push_str(&line_chart(
+        "Slow requests: held in flight",
+        "requests offered",
+        "count",
+        &[
+            series("offered", points("slow", &|r| Some(r.offered as f64)), true),
+            series(
+                "server in_flight",
+                points("slow", &|r| r.live_held.map(|l| l.in_flight as f64)),
+                false,
+            ),
+            series(
+                "server active",
+                points("slow", &|r| r.live_held.map(|l| l.active as f64)),
+                false,
+            ),
+        ],
+        true,
+        false,
+    ));
+    let deadline_ns = header_deadline_ms as f64 * 1e6;
+    html.push_str(&line_chart(
+        "Slowloris: time from connect to the server's close",
+        "dribbling connections",
+        "time",
+        &[
+            series(
+                "header deadline",
+                points("slowloris", &|_| Some(deadline_ns)),
+                true,
+            ),
+            series(
+                "p50",
+                points("slowloris", &|r| r.latency.map(|p| p.p50_ns as f64)),
+                false,
+            ),
+            series(
+                "max",
+                points("slowloris", &|r| r.latency.map(|p| p.max_ns as f64)),
+                false,
+            ),
+        ],
+        true,
+        true,
+    ));
+    html
+}
+
+/// Every run of the HTTP experiments in one table.
+fn http_table(reports: &[crate::experiments::http::HttpReport]) -> String {
+    let mut html = String::new();
+    html.push_str("<table><tr><th>experiment</th><th>offered</th><th>succeeded</th><th>accepted total</th><th>active</th><th>in flight</th><th>RSS per conn</th><th>errors</th><th>which side ran out</th></tr>");
+    for r in reports {
+        let live = r.live_held;
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&r.mode),
+            r.offered,
+            r.succeeded,
+            live.map_or_else(String::new, |l| l.accepted_total.to_string()),
+            live.map_or_else(String::new, |l| l.active.to_string()),
+            live.map_or_else(String::new, |l| l.in_flight.to_string()),
+            r.server_rss_per_conn
+                .map_or_else(String::new, |b| b.to_string()),
+            escape(&r.errors.summary()),
+            escape(&r.verdict),
+        );
+    }
+    html.push_str("</table>");
+    html
+}
+
 /// A page for one rung: its windows and the latency distribution of its median window.
 pub fn run_page(record: &RunRecord) -> String {
     let mut html = String::new();

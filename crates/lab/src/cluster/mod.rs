@@ -100,7 +100,7 @@ pub struct ClusterReport {
 /// `quiver lab --cluster N …`: the whole experiment; whether it passed.
 pub fn run(args: &LabArgs) -> Result<bool, LabError> {
     let mut host = Host::probe(CAVEAT);
-    let fd_note = raise_fd_limit(args.connections as u64 + FDS_SPARE);
+    let fd_note = crate::procfs::raise_fd_limit(args.connections as u64 + FDS_SPARE);
     let exe = match &args.exe {
         Some(e) => e.clone(),
         None => std::env::current_exe()?,
@@ -138,33 +138,6 @@ fn run_in(
         m.terminate();
     }
     Ok(report)
-}
-
-/// Raises the soft descriptor limit to the hard one when `needed` is more than the soft one
-/// (members started afterwards inherit it), and says what it did.
-fn raise_fd_limit(needed: u64) -> String {
-    let Some((soft, hard)) = crate::procfs::fd_limits() else {
-        return "descriptor limit unknown".to_owned();
-    };
-    if soft >= needed {
-        return format!("descriptor limit {soft} covers the {needed} needed");
-    }
-    // `setrlimit` is an unsafe call and this crate denies `unsafe`: `prlimit(1)` sets it.
-    let _ = std::process::Command::new("prlimit")
-        .arg("--pid")
-        .arg(std::process::id().to_string())
-        .arg(format!("--nofile={hard}:{hard}"))
-        .status();
-    match crate::procfs::fd_limits() {
-        Some((now, _)) if now >= needed => {
-            format!("descriptor limit raised from {soft} to {now}")
-        }
-        Some((now, _)) => format!(
-            "descriptor limit {now} (hard limit {hard}) is below the {needed} needed: \
-             connections past it fail on the client side"
-        ),
-        None => "descriptor limit unknown after raising".to_owned(),
-    }
 }
 
 /// Polls `check` until it answers `Some`, or fails naming `what` at the deadline.

@@ -6,10 +6,12 @@
 //! mode reads the server's own counters before and after, so a client that hit its own wall
 //! (descriptors, ephemeral ports) is never reported as a server ceiling.
 
+pub mod http;
 pub mod idle;
 pub mod slow;
 pub mod slowloris;
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -91,8 +93,107 @@ pub async fn open_many(
     }
 }
 
+/// Descriptors kept free for everything else a lab process opens (the runtime, `/proc` reads,
+/// the counters' connections).
+pub const FDS_SPARE: u64 = 256;
+
+/// How many connections this host lets the lab hold at once, and what bounds it.
+#[derive(Clone, Debug)]
+pub struct Ceiling {
+    pub offered: usize,
+    /// What the experiment will open: `offered`, or less when the host cannot hold that many.
+    pub reachable: usize,
+    /// The descriptor limit and ephemeral ports, in words.
+    pub note: String,
+}
+
+impl Ceiling {
+    /// The ceiling for holding `offered` connections from `source_addrs` loopback addresses.
+    /// The soft descriptor limit is raised to the hard one first; in process each connection
+    /// costs two descriptors (the lab's end and the server's), against a separate server one.
+    /// Each source address has its own ephemeral ports towards the one server address.
+    pub fn of(offered: usize, in_process: bool, source_addrs: usize) -> Ceiling {
+        let per_connection: u64 = if in_process { 2 } else { 1 };
+        let needed = offered as u64 * per_connection + FDS_SPARE;
+        let fd_note = crate::procfs::raise_fd_limit(needed);
+        let by_fds = crate::procfs::fd_limits().map(|(soft, _)| {
+            usize::try_from(soft.saturating_sub(FDS_SPARE) / per_connection).unwrap_or(usize::MAX)
+        });
+        let ports = crate::procfs::sysctl("/proc/sys/net/ipv4/ip_local_port_range")
+            .and_then(|range| ephemeral_port_count(&range));
+        let by_ports = ports.map(|p| p.saturating_mul(source_addrs.max(1)));
+        let reachable = [Some(offered), by_fds, by_ports]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(offered);
+        let mut note = format!(
+            "{fd_note}; {} per connection{}",
+            per_connection,
+            if in_process { " in process" } else { "" }
+        );
+        if let Some(p) = ports {
+            let _ = write!(
+                note,
+                "; {p} ephemeral ports x {} source addresses",
+                source_addrs.max(1)
+            );
+        }
+        if reachable < offered {
+            let bound = if by_fds == Some(reachable) {
+                "the descriptor limit"
+            } else {
+                "the ephemeral ports"
+            };
+            let _ = write!(
+                note,
+                "; {bound} allows {reachable} of the {offered} offered: holding {reachable}"
+            );
+        }
+        Ceiling {
+            offered,
+            reachable,
+            note,
+        }
+    }
+
+    pub fn line(&self) -> String {
+        format!(
+            "# ceiling.reachable={} offered={} ({})",
+            self.reachable, self.offered, self.note
+        )
+    }
+}
+
+/// Ports in `ip_local_port_range`'s "first last".
+fn ephemeral_port_count(range: &str) -> Option<usize> {
+    let mut bounds = range.split_whitespace().map(str::parse::<usize>);
+    let (first, last) = (bounds.next()?.ok()?, bounds.next()?.ok()?);
+    (last >= first).then(|| last - first + 1)
+}
+
 /// Bytes per connection, or `None` when either reading is missing or nothing was held.
 pub fn per_connection(before: Option<u64>, after: Option<u64>, held: usize) -> Option<i64> {
     let (before, after) = (before?, after?);
     (held > 0).then(|| (after as i64 - before as i64) / held as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_ranges_parse() {
+        assert_eq!(ephemeral_port_count("32768\t60999"), Some(28_232));
+        assert_eq!(ephemeral_port_count("1024 1024"), Some(1));
+        assert_eq!(ephemeral_port_count("9 1"), None);
+        assert_eq!(ephemeral_port_count("nonsense"), None);
+    }
+
+    #[test]
+    fn a_ceiling_never_exceeds_what_was_offered() {
+        let ceiling = Ceiling::of(10, false, 1);
+        assert_eq!(ceiling.reachable, 10);
+        assert!(ceiling.line().contains("offered=10"));
+    }
 }

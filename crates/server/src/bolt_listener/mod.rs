@@ -16,6 +16,7 @@ pub use refusal::{BoltRefusal, EncodeError};
 pub use session::{BoltSession, End, SessionStart};
 
 use crate::auth::UserStore;
+use crate::buffers::BufferPool;
 use crate::deadline::{Interrupted, opening_deadline};
 use crate::graph::Graph;
 use crate::listener::{Connection, Protocol};
@@ -54,6 +55,9 @@ pub struct BoltShared {
     pub idle_transaction_timeout: Option<Duration>,
     /// Time limit of a transaction whose client sets none.
     pub transaction_timeout: Option<Duration>,
+    /// Read and write buffers, lent to a connection only while it has bytes to decode or
+    /// replies to write.
+    pub buffers: BufferPool,
 }
 
 impl BoltShared {

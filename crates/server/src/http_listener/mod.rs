@@ -9,6 +9,8 @@ mod service;
 pub mod watch;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,8 +23,11 @@ pub use api::{ApiBody, ApiFuture, ApiHandler, BoxError, box_body};
 pub use service::HttpShared;
 use watch::{Activity, WatchLimits, WatchedIo};
 
+use crate::deadline::{Interrupted, Until, race_kept};
 use crate::listener::{Connection, Protocol};
 use crate::refuser::{RefusalScript, Step};
+use crate::shutdown::ShutdownSignal;
+use crate::tls::ClientStream;
 
 /// Largest request head (request line and headers) hyper buffers; a bigger one is answered 431.
 pub const HEAD_BYTES_MAX: usize = 64 * 1024;
@@ -42,48 +47,51 @@ pub struct HttpProtocol {
 }
 
 impl Protocol for HttpProtocol {
+    /// Serves the connection in turns: a wait for the client's next bytes that holds no buffer
+    /// and no hyper state (the keep-alive or header deadline, and the drain, race it), then a
+    /// hyper connection for the requests that follow, until it is idle again. hyper keeps its
+    /// read and write buffers for a connection's life, so handing it the socket only while
+    /// requests are in flight is what keeps an idle keep-alive connection small.
     async fn serve(self: Arc<Self>, connection: Connection) {
         let Connection {
-            stream,
+            mut stream,
             peer,
             accepted_at,
             shutdown,
             ..
         } = connection;
         let activity = Activity::new(accepted_at);
-        let io = TokioIo::new(WatchedIo::new(stream, Arc::clone(&activity), self.limits));
-        let shared = Arc::clone(&self.shared);
-        let service_activity = Arc::clone(&activity);
-        let service = service_fn(move |request| {
-            let shared = Arc::clone(&shared);
-            let activity = Arc::clone(&service_activity);
-            async move { Ok::<_, Infallible>(shared.handle(request, peer, activity).await) }
-        });
+        let mut timer = Box::pin(tokio::time::sleep_until(accepted_at));
         let mut builder = http1::Builder::new();
         builder
             .keep_alive(true)
-            // Deadlines are enforced by `WatchedIo`, which tells idle from dribbling.
+            // Deadlines are enforced by the idle wait and `WatchedIo`, which tells idle from
+            // dribbling.
             .header_read_timeout(None)
             .max_buf_size(HEAD_BYTES_MAX)
             .max_headers(HEADERS_MAX);
-        let connection = builder.serve_connection(io, service);
-        tokio::pin!(connection);
-        let mut draining = false;
-        loop {
-            tokio::select! {
-                biased;
-                () = shutdown.stopped() => break,
-                () = shutdown.draining(), if !draining => {
-                    draining = true;
-                    // Finishes the request in progress, then closes; an idle connection closes now.
-                    connection.as_mut().graceful_shutdown();
-                }
-                outcome = connection.as_mut() => {
-                    if let Err(error) = outcome {
-                        tracing::debug!(%peer, %error, "HTTP connection ended with an error");
-                    }
+        while let Some(deadline) = activity.read_deadline(&self.limits) {
+            let readable = race_kept(
+                stream.readable(),
+                timer.as_mut(),
+                deadline,
+                &shutdown,
+                Until::Drain,
+            );
+            match readable.await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(Interrupted::Draining | Interrupted::Stopped) => break,
+                Err(Interrupted::Deadline) => {
+                    activity.mark_timed_out();
                     break;
                 }
+            }
+            match self
+                .requests(stream, peer, &activity, &builder, &shutdown)
+                .await
+            {
+                Some(idle) => stream = idle,
+                None => break,
             }
         }
         if activity.timed_out() {
@@ -95,6 +103,66 @@ impl Protocol for HttpProtocol {
         Arc::new(HttpRefusal::new(self.connections_max))
     }
 }
+
+impl HttpProtocol {
+    /// Serves requests with hyper until the connection is idle (the socket back, for the idle
+    /// wait) or over (`None`: the client left, a deadline fired, the server is draining).
+    async fn requests(
+        &self,
+        stream: ClientStream,
+        peer: SocketAddr,
+        activity: &Arc<Activity>,
+        builder: &http1::Builder,
+        shutdown: &ShutdownSignal,
+    ) -> Option<ClientStream> {
+        let io = TokioIo::new(WatchedIo::handing_over(
+            stream,
+            Arc::clone(activity),
+            self.limits,
+        ));
+        let shared = Arc::clone(&self.shared);
+        let service_activity = Arc::clone(activity);
+        let service = service_fn(move |request| {
+            let shared = Arc::clone(&shared);
+            let activity = Arc::clone(&service_activity);
+            // Boxed, so that hyper can be asked to keep the socket when the connection is idle
+            // (which needs an `Unpin` future).
+            let answer: ServiceFuture =
+                Box::pin(async move { Ok(shared.handle(request, peer, activity).await) });
+            answer
+        });
+        let mut connection = builder.serve_connection(io, service);
+        let mut draining = false;
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                () = shutdown.stopped() => return None,
+                () = shutdown.draining(), if !draining => {
+                    draining = true;
+                    // Finishes the request in progress, then closes.
+                    Pin::new(&mut connection).graceful_shutdown();
+                }
+                outcome = std::future::poll_fn(|cx| connection.poll_without_shutdown(cx)) => {
+                    break outcome;
+                }
+            }
+        };
+        if let Err(error) = outcome {
+            tracing::debug!(%peer, %error, "HTTP connection ended with an error");
+            return None;
+        }
+        let parts = connection.into_parts();
+        let watched = parts.io.into_inner();
+        // hyper holds nothing unread when it took the handover for the end of the stream; bytes it
+        // did hold would be a request cut in two, which is not handed back.
+        (watched.handed_over() && parts.read_buf.is_empty() && !draining && !activity.timed_out())
+            .then(|| watched.into_inner())
+    }
+}
+
+/// The future a request's service returns.
+type ServiceFuture =
+    Pin<Box<dyn std::future::Future<Output = Result<http::Response<ApiBody>, Infallible>> + Send>>;
 
 /// What an HTTP client past the connection limit is told: a 503 with `Retry-After` and a body in
 /// the transactional API's error format, encoded once. It is written at once, without waiting for

@@ -13,6 +13,11 @@
 //! Writes that make no progress (a client that stops reading its response) are held to a stall
 //! deadline in every phase. A fired deadline turns into a `TimedOut` I/O error, which makes hyper
 //! close the connection.
+//!
+//! A wrapper made with [`WatchedIo::handing_over`] does not wait out the idle phase at all: a read
+//! that would wait while the connection is idle ends hyper's connection instead (it reads the end
+//! of the stream), so the listener takes the socket back and waits for the next request without
+//! hyper's buffers (see `HttpProtocol::serve`).
 
 use std::io;
 use std::pin::Pin;
@@ -95,7 +100,14 @@ impl Activity {
         }
     }
 
-    fn read_deadline(&self, limits: &WatchLimits) -> Option<Instant> {
+    /// Idle between requests: nothing in the service and no byte of a next request read.
+    fn is_idle(&self) -> bool {
+        self.busy.load(Ordering::Acquire) == 0 && self.phase.load(Ordering::Acquire) == IDLE
+    }
+
+    /// When a read waiting now must have made progress: `None` while a request is in the
+    /// service (its body reads are timed there).
+    pub fn read_deadline(&self, limits: &WatchLimits) -> Option<Instant> {
         if self.busy.load(Ordering::Acquire) > 0 {
             return None;
         }
@@ -115,24 +127,51 @@ pub struct WatchedIo<S> {
     inner: S,
     activity: Arc<Activity>,
     limits: WatchLimits,
-    read_timer: Pin<Box<Sleep>>,
+    /// Made when a read or write first has to wait: most requests never need one.
+    read_timer: Option<Pin<Box<Sleep>>>,
     read_armed: Option<Instant>,
-    write_timer: Pin<Box<Sleep>>,
+    write_timer: Option<Pin<Box<Sleep>>>,
     write_armed: Option<Instant>,
+    /// End hyper's connection at the first wait while idle, rather than waiting.
+    hand_over: bool,
+    handed_over: bool,
+    /// Everything hyper wrote has been flushed (it flushes after writing the last of a
+    /// response): a response whose body is queued but not yet written keeps the connection.
+    flushed: bool,
 }
 
 impl<S> WatchedIo<S> {
     pub fn new(inner: S, activity: Arc<Activity>, limits: WatchLimits) -> WatchedIo<S> {
-        let now = Instant::now();
         WatchedIo {
             inner,
             activity,
             limits,
-            read_timer: Box::pin(tokio::time::sleep_until(now)),
+            read_timer: None,
             read_armed: None,
-            write_timer: Box::pin(tokio::time::sleep_until(now)),
+            write_timer: None,
             write_armed: None,
+            hand_over: false,
+            handed_over: false,
+            flushed: true,
         }
+    }
+
+    /// A wrapper whose reader sees the end of the stream once the connection is idle and the
+    /// socket has nothing more, so the caller gets the socket back from hyper.
+    pub fn handing_over(inner: S, activity: Arc<Activity>, limits: WatchLimits) -> WatchedIo<S> {
+        WatchedIo {
+            hand_over: true,
+            ..WatchedIo::new(inner, activity, limits)
+        }
+    }
+
+    /// Whether the end of the stream hyper read was the handover, not the client's.
+    pub fn handed_over(&self) -> bool {
+        self.handed_over
+    }
+
+    pub fn into_inner(self) -> S {
+        self.inner
     }
 
     fn expired(&self, what: &str) -> io::Error {
@@ -141,13 +180,15 @@ impl<S> WatchedIo<S> {
     }
 }
 
-/// Arms `timer` for `deadline` (re-arming only when it moved) and reports whether it fired.
+/// Arms `timer` for `deadline` (making it on first use, re-arming only when the deadline
+/// moved) and reports whether it fired.
 fn fired(
-    timer: &mut Pin<Box<Sleep>>,
+    timer: &mut Option<Pin<Box<Sleep>>>,
     armed: &mut Option<Instant>,
     deadline: Instant,
     cx: &mut Context<'_>,
 ) -> bool {
+    let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
     if *armed != Some(deadline) {
         timer.as_mut().reset(deadline);
         *armed = Some(deadline);
@@ -171,6 +212,14 @@ impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
                 Poll::Ready(result)
             }
             Poll::Pending => {
+                if this.hand_over
+                    && this.flushed
+                    && this.activity.is_idle()
+                    && !this.activity.timed_out()
+                {
+                    this.handed_over = true;
+                    return Poll::Ready(Ok(()));
+                }
                 if let Some(deadline) = this.activity.read_deadline(&this.limits)
                     && fired(&mut this.read_timer, &mut this.read_armed, deadline, cx)
                 {
@@ -188,14 +237,20 @@ impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
 }
 
 impl<S: AsyncWrite + Unpin> WatchedIo<S> {
+    /// Runs one write-side poll under the stall deadline. Only a poll that moved bytes
+    /// (`progressed`) restarts the deadline: a flush that completes with nothing written, as a
+    /// plain socket's always does, is no sign that the client reads.
     fn watch_write<T>(
         &mut self,
         cx: &mut Context<'_>,
         poll: impl FnOnce(Pin<&mut S>, &mut Context<'_>) -> Poll<io::Result<T>>,
+        progressed: fn(&io::Result<T>) -> bool,
     ) -> Poll<io::Result<T>> {
         match poll(Pin::new(&mut self.inner), cx) {
             Poll::Ready(result) => {
-                self.write_armed = None;
+                if progressed(&result) {
+                    self.write_armed = None;
+                }
                 Poll::Ready(result)
             }
             Poll::Pending => {
@@ -212,14 +267,20 @@ impl<S: AsyncWrite + Unpin> WatchedIo<S> {
     }
 }
 
+/// A write that took bytes (or failed: the error ends the connection anyway).
+fn wrote(result: &io::Result<usize>) -> bool {
+    !matches!(result, Ok(0))
+}
+
 impl<S: AsyncWrite + Unpin> AsyncWrite for WatchedIo<S> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.get_mut()
-            .watch_write(cx, |inner, cx| inner.poll_write(cx, buf))
+        let this = self.get_mut();
+        this.flushed = false;
+        this.watch_write(cx, |inner, cx| inner.poll_write(cx, buf), wrote)
     }
 
     fn poll_write_vectored(
@@ -227,8 +288,9 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WatchedIo<S> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.get_mut()
-            .watch_write(cx, |inner, cx| inner.poll_write_vectored(cx, bufs))
+        let this = self.get_mut();
+        this.flushed = false;
+        this.watch_write(cx, |inner, cx| inner.poll_write_vectored(cx, bufs), wrote)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -236,7 +298,12 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WatchedIo<S> {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().watch_write(cx, AsyncWrite::poll_flush)
+        let this = self.get_mut();
+        let flushed = this.watch_write(cx, AsyncWrite::poll_flush, |_| false);
+        if let Poll::Ready(Ok(())) = flushed {
+            this.flushed = true;
+        }
+        flushed
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

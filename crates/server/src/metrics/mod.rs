@@ -165,6 +165,9 @@ pub struct Metrics {
     /// Bolt reply batches written: one per pipelined batch, plus one per full write buffer of a
     /// large result (so K records cost O(bytes / buffer) writes, not K).
     pub bolt_flushes: Counter,
+    /// Bolt read and write buffers lent from the listener's pool and not yet given back: zero
+    /// while every connection is idle (see `crate::buffers`).
+    pub bolt_buffers_lent: IntGauge,
     pub http: ConnectionMetrics,
     /// HTTP requests answered, whatever the status.
     pub http_requests: Counter,
@@ -317,6 +320,7 @@ impl Metrics {
         http.tls = TlsMetrics::registered(&mut registry, "http");
         let bolt_messages = Counter::default();
         let bolt_flushes = Counter::default();
+        let bolt_buffers_lent = IntGauge::default();
         let http_requests = Counter::default();
         let transactions = TransactionMetrics::default();
         let query_latency = LatencyHistogram::default();
@@ -338,6 +342,11 @@ impl Metrics {
             "quiver_bolt_flushes",
             "Bolt reply batches written to sockets",
             bolt_flushes.clone(),
+        );
+        registry.register(
+            "quiver_bolt_buffers_lent",
+            "Bolt read and write buffers in use by connections (zero while all are idle)",
+            bolt_buffers_lent.clone(),
         );
         registry.register(
             "quiver_http_requests",
@@ -366,6 +375,7 @@ impl Metrics {
             bolt,
             bolt_messages,
             bolt_flushes,
+            bolt_buffers_lent,
             http,
             http_requests,
             transactions,

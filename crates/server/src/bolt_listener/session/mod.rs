@@ -18,6 +18,7 @@ mod tx;
 mod work;
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::BytesMut;
@@ -28,13 +29,12 @@ use quiver_bolt::meta::{self, Failure, Position};
 use quiver_bolt::state::{Admitted, Decision, Outcome, Session, State};
 use quiver_bolt::{Codec, Request, Version};
 use quiver_status::Status;
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use super::BoltShared;
 use crate::auth::Principal;
 use crate::connections::ConnectionEntry;
-use crate::deadline::{Interrupted, Until, race};
-use crate::metrics::IntGauge;
+use crate::deadline::{Interrupted, Until, race_kept};
 use crate::shutdown::ShutdownSignal;
 use crate::tls::ClientStream;
 use tx::OpenTx;
@@ -70,10 +70,10 @@ pub struct BoltSession {
     codec: Codec<'static>,
     protocol: Session,
     dechunker: Dechunker,
-    /// Empty (unallocated) while idle.
+    /// Lent by the listener's pool while it holds bytes; unallocated while idle.
     read_buffer: BytesMut,
-    /// Replies to the current batch; grows as needed and is released (unallocated) once flushed,
-    /// so an idle connection holds no write buffer.
+    /// Replies to the current batch, lent by the pool when a message arrives and given back
+    /// once flushed, so an idle connection holds no write buffer.
     outbox: BytesMut,
     /// Set by a successful authentication, cleared by LOGOFF.
     principal: Option<Principal>,
@@ -103,6 +103,11 @@ pub struct BoltSession {
     tx: Option<Box<OpenTx>>,
     /// This connection in the server's list (`dbms.listConnections()`), left when dropped.
     listed: ConnectionEntry,
+    /// The deadline of every wait on the socket, kept and moved rather than made per wait.
+    timer: Pin<Box<Sleep>>,
+    /// A message is being handled: counted in the in-flight gauge until it is answered (or the
+    /// session is dropped mid-message).
+    in_flight: bool,
 }
 
 /// A connection whose handshake agreed on a version: what a session starts from.
@@ -135,6 +140,15 @@ impl BoltSession {
             .connections
             .open(connection_number, peer, stream.local_addr().ok());
         let message_bytes_max = usize::try_from(shared.message_bytes_max).unwrap_or(usize::MAX);
+        // Requests pipelined behind the handshake move into a buffer of the pool, which the
+        // session gives back when it has consumed them.
+        let read_buffer = if leftover.is_empty() {
+            BytesMut::new()
+        } else {
+            let mut buffer = shared.buffers.take();
+            buffer.extend_from_slice(&leftover);
+            buffer
+        };
         BoltSession {
             stream,
             peer,
@@ -144,7 +158,7 @@ impl BoltSession {
             codec: Codec::new(version),
             protocol: Session::new(version),
             dechunker: Dechunker::new(message_bytes_max),
-            read_buffer: leftover,
+            read_buffer,
             outbox: BytesMut::new(),
             principal: None,
             reserved_slot,
@@ -159,6 +173,8 @@ impl BoltSession {
             unscanned: true,
             tx: None,
             listed,
+            timer: Box::pin(tokio::time::sleep_until(auth_deadline)),
+            in_flight: false,
         }
     }
 
@@ -178,14 +194,17 @@ impl BoltSession {
                 match self.dechunker.decode(&mut self.read_buffer) {
                     Ok(Some(message)) => {
                         self.shared.metrics.bolt_messages.inc();
+                        self.lend_outbox();
                         if peek_signature(&message) == Some(RESET) && self.resets_announced > 0 {
                             self.resets_announced -= 1;
                         }
-                        let in_flight = InFlight::start(&self.shared.metrics.bolt.in_flight);
+                        self.shared.metrics.bolt.in_flight.inc();
+                        self.in_flight = true;
                         // Boxed: a request's state is large and short-lived; inline, every idle
                         // connection would carry room for it.
                         let gone = Box::pin(self.handle(&message)).await;
-                        drop(in_flight);
+                        self.shared.metrics.bolt.in_flight.dec();
+                        self.in_flight = false;
                         if let Some(end) = gone {
                             return end;
                         }
@@ -197,6 +216,7 @@ impl BoltSession {
                     }
                     Ok(None) => break,
                     Err(error) => {
+                        self.lend_outbox();
                         self.fail(error.status_code(), &error.to_string(), None);
                         self.closing = true;
                     }
@@ -205,6 +225,8 @@ impl BoltSession {
             if let Err(end) = self.flush().await {
                 return end;
             }
+            // The batch is answered: the outbox goes back before the wait for the next one.
+            self.shared.buffers.give(std::mem::take(&mut self.outbox));
             if self.closing {
                 let _ = self.stream.shutdown().await;
                 return End::Finished;
@@ -218,10 +240,19 @@ impl BoltSession {
     /// Waits for more bytes, racing the right deadline and shutdown. An explicit transaction
     /// whose timeout passes meanwhile is rolled back at once (its locks and versions freed); the
     /// client learns of it at its next request.
+    ///
+    /// Bytes that arrived while the last batch was answered are read at once, without arming a
+    /// timer or watching shutdown (a pipelining or busy client's every read); only a read that
+    /// would wait races the deadlines.
     async fn read_more(&mut self) -> Result<(), End> {
-        if self.read_buffer.is_empty() {
-            // Idle connections keep no buffer (the dechunker keeps its own partial message).
-            self.read_buffer = BytesMut::new();
+        if self.shutdown.is_stopped() || (self.tx.is_none() && self.shutdown.is_draining()) {
+            return Err(End::Shutdown);
+        }
+        if !self.authenticated_once && Instant::now() >= self.auth_deadline {
+            return Err(End::TimedOut);
+        }
+        if self.try_read()? {
+            return Ok(());
         }
         let idle_deadline = if self.authenticated_once {
             Instant::now() + self.shared.idle_timeout
@@ -249,7 +280,14 @@ impl BoltSession {
                 .into_iter()
                 .flatten()
                 .fold(idle_deadline, Instant::min);
-            match race(self.stream.readable(), deadline, &self.shutdown, until).await {
+            let readable = race_kept(
+                self.stream.readable(),
+                self.timer.as_mut(),
+                deadline,
+                &self.shutdown,
+                until,
+            );
+            match readable.await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return Err(End::Io),
                 Err(Interrupted::Deadline) if tx_deadline.is_some_and(|at| at <= deadline) => {
@@ -270,47 +308,101 @@ impl BoltSession {
                 Err(Interrupted::Deadline) => return Err(End::TimedOut),
                 Err(Interrupted::Draining | Interrupted::Stopped) => return Err(End::Shutdown),
             }
-            self.read_buffer.reserve(READ_CHUNK_BYTES);
-            match self.stream.try_read_buf(&mut self.read_buffer) {
-                Ok(0) => return Err(End::Finished),
-                Ok(_) => {
-                    self.unscanned = true;
-                    return Ok(());
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
-                Err(_) => return Err(End::Io),
+            if self.try_read()? {
+                return Ok(());
             }
         }
     }
 
-    /// Writes every pending reply in one write and frees the outbox.
+    /// Reads what the socket holds now into the read buffer, borrowed from the listener's pool
+    /// for as long as it holds bytes. `Ok(false)`: nothing there yet (the buffer goes back).
+    fn try_read(&mut self) -> Result<bool, End> {
+        self.lend_read_buffer();
+        let read = self.stream.try_read_buf(&mut self.read_buffer);
+        if self.read_buffer.is_empty() {
+            self.shared
+                .buffers
+                .give(std::mem::take(&mut self.read_buffer));
+        }
+        match read {
+            Ok(0) => Err(End::Finished),
+            Ok(_) => {
+                self.unscanned = true;
+                Ok(true)
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(false),
+            Err(_) => Err(End::Io),
+        }
+    }
+
+    /// Writes every pending reply in one write. The emptied outbox stays with the session for
+    /// the rest of the batch; the message loop gives it back before waiting for the client.
+    ///
+    /// A plain socket usually takes a batch's replies whole: they are written at once, and only
+    /// a socket that is full (a client not reading) is waited on, under the deadline.
     async fn flush(&mut self) -> Result<(), End> {
         if self.noop_half_sent {
             // The rest of a keep-alive cut short must precede anything else on the wire.
-            let mut bytes = BytesMut::with_capacity(1 + self.outbox.len());
+            let mut bytes = self.shared.buffers.take();
             bytes.extend_from_slice(&[0]);
             bytes.extend_from_slice(&self.outbox);
-            self.outbox = bytes;
+            let replaced = std::mem::replace(&mut self.outbox, bytes);
+            self.shared.buffers.give(replaced);
             self.noop_half_sent = false;
         }
         if self.outbox.is_empty() {
             return Ok(());
         }
-        let bytes = std::mem::take(&mut self.outbox);
+        let mut bytes = std::mem::take(&mut self.outbox);
         self.flushes += 1;
         self.shared.metrics.bolt_flushes.inc();
-        match race(
-            self.stream.write_all(&bytes),
-            Instant::now() + self.shared.idle_timeout,
-            &self.shutdown,
-            Until::Stop,
-        )
-        .await
-        {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => Err(End::Io),
-            Err(Interrupted::Deadline) => Err(End::TimedOut),
-            Err(_) => Err(End::Shutdown),
+        // A TLS stream's records must be flushed as well: the full path below does both.
+        let written = if self.stream.is_tls() {
+            Ok(0)
+        } else {
+            match self.stream.try_write(&bytes) {
+                Ok(written) => Ok(written),
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(0),
+                Err(_) => Err(End::Io),
+            }
+        };
+        let outcome = match written {
+            Ok(written) if written == bytes.len() => Ok(()),
+            Ok(written) => match race_kept(
+                self.stream.write_all(&bytes[written..]),
+                self.timer.as_mut(),
+                Instant::now() + self.shared.idle_timeout,
+                &self.shutdown,
+                Until::Stop,
+            )
+            .await
+            {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(_)) => Err(End::Io),
+                Err(Interrupted::Deadline) => Err(End::TimedOut),
+                Err(_) => Err(End::Shutdown),
+            },
+            Err(end) => Err(end),
+        };
+        bytes.clear();
+        self.outbox = bytes;
+        outcome
+    }
+
+    /// Makes room in the read buffer for one socket read, borrowing it from the pool when the
+    /// session holds none.
+    fn lend_read_buffer(&mut self) {
+        if self.read_buffer.capacity() == 0 {
+            self.read_buffer = self.shared.buffers.take();
+        } else {
+            self.read_buffer.reserve(READ_CHUNK_BYTES);
+        }
+    }
+
+    /// Lends the session an outbox from the pool when it holds none.
+    fn lend_outbox(&mut self) {
+        if self.outbox.capacity() == 0 {
+            self.outbox = self.shared.buffers.take();
         }
     }
 
@@ -466,20 +558,17 @@ impl BoltSession {
     }
 }
 
-/// Counts a message as in flight until dropped, so a session cut mid-message (the server stopping)
-/// still gives its count back.
-struct InFlight(IntGauge);
-
-impl InFlight {
-    fn start(gauge: &IntGauge) -> InFlight {
-        gauge.inc();
-        InFlight(gauge.clone())
-    }
-}
-
-impl Drop for InFlight {
+impl Drop for BoltSession {
+    /// A session cut anywhere (its client gone mid-message, the server stopping) gives its
+    /// buffers back and its message's in-flight count, so both gauges stay true.
     fn drop(&mut self) {
-        self.0.dec();
+        if self.in_flight {
+            self.shared.metrics.bolt.in_flight.dec();
+        }
+        self.shared
+            .buffers
+            .give(std::mem::take(&mut self.read_buffer));
+        self.shared.buffers.give(std::mem::take(&mut self.outbox));
     }
 }
 

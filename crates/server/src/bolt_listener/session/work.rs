@@ -113,7 +113,7 @@ impl BoltSession {
                         cancel.cancel();
                         continue;
                     }
-                    self.read_buffer.reserve(super::READ_CHUNK_BYTES);
+                    self.lend_read_buffer();
                     match self.stream.try_read_buf(&mut self.read_buffer) {
                         Ok(0) => {
                             watched.client_gone = true;
