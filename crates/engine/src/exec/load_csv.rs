@@ -214,7 +214,12 @@ pub(crate) fn resolve(url: &str, root: Option<&Path>) -> Result<PathBuf> {
              server makes no network requests: copy the file into the import directory",
         ));
     }
-    let Some(rest) = lower.starts_with("file:").then(|| url.get(5..)).flatten() else {
+    let rest = if lower.starts_with("file:") {
+        url.get(5..)
+    } else {
+        None
+    };
+    let Some(rest) = rest else {
         return Err(failed(
             url,
             "not a file:/// URL (LOAD CSV reads only files under the import directory)",
