@@ -124,10 +124,7 @@ fn load_kill_restart(rows: usize, batch: usize, kill_after: i64) {
     let count = "MATCH (r:Row) RETURN count(r) AS n";
     let started = Instant::now();
     let seen = loop {
-        let n = runtime
-            .block_on(run(bolt, count))
-            .map(|r| int(&r[0]))
-            .unwrap_or(0);
+        let n = runtime.block_on(run(bolt, count)).map_or(0, |r| int(&r[0]));
         if n >= kill_after || loading.is_finished() {
             break n;
         }

@@ -103,11 +103,9 @@ impl Target for EngineTarget {
     fn reset(&mut self) -> Result<(), TargetError> {
         self.db = Database::open_in_memory(Self::config(&self.import_dir));
         match std::fs::remove_dir_all(&self.import_dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(TargetError::Failed(format!(
-                    "cannot empty the import directory: {e}"
-                )));
-            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TargetError::Failed(
+                format!("cannot empty the import directory: {e}"),
+            )),
             _ => Ok(()),
         }
     }

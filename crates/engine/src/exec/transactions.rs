@@ -99,8 +99,9 @@ pub(crate) struct Transactions {
     below: Option<Arc<StorageTx>>,
     /// `IN n CONCURRENT TRANSACTIONS`, once evaluated; 1 when serial.
     concurrency: Option<usize>,
-    /// `ON ERROR RETRY FOR s SECONDS`, once evaluated.
-    retry: Option<Option<Duration>>,
+    /// `ON ERROR RETRY FOR s SECONDS`, once evaluated (`retry_known`).
+    retry: Option<Duration>,
+    retry_known: bool,
     /// The rows of the last batch, with the bytes each is counted for, waiting to pass on.
     out: VecDeque<(Row, usize)>,
     /// `OF n ROWS`, once evaluated.
@@ -125,6 +126,7 @@ impl Transactions {
             below: None,
             concurrency: None,
             retry: None,
+            retry_known: false,
             out: VecDeque::new(),
             size: None,
             input_done: false,
@@ -182,8 +184,8 @@ impl Transactions {
 
     /// `ON ERROR RETRY FOR s SECONDS`: a non-negative number of seconds.
     fn retry(&mut self, cx: &mut Cx, row: &mut Row) -> Result<Option<Duration>> {
-        if let Some(r) = self.retry {
-            return Ok(r);
+        if self.retry_known {
+            return Ok(self.retry);
         }
         let r = match &self.batch.retry {
             None => None,
@@ -205,7 +207,8 @@ impl Transactions {
                 Some(seconds)
             }
         };
-        self.retry = Some(r);
+        self.retry = r;
+        self.retry_known = true;
         Ok(r)
     }
 
@@ -257,14 +260,15 @@ impl Transactions {
         });
         cx.release(held);
         result?;
-        self.refresh(cx)
+        self.refresh(cx);
+        Ok(())
     }
 
     /// After committed batches, lets the operators above read what they committed: the
     /// query's transaction, when it has written nothing, is replaced by one begun now.
-    fn refresh(&mut self, cx: &mut Cx) -> Result<()> {
+    fn refresh(&mut self, cx: &mut Cx) {
         if cx.tx.has_changes() {
-            return Ok(());
+            return;
         }
         let fresh = Arc::new(cx.shared.storage().begin_write());
         let old = std::mem::replace(&mut cx.tx, fresh);
@@ -276,13 +280,12 @@ impl Transactions {
                 let _ = old.rollback();
             }
         }
-        Ok(())
     }
 
     /// Runs one batch in a transaction of its own (again, while it fails retryably within
     /// the retry window).
     fn batch(&mut self, cx: &mut Cx, inputs: &[Row]) -> Result<()> {
-        let retry = self.retry.flatten();
+        let retry = self.retry;
         let first = Instant::now();
         let mut pause = RETRY_PAUSE_FIRST;
         loop {
@@ -355,7 +358,7 @@ impl Transactions {
     fn concurrent(&mut self, cx: &mut Cx, inputs: &[Row], size: usize) -> Result<()> {
         let plan = &self.inner_plan;
         let returned = self.batch.returned.is_some();
-        let retry = self.retry.flatten();
+        let retry = self.retry;
         let base = Worker::base(cx);
         let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
             let handles: Vec<_> = inputs
@@ -677,6 +680,7 @@ impl Cursor for Transactions {
         self.size = None;
         self.concurrency = None;
         self.retry = None;
+        self.retry_known = false;
         self.input_done = false;
         self.broken = false;
         self.input.reset();
