@@ -224,6 +224,7 @@ async fn open_graph(config: &Config, metrics: &Arc<Metrics>) -> Result<Arc<Graph
         query_memory_total_bytes_max: config.query.memory_total_bytes_max,
         plan_cache_bytes_max: config.query.plan_cache_bytes_max,
         lock_wait_max: config.query.lock_wait,
+        import_dir: config.import_dir.clone(),
         ..EngineConfig::default()
     };
     if let Some(cluster) = &config.cluster {

@@ -13,6 +13,11 @@ const RESERVED: &[&str] = &[
     "NULL", "OR", "STARTS", "THEN", "TRUE", "WHEN", "WHERE", "XOR",
 ];
 
+/// Reserved words that still read as a variable where an expression begins, as in Neo4j 5
+/// (which takes a word as a keyword only where it can be one): they only delimit a `CASE`,
+/// and no expression begins with them, so `WITH 1 AS end RETURN end` is unambiguous.
+const EXPRESSION_VARIABLES: &[&str] = &["ELSE", "END", "THEN", "WHEN"];
+
 /// Words that are fine as variables but start special forms when followed by `(` or `{`
 /// (`count(*)`, `COUNT { }`, `any(x IN ...)`); the printer quotes them as variables so a
 /// printed query never depends on what follows them.
@@ -48,6 +53,11 @@ pub(crate) fn is_reserved(word: &str) -> bool {
     contains(RESERVED, word)
 }
 
+/// Whether `word`, though reserved, is a variable where an expression begins.
+pub(crate) fn is_expression_variable(word: &str) -> bool {
+    contains(EXPRESSION_VARIABLES, word)
+}
+
 /// Whether the printer should quote `word` when it is a variable.
 pub(crate) fn quote_as_variable(word: &str) -> bool {
     contains(RESERVED, word) || contains(SPECIAL, word)
@@ -61,6 +71,8 @@ mod tests {
     fn lists_are_sorted_for_binary_search() {
         assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
         assert!(SPECIAL.windows(2).all(|w| w[0] < w[1]));
+        assert!(EXPRESSION_VARIABLES.windows(2).all(|w| w[0] < w[1]));
+        assert!(EXPRESSION_VARIABLES.iter().all(|w| is_reserved(w)));
     }
 
     #[test]

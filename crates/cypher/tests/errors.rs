@@ -107,14 +107,9 @@ fn malformed_clauses() {
 #[test]
 fn unsupported_constructs_are_named() {
     for (query, name) in [
-        ("LOAD CSV FROM 'x' AS row RETURN row", "LOAD CSV"),
         (
             "USE graph.byName('db') MATCH (n) RETURN n",
             "USE graph.byName",
-        ),
-        (
-            "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
-            "ON ERROR RETRY",
         ),
         ("MATCH (n:$('A')) RETURN n", "Dynamic labels"),
         ("CREATE ()-[:$('R')]->()", "Dynamic labels"),

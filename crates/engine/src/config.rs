@@ -51,6 +51,10 @@ pub struct EngineConfig {
     /// `...Outdated` when the change was committed after this transaction's snapshot).
     /// Zero: never wait.
     pub lock_wait_max: Duration,
+    /// The directory `LOAD CSV` reads `file:///` URLs under (the root of every such URL, as
+    /// Neo4j's `server.directories.import`); nothing outside it is read. `None`: `LOAD CSV`
+    /// is refused.
+    pub import_dir: Option<std::path::PathBuf>,
 }
 
 /// The default lock wait: long enough for a queue of a few hundred short transactions on one
@@ -72,6 +76,7 @@ impl Default for EngineConfig {
             parse_depth_max: 200,
             var_length_hops_max: 64,
             lock_wait_max: LOCK_WAIT_DEFAULT,
+            import_dir: None,
         }
     }
 }

@@ -146,6 +146,7 @@ pub(crate) mod code {
     pub const ENTITY_NOT_FOUND: Status = Status::EntityNotFound;
     pub const CONSTRAINT_VALIDATION: Status = Status::ConstraintValidationFailed;
     pub const ACCESS_MODE: Status = Status::AccessMode;
+    pub const EXTERNAL_RESOURCE: Status = Status::ExternalResourceFailed;
     pub const TX_NOT_FOUND: Status = Status::TransactionNotFound;
     pub const REQUEST_INVALID: Status = Status::RequestInvalid;
     pub const TX_FAILED: Status = Status::TransactionHookFailed;

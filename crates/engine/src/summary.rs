@@ -27,6 +27,22 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// Adds `other`'s counts to these (a batch run on a worker of its own).
+    pub(crate) fn add(&mut self, other: &Counters) {
+        self.nodes_created += other.nodes_created;
+        self.nodes_deleted += other.nodes_deleted;
+        self.relationships_created += other.relationships_created;
+        self.relationships_deleted += other.relationships_deleted;
+        self.properties_set += other.properties_set;
+        self.labels_added += other.labels_added;
+        self.labels_removed += other.labels_removed;
+        self.indexes_added += other.indexes_added;
+        self.indexes_removed += other.indexes_removed;
+        self.constraints_added += other.constraints_added;
+        self.constraints_removed += other.constraints_removed;
+        self.system_updates += other.system_updates;
+    }
+
     /// Whether the query changed data or schema (`contains-updates`).
     pub fn contains_updates(&self) -> bool {
         self.nodes_created

@@ -93,6 +93,11 @@ impl Transaction {
             AccessMode::Read => shared.storage().begin_read(),
             AccessMode::Write => shared.storage().begin_write(),
         };
+        if !opts.auto_commit {
+            // A uniqueness violation fails the statement that causes it, as in Neo4j, so a
+            // client that catches the statement's error sees it there and not at COMMIT.
+            stx.check_statements();
+        }
         let cancel = Arc::new(AtomicBool::new(false));
         let id = shared.register_tx(opts.metadata.clone(), opts.user.clone(), cancel.clone());
         Transaction {
@@ -341,7 +346,11 @@ impl Transaction {
     /// rebuilds query `at` over it, keeping its id, parameters, limits and wait clock.
     fn begin_again(&mut self, at: usize) -> Result<()> {
         let storage = self.shared.storage();
-        self.stx = Arc::new(storage.begin_write());
+        let stx = storage.begin_write();
+        if !self.opts.auto_commit {
+            stx.check_statements();
+        }
+        self.stx = Arc::new(stx);
         self.shared.note_begun_again();
         let q = &mut self.queries[at];
         let params = std::mem::take(&mut q.cx.params);
@@ -491,7 +500,21 @@ impl Transaction {
         match result {
             Ok(false) => Ok(PullState::HasMore),
             Ok(true) => {
+                if !self.opts.auto_commit
+                    && self.queries[at].compiled.writes
+                    && let Err(e) = self.stx.check_statement()
+                {
+                    let e = Error::from(e);
+                    self.fail(&e);
+                    return Err(e);
+                }
                 let q = self.queries.remove(at);
+                if !Arc::ptr_eq(&q.cx.tx, &self.stx) {
+                    // `CALL { } IN TRANSACTIONS` moved the query on to a transaction at a
+                    // snapshot after its batches; the one it began in wrote nothing.
+                    let began = std::mem::replace(&mut self.stx, q.cx.tx.clone());
+                    let _ = began.rollback();
+                }
                 let mut summary = summary(q);
                 if self.queries.is_empty() {
                     self.shared.set_query(self.id, None);

@@ -506,14 +506,6 @@ fn unsupported_features_fail_by_name() {
         ("SHOW USERS", "SHOW USERS"),
         ("SHOW ROLES", "SHOW ROLES"),
         (
-            "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
-            "ON ERROR RETRY",
-        ),
-        (
-            "LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
-            "LOAD CSV",
-        ),
-        (
             "MATCH p = SHORTEST 1 (a)-[:R]-+(b) RETURN p",
             "path selectors",
         ),

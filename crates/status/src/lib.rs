@@ -148,6 +148,8 @@ statuses! {
     EntityNotFound,
     /// A write in a read-mode transaction.
     AccessMode,
+    /// `LOAD CSV` could not read its file: refused, missing, unreadable or malformed.
+    ExternalResourceFailed,
     // Procedure
     /// A procedure that is not registered.
     ProcedureNotFound,
@@ -351,6 +353,11 @@ const TABLE: [Row; Status::ALL.len()] = {
             DATA_EXCEPTION,
         ),
         unexpected(AccessMode, "Neo.ClientError.Statement.AccessMode", CLIENT),
+        unexpected(
+            ExternalResourceFailed,
+            "Neo.ClientError.Statement.ExternalResourceFailed",
+            CLIENT,
+        ),
         unexpected(
             ProcedureNotFound,
             "Neo.ClientError.Procedure.ProcedureNotFound",

@@ -53,6 +53,9 @@ pub(crate) enum SchemaOp {
 #[derive(Default)]
 pub(crate) struct TxState {
     pub touched_nodes: Vec<u64>,
+    /// With [`Transaction::check_statements`]: every node changed since the last statement
+    /// check (repeats included), so a statement's check reads only what it changed.
+    pub statement_nodes: Option<Vec<u64>>,
     pub touched_rels: Vec<u64>,
     pub redo: Vec<RedoOp>,
     pub counts: OwnCounts,
@@ -290,6 +293,12 @@ impl Transaction {
         self.inner.command.load(Ordering::Acquire)
     }
 
+    /// Whether the transaction has changed data or schema so far.
+    pub fn has_changes(&self) -> bool {
+        let st = self.inner.state.lock();
+        !(st.touched_nodes.is_empty() && st.touched_rels.is_empty() && st.schema_ops.is_empty())
+    }
+
     /// Starts a new command: everything written so far becomes visible to later reads.
     pub fn advance_command(&self) -> Result<u32> {
         self.inner.check_active()?;
@@ -447,6 +456,40 @@ impl Transaction {
     /// newest committed data plus this transaction's changes. Runs under the commit lock, so
     /// no other commit can slip a duplicate in between.
     fn check_unique(&self, st: &TxState) -> Result<()> {
+        self.check_unique_nodes(&st.touched_nodes)
+    }
+
+    /// From now on, records the nodes each statement changes, for
+    /// [`Transaction::check_statement`]. An explicit transaction turns it on, so a uniqueness
+    /// violation fails the statement that causes it (as in Neo4j) rather than the commit; an
+    /// auto-commit one has no use for it, its commit being its statement's end.
+    pub fn check_statements(&self) {
+        let mut st = self.inner.state.lock();
+        if st.statement_nodes.is_none() {
+            st.statement_nodes = Some(Vec::new());
+        }
+    }
+
+    /// Checks the uniqueness constraints over the nodes changed since the last call, against
+    /// the newest committed data plus this transaction's changes, and forgets them. A
+    /// concurrent writer's uncommitted duplicate is not seen here: the check at commit, under
+    /// the commit lock, stays the last line of defence.
+    pub fn check_statement(&self) -> Result<()> {
+        let mut st = self.inner.state.lock();
+        let Some(nodes) = st.statement_nodes.as_mut() else {
+            return Ok(());
+        };
+        let mut nodes = std::mem::take(nodes);
+        nodes.sort_unstable();
+        nodes.dedup();
+        let result = self.check_unique_nodes(&nodes);
+        nodes.clear();
+        nodes.shrink_to(4096);
+        st.statement_nodes = Some(nodes);
+        result
+    }
+
+    fn check_unique_nodes(&self, nodes: &[u64]) -> Result<()> {
         let tx = &*self.inner;
         let storage = &tx.storage;
         let schema = storage.schema();
@@ -458,7 +501,7 @@ impl Transaction {
             txid: tx.txid,
             command: u32::MAX,
         };
-        for &id in &st.touched_nodes {
+        for &id in nodes {
             let checks = {
                 let Some(slot) = storage.nodes.get(id) else {
                     continue;
@@ -529,6 +572,9 @@ impl Transaction {
     ) {
         if !self.is_own_head(rec.chain()) {
             st.touched_nodes.push(id);
+        }
+        if let Some(nodes) = &mut st.statement_nodes {
+            nodes.push(id);
         }
         if st.spare.is_empty() {
             self.inner.storage.deltas.refill(&mut st.spare);

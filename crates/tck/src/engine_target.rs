@@ -1,7 +1,9 @@
 //! The TCK target for Quiver's embedded engine: each query runs in its own auto-commit
 //! transaction of an in-memory database, and `reset` starts over with a fresh database.
 
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use quiver_engine::{
@@ -20,14 +22,36 @@ use quiver_value::Map;
 pub struct EngineTarget {
     db: Arc<Database>,
     deadline: Option<Instant>,
+    /// The database's `LOAD CSV` import directory: the target's own, emptied by `reset`.
+    import_dir: PathBuf,
 }
+
+/// Numbers the targets of one process, so each has an import directory of its own.
+static TARGETS: AtomicU64 = AtomicU64::new(0);
 
 impl EngineTarget {
     pub fn new() -> Self {
+        let n = TARGETS.fetch_add(1, Ordering::Relaxed);
+        let import_dir =
+            std::env::temp_dir().join(format!("quiver-tck-import-{}-{n}", std::process::id()));
         EngineTarget {
-            db: Database::open_in_memory(EngineConfig::default()),
+            db: Database::open_in_memory(Self::config(&import_dir)),
             deadline: None,
+            import_dir,
         }
+    }
+
+    fn config(import_dir: &std::path::Path) -> EngineConfig {
+        EngineConfig {
+            import_dir: Some(import_dir.to_path_buf()),
+            ..EngineConfig::default()
+        }
+    }
+}
+
+impl Drop for EngineTarget {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.import_dir);
     }
 }
 
@@ -77,8 +101,22 @@ fn field_type(t: &ProcedureType) -> FieldType {
 
 impl Target for EngineTarget {
     fn reset(&mut self) -> Result<(), TargetError> {
-        self.db = Database::open_in_memory(EngineConfig::default());
-        Ok(())
+        self.db = Database::open_in_memory(Self::config(&self.import_dir));
+        match std::fs::remove_dir_all(&self.import_dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TargetError::Failed(
+                format!("cannot empty the import directory: {e}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn write_import_file(&mut self, name: &str, content: &[u8]) -> Result<(), TargetError> {
+        let fail = |e: std::io::Error| TargetError::Failed(format!("import file {name}: {e}"));
+        let path = self.import_dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(fail)?;
+        }
+        std::fs::write(path, content).map_err(fail)
     }
 
     fn execute(&mut self, query: &str, params: &Map) -> Result<Outcome, QueryError> {

@@ -46,6 +46,10 @@ impl<T: Target + ?Sized> Target for Box<T> {
         (**self).graph_state()
     }
 
+    fn write_import_file(&mut self, name: &str, content: &[u8]) -> Result<(), TargetError> {
+        (**self).write_import_file(name, content)
+    }
+
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         (**self).set_deadline(deadline);
     }

@@ -352,6 +352,11 @@ fn run_step(
             }
         }
         Step::Parameters(params) => parameter_map(params, &mut state.params),
+        Step::ImportFile { name, content } => {
+            target
+                .write_import_file(name, content.as_bytes())
+                .map_err(|e| target_error("cannot write the import file", e))?;
+        }
         Step::Procedure(fixture) => {
             target
                 .register_procedure(fixture.clone())

@@ -31,6 +31,8 @@ pub enum Step {
     Parameters(Vec<(String, Value)>),
     /// `And there exists a procedure ...:`.
     Procedure(ProcedureFixture),
+    /// `And the import file "<name>" contains:`: a file `LOAD CSV` reads as `file:///<name>`.
+    ImportFile { name: String, content: String },
     /// `When executing query:`.
     Query(String),
     /// `When executing control query:`: its result replaces the main query's for later checks,
@@ -168,6 +170,18 @@ pub fn parse_step(
             return Err(format!("`{name}` is not a graph name"));
         }
         return Ok(Step::NamedGraph(name.to_owned()));
+    }
+    if let Some(name) = text
+        .strip_prefix("the import file \"")
+        .and_then(|t| t.strip_suffix("\" contains:"))
+    {
+        if name.is_empty() || name.contains("..") {
+            return Err(format!("`{name}` is not an import file name"));
+        }
+        return Ok(Step::ImportFile {
+            name: name.to_owned(),
+            content: need_docstring(docstring)?,
+        });
     }
     if let Some(signature) = text.strip_prefix("there exists a procedure ") {
         let signature = signature

@@ -28,6 +28,13 @@ pub trait Target: Send {
     /// procedure ...`).
     fn register_procedure(&mut self, procedure: ProcedureFixture) -> Result<(), TargetError>;
 
+    /// Writes a file `LOAD CSV` can read as `file:///<name>` for the rest of the scenario
+    /// (`And the import file "<name>" contains:`); `reset` removes it.
+    fn write_import_file(&mut self, name: &str, content: &[u8]) -> Result<(), TargetError> {
+        let _ = (name, content);
+        Err(TargetError::Unsupported("import files".to_owned()))
+    }
+
     /// The whole committed graph, read after a query to compute its side effects.
     fn graph_state(&mut self) -> Result<GraphState, TargetError>;
 
@@ -118,10 +125,12 @@ pub enum ErrorKind {
     ProcedureError,
     /// Not in the openCypher TCK: Quiver's own features use it for `USE` of another graph.
     DatabaseNotFound,
+    /// Not in the openCypher TCK: `LOAD CSV` could not read its file.
+    ExternalResourceFailed,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 13] = [
+    const ALL: [ErrorKind; 14] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -135,6 +144,7 @@ impl ErrorKind {
         ErrorKind::ArithmeticError,
         ErrorKind::ProcedureError,
         ErrorKind::DatabaseNotFound,
+        ErrorKind::ExternalResourceFailed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -152,6 +162,7 @@ impl ErrorKind {
             ErrorKind::ArithmeticError => "ArithmeticError",
             ErrorKind::ProcedureError => "ProcedureError",
             ErrorKind::DatabaseNotFound => "DatabaseNotFound",
+            ErrorKind::ExternalResourceFailed => "ExternalResourceFailed",
         }
     }
 

@@ -33,6 +33,20 @@ pub enum ClauseKind {
     Finish,
     /// `USE graph`: which database the (sub)query reads; first in its single query.
     Use(UseGraph),
+    /// `LOAD CSV [WITH HEADERS] FROM url AS row [FIELDTERMINATOR ',']`
+    LoadCsv(LoadCsv),
+}
+
+/// `LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR 'c']`: binds `variable` to
+/// each row of the file, a list of strings or, with headers, a map from column name to string.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadCsv {
+    pub with_headers: bool,
+    pub url: Expr,
+    pub variable: Ident,
+    /// The field separator, the value of the string literal written (`'\t'` is a tab); `None`:
+    /// a comma. The analysis checks it is one character.
+    pub field_terminator: Option<String>,
 }
 
 /// The graph a `USE` clause names: a database name or alias, dotted for a composite's
@@ -69,6 +83,7 @@ impl ClauseKind {
             ClauseKind::CallSubquery(_) | ClauseKind::CallProcedure(_) => "CALL",
             ClauseKind::Finish => "FINISH",
             ClauseKind::Use(_) => "USE",
+            ClauseKind::LoadCsv(_) => "LOAD CSV",
         }
     }
 
@@ -279,11 +294,17 @@ pub enum ImportScope {
     Variables(Vec<Ident>),
 }
 
-/// `IN TRANSACTIONS [OF rows ROWS] [ON ERROR ...] [REPORT STATUS AS variable]`
+/// `IN [[n] CONCURRENT] TRANSACTIONS [OF rows ROWS] [ON ERROR ...] [REPORT STATUS AS variable]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct InTransactions {
+    /// `IN [n] CONCURRENT TRANSACTIONS`: `Some(None)` when no `n` is given.
+    pub concurrency: Option<Option<Expr>>,
     pub batch_rows: Option<Expr>,
+    /// What a failed batch does to the rest; with `retry`, what it does once retrying has
+    /// not made it succeed (the `THEN` action, `FAIL` when not written).
     pub on_error: Option<OnError>,
+    /// `ON ERROR RETRY [FOR seconds SECONDS]`: `Some(None)` when no duration is given.
+    pub retry: Option<Option<Expr>>,
     pub report_status: Option<Ident>,
 }
 
@@ -386,6 +407,19 @@ impl fmt::Display for Clause {
                         f.write_str(".")?;
                     }
                     write!(f, "{}", part.as_variable())?;
+                }
+                Ok(())
+            }
+            ClauseKind::LoadCsv(l) => {
+                f.write_str(if l.with_headers {
+                    "LOAD CSV WITH HEADERS FROM "
+                } else {
+                    "LOAD CSV FROM "
+                })?;
+                write!(f, "{} AS {}", l.url, l.variable.as_variable())?;
+                if let Some(t) = &l.field_terminator {
+                    f.write_str(" FIELDTERMINATOR ")?;
+                    super::expr::write_string(f, t)?;
                 }
                 Ok(())
             }
@@ -591,16 +625,31 @@ impl fmt::Display for CallSubquery {
         }
         write!(f, "{{ {} }}", self.query)?;
         if let Some(tx) = &self.in_transactions {
-            f.write_str(" IN TRANSACTIONS")?;
+            match &tx.concurrency {
+                None => f.write_str(" IN TRANSACTIONS")?,
+                Some(None) => f.write_str(" IN CONCURRENT TRANSACTIONS")?,
+                Some(Some(n)) => write!(f, " IN {n} CONCURRENT TRANSACTIONS")?,
+            }
             if let Some(rows) = &tx.batch_rows {
                 write!(f, " OF {rows} ROWS")?;
             }
-            if let Some(on_error) = tx.on_error {
-                f.write_str(match on_error {
-                    OnError::Continue => " ON ERROR CONTINUE",
-                    OnError::Break => " ON ERROR BREAK",
-                    OnError::Fail => " ON ERROR FAIL",
-                })?;
+            let action = |on_error| match on_error {
+                OnError::Continue => "CONTINUE",
+                OnError::Break => "BREAK",
+                OnError::Fail => "FAIL",
+            };
+            match (&tx.retry, tx.on_error) {
+                (Some(seconds), then) => {
+                    f.write_str(" ON ERROR RETRY")?;
+                    if let Some(seconds) = seconds {
+                        write!(f, " FOR {seconds} SECONDS")?;
+                    }
+                    if let Some(then) = then {
+                        write!(f, " THEN {}", action(then))?;
+                    }
+                }
+                (None, Some(on_error)) => write!(f, " ON ERROR {}", action(on_error))?,
+                (None, None) => {}
             }
             if let Some(status) = &tx.report_status {
                 write!(f, " REPORT STATUS AS {}", status.as_variable())?;

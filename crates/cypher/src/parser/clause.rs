@@ -3,9 +3,9 @@
 use super::{Parser, Result};
 use crate::ast::{
     CallProcedure, CallSubquery, Clause, ClauseKind, Create, Delete, Expr, ExprKind, Foreach, Hint,
-    Ident, ImportScope, InTransactions, IndexKind, Literal, Match, Merge, MergeAction, MergeOn,
-    OnError, ProcedureYield, Projection, ProjectionItem, Query, Remove, RemoveItem, Return,
-    SetClause, SetItem, SingleQuery, SortItem, Union, Unwind, UseGraph, With, YieldItem,
+    Ident, ImportScope, InTransactions, IndexKind, Literal, LoadCsv, Match, Merge, MergeAction,
+    MergeOn, OnError, ProcedureYield, Projection, ProjectionItem, Query, Remove, RemoveItem,
+    Return, SetClause, SetItem, SingleQuery, SortItem, Union, Unwind, UseGraph, With, YieldItem,
 };
 use crate::error::Detail;
 use crate::token::TokenKind;
@@ -115,7 +115,7 @@ impl Parser<'_> {
         } else if is("FINISH") {
             Ok(ClauseKind::Finish)
         } else if is("LOAD") {
-            Err(self.unsupported("LOAD CSV", keyword_span))
+            self.parse_load_csv()
         } else if is("USE") {
             self.parse_use()
         } else if is("LET") {
@@ -148,6 +148,33 @@ impl Parser<'_> {
             name.push(self.parse_name("a graph name")?);
         }
         Ok(ClauseKind::Use(UseGraph { name }))
+    }
+
+    /// `LOAD CSV [WITH HEADERS] FROM url AS row [FIELDTERMINATOR 'c']`, after `LOAD`.
+    fn parse_load_csv(&mut self) -> Result<ClauseKind> {
+        self.expect_keyword("CSV")?;
+        let with_headers = self.parse_keywords(&["WITH", "HEADERS"]);
+        self.expect_keyword("FROM")?;
+        let url = self.parse_expr()?;
+        self.expect_keyword("AS")?;
+        let variable = self.parse_alias()?;
+        let field_terminator = if self.parse_keyword("FIELDTERMINATOR") {
+            match self.peek_kind().clone() {
+                TokenKind::String(value) => {
+                    self.advance();
+                    Some(value)
+                }
+                _ => return Err(self.expected("a string literal")),
+            }
+        } else {
+            None
+        };
+        Ok(ClauseKind::LoadCsv(LoadCsv {
+            with_headers,
+            url,
+            variable,
+            field_terminator,
+        }))
     }
 
     /// GQL's `LET x = e, y = f`: `WITH *, e AS x, f AS y`.
@@ -201,7 +228,7 @@ impl Parser<'_> {
     fn parse_unwind(&mut self) -> Result<ClauseKind> {
         let expr = self.parse_expr()?;
         self.expect_keyword("AS")?;
-        let variable = self.parse_variable()?;
+        let variable = self.parse_alias()?;
         Ok(ClauseKind::Unwind(Unwind { expr, variable }))
     }
 
@@ -359,7 +386,7 @@ impl Parser<'_> {
     fn parse_projection_item(&mut self) -> Result<ProjectionItem> {
         let expr = self.parse_expr()?;
         let alias = if self.parse_keyword("AS") {
-            Some(self.parse_variable()?)
+            Some(self.parse_alias()?)
         } else {
             None
         };
@@ -646,7 +673,7 @@ impl Parser<'_> {
     fn parse_yield_item(&mut self) -> Result<YieldItem> {
         let field = self.parse_name("a procedure output name")?;
         let alias = if self.parse_keyword("AS") {
-            Some(self.parse_variable()?)
+            Some(self.parse_alias()?)
         } else {
             None
         };
@@ -659,14 +686,19 @@ impl Parser<'_> {
         self.expect(&TokenKind::RBrace)?;
         let in_transactions = if self.peek_keyword("IN") {
             self.advance();
-            if !self.peek_keyword("TRANSACTIONS") {
-                return Err(self.unsupported(
-                    "Concurrent transactions (IN n CONCURRENT TRANSACTIONS)",
-                    self.peek().span,
-                ));
-            }
-            self.advance();
-            Some(self.parse_in_transactions()?)
+            let concurrency = if self.parse_keyword("CONCURRENT") {
+                Some(None)
+            } else if self.peek_keyword("TRANSACTIONS") {
+                None
+            } else {
+                let n = self.parse_expr()?;
+                self.expect_keyword("CONCURRENT")?;
+                Some(Some(n))
+            };
+            self.expect_keyword("TRANSACTIONS")?;
+            let mut tx = self.parse_in_transactions()?;
+            tx.concurrency = concurrency;
+            Some(tx)
         } else {
             None
         };
@@ -679,8 +711,10 @@ impl Parser<'_> {
 
     fn parse_in_transactions(&mut self) -> Result<InTransactions> {
         let mut tx = InTransactions {
+            concurrency: None,
             batch_rows: None,
             on_error: None,
+            retry: None,
             report_status: None,
         };
         if self.parse_keyword("OF") {
@@ -690,24 +724,41 @@ impl Parser<'_> {
             }
         }
         if self.parse_keywords(&["ON", "ERROR"]) {
-            tx.on_error = Some(if self.parse_keyword("CONTINUE") {
-                OnError::Continue
-            } else if self.parse_keyword("BREAK") {
-                OnError::Break
-            } else if self.parse_keyword("FAIL") {
-                OnError::Fail
-            } else if self.peek_keyword("RETRY") {
-                return Err(
-                    self.unsupported("Retrying failed batches (ON ERROR RETRY)", self.peek().span)
-                );
+            if self.parse_keyword("RETRY") {
+                let mut seconds = None;
+                if self.parse_keyword("FOR") {
+                    seconds = Some(self.parse_expr()?);
+                    if !(self.parse_keyword("SECONDS") || self.parse_keyword("SECOND")) {
+                        return Err(self.expected("'SECONDS'"));
+                    }
+                }
+                tx.retry = Some(seconds);
+                if self.parse_keyword("THEN") {
+                    tx.on_error = Some(self.parse_on_error_action()?);
+                }
             } else {
-                return Err(self.expected("'CONTINUE', 'BREAK' or 'FAIL'"));
-            });
+                tx.on_error = Some(self.parse_on_error_action()?);
+            }
         }
         if self.parse_keywords(&["REPORT", "STATUS", "AS"]) {
-            tx.report_status = Some(self.parse_variable()?);
+            tx.report_status = Some(self.parse_alias()?);
         }
         Ok(tx)
+    }
+}
+
+impl Parser<'_> {
+    /// `CONTINUE`, `BREAK` or `FAIL`.
+    fn parse_on_error_action(&mut self) -> Result<OnError> {
+        if self.parse_keyword("CONTINUE") {
+            Ok(OnError::Continue)
+        } else if self.parse_keyword("BREAK") {
+            Ok(OnError::Break)
+        } else if self.parse_keyword("FAIL") {
+            Ok(OnError::Fail)
+        } else {
+            Err(self.expected("'CONTINUE', 'BREAK', 'FAIL' or 'RETRY'"))
+        }
     }
 }
 

@@ -629,9 +629,14 @@ impl Parser<'_> {
     }
 
     fn parse_variable_or_projection(&mut self) -> Result<Expr> {
-        let variable = self
-            .parse_variable()
-            .map_err(|_| self.expected("an expression"))?;
+        let word = self.peek_is(&TokenKind::Word)
+            && crate::keywords::is_expression_variable(self.text(self.peek().span));
+        let variable = if word {
+            self.parse_name("a variable name")
+        } else {
+            self.parse_variable()
+        }
+        .map_err(|_| self.expected("an expression"))?;
         if self.peek_is(&TokenKind::LBrace) {
             return self.parse_map_projection(variable);
         }

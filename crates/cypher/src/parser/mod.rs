@@ -376,6 +376,12 @@ impl Parser<'_> {
         }
     }
 
+    /// A name after `AS` (an alias, an UNWIND or LOAD CSV variable): any word, reserved or
+    /// not, since nothing else can stand there (`RETURN x AS end`), as in Neo4j 5.
+    fn parse_alias(&mut self) -> Result<Ident> {
+        self.parse_name("a variable name")
+    }
+
     /// A variable name: quoted, or unquoted and not reserved.
     fn parse_variable(&mut self) -> Result<Ident> {
         if self.peek_variable() {

@@ -11,7 +11,8 @@ use super::walk::{Node, Visit, first_non_constant, walk};
 use super::{Analyzer, ColumnInfo, ProjectionInfo, Result};
 use crate::ast::{
     CallProcedure, CallSubquery, Clause, ClauseKind, Delete, Expr, ExprKind, Foreach, Hint,
-    ImportScope, Literal, Match, Merge, OnError, ProcedureYield, Projection, RemoveItem, SetItem,
+    ImportScope, Literal, LoadCsv, Match, Merge, OnError, ProcedureYield, Projection, RemoveItem,
+    SetItem,
 };
 use crate::error::{Detail, ErrorKind, Status};
 use crate::span::Span;
@@ -101,8 +102,37 @@ impl Analyzer<'_> {
                 return self.call_procedure(clause.span, call, scope, standalone);
             }
             ClauseKind::Finish | ClauseKind::Use(_) => {}
+            ClauseKind::LoadCsv(load) => self.load_csv(load, scope)?,
         }
         Ok(None)
+    }
+
+    /// `LOAD CSV`: the URL is a string, the field terminator one character, and the variable
+    /// new: a list of strings per row, or a map of them with headers.
+    fn load_csv(&mut self, load: &LoadCsv, scope: &mut Scope) -> Result<()> {
+        let ty = self.expr(&load.url, &mut Env::new(scope), Ctx::PLAIN)?;
+        if ty.is_not(&Type::String) {
+            return Err(self.syntax_error(
+                Detail::InvalidArgumentType,
+                format!("Type mismatch: expected String but was {ty}"),
+                load.url.span,
+            ));
+        }
+        if let Some(t) = &load.field_terminator
+            && t.chars().count() != 1
+        {
+            return Err(self.syntax_error(
+                Detail::InvalidArgumentValue,
+                format!("Invalid input: FIELDTERMINATOR must be a single character, got '{t}'"),
+                load.url.span,
+            ));
+        }
+        let row = if load.with_headers {
+            Type::Map
+        } else {
+            Type::list_of(Type::String)
+        };
+        self.bind_new(&load.variable, row, scope)
     }
 
     fn match_clause(&mut self, m: &Match, scope: &mut Scope) -> Result<()> {
@@ -289,10 +319,15 @@ impl Analyzer<'_> {
             }
         };
         let columns = self.query(&call.query, &import, QueryKind::CallSubquery)?;
-        if let Some(tx) = &call.in_transactions
-            && let Some(rows) = &tx.batch_rows
-        {
-            self.expr(rows, &mut Env::new(scope), Ctx::PLAIN)?;
+        if let Some(tx) = &call.in_transactions {
+            let options = [
+                tx.batch_rows.as_ref(),
+                tx.concurrency.as_ref().and_then(Option::as_ref),
+                tx.retry.as_ref().and_then(Option::as_ref),
+            ];
+            for e in options.into_iter().flatten() {
+                self.expr(e, &mut Env::new(scope), Ctx::PLAIN)?;
+            }
         }
         let returned = columns.is_some();
         for (name, ty) in columns.into_iter().flatten() {

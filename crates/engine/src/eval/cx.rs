@@ -91,6 +91,8 @@ pub(crate) struct Cx {
     /// Nodes whose deletion waits for their relationships to go (checked when the DELETE
     /// clause has seen all its rows).
     pub pending_deletes: Vec<u64>,
+    /// Where the row `LOAD CSV` handed on last came from (`linenumber()`, `file()`).
+    pub load_csv: Option<crate::exec::CsvPosition>,
     /// Builds cursors for a subquery expression's plan.
     pub open: OpenPlan,
     /// Units of work since the last cancellation and deadline check.

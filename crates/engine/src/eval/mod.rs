@@ -25,7 +25,7 @@ use crate::tokens::Token;
 
 pub(crate) use crate::ir::Row;
 pub(crate) use cx::{
-    BoxCursor, CHANGE_WRITE_BYTES, Cursor, Cx, LABEL_WRITE_BYTES, NODE_WRITE_BYTES,
+    BoxCursor, CHANGE_WRITE_BYTES, Cursor, Cx, LABEL_WRITE_BYTES, NODE_WRITE_BYTES, OpenPlan,
     REL_WRITE_BYTES, ROW_OVERHEAD_BYTES, held_bytes, map_bytes, row_bytes, value_bytes,
 };
 

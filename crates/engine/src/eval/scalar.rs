@@ -11,6 +11,21 @@ use crate::ir::{Expr, Row, ScalarFn};
 
 /// Evaluates the arguments, then the function.
 pub(super) fn eval(f: ScalarFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+    match f {
+        ScalarFn::LineNumber => {
+            return Ok(cx
+                .load_csv
+                .as_ref()
+                .map_or(Value::Null, |p| Value::Int(p.line)));
+        }
+        ScalarFn::File => {
+            return Ok(cx
+                .load_csv
+                .as_ref()
+                .map_or(Value::Null, |p| Value::String(p.file.clone())));
+        }
+        _ => {}
+    }
     let mut values = Vec::with_capacity(args.len());
     for a in args {
         values.push(a.eval(row, cx)?);
@@ -25,6 +40,7 @@ fn call(f: ScalarFn, args: &[Value]) -> Result<Value> {
         ))),
         ScalarFn::Normalize => normalize(args),
         ScalarFn::VectorCosine | ScalarFn::VectorEuclidean => vector_similarity(f, args),
+        ScalarFn::LineNumber | ScalarFn::File => Ok(Value::Null),
     }
 }
 

@@ -11,6 +11,7 @@
 mod apply;
 mod command;
 mod expand;
+mod load_csv;
 mod relational;
 mod scan;
 mod shortest;
@@ -20,6 +21,7 @@ mod write;
 
 pub(crate) use crate::eval::{BoxCursor, Cursor, Cx};
 pub(crate) use command::read_only_error;
+pub(crate) use load_csv::CsvPosition;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -68,6 +70,7 @@ impl Cx {
             profile: None,
             db_hits: 0,
             pending_deletes: Vec::new(),
+            load_csv: None,
             open: build,
             ticks: 0,
         }
@@ -172,6 +175,7 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         Op::Unwind { input, list, slot } => {
             Box::new(Unwind::new(list.clone(), *slot, child(input)?))
         }
+        Op::LoadCsv { input, spec } => load_csv::LoadCsv::boxed(spec.clone(), child(input)?),
         Op::Eager { input, keep } => Box::new(Eager::new(keep.clone(), child(input)?)),
         Op::Optional {
             input,
@@ -194,7 +198,12 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
             input,
             inner,
             batch,
-        } => transactions::Transactions::boxed(batch.clone(), child(input)?, child(inner)?),
+        } => transactions::Transactions::boxed(
+            batch.clone(),
+            child(input)?,
+            child(inner)?,
+            inner.clone(),
+        ),
         Op::Foreach {
             input,
             slot,

@@ -234,12 +234,18 @@ pub(crate) enum ScalarFn {
     Normalize,
     VectorCosine,
     VectorEuclidean,
+    /// `linenumber()`: the line of the row `LOAD CSV` handed on last (null outside one).
+    LineNumber,
+    /// `file()`: the path of the file `LOAD CSV` is reading (null outside one).
+    File,
 }
 
 impl ScalarFn {
     /// Resolves a (case-insensitive, dotted) name.
     pub fn lookup(qualified: &str) -> Option<ScalarFn> {
-        const ALL: [(&str, ScalarFn); 4] = [
+        const ALL: [(&str, ScalarFn); 6] = [
+            ("linenumber", ScalarFn::LineNumber),
+            ("file", ScalarFn::File),
             ("valuetype", ScalarFn::ValueType),
             ("normalize", ScalarFn::Normalize),
             ("vector.similarity.cosine", ScalarFn::VectorCosine),
@@ -256,6 +262,8 @@ impl ScalarFn {
             ScalarFn::Normalize => "normalize",
             ScalarFn::VectorCosine => "vector.similarity.cosine",
             ScalarFn::VectorEuclidean => "vector.similarity.euclidean",
+            ScalarFn::LineNumber => "linenumber",
+            ScalarFn::File => "file",
         }
     }
 
@@ -265,6 +273,7 @@ impl ScalarFn {
             ScalarFn::ValueType => (1, 1),
             ScalarFn::Normalize => (1, 2),
             ScalarFn::VectorCosine | ScalarFn::VectorEuclidean => (2, 2),
+            ScalarFn::LineNumber | ScalarFn::File => (0, 0),
         }
     }
 }

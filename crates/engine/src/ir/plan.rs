@@ -334,6 +334,11 @@ pub(crate) enum Op {
         list: Arc<Expr>,
         slot: usize,
     },
+    /// `LOAD CSV`: for each input row, the rows of the file its URL names.
+    LoadCsv {
+        input: Arc<PlanNode>,
+        spec: Arc<LoadCsvSpec>,
+    },
     Optional {
         input: Arc<PlanNode>,
         inner: Arc<PlanNode>,
@@ -435,6 +440,7 @@ impl Op {
             | Op::Skip { input, .. }
             | Op::Limit { input, .. }
             | Op::Unwind { input, .. }
+            | Op::LoadCsv { input, .. }
             | Op::Eager { input, .. }
             | Op::Create { input, .. }
             | Op::Set { input, .. }
@@ -468,11 +474,29 @@ impl PlanNode {
     }
 }
 
+/// What `LOAD CSV` reads and where it puts each row.
+#[derive(Debug)]
+pub(crate) struct LoadCsvSpec {
+    pub url: Expr,
+    /// The row variable's slot.
+    pub slot: usize,
+    /// `WITH HEADERS`: the first record names the columns and each row is a map.
+    pub headers: bool,
+    /// `FIELDTERMINATOR`: one byte (a comma by default).
+    pub terminator: u8,
+}
+
 /// How `CALL { } IN TRANSACTIONS` batches its rows and what it does when a batch fails.
 #[derive(Debug)]
 pub(crate) struct TransactionBatches {
     /// `OF n ROWS`: evaluated once, before the first batch (1000 when absent, as in Neo4j).
     pub rows: Expr,
+    /// `IN [n] CONCURRENT TRANSACTIONS`: how many batches run at once (null: as many as
+    /// the machine has cores); `None`: one after another.
+    pub concurrency: Option<Expr>,
+    /// `ON ERROR RETRY [FOR s SECONDS]`: how long a batch that failed retryably is tried
+    /// again (null: 30 seconds) before `on_error` applies.
+    pub retry: Option<Expr>,
     pub on_error: BatchFailure,
     /// `REPORT STATUS AS s`: the slot of `s`.
     pub status: Option<usize>,

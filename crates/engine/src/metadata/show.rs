@@ -434,6 +434,7 @@ fn category(f: &FunctionSignature) -> &'static str {
         | "tofloatlist" | "tointegerlist" | "tostringlist" => "List",
         "exists" | "isempty" => "Predicate",
         "timestamp" => "Temporal",
+        "file" | "linenumber" => "LOAD CSV",
         _ => "Scalar",
     }
 }
@@ -477,6 +478,8 @@ fn function_description(f: &FunctionSignature) -> String {
         "randomuuid" => "Returns a random UUID string.",
         "rand" => "Returns a random float in [0, 1).",
         "timestamp" => "Returns the milliseconds since the epoch at the statement's start.",
+        "linenumber" => "Returns the line number LOAD CSV is currently reading.",
+        "file" => "Returns the path of the file LOAD CSV is reading.",
         "apoc.version" => "Returns the APOC version Quiver answers for.",
         _ => "",
     };

@@ -15,7 +15,9 @@ use quiver_value::Value;
 
 use super::projection::ProjectionClause;
 use super::scope::Scope;
-use crate::ir::{BatchFailure, Command, Compiled, Expr, Op, PlanNode, SubKind, TransactionBatches};
+use crate::ir::{
+    BatchFailure, Command, Compiled, Expr, LoadCsvSpec, Op, PlanNode, SubKind, TransactionBatches,
+};
 use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
@@ -431,12 +433,54 @@ impl Planner<'_> {
                 }
                 p
             }
+            ClauseKind::LoadCsv(l) => self.plan_load_csv(plan, scope, l, clause.span)?,
             ClauseKind::Finish => plan,
             ClauseKind::Use(u) => {
                 self.check_use(u, clause.span)?;
                 plan
             }
         })
+    }
+
+    /// `LOAD CSV`: one operator reading the file per input row.
+    fn plan_load_csv(
+        &mut self,
+        plan: Arc<PlanNode>,
+        scope: &mut Scope,
+        l: &ast::LoadCsv,
+        span: Span,
+    ) -> Result<Arc<PlanNode>> {
+        let url = self.expr(&l.url, scope)?;
+        let terminator = match l.field_terminator.as_deref() {
+            None => b',',
+            Some(t) if t.len() == 1 => t.as_bytes()[0],
+            Some(t) => {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidArgumentValue,
+                    format!(
+                        "Invalid input: FIELDTERMINATOR must be a single-byte (ASCII) character, got '{t}'"
+                    ),
+                    span,
+                ));
+            }
+        };
+        let slot = self.slot();
+        scope.bind(&l.variable.name, slot);
+        let est = plan.est_rows * 1000.0;
+        Ok(self.node(
+            Op::LoadCsv {
+                input: plan,
+                spec: Arc::new(LoadCsvSpec {
+                    url,
+                    slot,
+                    headers: l.with_headers,
+                    terminator,
+                }),
+            },
+            est,
+            scope,
+        ))
     }
 
     /// `USE`: Quiver serves one database, `neo4j` (names compare case-insensitively, as
@@ -483,6 +527,16 @@ impl Planner<'_> {
                 Some(e) => self.expr(e, scope)?,
                 None => Expr::Const(Value::Null),
             };
+            let concurrency = match &tx.concurrency {
+                Some(Some(e)) => Some(self.expr(e, scope)?),
+                Some(None) => Some(Expr::Const(Value::Null)),
+                None => None,
+            };
+            let retry = match &tx.retry {
+                Some(Some(e)) => Some(self.expr(e, scope)?),
+                Some(None) => Some(Expr::Const(Value::Null)),
+                None => None,
+            };
             let returned = inner.returns.then(|| Arc::from(inner.out_slots.clone()));
             for (col, slot) in inner.columns.iter().zip(&inner.out_slots) {
                 scope.bind(col, *slot);
@@ -504,6 +558,8 @@ impl Planner<'_> {
                     inner: inner.root,
                     batch: Arc::new(TransactionBatches {
                         rows,
+                        concurrency,
+                        retry,
                         on_error,
                         status,
                         returned,

@@ -80,6 +80,14 @@ fn name_and_details(op: &Op) -> (String, String) {
         Op::Skip { .. } => ("Skip".into(), String::new()),
         Op::Limit { .. } => ("Limit".into(), String::new()),
         Op::Unwind { .. } => ("Unwind".into(), String::new()),
+        Op::LoadCsv { spec, .. } => (
+            "LoadCSV".into(),
+            if spec.headers {
+                "WITH HEADERS".into()
+            } else {
+                String::new()
+            },
+        ),
         Op::Optional { .. } => ("Optional".into(), String::new()),
         Op::SemiApply { negated, .. } => (
             if *negated {

@@ -39,6 +39,10 @@ pub struct Layer {
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
+    /// Directory LOAD CSV reads file:/// URLs under, as their root; nothing outside it is read [default: <data-dir>/import; none with --in-memory] [env: QUIVER_IMPORT_DIR]
+    #[arg(long, value_name = "DIR")]
+    pub import_dir: Option<PathBuf>,
+
     /// Keep everything in memory, write nothing to disk [env: QUIVER_IN_MEMORY]
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub in_memory: Option<bool>,
@@ -249,6 +253,7 @@ impl Layer {
             bolt_listen: env_value(&lookup, "QUIVER_BOLT_LISTEN")?,
             http_listen: env_value(&lookup, "QUIVER_HTTP_LISTEN")?,
             data_dir: lookup("QUIVER_DATA_DIR").map(PathBuf::from),
+            import_dir: lookup("QUIVER_IMPORT_DIR").map(PathBuf::from),
             in_memory: env_value(&lookup, "QUIVER_IN_MEMORY")?,
             durability: env_value(&lookup, "QUIVER_DURABILITY")?,
             snapshot_log_bytes: env_value(&lookup, "QUIVER_SNAPSHOT_LOG_BYTES")?,
@@ -347,6 +352,7 @@ impl Layer {
             bolt_listen: self.bolt_listen.or(lower.bolt_listen),
             http_listen: self.http_listen.or(lower.http_listen),
             data_dir,
+            import_dir: self.import_dir.or(lower.import_dir),
             in_memory,
             durability: self.durability.or(lower.durability),
             snapshot_log_bytes: self.snapshot_log_bytes.or(lower.snapshot_log_bytes),

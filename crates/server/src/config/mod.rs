@@ -193,6 +193,9 @@ pub struct Config {
     pub query: QuerySettings,
     /// Cluster mode: `Some` when `--node-id` is given.
     pub cluster: Option<ClusterSettings>,
+    /// Where `LOAD CSV` reads `file:///` URLs ([`quiver_engine::EngineConfig::import_dir`]):
+    /// `--import-dir`, else `<data-dir>/import`; `None` in memory unless given.
+    pub import_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -238,6 +241,14 @@ impl Config {
     /// Fills defaults into a merged layer and checks every value.
     pub fn from_layer(mut layer: Layer) -> Result<Config, ConfigError> {
         let storage = storage_mode(layer.in_memory, layer.data_dir.take())?;
+        let import_dir = match (layer.import_dir.take(), &storage) {
+            (Some(dir), _) if dir.as_os_str().is_empty() => {
+                return Err(invalid("import_dir", "must not be empty".to_owned()));
+            }
+            (Some(dir), _) => Some(dir),
+            (None, StorageMode::Directory(data)) => Some(data.join("import")),
+            (None, StorageMode::InMemory) => None,
+        };
         let limits = limits(&layer)?;
         let timeouts = timeouts(&layer)?;
         let query = query_settings(&layer)?;
@@ -294,6 +305,7 @@ impl Config {
             timeouts,
             query,
             cluster,
+            import_dir,
         })
     }
 }
