@@ -70,6 +70,8 @@ impl Cx {
             pending_deletes: Vec::new(),
             open: build,
             ticks: 0,
+            subject: Arc::new(crate::security::Subject::Unrestricted),
+            audit: Arc::default(),
         }
     }
 }
