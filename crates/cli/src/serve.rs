@@ -10,7 +10,7 @@ use quiver_engine::{Database, EngineConfig, Replica};
 use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
-use quiver_server::config::{self, ClusterSettings, Config, Layer, StorageMode, resolve};
+use quiver_server::config::{self, AuthSpec, ClusterSettings, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
@@ -64,10 +64,19 @@ fn init_logging(filter: &str) {
 async fn serve(config: Config) -> ExitCode {
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
-    let users = match load_users(&config, &metrics).await {
+    let mut users = match load_users(&config, &metrics).await {
         Ok(users) => users,
         Err(code) => return code,
     };
+    if let Some(path) = &config.audit_log {
+        match quiver_server::audit::AuditLog::open(path) {
+            Ok(log) => users = users.with_audit_log(Arc::new(log)),
+            Err(error) => {
+                eprintln!("quiver: audit log {}: {error}", path.display());
+                return ExitCode::from(EXIT_CONFIG);
+            }
+        }
+    }
     let loopback_only =
         config.bolt_listen.ip().is_loopback() && config.http_listen.ip().is_loopback();
     if !users.is_enabled() && !loopback_only {
@@ -83,6 +92,12 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(AuthSpec::Basic { user, password }) = &config.initial_user
+        && let Err(message) = create_initial_user(graph.database(), user, password).await
+    {
+        eprintln!("quiver: initial user: {message}");
+        return ExitCode::FAILURE;
+    }
     metrics.follow_engine({
         let db = Arc::downgrade(graph.database());
         Box::new(move || EngineFigures {
@@ -184,6 +199,47 @@ async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore
             Err(ExitCode::FAILURE)
         }
     }
+}
+
+/// `--initial-user`: on a first start (no user stored yet), the stored administrator whose
+/// password must be changed before anything else runs. Its password is hashed here and given
+/// as `ENCRYPTED`, so it may be shorter than the minimum (as Neo4j's `neo4j/neo4j`): the
+/// new one it must be changed to may not. On a cluster member that does not lead, nothing is
+/// created (the leader's start does it).
+async fn create_initial_user(db: &Arc<Database>, user: &str, password: &str) -> Result<(), String> {
+    let (db, user, password) = (Arc::clone(db), user.to_owned(), password.to_owned());
+    tokio::task::spawn_blocking(move || {
+        if db.has_stored_users() {
+            return Ok(());
+        }
+        let hash = quiver_engine::hash_password(&password).map_err(|e| e.to_string())?;
+        let mut params = quiver_value::Map::new();
+        params.insert("hash".into(), quiver_value::Value::from(hash.as_str()));
+        let name = user.replace('`', "``");
+        for statement in [
+            format!(
+                "CREATE USER `{name}` IF NOT EXISTS SET ENCRYPTED PASSWORD $hash CHANGE REQUIRED"
+            ),
+            format!("GRANT ROLE admin TO `{name}`"),
+        ] {
+            match db.execute(&statement, params.clone()) {
+                Ok(_) => {}
+                Err(error)
+                    if error.status_code().code() == "Neo.ClientError.Cluster.NotALeader" =>
+                {
+                    return Ok(());
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+        tracing::info!(
+            user,
+            "created the initial user; its password must be changed at first login"
+        );
+        Ok(())
+    })
+    .await
+    .map_err(|error| error.to_string())?
 }
 
 /// Machine-readable, on stdout, before anything else is printed there: scripts and tests that
