@@ -64,19 +64,10 @@ fn init_logging(filter: &str) {
 async fn serve(config: Config) -> ExitCode {
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
-    let mut users = match load_users(&config, &metrics).await {
+    let users = match load_users(&config, &metrics).await {
         Ok(users) => users,
         Err(code) => return code,
     };
-    if let Some(path) = &config.audit_log {
-        match quiver_server::audit::AuditLog::open(path) {
-            Ok(log) => users = users.with_audit_log(Arc::new(log)),
-            Err(error) => {
-                eprintln!("quiver: audit log {}: {error}", path.display());
-                return ExitCode::from(EXIT_CONFIG);
-            }
-        }
-    }
     let loopback_only =
         config.bolt_listen.ip().is_loopback() && config.http_listen.ip().is_loopback();
     if !users.is_enabled() && !loopback_only {
@@ -85,19 +76,13 @@ async fn serve(config: Config) -> ExitCode {
         tracing::warn!("authentication is disabled on a non-loopback address");
     }
     health.set(Readiness::Recovering);
-    let graph = match open_graph(&config, &metrics).await {
+    let graph = match open_graph_and_users(&config, &metrics).await {
         Ok(opened) => opened,
         Err(message) => {
             eprintln!("quiver: {message}");
             return ExitCode::FAILURE;
         }
     };
-    if let Some(AuthSpec::Basic { user, password }) = &config.initial_user
-        && let Err(message) = create_initial_user(graph.database(), user, password).await
-    {
-        eprintln!("quiver: initial user: {message}");
-        return ExitCode::FAILURE;
-    }
     metrics.follow_engine({
         let db = Arc::downgrade(graph.database());
         Box::new(move || EngineFigures {
@@ -176,9 +161,26 @@ async fn serve(config: Config) -> ExitCode {
     }
 }
 
-/// The users the configuration names. Hashing passwords given in clear takes an argon2 run
-/// each, so it runs off the runtime's workers.
+/// The users the configuration names, with the audit log when one is configured. Hashing
+/// passwords given in clear takes an argon2 run each, so it runs off the runtime's workers.
 async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore, ExitCode> {
+    let users = load_configured_users(config, metrics).await?;
+    let Some(path) = &config.audit_log else {
+        return Ok(users);
+    };
+    match quiver_server::audit::AuditLog::open(path) {
+        Ok(log) => Ok(users.with_audit_log(Arc::new(log))),
+        Err(error) => {
+            eprintln!("quiver: audit log {}: {error}", path.display());
+            Err(ExitCode::from(EXIT_CONFIG))
+        }
+    }
+}
+
+async fn load_configured_users(
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<UserStore, ExitCode> {
     let auth = config.auth.clone();
     let delay_max = config.timeouts.auth_failure_delay_max;
     let attempts = config.limits.auth_attempts_in_flight_per_address_max;
@@ -199,6 +201,20 @@ async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore
             Err(ExitCode::FAILURE)
         }
     }
+}
+
+/// The store, and on a first start the `--initial-user`.
+async fn open_graph_and_users(
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Graph>, String> {
+    let graph = open_graph(config, metrics).await?;
+    if let Some(AuthSpec::Basic { user, password }) = &config.initial_user {
+        create_initial_user(graph.database(), user, password)
+            .await
+            .map_err(|message| format!("initial user: {message}"))?;
+    }
+    Ok(graph)
 }
 
 /// `--initial-user`: on a first start (no user stored yet), the stored administrator whose

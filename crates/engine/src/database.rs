@@ -33,6 +33,9 @@ struct TxEntry {
     cancel: Arc<AtomicBool>,
 }
 
+/// The user a running transaction names (`None`: it names none).
+pub(crate) struct TxOwner(pub Option<Arc<str>>);
+
 /// Where the database's store is. A replicated store is replaced whole when a snapshot is
 /// installed or an unreplicated tail discarded, so every access goes through this one handle
 /// (a transaction keeps the store it began on) rather than a copy of the `Arc` taken at open.
@@ -161,12 +164,15 @@ impl DatabaseState {
         }
     }
 
-    /// The user running the transaction named `name` (`neo4j-transaction-N`), if it runs.
-    pub fn tx_user_by_name(&self, name: &str) -> Option<Option<Arc<str>>> {
+    /// Who runs the transaction named `name` (`neo4j-transaction-N`), if it runs.
+    pub fn tx_owner(&self, name: &str) -> Option<TxOwner> {
         let id = name
             .strip_prefix("neo4j-transaction-")
             .and_then(|n| n.parse::<u64>().ok())?;
-        self.registry.lock().get(&id).map(|e| e.user.clone())
+        self.registry
+            .lock()
+            .get(&id)
+            .map(|e| TxOwner(e.user.clone()))
     }
 
     /// The user running a transaction, when it names one.

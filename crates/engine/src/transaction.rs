@@ -566,10 +566,13 @@ pub(crate) fn compile(
     };
     let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
     let compiled = Arc::new(plan::compile(&stmt, &analysis, query, stx, &procedures)?);
-    shared
-        .cache
-        .lock()
-        .insert(query, epoch, nodes, compiled.clone());
+    // An administration command's text may hold a password: it is not kept as a cache key.
+    if compiled.redacted.is_none() {
+        shared
+            .cache
+            .lock()
+            .insert(query, epoch, nodes, compiled.clone());
+    }
     Ok(compiled)
 }
 

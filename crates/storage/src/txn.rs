@@ -51,6 +51,13 @@ pub(crate) enum SchemaOp {
     },
 }
 
+/// What a commit applied besides data: the index definitions it published and the security
+/// catalogue it replaced.
+struct Applied {
+    indexes: Vec<Arc<crate::schema::IndexDef>>,
+    security: Option<Arc<Security>>,
+}
+
 /// A transaction's new security catalogue.
 pub(crate) struct PendingSecurity {
     /// The catalogue it was made from; `None` on replay, which sets it unconditionally.
@@ -413,15 +420,7 @@ impl Transaction {
             });
         }
         let mut slot = storage.commit.lock();
-        let replaced_security = match self.apply_security(&mut st) {
-            Ok(replaced) => replaced,
-            Err(e) => {
-                drop(slot);
-                self.fail(&mut st);
-                return Err(e);
-            }
-        };
-        let applied = match self.apply_schema_ops(&mut st) {
+        let applied = match self.apply_catalogues(&mut st) {
             Ok(applied) => applied,
             Err(e) => {
                 drop(slot);
@@ -455,12 +454,7 @@ impl Transaction {
             match log.append(&record) {
                 Ok(t) => ticket = Some(t),
                 Err(e) => {
-                    for def in &applied {
-                        self.unpublish(def);
-                    }
-                    if let Some(old) = replaced_security {
-                        *storage.security.write() = old;
-                    }
+                    self.take_back(applied);
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));
@@ -501,6 +495,32 @@ impl Transaction {
             ticket,
             changed: true,
         })
+    }
+
+    /// Applies the transaction's schema changes or its new security catalogue (a transaction
+    /// has one or the other); returns what [`Transaction::take_back`] needs to undo them.
+    fn apply_catalogues(&self, st: &mut TxState) -> Result<Applied> {
+        let security = self.apply_security(st)?;
+        match self.apply_schema_ops(st) {
+            Ok(indexes) => Ok(Applied { indexes, security }),
+            Err(e) => {
+                self.take_back(Applied {
+                    indexes: Vec::new(),
+                    security,
+                });
+                Err(e)
+            }
+        }
+    }
+
+    /// Undoes [`Transaction::apply_catalogues`] after the log refused the commit.
+    fn take_back(&self, applied: Applied) {
+        for def in &applied.indexes {
+            self.unpublish(def);
+        }
+        if let Some(old) = applied.security {
+            *self.inner.storage.security.write() = old;
+        }
     }
 
     /// Swaps in the transaction's catalogue (under the commit lock) and logs it; returns the

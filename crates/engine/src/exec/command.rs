@@ -168,7 +168,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
                 // Without the admin role a user sees their own transactions only.
                 .filter(|t| {
-                    let owner = cx.shared.tx_user_by_name(&t.id).flatten();
+                    let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
                     cx.subject.may_manage_transaction_of(owner.as_deref())
                 })
                 .map(|t| {
@@ -193,10 +193,10 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             for id in transaction_ids(ids, row, cx)? {
                 // Another user's transaction is not there for a user without the admin
                 // role: it is neither ended nor shown to exist.
-                let owner = cx.shared.tx_user_by_name(&id);
+                let owner = cx.shared.tx_owner(&id);
                 let allowed = owner
                     .as_ref()
-                    .is_some_and(|o| cx.subject.may_manage_transaction_of(o.as_deref()));
+                    .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
                 let message = if allowed && cx.shared.terminate(&id) {
                     let who = match &*cx.subject {
                         crate::security::Subject::User(user) => user.name.to_string(),
@@ -207,7 +207,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                         action: "terminate_transaction",
                         target: id.clone(),
                         detail: owner
-                            .flatten()
+                            .and_then(|o| o.0)
                             .map_or_else(String::new, |o| format!("owner={o}")),
                     }]);
                     "Transaction terminated."

@@ -74,7 +74,7 @@ pub(crate) fn run(
     };
     let base = cx.storage.security();
     let mut catalogue: Security = (*cx.tx.security()).clone();
-    let mut events: Vec<(&'static str, String, String)> = Vec::new();
+    let mut events: Events = Vec::new();
     let changed = match command {
         AdminCommand::CreateUser(create) => {
             refuse_configured(&create.name.name)?;
@@ -115,60 +115,24 @@ pub(crate) fn run(
         }
         AdminCommand::CreateRole(create) => create_role(&mut catalogue, create, &mut events)?,
         AdminCommand::DropRole { name, if_exists } => {
-            if Level::built_in(&name.name).is_some() {
-                return Err(invalid(format!(
-                    "Failed to delete the specified role '{}': the built-in roles cannot be \
-                     dropped.",
-                    name.name
-                )));
-            }
-            match catalogue.roles.remove(&name.name) {
-                Some(_) => {
-                    for user in catalogue.users.values_mut() {
-                        user.roles.remove(&name.name);
-                    }
-                    events.push(("drop_role", name.name.clone(), String::new()));
-                    true
-                }
-                None if *if_exists => false,
-                None => return Err(role_not_found(&name.name, "delete")),
-            }
+            drop_role(&mut catalogue, &name.name, *if_exists, &mut events)?
         }
-        AdminCommand::GrantRoles { roles, users } | AdminCommand::RevokeRoles { roles, users } => {
-            let grant = matches!(command, AdminCommand::GrantRoles { .. });
-            let verb = if grant { "grant" } else { "revoke" };
-            let mut changed = false;
-            for role in roles {
-                if !role_exists(&role.name, &catalogue) {
-                    return Err(role_not_found(&role.name, verb));
-                }
-                if role.name == "PUBLIC" {
-                    return Err(invalid(format!(
-                        "Failed to {verb} role 'PUBLIC': every user has it."
-                    )));
-                }
-                for user in users {
-                    refuse_configured(&user.name)?;
-                    let Some(record) = catalogue.users.get_mut(&user.name) else {
-                        return Err(user_not_found(&user.name, verb));
-                    };
-                    let did = if grant {
-                        record.roles.insert(role.name.clone())
-                    } else {
-                        record.roles.remove(&role.name)
-                    };
-                    if did {
-                        changed = true;
-                        events.push((
-                            if grant { "grant_role" } else { "revoke_role" },
-                            user.name.clone(),
-                            format!("role={}", role.name),
-                        ));
-                    }
-                }
-            }
-            changed
-        }
+        AdminCommand::GrantRoles { roles, users } => grant_or_revoke(
+            &mut catalogue,
+            true,
+            roles,
+            users,
+            &refuse_configured,
+            &mut events,
+        )?,
+        AdminCommand::RevokeRoles { roles, users } => grant_or_revoke(
+            &mut catalogue,
+            false,
+            roles,
+            users,
+            &refuse_configured,
+            &mut events,
+        )?,
     };
     if changed {
         cx.tx.set_security(&base, catalogue)?;
@@ -190,6 +154,76 @@ pub(crate) fn run(
     Ok(Vec::new())
 }
 
+/// What a command records for the audit: (action, target, detail).
+type Events = Vec<(&'static str, String, String)>;
+
+fn drop_role(
+    catalogue: &mut Security,
+    name: &str,
+    if_exists: bool,
+    events: &mut Events,
+) -> Result<bool> {
+    if Level::built_in(name).is_some() {
+        return Err(invalid(format!(
+            "Failed to delete the specified role '{name}': the built-in roles cannot be dropped."
+        )));
+    }
+    match catalogue.roles.remove(name) {
+        Some(_) => {
+            for user in catalogue.users.values_mut() {
+                user.roles.remove(name);
+            }
+            events.push(("drop_role", name.to_owned(), String::new()));
+            Ok(true)
+        }
+        None if if_exists => Ok(false),
+        None => Err(role_not_found(name, "delete")),
+    }
+}
+
+/// `GRANT ROLE` (`grant`) or `REVOKE ROLE`: every role and user must exist.
+fn grant_or_revoke(
+    catalogue: &mut Security,
+    grant: bool,
+    roles: &[quiver_cypher::ast::Ident],
+    users: &[quiver_cypher::ast::Ident],
+    refuse_configured: &dyn Fn(&str) -> Result<()>,
+    events: &mut Events,
+) -> Result<bool> {
+    let verb = if grant { "grant" } else { "revoke" };
+    let mut changed = false;
+    for role in roles {
+        if !role_exists(&role.name, catalogue) {
+            return Err(role_not_found(&role.name, verb));
+        }
+        if role.name == "PUBLIC" {
+            return Err(invalid(format!(
+                "Failed to {verb} role 'PUBLIC': every user has it."
+            )));
+        }
+        for user in users {
+            refuse_configured(&user.name)?;
+            let Some(record) = catalogue.users.get_mut(&user.name) else {
+                return Err(user_not_found(&user.name, verb));
+            };
+            let did = if grant {
+                record.roles.insert(role.name.clone())
+            } else {
+                record.roles.remove(&role.name)
+            };
+            if did {
+                changed = true;
+                events.push((
+                    if grant { "grant_role" } else { "revoke_role" },
+                    user.name.clone(),
+                    format!("role={}", role.name),
+                ));
+            }
+        }
+    }
+    Ok(changed)
+}
+
 fn user_not_found(name: &str, verb: &str) -> Error {
     invalid(format!(
         "Failed to {verb} the specified user '{name}': User does not exist."
@@ -206,7 +240,7 @@ fn create_user(
     catalogue: &mut Security,
     create: &CreateUser,
     plain: &str,
-    events: &mut Vec<(&'static str, String, String)>,
+    events: &mut Events,
 ) -> Result<bool> {
     let name = &create.name.name;
     if catalogue.users.contains_key(name) {
@@ -241,7 +275,7 @@ fn alter_user(
     catalogue: &mut Security,
     alter: &AlterUser,
     plain: Option<&str>,
-    events: &mut Vec<(&'static str, String, String)>,
+    events: &mut Events,
 ) -> Result<bool> {
     let name = &alter.name.name;
     let Some(record) = catalogue.users.get_mut(name) else {
@@ -276,7 +310,7 @@ fn alter_current_user(
     subject: &Subject,
     old: &str,
     new: &str,
-    events: &mut Vec<(&'static str, String, String)>,
+    events: &mut Events,
 ) -> Result<bool> {
     let user = match subject {
         Subject::User(user) if !user.configured => user,
@@ -318,11 +352,7 @@ fn alter_current_user(
     Ok(true)
 }
 
-fn create_role(
-    catalogue: &mut Security,
-    create: &CreateRole,
-    events: &mut Vec<(&'static str, String, String)>,
-) -> Result<bool> {
+fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Events) -> Result<bool> {
     let name = &create.name.name;
     let built_in = Level::built_in(name).is_some();
     if built_in || catalogue.roles.contains_key(name) {
