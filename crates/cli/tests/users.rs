@@ -127,7 +127,7 @@ async fn users_and_roles_are_enforced_over_bolt_and_survive_kill_9() {
     let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
     let users = run(
         &mut root,
-        "SHOW USERS YIELD user WITH collect(user) AS users RETURN users",
+        "SHOW USERS YIELD user RETURN collect(user) AS users",
     )
     .await
     .expect("show users");
