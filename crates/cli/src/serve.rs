@@ -10,7 +10,7 @@ use quiver_engine::{Database, EngineConfig, Replica};
 use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
 use quiver_server::auth::UserStore;
-use quiver_server::config::{self, ClusterSettings, Config, Layer, StorageMode, resolve};
+use quiver_server::config::{self, AuthSpec, ClusterSettings, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
@@ -76,7 +76,7 @@ async fn serve(config: Config) -> ExitCode {
         tracing::warn!("authentication is disabled on a non-loopback address");
     }
     health.set(Readiness::Recovering);
-    let graph = match open_graph(&config, &metrics).await {
+    let graph = match open_graph_and_users(&config, &metrics).await {
         Ok(opened) => opened,
         Err(message) => {
             eprintln!("quiver: {message}");
@@ -161,9 +161,26 @@ async fn serve(config: Config) -> ExitCode {
     }
 }
 
-/// The users the configuration names. Hashing passwords given in clear takes an argon2 run
-/// each, so it runs off the runtime's workers.
+/// The users the configuration names, with the audit log when one is configured. Hashing
+/// passwords given in clear takes an argon2 run each, so it runs off the runtime's workers.
 async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore, ExitCode> {
+    let users = load_configured_users(config, metrics).await?;
+    let Some(path) = &config.audit_log else {
+        return Ok(users);
+    };
+    match quiver_server::audit::AuditLog::open(path) {
+        Ok(log) => Ok(users.with_audit_log(Arc::new(log))),
+        Err(error) => {
+            eprintln!("quiver: audit log {}: {error}", path.display());
+            Err(ExitCode::from(EXIT_CONFIG))
+        }
+    }
+}
+
+async fn load_configured_users(
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<UserStore, ExitCode> {
     let auth = config.auth.clone();
     let delay_max = config.timeouts.auth_failure_delay_max;
     let attempts = config.limits.auth_attempts_in_flight_per_address_max;
@@ -184,6 +201,61 @@ async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore
             Err(ExitCode::FAILURE)
         }
     }
+}
+
+/// The store, and on a first start the `--initial-user`.
+async fn open_graph_and_users(
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Graph>, String> {
+    let graph = open_graph(config, metrics).await?;
+    if let Some(AuthSpec::Basic { user, password }) = &config.initial_user {
+        create_initial_user(graph.database(), user, password)
+            .await
+            .map_err(|message| format!("initial user: {message}"))?;
+    }
+    Ok(graph)
+}
+
+/// `--initial-user`: on a first start (no user stored yet), the stored administrator whose
+/// password must be changed before anything else runs. Its password is hashed here and given
+/// as `ENCRYPTED`, so it may be shorter than the minimum (as Neo4j's `neo4j/neo4j`): the
+/// new one it must be changed to may not. On a cluster member that does not lead, nothing is
+/// created (the leader's start does it).
+async fn create_initial_user(db: &Arc<Database>, user: &str, password: &str) -> Result<(), String> {
+    let (db, user, password) = (Arc::clone(db), user.to_owned(), password.to_owned());
+    tokio::task::spawn_blocking(move || {
+        if db.has_stored_users() {
+            return Ok(());
+        }
+        let hash = quiver_engine::hash_password(&password).map_err(|e| e.to_string())?;
+        let mut params = quiver_value::Map::new();
+        params.insert("hash".into(), quiver_value::Value::from(hash.as_str()));
+        let name = user.replace('`', "``");
+        for statement in [
+            format!(
+                "CREATE USER `{name}` IF NOT EXISTS SET ENCRYPTED PASSWORD $hash CHANGE REQUIRED"
+            ),
+            format!("GRANT ROLE admin TO `{name}`"),
+        ] {
+            match db.execute(&statement, params.clone()) {
+                Ok(_) => {}
+                Err(error)
+                    if error.status_code().code() == "Neo.ClientError.Cluster.NotALeader" =>
+                {
+                    return Ok(());
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+        tracing::info!(
+            user,
+            "created the initial user; its password must be changed at first login"
+        );
+        Ok(())
+    })
+    .await
+    .map_err(|error| error.to_string())?
 }
 
 /// Machine-readable, on stdout, before anything else is printed there: scripts and tests that

@@ -312,8 +312,14 @@ fn snapshot_writer_panicked() -> quiver_storage::Error {
     quiver_storage::Error::Replay("a snapshot writer thread panicked".to_string())
 }
 
-/// The schema as creation ops.
+/// The schema as creation ops, and the users and roles (one op holding them all, when there
+/// are any): the catalogue is part of the schema section, which loads before the data.
 fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
+    let security = storage.security();
+    let catalogue =
+        (!security.users.is_empty() || !security.roles.is_empty()).then_some(RedoOp::Security {
+            catalogue: security,
+        });
     storage
         .indexes()
         .into_iter()
@@ -329,6 +335,7 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
                 key: info.key,
             },
         })
+        .chain(catalogue)
         .collect()
 }
 
@@ -606,6 +613,9 @@ fn apply_ops(
                     true,
                 )?;
             }
+            RedoOpRef::Security { catalogue } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                storage.load_security(quiver_storage::Security::decode(catalogue)?);
+            }
             RedoOpRef::CreateNode { id, labels, props }
                 if kind == KIND_OPS || kind == KIND_NODES =>
             {
@@ -622,6 +632,7 @@ fn apply_ops(
             }
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
+            | RedoOpRef::Security { .. }
             | RedoOpRef::CreateNode { .. }
             | RedoOpRef::CreateRelationship { .. } => return misplaced(),
             _ => {

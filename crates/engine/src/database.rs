@@ -20,6 +20,7 @@ use crate::memory::MemoryPool;
 use crate::metadata::Setting;
 use crate::procedures::{Procedure, Procedures};
 use crate::replica::ReplicatedLog;
+use crate::security::{AuditEvent, AuditSink, Authentication};
 use crate::summary::{QuerySummary, TransactionInfo};
 use crate::transaction::Transaction;
 
@@ -31,6 +32,9 @@ struct TxEntry {
     user: Option<Arc<str>>,
     cancel: Arc<AtomicBool>,
 }
+
+/// The user a running transaction names (`None`: it names none).
+pub(crate) struct TxOwner(pub Option<Arc<str>>);
 
 /// Where the database's store is. A replicated store is replaced whole when a snapshot is
 /// installed or an unreplicated tail discarded, so every access goes through this one handle
@@ -71,6 +75,10 @@ pub(crate) struct DatabaseState {
     begun_again: AtomicU64,
     /// Set by [`Database::set_settings`].
     settings: RwLock<Option<Arc<Vec<Setting>>>>,
+    /// Set by [`Database::set_authentication`]: `None` while authentication is off.
+    authentication: RwLock<Option<Arc<Authentication>>>,
+    /// Set by [`Database::set_audit_sink`].
+    audit_sink: RwLock<Option<AuditSink>>,
     /// When the database was opened (`db.info`, `SHOW DATABASES`).
     pub opened: quiver_value::temporal::Instant,
 }
@@ -140,6 +148,31 @@ impl DatabaseState {
         if let Some(e) = self.registry.lock().get_mut(&id) {
             e.metadata = metadata;
         }
+    }
+
+    /// What the server said about authentication; `None` while it is off.
+    pub fn authentication(&self) -> Option<Arc<Authentication>> {
+        self.authentication.read().clone()
+    }
+
+    /// Hands committed user and role changes and terminated transactions to the audit sink.
+    pub fn audit(&self, events: impl IntoIterator<Item = AuditEvent>) {
+        if let Some(sink) = self.audit_sink.read().clone() {
+            for event in events {
+                sink(event);
+            }
+        }
+    }
+
+    /// Who runs the transaction named `name` (`neo4j-transaction-N`), if it runs.
+    pub fn tx_owner(&self, name: &str) -> Option<TxOwner> {
+        let id = name
+            .strip_prefix("neo4j-transaction-")
+            .and_then(|n| n.parse::<u64>().ok())?;
+        self.registry
+            .lock()
+            .get(&id)
+            .map(|e| TxOwner(e.user.clone()))
     }
 
     /// The user running a transaction, when it names one.
@@ -350,6 +383,8 @@ impl Database {
                 next_tx: AtomicU64::new(1),
                 begun_again: AtomicU64::new(0),
                 settings: RwLock::new(None),
+                authentication: RwLock::new(None),
+                audit_sink: RwLock::new(None),
                 opened: quiver_value::temporal::Instant::now(),
             }),
             durability,
@@ -410,6 +445,29 @@ impl Database {
     /// configuration (replacing the engine's own settings, which it should include).
     pub fn set_settings(&self, settings: Vec<Setting>) {
         *self.shared.settings.write() = Some(Arc::new(settings));
+    }
+
+    /// Turns the privilege checks on (see [`crate::security`]): every transaction that names
+    /// a user ([`TxOptions::user`]) runs as that user, looked up again at each statement.
+    /// `None` turns them off (authentication off: everything is allowed).
+    pub fn set_authentication(&self, authentication: Option<Authentication>) {
+        *self.shared.authentication.write() = authentication.map(Arc::new);
+    }
+
+    /// Where committed user and role changes and terminated transactions are reported
+    /// (the server's audit log).
+    pub fn set_audit_sink(&self, sink: AuditSink) {
+        *self.shared.audit_sink.write() = Some(sink);
+    }
+
+    /// Whether any user is stored (made with `CREATE USER`).
+    pub fn has_stored_users(&self) -> bool {
+        !self.shared.storage().security().users.is_empty()
+    }
+
+    /// The stored user `name` (from `CREATE USER`), as last committed: what logins check.
+    pub fn stored_user(&self, name: &str) -> Option<quiver_storage::UserRecord> {
+        self.shared.storage().security().users.get(name).cloned()
     }
 
     /// The transactions running now (`SHOW TRANSACTIONS`).

@@ -265,7 +265,11 @@ fn storage_code(e: &quiver_storage::Error) -> Status {
         S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
         S::SchemaRuleNotFound { .. } => Status::IndexDropFailed,
         S::IndexNotFound { .. } => Status::IndexNotFound,
-        S::MixedSchemaAndData => Status::ForbiddenDueToTransactionType,
+        S::MixedSchemaAndData | S::MixedAdministrationAndData => {
+            Status::ForbiddenDueToTransactionType
+        }
+        // Another commit changed the users and roles first: retry against the new ones.
+        S::SecurityConflict => Status::TransactionOutdated,
         S::UnstorableValue(_) => code::TYPE_ERROR,
         S::ValueTooLarge { .. } | S::CapacityExceeded { .. } => code::ARGUMENT_ERROR,
         S::UnknownToken { .. } => Status::UnknownError,

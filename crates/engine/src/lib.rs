@@ -35,6 +35,7 @@ mod metadata;
 mod plan;
 pub mod procedures;
 mod replica;
+pub mod security;
 mod summary;
 mod tokens;
 mod transaction;
@@ -53,6 +54,8 @@ pub use quiver_cluster as cluster;
 pub use quiver_durability::{Mode, Options as DurabilityOptions};
 pub use quiver_storage::DurabilityTicket;
 pub use replica::{Replica, ReplicatedLog};
+pub use security::password::{PASSWORD_CHARS_MIN, hash_password, verify_with_memory};
+pub use security::{AuditEvent, AuditSink, Authentication};
 pub use summary::{
     CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
     QueryType, TransactionInfo,

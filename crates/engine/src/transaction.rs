@@ -75,6 +75,8 @@ pub struct Transaction {
     /// What the transaction's uncommitted writes hold, across its queries: given back when
     /// they go (commit, rollback, failure, beginning again).
     writes: Arc<TxWrites>,
+    /// User and role changes of its queries, for the audit sink once committed.
+    audit: Arc<parking_lot::Mutex<Vec<crate::security::AuditEvent>>>,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -113,6 +115,7 @@ impl Transaction {
             ran: false,
             fctx_tx: quiver_value::temporal::Instant::now(),
             writes: Arc::default(),
+            audit: Arc::default(),
         }
     }
 
@@ -188,8 +191,24 @@ impl Transaction {
         }
     }
 
+    /// Who runs the transaction now (see [`crate::security`]): looked up at every statement
+    /// and at commit, so a dropped or suspended user fails at once and a role change counts
+    /// from the next statement.
+    fn subject(&self) -> Result<crate::security::Subject> {
+        let auth = self.shared.authentication();
+        crate::security::Subject::resolve(
+            auth.as_deref(),
+            &self.stx.storage().security(),
+            self.opts.user.as_deref(),
+        )
+    }
+
     fn start(&mut self, query: &str, params: Map) -> Result<QueryId> {
+        let subject = self.subject()?;
         let compiled = self.compile(query)?;
+        if !compiled.explain {
+            subject.check_statement(compiled.required)?;
+        }
         let mut values = Vec::with_capacity(compiled.params.len());
         let mut missing = Vec::new();
         for name in &compiled.params {
@@ -233,6 +252,8 @@ impl Transaction {
         );
         cx.tx_id = self.id;
         cx.writes = self.writes.clone();
+        cx.subject = Arc::new(subject);
+        cx.audit = self.audit.clone();
         cx.count_params()?;
         if compiled.profile {
             cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
@@ -244,7 +265,8 @@ impl Transaction {
         };
         let id = QueryId(self.next_query);
         self.next_query += 1;
-        self.shared.set_query(self.id, Some(query));
+        self.shared
+            .set_query(self.id, Some(compiled.redacted.as_deref().unwrap_or(query)));
         self.queries.push(OpenQuery {
             id,
             row: vec![Value::Null; compiled.slots],
@@ -365,6 +387,8 @@ impl Transaction {
         );
         cx.tx_id = self.id;
         cx.writes = self.writes.clone();
+        cx.subject = q.cx.subject.clone();
+        cx.audit = self.audit.clone();
         if q.compiled.profile {
             cx.profile = Some(vec![
                 OperatorProfile::default();
@@ -565,10 +589,13 @@ pub(crate) fn compile(
     };
     let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
     let compiled = Arc::new(plan::compile(&stmt, &analysis, query, stx, &procedures)?);
-    shared
-        .cache
-        .lock()
-        .insert(query, epoch, nodes, compiled.clone());
+    // An administration command's text may hold a password: it is not kept as a cache key.
+    if compiled.redacted.is_none() {
+        shared
+            .cache
+            .lock()
+            .insert(query, epoch, nodes, compiled.clone());
+    }
     Ok(compiled)
 }
 
@@ -604,11 +631,21 @@ impl Transaction {
             }
             self.queries.remove(0);
         }
+        // A user dropped or suspended while the transaction was open commits nothing.
+        if self.stx.is_write()
+            && let Err(e) = self.subject()
+        {
+            let _ = self.stx.rollback();
+            self.writes.clear(&self.shared.memory);
+            return Err(e);
+        }
         let committed = self.stx.commit();
         // Committed, the writes are the store's; refused, they are undone: either way the
         // transaction no longer holds them.
         self.writes.clear(&self.shared.memory);
         let info = committed.map_err(|error| self.refused_commit(error))?;
+        let events = std::mem::take(&mut *self.audit.lock());
+        self.shared.audit(events);
         // A write transaction that wrote nothing still read at the newest commit, which the
         // log may not have acknowledged yet: its results wait for that commit.
         let ticket = info.ticket.or_else(|| self.read_horizon());

@@ -503,8 +503,8 @@ fn call_in_transactions_runs_only_in_an_auto_commit_transaction() {
 fn unsupported_features_fail_by_name() {
     let db = db();
     for (query, name) in [
-        ("SHOW USERS", "SHOW USERS"),
-        ("SHOW ROLES", "SHOW ROLES"),
+        ("SHOW POPULATED ROLES", "SHOW POPULATED ROLES"),
+        ("GRANT MATCH {*} ON GRAPH * TO reader", "GRANT"),
         (
             "MATCH p = SHORTEST 1 (a)-[:R]-+(b) RETURN p",
             "path selectors",
@@ -526,8 +526,8 @@ fn unsupported_features_fail_by_name() {
     }
 }
 
-/// `SHOW FUNCTIONS`, `SHOW PROCEDURES` and `SHOW DATABASES` used to fail as unsupported: now
-/// they answer, in Neo4j's default columns.
+/// `SHOW FUNCTIONS`, `SHOW PROCEDURES`, `SHOW DATABASES`, `SHOW USERS`, `SHOW ROLES` and
+/// `SHOW PRIVILEGES` used to fail as unsupported: now they answer, in Neo4j's default columns.
 #[test]
 fn show_functions_procedures_and_databases_answer() {
     let db = db();
@@ -537,6 +537,9 @@ fn show_functions_procedures_and_databases_answer() {
         ("SHOW DATABASES", "name"),
         ("SHOW SETTINGS", "name"),
         ("SHOW CURRENT USER", "user"),
+        ("SHOW USERS", "user"),
+        ("SHOW ROLES", "role"),
+        ("SHOW PRIVILEGES", "access"),
     ] {
         let result = db
             .execute(query, Map::new())

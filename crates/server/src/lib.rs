@@ -4,6 +4,7 @@
 //! sockets and everything that keeps them bounded.
 
 pub mod admission;
+pub mod audit;
 pub mod auth;
 pub mod bolt_listener;
 pub mod buffers;

@@ -146,7 +146,10 @@ impl Server {
     /// Serves `graph` over Bolt. Without a graph, RUN and BEGIN are answered with a transient
     /// "database unavailable" FAILURE.
     #[must_use]
+    /// Serves `graph`; its stored users log in beside the configured ones, and with
+    /// authentication on its privilege checks apply to every connection.
     pub fn with_graph(mut self, graph: Arc<Graph>) -> Server {
+        self.parts.users.attach(graph.database());
         self.graph = Some(graph);
         self
     }

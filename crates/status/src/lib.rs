@@ -213,6 +213,8 @@ statuses! {
     Unauthorized,
     /// The user may not do this.
     Forbidden,
+    /// The user must change their password before doing anything else.
+    CredentialsExpired,
     // Cluster, database, general
     /// A write sent to a member that does not lead.
     NotALeader,
@@ -502,6 +504,12 @@ const TABLE: [Row; Status::ALL.len()] = {
         row(
             Forbidden,
             "Neo.ClientError.Security.Forbidden",
+            CLIENT,
+            ACCESS_DENIED,
+        ),
+        row(
+            CredentialsExpired,
+            "Neo.ClientError.Security.CredentialsExpired",
             CLIENT,
             ACCESS_DENIED,
         ),

@@ -313,7 +313,8 @@ impl Storage {
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
             | RedoOpRef::DropIndex { .. }
-            | RedoOpRef::DropConstraint { .. } => {
+            | RedoOpRef::DropConstraint { .. }
+            | RedoOpRef::Security { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }

@@ -70,6 +70,19 @@ pub enum Error {
     #[error("a transaction may not mix schema changes with data changes")]
     MixedSchemaAndData,
 
+    /// User and role changes run in a transaction of their own: they are replicated and
+    /// recovered as one op that replaces the catalogue, never beside data or schema.
+    #[error(
+        "a transaction may not mix user and role changes with data or schema changes; \
+         run them in a transaction of their own"
+    )]
+    MixedAdministrationAndData,
+
+    /// Another transaction committed a user or role change after this one read the
+    /// catalogue. The transaction must be rolled back and retried.
+    #[error("the users and roles were changed by a concurrent transaction")]
+    SecurityConflict,
+
     /// The value cannot be a property: maps, nodes, relationships, paths, nulls inside lists,
     /// mixed-type or nested lists.
     #[error("property values cannot be {0}")]

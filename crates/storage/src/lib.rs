@@ -66,6 +66,7 @@ mod mvcc;
 mod read;
 mod redo;
 mod schema;
+mod security;
 mod storage;
 mod tokens;
 mod txn;
@@ -89,6 +90,7 @@ pub use redo::{
     RedoRecord, RedoRecordRef,
 };
 pub use schema::{IndexInfo, IndexKind, IndexState};
+pub use security::{RoleRecord, Security, UserRecord};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;
 pub use txn::{CommitInfo, Transaction};

@@ -32,6 +32,8 @@
 //! 12    CreateUniqueConstraint    name, label: name, key: name
 //! 13    DropIndex                 name
 //! 14    DropConstraint            name
+//! 15    Security                  catalogue: u32 LE byte length, the catalogue's bytes
+//!                                 (see `security`): it replaces the whole catalogue
 //! ```
 
 use std::sync::Arc;
@@ -40,6 +42,7 @@ use quiver_value::Value;
 
 use crate::codec::{Reader, put_value};
 use crate::error::{Error, Result};
+use crate::security::Security;
 
 pub const REDO_FORMAT_VERSION: u8 = 1;
 /// A record larger than this is refused when decoding: no transaction legitimately writes it,
@@ -112,6 +115,10 @@ pub enum RedoOp {
     DropConstraint {
         name: String,
     },
+    /// The users and roles after the transaction, whole.
+    Security {
+        catalogue: Arc<Security>,
+    },
 }
 
 impl RedoOp {
@@ -124,6 +131,7 @@ impl RedoOp {
                 | RedoOp::CreateUniqueConstraint { .. }
                 | RedoOp::DropIndex { .. }
                 | RedoOp::DropConstraint { .. }
+                | RedoOp::Security { .. }
         )
     }
 }
@@ -341,6 +349,10 @@ pub enum RedoOpRef<'a> {
     DropConstraint {
         name: &'a str,
     },
+    /// The catalogue's bytes, checked when the record was decoded.
+    Security {
+        catalogue: &'a [u8],
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -352,6 +364,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::CreateUniqueConstraint { .. }
                 | RedoOpRef::DropIndex { .. }
                 | RedoOpRef::DropConstraint { .. }
+                | RedoOpRef::Security { .. }
         )
     }
 
@@ -425,6 +438,9 @@ impl RedoOpRef<'_> {
             },
             RedoOpRef::DropConstraint { name } => RedoOp::DropConstraint {
                 name: name.to_string(),
+            },
+            RedoOpRef::Security { catalogue } => RedoOp::Security {
+                catalogue: Arc::new(Security::decode(catalogue)?),
             },
         })
     }
@@ -556,6 +572,12 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             out.push(14);
             put_name(out, name);
         }
+        RedoOp::Security { catalogue } => {
+            out.push(15);
+            let bytes = catalogue.encode();
+            put_u32(out, bytes.len() as u32);
+            out.extend_from_slice(&bytes);
+        }
     }
 }
 
@@ -678,6 +700,12 @@ impl<'a> Fields<'a> {
             14 => RedoOpRef::DropConstraint {
                 name: self.name_ref()?,
             },
+            15 => {
+                let n = self.count()?;
+                let catalogue = self.r.take(n)?;
+                Security::decode(catalogue)?;
+                RedoOpRef::Security { catalogue }
+            }
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }
@@ -718,6 +746,9 @@ mod tests {
                     key: "name".into(),
                 },
                 RedoOp::DropConstraint { name: "c".into() },
+                RedoOp::Security {
+                    catalogue: Arc::new(crate::security::tests::sample()),
+                },
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],

@@ -21,6 +21,7 @@ use crate::ids::{LabelId, PropKeyId, REL_TYPES_MAX, RelTypeId, TOKENS_MAX};
 use crate::mvcc::TX_ID_BASE;
 use crate::redo::RedoRecord;
 use crate::schema::{IndexInfo, IndexKind, IndexState, Schema};
+use crate::security::Security;
 use crate::tokens::TokenTable;
 use crate::txn::Transaction;
 
@@ -44,6 +45,8 @@ pub struct Storage {
     pub(crate) keys: TokenTable,
     label_bits: Arena<OnceLock<Bitmap>, 8, 8, 0>,
     pub(crate) schema: RwLock<Arc<Schema>>,
+    /// Users and roles (see [`crate::Security`]); replaced whole at commit.
+    pub(crate) security: RwLock<Arc<Security>>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,
@@ -118,6 +121,18 @@ pub struct StorageStats {
 }
 
 impl Storage {
+    /// The users and roles as last committed. A transaction that changes them passes this
+    /// `Arc` back as its base, so a concurrent change is detected at commit.
+    pub fn security(&self) -> Arc<Security> {
+        self.security.read().clone()
+    }
+
+    /// Sets the catalogue outside any transaction: for loading a snapshot, where it is a
+    /// creation like the schema's.
+    pub fn load_security(&self, security: Security) {
+        *self.security.write() = Arc::new(security);
+    }
+
     pub fn new() -> Arc<Storage> {
         Arc::new(Storage {
             nodes: Table::new(),
@@ -129,6 +144,7 @@ impl Storage {
             keys: TokenTable::new("property key", TOKENS_MAX),
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
+            security: RwLock::new(Arc::new(Security::default())),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {

@@ -20,6 +20,7 @@ use crate::index::{equal, key_of};
 use crate::mvcc::{self, TxCell, Undo, View};
 use crate::read;
 use crate::redo::{RedoOp, RedoRecord};
+use crate::security::Security;
 use crate::storage::Storage;
 
 const ACTIVE: u8 = 0;
@@ -50,6 +51,20 @@ pub(crate) enum SchemaOp {
     },
 }
 
+/// What a commit applied besides data: the index definitions it published and the security
+/// catalogue it replaced.
+struct Applied {
+    indexes: Vec<Arc<crate::schema::IndexDef>>,
+    security: Option<Arc<Security>>,
+}
+
+/// A transaction's new security catalogue.
+pub(crate) struct PendingSecurity {
+    /// The catalogue it was made from; `None` on replay, which sets it unconditionally.
+    pub base: Option<Arc<Security>>,
+    pub new: Arc<Security>,
+}
+
 #[derive(Default)]
 pub(crate) struct TxState {
     pub touched_nodes: Vec<u64>,
@@ -64,6 +79,8 @@ pub(crate) struct TxState {
     /// Index entries and label bits a rollback leaves behind.
     pub stale_on_rollback: Vec<GcItem>,
     pub schema_ops: Vec<SchemaOp>,
+    /// The users and roles this transaction commits, whole.
+    pub security: Option<PendingSecurity>,
     /// Delta boxes taken from the store's pool, used before any is allocated.
     pub spare: mvcc::Spare,
 }
@@ -317,6 +334,49 @@ impl Transaction {
         if !st.schema_ops.is_empty() {
             return Err(Error::MixedSchemaAndData);
         }
+        if st.security.is_some() {
+            return Err(Error::MixedAdministrationAndData);
+        }
+        Ok(st)
+    }
+
+    /// Records `new` as the users and roles this transaction commits. `base` is the
+    /// catalogue it was derived from ([`crate::Storage::security`]): if another commit
+    /// replaced it meanwhile, the commit fails with [`Error::SecurityConflict`] rather than
+    /// lose that change. Several calls in one transaction keep the first base.
+    pub fn set_security(&self, base: &Arc<Security>, new: Security) -> Result<()> {
+        let mut st = self.admin_write()?;
+        let base = match st.security.take() {
+            Some(pending) => pending.base,
+            None => Some(base.clone()),
+        };
+        st.security = Some(PendingSecurity {
+            base,
+            new: Arc::new(new),
+        });
+        Ok(())
+    }
+
+    /// The catalogue as this transaction sees it: its own pending change, else the store's.
+    pub fn security(&self) -> Arc<Security> {
+        match &self.inner.state.lock().security {
+            Some(pending) => pending.new.clone(),
+            None => self.inner.storage.security(),
+        }
+    }
+
+    pub(crate) fn admin_write(&self) -> Result<MutexGuard<'_, TxState>> {
+        let tx = &*self.inner;
+        if !tx.write {
+            tx.check_active()?;
+            return Err(Error::ReadOnlyTransaction);
+        }
+        let st = tx.state.lock();
+        tx.check_active()?;
+        if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() || !st.schema_ops.is_empty()
+        {
+            return Err(Error::MixedAdministrationAndData);
+        }
         Ok(st)
     }
 
@@ -330,6 +390,9 @@ impl Transaction {
         tx.check_active()?;
         if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() {
             return Err(Error::MixedSchemaAndData);
+        }
+        if st.security.is_some() {
+            return Err(Error::MixedAdministrationAndData);
         }
         Ok(st)
     }
@@ -351,8 +414,10 @@ impl Transaction {
         let storage = &tx.storage;
         let mut st = tx.state.lock();
         tx.check_active()?;
-        let empty =
-            st.touched_nodes.is_empty() && st.touched_rels.is_empty() && st.schema_ops.is_empty();
+        let empty = st.touched_nodes.is_empty()
+            && st.touched_rels.is_empty()
+            && st.schema_ops.is_empty()
+            && st.security.is_none();
         if !tx.write || (empty && forced.is_none()) {
             tx.status.store(COMMITTED, Ordering::Release);
             tx.cell.end();
@@ -364,7 +429,7 @@ impl Transaction {
             });
         }
         let mut slot = storage.commit.lock();
-        let applied = match self.apply_schema_ops(&mut st) {
+        let applied = match self.apply_catalogues(&mut st) {
             Ok(applied) => applied,
             Err(e) => {
                 drop(slot);
@@ -398,9 +463,7 @@ impl Transaction {
             match log.append(&record) {
                 Ok(t) => ticket = Some(t),
                 Err(e) => {
-                    for def in &applied {
-                        self.unpublish(def);
-                    }
+                    self.take_back(applied);
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));
@@ -441,6 +504,54 @@ impl Transaction {
             ticket,
             changed: true,
         })
+    }
+
+    /// Applies the transaction's schema changes or its new security catalogue (a transaction
+    /// has one or the other); returns what [`Transaction::take_back`] needs to undo them.
+    fn apply_catalogues(&self, st: &mut TxState) -> Result<Applied> {
+        let security = self.apply_security(st)?;
+        match self.apply_schema_ops(st) {
+            Ok(indexes) => Ok(Applied { indexes, security }),
+            Err(e) => {
+                self.take_back(Applied {
+                    indexes: Vec::new(),
+                    security,
+                });
+                Err(e)
+            }
+        }
+    }
+
+    /// Undoes [`Transaction::apply_catalogues`] after the log refused the commit.
+    fn take_back(&self, applied: Applied) {
+        for def in &applied.indexes {
+            self.unpublish(def);
+        }
+        if let Some(old) = applied.security {
+            *self.inner.storage.security.write() = old;
+        }
+    }
+
+    /// Swaps in the transaction's catalogue (under the commit lock) and logs it; returns the
+    /// one it replaced, so a failed log append can put it back.
+    fn apply_security(&self, st: &mut TxState) -> Result<Option<Arc<Security>>> {
+        let Some(pending) = st.security.take() else {
+            return Ok(None);
+        };
+        let storage = &self.inner.storage;
+        let mut current = storage.security.write();
+        if let Some(base) = &pending.base
+            && !Arc::ptr_eq(base, &current)
+        {
+            return Err(Error::SecurityConflict);
+        }
+        let old = std::mem::replace(&mut *current, pending.new.clone());
+        if self.inner.log {
+            st.redo.push(RedoOp::Security {
+                catalogue: pending.new,
+            });
+        }
+        Ok(Some(old))
     }
 
     /// Rolls back after a failed commit.

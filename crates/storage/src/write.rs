@@ -643,6 +643,14 @@ impl Transaction {
             }
             RedoOp::DropIndex { name } => return self.drop_index(name),
             RedoOp::DropConstraint { name } => return self.drop_constraint(name),
+            RedoOp::Security { catalogue } => {
+                let mut st = self.admin_write()?;
+                st.security = Some(crate::txn::PendingSecurity {
+                    base: None,
+                    new: catalogue.clone(),
+                });
+                return Ok(());
+            }
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -691,7 +699,8 @@ impl Transaction {
             RedoOp::CreateIndex { .. }
             | RedoOp::CreateUniqueConstraint { .. }
             | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. } => {}
+            | RedoOp::DropConstraint { .. }
+            | RedoOp::Security { .. } => {}
         }
         Ok(())
     }

@@ -16,6 +16,7 @@
 //! - GQL's `LET x = e` is `WITH *, e AS x`, `FILTER [WHERE] p` is `WITH * WHERE p`, and a
 //!   standalone `ORDER BY`/`SKIP`/`LIMIT` is `WITH *` carrying them.
 
+mod admin;
 mod clause;
 mod expr;
 mod pattern;
@@ -24,6 +25,7 @@ mod types;
 
 use std::fmt;
 
+pub use admin::*;
 pub use clause::*;
 pub use expr::*;
 pub use pattern::*;
@@ -165,6 +167,8 @@ pub enum StatementKind {
     Schema(SchemaCommand),
     Show(ShowCommand),
     TerminateTransactions(TerminateTransactions),
+    /// User and role administration (`CREATE USER`, `GRANT ROLE`, ...).
+    Admin(AdminCommand),
 }
 
 /// A query: one or more single queries joined by `UNION` / `UNION ALL`.
@@ -212,6 +216,7 @@ impl fmt::Display for Statement {
             StatementKind::Schema(command) => write!(f, "{command}"),
             StatementKind::Show(command) => write!(f, "{command}"),
             StatementKind::TerminateTransactions(command) => write!(f, "{command}"),
+            StatementKind::Admin(command) => write!(f, "{command}"),
         }
     }
 }

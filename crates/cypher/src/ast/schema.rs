@@ -113,6 +113,14 @@ pub enum ShowKind {
     Settings(Vec<Expr>),
     /// `SHOW CURRENT USER`
     CurrentUser,
+    /// `SHOW USERS`
+    Users,
+    /// `SHOW [ALL] ROLES [WITH USERS]`
+    Roles {
+        with_users: bool,
+    },
+    /// `SHOW [ALL | ROLE r | USER u] PRIVILEGES [AS COMMANDS]`
+    Privileges(super::ShowPrivileges),
 }
 
 /// Which databases `SHOW ... DATABASE[S]` lists.
@@ -338,6 +346,15 @@ impl fmt::Display for ShowCommand {
                 }
             }
             ShowKind::CurrentUser => f.write_str("CURRENT USER")?,
+            ShowKind::Users => f.write_str("USERS")?,
+            ShowKind::Roles { with_users } => {
+                f.write_str(if *with_users {
+                    "ROLES WITH USERS"
+                } else {
+                    "ROLES"
+                })?;
+            }
+            ShowKind::Privileges(privileges) => write!(f, "{privileges}")?,
         }
         if let Some(filter) = &self.filter {
             write!(f, " {filter}")?;

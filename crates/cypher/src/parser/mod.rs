@@ -8,6 +8,7 @@
 //! A run of binary operators of one level (`a AND b AND ...`, `1 + 2 - 3 + ...`) is a flat
 //! [`crate::ast::ExprKind::Chain`] and costs one level however long it is.
 
+mod admin;
 mod clause;
 mod expr;
 mod labels;
@@ -421,7 +422,9 @@ impl Parser<'_> {
             self.advance();
             mode = next;
         }
-        let kind = if self.peek_keyword("CREATE") && self.peek_schema_after_create() {
+        let kind = if self.peek_admin() {
+            StatementKind::Admin(self.parse_admin()?)
+        } else if self.peek_keyword("CREATE") && self.peek_schema_after_create() {
             StatementKind::Schema(self.parse_create_schema()?)
         } else if self.peek_keyword("DROP") {
             StatementKind::Schema(self.parse_drop_schema()?)
@@ -558,13 +561,17 @@ impl Parser<'_> {
         let token = self.peek();
         for (keywords, what) in [
             (&["CREATE", "DATABASE"][..], "CREATE DATABASE"),
-            (&["CREATE", "USER"][..], "CREATE USER"),
-            (&["CREATE", "ROLE"][..], "CREATE ROLE"),
             (&["CREATE", "OR", "REPLACE"][..], "CREATE OR REPLACE"),
             (&["ALTER"][..], "ALTER"),
-            (&["GRANT"][..], "GRANT"),
-            (&["DENY"][..], "DENY"),
-            (&["REVOKE"][..], "REVOKE"),
+            (
+                &["GRANT"][..],
+                "GRANT of a privilege (only GRANT ROLE is: grant a built-in role)",
+            ),
+            (&["DENY"][..], "DENY of a privilege"),
+            (
+                &["REVOKE"][..],
+                "REVOKE of a privilege (only REVOKE ROLE is)",
+            ),
             (&["START", "DATABASE"][..], "START DATABASE"),
             (&["STOP", "DATABASE"][..], "STOP DATABASE"),
         ] {

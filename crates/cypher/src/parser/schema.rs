@@ -274,7 +274,9 @@ impl Parser<'_> {
     pub(crate) fn parse_show(&mut self) -> Result<ShowCommand> {
         self.expect_keyword("SHOW")?;
         let span = self.peek().span;
-        let kind = if let Some(kind) = self.parse_show_index_type() {
+        let kind = if let Some(kind) = self.parse_show_admin()? {
+            kind
+        } else if let Some(kind) = self.parse_show_index_type() {
             if !(self.parse_keyword("INDEXES") || self.parse_keyword("INDEX")) {
                 return Err(self.expected("'INDEXES'"));
             }

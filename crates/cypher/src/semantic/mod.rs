@@ -215,6 +215,7 @@ pub fn analyze_with(
         StatementKind::Schema(_) => {}
         StatementKind::Show(show) => analyzer.show_command(show)?,
         StatementKind::TerminateTransactions(t) => analyzer.terminate(t)?,
+        StatementKind::Admin(a) => analyzer.admin(a)?,
     }
     Ok(analyzer.analysis)
 }

@@ -203,6 +203,13 @@ impl Analyzer<'_> {
         Ok(())
     }
 
+    /// The passwords of an administration command: constant expressions, like the ids of
+    /// `TERMINATE TRANSACTIONS`.
+    pub(crate) fn admin(&mut self, command: &crate::ast::AdminCommand) -> Result<()> {
+        let exprs: Vec<crate::ast::Expr> = command.expressions().into_iter().cloned().collect();
+        self.constant_expressions(&exprs)
+    }
+
     fn constant_expressions(&mut self, exprs: &[crate::ast::Expr]) -> Result<()> {
         let empty = Scope::default();
         for expr in exprs {

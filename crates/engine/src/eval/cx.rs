@@ -97,6 +97,45 @@ pub(crate) struct Cx {
     pub open: OpenPlan,
     /// Units of work since the last cancellation and deadline check.
     pub ticks: u32,
+    /// Who runs the query, resolved when it started (unrestricted unless the transaction
+    /// names an authenticated user).
+    pub subject: Arc<crate::security::Subject>,
+    /// User and role changes the query made, reported to the audit sink once committed.
+    pub audit: Arc<parking_lot::Mutex<Vec<crate::security::AuditEvent>>>,
+}
+
+impl Cx {
+    /// The id of `token`, creating the name if it is new; a user without the `publisher`
+    /// role may not create names, so that fails `Forbidden` before anything uses it.
+    pub fn token_id(&self, token: &crate::tokens::Token) -> Result<u32> {
+        if let Some(id) = token.get(&self.storage) {
+            return Ok(id);
+        }
+        self.may_create_token(token.kind, &token.name)?;
+        token.get_or_create(&self.storage)
+    }
+
+    /// The id of label `name` given at run time (`$(expr)`), creating it if new, under the
+    /// same rule as [`Cx::token_id`].
+    pub fn label_id(&self, name: &str) -> Result<quiver_storage::LabelId> {
+        if let Some(id) = self.storage.label_id(name) {
+            return Ok(id);
+        }
+        self.may_create_token(crate::tokens::TokenKind::Label, name)?;
+        Ok(self.storage.get_or_create_label(name)?)
+    }
+
+    fn may_create_token(&self, kind: crate::tokens::TokenKind, name: &str) -> Result<()> {
+        let what = match kind {
+            crate::tokens::TokenKind::Label => "label",
+            crate::tokens::TokenKind::RelType => "relationship type",
+            crate::tokens::TokenKind::PropKey => "property key",
+        };
+        self.subject.require(
+            crate::security::Level::Publisher,
+            &format!("Creating the new {what} '{name}' (name management)"),
+        )
+    }
 }
 
 impl Cx {

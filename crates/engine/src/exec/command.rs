@@ -166,6 +166,11 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 .transactions()
                 .into_iter()
                 .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
+                // Without the admin role a user sees their own transactions only.
+                .filter(|t| {
+                    let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
+                    cx.subject.may_manage_transaction_of(owner.as_deref())
+                })
                 .map(|t| {
                     let elapsed = t.started.elapsed().unwrap_or_default();
                     vec![
@@ -180,10 +185,31 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
                 .collect())
         }
         Command::Show(table) => table.rows(row, cx),
+        Command::Admin { command, passwords } => {
+            crate::security::commands::run(command, passwords, row, cx)
+        }
         Command::TerminateTransactions(ids) => {
             let mut out = Vec::new();
             for id in transaction_ids(ids, row, cx)? {
-                let message = if cx.shared.terminate(&id) {
+                // Another user's transaction is not there for a user without the admin
+                // role: it is neither ended nor shown to exist.
+                let owner = cx.shared.tx_owner(&id);
+                let allowed = owner
+                    .as_ref()
+                    .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
+                let message = if allowed && cx.shared.terminate(&id) {
+                    let who = match &*cx.subject {
+                        crate::security::Subject::User(user) => user.name.to_string(),
+                        crate::security::Subject::Unrestricted => String::new(),
+                    };
+                    cx.shared.audit([crate::security::AuditEvent {
+                        user: who,
+                        action: "terminate_transaction",
+                        target: id.clone(),
+                        detail: owner
+                            .and_then(|o| o.0)
+                            .map_or_else(String::new, |o| format!("owner={o}")),
+                    }]);
                     "Transaction terminated."
                 } else {
                     "Transaction not found."
@@ -204,8 +230,8 @@ fn create_index(
     if_not_exists: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
-    let l = LabelId(label.get_or_create(&cx.storage)?);
-    let k = PropKeyId(key.get_or_create(&cx.storage)?);
+    let l = LabelId(cx.token_id(label)?);
+    let k = PropKeyId(cx.token_id(key)?);
     let result = if unique {
         cx.tx.create_unique_constraint(l, k, name)
     } else {

@@ -73,6 +73,8 @@ impl Cx {
             load_csv: None,
             open: build,
             ticks: 0,
+            subject: Arc::new(crate::security::Subject::Unrestricted),
+            audit: Arc::default(),
         }
     }
 }

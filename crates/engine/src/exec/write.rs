@@ -90,7 +90,7 @@ fn eval_props(
             }
             return Ok(());
         }
-        let id = PropKeyId(key.get_or_create(&cx.storage)?);
+        let id = PropKeyId(cx.token_id(key)?);
         out.retain(|(k, _): &(PropKeyId, Value)| *k != id);
         out.push((id, v));
         Ok(())
@@ -134,13 +134,13 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
             } => {
                 let mut ids = Vec::with_capacity(labels.len());
                 for l in labels {
-                    let id = LabelId(l.get_or_create(&cx.storage)?);
+                    let id = LabelId(cx.token_id(l)?);
                     if !ids.contains(&id) {
                         ids.push(id);
                     }
                 }
                 for name in dynamic_labels(dynamic, row, cx)? {
-                    let id = cx.storage.get_or_create_label(&name)?;
+                    let id = cx.label_id(&name)?;
                     if !ids.contains(&id) {
                         ids.push(id);
                     }
@@ -169,7 +169,7 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         "Failed to create relationship: a node at one of its ends is null",
                     ));
                 };
-                let ty = RelTypeId(ty.get_or_create(&cx.storage)?);
+                let ty = RelTypeId(cx.token_id(ty)?);
                 let props = eval_props(props, row, cx, merge)?;
                 cx.count_write(REL_WRITE_BYTES + props_bytes(&props))?;
                 let id = cx
@@ -273,7 +273,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                     None => return Ok(()),
                 }
             } else {
-                PropKeyId(key.get_or_create(&cx.storage)?)
+                PropKeyId(cx.token_id(key)?)
             };
             set_property(&target, key, v, cx)?;
         }
@@ -296,7 +296,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                         None => continue,
                     }
                 } else {
-                    PropKeyId(token.get_or_create(&cx.storage)?)
+                    PropKeyId(cx.token_id(&token)?)
                 };
                 keep.push(id);
                 set_property(&target, id, v, cx)?;
@@ -348,7 +348,7 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
     match op {
         SetOp::AddLabels { labels, .. } => {
             for l in labels {
-                ids.push(LabelId(l.get_or_create(&cx.storage)?));
+                ids.push(LabelId(cx.token_id(l)?));
             }
         }
         SetOp::RemoveLabels { labels, .. } => {
@@ -356,7 +356,7 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
         }
         SetOp::AddDynamicLabels { labels, .. } => {
             for name in dynamic_labels(labels, row, cx)? {
-                ids.push(cx.storage.get_or_create_label(&name)?);
+                ids.push(cx.label_id(&name)?);
             }
         }
         SetOp::RemoveDynamicLabels { labels, .. } => {

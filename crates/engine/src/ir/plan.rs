@@ -194,15 +194,22 @@ pub(crate) enum Command {
     /// expression a String or a list of Strings).
     ShowTransactions(Vec<Expr>),
     TerminateTransactions(Vec<Expr>),
-    /// `SHOW DATABASES`, `PROCEDURES`, `FUNCTIONS`, `SETTINGS`, `CURRENT USER`.
+    /// `SHOW DATABASES`, `PROCEDURES`, `FUNCTIONS`, `SETTINGS`, `CURRENT USER`, `USERS`,
+    /// `ROLES`, `PRIVILEGES`.
     Show(crate::metadata::show::ShowTable),
+    /// User and role administration; `passwords` are the command's password expressions in
+    /// `AdminCommand::expressions`' order.
+    Admin {
+        command: quiver_cypher::ast::AdminCommand,
+        passwords: Vec<Expr>,
+    },
 }
 
 impl Command {
     /// Column names of the command's result.
     pub fn columns(&self) -> &'static [&'static str] {
         match self {
-            Command::CreateIndex { .. } | Command::Drop { .. } => &[],
+            Command::CreateIndex { .. } | Command::Drop { .. } | Command::Admin { .. } => &[],
             Command::ShowIndexes { constraints: true } => &[
                 "id",
                 "name",
@@ -530,6 +537,10 @@ pub(crate) struct Compiled {
     pub profile: bool,
     pub writes: bool,
     pub notifications: Vec<Notification>,
+    /// What the statement needs of its user (checked before it runs).
+    pub required: crate::security::Required,
+    /// The text `SHOW TRANSACTIONS` shows instead of the query's, when that holds a password.
+    pub redacted: Option<String>,
 }
 
 impl Compiled {

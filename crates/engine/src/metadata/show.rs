@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::eval::Cx;
 use crate::ir::{Expr, Row};
 use crate::procedures::{FieldType, Procedure};
+use crate::security::show::{PrivilegesOf, privilege_columns};
 
 /// Which databases `SHOW ... DATABASE[S]` lists.
 #[derive(Debug)]
@@ -35,6 +36,17 @@ pub(crate) enum ShowTable {
     /// The names asked for (each a String or a list of Strings); none for every setting.
     Settings(Vec<Expr>),
     CurrentUser,
+    /// `SHOW USERS`
+    Users,
+    /// `SHOW ROLES [WITH USERS]`
+    Roles {
+        with_users: bool,
+    },
+    /// `SHOW ... PRIVILEGES [AS COMMANDS]`
+    Privileges {
+        of: PrivilegesOf,
+        as_commands: bool,
+    },
 }
 
 const DATABASE_COLUMNS: &[&str] = &[
@@ -177,7 +189,10 @@ impl ShowTable {
             ShowTable::Procedures => PROCEDURE_COLUMNS,
             ShowTable::Functions => FUNCTION_COLUMNS,
             ShowTable::Settings(_) => SETTING_COLUMNS,
-            ShowTable::CurrentUser => CURRENT_USER_COLUMNS,
+            ShowTable::CurrentUser | ShowTable::Users => CURRENT_USER_COLUMNS,
+            ShowTable::Roles { with_users: false } => &["role"],
+            ShowTable::Roles { with_users: true } => &["role", "member"],
+            ShowTable::Privileges { of, as_commands } => privilege_columns(of, *as_commands),
         }
     }
 
@@ -191,7 +206,8 @@ impl ShowTable {
             ShowTable::Procedures => &PROCEDURE_COLUMNS[..4],
             ShowTable::Functions => &FUNCTION_COLUMNS[..3],
             ShowTable::Settings(_) => &SETTING_COLUMNS[..5],
-            ShowTable::CurrentUser => CURRENT_USER_COLUMNS,
+            ShowTable::CurrentUser | ShowTable::Users => CURRENT_USER_COLUMNS,
+            ShowTable::Roles { .. } | ShowTable::Privileges { .. } => self.columns(),
         }
     }
 
@@ -203,6 +219,9 @@ impl ShowTable {
             ShowTable::Functions => "ShowFunctions",
             ShowTable::Settings(_) => "ShowSettings",
             ShowTable::CurrentUser => "ShowCurrentUser",
+            ShowTable::Users => "ShowUsers",
+            ShowTable::Roles { .. } => "ShowRoles",
+            ShowTable::Privileges { .. } => "ShowPrivileges",
         }
     }
 
@@ -214,6 +233,11 @@ impl ShowTable {
             ShowTable::Functions => functions(),
             ShowTable::Settings(names) => settings(names, row, cx)?,
             ShowTable::CurrentUser => current_user(cx),
+            ShowTable::Users => crate::security::show::users(cx),
+            ShowTable::Roles { with_users } => crate::security::show::roles(cx, *with_users),
+            ShowTable::Privileges { of, as_commands } => {
+                crate::security::show::privileges(cx, of, *as_commands)?
+            }
         };
         let columns = self.columns();
         Ok(rows
@@ -234,7 +258,7 @@ impl ShowTable {
 }
 
 /// A row as (column, value) pairs; columns it leaves out are null.
-type Named = Vec<(&'static str, Value)>;
+pub(crate) type Named = Vec<(&'static str, Value)>;
 
 /// The one database, `neo4j`: it is the default and every user's home. Neo4j also lists
 /// `system`, but `USE system` fails here, so a tool offered it would fail on choosing it.
@@ -615,18 +639,46 @@ fn settings(names: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Named>> {
         .collect())
 }
 
-/// The transaction's user, as Neo4j's community edition shows it (no roles, no suspension,
-/// no home database of its own). With no authenticated user (authentication off, or an
-/// embedder that names none) there is no row.
+/// The transaction's user with their roles now. With no authenticated user (authentication
+/// off, or an embedder that names none) there is no row; with a name but authentication off
+/// (no roles to speak of), the roles and suspension are null.
 fn current_user(cx: &Cx) -> Vec<Named> {
     let Some(user) = cx.shared.tx_user(cx.tx_id).filter(|u| !u.is_empty()) else {
         return Vec::new();
     };
+    let crate::security::Subject::User(subject) = &*cx.subject else {
+        return vec![vec![
+            ("user", Value::String(user)),
+            ("roles", Value::Null),
+            ("passwordChangeRequired", Value::Bool(false)),
+            ("suspended", Value::Null),
+            ("home", Value::Null),
+        ]];
+    };
+    let catalogue = cx.tx.security();
+    let stored = catalogue.users.get(&*user);
     vec![vec![
         ("user", Value::String(user)),
-        ("roles", Value::Null),
-        ("passwordChangeRequired", Value::Bool(false)),
-        ("suspended", Value::Null),
-        ("home", Value::Null),
+        (
+            "roles",
+            Value::list(
+                subject
+                    .roles
+                    .iter()
+                    .map(|r| Value::from(r.as_str()))
+                    .collect::<Vec<_>>(),
+            ),
+        ),
+        (
+            "passwordChangeRequired",
+            Value::Bool(subject.change_required),
+        ),
+        ("suspended", Value::Bool(false)),
+        (
+            "home",
+            stored
+                .and_then(|u| u.home.as_deref())
+                .map_or(Value::Null, Value::from),
+        ),
     ]]
 }

@@ -12,6 +12,7 @@ use super::projection::ProjectionClause;
 use super::scope::Scope;
 use crate::ir::{Command, Expr, Op, PlanNode};
 use crate::metadata::show::{Databases, ShowTable};
+use crate::security::show::PrivilegesOf;
 
 impl Planner<'_> {
     /// `CALL name(args) [YIELD ...]`. Returns the plan and, for a standalone call, its columns.
@@ -209,6 +210,24 @@ impl Planner<'_> {
                 Command::Show(ShowTable::Settings(out))
             }
             ShowKind::CurrentUser => Command::Show(ShowTable::CurrentUser),
+            ShowKind::Users => Command::Show(ShowTable::Users),
+            ShowKind::Roles { with_users } => Command::Show(ShowTable::Roles {
+                with_users: *with_users,
+            }),
+            ShowKind::Privileges(privileges) => {
+                let names = |names: &[quiver_cypher::ast::Ident]| {
+                    names.iter().map(|n| n.name.clone()).collect()
+                };
+                let of = match &privileges.scope {
+                    quiver_cypher::ast::PrivilegeScope::All => PrivilegesOf::All,
+                    quiver_cypher::ast::PrivilegeScope::Roles(r) => PrivilegesOf::Roles(names(r)),
+                    quiver_cypher::ast::PrivilegeScope::Users(u) => PrivilegesOf::Users(names(u)),
+                };
+                Command::Show(ShowTable::Privileges {
+                    of,
+                    as_commands: privileges.as_commands,
+                })
+            }
         })
     }
 

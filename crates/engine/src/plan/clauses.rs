@@ -5,6 +5,7 @@
 //! that follows graph reads (so the reads are not affected by the writes) and before a read
 //! that follows writes (so it sees all of them).
 
+use crate::security::{Level, Required};
 use std::sync::Arc;
 
 use quiver_cypher::ast::{self, ClauseKind, ExprKind, StatementKind};
@@ -105,8 +106,22 @@ pub(crate) fn compile(
             let plan = p.command_plan(Command::TerminateTransactions(ids));
             (p.show_filter(plan, t.filter.as_ref())?, QueryType::Write)
         }
+        StatementKind::Admin(command) => {
+            let mut passwords = Vec::new();
+            for e in command.expressions() {
+                passwords.push(p.expr(e, &Scope::default())?);
+            }
+            let plan = p.command_plan(Command::Admin {
+                command: command.clone(),
+                passwords,
+            });
+            (plan, QueryType::Write)
+        }
     };
     let writes = plan.root.subtree_writes();
+    let required = required(stmt, writes, p.reads);
+    // A printed administration command hides its passwords.
+    let redacted = matches!(stmt.kind, StatementKind::Admin(_)).then(|| stmt.to_string());
     Ok(Compiled {
         root: plan.root,
         columns: plan.columns,
@@ -118,7 +133,46 @@ pub(crate) fn compile(
         profile: stmt.mode == ast::QueryMode::Profile,
         writes,
         notifications: Vec::new(),
+        required,
+        redacted,
     })
+}
+
+/// What a statement needs of its user: a query reading the graph `reader`, writing
+/// `editor` (creating names is checked as it happens: `publisher`), schema commands
+/// `architect`, user and role management, other users' privileges and the settings `admin`.
+fn required(stmt: &ast::Statement, writes: bool, reads: bool) -> Required {
+    use ast::{AdminCommand, PrivilegeScope, ShowKind};
+    match &stmt.kind {
+        StatementKind::Query(_) if writes => Required::at(Level::Editor, "Writing to the graph"),
+        StatementKind::Query(_) if reads => Required::at(Level::Reader, "Reading the graph"),
+        StatementKind::Query(_) | StatementKind::TerminateTransactions(_) => Required::NOTHING,
+        StatementKind::Schema(_) => Required::at(
+            Level::Architect,
+            "Index and constraint management (CREATE and DROP of an index or constraint)",
+        ),
+        StatementKind::Show(show) => match &show.kind {
+            ShowKind::Users => Required::at(Level::Admin, "SHOW USERS"),
+            ShowKind::Roles { .. } => Required::at(Level::Admin, "SHOW ROLES"),
+            ShowKind::Privileges(p) if p.scope == PrivilegeScope::Users(Vec::new()) => {
+                Required::NOTHING
+            }
+            ShowKind::Privileges(_) => Required::at(Level::Admin, "SHOW PRIVILEGES"),
+            ShowKind::Settings(_) => Required::at(Level::Admin, "SHOW SETTINGS"),
+            ShowKind::Indexes(_) => Required::at(Level::Reader, "SHOW INDEXES"),
+            ShowKind::Constraints(_) => Required::at(Level::Reader, "SHOW CONSTRAINTS"),
+            _ => Required::NOTHING,
+        },
+        StatementKind::Admin(AdminCommand::AlterCurrentUser { .. }) => Required {
+            password_change: true,
+            ..Required::NOTHING
+        },
+        StatementKind::Admin(_) => Required::at(
+            Level::Admin,
+            "User and role management (CREATE, ALTER and DROP of users and roles, GRANT and \
+             REVOKE of roles)",
+        ),
+    }
 }
 
 /// Whether a clause reads the graph (patterns, subqueries, procedures).

@@ -5,15 +5,18 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, SaltString};
+use argon2::password_hash::PasswordHash;
 use blake2::Blake2bMac512;
 use blake2::digest::{KeyInit, Mac};
 use parking_lot::Mutex;
 use tokio::sync::Semaphore;
 
+use quiver_engine::security::Level;
+use quiver_engine::{Authentication, Database, verify_with_memory};
+
 use super::AuthError;
 use super::throttle::Throttle;
+use crate::audit::AuditLog;
 use crate::config::{AuthConfig, CREDENTIAL_BYTES_MAX};
 use crate::metrics::Metrics;
 
@@ -88,8 +91,12 @@ pub struct UserStore {
     decoy_hash: String,
     /// Per-process random key of the verified-credentials tags.
     tag_key: [u8; 32],
-    /// User name → tag of the password last verified for it.
-    verified: Mutex<HashMap<String, Vec<u8>>>,
+    /// User name → tag of the password last verified for it, and the hash it was verified
+    /// against (a stored user's password may change; the tag then no longer counts).
+    verified: Mutex<HashMap<String, (Vec<u8>, String)>>,
+    /// The database whose stored users (`CREATE USER`) log in beside the configured ones.
+    stored: parking_lot::RwLock<Option<std::sync::Weak<Database>>>,
+    audit: Option<Arc<AuditLog>>,
     /// Handed out when authentication is disabled (one allocation for all connections).
     anonymous: Principal,
     hashing: Semaphore,
@@ -121,51 +128,9 @@ impl std::fmt::Debug for UserStore {
 }
 
 /// Hashes `password` into an argon2id PHC string with a fresh random salt (what a configuration
-/// file's `password_hash` holds).
+/// file's `password_hash` holds); the engine's hashing, which `CREATE USER` uses too.
 pub fn hash_password(password: &str) -> Result<String, AuthError> {
-    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
-        .map_err(|error| AuthError::Hashing(error.to_string()))?;
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|hash| hash.to_string())
-        .map_err(|error| AuthError::Hashing(error.to_string()))
-}
-
-/// Checks `password` against an argon2 PHC string, computing in `memory` (grown to the hash's
-/// cost as needed) instead of a fresh allocation. The comparison is constant-time.
-fn verify_with_memory(hash: &str, password: &[u8], memory: &mut Vec<argon2::Block>) -> bool {
-    let Ok(parsed) = PasswordHash::new(hash) else {
-        return false;
-    };
-    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
-        return false;
-    };
-    let Ok(algorithm) = argon2::Algorithm::try_from(parsed.algorithm) else {
-        return false;
-    };
-    let version = match parsed.version {
-        Some(number) => match argon2::Version::try_from(number) {
-            Ok(version) => version,
-            Err(_) => return false,
-        },
-        None => argon2::Version::default(),
-    };
-    let Ok(params) = argon2::Params::try_from(&parsed) else {
-        return false;
-    };
-    let mut salt_bytes = [0u8; 64];
-    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
-        return false;
-    };
-    let blocks = params.block_count();
-    if memory.len() < blocks {
-        memory.resize(blocks, argon2::Block::default());
-    }
-    let mut out = vec![0u8; expected.len()];
-    Argon2::new(algorithm, version, params)
-        .hash_password_into_with_memory(password, salt, &mut out, &mut memory[..blocks])
-        .is_ok()
-        && argon2::password_hash::Output::new(&out).is_ok_and(|computed| computed == expected)
+    quiver_engine::hash_password(password).map_err(|error| AuthError::Hashing(error.0))
 }
 
 impl UserStore {
@@ -217,7 +182,83 @@ impl UserStore {
             memory: Mutex::new(Vec::with_capacity(hashing_concurrency)),
             throttle: Throttle::new(throttle_delay_max),
             metrics,
+            stored: parking_lot::RwLock::new(None),
+            audit: None,
         })
+    }
+
+    /// Records logins, failed logins and (once attached) user and role changes in `audit`.
+    #[must_use]
+    pub fn with_audit_log(mut self, audit: Arc<AuditLog>) -> UserStore {
+        self.audit = Some(audit);
+        self
+    }
+
+    /// Lets the users stored in `db` log in, and turns on `db`'s privilege checks when
+    /// authentication is on: the configured users have `admin` (`architect` for an
+    /// `[[users]]` entry with `admin = false`). The audit log, if any, receives `db`'s user
+    /// and role changes and terminated transactions.
+    pub fn attach(&self, db: &Arc<Database>) {
+        if !self.enabled {
+            return;
+        }
+        *self.stored.write() = Some(Arc::downgrade(db));
+        db.set_authentication(Some(Authentication {
+            configured: self
+                .users
+                .values()
+                .map(|u| {
+                    let level = if u.admin {
+                        Level::Admin
+                    } else {
+                        Level::Architect
+                    };
+                    (u.name.to_string(), level)
+                })
+                .collect(),
+        }));
+        if let Some(audit) = &self.audit {
+            let audit = Arc::clone(audit);
+            db.set_audit_sink(Arc::new(move |event: quiver_engine::AuditEvent| {
+                audit.record(
+                    &event.user,
+                    None,
+                    event.action,
+                    &[("target", &event.target), ("detail", &event.detail)],
+                );
+            }));
+        }
+    }
+
+    /// A stored user's hash and whether they administer, unless suspended or unknown.
+    fn stored_user(&self, name: &str) -> Option<(String, bool)> {
+        let db = self.stored.read().as_ref()?.upgrade()?;
+        let user = db.stored_user(name)?;
+        if user.suspended {
+            return None;
+        }
+        Some((user.password_hash, user.roles.contains("admin")))
+    }
+
+    /// The hash a login as `name` is checked against, and the principal it yields.
+    fn lookup(&self, name: &str) -> Option<(String, Principal)> {
+        if let Some(user) = self.users.get(name) {
+            return Some((user.hash.clone(), user.principal()));
+        }
+        let (hash, admin) = self.stored_user(name)?;
+        Some((
+            hash,
+            Principal {
+                name: Arc::from(name),
+                admin,
+            },
+        ))
+    }
+
+    fn audit(&self, user: &str, peer: IpAddr, event: &str) {
+        if let Some(audit) = &self.audit {
+            audit.record(user, Some(peer), event, &[]);
+        }
     }
 
     /// Lets each client address have at most `attempts` logins in progress at once (waiting
@@ -242,6 +283,8 @@ impl UserStore {
             memory: Mutex::new(Vec::new()),
             throttle: Throttle::new(std::time::Duration::from_secs(1)),
             metrics,
+            stored: parking_lot::RwLock::new(None),
+            audit: None,
         }
     }
 
@@ -273,10 +316,12 @@ impl UserStore {
             } => (principal, password),
             Credentials::None => {
                 self.metrics.auth_failures.inc();
+                self.audit("", peer, "login_failed");
                 return Err(AuthError::Unauthorized);
             }
             Credentials::Other(scheme) => {
                 self.metrics.auth_failures.inc();
+                self.audit("", peer, "login_failed");
                 return Err(AuthError::UnsupportedScheme(scheme));
             }
         };
@@ -296,6 +341,7 @@ impl UserStore {
             }
             if !self.throttle.delay(peer).is_zero() || tokio::time::Instant::now() >= queued_until {
                 self.metrics.auth_failures.inc();
+                self.audit(&principal, peer, "login_failed");
                 return Err(AuthError::TooManyAttempts);
             }
             tokio::time::sleep(ATTEMPT_QUEUE_POLL).await;
@@ -311,11 +357,13 @@ impl UserStore {
         match self.verify(&principal, password).await {
             Ok(principal_of_user) => {
                 self.throttle.record_success(peer);
+                self.audit(&principal, peer, "login");
                 Ok(principal_of_user)
             }
             Err(error) => {
                 self.metrics.auth_failures.inc();
                 self.throttle.record_failure(peer);
+                self.audit(&principal, peer, "login_failed");
                 Err(error)
             }
         }
@@ -326,9 +374,9 @@ impl UserStore {
         if principal.len() > CREDENTIAL_BYTES_MAX || password.len() > CREDENTIAL_BYTES_MAX {
             return None;
         }
-        let user = self.users.get(principal)?;
-        let cached = self.verified.lock().get(principal).cloned()?;
-        (cached == self.tag(principal, password)).then(|| user.principal())
+        let (hash, principal_of_user) = self.lookup(principal)?;
+        let (tag, verified_hash) = self.verified.lock().get(principal).cloned()?;
+        (verified_hash == hash && tag == self.tag(principal, password)).then_some(principal_of_user)
     }
 
     /// Returns the user's principal, if the password is right.
@@ -336,26 +384,31 @@ impl UserStore {
         if principal.len() > CREDENTIAL_BYTES_MAX || password.len() > CREDENTIAL_BYTES_MAX {
             return Err(AuthError::Unauthorized);
         }
-        let user = self.users.get(principal);
+        let user = self.lookup(principal);
         let tag = self.tag(principal, &password);
-        let hash = user.map_or_else(|| self.decoy_hash.clone(), |user| user.hash.clone());
+        let hash = user
+            .as_ref()
+            .map_or_else(|| self.decoy_hash.clone(), |(hash, _)| hash.clone());
         let _permit = self
             .hashing
             .acquire()
             .await
             .map_err(|_| AuthError::Hashing("hashing pool closed".to_owned()))?;
         let mut memory = self.memory.lock().pop().unwrap_or_default();
+        let checked = hash.clone();
         let (matches, memory) = tokio::task::spawn_blocking(move || {
-            let matches = verify_with_memory(&hash, password.as_bytes(), &mut memory);
+            let matches = verify_with_memory(&checked, password.as_bytes(), &mut memory);
             (matches, memory)
         })
         .await
         .map_err(|error| AuthError::Hashing(error.to_string()))?;
         self.memory.lock().push(memory);
         match user {
-            Some(user) if matches => {
-                self.verified.lock().insert(principal.to_owned(), tag);
-                Ok(user.principal())
+            Some((_, principal_of_user)) if matches => {
+                self.verified
+                    .lock()
+                    .insert(principal.to_owned(), (tag, hash));
+                Ok(principal_of_user)
             }
             _ => Err(AuthError::Unauthorized),
         }
@@ -376,38 +429,6 @@ impl UserStore {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn verification_in_reused_memory_agrees_with_argon2() {
-        use argon2::password_hash::PasswordVerifier;
-
-        let hash = super::hash_password("s3cret").expect("hash");
-        let parsed = super::PasswordHash::new(&hash).expect("parse");
-        let mut memory = Vec::new();
-        for (password, right) in [
-            ("s3cret", true),
-            ("s3cre", false),
-            ("", false),
-            ("s3cret", true),
-        ] {
-            let reference = super::Argon2::default()
-                .verify_password(password.as_bytes(), &parsed)
-                .is_ok();
-            assert_eq!(reference, right);
-            assert_eq!(
-                super::verify_with_memory(&hash, password.as_bytes(), &mut memory),
-                right,
-                "{password:?}"
-            );
-        }
-        assert!(!super::verify_with_memory(
-            "not a hash",
-            b"s3cret",
-            &mut memory
-        ));
-        // Reused, not regrown: one buffer of the default cost.
-        assert_eq!(memory.len(), argon2::Params::default().block_count());
-    }
-
     use std::net::Ipv4Addr;
     use std::time::Duration;
 

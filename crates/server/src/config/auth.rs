@@ -19,8 +19,9 @@ pub enum AuthSpec {
 pub const CREDENTIAL_BYTES_MAX: usize = 1024;
 
 /// Fewest characters a password may have (Neo4j's `dbms.security.auth_minimum_password_length`
-/// default): a short password falls to the guesses the failed-login delays still allow.
-pub const PASSWORD_CHARS_MIN: usize = 8;
+/// default): a short password falls to the guesses the failed-login delays still allow. The
+/// engine's, which `CREATE USER` and `ALTER ... PASSWORD` check too.
+pub use quiver_engine::PASSWORD_CHARS_MIN;
 
 /// Checks a password given in clear (configured, or set by a user): long enough, not unbounded.
 pub fn check_password(password: &str) -> Result<(), String> {

@@ -75,6 +75,14 @@ pub struct Layer {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub metrics_auth: Option<bool>,
 
+    /// Audit log, JSON lines: logins, failed logins, user and role changes, terminated transactions (never passwords); off unless given [env: QUIVER_AUDIT_LOG]
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+
+    /// `user/password`: on a first start (no users stored yet) create this stored user with the admin role and a password that must be changed before anything else runs (Neo4j's first-login flow); switches authentication on [env: QUIVER_INITIAL_USER]
+    #[arg(long, value_name = "SPEC")]
+    pub initial_user: Option<AuthSpec>,
+
     /// TLS certificate chain, PEM (the server's certificate first); with --tls-key turns TLS on. Re-read on SIGHUP [env: QUIVER_TLS_CERT]
     #[arg(long, value_name = "FILE")]
     pub tls_cert: Option<PathBuf>,
@@ -265,6 +273,10 @@ impl Layer {
                 "QUIVER_ALLOW_UNAUTHENTICATED_NETWORK",
             )?,
             metrics_auth: env_value(&lookup, "QUIVER_METRICS_AUTH")?,
+            audit_log: lookup("QUIVER_AUDIT_LOG")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            initial_user: env_value(&lookup, "QUIVER_INITIAL_USER")?,
             tls_cert: lookup("QUIVER_TLS_CERT")
                 .filter(|path| !path.trim().is_empty())
                 .map(PathBuf::from),
@@ -363,6 +375,8 @@ impl Layer {
                 .allow_unauthenticated_network
                 .or(lower.allow_unauthenticated_network),
             metrics_auth: self.metrics_auth.or(lower.metrics_auth),
+            audit_log: self.audit_log.or(lower.audit_log),
+            initial_user: self.initial_user.or(lower.initial_user),
             tls_cert: self.tls_cert.or(lower.tls_cert),
             tls_key: self.tls_key.or(lower.tls_key),
             tls_client_ca: self.tls_client_ca.or(lower.tls_client_ca),

@@ -186,6 +186,11 @@ pub struct Config {
     pub auth: AuthConfig,
     /// TLS on the listeners: `None` without a certificate.
     pub tls: Option<TlsSettings>,
+    /// Where the audit log is appended (`--audit-log`); `None`: no audit log.
+    pub audit_log: Option<PathBuf>,
+    /// `--initial-user`: the stored administrator created on a first start, whose password
+    /// must be changed at first login. Always [`AuthSpec::Basic`].
+    pub initial_user: Option<AuthSpec>,
     /// A `tracing_subscriber::EnvFilter` directive string, already checked to parse.
     pub log: String,
     pub limits: Limits,
@@ -272,7 +277,22 @@ impl Config {
         let bolt_listen = layer.bolt_listen.unwrap_or(BOLT_LISTEN_DEFAULT);
         let http_listen = layer.http_listen.unwrap_or(HTTP_LISTEN_DEFAULT);
         let explicitly_none = matches!(layer.auth, Some(AuthSpec::None));
+        let initial_user = layer.initial_user.take();
+        if matches!(initial_user, Some(AuthSpec::None)) {
+            return Err(invalid(
+                "initial_user",
+                "expected `user/password`, not `none`".to_owned(),
+            ));
+        }
+        if initial_user.is_some() && explicitly_none {
+            return Err(invalid(
+                "initial_user",
+                "needs authentication on, but --auth is none".to_owned(),
+            ));
+        }
         let mut auth = auth_config(layer.auth, layer.users.unwrap_or_default())?;
+        // The initial user switches authentication on by itself, as `[[users]]` do.
+        auth.enabled |= initial_user.is_some();
         auth.metrics_auth = layer.metrics_auth.unwrap_or(false);
         if auth.metrics_auth && !auth.enabled {
             // Otherwise the operator would believe the counters closed while anyone reads them.
@@ -300,6 +320,8 @@ impl Config {
             commit_log,
             auth,
             tls,
+            audit_log: layer.audit_log.take(),
+            initial_user,
             log,
             limits,
             timeouts,

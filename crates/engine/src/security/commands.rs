@@ -1,0 +1,391 @@
+//! Running `CREATE USER`, `ALTER USER`, `DROP USER`, `ALTER CURRENT USER`, `CREATE ROLE`,
+//! `DROP ROLE`, `GRANT ROLE` and `REVOKE ROLE`: each reads the catalogue as the transaction
+//! sees it, changes a copy, and records the copy with the transaction (committed whole, see
+//! `quiver_storage::Security`). Each change counts one system update, as in Neo4j.
+
+use quiver_cypher::ast::{AdminCommand, AlterUser, CreateRole, CreateUser};
+use quiver_status::Status;
+use quiver_storage::{RoleRecord, Security, UserRecord};
+use quiver_value::Value;
+
+use super::password::{PASSWORD_CHARS_MIN, hash_password, is_valid_hash, verify_with_memory};
+use super::{AuditEvent, Level, Subject, role_exists};
+use crate::error::{Error, Result};
+use crate::eval::Cx;
+use crate::ir::{Expr, Row};
+
+fn invalid(message: String) -> Error {
+    Error::runtime(Status::ArgumentError, None, message)
+}
+
+/// A password expression's value: a string.
+fn password(expr: &Expr, row: &mut Row, cx: &mut Cx) -> Result<String> {
+    match expr.eval(row, cx)? {
+        Value::String(s) => Ok(s.to_string()),
+        other => Err(invalid(format!(
+            "A password must be a String, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// A new password's stored hash: a plaintext one of at least [`PASSWORD_CHARS_MIN`]
+/// characters hashed, an `ENCRYPTED` one (an argon2 PHC string) checked and kept.
+fn new_hash(plain: &str, encrypted: bool) -> Result<String> {
+    if encrypted {
+        if !is_valid_hash(plain) {
+            return Err(invalid(
+                "An encrypted password must be an argon2 hash in PHC form ($argon2id$...), as \
+                 `quiver hash-password` prints"
+                    .to_owned(),
+            ));
+        }
+        return Ok(plain.to_owned());
+    }
+    if plain.chars().count() < PASSWORD_CHARS_MIN {
+        return Err(invalid(format!(
+            "A password must be at least {PASSWORD_CHARS_MIN} characters."
+        )));
+    }
+    hash_password(plain).map_err(|e| Error::runtime(Status::UnknownError, None, e.to_string()))
+}
+
+/// Runs `command`; `passwords` are its password expressions in
+/// [`AdminCommand::expressions`]' order. Returns no rows.
+pub(crate) fn run(
+    command: &AdminCommand,
+    passwords: &[Expr],
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Vec<Vec<Value>>> {
+    let auth = cx.shared.authentication();
+    let configured = |name: &str| {
+        auth.as_ref()
+            .is_some_and(|a| a.configured.contains_key(name))
+    };
+    let refuse_configured = |name: &str| -> Result<()> {
+        if configured(name) {
+            return Err(invalid(format!(
+                "The user '{name}' is configured in the server's settings (--auth or \
+                 [[users]]): it cannot be created, altered or dropped in Cypher."
+            )));
+        }
+        Ok(())
+    };
+    let base = cx.storage.security();
+    let mut catalogue: Security = (*cx.tx.security()).clone();
+    let mut events: Events = Vec::new();
+    let changed = match command {
+        AdminCommand::CreateUser(create) => {
+            refuse_configured(&create.name.name)?;
+            let plain = password(&passwords[0], row, cx)?;
+            create_user(&mut catalogue, create, &plain, &mut events)?
+        }
+        AdminCommand::AlterUser(alter) => {
+            refuse_configured(&alter.name.name)?;
+            let plain = match alter.password {
+                Some(_) => Some(password(&passwords[0], row, cx)?),
+                None => None,
+            };
+            alter_user(&mut catalogue, alter, plain.as_deref(), &mut events)?
+        }
+        AdminCommand::DropUser { name, if_exists } => {
+            refuse_configured(&name.name)?;
+            if let Subject::User(me) = &*cx.subject
+                && *me.name == *name.name
+            {
+                return Err(invalid(format!(
+                    "Failed to delete the specified user '{}': Deleting yourself is not allowed.",
+                    name.name
+                )));
+            }
+            match catalogue.users.remove(&name.name) {
+                Some(_) => {
+                    events.push(("drop_user", name.name.clone(), String::new()));
+                    true
+                }
+                None if *if_exists => false,
+                None => return Err(user_not_found(&name.name, "delete")),
+            }
+        }
+        AdminCommand::AlterCurrentUser { .. } => {
+            let old = password(&passwords[0], row, cx)?;
+            let new = password(&passwords[1], row, cx)?;
+            alter_current_user(&mut catalogue, &cx.subject, &old, &new, &mut events)?
+        }
+        AdminCommand::CreateRole(create) => create_role(&mut catalogue, create, &mut events)?,
+        AdminCommand::DropRole { name, if_exists } => {
+            drop_role(&mut catalogue, &name.name, *if_exists, &mut events)?
+        }
+        AdminCommand::GrantRoles { roles, users } => grant_or_revoke(
+            &mut catalogue,
+            true,
+            roles,
+            users,
+            &refuse_configured,
+            &mut events,
+        )?,
+        AdminCommand::RevokeRoles { roles, users } => grant_or_revoke(
+            &mut catalogue,
+            false,
+            roles,
+            users,
+            &refuse_configured,
+            &mut events,
+        )?,
+    };
+    if changed {
+        cx.tx.set_security(&base, catalogue)?;
+        cx.counters.system_updates += events.len().max(1) as u64;
+        let who = match &*cx.subject {
+            Subject::User(user) => user.name.to_string(),
+            Subject::Unrestricted => String::new(),
+        };
+        let mut audit = cx.audit.lock();
+        for (action, target, detail) in events {
+            audit.push(AuditEvent {
+                user: who.clone(),
+                action,
+                target,
+                detail,
+            });
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// What a command records for the audit: (action, target, detail).
+type Events = Vec<(&'static str, String, String)>;
+
+fn drop_role(
+    catalogue: &mut Security,
+    name: &str,
+    if_exists: bool,
+    events: &mut Events,
+) -> Result<bool> {
+    if Level::built_in(name).is_some() {
+        return Err(invalid(format!(
+            "Failed to delete the specified role '{name}': the built-in roles cannot be dropped."
+        )));
+    }
+    match catalogue.roles.remove(name) {
+        Some(_) => {
+            for user in catalogue.users.values_mut() {
+                user.roles.remove(name);
+            }
+            events.push(("drop_role", name.to_owned(), String::new()));
+            Ok(true)
+        }
+        None if if_exists => Ok(false),
+        None => Err(role_not_found(name, "delete")),
+    }
+}
+
+/// `GRANT ROLE` (`grant`) or `REVOKE ROLE`: every role and user must exist.
+fn grant_or_revoke(
+    catalogue: &mut Security,
+    grant: bool,
+    roles: &[quiver_cypher::ast::Ident],
+    users: &[quiver_cypher::ast::Ident],
+    refuse_configured: &dyn Fn(&str) -> Result<()>,
+    events: &mut Events,
+) -> Result<bool> {
+    let verb = if grant { "grant" } else { "revoke" };
+    let mut changed = false;
+    for role in roles {
+        if !role_exists(&role.name, catalogue) {
+            return Err(role_not_found(&role.name, verb));
+        }
+        if role.name == "PUBLIC" {
+            return Err(invalid(format!(
+                "Failed to {verb} role 'PUBLIC': every user has it."
+            )));
+        }
+        for user in users {
+            refuse_configured(&user.name)?;
+            let Some(record) = catalogue.users.get_mut(&user.name) else {
+                return Err(user_not_found(&user.name, verb));
+            };
+            let did = if grant {
+                record.roles.insert(role.name.clone())
+            } else {
+                record.roles.remove(&role.name)
+            };
+            if did {
+                changed = true;
+                events.push((
+                    if grant { "grant_role" } else { "revoke_role" },
+                    user.name.clone(),
+                    format!("role={}", role.name),
+                ));
+            }
+        }
+    }
+    Ok(changed)
+}
+
+fn user_not_found(name: &str, verb: &str) -> Error {
+    invalid(format!(
+        "Failed to {verb} the specified user '{name}': User does not exist."
+    ))
+}
+
+fn role_not_found(name: &str, verb: &str) -> Error {
+    invalid(format!(
+        "Failed to {verb} the specified role '{name}': Role does not exist."
+    ))
+}
+
+fn create_user(
+    catalogue: &mut Security,
+    create: &CreateUser,
+    plain: &str,
+    events: &mut Events,
+) -> Result<bool> {
+    let name = &create.name.name;
+    if catalogue.users.contains_key(name) {
+        if create.if_not_exists {
+            return Ok(false);
+        }
+        if !create.replace {
+            return Err(invalid(format!(
+                "Failed to create the specified user '{name}': User already exists."
+            )));
+        }
+    }
+    let record = UserRecord {
+        name: name.clone(),
+        password_hash: new_hash(plain, create.password.encrypted)?,
+        // Neo4j's default: a new user changes the password given to them.
+        change_required: create.change_required.unwrap_or(true),
+        suspended: create.suspended.unwrap_or(false),
+        home: create.home.as_ref().map(|h| h.name.clone()),
+        roles: Default::default(),
+    };
+    let detail = format!(
+        "change_required={} suspended={}",
+        record.change_required, record.suspended
+    );
+    catalogue.users.insert(name.clone(), record);
+    events.push(("create_user", name.clone(), detail));
+    Ok(true)
+}
+
+fn alter_user(
+    catalogue: &mut Security,
+    alter: &AlterUser,
+    plain: Option<&str>,
+    events: &mut Events,
+) -> Result<bool> {
+    let name = &alter.name.name;
+    let Some(record) = catalogue.users.get_mut(name) else {
+        if alter.if_exists {
+            return Ok(false);
+        }
+        return Err(user_not_found(name, "alter"));
+    };
+    let mut detail = Vec::new();
+    if let (Some(plain), Some(p)) = (plain, &alter.password) {
+        record.password_hash = new_hash(plain, p.encrypted)?;
+        detail.push("password".to_owned());
+    }
+    if let Some(required) = alter.change_required {
+        record.change_required = required;
+        detail.push(format!("change_required={required}"));
+    }
+    if let Some(suspended) = alter.suspended {
+        record.suspended = suspended;
+        detail.push(format!("suspended={suspended}"));
+    }
+    if let Some(home) = &alter.home {
+        record.home = home.as_ref().map(|h| h.name.clone());
+        detail.push("home".to_owned());
+    }
+    events.push(("alter_user", name.clone(), detail.join(" ")));
+    Ok(true)
+}
+
+fn alter_current_user(
+    catalogue: &mut Security,
+    subject: &Subject,
+    old: &str,
+    new: &str,
+    events: &mut Events,
+) -> Result<bool> {
+    let user = match subject {
+        Subject::User(user) if !user.configured => user,
+        Subject::User(user) => {
+            return Err(invalid(format!(
+                "The password of '{}' is set in the server's configuration, not in Cypher.",
+                user.name
+            )));
+        }
+        Subject::Unrestricted => {
+            return Err(invalid(
+                "ALTER CURRENT USER needs an authenticated user; authentication is off.".to_owned(),
+            ));
+        }
+    };
+    let Some(record) = catalogue.users.get_mut(&*user.name) else {
+        return Err(user_not_found(&user.name, "alter"));
+    };
+    let mut memory = Vec::new();
+    if !verify_with_memory(&record.password_hash, old.as_bytes(), &mut memory) {
+        return Err(invalid(
+            "User failed to alter their own password: Invalid principal or credentials.".to_owned(),
+        ));
+    }
+    if old == new {
+        return Err(invalid(
+            "User failed to alter their own password: Old password and new password cannot be \
+             the same."
+                .to_owned(),
+        ));
+    }
+    record.password_hash = new_hash(new, false)?;
+    record.change_required = false;
+    events.push((
+        "alter_current_user",
+        user.name.to_string(),
+        "password".to_owned(),
+    ));
+    Ok(true)
+}
+
+fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Events) -> Result<bool> {
+    let name = &create.name.name;
+    let built_in = Level::built_in(name).is_some();
+    if built_in || catalogue.roles.contains_key(name) {
+        if create.if_not_exists {
+            return Ok(false);
+        }
+        if built_in || !create.replace {
+            return Err(invalid(format!(
+                "Failed to create the specified role '{name}': Role already exists."
+            )));
+        }
+    }
+    if let Some(of) = &create.copy_of
+        && !role_exists(&of.name, catalogue)
+    {
+        return Err(role_not_found(&of.name, "create a copy of"));
+    }
+    if create.replace {
+        for user in catalogue.users.values_mut() {
+            user.roles.remove(name);
+        }
+    }
+    catalogue.roles.insert(
+        name.clone(),
+        RoleRecord {
+            name: name.clone(),
+            copy_of: create.copy_of.as_ref().map(|c| c.name.clone()),
+        },
+    );
+    let detail = create
+        .copy_of
+        .as_ref()
+        .map_or_else(String::new, |c| format!("copy_of={}", c.name));
+    events.push(("create_role", name.clone(), detail));
+    Ok(true)
+}

@@ -1,0 +1,350 @@
+//! Users, roles and privileges: who runs a statement and what they may do.
+//!
+//! Neo4j's built-in roles nest: every one has all the privileges of the one before it
+//! (`PUBLIC` < `reader` < `editor` < `publisher` < `architect` < `admin`), so what a user may
+//! do is the highest [`Level`] among their roles. A role made with `CREATE ROLE` has the level
+//! of the role it was copied from (`AS COPY OF`), or `PUBLIC`'s. Privileges finer than a
+//! role's (`GRANT MATCH ...`) are not supported.
+//!
+//! The user is looked up again at every statement and at commit (a few map lookups), so a
+//! dropped or suspended user's open connections lose access at once and a granted or revoked
+//! role counts from the next statement.
+//!
+//! Users named in the server's configuration (`--auth user/password`, `[[users]]`) are
+//! *configured users*: they have `admin` (an `[[users]]` entry with `admin = false` has
+//! `architect`, everything but user management, as before roles existed), live only in the
+//! configuration (nothing stored), and `CREATE`, `ALTER` and `DROP USER` refuse their names. Stored users
+//! are made in Cypher. With authentication off there is no subject to check: everything is
+//! allowed.
+
+pub(crate) mod commands;
+pub mod password;
+pub(crate) mod show;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use quiver_status::Status;
+use quiver_storage::Security;
+
+use crate::error::{Error, Result};
+
+/// The built-in roles, in the order their privileges nest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Every user's role: `SHOW` commands about the server, their own transactions, changing
+    /// their own password, and queries that read nothing of the graph.
+    Public,
+    /// Reads the graph.
+    Reader,
+    /// Writes data with the labels, types and property keys that exist.
+    Editor,
+    /// Writes data and makes new labels, types and property keys.
+    Publisher,
+    /// Also creates and drops indexes and constraints.
+    Architect,
+    /// Also manages users and roles, sees and ends others' transactions, reads settings.
+    Admin,
+}
+
+/// The built-in roles by name, lowest first.
+pub const BUILT_IN_ROLES: [(&str, Level); 6] = [
+    ("PUBLIC", Level::Public),
+    ("reader", Level::Reader),
+    ("editor", Level::Editor),
+    ("publisher", Level::Publisher),
+    ("architect", Level::Architect),
+    ("admin", Level::Admin),
+];
+
+impl Level {
+    /// The built-in role's name.
+    pub fn name(self) -> &'static str {
+        BUILT_IN_ROLES[self as usize].0
+    }
+
+    /// The built-in role of this name.
+    pub fn built_in(name: &str) -> Option<Level> {
+        BUILT_IN_ROLES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, level)| *level)
+    }
+
+    /// The level of role `name` in `catalogue`: a built-in's own, a created role's copied
+    /// one (followed through copies of copies), `None` for a role that does not exist.
+    pub fn of_role(name: &str, catalogue: &Security) -> Option<Level> {
+        let mut name = name;
+        // A copy names an existing role when made; a chain is never longer than the roles.
+        for _ in 0..=catalogue.roles.len() {
+            if let Some(level) = Level::built_in(name) {
+                return Some(level);
+            }
+            let role = catalogue.roles.get(name)?;
+            match &role.copy_of {
+                Some(of) => name = of,
+                None => return Some(Level::Public),
+            }
+        }
+        Some(Level::Public)
+    }
+}
+
+/// Whether `name` is a role: built-in or created.
+pub fn role_exists(name: &str, catalogue: &Security) -> bool {
+    Level::built_in(name).is_some() || catalogue.roles.contains_key(name)
+}
+
+/// What the server told the engine about authentication ([`crate::Database::set_authentication`]).
+#[derive(Clone, Debug, Default)]
+pub struct Authentication {
+    /// The configured users' names and their role's level.
+    pub configured: HashMap<String, Level>,
+}
+
+/// Who runs a statement, as resolved for it.
+#[derive(Clone, Debug)]
+pub(crate) enum Subject {
+    /// Authentication is off, or the embedder named no user: everything is allowed.
+    Unrestricted,
+    User(User),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct User {
+    pub name: Arc<str>,
+    pub level: Level,
+    /// Role names, `PUBLIC` first, for messages and `SHOW CURRENT USER`.
+    pub roles: Vec<String>,
+    pub change_required: bool,
+    pub configured: bool,
+}
+
+/// The roles of a stored user as listed: `PUBLIC` and their granted roles that exist.
+pub(crate) fn listed_roles(granted: &BTreeSet<String>, catalogue: &Security) -> Vec<String> {
+    std::iter::once("PUBLIC".to_owned())
+        .chain(
+            granted
+                .iter()
+                .filter(|r| *r != "PUBLIC" && role_exists(r, catalogue))
+                .cloned(),
+        )
+        .collect()
+}
+
+impl Subject {
+    /// Resolves `user` now: a configured administrator, a stored user (their roles as they
+    /// are now), or an error when the user was dropped or suspended since they logged in.
+    pub fn resolve(
+        auth: Option<&Authentication>,
+        catalogue: &Security,
+        user: Option<&str>,
+    ) -> Result<Subject> {
+        let (Some(auth), Some(name)) = (auth, user.filter(|u| !u.is_empty())) else {
+            return Ok(Subject::Unrestricted);
+        };
+        if let Some(&level) = auth.configured.get(name) {
+            return Ok(Subject::User(User {
+                name: Arc::from(name),
+                level,
+                roles: vec!["PUBLIC".to_owned(), level.name().to_owned()],
+                change_required: false,
+                configured: true,
+            }));
+        }
+        let Some(record) = catalogue.users.get(name) else {
+            return Err(unauthorized(format!(
+                "The user '{name}' no longer exists: the session has lost its access."
+            )));
+        };
+        if record.suspended {
+            return Err(unauthorized(format!(
+                "The user '{name}' is suspended: the session has lost its access."
+            )));
+        }
+        let level = record
+            .roles
+            .iter()
+            .filter_map(|r| Level::of_role(r, catalogue))
+            .max()
+            .unwrap_or(Level::Public);
+        Ok(Subject::User(User {
+            name: Arc::from(name),
+            level,
+            roles: listed_roles(&record.roles, catalogue),
+            change_required: record.change_required,
+            configured: false,
+        }))
+    }
+
+    /// Fails with `Forbidden` naming `what` unless the subject has `level`.
+    pub fn require(&self, level: Level, what: &str) -> Result<()> {
+        match self {
+            Subject::User(user) if user.level < level => Err(forbidden(user, what)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the subject may see or end a transaction of `owner`: their own, or any when
+    /// they administer.
+    pub fn may_manage_transaction_of(&self, owner: Option<&str>) -> bool {
+        match self {
+            Subject::Unrestricted => true,
+            Subject::User(user) => {
+                user.level >= Level::Admin || owner.is_some_and(|o| o == &*user.name)
+            }
+        }
+    }
+
+    /// Checks a statement before it runs: a user whose password must change may only change
+    /// it; anyone else needs the statement's level.
+    pub fn check_statement(&self, required: Required) -> Result<()> {
+        if let Subject::User(user) = self
+            && user.change_required
+            && !required.password_change
+        {
+            return Err(Error::runtime(
+                Status::CredentialsExpired,
+                None,
+                "Permission denied. The credentials you provided were valid, but must be \
+                 changed before you can use this instance: run ALTER CURRENT USER SET PASSWORD \
+                 FROM 'old' TO 'new'.",
+            ));
+        }
+        self.require(required.level, required.what)
+    }
+}
+
+/// What a compiled statement needs of its user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Required {
+    pub level: Level,
+    /// Names the denied action in the error, e.g. "Writing to the graph".
+    pub what: &'static str,
+    /// `ALTER CURRENT USER SET PASSWORD`: allowed while the password must change.
+    pub password_change: bool,
+}
+
+impl Required {
+    pub const fn at(level: Level, what: &'static str) -> Required {
+        Required {
+            level,
+            what,
+            password_change: false,
+        }
+    }
+
+    pub const NOTHING: Required = Required::at(Level::Public, "Running a statement");
+}
+
+fn unauthorized(message: String) -> Error {
+    Error::runtime(Status::Unauthorized, None, message)
+}
+
+/// `Forbidden`, naming the action and the user's roles as Neo4j does.
+pub(crate) fn forbidden(user: &User, what: &str) -> Error {
+    Error::runtime(
+        Status::Forbidden,
+        None,
+        format!(
+            "{what} is not allowed for user '{}' with roles [{}].",
+            user.name,
+            user.roles.join(", ")
+        ),
+    )
+}
+
+/// A user or role change, or a terminated transaction, for the server's audit log. Never
+/// holds a password or its hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditEvent {
+    /// Who did it; empty when authentication is off.
+    pub user: String,
+    /// What, e.g. `create_user`, `grant_role`, `terminate_transaction`.
+    pub action: &'static str,
+    /// The user, role or transaction it was done to, and details (`roles`, `status`).
+    pub target: String,
+    pub detail: String,
+}
+
+/// Receives audit events once what they record has committed.
+pub type AuditSink = Arc<dyn Fn(AuditEvent) + Send + Sync>;
+
+#[cfg(test)]
+mod tests {
+    use quiver_storage::{RoleRecord, UserRecord};
+
+    use super::*;
+
+    fn catalogue() -> Security {
+        let mut security = Security::default();
+        security.roles.insert(
+            "auditor".into(),
+            RoleRecord {
+                name: "auditor".into(),
+                copy_of: Some("reader".into()),
+            },
+        );
+        security.roles.insert(
+            "nothing".into(),
+            RoleRecord {
+                name: "nothing".into(),
+                copy_of: None,
+            },
+        );
+        for (name, roles, suspended) in [
+            ("ann", vec!["auditor"], false),
+            ("bob", vec!["editor", "nothing"], false),
+            ("cat", vec!["admin"], true),
+        ] {
+            security.users.insert(
+                name.into(),
+                UserRecord {
+                    name: name.into(),
+                    password_hash: String::new(),
+                    change_required: false,
+                    suspended,
+                    home: None,
+                    roles: roles.into_iter().map(str::to_owned).collect(),
+                },
+            );
+        }
+        security
+    }
+
+    #[test]
+    fn levels_follow_roles_and_copies() {
+        let auth = Authentication {
+            configured: [("root".to_owned(), Level::Admin)].into(),
+        };
+        let catalogue = catalogue();
+        let level = |name| match Subject::resolve(Some(&auth), &catalogue, Some(name)) {
+            Ok(Subject::User(u)) => Ok(u.level),
+            Ok(Subject::Unrestricted) => panic!("restricted"),
+            Err(e) => Err(e.status_code()),
+        };
+        assert_eq!(level("root"), Ok(Level::Admin));
+        assert_eq!(level("ann"), Ok(Level::Reader));
+        assert_eq!(level("bob"), Ok(Level::Editor));
+        assert_eq!(level("cat"), Err(Status::Unauthorized));
+        assert_eq!(level("dan"), Err(Status::Unauthorized));
+        assert!(matches!(
+            Subject::resolve(None, &catalogue, Some("dan")),
+            Ok(Subject::Unrestricted)
+        ));
+    }
+
+    #[test]
+    fn forbidden_names_the_action_and_roles() {
+        let auth = Authentication::default();
+        let subject = Subject::resolve(Some(&auth), &catalogue(), Some("ann")).expect("ann exists");
+        let error = subject
+            .require(Level::Editor, "Writing to the graph")
+            .expect_err("a reader does not write");
+        assert_eq!(error.status_code(), Status::Forbidden);
+        assert!(error.message().contains("Writing to the graph"));
+        assert!(error.message().contains("[PUBLIC, auditor]"));
+        assert!(subject.may_manage_transaction_of(Some("ann")));
+        assert!(!subject.may_manage_transaction_of(Some("bob")));
+    }
+}
