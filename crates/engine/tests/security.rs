@@ -401,3 +401,55 @@ fn users_and_roles_survive_a_restart_from_the_log_and_from_a_snapshot() {
     );
     assert!(db.stored_user("bob").is_none());
 }
+
+/// Statements a procedure or a batch runs on the caller's behalf are the caller's: an editor
+/// creates no new name through `apoc.cypher.doIt`, `apoc.periodic.iterate` or a concurrent
+/// batch, and a reader writes nothing through them.
+#[test]
+fn nested_statements_run_with_the_callers_roles() {
+    let db = Database::open_in_memory(EngineConfig::default());
+    secured(&db);
+    ok(&db, ROOT, "CREATE (:Existing {x: 0})");
+    user_with(&db, "ed", Some("editor"));
+    user_with(&db, "rita", Some("reader"));
+    let forbidden = |user: &str, query: &str| {
+        let (status, message) = run_as(&db, user, query).expect_err(query);
+        assert_eq!(status, Status::Forbidden, "{user}: {query}: {message}");
+    };
+    forbidden(
+        "ed",
+        "CALL apoc.cypher.doIt('CREATE (:Brand)', {}) YIELD value RETURN value",
+    );
+    // APOC reports a failed batch in its row rather than failing the call.
+    assert_eq!(
+        ok(
+            &db,
+            "ed",
+            "CALL apoc.periodic.iterate('UNWIND [1, 2] AS i RETURN i', 'CREATE (:Brand {i: i})', {batchSize: 1}) YIELD failedBatches RETURN failedBatches",
+        ),
+        vec![vec![Value::Int(2)]]
+    );
+    forbidden(
+        "ed",
+        "UNWIND [1, 2, 3] AS i CALL { WITH i CREATE (:Brand {i: i}) } IN 2 CONCURRENT TRANSACTIONS OF 1 ROW",
+    );
+    forbidden(
+        "rita",
+        "CALL apoc.cypher.doIt('MATCH (n:Existing) SET n.x = 1', {}) YIELD value RETURN value",
+    );
+    // What the editor may do directly, it may do nested.
+    ok(
+        &db,
+        "ed",
+        "CALL apoc.cypher.doIt('MATCH (n:Existing) SET n.x = 2', {}) YIELD value RETURN value",
+    );
+    ok(
+        &db,
+        "ed",
+        "UNWIND [1, 2, 3] AS i CALL { WITH i CREATE (:Existing {x: i}) } IN 2 CONCURRENT TRANSACTIONS OF 1 ROW",
+    );
+    assert_eq!(
+        ok(&db, ROOT, "MATCH (n:Brand) RETURN count(n)"),
+        vec![vec![Value::Int(0)]]
+    );
+}

@@ -179,6 +179,9 @@ fn prepare(
             "the statement writes, and this procedure runs read-only statements (apoc.cypher.doIt and the apoc.do.* forms write)",
         ));
     }
+    // The nested statement runs as the caller's user: what it needs is checked as a statement
+    // of the caller's would be, and names it creates are checked against the same roles.
+    caller.subject.check_statement(compiled.required)?;
     let mut values = Vec::with_capacity(compiled.params.len());
     let mut missing = Vec::new();
     for p in &compiled.params {
@@ -205,6 +208,7 @@ fn prepare(
     if in_callers_tx {
         cx.writes = caller.writes.clone();
     }
+    cx.subject = caller.subject.clone();
     Ok((compiled, cx))
 }
 

@@ -540,6 +540,8 @@ struct Worker {
     deadline: Option<Instant>,
     time_limit_ms: u64,
     open: crate::eval::OpenPlan,
+    /// The query's user: each batch's statement runs with their roles.
+    subject: Arc<crate::security::Subject>,
 }
 
 /// What a concurrent batch did.
@@ -562,6 +564,7 @@ impl Worker {
             deadline: cx.deadline,
             time_limit_ms: cx.time_limit_ms,
             open: cx.open,
+            subject: cx.subject.clone(),
         }
     }
 
@@ -616,6 +619,7 @@ impl Worker {
             self.time_limit_ms,
         );
         cx.open = self.open;
+        cx.subject = self.subject.clone();
         let result = (|| {
             let mut cursor = (cx.open)(plan, &cx)?;
             for input in inputs {
