@@ -16,7 +16,7 @@ pub(crate) use expr::{
 };
 pub(crate) use plan::{
     BatchFailure, Command, Compiled, CreateStep, ExpandSpec, MergeSpec, Op, PlanNode, Props, Seek,
-    SetOp, ShortestSpec, SortKey, TransactionBatches, VarExpandSpec,
+    PathSearchSpec, PathStep, PathVar, Selection, SetOp, ShortestSpec, SortKey, TransactionBatches, VarExpandSpec,
 };
 
 /// A row of slots; every variable of a query owns one slot for the whole query.
