@@ -116,20 +116,20 @@ fn unsupported_constructs_are_named() {
             "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
             "ON ERROR RETRY",
         ),
-        ("MATCH (n:$('A')) RETURN n", "Dynamic labels"),
-        ("CREATE ()-[:$('R')]->()", "Dynamic labels"),
-        ("MERGE (n:$($l))", "Dynamic labels"),
+        ("MATCH ()-[r:$('R')]->() RETURN r", "Dynamic relationship types"),
+        ("CREATE ()-[:$('R')]->()", "Dynamic relationship types"),
+        ("MATCH (n) WHERE n:$('A') RETURN n", "Dynamic relationship types"),
         (
-            "MATCH ((a)-->(b)){1,3} RETURN a",
-            "quantified path patterns",
+            "MATCH REPEATABLE ELEMENTS (a)-->{1,3}(b) RETURN a",
+            "REPEATABLE ELEMENTS",
         ),
         (
             "CREATE FULLTEXT INDEX i FOR (n:L) ON EACH [n.x]",
             "FULLTEXT",
         ),
         (
-            "MATCH p = SHORTEST 1 (a)-->+(b) RETURN p",
-            "GQL path selectors",
+            "MATCH p = SIMPLE (a)-->+(b) RETURN p",
+            "SIMPLE path mode",
         ),
         ("RETURN shortestPath((a)-[*]-(b))", "shortestPath()"),
     ] {

@@ -514,8 +514,8 @@ fn unsupported_features_fail_by_name() {
             "LOAD CSV",
         ),
         (
-            "MATCH p = SHORTEST 1 (a)-[:R]-+(b) RETURN p",
-            "path selectors",
+            "MATCH p = REPEATABLE ELEMENTS (a)-[:R]-{1,2}(b) RETURN p",
+            "REPEATABLE ELEMENTS",
         ),
         (
             "USE graph.byName('x') MATCH (n) RETURN n",

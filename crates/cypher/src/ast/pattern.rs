@@ -206,9 +206,11 @@ pub struct NodePattern {
     /// A label expression that is not a plain conjunction (`:A|B`, `:!A`, `:%`); `labels` is
     /// then empty. Plain conjunctions stay in `labels`, which the planner seeks by.
     pub label_expr: Option<LabelExpr>,
-    /// `:$(expr)` labels named at run time (CREATE only), each a string or a list of strings;
-    /// static names written among them are string literals here.
+    /// `:$(expr)` (or `:$all(expr)`) labels named at run time, each a string or a list of
+    /// strings, all required; static names written among them are string literals here.
     pub dynamic_labels: Vec<Expr>,
+    /// `:$any(expr)` (MATCH only): the node has at least one of the labels each names.
+    pub dynamic_any: Vec<Expr>,
     /// A map literal (`ExprKind::Map`) or a parameter (`ExprKind::Parameter`).
     pub properties: Option<Expr>,
     /// Neo4j 5's inline `WHERE`.
@@ -308,6 +310,7 @@ impl NodePattern {
             labels: Vec::new(),
             label_expr: None,
             dynamic_labels: Vec::new(),
+            dynamic_any: Vec::new(),
             properties: None,
             predicate: None,
             span,
@@ -386,6 +389,10 @@ impl fmt::Display for NodePattern {
         }
         for label in &self.dynamic_labels {
             write!(f, ":$({label})")?;
+            empty = false;
+        }
+        for label in &self.dynamic_any {
+            write!(f, ":$any({label})")?;
             empty = false;
         }
         write_tail(f, self.properties.as_ref(), self.predicate.as_ref(), empty)?;

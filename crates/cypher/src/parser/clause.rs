@@ -218,10 +218,8 @@ impl Parser<'_> {
     }
 
     fn parse_create(&mut self) -> Result<ClauseKind> {
-        self.dynamic_labels_allowed = true;
-        let pattern = self.parse_pattern();
-        self.dynamic_labels_allowed = false;
-        Ok(ClauseKind::Create(Create { pattern: pattern? }))
+        let pattern = self.parse_pattern()?;
+        Ok(ClauseKind::Create(Create { pattern }))
     }
 
     fn parse_set(&mut self) -> Result<ClauseKind> {

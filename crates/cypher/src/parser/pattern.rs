@@ -266,24 +266,19 @@ impl Parser<'_> {
         } else {
             None
         };
-        // Only CREATE's own nodes take `$(expr)`, not those of a pattern inside its expressions.
-        let dynamic_allowed = std::mem::take(&mut self.dynamic_labels_allowed);
-        let dynamic_labels = if dynamic_allowed
-            && self.peek_is(&TokenKind::Colon)
-            && self.peek_nth(1).kind == TokenKind::DollarLParen
+        let (dynamic_labels, dynamic_any) = if self.peek_is(&TokenKind::Colon)
+            && self.peek_dynamic_label(1).is_some()
         {
             self.parse_dynamic_node_labels()?
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
-        let (labels, label_expr) = if dynamic_labels.is_empty() {
+        let (labels, label_expr) = if dynamic_labels.is_empty() && dynamic_any.is_empty() {
             self.parse_node_labels()?
         } else {
             (Vec::new(), None)
         };
-        let properties = self.parse_pattern_properties();
-        self.dynamic_labels_allowed = dynamic_allowed;
-        let properties = properties?;
+        let properties = self.parse_pattern_properties()?;
         let predicate = if self.parse_keyword("WHERE") {
             Some(self.parse_expr()?)
         } else {
@@ -295,29 +290,61 @@ impl Parser<'_> {
             labels,
             label_expr,
             dynamic_labels,
+            dynamic_any,
             properties,
             predicate,
             span: self.span_from(start),
         })
     }
 
-    /// `:$(expr):Name...` in a CREATE node: every label as an expression, the static ones as
-    /// string literals.
-    fn parse_dynamic_node_labels(&mut self) -> Result<Vec<Expr>> {
+    /// Whether a dynamic label starts `n` tokens ahead: `$(` or `$all(` (`Some(false)`),
+    /// `$any(` (`Some(true)`).
+    fn peek_dynamic_label(&self, n: usize) -> Option<bool> {
+        match &self.peek_nth(n).kind {
+            TokenKind::DollarLParen => Some(false),
+            TokenKind::Parameter(name) if self.peek_nth(n + 1).kind == TokenKind::LParen => {
+                if name.eq_ignore_ascii_case("all") {
+                    Some(false)
+                } else if name.eq_ignore_ascii_case("any") {
+                    Some(true)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `:$(expr):$any(expr):Name...`: every label as an expression (the static ones as string
+    /// literals), those the node must all have, then those of which it needs one.
+    fn parse_dynamic_node_labels(&mut self) -> Result<(Vec<Expr>, Vec<Expr>)> {
         let mut labels = Vec::new();
+        let mut any = Vec::new();
         while self.consume(&TokenKind::Colon) {
-            if self.consume(&TokenKind::DollarLParen) {
-                labels.push(self.parse_expr()?);
-                self.expect(&TokenKind::RParen)?;
-            } else {
-                let name = self.parse_name("a label name")?;
-                labels.push(Expr::new(
-                    ExprKind::Literal(Literal::String(name.name)),
-                    name.span,
-                ));
+            match self.peek_dynamic_label(0) {
+                Some(is_any) => {
+                    if !self.consume(&TokenKind::DollarLParen) {
+                        self.advance();
+                        self.expect(&TokenKind::LParen)?;
+                    }
+                    let expr = self.parse_expr()?;
+                    self.expect(&TokenKind::RParen)?;
+                    if is_any {
+                        any.push(expr);
+                    } else {
+                        labels.push(expr);
+                    }
+                }
+                None => {
+                    let name = self.parse_name("a label name")?;
+                    labels.push(Expr::new(
+                        ExprKind::Literal(Literal::String(name.name)),
+                        name.span,
+                    ));
+                }
             }
         }
-        Ok(labels)
+        Ok((labels, any))
     }
 
     /// `:A:B` or `:A&B` (both mean all of them) as plain labels; any other label expression

@@ -59,6 +59,18 @@ impl Analyzer<'_> {
                     part.span,
                 ));
             }
+            if matches!(
+                part.selector,
+                PathSelector::Shortest | PathSelector::AllShortest
+            ) && part.chain.is_quantified()
+            {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "shortestPath(...) takes a variable-length relationship (*), not a \
+                     quantifier: use SHORTEST 1 or ALL SHORTEST",
+                    part.span,
+                ));
+            }
             self.check_part_shape(part)?;
             // Textual order decides which of two conflicting uses is reported.
             if let Some(variable) = &part.chain.start.variable {
@@ -360,7 +372,14 @@ impl Analyzer<'_> {
     ) -> Result<()> {
         let mut env = Env::new(scope);
         for node in chain.nodes() {
-            for label in &node.dynamic_labels {
+            if usage != PatternUse::Match && !node.dynamic_any.is_empty() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    format!("$any(...) labels cannot be used in {}", usage.keyword()),
+                    node.span,
+                ));
+            }
+            for label in node.dynamic_labels.iter().chain(&node.dynamic_any) {
                 let ty = self.expr(label, &mut env, Ctx::PLAIN)?;
                 if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
                     return Err(self.type_mismatch("String or List<String>", &ty, label.span));

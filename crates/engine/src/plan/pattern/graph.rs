@@ -330,7 +330,32 @@ impl Planner<'_> {
             let compiled = self.expr(pred, b.scope)?;
             g.preds.push(Pred::new(compiled));
         }
+        let slot = g.nodes[idx].slot;
+        for test in self.dynamic_label_tests(np, slot, b.scope)? {
+            g.preds.push(Pred::new(test));
+        }
         Ok(())
+    }
+
+    /// `:$(expr)` and `:$any(expr)` as tests of the node in `slot`.
+    fn dynamic_label_tests(
+        &mut self,
+        np: &ast::NodePattern,
+        slot: usize,
+        scope: &Scope,
+    ) -> Result<Vec<Expr>> {
+        let mut tests = Vec::new();
+        for (exprs, any) in [(&np.dynamic_labels, false), (&np.dynamic_any, true)] {
+            for e in exprs {
+                let names = self.expr(e, scope)?;
+                tests.push(Expr::DynamicLabels(
+                    Box::new(Expr::Slot(slot)),
+                    Box::new(names),
+                    any,
+                ));
+            }
+        }
+        Ok(tests)
     }
 
     /// A quantified group between nodes `ends`, searched by a path program.
@@ -453,6 +478,7 @@ impl Planner<'_> {
             checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
         }
         self.element_checks(np.properties.as_ref(), np.predicate.as_ref(), slot, scope, &mut checks)?;
+        checks.extend(self.dynamic_label_tests(np, slot, scope)?);
         Ok(checks)
     }
 
@@ -612,6 +638,10 @@ impl Planner<'_> {
             if let Some(pred) = &np.predicate {
                 let compiled = self.expr(pred, b.scope)?;
                 g.preds.push(Pred::new(compiled));
+            }
+            let slot = g.nodes[idx].slot;
+            for test in self.dynamic_label_tests(np, slot, b.scope)? {
+                g.preds.push(Pred::new(test));
             }
         }
         let selection = match part.selector {
