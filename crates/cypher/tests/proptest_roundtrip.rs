@@ -153,9 +153,10 @@ fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern
         prop_oneof![
             prop::collection::vec(name(), 0..3).prop_map(|l| (l, None, Vec::new(), Vec::new())),
             node_label_expr().prop_map(|e| (Vec::new(), Some(e), Vec::new(), Vec::new())),
+            // Leaves only: a deeper tree here overflows the generator's stack.
             (
-                prop::collection::vec(inner.clone(), 1..3),
-                prop::collection::vec(inner.clone(), 0..2)
+                prop::collection::vec(leaf(), 1..3),
+                prop::collection::vec(leaf(), 0..2)
             )
                 .prop_map(|(all, any)| (Vec::new(), None, all, any)),
         ],
@@ -253,7 +254,8 @@ fn chain(
     groups: bool,
 ) -> impl Strategy<Value = PatternChain> {
     let group = if groups {
-        prop::option::weighted(0.3, group(inner.clone()).prop_map(Box::new)).boxed()
+        // Leaves only inside a group: a deeper tree overflows the generator's stack.
+        prop::option::weighted(0.3, group(leaf().boxed()).prop_map(Box::new)).boxed()
     } else {
         Just(None).boxed()
     };
