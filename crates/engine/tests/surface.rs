@@ -514,7 +514,7 @@ fn unsupported_features_fail_by_name() {
             "LOAD CSV",
         ),
         (
-            "MATCH p = REPEATABLE ELEMENTS (a)-[:R]-{1,2}(b) RETURN p",
+            "MATCH REPEATABLE ELEMENTS p = (a)-[:R]-{1,2}(b) RETURN p",
             "REPEATABLE ELEMENTS",
         ),
         (
