@@ -116,9 +116,15 @@ fn unsupported_constructs_are_named() {
             "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS ON ERROR RETRY",
             "ON ERROR RETRY",
         ),
-        ("MATCH ()-[r:$('R')]->() RETURN r", "Dynamic relationship types"),
+        (
+            "MATCH ()-[r:$('R')]->() RETURN r",
+            "Dynamic relationship types",
+        ),
         ("CREATE ()-[:$('R')]->()", "Dynamic relationship types"),
-        ("MATCH (n) WHERE n:$('A') RETURN n", "Dynamic relationship types"),
+        (
+            "MATCH (n) WHERE n:$('A') RETURN n",
+            "Dynamic relationship types",
+        ),
         (
             "MATCH REPEATABLE ELEMENTS (a)-->{1,3}(b) RETURN a",
             "REPEATABLE ELEMENTS",
@@ -127,10 +133,7 @@ fn unsupported_constructs_are_named() {
             "CREATE FULLTEXT INDEX i FOR (n:L) ON EACH [n.x]",
             "FULLTEXT",
         ),
-        (
-            "MATCH p = SIMPLE (a)-->+(b) RETURN p",
-            "SIMPLE path mode",
-        ),
+        ("MATCH p = SIMPLE (a)-->+(b) RETURN p", "SIMPLE path mode"),
         ("RETURN shortestPath((a)-[*]-(b))", "shortestPath()"),
     ] {
         let e = error(query);

@@ -164,7 +164,12 @@ fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern
         prop::option::of(inner),
     )
         .prop_map(
-            |(variable, (labels, label_expr, dynamic_labels, dynamic_any), properties, predicate)| {
+            |(
+                variable,
+                (labels, label_expr, dynamic_labels, dynamic_any),
+                properties,
+                predicate,
+            )| {
                 NodePattern {
                     variable: variable.map(ident),
                     labels: labels.into_iter().map(ident).collect(),
@@ -212,7 +217,15 @@ fn relationship(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Relationshi
         prop::option::of(inner),
     )
         .prop_map(
-            |(variable, direction, (types, type_expr), length, quantifier, properties, predicate)| {
+            |(
+                variable,
+                direction,
+                (types, type_expr),
+                length,
+                quantifier,
+                properties,
+                predicate,
+            )| {
                 RelationshipPattern {
                     variable: variable.map(ident),
                     direction,

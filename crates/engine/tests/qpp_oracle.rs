@@ -24,7 +24,10 @@ fn rows(db: &Database, q: &str) -> Vec<String> {
 /// `n` nodes with ids in `id`, and relationships `(from, to, is T)` between them.
 fn graph(n: usize, edges: &[(usize, usize, bool)]) -> Arc<Database> {
     let db = Database::open_in_memory(EngineConfig::default());
-    run(&db, &format!("UNWIND range(0, {}) AS i CREATE (:V {{id: i}})", n - 1));
+    run(
+        &db,
+        &format!("UNWIND range(0, {}) AS i CREATE (:V {{id: i}})", n - 1),
+    );
     for (from, to, t) in edges {
         let ty = if *t { "T" } else { "U" };
         run(

@@ -3,7 +3,7 @@
 use super::{Parser, Result};
 use crate::ast::{
     Direction, Expr, ExprKind, Ident, LabelExpr, LengthRange, Literal, NodePattern, PathMode,
-    PathSelector, PatternChain, PatternPart, PatternStep, QuantifiedGroup, PathQuantifier,
+    PathQuantifier, PathSelector, PatternChain, PatternPart, PatternStep, QuantifiedGroup,
     RelationshipPattern,
 };
 use crate::token::TokenKind;
@@ -43,8 +43,7 @@ impl Parser<'_> {
         } else {
             self.parse_path_mode()?
         };
-        let chain = if selector == PathSelector::Shortest || selector == PathSelector::AllShortest
-        {
+        let chain = if selector == PathSelector::Shortest || selector == PathSelector::AllShortest {
             self.advance();
             self.expect(&TokenKind::LParen)?;
             let chain = self.parse_pattern_chain()?;
@@ -266,13 +265,12 @@ impl Parser<'_> {
         } else {
             None
         };
-        let (dynamic_labels, dynamic_any) = if self.peek_is(&TokenKind::Colon)
-            && self.peek_dynamic_label(1).is_some()
-        {
-            self.parse_dynamic_node_labels()?
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        let (dynamic_labels, dynamic_any) =
+            if self.peek_is(&TokenKind::Colon) && self.peek_dynamic_label(1).is_some() {
+                self.parse_dynamic_node_labels()?
+            } else {
+                (Vec::new(), Vec::new())
+            };
         let (labels, label_expr) = if dynamic_labels.is_empty() && dynamic_any.is_empty() {
             self.parse_node_labels()?
         } else {

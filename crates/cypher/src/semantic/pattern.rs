@@ -8,8 +8,8 @@ use super::scope::{Env, Scope};
 use super::types::Type;
 use super::{Analyzer, Result};
 use crate::ast::{
-    Direction, Expr, ExprKind, Ident, NodePattern, PathSelector, PatternChain, PatternPart,
-    QuantifiedGroup, PathQuantifier, RelationshipPattern,
+    Direction, Expr, ExprKind, Ident, NodePattern, PathQuantifier, PathSelector, PatternChain,
+    PatternPart, QuantifiedGroup, RelationshipPattern,
 };
 use crate::error::{Detail, Error};
 use crate::span::Span;
@@ -93,8 +93,7 @@ impl Analyzer<'_> {
                             variable.span,
                         ));
                     }
-                    if step.relationship.quantifier.is_some() && before.contains(&variable.name)
-                    {
+                    if step.relationship.quantifier.is_some() && before.contains(&variable.name) {
                         return Err(self.already_bound(&variable.name, variable.span));
                     }
                     self.bind_relationship(variable, relationship_type(&step.relationship), scope)?;
@@ -120,9 +119,8 @@ impl Analyzer<'_> {
     /// The rules of selectors, path modes, quantifiers and groups that need no scope.
     fn check_part_shape(&self, part: &PatternPart) -> Result<()> {
         let chain = &part.chain;
-        if let PathSelector::Any(k)
-        | PathSelector::ShortestK(k)
-        | PathSelector::ShortestGroups(k) = part.selector
+        if let PathSelector::Any(k) | PathSelector::ShortestK(k) | PathSelector::ShortestGroups(k) =
+            part.selector
             && k == 0
         {
             return Err(self.syntax_error(
@@ -141,7 +139,10 @@ impl Analyzer<'_> {
         for step in &chain.steps {
             let quantifier = match &step.group {
                 Some(group) => Some((group.quantifier, group.span)),
-                None => step.relationship.quantifier.map(|q| (q, step.relationship.span)),
+                None => step
+                    .relationship
+                    .quantifier
+                    .map(|q| (q, step.relationship.span)),
             };
             if let Some((quantifier, span)) = quantifier {
                 self.check_quantifier(quantifier, span)?;
@@ -153,8 +154,7 @@ impl Analyzer<'_> {
                     step.relationship.span,
                 ));
             }
-            if step.group.is_none() && step.relationship.length.is_some() && chain.is_quantified()
-            {
+            if step.group.is_none() && step.relationship.length.is_some() && chain.is_quantified() {
                 return Err(self.syntax_error(
                     Detail::UnexpectedSyntax,
                     "Variable-length relationships (*) cannot be mixed with quantified path \

@@ -18,7 +18,6 @@
 //!   for `SHORTEST k GROUPS`), which bounds the search by the product's size rather than the
 //!   number of paths, and the search stops as soon as a bound end node has its paths.
 
-
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -232,47 +231,7 @@ impl PathSearch {
                 checks,
                 restore,
                 ..
-            } => {
-                let Some(Some(types)) = self.types.get(state.pc) else {
-                    return Ok(None);
-                };
-                let v = &spec.vars[*var];
-                let mut buf = std::mem::take(&mut self.buf);
-                buf.clear();
-                cx.tx
-                    .expand_into(NodeId(state.node), *dir, types, &mut buf)?;
-                for &(rel, nbr) in &buf {
-                    cx.tick()?;
-                    if !self.may_use(&state, rel, nbr.0, row) {
-                        continue;
-                    }
-                    row[v.scratch] = rel_value(rel);
-                    let link = Some(Arc::new(Link {
-                        prev: state.link.clone(),
-                        var: if v.keep { *var as u32 } else { NO_VAR },
-                        id: rel.0,
-                        rel: true,
-                        to: nbr.0,
-                    }));
-                    if !self.checks_hold(checks, *restore, link.as_ref(), row, cx)? {
-                        continue;
-                    }
-                    // A depth-first stack holds one path's branches; a breadth-first level
-                    // holds many paths, each counted.
-                    if spec.selection != Selection::All {
-                        cx.reserve(STATE_BYTES, "a path search")?;
-                        self.held += STATE_BYTES;
-                    }
-                    hops_out.push(State {
-                        node: nbr.0,
-                        pc: state.pc + 1,
-                        count: state.count,
-                        hops: state.hops + 1,
-                        link,
-                    });
-                }
-                self.buf = buf;
-            }
+            } => self.hop(&state, (*var, *dir), (checks, *restore), row, cx, hops_out)?,
             PathStep::Enter { min, exit } => {
                 same_out.push(State {
                     pc: state.pc + 1,
@@ -318,14 +277,64 @@ impl PathSearch {
         Ok(None)
     }
 
+    /// The states one relationship on from `state`, for a hop binding `var`.
+    fn hop(
+        &mut self,
+        state: &State,
+        (var, dir): (usize, quiver_storage::Direction),
+        (checks, restore): (&[crate::ir::Expr], bool),
+        row: &mut Row,
+        cx: &mut Cx,
+        out: &mut Vec<State>,
+    ) -> Result<()> {
+        let spec = self.spec.clone();
+        let Some(Some(types)) = self.types.get(state.pc) else {
+            return Ok(());
+        };
+        let v = &spec.vars[var];
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        cx.tx
+            .expand_into(NodeId(state.node), dir, types, &mut buf)?;
+        for &(rel, nbr) in &buf {
+            cx.tick()?;
+            if !self.may_use(state, rel, nbr.0, row) {
+                continue;
+            }
+            row[v.scratch] = rel_value(rel);
+            let link = Some(Arc::new(Link {
+                prev: state.link.clone(),
+                var: if v.keep { var as u32 } else { NO_VAR },
+                id: rel.0,
+                rel: true,
+                to: nbr.0,
+            }));
+            if !self.checks_hold(checks, restore, link.as_ref(), row, cx)? {
+                continue;
+            }
+            // A depth-first stack holds one path's branches; a breadth-first level holds many
+            // paths, each counted.
+            if spec.selection != Selection::All {
+                cx.reserve(STATE_BYTES, "a path search")?;
+                self.held += STATE_BYTES;
+            }
+            out.push(State {
+                node: nbr.0,
+                pc: state.pc + 1,
+                count: state.count,
+                hops: state.hops + 1,
+                link,
+            });
+        }
+        self.buf = buf;
+        Ok(())
+    }
+
     /// Writes a match into the row.
     fn bind(&self, state: &State, row: &mut Row) {
         let spec = &*self.spec;
-        let mut lists: Vec<Option<Vec<Value>>> = spec
-            .vars
-            .iter()
-            .map(|v| v.group.then(Vec::new))
-            .collect();
+        let mut lists: Vec<Option<Vec<Value>>> =
+            spec.vars.iter().map(|v| v.group.then(Vec::new)).collect();
         let mut rels = Vec::new();
         for l in links(state.link.as_ref()) {
             let value = if l.rel {

@@ -153,10 +153,7 @@ fn lay_out(
                 checks,
             } => {
                 let enter = out.len();
-                out.push(PathStep::Enter {
-                    min: *min,
-                    exit: 0,
-                });
+                out.push(PathStep::Enter { min: *min, exit: 0 });
                 lay_out(body, reversed, scratch, read, out);
                 check_reads(checks, None, scratch, read);
                 out.push(PathStep::Leave {
@@ -477,7 +474,13 @@ impl Planner<'_> {
             let pred = self.label_pred(expr, false);
             checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
         }
-        self.element_checks(np.properties.as_ref(), np.predicate.as_ref(), slot, scope, &mut checks)?;
+        self.element_checks(
+            np.properties.as_ref(),
+            np.predicate.as_ref(),
+            slot,
+            scope,
+            &mut checks,
+        )?;
         checks.extend(self.dynamic_label_tests(np, slot, scope)?);
         Ok(checks)
     }
@@ -534,8 +537,52 @@ impl Planner<'_> {
             let pred = self.label_pred(expr, true);
             checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
         }
-        self.element_checks(rp.properties.as_ref(), rp.predicate.as_ref(), slot, scope, &mut checks)?;
+        self.element_checks(
+            rp.properties.as_ref(),
+            rp.predicate.as_ref(),
+            slot,
+            scope,
+            &mut checks,
+        )?;
         Ok((types, checks))
+    }
+
+    /// A node between the ends of a searched part: matched inside the search, its name bound
+    /// to the node it matched.
+    fn middle_node_item(
+        &mut self,
+        b: &mut Binding<'_>,
+        np: &ast::NodePattern,
+        vars: &mut Vec<PathVar>,
+    ) -> Result<Item> {
+        let scratch = self.slot();
+        if let Some(v) = &np.variable {
+            if b.scope.contains(&v.name) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::UnsupportedFeature,
+                    format!(
+                        "A node variable between the ends of a path under a selector or \
+                         path mode that is bound elsewhere (`{}`) is not supported",
+                        v.name
+                    ),
+                    v.span,
+                ));
+            }
+            b.scope.bind(&v.name, scratch);
+        }
+        vars.push(PathVar {
+            scratch,
+            out: np.variable.as_ref().map(|_| scratch),
+            group: false,
+            rel: false,
+            keep: false,
+        });
+        let checks = self.node_checks(np, scratch, b.scope)?;
+        Ok(Item::Node {
+            var: vars.len() - 1,
+            checks,
+        })
     }
 
     /// A part under a selector or a path mode: its end nodes join the query graph, and
@@ -590,60 +637,12 @@ impl Planner<'_> {
             if i == last {
                 break;
             }
-            // A node between the ends: matched inside the search.
-            let np = &step.node;
-            let scratch = self.slot();
-            if let Some(v) = &np.variable {
-                if b.scope.contains(&v.name) {
-                    return Err(self.err(
-                        Status::SyntaxError,
-                        Detail::UnsupportedFeature,
-                        format!(
-                            "A node variable between the ends of a path under a selector or \
-                             path mode that is bound elsewhere (`{}`) is not supported",
-                            v.name
-                        ),
-                        v.span,
-                    ));
-                }
-                b.scope.bind(&v.name, scratch);
-            }
-            vars.push(PathVar {
-                scratch,
-                out: np.variable.as_ref().map(|_| scratch),
-                group: false,
-                rel: false,
-                keep: false,
-            });
-            let checks = self.node_checks(np, scratch, b.scope)?;
-            items.push(Item::Node {
-                var: vars.len() - 1,
-                checks,
-            });
+            items.push(self.middle_node_item(b, &step.node, &mut vars)?);
         }
         let end = chain.steps.last().map_or(&chain.start, |s| &s.node);
         let right = self.graph_node(g, b, end, None);
-        for (np, idx) in [(&chain.start, left), (end, right)] {
-            if let Some(props) = &np.properties {
-                g.prop_maps.push((g.nodes[idx].slot, props, false));
-            }
-            if let Some(expr) = &np.label_expr {
-                let slot = g.nodes[idx].slot;
-                let test = Expr::LabelTest(
-                    Box::new(Expr::Slot(slot)),
-                    self.label_pred(expr, false).into(),
-                );
-                g.preds.push(Pred::with_deps(test, vec![slot]));
-            }
-            if let Some(pred) = &np.predicate {
-                let compiled = self.expr(pred, b.scope)?;
-                g.preds.push(Pred::new(compiled));
-            }
-            let slot = g.nodes[idx].slot;
-            for test in self.dynamic_label_tests(np, slot, b.scope)? {
-                g.preds.push(Pred::new(test));
-            }
-        }
+        self.node_predicates(g, b, &chain.start, left)?;
+        self.node_predicates(g, b, end, right)?;
         let selection = match part.selector {
             PathSelector::Any(k) => Selection::Any(k),
             PathSelector::ShortestK(k) => Selection::Shortest(k),
