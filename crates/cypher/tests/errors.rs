@@ -111,21 +111,24 @@ fn unsupported_constructs_are_named() {
             "USE graph.byName('db') MATCH (n) RETURN n",
             "USE graph.byName",
         ),
-        ("MATCH (n:$('A')) RETURN n", "Dynamic labels"),
-        ("CREATE ()-[:$('R')]->()", "Dynamic labels"),
-        ("MERGE (n:$($l))", "Dynamic labels"),
         (
-            "MATCH ((a)-->(b)){1,3} RETURN a",
-            "quantified path patterns",
+            "MATCH ()-[r:$('R')]->() RETURN r",
+            "Dynamic relationship types",
+        ),
+        ("CREATE ()-[:$('R')]->()", "Dynamic relationship types"),
+        (
+            "MATCH (n) WHERE n:$('A') RETURN n",
+            "Dynamic relationship types",
+        ),
+        (
+            "MATCH REPEATABLE ELEMENTS (a)-->{1,3}(b) RETURN a",
+            "REPEATABLE ELEMENTS",
         ),
         (
             "CREATE FULLTEXT INDEX i FOR (n:L) ON EACH [n.x]",
             "FULLTEXT",
         ),
-        (
-            "MATCH p = SHORTEST 1 (a)-->+(b) RETURN p",
-            "GQL path selectors",
-        ),
+        ("MATCH p = SIMPLE (a)-->+(b) RETURN p", "SIMPLE path mode"),
         ("RETURN shortestPath((a)-[*]-(b))", "shortestPath()"),
     ] {
         let e = error(query);

@@ -151,21 +151,35 @@ fn node_pattern(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = NodePattern
     (
         prop::option::of(name()),
         prop_oneof![
-            prop::collection::vec(name(), 0..3).prop_map(|l| (l, None)),
-            node_label_expr().prop_map(|e| (Vec::new(), Some(e))),
+            prop::collection::vec(name(), 0..3).prop_map(|l| (l, None, Vec::new(), Vec::new())),
+            node_label_expr().prop_map(|e| (Vec::new(), Some(e), Vec::new(), Vec::new())),
+            // Leaves only: a deeper tree here overflows the generator's stack.
+            (
+                prop::collection::vec(leaf(), 1..3),
+                prop::collection::vec(leaf(), 0..2)
+            )
+                .prop_map(|(all, any)| (Vec::new(), None, all, any)),
         ],
         prop::option::of(properties(inner.clone())),
         prop::option::of(inner),
     )
         .prop_map(
-            |(variable, (labels, label_expr), properties, predicate)| NodePattern {
-                variable: variable.map(ident),
-                labels: labels.into_iter().map(ident).collect(),
-                label_expr,
-                dynamic_labels: Vec::new(),
+            |(
+                variable,
+                (labels, label_expr, dynamic_labels, dynamic_any),
                 properties,
                 predicate,
-                span: Span::default(),
+            )| {
+                NodePattern {
+                    variable: variable.map(ident),
+                    labels: labels.into_iter().map(ident).collect(),
+                    label_expr,
+                    dynamic_labels,
+                    dynamic_any,
+                    properties,
+                    predicate,
+                    span: Span::default(),
+                }
             },
         )
 }
@@ -198,17 +212,27 @@ fn relationship(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Relationshi
             rel_type_expr().prop_map(|e| (Vec::new(), Some(e))),
         ],
         prop::option::of((prop::option::of(0u64..5), prop::option::of(0u64..5))),
+        prop::option::of(quantifier()),
         prop::option::of(properties(inner.clone())),
         prop::option::of(inner),
     )
         .prop_map(
-            |(variable, direction, (types, type_expr), length, properties, predicate)| {
+            |(
+                variable,
+                direction,
+                (types, type_expr),
+                length,
+                quantifier,
+                properties,
+                predicate,
+            )| {
                 RelationshipPattern {
                     variable: variable.map(ident),
                     direction,
                     types: types.into_iter().map(ident).collect(),
                     type_expr,
                     length: length.map(|(min, max)| LengthRange { min, max }),
+                    quantifier,
                     properties,
                     predicate,
                     span: Span::default(),
@@ -217,11 +241,41 @@ fn relationship(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Relationshi
         )
 }
 
-fn chain(inner: BoxedStrategy<Expr>, min_steps: usize) -> impl Strategy<Value = PatternChain> {
+/// `{m,n}`, `{m,}`, `+`, `*` and `{n}` all read as bounds.
+fn quantifier() -> impl Strategy<Value = PathQuantifier> {
+    (0u64..4, prop::option::of(0u64..6)).prop_map(|(min, max)| PathQuantifier { min, max })
+}
+
+/// A quantified group: a chain of its own (no groups inside), an optional WHERE, bounds.
+fn group(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = QuantifiedGroup> {
+    (
+        chain(inner.clone(), 1, false),
+        prop::option::of(inner),
+        quantifier(),
+    )
+        .prop_map(|(chain, predicate, quantifier)| QuantifiedGroup {
+            chain,
+            predicate,
+            quantifier,
+            span: Span::default(),
+        })
+}
+
+fn chain(
+    inner: BoxedStrategy<Expr>,
+    min_steps: usize,
+    groups: bool,
+) -> impl Strategy<Value = PatternChain> {
+    let group = if groups {
+        // Leaves only inside a group: a deeper tree overflows the generator's stack.
+        prop::option::weighted(0.3, group(leaf().boxed()).prop_map(Box::new)).boxed()
+    } else {
+        Just(None).boxed()
+    };
     (
         node_pattern(inner.clone()),
         prop::collection::vec(
-            (relationship(inner.clone()), node_pattern(inner)),
+            (relationship(inner.clone()), group, node_pattern(inner)),
             min_steps..3,
         ),
     )
@@ -229,7 +283,15 @@ fn chain(inner: BoxedStrategy<Expr>, min_steps: usize) -> impl Strategy<Value = 
             start,
             steps: steps
                 .into_iter()
-                .map(|(relationship, node)| PatternStep { relationship, node })
+                .map(|(relationship, group, node)| PatternStep {
+                    relationship: if group.is_some() {
+                        RelationshipPattern::empty(Span::default())
+                    } else {
+                        relationship
+                    },
+                    group,
+                    node,
+                })
                 .collect(),
             span: Span::default(),
         })
@@ -364,7 +426,7 @@ fn expr() -> impl Strategy<Value = Expr> {
                 )),
             (
                 prop::option::of(name()),
-                chain(boxed.clone(), 1),
+                chain(boxed.clone(), 1, false),
                 prop::option::of(inner.clone()),
                 inner.clone()
             )
@@ -425,14 +487,14 @@ fn expr() -> impl Strategy<Value = Expr> {
                         items
                     }
                 )))),
-            chain(boxed.clone(), 1).prop_map(|c| expr_of(ExprKind::Pattern(Box::new(c)))),
+            chain(boxed.clone(), 1, false).prop_map(|c| expr_of(ExprKind::Pattern(Box::new(c)))),
             (
                 prop::sample::select(vec![
                     SubqueryKind::Exists,
                     SubqueryKind::Count,
                     SubqueryKind::Collect
                 ]),
-                chain(boxed, 0),
+                chain(boxed, 0, false),
                 prop::option::of(inner.clone())
             )
                 .prop_map(|(kind, chain, filter)| expr_of(ExprKind::Subquery(
@@ -442,6 +504,7 @@ fn expr() -> impl Strategy<Value = Expr> {
                             pattern: vec![PatternPart {
                                 path: None,
                                 selector: PathSelector::All,
+                                mode: None,
                                 chain,
                                 span: Span::default(),
                             }],
@@ -496,12 +559,26 @@ fn part() -> impl Strategy<Value = PatternPart> {
             PathSelector::All,
             PathSelector::Shortest,
             PathSelector::AllShortest,
+            PathSelector::Any(1),
+            PathSelector::Any(3),
+            PathSelector::ShortestK(2),
+            PathSelector::AllShortestGql,
+            PathSelector::ShortestGroups(2),
         ]),
-        chain(expr().boxed(), 0),
+        prop::option::of(prop::sample::select(vec![
+            PathMode::Walk,
+            PathMode::Trail,
+            PathMode::Acyclic,
+        ])),
+        chain(expr().boxed(), 0, true),
     )
-        .prop_map(|(path, selector, chain)| PatternPart {
+        .prop_map(|(path, selector, mode, chain)| PatternPart {
             path: path.map(ident),
             selector,
+            // The shortest-path functions take no path mode.
+            mode: mode.filter(|_| {
+                !matches!(selector, PathSelector::Shortest | PathSelector::AllShortest)
+            }),
             chain,
             span: Span::default(),
         })

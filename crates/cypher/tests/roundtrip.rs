@@ -426,3 +426,26 @@ fn neo4j_5_dialect() {
         "UNWIND [1] AS x WITH *, x AS y WITH * WHERE y > 0 WITH * ORDER BY y LIMIT 1 RETURN y",
     );
 }
+
+#[test]
+fn quantified_path_patterns_selectors_and_dynamic_labels_print_back() {
+    verified("MATCH (a)-[r:T]->{1,3}(b) RETURN b");
+    verified("MATCH p = (a) ((x)-[r:T WHERE r.w > 1]->(y) WHERE x.n < y.n){2,} (b) RETURN p");
+    verified("MATCH () ((x)-->(y)){1,2} () ((u)-->(v)){0,1} (b) RETURN b");
+    verified("MATCH p = SHORTEST 2 GROUPS ACYCLIC (a)-[:R]-{1,}(b) RETURN p");
+    verified("MATCH p = ANY 3 TRAIL (a)-->{0,}(b), q = ALL SHORTEST (c)-->{1,}(d) RETURN p");
+    verified("MATCH (n:$($label):$any(['A', 'B'])) MERGE (m:$(n.kind)) RETURN n");
+    verified_as(
+        "MATCH (a)-->+(b)-->*(c) RETURN c",
+        "MATCH (a)-->{1,}(b)-->{0,}(c) RETURN c",
+    );
+    verified_as(
+        "MATCH p = ANY SHORTEST WALK PATH (a)-->{2}(b) RETURN p",
+        "MATCH p = SHORTEST 1 WALK (a)-->{2,2}(b) RETURN p",
+    );
+    verified_as(
+        "MATCH ((x)-->(y)){1,2} RETURN x",
+        "MATCH () ((x)-->(y)){1,2} () RETURN x",
+    );
+    verified_as("MATCH (n:$all('A')) RETURN n", "MATCH (n:$('A')) RETURN n");
+}

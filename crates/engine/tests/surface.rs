@@ -506,8 +506,8 @@ fn unsupported_features_fail_by_name() {
         ("SHOW POPULATED ROLES", "SHOW POPULATED ROLES"),
         ("GRANT MATCH {*} ON GRAPH * TO reader", "GRANT"),
         (
-            "MATCH p = SHORTEST 1 (a)-[:R]-+(b) RETURN p",
-            "path selectors",
+            "MATCH REPEATABLE ELEMENTS p = (a)-[:R]-{1,2}(b) RETURN p",
+            "REPEATABLE ELEMENTS",
         ),
         (
             "USE graph.byName('x') MATCH (n) RETURN n",

@@ -4,17 +4,20 @@ use std::fmt;
 
 use super::{Expr, Ident, Span};
 
-/// One comma-separated part of a pattern, optionally named and wrapped in a shortest-path
-/// selector.
+/// One comma-separated part of a pattern, optionally named, wrapped in a shortest-path
+/// function or prefixed by a GQL selector and path mode.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PatternPart {
     /// `p` in `p = (a)-->(b)`.
     pub path: Option<Ident>,
     pub selector: PathSelector,
+    /// `WALK`, `TRAIL` or `ACYCLIC` before the pattern; `None` when not written.
+    pub mode: Option<PathMode>,
     pub chain: PatternChain,
     pub span: Span,
 }
 
+/// Which of the matching paths a part keeps, per pair of end nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum PathSelector {
     /// Every matching path.
@@ -24,6 +27,63 @@ pub enum PathSelector {
     Shortest,
     /// `allShortestPaths(...)`
     AllShortest,
+    /// `ANY k` (`ANY` is `ANY 1`): any k paths.
+    Any(u64),
+    /// `SHORTEST k` (`ANY SHORTEST` is `SHORTEST 1`): the k shortest paths.
+    ShortestK(u64),
+    /// `ALL SHORTEST`: every path of the shortest length.
+    AllShortestGql,
+    /// `SHORTEST k GROUPS`: every path whose length is among the k shortest lengths.
+    ShortestGroups(u64),
+}
+
+impl PathSelector {
+    /// A GQL selector (`ANY`, `SHORTEST`, `ALL SHORTEST`), not a function nor none.
+    pub fn is_gql(self) -> bool {
+        !matches!(
+            self,
+            PathSelector::All | PathSelector::Shortest | PathSelector::AllShortest
+        )
+    }
+}
+
+/// A path mode: which repetitions a path may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathMode {
+    /// Nodes and relationships may repeat (the match mode still keeps relationships apart).
+    Walk,
+    /// No relationship twice.
+    Trail,
+    /// No node twice.
+    Acyclic,
+}
+
+impl PathMode {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PathMode::Walk => "WALK",
+            PathMode::Trail => "TRAIL",
+            PathMode::Acyclic => "ACYCLIC",
+        }
+    }
+}
+
+/// How many times a quantified path pattern or relationship repeats: `{m,n}`, `{m,}`,
+/// `{,n}`, `{n}`, `+` (`{1,}`) and `*` (`{0,}`). `max` is `None` when unbounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PathQuantifier {
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+/// `((a)-[r]->(b) WHERE r.x > 1){1,3}`: a path pattern repeated; the variables inside are
+/// group variables, lists outside it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantifiedGroup {
+    pub chain: PatternChain,
+    pub predicate: Option<Expr>,
+    pub quantifier: PathQuantifier,
+    pub span: Span,
 }
 
 /// A node followed by any number of relationship-node steps.
@@ -34,9 +94,15 @@ pub struct PatternChain {
     pub span: Span,
 }
 
+/// A relationship and the node after it, or a quantified group and the node after it. Nodes
+/// next to a group are juxtaposed: `(a) ((x)-->(y)){2} (b)` has `a` as the first iteration's
+/// `x` and `b` as the last one's `y`; where no node is written next to a group (at either end
+/// of the chain or between two groups) the parser puts an anonymous one, printed `()`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PatternStep {
+    /// Unused (empty) when `group` is set.
     pub relationship: RelationshipPattern,
+    pub group: Option<Box<QuantifiedGroup>>,
     pub node: NodePattern,
 }
 
@@ -140,9 +206,11 @@ pub struct NodePattern {
     /// A label expression that is not a plain conjunction (`:A|B`, `:!A`, `:%`); `labels` is
     /// then empty. Plain conjunctions stay in `labels`, which the planner seeks by.
     pub label_expr: Option<LabelExpr>,
-    /// `:$(expr)` labels named at run time (CREATE only), each a string or a list of strings;
-    /// static names written among them are string literals here.
+    /// `:$(expr)` (or `:$all(expr)`) labels named at run time, each a string or a list of
+    /// strings, all required; static names written among them are string literals here.
     pub dynamic_labels: Vec<Expr>,
+    /// `:$any(expr)` (MATCH only): the node has at least one of the labels each names.
+    pub dynamic_any: Vec<Expr>,
     /// A map literal (`ExprKind::Map`) or a parameter (`ExprKind::Parameter`).
     pub properties: Option<Expr>,
     /// Neo4j 5's inline `WHERE`.
@@ -162,6 +230,9 @@ pub struct RelationshipPattern {
     pub type_expr: Option<LabelExpr>,
     /// `Some` for a variable-length relationship (`*`, `*2`, `*1..3`, ...).
     pub length: Option<LengthRange>,
+    /// `-[r:T]->{1,3}`: a quantified relationship, the short form of
+    /// `(()-[r:T]->()){1,3}`.
+    pub quantifier: Option<PathQuantifier>,
     /// A map literal (`ExprKind::Map`) or a parameter (`ExprKind::Parameter`).
     pub properties: Option<Expr>,
     pub predicate: Option<Expr>,
@@ -193,9 +264,57 @@ impl PatternChain {
         std::iter::once(&self.start).chain(self.steps.iter().map(|s| &s.node))
     }
 
-    /// Every relationship in order.
+    /// Every relationship in order, outside quantified groups.
     pub fn relationships(&self) -> impl Iterator<Item = &RelationshipPattern> {
-        self.steps.iter().map(|s| &s.relationship)
+        self.steps
+            .iter()
+            .filter(|s| s.group.is_none())
+            .map(|s| &s.relationship)
+    }
+
+    /// The quantified groups.
+    pub fn groups(&self) -> impl Iterator<Item = &QuantifiedGroup> {
+        self.steps.iter().filter_map(|s| s.group.as_deref())
+    }
+
+    /// Whether the chain has a quantified group or relationship.
+    pub fn is_quantified(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.group.is_some() || s.relationship.quantifier.is_some())
+    }
+}
+
+impl RelationshipPattern {
+    /// An empty relationship pattern (the placeholder of a group step).
+    pub fn empty(span: Span) -> RelationshipPattern {
+        RelationshipPattern {
+            variable: None,
+            direction: Direction::Both,
+            types: Vec::new(),
+            type_expr: None,
+            length: None,
+            quantifier: None,
+            properties: None,
+            predicate: None,
+            span,
+        }
+    }
+}
+
+impl NodePattern {
+    /// `()`: the node the parser puts where a group has no node written beside it.
+    pub fn anonymous(span: Span) -> NodePattern {
+        NodePattern {
+            variable: None,
+            labels: Vec::new(),
+            label_expr: None,
+            dynamic_labels: Vec::new(),
+            dynamic_any: Vec::new(),
+            properties: None,
+            predicate: None,
+            span,
+        }
     }
 }
 
@@ -205,10 +324,37 @@ impl fmt::Display for PatternPart {
             write!(f, "{} = ", path.as_variable())?;
         }
         match self.selector {
-            PathSelector::All => write!(f, "{}", self.chain),
-            PathSelector::Shortest => write!(f, "shortestPath({})", self.chain),
-            PathSelector::AllShortest => write!(f, "allShortestPaths({})", self.chain),
+            PathSelector::All => {}
+            PathSelector::Shortest => return write!(f, "shortestPath({})", self.chain),
+            PathSelector::AllShortest => return write!(f, "allShortestPaths({})", self.chain),
+            PathSelector::Any(k) => write!(f, "ANY {k} ")?,
+            PathSelector::ShortestK(k) => write!(f, "SHORTEST {k} ")?,
+            PathSelector::AllShortestGql => f.write_str("ALL SHORTEST ")?,
+            PathSelector::ShortestGroups(k) => write!(f, "SHORTEST {k} GROUPS ")?,
         }
+        if let Some(mode) = self.mode {
+            write!(f, "{} ", mode.keyword())?;
+        }
+        write!(f, "{}", self.chain)
+    }
+}
+
+impl fmt::Display for PathQuantifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.max {
+            Some(max) => write!(f, "{{{},{max}}}", self.min),
+            None => write!(f, "{{{},}}", self.min),
+        }
+    }
+}
+
+impl fmt::Display for QuantifiedGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}", self.chain)?;
+        if let Some(predicate) = &self.predicate {
+            write!(f, " WHERE {predicate}")?;
+        }
+        write!(f, "){}", self.quantifier)
     }
 }
 
@@ -216,7 +362,10 @@ impl fmt::Display for PatternChain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.start)?;
         for step in &self.steps {
-            write!(f, "{}{}", step.relationship, step.node)?;
+            match &step.group {
+                Some(group) => write!(f, " {group} {}", step.node)?,
+                None => write!(f, "{}{}", step.relationship, step.node)?,
+            }
         }
         Ok(())
     }
@@ -240,6 +389,10 @@ impl fmt::Display for NodePattern {
         }
         for label in &self.dynamic_labels {
             write!(f, ":$({label})")?;
+            empty = false;
+        }
+        for label in &self.dynamic_any {
+            write!(f, ":$any({label})")?;
             empty = false;
         }
         write_tail(f, self.properties.as_ref(), self.predicate.as_ref(), empty)?;
@@ -310,7 +463,11 @@ impl fmt::Display for RelationshipPattern {
             "->"
         } else {
             "-"
-        })
+        })?;
+        if let Some(quantifier) = &self.quantifier {
+            write!(f, "{quantifier}")?;
+        }
+        Ok(())
     }
 }
 

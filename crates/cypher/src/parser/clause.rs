@@ -245,10 +245,8 @@ impl Parser<'_> {
     }
 
     fn parse_create(&mut self) -> Result<ClauseKind> {
-        self.dynamic_labels_allowed = true;
-        let pattern = self.parse_pattern();
-        self.dynamic_labels_allowed = false;
-        Ok(ClauseKind::Create(Create { pattern: pattern? }))
+        let pattern = self.parse_pattern()?;
+        Ok(ClauseKind::Create(Create { pattern }))
     }
 
     fn parse_set(&mut self) -> Result<ClauseKind> {
@@ -272,6 +270,13 @@ impl Parser<'_> {
     }
 
     fn parse_match(&mut self, optional: bool) -> Result<ClauseKind> {
+        // The match mode: DIFFERENT RELATIONSHIPS is the default, so it is read and dropped.
+        if self.peek_keyword("REPEATABLE") && self.peek_nth_keyword(1, "ELEMENTS") {
+            return Err(self.unsupported("The REPEATABLE ELEMENTS match mode", self.peek().span));
+        }
+        if !self.parse_keywords(&["DIFFERENT", "RELATIONSHIPS"]) {
+            self.parse_keywords(&["DIFFERENT", "RELATIONSHIP"]);
+        }
         let pattern = self.parse_pattern()?;
         let mut hints = Vec::new();
         while self.parse_keyword("USING") {

@@ -69,7 +69,8 @@ impl Parser<'_> {
                 Ok(inner)
             }
             TokenKind::DollarLParen => Err(self.unsupported(
-                "Dynamic labels and types ($(expr)) in patterns and label tests (SET and REMOVE take them)",
+                "Dynamic relationship types ($(expr)), and dynamic labels after a static one or \
+                 in a label test (a node pattern takes them first: (n:$(expr)))",
                 self.peek().span,
             )),
             _ => Ok(LabelExpr::Name(self.parse_name("a label name")?)),

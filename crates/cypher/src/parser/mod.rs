@@ -73,7 +73,6 @@ pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<St
         not_a_pattern: HashSet::new(),
         speculating: 0,
         bar_ends_filter: 0,
-        dynamic_labels_allowed: false,
     };
     parser.parse_statement()
 }
@@ -141,8 +140,6 @@ pub(crate) struct Parser<'a> {
     /// Above zero while a comprehension's filter is read: a `|` at the top level of a label
     /// expression or type there ends the filter (see `labels`).
     bar_ends_filter: usize,
-    /// The node patterns being read are CREATE's own, which may name labels with `$(expr)`.
-    dynamic_labels_allowed: bool,
 }
 
 impl Parser<'_> {

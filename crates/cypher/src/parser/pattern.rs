@@ -2,8 +2,9 @@
 
 use super::{Parser, Result};
 use crate::ast::{
-    Direction, Expr, ExprKind, Ident, LabelExpr, LengthRange, Literal, NodePattern, PathSelector,
-    PatternChain, PatternPart, PatternStep, RelationshipPattern,
+    Direction, Expr, ExprKind, Ident, LabelExpr, LengthRange, Literal, NodePattern, PathMode,
+    PathQuantifier, PathSelector, PatternChain, PatternPart, PatternStep, QuantifiedGroup,
+    RelationshipPattern,
 };
 use crate::token::TokenKind;
 
@@ -35,29 +36,92 @@ impl Parser<'_> {
             {
                 PathSelector::AllShortest
             } else {
-                if ["SHORTEST", "ANY", "ALL"]
-                    .iter()
-                    .any(|k| self.peek_keyword(k))
-                {
-                    return Err(self.unsupported("GQL path selectors", self.peek().span));
-                }
-                PathSelector::All
+                self.parse_gql_selector()?
             };
-        let chain = if selector == PathSelector::All {
-            self.parse_pattern_chain()?
+        let mode = if selector == PathSelector::Shortest || selector == PathSelector::AllShortest {
+            None
         } else {
+            self.parse_path_mode()?
+        };
+        let chain = if selector == PathSelector::Shortest || selector == PathSelector::AllShortest {
             self.advance();
             self.expect(&TokenKind::LParen)?;
             let chain = self.parse_pattern_chain()?;
             self.expect(&TokenKind::RParen)?;
             chain
+        } else {
+            self.parse_pattern_chain()?
         };
         Ok(PatternPart {
             path,
             selector,
+            mode,
             chain,
             span: self.span_from(start),
         })
+    }
+
+    /// `ANY [k]`, `ANY SHORTEST`, `ALL SHORTEST`, `ALL`, `SHORTEST k [GROUPS]`, each with an
+    /// optional `PATH`/`PATHS` (read after the path mode); `All` when none is written.
+    fn parse_gql_selector(&mut self) -> Result<PathSelector> {
+        let selector = if self.parse_keyword("ANY") {
+            if self.parse_keyword("SHORTEST") {
+                PathSelector::ShortestK(1)
+            } else {
+                PathSelector::Any(self.parse_selector_count()?.unwrap_or(1))
+            }
+        } else if self.parse_keyword("ALL") {
+            if self.parse_keyword("SHORTEST") {
+                PathSelector::AllShortestGql
+            } else {
+                PathSelector::All
+            }
+        } else if self.parse_keyword("SHORTEST") {
+            let Some(k) = self.parse_selector_count()? else {
+                return Err(self.expected("the number of paths after SHORTEST"));
+            };
+            if self.parse_keyword("GROUPS") || self.parse_keyword("GROUP") {
+                PathSelector::ShortestGroups(k)
+            } else {
+                PathSelector::ShortestK(k)
+            }
+        } else {
+            return Ok(PathSelector::All);
+        };
+        Ok(selector)
+    }
+
+    fn parse_selector_count(&mut self) -> Result<Option<u64>> {
+        match *self.peek_kind() {
+            TokenKind::Integer(k) => {
+                self.advance();
+                Ok(Some(k))
+            }
+            TokenKind::Parameter(_) => Err(self.unsupported(
+                "A parameter as the number of paths of a path selector",
+                self.peek().span,
+            )),
+            _ => Ok(None),
+        }
+    }
+
+    /// `WALK`, `TRAIL`, `ACYCLIC` (`SIMPLE` is named and refused), then `PATH`/`PATHS`.
+    fn parse_path_mode(&mut self) -> Result<Option<PathMode>> {
+        let mode = if self.parse_keyword("WALK") {
+            Some(PathMode::Walk)
+        } else if self.parse_keyword("TRAIL") {
+            Some(PathMode::Trail)
+        } else if self.parse_keyword("ACYCLIC") {
+            Some(PathMode::Acyclic)
+        } else if self.peek_keyword("SIMPLE") && self.peek_nth(1).kind != TokenKind::Eq {
+            return Err(self.unsupported("The SIMPLE path mode", self.peek().span));
+        } else {
+            None
+        };
+        if !self.parse_keyword("PATHS") {
+            self.parse_keyword("PATH");
+        }
+        Ok(mode)
     }
 
     /// `(a)-[r]->(b)<--(c)...`
@@ -72,11 +136,39 @@ impl Parser<'_> {
     fn parse_pattern_chain_inner(&mut self) -> Result<PatternChain> {
         self.nested_cost(super::cost::PATTERN, |p| {
             let start = p.start();
-            let first = p.parse_node_pattern()?;
+            let first = if p.peek_group() {
+                NodePattern::anonymous(p.peek().span)
+            } else {
+                p.parse_node_pattern()?
+            };
             let mut steps = Vec::new();
-            while let Some(relationship) = p.parse_relationship_pattern()? {
-                let node = p.parse_node_pattern()?;
-                steps.push(PatternStep { relationship, node });
+            loop {
+                if p.peek_group() {
+                    let group = p.parse_quantified_group()?;
+                    let node = if p.peek_is(&TokenKind::LParen) && !p.peek_group() {
+                        p.parse_node_pattern()?
+                    } else if p.peek_is(&TokenKind::Minus) || p.peek_is(&TokenKind::Lt) {
+                        return Err(p.expected(
+                            "a node pattern after a quantified path pattern, before a relationship",
+                        ));
+                    } else {
+                        NodePattern::anonymous(p.peek().span)
+                    };
+                    steps.push(PatternStep {
+                        relationship: RelationshipPattern::empty(group.span),
+                        group: Some(Box::new(group)),
+                        node,
+                    });
+                } else if let Some(relationship) = p.parse_relationship_pattern()? {
+                    let node = p.parse_node_pattern()?;
+                    steps.push(PatternStep {
+                        relationship,
+                        group: None,
+                        node,
+                    });
+                } else {
+                    break;
+                }
             }
             Ok(PatternChain {
                 start: first,
@@ -86,16 +178,86 @@ impl Parser<'_> {
         })
     }
 
+    /// Whether a parenthesised path pattern starts here: `((`.
+    fn peek_group(&self) -> bool {
+        self.peek_is(&TokenKind::LParen) && self.peek_nth(1).kind == TokenKind::LParen
+    }
+
+    /// `((a)-[r]->(b) WHERE ...){m,n}`
+    fn parse_quantified_group(&mut self) -> Result<QuantifiedGroup> {
+        let start = self.start();
+        self.expect(&TokenKind::LParen)?;
+        if self.peek_variable() && self.peek_nth(1).kind == TokenKind::Eq {
+            return Err(self.unsupported(
+                "A path variable inside a parenthesised path pattern",
+                self.peek().span,
+            ));
+        }
+        let chain = self.parse_pattern_chain()?;
+        let predicate = if self.parse_keyword("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        self.expect(&TokenKind::RParen)?;
+        let Some(quantifier) = self.parse_quantifier()? else {
+            return Err(self.unsupported(
+                "A parenthesised path pattern without a quantifier",
+                self.span_from(start),
+            ));
+        };
+        Ok(QuantifiedGroup {
+            chain,
+            predicate,
+            quantifier,
+            span: self.span_from(start),
+        })
+    }
+
+    /// `{m,n}`, `{m,}`, `{,n}`, `{n}`, `+` or `*`, if one is next.
+    fn parse_quantifier(&mut self) -> Result<Option<PathQuantifier>> {
+        match self.peek_kind() {
+            TokenKind::Plus => {
+                self.advance();
+                Ok(Some(PathQuantifier { min: 1, max: None }))
+            }
+            TokenKind::Star => {
+                self.advance();
+                Ok(Some(PathQuantifier { min: 0, max: None }))
+            }
+            TokenKind::LBrace
+                if matches!(
+                    self.peek_nth(1).kind,
+                    TokenKind::Integer(_) | TokenKind::Comma
+                ) =>
+            {
+                self.advance();
+                let min = self.parse_length_bound();
+                let quantifier = if self.consume(&TokenKind::Comma) {
+                    PathQuantifier {
+                        min: min.unwrap_or(0),
+                        max: self.parse_length_bound(),
+                    }
+                } else {
+                    let Some(n) = min else {
+                        return Err(self.expected("a number in the quantifier"));
+                    };
+                    PathQuantifier {
+                        min: n,
+                        max: Some(n),
+                    }
+                };
+                self.expect(&TokenKind::RBrace)?;
+                Ok(Some(quantifier))
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn parse_node_pattern(&mut self) -> Result<NodePattern> {
         let start = self.start();
         if !self.peek_is(&TokenKind::LParen) {
             return Err(self.expected("'(' to start a node pattern"));
-        }
-        if self.peek_nth(1).kind == TokenKind::LParen {
-            return Err(self.unsupported(
-                "Parenthesised path patterns and quantified path patterns",
-                self.peek().span,
-            ));
         }
         self.advance();
         let variable = if self.peek_variable() {
@@ -103,24 +265,18 @@ impl Parser<'_> {
         } else {
             None
         };
-        // Only CREATE's own nodes take `$(expr)`, not those of a pattern inside its expressions.
-        let dynamic_allowed = std::mem::take(&mut self.dynamic_labels_allowed);
-        let dynamic_labels = if dynamic_allowed
-            && self.peek_is(&TokenKind::Colon)
-            && self.peek_nth(1).kind == TokenKind::DollarLParen
-        {
-            self.parse_dynamic_node_labels()?
-        } else {
-            Vec::new()
-        };
-        let (labels, label_expr) = if dynamic_labels.is_empty() {
+        let (dynamic_labels, dynamic_any) =
+            if self.peek_is(&TokenKind::Colon) && self.peek_dynamic_label(1).is_some() {
+                self.parse_dynamic_node_labels()?
+            } else {
+                (Vec::new(), Vec::new())
+            };
+        let (labels, label_expr) = if dynamic_labels.is_empty() && dynamic_any.is_empty() {
             self.parse_node_labels()?
         } else {
             (Vec::new(), None)
         };
-        let properties = self.parse_pattern_properties();
-        self.dynamic_labels_allowed = dynamic_allowed;
-        let properties = properties?;
+        let properties = self.parse_pattern_properties()?;
         let predicate = if self.parse_keyword("WHERE") {
             Some(self.parse_expr()?)
         } else {
@@ -132,29 +288,61 @@ impl Parser<'_> {
             labels,
             label_expr,
             dynamic_labels,
+            dynamic_any,
             properties,
             predicate,
             span: self.span_from(start),
         })
     }
 
-    /// `:$(expr):Name...` in a CREATE node: every label as an expression, the static ones as
-    /// string literals.
-    fn parse_dynamic_node_labels(&mut self) -> Result<Vec<Expr>> {
+    /// Whether a dynamic label starts `n` tokens ahead: `$(` or `$all(` (`Some(false)`),
+    /// `$any(` (`Some(true)`).
+    fn peek_dynamic_label(&self, n: usize) -> Option<bool> {
+        match &self.peek_nth(n).kind {
+            TokenKind::DollarLParen => Some(false),
+            TokenKind::Parameter(name) if self.peek_nth(n + 1).kind == TokenKind::LParen => {
+                if name.eq_ignore_ascii_case("all") {
+                    Some(false)
+                } else if name.eq_ignore_ascii_case("any") {
+                    Some(true)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `:$(expr):$any(expr):Name...`: every label as an expression (the static ones as string
+    /// literals), those the node must all have, then those of which it needs one.
+    fn parse_dynamic_node_labels(&mut self) -> Result<(Vec<Expr>, Vec<Expr>)> {
         let mut labels = Vec::new();
+        let mut any = Vec::new();
         while self.consume(&TokenKind::Colon) {
-            if self.consume(&TokenKind::DollarLParen) {
-                labels.push(self.parse_expr()?);
-                self.expect(&TokenKind::RParen)?;
-            } else {
-                let name = self.parse_name("a label name")?;
-                labels.push(Expr::new(
-                    ExprKind::Literal(Literal::String(name.name)),
-                    name.span,
-                ));
+            match self.peek_dynamic_label(0) {
+                Some(is_any) => {
+                    if !self.consume(&TokenKind::DollarLParen) {
+                        self.advance();
+                        self.expect(&TokenKind::LParen)?;
+                    }
+                    let expr = self.parse_expr()?;
+                    self.expect(&TokenKind::RParen)?;
+                    if is_any {
+                        any.push(expr);
+                    } else {
+                        labels.push(expr);
+                    }
+                }
+                None => {
+                    let name = self.parse_name("a label name")?;
+                    labels.push(Expr::new(
+                        ExprKind::Literal(Literal::String(name.name)),
+                        name.span,
+                    ));
+                }
             }
         }
-        Ok(labels)
+        Ok((labels, any))
     }
 
     /// `:A:B` or `:A&B` (both mean all of them) as plain labels; any other label expression
@@ -211,6 +399,7 @@ impl Parser<'_> {
             types: Vec::new(),
             type_expr: None,
             length: None,
+            quantifier: None,
             properties: None,
             predicate: None,
             span: self.span_from(start),
@@ -246,6 +435,7 @@ impl Parser<'_> {
             (false, true) => Direction::Outgoing,
             _ => Direction::Both,
         };
+        relationship.quantifier = self.parse_quantifier()?;
         relationship.span = self.span_from(start);
         Ok(Some(relationship))
     }

@@ -8,8 +8,8 @@ use super::scope::{Env, Scope};
 use super::types::Type;
 use super::{Analyzer, Result};
 use crate::ast::{
-    Direction, Expr, ExprKind, Ident, NodePattern, PathSelector, PatternChain, PatternPart,
-    RelationshipPattern,
+    Direction, Expr, ExprKind, Ident, NodePattern, PathQuantifier, PathSelector, PatternChain,
+    PatternPart, QuantifiedGroup, RelationshipPattern,
 };
 use crate::error::{Detail, Error};
 use crate::span::Span;
@@ -33,7 +33,7 @@ impl PatternUse {
 }
 
 fn relationship_type(rel: &RelationshipPattern) -> Type {
-    if rel.length.is_some() {
+    if rel.length.is_some() || rel.quantifier.is_some() {
         Type::list_of(Type::Relationship)
     } else {
         Type::Relationship
@@ -44,21 +44,44 @@ impl Analyzer<'_> {
     /// Binds the variables of a `MATCH` (or `EXISTS { pattern }`) pattern into `scope`, then
     /// checks its property maps and inline predicates.
     pub(crate) fn match_pattern(&mut self, parts: &[PatternPart], scope: &mut Scope) -> Result<()> {
+        let before = scope.clone();
         let mut relationships = HashSet::new();
+        let mut group_vars = HashSet::new();
         for part in parts {
-            if part.selector != PathSelector::All && part.chain.steps.len() != 1 {
+            if matches!(
+                part.selector,
+                PathSelector::Shortest | PathSelector::AllShortest
+            ) && part.chain.steps.len() != 1
+            {
                 return Err(self.syntax_error(
                     Detail::UnexpectedSyntax,
                     "shortestPath(...) requires a pattern containing a single relationship",
                     part.span,
                 ));
             }
+            if matches!(
+                part.selector,
+                PathSelector::Shortest | PathSelector::AllShortest
+            ) && part.chain.is_quantified()
+            {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "shortestPath(...) takes a variable-length relationship (*), not a \
+                     quantifier: use SHORTEST 1 or ALL SHORTEST",
+                    part.span,
+                ));
+            }
+            self.check_part_shape(part)?;
             // Textual order decides which of two conflicting uses is reported.
             if let Some(variable) = &part.chain.start.variable {
+                self.not_a_group_variable(variable, &group_vars)?;
                 self.bind_node(variable, scope)?;
             }
             for step in &part.chain.steps {
-                if let Some(variable) = &step.relationship.variable {
+                if let Some(group) = &step.group {
+                    self.bind_group(group, &before, scope, &mut group_vars)?;
+                } else if let Some(variable) = &step.relationship.variable {
+                    self.not_a_group_variable(variable, &group_vars)?;
                     if !relationships.insert(variable.name.clone()) {
                         return Err(self.syntax_error(
                             Detail::RelationshipUniquenessViolation,
@@ -70,9 +93,13 @@ impl Analyzer<'_> {
                             variable.span,
                         ));
                     }
+                    if step.relationship.quantifier.is_some() && before.contains(&variable.name) {
+                        return Err(self.already_bound(&variable.name, variable.span));
+                    }
                     self.bind_relationship(variable, relationship_type(&step.relationship), scope)?;
                 }
                 if let Some(variable) = &step.node.variable {
+                    self.not_a_group_variable(variable, &group_vars)?;
                     self.bind_node(variable, scope)?;
                 }
             }
@@ -82,6 +109,206 @@ impl Analyzer<'_> {
         }
         for part in parts {
             self.pattern_properties(&part.chain, scope, PatternUse::Match)?;
+            for group in part.chain.groups() {
+                self.group_predicates(group, &before)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules of selectors, path modes, quantifiers and groups that need no scope.
+    fn check_part_shape(&self, part: &PatternPart) -> Result<()> {
+        let chain = &part.chain;
+        if let PathSelector::Any(k) | PathSelector::ShortestK(k) | PathSelector::ShortestGroups(k) =
+            part.selector
+            && k == 0
+        {
+            return Err(self.syntax_error(
+                Detail::InvalidArgumentValue,
+                "The number of paths of a path selector must be greater than 0",
+                part.span,
+            ));
+        }
+        if (part.selector.is_gql() || part.mode.is_some()) && chain.steps.is_empty() {
+            return Err(self.syntax_error(
+                Detail::UnexpectedSyntax,
+                "A path selector or path mode needs a pattern with at least one relationship",
+                part.span,
+            ));
+        }
+        for step in &chain.steps {
+            let quantifier = match &step.group {
+                Some(group) => Some((group.quantifier, group.span)),
+                None => step
+                    .relationship
+                    .quantifier
+                    .map(|q| (q, step.relationship.span)),
+            };
+            if let Some((quantifier, span)) = quantifier {
+                self.check_quantifier(quantifier, span)?;
+            }
+            if step.relationship.quantifier.is_some() && step.relationship.length.is_some() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "A variable-length relationship cannot be quantified",
+                    step.relationship.span,
+                ));
+            }
+            if step.group.is_none() && step.relationship.length.is_some() && chain.is_quantified() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "Variable-length relationships (*) cannot be mixed with quantified path \
+                     patterns in one path pattern",
+                    step.relationship.span,
+                ));
+            }
+            if let Some(group) = &step.group {
+                self.check_group_shape(group)?;
+            }
+        }
+        let fixed = chain.steps.iter().any(|s| match &s.group {
+            Some(g) => g.quantifier.min > 0,
+            None => s.relationship.quantifier.is_none_or(|q| q.min > 0),
+        });
+        if !chain.steps.is_empty() && !fixed && chain.steps.iter().all(|s| s.group.is_some()) {
+            let anonymous_ends = chain.nodes().all(|n| n == &NodePattern::anonymous(n.span));
+            if anonymous_ends {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "A path pattern must match at least one element: a quantified path \
+                     pattern on its own needs a lower bound above 0",
+                    chain.span,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_quantifier(&self, quantifier: PathQuantifier, span: Span) -> Result<()> {
+        if let Some(max) = quantifier.max {
+            if max == 0 {
+                return Err(self.syntax_error(
+                    Detail::InvalidArgumentValue,
+                    "The upper bound of a quantifier must be greater than 0",
+                    span,
+                ));
+            }
+            if max < quantifier.min {
+                return Err(self.syntax_error(
+                    Detail::InvalidArgumentValue,
+                    format!(
+                        "The lower bound of a quantifier ({}) must not exceed its upper \
+                         bound ({max})",
+                        quantifier.min
+                    ),
+                    span,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A group holds at least one relationship, no nested quantifier, no variable-length
+    /// relationship.
+    fn check_group_shape(&self, group: &QuantifiedGroup) -> Result<()> {
+        if group.chain.steps.is_empty() {
+            return Err(self.syntax_error(
+                Detail::UnexpectedSyntax,
+                "A quantified path pattern must contain at least one relationship",
+                group.span,
+            ));
+        }
+        for step in &group.chain.steps {
+            if step.group.is_some() || step.relationship.quantifier.is_some() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "Quantified path patterns cannot be nested",
+                    step.relationship.span,
+                ));
+            }
+            if step.relationship.length.is_some() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    "A variable-length relationship (*) cannot be used inside a quantified \
+                     path pattern",
+                    step.relationship.span,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn not_a_group_variable(&self, variable: &Ident, group_vars: &HashSet<String>) -> Result<()> {
+        if group_vars.contains(&variable.name) {
+            return Err(self.already_bound(&variable.name, variable.span));
+        }
+        Ok(())
+    }
+
+    /// A group's variables: new names, each a list outside the group.
+    fn bind_group(
+        &self,
+        group: &QuantifiedGroup,
+        before: &Scope,
+        scope: &mut Scope,
+        group_vars: &mut HashSet<String>,
+    ) -> Result<()> {
+        let mut inner = HashSet::new();
+        let mut bind = |this: &Self, variable: &Ident, ty: Type| -> Result<()> {
+            if inner.contains(&variable.name) && ty == Type::Node {
+                return Err(this.syntax_error(
+                    Detail::UnsupportedFeature,
+                    format!(
+                        "A node variable named twice inside one quantified path pattern \
+                         (`{}`) is not supported",
+                        variable.name
+                    ),
+                    variable.span,
+                ));
+            }
+            if before.contains(&variable.name)
+                || scope.contains(&variable.name)
+                || !inner.insert(variable.name.clone())
+            {
+                return Err(this.already_bound(&variable.name, variable.span));
+            }
+            group_vars.insert(variable.name.clone());
+            scope.insert(&variable.name, Type::list_of(ty));
+            Ok(())
+        };
+        let chain = &group.chain;
+        if let Some(v) = &chain.start.variable {
+            bind(self, v, Type::Node)?;
+        }
+        for step in &chain.steps {
+            if let Some(v) = &step.relationship.variable {
+                bind(self, v, Type::Relationship)?;
+            }
+            if let Some(v) = &step.node.variable {
+                bind(self, v, Type::Node)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A group's property maps and predicates see its own variables as single elements and
+    /// the variables bound before the clause, nothing else of the clause.
+    fn group_predicates(&mut self, group: &QuantifiedGroup, before: &Scope) -> Result<()> {
+        let mut scope = before.clone();
+        let chain = &group.chain;
+        for node in chain.nodes() {
+            if let Some(v) = &node.variable {
+                scope.insert(&v.name, Type::Node);
+            }
+        }
+        for rel in chain.relationships() {
+            if let Some(v) = &rel.variable {
+                scope.insert(&v.name, Type::Relationship);
+            }
+        }
+        self.pattern_properties(chain, &scope, PatternUse::Match)?;
+        if let Some(predicate) = &group.predicate {
+            self.predicate(predicate, &mut Env::new(&scope))?;
         }
         Ok(())
     }
@@ -145,7 +372,14 @@ impl Analyzer<'_> {
     ) -> Result<()> {
         let mut env = Env::new(scope);
         for node in chain.nodes() {
-            for label in &node.dynamic_labels {
+            if usage != PatternUse::Match && !node.dynamic_any.is_empty() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    format!("$any(...) labels cannot be used in {}", usage.keyword()),
+                    node.span,
+                ));
+            }
+            for label in node.dynamic_labels.iter().chain(&node.dynamic_any) {
                 let ty = self.expr(label, &mut env, Ctx::PLAIN)?;
                 if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
                     return Err(self.type_mismatch("String or List<String>", &ty, label.span));
@@ -159,12 +393,39 @@ impl Analyzer<'_> {
             )?;
         }
         for rel in chain.relationships() {
+            if let (Some(_), Some(variable)) = (&rel.quantifier, &rel.variable) {
+                // Inside the quantifier the variable is one relationship.
+                let mut single = scope.clone();
+                single.insert(&variable.name, Type::Relationship);
+                let mut env = Env::new(&single);
+                self.element_properties(
+                    rel.properties.as_ref(),
+                    rel.predicate.as_ref(),
+                    usage,
+                    &mut env,
+                )?;
+                continue;
+            }
             self.element_properties(
                 rel.properties.as_ref(),
                 rel.predicate.as_ref(),
                 usage,
                 &mut env,
             )?;
+        }
+        Ok(())
+    }
+
+    /// Patterns inside expressions (pattern predicates and comprehensions) take no
+    /// quantifiers: Neo4j allows them in `EXISTS { }`, `COUNT { }` and `COLLECT { }`.
+    fn no_quantifier_in_expression(&self, chain: &PatternChain) -> Result<()> {
+        if chain.is_quantified() {
+            return Err(self.syntax_error(
+                Detail::UnsupportedFeature,
+                "Quantified path patterns in pattern expressions and comprehensions are not \
+                 supported (use EXISTS { }, COUNT { } or COLLECT { })",
+                chain.span,
+            ));
         }
         Ok(())
     }
@@ -209,6 +470,7 @@ impl Analyzer<'_> {
         chain: &PatternChain,
         env: &mut Env<'_>,
     ) -> Result<()> {
+        self.no_quantifier_in_expression(chain)?;
         let check = |this: &Self, variable: &Ident, wanted: &Type| -> Result<()> {
             match env.lookup(&variable.name) {
                 None => Err(this.undefined(&variable.name, variable.span)),
@@ -271,6 +533,7 @@ impl Analyzer<'_> {
         path: Option<&Ident>,
         env: &mut Env<'_>,
     ) -> Result<usize> {
+        self.no_quantifier_in_expression(chain)?;
         let mut pushed = 0;
         let mut declare = |env: &mut Env<'_>, variable: &Ident, ty: Type| -> Result<()> {
             match env.lookup(&variable.name) {
@@ -335,6 +598,16 @@ impl Analyzer<'_> {
                 return Err(self.syntax_error(
                     Detail::UnexpectedSyntax,
                     format!("shortestPath(...) cannot be used in {}", usage.keyword()),
+                    part.span,
+                ));
+            }
+            if part.mode.is_some() || part.chain.is_quantified() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    format!(
+                        "Quantified path patterns and path modes cannot be used in {}",
+                        usage.keyword()
+                    ),
                     part.span,
                 ));
             }

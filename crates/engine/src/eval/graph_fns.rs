@@ -58,6 +58,52 @@ fn read(v: Option<Value>, cx: &mut Cx) -> Result<Value> {
     Ok(v)
 }
 
+/// `n:$(names)` (all of them) or `n:$any(names)`: `names` is a String or a List of Strings;
+/// a name the store has never seen is a label no node has.
+pub(crate) fn has_dynamic_labels(
+    base: &Value,
+    names: &Value,
+    any: bool,
+    cx: &mut Cx,
+) -> Result<Value> {
+    let Value::Node(n) = base else {
+        return match base {
+            Value::Null => Ok(Value::Null),
+            other => Err(Error::type_error(format!(
+                "Dynamic labels apply to nodes, got {}",
+                other.value_type()
+            ))),
+        };
+    };
+    let items: Vec<Value> = match names {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items.iter().cloned().collect(),
+        other => vec![other.clone()],
+    };
+    let mut found = false;
+    for item in &items {
+        let Value::String(name) = item else {
+            return Err(Error::type_error(format!(
+                "A dynamic label must be a String or a List of them, got {}",
+                item.value_type()
+            )));
+        };
+        cx.db_hits += 1;
+        let has = match cx.storage.label_id(name) {
+            Some(id) => cx.tx.node_has_label(NodeId(n.id), id)?,
+            None => false,
+        };
+        if has && any {
+            return Ok(Value::Bool(true));
+        }
+        if !has && !any {
+            return Ok(Value::Bool(false));
+        }
+        found |= has;
+    }
+    Ok(Value::Bool(if any { found } else { true }))
+}
+
 pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Result<Value> {
     match base {
         Value::Null => Ok(Value::Null),

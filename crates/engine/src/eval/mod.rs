@@ -322,6 +322,11 @@ impl Expr {
                 graph_fns::has_labels(&base.eval(row, cx)?, labels, cx)
             }
             Expr::LabelTest(base, pred) => graph_fns::label_test(&base.eval(row, cx)?, pred, cx),
+            Expr::DynamicLabels(base, names, any) => {
+                let base = base.eval(row, cx)?;
+                let names = names.eval(row, cx)?;
+                graph_fns::has_dynamic_labels(&base, &names, *any, cx)
+            }
             Expr::TypeTest(x, ty, not) => {
                 Ok(Value::Bool(types::is_type(&x.eval(row, cx)?, ty) != *not))
             }
@@ -428,7 +433,8 @@ impl Expr {
             | Expr::Plus(e)
             | Expr::IsNull(e, _)
             | Expr::RegexConst(e, _) => e.walk(f),
-            Expr::Index(a, b)
+            Expr::DynamicLabels(a, b, _)
+            | Expr::Index(a, b)
             | Expr::And(a, b)
             | Expr::Or(a, b)
             | Expr::Binary(_, a, b)

@@ -12,6 +12,7 @@ mod apply;
 mod command;
 mod expand;
 mod load_csv;
+mod pathsearch;
 mod relational;
 mod scan;
 mod shortest;
@@ -150,6 +151,9 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
         Op::VarExpand { input, spec } => {
             Box::new(varexpand::VarExpand::new(spec.clone(), child(input)?))
+        }
+        Op::PathSearch { input, spec } => {
+            Box::new(pathsearch::PathSearch::new(spec.clone(), child(input)?))
         }
         Op::ShortestPath { input, spec } => {
             Box::new(shortest::ShortestPath::new(spec.clone(), child(input)?))

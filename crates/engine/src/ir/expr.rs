@@ -86,6 +86,9 @@ pub(crate) enum Expr {
     HasLabels(Box<Expr>, Vec<Arc<Token>>),
     /// `n:A|!B`, `r:%`: a label expression other than a plain conjunction.
     LabelTest(Box<Expr>, Arc<LabelPred>),
+    /// `(n:$(expr))` and `(n:$any(expr))`: the node has every label (with `true`: at least
+    /// one of the labels) the expression names, a String or a List of them.
+    DynamicLabels(Box<Expr>, Box<Expr>, bool),
     /// `x IS [NOT] :: TYPE` (`true` when negated).
     TypeTest(Box<Expr>, Arc<quiver_cypher::ast::CypherType>, bool),
     Not(Box<Expr>),

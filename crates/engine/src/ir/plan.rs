@@ -87,6 +87,79 @@ pub(crate) struct ShortestSpec {
     pub rel_filter: Option<(usize, Expr)>,
 }
 
+/// One instruction of a path program: a stretch of pattern (quantified groups, and for a
+/// selector or path mode the whole path) as a linear automaton the path search walks.
+#[derive(Debug)]
+pub(crate) enum PathStep {
+    /// Tests the node the search stands on; binds it to `var`.
+    Node {
+        var: usize,
+        checks: Vec<Expr>,
+        /// The checks read other variables of the program: restore them first.
+        restore: bool,
+    },
+    /// Walks one relationship to its other node; binds it to `var`.
+    Hop {
+        var: usize,
+        dir: Direction,
+        types: Vec<Arc<Token>>,
+        checks: Vec<Expr>,
+        restore: bool,
+    },
+    /// Starts a group's iterations (its body follows); `exit` is the step after its `Leave`.
+    Enter { min: u32, exit: usize },
+    /// Ends one iteration: its `checks` (the group's WHERE) must hold; then either another
+    /// iteration from `body` (fewer than `max` so far) or on (at least `min`).
+    Leave {
+        min: u32,
+        max: u32,
+        body: usize,
+        checks: Vec<Expr>,
+    },
+}
+
+/// A variable of a path program.
+#[derive(Debug)]
+pub(crate) struct PathVar {
+    /// Where the element is written while the search runs (its predicates read it there).
+    pub scratch: usize,
+    /// Where the match writes it: the element, or for a group variable the list of them.
+    pub out: Option<usize>,
+    pub group: bool,
+    pub rel: bool,
+    /// The search remembers its bindings (it is written out or read by another's check).
+    pub keep: bool,
+}
+
+/// Which paths a search keeps, per end node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Selection {
+    All,
+    Any(u64),
+    Shortest(u64),
+    AllShortest,
+    ShortestGroups(u64),
+}
+
+#[derive(Debug)]
+pub(crate) struct PathSearchSpec {
+    pub from: usize,
+    pub to: usize,
+    /// Both ends are bound: keep only paths that end at `to`.
+    pub into: bool,
+    pub steps: Vec<PathStep>,
+    pub vars: Vec<PathVar>,
+    /// Receives every relationship of the stretch, in pattern order.
+    pub rels: usize,
+    /// The program runs from the pattern's right end: lists are reversed when written.
+    pub reversed: bool,
+    /// No node twice on the stretch (`ACYCLIC`).
+    pub acyclic: bool,
+    pub selection: Selection,
+    pub exclude: Vec<usize>,
+    pub exclude_lists: Vec<usize>,
+}
+
 #[derive(Debug)]
 pub(crate) struct SortKey {
     pub expr: Expr,
@@ -296,6 +369,11 @@ pub(crate) enum Op {
         input: Arc<PlanNode>,
         spec: Arc<ShortestSpec>,
     },
+    /// Quantified path patterns, path selectors and path modes (`exec/pathsearch.rs`).
+    PathSearch {
+        input: Arc<PlanNode>,
+        spec: Arc<PathSearchSpec>,
+    },
     Filter {
         input: Arc<PlanNode>,
         predicate: Arc<Expr>,
@@ -438,6 +516,7 @@ impl Op {
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::ShortestPath { input, .. }
+            | Op::PathSearch { input, .. }
             | Op::Filter { input, .. }
             | Op::Project { input, .. }
             | Op::Aggregate { input, .. }

@@ -61,6 +61,14 @@ fn name_and_details(op: &Op) -> (String, String) {
             .into(),
             types(&spec.types),
         ),
+        Op::PathSearch { spec, .. } => (
+            match spec.selection {
+                crate::ir::Selection::All => "Repeat(Trail)",
+                _ => "StatefulShortestPath",
+            }
+            .into(),
+            format!("{} step(s)", spec.steps.len()),
+        ),
         Op::Filter { .. } => ("Filter".into(), String::new()),
         Op::Project { items, .. } => ("Projection".into(), format!("{} item(s)", items.len())),
         Op::Aggregate { keys, aggs, .. } => (

@@ -525,6 +525,7 @@ impl Planner<'_> {
         let part = ast::PatternPart {
             path: None,
             selector: ast::PathSelector::All,
+            mode: None,
             chain: chain.clone(),
             span: e.span,
         };
@@ -542,6 +543,7 @@ impl Planner<'_> {
         let part = ast::PatternPart {
             path: c.path.clone(),
             selector: ast::PathSelector::All,
+            mode: None,
             chain: c.pattern.clone(),
             span: e.span,
         };

@@ -260,11 +260,16 @@ impl Planner<'_> {
                 .map(|l| self.tokens.label(&l.name))
                 .collect();
             let props = self.props(np.properties.as_ref(), scope)?;
-            // MERGE nodes never have `$(expr)` labels: only CREATE's parser reads them.
+            // `$(expr)` labels: the match half tested them, the create half sets them.
+            let dynamic = np
+                .dynamic_labels
+                .iter()
+                .map(|l| self.expr(l, scope))
+                .collect::<Result<_>>()?;
             steps.push(CreateStep::Node {
                 slot: slots.nodes[i],
                 labels,
-                dynamic: Vec::new(),
+                dynamic,
                 props,
             });
         }

@@ -206,11 +206,11 @@ Feature: DynamicLabels - labels named by expressions, and IS in SET and REMOVE
       | +relationships | 1 |
       | +labels        | 2 |
 
-  Scenario: [15] A dynamic label in MATCH fails by name
+  Scenario: [15] A dynamic relationship type in MATCH fails by name
     Given an empty graph
     When executing query:
       """
-      MATCH (n:$('A')) RETURN n
+      MATCH ()-[r:$('A')]->() RETURN r
       """
     Then a SyntaxError should be raised at compile time: UnsupportedFeature
 

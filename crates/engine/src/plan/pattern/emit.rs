@@ -14,7 +14,9 @@ use super::super::scope::Scope;
 use super::cost::StartKind;
 use super::graph::{Pred, QueryGraph};
 use super::seek::Candidates;
-use crate::ir::{ExpandSpec, Expr, Op, PlanNode, ShortestSpec, SubKind, VarExpandSpec};
+use crate::ir::{
+    ExpandSpec, Expr, Op, PathSearchSpec, PlanNode, ShortestSpec, SubKind, VarExpandSpec,
+};
 
 /// The plan under construction and what it has bound so far.
 pub(super) struct Emit {
@@ -175,6 +177,34 @@ impl Planner<'_> {
         };
         let degree = self.degree_estimate(&r.types);
         let input = e.plan.clone();
+        if let Some(search) = &r.search {
+            let (steps, vars) = search.program(!from_left);
+            let spec = PathSearchSpec {
+                from: g.nodes[from].slot,
+                to: g.nodes[to].slot,
+                into,
+                steps,
+                vars,
+                rels: r.slot,
+                reversed: !from_left,
+                acyclic: search.acyclic,
+                selection: search.selection,
+                exclude: e.singles.clone(),
+                exclude_lists: e.lists.clone(),
+            };
+            e.lists.push(r.slot);
+            e.est *= degree.powi(2).max(1.0);
+            e.node_bound[to] = true;
+            e.bound_slots.push(g.nodes[to].slot);
+            e.bound_slots.push(r.slot);
+            for v in &spec.vars {
+                e.bound_slots.extend(v.out);
+            }
+            return Op::PathSearch {
+                input,
+                spec: spec.into(),
+            };
+        }
         let op = match r.length {
             None => {
                 let spec = ExpandSpec {
@@ -388,7 +418,9 @@ fn next_rel(g: &QueryGraph<'_>, e: &Emit, members: &[usize]) -> Option<usize> {
         if !lb && !rb {
             continue;
         }
-        let rank = if lb && rb {
+        let rank = if r.search.is_some() {
+            3
+        } else if lb && rb {
             0
         } else if r.length.is_none() {
             1

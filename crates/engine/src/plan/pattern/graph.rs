@@ -14,7 +14,7 @@ use quiver_cypher::{Detail, Status};
 use super::super::clauses::{Planner, Result};
 use super::super::scope::Scope;
 use super::super::writes::PartSlots;
-use crate::ir::{BinOp, Expr, PathPart};
+use crate::ir::{BinOp, Expr, PathPart, PathStep, PathVar, Selection};
 use crate::tokens::Token;
 
 pub(super) struct PNode {
@@ -34,6 +34,143 @@ pub(super) struct PRel {
     /// A predicate on each relationship of a variable-length step (its property map).
     pub rel_filter: Option<(usize, Expr)>,
     pub shortest: Option<PathSelector>,
+    /// A quantified group, or a whole path under a selector or path mode, searched by a
+    /// path program; `slot` then receives every relationship of the stretch.
+    pub search: Option<SearchPlan>,
+}
+
+/// One element of a path program before it is laid out (in either direction).
+pub(super) enum Item {
+    Node {
+        var: usize,
+        checks: Vec<Expr>,
+    },
+    Hop {
+        var: usize,
+        dir: ast::Direction,
+        types: Vec<Arc<Token>>,
+        checks: Vec<Expr>,
+    },
+    Group {
+        min: u32,
+        max: u32,
+        body: Vec<Item>,
+        checks: Vec<Expr>,
+    },
+}
+
+/// A stretch of pattern the path search matches.
+pub(super) struct SearchPlan {
+    pub items: Vec<Item>,
+    pub vars: Vec<PathVar>,
+    pub selection: Selection,
+    pub acyclic: bool,
+}
+
+impl SearchPlan {
+    /// The program, from the left end or (`reversed`) from the right one, with each
+    /// variable told whether the search must remember it.
+    pub fn program(&self, reversed: bool) -> (Vec<PathStep>, Vec<PathVar>) {
+        let scratch: Vec<usize> = self.vars.iter().map(|v| v.scratch).collect();
+        let mut steps = Vec::new();
+        let mut read = vec![false; self.vars.len()];
+        lay_out(&self.items, reversed, &scratch, &mut read, &mut steps);
+        let vars = self
+            .vars
+            .iter()
+            .zip(read)
+            .map(|(v, read)| PathVar {
+                scratch: v.scratch,
+                out: v.out,
+                group: v.group,
+                rel: v.rel,
+                keep: v.out.is_some() || read,
+            })
+            .collect();
+        (steps, vars)
+    }
+}
+
+fn check_reads(checks: &[Expr], own: Option<usize>, scratch: &[usize], read: &mut [bool]) -> bool {
+    let mut slots = Vec::new();
+    for c in checks {
+        c.slots(&mut slots);
+    }
+    let mut restore = false;
+    for (i, s) in scratch.iter().enumerate() {
+        if Some(i) != own && slots.contains(s) {
+            read[i] = true;
+            restore = true;
+        }
+    }
+    restore
+}
+
+fn lay_out(
+    items: &[Item],
+    reversed: bool,
+    scratch: &[usize],
+    read: &mut [bool],
+    out: &mut Vec<PathStep>,
+) {
+    let order: Box<dyn Iterator<Item = &Item>> = if reversed {
+        Box::new(items.iter().rev())
+    } else {
+        Box::new(items.iter())
+    };
+    for item in order {
+        match item {
+            Item::Node { var, checks } => out.push(PathStep::Node {
+                var: *var,
+                checks: checks.clone(),
+                restore: check_reads(checks, Some(*var), scratch, read),
+            }),
+            Item::Hop {
+                var,
+                dir,
+                types,
+                checks,
+            } => {
+                let dir = match (dir, reversed) {
+                    (ast::Direction::Both, _) => quiver_storage::Direction::Both,
+                    (ast::Direction::Outgoing, false) | (ast::Direction::Incoming, true) => {
+                        quiver_storage::Direction::Out
+                    }
+                    _ => quiver_storage::Direction::In,
+                };
+                out.push(PathStep::Hop {
+                    var: *var,
+                    dir,
+                    types: types.clone(),
+                    checks: checks.clone(),
+                    restore: check_reads(checks, Some(*var), scratch, read),
+                });
+            }
+            Item::Group {
+                min,
+                max,
+                body,
+                checks,
+            } => {
+                let enter = out.len();
+                out.push(PathStep::Enter { min: *min, exit: 0 });
+                lay_out(body, reversed, scratch, read, out);
+                check_reads(checks, None, scratch, read);
+                out.push(PathStep::Leave {
+                    min: *min,
+                    max: *max,
+                    body: enter + 1,
+                    checks: checks.clone(),
+                });
+                let exit = out.len();
+                out[enter] = PathStep::Enter { min: *min, exit };
+            }
+        }
+    }
+}
+
+fn bound(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
 }
 
 pub(super) struct Pred {
@@ -134,30 +271,28 @@ impl Planner<'_> {
             b.scope.bind(&p.name, slot);
             slot
         });
+        if part.selector.is_gql() || part.mode == Some(ast::PathMode::Acyclic) {
+            let parts = self.graph_search_part(g, b, part)?;
+            if let Some(ps) = path_slot {
+                g.paths.push((ps, parts));
+            }
+            return Ok(());
+        }
         let mut path_parts = Vec::new();
         let mut prev: Option<usize> = None;
         let chain = &part.chain;
         for (ni, np) in chain.nodes().enumerate() {
             let idx = self.graph_node(g, b, np, preset.and_then(|p| p.nodes.get(ni).copied()));
-            if let Some(props) = &np.properties {
-                g.prop_maps.push((g.nodes[idx].slot, props, false));
-            }
-            if let Some(expr) = &np.label_expr {
-                let slot = g.nodes[idx].slot;
-                let test = Expr::LabelTest(
-                    Box::new(Expr::Slot(slot)),
-                    self.label_pred(expr, false).into(),
-                );
-                g.preds.push(Pred::with_deps(test, vec![slot]));
-            }
-            if let Some(pred) = &np.predicate {
-                let compiled = self.expr(pred, b.scope)?;
-                g.preds.push(Pred::new(compiled));
-            }
+            self.node_predicates(g, b, np, idx)?;
             if let Some(left) = prev {
-                let rp = &chain.steps[ni - 1].relationship;
-                let preset = preset.and_then(|p| p.rels.get(ni - 1).copied());
-                let part_rel = self.graph_rel(g, b, part, rp, (left, idx), preset)?;
+                let step = &chain.steps[ni - 1];
+                let part_rel = match &step.group {
+                    Some(group) => self.graph_group(g, b, group, (left, idx))?,
+                    None => {
+                        let preset = preset.and_then(|p| p.rels.get(ni - 1).copied());
+                        self.graph_rel(g, b, part, &step.relationship, (left, idx), preset)?
+                    }
+                };
                 path_parts.push(part_rel);
             }
             path_parts.push(PathPart::Node(g.nodes[idx].slot));
@@ -167,6 +302,376 @@ impl Planner<'_> {
             g.paths.push((ps, path_parts));
         }
         Ok(())
+    }
+
+    /// A node's label expression and inline WHERE as predicates of the pattern.
+    fn node_predicates<'a>(
+        &mut self,
+        g: &mut QueryGraph<'a>,
+        b: &mut Binding<'_>,
+        np: &'a ast::NodePattern,
+        idx: usize,
+    ) -> Result<()> {
+        if let Some(props) = &np.properties {
+            g.prop_maps.push((g.nodes[idx].slot, props, false));
+        }
+        if let Some(expr) = &np.label_expr {
+            let slot = g.nodes[idx].slot;
+            let test = Expr::LabelTest(
+                Box::new(Expr::Slot(slot)),
+                self.label_pred(expr, false).into(),
+            );
+            g.preds.push(Pred::with_deps(test, vec![slot]));
+        }
+        if let Some(pred) = &np.predicate {
+            let compiled = self.expr(pred, b.scope)?;
+            g.preds.push(Pred::new(compiled));
+        }
+        let slot = g.nodes[idx].slot;
+        for test in self.dynamic_label_tests(np, slot, b.scope)? {
+            g.preds.push(Pred::new(test));
+        }
+        Ok(())
+    }
+
+    /// `:$(expr)` and `:$any(expr)` as tests of the node in `slot`.
+    fn dynamic_label_tests(
+        &mut self,
+        np: &ast::NodePattern,
+        slot: usize,
+        scope: &Scope,
+    ) -> Result<Vec<Expr>> {
+        let mut tests = Vec::new();
+        for (exprs, any) in [(&np.dynamic_labels, false), (&np.dynamic_any, true)] {
+            for e in exprs {
+                let names = self.expr(e, scope)?;
+                tests.push(Expr::DynamicLabels(
+                    Box::new(Expr::Slot(slot)),
+                    Box::new(names),
+                    any,
+                ));
+            }
+        }
+        Ok(tests)
+    }
+
+    /// A quantified group between nodes `ends`, searched by a path program.
+    fn graph_group(
+        &mut self,
+        g: &mut QueryGraph<'_>,
+        b: &mut Binding<'_>,
+        group: &ast::QuantifiedGroup,
+        (left, right): (usize, usize),
+    ) -> Result<PathPart> {
+        let mut vars = Vec::new();
+        let item = self.group_item(b, group, &mut vars)?;
+        let slot = self.slot();
+        g.rels.push(PRel {
+            slot,
+            left,
+            right,
+            dir: ast::Direction::Both,
+            types: Vec::new(),
+            length: None,
+            rel_filter: None,
+            shortest: None,
+            search: Some(SearchPlan {
+                items: vec![item],
+                vars,
+                selection: Selection::All,
+                acyclic: false,
+            }),
+        });
+        Ok(PathPart::RelList(slot))
+    }
+
+    /// A group as one item: its variables are lists outside it (bound in `b.scope`) and
+    /// single elements inside, where its predicates see them and what was bound before the
+    /// pattern.
+    fn group_item(
+        &mut self,
+        b: &mut Binding<'_>,
+        group: &ast::QuantifiedGroup,
+        vars: &mut Vec<PathVar>,
+    ) -> Result<Item> {
+        let mut inner = b.outer.clone();
+        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut var_of = |this: &mut Self, variable: Option<&ast::Ident>, rel: bool| {
+            if let Some(v) = variable
+                && let Some(&i) = names.get(&v.name)
+            {
+                return i;
+            }
+            let scratch = this.slot();
+            let out = variable.map(|v| {
+                let out = this.slot();
+                b.scope.bind(&v.name, out);
+                inner.bind(&v.name, scratch);
+                names.insert(v.name.clone(), vars.len());
+                out
+            });
+            vars.push(PathVar {
+                scratch,
+                out,
+                group: true,
+                rel,
+                keep: false,
+            });
+            vars.len() - 1
+        };
+        let chain = &group.chain;
+        let mut plan = Vec::new();
+        let first = var_of(self, chain.start.variable.as_ref(), false);
+        plan.push((first, None));
+        for step in &chain.steps {
+            let r = var_of(self, step.relationship.variable.as_ref(), true);
+            let n = var_of(self, step.node.variable.as_ref(), false);
+            plan.push((r, Some(&step.relationship)));
+            plan.push((n, None));
+        }
+        let mut body = Vec::new();
+        let mut nodes = chain.nodes();
+        for (var, rel) in plan {
+            let scratch = vars[var].scratch;
+            match rel {
+                Some(rp) => body.push(self.hop_item(rp, var, scratch, &inner)?),
+                None => {
+                    let np = nodes.next().unwrap_or(&chain.start);
+                    let checks = self.node_checks(np, scratch, &inner)?;
+                    body.push(Item::Node { var, checks });
+                }
+            }
+        }
+        let checks = match &group.predicate {
+            Some(p) => vec![self.expr(p, &inner)?],
+            None => Vec::new(),
+        };
+        Ok(Item::Group {
+            min: bound(group.quantifier.min),
+            max: group.quantifier.max.map_or(u32::MAX, bound),
+            body,
+            checks,
+        })
+    }
+
+    /// A node's labels, property map and inline WHERE, read from `slot`.
+    fn node_checks(
+        &mut self,
+        np: &ast::NodePattern,
+        slot: usize,
+        scope: &Scope,
+    ) -> Result<Vec<Expr>> {
+        let mut checks = Vec::new();
+        if !np.labels.is_empty() {
+            let labels = np
+                .labels
+                .iter()
+                .map(|l| self.tokens.label(&l.name))
+                .collect();
+            checks.push(Expr::HasLabels(Box::new(Expr::Slot(slot)), labels));
+        }
+        if let Some(expr) = &np.label_expr {
+            let pred = self.label_pred(expr, false);
+            checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
+        }
+        self.element_checks(
+            np.properties.as_ref(),
+            np.predicate.as_ref(),
+            slot,
+            scope,
+            &mut checks,
+        )?;
+        checks.extend(self.dynamic_label_tests(np, slot, scope)?);
+        Ok(checks)
+    }
+
+    fn element_checks(
+        &mut self,
+        properties: Option<&ast::Expr>,
+        predicate: Option<&ast::Expr>,
+        slot: usize,
+        scope: &Scope,
+        checks: &mut Vec<Expr>,
+    ) -> Result<()> {
+        if let Some(props) = properties {
+            let m = self.expr(props, scope)?;
+            checks.push(Expr::PropsMatch(Box::new(Expr::Slot(slot)), Box::new(m)));
+        }
+        if let Some(pred) = predicate {
+            checks.push(self.expr(pred, scope)?);
+        }
+        Ok(())
+    }
+
+    /// One relationship of a program: its types, and its type expression, property map and
+    /// inline WHERE as checks.
+    fn hop_item(
+        &mut self,
+        rp: &ast::RelationshipPattern,
+        var: usize,
+        slot: usize,
+        scope: &Scope,
+    ) -> Result<Item> {
+        let (types, checks) = self.hop_parts(rp, slot, scope)?;
+        Ok(Item::Hop {
+            var,
+            dir: rp.direction,
+            types,
+            checks,
+        })
+    }
+
+    fn hop_parts(
+        &mut self,
+        rp: &ast::RelationshipPattern,
+        slot: usize,
+        scope: &Scope,
+    ) -> Result<(Vec<Arc<Token>>, Vec<Expr>)> {
+        let types = rp
+            .types
+            .iter()
+            .map(|t| self.tokens.rel_type(&t.name))
+            .collect();
+        let mut checks = Vec::new();
+        if let Some(expr) = &rp.type_expr {
+            let pred = self.label_pred(expr, true);
+            checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
+        }
+        self.element_checks(
+            rp.properties.as_ref(),
+            rp.predicate.as_ref(),
+            slot,
+            scope,
+            &mut checks,
+        )?;
+        Ok((types, checks))
+    }
+
+    /// A node between the ends of a searched part: matched inside the search, its name bound
+    /// to the node it matched.
+    fn middle_node_item(
+        &mut self,
+        b: &mut Binding<'_>,
+        np: &ast::NodePattern,
+        vars: &mut Vec<PathVar>,
+    ) -> Result<Item> {
+        let scratch = self.slot();
+        if let Some(v) = &np.variable {
+            if b.scope.contains(&v.name) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::UnsupportedFeature,
+                    format!(
+                        "A node variable between the ends of a path under a selector or \
+                         path mode that is bound elsewhere (`{}`) is not supported",
+                        v.name
+                    ),
+                    v.span,
+                ));
+            }
+            b.scope.bind(&v.name, scratch);
+        }
+        vars.push(PathVar {
+            scratch,
+            out: np.variable.as_ref().map(|_| scratch),
+            group: false,
+            rel: false,
+            keep: false,
+        });
+        let checks = self.node_checks(np, scratch, b.scope)?;
+        Ok(Item::Node {
+            var: vars.len() - 1,
+            checks,
+        })
+    }
+
+    /// A part under a selector or a path mode: its end nodes join the query graph, and
+    /// everything between them is one program the search matches as a whole. Returns the
+    /// elements of its named path.
+    fn graph_search_part<'a>(
+        &mut self,
+        g: &mut QueryGraph<'a>,
+        b: &mut Binding<'_>,
+        part: &'a ast::PatternPart,
+    ) -> Result<Vec<PathPart>> {
+        let chain = &part.chain;
+        let left = self.graph_node(g, b, &chain.start, None);
+        let mut vars: Vec<PathVar> = Vec::new();
+        let mut items = Vec::new();
+        let last = chain.steps.len().saturating_sub(1);
+        let outer = b.outer.clone();
+        for (i, step) in chain.steps.iter().enumerate() {
+            if let Some(group) = &step.group {
+                items.push(self.group_item(b, group, &mut vars)?);
+            } else {
+                let rp = &step.relationship;
+                let single = rp.quantifier.is_none();
+                let scratch = self.slot();
+                let out = rp.variable.as_ref().map(|v| {
+                    let out = if single { scratch } else { self.slot() };
+                    b.scope.bind(&v.name, out);
+                    out
+                });
+                vars.push(PathVar {
+                    scratch,
+                    out,
+                    group: !single,
+                    rel: true,
+                    keep: false,
+                });
+                let mut scope = outer.clone();
+                if let Some(v) = &rp.variable {
+                    scope.bind(&v.name, scratch);
+                }
+                let hop = self.hop_item(rp, vars.len() - 1, scratch, &scope)?;
+                items.push(match rp.quantifier {
+                    None => hop,
+                    Some(q) => Item::Group {
+                        min: bound(q.min),
+                        max: q.max.map_or(u32::MAX, bound),
+                        body: vec![hop],
+                        checks: Vec::new(),
+                    },
+                });
+            }
+            if i == last {
+                break;
+            }
+            items.push(self.middle_node_item(b, &step.node, &mut vars)?);
+        }
+        let end = chain.steps.last().map_or(&chain.start, |s| &s.node);
+        let right = self.graph_node(g, b, end, None);
+        self.node_predicates(g, b, &chain.start, left)?;
+        self.node_predicates(g, b, end, right)?;
+        let selection = match part.selector {
+            PathSelector::Any(k) => Selection::Any(k),
+            PathSelector::ShortestK(k) => Selection::Shortest(k),
+            PathSelector::AllShortestGql => Selection::AllShortest,
+            PathSelector::ShortestGroups(k) => Selection::ShortestGroups(k),
+            _ => Selection::All,
+        };
+        let slot = self.slot();
+        g.rels.push(PRel {
+            slot,
+            left,
+            right,
+            dir: ast::Direction::Both,
+            types: Vec::new(),
+            length: None,
+            rel_filter: None,
+            shortest: None,
+            search: Some(SearchPlan {
+                items,
+                vars,
+                selection,
+                acyclic: part.mode == Some(ast::PathMode::Acyclic),
+            }),
+        });
+        Ok(vec![
+            PathPart::Node(g.nodes[left].slot),
+            PathPart::RelList(slot),
+            PathPart::Node(g.nodes[right].slot),
+        ])
     }
 
     /// The relationship between nodes `ends`; returns its element of the named path.
@@ -179,6 +684,9 @@ impl Planner<'_> {
         (left, right): (usize, usize),
         preset: Option<usize>,
     ) -> Result<PathPart> {
+        if let Some(q) = rp.quantifier {
+            return self.graph_quantified_rel(g, b, rp, q, (left, right));
+        }
         let slot = self.bind_rel(g, b, rp, preset);
         let length = rp.length.map(|l| {
             let min = l.min.map_or(1, |m| u32::try_from(m).unwrap_or(u32::MAX));
@@ -247,12 +755,48 @@ impl Planner<'_> {
             length,
             rel_filter,
             shortest,
+            search: None,
         });
         Ok(if length.is_some() {
             PathPart::RelList(slot)
         } else {
             PathPart::Rel(slot)
         })
+    }
+
+    /// `-[r:T WHERE r.x > 1]->{1,3}`: a variable-length step whose relationships each pass the
+    /// relationship's type expression, property map and WHERE, which see `r` as one
+    /// relationship.
+    fn graph_quantified_rel(
+        &mut self,
+        g: &mut QueryGraph<'_>,
+        b: &mut Binding<'_>,
+        rp: &ast::RelationshipPattern,
+        q: ast::PathQuantifier,
+        (left, right): (usize, usize),
+    ) -> Result<PathPart> {
+        let slot = self.slot();
+        let scratch = self.slot();
+        let mut scope = b.outer.clone();
+        if let Some(v) = &rp.variable {
+            scope.bind(&v.name, scratch);
+        }
+        let (types, checks) = self.hop_parts(rp, scratch, &scope)?;
+        if let Some(v) = &rp.variable {
+            b.scope.bind(&v.name, slot);
+        }
+        g.rels.push(PRel {
+            slot,
+            left,
+            right,
+            dir: rp.direction,
+            types,
+            length: Some((bound(q.min), q.max.map_or(u32::MAX, bound))),
+            rel_filter: Expr::all(checks).map(|f| (scratch, f)),
+            shortest: None,
+            search: None,
+        });
+        Ok(PathPart::RelList(slot))
     }
 
     /// A node element: the same element for a name seen before in this pattern, a bound
