@@ -14,6 +14,7 @@ use std::fmt::{self, Write};
 
 use crate::graph::{Node, Path, Relationship};
 use crate::spatial::{self, Point};
+use crate::vector::Vector;
 use crate::temporal::format;
 use crate::value::{Map, Value};
 
@@ -90,6 +91,7 @@ pub fn to_string_cypher(value: &Value) -> String {
         Value::DateTime(t) => format::date_time_text(t),
         Value::Duration(d) => format::duration_text(d),
         Value::Point(p) => point_text(p),
+        Value::Vector(v) => vector_text(v),
         other => to_cypher_literal(other),
     }
 }
@@ -105,6 +107,33 @@ pub fn has_string_form(value: &Value) -> bool {
             | Value::Path(_)
             | Value::Bytes(_)
     )
+}
+
+/// `vector([1.0, 2.5], 2, FLOAT32)`: the call that builds the vector, as Neo4j shows one. A
+/// `FLOAT32` coordinate is written with the fewest digits that read back as the same `f32`.
+pub fn vector_text(v: &Vector) -> String {
+    let mut out = String::with_capacity(16 + v.len() * 8);
+    out.push_str("vector([");
+    for i in 0..v.len() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        match v {
+            Vector::Float32(c) => {
+                let shortest: f64 = c[i].to_string().parse().unwrap_or(f64::from(c[i]));
+                out.push_str(&float_to_string(shortest));
+            }
+            other => match other.get(i) {
+                Some(Value::Float(f)) => out.push_str(&float_to_string(f)),
+                Some(Value::Int(n)) => {
+                    let _ = write!(out, "{n}");
+                }
+                _ => {}
+            },
+        }
+    }
+    let _ = write!(out, "], {}, {})", v.len(), v.coordinate_type());
+    out
 }
 
 /// `point({x: 1.0, y: 2.0, crs: 'cartesian'})` and its geographic and 3D variants.
@@ -271,6 +300,7 @@ fn write_literal(out: &mut impl Write, value: &Value) -> fmt::Result {
         Value::Relationship(rel) => write_relationship_body(out, rel),
         Value::Path(path) => write_path(out, path),
         Value::Point(p) => out.write_str(&point_text(p)),
+        Value::Vector(v) => out.write_str(&vector_text(v)),
         temporal => write_quoted(out, &to_string_cypher(temporal)),
     }
 }

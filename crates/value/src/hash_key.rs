@@ -71,6 +71,7 @@ mod tag {
     pub const DATE_TIME: u8 = 16;
     pub const DURATION: u8 = 17;
     pub const POINT: u8 = 18;
+    pub const VECTOR: u8 = 19;
 }
 
 /// Hashes a float so that values equivalent to it hash alike.
@@ -180,6 +181,20 @@ pub fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
             match p.z {
                 Some(z) => hash_float(z, state),
                 None => state.write_u8(tag::NULL),
+            }
+        }
+        Value::Vector(v) => {
+            // Equivalent vectors share a coordinate type, so integers hash as integers and
+            // floats through `hash_float` (which folds `-0.0` into `0` and every NaN together).
+            state.write_u8(tag::VECTOR);
+            state.write_u8(v.coordinate_type().code());
+            state.write_usize(v.len());
+            for i in 0..v.len() {
+                match v.get(i) {
+                    Some(Value::Int(x)) => state.write_i64(x),
+                    Some(Value::Float(x)) => hash_float(x, state),
+                    _ => {}
+                }
             }
         }
     }
