@@ -65,6 +65,7 @@ pub(crate) fn value_type_name(value: &Value) -> String {
     let Some(name) = scalar_name(value) else {
         return match value {
             Value::Null => "NULL".to_owned(),
+            Value::Vector(v) => format!("VECTOR<{}>({}) NOT NULL", v.coordinate_type(), v.len()),
             Value::List(items) => format!("LIST<{}> NOT NULL", element_type_name(items)),
             // Byte arrays have no Cypher type name of their own.
             _ => "ANY NOT NULL".to_owned(),
@@ -91,7 +92,7 @@ fn scalar_name(value: &Value) -> Option<&'static str> {
         Value::Relationship(_) => "RELATIONSHIP",
         Value::Map(_) => "MAP",
         Value::Path(_) => "PATH",
-        Value::Null | Value::List(_) | Value::Bytes(_) => return None,
+        Value::Null | Value::List(_) | Value::Bytes(_) | Value::Vector(_) => return None,
     })
 }
 
@@ -114,7 +115,8 @@ fn rank(value: &Value) -> u8 {
         Value::Map(_) => 13,
         Value::List(_) => 14,
         Value::Path(_) => 15,
-        Value::Bytes(_) | Value::Null => 16,
+        Value::Vector(_) => 16,
+        Value::Bytes(_) | Value::Null => 17,
     }
 }
 
