@@ -54,7 +54,12 @@ proptest! {
     fn below_bolt_6_a_vector_fails_and_leaves_no_bytes(v in vector()) {
         let mut buf = Vec::new();
         let err = write_value(&mut buf, &Value::vector(v), Dialect::BOLT5).unwrap_err();
-        prop_assert!(matches!(err, Error::TypeNotInVersion { type_name: "Vector", version_min: "6.0" }));
+        let named = matches!(
+            err,
+            Error::TypeNotInVersion { type_name: "Vector", version_min: "6.0" }
+        );
+        prop_assert!(named, "{err:?}");
+        prop_assert!(buf.is_empty());
         prop_assert!(!err.is_fatal());
     }
 }
