@@ -68,7 +68,9 @@ proptest! {
 fn every_coordinate_type_empty_and_large() {
     for t in CoordinateType::ALL {
         for len in [0usize, 1, 4096, 70_000] {
-            let values: Vec<Value> = (0..len).map(|i| Value::Int((i % 100) as i64 - 50)).collect();
+            let values: Vec<Value> = (0..len)
+                .map(|i| Value::Int((i % 100) as i64 - 50))
+                .collect();
             let value = Value::vector(Vector::from_values(&values, t).unwrap());
             let mut buf = Vec::new();
             write_value(&mut buf, &value, Dialect::BOLT6).unwrap();
@@ -88,14 +90,18 @@ fn the_structure_is_type_marker_then_big_endian_bytes() {
     write_value(&mut buf, &value, Dialect::BOLT6).unwrap();
     assert_eq!(
         buf,
-        [0xB2, 0x56, 0xCC, 0x01, 0xC9, 0xCC, 0x04, 0x00, 0x01, 0xFF, 0xFE]
+        [
+            0xB2, 0x56, 0xCC, 0x01, 0xC9, 0xCC, 0x04, 0x00, 0x01, 0xFF, 0xFE
+        ]
     );
     let f32s = Value::vector(Vector::Float32(vec![1.0].into()));
     let mut buf = Vec::new();
     write_value(&mut buf, &f32s, Dialect::BOLT6).unwrap();
     assert_eq!(
         buf,
-        [0xB2, 0x56, 0xCC, 0x01, 0xC6, 0xCC, 0x04, 0x3F, 0x80, 0x00, 0x00]
+        [
+            0xB2, 0x56, 0xCC, 0x01, 0xC6, 0xCC, 0x04, 0x3F, 0x80, 0x00, 0x00
+        ]
     );
 }
 
@@ -121,7 +127,10 @@ fn malformed_vectors_are_refused() {
         vec![0xB2, 0x56, 0x81, 0x41, 0xCC, 0x00],
         vec![0xB1, 0x56, 0xCC, 0x01, 0xC9],
     ] {
-        assert!(decode(&bad, Dialect::BOLT6, Side::Server).is_err(), "{bad:02X?}");
+        assert!(
+            decode(&bad, Dialect::BOLT6, Side::Server).is_err(),
+            "{bad:02X?}"
+        );
     }
 }
 

@@ -590,6 +590,34 @@ mod tests {
     }
 
     #[test]
+    fn vectors_roundtrip_and_checked_copies_keep_them() {
+        for t in CoordinateType::ALL {
+            for len in [0usize, 3, 5000] {
+                let values: Vec<Value> = (0..len).map(|i| Value::Int(i as i64 % 90)).collect();
+                let v = Value::vector(Vector::from_values(&values, t).unwrap());
+                assert_eq!(roundtrip(&v), v, "{t} x {len}");
+                let mut buf = Vec::new();
+                put_value(&mut buf, &v);
+                let mut r = Reader::new(&buf);
+                assert_eq!(r.checked_value().unwrap(), &buf[..]);
+            }
+        }
+        // A list may not hold a vector, and the decoder refuses one inside a list.
+        let one = Value::vector(Vector::Int8(vec![1].into()));
+        assert!(check_storable(&Value::from(vec![one])).is_err());
+        let bytes = [TAG_LIST, 1, TAG_VECTOR, 0, 1, 7];
+        assert!(Reader::new(&bytes).value().is_err());
+        assert!(Reader::new(&bytes).skip_value().is_err());
+        // An unknown coordinate type and a truncated body are corrupt.
+        assert!(Reader::new(&[TAG_VECTOR, 9, 0]).value().is_err());
+        assert!(
+            Reader::new(&[TAG_VECTOR, 2, 2, 0, 0, 0, 1])
+                .value()
+                .is_err()
+        );
+    }
+
+    #[test]
     fn values_roundtrip() {
         let cases = vec![
             Value::Bool(true),

@@ -106,7 +106,9 @@ pub fn equals(a: &Value, b: &Value) -> Option<bool> {
         (V::Vector(x), V::Vector(y)) => Some(
             x.coordinate_type() == y.coordinate_type()
                 && x.len() == y.len()
-                && x.values().zip(y.values()).all(|(p, q)| equals(&p, &q) == Some(true)),
+                && x.values()
+                    .zip(y.values())
+                    .all(|(p, q)| equals(&p, &q) == Some(true)),
         ),
         _ => Some(false),
     }

@@ -14,9 +14,9 @@ use std::fmt::{self, Write};
 
 use crate::graph::{Node, Path, Relationship};
 use crate::spatial::{self, Point};
-use crate::vector::Vector;
 use crate::temporal::format;
 use crate::value::{Map, Value};
+use crate::vector::Vector;
 
 /// Formats a float as Java's `Double.toString` does, which is what Cypher's `toString()`
 /// returns: the shortest digits that read back to the same float, in plain notation for

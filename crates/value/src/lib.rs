@@ -29,8 +29,8 @@ pub mod ops;
 pub mod property;
 pub mod spatial;
 pub mod temporal;
-pub mod vector;
 mod value;
+pub mod vector;
 
 pub use compare::{Comparison, compare, comparison, equals, equivalent, order};
 pub use display::{to_cypher_literal, to_string_cypher};

@@ -259,10 +259,7 @@ impl Vector {
     }
 
     /// Parses `[1, -2.5, 3e2]` (decimal or scientific numbers, commas between, brackets around).
-    pub fn parse_text(
-        text: &str,
-        coordinate_type: CoordinateType,
-    ) -> Result<Vector, VectorError> {
+    pub fn parse_text(text: &str, coordinate_type: CoordinateType) -> Result<Vector, VectorError> {
         let inner = text
             .trim()
             .strip_prefix('[')
@@ -333,9 +330,9 @@ impl Vector {
                     .map(|(i, n)| int(i, n))
                     .collect::<Result<_, _>>()?,
             ),
-            CoordinateType::Float32 => Vector::Float32(
-                numbers.iter().map(|n| n.as_f64() as f32).collect(),
-            ),
+            CoordinateType::Float32 => {
+                Vector::Float32(numbers.iter().map(|n| n.as_f64() as f32).collect())
+            }
             CoordinateType::Float64 => {
                 Vector::Float64(numbers.iter().map(|n| n.as_f64()).collect())
             }
@@ -488,9 +485,18 @@ mod tests {
 
     #[test]
     fn coordinate_type_names_and_aliases() {
-        assert_eq!(CoordinateType::parse("float32"), Some(CoordinateType::Float32));
-        assert_eq!(CoordinateType::parse("FLOAT64"), Some(CoordinateType::Float64));
-        assert_eq!(CoordinateType::parse("Signed  Integer"), Some(CoordinateType::Int64));
+        assert_eq!(
+            CoordinateType::parse("float32"),
+            Some(CoordinateType::Float32)
+        );
+        assert_eq!(
+            CoordinateType::parse("FLOAT64"),
+            Some(CoordinateType::Float64)
+        );
+        assert_eq!(
+            CoordinateType::parse("Signed  Integer"),
+            Some(CoordinateType::Int64)
+        );
         assert_eq!(CoordinateType::parse("INT8"), Some(CoordinateType::Int8));
         assert_eq!(CoordinateType::parse("FLOAT16"), None);
         for t in CoordinateType::ALL {
@@ -501,9 +507,12 @@ mod tests {
 
     #[test]
     fn builds_with_coercion_and_refuses_what_does_not_fit() {
-        let v = Vector::from_values(&[Value::Int(1), Value::Float(2.9)], CoordinateType::Int8)
-            .unwrap();
-        assert_eq!(v.values().collect::<Vec<_>>(), [Value::Int(1), Value::Int(2)]);
+        let v =
+            Vector::from_values(&[Value::Int(1), Value::Float(2.9)], CoordinateType::Int8).unwrap();
+        assert_eq!(
+            v.values().collect::<Vec<_>>(),
+            [Value::Int(1), Value::Int(2)]
+        );
         let f = Vector::from_values(&[Value::Int(3)], CoordinateType::Float32).unwrap();
         assert_eq!(f.get(0), Some(Value::Float(3.0)));
         assert!(matches!(
@@ -534,8 +543,8 @@ mod tests {
         let v = Vector::Int16(vec![1, -2, 300].into());
         assert_eq!(v.to_be_bytes(), [0, 1, 0xFF, 0xFE, 0x01, 0x2C]);
         for t in CoordinateType::ALL {
-            let v = Vector::from_values(&[Value::Int(1), Value::Int(-7), Value::Int(100)], t)
-                .unwrap();
+            let v =
+                Vector::from_values(&[Value::Int(1), Value::Int(-7), Value::Int(100)], t).unwrap();
             let back = Vector::from_be_bytes(t, &v.to_be_bytes()).unwrap();
             assert!(back.same(&v), "{t}");
         }

@@ -97,8 +97,7 @@ fn scalar() -> impl Strategy<Value = Value> {
             z: None
         }))),
         prop::collection::vec(-2_i8..2, 0..3).prop_map(|c| Value::vector(Vector::Int8(c.into()))),
-        prop::collection::vec(-2_i64..2, 0..3)
-            .prop_map(|c| Value::vector(Vector::Int64(c.into()))),
+        prop::collection::vec(-2_i64..2, 0..3).prop_map(|c| Value::vector(Vector::Int64(c.into()))),
         prop::collection::vec(float(), 0..3).prop_map(|c| {
             Value::vector(Vector::Float32(c.into_iter().map(|x| x as f32).collect()))
         }),

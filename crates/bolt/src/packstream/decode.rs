@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use quiver_value::{
-    CoordinateType, Date, DateTime, Duration, LocalDateTime, LocalTime, Map, Node, NodeData, Path, Point, RelData,
-    Relationship, Time, TimeZone, Value, Vector,
+    CoordinateType, Date, DateTime, Duration, LocalDateTime, LocalTime, Map, Node, NodeData, Path,
+    Point, RelData, Relationship, Time, TimeZone, Value, Vector,
 };
 
 use super::{Dialect, Limits, Side, marker::*};

@@ -41,8 +41,19 @@ const LIST_COMPREHENSION: u8 = 2;
 
 /// The coordinate type names (and aliases) `vector()` takes as a bare word.
 const VECTOR_COORDINATE_TYPES: [&str; 13] = [
-    "INTEGER", "INT", "INTEGER64", "INT64", "INTEGER32", "INT32", "INTEGER16", "INT16",
-    "INTEGER8", "INT8", "FLOAT", "FLOAT64", "FLOAT32",
+    "INTEGER",
+    "INT",
+    "INTEGER64",
+    "INT64",
+    "INTEGER32",
+    "INT32",
+    "INTEGER16",
+    "INT16",
+    "INTEGER8",
+    "INT8",
+    "FLOAT",
+    "FLOAT64",
+    "FLOAT32",
 ];
 
 impl Parser<'_> {

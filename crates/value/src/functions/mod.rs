@@ -283,7 +283,12 @@ static FUNCTIONS: &[Function] = &[
     f("trim", 1, 1, string::trim),
     f("upper", 1, 1, string::to_upper),
     f("vector", 3, 3, vector::vector),
-    f("vector_dimension_count", 1, 1, vector::vector_dimension_count),
+    f(
+        "vector_dimension_count",
+        1,
+        1,
+        vector::vector_dimension_count,
+    ),
 ];
 
 /// Names longer than this cannot be functions; refusing them bounds the lookup's work.

@@ -95,8 +95,14 @@ mod tests {
     #[test]
     fn nulls_and_refusals() {
         let f = Value::from("FLOAT");
-        assert_eq!(call(&[Value::Null, Value::Int(3), f.clone()]).unwrap(), Value::Null);
-        assert_eq!(call(&[ints(&[1]), Value::Null, f.clone()]).unwrap(), Value::Null);
+        assert_eq!(
+            call(&[Value::Null, Value::Int(3), f.clone()]).unwrap(),
+            Value::Null
+        );
+        assert_eq!(
+            call(&[ints(&[1]), Value::Null, f.clone()]).unwrap(),
+            Value::Null
+        );
         for bad in [
             vec![ints(&[1, 2]), Value::Int(3), f.clone()],
             vec![ints(&[]), Value::Int(0), f.clone()],
@@ -104,7 +110,11 @@ mod tests {
             vec![ints(&[300]), Value::Int(1), Value::from("INTEGER8")],
             vec![Value::from(vec![Value::Null]), Value::Int(1), f.clone()],
         ] {
-            assert_eq!(call(&bad).unwrap_err().class, ErrorClass::ArgumentError, "{bad:?}");
+            assert_eq!(
+                call(&bad).unwrap_err().class,
+                ErrorClass::ArgumentError,
+                "{bad:?}"
+            );
         }
         assert_eq!(
             call(&[Value::Int(1), Value::Int(1), f]).unwrap_err().class,
