@@ -112,28 +112,25 @@ pub fn has_string_form(value: &Value) -> bool {
 /// `vector([1.0, 2.5], 2, FLOAT32)`: the call that builds the vector, as Neo4j shows one. A
 /// `FLOAT32` coordinate is written with the fewest digits that read back as the same `f32`.
 pub fn vector_text(v: &Vector) -> String {
-    let mut out = String::with_capacity(16 + v.len() * 8);
-    out.push_str("vector([");
-    for i in 0..v.len() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        match v {
-            Vector::Float32(c) => {
-                let shortest: f64 = c[i].to_string().parse().unwrap_or(f64::from(c[i]));
-                out.push_str(&float_to_string(shortest));
-            }
-            other => match other.get(i) {
-                Some(Value::Float(f)) => out.push_str(&float_to_string(f)),
-                Some(Value::Int(n)) => {
-                    let _ = write!(out, "{n}");
-                }
-                _ => {}
-            },
-        }
-    }
-    let _ = write!(out, "], {}, {})", v.len(), v.coordinate_type());
-    out
+    let coordinates: Vec<String> = match v {
+        Vector::Float32(c) => c
+            .iter()
+            .map(|x| float_to_string(x.to_string().parse().unwrap_or(f64::from(*x))))
+            .collect(),
+        other => other
+            .values()
+            .map(|c| match c {
+                Value::Float(f) => float_to_string(f),
+                other => other.to_string(),
+            })
+            .collect(),
+    };
+    format!(
+        "vector([{}], {}, {})",
+        coordinates.join(", "),
+        v.len(),
+        v.coordinate_type()
+    )
 }
 
 /// `point({x: 1.0, y: 2.0, crs: 'cartesian'})` and its geographic and 3D variants.

@@ -89,6 +89,21 @@ fn hash_float<H: Hasher>(f: f64, state: &mut H) {
     }
 }
 
+/// Equivalent vectors share a coordinate type, so integers hash as integers and floats
+/// through `hash_float` (which folds `-0.0` into `0` and every NaN together).
+fn hash_vector<H: Hasher>(v: &crate::vector::Vector, state: &mut H) {
+    state.write_u8(tag::VECTOR);
+    state.write_u8(v.coordinate_type().code());
+    state.write_usize(v.len());
+    for c in v.values() {
+        match c {
+            Value::Int(x) => state.write_i64(x),
+            Value::Float(x) => hash_float(x, state),
+            _ => {}
+        }
+    }
+}
+
 /// Feeds a value to a hasher consistently with [`equivalent`].
 pub fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
     match value {
@@ -183,20 +198,7 @@ pub fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
                 None => state.write_u8(tag::NULL),
             }
         }
-        Value::Vector(v) => {
-            // Equivalent vectors share a coordinate type, so integers hash as integers and
-            // floats through `hash_float` (which folds `-0.0` into `0` and every NaN together).
-            state.write_u8(tag::VECTOR);
-            state.write_u8(v.coordinate_type().code());
-            state.write_usize(v.len());
-            for i in 0..v.len() {
-                match v.get(i) {
-                    Some(Value::Int(x)) => state.write_i64(x),
-                    Some(Value::Float(x)) => hash_float(x, state),
-                    _ => {}
-                }
-            }
-        }
+        Value::Vector(v) => hash_vector(v, state),
     }
 }
 

@@ -334,7 +334,7 @@ impl Vector {
                 Vector::Float32(numbers.iter().map(|n| n.as_f64() as f32).collect())
             }
             CoordinateType::Float64 => {
-                Vector::Float64(numbers.iter().map(|n| n.as_f64()).collect())
+                Vector::Float64(numbers.iter().copied().map(Number::as_f64).collect())
             }
         })
     }
@@ -366,7 +366,7 @@ impl Vector {
         bytes: &[u8],
     ) -> Result<Vector, VectorError> {
         let width = coordinate_type.width_bytes();
-        if bytes.len() % width != 0 {
+        if !bytes.len().is_multiple_of(width) {
             return Err(VectorError::RaggedBytes {
                 len: bytes.len(),
                 coordinate_type,

@@ -3,7 +3,7 @@
 //! Every type holds `null` unless it says `NOT NULL` (or is `NOTHING`); a list type holds a
 //! list whose every element belongs to the element type, so the empty list belongs to every
 //! list type. `PROPERTY VALUE` is what a property may store: a boolean, string, number,
-//! temporal value or point, or a list of one of those without nulls.
+//! temporal value, point or vector, or a list of one of those (vectors aside) without nulls.
 
 use quiver_cypher::ast::{CypherType, TypeKind};
 use quiver_value::Value;
@@ -46,7 +46,8 @@ fn is_property_value(value: &Value) -> bool {
         Value::List(items) => {
             let mut kind = None;
             items.iter().all(|item| {
-                let scalar = !matches!(item, Value::List(_)) && is_property_value(item);
+                let scalar =
+                    !matches!(item, Value::List(_) | Value::Vector(_)) && is_property_value(item);
                 let this = std::mem::discriminant(item);
                 let same = *kind.get_or_insert(this) == this;
                 scalar && same
