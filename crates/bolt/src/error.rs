@@ -50,6 +50,16 @@ pub enum Error {
     NotMaterialised { kind: &'static str, id: u64 },
     #[error("{what} of {len} is too large to encode")]
     TooLarge { what: &'static str, len: usize },
+    /// A value of a type the negotiated version has no form for, in a version that has no
+    /// unsupported-type marker either (below 6.0).
+    #[error(
+        "{type_name} values cannot be sent over the Bolt version this connection negotiated; \
+         a driver that speaks Bolt {version_min} or newer is needed"
+    )]
+    TypeNotInVersion {
+        type_name: &'static str,
+        version_min: &'static str,
+    },
 
     #[error("unknown message signature 0x{signature:02X}")]
     UnknownMessage { signature: u8 },
@@ -108,7 +118,9 @@ impl Error {
             | Error::MessageNotInVersion { .. }
             | Error::MessageFields { .. }
             | Error::InvalidField { .. } => Status::RequestInvalid,
-            Error::InvalidValue { .. } | Error::UnknownZone(_) => Status::TypeError,
+            Error::InvalidValue { .. } | Error::UnknownZone(_) | Error::TypeNotInVersion { .. } => {
+                Status::TypeError
+            }
             Error::NotMaterialised { .. } | Error::TooLarge { .. } => Status::UnknownError,
         }
     }
@@ -124,6 +136,7 @@ impl Error {
             Error::InvalidField { .. }
                 | Error::InvalidValue { .. }
                 | Error::UnknownZone(_)
+                | Error::TypeNotInVersion { .. }
                 | Error::StructNotAccepted { .. }
                 | Error::StringTooLong { .. }
                 | Error::CollectionTooLong { .. }

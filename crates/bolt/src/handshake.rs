@@ -124,11 +124,11 @@ pub fn negotiate(
     Ok(Negotiation::Refused { reply: REFUSED })
 }
 
-/// Only Bolt 5 is offered in a manifest: every driver that speaks manifest v1 speaks Bolt 5,
-/// and the shorter offer is the one drivers are tested against.
+/// Only Bolt 5 and 6 are offered in a manifest: every driver that speaks manifest v1 speaks
+/// Bolt 5, and the shorter offer is the one drivers are tested against.
 fn manifest(supported: &[Version]) -> Negotiation {
-    let bolt5: Vec<Version> = supported.iter().copied().filter(|v| v.major >= 5).collect();
-    let offered = VersionRange::group(&bolt5);
+    let bolt5_up: Vec<Version> = supported.iter().copied().filter(|v| v.major >= 5).collect();
+    let offered = VersionRange::group(&bolt5_up);
     let mut reply = Vec::with_capacity(4 + 1 + offered.len() * 4 + 1);
     reply.extend_from_slice(&MANIFEST_V1);
     write_varint(&mut reply, offered.len() as u64);
@@ -341,8 +341,19 @@ mod tests {
         assert_eq!(
             reply,
             [
-                0x00, 0x00, 0x01, 0xFF, 0x02, 0x00, 0x02, 0x08, 0x05, 0x00, 0x04, 0x04, 0x05, 0x00
+                0x00, 0x00, 0x01, 0xFF, 0x03, 0x00, 0x00, 0x00, 0x06, 0x00, 0x02, 0x08, 0x05, 0x00,
+                0x04, 0x04, 0x05, 0x00
             ]
+        );
+        let (choice, _) = parse_manifest_choice(&[0, 0, 0, 6, 0], &offered)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            choice,
+            ManifestChoice::Chosen {
+                version: Version::V6_0,
+                capabilities: 0
+            }
         );
         let (choice, used) = parse_manifest_choice(&[0, 0, 8, 5, 0, 0xB1, 0x01], &offered)
             .unwrap()
@@ -416,6 +427,37 @@ mod tests {
             negotiate(&client, &Version::SUPPORTED).expect("negotiate"),
             Negotiation::Refused { .. }
         ));
+    }
+
+    #[test]
+    fn bolt_6_is_chosen_when_offered_and_bolt_5_clients_keep_theirs() {
+        // A 6.x driver's legacy slots: 6.0, then 5.8 down to 5.0.
+        let client = hello([[0, 0, 0, 6], [0, 8, 8, 5], [0, 2, 4, 4], [0; 4]]);
+        assert_eq!(
+            negotiate(&client, &Version::SUPPORTED).unwrap(),
+            Negotiation::Agreed {
+                version: Version::V6_0,
+                reply: [0, 0, 0, 6]
+            }
+        );
+        // A 5.28 driver never sees 6.0.
+        let client = hello([[0, 8, 8, 5], [0, 2, 4, 4], [0, 0, 0, 4], [0, 0, 0, 3]]);
+        assert_eq!(
+            negotiate(&client, &Version::SUPPORTED).unwrap(),
+            Negotiation::Agreed {
+                version: Version::V5_8,
+                reply: [0, 0, 8, 5]
+            }
+        );
+        // A client asking for 6.1 and 6.0 (a range of one back) gets 6.0.
+        let client = hello([[0, 1, 1, 6], [0; 4], [0; 4], [0; 4]]);
+        assert_eq!(
+            negotiate(&client, &Version::SUPPORTED).unwrap(),
+            Negotiation::Agreed {
+                version: Version::V6_0,
+                reply: [0, 0, 0, 6]
+            }
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ impl Version {
     pub const V5_6: Version = Version::new(5, 6);
     pub const V5_7: Version = Version::new(5, 7);
     pub const V5_8: Version = Version::new(5, 8);
+    pub const V6_0: Version = Version::new(6, 0);
 
     /// Every version Quiver speaks, most preferred first. 5.5 is absent on purpose: no Neo4j
     /// server ever shipped it, and drivers skip it. 4.1–4.3 are accepted as Neo4j 5 still
@@ -37,7 +38,11 @@ impl Version {
     /// ranges in the handshake, HELLO's `hints` and the `utc` patch; 4.4 makes ROUTE's third
     /// field a dictionary and adds impersonation. Below 4.3 a `neo4j://` driver asks for its
     /// routing table with a procedure, `dbms.routing.getRoutingTable`.
-    pub const SUPPORTED: [Version; 12] = [
+    ///
+    /// 6.0 is 5.8's messages and metadata unchanged, with the Vector structure and the
+    /// unsupported-type marker added to PackStream.
+    pub const SUPPORTED: [Version; 13] = [
+        Version::V6_0,
         Version::V5_8,
         Version::V5_7,
         Version::V5_6,
@@ -128,6 +133,18 @@ impl Version {
     /// 5.8+: the `ssr.enabled` hint, and `db` in BEGIN's SUCCESS.
     pub fn has_home_db_resolution(self) -> bool {
         self >= Version::V5_8
+    }
+
+    /// 6.0+: the Vector structure (0x56). Below it no vector can be sent: Neo4j fails the
+    /// request, as it did for points over Bolt 1, and so does Quiver.
+    pub fn has_vectors(self) -> bool {
+        self >= Version::V6_0
+    }
+
+    /// 6.0+: the unsupported-type marker (structure 0x3F) stands in for a value of a type the
+    /// negotiated version cannot carry, naming the type and the version that can.
+    pub fn has_unsupported_type(self) -> bool {
+        self >= Version::V6_0
     }
 }
 

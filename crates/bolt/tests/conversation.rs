@@ -163,7 +163,7 @@ fn names(rs: &[Response]) -> Vec<&'static str> {
 }
 
 /// The manifest handshake: the client offers manifest v1, the server answers in one buffer,
-/// the client picks 5.8 and pipelines HELLO + LOGON behind its choice. Returns the version and
+/// a client of Bolt 5 picks 5.8 and pipelines HELLO + LOGON behind its choice. Returns the version and
 /// the bytes the server reads after the choice.
 fn manifest_handshake_then_log_on() -> (Version, BytesMut) {
     let hello20 = handshake::client_handshake(&Version::SUPPORTED, true);
@@ -177,7 +177,17 @@ fn manifest_handshake_then_log_on() -> (Version, BytesMut) {
     else {
         panic!("client could not read the manifest")
     };
-    let (chosen, choice) = handshake::client_manifest_choice(&seen, &Version::SUPPORTED);
+    // A client speaking everything Quiver does picks 6.0; this one speaks up to 5.8.
+    assert_eq!(
+        handshake::client_manifest_choice(&seen, &Version::SUPPORTED).0,
+        Some(Version::V6_0)
+    );
+    let bolt5_client: Vec<Version> = Version::SUPPORTED
+        .iter()
+        .copied()
+        .filter(|v| v.major < 6)
+        .collect();
+    let (chosen, choice) = handshake::client_manifest_choice(&seen, &bolt5_client);
     let version = chosen.unwrap();
     assert_eq!(version, Version::V5_8);
     let codec = Codec::new(version);

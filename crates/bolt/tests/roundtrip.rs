@@ -25,6 +25,7 @@ fn decode(
 const LEGACY: Dialect = Dialect {
     element_ids: false,
     utc_datetime: false,
+    vectors: false,
 };
 
 proptest! {

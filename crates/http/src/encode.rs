@@ -5,7 +5,8 @@
 //! them: in `row`, nodes and relationships are bare property maps and a path is the list of
 //! its elements' property maps; `meta` has one entry per entity or typed value, flattening
 //! lists and maps (so one column can contribute several entries, or none); byte arrays are
-//! arrays of signed bytes; points are GeoJSON-like objects with a `crs` link; temporal
+//! arrays of signed bytes; points are GeoJSON-like objects with a `crs` link; vectors are
+//! arrays of their coordinates; temporal
 //! values are ISO-8601 strings; non-finite floats are the strings `"NaN"`, `"Infinity"`.
 
 use base64::Engine as _;
@@ -54,6 +55,7 @@ pub fn row_value(out: &mut Vec<u8>, value: &Value) {
             out.push(b']');
         }
         Value::Point(point) => geo_point(out, point),
+        Value::Vector(v) => vector_numbers(out, v),
         other => scalar(out, other),
     }
 }
@@ -79,8 +81,21 @@ fn scalar(out: &mut Vec<u8>, value: &Value) {
         | Value::Node(_)
         | Value::Relationship(_)
         | Value::Path(_)
-        | Value::Point(_) => json::null(out),
+        | Value::Point(_)
+        | Value::Vector(_) => json::null(out),
     }
+}
+
+/// A vector in the untyped formats: the array of its coordinates, as a list of numbers is
+/// written (JSON has no vector; the coordinate type is not kept).
+fn vector_numbers(out: &mut Vec<u8>, v: &quiver_value::Vector) {
+    out.push(b'[');
+    let mut first = true;
+    for c in v.values() {
+        json::comma(out, &mut first);
+        scalar(out, &c);
+    }
+    out.push(b']');
 }
 
 fn properties(out: &mut Vec<u8>, map: Option<&Map>, write: fn(&mut Vec<u8>, &Value)) {
@@ -394,6 +409,7 @@ pub fn plain_value(out: &mut Vec<u8>, value: &Value) {
             );
         }
         Value::Point(point) => json::string(out, &wkt(point)),
+        Value::Vector(v) => vector_numbers(out, v),
         other => scalar(out, other),
     }
 }

@@ -108,7 +108,26 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
         }
         Value::Duration(d) => tagged_text(out, "Duration", &format::duration_text(d)),
         Value::Point(p) => tagged_text(out, "Point", &wkt(p)),
+        Value::Vector(v) => write_vector(out, v),
     }
+}
+
+/// `{"$type":"Vector","_value":{"coordinateType":"FLOAT32","coordinates":["1.0"]}}`: the
+/// coordinates as text, as integers and floats are everywhere in this format.
+fn write_vector(out: &mut Vec<u8>, v: &quiver_value::Vector) {
+    out.extend_from_slice(br#"{"$type":"Vector","_value":{"coordinateType":"#);
+    json::string(out, v.coordinate_type().name());
+    out.extend_from_slice(br#","coordinates":["#);
+    let mut first = true;
+    for c in v.values() {
+        json::comma(out, &mut first);
+        match c {
+            Value::Int(i) => json::string(out, &i.to_string()),
+            Value::Float(f) => json::string(out, &quiver_value::display::float_to_string(f)),
+            _ => json::null(out),
+        }
+    }
+    out.extend_from_slice(b"]}}");
 }
 
 fn tagged_text(out: &mut Vec<u8>, kind: &str, text: &str) {

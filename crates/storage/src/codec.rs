@@ -23,6 +23,8 @@
 //! 0x0F  Point 2D        varint srid, f64 x, f64 y
 //! 0x10  Point 3D        varint srid, f64 x, f64 y, f64 z
 //! 0x11  List            varint count, then count tagged values of one kind, none a list
+//! 0x12  Vector          coordinate type code (0 i8, 1 i16, 2 i32, 3 i64, 4 f32, 5 f64),
+//!                       varint count, the coordinates big-endian (as Bolt carries them)
 //! ```
 //!
 //! Tag 0x06 exists because ids made of hex digits are common property values (the 24-digit
@@ -31,7 +33,7 @@
 use std::sync::Arc;
 
 use quiver_value::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
-use quiver_value::{Point, Value};
+use quiver_value::{CoordinateType, Point, Value, Vector};
 
 use crate::error::{Error, Result};
 
@@ -57,6 +59,7 @@ const TAG_DURATION: u8 = 0x0E;
 const TAG_POINT2: u8 = 0x0F;
 const TAG_POINT3: u8 = 0x10;
 const TAG_LIST: u8 = 0x11;
+const TAG_VECTOR: u8 = 0x12;
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -129,6 +132,9 @@ pub fn check_storable(v: &Value) -> Result<()> {
                 if matches!(item, Value::List(_)) {
                     return Err(Error::UnstorableValue("nested lists".into()));
                 }
+                if matches!(item, Value::Vector(_)) {
+                    return Err(Error::UnstorableValue("lists of vectors".into()));
+                }
                 if item.is_null() {
                     return Err(Error::UnstorableValue("lists containing null".into()));
                 }
@@ -144,6 +150,10 @@ pub fn check_storable(v: &Value) -> Result<()> {
             }
             Ok(())
         }
+        Value::Vector(v) if v.heap_bytes() > VALUE_BYTES_MAX => Err(Error::ValueTooLarge {
+            bytes: v.heap_bytes(),
+            limit: VALUE_BYTES_MAX,
+        }),
         _ => Ok(()),
     }
 }
@@ -239,6 +249,12 @@ pub(crate) fn put_value(out: &mut Vec<u8>, v: &Value) {
             for item in items.iter() {
                 put_value(out, item);
             }
+        }
+        Value::Vector(v) => {
+            out.push(TAG_VECTOR);
+            out.push(v.coordinate_type().code());
+            put_varint(out, v.len() as u64);
+            v.write_be_bytes(out);
         }
         Value::Null | Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {}
     }
@@ -432,6 +448,12 @@ impl<'a> Reader<'a> {
                 }
                 Value::List(items.into())
             }
+            TAG_VECTOR if list_allowed => {
+                let (coordinate_type, bytes) = self.vector_bytes()?;
+                let v = Vector::from_be_bytes(coordinate_type, bytes)
+                    .map_err(|_| self.corrupt("ragged vector"))?;
+                Value::vector(v)
+            }
             _ => return Err(self.corrupt("unknown value tag")),
         })
     }
@@ -479,6 +501,17 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.corrupt("length past end"))
     }
 
+    /// A vector's coordinate type and its coordinates' bytes (after the tag).
+    fn vector_bytes(&mut self) -> Result<(CoordinateType, &'a [u8])> {
+        let coordinate_type = CoordinateType::from_code(self.u8()?)
+            .ok_or_else(|| self.corrupt("unknown vector coordinate type"))?;
+        let n = self.len()?;
+        let bytes = n
+            .checked_mul(coordinate_type.width_bytes())
+            .ok_or_else(|| self.corrupt("length out of range"))?;
+        Ok((coordinate_type, self.take(bytes)?))
+    }
+
     /// Steps over one value without building it: property lookups skip the values they pass.
     pub(crate) fn skip_value(&mut self) -> Result<()> {
         let tag = self.u8()?;
@@ -520,11 +553,14 @@ impl<'a> Reader<'a> {
                 self.varint()?;
                 self.take(if tag == TAG_POINT3 { 24 } else { 16 })?;
             }
+            TAG_VECTOR => {
+                self.vector_bytes()?;
+            }
             TAG_LIST => {
                 let n = self.len()?;
                 for _ in 0..n {
                     let t = self.u8()?;
-                    if t == TAG_LIST {
+                    if t == TAG_LIST || t == TAG_VECTOR {
                         return Err(self.corrupt("nested list"));
                     }
                     self.skip_with_tag(t)?;
@@ -551,6 +587,34 @@ mod tests {
         r.skip_value().unwrap();
         assert!(r.at_end());
         back
+    }
+
+    #[test]
+    fn vectors_roundtrip_and_checked_copies_keep_them() {
+        for t in CoordinateType::ALL {
+            for len in [0usize, 3, 5000] {
+                let values: Vec<Value> = (0..len).map(|i| Value::Int(i as i64 % 90)).collect();
+                let v = Value::vector(Vector::from_values(&values, t).unwrap());
+                assert_eq!(roundtrip(&v), v, "{t} x {len}");
+                let mut buf = Vec::new();
+                put_value(&mut buf, &v);
+                let mut r = Reader::new(&buf);
+                assert_eq!(r.checked_value().unwrap(), &buf[..]);
+            }
+        }
+        // A list may not hold a vector, and the decoder refuses one inside a list.
+        let one = Value::vector(Vector::Int8(vec![1].into()));
+        assert!(check_storable(&Value::from(vec![one])).is_err());
+        let bytes = [TAG_LIST, 1, TAG_VECTOR, 0, 1, 7];
+        assert!(Reader::new(&bytes).value().is_err());
+        assert!(Reader::new(&bytes).skip_value().is_err());
+        // An unknown coordinate type and a truncated body are corrupt.
+        assert!(Reader::new(&[TAG_VECTOR, 9, 0]).value().is_err());
+        assert!(
+            Reader::new(&[TAG_VECTOR, 2, 2, 0, 0, 0, 1])
+                .value()
+                .is_err()
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@ const CLASS_DATETIME: u8 = 0x54;
 const CLASS_DURATION: u8 = 0x60;
 const CLASS_POINT: u8 = 0x70;
 const CLASS_LIST: u8 = 0x80;
+const CLASS_VECTOR: u8 = 0x90;
 
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
@@ -118,6 +119,18 @@ pub(crate) fn put_key(out: &mut Vec<u8>, v: &Value) {
                 out.extend_from_slice(&k);
             }
         }
+        Value::Vector(v) => {
+            // Equal vectors share a coordinate type; `-0.0` is keyed as `0.0`, which it equals.
+            out.push(CLASS_VECTOR);
+            out.push(v.coordinate_type().code());
+            for i in 0..v.len() {
+                match v.get(i) {
+                    Some(Value::Int(x)) => put_i64(out, x),
+                    Some(Value::Float(x)) => put_f64(out, if x == 0.0 { 0.0 } else { x }),
+                    _ => {}
+                }
+            }
+        }
         Value::Null | Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {}
     }
 }
@@ -176,6 +189,7 @@ pub fn equal(a: &Value, b: &Value) -> bool {
         (Bytes(x), Bytes(y)) => x == y,
         (Duration(x), Duration(y)) => x == y,
         (Point(x), Point(y)) => x == y,
+        (Vector(x), Vector(y)) => quiver_value::equals(a, b) == Some(true) && x.len() == y.len(),
         (List(x), List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
         }

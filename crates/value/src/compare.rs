@@ -6,12 +6,12 @@
 //!   `NaN = NaN` is `false`. Integers and floats compare by value: `1 = 1.0`.
 //! - [`comparison`] backs `<`, `<=`, `>`, `>=`: numbers, strings, booleans, lists and temporals
 //!   of one type are comparable; anything else (maps, graph entities, durations, points,
-//!   mixed types) yields `null`, and a comparison involving `NaN` is false whichever way it is
+//!   vectors, mixed types) yields `null`, and a comparison involving `NaN` is false whichever way it is
 //!   asked ([`Comparison::Unordered`]).
 //! - [`order`] is the total order of `ORDER BY`:
 //!   Map < Node < Relationship < List < Bytes < Path < Point < DateTime < LocalDateTime < Date <
-//!   Time < LocalTime < Duration < String < Boolean < Number < Null, with `NaN` after every
-//!   other number. Within a type it agrees with [`comparison`] wherever that is defined.
+//!   Time < LocalTime < Duration < String < Boolean < Number < Vector < Null, with `NaN` after
+//!   every other number; vectors order by coordinate type, then dimension, then coordinates. Within a type it agrees with [`comparison`] wherever that is defined.
 //!   Two values are equal under [`order`] exactly when they are [`equivalent`]: the relation
 //!   `DISTINCT` and grouping use, where `null` is equivalent to `null` and `NaN` to `NaN`.
 //!
@@ -24,6 +24,7 @@ use crate::graph::Path;
 use crate::spatial::Point;
 use crate::temporal::{DateTime, Duration, Time, TimeZone};
 use crate::value::{Map, Value};
+use crate::vector::Vector;
 
 /// The outcome of comparing two values with `<`-style operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,6 +102,14 @@ pub fn equals(a: &Value, b: &Value) -> Option<bool> {
         (V::DateTime(x), V::DateTime(y)) => Some(x == y),
         (V::Duration(x), V::Duration(y)) => Some(x == y),
         (V::Point(x), V::Point(y)) => Some(points_equal(x, y)),
+        // Vectors of different coordinate types are values of different types: never equal.
+        (V::Vector(x), V::Vector(y)) => Some(
+            x.coordinate_type() == y.coordinate_type()
+                && x.len() == y.len()
+                && x.values()
+                    .zip(y.values())
+                    .all(|(p, q)| equals(&p, &q) == Some(true)),
+        ),
         _ => Some(false),
     }
 }
@@ -290,6 +299,21 @@ fn order_points(x: &Point, y: &Point) -> Ordering {
         })
 }
 
+fn order_vectors(x: &Vector, y: &Vector) -> Ordering {
+    x.coordinate_type()
+        .cmp(&y.coordinate_type())
+        .then_with(|| x.len().cmp(&y.len()))
+        .then_with(|| {
+            for (p, q) in x.values().zip(y.values()) {
+                match order(&p, &q) {
+                    Ordering::Equal => {}
+                    other => return other,
+                }
+            }
+            Ordering::Equal
+        })
+}
+
 fn order_maps(x: &Map, y: &Map) -> Ordering {
     x.len()
         .cmp(&y.len())
@@ -339,7 +363,8 @@ fn type_rank(v: &Value) -> u8 {
         Value::String(_) => 13,
         Value::Bool(_) => 14,
         Value::Int(_) | Value::Float(_) => 15,
-        Value::Null => 16,
+        Value::Vector(_) => 16,
+        Value::Null => 17,
     }
 }
 
@@ -379,6 +404,7 @@ pub fn order(a: &Value, b: &Value) -> Ordering {
         (V::Relationship(x), V::Relationship(y)) => x.id.cmp(&y.id),
         (V::Path(x), V::Path(y)) => order_paths(x, y),
         (V::Point(x), V::Point(y)) => order_points(x, y),
+        (V::Vector(x), V::Vector(y)) => order_vectors(x, y),
         (V::Date(x), V::Date(y)) => x.cmp(y),
         (V::LocalTime(x), V::LocalTime(y)) => x.cmp(y),
         (V::Time(x), V::Time(y)) => order_times(x, y),
@@ -406,6 +432,7 @@ pub fn equivalent(a: &Value, b: &Value) -> bool {
                     .all(|((k1, v1), (k2, v2))| k1 == k2 && equivalent(v1, v2))
         }
         (V::Point(x), V::Point(y)) => order_points(x, y) == Ordering::Equal,
+        (V::Vector(x), V::Vector(y)) => order_vectors(x, y) == Ordering::Equal,
         _ => equals(a, b) == Some(true),
     }
 }

@@ -16,6 +16,7 @@ use crate::graph::{Node, Path, Relationship};
 use crate::spatial::{self, Point};
 use crate::temporal::format;
 use crate::value::{Map, Value};
+use crate::vector::Vector;
 
 /// Formats a float as Java's `Double.toString` does, which is what Cypher's `toString()`
 /// returns: the shortest digits that read back to the same float, in plain notation for
@@ -90,6 +91,7 @@ pub fn to_string_cypher(value: &Value) -> String {
         Value::DateTime(t) => format::date_time_text(t),
         Value::Duration(d) => format::duration_text(d),
         Value::Point(p) => point_text(p),
+        Value::Vector(v) => vector_text(v),
         other => to_cypher_literal(other),
     }
 }
@@ -104,6 +106,30 @@ pub fn has_string_form(value: &Value) -> bool {
             | Value::Relationship(_)
             | Value::Path(_)
             | Value::Bytes(_)
+    )
+}
+
+/// `vector([1.0, 2.5], 2, FLOAT32)`: the call that builds the vector, as Neo4j shows one. A
+/// `FLOAT32` coordinate is written with the fewest digits that read back as the same `f32`.
+pub fn vector_text(v: &Vector) -> String {
+    let coordinates: Vec<String> = match v {
+        Vector::Float32(c) => c
+            .iter()
+            .map(|x| float_to_string(x.to_string().parse().unwrap_or(f64::from(*x))))
+            .collect(),
+        other => other
+            .values()
+            .map(|c| match c {
+                Value::Float(f) => float_to_string(f),
+                other => other.to_string(),
+            })
+            .collect(),
+    };
+    format!(
+        "vector([{}], {}, {})",
+        coordinates.join(", "),
+        v.len(),
+        v.coordinate_type()
     )
 }
 
@@ -271,6 +297,7 @@ fn write_literal(out: &mut impl Write, value: &Value) -> fmt::Result {
         Value::Relationship(rel) => write_relationship_body(out, rel),
         Value::Path(path) => write_path(out, path),
         Value::Point(p) => out.write_str(&point_text(p)),
+        Value::Vector(v) => out.write_str(&vector_text(v)),
         temporal => write_quoted(out, &to_string_cypher(temporal)),
     }
 }

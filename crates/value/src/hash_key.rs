@@ -71,6 +71,7 @@ mod tag {
     pub const DATE_TIME: u8 = 16;
     pub const DURATION: u8 = 17;
     pub const POINT: u8 = 18;
+    pub const VECTOR: u8 = 19;
 }
 
 /// Hashes a float so that values equivalent to it hash alike.
@@ -85,6 +86,21 @@ fn hash_float<H: Hasher>(f: f64, state: &mut H) {
     } else {
         state.write_u8(tag::FLOAT);
         state.write_u64(f.to_bits());
+    }
+}
+
+/// Equivalent vectors share a coordinate type, so integers hash as integers and floats
+/// through `hash_float` (which folds `-0.0` into `0` and every NaN together).
+fn hash_vector<H: Hasher>(v: &crate::vector::Vector, state: &mut H) {
+    state.write_u8(tag::VECTOR);
+    state.write_u8(v.coordinate_type().code());
+    state.write_usize(v.len());
+    for c in v.values() {
+        match c {
+            Value::Int(x) => state.write_i64(x),
+            Value::Float(x) => hash_float(x, state),
+            _ => {}
+        }
     }
 }
 
@@ -182,6 +198,7 @@ pub fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
                 None => state.write_u8(tag::NULL),
             }
         }
+        Value::Vector(v) => hash_vector(v, state),
     }
 }
 

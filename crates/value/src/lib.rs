@@ -14,6 +14,7 @@
 //! - [`mod@property`]: `value.key` for maps, temporals, durations and points;
 //! - [`temporal`] and [`spatial`]: construction, parsing, formatting and arithmetic of
 //!   temporal values and points;
+//! - [`mod@vector`]: the `VECTOR` type's coordinates, coercion and byte encoding;
 //! - [`display`]: `toString()` text ([`to_string_cypher`]) and TCK-style literals.
 //!
 //! Every failure is a [`ValueError`] whose class maps to a Neo4j status code; no input panics.
@@ -29,6 +30,7 @@ pub mod property;
 pub mod spatial;
 pub mod temporal;
 mod value;
+pub mod vector;
 
 pub use compare::{Comparison, compare, comparison, equals, equivalent, order};
 pub use display::{to_cypher_literal, to_string_cypher};
@@ -40,3 +42,4 @@ pub use property::property;
 pub use spatial::Point;
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
 pub use value::{Map, Value, ValueType};
+pub use vector::{CoordinateType, VECTOR_DIMENSION_MAX, Vector, VectorError};

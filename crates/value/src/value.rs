@@ -4,6 +4,7 @@ use std::sync::Arc;
 use crate::graph::{Node, Path, Relationship};
 use crate::spatial::Point;
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
+use crate::vector::Vector;
 
 /// A map of string keys to values. Ordered so that output and hashing are deterministic.
 pub type Map = BTreeMap<Arc<str>, Value>;
@@ -33,6 +34,8 @@ pub enum Value {
     DateTime(Box<DateTime>),
     Duration(Box<Duration>),
     Point(Box<Point>),
+    /// A `VECTOR`: coordinates of one numeric type, shared like lists.
+    Vector(Arc<Vector>),
 }
 
 /// The type of a value, as Cypher names it in errors and in `valueType()`-style output.
@@ -56,6 +59,7 @@ pub enum ValueType {
     DateTime,
     Duration,
     Point,
+    Vector,
 }
 
 impl ValueType {
@@ -80,6 +84,7 @@ impl ValueType {
             ValueType::DateTime => "DateTime",
             ValueType::Duration => "Duration",
             ValueType::Point => "Point",
+            ValueType::Vector => "Vector",
         }
     }
 }
@@ -111,6 +116,7 @@ impl Value {
             Value::DateTime(_) => ValueType::DateTime,
             Value::Duration(_) => ValueType::Duration,
             Value::Point(_) => ValueType::Point,
+            Value::Vector(_) => ValueType::Vector,
         }
     }
 
@@ -221,6 +227,7 @@ impl PartialEq for Value {
             (V::DateTime(a), V::DateTime(b)) => a == b,
             (V::Duration(a), V::Duration(b)) => a == b,
             (V::Point(a), V::Point(b)) => a == b,
+            (V::Vector(a), V::Vector(b)) => a.same(b),
             _ => false,
         }
     }

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use quiver_value::compare::{Comparison, comparison, equals, equivalent, order};
 use quiver_value::hash_key::HashKey;
 use quiver_value::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
-use quiver_value::{Map, Node, Point, Relationship, Value};
+use quiver_value::{Map, Node, Point, Relationship, Value, Vector};
 
 fn float() -> impl Strategy<Value = f64> {
     prop_oneof![
@@ -96,6 +96,12 @@ fn scalar() -> impl Strategy<Value = Value> {
             y,
             z: None
         }))),
+        prop::collection::vec(-2_i8..2, 0..3).prop_map(|c| Value::vector(Vector::Int8(c.into()))),
+        prop::collection::vec(-2_i64..2, 0..3).prop_map(|c| Value::vector(Vector::Int64(c.into()))),
+        prop::collection::vec(float(), 0..3).prop_map(|c| {
+            Value::vector(Vector::Float32(c.into_iter().map(|x| x as f32).collect()))
+        }),
+        prop::collection::vec(float(), 0..3).prop_map(|c| Value::vector(Vector::Float64(c.into()))),
     ]
 }
 
@@ -127,6 +133,7 @@ fn has_null_or_nan(v: &Value) -> bool {
         Value::List(items) => items.iter().any(has_null_or_nan),
         Value::Map(m) => m.values().any(has_null_or_nan),
         Value::Point(p) => p.x.is_nan() || p.y.is_nan(),
+        Value::Vector(v) => v.to_f64_vec().iter().any(|x| x.is_nan()),
         _ => false,
     }
 }

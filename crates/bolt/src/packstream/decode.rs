@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use quiver_value::{
-    Date, DateTime, Duration, LocalDateTime, LocalTime, Map, Node, NodeData, Path, Point, RelData,
-    Relationship, Time, TimeZone, Value,
+    CoordinateType, Date, DateTime, Duration, LocalDateTime, LocalTime, Map, Node, NodeData, Path,
+    Point, RelData, Relationship, Time, TimeZone, Value, Vector,
 };
 
 use super::{Dialect, Limits, Side, marker::*};
@@ -439,7 +439,49 @@ impl<'a> Decoder<'a> {
                 Ok(Value::Relationship(rel))
             }
             tag::PATH => self.path(h, depth),
+            tag::VECTOR if self.dialect.vectors => self.vector(h),
             tag => Err(Error::UnknownStruct { tag }),
+        }
+    }
+
+    /// Bolt 6's Vector: a one-byte byte array naming the coordinate type by its marker, then
+    /// the coordinates big-endian in one byte array (its length checked like any other).
+    fn vector(&mut self, h: StructHeader) -> Result<Value, Error> {
+        Self::fields(h, 2)?;
+        let type_field = self.byte_array()?;
+        let coordinate_type = match type_field {
+            [INT_8] => CoordinateType::Int8,
+            [INT_16] => CoordinateType::Int16,
+            [INT_32] => CoordinateType::Int32,
+            [INT_64] => CoordinateType::Int64,
+            [FLOAT_32] => CoordinateType::Float32,
+            [FLOAT_64] => CoordinateType::Float64,
+            other => {
+                return Err(Error::InvalidValue {
+                    what: "vector",
+                    detail: format!("unknown coordinate type {other:02X?}"),
+                });
+            }
+        };
+        let data = self.byte_array()?;
+        let v = Vector::from_be_bytes(coordinate_type, data).map_err(|e| Error::InvalidValue {
+            what: "vector",
+            detail: e.to_string(),
+        })?;
+        Ok(Value::Vector(Arc::new(v)))
+    }
+
+    /// A byte array, borrowed.
+    fn byte_array(&mut self) -> Result<&'a [u8], Error> {
+        let offset = self.pos;
+        let marker = self.byte()?;
+        match self.size(marker, 0xFF, [BYTES_8, BYTES_16, BYTES_32]) {
+            Some(len) => {
+                let len = len?;
+                self.check_string_len(len)?;
+                self.take(len)
+            }
+            None => Err(Self::expected(offset, "byte array", marker)),
         }
     }
 

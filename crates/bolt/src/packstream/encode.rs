@@ -2,7 +2,9 @@
 //! executor's `Value`s to wire bytes with no intermediate allocation.
 
 use bytes::BufMut;
-use quiver_value::{DateTime, Node, Path, Point, Relationship, TimeZone, Value};
+use quiver_value::{
+    CoordinateType, DateTime, Node, Path, Point, Relationship, TimeZone, Value, Vector,
+};
 
 use super::{Dialect, marker::*};
 use crate::error::Error;
@@ -220,6 +222,62 @@ pub fn write_value<B: BufMut>(buf: &mut B, value: &Value, dialect: Dialect) -> R
             write_int(buf, d.nanos);
         }
         Value::Point(p) => write_point(buf, p),
+        Value::Vector(v) => write_vector(buf, v, dialect)?,
+    }
+    Ok(())
+}
+
+/// The marker byte that names a coordinate type in a Vector structure.
+pub fn vector_type_marker(t: CoordinateType) -> u8 {
+    match t {
+        CoordinateType::Int8 => INT_8,
+        CoordinateType::Int16 => INT_16,
+        CoordinateType::Int32 => INT_32,
+        CoordinateType::Int64 => INT_64,
+        CoordinateType::Float32 => FLOAT_32,
+        CoordinateType::Float64 => FLOAT_64,
+    }
+}
+
+/// Bolt 6's Vector structure. Below 6.0 there is no form for a vector, nor a marker to stand
+/// in for one, so the value fails the request (as Neo4j does) rather than turning into a
+/// list the client would write back as one.
+fn write_vector<B: BufMut>(buf: &mut B, v: &Vector, dialect: Dialect) -> Result<(), Error> {
+    if !dialect.vectors {
+        return Err(Error::TypeNotInVersion {
+            type_name: "Vector",
+            version_min: "6.0",
+        });
+    }
+    let bytes = v.heap_bytes();
+    write_struct_header(buf, 2, tag::VECTOR);
+    write_bytes(buf, &[vector_type_marker(v.coordinate_type())])?;
+    write_sized_header(buf, None, [BYTES_8, BYTES_16, BYTES_32], bytes, "vector")?;
+    let mut body = Vec::with_capacity(bytes);
+    v.write_be_bytes(&mut body);
+    buf.put_slice(&body);
+    Ok(())
+}
+
+/// Bolt 6's unsupported-type marker: what the server sends in place of a value whose type
+/// the negotiated version cannot carry, naming the type and the version that can.
+pub fn write_unsupported<B: BufMut>(
+    buf: &mut B,
+    type_name: &str,
+    version_min: (u8, u8),
+    message: Option<&str>,
+) -> Result<(), Error> {
+    write_struct_header(buf, 4, tag::UNSUPPORTED);
+    write_string(buf, type_name)?;
+    write_int(buf, i64::from(version_min.0));
+    write_int(buf, i64::from(version_min.1));
+    match message {
+        Some(m) => {
+            write_map_header(buf, 1)?;
+            write_string(buf, "message")?;
+            write_string(buf, m)?;
+        }
+        None => write_map_header(buf, 0)?,
     }
     Ok(())
 }

@@ -2,6 +2,9 @@
 
 pub const NULL: u8 = 0xC0;
 pub const FLOAT_64: u8 = 0xC1;
+/// Not a value marker: names `FLOAT32` coordinates in a Vector structure's type field (as
+/// `INT_8` ... `INT_64` and `FLOAT_64` name the others).
+pub const FLOAT_32: u8 = 0xC6;
 pub const FALSE: u8 = 0xC2;
 pub const TRUE: u8 = 0xC3;
 pub const INT_8: u8 = 0xC8;
@@ -51,4 +54,10 @@ pub mod tag {
     pub const DURATION: u8 = 0x45;
     pub const POINT_2D: u8 = 0x58;
     pub const POINT_3D: u8 = 0x59;
+    /// Bolt 6.0+: the coordinate type's marker as a one-byte byte array, then the
+    /// coordinates big-endian as one byte array.
+    pub const VECTOR: u8 = 0x56;
+    /// Bolt 6.0+, server to client only: type name, the Bolt major and minor that can carry
+    /// it, and a dictionary with an optional `message`.
+    pub const UNSUPPORTED: u8 = 0x3F;
 }

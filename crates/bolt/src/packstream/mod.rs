@@ -13,6 +13,8 @@
 //! reserved: C4–C7 CF D3 D7 DB DC–DF E0–EF
 //! ```
 //!
+//! Bolt 6 adds structures (Vector, 0x56, and the unsupported-type marker, 0x3F), no markers.
+//!
 //! The encoder writes straight into the caller's output buffer; the decoder reads from a
 //! borrowed, complete message and enforces [`Limits`] so a hostile client cannot make it
 //! allocate or recurse without bound.
@@ -61,6 +63,8 @@ pub struct Dialect {
     pub element_ids: bool,
     /// Zoned date-times as UTC seconds (0x49/0x69) rather than local seconds (0x46/0x66).
     pub utc_datetime: bool,
+    /// Bolt 6: the Vector structure (0x56) and the unsupported-type marker (0x3F).
+    pub vectors: bool,
 }
 
 impl Dialect {
@@ -69,12 +73,20 @@ impl Dialect {
         Dialect {
             element_ids: version.has_element_ids(),
             utc_datetime: version.has_utc_datetime() || utc_patch,
+            vectors: version.has_vectors(),
         }
     }
 
     pub const BOLT5: Dialect = Dialect {
         element_ids: true,
         utc_datetime: true,
+        vectors: false,
+    };
+
+    pub const BOLT6: Dialect = Dialect {
+        element_ids: true,
+        utc_datetime: true,
+        vectors: true,
     };
 }
 

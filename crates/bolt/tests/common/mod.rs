@@ -48,6 +48,9 @@ pub fn same(a: &Value, b: &Value) -> bool {
                 && x.y.to_bits() == y.y.to_bits()
                 && x.z.map(f64::to_bits) == y.z.map(f64::to_bits)
         }
+        (Value::Vector(x), Value::Vector(y)) => {
+            x.coordinate_type() == y.coordinate_type() && x.to_be_bytes() == y.to_be_bytes()
+        }
         _ => false,
     }
 }

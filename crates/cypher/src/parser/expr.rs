@@ -39,6 +39,23 @@ const PATTERN_PREDICATE: u8 = 0;
 const PATTERN_COMPREHENSION: u8 = 1;
 const LIST_COMPREHENSION: u8 = 2;
 
+/// The coordinate type names (and aliases) `vector()` takes as a bare word.
+const VECTOR_COORDINATE_TYPES: [&str; 13] = [
+    "INTEGER",
+    "INT",
+    "INTEGER64",
+    "INT64",
+    "INTEGER32",
+    "INT32",
+    "INTEGER16",
+    "INT16",
+    "INTEGER8",
+    "INT8",
+    "FLOAT",
+    "FLOAT64",
+    "FLOAT32",
+];
+
 impl Parser<'_> {
     pub(crate) fn parse_expr(&mut self) -> Result<Expr> {
         self.parse_expr_bp(0)
@@ -593,6 +610,18 @@ impl Parser<'_> {
         {
             let text = word.name.to_ascii_uppercase();
             form.kind = ExprKind::Literal(Literal::String(text));
+        }
+        // `vector(v, 3, FLOAT32)` names the coordinate type with a bare word the same way.
+        if name.namespace.is_empty()
+            && name.name.name.eq_ignore_ascii_case("vector")
+            && let Some(coordinate_type) = args.get_mut(2)
+            && let ExprKind::Variable(word) = &coordinate_type.kind
+            && VECTOR_COORDINATE_TYPES
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(&word.name))
+        {
+            let text = word.name.to_ascii_uppercase();
+            coordinate_type.kind = ExprKind::Literal(Literal::String(text));
         }
         Ok(Expr::new(
             ExprKind::FunctionCall(Box::new(FunctionCall {

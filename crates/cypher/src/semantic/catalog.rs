@@ -236,8 +236,10 @@ const BUILTINS: &[Entry] = &[
     ("type", 1, 1, Scalar, Ret::Str),
     ("upper", 1, 1, Scalar, Ret::Str),
     ("valuetype", 1, 1, Scalar, Ret::Str),
+    ("vector", 3, 3, Scalar, Ret::Any),
     ("vector.similarity.cosine", 2, 2, Scalar, Ret::Float),
     ("vector.similarity.euclidean", 2, 2, Scalar, Ret::Float),
+    ("vector_dimension_count", 1, 1, Scalar, Ret::Int),
 ];
 
 /// Canonical spellings of the names whose camel case the table's lower case loses.

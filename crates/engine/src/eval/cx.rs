@@ -320,6 +320,7 @@ pub(crate) fn held_bytes(v: &Value) -> usize {
     match v {
         Value::String(s) => BASE + s.len(),
         Value::Bytes(b) => BASE + b.len(),
+        Value::Vector(v) => BASE + v.heap_bytes(),
         Value::List(items) => BASE + items.len() * BASE,
         Value::Map(m) => BASE + m.len() * (BASE + 16),
         Value::Path(p) => BASE + (p.nodes.len() + p.relationships.len()) * 16,
@@ -335,6 +336,7 @@ pub(crate) fn value_bytes(v: &Value) -> usize {
     match v {
         Value::String(s) => BASE + s.len(),
         Value::Bytes(b) => BASE + b.len(),
+        Value::Vector(v) => BASE + v.heap_bytes(),
         Value::List(items) => BASE + items.iter().map(value_bytes).sum::<usize>(),
         Value::Map(m) => BASE + map_bytes(m),
         Value::Node(n) => BASE + node_data_bytes(n),

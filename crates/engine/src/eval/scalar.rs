@@ -85,8 +85,8 @@ fn normalize(args: &[Value]) -> Result<Value> {
 
 /// `vector.similarity.euclidean(a, b)` is `1 / (1 + d²)` for the squared Euclidean distance
 /// `d²`; `vector.similarity.cosine(a, b)` is `(1 + cos θ) / 2`; both lie in `[0, 1]`, 1 for
-/// the most similar. The vectors are lists of numbers of one length; a zero vector has no
-/// direction, so its cosine similarity is `null`.
+/// the most similar. The vectors are `VECTOR`s or lists of numbers, of one dimension; a zero
+/// vector has no direction, so its cosine similarity is `null`.
 fn vector_similarity(f: ScalarFn, args: &[Value]) -> Result<Value> {
     let [a, b] = args else {
         return Ok(Value::Null);
@@ -126,9 +126,12 @@ fn vector_similarity(f: ScalarFn, args: &[Value]) -> Result<Value> {
 
 /// A vector argument's elements as floats.
 fn numbers(f: ScalarFn, v: &Value) -> Result<Vec<f64>> {
+    if let Value::Vector(vector) = v {
+        return Ok(vector.to_f64_vec());
+    }
     let Value::List(items) = v else {
         return Err(Error::type_error(format!(
-            "Function '{}' expects a List of numbers, got {}",
+            "Function '{}' expects a Vector or a List of numbers, got {}",
             f.name(),
             v.value_type()
         )));

@@ -3,7 +3,7 @@
 //! Every type holds `null` unless it says `NOT NULL` (or is `NOTHING`); a list type holds a
 //! list whose every element belongs to the element type, so the empty list belongs to every
 //! list type. `PROPERTY VALUE` is what a property may store: a boolean, string, number,
-//! temporal value or point, or a list of one of those without nulls.
+//! temporal value, point or vector, or a list of one of those (vectors aside) without nulls.
 
 use quiver_cypher::ast::{CypherType, TypeKind};
 use quiver_value::Value;
@@ -46,7 +46,8 @@ fn is_property_value(value: &Value) -> bool {
         Value::List(items) => {
             let mut kind = None;
             items.iter().all(|item| {
-                let scalar = !matches!(item, Value::List(_)) && is_property_value(item);
+                let scalar =
+                    !matches!(item, Value::List(_) | Value::Vector(_)) && is_property_value(item);
                 let this = std::mem::discriminant(item);
                 let same = *kind.get_or_insert(this) == this;
                 scalar && same
@@ -65,6 +66,7 @@ pub(crate) fn value_type_name(value: &Value) -> String {
     let Some(name) = scalar_name(value) else {
         return match value {
             Value::Null => "NULL".to_owned(),
+            Value::Vector(v) => format!("VECTOR<{}>({}) NOT NULL", v.coordinate_type(), v.len()),
             Value::List(items) => format!("LIST<{}> NOT NULL", element_type_name(items)),
             // Byte arrays have no Cypher type name of their own.
             _ => "ANY NOT NULL".to_owned(),
@@ -91,7 +93,7 @@ fn scalar_name(value: &Value) -> Option<&'static str> {
         Value::Relationship(_) => "RELATIONSHIP",
         Value::Map(_) => "MAP",
         Value::Path(_) => "PATH",
-        Value::Null | Value::List(_) | Value::Bytes(_) => return None,
+        Value::Null | Value::List(_) | Value::Bytes(_) | Value::Vector(_) => return None,
     })
 }
 
@@ -114,7 +116,8 @@ fn rank(value: &Value) -> u8 {
         Value::Map(_) => 13,
         Value::List(_) => 14,
         Value::Path(_) => 15,
-        Value::Bytes(_) | Value::Null => 16,
+        Value::Vector(_) => 16,
+        Value::Bytes(_) | Value::Null => 17,
     }
 }
 

@@ -16,8 +16,8 @@ use tokio::net::TcpStream;
 use crate::classify::{ErrorClass, Stage, classify_failure, classify_io};
 use crate::workload::{Reply, Unit, encode};
 
-/// Versions offered, most preferred first: every version Quiver speaks (Bolt 5, then 4.4–4.1).
-pub const OFFERED: [Version; 12] = Version::SUPPORTED;
+/// Versions offered, most preferred first: every version Quiver speaks (6.0, Bolt 5, then 4.4–4.1).
+pub const OFFERED: [Version; Version::SUPPORTED.len()] = Version::SUPPORTED;
 /// Largest message accepted from a server (a `records` reply is many small messages).
 pub const MESSAGE_BYTES_MAX: usize = 16 << 20;
 /// Read-buffer growth step.

@@ -138,6 +138,16 @@ pub fn to_string_or_null(args: &[Value], _: &FunctionContext) -> Result<Value> {
         .map_or(Value::Null, Value::from))
 }
 
+/// `toIntegerList` and `toFloatList` also take a vector: its coordinates, converted.
+fn numbers_of(function: &str, v: &Value, convert: impl Fn(&Value) -> Value) -> Result<Value> {
+    match v {
+        Value::Vector(vector) => Ok(Value::from(
+            vector.values().map(|c| convert(&c)).collect::<Vec<_>>(),
+        )),
+        other => list_of(function, other, convert),
+    }
+}
+
 /// Converts each element of a list with `convert`, elements that do not convert becoming
 /// `null`; a `null` list gives `null`.
 fn list_of(function: &str, v: &Value, convert: impl Fn(&Value) -> Value) -> Result<Value> {
@@ -152,7 +162,7 @@ fn list_of(function: &str, v: &Value, convert: impl Fn(&Value) -> Value) -> Resu
 }
 
 pub fn to_integer_list(args: &[Value], _: &FunctionContext) -> Result<Value> {
-    list_of("toIntegerList", arg(args, 0), |v| {
+    numbers_of("toIntegerList", arg(args, 0), |v| {
         integer_of("toIntegerList", v)
             .ok()
             .flatten()
@@ -161,7 +171,7 @@ pub fn to_integer_list(args: &[Value], _: &FunctionContext) -> Result<Value> {
 }
 
 pub fn to_float_list(args: &[Value], _: &FunctionContext) -> Result<Value> {
-    list_of("toFloatList", arg(args, 0), |v| {
+    numbers_of("toFloatList", arg(args, 0), |v| {
         float_of("toFloatList", v)
             .ok()
             .flatten()

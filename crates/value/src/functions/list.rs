@@ -42,13 +42,14 @@ pub fn coalesce(args: &[Value], _: &FunctionContext) -> Result<Value> {
         .unwrap_or(Value::Null))
 }
 
-/// `size()` of a string (code points) or a list.
+/// `size()` of a string (code points), a list, or a vector (its dimension).
 pub fn size(args: &[Value], _: &FunctionContext) -> Result<Value> {
     Ok(match arg(args, 0) {
         Value::Null => Value::Null,
         Value::String(s) => Value::Int(s.chars().count() as i64),
         Value::List(items) => Value::Int(items.len() as i64),
-        other => return Err(bad_argument("size", "a String or a List", other)),
+        Value::Vector(v) => Value::Int(v.len() as i64),
+        other => return Err(bad_argument("size", "a String, a List or a Vector", other)),
     })
 }
 

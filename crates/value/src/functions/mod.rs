@@ -21,6 +21,7 @@ mod spatial;
 mod string;
 #[allow(clippy::unnecessary_wraps)]
 mod temporal;
+mod vector;
 
 use crate::error::{Result, ValueError};
 use crate::temporal::build::Clock;
@@ -281,6 +282,13 @@ static FUNCTIONS: &[Function] = &[
     f("toupper", 1, 1, string::to_upper),
     f("trim", 1, 1, string::trim),
     f("upper", 1, 1, string::to_upper),
+    f("vector", 3, 3, vector::vector),
+    f(
+        "vector_dimension_count",
+        1,
+        1,
+        vector::vector_dimension_count,
+    ),
 ];
 
 /// Names longer than this cannot be functions; refusing them bounds the lookup's work.
