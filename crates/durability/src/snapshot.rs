@@ -329,6 +329,18 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
                 key: info.key,
             },
         })
+        .chain(
+            storage
+                .vector_indexes()
+                .into_iter()
+                .map(|info| RedoOp::CreateVectorIndex {
+                    name: info.name,
+                    relationship: info.relationship,
+                    token: info.token,
+                    key: info.key,
+                    config: info.config,
+                }),
+        )
         .collect()
 }
 
@@ -501,9 +513,33 @@ trait Loader {
         rel_type: &str,
         props: PropsRef<'_>,
     ) -> quiver_storage::Result<()>;
+    /// Only the schema section's loader takes vector indexes.
+    fn vector_index(
+        &mut self,
+        _name: &str,
+        _relationship: bool,
+        _token: &str,
+        _key: &str,
+        _config: quiver_storage::VectorConfig,
+    ) -> quiver_storage::Result<()> {
+        Err(quiver_storage::Error::Replay(
+            "a creation outside its section".to_string(),
+        ))
+    }
 }
 
 impl Loader for BulkLoad<'_> {
+    fn vector_index(
+        &mut self,
+        name: &str,
+        relationship: bool,
+        token: &str,
+        key: &str,
+        config: quiver_storage::VectorConfig,
+    ) -> quiver_storage::Result<()> {
+        self.create_vector_index(name, relationship, token, key, config)
+    }
+
     fn create_index(
         &mut self,
         label: LabelId,
@@ -606,6 +642,15 @@ fn apply_ops(
                     true,
                 )?;
             }
+            RedoOpRef::CreateVectorIndex {
+                name,
+                relationship,
+                token,
+                key,
+                config,
+            } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                loader.vector_index(name, relationship, token, key, config)?;
+            }
             RedoOpRef::CreateNode { id, labels, props }
                 if kind == KIND_OPS || kind == KIND_NODES =>
             {
@@ -622,6 +667,7 @@ fn apply_ops(
             }
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
+            | RedoOpRef::CreateVectorIndex { .. }
             | RedoOpRef::CreateNode { .. }
             | RedoOpRef::CreateRelationship { .. } => return misplaced(),
             _ => {

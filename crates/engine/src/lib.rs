@@ -38,6 +38,7 @@ mod replica;
 mod summary;
 mod tokens;
 mod transaction;
+mod vector;
 
 pub use acknowledge::WaitError;
 pub use apoc::APOC_VERSION;

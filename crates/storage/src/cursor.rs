@@ -324,6 +324,15 @@ impl ExportCursor {
                         },
                     });
                 }
+                for info in storage.vector_indexes() {
+                    self.buf.push_back(RedoOp::CreateVectorIndex {
+                        name: info.name,
+                        relationship: info.relationship,
+                        token: info.token,
+                        key: info.key,
+                        config: info.config,
+                    });
+                }
                 self.phase = ExportPhase::Nodes(0);
             }
             ExportPhase::Nodes(next) => {

@@ -69,6 +69,7 @@ mod schema;
 mod storage;
 mod tokens;
 mod txn;
+mod vector;
 mod write;
 
 pub use bulk::{BulkLoad, BulkSection, BulkSummary};
@@ -92,3 +93,7 @@ pub use schema::{IndexInfo, IndexKind, IndexState};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;
 pub use txn::{CommitInfo, Transaction};
+pub use vector::{
+    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity,
+    VECTOR_DIMENSIONS_MAX, VectorConfig, VectorIndexInfo, vector_of,
+};

@@ -32,6 +32,11 @@
 //! 12    CreateUniqueConstraint    name, label: name, key: name
 //! 13    DropIndex                 name
 //! 14    DropConstraint            name
+//! 30    CreateVectorIndex         name, relationship: u64 (0 or 1), label or type: name,
+//!                                 key: name, dimensions: u64, similarity: name,
+//!                                 quantization: u64 (0 or 1), hnsw m: u64,
+//!                                 hnsw ef_construction: u64
+//!                                 (dropped by DropIndex)
 //! ```
 
 use std::sync::Arc;
@@ -112,6 +117,13 @@ pub enum RedoOp {
     DropConstraint {
         name: String,
     },
+    CreateVectorIndex {
+        name: String,
+        relationship: bool,
+        token: Arc<str>,
+        key: Arc<str>,
+        config: crate::vector::VectorConfig,
+    },
 }
 
 impl RedoOp {
@@ -124,6 +136,7 @@ impl RedoOp {
                 | RedoOp::CreateUniqueConstraint { .. }
                 | RedoOp::DropIndex { .. }
                 | RedoOp::DropConstraint { .. }
+                | RedoOp::CreateVectorIndex { .. }
         )
     }
 }
@@ -341,6 +354,13 @@ pub enum RedoOpRef<'a> {
     DropConstraint {
         name: &'a str,
     },
+    CreateVectorIndex {
+        name: &'a str,
+        relationship: bool,
+        token: &'a str,
+        key: &'a str,
+        config: crate::vector::VectorConfig,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -352,6 +372,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::CreateUniqueConstraint { .. }
                 | RedoOpRef::DropIndex { .. }
                 | RedoOpRef::DropConstraint { .. }
+                | RedoOpRef::CreateVectorIndex { .. }
         )
     }
 
@@ -425,6 +446,19 @@ impl RedoOpRef<'_> {
             },
             RedoOpRef::DropConstraint { name } => RedoOp::DropConstraint {
                 name: name.to_string(),
+            },
+            RedoOpRef::CreateVectorIndex {
+                name,
+                relationship,
+                token,
+                key,
+                config,
+            } => RedoOp::CreateVectorIndex {
+                name: name.to_string(),
+                relationship,
+                token: token.into(),
+                key: key.into(),
+                config,
             },
         })
     }
@@ -556,6 +590,24 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             out.push(14);
             put_name(out, name);
         }
+        RedoOp::CreateVectorIndex {
+            name,
+            relationship,
+            token,
+            key,
+            config,
+        } => {
+            out.push(30);
+            put_name(out, name);
+            put_u64(out, u64::from(*relationship));
+            put_name(out, token);
+            put_name(out, key);
+            put_u64(out, config.dimensions as u64);
+            put_name(out, config.similarity.name());
+            put_u64(out, u64::from(config.quantization));
+            put_u64(out, config.hnsw_m as u64);
+            put_u64(out, config.hnsw_ef_construction as u64);
+        }
     }
 }
 
@@ -576,6 +628,15 @@ impl<'a> Fields<'a> {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
+    }
+
+    /// A u64 that sizes something in memory: a corrupt one must not ask for an allocation.
+    fn size(&mut self) -> Result<usize> {
+        let n = self.u64()?;
+        if n > u64::from(u32::MAX) {
+            return Err(self.r.corrupt("size too large"));
+        }
+        Ok(n as usize)
     }
 
     fn name_ref(&mut self) -> Result<&'a str> {
@@ -678,6 +739,31 @@ impl<'a> Fields<'a> {
             14 => RedoOpRef::DropConstraint {
                 name: self.name_ref()?,
             },
+            30 => {
+                let name = self.name_ref()?;
+                let relationship = self.u64()? != 0;
+                let token = self.name_ref()?;
+                let key = self.name_ref()?;
+                let dimensions = self.size()?;
+                let similarity = crate::vector::Similarity::parse(self.name_ref()?)
+                    .ok_or_else(|| self.r.corrupt("unknown similarity function"))?;
+                let quantization = self.u64()? != 0;
+                let hnsw_m = self.size()?;
+                let hnsw_ef_construction = self.size()?;
+                RedoOpRef::CreateVectorIndex {
+                    name,
+                    relationship,
+                    token,
+                    key,
+                    config: crate::vector::VectorConfig {
+                        dimensions,
+                        similarity,
+                        quantization,
+                        hnsw_m,
+                        hnsw_ef_construction,
+                    },
+                }
+            }
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }

@@ -44,6 +44,8 @@ pub struct Storage {
     pub(crate) keys: TokenTable,
     label_bits: Arena<OnceLock<Bitmap>, 8, 8, 0>,
     pub(crate) schema: RwLock<Arc<Schema>>,
+    /// Vector indexes, beside the property indexes (see `vector`).
+    pub(crate) vectors: RwLock<Vec<Arc<crate::vector::VectorIndexDef>>>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,
@@ -129,6 +131,7 @@ impl Storage {
             keys: TokenTable::new("property key", TOKENS_MAX),
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
+            vectors: RwLock::new(Vec::new()),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {

@@ -48,6 +48,16 @@ pub(crate) enum SchemaOp {
         name: String,
         unique: bool,
     },
+    CreateVector {
+        name: String,
+        relationship: bool,
+        token: u32,
+        key: u32,
+        config: crate::vector::VectorConfig,
+    },
+    DropVector {
+        name: String,
+    },
 }
 
 #[derive(Default)]
@@ -354,6 +364,17 @@ impl Transaction {
                 changed: false,
             });
         }
+        // Before the commit lock, so the graph work does not serialise commits, and before
+        // the commit is visible, so no reader of it misses a vector (see `vector`).
+        storage.index_vectors(
+            &View {
+                snapshot: tx.snapshot,
+                txid: tx.txid,
+                command: u32::MAX,
+            },
+            &st.touched_nodes,
+            &st.touched_rels,
+        );
         let mut slot = storage.commit.lock();
         let applied = match self.apply_schema_ops(&mut st) {
             Ok(applied) => applied,
@@ -389,9 +410,7 @@ impl Transaction {
             match log.append(&record) {
                 Ok(t) => ticket = Some(t),
                 Err(e) => {
-                    for def in &applied {
-                        self.unpublish(def);
-                    }
+                    applied.unpublish(self);
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));

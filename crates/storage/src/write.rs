@@ -643,6 +643,26 @@ impl Transaction {
             }
             RedoOp::DropIndex { name } => return self.drop_index(name),
             RedoOp::DropConstraint { name } => return self.drop_constraint(name),
+            RedoOp::CreateVectorIndex {
+                name,
+                relationship,
+                token,
+                key: k,
+                config,
+            } => {
+                let token = if *relationship {
+                    storage.get_or_create_rel_type(token)?.0
+                } else {
+                    label(token)?.0
+                };
+                return self.create_vector_index(
+                    Some(name),
+                    *relationship,
+                    token,
+                    key(k)?,
+                    *config,
+                );
+            }
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -691,7 +711,8 @@ impl Transaction {
             RedoOp::CreateIndex { .. }
             | RedoOp::CreateUniqueConstraint { .. }
             | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. } => {}
+            | RedoOp::DropConstraint { .. }
+            | RedoOp::CreateVectorIndex { .. } => {}
         }
         Ok(())
     }

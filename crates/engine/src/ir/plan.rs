@@ -182,6 +182,17 @@ pub(crate) enum Command {
         unique: bool,
         if_not_exists: bool,
     },
+    /// `CREATE VECTOR INDEX`: the options are evaluated when it runs (they may hold
+    /// parameters).
+    CreateVectorIndex {
+        name: Option<String>,
+        relationship: bool,
+        /// The label, or the relationship type.
+        token: Arc<Token>,
+        key: Arc<Token>,
+        options: Option<Expr>,
+        if_not_exists: bool,
+    },
     Drop {
         name: String,
         constraint: bool,
@@ -189,6 +200,8 @@ pub(crate) enum Command {
     },
     ShowIndexes {
         constraints: bool,
+        /// `SHOW VECTOR INDEXES` lists vector indexes only.
+        vector_only: bool,
     },
     /// `SHOW TRANSACTIONS [ids]`: every running transaction, or those named (each
     /// expression a String or a list of Strings).
@@ -202,8 +215,12 @@ impl Command {
     /// Column names of the command's result.
     pub fn columns(&self) -> &'static [&'static str] {
         match self {
-            Command::CreateIndex { .. } | Command::Drop { .. } => &[],
-            Command::ShowIndexes { constraints: true } => &[
+            Command::CreateIndex { .. }
+            | Command::CreateVectorIndex { .. }
+            | Command::Drop { .. } => &[],
+            Command::ShowIndexes {
+                constraints: true, ..
+            } => &[
                 "id",
                 "name",
                 "type",
@@ -212,7 +229,9 @@ impl Command {
                 "properties",
                 "ownedIndex",
             ],
-            Command::ShowIndexes { constraints: false } => &[
+            Command::ShowIndexes {
+                constraints: false, ..
+            } => &[
                 "id",
                 "name",
                 "state",
@@ -223,6 +242,7 @@ impl Command {
                 "properties",
                 "indexProvider",
                 "owningConstraint",
+                "options",
             ],
             Command::ShowTransactions(_) => &[
                 "database",
