@@ -293,7 +293,7 @@ pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, St
         }
     };
     let mut config = &empty;
-    for (k, v) in options.iter() {
+    for (k, v) in options {
         match (&**k, v) {
             ("indexConfig", Value::Map(m)) => config = &**m,
             ("indexConfig", Value::Null) | ("indexProvider", _) => {}
@@ -319,7 +319,7 @@ pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, St
             )),
         }
     };
-    for (k, v) in config.iter() {
+    for (k, v) in config {
         match &**k {
             "vector.dimensions" => {
                 dimensions = Some(bounded(k, v, VECTOR_DIMENSIONS_MAX)?);

@@ -201,7 +201,7 @@ fn query_nodes_returns_neo4j_scores_best_first() {
     let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["east", "northeast", "north"]);
     assert_eq!(got[0].1, 1.0);
-    assert!((got[1].1 - (1.0 + 0.5f64.sqrt()) / 2.0).abs() < 1e-12);
+    assert!((got[1].1 - f64::midpoint(1.0, 0.5f64.sqrt())).abs() < 1e-12);
     assert_eq!(got[2].1, 0.5);
     // The scores are the vector.similarity functions' own.
     let rows = run(

@@ -324,15 +324,7 @@ impl ExportCursor {
                         },
                     });
                 }
-                for info in storage.vector_indexes() {
-                    self.buf.push_back(RedoOp::CreateVectorIndex {
-                        name: info.name,
-                        relationship: info.relationship,
-                        token: info.token,
-                        key: info.key,
-                        config: info.config,
-                    });
-                }
+                self.buf.extend(storage.vector_schema_ops());
                 self.phase = ExportPhase::Nodes(0);
             }
             ExportPhase::Nodes(next) => {

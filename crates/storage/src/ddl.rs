@@ -20,7 +20,7 @@ use crate::redo::RedoOp;
 use crate::schema::{IndexDef, Schema};
 use crate::storage::Storage;
 use crate::txn::{SchemaOp, Transaction, TxState};
-use crate::vector::{VectorConfig, VectorIndexDef};
+use crate::vector::{VectorConfig, VectorIndexDef, VectorSpec};
 
 /// The definitions a commit's schema changes created, so a failed log append can take them
 /// back.
@@ -154,13 +154,13 @@ impl Transaction {
         if s.vector_exists(&name, relationship, token, key.0) {
             return Err(Error::SchemaRuleExists { name });
         }
-        st.schema_ops.push(SchemaOp::CreateVector {
+        st.schema_ops.push(SchemaOp::CreateVector(VectorSpec {
             name,
             relationship,
             token,
             key: key.0,
             config,
-        });
+        }));
         Ok(())
     }
 
@@ -239,51 +239,11 @@ impl Transaction {
                             });
                         }
                     }
-                    SchemaOp::CreateVector {
-                        name,
-                        relationship,
-                        token,
-                        key,
-                        config,
-                    } => {
-                        if storage.vector_exists(name, *relationship, *token, *key) {
-                            return Err(Error::SchemaRuleExists { name: name.clone() });
-                        }
-                        let def = Arc::new(VectorIndexDef::new(
-                            name.clone(),
-                            *relationship,
-                            *token,
-                            *key,
-                            *config,
-                        ));
-                        storage.vectors.write().push(def.clone());
-                        vectors_created.push(def);
-                        storage.schema_replaced();
-                        if self.inner.log {
-                            let token = if *relationship {
-                                storage.types.name_or_err(*token)?
-                            } else {
-                                storage.labels.name_or_err(*token)?
-                            };
-                            st.redo.push(RedoOp::CreateVectorIndex {
-                                name: name.clone(),
-                                relationship: *relationship,
-                                token,
-                                key: storage.keys.name_or_err(*key)?,
-                                config: *config,
-                            });
-                        }
+                    SchemaOp::CreateVector(spec) => {
+                        vectors_created.push(self.publish_vector(spec, &mut st.redo)?);
                     }
                     SchemaOp::DropVector { name } => {
-                        let Some(def) = storage.vector_def(name) else {
-                            return Err(Error::SchemaRuleNotFound { name: name.clone() });
-                        };
-                        storage.vectors.write().retain(|d| !Arc::ptr_eq(d, &def));
-                        vectors_dropped.push(def);
-                        storage.schema_replaced();
-                        if self.inner.log {
-                            st.redo.push(RedoOp::DropIndex { name: name.clone() });
-                        }
+                        vectors_dropped.push(self.unpublish_vector(name, &mut st.redo)?);
                     }
                     SchemaOp::Drop { name, unique } => {
                         let schema = storage.schema();
@@ -319,15 +279,72 @@ impl Transaction {
                 for def in dropped {
                     self.publish(def);
                 }
-                let storage = &self.inner.storage;
-                storage
-                    .vectors
-                    .write()
-                    .retain(|d| !vectors_created.iter().any(|c| Arc::ptr_eq(c, d)));
-                storage.vectors.write().extend(vectors_dropped);
+                self.restore_vectors(&vectors_created, vectors_dropped);
                 Err(e)
             }
         }
+    }
+
+    /// Takes back a failed commit's vector index changes.
+    fn restore_vectors(&self, created: &[Arc<VectorIndexDef>], dropped: Vec<Arc<VectorIndexDef>>) {
+        let mut vectors = self.inner.storage.vectors.write();
+        vectors.retain(|d| !created.iter().any(|c| Arc::ptr_eq(c, d)));
+        vectors.extend(dropped);
+    }
+
+    /// Publishes a vector index created at commit (and logs it).
+    fn publish_vector(
+        &self,
+        spec: &VectorSpec,
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<Arc<VectorIndexDef>> {
+        let storage = &self.inner.storage;
+        let def = VectorIndexDef::new(
+            spec.name.clone(),
+            spec.relationship,
+            spec.token,
+            spec.key,
+            spec.config,
+        );
+        if storage.vector_exists(&def.name, def.relationship, def.token, def.key) {
+            return Err(Error::SchemaRuleExists { name: def.name });
+        }
+        if self.inner.log {
+            let token = if def.relationship {
+                storage.types.name_or_err(def.token)?
+            } else {
+                storage.labels.name_or_err(def.token)?
+            };
+            redo.push(RedoOp::CreateVectorIndex {
+                name: def.name.clone(),
+                relationship: def.relationship,
+                token,
+                key: storage.keys.name_or_err(def.key)?,
+                config: def.config,
+            });
+        }
+        let def = Arc::new(def);
+        storage.vectors.write().push(def.clone());
+        storage.schema_replaced();
+        Ok(def)
+    }
+
+    /// Takes a dropped vector index out at commit (and logs it).
+    fn unpublish_vector(&self, name: &str, redo: &mut Vec<RedoOp>) -> Result<Arc<VectorIndexDef>> {
+        let storage = &self.inner.storage;
+        let Some(def) = storage.vector_def(name) else {
+            return Err(Error::SchemaRuleNotFound {
+                name: name.to_string(),
+            });
+        };
+        storage.vectors.write().retain(|d| !Arc::ptr_eq(d, &def));
+        storage.schema_replaced();
+        if self.inner.log {
+            redo.push(RedoOp::DropIndex {
+                name: name.to_string(),
+            });
+        }
+        Ok(def)
     }
 
     /// Fails if two nodes visible in the newest committed state share a value.

@@ -505,6 +505,25 @@ impl<'a> RedoRecordRef<'a> {
     }
 }
 
+fn encode_vector_index(
+    out: &mut Vec<u8>,
+    name: &str,
+    relationship: bool,
+    (token, key): (&str, &str),
+    config: &crate::vector::VectorConfig,
+) {
+    out.push(30);
+    put_name(out, name);
+    put_u64(out, u64::from(relationship));
+    put_name(out, token);
+    put_name(out, key);
+    put_u64(out, config.dimensions as u64);
+    put_name(out, config.similarity.name());
+    put_u64(out, u64::from(config.quantization));
+    put_u64(out, config.hnsw_m as u64);
+    put_u64(out, config.hnsw_ef_construction as u64);
+}
+
 fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
     match op {
         RedoOp::CreateNode { id, labels, props } => {
@@ -596,18 +615,7 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             token,
             key,
             config,
-        } => {
-            out.push(30);
-            put_name(out, name);
-            put_u64(out, u64::from(*relationship));
-            put_name(out, token);
-            put_name(out, key);
-            put_u64(out, config.dimensions as u64);
-            put_name(out, config.similarity.name());
-            put_u64(out, u64::from(config.quantization));
-            put_u64(out, config.hnsw_m as u64);
-            put_u64(out, config.hnsw_ef_construction as u64);
-        }
+        } => encode_vector_index(out, name, *relationship, (token, key), config),
     }
 }
 

@@ -48,13 +48,7 @@ pub(crate) enum SchemaOp {
         name: String,
         unique: bool,
     },
-    CreateVector {
-        name: String,
-        relationship: bool,
-        token: u32,
-        key: u32,
-        config: crate::vector::VectorConfig,
-    },
+    CreateVector(crate::vector::VectorSpec),
     DropVector {
         name: String,
     },
@@ -366,15 +360,11 @@ impl Transaction {
         }
         // Before the commit lock, so the graph work does not serialise commits, and before
         // the commit is visible, so no reader of it misses a vector (see `vector`).
-        storage.index_vectors(
-            &View {
-                snapshot: tx.snapshot,
-                txid: tx.txid,
-                command: u32::MAX,
-            },
-            &st.touched_nodes,
-            &st.touched_rels,
-        );
+        let own = View {
+            command: u32::MAX,
+            ..tx.view()
+        };
+        storage.index_vectors(&own, &st.touched_nodes, &st.touched_rels);
         let mut slot = storage.commit.lock();
         let applied = match self.apply_schema_ops(&mut st) {
             Ok(applied) => applied,

@@ -236,6 +236,16 @@ impl Graph {
     }
 }
 
+/// What `CREATE VECTOR INDEX` asks for, recorded by the transaction until commit.
+#[derive(Clone, Debug)]
+pub(crate) struct VectorSpec {
+    pub name: String,
+    pub relationship: bool,
+    pub token: u32,
+    pub key: u32,
+    pub config: VectorConfig,
+}
+
 pub(crate) struct VectorIndexDef {
     pub name: String,
     pub relationship: bool,
@@ -343,6 +353,20 @@ impl Storage {
             .collect()
     }
 
+    /// The vector indexes as creation ops, for a snapshot's schema section.
+    pub(crate) fn vector_schema_ops(&self) -> Vec<crate::redo::RedoOp> {
+        self.vector_indexes()
+            .into_iter()
+            .map(|info| crate::redo::RedoOp::CreateVectorIndex {
+                name: info.name,
+                relationship: info.relationship,
+                token: info.token,
+                key: info.key,
+                config: info.config,
+            })
+            .collect()
+    }
+
     /// Marks every vector index stale: a bulk path changed the store without a commit.
     pub(crate) fn vectors_stale(&self) {
         for d in self.vectors.read().iter() {
@@ -357,7 +381,7 @@ impl Storage {
             return;
         }
         let defs = self.vectors.read().clone();
-        for def in defs.iter() {
+        for def in &defs {
             let touched = if def.relationship { rels } else { nodes };
             if touched.is_empty() {
                 continue;
