@@ -145,6 +145,18 @@ fn create_show_and_drop_a_vector_index() {
             vec![Value::from("VECTOR")]
         ]
     );
+    // SHOW only reads: tools send it in read transactions (neo4j-graphrag does).
+    let mut read = db.begin(TxOptions::read()).expect("begin read");
+    let q = read
+        .run(
+            "SHOW VECTOR INDEXES YIELD name WHERE name = 'doc_vec' RETURN name",
+            Map::new(),
+        )
+        .expect("SHOW in a read transaction");
+    let mut rows = Vec::new();
+    read.pull(q, -1, &mut rows).expect("pull");
+    assert_eq!(rows, vec![vec![Value::from("doc_vec")]]);
+    read.rollback().expect("end");
     let r = db.execute("DROP INDEX doc_vec", Map::new()).expect("drop");
     assert_eq!(r.summary.stats.indexes_removed, 1);
     let e = db

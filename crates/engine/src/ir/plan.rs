@@ -212,6 +212,18 @@ pub(crate) enum Command {
 }
 
 impl Command {
+    /// Whether the command changes the schema or ends transactions: `SHOW` commands only
+    /// read, so they run in read transactions (tools send them with read routing).
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            Command::CreateIndex { .. }
+                | Command::CreateVectorIndex { .. }
+                | Command::Drop { .. }
+                | Command::TerminateTransactions(_)
+        )
+    }
+
     /// Column names of the command's result.
     pub fn columns(&self) -> &'static [&'static str] {
         match self {
@@ -467,12 +479,9 @@ impl Op {
     pub fn writes(&self) -> bool {
         matches!(
             self,
-            Op::Create { .. }
-                | Op::Merge { .. }
-                | Op::Set { .. }
-                | Op::Delete { .. }
-                | Op::Command { .. }
+            Op::Create { .. } | Op::Merge { .. } | Op::Set { .. } | Op::Delete { .. }
         ) || matches!(self, Op::ProcedureCall { procedure, .. } if procedure.signature().writes)
+            || matches!(self, Op::Command { command, .. } if command.writes())
     }
 }
 
