@@ -2,7 +2,7 @@
 # Official-driver integration tests: builds `quiver`, installs the pinned Python drivers (6.x and
 # 5.28) and the pinned JavaScript driver (6.x) into target/drivers, and runs their tests against
 # real servers started on ephemeral ports. QUIVER_LANGCHAIN=1 also installs LangChain's Neo4j
-# integration (pinned) and runs its test.
+# integration (pinned) and runs its test; QUIVER_GRAPHRAG=1 does the same for neo4j-graphrag.
 #
 # Runs on a fresh Debian machine: Python's venv and Node/npm are installed with apt when missing.
 # Drivers already installed at the pinned versions are reused, so a second run needs no network.
@@ -12,6 +12,7 @@ cd "$(dirname "$0")/../.."
 PYTHON_DRIVERS=("6.4.1" "5.28.8")
 PYTEST_SPEC="pytest>=8,<9"
 LANGCHAIN_NEO4J="0.11.0"
+NEO4J_GRAPHRAG="1.22.0"
 NODE_MAJOR_MIN=18
 
 apt_updated=0
@@ -101,6 +102,27 @@ EOF
     fi
     echo "== LangChain langchain-neo4j $LANGCHAIN_NEO4J"
     (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_langchain.py)
+fi
+
+# neo4j-graphrag's VectorRetriever over a vector index (tests/drivers/python/test_vector.py,
+# skipped in the driver venvs without it): opt-in like LangChain, for its install's size.
+if [ "${QUIVER_GRAPHRAG:-0}" = "1" ]; then
+    venv="$work/python-graphrag-$NEO4J_GRAPHRAG"
+    if [ ! -x "$venv/bin/python" ]; then
+        python3 -m venv "$venv"
+    fi
+    if ! "$venv/bin/python" - "$NEO4J_GRAPHRAG" 2>/dev/null <<'EOF'
+import sys
+from importlib.metadata import version
+import pytest  # noqa: F401
+sys.exit(0 if version("neo4j-graphrag") == sys.argv[1] else 1)
+EOF
+    then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "neo4j-graphrag==$NEO4J_GRAPHRAG" "neo4j==${PYTHON_DRIVERS[0]}" "$PYTEST_SPEC"
+    fi
+    echo "== neo4j-graphrag $NEO4J_GRAPHRAG"
+    (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_vector.py)
 fi
 
 # Opt-in: the Python driver 4.3, which offers Bolt 4.3–4.0 only, in a venv of its own.

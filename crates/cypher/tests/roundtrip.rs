@@ -350,6 +350,10 @@ fn schema_and_admin() {
         "CREATE RANGE INDEX FOR ()-[r:KNOWS]-() ON (r.since)",
     );
     verified("CREATE TEXT INDEX t FOR (n:Doc) ON (n.body)");
+    verified(
+        "CREATE VECTOR INDEX v IF NOT EXISTS FOR (n:Doc) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 3, `vector.similarity_function`: 'cosine'}}",
+    );
+    verified("CREATE VECTOR INDEX FOR ()-[r:SIMILAR]-() ON (r.e)");
     verified("CREATE LOOKUP INDEX FOR (n) ON EACH labels(n)");
     verified("CREATE LOOKUP INDEX FOR ()-[r]-() ON EACH type(r)");
     verified("DROP INDEX person_name IF EXISTS");

@@ -336,6 +336,18 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
             },
         })
         .chain(catalogue)
+        .chain(
+            storage
+                .vector_indexes()
+                .into_iter()
+                .map(|info| RedoOp::CreateVectorIndex {
+                    name: info.name,
+                    relationship: info.relationship,
+                    token: info.token,
+                    key: info.key,
+                    config: info.config,
+                }),
+        )
         .collect()
 }
 
@@ -508,9 +520,33 @@ trait Loader {
         rel_type: &str,
         props: PropsRef<'_>,
     ) -> quiver_storage::Result<()>;
+    /// Only the schema section's loader takes vector indexes.
+    fn vector_index(
+        &mut self,
+        _name: &str,
+        _relationship: bool,
+        _token: &str,
+        _key: &str,
+        _config: quiver_storage::VectorConfig,
+    ) -> quiver_storage::Result<()> {
+        Err(quiver_storage::Error::Replay(
+            "a creation outside its section".to_string(),
+        ))
+    }
 }
 
 impl Loader for BulkLoad<'_> {
+    fn vector_index(
+        &mut self,
+        name: &str,
+        relationship: bool,
+        token: &str,
+        key: &str,
+        config: quiver_storage::VectorConfig,
+    ) -> quiver_storage::Result<()> {
+        self.create_vector_index(name, relationship, token, key, config)
+    }
+
     fn create_index(
         &mut self,
         label: LabelId,
@@ -616,6 +652,15 @@ fn apply_ops(
             RedoOpRef::Security { catalogue } if kind == KIND_OPS || kind == KIND_SCHEMA => {
                 storage.load_security(quiver_storage::Security::decode(catalogue)?);
             }
+            RedoOpRef::CreateVectorIndex {
+                name,
+                relationship,
+                token,
+                key,
+                config,
+            } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                loader.vector_index(name, relationship, token, key, config)?;
+            }
             RedoOpRef::CreateNode { id, labels, props }
                 if kind == KIND_OPS || kind == KIND_NODES =>
             {
@@ -633,6 +678,7 @@ fn apply_ops(
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
             | RedoOpRef::Security { .. }
+            | RedoOpRef::CreateVectorIndex { .. }
             | RedoOpRef::CreateNode { .. }
             | RedoOpRef::CreateRelationship { .. } => return misplaced(),
             _ => {

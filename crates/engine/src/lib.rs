@@ -39,6 +39,7 @@ pub mod security;
 mod summary;
 mod tokens;
 mod transaction;
+mod vector;
 
 pub use acknowledge::WaitError;
 pub use apoc::APOC_VERSION;

@@ -212,6 +212,8 @@ impl Storage {
 
     /// Numbers what was written as `commit` and lets readers see it.
     fn publish_unobserved(&self, commit: u64, tally: &Tally) {
+        // Nothing here went through a commit's write set: vector graphs rebuild on next use.
+        self.vectors_stale();
         let _slot = self.commit.lock();
         self.counts.publish(commit, tally.changes());
         self.last_committed.store(commit, Ordering::Release);
@@ -315,6 +317,7 @@ impl Storage {
             | RedoOpRef::DropIndex { .. }
             | RedoOpRef::DropConstraint { .. }
             | RedoOpRef::Security { .. } => {
+            | RedoOpRef::CreateVectorIndex { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }
@@ -917,6 +920,42 @@ impl<'a> BulkLoad<'a> {
             key: key.0,
             unique,
         });
+        Ok(())
+    }
+
+    /// Defines a vector index (see [`Transaction::create_vector_index`]); its graph is built
+    /// from the store at its first search, after the load.
+    pub fn create_vector_index(
+        &mut self,
+        name: &str,
+        relationship: bool,
+        token: &str,
+        key: &str,
+        config: crate::vector::VectorConfig,
+    ) -> Result<()> {
+        let s = self.storage;
+        let token = if relationship {
+            s.types.get_or_create(token)?
+        } else {
+            s.labels.get_or_create(token)?
+        };
+        let key = s.keys.get_or_create(key)?;
+        if s.vector_exists(name, relationship, token, key)
+            || self.indexes.iter().any(|p| p.name == name)
+        {
+            return Err(Error::SchemaRuleExists {
+                name: name.to_string(),
+            });
+        }
+        s.vectors
+            .write()
+            .push(Arc::new(crate::vector::VectorIndexDef::new(
+                name.to_string(),
+                relationship,
+                token,
+                key,
+                config,
+            )));
         Ok(())
     }
 

@@ -324,6 +324,7 @@ impl ExportCursor {
                         },
                     });
                 }
+                self.buf.extend(storage.vector_schema_ops());
                 self.phase = ExportPhase::Nodes(0);
             }
             ExportPhase::Nodes(next) => {

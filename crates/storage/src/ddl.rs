@@ -20,6 +20,28 @@ use crate::redo::RedoOp;
 use crate::schema::{IndexDef, Schema};
 use crate::storage::Storage;
 use crate::txn::{SchemaOp, Transaction, TxState};
+use crate::vector::{VectorConfig, VectorIndexDef, VectorSpec};
+
+/// The definitions a commit's schema changes created, so a failed log append can take them
+/// back.
+#[derive(Default)]
+pub(crate) struct Applied {
+    pub indexes: Vec<Arc<IndexDef>>,
+    pub vectors: Vec<Arc<VectorIndexDef>>,
+}
+
+impl Applied {
+    pub(crate) fn unpublish(&self, tx: &Transaction) {
+        for def in &self.indexes {
+            tx.unpublish(def);
+        }
+        let storage = &tx.inner.storage;
+        storage
+            .vectors
+            .write()
+            .retain(|d| !self.vectors.iter().any(|c| Arc::ptr_eq(c, d)));
+    }
+}
 
 impl Transaction {
     fn default_name(&self, prefix: &str, label: u32, key: u32) -> Result<String> {
@@ -46,7 +68,10 @@ impl Transaction {
             }
         };
         let schema = self.inner.storage.schema();
-        if schema.by_name(&name).is_some() || schema.find_kind(label.0, key.0, unique).is_some() {
+        if schema.by_name(&name).is_some()
+            || schema.find_kind(label.0, key.0, unique).is_some()
+            || self.inner.storage.vector_def(&name).is_some()
+        {
             return Err(Error::SchemaRuleExists { name });
         }
         st.schema_ops.push(SchemaOp::Create {
@@ -93,7 +118,51 @@ impl Transaction {
     }
 
     pub fn drop_index(&self, name: &str) -> Result<()> {
+        if self.inner.storage.vector_def(name).is_some() {
+            let mut st = self.schema_write()?;
+            st.schema_ops.push(SchemaOp::DropVector {
+                name: name.to_string(),
+            });
+            return Ok(());
+        }
         self.record_drop(name, false)
+    }
+
+    /// Creates a vector index over `key` of the nodes with label `token` (or, when
+    /// `relationship`, of the relationships of type `token`), applied at commit. Its graph is
+    /// built from the store at its first search (see `vector`).
+    pub fn create_vector_index(
+        &self,
+        name: Option<&str>,
+        relationship: bool,
+        token: u32,
+        key: PropKeyId,
+        config: VectorConfig,
+    ) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let s = &self.inner.storage;
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => {
+                let token_name = if relationship {
+                    s.types.name_or_err(token)?
+                } else {
+                    s.labels.name_or_err(token)?
+                };
+                format!("vector_{token_name}_{}", s.keys.name_or_err(key.0)?)
+            }
+        };
+        if s.vector_exists(&name, relationship, token, key.0) {
+            return Err(Error::SchemaRuleExists { name });
+        }
+        st.schema_ops.push(SchemaOp::CreateVector(VectorSpec {
+            name,
+            relationship,
+            token,
+            key: key.0,
+            config,
+        }));
+        Ok(())
     }
 
     pub fn drop_constraint(&self, name: &str) -> Result<()> {
@@ -120,10 +189,12 @@ impl Transaction {
 
     /// Applies the recorded schema changes; on failure, undoes the ones already applied.
     /// Returns the definitions it created (so a failed log append can take them back).
-    pub(crate) fn apply_schema_ops(&self, st: &mut TxState) -> Result<Vec<Arc<IndexDef>>> {
+    pub(crate) fn apply_schema_ops(&self, st: &mut TxState) -> Result<Applied> {
         let storage = self.inner.storage.clone();
         let mut created: Vec<Arc<IndexDef>> = Vec::new();
         let mut dropped: Vec<Arc<IndexDef>> = Vec::new();
+        let mut vectors_created: Vec<Arc<VectorIndexDef>> = Vec::new();
+        let mut vectors_dropped: Vec<Arc<VectorIndexDef>> = Vec::new();
         let ops = std::mem::take(&mut st.schema_ops);
         let result = (|| -> Result<()> {
             for op in &ops {
@@ -169,6 +240,12 @@ impl Transaction {
                             });
                         }
                     }
+                    SchemaOp::CreateVector(spec) => {
+                        vectors_created.push(self.publish_vector(spec, &mut st.redo)?);
+                    }
+                    SchemaOp::DropVector { name } => {
+                        vectors_dropped.push(self.unpublish_vector(name, &mut st.redo)?);
+                    }
                     SchemaOp::Drop { name, unique } => {
                         let schema = storage.schema();
                         let def = match schema.by_name(name) {
@@ -192,7 +269,10 @@ impl Transaction {
             Ok(())
         })();
         match result {
-            Ok(()) => Ok(created),
+            Ok(()) => Ok(Applied {
+                indexes: created,
+                vectors: vectors_created,
+            }),
             Err(e) => {
                 for def in &created {
                     self.unpublish(def);
@@ -200,9 +280,72 @@ impl Transaction {
                 for def in dropped {
                     self.publish(def);
                 }
+                self.restore_vectors(&vectors_created, vectors_dropped);
                 Err(e)
             }
         }
+    }
+
+    /// Takes back a failed commit's vector index changes.
+    fn restore_vectors(&self, created: &[Arc<VectorIndexDef>], dropped: Vec<Arc<VectorIndexDef>>) {
+        let mut vectors = self.inner.storage.vectors.write();
+        vectors.retain(|d| !created.iter().any(|c| Arc::ptr_eq(c, d)));
+        vectors.extend(dropped);
+    }
+
+    /// Publishes a vector index created at commit (and logs it).
+    fn publish_vector(
+        &self,
+        spec: &VectorSpec,
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<Arc<VectorIndexDef>> {
+        let storage = &self.inner.storage;
+        let def = VectorIndexDef::new(
+            spec.name.clone(),
+            spec.relationship,
+            spec.token,
+            spec.key,
+            spec.config,
+        );
+        if storage.vector_exists(&def.name, def.relationship, def.token, def.key) {
+            return Err(Error::SchemaRuleExists { name: def.name });
+        }
+        if self.inner.log {
+            let token = if def.relationship {
+                storage.types.name_or_err(def.token)?
+            } else {
+                storage.labels.name_or_err(def.token)?
+            };
+            redo.push(RedoOp::CreateVectorIndex {
+                name: def.name.clone(),
+                relationship: def.relationship,
+                token,
+                key: storage.keys.name_or_err(def.key)?,
+                config: def.config,
+            });
+        }
+        let def = Arc::new(def);
+        storage.vectors.write().push(def.clone());
+        storage.schema_replaced();
+        Ok(def)
+    }
+
+    /// Takes a dropped vector index out at commit (and logs it).
+    fn unpublish_vector(&self, name: &str, redo: &mut Vec<RedoOp>) -> Result<Arc<VectorIndexDef>> {
+        let storage = &self.inner.storage;
+        let Some(def) = storage.vector_def(name) else {
+            return Err(Error::SchemaRuleNotFound {
+                name: name.to_string(),
+            });
+        };
+        storage.vectors.write().retain(|d| !Arc::ptr_eq(d, &def));
+        storage.schema_replaced();
+        if self.inner.log {
+            redo.push(RedoOp::DropIndex {
+                name: name.to_string(),
+            });
+        }
+        Ok(def)
     }
 
     /// Fails if two nodes visible in the newest committed state share a value.

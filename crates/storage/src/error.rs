@@ -67,6 +67,13 @@ pub enum Error {
     #[error("no index on :{label}({key})")]
     IndexNotFound { label: String, key: String },
 
+    #[error("vector index `{index}` has {expected} dimensions, the query vector {got}")]
+    VectorDimensions {
+        index: String,
+        expected: usize,
+        got: usize,
+    },
+
     #[error("a transaction may not mix schema changes with data changes")]
     MixedSchemaAndData,
 

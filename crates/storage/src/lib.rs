@@ -70,6 +70,7 @@ mod security;
 mod storage;
 mod tokens;
 mod txn;
+mod vector;
 mod write;
 
 pub use bulk::{BulkLoad, BulkSection, BulkSummary};
@@ -94,3 +95,7 @@ pub use security::{RoleRecord, Security, UserRecord};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;
 pub use txn::{CommitInfo, Transaction};
+pub use vector::{
+    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity,
+    VECTOR_DIMENSIONS_MAX, VectorConfig, VectorIndexInfo, vector_of,
+};

@@ -34,6 +34,11 @@
 //! 14    DropConstraint            name
 //! 15    Security                  catalogue: u32 LE byte length, the catalogue's bytes
 //!                                 (see `security`): it replaces the whole catalogue
+//! 30    CreateVectorIndex         name, relationship: u64 (0 or 1), label or type: name,
+//!                                 key: name, dimensions: u64, similarity: name,
+//!                                 quantization: u64 (0 or 1), hnsw m: u64,
+//!                                 hnsw ef_construction: u64
+//!                                 (dropped by DropIndex)
 //! ```
 
 use std::sync::Arc;
@@ -119,6 +124,13 @@ pub enum RedoOp {
     Security {
         catalogue: Arc<Security>,
     },
+    CreateVectorIndex {
+        name: String,
+        relationship: bool,
+        token: Arc<str>,
+        key: Arc<str>,
+        config: crate::vector::VectorConfig,
+    },
 }
 
 impl RedoOp {
@@ -132,6 +144,7 @@ impl RedoOp {
                 | RedoOp::DropIndex { .. }
                 | RedoOp::DropConstraint { .. }
                 | RedoOp::Security { .. }
+                | RedoOp::CreateVectorIndex { .. }
         )
     }
 }
@@ -353,6 +366,13 @@ pub enum RedoOpRef<'a> {
     Security {
         catalogue: &'a [u8],
     },
+    CreateVectorIndex {
+        name: &'a str,
+        relationship: bool,
+        token: &'a str,
+        key: &'a str,
+        config: crate::vector::VectorConfig,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -365,6 +385,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::DropIndex { .. }
                 | RedoOpRef::DropConstraint { .. }
                 | RedoOpRef::Security { .. }
+                | RedoOpRef::CreateVectorIndex { .. }
         )
     }
 
@@ -442,6 +463,19 @@ impl RedoOpRef<'_> {
             RedoOpRef::Security { catalogue } => RedoOp::Security {
                 catalogue: Arc::new(Security::decode(catalogue)?),
             },
+            RedoOpRef::CreateVectorIndex {
+                name,
+                relationship,
+                token,
+                key,
+                config,
+            } => RedoOp::CreateVectorIndex {
+                name: name.to_string(),
+                relationship,
+                token: token.into(),
+                key: key.into(),
+                config,
+            },
         })
     }
 }
@@ -485,6 +519,25 @@ impl<'a> RedoRecordRef<'a> {
         }
         Ok((RedoRecordRef { commit, ops }, 4 + payload))
     }
+}
+
+fn encode_vector_index(
+    out: &mut Vec<u8>,
+    name: &str,
+    relationship: bool,
+    (token, key): (&str, &str),
+    config: &crate::vector::VectorConfig,
+) {
+    out.push(30);
+    put_name(out, name);
+    put_u64(out, u64::from(relationship));
+    put_name(out, token);
+    put_name(out, key);
+    put_u64(out, config.dimensions as u64);
+    put_name(out, config.similarity.name());
+    put_u64(out, u64::from(config.quantization));
+    put_u64(out, config.hnsw_m as u64);
+    put_u64(out, config.hnsw_ef_construction as u64);
 }
 
 fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
@@ -578,6 +631,13 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             put_u32(out, bytes.len() as u32);
             out.extend_from_slice(&bytes);
         }
+        RedoOp::CreateVectorIndex {
+            name,
+            relationship,
+            token,
+            key,
+            config,
+        } => encode_vector_index(out, name, *relationship, (token, key), config),
     }
 }
 
@@ -598,6 +658,15 @@ impl<'a> Fields<'a> {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
+    }
+
+    /// A u64 that sizes something in memory: a corrupt one must not ask for an allocation.
+    fn size(&mut self) -> Result<usize> {
+        let n = self.u64()?;
+        if n > u64::from(u32::MAX) {
+            return Err(self.r.corrupt("size too large"));
+        }
+        Ok(n as usize)
     }
 
     fn name_ref(&mut self) -> Result<&'a str> {
@@ -705,6 +774,31 @@ impl<'a> Fields<'a> {
                 let catalogue = self.r.take(n)?;
                 Security::decode(catalogue)?;
                 RedoOpRef::Security { catalogue }
+            }
+            30 => {
+                let name = self.name_ref()?;
+                let relationship = self.u64()? != 0;
+                let token = self.name_ref()?;
+                let key = self.name_ref()?;
+                let dimensions = self.size()?;
+                let similarity = crate::vector::Similarity::parse(self.name_ref()?)
+                    .ok_or_else(|| self.r.corrupt("unknown similarity function"))?;
+                let quantization = self.u64()? != 0;
+                let hnsw_m = self.size()?;
+                let hnsw_ef_construction = self.size()?;
+                RedoOpRef::CreateVectorIndex {
+                    name,
+                    relationship,
+                    token,
+                    key,
+                    config: crate::vector::VectorConfig {
+                        dimensions,
+                        similarity,
+                        quantization,
+                        hnsw_m,
+                        hnsw_ef_construction,
+                    },
+                }
             }
             _ => return Err(self.r.corrupt("unknown op kind")),
         })

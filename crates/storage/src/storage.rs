@@ -47,6 +47,8 @@ pub struct Storage {
     pub(crate) schema: RwLock<Arc<Schema>>,
     /// Users and roles (see [`crate::Security`]); replaced whole at commit.
     pub(crate) security: RwLock<Arc<Security>>,
+    /// Vector indexes, beside the property indexes (see `vector`).
+    pub(crate) vectors: RwLock<Vec<Arc<crate::vector::VectorIndexDef>>>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,
@@ -145,6 +147,7 @@ impl Storage {
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
             security: RwLock::new(Arc::new(Security::default())),
+            vectors: RwLock::new(Vec::new()),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {

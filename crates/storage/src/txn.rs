@@ -49,12 +49,16 @@ pub(crate) enum SchemaOp {
         name: String,
         unique: bool,
     },
+    CreateVector(crate::vector::VectorSpec),
+    DropVector {
+        name: String,
+    },
 }
 
 /// What a commit applied besides data: the index definitions it published and the security
 /// catalogue it replaced.
 struct Applied {
-    indexes: Vec<Arc<crate::schema::IndexDef>>,
+    schema: crate::ddl::Applied,
     security: Option<Arc<Security>>,
 }
 
@@ -428,6 +432,13 @@ impl Transaction {
                 changed: false,
             });
         }
+        // Before the commit lock, so the graph work does not serialise commits, and before
+        // the commit is visible, so no reader of it misses a vector (see `vector`).
+        let own = View {
+            command: u32::MAX,
+            ..tx.view()
+        };
+        storage.index_vectors(&own, &st.touched_nodes, &st.touched_rels);
         let mut slot = storage.commit.lock();
         let applied = match self.apply_catalogues(&mut st) {
             Ok(applied) => applied,
@@ -511,10 +522,10 @@ impl Transaction {
     fn apply_catalogues(&self, st: &mut TxState) -> Result<Applied> {
         let security = self.apply_security(st)?;
         match self.apply_schema_ops(st) {
-            Ok(indexes) => Ok(Applied { indexes, security }),
+            Ok(schema) => Ok(Applied { schema, security }),
             Err(e) => {
                 self.take_back(Applied {
-                    indexes: Vec::new(),
+                    schema: crate::ddl::Applied::default(),
                     security,
                 });
                 Err(e)
@@ -524,9 +535,7 @@ impl Transaction {
 
     /// Undoes [`Transaction::apply_catalogues`] after the log refused the commit.
     fn take_back(&self, applied: Applied) {
-        for def in &applied.indexes {
-            self.unpublish(def);
-        }
+        applied.schema.unpublish(self);
         if let Some(old) = applied.security {
             *self.inner.storage.security.write() = old;
         }

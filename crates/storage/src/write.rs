@@ -651,6 +651,26 @@ impl Transaction {
                 });
                 return Ok(());
             }
+            RedoOp::CreateVectorIndex {
+                name,
+                relationship,
+                token,
+                key: k,
+                config,
+            } => {
+                let token = if *relationship {
+                    storage.get_or_create_rel_type(token)?.0
+                } else {
+                    label(token)?.0
+                };
+                return self.create_vector_index(
+                    Some(name),
+                    *relationship,
+                    token,
+                    key(k)?,
+                    *config,
+                );
+            }
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -701,6 +721,7 @@ impl Transaction {
             | RedoOp::DropIndex { .. }
             | RedoOp::DropConstraint { .. }
             | RedoOp::Security { .. } => {}
+            | RedoOp::CreateVectorIndex { .. } => {}
         }
         Ok(())
     }

@@ -26,6 +26,8 @@ pub enum IndexKind {
     Text,
     Point,
     Lookup,
+    /// `CREATE VECTOR INDEX`: approximate nearest neighbours over one property.
+    Vector,
 }
 
 impl IndexKind {
@@ -35,6 +37,7 @@ impl IndexKind {
             IndexKind::Text => "TEXT",
             IndexKind::Point => "POINT",
             IndexKind::Lookup => "LOOKUP",
+            IndexKind::Vector => "VECTOR",
         }
     }
 }

@@ -41,10 +41,9 @@ impl Parser<'_> {
             IndexKind::Point
         } else if self.parse_keyword("LOOKUP") {
             IndexKind::Lookup
-        } else if ["FULLTEXT", "VECTOR", "BTREE"]
-            .iter()
-            .any(|k| self.peek_keyword(k))
-        {
+        } else if self.parse_keyword("VECTOR") {
+            IndexKind::Vector
+        } else if ["FULLTEXT", "BTREE"].iter().any(|k| self.peek_keyword(k)) {
             let what = format!("{} indexes", self.text(kind_span).to_ascii_uppercase());
             return Err(self.unsupported(&what, kind_span));
         } else {

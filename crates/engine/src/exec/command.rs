@@ -153,12 +153,52 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             unique,
             if_not_exists,
         } => create_index(name.as_deref(), label, key, *unique, *if_not_exists, cx),
+        Command::CreateVectorIndex {
+            name,
+            relationship,
+            token,
+            key,
+            options,
+            if_not_exists,
+        } => {
+            let options = match options {
+                Some(e) => e.eval(row, cx)?,
+                None => Value::Null,
+            };
+            let config =
+                crate::vector::config_of(&options).map_err(crate::vector::options_error)?;
+            let token = token.get_or_create(&cx.storage)?;
+            let key = PropKeyId(key.get_or_create(&cx.storage)?);
+            match cx
+                .tx
+                .create_vector_index(name.as_deref(), *relationship, token, key, config)
+            {
+                Ok(()) => cx.counters.indexes_added += 1,
+                Err(quiver_storage::Error::SchemaRuleExists { .. }) if *if_not_exists => {}
+                Err(e) => return Err(e.into()),
+            }
+            cx.shared.schema_changed();
+            Ok(Vec::new())
+        }
         Command::Drop {
             name,
             constraint,
             if_exists,
         } => drop_schema_rule(name, *constraint, *if_exists, cx),
-        Command::ShowIndexes { constraints } => Ok(show_indexes(*constraints, cx)),
+        Command::ShowIndexes {
+            constraints,
+            vector_only,
+        } => {
+            let mut rows = if *vector_only {
+                Vec::new()
+            } else {
+                show_indexes(*constraints, cx)
+            };
+            if !*constraints {
+                rows.extend(show_vector_indexes(rows.len(), cx));
+            }
+            Ok(rows)
+        }
         Command::ShowTransactions(ids) => {
             let wanted = transaction_ids(ids, row, cx)?;
             Ok(cx
@@ -331,8 +371,37 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
                     props,
                     Value::from("range-1.0"),
                     owning,
+                    Value::map(quiver_value::Map::new()),
                 ]
             }
+        })
+        .collect()
+}
+
+/// `SHOW INDEXES` rows of the vector indexes, numbered after the `before` rows listed first.
+fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
+    cx.storage
+        .vector_indexes()
+        .into_iter()
+        .enumerate()
+        .map(|(i, info)| {
+            vec![
+                Value::Int((before + i) as i64 + 1),
+                Value::from(info.name.as_str()),
+                Value::from("ONLINE"),
+                Value::Float(100.0),
+                Value::from("VECTOR"),
+                Value::from(if info.relationship {
+                    "RELATIONSHIP"
+                } else {
+                    "NODE"
+                }),
+                Value::from(vec![Value::String(info.token.clone())]),
+                Value::from(vec![Value::String(info.key.clone())]),
+                Value::from("vector-2.0"),
+                Value::Null,
+                crate::vector::options_value(&info),
+            ]
         })
         .collect()
 }

@@ -255,6 +255,17 @@ pub(crate) enum Command {
         unique: bool,
         if_not_exists: bool,
     },
+    /// `CREATE VECTOR INDEX`: the options are evaluated when it runs (they may hold
+    /// parameters).
+    CreateVectorIndex {
+        name: Option<String>,
+        relationship: bool,
+        /// The label, or the relationship type.
+        token: Arc<Token>,
+        key: Arc<Token>,
+        options: Option<Expr>,
+        if_not_exists: bool,
+    },
     Drop {
         name: String,
         constraint: bool,
@@ -262,6 +273,8 @@ pub(crate) enum Command {
     },
     ShowIndexes {
         constraints: bool,
+        /// `SHOW VECTOR INDEXES` lists vector indexes only.
+        vector_only: bool,
     },
     /// `SHOW TRANSACTIONS [ids]`: every running transaction, or those named (each
     /// expression a String or a list of Strings).
@@ -279,11 +292,28 @@ pub(crate) enum Command {
 }
 
 impl Command {
+    /// Whether the command changes the schema or ends transactions: `SHOW` commands only
+    /// read, so they run in read transactions (tools send them with read routing).
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            Command::CreateIndex { .. }
+                | Command::CreateVectorIndex { .. }
+                | Command::Drop { .. }
+                | Command::TerminateTransactions(_)
+        )
+    }
+
     /// Column names of the command's result.
     pub fn columns(&self) -> &'static [&'static str] {
         match self {
-            Command::CreateIndex { .. } | Command::Drop { .. } | Command::Admin { .. } => &[],
-            Command::ShowIndexes { constraints: true } => &[
+            Command::CreateIndex { .. }
+            | Command::CreateVectorIndex { .. }
+            | Command::Drop { .. }
+            | Command::Admin { .. } => &[],
+            Command::ShowIndexes {
+                constraints: true, ..
+            } => &[
                 "id",
                 "name",
                 "type",
@@ -292,7 +322,9 @@ impl Command {
                 "properties",
                 "ownedIndex",
             ],
-            Command::ShowIndexes { constraints: false } => &[
+            Command::ShowIndexes {
+                constraints: false, ..
+            } => &[
                 "id",
                 "name",
                 "state",
@@ -303,6 +335,7 @@ impl Command {
                 "properties",
                 "indexProvider",
                 "owningConstraint",
+                "options",
             ],
             Command::ShowTransactions(_) => &[
                 "database",
@@ -539,12 +572,9 @@ impl Op {
     pub fn writes(&self) -> bool {
         matches!(
             self,
-            Op::Create { .. }
-                | Op::Merge { .. }
-                | Op::Set { .. }
-                | Op::Delete { .. }
-                | Op::Command { .. }
+            Op::Create { .. } | Op::Merge { .. } | Op::Set { .. } | Op::Delete { .. }
         ) || matches!(self, Op::ProcedureCall { procedure, .. } if procedure.signature().writes)
+            || matches!(self, Op::Command { command, .. } if command.writes())
     }
 }
 

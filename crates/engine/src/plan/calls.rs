@@ -125,6 +125,9 @@ impl Planner<'_> {
                 let ast::IndexTarget::Properties { entity, properties } = &ix.target else {
                     return Err(self.unsupported("token lookup indexes", cmd_span(cmd)));
                 };
+                if ix.kind == ast::IndexKind::Vector {
+                    return self.vector_index(ix, entity, properties);
+                }
                 if entity.relationship {
                     return Err(
                         self.unsupported("relationship property indexes", entity.label.span)
@@ -174,6 +177,37 @@ impl Planner<'_> {
         })
     }
 
+    /// `CREATE VECTOR INDEX ... FOR (n:Label) ON (n.p)` or `FOR ()-[r:TYPE]-() ON (r.p)`.
+    fn vector_index(
+        &mut self,
+        ix: &ast::CreateIndex,
+        entity: &ast::SchemaEntity,
+        properties: &[ast::Ident],
+    ) -> Result<Command> {
+        if properties.len() != 1 {
+            return Err(self.unsupported(
+                "vector indexes over more than one property",
+                entity.label.span,
+            ));
+        }
+        let options = match &ix.options {
+            Some(o) => Some(self.expr(o, &Scope::default())?),
+            None => None,
+        };
+        Ok(Command::CreateVectorIndex {
+            name: ix.name.as_ref().map(|n| n.name.clone()),
+            relationship: entity.relationship,
+            token: if entity.relationship {
+                self.tokens.rel_type(&entity.label.name)
+            } else {
+                self.tokens.label(&entity.label.name)
+            },
+            key: self.tokens.key(&properties[0].name),
+            options,
+            if_not_exists: ix.if_not_exists,
+        })
+    }
+
     fn unsupported(&self, what: &str, span: Span) -> quiver_cypher::Error {
         self.err(
             Status::SyntaxError,
@@ -185,8 +219,14 @@ impl Planner<'_> {
 
     pub(super) fn show_command(&mut self, cmd: &ast::ShowCommand) -> Result<Command> {
         Ok(match &cmd.kind {
-            ShowKind::Indexes(_) => Command::ShowIndexes { constraints: false },
-            ShowKind::Constraints(_) => Command::ShowIndexes { constraints: true },
+            ShowKind::Indexes(kind) => Command::ShowIndexes {
+                constraints: false,
+                vector_only: *kind == ast::ShowIndexType::Vector,
+            },
+            ShowKind::Constraints(_) => Command::ShowIndexes {
+                constraints: true,
+                vector_only: false,
+            },
             ShowKind::Transactions(ids) => {
                 let mut out = Vec::with_capacity(ids.len());
                 for e in ids {

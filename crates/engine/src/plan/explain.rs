@@ -178,14 +178,19 @@ fn command_name(command: &Command) -> &'static str {
     match command {
         Command::CreateIndex { unique: false, .. } => "CreateIndex",
         Command::CreateIndex { unique: true, .. } => "CreateConstraint",
+        Command::CreateVectorIndex { .. } => "CreateIndex",
         Command::Drop {
             constraint: false, ..
         } => "DropIndex",
         Command::Drop {
             constraint: true, ..
         } => "DropConstraint",
-        Command::ShowIndexes { constraints: false } => "ShowIndexes",
-        Command::ShowIndexes { constraints: true } => "ShowConstraints",
+        Command::ShowIndexes {
+            constraints: false, ..
+        } => "ShowIndexes",
+        Command::ShowIndexes {
+            constraints: true, ..
+        } => "ShowConstraints",
         Command::ShowTransactions(_) => "ShowTransactions",
         Command::TerminateTransactions(_) => "TerminateTransactions",
         Command::Show(table) => table.operator_name(),

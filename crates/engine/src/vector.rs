@@ -1,0 +1,389 @@
+//! Vector search: the `db.index.vector.*` and `db.create.set*VectorProperty` procedures over
+//! storage's vector indexes, and the reading of a vector index's `OPTIONS`.
+//!
+//! The index itself (the HNSW graph, its maintenance at commit, confirmation against the
+//! reader's snapshot) is storage's (`quiver_storage::vector`); here are Neo4j's names,
+//! signatures, argument checks and scores. Every vector is read through
+//! [`quiver_storage::vector_of`].
+//!
+//! Filtering after the call (`CALL db.index.vector.queryNodes('i', 10, $v) YIELD node, score
+//! WHERE node.lang = 'en'`) sees the `k` nearest and drops those that fail, as in Neo4j 5: to
+//! get `k` rows that pass, ask for more and cut after the filter (`... WHERE ... RETURN ...
+//! LIMIT 10` with a larger `k`). The procedure itself always returns `k` rows when the
+//! reader's snapshot holds `k` indexed entities: the index over-fetches until it has confirmed
+//! them.
+
+use std::sync::Arc;
+
+use quiver_status::Status;
+use quiver_storage::{
+    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity,
+    VECTOR_DIMENSIONS_MAX, VectorConfig, VectorIndexInfo, vector_of,
+};
+use quiver_value::{Map, Node, Relationship, Value};
+
+use crate::apoc::nested::Access;
+use crate::apoc::{arg, bad_arg, call_failed, escape, native, string_value};
+use crate::error::{Error, Result};
+use crate::procedures::{FieldType, ProcedureContext, Procedures};
+
+/// The most neighbours one query may ask for: each is confirmed and materialised, so the
+/// bound keeps one call's work and memory in proportion.
+pub const NEAREST_NEIGHBOURS_MAX: i64 = 100_000;
+
+/// Adds the vector procedures to a registry.
+pub(crate) fn register(p: &mut Procedures) {
+    use FieldType::{Any, Float, Integer, Node as N, Relationship as R, String as S};
+    let query_args = || {
+        vec![
+            arg("indexName", S),
+            arg("numberOfNearestNeighbours", Integer),
+            arg("query", Any),
+        ]
+    };
+    for procedure in [
+        native(
+            "db.index.vector.queryNodes",
+            query_args(),
+            &[("node", N), ("score", Float)],
+            false,
+            query_nodes,
+        ),
+        native(
+            "db.index.vector.queryRelationships",
+            query_args(),
+            &[("relationship", R), ("score", Float)],
+            false,
+            query_relationships,
+        ),
+        native(
+            "db.index.vector.createNodeIndex",
+            vec![
+                arg("indexName", S),
+                arg("label", S),
+                arg("propertyKey", S),
+                arg("vectorDimension", Integer),
+                arg("vectorSimilarityFunction", S),
+            ],
+            &[],
+            true,
+            create_node_index,
+        ),
+        native(
+            "db.create.setNodeVectorProperty",
+            vec![arg("node", N), arg("key", S), arg("vector", Any)],
+            &[],
+            true,
+            set_node_vector,
+        ),
+        native(
+            "db.create.setRelationshipVectorProperty",
+            vec![arg("relationship", R), arg("key", S), arg("vector", Any)],
+            &[],
+            true,
+            set_relationship_vector,
+        ),
+    ] {
+        p.register(Arc::new(procedure));
+    }
+}
+
+fn query_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    query(ctx, "db.index.vector.queryNodes", false, args)
+}
+
+fn query_relationships(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    query(ctx, "db.index.vector.queryRelationships", true, args)
+}
+
+fn query(
+    ctx: &ProcedureContext<'_>,
+    name: &str,
+    relationships: bool,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    let index = string_value(name, "indexName", &args[0])?;
+    let Some(info) = ctx.tx.vector_index(index) else {
+        return Err(bad_arg(
+            name,
+            "indexName",
+            format!("names no vector index: there is no vector index called `{index}`"),
+        ));
+    };
+    if info.relationship != relationships {
+        let (is, use_) = if info.relationship {
+            ("relationships", "db.index.vector.queryRelationships")
+        } else {
+            ("nodes", "db.index.vector.queryNodes")
+        };
+        return Err(bad_arg(
+            name,
+            "indexName",
+            format!("names vector index `{index}` over {is}: call {use_}"),
+        ));
+    }
+    let k = match &args[1] {
+        Value::Int(k) if (1..=NEAREST_NEIGHBOURS_MAX).contains(k) => *k as usize,
+        Value::Int(k) => {
+            return Err(bad_arg(
+                name,
+                "numberOfNearestNeighbours",
+                format!("must be between 1 and {NEAREST_NEIGHBOURS_MAX}, got {k}"),
+            ));
+        }
+        Value::Null => {
+            return Err(bad_arg(
+                name,
+                "numberOfNearestNeighbours",
+                "must not be null",
+            ));
+        }
+        other => {
+            return Err(bad_arg(
+                name,
+                "numberOfNearestNeighbours",
+                format!("must be an integer, got {}", other.value_type().name()),
+            ));
+        }
+    };
+    let vector = vector_arg(name, "query", &args[2])?;
+    if vector.len() != info.config.dimensions {
+        return Err(bad_arg(
+            name,
+            "query",
+            format!(
+                "has {} dimensions but index `{index}` has {}",
+                vector.len(),
+                info.config.dimensions
+            ),
+        ));
+    }
+    let hits = ctx.tx.vector_search(index, &vector, k)?;
+    Ok(hits
+        .into_iter()
+        .map(|(id, score)| {
+            let entity = if relationships {
+                Value::Relationship(Relationship::new(id))
+            } else {
+                Value::Node(Node::new(id))
+            };
+            vec![entity, Value::Float(score)]
+        })
+        .collect())
+}
+
+/// A vector argument: a non-empty list of finite numbers.
+fn vector_arg(name: &str, argument: &str, v: &Value) -> Result<Vec<f64>> {
+    if v.is_null() {
+        return Err(bad_arg(name, argument, "must not be null"));
+    }
+    vector_of(v).ok_or_else(|| {
+        bad_arg(
+            name,
+            argument,
+            format!(
+                "must be a non-empty list of finite numbers, got {}",
+                v.value_type().name()
+            ),
+        )
+    })
+}
+
+fn create_node_index(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "db.index.vector.createNodeIndex";
+    let index = string_value(NAME, "indexName", &args[0])?;
+    let label = string_value(NAME, "label", &args[1])?;
+    let key = string_value(NAME, "propertyKey", &args[2])?;
+    let dimensions = match &args[3] {
+        Value::Int(d) => *d,
+        Value::Null => return Err(bad_arg(NAME, "vectorDimension", "must not be null")),
+        other => {
+            return Err(bad_arg(
+                NAME,
+                "vectorDimension",
+                format!("must be an integer, got {}", other.value_type().name()),
+            ));
+        }
+    };
+    let similarity = string_value(NAME, "vectorSimilarityFunction", &args[4])?;
+    // Checked here too, so the message names the procedure's argument.
+    let config = Map::from_iter([
+        (Arc::from("vector.dimensions"), Value::Int(dimensions)),
+        (
+            Arc::from("vector.similarity_function"),
+            Value::from(similarity),
+        ),
+    ]);
+    let options = Value::map(Map::from_iter([(
+        Arc::from("indexConfig"),
+        Value::map(config),
+    )]));
+    let config = config_of(&options).map_err(|e| call_failed(NAME, e))?;
+    // OPTIONS takes a map literal; the values spliced in are the checked ones.
+    let statement = format!(
+        "CREATE VECTOR INDEX {} FOR (n:{}) ON (n.{}) OPTIONS {{indexConfig: {{\
+         `vector.dimensions`: {}, `vector.similarity_function`: '{}'}}}}",
+        escape(index),
+        escape(label),
+        escape(key),
+        config.dimensions,
+        config.similarity.name()
+    );
+    ctx.run(NAME, &statement, &Map::new(), Access::Write)?;
+    Ok(Vec::new())
+}
+
+fn set_node_vector(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    set_vector(ctx, "db.create.setNodeVectorProperty", "node", args)
+}
+
+fn set_relationship_vector(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    set_vector(
+        ctx,
+        "db.create.setRelationshipVectorProperty",
+        "relationship",
+        args,
+    )
+}
+
+/// Sets `key` of the entity to the vector, stored as a list of floats.
+fn set_vector(
+    ctx: &ProcedureContext<'_>,
+    name: &str,
+    entity: &str,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    if args[0].is_null() {
+        return Err(bad_arg(name, entity, "must not be null"));
+    }
+    let key = string_value(name, "key", &args[1])?;
+    if key.is_empty() {
+        return Err(bad_arg(name, "key", "may not be empty"));
+    }
+    let vector = vector_arg(name, "vector", &args[2])?;
+    let value = Value::from(vector.into_iter().map(Value::Float).collect::<Vec<_>>());
+    let props = Map::from_iter([(Arc::from(key), value)]);
+    let params = Map::from_iter([
+        (Arc::from("entity"), args[0].clone()),
+        (Arc::from("props"), Value::map(props)),
+    ]);
+    ctx.run(
+        name,
+        "WITH $entity AS e SET e += $props",
+        &params,
+        Access::Write,
+    )?;
+    Ok(Vec::new())
+}
+
+/// Reads a vector index's `OPTIONS {indexConfig: {...}, indexProvider: ...}` as Neo4j 5.18+
+/// accepts them: `vector.dimensions` (required), `vector.similarity_function` (default
+/// cosine), `vector.quantization.enabled` (default true), `vector.hnsw.m` (default 16) and
+/// `vector.hnsw.ef_construction` (default 100). The error says which setting is wrong.
+pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, String> {
+    let empty = Map::new();
+    let options = match options {
+        Value::Null => &empty,
+        Value::Map(m) => &**m,
+        other => {
+            return Err(format!(
+                "OPTIONS must be a map, got {}",
+                other.value_type().name()
+            ));
+        }
+    };
+    let mut config = &empty;
+    for (k, v) in options {
+        match (&**k, v) {
+            ("indexConfig", Value::Map(m)) => config = &**m,
+            ("indexConfig", Value::Null) | ("indexProvider", _) => {}
+            ("indexConfig", other) => {
+                return Err(format!(
+                    "indexConfig must be a map, got {}",
+                    other.value_type().name()
+                ));
+            }
+            (other, _) => return Err(format!("Invalid option '{other}' for a vector index")),
+        }
+    }
+    let mut dimensions = None;
+    let mut similarity = Similarity::Cosine;
+    let mut quantization = true;
+    let mut hnsw_m = HNSW_M_DEFAULT;
+    let mut hnsw_ef_construction = HNSW_EF_CONSTRUCTION_DEFAULT;
+    let bounded = |key: &str, v: &Value, max: usize| -> std::result::Result<usize, String> {
+        match v {
+            Value::Int(n) if *n >= 1 && (*n as u64) <= max as u64 => Ok(*n as usize),
+            _ => Err(format!(
+                "'{key}' must be an integer between 1 and {max}, got {v}"
+            )),
+        }
+    };
+    for (k, v) in config {
+        match &**k {
+            "vector.dimensions" => {
+                dimensions = Some(bounded(k, v, VECTOR_DIMENSIONS_MAX)?);
+            }
+            "vector.similarity_function" => {
+                similarity = match v {
+                    Value::String(s) => Similarity::parse(s),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    format!("'vector.similarity_function' must be 'cosine' or 'euclidean', got {v}")
+                })?;
+            }
+            "vector.quantization.enabled" => match v {
+                Value::Bool(b) => quantization = *b,
+                _ => return Err(format!("'{k}' must be a boolean, got {v}")),
+            },
+            "vector.hnsw.m" => hnsw_m = bounded(k, v, HNSW_M_MAX)?,
+            "vector.hnsw.ef_construction" => {
+                hnsw_ef_construction = bounded(k, v, HNSW_EF_CONSTRUCTION_MAX)?;
+            }
+            other => return Err(format!("Invalid index config key '{other}'")),
+        }
+    }
+    let dimensions =
+        dimensions.ok_or("a vector index needs 'vector.dimensions' in its indexConfig")?;
+    Ok(VectorConfig {
+        dimensions,
+        similarity,
+        quantization,
+        hnsw_m,
+        hnsw_ef_construction,
+    })
+}
+
+/// The `options` column of `SHOW INDEXES` for a vector index, as Neo4j shows it.
+pub(crate) fn options_value(info: &VectorIndexInfo) -> Value {
+    let c = &info.config;
+    let config = Map::from_iter([
+        (
+            Arc::from("vector.dimensions"),
+            Value::Int(c.dimensions as i64),
+        ),
+        (
+            Arc::from("vector.similarity_function"),
+            Value::from(c.similarity.name()),
+        ),
+        (
+            Arc::from("vector.quantization.enabled"),
+            Value::Bool(c.quantization),
+        ),
+        (Arc::from("vector.hnsw.m"), Value::Int(c.hnsw_m as i64)),
+        (
+            Arc::from("vector.hnsw.ef_construction"),
+            Value::Int(c.hnsw_ef_construction as i64),
+        ),
+    ]);
+    Value::map(Map::from_iter([
+        (Arc::from("indexProvider"), Value::from("vector-2.0")),
+        (Arc::from("indexConfig"), Value::map(config)),
+    ]))
+}
+
+/// A failure of `CREATE VECTOR INDEX`'s options: Neo4j's `InvalidArgument`-class status.
+pub(crate) fn options_error(message: String) -> Error {
+    Error::runtime(Status::ArgumentError, Some("InvalidArgumentValue"), message)
+}

@@ -1,0 +1,599 @@
+//! Vector indexes: the DDL, `SHOW INDEXES`, the `db.index.vector.*` and
+//! `db.create.set*VectorProperty` procedures, their bad arguments, results confirmed against
+//! the reader's snapshot, the rebuild after a restart, and recall against exact search.
+
+use std::sync::Arc;
+
+use quiver_engine::{Database, EngineConfig, Mode, TxOptions};
+use quiver_status::Status;
+use quiver_value::{Map, Value};
+
+fn db() -> Arc<Database> {
+    Database::open_in_memory(EngineConfig::default())
+}
+
+fn params(entries: &[(&str, Value)]) -> Map {
+    entries
+        .iter()
+        .map(|(k, v)| (Arc::from(*k), v.clone()))
+        .collect()
+}
+
+fn vector(items: &[f64]) -> Value {
+    Value::from(items.iter().map(|x| Value::Float(*x)).collect::<Vec<_>>())
+}
+
+fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
+    db.execute(q, Map::new())
+        .unwrap_or_else(|e| panic!("{q}: {}", e.message()))
+        .rows
+}
+
+fn run_with(db: &Database, q: &str, p: &[(&str, Value)]) -> Vec<Vec<Value>> {
+    db.execute(q, params(p))
+        .unwrap_or_else(|e| panic!("{q}: {}", e.message()))
+        .rows
+}
+
+/// The names and scores of a query's `name, score` rows.
+fn named_scores(rows: &[Vec<Value>]) -> Vec<(String, f64)> {
+    rows.iter()
+        .map(|r| match (&r[0], &r[1]) {
+            (Value::String(n), Value::Float(s)) => (n.to_string(), *s),
+            other => panic!("unexpected row {other:?}"),
+        })
+        .collect()
+}
+
+fn query_names(db: &Database, index: &str, k: i64, v: &[f64]) -> Vec<(String, f64)> {
+    named_scores(&run_with(
+        db,
+        "CALL db.index.vector.queryNodes($i, $k, $v) YIELD node, score \
+         RETURN node.name AS name, score",
+        &[
+            ("i", Value::from(index)),
+            ("k", Value::Int(k)),
+            ("v", vector(v)),
+        ],
+    ))
+}
+
+const CREATE_2D: &str = "CREATE VECTOR INDEX doc_vec FOR (d:Doc) ON (d.v) \
+     OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}";
+
+fn docs(db: &Database) {
+    run(db, CREATE_2D);
+    run(
+        db,
+        "CREATE (:Doc {name: 'east', v: [1.0, 0.0], lang: 'en'}), \
+                (:Doc {name: 'north', v: [0.0, 1.0], lang: 'de'}), \
+                (:Doc {name: 'northeast', v: [1, 1], lang: 'en'}), \
+                (:Doc {name: 'west', v: [-1.0, 0.0], lang: 'en'}), \
+                (:Doc {name: 'no vector'}), \
+                (:Other {name: 'other', v: [1.0, 0.0]})",
+    );
+}
+
+#[test]
+fn create_show_and_drop_a_vector_index() {
+    let db = db();
+    let r = db.execute(CREATE_2D, Map::new()).expect("create");
+    assert_eq!(r.summary.stats.indexes_added, 1);
+    // Again: an equivalent index exists; with IF NOT EXISTS, nothing happens.
+    let e = db.execute(CREATE_2D, Map::new()).expect_err("exists");
+    assert!(e.message().contains("doc_vec"), "{}", e.message());
+    let r = db
+        .execute(
+            "CREATE VECTOR INDEX doc_vec IF NOT EXISTS FOR (d:Doc) ON (d.v) \
+             OPTIONS {indexConfig: {`vector.dimensions`: 2}}",
+            Map::new(),
+        )
+        .expect("if not exists");
+    assert_eq!(r.summary.stats.indexes_added, 0);
+    run(
+        &db,
+        "CREATE VECTOR INDEX rel_vec FOR ()-[r:SIMILAR]-() ON (r.e) \
+         OPTIONS {indexConfig: {`vector.dimensions`: 3, `vector.similarity_function`: 'EUCLIDEAN', \
+         `vector.quantization.enabled`: false, `vector.hnsw.m`: 8, \
+         `vector.hnsw.ef_construction`: 50}, indexProvider: 'vector-2.0'}",
+    );
+    run(&db, "CREATE INDEX FOR (p:Person) ON (p.name)");
+    let rows = run(
+        &db,
+        "SHOW VECTOR INDEXES YIELD name, type, entityType, labelsOrTypes, properties, options \
+         RETURN name, type, entityType, labelsOrTypes, properties, \
+         options.indexConfig AS config ORDER BY name",
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0][0], Value::from("doc_vec"));
+    assert_eq!(rows[0][1], Value::from("VECTOR"));
+    assert_eq!(rows[0][2], Value::from("NODE"));
+    assert_eq!(rows[0][3], Value::from(vec![Value::from("Doc")]));
+    assert_eq!(rows[0][4], Value::from(vec![Value::from("v")]));
+    let Value::Map(config) = &rows[0][5] else {
+        panic!("{rows:?}")
+    };
+    assert_eq!(config.get("vector.dimensions"), Some(&Value::Int(2)));
+    assert_eq!(
+        config.get("vector.similarity_function"),
+        Some(&Value::from("COSINE"))
+    );
+    assert_eq!(config.get("vector.hnsw.m"), Some(&Value::Int(16)));
+    assert_eq!(rows[1][0], Value::from("rel_vec"));
+    assert_eq!(rows[1][2], Value::from("RELATIONSHIP"));
+    let Value::Map(config) = &rows[1][5] else {
+        panic!("{rows:?}")
+    };
+    assert_eq!(
+        config.get("vector.similarity_function"),
+        Some(&Value::from("EUCLIDEAN"))
+    );
+    assert_eq!(config.get("vector.hnsw.m"), Some(&Value::Int(8)));
+    assert_eq!(
+        config.get("vector.quantization.enabled"),
+        Some(&Value::Bool(false))
+    );
+    let all = run(
+        &db,
+        "SHOW INDEXES YIELD name, type RETURN type ORDER BY type",
+    );
+    assert_eq!(
+        all,
+        vec![
+            vec![Value::from("RANGE")],
+            vec![Value::from("VECTOR")],
+            vec![Value::from("VECTOR")]
+        ]
+    );
+    // SHOW only reads: tools send it in read transactions (neo4j-graphrag does).
+    let mut read = db.begin(TxOptions::read()).expect("begin read");
+    let q = read
+        .run(
+            "SHOW VECTOR INDEXES YIELD name WHERE name = 'doc_vec' RETURN name",
+            Map::new(),
+        )
+        .expect("SHOW in a read transaction");
+    let mut rows = Vec::new();
+    read.pull(q, -1, &mut rows).expect("pull");
+    assert_eq!(rows, vec![vec![Value::from("doc_vec")]]);
+    read.rollback().expect("end");
+    let r = db.execute("DROP INDEX doc_vec", Map::new()).expect("drop");
+    assert_eq!(r.summary.stats.indexes_removed, 1);
+    let e = db
+        .execute(
+            "CALL db.index.vector.queryNodes('doc_vec', 1, [1.0, 0.0])",
+            Map::new(),
+        )
+        .expect_err("dropped");
+    assert_eq!(e.status_code(), Status::ProcedureCallFailed);
+    run(&db, "DROP INDEX doc_vec IF EXISTS");
+    assert_eq!(run(&db, "SHOW VECTOR INDEXES").len(), 1);
+}
+
+#[test]
+fn bad_options_name_the_setting() {
+    let db = db();
+    for (options, expected) in [
+        ("{indexConfig: {}}", "vector.dimensions"),
+        (
+            "{indexConfig: {`vector.dimensions`: 0}}",
+            "vector.dimensions",
+        ),
+        (
+            "{indexConfig: {`vector.dimensions`: 5000}}",
+            "vector.dimensions",
+        ),
+        (
+            "{indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'dot'}}",
+            "vector.similarity_function",
+        ),
+        (
+            "{indexConfig: {`vector.dimensions`: 2, `vector.hnsw.m`: 0}}",
+            "vector.hnsw.m",
+        ),
+        (
+            "{indexConfig: {`vector.dimensions`: 2, `vector.size`: 3}}",
+            "vector.size",
+        ),
+        ("{colour: 'red'}", "colour"),
+    ] {
+        let q = format!("CREATE VECTOR INDEX FOR (d:Doc) ON (d.v) OPTIONS {options}");
+        let e = db.execute(&q, Map::new()).expect_err(&q);
+        assert_eq!(e.status_code(), Status::ArgumentError, "{q}");
+        assert!(e.message().contains(expected), "{q}: {}", e.message());
+    }
+    assert!(run(&db, "SHOW VECTOR INDEXES").is_empty());
+}
+
+#[test]
+fn query_nodes_returns_neo4j_scores_best_first() {
+    let db = db();
+    docs(&db);
+    let got = query_names(&db, "doc_vec", 3, &[1.0, 0.0]);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["east", "northeast", "north"]);
+    assert_eq!(got[0].1, 1.0);
+    assert!((got[1].1 - f64::midpoint(1.0, 0.5f64.sqrt())).abs() < 1e-12);
+    assert_eq!(got[2].1, 0.5);
+    // The scores are the vector.similarity functions' own.
+    let rows = run(
+        &db,
+        "CALL db.index.vector.queryNodes('doc_vec', 4, [0.3, 0.9]) YIELD node, score \
+         RETURN score = vector.similarity.cosine(node.v, [0.3, 0.9]) AS same",
+    );
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r[0] == Value::Bool(true)), "{rows:?}");
+    // k beyond what is indexed returns what there is.
+    assert_eq!(query_names(&db, "doc_vec", 100, &[1.0, 0.0]).len(), 4);
+}
+
+#[test]
+fn query_relationships_with_euclidean_scores() {
+    let db = db();
+    run(
+        &db,
+        "CREATE VECTOR INDEX sim FOR ()-[r:SIMILAR]-() ON (r.e) \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean'}}",
+    );
+    run(
+        &db,
+        "CREATE (a:P {name: 'a'}), (b:P {name: 'b'}), \
+         (a)-[:SIMILAR {name: 'near', e: [1.0, 1.0]}]->(b), \
+         (a)-[:SIMILAR {name: 'far', e: [3.0, 1.0]}]->(b), \
+         (a)-[:OTHER {name: 'other', e: [1.0, 1.0]}]->(b)",
+    );
+    let rows = named_scores(&run(
+        &db,
+        "CALL db.index.vector.queryRelationships('sim', 5, [1.0, 0.0]) \
+         YIELD relationship, score RETURN relationship.name AS name, score",
+    ));
+    assert_eq!(
+        rows,
+        vec![("near".to_string(), 0.5), ("far".to_string(), 1.0 / 6.0)]
+    );
+    let rows = run(
+        &db,
+        "CALL db.index.vector.queryRelationships('sim', 1, [1.0, 0.0]) \
+         YIELD relationship, score \
+         RETURN score = vector.similarity.euclidean(relationship.e, [1.0, 0.0]) AS same, \
+         type(relationship) AS t, startNode(relationship).name AS s",
+    );
+    assert_eq!(
+        rows,
+        vec![vec![
+            Value::Bool(true),
+            Value::from("SIMILAR"),
+            Value::from("a")
+        ]]
+    );
+}
+
+#[test]
+fn bad_arguments_fail_naming_the_argument() {
+    let db = db();
+    docs(&db);
+    run(
+        &db,
+        "CREATE VECTOR INDEX sim FOR ()-[r:SIMILAR]-() ON (r.e) \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2}}",
+    );
+    for (q, argument) in [
+        (
+            "CALL db.index.vector.queryNodes('missing', 1, [1.0, 0.0])",
+            "indexName",
+        ),
+        (
+            "CALL db.index.vector.queryNodes(null, 1, [1.0, 0.0])",
+            "indexName",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('sim', 1, [1.0, 0.0])",
+            "indexName",
+        ),
+        (
+            "CALL db.index.vector.queryRelationships('doc_vec', 1, [1.0, 0.0])",
+            "indexName",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', 1, [1.0, 0.0, 2.0])",
+            "query",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', 0, [1.0, 0.0])",
+            "numberOfNearestNeighbours",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', -3, [1.0, 0.0])",
+            "numberOfNearestNeighbours",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', null, [1.0, 0.0])",
+            "numberOfNearestNeighbours",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', 1, ['a', 'b'])",
+            "query",
+        ),
+        ("CALL db.index.vector.queryNodes('doc_vec', 1, [])", "query"),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', 1, 'x')",
+            "query",
+        ),
+        (
+            "CALL db.index.vector.queryNodes('doc_vec', 1, null)",
+            "query",
+        ),
+        (
+            "MATCH (d:Doc {name: 'east'}) CALL db.create.setNodeVectorProperty(d, 'v', ['x'])",
+            "vector",
+        ),
+        (
+            "MATCH (d:Doc {name: 'east'}) CALL db.create.setNodeVectorProperty(d, 'v', null)",
+            "vector",
+        ),
+        (
+            "MATCH (d:Doc {name: 'east'}) CALL db.create.setNodeVectorProperty(d, null, [1.0])",
+            "key",
+        ),
+        (
+            "CALL db.create.setNodeVectorProperty(null, 'v', [1.0])",
+            "node",
+        ),
+        (
+            "CALL db.index.vector.createNodeIndex('x', 'Doc', 'w', 0, 'cosine')",
+            "vector.dimensions",
+        ),
+        (
+            "CALL db.index.vector.createNodeIndex('x', 'Doc', 'w', 2, 'manhattan')",
+            "vector.similarity_function",
+        ),
+        (
+            "CALL db.index.vector.createNodeIndex('x', 'Doc', 'w', null, 'cosine')",
+            "vectorDimension",
+        ),
+    ] {
+        let e = db.execute(q, Map::new()).expect_err(q);
+        assert_eq!(e.status_code(), Status::ProcedureCallFailed, "{q}: {e:?}");
+        assert!(e.message().contains(argument), "{q}: {}", e.message());
+    }
+}
+
+#[test]
+fn set_vector_property_and_create_node_index_procedures() {
+    let db = db();
+    run(
+        &db,
+        "CALL db.index.vector.createNodeIndex('chunks', 'Chunk', 'embedding', 3, 'euclidean')",
+    );
+    let rows = run(
+        &db,
+        "SHOW VECTOR INDEXES YIELD name, options RETURN name, options.indexConfig AS c",
+    );
+    assert_eq!(rows[0][0], Value::from("chunks"));
+    run(&db, "CREATE (:Chunk {id: 1}), (:Chunk {id: 2})");
+    run(
+        &db,
+        "MATCH (c:Chunk {id: 1}) CALL db.create.setNodeVectorProperty(c, 'embedding', [1, 2, 3])",
+    );
+    run(
+        &db,
+        "MATCH (c:Chunk {id: 2}) \
+         CALL db.create.setNodeVectorProperty(c, 'embedding', [1.0, 2.0, 4.0])",
+    );
+    let rows = run(&db, "MATCH (c:Chunk) RETURN c.embedding AS e ORDER BY c.id");
+    assert_eq!(rows[0][0], vector(&[1.0, 2.0, 3.0]), "stored as floats");
+    let rows = run(
+        &db,
+        "CALL db.index.vector.queryNodes('chunks', 2, [1, 2, 3]) YIELD node, score \
+         RETURN node.id AS id, score",
+    );
+    assert_eq!(
+        rows,
+        vec![
+            vec![Value::Int(1), Value::Float(1.0)],
+            vec![Value::Int(2), Value::Float(0.5)]
+        ]
+    );
+}
+
+#[test]
+fn set_relationship_vector_property() {
+    let db = db();
+    run(
+        &db,
+        "CREATE VECTOR INDEX rv FOR ()-[r:R]-() ON (r.e) \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2}}",
+    );
+    run(&db, "CREATE (:A)-[:R {n: 1}]->(:A)");
+    run(
+        &db,
+        "MATCH ()-[r:R]->() CALL db.create.setRelationshipVectorProperty(r, 'e', [0.0, 2.0])",
+    );
+    let rows = run(
+        &db,
+        "CALL db.index.vector.queryRelationships('rv', 1, [0.0, 1.0]) YIELD relationship, score \
+         RETURN relationship.n AS n, score",
+    );
+    assert_eq!(rows, vec![vec![Value::Int(1), Value::Float(1.0)]]);
+}
+
+#[test]
+fn results_follow_the_readers_snapshot() {
+    let db = db();
+    docs(&db);
+    // A reader that began before the changes keeps seeing its snapshot.
+    let mut old = db.begin(TxOptions::read()).expect("begin");
+    run(&db, "MATCH (d:Doc {name: 'east'}) DETACH DELETE d");
+    run(&db, "MATCH (d:Doc {name: 'north'}) SET d.v = [-1.0, 0.1]");
+    run(&db, "MATCH (d:Doc {name: 'west'}) REMOVE d:Doc");
+    run(&db, "CREATE (:Doc {name: 'late', v: [1.0, 0.01]})");
+    let q = old
+        .run(
+            "CALL db.index.vector.queryNodes('doc_vec', 3, [1.0, 0.0]) YIELD node, score \
+             RETURN node.name AS name, score",
+            Map::new(),
+        )
+        .expect("run");
+    let mut rows = Vec::new();
+    old.pull(q, -1, &mut rows).expect("pull");
+    let names: Vec<String> = named_scores(&rows).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["east", "northeast", "north"]);
+    old.rollback().expect("end");
+    // A new reader sees the changes: deleted, unlabelled and moved entities are confirmed
+    // away or scored by their visible vector, and the new one is found.
+    let got = query_names(&db, "doc_vec", 10, &[1.0, 0.0]);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["late", "northeast", "north"]);
+    let north = got[2].1;
+    assert!(north < 0.01, "north is scored by its new vector: {north}");
+
+    // Uncommitted vectors are nobody else's, and a rollback leaves nothing behind.
+    let mut writer = db.begin(TxOptions::default()).expect("begin");
+    let q = writer
+        .run(
+            "CREATE (:Doc {name: 'uncommitted', v: [1.0, 0.0]})",
+            Map::new(),
+        )
+        .expect("run");
+    writer.pull(q, -1, &mut Vec::new()).expect("pull");
+    assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "late");
+    writer.rollback().expect("rollback");
+    assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "late");
+}
+
+#[test]
+fn over_fetch_returns_k_rows_past_deleted_neighbours_and_filters() {
+    let db = db();
+    run(
+        &db,
+        "CREATE VECTOR INDEX pts FOR (p:Pt) ON (p.v) \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean'}}",
+    );
+    run(
+        &db,
+        "UNWIND range(1, 400) AS i \
+         CREATE (:Pt {name: toString(i), i: i, v: [toFloat(i), 0.0], lang: CASE i % 4 WHEN 0 THEN 'en' ELSE 'de' END})",
+    );
+    // The 300 nearest to the origin go: the next 10 must still come back.
+    run(&db, "MATCH (p:Pt) WHERE p.i <= 300 DELETE p");
+    let got = query_names(&db, "pts", 10, &[0.0, 0.0]);
+    let names: Vec<String> = got.into_iter().map(|(n, _)| n).collect();
+    let expected: Vec<String> = (301..=310).map(|i| i.to_string()).collect();
+    assert_eq!(names, expected);
+    // Filtering after YIELD: ask for more, cut after the filter (the documented rule).
+    let rows = run(
+        &db,
+        "CALL db.index.vector.queryNodes('pts', 40, [0.0, 0.0]) YIELD node, score \
+         WITH node, score WHERE node.lang = 'en' RETURN node.i AS i LIMIT 5",
+    );
+    let got: Vec<Value> = rows.into_iter().map(|mut r| r.remove(0)).collect();
+    let expected: Vec<Value> = [304, 308, 312, 316, 320].map(Value::Int).to_vec();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn the_index_is_rebuilt_after_a_restart() {
+    let dir = tempfile::tempdir().expect("dir");
+    {
+        let db = Database::open(dir.path(), Mode::Group).expect("open");
+        docs(&db);
+        run(
+            &db,
+            "CREATE VECTOR INDEX sim FOR ()-[r:SIMILAR]-() ON (r.e) \
+             OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean', `vector.hnsw.m`: 12}}",
+        );
+        run(&db, "CREATE (:X)-[:SIMILAR {e: [2.0, 0.0]}]->(:X)");
+        assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "east");
+        // Dropped without closing: the next open replays the log.
+    }
+    {
+        let db = Database::open(dir.path(), Mode::Group).expect("reopen from the log");
+        assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "east");
+        run(&db, "CREATE (:Doc {name: 'after', v: [1.0, 0.001]})");
+        db.close().expect("close writes a snapshot");
+    }
+    let db = Database::open(dir.path(), Mode::Group).expect("reopen from the snapshot");
+    let got = query_names(&db, "doc_vec", 2, &[1.0, 0.0]);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["east", "after"]);
+    let rows = run(
+        &db,
+        "CALL db.index.vector.queryRelationships('sim', 1, [2.0, 0.0]) YIELD score RETURN score",
+    );
+    assert_eq!(rows, vec![vec![Value::Float(1.0)]]);
+    let rows = run(
+        &db,
+        "SHOW VECTOR INDEXES YIELD name, options \
+         RETURN name, options.indexConfig.`vector.hnsw.m` AS m ORDER BY name",
+    );
+    assert_eq!(
+        rows,
+        vec![
+            vec![Value::from("doc_vec"), Value::Int(16)],
+            vec![Value::from("sim"), Value::Int(12)]
+        ]
+    );
+    db.close().expect("close");
+}
+
+/// A small deterministic generator (xorshift), so the recall test sees the same set every run.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    }
+}
+
+#[test]
+fn recall_at_10_against_exact_search_is_at_least_0_95() {
+    const N: usize = 3000;
+    const DIMENSIONS: usize = 32;
+    const QUERIES: usize = 30;
+    let db = db();
+    run(
+        &db,
+        "CREATE VECTOR INDEX emb FOR (e:E) ON (e.v) \
+         OPTIONS {indexConfig: {`vector.dimensions`: 32, `vector.similarity_function`: 'cosine'}}",
+    );
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    // Clustered, as embeddings are: 40 centres, each point near one.
+    let centres: Vec<Vec<f64>> = (0..40)
+        .map(|_| (0..DIMENSIONS).map(|_| rng.unit() * 4.0).collect())
+        .collect();
+    let points: Vec<Value> = (0..N)
+        .map(|i| {
+            let c = &centres[i % centres.len()];
+            vector(&c.iter().map(|x| x + rng.unit()).collect::<Vec<_>>())
+        })
+        .collect();
+    run_with(
+        &db,
+        "UNWIND range(0, size($vs) - 1) AS i CREATE (:E {i: i, v: $vs[i]})",
+        &[("vs", Value::from(points))],
+    );
+    let mut found = 0;
+    for _ in 0..QUERIES {
+        // Queries resemble the data, as a question's embedding resembles its answers'.
+        let c = &centres[rng.0 as usize % centres.len()];
+        let q: Vec<f64> = c.iter().map(|x| x + rng.unit()).collect();
+        let p = [("q", vector(&q))];
+        let exact = run_with(
+            &db,
+            "MATCH (e:E) RETURN e.i AS i ORDER BY vector.similarity.cosine(e.v, $q) DESC LIMIT 10",
+            &p,
+        );
+        let approx = run_with(
+            &db,
+            "CALL db.index.vector.queryNodes('emb', 10, $q) YIELD node RETURN node.i AS i",
+            &p,
+        );
+        assert_eq!(approx.len(), 10);
+        found += approx.iter().filter(|r| exact.contains(r)).count();
+    }
+    let recall = found as f64 / (10 * QUERIES) as f64;
+    assert!(recall >= 0.95, "recall@10 {recall}");
+}

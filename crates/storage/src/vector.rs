@@ -1,0 +1,592 @@
+//! Vector indexes: approximate nearest neighbours over one property of the nodes with a label
+//! or of the relationships of a type, for `db.index.vector.queryNodes` / `queryRelationships`.
+//!
+//! The approximate structure is an HNSW graph from the `hnsw_rs` crate, chosen by measurement
+//! (docs/ARCHITECTURE.md has the figures). Like a property index it is a source of candidates,
+//! never an answer: a search over-fetches, confirms every candidate against the reader's
+//! snapshot (visible, still carrying the label or type, still holding a vector of the index's
+//! dimension) and scores it by the vector that snapshot sees, so a deleted, changed or not yet
+//! committed entity is never returned and a changed vector is never scored by its old value.
+//!
+//! Maintenance follows the write set, as property indexes do, but at commit: a committing
+//! transaction inserts the vectors its touched entities now hold before it takes the commit
+//! lock, so every vector a snapshot at or after that commit can see is in the graph before the
+//! commit is visible (followers replay through the same commit). HNSW cannot delete: a point
+//! whose entity was deleted, lost its label or changed its vector stays as a tombstone that the
+//! confirmation skips, and once tombstones are more than half the points the next search
+//! rebuilds the graph from the store. The graph is derived, never logged: the definition is
+//! durable like other indexes (a redo op and the snapshot's schema section), and the bulk paths
+//! (recovery, import, snapshot install) mark the graph stale so the next search rebuilds it.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use hnsw_rs::prelude::{DistL2, Hnsw};
+use parking_lot::RwLock;
+use quiver_value::Value;
+use rustc_hash::{FxHashMap, FxHasher};
+
+use crate::error::{Error, Result};
+use crate::graph::prop_get;
+use crate::mvcc::{self, Undo, View};
+use crate::read;
+use crate::storage::Storage;
+
+/// The largest `vector.dimensions` an index accepts (Neo4j's limit).
+pub const VECTOR_DIMENSIONS_MAX: usize = 4096;
+/// The largest `vector.hnsw.m`: Neo4j allows 512, but the HNSW crate ends the process past
+/// 256 links a layer, so the option is refused before it gets there.
+pub const HNSW_M_MAX: usize = 256;
+/// The largest `vector.hnsw.ef_construction` (Neo4j's limit).
+pub const HNSW_EF_CONSTRUCTION_MAX: usize = 3200;
+/// Neo4j's default `vector.hnsw.m`.
+pub const HNSW_M_DEFAULT: usize = 16;
+/// Neo4j's default `vector.hnsw.ef_construction`.
+pub const HNSW_EF_CONSTRUCTION_DEFAULT: usize = 100;
+/// The smallest candidate list a search keeps (HNSW's `ef`): below it recall falls quickly.
+const SEARCH_EF_MIN: usize = 64;
+/// HNSW layers; 16 covers far more points than a store holds.
+const HNSW_LAYERS_MAX: usize = 16;
+/// Points a new graph makes room for before it grows.
+const GRAPH_CAPACITY_MIN: usize = 1024;
+
+/// How an index compares vectors; the score of each lies in `[0, 1]`, 1 the most similar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Similarity {
+    /// `(1 + cos θ) / 2`
+    Cosine,
+    /// `1 / (1 + d²)` for the squared Euclidean distance `d²`
+    Euclidean,
+}
+
+impl Similarity {
+    /// The name `SHOW INDEXES` gives, as Neo4j spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Similarity::Cosine => "COSINE",
+            Similarity::Euclidean => "EUCLIDEAN",
+        }
+    }
+
+    /// Reads `vector.similarity_function`, in any case.
+    pub fn parse(name: &str) -> Option<Similarity> {
+        if name.eq_ignore_ascii_case("cosine") {
+            Some(Similarity::Cosine)
+        } else if name.eq_ignore_ascii_case("euclidean") {
+            Some(Similarity::Euclidean)
+        } else {
+            None
+        }
+    }
+
+    /// Neo4j's score of two vectors of one length, the same formulas as the
+    /// `vector.similarity.*` functions; `None` for a cosine with a zero vector (no direction).
+    pub fn score(self, a: &[f64], b: &[f64]) -> Option<f64> {
+        let pairs = a.iter().zip(b);
+        match self {
+            Similarity::Euclidean => {
+                let squared: f64 = pairs.map(|(x, y)| (x - y) * (x - y)).sum();
+                Some(1.0 / (1.0 + squared))
+            }
+            Similarity::Cosine => {
+                let dot: f64 = pairs.map(|(x, y)| x * y).sum();
+                let norms = a.iter().map(|x| x * x).sum::<f64>().sqrt()
+                    * b.iter().map(|x| x * x).sum::<f64>().sqrt();
+                (norms != 0.0).then(|| f64::midpoint(1.0, (dot / norms).clamp(-1.0, 1.0)))
+            }
+        }
+    }
+}
+
+/// A vector index's `indexConfig`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VectorConfig {
+    pub dimensions: usize,
+    pub similarity: Similarity,
+    /// `vector.quantization.enabled`: accepted and shown; vectors are held as 32-bit floats
+    /// either way.
+    pub quantization: bool,
+    /// `vector.hnsw.m`: the links each point keeps per layer.
+    pub hnsw_m: usize,
+    /// `vector.hnsw.ef_construction`: the candidate list an insertion searches.
+    pub hnsw_ef_construction: usize,
+}
+
+/// One vector index, as `SHOW INDEXES` lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorIndexInfo {
+    pub name: String,
+    pub relationship: bool,
+    /// The label, or the relationship type.
+    pub token: Arc<str>,
+    pub key: Arc<str>,
+    pub config: VectorConfig,
+    /// Points in the graph, tombstones included.
+    pub entries: usize,
+}
+
+/// The one conversion from a property value to a vector: a `VECTOR` value or a non-empty
+/// list of numbers, every coordinate finite. Every reader of vectors (index maintenance,
+/// search, the procedures) goes through it.
+pub fn vector_of(value: &Value) -> Option<Vec<f64>> {
+    value
+        .as_f64_vector()
+        .filter(|v| !v.is_empty() && v.iter().all(|x| x.is_finite()))
+}
+
+/// The vector a graph holds for `v`: 32-bit, and of unit length for cosine (so Euclidean
+/// distance ranks as cosine does); `None` when cosine has no direction to compare.
+fn graph_point(similarity: Similarity, v: &[f64]) -> Option<Vec<f32>> {
+    let scale = match similarity {
+        Similarity::Euclidean => 1.0,
+        Similarity::Cosine => {
+            let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm == 0.0 || !norm.is_finite() {
+                return None;
+            }
+            1.0 / norm
+        }
+    };
+    Some(v.iter().map(|x| (x * scale) as f32).collect())
+}
+
+fn fingerprint(point: &[f32]) -> u64 {
+    let mut h = FxHasher::default();
+    for x in point {
+        x.to_bits().hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The HNSW graph and what maps its points back to entities.
+struct Graph {
+    hnsw: Hnsw<'static, f32, DistL2>,
+    /// The entity of each point, by point id.
+    points: Vec<u64>,
+    /// Each entity's newest point and that point's fingerprint.
+    newest: FxHashMap<u64, (usize, u64)>,
+    /// Points that are no longer their entity's newest.
+    dead: usize,
+    /// Set by the bulk paths: the graph misses what they loaded.
+    stale: bool,
+}
+
+impl Graph {
+    fn new(config: &VectorConfig, capacity: usize) -> Graph {
+        Graph {
+            hnsw: Hnsw::new(
+                config.hnsw_m,
+                capacity.max(GRAPH_CAPACITY_MIN),
+                HNSW_LAYERS_MAX,
+                config.hnsw_ef_construction,
+                DistL2 {},
+            ),
+            points: Vec::new(),
+            newest: FxHashMap::default(),
+            dead: 0,
+            stale: false,
+        }
+    }
+
+    /// Makes `point` the entity's newest, unless it already is.
+    fn insert(&mut self, entity: u64, point: &[f32]) {
+        let print = fingerprint(point);
+        if let Some(&(_, old)) = self.newest.get(&entity) {
+            if old == print {
+                return;
+            }
+            self.dead += 1;
+        }
+        let id = self.points.len();
+        self.hnsw.insert_slice((point, id));
+        self.points.push(entity);
+        self.newest.insert(entity, (id, print));
+    }
+
+    /// Adds an older version's vector without making it the entity's newest (a rebuild keeps
+    /// the values older snapshots may still see).
+    fn insert_old(&mut self, entity: u64, point: &[f32]) {
+        let id = self.points.len();
+        self.hnsw.insert_slice((point, id));
+        self.points.push(entity);
+        self.dead += 1;
+    }
+
+    /// The entity no longer holds an indexed vector.
+    fn remove(&mut self, entity: u64) {
+        if self.newest.remove(&entity).is_some() {
+            self.dead += 1;
+        }
+    }
+
+    fn needs_rebuild(&self) -> bool {
+        self.stale || (self.dead > GRAPH_CAPACITY_MIN && self.dead * 2 > self.points.len())
+    }
+}
+
+/// What `CREATE VECTOR INDEX` asks for, recorded by the transaction until commit.
+#[derive(Clone, Debug)]
+pub(crate) struct VectorSpec {
+    pub name: String,
+    pub relationship: bool,
+    pub token: u32,
+    pub key: u32,
+    pub config: VectorConfig,
+}
+
+pub(crate) struct VectorIndexDef {
+    pub name: String,
+    pub relationship: bool,
+    /// The label, or the relationship type.
+    pub token: u32,
+    pub key: u32,
+    pub config: VectorConfig,
+    graph: RwLock<Graph>,
+    /// Whether the graph has been built from the store since the index was created or loaded.
+    built: AtomicBool,
+}
+
+impl VectorIndexDef {
+    pub(crate) fn new(
+        name: String,
+        relationship: bool,
+        token: u32,
+        key: u32,
+        config: VectorConfig,
+    ) -> Self {
+        let graph = Graph::new(&config, 0);
+        VectorIndexDef {
+            name,
+            relationship,
+            token,
+            key,
+            config,
+            graph: RwLock::new(graph),
+            built: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn entries(&self) -> usize {
+        self.graph.read().points.len()
+    }
+
+    /// Marks the graph as missing what a bulk path loaded.
+    pub(crate) fn mark_stale(&self) {
+        self.graph.write().stale = true;
+    }
+
+    fn point_of(&self, value: &Value) -> Option<Vec<f32>> {
+        let v = vector_of(value)?;
+        if v.len() != self.config.dimensions {
+            return None;
+        }
+        graph_point(self.config.similarity, &v)
+    }
+
+    /// The entities of the `count` points nearest `query` (a graph point), each once, nearest
+    /// first, and whether the graph may hold more points than were asked for.
+    fn candidates(&self, query: &[f32], count: usize) -> (Vec<u64>, bool) {
+        let g = self.graph.read();
+        let found = g
+            .hnsw
+            .search(query, count, count.max(SEARCH_EF_MIN))
+            .into_iter()
+            .filter_map(|n| g.points.get(n.d_id).copied());
+        let mut seen = rustc_hash::FxHashSet::default();
+        let entities: Vec<u64> = found.filter(|e| seen.insert(*e)).collect();
+        (entities, count < g.points.len())
+    }
+}
+
+impl Storage {
+    /// The vector index named `name`.
+    pub(crate) fn vector_def(&self, name: &str) -> Option<Arc<VectorIndexDef>> {
+        self.vectors.read().iter().find(|d| d.name == name).cloned()
+    }
+
+    /// Whether a schema rule is named `name`, or a vector index covers the same property.
+    pub(crate) fn vector_exists(
+        &self,
+        name: &str,
+        relationship: bool,
+        token: u32,
+        key: u32,
+    ) -> bool {
+        self.schema().by_name(name).is_some()
+            || self.vectors.read().iter().any(|d| {
+                d.name == name
+                    || (d.relationship == relationship && d.token == token && d.key == key)
+            })
+    }
+
+    /// Every vector index, for `SHOW INDEXES`.
+    pub fn vector_indexes(&self) -> Vec<VectorIndexInfo> {
+        let defs = self.vectors.read().clone();
+        defs.iter()
+            .filter_map(|d| {
+                let token = if d.relationship {
+                    self.types.name(d.token)?
+                } else {
+                    self.labels.name(d.token)?
+                };
+                Some(VectorIndexInfo {
+                    name: d.name.clone(),
+                    relationship: d.relationship,
+                    token,
+                    key: self.keys.name(d.key)?,
+                    config: d.config,
+                    entries: d.entries(),
+                })
+            })
+            .collect()
+    }
+
+    /// The vector indexes as creation ops, for a snapshot's schema section.
+    pub(crate) fn vector_schema_ops(&self) -> Vec<crate::redo::RedoOp> {
+        self.vector_indexes()
+            .into_iter()
+            .map(|info| crate::redo::RedoOp::CreateVectorIndex {
+                name: info.name,
+                relationship: info.relationship,
+                token: info.token,
+                key: info.key,
+                config: info.config,
+            })
+            .collect()
+    }
+
+    /// Marks every vector index stale: a bulk path changed the store without a commit.
+    pub(crate) fn vectors_stale(&self) {
+        for d in self.vectors.read().iter() {
+            d.mark_stale();
+        }
+    }
+
+    /// Inserts the vectors the touched entities hold in `view` (the committing transaction's
+    /// own), and forgets the entities that no longer hold one.
+    pub(crate) fn index_vectors(&self, view: &View, nodes: &[u64], rels: &[u64]) {
+        if self.vectors.read().is_empty() || (nodes.is_empty() && rels.is_empty()) {
+            return;
+        }
+        let defs = self.vectors.read().clone();
+        for def in &defs {
+            let touched = if def.relationship { rels } else { nodes };
+            if touched.is_empty() {
+                continue;
+            }
+            let mut g = def.graph.write();
+            for &id in touched {
+                match self.visible_vector(def, view, id) {
+                    Some(point) => g.insert(id, &point),
+                    None => g.remove(id),
+                }
+            }
+        }
+    }
+
+    /// The graph point of the vector entity `id` holds in `view`, if it is in the index.
+    fn visible_vector(&self, def: &VectorIndexDef, view: &View, id: u64) -> Option<Vec<f32>> {
+        def.point_of(&self.visible_value(def, view, id)?)
+    }
+
+    /// The index's property of entity `id` as `view` sees it, if the entity is visible and
+    /// carries the index's label or type.
+    fn visible_value(&self, def: &VectorIndexDef, view: &View, id: u64) -> Option<Value> {
+        if def.relationship {
+            let slot = self.rels.get(id)?;
+            let g = slot.lock();
+            if g.ty() != def.token {
+                return None;
+            }
+            read::rel_prop(&g, view, def.key).ok()??
+        } else {
+            let slot = self.nodes.get(id)?;
+            let g = slot.lock();
+            if read::node_has_label(&g, view, def.token).ok()? != Some(true) {
+                return None;
+            }
+            read::node_prop(&g, view, def.key).ok()??
+        }
+    }
+
+    /// Builds the graph from the store if it was never built, went stale or is mostly
+    /// tombstones. Holds the graph's write lock throughout, so a commit's insertions wait and
+    /// land in the new graph.
+    fn vector_fresh(&self, def: &VectorIndexDef) {
+        if def.built.load(Ordering::Acquire) && !def.graph.read().needs_rebuild() {
+            return;
+        }
+        let mut g = def.graph.write();
+        if def.built.load(Ordering::Acquire) && !g.needs_rebuild() {
+            return;
+        }
+        let mut fresh = Graph::new(&def.config, g.newest.len());
+        let mut add = |id: u64, head: Option<Value>, older: Vec<Value>| {
+            if let Some(p) = head.as_ref().and_then(|v| def.point_of(v)) {
+                fresh.insert(id, &p);
+            }
+            for v in older {
+                if let Some(p) = def.point_of(&v) {
+                    fresh.insert_old(id, &p);
+                }
+            }
+        };
+        if def.relationship {
+            let end = self.next_rel.load(Ordering::Acquire);
+            for id in 0..end {
+                let Some(slot) = self.rels.get(id) else {
+                    continue;
+                };
+                let (head, older) = {
+                    let r = slot.lock();
+                    if r.ty() != def.token {
+                        continue;
+                    }
+                    let head = prop_get(r.props.bytes(), def.key).ok().flatten();
+                    (head, older_values(r.chain(), def.key))
+                };
+                add(id, head, older);
+            }
+        } else if let Some(bits) = self.label_bitmap_if_any(def.token) {
+            let mut from = 0;
+            let mut batch = Vec::new();
+            loop {
+                batch.clear();
+                let next = bits.collect_from(from, 4096, &mut batch);
+                for &id in &batch {
+                    let Some(slot) = self.nodes.get(id) else {
+                        continue;
+                    };
+                    let (head, older) = {
+                        let n = slot.lock();
+                        if !crate::gc::may_have_label(&n, def.token) {
+                            continue;
+                        }
+                        let head = n.props().and_then(|p| prop_get(p, def.key)).ok().flatten();
+                        (head, older_values(n.chain(), def.key))
+                    };
+                    add(id, head, older);
+                }
+                match next {
+                    Some(n) => from = n,
+                    None => break,
+                }
+            }
+        }
+        *g = fresh;
+        def.built.store(true, Ordering::Release);
+    }
+
+    /// The `k` entities nearest `query` that `view` sees in the index, with their scores,
+    /// best first. Over-fetches and confirms each candidate (see the module comment), asking
+    /// the graph for more until `k` are confirmed or the graph has no more to give.
+    pub(crate) fn vector_search(
+        &self,
+        def: &VectorIndexDef,
+        view: &View,
+        query: &[f64],
+        k: usize,
+    ) -> Vec<(u64, f64)> {
+        let Some(q) = graph_point(def.config.similarity, query) else {
+            return Vec::new();
+        };
+        self.vector_fresh(def);
+        let mut fetch = k.saturating_mul(2).max(k.saturating_add(16));
+        loop {
+            let (candidates, more) = def.candidates(&q, fetch);
+            let mut out: Vec<(u64, f64)> = candidates
+                .into_iter()
+                .filter_map(|id| {
+                    let v = vector_of(&self.visible_value(def, view, id)?)?;
+                    if v.len() != def.config.dimensions {
+                        return None;
+                    }
+                    Some((id, def.config.similarity.score(&v, query)?))
+                })
+                .collect();
+            if out.len() >= k || !more {
+                out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                out.truncate(k);
+                return out;
+            }
+            fetch = fetch.saturating_mul(4);
+        }
+    }
+}
+
+impl crate::txn::Transaction {
+    /// The vector index named `name`.
+    pub fn vector_index(&self, name: &str) -> Option<VectorIndexInfo> {
+        self.inner
+            .storage
+            .vector_indexes()
+            .into_iter()
+            .find(|i| i.name == name)
+    }
+
+    /// The `k` entities (node or relationship ids, as the index covers) nearest `query` in the
+    /// index named `name` that this transaction's snapshot sees, with Neo4j's scores, best
+    /// first. `query` must have the index's dimension. The transaction's own uncommitted
+    /// vectors are not in the graph until it commits.
+    pub fn vector_search(&self, name: &str, query: &[f64], k: usize) -> Result<Vec<(u64, f64)>> {
+        self.inner.check_active()?;
+        let storage = &self.inner.storage;
+        let Some(def) = storage.vector_def(name) else {
+            return Err(Error::SchemaRuleNotFound {
+                name: name.to_string(),
+            });
+        };
+        if query.len() != def.config.dimensions {
+            return Err(Error::VectorDimensions {
+                index: name.to_string(),
+                expected: def.config.dimensions,
+                got: query.len(),
+            });
+        }
+        Ok(storage.vector_search(&def, &self.inner.view(), query, k))
+    }
+}
+
+/// The values older versions held under `key`, from the undo chain.
+fn older_values(chain: &mvcc::Chain, key: u32) -> Vec<Value> {
+    mvcc::all(chain)
+        .filter_map(|u| match u {
+            Undo::Property {
+                key: k,
+                old: Some(v),
+            } if *k == key => Some(v.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_follow_neo4j() {
+        let a = [1.0, 0.0];
+        let b = [0.0, 1.0];
+        assert_eq!(Similarity::Cosine.score(&a, &a), Some(1.0));
+        assert_eq!(Similarity::Cosine.score(&a, &b), Some(0.5));
+        assert_eq!(Similarity::Cosine.score(&a, &[-1.0, 0.0]), Some(0.0));
+        assert_eq!(Similarity::Cosine.score(&a, &[0.0, 0.0]), None);
+        assert_eq!(Similarity::Euclidean.score(&a, &b), Some(1.0 / 3.0));
+        assert_eq!(Similarity::Euclidean.score(&a, &a), Some(1.0));
+    }
+
+    #[test]
+    fn only_finite_number_lists_are_vectors() {
+        let v = |items: Vec<Value>| Value::from(items);
+        assert_eq!(
+            vector_of(&v(vec![Value::Int(1), Value::Float(0.5)])),
+            Some(vec![1.0, 0.5])
+        );
+        assert_eq!(vector_of(&v(vec![])), None);
+        assert_eq!(vector_of(&v(vec![Value::Float(f64::NAN)])), None);
+        assert_eq!(vector_of(&v(vec![Value::from("a")])), None);
+        assert_eq!(vector_of(&Value::Int(1)), None);
+    }
+}
