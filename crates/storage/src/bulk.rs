@@ -316,7 +316,7 @@ impl Storage {
             | RedoOpRef::CreateUniqueConstraint { .. }
             | RedoOpRef::DropIndex { .. }
             | RedoOpRef::DropConstraint { .. }
-            | RedoOpRef::Security { .. } => {
+            | RedoOpRef::Security { .. }
             | RedoOpRef::CreateVectorIndex { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }

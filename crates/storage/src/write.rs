@@ -720,7 +720,7 @@ impl Transaction {
             | RedoOp::CreateUniqueConstraint { .. }
             | RedoOp::DropIndex { .. }
             | RedoOp::DropConstraint { .. }
-            | RedoOp::Security { .. } => {}
+            | RedoOp::Security { .. }
             | RedoOp::CreateVectorIndex { .. } => {}
         }
         Ok(())
