@@ -314,6 +314,10 @@ fn snapshot_writer_panicked() -> quiver_storage::Error {
 
 /// The schema as creation ops.
 fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
+    let fulltext = storage
+        .fulltext_indexes()
+        .into_iter()
+        .map(|info| RedoOp::CreateFulltextIndex(info.spec));
     storage
         .indexes()
         .into_iter()
@@ -329,6 +333,7 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
                 key: info.key,
             },
         })
+        .chain(fulltext)
         .collect()
 }
 
@@ -605,6 +610,11 @@ fn apply_ops(
                     name,
                     true,
                 )?;
+            }
+            RedoOpRef::CreateFulltextIndex { .. } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                if let RedoOp::CreateFulltextIndex(spec) = op.to_op()? {
+                    storage.define_fulltext_unobserved(spec)?;
+                }
             }
             RedoOpRef::CreateNode { id, labels, props }
                 if kind == KIND_OPS || kind == KIND_NODES =>

@@ -193,6 +193,7 @@ impl Storage {
             // them all, so every entity below is its one committed version.
             self.gc();
         }
+        self.fulltext_stale();
         let schema = self.schema();
         let unique = schema.defs.iter().any(|d| d.unique);
         let mut tally = Tally::default();
@@ -313,7 +314,8 @@ impl Storage {
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
             | RedoOpRef::DropIndex { .. }
-            | RedoOpRef::DropConstraint { .. } => {
+            | RedoOpRef::DropConstraint { .. }
+            | RedoOpRef::CreateFulltextIndex { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }
@@ -962,6 +964,7 @@ impl<'a> BulkLoad<'a> {
             *storage.schema.write() = Arc::new(Schema { defs });
             storage.schema_replaced();
         }
+        storage.fulltext_stale();
         storage.publish_unobserved(commit, &tally);
         Ok(BulkSummary {
             commit,

@@ -324,6 +324,9 @@ impl ExportCursor {
                         },
                     });
                 }
+                for info in storage.fulltext_indexes() {
+                    self.buf.push_back(RedoOp::CreateFulltextIndex(info.spec));
+                }
                 self.phase = ExportPhase::Nodes(0);
             }
             ExportPhase::Nodes(next) => {

@@ -46,7 +46,10 @@ impl Transaction {
             }
         };
         let schema = self.inner.storage.schema();
-        if schema.by_name(&name).is_some() || schema.find_kind(label.0, key.0, unique).is_some() {
+        if schema.by_name(&name).is_some()
+            || schema.find_kind(label.0, key.0, unique).is_some()
+            || self.inner.storage.fulltext_by_name(&name).is_some()
+        {
             return Err(Error::SchemaRuleExists { name });
         }
         st.schema_ops.push(SchemaOp::Create {
@@ -74,8 +77,34 @@ impl Transaction {
         self.record_create(label, key, name, true)
     }
 
+    /// Creates a full-text index, applied (and filled from the store) at commit.
+    pub fn create_fulltext_index(&self, spec: crate::fulltext::FulltextSpec) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let storage = &self.inner.storage;
+        if storage.schema().by_name(&spec.name).is_some()
+            || storage.fulltext_by_name(&spec.name).is_some()
+        {
+            return Err(Error::SchemaRuleExists { name: spec.name });
+        }
+        if !crate::fulltext::analyzers::is_known(&spec.analyzer) {
+            return Err(Error::Fulltext(
+                crate::fulltext::FulltextError::UnknownAnalyzer {
+                    name: spec.analyzer,
+                },
+            ));
+        }
+        st.schema_ops.push(SchemaOp::CreateFulltext(spec));
+        Ok(())
+    }
+
     fn record_drop(&self, name: &str, unique: bool) -> Result<()> {
         let mut st = self.schema_write()?;
+        if !unique && self.inner.storage.fulltext_by_name(name).is_some() {
+            st.schema_ops.push(SchemaOp::DropFulltext {
+                name: name.to_string(),
+            });
+            return Ok(());
+        }
         let schema = self.inner.storage.schema();
         match schema.by_name(name) {
             Some(d) if d.unique == unique => {}
@@ -124,10 +153,46 @@ impl Transaction {
         let storage = self.inner.storage.clone();
         let mut created: Vec<Arc<IndexDef>> = Vec::new();
         let mut dropped: Vec<Arc<IndexDef>> = Vec::new();
+        let mut fulltext_created = Vec::new();
+        let mut fulltext_dropped = Vec::new();
         let ops = std::mem::take(&mut st.schema_ops);
         let result = (|| -> Result<()> {
             for op in &ops {
                 match op {
+                    SchemaOp::CreateFulltext(spec) => {
+                        if storage.schema().by_name(&spec.name).is_some()
+                            || storage.fulltext_by_name(&spec.name).is_some()
+                        {
+                            return Err(Error::SchemaRuleExists {
+                                name: spec.name.clone(),
+                            });
+                        }
+                        let index =
+                            Arc::new(crate::fulltext::FulltextIndex::new(&storage, spec.clone())?);
+                        // Under the commit lock: no data commit falls between the fill and
+                        // the publication, and every later one updates the index.
+                        let view = View {
+                            snapshot: storage.last_committed(),
+                            txid: self.inner.txid,
+                            command: u32::MAX,
+                        };
+                        index.rebuild(&storage, &view)?;
+                        storage.publish_fulltext(index.clone());
+                        fulltext_created.push(index);
+                        if self.inner.log {
+                            st.redo.push(RedoOp::CreateFulltextIndex(spec.clone()));
+                        }
+                    }
+                    SchemaOp::DropFulltext { name } => {
+                        let Some(index) = storage.fulltext_by_name(name) else {
+                            return Err(Error::SchemaRuleNotFound { name: name.clone() });
+                        };
+                        storage.unpublish_fulltext(&index);
+                        fulltext_dropped.push(index);
+                        if self.inner.log {
+                            st.redo.push(RedoOp::DropIndex { name: name.clone() });
+                        }
+                    }
                     SchemaOp::Create {
                         name,
                         label,
@@ -192,8 +257,17 @@ impl Transaction {
             Ok(())
         })();
         match result {
-            Ok(()) => Ok(created),
+            Ok(()) => {
+                st.fulltext_created = fulltext_created;
+                Ok(created)
+            }
             Err(e) => {
+                for index in &fulltext_created {
+                    storage.unpublish_fulltext(index);
+                }
+                for index in fulltext_dropped {
+                    storage.publish_fulltext(index);
+                }
                 for def in &created {
                     self.unpublish(def);
                 }

@@ -32,6 +32,8 @@
 //! 12    CreateUniqueConstraint    name, label: name, key: name
 //! 13    DropIndex                 name
 //! 14    DropConstraint            name
+//! 15    CreateFulltextIndex       name, entity u8 (0 nodes, 1 relationships), tokens: names,
+//!                                 keys: names, analyzer: name, eventually consistent u8
 //! ```
 
 use std::sync::Arc;
@@ -112,6 +114,8 @@ pub enum RedoOp {
     DropConstraint {
         name: String,
     },
+    /// Dropped by [`RedoOp::DropIndex`], like every index.
+    CreateFulltextIndex(crate::fulltext::FulltextSpec),
 }
 
 impl RedoOp {
@@ -124,6 +128,7 @@ impl RedoOp {
                 | RedoOp::CreateUniqueConstraint { .. }
                 | RedoOp::DropIndex { .. }
                 | RedoOp::DropConstraint { .. }
+                | RedoOp::CreateFulltextIndex(_)
         )
     }
 }
@@ -341,6 +346,14 @@ pub enum RedoOpRef<'a> {
     DropConstraint {
         name: &'a str,
     },
+    CreateFulltextIndex {
+        name: &'a str,
+        relationships: bool,
+        tokens: NamesRef<'a>,
+        keys: NamesRef<'a>,
+        analyzer: &'a str,
+        eventually_consistent: bool,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -352,6 +365,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::CreateUniqueConstraint { .. }
                 | RedoOpRef::DropIndex { .. }
                 | RedoOpRef::DropConstraint { .. }
+                | RedoOpRef::CreateFulltextIndex { .. }
         )
     }
 
@@ -426,6 +440,25 @@ impl RedoOpRef<'_> {
             RedoOpRef::DropConstraint { name } => RedoOp::DropConstraint {
                 name: name.to_string(),
             },
+            RedoOpRef::CreateFulltextIndex {
+                name,
+                relationships,
+                tokens,
+                keys,
+                analyzer,
+                eventually_consistent,
+            } => RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
+                name: name.to_string(),
+                entity: if relationships {
+                    crate::fulltext::FulltextEntity::Relationship
+                } else {
+                    crate::fulltext::FulltextEntity::Node
+                },
+                tokens: tokens.iter().map(Arc::from).collect(),
+                keys: keys.iter().map(Arc::from).collect(),
+                analyzer: analyzer.to_string(),
+                eventually_consistent,
+            }),
         })
     }
 }
@@ -556,6 +589,21 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             out.push(14);
             put_name(out, name);
         }
+        RedoOp::CreateFulltextIndex(spec) => {
+            out.push(15);
+            put_name(out, &spec.name);
+            out.push(u8::from(
+                spec.entity == crate::fulltext::FulltextEntity::Relationship,
+            ));
+            for list in [&spec.tokens, &spec.keys] {
+                put_u32(out, list.len() as u32);
+                for n in list {
+                    put_name(out, n);
+                }
+            }
+            put_name(out, &spec.analyzer);
+            out.push(u8::from(spec.eventually_consistent));
+        }
     }
 }
 
@@ -576,6 +624,14 @@ impl<'a> Fields<'a> {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
+    }
+
+    fn flag(&mut self) -> Result<bool> {
+        match self.r.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.r.corrupt("a flag that is neither 0 nor 1")),
+        }
     }
 
     fn name_ref(&mut self) -> Result<&'a str> {
@@ -678,6 +734,14 @@ impl<'a> Fields<'a> {
             14 => RedoOpRef::DropConstraint {
                 name: self.name_ref()?,
             },
+            15 => RedoOpRef::CreateFulltextIndex {
+                name: self.name_ref()?,
+                relationships: self.flag()?,
+                tokens: self.names()?,
+                keys: self.names()?,
+                analyzer: self.name_ref()?,
+                eventually_consistent: self.flag()?,
+            },
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }
@@ -718,6 +782,14 @@ mod tests {
                     key: "name".into(),
                 },
                 RedoOp::DropConstraint { name: "c".into() },
+                RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
+                    name: "f".into(),
+                    entity: crate::fulltext::FulltextEntity::Relationship,
+                    tokens: vec!["T".into(), "U".into()],
+                    keys: vec!["title".into()],
+                    analyzer: "english".into(),
+                    eventually_consistent: true,
+                }),
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],

@@ -44,6 +44,8 @@ pub struct Storage {
     pub(crate) keys: TokenTable,
     label_bits: Arena<OnceLock<Bitmap>, 8, 8, 0>,
     pub(crate) schema: RwLock<Arc<Schema>>,
+    /// The full-text indexes, copy-on-write like the schema (see `fulltext`).
+    pub(crate) fulltext: RwLock<Arc<Vec<Arc<crate::fulltext::FulltextIndex>>>>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,
@@ -129,6 +131,7 @@ impl Storage {
             keys: TokenTable::new("property key", TOKENS_MAX),
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
+            fulltext: RwLock::new(Arc::new(Vec::new())),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {

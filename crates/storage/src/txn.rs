@@ -48,6 +48,10 @@ pub(crate) enum SchemaOp {
         name: String,
         unique: bool,
     },
+    CreateFulltext(crate::fulltext::FulltextSpec),
+    DropFulltext {
+        name: String,
+    },
 }
 
 #[derive(Default)]
@@ -61,6 +65,8 @@ pub(crate) struct TxState {
     /// Index entries and label bits a rollback leaves behind.
     pub stale_on_rollback: Vec<GcItem>,
     pub schema_ops: Vec<SchemaOp>,
+    /// Full-text indexes this commit's schema ops published, taken back if the log refuses it.
+    pub fulltext_created: Vec<Arc<crate::fulltext::FulltextIndex>>,
     /// Delta boxes taken from the store's pool, used before any is allocated.
     pub spare: mvcc::Spare,
 }
@@ -392,6 +398,9 @@ impl Transaction {
                     for def in &applied {
                         self.unpublish(def);
                     }
+                    for index in std::mem::take(&mut st.fulltext_created) {
+                        storage.unpublish_fulltext(&index);
+                    }
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));
@@ -404,6 +413,17 @@ impl Transaction {
                 "the commit log handed out a ticket out of commit order"
             );
             slot.last_ticket = Some(t);
+        }
+        st.fulltext_created.clear();
+        if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() {
+            // The view sees this transaction's own writes over the newest committed state:
+            // the state the commit publishes next.
+            let view = mvcc::View {
+                snapshot: last,
+                txid: tx.txid,
+                command: u32::MAX,
+            };
+            storage.fulltext_commit(&view, &st.touched_nodes, &st.touched_rels);
         }
         tx.cell.publish(n);
         storage.counts.publish(n, st.counts.totals());

@@ -643,6 +643,7 @@ impl Transaction {
             }
             RedoOp::DropIndex { name } => return self.drop_index(name),
             RedoOp::DropConstraint { name } => return self.drop_constraint(name),
+            RedoOp::CreateFulltextIndex(spec) => return self.create_fulltext_index(spec.clone()),
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -691,7 +692,8 @@ impl Transaction {
             RedoOp::CreateIndex { .. }
             | RedoOp::CreateUniqueConstraint { .. }
             | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. } => {}
+            | RedoOp::DropConstraint { .. }
+            | RedoOp::CreateFulltextIndex(_) => {}
         }
         Ok(())
     }
