@@ -35,6 +35,7 @@ mod metadata;
 mod plan;
 pub mod procedures;
 mod replica;
+mod search;
 mod summary;
 mod tokens;
 mod transaction;

@@ -158,6 +158,7 @@ impl Procedures {
         p.register(Arc::new(Components::new()));
         crate::apoc::register(&mut p);
         crate::metadata::register(&mut p);
+        crate::search::fulltext::register(&mut p);
         p
     }
 

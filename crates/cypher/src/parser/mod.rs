@@ -10,6 +10,7 @@
 
 mod clause;
 mod expr;
+mod fulltext;
 mod labels;
 mod pattern;
 mod schema;

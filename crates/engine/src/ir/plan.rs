@@ -187,6 +187,10 @@ pub(crate) enum Command {
         constraint: bool,
         if_exists: bool,
     },
+    CreateFulltextIndex {
+        spec: quiver_storage::FulltextSpec,
+        if_not_exists: bool,
+    },
     ShowIndexes {
         constraints: bool,
     },
@@ -202,7 +206,9 @@ impl Command {
     /// Column names of the command's result.
     pub fn columns(&self) -> &'static [&'static str] {
         match self {
-            Command::CreateIndex { .. } | Command::Drop { .. } => &[],
+            Command::CreateIndex { .. }
+            | Command::Drop { .. }
+            | Command::CreateFulltextIndex { .. } => &[],
             Command::ShowIndexes { constraints: true } => &[
                 "id",
                 "name",
@@ -223,6 +229,8 @@ impl Command {
                 "properties",
                 "indexProvider",
                 "owningConstraint",
+                "options",
+                "memoryBytes",
             ],
             Command::ShowTransactions(_) => &[
                 "database",
