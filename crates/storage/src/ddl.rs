@@ -147,6 +147,55 @@ impl Transaction {
         storage.schema_replaced();
     }
 
+    /// Creates, fills and publishes a full-text index, under the commit lock: no data commit
+    /// falls between the fill and the publication, and every later one updates the index.
+    fn apply_create_fulltext(
+        &self,
+        spec: &crate::fulltext::FulltextSpec,
+        st: &mut TxState,
+    ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
+        let storage = &self.inner.storage;
+        if storage.schema().by_name(&spec.name).is_some()
+            || storage.fulltext_by_name(&spec.name).is_some()
+        {
+            return Err(Error::SchemaRuleExists {
+                name: spec.name.clone(),
+            });
+        }
+        let index = Arc::new(crate::fulltext::FulltextIndex::new(storage, spec.clone())?);
+        let view = View {
+            snapshot: storage.last_committed(),
+            txid: self.inner.txid,
+            command: u32::MAX,
+        };
+        index.rebuild(storage, &view)?;
+        storage.publish_fulltext(index.clone());
+        if self.inner.log {
+            st.redo.push(RedoOp::CreateFulltextIndex(spec.clone()));
+        }
+        Ok(index)
+    }
+
+    fn apply_drop_fulltext(
+        &self,
+        name: &str,
+        st: &mut TxState,
+    ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
+        let storage = &self.inner.storage;
+        let Some(index) = storage.fulltext_by_name(name) else {
+            return Err(Error::SchemaRuleNotFound {
+                name: name.to_string(),
+            });
+        };
+        storage.unpublish_fulltext(&index);
+        if self.inner.log {
+            st.redo.push(RedoOp::DropIndex {
+                name: name.to_string(),
+            });
+        }
+        Ok(index)
+    }
+
     /// Applies the recorded schema changes; on failure, undoes the ones already applied.
     /// Returns the definitions it created (so a failed log append can take them back).
     pub(crate) fn apply_schema_ops(&self, st: &mut TxState) -> Result<Vec<Arc<IndexDef>>> {
@@ -160,38 +209,10 @@ impl Transaction {
             for op in &ops {
                 match op {
                     SchemaOp::CreateFulltext(spec) => {
-                        if storage.schema().by_name(&spec.name).is_some()
-                            || storage.fulltext_by_name(&spec.name).is_some()
-                        {
-                            return Err(Error::SchemaRuleExists {
-                                name: spec.name.clone(),
-                            });
-                        }
-                        let index =
-                            Arc::new(crate::fulltext::FulltextIndex::new(&storage, spec.clone())?);
-                        // Under the commit lock: no data commit falls between the fill and
-                        // the publication, and every later one updates the index.
-                        let view = View {
-                            snapshot: storage.last_committed(),
-                            txid: self.inner.txid,
-                            command: u32::MAX,
-                        };
-                        index.rebuild(&storage, &view)?;
-                        storage.publish_fulltext(index.clone());
-                        fulltext_created.push(index);
-                        if self.inner.log {
-                            st.redo.push(RedoOp::CreateFulltextIndex(spec.clone()));
-                        }
+                        fulltext_created.push(self.apply_create_fulltext(spec, st)?);
                     }
                     SchemaOp::DropFulltext { name } => {
-                        let Some(index) = storage.fulltext_by_name(name) else {
-                            return Err(Error::SchemaRuleNotFound { name: name.clone() });
-                        };
-                        storage.unpublish_fulltext(&index);
-                        fulltext_dropped.push(index);
-                        if self.inner.log {
-                            st.redo.push(RedoOp::DropIndex { name: name.clone() });
-                        }
+                        fulltext_dropped.push(self.apply_drop_fulltext(name, st)?);
                     }
                     SchemaOp::Create {
                         name,

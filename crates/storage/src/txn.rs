@@ -398,9 +398,7 @@ impl Transaction {
                     for def in &applied {
                         self.unpublish(def);
                     }
-                    for index in std::mem::take(&mut st.fulltext_created) {
-                        storage.unpublish_fulltext(&index);
-                    }
+                    storage.unpublish_fulltext_all(std::mem::take(&mut st.fulltext_created));
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));
@@ -415,16 +413,8 @@ impl Transaction {
             slot.last_ticket = Some(t);
         }
         st.fulltext_created.clear();
-        if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() {
-            // The view sees this transaction's own writes over the newest committed state:
-            // the state the commit publishes next.
-            let view = mvcc::View {
-                snapshot: last,
-                txid: tx.txid,
-                command: u32::MAX,
-            };
-            storage.fulltext_commit(&view, &st.touched_nodes, &st.touched_rels);
-        }
+        // Read as this transaction sees its writes over `last`: what the commit publishes next.
+        storage.fulltext_commit(last, tx.txid, &st.touched_nodes, &st.touched_rels);
         tx.cell.publish(n);
         storage.counts.publish(n, st.counts.totals());
         storage

@@ -145,7 +145,7 @@ impl Procedure for Query {
             .collect())
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> &'static str {
         match self.entity {
             FulltextEntity::Node => {
                 "Query the given full-text index. Returns the matching nodes and their Lucene \
@@ -180,7 +180,7 @@ impl Procedure for ListAnalyzers {
             .collect())
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> &'static str {
         "List the available analyzers that the full-text indexes can be configured with."
     }
 }

@@ -339,10 +339,7 @@ impl FulltextIndex {
         FulltextInfo {
             spec: self.spec.clone(),
             documents: searcher.num_docs(),
-            memory_bytes: searcher
-                .space_usage()
-                .map(|u| u.total().get_bytes())
-                .unwrap_or(0),
+            memory_bytes: searcher.space_usage().map_or(0, |u| u.total().get_bytes()),
         }
     }
 
@@ -441,6 +438,13 @@ impl Storage {
         self.schema_replaced();
     }
 
+    /// Takes back indexes a commit published when its log append failed.
+    pub(crate) fn unpublish_fulltext_all(&self, indexes: Vec<Arc<FulltextIndex>>) {
+        for index in &indexes {
+            self.unpublish_fulltext(index);
+        }
+    }
+
     /// `SHOW INDEXES`' full-text rows.
     pub fn fulltext_indexes(&self) -> Vec<FulltextInfo> {
         self.fulltext().iter().map(|i| i.info()).collect()
@@ -471,7 +475,15 @@ impl Storage {
     /// `view` (the committing transaction's, seeing its own writes) sees them. Runs under the
     /// commit lock, before the commit is published. An index whose update fails is marked
     /// for a rebuild instead of failing a commit that is already in the log.
-    pub(crate) fn fulltext_commit(&self, view: &View, nodes: &[u64], rels: &[u64]) {
+    pub(crate) fn fulltext_commit(&self, last: u64, txid: u64, nodes: &[u64], rels: &[u64]) {
+        if nodes.is_empty() && rels.is_empty() {
+            return;
+        }
+        let view = &View {
+            snapshot: last,
+            txid,
+            command: u32::MAX,
+        };
         let indexes = self.fulltext();
         for index in indexes.iter() {
             if index.is_dirty() {
