@@ -124,8 +124,8 @@ fn unsupported_constructs_are_named() {
             "quantified path patterns",
         ),
         (
-            "CREATE FULLTEXT INDEX i FOR (n:L) ON EACH [n.x]",
-            "FULLTEXT",
+            "CREATE VECTOR INDEX i FOR (n:L) ON (n.x)",
+            "VECTOR",
         ),
         (
             "MATCH p = SHORTEST 1 (a)-->+(b) RETURN p",
