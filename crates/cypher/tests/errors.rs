@@ -123,10 +123,7 @@ fn unsupported_constructs_are_named() {
             "MATCH ((a)-->(b)){1,3} RETURN a",
             "quantified path patterns",
         ),
-        (
-            "CREATE VECTOR INDEX i FOR (n:L) ON (n.x)",
-            "VECTOR",
-        ),
+        ("CREATE VECTOR INDEX i FOR (n:L) ON (n.x)", "VECTOR"),
         (
             "MATCH p = SHORTEST 1 (a)-->+(b) RETURN p",
             "GQL path selectors",
