@@ -124,10 +124,6 @@ fn unsupported_constructs_are_named() {
             "MATCH REPEATABLE ELEMENTS (a)-->{1,3}(b) RETURN a",
             "REPEATABLE ELEMENTS",
         ),
-        (
-            "CREATE FULLTEXT INDEX i FOR (n:L) ON EACH [n.x]",
-            "FULLTEXT",
-        ),
         ("MATCH p = SIMPLE (a)-->+(b) RETURN p", "SIMPLE path mode"),
         ("RETURN shortestPath((a)-[*]-(b))", "shortestPath()"),
     ] {

@@ -320,6 +320,10 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
         (!security.users.is_empty() || !security.roles.is_empty()).then_some(RedoOp::Security {
             catalogue: security,
         });
+    let fulltext = storage
+        .fulltext_indexes()
+        .into_iter()
+        .map(|info| RedoOp::CreateFulltextIndex(info.spec));
     storage
         .indexes()
         .into_iter()
@@ -348,6 +352,7 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
                     config: info.config,
                 }),
         )
+        .chain(fulltext)
         .collect()
 }
 
@@ -660,6 +665,11 @@ fn apply_ops(
                 config,
             } if kind == KIND_OPS || kind == KIND_SCHEMA => {
                 loader.vector_index(name, relationship, token, key, config)?;
+            }
+            RedoOpRef::CreateFulltextIndex { .. } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                if let RedoOp::CreateFulltextIndex(spec) = op.to_op()? {
+                    storage.define_fulltext_unobserved(spec)?;
+                }
             }
             RedoOpRef::CreateNode { id, labels, props }
                 if kind == KIND_OPS || kind == KIND_NODES =>

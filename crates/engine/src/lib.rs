@@ -35,6 +35,7 @@ mod metadata;
 mod plan;
 pub mod procedures;
 mod replica;
+mod search;
 pub mod security;
 mod summary;
 mod tokens;

@@ -159,6 +159,7 @@ impl Procedures {
         crate::apoc::register(&mut p);
         crate::metadata::register(&mut p);
         crate::vector::register(&mut p);
+        crate::search::fulltext::register(&mut p);
         p
     }
 

@@ -193,6 +193,7 @@ impl Storage {
             // them all, so every entity below is its one committed version.
             self.gc();
         }
+        self.fulltext_stale();
         let schema = self.schema();
         let unique = schema.defs.iter().any(|d| d.unique);
         let mut tally = Tally::default();
@@ -317,7 +318,8 @@ impl Storage {
             | RedoOpRef::DropIndex { .. }
             | RedoOpRef::DropConstraint { .. }
             | RedoOpRef::Security { .. }
-            | RedoOpRef::CreateVectorIndex { .. } => {
+            | RedoOpRef::CreateVectorIndex { .. }
+            | RedoOpRef::CreateFulltextIndex { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }
@@ -1002,6 +1004,7 @@ impl<'a> BulkLoad<'a> {
             *storage.schema.write() = Arc::new(Schema { defs });
             storage.schema_replaced();
         }
+        storage.fulltext_stale();
         storage.publish_unobserved(commit, &tally);
         Ok(BulkSummary {
             commit,

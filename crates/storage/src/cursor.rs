@@ -325,6 +325,9 @@ impl ExportCursor {
                     });
                 }
                 self.buf.extend(storage.vector_schema_ops());
+                for info in storage.fulltext_indexes() {
+                    self.buf.push_back(RedoOp::CreateFulltextIndex(info.spec));
+                }
                 self.phase = ExportPhase::Nodes(0);
             }
             ExportPhase::Nodes(next) => {

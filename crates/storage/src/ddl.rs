@@ -71,6 +71,7 @@ impl Transaction {
         if schema.by_name(&name).is_some()
             || schema.find_kind(label.0, key.0, unique).is_some()
             || self.inner.storage.vector_def(&name).is_some()
+            || self.inner.storage.fulltext_by_name(&name).is_some()
         {
             return Err(Error::SchemaRuleExists { name });
         }
@@ -99,8 +100,34 @@ impl Transaction {
         self.record_create(label, key, name, true)
     }
 
+    /// Creates a full-text index, applied (and filled from the store) at commit.
+    pub fn create_fulltext_index(&self, spec: crate::fulltext::FulltextSpec) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let storage = &self.inner.storage;
+        if storage.schema().by_name(&spec.name).is_some()
+            || storage.fulltext_by_name(&spec.name).is_some()
+        {
+            return Err(Error::SchemaRuleExists { name: spec.name });
+        }
+        if !crate::fulltext::analyzers::is_known(&spec.analyzer) {
+            return Err(Error::Fulltext(
+                crate::fulltext::FulltextError::UnknownAnalyzer {
+                    name: spec.analyzer,
+                },
+            ));
+        }
+        st.schema_ops.push(SchemaOp::CreateFulltext(spec));
+        Ok(())
+    }
+
     fn record_drop(&self, name: &str, unique: bool) -> Result<()> {
         let mut st = self.schema_write()?;
+        if !unique && self.inner.storage.fulltext_by_name(name).is_some() {
+            st.schema_ops.push(SchemaOp::DropFulltext {
+                name: name.to_string(),
+            });
+            return Ok(());
+        }
         let schema = self.inner.storage.schema();
         match schema.by_name(name) {
             Some(d) if d.unique == unique => {}
@@ -187,6 +214,55 @@ impl Transaction {
         storage.schema_replaced();
     }
 
+    /// Creates, fills and publishes a full-text index, under the commit lock: no data commit
+    /// falls between the fill and the publication, and every later one updates the index.
+    fn apply_create_fulltext(
+        &self,
+        spec: &crate::fulltext::FulltextSpec,
+        st: &mut TxState,
+    ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
+        let storage = &self.inner.storage;
+        if storage.schema().by_name(&spec.name).is_some()
+            || storage.fulltext_by_name(&spec.name).is_some()
+        {
+            return Err(Error::SchemaRuleExists {
+                name: spec.name.clone(),
+            });
+        }
+        let index = Arc::new(crate::fulltext::FulltextIndex::new(storage, spec.clone())?);
+        let view = View {
+            snapshot: storage.last_committed(),
+            txid: self.inner.txid,
+            command: u32::MAX,
+        };
+        index.rebuild(storage, &view)?;
+        storage.publish_fulltext(index.clone());
+        if self.inner.log {
+            st.redo.push(RedoOp::CreateFulltextIndex(spec.clone()));
+        }
+        Ok(index)
+    }
+
+    fn apply_drop_fulltext(
+        &self,
+        name: &str,
+        st: &mut TxState,
+    ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
+        let storage = &self.inner.storage;
+        let Some(index) = storage.fulltext_by_name(name) else {
+            return Err(Error::SchemaRuleNotFound {
+                name: name.to_string(),
+            });
+        };
+        storage.unpublish_fulltext(&index);
+        if self.inner.log {
+            st.redo.push(RedoOp::DropIndex {
+                name: name.to_string(),
+            });
+        }
+        Ok(index)
+    }
+
     /// Applies the recorded schema changes; on failure, undoes the ones already applied.
     /// Returns the definitions it created (so a failed log append can take them back).
     pub(crate) fn apply_schema_ops(&self, st: &mut TxState) -> Result<Applied> {
@@ -195,10 +271,18 @@ impl Transaction {
         let mut dropped: Vec<Arc<IndexDef>> = Vec::new();
         let mut vectors_created: Vec<Arc<VectorIndexDef>> = Vec::new();
         let mut vectors_dropped: Vec<Arc<VectorIndexDef>> = Vec::new();
+        let mut fulltext_created = Vec::new();
+        let mut fulltext_dropped = Vec::new();
         let ops = std::mem::take(&mut st.schema_ops);
         let result = (|| -> Result<()> {
             for op in &ops {
                 match op {
+                    SchemaOp::CreateFulltext(spec) => {
+                        fulltext_created.push(self.apply_create_fulltext(spec, st)?);
+                    }
+                    SchemaOp::DropFulltext { name } => {
+                        fulltext_dropped.push(self.apply_drop_fulltext(name, st)?);
+                    }
                     SchemaOp::Create {
                         name,
                         label,
@@ -269,11 +353,20 @@ impl Transaction {
             Ok(())
         })();
         match result {
-            Ok(()) => Ok(Applied {
-                indexes: created,
-                vectors: vectors_created,
-            }),
+            Ok(()) => {
+                st.fulltext_created = fulltext_created;
+                Ok(Applied {
+                    indexes: created,
+                    vectors: vectors_created,
+                })
+            }
             Err(e) => {
+                for index in &fulltext_created {
+                    storage.unpublish_fulltext(index);
+                }
+                for index in fulltext_dropped {
+                    storage.publish_fulltext(index);
+                }
                 for def in &created {
                     self.unpublish(def);
                 }

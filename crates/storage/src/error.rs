@@ -119,6 +119,9 @@ pub enum Error {
     Corrupt { offset: usize, reason: &'static str },
 
     /// A redo record does not fit the store it is replayed into.
+    #[error(transparent)]
+    Fulltext(#[from] crate::fulltext::FulltextError),
+
     #[error("cannot replay redo record: {0}")]
     Replay(String),
 }

@@ -58,6 +58,7 @@ mod counts;
 mod cursor;
 mod ddl;
 mod error;
+mod fulltext;
 mod gc;
 mod graph;
 mod ids;
@@ -78,6 +79,11 @@ pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
 pub use commit_log::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError};
 pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};
 pub use error::{EntityKind, Error, Result};
+pub use fulltext::{
+    AnalyzerInfo, DEFAULT_ANALYZER, FulltextEntity, FulltextError, FulltextInfo, FulltextSpec,
+    SEARCH_ROWS_MAX, analyzers::available as fulltext_analyzers,
+    analyzers::is_known as is_fulltext_analyzer,
+};
 pub use gc::GcStats;
 pub use graph::ENTITY_BYTES_MAX;
 pub use ids::{

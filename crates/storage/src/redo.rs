@@ -39,6 +39,8 @@
 //!                                 quantization: u64 (0 or 1), hnsw m: u64,
 //!                                 hnsw ef_construction: u64
 //!                                 (dropped by DropIndex)
+//! 31    CreateFulltextIndex       name, entity u8 (0 nodes, 1 relationships), tokens: names,
+//!                                 keys: names, analyzer: name, eventually consistent u8
 //! ```
 
 use std::sync::Arc;
@@ -131,6 +133,8 @@ pub enum RedoOp {
         key: Arc<str>,
         config: crate::vector::VectorConfig,
     },
+    /// Dropped by [`RedoOp::DropIndex`], like every index.
+    CreateFulltextIndex(crate::fulltext::FulltextSpec),
 }
 
 impl RedoOp {
@@ -145,6 +149,7 @@ impl RedoOp {
                 | RedoOp::DropConstraint { .. }
                 | RedoOp::Security { .. }
                 | RedoOp::CreateVectorIndex { .. }
+                | RedoOp::CreateFulltextIndex(_)
         )
     }
 }
@@ -373,6 +378,14 @@ pub enum RedoOpRef<'a> {
         key: &'a str,
         config: crate::vector::VectorConfig,
     },
+    CreateFulltextIndex {
+        name: &'a str,
+        relationships: bool,
+        tokens: NamesRef<'a>,
+        keys: NamesRef<'a>,
+        analyzer: &'a str,
+        eventually_consistent: bool,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -386,6 +399,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::DropConstraint { .. }
                 | RedoOpRef::Security { .. }
                 | RedoOpRef::CreateVectorIndex { .. }
+                | RedoOpRef::CreateFulltextIndex { .. }
         )
     }
 
@@ -476,6 +490,25 @@ impl RedoOpRef<'_> {
                 key: key.into(),
                 config,
             },
+            RedoOpRef::CreateFulltextIndex {
+                name,
+                relationships,
+                tokens,
+                keys,
+                analyzer,
+                eventually_consistent,
+            } => RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
+                name: name.to_string(),
+                entity: if relationships {
+                    crate::fulltext::FulltextEntity::Relationship
+                } else {
+                    crate::fulltext::FulltextEntity::Node
+                },
+                tokens: tokens.iter().map(Arc::from).collect(),
+                keys: keys.iter().map(Arc::from).collect(),
+                analyzer: analyzer.to_string(),
+                eventually_consistent,
+            }),
         })
     }
 }
@@ -638,6 +671,21 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             key,
             config,
         } => encode_vector_index(out, name, *relationship, (token, key), config),
+        RedoOp::CreateFulltextIndex(spec) => {
+            out.push(31);
+            put_name(out, &spec.name);
+            out.push(u8::from(
+                spec.entity == crate::fulltext::FulltextEntity::Relationship,
+            ));
+            for list in [&spec.tokens, &spec.keys] {
+                put_u32(out, list.len() as u32);
+                for n in list {
+                    put_name(out, n);
+                }
+            }
+            put_name(out, &spec.analyzer);
+            out.push(u8::from(spec.eventually_consistent));
+        }
     }
 }
 
@@ -667,6 +715,13 @@ impl<'a> Fields<'a> {
             return Err(self.r.corrupt("size too large"));
         }
         Ok(n as usize)
+    }
+    fn flag(&mut self) -> Result<bool> {
+        match self.r.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.r.corrupt("a flag that is neither 0 nor 1")),
+        }
     }
 
     fn name_ref(&mut self) -> Result<&'a str> {
@@ -800,6 +855,14 @@ impl<'a> Fields<'a> {
                     },
                 }
             }
+            31 => RedoOpRef::CreateFulltextIndex {
+                name: self.name_ref()?,
+                relationships: self.flag()?,
+                tokens: self.names()?,
+                keys: self.names()?,
+                analyzer: self.name_ref()?,
+                eventually_consistent: self.flag()?,
+            },
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }
@@ -843,6 +906,14 @@ mod tests {
                 RedoOp::Security {
                     catalogue: Arc::new(crate::security::tests::sample()),
                 },
+                RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
+                    name: "f".into(),
+                    entity: crate::fulltext::FulltextEntity::Relationship,
+                    tokens: vec!["T".into(), "U".into()],
+                    keys: vec!["title".into()],
+                    analyzer: "english".into(),
+                    eventually_consistent: true,
+                }),
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],

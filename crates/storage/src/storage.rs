@@ -49,6 +49,8 @@ pub struct Storage {
     pub(crate) security: RwLock<Arc<Security>>,
     /// Vector indexes, beside the property indexes (see `vector`).
     pub(crate) vectors: RwLock<Vec<Arc<crate::vector::VectorIndexDef>>>,
+    /// The full-text indexes, copy-on-write like the schema (see `fulltext`).
+    pub(crate) fulltext: RwLock<Arc<Vec<Arc<crate::fulltext::FulltextIndex>>>>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,
@@ -148,6 +150,7 @@ impl Storage {
             schema: RwLock::new(Arc::new(Schema::default())),
             security: RwLock::new(Arc::new(Security::default())),
             vectors: RwLock::new(Vec::new()),
+            fulltext: RwLock::new(Arc::new(Vec::new())),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {

@@ -53,6 +53,10 @@ pub(crate) enum SchemaOp {
     DropVector {
         name: String,
     },
+    CreateFulltext(crate::fulltext::FulltextSpec),
+    DropFulltext {
+        name: String,
+    },
 }
 
 /// What a commit applied besides data: the index definitions it published and the security
@@ -85,6 +89,8 @@ pub(crate) struct TxState {
     pub schema_ops: Vec<SchemaOp>,
     /// The users and roles this transaction commits, whole.
     pub security: Option<PendingSecurity>,
+    /// Full-text indexes this commit's schema ops published, taken back if the log refuses it.
+    pub fulltext_created: Vec<Arc<crate::fulltext::FulltextIndex>>,
     /// Delta boxes taken from the store's pool, used before any is allocated.
     pub spare: mvcc::Spare,
 }
@@ -475,6 +481,7 @@ impl Transaction {
                 Ok(t) => ticket = Some(t),
                 Err(e) => {
                     self.take_back(applied);
+                    storage.unpublish_fulltext_all(std::mem::take(&mut st.fulltext_created));
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));
@@ -488,6 +495,9 @@ impl Transaction {
             );
             slot.last_ticket = Some(t);
         }
+        st.fulltext_created.clear();
+        // Read as this transaction sees its writes over `last`: what the commit publishes next.
+        storage.fulltext_commit(last, tx.txid, &st.touched_nodes, &st.touched_rels);
         tx.cell.publish(n);
         storage.counts.publish(n, st.counts.totals());
         storage

@@ -671,6 +671,7 @@ impl Transaction {
                     *config,
                 );
             }
+            RedoOp::CreateFulltextIndex(spec) => return self.create_fulltext_index(spec.clone()),
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -721,7 +722,8 @@ impl Transaction {
             | RedoOp::DropIndex { .. }
             | RedoOp::DropConstraint { .. }
             | RedoOp::Security { .. }
-            | RedoOp::CreateVectorIndex { .. } => {}
+            | RedoOp::CreateVectorIndex { .. }
+            | RedoOp::CreateFulltextIndex(_) => {}
         }
         Ok(())
     }

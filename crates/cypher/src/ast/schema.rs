@@ -18,6 +18,7 @@ pub enum SchemaCommand {
         name: Ident,
         if_exists: bool,
     },
+    CreateFulltextIndex(CreateFulltextIndex),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -191,6 +192,7 @@ impl fmt::Display for SchemaCommand {
                 Ok(())
             }
             SchemaCommand::CreateConstraint(constraint) => write!(f, "{constraint}"),
+            SchemaCommand::CreateFulltextIndex(index) => write!(f, "{index}"),
             SchemaCommand::DropConstraint { name, if_exists } => {
                 write!(f, "DROP CONSTRAINT {name}")?;
                 if *if_exists {
@@ -394,6 +396,45 @@ impl fmt::Display for TerminateTransactions {
         write_comma_separated(f, &self.ids)?;
         if let Some(filter) = &self.filter {
             write!(f, " {filter}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `CREATE FULLTEXT INDEX [name] [IF NOT EXISTS] FOR (n:A|B) ON EACH [n.a, n.b] [OPTIONS {...}]`,
+/// or `FOR ()-[r:T1|T2]-() ON EACH [r.a]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateFulltextIndex {
+    pub name: Option<Ident>,
+    pub if_not_exists: bool,
+    pub variable: Ident,
+    pub relationship: bool,
+    /// The labels or relationship types, at least one.
+    pub tokens: Vec<Ident>,
+    pub properties: Vec<Ident>,
+    pub options: Option<Expr>,
+}
+
+impl fmt::Display for CreateFulltextIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CREATE FULLTEXT INDEX")?;
+        write_name_and_guard(f, self.name.as_ref(), self.if_not_exists)?;
+        let v = self.variable.as_variable();
+        let tokens = self
+            .tokens
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("|");
+        if self.relationship {
+            write!(f, " FOR ()-[{v}:{tokens}]-() ON EACH [")?;
+        } else {
+            write!(f, " FOR ({v}:{tokens}) ON EACH [")?;
+        }
+        write_properties(f, &self.variable, &self.properties)?;
+        f.write_str("]")?;
+        if let Some(options) = &self.options {
+            write!(f, " OPTIONS {options}")?;
         }
         Ok(())
     }

@@ -11,6 +11,7 @@
 mod admin;
 mod clause;
 mod expr;
+mod fulltext;
 mod labels;
 mod pattern;
 mod schema;

@@ -32,6 +32,9 @@ impl Parser<'_> {
         if self.parse_keyword("CONSTRAINT") {
             return self.parse_create_constraint();
         }
+        if self.peek_keyword("FULLTEXT") {
+            return self.parse_create_fulltext();
+        }
         let kind_span = self.peek().span;
         let kind = if self.parse_keyword("RANGE") {
             IndexKind::Range
@@ -83,7 +86,7 @@ impl Parser<'_> {
     }
 
     /// `[name] [IF NOT EXISTS]`
-    fn parse_schema_name_and_guard(&mut self) -> Result<(Option<Ident>, bool)> {
+    pub(super) fn parse_schema_name_and_guard(&mut self) -> Result<(Option<Ident>, bool)> {
         let name = if self.peek_keyword("IF") || self.peek_keyword("FOR") {
             None
         } else {
@@ -159,7 +162,7 @@ impl Parser<'_> {
     }
 
     /// `n.property` where `n` must be the command's entity variable.
-    fn parse_entity_property(&mut self, variable: &Ident) -> Result<Ident> {
+    pub(super) fn parse_entity_property(&mut self, variable: &Ident) -> Result<Ident> {
         let used = self.parse_variable()?;
         self.check_same_variable(variable, &used)?;
         self.expect(&TokenKind::Dot)?;
@@ -177,7 +180,7 @@ impl Parser<'_> {
         ))
     }
 
-    fn parse_options(&mut self) -> Result<Option<Expr>> {
+    pub(super) fn parse_options(&mut self) -> Result<Option<Expr>> {
         if !self.parse_keyword("OPTIONS") {
             return Ok(None);
         }

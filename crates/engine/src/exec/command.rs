@@ -199,6 +199,10 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             }
             Ok(rows)
         }
+        Command::CreateFulltextIndex {
+            spec,
+            if_not_exists,
+        } => create_fulltext_index(spec, *if_not_exists, cx),
         Command::ShowTransactions(ids) => {
             let wanted = transaction_ids(ids, row, cx)?;
             Ok(cx
@@ -292,6 +296,21 @@ fn create_index(
     Ok(Vec::new())
 }
 
+/// `CREATE FULLTEXT INDEX`.
+fn create_fulltext_index(
+    spec: &quiver_storage::FulltextSpec,
+    if_not_exists: bool,
+    cx: &mut Cx,
+) -> Result<Vec<Vec<Value>>> {
+    match cx.tx.create_fulltext_index(spec.clone()) {
+        Ok(()) => cx.counters.indexes_added += 1,
+        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) => return Err(e.into()),
+    }
+    cx.shared.schema_changed();
+    Ok(Vec::new())
+}
+
 /// `DROP INDEX` or `DROP CONSTRAINT`; a missing constraint fails as `ConstraintDropFailed`.
 fn drop_schema_rule(
     name: &str,
@@ -333,7 +352,13 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
     } else {
         cx.storage.indexes()
     };
-    infos
+    let fulltext = if constraints {
+        Vec::new()
+    } else {
+        cx.storage.fulltext_indexes()
+    };
+    let first_fulltext = infos.len();
+    let mut rows: Vec<Vec<Value>> = infos
         .into_iter()
         .enumerate()
         .map(|(i, info)| {
@@ -371,11 +396,70 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
                     props,
                     Value::from("range-1.0"),
                     owning,
-                    Value::map(quiver_value::Map::new()),
+                    Value::map(
+                        [
+                            ("indexProvider".into(), Value::from("range-1.0")),
+                            ("indexConfig".into(), Value::map(quiver_value::Map::new())),
+                        ]
+                        .into_iter()
+                        .collect::<quiver_value::Map>(),
+                    ),
+                    Value::Null,
                 ]
             }
         })
-        .collect()
+        .collect();
+    rows.extend(
+        fulltext
+            .into_iter()
+            .enumerate()
+            .map(|(i, info)| fulltext_row(first_fulltext + i + 1, info)),
+    );
+    rows
+}
+
+/// A full-text index's `SHOW INDEXES` row: the default columns, then `options` (its
+/// analyzer and consistency, under Neo4j's keys) and `memoryBytes` (what tantivy holds).
+fn fulltext_row(id: usize, info: quiver_storage::FulltextInfo) -> Vec<Value> {
+    let spec = info.spec;
+    let strings = |v: Vec<std::sync::Arc<str>>| {
+        Value::from(v.into_iter().map(Value::String).collect::<Vec<_>>())
+    };
+    let config: quiver_value::Map = [
+        (
+            "fulltext.analyzer".into(),
+            Value::from(spec.analyzer.as_str()),
+        ),
+        (
+            "fulltext.eventually_consistent".into(),
+            Value::Bool(spec.eventually_consistent),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let options: quiver_value::Map = [
+        ("indexProvider".into(), Value::from("fulltext-1.0")),
+        ("indexConfig".into(), Value::map(config)),
+    ]
+    .into_iter()
+    .collect();
+    vec![
+        Value::Int(id as i64),
+        Value::from(spec.name.as_str()),
+        Value::from("ONLINE"),
+        Value::Float(100.0),
+        Value::from("FULLTEXT"),
+        Value::from(match spec.entity {
+            quiver_storage::FulltextEntity::Node => "NODE",
+            quiver_storage::FulltextEntity::Relationship => "RELATIONSHIP",
+        }),
+        strings(spec.tokens),
+        strings(spec.keys),
+        Value::from("fulltext-1.0"),
+        Value::Null,
+        Value::map(options),
+        Value::Int(i64::try_from(info.memory_bytes).unwrap_or(i64::MAX)),
+    ]
 }
 
 /// `SHOW INDEXES` rows of the vector indexes, numbered after the `before` rows listed first.
@@ -401,6 +485,8 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                 Value::from("vector-2.0"),
                 Value::Null,
                 crate::vector::options_value(&info),
+                // memoryBytes: the graph is not measured.
+                Value::Null,
             ]
         })
         .collect()

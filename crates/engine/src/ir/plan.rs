@@ -271,6 +271,10 @@ pub(crate) enum Command {
         constraint: bool,
         if_exists: bool,
     },
+    CreateFulltextIndex {
+        spec: quiver_storage::FulltextSpec,
+        if_not_exists: bool,
+    },
     ShowIndexes {
         constraints: bool,
         /// `SHOW VECTOR INDEXES` lists vector indexes only.
@@ -310,6 +314,7 @@ impl Command {
             Command::CreateIndex { .. }
             | Command::CreateVectorIndex { .. }
             | Command::Drop { .. }
+            | Command::CreateFulltextIndex { .. }
             | Command::Admin { .. } => &[],
             Command::ShowIndexes {
                 constraints: true, ..
@@ -336,6 +341,7 @@ impl Command {
                 "indexProvider",
                 "owningConstraint",
                 "options",
+                "memoryBytes",
             ],
             Command::ShowTransactions(_) => &[
                 "database",

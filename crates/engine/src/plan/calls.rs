@@ -174,6 +174,96 @@ impl Planner<'_> {
                 constraint: true,
                 if_exists: *if_exists,
             },
+            SchemaCommand::CreateFulltextIndex(ix) => self.fulltext_command(ix)?,
+        })
+    }
+
+    /// `CREATE FULLTEXT INDEX`: the default name is Neo4j's shape, the options are read from
+    /// the literal map (`indexConfig` with `fulltext.analyzer` and
+    /// `fulltext.eventually_consistent`, and `indexProvider`).
+    fn fulltext_command(&self, ix: &ast::CreateFulltextIndex) -> Result<Command> {
+        let mut analyzer = quiver_storage::DEFAULT_ANALYZER.to_string();
+        let mut eventually_consistent = false;
+        let bad = |e: &ast::Expr, what: String| {
+            self.err(
+                Status::ArgumentError,
+                Detail::InvalidArgumentValue,
+                format!("Could not create full-text index: {what}"),
+                e.span,
+            )
+        };
+        if let Some(options) = &ix.options {
+            let ast::ExprKind::Map(entries) = &options.kind else {
+                return Err(bad(options, "OPTIONS must be a map".into()));
+            };
+            for entry in entries {
+                match (entry.key.name.as_str(), &entry.value.kind) {
+                    ("indexProvider", ast::ExprKind::Literal(ast::Literal::String(p)))
+                        if p == "fulltext-1.0" => {}
+                    ("indexConfig", ast::ExprKind::Map(config)) => {
+                        for c in config {
+                            match (c.key.name.as_str(), &c.value.kind) {
+                                (
+                                    "fulltext.analyzer",
+                                    ast::ExprKind::Literal(ast::Literal::String(a)),
+                                ) if quiver_storage::is_fulltext_analyzer(a) => {
+                                    analyzer.clone_from(a);
+                                }
+                                (
+                                    "fulltext.eventually_consistent",
+                                    ast::ExprKind::Literal(ast::Literal::Boolean(b)),
+                                ) => eventually_consistent = *b,
+                                (key, _) => {
+                                    return Err(bad(
+                                        &c.value,
+                                        format!(
+                                            "invalid index config `{key}`: {} (the settings are \
+                                             a known `fulltext.analyzer` String and a \
+                                             `fulltext.eventually_consistent` Boolean)",
+                                            c.value
+                                        ),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    (key, _) => {
+                        return Err(bad(
+                            &entry.value,
+                            format!("invalid option `{key}`: {}", entry.value),
+                        ));
+                    }
+                }
+            }
+        }
+        let tokens: Vec<Arc<str>> = ix
+            .tokens
+            .iter()
+            .map(|t| Arc::from(t.name.as_str()))
+            .collect();
+        let keys: Vec<Arc<str>> = ix
+            .properties
+            .iter()
+            .map(|p| Arc::from(p.name.as_str()))
+            .collect();
+        let name = match &ix.name {
+            Some(n) => n.name.clone(),
+            None => format!("fulltext_{}_{}", tokens.join("_"), keys.join("_")),
+        };
+        Ok(Command::CreateFulltextIndex {
+            spec: quiver_storage::FulltextSpec {
+                name,
+                entity: if ix.relationship {
+                    quiver_storage::FulltextEntity::Relationship
+                } else {
+                    quiver_storage::FulltextEntity::Node
+                },
+                tokens,
+                keys,
+                analyzer,
+                eventually_consistent,
+            },
+            if_not_exists: ix.if_not_exists,
         })
     }
 
@@ -277,9 +367,32 @@ impl Planner<'_> {
         let command = self.show_command(cmd)?;
         let defaults = match &command {
             Command::Show(table) => Some(table.default_columns()),
+            Command::ShowIndexes {
+                constraints: false, ..
+            } => Some(INDEX_DEFAULT_COLUMNS),
             _ => None,
         };
-        let plan = self.command_plan(command);
+        let mut plan = self.command_plan(command);
+        if let ShowKind::Indexes(kind) = &cmd.kind
+            && let Some(keyword) = index_type_keyword(*kind)
+        {
+            // `SHOW FULLTEXT INDEXES` is `SHOW INDEXES WHERE type = 'FULLTEXT'`.
+            let test = ast::Expr::new(
+                ast::ExprKind::Binary {
+                    op: ast::BinaryOp::Eq,
+                    left: Box::new(ast::Expr::new(
+                        ast::ExprKind::Variable(ast::Ident::new("type")),
+                        Span::default(),
+                    )),
+                    right: Box::new(ast::Expr::new(
+                        ast::ExprKind::Literal(ast::Literal::String(keyword.to_string())),
+                        Span::default(),
+                    )),
+                },
+                Span::default(),
+            );
+            plan = self.show_filter(plan, Some(&ShowFilter::Where(test)))?;
+        }
         let mut plan = self.show_filter(plan, cmd.filter.as_ref())?;
         if let Some(defaults) = defaults
             && !matches!(cmd.filter, Some(ShowFilter::Yield { .. }))
@@ -363,4 +476,32 @@ impl Planner<'_> {
 
 fn cmd_span(_: &SchemaCommand) -> Span {
     Span::default()
+}
+
+/// The columns `SHOW INDEXES` returns unless a `YIELD` names others, as in Neo4j (`options`
+/// and `memoryBytes` only by name or `YIELD *`).
+const INDEX_DEFAULT_COLUMNS: &[&str] = &[
+    "id",
+    "name",
+    "state",
+    "populationPercent",
+    "type",
+    "entityType",
+    "labelsOrTypes",
+    "properties",
+    "indexProvider",
+    "owningConstraint",
+];
+
+/// The `type` column's value that `SHOW <kind> INDEXES` keeps; `None` keeps every row.
+fn index_type_keyword(kind: ast::ShowIndexType) -> Option<&'static str> {
+    match kind {
+        ast::ShowIndexType::All => None,
+        ast::ShowIndexType::Range => Some("RANGE"),
+        ast::ShowIndexType::Text => Some("TEXT"),
+        ast::ShowIndexType::Point => Some("POINT"),
+        ast::ShowIndexType::Lookup => Some("LOOKUP"),
+        ast::ShowIndexType::Fulltext => Some("FULLTEXT"),
+        ast::ShowIndexType::Vector => Some("VECTOR"),
+    }
 }

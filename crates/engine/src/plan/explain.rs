@@ -176,7 +176,9 @@ fn var_expand_details(spec: &VarExpandSpec) -> (String, String) {
 
 fn command_name(command: &Command) -> &'static str {
     match command {
-        Command::CreateIndex { unique: false, .. } => "CreateIndex",
+        Command::CreateIndex { unique: false, .. } | Command::CreateFulltextIndex { .. } => {
+            "CreateIndex"
+        }
         Command::CreateIndex { unique: true, .. } => "CreateConstraint",
         Command::CreateVectorIndex { .. } => "CreateIndex",
         Command::Drop {

@@ -1,0 +1,551 @@
+//! Full-text indexes: tantivy indexes in memory over the string properties of nodes or
+//! relationships, kept by the store's commits.
+//!
+//! The store owns them (rather than the engine) because everything that changes data passes
+//! through it: a commit, a replayed commit on a cluster follower and recovery all update an
+//! index from the one place they share, under the commit lock, so the index follows the
+//! commit order. The definition is durable like other schema (a redo op, a snapshot entry);
+//! the contents are derived and rebuilt from the store when they cannot be trusted (after a
+//! bulk load, a recovery or a failed update).
+//!
+//! An index holds one document per entity: its id, the text of each indexed property in a
+//! field named after the property, and a hash of that text. It holds the newest committed
+//! state only, so a reader at an older snapshot confirms every hit: the entity must be
+//! visible to it, carry one of the index's labels or types, and hash to the same text. A hit
+//! whose text changed since the reader's snapshot is dropped rather than returned with text
+//! it does not have; the search over-fetches to still return the number of rows asked.
+
+pub mod analyzers;
+mod query;
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use parking_lot::Mutex;
+use quiver_value::Value;
+use tantivy::collector::TopDocs;
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, Schema as TantivySchema, TextFieldIndexing,
+    TextOptions,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use crate::mvcc::View;
+use crate::read;
+use crate::storage::Storage;
+
+pub use analyzers::{AnalyzerInfo, DEFAULT_ANALYZER};
+
+/// The memory tantivy's writer may buffer before it writes a segment: its minimum, since
+/// every commit writes what it has anyway and an index per label set must stay cheap.
+const WRITER_BYTES: usize = 15_000_000;
+
+/// A search fetches this many times the rows asked before confirming them against the
+/// reader's snapshot, and four times more on each retry that confirmed too few.
+const OVERFETCH_FACTOR: usize = 2;
+
+/// Rows a single search may ask tantivy for: past this a query's `skip + limit` is refused
+/// rather than made to collect without bound.
+pub const SEARCH_ROWS_MAX: usize = 1 << 24;
+
+/// The names of the id and text-hash fields beside the property fields. tantivy's column
+/// names cannot hold control characters, so these are plain names no property may take.
+const ID_FIELD: &str = "__quiver_id";
+const HASH_FIELD: &str = "__quiver_hash";
+
+/// Whether an index covers nodes or relationships.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FulltextEntity {
+    Node,
+    Relationship,
+}
+
+/// A full-text index's definition, by names (as DDL and redo records give it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FulltextSpec {
+    pub name: String,
+    pub entity: FulltextEntity,
+    /// Labels (nodes) or relationship types: an entity with any of them is indexed.
+    pub tokens: Vec<Arc<str>>,
+    /// Property keys: each is a field of the index.
+    pub keys: Vec<Arc<str>>,
+    pub analyzer: String,
+    /// Kept and shown; every index here is updated at commit either way.
+    pub eventually_consistent: bool,
+}
+
+/// One full-text index in `SHOW INDEXES`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FulltextInfo {
+    pub spec: FulltextSpec,
+    /// Documents held (entities with text under the index).
+    pub documents: u64,
+    /// Bytes tantivy's segments take in memory.
+    pub memory_bytes: u64,
+}
+
+/// Why a full-text operation failed; the engine names the argument from the variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FulltextError {
+    #[error("there is no full-text index called `{name}`")]
+    UnknownIndex { name: String },
+    #[error("the full-text index `{name}` indexes {indexes}, not {asked}")]
+    WrongEntity {
+        name: String,
+        indexes: &'static str,
+        asked: &'static str,
+    },
+    #[error("unknown full-text analyzer `{name}`")]
+    UnknownAnalyzer { name: String },
+    #[error("cannot parse the full-text query `{query}`: {reason}")]
+    Query { query: String, reason: String },
+    #[error("{rows} rows asked of a full-text search; at most {max}")]
+    TooManyRows { rows: usize, max: usize },
+    #[error("full-text index `{name}`: {reason}")]
+    Engine { name: String, reason: String },
+}
+
+impl FulltextEntity {
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            FulltextEntity::Node => "nodes",
+            FulltextEntity::Relationship => "relationships",
+        }
+    }
+}
+
+/// A live index: the definition, its token ids and the tantivy index.
+pub(crate) struct FulltextIndex {
+    pub spec: FulltextSpec,
+    token_ids: Vec<u32>,
+    key_ids: Vec<u32>,
+    index: Index,
+    id_field: Field,
+    hash_field: Field,
+    text_fields: Vec<Field>,
+    writer: Mutex<IndexWriter>,
+    reader: IndexReader,
+    /// Set when the contents may differ from the store (created by a snapshot load, data
+    /// changed by a bulk path, an update failed): the next search rebuilds first.
+    dirty: AtomicBool,
+}
+
+fn engine_err(name: &str, e: impl std::fmt::Display) -> crate::Error {
+    crate::Error::Fulltext(FulltextError::Engine {
+        name: name.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+impl FulltextIndex {
+    /// An empty index for `spec` (marked dirty: it is filled by [`FulltextIndex::rebuild`]).
+    pub(crate) fn new(storage: &Storage, spec: FulltextSpec) -> crate::Result<FulltextIndex> {
+        let Some(analyzer) = analyzers::build(&spec.analyzer) else {
+            return Err(crate::Error::Fulltext(FulltextError::UnknownAnalyzer {
+                name: spec.analyzer.clone(),
+            }));
+        };
+        let token_ids = spec
+            .tokens
+            .iter()
+            .map(|t| match spec.entity {
+                FulltextEntity::Node => storage.get_or_create_label(t).map(|l| l.0),
+                FulltextEntity::Relationship => storage.get_or_create_rel_type(t).map(|r| r.0),
+            })
+            .collect::<crate::Result<Vec<_>>>()?;
+        let key_ids = spec
+            .keys
+            .iter()
+            .map(|k| storage.get_or_create_property_key(k).map(|k| k.0))
+            .collect::<crate::Result<Vec<_>>>()?;
+        if let Some(k) = spec
+            .keys
+            .iter()
+            .find(|k| [ID_FIELD, HASH_FIELD].contains(&&***k))
+        {
+            return Err(engine_err(
+                &spec.name,
+                format!("the property name `{k}` is reserved"),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(k) = spec.keys.iter().find(|k| !seen.insert(&***k)) {
+            return Err(engine_err(
+                &spec.name,
+                format!("the property `{k}` is named twice"),
+            ));
+        }
+        let mut builder = TantivySchema::builder();
+        let id_field = builder.add_u64_field(ID_FIELD, INDEXED | FAST);
+        let hash_field = builder.add_u64_field(HASH_FIELD, FAST);
+        let text = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(&spec.analyzer)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let text_fields = spec
+            .keys
+            .iter()
+            .map(|k| builder.add_text_field(k, text.clone()))
+            .collect();
+        let index = Index::create_in_ram(builder.build());
+        index.tokenizers().register(&spec.analyzer, analyzer);
+        let options = tantivy::indexer::IndexWriterOptions::builder()
+            .memory_budget_per_thread(WRITER_BYTES)
+            .num_worker_threads(1)
+            .num_merge_threads(1)
+            .build();
+        let writer = index
+            .writer_with_options(options)
+            .map_err(|e| engine_err(&spec.name, e))?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| engine_err(&spec.name, e))?;
+        Ok(FulltextIndex {
+            spec,
+            token_ids,
+            key_ids,
+            index,
+            id_field,
+            hash_field,
+            text_fields,
+            writer: Mutex::new(writer),
+            reader,
+            dirty: AtomicBool::new(true),
+        })
+    }
+
+    pub(crate) fn mark_dirty(&self) {
+        self.dirty.store(true, Ordering::Release);
+    }
+
+    /// The indexed text of entity `id` as `view` sees it: `None` when it is not visible,
+    /// has none of the index's labels or types, or no string under any indexed key.
+    fn text_of(
+        &self,
+        storage: &Storage,
+        view: &View,
+        id: u64,
+    ) -> crate::Result<Option<Vec<(usize, String)>>> {
+        let mut out = Vec::new();
+        match self.spec.entity {
+            FulltextEntity::Node => {
+                let Some(slot) = storage.nodes.get(id) else {
+                    return Ok(None);
+                };
+                let g = slot.lock();
+                let Some(labels) = read::node_labels(&g, view)? else {
+                    return Ok(None);
+                };
+                if !labels.iter().any(|l| self.token_ids.contains(l)) {
+                    return Ok(None);
+                }
+                for (i, key) in self.key_ids.iter().enumerate() {
+                    if let Some(Some(Value::String(s))) = read::node_prop(&g, view, *key)? {
+                        out.push((i, s.to_string()));
+                    }
+                }
+            }
+            FulltextEntity::Relationship => {
+                let Some(slot) = storage.rels.get(id) else {
+                    return Ok(None);
+                };
+                let g = slot.lock();
+                if !read::rel_exists(&g, view) || !self.token_ids.contains(&g.ty()) {
+                    return Ok(None);
+                }
+                for (i, key) in self.key_ids.iter().enumerate() {
+                    if let Some(Some(Value::String(s))) = read::rel_prop(&g, view, *key)? {
+                        out.push((i, s.to_string()));
+                    }
+                }
+            }
+        }
+        Ok((!out.is_empty()).then_some(out))
+    }
+
+    fn hash_of(text: &[(usize, String)]) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        h.finish()
+    }
+
+    fn document(&self, id: u64, text: &[(usize, String)]) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_u64(self.id_field, id);
+        doc.add_u64(self.hash_field, Self::hash_of(text));
+        for (i, s) in text {
+            doc.add_text(self.text_fields[*i], s);
+        }
+        doc
+    }
+
+    /// Re-indexes `ids` as `view` sees them and makes the result searchable.
+    pub(crate) fn update(&self, storage: &Storage, view: &View, ids: &[u64]) -> crate::Result<()> {
+        let mut writer = self.writer.lock();
+        for &id in ids {
+            writer.delete_term(Term::from_field_u64(self.id_field, id));
+            if let Some(text) = self.text_of(storage, view, id)? {
+                writer
+                    .add_document(self.document(id, &text))
+                    .map_err(|e| engine_err(&self.spec.name, e))?;
+            }
+        }
+        writer
+            .commit()
+            .map_err(|e| engine_err(&self.spec.name, e))?;
+        self.reader
+            .reload()
+            .map_err(|e| engine_err(&self.spec.name, e))
+    }
+
+    /// Empties the index and indexes every entity `view` sees, then clears the dirty mark.
+    /// The caller holds the commit lock, so no commit's update interleaves.
+    pub(crate) fn rebuild(&self, storage: &Storage, view: &View) -> crate::Result<()> {
+        let mut writer = self.writer.lock();
+        writer
+            .delete_all_documents()
+            .map_err(|e| engine_err(&self.spec.name, e))?;
+        let end = match self.spec.entity {
+            FulltextEntity::Node => storage.next_node.load(Ordering::Acquire),
+            FulltextEntity::Relationship => storage.next_rel.load(Ordering::Acquire),
+        };
+        for id in 0..end {
+            if let Some(text) = self.text_of(storage, view, id)? {
+                writer
+                    .add_document(self.document(id, &text))
+                    .map_err(|e| engine_err(&self.spec.name, e))?;
+            }
+        }
+        writer
+            .commit()
+            .map_err(|e| engine_err(&self.spec.name, e))?;
+        self.reader
+            .reload()
+            .map_err(|e| engine_err(&self.spec.name, e))?;
+        self.dirty.store(false, Ordering::Release);
+        Ok(())
+    }
+
+    pub(crate) fn is_dirty(&self) -> bool {
+        self.dirty.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn info(&self) -> FulltextInfo {
+        let searcher = self.reader.searcher();
+        FulltextInfo {
+            spec: self.spec.clone(),
+            documents: searcher.num_docs(),
+            memory_bytes: searcher.space_usage().map_or(0, |u| u.total().get_bytes()),
+        }
+    }
+
+    /// The entities matching `query` that `view` confirms, best score first, `skip` rows
+    /// left out and at most `limit` returned.
+    pub(crate) fn search(
+        &self,
+        storage: &Storage,
+        view: &View,
+        query: &str,
+        skip: usize,
+        limit: usize,
+    ) -> crate::Result<Vec<(u64, f64)>> {
+        let wanted = skip.saturating_add(limit);
+        if wanted > SEARCH_ROWS_MAX {
+            return Err(crate::Error::Fulltext(FulltextError::TooManyRows {
+                rows: wanted,
+                max: SEARCH_ROWS_MAX,
+            }));
+        }
+        if wanted == 0 {
+            return Ok(Vec::new());
+        }
+        let parsed = query::parse(self, query)?;
+        let searcher = self.reader.searcher();
+        let mut fetch = wanted.saturating_mul(OVERFETCH_FACTOR).max(16);
+        loop {
+            let hits = searcher
+                .search(&*parsed, &TopDocs::with_limit(fetch).order_by_score())
+                .map_err(|e| engine_err(&self.spec.name, e))?;
+            let exhausted = hits.len() < fetch;
+            let mut out = Vec::with_capacity(wanted.min(hits.len()));
+            for (score, address) in hits {
+                let segment = searcher.segment_reader(address.segment_ord);
+                let fast = segment.fast_fields();
+                let id = fast
+                    .u64(ID_FIELD)
+                    .ok()
+                    .and_then(|c| c.first(address.doc_id));
+                let hash = fast
+                    .u64(HASH_FIELD)
+                    .ok()
+                    .and_then(|c| c.first(address.doc_id));
+                let (Some(id), Some(hash)) = (id, hash) else {
+                    continue;
+                };
+                let confirmed = self
+                    .text_of(storage, view, id)?
+                    .is_some_and(|text| Self::hash_of(&text) == hash);
+                if confirmed {
+                    out.push((id, f64::from(score)));
+                    if out.len() == wanted {
+                        break;
+                    }
+                }
+            }
+            if out.len() == wanted || exhausted || fetch >= SEARCH_ROWS_MAX {
+                return Ok(out.into_iter().skip(skip).collect());
+            }
+            fetch = fetch.saturating_mul(4).min(SEARCH_ROWS_MAX);
+        }
+    }
+}
+
+impl Storage {
+    /// The full-text indexes, in creation order.
+    pub(crate) fn fulltext(&self) -> Arc<Vec<Arc<FulltextIndex>>> {
+        self.fulltext.read().clone()
+    }
+
+    pub(crate) fn fulltext_by_name(&self, name: &str) -> Option<Arc<FulltextIndex>> {
+        self.fulltext()
+            .iter()
+            .find(|i| i.spec.name == name)
+            .cloned()
+    }
+
+    pub(crate) fn publish_fulltext(&self, index: Arc<FulltextIndex>) {
+        let mut w = self.fulltext.write();
+        let mut v: Vec<_> = (**w).clone();
+        v.push(index);
+        *w = Arc::new(v);
+        drop(w);
+        self.schema_replaced();
+    }
+
+    pub(crate) fn unpublish_fulltext(&self, index: &Arc<FulltextIndex>) {
+        let mut w = self.fulltext.write();
+        let v: Vec<_> = w
+            .iter()
+            .filter(|i| !Arc::ptr_eq(i, index))
+            .cloned()
+            .collect();
+        *w = Arc::new(v);
+        drop(w);
+        self.schema_replaced();
+    }
+
+    /// Takes back indexes a commit published when its log append failed.
+    pub(crate) fn unpublish_fulltext_all(&self, indexes: Vec<Arc<FulltextIndex>>) {
+        for index in &indexes {
+            self.unpublish_fulltext(index);
+        }
+    }
+
+    /// `SHOW INDEXES`' full-text rows.
+    pub fn fulltext_indexes(&self) -> Vec<FulltextInfo> {
+        self.fulltext().iter().map(|i| i.info()).collect()
+    }
+
+    /// Defines a full-text index with no transaction (a snapshot being loaded): it is filled
+    /// from the store by the first search.
+    pub fn define_fulltext_unobserved(&self, spec: FulltextSpec) -> crate::Result<()> {
+        if self.fulltext_by_name(&spec.name).is_some()
+            || self.schema().by_name(&spec.name).is_some()
+        {
+            return Err(crate::Error::SchemaRuleExists { name: spec.name });
+        }
+        let index = FulltextIndex::new(self, spec)?;
+        self.publish_fulltext(Arc::new(index));
+        Ok(())
+    }
+
+    /// Marks every full-text index for a rebuild: data changed by a path that bypasses
+    /// commits (bulk loads, recovery).
+    pub(crate) fn fulltext_stale(&self) {
+        for i in self.fulltext().iter() {
+            i.mark_dirty();
+        }
+    }
+
+    /// Brings every full-text index up to a commit that touched `nodes` and `rels`, as
+    /// `view` (the committing transaction's, seeing its own writes) sees them. Runs under the
+    /// commit lock, before the commit is published. An index whose update fails is marked
+    /// for a rebuild instead of failing a commit that is already in the log.
+    pub(crate) fn fulltext_commit(&self, last: u64, txid: u64, nodes: &[u64], rels: &[u64]) {
+        if nodes.is_empty() && rels.is_empty() {
+            return;
+        }
+        let view = &View {
+            snapshot: last,
+            txid,
+            command: u32::MAX,
+        };
+        let indexes = self.fulltext();
+        for index in indexes.iter() {
+            if index.is_dirty() {
+                continue;
+            }
+            let ids = match index.spec.entity {
+                FulltextEntity::Node => nodes,
+                FulltextEntity::Relationship => rels,
+            };
+            if ids.is_empty() {
+                continue;
+            }
+            if index.update(self, view, ids).is_err() {
+                index.mark_dirty();
+            }
+        }
+    }
+
+    /// Rebuilds `index` from the newest committed state if it is marked dirty.
+    fn fulltext_refresh(&self, index: &FulltextIndex) -> crate::Result<()> {
+        if !index.is_dirty() {
+            return Ok(());
+        }
+        let _slot = self.commit.lock();
+        if !index.is_dirty() {
+            return Ok(());
+        }
+        let view = View {
+            snapshot: self.last_committed(),
+            txid: 0,
+            command: u32::MAX,
+        };
+        index.rebuild(self, &view)
+    }
+}
+
+impl crate::Transaction {
+    /// Searches the full-text index `name`, which must index `entity`: the ids of the
+    /// entities this transaction's snapshot confirms, with their scores, best first.
+    pub fn fulltext_search(
+        &self,
+        name: &str,
+        entity: FulltextEntity,
+        query: &str,
+        skip: usize,
+        limit: usize,
+    ) -> crate::Result<Vec<(u64, f64)>> {
+        self.inner.check_active()?;
+        let storage = &self.inner.storage;
+        let Some(index) = storage.fulltext_by_name(name) else {
+            return Err(crate::Error::Fulltext(FulltextError::UnknownIndex {
+                name: name.to_string(),
+            }));
+        };
+        if index.spec.entity != entity {
+            return Err(crate::Error::Fulltext(FulltextError::WrongEntity {
+                name: name.to_string(),
+                indexes: index.spec.entity.noun(),
+                asked: entity.noun(),
+            }));
+        }
+        storage.fulltext_refresh(&index)?;
+        index.search(storage, &self.inner.view(), query, skip, limit)
+    }
+}
