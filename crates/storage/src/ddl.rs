@@ -289,40 +289,13 @@ impl Transaction {
                         key,
                         unique,
                     } => {
-                        let schema = storage.schema();
-                        if schema.by_name(name).is_some()
-                            || schema.find_kind(*label, *key, *unique).is_some()
-                        {
-                            return Err(Error::SchemaRuleExists { name: name.clone() });
-                        }
-                        let def = Arc::new(IndexDef::new(name.clone(), *label, *key, *unique));
-                        self.publish(def.clone());
-                        created.push(def.clone());
-                        storage.populate(&def);
-                        if *unique {
-                            self.verify_unique(&def)?;
-                        }
-                        def.online.store(true, Ordering::Release);
-                        storage.schema_replaced();
-                        if self.inner.log {
-                            let (l, k) = (
-                                storage.labels.name_or_err(*label)?,
-                                storage.keys.name_or_err(*key)?,
-                            );
-                            st.redo.push(if *unique {
-                                RedoOp::CreateUniqueConstraint {
-                                    name: name.clone(),
-                                    label: l,
-                                    key: k,
-                                }
-                            } else {
-                                RedoOp::CreateIndex {
-                                    name: name.clone(),
-                                    label: l,
-                                    key: k,
-                                }
-                            });
-                        }
+                        self.apply_create_index(
+                            name,
+                            (*label, *key),
+                            *unique,
+                            &mut st.redo,
+                            &mut created,
+                        )?;
                     }
                     SchemaOp::CreateVector(spec) => {
                         vectors_created.push(self.publish_vector(spec, &mut st.redo)?);
@@ -377,6 +350,56 @@ impl Transaction {
                 Err(e)
             }
         }
+    }
+
+    /// Publishes a property index or uniqueness constraint, fills it and logs it. The
+    /// definition is in `created` from the moment it is published, so a failure later in
+    /// the commit takes it back.
+    fn apply_create_index(
+        &self,
+        name: &str,
+        (label, key): (u32, u32),
+        unique: bool,
+        redo: &mut Vec<RedoOp>,
+        created: &mut Vec<Arc<IndexDef>>,
+    ) -> Result<()> {
+        let storage = &self.inner.storage;
+        let schema = storage.schema();
+        if schema.by_name(name).is_some() || schema.find_kind(label, key, unique).is_some() {
+            return Err(Error::SchemaRuleExists {
+                name: name.to_string(),
+            });
+        }
+        let def = Arc::new(IndexDef::new(name.to_string(), label, key, unique));
+        self.publish(def.clone());
+        created.push(def.clone());
+        storage.populate(&def);
+        if unique {
+            self.verify_unique(&def)?;
+        }
+        def.online.store(true, Ordering::Release);
+        storage.schema_replaced();
+        if self.inner.log {
+            let (l, k) = (
+                storage.labels.name_or_err(label)?,
+                storage.keys.name_or_err(key)?,
+            );
+            let name = name.to_string();
+            redo.push(if unique {
+                RedoOp::CreateUniqueConstraint {
+                    name,
+                    label: l,
+                    key: k,
+                }
+            } else {
+                RedoOp::CreateIndex {
+                    name,
+                    label: l,
+                    key: k,
+                }
+            });
+        }
+        Ok(())
     }
 
     /// Takes back a failed commit's vector index changes.

@@ -497,18 +497,13 @@ impl RedoOpRef<'_> {
                 keys,
                 analyzer,
                 eventually_consistent,
-            } => RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
-                name: name.to_string(),
-                entity: if relationships {
-                    crate::fulltext::FulltextEntity::Relationship
-                } else {
-                    crate::fulltext::FulltextEntity::Node
-                },
-                tokens: tokens.iter().map(Arc::from).collect(),
-                keys: keys.iter().map(Arc::from).collect(),
-                analyzer: analyzer.to_string(),
+            } => RedoOp::CreateFulltextIndex(fulltext_spec(
+                name,
+                relationships,
+                (tokens, keys),
+                analyzer,
                 eventually_consistent,
-            }),
+            )),
         })
     }
 }
@@ -671,22 +666,47 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             key,
             config,
         } => encode_vector_index(out, name, *relationship, (token, key), config),
-        RedoOp::CreateFulltextIndex(spec) => {
-            out.push(31);
-            put_name(out, &spec.name);
-            out.push(u8::from(
-                spec.entity == crate::fulltext::FulltextEntity::Relationship,
-            ));
-            for list in [&spec.tokens, &spec.keys] {
-                put_u32(out, list.len() as u32);
-                for n in list {
-                    put_name(out, n);
-                }
-            }
-            put_name(out, &spec.analyzer);
-            out.push(u8::from(spec.eventually_consistent));
+        RedoOp::CreateFulltextIndex(spec) => encode_fulltext_index(out, spec),
+    }
+}
+
+/// The owned definition of a decoded `CreateFulltextIndex`.
+fn fulltext_spec(
+    name: &str,
+    relationships: bool,
+    (tokens, keys): (NamesRef<'_>, NamesRef<'_>),
+    analyzer: &str,
+    eventually_consistent: bool,
+) -> crate::fulltext::FulltextSpec {
+    crate::fulltext::FulltextSpec {
+        name: name.to_string(),
+        entity: if relationships {
+            crate::fulltext::FulltextEntity::Relationship
+        } else {
+            crate::fulltext::FulltextEntity::Node
+        },
+        tokens: tokens.iter().map(Arc::from).collect(),
+        keys: keys.iter().map(Arc::from).collect(),
+        analyzer: analyzer.to_string(),
+        eventually_consistent,
+    }
+}
+
+/// Kind 31, `CreateFulltextIndex`.
+fn encode_fulltext_index(out: &mut Vec<u8>, spec: &crate::fulltext::FulltextSpec) {
+    out.push(31);
+    put_name(out, &spec.name);
+    out.push(u8::from(
+        spec.entity == crate::fulltext::FulltextEntity::Relationship,
+    ));
+    for list in [&spec.tokens, &spec.keys] {
+        put_u32(out, list.len() as u32);
+        for n in list {
+            put_name(out, n);
         }
     }
+    put_name(out, &spec.analyzer);
+    out.push(u8::from(spec.eventually_consistent));
 }
 
 struct Fields<'a> {

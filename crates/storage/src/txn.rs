@@ -419,6 +419,19 @@ impl Transaction {
         self.commit_at(Some(commit)).map(|_| ())
     }
 
+    /// Ends a transaction that wrote nothing (or only reads): no commit number is taken.
+    fn commit_unchanged(&self) -> CommitInfo {
+        let tx = &*self.inner;
+        tx.status.store(COMMITTED, Ordering::Release);
+        tx.cell.end();
+        tx.storage.unregister(tx.snapshot);
+        CommitInfo {
+            commit: tx.snapshot,
+            ticket: None,
+            changed: false,
+        }
+    }
+
     fn commit_at(&self, forced: Option<u64>) -> Result<CommitInfo> {
         let tx = &*self.inner;
         let storage = &tx.storage;
@@ -429,14 +442,7 @@ impl Transaction {
             && st.schema_ops.is_empty()
             && st.security.is_none();
         if !tx.write || (empty && forced.is_none()) {
-            tx.status.store(COMMITTED, Ordering::Release);
-            tx.cell.end();
-            storage.unregister(tx.snapshot);
-            return Ok(CommitInfo {
-                commit: tx.snapshot,
-                ticket: None,
-                changed: false,
-            });
+            return Ok(self.commit_unchanged());
         }
         // Before the commit lock, so the graph work does not serialise commits, and before
         // the commit is visible, so no reader of it misses a vector (see `vector`).

@@ -618,6 +618,16 @@ impl Transaction {
         Ok(old)
     }
 
+    /// Replays a logged security catalogue: set whole, whatever the store had.
+    fn replay_security(&self, catalogue: &Arc<crate::Security>) -> Result<()> {
+        let mut st = self.admin_write()?;
+        st.security = Some(crate::txn::PendingSecurity {
+            base: None,
+            new: catalogue.clone(),
+        });
+        Ok(())
+    }
+
     /// Applies one redo op (recovery).
     pub(crate) fn replay_op(&self, op: &RedoOp) -> Result<()> {
         let storage = self.inner.storage.clone();
@@ -643,14 +653,7 @@ impl Transaction {
             }
             RedoOp::DropIndex { name } => return self.drop_index(name),
             RedoOp::DropConstraint { name } => return self.drop_constraint(name),
-            RedoOp::Security { catalogue } => {
-                let mut st = self.admin_write()?;
-                st.security = Some(crate::txn::PendingSecurity {
-                    base: None,
-                    new: catalogue.clone(),
-                });
-                return Ok(());
-            }
+            RedoOp::Security { catalogue } => return self.replay_security(catalogue),
             RedoOp::CreateVectorIndex {
                 name,
                 relationship,

@@ -160,26 +160,14 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             key,
             options,
             if_not_exists,
-        } => {
-            let options = match options {
-                Some(e) => e.eval(row, cx)?,
-                None => Value::Null,
-            };
-            let config =
-                crate::vector::config_of(&options).map_err(crate::vector::options_error)?;
-            let token = token.get_or_create(&cx.storage)?;
-            let key = PropKeyId(key.get_or_create(&cx.storage)?);
-            match cx
-                .tx
-                .create_vector_index(name.as_deref(), *relationship, token, key, config)
-            {
-                Ok(()) => cx.counters.indexes_added += 1,
-                Err(quiver_storage::Error::SchemaRuleExists { .. }) if *if_not_exists => {}
-                Err(e) => return Err(e.into()),
-            }
-            cx.shared.schema_changed();
-            Ok(Vec::new())
-        }
+        } => create_vector_index(
+            name.as_deref(),
+            (*relationship, token, key),
+            options.as_ref(),
+            *if_not_exists,
+            row,
+            cx,
+        ),
         Command::Drop {
             name,
             constraint,
@@ -203,31 +191,7 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             spec,
             if_not_exists,
         } => create_fulltext_index(spec, *if_not_exists, cx),
-        Command::ShowTransactions(ids) => {
-            let wanted = transaction_ids(ids, row, cx)?;
-            Ok(cx
-                .shared
-                .transactions()
-                .into_iter()
-                .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
-                // Without the admin role a user sees their own transactions only.
-                .filter(|t| {
-                    let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
-                    cx.subject.may_manage_transaction_of(owner.as_deref())
-                })
-                .map(|t| {
-                    let elapsed = t.started.elapsed().unwrap_or_default();
-                    vec![
-                        Value::from("neo4j"),
-                        Value::from(t.id.as_str()),
-                        t.query.map_or(Value::Null, Value::from),
-                        Value::from("Running"),
-                        Value::Int(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
-                        Value::map(t.metadata),
-                    ]
-                })
-                .collect())
-        }
+        Command::ShowTransactions(ids) => show_transactions(ids, row, cx),
         Command::Show(table) => table.rows(row, cx),
         Command::Admin { command, passwords } => {
             crate::security::commands::run(command, passwords, row, cx)
@@ -490,6 +454,63 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
             ]
         })
         .collect()
+}
+
+/// `SHOW TRANSACTIONS`: the running transactions the user may see (without the admin role,
+/// their own).
+fn show_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+    let wanted = transaction_ids(ids, row, cx)?;
+    Ok(cx
+        .shared
+        .transactions()
+        .into_iter()
+        .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
+        // Without the admin role a user sees their own transactions only.
+        .filter(|t| {
+            let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
+            cx.subject.may_manage_transaction_of(owner.as_deref())
+        })
+        .map(|t| {
+            let elapsed = t.started.elapsed().unwrap_or_default();
+            vec![
+                Value::from("neo4j"),
+                Value::from(t.id.as_str()),
+                t.query.map_or(Value::Null, Value::from),
+                Value::from("Running"),
+                Value::Int(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
+                Value::map(t.metadata),
+            ]
+        })
+        .collect())
+}
+
+/// `CREATE VECTOR INDEX`: its options read and checked, the label or type and the key made
+/// if new, and the index published at commit.
+fn create_vector_index(
+    name: Option<&str>,
+    (relationship, token, key): (bool, &Token, &Token),
+    options: Option<&Expr>,
+    if_not_exists: bool,
+    row: &mut Row,
+    cx: &mut Cx,
+) -> Result<Vec<Vec<Value>>> {
+    let options = match options {
+        Some(e) => e.eval(row, cx)?,
+        None => Value::Null,
+    };
+    let config = crate::vector::config_of(&options).map_err(crate::vector::options_error)?;
+    let token = token.get_or_create(&cx.storage)?;
+    let key = PropKeyId(key.get_or_create(&cx.storage)?);
+    match cx
+        .tx
+        .create_vector_index(name, relationship, token, key, config)
+    {
+        Ok(()) => cx.counters.indexes_added += 1,
+        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) => return Err(e.into()),
+    }
+    cx.shared.schema_changed();
+    Ok(Vec::new())
 }
 
 /// The transaction ids `SHOW`/`TERMINATE TRANSACTIONS` name: each expression is a String or

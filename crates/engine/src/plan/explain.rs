@@ -97,25 +97,13 @@ fn name_and_details(op: &Op) -> (String, String) {
             },
         ),
         Op::Optional { .. } => ("Optional".into(), String::new()),
-        Op::SemiApply { negated, .. } => (
-            if *negated {
-                "AntiSemiApply"
-            } else {
-                "SemiApply"
-            }
-            .into(),
-            String::new(),
-        ),
+        Op::SemiApply { negated, .. } => either(*negated, "AntiSemiApply", "SemiApply"),
         Op::Apply { .. } => ("Apply".into(), String::new()),
         Op::UnitApply { .. } => ("SubqueryForeach".into(), String::new()),
-        Op::Transactions { batch, .. } => (
-            if batch.returned.is_some() {
-                "TransactionApply"
-            } else {
-                "TransactionForeach"
-            }
-            .into(),
-            String::new(),
+        Op::Transactions { batch, .. } => either(
+            batch.returned.is_some(),
+            "TransactionApply",
+            "TransactionForeach",
         ),
         Op::Foreach { .. } => ("Foreach".into(), String::new()),
         Op::Union { .. } => ("Union".into(), String::new()),
@@ -123,15 +111,18 @@ fn name_and_details(op: &Op) -> (String, String) {
         Op::Create { steps, .. } => ("Create".into(), format!("{} element(s)", steps.len())),
         Op::Merge { .. } => ("Merge".into(), String::new()),
         Op::Set { ops, .. } => ("SetProperties".into(), format!("{} item(s)", ops.len())),
-        Op::Delete { detach, .. } => (
-            if *detach { "DetachDelete" } else { "Delete" }.into(),
-            String::new(),
-        ),
+        Op::Delete { detach, .. } => either(*detach, "DetachDelete", "Delete"),
         Op::ProcedureCall { procedure, .. } => {
             ("ProcedureCall".into(), procedure.signature().name.clone())
         }
         Op::Command { command, .. } => (command_name(command).into(), String::new()),
     }
+}
+
+/// An operator named one way or the other, with no details.
+fn either(first: bool, name: &str, otherwise: &str) -> (String, String) {
+    let name = if first { name } else { otherwise };
+    (name.to_string(), String::new())
 }
 
 fn seek_kind(seek: &Seek) -> &'static str {
