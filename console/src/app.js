@@ -200,6 +200,7 @@ async function refreshServerPanel() {
     const stats = await (await fetch("/stats", { headers: authHeader() })).json();
     rows.push(
       ["Readiness", stats.readiness],
+      ["Durability", stats.durability],
       ["Bolt connections", stats.bolt?.active],
       ["… over WebSocket (total)", stats.bolt?.websocket_upgrades_total],
       ["HTTP connections", stats.http?.active],

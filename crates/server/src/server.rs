@@ -241,6 +241,7 @@ impl Server {
                 shutdown: shutdown.signal(),
                 cluster: cluster_view,
                 metrics_auth: config.auth.metrics_auth,
+                durability: config.durability,
             }),
             limits: watch_limits(timeouts),
             connections_max: limits.http_connections_max,

@@ -47,6 +47,8 @@ async fn health_metrics_and_stats_answer() {
     assert!(stats["http"]["active"].as_i64() >= Some(1), "{stats}");
     assert!(stats["http"]["in_flight"].as_i64() >= Some(1), "{stats}");
     assert_eq!(stats["bolt"]["active"], 0);
+    // The durability mode the server runs with (the console's server panel shows it).
+    assert_eq!(stats["durability"], "buffered", "{stats}");
 
     let report = server.stop().await;
     assert_eq!(report.tasks_left, 0);

@@ -39,6 +39,9 @@ pub struct HttpShared {
     /// `/metrics` and `/stats` answer only authenticated requests (when authentication is on):
     /// their counters tell who connects how often, which an operator may not want public.
     pub metrics_auth: bool,
+    /// The commit log's durability mode, reported by `/stats` (the console's server panel
+    /// shows it).
+    pub durability: crate::config::Durability,
 }
 
 /// Keeps a request counted as in flight (globally and on its connection) until its response body is
@@ -190,6 +193,7 @@ impl HttpShared {
         let snapshot = self.metrics.snapshot();
         let body = serde_json::json!({
             "readiness": self.health.get().as_str(),
+            "durability": self.durability.to_string(),
             "http": snapshot.http,
             "bolt": snapshot.bolt,
             "transactions": snapshot.transactions,
