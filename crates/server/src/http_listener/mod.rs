@@ -18,6 +18,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use quiver_status::Status;
+use tokio::io::AsyncWriteExt;
 
 pub use api::{ApiBody, ApiFuture, ApiHandler, BoxError, box_body};
 pub use service::HttpShared;
@@ -155,8 +156,19 @@ impl HttpProtocol {
         let watched = parts.io.into_inner();
         // hyper holds nothing unread when it took the handover for the end of the stream; bytes it
         // did hold would be a request cut in two, which is not handed back.
-        (watched.handed_over() && parts.read_buf.is_empty() && !draining && !activity.timed_out())
-            .then(|| watched.into_inner())
+        if watched.handed_over() && parts.read_buf.is_empty() && !draining && !activity.timed_out()
+        {
+            return Some(watched.into_inner());
+        }
+        // The exchange is over (the client asked to close, or the server is draining). hyper
+        // leaves the socket open when asked to keep it, so it is closed here as hyper would: a
+        // TLS client is sent close_notify, and the close is not a truncation to it. A client
+        // that does not read its end gets the write-stall deadline, no longer.
+        if !activity.timed_out() {
+            let mut stream = watched.into_inner();
+            let _ = tokio::time::timeout(self.limits.write_stall, stream.shutdown()).await;
+        }
+        None
     }
 }
 
