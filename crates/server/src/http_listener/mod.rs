@@ -18,7 +18,6 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use quiver_status::Status;
-use tokio::io::AsyncWriteExt;
 
 pub use api::{ApiBody, ApiFuture, ApiHandler, BoxError, box_body};
 pub use service::HttpShared;
