@@ -138,7 +138,7 @@ def test_hybrid_search_as_langchain_sends_it(quiver):
                     "WITH collect({node: node, score: score}) AS nodes, max(score) AS max "
                     "UNWIND nodes AS n RETURN n.node AS node, (n.score / max) AS score "
                     "UNION "
-                    "CALL db.index.fulltext.queryNodes('docs', $query, {limit: $k}) "
+                    "CALL db.index.fulltext.queryNodes('docs', $text, {limit: $k}) "
                     "YIELD node, score "
                     "WITH collect({node: node, score: score}) AS nodes, max(score) AS max "
                     "UNWIND nodes AS n RETURN n.node AS node, (n.score / max) AS score "
@@ -147,7 +147,7 @@ def test_hybrid_search_as_langchain_sends_it(quiver):
                     "RETURN node.title AS title, score",
                     k=3,
                     embedding=embed("graph"),
-                    query="inverted",
+                    text="inverted",
                 )
             )
             assert len(records) == 3
