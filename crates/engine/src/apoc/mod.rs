@@ -127,6 +127,53 @@ pub(crate) fn bad_arg(name: &str, argument: &str, problem: impl std::fmt::Displa
     call_failed(name, format!("argument '{argument}' {problem}"))
 }
 
+/// An entry of a procedure's `config` map: absent or null gives `default`, a value `read`
+/// accepts is taken, and any other fails naming the key and the type `wanted`.
+fn config_entry<T>(
+    name: &str,
+    config: &Map,
+    key: &str,
+    default: T,
+    wanted: &str,
+    read: impl Fn(&Value) -> Option<T>,
+) -> Result<T> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => read(v).ok_or_else(|| {
+            bad_arg(
+                name,
+                "config",
+                format!(
+                    "has '{key}' of type {}, expected {wanted}",
+                    v.value_type().name()
+                ),
+            )
+        }),
+    }
+}
+
+pub(crate) fn config_int(name: &str, config: &Map, key: &str, default: i64) -> Result<i64> {
+    config_entry(name, config, key, default, "an integer", |v| match v {
+        Value::Int(i) => Some(*i),
+        _ => None,
+    })
+}
+
+pub(crate) fn config_bool(name: &str, config: &Map, key: &str, default: bool) -> Result<bool> {
+    config_entry(name, config, key, default, "a boolean", |v| match v {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    })
+}
+
+/// A string entry; absent or null reads as the empty string.
+pub(crate) fn config_text(name: &str, config: &Map, key: &str) -> Result<String> {
+    config_entry(name, config, key, String::new(), "a string", |v| match v {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    })
+}
+
 /// A map argument; `null` reads as the empty map.
 pub(crate) fn map_value(name: &str, argument: &str, v: &Value) -> Result<Arc<Map>> {
     match v {

@@ -12,7 +12,7 @@ use quiver_storage::{Direction, LabelId, NodeId, RelId, RelTypeId};
 use quiver_value::{Map, Node, Path, Relationship, Value};
 
 use super::write::nodes_arg;
-use super::{Native, arg, bad_arg, map_value, native};
+use super::{Native, arg, bad_arg, config_bool, config_int, config_text, map_value, native};
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
 
@@ -84,48 +84,9 @@ fn config(
     m: &Map,
     default_uniqueness: Uniqueness,
 ) -> Result<Config> {
-    let int = |key: &str, default: i64| -> Result<i64> {
-        match m.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(Value::Int(i)) => Ok(*i),
-            Some(other) => Err(bad_arg(
-                name,
-                "config",
-                format!(
-                    "has '{key}' of type {}, expected an integer",
-                    other.value_type().name()
-                ),
-            )),
-        }
-    };
-    let boolean = |key: &str, default: bool| -> Result<bool> {
-        match m.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(bad_arg(
-                name,
-                "config",
-                format!(
-                    "has '{key}' of type {}, expected a boolean",
-                    other.value_type().name()
-                ),
-            )),
-        }
-    };
-    let text = |key: &str| -> Result<String> {
-        match m.get(key) {
-            None | Some(Value::Null) => Ok(String::new()),
-            Some(Value::String(s)) => Ok(s.to_string()),
-            Some(other) => Err(bad_arg(
-                name,
-                "config",
-                format!(
-                    "has '{key}' of type {}, expected a string",
-                    other.value_type().name()
-                ),
-            )),
-        }
-    };
+    let int = |key: &str, default: i64| config_int(name, m, key, default);
+    let boolean = |key: &str, default: bool| config_bool(name, m, key, default);
+    let text = |key: &str| config_text(name, m, key);
     let node_set = |key: &str| -> Result<Option<HashSet<u64>>> {
         match m.get(key) {
             None | Some(Value::Null) => Ok(None),

@@ -10,7 +10,8 @@ use quiver_value::{Map, Value};
 use super::functions::text::java_format;
 use super::nested::{Access, Outcome, add_counters};
 use super::{
-    Native, arg, bad_arg, call_failed, list_of, map_arg, map_value, native, record, string_value,
+    Native, arg, bad_arg, call_failed, config_bool, config_int, list_of, map_arg, map_value,
+    native, record, string_value,
 };
 use crate::error::{Error, Result};
 use crate::procedures::{Field, FieldType, ProcedureContext};
@@ -285,36 +286,6 @@ enum BatchMode {
     Single,
 }
 
-fn int_config(name: &str, config: &Map, key: &str, default: i64) -> Result<i64> {
-    match config.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Int(i)) => Ok(*i),
-        Some(other) => Err(bad_arg(
-            name,
-            "config",
-            format!(
-                "has '{key}' of type {}, expected an integer",
-                other.value_type().name()
-            ),
-        )),
-    }
-}
-
-fn bool_config(name: &str, config: &Map, key: &str, default: bool) -> Result<bool> {
-    match config.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(bad_arg(
-            name,
-            "config",
-            format!(
-                "has '{key}' of type {}, expected a boolean",
-                other.value_type().name()
-            ),
-        )),
-    }
-}
-
 /// Counts kept across the batches of a periodic procedure.
 #[derive(Default)]
 struct Tally {
@@ -458,7 +429,7 @@ struct IterateConfig {
 impl IterateConfig {
     fn read(config: &Map, inner: &str) -> Result<IterateConfig> {
         const NAME: &str = "apoc.periodic.iterate";
-        let batch_size = int_config(NAME, config, "batchSize", 10_000)?;
+        let batch_size = config_int(NAME, config, "batchSize", 10_000)?;
         let batch_size = usize::try_from(batch_size)
             .ok()
             .filter(|b| *b >= 1)
@@ -469,9 +440,9 @@ impl IterateConfig {
                     format!("has batchSize {batch_size}: it must be at least 1"),
                 )
             })?;
-        let retries = int_config(NAME, config, "retries", 0)?.max(0);
-        bool_config(NAME, config, "parallel", false)?;
-        let iterate_list = bool_config(NAME, config, "iterateList", true)?;
+        let retries = config_int(NAME, config, "retries", 0)?.max(0);
+        config_bool(NAME, config, "parallel", false)?;
+        let iterate_list = config_bool(NAME, config, "iterateList", true)?;
         let params = map_value(
             NAME,
             "config.params",
