@@ -95,7 +95,7 @@ fn creation_over_violating_data_names_an_offender() {
         &db,
         "CREATE CONSTRAINT person_name FOR (p:Person) REQUIRE p.name IS NOT NULL",
     );
-    assert_eq!(code, "Neo.DatabaseError.Schema.ConstraintCreationFailed");
+    assert_eq!(code, "Neo.ClientError.Schema.ConstraintCreationFailed");
     assert!(
         message.contains("must have the property `name`"),
         "{message}"
