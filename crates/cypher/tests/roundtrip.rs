@@ -363,6 +363,14 @@ fn schema_and_admin() {
         "CREATE CONSTRAINT FOR (n:P) REQUIRE (n.a, n.b) IS NODE KEY",
     );
     verified("CREATE CONSTRAINT FOR ()-[r:R]-() REQUIRE r.x IS NOT NULL");
+    verified_as(
+        "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.x IS :: INTEGER | STRING",
+        "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.x IS :: ANY<INTEGER | STRING>",
+    );
+    verified_as(
+        "CREATE CONSTRAINT FOR ()-[r:R]-() REQUIRE r.x IS TYPED LIST<FLOAT NOT NULL>",
+        "CREATE CONSTRAINT FOR ()-[r:R]-() REQUIRE r.x IS :: LIST<FLOAT NOT NULL>",
+    );
     verified("DROP CONSTRAINT c");
     verified_as("SHOW INDEXES", "SHOW INDEXES");
     verified_as(

@@ -353,6 +353,7 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
                 }),
         )
         .chain(fulltext)
+        .chain(storage.property_constraint_ops())
         .collect()
 }
 
@@ -671,6 +672,13 @@ fn apply_ops(
                     storage.define_fulltext_unobserved(spec)?;
                 }
             }
+            RedoOpRef::CreatePropertyConstraint { .. }
+                if kind == KIND_OPS || kind == KIND_SCHEMA =>
+            {
+                if let RedoOp::CreatePropertyConstraint(spec) = op.to_op()? {
+                    storage.define_property_constraint_unobserved(spec)?;
+                }
+            }
             RedoOpRef::CreateNode { id, labels, props }
                 if kind == KIND_OPS || kind == KIND_NODES =>
             {
@@ -689,6 +697,7 @@ fn apply_ops(
             | RedoOpRef::CreateUniqueConstraint { .. }
             | RedoOpRef::Security { .. }
             | RedoOpRef::CreateVectorIndex { .. }
+            | RedoOpRef::CreatePropertyConstraint { .. }
             | RedoOpRef::CreateNode { .. }
             | RedoOpRef::CreateRelationship { .. } => return misplaced(),
             _ => {

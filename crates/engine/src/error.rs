@@ -258,9 +258,10 @@ fn storage_code(e: &quiver_storage::Error) -> Status {
         // can tell which they are; one it could not look at is still retryable.
         S::WriteConflict { .. } => Status::TransactionOutdated,
         S::EntityNotFound { .. } => code::ENTITY_NOT_FOUND,
-        S::DeleteConnectedNode { .. } | S::ConstraintViolation { .. } => {
-            code::CONSTRAINT_VALIDATION
-        }
+        S::DeleteConnectedNode { .. }
+        | S::ConstraintViolation { .. }
+        | S::PropertyExistenceViolation { .. }
+        | S::PropertyTypeViolation { .. } => code::CONSTRAINT_VALIDATION,
         S::ConstraintCreationFailed { .. } => Status::ConstraintCreationFailed,
         S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
         S::SchemaRuleNotFound { .. } => Status::IndexDropFailed,

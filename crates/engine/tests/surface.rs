@@ -515,7 +515,7 @@ fn unsupported_features_fail_by_name() {
         ),
         ("CREATE DATABASE other", "CREATE DATABASE"),
         (
-            "CREATE CONSTRAINT FOR (n:A) REQUIRE n.x IS NOT NULL",
+            "CREATE CONSTRAINT FOR (n:A) REQUIRE n.x IS NODE KEY",
             "IS UNIQUE",
         ),
         ("CREATE INDEX FOR (n:A) ON (n.x, n.y)", "composite indexes"),

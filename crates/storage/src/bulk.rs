@@ -134,7 +134,9 @@ impl Storage {
         {
             return refuse("the store is not empty");
         }
-        if !self.schema().is_empty() {
+        // A property constraint counts as schema: a bulk load checks no constraint but
+        // uniqueness, so a store with one is refused rather than loaded unchecked.
+        if !self.schema().is_empty() || !self.property_constraint_defs().is_empty() {
             return refuse("the store has a schema");
         }
         if self.live_snapshots() != 0 {
@@ -319,7 +321,8 @@ impl Storage {
             | RedoOpRef::DropConstraint { .. }
             | RedoOpRef::Security { .. }
             | RedoOpRef::CreateVectorIndex { .. }
-            | RedoOpRef::CreateFulltextIndex { .. } => {
+            | RedoOpRef::CreateFulltextIndex { .. }
+            | RedoOpRef::CreatePropertyConstraint { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }

@@ -328,6 +328,7 @@ impl ExportCursor {
                 for info in storage.fulltext_indexes() {
                     self.buf.push_back(RedoOp::CreateFulltextIndex(info.spec));
                 }
+                self.buf.extend(storage.property_constraint_ops());
                 self.phase = ExportPhase::Nodes(0);
             }
             ExportPhase::Nodes(next) => {

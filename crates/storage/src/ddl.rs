@@ -28,6 +28,7 @@ use crate::vector::{VectorConfig, VectorIndexDef, VectorSpec};
 pub(crate) struct Applied {
     pub indexes: Vec<Arc<IndexDef>>,
     pub vectors: Vec<Arc<VectorIndexDef>>,
+    pub properties: Vec<Arc<crate::constraints::PropertyConstraint>>,
 }
 
 impl Applied {
@@ -40,6 +41,9 @@ impl Applied {
             .vectors
             .write()
             .retain(|d| !self.vectors.iter().any(|c| Arc::ptr_eq(c, d)));
+        for c in &self.properties {
+            storage.unpublish_property_constraint(c);
+        }
     }
 }
 
@@ -72,6 +76,11 @@ impl Transaction {
             || schema.find_kind(label.0, key.0, unique).is_some()
             || self.inner.storage.vector_def(&name).is_some()
             || self.inner.storage.fulltext_by_name(&name).is_some()
+            || self
+                .inner
+                .storage
+                .property_constraint_by_name(&name)
+                .is_some()
         {
             return Err(Error::SchemaRuleExists { name });
         }
@@ -193,6 +202,9 @@ impl Transaction {
     }
 
     pub fn drop_constraint(&self, name: &str) -> Result<()> {
+        if self.drop_property_constraint(name)? {
+            return Ok(());
+        }
         self.record_drop(name, true)
     }
 
@@ -273,6 +285,8 @@ impl Transaction {
         let mut vectors_dropped: Vec<Arc<VectorIndexDef>> = Vec::new();
         let mut fulltext_created = Vec::new();
         let mut fulltext_dropped = Vec::new();
+        let mut properties_created = Vec::new();
+        let mut properties_dropped = Vec::new();
         let ops = std::mem::take(&mut st.schema_ops);
         let result = (|| -> Result<()> {
             for op in &ops {
@@ -282,6 +296,12 @@ impl Transaction {
                     }
                     SchemaOp::DropFulltext { name } => {
                         fulltext_dropped.push(self.apply_drop_fulltext(name, st)?);
+                    }
+                    SchemaOp::CreateProperty(spec) => {
+                        properties_created.push(self.apply_create_property(spec, &mut st.redo)?);
+                    }
+                    SchemaOp::DropProperty { name } => {
+                        properties_dropped.push(self.apply_drop_property(name, &mut st.redo)?);
                     }
                     SchemaOp::Create {
                         name,
@@ -331,6 +351,7 @@ impl Transaction {
                 Ok(Applied {
                     indexes: created,
                     vectors: vectors_created,
+                    properties: properties_created,
                 })
             }
             Err(e) => {
@@ -347,6 +368,12 @@ impl Transaction {
                     self.publish(def);
                 }
                 self.restore_vectors(&vectors_created, vectors_dropped);
+                for c in &properties_created {
+                    storage.unpublish_property_constraint(c);
+                }
+                for c in properties_dropped {
+                    self.restore_property_constraint(c);
+                }
                 Err(e)
             }
         }

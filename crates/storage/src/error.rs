@@ -25,6 +25,21 @@ impl std::fmt::Display for EntityKind {
     }
 }
 
+/// `Node(3)` or `Relationship(3)`, as Neo4j names an entity in a constraint violation.
+fn entity_name(kind: &EntityKind, id: &u64) -> String {
+    match kind {
+        EntityKind::Node => format!("Node({id})"),
+        EntityKind::Relationship => format!("Relationship({id})"),
+    }
+}
+
+fn token_kind(kind: &EntityKind) -> &'static str {
+    match kind {
+        EntityKind::Node => "label",
+        EntityKind::Relationship => "type",
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -53,6 +68,32 @@ pub enum Error {
         label: Arc<str>,
         key: Arc<str>,
         value: Value,
+    },
+
+    /// A committed node or relationship lacks a property an existence constraint requires
+    /// (Neo4j's message).
+    #[error("{} with {} `{token}` must have the property `{key}`", entity_name(.kind, .id), token_kind(.kind))]
+    PropertyExistenceViolation {
+        kind: EntityKind,
+        id: u64,
+        token: Arc<str>,
+        key: Arc<str>,
+    },
+
+    /// A committed node or relationship holds a property of a type its type constraint does
+    /// not allow (Neo4j's message).
+    #[error(
+        "{} with {} `{token}` required the property `{key}` to be of type `{expected}`, but was of type `{actual}`",
+        entity_name(.kind, .id),
+        token_kind(.kind)
+    )]
+    PropertyTypeViolation {
+        kind: EntityKind,
+        id: u64,
+        token: Arc<str>,
+        key: Arc<str>,
+        expected: String,
+        actual: String,
     },
 
     #[error("cannot create constraint `{name}`: existing data violates it ({reason})")]

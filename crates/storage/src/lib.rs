@@ -54,6 +54,7 @@ mod arena;
 mod bulk;
 mod codec;
 mod commit_log;
+mod constraints;
 mod counts;
 mod cursor;
 mod ddl;
@@ -77,6 +78,9 @@ mod write;
 pub use bulk::{BulkLoad, BulkSection, BulkSummary};
 pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
 pub use commit_log::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError};
+pub use constraints::{
+    PropertyConstraintSpec, PropertyType, PropertyTypes, ScalarType, stored_type_name,
+};
 pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};
 pub use error::{EntityKind, Error, Result};
 pub use fulltext::{

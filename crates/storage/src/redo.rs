@@ -41,6 +41,12 @@
 //!                                 (dropped by DropIndex)
 //! 31    CreateFulltextIndex       name, entity u8 (0 nodes, 1 relationships), tokens: names,
 //!                                 keys: names, analyzer: name, eventually consistent u8
+//! 36    CreatePropertyConstraint  IS NOT NULL: name, entity u8 (0 nodes, 1 relationships),
+//!                                 label or type: name, key: name (dropped by DropConstraint)
+//! 37    CreatePropertyConstraint  IS :: type: the fields of 36, then the type: name, in
+//!                                 `PropertyTypes`' printed form (`STRING | INTEGER`)
+//!                                 (dropped by DropConstraint; 38 and 39 are kept for more
+//!                                 constraint kinds)
 //! ```
 
 use std::sync::Arc;
@@ -135,6 +141,8 @@ pub enum RedoOp {
     },
     /// Dropped by [`RedoOp::DropIndex`], like every index.
     CreateFulltextIndex(crate::fulltext::FulltextSpec),
+    /// A property existence or type constraint; dropped by [`RedoOp::DropConstraint`].
+    CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec),
 }
 
 impl RedoOp {
@@ -150,6 +158,7 @@ impl RedoOp {
                 | RedoOp::Security { .. }
                 | RedoOp::CreateVectorIndex { .. }
                 | RedoOp::CreateFulltextIndex(_)
+                | RedoOp::CreatePropertyConstraint(_)
         )
     }
 }
@@ -386,6 +395,14 @@ pub enum RedoOpRef<'a> {
         analyzer: &'a str,
         eventually_consistent: bool,
     },
+    CreatePropertyConstraint {
+        name: &'a str,
+        relationship: bool,
+        token: &'a str,
+        key: &'a str,
+        /// Checked to parse when the record was decoded; `None` for `IS NOT NULL`.
+        types: Option<&'a str>,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -400,6 +417,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::Security { .. }
                 | RedoOpRef::CreateVectorIndex { .. }
                 | RedoOpRef::CreateFulltextIndex { .. }
+                | RedoOpRef::CreatePropertyConstraint { .. }
         )
     }
 
@@ -504,6 +522,27 @@ impl RedoOpRef<'_> {
                 analyzer,
                 eventually_consistent,
             )),
+            RedoOpRef::CreatePropertyConstraint {
+                name,
+                relationship,
+                token,
+                key,
+                types,
+            } => RedoOp::CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec {
+                name: name.to_string(),
+                relationship,
+                token: token.into(),
+                key: key.into(),
+                types: match types {
+                    None => None,
+                    Some(t) => Some(crate::constraints::PropertyTypes::parse(t).ok_or(
+                        Error::Corrupt {
+                            offset: 0,
+                            reason: "unknown property type",
+                        },
+                    )?),
+                },
+            }),
         })
     }
 }
@@ -667,6 +706,22 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             config,
         } => encode_vector_index(out, name, *relationship, (token, key), config),
         RedoOp::CreateFulltextIndex(spec) => encode_fulltext_index(out, spec),
+        RedoOp::CreatePropertyConstraint(spec) => encode_property_constraint(out, spec),
+    }
+}
+
+/// Kinds 36 (`IS NOT NULL`) and 37 (`IS :: type`), `CreatePropertyConstraint`.
+fn encode_property_constraint(
+    out: &mut Vec<u8>,
+    spec: &crate::constraints::PropertyConstraintSpec,
+) {
+    out.push(if spec.types.is_some() { 37 } else { 36 });
+    put_name(out, &spec.name);
+    out.push(u8::from(spec.relationship));
+    put_name(out, &spec.token);
+    put_name(out, &spec.key);
+    if let Some(types) = &spec.types {
+        put_name(out, &types.to_string());
     }
 }
 
@@ -883,6 +938,28 @@ impl<'a> Fields<'a> {
                 analyzer: self.name_ref()?,
                 eventually_consistent: self.flag()?,
             },
+            36 | 37 => {
+                let name = self.name_ref()?;
+                let relationship = self.flag()?;
+                let token = self.name_ref()?;
+                let key = self.name_ref()?;
+                let types = if kind == 37 {
+                    let text = self.name_ref()?;
+                    if crate::constraints::PropertyTypes::parse(text).is_none() {
+                        return Err(self.r.corrupt("unknown property type"));
+                    }
+                    Some(text)
+                } else {
+                    None
+                };
+                RedoOpRef::CreatePropertyConstraint {
+                    name,
+                    relationship,
+                    token,
+                    key,
+                    types,
+                }
+            }
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }
@@ -933,6 +1010,22 @@ mod tests {
                     keys: vec!["title".into()],
                     analyzer: "english".into(),
                     eventually_consistent: true,
+                }),
+                RedoOp::CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec {
+                    name: "e".into(),
+                    relationship: true,
+                    token: "T".into(),
+                    key: "since".into(),
+                    types: None,
+                }),
+                RedoOp::CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec {
+                    name: "t".into(),
+                    relationship: false,
+                    token: "Person".into(),
+                    key: "age".into(),
+                    types: crate::constraints::PropertyTypes::parse(
+                        "INTEGER | LIST<FLOAT NOT NULL>",
+                    ),
                 }),
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },

@@ -51,6 +51,8 @@ pub struct Storage {
     pub(crate) vectors: RwLock<Vec<Arc<crate::vector::VectorIndexDef>>>,
     /// The full-text indexes, copy-on-write like the schema (see `fulltext`).
     pub(crate) fulltext: RwLock<Arc<Vec<Arc<crate::fulltext::FulltextIndex>>>>,
+    /// Property existence and type constraints, copy-on-write (see `constraints`).
+    pub(crate) property_constraints: RwLock<crate::constraints::PropertyConstraints>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,
@@ -150,6 +152,7 @@ impl Storage {
             schema: RwLock::new(Arc::new(Schema::default())),
             security: RwLock::new(Arc::new(Security::default())),
             vectors: RwLock::new(Vec::new()),
+            property_constraints: RwLock::default(),
             fulltext: RwLock::new(Arc::new(Vec::new())),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),

@@ -57,6 +57,11 @@ pub(crate) enum SchemaOp {
     DropFulltext {
         name: String,
     },
+    /// A property existence or type constraint (see `constraints`).
+    CreateProperty(crate::constraints::PropertyConstraintSpec),
+    DropProperty {
+        name: String,
+    },
 }
 
 /// What a commit applied besides data: the index definitions it published and the security
@@ -461,6 +466,20 @@ impl Transaction {
             }
         };
         if let Err(e) = self.check_unique(&st) {
+            drop(slot);
+            self.fail(&mut st);
+            return Err(e);
+        }
+        if !tx.replay
+            && let Err(e) = storage.check_property_constraints(
+                &View {
+                    snapshot: storage.last_committed(),
+                    ..own
+                },
+                &st.touched_nodes,
+                &st.touched_rels,
+            )
+        {
             drop(slot);
             self.fail(&mut st);
             return Err(e);

@@ -675,6 +675,9 @@ impl Transaction {
                 );
             }
             RedoOp::CreateFulltextIndex(spec) => return self.create_fulltext_index(spec.clone()),
+            RedoOp::CreatePropertyConstraint(spec) => {
+                return self.create_property_constraint(spec.clone());
+            }
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -726,7 +729,8 @@ impl Transaction {
             | RedoOp::DropConstraint { .. }
             | RedoOp::Security { .. }
             | RedoOp::CreateVectorIndex { .. }
-            | RedoOp::CreateFulltextIndex(_) => {}
+            | RedoOp::CreateFulltextIndex(_)
+            | RedoOp::CreatePropertyConstraint(_) => {}
         }
         Ok(())
     }

@@ -127,10 +127,12 @@ pub enum ErrorKind {
     DatabaseNotFound,
     /// Not in the openCypher TCK: `LOAD CSV` could not read its file.
     ExternalResourceFailed,
+    /// Not in the openCypher TCK: a constraint could not be created over the existing data.
+    ConstraintCreationFailed,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 14] = [
+    const ALL: [ErrorKind; 15] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -145,6 +147,7 @@ impl ErrorKind {
         ErrorKind::ProcedureError,
         ErrorKind::DatabaseNotFound,
         ErrorKind::ExternalResourceFailed,
+        ErrorKind::ConstraintCreationFailed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -163,6 +166,7 @@ impl ErrorKind {
             ErrorKind::ProcedureError => "ProcedureError",
             ErrorKind::DatabaseNotFound => "DatabaseNotFound",
             ErrorKind::ExternalResourceFailed => "ExternalResourceFailed",
+            ErrorKind::ConstraintCreationFailed => "ConstraintCreationFailed",
         }
     }
 

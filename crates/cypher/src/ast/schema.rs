@@ -82,6 +82,8 @@ pub struct CreateConstraint {
     pub entity: SchemaEntity,
     pub properties: Vec<Ident>,
     pub kind: ConstraintKind,
+    /// The type of `IS :: type` / `IS TYPED type` ([`ConstraintKind::Typed`]).
+    pub property_type: Option<super::CypherType>,
     pub options: Option<Expr>,
 }
 
@@ -93,6 +95,8 @@ pub enum ConstraintKind {
     Key,
     /// `IS NOT NULL`
     NotNull,
+    /// `IS :: type` (also `IS TYPED type`): a property type constraint.
+    Typed,
 }
 
 /// `SHOW ... [WHERE ... | YIELD ...]`
@@ -292,7 +296,11 @@ impl fmt::Display for CreateConstraint {
             (ConstraintKind::Key, false) => " IS NODE KEY",
             (ConstraintKind::Key, true) => " IS RELATIONSHIP KEY",
             (ConstraintKind::NotNull, _) => " IS NOT NULL",
+            (ConstraintKind::Typed, _) => " IS ::",
         })?;
+        if let Some(ty) = &self.property_type {
+            write!(f, " {ty}")?;
+        }
         if let Some(options) = &self.options {
             write!(f, " OPTIONS {options}")?;
         }
@@ -326,6 +334,7 @@ impl fmt::Display for ShowCommand {
                     Some(ConstraintKind::Unique) => "UNIQUE CONSTRAINTS",
                     Some(ConstraintKind::Key) => "KEY CONSTRAINTS",
                     Some(ConstraintKind::NotNull) => "EXISTENCE CONSTRAINTS",
+                    Some(ConstraintKind::Typed) => "PROPERTY TYPE CONSTRAINTS",
                 })?;
             }
             ShowKind::Transactions(ids) => {

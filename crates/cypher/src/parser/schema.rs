@@ -214,8 +214,11 @@ impl Parser<'_> {
             properties.push(self.parse_entity_property(&entity.variable)?);
         }
         self.expect_keyword("IS")?;
-        let kind_span = self.peek().span;
-        let kind = if self.parse_keyword("UNIQUE") {
+        let mut property_type = None;
+        let kind = if self.consume(&TokenKind::DoubleColon) || self.parse_keyword("TYPED") {
+            property_type = Some(self.parse_cypher_type()?);
+            ConstraintKind::Typed
+        } else if self.parse_keyword("UNIQUE") {
             ConstraintKind::Unique
         } else if self.parse_keywords(&["NOT", "NULL"]) {
             ConstraintKind::NotNull
@@ -232,10 +235,10 @@ impl Parser<'_> {
             } else {
                 return Err(self.expected("'KEY' or 'UNIQUE'"));
             }
-        } else if self.peek_is(&TokenKind::DoubleColon) || self.peek_keyword("TYPED") {
-            return Err(self.unsupported("Property type constraints", kind_span));
         } else {
-            return Err(self.expected("'UNIQUE', 'NOT NULL', 'NODE KEY' or 'RELATIONSHIP KEY'"));
+            return Err(self.expected(
+                "'UNIQUE', 'NOT NULL', 'NODE KEY', 'RELATIONSHIP KEY', '::' or 'TYPED'",
+            ));
         };
         let options = self.parse_options()?;
         Ok(SchemaCommand::CreateConstraint(CreateConstraint {
@@ -244,6 +247,7 @@ impl Parser<'_> {
             entity,
             properties,
             kind,
+            property_type,
             options,
         }))
     }
@@ -367,6 +371,9 @@ impl Parser<'_> {
             self.parse_keyword("PROPERTY");
             if self.parse_keyword("EXISTENCE") || self.parse_keyword("EXIST") {
                 kind.kind = Some(ConstraintKind::NotNull);
+            } else if self.peek_keyword("TYPE") && self.peek_nth_keyword(1, "CONSTRAINTS") {
+                self.parse_keyword("TYPE");
+                kind.kind = Some(ConstraintKind::Typed);
             }
         }
         kind

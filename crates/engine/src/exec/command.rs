@@ -191,6 +191,10 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             spec,
             if_not_exists,
         } => create_fulltext_index(spec, *if_not_exists, cx),
+        Command::CreatePropertyConstraint {
+            spec,
+            if_not_exists,
+        } => create_property_constraint(spec, *if_not_exists, cx),
         Command::ShowTransactions(ids) => show_transactions(ids, row, cx),
         Command::Show(table) => table.rows(row, cx),
         Command::Admin { command, passwords } => {
@@ -275,6 +279,43 @@ fn create_fulltext_index(
     Ok(Vec::new())
 }
 
+/// `CREATE CONSTRAINT ... IS NOT NULL` or `... IS :: type` (checked against the data at
+/// commit).
+fn create_property_constraint(
+    spec: &quiver_storage::PropertyConstraintSpec,
+    if_not_exists: bool,
+    cx: &mut Cx,
+) -> Result<Vec<Vec<Value>>> {
+    match cx.tx.create_property_constraint(spec.clone()) {
+        Ok(()) => cx.counters.constraints_added += 1,
+        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) => return Err(e.into()),
+    }
+    cx.shared.schema_changed();
+    Ok(Vec::new())
+}
+
+/// A property existence or type constraint's `SHOW CONSTRAINTS` row.
+fn property_constraint_row(id: usize, spec: &quiver_storage::PropertyConstraintSpec) -> Vec<Value> {
+    vec![
+        Value::Int(id as i64),
+        Value::from(spec.name.as_str()),
+        Value::from(spec.kind_name()),
+        Value::from(if spec.relationship {
+            "RELATIONSHIP"
+        } else {
+            "NODE"
+        }),
+        Value::from(vec![Value::String(spec.token.clone())]),
+        Value::from(vec![Value::String(spec.key.clone())]),
+        Value::Null,
+        spec.types
+            .as_ref()
+            .map_or(Value::Null, |t| Value::from(t.to_string().as_str())),
+        Value::from(spec.create_statement().as_str()),
+    ]
+}
+
 /// `DROP INDEX` or `DROP CONSTRAINT`; a missing constraint fails as `ConstraintDropFailed`.
 fn drop_schema_rule(
     name: &str,
@@ -331,6 +372,12 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
             let labels = Value::from(vec![Value::String(info.label.clone())]);
             let props = Value::from(vec![Value::String(info.key.clone())]);
             if constraints {
+                let statement = format!(
+                    "CREATE CONSTRAINT `{}` FOR (n:`{}`) REQUIRE (n.`{}`) IS UNIQUE",
+                    info.name.replace('`', "``"),
+                    info.label.replace('`', "``"),
+                    info.key.replace('`', "``")
+                );
                 vec![
                     id,
                     name.clone(),
@@ -339,6 +386,8 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
                     labels,
                     props,
                     name,
+                    Value::Null,
+                    Value::from(statement.as_str()),
                 ]
             } else {
                 let state = match info.state {
@@ -379,6 +428,16 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
             .enumerate()
             .map(|(i, info)| fulltext_row(first_fulltext + i + 1, info)),
     );
+    if constraints {
+        let first = rows.len();
+        rows.extend(
+            cx.storage
+                .property_constraints()
+                .iter()
+                .enumerate()
+                .map(|(i, spec)| property_constraint_row(first + i + 1, spec)),
+        );
+    }
     rows
 }
 

@@ -275,6 +275,11 @@ pub(crate) enum Command {
         spec: quiver_storage::FulltextSpec,
         if_not_exists: bool,
     },
+    /// `CREATE CONSTRAINT ... IS NOT NULL` or `... IS :: type`.
+    CreatePropertyConstraint {
+        spec: quiver_storage::PropertyConstraintSpec,
+        if_not_exists: bool,
+    },
     ShowIndexes {
         constraints: bool,
         /// `SHOW VECTOR INDEXES` lists vector indexes only.
@@ -303,6 +308,7 @@ impl Command {
             self,
             Command::CreateIndex { .. }
                 | Command::CreateVectorIndex { .. }
+                | Command::CreatePropertyConstraint { .. }
                 | Command::Drop { .. }
                 | Command::TerminateTransactions(_)
         )
@@ -315,6 +321,7 @@ impl Command {
             | Command::CreateVectorIndex { .. }
             | Command::Drop { .. }
             | Command::CreateFulltextIndex { .. }
+            | Command::CreatePropertyConstraint { .. }
             | Command::Admin { .. } => &[],
             Command::ShowIndexes {
                 constraints: true, ..
@@ -326,6 +333,8 @@ impl Command {
                 "labelsOrTypes",
                 "properties",
                 "ownedIndex",
+                "propertyType",
+                "createStatement",
             ],
             Command::ShowIndexes {
                 constraints: false, ..

@@ -145,6 +145,12 @@ impl Planner<'_> {
                 }
             }
             SchemaCommand::CreateConstraint(c) => {
+                if matches!(
+                    c.kind,
+                    ast::ConstraintKind::NotNull | ast::ConstraintKind::Typed
+                ) {
+                    return self.property_constraint(c);
+                }
                 if c.kind != ast::ConstraintKind::Unique {
                     return Err(
                         self.unsupported("constraints other than IS UNIQUE", c.entity.label.span)
@@ -370,6 +376,9 @@ impl Planner<'_> {
             Command::ShowIndexes {
                 constraints: false, ..
             } => Some(INDEX_DEFAULT_COLUMNS),
+            Command::ShowIndexes {
+                constraints: true, ..
+            } => Some(CONSTRAINT_DEFAULT_COLUMNS),
             _ => None,
         };
         let mut plan = self.command_plan(command);
@@ -480,6 +489,18 @@ fn cmd_span(_: &SchemaCommand) -> Span {
 
 /// The columns `SHOW INDEXES` returns unless a `YIELD` names others, as in Neo4j (`options`
 /// and `memoryBytes` only by name or `YIELD *`).
+/// `SHOW CONSTRAINTS`' columns without `YIELD` (Neo4j 5's); `createStatement` is yielded.
+const CONSTRAINT_DEFAULT_COLUMNS: &[&str] = &[
+    "id",
+    "name",
+    "type",
+    "entityType",
+    "labelsOrTypes",
+    "properties",
+    "ownedIndex",
+    "propertyType",
+];
+
 const INDEX_DEFAULT_COLUMNS: &[&str] = &[
     "id",
     "name",

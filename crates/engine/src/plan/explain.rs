@@ -170,7 +170,9 @@ fn command_name(command: &Command) -> &'static str {
         Command::CreateIndex { unique: false, .. } | Command::CreateFulltextIndex { .. } => {
             "CreateIndex"
         }
-        Command::CreateIndex { unique: true, .. } => "CreateConstraint",
+        Command::CreateIndex { unique: true, .. } | Command::CreatePropertyConstraint { .. } => {
+            "CreateConstraint"
+        }
         Command::CreateVectorIndex { .. } => "CreateIndex",
         Command::Drop {
             constraint: false, ..

@@ -6,6 +6,7 @@
 
 mod calls;
 mod clauses;
+mod constraints;
 mod explain;
 mod expr;
 mod pattern;

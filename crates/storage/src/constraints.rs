@@ -1,0 +1,690 @@
+//! Property existence and property type constraints.
+//!
+//! Unlike a uniqueness constraint these need no index: whether an entity satisfies one is a
+//! question about that entity alone. So they live beside the index schema, copy-on-write
+//! behind an `Arc` like it, and are checked over a commit's write set (every node and
+//! relationship the transaction touched), under the commit lock.
+//!
+//! **When the check runs.** Neo4j checks existence and type constraints when the transaction
+//! commits, not when a statement ends: an explicit transaction may `CREATE (:Person)` in one
+//! statement and `SET` its `name` in the next, and only an entity still in violation at
+//! `COMMIT` fails it. Quiver follows Neo4j: an auto-commit statement fails at its end (its
+//! commit), an explicit transaction at its commit. Every write path (Cypher, `LOAD CSV`, APOC,
+//! `CALL { } IN TRANSACTIONS` batches, each its own commit) ends in the one commit, so none
+//! can skip the check. A replayed commit (recovery, a follower) is not checked again: it was
+//! checked where it was first committed.
+//!
+//! The definitions travel by name (redo ops 36 and 37, and the snapshot's schema section), so
+//! they mean the same in any store.
+
+use std::fmt;
+use std::sync::Arc;
+
+use quiver_value::Value;
+
+use crate::error::{EntityKind, Error, Result};
+use crate::mvcc::View;
+use crate::read;
+use crate::redo::RedoOp;
+use crate::storage::Storage;
+use crate::txn::{SchemaOp, Transaction};
+
+/// A type a property may be constrained to: the scalar property types, and lists of one of
+/// them without nulls (the only lists a property can hold). Ordered as Neo4j orders a union's
+/// members when it normalises one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PropertyType {
+    Scalar(ScalarType),
+    /// `LIST<T NOT NULL>`.
+    List(ScalarType),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ScalarType {
+    Boolean,
+    String,
+    Integer,
+    Float,
+    Date,
+    LocalTime,
+    ZonedTime,
+    LocalDateTime,
+    ZonedDateTime,
+    Duration,
+    Point,
+}
+
+impl ScalarType {
+    const ALL: [ScalarType; 11] = [
+        ScalarType::Boolean,
+        ScalarType::String,
+        ScalarType::Integer,
+        ScalarType::Float,
+        ScalarType::Date,
+        ScalarType::LocalTime,
+        ScalarType::ZonedTime,
+        ScalarType::LocalDateTime,
+        ScalarType::ZonedDateTime,
+        ScalarType::Duration,
+        ScalarType::Point,
+    ];
+
+    /// Neo4j's name of the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Boolean => "BOOLEAN",
+            ScalarType::String => "STRING",
+            ScalarType::Integer => "INTEGER",
+            ScalarType::Float => "FLOAT",
+            ScalarType::Date => "DATE",
+            ScalarType::LocalTime => "LOCAL TIME",
+            ScalarType::ZonedTime => "ZONED TIME",
+            ScalarType::LocalDateTime => "LOCAL DATETIME",
+            ScalarType::ZonedDateTime => "ZONED DATETIME",
+            ScalarType::Duration => "DURATION",
+            ScalarType::Point => "POINT",
+        }
+    }
+
+    fn parse(text: &str) -> Option<ScalarType> {
+        ScalarType::ALL.into_iter().find(|t| t.name() == text)
+    }
+
+    /// The scalar type of a stored value, if it has one.
+    fn of(value: &Value) -> Option<ScalarType> {
+        Some(match value {
+            Value::Bool(_) => ScalarType::Boolean,
+            Value::String(_) => ScalarType::String,
+            Value::Int(_) => ScalarType::Integer,
+            Value::Float(_) => ScalarType::Float,
+            Value::Date(_) => ScalarType::Date,
+            Value::LocalTime(_) => ScalarType::LocalTime,
+            Value::Time(_) => ScalarType::ZonedTime,
+            Value::LocalDateTime(_) => ScalarType::LocalDateTime,
+            Value::DateTime(_) => ScalarType::ZonedDateTime,
+            Value::Duration(_) => ScalarType::Duration,
+            Value::Point(_) => ScalarType::Point,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for PropertyType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PropertyType::Scalar(t) => f.write_str(t.name()),
+            PropertyType::List(t) => write!(f, "LIST<{} NOT NULL>", t.name()),
+        }
+    }
+}
+
+impl PropertyType {
+    fn accepts(self, value: &Value) -> bool {
+        match (self, value) {
+            (PropertyType::List(t), Value::List(items)) => {
+                items.iter().all(|v| ScalarType::of(v) == Some(t))
+            }
+            (PropertyType::Scalar(t), v) => ScalarType::of(v) == Some(t),
+            _ => false,
+        }
+    }
+}
+
+/// The type of a property type constraint: one type or a closed union of them, sorted and
+/// without repeats (so `INTEGER | STRING` and `STRING | INTEGER` are one constraint).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PropertyTypes(Vec<PropertyType>);
+
+impl PropertyTypes {
+    /// The union of `members`; `None` when there are none.
+    pub fn new(mut members: Vec<PropertyType>) -> Option<Self> {
+        members.sort_unstable();
+        members.dedup();
+        (!members.is_empty()).then_some(PropertyTypes(members))
+    }
+
+    pub fn members(&self) -> &[PropertyType] {
+        &self.0
+    }
+
+    /// Reads [`PropertyTypes`]'s `Display` form back (the redo and snapshot encoding).
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut members = Vec::new();
+        for part in text.split(" | ") {
+            let member = match part
+                .strip_prefix("LIST<")
+                .and_then(|r| r.strip_suffix(" NOT NULL>"))
+            {
+                Some(inner) => PropertyType::List(ScalarType::parse(inner)?),
+                None => PropertyType::Scalar(ScalarType::parse(part)?),
+            };
+            members.push(member);
+        }
+        PropertyTypes::new(members)
+    }
+
+    /// Whether a stored (non-null) value belongs to the type.
+    pub fn accepts(&self, value: &Value) -> bool {
+        self.0.iter().any(|t| t.accepts(value))
+    }
+}
+
+impl fmt::Display for PropertyTypes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Neo4j's name of a stored value's type, as a type violation reports it.
+pub fn stored_type_name(value: &Value) -> String {
+    match value {
+        Value::List(items) => match items.first() {
+            None => "LIST<NOTHING>".to_string(),
+            Some(first) => match ScalarType::of(first) {
+                Some(t) => format!("LIST<{} NOT NULL>", t.name()),
+                None => "LIST<ANY>".to_string(),
+            },
+        },
+        Value::Bytes(_) => "BYTE ARRAY".to_string(),
+        Value::Vector(_) => "VECTOR".to_string(),
+        v => ScalarType::of(v).map_or_else(|| "ANY".to_string(), |t| t.name().to_string()),
+    }
+}
+
+/// A property existence or property type constraint, by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PropertyConstraintSpec {
+    pub name: String,
+    /// Over the relationships of type `token`; else over the nodes with label `token`.
+    pub relationship: bool,
+    pub token: Arc<str>,
+    pub key: Arc<str>,
+    /// `IS :: types`; `None` for `IS NOT NULL`.
+    pub types: Option<PropertyTypes>,
+}
+
+impl PropertyConstraintSpec {
+    /// The `type` column of `SHOW CONSTRAINTS`.
+    pub fn kind_name(&self) -> &'static str {
+        match (self.relationship, self.types.is_some()) {
+            (false, false) => "NODE_PROPERTY_EXISTENCE",
+            (true, false) => "RELATIONSHIP_PROPERTY_EXISTENCE",
+            (false, true) => "NODE_PROPERTY_TYPE",
+            (true, true) => "RELATIONSHIP_PROPERTY_TYPE",
+        }
+    }
+
+    /// The name given to a constraint created without one, in Neo4j's shape.
+    pub fn default_name(relationship: bool, token: &str, key: &str, typed: bool) -> String {
+        let kind = match (relationship, typed) {
+            (false, false) => "node_property_existence",
+            (true, false) => "relationship_property_existence",
+            (false, true) => "node_property_type",
+            (true, true) => "relationship_property_type",
+        };
+        format!("constraint_{kind}_{token}_{key}")
+    }
+
+    /// The statement that creates the constraint (`SHOW CONSTRAINTS`' `createStatement`).
+    pub fn create_statement(&self) -> String {
+        let quote = |s: &str| format!("`{}`", s.replace('`', "``"));
+        let (open, var) = if self.relationship {
+            (format!("()-[e:{}]-()", quote(&self.token)), "e")
+        } else {
+            (format!("(n:{})", quote(&self.token)), "n")
+        };
+        let require = match &self.types {
+            None => "IS NOT NULL".to_string(),
+            Some(t) => format!("IS :: {t}"),
+        };
+        format!(
+            "CREATE CONSTRAINT {} FOR {open} REQUIRE ({var}.{}) {require}",
+            quote(&self.name),
+            quote(&self.key)
+        )
+    }
+
+    /// Whether `other` constrains the same property of the same entities the same way
+    /// (existence, or a type): two such cannot both exist.
+    fn same_schema(&self, other: &PropertyConstraintSpec) -> bool {
+        self.relationship == other.relationship
+            && self.token == other.token
+            && self.key == other.key
+            && self.types.is_some() == other.types.is_some()
+    }
+}
+
+/// A published constraint: the spec and its token ids.
+#[derive(Debug)]
+pub(crate) struct PropertyConstraint {
+    pub spec: PropertyConstraintSpec,
+    pub token: u32,
+    pub key: u32,
+}
+
+/// The published constraints, replaced whole when one is created or dropped.
+pub(crate) type PropertyConstraints = Arc<Vec<Arc<PropertyConstraint>>>;
+
+/// What a violation names: the entity and the constraint it breaks.
+fn violation(c: &PropertyConstraint, id: u64, value: Option<&Value>) -> Option<Error> {
+    let kind = if c.spec.relationship {
+        EntityKind::Relationship
+    } else {
+        EntityKind::Node
+    };
+    match (&c.spec.types, value) {
+        (None, None) => Some(Error::PropertyExistenceViolation {
+            kind,
+            id,
+            token: c.spec.token.clone(),
+            key: c.spec.key.clone(),
+        }),
+        (Some(types), Some(v)) if !types.accepts(v) => Some(Error::PropertyTypeViolation {
+            kind,
+            id,
+            token: c.spec.token.clone(),
+            key: c.spec.key.clone(),
+            expected: types.to_string(),
+            actual: stored_type_name(v),
+        }),
+        _ => None,
+    }
+}
+
+impl Storage {
+    pub(crate) fn property_constraint_defs(&self) -> PropertyConstraints {
+        self.property_constraints.read().clone()
+    }
+
+    /// Every property existence and type constraint, in creation order.
+    pub fn property_constraints(&self) -> Vec<PropertyConstraintSpec> {
+        self.property_constraint_defs()
+            .iter()
+            .map(|c| c.spec.clone())
+            .collect()
+    }
+
+    pub(crate) fn property_constraint_by_name(
+        &self,
+        name: &str,
+    ) -> Option<Arc<PropertyConstraint>> {
+        self.property_constraint_defs()
+            .iter()
+            .find(|c| c.spec.name == name)
+            .cloned()
+    }
+
+    /// Whether a schema rule of any kind already has `name`.
+    fn schema_name_taken(&self, name: &str) -> bool {
+        self.schema().by_name(name).is_some()
+            || self.vector_def(name).is_some()
+            || self.fulltext_by_name(name).is_some()
+            || self.property_constraint_by_name(name).is_some()
+    }
+
+    fn resolve(&self, spec: &PropertyConstraintSpec) -> Result<PropertyConstraint> {
+        let token = if spec.relationship {
+            self.get_or_create_rel_type(&spec.token)?.0
+        } else {
+            self.get_or_create_label(&spec.token)?.0
+        };
+        let key = self.get_or_create_property_key(&spec.key)?.0;
+        Ok(PropertyConstraint {
+            spec: spec.clone(),
+            token,
+            key,
+        })
+    }
+
+    fn publish_property_constraint(&self, c: Arc<PropertyConstraint>) {
+        let mut w = self.property_constraints.write();
+        let mut all: Vec<_> = (**w).clone();
+        all.push(c);
+        *w = Arc::new(all);
+        drop(w);
+        self.schema_replaced();
+    }
+
+    pub(crate) fn unpublish_property_constraint(&self, c: &Arc<PropertyConstraint>) {
+        let mut w = self.property_constraints.write();
+        let all: Vec<_> = w.iter().filter(|d| !Arc::ptr_eq(d, c)).cloned().collect();
+        *w = Arc::new(all);
+        drop(w);
+        self.schema_replaced();
+    }
+
+    /// Defines a constraint without checking the data: a snapshot's schema section, loaded
+    /// before the data it was checked against.
+    pub fn define_property_constraint_unobserved(
+        &self,
+        spec: PropertyConstraintSpec,
+    ) -> Result<()> {
+        if self.schema_name_taken(&spec.name) {
+            return Err(Error::SchemaRuleExists { name: spec.name });
+        }
+        let c = self.resolve(&spec)?;
+        self.publish_property_constraint(Arc::new(c));
+        Ok(())
+    }
+
+    /// The redo ops that recreate every property constraint (a snapshot's schema section).
+    pub fn property_constraint_ops(&self) -> Vec<RedoOp> {
+        self.property_constraints()
+            .into_iter()
+            .map(RedoOp::CreatePropertyConstraint)
+            .collect()
+    }
+
+    /// The first violation among `nodes` and `rels`, read at `view` (a commit reads the
+    /// newest committed data plus its own changes). Deleted entities are skipped.
+    pub(crate) fn check_property_constraints(
+        &self,
+        view: &View,
+        nodes: &[u64],
+        rels: &[u64],
+    ) -> Result<()> {
+        let all = self.property_constraint_defs();
+        if all.is_empty() {
+            return Ok(());
+        }
+        if all.iter().any(|c| !c.spec.relationship) {
+            for &id in nodes {
+                self.check_node(&all, view, id)?;
+            }
+        }
+        if all.iter().any(|c| c.spec.relationship) {
+            for &id in rels {
+                self.check_rel(&all, view, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_node(&self, all: &[Arc<PropertyConstraint>], view: &View, id: u64) -> Result<()> {
+        let Some(slot) = self.nodes.get(id) else {
+            return Ok(());
+        };
+        let g = slot.lock();
+        let Some(labels) = read::node_labels(&g, view)? else {
+            return Ok(());
+        };
+        for c in all
+            .iter()
+            .filter(|c| !c.spec.relationship && labels.contains(&c.token))
+        {
+            let value = read::node_prop(&g, view, c.key)?.flatten();
+            if let Some(e) = violation(c, id, value.as_ref()) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_rel(&self, all: &[Arc<PropertyConstraint>], view: &View, id: u64) -> Result<()> {
+        let Some(slot) = self.rels.get(id) else {
+            return Ok(());
+        };
+        let g = slot.lock();
+        if !read::rel_exists(&g, view) {
+            return Ok(());
+        }
+        let ty = g.ty();
+        for c in all.iter().filter(|c| c.spec.relationship && c.token == ty) {
+            let value = read::rel_prop(&g, view, c.key)?.flatten();
+            if let Some(e) = violation(c, id, value.as_ref()) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails, naming the first offender, unless every entity the constraint covers in `view`
+    /// satisfies it.
+    fn verify_property_constraint(&self, c: &PropertyConstraint, view: &View) -> Result<()> {
+        let one = [Arc::new(PropertyConstraint {
+            spec: c.spec.clone(),
+            token: c.token,
+            key: c.key,
+        })];
+        let failed = |e: Error| Error::ConstraintCreationFailed {
+            name: c.spec.name.clone(),
+            reason: e.to_string(),
+        };
+        if c.spec.relationship {
+            let end = self.next_rel.load(std::sync::atomic::Ordering::Acquire);
+            for id in 0..end {
+                self.check_rel(&one, view, id).map_err(failed)?;
+            }
+        } else if let Some(bits) = self.label_bitmap_if_any(c.token) {
+            let mut from = 0;
+            let mut batch = Vec::new();
+            loop {
+                batch.clear();
+                let next = bits.collect_from(from, 4096, &mut batch);
+                for &id in &batch {
+                    self.check_node(&one, view, id).map_err(failed)?;
+                }
+                match next {
+                    Some(n) => from = n,
+                    None => break,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Transaction {
+    /// Creates a property existence or type constraint, applied at commit; the commit fails
+    /// with [`Error::ConstraintCreationFailed`], naming an offender, if existing data violates
+    /// it.
+    pub fn create_property_constraint(&self, spec: PropertyConstraintSpec) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let storage = &self.inner.storage;
+        if storage.schema_name_taken(&spec.name)
+            || storage
+                .property_constraint_defs()
+                .iter()
+                .any(|c| c.spec.same_schema(&spec))
+        {
+            return Err(Error::SchemaRuleExists { name: spec.name });
+        }
+        st.schema_ops.push(SchemaOp::CreateProperty(spec));
+        Ok(())
+    }
+
+    /// Records `DROP CONSTRAINT name` of a property constraint; `false` when no property
+    /// constraint has that name (it may name another kind of constraint).
+    pub(crate) fn drop_property_constraint(&self, name: &str) -> Result<bool> {
+        if self
+            .inner
+            .storage
+            .property_constraint_by_name(name)
+            .is_none()
+        {
+            return Ok(false);
+        }
+        let mut st = self.schema_write()?;
+        st.schema_ops.push(SchemaOp::DropProperty {
+            name: name.to_string(),
+        });
+        Ok(true)
+    }
+
+    /// Publishes a constraint under the commit lock after checking the newest committed data
+    /// (no commit can fall between the check and the publication), and logs it.
+    pub(crate) fn apply_create_property(
+        &self,
+        spec: &PropertyConstraintSpec,
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<Arc<PropertyConstraint>> {
+        let storage = &self.inner.storage;
+        if storage.schema_name_taken(&spec.name)
+            || storage
+                .property_constraint_defs()
+                .iter()
+                .any(|c| c.spec.same_schema(spec))
+        {
+            return Err(Error::SchemaRuleExists {
+                name: spec.name.clone(),
+            });
+        }
+        let c = storage.resolve(spec)?;
+        let view = View {
+            snapshot: storage.last_committed(),
+            txid: self.inner.txid,
+            command: u32::MAX,
+        };
+        storage.verify_property_constraint(&c, &view)?;
+        let c = Arc::new(c);
+        storage.publish_property_constraint(c.clone());
+        if self.inner.log {
+            redo.push(RedoOp::CreatePropertyConstraint(spec.clone()));
+        }
+        Ok(c)
+    }
+
+    /// Takes a dropped constraint out at commit and logs the drop.
+    pub(crate) fn apply_drop_property(
+        &self,
+        name: &str,
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<Arc<PropertyConstraint>> {
+        let storage = &self.inner.storage;
+        let Some(c) = storage.property_constraint_by_name(name) else {
+            return Err(Error::SchemaRuleNotFound {
+                name: name.to_string(),
+            });
+        };
+        storage.unpublish_property_constraint(&c);
+        if self.inner.log {
+            redo.push(RedoOp::DropConstraint {
+                name: name.to_string(),
+            });
+        }
+        Ok(c)
+    }
+
+    /// Puts back a constraint a failed commit dropped.
+    pub(crate) fn restore_property_constraint(&self, c: Arc<PropertyConstraint>) {
+        self.inner.storage.publish_property_constraint(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unions_normalise_and_roundtrip() {
+        let t = PropertyTypes::parse("LIST<INTEGER NOT NULL> | INTEGER | STRING").unwrap();
+        assert_eq!(t.to_string(), "STRING | INTEGER | LIST<INTEGER NOT NULL>");
+        assert_eq!(PropertyTypes::parse(&t.to_string()), Some(t.clone()));
+        assert!(t.accepts(&Value::Int(1)));
+        assert!(t.accepts(&Value::from("a")));
+        assert!(!t.accepts(&Value::Float(1.0)));
+        assert!(t.accepts(&Value::from(vec![Value::Int(1)])));
+        assert!(t.accepts(&Value::from(Vec::<Value>::new())));
+        assert!(!t.accepts(&Value::from(vec![Value::from("a")])));
+        assert!(PropertyTypes::parse("MAP").is_none());
+        assert!(PropertyTypes::parse("").is_none());
+    }
+
+    fn spec(
+        name: &str,
+        relationship: bool,
+        token: &str,
+        types: Option<&str>,
+    ) -> PropertyConstraintSpec {
+        PropertyConstraintSpec {
+            name: name.into(),
+            relationship,
+            token: token.into(),
+            key: "p".into(),
+            types: types.and_then(PropertyTypes::parse),
+        }
+    }
+
+    #[test]
+    fn commits_are_checked_on_nodes_and_relationships() {
+        let s = Storage::new();
+        let tx = s.begin_write();
+        tx.create_property_constraint(spec("e", false, "L", None))
+            .unwrap();
+        tx.create_property_constraint(spec("t", true, "T", Some("INTEGER")))
+            .unwrap();
+        tx.commit().unwrap();
+        let l = s.get_or_create_label("L").unwrap();
+        let t = s.get_or_create_rel_type("T").unwrap();
+        let p = s.get_or_create_property_key("p").unwrap();
+
+        let tx = s.begin_write();
+        tx.create_node(&[l], &[]).unwrap();
+        let e = tx.commit().unwrap_err();
+        assert!(matches!(e, Error::PropertyExistenceViolation { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("with label `L` must have the property `p`")
+        );
+
+        let tx = s.begin_write();
+        let a = tx.create_node(&[l], &[(p, Value::Int(1))]).unwrap();
+        tx.create_relationship(a, a, t, &[(p, Value::from("x"))])
+            .unwrap();
+        let e = tx.commit().unwrap_err();
+        assert!(e.to_string().ends_with(
+            "with type `T` required the property `p` to be of type `INTEGER`, but was of type `STRING`"
+        ));
+
+        let tx = s.begin_write();
+        let a = tx.create_node(&[l], &[(p, Value::Int(1))]).unwrap();
+        tx.create_relationship(a, a, t, &[]).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(s.property_constraints().len(), 2);
+
+        // Over existing data: the node above has `p`, a new constraint on a missing key fails.
+        let tx = s.begin_write();
+        let mut other = spec("f", false, "L", None);
+        other.key = "q".into();
+        tx.create_property_constraint(other).unwrap();
+        assert!(matches!(
+            tx.commit(),
+            Err(Error::ConstraintCreationFailed { .. })
+        ));
+        assert_eq!(s.property_constraints().len(), 2);
+
+        let tx = s.begin_write();
+        tx.drop_constraint("e").unwrap();
+        tx.commit().unwrap();
+        let tx = s.begin_write();
+        tx.create_node(&[l], &[]).unwrap();
+        tx.commit().unwrap();
+    }
+
+    #[test]
+    fn a_bulk_load_is_refused_on_a_store_with_a_property_constraint() {
+        let s = Storage::new();
+        s.define_property_constraint_unobserved(spec("e", false, "L", None))
+            .unwrap();
+        assert!(matches!(s.bulk_load(), Err(Error::BulkLoadRefused(_))));
+    }
+
+    #[test]
+    fn stored_types_are_named_as_neo4j_names_them() {
+        assert_eq!(stored_type_name(&Value::Int(1)), "INTEGER");
+        assert_eq!(
+            stored_type_name(&Value::from(vec![Value::Float(1.0)])),
+            "LIST<FLOAT NOT NULL>"
+        );
+        assert_eq!(
+            stored_type_name(&Value::from(Vec::<Value>::new())),
+            "LIST<NOTHING>"
+        );
+    }
+}
