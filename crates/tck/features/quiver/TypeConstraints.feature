@@ -364,7 +364,7 @@ Feature: TypeConstraints - the type a property of a label or relationship type m
     Then the result should be, in any order:
       | name | type | entityType | propertyType |
       | 'person_age' | 'NODE_PROPERTY_TYPE' | 'NODE' | 'INTEGER' |
-      | 'knows_since' | 'RELATIONSHIP_PROPERTY_TYPE' | 'RELATIONSHIP' | 'STRING | INTEGER' |
+      | 'knows_since' | 'RELATIONSHIP_PROPERTY_TYPE' | 'RELATIONSHIP' | 'STRING \| INTEGER' |
     And no side effects
 
   Scenario: [28] SHOW CONSTRAINTS gives a type constraint's create statement
@@ -379,7 +379,7 @@ Feature: TypeConstraints - the type a property of a label or relationship type m
       """
     Then the result should be, in any order:
       | createStatement |
-      | 'CREATE CONSTRAINT `person_age` FOR (n:`Person`) REQUIRE (n.`age`) IS :: STRING | INTEGER' |
+      | 'CREATE CONSTRAINT `person_age` FOR (n:`Person`) REQUIRE (n.`age`) IS :: STRING \| INTEGER' |
     And no side effects
 
   Scenario: [29] DROP CONSTRAINT lifts the type requirement
