@@ -41,6 +41,12 @@
 //!                                 (dropped by DropIndex)
 //! 31    CreateFulltextIndex       name, entity u8 (0 nodes, 1 relationships), tokens: names,
 //!                                 keys: names, analyzer: name, eventually consistent u8
+//! 32    CreateSchemaIndex         name, entity u8 (0 nodes, 1 relationships), label or type:
+//!                                 name, keys: names, kind u8 (0 range, 1 text, 2 point,
+//!                                 3 uniqueness constraint, 4 key constraint): every index or
+//!                                 constraint 11 and 12 cannot say (relationships, composite
+//!                                 keys, text and point indexes, keys); dropped by DropIndex
+//!                                 or DropConstraint
 //! ```
 
 use std::sync::Arc;
@@ -135,6 +141,15 @@ pub enum RedoOp {
     },
     /// Dropped by [`RedoOp::DropIndex`], like every index.
     CreateFulltextIndex(crate::fulltext::FulltextSpec),
+    /// An index or constraint over relationships, composite keys, or of a kind
+    /// `CreateIndex` and `CreateUniqueConstraint` cannot name.
+    CreateSchemaIndex {
+        name: String,
+        relationship: bool,
+        token: Arc<str>,
+        keys: Vec<Arc<str>>,
+        kind: crate::schema::IndexKind,
+    },
 }
 
 impl RedoOp {
@@ -150,6 +165,7 @@ impl RedoOp {
                 | RedoOp::Security { .. }
                 | RedoOp::CreateVectorIndex { .. }
                 | RedoOp::CreateFulltextIndex(_)
+                | RedoOp::CreateSchemaIndex { .. }
         )
     }
 }
@@ -386,6 +402,13 @@ pub enum RedoOpRef<'a> {
         analyzer: &'a str,
         eventually_consistent: bool,
     },
+    CreateSchemaIndex {
+        name: &'a str,
+        relationship: bool,
+        token: &'a str,
+        keys: NamesRef<'a>,
+        kind: crate::schema::IndexKind,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -400,6 +423,7 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::Security { .. }
                 | RedoOpRef::CreateVectorIndex { .. }
                 | RedoOpRef::CreateFulltextIndex { .. }
+                | RedoOpRef::CreateSchemaIndex { .. }
         )
     }
 
@@ -504,6 +528,19 @@ impl RedoOpRef<'_> {
                 analyzer,
                 eventually_consistent,
             )),
+            RedoOpRef::CreateSchemaIndex {
+                name,
+                relationship,
+                token,
+                keys,
+                kind,
+            } => RedoOp::CreateSchemaIndex {
+                name: name.to_string(),
+                relationship,
+                token: token.into(),
+                keys: keys.iter().map(Arc::from).collect(),
+                kind,
+            },
         })
     }
 }
@@ -667,6 +704,23 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             config,
         } => encode_vector_index(out, name, *relationship, (token, key), config),
         RedoOp::CreateFulltextIndex(spec) => encode_fulltext_index(out, spec),
+        RedoOp::CreateSchemaIndex {
+            name,
+            relationship,
+            token,
+            keys,
+            kind,
+        } => {
+            out.push(32);
+            put_name(out, name);
+            out.push(u8::from(*relationship));
+            put_name(out, token);
+            put_u32(out, keys.len() as u32);
+            for k in keys {
+                put_name(out, k);
+            }
+            out.push(kind.code());
+        }
     }
 }
 
@@ -883,6 +937,14 @@ impl<'a> Fields<'a> {
                 analyzer: self.name_ref()?,
                 eventually_consistent: self.flag()?,
             },
+            32 => RedoOpRef::CreateSchemaIndex {
+                name: self.name_ref()?,
+                relationship: self.flag()?,
+                token: self.name_ref()?,
+                keys: self.names()?,
+                kind: crate::schema::IndexKind::from_code(self.r.u8()?)
+                    .ok_or_else(|| self.r.corrupt("unknown index kind"))?,
+            },
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }
@@ -934,6 +996,13 @@ mod tests {
                     analyzer: "english".into(),
                     eventually_consistent: true,
                 }),
+                RedoOp::CreateSchemaIndex {
+                    name: "k".into(),
+                    relationship: true,
+                    token: "T".into(),
+                    keys: vec!["a".into(), "b".into()],
+                    kind: crate::schema::IndexKind::Key,
+                },
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],

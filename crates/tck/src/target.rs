@@ -127,10 +127,14 @@ pub enum ErrorKind {
     DatabaseNotFound,
     /// Not in the openCypher TCK: `LOAD CSV` could not read its file.
     ExternalResourceFailed,
+    /// Not in the openCypher TCK: existing data violates a constraint being created.
+    ConstraintCreationFailed,
+    /// Not in the openCypher TCK: an index or constraint like the one asked for exists.
+    EquivalentSchemaRuleAlreadyExists,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 14] = [
+    const ALL: [ErrorKind; 16] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -145,6 +149,8 @@ impl ErrorKind {
         ErrorKind::ProcedureError,
         ErrorKind::DatabaseNotFound,
         ErrorKind::ExternalResourceFailed,
+        ErrorKind::ConstraintCreationFailed,
+        ErrorKind::EquivalentSchemaRuleAlreadyExists,
     ];
 
     pub fn name(self) -> &'static str {
@@ -163,6 +169,8 @@ impl ErrorKind {
             ErrorKind::ProcedureError => "ProcedureError",
             ErrorKind::DatabaseNotFound => "DatabaseNotFound",
             ErrorKind::ExternalResourceFailed => "ExternalResourceFailed",
+            ErrorKind::ConstraintCreationFailed => "ConstraintCreationFailed",
+            ErrorKind::EquivalentSchemaRuleAlreadyExists => "EquivalentSchemaRuleAlreadyExists",
         }
     }
 
