@@ -336,7 +336,7 @@ impl ExportCursor {
         let view = self.view;
         match self.phase {
             ExportPhase::Schema => {
-                for def in storage.schema().defs.iter() {
+                for def in &storage.schema().defs {
                     self.buf.push_back(storage.create_op(def)?);
                 }
                 self.buf.extend(storage.vector_schema_ops());

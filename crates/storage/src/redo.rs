@@ -428,6 +428,7 @@ impl RedoOpRef<'_> {
     }
 
     /// The owned op.
+    #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
     pub fn to_op(&self) -> Result<RedoOp> {
         Ok(match *self {
             RedoOpRef::CreateNode { id, labels, props } => RedoOp::CreateNode {
@@ -528,6 +529,13 @@ impl RedoOpRef<'_> {
                 analyzer,
                 eventually_consistent,
             )),
+            RedoOpRef::CreateSchemaIndex { .. } => self.schema_index_op(),
+        })
+    }
+
+    /// The owned `CreateSchemaIndex` (for any other op, a `DropIndex` never reached).
+    fn schema_index_op(&self) -> RedoOp {
+        match *self {
             RedoOpRef::CreateSchemaIndex {
                 name,
                 relationship,
@@ -541,7 +549,10 @@ impl RedoOpRef<'_> {
                 keys: keys.iter().map(Arc::from).collect(),
                 kind,
             },
-        })
+            _ => RedoOp::DropIndex {
+                name: String::new(),
+            },
+        }
     }
 }
 
@@ -605,6 +616,7 @@ fn encode_vector_index(
     put_u64(out, config.hnsw_ef_construction as u64);
 }
 
+#[expect(clippy::too_many_lines, reason = "one arm per op kind")]
 fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
     match op {
         RedoOp::CreateNode { id, labels, props } => {
@@ -710,18 +722,27 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             token,
             keys,
             kind,
-        } => {
-            out.push(32);
-            put_name(out, name);
-            out.push(u8::from(*relationship));
-            put_name(out, token);
-            put_u32(out, keys.len() as u32);
-            for k in keys {
-                put_name(out, k);
-            }
-            out.push(kind.code());
-        }
+        } => encode_schema_index(out, name, *relationship, (token, keys), *kind),
     }
+}
+
+/// Kind 32, `CreateSchemaIndex`.
+fn encode_schema_index(
+    out: &mut Vec<u8>,
+    name: &str,
+    relationship: bool,
+    (token, keys): (&str, &[Arc<str>]),
+    kind: crate::schema::IndexKind,
+) {
+    out.push(32);
+    put_name(out, name);
+    out.push(u8::from(relationship));
+    put_name(out, token);
+    put_u32(out, keys.len() as u32);
+    for k in keys {
+        put_name(out, k);
+    }
+    out.push(kind.code());
 }
 
 /// The owned definition of a decoded `CreateFulltextIndex`.
@@ -839,6 +860,18 @@ impl<'a> Fields<'a> {
         Ok(PropsRef { bytes, len })
     }
 
+    /// The fields of kind 32, `CreateSchemaIndex`.
+    fn schema_index(&mut self) -> Result<RedoOpRef<'a>> {
+        Ok(RedoOpRef::CreateSchemaIndex {
+            name: self.name_ref()?,
+            relationship: self.flag()?,
+            token: self.name_ref()?,
+            keys: self.names()?,
+            kind: crate::schema::IndexKind::from_code(self.r.u8()?)
+                .ok_or_else(|| self.r.corrupt("unknown index kind"))?,
+        })
+    }
+
     fn op(&mut self) -> Result<RedoOpRef<'a>> {
         let kind = self.r.u8()?;
         Ok(match kind {
@@ -937,14 +970,7 @@ impl<'a> Fields<'a> {
                 analyzer: self.name_ref()?,
                 eventually_consistent: self.flag()?,
             },
-            32 => RedoOpRef::CreateSchemaIndex {
-                name: self.name_ref()?,
-                relationship: self.flag()?,
-                token: self.name_ref()?,
-                keys: self.names()?,
-                kind: crate::schema::IndexKind::from_code(self.r.u8()?)
-                    .ok_or_else(|| self.r.corrupt("unknown index kind"))?,
-            },
+            32 => self.schema_index()?,
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }

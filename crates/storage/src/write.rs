@@ -630,7 +630,39 @@ impl Transaction {
         Ok(())
     }
 
+    /// Replays a `CreateSchemaIndex` (any other op is ignored here).
+    fn replay_schema_index(&self, op: &RedoOp) -> Result<()> {
+        let RedoOp::CreateSchemaIndex {
+            name,
+            relationship,
+            token,
+            keys,
+            kind,
+        } = op
+        else {
+            return Ok(());
+        };
+        let storage = &self.inner.storage;
+        let token = if *relationship {
+            storage.get_or_create_rel_type(token)?.0
+        } else {
+            storage.get_or_create_label(token)?.0
+        };
+        let keys = keys
+            .iter()
+            .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
+            .collect::<Result<Vec<_>>>()?;
+        let spec = crate::schema::IndexSpec {
+            relationship: *relationship,
+            token,
+            keys,
+            kind: *kind,
+        };
+        self.create_schema_index(spec, Some(name))
+    }
+
     /// Applies one redo op (recovery).
+    #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
     pub(crate) fn replay_op(&self, op: &RedoOp) -> Result<()> {
         let storage = self.inner.storage.clone();
         let label = |n: &str| storage.get_or_create_label(n);
@@ -677,30 +709,7 @@ impl Transaction {
                 );
             }
             RedoOp::CreateFulltextIndex(spec) => return self.create_fulltext_index(spec.clone()),
-            RedoOp::CreateSchemaIndex {
-                name,
-                relationship,
-                token,
-                keys,
-                kind,
-            } => {
-                let token = if *relationship {
-                    storage.get_or_create_rel_type(token)?.0
-                } else {
-                    label(token)?.0
-                };
-                let keys = keys
-                    .iter()
-                    .map(|k| Ok(key(k)?.0))
-                    .collect::<Result<Vec<_>>>()?;
-                let spec = crate::schema::IndexSpec {
-                    relationship: *relationship,
-                    token,
-                    keys,
-                    kind: *kind,
-                };
-                return self.create_schema_index(spec, Some(name));
-            }
+            RedoOp::CreateSchemaIndex { .. } => return self.replay_schema_index(op),
             _ => {}
         }
         let mut st = self.data_write()?;
