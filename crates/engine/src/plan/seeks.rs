@@ -290,7 +290,7 @@ impl Planner<'_> {
             prefix: chosen.prefix,
             seek: chosen.seek,
         };
-        let seek = self.rewritten(
+        let seek = Self::rewritten(
             Op::SchemaIndexSeek {
                 input: x.clone(),
                 spec: spec.into(),
@@ -368,7 +368,7 @@ impl Planner<'_> {
             prefix: chosen.prefix,
             seek: chosen.seek,
         };
-        let seek = self.rewritten(
+        let seek = Self::rewritten(
             Op::SchemaIndexSeek {
                 input: x.clone(),
                 spec: spec.into(),
@@ -389,7 +389,7 @@ impl Planner<'_> {
 
     /// A new operator taking the place of `replaced` (its id, so PROFILE figures stay
     /// within the plan's ids, and the variables in scope after it).
-    fn rewritten(&mut self, op: Op, est_rows: f64, replaced: &PlanNode) -> Arc<PlanNode> {
+    fn rewritten(op: Op, est_rows: f64, replaced: &PlanNode) -> Arc<PlanNode> {
         Arc::new(PlanNode {
             id: replaced.id,
             op,
