@@ -44,8 +44,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use quiver_storage::{
-    BulkLoad, BulkSection, IndexKind, LabelId, NamesRef, NodeId, PropKeyId, PropsRef,
-    RECORD_BYTES_MAX, RedoOp, RedoOpRef, RedoRecord, RedoRecordRef, RelId, Storage, Transaction,
+    BulkLoad, BulkSection, LabelId, NamesRef, NodeId, PropKeyId, PropsRef, RECORD_BYTES_MAX,
+    RedoOp, RedoOpRef, RedoRecord, RedoRecordRef, RelId, Storage, Transaction,
 };
 
 use crate::disk::{Disk, DiskFile};
@@ -325,20 +325,8 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
         .into_iter()
         .map(|info| RedoOp::CreateFulltextIndex(info.spec));
     storage
-        .indexes()
+        .index_schema_ops()
         .into_iter()
-        .map(|info| match info.kind {
-            IndexKind::Range => RedoOp::CreateIndex {
-                name: info.name,
-                label: info.label,
-                key: info.key,
-            },
-            IndexKind::Unique => RedoOp::CreateUniqueConstraint {
-                name: info.name,
-                label: info.label,
-                key: info.key,
-            },
-        })
         .chain(catalogue)
         .chain(
             storage
@@ -526,6 +514,16 @@ trait Loader {
         rel_type: &str,
         props: PropsRef<'_>,
     ) -> quiver_storage::Result<()>;
+    /// Only the schema section's loader takes schema rules.
+    fn schema_index(
+        &mut self,
+        _spec: quiver_storage::IndexSpec,
+        _name: &str,
+    ) -> quiver_storage::Result<()> {
+        Err(quiver_storage::Error::Replay(
+            "a schema rule outside the schema section".to_string(),
+        ))
+    }
     /// Only the schema section's loader takes vector indexes.
     fn vector_index(
         &mut self,
@@ -542,6 +540,14 @@ trait Loader {
 }
 
 impl Loader for BulkLoad<'_> {
+    fn schema_index(
+        &mut self,
+        spec: quiver_storage::IndexSpec,
+        name: &str,
+    ) -> quiver_storage::Result<()> {
+        self.create_schema_index(spec, Some(name))
+    }
+
     fn vector_index(
         &mut self,
         name: &str,
@@ -655,6 +661,30 @@ fn apply_ops(
                     true,
                 )?;
             }
+            RedoOpRef::CreateSchemaIndex {
+                name,
+                relationship,
+                token,
+                keys,
+                kind: index_kind,
+            } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                let token = if relationship {
+                    storage.get_or_create_rel_type(token)?.0
+                } else {
+                    storage.get_or_create_label(token)?.0
+                };
+                let keys = keys
+                    .iter()
+                    .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
+                    .collect::<quiver_storage::Result<Vec<_>>>()?;
+                let spec = quiver_storage::IndexSpec {
+                    relationship,
+                    token,
+                    keys,
+                    kind: index_kind,
+                };
+                loader.schema_index(spec, name)?;
+            }
             RedoOpRef::Security { catalogue } if kind == KIND_OPS || kind == KIND_SCHEMA => {
                 storage.load_security(quiver_storage::Security::decode(catalogue)?);
             }
@@ -695,6 +725,7 @@ fn apply_ops(
             }
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
+            | RedoOpRef::CreateSchemaIndex { .. }
             | RedoOpRef::Security { .. }
             | RedoOpRef::CreateVectorIndex { .. }
             | RedoOpRef::CreatePropertyConstraint { .. }

@@ -238,15 +238,55 @@ impl Error {
 fn storage_message(e: &quiver_storage::Error) -> String {
     match e {
         quiver_storage::Error::ConstraintViolation {
-            node,
+            relationship,
+            id,
             label,
-            key,
-            value,
-        } => format!(
-            "Node({node}) already exists with label `{label}` and property `{key}` = {}",
-            quiver_value::to_cypher_literal(value)
-        ),
+            keys,
+            values,
+        } => {
+            let (entity, token) = entity_words(*relationship);
+            let pairs = keys
+                .iter()
+                .zip(values)
+                .map(|(k, v)| format!("`{k}` = {}", quiver_value::to_cypher_literal(v)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let noun = if keys.len() == 1 {
+                "property"
+            } else {
+                "properties"
+            };
+            format!("{entity}({id}) already exists with {token} `{label}` and {noun} {pairs}")
+        }
+        quiver_storage::Error::KeyPropertyMissing {
+            relationship,
+            id,
+            label,
+            keys,
+        } => {
+            let (entity, token) = entity_words(*relationship);
+            let names = keys
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let noun = if keys.len() == 1 {
+                "property"
+            } else {
+                "properties"
+            };
+            format!("{entity}({id}) with {token} `{label}` must have the {noun} {names}")
+        }
         other => other.to_string(),
+    }
+}
+
+/// How Neo4j's messages name an entity and its label or type.
+fn entity_words(relationship: bool) -> (&'static str, &'static str) {
+    if relationship {
+        ("Relationship", "type")
+    } else {
+        ("Node", "label")
     }
 }
 
@@ -261,7 +301,9 @@ fn storage_code(e: &quiver_storage::Error) -> Status {
         S::DeleteConnectedNode { .. }
         | S::ConstraintViolation { .. }
         | S::PropertyExistenceViolation { .. }
-        | S::PropertyTypeViolation { .. } => code::CONSTRAINT_VALIDATION,
+        | S::PropertyTypeViolation { .. }
+        | S::KeyPropertyMissing { .. } => code::CONSTRAINT_VALIDATION,
+        S::InvalidSchema(_) => code::ARGUMENT_ERROR,
         S::ConstraintCreationFailed { .. } => Status::ConstraintCreationFailed,
         S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
         S::SchemaRuleNotFound { .. } => Status::IndexDropFailed,

@@ -256,7 +256,10 @@ impl Transaction {
         cx.audit = self.audit.clone();
         cx.count_params()?;
         if compiled.profile {
-            cx.profile = Some(vec![OperatorProfile::default(); compiled.root.count() + 1]);
+            cx.profile = Some(vec![
+                OperatorProfile::default();
+                compiled.root.id_bound() + 1
+            ]);
         }
         let cursor = if compiled.explain {
             None
@@ -392,7 +395,7 @@ impl Transaction {
         if q.compiled.profile {
             cx.profile = Some(vec![
                 OperatorProfile::default();
-                q.compiled.root.count() + 1
+                q.compiled.root.id_bound() + 1
             ]);
         }
         // The old cursors go first: they give back the memory they were counted for.

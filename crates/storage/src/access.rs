@@ -9,11 +9,12 @@ use quiver_value::graph::{NodeData, RelData};
 use quiver_value::{Map, Node, Relationship, Value};
 
 use crate::counts::CountKey;
-use crate::cursor::{ExportCursor, NodeCursor, NodeSource, RelCursor};
+use crate::cursor::{ExportCursor, IndexScan, NodeCursor, NodeSource, RelCursor};
 use crate::error::{Error, Result};
 use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::IndexQuery;
 use crate::read;
+use crate::schema::CompositeQuery;
 use crate::txn::Transaction;
 
 fn dedup_types(types: &[RelTypeId]) -> SmallVec<[u32; 4]> {
@@ -285,7 +286,17 @@ impl Transaction {
 
     /// Whether an online index serves `(:label).key`.
     pub fn has_index(&self, label: LabelId, key: PropKeyId) -> bool {
-        self.inner.storage.schema().find(label.0, key.0).is_some()
+        self.has_schema_index(false, label.0, &[key.0])
+    }
+
+    /// Whether an online range index (or constraint) serves exactly `keys`, in that order, of
+    /// the nodes of label `token` or the relationships of type `token`.
+    pub fn has_schema_index(&self, relationship: bool, token: u32, keys: &[u32]) -> bool {
+        self.inner
+            .storage
+            .schema()
+            .find(relationship, token, keys)
+            .is_some()
     }
 
     /// Nodes with `label` whose `key` satisfies `query`, through the index on `(label, key)`.
@@ -295,33 +306,67 @@ impl Transaction {
         key: PropKeyId,
         query: IndexQuery,
     ) -> Result<NodeCursor> {
+        let query = CompositeQuery {
+            prefix: Vec::new(),
+            last: query,
+        };
+        self.node_index_seek(label.0, &[key.0], query)
+    }
+
+    fn seek_def(
+        &self,
+        relationship: bool,
+        token: u32,
+        keys: &[u32],
+    ) -> Result<std::sync::Arc<crate::schema::IndexDef>> {
         self.inner.check_active()?;
         let schema = self.inner.storage.schema();
-        let Some(def) = schema.find(label.0, key.0) else {
-            let s = &self.inner.storage;
-            return Err(Error::IndexNotFound {
-                label: s
-                    .labels
-                    .name(label.0)
-                    .map(|n| n.to_string())
-                    .unwrap_or_default(),
-                key: s
-                    .keys
-                    .name(key.0)
-                    .map(|n| n.to_string())
-                    .unwrap_or_default(),
-            });
+        if let Some(def) = schema.find(relationship, token, keys) {
+            return Ok(def.clone());
+        }
+        let s = &self.inner.storage;
+        let token = if relationship {
+            s.types.name(token)
+        } else {
+            s.labels.name(token)
         };
-        let ranges = query.key_ranges();
+        Err(Error::IndexNotFound {
+            label: token.map(|n| n.to_string()).unwrap_or_default(),
+            key: keys
+                .iter()
+                .map(|k| s.keys.name(*k).map(|n| n.to_string()).unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    /// Nodes with label `label` whose `keys` satisfy `query` (equal to its prefix on the
+    /// leading keys, its last query on the last), through the index on exactly those keys.
+    pub fn node_index_seek(
+        &self,
+        label: u32,
+        keys: &[u32],
+        query: CompositeQuery,
+    ) -> Result<NodeCursor> {
+        let def = self.seek_def(false, label, keys)?;
         Ok(NodeCursor::new(
             self.inner.clone(),
-            NodeSource::Index {
-                def: def.clone(),
-                query,
-                ranges,
-                range: 0,
-                resume: None,
-            },
+            NodeSource::Index(IndexScan::new(def, query)),
+        ))
+    }
+
+    /// Relationships of type `rel_type` whose `keys` satisfy `query`, through the index on
+    /// exactly those keys.
+    pub fn rel_index_seek(
+        &self,
+        rel_type: u32,
+        keys: &[u32],
+        query: CompositeQuery,
+    ) -> Result<RelCursor> {
+        let def = self.seek_def(true, rel_type, keys)?;
+        Ok(RelCursor::seek(
+            self.inner.clone(),
+            IndexScan::new(def, query),
         ))
     }
 

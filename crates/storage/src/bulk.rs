@@ -32,17 +32,15 @@ use smallvec::SmallVec;
 use quiver_value::Value;
 
 use crate::arena::Slot;
-use crate::codec::Reader;
 use crate::codec::check_storable;
 use crate::counts::CountKey;
 use crate::error::{EntityKind, Error, Result};
 use crate::graph::{
-    AdjEntry, ENTITY_BYTES_MAX, Encoded, NodeRec, PropValue, RelRec, prop_get, put_prop_refs,
+    AdjEntry, ENTITY_BYTES_MAX, Encoded, NodeRec, PropValue, RelRec, put_prop_refs,
 };
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
-use crate::index::{equal, key_of};
 use crate::redo::{NamesRef, PropsRef, RedoOpRef, RedoRecord, RedoRecordRef};
-use crate::schema::{IndexDef, Schema};
+use crate::schema::{IndexDef, IndexKind, IndexSpec, Schema};
 use crate::storage::Storage;
 
 /// What a finished bulk load published.
@@ -90,9 +88,7 @@ impl Tally {
 /// An index or constraint asked for during a load, built at [`BulkLoad::finish`].
 struct PendingIndex {
     name: String,
-    label: u32,
-    key: u32,
-    unique: bool,
+    spec: IndexSpec,
 }
 
 /// A load into an empty store that no transaction can see until [`BulkLoad::finish`]
@@ -197,16 +193,18 @@ impl Storage {
         }
         self.fulltext_stale();
         let schema = self.schema();
-        let unique = schema.defs.iter().any(|d| d.unique);
+        let unique = schema.has_constraints();
         let mut tally = Tally::default();
-        // Nodes that may now break a uniqueness constraint.
-        let mut touched = Vec::new();
+        // Nodes and relationships that may now break a constraint.
+        let mut touched = Touched::default();
         for op in &record.ops {
             self.apply_op_unobserved(op, &schema, &mut tally, &mut touched)?;
         }
         if unique {
-            touched.sort_unstable();
-            touched.dedup();
+            for ids in [&mut touched.nodes, &mut touched.rels] {
+                ids.sort_unstable();
+                ids.dedup();
+            }
             self.check_unique_unobserved(&schema, &touched)?;
         }
         self.publish_unobserved(record.commit, &tally);
@@ -243,7 +241,7 @@ impl Storage {
         op: &RedoOpRef<'_>,
         schema: &Schema,
         tally: &mut Tally,
-        touched: &mut Vec<u64>,
+        touched: &mut Touched,
     ) -> Result<()> {
         let label = |n: &str| self.labels.get_or_create(n);
         let key = |n: &str| self.keys.get_or_create(n);
@@ -270,27 +268,28 @@ impl Storage {
                 let g = slot.lock();
                 for l in &ls {
                     for def in schema.on_label(*l) {
-                        if let Some(v) = prop_get(g.props()?, def.key)? {
-                            def.data.insert(key_of(&v), id);
+                        if let Some(k) = def.key_in(g.props()?)? {
+                            def.data.insert(k, id);
                         }
                     }
                 }
-                touched.push(id);
+                touched.nodes.push(id);
             }
             RedoOpRef::DeleteNode { id } => self.delete_node_unobserved(schema, tally, id)?,
             RedoOpRef::SetNodeProperty { id, key: k, value } => {
                 self.set_node_prop_unobserved(schema, id, key(k)?, Some(Encoded(value.bytes())))?;
-                touched.push(id);
+                touched.nodes.push(id);
             }
             RedoOpRef::RemoveNodeProperty { id, key: k } => {
                 self.set_node_prop_unobserved(schema, id, key(k)?, None)?;
+                touched.nodes.push(id);
             }
             RedoOpRef::AddLabel { id, label: l } => {
                 let l = label(l)?;
                 if self.set_label_unobserved(schema, id, l, true)? {
                     tally.add(CountKey::Label(l), 1);
                 }
-                touched.push(id);
+                touched.nodes.push(id);
             }
             RedoOpRef::RemoveLabel { id, label: l } => {
                 let l = label(l)?;
@@ -307,13 +306,26 @@ impl Storage {
             } => {
                 let ty = self.types.get_or_create(rel_type)?;
                 load_relationship(self, tally, None, id, (start, end), ty, named_props(props)?)?;
+                if let Some(slot) = self.rels.get(id) {
+                    let r = slot.lock();
+                    for def in schema.on_type(ty) {
+                        if let Some(k) = def.key_in(r.props.bytes())? {
+                            def.data.insert(k, id);
+                        }
+                    }
+                }
+                touched.rels.push(id);
             }
-            RedoOpRef::DeleteRelationship { id } => self.delete_rel_unobserved(tally, id)?,
+            RedoOpRef::DeleteRelationship { id } => {
+                self.delete_rel_unobserved(schema, tally, id)?;
+            }
             RedoOpRef::SetRelationshipProperty { id, key: k, value } => {
-                self.set_rel_prop_unobserved(id, key(k)?, Some(Encoded(value.bytes())))?;
+                self.set_rel_prop_unobserved(schema, id, key(k)?, Some(Encoded(value.bytes())))?;
+                touched.rels.push(id);
             }
             RedoOpRef::RemoveRelationshipProperty { id, key: k } => {
-                self.set_rel_prop_unobserved(id, key(k)?, None)?;
+                self.set_rel_prop_unobserved(schema, id, key(k)?, None)?;
+                touched.rels.push(id);
             }
             RedoOpRef::CreateIndex { .. }
             | RedoOpRef::CreateUniqueConstraint { .. }
@@ -322,7 +334,8 @@ impl Storage {
             | RedoOpRef::Security { .. }
             | RedoOpRef::CreateVectorIndex { .. }
             | RedoOpRef::CreateFulltextIndex { .. }
-            | RedoOpRef::CreatePropertyConstraint { .. } => {
+            | RedoOpRef::CreatePropertyConstraint { .. }
+            | RedoOpRef::CreateSchemaIndex { .. } => {
                 return Err(Error::MixedSchemaAndData);
             }
         }
@@ -340,8 +353,8 @@ impl Storage {
                 bits.clear(id);
             }
             for def in schema.on_label(l) {
-                if let Some(v) = prop_get(g.props()?, def.key)? {
-                    def.data.remove(&key_of(&v), id);
+                if let Some(k) = def.key_in(g.props()?)? {
+                    def.data.remove(&k, id);
                 }
             }
             tally.add(CountKey::Label(l), -1);
@@ -351,12 +364,17 @@ impl Storage {
         Ok(())
     }
 
-    fn delete_rel_unobserved(&self, tally: &mut Tally, id: u64) -> Result<()> {
+    fn delete_rel_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
         let slot = self.rels.get(id).ok_or_else(|| Error::rel_not_found(id))?;
         let (start, ty) = {
             let r = slot.lock();
             if !r.is_live() {
                 return Err(Error::rel_not_found(id));
+            }
+            for def in schema.on_type(r.ty()) {
+                if let Some(k) = def.key_in(r.props.bytes())? {
+                    def.data.remove(&k, id);
+                }
             }
             (r.start(), r.ty())
         };
@@ -388,20 +406,19 @@ impl Storage {
         let indexed: SmallVec<[&Arc<IndexDef>; 2]> = schema
             .defs
             .iter()
-            .filter(|d| d.key == key && labels.contains(&d.label))
+            .filter(|d| !d.relationship && d.keys.contains(&key) && labels.contains(&d.token))
             .collect();
-        // The old value is built only for the indexes that hold it.
-        let old = g.set_prop_encoded(key, value, !indexed.is_empty())?;
-        if indexed.is_empty() {
-            return Ok(());
-        }
-        let new = value.map(|v| Reader::new(v.0).value()).transpose()?;
-        for def in indexed {
-            if let Some(o) = &old {
-                def.data.remove(&key_of(o), id);
+        let before = indexed
+            .iter()
+            .map(|d| d.key_in(g.props()?))
+            .collect::<Result<SmallVec<[_; 2]>>>()?;
+        g.set_prop_encoded(key, value, false)?;
+        for (def, old) in indexed.iter().zip(before) {
+            if let Some(k) = old {
+                def.data.remove(&k, id);
             }
-            if let Some(v) = &new {
-                def.data.insert(key_of(v), id);
+            if let Some(k) = def.key_in(g.props()?)? {
+                def.data.insert(k, id);
             }
         }
         Ok(())
@@ -434,32 +451,54 @@ impl Storage {
         }
         g.set_labels(&labels)?;
         for def in schema.on_label(label) {
-            if let Some(v) = prop_get(g.props()?, def.key)? {
+            if let Some(k) = def.key_in(g.props()?)? {
                 if add {
-                    def.data.insert(key_of(&v), id);
+                    def.data.insert(k, id);
                 } else {
-                    def.data.remove(&key_of(&v), id);
+                    def.data.remove(&k, id);
                 }
             }
         }
         Ok(true)
     }
 
-    fn set_rel_prop_unobserved(&self, id: u64, key: u32, value: Option<Encoded<'_>>) -> Result<()> {
+    fn set_rel_prop_unobserved(
+        &self,
+        schema: &Schema,
+        id: u64,
+        key: u32,
+        value: Option<Encoded<'_>>,
+    ) -> Result<()> {
         let slot = self.rels.get(id).ok_or_else(|| Error::rel_not_found(id))?;
         let mut r = slot.lock();
         if !r.is_live() {
             return Err(Error::rel_not_found(id));
         }
+        let indexed: SmallVec<[&Arc<IndexDef>; 2]> = schema
+            .on_type(r.ty())
+            .filter(|d| d.keys.contains(&key))
+            .collect();
+        let before = indexed
+            .iter()
+            .map(|d| d.key_in(r.props.bytes()))
+            .collect::<Result<SmallVec<[_; 2]>>>()?;
         r.props.set_encoded(key, value)?;
+        for (def, old) in indexed.iter().zip(before) {
+            if let Some(k) = old {
+                def.data.remove(&k, id);
+            }
+            if let Some(k) = def.key_in(r.props.bytes())? {
+                def.data.insert(k, id);
+            }
+        }
         Ok(())
     }
 
-    /// Fails if a node in `touched` shares a constrained value with another node. Index
-    /// entries are exact here (every entity is one version), so the index names every
-    /// candidate.
-    fn check_unique_unobserved(&self, schema: &Schema, touched: &[u64]) -> Result<()> {
-        for &id in touched {
+    /// Fails if an entity in `touched` breaks a constraint: shares constrained values with
+    /// another, or lacks a key. Index entries are exact here (every entity is one version),
+    /// so the index names every candidate.
+    fn check_unique_unobserved(&self, schema: &Schema, touched: &Touched) -> Result<()> {
+        for &id in &touched.nodes {
             let checks = {
                 let Some(slot) = self.nodes.get(id) else {
                     continue;
@@ -468,34 +507,40 @@ impl Storage {
                 if !g.is_live() {
                     continue;
                 }
-                schema.unique_values(&g)?
+                schema.node_constraints(&g)?
             };
-            for (def, v) in checks {
-                for other in def.data.nodes_with_key(&key_of(&v)) {
-                    if other != id && self.node_holds(other, def, &v)? {
-                        return Err(Error::ConstraintViolation {
-                            node: other,
-                            label: self.labels.name_or_err(def.label)?,
-                            key: self.keys.name_or_err(def.key)?,
-                            value: v,
-                        });
-                    }
+            for (def, values) in checks {
+                self.check_entity(def, id, &values, |other| {
+                    self.entity_values(def, other, None)
+                })?;
+            }
+        }
+        for &id in &touched.rels {
+            let checks = {
+                let Some(slot) = self.rels.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if !g.is_live() {
+                    continue;
                 }
+                schema.rel_constraints(g.ty(), g.props.bytes())?
+            };
+            for (def, values) in checks {
+                self.check_entity(def, id, &values, |other| {
+                    self.entity_values(def, other, None)
+                })?;
             }
         }
         Ok(())
     }
+}
 
-    /// Whether node `id` is live, carries the index's label and holds `value` under its key.
-    fn node_holds(&self, id: u64, def: &IndexDef, value: &Value) -> Result<bool> {
-        let Some(slot) = self.nodes.get(id) else {
-            return Ok(false);
-        };
-        let g = slot.lock();
-        Ok(g.is_live()
-            && g.has_label(def.label)?
-            && prop_get(g.props()?, def.key)?.is_some_and(|o| equal(&o, value)))
-    }
+/// The entities a replayed record changed, for the constraint check after it.
+#[derive(Default)]
+struct Touched {
+    nodes: Vec<u64>,
+    rels: Vec<u64>,
 }
 
 /// Properties as a loader encodes them: borrowed, keyed by token id.
@@ -882,7 +927,15 @@ impl<'a> BulkLoad<'a> {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.ask_index(label, key, name, false)
+        self.create_schema_index(
+            IndexSpec {
+                relationship: false,
+                token: label.0,
+                keys: vec![key.0],
+                kind: IndexKind::Range,
+            },
+            name,
+        )
     }
 
     /// Asks for a uniqueness constraint on `(:label).key`: `finish` fails with
@@ -893,38 +946,62 @@ impl<'a> BulkLoad<'a> {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.ask_index(label, key, name, true)
+        self.create_schema_index(
+            IndexSpec {
+                relationship: false,
+                token: label.0,
+                keys: vec![key.0],
+                kind: IndexKind::Unique,
+            },
+            name,
+        )
     }
 
-    fn ask_index(
-        &mut self,
-        label: LabelId,
-        key: PropKeyId,
-        name: Option<&str>,
-        unique: bool,
-    ) -> Result<()> {
+    /// Asks for any index or constraint (see [`Transaction::create_schema_index`]), built by
+    /// [`BulkLoad::finish`], which fails if the loaded data violates a constraint.
+    pub fn create_schema_index(&mut self, spec: IndexSpec, name: Option<&str>) -> Result<()> {
+        if spec.keys.is_empty() {
+            return Err(Error::InvalidSchema(
+                "an index needs at least one property key",
+            ));
+        }
         let name = match name {
             Some(n) => n.to_string(),
             // The names a transaction gives, so a loaded store reads like a built one.
-            None => format!(
-                "{}_{}_{}",
-                if unique { "constraint" } else { "index" },
-                self.storage.labels.name_or_err(label.0)?,
-                self.storage.keys.name_or_err(key.0)?
-            ),
+            None => {
+                let s = self.storage;
+                let token = if spec.relationship {
+                    s.types.name_or_err(spec.token)?
+                } else {
+                    s.labels.name_or_err(spec.token)?
+                };
+                let mut name = format!(
+                    "{}_{token}",
+                    if spec.kind.is_constraint() {
+                        "constraint"
+                    } else {
+                        "index"
+                    }
+                );
+                for k in &spec.keys {
+                    name.push('_');
+                    name.push_str(&s.keys.name_or_err(*k)?);
+                }
+                name
+            }
         };
         let taken = self.indexes.iter().any(|p| {
-            p.name == name || (p.label == label.0 && p.key == key.0 && p.unique == unique)
+            p.name == name
+                || (p.spec.relationship == spec.relationship
+                    && p.spec.token == spec.token
+                    && p.spec.keys == spec.keys
+                    && p.spec.kind.is_constraint() == spec.kind.is_constraint()
+                    && (spec.kind.is_constraint() || p.spec.kind == spec.kind))
         });
         if taken {
             return Err(Error::SchemaRuleExists { name });
         }
-        self.indexes.push(PendingIndex {
-            name,
-            label: label.0,
-            key: key.0,
-            unique,
-        });
+        self.indexes.push(PendingIndex { name, spec });
         Ok(())
     }
 
@@ -994,10 +1071,10 @@ impl<'a> BulkLoad<'a> {
         tally.merge(sections.into_inner());
         let mut defs = Vec::with_capacity(indexes.len());
         for p in indexes {
-            let def = Arc::new(IndexDef::new(p.name, p.label, p.key, p.unique));
+            let def = Arc::new(IndexDef::new(p.name, &p.spec));
             storage.populate(&def);
-            if def.unique {
-                verify_unique(storage, &def)?;
+            if def.unique() {
+                storage.verify_constraint(&def, None)?;
             }
             def.online.store(true, Ordering::Release);
             defs.push(def);
@@ -1016,34 +1093,6 @@ impl<'a> BulkLoad<'a> {
             indexes: built,
         })
     }
-}
-
-/// Fails if two loaded nodes share a constrained value.
-fn verify_unique(storage: &Storage, def: &IndexDef) -> Result<()> {
-    for (_, nodes) in def.data.duplicate_keys() {
-        let mut values: Vec<(u64, Value)> = Vec::new();
-        for id in nodes {
-            let Some(slot) = storage.nodes.get(id) else {
-                continue;
-            };
-            let g = slot.lock();
-            if g.is_live()
-                && g.has_label(def.label)?
-                && let Some(v) = prop_get(g.props()?, def.key)?
-            {
-                values.push((id, v));
-            }
-        }
-        for (i, (a, va)) in values.iter().enumerate() {
-            if let Some((b, _)) = values[i + 1..].iter().find(|(_, vb)| equal(va, vb)) {
-                return Err(Error::ConstraintCreationFailed {
-                    name: def.name.clone(),
-                    reason: format!("nodes {a} and {b} share the value {va:?}"),
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 impl BulkSection<'_, '_> {

@@ -11,31 +11,81 @@ use std::sync::atomic::Ordering;
 
 use crate::error::Result;
 use crate::ids::{NodeId, RelId};
-use crate::index::{IndexQuery, key_of};
 use crate::mvcc::View;
 use crate::read;
 use crate::redo::RedoOp;
+use crate::schema::CompositeQuery;
 use crate::schema::IndexDef;
+use crate::storage::Storage;
 use crate::txn::TxInner;
 
 /// Candidates examined per refill.
 pub const CURSOR_BATCH: usize = 512;
 
 pub(crate) enum NodeSource {
-    All {
-        next: u64,
-    },
-    Label {
-        label: u32,
-        next: Option<u64>,
-    },
-    Index {
-        def: Arc<IndexDef>,
-        query: IndexQuery,
-        ranges: Vec<(Box<[u8]>, Option<Box<[u8]>>)>,
-        range: usize,
-        resume: Option<(Box<[u8]>, u64)>,
-    },
+    All { next: u64 },
+    Label { label: u32, next: Option<u64> },
+    Index(IndexScan),
+}
+
+/// A seek through a property index, node or relationship: the index's entries in key order,
+/// each confirmed against the cursor's view.
+pub(crate) struct IndexScan {
+    def: Arc<IndexDef>,
+    query: CompositeQuery,
+    ranges: Vec<(Box<[u8]>, Option<Box<[u8]>>)>,
+    range: usize,
+    resume: Option<(Box<[u8]>, u64)>,
+}
+
+impl IndexScan {
+    pub(crate) fn new(def: Arc<IndexDef>, query: CompositeQuery) -> Self {
+        let ranges = query.key_ranges();
+        IndexScan {
+            def,
+            query,
+            ranges,
+            range: 0,
+            resume: None,
+        }
+    }
+
+    /// Appends the next batch of confirmed ids to `out`; returns whether the scan is over.
+    fn refill(&mut self, storage: &Storage, view: &View, out: &mut Vec<u64>) -> Result<bool> {
+        let Some((start, end)) = self.ranges.get(self.range) else {
+            return Ok(true);
+        };
+        let mut entries = Vec::with_capacity(CURSOR_BATCH);
+        let more = self.def.data.collect(
+            start,
+            end.as_deref(),
+            self.resume.as_ref(),
+            CURSOR_BATCH,
+            &mut entries,
+        );
+        for (key, id) in &entries {
+            // An entity is reported under the key of the values its view sees, so that
+            // entries for its other versions do not report it twice.
+            let Some(values) = storage.entity_values(&self.def, *id, Some(view))? else {
+                continue;
+            };
+            if self.def.key_of_values(&values).as_ref() != Some(key) {
+                continue;
+            }
+            if let Some(values) = values.into_iter().collect::<Option<Vec<_>>>()
+                && self.query.matches(&values)
+            {
+                out.push(*id);
+            }
+        }
+        if more {
+            self.resume = entries.last().cloned();
+        } else {
+            self.range += 1;
+            self.resume = None;
+        }
+        Ok(self.range >= self.ranges.len())
+    }
 }
 
 /// A cursor over node ids.
@@ -120,49 +170,10 @@ impl NodeCursor {
                 }
                 self.done = next.is_none();
             }
-            NodeSource::Index {
-                def,
-                query,
-                ranges,
-                range,
-                resume,
-            } => {
-                let Some((start, end)) = ranges.get(*range) else {
-                    self.done = true;
-                    return Ok(());
-                };
-                let mut entries = Vec::with_capacity(CURSOR_BATCH);
-                let more = def.data.collect(
-                    start,
-                    end.as_deref(),
-                    resume.as_ref(),
-                    CURSOR_BATCH,
-                    &mut entries,
-                );
-                for (key, id) in &entries {
-                    let Some(slot) = storage.nodes.get(*id) else {
-                        continue;
-                    };
-                    let g = slot.lock();
-                    if read::node_has_label(&g, &view, def.label)? != Some(true) {
-                        continue;
-                    }
-                    // A node is reported under the key of the value its view sees, so that
-                    // entries for its other versions do not report it twice.
-                    if let Some(v) = read::node_prop(&g, &view, def.key)?.flatten()
-                        && key_of(&v) == *key
-                        && query.matches(&v)
-                    {
-                        self.buf.push(NodeId(*id));
-                    }
-                }
-                if more {
-                    *resume = entries.last().cloned();
-                } else {
-                    *range += 1;
-                    *resume = None;
-                    self.done = *range >= ranges.len();
-                }
+            NodeSource::Index(scan) => {
+                let mut ids = Vec::new();
+                self.done = scan.refill(&storage, &view, &mut ids)?;
+                self.buf.extend(ids.into_iter().map(NodeId));
             }
         }
         Ok(())
@@ -195,6 +206,8 @@ pub struct RelCursor {
     view: View,
     types: Vec<u32>,
     next: u64,
+    /// A seek through a relationship index instead of a scan.
+    index: Option<IndexScan>,
     buf: Vec<RelId>,
     pos: usize,
     done: bool,
@@ -208,10 +221,17 @@ impl RelCursor {
             view,
             types,
             next: 0,
+            index: None,
             buf: Vec::new(),
             pos: 0,
             done: false,
         }
+    }
+
+    pub(crate) fn seek(tx: Arc<TxInner>, scan: IndexScan) -> Self {
+        let mut cursor = RelCursor::new(tx, Vec::new());
+        cursor.index = Some(scan);
+        cursor
     }
 
     fn refill(&mut self) -> Result<()> {
@@ -219,6 +239,12 @@ impl RelCursor {
         self.buf.clear();
         self.pos = 0;
         let storage = &self.tx.storage;
+        if let Some(scan) = &mut self.index {
+            let mut ids = Vec::new();
+            self.done = scan.refill(storage, &self.view, &mut ids)?;
+            self.buf.extend(ids.into_iter().map(RelId));
+            return Ok(());
+        }
         let end = storage.next_rel.load(Ordering::Acquire);
         let stop = self.next.saturating_add(CURSOR_BATCH as u64).min(end);
         for id in self.next..stop {
@@ -310,19 +336,8 @@ impl ExportCursor {
         let view = self.view;
         match self.phase {
             ExportPhase::Schema => {
-                for info in storage.indexes() {
-                    self.buf.push_back(match info.kind {
-                        crate::schema::IndexKind::Range => RedoOp::CreateIndex {
-                            name: info.name,
-                            label: info.label,
-                            key: info.key,
-                        },
-                        crate::schema::IndexKind::Unique => RedoOp::CreateUniqueConstraint {
-                            name: info.name,
-                            label: info.label,
-                            key: info.key,
-                        },
-                    });
+                for def in &storage.schema().defs {
+                    self.buf.push_back(storage.create_op(def)?);
                 }
                 self.buf.extend(storage.vector_schema_ops());
                 for info in storage.fulltext_indexes() {

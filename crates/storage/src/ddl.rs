@@ -11,13 +11,13 @@ use quiver_value::Value;
 
 use crate::error::{Error, Result};
 use crate::gc::may_have_label;
-use crate::graph::prop_get;
 use crate::ids::{LabelId, PropKeyId};
-use crate::index::{equal, key_of};
-use crate::mvcc::{self, Undo, View};
+use crate::index::equal;
+use crate::mvcc::View;
 use crate::read;
 use crate::redo::RedoOp;
 use crate::schema::{IndexDef, Schema};
+use crate::schema::{IndexKind, IndexSpec};
 use crate::storage::Storage;
 use crate::txn::{SchemaOp, Transaction, TxState};
 use crate::vector::{VectorConfig, VectorIndexDef, VectorSpec};
@@ -48,54 +48,79 @@ impl Applied {
 }
 
 impl Transaction {
-    fn default_name(&self, prefix: &str, label: u32, key: u32) -> Result<String> {
+    /// Neo4j's default name shape: `index_` or `constraint_`, then the label or type and the
+    /// keys, joined by `_`.
+    fn default_name(&self, spec: &IndexSpec) -> Result<String> {
         let s = &self.inner.storage;
-        Ok(format!(
-            "{prefix}_{}_{}",
-            s.labels.name_or_err(label)?,
-            s.keys.name_or_err(key)?
-        ))
-    }
-
-    fn record_create(
-        &self,
-        label: LabelId,
-        key: PropKeyId,
-        name: Option<&str>,
-        unique: bool,
-    ) -> Result<()> {
-        let mut st = self.schema_write()?;
-        let name = match name {
-            Some(n) => n.to_string(),
-            None => {
-                self.default_name(if unique { "constraint" } else { "index" }, label.0, key.0)?
+        let prefix = if spec.kind.is_constraint() {
+            "constraint"
+        } else {
+            match spec.kind {
+                IndexKind::Text => "text_index",
+                IndexKind::Point => "point_index",
+                _ => "index",
             }
         };
-        let schema = self.inner.storage.schema();
+        let token = if spec.relationship {
+            s.types.name_or_err(spec.token)?
+        } else {
+            s.labels.name_or_err(spec.token)?
+        };
+        let mut name = format!("{prefix}_{token}");
+        for k in &spec.keys {
+            name.push('_');
+            name.push_str(&s.keys.name_or_err(*k)?);
+        }
+        Ok(name)
+    }
+
+    /// Records an index or constraint to create at commit. A constraint's commit fails with
+    /// [`Error::ConstraintCreationFailed`] if existing data violates it.
+    pub fn create_schema_index(&self, spec: IndexSpec, name: Option<&str>) -> Result<()> {
+        let mut st = self.schema_write()?;
+        let s = &self.inner.storage;
+        if spec.keys.is_empty() {
+            return Err(Error::InvalidSchema(
+                "an index needs at least one property key",
+            ));
+        }
+        for (i, k) in spec.keys.iter().enumerate() {
+            s.keys.check(*k)?;
+            if spec.keys[..i].contains(k) {
+                return Err(Error::InvalidSchema("a property key is named twice"));
+            }
+        }
+        if spec.relationship {
+            s.types.check(spec.token)?;
+        } else {
+            s.labels.check(spec.token)?;
+        }
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => self.default_name(&spec)?,
+        };
+        let schema = s.schema();
         if schema.by_name(&name).is_some()
-            || schema.find_kind(label.0, key.0, unique).is_some()
-            || self.inner.storage.vector_def(&name).is_some()
-            || self.inner.storage.fulltext_by_name(&name).is_some()
-            || self
-                .inner
-                .storage
-                .property_constraint_by_name(&name)
-                .is_some()
+            || schema.find_same(&spec).is_some()
+            || s.vector_def(&name).is_some()
+            || s.fulltext_by_name(&name).is_some()
+            || s.property_constraint_by_name(&name).is_some()
         {
             return Err(Error::SchemaRuleExists { name });
         }
-        st.schema_ops.push(SchemaOp::Create {
-            name,
-            label: label.0,
-            key: key.0,
-            unique,
-        });
+        st.schema_ops.push(SchemaOp::Create { name, spec });
         Ok(())
     }
 
     /// Creates a property index on `(:label).key`, applied at commit.
     pub fn create_index(&self, label: LabelId, key: PropKeyId, name: Option<&str>) -> Result<()> {
-        self.record_create(label, key, name, false)
+        let spec = IndexSpec {
+            relationship: false,
+            token: label.0,
+            keys: vec![key.0],
+            kind: IndexKind::Range,
+        };
+        self.create_schema_index(spec, name)
     }
 
     /// Creates a uniqueness constraint on `(:label).key`, applied at commit; the commit fails
@@ -106,7 +131,13 @@ impl Transaction {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.record_create(label, key, name, true)
+        let spec = IndexSpec {
+            relationship: false,
+            token: label.0,
+            keys: vec![key.0],
+            kind: IndexKind::Unique,
+        };
+        self.create_schema_index(spec, name)
     }
 
     /// Creates a full-text index, applied (and filled from the store) at commit.
@@ -139,7 +170,7 @@ impl Transaction {
         }
         let schema = self.inner.storage.schema();
         match schema.by_name(name) {
-            Some(d) if d.unique == unique => {}
+            Some(d) if d.unique() == unique => {}
             _ => {
                 return Err(Error::SchemaRuleNotFound {
                     name: name.to_string(),
@@ -303,19 +334,8 @@ impl Transaction {
                     SchemaOp::DropProperty { name } => {
                         properties_dropped.push(self.apply_drop_property(name, &mut st.redo)?);
                     }
-                    SchemaOp::Create {
-                        name,
-                        label,
-                        key,
-                        unique,
-                    } => {
-                        self.apply_create_index(
-                            name,
-                            (*label, *key),
-                            *unique,
-                            &mut st.redo,
-                            &mut created,
-                        )?;
+                    SchemaOp::Create { name, spec } => {
+                        self.apply_create_index(name, spec, &mut st.redo, &mut created)?;
                     }
                     SchemaOp::CreateVector(spec) => {
                         vectors_created.push(self.publish_vector(spec, &mut st.redo)?);
@@ -326,7 +346,7 @@ impl Transaction {
                     SchemaOp::Drop { name, unique } => {
                         let schema = storage.schema();
                         let def = match schema.by_name(name) {
-                            Some(d) if d.unique == *unique => d.clone(),
+                            Some(d) if d.unique() == *unique => d.clone(),
                             _ => {
                                 return Err(Error::SchemaRuleNotFound { name: name.clone() });
                             }
@@ -379,52 +399,39 @@ impl Transaction {
         }
     }
 
-    /// Publishes a property index or uniqueness constraint, fills it and logs it. The
-    /// definition is in `created` from the moment it is published, so a failure later in
-    /// the commit takes it back.
+    /// Publishes a property index or constraint, fills it and logs it. The definition is in
+    /// `created` from the moment it is published, so a failure later in the commit takes it
+    /// back.
     fn apply_create_index(
         &self,
         name: &str,
-        (label, key): (u32, u32),
-        unique: bool,
+        spec: &IndexSpec,
         redo: &mut Vec<RedoOp>,
         created: &mut Vec<Arc<IndexDef>>,
     ) -> Result<()> {
         let storage = &self.inner.storage;
         let schema = storage.schema();
-        if schema.by_name(name).is_some() || schema.find_kind(label, key, unique).is_some() {
+        if schema.by_name(name).is_some() || schema.find_same(spec).is_some() {
             return Err(Error::SchemaRuleExists {
                 name: name.to_string(),
             });
         }
-        let def = Arc::new(IndexDef::new(name.to_string(), label, key, unique));
+        let def = Arc::new(IndexDef::new(name.to_string(), spec));
         self.publish(def.clone());
         created.push(def.clone());
         storage.populate(&def);
-        if unique {
-            self.verify_unique(&def)?;
+        if def.unique() {
+            let view = View {
+                snapshot: storage.last_committed(),
+                txid: self.inner.txid,
+                command: u32::MAX,
+            };
+            storage.verify_constraint(&def, Some(&view))?;
         }
         def.online.store(true, Ordering::Release);
         storage.schema_replaced();
         if self.inner.log {
-            let (l, k) = (
-                storage.labels.name_or_err(label)?,
-                storage.keys.name_or_err(key)?,
-            );
-            let name = name.to_string();
-            redo.push(if unique {
-                RedoOp::CreateUniqueConstraint {
-                    name,
-                    label: l,
-                    key: k,
-                }
-            } else {
-                RedoOp::CreateIndex {
-                    name,
-                    label: l,
-                    key: k,
-                }
-            });
+            redo.push(storage.create_op(&def)?);
         }
         Ok(())
     }
@@ -490,46 +497,255 @@ impl Transaction {
         }
         Ok(def)
     }
+}
 
-    /// Fails if two nodes visible in the newest committed state share a value.
-    fn verify_unique(&self, def: &IndexDef) -> Result<()> {
-        let storage = &self.inner.storage;
-        let view = View {
-            snapshot: storage.last_committed(),
-            txid: self.inner.txid,
-            command: u32::MAX,
-        };
-        for (_, nodes) in def.data.duplicate_keys() {
-            let mut values: Vec<(u64, Value)> = Vec::new();
-            for id in nodes {
-                let Some(slot) = storage.nodes.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if read::node_has_label(&g, &view, def.label)? != Some(true) {
-                    continue;
+impl Storage {
+    /// The ops that create every property index and constraint (for snapshot files).
+    pub fn index_schema_ops(&self) -> Vec<RedoOp> {
+        self.schema()
+            .defs
+            .iter()
+            .filter_map(|d| self.create_op(d).ok())
+            .collect()
+    }
+
+    /// The redo op that creates `def`: the original ops for a single-key node range index or
+    /// uniqueness constraint (which older logs hold), `CreateSchemaIndex` for the rest.
+    pub(crate) fn create_op(&self, def: &IndexDef) -> Result<RedoOp> {
+        let name = def.name.clone();
+        let token = self.token_name(def)?;
+        let keys = self.key_names(def)?;
+        Ok(match (def.relationship, keys.as_slice(), def.kind) {
+            (false, [key], IndexKind::Range) => RedoOp::CreateIndex {
+                name,
+                label: token,
+                key: key.clone(),
+            },
+            (false, [key], IndexKind::Unique) => RedoOp::CreateUniqueConstraint {
+                name,
+                label: token,
+                key: key.clone(),
+            },
+            _ => RedoOp::CreateSchemaIndex {
+                name,
+                relationship: def.relationship,
+                token,
+                keys,
+                kind: def.kind,
+            },
+        })
+    }
+
+    /// The values of `def`'s keys an entity holds: in `view` when given (`None` if the view
+    /// does not see it under the label or type), else in its newest physical state (`None`
+    /// unless it is live there). A missing key is `None` inside.
+    pub(crate) fn entity_values(
+        &self,
+        def: &IndexDef,
+        id: u64,
+        view: Option<&View>,
+    ) -> Result<Option<Vec<Option<Value>>>> {
+        if def.relationship {
+            let Some(slot) = self.rels.get(id) else {
+                return Ok(None);
+            };
+            let g = slot.lock();
+            if g.is_vacant() || g.ty() != def.token {
+                return Ok(None);
+            }
+            match view {
+                None => g
+                    .is_live()
+                    .then(|| def.values_in(g.props.bytes()))
+                    .transpose(),
+                Some(view) => {
+                    if !read::rel_exists(&g, view) {
+                        return Ok(None);
+                    }
+                    let mut out = Vec::with_capacity(def.keys.len());
+                    for k in &def.keys {
+                        out.push(read::rel_prop(&g, view, *k)?.flatten());
+                    }
+                    Ok(Some(out))
                 }
-                if let Some(v) = read::node_prop(&g, &view, def.key)?.flatten() {
-                    values.push((id, v));
+            }
+        } else {
+            let Some(slot) = self.nodes.get(id) else {
+                return Ok(None);
+            };
+            let g = slot.lock();
+            match view {
+                None => {
+                    if !g.is_live() || !g.has_label(def.token)? {
+                        return Ok(None);
+                    }
+                    Ok(Some(def.values_in(g.props()?)?))
+                }
+                Some(view) => {
+                    if read::node_has_label(&g, view, def.token)? != Some(true) {
+                        return Ok(None);
+                    }
+                    let mut out = Vec::with_capacity(def.keys.len());
+                    for k in &def.keys {
+                        out.push(read::node_prop(&g, view, *k)?.flatten());
+                    }
+                    Ok(Some(out))
+                }
+            }
+        }
+    }
+
+    /// Checks entity `id`, holding `values` under the keys of constraint `def`, against the
+    /// others its index names, as `lookup` sees them: a missing key fails a key constraint,
+    /// and another entity holding equal values fails either kind.
+    pub(crate) fn check_entity(
+        &self,
+        def: &IndexDef,
+        id: u64,
+        values: &[Option<Value>],
+        lookup: impl Fn(u64) -> Result<Option<Vec<Option<Value>>>>,
+    ) -> Result<()> {
+        let Some(complete) = values.iter().cloned().collect::<Option<Vec<Value>>>() else {
+            if def.kind == IndexKind::Key {
+                return Err(Error::KeyPropertyMissing {
+                    relationship: def.relationship,
+                    id,
+                    label: self.token_name(def)?,
+                    keys: self.key_names(def)?,
+                });
+            }
+            return Ok(());
+        };
+        let Some(key) = def.key_of_values(values) else {
+            return Ok(());
+        };
+        for other in def.data.nodes_with_key(&key) {
+            if other == id {
+                continue;
+            }
+            if let Some(vs) = lookup(other)?
+                && let Some(vs) = vs.into_iter().collect::<Option<Vec<_>>>()
+                && all_equal(&vs, &complete)
+            {
+                return Err(Error::ConstraintViolation {
+                    relationship: def.relationship,
+                    id: other,
+                    label: self.token_name(def)?,
+                    keys: self.key_names(def)?,
+                    values: complete,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of the rule's label or relationship type.
+    pub(crate) fn token_name(&self, def: &IndexDef) -> Result<Arc<str>> {
+        if def.relationship {
+            self.types.name_or_err(def.token)
+        } else {
+            self.labels.name_or_err(def.token)
+        }
+    }
+
+    pub(crate) fn key_names(&self, def: &IndexDef) -> Result<Vec<Arc<str>>> {
+        def.keys.iter().map(|k| self.keys.name_or_err(*k)).collect()
+    }
+
+    /// Fails if data violates a constraint being created: two entities sharing values (seen
+    /// in `view`, or physically for a bulk load), or, for a key, an entity lacking a key.
+    pub(crate) fn verify_constraint(&self, def: &IndexDef, view: Option<&View>) -> Result<()> {
+        let what = if def.relationship {
+            "relationships"
+        } else {
+            "nodes"
+        };
+        for (_, ids) in def.data.duplicate_keys() {
+            let mut values: Vec<(u64, Vec<Value>)> = Vec::new();
+            for id in ids {
+                if let Some(vs) = self.entity_values(def, id, view)?
+                    && let Some(vs) = vs.into_iter().collect::<Option<Vec<_>>>()
+                {
+                    values.push((id, vs));
                 }
             }
             for (i, (a, va)) in values.iter().enumerate() {
-                if let Some((b, _)) = values[i + 1..].iter().find(|(_, vb)| equal(va, vb)) {
+                if let Some((b, _)) = values[i + 1..].iter().find(|(_, vb)| all_equal(va, vb)) {
                     return Err(Error::ConstraintCreationFailed {
                         name: def.name.clone(),
-                        reason: format!("nodes {a} and {b} share the value {va:?}"),
+                        reason: format!("{what} {a} and {b} share the values {va:?}"),
+                    });
+                }
+            }
+        }
+        if def.kind == IndexKind::Key {
+            for id in self.token_members(def) {
+                if let Some(vs) = self.entity_values(def, id, view)?
+                    && let Some(i) = vs.iter().position(Option::is_none)
+                {
+                    return Err(Error::ConstraintCreationFailed {
+                        name: def.name.clone(),
+                        reason: format!(
+                            "{} {id} lacks the property `{}`",
+                            &what[..what.len() - 1],
+                            self.keys.name_or_err(def.keys[i])?
+                        ),
                     });
                 }
             }
         }
         Ok(())
     }
-}
 
-impl Storage {
-    /// Adds entries for every version of every node that may carry the index's label.
+    /// Every id that may be a node of the rule's label or a relationship of its type (a
+    /// superset: callers check each).
+    fn token_members(&self, def: &IndexDef) -> Vec<u64> {
+        let mut out = Vec::new();
+        if def.relationship {
+            let end = self.next_rel.load(Ordering::Acquire);
+            for id in 0..end {
+                if let Some(slot) = self.rels.get(id) {
+                    let g = slot.lock();
+                    if !g.is_vacant() && g.ty() == def.token {
+                        out.push(id);
+                    }
+                }
+            }
+        } else if let Some(bits) = self.label_bitmap_if_any(def.token) {
+            let mut from = 0;
+            loop {
+                let next = bits.collect_from(from, 4096, &mut out);
+                match next {
+                    Some(n) => from = n,
+                    None => break,
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds entries for every version of every entity that may carry the index's label or
+    /// type.
     pub(crate) fn populate(&self, def: &IndexDef) {
-        let Some(bits) = self.label_bitmap_if_any(def.label) else {
+        if def.relationship {
+            let end = self.next_rel.load(Ordering::Acquire);
+            for id in 0..end {
+                let Some(slot) = self.rels.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if g.is_vacant() || g.ty() != def.token {
+                    continue;
+                }
+                if let Ok(keys) = def.version_keys(true, g.props.bytes(), g.chain()) {
+                    for k in keys {
+                        def.data.insert(k, id);
+                    }
+                }
+            }
+            return;
+        }
+        let Some(bits) = self.label_bitmap_if_any(def.token) else {
             return;
         };
         let mut from = 0;
@@ -542,17 +758,13 @@ impl Storage {
                     continue;
                 };
                 let g = slot.lock();
-                if !may_have_label(&g, def.label) {
+                if !may_have_label(&g, def.token) {
                     continue;
                 }
-                if let Ok(Some(v)) = g.props().and_then(|p| prop_get(p, def.key)) {
-                    def.data.insert(key_of(&v), id);
-                }
-                for u in mvcc::all(g.chain()) {
-                    if let Undo::Property { key, old: Some(v) } = u
-                        && *key == def.key
-                    {
-                        def.data.insert(key_of(v), id);
+                let has = g.has_label(def.token).unwrap_or(false);
+                if let Ok(keys) = g.props().and_then(|p| def.version_keys(has, p, g.chain())) {
+                    for k in keys {
+                        def.data.insert(k, id);
                     }
                 }
             }
@@ -562,4 +774,9 @@ impl Storage {
             }
         }
     }
+}
+
+/// Whether two value lists are equal item by item (Cypher equality).
+pub(crate) fn all_equal(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal(x, y))
 }

@@ -62,12 +62,32 @@ pub enum Error {
     #[error("cannot delete node {id}: it still has relationships")]
     DeleteConnectedNode { id: u64 },
 
-    #[error("node {node} already exists with label `{label}` and property `{key}` = {value:?}")]
+    /// Another entity already holds the values a uniqueness or key constraint makes unique.
+    #[error(
+        "{} {id} already exists with {} `{label}` and properties {keys:?} = {values:?}",
+        if *.relationship { "relationship" } else { "node" },
+        if *.relationship { "type" } else { "label" }
+    )]
     ConstraintViolation {
-        node: u64,
+        relationship: bool,
+        id: u64,
+        /// The label, or the relationship type.
         label: Arc<str>,
-        key: Arc<str>,
-        value: Value,
+        keys: Vec<Arc<str>>,
+        values: Vec<Value>,
+    },
+
+    /// An entity under a key constraint lacks one of its properties.
+    #[error(
+        "{} {id} with {} `{label}` must have the properties {keys:?}",
+        if *.relationship { "relationship" } else { "node" },
+        if *.relationship { "type" } else { "label" }
+    )]
+    KeyPropertyMissing {
+        relationship: bool,
+        id: u64,
+        label: Arc<str>,
+        keys: Vec<Arc<str>>,
     },
 
     /// A committed node or relationship lacks a property an existence constraint requires
@@ -104,6 +124,10 @@ pub enum Error {
 
     #[error("no index or constraint named `{name}`")]
     SchemaRuleNotFound { name: String },
+
+    /// An index or constraint definition that cannot be made (no keys, a key twice).
+    #[error("invalid schema rule: {0}")]
+    InvalidSchema(&'static str),
 
     #[error("no index on :{label}({key})")]
     IndexNotFound { label: String, key: String },

@@ -11,8 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::arena::Locked;
-use crate::graph::{NodeRec, prop_get};
-use crate::index::key_of;
+use crate::graph::{NodeRec, RelRec};
 use crate::mvcc::{self, Undo};
 use crate::schema::{IndexDef, Schema};
 use crate::storage::Storage;
@@ -25,6 +24,7 @@ pub(crate) enum GcItem {
     Entry {
         def: Arc<IndexDef>,
         key: Box<[u8]>,
+        /// The node, or the relationship when the index is over relationships.
         node: u64,
     },
 }
@@ -62,21 +62,22 @@ pub(crate) fn may_have_label(rec: &Locked<'_, NodeRec>, label: u32) -> bool {
 
 /// Whether some surviving version of the node may be indexed under `key` in `def`.
 pub(crate) fn may_have_entry(rec: &Locked<'_, NodeRec>, def: &IndexDef, key: &[u8]) -> bool {
-    if !may_have_label(rec, def.label) {
+    if !may_have_label(rec, def.token) {
         return false;
     }
-    let physical = rec
-        .props()
-        .ok()
-        .and_then(|p| prop_get(p, def.key).ok().flatten());
-    physical.is_some_and(|v| key_of(&v).as_ref() == key)
-        || mvcc::all(rec.chain()).any(|u| match u {
-            Undo::Property {
-                key: k,
-                old: Some(v),
-            } => *k == def.key && key_of(v).as_ref() == key,
-            _ => false,
-        })
+    let has = rec.has_label(def.token).unwrap_or(true);
+    rec.props()
+        .and_then(|p| def.version_keys(has, p, rec.chain()))
+        .map_or(true, |keys| keys.iter().any(|k| k.as_ref() == key))
+}
+
+/// Whether some surviving version of the relationship may be indexed under `key` in `def`.
+fn rel_may_have_entry(rec: &Locked<'_, RelRec>, def: &IndexDef, key: &[u8]) -> bool {
+    if rec.is_vacant() || rec.ty() != def.token {
+        return false;
+    }
+    def.version_keys(true, rec.props.bytes(), rec.chain())
+        .map_or(true, |keys| keys.iter().any(|k| k.as_ref() == key))
 }
 
 impl Storage {
@@ -162,6 +163,11 @@ impl Storage {
             let cut = chain.is_none();
             g.set_chain(chain);
             if !g.is_vacant() && !g.is_live() && cut {
+                for def in schema.on_type(g.ty()) {
+                    if let Ok(Some(key)) = def.key_in(g.props.bytes()) {
+                        def.data.remove(&key, id);
+                    }
+                }
                 g.clear();
                 stats.rels_freed += 1;
             }
@@ -182,11 +188,16 @@ impl Storage {
                     }
                 }
                 GcItem::Entry { def, key, node } => {
-                    let Some(slot) = self.nodes.get(node) else {
-                        continue;
+                    let stale = if def.relationship {
+                        self.rels
+                            .get(node)
+                            .is_none_or(|slot| !rel_may_have_entry(&slot.lock(), &def, &key))
+                    } else {
+                        self.nodes
+                            .get(node)
+                            .is_none_or(|slot| !may_have_entry(&slot.lock(), &def, &key))
                     };
-                    let g = slot.lock();
-                    if !may_have_entry(&g, &def, &key) {
+                    if stale {
                         def.data.remove(&key, node);
                         stats.items_removed += 1;
                     }
@@ -204,8 +215,8 @@ impl Storage {
                 bits.clear(id);
             }
             for def in schema.on_label(*l) {
-                if let Ok(Some(v)) = prop_get(props, def.key) {
-                    def.data.remove(&key_of(&v), id);
+                if let Ok(Some(key)) = def.key_in(props) {
+                    def.data.remove(&key, id);
                 }
             }
         }

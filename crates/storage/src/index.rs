@@ -141,6 +141,45 @@ pub(crate) fn key_of(v: &Value) -> Box<[u8]> {
     out.into_boxed_slice()
 }
 
+/// Appends a component of a composite key that other components follow: its key with every
+/// zero byte escaped (`00` → `00 ff`), then `00 01`. Escaped keys of one class still sort as
+/// their values do, and a shorter key sorts before the keys it is a prefix of.
+fn put_component(out: &mut Vec<u8>, v: &Value) {
+    let mut k = Vec::with_capacity(16);
+    put_key(&mut k, v);
+    for b in k {
+        out.push(b);
+        if b == 0 {
+            out.push(0xff);
+        }
+    }
+    out.extend_from_slice(&[0, 1]);
+}
+
+/// The key of a composite index entry: every component but the last escaped and terminated,
+/// the last as it is, so a single-key index's keys are [`key_of`]'s, and a seek with
+/// equalities on the leading keys scans one contiguous run ([`prefix_key`]) where the last key
+/// is ordered as in a single-key index.
+pub(crate) fn composite_key(values: &[&Value]) -> Box<[u8]> {
+    let mut out = Vec::with_capacity(16 * values.len());
+    if let Some((last, leading)) = values.split_last() {
+        for v in leading {
+            put_component(&mut out, v);
+        }
+        put_key(&mut out, last);
+    }
+    out.into_boxed_slice()
+}
+
+/// The bytes every composite key with `values` as its leading components starts with.
+pub(crate) fn prefix_key(values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 * values.len());
+    for v in values {
+        put_component(&mut out, v);
+    }
+    out
+}
+
 fn cmp_int_float(i: i64, f: f64) -> Option<Ordering> {
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if f.is_nan() {
@@ -360,7 +399,7 @@ impl IndexData {
         false
     }
 
-    /// Node ids holding exactly `key` (uniqueness checks).
+    /// Entity ids holding exactly `key` (uniqueness checks).
     pub(crate) fn nodes_with_key(&self, key: &[u8]) -> Vec<u64> {
         let entries = self.entries.read();
         entries
@@ -369,7 +408,7 @@ impl IndexData {
             .collect()
     }
 
-    /// Groups of two or more nodes sharing a key (constraint creation).
+    /// Groups of two or more entities sharing a key (constraint creation).
     pub(crate) fn duplicate_keys(&self) -> Vec<(Box<[u8]>, Vec<u64>)> {
         let entries = self.entries.read();
         let mut out: Vec<(Box<[u8]>, Vec<u64>)> = Vec::new();
@@ -465,5 +504,20 @@ mod tests {
         assert_eq!(idx.duplicate_keys().len(), 3);
         idx.remove(&k(0i64), 0);
         assert_eq!(idx.len(), 9);
+    }
+
+    #[test]
+    fn composite_keys_sort_by_leading_component_first() {
+        let key = |a: Value, b: Value| composite_key(&[&a, &b]);
+        let (a, ab, b) = (Value::from("a"), Value::from("ab"), Value::from("b"));
+        assert!(key(a.clone(), Value::Int(9)) < key(ab.clone(), Value::Int(0)));
+        assert!(key(ab.clone(), Value::Int(9)) < key(b.clone(), Value::Int(0)));
+        assert!(key(a.clone(), Value::Int(1)) < key(a.clone(), Value::Int(2)));
+        // Zero bytes inside a component do not end it.
+        let zero = Value::from("a\u{0}b");
+        assert!(key(a.clone(), Value::Int(9)) < key(zero.clone(), Value::Int(0)));
+        assert!(key(zero, Value::Int(9)) < key(ab, Value::Int(0)));
+        assert_eq!(composite_key(&[&Value::Int(3)]), k(3i64));
+        assert!(key(a.clone(), Value::Int(1)).starts_with(&prefix_key(&[a])));
     }
 }

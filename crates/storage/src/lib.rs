@@ -100,7 +100,7 @@ pub use redo::{
     NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawValue, RedoOp, RedoOpRef,
     RedoRecord, RedoRecordRef,
 };
-pub use schema::{IndexInfo, IndexKind, IndexState};
+pub use schema::{CompositeQuery, IndexInfo, IndexKind, IndexSpec, IndexState};
 pub use security::{RoleRecord, Security, UserRecord};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;

@@ -41,6 +41,12 @@
 //!                                 (dropped by DropIndex)
 //! 31    CreateFulltextIndex       name, entity u8 (0 nodes, 1 relationships), tokens: names,
 //!                                 keys: names, analyzer: name, eventually consistent u8
+//! 32    CreateSchemaIndex         name, entity u8 (0 nodes, 1 relationships), label or type:
+//!                                 name, keys: names, kind u8 (0 range, 1 text, 2 point,
+//!                                 3 uniqueness constraint, 4 key constraint): every index or
+//!                                 constraint 11 and 12 cannot say (relationships, composite
+//!                                 keys, text and point indexes, keys); dropped by DropIndex
+//!                                 or DropConstraint
 //! 36    CreatePropertyConstraint  IS NOT NULL: name, entity u8 (0 nodes, 1 relationships),
 //!                                 label or type: name, key: name (dropped by DropConstraint)
 //! 37    CreatePropertyConstraint  IS :: type: the fields of 36, then the type: name, in
@@ -143,6 +149,15 @@ pub enum RedoOp {
     CreateFulltextIndex(crate::fulltext::FulltextSpec),
     /// A property existence or type constraint; dropped by [`RedoOp::DropConstraint`].
     CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec),
+    /// An index or constraint over relationships, composite keys, or of a kind
+    /// `CreateIndex` and `CreateUniqueConstraint` cannot name.
+    CreateSchemaIndex {
+        name: String,
+        relationship: bool,
+        token: Arc<str>,
+        keys: Vec<Arc<str>>,
+        kind: crate::schema::IndexKind,
+    },
 }
 
 impl RedoOp {
@@ -159,6 +174,7 @@ impl RedoOp {
                 | RedoOp::CreateVectorIndex { .. }
                 | RedoOp::CreateFulltextIndex(_)
                 | RedoOp::CreatePropertyConstraint(_)
+                | RedoOp::CreateSchemaIndex { .. }
         )
     }
 }
@@ -403,6 +419,13 @@ pub enum RedoOpRef<'a> {
         /// Checked to parse when the record was decoded; `None` for `IS NOT NULL`.
         types: Option<&'a str>,
     },
+    CreateSchemaIndex {
+        name: &'a str,
+        relationship: bool,
+        token: &'a str,
+        keys: NamesRef<'a>,
+        kind: crate::schema::IndexKind,
+    },
 }
 
 impl RedoOpRef<'_> {
@@ -418,10 +441,12 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::CreateVectorIndex { .. }
                 | RedoOpRef::CreateFulltextIndex { .. }
                 | RedoOpRef::CreatePropertyConstraint { .. }
+                | RedoOpRef::CreateSchemaIndex { .. }
         )
     }
 
     /// The owned op.
+    #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
     pub fn to_op(&self) -> Result<RedoOp> {
         Ok(match *self {
             RedoOpRef::CreateNode { id, labels, props } => RedoOp::CreateNode {
@@ -543,7 +568,30 @@ impl RedoOpRef<'_> {
                     )?),
                 },
             }),
+            RedoOpRef::CreateSchemaIndex { .. } => self.schema_index_op(),
         })
+    }
+
+    /// The owned `CreateSchemaIndex` (for any other op, a `DropIndex` never reached).
+    fn schema_index_op(&self) -> RedoOp {
+        match *self {
+            RedoOpRef::CreateSchemaIndex {
+                name,
+                relationship,
+                token,
+                keys,
+                kind,
+            } => RedoOp::CreateSchemaIndex {
+                name: name.to_string(),
+                relationship,
+                token: token.into(),
+                keys: keys.iter().map(Arc::from).collect(),
+                kind,
+            },
+            _ => RedoOp::DropIndex {
+                name: String::new(),
+            },
+        }
     }
 }
 
@@ -607,6 +655,7 @@ fn encode_vector_index(
     put_u64(out, config.hnsw_ef_construction as u64);
 }
 
+#[expect(clippy::too_many_lines, reason = "one arm per op kind")]
 fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
     match op {
         RedoOp::CreateNode { id, labels, props } => {
@@ -706,6 +755,13 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             config,
         } => encode_vector_index(out, name, *relationship, (token, key), config),
         RedoOp::CreateFulltextIndex(spec) => encode_fulltext_index(out, spec),
+        RedoOp::CreateSchemaIndex {
+            name,
+            relationship,
+            token,
+            keys,
+            kind,
+        } => encode_schema_index(out, name, *relationship, (token, keys), *kind),
         RedoOp::CreatePropertyConstraint(spec) => encode_property_constraint(out, spec),
     }
 }
@@ -723,6 +779,25 @@ fn encode_property_constraint(
     if let Some(types) = &spec.types {
         put_name(out, &types.to_string());
     }
+}
+
+/// Kind 32, `CreateSchemaIndex`.
+fn encode_schema_index(
+    out: &mut Vec<u8>,
+    name: &str,
+    relationship: bool,
+    (token, keys): (&str, &[Arc<str>]),
+    kind: crate::schema::IndexKind,
+) {
+    out.push(32);
+    put_name(out, name);
+    out.push(u8::from(relationship));
+    put_name(out, token);
+    put_u32(out, keys.len() as u32);
+    for k in keys {
+        put_name(out, k);
+    }
+    out.push(kind.code());
 }
 
 /// The owned definition of a decoded `CreateFulltextIndex`.
@@ -838,6 +913,18 @@ impl<'a> Fields<'a> {
         }
         let bytes = self.r.spanned(at);
         Ok(PropsRef { bytes, len })
+    }
+
+    /// The fields of kind 32, `CreateSchemaIndex`.
+    fn schema_index(&mut self) -> Result<RedoOpRef<'a>> {
+        Ok(RedoOpRef::CreateSchemaIndex {
+            name: self.name_ref()?,
+            relationship: self.flag()?,
+            token: self.name_ref()?,
+            keys: self.names()?,
+            kind: crate::schema::IndexKind::from_code(self.r.u8()?)
+                .ok_or_else(|| self.r.corrupt("unknown index kind"))?,
+        })
     }
 
     fn op(&mut self) -> Result<RedoOpRef<'a>> {
@@ -960,6 +1047,7 @@ impl<'a> Fields<'a> {
                     types,
                 }
             }
+            32 => self.schema_index()?,
             _ => return Err(self.r.corrupt("unknown op kind")),
         })
     }
@@ -1027,6 +1115,13 @@ mod tests {
                         "INTEGER | LIST<FLOAT NOT NULL>",
                     ),
                 }),
+                RedoOp::CreateSchemaIndex {
+                    name: "k".into(),
+                    relationship: true,
+                    token: "T".into(),
+                    keys: vec!["a".into(), "b".into()],
+                    kind: crate::schema::IndexKind::Key,
+                },
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],

@@ -20,7 +20,7 @@ use crate::graph::{NodeRec, RelRec};
 use crate::ids::{LabelId, PropKeyId, REL_TYPES_MAX, RelTypeId, TOKENS_MAX};
 use crate::mvcc::TX_ID_BASE;
 use crate::redo::RedoRecord;
-use crate::schema::{IndexInfo, IndexKind, IndexState, Schema};
+use crate::schema::{IndexInfo, IndexState, Schema};
 use crate::security::Security;
 use crate::tokens::TokenTable;
 use crate::txn::Transaction;
@@ -417,30 +417,35 @@ impl Storage {
         self.schema()
             .defs
             .iter()
-            .map(|d| IndexInfo {
-                name: d.name.clone(),
-                label: self.labels.name(d.label).unwrap_or_else(|| "".into()),
-                key: self.keys.name(d.key).unwrap_or_else(|| "".into()),
-                kind: if d.unique {
-                    IndexKind::Unique
-                } else {
-                    IndexKind::Range
-                },
-                state: if d.is_online() {
-                    IndexState::Online
-                } else {
-                    IndexState::Populating
-                },
-                entries: d.data.len(),
+            .map(|d| {
+                let keys: Vec<Arc<str>> = d
+                    .keys
+                    .iter()
+                    .map(|k| self.keys.name(*k).unwrap_or_else(|| "".into()))
+                    .collect();
+                IndexInfo {
+                    name: d.name.clone(),
+                    relationship: d.relationship,
+                    label: self.token_name(d).unwrap_or_else(|_| "".into()),
+                    key: keys.first().cloned().unwrap_or_else(|| "".into()),
+                    keys,
+                    kind: d.kind,
+                    state: if d.is_online() {
+                        IndexState::Online
+                    } else {
+                        IndexState::Populating
+                    },
+                    entries: d.data.len(),
+                }
             })
             .collect()
     }
 
-    /// `SHOW CONSTRAINTS`: the uniqueness constraints.
+    /// `SHOW CONSTRAINTS`: the uniqueness and key constraints.
     pub fn constraints(&self) -> Vec<IndexInfo> {
         self.indexes()
             .into_iter()
-            .filter(|i| i.kind == IndexKind::Unique)
+            .filter(|i| i.kind.is_constraint())
             .collect()
     }
 

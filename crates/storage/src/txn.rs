@@ -16,7 +16,6 @@ use crate::counts::OwnCounts;
 use crate::error::{EntityKind, Error, Result};
 use crate::gc::{GcBatch, GcItem};
 use crate::graph::{NodeRec, RelRec};
-use crate::index::{equal, key_of};
 use crate::mvcc::{self, TxCell, Undo, View};
 use crate::read;
 use crate::redo::{RedoOp, RedoRecord};
@@ -41,9 +40,7 @@ pub struct CommitInfo {
 pub(crate) enum SchemaOp {
     Create {
         name: String,
-        label: u32,
-        key: u32,
-        unique: bool,
+        spec: crate::schema::IndexSpec,
     },
     Drop {
         name: String,
@@ -85,6 +82,8 @@ pub(crate) struct TxState {
     /// check (repeats included), so a statement's check reads only what it changed.
     pub statement_nodes: Option<Vec<u64>>,
     pub touched_rels: Vec<u64>,
+    /// The relationships changed since the last statement check, like `statement_nodes`.
+    pub statement_rels: Option<Vec<u64>>,
     pub redo: Vec<RedoOp>,
     pub counts: OwnCounts,
     /// Index entries and label bits this transaction's commit may make stale.
@@ -611,7 +610,7 @@ impl Transaction {
     /// newest committed data plus this transaction's changes. Runs under the commit lock, so
     /// no other commit can slip a duplicate in between.
     fn check_unique(&self, st: &TxState) -> Result<()> {
-        self.check_unique_nodes(&st.touched_nodes)
+        self.check_constraints(&st.touched_nodes, &st.touched_rels)
     }
 
     /// From now on, records the nodes each statement changes, for
@@ -622,6 +621,9 @@ impl Transaction {
         let mut st = self.inner.state.lock();
         if st.statement_nodes.is_none() {
             st.statement_nodes = Some(Vec::new());
+        }
+        if st.statement_rels.is_none() {
+            st.statement_rels = Some(Vec::new());
         }
     }
 
@@ -635,20 +637,34 @@ impl Transaction {
             return Ok(());
         };
         let mut nodes = std::mem::take(nodes);
-        nodes.sort_unstable();
-        nodes.dedup();
-        let result = self.check_unique_nodes(&nodes);
-        nodes.clear();
-        nodes.shrink_to(4096);
+        let mut rels = st
+            .statement_rels
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for ids in [&mut nodes, &mut rels] {
+            ids.sort_unstable();
+            ids.dedup();
+        }
+        let result = self.check_constraints(&nodes, &rels);
+        for ids in [&mut nodes, &mut rels] {
+            ids.clear();
+            ids.shrink_to(4096);
+        }
         st.statement_nodes = Some(nodes);
+        st.statement_rels = Some(rels);
         result
     }
 
-    fn check_unique_nodes(&self, nodes: &[u64]) -> Result<()> {
+    /// Checks the uniqueness and key constraints over the given nodes and relationships:
+    /// each entity's values against the others the constraint's index names (as the newest
+    /// committed data plus this transaction's changes show them), and, for a key, that every
+    /// key property is there.
+    fn check_constraints(&self, nodes: &[u64], rels: &[u64]) -> Result<()> {
         let tx = &*self.inner;
         let storage = &tx.storage;
         let schema = storage.schema();
-        if !schema.defs.iter().any(|d| d.unique) {
+        if !schema.has_constraints() {
             return Ok(());
         }
         let view = View {
@@ -656,38 +672,31 @@ impl Transaction {
             txid: tx.txid,
             command: u32::MAX,
         };
-        for &id in nodes {
-            let checks = {
-                let Some(slot) = storage.nodes.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if !g.is_live() {
-                    continue;
-                }
-                schema.unique_values(&g)?
-            };
-            for (def, v) in checks {
-                for other in def.data.nodes_with_key(&key_of(&v)) {
-                    if other == id {
-                        continue;
-                    }
-                    let Some(slot) = storage.nodes.get(other) else {
+        for (relationship, ids) in [(false, nodes), (true, rels)] {
+            for &id in ids {
+                let checks = if relationship {
+                    let Some(slot) = storage.rels.get(id) else {
                         continue;
                     };
                     let g = slot.lock();
-                    let has_label = read::node_has_label(&g, &view, def.label)? == Some(true);
-                    let same = read::node_prop(&g, &view, def.key)?
-                        .flatten()
-                        .is_some_and(|o| equal(&o, &v));
-                    if has_label && same {
-                        return Err(Error::ConstraintViolation {
-                            node: other,
-                            label: storage.labels.name_or_err(def.label)?,
-                            key: storage.keys.name_or_err(def.key)?,
-                            value: v,
-                        });
+                    if !g.is_live() {
+                        continue;
                     }
+                    schema.rel_constraints(g.ty(), g.props.bytes())?
+                } else {
+                    let Some(slot) = storage.nodes.get(id) else {
+                        continue;
+                    };
+                    let g = slot.lock();
+                    if !g.is_live() {
+                        continue;
+                    }
+                    schema.node_constraints(&g)?
+                };
+                for (def, values) in checks {
+                    storage.check_entity(def, id, &values, |other| {
+                        storage.entity_values(def, other, Some(&view))
+                    })?;
                 }
             }
         }
@@ -756,6 +765,9 @@ impl Transaction {
     ) {
         if !self.is_own_head(rec.chain()) {
             st.touched_rels.push(id);
+        }
+        if let Some(rels) = &mut st.statement_rels {
+            rels.push(id);
         }
         if st.spare.is_empty() {
             self.inner.storage.deltas.refill(&mut st.spare);

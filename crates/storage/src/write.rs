@@ -12,9 +12,8 @@ use crate::codec::check_storable;
 use crate::counts::CountKey;
 use crate::error::{Error, Result};
 use crate::gc::GcItem;
-use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, prop_get, put_props};
+use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, put_props};
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
-use crate::index::key_of;
 use crate::mvcc::Undo;
 use crate::redo::RedoOp;
 use crate::txn::{Transaction, TxState};
@@ -101,8 +100,7 @@ impl Transaction {
         let props = rec.props()?;
         for l in labels {
             for def in schema.on_label(*l) {
-                if let Some(v) = prop_get(props, def.key)? {
-                    let key = key_of(&v);
+                if let Some(key) = def.key_in(props)? {
                     def.data.insert(key.clone(), id);
                     st.stale_on_rollback.push(GcItem::Entry {
                         def: def.clone(),
@@ -125,10 +123,10 @@ impl Transaction {
         let props = rec.props()?;
         for l in labels {
             for def in schema.on_label(*l) {
-                if let Some(v) = prop_get(props, def.key)? {
+                if let Some(key) = def.key_in(props)? {
                     st.stale_on_commit.push(GcItem::Entry {
                         def: def.clone(),
-                        key: key_of(&v),
+                        key,
                         node: id,
                     });
                 }
@@ -249,27 +247,11 @@ impl Transaction {
         let schema = self.inner.storage.schema();
         if !schema.is_empty() {
             let labels = g.labels()?;
-            for def in schema.defs.iter().filter(|d| d.key == key) {
-                if !labels.contains(&def.label) {
-                    continue;
-                }
-                if let Some(v) = new {
-                    let k = key_of(v);
-                    def.data.insert(k.clone(), id);
-                    st.stale_on_rollback.push(GcItem::Entry {
-                        def: def.clone(),
-                        key: k,
-                        node: id,
-                    });
-                }
-                if let Some(o) = &old {
-                    st.stale_on_commit.push(GcItem::Entry {
-                        def: def.clone(),
-                        key: key_of(o),
-                        node: id,
-                    });
-                }
-            }
+            let defs = schema
+                .defs
+                .iter()
+                .filter(|d| !d.relationship && labels.contains(&d.token));
+            reindex(st, defs, id, g.props()?, key, old.as_ref())?;
         }
         drop(g);
         if self.inner.log {
@@ -452,6 +434,16 @@ impl Transaction {
         *r = RelRec::committed(start, ty, &blob);
         self.push_rel(st, &mut r, id, Undo::Created);
         drop(r);
+        for def in storage.schema().on_type(ty) {
+            if let Some(key) = def.key_in(&blob)? {
+                def.data.insert(key.clone(), id);
+                st.stale_on_rollback.push(GcItem::Entry {
+                    def: def.clone(),
+                    key,
+                    node: id,
+                });
+            }
+        }
         let out_entry = AdjEntry::new(id, end, ty);
         let in_entry = AdjEntry::new(id, start, ty);
         let a = pair.start();
@@ -600,6 +592,16 @@ impl Transaction {
                 old: old.clone(),
             },
         );
+        let schema = self.inner.storage.schema();
+        let ty = g.ty();
+        reindex(
+            st,
+            schema.on_type(ty),
+            id,
+            g.props.bytes(),
+            key,
+            old.as_ref(),
+        )?;
         drop(g);
         if self.inner.log {
             st.redo.push(if remove {
@@ -628,7 +630,39 @@ impl Transaction {
         Ok(())
     }
 
+    /// Replays a `CreateSchemaIndex` (any other op is ignored here).
+    fn replay_schema_index(&self, op: &RedoOp) -> Result<()> {
+        let RedoOp::CreateSchemaIndex {
+            name,
+            relationship,
+            token,
+            keys,
+            kind,
+        } = op
+        else {
+            return Ok(());
+        };
+        let storage = &self.inner.storage;
+        let token = if *relationship {
+            storage.get_or_create_rel_type(token)?.0
+        } else {
+            storage.get_or_create_label(token)?.0
+        };
+        let keys = keys
+            .iter()
+            .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
+            .collect::<Result<Vec<_>>>()?;
+        let spec = crate::schema::IndexSpec {
+            relationship: *relationship,
+            token,
+            keys,
+            kind: *kind,
+        };
+        self.create_schema_index(spec, Some(name))
+    }
+
     /// Applies one redo op (recovery).
+    #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
     pub(crate) fn replay_op(&self, op: &RedoOp) -> Result<()> {
         let storage = self.inner.storage.clone();
         let label = |n: &str| storage.get_or_create_label(n);
@@ -678,6 +712,7 @@ impl Transaction {
             RedoOp::CreatePropertyConstraint(spec) => {
                 return self.create_property_constraint(spec.clone());
             }
+            RedoOp::CreateSchemaIndex { .. } => return self.replay_schema_index(op),
             _ => {}
         }
         let mut st = self.data_write()?;
@@ -731,7 +766,44 @@ impl Transaction {
             | RedoOp::CreateVectorIndex { .. }
             | RedoOp::CreateFulltextIndex(_)
             | RedoOp::CreatePropertyConstraint(_) => {}
+            | RedoOp::CreateSchemaIndex { .. } => {}
         }
         Ok(())
     }
+}
+
+/// Index maintenance after property `key` of entity `id` changed from `old` to what `props`
+/// now hold: the new entry is added (and taken back if the transaction rolls back), the old
+/// one queued as possibly stale once it commits, under every index of `defs` holding `key`.
+fn reindex<'d>(
+    st: &mut TxState,
+    defs: impl Iterator<Item = &'d Arc<crate::schema::IndexDef>>,
+    id: u64,
+    props: &[u8],
+    key: u32,
+    old: Option<&Value>,
+) -> Result<()> {
+    for def in defs {
+        let Some(i) = def.keys.iter().position(|k| *k == key) else {
+            continue;
+        };
+        let mut values = def.values_in(props)?;
+        if let Some(k) = def.key_of_values(&values) {
+            def.data.insert(k.clone(), id);
+            st.stale_on_rollback.push(GcItem::Entry {
+                def: def.clone(),
+                key: k,
+                node: id,
+            });
+        }
+        values[i] = old.cloned();
+        if let Some(k) = def.key_of_values(&values) {
+            st.stale_on_commit.push(GcItem::Entry {
+                def: def.clone(),
+                key: k,
+                node: id,
+            });
+        }
+    }
+    Ok(())
 }

@@ -127,12 +127,14 @@ pub enum ErrorKind {
     DatabaseNotFound,
     /// Not in the openCypher TCK: `LOAD CSV` could not read its file.
     ExternalResourceFailed,
-    /// Not in the openCypher TCK: a constraint could not be created over the existing data.
+    /// Not in the openCypher TCK: existing data violates a constraint being created.
     ConstraintCreationFailed,
+    /// Not in the openCypher TCK: an index or constraint like the one asked for exists.
+    EquivalentSchemaRuleAlreadyExists,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 15] = [
+    const ALL: [ErrorKind; 16] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -148,6 +150,7 @@ impl ErrorKind {
         ErrorKind::DatabaseNotFound,
         ErrorKind::ExternalResourceFailed,
         ErrorKind::ConstraintCreationFailed,
+        ErrorKind::EquivalentSchemaRuleAlreadyExists,
     ];
 
     pub fn name(self) -> &'static str {
@@ -167,6 +170,7 @@ impl ErrorKind {
             ErrorKind::DatabaseNotFound => "DatabaseNotFound",
             ErrorKind::ExternalResourceFailed => "ExternalResourceFailed",
             ErrorKind::ConstraintCreationFailed => "ConstraintCreationFailed",
+            ErrorKind::EquivalentSchemaRuleAlreadyExists => "EquivalentSchemaRuleAlreadyExists",
         }
     }
 

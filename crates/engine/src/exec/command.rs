@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use quiver_storage::{IndexKind, IndexState, LabelId, PropKeyId};
+use quiver_storage::{IndexInfo, IndexKind, IndexSpec, IndexState, PropKeyId};
 use quiver_value::Value;
 
 use super::{BoxCursor, Cursor, Cx};
@@ -148,11 +148,23 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
     match command {
         Command::CreateIndex {
             name,
+            relationship,
             label,
-            key,
-            unique,
+            keys,
+            kind,
             if_not_exists,
-        } => create_index(name.as_deref(), label, key, *unique, *if_not_exists, cx),
+        } => {
+            let spec = IndexSpec {
+                relationship: *relationship,
+                token: cx.token_id(label)?,
+                keys: keys
+                    .iter()
+                    .map(|k| cx.token_id(k))
+                    .collect::<Result<Vec<_>>>()?,
+                kind: *kind,
+            };
+            create_index(name.as_deref(), spec, *if_not_exists, cx)
+        }
         Command::CreateVectorIndex {
             name,
             relationship,
@@ -233,25 +245,17 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
     }
 }
 
-/// `CREATE INDEX` or, when `unique`, `CREATE CONSTRAINT ... IS UNIQUE`.
+/// `CREATE INDEX` or `CREATE CONSTRAINT ... IS [NODE | RELATIONSHIP] UNIQUE | KEY`.
 fn create_index(
     name: Option<&str>,
-    label: &Token,
-    key: &Token,
-    unique: bool,
+    spec: IndexSpec,
     if_not_exists: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
-    let l = LabelId(cx.token_id(label)?);
-    let k = PropKeyId(cx.token_id(key)?);
-    let result = if unique {
-        cx.tx.create_unique_constraint(l, k, name)
-    } else {
-        cx.tx.create_index(l, k, name)
-    };
-    match result {
+    let constraint = spec.kind.is_constraint();
+    match cx.tx.create_schema_index(spec, name) {
         Ok(()) => {
-            if unique {
+            if constraint {
                 cx.counters.constraints_added += 1;
             } else {
                 cx.counters.indexes_added += 1;
@@ -312,6 +316,8 @@ fn property_constraint_row(id: usize, spec: &quiver_storage::PropertyConstraintS
         spec.types
             .as_ref()
             .map_or(Value::Null, |t| Value::from(t.to_string().as_str())),
+        // No backing index, so no index options (Neo4j shows null too).
+        Value::Null,
         Value::from(spec.create_statement().as_str()),
     ]
 }
@@ -350,7 +356,8 @@ fn drop_schema_rule(
     Ok(Vec::new())
 }
 
-/// The rows of `SHOW INDEXES` or `SHOW CONSTRAINTS`, in Neo4j's columns.
+/// The rows of `SHOW INDEXES` or `SHOW CONSTRAINTS`, in Neo4j's columns (every column; the
+/// plan keeps the default ones unless a `YIELD` names others).
 fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
     let infos = if constraints {
         cx.storage.constraints()
@@ -367,58 +374,10 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
         .into_iter()
         .enumerate()
         .map(|(i, info)| {
-            let id = Value::Int(i as i64 + 1);
-            let name = Value::from(info.name.as_str());
-            let labels = Value::from(vec![Value::String(info.label.clone())]);
-            let props = Value::from(vec![Value::String(info.key.clone())]);
             if constraints {
-                let statement = format!(
-                    "CREATE CONSTRAINT `{}` FOR (n:`{}`) REQUIRE (n.`{}`) IS UNIQUE",
-                    info.name.replace('`', "``"),
-                    info.label.replace('`', "``"),
-                    info.key.replace('`', "``")
-                );
-                vec![
-                    id,
-                    name.clone(),
-                    Value::from("UNIQUENESS"),
-                    Value::from("NODE"),
-                    labels,
-                    props,
-                    name,
-                    Value::Null,
-                    Value::from(statement.as_str()),
-                ]
+                constraint_row(i + 1, &info)
             } else {
-                let state = match info.state {
-                    IndexState::Online => "ONLINE",
-                    IndexState::Populating => "POPULATING",
-                };
-                let owning = match info.kind {
-                    IndexKind::Unique => Value::from(info.name.as_str()),
-                    IndexKind::Range => Value::Null,
-                };
-                vec![
-                    id,
-                    name,
-                    Value::from(state),
-                    Value::Float(if state == "ONLINE" { 100.0 } else { 0.0 }),
-                    Value::from("RANGE"),
-                    Value::from("NODE"),
-                    labels,
-                    props,
-                    Value::from("range-1.0"),
-                    owning,
-                    Value::map(
-                        [
-                            ("indexProvider".into(), Value::from("range-1.0")),
-                            ("indexConfig".into(), Value::map(quiver_value::Map::new())),
-                        ]
-                        .into_iter()
-                        .collect::<quiver_value::Map>(),
-                    ),
-                    Value::Null,
-                ]
+                index_row(i + 1, &info)
             }
         })
         .collect();
@@ -439,6 +398,127 @@ fn show_indexes(constraints: bool, cx: &Cx) -> Vec<Vec<Value>> {
         );
     }
     rows
+}
+
+/// A name in a statement, in backticks (a backtick inside doubled).
+fn quoted(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// `FOR (n:Label)` or `FOR ()-[r:TYPE]-()`, and the properties as `n.a, n.b`.
+fn schema_pattern(info: &IndexInfo) -> (String, String) {
+    let (var, pattern) = if info.relationship {
+        ("r", format!("()-[r:{}]-()", quoted(&info.label)))
+    } else {
+        ("n", format!("(n:{})", quoted(&info.label)))
+    };
+    let props = info
+        .keys
+        .iter()
+        .map(|k| format!("{var}.{}", quoted(k)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (pattern, props)
+}
+
+fn entity_type(info: &IndexInfo) -> Value {
+    Value::from(if info.relationship {
+        "RELATIONSHIP"
+    } else {
+        "NODE"
+    })
+}
+
+fn strings_of(names: &[std::sync::Arc<str>]) -> Value {
+    Value::from(names.iter().cloned().map(Value::String).collect::<Vec<_>>())
+}
+
+/// The provider Neo4j names for an index of this kind.
+fn index_provider(kind: IndexKind) -> &'static str {
+    match kind {
+        IndexKind::Text => "text-2.0",
+        IndexKind::Point => "point-1.0",
+        IndexKind::Range | IndexKind::Unique | IndexKind::Key => "range-1.0",
+    }
+}
+
+fn index_options(kind: IndexKind) -> Value {
+    Value::map(
+        [
+            ("indexProvider".into(), Value::from(index_provider(kind))),
+            ("indexConfig".into(), Value::map(quiver_value::Map::new())),
+        ]
+        .into_iter()
+        .collect::<quiver_value::Map>(),
+    )
+}
+
+/// A property index's `SHOW INDEXES` row, every column. Reads are not tracked, so
+/// `lastRead` is null, `readCount` 0 and `trackedSince` null.
+fn index_row(id: usize, info: &IndexInfo) -> Vec<Value> {
+    let state = match info.state {
+        IndexState::Online => "ONLINE",
+        IndexState::Populating => "POPULATING",
+    };
+    let owning = if info.kind.is_constraint() {
+        Value::from(info.name.as_str())
+    } else {
+        Value::Null
+    };
+    let kind = match info.kind {
+        IndexKind::Text => "TEXT",
+        IndexKind::Point => "POINT",
+        IndexKind::Range | IndexKind::Unique | IndexKind::Key => "RANGE",
+    };
+    let (pattern, props) = schema_pattern(info);
+    vec![
+        Value::Int(id as i64),
+        Value::from(info.name.as_str()),
+        Value::from(state),
+        Value::Float(if state == "ONLINE" { 100.0 } else { 0.0 }),
+        Value::from(kind),
+        entity_type(info),
+        Value::from(vec![Value::String(info.label.clone())]),
+        strings_of(&info.keys),
+        Value::from(index_provider(info.kind)),
+        owning,
+        Value::Null,
+        Value::Int(0),
+        Value::Null,
+        index_options(info.kind),
+        Value::from(""),
+        Value::from(format!(
+            "CREATE {kind} INDEX {} FOR {pattern} ON ({props})",
+            quoted(&info.name)
+        )),
+        Value::Null,
+    ]
+}
+
+/// A constraint's `SHOW CONSTRAINTS` row, every column.
+fn constraint_row(id: usize, info: &IndexInfo) -> Vec<Value> {
+    let (kind, requirement) = match (info.kind, info.relationship) {
+        (IndexKind::Key, false) => ("NODE_KEY", "IS NODE KEY"),
+        (IndexKind::Key, true) => ("RELATIONSHIP_KEY", "IS RELATIONSHIP KEY"),
+        (_, false) => ("UNIQUENESS", "IS UNIQUE"),
+        (_, true) => ("RELATIONSHIP_UNIQUENESS", "IS UNIQUE"),
+    };
+    let (pattern, props) = schema_pattern(info);
+    vec![
+        Value::Int(id as i64),
+        Value::from(info.name.as_str()),
+        Value::from(kind),
+        entity_type(info),
+        Value::from(vec![Value::String(info.label.clone())]),
+        strings_of(&info.keys),
+        Value::from(info.name.as_str()),
+        Value::Null,
+        index_options(info.kind),
+        Value::from(format!(
+            "CREATE CONSTRAINT {} FOR {pattern} REQUIRE ({props}) {requirement}",
+            quoted(&info.name)
+        )),
+    ]
 }
 
 /// A full-text index's `SHOW INDEXES` row: the default columns, then `options` (its
@@ -476,13 +556,46 @@ fn fulltext_row(id: usize, info: quiver_storage::FulltextInfo) -> Vec<Value> {
             quiver_storage::FulltextEntity::Node => "NODE",
             quiver_storage::FulltextEntity::Relationship => "RELATIONSHIP",
         }),
-        strings(spec.tokens),
-        strings(spec.keys),
+        strings(spec.tokens.clone()),
+        strings(spec.keys.clone()),
         Value::from("fulltext-1.0"),
         Value::Null,
+        Value::Null,
+        Value::Int(0),
+        Value::Null,
         Value::map(options),
+        Value::from(""),
+        Value::from(fulltext_statement(&spec)),
         Value::Int(i64::try_from(info.memory_bytes).unwrap_or(i64::MAX)),
     ]
+}
+
+/// The `CREATE FULLTEXT INDEX` statement that makes a full-text index like this one.
+fn fulltext_statement(spec: &quiver_storage::FulltextSpec) -> String {
+    let (var, pattern) = match spec.entity {
+        quiver_storage::FulltextEntity::Node => ("n", format!("(n:{})", joined(&spec.tokens))),
+        quiver_storage::FulltextEntity::Relationship => {
+            ("r", format!("()-[r:{}]-()", joined(&spec.tokens)))
+        }
+    };
+    let props = spec
+        .keys
+        .iter()
+        .map(|k| format!("{var}.{}", quoted(k)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "CREATE FULLTEXT INDEX {} FOR {pattern} ON EACH [{props}]",
+        quoted(&spec.name)
+    )
+}
+
+fn joined(tokens: &[std::sync::Arc<str>]) -> String {
+    tokens
+        .iter()
+        .map(|t| quoted(t))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// `SHOW INDEXES` rows of the vector indexes, numbered after the `before` rows listed first.
@@ -507,7 +620,22 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                 Value::from(vec![Value::String(info.key.clone())]),
                 Value::from("vector-2.0"),
                 Value::Null,
+                Value::Null,
+                Value::Int(0),
+                Value::Null,
                 crate::vector::options_value(&info),
+                Value::from(""),
+                Value::from(format!(
+                    "CREATE VECTOR INDEX {} FOR {} ON ({}.{})",
+                    quoted(&info.name),
+                    if info.relationship {
+                        format!("()-[r:{}]-()", quoted(&info.token))
+                    } else {
+                        format!("(n:{})", quoted(&info.token))
+                    },
+                    if info.relationship { "r" } else { "n" },
+                    quoted(&info.key)
+                )),
                 // memoryBytes: the graph is not measured.
                 Value::Null,
             ]

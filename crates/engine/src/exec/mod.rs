@@ -128,6 +128,9 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
                 child(input)?,
             ))
         }
+        Op::SchemaIndexSeek { input, spec } => {
+            Box::new(scan::SchemaSeek::new(spec.clone(), child(input)?))
+        }
         Op::NodeById {
             input,
             slot,

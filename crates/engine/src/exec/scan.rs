@@ -4,13 +4,15 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use quiver_storage::{IndexQuery, NodeCursor, NodeId, RelTypeId};
+use quiver_storage::{
+    CompositeQuery, Direction, IndexQuery, NodeCursor, NodeId, PropKeyId, RelId, RelTypeId,
+};
 use quiver_value::Value;
 
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
-use crate::eval::graph_fns::node_value;
-use crate::ir::{Expr, Row, Seek};
+use crate::eval::graph_fns::{node_value, rel_value};
+use crate::ir::{Expr, IndexSeekSpec, Row, Seek, SeekTarget};
 use crate::tokens::Token;
 
 /// Where a scan finds its nodes.
@@ -264,6 +266,172 @@ impl Cursor for Count {
     }
 
     fn reset(&mut self) {
+        self.input.reset();
+    }
+}
+
+/// A seek through a relationship index or a composite node index (`SchemaIndexSeek`): for
+/// each input row, the entities whose keys match, bound as the spec's target says.
+pub(crate) struct SchemaSeek {
+    spec: Arc<IndexSeekSpec>,
+    input: BoxCursor,
+    /// The rows still to bind for the current input row: (node or relationship, from, to).
+    found: std::vec::IntoIter<(u64, u64, u64)>,
+}
+
+impl SchemaSeek {
+    pub fn new(spec: Arc<IndexSeekSpec>, input: BoxCursor) -> Self {
+        SchemaSeek {
+            spec,
+            input,
+            found: Vec::new().into_iter(),
+        }
+    }
+
+    /// The query for the current row; `None` when it can match nothing (a `null` value).
+    fn query(&self, row: &mut Row, cx: &mut Cx) -> Result<Option<CompositeQuery>> {
+        let mut prefix = Vec::with_capacity(self.spec.prefix.len());
+        for e in &self.spec.prefix {
+            match e.eval(row, cx)? {
+                Value::Null => return Ok(None),
+                v => prefix.push(v),
+            }
+        }
+        Ok(index_query(&self.spec.seek, row, cx)?.map(|last| CompositeQuery { prefix, last }))
+    }
+
+    /// Everything the seek binds for the current input row.
+    fn open(&self, row: &mut Row, cx: &mut Cx) -> Result<Vec<(u64, u64, u64)>> {
+        let spec = &*self.spec;
+        let Some(keys) = spec
+            .keys
+            .iter()
+            .map(|k| k.key(&cx.storage).map(|k| k.0))
+            .collect::<Option<Vec<u32>>>()
+        else {
+            return Ok(Vec::new());
+        };
+        let Some(query) = self.query(row, cx)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        match &spec.target {
+            SeekTarget::Node { .. } => {
+                let Some(label) = spec.token.label(&cx.storage) else {
+                    return Ok(out);
+                };
+                if cx.tx.has_schema_index(false, label.0, &keys) {
+                    for id in cx.tx.node_index_seek(label.0, &keys, query)? {
+                        cx.tick()?;
+                        let id = id?.0;
+                        out.push((id, id, id));
+                    }
+                } else {
+                    // The index went away after planning: scan the label and test each node.
+                    for id in cx.tx.scan_label(label)? {
+                        let id = id?;
+                        cx.tick()?;
+                        let mut values = Vec::with_capacity(keys.len());
+                        for k in &keys {
+                            values.push(cx.tx.node_property(id, PropKeyId(*k))?);
+                        }
+                        if composite_matches(&query, &values) {
+                            out.push((id.0, id.0, id.0));
+                        }
+                    }
+                }
+            }
+            SeekTarget::Rel { dir, .. } => {
+                let Some(ty) = spec.token.rel_type(&cx.storage) else {
+                    return Ok(out);
+                };
+                let mut rels = Vec::new();
+                if cx.tx.has_schema_index(true, ty.0, &keys) {
+                    for rel in cx.tx.rel_index_seek(ty.0, &keys, query)? {
+                        cx.tick()?;
+                        rels.push(rel?);
+                    }
+                } else {
+                    for rel in cx.tx.scan_rels(&[ty])? {
+                        let rel = rel?;
+                        cx.tick()?;
+                        let mut values = Vec::with_capacity(keys.len());
+                        for k in &keys {
+                            values.push(cx.tx.rel_property(rel, PropKeyId(*k))?);
+                        }
+                        if composite_matches(&query, &values) {
+                            rels.push(rel);
+                        }
+                    }
+                }
+                for rel in rels {
+                    let (start, end, _) = cx.tx.rel_endpoints(rel)?;
+                    match dir {
+                        Direction::Out => out.push((rel.0, start.0, end.0)),
+                        Direction::In => out.push((rel.0, end.0, start.0)),
+                        Direction::Both => {
+                            out.push((rel.0, start.0, end.0));
+                            if start != end {
+                                out.push((rel.0, end.0, start.0));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Whether values (one per key, `None` when missing) satisfy a composite query, for the
+/// fallback path without an index.
+fn composite_matches(query: &CompositeQuery, values: &[Option<Value>]) -> bool {
+    let Some((last, leading)) = values.split_last() else {
+        return false;
+    };
+    leading.len() == query.prefix.len()
+        && leading.iter().zip(&query.prefix).all(|(v, q)| {
+            v.as_ref()
+                .is_some_and(|v| quiver_value::equals(v, q) == Some(true))
+        })
+        && last.as_ref().is_some_and(|v| seek_matches(&query.last, v))
+}
+
+impl Cursor for SchemaSeek {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        loop {
+            cx.tick()?;
+            if let Some((id, from, to)) = self.found.next() {
+                cx.db_hits += 1;
+                match &self.spec.target {
+                    SeekTarget::Node { slot } => row[*slot] = node_value(NodeId(id)),
+                    SeekTarget::Rel {
+                        rel,
+                        from: f,
+                        to: t,
+                        exclude,
+                        exclude_lists,
+                        ..
+                    } => {
+                        if super::expand::excluded(id, row, exclude, exclude_lists) {
+                            continue;
+                        }
+                        row[*f] = node_value(NodeId(from));
+                        row[*t] = node_value(NodeId(to));
+                        row[*rel] = rel_value(RelId(id));
+                    }
+                }
+                return Ok(true);
+            }
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            self.found = self.open(row, cx)?.into_iter();
+        }
+    }
+
+    fn reset(&mut self) {
+        self.found = Vec::new().into_iter();
         self.input.reset();
     }
 }

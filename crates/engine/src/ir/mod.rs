@@ -15,9 +15,9 @@ pub(crate) use expr::{
     ScalarFn, SubKind,
 };
 pub(crate) use plan::{
-    BatchFailure, Command, Compiled, CreateStep, ExpandSpec, LoadCsvSpec, MergeSpec, Op,
-    PathSearchSpec, PathStep, PathVar, PlanNode, Props, Seek, Selection, SetOp, ShortestSpec,
-    SortKey, TransactionBatches, VarExpandSpec,
+    BatchFailure, Command, Compiled, CreateStep, ExpandSpec, IndexSeekSpec, LoadCsvSpec, MergeSpec,
+    Op, PathSearchSpec, PathStep, PathVar, PlanNode, Props, Seek, SeekTarget, Selection, SetOp,
+    ShortestSpec, SortKey, TransactionBatches, VarExpandSpec,
 };
 
 /// A row of slots; every variable of a query owns one slot for the whole query.

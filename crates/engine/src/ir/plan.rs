@@ -40,6 +40,37 @@ pub(crate) enum Seek {
     Prefix(Expr),
 }
 
+/// What a seek through a node or relationship property index binds.
+#[derive(Debug)]
+pub(crate) enum SeekTarget {
+    /// The nodes of a label, into `slot`.
+    Node { slot: usize },
+    /// The relationships of a type into `rel`, with their ends into `from` and `to`: `Out`
+    /// binds each relationship's start to `from`, `In` its end, and `Both` each one both
+    /// ways (a loop once), as `Expand` walks them.
+    Rel {
+        rel: usize,
+        from: usize,
+        to: usize,
+        dir: Direction,
+        /// Relationship slots bound earlier in the same pattern (relationship uniqueness).
+        exclude: Vec<usize>,
+        exclude_lists: Vec<usize>,
+    },
+}
+
+/// A seek through an index over `keys` (in index order) of the nodes of label `token` or
+/// the relationships of type `token`: equal to `prefix` on every key but the last, and
+/// `seek` on the last.
+#[derive(Debug)]
+pub(crate) struct IndexSeekSpec {
+    pub target: SeekTarget,
+    pub token: Arc<Token>,
+    pub keys: Vec<Arc<Token>>,
+    pub prefix: Vec<Expr>,
+    pub seek: Seek,
+}
+
 #[derive(Debug)]
 pub(crate) struct ExpandSpec {
     pub from: usize,
@@ -248,11 +279,15 @@ pub(crate) struct MergeSpec {
 /// Schema and administration commands: run once when the query starts.
 #[derive(Debug)]
 pub(crate) enum Command {
+    /// `CREATE [RANGE|TEXT|POINT] INDEX` over properties, or a uniqueness or key constraint
+    /// (`kind` says which).
     CreateIndex {
         name: Option<String>,
+        relationship: bool,
+        /// The label, or the relationship type.
         label: Arc<Token>,
-        key: Arc<Token>,
-        unique: bool,
+        keys: Vec<Arc<Token>>,
+        kind: quiver_storage::IndexKind,
         if_not_exists: bool,
     },
     /// `CREATE VECTOR INDEX`: the options are evaluated when it runs (they may hold
@@ -334,6 +369,7 @@ impl Command {
                 "properties",
                 "ownedIndex",
                 "propertyType",
+                "options",
                 "createStatement",
             ],
             Command::ShowIndexes {
@@ -349,7 +385,12 @@ impl Command {
                 "properties",
                 "indexProvider",
                 "owningConstraint",
+                "lastRead",
+                "readCount",
+                "trackedSince",
                 "options",
+                "failureMessage",
+                "createStatement",
                 "memoryBytes",
             ],
             Command::ShowTransactions(_) => &[
@@ -385,6 +426,12 @@ pub(crate) enum Op {
         label: Arc<Token>,
         key: Arc<Token>,
         seek: Arc<Seek>,
+    },
+    /// A seek through a relationship index or a composite node index (a single-key node
+    /// seek is `IndexSeek`).
+    SchemaIndexSeek {
+        input: Arc<PlanNode>,
+        spec: Arc<IndexSeekSpec>,
     },
     NodeById {
         input: Arc<PlanNode>,
@@ -558,6 +605,48 @@ impl Op {
             Op::AllNodes { input, .. }
             | Op::LabelScan { input, .. }
             | Op::IndexSeek { input, .. }
+            | Op::SchemaIndexSeek { input, .. }
+            | Op::NodeById { input, .. }
+            | Op::NodeCount { input, .. }
+            | Op::RelCount { input, .. }
+            | Op::Expand { input, .. }
+            | Op::VarExpand { input, .. }
+            | Op::ShortestPath { input, .. }
+            | Op::PathSearch { input, .. }
+            | Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Aggregate { input, .. }
+            | Op::Distinct { input, .. }
+            | Op::Sort { input, .. }
+            | Op::Top { input, .. }
+            | Op::Skip { input, .. }
+            | Op::Limit { input, .. }
+            | Op::Unwind { input, .. }
+            | Op::LoadCsv { input, .. }
+            | Op::Eager { input, .. }
+            | Op::Create { input, .. }
+            | Op::Set { input, .. }
+            | Op::Delete { input, .. }
+            | Op::ProcedureCall { input, .. } => vec![input],
+        }
+    }
+
+    /// The operator's children, mutably (for rewrites of a finished plan).
+    pub fn children_mut(&mut self) -> Vec<&mut Arc<PlanNode>> {
+        match self {
+            Op::Once | Op::Command { .. } => Vec::new(),
+            Op::Union { branches } => branches.iter_mut().collect(),
+            Op::Optional { input, inner, .. }
+            | Op::SemiApply { input, inner, .. }
+            | Op::Apply { input, inner }
+            | Op::UnitApply { input, inner }
+            | Op::Transactions { input, inner, .. }
+            | Op::Foreach { input, inner, .. } => vec![input, inner],
+            Op::Merge { input, matcher, .. } => vec![input, matcher],
+            Op::AllNodes { input, .. }
+            | Op::LabelScan { input, .. }
+            | Op::IndexSeek { input, .. }
+            | Op::SchemaIndexSeek { input, .. }
             | Op::NodeById { input, .. }
             | Op::NodeCount { input, .. }
             | Op::RelCount { input, .. }
@@ -599,9 +688,14 @@ impl PlanNode {
         self.op.writes() || self.op.children().iter().any(|c| c.subtree_writes())
     }
 
-    /// How many operators the tree holds (ids run from 0 to this minus one).
-    pub fn count(&self) -> usize {
-        1 + self.op.children().iter().map(|c| c.count()).sum::<usize>()
+    /// One more than the largest operator id in the tree: ids run below it, with gaps where
+    /// a rewrite replaced operators.
+    pub fn id_bound(&self) -> usize {
+        self.op
+            .children()
+            .iter()
+            .map(|c| c.id_bound())
+            .fold(self.id + 1, usize::max)
     }
 }
 

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use quiver_storage::{IndexKind, IndexState, NodeId};
+use quiver_storage::{IndexState, NodeId};
 use quiver_value::{Map, Value};
 
 use super::sample::{NODES_PER_LABEL_DEFAULT, PropStats, RELS_PER_NODE_DEFAULT, Sample};
@@ -202,12 +202,14 @@ fn schema_keys(
         .storage
         .indexes()
         .into_iter()
+        .filter(|ix| !ix.relationship && ix.keys.len() == 1)
         .map(|ix| (ix.label.to_string(), ix.key.to_string()))
         .collect();
     let unique = ctx
         .storage
         .constraints()
         .into_iter()
+        .filter(|c| !c.relationship && c.keys.len() == 1)
         .map(|c| (c.label.to_string(), c.key.to_string()))
         .collect();
     (indexed, unique)
@@ -493,11 +495,12 @@ fn selectivity(ctx: &ProcedureContext<'_>, label: &str, key: &str) -> Result<(i6
 fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     let config = Config::read("apoc.schema.nodes", args.first())?;
     let mut out = Vec::new();
+    // The node indexes over one property: what `apoc.schema.nodes` describes.
     for ix in ctx.storage.indexes() {
-        if !config.label(&ix.label) {
+        if ix.relationship || ix.keys.len() != 1 || !config.label(&ix.label) {
             continue;
         }
-        let (size, selectivity) = if ix.kind == IndexKind::Unique {
+        let (size, selectivity) = if ix.kind.is_constraint() {
             let (size, _) = selectivity(ctx, &ix.label, &ix.key)?;
             (size, 1.0)
         } else {
@@ -526,7 +529,7 @@ fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
         ]);
     }
     for c in ctx.storage.constraints() {
-        if !config.label(&c.label) {
+        if c.relationship || c.keys.len() != 1 || !config.label(&c.label) {
             continue;
         }
         out.push(vec![

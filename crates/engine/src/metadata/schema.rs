@@ -94,12 +94,14 @@ fn visualization(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Valu
         |label| {
             let indexed: Vec<Arc<str>> = indexes
                 .iter()
-                .filter(|ix| ix.label == label.name && ix.kind == IndexKind::Range)
+                .filter(|ix| {
+                    !ix.relationship && ix.label == label.name && ix.kind == IndexKind::Range
+                })
                 .map(|ix| ix.key.clone())
                 .collect();
             let constrained: Vec<String> = constraints
                 .iter()
-                .filter(|c| c.label == label.name)
+                .filter(|c| !c.relationship && c.label == label.name)
                 .map(constraint_description)
                 .collect();
             entries([

@@ -128,47 +128,37 @@ impl Planner<'_> {
                 if ix.kind == ast::IndexKind::Vector {
                     return self.vector_index(ix, entity, properties);
                 }
-                if entity.relationship {
+                let kind = match ix.kind {
+                    ast::IndexKind::Range => quiver_storage::IndexKind::Range,
+                    ast::IndexKind::Text => quiver_storage::IndexKind::Text,
+                    ast::IndexKind::Point => quiver_storage::IndexKind::Point,
+                    ast::IndexKind::Lookup | ast::IndexKind::Vector => {
+                        return Err(self.unsupported("token lookup indexes", cmd_span(cmd)));
+                    }
+                };
+                if kind != quiver_storage::IndexKind::Range && properties.len() != 1 {
+                    // Neo4j's text and point indexes are over one property.
                     return Err(
-                        self.unsupported("relationship property indexes", entity.label.span)
+                        self.unsupported("composite text and point indexes", entity.label.span)
                     );
                 }
-                if properties.len() != 1 {
-                    return Err(self.unsupported("composite indexes", entity.label.span));
-                }
-                Command::CreateIndex {
-                    name: ix.name.as_ref().map(|n| n.name.clone()),
-                    label: self.tokens.label(&entity.label.name),
-                    key: self.tokens.key(&properties[0].name),
-                    unique: false,
-                    if_not_exists: ix.if_not_exists,
-                }
+                self.index_command(ix.name.as_ref(), entity, properties, kind, ix.if_not_exists)?
             }
             SchemaCommand::CreateConstraint(c) => {
-                if matches!(
-                    c.kind,
-                    ast::ConstraintKind::NotNull | ast::ConstraintKind::Typed
-                ) {
-                    return self.property_constraint(c);
-                }
-                if c.kind != ast::ConstraintKind::Unique {
-                    return Err(
-                        self.unsupported("constraints other than IS UNIQUE", c.entity.label.span)
-                    );
-                }
-                if c.entity.relationship {
-                    return Err(self.unsupported("relationship constraints", c.entity.label.span));
-                }
-                if c.properties.len() != 1 {
-                    return Err(self.unsupported("composite constraints", c.entity.label.span));
-                }
-                Command::CreateIndex {
-                    name: c.name.as_ref().map(|n| n.name.clone()),
-                    label: self.tokens.label(&c.entity.label.name),
-                    key: self.tokens.key(&c.properties[0].name),
-                    unique: true,
-                    if_not_exists: c.if_not_exists,
-                }
+                let kind = match c.kind {
+                    ast::ConstraintKind::Unique => quiver_storage::IndexKind::Unique,
+                    ast::ConstraintKind::Key => quiver_storage::IndexKind::Key,
+                    ast::ConstraintKind::NotNull | ast::ConstraintKind::Typed => {
+                        return self.property_constraint(c);
+                    }
+                };
+                self.index_command(
+                    c.name.as_ref(),
+                    &c.entity,
+                    &c.properties,
+                    kind,
+                    c.if_not_exists,
+                )?
             }
             SchemaCommand::DropIndex { name, if_exists } => Command::Drop {
                 name: name.name.clone(),
@@ -181,6 +171,47 @@ impl Planner<'_> {
                 if_exists: *if_exists,
             },
             SchemaCommand::CreateFulltextIndex(ix) => self.fulltext_command(ix)?,
+        })
+    }
+
+    /// A property index or a uniqueness or key constraint over `properties` (in order, none
+    /// twice) of the entity's label or type.
+    fn index_command(
+        &mut self,
+        name: Option<&ast::Ident>,
+        entity: &ast::SchemaEntity,
+        properties: &[ast::Ident],
+        kind: quiver_storage::IndexKind,
+        if_not_exists: bool,
+    ) -> Result<Command> {
+        for (i, p) in properties.iter().enumerate() {
+            if properties[..i].iter().any(|q| q.name == p.name) {
+                return Err(self.err(
+                    Status::SyntaxError,
+                    Detail::InvalidArgumentValue,
+                    format!(
+                        "Invalid input: the property `{}` is named twice in the schema command",
+                        p.name
+                    ),
+                    p.span,
+                ));
+            }
+        }
+        let label = if entity.relationship {
+            self.tokens.rel_type(&entity.label.name)
+        } else {
+            self.tokens.label(&entity.label.name)
+        };
+        Ok(Command::CreateIndex {
+            name: name.map(|n| n.name.clone()),
+            relationship: entity.relationship,
+            label,
+            keys: properties
+                .iter()
+                .map(|p| self.tokens.key(&p.name))
+                .collect(),
+            kind,
+            if_not_exists,
         })
     }
 
@@ -487,20 +518,9 @@ fn cmd_span(_: &SchemaCommand) -> Span {
     Span::default()
 }
 
-/// The columns `SHOW INDEXES` returns unless a `YIELD` names others, as in Neo4j (`options`
-/// and `memoryBytes` only by name or `YIELD *`).
-/// `SHOW CONSTRAINTS`' columns without `YIELD` (Neo4j 5's); `createStatement` is yielded.
-const CONSTRAINT_DEFAULT_COLUMNS: &[&str] = &[
-    "id",
-    "name",
-    "type",
-    "entityType",
-    "labelsOrTypes",
-    "properties",
-    "ownedIndex",
-    "propertyType",
-];
-
+/// The columns `SHOW INDEXES` returns unless a `YIELD` names others, as in Neo4j (`options`,
+/// `trackedSince`, `failureMessage`, `createStatement` and Quiver's `memoryBytes` only by name
+/// or `YIELD *`).
 const INDEX_DEFAULT_COLUMNS: &[&str] = &[
     "id",
     "name",
@@ -512,6 +532,21 @@ const INDEX_DEFAULT_COLUMNS: &[&str] = &[
     "properties",
     "indexProvider",
     "owningConstraint",
+    "lastRead",
+    "readCount",
+];
+
+/// The columns `SHOW CONSTRAINTS` returns unless a `YIELD` names others (`options` and
+/// `createStatement` only by name or `YIELD *`).
+const CONSTRAINT_DEFAULT_COLUMNS: &[&str] = &[
+    "id",
+    "name",
+    "type",
+    "entityType",
+    "labelsOrTypes",
+    "properties",
+    "ownedIndex",
+    "propertyType",
 ];
 
 /// The `type` column's value that `SHOW <kind> INDEXES` keeps; `None` keeps every row.

@@ -85,7 +85,8 @@ pub(crate) fn compile(
     };
     let (plan, query_type) = match &stmt.kind {
         StatementKind::Query(q) => {
-            let plan = p.query(q, &Scope::default(), true)?;
+            let mut plan = p.query(q, &Scope::default(), true)?;
+            plan.root = p.index_rewrites(plan.root);
             let ty = match (p.reads, p.writes) {
                 (_, false) => QueryType::Read,
                 (false, true) => QueryType::Write,

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use quiver_storage::Direction;
 
-use crate::ir::{Command, ExpandSpec, Op, PlanNode, Seek, VarExpandSpec};
+use crate::ir::{
+    Command, ExpandSpec, IndexSeekSpec, Op, PlanNode, Seek, SeekTarget, VarExpandSpec,
+};
 use crate::summary::{OperatorProfile, PlanDescription};
 
 fn dir_arrow(d: Direction) -> (&'static str, &'static str) {
@@ -36,6 +38,7 @@ fn name_and_details(op: &Op) -> (String, String) {
             "NodeIndexSeek".into(),
             format!(":{}({}) {}", label.name, key.name, seek_kind(seek)),
         ),
+        Op::SchemaIndexSeek { spec, .. } => schema_seek_details(spec),
         Op::NodeById { .. } => ("NodeByIdSeek".into(), String::new()),
         Op::NodeCount { label, .. } => (
             "NodeCountFromCountStore".into(),
@@ -125,6 +128,39 @@ fn either(first: bool, name: &str, otherwise: &str) -> (String, String) {
     (name.to_string(), String::new())
 }
 
+/// Neo4j's names: `NodeIndexSeek :L(a, b)`, `DirectedRelationshipIndexSeek` or
+/// `UndirectedRelationshipIndexSeek` `(a)-[r:T(p)]->(b)`.
+fn schema_seek_details(spec: &IndexSeekSpec) -> (String, String) {
+    let keys = spec
+        .keys
+        .iter()
+        .map(|k| &*k.name)
+        .collect::<Vec<_>>()
+        .join(", ");
+    match &spec.target {
+        SeekTarget::Node { .. } => (
+            "NodeIndexSeek".into(),
+            format!(":{}({keys}) {}", spec.token.name, seek_kind(&spec.seek)),
+        ),
+        SeekTarget::Rel { dir, .. } => {
+            let (l, r) = dir_arrow(*dir);
+            (
+                if *dir == Direction::Both {
+                    "UndirectedRelationshipIndexSeek"
+                } else {
+                    "DirectedRelationshipIndexSeek"
+                }
+                .into(),
+                format!(
+                    "(){l}[:{}({keys})]{r}() {}",
+                    spec.token.name,
+                    seek_kind(&spec.seek)
+                ),
+            )
+        }
+    }
+}
+
 fn seek_kind(seek: &Seek) -> &'static str {
     match seek {
         Seek::Eq(_) => "=",
@@ -167,12 +203,9 @@ fn var_expand_details(spec: &VarExpandSpec) -> (String, String) {
 
 fn command_name(command: &Command) -> &'static str {
     match command {
-        Command::CreateIndex { unique: false, .. } | Command::CreateFulltextIndex { .. } => {
-            "CreateIndex"
-        }
-        Command::CreateIndex { unique: true, .. } | Command::CreatePropertyConstraint { .. } => {
-            "CreateConstraint"
-        }
+        Command::CreateIndex { kind, .. } if kind.is_constraint() => "CreateConstraint",
+        Command::CreatePropertyConstraint { .. } => "CreateConstraint",
+        Command::CreateIndex { .. } | Command::CreateFulltextIndex { .. } => "CreateIndex",
         Command::CreateVectorIndex { .. } => "CreateIndex",
         Command::Drop {
             constraint: false, ..

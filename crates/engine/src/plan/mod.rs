@@ -12,6 +12,7 @@ mod expr;
 mod pattern;
 mod projection;
 mod scope;
+mod seeks;
 mod writes;
 
 pub(crate) use crate::ir::Compiled;

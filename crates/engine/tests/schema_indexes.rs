@@ -1,0 +1,301 @@
+//! Relationship and composite indexes, and uniqueness and key constraints over them, through
+//! Cypher: the seeks EXPLAIN shows, Neo4j's violation messages, statement-time checks in an
+//! explicit transaction, and the schema surviving a restart from the log and from a snapshot.
+
+use std::sync::Arc;
+
+use quiver_engine::{Database, EngineConfig, Mode, PlanDescription, TxOptions};
+use quiver_value::{Map, Value};
+
+fn db() -> Arc<Database> {
+    Database::open_in_memory(EngineConfig::default())
+}
+
+fn rows(db: &Database, query: &str) -> Vec<Vec<Value>> {
+    db.execute(query, Map::new())
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .rows
+}
+
+fn operators(p: &PlanDescription, out: &mut Vec<String>) {
+    out.push(format!("{} {}", p.operator, p.details));
+    for c in &p.children {
+        operators(c, out);
+    }
+}
+
+fn plan(db: &Database, query: &str) -> Vec<String> {
+    let r = db
+        .execute(&format!("EXPLAIN {query}"), Map::new())
+        .unwrap_or_else(|e| panic!("{query}: {e}"));
+    let mut ops = Vec::new();
+    operators(&r.summary.plan.expect("a plan"), &mut ops);
+    ops
+}
+
+fn rated(db: &Database) {
+    rows(
+        db,
+        "CREATE INDEX rated_score FOR ()-[r:RATED]-() ON (r.score)",
+    );
+    rows(
+        db,
+        "UNWIND range(1, 200) AS i
+         CREATE (:User {id: i})-[:RATED {score: i % 10}]->(:Movie {id: i})",
+    );
+}
+
+#[test]
+fn explain_names_the_relationship_index_seek() {
+    let db = db();
+    rated(&db);
+    let ops = plan(&db, "MATCH (u)-[r:RATED {score: 3}]->(m) RETURN u.id");
+    assert!(
+        ops.iter()
+            .any(|o| o.starts_with("DirectedRelationshipIndexSeek ()-[:RATED(score)]->() =")),
+        "{ops:?}"
+    );
+    assert!(
+        !ops.iter().any(|o| o.starts_with("AllNodesScan")),
+        "{ops:?}"
+    );
+    let ops = plan(&db, "MATCH (u)-[r:RATED]-(m) WHERE r.score > 7 RETURN u.id");
+    assert!(
+        ops.iter()
+            .any(|o| o.starts_with("UndirectedRelationshipIndexSeek ()-[:RATED(score)]-() range")),
+        "{ops:?}"
+    );
+    let ops = plan(
+        &db,
+        "MATCH ()-[r:RATED]->() WHERE r.score IN [1, 2] RETURN r",
+    );
+    assert!(ops.iter().any(|o| o.ends_with("IN")), "{ops:?}");
+    // Without a predicate on an indexed property there is no seek.
+    let ops = plan(&db, "MATCH ()-[r:RATED]->() WHERE r.other = 1 RETURN r");
+    assert!(!ops.iter().any(|o| o.contains("IndexSeek")), "{ops:?}");
+    // The seek answers what a scan answers.
+    let seek = rows(
+        &db,
+        "MATCH (u)-[r:RATED {score: 3}]->(m) RETURN u.id AS u ORDER BY u",
+    );
+    rows(&db, "DROP INDEX rated_score");
+    let scan = rows(
+        &db,
+        "MATCH (u)-[r:RATED {score: 3}]->(m) RETURN u.id AS u ORDER BY u",
+    );
+    assert_eq!(seek.len(), 20);
+    assert_eq!(seek, scan);
+}
+
+#[test]
+fn explain_names_the_composite_node_index_seek() {
+    let db = db();
+    rows(&db, "CREATE INDEX FOR (p:Person) ON (p.country, p.age)");
+    rows(
+        &db,
+        "UNWIND range(1, 300) AS i
+         CREATE (:Person {id: i, country: ['SE', 'NO', 'DK'][i % 3], age: i % 50})",
+    );
+    let query =
+        "MATCH (p:Person) WHERE p.country = 'SE' AND p.age = 30 RETURN p.id AS id ORDER BY id";
+    let ops = plan(&db, query);
+    assert!(
+        ops.iter()
+            .any(|o| o.starts_with("NodeIndexSeek :Person(country, age) =")),
+        "{ops:?}"
+    );
+    let ops = plan(
+        &db,
+        "MATCH (p:Person {country: 'NO'}) WHERE p.age >= 40 RETURN p",
+    );
+    assert!(
+        ops.iter()
+            .any(|o| o.starts_with("NodeIndexSeek :Person(country, age) range")),
+        "{ops:?}"
+    );
+    let seek = rows(&db, query);
+    let scan = rows(
+        &db,
+        "MATCH (p:Person) WHERE p.country + '' = 'SE' AND p.age + 0 = 30 RETURN p.id AS id ORDER BY id",
+    );
+    assert!(!seek.is_empty());
+    assert_eq!(seek, scan);
+}
+
+#[test]
+fn violations_speak_neo4j() {
+    let db = db();
+    rows(
+        &db,
+        "CREATE CONSTRAINT FOR (p:Person) REQUIRE (p.first, p.last) IS UNIQUE",
+    );
+    rows(&db, "CREATE (:Person {first: 'Ann', last: 'Lee'})");
+    let e = db
+        .execute("CREATE (:Person {first: 'Ann', last: 'Lee'})", Map::new())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintValidationFailed"
+    );
+    assert!(
+        e.message().ends_with(
+            "already exists with label `Person` and properties `first` = 'Ann', `last` = 'Lee'"
+        ),
+        "{e}"
+    );
+    rows(
+        &db,
+        "CREATE CONSTRAINT FOR ()-[r:ORDERED]-() REQUIRE r.id IS UNIQUE",
+    );
+    rows(&db, "CREATE ()-[:ORDERED {id: 1}]->()");
+    let e = db
+        .execute("CREATE ()-[:ORDERED {id: 1}]->()", Map::new())
+        .unwrap_err();
+    assert!(e.message().starts_with("Relationship("), "{e}");
+    assert!(
+        e.message()
+            .ends_with("already exists with type `ORDERED` and property `id` = 1"),
+        "{e}"
+    );
+    rows(
+        &db,
+        "CREATE CONSTRAINT FOR (c:Company) REQUIRE c.vat IS NODE KEY",
+    );
+    let e = db
+        .execute("CREATE (:Company {name: 'x'})", Map::new())
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintValidationFailed"
+    );
+    assert!(
+        e.message()
+            .ends_with("with label `Company` must have the property `vat`"),
+        "{e}"
+    );
+    rows(&db, "CREATE (:Tag {t: 1}), (:Tag {t: 1})");
+    let e = db
+        .execute(
+            "CREATE CONSTRAINT tag_t FOR (t:Tag) REQUIRE t.t IS UNIQUE",
+            Map::new(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintCreationFailed"
+    );
+    assert!(e.message().contains("tag_t"), "{e}");
+}
+
+/// In an explicit transaction the statement that breaks a relationship or key constraint
+/// fails, not the commit, and the transaction's earlier work still commits.
+#[test]
+fn an_explicit_transaction_fails_the_statement() {
+    let db = db();
+    rows(
+        &db,
+        "CREATE CONSTRAINT FOR ()-[r:ORDERED]-() REQUIRE r.id IS RELATIONSHIP KEY",
+    );
+    let mut tx = db.begin(TxOptions::default()).expect("begin");
+    let q = tx
+        .run("CREATE ()-[:ORDERED {id: 1}]->()", Map::new())
+        .expect("run");
+    tx.pull(q, -1, &mut Vec::new()).expect("pull");
+    let q = tx.run("CREATE ()-[:ORDERED {id: 1}]->()", Map::new());
+    let failed = match q {
+        Err(e) => e,
+        Ok(q) => tx.pull(q, -1, &mut Vec::new()).expect_err("a duplicate"),
+    };
+    assert_eq!(
+        failed.status_code(),
+        "Neo.ClientError.Schema.ConstraintValidationFailed"
+    );
+}
+
+#[test]
+fn the_schema_survives_a_restart_from_the_log_and_from_a_snapshot() {
+    let dir = tempfile::tempdir().expect("dir");
+    let check = |db: &Database| {
+        let names = rows(db, "SHOW INDEXES YIELD name, type, entityType, properties");
+        assert!(
+            names.contains(&vec![
+                Value::from("rated_score"),
+                Value::from("RANGE"),
+                Value::from("RELATIONSHIP"),
+                Value::from(vec![Value::from("score")]),
+            ]),
+            "{names:?}"
+        );
+        let constraints = rows(db, "SHOW CONSTRAINTS YIELD name, type, properties");
+        assert!(
+            constraints.contains(&vec![
+                Value::from("person_key"),
+                Value::from("NODE_KEY"),
+                Value::from(vec![Value::from("first"), Value::from("last")]),
+            ]),
+            "{constraints:?}"
+        );
+        assert!(
+            constraints.contains(&vec![
+                Value::from("order_id"),
+                Value::from("RELATIONSHIP_UNIQUENESS"),
+                Value::from(vec![Value::from("id")]),
+            ]),
+            "{constraints:?}"
+        );
+        assert_eq!(
+            rows(db, "MATCH ()-[r:RATED {score: 4}]->() RETURN count(r)"),
+            vec![vec![Value::Int(1)]]
+        );
+        assert_eq!(
+            rows(
+                db,
+                "MATCH (p:Person {first: 'a', last: 'b'}) RETURN count(p)"
+            ),
+            vec![vec![Value::Int(1)]]
+        );
+        assert!(
+            db.execute("CREATE ()-[:ORDERED {id: 1}]->()", Map::new())
+                .is_err()
+        );
+        assert!(
+            db.execute("CREATE (:Person {first: 'x'})", Map::new())
+                .is_err()
+        );
+    };
+    {
+        let db = Database::open(dir.path(), Mode::Sync).expect("open");
+        rows(
+            &db,
+            "CREATE INDEX rated_score FOR ()-[r:RATED]-() ON (r.score)",
+        );
+        rows(
+            &db,
+            "CREATE CONSTRAINT person_key FOR (p:Person) REQUIRE (p.first, p.last) IS NODE KEY",
+        );
+        rows(
+            &db,
+            "CREATE CONSTRAINT order_id FOR ()-[r:ORDERED]-() REQUIRE r.id IS UNIQUE",
+        );
+        rows(
+            &db,
+            "CREATE ()-[:RATED {score: 4}]->(), ()-[:RATED {score: 5}]->(),
+                    ()-[:ORDERED {id: 1}]->(), (:Person {first: 'a', last: 'b'})",
+        );
+        check(&db);
+    }
+    let db = Database::open(dir.path(), Mode::Sync).expect("reopen from the log");
+    check(&db);
+    db.durability()
+        .expect("durable")
+        .snapshot()
+        .expect("snapshot");
+    rows(&db, "MATCH ()-[r:RATED {score: 5}]->() SET r.score = 6");
+    drop(db);
+    let db = Database::open(dir.path(), Mode::Sync).expect("reopen from the snapshot");
+    check(&db);
+    assert_eq!(
+        rows(&db, "MATCH ()-[r:RATED {score: 6}]->() RETURN count(r)"),
+        vec![vec![Value::Int(1)]]
+    );
+}
