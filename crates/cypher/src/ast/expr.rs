@@ -568,25 +568,7 @@ impl fmt::Display for Expr {
                 write_slice(f, base, from.as_deref(), to.as_deref())
             }
             ExprKind::HasLabels { base, labels } => write_has_labels(f, base, labels),
-            ExprKind::DynamicLabels { base, all, any } => {
-                if matches!(
-                    base.kind,
-                    ExprKind::HasLabels { .. }
-                        | ExprKind::LabelTest { .. }
-                        | ExprKind::DynamicLabels { .. }
-                ) {
-                    write!(f, "({base})")?;
-                } else {
-                    write!(f, "{}", base.at(prec::POSTFIX))?;
-                }
-                for label in all {
-                    write!(f, ":$({label})")?;
-                }
-                for label in any {
-                    write!(f, ":$any({label})")?;
-                }
-                Ok(())
-            }
+            ExprKind::DynamicLabels { base, all, any } => write_dynamic_labels(f, base, all, any),
             ExprKind::LabelTest { base, expr } => {
                 if matches!(
                     base.kind,
@@ -695,6 +677,30 @@ fn write_slice(
         write!(f, "{to}")?;
     }
     f.write_str("]")
+}
+
+/// `base:$(a):$any(b)`.
+fn write_dynamic_labels(
+    f: &mut fmt::Formatter<'_>,
+    base: &Expr,
+    all: &[Expr],
+    any: &[Expr],
+) -> fmt::Result {
+    if matches!(
+        base.kind,
+        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. } | ExprKind::DynamicLabels { .. }
+    ) {
+        write!(f, "({base})")?;
+    } else {
+        write!(f, "{}", base.at(prec::POSTFIX))?;
+    }
+    for label in all {
+        write!(f, ":$({label})")?;
+    }
+    for label in any {
+        write!(f, ":$any({label})")?;
+    }
+    Ok(())
 }
 
 /// `base:A:B`.

@@ -244,6 +244,29 @@ impl Planner<'_> {
         Err(self.undefined(&id.name, span))
     }
 
+    /// `base:$(a):$any(b)`: each `$(...)` a test of its own, all of them required.
+    fn dynamic_label_test(
+        &mut self,
+        base: &ast::Expr,
+        (all, any): (&[ast::Expr], &[ast::Expr]),
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let b = self.expr_with(base, scope, agg)?;
+        let mut test: Option<Expr> = None;
+        for (exprs, is_any) in [(all, false), (any, true)] {
+            for e in exprs {
+                let names = self.expr_with(e, scope, agg)?;
+                let one = Expr::DynamicLabels(Box::new(b.clone()), Box::new(names), is_any);
+                test = Some(match test {
+                    Some(t) => Expr::And(Box::new(t), Box::new(one)),
+                    None => one,
+                });
+            }
+        }
+        Ok(test.unwrap_or(Expr::Const(quiver_value::Value::Bool(true))))
+    }
+
     pub fn expr_with(
         &mut self,
         e: &ast::Expr,
@@ -286,19 +309,7 @@ impl Planner<'_> {
                 Expr::HasLabels(Box::new(b), tokens)
             }
             ExprKind::DynamicLabels { base, all, any } => {
-                let b = self.expr_with(base, scope, agg)?;
-                let mut test: Option<Expr> = None;
-                for (exprs, is_any) in [(all, false), (any, true)] {
-                    for e in exprs {
-                        let names = self.expr_with(e, scope, agg)?;
-                        let one = Expr::DynamicLabels(Box::new(b.clone()), Box::new(names), is_any);
-                        test = Some(match test {
-                            Some(t) => Expr::And(Box::new(t), Box::new(one)),
-                            None => one,
-                        });
-                    }
-                }
-                test.unwrap_or(Expr::Const(quiver_value::Value::Bool(true)))
+                self.dynamic_label_test(base, (all.as_slice(), any.as_slice()), scope, agg)?
             }
             ExprKind::LabelTest { base, expr } => {
                 let b = self.expr_with(base, scope, agg)?;
