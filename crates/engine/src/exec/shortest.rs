@@ -397,6 +397,10 @@ impl Cursor for ShortestPath {
                 None
             };
             if resolve_types(&spec.types, cx, &mut self.types).is_none() {
+                // No relationship has the type: only the path of no hops, when it may be one.
+                if spec.gql && spec.min == 0 && target.is_none_or(|t| t == from) {
+                    self.found = vec![(from, Vec::new())];
+                }
                 continue;
             }
             let types = std::mem::take(&mut self.types);

@@ -282,6 +282,11 @@ fn fast_shortest(
     else {
         return None;
     };
+    // Undirected, the shortest way back to the start may need a node the search reached
+    // sooner by another way: the visited set would miss that cycle.
+    if *dir == ast::Direction::Both && *min >= 1 {
+        return None;
+    }
     let scratch = vars.get(*var)?.scratch;
     let outer_slots = outer.slots();
     let mut slots = Vec::new();
