@@ -112,13 +112,12 @@ fn unsupported_constructs_are_named() {
             "USE graph.byName",
         ),
         (
-            "MATCH ()-[r:$('R')]->() RETURN r",
-            "Dynamic relationship types",
+            "MATCH (n) WHERE n:A|$('B') RETURN n",
+            "Dynamic labels and relationship types inside a label expression",
         ),
-        ("CREATE ()-[:$('R')]->()", "Dynamic relationship types"),
         (
-            "MATCH (n) WHERE n:$('A') RETURN n",
-            "Dynamic relationship types",
+            "MATCH ()-[r:A|$('R')]->() RETURN r",
+            "Dynamic labels and relationship types inside a label expression",
         ),
         (
             "MATCH REPEATABLE ELEMENTS (a)-->{1,3}(b) RETURN a",
@@ -147,6 +146,13 @@ fn formerly_unsupported_constructs_parse() {
         "MATCH (n:A|B) RETURN n",
         "MATCH (n) WHERE n.x IS :: INTEGER RETURN n",
         "CYPHER 5 MATCH (n) RETURN n",
+        "MATCH ()-[r:$('R')]->() RETURN r",
+        "CREATE ()-[:$('R')]->()",
+        "MATCH (n) WHERE n:$('A') RETURN n",
+        "MATCH (n:A:$('B')) RETURN n",
+        "MATCH SHORTEST 1 ((a)-->+(b) WHERE a.x < b.x) RETURN a",
+        "MATCH ((a)-->(b)-->(a)){1,2} RETURN a",
+        "MATCH (n) SET n[$key] = 1",
     ] {
         assert!(quiver_cypher::parse(query).is_ok(), "{query}");
     }

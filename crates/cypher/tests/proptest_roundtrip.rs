@@ -231,6 +231,8 @@ fn relationship(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Relationshi
                     direction,
                     types: types.into_iter().map(ident).collect(),
                     type_expr,
+                    dynamic_types: Vec::new(),
+                    dynamic_any: Vec::new(),
                     length: length.map(|(min, max)| LengthRange { min, max }),
                     quantifier,
                     properties,
@@ -506,6 +508,7 @@ fn expr() -> impl Strategy<Value = Expr> {
                                 selector: PathSelector::All,
                                 mode: None,
                                 chain,
+                                predicate: None,
                                 span: Span::default(),
                             }],
                             filter,
@@ -580,6 +583,7 @@ fn part() -> impl Strategy<Value = PatternPart> {
                 !matches!(selector, PathSelector::Shortest | PathSelector::AllShortest)
             }),
             chain,
+            predicate: None,
             span: Span::default(),
         })
 }

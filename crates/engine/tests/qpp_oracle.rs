@@ -1,6 +1,10 @@
 //! Quantified path patterns checked against the forms Quiver had before them, on random small
 //! graphs: `-[:T]->{m,n}` and `((x)-[:T]->(y)){m,n}` match exactly the paths of
-//! `-[:T*m..n]->`, and `SHORTEST 1` finds paths as long as `shortestPath`'s.
+//! `-[:T*m..n]->`, and `SHORTEST 1` finds paths as long as `shortestPath`'s. The selectors
+//! over one quantified relationship (the visited-set search) are also checked against the
+//! same selectors over a group (the search over the product of graph and pattern): with an
+//! end left unbound, with cycles back to the start, with a minimum of 0 and with a test on
+//! each relationship.
 
 use std::sync::Arc;
 
@@ -64,6 +68,14 @@ proptest! {
         prop_assert_eq!(&var_length, &quantified);
         let group = rows(&db, &format!("MATCH (a:V) ((x){l}[r:T]{r}(y)){{{min},{max}}} (b:V) {ret}"));
         prop_assert_eq!(&var_length, &group);
+        // A label inside keeps the group on the path search (every node is a :V).
+        let searched = rows(&db, &format!("MATCH (a:V) ((x:V){l}[r:T]{r}(y)){{{min},{max}}} (b:V) {ret}"));
+        prop_assert_eq!(&var_length, &searched);
+        // The group's node lists, planned as an expand, are the path's nodes.
+        let lists = "RETURN a.id AS a, b.id AS b, [n IN x | n.id] AS xs, [n IN y | n.id] AS ys";
+        let expand = rows(&db, &format!("MATCH (a:V) ((x){l}[r:T]{r}(y)){{{min},{max}}} (b:V) {lists}"));
+        let search = rows(&db, &format!("MATCH (a:V) ((x:V){l}[r:T]{r}(y)){{{min},{max}}} (b:V) {lists}"));
+        prop_assert_eq!(&expand, &search);
     }
 
     #[test]
@@ -80,5 +92,28 @@ proptest! {
         let all_legacy = rows(&db, &format!("{pairs} MATCH p = allShortestPaths((a){l}[:T*]{r}(b)) {ret}"));
         let all = rows(&db, &format!("{pairs} MATCH p = ALL SHORTEST (a){l}[:T]{r}+(b) {ret}"));
         prop_assert_eq!(&all_legacy, &all);
+    }
+
+    #[test]
+    fn fast_selectors_match_the_product_search((n, e) in edges(), both in any::<bool>(), star in any::<bool>(), filtered in any::<bool>()) {
+        let db = graph(n, &e);
+        let (l, r) = if both { ("-", "-") } else { ("-", "->") };
+        let q = if star { "*" } else { "+" };
+        let test = if filtered { " WHERE id(t) % 3 <> 1" } else { "" };
+        let ret = "RETURN a.id AS a, b.id AS b, length(p) AS length";
+        for selector in ["SHORTEST 1", "ANY SHORTEST", "ANY"] {
+            let fast = rows(&db, &format!("MATCH (a:V) MATCH p = {selector} (a){l}[t:T{test}]{r}{q}(b) {ret}"));
+            let product = rows(&db, &format!("MATCH (a:V) MATCH p = {selector} (a) ((){l}[t:T{test}]{r}()){q} (b) {ret}"));
+            prop_assert_eq!((selector, &fast), (selector, &product));
+        }
+        // ALL SHORTEST keeps every shortest path: the same relationships both ways.
+        let ret = "RETURN a.id AS a, b.id AS b, [x IN relationships(p) | id(x)] AS rels";
+        let fast = rows(&db, &format!("MATCH (a:V) MATCH p = ALL SHORTEST (a){l}[t:T{test}]{r}{q}(b) {ret}"));
+        let product = rows(&db, &format!("MATCH (a:V) MATCH p = ALL SHORTEST (a) ((){l}[t:T{test}]{r}()){q} (b) {ret}"));
+        prop_assert_eq!(&fast, &product);
+        // Both ends bound, the start and end the same node included.
+        let fast = rows(&db, &format!("MATCH (a:V), (b:V) MATCH p = ALL SHORTEST (a){l}[t:T{test}]{r}{q}(b) {ret}"));
+        let product = rows(&db, &format!("MATCH (a:V), (b:V) MATCH p = ALL SHORTEST (a) ((){l}[t:T{test}]{r}()){q} (b) {ret}"));
+        prop_assert_eq!(&fast, &product);
     }
 }

@@ -233,6 +233,12 @@ pub enum SetItem {
         key: Ident,
         value: Expr,
     },
+    /// `entity[key] = value`: a property whose key is named at run time (a String).
+    DynamicProperty {
+        entity: Expr,
+        key: Expr,
+        value: Expr,
+    },
     /// `variable = map`: replaces every property.
     Replace { variable: Ident, value: Expr },
     /// `variable += map`: adds and overwrites properties.
@@ -254,6 +260,8 @@ pub struct Remove {
 pub enum RemoveItem {
     /// `entity.key`
     Property { entity: Expr, key: Ident },
+    /// `entity[key]`: a property whose key is named at run time (a String).
+    DynamicProperty { entity: Expr, key: Expr },
     /// `variable:Label:...`
     Labels { variable: Ident, labels: Vec<Ident> },
     /// `variable:$(expr)...` (or `variable IS $(expr)`): labels named at run time, each
@@ -547,6 +555,10 @@ impl fmt::Display for SetItem {
                 write_property_target(f, entity, key)?;
                 write!(f, " = {value}")
             }
+            SetItem::DynamicProperty { entity, key, value } => {
+                write_index_target(f, entity, key)?;
+                write!(f, " = {value}")
+            }
             SetItem::Replace { variable, value } => {
                 write!(f, "{} = {value}", variable.as_variable())
             }
@@ -565,6 +577,7 @@ impl fmt::Display for RemoveItem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RemoveItem::Property { entity, key } => write_property_target(f, entity, key),
+            RemoveItem::DynamicProperty { entity, key } => write_index_target(f, entity, key),
             RemoveItem::Labels { variable, labels } => write_labels(f, variable, labels),
             RemoveItem::DynamicLabels { variable, labels } => {
                 write_dynamic_labels(f, variable, labels)
@@ -583,6 +596,18 @@ fn write_property_target(f: &mut fmt::Formatter<'_>, entity: &Expr, key: &Ident)
         entity.span,
     );
     write!(f, "{property}")
+}
+
+/// `entity[key]` where the entity binds like a postfix expression's base.
+fn write_index_target(f: &mut fmt::Formatter<'_>, entity: &Expr, key: &Expr) -> fmt::Result {
+    let index = Expr::new(
+        ExprKind::Index {
+            base: Box::new(entity.clone()),
+            index: Box::new(key.clone()),
+        },
+        entity.span,
+    );
+    write!(f, "{index}")
 }
 
 fn write_labels(f: &mut fmt::Formatter<'_>, variable: &Ident, labels: &[Ident]) -> fmt::Result {

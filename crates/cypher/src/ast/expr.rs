@@ -66,6 +66,14 @@ pub enum ExprKind {
         base: Box<Expr>,
         expr: LabelExpr,
     },
+    /// `base:$(expr)`, `base:A:$all(expr)`, `base:$any(expr)`, `base IS $(expr)`: labels (or
+    /// a relationship's type) named at run time, each expression a String or a List of them;
+    /// static names written among them are string literals in `all`.
+    DynamicLabels {
+        base: Box<Expr>,
+        all: Vec<Expr>,
+        any: Vec<Expr>,
+    },
     /// `operand IS [NOT] :: TYPE` (also `IS [NOT] TYPED TYPE`, `:: TYPE`).
     TypeTest {
         operand: Box<Expr>,
@@ -404,7 +412,8 @@ impl Expr {
             | ExprKind::Index { .. }
             | ExprKind::Slice { .. }
             | ExprKind::HasLabels { .. }
-            | ExprKind::LabelTest { .. } => prec::POSTFIX,
+            | ExprKind::LabelTest { .. }
+            | ExprKind::DynamicLabels { .. } => prec::POSTFIX,
             ExprKind::TypeTest { .. } => prec::PREDICATE,
             ExprKind::Literal(literal) if literal.is_negative_number() => prec::UNARY,
             // A pattern predicate next to an operator could read as a longer pattern
@@ -559,6 +568,7 @@ impl fmt::Display for Expr {
                 write_slice(f, base, from.as_deref(), to.as_deref())
             }
             ExprKind::HasLabels { base, labels } => write_has_labels(f, base, labels),
+            ExprKind::DynamicLabels { base, all, any } => write_dynamic_labels(f, base, all, any),
             ExprKind::LabelTest { base, expr } => {
                 if matches!(
                     base.kind,
@@ -667,6 +677,30 @@ fn write_slice(
         write!(f, "{to}")?;
     }
     f.write_str("]")
+}
+
+/// `base:$(a):$any(b)`.
+fn write_dynamic_labels(
+    f: &mut fmt::Formatter<'_>,
+    base: &Expr,
+    all: &[Expr],
+    any: &[Expr],
+) -> fmt::Result {
+    if matches!(
+        base.kind,
+        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. } | ExprKind::DynamicLabels { .. }
+    ) {
+        write!(f, "({base})")?;
+    } else {
+        write!(f, "{}", base.at(prec::POSTFIX))?;
+    }
+    for label in all {
+        write!(f, ":$({label})")?;
+    }
+    for label in any {
+        write!(f, ":$any({label})")?;
+    }
+    Ok(())
 }
 
 /// `base:A:B`.

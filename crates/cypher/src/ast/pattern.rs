@@ -14,6 +14,10 @@ pub struct PatternPart {
     /// `WALK`, `TRAIL` or `ACYCLIC` before the pattern; `None` when not written.
     pub mode: Option<PathMode>,
     pub chain: PatternChain,
+    /// `((a)-->(b) WHERE a.x < b.x)`: the WHERE of a part written as a parenthesised path
+    /// pattern without a quantifier. Under a selector it filters paths before the selector
+    /// chooses among them (the MATCH's own WHERE filters after), as in Neo4j.
+    pub predicate: Option<Expr>,
     pub span: Span,
 }
 
@@ -228,6 +232,12 @@ pub struct RelationshipPattern {
     /// A type expression that is not a plain disjunction (`:!A`, `:%`, `:A&B`); `types` is
     /// then empty.
     pub type_expr: Option<LabelExpr>,
+    /// `:$(expr)` (or `:$all(expr)`) types named at run time, each a string or a list of
+    /// strings, all of which the relationship must have: as it has one type, two different
+    /// names match nothing. CREATE and MERGE take exactly one name.
+    pub dynamic_types: Vec<Expr>,
+    /// `:$any(expr)` (MATCH only): the relationship has one of the types each names.
+    pub dynamic_any: Vec<Expr>,
     /// `Some` for a variable-length relationship (`*`, `*2`, `*1..3`, ...).
     pub length: Option<LengthRange>,
     /// `-[r:T]->{1,3}`: a quantified relationship, the short form of
@@ -293,6 +303,8 @@ impl RelationshipPattern {
             direction: Direction::Both,
             types: Vec::new(),
             type_expr: None,
+            dynamic_types: Vec::new(),
+            dynamic_any: Vec::new(),
             length: None,
             quantifier: None,
             properties: None,
@@ -320,7 +332,8 @@ impl NodePattern {
 
 impl fmt::Display for PatternPart {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(path) = &self.path {
+        let path_inside = self.predicate.is_some();
+        if let Some(path) = self.path.as_ref().filter(|_| !path_inside) {
             write!(f, "{} = ", path.as_variable())?;
         }
         match self.selector {
@@ -335,7 +348,16 @@ impl fmt::Display for PatternPart {
         if let Some(mode) = self.mode {
             write!(f, "{} ", mode.keyword())?;
         }
-        write!(f, "{}", self.chain)
+        match &self.predicate {
+            Some(predicate) => {
+                f.write_str("(")?;
+                if let Some(path) = &self.path {
+                    write!(f, "{} = ", path.as_variable())?;
+                }
+                write!(f, "{} WHERE {predicate})", self.chain)
+            }
+            None => write!(f, "{}", self.chain),
+        }
     }
 }
 
@@ -433,6 +455,8 @@ impl fmt::Display for RelationshipPattern {
         let has_detail = self.variable.is_some()
             || !self.types.is_empty()
             || self.type_expr.is_some()
+            || !self.dynamic_types.is_empty()
+            || !self.dynamic_any.is_empty()
             || self.length.is_some()
             || self.properties.is_some()
             || self.predicate.is_some();
@@ -450,6 +474,14 @@ impl fmt::Display for RelationshipPattern {
             }
             if let Some(expr) = &self.type_expr {
                 write!(f, ":{expr}")?;
+                empty = false;
+            }
+            for ty in &self.dynamic_types {
+                write!(f, ":$({ty})")?;
+                empty = false;
+            }
+            for ty in &self.dynamic_any {
+                write!(f, ":$any({ty})")?;
                 empty = false;
             }
             if let Some(length) = &self.length {

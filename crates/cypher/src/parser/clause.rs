@@ -480,10 +480,14 @@ impl Parser<'_> {
                     base.span,
                 )),
             },
-            ExprKind::Index { .. } => Err(self.unsupported(
-                "Setting a dynamically named property (SET n[key] = ...)",
-                target.span,
-            )),
+            ExprKind::Index { base, index } => {
+                self.expect(&TokenKind::Eq)?;
+                Ok(SetItem::DynamicProperty {
+                    entity: *base,
+                    key: *index,
+                    value: self.parse_expr()?,
+                })
+            }
             _ => Err(self.error(
                 Detail::UnexpectedSyntax,
                 format!(
@@ -564,6 +568,10 @@ impl Parser<'_> {
             let target = self.parse_expr_bp(crate::ast::prec::UNARY)?;
             let item = match target.kind {
                 ExprKind::Property { base, key } => RemoveItem::Property { entity: *base, key },
+                ExprKind::Index { base, index } => RemoveItem::DynamicProperty {
+                    entity: *base,
+                    key: *index,
+                },
                 ExprKind::HasLabels { base, labels } => match base.kind {
                     ExprKind::Variable(variable) => RemoveItem::Labels { variable, labels },
                     _ => {

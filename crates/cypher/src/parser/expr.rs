@@ -197,6 +197,24 @@ impl Parser<'_> {
     }
 
     fn parse_has_labels(&mut self, lhs: Expr) -> Result<Expr> {
+        if self.peek_dynamic_labels() {
+            let (names, mut all, any) = self.parse_dynamic_labels()?;
+            all.splice(
+                0..0,
+                names
+                    .into_iter()
+                    .map(|n| literal(Literal::String(n.name), n.span)),
+            );
+            let span = self.span_from(lhs.span.start);
+            return Ok(Expr::new(
+                ExprKind::DynamicLabels {
+                    base: Box::new(lhs),
+                    all,
+                    any,
+                },
+                span,
+            ));
+        }
         self.advance();
         let expr = self.parse_label_expr(false)?;
         Ok(label_test(lhs, expr, self.prev_end()))
@@ -269,6 +287,23 @@ impl Parser<'_> {
         }
         if self.peek_keyword("NORMALIZED") || self.peek_nth_keyword(1, "NORMALIZED") {
             return self.finish_normalized(lhs, negated);
+        }
+        if !negated && self.peek_dynamic_label(0).is_some() {
+            let (expr, is_any) = self.parse_one_dynamic_label()?;
+            let (all, any) = if is_any {
+                (Vec::new(), vec![expr])
+            } else {
+                (vec![expr], Vec::new())
+            };
+            let span = self.span_from(lhs.span.start);
+            return Ok(Expr::new(
+                ExprKind::DynamicLabels {
+                    base: Box::new(lhs),
+                    all,
+                    any,
+                },
+                span,
+            ));
         }
         if !negated && self.peek_is_label_expr() {
             let expr = self.parse_label_expr(false)?;

@@ -69,8 +69,8 @@ impl Parser<'_> {
                 Ok(inner)
             }
             TokenKind::DollarLParen => Err(self.unsupported(
-                "Dynamic relationship types ($(expr)), and dynamic labels after a static one or \
-                 in a label test (a node pattern takes them first: (n:$(expr)))",
+                "Dynamic labels and relationship types inside a label expression ($(expr) with \
+                 |, &, ! or %; a `:`-separated run such as :A:$(expr) is read)",
                 self.peek().span,
             )),
             _ => Ok(LabelExpr::Name(self.parse_name("a label name")?)),

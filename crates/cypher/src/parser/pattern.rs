@@ -43,11 +43,28 @@ impl Parser<'_> {
         } else {
             self.parse_path_mode()?
         };
+        let mut predicate = None;
+        let mut path = path;
         let chain = if selector == PathSelector::Shortest || selector == PathSelector::AllShortest {
             self.advance();
             self.expect(&TokenKind::LParen)?;
             let chain = self.parse_pattern_chain()?;
             self.expect(&TokenKind::RParen)?;
+            chain
+        } else if self.peek_parenthesised_path() {
+            let (inner_path, chain, where_) = self.parse_parenthesised_path()?;
+            if let Some(inner) = inner_path {
+                if path.is_some() {
+                    return Err(self.unsupported(
+                        "A path variable both outside and inside a parenthesised path pattern",
+                        inner.span,
+                    ));
+                }
+                path = Some(inner);
+            }
+            predicate = Some(where_.unwrap_or_else(|| {
+                Expr::new(ExprKind::Literal(Literal::Boolean(true)), chain.span)
+            }));
             chain
         } else {
             self.parse_pattern_chain()?
@@ -57,8 +74,82 @@ impl Parser<'_> {
             selector,
             mode,
             chain,
+            predicate,
             span: self.span_from(start),
         })
+    }
+
+    /// Whether a part is one parenthesised path pattern without a quantifier:
+    /// `((a)-->(b) WHERE ...)` or `(p = (a)-->+(b) WHERE ...)`, not `((a)-->(b)){2}`.
+    fn peek_parenthesised_path(&self) -> bool {
+        if !self.peek_is(&TokenKind::LParen) {
+            return false;
+        }
+        let named = self.peek_nth(2).kind == TokenKind::Eq
+            && matches!(
+                self.peek_nth(1).kind,
+                TokenKind::Word | TokenKind::QuotedName(_)
+            );
+        if !named && self.peek_nth(1).kind != TokenKind::LParen {
+            return false;
+        }
+        // Find the closing parenthesis, then look for a quantifier after it.
+        let mut depth = 0usize;
+        let mut n = 0;
+        loop {
+            match self.peek_nth(n).kind {
+                TokenKind::LParen | TokenKind::DollarLParen => depth += 1,
+                TokenKind::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                TokenKind::Eof => return false,
+                _ => {}
+            }
+            n += 1;
+        }
+        let after = &self.peek_nth(n + 1).kind;
+        let quantified = match after {
+            TokenKind::Plus | TokenKind::Star => true,
+            TokenKind::LBrace => matches!(
+                self.peek_nth(n + 2).kind,
+                TokenKind::Integer(_) | TokenKind::Comma
+            ),
+            _ => false,
+        };
+        !quantified
+    }
+
+    /// `( [p =] chain [WHERE predicate] )`, the whole of a pattern part.
+    fn parse_parenthesised_path(&mut self) -> Result<(Option<Ident>, PatternChain, Option<Expr>)> {
+        self.expect(&TokenKind::LParen)?;
+        let path = if self.peek_nth(1).kind == TokenKind::Eq {
+            let path = self.parse_variable()?;
+            self.advance();
+            Some(path)
+        } else {
+            None
+        };
+        let chain = self.parse_pattern_chain()?;
+        let predicate = if self.parse_keyword("WHERE") {
+            Some(self.parse_expr()?)
+        } else {
+            None
+        };
+        self.expect(&TokenKind::RParen)?;
+        if matches!(
+            self.peek_kind(),
+            TokenKind::LParen | TokenKind::Minus | TokenKind::Lt
+        ) {
+            return Err(self.unsupported(
+                "A parenthesised path pattern without a quantifier beside other elements of \
+                 its path (write it as the whole of a pattern part)",
+                self.peek().span,
+            ));
+        }
+        Ok((path, chain, predicate))
     }
 
     /// `ANY [k]`, `ANY SHORTEST`, `ALL SHORTEST`, `ALL`, `SHORTEST k [GROUPS]`, each with an
@@ -265,16 +356,12 @@ impl Parser<'_> {
         } else {
             None
         };
-        let (dynamic_labels, dynamic_any) =
-            if self.peek_is(&TokenKind::Colon) && self.peek_dynamic_label(1).is_some() {
-                self.parse_dynamic_node_labels()?
-            } else {
-                (Vec::new(), Vec::new())
-            };
-        let (labels, label_expr) = if dynamic_labels.is_empty() && dynamic_any.is_empty() {
-            self.parse_node_labels()?
+        let (labels, label_expr, dynamic_labels, dynamic_any) = if self.peek_dynamic_labels() {
+            let (labels, dynamic, any) = self.parse_dynamic_labels()?;
+            (labels, None, dynamic, any)
         } else {
-            (Vec::new(), None)
+            let (labels, label_expr) = self.parse_node_labels()?;
+            (labels, label_expr, Vec::new(), Vec::new())
         };
         let properties = self.parse_pattern_properties()?;
         let predicate = if self.parse_keyword("WHERE") {
@@ -297,7 +384,7 @@ impl Parser<'_> {
 
     /// Whether a dynamic label starts `n` tokens ahead: `$(` or `$all(` (`Some(false)`),
     /// `$any(` (`Some(true)`).
-    fn peek_dynamic_label(&self, n: usize) -> Option<bool> {
+    pub(crate) fn peek_dynamic_label(&self, n: usize) -> Option<bool> {
         match &self.peek_nth(n).kind {
             TokenKind::DollarLParen => Some(false),
             TokenKind::Parameter(name) if self.peek_nth(n + 1).kind == TokenKind::LParen => {
@@ -313,36 +400,59 @@ impl Parser<'_> {
         }
     }
 
-    /// `:$(expr):$any(expr):Name...`: every label as an expression (the static ones as string
-    /// literals), those the node must all have, then those of which it needs one.
-    fn parse_dynamic_node_labels(&mut self) -> Result<(Vec<Expr>, Vec<Expr>)> {
+    /// Whether a `:`-separated run of names holds a dynamic one: `:$(x)`, `:A:$all(x)`,
+    /// `:A:B:$any(x)`. Such a run is read by [`Parser::parse_dynamic_labels`]; any other
+    /// label expression by the label expression parser.
+    pub(crate) fn peek_dynamic_labels(&self) -> bool {
+        let mut i = 0;
+        while self.peek_nth(i).kind == TokenKind::Colon {
+            if self.peek_dynamic_label(i + 1).is_some() {
+                return true;
+            }
+            match self.peek_nth(i + 1).kind {
+                TokenKind::Word | TokenKind::QuotedName(_) => i += 2,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// `:A:$(expr):$any(expr):B...`: the static names, the expressions whose names are all
+    /// required, and those of which one is needed.
+    pub(crate) fn parse_dynamic_labels(&mut self) -> Result<(Vec<Ident>, Vec<Expr>, Vec<Expr>)> {
+        let mut names = Vec::new();
         let mut labels = Vec::new();
         let mut any = Vec::new();
         while self.consume(&TokenKind::Colon) {
             match self.peek_dynamic_label(0) {
-                Some(is_any) => {
-                    if !self.consume(&TokenKind::DollarLParen) {
-                        self.advance();
-                        self.expect(&TokenKind::LParen)?;
-                    }
-                    let expr = self.parse_expr()?;
-                    self.expect(&TokenKind::RParen)?;
+                Some(_) => {
+                    let (expr, is_any) = self.parse_one_dynamic_label()?;
                     if is_any {
                         any.push(expr);
                     } else {
                         labels.push(expr);
                     }
                 }
-                None => {
-                    let name = self.parse_name("a label name")?;
-                    labels.push(Expr::new(
-                        ExprKind::Literal(Literal::String(name.name)),
-                        name.span,
-                    ));
-                }
+                None => names.push(self.parse_name("a label name")?),
             }
         }
-        Ok((labels, any))
+        Ok((names, labels, any))
+    }
+
+    /// `$(expr)`, `$all(expr)` or `$any(expr)` (then `true`), where
+    /// [`Parser::peek_dynamic_label`] found one.
+    pub(crate) fn parse_one_dynamic_label(&mut self) -> Result<(Expr, bool)> {
+        let is_any = self.peek_dynamic_label(0) == Some(true);
+        if !self.consume(&TokenKind::DollarLParen) {
+            self.advance();
+            self.expect(&TokenKind::LParen)?;
+        }
+        let saved = std::mem::take(&mut self.bar_ends_filter);
+        let expr = self.parse_expr();
+        self.bar_ends_filter = saved;
+        let expr = expr?;
+        self.expect(&TokenKind::RParen)?;
+        Ok((expr, is_any))
     }
 
     /// `:A:B` or `:A&B` (both mean all of them) as plain labels; any other label expression
@@ -398,6 +508,8 @@ impl Parser<'_> {
             direction: Direction::Both,
             types: Vec::new(),
             type_expr: None,
+            dynamic_types: Vec::new(),
+            dynamic_any: Vec::new(),
             length: None,
             quantifier: None,
             properties: None,
@@ -409,7 +521,15 @@ impl Parser<'_> {
                 relationship.variable = Some(self.parse_variable()?);
             }
             let is_form = self.peek_keyword("IS");
-            if is_form || self.consume(&TokenKind::Colon) {
+            if !is_form && self.peek_dynamic_labels() {
+                let (names, dynamic, any) = self.parse_dynamic_labels()?;
+                relationship.dynamic_types = names
+                    .into_iter()
+                    .map(|n| Expr::new(ExprKind::Literal(Literal::String(n.name)), n.span))
+                    .chain(dynamic)
+                    .collect();
+                relationship.dynamic_any = any;
+            } else if is_form || self.consume(&TokenKind::Colon) {
                 if is_form {
                     self.advance();
                 }

@@ -192,6 +192,11 @@ impl Analyzer<'_> {
                 self.settable(entity, scope, false)?;
                 value
             }
+            SetItem::DynamicProperty { entity, key, value } => {
+                self.settable(entity, scope, false)?;
+                self.property_key(key, scope)?;
+                value
+            }
             SetItem::Replace { variable, value } | SetItem::Merge { variable, value } => {
                 self.settable(&Self::variable_expr(variable), scope, false)?;
                 value
@@ -211,6 +216,10 @@ impl Analyzer<'_> {
     fn remove_item(&mut self, item: &RemoveItem, scope: &Scope) -> Result<()> {
         match item {
             RemoveItem::Property { entity, .. } => self.settable(entity, scope, false),
+            RemoveItem::DynamicProperty { entity, key } => {
+                self.settable(entity, scope, false)?;
+                self.property_key(key, scope)
+            }
             RemoveItem::Labels { variable, .. } => {
                 self.settable(&Self::variable_expr(variable), scope, true)
             }
@@ -219,6 +228,15 @@ impl Analyzer<'_> {
                 self.dynamic_labels(labels, scope)
             }
         }
+    }
+
+    /// The key of `n[key]` in SET or REMOVE: a String.
+    fn property_key(&mut self, key: &Expr, scope: &Scope) -> Result<()> {
+        let ty = self.expr(key, &mut Env::new(scope), Ctx::PLAIN)?;
+        if ty.is_not(&Type::String) {
+            return Err(self.type_mismatch("String", &ty, key.span));
+        }
+        Ok(())
     }
 
     /// The expressions of `$(expr)` labels: each a string or a list of strings.

@@ -119,6 +119,16 @@ impl Analyzer<'_> {
                 self.expr(base, env, ctx.operand())?;
                 Ok(Type::Boolean)
             }
+            ExprKind::DynamicLabels { base, all, any } => {
+                self.expr(base, env, ctx.operand())?;
+                for label in all.iter().chain(any) {
+                    let ty = self.expr(label, env, ctx.operand())?;
+                    if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                        return Err(self.type_mismatch("String or List<String>", &ty, label.span));
+                    }
+                }
+                Ok(Type::Boolean)
+            }
             ExprKind::Unary { op, operand } => self.unary(*op, operand, env, ctx),
             ExprKind::Binary { op, left, right } => self.binary(*op, left, right, env, ctx),
             ExprKind::Chain { first, rest } => self.chain(first, rest, env, ctx),

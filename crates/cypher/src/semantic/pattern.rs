@@ -112,6 +112,9 @@ impl Analyzer<'_> {
             for group in part.chain.groups() {
                 self.group_predicates(group, &before)?;
             }
+            if let Some(predicate) = &part.predicate {
+                self.predicate(predicate, &mut Env::new(scope))?;
+            }
         }
         Ok(())
     }
@@ -254,17 +257,14 @@ impl Analyzer<'_> {
         group_vars: &mut HashSet<String>,
     ) -> Result<()> {
         let mut inner = HashSet::new();
+        let mut inner_nodes = HashSet::new();
         let mut bind = |this: &Self, variable: &Ident, ty: Type| -> Result<()> {
-            if inner.contains(&variable.name) && ty == Type::Node {
-                return Err(this.syntax_error(
-                    Detail::UnsupportedFeature,
-                    format!(
-                        "A node variable named twice inside one quantified path pattern \
-                         (`{}`) is not supported",
-                        variable.name
-                    ),
-                    variable.span,
-                ));
+            if ty == Type::Node && inner_nodes.contains(&variable.name) {
+                // The same node again in the iteration: `((a)-->(b)-->(a))`.
+                return Ok(());
+            }
+            if ty == Type::Node {
+                inner_nodes.insert(variable.name.clone());
             }
             if before.contains(&variable.name)
                 || scope.contains(&variable.name)
@@ -393,6 +393,19 @@ impl Analyzer<'_> {
             )?;
         }
         for rel in chain.relationships() {
+            if usage != PatternUse::Match && !rel.dynamic_any.is_empty() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    format!("$any(...) types cannot be used in {}", usage.keyword()),
+                    rel.span,
+                ));
+            }
+            for ty_expr in rel.dynamic_types.iter().chain(&rel.dynamic_any) {
+                let ty = self.expr(ty_expr, &mut env, Ctx::PLAIN)?;
+                if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                    return Err(self.type_mismatch("String or List<String>", &ty, ty_expr.span));
+                }
+            }
             if let (Some(_), Some(variable)) = (&rel.quantifier, &rel.variable) {
                 // Inside the quantifier the variable is one relationship.
                 let mut single = scope.clone();
@@ -601,6 +614,16 @@ impl Analyzer<'_> {
                     part.span,
                 ));
             }
+            if part.predicate.is_some() {
+                return Err(self.syntax_error(
+                    Detail::UnexpectedSyntax,
+                    format!(
+                        "A parenthesised path pattern cannot be used in {}",
+                        usage.keyword()
+                    ),
+                    part.span,
+                ));
+            }
             if part.mode.is_some() || part.chain.is_quantified() {
                 return Err(self.syntax_error(
                     Detail::UnexpectedSyntax,
@@ -669,7 +692,8 @@ impl Analyzer<'_> {
         if let Some(variable) = &rel.variable {
             self.bind_new(variable, Type::Relationship, scope)?;
         }
-        if rel.types.len() != 1 || rel.type_expr.is_some() {
+        let named = rel.types.len() + rel.dynamic_types.len() + rel.dynamic_any.len();
+        if named != 1 || rel.type_expr.is_some() {
             return Err(self.syntax_error(
                 Detail::NoSingleRelationshipType,
                 format!(

@@ -43,6 +43,13 @@ pub(crate) fn walk<'a, E>(
         ExprKind::Property { base, .. }
         | ExprKind::HasLabels { base, .. }
         | ExprKind::LabelTest { base, .. } => walk(base, locals, visit),
+        ExprKind::DynamicLabels { base, all, any } => {
+            walk(base, locals, visit)?;
+            for label in all.iter().chain(any) {
+                walk(label, locals, visit)?;
+            }
+            Ok(())
+        }
         ExprKind::Index { base, index } => {
             walk(base, locals, visit)?;
             walk(index, locals, visit)

@@ -59,21 +59,28 @@ fn read(v: Option<Value>, cx: &mut Cx) -> Result<Value> {
 }
 
 /// `n:$(names)` (all of them) or `n:$any(names)`: `names` is a String or a List of Strings;
-/// a name the store has never seen is a label no node has.
+/// a name the store has never seen is a label no node has. On a relationship the names are
+/// types: it has all of them only when each names its one type.
 pub(crate) fn has_dynamic_labels(
     base: &Value,
     names: &Value,
     any: bool,
     cx: &mut Cx,
 ) -> Result<Value> {
-    let Value::Node(n) = base else {
-        return match base {
-            Value::Null => Ok(Value::Null),
-            other => Err(Error::type_error(format!(
-                "Dynamic labels apply to nodes, got {}",
+    let node = match base {
+        Value::Node(n) => Some(NodeId(n.id)),
+        Value::Relationship(_) => None,
+        Value::Null => return Ok(Value::Null),
+        other => {
+            return Err(Error::type_error(format!(
+                "Dynamic labels and types apply to nodes and relationships, got {}",
                 other.value_type()
-            ))),
-        };
+            )));
+        }
+    };
+    let rel_type = match base {
+        Value::Relationship(r) => Some(cx.tx.rel_type(RelId(r.id))?),
+        _ => None,
     };
     let items: Vec<Value> = match names {
         Value::Null => return Ok(Value::Null),
@@ -84,14 +91,18 @@ pub(crate) fn has_dynamic_labels(
     for item in &items {
         let Value::String(name) = item else {
             return Err(Error::type_error(format!(
-                "A dynamic label must be a String or a List of them, got {}",
+                "A dynamic label or type must be a String or a List of them, got {}",
                 item.value_type()
             )));
         };
         cx.db_hits += 1;
-        let has = match cx.storage.label_id(name) {
-            Some(id) => cx.tx.node_has_label(NodeId(n.id), id)?,
-            None => false,
+        let has = match (node, rel_type) {
+            (Some(n), _) => match cx.storage.label_id(name) {
+                Some(id) => cx.tx.node_has_label(n, id)?,
+                None => false,
+            },
+            (None, Some(ty)) => cx.storage.rel_type_id(name) == Some(ty),
+            (None, None) => false,
         };
         if has && any {
             return Ok(Value::Bool(true));

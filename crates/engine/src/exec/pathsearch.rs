@@ -196,6 +196,15 @@ impl PathSearch {
             if spec.into && node_in(row, spec.to)? != Some(state.node) {
                 return Ok(None);
             }
+            if let Some(filter) = &spec.filter {
+                self.bind(&state, row);
+                if let Some((slot, path)) = &spec.filter_path {
+                    row[*slot] = path.eval(row, cx)?;
+                }
+                if !truthy(&filter.eval(row, cx)?)? {
+                    return Ok(None);
+                }
+            }
             return Ok(Some(state));
         };
         match step {
@@ -430,8 +439,13 @@ impl PathSearch {
                 }
             }
             depth += 1;
-            // A product state is worth extending only as often as a selector can use it.
+            // A product state is worth extending only as often as a selector can use it;
+            // not so under a filter of whole paths, which may refuse the ones that came first.
+            let filtered = self.spec.filter.is_some();
             next.retain(|s| {
+                if filtered {
+                    return true;
+                }
                 let capped = s.count.min(self.caps.get(s.pc).copied().unwrap_or(0));
                 let (visits, depths) = states.entry((s.node, s.pc, capped)).or_default();
                 let keep = match selection {

@@ -160,6 +160,7 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                 from,
                 to,
                 ty,
+                dynamic,
                 props,
             } => {
                 let (Some(start), Some(end)) = (node_in(row, *from)?, node_in(row, *to)?) else {
@@ -169,7 +170,13 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         "Failed to create relationship: a node at one of its ends is null",
                     ));
                 };
-                let ty = RelTypeId(cx.token_id(ty)?);
+                let ty = match dynamic {
+                    Some(expr) => {
+                        let name = dynamic_rel_type(expr, row, cx)?;
+                        RelTypeId(cx.token_id(&Token::new(TokenKind::RelType, &name))?)
+                    }
+                    None => RelTypeId(cx.token_id(ty)?),
+                };
                 let props = eval_props(props, row, cx, merge)?;
                 cx.count_write(REL_WRITE_BYTES + props_bytes(&props))?;
                 let id = cx
@@ -316,6 +323,36 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
                 remove_property(&target, k, cx)?;
             }
         }
+        SetOp::DynamicProp {
+            entity: e,
+            key,
+            value,
+        } => {
+            let target = entity(e, row, cx)?;
+            let token = dynamic_key(key, row, cx)?;
+            let v = value.eval(row, cx)?;
+            let Some(target) = target else {
+                return Ok(());
+            };
+            let key = if v.is_null() {
+                match token.key(&cx.storage) {
+                    Some(k) => k,
+                    None => return Ok(()),
+                }
+            } else {
+                PropKeyId(cx.token_id(&token)?)
+            };
+            set_property(&target, key, v, cx)?;
+        }
+        SetOp::RemoveDynamicProp { entity: e, key } => {
+            let target = entity(e, row, cx)?;
+            let token = dynamic_key(key, row, cx)?;
+            if let Some(target) = target
+                && let Some(k) = token.key(&cx.storage)
+            {
+                remove_property(&target, k, cx)?;
+            }
+        }
         SetOp::AddLabels { .. }
         | SetOp::RemoveLabels { .. }
         | SetOp::AddDynamicLabels { .. }
@@ -405,6 +442,41 @@ fn dynamic_labels(labels: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Arc
         }
     }
     Ok(names)
+}
+
+/// The property key `n[key]` names in SET or REMOVE: a String; null or any other value fails,
+/// as in Neo4j (a property cannot be left unnamed).
+fn dynamic_key(key: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Arc<Token>> {
+    match key.eval(row, cx)? {
+        Value::String(name) => Ok(Token::new(TokenKind::PropKey, &name)),
+        other => Err(Error::type_error(format!(
+            "A dynamic property key must be a String, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// The one type a `$(expr)` names for a relationship to create: a non-empty String, or a
+/// List holding exactly one. A relationship has exactly one type, so anything else (null, an
+/// empty name, no name or several) fails, as in Neo4j.
+fn dynamic_rel_type(expr: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Arc<str>> {
+    let value = expr.eval(row, cx)?;
+    let name = match &value {
+        Value::List(items) if items.len() == 1 => items.iter().next().cloned(),
+        Value::List(_) => None,
+        other => Some(other.clone()),
+    };
+    match name {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s),
+        _ => Err(Error::type_error(format!(
+            "A dynamic relationship type to create must be one non-empty String, got {}",
+            match &value {
+                Value::String(_) => "an empty String".to_owned(),
+                Value::List(items) => format!("a List of {} values", items.len()),
+                other => other.value_type().to_string(),
+            }
+        ))),
+    }
 }
 
 /// What deleting a relationship adds: its own `Deleted` change and, at each end, the

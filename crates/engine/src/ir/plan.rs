@@ -109,6 +109,8 @@ pub(crate) struct VarExpandSpec {
 pub(crate) struct ShortestSpec {
     pub from: usize,
     pub to: usize,
+    /// `to` is bound: search for it (else every node reached is an end, bound into `to`).
+    pub into: bool,
     pub rels: usize,
     pub dir: Direction,
     pub types: Vec<Arc<Token>>,
@@ -116,6 +118,14 @@ pub(crate) struct ShortestSpec {
     pub max: u32,
     pub all: bool,
     pub rel_filter: Option<(usize, Expr)>,
+    /// GQL's selectors (`SHORTEST 1`, `ALL SHORTEST` over one quantified relationship): a
+    /// path from a node back to itself is a cycle of at least `min` (1) hops, and
+    /// relationships bound elsewhere in the pattern are not used. `shortestPath` has neither.
+    pub gql: bool,
+    /// The search runs from the pattern's right end: the relationships are written reversed.
+    pub reversed: bool,
+    pub exclude: Vec<usize>,
+    pub exclude_lists: Vec<usize>,
 }
 
 /// One instruction of a path program: a stretch of pattern (quantified groups, and for a
@@ -189,6 +199,11 @@ pub(crate) struct PathSearchSpec {
     pub selection: Selection,
     pub exclude: Vec<usize>,
     pub exclude_lists: Vec<usize>,
+    /// A parenthesised path pattern's WHERE, tested on each whole path (bound into the row,
+    /// the named path first built into its slot when it has one) before the selector
+    /// counts it.
+    pub filter: Option<Expr>,
+    pub filter_path: Option<(usize, Expr)>,
 }
 
 #[derive(Debug)]
@@ -220,6 +235,8 @@ pub(crate) enum CreateStep {
         from: usize,
         to: usize,
         ty: Arc<Token>,
+        /// `CREATE ()-[:$(expr)]->()`: the type named at run time (then `ty` is unused).
+        dynamic: Option<Expr>,
         props: Props,
     },
 }
@@ -230,6 +247,17 @@ pub(crate) enum SetOp {
         entity: Expr,
         key: Arc<Token>,
         value: Expr,
+    },
+    /// `n[key] = value`: the key named at run time.
+    DynamicProp {
+        entity: Expr,
+        key: Expr,
+        value: Expr,
+    },
+    /// `REMOVE n[key]`
+    RemoveDynamicProp {
+        entity: Expr,
+        key: Expr,
     },
     /// `n = map` (or `n = m`: copy an entity's properties).
     Replace {

@@ -56,10 +56,12 @@ fn name_and_details(op: &Op) -> (String, String) {
         Op::Expand { spec, .. } => expand_details(spec),
         Op::VarExpand { spec, .. } => var_expand_details(spec),
         Op::ShortestPath { spec, .. } => (
-            if spec.all {
-                "AllShortestPaths"
-            } else {
-                "ShortestPath"
+            match (spec.gql, spec.into) {
+                // A selector over one quantified relationship, on the visited-set search.
+                (true, true) => "StatefulShortestPath(Into)",
+                (true, false) => "StatefulShortestPath(All)",
+                (false, _) if spec.all => "AllShortestPaths",
+                (false, _) => "ShortestPath",
             }
             .into(),
             types(&spec.types),

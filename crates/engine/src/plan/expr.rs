@@ -71,6 +71,12 @@ pub(super) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
         ExprKind::Property { base, .. }
         | ExprKind::HasLabels { base, .. }
         | ExprKind::LabelTest { base, .. } => visit(base, f),
+        ExprKind::DynamicLabels { base, all, any } => {
+            visit(base, f);
+            for label in all.iter().chain(any) {
+                visit(label, f);
+            }
+        }
         ExprKind::TypeTest { operand, .. } => visit(operand, f),
         ExprKind::Index { base, index } => {
             visit(base, f);
@@ -238,6 +244,29 @@ impl Planner<'_> {
         Err(self.undefined(&id.name, span))
     }
 
+    /// `base:$(a):$any(b)`: each `$(...)` a test of its own, all of them required.
+    fn dynamic_label_test(
+        &mut self,
+        base: &ast::Expr,
+        (all, any): (&[ast::Expr], &[ast::Expr]),
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        let b = self.expr_with(base, scope, agg)?;
+        let mut test: Option<Expr> = None;
+        for (exprs, is_any) in [(all, false), (any, true)] {
+            for e in exprs {
+                let names = self.expr_with(e, scope, agg)?;
+                let one = Expr::DynamicLabels(Box::new(b.clone()), Box::new(names), is_any);
+                test = Some(match test {
+                    Some(t) => Expr::And(Box::new(t), Box::new(one)),
+                    None => one,
+                });
+            }
+        }
+        Ok(test.unwrap_or(Expr::Const(quiver_value::Value::Bool(true))))
+    }
+
     pub fn expr_with(
         &mut self,
         e: &ast::Expr,
@@ -278,6 +307,9 @@ impl Planner<'_> {
                 let b = self.expr_with(base, scope, agg)?;
                 let tokens = labels.iter().map(|l| self.tokens.label(&l.name)).collect();
                 Expr::HasLabels(Box::new(b), tokens)
+            }
+            ExprKind::DynamicLabels { base, all, any } => {
+                self.dynamic_label_test(base, (all.as_slice(), any.as_slice()), scope, agg)?
             }
             ExprKind::LabelTest { base, expr } => {
                 let b = self.expr_with(base, scope, agg)?;
@@ -527,6 +559,7 @@ impl Planner<'_> {
             selector: ast::PathSelector::All,
             mode: None,
             chain: chain.clone(),
+            predicate: None,
             span: e.span,
         };
         let (plan, _) = self.pattern_subquery(std::slice::from_ref(&part), None, scope)?;
@@ -545,6 +578,7 @@ impl Planner<'_> {
             selector: ast::PathSelector::All,
             mode: None,
             chain: c.pattern.clone(),
+            predicate: None,
             span: e.span,
         };
         let (plan, inner) =

@@ -356,3 +356,81 @@ fn counts_come_from_the_count_store() {
         );
     }
 }
+
+/// A chain of `n` `:S` nodes joined by `:R`, for the path searches' plans.
+fn chain(n: usize) -> Vec<String> {
+    vec![
+        nodes("S", n),
+        "MATCH (x:S), (y:S) WHERE y.id = x.id + 1 CREATE (x)-[:R]->(y)".to_string(),
+    ]
+}
+
+#[test]
+fn shortest_one_over_a_quantified_relationship_runs_the_visited_set_search() {
+    let setup = chain(10);
+    let db = db(&setup.iter().map(String::as_str).collect::<Vec<_>>());
+    for (query, operator) in [
+        (
+            "MATCH (a:S {id: 0}) MATCH p = SHORTEST 1 (a)-[:R]->+(b) RETURN p",
+            "StatefulShortestPath(All)",
+        ),
+        (
+            "MATCH (a:S {id: 0}), (b:S {id: 9}) MATCH p = ALL SHORTEST (a)-[:R]->+(b) RETURN p",
+            "StatefulShortestPath(Into)",
+        ),
+        (
+            "MATCH (a:S {id: 0}) MATCH p = ANY (a)-[r:R WHERE r.w IS NULL]->{0,5}(b) RETURN p",
+            "StatefulShortestPath(All)",
+        ),
+    ] {
+        let plan = explain(&db, query);
+        assert!(
+            pattern_steps(&plan).iter().any(|s| s.starts_with(operator)),
+            "{query}\n{}",
+            plan.render()
+        );
+    }
+    // A group, a minimum above 1 or a whole-path WHERE needs the product search.
+    for query in [
+        "MATCH (a:S {id: 0}) MATCH p = SHORTEST 1 (a) ((x)-[:R]->(y))+ (b) RETURN p",
+        "MATCH (a:S {id: 0}) MATCH p = SHORTEST 1 (a)-[:R]->{2,}(b) RETURN p",
+        "MATCH (a:S {id: 0}) MATCH SHORTEST 1 (p = (a)-[:R]->+(b) WHERE length(p) > 2) RETURN p",
+    ] {
+        let plan = explain(&db, query);
+        let steps = pattern_steps(&plan);
+        assert!(
+            steps.iter().any(|s| s.starts_with("StatefulShortestPath "))
+                && !steps.iter().any(|s| s.starts_with("StatefulShortestPath(")),
+            "{query}\n{}",
+            plan.render()
+        );
+    }
+}
+
+#[test]
+fn a_group_of_one_free_relationship_is_a_variable_length_expand() {
+    let setup = chain(10);
+    let db = db(&setup.iter().map(String::as_str).collect::<Vec<_>>());
+    let plan = explain(
+        &db,
+        "MATCH (a:S {id: 0}) ((x)-[:R]->(y)){1,4} (b) RETURN x, y, b",
+    );
+    let steps = pattern_steps(&plan);
+    assert!(
+        steps.iter().any(|s| s.starts_with("VarLengthExpand")),
+        "{}",
+        plan.render()
+    );
+    // A label inside the group keeps it on the path search.
+    let plan = explain(
+        &db,
+        "MATCH (a:S {id: 0}) ((x:S)-[:R]->(y)){1,4} (b) RETURN x, y, b",
+    );
+    assert!(
+        pattern_steps(&plan)
+            .iter()
+            .any(|s| s.starts_with("Repeat(Trail)")),
+        "{}",
+        plan.render()
+    );
+}

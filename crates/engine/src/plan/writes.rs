@@ -43,6 +43,19 @@ impl Planner<'_> {
         self.tokens.rel_type(name)
     }
 
+    /// The `$(expr)` type of a relationship to create, if it has one (the semantic analysis
+    /// allowed one type, static or dynamic).
+    fn dynamic_rel_type(
+        &mut self,
+        rp: &ast::RelationshipPattern,
+        scope: &Scope,
+    ) -> Result<Option<Expr>> {
+        rp.dynamic_types
+            .first()
+            .map(|e| self.expr(e, scope))
+            .transpose()
+    }
+
     /// CREATE. The semantic analysis has checked the pattern: no shortest paths, inline
     /// WHERE or re-declared variables, a bound node only as a relationship's end, one type
     /// and a direction for every relationship.
@@ -68,6 +81,7 @@ impl Planner<'_> {
                     _ => (node_slots[i], node_slots[i + 1]),
                 };
                 let props = self.props(rp.properties.as_ref(), scope)?;
+                let dynamic = self.dynamic_rel_type(rp, scope)?;
                 let slot = self.slot();
                 if let Some(v) = &rp.variable {
                     scope.bind(&v.name, slot);
@@ -77,6 +91,7 @@ impl Planner<'_> {
                     from,
                     to,
                     ty,
+                    dynamic,
                     props,
                 });
                 path.push(PathPart::Rel(slot));
@@ -281,11 +296,14 @@ impl Planner<'_> {
                 _ => (slots.nodes[i], slots.nodes[i + 1]),
             };
             let props = self.props(rp.properties.as_ref(), scope)?;
+            // `$(expr)` types: the match half tested them, the create half names the type.
+            let dynamic = self.dynamic_rel_type(rp, scope)?;
             steps.push(CreateStep::Rel {
                 slot: slots.rels[i],
                 from,
                 to,
                 ty: rel_types[i].clone(),
+                dynamic,
                 props,
             });
             path.push(PathPart::Rel(slots.rels[i]));
@@ -307,6 +325,11 @@ impl Planner<'_> {
                 ast::SetItem::Property { entity, key, value } => SetOp::Prop {
                     entity: self.expr(entity, scope)?,
                     key: self.tokens.key(&key.name),
+                    value: self.expr(value, scope)?,
+                },
+                ast::SetItem::DynamicProperty { entity, key, value } => SetOp::DynamicProp {
+                    entity: self.expr(entity, scope)?,
+                    key: self.expr(key, scope)?,
                     value: self.expr(value, scope)?,
                 },
                 ast::SetItem::Replace { variable, value } => SetOp::Replace {
@@ -363,6 +386,10 @@ impl Planner<'_> {
                 ast::RemoveItem::Property { entity, key } => SetOp::RemoveProp {
                     entity: self.expr(entity, scope)?,
                     key: self.tokens.key(&key.name),
+                },
+                ast::RemoveItem::DynamicProperty { entity, key } => SetOp::RemoveDynamicProp {
+                    entity: self.expr(entity, scope)?,
+                    key: self.expr(key, scope)?,
                 },
                 ast::RemoveItem::Labels { variable, labels } => SetOp::RemoveLabels {
                     entity: self.variable(variable, scope)?,

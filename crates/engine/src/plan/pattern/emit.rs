@@ -12,7 +12,7 @@ use quiver_storage::Direction;
 use super::super::clauses::Planner;
 use super::super::scope::Scope;
 use super::cost::StartKind;
-use super::graph::{Pred, QueryGraph};
+use super::graph::{FastShortest, Pred, QueryGraph};
 use super::seek::Candidates;
 use crate::ir::{
     ExpandSpec, Expr, Op, PathSearchSpec, PlanNode, ShortestSpec, SubKind, VarExpandSpec,
@@ -177,6 +177,10 @@ impl Planner<'_> {
         };
         let degree = self.degree_estimate(&r.types);
         let input = e.plan.clone();
+        if let Some(fast) = r.search.as_ref().and_then(|s| s.fast.as_ref()) {
+            e.est *= degree.max(1.0);
+            return fast_search_op(g, e, ri, fast, (from, to, into));
+        }
         if let Some(search) = &r.search {
             let (steps, vars) = search.program(!from_left);
             let spec = PathSearchSpec {
@@ -191,6 +195,12 @@ impl Planner<'_> {
                 selection: search.selection,
                 exclude: e.singles.clone(),
                 exclude_lists: e.lists.clone(),
+                filter: search.filter.as_ref().map(|(f, _)| f.clone()),
+                filter_path: search
+                    .filter
+                    .as_ref()
+                    .and_then(|(_, p)| p.clone())
+                    .map(|(slot, parts)| (slot, Expr::Path(parts))),
             };
             e.lists.push(r.slot);
             e.est *= degree.powi(2).max(1.0);
@@ -272,6 +282,11 @@ impl Planner<'_> {
             let spec = ShortestSpec {
                 from: g.nodes[r.left].slot,
                 to: g.nodes[r.right].slot,
+                into: true,
+                gql: false,
+                reversed: false,
+                exclude: Vec::new(),
+                exclude_lists: Vec::new(),
                 rels: r.slot,
                 dir,
                 types: r.types.clone(),
@@ -296,15 +311,14 @@ impl Planner<'_> {
 
     /// Named paths, built from their elements' slots.
     pub(super) fn emit_paths(&mut self, g: &mut QueryGraph<'_>, e: &mut Emit) {
-        if g.paths.is_empty() {
+        if g.paths.is_empty() && g.derived.is_empty() {
             return;
         }
         let items: Vec<(usize, Expr)> = std::mem::take(&mut g.paths)
             .into_iter()
-            .map(|(slot, parts)| {
-                e.bound_slots.push(slot);
-                (slot, Expr::Path(parts))
-            })
+            .map(|(slot, parts)| (slot, Expr::Path(parts)))
+            .chain(std::mem::take(&mut g.derived))
+            .inspect(|(slot, _)| e.bound_slots.push(*slot))
             .collect();
         let input = e.plan.clone();
         e.plan = self.node(
@@ -400,6 +414,48 @@ impl Planner<'_> {
             };
         }
         plan
+    }
+}
+
+/// The visited-set search of a selector over one quantified relationship (see
+/// [`FastShortest`]), from node `from` of relationship `ri` to `to` (`into`: bound).
+fn fast_search_op(
+    g: &QueryGraph<'_>,
+    e: &mut Emit,
+    ri: usize,
+    fast: &FastShortest,
+    (from, to, into): (usize, usize, bool),
+) -> Op {
+    let r = &g.rels[ri];
+    let from_left = from == r.left;
+    let dir = match (fast.dir, from_left) {
+        (ast::Direction::Both, _) => Direction::Both,
+        (ast::Direction::Outgoing, true) | (ast::Direction::Incoming, false) => Direction::Out,
+        _ => Direction::In,
+    };
+    let spec = ShortestSpec {
+        from: g.nodes[from].slot,
+        to: g.nodes[to].slot,
+        into,
+        rels: r.slot,
+        dir,
+        types: fast.types.clone(),
+        min: fast.min,
+        max: fast.max,
+        all: fast.all,
+        rel_filter: fast.rel_filter.clone(),
+        gql: true,
+        reversed: !from_left,
+        exclude: e.singles.clone(),
+        exclude_lists: e.lists.clone(),
+    };
+    e.lists.push(r.slot);
+    e.node_bound[to] = true;
+    e.bound_slots.push(g.nodes[to].slot);
+    e.bound_slots.push(r.slot);
+    Op::ShortestPath {
+        input: e.plan.clone(),
+        spec: spec.into(),
     }
 }
 

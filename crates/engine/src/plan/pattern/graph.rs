@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use quiver_cypher::ast::{self, ExprKind, PathSelector};
 use quiver_cypher::{Detail, Status};
+use quiver_value::Value;
 
 use super::super::clauses::{Planner, Result};
 use super::super::scope::Scope;
 use super::super::writes::PartSlots;
-use crate::ir::{BinOp, Expr, PathPart, PathStep, PathVar, Selection};
+use crate::ir::{BinOp, Expr, GraphFn, PathPart, PathStep, PathVar, Selection};
 use crate::tokens::Token;
 
 pub(super) struct PNode {
@@ -59,12 +60,34 @@ pub(super) enum Item {
     },
 }
 
+/// A named path: its slot and its elements.
+pub(super) type NamedPath = (usize, Vec<PathPart>);
+
 /// A stretch of pattern the path search matches.
 pub(super) struct SearchPlan {
     pub items: Vec<Item>,
     pub vars: Vec<PathVar>,
     pub selection: Selection,
     pub acyclic: bool,
+    /// The WHERE of a parenthesised path pattern: each whole path passes it before the
+    /// selector counts it, with the named path (its slot and elements) built first.
+    pub filter: Option<(Expr, Option<NamedPath>)>,
+    /// The same search as a visited-set breadth-first search, where that is exact.
+    pub fast: Option<FastShortest>,
+}
+
+/// `SHORTEST 1`, `ANY` or `ALL SHORTEST` over one quantified relationship with a minimum of
+/// 0 or 1 whose tests read only the relationship and what was bound before the pattern: the
+/// search `shortestPath` uses (`exec/shortest.rs`) finds exactly the paths the selector
+/// keeps, without the product of graph and program.
+pub(super) struct FastShortest {
+    pub dir: ast::Direction,
+    pub types: Vec<Arc<Token>>,
+    pub min: u32,
+    pub max: u32,
+    pub all: bool,
+    /// The tests of each relationship, reading it from the slot.
+    pub rel_filter: Option<(usize, Expr)>,
 }
 
 impl SearchPlan {
@@ -169,6 +192,127 @@ fn lay_out(
     }
 }
 
+/// The WHERE of a part written as a parenthesised path pattern, unless there is none (the
+/// parser reads `((a)-->(b))` as `((a)-->(b) WHERE true)`).
+fn part_filter(part: &ast::PatternPart) -> Option<&ast::Expr> {
+    part.predicate
+        .as_ref()
+        .filter(|p| !matches!(p.kind, ExprKind::Literal(ast::Literal::Boolean(true))))
+}
+
+/// The relationship of a group that is one relationship between two nodes with nothing to
+/// test (no labels, properties or WHERE on them, different names, and no WHERE of the group),
+/// whose own tests read no node of the group: such a group is a quantified relationship.
+fn one_free_relationship(group: &ast::QuantifiedGroup) -> Option<&ast::RelationshipPattern> {
+    let chain = &group.chain;
+    let [step] = chain.steps.as_slice() else {
+        return None;
+    };
+    let rp = &step.relationship;
+    let free = |np: &ast::NodePattern| {
+        np.labels.is_empty()
+            && np.label_expr.is_none()
+            && np.dynamic_labels.is_empty()
+            && np.dynamic_any.is_empty()
+            && np.properties.is_none()
+            && np.predicate.is_none()
+    };
+    let named = chain.start.variable.is_some() || step.node.variable.is_some();
+    let same_name = matches!(
+        (&chain.start.variable, &step.node.variable),
+        (Some(x), Some(y)) if x.name == y.name
+    );
+    let tests_read_nodes = named
+        && (rp.predicate.is_some()
+            || rp.properties.is_some()
+            || !rp.dynamic_types.is_empty()
+            || !rp.dynamic_any.is_empty());
+    (group.predicate.is_none()
+        && step.group.is_none()
+        && rp.quantifier.is_none()
+        && rp.length.is_none()
+        && free(&chain.start)
+        && free(&step.node)
+        && !same_name
+        && !tests_read_nodes)
+        .then_some(rp)
+}
+
+/// The fast form of a searched part, when it has one (see [`FastShortest`]).
+fn fast_shortest(
+    part: &ast::PatternPart,
+    items: &[Item],
+    vars: &[PathVar],
+    outer: &Scope,
+) -> Option<FastShortest> {
+    let all = match part.selector {
+        PathSelector::ShortestK(1) | PathSelector::Any(1) => false,
+        PathSelector::AllShortestGql => true,
+        _ => return None,
+    };
+    if part_filter(part).is_some()
+        || part.mode == Some(ast::PathMode::Acyclic)
+        || part.chain.steps.len() != 1
+        || part.chain.steps[0].group.is_some()
+    {
+        return None;
+    }
+    let [
+        Item::Group {
+            min,
+            max,
+            body,
+            checks: group_checks,
+        },
+    ] = items
+    else {
+        return None;
+    };
+    if *min > 1 || !group_checks.is_empty() {
+        return None;
+    }
+    let [
+        Item::Hop {
+            var,
+            dir,
+            types,
+            checks,
+        },
+    ] = body.as_slice()
+    else {
+        return None;
+    };
+    // Undirected, the shortest way back to the start may need a node the search reached
+    // sooner by another way: the visited set would miss that cycle.
+    if *dir == ast::Direction::Both && *min >= 1 {
+        return None;
+    }
+    let scratch = vars.get(*var)?.scratch;
+    let outer_slots = outer.slots();
+    let mut slots = Vec::new();
+    for check in checks {
+        check.slots(&mut slots);
+    }
+    if slots
+        .iter()
+        .any(|s| *s != scratch && !outer_slots.contains(s))
+    {
+        return None;
+    }
+    let filter = checks
+        .iter()
+        .cloned()
+        .reduce(|a, c| Expr::And(Box::new(a), Box::new(c)));
+    Some(FastShortest {
+        dir: *dir,
+        types: types.clone(),
+        min: *min,
+        max: *max,
+        all,
+        rel_filter: filter.map(|f| (scratch, f)),
+    })
+}
+
 fn bound(value: u64) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
@@ -219,6 +363,9 @@ pub(super) struct QueryGraph<'a> {
     pub node_index: HashMap<String, usize>,
     /// (path slot, parts) for named paths.
     pub paths: Vec<(usize, Vec<PathPart>)>,
+    /// Values computed once the pattern is matched, beside the named paths: the node lists
+    /// of a group planned as a variable-length expand.
+    pub derived: Vec<(usize, Expr)>,
     /// Property maps, compiled once every variable is in scope.
     pub prop_maps: Vec<PropMap<'a>>,
     /// One predicate per (node, label), so that a label scan can retire the one it implies:
@@ -248,6 +395,7 @@ impl Planner<'_> {
             preds: Vec::new(),
             node_index: HashMap::new(),
             paths: Vec::new(),
+            derived: Vec::new(),
             prop_maps: Vec::new(),
             label_preds: Vec::new(),
         };
@@ -273,6 +421,14 @@ impl Planner<'_> {
         });
         if part.selector.is_gql() || part.mode == Some(ast::PathMode::Acyclic) {
             let parts = self.graph_search_part(g, b, part)?;
+            if let Some(predicate) = part_filter(part) {
+                // A pre-filter: the search tests each whole path before selecting.
+                let filter = self.expr(predicate, b.scope)?;
+                let path = path_slot.map(|ps| (ps, parts.clone()));
+                if let Some(search) = g.rels.last_mut().and_then(|r| r.search.as_mut()) {
+                    search.filter = Some((filter, path));
+                }
+            }
             if let Some(ps) = path_slot {
                 g.paths.push((ps, parts));
             }
@@ -300,6 +456,11 @@ impl Planner<'_> {
         }
         if let Some(ps) = path_slot {
             g.paths.push((ps, path_parts));
+        }
+        if let Some(predicate) = part_filter(part) {
+            // Without a selector, a parenthesised path pattern's WHERE is one more predicate.
+            let compiled = self.expr(predicate, b.scope)?;
+            g.preds.push(Pred::new(compiled));
         }
         Ok(())
     }
@@ -355,7 +516,8 @@ impl Planner<'_> {
         Ok(tests)
     }
 
-    /// A quantified group between nodes `ends`, searched by a path program.
+    /// A quantified group between nodes `ends`, searched by a path program (or, when it is
+    /// one relationship between free nodes, the variable-length expand it equals).
     fn graph_group(
         &mut self,
         g: &mut QueryGraph<'_>,
@@ -363,6 +525,9 @@ impl Planner<'_> {
         group: &ast::QuantifiedGroup,
         (left, right): (usize, usize),
     ) -> Result<PathPart> {
+        if let Some(rp) = one_free_relationship(group) {
+            return self.graph_group_as_expand(g, b, group, rp, (left, right));
+        }
         let mut vars = Vec::new();
         let item = self.group_item(b, group, &mut vars)?;
         let slot = self.slot();
@@ -380,6 +545,8 @@ impl Planner<'_> {
                 vars,
                 selection: Selection::All,
                 acyclic: false,
+                filter: None,
+                fast: None,
             }),
         });
         Ok(PathPart::RelList(slot))
@@ -396,11 +563,23 @@ impl Planner<'_> {
     ) -> Result<Item> {
         let mut inner = b.outer.clone();
         let mut names: HashMap<String, usize> = HashMap::new();
+        // A node named twice in one iteration: (the second's variable, the first's).
+        let mut same: Vec<(usize, usize)> = Vec::new();
         let mut var_of = |this: &mut Self, variable: Option<&ast::Ident>, rel: bool| {
             if let Some(v) = variable
-                && let Some(&i) = names.get(&v.name)
+                && let Some(&first) = names.get(&v.name)
             {
-                return i;
+                // A variable of its own, tested equal to the first at the end of each
+                // iteration, where both are bound whichever end the search starts from.
+                vars.push(PathVar {
+                    scratch: this.slot(),
+                    out: None,
+                    group: true,
+                    rel,
+                    keep: false,
+                });
+                same.push((vars.len() - 1, first));
+                return vars.len() - 1;
             }
             let scratch = this.slot();
             let out = variable.map(|v| {
@@ -442,10 +621,17 @@ impl Planner<'_> {
                 }
             }
         }
-        let checks = match &group.predicate {
+        let mut checks = match &group.predicate {
             Some(p) => vec![self.expr(p, &inner)?],
             None => Vec::new(),
         };
+        for (second, first) in same {
+            checks.push(Expr::Binary(
+                BinOp::Eq,
+                Box::new(Expr::Slot(vars[second].scratch)),
+                Box::new(Expr::Slot(vars[first].scratch)),
+            ));
+        }
         Ok(Item::Group {
             min: bound(group.quantifier.min),
             max: group.quantifier.max.map_or(u32::MAX, bound),
@@ -532,11 +718,7 @@ impl Planner<'_> {
             .iter()
             .map(|t| self.tokens.rel_type(&t.name))
             .collect();
-        let mut checks = Vec::new();
-        if let Some(expr) = &rp.type_expr {
-            let pred = self.label_pred(expr, true);
-            checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
-        }
+        let mut checks = self.rel_type_tests(rp, slot, scope)?;
         self.element_checks(
             rp.properties.as_ref(),
             rp.predicate.as_ref(),
@@ -545,6 +727,33 @@ impl Planner<'_> {
             &mut checks,
         )?;
         Ok((types, checks))
+    }
+
+    /// The tests of a relationship's type that its type list cannot express, on the
+    /// relationship in `slot`: a type expression (`:!A`, `:%`, `:A&B`) and types named at run
+    /// time (`:$(expr)`, `:$any(expr)`).
+    fn rel_type_tests(
+        &mut self,
+        rp: &ast::RelationshipPattern,
+        slot: usize,
+        scope: &Scope,
+    ) -> Result<Vec<Expr>> {
+        let mut tests = Vec::new();
+        if let Some(expr) = &rp.type_expr {
+            let pred = self.label_pred(expr, true);
+            tests.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
+        }
+        for (exprs, any) in [(&rp.dynamic_types, false), (&rp.dynamic_any, true)] {
+            for e in exprs {
+                let names = self.expr(e, scope)?;
+                tests.push(Expr::DynamicLabels(
+                    Box::new(Expr::Slot(slot)),
+                    Box::new(names),
+                    any,
+                ));
+            }
+        }
+        Ok(tests)
     }
 
     /// A node between the ends of a searched part: matched inside the search, its name bound
@@ -651,6 +860,13 @@ impl Planner<'_> {
             _ => Selection::All,
         };
         let slot = self.slot();
+        let fast = fast_shortest(part, &items, &vars, b.outer);
+        if fast.is_some()
+            && let Some(v) = &chain.steps[0].relationship.variable
+        {
+            // The fast search writes the relationship list where the name reads it.
+            b.scope.bind(&v.name, slot);
+        }
         g.rels.push(PRel {
             slot,
             left,
@@ -665,6 +881,8 @@ impl Planner<'_> {
                 vars,
                 selection,
                 acyclic: part.mode == Some(ast::PathMode::Acyclic),
+                filter: None,
+                fast,
             }),
         });
         Ok(vec![
@@ -722,24 +940,28 @@ impl Planner<'_> {
                 g.prop_maps.push((slot, props, true));
             }
         }
-        if let Some(expr) = &rp.type_expr {
-            // `[:!A]`, `[:%]`, `[:A&B]`: every type is expanded and this filters them; on a
-            // variable-length step it joins the filter each relationship must pass.
-            let pred = Arc::new(self.label_pred(expr, true));
-            if length.is_some() {
-                let (scratch, previous) = match rel_filter.take() {
-                    Some((scratch, previous)) => (scratch, Some(previous)),
-                    None => (self.slot(), None),
-                };
-                let test = Expr::LabelTest(Box::new(Expr::Slot(scratch)), pred);
-                let filter = match previous {
-                    Some(previous) => Expr::And(Box::new(previous), Box::new(test)),
-                    None => test,
-                };
-                rel_filter = Some((scratch, filter));
-            } else {
-                let test = Expr::LabelTest(Box::new(Expr::Slot(slot)), pred);
-                g.preds.push(Pred::with_deps(test, vec![slot]));
+        // `[:!A]`, `[:%]`, `[:A&B]`, `[:$(expr)]`: every type is expanded and these filter
+        // them; on a variable-length step they join the filter each relationship must pass.
+        if length.is_some() {
+            let (scratch, previous) = match rel_filter.take() {
+                Some((scratch, previous)) => (scratch, Some(previous)),
+                None => (self.slot(), None),
+            };
+            let filter = self.rel_type_tests(rp, scratch, b.scope)?.into_iter().fold(
+                previous,
+                |acc, test| {
+                    Some(match acc {
+                        Some(acc) => Expr::And(Box::new(acc), Box::new(test)),
+                        None => test,
+                    })
+                },
+            );
+            rel_filter = filter.map(|f| (scratch, f));
+        } else {
+            for test in self.rel_type_tests(rp, slot, b.scope)? {
+                let mut deps = vec![slot];
+                test.slots(&mut deps);
+                g.preds.push(Pred::with_deps(test, deps));
             }
         }
         if let Some(pred) = &rp.predicate {
@@ -762,6 +984,48 @@ impl Planner<'_> {
         } else {
             PathPart::Rel(slot)
         })
+    }
+
+    /// `((x)-[r:T]->(y)){1,4}` as `-[r:T]->{1,4}`: the same relationships in the same
+    /// order, a walk of a stack of relationship ids instead of the path search's states. `x`
+    /// and `y`, when named, are the path's nodes but its last, and but its first.
+    fn graph_group_as_expand(
+        &mut self,
+        g: &mut QueryGraph<'_>,
+        b: &mut Binding<'_>,
+        group: &ast::QuantifiedGroup,
+        rp: &ast::RelationshipPattern,
+        (left, right): (usize, usize),
+    ) -> Result<PathPart> {
+        let part = self.graph_quantified_rel(g, b, rp, group.quantifier, (left, right))?;
+        let PathPart::RelList(rels) = part else {
+            return Ok(part);
+        };
+        let nodes = Expr::Graph(
+            GraphFn::Nodes,
+            vec![Expr::Path(vec![
+                PathPart::Node(g.nodes[left].slot),
+                PathPart::RelList(rels),
+                PathPart::Node(g.nodes[right].slot),
+            ])],
+        );
+        let ends = [
+            (&group.chain.start, None, Some(-1)),
+            (&group.chain.steps[0].node, Some(1), None),
+        ];
+        for (np, from, to) in ends {
+            let Some(v) = &np.variable else {
+                continue;
+            };
+            let index = |i: Option<i64>| i.map(|i| Box::new(Expr::Const(Value::Int(i))));
+            let slot = self.slot();
+            b.scope.bind(&v.name, slot);
+            g.derived.push((
+                slot,
+                Expr::Slice(Box::new(nodes.clone()), index(from), index(to)),
+            ));
+        }
+        Ok(part)
     }
 
     /// `-[r:T WHERE r.x > 1]->{1,3}`: a variable-length step whose relationships each pass the
