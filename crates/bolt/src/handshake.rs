@@ -341,7 +341,7 @@ mod tests {
         assert_eq!(
             reply,
             [
-                0x00, 0x00, 0x01, 0xFF, 0x03, 0x00, 0x00, 0x00, 0x06, 0x00, 0x02, 0x08, 0x05, 0x00,
+                0x00, 0x00, 0x01, 0xFF, 0x03, 0x00, 0x01, 0x01, 0x06, 0x00, 0x02, 0x08, 0x05, 0x00,
                 0x04, 0x04, 0x05, 0x00
             ]
         );
@@ -352,6 +352,16 @@ mod tests {
             choice,
             ManifestChoice::Chosen {
                 version: Version::V6_0,
+                capabilities: 0
+            }
+        );
+        let (choice, _) = parse_manifest_choice(&[0, 0, 1, 6, 0], &offered)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            choice,
+            ManifestChoice::Chosen {
+                version: Version::V6_1,
                 capabilities: 0
             }
         );
@@ -449,13 +459,22 @@ mod tests {
                 reply: [0, 0, 8, 5]
             }
         );
-        // A client asking for 6.1 and 6.0 (a range of one back) gets 6.0.
+        // A client asking for 6.1 and 6.0 (a range of one back) gets 6.1, one asking for 6.2
+        // down to 6.0 gets 6.1 too, and one offering 6.0 alone keeps 6.0 (above).
         let client = hello([[0, 1, 1, 6], [0; 4], [0; 4], [0; 4]]);
         assert_eq!(
             negotiate(&client, &Version::SUPPORTED).unwrap(),
             Negotiation::Agreed {
-                version: Version::V6_0,
-                reply: [0, 0, 0, 6]
+                version: Version::V6_1,
+                reply: [0, 0, 1, 6]
+            }
+        );
+        let client = hello([[0, 2, 2, 6], [0, 8, 8, 5], [0; 4], [0; 4]]);
+        assert_eq!(
+            negotiate(&client, &Version::SUPPORTED).unwrap(),
+            Negotiation::Agreed {
+                version: Version::V6_1,
+                reply: [0, 0, 1, 6]
             }
         );
     }

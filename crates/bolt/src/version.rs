@@ -26,6 +26,7 @@ impl Version {
     pub const V5_7: Version = Version::new(5, 7);
     pub const V5_8: Version = Version::new(5, 8);
     pub const V6_0: Version = Version::new(6, 0);
+    pub const V6_1: Version = Version::new(6, 1);
 
     /// Every version Quiver speaks, most preferred first. 5.5 is absent on purpose: no Neo4j
     /// server ever shipped it, and drivers skip it. 4.1–4.3 are accepted as Neo4j 5 still
@@ -40,8 +41,10 @@ impl Version {
     /// routing table with a procedure, `dbms.routing.getRoutingTable`.
     ///
     /// 6.0 is 5.8's messages and metadata unchanged, with the Vector structure and the
-    /// unsupported-type marker added to PackStream.
-    pub const SUPPORTED: [Version; 13] = [
+    /// unsupported-type marker added to PackStream. 6.1 is 6.0 with one PackStream change: the
+    /// UUID value, marker 0xE0 and its 16 bytes (what the drivers call PackStream v2).
+    pub const SUPPORTED: [Version; 14] = [
+        Version::V6_1,
         Version::V6_0,
         Version::V5_8,
         Version::V5_7,
@@ -145,6 +148,12 @@ impl Version {
     /// negotiated version cannot carry, naming the type and the version that can.
     pub fn has_unsupported_type(self) -> bool {
         self >= Version::V6_0
+    }
+
+    /// 6.1+: the UUID value (marker 0xE0, then 16 bytes). 6.0 gets the unsupported-type marker
+    /// in a UUID's place; below 6.0 a UUID fails the request, as a vector does.
+    pub fn has_uuids(self) -> bool {
+        self >= Version::V6_1
     }
 }
 

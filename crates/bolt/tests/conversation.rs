@@ -177,9 +177,19 @@ fn manifest_handshake_then_log_on() -> (Version, BytesMut) {
     else {
         panic!("client could not read the manifest")
     };
-    // A client speaking everything Quiver does picks 6.0; this one speaks up to 5.8.
+    // A client speaking everything Quiver does picks 6.1, one speaking up to 6.0 picks 6.0;
+    // this one speaks up to 5.8.
     assert_eq!(
         handshake::client_manifest_choice(&seen, &Version::SUPPORTED).0,
+        Some(Version::V6_1)
+    );
+    let bolt6_0_client: Vec<Version> = Version::SUPPORTED
+        .iter()
+        .copied()
+        .filter(|v| *v <= Version::V6_0)
+        .collect();
+    assert_eq!(
+        handshake::client_manifest_choice(&seen, &bolt6_0_client).0,
         Some(Version::V6_0)
     );
     let bolt5_client: Vec<Version> = Version::SUPPORTED

@@ -26,6 +26,7 @@ const LEGACY: Dialect = Dialect {
     element_ids: false,
     utc_datetime: false,
     vectors: false,
+    uuids: false,
 };
 
 proptest! {

@@ -614,6 +614,8 @@ fn http_api_config(config: &Config) -> ApiConfig {
         open_transactions_per_user_max: config.limits.http_transactions_per_user_max as usize,
         open_transactions_per_address_max: config.limits.http_transactions_per_address_max as usize,
         auth_enabled: config.auth.enabled,
+        // The version the Bolt agent and `dbms.components()` announce, from their one source.
+        neo4j_version: quiver_server::procedures::neo4j_version().to_owned(),
         ..ApiConfig::default()
     }
 }

@@ -66,7 +66,7 @@ impl Default for ApiConfig {
             chunk_bytes: 32 * 1024,
             bookmark_wait: Duration::from_secs(5),
             bolt_port: 7687,
-            neo4j_version: "5.26.0".to_owned(),
+            neo4j_version: "2026.08.0".to_owned(),
             placement: Policy::Adaptive,
             auth_enabled: false,
         }

@@ -74,6 +74,8 @@ fn scalar(out: &mut Vec<u8>, value: &Value) {
         Value::LocalDateTime(t) => json::string(out, &format::local_date_time_text(t)),
         Value::DateTime(t) => json::string(out, &format::date_time_text(t)),
         Value::Duration(d) => json::string(out, &format::duration_text(d)),
+        // Plain JSON has no UUID: its 8-4-4-4-12 text, as Neo4j writes `toString()` of one.
+        Value::Uuid(u) => json::string(out, &u.to_string()),
         // Composite values are handled by each format before it falls back here.
         Value::Bytes(_)
         | Value::List(_)

@@ -22,7 +22,7 @@ pub fn register(db: &Database) {
     db.register_procedure(Arc::new(Components::new()));
 }
 
-/// The Neo4j version in the Bolt agent string (`Neo4j/5.26.0-quiver` → `5.26.0`).
+/// The Neo4j version in the Bolt agent string (`Neo4j/2026.08.0-quiver` → `2026.08.0`).
 pub fn neo4j_version() -> &'static str {
     let version = SERVER_AGENT.strip_prefix("Neo4j/").unwrap_or(SERVER_AGENT);
     version.split('-').next().unwrap_or(version)
@@ -82,6 +82,21 @@ mod tests {
     #[test]
     fn apoc_answers_for_the_same_version() {
         assert_eq!(quiver_engine::APOC_VERSION, neo4j_version());
+    }
+
+    #[test]
+    fn tools_that_compare_version_tuples_see_a_calendar_version_above_5() {
+        // LangChain and neo4j-graphrag drop what follows `-`, split on `.` and compare tuples
+        // of integers against minimums such as (5, 11, 0) and (5, 23, 0).
+        let tuple: Vec<u32> = neo4j_version()
+            .split('-')
+            .next()
+            .unwrap_or_default()
+            .split('.')
+            .map(|part| part.parse().expect("a number"))
+            .collect();
+        assert!(tuple.as_slice() >= [5, 23, 0].as_slice());
+        assert_eq!(tuple[0], 2026);
     }
 
     #[test]

@@ -25,6 +25,7 @@
 //! 0x11  List            varint count, then count tagged values of one kind, none a list
 //! 0x12  Vector          coordinate type code (0 i8, 1 i16, 2 i32, 3 i64, 4 f32, 5 f64),
 //!                       varint count, the coordinates big-endian (as Bolt carries them)
+//! 0x13  UUID            16 bytes, most significant first (as Bolt 6.1 carries them)
 //! ```
 //!
 //! Tag 0x06 exists because ids made of hex digits are common property values (the 24-digit
@@ -33,7 +34,7 @@
 use std::sync::Arc;
 
 use quiver_value::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
-use quiver_value::{CoordinateType, Point, Value, Vector};
+use quiver_value::{CoordinateType, Point, UUID_BYTES, Uuid, Value, Vector};
 
 use crate::error::{Error, Result};
 
@@ -60,6 +61,7 @@ const TAG_POINT2: u8 = 0x0F;
 const TAG_POINT3: u8 = 0x10;
 const TAG_LIST: u8 = 0x11;
 const TAG_VECTOR: u8 = 0x12;
+const TAG_UUID: u8 = 0x13;
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -256,6 +258,10 @@ pub(crate) fn put_value(out: &mut Vec<u8>, v: &Value) {
             put_varint(out, v.len() as u64);
             v.write_be_bytes(out);
         }
+        Value::Uuid(u) => {
+            out.push(TAG_UUID);
+            out.extend_from_slice(u.as_bytes());
+        }
         Value::Null | Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {}
     }
 }
@@ -448,6 +454,10 @@ impl<'a> Reader<'a> {
                 }
                 Value::List(items.into())
             }
+            TAG_UUID => {
+                let bytes = self.take(UUID_BYTES)?;
+                Value::Uuid(Uuid::from_slice(bytes).map_err(|_| self.corrupt("short UUID"))?)
+            }
             TAG_VECTOR if list_allowed => {
                 let (coordinate_type, bytes) = self.vector_bytes()?;
                 let v = Vector::from_be_bytes(coordinate_type, bytes)
@@ -488,7 +498,7 @@ impl<'a> Reader<'a> {
                 }
             }
             TAG_FALSE | TAG_TRUE | TAG_INT | TAG_FLOAT | TAG_DATE | TAG_LOCAL_TIME | TAG_TIME
-            | TAG_LOCAL_DATETIME => {
+            | TAG_LOCAL_DATETIME | TAG_UUID => {
                 self.value_with_tag(tag, false)?;
             }
             _ => {
@@ -526,6 +536,9 @@ impl<'a> Reader<'a> {
             }
             TAG_FLOAT => {
                 self.take(8)?;
+            }
+            TAG_UUID => {
+                self.take(UUID_BYTES)?;
             }
             TAG_STRING | TAG_HEX | TAG_BYTES => {
                 let n = self.len()?;
@@ -615,6 +628,27 @@ mod tests {
                 .value()
                 .is_err()
         );
+    }
+
+    #[test]
+    fn uuids_roundtrip_with_their_own_tag() {
+        let u = Uuid::parse("550e8400-e29b-41d4-a716-446655440000").unwrap();
+        let v = Value::Uuid(u);
+        assert_eq!(roundtrip(&v), v);
+        let mut buf = Vec::new();
+        put_value(&mut buf, &v);
+        let mut golden = vec![0x13];
+        golden.extend_from_slice(u.as_bytes());
+        assert_eq!(buf, golden);
+        assert_eq!(Reader::new(&buf).checked_value().unwrap(), &buf[..]);
+        // A list of UUIDs is a property like a list of strings; a mixed one is not.
+        let list = Value::from(vec![v.clone(), Value::Uuid(Uuid::from_halves(1, 2))]);
+        assert_eq!(roundtrip(&list), list);
+        assert!(check_storable(&Value::from(vec![v, Value::from("x")])).is_err());
+        // Fewer than 16 bytes are corrupt, whichever way they are read.
+        assert!(Reader::new(&golden[..10]).value().is_err());
+        assert!(Reader::new(&golden[..10]).skip_value().is_err());
+        assert!(Reader::new(&golden[..10]).checked_value().is_err());
     }
 
     #[test]

@@ -27,6 +27,7 @@ const CLASS_DURATION: u8 = 0x60;
 const CLASS_POINT: u8 = 0x70;
 const CLASS_LIST: u8 = 0x80;
 const CLASS_VECTOR: u8 = 0x90;
+const CLASS_UUID: u8 = 0xA0;
 
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
@@ -131,6 +132,11 @@ pub(crate) fn put_key(out: &mut Vec<u8>, v: &Value) {
                 }
             }
         }
+        Value::Uuid(u) => {
+            // Big-endian bytes sort as the UUIDs do.
+            out.push(CLASS_UUID);
+            out.extend_from_slice(u.as_bytes());
+        }
         Value::Null | Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {}
     }
 }
@@ -209,6 +215,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
         (Float(x), Int(y)) => cmp_int_float(*y, *x).map(Ordering::reverse),
         (String(x), String(y)) => Some(x.cmp(y)),
         (Bool(x), Bool(y)) => Some(x.cmp(y)),
+        (Uuid(x), Uuid(y)) => Some(x.cmp(y)),
         (Date(x), Date(y)) => Some(x.cmp(y)),
         (LocalTime(x), LocalTime(y)) => Some(x.cmp(y)),
         (LocalDateTime(x), LocalDateTime(y)) => Some(x.cmp(y)),

@@ -4,14 +4,17 @@
 //! - [`equals`] is the ternary `=`: `null` when either side is `null` or when the answer hangs
 //!   on a `null` inside a list or map (`[1, null] = [1, 2]`), `false` across types, and
 //!   `NaN = NaN` is `false`. Integers and floats compare by value: `1 = 1.0`.
-//! - [`comparison`] backs `<`, `<=`, `>`, `>=`: numbers, strings, booleans, lists and temporals
-//!   of one type are comparable; anything else (maps, graph entities, durations, points,
+//! - [`comparison`] backs `<`, `<=`, `>`, `>=`: numbers, strings, booleans, lists, UUIDs and
+//!   temporals of one type are comparable; anything else (maps, graph entities, durations, points,
 //!   vectors, mixed types) yields `null`, and a comparison involving `NaN` is false whichever way it is
 //!   asked ([`Comparison::Unordered`]).
 //! - [`order`] is the total order of `ORDER BY`:
 //!   Map < Node < Relationship < List < Bytes < Path < Point < DateTime < LocalDateTime < Date <
-//!   Time < LocalTime < Duration < String < Boolean < Number < Vector < Null, with `NaN` after
-//!   every other number; vectors order by coordinate type, then dimension, then coordinates. Within a type it agrees with [`comparison`] wherever that is defined.
+//!   Time < LocalTime < Duration < String < Boolean < Number < Vector < UUID < Null, with `NaN`
+//!   after every other number; vectors order by coordinate type, then dimension, then
+//!   coordinates, and UUIDs as unsigned 128-bit numbers (the order of their texts). Neo4j
+//!   does not document where UUIDs stand among other types; Quiver puts the newest type last.
+//!   Within a type it agrees with [`comparison`] wherever that is defined.
 //!   Two values are equal under [`order`] exactly when they are [`equivalent`]: the relation
 //!   `DISTINCT` and grouping use, where `null` is equivalent to `null` and `NaN` to `NaN`.
 //!
@@ -102,6 +105,7 @@ pub fn equals(a: &Value, b: &Value) -> Option<bool> {
         (V::DateTime(x), V::DateTime(y)) => Some(x == y),
         (V::Duration(x), V::Duration(y)) => Some(x == y),
         (V::Point(x), V::Point(y)) => Some(points_equal(x, y)),
+        (V::Uuid(x), V::Uuid(y)) => Some(x == y),
         // Vectors of different coordinate types are values of different types: never equal.
         (V::Vector(x), V::Vector(y)) => Some(
             x.coordinate_type() == y.coordinate_type()
@@ -200,6 +204,7 @@ pub fn comparison(a: &Value, b: &Value) -> Comparison {
         (V::String(x), V::String(y)) => Comparison::from_ordering(x.cmp(y)),
         (V::Bool(x), V::Bool(y)) => Comparison::from_ordering(x.cmp(y)),
         (V::Bytes(x), V::Bytes(y)) => Comparison::from_ordering(x.cmp(y)),
+        (V::Uuid(x), V::Uuid(y)) => Comparison::from_ordering(x.cmp(y)),
         (V::List(x), V::List(y)) => {
             for (p, q) in x.iter().zip(y.iter()) {
                 match comparison(p, q) {
@@ -364,7 +369,8 @@ fn type_rank(v: &Value) -> u8 {
         Value::Bool(_) => 14,
         Value::Int(_) | Value::Float(_) => 15,
         Value::Vector(_) => 16,
-        Value::Null => 17,
+        Value::Uuid(_) => 17,
+        Value::Null => 18,
     }
 }
 
@@ -405,6 +411,7 @@ pub fn order(a: &Value, b: &Value) -> Ordering {
         (V::Path(x), V::Path(y)) => order_paths(x, y),
         (V::Point(x), V::Point(y)) => order_points(x, y),
         (V::Vector(x), V::Vector(y)) => order_vectors(x, y),
+        (V::Uuid(x), V::Uuid(y)) => x.cmp(y),
         (V::Date(x), V::Date(y)) => x.cmp(y),
         (V::LocalTime(x), V::LocalTime(y)) => x.cmp(y),
         (V::Time(x), V::Time(y)) => order_times(x, y),

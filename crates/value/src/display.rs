@@ -92,6 +92,7 @@ pub fn to_string_cypher(value: &Value) -> String {
         Value::Duration(d) => format::duration_text(d),
         Value::Point(p) => point_text(p),
         Value::Vector(v) => vector_text(v),
+        Value::Uuid(u) => u.to_string(),
         other => to_cypher_literal(other),
     }
 }
@@ -298,6 +299,8 @@ fn write_literal(out: &mut impl Write, value: &Value) -> fmt::Result {
         Value::Path(path) => write_path(out, path),
         Value::Point(p) => out.write_str(&point_text(p)),
         Value::Vector(v) => out.write_str(&vector_text(v)),
+        // The call that builds it, as Neo4j shows a UUID in a result.
+        Value::Uuid(u) => write!(out, "uuid(\"{u}\")"),
         temporal => write_quoted(out, &to_string_cypher(temporal)),
     }
 }

@@ -72,6 +72,7 @@ mod tag {
     pub const DURATION: u8 = 17;
     pub const POINT: u8 = 18;
     pub const VECTOR: u8 = 19;
+    pub const UUID: u8 = 20;
 }
 
 /// Hashes a float so that values equivalent to it hash alike.
@@ -199,6 +200,10 @@ pub fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
             }
         }
         Value::Vector(v) => hash_vector(v, state),
+        Value::Uuid(u) => {
+            state.write_u8(tag::UUID);
+            state.write(u.as_bytes());
+        }
     }
 }
 

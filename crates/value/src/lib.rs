@@ -15,6 +15,7 @@
 //! - [`temporal`] and [`spatial`]: construction, parsing, formatting and arithmetic of
 //!   temporal values and points;
 //! - [`mod@vector`]: the `VECTOR` type's coordinates, coercion and byte encoding;
+//! - [`mod@uuid`]: the `UUID` type's bytes, text form and construction;
 //! - [`display`]: `toString()` text ([`to_string_cypher`]) and TCK-style literals.
 //!
 //! Every failure is a [`ValueError`] whose class maps to a Neo4j status code; no input panics.
@@ -29,6 +30,7 @@ pub mod ops;
 pub mod property;
 pub mod spatial;
 pub mod temporal;
+pub mod uuid;
 mod value;
 pub mod vector;
 
@@ -41,5 +43,6 @@ pub use hash_key::HashKey;
 pub use property::property;
 pub use spatial::Point;
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time, TimeZone};
+pub use uuid::{UUID_BYTES, Uuid, UuidError};
 pub use value::{Map, Value, ValueType};
 pub use vector::{CoordinateType, VECTOR_DIMENSION_MAX, Vector, VectorError};

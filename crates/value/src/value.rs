@@ -4,6 +4,7 @@ use std::sync::Arc;
 use crate::graph::{Node, Path, Relationship};
 use crate::spatial::Point;
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
+use crate::uuid::Uuid;
 use crate::vector::Vector;
 
 /// A map of string keys to values. Ordered so that output and hashing are deterministic.
@@ -36,6 +37,8 @@ pub enum Value {
     Point(Box<Point>),
     /// A `VECTOR`: coordinates of one numeric type, shared like lists.
     Vector(Arc<Vector>),
+    /// A `UUID`: its 16 bytes, held inline (they fit beside the tag).
+    Uuid(Uuid),
 }
 
 /// The type of a value, as Cypher names it in errors and in `valueType()`-style output.
@@ -60,6 +63,7 @@ pub enum ValueType {
     Duration,
     Point,
     Vector,
+    Uuid,
 }
 
 impl ValueType {
@@ -85,6 +89,7 @@ impl ValueType {
             ValueType::Duration => "Duration",
             ValueType::Point => "Point",
             ValueType::Vector => "Vector",
+            ValueType::Uuid => "UUID",
         }
     }
 }
@@ -117,6 +122,7 @@ impl Value {
             Value::Duration(_) => ValueType::Duration,
             Value::Point(_) => ValueType::Point,
             Value::Vector(_) => ValueType::Vector,
+            Value::Uuid(_) => ValueType::Uuid,
         }
     }
 
@@ -197,6 +203,11 @@ impl From<String> for Value {
         Value::String(v.into())
     }
 }
+impl From<Uuid> for Value {
+    fn from(v: Uuid) -> Self {
+        Value::Uuid(v)
+    }
+}
 impl From<Vec<Value>> for Value {
     fn from(v: Vec<Value>) -> Self {
         Value::List(v.into())
@@ -228,6 +239,7 @@ impl PartialEq for Value {
             (V::Duration(a), V::Duration(b)) => a == b,
             (V::Point(a), V::Point(b)) => a == b,
             (V::Vector(a), V::Vector(b)) => a.same(b),
+            (V::Uuid(a), V::Uuid(b)) => a == b,
             _ => false,
         }
     }

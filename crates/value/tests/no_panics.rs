@@ -104,6 +104,8 @@ fn scalar() -> impl Strategy<Value = Value> {
                     zone,
                 }))
             }),
+        any::<[u8; 16]>().prop_map(|b| Value::Uuid(quiver_value::Uuid::from_bytes(b))),
+        Just(Value::from("550e8400-e29b-41d4-a716-446655440000")),
     ]
 }
 

@@ -102,6 +102,9 @@ fn scalar() -> impl Strategy<Value = Value> {
             Value::vector(Vector::Float32(c.into_iter().map(|x| x as f32).collect()))
         }),
         prop::collection::vec(float(), 0..3).prop_map(|c| Value::vector(Vector::Float64(c.into()))),
+        // Few distinct UUIDs, so that equal ones meet.
+        (0_i64..3, 0_i64..3)
+            .prop_map(|(m, l)| Value::Uuid(quiver_value::Uuid::from_halves(m - 1, l))),
     ]
 }
 

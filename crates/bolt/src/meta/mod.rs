@@ -20,7 +20,14 @@ use crate::version::Version;
 
 /// The agent Quiver announces: drivers and tools insist on the `Neo4j/` prefix and parse a
 /// version after it.
-pub const SERVER_AGENT: &str = "Neo4j/5.26.0-quiver";
+///
+/// The version is the Neo4j release that brought the Bolt version Quiver speaks best: Bolt 6.1
+/// and its UUID type arrived with Neo4j 2026.08 (calendar-versioned, as every Neo4j release
+/// since 2025.01), so a tool that gates a feature on the server's version finds it. Tools that
+/// parse it (LangChain's and neo4j-graphrag's vector support checks) split on `.` after
+/// dropping what follows `-`, and compare tuples: `(2026, 8, 0)` passes their 5.x minimums.
+/// `dbms.components()`, the HTTP discovery document and `apoc.version()` say the same.
+pub const SERVER_AGENT: &str = "Neo4j/2026.08.0-quiver";
 
 /// `SUCCESS {}`: the reply to RESET, ROLLBACK, LOGON, LOGOFF, TELEMETRY, and BEGIN before 5.8.
 pub fn encode_success_empty<B: BufMut>(out: &mut B) {

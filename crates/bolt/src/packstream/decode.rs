@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use quiver_value::{
     CoordinateType, Date, DateTime, Duration, LocalDateTime, LocalTime, Map, Node, NodeData, Path,
-    Point, RelData, Relationship, Time, TimeZone, Value, Vector,
+    Point, RelData, Relationship, Time, TimeZone, Uuid, Value, Vector,
 };
 
 use super::{Dialect, Limits, Side, marker::*};
@@ -319,6 +319,10 @@ impl<'a> Decoder<'a> {
             TRUE => return Ok(Value::Bool(true)),
             FALSE => return Ok(Value::Bool(false)),
             FLOAT_64 => return Ok(Value::Float(f64::from_be_bytes(self.take_array::<8>()?))),
+            // A short body is `Truncated`, like any other fixed-width value.
+            UUID if self.dialect.uuids => {
+                return Ok(Value::Uuid(Uuid::from_bytes(self.take_array::<16>()?)));
+            }
             _ => {}
         }
         if let Some(len) = self.size(marker, TINY_STRING, [STRING_8, STRING_16, STRING_32]) {

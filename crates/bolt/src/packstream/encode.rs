@@ -3,7 +3,7 @@
 
 use bytes::BufMut;
 use quiver_value::{
-    CoordinateType, DateTime, Node, Path, Point, Relationship, TimeZone, Value, Vector,
+    CoordinateType, DateTime, Node, Path, Point, Relationship, TimeZone, Uuid, Value, Vector,
 };
 
 use super::{Dialect, marker::*};
@@ -223,8 +223,33 @@ pub fn write_value<B: BufMut>(buf: &mut B, value: &Value, dialect: Dialect) -> R
         }
         Value::Point(p) => write_point(buf, p),
         Value::Vector(v) => write_vector(buf, v, dialect)?,
+        Value::Uuid(u) => write_uuid(buf, u, dialect)?,
     }
     Ok(())
+}
+
+/// Bolt 6.1's UUID: the marker, then the 16 bytes. 6.0 has no form for it but has the
+/// unsupported-type marker, which drivers hand to applications as a value naming the type and
+/// the version that can carry it (what Neo4j sends); below 6.0 there is neither, and the
+/// request fails naming 6.1.
+fn write_uuid<B: BufMut>(buf: &mut B, u: &Uuid, dialect: Dialect) -> Result<(), Error> {
+    if dialect.uuids {
+        buf.put_u8(UUID);
+        buf.put_slice(u.as_bytes());
+        Ok(())
+    } else if dialect.vectors {
+        write_unsupported(
+            buf,
+            "UUID",
+            (6, 1),
+            Some("UUID values need Bolt 6.1 or newer"),
+        )
+    } else {
+        Err(Error::TypeNotInVersion {
+            type_name: "UUID",
+            version_min: "6.1",
+        })
+    }
 }
 
 /// The marker byte that names a coordinate type in a Vector structure.

@@ -27,8 +27,10 @@ pub const MAP_8: u8 = 0xD8;
 pub const MAP_16: u8 = 0xD9;
 pub const MAP_32: u8 = 0xDA;
 pub const TINY_STRUCT: u8 = 0xB0;
+/// Bolt 6.1+ (PackStream v2): a UUID, its 16 bytes following. Reserved in v1.
+pub const UUID: u8 = 0xE0;
 
-/// Whether PackStream v1 leaves `marker` undefined.
+/// Whether PackStream v1 leaves `marker` undefined (v2 defines [`UUID`] among them).
 pub fn is_reserved(marker: u8) -> bool {
     matches!(marker, 0xC4..=0xC7 | 0xCF | 0xD3 | 0xD7 | 0xDB..=0xEF)
 }

@@ -14,6 +14,8 @@
 //! ```
 //!
 //! Bolt 6 adds structures (Vector, 0x56, and the unsupported-type marker, 0x3F), no markers.
+//! Bolt 6.1 adds one marker: `E0`, a UUID, followed by its 16 bytes (most significant first);
+//! the drivers call PackStream with it v2. Below 6.1 `E0` stays reserved.
 //!
 //! The encoder writes straight into the caller's output buffer; the decoder reads from a
 //! borrowed, complete message and enforces [`Limits`] so a hostile client cannot make it
@@ -65,6 +67,8 @@ pub struct Dialect {
     pub utc_datetime: bool,
     /// Bolt 6: the Vector structure (0x56) and the unsupported-type marker (0x3F).
     pub vectors: bool,
+    /// Bolt 6.1: the UUID marker (0xE0).
+    pub uuids: bool,
 }
 
 impl Dialect {
@@ -74,6 +78,7 @@ impl Dialect {
             element_ids: version.has_element_ids(),
             utc_datetime: version.has_utc_datetime() || utc_patch,
             vectors: version.has_vectors(),
+            uuids: version.has_uuids(),
         }
     }
 
@@ -81,12 +86,21 @@ impl Dialect {
         element_ids: true,
         utc_datetime: true,
         vectors: false,
+        uuids: false,
     };
 
     pub const BOLT6: Dialect = Dialect {
         element_ids: true,
         utc_datetime: true,
         vectors: true,
+        uuids: false,
+    };
+
+    pub const BOLT6_1: Dialect = Dialect {
+        element_ids: true,
+        utc_datetime: true,
+        vectors: true,
+        uuids: true,
     };
 }
 

@@ -51,6 +51,7 @@ pub fn same(a: &Value, b: &Value) -> bool {
         (Value::Vector(x), Value::Vector(y)) => {
             x.coordinate_type() == y.coordinate_type() && x.to_be_bytes() == y.to_be_bytes()
         }
+        (Value::Uuid(x), Value::Uuid(y)) => x == y,
         _ => false,
     }
 }

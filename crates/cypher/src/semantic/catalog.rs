@@ -235,6 +235,9 @@ const BUILTINS: &[Entry] = &[
     ("trim", 1, 1, Scalar, Ret::Str),
     ("type", 1, 1, Scalar, Ret::Str),
     ("upper", 1, 1, Scalar, Ret::Str),
+    ("uuid", 0, 2, Random, Ret::Any),
+    ("uuid.leastsignificantbits", 1, 1, Scalar, Ret::Int),
+    ("uuid.mostsignificantbits", 1, 1, Scalar, Ret::Int),
     ("valuetype", 1, 1, Scalar, Ret::Str),
     ("vector", 3, 3, Scalar, Ret::Any),
     ("vector.similarity.cosine", 2, 2, Scalar, Ret::Float),
@@ -276,6 +279,8 @@ const SPELLINGS: &[&str] = &[
     "duration.inMonths",
     "duration.inSeconds",
     "point.withinBBox",
+    "uuid.leastSignificantBits",
+    "uuid.mostSignificantBits",
 ];
 
 /// Every built-in function, in name order (what `SHOW FUNCTIONS` lists).

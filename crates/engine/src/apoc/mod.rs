@@ -31,8 +31,9 @@ use crate::procedures::{
 
 /// The version `apoc.version()` reports: the APOC release whose names and signatures these
 /// follow. APOC's versions follow Neo4j's and tools compare the two, so it is also the Neo4j
-/// version Quiver's Bolt agent announces (the server's tests check they agree).
-pub const APOC_VERSION: &str = "5.26.0";
+/// version Quiver's Bolt agent announces (the server's tests check they agree). APOC has been
+/// released with the same calendar version as Neo4j since 2025.01.
+pub const APOC_VERSION: &str = "2026.08.0";
 
 /// Adds the APOC procedures to a registry.
 pub(crate) fn register(p: &mut Procedures) {

@@ -3,7 +3,8 @@
 //! Every type holds `null` unless it says `NOT NULL` (or is `NOTHING`); a list type holds a
 //! list whose every element belongs to the element type, so the empty list belongs to every
 //! list type. `PROPERTY VALUE` is what a property may store: a boolean, string, number,
-//! temporal value, point or vector, or a list of one of those (vectors aside) without nulls.
+//! temporal value, point, UUID or vector, or a list of one of those (vectors aside) without
+//! nulls. `valueType` names a UUID `UUID NOT NULL`, as Neo4j does.
 
 use quiver_cypher::ast::{CypherType, TypeKind};
 use quiver_value::Value;
@@ -89,6 +90,7 @@ fn scalar_name(value: &Value) -> Option<&'static str> {
         Value::DateTime(_) => "ZONED DATETIME",
         Value::Duration(_) => "DURATION",
         Value::Point(_) => "POINT",
+        Value::Uuid(_) => "UUID",
         Value::Node(_) => "NODE",
         Value::Relationship(_) => "RELATIONSHIP",
         Value::Map(_) => "MAP",
@@ -111,13 +113,14 @@ fn rank(value: &Value) -> u8 {
         Value::DateTime(_) => 8,
         Value::Duration(_) => 9,
         Value::Point(_) => 10,
-        Value::Node(_) => 11,
-        Value::Relationship(_) => 12,
-        Value::Map(_) => 13,
-        Value::List(_) => 14,
-        Value::Path(_) => 15,
-        Value::Vector(_) => 16,
-        Value::Bytes(_) | Value::Null => 17,
+        Value::Uuid(_) => 11,
+        Value::Node(_) => 12,
+        Value::Relationship(_) => 13,
+        Value::Map(_) => 14,
+        Value::List(_) => 15,
+        Value::Path(_) => 16,
+        Value::Vector(_) => 17,
+        Value::Bytes(_) | Value::Null => 18,
     }
 }
 

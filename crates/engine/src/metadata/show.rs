@@ -446,6 +446,7 @@ fn category(f: &FunctionSignature) -> &'static str {
         "date" | "datetime" | "localdatetime" | "localtime" | "time" | "duration" => "Temporal",
         "point" | "distance" => "Spatial",
         "vector" => "Vector",
+        "uuid" => "UUID",
         "apoc" => "Other",
         "acos" | "asin" | "atan" | "atan2" | "cos" | "cosh" | "cot" | "coth" | "degrees"
         | "haversin" | "pi" | "radians" | "sin" | "sinh" | "tan" | "tanh" => "Trigonometric",
@@ -500,6 +501,9 @@ fn function_description(f: &FunctionSignature) -> String {
         "exists" => "Returns whether a property or pattern exists.",
         "isempty" => "Returns whether a list, map or string is empty.",
         "randomuuid" => "Returns a random UUID string.",
+        "uuid" => "Returns a random UUID, or converts a STRING or two INTEGERs to a UUID.",
+        "uuid.mostsignificantbits" => "Returns the most significant 64 bits of a UUID.",
+        "uuid.leastsignificantbits" => "Returns the least significant 64 bits of a UUID.",
         "rand" => "Returns a random float in [0, 1).",
         "timestamp" => "Returns the milliseconds since the epoch at the statement's start.",
         "linenumber" => "Returns the line number LOAD CSV is currently reading.",

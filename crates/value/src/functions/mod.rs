@@ -21,6 +21,8 @@ mod spatial;
 mod string;
 #[allow(clippy::unnecessary_wraps)]
 mod temporal;
+#[allow(clippy::unnecessary_wraps)]
+mod uuid;
 mod vector;
 
 use crate::error::{Result, ValueError};
@@ -125,8 +127,11 @@ impl Function {
 }
 
 /// Functions whose result changes between calls with the same arguments.
-const VOLATILE: [&str; 6] = [
+const VOLATILE: [&str; 8] = [
     "rand",
+    "randomuuid",
+    // `uuid()` is random; `uuid(text)` is not, but one name cannot tell them apart.
+    "uuid",
     "date.realtime",
     "time.realtime",
     "localtime.realtime",
@@ -244,6 +249,7 @@ static FUNCTIONS: &[Function] = &[
     f("point.withinbbox", 3, 3, spatial::within_bbox),
     f("radians", 1, 1, math::radians),
     f("rand", 0, 0, math::rand),
+    f("randomuuid", 0, 0, uuid::random_uuid),
     f("range", 2, 3, list::range),
     f("replace", 3, 3, string::replace),
     f("reverse", 1, 1, list::reverse),
@@ -282,6 +288,19 @@ static FUNCTIONS: &[Function] = &[
     f("toupper", 1, 1, string::to_upper),
     f("trim", 1, 1, string::trim),
     f("upper", 1, 1, string::to_upper),
+    f("uuid", 0, 2, uuid::uuid),
+    f(
+        "uuid.leastsignificantbits",
+        1,
+        1,
+        uuid::least_significant_bits,
+    ),
+    f(
+        "uuid.mostsignificantbits",
+        1,
+        1,
+        uuid::most_significant_bits,
+    ),
     f("vector", 3, 3, vector::vector),
     f(
         "vector_dimension_count",
