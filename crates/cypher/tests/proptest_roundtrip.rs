@@ -129,6 +129,14 @@ fn cypher_type() -> impl Strategy<Value = CypherType> {
             TypeKind::Node,
             TypeKind::Map,
             TypeKind::PropertyValue,
+            TypeKind::Vector {
+                coordinate: None,
+                dimension: None,
+            },
+            TypeKind::Vector {
+                coordinate: Some("INTEGER8"),
+                dimension: Some(3),
+            },
         ]),
         any::<bool>(),
     )

@@ -547,6 +547,147 @@ fn periodic_iterate_commits_each_batch() {
 }
 
 #[test]
+fn periodic_iterate_in_parallel_runs_the_batches_on_workers() {
+    let db = db();
+    let r = run(
+        &db,
+        "CALL apoc.periodic.iterate('UNWIND range(1, 100) AS i RETURN i', \
+         'CREATE (:Par {i: i, tag: $tag})', \
+         {batchSize: 7, parallel: true, concurrency: 4, params: {tag: 'p'}}) \
+         YIELD batches, total, committedOperations, failedOperations, failedBatches, \
+               errorMessages, batch, operations, wasTerminated, updateStatistics \
+         RETURN batches, total, committedOperations, failedOperations, failedBatches, \
+                errorMessages, batch.total, batch.committed, operations.committed, \
+                wasTerminated, updateStatistics.nodesCreated, updateStatistics.propertiesSet",
+    );
+    assert_eq!(
+        r,
+        vec![vec![
+            Value::Int(15),
+            Value::Int(100),
+            Value::Int(100),
+            Value::Int(0),
+            Value::Int(0),
+            Value::map(Map::new()),
+            Value::Int(15),
+            Value::Int(15),
+            Value::Int(100),
+            Value::Bool(false),
+            Value::Int(100),
+            Value::Int(200),
+        ]]
+    );
+    assert_eq!(
+        run(
+            &db,
+            "MATCH (n:Par {tag: 'p'}) RETURN count(n), count(DISTINCT n.i), min(n.i), max(n.i)"
+        ),
+        vec![vec![
+            Value::Int(100),
+            Value::Int(100),
+            Value::Int(1),
+            Value::Int(100)
+        ]]
+    );
+    // A failing batch is rolled back alone, its error counted; the batches beside it commit.
+    let r = run(
+        &db,
+        "CALL apoc.periodic.iterate('MATCH (n:Par) RETURN n ORDER BY n.i', \
+         'SET n.inv = 10 / (n.i - 50)', {batchSize: 10, parallel: true}) \
+         YIELD batches, committedOperations, failedOperations, failedBatches, errorMessages \
+         RETURN batches, committedOperations, failedOperations, failedBatches, \
+                [k IN keys(errorMessages) | errorMessages[k]]",
+    );
+    assert_eq!(
+        r,
+        vec![vec![
+            Value::Int(10),
+            Value::Int(90),
+            Value::Int(10),
+            Value::Int(1),
+            list(vec![Value::Int(1)]),
+        ]]
+    );
+    assert_eq!(
+        one(&db, "MATCH (n:Par) WHERE n.inv IS NOT NULL RETURN count(n)"),
+        Value::Int(90)
+    );
+    // Batches that write the same node conflict; retries take them again until each commits.
+    run(&db, "CREATE (:Counter {n: 0})");
+    let r = run(
+        &db,
+        "CALL apoc.periodic.iterate('UNWIND range(1, 40) AS i RETURN i', \
+         'MATCH (c:Counter) SET c.n = c.n + 1', \
+         {batchSize: 1, parallel: true, concurrency: 8, retries: 100}) \
+         YIELD committedOperations, failedBatches RETURN committedOperations, failedBatches",
+    );
+    assert_eq!(r, vec![vec![Value::Int(40), Value::Int(0)]]);
+    assert_eq!(one(&db, "MATCH (c:Counter) RETURN c.n"), Value::Int(40));
+    bad_argument(
+        &db,
+        "CALL apoc.periodic.iterate('RETURN 1 AS x', 'RETURN x', {parallel: true, concurrency: 0}) \
+         YIELD batches RETURN batches",
+        "concurrency",
+    );
+}
+
+#[test]
+fn virtual_nodes_and_relationships_are_read_like_stored_ones() {
+    let db = db();
+    let r = run(
+        &db,
+        "CALL apoc.create.vNode(['Person', 'Virtual'], {name: 'Ann', age: 42}) YIELD node AS a \
+         CALL apoc.create.vNode(['Person'], {name: 'Bob'}) YIELD node AS b \
+         CALL apoc.create.vRelationship(a, 'KNOWS', {since: 2020}, b) YIELD rel \
+         RETURN a.name, a.age, a.missing, labels(a), keys(b), properties(b), \
+                rel.since, type(rel), a = b, a {.name}",
+    );
+    assert_eq!(
+        r,
+        vec![vec![
+            s("Ann"),
+            Value::Int(42),
+            Value::Null,
+            list(vec![s("Person"), s("Virtual")]),
+            list(vec![s("name")]),
+            Value::map(params(&[("name", s("Bob"))])),
+            Value::Int(2020),
+            s("KNOWS"),
+            Value::Bool(false),
+            Value::map(params(&[("name", s("Ann"))])),
+        ]]
+    );
+    // Nothing is stored.
+    assert_eq!(one(&db, "MATCH (n) RETURN count(n)"), Value::Int(0));
+    // The schema's virtual nodes are read the same way.
+    run(&db, "CREATE (:Movie {title: 'Heat'})");
+    assert_eq!(
+        one(
+            &db,
+            "CALL db.schema.visualization() YIELD nodes UNWIND nodes AS n RETURN n.name"
+        ),
+        s("Movie")
+    );
+    bad_argument(
+        &db,
+        "CALL apoc.create.vNode([''], {}) YIELD node RETURN node",
+        "labels",
+    );
+    bad_argument(
+        &db,
+        "CALL apoc.create.vNode(['A'], {}) YIELD node \
+         CALL apoc.create.vRelationship(node, '', {}, node) YIELD rel RETURN rel",
+        "relType",
+    );
+    bad_argument(
+        &db,
+        "CALL apoc.create.vNode(['A'], {}) YIELD node \
+         CALL apoc.create.vRelationship(node, 'R', {}, null) YIELD rel RETURN rel",
+        "to",
+    );
+}
+
+#[test]
 fn periodic_batches_are_their_own_transactions() {
     let db = db();
     // The caller rolls back; the batches committed on their own stay.

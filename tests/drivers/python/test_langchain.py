@@ -1,5 +1,6 @@
-"""LangChain's `Neo4jGraph` against Quiver: construction reads the schema through
-`apoc.meta.data` and `apoc.schema.nodes`, and `refresh_schema()` reads it again.
+"""LangChain's `Neo4jGraph` and `Neo4jVector` against Quiver: the graph's construction reads
+the schema through `apoc.meta.data` and `apoc.schema.nodes`, and `refresh_schema()` reads it
+again; the vector store creates its indexes and searches them, by vector and hybrid.
 
 Installing LangChain takes minutes and hundreds of megabytes, so tests/drivers/run.sh installs
 it (pinned) only when QUIVER_LANGCHAIN=1; without it these tests are skipped.
@@ -42,3 +43,58 @@ def test_neo4j_graph_reads_the_schema(quiver):
     assert "(:Person)-[:ACTED_IN]->(:Movie)" in constructed.get_schema
     constructed.close()
 
+
+
+def test_neo4j_vector_similarity_and_hybrid_search(quiver):
+    """`Neo4jVector` as its documentation uses it, with a deterministic fake embedding (no
+    model): `from_texts` creates the vector index and the chunks, `similarity_search` asks the
+    index, and `search_type="hybrid"` adds a full-text index whose hits are merged with the
+    vector hits, each normalized by its best score."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    embedding = DeterministicFakeEmbedding(size=32)
+    texts = [
+        "quivers hold arrows",
+        "graphs hold relationships",
+        "vector indexes find near neighbours",
+    ]
+    connection = dict(url=quiver.uri(), username=USER, password=PASSWORD)
+    store = langchain_neo4j.Neo4jVector.from_texts(
+        texts, embedding, metadatas=[{"i": i} for i in range(3)], **connection
+    )
+    # The fake embedding gives a text its own vector, so a text is nearest itself.
+    found = store.similarity_search("graphs hold relationships", k=1)
+    assert [d.page_content for d in found] == ["graphs hold relationships"]
+    assert found[0].metadata["i"] == 1
+    scored = store.similarity_search_with_score("quivers hold arrows", k=3)
+    assert scored[0][0].page_content == "quivers hold arrows"
+    assert scored[0][1] == pytest.approx(1.0)
+    assert [s for _, s in scored] == sorted((s for _, s in scored), reverse=True)
+
+    existing = langchain_neo4j.Neo4jVector.from_existing_index(
+        embedding, index_name="vector", **connection
+    )
+    assert existing.similarity_search("quivers hold arrows", k=1)[0].metadata["i"] == 0
+
+    hybrid = langchain_neo4j.Neo4jVector.from_texts(
+        texts,
+        embedding,
+        search_type="hybrid",
+        index_name="hybrid_vector",
+        keyword_index_name="hybrid_keyword",
+        node_label="HybridChunk",
+        **connection,
+    )
+    top = hybrid.similarity_search_with_score("graphs hold relationships", k=2)
+    assert top[0][0].page_content == "graphs hold relationships"
+    # Both halves normalize their best hit to 1, so the text found by both scores 1.
+    assert top[0][1] == pytest.approx(1.0)
+    # A word only the full-text half can match still brings its chunk back.
+    keyword = hybrid.similarity_search("neighbours", k=3)
+    assert "vector indexes find near neighbours" in [d.page_content for d in keyword]
+    indexes = hybrid.query("SHOW INDEXES YIELD name, type RETURN name, type ORDER BY name")
+    names = {row["name"]: row["type"] for row in indexes}
+    assert names["hybrid_keyword"] == "FULLTEXT" and names["hybrid_vector"] == "VECTOR"
+    store._driver.close()
+    existing._driver.close()
+    hybrid._driver.close()

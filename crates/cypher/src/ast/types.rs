@@ -38,6 +38,13 @@ pub enum TypeKind {
     /// list of one of those types without nulls.
     PropertyValue,
     List(Box<CypherType>),
+    /// `VECTOR`, `VECTOR<FLOAT32>`, `VECTOR(3)` or `VECTOR<INTEGER8>(3)`: a vector, of the
+    /// coordinate type (by its canonical name, `INTEGER8` ... `INTEGER`, `FLOAT32`, `FLOAT`)
+    /// and dimension given, each any when left out.
+    Vector {
+        coordinate: Option<&'static str>,
+        dimension: Option<u32>,
+    },
     /// A closed dynamic union, `INTEGER | FLOAT` (also `ANY<INTEGER | FLOAT>`): two or more
     /// members, any one suffices.
     Union(Vec<CypherType>),
@@ -104,6 +111,7 @@ impl TypeKind {
             TypeKind::Path => "PATH",
             TypeKind::PropertyValue => "PROPERTY VALUE",
             TypeKind::List(_) => "LIST",
+            TypeKind::Vector { .. } => "VECTOR",
             TypeKind::Union(_) => "ANY",
         }
     }
@@ -113,6 +121,18 @@ impl fmt::Display for CypherType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             TypeKind::List(inner) => write!(f, "LIST<{inner}>")?,
+            TypeKind::Vector {
+                coordinate,
+                dimension,
+            } => {
+                f.write_str("VECTOR")?;
+                if let Some(coordinate) = coordinate {
+                    write!(f, "<{coordinate}>")?;
+                }
+                if let Some(dimension) = dimension {
+                    write!(f, "({dimension})")?;
+                }
+            }
             // Printed in the `ANY<...>` form, whose `|` cannot end a comprehension's filter.
             TypeKind::Union(members) => {
                 f.write_str("ANY<")?;
@@ -131,4 +151,28 @@ impl fmt::Display for CypherType {
         }
         Ok(())
     }
+}
+
+/// The canonical name of a vector coordinate type written in a type (`INT8` is `INTEGER8`,
+/// `FLOAT64` is `FLOAT`), as `valueType()` prints it; `None` for a name that is not one.
+pub fn vector_coordinate_name(written: &str) -> Option<&'static str> {
+    const NAMES: [(&str, &str); 13] = [
+        ("INTEGER8", "INTEGER8"),
+        ("INT8", "INTEGER8"),
+        ("INTEGER16", "INTEGER16"),
+        ("INT16", "INTEGER16"),
+        ("INTEGER32", "INTEGER32"),
+        ("INT32", "INTEGER32"),
+        ("INTEGER64", "INTEGER"),
+        ("INT64", "INTEGER"),
+        ("INTEGER", "INTEGER"),
+        ("INT", "INTEGER"),
+        ("FLOAT32", "FLOAT32"),
+        ("FLOAT64", "FLOAT"),
+        ("FLOAT", "FLOAT"),
+    ];
+    NAMES
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(written))
+        .map(|(_, canonical)| *canonical)
 }

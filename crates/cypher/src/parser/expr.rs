@@ -39,6 +39,16 @@ const PATTERN_PREDICATE: u8 = 0;
 const PATTERN_COMPREHENSION: u8 = 1;
 const LIST_COMPREHENSION: u8 = 2;
 
+/// The metrics `vector_distance()` and `vector_norm()` take as a bare word.
+const VECTOR_METRICS: [&str; 6] = [
+    "EUCLIDEAN",
+    "EUCLIDEAN_SQUARED",
+    "MANHATTAN",
+    "COSINE",
+    "DOT",
+    "HAMMING",
+];
+
 /// The coordinate type names (and aliases) `vector()` takes as a bare word.
 const VECTOR_COORDINATE_TYPES: [&str; 13] = [
     "INTEGER",
@@ -657,6 +667,28 @@ impl Parser<'_> {
         {
             let text = word.name.to_ascii_uppercase();
             coordinate_type.kind = ExprKind::Literal(Literal::String(text));
+        }
+        // `vector_distance(a, b, EUCLIDEAN)` and `vector_norm(v, MANHATTAN)` name the metric
+        // with a bare word too.
+        let metric_at = if name.namespace.is_empty() {
+            if name.name.name.eq_ignore_ascii_case("vector_distance") {
+                Some(2)
+            } else if name.name.name.eq_ignore_ascii_case("vector_norm") {
+                Some(1)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        if let Some(metric) = metric_at.and_then(|i| args.get_mut(i))
+            && let ExprKind::Variable(word) = &metric.kind
+            && VECTOR_METRICS
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case(&word.name))
+        {
+            let text = word.name.to_ascii_uppercase();
+            metric.kind = ExprKind::Literal(Literal::String(text));
         }
         Ok(Expr::new(
             ExprKind::FunctionCall(Box::new(FunctionCall {

@@ -8,7 +8,7 @@
 //! always the operator.
 
 use super::{Parser, Result};
-use crate::ast::{CypherType, LabelExpr, TypeKind};
+use crate::ast::{CypherType, LabelExpr, TypeKind, vector_coordinate_name};
 use crate::token::TokenKind;
 
 impl Parser<'_> {
@@ -202,6 +202,8 @@ impl Parser<'_> {
             TypeKind::Path
         } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
             TypeKind::PropertyValue
+        } else if self.parse_keyword("VECTOR") {
+            self.parse_vector_type()?
         } else if self.parse_keyword("LIST") || self.parse_keyword("ARRAY") {
             self.expect(&TokenKind::Lt)?;
             let inner = self.parse_type_in_brackets()?;
@@ -210,6 +212,45 @@ impl Parser<'_> {
             return Err(self.expected("a type (INTEGER, STRING, LIST<...>, ...)"));
         };
         Ok(CypherType::nullable(kind))
+    }
+
+    /// After `VECTOR`: an optional `<coordinate type>` (a name or alias, `INT8`, `FLOAT32`),
+    /// then an optional `(dimension)`, a positive integer.
+    fn parse_vector_type(&mut self) -> Result<TypeKind> {
+        let mut coordinate = None;
+        if self.consume(&TokenKind::Lt) {
+            let token = self.peek();
+            let name = if token.kind == TokenKind::Word {
+                vector_coordinate_name(self.text(token.span))
+            } else {
+                None
+            };
+            let Some(name) = name else {
+                return Err(self.expected(
+                    "a vector coordinate type (INTEGER8, INTEGER16, INTEGER32, INTEGER, FLOAT32, FLOAT)",
+                ));
+            };
+            self.advance();
+            self.expect(&TokenKind::Gt)?;
+            coordinate = Some(name);
+        }
+        let mut dimension = None;
+        if self.consume(&TokenKind::LParen) {
+            let value = match *self.peek_kind() {
+                TokenKind::Integer(n) => u32::try_from(n).ok().filter(|n| *n > 0),
+                _ => None,
+            };
+            let Some(value) = value else {
+                return Err(self.expected("a vector dimension (a positive integer)"));
+            };
+            self.advance();
+            self.expect(&TokenKind::RParen)?;
+            dimension = Some(value);
+        }
+        Ok(TypeKind::Vector {
+            coordinate,
+            dimension,
+        })
     }
 
     /// After `<`: a type, then `>`; `|` is the union operator here whatever surrounds it.
@@ -278,5 +319,34 @@ mod tests {
             panic!()
         };
         assert_eq!(ty.to_string(), "LIST<ANY<INTEGER | FLOAT>>");
+    }
+
+    #[test]
+    fn vector_types_read_their_coordinate_type_and_dimension() {
+        for (query, printed) in [
+            ("RETURN x IS :: VECTOR AS x", "VECTOR"),
+            (
+                "RETURN x IS :: VECTOR<INT8>(3) NOT NULL AS x",
+                "VECTOR<INTEGER8>(3) NOT NULL",
+            ),
+            ("RETURN x :: VECTOR<FLOAT64> AS x", "VECTOR<FLOAT>"),
+            (
+                "RETURN x :: VECTOR(128) | STRING AS x",
+                "ANY<VECTOR(128) | STRING>",
+            ),
+        ] {
+            let e = where_expr(query);
+            let ExprKind::TypeTest { ty, .. } = e.kind else {
+                panic!("{query}: {e:?}")
+            };
+            assert_eq!(ty.to_string(), printed, "{query}");
+        }
+        for bad in [
+            "RETURN x IS :: VECTOR<FLOAT16> AS x",
+            "RETURN x IS :: VECTOR(0) AS x",
+            "RETURN x IS :: VECTOR<FLOAT32>(x) AS x",
+        ] {
+            assert!(crate::parse(bad).is_err(), "{bad}");
+        }
     }
 }

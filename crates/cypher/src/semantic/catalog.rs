@@ -243,6 +243,8 @@ const BUILTINS: &[Entry] = &[
     ("vector.similarity.cosine", 2, 2, Scalar, Ret::Float),
     ("vector.similarity.euclidean", 2, 2, Scalar, Ret::Float),
     ("vector_dimension_count", 1, 1, Scalar, Ret::Int),
+    ("vector_distance", 3, 3, Scalar, Ret::Float),
+    ("vector_norm", 2, 2, Scalar, Ret::Float),
 ];
 
 /// Canonical spellings of the names whose camel case the table's lower case loses.

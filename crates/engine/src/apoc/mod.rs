@@ -16,6 +16,7 @@ pub(crate) mod functions;
 pub(crate) mod nested;
 mod path;
 mod run;
+mod virtuals;
 mod write;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ pub(crate) fn register(p: &mut Procedures) {
         .into_iter()
         .chain(run::procedures())
         .chain(path::procedures())
+        .chain(virtuals::procedures())
     {
         p.register(Arc::new(procedure));
     }

@@ -98,39 +98,108 @@ impl<'a> ProcedureContext<'a> {
         runs: &[Map],
     ) -> Result<Outcome> {
         let mut caller = self.caller(name)?;
-        let shared = caller.shared.clone();
-        let tx = begin_batch(&shared)?;
-        let mut outcome = Outcome::default();
-        for params in runs {
-            let run = run_in(
-                &mut caller,
-                tx.clone(),
-                name,
-                statement,
-                params,
-                Access::Write,
-            )
-            .and_then(|out| {
+        committed(&mut caller, name, statement, runs)
+    }
+
+    /// What batches on worker threads start from (`apoc.periodic.iterate` with `parallel:
+    /// true`); fails for a procedure called outside a query.
+    pub(crate) fn workers(&self, name: &str) -> Result<Workers> {
+        let caller = self.caller(name)?;
+        Ok(Workers {
+            shared: caller.shared.clone(),
+            fctx: caller.fctx.clone(),
+            cancel: caller.cancel.clone(),
+            deadline: caller.deadline,
+            time_limit_ms: caller.time_limit_ms,
+            subject: caller.subject.clone(),
+        })
+    }
+}
+
+/// The body of [`ProcedureContext::run_committed`], for `caller` (the calling query's
+/// context, or a worker's own).
+fn committed(caller: &mut Cx, name: &str, statement: &str, runs: &[Map]) -> Result<Outcome> {
+    let shared = caller.shared.clone();
+    let tx = begin_batch(&shared)?;
+    let mut outcome = Outcome::default();
+    for params in runs {
+        let run =
+            run_in(caller, tx.clone(), name, statement, params, Access::Write).and_then(|out| {
                 // The next run sees what this one wrote.
                 if out.counters.contains_updates() {
                     tx.advance_command()?;
                 }
                 Ok(out)
             });
-            match run {
-                Ok(out) => {
-                    let mut counters = outcome.counters;
-                    add_counters(&mut counters, &out.counters);
-                    outcome = Outcome { counters, ..out };
-                }
-                Err(e) => {
-                    let _ = tx.rollback();
-                    return Err(e);
-                }
+        match run {
+            Ok(out) => {
+                let mut counters = outcome.counters;
+                add_counters(&mut counters, &out.counters);
+                outcome = Outcome { counters, ..out };
+            }
+            Err(e) => {
+                let _ = tx.rollback();
+                return Err(e);
             }
         }
-        commit_batch(&shared, &tx)?;
-        Ok(outcome)
+    }
+    commit_batch(&shared, &tx)?;
+    Ok(outcome)
+}
+
+/// What a batch run on a worker thread starts from: the calling query's database, clocks,
+/// cancel flag, deadline and user. Each batch runs in a write transaction of its own under a
+/// context of its own, so its memory counts against the query limit on its own (as a batch
+/// of `CALL { } IN CONCURRENT TRANSACTIONS` does) and its writes are its own account.
+pub(crate) struct Workers {
+    shared: Arc<DatabaseState>,
+    fctx: quiver_value::FunctionContext,
+    cancel: Arc<std::sync::atomic::AtomicBool>,
+    deadline: Option<std::time::Instant>,
+    time_limit_ms: u64,
+    subject: Arc<crate::security::Subject>,
+}
+
+impl Workers {
+    /// [`ProcedureContext::run_committed`] on the calling thread, which need not be the
+    /// query's: `statement` once per parameter map in one transaction of its own, committed.
+    pub(crate) fn run_committed(
+        &self,
+        name: &str,
+        statement: &str,
+        runs: &[Map],
+    ) -> Result<Outcome> {
+        // A context to stand for the caller: it reads nothing itself (each run gets the
+        // batch's transaction), it only lends its limits.
+        let mut base = Cx::new(
+            Arc::new(self.shared.storage().begin_read()),
+            Vec::new(),
+            self.fctx.clone(),
+            self.shared.clone(),
+            self.cancel.clone(),
+            self.deadline,
+            self.time_limit_ms,
+        );
+        base.subject = self.subject.clone();
+        committed(&mut base, name, statement, runs)
+    }
+
+    /// Fails if the calling query was cancelled or ran out of time.
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::Terminated(
+                "the transaction was terminated".to_owned(),
+            ));
+        }
+        if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(Error::TimedOut {
+                limit_ms: self.time_limit_ms,
+            });
+        }
+        Ok(())
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use quiver_value::{Map, Value};
 
 use super::functions::text::java_format;
-use super::nested::{Access, Outcome, add_counters};
+use super::nested::{Access, Outcome, Workers, add_counters};
 use super::{
     Native, arg, bad_arg, call_failed, config_bool, config_int, list_of, map_arg, map_value,
     native, record, string_value,
@@ -321,22 +321,68 @@ fn batch(
     retries: i64,
     tally: &mut Tally,
 ) -> Result<Option<Outcome>> {
+    let run = attempts(
+        || ctx.run_committed(name, statement, runs),
+        || pause(ctx, name, RETRY_PAUSE),
+        retries,
+    )?;
+    Ok(tally.add(run))
+}
+
+/// How long a periodic procedure waits before trying a failed batch again, as APOC does.
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
+
+/// What one batch of a periodic procedure did, before it is tallied.
+struct BatchRun {
+    /// `Ok` with the outcome when it committed, else the message of its last error.
+    result: std::result::Result<Outcome, String>,
+    retries: i64,
+}
+
+/// Runs a batch with `run` (a transaction of its own each time), trying a retryable failure
+/// again up to `retries` times after `wait`. An error that ends the whole call is returned
+/// as such.
+fn attempts(
+    run: impl Fn() -> Result<Outcome>,
+    wait: impl Fn() -> Result<()>,
+    retries: i64,
+) -> Result<BatchRun> {
     let mut attempt = 0;
     loop {
-        match ctx.run_committed(name, statement, runs) {
+        match run() {
             Ok(outcome) => {
-                add_counters(&mut tally.counters, &outcome.counters);
-                return Ok(Some(outcome));
+                return Ok(BatchRun {
+                    result: Ok(outcome),
+                    retries: attempt,
+                });
             }
             Err(e) if ends_the_call(&e) => return Err(e),
             Err(e) if attempt < retries && retryable(&e) => {
                 attempt += 1;
-                tally.retries += 1;
-                pause(ctx, name, Duration::from_millis(100))?;
+                wait()?;
             }
             Err(e) => {
-                *tally.errors.entry(e.message()).or_insert(0) += 1;
-                return Ok(None);
+                return Ok(BatchRun {
+                    result: Err(e.message()),
+                    retries: attempt,
+                });
+            }
+        }
+    }
+}
+
+impl Tally {
+    /// Counts a batch's retries, error or update counters; its outcome when it committed.
+    fn add(&mut self, run: BatchRun) -> Option<Outcome> {
+        self.retries += run.retries;
+        match run.result {
+            Ok(outcome) => {
+                add_counters(&mut self.counters, &outcome.counters);
+                Some(outcome)
+            }
+            Err(message) => {
+                *self.errors.entry(message).or_insert(0) += 1;
+                None
             }
         }
     }
@@ -344,11 +390,15 @@ fn batch(
 
 /// `apoc.periodic.iterate(outer, inner, config)`: reads `outer` in the caller's transaction a
 /// batch of `batchSize` rows at a time and runs `inner` over each batch in a transaction of
-/// its own, committed before the next batch is read. A failed batch is rolled back and
-/// counted; the others stay committed. The caller's transaction does not see the batches'
-/// writes (it began before them), as in Neo4j.
+/// its own. A failed batch is rolled back and counted; the others stay committed. The caller's
+/// transaction does not see the batches' writes (it began before them), as in Neo4j.
 ///
-/// `parallel: true` is accepted and runs the batches one after another.
+/// One after another by default, each batch committed before the next is read. With
+/// `parallel: true`, up to `concurrency` batches (default: the machine's cores, at most 64)
+/// are read, then run at once on worker threads, each in its own transaction, as
+/// `CALL { } IN CONCURRENT TRANSACTIONS` runs its batches; the next group is read once the
+/// whole group is done. Batches that touch the same nodes may then conflict: a conflict is
+/// retryable, so `retries` tries such a batch again.
 fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     const NAME: &str = "apoc.periodic.iterate";
     let started = Instant::now();
@@ -360,6 +410,7 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
         retries,
         params,
         mode,
+        concurrency,
     } = IterateConfig::read(&config, inner)?;
     let mut rows = ctx.open(NAME, outer, &params)?;
     let statement = match mode {
@@ -377,45 +428,127 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
         }
         BatchMode::BatchSingle | BatchMode::Single => inner.to_owned(),
     };
+    let workers = match concurrency {
+        Some(_) => Some(ctx.workers(NAME)?),
+        None => None,
+    };
     let mut tally = Tally::default();
     let mut total = 0i64;
     loop {
-        let chunk = rows.next_maps(batch_size)?;
-        if chunk.is_empty() {
+        // The next group of batches: one, or up to `concurrency` when parallel.
+        let mut group: Vec<(Vec<Map>, i64)> = Vec::new();
+        while group.len() < concurrency.unwrap_or(1) {
+            let chunk = rows.next_maps(batch_size)?;
+            if chunk.is_empty() {
+                break;
+            }
+            let n = chunk.len() as i64;
+            group.push((batch_runs(&params, mode, total, chunk), n));
+            total += n;
+        }
+        if group.is_empty() {
             break;
         }
-        tally.batches += 1;
-        let mut p = (*params).clone();
-        p.insert(Arc::from("_count"), Value::Int(total));
-        total += chunk.len() as i64;
-        let n = chunk.len() as i64;
-        let runs: Vec<Map> = match mode {
-            BatchMode::Batch | BatchMode::BatchSingle => {
-                p.insert(Arc::from("_batch"), Value::from(chunk));
-                vec![p]
+        let runs: Vec<BatchRun> = match &workers {
+            Some(workers) if group.len() > 1 => parallel(workers, &statement, &group, retries)?,
+            _ => {
+                let mut done = Vec::with_capacity(group.len());
+                for (runs, _) in &group {
+                    done.push(attempts(
+                        || ctx.run_committed(NAME, &statement, runs),
+                        || pause(ctx, NAME, RETRY_PAUSE),
+                        retries,
+                    )?);
+                }
+                done
             }
-            // One transaction per batch, the statement run once per row inside it with the
-            // row's columns as parameters.
-            BatchMode::Single => chunk
-                .iter()
-                .map(|row| {
-                    let mut rp = p.clone();
-                    if let Value::Map(m) = row {
-                        rp.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    }
-                    rp
-                })
-                .collect(),
         };
-        let failed = batch(ctx, NAME, &statement, &runs, retries, &mut tally)?.is_none();
-        if failed {
-            tally.failed_batches += 1;
-            tally.failed_ops += n;
-        } else {
-            tally.committed_ops += n;
+        for (run, (_, n)) in runs.into_iter().zip(&group) {
+            tally.batches += 1;
+            if tally.add(run).is_some() {
+                tally.committed_ops += n;
+            } else {
+                tally.failed_batches += 1;
+                tally.failed_ops += n;
+            }
         }
     }
     Ok(vec![iterate_row(&tally, total, started)])
+}
+
+/// The parameter maps one batch runs its statement with: the batch whole under `$_batch`
+/// (once), or each row's columns (once per row, `SINGLE`); `$_count` is the number of rows
+/// before the batch.
+fn batch_runs(params: &Map, mode: BatchMode, before: i64, chunk: Vec<Value>) -> Vec<Map> {
+    let mut p = params.clone();
+    p.insert(Arc::from("_count"), Value::Int(before));
+    match mode {
+        BatchMode::Batch | BatchMode::BatchSingle => {
+            p.insert(Arc::from("_batch"), Value::from(chunk));
+            vec![p]
+        }
+        // One transaction per batch, the statement run once per row inside it with the
+        // row's columns as parameters.
+        BatchMode::Single => chunk
+            .iter()
+            .map(|row| {
+                let mut rp = p.clone();
+                if let Value::Map(m) = row {
+                    rp.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                rp
+            })
+            .collect(),
+    }
+}
+
+/// Runs a group of batches at once, each on a worker thread of its own in its own
+/// transaction; their results in batch order. An error that ends the call (the query was
+/// cancelled, timed out or ran out of memory) is returned once every worker is done.
+fn parallel(
+    workers: &Workers,
+    statement: &str,
+    group: &[(Vec<Map>, i64)],
+    retries: i64,
+) -> Result<Vec<BatchRun>> {
+    const NAME: &str = "apoc.periodic.iterate";
+    let wait = || -> Result<()> {
+        let until = Instant::now() + RETRY_PAUSE;
+        loop {
+            workers.check()?;
+            let now = Instant::now();
+            if now >= until {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10).min(until - now));
+        }
+    };
+    let results: Vec<Result<BatchRun>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = group
+            .iter()
+            .map(|(runs, _)| {
+                scope.spawn(move || {
+                    attempts(
+                        || workers.run_committed(NAME, statement, runs),
+                        wait,
+                        retries,
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Ok(BatchRun {
+                        result: Err("a parallel batch of apoc.periodic.iterate panicked".to_owned()),
+                        retries: 0,
+                    })
+                })
+            })
+            .collect()
+    });
+    results.into_iter().collect()
 }
 
 /// `apoc.periodic.iterate`'s configuration.
@@ -424,7 +557,13 @@ struct IterateConfig {
     retries: i64,
     params: Arc<Map>,
     mode: BatchMode,
+    /// With `parallel: true`, how many batches run at once.
+    concurrency: Option<usize>,
 }
+
+/// The most batches `apoc.periodic.iterate` runs at once, as for `IN CONCURRENT
+/// TRANSACTIONS`: each holds a thread and a transaction.
+const CONCURRENCY_MAX: usize = 64;
 
 impl IterateConfig {
     fn read(config: &Map, inner: &str) -> Result<IterateConfig> {
@@ -441,7 +580,19 @@ impl IterateConfig {
                 )
             })?;
         let retries = config_int(NAME, config, "retries", 0)?.max(0);
-        config_bool(NAME, config, "parallel", false)?;
+        let parallel = config_bool(NAME, config, "parallel", false)?;
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let concurrency = config_int(NAME, config, "concurrency", cores as i64)?;
+        if concurrency < 1 {
+            return Err(bad_arg(
+                NAME,
+                "config",
+                format!("has concurrency {concurrency}: it must be at least 1"),
+            ));
+        }
+        let concurrency = parallel.then(|| {
+            usize::try_from(concurrency).map_or(CONCURRENCY_MAX, |c| c.min(CONCURRENCY_MAX))
+        });
         let iterate_list = config_bool(NAME, config, "iterateList", true)?;
         let params = map_value(
             NAME,
@@ -478,6 +629,7 @@ impl IterateConfig {
             retries,
             params,
             mode,
+            concurrency,
         })
     }
 }

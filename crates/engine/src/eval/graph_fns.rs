@@ -22,7 +22,13 @@ fn bad_arg(f: GraphFn, expected: &str, got: &Value) -> Error {
 
 /// `base.key` for any value: entities read the transaction's view, everything else is the
 /// value crate's.
+///
+/// A virtual node or relationship (`apoc.create.vNode`'s, `db.schema.visualization`'s) is
+/// not in the store: it carries its properties, and they are read from it.
 pub(crate) fn property(base: &Value, key: &Token, cx: &mut Cx) -> Result<Value> {
+    if let Some(carried) = carried(base) {
+        return Ok(carried.get(&*key.name).cloned().unwrap_or(Value::Null));
+    }
     match base {
         Value::Null => Ok(Value::Null),
         Value::Node(n) => match key.key(&cx.storage) {
@@ -41,6 +47,16 @@ pub(crate) fn property(base: &Value, key: &Token, cx: &mut Cx) -> Result<Value> 
         },
         Value::Map(m) => Ok(m.get(&*key.name).cloned().unwrap_or(Value::Null)),
         other => Ok(quiver_value::property(other, &key.name)?),
+    }
+}
+
+/// The properties a virtual node or relationship carries; `None` for a stored one (inside a
+/// query a stored entity is its id alone) and for anything else.
+pub(crate) fn carried(v: &Value) -> Option<&Map> {
+    match v {
+        Value::Node(n) => n.data.as_ref().map(|d| &d.properties),
+        Value::Relationship(r) => r.data.as_ref().map(|d| &d.properties),
+        _ => None,
     }
 }
 
@@ -182,6 +198,9 @@ fn eval_label_pred(pred: &LabelPred, any: bool, has: &dyn Fn(&Arc<Token>) -> boo
 
 /// An entity's properties as a map of names.
 pub(crate) fn properties_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
+    if let Some(carried) = carried(v) {
+        return Ok(Some(carried.clone()));
+    }
     if matches!(v, Value::Node(_) | Value::Relationship(_)) {
         cx.db_hits += 1;
     }
@@ -238,6 +257,11 @@ pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Res
                     other.value_type()
                 ),
             )),
+            Value::Node(Node { data: Some(d), .. }) => {
+                let mut names: Vec<Value> = d.labels.iter().cloned().map(Value::String).collect();
+                names.sort_by(quiver_value::order);
+                Ok(Value::from(names))
+            }
             Value::Node(n) => {
                 let labels = cx.tx.node_labels(NodeId(n.id))?;
                 let mut names: Vec<Value> = labels
@@ -251,6 +275,9 @@ pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Res
             other => Err(bad_arg(f, "a Node", other)),
         },
         GraphFn::Type => match &v {
+            Value::Relationship(Relationship { data: Some(d), .. }) => {
+                Ok(Value::String(d.rel_type.clone()))
+            }
             Value::Relationship(r) => {
                 let ty = cx.tx.rel_type(RelId(r.id))?;
                 Ok(cx

@@ -1,5 +1,6 @@
-//! The engine's own pure functions ([`ScalarFn`]): `valueType`, `normalize` and the vector
-//! similarity functions. Each returns `null` for a `null` argument.
+//! The engine's own pure functions ([`ScalarFn`]): `valueType`, `normalize`, the vector
+//! similarity functions, `vector_distance` and `vector_norm`. Each returns `null` for a `null`
+//! argument.
 
 use quiver_value::Value;
 use unicode_normalization::UnicodeNormalization;
@@ -40,6 +41,8 @@ fn call(f: ScalarFn, args: &[Value]) -> Result<Value> {
         ))),
         ScalarFn::Normalize => normalize(args),
         ScalarFn::VectorCosine | ScalarFn::VectorEuclidean => vector_similarity(f, args),
+        ScalarFn::VectorDistance => vector_distance(args),
+        ScalarFn::VectorNorm => vector_norm(args),
         ScalarFn::LineNumber | ScalarFn::File => Ok(Value::Null),
     }
 }
@@ -148,4 +151,141 @@ fn numbers(f: ScalarFn, v: &Value) -> Result<Vec<f64>> {
             ))),
         })
         .collect()
+}
+
+/// The metrics of `vector_distance` (all of them) and `vector_norm` (`EUCLIDEAN` and
+/// `MANHATTAN`), as Neo4j names them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Metric {
+    Euclidean,
+    EuclideanSquared,
+    Manhattan,
+    Cosine,
+    Dot,
+    Hamming,
+}
+
+impl Metric {
+    const ALL: [(&'static str, Metric); 6] = [
+        ("EUCLIDEAN", Metric::Euclidean),
+        ("EUCLIDEAN_SQUARED", Metric::EuclideanSquared),
+        ("MANHATTAN", Metric::Manhattan),
+        ("COSINE", Metric::Cosine),
+        ("DOT", Metric::Dot),
+        ("HAMMING", Metric::Hamming),
+    ];
+
+    /// Reads the metric argument of `function` (a name, any case), one of `allowed`.
+    fn read(function: &str, v: &Value, allowed: &[Metric]) -> Result<Metric> {
+        let names = || {
+            Metric::ALL
+                .iter()
+                .filter(|(_, m)| allowed.contains(m))
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let Value::String(name) = v else {
+            return Err(Error::type_error(format!(
+                "Function '{function}' expects a metric name ({}), got {}",
+                names(),
+                v.value_type()
+            )));
+        };
+        Metric::ALL
+            .iter()
+            .find(|(n, m)| n.eq_ignore_ascii_case(name) && allowed.contains(m))
+            .map(|(_, m)| *m)
+            .ok_or_else(|| {
+                Error::runtime(
+                    code::ARGUMENT_ERROR,
+                    Some("InvalidArgumentValue"),
+                    format!(
+                        "Function '{function}' does not know the metric '{name}': expected one of {}",
+                        names()
+                    ),
+                )
+            })
+    }
+}
+
+/// A `VECTOR` argument's coordinates as floats; anything else (a list too: these functions
+/// take vectors, as in Neo4j) is a type error naming the function.
+fn vector_argument(function: &str, v: &Value) -> Result<Vec<f64>> {
+    match v {
+        Value::Vector(vector) => Ok(vector.to_f64_vec()),
+        other => Err(Error::type_error(format!(
+            "Function '{function}' expects a Vector, got {}",
+            other.value_type()
+        ))),
+    }
+}
+
+/// `vector_distance(a, b, metric)`: how far apart two vectors of one dimension are, the
+/// smaller the closer. `EUCLIDEAN` is `√Σ(aᵢ−bᵢ)²`, `EUCLIDEAN_SQUARED` `Σ(aᵢ−bᵢ)²`,
+/// `MANHATTAN` `Σ|aᵢ−bᵢ|`, `COSINE` `1 − cos θ` (`null` for a zero vector, which has no
+/// direction), `DOT` the negated dot product `−Σaᵢbᵢ` (so that a larger product is closer),
+/// `HAMMING` the number of coordinates that differ. The coordinate types may differ: the
+/// coordinates are compared as numbers.
+fn vector_distance(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "vector_distance";
+    let [a, b, metric] = args else {
+        return Ok(Value::Null);
+    };
+    if a.is_null() || b.is_null() || metric.is_null() {
+        return Ok(Value::Null);
+    }
+    let a = vector_argument(NAME, a)?;
+    let b = vector_argument(NAME, b)?;
+    let metric = Metric::read(NAME, metric, &Metric::ALL.map(|(_, m)| m))?;
+    if a.len() != b.len() {
+        return Err(Error::runtime(
+            code::ARGUMENT_ERROR,
+            Some("InvalidArgumentValue"),
+            format!(
+                "Function '{NAME}' expects two vectors of one dimension, got {} and {}",
+                a.len(),
+                b.len()
+            ),
+        ));
+    }
+    let pairs = a.iter().zip(&b);
+    let distance = match metric {
+        Metric::Euclidean => pairs.map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt(),
+        Metric::EuclideanSquared => pairs.map(|(x, y)| (x - y) * (x - y)).sum(),
+        Metric::Manhattan => pairs.map(|(x, y)| (x - y).abs()).sum(),
+        Metric::Dot => -pairs.map(|(x, y)| x * y).sum::<f64>(),
+        Metric::Hamming => pairs.filter(|(x, y)| x != y).count() as f64,
+        Metric::Cosine => {
+            let dot: f64 = pairs.map(|(x, y)| x * y).sum();
+            let norms = euclidean_norm(&a) * euclidean_norm(&b);
+            if norms == 0.0 {
+                return Ok(Value::Null);
+            }
+            1.0 - (dot / norms).clamp(-1.0, 1.0)
+        }
+    };
+    Ok(Value::Float(distance))
+}
+
+fn euclidean_norm(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// `vector_norm(v, metric)`: a vector's distance from the origin, `EUCLIDEAN` (`√Σvᵢ²`) or
+/// `MANHATTAN` (`Σ|vᵢ|`); the other metrics measure no length and are refused.
+fn vector_norm(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "vector_norm";
+    let [v, metric] = args else {
+        return Ok(Value::Null);
+    };
+    if v.is_null() || metric.is_null() {
+        return Ok(Value::Null);
+    }
+    let v = vector_argument(NAME, v)?;
+    let norm = match Metric::read(NAME, metric, &[Metric::Euclidean, Metric::Manhattan])? {
+        Metric::Manhattan => v.iter().map(|x| x.abs()).sum(),
+        _ => euclidean_norm(&v),
+    };
+    Ok(Value::Float(norm))
 }

@@ -4,7 +4,9 @@
 //! list whose every element belongs to the element type, so the empty list belongs to every
 //! list type. `PROPERTY VALUE` is what a property may store: a boolean, string, number,
 //! temporal value, point, UUID or vector, or a list of one of those (vectors aside) without
-//! nulls. `valueType` names a UUID `UUID NOT NULL`, as Neo4j does.
+//! nulls. `valueType` names a UUID `UUID NOT NULL`, as Neo4j does. `VECTOR<FLOAT32>(3)` holds
+//! the vectors of that coordinate type and dimension; `VECTOR` alone holds every vector (a
+//! list of numbers is not one).
 
 use quiver_cypher::ast::{CypherType, TypeKind};
 use quiver_value::Value;
@@ -35,6 +37,16 @@ pub(crate) fn is_type(value: &Value, ty: &CypherType) -> bool {
         TypeKind::PropertyValue => is_property_value(value),
         TypeKind::List(element) => match value {
             Value::List(items) => items.iter().all(|item| is_type(item, element)),
+            _ => false,
+        },
+        TypeKind::Vector {
+            coordinate,
+            dimension,
+        } => match value {
+            Value::Vector(v) => {
+                coordinate.is_none_or(|c| v.coordinate_type().name() == c)
+                    && dimension.is_none_or(|d| usize::try_from(d).is_ok_and(|d| v.len() == d))
+            }
             _ => false,
         },
         TypeKind::Union(members) => members.iter().any(|m| is_type(value, m)),

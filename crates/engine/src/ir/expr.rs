@@ -237,6 +237,10 @@ pub(crate) enum ScalarFn {
     Normalize,
     VectorCosine,
     VectorEuclidean,
+    /// `vector_distance(a, b, metric)`: the distance of two vectors by a metric.
+    VectorDistance,
+    /// `vector_norm(v, metric)`: a vector's distance from the origin.
+    VectorNorm,
     /// `linenumber()`: the line of the row `LOAD CSV` handed on last (null outside one).
     LineNumber,
     /// `file()`: the path of the file `LOAD CSV` is reading (null outside one).
@@ -246,13 +250,15 @@ pub(crate) enum ScalarFn {
 impl ScalarFn {
     /// Resolves a (case-insensitive, dotted) name.
     pub fn lookup(qualified: &str) -> Option<ScalarFn> {
-        const ALL: [(&str, ScalarFn); 6] = [
+        const ALL: [(&str, ScalarFn); 8] = [
             ("linenumber", ScalarFn::LineNumber),
             ("file", ScalarFn::File),
             ("valuetype", ScalarFn::ValueType),
             ("normalize", ScalarFn::Normalize),
             ("vector.similarity.cosine", ScalarFn::VectorCosine),
             ("vector.similarity.euclidean", ScalarFn::VectorEuclidean),
+            ("vector_distance", ScalarFn::VectorDistance),
+            ("vector_norm", ScalarFn::VectorNorm),
         ];
         ALL.iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(qualified))
@@ -265,6 +271,8 @@ impl ScalarFn {
             ScalarFn::Normalize => "normalize",
             ScalarFn::VectorCosine => "vector.similarity.cosine",
             ScalarFn::VectorEuclidean => "vector.similarity.euclidean",
+            ScalarFn::VectorDistance => "vector_distance",
+            ScalarFn::VectorNorm => "vector_norm",
             ScalarFn::LineNumber => "linenumber",
             ScalarFn::File => "file",
         }
@@ -275,7 +283,8 @@ impl ScalarFn {
         match self {
             ScalarFn::ValueType => (1, 1),
             ScalarFn::Normalize => (1, 2),
-            ScalarFn::VectorCosine | ScalarFn::VectorEuclidean => (2, 2),
+            ScalarFn::VectorCosine | ScalarFn::VectorEuclidean | ScalarFn::VectorNorm => (2, 2),
+            ScalarFn::VectorDistance => (3, 3),
             ScalarFn::LineNumber | ScalarFn::File => (0, 0),
         }
     }

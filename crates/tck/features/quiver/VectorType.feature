@@ -174,3 +174,167 @@ Feature: VectorType - the VECTOR type and its functions
       RETURN vector(true, 1, FLOAT) AS v
       """
     Then a TypeError should be raised at runtime: InvalidArgumentType
+
+  Scenario: [16] vector_distance by each metric
+    Given an empty graph
+    When executing query:
+      """
+      WITH vector([1, 2, 3], 3, FLOAT32) AS a, vector([4, 6, 3], 3, FLOAT32) AS b
+      RETURN vector_distance(a, b, EUCLIDEAN) AS euclidean,
+             vector_distance(a, b, EUCLIDEAN_SQUARED) AS squared,
+             vector_distance(a, b, MANHATTAN) AS manhattan,
+             vector_distance(a, b, DOT) AS dot,
+             vector_distance(a, b, HAMMING) AS hamming
+      """
+    Then the result should be, in any order:
+      | euclidean | squared | manhattan | dot   | hamming |
+      | 5.0       | 25.0    | 7.0       | -25.0 | 2.0     |
+    And no side effects
+
+  Scenario: [17] vector_distance by COSINE is one minus the cosine
+    Given an empty graph
+    When executing query:
+      """
+      WITH vector([1, 0], 2, FLOAT) AS east
+      RETURN vector_distance(east, vector([2, 0], 2, FLOAT), COSINE) AS same,
+             vector_distance(east, vector([0, 3], 2, FLOAT), COSINE) AS right,
+             vector_distance(east, vector([-1, 0], 2, FLOAT), COSINE) AS opposite,
+             vector_distance(east, vector([0, 0], 2, FLOAT), COSINE) AS zero
+      """
+    Then the result should be, in any order:
+      | same | right | opposite | zero |
+      | 0.0  | 1.0   | 2.0      | null |
+    And no side effects
+
+  Scenario: [18] The metric may be a string in any case, and the coordinate types may differ
+    Given an empty graph
+    When executing query:
+      """
+      RETURN vector_distance(vector([1, 1], 2, INTEGER8), vector([2.5, 3], 2, FLOAT64), 'manhattan') AS d
+      """
+    Then the result should be, in any order:
+      | d   |
+      | 3.5 |
+    And no side effects
+
+  Scenario: [19] A null vector or metric gives null
+    Given an empty graph
+    When executing query:
+      """
+      WITH vector([1], 1, FLOAT) AS v
+      RETURN vector_distance(v, null, EUCLIDEAN) AS a, vector_distance(v, v, null) AS b,
+             vector_norm(null, MANHATTAN) AS c
+      """
+    Then the result should be, in any order:
+      | a    | b    | c    |
+      | null | null | null |
+    And no side effects
+
+  Scenario: [20] vector_norm by EUCLIDEAN and MANHATTAN
+    Given an empty graph
+    When executing query:
+      """
+      WITH vector([3, -4], 2, INTEGER8) AS v
+      RETURN vector_norm(v, EUCLIDEAN) AS euclidean, vector_norm(v, MANHATTAN) AS manhattan
+      """
+    Then the result should be, in any order:
+      | euclidean | manhattan |
+      | 5.0       | 7.0       |
+    And no side effects
+
+  Scenario: [21] vector_distance of vectors of different dimensions fails
+    Given an empty graph
+    When executing query:
+      """
+      RETURN vector_distance(vector([1, 2], 2, FLOAT), vector([1, 2, 3], 3, FLOAT), EUCLIDEAN) AS d
+      """
+    Then a ArgumentError should be raised at runtime: InvalidArgumentValue
+
+  Scenario: [22] An unknown metric fails
+    Given an empty graph
+    When executing query:
+      """
+      RETURN vector_distance(vector([1], 1, FLOAT), vector([2], 1, FLOAT), 'CHEBYSHEV') AS d
+      """
+    Then a ArgumentError should be raised at runtime: InvalidArgumentValue
+
+  Scenario: [23] vector_norm takes only the metrics that measure a length
+    Given an empty graph
+    When executing query:
+      """
+      RETURN vector_norm(vector([1, 2], 2, FLOAT), COSINE) AS n
+      """
+    Then a ArgumentError should be raised at runtime: InvalidArgumentValue
+
+  Scenario: [24] vector_distance takes vectors, not lists
+    Given an empty graph
+    When executing query:
+      """
+      RETURN vector_distance([1.0, 2.0], vector([1, 2], 2, FLOAT), EUCLIDEAN) AS d
+      """
+    Then a TypeError should be raised at runtime: InvalidArgumentType
+
+  Scenario: [25] IS :: VECTOR holds every vector and no list
+    Given an empty graph
+    When executing query:
+      """
+      RETURN vector([1, 2], 2, INTEGER8) IS :: VECTOR AS vector,
+             [1, 2] IS :: VECTOR AS list,
+             null IS :: VECTOR AS nullable,
+             null IS :: VECTOR NOT NULL AS notNull,
+             vector([1], 1, FLOAT) :: VECTOR | STRING AS inUnion
+      """
+    Then the result should be, in any order:
+      | vector | list  | nullable | notNull | inUnion |
+      | true   | false | true     | false   | true    |
+    And no side effects
+
+  Scenario: [26] A vector type with a coordinate type and a dimension
+    Given an empty graph
+    When executing query:
+      """
+      WITH vector([1, 2, 3], 3, FLOAT32) AS v
+      RETURN v IS :: VECTOR<FLOAT32>(3) AS exact,
+             v IS :: VECTOR<FLOAT32> AS anyDimension,
+             v IS :: VECTOR(3) AS anyCoordinates,
+             v IS :: VECTOR<FLOAT>(3) AS float64,
+             v IS :: VECTOR<FLOAT32>(4) AS otherDimension,
+             vector([1], 1, INT8) IS :: VECTOR<INTEGER8>(1) NOT NULL AS alias,
+             v IS NOT :: VECTOR<INT64> AS negated
+      """
+    Then the result should be, in any order:
+      | exact | anyDimension | anyCoordinates | float64 | otherDimension | alias | negated |
+      | true  | true         | true           | false   | false          | true  | true    |
+    And no side effects
+
+  Scenario: [27] A stored vector property answers its type predicate and valueType
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:Doc {i: 1, v: vector([1, 2], 2, FLOAT32)}), (:Doc {i: 2, v: [1.0, 2.0]})
+      """
+    When executing query:
+      """
+      MATCH (d:Doc) WHERE d.v IS :: VECTOR<FLOAT32>(2)
+      RETURN d.i AS i, valueType(d.v) AS type
+      """
+    Then the result should be, in any order:
+      | i | type                          |
+      | 1 | 'VECTOR<FLOAT32>(2) NOT NULL' |
+    And no side effects
+
+  Scenario: [28] An unknown coordinate type in a vector type is a syntax error
+    Given an empty graph
+    When executing query:
+      """
+      RETURN [1] IS :: VECTOR<FLOAT16>(1) AS v
+      """
+    Then a SyntaxError should be raised at compile time: UnexpectedSyntax
+
+  Scenario: [29] A vector type's dimension is a positive integer
+    Given an empty graph
+    When executing query:
+      """
+      RETURN [1] IS :: VECTOR<FLOAT>(0) AS v
+      """
+    Then a SyntaxError should be raised at compile time: UnexpectedSyntax

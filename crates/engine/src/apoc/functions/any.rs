@@ -10,17 +10,9 @@ use quiver_value::{Map, Value};
 
 use super::{bad, nth};
 use crate::error::Result;
-use crate::eval::{Cx, graph_fns};
+use crate::eval::Cx;
+use crate::eval::graph_fns::{self, carried};
 use crate::tokens::{Token, TokenKind};
-
-/// The properties a virtual node or relationship carries; `None` for a stored one.
-fn carried(v: &Value) -> Option<&Map> {
-    match v {
-        Value::Node(n) => n.data.as_ref().map(|d| &d.properties),
-        Value::Relationship(r) => r.data.as_ref().map(|d| &d.properties),
-        _ => None,
-    }
-}
 
 /// One property of `thing`, `null` when it has none by that name.
 fn read(thing: &Value, key: &str, cx: &mut Cx) -> Result<Value> {
