@@ -603,6 +603,14 @@ fn http_api(
 fn http_api_config(config: &Config) -> ApiConfig {
     ApiConfig {
         bolt_port: config.bolt_listen.port(),
+        bolt_tls_required: config
+            .tls
+            .as_ref()
+            .is_some_and(|tls| tls.bolt == config::TlsMode::Required),
+        http_tls_required: config
+            .tls
+            .as_ref()
+            .is_some_and(|tls| tls.http == config::TlsMode::Required),
         bookmark_wait: config.timeouts.bookmark,
         placement: config.query.placement,
         // The same idle-transaction timeout as Bolt; "never" is a week, the longest timeout.
