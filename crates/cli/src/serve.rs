@@ -210,18 +210,53 @@ async fn open_graph_and_users(
 ) -> Result<Arc<Graph>, String> {
     let graph = open_graph(config, metrics).await?;
     if let Some(AuthSpec::Basic { user, password }) = &config.initial_user {
-        create_initial_user(graph.database(), user, password)
-            .await
-            .map_err(|message| format!("initial user: {message}"))?;
+        if graph.cluster().is_some() {
+            tokio::spawn(create_initial_user_when_leading(
+                Arc::clone(graph.database()),
+                user.clone(),
+                password.clone(),
+            ));
+        } else {
+            create_initial_user(graph.database(), user, password)
+                .await
+                .map_err(|message| format!("initial user: {message}"))?;
+        }
     }
     Ok(graph)
+}
+
+/// How often a cluster member looks whether it leads, or has the users, until the initial user
+/// exists.
+const INITIAL_USER_POLL_MS: u64 = 200;
+/// After a failed attempt (a leadership lost mid-commit), the wait before the next.
+const INITIAL_USER_RETRY_MS: u64 = 5_000;
+
+/// `--initial-user` on a cluster member. Members start as followers, so at start none could
+/// write the user; instead each waits until it either leads or has stored users. The one that
+/// leads first creates the user through the log, once; the others receive it by replication
+/// (and then stop waiting), like every other user change. A leader takes writes only after
+/// applying everything committed before its term, so it never creates the user a second time.
+async fn create_initial_user_when_leading(db: Arc<Database>, user: String, password: String) {
+    loop {
+        if db.has_stored_users() {
+            return;
+        }
+        let mut wait = INITIAL_USER_POLL_MS;
+        if db.write_refusal().is_none() {
+            if let Err(message) = create_initial_user(&db, &user, &password).await {
+                tracing::warn!(%message, "creating the initial user failed; trying again");
+                wait = INITIAL_USER_RETRY_MS;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+    }
 }
 
 /// `--initial-user`: on a first start (no user stored yet), the stored administrator whose
 /// password must be changed before anything else runs. Its password is hashed here and given
 /// as `ENCRYPTED`, so it may be shorter than the minimum (as Neo4j's `neo4j/neo4j`): the
 /// new one it must be changed to may not. On a cluster member that does not lead, nothing is
-/// created (the leader's start does it).
+/// created (see [`create_initial_user_when_leading`]).
 async fn create_initial_user(db: &Arc<Database>, user: &str, password: &str) -> Result<(), String> {
     let (db, user, password) = (Arc::clone(db), user.to_owned(), password.to_owned());
     tokio::task::spawn_blocking(move || {
@@ -603,6 +638,14 @@ fn http_api(
 fn http_api_config(config: &Config) -> ApiConfig {
     ApiConfig {
         bolt_port: config.bolt_listen.port(),
+        bolt_tls_required: config
+            .tls
+            .as_ref()
+            .is_some_and(|tls| tls.bolt == config::TlsMode::Required),
+        http_tls_required: config
+            .tls
+            .as_ref()
+            .is_some_and(|tls| tls.http == config::TlsMode::Required),
         bookmark_wait: config.timeouts.bookmark,
         placement: config.query.placement,
         // The same idle-transaction timeout as Bolt; "never" is a week, the longest timeout.

@@ -147,6 +147,30 @@ fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, St
     (code, body.to_owned())
 }
 
+/// `method path` with HTTP basic credentials (`user:password` in base64), no body; the status
+/// code and the body.
+fn http_send_as(addr: SocketAddr, method: &str, path: &str, basic: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Authorization: Basic {basic}\r\nContent-Length: 0\r\n\r\n"
+    )
+    .expect("send");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("answer");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
+    let code = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("a status line");
+    (code, body.to_owned())
+}
+
 /// The value of one sample in a member's `/metrics` (the line that starts with `name `).
 fn metric(member: &MemberSpec, name: &str) -> Option<f64> {
     let text = http_get(member.http, "/metrics")?;
@@ -712,4 +736,179 @@ fn remove_for_good(
         .expect_err("a removed id is refused");
     assert_eq!(code, CALL_FAILED);
     assert!(message.contains("never reused"), "{message}");
+}
+
+/// Logs in on `bolt` with a user name and password.
+async fn login(bolt: SocketAddr, user: &str, password: &str) -> Result<Connection, String> {
+    let stream = tokio::net::TcpStream::connect(bolt)
+        .await
+        .map_err(|e| format!("connect {bolt}: {e}"))?;
+    let credentials = quiver_lab::client::Credentials {
+        principal: user.to_owned(),
+        password: password.to_owned(),
+    };
+    Connection::open(stream, Some(&credentials), false)
+        .await
+        .map_err(|e| match e {
+            ClientError::Failure { code, .. } => code,
+            other => other.to_string(),
+        })
+}
+
+/// Runs `query` as `user` on `bolt` and returns its one value, or the failure's code.
+async fn as_user(
+    bolt: SocketAddr,
+    (user, password): (&str, &str),
+    query: &str,
+) -> Result<Option<Value>, String> {
+    let mut conn = login(bolt, user, password).await?;
+    let out = conn
+        .query_scalar(query, Map::new())
+        .await
+        .map_err(|e| match e {
+            ClientError::Failure { code, .. } => code,
+            other => other.to_string(),
+        });
+    conn.close().await;
+    out
+}
+
+const ROOT: (&str, &str) = ("root", "root-password");
+const UNAUTHORIZED: &str = "Neo.ClientError.Security.Unauthorized";
+
+#[test]
+fn users_made_on_the_leader_log_in_on_every_member_and_a_dropped_one_nowhere() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (specs, members) = specs(tmp.path());
+    let auth = format!("{}/{}", ROOT.0, ROOT.1);
+    let flags = [
+        "--initial-members",
+        members.as_str(),
+        "--auth",
+        auth.as_str(),
+    ];
+    let mut running: Vec<Member> = specs
+        .iter()
+        .map(|s| Member::start_with(s, &flags))
+        .collect();
+    let all: Vec<&MemberSpec> = specs.iter().collect();
+    let leader = agreed_leader(&all);
+    let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
+    let rt = runtime();
+    for statement in [
+        "CREATE (:Existing {x: 1})",
+        "CREATE ROLE auditor AS COPY OF reader",
+        "CREATE USER ann SET PASSWORD 'ann-password' CHANGE NOT REQUIRED",
+        "GRANT ROLE auditor TO ann",
+    ] {
+        rt.block_on(as_user(leader_spec.bolt, ROOT, statement))
+            .unwrap_or_else(|code| panic!("{statement}: {code}"));
+    }
+    let ann = ("ann", "ann-password");
+    let reads = "MATCH (n:Existing) RETURN count(n) AS n";
+    // Every member learns the user and the role from the log: ann logs in and reads there.
+    for m in &specs {
+        let read = eventually(&format!("ann to read on member {}", m.id), || {
+            rt.block_on(as_user(m.bolt, ann, reads)).ok()
+        });
+        assert_eq!(read, Some(Value::Int(1)), "member {}", m.id);
+        let role = rt
+            .block_on(as_user(
+                m.bolt,
+                ROOT,
+                "SHOW ROLES YIELD role WHERE role = 'auditor' RETURN count(*) AS n",
+            ))
+            .expect("show roles");
+        assert_eq!(role, Some(Value::Int(1)), "the role on member {}", m.id);
+    }
+    // A follower restarted from its directory still knows them.
+    let follower = specs.iter().find(|s| s.id != leader).expect("a follower");
+    let index = usize::try_from(follower.id - 1).expect("id");
+    running[index].kill();
+    running[index] = Member::start_with(follower, &flags);
+    let read = eventually("ann to read on the restarted follower", || {
+        rt.block_on(as_user(follower.bolt, ann, reads)).ok()
+    });
+    assert_eq!(read, Some(Value::Int(1)));
+    let leader = agreed_leader(&all);
+    let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
+    // The membership endpoints want an administrator: no credentials is 401, a reader 403.
+    let (status, _) = http_send(leader_spec.http, "DELETE", "/cluster/members/3", "");
+    assert_eq!(status, 401, "no credentials");
+    let (status, body) = http_send_as(
+        leader_spec.http,
+        "DELETE",
+        "/cluster/members/3",
+        // base64 of ann:ann-password
+        "YW5uOmFubi1wYXNzd29yZA==",
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body.contains("Neo.ClientError.Security.Forbidden"),
+        "{body}"
+    );
+    // Dropped on the leader, ann logs in nowhere.
+
+    rt.block_on(as_user(leader_spec.bolt, ROOT, "DROP USER ann"))
+        .expect("drop user");
+    for m in &specs {
+        eventually(&format!("ann to be refused on member {}", m.id), || {
+            let refused = rt.block_on(as_user(m.bolt, ann, reads)).err()?;
+            (refused == UNAUTHORIZED).then_some(())
+        });
+    }
+}
+
+#[test]
+fn the_initial_user_is_made_once_through_the_log_and_logs_in_on_every_member() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (specs, members) = specs(tmp.path());
+    let flags = [
+        "--initial-members",
+        members.as_str(),
+        "--initial-user",
+        "boss/first-pass",
+    ];
+    let _running: Vec<Member> = specs
+        .iter()
+        .map(|s| Member::start_with(s, &flags))
+        .collect();
+    let all: Vec<&MemberSpec> = specs.iter().collect();
+    let rt = runtime();
+    // Every member starts as a follower: the first leader makes the user, the others learn it.
+    for m in &specs {
+        let expired = eventually(&format!("the initial user on member {}", m.id), || {
+            rt.block_on(as_user(m.bolt, ("boss", "first-pass"), "RETURN 1"))
+                .err()
+                .filter(|code| code == "Neo.ClientError.Security.CredentialsExpired")
+        });
+        assert_eq!(expired, "Neo.ClientError.Security.CredentialsExpired");
+    }
+    let leader = agreed_leader(&all);
+    let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
+    rt.block_on(as_user(
+        leader_spec.bolt,
+        ("boss", "first-pass"),
+        "ALTER CURRENT USER SET PASSWORD FROM 'first-pass' TO 'second-pass'",
+    ))
+    .expect("the password changed");
+    for m in &specs {
+        let users = eventually(&format!("the new password on member {}", m.id), || {
+            rt.block_on(as_user(
+                m.bolt,
+                ("boss", "second-pass"),
+                "SHOW USERS YIELD user, roles RETURN collect([user, 'admin' IN roles]) AS users",
+            ))
+            .ok()
+        });
+        assert_eq!(
+            users,
+            Some(Value::list(vec![Value::list(vec![
+                Value::from("boss"),
+                Value::Bool(true)
+            ])])),
+            "one user, an administrator, on member {}",
+            m.id
+        );
+    }
 }

@@ -37,6 +37,13 @@ pub struct ApiConfig {
     pub bookmark_wait: Duration,
     /// The Bolt port the discovery document advertises.
     pub bolt_port: u16,
+    /// Whether the Bolt listener requires TLS: the discovery document then advertises
+    /// `neo4j+s://` and `bolt+s://`, since a driver given `neo4j://` would be closed. A listener
+    /// where TLS is optional takes both, and the plain schemes are what every driver accepts
+    /// without a certificate to trust.
+    pub bolt_tls_required: bool,
+    /// Whether the HTTP listener requires TLS: the document's HTTP links are then `https://`.
+    pub http_tls_required: bool,
     /// The Neo4j version the discovery document reports: the API level Quiver speaks, which
     /// tools check before they talk to a server.
     pub neo4j_version: String,
@@ -66,6 +73,8 @@ impl Default for ApiConfig {
             chunk_bytes: 32 * 1024,
             bookmark_wait: Duration::from_secs(5),
             bolt_port: 7687,
+            bolt_tls_required: false,
+            http_tls_required: false,
             neo4j_version: "2026.08.0".to_owned(),
             placement: Policy::Adaptive,
             auth_enabled: false,

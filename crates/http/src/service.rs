@@ -224,7 +224,18 @@ impl HttpApi {
     fn discovery(&self, parts: &Parts) -> Response<ResponseBody> {
         let host = host(parts);
         let name = host_name(&host);
-        let bolt = self.shared.config.bolt_port;
+        let config = &self.shared.config;
+        let bolt = config.bolt_port;
+        let (routing, direct) = if config.bolt_tls_required {
+            ("neo4j+s", "bolt+s")
+        } else {
+            ("neo4j", "bolt")
+        };
+        let http = if config.http_tls_required {
+            "https"
+        } else {
+            "http"
+        };
         let mut out = Vec::with_capacity(512);
         let field = |out: &mut Vec<u8>, key: &str, value: &str, first: bool| {
             if !first {
@@ -237,25 +248,25 @@ impl HttpApi {
         field(
             &mut out,
             "bolt_routing",
-            &format!("neo4j://{name}:{bolt}"),
+            &format!("{routing}://{name}:{bolt}"),
             true,
         );
         field(
             &mut out,
             "query",
-            &format!("http://{host}/db/{{databaseName}}/query/v2"),
+            &format!("{http}://{host}/db/{{databaseName}}/query/v2"),
             false,
         );
         field(
             &mut out,
             "transaction",
-            &format!("http://{host}/db/{{databaseName}}/tx"),
+            &format!("{http}://{host}/db/{{databaseName}}/tx"),
             false,
         );
         field(
             &mut out,
             "bolt_direct",
-            &format!("bolt://{name}:{bolt}"),
+            &format!("{direct}://{name}:{bolt}"),
             false,
         );
         field(

@@ -168,6 +168,31 @@ async fn discovery_names_the_endpoints() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_names_the_tls_schemes_when_tls_is_required() {
+    let server = start(
+        server_config(|_| {}),
+        ApiConfig {
+            bolt_tls_required: true,
+            http_tls_required: true,
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    let json = server.client().get("/").await.json();
+    assert_eq!(json["bolt_routing"], "neo4j+s://quiver.test:7687");
+    assert_eq!(json["bolt_direct"], "bolt+s://quiver.test:7687");
+    assert_eq!(
+        json["transaction"],
+        "https://quiver.test:7474/db/{databaseName}/tx"
+    );
+    assert_eq!(
+        json["query"],
+        "https://quiver.test:7474/db/{databaseName}/query/v2"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn explicit_transaction_life_cycle() {
     let server = start_default().await;
     let mut client = server.client();

@@ -21,6 +21,9 @@ pub enum Mode {
     Slowloris,
     /// Serve canned Bolt replies: the request/response ceiling of loopback.
     Echo,
+    /// N clients open and close connections for --duration-ms (TCP, TLS over bolt+s, the
+    /// Bolt handshake, HELLO, GOODBYE): the opening rate
+    Handshakes,
 }
 
 /// The protocol the experiments speak.
@@ -137,6 +140,19 @@ pub struct LabArgs {
     /// Open with the manifest v1 handshake instead of version slots
     #[arg(long)]
     pub manifest: bool,
+    /// bolt+s:// targets: trust server certificates that chain to a certificate in this PEM file
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// TLS targets: resume earlier TLS sessions instead of a full handshake per connection
+    #[arg(long)]
+    pub tls_resume: bool,
+    /// --peer-serve: serve Bolt with this certificate chain (PEM) as well, and add the same
+    /// server over TLS as one more target (with --tls-key)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// --peer-serve: the key of --tls-cert (PEM)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 
     // ---- the sweep ----
     /// Sweep the connection ladder (one child process per rung) plus a saturation rung
@@ -354,7 +370,15 @@ impl LabArgs {
             crate::target::parse_peer(peer)?;
         }
         if let Some(t) = &self.target {
-            crate::target::parse_url(t).map_err(|e| e.to_string())?;
+            crate::target::parse_url(t)
+                .and_then(|url| crate::tls::trust_of(&url.scheme, self.tls_ca.as_deref()))
+                .map_err(|e| e.to_string())?;
+        }
+        if self.tls_cert.is_some() && !self.peer_serve {
+            return Err("--tls-cert and --tls-key are for --peer-serve".into());
+        }
+        if self.mode == Mode::Handshakes && self.connections == 0 {
+            return Err("--mode handshakes needs --connections N".into());
         }
         Ok(())
     }

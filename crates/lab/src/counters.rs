@@ -149,6 +149,19 @@ impl CounterSource {
 }
 
 async fn fetch_stats(addr: SocketAddr) -> Option<ServerCounters> {
+    parse_stats_response(&fetch_stats_response(addr).await?)
+}
+
+/// The whole HTTP response to `GET /stats` on a separate Quiver's HTTP listener, within the
+/// stats timeout; for readers of counters beyond [`ServerCounters`] (TLS handshakes).
+pub async fn fetch_stats_response(addr: SocketAddr) -> Option<Vec<u8>> {
+    tokio::time::timeout(STATS_TIMEOUT, stats_response(addr))
+        .await
+        .ok()
+        .flatten()
+}
+
+async fn stats_response(addr: SocketAddr) -> Option<Vec<u8>> {
     let mut stream = TcpStream::connect(addr).await.ok()?;
     stream
         .write_all(b"GET /stats HTTP/1.1\r\nHost: quiver-lab\r\nConnection: close\r\n\r\n")
@@ -160,7 +173,7 @@ async fn fetch_stats(addr: SocketAddr) -> Option<ServerCounters> {
         .read_to_end(&mut response)
         .await
         .ok()?;
-    parse_stats_response(&response)
+    Some(response)
 }
 
 /// Parses `/stats` (the server's `MetricsSnapshot` as JSON) out of a whole HTTP response.

@@ -7,13 +7,14 @@
 //! figure carries; `--target` removes it.
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
 use quiver_http::{ApiConfig, HttpApi};
 use quiver_server::auth::UserStore;
-use quiver_server::config::{Config, Layer};
+use quiver_server::config::{Config, Layer, TlsMode};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
@@ -57,6 +58,7 @@ pub struct InProcess {
     metrics: Arc<Metrics>,
     pub storage: Arc<Storage>,
     pub http_addr: SocketAddr,
+    bolt_addr: SocketAddr,
 }
 
 impl std::fmt::Debug for InProcess {
@@ -107,6 +109,16 @@ impl InProcess {
         storage: Arc<Storage>,
         spec: InProcessSpec,
     ) -> Result<(InProcess, Target), LabError> {
+        InProcess::start_with_tls(storage, spec, None)
+    }
+
+    /// [`InProcess::start`], with Bolt TLS `optional` under this certificate chain and key
+    /// (PEM files) when given: the same port answers plain and TLS clients.
+    pub fn start_with_tls(
+        storage: Arc<Storage>,
+        spec: InProcessSpec,
+        tls: Option<(&Path, &Path)>,
+    ) -> Result<(InProcess, Target), LabError> {
         let fail = |detail: String| LabError::Server(detail);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(spec.threads.max(1))
@@ -134,6 +146,10 @@ impl InProcess {
             http_header_read_timeout_ms: Some(spec.handshake_timeout_ms),
             drain_timeout_ms: Some(DRAIN_TIMEOUT_MS),
             log: Some("error".to_owned()),
+            tls_cert: tls.map(|(cert, _)| cert.to_owned()),
+            tls_key: tls.map(|(_, key)| key.to_owned()),
+            bolt_tls: tls.map(|_| TlsMode::Optional),
+            http_tls: tls.map(|_| TlsMode::Off),
             ..Layer::default()
         };
         let config = Config::from_layer(layer).map_err(|e| fail(e.to_string()))?;
@@ -194,6 +210,7 @@ impl InProcess {
                 metrics,
                 storage,
                 http_addr,
+                bolt_addr: addr,
             },
             target,
         ))
@@ -212,6 +229,15 @@ impl InProcess {
                 timed_out_total: s.timed_out_total,
             }
         })
+    }
+
+    pub fn bolt_addr(&self) -> SocketAddr {
+        self.bolt_addr
+    }
+
+    /// TLS handshakes the Bolt listener completed so far.
+    pub fn tls_handshakes(&self) -> u64 {
+        self.metrics.snapshot().bolt.tls_handshakes_total
     }
 
     pub fn counters(&self) -> ServerCounters {

@@ -196,6 +196,17 @@ fn ladder_targets(
             reference: false,
             seed: true,
         });
+        // The same server over TLS, right after it at every rung.
+        if let Some(url) = crate::tls::serve_url(args, &bolt) {
+            targets.push(LadderTarget {
+                name: "quiver-serve-tls".into(),
+                url: Some(url),
+                http: targets.last().and_then(|t| t.http.clone()),
+                pid: Some(child.child.id()),
+                reference: false,
+                seed: true,
+            });
+        }
         children.push(child);
     }
     for peer in &args.peer {
@@ -302,6 +313,7 @@ fn common_flags(args: &LabArgs) -> Vec<String> {
     if args.manifest {
         f.push("--manifest".into());
     }
+    f.extend(crate::tls::child_flags(args));
     f
 }
 
@@ -442,7 +454,7 @@ fn wait_for_line<T>(child: &mut Child, mut want: impl FnMut(&str) -> Option<T>) 
     }
 }
 
-fn start_serve(exe: &Path, _args: &LabArgs) -> Result<(PeerChild, String, String), LabError> {
+fn start_serve(exe: &Path, args: &LabArgs) -> Result<(PeerChild, String, String), LabError> {
     let mut child = Command::new(exe)
         .args([
             "serve",
@@ -456,6 +468,7 @@ fn start_serve(exe: &Path, _args: &LabArgs) -> Result<(PeerChild, String, String
             "--log",
             "error",
         ])
+        .args(crate::tls::serve_flags(args))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -14,6 +14,7 @@
 //!   or (with [`http_run`], seed 002's four experiments) HTTP.
 //! - [`cluster`] starts a cluster of `quiver serve` members, restarts or kills them under
 //!   routed writes, and checks every acknowledged write on every member.
+//! - [`tls`] opens Bolt over TLS (`bolt+s`, `bolt+ssc`) and measures the TLS handshake rate.
 //! - [`echo`] answers Quiver's own bytes without doing Quiver's work: the loopback ceiling.
 //! - [`artifacts`] writes `metrics.json`, `host.json`, `bench.txt`, the flamegraph and
 //!   `report.html`.
@@ -41,6 +42,7 @@ pub mod rung;
 pub mod sampler;
 pub mod seed;
 pub mod target;
+pub mod tls;
 pub mod verify;
 pub mod workload;
 

@@ -202,7 +202,7 @@ pub async fn open(
     timeout: Duration,
 ) -> Result<Connection, ClientError> {
     tokio::time::timeout(timeout, async {
-        let stream = dialer.dial().await?;
+        let stream = dialer.open_stream().await?;
         Connection::open(stream, credentials, manifest).await
     })
     .await

@@ -51,7 +51,9 @@ pub fn main(args: LabArgs) -> ExitCode {
     } else {
         match args.mode {
             Mode::Load => run_load(&args).map(|record| record.passed),
-            Mode::Idle | Mode::Slow | Mode::Slowloris => run_experiment(&args).map(|()| true),
+            Mode::Idle | Mode::Slow | Mode::Slowloris | Mode::Handshakes => {
+                run_experiment(&args).map(|()| true)
+            }
             Mode::Echo => run_echo(&args).map(|()| true),
         }
     };
@@ -196,11 +198,14 @@ pub fn run_load(args: &LabArgs) -> Result<RunRecord, LabError> {
     let (server, mut target) = open_target(args, &social, args.effective_max_connections())?;
     let mut spec = window_spec(args, Arc::clone(&social));
     spec.credentials.clone_from(&target.credentials);
-    let dialer = Arc::new(Dialer::new(
-        target.addr,
-        args.source_addrs,
-        Duration::from_millis(args.connect_timeout_ms),
-    ));
+    let dialer = Arc::new(
+        Dialer::new(
+            target.addr,
+            args.source_addrs,
+            Duration::from_millis(args.connect_timeout_ms),
+        )
+        .with_tls(crate::tls::client_for(args)?),
+    );
     let flamegraph = args
         .artifact_dir
         .as_ref()
@@ -288,11 +293,14 @@ fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
     let max = args.max_connections.unwrap_or((offered + 16) as u32);
     let runtime = client_runtime(args.client_threads.unwrap_or_else(cores))?;
     let (server, target) = open_target(args, &social, max)?;
-    let dialer = Arc::new(Dialer::new(
-        target.addr,
-        args.source_addrs,
-        Duration::from_millis(args.connect_timeout_ms),
-    ));
+    let dialer = Arc::new(
+        Dialer::new(
+            target.addr,
+            args.source_addrs,
+            Duration::from_millis(args.connect_timeout_ms),
+        )
+        .with_tls(crate::tls::client_for(args)?),
+    );
     let hold = Duration::from_millis(args.hold_ms);
     let connect_timeout = Duration::from_millis(args.connect_timeout_ms);
     let lines = runtime.block_on(async {
@@ -306,6 +314,17 @@ fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
             }
             Mode::Slow => {
                 let r = slow::run(&target, &dialer, offered, hold, connect_timeout).await;
+                (r.lines(), serde_json::to_value(&r).ok())
+            }
+            Mode::Handshakes => {
+                let spec = crate::tls::handshakes::HandshakeSpec {
+                    clients: offered,
+                    duration: Duration::from_millis(args.duration_ms.unwrap_or(args.hold_ms)),
+                    connect_timeout,
+                    manifest: args.manifest,
+                    resumed: args.tls_resume,
+                };
+                let r = crate::tls::handshakes::run(&target, &dialer, &spec).await;
                 (r.lines(), serde_json::to_value(&r).ok())
             }
             _ => {

@@ -18,6 +18,7 @@ use crate::load::open;
 use crate::procfs::{self, Pid};
 use crate::sampler::Probe;
 use crate::seed::{Knows, Person, Social};
+use crate::tls::TlsClient;
 use crate::workload::{COUNT_QUERY, COUNTER_TOTAL_QUERY};
 
 /// Rows sent per `UNWIND` batch when seeding over the wire.
@@ -100,21 +101,44 @@ impl Target {
     }
 }
 
-/// A parsed `bolt://[user:password@]host:port`.
+/// A parsed `bolt://[user:password@]host:port` (or `bolt+s://`, `bolt+ssc://`, and the same
+/// with `neo4j`).
 #[derive(Clone, Debug)]
 pub struct TargetUrl {
     pub addr: SocketAddr,
     pub credentials: Option<Credentials>,
     /// The URL without credentials, for reports.
     pub display: String,
+    /// `bolt`, `bolt+s`, `bolt+ssc`, `neo4j`, …: whether and how TLS is spoken.
+    pub scheme: String,
+    /// The host as the URL names it: the name the server's certificate must carry.
+    pub host: String,
+}
+
+impl TargetUrl {
+    /// The TLS client the scheme asks for (`None`: plain Bolt). `ca` is `--tls-ca`.
+    pub fn tls_client(
+        &self,
+        ca: Option<&std::path::Path>,
+        resume: bool,
+    ) -> Result<Option<TlsClient>, LabError> {
+        crate::tls::trust_of(&self.scheme, ca)?
+            .map(|trust| TlsClient::new(&trust, &self.host, resume))
+            .transpose()
+    }
 }
 
 pub fn parse_url(url: &str) -> Result<TargetUrl, LabError> {
     let bad = |detail: &str| LabError::Usage(format!("--target {url}: {detail}"));
-    let rest = url
-        .strip_prefix("bolt://")
-        .or_else(|| url.strip_prefix("neo4j://"))
-        .ok_or_else(|| bad("expected bolt://host:port"))?;
+    let (scheme, rest) = url
+        .split_once("://")
+        .filter(|(scheme, _)| {
+            matches!(
+                *scheme,
+                "bolt" | "bolt+s" | "bolt+ssc" | "neo4j" | "neo4j+s" | "neo4j+ssc"
+            )
+        })
+        .ok_or_else(|| bad("expected bolt://host:port (or bolt+s://, bolt+ssc://)"))?;
     let (userinfo, hostport) = match rest.rsplit_once('@') {
         Some((u, h)) => (Some(u), h),
         None => (None, rest),
@@ -132,11 +156,15 @@ pub fn parse_url(url: &str) -> Result<TargetUrl, LabError> {
             })
         }
     };
-    let hostport = if hostport.contains(':') {
-        hostport.to_owned()
-    } else {
+    let hostport = if hostport.ends_with(']') || !hostport.contains(':') {
         format!("{hostport}:7687")
+    } else {
+        hostport.to_owned()
     };
+    let host = hostport
+        .rsplit_once(':')
+        .map_or(hostport.as_str(), |(host, _)| host)
+        .to_owned();
     let addr = hostport
         .to_socket_addrs()
         .map_err(|e| bad(&e.to_string()))?
@@ -145,7 +173,9 @@ pub fn parse_url(url: &str) -> Result<TargetUrl, LabError> {
     Ok(TargetUrl {
         addr,
         credentials,
-        display: format!("bolt://{hostport}"),
+        display: format!("{scheme}://{hostport}"),
+        scheme: scheme.to_owned(),
+        host,
     })
 }
 
@@ -338,6 +368,22 @@ mod tests {
         assert_eq!(parse_url("bolt://127.0.0.1").unwrap().addr.port(), 7687);
         assert!(parse_url("http://127.0.0.1:7687").is_err());
         assert!(parse_url("bolt://user@127.0.0.1:1").is_err());
+        let u = parse_url("bolt+ssc://localhost:7688").unwrap();
+        assert_eq!(
+            (u.scheme.as_str(), u.host.as_str()),
+            ("bolt+ssc", "localhost")
+        );
+        assert_eq!(u.display, "bolt+ssc://localhost:7688");
+        assert!(u.tls_client(None, false).unwrap().is_some());
+        let u = parse_url("bolt+s://127.0.0.1:7688").unwrap();
+        assert!(u.tls_client(None, false).is_err());
+        assert!(
+            parse_url("bolt://127.0.0.1:1")
+                .unwrap()
+                .tls_client(None, false)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

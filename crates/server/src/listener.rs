@@ -95,6 +95,7 @@ pub async fn accept_loop<P: Protocol>(
     let run = CatchPanic::new(refuser::run(
         Arc::clone(&refuser),
         protocol.refusal(),
+        context.tls.clone(),
         context.shutdown.signal(),
         move |tally| {
             metrics.refusals_written.inc_by(tally.written);

@@ -13,6 +13,14 @@
 //! How many refused sockets are held at once is bounded by the admission's refusal budget
 //! (`--refusals-in-flight-max`); what a held socket costs is its descriptor and a fixed-size
 //! entry in a vector sized for the budget when the listener starts.
+//!
+//! On a listener with TLS on, a client that opens with a TLS handshake record is refused inside
+//! TLS: the refuser completes the handshake (with the configuration new connections get), then
+//! runs the same script over the session and ends it with a close_notify, so a driver reads the
+//! FAILURE (or the 503) instead of bytes that are not TLS. A TLS session costs tens of kilobytes
+//! and a handshake's CPU, so at most [`TLS_REFUSALS_HELD_MAX`] are held at once; past that a TLS
+//! client is closed without a word, as when the refusal budget is spent. A plain client on such a
+//! listener gets the clear refusal it can read.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -23,9 +31,11 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
+use tokio_rustls::TlsAcceptor;
 
 use crate::admission::RefusalPermit;
 use crate::shutdown::ShutdownSignal;
+use crate::tls::{HANDSHAKE_RECORD, TlsFront};
 
 /// Most bytes of a client's opening a script looks at (the Bolt preamble is the longest).
 pub const OPENING_BYTES_MAX: usize = 20;
@@ -35,6 +45,11 @@ const DRAIN_GRACE: Duration = Duration::from_secs(1);
 
 /// Bytes read and discarded per read while draining a refused socket; one buffer per refuser.
 const DRAIN_CHUNK_BYTES: usize = 4096;
+
+/// Most refused sockets held inside TLS at once (each holds a TLS session, tens of kilobytes,
+/// where a plain one holds a descriptor): enough to answer a driver's pool that overshoots the
+/// limit, few enough that a flood of TLS clients costs a bounded amount of memory.
+pub const TLS_REFUSALS_HELD_MAX: usize = 256;
 
 /// What the refuser does next with a refused socket, given what the client sent so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,10 +76,76 @@ pub trait RefusalScript: Send + Sync + std::fmt::Debug + 'static {
     fn drain_bytes_max(&self) -> usize;
 }
 
+/// A refused socket's stream: plain, in its TLS handshake, or inside TLS. The TLS states are
+/// boxed so that an entry stays small for the many plain refusals.
+enum RefusedStream {
+    Plain(TcpStream),
+    Handshaking(Box<tokio_rustls::Accept<TcpStream>>),
+    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+    /// The handshake failed; the socket is gone.
+    Gone,
+}
+
+impl std::fmt::Debug for RefusedStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RefusedStream::Plain(_) => "Plain",
+            RefusedStream::Handshaking(_) => "Handshaking",
+            RefusedStream::Tls(_) => "Tls",
+            RefusedStream::Gone => "Gone",
+        })
+    }
+}
+
+fn not_open() -> std::io::Error {
+    std::io::Error::from(std::io::ErrorKind::NotConnected)
+}
+
+impl RefusedStream {
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self {
+            RefusedStream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            RefusedStream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+            _ => Poll::Ready(Err(not_open())),
+        }
+    }
+
+    fn poll_write(&mut self, cx: &mut Context<'_>, bytes: &[u8]) -> Poll<std::io::Result<usize>> {
+        match self {
+            RefusedStream::Plain(s) => Pin::new(s).poll_write(cx, bytes),
+            RefusedStream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, bytes),
+            _ => Poll::Ready(Err(not_open())),
+        }
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self {
+            RefusedStream::Plain(s) => Pin::new(s).poll_flush(cx),
+            RefusedStream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+            _ => Poll::Ready(Err(not_open())),
+        }
+    }
+
+    /// Over TLS: the close_notify and whatever of the reply rustls still holds, then the FIN.
+    fn poll_shutdown(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self {
+            RefusedStream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            RefusedStream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            _ => Poll::Ready(Err(not_open())),
+        }
+    }
+}
+
 /// One refused socket as the refuser holds it.
 #[derive(Debug)]
 struct Refused {
-    stream: TcpStream,
+    stream: RefusedStream,
+    /// Counted in [`TLS_REFUSALS_HELD_MAX`] since its handshake began.
+    in_tls: bool,
     deadline: Instant,
     _permit: RefusalPermit,
     phase: Phase,
@@ -75,12 +156,17 @@ struct Refused {
 
 #[derive(Clone, Copy, Debug)]
 enum Phase {
+    /// On a listener with TLS on: waiting for the first byte, which says TLS or plain.
+    Sniffing,
+    Handshaking,
     Opening,
     Writing {
         reply: usize,
         last: bool,
         written: usize,
     },
+    /// The last reply is written: flushing it (over TLS) and shutting the write side.
+    Closing,
     Draining {
         drained: usize,
     },
@@ -137,10 +223,11 @@ impl Refuser {
                 return Err(stream);
             }
             inbox.sockets.push(Refused {
-                stream,
+                stream: RefusedStream::Plain(stream),
+                in_tls: false,
                 deadline,
                 _permit: permit,
-                phase: Phase::Opening,
+                phase: Phase::Sniffing,
                 round: 0,
                 received: 0,
                 opening: [0; OPENING_BYTES_MAX],
@@ -172,15 +259,22 @@ impl Refuser {
 }
 
 /// Drives every socket handed to `refuser` until the listener stops: when draining begins and
-/// nothing is held, or at once when the server stops. `tally` is called as refusals end.
+/// nothing is held, or at once when the server stops. `tally` is called as refusals end. With
+/// `tls` (the listener's TLS front), clients that open with a TLS handshake are refused inside TLS.
 pub async fn run(
     refuser: Arc<Refuser>,
     script: Arc<dyn RefusalScript>,
+    tls: Option<Arc<TlsFront>>,
     shutdown: ShutdownSignal,
     mut tally: impl FnMut(RefuserTally) + Send,
 ) {
     let mut held: Vec<Refused> = Vec::with_capacity(refuser.capacity);
     let mut sink = [0u8; DRAIN_CHUNK_BYTES];
+    let mut io = Io {
+        script: script.as_ref(),
+        tls: tls.as_deref(),
+        tls_held: 0,
+    };
     let draining = shutdown.draining();
     let stopped = shutdown.stopped();
     let timer = tokio::time::sleep_until(Instant::now());
@@ -212,11 +306,14 @@ pub async fn run(
                     }
                     false
                 } else {
-                    drive(refused, script.as_ref(), &mut sink, &mut counts, cx).is_pending()
+                    drive(refused, &mut io, &mut sink, &mut counts, cx).is_pending()
                 };
                 if pending {
                     index += 1;
                 } else {
+                    if held[index].in_tls {
+                        io.tls_held -= 1;
+                    }
                     held.swap_remove(index);
                 }
             }
@@ -240,16 +337,72 @@ pub async fn run(
     .await;
 }
 
+/// What [`drive`] needs besides the socket: the script, the TLS front, and how many held
+/// sockets are in TLS now.
+struct Io<'a> {
+    script: &'a dyn RefusalScript,
+    tls: Option<&'a TlsFront>,
+    tls_held: usize,
+}
+
 /// Advances one refused socket as far as it goes without blocking; ready once it can be closed.
 fn drive(
     refused: &mut Refused,
-    script: &dyn RefusalScript,
+    io: &mut Io<'_>,
     sink: &mut [u8],
     counts: &mut RefuserTally,
     cx: &mut Context<'_>,
 ) -> Poll<()> {
+    let script = io.script;
     loop {
         match refused.phase {
+            Phase::Sniffing => {
+                let (Some(front), RefusedStream::Plain(socket)) = (io.tls, &refused.stream) else {
+                    refused.phase = Phase::Opening;
+                    continue;
+                };
+                let mut first = [0u8; 1];
+                let mut peeked = ReadBuf::new(&mut first);
+                match socket.poll_peek(cx, &mut peeked) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Err(_) | Ok(0)) => return Poll::Ready(()),
+                    Poll::Ready(Ok(_)) => {}
+                }
+                if first[0] != HANDSHAKE_RECORD {
+                    refused.phase = Phase::Opening;
+                    continue;
+                }
+                if io.tls_held >= TLS_REFUSALS_HELD_MAX {
+                    return Poll::Ready(());
+                }
+                let RefusedStream::Plain(socket) =
+                    std::mem::replace(&mut refused.stream, RefusedStream::Gone)
+                else {
+                    return Poll::Ready(());
+                };
+                let accept = TlsAcceptor::from(front.tls.current()).accept(socket);
+                refused.stream = RefusedStream::Handshaking(Box::new(accept));
+                refused.in_tls = true;
+                io.tls_held += 1;
+                refused.phase = Phase::Handshaking;
+            }
+            Phase::Handshaking => {
+                let RefusedStream::Handshaking(accept) = &mut refused.stream else {
+                    return Poll::Ready(());
+                };
+                match Pin::new(accept.as_mut()).poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Err(_)) => {
+                        // The socket went with the failed handshake.
+                        refused.stream = RefusedStream::Gone;
+                        return Poll::Ready(());
+                    }
+                    Poll::Ready(Ok(tls)) => {
+                        refused.stream = RefusedStream::Tls(Box::new(tls));
+                        refused.phase = Phase::Opening;
+                    }
+                }
+            }
             Phase::Opening => {
                 let received = usize::from(refused.received);
                 match script.step(refused.round, &refused.opening[..received]) {
@@ -266,7 +419,7 @@ fn drive(
                             return Poll::Ready(());
                         }
                         let mut buffer = ReadBuf::new(&mut refused.opening[received..]);
-                        match Pin::new(&mut refused.stream).poll_read(cx, &mut buffer) {
+                        match refused.stream.poll_read(cx, &mut buffer) {
                             Poll::Pending => return Poll::Pending,
                             Poll::Ready(Err(_)) => return Poll::Ready(()),
                             Poll::Ready(Ok(())) => {
@@ -290,7 +443,7 @@ fn drive(
             } => {
                 let bytes = script.reply(reply);
                 if written < bytes.len() {
-                    match Pin::new(&mut refused.stream).poll_write(cx, &bytes[written..]) {
+                    match refused.stream.poll_write(cx, &bytes[written..]) {
                         Poll::Pending => return Poll::Pending,
                         Poll::Ready(Err(_) | Ok(0)) => return Poll::Ready(()),
                         Poll::Ready(Ok(sent)) => {
@@ -303,15 +456,27 @@ fn drive(
                     }
                 } else if last {
                     counts.written += 1;
-                    // A FIN after the reply: the client reads it, then sees the end.
-                    if let Poll::Ready(Err(_)) = Pin::new(&mut refused.stream).poll_shutdown(cx) {
-                        return Poll::Ready(());
-                    }
-                    refused.phase = Phase::Draining { drained: 0 };
+                    refused.phase = Phase::Closing;
                 } else {
+                    // Over TLS the reply may still sit in the session: out with it before
+                    // waiting for the client's answer to it.
+                    match refused.stream.poll_flush(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(Err(_)) => return Poll::Ready(()),
+                        Poll::Ready(Ok(())) => {}
+                    }
                     refused.phase = Phase::Opening;
                     refused.round = refused.round.saturating_add(1);
                     refused.received = 0;
+                }
+            }
+            Phase::Closing => {
+                // A FIN after the reply (over TLS, a close_notify first): the client reads it,
+                // then sees the end.
+                match refused.stream.poll_shutdown(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Err(_)) => return Poll::Ready(()),
+                    Poll::Ready(Ok(())) => refused.phase = Phase::Draining { drained: 0 },
                 }
             }
             Phase::Draining { drained } => {
@@ -319,7 +484,7 @@ fn drive(
                     return Poll::Ready(());
                 }
                 let mut buffer = ReadBuf::new(&mut *sink);
-                match Pin::new(&mut refused.stream).poll_read(cx, &mut buffer) {
+                match refused.stream.poll_read(cx, &mut buffer) {
                     Poll::Pending => return Poll::Pending,
                     Poll::Ready(Err(_)) => return Poll::Ready(()),
                     Poll::Ready(Ok(())) if buffer.filled().is_empty() => return Poll::Ready(()),

@@ -455,3 +455,68 @@ async fn random_openings_are_all_closed_by_the_deadline() {
     query_one(&mut client).await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn past_the_limit_a_tls_client_is_refused_inside_tls() {
+    let dir = tempfile::tempdir().expect("dir");
+    let files = pki(dir.path());
+    let server = tls_server(&files, |layer| {
+        layer.bolt_tls = Some(TlsMode::Required);
+        layer.http_tls = Some(TlsMode::Required);
+        layer.max_connections = Some(1);
+        layer.admin_reserved_connections = Some(0);
+        layer.http_max_connections = Some(1);
+    })
+    .await;
+    let connector = connector(&files.ca, None);
+    let held = tls_connect(server.bolt, &connector, "localhost")
+        .await
+        .expect("TLS handshake");
+    let mut held = BoltClient::over(held, V58, true).await;
+    held.login(Auth::none())
+        .await
+        .expect("the first is admitted");
+    // The second completes its TLS handshake and reads Neo4j's refusal inside the session.
+    let refused = tls_connect(server.bolt, &connector, "localhost")
+        .await
+        .expect("the refuser speaks TLS");
+    let mut refused = BoltClient::over(refused, V58, true).await;
+    let (code, message) = match refused.login(Auth::none()).await {
+        Err(failure) => failure,
+        Ok(meta) => panic!("admitted past the limit: {meta:?}"),
+    };
+    assert_eq!(code, "Neo.TransientError.General.ServiceUnavailable");
+    assert!(message.contains("limit of 1"), "{message}");
+    refused.expect_closed().await;
+    // HTTP: the second client's request is answered with the 503, inside TLS.
+    let mut first = tls_connect(server.http, &connector, "localhost")
+        .await
+        .expect("TLS handshake");
+    first
+        .write_all(b"GET /health/live HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .expect("request");
+    let mut head = [0u8; 12];
+    first.read_exact(&mut head).await.expect("an answer");
+    assert_eq!(&head, b"HTTP/1.1 200");
+    let mut second = tls_connect(server.http, &connector, "localhost")
+        .await
+        .expect("the refuser speaks TLS");
+    second
+        .write_all(b"GET /health/live HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .expect("request");
+    let mut reply = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), second.read_to_end(&mut reply))
+        .await
+        .expect("closed within 10 s");
+    let text = String::from_utf8_lossy(&reply);
+    assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+    assert_eq!(server.metrics.bolt.rejected.get(), 1);
+    assert_eq!(server.metrics.http.rejected.get(), 1);
+    // The held connections still work.
+    held.send(&[run("RETURN 1 AS one"), pull(-1, -1)]).await;
+    held.expect_success().await;
+    drop(first);
+    server.stop().await;
+}

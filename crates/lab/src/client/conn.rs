@@ -13,6 +13,8 @@ use quiver_value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::tls::LabStream;
+
 use crate::classify::{ErrorClass, Stage, classify_failure, classify_io};
 use crate::workload::{Reply, Unit, encode};
 
@@ -126,7 +128,7 @@ pub enum Summary {
 /// An authenticated Bolt connection.
 #[derive(Debug)]
 pub struct Connection {
-    stream: TcpStream,
+    stream: LabStream,
     version: Version,
     inbox: BytesMut,
     dechunker: Dechunker,
@@ -136,10 +138,11 @@ pub struct Connection {
 impl Connection {
     /// Handshakes (legacy slots, or manifest v1 when `manifest`) and authenticates.
     pub async fn open(
-        mut stream: TcpStream,
+        stream: impl Into<LabStream>,
         credentials: Option<&Credentials>,
         manifest: bool,
     ) -> Result<Connection, ClientError> {
+        let mut stream = stream.into();
         let hs = Stage::Handshake;
         let io = |stage| move |source| ClientError::Io { stage, source };
         stream
@@ -233,9 +236,15 @@ impl Connection {
         &self.server_agent
     }
 
-    /// The socket alone, for experiments that only hold connections open (no buffers kept).
+    /// The socket alone, for experiments that only hold connections open (no buffers kept;
+    /// over TLS the client's session state goes too, while the server keeps its own).
     pub fn into_stream(self) -> TcpStream {
-        self.stream
+        self.stream.into_tcp()
+    }
+
+    /// Whether the connection runs over TLS.
+    pub fn is_tls(&self) -> bool {
+        self.stream.is_tls()
     }
 
     async fn write(&mut self, stage: Stage, bytes: &[u8]) -> Result<(), ClientError> {

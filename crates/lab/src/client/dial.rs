@@ -13,6 +13,7 @@ use tokio::net::{TcpSocket, TcpStream};
 
 use super::ClientError;
 use crate::classify::Stage;
+use crate::tls::{LabStream, TlsClient};
 
 /// Most source addresses a run may rotate over (127.0.0.1 … 127.0.0.254).
 pub const SOURCE_ADDRS_MAX: usize = 254;
@@ -24,6 +25,8 @@ pub struct Dialer {
     sources: Vec<IpAddr>,
     next: AtomicUsize,
     connect_timeout: Duration,
+    /// `Some`: Bolt connections open TLS over the socket before the Bolt handshake.
+    tls: Option<TlsClient>,
 }
 
 impl Dialer {
@@ -42,7 +45,37 @@ impl Dialer {
             sources,
             next: AtomicUsize::new(0),
             connect_timeout,
+            tls: None,
         }
+    }
+
+    /// Bolt connections ([`Dialer::open_stream`]) speak TLS with `tls`; raw sockets
+    /// ([`Dialer::dial`]) stay plain.
+    pub fn with_tls(mut self, tls: Option<TlsClient>) -> Dialer {
+        self.tls = tls;
+        self
+    }
+
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    /// A socket ready for the Bolt handshake: dialled, and with TLS opened over it when the
+    /// dialler has TLS, both within the connect timeout.
+    pub async fn open_stream(&self) -> Result<LabStream, ClientError> {
+        let stream = self.dial().await?;
+        let Some(tls) = &self.tls else {
+            return Ok(LabStream::Plain(stream));
+        };
+        tokio::time::timeout(self.connect_timeout, tls.connect(stream))
+            .await
+            .map_err(|_| ClientError::Timeout {
+                stage: Stage::Handshake,
+            })?
+            .map_err(|source| ClientError::Io {
+                stage: Stage::Handshake,
+                source,
+            })
     }
 
     pub fn target(&self) -> SocketAddr {
@@ -72,6 +105,7 @@ impl Dialer {
             sources,
             next: AtomicUsize::new(0),
             connect_timeout,
+            tls: None,
         }
     }
 

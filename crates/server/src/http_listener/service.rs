@@ -218,8 +218,18 @@ impl HttpShared {
                 "This server is not a cluster member.",
             );
         };
-        if let Err(refused) = self.authenticate(&request, peer).await {
-            return refused;
+        // Changing who is in the cluster is an administrator's act, like the procedures of
+        // `dbms.cluster`: an authenticated user without the admin role is refused by name.
+        match self.authenticate(&request, peer).await {
+            Err(refused) => return refused,
+            Ok(principal) if !principal.admin => {
+                return respond::neo4j_error(
+                    StatusCode::FORBIDDEN,
+                    Status::Forbidden,
+                    "Changing the cluster's membership needs the admin role.",
+                );
+            }
+            Ok(_) => {}
         }
         let method = request.method().clone();
         let deadline = Instant::now() + self.body_read;
@@ -235,13 +245,14 @@ impl HttpShared {
     }
 
     /// Checks the request's credentials when authentication is on; the refusal is the response.
+    /// Who the request is from (with authentication off, the anonymous administrator).
     async fn authenticate<B>(
         &self,
         request: &Request<B>,
         peer: SocketAddr,
-    ) -> Result<(), Response<ApiBody>> {
+    ) -> Result<crate::auth::Principal, Response<ApiBody>> {
         if !self.users.is_enabled() {
-            return Ok(());
+            return Ok(crate::auth::Principal::anonymous());
         }
         let credentials = match basic_credentials(request) {
             Ok(credentials) => credentials,
@@ -251,18 +262,21 @@ impl HttpShared {
             }
         };
         let missing = credentials == Credentials::None;
-        if let Err(error) = self.users.authenticate(peer.ip(), credentials).await {
-            tracing::debug!(%peer, %error, "HTTP authentication failed");
-            // An attempt refused unchecked says so (it reveals nothing about the credentials);
-            // a checked one keeps the message that does not tell a user from a password.
-            let message = match error {
-                _ if missing => "No authentication header supplied.".to_owned(),
-                crate::auth::AuthError::TooManyAttempts => error.to_string(),
-                _ => "Invalid username or password.".to_owned(),
-            };
-            return Err(respond::unauthorized(&message));
-        }
-        Ok(())
+        self.users
+            .authenticate(peer.ip(), credentials)
+            .await
+            .map_err(|error| {
+                tracing::debug!(%peer, %error, "HTTP authentication failed");
+                // An attempt refused unchecked says so (it reveals nothing about the
+                // credentials); a checked one keeps the message that does not tell a user from
+                // a password.
+                let message = match error {
+                    _ if missing => "No authentication header supplied.".to_owned(),
+                    crate::auth::AuthError::TooManyAttempts => error.to_string(),
+                    _ => "Invalid username or password.".to_owned(),
+                };
+                respond::unauthorized(&message)
+            })
     }
 
     async fn api(
