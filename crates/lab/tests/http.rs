@@ -67,3 +67,14 @@ fn slowloris_is_reclaimed_at_the_header_deadline() {
     let end = report.live_after.expect("in-process counters");
     assert_eq!(end.timed_out_total, 10);
 }
+
+#[test]
+fn the_report_puts_the_seeds_go_figures_beside_the_runs() {
+    let page = quiver_lab::artifacts::html::http_page(&[], 3_000);
+    assert!(page.contains("Beside seed 002"));
+    for (experiment, _, result) in quiver_lab::artifacts::html::SEED_GO_FIGURES {
+        assert!(page.contains(experiment), "{experiment} missing");
+        assert!(page.contains(result), "{result} missing");
+    }
+    assert!(page.contains("148,338 req/s"));
+}

@@ -162,3 +162,60 @@ async fn a_client_that_stops_reading_is_cut_at_the_write_stall_deadline() {
     drop(stream);
     server.stop().await;
 }
+
+/// A request pipelined behind another whose head is cut where the connection goes idle: hyper
+/// has read its start when the socket is taken back from it, and those bytes must reach the
+/// next hyper connection, not be lost with a closed connection.
+#[tokio::test]
+async fn a_pipelined_head_split_at_the_handover_is_answered() {
+    let server = start(config(|_| {}), None).await;
+    let mut client = TcpStream::connect(server.http).await.expect("connect");
+    let request = b"GET /health/live HTTP/1.1\r\nHost: pipelined\r\n\r\n";
+    let (start_of_second, rest_of_second) = request.split_at(20);
+    let mut first_write = request.to_vec();
+    first_write.extend_from_slice(start_of_second);
+    client.write_all(&first_write).await.expect("write");
+    let first = read_reply(&mut client).await.expect("first answered");
+    assert_eq!(first.status, 200);
+    // The connection is idle now and its socket back with the listener, holding the start of
+    // the second request.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    client.write_all(rest_of_second).await.expect("write");
+    let second = read_reply(&mut client)
+        .await
+        .expect("second answered, not closed");
+    assert_eq!(second.status, 200);
+    // And the connection goes on.
+    client.write_all(request).await.expect("write");
+    assert_eq!(read_reply(&mut client).await.expect("third").status, 200);
+    assert_eq!(server.metrics.http.timed_out.get(), 0);
+    drop(client);
+    assert_eq!(server.stop().await.tasks_left, 0);
+}
+
+/// The start of a head held across the handover is still held to the header deadline.
+#[tokio::test]
+async fn a_held_head_that_never_ends_is_closed_at_the_header_deadline() {
+    let server = start(
+        config(|layer| {
+            layer.http_header_read_timeout_ms = Some(300);
+            layer.http_keep_alive_timeout_ms = Some(5_000);
+        }),
+        None,
+    )
+    .await;
+    let mut client = TcpStream::connect(server.http).await.expect("connect");
+    let mut bytes = b"GET /health/live HTTP/1.1\r\nHost: pipelined\r\n\r\n".to_vec();
+    bytes.extend_from_slice(b"GET /health/live HTTP/1.1\r\nHo");
+    client.write_all(&bytes).await.expect("write");
+    assert_eq!(read_reply(&mut client).await.expect("answered").status, 200);
+    let waited = closed_within(&mut client, Duration::from_secs(3))
+        .await
+        .expect("closed by the server");
+    assert!(
+        waited < Duration::from_secs(2),
+        "closed after {waited:?}, not at the header deadline"
+    );
+    assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
+    assert_eq!(server.stop().await.tasks_left, 0);
+}

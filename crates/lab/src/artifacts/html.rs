@@ -354,7 +354,57 @@ pub fn http_page(
     ));
     html.push_str(&http_hold_charts(reports, header_deadline_ms));
     html.push_str(&http_table(reports));
+    html.push_str(&seed_go_table());
     html.push_str("</body></html>");
+    html
+}
+
+/// What seed 002 measured with its Go `net/http` server (8 cores, macOS, client and server on
+/// one host), the figures each experiment here is read beside. Published figures, quoted as
+/// the seed gives them: they are not measured by this run.
+pub const SEED_GO_FIGURES: [(&str, &str, &str); 5] = [
+    (
+        "throughput",
+        "/static, 50 keep-alive connections, 3 s",
+        "148,338 req/s, p50 259 µs, p99 1.4 ms",
+    ),
+    (
+        "idle",
+        "10,000 keep-alive connections held 30 s",
+        "10,000 held; active 10,001, in flight 1; heap 107 MiB (about 10.7 KiB each), one goroutine each",
+    ),
+    (
+        "slow",
+        "500 requests of /sleep?d=10s",
+        "500 ok; active 501, in flight 501 (the sleepers and the /stats poll)",
+    ),
+    (
+        "slowloris",
+        "200 connections, a header every drip, no blank line",
+        "no ReadHeaderTimeout: 0 reclaimed; ReadHeaderTimeout 3 s: 200 reclaimed about 3 s after opening",
+    ),
+    (
+        "client limits",
+        "20,000 idle connections from one address",
+        "16,312 held: the client's 16,384 ephemeral ports ran out first, the server held 16,313",
+    ),
+];
+
+/// The seed's Go figures as a table.
+fn seed_go_table() -> String {
+    let mut html = String::from(
+        "<h2>Beside seed 002's Go net/http server</h2><p>The seed's own figures (8 cores, macOS, its Go server and client on one host), not measured here: read the rows above beside them.</p><table><tr><th>experiment</th><th>the seed's run</th><th>the seed's result</th></tr>",
+    );
+    for (experiment, run, result) in SEED_GO_FIGURES {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(experiment),
+            escape(run),
+            escape(result)
+        );
+    }
+    html.push_str("</table>");
     html
 }
 

@@ -14,6 +14,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -70,6 +71,8 @@ impl Protocol for HttpProtocol {
             .header_read_timeout(None)
             .max_buf_size(HEAD_BYTES_MAX)
             .max_headers(HEADERS_MAX);
+        // Bytes of a request's head read before a handover, handed to the next hyper connection.
+        let mut held = Bytes::new();
         while let Some(deadline) = activity.read_deadline(&self.limits) {
             let readable = race_kept(
                 stream.readable(),
@@ -86,11 +89,15 @@ impl Protocol for HttpProtocol {
                     break;
                 }
             }
+            let taken = std::mem::take(&mut held);
             match self
-                .requests(stream, peer, &activity, &builder, &shutdown)
+                .requests(stream, taken, peer, &activity, &builder, &shutdown)
                 .await
             {
-                Some(idle) => stream = idle,
+                Some((idle, head)) => {
+                    stream = idle;
+                    held = head;
+                }
                 None => break,
             }
         }
@@ -106,20 +113,21 @@ impl Protocol for HttpProtocol {
 
 impl HttpProtocol {
     /// Serves requests with hyper until the connection is idle (the socket back, for the idle
-    /// wait) or over (`None`: the client left, a deadline fired, the server is draining).
+    /// wait, with the bytes of a next request hyper had read but not parsed) or over (`None`:
+    /// the client left, a deadline fired, the server is draining). `held` is read before the
+    /// socket: what the last round handed back.
     async fn requests(
         &self,
         stream: ClientStream,
+        held: Bytes,
         peer: SocketAddr,
         activity: &Arc<Activity>,
         builder: &http1::Builder,
         shutdown: &ShutdownSignal,
-    ) -> Option<ClientStream> {
-        let io = TokioIo::new(WatchedIo::handing_over(
-            stream,
-            Arc::clone(activity),
-            self.limits,
-        ));
+    ) -> Option<(ClientStream, Bytes)> {
+        let io = TokioIo::new(
+            WatchedIo::handing_over(stream, Arc::clone(activity), self.limits).with_prefix(held),
+        );
         let shared = Arc::clone(&self.shared);
         let service_activity = Arc::clone(activity);
         let service = service_fn(move |request| {
@@ -147,17 +155,28 @@ impl HttpProtocol {
                 }
             }
         };
-        if let Err(error) = outcome {
-            tracing::debug!(%peer, %error, "HTTP connection ended with an error");
-            return None;
-        }
         let parts = connection.into_parts();
         let watched = parts.io.into_inner();
-        // hyper holds nothing unread when it took the handover for the end of the stream; bytes it
-        // did hold would be a request cut in two, which is not handed back.
-        if watched.handed_over() && parts.read_buf.is_empty() && !draining && !activity.timed_out()
-        {
-            return Some(watched.into_inner());
+        let handed_over = watched.handed_over() && !draining && !activity.timed_out();
+        match outcome {
+            // The handover's end of the stream: hyper held nothing unparsed.
+            Ok(()) if handed_over && parts.read_buf.is_empty() => {
+                return Some((watched.into_inner(), Bytes::new()));
+            }
+            // hyper held the start of a pipelined request whose head arrived split, and took the
+            // handover's end of the stream for a request cut short. Those bytes go back with the
+            // socket (copied, so that hyper's read buffer is freed) and are read first by the
+            // next hyper connection; the header deadline runs for them while the socket waits.
+            Err(error) if handed_over && error.is_incomplete_message() => {
+                activity.head_started();
+                let head = Bytes::copy_from_slice(&parts.read_buf);
+                return Some((watched.into_inner(), head));
+            }
+            Err(error) => {
+                tracing::debug!(%peer, %error, "HTTP connection ended with an error");
+                return None;
+            }
+            Ok(()) => {}
         }
         // The exchange is over (the client asked to close, or the server is draining). hyper
         // leaves the socket open when asked to keep it, so it is closed here as hyper would: a

@@ -17,7 +17,9 @@
 //! A wrapper made with [`WatchedIo::handing_over`] does not wait out the idle phase at all: a read
 //! that would wait while the connection is idle ends hyper's connection instead (it reads the end
 //! of the stream), so the listener takes the socket back and waits for the next request without
-//! hyper's buffers (see `HttpProtocol::serve`).
+//! hyper's buffers (see `HttpProtocol::serve`). Bytes hyper had read but not parsed then (the
+//! start of a pipelined request whose head arrived split) go back with the socket and are handed
+//! to the next wrapper as its [`WatchedIo::with_prefix`], which reads them before the socket.
 
 use std::io;
 use std::pin::Pin;
@@ -100,6 +102,14 @@ impl Activity {
         }
     }
 
+    /// The start of a request's head is already read (held back across a handover): the header
+    /// deadline applies from now, not the keep-alive one.
+    pub fn head_started(&self) {
+        if self.busy.load(Ordering::Acquire) == 0 {
+            self.enter(HEAD);
+        }
+    }
+
     /// Idle between requests: nothing in the service and no byte of a next request read.
     fn is_idle(&self) -> bool {
         self.busy.load(Ordering::Acquire) == 0 && self.phase.load(Ordering::Acquire) == IDLE
@@ -125,6 +135,8 @@ impl Activity {
 /// A socket whose reads and writes are held to the [`Activity`] deadlines.
 pub struct WatchedIo<S> {
     inner: S,
+    /// Read before `inner`: bytes of a request an earlier wrapper's reader took off the socket.
+    prefix: bytes::Bytes,
     activity: Arc<Activity>,
     limits: WatchLimits,
     /// Made when a read or write first has to wait: most requests never need one.
@@ -144,6 +156,7 @@ impl<S> WatchedIo<S> {
     pub fn new(inner: S, activity: Arc<Activity>, limits: WatchLimits) -> WatchedIo<S> {
         WatchedIo {
             inner,
+            prefix: bytes::Bytes::new(),
             activity,
             limits,
             read_timer: None,
@@ -163,6 +176,11 @@ impl<S> WatchedIo<S> {
             hand_over: true,
             ..WatchedIo::new(inner, activity, limits)
         }
+    }
+
+    /// Reads `prefix` (bytes already taken off the socket) before the socket's own bytes.
+    pub fn with_prefix(self, prefix: bytes::Bytes) -> WatchedIo<S> {
+        WatchedIo { prefix, ..self }
     }
 
     /// Whether the end of the stream hyper read was the handover, not the client's.
@@ -203,6 +221,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if !this.prefix.is_empty() && buf.remaining() > 0 {
+            let taken = this.prefix.len().min(buf.remaining());
+            buf.put_slice(&this.prefix.split_to(taken));
+            this.activity.bytes_arrived();
+            return Poll::Ready(Ok(()));
+        }
         let filled = buf.filled().len();
         match Pin::new(&mut this.inner).poll_read(cx, buf) {
             Poll::Ready(result) => {

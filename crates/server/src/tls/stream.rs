@@ -23,6 +23,29 @@ use crate::websocket::WsLink;
 /// Bytes decrypted at a time by `readable`, on the stack: an idle connection keeps no buffer.
 const DECRYPT_CHUNK_BYTES: usize = 4 * 1024;
 
+/// Appends what a plain socket holds now to `buffer`, as `TcpStream::try_read_buf` does, but a
+/// read that leaves room in the buffer unfilled also clears the socket's read readiness: the
+/// socket's queue was empty then, so the next wait goes straight to the reactor instead of first
+/// costing a read that returns `WouldBlock` (one system call per request of a client that waits
+/// for each answer). The readiness cleared is the one seen before the read, so bytes that
+/// arrive after it still wake the connection; tokio's own `poll_read` does the same.
+fn read_plain(socket: &TcpStream, buffer: &mut BytesMut) -> io::Result<usize> {
+    let mut read = 0;
+    let outcome = socket.try_io(tokio::io::Interest::READABLE, || {
+        let room = buffer.capacity() - buffer.len();
+        read = socket.try_read_buf(buffer)?;
+        if 0 < read && read < room {
+            Err(io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(read)
+        }
+    });
+    match outcome {
+        Err(error) if error.kind() == io::ErrorKind::WouldBlock && read > 0 => Ok(read),
+        outcome => outcome,
+    }
+}
+
 /// A connection's stream, encrypted or not.
 #[derive(Debug)]
 pub enum ClientStream {
@@ -113,7 +136,7 @@ impl ClientStream {
     /// when nothing is there.
     pub fn try_read_buf(&mut self, buffer: &mut BytesMut) -> io::Result<usize> {
         match self {
-            ClientStream::Plain(socket) => socket.try_read_buf(buffer),
+            ClientStream::Plain(socket) => read_plain(socket, buffer),
             ClientStream::Tls(link) => {
                 if link.ahead.is_empty() && !link.ended {
                     let mut cx = Context::from_waker(Waker::noop());
