@@ -476,6 +476,7 @@ impl Transaction {
         }
         let def = Arc::new(def);
         storage.vectors.write().push(def.clone());
+        def.start_built_if_empty(storage);
         storage.schema_replaced();
         Ok(def)
     }

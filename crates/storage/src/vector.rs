@@ -22,7 +22,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hnsw_rs::prelude::{DistL2, Hnsw};
+use hnsw_rs::prelude::{Distance, Hnsw};
 use parking_lot::RwLock;
 use quiver_value::Value;
 use rustc_hash::{FxHashMap, FxHasher};
@@ -50,6 +50,12 @@ const SEARCH_EF_MIN: usize = 64;
 const HNSW_LAYERS_MAX: usize = 16;
 /// Points a new graph makes room for before it grows.
 const GRAPH_CAPACITY_MIN: usize = 1024;
+/// Points one insertion adds before it spreads them over threads: fewer are inserted on the
+/// committing thread, since the thread pool's hand-off costs more than it saves.
+const PARALLEL_POINTS_MIN: usize = 64;
+/// Points a rebuild reads from the store before it inserts them, so that a rebuild of a
+/// large index holds a bounded batch of copies besides the graph.
+const REBUILD_BATCH_POINTS: usize = 16_384;
 
 /// How an index compares vectors; the score of each lies in `[0, 1]`, 1 the most similar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +157,41 @@ fn graph_point(similarity: Similarity, v: &[f64]) -> Option<Vec<f32>> {
     Some(v.iter().map(|x| (x * scale) as f32).collect())
 }
 
+/// The squared Euclidean distance between two graph points (the order of true distances,
+/// which is all the graph compares, without a square root per comparison).
+///
+/// Summed in eight independent lanes, then the lanes together: floating-point addition is
+/// not associative, so a single running sum would keep the compiler from using vector
+/// instructions, and distances are nearly all the time an insertion or a search takes.
+#[derive(Clone, Copy, Debug, Default)]
+struct SquaredL2;
+
+/// The lanes [`SquaredL2`] sums in.
+const DISTANCE_LANES: usize = 8;
+
+impl Distance<f32> for SquaredL2 {
+    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
+        let (a_chunks, b_chunks) = (
+            a.chunks_exact(DISTANCE_LANES),
+            b.chunks_exact(DISTANCE_LANES),
+        );
+        let tail: f32 = a_chunks
+            .remainder()
+            .iter()
+            .zip(b_chunks.remainder())
+            .map(|(x, y)| (x - y) * (x - y))
+            .sum();
+        let mut lanes = [0.0f32; DISTANCE_LANES];
+        for (x, y) in a_chunks.zip(b_chunks) {
+            for ((lane, x), y) in lanes.iter_mut().zip(x).zip(y) {
+                let d = x - y;
+                *lane += d * d;
+            }
+        }
+        lanes.iter().sum::<f32>() + tail
+    }
+}
+
 fn fingerprint(point: &[f32]) -> u64 {
     let mut h = FxHasher::default();
     for x in point {
@@ -161,7 +202,7 @@ fn fingerprint(point: &[f32]) -> u64 {
 
 /// The HNSW graph and what maps its points back to entities.
 struct Graph {
-    hnsw: Hnsw<'static, f32, DistL2>,
+    hnsw: Hnsw<'static, f32, SquaredL2>,
     /// The entity of each point, by point id.
     points: Vec<u64>,
     /// Each entity's newest point and that point's fingerprint.
@@ -180,7 +221,7 @@ impl Graph {
                 capacity.max(GRAPH_CAPACITY_MIN),
                 HNSW_LAYERS_MAX,
                 config.hnsw_ef_construction,
-                DistL2 {},
+                SquaredL2,
             ),
             points: Vec::new(),
             newest: FxHashMap::default(),
@@ -189,28 +230,37 @@ impl Graph {
         }
     }
 
-    /// Makes `point` the entity's newest, unless it already is.
-    fn insert(&mut self, entity: u64, point: &[f32]) {
-        let print = fingerprint(point);
-        if let Some(&(_, old)) = self.newest.get(&entity) {
-            if old == print {
-                return;
+    /// Makes each point its entity's newest, unless it already is; `old` points are an older
+    /// version's vectors, added without becoming the newest (a rebuild keeps the values older
+    /// snapshots may still see). A batch is inserted on several threads at once.
+    fn insert_all(&mut self, batch: Vec<(u64, Vec<f32>, bool)>) {
+        let mut added: Vec<(Vec<f32>, usize)> = Vec::with_capacity(batch.len());
+        for (entity, point, old) in batch {
+            let id = self.points.len();
+            if old {
+                self.dead += 1;
+            } else {
+                let print = fingerprint(&point);
+                if let Some(&(_, before)) = self.newest.get(&entity) {
+                    if before == print {
+                        continue;
+                    }
+                    self.dead += 1;
+                }
+                self.newest.insert(entity, (id, print));
             }
-            self.dead += 1;
+            self.points.push(entity);
+            added.push((point, id));
         }
-        let id = self.points.len();
-        self.hnsw.insert_slice((point, id));
-        self.points.push(entity);
-        self.newest.insert(entity, (id, print));
-    }
-
-    /// Adds an older version's vector without making it the entity's newest (a rebuild keeps
-    /// the values older snapshots may still see).
-    fn insert_old(&mut self, entity: u64, point: &[f32]) {
-        let id = self.points.len();
-        self.hnsw.insert_slice((point, id));
-        self.points.push(entity);
-        self.dead += 1;
+        if added.len() < PARALLEL_POINTS_MIN {
+            for (point, id) in &added {
+                self.hnsw.insert_slice((point.as_slice(), *id));
+            }
+        } else {
+            let slices: Vec<(&[f32], usize)> =
+                added.iter().map(|(p, id)| (p.as_slice(), *id)).collect();
+            self.hnsw.parallel_insert_slice(&slices);
+        }
     }
 
     /// The entity no longer holds an indexed vector.
@@ -269,6 +319,26 @@ impl VectorIndexDef {
 
     pub(crate) fn entries(&self) -> usize {
         self.graph.read().points.len()
+    }
+
+    /// Counts a just-published index as built when its empty graph cannot be missing
+    /// anything: no node carries the label, or no relationship was ever created. Without it
+    /// the first search would rebuild the graph and insert again every vector the commits
+    /// since the creation inserted. A writer sets a node's label bit when it writes the label,
+    /// before its commit reads the published indexes, so either this sees the bit (and the
+    /// index stays unbuilt) or that commit sees the index (and inserts its vectors); hence
+    /// this runs only after the index is published.
+    pub(crate) fn start_built_if_empty(&self, storage: &Storage) {
+        let empty = if self.relationship {
+            storage.next_rel.load(Ordering::Acquire) == 0
+        } else {
+            storage
+                .label_bitmap_if_any(self.token)
+                .is_none_or(|bits| bits.count_ones() == 0)
+        };
+        if empty {
+            self.built.store(true, Ordering::Release);
+        }
     }
 
     /// Marks the graph as missing what a bulk path loaded.
@@ -375,13 +445,19 @@ impl Storage {
             if touched.is_empty() {
                 continue;
             }
-            let mut g = def.graph.write();
+            let mut batch = Vec::new();
+            let mut gone = Vec::new();
             for &id in touched {
                 match self.visible_vector(def, view, id) {
-                    Some(point) => g.insert(id, &point),
-                    None => g.remove(id),
+                    Some(point) => batch.push((id, point, false)),
+                    None => gone.push(id),
                 }
             }
+            let mut g = def.graph.write();
+            for id in gone {
+                g.remove(id);
+            }
+            g.insert_all(batch);
         }
     }
 
@@ -422,14 +498,18 @@ impl Storage {
             return;
         }
         let mut fresh = Graph::new(&def.config, g.newest.len());
+        let mut batch = Vec::new();
         let mut add = |id: u64, head: Option<Value>, older: Vec<Value>| {
             if let Some(p) = head.as_ref().and_then(|v| def.point_of(v)) {
-                fresh.insert(id, &p);
+                batch.push((id, p, false));
             }
             for v in older {
                 if let Some(p) = def.point_of(&v) {
-                    fresh.insert_old(id, &p);
+                    batch.push((id, p, true));
                 }
+            }
+            if batch.len() >= REBUILD_BATCH_POINTS {
+                fresh.insert_all(std::mem::take(&mut batch));
             }
         };
         if def.relationship {
@@ -474,6 +554,7 @@ impl Storage {
                 }
             }
         }
+        fresh.insert_all(batch);
         *g = fresh;
         def.built.store(true, Ordering::Release);
     }

@@ -1,0 +1,249 @@
+"""Vector search, Quiver against FalkorDB, in one run over the network.
+
+Generates N clustered vectors (100 centres, uniform noise, as embeddings cluster) and Q queries
+near them from a fixed seed, then for each server in turn: starts it on loopback, creates a
+Euclidean vector index on (:V).v (m 16, ef_construction 100 on both), loads the vectors through
+UNWIND batches with the index already in place (so the graph is built while loading), runs the
+first query (which may finish the build), and measures resident memory per vector (RSS after
+minus RSS before the load, over N), recall@10 against exact search over the same vectors, and
+queries/s with the median and 99th percentile latency at each client count. Prints a table and
+writes JSON. Servers run one after the other, so they never compete for the two cores.
+
+usage: vbench.py --quiver BINARY --n N --dim D [--out FILE] (see --help)
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import servers  # noqa: E402
+
+SEED = 20261201
+CENTRES = 100
+K = 10
+
+
+def generate(n, dim, queries):
+    rng = np.random.default_rng(SEED)
+    centres = rng.uniform(-2.0, 2.0, size=(CENTRES, dim)).astype(np.float32)
+    data = centres[np.arange(n) % CENTRES] + rng.uniform(-0.5, 0.5, size=(n, dim)).astype(np.float32)
+    picks = rng.integers(0, n, size=queries)
+    qs = data[picks] + rng.normal(0.0, 0.1, size=(queries, dim)).astype(np.float32)
+    return data.astype(np.float32), qs.astype(np.float32)
+
+
+def exact_top(data, qs, k):
+    """The ids of the k nearest vectors of each query, by brute force in float64."""
+    best_d = np.full((len(qs), k), np.inf)
+    best_i = np.zeros((len(qs), k), dtype=np.int64)
+    q64 = qs.astype(np.float64)
+    qn = (q64 * q64).sum(1)[:, None]
+    step = 50_000
+    for start in range(0, len(data), step):
+        chunk = data[start:start + step].astype(np.float64)
+        d = qn - 2.0 * q64 @ chunk.T + (chunk * chunk).sum(1)[None, :]
+        idx = np.argpartition(d, k, axis=1)[:, :k]
+        cand_d = np.concatenate([best_d, np.take_along_axis(d, idx, 1)], 1)
+        cand_i = np.concatenate([best_i, idx + start], 1)
+        order = np.argsort(cand_d, axis=1)[:, :k]
+        best_d = np.take_along_axis(cand_d, order, 1)
+        best_i = np.take_along_axis(cand_i, order, 1)
+    return [set(row.tolist()) for row in best_i]
+
+
+def recall(found, truth):
+    return sum(len(set(f) & t) / K for f, t in zip(found, truth)) / len(truth)
+
+
+# --- Quiver over Bolt ---------------------------------------------------------------------
+
+def quiver_run(args, data, qs, truth, log_dir):
+    from neo4j import GraphDatabase
+    from neo4j.vector import Vector
+
+    server = servers.Quiver(args.quiver, os.path.join(log_dir, "quiver.log"))
+    out = {"server": "quiver"}
+    try:
+        uri = f"bolt://{server.bolt}"
+        with GraphDatabase.driver(uri, auth=None) as driver, driver.session() as s:
+            s.run(
+                "CREATE VECTOR INDEX vec FOR (n:V) ON (n.v) OPTIONS {indexConfig: {"
+                f"`vector.dimensions`: {args.dim}, `vector.similarity_function`: 'euclidean', "
+                "`vector.hnsw.m`: 16, `vector.hnsw.ef_construction`: 100}}").consume()
+            before = servers.rss_bytes(server.pid)
+            out["load_avg_before"] = servers.load_average()
+            t0 = time.perf_counter()
+            server_s = 0.0
+            for start in range(0, len(data), args.batch):
+                rows = [{"i": start + j, "v": Vector.from_numpy(v)}
+                        for j, v in enumerate(data[start:start + args.batch])]
+                t = time.perf_counter()
+                s.run("UNWIND $rows AS r CREATE (:V {i: r.i, v: r.v})", rows=rows).consume()
+                server_s += time.perf_counter() - t
+                servers.progress("quiver", start, min(start + args.batch, len(data)), len(data))
+            out["load_wall_s"] = round(time.perf_counter() - t0, 2)
+            out["load_s"] = round(server_s, 2)
+            t1 = time.perf_counter()
+            s.run("CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i",
+                  q=Vector.from_numpy(qs[0])).consume()
+            out["first_query_s"] = round(time.perf_counter() - t1, 2)
+            out["build_s"] = round(out["load_s"] + out["first_query_s"], 2)
+            out["rss_per_vector_bytes"] = round((servers.rss_bytes(server.pid) - before) / len(data))
+            out["rss_bytes"] = servers.rss_bytes(server.pid)
+            found = [[r["i"] for r in s.run(
+                "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i AS i",
+                q=Vector.from_numpy(q))] for q in qs]
+            out["recall_at_10"] = round(recall(found, truth), 4)
+        vectors = [Vector.from_numpy(q) for q in qs]
+
+        def runner(_index):
+            driver = GraphDatabase.driver(uri, auth=None)
+            session = driver.session()
+
+            def run(i):
+                session.run(
+                    "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i AS i",
+                    q=vectors[i % len(vectors)]).consume()
+            return run
+
+        for c in args.clients:
+            out["load_avg_" + str(c)] = servers.load_average()
+            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds)
+    finally:
+        server.stop()
+    return out
+
+
+# --- FalkorDB over RESP -------------------------------------------------------------------
+
+def literal(v):
+    """A vector as a Cypher list literal: each float32 widened exactly to a double, whose
+    shortest representation FalkorDB's vecf32 narrows back to the same float32."""
+    return "[" + ",".join(map(repr, v.tolist())) + "]"
+
+
+def falkor_run(args, data, qs, truth, log_dir):
+    server = servers.FalkorDB(os.path.join(log_dir, "falkordb.log"))
+    out = {"server": "falkordb", "ef_runtime": args.falkor_ef}
+    try:
+        r = server.client()
+        r.execute_command(
+            "GRAPH.QUERY", "g",
+            f"CREATE VECTOR INDEX FOR (n:V) ON (n.v) OPTIONS {{dimension: {args.dim}, "
+            f"similarityFunction: 'euclidean', M: 16, efConstruction: 100, "
+            f"efRuntime: {args.falkor_ef}}}")
+        before = servers.rss_bytes(server.pid)
+        out["load_avg_before"] = servers.load_average()
+        t0 = time.perf_counter()
+        server_s = 0.0
+        for start in range(0, len(data), args.batch):
+            rows = ",".join(f"{{i:{start + j},v:{literal(v)}}}"
+                            for j, v in enumerate(data[start:start + args.batch]))
+            text = f"CYPHER rows=[{rows}] UNWIND $rows AS r CREATE (:V {{i: r.i, v: vecf32(r.v)}})"
+            t = time.perf_counter()
+            r.execute_command("GRAPH.QUERY", "g", text, "--compact")
+            server_s += time.perf_counter() - t
+            servers.progress("falkordb", start, min(start + args.batch, len(data)), len(data))
+        out["load_wall_s"] = round(time.perf_counter() - t0, 2)
+        out["load_s"] = round(server_s, 2)
+        texts = [f"CYPHER q={literal(q)} CALL db.idx.vector.queryNodes('V', 'v', 10, vecf32($q)) "
+                 "YIELD node RETURN node.i AS i" for q in qs]
+        t1 = time.perf_counter()
+        r.execute_command("GRAPH.RO_QUERY", "g", texts[0], "--compact")
+        out["first_query_s"] = round(time.perf_counter() - t1, 2)
+        out["build_s"] = round(out["load_s"] + out["first_query_s"], 2)
+        out["rss_per_vector_bytes"] = round((servers.rss_bytes(server.pid) - before) / len(data))
+        out["rss_bytes"] = servers.rss_bytes(server.pid)
+        found = [[row[0] for row in servers.falkor_rows(
+            r.execute_command("GRAPH.RO_QUERY", "g", t, "--compact"))] for t in texts]
+        out["recall_at_10"] = round(recall(found, truth), 4)
+        port = server.port
+
+        def runner(_index):
+            import redis
+            c = redis.Redis(port=port)
+
+            def run(i):
+                c.execute_command("GRAPH.RO_QUERY", "g", texts[i % len(texts)], "--compact")
+            return run
+
+        for c in args.clients:
+            out["load_avg_" + str(c)] = servers.load_average()
+            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds)
+    finally:
+        server.stop()
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quiver", required=True, help="the quiver binary")
+    p.add_argument("--n", type=int, default=100_000)
+    p.add_argument("--dim", type=int, default=128)
+    p.add_argument("--queries", type=int, default=200, help="queries for recall and load")
+    p.add_argument("--batch", type=int, default=1000, help="vectors per UNWIND transaction")
+    p.add_argument("--seconds", type=float, default=10.0, help="each client-count window")
+    p.add_argument("--clients", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8])
+    p.add_argument("--falkor-ef", type=int, default=64, help="FalkorDB's efRuntime")
+    p.add_argument("--only", choices=["quiver", "falkordb"], help="run one server")
+    p.add_argument("--cache", help="keep the exact answers here, for the next run")
+    p.add_argument("--out", help="write the results as JSON here")
+    args = p.parse_args()
+    servers.stop_on_term()
+
+    t = time.perf_counter()
+    data, qs = generate(args.n, args.dim, args.queries)
+    cached = None
+    if args.cache:
+        os.makedirs(args.cache, exist_ok=True)
+        cached = os.path.join(args.cache, f"exact-{SEED}-{args.n}-{args.dim}-{args.queries}.npy")
+    if cached and os.path.exists(cached):
+        truth = [set(row.tolist()) for row in np.load(cached)]
+    else:
+        truth = exact_top(data, qs, K)
+        if cached:
+            np.save(cached, np.array([sorted(t) for t in truth]))
+    print(f"generated {args.n} x {args.dim} and exact top-{K} of {args.queries} queries in "
+          f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
+    log_dir = tempfile.mkdtemp(prefix="vbench-")
+    results = []
+    for name, run in (("quiver", quiver_run), ("falkordb", falkor_run)):
+        if args.only and args.only != name:
+            continue
+        print(f"{name}: running", file=sys.stderr)
+        results.append(run(args, data, qs, truth, log_dir))
+        print(json.dumps(results[-1]), file=sys.stderr)
+
+    report = {
+        "benchmark": "vector", "n": args.n, "dimensions": args.dim, "k": K,
+        "similarity": "euclidean", "m": 16, "ef_construction": 100, "queries": args.queries,
+        "batch": args.batch, "seconds": args.seconds, "seed": SEED,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cores": os.cpu_count(), "results": results,
+    }
+    cols = ["build_s", "load_s", "first_query_s", "rss_per_vector_bytes", "recall_at_10"]
+    print(f"{args.n} vectors x {args.dim} dimensions, k {K}")
+    print(f"{'server':<10}" + "".join(f"{c:>22}" for c in cols))
+    for r in results:
+        print(f"{r['server']:<10}" + "".join(f"{r.get(c, ''):>22}" for c in cols))
+    for c in args.clients:
+        print(f"{c} client(s): " + "; ".join(
+            f"{r['server']} {r[f'clients_{c}']['qps']} q/s, p50 {r[f'clients_{c}']['p50_ms']} ms, "
+            f"p99 {r[f'clients_{c}']['p99_ms']} ms (load {r['load_avg_' + str(c)]})"
+            for r in results))
+        if len(results) == 2 and results[1][f"clients_{c}"]["qps"]:
+            print(f"  quiver / falkordb: {results[0][f'clients_{c}']['qps'] / results[1][f'clients_{c}']['qps']:.2f}x")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
