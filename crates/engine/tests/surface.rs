@@ -514,10 +514,6 @@ fn unsupported_features_fail_by_name() {
             "USE graph.byName",
         ),
         ("CREATE DATABASE other", "CREATE DATABASE"),
-        (
-            "CREATE CONSTRAINT FOR (n:A) REQUIRE n.x IS NODE KEY",
-            "IS UNIQUE",
-        ),
         // Composite range indexes are supported; composite text indexes are not.
         (
             "CREATE TEXT INDEX FOR (n:A) ON (n.x, n.y)",

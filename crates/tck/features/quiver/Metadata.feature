@@ -185,7 +185,7 @@ Feature: Metadata - SHOW commands and metadata procedures
     Given an empty graph
     When executing query:
       """
-      RETURN apoc.version() STARTS WITH '5.' AS v
+      RETURN apoc.version() STARTS WITH '2026.' AS v
       """
     Then the result should be, in any order:
       | v    |
