@@ -242,11 +242,11 @@ async fn create_initial_user_when_leading(db: Arc<Database>, user: String, passw
             return;
         }
         let mut wait = INITIAL_USER_POLL_MS;
-        if db.write_refusal().is_none() {
-            if let Err(message) = create_initial_user(&db, &user, &password).await {
-                tracing::warn!(%message, "creating the initial user failed; trying again");
-                wait = INITIAL_USER_RETRY_MS;
-            }
+        if db.write_refusal().is_none()
+            && let Err(message) = create_initial_user(&db, &user, &password).await
+        {
+            tracing::warn!(%message, "creating the initial user failed; trying again");
+            wait = INITIAL_USER_RETRY_MS;
         }
         tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
     }

@@ -626,6 +626,40 @@ impl Loader for BulkSection<'_, '_> {
     }
 }
 
+/// A `CreateSchemaIndex` op's index or constraint, its names resolved to ids.
+fn load_schema_index(
+    loader: &mut impl Loader,
+    storage: &Storage,
+    op: &RedoOpRef<'_>,
+) -> quiver_storage::Result<()> {
+    let RedoOpRef::CreateSchemaIndex {
+        name,
+        relationship,
+        token,
+        keys,
+        kind,
+    } = *op
+    else {
+        return Ok(());
+    };
+    let token = if relationship {
+        storage.get_or_create_rel_type(token)?.0
+    } else {
+        storage.get_or_create_label(token)?.0
+    };
+    let keys = keys
+        .iter()
+        .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
+        .collect::<quiver_storage::Result<Vec<_>>>()?;
+    let spec = quiver_storage::IndexSpec {
+        relationship,
+        token,
+        keys,
+        kind,
+    };
+    loader.schema_index(spec, name)
+}
+
 /// Loads one decoded block. A snapshot holds creations only; in format 2 a block holds the
 /// creations of its section's kind only.
 fn apply_ops(
@@ -661,29 +695,8 @@ fn apply_ops(
                     true,
                 )?;
             }
-            RedoOpRef::CreateSchemaIndex {
-                name,
-                relationship,
-                token,
-                keys,
-                kind: index_kind,
-            } if kind == KIND_OPS || kind == KIND_SCHEMA => {
-                let token = if relationship {
-                    storage.get_or_create_rel_type(token)?.0
-                } else {
-                    storage.get_or_create_label(token)?.0
-                };
-                let keys = keys
-                    .iter()
-                    .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
-                    .collect::<quiver_storage::Result<Vec<_>>>()?;
-                let spec = quiver_storage::IndexSpec {
-                    relationship,
-                    token,
-                    keys,
-                    kind: index_kind,
-                };
-                loader.schema_index(spec, name)?;
+            RedoOpRef::CreateSchemaIndex { .. } if kind == KIND_OPS || kind == KIND_SCHEMA => {
+                load_schema_index(loader, storage, op)?;
             }
             RedoOpRef::Security { catalogue } if kind == KIND_OPS || kind == KIND_SCHEMA => {
                 storage.load_security(quiver_storage::Security::decode(catalogue)?);

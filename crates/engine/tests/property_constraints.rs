@@ -128,7 +128,7 @@ fn an_explicit_transaction_is_checked_at_commit() {
         .run("MATCH (p:Person) REMOVE p.name", Map::new())
         .unwrap();
     tx.pull(q, -1, &mut Vec::new()).unwrap();
-    let e = tx.commit().err().expect("the commit fails");
+    let e = tx.commit().expect_err("the commit fails");
     assert_eq!(e.status_code().to_string(), VALIDATION);
     assert_eq!(
         rows(&db, "MATCH (p:Person) RETURN p.name"),

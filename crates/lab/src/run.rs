@@ -273,6 +273,35 @@ pub fn run_load(args: &LabArgs) -> Result<RunRecord, LabError> {
     Ok(record)
 }
 
+/// The comment lines an experiment ends with: the host's limits and how the in-process
+/// server (if any) shut down.
+fn host_lines(host: &Host, shutdown: Option<&crate::report::ShutdownRecord>) -> Vec<String> {
+    let mut lines = vec![
+        format!("# host.cores={}", host.cores),
+        format!(
+            "# host.fd_limit_soft={}",
+            host.fd_limit_soft
+                .map_or_else(|| "unknown".into(), |v| v.to_string())
+        ),
+        format!(
+            "# host.ephemeral_ports={}",
+            host.ephemeral_ports.clone().unwrap_or_default()
+        ),
+        format!("# host.idle={} ({})", host.idle, host.idle_note),
+    ];
+    if let Some(s) = shutdown {
+        lines.push(if s.clean {
+            "# server shut down cleanly".to_owned()
+        } else {
+            format!(
+                "# server shutdown NOT clean: forced={} tasks_left={}",
+                s.forced, s.tasks_left
+            )
+        });
+    }
+    lines
+}
+
 fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
     let caveat = if args.target.is_some() {
         CAVEAT_REMOTE
@@ -347,27 +376,7 @@ fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
     if args.target.is_some() {
         lines.insert(3, format!("config.target={}", target.label));
     }
-    lines.push(format!("# host.cores={}", host.cores));
-    lines.push(format!(
-        "# host.fd_limit_soft={}",
-        host.fd_limit_soft
-            .map_or_else(|| "unknown".into(), |v| v.to_string())
-    ));
-    lines.push(format!(
-        "# host.ephemeral_ports={}",
-        host.ephemeral_ports.clone().unwrap_or_default()
-    ));
-    lines.push(format!("# host.idle={} ({})", host.idle, host.idle_note));
-    if let Some(s) = &shutdown {
-        lines.push(if s.clean {
-            "# server shut down cleanly".to_owned()
-        } else {
-            format!(
-                "# server shutdown NOT clean: forced={} tasks_left={}",
-                s.forced, s.tasks_left
-            )
-        });
-    }
+    lines.extend(host_lines(&host, shutdown.as_ref()));
     if let Some(dir) = &args.artifact_dir {
         let record = serde_json::json!({
             "schema": crate::rung::SCHEMA,

@@ -345,6 +345,88 @@ struct Io<'a> {
     tls_held: usize,
 }
 
+/// [`Phase::Sniffing`]: a plain socket on a TLS listener whose first byte opens a TLS
+/// handshake is taken into TLS (while fewer than [`TLS_REFUSALS_HELD_MAX`] are); anything
+/// else is refused in clear. `Some` ends the drive with that answer; `None` goes on.
+fn sniff(refused: &mut Refused, io: &mut Io<'_>, cx: &mut Context<'_>) -> Option<Poll<()>> {
+    let (Some(front), RefusedStream::Plain(socket)) = (io.tls, &refused.stream) else {
+        refused.phase = Phase::Opening;
+        return None;
+    };
+    let mut first = [0u8; 1];
+    let mut peeked = ReadBuf::new(&mut first);
+    match socket.poll_peek(cx, &mut peeked) {
+        Poll::Pending => return Some(Poll::Pending),
+        Poll::Ready(Err(_) | Ok(0)) => return Some(Poll::Ready(())),
+        Poll::Ready(Ok(_)) => {}
+    }
+    if first[0] != HANDSHAKE_RECORD {
+        refused.phase = Phase::Opening;
+        return None;
+    }
+    if io.tls_held >= TLS_REFUSALS_HELD_MAX {
+        return Some(Poll::Ready(()));
+    }
+    let RefusedStream::Plain(socket) = std::mem::replace(&mut refused.stream, RefusedStream::Gone)
+    else {
+        return Some(Poll::Ready(()));
+    };
+    let accept = TlsAcceptor::from(front.tls.current()).accept(socket);
+    refused.stream = RefusedStream::Handshaking(Box::new(accept));
+    refused.in_tls = true;
+    io.tls_held += 1;
+    refused.phase = Phase::Handshaking;
+    None
+}
+
+/// [`Phase::Handshaking`]: the refuser's side of the TLS handshake. `Some` ends the drive
+/// with that answer; `None` goes on to the opening.
+fn handshake(refused: &mut Refused, cx: &mut Context<'_>) -> Option<Poll<()>> {
+    let RefusedStream::Handshaking(accept) = &mut refused.stream else {
+        return Some(Poll::Ready(()));
+    };
+    match Pin::new(accept.as_mut()).poll(cx) {
+        Poll::Pending => Some(Poll::Pending),
+        Poll::Ready(Err(_)) => {
+            // The socket went with the failed handshake.
+            refused.stream = RefusedStream::Gone;
+            Some(Poll::Ready(()))
+        }
+        Poll::Ready(Ok(tls)) => {
+            refused.stream = RefusedStream::Tls(Box::new(tls));
+            refused.phase = Phase::Opening;
+            None
+        }
+    }
+}
+
+/// [`Phase::Draining`]: what the client still sends after the refusal is read and dropped
+/// (up to `max` bytes), so closing does not reset the connection before the client reads
+/// the refusal. `Some` ends the drive with that answer; `None` goes on.
+fn drain(
+    refused: &mut Refused,
+    drained: usize,
+    max: usize,
+    sink: &mut [u8],
+    cx: &mut Context<'_>,
+) -> Option<Poll<()>> {
+    if drained >= max {
+        return Some(Poll::Ready(()));
+    }
+    let mut buffer = ReadBuf::new(sink);
+    match refused.stream.poll_read(cx, &mut buffer) {
+        Poll::Pending => Some(Poll::Pending),
+        Poll::Ready(Err(_)) => Some(Poll::Ready(())),
+        Poll::Ready(Ok(())) if buffer.filled().is_empty() => Some(Poll::Ready(())),
+        Poll::Ready(Ok(())) => {
+            refused.phase = Phase::Draining {
+                drained: drained + buffer.filled().len(),
+            };
+            None
+        }
+    }
+}
+
 /// Advances one refused socket as far as it goes without blocking; ready once it can be closed.
 fn drive(
     refused: &mut Refused,
@@ -357,50 +439,13 @@ fn drive(
     loop {
         match refused.phase {
             Phase::Sniffing => {
-                let (Some(front), RefusedStream::Plain(socket)) = (io.tls, &refused.stream) else {
-                    refused.phase = Phase::Opening;
-                    continue;
-                };
-                let mut first = [0u8; 1];
-                let mut peeked = ReadBuf::new(&mut first);
-                match socket.poll_peek(cx, &mut peeked) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Err(_) | Ok(0)) => return Poll::Ready(()),
-                    Poll::Ready(Ok(_)) => {}
+                if let Some(done) = sniff(refused, io, cx) {
+                    return done;
                 }
-                if first[0] != HANDSHAKE_RECORD {
-                    refused.phase = Phase::Opening;
-                    continue;
-                }
-                if io.tls_held >= TLS_REFUSALS_HELD_MAX {
-                    return Poll::Ready(());
-                }
-                let RefusedStream::Plain(socket) =
-                    std::mem::replace(&mut refused.stream, RefusedStream::Gone)
-                else {
-                    return Poll::Ready(());
-                };
-                let accept = TlsAcceptor::from(front.tls.current()).accept(socket);
-                refused.stream = RefusedStream::Handshaking(Box::new(accept));
-                refused.in_tls = true;
-                io.tls_held += 1;
-                refused.phase = Phase::Handshaking;
             }
             Phase::Handshaking => {
-                let RefusedStream::Handshaking(accept) = &mut refused.stream else {
-                    return Poll::Ready(());
-                };
-                match Pin::new(accept.as_mut()).poll(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Err(_)) => {
-                        // The socket went with the failed handshake.
-                        refused.stream = RefusedStream::Gone;
-                        return Poll::Ready(());
-                    }
-                    Poll::Ready(Ok(tls)) => {
-                        refused.stream = RefusedStream::Tls(Box::new(tls));
-                        refused.phase = Phase::Opening;
-                    }
+                if let Some(done) = handshake(refused, cx) {
+                    return done;
                 }
             }
             Phase::Opening => {
@@ -480,19 +525,8 @@ fn drive(
                 }
             }
             Phase::Draining { drained } => {
-                if drained >= script.drain_bytes_max() {
-                    return Poll::Ready(());
-                }
-                let mut buffer = ReadBuf::new(&mut *sink);
-                match refused.stream.poll_read(cx, &mut buffer) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Err(_)) => return Poll::Ready(()),
-                    Poll::Ready(Ok(())) if buffer.filled().is_empty() => return Poll::Ready(()),
-                    Poll::Ready(Ok(())) => {
-                        refused.phase = Phase::Draining {
-                            drained: drained + buffer.filled().len(),
-                        };
-                    }
+                if let Some(done) = drain(refused, drained, script.drain_bytes_max(), sink, cx) {
+                    return done;
                 }
             }
         }

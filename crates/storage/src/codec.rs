@@ -208,23 +208,7 @@ pub(crate) fn put_value(out: &mut Vec<u8>, v: &Value) {
             put_zigzag(out, t.seconds);
             put_varint(out, u64::from(t.nanos));
         }
-        Value::DateTime(t) => {
-            let named = match &t.zone {
-                TimeZone::Named(z) => Some(z),
-                TimeZone::Offset(_) => None,
-            };
-            out.push(if named.is_some() {
-                TAG_DATETIME_ZONE
-            } else {
-                TAG_DATETIME
-            });
-            put_zigzag(out, t.seconds);
-            put_varint(out, u64::from(t.nanos));
-            put_zigzag(out, i64::from(t.offset_seconds));
-            if let Some(z) = named {
-                put_str(out, z);
-            }
-        }
+        Value::DateTime(t) => put_datetime(out, t),
         Value::Duration(d) => {
             out.push(TAG_DURATION);
             put_zigzag(out, d.months);
@@ -232,19 +216,7 @@ pub(crate) fn put_value(out: &mut Vec<u8>, v: &Value) {
             put_zigzag(out, d.seconds);
             put_zigzag(out, d.nanos);
         }
-        Value::Point(p) => {
-            out.push(if p.z.is_some() {
-                TAG_POINT3
-            } else {
-                TAG_POINT2
-            });
-            put_varint(out, u64::from(p.srid));
-            put_f64(out, p.x);
-            put_f64(out, p.y);
-            if let Some(z) = p.z {
-                put_f64(out, z);
-            }
-        }
+        Value::Point(p) => put_point(out, p),
         Value::List(items) => {
             out.push(TAG_LIST);
             put_varint(out, items.len() as u64);
@@ -263,6 +235,40 @@ pub(crate) fn put_value(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(u.as_bytes());
         }
         Value::Null | Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {}
+    }
+}
+
+/// A zoned datetime: the zone's name follows when it has one.
+fn put_datetime(out: &mut Vec<u8>, t: &quiver_value::DateTime) {
+    let named = match &t.zone {
+        TimeZone::Named(z) => Some(z),
+        TimeZone::Offset(_) => None,
+    };
+    out.push(if named.is_some() {
+        TAG_DATETIME_ZONE
+    } else {
+        TAG_DATETIME
+    });
+    put_zigzag(out, t.seconds);
+    put_varint(out, u64::from(t.nanos));
+    put_zigzag(out, i64::from(t.offset_seconds));
+    if let Some(z) = named {
+        put_str(out, z);
+    }
+}
+
+/// A point: its tag says whether `z` follows.
+fn put_point(out: &mut Vec<u8>, p: &quiver_value::Point) {
+    out.push(if p.z.is_some() {
+        TAG_POINT3
+    } else {
+        TAG_POINT2
+    });
+    put_varint(out, u64::from(p.srid));
+    put_f64(out, p.x);
+    put_f64(out, p.y);
+    if let Some(z) = p.z {
+        put_f64(out, z);
     }
 }
 

@@ -992,31 +992,7 @@ impl<'a> Fields<'a> {
                 Security::decode(catalogue)?;
                 RedoOpRef::Security { catalogue }
             }
-            30 => {
-                let name = self.name_ref()?;
-                let relationship = self.u64()? != 0;
-                let token = self.name_ref()?;
-                let key = self.name_ref()?;
-                let dimensions = self.size()?;
-                let similarity = crate::vector::Similarity::parse(self.name_ref()?)
-                    .ok_or_else(|| self.r.corrupt("unknown similarity function"))?;
-                let quantization = self.u64()? != 0;
-                let hnsw_m = self.size()?;
-                let hnsw_ef_construction = self.size()?;
-                RedoOpRef::CreateVectorIndex {
-                    name,
-                    relationship,
-                    token,
-                    key,
-                    config: crate::vector::VectorConfig {
-                        dimensions,
-                        similarity,
-                        quantization,
-                        hnsw_m,
-                        hnsw_ef_construction,
-                    },
-                }
-            }
+            30 => self.vector_index()?,
             31 => RedoOpRef::CreateFulltextIndex {
                 name: self.name_ref()?,
                 relationships: self.flag()?,
@@ -1025,30 +1001,60 @@ impl<'a> Fields<'a> {
                 analyzer: self.name_ref()?,
                 eventually_consistent: self.flag()?,
             },
-            36 | 37 => {
-                let name = self.name_ref()?;
-                let relationship = self.flag()?;
-                let token = self.name_ref()?;
-                let key = self.name_ref()?;
-                let types = if kind == 37 {
-                    let text = self.name_ref()?;
-                    if crate::constraints::PropertyTypes::parse(text).is_none() {
-                        return Err(self.r.corrupt("unknown property type"));
-                    }
-                    Some(text)
-                } else {
-                    None
-                };
-                RedoOpRef::CreatePropertyConstraint {
-                    name,
-                    relationship,
-                    token,
-                    key,
-                    types,
-                }
-            }
+            36 | 37 => self.property_constraint(kind)?,
             32 => self.schema_index()?,
             _ => return Err(self.r.corrupt("unknown op kind")),
+        })
+    }
+
+    /// Kind 30, `CreateVectorIndex`.
+    fn vector_index(&mut self) -> Result<RedoOpRef<'a>> {
+        let name = self.name_ref()?;
+        let relationship = self.u64()? != 0;
+        let token = self.name_ref()?;
+        let key = self.name_ref()?;
+        let dimensions = self.size()?;
+        let similarity = crate::vector::Similarity::parse(self.name_ref()?)
+            .ok_or_else(|| self.r.corrupt("unknown similarity function"))?;
+        let quantization = self.u64()? != 0;
+        let hnsw_m = self.size()?;
+        let hnsw_ef_construction = self.size()?;
+        Ok(RedoOpRef::CreateVectorIndex {
+            name,
+            relationship,
+            token,
+            key,
+            config: crate::vector::VectorConfig {
+                dimensions,
+                similarity,
+                quantization,
+                hnsw_m,
+                hnsw_ef_construction,
+            },
+        })
+    }
+
+    /// Kinds 36 (`IS NOT NULL`) and 37 (`IS :: type`), `CreatePropertyConstraint`.
+    fn property_constraint(&mut self, kind: u8) -> Result<RedoOpRef<'a>> {
+        let name = self.name_ref()?;
+        let relationship = self.flag()?;
+        let token = self.name_ref()?;
+        let key = self.name_ref()?;
+        let types = if kind == 37 {
+            let text = self.name_ref()?;
+            if crate::constraints::PropertyTypes::parse(text).is_none() {
+                return Err(self.r.corrupt("unknown property type"));
+            }
+            Some(text)
+        } else {
+            None
+        };
+        Ok(RedoOpRef::CreatePropertyConstraint {
+            name,
+            relationship,
+            token,
+            key,
+            types,
         })
     }
 }

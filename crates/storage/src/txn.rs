@@ -464,21 +464,7 @@ impl Transaction {
                 return Err(e);
             }
         };
-        if let Err(e) = self.check_unique(&st) {
-            drop(slot);
-            self.fail(&mut st);
-            return Err(e);
-        }
-        if !tx.replay
-            && let Err(e) = storage.check_property_constraints(
-                &View {
-                    snapshot: storage.last_committed(),
-                    ..own
-                },
-                &st.touched_nodes,
-                &st.touched_rels,
-            )
-        {
+        if let Err(e) = self.check_at_commit(&st, own) {
             drop(slot);
             self.fail(&mut st);
             return Err(e);
@@ -549,6 +535,26 @@ impl Transaction {
             ticket,
             changed: true,
         })
+    }
+
+    /// The commit-time constraint checks, under the commit lock: uniqueness and keys against
+    /// their indexes, then property existence and types (not for a replayed commit, which
+    /// its leader or the log's writer checked).
+    fn check_at_commit(&self, st: &TxState, own: View) -> Result<()> {
+        self.check_unique(st)?;
+        let tx = &*self.inner;
+        if tx.replay {
+            return Ok(());
+        }
+        let storage = &tx.storage;
+        storage.check_property_constraints(
+            &View {
+                snapshot: storage.last_committed(),
+                ..own
+            },
+            &st.touched_nodes,
+            &st.touched_rels,
+        )
     }
 
     /// Applies the transaction's schema changes or its new security catalogue (a transaction

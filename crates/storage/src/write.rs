@@ -765,7 +765,7 @@ impl Transaction {
             | RedoOp::Security { .. }
             | RedoOp::CreateVectorIndex { .. }
             | RedoOp::CreateFulltextIndex(_)
-            | RedoOp::CreatePropertyConstraint(_) => {}
+            | RedoOp::CreatePropertyConstraint(_)
             | RedoOp::CreateSchemaIndex { .. } => {}
         }
         Ok(())

@@ -122,7 +122,7 @@ impl Uuid {
             // `to_digit(16)` is below 16, so the cast keeps every bit.
             let digit = digit as u8;
             let byte = &mut bytes[nibbles / 2];
-            *byte = if nibbles % 2 == 0 {
+            *byte = if nibbles.is_multiple_of(2) {
                 digit << 4
             } else {
                 *byte | digit

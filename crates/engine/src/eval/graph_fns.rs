@@ -223,6 +223,34 @@ pub(crate) fn properties_of(v: &Value, cx: &mut Cx) -> Result<Option<Map>> {
     Ok(Some(map))
 }
 
+/// `labels(n)`, sorted: a virtual node's own labels, a stored node's from the transaction.
+fn labels_of(v: &Value, cx: &mut Cx) -> Result<Value> {
+    let mut names: Vec<Value> = match v {
+        Value::Node(Node { data: Some(d), .. }) => {
+            d.labels.iter().cloned().map(Value::String).collect()
+        }
+        Value::Node(n) => cx
+            .tx
+            .node_labels(NodeId(n.id))?
+            .iter()
+            .filter_map(|l| cx.storage.label_name(*l))
+            .map(Value::String)
+            .collect(),
+        other => {
+            return Err(Error::runtime(
+                crate::error::code::TYPE_ERROR,
+                Some("InvalidArgumentValue"),
+                format!(
+                    "Function 'labels' expects a Node, got {}",
+                    other.value_type()
+                ),
+            ));
+        }
+    };
+    names.sort_by(quiver_value::order);
+    Ok(Value::from(names))
+}
+
 pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
     let Some(arg) = args.first() else {
         return Err(Error::type_error(format!(
@@ -248,32 +276,7 @@ pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Res
             Value::Relationship(r) => Ok(Value::from(r.element_id())),
             other => Err(bad_arg(f, "a Node or a Relationship", other)),
         },
-        GraphFn::Labels => match &v {
-            other if !matches!(other, Value::Node(_)) => Err(Error::runtime(
-                crate::error::code::TYPE_ERROR,
-                Some("InvalidArgumentValue"),
-                format!(
-                    "Function 'labels' expects a Node, got {}",
-                    other.value_type()
-                ),
-            )),
-            Value::Node(Node { data: Some(d), .. }) => {
-                let mut names: Vec<Value> = d.labels.iter().cloned().map(Value::String).collect();
-                names.sort_by(quiver_value::order);
-                Ok(Value::from(names))
-            }
-            Value::Node(n) => {
-                let labels = cx.tx.node_labels(NodeId(n.id))?;
-                let mut names: Vec<Value> = labels
-                    .iter()
-                    .filter_map(|l| cx.storage.label_name(*l))
-                    .map(Value::String)
-                    .collect();
-                names.sort_by(quiver_value::order);
-                Ok(Value::from(names))
-            }
-            other => Err(bad_arg(f, "a Node", other)),
-        },
+        GraphFn::Labels => labels_of(&v, cx),
         GraphFn::Type => match &v {
             Value::Relationship(Relationship { data: Some(d), .. }) => {
                 Ok(Value::String(d.rel_type.clone()))
