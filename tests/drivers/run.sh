@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Official-driver integration tests: builds `quiver`, installs the pinned Python drivers (6.x and
 # 5.28) and the pinned JavaScript driver (6.x) into target/drivers, and runs their tests against
-# real servers started on ephemeral ports. QUIVER_NEOMODEL=1 adds neomodel's search features
-# (pinned, in a venv of its own). QUIVER_LANGCHAIN=1 also installs LangChain's Neo4j
+# real servers started on ephemeral ports, and neomodel's search features (pinned, in a venv of
+# its own; QUIVER_NEOMODEL=0 leaves them out). QUIVER_LANGCHAIN=1 also installs LangChain's Neo4j
 # integration (pinned) and runs its test; QUIVER_GRAPHRAG=1 does the same for neo4j-graphrag.
 #
 # Runs on a fresh Debian machine: Python's venv and Node/npm are installed with apt when missing.
@@ -129,9 +129,8 @@ fi
 
 # neomodel's full-text and vector index features (tests/drivers/python/test_neomodel_search.py,
 # skipped in the driver venvs): neomodel pins its own driver version, so it has a venv of its
-# own. Opt-in with QUIVER_NEOMODEL=1 until it has a record of passing runs; its tests take
-# seconds, so it is meant to run by default then.
-if [ "${QUIVER_NEOMODEL:-0}" = "1" ]; then
+# own. Its tests take seconds; QUIVER_NEOMODEL=0 skips them (and the install).
+if [ "${QUIVER_NEOMODEL:-1}" = "1" ]; then
     venv="$work/python-neomodel-$NEOMODEL"
     if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"

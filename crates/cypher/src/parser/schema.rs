@@ -67,12 +67,16 @@ impl Parser<'_> {
         } else {
             let entity = self.parse_schema_entity()?;
             self.expect_keyword("ON")?;
-            self.expect(&TokenKind::LParen)?;
+            // Neo4j's vector index examples (and the OGMs that follow them) write the property
+            // without parentheses: `ON n.embedding`. Both forms are read for every kind.
+            let parenthesised = self.consume(&TokenKind::LParen);
             let mut properties = vec![self.parse_entity_property(&entity.variable)?];
             while self.consume(&TokenKind::Comma) {
                 properties.push(self.parse_entity_property(&entity.variable)?);
             }
-            self.expect(&TokenKind::RParen)?;
+            if parenthesised {
+                self.expect(&TokenKind::RParen)?;
+            }
             IndexTarget::Properties { entity, properties }
         };
         let options = self.parse_options()?;

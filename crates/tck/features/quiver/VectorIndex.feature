@@ -246,3 +246,29 @@ Feature: VectorIndex - vector indexes and db.index.vector procedures
       | 2 |
       | 4 |
     And no side effects
+
+  Scenario: [14] The property may be written without parentheses, as Neo4j's examples do
+    Given having executed:
+      """
+      CREATE VECTOR INDEX `vector_index_Article_embedding` FOR (n:`Article`) ON n.`embedding`
+      OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}
+      """
+    And having executed:
+      """
+      CREATE INDEX article_title FOR (n:Article) ON n.title
+      """
+    And having executed:
+      """
+      CREATE (:Article {title: 'a', embedding: [1.0, 0.0]}), (:Article {title: 'b', embedding: [0.0, 1.0]})
+      """
+    When executing query:
+      """
+      CALL db.index.vector.queryNodes('vector_index_Article_embedding', 1, [1.0, 0.1]) YIELD node
+      WITH node
+      MATCH (a:Article {title: node.title})
+      RETURN a.title AS title
+      """
+    Then the result should be, in any order:
+      | title |
+      | 'a'   |
+    And no side effects
