@@ -154,15 +154,10 @@ def falkor_run(args, docs, queries, log_dir):
         before = servers.rss_bytes(server.pid)
         out["load_avg_before"] = servers.load_average()
         t0 = time.perf_counter()
-        server_s = 0.0
-        for start in range(0, len(docs), args.batch):
-            rows = ",".join(f"{{i:{start + j},t:{cypher_string(d)}}}"
-                            for j, d in enumerate(docs[start:start + args.batch]))
-            text = f"CYPHER rows=[{rows}] UNWIND $rows AS r CREATE (:D {{i: r.i, text: r.t}})"
-            t = time.perf_counter()
-            r.execute_command("GRAPH.QUERY", "g", text, "--compact")
-            server_s += time.perf_counter() - t
-            servers.progress("falkordb", start, min(start + args.batch, len(docs)), len(docs))
+        server_s = servers.falkor_load(
+            r, "falkordb", docs, args.batch,
+            lambda i, d: f"{{i:{i},t:{cypher_string(d)}}}",
+            "CREATE (:D {i: r.i, text: r.t})")
         out["load_wall_s"] = round(time.perf_counter() - t0, 2)
         out["load_s"] = round(server_s, 2)
 

@@ -124,6 +124,21 @@ class FalkorDB:
         self.log.close()
 
 
+def falkor_load(r, name, items, batch, row, create):
+    """Loads `items` into FalkorDB in `batch`-row UNWINDs: `row(i, item)` is one row's map
+    literal, `create` the clause run per row `r`. Returns the seconds spent waiting on the
+    server (the client's text formatting excluded)."""
+    server_s = 0.0
+    for start in range(0, len(items), batch):
+        rows = ",".join(row(start + j, x) for j, x in enumerate(items[start:start + batch]))
+        text = f"CYPHER rows=[{rows}] UNWIND $rows AS r {create}"
+        t = time.perf_counter()
+        r.execute_command("GRAPH.QUERY", "g", text, "--compact")
+        server_s += time.perf_counter() - t
+        progress(name, start, min(start + batch, len(items)), len(items))
+    return server_s
+
+
 def falkor_rows(reply):
     """The rows of a `GRAPH.QUERY ... --compact` reply, each a list of plain values."""
     if len(reply) < 3:

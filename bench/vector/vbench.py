@@ -141,15 +141,10 @@ def falkor_run(args, data, qs, truth, log_dir):
         before = servers.rss_bytes(server.pid)
         out["load_avg_before"] = servers.load_average()
         t0 = time.perf_counter()
-        server_s = 0.0
-        for start in range(0, len(data), args.batch):
-            rows = ",".join(f"{{i:{start + j},v:{literal(v)}}}"
-                            for j, v in enumerate(data[start:start + args.batch]))
-            text = f"CYPHER rows=[{rows}] UNWIND $rows AS r CREATE (:V {{i: r.i, v: vecf32(r.v)}})"
-            t = time.perf_counter()
-            r.execute_command("GRAPH.QUERY", "g", text, "--compact")
-            server_s += time.perf_counter() - t
-            servers.progress("falkordb", start, min(start + args.batch, len(data)), len(data))
+        server_s = servers.falkor_load(
+            r, "falkordb", data, args.batch,
+            lambda i, v: f"{{i:{i},v:{literal(v)}}}",
+            "CREATE (:V {i: r.i, v: vecf32(r.v)})")
         out["load_wall_s"] = round(time.perf_counter() - t0, 2)
         out["load_s"] = round(server_s, 2)
         texts = [f"CYPHER q={literal(q)} CALL db.idx.vector.queryNodes('V', 'v', 10, vecf32($q)) "

@@ -503,7 +503,22 @@ impl Planner<'_> {
         scope: &Scope,
     ) -> Result<Vec<Expr>> {
         let mut tests = Vec::new();
-        for (exprs, any) in [(&np.dynamic_labels, false), (&np.dynamic_any, true)] {
+        self.push_dynamic_tests(&np.dynamic_labels, &np.dynamic_any, slot, scope, &mut tests)?;
+        Ok(tests)
+    }
+
+    /// Names given at run time as tests of the entity in `slot`: each of `all` (`:$(expr)`,
+    /// every name must hold) and `any` (`:$any(expr)`, one must) pushed onto `tests`. A node's
+    /// labels and a relationship's type are tested by the same expression.
+    fn push_dynamic_tests(
+        &mut self,
+        all: &[ast::Expr],
+        any: &[ast::Expr],
+        slot: usize,
+        scope: &Scope,
+        tests: &mut Vec<Expr>,
+    ) -> Result<()> {
+        for (exprs, any) in [(all, false), (any, true)] {
             for e in exprs {
                 let names = self.expr(e, scope)?;
                 tests.push(Expr::DynamicLabels(
@@ -513,7 +528,7 @@ impl Planner<'_> {
                 ));
             }
         }
-        Ok(tests)
+        Ok(())
     }
 
     /// A quantified group between nodes `ends`, searched by a path program (or, when it is
@@ -743,16 +758,7 @@ impl Planner<'_> {
             let pred = self.label_pred(expr, true);
             tests.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
         }
-        for (exprs, any) in [(&rp.dynamic_types, false), (&rp.dynamic_any, true)] {
-            for e in exprs {
-                let names = self.expr(e, scope)?;
-                tests.push(Expr::DynamicLabels(
-                    Box::new(Expr::Slot(slot)),
-                    Box::new(names),
-                    any,
-                ));
-            }
-        }
+        self.push_dynamic_tests(&rp.dynamic_types, &rp.dynamic_any, slot, scope, &mut tests)?;
         Ok(tests)
     }
 
