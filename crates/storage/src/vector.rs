@@ -1,7 +1,7 @@
 //! Vector indexes: approximate nearest neighbours over one property of the nodes with a label
 //! or of the relationships of a type, for `db.index.vector.queryNodes` / `queryRelationships`.
 //!
-//! The approximate structure is an HNSW graph from the `hnsw_rs` crate, chosen by measurement
+//! The approximate structure is an HNSW graph from the `usearch` crate, chosen by measurement
 //! (docs/ARCHITECTURE.md has the figures). Like a property index it is a source of candidates,
 //! never an answer: a search over-fetches, confirms every candidate against the reader's
 //! snapshot (visible, still carrying the label or type, still holding a vector of the index's
@@ -22,8 +22,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hnsw_rs::prelude::{Distance, Hnsw};
-use parking_lot::RwLock;
+use parking_lot::{Condvar, Mutex, RwLock};
 use quiver_value::Value;
 use rustc_hash::{FxHashMap, FxHasher};
 
@@ -35,8 +34,8 @@ use crate::storage::Storage;
 
 /// The largest `vector.dimensions` an index accepts (Neo4j's limit).
 pub const VECTOR_DIMENSIONS_MAX: usize = 4096;
-/// The largest `vector.hnsw.m`: Neo4j allows 512, but the HNSW crate ends the process past
-/// 256 links a layer, so the option is refused before it gets there.
+/// The largest `vector.hnsw.m`: Neo4j allows 512; past 256 links a layer a point's links
+/// cost more memory than its vector for no measured gain in recall, so Quiver refuses more.
 pub const HNSW_M_MAX: usize = 256;
 /// The largest `vector.hnsw.ef_construction` (Neo4j's limit).
 pub const HNSW_EF_CONSTRUCTION_MAX: usize = 3200;
@@ -46,8 +45,6 @@ pub const HNSW_M_DEFAULT: usize = 16;
 pub const HNSW_EF_CONSTRUCTION_DEFAULT: usize = 100;
 /// The smallest candidate list a search keeps (HNSW's `ef`): below it recall falls quickly.
 const SEARCH_EF_MIN: usize = 64;
-/// HNSW layers; 16 covers far more points than a store holds.
-const HNSW_LAYERS_MAX: usize = 16;
 /// Points a new graph makes room for before it grows.
 const GRAPH_CAPACITY_MIN: usize = 1024;
 /// Points one insertion adds before it spreads them over threads: fewer are inserted on the
@@ -157,41 +154,6 @@ fn graph_point(similarity: Similarity, v: &[f64]) -> Option<Vec<f32>> {
     Some(v.iter().map(|x| (x * scale) as f32).collect())
 }
 
-/// The squared Euclidean distance between two graph points (the order of true distances,
-/// which is all the graph compares, without a square root per comparison).
-///
-/// Summed in eight independent lanes, then the lanes together: floating-point addition is
-/// not associative, so a single running sum would keep the compiler from using vector
-/// instructions, and distances are nearly all the time an insertion or a search takes.
-#[derive(Clone, Copy, Debug, Default)]
-struct SquaredL2;
-
-/// The lanes [`SquaredL2`] sums in.
-const DISTANCE_LANES: usize = 8;
-
-impl Distance<f32> for SquaredL2 {
-    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
-        let (a_chunks, b_chunks) = (
-            a.chunks_exact(DISTANCE_LANES),
-            b.chunks_exact(DISTANCE_LANES),
-        );
-        let tail: f32 = a_chunks
-            .remainder()
-            .iter()
-            .zip(b_chunks.remainder())
-            .map(|(x, y)| (x - y) * (x - y))
-            .sum();
-        let mut lanes = [0.0f32; DISTANCE_LANES];
-        for (x, y) in a_chunks.zip(b_chunks) {
-            for ((lane, x), y) in lanes.iter_mut().zip(x).zip(y) {
-                let d = x - y;
-                *lane += d * d;
-            }
-        }
-        lanes.iter().sum::<f32>() + tail
-    }
-}
-
 fn fingerprint(point: &[f32]) -> u64 {
     let mut h = FxHasher::default();
     for x in point {
@@ -200,33 +162,102 @@ fn fingerprint(point: &[f32]) -> u64 {
     h.finish()
 }
 
+/// Searches and insertions one graph runs at once. The ANN library keeps a scratch context
+/// per concurrent caller, reserved up front, and refuses a caller when every context is taken;
+/// [`Lanes`] makes the surplus wait for a context instead.
+const GRAPH_LANES: usize = 64;
+
+/// A counting gate over a graph's [`GRAPH_LANES`] scratch contexts.
+#[derive(Default)]
+struct Lanes {
+    taken: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Lanes {
+    /// Runs `f` holding `lanes` contexts (at most [`GRAPH_LANES`]).
+    fn hold<T>(&self, lanes: usize, f: impl FnOnce() -> T) -> T {
+        let lanes = lanes.clamp(1, GRAPH_LANES);
+        {
+            let mut taken = self.taken.lock();
+            while *taken + lanes > GRAPH_LANES {
+                self.freed.wait(&mut taken);
+            }
+            *taken += lanes;
+        }
+        struct Release<'l>(&'l Lanes, usize);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                *self.0.taken.lock() -= self.1;
+                self.0.freed.notify_all();
+            }
+        }
+        let _release = Release(self, lanes);
+        f()
+    }
+}
+
 /// The HNSW graph and what maps its points back to entities.
+///
+/// The graph is USearch's (squared Euclidean over 32-bit points, cosine indexes holding unit
+/// vectors); its keys are point ids, so an entity whose vector changes gets a new point and
+/// the old one becomes a tombstone.
 struct Graph {
-    hnsw: Hnsw<'static, f32, SquaredL2>,
+    hnsw: usearch::Index,
+    lanes: Lanes,
     /// The entity of each point, by point id.
     points: Vec<u64>,
     /// Each entity's newest point and that point's fingerprint.
     newest: FxHashMap<u64, (usize, u64)>,
     /// Points that are no longer their entity's newest.
     dead: usize,
-    /// Set by the bulk paths: the graph misses what they loaded.
+    /// Set by the bulk paths (the graph misses what they loaded), and when the library
+    /// failed to insert (it could not allocate): the next search rebuilds.
     stale: bool,
 }
 
 impl Graph {
     fn new(config: &VectorConfig, capacity: usize) -> Graph {
-        Graph {
-            hnsw: Hnsw::new(
-                config.hnsw_m,
-                capacity.max(GRAPH_CAPACITY_MIN),
-                HNSW_LAYERS_MAX,
-                config.hnsw_ef_construction,
-                SquaredL2,
-            ),
+        let options = usearch::IndexOptions {
+            dimensions: config.dimensions,
+            metric: usearch::MetricKind::L2sq,
+            quantization: usearch::ScalarKind::F32,
+            connectivity: config.hnsw_m,
+            expansion_add: config.hnsw_ef_construction,
+            expansion_search: SEARCH_EF_MIN,
+            multi: false,
+        };
+        let hnsw = usearch::Index::new(&options).unwrap_or_else(|error| {
+            // Only dimensions or links outside the limits the options were checked against
+            // can make the library refuse; the checks make that a programming error.
+            panic!("vector index options checked at creation were refused: {error}")
+        });
+        let mut graph = Graph {
+            hnsw,
+            lanes: Lanes::default(),
             points: Vec::new(),
             newest: FxHashMap::default(),
             dead: 0,
             stale: false,
+        };
+        graph.stale = !graph.make_room(capacity.max(GRAPH_CAPACITY_MIN));
+        graph
+    }
+
+    /// Grows the graph's capacity to at least `points`, doubling, with a scratch context for
+    /// every lane. Returns false when the library could not allocate.
+    fn make_room(&mut self, points: usize) -> bool {
+        let capacity = self.hnsw.capacity();
+        if points <= capacity && capacity > 0 {
+            return true;
+        }
+        let wanted = points.max(capacity.saturating_mul(2));
+        match self.hnsw.reserve_capacity_and_threads(wanted, GRAPH_LANES) {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::error!(%error, wanted, "a vector index could not grow; it is rebuilt at its next search");
+                false
+            }
         }
     }
 
@@ -252,14 +283,56 @@ impl Graph {
             self.points.push(entity);
             added.push((point, id));
         }
-        if added.len() < PARALLEL_POINTS_MIN {
-            for (point, id) in &added {
-                self.hnsw.insert_slice((point.as_slice(), *id));
-            }
+        if added.is_empty() {
+            return;
+        }
+        if !self.make_room(self.points.len()) {
+            self.stale = true;
+            return;
+        }
+        let threads = if added.len() < PARALLEL_POINTS_MIN {
+            1
         } else {
-            let slices: Vec<(&[f32], usize)> =
-                added.iter().map(|(p, id)| (p.as_slice(), *id)).collect();
-            self.hnsw.parallel_insert_slice(&slices);
+            std::thread::available_parallelism().map_or(1, usize::from)
+        };
+        let hnsw = &self.hnsw;
+        let failed = AtomicBool::new(false);
+        let insert = |part: &[(Vec<f32>, usize)]| {
+            for (point, id) in part {
+                if let Err(error) = hnsw.add(*id as u64, point) {
+                    tracing::error!(%error, "a vector index could not insert a point; it is rebuilt at its next search");
+                    failed.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        };
+        self.lanes.hold(threads, || {
+            if threads == 1 {
+                insert(&added);
+            } else {
+                let per_thread = added.len().div_ceil(threads);
+                std::thread::scope(|scope| {
+                    for part in added.chunks(per_thread) {
+                        scope.spawn(|| insert(part));
+                    }
+                });
+            }
+        });
+        if failed.load(Ordering::Relaxed) {
+            self.stale = true;
+        }
+    }
+
+    /// The ids of the `count` points nearest `query`, nearest first.
+    fn search(&self, query: &[f32], count: usize) -> Vec<usize> {
+        match self.lanes.hold(1, || self.hnsw.search(query, count)) {
+            Ok(found) => found.keys.into_iter().map(|k| k as usize).collect(),
+            Err(error) => {
+                // Every caller holds a lane with a reserved context, so the library has no
+                // reason left to refuse; were it to, the caller gets what the store confirms.
+                tracing::error!(%error, "a vector index search failed");
+                Vec::new()
+            }
         }
     }
 
@@ -359,10 +432,9 @@ impl VectorIndexDef {
     fn candidates(&self, query: &[f32], count: usize) -> (Vec<u64>, bool) {
         let g = self.graph.read();
         let found = g
-            .hnsw
-            .search(query, count, count.max(SEARCH_EF_MIN))
+            .search(query, count)
             .into_iter()
-            .filter_map(|n| g.points.get(n.d_id).copied());
+            .filter_map(|id| g.points.get(id).copied());
         let mut seen = rustc_hash::FxHashSet::default();
         let entities: Vec<u64> = found.filter(|e| seen.insert(*e)).collect();
         (entities, count < g.points.len())
@@ -656,6 +728,65 @@ mod tests {
         assert_eq!(Similarity::Cosine.score(&a, &[0.0, 0.0]), None);
         assert_eq!(Similarity::Euclidean.score(&a, &b), Some(1.0 / 3.0));
         assert_eq!(Similarity::Euclidean.score(&a, &a), Some(1.0));
+    }
+
+    #[test]
+    fn more_searchers_than_scratch_contexts_all_get_answers() {
+        let config = VectorConfig {
+            dimensions: 4,
+            similarity: Similarity::Euclidean,
+            quantization: false,
+            hnsw_m: HNSW_M_DEFAULT,
+            hnsw_ef_construction: HNSW_EF_CONSTRUCTION_DEFAULT,
+        };
+        let mut graph = Graph::new(&config, 0);
+        let points = (0..500u64)
+            .map(|i| {
+                let x = i as f32;
+                (i, vec![x, -x, x * 0.5, 1.0], false)
+            })
+            .collect();
+        graph.insert_all(points);
+        // Twice as many threads as the graph reserves contexts for: without the gate the
+        // library refuses the surplus and a search comes back empty.
+        std::thread::scope(|scope| {
+            for t in 0..2 * GRAPH_LANES {
+                let graph = &graph;
+                scope.spawn(move || {
+                    for i in 0..20 {
+                        let x = ((t * 7 + i) % 500) as f32;
+                        let found = graph.search(&[x, -x, x * 0.5, 1.0], 5);
+                        assert_eq!(found.len(), 5);
+                        assert_eq!(graph.points[found[0]], x as u64);
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn a_batch_past_the_capacity_grows_the_graph() {
+        let config = VectorConfig {
+            dimensions: 2,
+            similarity: Similarity::Euclidean,
+            quantization: false,
+            hnsw_m: HNSW_M_DEFAULT,
+            hnsw_ef_construction: HNSW_EF_CONSTRUCTION_DEFAULT,
+        };
+        let mut graph = Graph::new(&config, 0);
+        for round in 0..3u64 {
+            let batch = (0..1500u64)
+                .map(|i| {
+                    let id = round * 1500 + i;
+                    (id, vec![id as f32, 0.0], false)
+                })
+                .collect();
+            graph.insert_all(batch);
+        }
+        assert!(!graph.stale);
+        assert_eq!(graph.points.len(), 4500);
+        let found = graph.search(&[4321.0, 0.0], 1);
+        assert_eq!(graph.points[found[0]], 4321);
     }
 
     #[test]
