@@ -192,6 +192,8 @@ impl Parser<'_> {
             TypeKind::Duration
         } else if self.parse_keyword("POINT") {
             TypeKind::Point
+        } else if self.parse_keyword("UUID") {
+            TypeKind::Uuid
         } else if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
             TypeKind::Node
         } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
