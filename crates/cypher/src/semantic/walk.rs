@@ -40,9 +40,16 @@ pub(crate) fn walk<'a, E>(
         | ExprKind::PatternComprehension(_)
         | ExprKind::Subquery(_) => Ok(()),
         ExprKind::Variable(variable) => variable_reference(variable, locals, visit),
-        ExprKind::Property { base, .. }
-        | ExprKind::HasLabels { base, .. }
-        | ExprKind::LabelTest { base, .. } => walk(base, locals, visit),
+        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
+            walk(base, locals, visit)
+        }
+        ExprKind::LabelTest { base, expr } => {
+            walk(base, locals, visit)?;
+            for label in expr.dynamic_exprs() {
+                walk(label, locals, visit)?;
+            }
+            Ok(())
+        }
         ExprKind::DynamicLabels { base, all, any } => {
             walk(base, locals, visit)?;
             for label in all.iter().chain(any) {
