@@ -251,6 +251,14 @@ impl Parser<'_> {
                         node,
                     });
                 } else if let Some(relationship) = p.parse_relationship_pattern()? {
+                    if p.peek_group() {
+                        // Neo4j's grammar puts a node pattern after every relationship; a
+                        // parenthesised path pattern starts with its own, which is not one.
+                        return Err(p.expected(
+                            "a node pattern after a relationship, before a parenthesised path \
+                             pattern",
+                        ));
+                    }
                     let node = p.parse_node_pattern()?;
                     steps.push(PatternStep {
                         relationship,
@@ -269,9 +277,16 @@ impl Parser<'_> {
         })
     }
 
-    /// Whether a parenthesised path pattern starts here: `((`.
+    /// Whether a parenthesised path pattern starts here: `((`, or `(p =` (a path variable
+    /// inside, which [`Parser::parse_quantified_group`] names and refuses).
     fn peek_group(&self) -> bool {
-        self.peek_is(&TokenKind::LParen) && self.peek_nth(1).kind == TokenKind::LParen
+        self.peek_is(&TokenKind::LParen)
+            && (self.peek_nth(1).kind == TokenKind::LParen
+                || (self.peek_nth(2).kind == TokenKind::Eq
+                    && matches!(
+                        self.peek_nth(1).kind,
+                        TokenKind::Word | TokenKind::QuotedName(_)
+                    )))
     }
 
     /// `((a)-[r]->(b) WHERE ...){m,n}`
