@@ -690,6 +690,7 @@ fn graph_structures() {
             end: 2,
             rel_type: "R".into(),
             properties: Map::new(),
+            ends: None,
         })),
     };
     out.clear();

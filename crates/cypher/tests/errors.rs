@@ -112,14 +112,6 @@ fn unsupported_constructs_are_named() {
             "USE graph.byName",
         ),
         (
-            "MATCH (n) WHERE n:A|$('B') RETURN n",
-            "Dynamic labels and relationship types inside a label expression",
-        ),
-        (
-            "MATCH ()-[r:A|$('R')]->() RETURN r",
-            "Dynamic labels and relationship types inside a label expression",
-        ),
-        (
             "MATCH REPEATABLE ELEMENTS (a)-->{1,3}(b) RETURN a",
             "REPEATABLE ELEMENTS",
         ),

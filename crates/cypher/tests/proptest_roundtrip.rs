@@ -129,6 +129,7 @@ fn cypher_type() -> impl Strategy<Value = CypherType> {
             TypeKind::Node,
             TypeKind::Map,
             TypeKind::PropertyValue,
+            TypeKind::Uuid,
             TypeKind::Vector {
                 coordinate: None,
                 dimension: None,

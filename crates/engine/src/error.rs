@@ -306,6 +306,12 @@ fn storage_code(e: &quiver_storage::Error) -> Status {
         S::InvalidSchema(_) => code::ARGUMENT_ERROR,
         S::ConstraintCreationFailed { .. } => Status::ConstraintCreationFailed,
         S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
+        S::SchemaNameTaken {
+            constraint: false, ..
+        } => Status::IndexWithNameAlreadyExists,
+        S::SchemaNameTaken {
+            constraint: true, ..
+        } => Status::ConstraintWithNameAlreadyExists,
         S::SchemaRuleNotFound { .. } => Status::IndexDropFailed,
         S::IndexNotFound { .. } => Status::IndexNotFound,
         S::MixedSchemaAndData | S::MixedAdministrationAndData => {

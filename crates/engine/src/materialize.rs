@@ -30,6 +30,7 @@ fn rel(r: &Relationship, tx: &StorageTx) -> Relationship {
                 end: 0,
                 rel_type: Arc::from(""),
                 properties: Map::new(),
+                ends: None,
             })),
         })
 }

@@ -470,6 +470,7 @@ mod tests {
                 end,
                 rel_type: Arc::from("HAS"),
                 properties: Map::new(),
+                ends: None,
             })),
         }
     }

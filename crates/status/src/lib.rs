@@ -164,6 +164,10 @@ statuses! {
     ConstraintDropFailed,
     /// An index or constraint equal to one that exists.
     EquivalentSchemaRuleAlreadyExists,
+    /// A new index or constraint named as an existing index it is not equal to.
+    IndexWithNameAlreadyExists,
+    /// A new index or constraint named as an existing constraint it is not equal to.
+    ConstraintWithNameAlreadyExists,
     /// An index to drop does not exist.
     IndexDropFailed,
     /// An index named by a query does not exist.
@@ -389,6 +393,16 @@ const TABLE: [Row; Status::ALL.len()] = {
         unexpected(
             EquivalentSchemaRuleAlreadyExists,
             "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+            CLIENT,
+        ),
+        unexpected(
+            IndexWithNameAlreadyExists,
+            "Neo.ClientError.Schema.IndexWithNameAlreadyExists",
+            CLIENT,
+        ),
+        unexpected(
+            ConstraintWithNameAlreadyExists,
+            "Neo.ClientError.Schema.ConstraintWithNameAlreadyExists",
             CLIENT,
         ),
         unexpected(

@@ -433,6 +433,7 @@ impl Transaction {
                 end: end.0,
                 rel_type: storage.types.name_or_err(ty.0)?,
                 properties,
+                ends: None,
             })),
         })
     }

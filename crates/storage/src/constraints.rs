@@ -260,6 +260,26 @@ impl PropertyConstraintSpec {
     }
 }
 
+/// What holds a schema name: a property index or constraint, a vector or full-text index, or
+/// a property existence or type constraint.
+pub(crate) enum NameHolder {
+    Schema(Arc<crate::schema::IndexDef>),
+    Vector(Arc<crate::vector::VectorIndexDef>),
+    Fulltext(Arc<crate::fulltext::FulltextIndex>),
+    Property(Arc<PropertyConstraint>),
+}
+
+impl NameHolder {
+    /// Whether the holder is a constraint (its name is a constraint's in Neo4j's errors).
+    pub(crate) fn is_constraint(&self) -> bool {
+        match self {
+            NameHolder::Schema(def) => def.kind.is_constraint(),
+            NameHolder::Vector(_) | NameHolder::Fulltext(_) => false,
+            NameHolder::Property(_) => true,
+        }
+    }
+}
+
 /// A published constraint: the spec and its token ids.
 #[derive(Debug)]
 pub(crate) struct PropertyConstraint {
@@ -321,11 +341,49 @@ impl Storage {
     }
 
     /// Whether a schema rule of any kind already has `name`.
-    fn schema_name_taken(&self, name: &str) -> bool {
-        self.schema().by_name(name).is_some()
-            || self.vector_def(name).is_some()
-            || self.fulltext_by_name(name).is_some()
-            || self.property_constraint_by_name(name).is_some()
+    pub(crate) fn schema_name_taken(&self, name: &str) -> bool {
+        self.schema_name_holder(name).is_some()
+    }
+
+    /// The rule that holds `name`, of whatever kind: property indexes and their constraints,
+    /// vector and full-text indexes and property constraints share one name space, as in
+    /// Neo4j.
+    pub(crate) fn schema_name_holder(&self, name: &str) -> Option<NameHolder> {
+        if let Some(def) = self.schema().by_name(name) {
+            return Some(NameHolder::Schema(def.clone()));
+        }
+        if let Some(def) = self.vector_def(name) {
+            return Some(NameHolder::Vector(def));
+        }
+        if let Some(index) = self.fulltext_by_name(name) {
+            return Some(NameHolder::Fulltext(index));
+        }
+        self.property_constraint_by_name(name)
+            .map(NameHolder::Property)
+    }
+
+    /// Refuses a new rule named `name` when a rule holds the name: as
+    /// [`Error::SchemaRuleExists`] when `equivalent` says the holder is the rule being made
+    /// again, else as [`Error::SchemaNameTaken`] naming whether an index or a constraint holds
+    /// it (so `IF NOT EXISTS` can tell a rule of its own kind from one of the other).
+    pub(crate) fn check_new_rule_name(
+        &self,
+        name: &str,
+        equivalent: impl FnOnce(&NameHolder) -> bool,
+    ) -> Result<()> {
+        let Some(holder) = self.schema_name_holder(name) else {
+            return Ok(());
+        };
+        Err(if equivalent(&holder) {
+            Error::SchemaRuleExists {
+                name: name.to_string(),
+            }
+        } else {
+            Error::SchemaNameTaken {
+                name: name.to_string(),
+                constraint: holder.is_constraint(),
+            }
+        })
     }
 
     fn resolve(&self, spec: &PropertyConstraintSpec) -> Result<PropertyConstraint> {
@@ -487,11 +545,14 @@ impl Transaction {
     pub fn create_property_constraint(&self, spec: PropertyConstraintSpec) -> Result<()> {
         let mut st = self.schema_write()?;
         let storage = &self.inner.storage;
-        if storage.schema_name_taken(&spec.name)
-            || storage
-                .property_constraint_defs()
-                .iter()
-                .any(|c| c.spec.same_schema(&spec))
+        storage.check_new_rule_name(&spec.name, |holder| match holder {
+            NameHolder::Property(c) => c.spec.same_schema(&spec) && c.spec.types == spec.types,
+            _ => false,
+        })?;
+        if storage
+            .property_constraint_defs()
+            .iter()
+            .any(|c| c.spec.same_schema(&spec))
         {
             return Err(Error::SchemaRuleExists { name: spec.name });
         }

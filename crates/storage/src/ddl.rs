@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 
 use quiver_value::Value;
 
+use crate::constraints::NameHolder;
 use crate::error::{Error, Result};
 use crate::gc::may_have_label;
 use crate::ids::{LabelId, PropKeyId};
@@ -99,13 +100,11 @@ impl Transaction {
             Some(n) => n.to_string(),
             None => self.default_name(&spec)?,
         };
-        let schema = s.schema();
-        if schema.by_name(&name).is_some()
-            || schema.find_same(&spec).is_some()
-            || s.vector_def(&name).is_some()
-            || s.fulltext_by_name(&name).is_some()
-            || s.property_constraint_by_name(&name).is_some()
-        {
+        s.check_new_rule_name(&name, |holder| match holder {
+            NameHolder::Schema(def) => def.same_as(&spec) && def.kind == spec.kind,
+            _ => false,
+        })?;
+        if s.schema().find_same(&spec).is_some() {
             return Err(Error::SchemaRuleExists { name });
         }
         st.schema_ops.push(SchemaOp::Create { name, spec });
@@ -144,11 +143,10 @@ impl Transaction {
     pub fn create_fulltext_index(&self, spec: crate::fulltext::FulltextSpec) -> Result<()> {
         let mut st = self.schema_write()?;
         let storage = &self.inner.storage;
-        if storage.schema().by_name(&spec.name).is_some()
-            || storage.fulltext_by_name(&spec.name).is_some()
-        {
-            return Err(Error::SchemaRuleExists { name: spec.name });
-        }
+        storage.check_new_rule_name(&spec.name, |holder| match holder {
+            NameHolder::Fulltext(index) => index.spec == spec,
+            _ => false,
+        })?;
         if !crate::fulltext::analyzers::is_known(&spec.analyzer) {
             return Err(Error::Fulltext(
                 crate::fulltext::FulltextError::UnknownAnalyzer {
@@ -219,6 +217,13 @@ impl Transaction {
                 format!("vector_{token_name}_{}", s.keys.name_or_err(key.0)?)
             }
         };
+        let same = |d: &VectorIndexDef| {
+            d.relationship == relationship && d.token == token && d.key == key.0
+        };
+        s.check_new_rule_name(&name, |holder| match holder {
+            NameHolder::Vector(d) => same(d),
+            _ => false,
+        })?;
         if s.vector_exists(&name, relationship, token, key.0) {
             return Err(Error::SchemaRuleExists { name });
         }
@@ -265,9 +270,7 @@ impl Transaction {
         st: &mut TxState,
     ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
         let storage = &self.inner.storage;
-        if storage.schema().by_name(&spec.name).is_some()
-            || storage.fulltext_by_name(&spec.name).is_some()
-        {
+        if storage.schema_name_taken(&spec.name) {
             return Err(Error::SchemaRuleExists {
                 name: spec.name.clone(),
             });

@@ -122,6 +122,14 @@ pub enum Error {
     #[error("a schema rule equivalent to `{name}` already exists")]
     SchemaRuleExists { name: String },
 
+    /// Indexes and constraints share one name space: a new rule named as an existing one
+    /// that it is not equivalent to (Neo4j's message, naming what holds the name).
+    #[error(
+        "There already exists {} called '{name}'.",
+        if *.constraint { "a constraint" } else { "an index" }
+    )]
+    SchemaNameTaken { name: String, constraint: bool },
+
     #[error("no index or constraint named `{name}`")]
     SchemaRuleNotFound { name: String },
 

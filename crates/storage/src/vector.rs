@@ -455,7 +455,7 @@ impl Storage {
         token: u32,
         key: u32,
     ) -> bool {
-        self.schema().by_name(name).is_some()
+        self.schema_name_taken(name)
             || self.vectors.read().iter().any(|d| {
                 d.name == name
                     || (d.relationship == relationship && d.token == token && d.key == key)

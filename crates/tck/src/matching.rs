@@ -516,6 +516,7 @@ mod tests {
                 end,
                 rel_type: rel_type.into(),
                 properties: Map::new(),
+                ends: None,
             })),
         }
     }

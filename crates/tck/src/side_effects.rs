@@ -202,6 +202,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (Arc::from(*k), v.clone()))
                 .collect(),
+            ends: None,
         }
     }
 

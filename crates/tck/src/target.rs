@@ -131,10 +131,14 @@ pub enum ErrorKind {
     ConstraintCreationFailed,
     /// Not in the openCypher TCK: an index or constraint like the one asked for exists.
     EquivalentSchemaRuleAlreadyExists,
+    /// Not in the openCypher TCK: an index holds the name of a new index or constraint.
+    IndexWithNameAlreadyExists,
+    /// Not in the openCypher TCK: a constraint holds the name of a new index or constraint.
+    ConstraintWithNameAlreadyExists,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 16] = [
+    const ALL: [ErrorKind; 18] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -151,6 +155,8 @@ impl ErrorKind {
         ErrorKind::ExternalResourceFailed,
         ErrorKind::ConstraintCreationFailed,
         ErrorKind::EquivalentSchemaRuleAlreadyExists,
+        ErrorKind::IndexWithNameAlreadyExists,
+        ErrorKind::ConstraintWithNameAlreadyExists,
     ];
 
     pub fn name(self) -> &'static str {
@@ -171,6 +177,8 @@ impl ErrorKind {
             ErrorKind::ExternalResourceFailed => "ExternalResourceFailed",
             ErrorKind::ConstraintCreationFailed => "ConstraintCreationFailed",
             ErrorKind::EquivalentSchemaRuleAlreadyExists => "EquivalentSchemaRuleAlreadyExists",
+            ErrorKind::IndexWithNameAlreadyExists => "IndexWithNameAlreadyExists",
+            ErrorKind::ConstraintWithNameAlreadyExists => "ConstraintWithNameAlreadyExists",
         }
     }
 

@@ -381,6 +381,7 @@ mod tests {
                 end: 1,
                 rel_type: Arc::from("T"),
                 properties: Map::new(),
+                ends: None,
             })),
         };
         let path = Value::Path(Arc::new(Path {

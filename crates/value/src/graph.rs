@@ -33,6 +33,11 @@ pub struct RelData {
     pub end: u64,
     pub rel_type: Arc<str>,
     pub properties: Map,
+    /// The nodes a virtual relationship joins, start then end, as it was made from them (a
+    /// virtual node with its labels and properties, a stored one as it was given): no store
+    /// knows a virtual relationship, so `startNode` and `endNode` read its ends here. `None`
+    /// for a stored relationship, whose ends the store knows, and for one read off the wire.
+    pub ends: Option<Arc<[Node; 2]>>,
 }
 
 /// A path: `nodes.len() == relationships.len() + 1`. Relationship `i` joins `nodes[i]` and

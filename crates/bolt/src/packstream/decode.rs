@@ -585,6 +585,7 @@ impl<'a> Decoder<'a> {
                 end,
                 rel_type,
                 properties,
+                ends: None,
             })),
         })
     }
@@ -603,6 +604,7 @@ impl<'a> Decoder<'a> {
             end: 0,
             rel_type,
             properties,
+            ends: None,
         };
         Ok((
             Relationship {
@@ -669,6 +671,7 @@ impl<'a> Decoder<'a> {
                 end,
                 rel_type: data.rel_type.clone(),
                 properties: data.properties.clone(),
+                ends: None,
             };
             path_rels.push(Relationship {
                 id: rel.id,

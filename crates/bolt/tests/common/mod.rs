@@ -223,6 +223,7 @@ pub fn relationship() -> impl Strategy<Value = Relationship> {
                 end,
                 rel_type: t.into(),
                 properties,
+                ends: None,
             })),
         })
 }
@@ -257,6 +258,7 @@ pub fn path() -> impl Strategy<Value = Path> {
                         end,
                         rel_type,
                         properties: Map::new(),
+                        ends: None,
                     })),
                 });
                 nodes.push(to);

@@ -123,6 +123,13 @@ pub enum LabelExpr {
     And(Vec<LabelExpr>),
     /// Two or more, any one suffices.
     Or(Vec<LabelExpr>),
+    /// `$(expr)` or `$all(expr)` (every name required), `$any(expr)` (one suffices): names
+    /// given at run time, `expr` a String or a List of Strings, as one operand of the
+    /// expression (`:$(x)|Person`, `:!$(x)`).
+    Dynamic {
+        expr: Box<Expr>,
+        any: bool,
+    },
 }
 
 impl LabelExpr {
@@ -161,8 +168,53 @@ impl LabelExpr {
             LabelExpr::Or(_) => 1,
             LabelExpr::And(_) => 2,
             LabelExpr::Not(_) => 3,
-            LabelExpr::Name(_) | LabelExpr::Any => 4,
+            LabelExpr::Name(_) | LabelExpr::Any | LabelExpr::Dynamic { .. } => 4,
         }
+    }
+
+    /// Whether a name is given at run time anywhere in the expression.
+    pub fn has_dynamic(&self) -> bool {
+        !self.dynamic_exprs().is_empty()
+    }
+
+    /// The expressions of the run-time names, left to right.
+    pub fn dynamic_exprs(&self) -> Vec<&Expr> {
+        let mut out = Vec::new();
+        self.collect_dynamic(&mut out);
+        out
+    }
+
+    fn collect_dynamic<'a>(&'a self, out: &mut Vec<&'a Expr>) {
+        match self {
+            LabelExpr::Name(_) | LabelExpr::Any => {}
+            LabelExpr::Dynamic { expr, .. } => out.push(expr),
+            LabelExpr::Not(inner) => inner.collect_dynamic(out),
+            LabelExpr::And(items) | LabelExpr::Or(items) => {
+                for item in items {
+                    item.collect_dynamic(out);
+                }
+            }
+        }
+    }
+
+    /// A conjunction of names and run-time names (`A&$(x)`, `A:$any(y)`) as its static names,
+    /// the expressions whose names are all required and those of which one is; `None` for any
+    /// other expression.
+    pub fn dynamic_conjunction(&self) -> Option<(Vec<Ident>, Vec<Expr>, Vec<Expr>)> {
+        let items = match self {
+            LabelExpr::And(items) => items.as_slice(),
+            other => std::slice::from_ref(other),
+        };
+        let (mut names, mut all, mut any) = (Vec::new(), Vec::new(), Vec::new());
+        for item in items {
+            match item {
+                LabelExpr::Name(name) => names.push(name.clone()),
+                LabelExpr::Dynamic { expr, any: false } => all.push((**expr).clone()),
+                LabelExpr::Dynamic { expr, any: true } => any.push((**expr).clone()),
+                _ => return None,
+            }
+        }
+        Some((names, all, any))
     }
 
     fn write_at(&self, f: &mut fmt::Formatter<'_>, min: u8) -> fmt::Result {
@@ -179,6 +231,8 @@ impl fmt::Display for LabelExpr {
         match self {
             LabelExpr::Name(name) => write!(f, "{name}"),
             LabelExpr::Any => f.write_str("%"),
+            LabelExpr::Dynamic { expr, any: false } => write!(f, "$({expr})"),
+            LabelExpr::Dynamic { expr, any: true } => write!(f, "$any({expr})"),
             LabelExpr::Not(inner) => {
                 f.write_str("!")?;
                 inner.write_at(f, 3)

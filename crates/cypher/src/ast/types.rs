@@ -30,6 +30,8 @@ pub enum TypeKind {
     ZonedDateTime,
     Duration,
     Point,
+    /// A 128-bit identifier (`uuid('...')`), a property type of its own.
+    Uuid,
     Node,
     Relationship,
     Map,
@@ -105,6 +107,7 @@ impl TypeKind {
             TypeKind::ZonedDateTime => "ZONED DATETIME",
             TypeKind::Duration => "DURATION",
             TypeKind::Point => "POINT",
+            TypeKind::Uuid => "UUID",
             TypeKind::Node => "NODE",
             TypeKind::Relationship => "RELATIONSHIP",
             TypeKind::Map => "MAP",

@@ -298,23 +298,6 @@ impl Parser<'_> {
         if self.peek_keyword("NORMALIZED") || self.peek_nth_keyword(1, "NORMALIZED") {
             return self.finish_normalized(lhs, negated);
         }
-        if !negated && self.peek_dynamic_label(0).is_some() {
-            let (expr, is_any) = self.parse_one_dynamic_label()?;
-            let (all, any) = if is_any {
-                (Vec::new(), vec![expr])
-            } else {
-                (vec![expr], Vec::new())
-            };
-            let span = self.span_from(lhs.span.start);
-            return Ok(Expr::new(
-                ExprKind::DynamicLabels {
-                    base: Box::new(lhs),
-                    all,
-                    any,
-                },
-                span,
-            ));
-        }
         if !negated && self.peek_is_label_expr() {
             let expr = self.parse_label_expr(false)?;
             let span = self.span_from(lhs.span.start);
@@ -1112,6 +1095,25 @@ fn quantifier(word: &str) -> Option<Quantifier> {
 /// [`ExprKind::LabelTest`]; the span runs from `lhs` to `end`.
 fn label_test(lhs: Expr, expr: crate::ast::LabelExpr, end: u32) -> Expr {
     let span = Span::new(lhs.span.start, end.max(lhs.span.start));
+    if expr.has_dynamic()
+        && let Some((names, mut all, any)) = expr.dynamic_conjunction()
+    {
+        // `n:A&$(x)` is the run `n:A:$(x)`: every name required, static ones as strings.
+        all.splice(
+            0..0,
+            names
+                .into_iter()
+                .map(|n| literal(Literal::String(n.name), n.span)),
+        );
+        return Expr::new(
+            ExprKind::DynamicLabels {
+                base: Box::new(lhs),
+                all,
+                any,
+            },
+            span,
+        );
+    }
     let kind = match expr.conjunction() {
         Some(labels) => ExprKind::HasLabels {
             base: Box::new(lhs),

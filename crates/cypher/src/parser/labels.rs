@@ -68,11 +68,13 @@ impl Parser<'_> {
                 self.expect(&TokenKind::RParen)?;
                 Ok(inner)
             }
-            TokenKind::DollarLParen => Err(self.unsupported(
-                "Dynamic labels and relationship types inside a label expression ($(expr) with \
-                 |, &, ! or %; a `:`-separated run such as :A:$(expr) is read)",
-                self.peek().span,
-            )),
+            _ if self.peek_dynamic_label(0).is_some() => {
+                let (expr, any) = self.parse_one_dynamic_label()?;
+                Ok(LabelExpr::Dynamic {
+                    expr: Box::new(expr),
+                    any,
+                })
+            }
             _ => Ok(LabelExpr::Name(self.parse_name("a label name")?)),
         }
     }
@@ -82,6 +84,7 @@ impl Parser<'_> {
     pub(crate) fn peek_is_label_expr(&self) -> bool {
         match self.peek_kind() {
             TokenKind::Bang | TokenKind::Percent | TokenKind::LParen => true,
+            _ if self.peek_dynamic_label(0).is_some() => true,
             TokenKind::QuotedName(_) => true,
             TokenKind::Word => ![
                 "NULL",
@@ -192,6 +195,8 @@ impl Parser<'_> {
             TypeKind::Duration
         } else if self.parse_keyword("POINT") {
             TypeKind::Point
+        } else if self.parse_keyword("UUID") {
+            TypeKind::Uuid
         } else if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
             TypeKind::Node
         } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
@@ -304,6 +309,29 @@ mod tests {
         let e = where_expr("RETURN [x IN l WHERE x:A | x] AS x");
         assert!(matches!(e.kind, ExprKind::ListComprehension(_)));
         let e = where_expr("RETURN [x IN l WHERE x:(A|B) | x] AS x");
+        assert!(matches!(e.kind, ExprKind::ListComprehension(_)));
+    }
+
+    #[test]
+    fn dynamic_labels_are_operands_of_label_expressions() {
+        let e = where_expr("RETURN n:$(a)|Person AS x");
+        let ExprKind::LabelTest { expr, .. } = &e.kind else {
+            panic!("{e:?}")
+        };
+        let LabelExpr::Or(items) = expr else {
+            panic!("{expr:?}")
+        };
+        assert!(matches!(&items[0], LabelExpr::Dynamic { any: false, .. }));
+        assert_eq!(items[1], name("Person"));
+        assert_eq!(e.to_string(), "n:($(a)|Person)");
+        let e = where_expr("RETURN n:!$any(b) AS x");
+        assert_eq!(e.to_string(), "n:(!$any(b))");
+        // A conjunction of names and run-time names is the run it stands for.
+        let e = where_expr("RETURN n:A&$(b) AS x");
+        assert!(matches!(e.kind, ExprKind::DynamicLabels { .. }), "{e:?}");
+        assert_eq!(e.to_string(), "n:$('A'):$(b)");
+        // In a comprehension's filter a top-level `|` still ends the filter.
+        let e = where_expr("RETURN [x IN l WHERE x:$(a) | x] AS x");
         assert!(matches!(e.kind, ExprKind::ListComprehension(_)));
     }
 

@@ -251,6 +251,14 @@ impl Parser<'_> {
                         node,
                     });
                 } else if let Some(relationship) = p.parse_relationship_pattern()? {
+                    if p.peek_group() {
+                        // Neo4j's grammar puts a node pattern after every relationship; a
+                        // parenthesised path pattern starts with its own, which is not one.
+                        return Err(p.expected(
+                            "a node pattern after a relationship, before a parenthesised path \
+                             pattern",
+                        ));
+                    }
                     let node = p.parse_node_pattern()?;
                     steps.push(PatternStep {
                         relationship,
@@ -269,9 +277,16 @@ impl Parser<'_> {
         })
     }
 
-    /// Whether a parenthesised path pattern starts here: `((`.
+    /// Whether a parenthesised path pattern starts here: `((`, or `(p =` (a path variable
+    /// inside, which [`Parser::parse_quantified_group`] names and refuses).
     fn peek_group(&self) -> bool {
-        self.peek_is(&TokenKind::LParen) && self.peek_nth(1).kind == TokenKind::LParen
+        self.peek_is(&TokenKind::LParen)
+            && (self.peek_nth(1).kind == TokenKind::LParen
+                || (self.peek_nth(2).kind == TokenKind::Eq
+                    && matches!(
+                        self.peek_nth(1).kind,
+                        TokenKind::Word | TokenKind::QuotedName(_)
+                    )))
     }
 
     /// `((a)-[r]->(b) WHERE ...){m,n}`
@@ -361,7 +376,15 @@ impl Parser<'_> {
             (labels, None, dynamic, any)
         } else {
             let (labels, label_expr) = self.parse_node_labels()?;
-            (labels, label_expr, Vec::new(), Vec::new())
+            // `(n:A&$(x))` is the run `(n:A:$(x))`.
+            match label_expr
+                .as_ref()
+                .filter(|e| e.has_dynamic())
+                .and_then(LabelExpr::dynamic_conjunction)
+            {
+                Some((names, all, any)) => (names, None, all, any),
+                None => (labels, label_expr, Vec::new(), Vec::new()),
+            }
         };
         let properties = self.parse_pattern_properties()?;
         let predicate = if self.parse_keyword("WHERE") {
@@ -403,18 +426,50 @@ impl Parser<'_> {
     /// Whether a `:`-separated run of names holds a dynamic one: `:$(x)`, `:A:$all(x)`,
     /// `:A:B:$any(x)`. Such a run is read by [`Parser::parse_dynamic_labels`]; any other
     /// label expression by the label expression parser.
+    ///
+    /// A run that an operator continues (`:$(x)|Person`, `:$(a)&$(b)`) is a label expression
+    /// with run-time names in it, read by the label expression parser.
     pub(crate) fn peek_dynamic_labels(&self) -> bool {
         let mut i = 0;
+        let mut dynamic = false;
         while self.peek_nth(i).kind == TokenKind::Colon {
             if self.peek_dynamic_label(i + 1).is_some() {
-                return true;
+                dynamic = true;
+                i += 1 + self.dynamic_label_len(i + 1);
+                continue;
             }
             match self.peek_nth(i + 1).kind {
                 TokenKind::Word | TokenKind::QuotedName(_) => i += 2,
                 _ => return false,
             }
         }
-        false
+        let operator = match self.peek_nth(i).kind {
+            TokenKind::Ampersand => true,
+            TokenKind::Pipe => self.bar_ends_filter == 0,
+            _ => false,
+        };
+        dynamic && !operator
+    }
+
+    /// The tokens of the dynamic label starting `n` tokens ahead, through its closing
+    /// parenthesis (nested parentheses counted); to the end of input when it is not closed.
+    fn dynamic_label_len(&self, n: usize) -> usize {
+        let mut i = n;
+        let mut depth = 0usize;
+        loop {
+            match self.peek_nth(i).kind {
+                TokenKind::DollarLParen | TokenKind::LParen => depth += 1,
+                TokenKind::RParen => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return i + 1 - n;
+                    }
+                }
+                TokenKind::Eof => return i - n,
+                _ => {}
+            }
+            i += 1;
+        }
     }
 
     /// `:A:$(expr):$any(expr):B...`: the static names, the expressions whose names are all

@@ -326,7 +326,7 @@ impl Parser<'_> {
             self.expect_keyword("USER")?;
             ShowKind::CurrentUser
         } else {
-            let kind = self.parse_show_constraint_type();
+            let kind = self.parse_show_constraint_type()?;
             if !(self.parse_keyword("CONSTRAINTS") || self.parse_keyword("CONSTRAINT")) {
                 let what = format!("SHOW {}", self.text(span).to_ascii_uppercase());
                 return Err(self.unsupported(what.trim(), span));
@@ -357,10 +357,13 @@ impl Parser<'_> {
         None
     }
 
-    fn parse_show_constraint_type(&mut self) -> ShowConstraintType {
+    /// Neo4j's constraint kinds before `CONSTRAINTS`: `ALL`, or `[NODE | REL[ATIONSHIP]]`
+    /// then `UNIQUE[NESS]`, `KEY`, `[PROPERTY] EXIST[ENCE]` or `PROPERTY TYPE`. An entity
+    /// alone (`SHOW NODE CONSTRAINTS`) names no kind, and Neo4j refuses it.
+    fn parse_show_constraint_type(&mut self) -> Result<ShowConstraintType> {
         let mut kind = ShowConstraintType::default();
         if self.parse_keyword("ALL") {
-            return kind;
+            return Ok(kind);
         }
         if self.parse_keyword("NODE") {
             kind.relationship = Some(false);
@@ -372,15 +375,18 @@ impl Parser<'_> {
         } else if self.parse_keyword("KEY") {
             kind.kind = Some(ConstraintKind::Key);
         } else {
-            self.parse_keyword("PROPERTY");
+            let property = self.parse_keyword("PROPERTY");
             if self.parse_keyword("EXISTENCE") || self.parse_keyword("EXIST") {
                 kind.kind = Some(ConstraintKind::NotNull);
-            } else if self.peek_keyword("TYPE") && self.peek_nth_keyword(1, "CONSTRAINTS") {
-                self.parse_keyword("TYPE");
+            } else if (property || self.peek_nth_keyword(1, "CONSTRAINTS"))
+                && self.parse_keyword("TYPE")
+            {
                 kind.kind = Some(ConstraintKind::Typed);
+            } else if property || kind.relationship.is_some() {
+                return Err(self.expected("UNIQUE, KEY, EXISTENCE or PROPERTY TYPE"));
             }
         }
-        kind
+        Ok(kind)
     }
 
     /// Transaction ids: nothing, or comma-separated expressions (usually strings or a

@@ -115,8 +115,18 @@ impl Analyzer<'_> {
                     Type::Any
                 })
             }
-            ExprKind::HasLabels { base, .. } | ExprKind::LabelTest { base, .. } => {
+            ExprKind::HasLabels { base, .. } => {
                 self.expr(base, env, ctx.operand())?;
+                Ok(Type::Boolean)
+            }
+            ExprKind::LabelTest { base, expr } => {
+                self.expr(base, env, ctx.operand())?;
+                for label in expr.dynamic_exprs() {
+                    let ty = self.expr(label, env, ctx.operand())?;
+                    if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                        return Err(self.type_mismatch("String or List<String>", &ty, label.span));
+                    }
+                }
                 Ok(Type::Boolean)
             }
             ExprKind::DynamicLabels { base, all, any } => {

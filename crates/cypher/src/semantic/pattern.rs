@@ -8,8 +8,8 @@ use super::scope::{Env, Scope};
 use super::types::Type;
 use super::{Analyzer, Result};
 use crate::ast::{
-    Direction, Expr, ExprKind, Ident, NodePattern, PathQuantifier, PathSelector, PatternChain,
-    PatternPart, QuantifiedGroup, RelationshipPattern,
+    Direction, Expr, ExprKind, Ident, LabelExpr, NodePattern, PathQuantifier, PathSelector,
+    PatternChain, PatternPart, QuantifiedGroup, RelationshipPattern,
 };
 use crate::error::{Detail, Error};
 use crate::span::Span;
@@ -379,7 +379,13 @@ impl Analyzer<'_> {
                     node.span,
                 ));
             }
-            for label in node.dynamic_labels.iter().chain(&node.dynamic_any) {
+            let in_expr = node.label_expr.iter().flat_map(LabelExpr::dynamic_exprs);
+            for label in node
+                .dynamic_labels
+                .iter()
+                .chain(&node.dynamic_any)
+                .chain(in_expr)
+            {
                 let ty = self.expr(label, &mut env, Ctx::PLAIN)?;
                 if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
                     return Err(self.type_mismatch("String or List<String>", &ty, label.span));
@@ -400,7 +406,13 @@ impl Analyzer<'_> {
                     rel.span,
                 ));
             }
-            for ty_expr in rel.dynamic_types.iter().chain(&rel.dynamic_any) {
+            let in_expr = rel.type_expr.iter().flat_map(LabelExpr::dynamic_exprs);
+            for ty_expr in rel
+                .dynamic_types
+                .iter()
+                .chain(&rel.dynamic_any)
+                .chain(in_expr)
+            {
                 let ty = self.expr(ty_expr, &mut env, Ctx::PLAIN)?;
                 if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
                     return Err(self.type_mismatch("String or List<String>", &ty, ty_expr.span));

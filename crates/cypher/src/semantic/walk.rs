@@ -21,6 +21,15 @@ pub(crate) enum Visit {
     Skip,
 }
 
+/// [`walk`] over each of `exprs` in turn.
+fn walk_each<'a, E>(
+    exprs: impl IntoIterator<Item = &'a Expr>,
+    locals: &mut Vec<&'a str>,
+    visit: &mut dyn FnMut(Node<'a>) -> Result<Visit, E>,
+) -> Result<(), E> {
+    exprs.into_iter().try_for_each(|e| walk(e, locals, visit))
+}
+
 /// Visits `expr` and its sub-expressions in pre-order. Pattern predicates, pattern
 /// comprehensions and subqueries are visited but not entered: their variables follow
 /// pattern rules, which the visitors here do not need.
@@ -40,26 +49,25 @@ pub(crate) fn walk<'a, E>(
         | ExprKind::PatternComprehension(_)
         | ExprKind::Subquery(_) => Ok(()),
         ExprKind::Variable(variable) => variable_reference(variable, locals, visit),
-        ExprKind::Property { base, .. }
-        | ExprKind::HasLabels { base, .. }
-        | ExprKind::LabelTest { base, .. } => walk(base, locals, visit),
-        ExprKind::DynamicLabels { base, all, any } => {
-            walk(base, locals, visit)?;
-            for label in all.iter().chain(any) {
-                walk(label, locals, visit)?;
-            }
-            Ok(())
+        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
+            walk(base, locals, visit)
         }
+        ExprKind::LabelTest { base, expr } => {
+            let labels = expr.dynamic_exprs();
+            walk_each(std::iter::once(&**base).chain(labels), locals, visit)
+        }
+        ExprKind::DynamicLabels { base, all, any } => walk_each(
+            std::iter::once(&**base).chain(all).chain(any),
+            locals,
+            visit,
+        ),
         ExprKind::Index { base, index } => {
             walk(base, locals, visit)?;
             walk(index, locals, visit)
         }
         ExprKind::Slice { base, from, to } => {
-            walk(base, locals, visit)?;
-            for bound in [from, to].into_iter().flatten() {
-                walk(bound, locals, visit)?;
-            }
-            Ok(())
+            let bounds = [from, to].into_iter().flatten().map(|b| &**b);
+            walk_each(std::iter::once(&**base).chain(bounds), locals, visit)
         }
         ExprKind::Unary { operand, .. }
         | ExprKind::IsNull { operand, .. }

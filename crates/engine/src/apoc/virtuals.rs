@@ -1,6 +1,8 @@
 //! `apoc.create.vNode` and `apoc.create.vRelationship`: nodes and relationships that exist
 //! only in the query's results. They carry their labels, type and properties, which `.`,
 //! `labels()`, `type()`, `keys()` and `properties()` read from them, and are never stored.
+//! A virtual relationship keeps the nodes it was made from, so `startNode` and `endNode` give
+//! them back (a virtual node with its data, a stored one by its id).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,7 +88,7 @@ fn v_node(_: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
 fn v_relationship(_: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     const NAME: &str = "apoc.create.vRelationship";
     let end = |argument: &str, v: &Value| match v {
-        Value::Node(n) => Ok(n.id),
+        Value::Node(n) => Ok(n.clone()),
         other => Err(bad_arg(
             NAME,
             argument,
@@ -103,10 +105,11 @@ fn v_relationship(_: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
     Ok(vec![vec![Value::Relationship(Relationship {
         id: virtual_id(),
         data: Some(Arc::new(RelData {
-            start,
-            end,
+            start: start.id,
+            end: end.id,
             rel_type: Arc::from(rel_type),
             properties,
+            ends: Some(Arc::new([start, end])),
         })),
     })]])
 }

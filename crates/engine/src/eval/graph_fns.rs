@@ -134,6 +134,9 @@ pub(crate) fn has_dynamic_labels(
 pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Result<Value> {
     match base {
         Value::Null => Ok(Value::Null),
+        Value::Node(Node { data: Some(d), .. }) => Ok(Value::Bool(
+            labels.iter().all(|l| d.labels.iter().any(|c| *c == l.name)),
+        )),
         Value::Node(n) => {
             for l in labels {
                 let Some(id) = l.label(&cx.storage) else {
@@ -164,6 +167,15 @@ pub(crate) fn has_labels(base: &Value, labels: &[Arc<Token>], cx: &mut Cx) -> Re
 pub(crate) fn label_test(base: &Value, pred: &LabelPred, cx: &mut Cx) -> Result<Value> {
     match base {
         Value::Null => Ok(Value::Null),
+        // A virtual node is tested on the labels it carries.
+        Value::Node(Node { data: Some(d), .. }) => {
+            let has = |t: &Arc<Token>| d.labels.iter().any(|c| *c == t.name);
+            Ok(Value::Bool(eval_label_pred(
+                pred,
+                !d.labels.is_empty(),
+                &has,
+            )))
+        }
         Value::Node(n) => {
             cx.db_hits += 1;
             let labels = cx.tx.node_labels(NodeId(n.id))?;
@@ -304,9 +316,18 @@ pub(crate) fn call(f: GraphFn, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Res
         },
         GraphFn::StartNode | GraphFn::EndNode => match &v {
             Value::Relationship(r) => {
+                let start = f == GraphFn::StartNode;
+                if let Some(d) = &r.data {
+                    // A relationship that carries its data is virtual (or already filled
+                    // in): its ends are the nodes it carries, else the ids it names.
+                    let node = match &d.ends {
+                        Some(ends) => ends[usize::from(!start)].clone(),
+                        None => Node::new(if start { d.start } else { d.end }),
+                    };
+                    return Ok(Value::Node(node));
+                }
                 let (s, e, _) = cx.tx.rel_endpoints(RelId(r.id))?;
-                let id = if f == GraphFn::StartNode { s } else { e };
-                Ok(Value::Node(Node::new(id.0)))
+                Ok(Value::Node(Node::new(if start { s.0 } else { e.0 })))
             }
             other => Err(bad_arg(f, "a Relationship", other)),
         },

@@ -30,6 +30,7 @@ pub(crate) fn is_type(value: &Value, ty: &CypherType) -> bool {
         TypeKind::ZonedDateTime => matches!(value, Value::DateTime(_)),
         TypeKind::Duration => matches!(value, Value::Duration(_)),
         TypeKind::Point => matches!(value, Value::Point(_)),
+        TypeKind::Uuid => matches!(value, Value::Uuid(_)),
         TypeKind::Node => matches!(value, Value::Node(_)),
         TypeKind::Relationship => matches!(value, Value::Relationship(_)),
         TypeKind::Map => matches!(value, Value::Map(_)),

@@ -261,11 +261,26 @@ fn create_index(
                 cx.counters.indexes_added += 1;
             }
         }
-        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) if if_not_exists && already_there(&e, constraint) => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();
     Ok(Vec::new())
+}
+
+/// Whether `IF NOT EXISTS` makes a refused `CREATE` of an index (or, with `constraint`, a
+/// constraint) do nothing: an equivalent rule exists, or a rule of the same kind holds the
+/// name. A name held by the other kind still fails (an index cannot stand in for a
+/// constraint), as in Neo4j.
+fn already_there(e: &quiver_storage::Error, constraint: bool) -> bool {
+    match e {
+        quiver_storage::Error::SchemaRuleExists { .. } => true,
+        quiver_storage::Error::SchemaNameTaken {
+            constraint: held_by_constraint,
+            ..
+        } => *held_by_constraint == constraint,
+        _ => false,
+    }
 }
 
 /// `CREATE FULLTEXT INDEX`.
@@ -276,7 +291,7 @@ fn create_fulltext_index(
 ) -> Result<Vec<Vec<Value>>> {
     match cx.tx.create_fulltext_index(spec.clone()) {
         Ok(()) => cx.counters.indexes_added += 1,
-        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) if if_not_exists && already_there(&e, false) => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();
@@ -292,7 +307,7 @@ fn create_property_constraint(
 ) -> Result<Vec<Vec<Value>>> {
     match cx.tx.create_property_constraint(spec.clone()) {
         Ok(()) => cx.counters.constraints_added += 1,
-        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) if if_not_exists && already_there(&e, true) => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();
@@ -693,7 +708,7 @@ fn create_vector_index(
         .create_vector_index(name, relationship, token, key, config)
     {
         Ok(()) => cx.counters.indexes_added += 1,
-        Err(quiver_storage::Error::SchemaRuleExists { .. }) if if_not_exists => {}
+        Err(e) if if_not_exists && already_there(&e, false) => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();

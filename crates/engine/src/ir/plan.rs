@@ -617,12 +617,14 @@ pub(crate) enum Op {
     },
 }
 
-impl Op {
-    /// The operator's children, inputs first.
-    pub fn children(&self) -> Vec<&Arc<PlanNode>> {
-        match self {
+/// Which fields of each operator are its children, inputs first: one list for
+/// [`Op::children`] and [`Op::children_mut`], which differ only in how a `Union`'s branches
+/// are iterated (the bindings are shared or mutable references as `$op` is).
+macro_rules! op_children {
+    ($op:expr, $iter:ident) => {
+        match $op {
             Op::Once | Op::Command { .. } => Vec::new(),
-            Op::Union { branches } => branches.iter().collect(),
+            Op::Union { branches } => branches.$iter().collect(),
             Op::Optional { input, inner, .. }
             | Op::SemiApply { input, inner, .. }
             | Op::Apply { input, inner }
@@ -657,47 +659,18 @@ impl Op {
             | Op::Delete { input, .. }
             | Op::ProcedureCall { input, .. } => vec![input],
         }
+    };
+}
+
+impl Op {
+    /// The operator's children, inputs first.
+    pub fn children(&self) -> Vec<&Arc<PlanNode>> {
+        op_children!(self, iter)
     }
 
     /// The operator's children, mutably (for rewrites of a finished plan).
     pub fn children_mut(&mut self) -> Vec<&mut Arc<PlanNode>> {
-        match self {
-            Op::Once | Op::Command { .. } => Vec::new(),
-            Op::Union { branches } => branches.iter_mut().collect(),
-            Op::Optional { input, inner, .. }
-            | Op::SemiApply { input, inner, .. }
-            | Op::Apply { input, inner }
-            | Op::UnitApply { input, inner }
-            | Op::Transactions { input, inner, .. }
-            | Op::Foreach { input, inner, .. } => vec![input, inner],
-            Op::Merge { input, matcher, .. } => vec![input, matcher],
-            Op::AllNodes { input, .. }
-            | Op::LabelScan { input, .. }
-            | Op::IndexSeek { input, .. }
-            | Op::SchemaIndexSeek { input, .. }
-            | Op::NodeById { input, .. }
-            | Op::NodeCount { input, .. }
-            | Op::RelCount { input, .. }
-            | Op::Expand { input, .. }
-            | Op::VarExpand { input, .. }
-            | Op::ShortestPath { input, .. }
-            | Op::PathSearch { input, .. }
-            | Op::Filter { input, .. }
-            | Op::Project { input, .. }
-            | Op::Aggregate { input, .. }
-            | Op::Distinct { input, .. }
-            | Op::Sort { input, .. }
-            | Op::Top { input, .. }
-            | Op::Skip { input, .. }
-            | Op::Limit { input, .. }
-            | Op::Unwind { input, .. }
-            | Op::LoadCsv { input, .. }
-            | Op::Eager { input, .. }
-            | Op::Create { input, .. }
-            | Op::Set { input, .. }
-            | Op::Delete { input, .. }
-            | Op::ProcedureCall { input, .. } => vec![input],
-        }
+        op_children!(self, iter_mut)
     }
 
     /// Whether this operator changes the graph.

@@ -126,30 +126,30 @@ pub(super) fn virtual_graph(
     let mut nodes = Vec::new();
     let mut ids = std::collections::HashMap::new();
     for (i, label) in sample.labels.iter().enumerate() {
-        let id = virtual_id(i);
-        ids.insert(label.name.clone(), id);
-        let properties = node_properties(label);
-        nodes.push(Value::Node(Node {
-            id,
+        let node = Node {
+            id: virtual_id(i),
             data: Some(Arc::new(NodeData {
                 labels: vec![label.name.clone()],
-                properties,
+                properties: node_properties(label),
             })),
-        }));
+        };
+        ids.insert(label.name.clone(), node.clone());
+        nodes.push(Value::Node(node));
     }
     let mut rels = Vec::new();
     for t in &sample.types {
         for ((start, end), count) in &t.patterns {
-            let (Some(&s), Some(&e)) = (ids.get(start), ids.get(end)) else {
+            let (Some(s), Some(e)) = (ids.get(start), ids.get(end)) else {
                 continue;
             };
             rels.push(Value::Relationship(Relationship {
                 id: virtual_id(rels.len()),
                 data: Some(Arc::new(RelData {
-                    start: s,
-                    end: e,
+                    start: s.id,
+                    end: e.id,
                     rel_type: t.name.clone(),
                     properties: rel_properties(t, *count),
+                    ends: Some(Arc::new([s.clone(), e.clone()])),
                 })),
             }));
         }

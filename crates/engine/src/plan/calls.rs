@@ -413,21 +413,31 @@ impl Planner<'_> {
             _ => None,
         };
         let mut plan = self.command_plan(command);
-        if let ShowKind::Indexes(kind) = &cmd.kind
-            && let Some(keyword) = index_type_keyword(*kind)
-        {
-            // `SHOW FULLTEXT INDEXES` is `SHOW INDEXES WHERE type = 'FULLTEXT'`.
+        // `SHOW FULLTEXT INDEXES` is `SHOW INDEXES WHERE type IN ['FULLTEXT']`, and
+        // `SHOW NODE KEY CONSTRAINTS` is `SHOW CONSTRAINTS WHERE type IN ['NODE_KEY']`.
+        let types = match &cmd.kind {
+            ShowKind::Indexes(kind) => index_type_keyword(*kind).map(|k| vec![k]),
+            ShowKind::Constraints(kind) => constraint_type_names(*kind),
+            _ => None,
+        };
+        if let Some(types) = types {
+            let names = types
+                .into_iter()
+                .map(|t| {
+                    ast::Expr::new(
+                        ast::ExprKind::Literal(ast::Literal::String(t.to_string())),
+                        Span::default(),
+                    )
+                })
+                .collect();
             let test = ast::Expr::new(
                 ast::ExprKind::Binary {
-                    op: ast::BinaryOp::Eq,
+                    op: ast::BinaryOp::In,
                     left: Box::new(ast::Expr::new(
                         ast::ExprKind::Variable(ast::Ident::new("type")),
                         Span::default(),
                     )),
-                    right: Box::new(ast::Expr::new(
-                        ast::ExprKind::Literal(ast::Literal::String(keyword.to_string())),
-                        Span::default(),
-                    )),
+                    right: Box::new(ast::Expr::new(ast::ExprKind::List(names), Span::default())),
                 },
                 Span::default(),
             );
@@ -550,6 +560,23 @@ const CONSTRAINT_DEFAULT_COLUMNS: &[&str] = &[
 ];
 
 /// The `type` column's value that `SHOW <kind> INDEXES` keeps; `None` keeps every row.
+/// The `type` column values `SHOW ... CONSTRAINTS` keeps for the kind and entity named before
+/// `CONSTRAINTS`, as Neo4j spells them; `None` keeps every constraint.
+fn constraint_type_names(kind: ast::ShowConstraintType) -> Option<Vec<&'static str>> {
+    use ast::ConstraintKind as K;
+    let (node, relationship) = match kind.kind? {
+        K::Unique => ("UNIQUENESS", "RELATIONSHIP_UNIQUENESS"),
+        K::Key => ("NODE_KEY", "RELATIONSHIP_KEY"),
+        K::NotNull => ("NODE_PROPERTY_EXISTENCE", "RELATIONSHIP_PROPERTY_EXISTENCE"),
+        K::Typed => ("NODE_PROPERTY_TYPE", "RELATIONSHIP_PROPERTY_TYPE"),
+    };
+    Some(match kind.relationship {
+        None => vec![node, relationship],
+        Some(false) => vec![node],
+        Some(true) => vec![relationship],
+    })
+}
+
 fn index_type_keyword(kind: ast::ShowIndexType) -> Option<&'static str> {
     match kind {
         ast::ShowIndexType::All => None,

@@ -68,9 +68,13 @@ pub(super) fn visit(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
         | ExprKind::Pattern(_)
         | ExprKind::Subquery(_)
         | ExprKind::PatternComprehension(_) => {}
-        ExprKind::Property { base, .. }
-        | ExprKind::HasLabels { base, .. }
-        | ExprKind::LabelTest { base, .. } => visit(base, f),
+        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => visit(base, f),
+        ExprKind::LabelTest { base, expr } => {
+            visit(base, f);
+            for label in expr.dynamic_exprs() {
+                visit(label, f);
+            }
+        }
         ExprKind::DynamicLabels { base, all, any } => {
             visit(base, f);
             for label in all.iter().chain(any) {
@@ -315,7 +319,7 @@ impl Planner<'_> {
                 let b = self.expr_with(base, scope, agg)?;
                 // Whether the base is a node or a relationship is known only from the value;
                 // the evaluator compares a relationship's type with these names by name.
-                Expr::LabelTest(Box::new(b), Arc::new(self.label_pred(expr, false)))
+                self.label_expr_test(b, expr, false, scope, agg)?
             }
             ExprKind::TypeTest {
                 operand,
@@ -645,7 +649,66 @@ impl Planner<'_> {
         }
     }
 
+    /// `base` tested against a label expression. Without run-time names it is one
+    /// [`Expr::LabelTest`]; with them (`:$(x)|Person`, `:!$(x)`) the operators become boolean
+    /// ones over tests of each operand, so `null` propagates as it does for `n:A` (a static
+    /// operand keeps its label test, a run-time one is [`Expr::DynamicLabels`]).
+    pub(super) fn label_expr_test(
+        &mut self,
+        base: Expr,
+        expr: &ast::LabelExpr,
+        types: bool,
+        scope: &Scope,
+        agg: &mut Agg<'_>,
+    ) -> super::clauses::Result<Expr> {
+        if !expr.has_dynamic() {
+            return Ok(Expr::LabelTest(
+                Box::new(base),
+                Arc::new(self.label_pred(expr, types)),
+            ));
+        }
+        Ok(match expr {
+            ast::LabelExpr::Dynamic { expr: names, any } => {
+                let names = self.expr_with(names, scope, agg)?;
+                Expr::DynamicLabels(Box::new(base), Box::new(names), *any)
+            }
+            ast::LabelExpr::Not(inner) => Expr::Not(Box::new(
+                self.label_expr_test(base, inner, types, scope, agg)?,
+            )),
+            ast::LabelExpr::And(items) | ast::LabelExpr::Or(items) => {
+                let and = matches!(expr, ast::LabelExpr::And(_));
+                let mut out: Option<Expr> = None;
+                for item in items {
+                    let test = self.label_expr_test(base.clone(), item, types, scope, agg)?;
+                    out = Some(match out {
+                        None => test,
+                        Some(prev) if and => Expr::And(Box::new(prev), Box::new(test)),
+                        Some(prev) => Expr::Or(Box::new(prev), Box::new(test)),
+                    });
+                }
+                out.unwrap_or(Expr::Const(quiver_value::Value::Bool(and)))
+            }
+            // Names and `%` hold no run-time names (handled above).
+            ast::LabelExpr::Name(_) | ast::LabelExpr::Any => {
+                Expr::LabelTest(Box::new(base), Arc::new(self.label_pred(expr, types)))
+            }
+        })
+    }
+
+    /// [`Planner::label_expr_test`] where no aggregate may appear (patterns).
+    pub(super) fn pattern_label_test(
+        &mut self,
+        base: Expr,
+        expr: &ast::LabelExpr,
+        types: bool,
+        scope: &Scope,
+    ) -> super::clauses::Result<Expr> {
+        self.label_expr_test(base, expr, types, scope, &mut Agg::Forbidden)
+    }
+
     /// A label expression with its names interned, as relationship types when `types`.
+    /// Run-time names have no place here ([`Planner::label_expr_test`] keeps them out); one
+    /// reached anyway matches nothing.
     pub(super) fn label_pred(&mut self, expr: &ast::LabelExpr, types: bool) -> LabelPred {
         match expr {
             ast::LabelExpr::Name(name) => LabelPred::Name(if types {
@@ -661,6 +724,7 @@ impl Planner<'_> {
             ast::LabelExpr::Or(items) => {
                 LabelPred::Or(items.iter().map(|i| self.label_pred(i, types)).collect())
             }
+            ast::LabelExpr::Dynamic { .. } => LabelPred::Or(Vec::new()),
         }
     }
 

@@ -453,9 +453,7 @@ impl Storage {
     /// Defines a full-text index with no transaction (a snapshot being loaded): it is filled
     /// from the store by the first search.
     pub fn define_fulltext_unobserved(&self, spec: FulltextSpec) -> crate::Result<()> {
-        if self.fulltext_by_name(&spec.name).is_some()
-            || self.schema().by_name(&spec.name).is_some()
-        {
+        if self.schema_name_taken(&spec.name) {
             return Err(crate::Error::SchemaRuleExists { name: spec.name });
         }
         let index = FulltextIndex::new(self, spec)?;

@@ -342,3 +342,72 @@ Feature: Apoc - APOC core procedures and functions
       | ok   |
       | true |
     And no side effects
+
+  Scenario: [26] startNode and endNode of a virtual relationship are the virtual nodes it joins
+    Given an empty graph
+    When executing query:
+      """
+      CALL apoc.create.vNode(['Person'], {name: 'Ann'}) YIELD node AS a
+      CALL apoc.create.vNode(['Person', 'Virtual'], {name: 'Bob'}) YIELD node AS b
+      CALL apoc.create.vRelationship(a, 'KNOWS', {since: 2020}, b) YIELD rel
+      RETURN rel, startNode(rel) AS s, endNode(rel) AS e, startNode(rel) = a AS same,
+             endNode(rel).name AS name, labels(endNode(rel)) AS labels,
+             endNode(rel):Virtual AS virtual, startNode(rel):Person&!Virtual AS plain
+      """
+    Then the result should be, in any order:
+      | rel                      | s                       | e                                | same | name  | labels                | virtual | plain |
+      | [:KNOWS {since: 2020}]   | (:Person {name: 'Ann'}) | (:Person:Virtual {name: 'Bob'})  | true | 'Bob' | ['Person', 'Virtual'] | true    | true  |
+    And no side effects
+
+  Scenario: [27] A virtual relationship between stored nodes ends at the stored nodes
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:City {name: 'Oslo'}), (:City {name: 'Bergen'})
+      """
+    When executing query:
+      """
+      MATCH (a:City {name: 'Oslo'}), (b:City {name: 'Bergen'})
+      CALL apoc.create.vRelationship(a, 'ROAD', {km: 463}, b) YIELD rel
+      RETURN startNode(rel) AS s, endNode(rel) AS e, endNode(rel) = b AS same,
+             type(rel) AS type, rel.km AS km
+      """
+    Then the result should be, in any order:
+      | s                       | e                         | same | type   | km  |
+      | (:City {name: 'Oslo'})  | (:City {name: 'Bergen'})  | true | 'ROAD' | 463 |
+    And no side effects
+
+  Scenario: [28] A virtual relationship between a stored and a virtual node
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:City {name: 'Oslo'})
+      """
+    When executing query:
+      """
+      MATCH (a:City)
+      CALL apoc.create.vNode(['Country'], {name: 'Norway'}) YIELD node AS c
+      CALL apoc.create.vRelationship(a, 'IN', {}, c) YIELD rel
+      RETURN [n IN [startNode(rel), endNode(rel)] | labels(n)[0] + ':' + n.name] AS ends
+      """
+    Then the result should be, in any order:
+      | ends                            |
+      | ['City:Oslo', 'Country:Norway'] |
+    And no side effects
+
+  Scenario: [29] The schema's virtual relationships end at its virtual nodes
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:Movie {title: 'Heat'})<-[:ACTED_IN]-(:Actor {name: 'Al'})
+      """
+    When executing query:
+      """
+      CALL db.schema.visualization() YIELD relationships
+      UNWIND relationships AS r
+      RETURN startNode(r).name AS s, type(r) AS t, endNode(r).name AS e, labels(endNode(r)) AS l
+      """
+    Then the result should be, in any order:
+      | s       | t          | e       | l         |
+      | 'Actor' | 'ACTED_IN' | 'Movie' | ['Movie'] |
+    And no side effects

@@ -634,3 +634,123 @@ Feature: QuantifiedPathPatterns - quantified path patterns and relationships
       RETURN c
       """
     Then a SyntaxError should be raised at compile time: UnexpectedSyntax
+
+  Scenario: [41] A group between fixed relationships, as the manual's stop-to-stop examples write it
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A {n: 1})-[:R]->(:B {n: 2})-[:S]->(:X {n: 3})-[:S]->(:X {n: 4})-[:S]->(:C {n: 5})-[:T]->(:D {n: 6})
+      """
+    When executing query:
+      """
+      MATCH p = (a:A)-[:R]->(b) ((x)-[:S]->(y)){1,3} (c:C)-[:T]->(d)
+      RETURN b.n AS b, [n IN x | n.n] AS x, c.n AS c, d.n AS d, length(p) AS length
+      """
+    Then the result should be, in any order:
+      | b | x         | c | d | length |
+      | 2 | [2, 3, 4] | 5 | 6 | 5      |
+    And no side effects
+
+  Scenario: [42] A group first in a path, then a fixed relationship
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A {n: 1})-[:R]->(:B {n: 2})-[:S]->(:X {n: 3})-[:S]->(:X {n: 4})-[:S]->(:C {n: 5})-[:T]->(:D {n: 6})
+      """
+    When executing query:
+      """
+      MATCH ((x)-[:S]->(y)){2} (c:C)-[:T]->(d)
+      RETURN x[0].n AS first, d.n AS d
+      """
+    Then the result should be, in any order:
+      | first | d |
+      | 3     | 6 |
+    And no side effects
+
+  Scenario: [43] A group last in a path, after a fixed relationship
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A {n: 1})-[:R]->(:B {n: 2})-[:S]->(:X {n: 3})-[:S]->(:X {n: 4})-[:S]->(:C {n: 5})-[:T]->(:D {n: 6})
+      """
+    When executing query:
+      """
+      MATCH (:A)-[:R]->(b) ((x)-[:S]->(y)){1,3}
+      RETURN [n IN y | n.n] AS y
+      """
+    Then the result should be, in any order:
+      | y         |
+      | [3]       |
+      | [3, 4]    |
+      | [3, 4, 5] |
+    And no side effects
+
+  Scenario: [44] Groups and fixed relationships under a selector and in OPTIONAL MATCH
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A {n: 1})-[:R]->(:B {n: 2})-[:S]->(:X {n: 3})-[:S]->(:X {n: 4})-[:S]->(:C {n: 5})-[:T]->(:D {n: 6})
+      """
+    When executing query:
+      """
+      MATCH p = SHORTEST 1 (a:A)-[:R]->(b) ((x)-[:S]->(y))+ (c:C)-[:T]->(d)
+      OPTIONAL MATCH (d)-[:R]->() ((u)-[:S]->(v)){1,2} (e)
+      RETURN length(p) AS length, e AS e
+      """
+    Then the result should be, in any order:
+      | length | e    |
+      | 5      | null |
+    And no side effects
+
+  Scenario: [45] A group and fixed relationships inside EXISTS and COUNT
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A {n: 1})-[:R]->(:B {n: 2})-[:S]->(:X {n: 3})-[:S]->(:X {n: 4})-[:S]->(:C {n: 5})-[:T]->(:D {n: 6})
+      """
+    When executing query:
+      """
+      MATCH (a:A)
+      RETURN EXISTS { (a)-[:R]->(b) ((x)-[:S]->(y)){3} (:C)-[:T]->(:D) } AS three,
+             COUNT { (a)-[:R]->(b) ((x)-[:S]->(y)){1,3} (c) } AS ends
+      """
+    Then the result should be, in any order:
+      | three | ends |
+      | true  | 3    |
+    And no side effects
+
+  Scenario: [46] A relationship straight before a group fails naming the missing node pattern
+    Given an empty graph
+    When executing query:
+      """
+      MATCH (a)-[:R]->((x)-[:S]->(y)){1,3} (c)
+      RETURN c
+      """
+    Then a SyntaxError should be raised at compile time: UnexpectedSyntax
+
+  Scenario: [47] A relationship straight after a group fails naming the missing node pattern
+    Given an empty graph
+    When executing query:
+      """
+      MATCH (a) ((x)-[:S]->(y)){1,3}-[:T]->(c)
+      RETURN c
+      """
+    Then a SyntaxError should be raised at compile time: UnexpectedSyntax
+
+  Scenario: [48] A path variable inside a group beside other elements fails naming it
+    Given an empty graph
+    When executing query:
+      """
+      MATCH (a) (p = (x)-[:S]->(y)){1,3} (c)
+      RETURN c
+      """
+    Then a SyntaxError should be raised at compile time: UnsupportedFeature
+
+  Scenario: [49] A parenthesised path pattern without a quantifier inside a path fails naming it
+    Given an empty graph
+    When executing query:
+      """
+      MATCH (a) ((x)-[:S]->(y) WHERE y.n > 1) (c)
+      RETURN c
+      """
+    Then a SyntaxError should be raised at compile time: UnsupportedFeature

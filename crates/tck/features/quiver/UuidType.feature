@@ -121,3 +121,64 @@ Feature: UuidType - the UUID type and its functions
       RETURN uuid(1) AS u
       """
     Then a TypeError should be raised at runtime: InvalidArgumentType
+
+  Scenario: [10] IS :: UUID holds UUIDs and null, never their text
+    Given an empty graph
+    When executing query:
+      """
+      UNWIND [uuid(1, 2), '00000000-0000-0001-0000-000000000002', null, 1] AS x
+      RETURN x IS :: UUID AS uuid, x IS :: UUID NOT NULL AS present
+      """
+    Then the result should be, in order:
+      | uuid  | present |
+      | true  | true    |
+      | false | false   |
+      | true  | false   |
+      | false | false   |
+    And no side effects
+
+  Scenario: [11] UUID inside a closed union and a list type
+    Given an empty graph
+    When executing query:
+      """
+      WITH uuid(1, 2) AS u
+      RETURN u IS :: UUID | STRING AS a, 'text' IS :: UUID | STRING AS b,
+             1 IS :: UUID | STRING AS c, [u, u] IS :: LIST<UUID NOT NULL> AS d,
+             u IS :: ANY<UUID | INTEGER> NOT NULL AS e, u IS :: PROPERTY VALUE AS f
+      """
+    Then the result should be, in any order:
+      | a    | b    | c     | d    | e    | f    |
+      | true | true | false | true | true | true |
+    And no side effects
+
+  Scenario: [12] valueType names a UUID as the type predicate spells it
+    Given an empty graph
+    When executing query:
+      """
+      WITH uuid(1, 2) AS u
+      RETURN valueType(u) AS one, valueType([u, null]) AS list,
+             valueType([u, 'a']) AS mixed, u IS :: UUID NOT NULL AS same
+      """
+    Then the result should be, in any order:
+      | one             | list                  | mixed                                             | same |
+      | 'UUID NOT NULL' | 'LIST<UUID> NOT NULL' | 'LIST<STRING NOT NULL \| UUID NOT NULL> NOT NULL' | true |
+    And no side effects
+
+  Scenario: [13] IS NOT :: UUID and a UUID property filtered by type
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:Thing {id: uuid(7, 7)}), (:Thing {id: 'seven'}), (:Thing)
+      """
+    When executing query:
+      """
+      MATCH (t:Thing)
+      RETURN t.id IS :: UUID NOT NULL AS uuid, t.id IS NOT :: UUID AS other
+      ORDER BY uuid DESC, other
+      """
+    Then the result should be, in order:
+      | uuid  | other |
+      | true  | false |
+      | false | false |
+      | false | true  |
+    And no side effects

@@ -478,11 +478,17 @@ impl Planner<'_> {
         }
         if let Some(expr) = &np.label_expr {
             let slot = g.nodes[idx].slot;
-            let test = Expr::LabelTest(
-                Box::new(Expr::Slot(slot)),
-                self.label_pred(expr, false).into(),
-            );
-            g.preds.push(Pred::with_deps(test, vec![slot]));
+            if expr.has_dynamic() {
+                // Run-time names may read other variables: the predicate finds its own.
+                let test = self.pattern_label_test(Expr::Slot(slot), expr, false, b.scope)?;
+                g.preds.push(Pred::new(test));
+            } else {
+                let test = Expr::LabelTest(
+                    Box::new(Expr::Slot(slot)),
+                    self.label_pred(expr, false).into(),
+                );
+                g.preds.push(Pred::with_deps(test, vec![slot]));
+            }
         }
         if let Some(pred) = &np.predicate {
             let compiled = self.expr(pred, b.scope)?;
@@ -672,8 +678,7 @@ impl Planner<'_> {
             checks.push(Expr::HasLabels(Box::new(Expr::Slot(slot)), labels));
         }
         if let Some(expr) = &np.label_expr {
-            let pred = self.label_pred(expr, false);
-            checks.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
+            checks.push(self.pattern_label_test(Expr::Slot(slot), expr, false, scope)?);
         }
         self.element_checks(
             np.properties.as_ref(),
@@ -755,8 +760,7 @@ impl Planner<'_> {
     ) -> Result<Vec<Expr>> {
         let mut tests = Vec::new();
         if let Some(expr) = &rp.type_expr {
-            let pred = self.label_pred(expr, true);
-            tests.push(Expr::LabelTest(Box::new(Expr::Slot(slot)), pred.into()));
+            tests.push(self.pattern_label_test(Expr::Slot(slot), expr, true, scope)?);
         }
         self.push_dynamic_tests(&rp.dynamic_types, &rp.dynamic_any, slot, scope, &mut tests)?;
         Ok(tests)
