@@ -453,8 +453,21 @@ fn index_options(kind: IndexKind) -> Value {
     )
 }
 
-/// A property index's `SHOW INDEXES` row, every column. Reads are not tracked, so
-/// `lastRead` is null, `readCount` 0 and `trackedSince` null.
+/// A UTC `DATETIME` from milliseconds since the Unix epoch.
+fn utc_millis(ms: i64) -> Value {
+    let nanos = u32::try_from(ms.rem_euclid(1000) * 1_000_000).unwrap_or(0);
+    quiver_value::DateTime::from_instant(
+        ms.div_euclid(1000),
+        nanos,
+        quiver_value::TimeZone::Offset(0),
+    )
+    .map_or(Value::Null, |dt| Value::DateTime(Box::new(dt)))
+}
+
+/// A property index's `SHOW INDEXES` row, every column. `readCount` counts the seeks through
+/// the index since `trackedSince` (its creation or the server's start: as in Neo4j, the
+/// figures are not kept across restarts) and `lastRead` is when the last one began, null
+/// before the first.
 fn index_row(id: usize, info: &IndexInfo) -> Vec<Value> {
     let state = match info.state {
         IndexState::Online => "ONLINE",
@@ -482,9 +495,9 @@ fn index_row(id: usize, info: &IndexInfo) -> Vec<Value> {
         strings_of(&info.keys),
         Value::from(index_provider(info.kind)),
         owning,
-        Value::Null,
-        Value::Int(0),
-        Value::Null,
+        info.last_read_ms.map_or(Value::Null, utc_millis),
+        Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
+        utc_millis(info.tracked_since_ms),
         index_options(info.kind),
         Value::from(""),
         Value::from(format!(
