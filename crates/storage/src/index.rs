@@ -752,6 +752,107 @@ mod tests {
     }
 
     #[test]
+    fn point_keys_give_back_their_coordinates() {
+        for x in [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            180.0,
+            -180.0,
+            1e300,
+            f64::MIN_POSITIVE,
+        ] {
+            let mut k = Vec::new();
+            put_f64(&mut k, x);
+            let bytes: [u8; 8] = k.as_slice().try_into().unwrap();
+            assert_eq!(get_f64(bytes), if x == 0.0 { 0.0 } else { x });
+        }
+        let p = Point {
+            srid: spatial::SRID_CARTESIAN_3D,
+            x: -2.0,
+            y: 3.5,
+            z: Some(7.0),
+        };
+        let key = key_of(&Value::Point(Box::new(p)));
+        assert_eq!(key_coordinates(&key), Some((p.srid, vec![-2.0, 3.5, 7.0])));
+        assert_eq!(key_coordinates(&k("text")), None);
+    }
+
+    #[test]
+    fn text_keys_are_judged_by_their_bytes() {
+        let contains = IndexQuery::Contains("é a".into());
+        assert!(contains.key_may_match(&k("café au lait")));
+        assert!(!contains.key_may_match(&k("cafe au lait")));
+        assert!(!contains.key_may_match(&k(3i64)));
+        assert!(IndexQuery::Contains(String::new()).key_may_match(&k("")));
+        let ends = IndexQuery::EndsWith("lait".into());
+        assert!(ends.key_may_match(&k("au lait")));
+        assert!(!ends.key_may_match(&k("lait au")));
+        // Every string key lies in the one range CONTAINS and ENDS WITH scan.
+        let ranges = contains.key_ranges();
+        let (start, end) = &ranges[0];
+        for s in ["", "a", "\u{10FFFF}\u{10FFFF}"] {
+            let key = k(s);
+            assert!(
+                key >= *start && end.as_ref().is_some_and(|e| key <= *e),
+                "{s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn spatial_candidates_cover_every_match() {
+        let geo = |x: f64, y: f64| Point {
+            srid: spatial::SRID_WGS84,
+            x,
+            y,
+            z: None,
+        };
+        let in_ranges = |q: &IndexQuery, p: Point| {
+            let key = key_of(&Value::Point(Box::new(p)));
+            q.key_ranges()
+                .iter()
+                .any(|(s, e)| key >= *s && e.as_ref().is_some_and(|e| key <= *e))
+                && q.key_may_match(&key)
+        };
+        let cases = [
+            (geo(179.5, 0.0), geo(-179.5, 0.5), 200_000.0),
+            (geo(0.0, 89.9), geo(180.0, 89.9), 50_000.0),
+            (geo(10.0, 45.0), geo(10.9, 45.3), 100_000.0),
+            (geo(-75.0, -60.0), geo(-74.0, -60.4), 100_000.0),
+        ];
+        for (center, p, radius) in cases {
+            let q = IndexQuery::Distance {
+                center,
+                radius,
+                inclusive: true,
+            };
+            assert!(q.matches(&Value::Point(Box::new(p))), "{p:?}");
+            assert!(in_ranges(&q, p), "{center:?} {p:?}");
+        }
+        // A box across the antimeridian takes both ends.
+        let q = IndexQuery::BBox {
+            lower: geo(170.0, -1.0),
+            upper: geo(-170.0, 1.0),
+        };
+        assert!(in_ranges(&q, geo(175.0, 0.0)) && in_ranges(&q, geo(-175.0, 0.0)));
+        assert!(!in_ranges(&q, geo(0.0, 0.0)));
+        // Corners of different systems match nothing.
+        let cartesian = Point {
+            srid: spatial::SRID_CARTESIAN,
+            x: 1.0,
+            y: 1.0,
+            z: None,
+        };
+        let mixed = IndexQuery::BBox {
+            lower: cartesian,
+            upper: geo(2.0, 2.0),
+        };
+        assert!(mixed.key_ranges().is_empty());
+    }
+
+    #[test]
     fn composite_keys_sort_by_leading_component_first() {
         let key = |a: Value, b: Value| composite_key(&[&a, &b]);
         let (a, ab, b) = (Value::from("a"), Value::from("ab"), Value::from("b"));
