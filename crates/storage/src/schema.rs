@@ -161,7 +161,7 @@ pub(crate) struct ReadStats {
 const NO_READ_MS: i64 = i64::MIN;
 
 impl ReadStats {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         ReadStats {
             count: AtomicU64::new(0),
             last_ms: AtomicI64::new(NO_READ_MS),

@@ -518,3 +518,50 @@ Feature: TextPointSeeks - seeks through text and point indexes
       | name     | readCount |
       | 'doc_id' | 3         |
     And no side effects
+
+  Scenario: [28] A vector index's searches are counted
+    Given having executed:
+      """
+      CREATE VECTOR INDEX doc_v FOR (d:Doc) ON (d.v)
+      OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}
+      """
+    And having executed:
+      """
+      MATCH (d:Doc {id: 1}) SET d.v = [1.0, 0.0]
+      """
+    And having executed:
+      """
+      CALL db.index.vector.queryNodes('doc_v', 1, [1.0, 0.0]) YIELD node RETURN node
+      """
+    When executing query:
+      """
+      SHOW VECTOR INDEXES YIELD name, readCount, lastRead
+      RETURN name, readCount, lastRead IS NOT NULL AS read
+      """
+    Then the result should be, in any order:
+      | name    | readCount | read |
+      | 'doc_v' | 1         | true |
+    And no side effects
+
+  Scenario: [29] A full-text index's searches are counted
+    Given having executed:
+      """
+      CREATE FULLTEXT INDEX doc_ft FOR (d:Doc) ON EACH [d.title]
+      """
+    And having executed:
+      """
+      CALL db.index.fulltext.queryNodes('doc_ft', 'graph') YIELD node RETURN node
+      """
+    And having executed:
+      """
+      CALL db.index.fulltext.queryNodes('doc_ft', 'lait') YIELD node RETURN node
+      """
+    When executing query:
+      """
+      SHOW FULLTEXT INDEXES YIELD name, readCount, lastRead, trackedSince
+      RETURN name, readCount, lastRead IS NOT NULL AS read, trackedSince IS NOT NULL AS tracked
+      """
+    Then the result should be, in any order:
+      | name     | readCount | read | tracked |
+      | 'doc_ft' | 2         | true | true    |
+    And no side effects
