@@ -299,6 +299,23 @@ impl Transaction {
             .is_some()
     }
 
+    /// Whether an online index over exactly `keys` of `token` (as in
+    /// [`Transaction::has_schema_index`]) serves `query`: a range index or constraint, or a
+    /// text or point index for what it holds (see [`crate::IndexKind::serves`]).
+    pub fn has_index_for(
+        &self,
+        relationship: bool,
+        token: u32,
+        keys: &[u32],
+        query: &CompositeQuery,
+    ) -> bool {
+        self.inner
+            .storage
+            .schema()
+            .find_for(relationship, token, keys, query)
+            .is_some()
+    }
+
     /// Nodes with `label` whose `key` satisfies `query`, through the index on `(label, key)`.
     pub fn index_seek(
         &self,
@@ -313,15 +330,18 @@ impl Transaction {
         self.node_index_seek(label.0, &[key.0], query)
     }
 
+    /// The index a seek for `query` goes through, its read counted.
     fn seek_def(
         &self,
         relationship: bool,
         token: u32,
         keys: &[u32],
+        query: &CompositeQuery,
     ) -> Result<std::sync::Arc<crate::schema::IndexDef>> {
         self.inner.check_active()?;
         let schema = self.inner.storage.schema();
-        if let Some(def) = schema.find(relationship, token, keys) {
+        if let Some(def) = schema.find_for(relationship, token, keys, query) {
+            def.reads.record();
             return Ok(def.clone());
         }
         let s = &self.inner.storage;
@@ -341,14 +361,16 @@ impl Transaction {
     }
 
     /// Nodes with label `label` whose `keys` satisfy `query` (equal to its prefix on the
-    /// leading keys, its last query on the last), through the index on exactly those keys.
+    /// leading keys, its last query on the last), through the index over exactly those keys that suits it
+    /// best (a range index, or a text or point index for what it serves; see
+    /// [`crate::IndexKind::serves`]).
     pub fn node_index_seek(
         &self,
         label: u32,
         keys: &[u32],
         query: CompositeQuery,
     ) -> Result<NodeCursor> {
-        let def = self.seek_def(false, label, keys)?;
+        let def = self.seek_def(false, label, keys, &query)?;
         Ok(NodeCursor::new(
             self.inner.clone(),
             NodeSource::Index(IndexScan::new(def, query)),
@@ -363,7 +385,7 @@ impl Transaction {
         keys: &[u32],
         query: CompositeQuery,
     ) -> Result<RelCursor> {
-        let def = self.seek_def(true, rel_type, keys)?;
+        let def = self.seek_def(true, rel_type, keys, &query)?;
         Ok(RelCursor::seek(
             self.inner.clone(),
             IndexScan::new(def, query),

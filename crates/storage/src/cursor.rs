@@ -64,6 +64,9 @@ impl IndexScan {
             &mut entries,
         );
         for (key, id) in &entries {
+            if !self.query.key_may_match(key) {
+                continue;
+            }
             // An entity is reported under the key of the values its view sees, so that
             // entries for its other versions do not report it twice.
             let Some(values) = storage.entity_values(&self.def, *id, Some(view))? else {

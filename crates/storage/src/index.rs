@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 use std::ops::Bound;
 
 use parking_lot::RwLock;
-use quiver_value::Value;
+use quiver_value::spatial::{self, EARTH_RADIUS_METRES};
+use quiver_value::{Point, Value};
 
 const CLASS_BOOL: u8 = 0x10;
 const CLASS_NUMBER: u8 = 0x20;
@@ -257,8 +258,153 @@ pub enum IndexQuery {
     },
     /// `n.key STARTS WITH prefix`
     Prefix(String),
+    /// `n.key CONTAINS part`
+    Contains(String),
+    /// `n.key ENDS WITH suffix`
+    EndsWith(String),
+    /// `point.distance(n.key, center) < radius` (`<=` when `inclusive`); points of another
+    /// coordinate system than `center` never match.
+    Distance {
+        center: Point,
+        radius: f64,
+        inclusive: bool,
+    },
+    /// `point.withinBBox(n.key, lower, upper)`; corners of different coordinate systems
+    /// match nothing.
+    BBox { lower: Point, upper: Point },
     /// `n.key IS NOT NULL`
     Exists,
+}
+
+/// How far past a computed bound a spatial candidate range reaches, relative to its size:
+/// the bounds come from trigonometry whose rounding must never exclude a true match (the
+/// exact predicate settles every candidate).
+const SPATIAL_SLACK_RATIO: f64 = 1e-9;
+
+/// The box (lower and upper corner, one coordinate per dimension) that holds every point of
+/// a coordinate system within `radius` of `center`, and whether its first axis is all of
+/// it (geographic, near a pole or across the antimeridian).
+fn distance_box(center: &Point, radius: f64) -> (Vec<f64>, Vec<f64>, bool) {
+    let slack = |d: f64| d + d.abs() * SPATIAL_SLACK_RATIO + f64::EPSILON;
+    let mut lower = Vec::with_capacity(3);
+    let mut upper = Vec::with_capacity(3);
+    let mut whole_x = false;
+    if spatial::is_geographic(center.srid) {
+        // The height difference only adds to a distance, so the surface part of a match is
+        // within `radius` as well.
+        let angle = radius / EARTH_RADIUS_METRES;
+        let dlat = slack(angle.to_degrees());
+        let (lat_lo, lat_hi) = (center.y - dlat, center.y + dlat);
+        let near_pole = lat_lo <= -90.0 || lat_hi >= 90.0 || angle >= std::f64::consts::FRAC_PI_2;
+        let dlon = if near_pole {
+            None
+        } else {
+            let s = angle.sin() / center.y.to_radians().cos();
+            (s < 1.0).then(|| slack(s.asin().to_degrees()))
+        };
+        match dlon {
+            Some(d) if center.x - d >= -180.0 && center.x + d <= 180.0 => {
+                lower.push(center.x - d);
+                upper.push(center.x + d);
+            }
+            _ => {
+                whole_x = true;
+                lower.push(f64::NEG_INFINITY);
+                upper.push(f64::INFINITY);
+            }
+        }
+        lower.push(lat_lo);
+        upper.push(lat_hi);
+        // Heights differ by at most the radius.
+        if let Some(z) = center.z {
+            lower.push(z - slack(radius));
+            upper.push(z + slack(radius));
+        }
+    } else {
+        let r = slack(radius);
+        for c in [Some(center.x), Some(center.y), center.z]
+            .into_iter()
+            .flatten()
+        {
+            lower.push(c - r);
+            upper.push(c + r);
+        }
+    }
+    (lower, upper, whole_x)
+}
+
+/// The coordinates a point key holds after its class byte and SRID.
+fn key_coordinates(key: &[u8]) -> Option<(u32, Vec<f64>)> {
+    let (&class, rest) = key.split_first()?;
+    if class != CLASS_POINT || rest.len() < 4 {
+        return None;
+    }
+    let (srid, mut rest) = rest.split_at(4);
+    let srid = u32::from_be_bytes(srid.try_into().ok()?);
+    let mut coords = Vec::with_capacity(3);
+    while rest.len() >= 8 {
+        let (c, tail) = rest.split_at(8);
+        coords.push(get_f64(c.try_into().ok()?));
+        rest = tail;
+    }
+    Some((srid, coords))
+}
+
+/// The value [`put_f64`] encoded (zero for either zero).
+fn get_f64(bytes: [u8; 8]) -> f64 {
+    let ordered = u64::from_be_bytes(bytes);
+    let bits = if ordered >> 63 == 1 {
+        ordered & !(1 << 63)
+    } else {
+        !ordered
+    };
+    f64::from_bits(bits)
+}
+
+/// The key of a point of `srid` whose first coordinate is `x`, the coordinates after it
+/// left out: where the keys of such points start.
+fn point_key_start(srid: u32, x: f64) -> Vec<u8> {
+    let mut k = vec![CLASS_POINT];
+    k.extend_from_slice(&srid.to_be_bytes());
+    put_f64(&mut k, x);
+    k
+}
+
+/// An inclusive end past every key of a point of `srid` whose first coordinate is `x`.
+fn point_key_end(srid: u32, x: f64) -> Box<[u8]> {
+    let mut k = point_key_start(srid, x);
+    k.extend_from_slice(&[0xff; 24]);
+    k.into_boxed_slice()
+}
+
+/// Key intervals over the first axis of the points of `srid`: `[lo, hi]`, or, when `lo`
+/// exceeds `hi` on a geographic system (a box across the antimeridian), `[lo, end]` and
+/// `[start, hi]`. Geographic longitudes outside [-180, 180] (which a point need not be
+/// refused for) are scanned too when the interval does not already cover them.
+fn x_ranges(srid: u32, lo: f64, hi: f64) -> Vec<(Box<[u8]>, Option<Box<[u8]>>)> {
+    let range = |a: f64, b: f64| {
+        (
+            point_key_start(srid, a).into_boxed_slice(),
+            Some(point_key_end(srid, b)),
+        )
+    };
+    let geographic = spatial::is_geographic(srid);
+    let mut out = Vec::new();
+    if lo <= hi {
+        out.push(range(lo, hi));
+    } else if geographic {
+        out.push(range(f64::NEG_INFINITY, hi));
+        out.push(range(lo, f64::INFINITY));
+    }
+    if geographic && !out.is_empty() {
+        if lo > -180.0 && lo <= hi {
+            out.insert(0, range(f64::NEG_INFINITY, -180.0));
+        }
+        if hi < 180.0 && lo <= hi {
+            out.push(range(180.0, f64::INFINITY));
+        }
+    }
+    out
 }
 
 impl IndexQuery {
@@ -285,7 +431,81 @@ impl IndexQuery {
                 lo && hi && !matches!((lower, upper), (Bound::Unbounded, Bound::Unbounded))
             }
             IndexQuery::Prefix(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
+            IndexQuery::Contains(p) => v.as_str().is_some_and(|s| s.contains(p.as_str())),
+            IndexQuery::EndsWith(p) => v.as_str().is_some_and(|s| s.ends_with(p.as_str())),
+            IndexQuery::Distance {
+                center,
+                radius,
+                inclusive,
+            } => match v {
+                Value::Point(p) => spatial::distance(p, center).is_some_and(|d| {
+                    if *inclusive {
+                        d <= *radius
+                    } else {
+                        d < *radius
+                    }
+                }),
+                _ => false,
+            },
+            IndexQuery::BBox { lower, upper } => match v {
+                Value::Point(p) => spatial::within_bbox(p, lower, upper) == Some(true),
+                _ => false,
+            },
             IndexQuery::Exists => true,
+        }
+    }
+
+    /// Whether an entry keyed `key` (a single-key index's key, or the last component of a
+    /// composite one) may satisfy the query, judged from the key's bytes alone: a string key
+    /// is the string's UTF-8 after its class byte, a point key its SRID and coordinates.
+    /// `true` means "read the entity and check"; `false` is final.
+    pub(crate) fn key_may_match(&self, key: &[u8]) -> bool {
+        match self {
+            IndexQuery::Contains(p) | IndexQuery::EndsWith(p) => {
+                let Some((&CLASS_STRING, text)) = key.split_first() else {
+                    return false;
+                };
+                let p = p.as_bytes();
+                // UTF-8 is self-synchronising: a byte match of a whole string's encoding is
+                // a match of the characters.
+                match self {
+                    IndexQuery::EndsWith(_) => text.ends_with(p),
+                    _ => p.is_empty() || text.windows(p.len()).any(|w| w == p),
+                }
+            }
+            IndexQuery::Distance { center, radius, .. } => {
+                let Some((srid, coords)) = key_coordinates(key) else {
+                    return false;
+                };
+                if srid != center.srid || !radius.is_finite() || *radius < 0.0 {
+                    return false;
+                }
+                let (lower, upper, whole_x) = distance_box(center, *radius);
+                let geographic = spatial::is_geographic(srid);
+                coords.iter().enumerate().all(|(axis, c)| {
+                    let (Some(lo), Some(hi)) = (lower.get(axis), upper.get(axis)) else {
+                        return true;
+                    };
+                    // Out-of-range longitudes and latitudes are left to the exact check.
+                    let unusual = geographic
+                        && ((axis == 0 && !(-180.0..=180.0).contains(c))
+                            || (axis == 1 && !(-90.0..=90.0).contains(c)));
+                    (axis == 0 && whole_x) || unusual || (*lo..=*hi).contains(c)
+                })
+            }
+            IndexQuery::BBox { lower, upper } => match key_coordinates(key) {
+                Some((srid, coords)) if srid == lower.srid && srid == upper.srid => {
+                    let p = Point {
+                        srid,
+                        x: coords.first().copied().unwrap_or(f64::NAN),
+                        y: coords.get(1).copied().unwrap_or(f64::NAN),
+                        z: coords.get(2).copied(),
+                    };
+                    spatial::within_bbox(&p, lower, upper) == Some(true)
+                }
+                _ => false,
+            },
+            _ => true,
         }
     }
 
@@ -344,6 +564,24 @@ impl IndexQuery {
                 let mut end = start.clone();
                 end.extend_from_slice(&[0xff; 4]);
                 vec![(start.into_boxed_slice(), Some(end.into_boxed_slice()))]
+            }
+            // Every string: UTF-8 never holds 0xff, so `[class, ff]` ends them all.
+            IndexQuery::Contains(_) | IndexQuery::EndsWith(_) => vec![(
+                Box::from([CLASS_STRING].as_slice()),
+                Some(Box::from([CLASS_STRING, 0xff].as_slice())),
+            )],
+            IndexQuery::Distance { center, radius, .. } => {
+                if !radius.is_finite() || *radius < 0.0 {
+                    return Vec::new();
+                }
+                let (lower, upper, _) = distance_box(center, *radius);
+                x_ranges(center.srid, lower[0], upper[0])
+            }
+            IndexQuery::BBox { lower, upper } => {
+                if lower.srid != upper.srid {
+                    return Vec::new();
+                }
+                x_ranges(lower.srid, lower.x, upper.x)
             }
             IndexQuery::Exists => vec![(Box::from([].as_slice()), None)],
         }
@@ -511,6 +749,107 @@ mod tests {
         assert_eq!(idx.duplicate_keys().len(), 3);
         idx.remove(&k(0i64), 0);
         assert_eq!(idx.len(), 9);
+    }
+
+    #[test]
+    fn point_keys_give_back_their_coordinates() {
+        for x in [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            180.0,
+            -180.0,
+            1e300,
+            f64::MIN_POSITIVE,
+        ] {
+            let mut k = Vec::new();
+            put_f64(&mut k, x);
+            let bytes: [u8; 8] = k.as_slice().try_into().unwrap();
+            assert_eq!(get_f64(bytes), if x == 0.0 { 0.0 } else { x });
+        }
+        let p = Point {
+            srid: spatial::SRID_CARTESIAN_3D,
+            x: -2.0,
+            y: 3.5,
+            z: Some(7.0),
+        };
+        let key = key_of(&Value::Point(Box::new(p)));
+        assert_eq!(key_coordinates(&key), Some((p.srid, vec![-2.0, 3.5, 7.0])));
+        assert_eq!(key_coordinates(&k("text")), None);
+    }
+
+    #[test]
+    fn text_keys_are_judged_by_their_bytes() {
+        let contains = IndexQuery::Contains("é a".into());
+        assert!(contains.key_may_match(&k("café au lait")));
+        assert!(!contains.key_may_match(&k("cafe au lait")));
+        assert!(!contains.key_may_match(&k(3i64)));
+        assert!(IndexQuery::Contains(String::new()).key_may_match(&k("")));
+        let ends = IndexQuery::EndsWith("lait".into());
+        assert!(ends.key_may_match(&k("au lait")));
+        assert!(!ends.key_may_match(&k("lait au")));
+        // Every string key lies in the one range CONTAINS and ENDS WITH scan.
+        let ranges = contains.key_ranges();
+        let (start, end) = &ranges[0];
+        for s in ["", "a", "\u{10FFFF}\u{10FFFF}"] {
+            let key = k(s);
+            assert!(
+                key >= *start && end.as_ref().is_some_and(|e| key <= *e),
+                "{s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn spatial_candidates_cover_every_match() {
+        let geo = |x: f64, y: f64| Point {
+            srid: spatial::SRID_WGS84,
+            x,
+            y,
+            z: None,
+        };
+        let in_ranges = |q: &IndexQuery, p: Point| {
+            let key = key_of(&Value::Point(Box::new(p)));
+            q.key_ranges()
+                .iter()
+                .any(|(s, e)| key >= *s && e.as_ref().is_some_and(|e| key <= *e))
+                && q.key_may_match(&key)
+        };
+        let cases = [
+            (geo(179.5, 0.0), geo(-179.5, 0.5), 200_000.0),
+            (geo(0.0, 89.9), geo(180.0, 89.9), 50_000.0),
+            (geo(10.0, 45.0), geo(10.9, 45.3), 100_000.0),
+            (geo(-75.0, -60.0), geo(-74.0, -60.4), 100_000.0),
+        ];
+        for (center, p, radius) in cases {
+            let q = IndexQuery::Distance {
+                center,
+                radius,
+                inclusive: true,
+            };
+            assert!(q.matches(&Value::Point(Box::new(p))), "{p:?}");
+            assert!(in_ranges(&q, p), "{center:?} {p:?}");
+        }
+        // A box across the antimeridian takes both ends.
+        let q = IndexQuery::BBox {
+            lower: geo(170.0, -1.0),
+            upper: geo(-170.0, 1.0),
+        };
+        assert!(in_ranges(&q, geo(175.0, 0.0)) && in_ranges(&q, geo(-175.0, 0.0)));
+        assert!(!in_ranges(&q, geo(0.0, 0.0)));
+        // Corners of different systems match nothing.
+        let cartesian = Point {
+            srid: spatial::SRID_CARTESIAN,
+            x: 1.0,
+            y: 1.0,
+            z: None,
+        };
+        let mixed = IndexQuery::BBox {
+            lower: cartesian,
+            upper: geo(2.0, 2.0),
+        };
+        assert!(mixed.key_ranges().is_empty());
     }
 
     #[test]

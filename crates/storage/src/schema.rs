@@ -9,7 +9,8 @@
 //! that follows (see `Storage::populate`).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use quiver_value::Value;
 
@@ -67,6 +68,38 @@ impl IndexKind {
         })
     }
 
+    /// Whether a seek for `query` through an index of this kind finds every match. A range
+    /// index holds every value; a text index holds only strings, so it serves the string
+    /// predicates and equality or IN on strings alone (`n.p = 5` through it would miss the
+    /// integers); a point index holds only points, so it serves the spatial predicates.
+    pub fn serves(self, query: &IndexQuery) -> bool {
+        let string = |v: &Value| matches!(v, Value::String(_));
+        match self {
+            IndexKind::Range | IndexKind::Unique | IndexKind::Key => true,
+            IndexKind::Text => match query {
+                IndexQuery::Equals(v) => string(v),
+                IndexQuery::In(vs) => vs.iter().all(string),
+                IndexQuery::Prefix(_) | IndexQuery::Contains(_) | IndexQuery::EndsWith(_) => true,
+                _ => false,
+            },
+            IndexKind::Point => {
+                matches!(query, IndexQuery::Distance { .. } | IndexQuery::BBox { .. })
+            }
+        }
+    }
+
+    /// The order in which kinds are preferred for `query` (lower first): a range index for
+    /// what it was made for, a text index for substrings and suffixes, a point index for
+    /// the spatial predicates.
+    fn preference(self, query: &IndexQuery) -> u8 {
+        match (self, query) {
+            (IndexKind::Text, IndexQuery::Contains(_) | IndexQuery::EndsWith(_)) => 0,
+            (IndexKind::Point, IndexQuery::Distance { .. } | IndexQuery::BBox { .. }) => 0,
+            (IndexKind::Text | IndexKind::Point, _) => 2,
+            _ => 1,
+        }
+    }
+
     /// Whether the index holds a value of this kind (a text index strings only, a point
     /// index points only).
     fn holds(self, v: &Value) -> bool {
@@ -100,6 +133,57 @@ pub struct IndexInfo {
     pub state: IndexState,
     /// Entries currently held (including ones kept for older snapshots).
     pub entries: usize,
+    /// Seeks through the index since `tracked_since_ms`.
+    pub read_count: u64,
+    /// When the last of them began, in milliseconds since the Unix epoch.
+    pub last_read_ms: Option<i64>,
+    /// When counting began: the index's creation or the store's opening, whichever is later.
+    pub tracked_since_ms: i64,
+}
+
+/// Milliseconds since the Unix epoch, now (0 on a clock set before it).
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// How often and when an index was last read by a seek, since a moment. Kept in memory
+/// only: as in Neo4j, the figures start again when the server does.
+pub(crate) struct ReadStats {
+    count: AtomicU64,
+    /// `NO_READ_MS` until the first read.
+    last_ms: AtomicI64,
+    since_ms: i64,
+}
+
+/// `ReadStats::last_ms` before any read.
+const NO_READ_MS: i64 = i64::MIN;
+
+impl ReadStats {
+    pub(crate) fn new() -> Self {
+        ReadStats {
+            count: AtomicU64::new(0),
+            last_ms: AtomicI64::new(NO_READ_MS),
+            since_ms: now_ms(),
+        }
+    }
+
+    /// Counts one seek, begun now.
+    pub(crate) fn record(&self) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.last_ms.fetch_max(now_ms(), Ordering::Relaxed);
+    }
+
+    /// (reads, last read, tracked since).
+    pub(crate) fn snapshot(&self) -> (u64, Option<i64>, i64) {
+        let last = self.last_ms.load(Ordering::Relaxed);
+        (
+            self.count.load(Ordering::Relaxed),
+            (last != NO_READ_MS).then_some(last),
+            self.since_ms,
+        )
+    }
 }
 
 /// A schema rule to create, by token ids: what a transaction records and a bulk load takes.
@@ -122,6 +206,12 @@ pub struct CompositeQuery {
 }
 
 impl CompositeQuery {
+    /// Whether an entry keyed `key` may satisfy the seek, judged from the key's bytes alone
+    /// (see [`IndexQuery::key_may_match`]); only single-key seeks are judged.
+    pub(crate) fn key_may_match(&self, key: &[u8]) -> bool {
+        !self.prefix.is_empty() || self.last.key_may_match(key)
+    }
+
     /// Whether an entity holding `values` (one per key) satisfies the seek exactly.
     pub(crate) fn matches(&self, values: &[Value]) -> bool {
         values.len() == self.prefix.len() + 1
@@ -178,6 +268,7 @@ pub(crate) struct IndexDef {
     pub kind: IndexKind,
     pub online: AtomicBool,
     pub data: IndexData,
+    pub reads: ReadStats,
 }
 
 impl IndexDef {
@@ -190,6 +281,7 @@ impl IndexDef {
             kind: spec.kind,
             online: AtomicBool::new(false),
             data: IndexData::default(),
+            reads: ReadStats::new(),
         }
     }
 
@@ -355,6 +447,28 @@ impl Schema {
                 && d.kind.is_range()
                 && d.is_online()
         })
+    }
+
+    /// The online index to seek for `query` over `keys` of `token`: of the kinds that serve
+    /// the query (see [`IndexKind::serves`]), the one it suits best.
+    pub(crate) fn find_for(
+        &self,
+        relationship: bool,
+        token: u32,
+        keys: &[u32],
+        query: &CompositeQuery,
+    ) -> Option<&Arc<IndexDef>> {
+        self.defs
+            .iter()
+            .filter(|d| {
+                d.relationship == relationship
+                    && d.token == token
+                    && d.keys == keys
+                    && d.kind.serves(&query.last)
+                    && (d.kind.is_range() || query.prefix.iter().all(|v| d.kind.holds(v)))
+                    && d.is_online()
+            })
+            .min_by_key(|d| d.kind.preference(&query.last))
     }
 
     /// A rule equivalent to `spec`, if one exists.

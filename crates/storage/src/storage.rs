@@ -418,6 +418,7 @@ impl Storage {
             .defs
             .iter()
             .map(|d| {
+                let (read_count, last_read_ms, tracked_since_ms) = d.reads.snapshot();
                 let keys: Vec<Arc<str>> = d
                     .keys
                     .iter()
@@ -436,6 +437,9 @@ impl Storage {
                         IndexState::Populating
                     },
                     entries: d.data.len(),
+                    read_count,
+                    last_read_ms,
+                    tracked_since_ms,
                 }
             })
             .collect()

@@ -127,6 +127,10 @@ pub struct VectorIndexInfo {
     pub config: VectorConfig,
     /// Points in the graph, tombstones included.
     pub entries: usize,
+    /// Searches since `tracked_since_ms`, as for property indexes ([`crate::IndexInfo`]).
+    pub read_count: u64,
+    pub last_read_ms: Option<i64>,
+    pub tracked_since_ms: i64,
 }
 
 /// The one conversion from a property value to a vector: a `VECTOR` value or a non-empty
@@ -368,6 +372,8 @@ pub(crate) struct VectorIndexDef {
     graph: RwLock<Graph>,
     /// Whether the graph has been built from the store since the index was created or loaded.
     built: AtomicBool,
+    /// Searches through the index (`SHOW INDEXES`' `readCount`, `lastRead`).
+    pub(crate) reads: crate::schema::ReadStats,
 }
 
 impl VectorIndexDef {
@@ -387,6 +393,7 @@ impl VectorIndexDef {
             config,
             graph: RwLock::new(graph),
             built: AtomicBool::new(false),
+            reads: crate::schema::ReadStats::new(),
         }
     }
 
@@ -472,6 +479,7 @@ impl Storage {
                 } else {
                     self.labels.name(d.token)?
                 };
+                let (read_count, last_read_ms, tracked_since_ms) = d.reads.snapshot();
                 Some(VectorIndexInfo {
                     name: d.name.clone(),
                     relationship: d.relationship,
@@ -479,6 +487,9 @@ impl Storage {
                     key: self.keys.name(d.key)?,
                     config: d.config,
                     entries: d.entries(),
+                    read_count,
+                    last_read_ms,
+                    tracked_since_ms,
                 })
             })
             .collect()
@@ -697,6 +708,7 @@ impl crate::txn::Transaction {
                 got: query.len(),
             });
         }
+        def.reads.record();
         Ok(storage.vector_search(&def, &self.inner.view(), query, k))
     }
 }

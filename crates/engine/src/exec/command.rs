@@ -468,8 +468,21 @@ fn index_options(kind: IndexKind) -> Value {
     )
 }
 
-/// A property index's `SHOW INDEXES` row, every column. Reads are not tracked, so
-/// `lastRead` is null, `readCount` 0 and `trackedSince` null.
+/// A UTC `DATETIME` from milliseconds since the Unix epoch.
+fn utc_millis(ms: i64) -> Value {
+    let nanos = u32::try_from(ms.rem_euclid(1000) * 1_000_000).unwrap_or(0);
+    quiver_value::DateTime::from_instant(
+        ms.div_euclid(1000),
+        nanos,
+        quiver_value::TimeZone::Offset(0),
+    )
+    .map_or(Value::Null, |dt| Value::DateTime(Box::new(dt)))
+}
+
+/// A property index's `SHOW INDEXES` row, every column. `readCount` counts the seeks through
+/// the index since `trackedSince` (its creation or the server's start: as in Neo4j, the
+/// figures are not kept across restarts) and `lastRead` is when the last one began, null
+/// before the first.
 fn index_row(id: usize, info: &IndexInfo) -> Vec<Value> {
     let state = match info.state {
         IndexState::Online => "ONLINE",
@@ -497,9 +510,9 @@ fn index_row(id: usize, info: &IndexInfo) -> Vec<Value> {
         strings_of(&info.keys),
         Value::from(index_provider(info.kind)),
         owning,
-        Value::Null,
-        Value::Int(0),
-        Value::Null,
+        info.last_read_ms.map_or(Value::Null, utc_millis),
+        Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
+        utc_millis(info.tracked_since_ms),
         index_options(info.kind),
         Value::from(""),
         Value::from(format!(
@@ -575,9 +588,9 @@ fn fulltext_row(id: usize, info: quiver_storage::FulltextInfo) -> Vec<Value> {
         strings(spec.keys.clone()),
         Value::from("fulltext-1.0"),
         Value::Null,
-        Value::Null,
-        Value::Int(0),
-        Value::Null,
+        info.last_read_ms.map_or(Value::Null, utc_millis),
+        Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
+        utc_millis(info.tracked_since_ms),
         Value::map(options),
         Value::from(""),
         Value::from(fulltext_statement(&spec)),
@@ -635,9 +648,9 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                 Value::from(vec![Value::String(info.key.clone())]),
                 Value::from("vector-2.0"),
                 Value::Null,
-                Value::Null,
-                Value::Int(0),
-                Value::Null,
+                info.last_read_ms.map_or(Value::Null, utc_millis),
+                Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
+                utc_millis(info.tracked_since_ms),
                 crate::vector::options_value(&info),
                 Value::from(""),
                 Value::from(format!(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use quiver_storage::{
     CompositeQuery, Direction, IndexQuery, NodeCursor, NodeId, PropKeyId, RelId, RelTypeId,
 };
-use quiver_value::Value;
+use quiver_value::{Value, spatial};
 
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
@@ -142,8 +142,45 @@ fn seek_matches(query: &IndexQuery, v: &Value) -> bool {
             lo && hi
         }
         IndexQuery::Prefix(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
+        IndexQuery::Contains(p) => v.as_str().is_some_and(|s| s.contains(p.as_str())),
+        IndexQuery::EndsWith(p) => v.as_str().is_some_and(|s| s.ends_with(p.as_str())),
+        IndexQuery::Distance {
+            center,
+            radius,
+            inclusive,
+        } => match v {
+            Value::Point(p) => spatial::distance(p, center).is_some_and(|d| {
+                if *inclusive {
+                    d <= *radius
+                } else {
+                    d < *radius
+                }
+            }),
+            _ => false,
+        },
+        IndexQuery::BBox { lower, upper } => match v {
+            Value::Point(p) => spatial::within_bbox(p, lower, upper) == Some(true),
+            _ => false,
+        },
         IndexQuery::Exists => true,
     }
+}
+
+/// A string argument of a seek; `None` (no rows) for anything else, as `CONTAINS`, `ENDS
+/// WITH` and `STARTS WITH` give `null` for it.
+fn string_arg(e: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<String>> {
+    Ok(match e.eval(row, cx)? {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    })
+}
+
+/// A point argument of a spatial seek; `None` (no rows) for `null` or anything else.
+fn point_arg(e: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<quiver_value::Point>> {
+    Ok(match e.eval(row, cx)? {
+        Value::Point(p) => Some(*p),
+        _ => None,
+    })
 }
 
 /// The storage query for a seek, or `None` when it can match nothing (a `null` bound).
@@ -181,10 +218,35 @@ fn index_query(seek: &Seek, row: &mut Row, cx: &mut Cx) -> Result<Option<IndexQu
             };
             Some(IndexQuery::Range { lower, upper })
         }
-        Seek::Prefix(e) => match e.eval(row, cx)? {
-            Value::String(s) => Some(IndexQuery::Prefix(s.to_string())),
-            _ => None,
-        },
+        Seek::Prefix(e) => string_arg(e, row, cx)?.map(IndexQuery::Prefix),
+        Seek::Contains(e) => string_arg(e, row, cx)?.map(IndexQuery::Contains),
+        Seek::EndsWith(e) => string_arg(e, row, cx)?.map(IndexQuery::EndsWith),
+        Seek::Distance {
+            center,
+            radius,
+            inclusive,
+        } => {
+            let center = point_arg(center, row, cx)?;
+            let radius = match radius.eval(row, cx)? {
+                Value::Int(i) => Some(i as f64),
+                Value::Float(f) => Some(f),
+                _ => None,
+            };
+            match (center, radius) {
+                (Some(center), Some(radius)) => Some(IndexQuery::Distance {
+                    center,
+                    radius,
+                    inclusive: *inclusive,
+                }),
+                _ => None,
+            }
+        }
+        Seek::BBox { lower, upper } => {
+            match (point_arg(lower, row, cx)?, point_arg(upper, row, cx)?) {
+                (Some(lower), Some(upper)) => Some(IndexQuery::BBox { lower, upper }),
+                _ => None,
+            }
+        }
     })
 }
 
@@ -320,7 +382,7 @@ impl SchemaSeek {
                 let Some(label) = spec.token.label(&cx.storage) else {
                     return Ok(out);
                 };
-                if cx.tx.has_schema_index(false, label.0, &keys) {
+                if cx.tx.has_index_for(false, label.0, &keys, &query) {
                     for id in cx.tx.node_index_seek(label.0, &keys, query)? {
                         cx.tick()?;
                         let id = id?.0;
@@ -346,7 +408,7 @@ impl SchemaSeek {
                     return Ok(out);
                 };
                 let mut rels = Vec::new();
-                if cx.tx.has_schema_index(true, ty.0, &keys) {
+                if cx.tx.has_index_for(true, ty.0, &keys, &query) {
                     for rel in cx.tx.rel_index_seek(ty.0, &keys, query)? {
                         cx.tick()?;
                         rels.push(rel?);

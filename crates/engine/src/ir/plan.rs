@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use quiver_storage::Direction;
+use quiver_storage::{Direction, IndexKind};
 
 use super::expr::{AggSpec, Expr};
 use crate::procedures::Procedure;
@@ -38,6 +38,21 @@ pub(crate) enum Seek {
         upper: Option<(Expr, bool)>,
     },
     Prefix(Expr),
+    /// `key CONTAINS part`, through a text index.
+    Contains(Expr),
+    /// `key ENDS WITH suffix`, through a text index.
+    EndsWith(Expr),
+    /// `point.distance(key, center) < radius` (`<=` when `inclusive`), through a point index.
+    Distance {
+        center: Expr,
+        radius: Expr,
+        inclusive: bool,
+    },
+    /// `point.withinBBox(key, lower, upper)`, through a point index.
+    BBox {
+        lower: Expr,
+        upper: Expr,
+    },
 }
 
 /// What a seek through a node or relationship property index binds.
@@ -69,6 +84,8 @@ pub(crate) struct IndexSeekSpec {
     pub keys: Vec<Arc<Token>>,
     pub prefix: Vec<Expr>,
     pub seek: Seek,
+    /// The kind of index the plan was made for (EXPLAIN names the operator after it).
+    pub kind: IndexKind,
 }
 
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_storage::Direction;
+use quiver_storage::{Direction, IndexKind};
 
 use crate::ir::{
     Command, ExpandSpec, IndexSeekSpec, Op, PlanNode, Seek, SeekTarget, VarExpandSpec,
@@ -131,7 +131,9 @@ fn either(first: bool, name: &str, otherwise: &str) -> (String, String) {
 }
 
 /// Neo4j's names: `NodeIndexSeek :L(a, b)`, `DirectedRelationshipIndexSeek` or
-/// `UndirectedRelationshipIndexSeek` `(a)-[r:T(p)]->(b)`.
+/// `UndirectedRelationshipIndexSeek` `(a)-[r:T(p)]->(b)`; through a text or point index,
+/// `...IndexContainsScan`, `...IndexEndsWithScan` and `...IndexSeekByRange` (a prefix or a
+/// spatial predicate) as Neo4j names them, the index's kind leading the details.
 fn schema_seek_details(spec: &IndexSeekSpec) -> (String, String) {
     let keys = spec
         .keys
@@ -139,22 +141,40 @@ fn schema_seek_details(spec: &IndexSeekSpec) -> (String, String) {
         .map(|k| &*k.name)
         .collect::<Vec<_>>()
         .join(", ");
+    let special = matches!(spec.kind, IndexKind::Text | IndexKind::Point);
+    let suffix = match &spec.seek {
+        Seek::Contains(_) => "IndexContainsScan",
+        Seek::EndsWith(_) => "IndexEndsWithScan",
+        Seek::Prefix(_) | Seek::Distance { .. } | Seek::BBox { .. } if special => {
+            "IndexSeekByRange"
+        }
+        _ => "IndexSeek",
+    };
+    let kind = match spec.kind {
+        IndexKind::Text => "TEXT INDEX ",
+        IndexKind::Point => "POINT INDEX ",
+        _ => "",
+    };
     match &spec.target {
         SeekTarget::Node { .. } => (
-            "NodeIndexSeek".into(),
-            format!(":{}({keys}) {}", spec.token.name, seek_kind(&spec.seek)),
+            format!("Node{suffix}"),
+            format!(
+                "{kind}:{}({keys}) {}",
+                spec.token.name,
+                seek_kind(&spec.seek)
+            ),
         ),
         SeekTarget::Rel { dir, .. } => {
             let (l, r) = dir_arrow(*dir);
+            let direction = if *dir == Direction::Both {
+                "Undirected"
+            } else {
+                "Directed"
+            };
             (
-                if *dir == Direction::Both {
-                    "UndirectedRelationshipIndexSeek"
-                } else {
-                    "DirectedRelationshipIndexSeek"
-                }
-                .into(),
+                format!("{direction}Relationship{suffix}"),
                 format!(
-                    "(){l}[:{}({keys})]{r}() {}",
+                    "{kind}(){l}[:{}({keys})]{r}() {}",
                     spec.token.name,
                     seek_kind(&spec.seek)
                 ),
@@ -169,6 +189,10 @@ fn seek_kind(seek: &Seek) -> &'static str {
         Seek::In(_) => "IN",
         Seek::Range { .. } => "range",
         Seek::Prefix(_) => "STARTS WITH",
+        Seek::Contains(_) => "CONTAINS",
+        Seek::EndsWith(_) => "ENDS WITH",
+        Seek::Distance { .. } => "point.distance",
+        Seek::BBox { .. } => "point.withinBBox",
     }
 }
 

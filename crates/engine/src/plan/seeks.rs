@@ -5,13 +5,20 @@
 //! keys, when every key has an equality, or every key but the last, which may have a range,
 //! IN or a prefix, as Neo4j uses them).
 //!
+//! Seeks through text and point indexes are found here too, node and relationship alike: a
+//! text index for `CONTAINS` and `ENDS WITH` (and for `STARTS WITH`, or equality and IN on
+//! string literals, where no range index serves them: a text index holds strings only, so
+//! `n.p = $x` through it would miss an integer `$x`), a point index for `point.distance(n.p,
+//! c) < r` and `point.withinBBox(n.p, lower, upper)`.
+//!
 //! The filter that offered the seek stays above it with every predicate it had: the seek
 //! narrows the candidates and the filter keeps Cypher's exact semantics. A rewrite is taken
 //! when its estimate is below the plan's (see [`Planner::seek_estimate`]).
 
 use std::sync::Arc;
 
-use quiver_storage::{IndexInfo, IndexState, LabelId, RelTypeId};
+use quiver_storage::{IndexInfo, IndexKind, IndexState, LabelId, RelTypeId};
+use quiver_value::Value;
 
 use super::clauses::Planner;
 use crate::ir::{BinOp, ChainOp, Expr, IndexSeekSpec, Op, PlanNode, Seek, SeekTarget};
@@ -24,6 +31,34 @@ enum Offer {
     Prefix(Expr),
     Lower(Expr, bool),
     Upper(Expr, bool),
+    Contains(Expr),
+    EndsWith(Expr),
+    /// `point.distance(key, center) < radius` (`<=` when inclusive).
+    Distance(Expr, Expr, bool),
+    /// `point.withinBBox(key, lower, upper)`.
+    BBox(Expr, Expr),
+}
+
+/// Shares of the entities a text or point seek is taken to return. A range index keeps
+/// priority where both serve: a text seek for equality, IN or a prefix counts as a little
+/// less selective than the range seek for the same predicate.
+const TEXT_EQ_SHARE: f64 = 0.011;
+const TEXT_IN_SHARE: f64 = 0.021;
+const TEXT_PREFIX_SHARE: f64 = 0.11;
+const TEXT_SUBSTRING_SHARE: f64 = 0.1;
+const POINT_SHARE: f64 = 0.05;
+
+/// Whether a seek argument is a string known when planning (a constant, or a list of them).
+fn string_const(e: &Expr) -> bool {
+    matches!(e, Expr::Const(Value::String(_)))
+}
+
+fn string_list_const(e: &Expr) -> bool {
+    match e {
+        Expr::Const(Value::List(items)) => items.iter().all(|v| matches!(v, Value::String(_))),
+        Expr::List(items) => items.iter().all(string_const),
+        _ => false,
+    }
 }
 
 /// The offers of a filter's conjuncts, by property key name.
@@ -61,6 +96,51 @@ impl Offers {
             }
         }
         (lower.is_some() || upper.is_some()).then(|| (Seek::Range { lower, upper }, 0.33))
+    }
+
+    /// The best seek a text index on `key` serves: `CONTAINS`, `ENDS WITH`, `STARTS WITH`,
+    /// and equality or IN only on strings known when planning.
+    fn text(&self, key: &str) -> Option<(Seek, f64)> {
+        let mut best: Option<(Seek, f64)> = None;
+        for (k, o) in &self.by_key {
+            if &**k != key {
+                continue;
+            }
+            let offered = match o {
+                Offer::Eq(e) if string_const(e) => (Seek::Eq(e.clone()), TEXT_EQ_SHARE),
+                Offer::In(e) if string_list_const(e) => (Seek::In(e.clone()), TEXT_IN_SHARE),
+                Offer::Prefix(e) => (Seek::Prefix(e.clone()), TEXT_PREFIX_SHARE),
+                Offer::Contains(e) => (Seek::Contains(e.clone()), TEXT_SUBSTRING_SHARE),
+                Offer::EndsWith(e) => (Seek::EndsWith(e.clone()), TEXT_SUBSTRING_SHARE),
+                _ => continue,
+            };
+            if best.as_ref().is_none_or(|b| offered.1 < b.1) {
+                best = Some(offered);
+            }
+        }
+        best
+    }
+
+    /// The seek a point index on `key` serves: a distance or a bounding box.
+    fn point(&self, key: &str) -> Option<(Seek, f64)> {
+        self.by_key.iter().find_map(|(k, o)| match o {
+            Offer::Distance(center, radius, inclusive) if &**k == key => Some((
+                Seek::Distance {
+                    center: center.clone(),
+                    radius: radius.clone(),
+                    inclusive: *inclusive,
+                },
+                POINT_SHARE,
+            )),
+            Offer::BBox(lower, upper) if &**k == key => Some((
+                Seek::BBox {
+                    lower: lower.clone(),
+                    upper: upper.clone(),
+                },
+                POINT_SHARE,
+            )),
+            _ => None,
+        })
     }
 }
 
@@ -103,12 +183,74 @@ fn flip(op: BinOp) -> BinOp {
     }
 }
 
+/// The property key when `e` is `slot.key`.
+fn key_of_slot(e: &Expr, slot: usize) -> Option<&Arc<str>> {
+    match e {
+        Expr::Property(base, key) if matches!(&**base, Expr::Slot(s) if *s == slot) => {
+            Some(&key.name)
+        }
+        _ => None,
+    }
+}
+
+/// The arguments when `e` calls one of the built-in functions `names` (lower case, as the
+/// registry spells them).
+fn calls<'e>(e: &'e Expr, names: &[&str]) -> Option<&'e [Expr]> {
+    match e {
+        Expr::Call(f, args) if names.contains(&f.name) => Some(args),
+        _ => None,
+    }
+}
+
+/// A spatial offer of one conjunct: `point.distance(slot.key, c) < r` or `<= r` (either
+/// argument order, also `r > point.distance(..)`), or `point.withinBBox(slot.key, lo, hi)`.
+fn spatial_offer(c: &Expr, slot: usize, bound_here: &[usize]) -> Option<(Arc<str>, Offer)> {
+    const DISTANCE: &[&str] = &["point.distance", "distance"];
+    if let Some(args) = calls(c, &["point.withinbbox"]) {
+        let [p, lower, upper] = args else {
+            return None;
+        };
+        let key = key_of_slot(p, slot)?;
+        if !independent(lower, bound_here) || !independent(upper, bound_here) {
+            return None;
+        }
+        return Some((key.clone(), Offer::BBox(lower.clone(), upper.clone())));
+    }
+    let Expr::Binary(op, left, right) = c else {
+        return None;
+    };
+    let (call, radius, inclusive) = match op {
+        BinOp::Lt | BinOp::Le => (left, right, *op == BinOp::Le),
+        BinOp::Gt | BinOp::Ge => (right, left, *op == BinOp::Ge),
+        _ => return None,
+    };
+    let [a, b] = calls(call, DISTANCE)? else {
+        return None;
+    };
+    if !independent(radius, bound_here) {
+        return None;
+    }
+    let (key, center) = match (key_of_slot(a, slot), key_of_slot(b, slot)) {
+        (Some(k), _) if independent(b, bound_here) => (k, b),
+        (_, Some(k)) if independent(a, bound_here) => (k, a),
+        _ => return None,
+    };
+    Some((
+        key.clone(),
+        Offer::Distance(center.clone(), (**radius).clone(), inclusive),
+    ))
+}
+
 /// The offers a filter's predicate makes about the properties of the entity in `slot`.
 fn offers(predicate: &Expr, slot: usize, bound_here: &[usize]) -> Offers {
     let mut parts = Vec::new();
     conjuncts(predicate, &mut parts);
     let mut out = Offers::default();
     for c in parts {
+        if let Some(offer) = spatial_offer(c, slot, bound_here) {
+            out.by_key.push(offer);
+            continue;
+        }
         let Expr::Binary(op, left, right) = c else {
             continue;
         };
@@ -124,6 +266,8 @@ fn offers(predicate: &Expr, slot: usize, bound_here: &[usize]) -> Offers {
                 BinOp::Eq => Offer::Eq(b),
                 BinOp::In if !flipped => Offer::In(b),
                 BinOp::StartsWith if !flipped => Offer::Prefix(b),
+                BinOp::Contains if !flipped => Offer::Contains(b),
+                BinOp::EndsWith if !flipped => Offer::EndsWith(b),
                 BinOp::Gt | BinOp::Ge => Offer::Lower(b, op == BinOp::Ge),
                 BinOp::Lt | BinOp::Le => Offer::Upper(b, op == BinOp::Le),
                 _ => continue,
@@ -143,26 +287,29 @@ struct Chosen {
     share: f64,
 }
 
-/// The most selective seek among `indexes` (online range indexes and constraints over the
-/// entity's label or type) that the offers serve. A composite index serves a seek with an
-/// equality on each key but the last, which the offers must also cover.
+/// The most selective seek among `indexes` (online indexes over the entity's label or type)
+/// that the offers serve. A range index (or constraint) serves equality, IN, a prefix or a
+/// range; a composite one a seek with an equality on each key but the last, which the offers
+/// must also cover (with `composite_only`, single-key range indexes are left to the pattern
+/// planner). A text or point index serves what [`Offers::text`] and [`Offers::point`] say.
 fn choose(indexes: Vec<IndexInfo>, offers: &Offers, composite_only: bool) -> Option<Chosen> {
     let mut best: Option<Chosen> = None;
     for info in indexes {
-        if composite_only && info.keys.len() < 2 {
-            continue;
-        }
         let Some((last, leading)) = info.keys.split_last() else {
             continue;
         };
-        let Some(prefix) = leading
-            .iter()
-            .map(|k| offers.eq(k).cloned())
-            .collect::<Option<Vec<_>>>()
-        else {
-            continue;
+        let offered = match info.kind {
+            IndexKind::Text if leading.is_empty() => offers.text(last).map(|s| (Vec::new(), s)),
+            IndexKind::Point if leading.is_empty() => offers.point(last).map(|s| (Vec::new(), s)),
+            IndexKind::Text | IndexKind::Point => None,
+            _ if composite_only && leading.is_empty() => None,
+            _ => leading
+                .iter()
+                .map(|k| offers.eq(k).cloned())
+                .collect::<Option<Vec<_>>>()
+                .and_then(|prefix| offers.last(last).map(|s| (prefix, s))),
         };
-        let Some((seek, share)) = offers.last(last) else {
+        let Some((prefix, (seek, share))) = offered else {
             continue;
         };
         // Every equality on a leading key narrows the seek further.
@@ -202,8 +349,9 @@ impl Planner<'_> {
         }
     }
 
-    /// The online range indexes (and constraints) over `token`'s keys.
-    fn range_indexes(&self, relationship: bool, token: &Token) -> Vec<IndexInfo> {
+    /// The online property indexes (range, text and point, and constraints) over `token`'s
+    /// keys.
+    fn seek_indexes(&self, relationship: bool, token: &Token) -> Vec<IndexInfo> {
         self.stats
             .storage()
             .indexes()
@@ -211,7 +359,6 @@ impl Planner<'_> {
             .filter(|ix| {
                 ix.relationship == relationship
                     && *ix.label == *token.name
-                    && ix.kind.is_range()
                     && ix.state == IndexState::Online
             })
             .collect()
@@ -260,7 +407,7 @@ impl Planner<'_> {
         if offers.by_key.is_empty() {
             return None;
         }
-        let chosen = choose(self.range_indexes(true, ty), &offers, false)?;
+        let chosen = choose(self.seek_indexes(true, ty), &offers, false)?;
         let rels = self.type_count(ty);
         let seek_rows = (rels * chosen.share).max(1.0);
         let scan_rows = match &label {
@@ -289,6 +436,7 @@ impl Planner<'_> {
             keys,
             prefix: chosen.prefix,
             seek: chosen.seek,
+            kind: chosen.info.kind,
         };
         let seek = Self::rewritten(
             Op::SchemaIndexSeek {
@@ -317,8 +465,9 @@ impl Planner<'_> {
         }))
     }
 
-    /// `Filter(NodeByLabelScan | NodeIndexSeek)` whose predicate a composite node index
-    /// serves better → `Filter(NodeIndexSeek)` over the composite index.
+    /// `Filter(NodeByLabelScan | NodeIndexSeek)` whose predicate a composite node index, a
+    /// text index or a point index serves better → `Filter(NodeIndexSeek)` (or the text or
+    /// point index's operator) over that index.
     fn composite_seek(&mut self, node: &Arc<PlanNode>) -> Option<Arc<PlanNode>> {
         let Op::Filter {
             input: start,
@@ -341,16 +490,18 @@ impl Planner<'_> {
                     Seek::In(_) => 0.02,
                     Seek::Prefix(_) => 0.1,
                     Seek::Range { .. } => 0.33,
+                    Seek::Contains(_) | Seek::EndsWith(_) => TEXT_SUBSTRING_SHARE,
+                    Seek::Distance { .. } | Seek::BBox { .. } => POINT_SHARE,
                 };
                 (input, *slot, label, share)
             }
             _ => return None,
         };
         let offers = offers(predicate, slot, &[slot]);
-        if offers.by_key.len() < 2 {
+        if offers.by_key.is_empty() {
             return None;
         }
-        let chosen = choose(self.range_indexes(false, label), &offers, true)?;
+        let chosen = choose(self.seek_indexes(false, label), &offers, true)?;
         if chosen.share >= current_share {
             return None;
         }
@@ -367,6 +518,7 @@ impl Planner<'_> {
             keys,
             prefix: chosen.prefix,
             seek: chosen.seek,
+            kind: chosen.info.kind,
         };
         let seek = Self::rewritten(
             Op::SchemaIndexSeek {

@@ -83,6 +83,10 @@ pub struct FulltextInfo {
     pub documents: u64,
     /// Bytes tantivy's segments take in memory.
     pub memory_bytes: u64,
+    /// Searches since `tracked_since_ms`, as for property indexes ([`crate::IndexInfo`]).
+    pub read_count: u64,
+    pub last_read_ms: Option<i64>,
+    pub tracked_since_ms: i64,
 }
 
 /// Why a full-text operation failed; the engine names the argument from the variant.
@@ -129,6 +133,8 @@ pub(crate) struct FulltextIndex {
     /// Set when the contents may differ from the store (created by a snapshot load, data
     /// changed by a bulk path, an update failed): the next search rebuilds first.
     dirty: AtomicBool,
+    /// Searches through the index (`SHOW INDEXES`' `readCount`, `lastRead`).
+    reads: crate::schema::ReadStats,
 }
 
 fn engine_err(name: &str, e: impl std::fmt::Display) -> crate::Error {
@@ -215,6 +221,7 @@ impl FulltextIndex {
             writer: Mutex::new(writer),
             reader,
             dirty: AtomicBool::new(true),
+            reads: crate::schema::ReadStats::new(),
         })
     }
 
@@ -336,10 +343,14 @@ impl FulltextIndex {
 
     pub(crate) fn info(&self) -> FulltextInfo {
         let searcher = self.reader.searcher();
+        let (read_count, last_read_ms, tracked_since_ms) = self.reads.snapshot();
         FulltextInfo {
             spec: self.spec.clone(),
             documents: searcher.num_docs(),
             memory_bytes: searcher.space_usage().map_or(0, |u| u.total().get_bytes()),
+            read_count,
+            last_read_ms,
+            tracked_since_ms,
         }
     }
 
@@ -544,6 +555,7 @@ impl crate::Transaction {
             }));
         }
         storage.fulltext_refresh(&index)?;
+        index.reads.record();
         index.search(storage, &self.inner.view(), query, skip, limit)
     }
 }
