@@ -135,7 +135,7 @@ def quiver_run(args, docs, queries, log_dir):
 
             for c in args.clients:
                 out[f"{kind}_load_avg_{c}"] = servers.load_average()
-                out[f"{kind}_clients_{c}"] = servers.timed_clients(runner, c, args.seconds)
+                out[f"{kind}_clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
     finally:
         server.stop()
     return out
@@ -189,7 +189,7 @@ def falkor_run(args, docs, queries, log_dir):
 
             for c in args.clients:
                 out[f"{kind}_load_avg_{c}"] = servers.load_average()
-                out[f"{kind}_clients_{c}"] = servers.timed_clients(runner, c, args.seconds)
+                out[f"{kind}_clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
     finally:
         server.stop()
     return out

@@ -161,20 +161,31 @@ def _client(make_runner, seconds, start_at, queue, index):
     queue.put(latencies)
 
 
-def timed_clients(make_runner, clients, seconds):
+def cpu_seconds(pid):
+    """User and system CPU time the process has used, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_clients(make_runner, clients, seconds, server_pid=None):
     """Runs `clients` processes, each calling `make_runner(index)` once to connect and then the
     runner it returns with a growing counter until `seconds` have passed. Returns queries/s
-    over the window, and the median and 99th percentile latency in milliseconds."""
+    over the window, and the median and 99th percentile latency in milliseconds; with
+    `server_pid`, also the server's CPU time per query in microseconds (what a query costs the
+    server, whatever the client spends)."""
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     start_at = time.time() + 1.0 + 0.2 * clients
     procs = [ctx.Process(target=_client, args=(make_runner, seconds, start_at, queue, c))
              for c in range(clients)]
+    cpu_before = cpu_seconds(server_pid) if server_pid else None
     for p in procs:
         p.start()
     latencies = []
     for _ in procs:
         latencies.extend(queue.get(timeout=seconds + 600))
+    cpu = cpu_seconds(server_pid) - cpu_before if server_pid else None
     for p in procs:
         p.join()
     latencies.sort()
@@ -185,4 +196,5 @@ def timed_clients(make_runner, clients, seconds):
         "p50_ms": round(1000 * latencies[len(latencies) // 2], 3),
         "p99_ms": round(1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 3),
         "queries": len(latencies),
+        "server_cpu_us_per_query": round(1e6 * cpu / len(latencies), 1) if cpu is not None else None,
     }

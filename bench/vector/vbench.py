@@ -114,7 +114,7 @@ def quiver_run(args, data, qs, truth, log_dir):
 
         for c in args.clients:
             out["load_avg_" + str(c)] = servers.load_average()
-            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds)
+            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
     finally:
         server.stop()
     return out
@@ -170,7 +170,7 @@ def falkor_run(args, data, qs, truth, log_dir):
 
         for c in args.clients:
             out["load_avg_" + str(c)] = servers.load_average()
-            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds)
+            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
     finally:
         server.stop()
     return out
@@ -230,7 +230,8 @@ def main():
     for c in args.clients:
         print(f"{c} client(s): " + "; ".join(
             f"{r['server']} {r[f'clients_{c}']['qps']} q/s, p50 {r[f'clients_{c}']['p50_ms']} ms, "
-            f"p99 {r[f'clients_{c}']['p99_ms']} ms (load {r['load_avg_' + str(c)]})"
+            f"p99 {r[f'clients_{c}']['p99_ms']} ms, server CPU "
+            f"{r[f'clients_{c}']['server_cpu_us_per_query']} us/q (load {r['load_avg_' + str(c)]})"
             for r in results))
         if len(results) == 2 and results[1][f"clients_{c}"]["qps"]:
             print(f"  quiver / falkordb: {results[0][f'clients_{c}']['qps'] / results[1][f'clients_{c}']['qps']:.2f}x")
