@@ -408,8 +408,10 @@ fn x_ranges(srid: u32, lo: f64, hi: f64) -> Vec<(Box<[u8]>, Option<Box<[u8]>>)> 
 }
 
 impl IndexQuery {
-    /// Whether a node's value satisfies the query exactly.
-    pub(crate) fn matches(&self, v: &Value) -> bool {
+    /// Whether a value satisfies the query exactly: the test that confirms an index's
+    /// candidates, and the one a seek falls back to when its index went away after planning
+    /// (so both paths give the same rows).
+    pub fn matches(&self, v: &Value) -> bool {
         match self {
             IndexQuery::Equals(x) => equal(v, x),
             IndexQuery::In(xs) => xs.iter().any(|x| equal(v, x)),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use quiver_storage::{
     CompositeQuery, Direction, IndexQuery, NodeCursor, NodeId, PropKeyId, RelId, RelTypeId,
 };
-use quiver_value::{Value, spatial};
+use quiver_value::Value;
 
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
@@ -87,7 +87,7 @@ fn open(source: &Source, cx: &mut Cx, row: &mut Row) -> Result<Option<Open>> {
                     let id = id?;
                     cx.tick()?;
                     if let Some(v) = cx.tx.node_property(id, k)?
-                        && seek_matches(&query, &v)
+                        && query.matches(&v)
                     {
                         ids.push(id.0);
                     }
@@ -114,56 +114,6 @@ fn open(source: &Source, cx: &mut Cx, row: &mut Row) -> Result<Option<Open>> {
             Open::Ids(found.into_iter())
         }
     }))
-}
-
-/// Whether a value satisfies a seek, for the fallback path without an index.
-fn seek_matches(query: &IndexQuery, v: &Value) -> bool {
-    use std::cmp::Ordering;
-    match query {
-        IndexQuery::Equals(x) => quiver_value::equals(v, x) == Some(true),
-        IndexQuery::In(xs) => xs.iter().any(|x| quiver_value::equals(v, x) == Some(true)),
-        IndexQuery::Range { lower, upper } => {
-            let lo = match lower {
-                Bound::Unbounded => true,
-                Bound::Included(b) => matches!(
-                    quiver_value::compare(v, b),
-                    Some(Ordering::Greater | Ordering::Equal)
-                ),
-                Bound::Excluded(b) => quiver_value::compare(v, b) == Some(Ordering::Greater),
-            };
-            let hi = match upper {
-                Bound::Unbounded => true,
-                Bound::Included(b) => matches!(
-                    quiver_value::compare(v, b),
-                    Some(Ordering::Less | Ordering::Equal)
-                ),
-                Bound::Excluded(b) => quiver_value::compare(v, b) == Some(Ordering::Less),
-            };
-            lo && hi
-        }
-        IndexQuery::Prefix(p) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
-        IndexQuery::Contains(p) => v.as_str().is_some_and(|s| s.contains(p.as_str())),
-        IndexQuery::EndsWith(p) => v.as_str().is_some_and(|s| s.ends_with(p.as_str())),
-        IndexQuery::Distance {
-            center,
-            radius,
-            inclusive,
-        } => match v {
-            Value::Point(p) => spatial::distance(p, center).is_some_and(|d| {
-                if *inclusive {
-                    d <= *radius
-                } else {
-                    d < *radius
-                }
-            }),
-            _ => false,
-        },
-        IndexQuery::BBox { lower, upper } => match v {
-            Value::Point(p) => spatial::within_bbox(p, lower, upper) == Some(true),
-            _ => false,
-        },
-        IndexQuery::Exists => true,
-    }
 }
 
 /// A string argument of a seek; `None` (no rows) for anything else, as `CONTAINS`, `ENDS
@@ -456,7 +406,7 @@ fn composite_matches(query: &CompositeQuery, values: &[Option<Value>]) -> bool {
             v.as_ref()
                 .is_some_and(|v| quiver_value::equals(v, q) == Some(true))
         })
-        && last.as_ref().is_some_and(|v| seek_matches(&query.last, v))
+        && last.as_ref().is_some_and(|v| query.last.matches(v))
 }
 
 impl Cursor for SchemaSeek {
