@@ -2,7 +2,8 @@
 
 Generates N clustered vectors (100 centres, uniform noise, as embeddings cluster) and Q queries
 near them from a fixed seed, then for each server in turn: starts it on loopback, creates a
-Euclidean vector index on (:V).v (m 16, ef_construction 100 on both), loads the vectors through
+Euclidean vector index on (:V).v (m 16, ef_construction 100 and the same search list, --ef, on
+both: Quiver's `vector.hnsw.ef_search`, FalkorDB's efRuntime), loads the vectors through
 UNWIND batches with the index already in place (so the graph is built while loading), runs the
 first query (which may finish the build), and measures resident memory per vector (RSS after
 minus RSS before the load, over N), recall@10 against exact search over the same vectors, and
@@ -68,14 +69,15 @@ def quiver_run(args, data, qs, truth, log_dir):
     from neo4j.vector import Vector
 
     server = servers.Quiver(args.quiver, os.path.join(log_dir, "quiver.log"))
-    out = {"server": "quiver"}
+    out = {"server": "quiver", "ef_search": args.ef}
     try:
         uri = f"bolt://{server.bolt}"
         with GraphDatabase.driver(uri, auth=None) as driver, driver.session() as s:
             s.run(
                 "CREATE VECTOR INDEX vec FOR (n:V) ON (n.v) OPTIONS {indexConfig: {"
                 f"`vector.dimensions`: {args.dim}, `vector.similarity_function`: 'euclidean', "
-                "`vector.hnsw.m`: 16, `vector.hnsw.ef_construction`: 100}}").consume()
+                "`vector.hnsw.m`: 16, `vector.hnsw.ef_construction`: 100, "
+                f"`vector.hnsw.ef_search`: {args.ef}}}}}").consume()
             before = servers.rss_bytes(server.pid)
             out["load_avg_before"] = servers.load_average()
             t0 = time.perf_counter()
@@ -130,14 +132,14 @@ def literal(v):
 
 def falkor_run(args, data, qs, truth, log_dir):
     server = servers.FalkorDB(os.path.join(log_dir, "falkordb.log"))
-    out = {"server": "falkordb", "ef_runtime": args.falkor_ef}
+    out = {"server": "falkordb", "ef_runtime": args.ef}
     try:
         r = server.client()
         r.execute_command(
             "GRAPH.QUERY", "g",
             f"CREATE VECTOR INDEX FOR (n:V) ON (n.v) OPTIONS {{dimension: {args.dim}, "
             f"similarityFunction: 'euclidean', M: 16, efConstruction: 100, "
-            f"efRuntime: {args.falkor_ef}}}")
+            f"efRuntime: {args.ef}}}")
         before = servers.rss_bytes(server.pid)
         out["load_avg_before"] = servers.load_average()
         t0 = time.perf_counter()
@@ -185,7 +187,8 @@ def main():
     p.add_argument("--batch", type=int, default=1000, help="vectors per UNWIND transaction")
     p.add_argument("--seconds", type=float, default=10.0, help="each client-count window")
     p.add_argument("--clients", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8])
-    p.add_argument("--falkor-ef", type=int, default=64, help="FalkorDB's efRuntime")
+    p.add_argument("--ef", type=int, default=64,
+                   help="the search list on both servers (ef_search, efRuntime)")
     p.add_argument("--only", choices=["quiver", "falkordb"], help="run one server")
     p.add_argument("--cache", help="keep the exact answers here, for the next run")
     p.add_argument("--out", help="write the results as JSON here")
@@ -217,7 +220,8 @@ def main():
 
     report = {
         "benchmark": "vector", "n": args.n, "dimensions": args.dim, "k": K,
-        "similarity": "euclidean", "m": 16, "ef_construction": 100, "queries": args.queries,
+        "similarity": "euclidean", "m": 16, "ef_construction": 100, "ef": args.ef,
+        "queries": args.queries,
         "batch": args.batch, "seconds": args.seconds, "seed": SEED,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "cores": os.cpu_count(), "results": results,

@@ -17,8 +17,9 @@ use std::sync::Arc;
 
 use quiver_status::Status;
 use quiver_storage::{
-    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity,
-    VECTOR_DIMENSIONS_MAX, VectorConfig, VectorIndexInfo, vector_of,
+    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_EF_SEARCH_DEFAULT,
+    HNSW_EF_SEARCH_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity, VECTOR_DIMENSIONS_MAX,
+    VectorConfig, VectorIndexInfo, vector_of,
 };
 use quiver_value::{Map, Node, Relationship, Value};
 
@@ -279,7 +280,8 @@ fn set_vector(
 /// Reads a vector index's `OPTIONS {indexConfig: {...}, indexProvider: ...}` as Neo4j 5.18+
 /// accepts them: `vector.dimensions` (required), `vector.similarity_function` (default
 /// cosine), `vector.quantization.enabled` (default true), `vector.hnsw.m` (default 16) and
-/// `vector.hnsw.ef_construction` (default 100). The error says which setting is wrong.
+/// `vector.hnsw.ef_construction` (default 100), and Quiver's own `vector.hnsw.ef_search` (the
+/// candidate list a search keeps, default 64). The error says which setting is wrong.
 pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, String> {
     let empty = Map::new();
     let options = match options {
@@ -311,6 +313,7 @@ pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, St
     let mut quantization = true;
     let mut hnsw_m = HNSW_M_DEFAULT;
     let mut hnsw_ef_construction = HNSW_EF_CONSTRUCTION_DEFAULT;
+    let mut hnsw_ef_search = HNSW_EF_SEARCH_DEFAULT;
     let bounded = |key: &str, v: &Value, max: usize| -> std::result::Result<usize, String> {
         match v {
             Value::Int(n) if *n >= 1 && (*n as u64) <= max as u64 => Ok(*n as usize),
@@ -341,6 +344,7 @@ pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, St
             "vector.hnsw.ef_construction" => {
                 hnsw_ef_construction = bounded(k, v, HNSW_EF_CONSTRUCTION_MAX)?;
             }
+            "vector.hnsw.ef_search" => hnsw_ef_search = bounded(k, v, HNSW_EF_SEARCH_MAX)?,
             other => return Err(format!("Invalid index config key '{other}'")),
         }
     }
@@ -352,6 +356,7 @@ pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, St
         quantization,
         hnsw_m,
         hnsw_ef_construction,
+        hnsw_ef_search,
     })
 }
 
@@ -375,6 +380,10 @@ pub(crate) fn options_value(info: &VectorIndexInfo) -> Value {
         (
             Arc::from("vector.hnsw.ef_construction"),
             Value::Int(c.hnsw_ef_construction as i64),
+        ),
+        (
+            Arc::from("vector.hnsw.ef_search"),
+            Value::Int(c.hnsw_ef_search as i64),
         ),
     ]);
     Value::map(Map::from_iter([

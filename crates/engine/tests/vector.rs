@@ -95,7 +95,8 @@ fn create_show_and_drop_a_vector_index() {
         "CREATE VECTOR INDEX rel_vec FOR ()-[r:SIMILAR]-() ON (r.e) \
          OPTIONS {indexConfig: {`vector.dimensions`: 3, `vector.similarity_function`: 'EUCLIDEAN', \
          `vector.quantization.enabled`: false, `vector.hnsw.m`: 8, \
-         `vector.hnsw.ef_construction`: 50}, indexProvider: 'vector-2.0'}",
+         `vector.hnsw.ef_construction`: 50, `vector.hnsw.ef_search`: 200}, \
+         indexProvider: 'vector-2.0'}",
     );
     run(&db, "CREATE INDEX FOR (p:Person) ON (p.name)");
     let rows = run(
@@ -119,6 +120,7 @@ fn create_show_and_drop_a_vector_index() {
         Some(&Value::from("COSINE"))
     );
     assert_eq!(config.get("vector.hnsw.m"), Some(&Value::Int(16)));
+    assert_eq!(config.get("vector.hnsw.ef_search"), Some(&Value::Int(64)));
     assert_eq!(rows[1][0], Value::from("rel_vec"));
     assert_eq!(rows[1][2], Value::from("RELATIONSHIP"));
     let Value::Map(config) = &rows[1][5] else {
@@ -129,6 +131,7 @@ fn create_show_and_drop_a_vector_index() {
         Some(&Value::from("EUCLIDEAN"))
     );
     assert_eq!(config.get("vector.hnsw.m"), Some(&Value::Int(8)));
+    assert_eq!(config.get("vector.hnsw.ef_search"), Some(&Value::Int(200)));
     assert_eq!(
         config.get("vector.quantization.enabled"),
         Some(&Value::Bool(false))
@@ -190,6 +193,10 @@ fn bad_options_name_the_setting() {
         (
             "{indexConfig: {`vector.dimensions`: 2, `vector.hnsw.m`: 0}}",
             "vector.hnsw.m",
+        ),
+        (
+            "{indexConfig: {`vector.dimensions`: 2, `vector.hnsw.ef_search`: 10001}}",
+            "vector.hnsw.ef_search",
         ),
         (
             "{indexConfig: {`vector.dimensions`: 2, `vector.size`: 3}}",

@@ -106,6 +106,7 @@ pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;
 pub use txn::{CommitInfo, Transaction};
 pub use vector::{
-    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity,
-    VECTOR_DIMENSIONS_MAX, VectorConfig, VectorIndexInfo, vector_of,
+    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_EF_SEARCH_DEFAULT,
+    HNSW_EF_SEARCH_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity, VECTOR_DIMENSIONS_MAX,
+    VectorConfig, VectorIndexInfo, vector_of,
 };

@@ -38,7 +38,8 @@
 //!                                 key: name, dimensions: u64, similarity: name,
 //!                                 quantization: u64 (0 or 1), hnsw m: u64,
 //!                                 hnsw ef_construction: u64
-//!                                 (dropped by DropIndex)
+//!                                 (dropped by DropIndex); written before the search list
+//!                                 could be configured, read with its default
 //! 31    CreateFulltextIndex       name, entity u8 (0 nodes, 1 relationships), tokens: names,
 //!                                 keys: names, analyzer: name, eventually consistent u8
 //! 32    CreateSchemaIndex         name, entity u8 (0 nodes, 1 relationships), label or type:
@@ -47,6 +48,7 @@
 //!                                 constraint 11 and 12 cannot say (relationships, composite
 //!                                 keys, text and point indexes, keys); dropped by DropIndex
 //!                                 or DropConstraint
+//! 33    CreateVectorIndex         30's fields, then hnsw ef_search: u64 (dropped by DropIndex)
 //! 36    CreatePropertyConstraint  IS NOT NULL: name, entity u8 (0 nodes, 1 relationships),
 //!                                 label or type: name, key: name (dropped by DropConstraint)
 //! 37    CreatePropertyConstraint  IS :: type: the fields of 36, then the type: name, in
@@ -643,7 +645,7 @@ fn encode_vector_index(
     (token, key): (&str, &str),
     config: &crate::vector::VectorConfig,
 ) {
-    out.push(30);
+    out.push(33);
     put_name(out, name);
     put_u64(out, u64::from(relationship));
     put_name(out, token);
@@ -653,6 +655,7 @@ fn encode_vector_index(
     put_u64(out, u64::from(config.quantization));
     put_u64(out, config.hnsw_m as u64);
     put_u64(out, config.hnsw_ef_construction as u64);
+    put_u64(out, config.hnsw_ef_search as u64);
 }
 
 #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
@@ -992,7 +995,7 @@ impl<'a> Fields<'a> {
                 Security::decode(catalogue)?;
                 RedoOpRef::Security { catalogue }
             }
-            30 => self.vector_index()?,
+            30 | 33 => self.vector_index(kind)?,
             31 => RedoOpRef::CreateFulltextIndex {
                 name: self.name_ref()?,
                 relationships: self.flag()?,
@@ -1007,8 +1010,8 @@ impl<'a> Fields<'a> {
         })
     }
 
-    /// Kind 30, `CreateVectorIndex`.
-    fn vector_index(&mut self) -> Result<RedoOpRef<'a>> {
+    /// Kinds 30 and 33, `CreateVectorIndex` without and with its search list.
+    fn vector_index(&mut self, kind: u8) -> Result<RedoOpRef<'a>> {
         let name = self.name_ref()?;
         let relationship = self.u64()? != 0;
         let token = self.name_ref()?;
@@ -1019,6 +1022,11 @@ impl<'a> Fields<'a> {
         let quantization = self.u64()? != 0;
         let hnsw_m = self.size()?;
         let hnsw_ef_construction = self.size()?;
+        let hnsw_ef_search = if kind == 33 {
+            self.size()?
+        } else {
+            crate::vector::HNSW_EF_SEARCH_DEFAULT
+        };
         Ok(RedoOpRef::CreateVectorIndex {
             name,
             relationship,
@@ -1030,6 +1038,7 @@ impl<'a> Fields<'a> {
                 quantization,
                 hnsw_m,
                 hnsw_ef_construction,
+                hnsw_ef_search,
             },
         })
     }
@@ -1128,10 +1137,49 @@ mod tests {
                     keys: vec!["a".into(), "b".into()],
                     kind: crate::schema::IndexKind::Key,
                 },
+                vector_index(200),
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],
         }
+    }
+
+    fn vector_index(hnsw_ef_search: usize) -> RedoOp {
+        RedoOp::CreateVectorIndex {
+            name: "v".into(),
+            relationship: false,
+            token: "Doc".into(),
+            key: "embedding".into(),
+            config: crate::vector::VectorConfig {
+                dimensions: 3,
+                similarity: crate::vector::Similarity::Euclidean,
+                quantization: false,
+                hnsw_m: 8,
+                hnsw_ef_construction: 50,
+                hnsw_ef_search,
+            },
+        }
+    }
+
+    /// A vector index logged before its search list could be set (kind 30, without the last
+    /// field) still recovers, with the default list.
+    #[test]
+    fn a_vector_index_of_the_older_kind_reads_with_the_default_search_list() {
+        let bytes = RedoRecord {
+            commit: 9,
+            ops: vec![vector_index(200)],
+        }
+        .encode();
+        let kind = HEADER_BYTES;
+        assert_eq!(bytes[kind], 33);
+        let mut older = bytes[..bytes.len() - 8].to_vec();
+        older[kind] = 30;
+        let payload = (older.len() - 4) as u32;
+        older[..4].copy_from_slice(&payload.to_le_bytes());
+        let (back, used) = RedoRecord::decode(&older).unwrap();
+        assert_eq!(used, older.len());
+        let expected = vector_index(crate::vector::HNSW_EF_SEARCH_DEFAULT);
+        assert_eq!(format!("{:?}", back.ops), format!("{:?}", vec![expected]));
     }
 
     #[test]

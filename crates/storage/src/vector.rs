@@ -43,8 +43,12 @@ pub const HNSW_EF_CONSTRUCTION_MAX: usize = 3200;
 pub const HNSW_M_DEFAULT: usize = 16;
 /// Neo4j's default `vector.hnsw.ef_construction`.
 pub const HNSW_EF_CONSTRUCTION_DEFAULT: usize = 100;
-/// The smallest candidate list a search keeps (HNSW's `ef`): below it recall falls quickly.
-const SEARCH_EF_MIN: usize = 64;
+/// The largest `vector.hnsw.ef_search`: a search list past it costs more than comparing a
+/// large share of a graph outright.
+pub const HNSW_EF_SEARCH_MAX: usize = 10_000;
+/// The default `vector.hnsw.ef_search`, the candidate list a search keeps (HNSW's `ef`): below
+/// it recall falls quickly. A search for more candidates than this keeps as many as it asks for.
+pub const HNSW_EF_SEARCH_DEFAULT: usize = 64;
 /// Points a new graph makes room for before it grows.
 const GRAPH_CAPACITY_MIN: usize = 1024;
 /// Points one insertion adds before it spreads them over threads: fewer are inserted on the
@@ -114,6 +118,10 @@ pub struct VectorConfig {
     pub hnsw_m: usize,
     /// `vector.hnsw.ef_construction`: the candidate list an insertion searches.
     pub hnsw_ef_construction: usize,
+    /// `vector.hnsw.ef_search`: the candidate list a search keeps, Quiver's own setting.
+    /// Recall at a given list falls as the graph grows, so a large index trades speed for
+    /// recall here.
+    pub hnsw_ef_search: usize,
 }
 
 /// One vector index, as `SHOW INDEXES` lists it.
@@ -228,7 +236,7 @@ impl Graph {
             quantization: usearch::ScalarKind::F32,
             connectivity: config.hnsw_m,
             expansion_add: config.hnsw_ef_construction,
-            expansion_search: SEARCH_EF_MIN,
+            expansion_search: config.hnsw_ef_search,
             multi: false,
         };
         let hnsw = usearch::Index::new(&options).unwrap_or_else(|error| {
@@ -760,6 +768,7 @@ mod tests {
             quantization: false,
             hnsw_m: HNSW_M_DEFAULT,
             hnsw_ef_construction: HNSW_EF_CONSTRUCTION_DEFAULT,
+            hnsw_ef_search: HNSW_EF_SEARCH_DEFAULT,
         };
         let mut graph = Graph::new(&config, 0);
         let points = (0..500u64)
@@ -794,6 +803,7 @@ mod tests {
             quantization: false,
             hnsw_m: HNSW_M_DEFAULT,
             hnsw_ef_construction: HNSW_EF_CONSTRUCTION_DEFAULT,
+            hnsw_ef_search: HNSW_EF_SEARCH_DEFAULT,
         };
         let mut graph = Graph::new(&config, 0);
         for round in 0..3u64 {
