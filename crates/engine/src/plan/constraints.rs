@@ -62,7 +62,7 @@ pub(crate) fn property_types(ty: &CypherType) -> std::result::Result<PropertyTyp
 
 impl Planner<'_> {
     /// `CREATE CONSTRAINT ... REQUIRE x.p IS NOT NULL` or `... IS :: type`.
-    pub(super) fn property_constraint(&self, c: &ast::CreateConstraint) -> Result<Command> {
+    pub(super) fn property_constraint(&mut self, c: &ast::CreateConstraint) -> Result<Command> {
         let entity = &c.entity;
         let what = match (entity.relationship, c.kind) {
             (false, ast::ConstraintKind::NotNull) => "node property existence",
@@ -99,16 +99,14 @@ impl Planner<'_> {
         };
         let token: Arc<str> = Arc::from(entity.label.name.as_str());
         let key: Arc<str> = Arc::from(c.properties[0].name.as_str());
-        let name = match &c.name {
-            Some(n) => n.name.clone(),
-            None => PropertyConstraintSpec::default_name(
-                entity.relationship,
-                &token,
-                &key,
-                types.is_some(),
-            ),
-        };
+        let name = PropertyConstraintSpec::default_name(
+            entity.relationship,
+            &token,
+            &key,
+            types.is_some(),
+        );
         Ok(Command::CreatePropertyConstraint {
+            name: c.name.as_ref().map(|n| self.schema_name(n)),
             spec: PropertyConstraintSpec {
                 name,
                 relationship: entity.relationship,
