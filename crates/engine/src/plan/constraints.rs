@@ -4,9 +4,9 @@
 //! like Neo4j, the check runs when the transaction commits). Here the Cypher type is read into
 //! the closed set of types Neo4j allows a property type constraint: the property types
 //! (`BOOLEAN`, `STRING`, `INTEGER`, `FLOAT`, `DATE`, `LOCAL TIME`, `ZONED TIME`,
-//! `LOCAL DATETIME`, `ZONED DATETIME`, `DURATION`, `POINT`), lists of one of them without nulls
-//! (`LIST<INTEGER NOT NULL>`), and closed unions of those. Any other type fails by name, as in
-//! Neo4j.
+//! `LOCAL DATETIME`, `ZONED DATETIME`, `DURATION`, `POINT`, `UUID`), lists of one of them
+//! without nulls (`LIST<INTEGER NOT NULL>`), and closed unions of those. Any other type fails
+//! by name, as in Neo4j.
 
 use std::sync::Arc;
 
@@ -30,6 +30,7 @@ fn scalar(kind: &TypeKind) -> Option<ScalarType> {
         TypeKind::ZonedDateTime => ScalarType::ZonedDateTime,
         TypeKind::Duration => ScalarType::Duration,
         TypeKind::Point => ScalarType::Point,
+        TypeKind::Uuid => ScalarType::Uuid,
         _ => return None,
     })
 }
