@@ -235,37 +235,41 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
         Command::Admin { command, passwords } => {
             crate::security::commands::run(command, passwords, row, cx)
         }
-        Command::TerminateTransactions(ids) => {
-            let mut out = Vec::new();
-            for id in transaction_ids(ids, row, cx)? {
-                // Another user's transaction is not there for a user without the admin
-                // role: it is neither ended nor shown to exist.
-                let owner = cx.shared.tx_owner(&id);
-                let allowed = owner
-                    .as_ref()
-                    .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
-                let message = if allowed && cx.shared.terminate(&id) {
-                    let who = match &*cx.subject {
-                        crate::security::Subject::User(user) => user.name.to_string(),
-                        crate::security::Subject::Unrestricted => String::new(),
-                    };
-                    cx.shared.audit([crate::security::AuditEvent {
-                        user: who,
-                        action: "terminate_transaction",
-                        target: id.clone(),
-                        detail: owner
-                            .and_then(|o| o.0)
-                            .map_or_else(String::new, |o| format!("owner={o}")),
-                    }]);
-                    "Transaction terminated."
-                } else {
-                    "Transaction not found."
-                };
-                out.push(vec![Value::from(id.as_str()), Value::from(message)]);
-            }
-            Ok(out)
-        }
+        Command::TerminateTransactions(ids) => terminate_transactions(ids, row, cx),
     }
+}
+
+/// `TERMINATE TRANSACTIONS ids`: each one the user may manage is ended and audited; one
+/// that is not there, or is another user's without the admin role, is "not found".
+fn terminate_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+    let mut out = Vec::new();
+    for id in transaction_ids(ids, row, cx)? {
+        // Another user's transaction is not there for a user without the admin
+        // role: it is neither ended nor shown to exist.
+        let owner = cx.shared.tx_owner(&id);
+        let allowed = owner
+            .as_ref()
+            .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
+        let message = if allowed && cx.shared.terminate(&id) {
+            let who = match &*cx.subject {
+                crate::security::Subject::User(user) => user.name.to_string(),
+                crate::security::Subject::Unrestricted => String::new(),
+            };
+            cx.shared.audit([crate::security::AuditEvent {
+                user: who,
+                action: "terminate_transaction",
+                target: id.clone(),
+                detail: owner
+                    .and_then(|o| o.0)
+                    .map_or_else(String::new, |o| format!("owner={o}")),
+            }]);
+            "Transaction terminated."
+        } else {
+            "Transaction not found."
+        };
+        out.push(vec![Value::from(id.as_str()), Value::from(message)]);
+    }
+    Ok(out)
 }
 
 /// A schema command's name and `OPTIONS` read against the parameters: the one place where
