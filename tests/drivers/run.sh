@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Official-driver integration tests: builds `quiver`, installs the pinned Python drivers (6.x and
 # 5.28) and the pinned JavaScript driver (6.x) into target/drivers, and runs their tests against
-# real servers started on ephemeral ports, and neomodel's search features (pinned, in a venv of
-# its own; QUIVER_NEOMODEL=0 leaves them out). QUIVER_LANGCHAIN=1 also installs LangChain's Neo4j
-# integration (pinned) and runs its test; QUIVER_GRAPHRAG=1 does the same for neo4j-graphrag.
+# real servers started on ephemeral ports, then the libraries people use with Neo4j, each pinned
+# in a venv of its own: LangChain's Neo4j integration with neo4j-graphrag (one venv, since
+# langchain-neo4j depends on neo4j-graphrag; QUIVER_LIBRARIES=0 leaves them out) and neomodel's
+# search features (QUIVER_NEOMODEL=0 leaves them out).
 #
 # Runs on a fresh Debian machine: Python's venv and Node/npm are installed with apt when missing.
 # Drivers already installed at the pinned versions are reused, so a second run needs no network.
@@ -85,46 +86,31 @@ for version in "${PYTHON_DRIVERS[@]}"; do
     run_python "$version"
 done
 
-# LangChain's Neo4jGraph (tests/drivers/python/test_langchain.py, skipped in the driver venvs):
-# its install takes minutes and about 400 MB, so it runs only when asked.
-if [ "${QUIVER_LANGCHAIN:-0}" = "1" ]; then
-    venv="$work/python-langchain-$LANGCHAIN_NEO4J"
+# LangChain's Neo4jGraph and Neo4jVector (tests/drivers/python/test_langchain.py) and
+# neo4j-graphrag's retrievers and schema reading (tests/drivers/python/test_vector.py), in one venv:
+# langchain-neo4j depends on neo4j-graphrag, and the two pins agree with each other and with the
+# driver's. The driver venvs skip these tests. The install takes minutes and about 400 MB the
+# first time and is reused after; QUIVER_LIBRARIES=0 skips it and the tests.
+if [ "${QUIVER_LIBRARIES:-1}" = "1" ]; then
+    venv="$work/python-libraries-$LANGCHAIN_NEO4J-$NEO4J_GRAPHRAG"
     if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"
     fi
-    if ! "$venv/bin/python" - "$LANGCHAIN_NEO4J" 2>/dev/null <<'EOF'
+    if ! "$venv/bin/python" - "$LANGCHAIN_NEO4J" "$NEO4J_GRAPHRAG" "${PYTHON_DRIVERS[0]}" 2>/dev/null <<'EOF'
 import sys
 from importlib.metadata import version
 import pytest  # noqa: F401
-sys.exit(0 if version("langchain-neo4j") == sys.argv[1] else 1)
+wanted = dict(zip(["langchain-neo4j", "neo4j-graphrag", "neo4j"], sys.argv[1:]))
+sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 EOF
     then
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "langchain-neo4j==$LANGCHAIN_NEO4J" "neo4j==${PYTHON_DRIVERS[0]}" "$PYTEST_SPEC"
+            "langchain-neo4j==$LANGCHAIN_NEO4J" "neo4j-graphrag==$NEO4J_GRAPHRAG" \
+            "neo4j==${PYTHON_DRIVERS[0]}" "$PYTEST_SPEC"
     fi
-    echo "== LangChain langchain-neo4j $LANGCHAIN_NEO4J"
-    (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_langchain.py)
-fi
-
-# neo4j-graphrag's VectorRetriever over a vector index (tests/drivers/python/test_vector.py,
-# skipped in the driver venvs without it): opt-in like LangChain, for its install's size.
-if [ "${QUIVER_GRAPHRAG:-0}" = "1" ]; then
-    venv="$work/python-graphrag-$NEO4J_GRAPHRAG"
-    if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
-    fi
-    if ! "$venv/bin/python" - "$NEO4J_GRAPHRAG" 2>/dev/null <<'EOF'
-import sys
-from importlib.metadata import version
-import pytest  # noqa: F401
-sys.exit(0 if version("neo4j-graphrag") == sys.argv[1] else 1)
-EOF
-    then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "neo4j-graphrag==$NEO4J_GRAPHRAG" "neo4j==${PYTHON_DRIVERS[0]}" "$PYTEST_SPEC"
-    fi
-    echo "== neo4j-graphrag $NEO4J_GRAPHRAG"
-    (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_vector.py)
+    echo "== LangChain langchain-neo4j $LANGCHAIN_NEO4J, neo4j-graphrag $NEO4J_GRAPHRAG"
+    (cd tests/drivers/python && QUIVER_EXPECT_LIBRARIES=1 "$venv/bin/python" -m pytest -q \
+        -p no:cacheprovider test_langchain.py test_vector.py)
 fi
 
 # neomodel's full-text and vector index features (tests/drivers/python/test_neomodel_search.py,

@@ -372,6 +372,16 @@ fn schema_and_admin() {
         "CREATE CONSTRAINT FOR ()-[r:R]-() REQUIRE r.x IS :: LIST<FLOAT NOT NULL>",
     );
     verified("DROP CONSTRAINT c");
+    // Names given by parameters, and options computed from them, in every command.
+    verified(
+        "CREATE VECTOR INDEX $name IF NOT EXISTS FOR (n:Chunk) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: toInteger($dimensions), `vector.similarity_function`: $similarity_fn}}",
+    );
+    verified("CREATE FULLTEXT INDEX $name IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text]");
+    verified("CREATE TEXT INDEX $`the name` FOR (n:Doc) ON (n.body)");
+    verified("CREATE CONSTRAINT $c FOR (n:Person) REQUIRE n.id IS UNIQUE");
+    verified("CREATE CONSTRAINT $c FOR (n:Person) REQUIRE n.id IS :: STRING");
+    verified("DROP INDEX $name IF EXISTS");
+    verified("DROP CONSTRAINT $name");
     verified_as("SHOW INDEXES", "SHOW INDEXES");
     verified_as(
         "SHOW RANGE INDEX WHERE name = 'x'",

@@ -224,10 +224,12 @@ impl Transaction {
             return Err(crate::exec::read_only_error());
         }
         // Its batches commit on their own, which in an explicit transaction would commit what
-        // the client may still roll back; Neo4j refuses it there the same way.
+        // the client may still roll back; Neo4j refuses it there the same way, with the code
+        // and message tools (LangChain's vector store, Neo4j's own) read to send the query
+        // again in an auto-commit transaction.
         if !self.opts.auto_commit && !compiled.explain && compiled.commits_batches() {
             return Err(Error::request(
-                code::REQUEST_INVALID,
+                quiver_status::Status::ExecutionFailed,
                 "A query with 'CALL { ... } IN TRANSACTIONS' can only be executed in an implicit transaction, but tried to execute in an explicit transaction.",
             ));
         }

@@ -299,3 +299,245 @@ fn the_schema_survives_a_restart_from_the_log_and_from_a_snapshot() {
         vec![vec![Value::Int(1)]]
     );
 }
+
+fn params(pairs: &[(&str, Value)]) -> Map {
+    pairs
+        .iter()
+        .map(|(k, v)| (Arc::from(*k), v.clone()))
+        .collect()
+}
+
+fn run_with(db: &Database, query: &str, pairs: &[(&str, Value)]) -> Vec<Vec<Value>> {
+    db.execute(query, params(pairs))
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .rows
+}
+
+fn fail_with(db: &Database, query: &str, pairs: &[(&str, Value)]) -> (String, String) {
+    let e = db
+        .execute(query, params(pairs))
+        .err()
+        .unwrap_or_else(|| panic!("{query} succeeded"));
+    (e.status_code().to_string(), e.message())
+}
+
+/// LangChain's `Neo4jVector` (through neo4j-graphrag's `create_vector_index`) names its index
+/// and sets its options by parameters; the statement's plan is cached without their values,
+/// so the same text must build a different index for other values.
+#[test]
+fn a_vector_index_named_and_configured_by_parameters_serves_any_values() {
+    let db = db();
+    let create = "CREATE VECTOR INDEX $name IF NOT EXISTS FOR (n:Chunk) ON n.embedding \
+                  OPTIONS {indexConfig: {`vector.dimensions`: toInteger($dimensions), \
+                  `vector.similarity_function`: $similarity_fn}}";
+    let show = "SHOW VECTOR INDEXES YIELD name, labelsOrTypes, options \
+                RETURN name, labelsOrTypes, options.indexConfig.`vector.dimensions`, \
+                options.indexConfig.`vector.similarity_function` ORDER BY name";
+    // A failing run leaves the schema as it was, so its plan stays cached; the next run of
+    // the text is served by that plan and builds the index from its own values.
+    let (code, _) = fail_with(
+        &db,
+        create,
+        &[
+            ("name", Value::from("chunks")),
+            ("dimensions", Value::Int(0)),
+            ("similarity_fn", Value::from("cosine")),
+        ],
+    );
+    assert_eq!(code, "Neo.ClientError.Statement.ArgumentError");
+    let (hits_before, _) = db.plan_cache_stats();
+    run_with(
+        &db,
+        create,
+        &[
+            ("name", Value::from("wide")),
+            ("dimensions", Value::from("5")),
+            ("similarity_fn", Value::from("euclidean")),
+        ],
+    );
+    let (hits_after, _) = db.plan_cache_stats();
+    assert_eq!(
+        hits_after,
+        hits_before + 1,
+        "the cached plan served new values"
+    );
+    // Again, under IF NOT EXISTS: nothing changes.
+    run_with(
+        &db,
+        create,
+        &[
+            ("name", Value::from("wide")),
+            ("dimensions", Value::Int(5)),
+            ("similarity_fn", Value::from("euclidean")),
+        ],
+    );
+    assert_eq!(
+        rows(&db, show),
+        vec![vec![
+            Value::from("wide"),
+            Value::from(vec![Value::from("Chunk")]),
+            Value::Int(5),
+            Value::from("EUCLIDEAN"),
+        ]]
+    );
+}
+
+#[test]
+fn every_schema_command_takes_its_name_from_a_parameter() {
+    let db = db();
+    for (query, name) in [
+        ("CREATE INDEX $n FOR (p:Person) ON (p.name)", "range_ix"),
+        ("CREATE TEXT INDEX $n FOR (p:Person) ON (p.bio)", "text_ix"),
+        (
+            "CREATE POINT INDEX $n FOR (p:Person) ON (p.home)",
+            "point_ix",
+        ),
+        (
+            "CREATE FULLTEXT INDEX $n IF NOT EXISTS FOR (p:Person) ON EACH [p.bio] \
+             OPTIONS {indexConfig: {`fulltext.analyzer`: $analyzer}}",
+            "fulltext_ix",
+        ),
+        (
+            "CREATE CONSTRAINT $n FOR (p:Person) REQUIRE p.id IS UNIQUE",
+            "unique_c",
+        ),
+        (
+            "CREATE CONSTRAINT $n FOR (p:Person) REQUIRE (p.a, p.b) IS NODE KEY",
+            "key_c",
+        ),
+        (
+            "CREATE CONSTRAINT $n FOR (p:Person) REQUIRE p.name IS NOT NULL",
+            "exists_c",
+        ),
+        (
+            "CREATE CONSTRAINT $n FOR (p:Person) REQUIRE p.born IS :: INTEGER",
+            "typed_c",
+        ),
+    ] {
+        run_with(
+            &db,
+            query,
+            &[
+                ("n", Value::from(name)),
+                ("analyzer", Value::from("english")),
+            ],
+        );
+    }
+    let indexes = rows(
+        &db,
+        "SHOW INDEXES YIELD name, type, owningConstraint WHERE owningConstraint IS NULL \
+         RETURN name, type ORDER BY name",
+    );
+    assert_eq!(
+        indexes,
+        [
+            ("fulltext_ix", "FULLTEXT"),
+            ("point_ix", "POINT"),
+            ("range_ix", "RANGE"),
+            ("text_ix", "TEXT"),
+        ]
+        .map(|(n, t)| vec![Value::from(n), Value::from(t)])
+    );
+    let analyzer = rows(
+        &db,
+        "SHOW FULLTEXT INDEXES YIELD options RETURN options.indexConfig.`fulltext.analyzer`",
+    );
+    assert_eq!(analyzer, vec![vec![Value::from("english")]]);
+    let constraints = rows(&db, "SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name");
+    assert_eq!(
+        constraints,
+        ["exists_c", "key_c", "typed_c", "unique_c"].map(|n| vec![Value::from(n)])
+    );
+    for name in ["exists_c", "key_c", "typed_c", "unique_c"] {
+        run_with(
+            &db,
+            "DROP CONSTRAINT $name IF EXISTS",
+            &[("name", Value::from(name))],
+        );
+    }
+    for name in ["fulltext_ix", "point_ix", "range_ix", "text_ix", "absent"] {
+        run_with(
+            &db,
+            "DROP INDEX $name IF EXISTS",
+            &[("name", Value::from(name))],
+        );
+    }
+    assert!(rows(&db, "SHOW INDEXES").is_empty());
+    assert!(rows(&db, "SHOW CONSTRAINTS").is_empty());
+}
+
+#[test]
+fn a_parameterised_name_or_option_fails_as_neo4j_does() {
+    let db = db();
+    let create = "CREATE VECTOR INDEX $name FOR (n:Chunk) ON n.embedding \
+                  OPTIONS {indexConfig: {`vector.dimensions`: toInteger($dimensions)}}";
+    // A parameter left out, of the name or of the options.
+    let (code, message) = fail_with(&db, create, &[("dimensions", Value::Int(3))]);
+    assert_eq!(code, "Neo.ClientError.Statement.ParameterMissing");
+    assert!(message.contains("$name"), "{message}");
+    let (code, message) = fail_with(&db, create, &[("name", Value::from("v"))]);
+    assert_eq!(code, "Neo.ClientError.Statement.ParameterMissing");
+    assert!(message.contains("$dimensions"), "{message}");
+    // A name that is not a String names the parameter.
+    for bad in [
+        Value::Int(7),
+        Value::Null,
+        Value::from(vec![Value::from("v")]),
+    ] {
+        let (code, message) = fail_with(
+            &db,
+            create,
+            &[("name", bad.clone()), ("dimensions", Value::Int(3))],
+        );
+        assert_eq!(code, "Neo.ClientError.Statement.TypeError", "{bad:?}");
+        assert!(message.contains("$name"), "{message}");
+    }
+    let (code, message) = fail_with(&db, "DROP INDEX $ix", &[("ix", Value::Int(1))]);
+    assert_eq!(code, "Neo.ClientError.Statement.TypeError");
+    assert!(message.contains("$ix"), "{message}");
+    // Bad option values: the errors of the written forms.
+    let written = fail_with(
+        &db,
+        "CREATE VECTOR INDEX v FOR (n:Chunk) ON n.embedding \
+         OPTIONS {indexConfig: {`vector.dimensions`: 0}}",
+        &[],
+    );
+    let given = fail_with(
+        &db,
+        create,
+        &[("name", Value::from("v")), ("dimensions", Value::Int(0))],
+    );
+    assert_eq!(written.0, "Neo.ClientError.Statement.ArgumentError");
+    assert_eq!(given, written);
+    let written = fail_with(
+        &db,
+        "CREATE FULLTEXT INDEX f FOR (n:Chunk) ON EACH [n.text] \
+         OPTIONS {indexConfig: {`fulltext.analyzer`: 'klingon'}}",
+        &[],
+    );
+    let given = fail_with(
+        &db,
+        "CREATE FULLTEXT INDEX $name FOR (n:Chunk) ON EACH [n.text] \
+         OPTIONS {indexConfig: {`fulltext.analyzer`: $analyzer}}",
+        &[
+            ("name", Value::from("f")),
+            ("analyzer", Value::from("klingon")),
+        ],
+    );
+    assert_eq!(written.0, "Neo.ClientError.Statement.ArgumentError");
+    assert_eq!(given, written);
+    assert!(given.1.contains("fulltext.analyzer"), "{}", given.1);
+    // A name another rule holds: the same errors as a written name.
+    rows(&db, "CREATE INDEX taken FOR (p:Person) ON (p.name)");
+    let (code, _) = fail_with(
+        &db,
+        "CREATE TEXT INDEX $name FOR (p:Person) ON (p.bio)",
+        &[("name", Value::from("taken"))],
+    );
+    assert_eq!(code, "Neo.ClientError.Schema.IndexWithNameAlreadyExists");
+    // Nothing was made by the failures.
+    assert_eq!(
+        rows(&db, "SHOW INDEXES YIELD name RETURN name"),
+        vec![vec![Value::from("taken")]]
+    );
+}

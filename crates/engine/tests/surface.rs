@@ -490,6 +490,11 @@ fn call_in_transactions_runs_only_in_an_auto_commit_transaction() {
         )
         .unwrap_err();
     assert!(e.message().contains("implicit transaction"), "{e}");
+    // Neo4j's code, which tools match with the message to send the query again on its own.
+    assert_eq!(
+        e.status_code().to_string(),
+        "Neo.DatabaseError.Statement.ExecutionFailed"
+    );
     for query in [
         "CALL { CALL { CREATE (:T) } IN TRANSACTIONS } IN TRANSACTIONS",
         "UNWIND [1] AS i CALL (i) { CREATE (:T) } IN TRANSACTIONS REPORT STATUS AS s RETURN s",

@@ -150,6 +150,10 @@ statuses! {
     AccessMode,
     /// `LOAD CSV` could not read its file: refused, missing, unreadable or malformed.
     ExternalResourceFailed,
+    /// A statement that cannot run where it was sent: `CALL { } IN TRANSACTIONS` inside an
+    /// explicit transaction. Tools that send every query in a managed transaction read this
+    /// code and that message and send the query again in an auto-commit transaction.
+    ExecutionFailed,
     // Procedure
     /// A procedure that is not registered.
     ProcedureNotFound,
@@ -363,6 +367,11 @@ const TABLE: [Row; Status::ALL.len()] = {
             ExternalResourceFailed,
             "Neo.ClientError.Statement.ExternalResourceFailed",
             CLIENT,
+        ),
+        unexpected(
+            ExecutionFailed,
+            "Neo.DatabaseError.Statement.ExecutionFailed",
+            DATABASE,
         ),
         unexpected(
             ProcedureNotFound,

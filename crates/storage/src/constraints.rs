@@ -52,10 +52,12 @@ pub enum ScalarType {
     ZonedDateTime,
     Duration,
     Point,
+    /// Neo4j 2026.08's 128-bit identifier, the newest property type: after the others.
+    Uuid,
 }
 
 impl ScalarType {
-    const ALL: [ScalarType; 11] = [
+    const ALL: [ScalarType; 12] = [
         ScalarType::Boolean,
         ScalarType::String,
         ScalarType::Integer,
@@ -67,6 +69,7 @@ impl ScalarType {
         ScalarType::ZonedDateTime,
         ScalarType::Duration,
         ScalarType::Point,
+        ScalarType::Uuid,
     ];
 
     /// Neo4j's name of the type.
@@ -83,6 +86,7 @@ impl ScalarType {
             ScalarType::ZonedDateTime => "ZONED DATETIME",
             ScalarType::Duration => "DURATION",
             ScalarType::Point => "POINT",
+            ScalarType::Uuid => "UUID",
         }
     }
 
@@ -104,6 +108,7 @@ impl ScalarType {
             Value::DateTime(_) => ScalarType::ZonedDateTime,
             Value::Duration(_) => ScalarType::Duration,
             Value::Point(_) => ScalarType::Point,
+            Value::Uuid(_) => ScalarType::Uuid,
             _ => return None,
         })
     }
@@ -655,6 +660,21 @@ mod tests {
         assert!(!t.accepts(&Value::from(vec![Value::from("a")])));
         assert!(PropertyTypes::parse("MAP").is_none());
         assert!(PropertyTypes::parse("").is_none());
+    }
+
+    #[test]
+    fn uuids_are_a_property_type_of_their_own() {
+        let uuid = Value::Uuid(quiver_value::Uuid::from_bytes([7; 16]));
+        let t = PropertyTypes::parse("UUID | LIST<UUID NOT NULL> | STRING").unwrap();
+        assert_eq!(t.to_string(), "STRING | UUID | LIST<UUID NOT NULL>");
+        assert_eq!(PropertyTypes::parse(&t.to_string()), Some(t.clone()));
+        assert!(t.accepts(&uuid));
+        assert!(t.accepts(&Value::from(vec![uuid.clone(), uuid.clone()])));
+        assert!(!t.accepts(&Value::from(vec![uuid.clone(), Value::from("a")])));
+        assert!(!t.accepts(&Value::Int(1)));
+        let only = PropertyTypes::parse("UUID").unwrap();
+        assert!(!only.accepts(&Value::from("07070707-0707-0707-0707-070707070707")));
+        assert_eq!(stored_type_name(&uuid), "UUID");
     }
 
     fn spec(

@@ -1,9 +1,13 @@
 """Vector indexes through the official Python driver, as GraphRAG code uses them: the DDL with
 parameters for the vectors, db.create.setNodeVectorProperty, db.index.vector.queryNodes with
 Neo4j's scores, SHOW VECTOR INDEXES, and a bad argument's error as the driver sees it.
-neo4j-graphrag's VectorRetriever runs too when that package is installed (QUIVER_GRAPHRAG=1)."""
+neo4j-graphrag's retrievers (vector, and hybrid over a vector and a full-text index it creates
+with parameters) and its schema reading (what text2cypher gives a model) run where that package
+is installed: tests/drivers/run.sh installs it (pinned) in a venv of its own and runs this file
+there with QUIVER_EXPECT_LIBRARIES=1, where a missing package fails."""
 
 import math
+import os
 import random
 
 import pytest
@@ -96,20 +100,29 @@ def test_a_bad_argument_names_it(quiver):
 
 
 graphrag = None
-try:  # neo4j-graphrag is installed by tests/drivers/run.sh only with QUIVER_GRAPHRAG=1.
+try:  # neo4j-graphrag is in the libraries' venv only (tests/drivers/run.sh).
     import neo4j_graphrag as graphrag  # noqa: F401
 except ImportError:
-    pass
+    if os.environ.get("QUIVER_EXPECT_LIBRARIES") == "1":
+        raise
+
+needs_graphrag = pytest.mark.skipif(graphrag is None, reason="neo4j-graphrag is not installed")
 
 
-@pytest.mark.skipif(graphrag is None, reason="neo4j-graphrag is not installed")
-def test_neo4j_graphrag_vector_retriever(quiver):
+def fake_embedder():
+    """neo4j-graphrag's embedder interface over `embed`: no model, no network."""
     from neo4j_graphrag.embeddings.base import Embedder
-    from neo4j_graphrag.retrievers import VectorRetriever
 
     class FakeEmbedder(Embedder):
         def embed_query(self, text):
             return embed(text)
+
+    return FakeEmbedder()
+
+
+@needs_graphrag
+def test_neo4j_graphrag_vector_retriever(quiver):
+    from neo4j_graphrag.retrievers import VectorRetriever
 
     with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
         with driver.session() as session:
@@ -117,9 +130,144 @@ def test_neo4j_graphrag_vector_retriever(quiver):
         retriever = VectorRetriever(
             driver,
             index_name="chunk_embedding",
-            embedder=FakeEmbedder(),
+            embedder=fake_embedder(),
             return_properties=["text"],
         )
         result = retriever.search(query_text="indexes", top_k=2)
         assert len(result.items) == 2
         assert "indexes" in result.items[0].content
+
+
+@needs_graphrag
+def test_neo4j_graphrag_hybrid_retriever_over_indexes_it_created(quiver):
+    """`create_vector_index` and `create_fulltext_index` send `CREATE ... INDEX $name` with the
+    vector index's dimensions and similarity as parameters (`toInteger($dimensions)`); the
+    hybrid retriever then asks both indexes and merges their hits, each half normalized by its
+    best score, so the text both find first scores 1."""
+    from neo4j_graphrag.indexes import (
+        create_fulltext_index,
+        create_vector_index,
+        drop_index_if_exists,
+        upsert_vectors,
+    )
+    from neo4j_graphrag.retrievers import HybridRetriever
+    from neo4j_graphrag.types import EntityType
+
+    with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
+        create_vector_index(
+            driver,
+            "doc_vectors",
+            label="Doc",
+            embedding_property="embedding",
+            dimensions=DIMENSIONS,
+            similarity_fn="cosine",
+        )
+        create_fulltext_index(driver, "doc_words", label="Doc", node_properties=["text"])
+        # Both again: IF NOT EXISTS, so nothing changes.
+        create_vector_index(
+            driver,
+            "doc_vectors",
+            label="Doc",
+            embedding_property="embedding",
+            dimensions=DIMENSIONS,
+            similarity_fn="cosine",
+        )
+        create_fulltext_index(driver, "doc_words", label="Doc", node_properties=["text"])
+        texts = ["graph databases store relationships", "vector search finds neighbours",
+                 "quivers hold arrows"]
+        records, _, _ = driver.execute_query(
+            "UNWIND $texts AS text CREATE (d:Doc {text: text}) RETURN elementId(d) AS id",
+            texts=texts,
+        )
+        ids = [r["id"] for r in records]
+        upsert_vectors(
+            driver,
+            ids=ids,
+            embedding_property="embedding",
+            embeddings=[embed(t) for t in texts],
+            entity_type=EntityType.NODE,
+        )
+        shown, _, _ = driver.execute_query(
+            "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options "
+            "WHERE name STARTS WITH 'doc_' RETURN name, type, labelsOrTypes, properties, "
+            "options.indexConfig AS config ORDER BY name"
+        )
+        assert [(r["name"], r["type"], r["labelsOrTypes"], r["properties"]) for r in shown] == [
+            ("doc_vectors", "VECTOR", ["Doc"], ["embedding"]),
+            ("doc_words", "FULLTEXT", ["Doc"], ["text"]),
+        ]
+        assert shown[0]["config"]["vector.dimensions"] == DIMENSIONS
+        assert shown[0]["config"]["vector.similarity_function"] == "COSINE"
+
+        retriever = HybridRetriever(
+            driver,
+            vector_index_name="doc_vectors",
+            fulltext_index_name="doc_words",
+            embedder=fake_embedder(),
+            return_properties=["text"],
+        )
+        # The text itself: its own vector (cosine 1) and its words (the best full-text hit).
+        found = retriever.search(query_text="quivers hold arrows", top_k=2)
+        assert "quivers hold arrows" in found.items[0].content
+        assert found.items[0].metadata["score"] == pytest.approx(1.0)
+        # A word only the full-text half can match still brings its text back.
+        words = retriever.search(query_text="neighbours", top_k=3)
+        assert any("vector search finds neighbours" in i.content for i in words.items)
+
+        drop_index_if_exists(driver, "doc_words")
+        drop_index_if_exists(driver, "doc_words")
+        left, _, _ = driver.execute_query("SHOW INDEXES YIELD name RETURN name ORDER BY name")
+        assert [r["name"] for r in left] == ["doc_vectors"]
+
+
+@needs_graphrag
+def test_neo4j_graphrag_schema_for_text2cypher(quiver):
+    """What text2cypher puts before a model: `get_structured_schema` reads labels and property
+    types through `apoc.meta.data`, relationship patterns, constraints and indexes, and
+    `get_schema` formats them. No model is asked."""
+    from neo4j_graphrag.schema import get_schema, get_structured_schema
+
+    with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
+        driver.execute_query(
+            "CREATE (a:Person {name: 'Ann', born: 1980})-[:ACTED_IN {roles: ['Eve']}]->"
+            "(m:Movie {title: 'Heat', released: 1995}), "
+            "(b:Person {name: 'Bob', born: 1970})-[:DIRECTED]->(m), "
+            "(a)-[:KNOWS {since: 2001}]->(b)"
+        )
+        driver.execute_query(
+            "CREATE CONSTRAINT person_name FOR (p:Person) REQUIRE p.name IS UNIQUE"
+        )
+        driver.execute_query("CREATE INDEX movie_title FOR (m:Movie) ON (m.title)")
+
+        structured = get_structured_schema(driver)
+        node_props = {
+            label: {p["property"]: p["type"] for p in props}
+            for label, props in structured["node_props"].items()
+        }
+        assert node_props["Person"] == {"name": "STRING", "born": "INTEGER"}
+        assert node_props["Movie"] == {"title": "STRING", "released": "INTEGER"}
+        rel_props = {
+            t: {p["property"]: p["type"] for p in props}
+            for t, props in structured["rel_props"].items()
+        }
+        assert rel_props["ACTED_IN"] == {"roles": "LIST"}
+        assert rel_props["KNOWS"] == {"since": "INTEGER"}
+        patterns = {(r["start"], r["type"], r["end"]) for r in structured["relationships"]}
+        assert patterns == {
+            ("Person", "ACTED_IN", "Movie"),
+            ("Person", "DIRECTED", "Movie"),
+            ("Person", "KNOWS", "Person"),
+        }
+        constraints = structured["metadata"]["constraint"]
+        assert [(c["name"], c["labelsOrTypes"], c["properties"]) for c in constraints] == [
+            ("person_name", ["Person"], ["name"])
+        ]
+        # The range indexes, the uniqueness constraint's own among them (as APOC lists it).
+        indexes = {(i["label"], tuple(i["properties"])) for i in structured["metadata"]["index"]}
+        assert ("Movie", ("title",)) in indexes, indexes
+
+        text = get_schema(driver)
+        assert "Person {" in text and "name: STRING" in text and "born: INTEGER" in text, text
+        assert "(:Person)-[:ACTED_IN]->(:Movie)" in text, text
+        assert "(:Person)-[:KNOWS]->(:Person)" in text, text
+        assert "KNOWS {since: INTEGER}" in text, text

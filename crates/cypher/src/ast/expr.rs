@@ -653,7 +653,7 @@ impl fmt::Display for Expr {
 }
 
 /// A parameter, quoted in backticks unless its name is a plain identifier.
-fn write_parameter(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+pub(super) fn write_parameter(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
     if !name.is_empty() && name.chars().all(crate::lexer::is_ident_continue) {
         write!(f, "${name}")
     } else {

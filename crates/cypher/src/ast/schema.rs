@@ -9,16 +9,45 @@ pub enum SchemaCommand {
     CreateIndex(CreateIndex),
     /// `DROP INDEX name [IF EXISTS]`
     DropIndex {
-        name: Ident,
+        name: SchemaName,
         if_exists: bool,
     },
     CreateConstraint(CreateConstraint),
     /// `DROP CONSTRAINT name [IF EXISTS]`
     DropConstraint {
-        name: Ident,
+        name: SchemaName,
         if_exists: bool,
     },
     CreateFulltextIndex(CreateFulltextIndex),
+}
+
+/// The name an index or constraint command gives or drops: written in the command, or a
+/// parameter whose String value is the name. Neo4j 5 takes `$name` in every index and
+/// constraint command, and tools that create their indexes on connect send the name that way,
+/// so the plan of such a statement serves any name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaName {
+    /// `name` or `` `a name` ``
+    Literal(Ident),
+    /// `$name`: the identifier is the parameter's name, its span the `$name` written.
+    Parameter(Ident),
+}
+
+impl SchemaName {
+    pub fn span(&self) -> super::Span {
+        match self {
+            SchemaName::Literal(ident) | SchemaName::Parameter(ident) => ident.span,
+        }
+    }
+}
+
+impl fmt::Display for SchemaName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaName::Literal(name) => write!(f, "{name}"),
+            SchemaName::Parameter(name) => super::expr::write_parameter(f, &name.name),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,7 +77,7 @@ impl IndexKind {
 pub struct CreateIndex {
     /// `RANGE` when not written.
     pub kind: IndexKind,
-    pub name: Option<Ident>,
+    pub name: Option<SchemaName>,
     pub if_not_exists: bool,
     pub target: IndexTarget,
     pub options: Option<Expr>,
@@ -77,7 +106,7 @@ pub struct SchemaEntity {
 /// `CREATE CONSTRAINT [name] [IF NOT EXISTS] FOR entity REQUIRE properties IS ... [OPTIONS]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateConstraint {
-    pub name: Option<Ident>,
+    pub name: Option<SchemaName>,
     pub if_not_exists: bool,
     pub entity: SchemaEntity,
     pub properties: Vec<Ident>,
@@ -210,7 +239,7 @@ impl fmt::Display for SchemaCommand {
 
 fn write_name_and_guard(
     f: &mut fmt::Formatter<'_>,
-    name: Option<&Ident>,
+    name: Option<&SchemaName>,
     if_not_exists: bool,
 ) -> fmt::Result {
     if let Some(name) = name {
@@ -414,7 +443,7 @@ impl fmt::Display for TerminateTransactions {
 /// or `FOR ()-[r:T1|T2]-() ON EACH [r.a]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateFulltextIndex {
-    pub name: Option<Ident>,
+    pub name: Option<SchemaName>,
     pub if_not_exists: bool,
     pub variable: Ident,
     pub relationship: bool,

@@ -55,7 +55,7 @@ impl Parser<'_> {
         let mut clauses = Vec::new();
         loop {
             if self.peek_clause_start() {
-                clauses.push(self.parse_clause()?);
+                self.parse_clause_into(&mut clauses)?;
                 continue;
             }
             let ends_here = matches!(
@@ -74,6 +74,19 @@ impl Parser<'_> {
             clauses,
             span: self.span_from(start),
         })
+    }
+
+    /// Reads a clause onto `clauses`, after the clause it was read with when there is one
+    /// (`MATCH ... SEARCH`, see `search`).
+    fn parse_clause_into(&mut self, clauses: &mut Vec<Clause>) -> Result<()> {
+        // One a speculative read left behind belongs to no clause.
+        self.before_clause = None;
+        let clause = self.parse_clause()?;
+        if let Some(before) = self.before_clause.take() {
+            clauses.push(before);
+        }
+        clauses.push(clause);
+        Ok(())
     }
 
     /// Dispatches on the clause keyword. It is on the recursion path of nested subqueries,
@@ -282,13 +295,17 @@ impl Parser<'_> {
         while self.parse_keyword("USING") {
             hints.push(self.parse_hint()?);
         }
-        let filter = self.parse_where()?;
-        Ok(ClauseKind::Match(Match {
+        let mut matched = Match {
             optional,
             pattern,
             hints,
-            filter,
-        }))
+            filter: None,
+        };
+        if self.peek_keyword("SEARCH") {
+            self.before_clause = Some(self.parse_search(&matched)?);
+        }
+        matched.filter = self.parse_where()?;
+        Ok(ClauseKind::Match(matched))
     }
 
     fn parse_hint(&mut self) -> Result<Hint> {
@@ -620,7 +637,7 @@ impl Parser<'_> {
                 if !p.peek_clause_start() {
                     return Err(p.expected("an updating clause or ')'"));
                 }
-                clauses.push(p.parse_clause()?);
+                p.parse_clause_into(&mut clauses)?;
             }
             Ok(clauses)
         })?;

@@ -15,10 +15,11 @@ mod fulltext;
 mod labels;
 mod pattern;
 mod schema;
+mod search;
 
 use std::collections::HashSet;
 
-use crate::ast::{CypherPrefix, Ident, QueryMode, Statement, StatementKind};
+use crate::ast::{Clause, CypherPrefix, Ident, QueryMode, Statement, StatementKind};
 use crate::error::{Detail, Error, ErrorKind, Status};
 use crate::keywords;
 use crate::lexer;
@@ -74,6 +75,7 @@ pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<St
         not_a_pattern: HashSet::new(),
         speculating: 0,
         bar_ends_filter: 0,
+        before_clause: None,
     };
     parser.parse_statement()
 }
@@ -141,6 +143,9 @@ pub(crate) struct Parser<'a> {
     /// Above zero while a comprehension's filter is read: a `|` at the top level of a label
     /// expression or type there ends the filter (see `labels`).
     bar_ends_filter: usize,
+    /// The clause a `MATCH ... SEARCH` is read into, to run before the `MATCH` just read
+    /// (see `search`).
+    before_clause: Option<Clause>,
 }
 
 impl Parser<'_> {

@@ -3,7 +3,7 @@
 use super::{Parser, Result};
 use crate::ast::{
     ConstraintKind, CreateConstraint, CreateIndex, Expr, ExprKind, Ident, IndexKind, IndexTarget,
-    Projection, ProjectionItem, Return, SchemaCommand, SchemaEntity, ShowCommand,
+    Projection, ProjectionItem, Return, SchemaCommand, SchemaEntity, SchemaName, ShowCommand,
     ShowConstraintType, ShowDatabases, ShowFilter, ShowIndexType, ShowKind, TerminateTransactions,
 };
 use crate::error::Detail;
@@ -89,15 +89,25 @@ impl Parser<'_> {
         }))
     }
 
-    /// `[name] [IF NOT EXISTS]`
-    pub(super) fn parse_schema_name_and_guard(&mut self) -> Result<(Option<Ident>, bool)> {
+    /// `[name | $param] [IF NOT EXISTS]`
+    pub(super) fn parse_schema_name_and_guard(&mut self) -> Result<(Option<SchemaName>, bool)> {
         let name = if self.peek_keyword("IF") || self.peek_keyword("FOR") {
             None
         } else {
-            Some(self.parse_name("a name, 'IF NOT EXISTS' or 'FOR'")?)
+            Some(self.parse_schema_name("a name, a parameter, 'IF NOT EXISTS' or 'FOR'")?)
         };
         let if_not_exists = self.parse_keywords(&["IF", "NOT", "EXISTS"]);
         Ok((name, if_not_exists))
+    }
+
+    /// An index or constraint name, or a parameter holding one (`$name`).
+    fn parse_schema_name(&mut self, what: &str) -> Result<SchemaName> {
+        let token = self.peek().clone();
+        if let TokenKind::Parameter(name) = token.kind {
+            self.advance();
+            return Ok(SchemaName::Parameter(Ident::with_span(name, token.span)));
+        }
+        Ok(SchemaName::Literal(self.parse_name(what)?))
     }
 
     /// `(n:Label)` or `()-[r:TYPE]-()` (any direction).
@@ -272,7 +282,7 @@ impl Parser<'_> {
                 self.peek().span,
             ));
         }
-        let name = self.parse_name("an index or constraint name")?;
+        let name = self.parse_schema_name("an index or constraint name or a parameter")?;
         let if_exists = self.parse_keywords(&["IF", "EXISTS"]);
         Ok(if index {
             SchemaCommand::DropIndex { name, if_exists }

@@ -8,7 +8,7 @@ use quiver_value::Value;
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::row_bytes;
-use crate::ir::{Command, Expr, Row};
+use crate::ir::{Command, Expr, Row, SchemaArgs, SchemaName};
 use crate::procedures::{Procedure, ProcedureContext};
 use crate::tokens::Token;
 
@@ -147,13 +147,16 @@ impl CommandCursor {
 fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
     match command {
         Command::CreateIndex {
-            name,
+            args,
             relationship,
             label,
             keys,
             kind,
             if_not_exists,
         } => {
+            // Range, text and point indexes and uniqueness and key constraints take their
+            // options as given (evaluated, so a failing expression still fails).
+            let (name, _options) = resolve(args, row, cx)?;
             let spec = IndexSpec {
                 relationship: *relationship,
                 token: cx.token_id(label)?,
@@ -166,25 +169,29 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             create_index(name.as_deref(), spec, *if_not_exists, cx)
         }
         Command::CreateVectorIndex {
-            name,
+            args,
             relationship,
             token,
             key,
-            options,
             if_not_exists,
-        } => create_vector_index(
-            name.as_deref(),
-            (*relationship, token, key),
-            options.as_ref(),
-            *if_not_exists,
-            row,
-            cx,
-        ),
+        } => {
+            let (name, options) = resolve(args, row, cx)?;
+            create_vector_index(
+                name.as_deref(),
+                (*relationship, token, key),
+                &options,
+                *if_not_exists,
+                cx,
+            )
+        }
         Command::Drop {
             name,
             constraint,
             if_exists,
-        } => drop_schema_rule(name, *constraint, *if_exists, cx),
+        } => {
+            let name = name_of(name, cx)?;
+            drop_schema_rule(&name, *constraint, *if_exists, cx)
+        }
         Command::ShowIndexes {
             constraints,
             vector_only,
@@ -200,48 +207,105 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             Ok(rows)
         }
         Command::CreateFulltextIndex {
+            args,
             spec,
             if_not_exists,
-        } => create_fulltext_index(spec, *if_not_exists, cx),
+        } => {
+            let (name, options) = resolve(args, row, cx)?;
+            let mut spec = spec.clone();
+            if let Some(name) = name {
+                spec.name = name;
+            }
+            crate::search::fulltext::read_index_options(&options, &mut spec)?;
+            create_fulltext_index(spec, *if_not_exists, cx)
+        }
         Command::CreatePropertyConstraint {
+            name,
             spec,
             if_not_exists,
-        } => create_property_constraint(spec, *if_not_exists, cx),
+        } => {
+            let mut spec = spec.clone();
+            if let Some(name) = name {
+                spec.name = name_of(name, cx)?;
+            }
+            create_property_constraint(spec, *if_not_exists, cx)
+        }
         Command::ShowTransactions(ids) => show_transactions(ids, row, cx),
         Command::Show(table) => table.rows(row, cx),
         Command::Admin { command, passwords } => {
             crate::security::commands::run(command, passwords, row, cx)
         }
-        Command::TerminateTransactions(ids) => {
-            let mut out = Vec::new();
-            for id in transaction_ids(ids, row, cx)? {
-                // Another user's transaction is not there for a user without the admin
-                // role: it is neither ended nor shown to exist.
-                let owner = cx.shared.tx_owner(&id);
-                let allowed = owner
-                    .as_ref()
-                    .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
-                let message = if allowed && cx.shared.terminate(&id) {
-                    let who = match &*cx.subject {
-                        crate::security::Subject::User(user) => user.name.to_string(),
-                        crate::security::Subject::Unrestricted => String::new(),
-                    };
-                    cx.shared.audit([crate::security::AuditEvent {
-                        user: who,
-                        action: "terminate_transaction",
-                        target: id.clone(),
-                        detail: owner
-                            .and_then(|o| o.0)
-                            .map_or_else(String::new, |o| format!("owner={o}")),
-                    }]);
-                    "Transaction terminated."
-                } else {
-                    "Transaction not found."
-                };
-                out.push(vec![Value::from(id.as_str()), Value::from(message)]);
+        Command::TerminateTransactions(ids) => terminate_transactions(ids, row, cx),
+    }
+}
+
+/// `TERMINATE TRANSACTIONS ids`: each one the user may manage is ended and audited; one
+/// that is not there, or is another user's without the admin role, is "not found".
+fn terminate_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
+    let mut out = Vec::new();
+    for id in transaction_ids(ids, row, cx)? {
+        // Another user's transaction is not there for a user without the admin
+        // role: it is neither ended nor shown to exist.
+        let owner = cx.shared.tx_owner(&id);
+        let allowed = owner
+            .as_ref()
+            .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
+        let message = if allowed && cx.shared.terminate(&id) {
+            let who = match &*cx.subject {
+                crate::security::Subject::User(user) => user.name.to_string(),
+                crate::security::Subject::Unrestricted => String::new(),
+            };
+            cx.shared.audit([crate::security::AuditEvent {
+                user: who,
+                action: "terminate_transaction",
+                target: id.clone(),
+                detail: owner
+                    .and_then(|o| o.0)
+                    .map_or_else(String::new, |o| format!("owner={o}")),
+            }]);
+            "Transaction terminated."
+        } else {
+            "Transaction not found."
+        };
+        out.push(vec![Value::from(id.as_str()), Value::from(message)]);
+    }
+    Ok(out)
+}
+
+/// A schema command's name and `OPTIONS` read against the parameters: the one place where
+/// a written name and a `$name`, literal options and computed ones, become the values the
+/// definition takes, so both forms build the same definition. No options read as null.
+fn resolve(args: &SchemaArgs, row: &mut Row, cx: &mut Cx) -> Result<(Option<String>, Value)> {
+    let name = match &args.name {
+        Some(name) => Some(name_of(name, cx)?),
+        None => None,
+    };
+    let options = match &args.options {
+        Some(options) => options.eval(row, cx)?,
+        None => Value::Null,
+    };
+    Ok((name, options))
+}
+
+/// The name a schema command gives or drops. A parameter must hold a String: anything else
+/// (null too) fails as a type error naming the parameter, since no rule could be named by it.
+fn name_of(name: &SchemaName, cx: &Cx) -> Result<String> {
+    match name {
+        SchemaName::Given(name) => Ok(name.clone()),
+        SchemaName::Param { index, name } => match cx.params.get(*index) {
+            Some(Value::String(s)) => Ok(s.to_string()),
+            other => {
+                let held = other.map_or("nothing", |v| v.value_type().name());
+                Err(Error::runtime(
+                    code::TYPE_ERROR,
+                    Some("InvalidArgumentType"),
+                    format!(
+                        "The parameter ${name} names an index or constraint, so it must be a \
+                         String, but it holds {held}"
+                    ),
+                ))
             }
-            Ok(out)
-        }
+        },
     }
 }
 
@@ -285,11 +349,11 @@ fn already_there(e: &quiver_storage::Error, constraint: bool) -> bool {
 
 /// `CREATE FULLTEXT INDEX`.
 fn create_fulltext_index(
-    spec: &quiver_storage::FulltextSpec,
+    spec: quiver_storage::FulltextSpec,
     if_not_exists: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
-    match cx.tx.create_fulltext_index(spec.clone()) {
+    match cx.tx.create_fulltext_index(spec) {
         Ok(()) => cx.counters.indexes_added += 1,
         Err(e) if if_not_exists && already_there(&e, false) => {}
         Err(e) => return Err(e.into()),
@@ -301,11 +365,11 @@ fn create_fulltext_index(
 /// `CREATE CONSTRAINT ... IS NOT NULL` or `... IS :: type` (checked against the data at
 /// commit).
 fn create_property_constraint(
-    spec: &quiver_storage::PropertyConstraintSpec,
+    spec: quiver_storage::PropertyConstraintSpec,
     if_not_exists: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
-    match cx.tx.create_property_constraint(spec.clone()) {
+    match cx.tx.create_property_constraint(spec) {
         Ok(()) => cx.counters.constraints_added += 1,
         Err(e) if if_not_exists && already_there(&e, true) => {}
         Err(e) => return Err(e.into()),
@@ -704,16 +768,11 @@ fn show_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec
 fn create_vector_index(
     name: Option<&str>,
     (relationship, token, key): (bool, &Token, &Token),
-    options: Option<&Expr>,
+    options: &Value,
     if_not_exists: bool,
-    row: &mut Row,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
-    let options = match options {
-        Some(e) => e.eval(row, cx)?,
-        None => Value::Null,
-    };
-    let config = crate::vector::config_of(&options).map_err(crate::vector::options_error)?;
+    let config = crate::vector::config_of(options).map_err(crate::vector::options_error)?;
     let token = token.get_or_create(&cx.storage)?;
     let key = PropKeyId(key.get_or_create(&cx.storage)?);
     match cx

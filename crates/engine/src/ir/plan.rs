@@ -321,13 +321,38 @@ pub(crate) struct MergeSpec {
     pub path: Option<(usize, Expr)>,
 }
 
+/// The name a schema command gives or drops, as planned: written in the statement, or the
+/// parameter holding it, read when the command runs. Plans are cached by text without the
+/// parameters' values, so a name given by a parameter cannot be known before then.
+#[derive(Debug, Clone)]
+pub(crate) enum SchemaName {
+    Given(String),
+    /// `$name`: the parameter's slot, and its name for the error a non-String value raises.
+    Param {
+        index: usize,
+        name: Arc<str>,
+    },
+}
+
+/// What an index or constraint command names and configures, planned as expressions and
+/// evaluated when the command runs (`exec::command::resolve`, the one place that reads them
+/// against the parameters), so the literal and the parameterised forms build the same
+/// definition and one cached plan serves any values.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SchemaArgs {
+    /// `None` when the statement names nothing: the definition's default name is used.
+    pub name: Option<SchemaName>,
+    /// The `OPTIONS` map, any expression inside it.
+    pub options: Option<Expr>,
+}
+
 /// Schema and administration commands: run once when the query starts.
 #[derive(Debug)]
 pub(crate) enum Command {
     /// `CREATE [RANGE|TEXT|POINT] INDEX` over properties, or a uniqueness or key constraint
-    /// (`kind` says which).
+    /// (`kind` says which). Their options are evaluated and otherwise taken as given.
     CreateIndex {
-        name: Option<String>,
+        args: SchemaArgs,
         relationship: bool,
         /// The label, or the relationship type.
         label: Arc<Token>,
@@ -335,28 +360,31 @@ pub(crate) enum Command {
         kind: quiver_storage::IndexKind,
         if_not_exists: bool,
     },
-    /// `CREATE VECTOR INDEX`: the options are evaluated when it runs (they may hold
-    /// parameters).
+    /// `CREATE VECTOR INDEX`: the configuration is read from the options when it runs.
     CreateVectorIndex {
-        name: Option<String>,
+        args: SchemaArgs,
         relationship: bool,
         /// The label, or the relationship type.
         token: Arc<Token>,
         key: Arc<Token>,
-        options: Option<Expr>,
         if_not_exists: bool,
     },
     Drop {
-        name: String,
+        name: SchemaName,
         constraint: bool,
         if_exists: bool,
     },
+    /// `CREATE FULLTEXT INDEX`: `spec` holds the default name, analyzer and consistency,
+    /// which the resolved name and options replace when the command runs.
     CreateFulltextIndex {
+        args: SchemaArgs,
         spec: quiver_storage::FulltextSpec,
         if_not_exists: bool,
     },
-    /// `CREATE CONSTRAINT ... IS NOT NULL` or `... IS :: type`.
+    /// `CREATE CONSTRAINT ... IS NOT NULL` or `... IS :: type`; `spec` holds the default
+    /// name, which a given one replaces when the command runs (no options are taken).
     CreatePropertyConstraint {
+        name: Option<SchemaName>,
         spec: quiver_storage::PropertyConstraintSpec,
         if_not_exists: bool,
     },
@@ -388,6 +416,7 @@ impl Command {
             self,
             Command::CreateIndex { .. }
                 | Command::CreateVectorIndex { .. }
+                | Command::CreateFulltextIndex { .. }
                 | Command::CreatePropertyConstraint { .. }
                 | Command::Drop { .. }
                 | Command::TerminateTransactions(_)

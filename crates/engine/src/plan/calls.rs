@@ -10,7 +10,7 @@ use quiver_value::Value;
 use super::clauses::{Planner, QueryPlan, Result};
 use super::projection::ProjectionClause;
 use super::scope::Scope;
-use crate::ir::{Command, Expr, Op, PlanNode};
+use crate::ir::{Command, Expr, Op, PlanNode, SchemaArgs};
 use crate::metadata::show::{Databases, ShowTable};
 use crate::security::show::PrivilegesOf;
 
@@ -142,7 +142,8 @@ impl Planner<'_> {
                         self.unsupported("composite text and point indexes", entity.label.span)
                     );
                 }
-                self.index_command(ix.name.as_ref(), entity, properties, kind, ix.if_not_exists)?
+                let args = self.schema_args(ix.name.as_ref(), ix.options.as_ref())?;
+                self.index_command(args, entity, properties, kind, ix.if_not_exists)?
             }
             SchemaCommand::CreateConstraint(c) => {
                 let kind = match c.kind {
@@ -152,21 +153,16 @@ impl Planner<'_> {
                         return self.property_constraint(c);
                     }
                 };
-                self.index_command(
-                    c.name.as_ref(),
-                    &c.entity,
-                    &c.properties,
-                    kind,
-                    c.if_not_exists,
-                )?
+                let args = self.schema_args(c.name.as_ref(), c.options.as_ref())?;
+                self.index_command(args, &c.entity, &c.properties, kind, c.if_not_exists)?
             }
             SchemaCommand::DropIndex { name, if_exists } => Command::Drop {
-                name: name.name.clone(),
+                name: self.schema_name(name),
                 constraint: false,
                 if_exists: *if_exists,
             },
             SchemaCommand::DropConstraint { name, if_exists } => Command::Drop {
-                name: name.name.clone(),
+                name: self.schema_name(name),
                 constraint: true,
                 if_exists: *if_exists,
             },
@@ -174,11 +170,40 @@ impl Planner<'_> {
         })
     }
 
+    /// A schema command's name as the plan carries it: a parameter is registered (so a
+    /// missing one fails before the command runs, as every parameter does) and read when the
+    /// command runs.
+    pub(super) fn schema_name(&mut self, name: &ast::SchemaName) -> crate::ir::SchemaName {
+        match name {
+            ast::SchemaName::Literal(ident) => crate::ir::SchemaName::Given(ident.name.clone()),
+            ast::SchemaName::Parameter(ident) => crate::ir::SchemaName::Param {
+                index: self.param(&ident.name),
+                name: Arc::from(ident.name.as_str()),
+            },
+        }
+    }
+
+    /// A schema command's name and `OPTIONS` as expressions the command evaluates when it
+    /// runs; any expression may stand in the options' map (parameters, function calls).
+    fn schema_args(
+        &mut self,
+        name: Option<&ast::SchemaName>,
+        options: Option<&ast::Expr>,
+    ) -> Result<SchemaArgs> {
+        Ok(SchemaArgs {
+            name: name.map(|n| self.schema_name(n)),
+            options: match options {
+                Some(o) => Some(self.expr(o, &Scope::default())?),
+                None => None,
+            },
+        })
+    }
+
     /// A property index or a uniqueness or key constraint over `properties` (in order, none
     /// twice) of the entity's label or type.
     fn index_command(
         &mut self,
-        name: Option<&ast::Ident>,
+        args: SchemaArgs,
         entity: &ast::SchemaEntity,
         properties: &[ast::Ident],
         kind: quiver_storage::IndexKind,
@@ -203,7 +228,7 @@ impl Planner<'_> {
             self.tokens.label(&entity.label.name)
         };
         Ok(Command::CreateIndex {
-            name: name.map(|n| n.name.clone()),
+            args,
             relationship: entity.relationship,
             label,
             keys: properties
@@ -215,64 +240,10 @@ impl Planner<'_> {
         })
     }
 
-    /// `CREATE FULLTEXT INDEX`: the default name is Neo4j's shape, the options are read from
-    /// the literal map (`indexConfig` with `fulltext.analyzer` and
-    /// `fulltext.eventually_consistent`, and `indexProvider`).
-    fn fulltext_command(&self, ix: &ast::CreateFulltextIndex) -> Result<Command> {
-        let mut analyzer = quiver_storage::DEFAULT_ANALYZER.to_string();
-        let mut eventually_consistent = false;
-        let bad = |e: &ast::Expr, what: String| {
-            self.err(
-                Status::ArgumentError,
-                Detail::InvalidArgumentValue,
-                format!("Could not create full-text index: {what}"),
-                e.span,
-            )
-        };
-        if let Some(options) = &ix.options {
-            let ast::ExprKind::Map(entries) = &options.kind else {
-                return Err(bad(options, "OPTIONS must be a map".into()));
-            };
-            for entry in entries {
-                match (entry.key.name.as_str(), &entry.value.kind) {
-                    ("indexProvider", ast::ExprKind::Literal(ast::Literal::String(p)))
-                        if p == "fulltext-1.0" => {}
-                    ("indexConfig", ast::ExprKind::Map(config)) => {
-                        for c in config {
-                            match (c.key.name.as_str(), &c.value.kind) {
-                                (
-                                    "fulltext.analyzer",
-                                    ast::ExprKind::Literal(ast::Literal::String(a)),
-                                ) if quiver_storage::is_fulltext_analyzer(a) => {
-                                    analyzer.clone_from(a);
-                                }
-                                (
-                                    "fulltext.eventually_consistent",
-                                    ast::ExprKind::Literal(ast::Literal::Boolean(b)),
-                                ) => eventually_consistent = *b,
-                                (key, _) => {
-                                    return Err(bad(
-                                        &c.value,
-                                        format!(
-                                            "invalid index config `{key}`: {} (the settings are \
-                                             a known `fulltext.analyzer` String and a \
-                                             `fulltext.eventually_consistent` Boolean)",
-                                            c.value
-                                        ),
-                                    ));
-                                }
-                            }
-                        }
-                    }
-                    (key, _) => {
-                        return Err(bad(
-                            &entry.value,
-                            format!("invalid option `{key}`: {}", entry.value),
-                        ));
-                    }
-                }
-            }
-        }
+    /// `CREATE FULLTEXT INDEX`: the definition with Neo4j's default name shape and the
+    /// default analyzer; the name and options the statement gives replace them when it runs
+    /// (`exec::command`).
+    fn fulltext_command(&mut self, ix: &ast::CreateFulltextIndex) -> Result<Command> {
         let tokens: Vec<Arc<str>> = ix
             .tokens
             .iter()
@@ -283,11 +254,9 @@ impl Planner<'_> {
             .iter()
             .map(|p| Arc::from(p.name.as_str()))
             .collect();
-        let name = match &ix.name {
-            Some(n) => n.name.clone(),
-            None => format!("fulltext_{}_{}", tokens.join("_"), keys.join("_")),
-        };
+        let name = format!("fulltext_{}_{}", tokens.join("_"), keys.join("_"));
         Ok(Command::CreateFulltextIndex {
+            args: self.schema_args(ix.name.as_ref(), ix.options.as_ref())?,
             spec: quiver_storage::FulltextSpec {
                 name,
                 entity: if ix.relationship {
@@ -297,8 +266,8 @@ impl Planner<'_> {
                 },
                 tokens,
                 keys,
-                analyzer,
-                eventually_consistent,
+                analyzer: quiver_storage::DEFAULT_ANALYZER.to_string(),
+                eventually_consistent: false,
             },
             if_not_exists: ix.if_not_exists,
         })
@@ -317,12 +286,8 @@ impl Planner<'_> {
                 entity.label.span,
             ));
         }
-        let options = match &ix.options {
-            Some(o) => Some(self.expr(o, &Scope::default())?),
-            None => None,
-        };
         Ok(Command::CreateVectorIndex {
-            name: ix.name.as_ref().map(|n| n.name.clone()),
+            args: self.schema_args(ix.name.as_ref(), ix.options.as_ref())?,
             relationship: entity.relationship,
             token: if entity.relationship {
                 self.tokens.rel_type(&entity.label.name)
@@ -330,7 +295,6 @@ impl Planner<'_> {
                 self.tokens.label(&entity.label.name)
             },
             key: self.tokens.key(&properties[0].name),
-            options,
             if_not_exists: ix.if_not_exists,
         })
     }

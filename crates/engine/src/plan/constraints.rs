@@ -4,9 +4,9 @@
 //! like Neo4j, the check runs when the transaction commits). Here the Cypher type is read into
 //! the closed set of types Neo4j allows a property type constraint: the property types
 //! (`BOOLEAN`, `STRING`, `INTEGER`, `FLOAT`, `DATE`, `LOCAL TIME`, `ZONED TIME`,
-//! `LOCAL DATETIME`, `ZONED DATETIME`, `DURATION`, `POINT`), lists of one of them without nulls
-//! (`LIST<INTEGER NOT NULL>`), and closed unions of those. Any other type fails by name, as in
-//! Neo4j.
+//! `LOCAL DATETIME`, `ZONED DATETIME`, `DURATION`, `POINT`, `UUID`), lists of one of them
+//! without nulls (`LIST<INTEGER NOT NULL>`), and closed unions of those. Any other type fails
+//! by name, as in Neo4j.
 
 use std::sync::Arc;
 
@@ -30,6 +30,7 @@ fn scalar(kind: &TypeKind) -> Option<ScalarType> {
         TypeKind::ZonedDateTime => ScalarType::ZonedDateTime,
         TypeKind::Duration => ScalarType::Duration,
         TypeKind::Point => ScalarType::Point,
+        TypeKind::Uuid => ScalarType::Uuid,
         _ => return None,
     })
 }
@@ -62,7 +63,7 @@ pub(crate) fn property_types(ty: &CypherType) -> std::result::Result<PropertyTyp
 
 impl Planner<'_> {
     /// `CREATE CONSTRAINT ... REQUIRE x.p IS NOT NULL` or `... IS :: type`.
-    pub(super) fn property_constraint(&self, c: &ast::CreateConstraint) -> Result<Command> {
+    pub(super) fn property_constraint(&mut self, c: &ast::CreateConstraint) -> Result<Command> {
         let entity = &c.entity;
         let what = match (entity.relationship, c.kind) {
             (false, ast::ConstraintKind::NotNull) => "node property existence",
@@ -99,16 +100,14 @@ impl Planner<'_> {
         };
         let token: Arc<str> = Arc::from(entity.label.name.as_str());
         let key: Arc<str> = Arc::from(c.properties[0].name.as_str());
-        let name = match &c.name {
-            Some(n) => n.name.clone(),
-            None => PropertyConstraintSpec::default_name(
-                entity.relationship,
-                &token,
-                &key,
-                types.is_some(),
-            ),
-        };
+        let name = PropertyConstraintSpec::default_name(
+            entity.relationship,
+            &token,
+            &key,
+            types.is_some(),
+        );
         Ok(Command::CreatePropertyConstraint {
+            name: c.name.as_ref().map(|n| self.schema_name(n)),
             spec: PropertyConstraintSpec {
                 name,
                 relationship: entity.relationship,

@@ -182,3 +182,68 @@ Feature: UuidType - the UUID type and its functions
       | false | false |
       | false | true  |
     And no side effects
+
+  Scenario: [14] A property type constraint on UUID accepts UUIDs and a missing property
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT thing_id FOR (t:Thing) REQUIRE t.id IS :: UUID
+      """
+    When executing query:
+      """
+      CREATE (:Thing {id: uuid('550e8400-e29b-41d4-a716-446655440000')}), (:Thing)
+      """
+    Then the result should be empty
+    And the side effects should be:
+      | +nodes      | 2 |
+      | +labels     | 1 |
+      | +properties | 1 |
+
+  Scenario: [15] A property type constraint on UUID refuses the UUID's text
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT thing_id FOR (t:Thing) REQUIRE t.id IS :: UUID
+      """
+    When executing query:
+      """
+      CREATE (:Thing {id: '550e8400-e29b-41d4-a716-446655440000'})
+      """
+    Then a ConstraintValidationFailed should be raised at runtime: *
+    And no side effects
+
+  Scenario: [16] Creating a UUID constraint over data that breaks it fails
+    Given an empty graph
+    And having executed:
+      """
+      CREATE ()-[:LINK {id: uuid(1, 2)}]->(), ()-[:LINK {id: 12}]->()
+      """
+    When executing query:
+      """
+      CREATE CONSTRAINT link_id FOR ()-[r:LINK]-() REQUIRE r.id IS :: UUID
+      """
+    Then a ConstraintCreationFailed should be raised at runtime: *
+
+  Scenario: [17] UUID in unions and lists of a type constraint, as SHOW CONSTRAINTS names it
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT thing_ref FOR (t:Thing) REQUIRE t.ref IS :: UUID | STRING
+      """
+    And having executed:
+      """
+      CREATE CONSTRAINT thing_ids FOR (t:Thing) REQUIRE t.ids IS :: LIST<UUID NOT NULL>
+      """
+    And having executed:
+      """
+      CREATE (:Thing {ref: uuid(1, 2), ids: [uuid(3, 4), uuid(5, 6)]}), (:Thing {ref: 'text'})
+      """
+    When executing query:
+      """
+      SHOW CONSTRAINTS YIELD name, propertyType RETURN name, propertyType ORDER BY name
+      """
+    Then the result should be, in order:
+      | name        | propertyType             |
+      | 'thing_ids' | 'LIST<UUID NOT NULL>'    |
+      | 'thing_ref' | 'STRING \| UUID'         |
+    And no side effects

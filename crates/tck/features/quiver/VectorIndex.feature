@@ -272,3 +272,56 @@ Feature: VectorIndex - vector indexes and db.index.vector procedures
       | title |
       | 'a'   |
     And no side effects
+
+  Scenario: [15] MATCH ... SEARCH binds the nearest nodes and their scores
+    Given having executed:
+      """
+      CREATE VECTOR INDEX doc FOR (d:Doc) ON (d.v)
+      OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}
+      """
+    And having executed:
+      """
+      CREATE (:Doc {name: 'east', v: [1.0, 0.0]}), (:Doc {name: 'north', v: [0.0, 1.0]}),
+             (:Doc {name: 'west', v: [-1.0, 0.0]})
+      """
+    And parameters are:
+      | k | 1 |
+    When executing query:
+      """
+      CYPHER 25 MATCH (d:Doc) SEARCH d IN (VECTOR INDEX doc FOR [2.0, 0.0] LIMIT $k * 2) SCORE AS score
+      RETURN d.name AS name, score ORDER BY score DESC
+      """
+    Then the result should be, in order:
+      | name    | score |
+      | 'east'  | 1.0   |
+      | 'north' | 0.5   |
+    And no side effects
+
+  Scenario: [16] The MATCH pattern and WHERE filter what SEARCH found
+    Given having executed:
+      """
+      CREATE VECTOR INDEX doc FOR (d:Doc) ON (d.v)
+      OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}
+      """
+    And having executed:
+      """
+      CREATE (:Doc {name: 'east', v: [1.0, 0.0]}), (:Doc:Old {name: 'north', v: [0.0, 1.0]}),
+             (:Doc {name: 'west', v: [-1.0, 0.0]})
+      """
+    When executing query:
+      """
+      MATCH (d:Doc {name: 'north'}) SEARCH d IN (VECTOR INDEX doc FOR [2.0, 0.0] LIMIT 3)
+      WHERE d:Old
+      RETURN d.name AS name
+      """
+    Then the result should be, in any order:
+      | name    |
+      | 'north' |
+    And no side effects
+
+  Scenario: [17] SEARCH with a WHERE inside it is refused by name
+    When executing query:
+      """
+      MATCH (d:Doc) SEARCH d IN (VECTOR INDEX doc FOR [1.0, 0.0] WHERE d.x = 1 LIMIT 3) RETURN d
+      """
+    Then a SyntaxError should be raised at compile time: *
