@@ -25,11 +25,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 use quiver_value::Value;
 use tantivy::collector::TopDocs;
+use tantivy::columnar::Column;
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, Schema as TantivySchema, TextFieldIndexing,
     TextOptions,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::mvcc::View;
 use crate::read;
@@ -377,6 +378,7 @@ impl FulltextIndex {
         let parsed = query::parse(self, query)?;
         let searcher = self.reader.searcher();
         let mut fetch = wanted.saturating_mul(OVERFETCH_FACTOR).max(16);
+        let mut columns = SegmentColumns::default();
         loop {
             let hits = searcher
                 .search(&*parsed, &TopDocs::with_limit(fetch).order_by_score())
@@ -384,17 +386,12 @@ impl FulltextIndex {
             let exhausted = hits.len() < fetch;
             let mut out = Vec::with_capacity(wanted.min(hits.len()));
             for (score, address) in hits {
-                let segment = searcher.segment_reader(address.segment_ord);
-                let fast = segment.fast_fields();
-                let id = fast
-                    .u64(ID_FIELD)
-                    .ok()
-                    .and_then(|c| c.first(address.doc_id));
-                let hash = fast
-                    .u64(HASH_FIELD)
-                    .ok()
-                    .and_then(|c| c.first(address.doc_id));
-                let (Some(id), Some(hash)) = (id, hash) else {
+                let Some((ids, hashes)) = columns.of(&searcher, address.segment_ord) else {
+                    continue;
+                };
+                let (Some(id), Some(hash)) =
+                    (ids.first(address.doc_id), hashes.first(address.doc_id))
+                else {
                     continue;
                 };
                 let confirmed = self
@@ -412,6 +409,30 @@ impl FulltextIndex {
             }
             fetch = fetch.saturating_mul(4).min(SEARCH_ROWS_MAX);
         }
+    }
+}
+
+/// The id and text-hash columns of the segments a search's hits fall in, opened once a
+/// segment: opening a column looks its name up in the segment's column directory and reads
+/// its header, which costs more than the value read itself.
+#[derive(Default)]
+struct SegmentColumns {
+    /// By segment ordinal; `None` inside where a segment's columns could not be opened.
+    opened: Vec<Option<Option<(Column<u64>, Column<u64>)>>>,
+}
+
+impl SegmentColumns {
+    fn of(&mut self, searcher: &Searcher, segment_ord: u32) -> Option<&(Column<u64>, Column<u64>)> {
+        let at = usize::try_from(segment_ord).ok()?;
+        if self.opened.len() <= at {
+            self.opened.resize_with(at + 1, || None);
+        }
+        self.opened[at]
+            .get_or_insert_with(|| {
+                let fast = searcher.segment_reader(segment_ord).fast_fields();
+                Some((fast.u64(ID_FIELD).ok()?, fast.u64(HASH_FIELD).ok()?))
+            })
+            .as_ref()
     }
 }
 
