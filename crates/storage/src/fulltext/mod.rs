@@ -16,6 +16,7 @@
 //! it does not have; the search over-fetches to still return the number of rows asked.
 
 pub mod analyzers;
+mod phrase;
 mod query;
 
 use std::hash::{Hash, Hasher};
