@@ -88,7 +88,7 @@ fn corpus(n: usize) -> Corpus {
     let mut rng = StdRng::seed_from_u64(20_261_201);
     let words = vocabulary(&mut rng);
     let zipf = Zipf::new();
-    let mut document = |rng: &mut StdRng| {
+    let document = |rng: &mut StdRng| {
         let len = rng.random_range(DOCUMENT_WORDS_MIN..=DOCUMENT_WORDS_MAX);
         (0..len)
             .map(|_| words[zipf.draw(rng)].as_str())
@@ -178,6 +178,31 @@ fn bench(c: &mut Criterion) {
         n as f64 / load_secs,
         rss >> 20
     );
+
+    // CPU time of this thread a query, over every query of a kind three times: steadier than
+    // criterion's wall-clock figures on a shared machine.
+    let mut line = String::new();
+    for (kind, queries) in [
+        ("term", &corpus.terms),
+        ("phrase", &corpus.phrases),
+        ("fuzzy", &corpus.fuzzy),
+    ] {
+        let (cpu, mut rows) = (common::thread_cpu_secs(), 0);
+        for q in queries.iter().cycle().take(3 * QUERIES) {
+            let tx = g.db.begin_read();
+            rows += tx
+                .fulltext_search("docs", FulltextEntity::Node, q, 0, ROWS)
+                .unwrap()
+                .len();
+            tx.commit().unwrap();
+        }
+        let per_query_us = (common::thread_cpu_secs() - cpu) * 1e6 / (3 * QUERIES) as f64;
+        let rows_mean = rows as f64 / (3 * QUERIES) as f64;
+        line.push_str(&format!(
+            " | {kind} {per_query_us:.1} us ({rows_mean:.1} rows)"
+        ));
+    }
+    println!("fulltext: CPU a query{line}");
 
     let mut group = c.benchmark_group("fulltext_query");
     group.throughput(Throughput::Elements(1));

@@ -27,6 +27,7 @@ use parking_lot::Mutex;
 use quiver_value::Value;
 use tantivy::collector::TopDocs;
 use tantivy::columnar::Column;
+use tantivy::directory::{Directory, WatchCallback, WatchHandle};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, Schema as TantivySchema, TextFieldIndexing,
     TextOptions,
@@ -132,6 +133,14 @@ pub(crate) struct FulltextIndex {
     text_fields: Vec<Field>,
     writer: Mutex<IndexWriter>,
     reader: IndexReader,
+    /// Set whenever tantivy writes the index's segment list: at a commit, which reloads the
+    /// reader itself, and when a background merge ends, which nothing else would pick up. The
+    /// reader reloads only at commits, so without this a search after the last commit of a
+    /// load walks the many small segments that commit left, however long ago the merges
+    /// joined them: the next search reloads first when it is set.
+    segments_changed: Arc<AtomicBool>,
+    /// Keeps the watch that sets `segments_changed` registered.
+    _segments_watch: WatchHandle,
     /// Set when the contents may differ from the store (created by a snapshot load, data
     /// changed by a bulk path, an update failed): the next search rebuilds first.
     dirty: AtomicBool,
@@ -212,6 +221,14 @@ impl FulltextIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(|e| engine_err(&spec.name, e))?;
+        let segments_changed = Arc::new(AtomicBool::new(false));
+        let changed = segments_changed.clone();
+        let segments_watch = index
+            .directory()
+            .watch(WatchCallback::new(move || {
+                changed.store(true, Ordering::Release);
+            }))
+            .map_err(|e| engine_err(&spec.name, e))?;
         Ok(FulltextIndex {
             spec,
             token_ids,
@@ -222,6 +239,8 @@ impl FulltextIndex {
             text_fields,
             writer: Mutex::new(writer),
             reader,
+            segments_changed,
+            _segments_watch: segments_watch,
             dirty: AtomicBool::new(true),
             reads: crate::schema::ReadStats::new(),
         })
@@ -377,6 +396,11 @@ impl FulltextIndex {
             return Ok(Vec::new());
         }
         let parsed = query::parse(self, query)?;
+        if self.segments_changed.swap(false, Ordering::AcqRel) {
+            self.reader
+                .reload()
+                .map_err(|e| engine_err(&self.spec.name, e))?;
+        }
         let searcher = self.reader.searcher();
         let mut fetch = wanted.saturating_mul(OVERFETCH_FACTOR).max(16);
         let mut columns = SegmentColumns::default();
