@@ -86,7 +86,7 @@ fn next_common(postings: &mut [SegmentPostings], mut target: DocId) -> DocId {
         if doc == TERMINATED {
             return TERMINATED;
         }
-        for other in rest.iter_mut() {
+        for other in rest {
             let at = if other.doc() < doc {
                 other.seek(doc)
             } else {
@@ -158,7 +158,11 @@ impl Weight for BoundedPhraseWeight {
         let mut phrase: Option<Box<dyn Scorer>> = None;
         let mut doc = next_common(&mut postings, 0);
         while doc != TERMINATED {
-            let count_max = postings.iter().map(|p| p.term_freq()).max().unwrap_or(0);
+            let count_max = postings
+                .iter()
+                .map(SegmentPostings::term_freq)
+                .max()
+                .unwrap_or(0);
             if bm25.score(fieldnorms.fieldnorm_id(doc), count_max) > threshold {
                 // The phrase scorer is only ever moved forward by `seek_danger`, to documents
                 // all the words hold, in increasing order, as its contract asks.
