@@ -11,6 +11,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
@@ -198,9 +199,7 @@ fn bench(c: &mut Criterion) {
         }
         let per_query_us = (common::thread_cpu_secs() - cpu) * 1e6 / (3 * QUERIES) as f64;
         let rows_mean = rows as f64 / (3 * QUERIES) as f64;
-        line.push_str(&format!(
-            " | {kind} {per_query_us:.1} us ({rows_mean:.1} rows)"
-        ));
+        let _ = write!(line, " | {kind} {per_query_us:.1} us ({rows_mean:.1} rows)");
     }
     println!("fulltext: CPU a query{line}");
 
