@@ -16,6 +16,7 @@
 //! it does not have; the search over-fetches to still return the number of rows asked.
 
 pub mod analyzers;
+mod phrase;
 mod query;
 
 use std::hash::{Hash, Hasher};
@@ -25,11 +26,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 use quiver_value::Value;
 use tantivy::collector::TopDocs;
+use tantivy::columnar::Column;
+use tantivy::directory::{Directory, WatchCallback, WatchHandle};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, Schema as TantivySchema, TextFieldIndexing,
     TextOptions,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::mvcc::View;
 use crate::read;
@@ -130,6 +133,14 @@ pub(crate) struct FulltextIndex {
     text_fields: Vec<Field>,
     writer: Mutex<IndexWriter>,
     reader: IndexReader,
+    /// Set whenever tantivy writes the index's segment list: at a commit, which reloads the
+    /// reader itself, and when a background merge ends, which nothing else would pick up. The
+    /// reader reloads only at commits, so without this a search after the last commit of a
+    /// load walks the many small segments that commit left, however long ago the merges
+    /// joined them: the next search reloads first when it is set.
+    segments_changed: Arc<AtomicBool>,
+    /// Keeps the watch that sets `segments_changed` registered.
+    _segments_watch: WatchHandle,
     /// Set when the contents may differ from the store (created by a snapshot load, data
     /// changed by a bulk path, an update failed): the next search rebuilds first.
     dirty: AtomicBool,
@@ -210,6 +221,14 @@ impl FulltextIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(|e| engine_err(&spec.name, e))?;
+        let segments_changed = Arc::new(AtomicBool::new(false));
+        let changed = segments_changed.clone();
+        let segments_watch = index
+            .directory()
+            .watch(WatchCallback::new(move || {
+                changed.store(true, Ordering::Release);
+            }))
+            .map_err(|e| engine_err(&spec.name, e))?;
         Ok(FulltextIndex {
             spec,
             token_ids,
@@ -220,6 +239,8 @@ impl FulltextIndex {
             text_fields,
             writer: Mutex::new(writer),
             reader,
+            segments_changed,
+            _segments_watch: segments_watch,
             dirty: AtomicBool::new(true),
             reads: crate::schema::ReadStats::new(),
         })
@@ -375,8 +396,14 @@ impl FulltextIndex {
             return Ok(Vec::new());
         }
         let parsed = query::parse(self, query)?;
+        if self.segments_changed.swap(false, Ordering::AcqRel) {
+            self.reader
+                .reload()
+                .map_err(|e| engine_err(&self.spec.name, e))?;
+        }
         let searcher = self.reader.searcher();
         let mut fetch = wanted.saturating_mul(OVERFETCH_FACTOR).max(16);
+        let mut columns = SegmentColumns::default();
         loop {
             let hits = searcher
                 .search(&*parsed, &TopDocs::with_limit(fetch).order_by_score())
@@ -384,17 +411,12 @@ impl FulltextIndex {
             let exhausted = hits.len() < fetch;
             let mut out = Vec::with_capacity(wanted.min(hits.len()));
             for (score, address) in hits {
-                let segment = searcher.segment_reader(address.segment_ord);
-                let fast = segment.fast_fields();
-                let id = fast
-                    .u64(ID_FIELD)
-                    .ok()
-                    .and_then(|c| c.first(address.doc_id));
-                let hash = fast
-                    .u64(HASH_FIELD)
-                    .ok()
-                    .and_then(|c| c.first(address.doc_id));
-                let (Some(id), Some(hash)) = (id, hash) else {
+                let Some((ids, hashes)) = columns.of(&searcher, address.segment_ord) else {
+                    continue;
+                };
+                let (Some(id), Some(hash)) =
+                    (ids.first(address.doc_id), hashes.first(address.doc_id))
+                else {
                     continue;
                 };
                 let confirmed = self
@@ -412,6 +434,30 @@ impl FulltextIndex {
             }
             fetch = fetch.saturating_mul(4).min(SEARCH_ROWS_MAX);
         }
+    }
+}
+
+/// The id and text-hash columns of the segments a search's hits fall in, opened once a
+/// segment: opening a column looks its name up in the segment's column directory and reads
+/// its header, which costs more than the value read itself.
+#[derive(Default)]
+struct SegmentColumns {
+    /// By segment ordinal; `None` inside where a segment's columns could not be opened.
+    opened: Vec<Option<Option<(Column<u64>, Column<u64>)>>>,
+}
+
+impl SegmentColumns {
+    fn of(&mut self, searcher: &Searcher, segment_ord: u32) -> Option<&(Column<u64>, Column<u64>)> {
+        let at = usize::try_from(segment_ord).ok()?;
+        if self.opened.len() <= at {
+            self.opened.resize_with(at + 1, || None);
+        }
+        self.opened[at]
+            .get_or_insert_with(|| {
+                let fast = searcher.segment_reader(segment_ord).fast_fields();
+                Some((fast.u64(ID_FIELD).ok()?, fast.u64(HASH_FIELD).ok()?))
+            })
+            .as_ref()
     }
 }
 

@@ -9,6 +9,7 @@ use tantivy::Term;
 use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, Query, QueryParser};
 use tantivy::query_grammar::{Delimiter, UserInputAst, UserInputLeaf};
 
+use super::phrase::BoundedPhraseQuery;
 use super::{FulltextError, FulltextIndex, analyzers};
 
 /// Lucene's default edit distance for `term~`, and the most Lucene (and tantivy) accept.
@@ -209,7 +210,7 @@ pub(super) fn parse(index: &FulltextIndex, text: &str) -> crate::Result<Box<dyn 
             ))
             .map_err(|e| query_err(text, e))?;
         if fuzzy.is_empty() {
-            return Ok(q);
+            return Ok(BoundedPhraseQuery::wrap(q));
         }
         clauses.push((Occur::Should, q));
     }
