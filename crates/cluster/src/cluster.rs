@@ -19,8 +19,11 @@ use tokio::task::JoinHandle;
 
 use crate::log_store::{LogError, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
 use crate::members::MemberChanges;
-use crate::network::{Network, NetworkSwitch, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve};
+use crate::network::{
+    Listening, Network, NetworkSwitch, Refusals, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve,
+};
 use crate::state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
+use crate::transport::PeerTls;
 use crate::types::{Node, NodeId, Raft, Redo};
 
 /// How a member is started. Every timing is on by default and named with its unit.
@@ -61,6 +64,9 @@ pub struct ClusterConfig {
     /// A member being added is promoted to voter once it caught up; past this it stays a
     /// learner and the addition fails (adding it again resumes).
     pub member_catch_up_timeout_ms: u64,
+    /// Cluster TLS (see [`crate::transport`]): with it, members speak mutual TLS and each
+    /// request's sender must be the member its certificate names; `None` speaks plain TCP.
+    pub tls: Option<Arc<PeerTls>>,
 }
 
 impl ClusterConfig {
@@ -81,6 +87,7 @@ impl ClusterConfig {
             snapshot_chunk_timeout_ms: 10_000,
             snapshot_install_timeout_ms: 600_000,
             member_catch_up_timeout_ms: 120_000,
+            tls: None,
         }
     }
 
@@ -241,6 +248,9 @@ pub struct Status {
     /// started.
     pub snapshots_sent: u64,
     pub snapshots_installed: u64,
+    /// Connections the Raft listener closed without applying what they carried, by reason
+    /// (see [`crate::network::Refusal`]), since this member started.
+    pub refused: BTreeMap<&'static str, u64>,
 }
 
 /// What a committed write answers.
@@ -285,9 +295,9 @@ const ANNOUNCE_INTERVAL_MS: u64 = 500;
 /// or over the Raft listener) to set it.
 async fn keep_announced(
     raft: Raft,
-    id: NodeId,
-    node: Node,
+    (id, node): (NodeId, Node),
     switch: NetworkSwitch,
+    tls: Option<Arc<PeerTls>>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     loop {
@@ -307,8 +317,9 @@ async fn keep_announced(
         if known.is_some_and(|k| k != node) && !switch.is_isolated() {
             let outcome = match (leader, leader_addr) {
                 (Some(l), _) if l == id => crate::network::set_node(&raft, id, node.clone()).await,
-                (Some(_), Some(addr)) => crate::network::announce(
-                    &addr,
+                (Some(l), Some(addr)) => crate::network::announce(
+                    tls.as_deref(),
+                    (l, &addr),
                     id,
                     &node,
                     Duration::from_millis(ANNOUNCE_INTERVAL_MS * 4),
@@ -344,6 +355,8 @@ pub struct Cluster {
     rebuilds: Arc<AtomicU64>,
     snapshots_sent: Arc<AtomicU64>,
     snapshots_installed: Arc<AtomicU64>,
+    /// Refusals on the Raft listener (see [`Status::refused`]).
+    refusals: Arc<Refusals>,
     /// How long a leader stopping gracefully waits for its successor.
     handover_timeout: Duration,
     /// Membership changes, one at a time.
@@ -419,16 +432,22 @@ impl Cluster {
             snapshot_chunk_bytes: config.snapshot_chunk_bytes,
             snapshot_install_timeout: Duration::from_millis(config.snapshot_install_timeout_ms),
             snapshots_sent: Arc::clone(&snapshots_sent),
+            tls: config.tls.clone(),
         };
         let raft = Raft::new(config.id, raft_config, network, log.clone(), sm)
             .await
             .map_err(|e| ClusterError::Raft(e.to_string()))?;
         let (shutdown, shutdown_rx) = watch::channel(false);
+        let refusals = Arc::new(Refusals::default());
         let server = tokio::spawn(serve(
             listener,
-            raft.clone(),
-            switch.clone(),
-            snapshots,
+            Listening {
+                raft: raft.clone(),
+                switch: switch.clone(),
+                snapshots,
+                tls: config.tls.clone(),
+                refusals: Arc::clone(&refusals),
+            },
             shutdown_rx,
         ));
         let changes = MemberChanges::new(raft.clone(), removed);
@@ -445,9 +464,9 @@ impl Cluster {
         }
         let announcer = tokio::spawn(keep_announced(
             raft.clone(),
-            config.id,
-            config.node.clone(),
+            (config.id, config.node.clone()),
             switch.clone(),
+            config.tls.clone(),
             shutdown.subscribe(),
         ));
         Ok(Cluster {
@@ -464,6 +483,7 @@ impl Cluster {
             rebuilds,
             snapshots_sent,
             snapshots_installed,
+            refusals,
             handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
             changes,
             catch_up_timeout: Duration::from_millis(config.member_catch_up_timeout_ms),
@@ -560,6 +580,7 @@ impl Cluster {
             lag,
             snapshots_sent: self.snapshots_sent.load(Ordering::Relaxed),
             snapshots_installed: self.snapshots_installed.load(Ordering::Relaxed),
+            refused: self.refusals.counts(),
         }
     }
 

@@ -10,7 +10,8 @@
 //!   fsynced before they are acknowledged, group commit, torn tail cut on open).
 //! - [`state_machine`]: committed entries applied to the store through the [`Applier`] trait;
 //!   Raft snapshots are Quiver snapshots.
-//! - [`network`]: RPCs over TCP, with a partition switch for tests.
+//! - [`network`]: RPCs over TCP, with a partition switch for tests; [`transport`]: mutual TLS
+//!   between members, whose certificates name their member ids, and the numbered frames.
 //! - [`Cluster`]: start a member, write, read its status, transfer leadership, shut down.
 //! - [`members`]: add and remove members of a running cluster, on the leader, one at a time.
 //!
@@ -57,8 +58,9 @@
 //!
 //! - The log holds every entry since the last purge in memory as well as on disk; the snapshot
 //!   policy ([`ClusterConfig::snapshot_every_entries`]) bounds it.
-//! - RPCs are JSON with redo bytes as base64; members trust one another (no authentication or
-//!   encryption on the Raft listener): it belongs on a private network.
+//! - RPCs are JSON with redo bytes as base64. Without cluster TLS the Raft listener
+//!   authenticates nobody (a request's sender must be a member, but anyone may claim to be
+//!   one): plain members belong on loopback or a private network.
 //! - A snapshot's schema is read when it is written, not as of its commit (see
 //!   `quiver_durability`'s snapshot format): a leader holding an unreplicated schema change in
 //!   memory could put it in a snapshot before the change is applied.
@@ -69,11 +71,13 @@ pub mod log_store;
 pub mod members;
 pub mod network;
 pub mod state_machine;
+pub mod transport;
 pub mod types;
 
 pub use cluster::{Cluster, ClusterConfig, ClusterError, Role, Status, Written};
 pub use members::MemberChanges;
-pub use network::NetworkSwitch;
+pub use network::{NetworkSwitch, Refusal};
 pub use openraft;
 pub use state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
+pub use transport::{PeerTls, PeerTlsError, member_name};
 pub use types::{Node, NodeId, Raft, Redo, TypeConfig};

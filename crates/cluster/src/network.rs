@@ -1,16 +1,19 @@
-//! Raft RPCs between members over plain TCP: length-prefixed JSON frames on each member's own
-//! Raft listener.
-//!
-//! ```text
-//! frame
-//! 0       4     body length n, u32 LE (at most RPC_FRAME_BYTES_MAX)
-//! 4       n     body: a Request or a Response, JSON (redo bytes as base64 strings)
-//! ```
+//! Raft RPCs between members: numbered, length-prefixed JSON frames on each member's own Raft
+//! listener, over mutual TLS when cluster TLS is on (the connection and frame layouts, and who
+//! may open one, are in [`crate::transport`]).
 //!
 //! A connection carries one request at a time, each answered by one response, in order. A
 //! client connects lazily with a deadline, and after any failure drops the connection and
 //! reconnects on the next call: openraft's backoff paces the retries. A member never connects
 //! to itself.
+//!
+//! Every request names its sender: the vote's candidate or leader, or the announcing member.
+//! The listener applies a request only when that sender is in its membership (voter or
+//! learner; a member with no membership yet, waiting to be added, hears anyone the cluster CA
+//! certified) and, with TLS on, the dialer's certificate names it. Anything else (a plain
+//! dialer on a TLS listener or the reverse, a refused certificate, a malformed, oversized or
+//! out-of-sequence frame, a sender outside the membership or not the certificate's) closes the
+//! connection unanswered, with a log line, and is counted by [`Refusal`].
 //!
 //! Snapshots travel as a series of [`Request::SnapshotChunk`] on one connection, each
 //! acknowledged, the last one answered with the installed snapshot's response; the receiver
@@ -19,7 +22,7 @@
 //! [`NetworkSwitch`] is the seam for partition tests: an isolated member's RPCs fail at once and
 //! the RPCs sent to it are dropped unanswered, both ways, like a cut cable.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::io;
 use std::path::PathBuf;
@@ -34,11 +37,12 @@ use openraft::raft::{
     TransferLeaderResponse, VoteRequest, VoteResponse,
 };
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::state_machine::{Snapshot, SnapshotData, incoming_path};
+use crate::transport::{Link, PeerTls, Unopened, accept, dial, names_member};
 use crate::types::{Node, NodeId, Raft, Redo, SnapshotMeta, TypeConfig, Vote};
 
 /// The largest frame accepted: a batch of entries holding one redo record at its limit, with
@@ -51,6 +55,9 @@ pub const RPC_IDLE_TIMEOUT_MS: u64 = 60_000;
 
 /// Snapshot bytes sent per chunk, by default.
 pub const SNAPSHOT_CHUNK_BYTES_DEFAULT: usize = 1 << 20;
+
+/// An accepted connection must finish its TLS handshake and preamble within this.
+pub const RPC_OPENING_TIMEOUT_MS: u64 = 10_000;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Request {
@@ -77,6 +84,20 @@ pub enum Request {
         id: NodeId,
         node: Node,
     },
+}
+
+impl Request {
+    /// The member the request says it comes from: the candidate of a vote, the leader of
+    /// entries, a snapshot or a handover, the member announcing its addresses.
+    pub fn sender(&self) -> NodeId {
+        match self {
+            Request::Append(r) => r.vote.leader_id.node_id,
+            Request::Vote(r) | Request::PreVote(r) => r.vote.leader_id.node_id,
+            Request::SnapshotChunk { vote, .. } => vote.leader_id.node_id,
+            Request::TransferLeader(r) => r.from_leader().leader_id.node_id,
+            Request::Announce { id, .. } => *id,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -110,39 +131,77 @@ pub enum WireError {
     Isolated,
     #[error("a member does not send RPCs to itself")]
     SelfTarget,
+    #[error("frame numbered {seq} where {expected} was due (replayed or out of order)")]
+    OutOfSequence { seq: u64, expected: u64 },
+    #[error("TLS: {0}")]
+    Tls(String),
 }
 
-async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, body: &[u8]) -> Result<(), WireError> {
-    if body.len() > RPC_FRAME_BYTES_MAX {
-        return Err(WireError::FrameTooLarge(body.len()));
-    }
-    let mut out = Vec::with_capacity(4 + body.len());
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    out.extend_from_slice(body);
-    w.write_all(&out).await?;
-    w.flush().await?;
-    Ok(())
+/// Why the Raft listener closed a connection without applying what it carried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Refusal {
+    /// A plain dialer on a listener with cluster TLS on.
+    PlainOnTls,
+    /// A TLS dialer on a listener with cluster TLS off.
+    TlsOnPlain,
+    /// The TLS handshake failed: no certificate, one not from the cluster CA, or no common
+    /// protocol.
+    Handshake,
+    /// Not the Raft preamble, or a frame that is not a request.
+    Malformed,
+    /// A frame longer than [`RPC_FRAME_BYTES_MAX`].
+    Oversized,
+    /// A frame whose sequence number is not the next one: replayed, or out of order.
+    Replayed,
+    /// A request from a member outside this member's membership.
+    NotMember,
+    /// A request whose sender is not the member the dialer's certificate names.
+    WrongSender,
 }
 
-/// Reads one frame; `Ok(None)` at a clean end of stream before its first byte.
-async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Result<Option<Vec<u8>>, WireError> {
-    let mut len = [0u8; 4];
-    match r.read_exact(&mut len).await {
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e.into()),
+impl Refusal {
+    pub const ALL: [Refusal; 8] = [
+        Refusal::PlainOnTls,
+        Refusal::TlsOnPlain,
+        Refusal::Handshake,
+        Refusal::Malformed,
+        Refusal::Oversized,
+        Refusal::Replayed,
+        Refusal::NotMember,
+        Refusal::WrongSender,
+    ];
+
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refusal::PlainOnTls => "plain_on_tls",
+            Refusal::TlsOnPlain => "tls_on_plain",
+            Refusal::Handshake => "handshake",
+            Refusal::Malformed => "malformed",
+            Refusal::Oversized => "oversized",
+            Refusal::Replayed => "replayed",
+            Refusal::NotMember => "not_member",
+            Refusal::WrongSender => "wrong_sender",
+        }
     }
-    let len = u32::from_le_bytes(len) as usize;
-    if len > RPC_FRAME_BYTES_MAX {
-        return Err(WireError::FrameTooLarge(len));
+}
+
+/// Refusals on one member's Raft listener since it started, by reason.
+#[derive(Debug, Default)]
+pub struct Refusals([AtomicU64; Refusal::ALL.len()]);
+
+impl Refusals {
+    fn count(&self, why: Refusal) {
+        self.0[why as usize].fetch_add(1, Ordering::Relaxed);
     }
-    // Grow as the bytes arrive rather than trusting the length up front.
-    let mut body = Vec::with_capacity(len.min(1 << 20));
-    let got = r.take(len as u64).read_to_end(&mut body).await?;
-    if got < len {
-        return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+
+    /// Every reason's count, by label.
+    pub fn counts(&self) -> BTreeMap<&'static str, u64> {
+        Refusal::ALL
+            .iter()
+            .map(|why| (why.label(), self.0[*why as usize].load(Ordering::Relaxed)))
+            .collect()
     }
-    Ok(Some(body))
 }
 
 /// The partition switch of one member: while isolated, its RPCs fail and RPCs to it are
@@ -186,6 +245,8 @@ pub struct Network {
     pub(crate) snapshot_install_timeout: Duration,
     /// Snapshots streamed whole to a member and installed there.
     pub(crate) snapshots_sent: Arc<AtomicU64>,
+    /// Cluster TLS: `None` speaks plain TCP.
+    pub(crate) tls: Option<Arc<PeerTls>>,
 }
 
 impl RaftNetworkFactory<TypeConfig> for Network {
@@ -201,6 +262,7 @@ impl RaftNetworkFactory<TypeConfig> for Network {
             snapshot_chunk_bytes: self.snapshot_chunk_bytes.max(1),
             snapshot_install_timeout: self.snapshot_install_timeout,
             snapshots_sent: Arc::clone(&self.snapshots_sent),
+            tls: self.tls.clone(),
             conn: None,
         }
     }
@@ -217,7 +279,8 @@ pub struct PeerClient {
     snapshot_chunk_bytes: usize,
     snapshot_install_timeout: Duration,
     snapshots_sent: Arc<AtomicU64>,
-    conn: Option<TcpStream>,
+    tls: Option<Arc<PeerTls>>,
+    conn: Option<Link>,
 }
 
 /// A failure before anything was sent is "unreachable" (openraft backs off); one after is a
@@ -246,7 +309,7 @@ impl From<CallError> for StreamingError<TypeConfig> {
 }
 
 impl PeerClient {
-    async fn connection(&mut self) -> Result<&mut TcpStream, CallError> {
+    async fn connection(&mut self) -> Result<&mut Link, CallError> {
         if self.target == self.own {
             return Err(CallError::Unreachable(WireError::SelfTarget));
         }
@@ -255,15 +318,18 @@ impl PeerClient {
             self.conn = None;
             return Err(CallError::Unreachable(WireError::Isolated));
         }
-        if self.conn.is_none() {
-            let stream = tokio::time::timeout(self.connect_timeout, TcpStream::connect(&self.addr))
-                .await
-                .map_err(|_| CallError::Unreachable(WireError::Timeout(self.connect_timeout)))?
-                .map_err(|e| CallError::Unreachable(e.into()))?;
-            let _ = stream.set_nodelay(true);
-            self.conn = Some(stream);
-        }
-        Ok(self.conn.as_mut().expect("connected above"))
+        let conn = match self.conn.take() {
+            Some(conn) => conn,
+            None => dial(
+                self.tls.as_deref(),
+                self.target,
+                &self.addr,
+                self.connect_timeout,
+            )
+            .await
+            .map_err(CallError::Unreachable)?,
+        };
+        Ok(self.conn.insert(conn))
     }
 
     /// Sends one request and reads its response within `deadline`.
@@ -271,8 +337,9 @@ impl PeerClient {
         let body = serde_json::to_vec(req).map_err(|e| CallError::Network(e.into()))?;
         let conn = self.connection().await?;
         let exchange = async {
-            write_frame(conn, &body).await?;
-            let frame = read_frame(conn)
+            conn.send(&body).await?;
+            let frame = conn
+                .recv()
                 .await?
                 .ok_or_else(|| WireError::Io(io::ErrorKind::UnexpectedEof.into()))?;
             Ok::<Response, WireError>(serde_json::from_slice(&frame)?)
@@ -419,13 +486,22 @@ async fn read_full(f: &mut tokio::fs::File, buf: &mut [u8]) -> io::Result<usize>
     Ok(got)
 }
 
+/// What the receiving side of the Raft RPCs shares between its connections.
+#[derive(Clone, Debug)]
+pub(crate) struct Listening {
+    pub raft: Raft,
+    pub switch: NetworkSwitch,
+    pub snapshots: PathBuf,
+    /// Cluster TLS: `None` takes plain connections only.
+    pub tls: Option<Arc<PeerTls>>,
+    pub refusals: Arc<Refusals>,
+}
+
 /// The receiving side of the Raft RPCs: accepts peers on the member's Raft listener until
 /// `shutdown` turns true.
 pub(crate) async fn serve(
     listener: TcpListener,
-    raft: Raft,
-    switch: NetworkSwitch,
-    snapshots: PathBuf,
+    listening: Listening,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let next_tag = Arc::new(AtomicU64::new(0));
@@ -434,7 +510,7 @@ pub(crate) async fn serve(
             a = listener.accept() => a,
             _ = shutdown.wait_for(|s| *s) => return,
         };
-        let (stream, _) = match accepted {
+        let (stream, peer) = match accepted {
             Ok(a) => a,
             Err(e) => {
                 tracing::warn!(error = %e, "raft listener accept failed");
@@ -442,16 +518,27 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        let _ = stream.set_nodelay(true);
         let conn = Connection {
-            raft: raft.clone(),
-            switch: switch.clone(),
-            snapshots: snapshots.clone(),
+            listening: listening.clone(),
+            peer,
             tag: next_tag.fetch_add(1, Ordering::Relaxed),
             incoming: None,
+            cert: None,
+            named: Vec::new(),
         };
         let shutdown = shutdown.clone();
-        tokio::spawn(conn.run(stream, shutdown));
+        tokio::spawn(async move {
+            let opening = Duration::from_millis(RPC_OPENING_TIMEOUT_MS);
+            let mut wait = shutdown.clone();
+            let opened = tokio::select! {
+                o = accept(conn.listening.tls.as_deref(), stream, opening) => o,
+                _ = wait.wait_for(|s| *s) => return,
+            };
+            match opened {
+                Ok(link) => conn.run(link, shutdown).await,
+                Err(unopened) => conn.refuse_opening(&unopened),
+            }
+        });
     }
 }
 
@@ -463,41 +550,118 @@ struct Incoming {
 }
 
 struct Connection {
-    raft: Raft,
-    switch: NetworkSwitch,
-    snapshots: PathBuf,
+    listening: Listening,
+    peer: std::net::SocketAddr,
     tag: u64,
     incoming: Option<Incoming>,
+    /// The dialer's certificate, with cluster TLS on.
+    cert: Option<rustls::pki_types::CertificateDer<'static>>,
+    /// Member ids the dialer's certificate was found to name, so each is checked once.
+    named: Vec<NodeId>,
 }
 
 impl Connection {
-    async fn run(mut self, mut stream: TcpStream, mut shutdown: watch::Receiver<bool>) {
+    /// Logs and counts a connection closed before it was open. A dialer that went away or
+    /// took too long is not counted: that is no attempt at anything.
+    fn refuse_opening(&self, unopened: &Unopened) {
+        let why = match unopened {
+            Unopened::PlainOnTls => Refusal::PlainOnTls,
+            Unopened::TlsOnPlain => Refusal::TlsOnPlain,
+            Unopened::Handshake(_) => Refusal::Handshake,
+            Unopened::Preamble => Refusal::Malformed,
+            Unopened::Closed | Unopened::Timeout(_) => {
+                tracing::debug!(peer = %self.peer, reason = %unopened, "raft connection closed before it was open");
+                return;
+            }
+        };
+        self.refuse(why, &unopened.to_string());
+    }
+
+    fn refuse(&self, why: Refusal, reason: &str) {
+        self.listening.refusals.count(why);
+        tracing::warn!(peer = %self.peer, refusal = why.label(), "raft connection dropped: {reason}");
+    }
+
+    /// Whether `req` may be applied: its sender is in this member's membership (any sender,
+    /// before this member has one), and is the member the dialer's certificate names.
+    fn admit(&mut self, req: &Request) -> Result<(), (Refusal, String)> {
+        use openraft::async_runtime::watch::WatchReceiver;
+        let sender = req.sender();
+        let member = {
+            let metrics = self.listening.raft.metrics();
+            let m = metrics.borrow_watched();
+            let membership = m.membership_config.membership();
+            membership.nodes().next().is_none() || membership.get_node(&sender).is_some()
+        };
+        if !member {
+            return Err((
+                Refusal::NotMember,
+                format!("a request from member {sender}, which is not in this member's membership"),
+            ));
+        }
+        if let Some(cert) = &self.cert
+            && !self.named.contains(&sender)
+        {
+            if !names_member(cert, sender) {
+                return Err((
+                    Refusal::WrongSender,
+                    format!(
+                        "a request from member {sender} over a certificate that does not name it"
+                    ),
+                ));
+            }
+            self.named.push(sender);
+        }
+        Ok(())
+    }
+
+    async fn run(mut self, mut link: Link, mut shutdown: watch::Receiver<bool>) {
+        self.cert = link.peer_cert.take();
         loop {
             let idle = Duration::from_millis(RPC_IDLE_TIMEOUT_MS);
             let frame = tokio::select! {
-                f = tokio::time::timeout(idle, read_frame(&mut stream)) => f,
+                f = tokio::time::timeout(idle, link.recv()) => f,
                 _ = shutdown.wait_for(|s| *s) => break,
             };
             let body = match frame {
                 Ok(Ok(Some(b))) => b,
                 Ok(Ok(None)) | Err(_) => break,
+                Ok(Err(WireError::FrameTooLarge(n))) => {
+                    self.refuse(
+                        Refusal::Oversized,
+                        &format!("a frame of {n} bytes, over the limit"),
+                    );
+                    break;
+                }
+                Ok(Err(e @ WireError::OutOfSequence { .. })) => {
+                    self.refuse(Refusal::Replayed, &e.to_string());
+                    break;
+                }
                 Ok(Err(e)) => {
                     tracing::debug!(error = %e, "raft connection closed");
                     break;
                 }
             };
-            if self.switch.is_isolated() {
-                self.switch.drop_one();
+            if self.listening.switch.is_isolated() {
+                self.listening.switch.drop_one();
                 break;
             }
-            let resp = match serde_json::from_slice::<Request>(&body) {
-                Ok(req) => self.handle(req).await,
-                Err(e) => Response::Error(format!("undecodable request: {e}")),
+            let req = match serde_json::from_slice::<Request>(&body) {
+                Ok(req) => req,
+                Err(e) => {
+                    self.refuse(Refusal::Malformed, &format!("an undecodable request: {e}"));
+                    break;
+                }
             };
+            if let Err((why, reason)) = self.admit(&req) {
+                self.refuse(why, &reason);
+                break;
+            }
+            let resp = self.handle(req).await;
             let Ok(out) = serde_json::to_vec(&resp) else {
                 break;
             };
-            if write_frame(&mut stream, &out).await.is_err() {
+            if link.send(&out).await.is_err() {
                 break;
             }
         }
@@ -509,26 +673,29 @@ impl Connection {
 
     async fn handle(&mut self, req: Request) -> Response {
         match req {
-            Request::Append(r) => match self.raft.append_entries(r).await {
+            Request::Append(r) => match self.listening.raft.append_entries(r).await {
                 Ok(r) => Response::Append(r),
                 Err(e) => Response::Error(e.to_string()),
             },
-            Request::Vote(r) => match self.raft.vote(r).await {
+            Request::Vote(r) => match self.listening.raft.vote(r).await {
                 Ok(r) => Response::Vote(r),
                 Err(e) => Response::Error(e.to_string()),
             },
-            Request::PreVote(r) => match self.raft.pre_vote(r).await {
+            Request::PreVote(r) => match self.listening.raft.pre_vote(r).await {
                 Ok(r) => Response::Vote(r),
                 Err(e) => Response::Error(e.to_string()),
             },
-            Request::TransferLeader(r) => match self.raft.handle_transfer_leader(r).await {
+            Request::TransferLeader(r) => match self.listening.raft.handle_transfer_leader(r).await
+            {
                 Ok(r) => Response::TransferLeader(r),
                 Err(e) => Response::Error(e.to_string()),
             },
-            Request::Announce { id, node } => match set_node(&self.raft, id, node).await {
-                Ok(()) => Response::Announced,
-                Err(e) => Response::Error(e),
-            },
+            Request::Announce { id, node } => {
+                match set_node(&self.listening.raft, id, node).await {
+                    Ok(()) => Response::Announced,
+                    Err(e) => Response::Error(e),
+                }
+            }
             Request::SnapshotChunk {
                 vote,
                 meta,
@@ -563,7 +730,7 @@ impl Connection {
             }
             if has_file {
                 let path = incoming_path(
-                    &self.snapshots,
+                    &self.listening.snapshots,
                     &format!("{}-{}", std::process::id(), self.tag),
                 );
                 let file = tokio::fs::File::create(&path).await?;
@@ -603,6 +770,7 @@ impl Connection {
             snapshot: SnapshotData { file, removed },
         };
         let resp = self
+            .listening
             .raft
             .install_full_snapshot(vote, snapshot)
             .await
@@ -636,21 +804,24 @@ pub(crate) async fn set_node(raft: &Raft, id: NodeId, node: Node) -> Result<(), 
     }
 }
 
-/// Sends this member's addresses to the leader at `leader_addr` (see [`Request::Announce`]).
+/// Sends this member's addresses to the leader, member `leader` at `leader_addr` (see
+/// [`Request::Announce`]).
 pub(crate) async fn announce(
-    leader_addr: &str,
+    tls: Option<&PeerTls>,
+    (leader, leader_addr): (NodeId, &str),
     id: NodeId,
     node: &Node,
     deadline: Duration,
 ) -> Result<(), WireError> {
     let call = async {
-        let mut stream = TcpStream::connect(leader_addr).await?;
+        let mut link = dial(tls, leader, leader_addr, deadline).await?;
         let body = serde_json::to_vec(&Request::Announce {
             id,
             node: node.clone(),
         })?;
-        write_frame(&mut stream, &body).await?;
-        let reply = read_frame(&mut stream)
+        link.send(&body).await?;
+        let reply = link
+            .recv()
             .await?
             .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
         match serde_json::from_slice::<Response>(&reply)? {
