@@ -1,27 +1,55 @@
-//! Which words may not be unquoted variable names.
+//! How keywords and names share words.
 //!
-//! Cypher lets almost any word be a label, relationship type, property key or map key (after
-//! `:` or `.`, or before `:` in a map, a name cannot be mistaken for anything else), and
-//! Neo4j accepts even clause keywords as variables (`MATCH (order:Order) RETURN order`). Only
-//! the words that would change how an expression reads are reserved: the operators, the
-//! literals, and the words that delimit `CASE`, `WHERE`, `AS` and `DISTINCT` (quote them with
-//! backticks to use them as variables).
+//! Neo4j 5 reserves no word outright: its grammar lets every keyword name a variable, a label,
+//! a relationship type, a property or map key, a parameter or a procedure output, and reads a
+//! word as a keyword only where the keyword can stand; where both readings fit, the keyword
+//! wins (the Cypher manual's example: `WITH 123 AS true RETURN true` returns `true`). Quiver
+//! decides the same way, from the next token or two:
+//!
+//! - where an expression begins, `NULL`, `TRUE` and `FALSE` are the literals; `NOT`, `CASE`
+//!   and `DISTINCT` are keywords when an operand can follow them ([`starts_operand`]), and
+//!   any other word is a variable (`RETURN end`, `count(not)`, `[when IN list | when]`);
+//! - in a node or relationship pattern, `WHERE` and `IS` name the variable only where no
+//!   predicate or label can follow (`(where)`, `(is:Label)`, but `(WHERE n.x > 1)`);
+//! - after `IS`, a label may not be [`is_refused_after_is`] (`NOT`, `NULL`, `TYPED`,
+//!   `NORMALIZED`, `NFC`, `NFD`, `NFKC`, `NFKD`) unquoted, since `n IS NOT NULL` and
+//!   `n IS NORMALIZED` read them as predicates: the one place Neo4j 5 refuses a keyword, and
+//!   so does Quiver, by name.
+//!
+//! Quote any of these with backticks to make it a name everywhere.
 
-/// Reserved as variable names (upper case, sorted for binary search).
-const RESERVED: &[&str] = &[
-    "AND", "AS", "CASE", "CONTAINS", "DISTINCT", "ELSE", "END", "ENDS", "FALSE", "IN", "IS", "NOT",
-    "NULL", "OR", "STARTS", "THEN", "TRUE", "WHEN", "WHERE", "XOR",
+/// Literal words: where an expression begins they are always the literal.
+const LITERALS: &[&str] = &["FALSE", "NULL", "TRUE"];
+
+/// Words that continue an expression and cannot begin an operand where a keyword would take
+/// one: after `NOT`, `CASE` or `DISTINCT` they make that word a variable (`RETURN not AS x`,
+/// `count(distinct IN list)`). Any other word, clause words included, is taken as the
+/// operand there: where both readings fit, the keyword wins, so `WITH distinct RETURN ...`
+/// needs the name quoted (or an alias: `WITH distinct AS d RETURN ...`).
+const CONTINUATIONS: &[&str] = &[
+    "AND", "AS", "CONTAINS", "ELSE", "END", "ENDS", "IN", "IS", "OR", "STARTS", "THEN", "WHEN",
+    "WHERE", "XOR",
 ];
 
-/// Reserved words that still read as a variable where an expression begins, as in Neo4j 5
-/// (which takes a word as a keyword only where it can be one): they only delimit a `CASE`,
-/// and no expression begins with them, so `WITH 1 AS end RETURN end` is unambiguous.
-const EXPRESSION_VARIABLES: &[&str] = &["ELSE", "END", "THEN", "WHEN"];
+/// Keywords that take an operand where an expression begins.
+const OPERAND_KEYWORDS: &[&str] = &["CASE", "DISTINCT", "NOT"];
 
-/// Words that are fine as variables but start special forms when followed by `(` or `{`
-/// (`count(*)`, `COUNT { }`, `any(x IN ...)`); the printer quotes them as variables so a
-/// printed query never depends on what follows them.
-const SPECIAL: &[&str] = &[
+/// Labels that must be quoted after `IS` (Neo4j 5's `symbolicLabelNameString` leaves them
+/// out): each begins a predicate there.
+const REFUSED_AFTER_IS: &[&str] = &[
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "NORMALIZED",
+    "NOT",
+    "NULL",
+    "TYPED",
+];
+
+/// Words that start special forms before `(` or `{` (`count(*)`, `COUNT { }`,
+/// `any(x IN ...)`).
+const SPECIAL_FORMS: &[&str] = &[
     "ALL",
     "ALLSHORTESTPATHS",
     "ANY",
@@ -48,19 +76,29 @@ fn contains(list: &[&str], word: &str) -> bool {
     .is_ok()
 }
 
-/// Whether `word` cannot be an unquoted variable name.
-pub(crate) fn is_reserved(word: &str) -> bool {
-    contains(RESERVED, word)
+/// Whether `word` is `NULL`, `TRUE` or `FALSE`, which are literals where an expression
+/// begins.
+pub(crate) fn is_literal(word: &str) -> bool {
+    contains(LITERALS, word)
 }
 
-/// Whether `word`, though reserved, is a variable where an expression begins.
-pub(crate) fn is_expression_variable(word: &str) -> bool {
-    contains(EXPRESSION_VARIABLES, word)
+/// Whether `word` may begin an operand after a keyword that takes one (`NOT`, `CASE`,
+/// `DISTINCT`): every word but those that only continue an expression.
+pub(crate) fn starts_operand(word: &str) -> bool {
+    !contains(CONTINUATIONS, word)
 }
 
-/// Whether the printer should quote `word` when it is a variable.
+/// Whether `word` cannot be an unquoted label after `IS`.
+pub(crate) fn is_refused_after_is(word: &str) -> bool {
+    contains(REFUSED_AFTER_IS, word)
+}
+
+/// Whether the printer should quote `word` when it is a variable: every word whose reading
+/// as a variable depends on what follows it, so that a printed query never does.
 pub(crate) fn quote_as_variable(word: &str) -> bool {
-    contains(RESERVED, word) || contains(SPECIAL, word)
+    [LITERALS, CONTINUATIONS, OPERAND_KEYWORDS, SPECIAL_FORMS]
+        .iter()
+        .any(|list| contains(list, word))
 }
 
 #[cfg(test)]
@@ -69,19 +107,27 @@ mod tests {
 
     #[test]
     fn lists_are_sorted_for_binary_search() {
-        assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
-        assert!(SPECIAL.windows(2).all(|w| w[0] < w[1]));
-        assert!(EXPRESSION_VARIABLES.windows(2).all(|w| w[0] < w[1]));
-        assert!(EXPRESSION_VARIABLES.iter().all(|w| is_reserved(w)));
+        for list in [
+            LITERALS,
+            CONTINUATIONS,
+            OPERAND_KEYWORDS,
+            REFUSED_AFTER_IS,
+            SPECIAL_FORMS,
+        ] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
     }
 
     #[test]
     fn lookups_ignore_case() {
-        assert!(is_reserved("where"));
-        assert!(is_reserved("Null"));
-        assert!(!is_reserved("count"));
-        assert!(!is_reserved("order"));
+        assert!(is_literal("Null"));
+        assert!(!starts_operand("where"));
+        assert!(starts_operand("Match"));
+        assert!(starts_operand("order_id"));
+        assert!(is_refused_after_is("not"));
+        assert!(!is_refused_after_is("end"));
         assert!(quote_as_variable("count"));
+        assert!(quote_as_variable("case"));
         assert!(!quote_as_variable("n"));
     }
 }

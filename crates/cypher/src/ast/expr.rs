@@ -770,21 +770,36 @@ impl fmt::Display for MapEntry {
 }
 
 /// Words that start special forms when followed by `(` (`NOT(x)`, `all(x IN l ...)`,
-/// `reduce(a = ...)`): as the first part of a function name they are printed quoted, so the
-/// call reads back as a call.
+/// `reduce(a = ...)`), or that continue an expression, so that after `NOT`, `CASE` or
+/// `DISTINCT` they end it (`DISTINCT end(x)`): as the first part of a function name they are
+/// printed quoted, so the call reads back as a call.
 const SPECIAL_FORM_WORDS: &[&str] = &[
     "all",
     "allshortestpaths",
+    "and",
     "any",
+    "as",
     "case",
+    "contains",
+    "else",
+    "end",
+    "ends",
     "false",
+    "in",
+    "is",
     "none",
     "not",
     "null",
+    "or",
     "reduce",
     "shortestpath",
     "single",
+    "starts",
+    "then",
     "true",
+    "when",
+    "where",
+    "xor",
 ];
 
 impl fmt::Display for FunctionName {

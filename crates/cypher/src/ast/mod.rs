@@ -257,6 +257,7 @@ mod tests {
         assert_eq!(Ident::new("").to_string(), "``");
         assert_eq!(Ident::new("MATCH").to_string(), "MATCH");
         assert_eq!(Ident::new("MATCH").as_variable().to_string(), "MATCH");
+        assert_eq!(Ident::new("type").as_variable().to_string(), "type");
         assert_eq!(Ident::new("where").as_variable().to_string(), "`where`");
         assert_eq!(Ident::new("count").as_variable().to_string(), "`count`");
         assert_eq!(Ident::new("é").as_variable().to_string(), "é");

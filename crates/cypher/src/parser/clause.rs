@@ -354,7 +354,12 @@ impl Parser<'_> {
 
     /// The body of `WITH` and `RETURN`: `[DISTINCT] items [ORDER BY] [SKIP] [LIMIT]`.
     pub(crate) fn parse_projection(&mut self) -> Result<Projection> {
-        let distinct = self.parse_keyword("DISTINCT");
+        // `RETURN distinct` returns a variable of that name, as in Neo4j 5.
+        let distinct = self.peek_keyword("DISTINCT")
+            && (self.operand_follows(1) || self.peek_nth(1).kind == TokenKind::Star);
+        if distinct {
+            self.advance();
+        }
         let mut star = false;
         let mut items = Vec::new();
         if self.consume(&TokenKind::Star) {

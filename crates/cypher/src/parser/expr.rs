@@ -226,7 +226,7 @@ impl Parser<'_> {
             ));
         }
         self.advance();
-        let expr = self.parse_label_expr(false)?;
+        let expr = self.parse_label_expr(false, false)?;
         Ok(label_test(lhs, expr, self.prev_end()))
     }
 
@@ -299,7 +299,7 @@ impl Parser<'_> {
             return self.finish_normalized(lhs, negated);
         }
         if !negated && self.peek_is_label_expr() {
-            let expr = self.parse_label_expr(false)?;
+            let expr = self.parse_label_expr(false, true)?;
             let span = self.span_from(lhs.span.start);
             return Ok(label_test(lhs, expr, span.end));
         }
@@ -524,9 +524,9 @@ impl Parser<'_> {
         let word = self.text(span);
         let next = self.peek_nth(1).kind.clone();
         let is = |keyword: &str| word.eq_ignore_ascii_case(keyword);
-        if is("NOT") {
+        if is("NOT") && self.operand_follows(1) {
             self.parse_not()
-        } else if is("NULL") || is("TRUE") || is("FALSE") {
+        } else if crate::keywords::is_literal(word) && !self.projection_body_follows(1) {
             let value = if is("NULL") {
                 Literal::Null
             } else {
@@ -534,9 +534,12 @@ impl Parser<'_> {
             };
             self.advance();
             Ok(literal(value, span))
-        } else if is("CASE") {
+        } else if is("CASE") && (self.peek_nth_keyword(1, "WHEN") || self.operand_follows(1)) {
             self.parse_case()
-        } else if next == TokenKind::LBrace && (is("COUNT") || is("EXISTS") || is("COLLECT")) {
+        } else if next == TokenKind::LBrace
+            && (is("COUNT") || is("EXISTS") || is("COLLECT"))
+            && !self.projection_body_follows(1)
+        {
             let kind = if is("COUNT") {
                 SubqueryKind::Count
             } else if is("EXISTS") {
@@ -624,7 +627,13 @@ impl Parser<'_> {
         let start = self.start();
         let name = self.parse_qualified_name("a function name")?;
         self.expect(&TokenKind::LParen)?;
-        let distinct = self.parse_keyword("DISTINCT");
+        // Where both readings fit, `f(DISTINCT)`, the keyword wins, as in Neo4j's grammar;
+        // `f(distinct.x)` and `f(distinct = 1)` read a variable.
+        let distinct = self.peek_keyword("DISTINCT")
+            && (self.operand_follows(1) || self.peek_nth(1).kind == TokenKind::RParen);
+        if distinct {
+            self.advance();
+        }
         let mut args = self.parse_args_until_rparen()?;
         // `normalize(s, NFKC)` names the normal form with a bare word; it is read as the
         // string `'NFKC'`.
@@ -707,15 +716,53 @@ impl Parser<'_> {
         Ok(args)
     }
 
-    fn parse_variable_or_projection(&mut self) -> Result<Expr> {
-        let word = self.peek_is(&TokenKind::Word)
-            && crate::keywords::is_expression_variable(self.text(self.peek().span));
-        let variable = if word {
-            self.parse_name("a variable name")
-        } else {
-            self.parse_variable()
+    /// Whether the token `n` ahead may begin an operand, so that a keyword before it that
+    /// takes one (`NOT`, `CASE`, `DISTINCT`) is read as that keyword rather than a variable.
+    pub(crate) fn operand_follows(&self, n: usize) -> bool {
+        let token = self.peek_nth(n);
+        match &token.kind {
+            // `NOT end.x` reads a property of `end`: no continuation is followed by `.`.
+            TokenKind::Word => {
+                crate::keywords::starts_operand(self.text(token.span))
+                    || self.peek_nth(n + 1).kind == TokenKind::Dot
+            }
+            TokenKind::Integer(_)
+            | TokenKind::Float(_)
+            | TokenKind::String(_)
+            | TokenKind::Parameter(_)
+            | TokenKind::QuotedName(_)
+            | TokenKind::LParen
+            | TokenKind::LBracket
+            | TokenKind::Minus
+            | TokenKind::Plus => true,
+            // A map literal, not a projection's body (`not {.x}` projects a variable).
+            TokenKind::LBrace => {
+                self.peek_nth(n + 1).kind == TokenKind::RBrace
+                    || self.peek_nth(n + 2).kind == TokenKind::Colon
+            }
+            _ => false,
         }
-        .map_err(|_| self.expected("an expression"))?;
+    }
+
+    /// Whether the token `n` ahead opens a map projection's body, `{.key`, `{name,` or
+    /// `{name}`, which neither a map literal nor a subquery can begin with: it makes the word
+    /// before it a variable (`count {.id}`, `null {.id}`).
+    fn projection_body_follows(&self, n: usize) -> bool {
+        self.peek_nth(n).kind == TokenKind::LBrace
+            && match self.peek_nth(n + 1).kind {
+                TokenKind::Dot => true,
+                TokenKind::Word | TokenKind::QuotedName(_) => matches!(
+                    self.peek_nth(n + 2).kind,
+                    TokenKind::Comma | TokenKind::RBrace
+                ),
+                _ => false,
+            }
+    }
+
+    fn parse_variable_or_projection(&mut self) -> Result<Expr> {
+        let variable = self
+            .parse_variable()
+            .map_err(|_| self.expected("an expression"))?;
         if self.peek_is(&TokenKind::LBrace) {
             return self.parse_map_projection(variable);
         }
@@ -948,9 +995,12 @@ impl Parser<'_> {
 
     fn parse_bracket_inner(&mut self) -> Result<Expr> {
         let start = self.start();
-        let variable_next = matches!(self.peek_nth(1).kind, TokenKind::QuotedName(_))
-            || (self.peek_nth(1).kind == TokenKind::Word
-                && !crate::keywords::is_reserved(self.text(self.peek_nth(1).span)));
+        // Any word may name the variable, `[end IN list | end]`, as in Neo4j 5, whose grammar
+        // tries the comprehension before the list literal.
+        let variable_next = matches!(
+            self.peek_nth(1).kind,
+            TokenKind::Word | TokenKind::QuotedName(_)
+        );
         if variable_next && self.peek_nth_keyword(2, "IN") {
             let key = (self.index, LIST_COMPREHENSION);
             if !self.not_a_pattern.contains(&key) {

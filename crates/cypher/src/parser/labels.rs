@@ -8,14 +8,44 @@
 //! always the operator.
 
 use super::{Parser, Result};
-use crate::ast::{CypherType, LabelExpr, TypeKind, vector_coordinate_name};
+use crate::ast::{CypherType, Ident, LabelExpr, TypeKind, vector_coordinate_name};
+use crate::error::Detail;
+use crate::keywords;
 use crate::token::TokenKind;
 
 impl Parser<'_> {
     /// After `:` or `IS`: a label expression. `legacy_bar_colon` accepts relationship types'
-    /// old `[:A|:B]` spelling.
-    pub(crate) fn parse_label_expr(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
-        self.nested(|p| p.parse_label_or(legacy_bar_colon))
+    /// old `[:A|:B]` spelling; `after_is` refuses the names that begin predicates after `IS`.
+    pub(crate) fn parse_label_expr(
+        &mut self,
+        legacy_bar_colon: bool,
+        after_is: bool,
+    ) -> Result<LabelExpr> {
+        let saved = std::mem::replace(&mut self.labels_after_is, after_is);
+        let expr = self.nested(|p| p.parse_label_or(legacy_bar_colon));
+        self.labels_after_is = saved;
+        expr
+    }
+
+    /// A label or type name; after `IS`, not one of the words that make `IS` a predicate
+    /// there (`n IS NOT NULL`, `n IS TYPED INTEGER`), which must be quoted, as in Neo4j 5.
+    pub(crate) fn parse_label_name(&mut self) -> Result<Ident> {
+        let token = self.peek();
+        if self.labels_after_is
+            && token.kind == TokenKind::Word
+            && keywords::is_refused_after_is(self.text(token.span))
+        {
+            let word = self.text(token.span);
+            return Err(self.error(
+                Detail::UnexpectedSyntax,
+                format!(
+                    "Invalid input '{word}': '{word}' cannot be a label or type name after 'IS' \
+                     unless quoted with backticks (`{word}`)"
+                ),
+                token.span,
+            ));
+        }
+        self.parse_name("a label name")
     }
 
     fn parse_label_or(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
@@ -75,7 +105,7 @@ impl Parser<'_> {
                     any,
                 })
             }
-            _ => Ok(LabelExpr::Name(self.parse_name("a label name")?)),
+            _ => Ok(LabelExpr::Name(self.parse_label_name()?)),
         }
     }
 

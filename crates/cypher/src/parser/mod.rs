@@ -21,7 +21,6 @@ use std::collections::HashSet;
 
 use crate::ast::{Clause, CypherPrefix, Ident, QueryMode, Statement, StatementKind};
 use crate::error::{Detail, Error, ErrorKind, Status};
-use crate::keywords;
 use crate::lexer;
 use crate::span::Span;
 use crate::token::{Token, TokenKind};
@@ -75,6 +74,7 @@ pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<St
         not_a_pattern: HashSet::new(),
         speculating: 0,
         bar_ends_filter: 0,
+        labels_after_is: false,
         before_clause: None,
     };
     parser.parse_statement()
@@ -143,6 +143,8 @@ pub(crate) struct Parser<'a> {
     /// Above zero while a comprehension's filter is read: a `|` at the top level of a label
     /// expression or type there ends the filter (see `labels`).
     bar_ends_filter: usize,
+    /// Whether the label expression being read follows `IS` (see `labels`).
+    labels_after_is: bool,
     /// The clause a `MATCH ... SEARCH` is read into, to run before the `MATCH` just read
     /// (see `search`).
     before_clause: Option<Clause>,
@@ -372,27 +374,21 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether a name is next. Any word may name a variable, as in Neo4j 5 (see
+    /// [`crate::keywords`]); the callers decide by what follows where a keyword could stand too.
     fn peek_variable(&self) -> bool {
-        match &self.peek().kind {
-            TokenKind::Word => !keywords::is_reserved(self.text(self.peek().span)),
-            TokenKind::QuotedName(_) => true,
-            _ => false,
-        }
+        matches!(self.peek_kind(), TokenKind::Word | TokenKind::QuotedName(_))
     }
 
-    /// A name after `AS` (an alias, an UNWIND or LOAD CSV variable): any word, reserved or
-    /// not, since nothing else can stand there (`RETURN x AS end`), as in Neo4j 5.
+    /// A name after `AS` (an alias, an UNWIND or LOAD CSV variable): any word, since nothing
+    /// else can stand there (`RETURN x AS end`).
     fn parse_alias(&mut self) -> Result<Ident> {
         self.parse_name("a variable name")
     }
 
-    /// A variable name: quoted, or unquoted and not reserved.
+    /// A variable name where only a name can stand: any word, or a quoted name.
     fn parse_variable(&mut self) -> Result<Ident> {
-        if self.peek_variable() {
-            self.parse_name("a variable name")
-        } else {
-            Err(self.expected("a variable name"))
-        }
+        self.parse_name("a variable name")
     }
 
     // ----- statements -----

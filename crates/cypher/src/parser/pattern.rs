@@ -360,13 +360,33 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether a node's or relationship's variable is next, just inside its bracket. Any word
+    /// may be one (`(end:B)`, `[type]`), except that `WHERE` and `IS` are the keywords when
+    /// a predicate or label can follow them: `(where)`, `(where:A)` and `(is {id: 1})` name
+    /// variables, `(WHERE n.x > 1)`, `(WHERE $p)` and `(IS A)` do not.
+    fn peek_element_variable(&self) -> bool {
+        if !self.peek_variable() {
+            return false;
+        }
+        let where_ = self.peek_keyword("WHERE");
+        if !where_ && !self.peek_keyword("IS") {
+            return true;
+        }
+        match self.peek_nth(1).kind {
+            TokenKind::RParen | TokenKind::RBracket | TokenKind::Colon | TokenKind::Star => true,
+            // A map or parameter is a predicate after `WHERE`, properties after a variable.
+            TokenKind::LBrace | TokenKind::Parameter(_) => !where_,
+            _ => self.peek_nth_keyword(1, "WHERE") || self.peek_nth_keyword(1, "IS"),
+        }
+    }
+
     fn parse_node_pattern(&mut self) -> Result<NodePattern> {
         let start = self.start();
         if !self.peek_is(&TokenKind::LParen) {
             return Err(self.expected("'(' to start a node pattern"));
         }
         self.advance();
-        let variable = if self.peek_variable() {
+        let variable = if self.peek_element_variable() {
             Some(self.parse_variable()?)
         } else {
             None
@@ -513,14 +533,14 @@ impl Parser<'_> {
     /// `:A:B` or `:A&B` (both mean all of them) as plain labels; any other label expression
     /// (`:A|B`, `:!A`, `:%`, also after `IS`) as the second element.
     fn parse_node_labels(&mut self) -> Result<(Vec<Ident>, Option<LabelExpr>)> {
-        let is_form = self.peek_keyword("IS") && !self.peek_nth_keyword(1, "NULL");
+        let is_form = self.peek_keyword("IS");
         if !is_form && !self.consume(&TokenKind::Colon) {
             return Ok((Vec::new(), None));
         }
         if is_form {
             self.advance();
         }
-        let expr = self.parse_label_expr(false)?;
+        let expr = self.parse_label_expr(false, is_form)?;
         Ok(match expr.conjunction() {
             Some(labels) => (labels, None),
             None => (Vec::new(), Some(expr)),
@@ -572,7 +592,7 @@ impl Parser<'_> {
             span: self.span_from(start),
         };
         if self.consume(&TokenKind::LBracket) {
-            if self.peek_variable() {
+            if self.peek_element_variable() {
                 relationship.variable = Some(self.parse_variable()?);
             }
             let is_form = self.peek_keyword("IS");
@@ -588,7 +608,7 @@ impl Parser<'_> {
                 if is_form {
                     self.advance();
                 }
-                let expr = self.parse_label_expr(true)?;
+                let expr = self.parse_label_expr(true, is_form)?;
                 match expr.disjunction() {
                     Some(types) => relationship.types = types,
                     None => relationship.type_expr = Some(expr),
