@@ -306,6 +306,8 @@ fn storage_code(e: &quiver_storage::Error) -> Status {
         S::InvalidSchema(_) => code::ARGUMENT_ERROR,
         S::ConstraintCreationFailed { .. } => Status::ConstraintCreationFailed,
         S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
+        S::SchemaIndexed { .. } => Status::IndexAlreadyExists,
+        S::SchemaConstrained { .. } => Status::ConstraintAlreadyExists,
         S::SchemaNameTaken {
             constraint: false, ..
         } => Status::IndexWithNameAlreadyExists,

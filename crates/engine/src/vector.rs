@@ -387,7 +387,10 @@ pub(crate) fn options_value(info: &VectorIndexInfo) -> Value {
         ),
     ]);
     Value::map(Map::from_iter([
-        (Arc::from("indexProvider"), Value::from("vector-2.0")),
+        (
+            Arc::from("indexProvider"),
+            Value::from(quiver_storage::VECTOR_PROVIDER),
+        ),
         (Arc::from("indexConfig"), Value::map(config)),
     ]))
 }

@@ -541,3 +541,568 @@ fn a_parameterised_name_or_option_fails_as_neo4j_does() {
         vec![vec![Value::from("taken")]]
     );
 }
+
+/// What a schema command does beside the rules made before it.
+enum Then {
+    /// It makes its rule.
+    Made,
+    /// `IF NOT EXISTS` takes an existing rule for it: nothing changes.
+    Nothing,
+    /// It fails with Neo4j's code and message.
+    Fails(&'static str, &'static str),
+}
+
+const EQUIVALENT: &str = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists";
+const INDEXED: &str = "Neo.ClientError.Schema.IndexAlreadyExists";
+const CONSTRAINED: &str = "Neo.ClientError.Schema.ConstraintAlreadyExists";
+const INDEX_NAME: &str = "Neo.ClientError.Schema.IndexWithNameAlreadyExists";
+const CONSTRAINT_NAME: &str = "Neo.ClientError.Schema.ConstraintWithNameAlreadyExists";
+
+/// Every index and constraint by name and type, sorted.
+fn schema_rules(db: &Database) -> Vec<Vec<Value>> {
+    let mut all = rows(db, "SHOW INDEXES YIELD name, type RETURN name, type");
+    all.extend(rows(
+        db,
+        "SHOW CONSTRAINTS YIELD name, type RETURN name, type",
+    ));
+    all.sort_by_key(|r| format!("{r:?}"));
+    all
+}
+
+/// Runs each case on a database of its own: `given` first, then `when`, which must do what
+/// `then` says; a refusal leaves the schema as it was.
+fn check_cases(cases: &[(&[&str], &str, Then)]) {
+    for (given, when, then) in cases {
+        let db = db();
+        for statement in *given {
+            rows(&db, statement);
+        }
+        let before = schema_rules(&db);
+        match (db.execute(when, Map::new()), then) {
+            (Ok(r), Then::Made) => {
+                let stats = r.summary.stats;
+                assert_eq!(stats.indexes_added + stats.constraints_added, 1, "{when}");
+                // A uniqueness or key constraint shows its index too.
+                assert!(schema_rules(&db).len() > before.len(), "{when}");
+            }
+            (Ok(r), Then::Nothing) => {
+                let stats = r.summary.stats;
+                assert_eq!(stats.indexes_added + stats.constraints_added, 0, "{when}");
+                assert_eq!(schema_rules(&db), before, "{when}");
+            }
+            (Err(e), Then::Fails(code, message)) => {
+                assert_eq!(
+                    (e.status_code().to_string().as_str(), e.message().as_str()),
+                    (*code, *message),
+                    "{given:?} then {when}"
+                );
+                assert_eq!(schema_rules(&db), before, "{when}");
+            }
+            (Ok(_), _) => panic!("{given:?} then {when}: succeeded"),
+            (Err(e), _) => panic!("{given:?} then {when}: {e}"),
+        }
+    }
+}
+
+/// Neo4j 5's answers for range, text and point indexes beside indexes and constraints: the
+/// same rule again is an equivalent rule, another name over the same schema and type finds
+/// the index there, the same name over another schema finds the name taken, and an index a
+/// constraint owns blocks an index of its type. `IF NOT EXISTS` does nothing where an index of
+/// the type covers the schema or an index (a constraint's too) holds the name.
+#[test]
+fn property_indexes_meet_existing_rules_as_in_neo4j() {
+    const RANGE: &str = "CREATE INDEX i FOR (n:L) ON (n.p)";
+    const UNIQUE: &str = "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.p IS UNIQUE";
+    const EXISTS: &str = "CREATE CONSTRAINT e FOR (n:L) REQUIRE n.p IS NOT NULL";
+    check_cases(&[
+        (
+            &[RANGE],
+            RANGE,
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='i', type='RANGE', \
+                 schema=(:L {p}), indexProvider='range-1.0' )'.",
+            ),
+        ),
+        (
+            &[RANGE],
+            "CREATE INDEX j FOR (n:L) ON (n.p)",
+            Then::Fails(INDEXED, "There already exists an index (:L {p})."),
+        ),
+        (
+            &[RANGE],
+            "CREATE INDEX i FOR (n:L) ON (n.q)",
+            Then::Fails(INDEX_NAME, "There already exists an index called 'i'."),
+        ),
+        (
+            &[RANGE],
+            "CREATE INDEX i IF NOT EXISTS FOR (n:L) ON (n.p)",
+            Then::Nothing,
+        ),
+        (
+            &[RANGE],
+            "CREATE INDEX j IF NOT EXISTS FOR (n:L) ON (n.p)",
+            Then::Nothing,
+        ),
+        (
+            &[RANGE],
+            "CREATE INDEX i IF NOT EXISTS FOR (n:L) ON (n.q)",
+            Then::Nothing,
+        ),
+        // Key order is part of the schema.
+        (
+            &["CREATE INDEX i FOR (n:L) ON (n.p, n.q)"],
+            "CREATE INDEX j FOR (n:L) ON (n.q, n.p)",
+            Then::Made,
+        ),
+        (
+            &["CREATE INDEX i FOR ()-[r:R]-() ON (r.p)"],
+            "CREATE INDEX j FOR ()-[r:R]-() ON (r.p)",
+            Then::Fails(INDEXED, "There already exists an index ()-[:R {p}]-()."),
+        ),
+        (
+            &[RANGE],
+            "CREATE INDEX j FOR ()-[r:L]-() ON (r.p)",
+            Then::Made,
+        ),
+        // A uniqueness constraint owns a range index over its schema.
+        (
+            &[UNIQUE],
+            "CREATE INDEX j FOR (n:L) ON (n.p)",
+            Then::Fails(
+                CONSTRAINED,
+                "There is a uniqueness constraint on (:L {p}), so an index is already \
+                 created that matches this.",
+            ),
+        ),
+        (
+            &[UNIQUE],
+            "CREATE INDEX j IF NOT EXISTS FOR (n:L) ON (n.p)",
+            Then::Nothing,
+        ),
+        (
+            &[UNIQUE],
+            "CREATE INDEX c FOR (n:L) ON (n.p)",
+            Then::Fails(
+                CONSTRAINT_NAME,
+                "There already exists a constraint called 'c'.",
+            ),
+        ),
+        // Its index bears its name, so IF NOT EXISTS finds an index called so...
+        (
+            &[UNIQUE],
+            "CREATE INDEX c IF NOT EXISTS FOR (n:L) ON (n.q)",
+            Then::Nothing,
+        ),
+        // ...but an existence constraint owns no index.
+        (
+            &[EXISTS],
+            "CREATE INDEX e IF NOT EXISTS FOR (n:L) ON (n.p)",
+            Then::Fails(
+                CONSTRAINT_NAME,
+                "There already exists a constraint called 'e'.",
+            ),
+        ),
+        (&[EXISTS], "CREATE INDEX j FOR (n:L) ON (n.p)", Then::Made),
+        // Text and point indexes are types of their own.
+        (
+            &[RANGE, "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.q IS UNIQUE"],
+            "CREATE TEXT INDEX t FOR (n:L) ON (n.p)",
+            Then::Made,
+        ),
+        (
+            &[UNIQUE],
+            "CREATE TEXT INDEX t FOR (n:L) ON (n.p)",
+            Then::Made,
+        ),
+        (
+            &["CREATE TEXT INDEX t FOR (n:L) ON (n.p)"],
+            "CREATE TEXT INDEX t FOR (n:L) ON (n.p)",
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='t', type='TEXT', \
+                 schema=(:L {p}), indexProvider='text-2.0' )'.",
+            ),
+        ),
+        (
+            &["CREATE TEXT INDEX t FOR (n:L) ON (n.p)"],
+            "CREATE TEXT INDEX u FOR (n:L) ON (n.p)",
+            Then::Fails(INDEXED, "There already exists an index (:L {p})."),
+        ),
+        (
+            &["CREATE TEXT INDEX t FOR (n:L) ON (n.p)"],
+            "CREATE TEXT INDEX u IF NOT EXISTS FOR (n:L) ON (n.p)",
+            Then::Nothing,
+        ),
+        (
+            &["CREATE POINT INDEX pt FOR (n:L) ON (n.p)"],
+            "CREATE POINT INDEX pt FOR (n:L) ON (n.p)",
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='pt', type='POINT', \
+                 schema=(:L {p}), indexProvider='point-1.0' )'.",
+            ),
+        ),
+        (
+            &["CREATE POINT INDEX pt FOR (n:L) ON (n.p)"],
+            "CREATE POINT INDEX other FOR (n:L) ON (n.p)",
+            Then::Fails(INDEXED, "There already exists an index (:L {p})."),
+        ),
+        (
+            &["CREATE POINT INDEX pt FOR (n:L) ON (n.p)"],
+            "CREATE INDEX pt IF NOT EXISTS FOR (n:M) ON (n.x)",
+            Then::Nothing,
+        ),
+    ]);
+}
+
+/// neomodel's `install_labels` meets a full-text or vector index made under another name
+/// over its schema (and with other options) and expects Neo4j's "There already exists an
+/// index" with `IndexAlreadyExists`: options never make two indexes over one schema differ.
+#[test]
+fn fulltext_and_vector_indexes_meet_existing_rules_as_in_neo4j() {
+    const FULLTEXT: &str = "CREATE FULLTEXT INDEX f FOR (n:L) ON EACH [n.p]";
+    const VECTOR: &str = "CREATE VECTOR INDEX v FOR (n:L) ON n.e \
+        OPTIONS {indexConfig: {`vector.dimensions`: 1536, `vector.similarity_function`: 'cosine'}}";
+    check_cases(&[
+        (
+            &[FULLTEXT],
+            FULLTEXT,
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='f', type='FULLTEXT', \
+                 schema=(:L {p}), indexProvider='fulltext-1.0' )'.",
+            ),
+        ),
+        (
+            &[FULLTEXT],
+            "CREATE FULLTEXT INDEX fulltext_index_L_p FOR (n:L) ON EACH [n.p] \
+             OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words', \
+             `fulltext.eventually_consistent`: false}}",
+            Then::Fails(INDEXED, "There already exists an index (:L {p})."),
+        ),
+        (
+            &[FULLTEXT],
+            "CREATE FULLTEXT INDEX f FOR (n:L) ON EACH [n.p] \
+             OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='f', type='FULLTEXT', \
+                 schema=(:L {p}), indexProvider='fulltext-1.0' )'.",
+            ),
+        ),
+        (
+            &[FULLTEXT],
+            "CREATE FULLTEXT INDEX f FOR (n:L) ON EACH [n.q]",
+            Then::Fails(INDEX_NAME, "There already exists an index called 'f'."),
+        ),
+        (
+            &["CREATE FULLTEXT INDEX f FOR (n:A|B) ON EACH [n.x, n.y]"],
+            "CREATE FULLTEXT INDEX g FOR (n:A|B) ON EACH [n.x, n.y]",
+            Then::Fails(INDEXED, "There already exists an index (:A:B {x, y})."),
+        ),
+        (
+            &["CREATE FULLTEXT INDEX f FOR ()-[r:R]-() ON EACH [r.p]"],
+            "CREATE FULLTEXT INDEX g FOR ()-[r:R]-() ON EACH [r.p]",
+            Then::Fails(INDEXED, "There already exists an index ()-[:R {p}]-()."),
+        ),
+        (
+            &[FULLTEXT],
+            "CREATE FULLTEXT INDEX g IF NOT EXISTS FOR (n:L) ON EACH [n.p]",
+            Then::Nothing,
+        ),
+        (
+            &[FULLTEXT],
+            "CREATE FULLTEXT INDEX f IF NOT EXISTS FOR (n:L) ON EACH [n.q]",
+            Then::Nothing,
+        ),
+        (
+            &[FULLTEXT],
+            "CREATE FULLTEXT INDEX g FOR (n:L) ON EACH [n.q]",
+            Then::Made,
+        ),
+        (&[FULLTEXT], "CREATE INDEX i FOR (n:L) ON (n.p)", Then::Made),
+        (
+            &[VECTOR],
+            VECTOR,
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='v', type='VECTOR', \
+                 schema=(:L {e}), indexProvider='vector-2.0' )'.",
+            ),
+        ),
+        (
+            &[VECTOR],
+            "CREATE VECTOR INDEX vector_index_L_e FOR (n:L) ON n.e \
+             OPTIONS {indexConfig: {`vector.dimensions`: 4, `vector.similarity_function`: 'euclidean'}}",
+            Then::Fails(INDEXED, "There already exists an index (:L {e})."),
+        ),
+        (
+            &[VECTOR],
+            "CREATE VECTOR INDEX v FOR (n:L) ON n.e \
+             OPTIONS {indexConfig: {`vector.dimensions`: 4}}",
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent index already exists, 'Index( name='v', type='VECTOR', \
+                 schema=(:L {e}), indexProvider='vector-2.0' )'.",
+            ),
+        ),
+        (
+            &["CREATE VECTOR INDEX v FOR ()-[r:R]-() ON r.e \
+               OPTIONS {indexConfig: {`vector.dimensions`: 2}}"],
+            "CREATE VECTOR INDEX w FOR ()-[r:R]-() ON r.e \
+             OPTIONS {indexConfig: {`vector.dimensions`: 3}}",
+            Then::Fails(INDEXED, "There already exists an index ()-[:R {e}]-()."),
+        ),
+        (
+            &[VECTOR],
+            "CREATE VECTOR INDEX w IF NOT EXISTS FOR (n:L) ON n.e \
+             OPTIONS {indexConfig: {`vector.dimensions`: 4}}",
+            Then::Nothing,
+        ),
+        (
+            &[VECTOR],
+            "CREATE FULLTEXT INDEX f FOR (n:L) ON EACH [n.e]",
+            Then::Made,
+        ),
+        (
+            &[VECTOR],
+            "CREATE FULLTEXT INDEX v FOR (n:L) ON EACH [n.e]",
+            Then::Fails(INDEX_NAME, "There already exists an index called 'v'."),
+        ),
+        (
+            &[VECTOR],
+            "CREATE FULLTEXT INDEX v IF NOT EXISTS FOR (n:L) ON EACH [n.e]",
+            Then::Nothing,
+        ),
+    ]);
+}
+
+/// Neo4j 5's answers for uniqueness, key, existence and property type constraints: an equal
+/// constraint with the same name is an equivalent rule, one of the same kind under another
+/// name is there already, a type constraint of other types conflicts, and a plain index of the
+/// type a new constraint would own blocks it. `IF NOT EXISTS` does nothing where a constraint
+/// of the kind (and types) covers the schema or a constraint holds the name, and fails where
+/// an index is what blocks.
+#[test]
+fn constraints_meet_existing_rules_as_in_neo4j() {
+    const UNIQUE: &str = "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.p IS UNIQUE";
+    const EXISTS: &str = "CREATE CONSTRAINT e FOR (n:L) REQUIRE n.p IS NOT NULL";
+    const TYPED: &str = "CREATE CONSTRAINT t FOR (n:L) REQUIRE n.p IS :: INTEGER";
+    check_cases(&[
+        (
+            &[UNIQUE],
+            UNIQUE,
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent constraint already exists, 'Constraint( name='c', \
+                 type='UNIQUENESS', schema=(:L {p}) )'.",
+            ),
+        ),
+        (
+            &[UNIQUE],
+            "CREATE CONSTRAINT d FOR (n:L) REQUIRE n.p IS UNIQUE",
+            Then::Fails(
+                CONSTRAINED,
+                "Constraint already exists: Constraint( name='c', type='UNIQUENESS', \
+                 schema=(:L {p}) )",
+            ),
+        ),
+        (
+            &[UNIQUE],
+            "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.q IS UNIQUE",
+            Then::Fails(
+                CONSTRAINT_NAME,
+                "There already exists a constraint called 'c'.",
+            ),
+        ),
+        (
+            &[UNIQUE],
+            "CREATE CONSTRAINT d IF NOT EXISTS FOR (n:L) REQUIRE n.p IS UNIQUE",
+            Then::Nothing,
+        ),
+        (
+            &[UNIQUE],
+            "CREATE CONSTRAINT c IF NOT EXISTS FOR (n:L) REQUIRE n.q IS NOT NULL",
+            Then::Nothing,
+        ),
+        // A key and a uniqueness constraint own the same type of index.
+        (
+            &[UNIQUE],
+            "CREATE CONSTRAINT k FOR (n:L) REQUIRE n.p IS NODE KEY",
+            Then::Fails(
+                CONSTRAINED,
+                "Constraint already exists: Constraint( name='c', type='UNIQUENESS', \
+                 schema=(:L {p}) )",
+            ),
+        ),
+        (
+            &[UNIQUE],
+            "CREATE CONSTRAINT k IF NOT EXISTS FOR (n:L) REQUIRE n.p IS NODE KEY",
+            Then::Fails(
+                CONSTRAINED,
+                "Constraint already exists: Constraint( name='c', type='UNIQUENESS', \
+                 schema=(:L {p}) )",
+            ),
+        ),
+        (
+            &["CREATE CONSTRAINT k FOR (n:L) REQUIRE (n.p, n.q) IS NODE KEY"],
+            "CREATE CONSTRAINT k FOR (n:L) REQUIRE (n.p, n.q) IS NODE KEY",
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent constraint already exists, 'Constraint( name='k', \
+                 type='NODE KEY', schema=(:L {p, q}) )'.",
+            ),
+        ),
+        (
+            &["CREATE CONSTRAINT r FOR ()-[r:R]-() REQUIRE r.p IS UNIQUE"],
+            "CREATE CONSTRAINT s FOR ()-[r:R]-() REQUIRE r.p IS UNIQUE",
+            Then::Fails(
+                CONSTRAINED,
+                "Constraint already exists: Constraint( name='r', \
+                 type='RELATIONSHIP UNIQUENESS', schema=()-[:R {p}]-() )",
+            ),
+        ),
+        // A plain range index over the schema blocks the index a constraint would own.
+        (
+            &["CREATE INDEX i FOR (n:L) ON (n.p)"],
+            UNIQUE,
+            Then::Fails(
+                INDEXED,
+                "There already exists an index (:L {p}). A constraint cannot be created \
+                 until the index has been dropped.",
+            ),
+        ),
+        (
+            &["CREATE INDEX i FOR (n:L) ON (n.p)"],
+            "CREATE CONSTRAINT c IF NOT EXISTS FOR (n:L) REQUIRE n.p IS UNIQUE",
+            Then::Fails(
+                INDEXED,
+                "There already exists an index (:L {p}). A constraint cannot be created \
+                 until the index has been dropped.",
+            ),
+        ),
+        (
+            &["CREATE TEXT INDEX i FOR (n:L) ON (n.p)"],
+            UNIQUE,
+            Then::Made,
+        ),
+        (
+            &["CREATE INDEX i FOR (n:L) ON (n.p)"],
+            "CREATE CONSTRAINT i IF NOT EXISTS FOR (n:L) REQUIRE n.q IS UNIQUE",
+            Then::Fails(INDEX_NAME, "There already exists an index called 'i'."),
+        ),
+        // Existence and type constraints.
+        (
+            &[EXISTS],
+            EXISTS,
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent constraint already exists, 'Constraint( name='e', \
+                 type='NODE PROPERTY EXISTENCE', schema=(:L {p}) )'.",
+            ),
+        ),
+        (
+            &[EXISTS],
+            "CREATE CONSTRAINT f FOR (n:L) REQUIRE n.p IS NOT NULL",
+            Then::Fails(
+                CONSTRAINED,
+                "Constraint already exists: Constraint( name='e', \
+                 type='NODE PROPERTY EXISTENCE', schema=(:L {p}) )",
+            ),
+        ),
+        (
+            &[EXISTS],
+            "CREATE CONSTRAINT f IF NOT EXISTS FOR (n:L) REQUIRE n.p IS NOT NULL",
+            Then::Nothing,
+        ),
+        (&[EXISTS, UNIQUE], TYPED, Then::Made),
+        (
+            &[TYPED],
+            TYPED,
+            Then::Fails(
+                EQUIVALENT,
+                "An equivalent constraint already exists, 'Constraint( name='t', \
+                 type='NODE PROPERTY TYPE', schema=(:L {p}), propertyType=INTEGER )'.",
+            ),
+        ),
+        (
+            &[TYPED],
+            "CREATE CONSTRAINT u FOR (n:L) REQUIRE n.p IS :: INTEGER",
+            Then::Fails(
+                CONSTRAINED,
+                "Constraint already exists: Constraint( name='t', type='NODE PROPERTY TYPE', \
+                 schema=(:L {p}), propertyType=INTEGER )",
+            ),
+        ),
+        (
+            &[TYPED],
+            "CREATE CONSTRAINT u FOR (n:L) REQUIRE n.p IS :: STRING",
+            Then::Fails(
+                CONSTRAINED,
+                "Conflicting constraint already exists: Constraint( name='t', \
+                 type='NODE PROPERTY TYPE', schema=(:L {p}), propertyType=INTEGER )",
+            ),
+        ),
+        (
+            &[TYPED],
+            "CREATE CONSTRAINT u IF NOT EXISTS FOR (n:L) REQUIRE n.p IS :: STRING",
+            Then::Fails(
+                CONSTRAINED,
+                "Conflicting constraint already exists: Constraint( name='t', \
+                 type='NODE PROPERTY TYPE', schema=(:L {p}), propertyType=INTEGER )",
+            ),
+        ),
+        (
+            &[TYPED],
+            "CREATE CONSTRAINT u IF NOT EXISTS FOR (n:L) REQUIRE n.p IS :: INTEGER",
+            Then::Nothing,
+        ),
+        (
+            &[TYPED],
+            "CREATE CONSTRAINT t FOR (n:L) REQUIRE n.p IS :: STRING",
+            Then::Fails(
+                CONSTRAINT_NAME,
+                "There already exists a constraint called 't'.",
+            ),
+        ),
+        (
+            &[TYPED],
+            "CREATE CONSTRAINT t IF NOT EXISTS FOR (n:L) REQUIRE n.p IS :: STRING",
+            Then::Nothing,
+        ),
+        (
+            &[
+                "CREATE VECTOR INDEX v FOR (n:L) ON n.p OPTIONS {indexConfig: {`vector.dimensions`: 2}}",
+            ],
+            "CREATE CONSTRAINT v IF NOT EXISTS FOR (n:L) REQUIRE n.p IS NOT NULL",
+            Then::Fails(INDEX_NAME, "There already exists an index called 'v'."),
+        ),
+    ]);
+}
+
+/// A transaction's own earlier schema commands count: the second of two indexes over one
+/// schema fails at its statement, as the first would had it committed.
+#[test]
+fn a_transaction_sees_its_own_schema_commands() {
+    let db = db();
+    let mut tx = db.begin(TxOptions::default()).expect("begin");
+    let q = tx
+        .run(
+            "CREATE FULLTEXT INDEX a FOR (n:L) ON EACH [n.p]",
+            Map::new(),
+        )
+        .expect("run");
+    tx.pull(q, -1, &mut Vec::new()).expect("pull");
+    let failed = match tx.run(
+        "CREATE FULLTEXT INDEX b FOR (n:L) ON EACH [n.p]",
+        Map::new(),
+    ) {
+        Err(e) => e,
+        Ok(q) => tx
+            .pull(q, -1, &mut Vec::new())
+            .expect_err("the same schema"),
+    };
+    assert_eq!(failed.status_code(), INDEXED);
+    assert_eq!(failed.message(), "There already exists an index (:L {p}).");
+}

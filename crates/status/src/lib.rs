@@ -168,6 +168,12 @@ statuses! {
     ConstraintDropFailed,
     /// An index or constraint equal to one that exists.
     EquivalentSchemaRuleAlreadyExists,
+    /// An index of the same type over the same schema as a new index (or as the index a new
+    /// constraint would own) exists under another name.
+    IndexAlreadyExists,
+    /// A constraint over the same schema blocks a new constraint, or owns the index a new
+    /// index would be.
+    ConstraintAlreadyExists,
     /// A new index or constraint named as an existing index it is not equal to.
     IndexWithNameAlreadyExists,
     /// A new index or constraint named as an existing constraint it is not equal to.
@@ -402,6 +408,16 @@ const TABLE: [Row; Status::ALL.len()] = {
         unexpected(
             EquivalentSchemaRuleAlreadyExists,
             "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+            CLIENT,
+        ),
+        unexpected(
+            IndexAlreadyExists,
+            "Neo.ClientError.Schema.IndexAlreadyExists",
+            CLIENT,
+        ),
+        unexpected(
+            ConstraintAlreadyExists,
+            "Neo.ClientError.Schema.ConstraintAlreadyExists",
             CLIENT,
         ),
         unexpected(

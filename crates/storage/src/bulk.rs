@@ -990,19 +990,21 @@ impl<'a> BulkLoad<'a> {
                 name
             }
         };
-        let taken = self.indexes.iter().any(|p| {
-            p.name == name
-                || (p.spec.relationship == spec.relationship
-                    && p.spec.token == spec.token
-                    && p.spec.keys == spec.keys
-                    && p.spec.kind.is_constraint() == spec.kind.is_constraint()
-                    && (spec.kind.is_constraint() || p.spec.kind == spec.kind))
-        });
-        if taken {
-            return Err(Error::SchemaRuleExists { name });
-        }
+        let rule = self.storage.index_rule(&name, &spec)?;
+        crate::rules::refuse(&self.rules()?, &rule, crate::rules::Judge::NameOnly)?;
         self.indexes.push(PendingIndex { name, spec });
         Ok(())
+    }
+
+    /// The rules the store holds and those the load has been asked for. A load's rules come
+    /// from a snapshot, judged when they were made, so a new one is judged by its name alone
+    /// (see `rules`).
+    fn rules(&self) -> Result<Vec<crate::rules::Rule>> {
+        let mut rules = self.storage.rules()?;
+        for p in &self.indexes {
+            rules.push(self.storage.index_rule(&p.name, &p.spec)?);
+        }
+        Ok(rules)
     }
 
     /// Defines a vector index (see [`Transaction::create_vector_index`]); its graph is built
@@ -1022,13 +1024,8 @@ impl<'a> BulkLoad<'a> {
             s.labels.get_or_create(token)?
         };
         let key = s.keys.get_or_create(key)?;
-        if s.vector_exists(name, relationship, token, key)
-            || self.indexes.iter().any(|p| p.name == name)
-        {
-            return Err(Error::SchemaRuleExists {
-                name: name.to_string(),
-            });
-        }
+        let rule = s.vector_rule(name, relationship, token, key)?;
+        crate::rules::refuse(&self.rules()?, &rule, crate::rules::Judge::NameOnly)?;
         s.vectors
             .write()
             .push(Arc::new(crate::vector::VectorIndexDef::new(

@@ -26,6 +26,7 @@ use crate::error::{EntityKind, Error, Result};
 use crate::mvcc::View;
 use crate::read;
 use crate::redo::RedoOp;
+use crate::rules::{Judge, Rule};
 use crate::storage::Storage;
 use crate::txn::{SchemaOp, Transaction};
 
@@ -254,35 +255,6 @@ impl PropertyConstraintSpec {
             quote(&self.key)
         )
     }
-
-    /// Whether `other` constrains the same property of the same entities the same way
-    /// (existence, or a type): two such cannot both exist.
-    fn same_schema(&self, other: &PropertyConstraintSpec) -> bool {
-        self.relationship == other.relationship
-            && self.token == other.token
-            && self.key == other.key
-            && self.types.is_some() == other.types.is_some()
-    }
-}
-
-/// What holds a schema name: a property index or constraint, a vector or full-text index, or
-/// a property existence or type constraint.
-pub(crate) enum NameHolder {
-    Schema(Arc<crate::schema::IndexDef>),
-    Vector(Arc<crate::vector::VectorIndexDef>),
-    Fulltext(Arc<crate::fulltext::FulltextIndex>),
-    Property(Arc<PropertyConstraint>),
-}
-
-impl NameHolder {
-    /// Whether the holder is a constraint (its name is a constraint's in Neo4j's errors).
-    pub(crate) fn is_constraint(&self) -> bool {
-        match self {
-            NameHolder::Schema(def) => def.kind.is_constraint(),
-            NameHolder::Vector(_) | NameHolder::Fulltext(_) => false,
-            NameHolder::Property(_) => true,
-        }
-    }
 }
 
 /// A published constraint: the spec and its token ids.
@@ -345,52 +317,6 @@ impl Storage {
             .cloned()
     }
 
-    /// Whether a schema rule of any kind already has `name`.
-    pub(crate) fn schema_name_taken(&self, name: &str) -> bool {
-        self.schema_name_holder(name).is_some()
-    }
-
-    /// The rule that holds `name`, of whatever kind: property indexes and their constraints,
-    /// vector and full-text indexes and property constraints share one name space, as in
-    /// Neo4j.
-    pub(crate) fn schema_name_holder(&self, name: &str) -> Option<NameHolder> {
-        if let Some(def) = self.schema().by_name(name) {
-            return Some(NameHolder::Schema(def.clone()));
-        }
-        if let Some(def) = self.vector_def(name) {
-            return Some(NameHolder::Vector(def));
-        }
-        if let Some(index) = self.fulltext_by_name(name) {
-            return Some(NameHolder::Fulltext(index));
-        }
-        self.property_constraint_by_name(name)
-            .map(NameHolder::Property)
-    }
-
-    /// Refuses a new rule named `name` when a rule holds the name: as
-    /// [`Error::SchemaRuleExists`] when `equivalent` says the holder is the rule being made
-    /// again, else as [`Error::SchemaNameTaken`] naming whether an index or a constraint holds
-    /// it (so `IF NOT EXISTS` can tell a rule of its own kind from one of the other).
-    pub(crate) fn check_new_rule_name(
-        &self,
-        name: &str,
-        equivalent: impl FnOnce(&NameHolder) -> bool,
-    ) -> Result<()> {
-        let Some(holder) = self.schema_name_holder(name) else {
-            return Ok(());
-        };
-        Err(if equivalent(&holder) {
-            Error::SchemaRuleExists {
-                name: name.to_string(),
-            }
-        } else {
-            Error::SchemaNameTaken {
-                name: name.to_string(),
-                constraint: holder.is_constraint(),
-            }
-        })
-    }
-
     fn resolve(&self, spec: &PropertyConstraintSpec) -> Result<PropertyConstraint> {
         let token = if spec.relationship {
             self.get_or_create_rel_type(&spec.token)?.0
@@ -428,9 +354,8 @@ impl Storage {
         &self,
         spec: PropertyConstraintSpec,
     ) -> Result<()> {
-        if self.schema_name_taken(&spec.name) {
-            return Err(Error::SchemaRuleExists { name: spec.name });
-        }
+        // A snapshot holds rules judged when they were made.
+        self.check_new_rule(&Rule::property_constraint(&spec), &[], Judge::NameOnly)?;
         let c = self.resolve(&spec)?;
         self.publish_property_constraint(Arc::new(c));
         Ok(())
@@ -550,17 +475,11 @@ impl Transaction {
     pub fn create_property_constraint(&self, spec: PropertyConstraintSpec) -> Result<()> {
         let mut st = self.schema_write()?;
         let storage = &self.inner.storage;
-        storage.check_new_rule_name(&spec.name, |holder| match holder {
-            NameHolder::Property(c) => c.spec.same_schema(&spec) && c.spec.types == spec.types,
-            _ => false,
-        })?;
-        if storage
-            .property_constraint_defs()
-            .iter()
-            .any(|c| c.spec.same_schema(&spec))
-        {
-            return Err(Error::SchemaRuleExists { name: spec.name });
-        }
+        storage.check_new_rule(
+            &Rule::property_constraint(&spec),
+            &st.schema_ops,
+            Judge::of(self.inner.replay),
+        )?;
         st.schema_ops.push(SchemaOp::CreateProperty(spec));
         Ok(())
     }
@@ -591,16 +510,11 @@ impl Transaction {
         redo: &mut Vec<RedoOp>,
     ) -> Result<Arc<PropertyConstraint>> {
         let storage = &self.inner.storage;
-        if storage.schema_name_taken(&spec.name)
-            || storage
-                .property_constraint_defs()
-                .iter()
-                .any(|c| c.spec.same_schema(spec))
-        {
-            return Err(Error::SchemaRuleExists {
-                name: spec.name.clone(),
-            });
-        }
+        storage.check_new_rule(
+            &Rule::property_constraint(spec),
+            &[],
+            Judge::of(self.inner.replay),
+        )?;
         let c = storage.resolve(spec)?;
         let view = View {
             snapshot: storage.last_committed(),

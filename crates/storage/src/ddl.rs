@@ -9,7 +9,6 @@ use std::sync::atomic::Ordering;
 
 use quiver_value::Value;
 
-use crate::constraints::NameHolder;
 use crate::error::{Error, Result};
 use crate::gc::may_have_label;
 use crate::ids::{LabelId, PropKeyId};
@@ -17,6 +16,7 @@ use crate::index::equal;
 use crate::mvcc::View;
 use crate::read;
 use crate::redo::RedoOp;
+use crate::rules::{Judge, Rule};
 use crate::schema::{IndexDef, Schema};
 use crate::schema::{IndexKind, IndexSpec};
 use crate::storage::Storage;
@@ -100,13 +100,11 @@ impl Transaction {
             Some(n) => n.to_string(),
             None => self.default_name(&spec)?,
         };
-        s.check_new_rule_name(&name, |holder| match holder {
-            NameHolder::Schema(def) => def.same_as(&spec) && def.kind == spec.kind,
-            _ => false,
-        })?;
-        if s.schema().find_same(&spec).is_some() {
-            return Err(Error::SchemaRuleExists { name });
-        }
+        s.check_new_rule(
+            &s.index_rule(&name, &spec)?,
+            &st.schema_ops,
+            Judge::of(self.inner.replay),
+        )?;
         st.schema_ops.push(SchemaOp::Create { name, spec });
         Ok(())
     }
@@ -143,10 +141,7 @@ impl Transaction {
     pub fn create_fulltext_index(&self, spec: crate::fulltext::FulltextSpec) -> Result<()> {
         let mut st = self.schema_write()?;
         let storage = &self.inner.storage;
-        storage.check_new_rule_name(&spec.name, |holder| match holder {
-            NameHolder::Fulltext(index) => index.spec == spec,
-            _ => false,
-        })?;
+        // Options are checked first, as in Neo4j: a bad one fails even beside an equal index.
         if !crate::fulltext::analyzers::is_known(&spec.analyzer) {
             return Err(Error::Fulltext(
                 crate::fulltext::FulltextError::UnknownAnalyzer {
@@ -154,6 +149,11 @@ impl Transaction {
                 },
             ));
         }
+        storage.check_new_rule(
+            &Rule::fulltext(&spec),
+            &st.schema_ops,
+            Judge::of(self.inner.replay),
+        )?;
         st.schema_ops.push(SchemaOp::CreateFulltext(spec));
         Ok(())
     }
@@ -217,16 +217,11 @@ impl Transaction {
                 format!("vector_{token_name}_{}", s.keys.name_or_err(key.0)?)
             }
         };
-        let same = |d: &VectorIndexDef| {
-            d.relationship == relationship && d.token == token && d.key == key.0
-        };
-        s.check_new_rule_name(&name, |holder| match holder {
-            NameHolder::Vector(d) => same(d),
-            _ => false,
-        })?;
-        if s.vector_exists(&name, relationship, token, key.0) {
-            return Err(Error::SchemaRuleExists { name });
-        }
+        s.check_new_rule(
+            &s.vector_rule(&name, relationship, token, key.0)?,
+            &st.schema_ops,
+            Judge::of(self.inner.replay),
+        )?;
         st.schema_ops.push(SchemaOp::CreateVector(VectorSpec {
             name,
             relationship,
@@ -270,11 +265,8 @@ impl Transaction {
         st: &mut TxState,
     ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
         let storage = &self.inner.storage;
-        if storage.schema_name_taken(&spec.name) {
-            return Err(Error::SchemaRuleExists {
-                name: spec.name.clone(),
-            });
-        }
+        // Another commit may have made a rule this one's stands beside since it was recorded.
+        storage.check_new_rule(&Rule::fulltext(spec), &[], Judge::of(self.inner.replay))?;
         let index = Arc::new(crate::fulltext::FulltextIndex::new(storage, spec.clone())?);
         let view = View {
             snapshot: storage.last_committed(),
@@ -413,12 +405,11 @@ impl Transaction {
         created: &mut Vec<Arc<IndexDef>>,
     ) -> Result<()> {
         let storage = &self.inner.storage;
-        let schema = storage.schema();
-        if schema.by_name(name).is_some() || schema.find_same(spec).is_some() {
-            return Err(Error::SchemaRuleExists {
-                name: name.to_string(),
-            });
-        }
+        storage.check_new_rule(
+            &storage.index_rule(name, spec)?,
+            &[],
+            Judge::of(self.inner.replay),
+        )?;
         let def = Arc::new(IndexDef::new(name.to_string(), spec));
         self.publish(def.clone());
         created.push(def.clone());
@@ -460,9 +451,11 @@ impl Transaction {
             spec.key,
             spec.config,
         );
-        if storage.vector_exists(&def.name, def.relationship, def.token, def.key) {
-            return Err(Error::SchemaRuleExists { name: def.name });
-        }
+        storage.check_new_rule(
+            &storage.vector_rule(&def.name, def.relationship, def.token, def.key)?,
+            &[],
+            Judge::of(self.inner.replay),
+        )?;
         if self.inner.log {
             let token = if def.relationship {
                 storage.types.name_or_err(def.token)?

@@ -119,8 +119,19 @@ pub enum Error {
     #[error("cannot create constraint `{name}`: existing data violates it ({reason})")]
     ConstraintCreationFailed { name: String, reason: String },
 
-    #[error("a schema rule equivalent to `{name}` already exists")]
-    SchemaRuleExists { name: String },
+    /// The rule being made exists: the same name, kind and schema (Neo4j's message, with
+    /// the existing rule described in Neo4j's form). `IF NOT EXISTS` does nothing here.
+    #[error(
+        "An equivalent {} already exists, '{existing}'.",
+        if *.constraint { "constraint" } else { "index" }
+    )]
+    SchemaRuleExists {
+        name: String,
+        /// Whether the rule is a constraint.
+        constraint: bool,
+        /// The existing rule, as Neo4j describes it.
+        existing: String,
+    },
 
     /// Indexes and constraints share one name space: a new rule named as an existing one
     /// that it is not equivalent to (Neo4j's message, naming what holds the name).
@@ -128,7 +139,31 @@ pub enum Error {
         "There already exists {} called '{name}'.",
         if *.constraint { "a constraint" } else { "an index" }
     )]
-    SchemaNameTaken { name: String, constraint: bool },
+    SchemaNameTaken {
+        name: String,
+        /// Whether a constraint holds the name.
+        constraint: bool,
+        /// Whether `IF NOT EXISTS` does nothing here (see [`Error::schema_rule_present`]).
+        present: bool,
+    },
+
+    /// An index of the same type over the same schema stops a new index, or the index a new
+    /// constraint would own (Neo4j's `IndexAlreadyExists`, with its message).
+    #[error("{message}")]
+    SchemaIndexed {
+        message: String,
+        /// Whether `IF NOT EXISTS` does nothing here (see [`Error::schema_rule_present`]).
+        present: bool,
+    },
+
+    /// A constraint over the same schema stops a new constraint, or owns the index a new
+    /// index would be (Neo4j's `ConstraintAlreadyExists`, with its message).
+    #[error("{message}")]
+    SchemaConstrained {
+        message: String,
+        /// Whether `IF NOT EXISTS` does nothing here (see [`Error::schema_rule_present`]).
+        present: bool,
+    },
 
     #[error("no index or constraint named `{name}`")]
     SchemaRuleNotFound { name: String },
@@ -203,6 +238,20 @@ impl Error {
     /// Whether retrying the whole transaction may succeed (Neo4j's `TransientError` class).
     pub fn is_retryable(&self) -> bool {
         matches!(self, Error::WriteConflict { .. })
+    }
+
+    /// Whether a refused schema rule is one Neo4j's `IF NOT EXISTS` takes as already there
+    /// (and so does nothing): for an index, an index of its type over its schema or an index
+    /// with its name; for a constraint, a constraint of its kind over its schema or a
+    /// constraint with its name. Decided with the refusal, in `rules`.
+    pub fn schema_rule_present(&self) -> bool {
+        match self {
+            Error::SchemaRuleExists { .. } => true,
+            Error::SchemaNameTaken { present, .. }
+            | Error::SchemaIndexed { present, .. }
+            | Error::SchemaConstrained { present, .. } => *present,
+            _ => false,
+        }
     }
 
     pub(crate) fn node_not_found(id: u64) -> Self {

@@ -67,6 +67,7 @@ mod index;
 mod mvcc;
 mod read;
 mod redo;
+mod rules;
 mod schema;
 mod security;
 mod storage;
@@ -100,6 +101,7 @@ pub use redo::{
     NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawValue, RedoOp, RedoOpRef,
     RedoRecord, RedoRecordRef,
 };
+pub use rules::{FULLTEXT_PROVIDER, VECTOR_PROVIDER};
 pub use schema::{CompositeQuery, IndexInfo, IndexKind, IndexSpec, IndexState};
 pub use security::{RoleRecord, Security, UserRecord};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};

@@ -293,16 +293,6 @@ impl IndexDef {
         self.kind.is_constraint()
     }
 
-    /// Whether the rule covers the same entities and keys as `spec` and is the same kind of
-    /// index, or a constraint as `spec` is (an index and a constraint may share keys).
-    pub(crate) fn same_as(&self, spec: &IndexSpec) -> bool {
-        self.relationship == spec.relationship
-            && self.token == spec.token
-            && self.keys == spec.keys
-            && self.kind.is_constraint() == spec.kind.is_constraint()
-            && (spec.kind.is_constraint() || self.kind == spec.kind)
-    }
-
     /// The index key of values, one per key of the index; `None` when one is missing or of a
     /// kind the index does not hold.
     pub(crate) fn key_of_values(&self, values: &[Option<Value>]) -> Option<Box<[u8]>> {
@@ -469,11 +459,6 @@ impl Schema {
                     && d.is_online()
             })
             .min_by_key(|d| d.kind.preference(&query.last))
-    }
-
-    /// A rule equivalent to `spec`, if one exists.
-    pub(crate) fn find_same(&self, spec: &IndexSpec) -> Option<&Arc<IndexDef>> {
-        self.defs.iter().find(|d| d.same_as(spec))
     }
 
     pub(crate) fn by_name(&self, name: &str) -> Option<&Arc<IndexDef>> {

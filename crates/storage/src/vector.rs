@@ -472,21 +472,6 @@ impl Storage {
         self.vectors.read().iter().find(|d| d.name == name).cloned()
     }
 
-    /// Whether a schema rule is named `name`, or a vector index covers the same property.
-    pub(crate) fn vector_exists(
-        &self,
-        name: &str,
-        relationship: bool,
-        token: u32,
-        key: u32,
-    ) -> bool {
-        self.schema_name_taken(name)
-            || self.vectors.read().iter().any(|d| {
-                d.name == name
-                    || (d.relationship == relationship && d.token == token && d.key == key)
-            })
-    }
-
     /// Every vector index, for `SHOW INDEXES`.
     pub fn vector_indexes(&self) -> Vec<VectorIndexInfo> {
         let defs = self.vectors.read().clone();

@@ -131,6 +131,10 @@ pub enum ErrorKind {
     ConstraintCreationFailed,
     /// Not in the openCypher TCK: an index or constraint like the one asked for exists.
     EquivalentSchemaRuleAlreadyExists,
+    /// Not in the openCypher TCK: an index over the schema of a new rule blocks it.
+    IndexAlreadyExists,
+    /// Not in the openCypher TCK: a constraint over the schema of a new rule blocks it.
+    ConstraintAlreadyExists,
     /// Not in the openCypher TCK: an index holds the name of a new index or constraint.
     IndexWithNameAlreadyExists,
     /// Not in the openCypher TCK: a constraint holds the name of a new index or constraint.
@@ -138,7 +142,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 18] = [
+    const ALL: [ErrorKind; 20] = [
         ErrorKind::SyntaxError,
         ErrorKind::SemanticError,
         ErrorKind::ParameterMissing,
@@ -155,6 +159,8 @@ impl ErrorKind {
         ErrorKind::ExternalResourceFailed,
         ErrorKind::ConstraintCreationFailed,
         ErrorKind::EquivalentSchemaRuleAlreadyExists,
+        ErrorKind::IndexAlreadyExists,
+        ErrorKind::ConstraintAlreadyExists,
         ErrorKind::IndexWithNameAlreadyExists,
         ErrorKind::ConstraintWithNameAlreadyExists,
     ];
@@ -177,6 +183,8 @@ impl ErrorKind {
             ErrorKind::ExternalResourceFailed => "ExternalResourceFailed",
             ErrorKind::ConstraintCreationFailed => "ConstraintCreationFailed",
             ErrorKind::EquivalentSchemaRuleAlreadyExists => "EquivalentSchemaRuleAlreadyExists",
+            ErrorKind::IndexAlreadyExists => "IndexAlreadyExists",
+            ErrorKind::ConstraintAlreadyExists => "ConstraintAlreadyExists",
             ErrorKind::IndexWithNameAlreadyExists => "IndexWithNameAlreadyExists",
             ErrorKind::ConstraintWithNameAlreadyExists => "ConstraintWithNameAlreadyExists",
         }

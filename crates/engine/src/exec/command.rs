@@ -309,7 +309,9 @@ fn name_of(name: &SchemaName, cx: &Cx) -> Result<String> {
     }
 }
 
-/// `CREATE INDEX` or `CREATE CONSTRAINT ... IS [NODE | RELATIONSHIP] UNIQUE | KEY`.
+/// `CREATE INDEX` or `CREATE CONSTRAINT ... IS [NODE | RELATIONSHIP] UNIQUE | KEY`. Like every
+/// schema command here, a refusal under `IF NOT EXISTS` does nothing where Neo4j's does: the
+/// store decides it with the refusal (`quiver_storage::Error::schema_rule_present`).
 fn create_index(
     name: Option<&str>,
     spec: IndexSpec,
@@ -325,26 +327,11 @@ fn create_index(
                 cx.counters.indexes_added += 1;
             }
         }
-        Err(e) if if_not_exists && already_there(&e, constraint) => {}
+        Err(e) if if_not_exists && e.schema_rule_present() => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();
     Ok(Vec::new())
-}
-
-/// Whether `IF NOT EXISTS` makes a refused `CREATE` of an index (or, with `constraint`, a
-/// constraint) do nothing: an equivalent rule exists, or a rule of the same kind holds the
-/// name. A name held by the other kind still fails (an index cannot stand in for a
-/// constraint), as in Neo4j.
-fn already_there(e: &quiver_storage::Error, constraint: bool) -> bool {
-    match e {
-        quiver_storage::Error::SchemaRuleExists { .. } => true,
-        quiver_storage::Error::SchemaNameTaken {
-            constraint: held_by_constraint,
-            ..
-        } => *held_by_constraint == constraint,
-        _ => false,
-    }
 }
 
 /// `CREATE FULLTEXT INDEX`.
@@ -355,7 +342,7 @@ fn create_fulltext_index(
 ) -> Result<Vec<Vec<Value>>> {
     match cx.tx.create_fulltext_index(spec) {
         Ok(()) => cx.counters.indexes_added += 1,
-        Err(e) if if_not_exists && already_there(&e, false) => {}
+        Err(e) if if_not_exists && e.schema_rule_present() => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();
@@ -371,7 +358,7 @@ fn create_property_constraint(
 ) -> Result<Vec<Vec<Value>>> {
     match cx.tx.create_property_constraint(spec) {
         Ok(()) => cx.counters.constraints_added += 1,
-        Err(e) if if_not_exists && already_there(&e, true) => {}
+        Err(e) if if_not_exists && e.schema_rule_present() => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();
@@ -512,19 +499,10 @@ fn strings_of(names: &[std::sync::Arc<str>]) -> Value {
     Value::from(names.iter().cloned().map(Value::String).collect::<Vec<_>>())
 }
 
-/// The provider Neo4j names for an index of this kind.
-fn index_provider(kind: IndexKind) -> &'static str {
-    match kind {
-        IndexKind::Text => "text-2.0",
-        IndexKind::Point => "point-1.0",
-        IndexKind::Range | IndexKind::Unique | IndexKind::Key => "range-1.0",
-    }
-}
-
 fn index_options(kind: IndexKind) -> Value {
     Value::map(
         [
-            ("indexProvider".into(), Value::from(index_provider(kind))),
+            ("indexProvider".into(), Value::from(kind.provider())),
             ("indexConfig".into(), Value::map(quiver_value::Map::new())),
         ]
         .into_iter()
@@ -572,7 +550,7 @@ fn index_row(id: usize, info: &IndexInfo) -> Vec<Value> {
         entity_type(info),
         Value::from(vec![Value::String(info.label.clone())]),
         strings_of(&info.keys),
-        Value::from(index_provider(info.kind)),
+        Value::from(info.kind.provider()),
         owning,
         info.last_read_ms.map_or(Value::Null, utc_millis),
         Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
@@ -633,7 +611,10 @@ fn fulltext_row(id: usize, info: quiver_storage::FulltextInfo) -> Vec<Value> {
     .into_iter()
     .collect();
     let options: quiver_value::Map = [
-        ("indexProvider".into(), Value::from("fulltext-1.0")),
+        (
+            "indexProvider".into(),
+            Value::from(quiver_storage::FULLTEXT_PROVIDER),
+        ),
         ("indexConfig".into(), Value::map(config)),
     ]
     .into_iter()
@@ -650,7 +631,7 @@ fn fulltext_row(id: usize, info: quiver_storage::FulltextInfo) -> Vec<Value> {
         }),
         strings(spec.tokens.clone()),
         strings(spec.keys.clone()),
-        Value::from("fulltext-1.0"),
+        Value::from(quiver_storage::FULLTEXT_PROVIDER),
         Value::Null,
         info.last_read_ms.map_or(Value::Null, utc_millis),
         Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
@@ -710,7 +691,7 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                 }),
                 Value::from(vec![Value::String(info.token.clone())]),
                 Value::from(vec![Value::String(info.key.clone())]),
-                Value::from("vector-2.0"),
+                Value::from(quiver_storage::VECTOR_PROVIDER),
                 Value::Null,
                 info.last_read_ms.map_or(Value::Null, utc_millis),
                 Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
@@ -780,7 +761,7 @@ fn create_vector_index(
         .create_vector_index(name, relationship, token, key, config)
     {
         Ok(()) => cx.counters.indexes_added += 1,
-        Err(e) if if_not_exists && already_there(&e, false) => {}
+        Err(e) if if_not_exists && e.schema_rule_present() => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();

@@ -52,7 +52,7 @@ pub(crate) fn read_index_options(
     };
     for (key, value) in map.iter() {
         match (&**key, value) {
-            ("indexProvider", Value::String(p)) if &**p == "fulltext-1.0" => {}
+            ("indexProvider", Value::String(p)) if &**p == quiver_storage::FULLTEXT_PROVIDER => {}
             ("indexConfig", Value::Map(config)) => {
                 for (setting, value) in config.iter() {
                     match (&**setting, value) {

@@ -510,9 +510,12 @@ impl Storage {
     /// Defines a full-text index with no transaction (a snapshot being loaded): it is filled
     /// from the store by the first search.
     pub fn define_fulltext_unobserved(&self, spec: FulltextSpec) -> crate::Result<()> {
-        if self.schema_name_taken(&spec.name) {
-            return Err(crate::Error::SchemaRuleExists { name: spec.name });
-        }
+        // A snapshot holds rules judged when they were made.
+        self.check_new_rule(
+            &crate::rules::Rule::fulltext(&spec),
+            &[],
+            crate::rules::Judge::NameOnly,
+        )?;
         let index = FulltextIndex::new(self, spec)?;
         self.publish_fulltext(Arc::new(index));
         Ok(())

@@ -362,7 +362,7 @@ Feature: ExistenceConstraints - properties every node of a label or relationship
       """
       CREATE CONSTRAINT other FOR (p:Person) REQUIRE p.name IS NOT NULL
       """
-    Then an EquivalentSchemaRuleAlreadyExists should be raised at runtime: *
+    Then a ConstraintAlreadyExists should be raised at runtime: *
 
   Scenario: [24] IF NOT EXISTS does nothing when an equivalent constraint exists
     Given an empty graph

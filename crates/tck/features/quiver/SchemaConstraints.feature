@@ -626,7 +626,7 @@ Feature: SchemaConstraints - composite, relationship and key constraints
       """
       CREATE CONSTRAINT another FOR ()-[r:ORDERED]-() REQUIRE r.id IS UNIQUE
       """
-    Then a EquivalentSchemaRuleAlreadyExists should be raised at runtime: *
+    Then a ConstraintAlreadyExists should be raised at runtime: *
 
   Scenario: [40] A node key's index backs seeks
     Given an empty graph

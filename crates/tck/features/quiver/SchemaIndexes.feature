@@ -714,7 +714,7 @@ Feature: SchemaIndexes - relationship, composite, text and point indexes
       """
       CREATE INDEX other_name FOR ()-[r:RATED]-() ON (r.score)
       """
-    Then a EquivalentSchemaRuleAlreadyExists should be raised at runtime: *
+    Then an IndexAlreadyExists should be raised at runtime: *
 
   Scenario: [35] IF NOT EXISTS makes the same index twice a no-op
     Given an empty graph

@@ -328,7 +328,7 @@ Feature: TypeConstraints - the type a property of a label or relationship type m
       """
       CREATE CONSTRAINT other FOR (p:Person) REQUIRE p.age IS :: STRING
       """
-    Then an EquivalentSchemaRuleAlreadyExists should be raised at runtime: *
+    Then a ConstraintAlreadyExists should be raised at runtime: *
 
   Scenario: [26] Type and existence constraints combine
     Given an empty graph
