@@ -9,6 +9,7 @@ use quiver_engine::cluster::{ClusterConfig, Node};
 use quiver_engine::{Database, EngineConfig, Replica};
 use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
+use quiver_server::audit::AuditLog;
 use quiver_server::auth::UserStore;
 use quiver_server::config::{self, AuthSpec, ClusterSettings, Config, Layer, StorageMode, resolve};
 use quiver_server::health::{Health, Readiness};
@@ -64,8 +65,8 @@ fn init_logging(filter: &str) {
 async fn serve(config: Config) -> ExitCode {
     let metrics = Arc::new(Metrics::new());
     let health = Arc::new(Health::default());
-    let users = match load_users(&config, &metrics).await {
-        Ok(users) => users,
+    let (users, audit) = match load_users(&config, &metrics).await {
+        Ok(loaded) => loaded,
         Err(code) => return code,
     };
     let loopback_only =
@@ -83,6 +84,9 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
+        view.set_audit_log(audit);
+    }
     metrics.follow_engine({
         let db = Arc::downgrade(graph.database());
         Box::new(move || EngineFigures {
@@ -127,7 +131,7 @@ async fn serve(config: Config) -> ExitCode {
     if let Some(tls) = server.tls() {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
             Ok(hangup) => {
-                tokio::spawn(reload_tls_on_hangup(hangup, tls));
+                tokio::spawn(reload_tls_on_hangup(hangup, "TLS", move || tls.reload()));
             }
             Err(error) => {
                 eprintln!("quiver: cannot install the SIGHUP handler: {error}");
@@ -161,15 +165,22 @@ async fn serve(config: Config) -> ExitCode {
     }
 }
 
-/// The users the configuration names, with the audit log when one is configured. Hashing
-/// passwords given in clear takes an argon2 run each, so it runs off the runtime's workers.
-async fn load_users(config: &Config, metrics: &Arc<Metrics>) -> Result<UserStore, ExitCode> {
+/// The users the configuration names, with the audit log when one is configured (returned
+/// too, for the cluster's membership changes). Hashing passwords given in clear takes an
+/// argon2 run each, so it runs off the runtime's workers.
+async fn load_users(
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<(UserStore, Option<Arc<AuditLog>>), ExitCode> {
     let users = load_configured_users(config, metrics).await?;
     let Some(path) = &config.audit_log else {
-        return Ok(users);
+        return Ok((users, None));
     };
-    match quiver_server::audit::AuditLog::open(path) {
-        Ok(log) => Ok(users.with_audit_log(Arc::new(log))),
+    match AuditLog::open(path) {
+        Ok(log) => {
+            let log = Arc::new(log);
+            Ok((users.with_audit_log(Arc::clone(&log)), Some(log)))
+        }
         Err(error) => {
             eprintln!("quiver: audit log {}: {error}", path.display());
             Err(ExitCode::from(EXIT_CONFIG))
@@ -405,6 +416,7 @@ async fn open_member(
         cluster.advertise(config.http_listen),
     );
     let mut member = ClusterConfig::new(cluster.node_id, node.clone(), dir);
+    member.tls = cluster_tls(cluster)?;
     member.snapshot_every_entries = cluster.snapshot_entries;
     member.logs_kept_after_snapshot = cluster.logs_kept_after_snapshot();
     member.set_election_timeout(cluster.election_timeout_ms);
@@ -442,6 +454,30 @@ async fn open_member(
         Arc::clone(metrics),
     ));
     Ok(Arc::new(Graph::clustered(replica, cluster.reads_on_leader)))
+}
+
+/// The member's cluster TLS, when configured, re-read on SIGHUP like the listeners'.
+fn cluster_tls(
+    cluster: &ClusterSettings,
+) -> Result<Option<Arc<quiver_engine::cluster::PeerTls>>, String> {
+    let Some(settings) = &cluster.tls else {
+        if !cluster.raft_listen.ip().is_loopback() {
+            tracing::warn!(raft = %cluster.raft_listen, "cluster TLS is off on a Raft listener beyond loopback");
+        }
+        return Ok(None);
+    };
+    let tls = quiver_server::tls::ClusterTls::load(cluster.node_id, settings)
+        .map_err(|error| error.to_string())?;
+    let peer = Arc::clone(tls.peer());
+    #[cfg(unix)]
+    {
+        let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .map_err(|error| format!("cannot install the SIGHUP handler: {error}"))?;
+        tokio::spawn(reload_tls_on_hangup(hangup, "cluster TLS", move || {
+            tls.reload()
+        }));
+    }
+    Ok(Some(peer))
 }
 
 /// How often a member started with `--join` reports that it still waits to be added.
@@ -558,21 +594,26 @@ async fn watch_signals(
     }
 }
 
-/// SIGHUP re-reads the TLS certificate, key and client CA: handshakes from then on use them,
-/// connections already open keep theirs. A file that does not load leaves the old ones in use.
+/// SIGHUP re-reads the TLS certificate, key and client CA (or, for `what` = cluster TLS, the
+/// member's certificate, key and cluster CA): handshakes from then on use them, connections
+/// already open keep theirs. A file that does not load leaves the old ones in use.
 #[cfg(unix)]
-async fn reload_tls_on_hangup(
+async fn reload_tls_on_hangup<F>(
     mut hangup: tokio::signal::unix::Signal,
-    tls: Arc<quiver_server::tls::ServerTls>,
-) {
+    what: &'static str,
+    reload: F,
+) where
+    F: Fn() -> Result<(), quiver_server::tls::TlsError> + Send + Sync + 'static,
+{
+    let reload = Arc::new(reload);
     while hangup.recv().await.is_some() {
-        let reloading = Arc::clone(&tls);
-        match tokio::task::spawn_blocking(move || reloading.reload()).await {
-            Ok(Ok(())) => tracing::info!("TLS certificate and key reloaded"),
+        let reloading = Arc::clone(&reload);
+        match tokio::task::spawn_blocking(move || reloading()).await {
+            Ok(Ok(())) => tracing::info!("{what} certificate and key reloaded"),
             Ok(Err(error)) => {
-                tracing::error!(%error, "TLS reload failed; the previous certificate stays in use");
+                tracing::error!(%error, "{what} reload failed; the previous certificate stays in use");
             }
-            Err(error) => tracing::error!(%error, "TLS reload stopped"),
+            Err(error) => tracing::error!(%error, "{what} reload stopped"),
         }
     }
 }

@@ -912,3 +912,143 @@ fn the_initial_user_is_made_once_through_the_log_and_logs_in_on_every_member() {
         );
     }
 }
+
+/// Writes a cluster CA and a certificate and key for each of `ids` into `dir`, as an operator
+/// would make them: each member's certificate names it as `member-<id>.quiver-cluster`.
+/// Returns the CA's path.
+fn cluster_certs(dir: &Path, ids: &[u64]) -> PathBuf {
+    use rcgen::{
+        BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    };
+    let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_key = KeyPair::generate().expect("CA key");
+    let ca_cert = ca.self_signed(&ca_key).expect("CA certificate");
+    let ca_path = dir.join("cluster-ca.pem");
+    std::fs::write(&ca_path, ca_cert.pem()).expect("write the CA");
+    let issuer = Issuer::new(ca, ca_key);
+    for id in ids {
+        let mut params =
+            CertificateParams::new(vec![format!("member-{id}.quiver-cluster")]).expect("params");
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
+        let key = KeyPair::generate().expect("member key");
+        let cert = params.signed_by(&key, &issuer).expect("member certificate");
+        std::fs::write(dir.join(format!("member-{id}.pem")), cert.pem()).expect("write");
+        std::fs::write(dir.join(format!("member-{id}.key")), key.serialize_pem()).expect("write");
+    }
+    ca_path
+}
+
+/// Members speak mutual TLS: the cluster elects, replicates and routes as before; a plain
+/// connection to a Raft listener is dropped and counted; a reader may not change the
+/// membership through `dbms.cluster.removeServer` (as over HTTP), an administrator may, and the
+/// audit log records the change with the client's address.
+#[test]
+fn a_tls_cluster_replicates_and_only_an_administrator_changes_its_membership() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (specs, members) = specs(tmp.path());
+    let ca = cluster_certs(tmp.path(), &[1, 2, 3]);
+    let auth = format!("{}/{}", ROOT.0, ROOT.1);
+    let mut running = Vec::new();
+    for s in &specs {
+        let cert = tmp.path().join(format!("member-{}.pem", s.id));
+        let key = tmp.path().join(format!("member-{}.key", s.id));
+        let audit = tmp.path().join(format!("audit-{}.log", s.id));
+        let flags: Vec<&str> = vec![
+            "--initial-members",
+            &members,
+            "--auth",
+            &auth,
+            "--cluster-tls-cert",
+            cert.to_str().expect("path"),
+            "--cluster-tls-key",
+            key.to_str().expect("path"),
+            "--cluster-tls-ca",
+            ca.to_str().expect("path"),
+            "--audit-log",
+            audit.to_str().expect("path"),
+        ];
+        running.push(Member::start_with(s, &flags));
+    }
+    let all: Vec<&MemberSpec> = specs.iter().collect();
+    let leader = agreed_leader(&all);
+    let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
+    let rt = runtime();
+    for statement in [
+        "CREATE (:Item {s: 1})",
+        "CREATE USER ann SET PASSWORD 'ann-password' CHANGE NOT REQUIRED",
+        "GRANT ROLE reader TO ann",
+    ] {
+        rt.block_on(as_user(leader_spec.bolt, ROOT, statement))
+            .unwrap_or_else(|code| panic!("{statement}: {code}"));
+    }
+    for m in &specs {
+        let read = eventually(&format!("the item on member {}", m.id), || {
+            rt.block_on(as_user(
+                m.bolt,
+                ("ann", "ann-password"),
+                "MATCH (i:Item) RETURN count(i)",
+            ))
+            .ok()
+            .filter(|n| *n == Some(Value::Int(1)))
+        });
+        assert_eq!(read, Some(Value::Int(1)));
+    }
+
+    // A plain connection to a TLS member's Raft listener: dropped, logged, counted.
+    let follower = specs.iter().find(|s| s.id != leader).expect("a follower");
+    let mut plain = TcpStream::connect(follower.raft).expect("connect");
+    plain.write_all(b"QRFT\x01").expect("write");
+    plain
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut byte = [0u8; 1];
+    assert!(matches!(plain.read(&mut byte), Ok(0) | Err(_)), "answered");
+    eventually("the refusal counted", || {
+        metric(
+            follower,
+            "quiver_cluster_raft_refused_total{reason=\"plain_on_tls\"}",
+        )
+        .filter(|n| *n >= 1.0)
+    });
+
+    let victim = specs
+        .iter()
+        .rev()
+        .find(|s| s.id != leader)
+        .expect("a member to remove");
+    let remove = format!("CALL dbms.cluster.removeServer({})", victim.id);
+    let refused = rt.block_on(as_user(leader_spec.bolt, ("ann", "ann-password"), &remove));
+    assert_eq!(
+        refused,
+        Err("Neo.ClientError.Security.Forbidden".to_owned()),
+        "a reader removing member {}",
+        victim.id
+    );
+    assert!(
+        cluster_status(leader_spec).expect("status")["members"]
+            .as_array()
+            .expect("members")
+            .iter()
+            .any(|m| m["id"].as_u64() == Some(victim.id))
+    );
+    rt.block_on(as_user(leader_spec.bolt, ROOT, &remove))
+        .expect("an administrator removes the member");
+
+    let audit = std::fs::read_to_string(tmp.path().join(format!("audit-{leader}.log")))
+        .expect("the leader's audit log");
+    let changes: Vec<serde_json::Value> = audit
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event"] == "remove_server")
+        .collect();
+    assert_eq!(changes.len(), 1, "{audit}");
+    assert_eq!(changes[0]["user"], "root");
+    assert_eq!(changes[0]["client"], "127.0.0.1");
+    assert_eq!(changes[0]["target"], victim.id.to_string());
+    assert_eq!(changes[0]["outcome"], "done");
+    drop(running);
+}

@@ -104,6 +104,9 @@ pub struct TxOptions {
     /// An auto-commit transaction runs exactly one query and commits itself when that query's
     /// last row has been pulled (or discarded); the summary then carries the commit.
     pub auto_commit: bool,
+    /// The client's address, when the embedder knows it: procedures that administer the
+    /// server name it in the audit log.
+    pub client: Option<std::net::SocketAddr>,
 }
 
 impl TxOptions {

@@ -30,6 +30,8 @@ struct TxEntry {
     query: Option<String>,
     metadata: Map,
     user: Option<Arc<str>>,
+    /// The client's address, when the embedder gave it ([`TxOptions::client`]).
+    client: Option<std::net::SocketAddr>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -130,10 +132,23 @@ impl DatabaseState {
                 query: None,
                 metadata,
                 user,
+                client: None,
                 cancel,
             },
         );
         id
+    }
+
+    /// Records the address of a running transaction's client.
+    pub fn set_tx_client(&self, id: u64, client: Option<std::net::SocketAddr>) {
+        if let Some(e) = self.registry.lock().get_mut(&id) {
+            e.client = client;
+        }
+    }
+
+    /// The address of a running transaction's client, when it was given.
+    pub fn tx_client(&self, id: u64) -> Option<std::net::SocketAddr> {
+        self.registry.lock().get(&id).and_then(|e| e.client)
     }
 
     /// Whether this member takes writes: a cluster follower does not.

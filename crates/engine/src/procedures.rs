@@ -119,6 +119,28 @@ pub struct ProcedureContext<'a> {
     pub(crate) query: Option<RefCell<&'a mut Cx>>,
 }
 
+impl ProcedureContext<'_> {
+    /// Fails with `Forbidden` naming `what` unless the caller has the admin role (with
+    /// authentication off, or outside a query, nobody is restricted): for procedures that
+    /// administer the server rather than read or write the graph.
+    pub fn require_admin(&self, what: &str) -> Result<()> {
+        match &self.query {
+            Some(cx) => cx
+                .borrow()
+                .subject
+                .require(crate::security::Level::Admin, what),
+            None => Ok(()),
+        }
+    }
+
+    /// Who calls: the transaction's user (empty when authentication is off) and the client's
+    /// address when the embedder gave it, for the audit log.
+    pub fn who_calls(&self) -> (String, Option<std::net::SocketAddr>) {
+        let user = self.shared.tx_user(self.tx_id).map(|u| u.to_string());
+        (user.unwrap_or_default(), self.shared.tx_client(self.tx_id))
+    }
+}
+
 /// A procedure. Implementations must be cheap to share: one instance serves every call.
 pub trait Procedure: Send + Sync {
     fn signature(&self) -> &ProcedureSignature;

@@ -11,6 +11,7 @@
 //! transaction, and on a member that does not lead they fail with
 //! `Neo.ClientError.Cluster.NotALeader` (drivers route them like writes when asked to).
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ use quiver_engine::{
 use quiver_status::Status;
 use quiver_value::Value;
 
+use crate::audit::AuditLog;
 use crate::metrics::Metrics;
 
 /// How long drivers may cache a cluster's routing table: short enough that a driver learns of
@@ -38,6 +40,8 @@ pub struct ClusterView {
     replica: Arc<Replica>,
     /// List the leader among the readers too.
     reads_on_leader: bool,
+    /// Where membership changes are recorded (`--audit-log`), once the server set it.
+    audit: std::sync::OnceLock<Arc<AuditLog>>,
 }
 
 /// Bolt addresses by role, for a routing table.
@@ -53,6 +57,35 @@ impl ClusterView {
         ClusterView {
             replica,
             reads_on_leader,
+            audit: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Records membership changes in `audit` from now on.
+    pub fn set_audit_log(&self, audit: Arc<AuditLog>) {
+        let _ = self.audit.set(audit);
+    }
+
+    /// Records a membership change asked for by `user` from `client`: `event` is `add_server`
+    /// or `remove_server`, `outcome` `done` or why it was refused.
+    fn audit_change(
+        &self,
+        (user, client): (&str, Option<IpAddr>),
+        event: &str,
+        (id, raft_address): (u64, &str),
+        outcome: &str,
+    ) {
+        if let Some(audit) = self.audit.get() {
+            audit.record(
+                user,
+                client,
+                event,
+                &[
+                    ("target", &id.to_string()),
+                    ("raft_address", raft_address),
+                    ("outcome", outcome),
+                ],
+            );
         }
     }
 
@@ -225,13 +258,15 @@ impl Procedure for Overview {
 /// Keeps the cluster metrics current until the member stops: leader changes and elections
 /// counted as Raft's metrics show them, the term, whether this member leads, how far its
 /// applied index trails its commit index, how far its furthest follower trails it, snapshot
-/// transfers both ways; and installs the observer of its append latency.
+/// transfers both ways, connections its Raft listener refused; and installs the observer of its
+/// append latency.
 pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
     let latency = metrics.cluster.append_latency.clone();
     replica.observe_appends(move |elapsed| latency.observe(elapsed));
     let mut last_leader = None;
     let mut last_term = None;
     let (mut sent, mut installed) = (0, 0);
+    let mut refused = std::collections::BTreeMap::new();
     loop {
         let s = replica.status();
         if s.role == Role::Shutdown {
@@ -273,22 +308,26 @@ pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
             .snapshots_installed
             .inc_by(s.snapshots_installed.saturating_sub(installed));
         (sent, installed) = (s.snapshots_sent, s.snapshots_installed);
+        for (reason, count) in &s.refused {
+            let seen = refused.entry(*reason).or_insert(0);
+            metrics
+                .cluster
+                .raft_refused
+                .get_or_create(&[("reason", *reason)])
+                .inc_by(count.saturating_sub(*seen));
+            *seen = *count;
+        }
         tokio::time::sleep(Duration::from_millis(METRICS_INTERVAL_MS)).await;
     }
 }
 
 /// Registers the cluster procedures on a member's database: the overview, and the membership
-/// changes, which run on `runtime` (the member's Raft runs there).
+/// changes, which run on `runtime` (the member's Raft runs there). Changing the membership
+/// needs the admin role, as over HTTP, and each change is audited.
 pub fn register(db: &Database, view: &Arc<ClusterView>, runtime: tokio::runtime::Handle) {
     db.register_procedure(Arc::new(Overview::new(Arc::clone(view))));
-    db.register_procedure(Arc::new(AddServer::new(
-        Arc::clone(view.replica()),
-        runtime.clone(),
-    )));
-    db.register_procedure(Arc::new(RemoveServer::new(
-        Arc::clone(view.replica()),
-        runtime,
-    )));
+    db.register_procedure(Arc::new(AddServer::new(Arc::clone(view), runtime.clone())));
+    db.register_procedure(Arc::new(RemoveServer::new(Arc::clone(view), runtime)));
 }
 
 /// Why a membership change was refused, as a client sees it: NotALeader where another member
@@ -371,18 +410,29 @@ where
     }
 }
 
+/// What a user without the admin role is told they may not do.
+pub const MEMBERSHIP_CHANGE: &str = "Changing the cluster's membership";
+
+/// A membership change's outcome, for the audit log.
+fn outcome(changed: &std::result::Result<(), ClusterError>) -> String {
+    match changed {
+        Ok(()) => "done".to_owned(),
+        Err(error) => format!("refused: {error}"),
+    }
+}
+
 /// `dbms.cluster.addServer(id, raftAddress)`: adds a member started with `--join`; returns
 /// once it caught up and votes.
 pub struct AddServer {
-    replica: Arc<Replica>,
+    view: Arc<ClusterView>,
     runtime: tokio::runtime::Handle,
     signature: ProcedureSignature,
 }
 
 impl AddServer {
-    pub fn new(replica: Arc<Replica>, runtime: tokio::runtime::Handle) -> AddServer {
+    pub fn new(view: Arc<ClusterView>, runtime: tokio::runtime::Handle) -> AddServer {
         AddServer {
-            replica,
+            view,
             runtime,
             signature: ProcedureSignature {
                 name: "dbms.cluster.addServer".to_owned(),
@@ -412,16 +462,24 @@ impl Procedure for AddServer {
         &self.signature
     }
 
-    fn call(&self, _: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
         let name = &self.signature.name;
+        ctx.require_admin(MEMBERSHIP_CHANGE)?;
         let id = member_id(name, "id", args.first().unwrap_or(&Value::Null))?;
         let addr = raft_address(name, "raftAddress", args.get(1).unwrap_or(&Value::Null))?;
-        let replica = Arc::clone(&self.replica);
+        let replica = Arc::clone(self.view.replica());
         let raft_addr = addr.clone();
-        run_change(&self.runtime, async move {
+        let changed = run_change(&self.runtime, async move {
             replica.add_member(id, &raft_addr).await
-        })
-        .map_err(|e| change_error(&e))?;
+        });
+        let (user, client) = ctx.who_calls();
+        self.view.audit_change(
+            (&user, client.map(|c| c.ip())),
+            "add_server",
+            (id, &addr),
+            &outcome(&changed),
+        );
+        changed.map_err(|e| change_error(&e))?;
         Ok(vec![vec![
             int(id),
             Value::from(addr),
@@ -432,15 +490,15 @@ impl Procedure for AddServer {
 
 /// `dbms.cluster.removeServer(id)`: removes a member for good (its id is never reused).
 pub struct RemoveServer {
-    replica: Arc<Replica>,
+    view: Arc<ClusterView>,
     runtime: tokio::runtime::Handle,
     signature: ProcedureSignature,
 }
 
 impl RemoveServer {
-    pub fn new(replica: Arc<Replica>, runtime: tokio::runtime::Handle) -> RemoveServer {
+    pub fn new(view: Arc<ClusterView>, runtime: tokio::runtime::Handle) -> RemoveServer {
         RemoveServer {
-            replica,
+            view,
             runtime,
             signature: ProcedureSignature {
                 name: "dbms.cluster.removeServer".to_owned(),
@@ -466,18 +524,26 @@ impl Procedure for RemoveServer {
         &self.signature
     }
 
-    fn call(&self, _: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+        ctx.require_admin(MEMBERSHIP_CHANGE)?;
         let id = member_id(
             &self.signature.name,
             "id",
             args.first().unwrap_or(&Value::Null),
         )?;
-        let replica = Arc::clone(&self.replica);
-        run_change(
+        let replica = Arc::clone(self.view.replica());
+        let changed = run_change(
             &self.runtime,
             async move { replica.remove_member(id).await },
-        )
-        .map_err(|e| change_error(&e))?;
+        );
+        let (user, client) = ctx.who_calls();
+        self.view.audit_change(
+            (&user, client.map(|c| c.ip())),
+            "remove_server",
+            (id, ""),
+            &outcome(&changed),
+        );
+        changed.map_err(|e| change_error(&e))?;
         Ok(vec![vec![int(id), Value::from("REMOVED")]])
     }
 }
@@ -541,20 +607,34 @@ impl MemberChange {
         }
     }
 
-    /// Makes the change on this member (the leader) and answers as the procedures do, with
+    /// Makes the change on this member (the leader) for `who` (a user at an address, audited)
+    /// and answers as the procedures do, with
     /// HTTP statuses: 409 for an id that exists or was removed, 421 on a member that does not
     /// lead (the body's code is NotALeader, so a client asks the leader), 503 when the change
     /// could not be made now.
-    pub async fn apply(self, view: &ClusterView) -> ChangeAnswer {
+    pub async fn apply(self, view: &ClusterView, who: (&str, IpAddr)) -> ChangeAnswer {
         let (result, done) = match self {
-            MemberChange::Add { id, raft_address } => (
-                view.replica().add_member(id, &raft_address).await,
-                serde_json::json!({ "id": id, "raftAddress": raft_address, "role": "FOLLOWER" }),
-            ),
-            MemberChange::Remove { id } => (
-                view.replica().remove_member(id).await,
-                serde_json::json!({ "id": id, "role": "REMOVED" }),
-            ),
+            MemberChange::Add { id, raft_address } => {
+                let result = view.replica().add_member(id, &raft_address).await;
+                view.audit_change(
+                    (who.0, Some(who.1)),
+                    "add_server",
+                    (id, &raft_address),
+                    &outcome(&result),
+                );
+                let done = serde_json::json!({ "id": id, "raftAddress": raft_address, "role": "FOLLOWER" });
+                (result, done)
+            }
+            MemberChange::Remove { id } => {
+                let result = view.replica().remove_member(id).await;
+                view.audit_change(
+                    (who.0, Some(who.1)),
+                    "remove_server",
+                    (id, ""),
+                    &outcome(&result),
+                );
+                (result, serde_json::json!({ "id": id, "role": "REMOVED" }))
+            }
         };
         let Err(error) = result else {
             return ChangeAnswer {

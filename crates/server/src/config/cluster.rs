@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use serde::Deserialize;
@@ -95,6 +96,18 @@ pub struct ClusterSettings {
     /// Whether the leader is also listed among the readers of the routing table (it always
     /// is when it is the only member).
     pub reads_on_leader: bool,
+    /// Mutual TLS between members; `None`: plain TCP, allowed on loopback or when
+    /// `--allow-plain-cluster-network` says so.
+    pub tls: Option<ClusterTlsSettings>,
+}
+
+/// Where a member's cluster TLS files are: its certificate (naming it as
+/// `member-<id>.quiver-cluster`) and key, and the cluster CA. Read at start and on SIGHUP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterTlsSettings {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub ca: PathBuf,
 }
 
 impl ClusterSettings {

@@ -247,6 +247,22 @@ pub struct Layer {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub cluster_reads_on_leader: Option<bool>,
 
+    /// This cluster member's certificate chain, PEM, its own first, naming it by the DNS name member-<ID>.quiver-cluster; with --cluster-tls-key and --cluster-tls-ca turns on mutual TLS between members. Re-read on SIGHUP [env: QUIVER_CLUSTER_TLS_CERT]
+    #[arg(long, value_name = "FILE")]
+    pub cluster_tls_cert: Option<PathBuf>,
+
+    /// This cluster member's private key, PEM (PKCS#8, PKCS#1 or SEC1). Re-read on SIGHUP [env: QUIVER_CLUSTER_TLS_KEY]
+    #[arg(long, value_name = "FILE")]
+    pub cluster_tls_key: Option<PathBuf>,
+
+    /// The cluster CA's certificates, PEM: every member's certificate must chain to them. Re-read on SIGHUP [env: QUIVER_CLUSTER_TLS_CA]
+    #[arg(long, value_name = "FILE")]
+    pub cluster_tls_ca: Option<PathBuf>,
+
+    /// Run a cluster member's Raft listener on an address other than loopback without cluster TLS, where anyone who reaches the port may claim to be a member and vote, replicate and snapshot; without it such a member refuses to start [default: false] [env: QUIVER_ALLOW_PLAIN_CLUSTER_NETWORK]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub allow_plain_cluster_network: Option<bool>,
+
     /// Users, from the configuration file only (passwords never belong on a command line).
     #[arg(skip)]
     pub users: Option<Vec<UserEntry>>,
@@ -334,6 +350,16 @@ impl Layer {
             advertised_address: lookup("QUIVER_ADVERTISED_ADDRESS")
                 .filter(|host| !host.trim().is_empty()),
             cluster_reads_on_leader: env_value(&lookup, "QUIVER_CLUSTER_READS_ON_LEADER")?,
+            cluster_tls_cert: lookup("QUIVER_CLUSTER_TLS_CERT")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            cluster_tls_key: lookup("QUIVER_CLUSTER_TLS_KEY")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            cluster_tls_ca: lookup("QUIVER_CLUSTER_TLS_CA")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            allow_plain_cluster_network: env_value(&lookup, "QUIVER_ALLOW_PLAIN_CLUSTER_NETWORK")?,
             users: None,
         })
     }
@@ -440,6 +466,12 @@ impl Layer {
             cluster_reads_on_leader: self
                 .cluster_reads_on_leader
                 .or(lower.cluster_reads_on_leader),
+            cluster_tls_cert: self.cluster_tls_cert.or(lower.cluster_tls_cert),
+            cluster_tls_key: self.cluster_tls_key.or(lower.cluster_tls_key),
+            cluster_tls_ca: self.cluster_tls_ca.or(lower.cluster_tls_ca),
+            allow_plain_cluster_network: self
+                .allow_plain_cluster_network
+                .or(lower.allow_plain_cluster_network),
             users: self.users.or(lower.users),
         }
     }

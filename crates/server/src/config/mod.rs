@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use auth::{AuthSpec, CREDENTIAL_BYTES_MAX, PASSWORD_CHARS_MIN, UserEntry, check_password};
-pub use cluster::{ClusterSettings, Members};
+pub use cluster::{ClusterSettings, ClusterTlsSettings, Members};
 pub use durability::Durability;
 pub use layer::Layer;
 pub use tls::{TlsMode, TlsSettings};
@@ -270,6 +270,10 @@ impl Config {
                 election_timeout_ms: layer.raft_election_timeout_ms,
                 advertised_address: layer.advertised_address,
                 reads_on_leader: layer.cluster_reads_on_leader,
+                tls_cert: layer.cluster_tls_cert.take(),
+                tls_key: layer.cluster_tls_key.take(),
+                tls_ca: layer.cluster_tls_ca.take(),
+                allow_plain_network: layer.allow_plain_cluster_network,
             },
             &storage,
         )?;
@@ -791,6 +795,10 @@ struct ClusterLayer {
     election_timeout_ms: Option<u64>,
     advertised_address: Option<String>,
     reads_on_leader: Option<bool>,
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
+    tls_ca: Option<PathBuf>,
+    allow_plain_network: Option<bool>,
 }
 
 /// Raft entries between a cluster member's snapshots, unless configured.
@@ -816,6 +824,9 @@ fn cluster_settings(
                 layer.election_timeout_ms.is_some(),
                 "raft_election_timeout_ms",
             ),
+            (layer.tls_cert.is_some(), "cluster_tls_cert"),
+            (layer.tls_key.is_some(), "cluster_tls_key"),
+            (layer.tls_ca.is_some(), "cluster_tls_ca"),
         ] {
             if set {
                 return Err(invalid(
@@ -832,6 +843,7 @@ fn cluster_settings(
     let Some(raft_listen) = layer.raft_listen else {
         return Err(invalid("raft_listen", "cluster mode needs it".to_owned()));
     };
+    let tls = cluster_tls_settings(&layer, raft_listen)?;
     let (initial_members, join) = match (&layer.initial_members, layer.join) {
         (Some(_), Some(_)) => {
             return Err(invalid(
@@ -904,5 +916,59 @@ fn cluster_settings(
         election_timeout_ms,
         advertised_address: layer.advertised_address,
         reads_on_leader: layer.reads_on_leader.unwrap_or(false),
+        tls,
     }))
+}
+
+/// Cluster TLS: the certificate, key and CA together turn it on. Without it, a Raft listener
+/// beyond loopback is refused unless `--allow-plain-cluster-network` says so on purpose:
+/// whoever reaches a plain listener may claim a member's id.
+fn cluster_tls_settings(
+    layer: &ClusterLayer,
+    raft_listen: SocketAddr,
+) -> Result<Option<ClusterTlsSettings>, ConfigError> {
+    let given = [
+        ("cluster_tls_cert", &layer.tls_cert),
+        ("cluster_tls_key", &layer.tls_key),
+        ("cluster_tls_ca", &layer.tls_ca),
+    ];
+    if let Some((setting, _)) = given
+        .iter()
+        .find(|(_, path)| path.as_ref().is_some_and(|p| p.as_os_str().is_empty()))
+    {
+        return Err(invalid(setting, "must not be empty".to_owned()));
+    }
+    match (&layer.tls_cert, &layer.tls_key, &layer.tls_ca) {
+        (Some(cert), Some(key), Some(ca)) => Ok(Some(ClusterTlsSettings {
+            cert: cert.clone(),
+            key: key.clone(),
+            ca: ca.clone(),
+        })),
+        (None, None, None) => {
+            if !raft_listen.ip().is_loopback() && layer.allow_plain_network != Some(true) {
+                return Err(invalid(
+                    "raft_listen",
+                    format!(
+                        "the Raft listener on {raft_listen} is reachable beyond this machine and \
+                         cluster TLS is off, so anyone who reaches it may act as a member: give \
+                         --cluster-tls-cert, --cluster-tls-key and --cluster-tls-ca, or, on a \
+                         network where that is safe, --allow-plain-cluster-network"
+                    ),
+                ));
+            }
+            Ok(None)
+        }
+        _ => {
+            let (missing, _) = given
+                .iter()
+                .find(|(_, path)| path.is_none())
+                .copied()
+                .unwrap_or(("cluster_tls_ca", &None));
+            Err(invalid(
+                missing,
+                "cluster TLS needs --cluster-tls-cert, --cluster-tls-key and --cluster-tls-ca together"
+                    .to_owned(),
+            ))
+        }
+    }
 }

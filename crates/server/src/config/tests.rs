@@ -774,3 +774,98 @@ fn tls_settings_come_from_every_source_and_are_checked() {
     assert!(resolve(flags(&["--bolt-tls", "off"]), env(&[])).is_ok());
     assert!(resolve(Layer::default(), env(&[("QUIVER_BOLT_TLS", "sometimes")])).is_err());
 }
+
+#[test]
+fn a_raft_listener_beyond_loopback_needs_cluster_tls_or_a_deliberate_flag() {
+    let base = [
+        "--node-id",
+        "1",
+        "--initial-members",
+        "1=10.0.0.1:7001",
+        "--data-dir",
+        "/d",
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        resolve(flags(&args), env(&[]))
+    };
+    match with(&["--raft-listen", "0.0.0.0:7001"]) {
+        Err(ConfigError::Invalid { setting, reason }) => {
+            assert_eq!(setting, "raft_listen");
+            assert!(reason.contains("--allow-plain-cluster-network"), "{reason}");
+        }
+        other => panic!("a plain Raft listener on 0.0.0.0 gave {other:?}"),
+    }
+    let allowed = with(&[
+        "--raft-listen",
+        "0.0.0.0:7001",
+        "--allow-plain-cluster-network",
+    ])
+    .expect("allowed on purpose");
+    assert_eq!(allowed.cluster.expect("cluster mode").tls, None);
+    let loopback = with(&["--raft-listen", "127.0.0.1:7001"]).expect("loopback");
+    assert_eq!(loopback.cluster.expect("cluster mode").tls, None);
+    let tls = with(&[
+        "--raft-listen",
+        "0.0.0.0:7001",
+        "--cluster-tls-cert",
+        "/m.pem",
+        "--cluster-tls-key",
+        "/m.key",
+    ]);
+    assert!(
+        matches!(
+            tls,
+            Err(ConfigError::Invalid {
+                setting: "cluster_tls_ca",
+                ..
+            })
+        ),
+        "{tls:?}"
+    );
+    let config = resolve(
+        flags(&[
+            "--node-id",
+            "1",
+            "--initial-members",
+            "1=10.0.0.1:7001",
+            "--data-dir",
+            "/d",
+            "--raft-listen",
+            "0.0.0.0:7001",
+        ]),
+        env(&[
+            ("QUIVER_CLUSTER_TLS_CERT", "/m.pem"),
+            ("QUIVER_CLUSTER_TLS_KEY", "/m.key"),
+            ("QUIVER_CLUSTER_TLS_CA", "/ca.pem"),
+        ]),
+    )
+    .expect("cluster TLS from the environment");
+    let tls = config
+        .cluster
+        .expect("cluster mode")
+        .tls
+        .expect("cluster TLS");
+    assert_eq!(
+        (tls.cert.to_str(), tls.key.to_str(), tls.ca.to_str()),
+        (Some("/m.pem"), Some("/m.key"), Some("/ca.pem"))
+    );
+    let file = file(
+        "cluster_tls_cert = \"/f.pem\"\ncluster_tls_key = \"/f.key\"\ncluster_tls_ca = \"/fca.pem\"\n",
+    );
+    let path = file.path().to_str().expect("path").to_owned();
+    let config = with(&["--raft-listen", "0.0.0.0:7001", "--config", &path]).expect("from a file");
+    assert_eq!(
+        config.cluster.expect("cluster mode").tls.map(|t| t.ca),
+        Some(std::path::PathBuf::from("/fca.pem"))
+    );
+    // Without cluster mode the cluster TLS files mean nothing: named, they are a mistake.
+    assert!(matches!(
+        resolve(flags(&["--cluster-tls-ca", "/ca.pem"]), env(&[])),
+        Err(ConfigError::Invalid {
+            setting: "cluster_tls_ca",
+            ..
+        })
+    ));
+}

@@ -203,7 +203,8 @@ impl HttpShared {
     }
 
     /// `POST /cluster/members` and `DELETE /cluster/members/{id}`: membership changes, for
-    /// an authenticated user, on the leader (see `crate::cluster::MemberChange`).
+    /// an administrator, on the leader, audited with the client's address (see
+    /// `crate::cluster::MemberChange`).
     async fn members(
         &self,
         request: Request<Incoming>,
@@ -220,7 +221,7 @@ impl HttpShared {
         };
         // Changing who is in the cluster is an administrator's act, like the procedures of
         // `dbms.cluster`: an authenticated user without the admin role is refused by name.
-        match self.authenticate(&request, peer).await {
+        let user = match self.authenticate(&request, peer).await {
             Err(refused) => return refused,
             Ok(principal) if !principal.admin => {
                 return respond::neo4j_error(
@@ -229,8 +230,8 @@ impl HttpShared {
                     "Changing the cluster's membership needs the admin role.",
                 );
             }
-            Ok(_) => {}
-        }
+            Ok(principal) => principal.name,
+        };
         let method = request.method().clone();
         let deadline = Instant::now() + self.body_read;
         let body = match collect(request.into_body(), self.body_bytes_max, deadline).await {
@@ -238,7 +239,7 @@ impl HttpShared {
             Err(error) => return body_error(&error, activity),
         };
         let answer = match crate::cluster::MemberChange::parse(&method, tail, &body) {
-            Ok(change) => change.apply(view).await,
+            Ok(change) => change.apply(view, (&user, peer.ip())).await,
             Err(reason) => crate::cluster::bad_change(reason),
         };
         respond::json(answer.http, &answer.body)

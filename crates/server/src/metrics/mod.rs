@@ -199,6 +199,11 @@ pub struct ClusterMetrics {
     /// Snapshots streamed whole to another member, and received and installed here.
     pub snapshots_sent: Counter,
     pub snapshots_installed: Counter,
+    /// Connections the Raft listener closed without applying what they carried, by reason
+    /// (`quiver_cluster::Refusal`): a plain or TLS mismatch, a refused certificate, a
+    /// malformed, oversized or replayed frame, a sender outside the membership or not the
+    /// certificate's.
+    pub raft_refused: Family<[(&'static str, &'static str); 1], Counter>,
 }
 
 impl ClusterMetrics {
@@ -250,6 +255,11 @@ impl ClusterMetrics {
             "quiver_cluster_snapshots_installed",
             "Snapshots received from the leader and installed",
             cluster.snapshots_installed.clone(),
+        );
+        registry.register(
+            "quiver_cluster_raft_refused",
+            "Raft connections closed unapplied, by reason",
+            cluster.raft_refused.clone(),
         );
         cluster
     }

@@ -1,8 +1,10 @@
 //! TLS on the listeners, with rustls: the server's certificate and key (re-read on SIGHUP, while
 //! open connections keep the configuration they were opened with), the opening of a connection
 //! on a TLS listener ([`TlsFront`]), and the stream sessions read and write whether or not it
-//! is encrypted ([`ClientStream`]).
+//! is encrypted ([`ClientStream`]). A cluster member's certificate, key and cluster CA are read
+//! here too, the same way ([`ClusterTls`]), for the mutual TLS between members.
 
+mod cluster;
 mod front;
 mod stream;
 
@@ -16,6 +18,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 use rustls::{RootCertStore, ServerConfig};
 
+pub use cluster::ClusterTls;
 pub use front::{HANDSHAKE_RECORD, TlsFront, Unopened};
 pub use stream::ClientStream;
 
@@ -44,6 +47,8 @@ pub enum TlsError {
     ClientCa { path: String, message: String },
     #[error("TLS certificate and key: {0}")]
     Unusable(#[source] rustls::Error),
+    #[error("cluster TLS: {0}")]
+    Cluster(#[source] quiver_engine::cluster::PeerTlsError),
 }
 
 /// The server's TLS configuration, shared by both listeners and replaced whole on reload: a
@@ -86,17 +91,7 @@ impl ServerTls {
 fn server_config(settings: &TlsSettings) -> Result<ServerConfig, TlsError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let certs = read_certificates(&settings.cert)?;
-    let key_pem = read_pem(&settings.key)?;
-    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|error| match error {
-        rustls::pki_types::pem::Error::NoItemsFound => TlsError::Missing {
-            path: settings.key.display().to_string(),
-            what: "private key",
-        },
-        other => TlsError::Pem {
-            path: settings.key.display().to_string(),
-            message: other.to_string(),
-        },
-    })?;
+    let key = read_key(&settings.key)?;
     let builder = ServerConfig::builder_with_provider(Arc::clone(&provider))
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
         .map_err(TlsError::Unusable)?;
@@ -122,6 +117,20 @@ fn server_config(settings: &TlsSettings) -> Result<ServerConfig, TlsError> {
     builder
         .with_single_cert(certs, key)
         .map_err(TlsError::Unusable)
+}
+
+fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
+    let key_pem = read_pem(path)?;
+    PrivateKeyDer::from_pem_slice(&key_pem).map_err(|error| match error {
+        rustls::pki_types::pem::Error::NoItemsFound => TlsError::Missing {
+            path: path.display().to_string(),
+            what: "private key",
+        },
+        other => TlsError::Pem {
+            path: path.display().to_string(),
+            message: other.to_string(),
+        },
+    })
 }
 
 fn read_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {

@@ -226,6 +226,7 @@ impl BoltSession {
                 .map(|p| Arc::clone(&p.name))
                 .filter(|name| !name.is_empty()),
             auto_commit,
+            client: Some(self.peer),
         })
     }
 
