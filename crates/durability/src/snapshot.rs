@@ -312,12 +312,13 @@ fn snapshot_writer_panicked() -> quiver_storage::Error {
     quiver_storage::Error::Replay("a snapshot writer thread panicked".to_string())
 }
 
-/// The schema as creation ops, and the users and roles (one op holding them all, when there
-/// are any): the catalogue is part of the schema section, which loads before the data.
+/// The schema as creation ops, and the users, roles and privileges (one op holding them
+/// all, when there are any): the catalogue is part of the schema section, which loads before
+/// the data.
 fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
     let security = storage.security();
     let catalogue =
-        (!security.users.is_empty() || !security.roles.is_empty()).then_some(RedoOp::Security {
+        (*security != quiver_storage::Security::default()).then_some(RedoOp::Security {
             catalogue: security,
         });
     let fulltext = storage

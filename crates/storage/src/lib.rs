@@ -103,7 +103,7 @@ pub use redo::{
 };
 pub use rules::{FULLTEXT_PROVIDER, VECTOR_PROVIDER};
 pub use schema::{CompositeQuery, IndexInfo, IndexKind, IndexSpec, IndexState};
-pub use security::{RoleRecord, Security, UserRecord};
+pub use security::{PrivilegeRecord, RoleRecord, Security, UserRecord};
 pub use storage::{LABELS_MAX, Storage, StorageStats, VisibleWait};
 pub use tokens::TOKEN_NAME_BYTES_MAX;
 pub use txn::{CommitInfo, Transaction};

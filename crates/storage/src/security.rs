@@ -19,18 +19,28 @@
 //!   roles                                 u32 LE count, then names
 //! u32 LE role count, then per role:
 //!   name; flags u8 (1: copied); the role it was copied from, when flag 1
+//! format 2 only: u32 LE count of roles with stored privileges, then per role:
+//!   name; u32 LE privilege count, then per privilege:
+//!   flags u8 (1: denied); action, resource, graph, segment: names
 //! ```
+//!
+//! A catalogue with no stored privileges is written in format 1, so a server that predates
+//! privileges still reads it; both formats are read.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::codec::Reader;
 use crate::error::{Error, Result};
 
-const FORMAT_VERSION: u8 = 1;
+/// The format without privileges, read and written while none are stored.
+const FORMAT_ROLES: u8 = 1;
+/// The format with each role's privileges.
+const FORMAT_PRIVILEGES: u8 = 2;
 const CHANGE_REQUIRED: u8 = 1;
 const SUSPENDED: u8 = 2;
 const HAS_HOME: u8 = 4;
 const COPIED: u8 = 1;
+const DENIED: u8 = 1;
 
 /// A user created in Cypher.
 #[derive(Clone, PartialEq, Eq)]
@@ -69,11 +79,26 @@ pub struct RoleRecord {
     pub copy_of: Option<String>,
 }
 
+/// One privilege of a role, in the words `SHOW PRIVILEGES` lists it with (`traverse`,
+/// `graph`, `*`, `NODE(Person)`); the engine owns what they mean.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PrivilegeRecord {
+    /// `DENY` rather than `GRANT`.
+    pub denied: bool,
+    pub action: String,
+    pub resource: String,
+    pub graph: String,
+    pub segment: String,
+}
+
 /// Every stored user and created role.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Security {
     pub users: BTreeMap<String, UserRecord>,
     pub roles: BTreeMap<String, RoleRecord>,
+    /// The privileges of each role whose privileges were set (built-in or created): a role
+    /// absent here has its default ones, which the engine knows.
+    pub privileges: BTreeMap<String, BTreeSet<PrivilegeRecord>>,
 }
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {
@@ -114,7 +139,11 @@ impl Security {
     /// The catalogue's bytes (see the module's layout).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.users.len() * 160);
-        out.push(FORMAT_VERSION);
+        out.push(if self.privileges.is_empty() {
+            FORMAT_ROLES
+        } else {
+            FORMAT_PRIVILEGES
+        });
         put_u32(&mut out, self.users.len());
         for user in self.users.values() {
             put_name(&mut out, &user.name);
@@ -149,13 +178,27 @@ impl Security {
                 None => out.push(0),
             }
         }
+        if !self.privileges.is_empty() {
+            put_u32(&mut out, self.privileges.len());
+            for (role, privileges) in &self.privileges {
+                put_name(&mut out, role);
+                put_u32(&mut out, privileges.len());
+                for p in privileges {
+                    out.push(if p.denied { DENIED } else { 0 });
+                    for word in [&p.action, &p.resource, &p.graph, &p.segment] {
+                        put_name(&mut out, word);
+                    }
+                }
+            }
+        }
         out
     }
 
     /// Decodes a catalogue; malformed input is an error, never a panic.
     pub fn decode(bytes: &[u8]) -> Result<Security> {
         let mut r = Reader::new(bytes);
-        if r.u8()? != FORMAT_VERSION {
+        let format = r.u8()?;
+        if format != FORMAT_ROLES && format != FORMAT_PRIVILEGES {
             return Err(Error::Corrupt {
                 offset: 0,
                 reason: "unknown security catalogue version",
@@ -197,6 +240,23 @@ impl Security {
             security
                 .roles
                 .insert(name.clone(), RoleRecord { name, copy_of });
+        }
+        if format == FORMAT_PRIVILEGES {
+            for _ in 0..read_count(&mut r, bytes.len())? {
+                let role = read_name(&mut r)?;
+                let mut privileges = BTreeSet::new();
+                for _ in 0..read_count(&mut r, bytes.len())? {
+                    let denied = r.u8()? & DENIED != 0;
+                    privileges.insert(PrivilegeRecord {
+                        denied,
+                        action: read_name(&mut r)?,
+                        resource: read_name(&mut r)?,
+                        graph: read_name(&mut r)?,
+                        segment: read_name(&mut r)?,
+                    });
+                }
+                security.privileges.insert(role, privileges);
+            }
         }
         if !r.at_end() {
             return Err(r.corrupt("trailing bytes after the security catalogue"));
@@ -250,6 +310,41 @@ pub(crate) mod tests {
         security
     }
 
+    /// [`sample`] with privileges set on a built-in and a created role.
+    pub(crate) fn sample_with_privileges() -> Security {
+        let mut security = sample();
+        let record = |denied: bool, action: &str, segment: &str| PrivilegeRecord {
+            denied,
+            action: action.into(),
+            resource: "graph".into(),
+            graph: "*".into(),
+            segment: segment.into(),
+        };
+        security.privileges.insert(
+            "auditor".into(),
+            [
+                record(false, "traverse", "NODE(*)"),
+                record(true, "write", "RELATIONSHIP(*)"),
+            ]
+            .into(),
+        );
+        security.privileges.insert("reader".into(), BTreeSet::new());
+        security
+    }
+
+    #[test]
+    fn catalogue_with_privileges_round_trips() {
+        let security = sample_with_privileges();
+        let bytes = security.encode();
+        assert_eq!(bytes[0], FORMAT_PRIVILEGES);
+        assert_eq!(Security::decode(&bytes).expect("decodes"), security);
+    }
+
+    #[test]
+    fn catalogue_without_privileges_keeps_the_format_older_servers_read() {
+        assert_eq!(sample().encode()[0], FORMAT_ROLES);
+    }
+
     #[test]
     fn catalogue_round_trips() {
         let security = sample();
@@ -263,7 +358,7 @@ pub(crate) mod tests {
 
     #[test]
     fn truncated_or_flipped_catalogues_are_errors_not_panics() {
-        let bytes = sample().encode();
+        let bytes = sample_with_privileges().encode();
         for cut in 0..bytes.len() {
             assert!(Security::decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

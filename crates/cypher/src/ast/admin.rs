@@ -1,6 +1,7 @@
 //! User and role administration, as Neo4j 5 spells it: `CREATE USER`, `ALTER USER`,
 //! `ALTER CURRENT USER`, `DROP USER`, `CREATE ROLE`, `DROP ROLE`, `GRANT ROLE`,
-//! `REVOKE ROLE`, and what `SHOW USERS`, `SHOW ROLES` and `SHOW PRIVILEGES` list.
+//! `REVOKE ROLE`, `GRANT`, `DENY` and `REVOKE` of privileges, and what `SHOW USERS`,
+//! `SHOW ROLES` and `SHOW PRIVILEGES` list.
 //!
 //! A password is an expression (a string literal or a parameter). Printing a command writes
 //! it as `'******'` unless it is a parameter, so a printed command never carries a password.
@@ -39,6 +40,137 @@ pub enum AdminCommand {
         roles: Vec<Ident>,
         users: Vec<Ident>,
     },
+    /// `GRANT | DENY | REVOKE [GRANT | DENY] privilege ON ... TO | FROM r1, r2`
+    Privilege(PrivilegeCommand),
+}
+
+/// `GRANT`, `DENY` or `REVOKE [GRANT | DENY]` of one privilege to or from roles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrivilegeCommand {
+    pub verb: PrivilegeVerb,
+    pub privilege: Privilege,
+    pub roles: Vec<Ident>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivilegeVerb {
+    Grant,
+    Deny,
+    /// `REVOKE GRANT` (`Some(false)`), `REVOKE DENY` (`Some(true)`) or `REVOKE`, both.
+    Revoke {
+        denied: Option<bool>,
+    },
+}
+
+/// What a privilege command grants, denies or revokes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Privilege {
+    /// `action ON GRAPH[S] graphs [elements]`
+    Graph {
+        action: GraphAction,
+        graphs: PrivilegeTarget,
+        elements: Elements,
+    },
+    /// `action ON DATABASE[S] databases`
+    Database {
+        action: DatabaseAction,
+        databases: PrivilegeTarget,
+    },
+    /// `action ON DBMS`
+    Dbms(DbmsAction),
+}
+
+/// Names or `*`: labels, types, properties, users.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NameSet {
+    All,
+    Names(Vec<Ident>),
+}
+
+/// `GRAPH[S] * | names`, `HOME GRAPH`, `DEFAULT GRAPH` (or the same with `DATABASE`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrivilegeTarget {
+    All,
+    Names(Vec<Ident>),
+    Home,
+    Default,
+}
+
+/// The graph elements a graph privilege covers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elements {
+    /// `NODE[S] labels`
+    Nodes(NameSet),
+    /// `RELATIONSHIP[S] types`
+    Relationships(NameSet),
+    /// `ELEMENT[S] names`, or nothing written: nodes and relationships.
+    Elements(NameSet),
+    /// `FOR (n[:L]) WHERE predicate` or `FOR (n[:L] WHERE predicate)`: nodes by their
+    /// properties.
+    Where {
+        variable: Ident,
+        label: Option<Ident>,
+        predicate: Expr,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum GraphAction {
+    Traverse,
+    /// `READ {properties}`
+    Read(NameSet),
+    /// `MATCH {properties}`: traverse and read.
+    Match(NameSet),
+    Write,
+    Create,
+    Delete,
+    /// `SET LABEL labels`
+    SetLabel(NameSet),
+    /// `REMOVE LABEL labels`
+    RemoveLabel(NameSet),
+    /// `SET PROPERTY {properties}`
+    SetProperty(NameSet),
+    /// `MERGE {properties}`
+    Merge(NameSet),
+    /// `ALL [GRAPH] PRIVILEGES`
+    All,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DatabaseAction {
+    Access,
+    Start,
+    Stop,
+    /// `INDEX [MANAGEMENT]`
+    Index,
+    /// `CONSTRAINT [MANAGEMENT]`
+    Constraint,
+    /// `SHOW INDEX[ES]`
+    ShowIndex,
+    /// `SHOW CONSTRAINT[S]`
+    ShowConstraint,
+    /// `NAME [MANAGEMENT]`
+    NameManagement,
+    /// `TRANSACTION [MANAGEMENT] [(users)]`
+    TransactionManagement(NameSet),
+    /// `ALL [DATABASE] PRIVILEGES`
+    All,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DbmsAction {
+    RoleManagement,
+    UserManagement,
+    PrivilegeManagement,
+    DatabaseManagement,
+    /// `EXECUTE PROCEDURE[S] globs`, e.g. `apoc.*`
+    ExecuteProcedure(Vec<String>),
+    /// `EXECUTE [USER [DEFINED]] FUNCTION[S] globs`
+    ExecuteFunction(Vec<String>),
+    /// `IMPERSONATE [(users)]`
+    Impersonate(NameSet),
+    /// `ALL [DBMS] PRIVILEGES`
+    All,
 }
 
 impl AdminCommand {
@@ -115,6 +247,8 @@ pub enum PrivilegeScope {
 pub struct ShowPrivileges {
     pub scope: PrivilegeScope,
     pub as_commands: bool,
+    /// `AS REVOKE COMMANDS`: the commands that would revoke each privilege.
+    pub as_revoke: bool,
 }
 
 /// A password as printed: parameters by name, anything else hidden.
@@ -246,6 +380,7 @@ impl fmt::Display for AdminCommand {
                 f.write_str(" FROM ")?;
                 write_comma_separated(f, users)
             }
+            AdminCommand::Privilege(command) => write!(f, "{command}"),
         }
     }
 }
@@ -268,9 +403,165 @@ impl fmt::Display for ShowPrivileges {
                 f.write_str("PRIVILEGES")?;
             }
         }
-        if self.as_commands {
+        if self.as_revoke {
+            f.write_str(" AS REVOKE COMMANDS")?;
+        } else if self.as_commands {
             f.write_str(" AS COMMANDS")?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for NameSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NameSet::All => f.write_str("*"),
+            NameSet::Names(names) => write_comma_separated(f, names),
+        }
+    }
+}
+
+/// `{*}` or `{a, b}`
+struct Braced<'a>(&'a NameSet);
+
+impl fmt::Display for Braced<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{}}}", self.0)
+    }
+}
+
+/// A target after `ON`: `GRAPH *`, `GRAPHS a, b`, `HOME GRAPH`, `DEFAULT DATABASE`.
+struct On<'a>(&'a PrivilegeTarget, &'static str);
+
+impl fmt::Display for On<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let On(target, word) = *self;
+        match target {
+            PrivilegeTarget::All => write!(f, "{word} *"),
+            PrivilegeTarget::Names(names) => {
+                write!(f, "{word} ")?;
+                write_comma_separated(f, names)
+            }
+            PrivilegeTarget::Home => write!(f, "HOME {word}"),
+            PrivilegeTarget::Default => write!(f, "DEFAULT {word}"),
+        }
+    }
+}
+
+impl fmt::Display for Elements {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Elements::Nodes(n) => write!(f, "NODES {n}"),
+            Elements::Relationships(n) => write!(f, "RELATIONSHIPS {n}"),
+            Elements::Elements(n) => write!(f, "ELEMENTS {n}"),
+            Elements::Where {
+                variable,
+                label,
+                predicate,
+            } => {
+                write!(f, "FOR ({variable}")?;
+                if let Some(label) = label {
+                    write!(f, ":{label}")?;
+                }
+                write!(f, ") WHERE {predicate}")
+            }
+        }
+    }
+}
+
+/// A procedure or function glob list.
+fn write_globs(f: &mut fmt::Formatter<'_>, globs: &[String]) -> fmt::Result {
+    f.write_str(&globs.join(", "))
+}
+
+impl fmt::Display for Privilege {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Privilege::Graph {
+                action,
+                graphs,
+                elements,
+            } => {
+                match action {
+                    GraphAction::Traverse => f.write_str("TRAVERSE")?,
+                    GraphAction::Read(p) => write!(f, "READ {}", Braced(p))?,
+                    GraphAction::Match(p) => write!(f, "MATCH {}", Braced(p))?,
+                    GraphAction::Write => f.write_str("WRITE")?,
+                    GraphAction::Create => f.write_str("CREATE")?,
+                    GraphAction::Delete => f.write_str("DELETE")?,
+                    GraphAction::SetLabel(l) => write!(f, "SET LABEL {l}")?,
+                    GraphAction::RemoveLabel(l) => write!(f, "REMOVE LABEL {l}")?,
+                    GraphAction::SetProperty(p) => write!(f, "SET PROPERTY {}", Braced(p))?,
+                    GraphAction::Merge(p) => write!(f, "MERGE {}", Braced(p))?,
+                    GraphAction::All => f.write_str("ALL GRAPH PRIVILEGES")?,
+                }
+                write!(f, " ON {}", On(graphs, "GRAPH"))?;
+                match elements {
+                    Elements::Elements(NameSet::All) => Ok(()),
+                    other => write!(f, " {other}"),
+                }
+            }
+            Privilege::Database { action, databases } => {
+                match action {
+                    DatabaseAction::Access => f.write_str("ACCESS")?,
+                    DatabaseAction::Start => f.write_str("START")?,
+                    DatabaseAction::Stop => f.write_str("STOP")?,
+                    DatabaseAction::Index => f.write_str("INDEX MANAGEMENT")?,
+                    DatabaseAction::Constraint => f.write_str("CONSTRAINT MANAGEMENT")?,
+                    DatabaseAction::ShowIndex => f.write_str("SHOW INDEX")?,
+                    DatabaseAction::ShowConstraint => f.write_str("SHOW CONSTRAINT")?,
+                    DatabaseAction::NameManagement => f.write_str("NAME MANAGEMENT")?,
+                    DatabaseAction::TransactionManagement(users) => {
+                        write!(f, "TRANSACTION MANAGEMENT ({users})")?;
+                    }
+                    DatabaseAction::All => f.write_str("ALL DATABASE PRIVILEGES")?,
+                }
+                write!(f, " ON {}", On(databases, "DATABASE"))
+            }
+            Privilege::Dbms(action) => {
+                match action {
+                    DbmsAction::RoleManagement => f.write_str("ROLE MANAGEMENT")?,
+                    DbmsAction::UserManagement => f.write_str("USER MANAGEMENT")?,
+                    DbmsAction::PrivilegeManagement => f.write_str("PRIVILEGE MANAGEMENT")?,
+                    DbmsAction::DatabaseManagement => f.write_str("DATABASE MANAGEMENT")?,
+                    DbmsAction::ExecuteProcedure(globs) => {
+                        f.write_str("EXECUTE PROCEDURE ")?;
+                        write_globs(f, globs)?;
+                    }
+                    DbmsAction::ExecuteFunction(globs) => {
+                        f.write_str("EXECUTE FUNCTION ")?;
+                        write_globs(f, globs)?;
+                    }
+                    DbmsAction::Impersonate(users) => write!(f, "IMPERSONATE ({users})")?,
+                    DbmsAction::All => f.write_str("ALL DBMS PRIVILEGES")?,
+                }
+                f.write_str(" ON DBMS")
+            }
+        }
+    }
+}
+
+impl fmt::Display for PrivilegeCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let to = match self.verb {
+            PrivilegeVerb::Grant => {
+                f.write_str("GRANT ")?;
+                "TO"
+            }
+            PrivilegeVerb::Deny => {
+                f.write_str("DENY ")?;
+                "TO"
+            }
+            PrivilegeVerb::Revoke { denied } => {
+                f.write_str(match denied {
+                    Some(false) => "REVOKE GRANT ",
+                    Some(true) => "REVOKE DENY ",
+                    None => "REVOKE ",
+                })?;
+                "FROM"
+            }
+        };
+        write!(f, "{} {to} ", self.privilege)?;
+        write_comma_separated(f, &self.roles)
     }
 }

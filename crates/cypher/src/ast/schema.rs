@@ -152,9 +152,11 @@ pub enum ShowKind {
     CurrentUser,
     /// `SHOW USERS`
     Users,
-    /// `SHOW [ALL] ROLES [WITH USERS]`
+    /// `SHOW [ALL | POPULATED] ROLES [WITH USERS]`
     Roles {
         with_users: bool,
+        /// `POPULATED`: only roles some user has.
+        populated: bool,
     },
     /// `SHOW [ALL | ROLE r | USER u] PRIVILEGES [AS COMMANDS]`
     Privileges(super::ShowPrivileges),
@@ -390,7 +392,13 @@ impl fmt::Display for ShowCommand {
             }
             ShowKind::CurrentUser => f.write_str("CURRENT USER")?,
             ShowKind::Users => f.write_str("USERS")?,
-            ShowKind::Roles { with_users } => {
+            ShowKind::Roles {
+                with_users,
+                populated,
+            } => {
+                if *populated {
+                    f.write_str("POPULATED ")?;
+                }
                 f.write_str(if *with_users {
                     "ROLES WITH USERS"
                 } else {

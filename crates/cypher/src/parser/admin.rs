@@ -1,7 +1,6 @@
 //! User and role administration and the `SHOW` commands that list them (see
-//! [`crate::ast::AdminCommand`]). Privilege commands other than `GRANT ROLE` and `REVOKE ROLE`
-//! (`GRANT MATCH ...`, `DENY ...`) are left to the unsupported-statement check, which names
-//! them.
+//! [`crate::ast::AdminCommand`]). Privilege commands (`GRANT MATCH ...`, `DENY ...`) are
+//! read in `privilege.rs`.
 
 use super::{Parser, Result};
 use crate::ast::{
@@ -100,7 +99,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn parse_names(&mut self, what: &str) -> Result<Vec<Ident>> {
+    pub(super) fn parse_names(&mut self, what: &str) -> Result<Vec<Ident>> {
         let mut names = vec![self.parse_name(what)?];
         while self.consume(&TokenKind::Comma) {
             names.push(self.parse_name(what)?);
@@ -282,28 +281,27 @@ impl Parser<'_> {
             return Ok(Some(ShowKind::Users));
         }
         let qualified = (at(self, 0, "ALL") || at(self, 0, "POPULATED")) && at(self, 1, "ROLES");
+        let mut populated = false;
         if qualified {
-            if self.peek_keyword("POPULATED") {
-                return Err(self.unsupported("SHOW POPULATED ROLES", self.peek().span));
-            }
-            self.advance();
+            populated = self.parse_keyword("POPULATED");
+            self.parse_keyword("ALL");
         }
         if qualified || at(self, 0, "ROLES") {
             self.advance();
             let with_users = self.parse_keywords(&["WITH", "USERS"]);
-            return Ok(Some(ShowKind::Roles { with_users }));
+            return Ok(Some(ShowKind::Roles {
+                with_users,
+                populated,
+            }));
         }
         Ok(None)
     }
 
     /// After `PRIVILEGES`: `[AS [REVOKE] COMMAND[S]]`.
     fn finish_show_privileges(&mut self, scope: PrivilegeScope) -> Result<ShowKind> {
+        let mut as_revoke = false;
         let as_commands = if self.parse_keyword("AS") {
-            if self.parse_keyword("REVOKE") {
-                return Err(
-                    self.unsupported("SHOW PRIVILEGES AS REVOKE COMMANDS", self.peek().span)
-                );
-            }
+            as_revoke = self.parse_keyword("REVOKE");
             if !(self.parse_keyword("COMMANDS") || self.parse_keyword("COMMAND")) {
                 return Err(self.expected("'COMMANDS'"));
             }
@@ -311,14 +309,17 @@ impl Parser<'_> {
         } else {
             false
         };
-        Ok(ShowKind::Privileges(ShowPrivileges { scope, as_commands }))
+        Ok(ShowKind::Privileges(ShowPrivileges {
+            scope,
+            as_commands,
+            as_revoke,
+        }))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::ast::{AdminCommand, PrivilegeScope, ShowKind, StatementKind};
-    use crate::error::Detail;
     use crate::parse;
 
     fn admin(text: &str) -> AdminCommand {
@@ -420,27 +421,41 @@ mod tests {
             admin("REVOKE ROLE reader FROM a"),
             AdminCommand::RevokeRoles { .. }
         ));
-        // Privileges themselves are not granted: named, not misread.
-        let error = parse("GRANT MATCH {*} ON GRAPH * TO reader").expect_err("unsupported");
-        assert_eq!(error.kind.detail, Detail::UnsupportedFeature);
-        assert!(error.message.contains("GRANT"));
-        let error = parse("DENY WRITE ON GRAPH * TO editor").expect_err("unsupported");
-        assert!(error.message.contains("DENY"));
     }
 
     #[test]
     fn show_users_roles_and_privileges() {
         assert_eq!(show("SHOW USERS"), ShowKind::Users);
-        assert_eq!(show("SHOW ROLES"), ShowKind::Roles { with_users: false });
+        assert_eq!(
+            show("SHOW ROLES"),
+            ShowKind::Roles {
+                with_users: false,
+                populated: false
+            }
+        );
         assert_eq!(
             show("SHOW ALL ROLES WITH USERS YIELD role, member"),
-            ShowKind::Roles { with_users: true }
+            ShowKind::Roles {
+                with_users: true,
+                populated: false
+            }
+        );
+        assert_eq!(
+            show("SHOW POPULATED ROLES"),
+            ShowKind::Roles {
+                with_users: false,
+                populated: true
+            }
         );
         let ShowKind::Privileges(p) = show("SHOW PRIVILEGES AS COMMANDS") else {
             panic!("SHOW PRIVILEGES");
         };
-        assert!(p.as_commands);
+        assert!(p.as_commands && !p.as_revoke);
         assert_eq!(p.scope, PrivilegeScope::All);
+        let ShowKind::Privileges(p) = show("SHOW ROLE r PRIVILEGES AS REVOKE COMMANDS") else {
+            panic!("SHOW PRIVILEGES AS REVOKE COMMANDS");
+        };
+        assert!(p.as_commands && p.as_revoke);
         let ShowKind::Privileges(p) = show("SHOW ROLE reader, editor PRIVILEGES") else {
             panic!("SHOW ROLE PRIVILEGES");
         };

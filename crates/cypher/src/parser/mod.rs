@@ -14,6 +14,7 @@ mod expr;
 mod fulltext;
 mod labels;
 mod pattern;
+mod privilege;
 mod schema;
 mod search;
 
@@ -421,7 +422,9 @@ impl Parser<'_> {
             self.advance();
             mode = next;
         }
-        let kind = if self.peek_admin() {
+        let kind = if self.peek_privilege() {
+            StatementKind::Admin(self.parse_privilege_command()?)
+        } else if self.peek_admin() {
             StatementKind::Admin(self.parse_admin()?)
         } else if self.peek_keyword("CREATE") && self.peek_schema_after_create() {
             StatementKind::Schema(self.parse_create_schema()?)
@@ -562,15 +565,6 @@ impl Parser<'_> {
             (&["CREATE", "DATABASE"][..], "CREATE DATABASE"),
             (&["CREATE", "OR", "REPLACE"][..], "CREATE OR REPLACE"),
             (&["ALTER"][..], "ALTER"),
-            (
-                &["GRANT"][..],
-                "GRANT of a privilege (only GRANT ROLE is: grant a built-in role)",
-            ),
-            (&["DENY"][..], "DENY of a privilege"),
-            (
-                &["REVOKE"][..],
-                "REVOKE of a privilege (only REVOKE ROLE is)",
-            ),
             (&["START", "DATABASE"][..], "START DATABASE"),
             (&["STOP", "DATABASE"][..], "STOP DATABASE"),
         ] {

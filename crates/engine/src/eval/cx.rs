@@ -132,7 +132,9 @@ impl Cx {
             crate::tokens::TokenKind::PropKey => "property key",
         };
         self.subject.require(
-            crate::security::Level::Publisher,
+            crate::security::privilege::Abilities::of(&[
+                crate::security::privilege::Ability::NameManagement,
+            ]),
             &format!("Creating the new {what} '{name}' (name management)"),
         )
     }

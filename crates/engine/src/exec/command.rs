@@ -66,6 +66,8 @@ impl Cursor for ProcedureCall {
                 return Ok(false);
             }
             cx.tick()?;
+            // `EXECUTE PROCEDURE` privileges: checked before the procedure does anything.
+            cx.subject.require_procedure(&signature.name)?;
             let mut values = Vec::with_capacity(args.len());
             for (a, field) in args.iter().zip(&signature.inputs) {
                 let v = a.eval(row, cx)?;

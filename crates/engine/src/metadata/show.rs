@@ -38,14 +38,15 @@ pub(crate) enum ShowTable {
     CurrentUser,
     /// `SHOW USERS`
     Users,
-    /// `SHOW ROLES [WITH USERS]`
+    /// `SHOW [POPULATED] ROLES [WITH USERS]`
     Roles {
         with_users: bool,
+        populated: bool,
     },
-    /// `SHOW ... PRIVILEGES [AS COMMANDS]`
+    /// `SHOW ... PRIVILEGES [AS [REVOKE] COMMANDS]`
     Privileges {
         of: PrivilegesOf,
-        as_commands: bool,
+        commands: crate::security::show::Commands,
     },
 }
 
@@ -190,9 +191,16 @@ impl ShowTable {
             ShowTable::Functions => FUNCTION_COLUMNS,
             ShowTable::Settings(_) => SETTING_COLUMNS,
             ShowTable::CurrentUser | ShowTable::Users => CURRENT_USER_COLUMNS,
-            ShowTable::Roles { with_users: false } => &["role"],
-            ShowTable::Roles { with_users: true } => &["role", "member"],
-            ShowTable::Privileges { of, as_commands } => privilege_columns(of, *as_commands),
+            ShowTable::Roles {
+                with_users: false,
+                ..
+            } => &["role"],
+            ShowTable::Roles {
+                with_users: true, ..
+            } => &["role", "member"],
+            ShowTable::Privileges { of, commands } => {
+                privilege_columns(of, *commands != crate::security::show::Commands::No)
+            }
         }
     }
 
@@ -234,9 +242,12 @@ impl ShowTable {
             ShowTable::Settings(names) => settings(names, row, cx)?,
             ShowTable::CurrentUser => current_user(cx),
             ShowTable::Users => crate::security::show::users(cx),
-            ShowTable::Roles { with_users } => crate::security::show::roles(cx, *with_users),
-            ShowTable::Privileges { of, as_commands } => {
-                crate::security::show::privileges(cx, of, *as_commands)?
+            ShowTable::Roles {
+                with_users,
+                populated,
+            } => crate::security::show::roles(cx, *with_users, *populated),
+            ShowTable::Privileges { of, commands } => {
+                crate::security::show::privileges(cx, of, *commands)?
             }
         };
         let columns = self.columns();

@@ -342,8 +342,12 @@ impl Planner<'_> {
             }
             ShowKind::CurrentUser => Command::Show(ShowTable::CurrentUser),
             ShowKind::Users => Command::Show(ShowTable::Users),
-            ShowKind::Roles { with_users } => Command::Show(ShowTable::Roles {
+            ShowKind::Roles {
+                with_users,
+                populated,
+            } => Command::Show(ShowTable::Roles {
                 with_users: *with_users,
+                populated: *populated,
             }),
             ShowKind::Privileges(privileges) => {
                 let names = |names: &[quiver_cypher::ast::Ident]| {
@@ -354,10 +358,12 @@ impl Planner<'_> {
                     quiver_cypher::ast::PrivilegeScope::Roles(r) => PrivilegesOf::Roles(names(r)),
                     quiver_cypher::ast::PrivilegeScope::Users(u) => PrivilegesOf::Users(names(u)),
                 };
-                Command::Show(ShowTable::Privileges {
-                    of,
-                    as_commands: privileges.as_commands,
-                })
+                let commands = match (privileges.as_commands, privileges.as_revoke) {
+                    (_, true) => crate::security::show::Commands::Revoke,
+                    (true, false) => crate::security::show::Commands::Grant,
+                    (false, false) => crate::security::show::Commands::No,
+                };
+                Command::Show(ShowTable::Privileges { of, commands })
             }
         })
     }

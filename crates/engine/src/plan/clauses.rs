@@ -5,7 +5,7 @@
 //! that follows graph reads (so the reads are not affected by the writes) and before a read
 //! that follows writes (so it sees all of them).
 
-use crate::security::{Level, Required};
+use crate::security::Required;
 use std::sync::Arc;
 
 use quiver_cypher::ast::{self, ClauseKind, ExprKind, StatementKind};
@@ -139,39 +139,70 @@ pub(crate) fn compile(
     })
 }
 
-/// What a statement needs of its user: a query reading the graph `reader`, writing
-/// `editor` (creating names is checked as it happens: `publisher`), schema commands
-/// `architect`, user and role management, other users' privileges and the settings `admin`.
+/// What a statement needs of its user (see [`crate::security::privilege`]): a query the
+/// database's access, and reading or writing the graph when it does (creating names is
+/// checked as it happens); schema commands index or constraint management; user, role and
+/// privilege commands their management; other users' privileges and the settings the DBMS
+/// privileges.
 fn required(stmt: &ast::Statement, writes: bool, reads: bool) -> Required {
-    use ast::{AdminCommand, PrivilegeScope, ShowKind};
+    use crate::security::privilege::{Abilities, Ability, READ_GRAPH, WRITE_GRAPH};
+    use ast::{AdminCommand, PrivilegeScope, SchemaCommand, ShowKind};
+    let dbms = |ability, what| Required::of(Abilities::of(&[ability]), what);
     match &stmt.kind {
-        StatementKind::Query(_) if writes => Required::at(Level::Editor, "Writing to the graph"),
-        StatementKind::Query(_) if reads => Required::at(Level::Reader, "Reading the graph"),
-        StatementKind::Query(_) | StatementKind::TerminateTransactions(_) => Required::NOTHING,
-        StatementKind::Schema(_) => Required::at(
-            Level::Architect,
-            "Index and constraint management (CREATE and DROP of an index or constraint)",
+        StatementKind::Query(_) => {
+            let mut needs = Abilities::of(&[Ability::Access]);
+            if reads {
+                needs = needs.with(READ_GRAPH);
+            }
+            if writes {
+                needs = needs.with(WRITE_GRAPH);
+            }
+            Required::of(needs, "Running a query")
+        }
+        StatementKind::TerminateTransactions(_) => Required::NOTHING,
+        StatementKind::Schema(
+            SchemaCommand::CreateConstraint(_) | SchemaCommand::DropConstraint { .. },
+        ) => Required::on_database(
+            &[Ability::ConstraintManagement],
+            "Constraint management (CREATE and DROP of a constraint)",
+        ),
+        StatementKind::Schema(_) => Required::on_database(
+            &[Ability::IndexManagement],
+            "Index management (CREATE and DROP of an index)",
         ),
         StatementKind::Show(show) => match &show.kind {
-            ShowKind::Users => Required::at(Level::Admin, "SHOW USERS"),
-            ShowKind::Roles { .. } => Required::at(Level::Admin, "SHOW ROLES"),
+            ShowKind::Users => dbms(Ability::UserManagement, "SHOW USERS"),
+            ShowKind::Roles { .. } => dbms(Ability::RoleManagement, "SHOW ROLES"),
             ShowKind::Privileges(p) if p.scope == PrivilegeScope::Users(Vec::new()) => {
                 Required::NOTHING
             }
-            ShowKind::Privileges(_) => Required::at(Level::Admin, "SHOW PRIVILEGES"),
-            ShowKind::Settings(_) => Required::at(Level::Admin, "SHOW SETTINGS"),
-            ShowKind::Indexes(_) => Required::at(Level::Reader, "SHOW INDEXES"),
-            ShowKind::Constraints(_) => Required::at(Level::Reader, "SHOW CONSTRAINTS"),
+            ShowKind::Privileges(_) => dbms(Ability::PrivilegeManagement, "SHOW PRIVILEGES"),
+            ShowKind::Settings(_) => dbms(Ability::ShowSettings, "SHOW SETTINGS"),
+            ShowKind::Indexes(_) => Required::on_database(&[Ability::ShowIndex], "SHOW INDEXES"),
+            ShowKind::Constraints(_) => {
+                Required::on_database(&[Ability::ShowConstraint], "SHOW CONSTRAINTS")
+            }
             _ => Required::NOTHING,
         },
         StatementKind::Admin(AdminCommand::AlterCurrentUser { .. }) => Required {
             password_change: true,
             ..Required::NOTHING
         },
-        StatementKind::Admin(_) => Required::at(
-            Level::Admin,
-            "User and role management (CREATE, ALTER and DROP of users and roles, GRANT and \
-             REVOKE of roles)",
+        StatementKind::Admin(
+            AdminCommand::CreateUser(_)
+            | AdminCommand::AlterUser(_)
+            | AdminCommand::DropUser { .. },
+        ) => dbms(
+            Ability::UserManagement,
+            "User management (CREATE, ALTER and DROP of users)",
+        ),
+        StatementKind::Admin(AdminCommand::Privilege(_)) => dbms(
+            Ability::PrivilegeManagement,
+            "Privilege management (GRANT, DENY and REVOKE of privileges)",
+        ),
+        StatementKind::Admin(_) => dbms(
+            Ability::RoleManagement,
+            "Role management (CREATE and DROP of roles, GRANT and REVOKE of roles)",
         ),
     }
 }

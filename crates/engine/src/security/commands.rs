@@ -1,9 +1,12 @@
 //! Running `CREATE USER`, `ALTER USER`, `DROP USER`, `ALTER CURRENT USER`, `CREATE ROLE`,
-//! `DROP ROLE`, `GRANT ROLE` and `REVOKE ROLE`: each reads the catalogue as the transaction
+//! `DROP ROLE`, `GRANT ROLE`, `REVOKE ROLE`, and `GRANT`, `DENY` and `REVOKE` of privileges:
+//! each reads the catalogue as the transaction
 //! sees it, changes a copy, and records the copy with the transaction (committed whole, see
 //! `quiver_storage::Security`). Each change counts one system update, as in Neo4j.
 
-use quiver_cypher::ast::{AdminCommand, AlterUser, CreateRole, CreateUser};
+use quiver_cypher::ast::{
+    AdminCommand, AlterUser, CreateRole, CreateUser, PrivilegeCommand, PrivilegeVerb,
+};
 use quiver_status::Status;
 use quiver_storage::{RoleRecord, Security, UserRecord};
 use quiver_value::Value;
@@ -133,6 +136,7 @@ pub(crate) fn run(
             &refuse_configured,
             &mut events,
         )?,
+        AdminCommand::Privilege(command) => privilege(&mut catalogue, command, &mut events)?,
     };
     if changed {
         cx.tx.set_security(&base, catalogue)?;
@@ -170,6 +174,7 @@ fn drop_role(
     }
     match catalogue.roles.remove(name) {
         Some(_) => {
+            catalogue.privileges.remove(name);
             for user in catalogue.users.values_mut() {
                 user.roles.remove(name);
             }
@@ -375,11 +380,27 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
             user.roles.remove(name);
         }
     }
+    // A copy has the privileges its source has now, its own from then on.
+    let privileges = create
+        .copy_of
+        .as_ref()
+        .map(|of| super::privilege::of_role(&of.name, catalogue));
+    match privileges {
+        Some(p) if !p.is_empty() => {
+            catalogue
+                .privileges
+                .insert(name.clone(), p.into_iter().collect());
+        }
+        _ => {
+            catalogue.privileges.remove(name);
+        }
+    }
     catalogue.roles.insert(
         name.clone(),
         RoleRecord {
             name: name.clone(),
-            copy_of: create.copy_of.as_ref().map(|c| c.name.clone()),
+            // The privileges were copied above: nothing follows the source's later changes.
+            copy_of: None,
         },
     );
     let detail = create
@@ -388,4 +409,83 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
         .map_or_else(String::new, |c| format!("copy_of={}", c.name));
     events.push(("create_role", name.clone(), detail));
     Ok(true)
+}
+
+/// `GRANT`, `DENY` or `REVOKE [GRANT | DENY]` of a privilege: every role must exist; the
+/// roles' whole sets are stored from then on. Granting what a role has, or revoking what it
+/// has not, changes nothing.
+fn privilege(
+    catalogue: &mut Security,
+    command: &PrivilegeCommand,
+    events: &mut Events,
+) -> Result<bool> {
+    let (verb, action, rows) = match command.verb {
+        PrivilegeVerb::Grant => ("grant", "grant_privilege", records(command, false)?),
+        PrivilegeVerb::Deny => ("deny", "deny_privilege", records(command, true)?),
+        PrivilegeVerb::Revoke { .. }
+            if matches!(
+                command.privilege,
+                quiver_cypher::ast::Privilege::Dbms(
+                    quiver_cypher::ast::DbmsAction::ExecuteFunction(_)
+                )
+            ) =>
+        {
+            // Function calls are not checked, so taking a grant away could not be obeyed.
+            return Err(unsupported("REVOKE EXECUTE FUNCTION"));
+        }
+        PrivilegeVerb::Revoke { denied } => {
+            let mut rows = Vec::new();
+            if denied != Some(true) {
+                rows.extend(records(command, false)?);
+            }
+            if denied != Some(false) {
+                rows.extend(records(command, true)?);
+            }
+            ("revoke", "revoke_privilege", rows)
+        }
+    };
+    let mut changed = false;
+    for role in &command.roles {
+        if !role_exists(&role.name, catalogue) {
+            return Err(role_not_found(
+                &role.name,
+                &format!("{verb} a privilege to"),
+            ));
+        }
+        let mut set: std::collections::BTreeSet<_> =
+            super::privilege::of_role(&role.name, catalogue)
+                .into_iter()
+                .collect();
+        let mut did = false;
+        for row in &rows {
+            did |= if verb == "revoke" {
+                set.remove(row)
+            } else {
+                set.insert(row.clone())
+            };
+        }
+        if did {
+            catalogue.privileges.insert(role.name.clone(), set);
+            events.push((action, role.name.clone(), command.privilege.to_string()));
+            changed = true;
+        }
+    }
+    Ok(changed)
+}
+
+/// The rows of `command`'s privilege, or the unsupported-feature error naming a form the
+/// server does not enforce.
+fn records(
+    command: &PrivilegeCommand,
+    denied: bool,
+) -> Result<Vec<quiver_storage::PrivilegeRecord>> {
+    super::privilege::records_of(&command.privilege, denied).map_err(|what| unsupported(&what))
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::runtime(
+        Status::SyntaxError,
+        Some("UnsupportedFeature"),
+        format!("{what} is not supported"),
+    )
 }

@@ -1,10 +1,10 @@
 //! Users, roles and privileges: who runs a statement and what they may do.
 //!
-//! Neo4j's built-in roles nest: every one has all the privileges of the one before it
-//! (`PUBLIC` < `reader` < `editor` < `publisher` < `architect` < `admin`), so what a user may
-//! do is the highest [`Level`] among their roles. A role made with `CREATE ROLE` has the level
-//! of the role it was copied from (`AS COPY OF`), or `PUBLIC`'s. Privileges finer than a
-//! role's (`GRANT MATCH ...`) are not supported.
+//! Each role holds privileges in Neo4j 5's terms (see [`privilege`]): the built-in roles
+//! start with Neo4j's sets, which nest (`PUBLIC` < `reader` < `editor` < `publisher` <
+//! `architect` < `admin`, each [`Level`] having the privileges of the one before), a role
+//! made `AS COPY OF` another starts with a copy of its privileges, and `GRANT`, `DENY` and
+//! `REVOKE` change any role's. A user may do what one of their roles grants and none denies.
 //!
 //! The user is looked up again at every statement and at commit (a few map lookups), so a
 //! dropped or suspended user's open connections lose access at once and a granted or revoked
@@ -12,13 +12,16 @@
 //!
 //! Users named in the server's configuration (`--auth user/password`, `[[users]]`) are
 //! *configured users*: they have `admin` (an `[[users]]` entry with `admin = false` has
-//! `architect`, everything but user management, as before roles existed), live only in the
+//! `architect`, everything but user management, as before roles existed) with the built-in
+//! role's own privileges whatever was granted or denied to it since, so a mistaken `DENY`
+//! cannot lock the configured administrator out; they live only in the
 //! configuration (nothing stored), and `CREATE`, `ALTER` and `DROP USER` refuse their names. Stored users
 //! are made in Cypher. With authentication off there is no subject to check: everything is
 //! allowed.
 
 pub(crate) mod commands;
 pub mod password;
+pub(crate) mod privilege;
 pub(crate) mod show;
 
 use std::collections::{BTreeSet, HashMap};
@@ -28,6 +31,7 @@ use quiver_status::Status;
 use quiver_storage::Security;
 
 use crate::error::{Error, Result};
+use privilege::{Abilities, Ability, Permissions};
 
 /// The built-in roles, in the order their privileges nest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -113,7 +117,8 @@ pub(crate) enum Subject {
 #[derive(Clone, Debug)]
 pub(crate) struct User {
     pub name: Arc<str>,
-    pub level: Level,
+    /// What the user's roles grant and do not deny, now.
+    pub permissions: Permissions,
     /// Role names, `PUBLIC` first, for messages and `SHOW CURRENT USER`.
     pub roles: Vec<String>,
     pub change_required: bool,
@@ -146,7 +151,7 @@ impl Subject {
         if let Some(&level) = auth.configured.get(name) {
             return Ok(Subject::User(User {
                 name: Arc::from(name),
-                level,
+                permissions: Permissions::of_level(level),
                 roles: vec!["PUBLIC".to_owned(), level.name().to_owned()],
                 change_required: false,
                 configured: true,
@@ -162,36 +167,61 @@ impl Subject {
                 "The user '{name}' is suspended: the session has lost its access."
             )));
         }
-        let level = record
-            .roles
-            .iter()
-            .filter_map(|r| Level::of_role(r, catalogue))
-            .max()
-            .unwrap_or(Level::Public);
+        let roles = listed_roles(&record.roles, catalogue);
         Ok(Subject::User(User {
             name: Arc::from(name),
-            level,
-            roles: listed_roles(&record.roles, catalogue),
+            permissions: Permissions::of_roles(roles.iter().map(String::as_str), catalogue),
+            roles,
             change_required: record.change_required,
             configured: false,
         }))
     }
 
-    /// Fails with `Forbidden` naming `what` unless the subject has `level`.
-    pub fn require(&self, level: Level, what: &str) -> Result<()> {
+    /// Fails with `Forbidden` naming `what` unless the subject has every one of `needs`
+    /// (naming database access, reading or writing the graph instead when that is missing).
+    /// A [`Level`] needs everything its built-in role has.
+    pub fn require(&self, needs: impl Into<Abilities>, what: &str) -> Result<()> {
+        let Subject::User(user) = self else {
+            return Ok(());
+        };
+        let needs = needs.into();
+        let has = user.permissions.abilities;
+        if has.contains(needs) {
+            return Ok(());
+        }
+        let what = if needs.has(Ability::Access) && !has.has(Ability::Access) {
+            "Database access"
+        } else if needs.contains(privilege::WRITE_GRAPH) && !has.contains(privilege::WRITE_GRAPH) {
+            "Writing to the graph"
+        } else if needs.contains(privilege::READ_GRAPH) && !has.contains(privilege::READ_GRAPH) {
+            "Reading the graph"
+        } else {
+            what
+        };
+        Err(forbidden(user, what))
+    }
+
+    /// Fails with `Forbidden` unless the subject may execute procedure `name` (`EXECUTE
+    /// PROCEDURE` globs).
+    pub fn require_procedure(&self, name: &str) -> Result<()> {
         match self {
-            Subject::User(user) if user.level < level => Err(forbidden(user, what)),
+            Subject::User(user) if !user.permissions.may_execute(name) => {
+                Err(forbidden(user, &format!("Executing procedure '{name}'")))
+            }
             _ => Ok(()),
         }
     }
 
-    /// Whether the subject may see or end a transaction of `owner`: their own, or any when
-    /// they administer.
+    /// Whether the subject may see or end a transaction of `owner`: their own, or any with
+    /// `TRANSACTION MANAGEMENT`.
     pub fn may_manage_transaction_of(&self, owner: Option<&str>) -> bool {
         match self {
             Subject::Unrestricted => true,
             Subject::User(user) => {
-                user.level >= Level::Admin || owner.is_some_and(|o| o == &*user.name)
+                user.permissions
+                    .abilities
+                    .has(Ability::TransactionManagement)
+                    || owner.is_some_and(|o| o == &*user.name)
             }
         }
     }
@@ -211,30 +241,38 @@ impl Subject {
                  FROM 'old' TO 'new'.",
             ));
         }
-        self.require(required.level, required.what)
+        self.require(required.needs, required.what)
     }
 }
 
 /// What a compiled statement needs of its user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Required {
-    pub level: Level,
-    /// Names the denied action in the error, e.g. "Writing to the graph".
+    pub needs: Abilities,
+    /// Names the denied action in the error, e.g. "Index management".
     pub what: &'static str,
     /// `ALTER CURRENT USER SET PASSWORD`: allowed while the password must change.
     pub password_change: bool,
 }
 
 impl Required {
-    pub const fn at(level: Level, what: &'static str) -> Required {
+    pub const fn of(needs: Abilities, what: &'static str) -> Required {
         Required {
-            level,
+            needs,
             what,
             password_change: false,
         }
     }
 
-    pub const NOTHING: Required = Required::at(Level::Public, "Running a statement");
+    /// Needs `abilities` and access to the database.
+    pub const fn on_database(abilities: &[Ability], what: &'static str) -> Required {
+        Required::of(
+            Abilities::of(abilities).with(Abilities::of(&[Ability::Access])),
+            what,
+        )
+    }
+
+    pub const NOTHING: Required = Required::of(Abilities::NONE, "Running a statement");
 }
 
 fn unauthorized(message: String) -> Error {
@@ -313,19 +351,19 @@ mod tests {
     }
 
     #[test]
-    fn levels_follow_roles_and_copies() {
+    fn permissions_follow_roles_and_copies() {
         let auth = Authentication {
             configured: [("root".to_owned(), Level::Admin)].into(),
         };
         let catalogue = catalogue();
         let level = |name| match Subject::resolve(Some(&auth), &catalogue, Some(name)) {
-            Ok(Subject::User(u)) => Ok(u.level),
+            Ok(Subject::User(u)) => Ok(u.permissions),
             Ok(Subject::Unrestricted) => panic!("restricted"),
             Err(e) => Err(e.status_code()),
         };
-        assert_eq!(level("root"), Ok(Level::Admin));
-        assert_eq!(level("ann"), Ok(Level::Reader));
-        assert_eq!(level("bob"), Ok(Level::Editor));
+        assert_eq!(level("root"), Ok(Permissions::of_level(Level::Admin)));
+        assert_eq!(level("ann"), Ok(Permissions::of_level(Level::Reader)));
+        assert_eq!(level("bob"), Ok(Permissions::of_level(Level::Editor)));
         assert_eq!(level("cat"), Err(Status::Unauthorized));
         assert_eq!(level("dan"), Err(Status::Unauthorized));
         assert!(matches!(
@@ -339,7 +377,7 @@ mod tests {
         let auth = Authentication::default();
         let subject = Subject::resolve(Some(&auth), &catalogue(), Some("ann")).expect("ann exists");
         let error = subject
-            .require(Level::Editor, "Writing to the graph")
+            .require(privilege::WRITE_GRAPH, "A write")
             .expect_err("a reader does not write");
         assert_eq!(error.status_code(), Status::Forbidden);
         assert!(error.message().contains("Writing to the graph"));

@@ -1,12 +1,12 @@
 //! `SHOW USERS`, `SHOW ROLES [WITH USERS]` and `SHOW ... PRIVILEGES`, in Neo4j 5's columns.
 //!
-//! A role's privileges are those of its level (see [`super::Level`]): the built-in roles'
-//! as Neo4j lists them, a copied role's under its own name.
+//! A role's privileges are those [`super::privilege`] holds for it: the built-in roles'
+//! as Neo4j lists them until changed, a copied role's under its own name.
 
 use quiver_storage::Security;
 use quiver_value::Value;
 
-use super::{Level, Subject, listed_roles, role_exists};
+use super::{Level, Subject, listed_roles, privilege, role_exists};
 use crate::error::{Error, Result};
 use crate::eval::Cx;
 use crate::metadata::show::Named;
@@ -20,133 +20,34 @@ pub(crate) enum PrivilegesOf {
     Users(Vec<String>),
 }
 
-/// One privilege a level grants: (action, resource, graph, segment).
-type Privilege = (&'static str, &'static str, &'static str, &'static str);
-
-/// The privileges each level adds to the one below, as Neo4j 5 lists its built-in roles',
-/// with the command that grants each (`{role}` where the role's name goes).
-const PRIVILEGES: &[(Level, Privilege, &str)] = &[
-    (
-        Level::Public,
-        ("execute", "database", "*", "PROCEDURE(*)"),
-        "GRANT EXECUTE PROCEDURE * ON DBMS TO {role}",
-    ),
-    (
-        Level::Public,
-        ("execute_function", "database", "*", "FUNCTION(*)"),
-        "GRANT EXECUTE FUNCTION * ON DBMS TO {role}",
-    ),
-    (
-        Level::Public,
-        ("access", "database", "DEFAULT", "database"),
-        "GRANT ACCESS ON HOME DATABASE TO {role}",
-    ),
-    (
-        Level::Reader,
-        ("access", "database", "*", "database"),
-        "GRANT ACCESS ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Reader,
-        ("match", "all_properties", "*", "NODE(*)"),
-        "GRANT MATCH {*} ON GRAPH * NODE * TO {role}",
-    ),
-    (
-        Level::Reader,
-        ("match", "all_properties", "*", "RELATIONSHIP(*)"),
-        "GRANT MATCH {*} ON GRAPH * RELATIONSHIP * TO {role}",
-    ),
-    (
-        Level::Reader,
-        ("show_constraint", "database", "*", "database"),
-        "GRANT SHOW CONSTRAINT ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Reader,
-        ("show_index", "database", "*", "database"),
-        "GRANT SHOW INDEX ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Editor,
-        ("write", "graph", "*", "NODE(*)"),
-        "GRANT WRITE ON GRAPH * NODE * TO {role}",
-    ),
-    (
-        Level::Editor,
-        ("write", "graph", "*", "RELATIONSHIP(*)"),
-        "GRANT WRITE ON GRAPH * RELATIONSHIP * TO {role}",
-    ),
-    (
-        Level::Publisher,
-        ("token", "database", "*", "database"),
-        "GRANT NAME MANAGEMENT ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Architect,
-        ("index", "database", "*", "database"),
-        "GRANT INDEX MANAGEMENT ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Architect,
-        ("constraint", "database", "*", "database"),
-        "GRANT CONSTRAINT MANAGEMENT ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Admin,
-        ("start_database", "database", "*", "database"),
-        "GRANT START ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Admin,
-        ("stop_database", "database", "*", "database"),
-        "GRANT STOP ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Admin,
-        ("transaction_management", "database", "*", "USER(*)"),
-        "GRANT TRANSACTION MANAGEMENT (*) ON DATABASE * TO {role}",
-    ),
-    (
-        Level::Admin,
-        ("dbms_actions", "database", "*", "database"),
-        "GRANT ALL DBMS PRIVILEGES ON DBMS TO {role}",
-    ),
-];
-
-/// A role name as a command writes it: in backticks.
-fn quoted(role: &str) -> String {
-    format!("`{}`", role.replace('`', "``"))
-}
-
-/// The privilege rows of role `role` at `level`. `PUBLIC` has the `Public` rows; every
-/// other role those above `Public` up to its level (its users have `PUBLIC`'s besides).
-fn role_privileges(role: &str, level: Level, as_commands: bool, user: Option<&str>) -> Vec<Named> {
-    let public = role == "PUBLIC";
-    PRIVILEGES
+/// The privilege rows of role `role` (see [`privilege::of_role`]), or the commands that
+/// grant (`revoke`: revoke) them; `user` adds the user column.
+fn role_privileges(
+    role: &str,
+    catalogue: &Security,
+    commands: Commands,
+    user: Option<&str>,
+) -> Vec<Named> {
+    privilege::of_role(role, catalogue)
         .iter()
-        .filter(|(at, _, _)| {
-            if public {
-                *at == Level::Public
-            } else {
-                *at > Level::Public && *at <= level
-            }
-        })
-        .map(|(_, (action, resource, graph, segment), command)| {
-            let mut row: Named = if as_commands {
-                vec![(
-                    "command",
-                    Value::from(command.replace("{role}", &quoted(role))),
-                )]
-            } else {
-                vec![
-                    ("access", Value::from("GRANTED")),
-                    ("action", Value::from(*action)),
-                    ("resource", Value::from(*resource)),
-                    ("graph", Value::from(*graph)),
-                    ("segment", Value::from(*segment)),
+        .map(|p| {
+            let mut row: Named = match commands {
+                Commands::No => vec![
+                    (
+                        "access",
+                        Value::from(if p.denied { "DENIED" } else { "GRANTED" }),
+                    ),
+                    ("action", Value::from(p.action.as_str())),
+                    ("resource", Value::from(p.resource.as_str())),
+                    ("graph", Value::from(p.graph.as_str())),
+                    ("segment", Value::from(p.segment.as_str())),
                     ("role", Value::from(role)),
                     ("immutable", Value::Bool(false)),
-                ]
+                ],
+                Commands::Grant | Commands::Revoke => vec![(
+                    "command",
+                    Value::from(privilege::command(p, role, commands == Commands::Revoke)),
+                )],
             };
             if let Some(user) = user {
                 row.push(("user", Value::from(user)));
@@ -156,8 +57,12 @@ fn role_privileges(role: &str, level: Level, as_commands: bool, user: Option<&st
         .collect()
 }
 
-fn level_of(role: &str, catalogue: &Security) -> Level {
-    Level::of_role(role, catalogue).unwrap_or(Level::Public)
+/// `AS COMMANDS`, `AS REVOKE COMMANDS`, or rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Commands {
+    No,
+    Grant,
+    Revoke,
 }
 
 /// Every role's name: the built-ins, then the created ones.
@@ -232,17 +137,13 @@ pub(crate) fn users(cx: &Cx) -> Vec<Named> {
     rows
 }
 
-/// `SHOW ROLES [WITH USERS]`: with users, a row per (role, member), and a role nobody has
-/// once with a null member.
-pub(crate) fn roles(cx: &Cx, with_users: bool) -> Vec<Named> {
+/// `SHOW [POPULATED] ROLES [WITH USERS]`: with users, a row per (role, member), and a role
+/// nobody has once with a null member (left out when `populated`).
+pub(crate) fn roles(cx: &Cx, with_users: bool, populated: bool) -> Vec<Named> {
     let catalogue = cx.tx.security();
     let mut rows = Vec::new();
     let configured = configured(cx);
     for role in all_roles(&catalogue) {
-        if !with_users {
-            rows.push(vec![("role", Value::from(role.as_str()))]);
-            continue;
-        }
         let mut members: Vec<String> = catalogue
             .users
             .values()
@@ -256,6 +157,13 @@ pub(crate) fn roles(cx: &Cx, with_users: bool) -> Vec<Named> {
                 .map(|(name, _)| name.clone()),
         );
         members.sort();
+        if populated && members.is_empty() {
+            continue;
+        }
+        if !with_users {
+            rows.push(vec![("role", Value::from(role.as_str()))]);
+            continue;
+        }
         if members.is_empty() {
             rows.push(vec![
                 ("role", Value::from(role.as_str())),
@@ -273,18 +181,13 @@ pub(crate) fn roles(cx: &Cx, with_users: bool) -> Vec<Named> {
 }
 
 /// `SHOW [ALL | ROLE r | USER u] PRIVILEGES [AS COMMANDS]`.
-pub(crate) fn privileges(cx: &Cx, of: &PrivilegesOf, as_commands: bool) -> Result<Vec<Named>> {
+pub(crate) fn privileges(cx: &Cx, of: &PrivilegesOf, commands: Commands) -> Result<Vec<Named>> {
     let catalogue = cx.tx.security();
     let mut rows = Vec::new();
     match of {
         PrivilegesOf::All => {
             for role in all_roles(&catalogue) {
-                rows.extend(role_privileges(
-                    &role,
-                    level_of(&role, &catalogue),
-                    as_commands,
-                    None,
-                ));
+                rows.extend(role_privileges(&role, &catalogue, commands, None));
             }
         }
         PrivilegesOf::Roles(roles) => {
@@ -292,12 +195,7 @@ pub(crate) fn privileges(cx: &Cx, of: &PrivilegesOf, as_commands: bool) -> Resul
                 if !role_exists(role, &catalogue) {
                     continue;
                 }
-                rows.extend(role_privileges(
-                    role,
-                    level_of(role, &catalogue),
-                    as_commands,
-                    None,
-                ));
+                rows.extend(role_privileges(role, &catalogue, commands, None));
             }
         }
         PrivilegesOf::Users(users) => {
@@ -322,9 +220,9 @@ pub(crate) fn privileges(cx: &Cx, of: &PrivilegesOf, as_commands: bool) -> Resul
                 for role in roles {
                     rows.extend(role_privileges(
                         &role,
-                        level_of(&role, &catalogue),
-                        as_commands,
-                        (!as_commands).then_some(user.as_str()),
+                        &catalogue,
+                        commands,
+                        (commands == Commands::No).then_some(user.as_str()),
                     ));
                 }
             }

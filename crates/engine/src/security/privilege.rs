@@ -1,0 +1,766 @@
+//! Privileges in Neo4j 5's terms: each role holds a set of granted and denied privileges,
+//! stored as the rows `SHOW PRIVILEGES` lists ([`quiver_storage::PrivilegeRecord`]), and a
+//! user may do what some role of theirs grants and none denies.
+//!
+//! A role whose privileges were never set has its default ones: a built-in role Neo4j's set
+//! for it ([`DEFAULTS`]), a role created before privileges could be set the set of the role
+//! it was copied from, any other created role none. `GRANT`, `DENY` and `REVOKE` store the
+//! role's whole set from then on.
+//!
+//! What is enforced is checked per statement, as [`Abilities`]: database access, reading and
+//! writing the whole graph, name, index, constraint and transaction management, and the DBMS
+//! privileges; and per procedure call, the `EXECUTE PROCEDURE` globs. A privilege the server
+//! cannot enforce (one on some labels, types or properties, or property-based) is refused as
+//! unsupported by [`records_of`] rather than stored: a stored `DENY` is always obeyed.
+
+use quiver_cypher::ast::{
+    DatabaseAction, DbmsAction, Elements, GraphAction, NameSet, Privilege, PrivilegeTarget,
+};
+use quiver_storage::{PrivilegeRecord, Security};
+
+use super::Level;
+
+/// The one database the server has, as privileges name it.
+const DATABASE: &str = "neo4j";
+
+/// One thing a statement may need, as a bit of [`Abilities`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Ability {
+    Access,
+    TraverseNodes,
+    TraverseRelationships,
+    ReadNodes,
+    ReadRelationships,
+    WriteNodes,
+    WriteRelationships,
+    NameManagement,
+    IndexManagement,
+    ConstraintManagement,
+    ShowIndex,
+    ShowConstraint,
+    TransactionManagement,
+    StartDatabase,
+    StopDatabase,
+    UserManagement,
+    RoleManagement,
+    PrivilegeManagement,
+    DatabaseManagement,
+    Impersonate,
+    /// `SHOW SETTINGS`: part of `ALL DBMS PRIVILEGES` only.
+    ShowSettings,
+}
+
+/// A set of [`Ability`]s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Abilities(u32);
+
+const _: () = assert!((Ability::ShowSettings as u32) < u32::BITS);
+
+impl Abilities {
+    pub const NONE: Abilities = Abilities(0);
+
+    pub const fn of(abilities: &[Ability]) -> Abilities {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < abilities.len() {
+            bits |= 1 << abilities[i] as u32;
+            i += 1;
+        }
+        Abilities(bits)
+    }
+
+    pub const fn with(self, other: Abilities) -> Abilities {
+        Abilities(self.0 | other.0)
+    }
+
+    pub const fn without(self, other: Abilities) -> Abilities {
+        Abilities(self.0 & !other.0)
+    }
+
+    pub const fn contains(self, other: Abilities) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub const fn has(self, ability: Ability) -> bool {
+        self.0 & (1 << ability as u32) != 0
+    }
+}
+
+impl From<Level> for Abilities {
+    /// What the built-in role at `level` may do (with `PUBLIC`'s), before any change to it.
+    fn from(level: Level) -> Abilities {
+        Permissions::of_level(level).abilities
+    }
+}
+
+/// Reading the graph: traversing and reading every node and relationship.
+pub(crate) const READ_GRAPH: Abilities = Abilities::of(&[
+    Ability::TraverseNodes,
+    Ability::TraverseRelationships,
+    Ability::ReadNodes,
+    Ability::ReadRelationships,
+]);
+
+/// Writing the graph: every node and relationship.
+pub(crate) const WRITE_GRAPH: Abilities =
+    Abilities::of(&[Ability::WriteNodes, Ability::WriteRelationships]);
+
+/// What `ALL DATABASE PRIVILEGES` covers.
+const DATABASE_ACTIONS: Abilities = Abilities::of(&[
+    Ability::Access,
+    Ability::StartDatabase,
+    Ability::StopDatabase,
+    Ability::IndexManagement,
+    Ability::ShowIndex,
+    Ability::ConstraintManagement,
+    Ability::ShowConstraint,
+    Ability::NameManagement,
+    Ability::TransactionManagement,
+]);
+
+/// What `ALL DBMS PRIVILEGES` covers.
+const DBMS_ACTIONS: Abilities = Abilities::of(&[
+    Ability::UserManagement,
+    Ability::RoleManagement,
+    Ability::PrivilegeManagement,
+    Ability::DatabaseManagement,
+    Ability::Impersonate,
+    Ability::ShowSettings,
+]);
+
+/// The built-in roles' privileges, each row at the level that first has it, as Neo4j 5 lists
+/// them: (level, action, resource, graph, segment). A role at a level has the rows above
+/// `PUBLIC` up to its level; `PUBLIC` has its own.
+pub(crate) const DEFAULTS: &[(Level, &str, &str, &str, &str)] = &[
+    (Level::Public, "execute", "database", "*", "PROCEDURE(*)"),
+    (
+        Level::Public,
+        "execute_function",
+        "database",
+        "*",
+        "FUNCTION(*)",
+    ),
+    (Level::Public, "access", "database", "DEFAULT", "database"),
+    (Level::Reader, "access", "database", "*", "database"),
+    (Level::Reader, "match", "all_properties", "*", "NODE(*)"),
+    (
+        Level::Reader,
+        "match",
+        "all_properties",
+        "*",
+        "RELATIONSHIP(*)",
+    ),
+    (
+        Level::Reader,
+        "show_constraint",
+        "database",
+        "*",
+        "database",
+    ),
+    (Level::Reader, "show_index", "database", "*", "database"),
+    (Level::Editor, "write", "graph", "*", "NODE(*)"),
+    (Level::Editor, "write", "graph", "*", "RELATIONSHIP(*)"),
+    (Level::Publisher, "token", "database", "*", "database"),
+    (Level::Architect, "index", "database", "*", "database"),
+    (Level::Architect, "constraint", "database", "*", "database"),
+    (Level::Admin, "start_database", "database", "*", "database"),
+    (Level::Admin, "stop_database", "database", "*", "database"),
+    (
+        Level::Admin,
+        "transaction_management",
+        "database",
+        "*",
+        "USER(*)",
+    ),
+    (Level::Admin, "dbms_actions", "database", "*", "database"),
+];
+
+fn record(
+    denied: bool,
+    action: &str,
+    resource: &str,
+    graph: &str,
+    segment: &str,
+) -> PrivilegeRecord {
+    PrivilegeRecord {
+        denied,
+        action: action.to_owned(),
+        resource: resource.to_owned(),
+        graph: graph.to_owned(),
+        segment: segment.to_owned(),
+    }
+}
+
+/// The default privileges of a built-in role at `level` (`public`: of `PUBLIC` itself).
+pub(crate) fn built_in(level: Level, public: bool) -> Vec<PrivilegeRecord> {
+    DEFAULTS
+        .iter()
+        .filter(|(at, ..)| {
+            if public {
+                *at == Level::Public
+            } else {
+                *at > Level::Public && *at <= level
+            }
+        })
+        .map(|(_, action, resource, graph, segment)| {
+            record(false, action, resource, graph, segment)
+        })
+        .collect()
+}
+
+/// The privileges of role `role` now: stored, or its defaults (see the module doc).
+pub(crate) fn of_role(role: &str, catalogue: &Security) -> Vec<PrivilegeRecord> {
+    if let Some(stored) = catalogue.privileges.get(role) {
+        return stored.iter().cloned().collect();
+    }
+    if role == "PUBLIC" {
+        return built_in(Level::Public, true);
+    }
+    match Level::of_role(role, catalogue) {
+        Some(level) => built_in(level, false),
+        None => Vec::new(),
+    }
+}
+
+/// Whether a privilege on graph or database `graph` (`*`, a name, `DEFAULT`, `HOME`) covers
+/// this server's one database, which is every user's home and the default.
+fn covers_database(graph: &str) -> bool {
+    matches!(graph, "*" | "DEFAULT" | "HOME") || graph == DATABASE
+}
+
+/// The abilities one privilege row gives (or takes, when denied).
+fn abilities_of(p: &PrivilegeRecord) -> Abilities {
+    use Ability as A;
+    if !covers_database(&p.graph) {
+        return Abilities::NONE;
+    }
+    let nodes = p.segment == "NODE(*)";
+    let relationships = p.segment == "RELATIONSHIP(*)";
+    let on_elements = |node: Ability, relationship: Ability| match (nodes, relationships) {
+        (true, _) => Abilities::of(&[node]),
+        (_, true) => Abilities::of(&[relationship]),
+        _ => Abilities::NONE,
+    };
+    let all_properties = p.resource == "all_properties";
+    match p.action.as_str() {
+        "traverse" => on_elements(A::TraverseNodes, A::TraverseRelationships),
+        "read" if all_properties => on_elements(A::ReadNodes, A::ReadRelationships),
+        "match" if all_properties => on_elements(A::TraverseNodes, A::TraverseRelationships)
+            .with(on_elements(A::ReadNodes, A::ReadRelationships)),
+        "write" => on_elements(A::WriteNodes, A::WriteRelationships),
+        "graph_actions" => READ_GRAPH.with(WRITE_GRAPH),
+        "access" => Abilities::of(&[A::Access]),
+        "start_database" => Abilities::of(&[A::StartDatabase]),
+        "stop_database" => Abilities::of(&[A::StopDatabase]),
+        "index" => Abilities::of(&[A::IndexManagement, A::ShowIndex]),
+        "constraint" => Abilities::of(&[A::ConstraintManagement, A::ShowConstraint]),
+        "show_index" => Abilities::of(&[A::ShowIndex]),
+        "show_constraint" => Abilities::of(&[A::ShowConstraint]),
+        "token" => Abilities::of(&[A::NameManagement]),
+        "transaction_management" if p.segment == "USER(*)" => {
+            Abilities::of(&[A::TransactionManagement])
+        }
+        "database_actions" => DATABASE_ACTIONS,
+        "user_management" => Abilities::of(&[A::UserManagement]),
+        "role_management" => Abilities::of(&[A::RoleManagement]),
+        "privilege_management" => Abilities::of(&[A::PrivilegeManagement]),
+        "database_management" => Abilities::of(&[A::DatabaseManagement]),
+        "impersonate" => Abilities::of(&[A::Impersonate]),
+        "dbms_actions" => DBMS_ACTIONS,
+        _ => Abilities::NONE,
+    }
+}
+
+/// What a user may do: granted by some role of theirs and denied by none.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Permissions {
+    pub abilities: Abilities,
+    /// `EXECUTE PROCEDURE` globs granted and denied.
+    procedures_granted: Vec<String>,
+    procedures_denied: Vec<String>,
+}
+
+impl Permissions {
+    /// The permissions the privileges `rows` (of all a user's roles) give.
+    pub fn from_rows<'a>(rows: impl IntoIterator<Item = &'a PrivilegeRecord>) -> Permissions {
+        let (mut granted, mut denied) = (Abilities::NONE, Abilities::NONE);
+        let mut permissions = Permissions::default();
+        for row in rows {
+            if row.denied {
+                denied = denied.with(abilities_of(row));
+            } else {
+                granted = granted.with(abilities_of(row));
+            }
+            if row.action == "execute"
+                && let Some(glob) = segment_argument(&row.segment, "PROCEDURE")
+            {
+                let globs = if row.denied {
+                    &mut permissions.procedures_denied
+                } else {
+                    &mut permissions.procedures_granted
+                };
+                globs.push(glob.to_owned());
+            }
+        }
+        permissions.abilities = granted.without(denied);
+        permissions
+    }
+
+    /// The permissions of a user with `roles` (`PUBLIC` is added).
+    pub fn of_roles<'a>(
+        roles: impl IntoIterator<Item = &'a str>,
+        catalogue: &Security,
+    ) -> Permissions {
+        let mut rows = of_role("PUBLIC", catalogue);
+        for role in roles {
+            if role != "PUBLIC" {
+                rows.extend(of_role(role, catalogue));
+            }
+        }
+        Permissions::from_rows(&rows)
+    }
+
+    /// The permissions of a built-in role at `level`, with `PUBLIC`'s defaults.
+    pub fn of_level(level: Level) -> Permissions {
+        let mut rows = built_in(Level::Public, true);
+        rows.extend(built_in(level, false));
+        Permissions::from_rows(&rows)
+    }
+
+    /// Whether procedure `name` may run: some granted glob matches it and no denied one.
+    pub fn may_execute(&self, name: &str) -> bool {
+        self.procedures_granted
+            .iter()
+            .any(|g| glob_matches(g, name))
+            && !self.procedures_denied.iter().any(|g| glob_matches(g, name))
+    }
+}
+
+/// `PROCEDURE(apoc.*)` → `apoc.*` for `kind` `PROCEDURE`.
+fn segment_argument<'a>(segment: &'a str, kind: &str) -> Option<&'a str> {
+    segment
+        .strip_prefix(kind)?
+        .strip_prefix('(')?
+        .strip_suffix(')')
+}
+
+/// A procedure glob: `*` any run of characters, `?` one, anything else itself.
+pub(crate) fn glob_matches(glob: &str, name: &str) -> bool {
+    let (glob, name): (Vec<char>, Vec<char>) = (glob.chars().collect(), name.chars().collect());
+    // Iterative matching with one backtrack point: linear in practice, never exponential.
+    let (mut g, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        if g < glob.len() && (glob[g] == '?' || glob[g] == name[n]) {
+            g += 1;
+            n += 1;
+        } else if g < glob.len() && glob[g] == '*' {
+            star = Some((g, n));
+            g += 1;
+        } else if let Some((sg, sn)) = star {
+            g = sg + 1;
+            n = sn + 1;
+            star = Some((sg, sn + 1));
+        } else {
+            return false;
+        }
+    }
+    glob[g..].iter().all(|c| *c == '*')
+}
+
+/// The privilege rows a command grants, denies or revokes; `Err` names a form the server
+/// does not enforce, which must fail as unsupported rather than be stored.
+pub(crate) fn records_of(
+    privilege: &Privilege,
+    denied: bool,
+) -> Result<Vec<PrivilegeRecord>, String> {
+    let rows = Rows { denied };
+    match privilege {
+        Privilege::Graph {
+            action,
+            graphs,
+            elements,
+        } => graph_records(&rows, action, graphs, elements),
+        Privilege::Database { action, databases } => database_records(&rows, action, databases),
+        Privilege::Dbms(action) => dbms_records(&rows, action),
+    }
+}
+
+/// Makes a row per graph and segment.
+struct Rows {
+    denied: bool,
+}
+
+impl Rows {
+    fn make(
+        &self,
+        action: &str,
+        resource: &str,
+        graphs: &[String],
+        segments: &[String],
+    ) -> Vec<PrivilegeRecord> {
+        let mut out = Vec::new();
+        for graph in graphs {
+            for segment in segments {
+                out.push(record(self.denied, action, resource, graph, segment));
+            }
+        }
+        out
+    }
+}
+
+fn graph_records(
+    rows: &Rows,
+    action: &GraphAction,
+    graphs: &PrivilegeTarget,
+    elements: &Elements,
+) -> Result<Vec<PrivilegeRecord>, String> {
+    let rows = |action: &str, resource: &str, graphs: &[String], segments: &[String]| {
+        rows.make(action, resource, graphs, segments)
+    };
+    let graphs = target_names(graphs);
+    let segments = whole_elements(elements).ok_or_else(|| {
+        format!(
+            "A graph privilege on some labels, relationship types or by property \
+             ({elements})"
+        )
+    })?;
+    let all_properties = |p: &NameSet, what: &str| match p {
+        NameSet::All => Ok(()),
+        NameSet::Names(_) => Err(format!(
+            "{what} of some properties (only {{*}}, every property, is)"
+        )),
+    };
+    Ok(match action {
+        GraphAction::Traverse => rows("traverse", "graph", &graphs, &segments),
+        GraphAction::Read(p) => {
+            all_properties(p, "READ")?;
+            rows("read", "all_properties", &graphs, &segments)
+        }
+        GraphAction::Match(p) => {
+            all_properties(p, "MATCH")?;
+            rows("match", "all_properties", &graphs, &segments)
+        }
+        GraphAction::Write => rows(
+            "write",
+            "graph",
+            &graphs,
+            &["NODE(*)".to_owned(), "RELATIONSHIP(*)".to_owned()],
+        ),
+        GraphAction::All => rows(
+            "graph_actions",
+            "database",
+            &graphs,
+            &["database".to_owned()],
+        ),
+        GraphAction::Create => return Err("The CREATE graph privilege".to_owned()),
+        GraphAction::Delete => return Err("The DELETE graph privilege".to_owned()),
+        GraphAction::SetLabel(_) => return Err("The SET LABEL privilege".to_owned()),
+        GraphAction::RemoveLabel(_) => {
+            return Err("The REMOVE LABEL privilege".to_owned());
+        }
+        GraphAction::SetProperty(_) => {
+            return Err("The SET PROPERTY privilege".to_owned());
+        }
+        GraphAction::Merge(_) => return Err("The MERGE privilege".to_owned()),
+    })
+}
+
+fn database_records(
+    rows: &Rows,
+    action: &DatabaseAction,
+    databases: &PrivilegeTarget,
+) -> Result<Vec<PrivilegeRecord>, String> {
+    let rows = |action: &str, resource: &str, graphs: &[String], segments: &[String]| {
+        rows.make(action, resource, graphs, segments)
+    };
+    let graphs = target_names(databases);
+    let database = ["database".to_owned()];
+    let name = match action {
+        DatabaseAction::Access => "access",
+        DatabaseAction::Start => "start_database",
+        DatabaseAction::Stop => "stop_database",
+        DatabaseAction::Index => "index",
+        DatabaseAction::Constraint => "constraint",
+        DatabaseAction::ShowIndex => "show_index",
+        DatabaseAction::ShowConstraint => "show_constraint",
+        DatabaseAction::NameManagement => "token",
+        DatabaseAction::All => "database_actions",
+        DatabaseAction::TransactionManagement(NameSet::All) => {
+            return Ok(rows(
+                "transaction_management",
+                "database",
+                &graphs,
+                &["USER(*)".to_owned()],
+            ));
+        }
+        DatabaseAction::TransactionManagement(NameSet::Names(_)) => {
+            return Err(
+                "TRANSACTION MANAGEMENT of some users (only (*), every user's, is)".to_owned(),
+            );
+        }
+    };
+    Ok(rows(name, "database", &graphs, &database))
+}
+
+fn dbms_records(rows: &Rows, action: &DbmsAction) -> Result<Vec<PrivilegeRecord>, String> {
+    let denied = rows.denied;
+    let rows = |action: &str, resource: &str, graphs: &[String], segments: &[String]| {
+        rows.make(action, resource, graphs, segments)
+    };
+    let all = ["*".to_owned()];
+    let database = ["database".to_owned()];
+    let name = match action {
+        DbmsAction::RoleManagement => "role_management",
+        DbmsAction::UserManagement => "user_management",
+        DbmsAction::PrivilegeManagement => "privilege_management",
+        DbmsAction::DatabaseManagement => "database_management",
+        DbmsAction::All => "dbms_actions",
+        DbmsAction::ExecuteProcedure(globs) => {
+            let segments: Vec<String> = globs.iter().map(|g| format!("PROCEDURE({g})")).collect();
+            return Ok(rows("execute", "database", &all, &segments));
+        }
+        DbmsAction::ExecuteFunction(globs) => {
+            if denied {
+                return Err("DENY EXECUTE FUNCTION".to_owned());
+            }
+            let segments: Vec<String> = globs.iter().map(|g| format!("FUNCTION({g})")).collect();
+            return Ok(rows("execute_function", "database", &all, &segments));
+        }
+        DbmsAction::Impersonate(users) => {
+            let segments: Vec<String> = match users {
+                NameSet::All => vec!["USER(*)".to_owned()],
+                NameSet::Names(names) => {
+                    names.iter().map(|u| format!("USER({})", u.name)).collect()
+                }
+            };
+            return Ok(rows("impersonate", "database", &all, &segments));
+        }
+    };
+    Ok(rows(name, "database", &all, &database))
+}
+
+/// The graph column of a target: `*`, each name, `HOME` or `DEFAULT`.
+fn target_names(target: &PrivilegeTarget) -> Vec<String> {
+    match target {
+        PrivilegeTarget::All => vec!["*".to_owned()],
+        PrivilegeTarget::Names(names) => names.iter().map(|n| n.name.clone()).collect(),
+        PrivilegeTarget::Home => vec!["HOME".to_owned()],
+        PrivilegeTarget::Default => vec!["DEFAULT".to_owned()],
+    }
+}
+
+/// The segments of elements that cover every node, every relationship, or both; `None` for
+/// some labels or types, or a property rule.
+fn whole_elements(elements: &Elements) -> Option<Vec<String>> {
+    let nodes = || "NODE(*)".to_owned();
+    let relationships = || "RELATIONSHIP(*)".to_owned();
+    match elements {
+        Elements::Nodes(NameSet::All) => Some(vec![nodes()]),
+        Elements::Relationships(NameSet::All) => Some(vec![relationships()]),
+        Elements::Elements(NameSet::All) => Some(vec![nodes(), relationships()]),
+        _ => None,
+    }
+}
+
+/// A name as a command writes it: in backticks.
+pub(crate) fn quoted(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// `ON` and what follows, for a graph or database privilege on `graph`.
+fn on(graph: &str, word: &str) -> String {
+    match graph {
+        "*" => format!("{word} *"),
+        "HOME" | "DEFAULT" => format!("{graph} {word}"),
+        name => format!("{word} {}", quoted(name)),
+    }
+}
+
+/// ` NODE *`, ` RELATIONSHIP `T``, or nothing, for a graph privilege's segment.
+fn element_suffix(segment: &str) -> String {
+    for (kind, word) in [("NODE", "NODE"), ("RELATIONSHIP", "RELATIONSHIP")] {
+        if let Some(arg) = segment_argument(segment, kind) {
+            return match arg {
+                "*" => format!(" {word} *"),
+                name => format!(" {word} {}", quoted(name)),
+            };
+        }
+    }
+    String::new()
+}
+
+/// `{*}` or `{`p`}` for a property resource.
+fn properties(resource: &str) -> String {
+    match segment_argument(resource, "property") {
+        Some(p) => format!("{{{}}}", quoted(p)),
+        None => "{*}".to_owned(),
+    }
+}
+
+/// The command that grants or denies row `p` to `role` (`revoke`: that revokes it), as
+/// `SHOW PRIVILEGES AS [REVOKE] COMMANDS` prints it.
+pub(crate) fn command(p: &PrivilegeRecord, role: &str, revoke: bool) -> String {
+    let verb = match (revoke, p.denied) {
+        (false, false) => "GRANT",
+        (false, true) => "DENY",
+        (true, false) => "REVOKE GRANT",
+        (true, true) => "REVOKE DENY",
+    };
+    let graph = || on(&p.graph, "GRAPH");
+    let database = || on(&p.graph, "DATABASE");
+    let elements = element_suffix(&p.segment);
+    let argument = |kind| segment_argument(&p.segment, kind).unwrap_or("*").to_owned();
+    let body = match p.action.as_str() {
+        "traverse" => format!("TRAVERSE ON {}{elements}", graph()),
+        "read" => format!("READ {} ON {}{elements}", properties(&p.resource), graph()),
+        "match" => format!("MATCH {} ON {}{elements}", properties(&p.resource), graph()),
+        "write" => format!("WRITE ON {}{elements}", graph()),
+        "graph_actions" => format!("ALL GRAPH PRIVILEGES ON {}", graph()),
+        "access" => format!("ACCESS ON {}", database()),
+        "start_database" => format!("START ON {}", database()),
+        "stop_database" => format!("STOP ON {}", database()),
+        "index" => format!("INDEX MANAGEMENT ON {}", database()),
+        "constraint" => format!("CONSTRAINT MANAGEMENT ON {}", database()),
+        "show_index" => format!("SHOW INDEX ON {}", database()),
+        "show_constraint" => format!("SHOW CONSTRAINT ON {}", database()),
+        "token" => format!("NAME MANAGEMENT ON {}", database()),
+        "transaction_management" => format!(
+            "TRANSACTION MANAGEMENT ({}) ON {}",
+            argument("USER"),
+            database()
+        ),
+        "database_actions" => format!("ALL DATABASE PRIVILEGES ON {}", database()),
+        "user_management" => "USER MANAGEMENT ON DBMS".to_owned(),
+        "role_management" => "ROLE MANAGEMENT ON DBMS".to_owned(),
+        "privilege_management" => "PRIVILEGE MANAGEMENT ON DBMS".to_owned(),
+        "database_management" => "DATABASE MANAGEMENT ON DBMS".to_owned(),
+        "execute" => format!("EXECUTE PROCEDURE {} ON DBMS", argument("PROCEDURE")),
+        "execute_function" => format!("EXECUTE FUNCTION {} ON DBMS", argument("FUNCTION")),
+        "impersonate" => format!("IMPERSONATE ({}) ON DBMS", argument("USER")),
+        "dbms_actions" => "ALL DBMS PRIVILEGES ON DBMS".to_owned(),
+        other => format!("{} ON {}", other.to_uppercase(), database()),
+    };
+    let to = if revoke { "FROM" } else { "TO" };
+    format!("{verb} {body} {to} {}", quoted(role))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_as_neo4j_documents_them() {
+        assert!(glob_matches("*", "apoc.text.join"));
+        assert!(glob_matches("apoc.*", "apoc.text.join"));
+        assert!(!glob_matches("apoc.*", "db.labels"));
+        assert!(glob_matches(
+            "db.index.*.query*",
+            "db.index.fulltext.queryNodes"
+        ));
+        assert!(glob_matches("db.label?", "db.labels"));
+        assert!(!glob_matches("db.labels", "db.labelsx"));
+    }
+
+    #[test]
+    fn built_in_roles_nest_as_privilege_sets() {
+        let reader = Permissions::of_level(Level::Reader).abilities;
+        assert!(reader.contains(READ_GRAPH) && reader.has(Ability::Access));
+        assert!(!reader.contains(WRITE_GRAPH));
+        let editor = Permissions::of_level(Level::Editor).abilities;
+        assert!(editor.contains(WRITE_GRAPH) && !editor.has(Ability::NameManagement));
+        assert!(
+            Permissions::of_level(Level::Publisher)
+                .abilities
+                .has(Ability::NameManagement)
+        );
+        let architect = Permissions::of_level(Level::Architect).abilities;
+        assert!(architect.has(Ability::IndexManagement) && !architect.has(Ability::UserManagement));
+        let admin = Permissions::of_level(Level::Admin);
+        assert!(admin.abilities.contains(DBMS_ACTIONS));
+        assert!(admin.abilities.has(Ability::TransactionManagement));
+        let public = Permissions::of_level(Level::Public);
+        assert!(public.abilities.has(Ability::Access) && !public.abilities.contains(READ_GRAPH));
+        assert!(public.may_execute("db.labels"));
+    }
+
+    #[test]
+    fn a_denial_beats_any_grant() {
+        let mut rows = built_in(Level::Admin, false);
+        rows.push(record(true, "write", "graph", "*", "RELATIONSHIP(*)"));
+        rows.push(record(
+            true,
+            "execute",
+            "database",
+            "*",
+            "PROCEDURE(apoc.*)",
+        ));
+        rows.push(record(false, "execute", "database", "*", "PROCEDURE(*)"));
+        let p = Permissions::from_rows(&rows);
+        assert!(!p.abilities.contains(WRITE_GRAPH));
+        assert!(p.abilities.has(Ability::WriteNodes));
+        assert!(p.may_execute("db.labels") && !p.may_execute("apoc.meta.schema"));
+        // A denial on another database takes nothing here.
+        let mut rows = built_in(Level::Reader, false);
+        rows.push(record(true, "match", "all_properties", "other", "NODE(*)"));
+        assert!(Permissions::from_rows(&rows).abilities.contains(READ_GRAPH));
+    }
+
+    #[test]
+    fn commands_print_each_row_as_neo4j_does() {
+        let rows: Vec<String> = built_in(Level::Admin, false)
+            .iter()
+            .map(|p| command(p, "admin", false))
+            .collect();
+        for expected in [
+            "GRANT ACCESS ON DATABASE * TO `admin`",
+            "GRANT MATCH {*} ON GRAPH * NODE * TO `admin`",
+            "GRANT WRITE ON GRAPH * RELATIONSHIP * TO `admin`",
+            "GRANT NAME MANAGEMENT ON DATABASE * TO `admin`",
+            "GRANT TRANSACTION MANAGEMENT (*) ON DATABASE * TO `admin`",
+            "GRANT ALL DBMS PRIVILEGES ON DBMS TO `admin`",
+        ] {
+            assert!(rows.iter().any(|r| r == expected), "{expected}: {rows:?}");
+        }
+        let public: Vec<String> = built_in(Level::Public, true)
+            .iter()
+            .map(|p| command(p, "PUBLIC", true))
+            .collect();
+        assert!(
+            public.contains(&"REVOKE GRANT ACCESS ON DEFAULT DATABASE FROM `PUBLIC`".to_owned())
+        );
+        assert!(
+            public.contains(&"REVOKE GRANT EXECUTE PROCEDURE * ON DBMS FROM `PUBLIC`".to_owned())
+        );
+    }
+
+    #[test]
+    fn every_printed_command_parses_back_to_its_rows() {
+        let mut rows = built_in(Level::Admin, false);
+        rows.extend(built_in(Level::Public, true));
+        rows.push(record(true, "traverse", "graph", "neo4j", "NODE(*)"));
+        rows.push(record(
+            true,
+            "read",
+            "all_properties",
+            "HOME",
+            "RELATIONSHIP(*)",
+        ));
+        rows.push(record(false, "graph_actions", "database", "*", "database"));
+        rows.push(record(false, "impersonate", "database", "*", "USER(ann)"));
+        for row in rows {
+            let text = command(&row, "r", false);
+            let statement = quiver_cypher::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let quiver_cypher::ast::StatementKind::Admin(
+                quiver_cypher::ast::AdminCommand::Privilege(c),
+            ) = statement.kind
+            else {
+                panic!("{text}: not a privilege command");
+            };
+            let again =
+                records_of(&c.privilege, row.denied).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert!(again.contains(&row), "{text}: {again:?}");
+        }
+    }
+}
