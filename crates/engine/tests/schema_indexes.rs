@@ -610,6 +610,7 @@ fn check_cases(cases: &[(&[&str], &str, Then)]) {
 /// constraint owns blocks an index of its type. `IF NOT EXISTS` does nothing where an index of
 /// the type covers the schema or an index (a constraint's too) holds the name.
 #[test]
+#[expect(clippy::too_many_lines, reason = "one row per case")]
 fn property_indexes_meet_existing_rules_as_in_neo4j() {
     const RANGE: &str = "CREATE INDEX i FOR (n:L) ON (n.p)";
     const UNIQUE: &str = "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.p IS UNIQUE";
@@ -760,6 +761,7 @@ fn property_indexes_meet_existing_rules_as_in_neo4j() {
 /// over its schema (and with other options) and expects Neo4j's "There already exists an
 /// index" with `IndexAlreadyExists`: options never make two indexes over one schema differ.
 #[test]
+#[expect(clippy::too_many_lines, reason = "one row per case")]
 fn fulltext_and_vector_indexes_meet_existing_rules_as_in_neo4j() {
     const FULLTEXT: &str = "CREATE FULLTEXT INDEX f FOR (n:L) ON EACH [n.p]";
     const VECTOR: &str = "CREATE VECTOR INDEX v FOR (n:L) ON n.e \
@@ -885,6 +887,7 @@ fn fulltext_and_vector_indexes_meet_existing_rules_as_in_neo4j() {
 /// of the kind (and types) covers the schema or a constraint holds the name, and fails where
 /// an index is what blocks.
 #[test]
+#[expect(clippy::too_many_lines, reason = "one row per case")]
 fn constraints_meet_existing_rules_as_in_neo4j() {
     const UNIQUE: &str = "CREATE CONSTRAINT c FOR (n:L) REQUIRE n.p IS UNIQUE";
     const EXISTS: &str = "CREATE CONSTRAINT e FOR (n:L) REQUIRE n.p IS NOT NULL";

@@ -6,7 +6,8 @@
 # share one name space. A name held by a rule the new one is not equivalent to fails with
 # IndexWithNameAlreadyExists or ConstraintWithNameAlreadyExists (whichever holds it), the same
 # rule again with EquivalentSchemaRuleAlreadyExists. IF NOT EXISTS does nothing when a rule of
-# its own kind holds the name, and still fails when the other kind does.
+# its own kind holds the name (for an index, a uniqueness or key constraint too: its index bears
+# its name), and still fails when the other kind does (SchemaRules.feature has the rest).
 Feature: SchemaNames - one name space for indexes and constraints
 
   Background:
