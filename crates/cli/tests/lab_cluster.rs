@@ -1,6 +1,7 @@
 //! `quiver lab --cluster 3 --rolling-restart`, short: three members, fifty routed writers,
 //! every member restarted in turn with SIGTERM. No acknowledged write is lost or stored twice
-//! on any member, and every writer resumed after the last restart.
+//! on any member, and every writer resumed after the last restart; the same with the members
+//! speaking mutual TLS (`--cluster-tls`).
 
 use std::process::Command;
 
@@ -64,4 +65,22 @@ fn killed_leaders_lose_no_acknowledged_write_and_report_the_failover() {
     assert_eq!(r["clients_resumed"].as_u64(), Some(50), "{text}");
     assert_eq!(r["failover_ms"].as_array().map(Vec::len), Some(2), "{text}");
     assert!(text.contains("failover.max_ms="), "{text}");
+}
+
+#[test]
+fn a_rolling_restart_over_cluster_tls_loses_and_duplicates_no_acknowledged_write() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (passed, text) = lab(tmp.path(), &["--rolling-restart", "--cluster-tls"]);
+    assert!(passed, "quiver lab failed:\n{text}");
+    let r = cluster_record(tmp.path());
+    assert_eq!(r["cluster_tls"].as_bool(), Some(true), "{text}");
+    assert!(
+        r["acknowledged"].as_u64().expect("acknowledged") > 0,
+        "{text}"
+    );
+    assert_eq!(r["lost"].as_u64(), Some(0), "{text}");
+    assert_eq!(r["duplicates"].as_u64(), Some(0), "{text}");
+    assert_eq!(r["clients_resumed"].as_u64(), Some(50), "{text}");
+    assert_eq!(r["members_verified"].as_u64(), Some(3), "{text}");
+    assert!(text.contains("config.cluster_tls=true"), "{text}");
 }

@@ -222,6 +222,10 @@ pub struct LabArgs {
     /// Cluster --kill-leader: leaders killed, one after another
     #[arg(long, default_value_t = 3)]
     pub rounds: usize,
+    /// Cluster: the members speak mutual TLS to one another, with a CA and member
+    /// certificates made for the run
+    #[arg(long)]
+    pub cluster_tls: bool,
     /// Cluster: each connection writes one item every this often
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub write_interval_ms: u64,
@@ -388,8 +392,10 @@ impl LabArgs {
     /// The cluster flags agree with each other and stay within the lab's limits.
     fn validate_cluster(&self) -> Result<(), String> {
         let Some(members) = self.cluster else {
-            if self.rolling_restart || self.kill_leader {
-                return Err("--rolling-restart and --kill-leader need --cluster N".into());
+            if self.rolling_restart || self.kill_leader || self.cluster_tls {
+                return Err(
+                    "--rolling-restart, --kill-leader and --cluster-tls need --cluster N".into(),
+                );
             }
             return Ok(());
         };

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::certs::{self, MemberTls};
 use crate::error::LabError;
 
 /// Bytes of an HTTP answer read before giving up on it (status pages are small).
@@ -23,6 +24,8 @@ pub struct MemberSpec {
     pub bolt: SocketAddr,
     pub http: SocketAddr,
     pub dir: PathBuf,
+    /// Its cluster TLS files, with `--cluster-tls`.
+    pub tls: Option<MemberTls>,
 }
 
 /// Free loopback ports, taken by binding port 0 and letting go: the members bind them next.
@@ -36,9 +39,18 @@ fn free_ports(n: usize) -> Result<Vec<SocketAddr>, LabError> {
         .collect::<Result<Vec<_>, _>>()?)
 }
 
-/// `n` members under `root`, and the `--initial-members` list naming them.
-pub fn specs(root: &Path, n: usize) -> Result<(Vec<MemberSpec>, String), LabError> {
+/// `n` members under `root` (with cluster TLS files made for them when `tls`), and the
+/// `--initial-members` list naming them.
+pub fn specs(root: &Path, n: usize, tls: bool) -> Result<(Vec<MemberSpec>, String), LabError> {
     let ports = free_ports(n * 3)?;
+    let mut files = if tls {
+        certs::write(root, (1..=n).map(|i| i as u64))?
+            .into_iter()
+            .map(Some)
+            .collect()
+    } else {
+        vec![None; n]
+    };
     let specs: Vec<MemberSpec> = (0..n)
         .map(|i| MemberSpec {
             id: i as u64 + 1,
@@ -46,6 +58,7 @@ pub fn specs(root: &Path, n: usize) -> Result<(Vec<MemberSpec>, String), LabErro
             bolt: ports[i * 3 + 1],
             http: ports[i * 3 + 2],
             dir: root.join(format!("member-{}", i + 1)),
+            tls: files[i].take(),
         })
         .collect();
     let members = specs
@@ -63,8 +76,8 @@ pub struct Member {
 }
 
 impl Member {
-    /// Starts `quiver serve` for `spec` with `group` durability, its log appended to
-    /// `<dir>.log`. `max_connections` admits every client the run opens.
+    /// Starts `quiver serve` for `spec` with `group` durability (and cluster TLS when the spec
+    /// has its files), its log appended to `<dir>.log`. `max_connections` admits every client the run opens.
     pub fn start(
         exe: &Path,
         spec: &MemberSpec,
@@ -89,6 +102,15 @@ impl Member {
             .args(["--bookmark-timeout-ms", "20000"])
             .arg("--data-dir")
             .arg(&spec.dir);
+        if let Some(tls) = &spec.tls {
+            command
+                .arg("--cluster-tls-cert")
+                .arg(&tls.cert)
+                .arg("--cluster-tls-key")
+                .arg(&tls.key)
+                .arg("--cluster-tls-ca")
+                .arg(&tls.ca);
+        }
         // The members take their settings from these flags alone, not from the lab's
         // environment.
         for (name, _) in std::env::vars_os() {

@@ -8,10 +8,14 @@
 //! - `--kill-leader` kills the current leader with SIGKILL, `--rounds` times, restarting it
 //!   as a follower after each failover.
 //!
+//! With `--cluster-tls` the members speak mutual TLS to one another, with a CA and member
+//! certificates the run makes ([`certs`]); the same run without it measures what TLS costs.
+//!
 //! Every connection is a [`client::writer`]: unique keys at a steady rate, routed the way a
 //! `neo4j://` driver routes. Once the load stops, one last write on the leader gives a
 //! bookmark later than every acknowledged write, and each member is read at that bookmark.
 
+pub mod certs;
 pub mod client;
 pub mod members;
 
@@ -58,6 +62,8 @@ and share its cores: reconnect and failover times include waiting for CPU.";
 pub struct ClusterReport {
     pub experiment: String,
     pub members: usize,
+    /// Whether the members spoke mutual TLS to one another (`--cluster-tls`).
+    pub cluster_tls: bool,
     /// `:Person` nodes seeded before the load (`--seed-target`; 0 without), so that restarts
     /// are timed at that store size.
     pub seeded_nodes: usize,
@@ -122,7 +128,7 @@ fn run_in(
     fd_note: String,
 ) -> Result<ClusterReport, LabError> {
     let n = args.cluster.unwrap_or(3);
-    let (specs, initial) = members::specs(root, n)?;
+    let (specs, initial) = members::specs(root, n, args.cluster_tls)?;
     let max_connections = args.connections * 2 + 64;
     let mut running = specs
         .iter()
@@ -443,6 +449,7 @@ async fn drive(
         connections: args.connections,
         source_addrs: args.source_addrs,
         write_interval_ms: args.write_interval_ms,
+        cluster_tls: args.cluster_tls,
         ..ClusterReport::default()
     };
     let alive = vec![true; specs.len()];
@@ -600,6 +607,7 @@ pub fn lines(report: &ClusterReport) -> Vec<String> {
     let p = &report.experiment;
     let mut out = vec![
         format!("config.cluster={}", report.members),
+        format!("config.cluster_tls={}", report.cluster_tls),
         format!("config.connections={}", report.connections),
         format!("config.seeded_nodes={}", report.seeded_nodes),
         format!(
