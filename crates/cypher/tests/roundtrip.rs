@@ -410,6 +410,11 @@ fn schema_and_admin() {
         "SHOW SETTINGS 'a', $b YIELD name",
     );
     verified("SHOW CURRENT USER YIELD user RETURN user");
+    verified("SHOW SERVERS");
+    verified_as(
+        "SHOW SERVER YIELD name, address WHERE address <> '' RETURN name",
+        "SHOW SERVERS YIELD name, address WHERE address <> '' RETURN name",
+    );
     verified("EXPLAIN MATCH (n) RETURN n");
     verified("PROFILE MATCH (n) RETURN n");
 }

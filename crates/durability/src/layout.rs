@@ -38,6 +38,35 @@ pub(crate) fn list(disk: &dyn Disk, dir: &Path) -> Result<Listing> {
     Ok(out)
 }
 
+/// The bytes a data directory's files hold: its snapshots (the database itself) and its log
+/// segments (the commits since, and those a snapshot has not yet made redundant).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiskUsage {
+    pub snapshot_bytes: u64,
+    pub log_bytes: u64,
+}
+
+/// Measures the snapshots and log segments in `dir`. A file removed between the listing and
+/// its measurement (a snapshot made it redundant) counts as empty.
+pub fn disk_usage(disk: &dyn Disk, dir: &Path) -> Result<DiskUsage> {
+    let listing = list(disk, dir)?;
+    let bytes = |files: &[(u64, PathBuf)]| -> Result<u64> {
+        let mut total = 0u64;
+        for (_, path) in files {
+            total += match disk.len(path) {
+                Ok(len) => len,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+                Err(e) => return Err(Error::io(path, e)),
+            };
+        }
+        Ok(total)
+    };
+    Ok(DiskUsage {
+        snapshot_bytes: bytes(&listing.snapshots)?,
+        log_bytes: bytes(&listing.segments)?,
+    })
+}
+
 /// Removes snapshots older than `commit` and the segments whose every record is at or below
 /// it (known from the next segment's base). The newest segment is never removed: the log
 /// writer may be appending to it.
@@ -98,5 +127,22 @@ mod tests {
         // Even a snapshot past everything keeps the newest segment.
         remove_covered(&d, dir, 1000).unwrap();
         assert_eq!(list(&d, dir).unwrap().segments.len(), 1);
+    }
+
+    #[test]
+    fn disk_usage_counts_snapshots_and_segments_apart_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join(segment_name(1)), [0u8; 100]).unwrap();
+        std::fs::write(dir.join(segment_name(9)), [0u8; 20]).unwrap();
+        std::fs::write(dir.join(snapshot_name(8)), [0u8; 300]).unwrap();
+        std::fs::write(dir.join("README"), [0u8; 7]).unwrap();
+        assert_eq!(
+            disk_usage(&RealDisk, dir).unwrap(),
+            DiskUsage {
+                snapshot_bytes: 300,
+                log_bytes: 120
+            }
+        );
     }
 }

@@ -17,7 +17,7 @@ use crate::cache::PlanCache;
 use crate::config::{EngineConfig, TxOptions};
 use crate::error::Result;
 use crate::memory::MemoryPool;
-use crate::metadata::Setting;
+use crate::metadata::{ServerDirectory, Setting};
 use crate::procedures::{Procedure, Procedures};
 use crate::replica::ReplicatedLog;
 use crate::security::{AuditEvent, AuditSink, Authentication};
@@ -77,6 +77,11 @@ pub(crate) struct DatabaseState {
     begun_again: AtomicU64,
     /// Set by [`Database::set_settings`].
     settings: RwLock<Option<Arc<Vec<Setting>>>>,
+    /// Set by [`Database::set_servers`].
+    servers: RwLock<Option<ServerDirectory>>,
+    /// The data directory, for a database [`Database::open`] opened (`dbms.queryJmx`'s store
+    /// sizes).
+    pub data_dir: Option<std::path::PathBuf>,
     /// Set by [`Database::set_authentication`]: `None` while authentication is off.
     authentication: RwLock<Option<Arc<Authentication>>>,
     /// Set by [`Database::set_audit_sink`].
@@ -202,6 +207,11 @@ impl DatabaseState {
             return settings;
         }
         Arc::new(crate::metadata::engine_settings(&self.config))
+    }
+
+    /// What `SHOW SERVERS` lists, when the embedder has published it.
+    pub fn servers(&self) -> Option<ServerDirectory> {
+        self.servers.read().clone()
     }
 
     pub fn set_query(&self, id: u64, query: Option<&str>) {
@@ -398,6 +408,8 @@ impl Database {
                 next_tx: AtomicU64::new(1),
                 begun_again: AtomicU64::new(0),
                 settings: RwLock::new(None),
+                servers: RwLock::new(None),
+                data_dir: durability.as_ref().map(|d| d.dir().to_owned()),
                 authentication: RwLock::new(None),
                 audit_sink: RwLock::new(None),
                 opened: quiver_value::temporal::Instant::now(),
@@ -460,6 +472,13 @@ impl Database {
     /// configuration (replacing the engine's own settings, which it should include).
     pub fn set_settings(&self, settings: Vec<Setting>) {
         *self.shared.settings.write() = Some(Arc::new(settings));
+    }
+
+    /// Sets what `SHOW SERVERS` lists: the embedder's servers (its own listeners, or a
+    /// cluster's members), asked again at each command. Without it the database lists
+    /// itself at its advertised Bolt address.
+    pub fn set_servers(&self, servers: ServerDirectory) {
+        *self.shared.servers.write() = Some(servers);
     }
 
     /// Turns the privilege checks on (see [`crate::security`]): every transaction that names

@@ -48,7 +48,9 @@ pub use bookmark::{Bookmark, InvalidBookmark};
 pub use config::{AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, TxOptions};
 pub use database::{Database, QueryResult};
 pub use error::{Error, LockWaited, Phase, Result};
-pub use metadata::{Setting, engine_settings};
+pub use metadata::{
+    ServerDirectory, ServerHealth, ServerInfo, Setting, engine_settings, server_id,
+};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };

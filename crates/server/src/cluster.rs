@@ -18,7 +18,7 @@ use std::time::Duration;
 use quiver_engine::cluster::{ClusterError, Role, Status as MemberStatus};
 use quiver_engine::{
     Database, Error, Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Replica,
-    Result,
+    Result, ServerHealth, ServerInfo,
 };
 use quiver_status::Status;
 use quiver_value::Value;
@@ -116,6 +116,30 @@ impl ClusterView {
             }
         }
         routes
+    }
+
+    /// `SHOW SERVERS`: every member at its Bolt and HTTP addresses, speaking `version`. This
+    /// member hears from the leader, and a leader from every member whose position it knows;
+    /// a follower does not hear from the other followers, so their health is unknown to it.
+    pub fn servers(&self, version: &str) -> Vec<ServerInfo> {
+        let s = self.replica.status();
+        let known = |addr: &str| (!addr.is_empty()).then(|| addr.to_owned());
+        s.members
+            .iter()
+            .map(|(id, node)| ServerInfo {
+                id: id.to_string(),
+                address: known(&node.bolt_addr),
+                http_address: known(&node.http_addr),
+                https_address: None,
+                health: match s.lag.get(id) {
+                    _ if *id == s.id || Some(*id) == s.leader => ServerHealth::Available,
+                    Some(Some(_)) => ServerHealth::Available,
+                    Some(None) => ServerHealth::Unavailable,
+                    None => ServerHealth::Unknown,
+                },
+                version: version.to_owned(),
+            })
+            .collect()
     }
 
     /// `/cluster/status`: this member, and every member as it sees them.

@@ -291,8 +291,8 @@ impl Server {
 }
 
 /// The server's side of what the graph's procedures report: its open Bolt connections
-/// (`dbms.listConnections()`), its routing table (`dbms.routing.getRoutingTable`) and its
-/// effective settings (`SHOW SETTINGS`). Returns the
+/// (`dbms.listConnections()`), its routing table (`dbms.routing.getRoutingTable`), its
+/// effective settings (`SHOW SETTINGS`) and its servers (`SHOW SERVERS`). Returns the
 /// connection registry the Bolt sessions enter themselves in.
 fn publish_to_graph(
     graph: Option<&Arc<Graph>>,
@@ -308,6 +308,7 @@ fn publish_to_graph(
             .cluster
             .as_ref()
             .map_or_else(|| bolt_addr.to_string(), |c| c.advertise(bolt_addr));
+        db.set_servers(servers(graph.cluster(), config, &advertised, http_addr));
         crate::routing::register(db, graph.cluster(), advertised);
         db.set_settings(crate::settings::settings(
             config,
@@ -317,6 +318,31 @@ fn publish_to_graph(
         ));
     }
     connections
+}
+
+/// What `SHOW SERVERS` lists: a cluster's members, or this server at its advertised Bolt
+/// address and its HTTP listener (plain, TLS, or both as its TLS mode allows).
+fn servers(
+    cluster: Option<&Arc<crate::cluster::ClusterView>>,
+    config: &Config,
+    advertised: &str,
+    http_addr: SocketAddr,
+) -> quiver_engine::ServerDirectory {
+    let version = crate::procedures::neo4j_version();
+    if let Some(view) = cluster {
+        let view = Arc::clone(view);
+        return Arc::new(move || view.servers(version));
+    }
+    let http_tls = config.tls.as_ref().map_or(TlsMode::Off, |t| t.http);
+    let this = quiver_engine::ServerInfo {
+        id: quiver_engine::server_id(advertised),
+        address: Some(advertised.to_owned()),
+        http_address: (http_tls != TlsMode::Required).then(|| http_addr.to_string()),
+        https_address: (http_tls != TlsMode::Off).then(|| http_addr.to_string()),
+        health: quiver_engine::ServerHealth::Available,
+        version: version.to_owned(),
+    };
+    Arc::new(move || vec![this.clone()])
 }
 
 /// Each listener's TLS front, where TLS is on for it. The opening deadline a handshake counts

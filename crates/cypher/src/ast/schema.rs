@@ -150,6 +150,8 @@ pub enum ShowKind {
     Settings(Vec<Expr>),
     /// `SHOW CURRENT USER`
     CurrentUser,
+    /// `SHOW SERVERS`: the servers of the DBMS, a cluster's members or the one server.
+    Servers,
     /// `SHOW USERS`
     Users,
     /// `SHOW [ALL | POPULATED] ROLES [WITH USERS]`
@@ -391,6 +393,7 @@ impl fmt::Display for ShowCommand {
                 }
             }
             ShowKind::CurrentUser => f.write_str("CURRENT USER")?,
+            ShowKind::Servers => f.write_str("SERVERS")?,
             ShowKind::Users => f.write_str("USERS")?,
             ShowKind::Roles {
                 with_users,

@@ -335,6 +335,8 @@ impl Parser<'_> {
             self.expect_keyword("CURRENT")?;
             self.expect_keyword("USER")?;
             ShowKind::CurrentUser
+        } else if self.parse_keyword("SERVERS") || self.parse_keyword("SERVER") {
+            ShowKind::Servers
         } else {
             let kind = self.parse_show_constraint_type()?;
             if !(self.parse_keyword("CONSTRAINTS") || self.parse_keyword("CONSTRAINT")) {

@@ -9,6 +9,7 @@ use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::row_bytes;
 use crate::ir::{Command, Expr, Row, SchemaArgs, SchemaName};
+use crate::metadata::show as metadata;
 use crate::procedures::{Procedure, ProcedureContext};
 use crate::tokens::Token;
 
@@ -733,15 +734,9 @@ fn show_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec
             cx.subject.may_manage_transaction_of(owner.as_deref())
         })
         .map(|t| {
-            let elapsed = t.started.elapsed().unwrap_or_default();
-            vec![
-                Value::from("neo4j"),
-                Value::from(t.id.as_str()),
-                t.query.map_or(Value::Null, Value::from),
-                Value::from("Running"),
-                Value::Int(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
-                Value::map(t.metadata),
-            ]
+            let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
+            let named = metadata::transaction_row(t, owner.as_deref());
+            metadata::in_order(&named, metadata::TRANSACTION_COLUMNS)
         })
         .collect())
 }

@@ -467,14 +467,7 @@ impl Command {
                 "createStatement",
                 "memoryBytes",
             ],
-            Command::ShowTransactions(_) => &[
-                "database",
-                "transactionId",
-                "currentQuery",
-                "status",
-                "elapsedTime",
-                "metaData",
-            ],
+            Command::ShowTransactions(_) => crate::metadata::show::TRANSACTION_COLUMNS,
             Command::TerminateTransactions(_) => &["transactionId", "message"],
             Command::Show(table) => table.columns(),
         }

@@ -18,12 +18,38 @@ use quiver_storage::{IndexState, NodeId};
 use quiver_value::{Map, Value};
 
 use super::sample::{NODES_PER_LABEL_DEFAULT, PropStats, RELS_PER_NODE_DEFAULT, Sample};
+use super::show::{field, functions, procedure_rows};
 use super::{Native, call_failed, list, map, strings};
 use crate::apoc::nested::Access;
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
 
 pub(super) fn procedures() -> Vec<Native> {
+    let mut out = vec![help_procedure()];
+    out.extend(meta_and_schema_procedures());
+    out
+}
+
+/// `apoc.help`, in APOC 5's columns.
+fn help_procedure() -> Native {
+    Native::new(
+        "apoc.help",
+        "Returns descriptions of the available APOC procedures and functions: with a keyword, \
+         those whose name contains it, or (a keyword ending in +) whose description does.",
+        help,
+    )
+    .input("proc", FieldType::String)
+    .output("type", FieldType::String)
+    .output("name", FieldType::String)
+    .output("text", FieldType::String)
+    .output("signature", FieldType::String)
+    .output("roles", list(FieldType::String))
+    .output("writes", FieldType::Boolean)
+    .output("core", FieldType::Boolean)
+    .output("isDeprecated", FieldType::Boolean)
+}
+
+fn meta_and_schema_procedures() -> Vec<Native> {
     let config = || Value::map(Map::new());
     vec![
         Native::new(
@@ -585,4 +611,58 @@ fn schema_properties_distinct(
         .and_then(|mut row| row.pop())
         .unwrap_or_else(|| Value::from(Vec::<Value>::new()));
     Ok(vec![vec![value]])
+}
+
+/// `apoc.help(proc)`: APOC's procedures, then its functions, as `SHOW PROCEDURES` and
+/// `SHOW FUNCTIONS` describe them, kept where the name contains `proc` ignoring case (or,
+/// when `proc` ends with `+`, the description does too); a null `proc` keeps them all.
+/// Every one is APOC Core's (Quiver implements no APOC Extended item), none is restricted to
+/// roles, and a procedure writes when its mode is `WRITE`.
+fn help(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let (keyword, in_text) = match args.first() {
+        Some(Value::String(s)) => match s.trim().strip_suffix('+') {
+            Some(k) => (Some(k.trim().to_lowercase()), true),
+            None => (Some(s.trim().to_lowercase()), false),
+        },
+        Some(Value::Null) | None => (None, false),
+        Some(other) => {
+            return Err(call_failed(format!(
+                "apoc.help needs proc, a STRING; got {}",
+                quiver_value::to_string_cypher(other)
+            )));
+        }
+    };
+    let text = |row: &super::show::Named, column: &str| match field(row, column) {
+        Some(Value::String(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    let procedures = procedure_rows(&ctx.shared.procedures())
+        .into_iter()
+        .map(|row| ("procedure", row));
+    let functions = functions().into_iter().map(|row| ("function", row));
+    Ok(procedures
+        .chain(functions)
+        .filter_map(|(kind, row)| {
+            let name = text(&row, "name");
+            let description = text(&row, "description");
+            let wanted = name.starts_with("apoc.")
+                && keyword.as_ref().is_none_or(|k| {
+                    name.to_lowercase().contains(k)
+                        || (in_text && description.to_lowercase().contains(k))
+                });
+            wanted.then(|| {
+                let writes = kind == "procedure" && text(&row, "mode") == "WRITE";
+                vec![
+                    Value::from(kind),
+                    Value::from(name),
+                    Value::from(description),
+                    Value::from(text(&row, "signature")),
+                    Value::Null,
+                    Value::Bool(writes),
+                    Value::Bool(true),
+                    Value::Bool(false),
+                ]
+            })
+        })
+        .collect())
 }

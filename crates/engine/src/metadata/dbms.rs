@@ -1,11 +1,13 @@
-//! `db.info`, `dbms.clientConfig`, `dbms.listConfig` and `tx.setMetaData`.
+//! `db.info`, `dbms.clientConfig`, `dbms.listConfig`, `dbms.showCurrentUser` and
+//! `tx.setMetaData`.
 
 use std::fmt::Write;
 
 use quiver_value::temporal::Instant;
 use quiver_value::{DateTime, TimeZone, Value};
 
-use super::{Native, Setting, call_failed};
+use super::show::{current_user, field};
+use super::{Native, Setting, call_failed, list, strings};
 use crate::error::Result;
 use crate::procedures::{FieldType, ProcedureContext};
 
@@ -40,6 +42,15 @@ pub(super) fn procedures() -> Vec<Native> {
         .output("description", FieldType::String)
         .output("value", FieldType::String)
         .output("dynamic", FieldType::Boolean),
+        Native::new(
+            "dbms.showCurrentUser",
+            "Shows the current user: Neo4j 4's form of SHOW CURRENT USER, which Neo4j Browser \
+             sends to a server it takes for Neo4j 4.",
+            show_current_user,
+        )
+        .output("username", FieldType::String)
+        .output("roles", list(FieldType::String))
+        .output("flags", list(FieldType::String)),
         Native::new(
             "tx.setMetaData",
             "Attaches a map of data to the transaction, shown by SHOW TRANSACTIONS (replacing what it had).",
@@ -178,6 +189,33 @@ fn list_config(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Val
                 Value::from(s.description.as_str()),
                 s.value.as_deref().map_or(Value::Null, Value::from),
                 Value::Bool(s.dynamic),
+            ]
+        })
+        .collect())
+}
+
+/// `SHOW CURRENT USER`'s row in Neo4j 4's columns: the roles, and the flags Neo4j 4 set
+/// (`password_change_required`, `is_suspended`). No user, no row.
+fn show_current_user(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
+    let caller = ctx.caller("dbms.showCurrentUser")?;
+    Ok(current_user(&caller)
+        .iter()
+        .map(|row| {
+            let mut flags = Vec::new();
+            if field(row, "passwordChangeRequired") == Some(&Value::Bool(true)) {
+                flags.push("password_change_required");
+            }
+            if field(row, "suspended") == Some(&Value::Bool(true)) {
+                flags.push("is_suspended");
+            }
+            let roles = match field(row, "roles") {
+                Some(Value::Null) | None => strings(Vec::<&str>::new()),
+                Some(roles) => roles.clone(),
+            };
+            vec![
+                field(row, "user").cloned().unwrap_or(Value::Null),
+                roles,
+                strings(flags),
             ]
         })
         .collect())

@@ -1,5 +1,6 @@
-//! `SHOW DATABASES`, `SHOW PROCEDURES`, `SHOW FUNCTIONS`, `SHOW SETTINGS` and
-//! `SHOW CURRENT USER`, in Neo4j 5's columns.
+//! `SHOW DATABASES`, `SHOW PROCEDURES`, `SHOW FUNCTIONS`, `SHOW SETTINGS`,
+//! `SHOW CURRENT USER`, `SHOW USERS`, `SHOW ROLES`, `SHOW PRIVILEGES` and `SHOW SERVERS`, in
+//! Neo4j 5's columns.
 //!
 //! Each command has all its columns (what `YIELD *` returns, and what `WHERE` and `YIELD` may
 //! name) and a subset shown by default, both Neo4j's; the planner projects the default subset
@@ -11,6 +12,7 @@ use quiver_cypher::semantic::{FunctionSignature, Type, builtin_functions};
 use quiver_value::Value;
 
 use super::dbms::{DATABASE_NAME, database_id, utc};
+use super::servers::{SERVER_COLUMNS, SERVER_DEFAULT_COLUMNS, servers};
 use super::{entries, map};
 use crate::error::{Error, Result};
 use crate::eval::Cx;
@@ -36,6 +38,8 @@ pub(crate) enum ShowTable {
     /// The names asked for (each a String or a list of Strings); none for every setting.
     Settings(Vec<Expr>),
     CurrentUser,
+    /// `SHOW SERVERS`
+    Servers,
     /// `SHOW USERS`
     Users,
     /// `SHOW [POPULATED] ROLES [WITH USERS]`
@@ -173,6 +177,65 @@ const SETTING_COLUMNS: &[&str] = &[
     "validValues",
     "isDeprecated",
 ];
+/// Every column of `SHOW TRANSACTIONS YIELD *`, in Neo4j 5's order.
+pub(crate) const TRANSACTION_COLUMNS: &[&str] = &[
+    "database",
+    "transactionId",
+    "currentQueryId",
+    "outerTransactionId",
+    "connectionId",
+    "clientAddress",
+    "username",
+    "metaData",
+    "currentQuery",
+    "parameters",
+    "planner",
+    "runtime",
+    "indexes",
+    "startTime",
+    "currentQueryStartTime",
+    "protocol",
+    "requestUri",
+    "status",
+    "currentQueryStatus",
+    "statusDetails",
+    "resourceInformation",
+    "activeLockCount",
+    "currentQueryActiveLockCount",
+    "elapsedTime",
+    "cpuTime",
+    "waitTime",
+    "idleTime",
+    "currentQueryElapsedTime",
+    "currentQueryCpuTime",
+    "currentQueryWaitTime",
+    "currentQueryIdleTime",
+    "currentQueryAllocatedBytes",
+    "allocatedDirectBytes",
+    "estimatedUsedHeapMemory",
+    "pageHits",
+    "pageFaults",
+    "currentQueryPageHits",
+    "currentQueryPageFaults",
+    "initializationStackTrace",
+];
+/// The columns `SHOW TRANSACTIONS` shows without a `YIELD`.
+pub(crate) const TRANSACTION_DEFAULT_COLUMNS: &[&str] = &[
+    "database",
+    "transactionId",
+    "currentQueryId",
+    "connectionId",
+    "clientAddress",
+    "username",
+    "currentQuery",
+    "startTime",
+    "status",
+    "elapsedTime",
+];
+
+/// Where a database without settings says clients reach it: Neo4j's default Bolt port.
+pub(super) const DEFAULT_BOLT_ADDRESS: &str = "localhost:7687";
+
 const CURRENT_USER_COLUMNS: &[&str] = &[
     "user",
     "roles",
@@ -191,9 +254,9 @@ impl ShowTable {
             ShowTable::Functions => FUNCTION_COLUMNS,
             ShowTable::Settings(_) => SETTING_COLUMNS,
             ShowTable::CurrentUser | ShowTable::Users => CURRENT_USER_COLUMNS,
+            ShowTable::Servers => SERVER_COLUMNS,
             ShowTable::Roles {
-                with_users: false,
-                ..
+                with_users: false, ..
             } => &["role"],
             ShowTable::Roles {
                 with_users: true, ..
@@ -215,6 +278,7 @@ impl ShowTable {
             ShowTable::Functions => &FUNCTION_COLUMNS[..3],
             ShowTable::Settings(_) => &SETTING_COLUMNS[..5],
             ShowTable::CurrentUser | ShowTable::Users => CURRENT_USER_COLUMNS,
+            ShowTable::Servers => SERVER_DEFAULT_COLUMNS,
             ShowTable::Roles { .. } | ShowTable::Privileges { .. } => self.columns(),
         }
     }
@@ -227,6 +291,7 @@ impl ShowTable {
             ShowTable::Functions => "ShowFunctions",
             ShowTable::Settings(_) => "ShowSettings",
             ShowTable::CurrentUser => "ShowCurrentUser",
+            ShowTable::Servers => "ShowServers",
             ShowTable::Users => "ShowUsers",
             ShowTable::Roles { .. } => "ShowRoles",
             ShowTable::Privileges { .. } => "ShowPrivileges",
@@ -241,6 +306,7 @@ impl ShowTable {
             ShowTable::Functions => functions(),
             ShowTable::Settings(names) => settings(names, row, cx)?,
             ShowTable::CurrentUser => current_user(cx),
+            ShowTable::Servers => servers(&cx.shared),
             ShowTable::Users => crate::security::show::users(cx),
             ShowTable::Roles {
                 with_users,
@@ -253,19 +319,56 @@ impl ShowTable {
         let columns = self.columns();
         Ok(rows
             .into_iter()
-            .map(|named| {
-                columns
-                    .iter()
-                    .map(|c| {
-                        named
-                            .iter()
-                            .find(|(n, _)| n == c)
-                            .map_or(Value::Null, |(_, v)| v.clone())
-                    })
-                    .collect()
-            })
+            .map(|named| in_order(&named, columns))
             .collect())
     }
+}
+
+/// A row's values in `columns`' order, null where the row leaves a column out.
+pub(crate) fn in_order(named: &Named, columns: &[&str]) -> Vec<Value> {
+    columns
+        .iter()
+        .map(|c| field(named, c).cloned().unwrap_or(Value::Null))
+        .collect()
+}
+
+/// A running transaction as `SHOW TRANSACTIONS` lists it, run by `user`. What the engine does
+/// not track (connections, planner, locks, CPU, page cache) is left null; the engine has no
+/// connection of its own, so `connectionId` is empty, as Neo4j's is for embedded use.
+pub(crate) fn transaction_row(t: crate::TransactionInfo, user: Option<&str>) -> Named {
+    let elapsed = t.started.elapsed().unwrap_or_default();
+    let started = t
+        .started
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let start_time = utc(quiver_value::temporal::Instant {
+        seconds: i64::try_from(started.as_secs()).unwrap_or(i64::MAX),
+        nanos: started.subsec_nanos(),
+    });
+    let elapsed = quiver_value::Duration::new(
+        0,
+        0,
+        i128::from(elapsed.as_secs()),
+        i128::from(elapsed.subsec_nanos()),
+    )
+    .map_or(Value::Null, |d| Value::Duration(Box::new(d)));
+    vec![
+        ("database", Value::from(DATABASE_NAME)),
+        ("transactionId", Value::from(t.id.as_str())),
+        ("outerTransactionId", Value::from("")),
+        ("connectionId", Value::from("")),
+        ("username", Value::from(user.unwrap_or(""))),
+        ("metaData", Value::map(t.metadata)),
+        ("currentQuery", t.query.map_or(Value::Null, Value::from)),
+        (
+            "startTime",
+            Value::from(quiver_value::to_string_cypher(&start_time)),
+        ),
+        ("status", Value::from("Running")),
+        ("statusDetails", Value::from("")),
+        ("elapsedTime", elapsed),
+        ("initializationStackTrace", Value::from("")),
+    ]
 }
 
 /// A row as (column, value) pairs; columns it leaves out are null.
@@ -284,7 +387,7 @@ fn databases(which: &Databases, cx: &Cx) -> Vec<Named> {
         .iter()
         .find(|s| s.name == "server.bolt.advertised_address")
         .and_then(|s| s.value.clone())
-        .unwrap_or_else(|| "localhost:7687".to_owned());
+        .unwrap_or_else(|| DEFAULT_BOLT_ADDRESS.to_owned());
     let writer = cx.shared.accepts_writes();
     let started = utc(cx.shared.opened);
     let empty = Value::from(Vec::<Value>::new());
@@ -436,7 +539,11 @@ fn procedure_row(p: &dyn Procedure) -> Named {
 
 /// Every registered procedure, by name.
 fn procedures(cx: &Cx) -> Vec<Named> {
-    let registry = cx.shared.procedures();
+    procedure_rows(&cx.shared.procedures())
+}
+
+/// `SHOW PROCEDURES`' rows for every procedure in `registry`, by name.
+pub(super) fn procedure_rows(registry: &crate::procedures::Procedures) -> Vec<Named> {
     registry
         .names()
         .iter()
@@ -597,8 +704,8 @@ fn function_row(f: &FunctionSignature) -> Named {
     ]
 }
 
-/// Every function the analysis knows, by name.
-fn functions() -> Vec<Named> {
+/// Every function the analysis knows, by name: `SHOW FUNCTIONS`' rows.
+pub(super) fn functions() -> Vec<Named> {
     let mut all = builtin_functions();
     all.extend(
         crate::apoc::functions::all()
@@ -654,10 +761,15 @@ fn settings(names: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Named>> {
         .collect())
 }
 
+/// The value of `column` in a row; null when the row leaves it out.
+pub(super) fn field<'r>(row: &'r Named, column: &str) -> Option<&'r Value> {
+    row.iter().find(|(c, _)| *c == column).map(|(_, v)| v)
+}
+
 /// The transaction's user with their roles now. With no authenticated user (authentication
 /// off, or an embedder that names none) there is no row; with a name but authentication off
 /// (no roles to speak of), the roles and suspension are null.
-fn current_user(cx: &Cx) -> Vec<Named> {
+pub(super) fn current_user(cx: &Cx) -> Vec<Named> {
     let Some(user) = cx.shared.tx_user(cx.tx_id).filter(|u| !u.is_empty()) else {
         return Vec::new();
     };

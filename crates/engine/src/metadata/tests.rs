@@ -657,3 +657,302 @@ fn samples_are_bounded_and_spread() {
         ]
     );
 }
+
+#[test]
+fn show_servers_lists_this_database_by_default_and_the_embedders_servers_when_given() {
+    let db = db();
+    let result = run(&db, "SHOW SERVERS");
+    assert_eq!(
+        columns(&result),
+        ["name", "address", "state", "health", "hosting"]
+    );
+    assert_eq!(column(&result, "address"), [s("localhost:7687")]);
+    assert_eq!(column(&result, "state"), [s("Enabled")]);
+    assert_eq!(column(&result, "health"), [s("Available")]);
+    assert_eq!(column(&result, "hosting"), [Value::from(vec![s("neo4j")])]);
+    let all = run(&db, "SHOW SERVERS YIELD *");
+    assert_eq!(
+        columns(&all),
+        [
+            "serverId",
+            "name",
+            "address",
+            "httpAddress",
+            "httpsAddress",
+            "state",
+            "health",
+            "hosting",
+            "requestedHosting",
+            "tags",
+            "allowedDatabases",
+            "deniedDatabases",
+            "modeConstraint",
+            "version",
+        ]
+    );
+    assert_eq!(column(&all, "serverId"), column(&all, "name"));
+
+    db.set_servers(Arc::new(|| {
+        let server = |id: &str, address: Option<&str>, health| crate::ServerInfo {
+            id: id.to_owned(),
+            address: address.map(str::to_owned),
+            http_address: address.map(|a| a.replace("7687", "7474")),
+            https_address: None,
+            health,
+            version: "5.26.0".to_owned(),
+        };
+        vec![
+            server("1", Some("a:7687"), crate::ServerHealth::Available),
+            server("2", Some("b:7687"), crate::ServerHealth::Unavailable),
+            server("3", None, crate::ServerHealth::Unknown),
+        ]
+    }));
+    let members = run(
+        &db,
+        "SHOW SERVERS YIELD name, address, httpAddress, health, hosting, version \
+         WHERE name <> '3' RETURN name, address, httpAddress, health, hosting, version",
+    );
+    assert_eq!(
+        members.rows,
+        [
+            vec![
+                s("1"),
+                s("a:7687"),
+                s("a:7474"),
+                s("Available"),
+                Value::from(vec![s("neo4j")]),
+                s("5.26.0"),
+            ],
+            vec![
+                s("2"),
+                s("b:7687"),
+                s("b:7474"),
+                s("Unavailable"),
+                Value::from(Vec::<Value>::new()),
+                s("5.26.0"),
+            ],
+        ]
+    );
+    let unknown = run(&db, "SHOW SERVERS WHERE name = '3'");
+    assert_eq!(
+        unknown.rows,
+        [vec![
+            s("3"),
+            Value::Null,
+            s("Enabled"),
+            Value::Null,
+            Value::from(vec![s("neo4j")]),
+        ]]
+    );
+}
+
+#[test]
+fn show_transactions_has_neo4j_5s_default_and_full_columns() {
+    let db = db();
+    let opts = TxOptions {
+        user: Some(Arc::from("alice")),
+        ..TxOptions::default()
+    };
+    let mut tx = db.begin(opts).expect("begin");
+    let mut rows = Vec::new();
+    let id = tx.run("SHOW TRANSACTIONS", Map::new()).expect("run");
+    let columns_of = |tx: &crate::Transaction, id| -> Vec<String> {
+        tx.fields(id).iter().map(ToString::to_string).collect()
+    };
+    assert_eq!(
+        columns_of(&tx, id),
+        [
+            "database",
+            "transactionId",
+            "currentQueryId",
+            "connectionId",
+            "clientAddress",
+            "username",
+            "currentQuery",
+            "startTime",
+            "status",
+            "elapsedTime",
+        ]
+    );
+    tx.pull(id, -1, &mut rows).expect("pull");
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row[0], s("neo4j"));
+    assert_eq!(row[1], s(&tx.id()));
+    assert_eq!(row[5], s("alice"));
+    assert_eq!(row[6], s("SHOW TRANSACTIONS"));
+    assert!(
+        matches!(&row[7], Value::String(t) if t.ends_with('Z')),
+        "{row:?}"
+    );
+    assert_eq!(row[8], s("Running"));
+    assert!(matches!(row[9], Value::Duration(_)), "{row:?}");
+
+    let id = tx
+        .run("SHOW TRANSACTIONS YIELD *", Map::new())
+        .expect("run");
+    let all = columns_of(&tx, id);
+    assert_eq!(all.len(), 39);
+    assert_eq!(&all[..3], ["database", "transactionId", "currentQueryId"]);
+    assert!(all.iter().any(|c| c == "metaData"));
+    assert_eq!(
+        all.last().map(String::as_str),
+        Some("initializationStackTrace")
+    );
+    tx.rollback().expect("rollback");
+}
+
+#[test]
+fn dbms_show_current_user_answers_in_neo4j_4s_columns() {
+    let db = db();
+    let result = run(&db, "CALL dbms.showCurrentUser()");
+    assert_eq!(columns(&result), ["username", "roles", "flags"]);
+    assert!(result.rows.is_empty(), "no user, no row");
+    let opts = TxOptions {
+        user: Some(Arc::from("alice")),
+        ..TxOptions::default()
+    };
+    let rows = run_in(&db, opts, &["CALL dbms.showCurrentUser()"]);
+    let empty = Value::from(Vec::<Value>::new());
+    assert_eq!(rows, [vec![s("alice"), empty.clone(), empty]]);
+}
+
+#[test]
+fn dbms_query_jmx_answers_the_metrics_beans_browser_reads_from_the_stores_figures() {
+    let db = db();
+    graph(&db);
+    let result = run(
+        &db,
+        "CALL dbms.queryJmx('neo4j.metrics:name=neo4j.database.neo4j.ids_in_use.node') \
+         YIELD name, attributes RETURN 'Primitive Count' AS group, name, attributes",
+    );
+    assert_eq!(columns(&result), ["group", "name", "attributes"]);
+    assert_eq!(
+        column(&result, "name"),
+        [s("neo4j.metrics:name=neo4j.database.neo4j.ids_in_use.node")]
+    );
+    let Value::Map(attributes) = &result.rows[0][2] else {
+        panic!("{result:?}")
+    };
+    let Some(Value::Map(value)) = attributes.get("Value") else {
+        panic!("{attributes:?}")
+    };
+    assert_eq!(value.get("value"), Some(&Value::Int(3)));
+
+    let figure = |metric: &str| {
+        let r = run(
+            &db,
+            &format!(
+                "CALL dbms.queryJmx('neo4j.metrics:name=neo4j.database.neo4j.{metric}') \
+                 YIELD attributes RETURN coalesce(attributes.Count, attributes.Value).value AS v"
+            ),
+        );
+        column(&r, "v")
+    };
+    assert_eq!(figure("ids_in_use.relationship"), [Value::Int(2)]);
+    assert_eq!(figure("ids_in_use.relationship_type"), [Value::Int(2)]);
+    let Value::Int(last) = figure("transaction.last_committed_tx_id")[0] else {
+        panic!()
+    };
+    assert!(last >= 1, "the graph's creation committed");
+    // Quiver has no page cache: no bean, as Neo4j answers for a metric it leaves out.
+    assert!(figure("page_cache.hits").is_empty());
+
+    let all = run(
+        &db,
+        "CALL dbms.queryJmx('*:*') YIELD name RETURN count(*) AS n",
+    );
+    assert!(
+        matches!(column(&all, "n")[0], Value::Int(n) if n >= 6),
+        "{all:?}"
+    );
+    let legacy = run(&db, "CALL dbms.queryJmx('org.neo4j:*')");
+    assert_eq!(columns(&legacy), ["name", "description", "attributes"]);
+    assert!(legacy.rows.is_empty());
+    let e = db
+        .execute("CALL dbms.queryJmx('no colon')", Map::new())
+        .expect_err("not an object name");
+    assert!(e.message().contains("object name"), "{e}");
+}
+
+#[test]
+fn apoc_help_lists_quivers_apoc_procedures_and_functions_matching_the_keyword() {
+    let db = db();
+    let result = run(&db, "CALL apoc.help('apoc')");
+    assert_eq!(
+        columns(&result),
+        [
+            "type",
+            "name",
+            "text",
+            "signature",
+            "roles",
+            "writes",
+            "core",
+            "isDeprecated"
+        ]
+    );
+    let names = column(&result, "name");
+    assert!(names.contains(&s("apoc.meta.data")), "{names:?}");
+    assert!(names.contains(&s("apoc.version")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| matches!(n, Value::String(n) if n.starts_with("apoc."))),
+        "{names:?}"
+    );
+    let types = column(&result, "type");
+    assert!(types.contains(&s("procedure")) && types.contains(&s("function")));
+
+    let meta = run(
+        &db,
+        "CALL apoc.help('META.DATA') YIELD type, name, signature",
+    );
+    assert_eq!(column(&meta, "name"), [s("apoc.meta.data")]);
+    assert_eq!(column(&meta, "type"), [s("procedure")]);
+    let Value::String(signature) = &column(&meta, "signature")[0] else {
+        panic!()
+    };
+    assert!(
+        signature.starts_with("apoc.meta.data(config = {} :: MAP)"),
+        "{signature}"
+    );
+
+    // A keyword ending in + searches the descriptions too.
+    let by_name = run(&db, "CALL apoc.help('labels')").rows.len();
+    let by_text = run(&db, "CALL apoc.help('labels+')").rows.len();
+    assert!(by_text > by_name, "{by_name} {by_text}");
+    assert!(run(&db, "CALL apoc.help('no such thing')").rows.is_empty());
+}
+
+#[test]
+fn dbms_query_jmx_store_sizes_measure_the_data_directory_and_are_absent_in_memory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let durable = Database::open(tmp.path(), crate::Mode::Sync).expect("open");
+    graph(&durable);
+    let sizes = run(
+        &durable,
+        "CALL dbms.queryJmx('neo4j.metrics:name=neo4j.database.neo4j.store.size.*') \
+         YIELD name, attributes RETURN name, attributes.Value.value AS bytes ORDER BY name",
+    );
+    let names = column(&sizes, "name");
+    assert_eq!(
+        names,
+        [
+            s("neo4j.metrics:name=neo4j.database.neo4j.store.size.database"),
+            s("neo4j.metrics:name=neo4j.database.neo4j.store.size.total"),
+        ]
+    );
+    let bytes = column(&sizes, "bytes");
+    let (Value::Int(database), Value::Int(total)) = (&bytes[0], &bytes[1]) else {
+        panic!("{bytes:?}")
+    };
+    assert!(*total > 0, "the commit is in the log");
+    assert!(total >= database);
+
+    let in_memory = run(
+        &db(),
+        "CALL dbms.queryJmx('neo4j.metrics:name=*store.size*')",
+    );
+    assert!(in_memory.rows.is_empty());
+}

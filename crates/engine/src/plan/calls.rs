@@ -341,6 +341,7 @@ impl Planner<'_> {
                 Command::Show(ShowTable::Settings(out))
             }
             ShowKind::CurrentUser => Command::Show(ShowTable::CurrentUser),
+            ShowKind::Servers => Command::Show(ShowTable::Servers),
             ShowKind::Users => Command::Show(ShowTable::Users),
             ShowKind::Roles {
                 with_users,
@@ -380,6 +381,9 @@ impl Planner<'_> {
             Command::ShowIndexes {
                 constraints: true, ..
             } => Some(CONSTRAINT_DEFAULT_COLUMNS),
+            Command::ShowTransactions(_) => {
+                Some(crate::metadata::show::TRANSACTION_DEFAULT_COLUMNS)
+            }
             _ => None,
         };
         let mut plan = self.command_plan(command);
@@ -471,6 +475,13 @@ impl Planner<'_> {
                     },
                 )?;
                 plan.root = root;
+                // `YIELD *` lists the command's columns in the command's order (a `*`
+                // projection would sort them by name).
+                let (cols, slots) = if projection.star && projection.items.is_empty() {
+                    in_command_order(&plan.columns, cols, slots)
+                } else {
+                    (cols, slots)
+                };
                 plan.columns = cols;
                 plan.out_slots = slots;
                 if let Some(r) = returns {
@@ -515,6 +526,17 @@ const INDEX_DEFAULT_COLUMNS: &[&str] = &[
     "lastRead",
     "readCount",
 ];
+
+/// `columns` (with their `slots`) put in the order of `order`, the command's own.
+fn in_command_order(
+    order: &[Arc<str>],
+    columns: Vec<Arc<str>>,
+    slots: Vec<usize>,
+) -> (Vec<Arc<str>>, Vec<usize>) {
+    let mut pairs: Vec<_> = columns.into_iter().zip(slots).collect();
+    pairs.sort_by_key(|(c, _)| order.iter().position(|o| o == c).unwrap_or(usize::MAX));
+    pairs.into_iter().unzip()
+}
 
 /// The columns `SHOW CONSTRAINTS` returns unless a `YIELD` names others (`options` and
 /// `createStatement` only by name or `YIELD *`).
