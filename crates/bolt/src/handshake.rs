@@ -75,6 +75,15 @@ impl VersionRange {
     }
 }
 
+/// Whether `received`, the first bytes of a connection, can still open a Bolt handshake: the
+/// magic is checked as its bytes arrive, so a client that opens with something else (another
+/// protocol, a port scanner's probe) is closed at once rather than waited for until the
+/// handshake deadline because it sent fewer than [`HANDSHAKE_BYTES`].
+pub fn may_open_handshake(received: &[u8]) -> bool {
+    let checked = received.len().min(MAGIC.len());
+    received[..checked] == MAGIC[..checked]
+}
+
 /// What the server does after reading the client's 20 bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Negotiation {
@@ -328,6 +337,24 @@ mod tests {
             b[4 + i * 4..8 + i * 4].copy_from_slice(s);
         }
         b
+    }
+
+    #[test]
+    fn the_magic_is_judged_as_its_bytes_arrive() {
+        assert!(may_open_handshake(&[]));
+        assert!(may_open_handshake(&[0x60, 0x60]));
+        assert!(may_open_handshake(&hello([
+            [0, 0, 0, 3],
+            [0; 4],
+            [0; 4],
+            [0; 4]
+        ])));
+        assert!(!may_open_handshake(&[0x61]), "one wrong byte is enough");
+        assert!(!may_open_handshake(&[0x60, 0x60, 0xB0, 0x18]));
+        assert!(
+            !may_open_handshake(&[0x16, 0x03, 0x01]),
+            "a TLS ClientHello"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 use bytes::BytesMut;
 use quiver_bolt::Version;
 use quiver_bolt::handshake::{
-    HANDSHAKE_BYTES, ManifestChoice, Negotiation, negotiate, parse_manifest_choice,
+    HANDSHAKE_BYTES, ManifestChoice, Negotiation, may_open_handshake, negotiate,
+    parse_manifest_choice,
 };
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
@@ -50,14 +51,26 @@ where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let mut preamble = [0u8; HANDSHAKE_BYTES];
-    race(
-        stream.read_exact(&mut preamble),
-        deadline,
-        shutdown,
-        Until::Drain,
-    )
-    .await?
-    .map_err(eof_is_closed)?;
+    let mut received = 0;
+    while received < HANDSHAKE_BYTES {
+        let read = race(
+            stream.read(&mut preamble[received..]),
+            deadline,
+            shutdown,
+            Until::Drain,
+        )
+        .await??;
+        if read == 0 {
+            return Err(HandshakeError::Closed);
+        }
+        received += read;
+        // Not Bolt: closed now, not at the deadline for the rest of a preamble never coming.
+        if !may_open_handshake(&preamble[..received]) {
+            return Err(HandshakeError::Protocol(quiver_bolt::Error::BadMagic));
+        }
+    }
+    // Every answer below is written at once and, when it ends the handshake, followed by the
+    // close at once: a refusal (`00 00 00 00`) waits for nothing.
     match negotiate(&preamble, supported)? {
         Negotiation::Agreed { version, reply } => {
             stream.write_all(&reply).await?;
@@ -106,14 +119,6 @@ where
                 }
             }
         }
-    }
-}
-
-fn eof_is_closed(error: std::io::Error) -> HandshakeError {
-    if error.kind() == std::io::ErrorKind::UnexpectedEof {
-        HandshakeError::Closed
-    } else {
-        HandshakeError::Io(error)
     }
 }
 
@@ -169,6 +174,31 @@ mod tests {
             outcome,
             Err(HandshakeError::Interrupted(Interrupted::Deadline))
         ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_wrong_magic_is_refused_before_the_rest_of_a_preamble_arrives() {
+        let (mut client, mut server) = tokio::io::duplex(256);
+        let shutdown = Shutdown::new();
+        // Four bytes and silence: with the clock paused, a wait for the other sixteen would
+        // end only at the deadline, which the assertion below rules out.
+        client
+            .write_all(&[0x16, 0x03, 0x01, 0x00])
+            .await
+            .expect("write");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let outcome = handshake(
+            &mut server,
+            &Version::SUPPORTED,
+            deadline,
+            &shutdown.signal(),
+        )
+        .await;
+        assert!(matches!(
+            outcome,
+            Err(HandshakeError::Protocol(quiver_bolt::Error::BadMagic))
+        ));
+        assert!(Instant::now() < deadline, "decided before the deadline");
     }
 
     #[tokio::test]

@@ -20,7 +20,7 @@ use bytes::BytesMut;
 use quiver_bolt::Version;
 use quiver_bolt::handshake::{
     HANDSHAKE_BYTES, MAGIC, MANIFEST_V1, ManifestChoice, Negotiation, REFUSED, VersionRange,
-    client_handshake, negotiate, parse_manifest_choice,
+    client_handshake, may_open_handshake, negotiate, parse_manifest_choice,
 };
 use quiver_bolt::meta::{Failure, HelloSuccess, SERVER_AGENT};
 use quiver_status::Status;
@@ -163,9 +163,17 @@ impl BoltRefusal {
     }
 }
 
+/// Whether `received` can still open an HTTP request for a WebSocket upgrade.
+fn may_be_upgrade(received: &[u8]) -> bool {
+    let checked = received.len().min(HTTP_GET.len());
+    received[..checked] == HTTP_GET[..checked]
+}
+
 impl RefusalScript for BoltRefusal {
     fn step(&self, round: u8, received: &[u8]) -> Step {
         match round {
+            // Neither Bolt nor an upgrade request: closed now, not when the refusal's time ends.
+            0 if !may_open_handshake(received) && !may_be_upgrade(received) => Step::Close,
             0 if received.len() < HANDSHAKE_BYTES => Step::Read,
             0 => self.opening(received),
             1 => match parse_manifest_choice(received, &self.offered) {
@@ -248,6 +256,9 @@ mod tests {
         }
         assert_eq!(refusal.step(0, &preambles[0][..19]), Step::Read);
         assert_eq!(refusal.step(0, b"PUT / HTTP/1.1\r\nHost:"), Step::Close);
+        assert_eq!(refusal.step(0, b"GE"), Step::Read, "an upgrade, maybe");
+        assert_eq!(refusal.step(0, b"PU"), Step::Close, "neither: no wait");
+        assert_eq!(refusal.step(0, &[0x16, 0x03, 0x01]), Step::Close);
     }
 
     #[test]
