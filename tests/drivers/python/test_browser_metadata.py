@@ -9,9 +9,14 @@ of `dbms.queryJmx` calls over Neo4j 5's metric beans (`neo4j.metrics:name=neo4j.
 reading each bean's `Count` or `Value` attribute. NeoDash checks APOC with `apoc.help('apoc')`.
 """
 
+import os
+import shutil
+import tempfile
+
 from neo4j import GraphDatabase
 
-from conftest import PASSWORD, USER
+from conftest import PASSWORD, USER, wait_until
+from test_cluster import Member, free_ports
 
 BROWSER_META_QUERY = """
 CALL db.labels() YIELD label
@@ -132,6 +137,49 @@ def test_show_servers_lists_this_server_at_its_bolt_and_http_addresses(quiver):
             assert every["httpAddress"] == http
             assert every["serverId"] == every["name"]
             assert every["version"]
+
+
+def test_show_servers_on_a_cluster_lists_every_member_at_its_addresses():
+    root = tempfile.mkdtemp(prefix="quiver-servers-")
+    ports = free_ports(9)
+    members = ",".join(f"{i + 1}=127.0.0.1:{ports[i * 3]}" for i in range(3))
+    cluster = [
+        Member(i + 1, ports[i * 3:i * 3 + 3], members, os.path.join(root, f"m{i + 1}"))
+        for i in range(3)
+    ]
+    for m in cluster:
+        m.start()
+    try:
+        assert wait_until(lambda: all(m.ready() for m in cluster), timeout=30)
+        expected = {
+            str(m.node_id): (f"127.0.0.1:{m.bolt}", f"127.0.0.1:{m.http}") for m in cluster
+        }
+
+        def servers(member):
+            uri = f"bolt://127.0.0.1:{member.bolt}"
+            with GraphDatabase.driver(uri, auth=(USER, PASSWORD)) as driver:
+                records, _, _ = driver.execute_query(
+                    "SHOW SERVERS YIELD name, address, httpAddress, health, state "
+                    "RETURN name, address, httpAddress, health, state ORDER BY name",
+                    database_="system",
+                )
+                return [r.data() for r in records]
+
+        # Members announce their Bolt and HTTP addresses once they have joined.
+        for member in cluster:
+            assert wait_until(
+                lambda: {r["name"]: (r["address"], r["httpAddress"]) for r in servers(member)}
+                == expected,
+                timeout=30,
+            ), servers(member)
+            rows = servers(member)
+            assert all(r["state"] == "Enabled" for r in rows)
+            own = next(r for r in rows if r["name"] == str(member.node_id))
+            assert own["health"] == "Available"
+    finally:
+        for m in cluster:
+            m.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_neodash_checks_apoc_with_apoc_help(quiver):
