@@ -183,13 +183,49 @@ impl Transaction {
             ));
         }
         self.ran = true;
-        match self.start(query, params) {
+        match self
+            .start(query, params)
+            .and_then(|id| self.run_ahead(id).map(|()| id))
+        {
             Ok(id) => Ok(id),
             Err(e) => {
                 self.fail(&e);
                 Err(e)
             }
         }
+    }
+
+    /// Whether a query is carried out in full when it is run rather than when its result is
+    /// pulled: one that writes and returns no rows. Neo4j carries out every writing query at
+    /// RUN, so its errors (a uniqueness violation, a type error half-way through) answer the
+    /// RUN; drivers rely on that. neo4rs's `run()` pipelines DISCARD behind RUN and retries any
+    /// failure of that DISCARD as if it were transient, for up to a minute. With no rows there
+    /// is nothing to hold in memory meanwhile, and pulling it would run it to its end in one
+    /// go all the same. Queries that commit batches of their own are left to their pull.
+    fn runs_ahead(compiled: &Compiled) -> bool {
+        compiled.writes
+            && compiled.columns.is_empty()
+            && !compiled.explain
+            && !compiled.commits_batches()
+    }
+
+    /// Carries out a query that [`Transaction::runs_ahead`] to its end and checks the
+    /// uniqueness constraints over what it changed, leaving it open: its pull then only ends
+    /// it (and an auto-commit transaction commits, checking again under the commit lock).
+    fn run_ahead(&mut self, id: QueryId) -> Result<()> {
+        let at = self.position(id)?;
+        if !Self::runs_ahead(&self.queries[at].compiled) {
+            return Ok(());
+        }
+        // An explicit transaction checks every statement already; an auto-commit one only
+        // at commit, which comes at the pull.
+        self.stx.check_statements();
+        self.advance_waiting(at, -1, None)?;
+        // Exhausted: dropping the cursors gives back their memory, and a pull finds the
+        // query at its end.
+        self.queries[at].cursor = None;
+        self.stx.check_statement()?;
+        Ok(())
     }
 
     /// Who runs the transaction now (see [`crate::security`]): looked up at every statement
@@ -376,6 +412,9 @@ impl Transaction {
         let storage = self.shared.storage();
         let stx = storage.begin_write();
         if !self.opts.auto_commit {
+            stx.check_statements();
+        }
+        if self.opts.auto_commit && Self::runs_ahead(&self.queries[at].compiled) {
             stx.check_statements();
         }
         self.stx = Arc::new(stx);
