@@ -202,3 +202,70 @@ Feature: Metadata - SHOW commands and metadata procedures
       | name                        |
       | 'db.memory.transaction.max' |
     And no side effects
+
+  Scenario: [16] SHOW SERVERS lists this database's server
+    Given an empty graph
+    When executing query:
+      """
+      SHOW SERVERS YIELD address, state, health, hosting, modeConstraint RETURN address, state, health, hosting, modeConstraint
+      """
+    Then the result should be, in any order:
+      | address          | state     | health      | hosting   | modeConstraint |
+      | 'localhost:7687' | 'Enabled' | 'Available' | ['neo4j'] | 'NONE'         |
+    And no side effects
+
+  Scenario: [17] apoc.help finds a procedure by a part of its name, in any case
+    Given an empty graph
+    When executing query:
+      """
+      CALL apoc.help('META.STATS') YIELD type, name, writes, core, isDeprecated
+      """
+    Then the result should be, in any order:
+      | type        | name              | writes | core | isDeprecated |
+      | 'procedure' | 'apoc.meta.stats' | false  | true | false        |
+    And no side effects
+
+  Scenario: [18] dbms.queryJmx reads the node count bean Neo4j Browser's sysinfo reads
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:A), (:A), (:B)
+      """
+    When executing query:
+      """
+      CALL dbms.queryJmx('neo4j.metrics:name=neo4j.database.neo4j.ids_in_use.node') YIELD name, attributes
+      RETURN name, attributes.Value.value AS nodes
+      """
+    Then the result should be, in any order:
+      | name                                                       | nodes |
+      | 'neo4j.metrics:name=neo4j.database.neo4j.ids_in_use.node' | 3     |
+    And no side effects
+
+  Scenario: [19] dbms.queryJmx matches none of the kernel beans Neo4j 4.0 removed
+    Given an empty graph
+    When executing query:
+      """
+      CALL dbms.queryJmx('org.neo4j:instance=kernel#0,name=Primitive count')
+      """
+    Then the result should be empty
+    And no side effects
+
+  Scenario: [20] dbms.showCurrentUser has no row without a user
+    Given an empty graph
+    When executing query:
+      """
+      CALL dbms.showCurrentUser()
+      """
+    Then the result should be empty
+    And no side effects
+
+  Scenario: [21] SHOW TRANSACTIONS shows the running query
+    Given an empty graph
+    When executing query:
+      """
+      SHOW TRANSACTIONS YIELD database, currentQuery, status WHERE currentQuery STARTS WITH 'SHOW' RETURN database, status
+      """
+    Then the result should be, in any order:
+      | database | status    |
+      | 'neo4j'  | 'Running' |
+    And no side effects
