@@ -1351,3 +1351,82 @@ fn schema_properties_distinct_lists_the_values_of_a_label_key() {
         "key",
     );
 }
+
+#[test]
+fn merge_nodes_folds_duplicates_into_the_first_with_their_relationships() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (a1:Person:__Entity__ {name: 'Alice', age: 30}), \
+                (a2:Person:__Entity__:Employee {name: 'Alice', age: 31, city: 'Paris'}), \
+                (acme:Company {name: 'Acme'}), (bob:Person {name: 'Bob'}), \
+                (a1)-[:WORKS_AT {since: 1999}]->(acme), \
+                (a2)-[:WORKS_AT {since: 2001, role: 'cto'}]->(acme), \
+                (bob)-[:KNOWS]->(a2), (a2)-[:SELF]->(a2)",
+    );
+    let merged = run(
+        &db,
+        "MATCH (e:Person {name: 'Alice'}) WITH e ORDER BY e.age \
+         WITH collect(e) AS entities \
+         CALL apoc.refactor.mergeNodes(entities, {properties: 'discard', mergeRels: true}) \
+         YIELD node RETURN node.age, node.city, labels(node)",
+    );
+    assert_eq!(merged.len(), 1);
+    assert_eq!(
+        merged[0][0],
+        Value::Int(30),
+        "discard keeps the first node's value"
+    );
+    assert_eq!(merged[0][1], s("Paris"), "a missing property is taken");
+    let Value::List(labels) = &merged[0][2] else {
+        panic!("{merged:?}")
+    };
+    assert!(labels.contains(&s("Employee")), "{labels:?}");
+    assert_eq!(
+        one(&db, "MATCH (p:Person {name: 'Alice'}) RETURN count(p)"),
+        Value::Int(1)
+    );
+    // The two WORKS_AT relationships to Acme are folded into one, keeping the first's since.
+    assert_eq!(
+        run(
+            &db,
+            "MATCH (:Person {name: 'Alice'})-[r:WORKS_AT]->(:Company) RETURN r.since, r.role"
+        ),
+        vec![vec![Value::Int(1999), s("cto")]]
+    );
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (:Person {name: 'Bob'})-[:KNOWS]->(a) RETURN a.age"
+        ),
+        Value::Int(30)
+    );
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (a {name: 'Alice'})-[:SELF]->(a) RETURN count(*)"
+        ),
+        Value::Int(1)
+    );
+}
+
+#[test]
+fn merge_nodes_overwrites_by_default_and_refuses_an_unknown_strategy() {
+    let db = db();
+    run(&db, "CREATE (:N {k: 1, a: 'x'}), (:N {k: 2, b: 'y'})");
+    let merged = one(
+        &db,
+        "MATCH (n:N) WITH n ORDER BY n.k WITH collect(n) AS ns \
+         CALL apoc.refactor.mergeNodes(ns) YIELD node RETURN node {.k, .a, .b}",
+    );
+    let Value::Map(m) = merged else { panic!() };
+    assert_eq!(m.get("k"), Some(&Value::Int(2)));
+    assert_eq!(m.get("a"), Some(&s("x")));
+    assert_eq!(m.get("b"), Some(&s("y")));
+    bad_argument(
+        &db,
+        "MATCH (n:N) WITH collect(n) AS ns \
+         CALL apoc.refactor.mergeNodes(ns, {properties: 'combine'}) YIELD node RETURN node",
+        "config",
+    );
+}

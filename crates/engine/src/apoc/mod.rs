@@ -15,6 +15,7 @@
 pub(crate) mod functions;
 pub(crate) mod nested;
 mod path;
+mod refactor;
 mod run;
 mod virtuals;
 mod write;
@@ -42,6 +43,7 @@ pub(crate) fn register(p: &mut Procedures) {
         .into_iter()
         .chain(run::procedures())
         .chain(path::procedures())
+        .chain(refactor::procedures())
         .chain(virtuals::procedures())
     {
         p.register(Arc::new(procedure));
