@@ -87,7 +87,8 @@ for version in "${PYTHON_DRIVERS[@]}"; do
 done
 
 # LangChain's Neo4jGraph and Neo4jVector (tests/drivers/python/test_langchain.py) and
-# neo4j-graphrag's retrievers and schema reading (tests/drivers/python/test_vector.py), in one venv:
+# neo4j-graphrag's retrievers, schema reading and knowledge-graph pipeline (tests/drivers/python/test_vector.py,
+# test_graphrag*.py), in one venv:
 # langchain-neo4j depends on neo4j-graphrag, and the two pins agree with each other and with the
 # driver's. The driver venvs skip these tests. The install takes minutes and about 400 MB the
 # first time and is reused after; QUIVER_LIBRARIES=0 skips it and the tests.
@@ -110,7 +111,7 @@ EOF
     fi
     echo "== LangChain langchain-neo4j $LANGCHAIN_NEO4J, neo4j-graphrag $NEO4J_GRAPHRAG"
     (cd tests/drivers/python && QUIVER_EXPECT_LIBRARIES=1 "$venv/bin/python" -m pytest -q \
-        -p no:cacheprovider test_langchain.py test_vector.py)
+        -p no:cacheprovider test_langchain*.py test_vector.py test_graphrag*.py)
 fi
 
 # neomodel's full-text and vector index features (tests/drivers/python/test_neomodel_search.py,
