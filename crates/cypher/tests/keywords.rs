@@ -264,6 +264,13 @@ fn keywords_keep_their_meaning_where_they_can_stand() {
     assert!(matches!(literal, ExprKind::Literal(_)), "{literal:?}");
     let quoted = first_item("WITH 123 AS true RETURN `true` AS x").1;
     assert!(matches!(quoted, ExprKind::Variable(_)), "{quoted:?}");
+    let sum = first_item("WITH [1] AS case RETURN case[0] + case[0] AS y").1;
+    assert!(matches!(sum, ExprKind::Binary { .. }), "{sum:?}");
+    let negated_operand = first_item("WITH 1 AS x RETURN CASE -x WHEN -1 THEN 'one' END AS y").1;
+    assert!(
+        matches!(negated_operand, ExprKind::Case(_)),
+        "{negated_operand:?}"
+    );
     // In a node pattern `WHERE` before an expression is the predicate, not a variable.
     compile_front("MATCH (WHERE true) RETURN 1").expect("a node with a predicate");
 }
@@ -282,4 +289,14 @@ fn knowledge_graph_writer_queries_parse() {
     ] {
         parse(query).unwrap_or_else(|e| panic!("{query}\n{e}"));
     }
+}
+
+#[test]
+fn nested_case_words_are_tried_once_per_position() {
+    // Each `case -` may begin a case expression or subtract from a variable: without memoising
+    // the failed case reading, this would take 2^150 attempts instead of a few hundred.
+    let query = format!("WITH 1 AS case RETURN {}1 AS x", "case - ".repeat(150));
+    compile_front(&query).unwrap_or_else(|e| panic!("{e}"));
+    let broken = format!("RETURN {}", "CASE -".repeat(150));
+    assert!(parse(&broken).is_err());
 }

@@ -38,6 +38,7 @@ impl Infix {
 const PATTERN_PREDICATE: u8 = 0;
 const PATTERN_COMPREHENSION: u8 = 1;
 const LIST_COMPREHENSION: u8 = 2;
+const CASE_EXPRESSION: u8 = 3;
 
 /// The metrics `vector_distance()` and `vector_norm()` take as a bare word.
 const VECTOR_METRICS: [&str; 6] = [
@@ -534,6 +535,23 @@ impl Parser<'_> {
             };
             self.advance();
             Ok(literal(value, span))
+        } else if is("CASE")
+            && matches!(
+                next,
+                TokenKind::Plus | TokenKind::Minus | TokenKind::LBracket
+            )
+        {
+            // `case + x` and `case[0]` read a variable unless a whole case expression follows
+            // (`CASE -x WHEN ...`): both readings begin alike, so the case one is tried first,
+            // once per position (a failure is remembered, so nesting cannot make it costly).
+            let key = (self.index, CASE_EXPRESSION);
+            if !self.not_a_pattern.contains(&key) {
+                if let Some(case) = self.maybe(Parser::parse_case) {
+                    return Ok(case);
+                }
+                self.not_a_pattern.insert(key);
+            }
+            self.parse_variable_or_projection()
         } else if is("CASE") && (self.peek_nth_keyword(1, "WHEN") || self.operand_follows(1)) {
             self.parse_case()
         } else if next == TokenKind::LBrace
