@@ -357,6 +357,8 @@ pub struct Cluster {
     snapshots_installed: Arc<AtomicU64>,
     /// Refusals on the Raft listener (see [`Status::refused`]).
     refusals: Arc<Refusals>,
+    /// Cluster TLS, when on.
+    tls: Option<Arc<PeerTls>>,
     /// How long a leader stopping gracefully waits for its successor.
     handover_timeout: Duration,
     /// Membership changes, one at a time.
@@ -484,6 +486,7 @@ impl Cluster {
             snapshots_sent,
             snapshots_installed,
             refusals,
+            tls: config.tls.clone(),
             handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
             changes,
             catch_up_timeout: Duration::from_millis(config.member_catch_up_timeout_ms),
@@ -498,6 +501,11 @@ impl Cluster {
     /// The address the Raft listener is bound to.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Cluster TLS, when on: [`PeerTls::replace`] puts new certificates in use.
+    pub fn raft_tls(&self) -> Option<&Arc<PeerTls>> {
+        self.tls.as_ref()
     }
 
     /// The openraft handle, for what this type does not wrap.

@@ -544,3 +544,61 @@ async fn frames_replayed_or_oversized_within_a_connection_are_dropped() {
     assert!(matches!(closed, Ok(Ok(0) | Err(_))), "{closed:?}");
     wait_refused(&h, "malformed", 2).await;
 }
+
+/// Whether a vote sent over TLS as `identity`, trusting the listener's certificate to `pki`'s
+/// CA, is answered.
+async fn answered(
+    pki: &Pki,
+    identity: &Identity,
+    (target, addr): (NodeId, &str),
+    vote: &Request,
+) -> bool {
+    match tls_dial(pki, identity, target, addr).await {
+        Some(session) => send_forged(session, vote).await,
+        None => false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_certificates_take_over_at_the_next_handshake_and_a_bad_set_changes_nothing() {
+    let _serial = SERIAL.lock().await;
+    let (old, new) = (Pki::new(), Pki::new());
+    let h = Harness::start(1, Some(&old)).await;
+    let leader = h.leader().await;
+    let addr = h.addr(leader);
+    let target = (leader, addr.as_str());
+    let term = h.members[&leader].status().term;
+    let (_, vote) = forged_frames(leader, term).swap_remove(0);
+    // A dialer with a certificate naming the member itself: in the membership.
+    assert!(
+        answered(&old, &old.member(leader), target, &vote).await,
+        "the old CA"
+    );
+
+    // A set whose certificate names another member is refused; the old one stays in use.
+    let tls = h.members[&leader].raft_tls().expect("cluster TLS");
+    let wrong = new.member(leader + 1);
+    assert!(
+        tls.replace(vec![new.ca.clone()], vec![wrong.cert], wrong.key)
+            .is_err()
+    );
+    assert!(
+        answered(&old, &old.member(leader), target, &vote).await,
+        "the old CA after a bad reload"
+    );
+
+    let own = new.member(leader);
+    tls.replace(vec![new.ca.clone()], vec![own.cert], own.key)
+        .expect("the new CA's set");
+    // The member now presents the new CA's certificate and takes only the new CA's: a dialer
+    // that trusts the new CA but presents a certificate of the old one is refused.
+    assert!(
+        !answered(&new, &old.member(leader), target, &vote).await,
+        "the old CA's certificate after the reload"
+    );
+    wait_refused(&h, "handshake", 1).await;
+    assert!(
+        answered(&new, &new.member(leader), target, &vote).await,
+        "the new CA"
+    );
+}
