@@ -1106,6 +1106,9 @@ mod tests {
                 RedoOp::Security {
                     catalogue: Arc::new(crate::security::tests::sample()),
                 },
+                RedoOp::Security {
+                    catalogue: Arc::new(crate::security::tests::sample_with_privileges()),
+                },
                 RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
                     name: "f".into(),
                     entity: crate::fulltext::FulltextEntity::Relationship,

@@ -22,6 +22,7 @@
 pub(crate) mod commands;
 pub mod password;
 pub(crate) mod privilege;
+mod resolved;
 pub(crate) mod show;
 
 use std::collections::{BTreeSet, HashMap};
@@ -118,9 +119,9 @@ pub(crate) enum Subject {
 pub(crate) struct User {
     pub name: Arc<str>,
     /// What the user's roles grant and do not deny, now.
-    pub permissions: Permissions,
+    pub permissions: Arc<Permissions>,
     /// Role names, `PUBLIC` first, for messages and `SHOW CURRENT USER`.
-    pub roles: Vec<String>,
+    pub roles: Arc<[String]>,
     pub change_required: bool,
     pub configured: bool,
 }
@@ -142,7 +143,7 @@ impl Subject {
     /// are now), or an error when the user was dropped or suspended since they logged in.
     pub fn resolve(
         auth: Option<&Authentication>,
-        catalogue: &Security,
+        catalogue: &Arc<Security>,
         user: Option<&str>,
     ) -> Result<Subject> {
         let (Some(auth), Some(name)) = (auth, user.filter(|u| !u.is_empty())) else {
@@ -151,8 +152,8 @@ impl Subject {
         if let Some(&level) = auth.configured.get(name) {
             return Ok(Subject::User(User {
                 name: Arc::from(name),
-                permissions: Permissions::of_level(level),
-                roles: vec!["PUBLIC".to_owned(), level.name().to_owned()],
+                permissions: Arc::new(Permissions::of_level(level)),
+                roles: Arc::from(["PUBLIC".to_owned(), level.name().to_owned()]),
                 change_required: false,
                 configured: true,
             }));
@@ -167,14 +168,23 @@ impl Subject {
                 "The user '{name}' is suspended: the session has lost its access."
             )));
         }
-        let roles = listed_roles(&record.roles, catalogue);
-        Ok(Subject::User(User {
-            name: Arc::from(name),
-            permissions: Permissions::of_roles(roles.iter().map(String::as_str), catalogue),
-            roles,
-            change_required: record.change_required,
-            configured: false,
-        }))
+        Ok(Subject::User(resolved::stored_user(
+            catalogue,
+            name,
+            || {
+                let roles = listed_roles(&record.roles, catalogue);
+                User {
+                    name: Arc::from(name),
+                    permissions: Arc::new(Permissions::of_roles(
+                        roles.iter().map(String::as_str),
+                        catalogue,
+                    )),
+                    roles: Arc::from(roles),
+                    change_required: record.change_required,
+                    configured: false,
+                }
+            },
+        )))
     }
 
     /// Fails with `Forbidden` naming `what` unless the subject has every one of `needs`
@@ -355,9 +365,9 @@ mod tests {
         let auth = Authentication {
             configured: [("root".to_owned(), Level::Admin)].into(),
         };
-        let catalogue = catalogue();
+        let catalogue = Arc::new(catalogue());
         let level = |name| match Subject::resolve(Some(&auth), &catalogue, Some(name)) {
-            Ok(Subject::User(u)) => Ok(u.permissions),
+            Ok(Subject::User(u)) => Ok((*u.permissions).clone()),
             Ok(Subject::Unrestricted) => panic!("restricted"),
             Err(e) => Err(e.status_code()),
         };
@@ -375,7 +385,8 @@ mod tests {
     #[test]
     fn forbidden_names_the_action_and_roles() {
         let auth = Authentication::default();
-        let subject = Subject::resolve(Some(&auth), &catalogue(), Some("ann")).expect("ann exists");
+        let subject =
+            Subject::resolve(Some(&auth), &Arc::new(catalogue()), Some("ann")).expect("ann exists");
         let error = subject
             .require(privilege::WRITE_GRAPH, "A write")
             .expect_err("a reader does not write");

@@ -229,10 +229,69 @@ fn covers_database(graph: &str) -> bool {
     matches!(graph, "*" | "DEFAULT" | "HOME") || graph == DATABASE
 }
 
+/// A privilege row as read, stored or built in, without copying its words.
+#[derive(Clone, Copy)]
+struct Row<'a> {
+    denied: bool,
+    action: &'a str,
+    resource: &'a str,
+    graph: &'a str,
+    segment: &'a str,
+}
+
+impl<'a> From<&'a PrivilegeRecord> for Row<'a> {
+    fn from(p: &'a PrivilegeRecord) -> Row<'a> {
+        Row {
+            denied: p.denied,
+            action: &p.action,
+            resource: &p.resource,
+            graph: &p.graph,
+            segment: &p.segment,
+        }
+    }
+}
+
+/// Calls `f` with each privilege row of role `role` now (as [`of_role`] lists them), copying
+/// nothing: this runs at every statement.
+fn visit_role<'a>(role: &str, catalogue: &'a Security, f: &mut impl FnMut(Row<'a>)) {
+    if let Some(stored) = catalogue.privileges.get(role) {
+        stored.iter().for_each(|p| f(Row::from(p)));
+        return;
+    }
+    let (level, public) = if role == "PUBLIC" {
+        (Level::Public, true)
+    } else {
+        match Level::of_role(role, catalogue) {
+            Some(level) => (level, false),
+            None => return,
+        }
+    };
+    visit_built_in(level, public, f);
+}
+
+fn visit_built_in<'a>(level: Level, public: bool, f: &mut impl FnMut(Row<'a>)) {
+    for (at, action, resource, graph, segment) in DEFAULTS {
+        let has = if public {
+            *at == Level::Public
+        } else {
+            *at > Level::Public && *at <= level
+        };
+        if has {
+            f(Row {
+                denied: false,
+                action,
+                resource,
+                graph,
+                segment,
+            });
+        }
+    }
+}
+
 /// The abilities one privilege row gives (or takes, when denied).
-fn abilities_of(p: &PrivilegeRecord) -> Abilities {
+fn abilities_of(p: Row<'_>) -> Abilities {
     use Ability as A;
-    if !covers_database(&p.graph) {
+    if !covers_database(p.graph) {
         return Abilities::NONE;
     }
     let nodes = p.segment == "NODE(*)";
@@ -243,7 +302,7 @@ fn abilities_of(p: &PrivilegeRecord) -> Abilities {
         _ => Abilities::NONE,
     };
     let all_properties = p.resource == "all_properties";
-    match p.action.as_str() {
+    match p.action {
         "traverse" => on_elements(A::TraverseNodes, A::TraverseRelationships),
         "read" if all_properties => on_elements(A::ReadNodes, A::ReadRelationships),
         "match" if all_properties => on_elements(A::TraverseNodes, A::TraverseRelationships)
@@ -276,35 +335,56 @@ fn abilities_of(p: &PrivilegeRecord) -> Abilities {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Permissions {
     pub abilities: Abilities,
-    /// `EXECUTE PROCEDURE` globs granted and denied.
+    /// `EXECUTE PROCEDURE *` granted (every user has it from `PUBLIC` unless revoked): kept
+    /// apart so the common case stores no glob.
+    every_procedure: bool,
+    /// Other `EXECUTE PROCEDURE` globs granted, and those denied.
     procedures_granted: Vec<String>,
     procedures_denied: Vec<String>,
 }
 
-impl Permissions {
-    /// The permissions the privileges `rows` (of all a user's roles) give.
-    pub fn from_rows<'a>(rows: impl IntoIterator<Item = &'a PrivilegeRecord>) -> Permissions {
-        let (mut granted, mut denied) = (Abilities::NONE, Abilities::NONE);
-        let mut permissions = Permissions::default();
-        for row in rows {
+/// Folds privilege rows into [`Permissions`].
+#[derive(Default)]
+struct Fold {
+    granted: Abilities,
+    denied: Abilities,
+    permissions: Permissions,
+}
+
+impl Fold {
+    fn add(&mut self, row: Row<'_>) {
+        if row.denied {
+            self.denied = self.denied.with(abilities_of(row));
+        } else {
+            self.granted = self.granted.with(abilities_of(row));
+        }
+        if row.action == "execute"
+            && let Some(glob) = segment_argument(row.segment, "PROCEDURE")
+        {
+            let p = &mut self.permissions;
             if row.denied {
-                denied = denied.with(abilities_of(row));
+                p.procedures_denied.push(glob.to_owned());
+            } else if glob == "*" {
+                p.every_procedure = true;
             } else {
-                granted = granted.with(abilities_of(row));
-            }
-            if row.action == "execute"
-                && let Some(glob) = segment_argument(&row.segment, "PROCEDURE")
-            {
-                let globs = if row.denied {
-                    &mut permissions.procedures_denied
-                } else {
-                    &mut permissions.procedures_granted
-                };
-                globs.push(glob.to_owned());
+                p.procedures_granted.push(glob.to_owned());
             }
         }
-        permissions.abilities = granted.without(denied);
-        permissions
+    }
+
+    fn finish(mut self) -> Permissions {
+        self.permissions.abilities = self.granted.without(self.denied);
+        self.permissions
+    }
+}
+
+impl Permissions {
+    /// The permissions the privileges `rows` (of all a user's roles) give.
+    #[cfg(test)]
+    fn from_rows<'a>(rows: impl IntoIterator<Item = &'a PrivilegeRecord>) -> Permissions {
+        let mut fold = Fold::default();
+        rows.into_iter().for_each(|row| fold.add(Row::from(row)));
+        fold.finish()
     }
 
     /// The permissions of a user with `roles` (`PUBLIC` is added).
@@ -312,27 +392,33 @@ impl Permissions {
         roles: impl IntoIterator<Item = &'a str>,
         catalogue: &Security,
     ) -> Permissions {
-        let mut rows = of_role("PUBLIC", catalogue);
+        let mut fold = Fold::default();
+        let mut add = |row| fold.add(row);
+        visit_role("PUBLIC", catalogue, &mut add);
         for role in roles {
             if role != "PUBLIC" {
-                rows.extend(of_role(role, catalogue));
+                visit_role(role, catalogue, &mut add);
             }
         }
-        Permissions::from_rows(&rows)
+        fold.finish()
     }
 
     /// The permissions of a built-in role at `level`, with `PUBLIC`'s defaults.
     pub fn of_level(level: Level) -> Permissions {
-        let mut rows = built_in(Level::Public, true);
-        rows.extend(built_in(level, false));
-        Permissions::from_rows(&rows)
+        let mut fold = Fold::default();
+        let mut add = |row| fold.add(row);
+        visit_built_in(Level::Public, true, &mut add);
+        visit_built_in(level, false, &mut add);
+        fold.finish()
     }
 
     /// Whether procedure `name` may run: some granted glob matches it and no denied one.
     pub fn may_execute(&self, name: &str) -> bool {
-        self.procedures_granted
-            .iter()
-            .any(|g| glob_matches(g, name))
+        (self.every_procedure
+            || self
+                .procedures_granted
+                .iter()
+                .any(|g| glob_matches(g, name)))
             && !self.procedures_denied.iter().any(|g| glob_matches(g, name))
     }
 }
