@@ -815,26 +815,7 @@ fn cluster_settings(
     storage: &StorageMode,
 ) -> Result<Option<ClusterSettings>, ConfigError> {
     let Some(node_id) = layer.node_id else {
-        for (set, setting) in [
-            (layer.raft_listen.is_some(), "raft_listen"),
-            (layer.initial_members.is_some(), "initial_members"),
-            (layer.join.is_some(), "join"),
-            (layer.snapshot_entries.is_some(), "raft_snapshot_entries"),
-            (
-                layer.election_timeout_ms.is_some(),
-                "raft_election_timeout_ms",
-            ),
-            (layer.tls_cert.is_some(), "cluster_tls_cert"),
-            (layer.tls_key.is_some(), "cluster_tls_key"),
-            (layer.tls_ca.is_some(), "cluster_tls_ca"),
-        ] {
-            if set {
-                return Err(invalid(
-                    setting,
-                    "needs --node-id (cluster mode)".to_owned(),
-                ));
-            }
-        }
+        refuse_cluster_settings_alone(&layer)?;
         return Ok(None);
     };
     if node_id == 0 {
@@ -918,6 +899,31 @@ fn cluster_settings(
         reads_on_leader: layer.reads_on_leader.unwrap_or(false),
         tls,
     }))
+}
+
+/// Outside cluster mode, a cluster setting is a mistake to report rather than ignore.
+fn refuse_cluster_settings_alone(layer: &ClusterLayer) -> Result<(), ConfigError> {
+    for (set, setting) in [
+        (layer.raft_listen.is_some(), "raft_listen"),
+        (layer.initial_members.is_some(), "initial_members"),
+        (layer.join.is_some(), "join"),
+        (layer.snapshot_entries.is_some(), "raft_snapshot_entries"),
+        (
+            layer.election_timeout_ms.is_some(),
+            "raft_election_timeout_ms",
+        ),
+        (layer.tls_cert.is_some(), "cluster_tls_cert"),
+        (layer.tls_key.is_some(), "cluster_tls_key"),
+        (layer.tls_ca.is_some(), "cluster_tls_ca"),
+    ] {
+        if set {
+            return Err(invalid(
+                setting,
+                "needs --node-id (cluster mode)".to_owned(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Cluster TLS: the certificate, key and CA together turn it on. Without it, a Raft listener
