@@ -5,6 +5,7 @@
 //! are rolled back at once (so they stop blocking other writers) and every later request on it
 //! is refused until the client rolls back.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -55,6 +56,9 @@ struct OpenQuery {
     /// When the query first met another transaction's uncommitted change: its lock wait runs
     /// from here, however many times it begins again.
     waiting_since: Option<Instant>,
+    /// Rows of a writing query carried out at its run ([`Transaction::run_ahead`]) that are
+    /// still to be pulled, counted in the query's memory until they are.
+    ahead: VecDeque<Vec<Value>>,
 }
 
 /// A transaction. `Send`; used by one connection at a time.
@@ -196,22 +200,20 @@ impl Transaction {
     }
 
     /// Whether a query is carried out in full when it is run rather than when its result is
-    /// pulled: one that writes and returns no rows. Neo4j carries out every writing query at
-    /// RUN, so its errors (a uniqueness violation, a type error half-way through) answer the
-    /// RUN; drivers rely on that. neo4rs's `run()` pipelines DISCARD behind RUN and retries any
-    /// failure of that DISCARD as if it were transient, for up to a minute. With no rows there
-    /// is nothing to hold in memory meanwhile, and pulling it would run it to its end in one
-    /// go all the same. Queries that commit batches of their own are left to their pull.
+    /// pulled: one that writes. Neo4j carries out every writing query at RUN (its rows wait,
+    /// counted in the transaction's memory, to be pulled), so its errors (a uniqueness
+    /// violation, a type error half-way through) answer the RUN; drivers rely on that.
+    /// neo4rs's `run()` pipelines DISCARD behind RUN and retries any failure of that DISCARD as
+    /// if it were transient, for up to a minute. Queries that commit batches of their own are
+    /// left to their pull: their batches are committed as they go.
     fn runs_ahead(compiled: &Compiled) -> bool {
-        compiled.writes
-            && compiled.columns.is_empty()
-            && !compiled.explain
-            && !compiled.commits_batches()
+        compiled.writes && !compiled.explain && !compiled.commits_batches()
     }
 
-    /// Carries out a query that [`Transaction::runs_ahead`] to its end and checks the
-    /// uniqueness constraints over what it changed, leaving it open: its pull then only ends
-    /// it (and an auto-commit transaction commits, checking again under the commit lock).
+    /// Carries out a query that [`Transaction::runs_ahead`] to its end, keeping its rows, and
+    /// checks the uniqueness constraints over what it changed, leaving it open: its pulls then
+    /// hand out the kept rows and end it (an auto-commit transaction then commits, checking
+    /// again under the commit lock).
     fn run_ahead(&mut self, id: QueryId) -> Result<()> {
         let at = self.position(id)?;
         if !Self::runs_ahead(&self.queries[at].compiled) {
@@ -220,12 +222,32 @@ impl Transaction {
         // An explicit transaction checks every statement already; an auto-commit one only
         // at commit, which comes at the pull.
         self.stx.check_statements();
-        self.advance_waiting(at, -1, None)?;
-        // Exhausted: dropping the cursors gives back their memory, and a pull finds the
-        // query at its end.
-        self.queries[at].cursor = None;
+        let mut rows = Vec::new();
+        self.advance_waiting(at, -1, Some(&mut rows))?;
+        let q = &mut self.queries[at];
+        // Exhausted: dropping the cursors gives back their memory, and pulls find the rows.
+        q.cursor = None;
+        let bytes = rows.iter().map(|row| row_bytes(row)).sum();
+        q.cx.reserve(
+            bytes,
+            "the rows of a writing query, kept until they are pulled",
+        )?;
+        q.ahead = rows.into();
         self.stx.check_statement()?;
         Ok(())
+    }
+
+    /// Hands out (or, without `out`, drops) up to `n` (`-1`: all) of the rows a query kept
+    /// when it ran ahead; `true` once none are left.
+    fn hand_ahead(q: &mut OpenQuery, n: i64, mut out: Option<&mut Vec<Vec<Value>>>) -> bool {
+        let take = usize::try_from(n).map_or(q.ahead.len(), |n| n.min(q.ahead.len()));
+        for row in q.ahead.drain(..take) {
+            q.cx.release(row_bytes(&row));
+            if let Some(out) = out.as_deref_mut() {
+                out.push(row);
+            }
+        }
+        q.ahead.is_empty()
     }
 
     /// Who runs the transaction now (see [`crate::security`]): looked up at every statement
@@ -319,6 +341,7 @@ impl Transaction {
             first_row: None,
             returned: 0,
             waiting_since: None,
+            ahead: VecDeque::new(),
         });
         Ok(id)
     }
@@ -524,7 +547,7 @@ impl Transaction {
     ) -> Result<bool> {
         let q = &mut self.queries[at];
         let Some(cursor) = q.cursor.as_mut() else {
-            return Ok(true);
+            return Ok(Self::hand_ahead(q, n, out));
         };
         // A query without columns yields no records: run it to the end in one go.
         let rowless = q.compiled.columns.is_empty();

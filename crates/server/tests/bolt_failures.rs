@@ -1,9 +1,10 @@
 //! A failing statement over raw Bolt, in every version Quiver speaks: one reply per request, in
 //! order, and never a wait. The request that fails gets the FAILURE; what the client pipelined
 //! behind it (DISCARD, PULL, COMMIT) gets IGNORED; RESET gets SUCCESS and the connection goes
-//! on. A writing statement without columns fails at its RUN, as in Neo4j; a statement whose
-//! failure comes while its records are pulled (a runtime error after the first row, a
-//! uniqueness violation at an auto-commit transaction's commit) fails that PULL or DISCARD.
+//! on. A writing statement is carried out at its RUN, as in Neo4j, so its errors fail the RUN;
+//! a failure that comes while records are pulled (a reading statement's runtime error, a
+//! uniqueness violation found only at an auto-commit transaction's commit) fails that PULL or
+//! DISCARD.
 
 mod common;
 
@@ -81,13 +82,17 @@ async fn reset_then_count(client: &mut BoltClient, value: i64) -> i64 {
 async fn a_failed_auto_commit_run_is_followed_by_ignored_until_reset() {
     let server = server_with_a_unique_node().await;
     for version in Version::SUPPORTED {
-        for (name, follower) in [("DISCARD", discard()), ("PULL", pull(-1, -1))] {
-            let mut client = logged_in(&server, version).await;
-            // As neo4rs's run() and the other drivers send it: RUN and its follower together.
-            client.send(&[run("CREATE (:P {k: 1})"), follower]).await;
-            expect_failure_coded(&mut client, UNIQUE_VIOLATION, "RUN").await;
-            expect_ignored(&mut client, name).await;
-            assert_eq!(reset_then_count(&mut client, 1).await, 1, "{version}");
+        let duplicates = ["CREATE (:P {k: 1})", "CREATE (p:P {k: 1}) RETURN p.k AS k"];
+        for duplicate in duplicates {
+            for (name, follower) in [("DISCARD", discard()), ("PULL", pull(-1, -1))] {
+                let mut client = logged_in(&server, version).await;
+                // As neo4rs's run() and the other drivers send it: RUN and its follower
+                // together.
+                client.send(&[run(duplicate), follower]).await;
+                expect_failure_coded(&mut client, UNIQUE_VIOLATION, duplicate).await;
+                expect_ignored(&mut client, name).await;
+                assert_eq!(reset_then_count(&mut client, 1).await, 1, "{version}");
+            }
         }
         // The same, one request at a time.
         let mut client = logged_in(&server, version).await;
@@ -160,20 +165,22 @@ async fn a_failure_while_records_are_pulled_fails_that_pull_and_ignores_what_fol
         expect_ignored(&mut client, "DISCARD after the failed PULL").await;
         assert_eq!(reset_then_count(&mut client, 1).await, 1, "{version}");
 
-        // A uniqueness violation at an auto-commit transaction's commit, which comes when the
-        // result has been consumed: by DISCARD here, as neo4rs sends it.
+        // A uniqueness violation found only at an auto-commit transaction's commit, which
+        // comes when its result has been consumed: by DISCARD here, as neo4rs sends it. The
+        // statement's own check at RUN passes; another client commits the same key before
+        // the DISCARD.
+        let key = 100 + i64::from(version.major) * 10 + i64::from(version.minor);
         let mut client = logged_in(&server, version).await;
         client
-            .send(&[
-                run("CREATE (p:P {k: 1}) RETURN p.k AS k"),
-                discard(),
-                pull(-1, -1),
-            ])
+            .send(&[run(&format!("CREATE (p:P {{k: {key}}}) RETURN p.k AS k"))])
             .await;
         expect_success(&mut client, "RUN").await;
+        let mut other = logged_in(&server, Version::V5_8).await;
+        other.query(&format!("CREATE (:P {{k: {key}}})")).await;
+        client.send(&[discard(), pull(-1, -1)]).await;
         expect_failure_coded(&mut client, UNIQUE_VIOLATION, "DISCARD").await;
         expect_ignored(&mut client, "PULL after the failed DISCARD").await;
-        assert_eq!(reset_then_count(&mut client, 1).await, 1, "{version}");
+        assert_eq!(reset_then_count(&mut client, key).await, 1, "{version}");
     }
     server.stop().await;
 }

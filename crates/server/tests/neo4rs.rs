@@ -4,9 +4,8 @@
 //! transient, retrying the whole statement with backoff for up to a minute. Quiver used to carry
 //! out a writing statement when its result was pulled or discarded, so a uniqueness violation
 //! answered the DISCARD: `run()` of a duplicate then hung for the minute of retries instead of
-//! failing. A writing statement without result columns is now carried out at RUN, as Neo4j
-//! carries out writing statements, so the violation answers the RUN and the driver gives up at
-//! once. Each call below is bounded by [`PROMPTLY`], far below the driver's retry minute and far
+//! failing. A writing statement is now carried out at RUN, as Neo4j carries out writing
+//! statements, so the violation answers the RUN and the driver gives up at once. Each call below is bounded by [`PROMPTLY`], far below the driver's retry minute and far
 //! above a loopback round trip.
 
 // The driver's futures are some 17 KB each; a test awaits a handful, once.
@@ -97,11 +96,17 @@ async fn a_unique_violation_through_run_fails_at_once_and_the_connection_goes_on
     let server = start(config(|_| {}), None).await;
     let graph = driver(&server);
     with_one_unique_node(&graph).await;
-    for attempt in 0..2 {
-        let error = promptly("duplicate run()", graph.run(query("CREATE (:P {k: 1})")))
+    let duplicates = [
+        "CREATE (:P {k: 1})",
+        "CREATE (:P {k: 1})",
+        "CREATE (p:P {k: 1}) RETURN p",
+        "MATCH (p:P {k: 1}) CREATE (:P {k: p.k}) RETURN count(*) AS made",
+    ];
+    for duplicate in duplicates {
+        let error = promptly("duplicate run()", graph.run(query(duplicate)))
             .await
             .expect_err("a duplicate fails");
-        assert_eq!(code_of(&error), UNIQUE_VIOLATION, "attempt {attempt}");
+        assert_eq!(code_of(&error), UNIQUE_VIOLATION, "{duplicate}");
     }
     assert_eq!(count_of(&graph, 1).await, 1, "nothing more was written");
     promptly(
@@ -121,7 +126,7 @@ async fn a_unique_violation_through_execute_fails_at_once_and_the_connection_goe
     with_one_unique_node(&graph).await;
     let outcome = promptly(
         "duplicate execute()",
-        graph.execute(query("CREATE (:P {k: 1})")),
+        graph.execute(query("CREATE (p:P {k: 1}) RETURN p.k AS k")),
     )
     .await;
     let error = failed("the duplicate's RUN", outcome);
