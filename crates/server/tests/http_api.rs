@@ -57,6 +57,45 @@ async fn requests_reach_the_handler_with_body_and_peer() {
     server.stop().await;
 }
 
+/// Requests with bodies on one keep-alive connection, each sent once the connection idles
+/// without hyper's state, then two pipelined in one write (the second's body in the same
+/// segment as the first's head).
+#[tokio::test]
+async fn keep_alive_requests_with_bodies_are_answered_after_the_connection_idles() {
+    let server = start(config(|_| {}), Some(echo())).await;
+    let metrics = &server.metrics;
+    let mut stream = TcpStream::connect(server.http).await.expect("connect");
+    for body in ["{\"n\":1}", "{\"n\":2}"] {
+        assert!(
+            eventually(
+                || metrics.http.active.get() == 1 && metrics.http_connections_serving.get() == 0
+            )
+            .await,
+            "the idle connection kept hyper's state"
+        );
+        stream
+            .write_all(post("/db/neo4j/tx/commit", body, None).as_bytes())
+            .await
+            .expect("write");
+        let reply = read_reply(&mut stream).await.expect("reply");
+        assert_eq!((reply.status, reply.text().as_str()), (200, body));
+    }
+    let pipelined = [
+        post("/db/neo4j/tx/commit", "{\"n\":3}", None),
+        post("/db/neo4j/tx/commit", "{\"n\":4}", None),
+    ]
+    .concat();
+    stream.write_all(pipelined.as_bytes()).await.expect("write");
+    let replies = common::read_replies(&mut stream, 2).await;
+    for (reply, body) in replies.iter().zip(["{\"n\":3}", "{\"n\":4}"]) {
+        assert_eq!((reply.status, reply.text().as_str()), (200, body));
+    }
+    assert!(eventually(|| metrics.http_connections_serving.get() == 0).await);
+    assert_eq!(metrics.http.accepted.get(), 1);
+    drop(stream);
+    assert_eq!(server.stop().await.tasks_left, 0);
+}
+
 #[tokio::test]
 async fn basic_auth_is_required_when_enabled() {
     let server = start(

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{config, get, start};
+use common::{config, eventually, get, start};
 use quiver_server::health::Readiness;
 
 #[tokio::test]
@@ -85,22 +85,53 @@ async fn wrong_method_and_unknown_paths_get_json_errors() {
     server.stop().await;
 }
 
+/// Between requests, and before the first, a keep-alive connection waits on its bare socket,
+/// without hyper's state; the requests that follow are served all the same, one at a time or
+/// pipelined.
 #[tokio::test]
 async fn keep_alive_serves_several_requests_on_one_connection() {
     use tokio::io::AsyncWriteExt;
     let server = start(config(|_| {}), None).await;
+    let metrics = &server.metrics;
     let mut stream = tokio::net::TcpStream::connect(server.http)
         .await
         .expect("connect");
+    assert!(eventually(|| metrics.http.active.get() == 1).await);
+    assert_eq!(metrics.http_connections_serving.get(), 0);
+    let probe: &[u8] = b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n";
     for _ in 0..3 {
-        stream
-            .write_all(b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n")
-            .await
-            .expect("write");
+        stream.write_all(probe).await.expect("write");
         let reply = common::read_reply(&mut stream).await.expect("reply");
         assert_eq!(reply.status, 200);
+        assert!(
+            eventually(|| metrics.http_connections_serving.get() == 0).await,
+            "the idle connection kept hyper's state"
+        );
     }
-    assert_eq!(server.metrics.http.accepted.get(), 1);
+    // Three requests in one write: all answered, in order, and the connection idles again.
+    let pipelined = [
+        probe,
+        b"GET /health/ready HTTP/1.1\r\nHost: t\r\n\r\n",
+        probe,
+    ]
+    .concat();
+    stream.write_all(&pipelined).await.expect("write");
+    let replies = common::read_replies(&mut stream, 3).await;
+    let statuses: Vec<_> = replies
+        .iter()
+        .map(|reply| (reply.status, reply.json()["status"].clone()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (200, "live".into()),
+            (200, "ready".into()),
+            (200, "live".into())
+        ]
+    );
+    assert!(eventually(|| metrics.http_connections_serving.get() == 0).await);
+    assert_eq!(metrics.http.accepted.get(), 1);
+    assert_eq!(metrics.http.active.get(), 1);
     tokio::time::sleep(Duration::from_millis(10)).await;
     server.stop().await;
 }

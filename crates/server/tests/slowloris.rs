@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::bolt::{BoltClient, int};
-use common::{config, eventually, start};
+use common::{config, eventually, read_reply, start};
 use quiver_bolt::Version;
 use quiver_bolt::handshake::client_handshake;
 use quiver_bolt::message::Auth;
@@ -170,5 +170,64 @@ async fn slowloris_is_reclaimed_at_the_deadline_and_others_keep_their_p99() {
         loaded <= 2 * calm + 1000,
         "p99 beside slowloris {loaded} µs, undisturbed {calm} µs"
     );
+    server.stop().await;
+}
+
+/// A connection that had a request answered waits for its next one on its bare socket, without
+/// hyper's state; one that then dribbles a head is still held to the header deadline, counted
+/// from its first byte after the wait (not to the longer keep-alive deadline), and closed by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_dribblers_after_an_answered_request_are_reclaimed_at_the_header_deadline() {
+    let deadline_ms = u64::try_from(DEADLINE.as_millis()).expect("small");
+    let server = start(
+        config(|layer| {
+            layer.http_header_read_timeout_ms = Some(deadline_ms);
+            layer.http_keep_alive_timeout_ms = Some(60_000);
+            layer.http_max_connections = Some(1024);
+        }),
+        None,
+    )
+    .await;
+    let mut answered = Vec::new();
+    for _ in 0..DRIBBLERS {
+        let mut stream = TcpStream::connect(server.http).await.expect("connect");
+        stream
+            .write_all(b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n")
+            .await
+            .expect("write");
+        assert_eq!(read_reply(&mut stream).await.expect("answered").status, 200);
+        answered.push(stream);
+    }
+    assert!(eventually(|| server.metrics.http_connections_serving.get() == 0).await);
+    let mut dribblers = JoinSet::new();
+    for mut stream in answered {
+        dribblers.spawn(async move {
+            let start = Instant::now();
+            dribble(&mut stream, start, |i| {
+                if i == 0 {
+                    b"GET /health/live HTTP/1.1\r\nHost: t\r\n".to_vec()
+                } else {
+                    format!("X-Drip-{i}: 1\r\n").into_bytes()
+                }
+            })
+            .await
+        });
+    }
+    let mut reclaimed = Vec::new();
+    while let Some(after) = dribblers.join_next().await {
+        reclaimed.push(after.expect("dribbler"));
+    }
+    let earliest = reclaimed.iter().min().copied().unwrap_or_default();
+    let latest = reclaimed.iter().max().copied().unwrap_or_default();
+    assert!(
+        earliest + Duration::from_millis(50) >= DEADLINE,
+        "closed before the deadline: {earliest:?}"
+    );
+    assert!(
+        latest <= DEADLINE + Duration::from_secs(3),
+        "closed long after the deadline: {latest:?}"
+    );
+    assert!(eventually(|| server.metrics.http.timed_out.get() == DRIBBLERS as u64).await);
+    assert!(eventually(|| server.metrics.http.active.get() == 0).await);
     server.stop().await;
 }

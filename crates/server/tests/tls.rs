@@ -189,7 +189,14 @@ async fn https_serves_the_http_listener() {
         .await
         .expect("HTTP handshake");
     tokio::spawn(connection);
-    for path in ["/health/live", "/metrics"] {
+    // Open, and idle before its first request and between requests: the connection waits
+    // without hyper's state, and each request is served all the same.
+    let serving = &server.metrics.http_connections_serving;
+    for path in ["/health/live", "/metrics", "/health/live"] {
+        assert!(
+            eventually(|| server.metrics.http.active.get() == 1 && serving.get() == 0).await,
+            "an idle TLS connection kept hyper's state"
+        );
         let request = http::Request::get(path)
             .header("host", "localhost")
             .body(Empty::<Bytes>::new())

@@ -26,6 +26,7 @@ use watch::{Activity, WatchLimits, WatchedIo};
 
 use crate::deadline::{Interrupted, Until, race_kept};
 use crate::listener::{Connection, Protocol};
+use crate::metrics::IntGauge;
 use crate::refuser::{RefusalScript, Step};
 use crate::shutdown::ShutdownSignal;
 use crate::tls::ClientStream;
@@ -52,7 +53,11 @@ impl Protocol for HttpProtocol {
     /// and no hyper state (the keep-alive or header deadline, and the drain, race it), then a
     /// hyper connection for the requests that follow, until it is idle again. hyper keeps its
     /// read and write buffers for a connection's life, so handing it the socket only while
-    /// requests are in flight is what keeps an idle keep-alive connection small.
+    /// requests are in flight is what keeps an idle keep-alive connection small. The first turn
+    /// is the same: a client that has sent nothing waits on its bare socket, held to the header
+    /// deadline from accept, and hyper's connection is made when its first bytes arrive.
+    /// Whatever its route, the connection is handed back once idle (see [`watch`]); the
+    /// `quiver_http_connections_serving` gauge counts those that are not.
     async fn serve(self: Arc<Self>, connection: Connection) {
         let Connection {
             mut stream,
@@ -63,19 +68,11 @@ impl Protocol for HttpProtocol {
         } = connection;
         let activity = Activity::new(accepted_at);
         let mut timer = Box::pin(tokio::time::sleep_until(accepted_at));
-        let mut builder = http1::Builder::new();
-        builder
-            .keep_alive(true)
-            // Deadlines are enforced by the idle wait and `WatchedIo`, which tells idle from
-            // dribbling.
-            .header_read_timeout(None)
-            .max_buf_size(HEAD_BYTES_MAX)
-            .max_headers(HEADERS_MAX);
         // Bytes of a request's head read before a handover, handed to the next hyper connection.
         let mut held = Bytes::new();
         while let Some(deadline) = activity.read_deadline(&self.limits) {
             let readable = race_kept(
-                stream.readable(),
+                spoke(&mut stream),
                 timer.as_mut(),
                 deadline,
                 &shutdown,
@@ -90,10 +87,11 @@ impl Protocol for HttpProtocol {
                 }
             }
             let taken = std::mem::take(&mut held);
-            match self
-                .requests(stream, taken, peer, &activity, &builder, &shutdown)
-                .await
-            {
+            // Boxed: hyper's connection state is needed while requests are in flight, and the
+            // parked wait above should not carry room for it in the task for the connection's
+            // life.
+            let requests = Box::pin(self.requests(stream, taken, peer, &activity, &shutdown));
+            match requests.await {
                 Some((idle, head)) => {
                     stream = idle;
                     held = head;
@@ -122,23 +120,30 @@ impl HttpProtocol {
         held: Bytes,
         peer: SocketAddr,
         activity: &Arc<Activity>,
-        builder: &http1::Builder,
         shutdown: &ShutdownSignal,
     ) -> Option<(ClientStream, Bytes)> {
+        let _serving = Serving::start(&self.shared.metrics.http_connections_serving);
         let io = TokioIo::new(
             WatchedIo::handing_over(stream, Arc::clone(activity), self.limits).with_prefix(held),
         );
         let shared = Arc::clone(&self.shared);
         let service_activity = Arc::clone(activity);
         let service = service_fn(move |request| {
-            let shared = Arc::clone(&shared);
             let activity = Arc::clone(&service_activity);
             // Boxed, so that hyper can be asked to keep the socket when the connection is idle
-            // (which needs an `Unpin` future).
-            let answer: ServiceFuture =
-                Box::pin(async move { Ok(shared.handle(request, peer, activity).await) });
+            // (which needs an `Unpin` future). Called now, so the request counts from now.
+            let answer = Arc::clone(&shared).handle(request, peer, activity);
+            let answer: ServiceFuture = Box::pin(async move { Ok(answer.await) });
             answer
         });
+        let mut builder = http1::Builder::new();
+        builder
+            .keep_alive(true)
+            // Deadlines are enforced by the idle wait and `WatchedIo`, which tells idle from
+            // dribbling.
+            .header_read_timeout(None)
+            .max_buf_size(HEAD_BYTES_MAX)
+            .max_headers(HEADERS_MAX);
         let mut connection = builder.serve_connection(io, service);
         let mut draining = false;
         let outcome = loop {
@@ -187,6 +192,36 @@ impl HttpProtocol {
             let _ = tokio::time::timeout(self.limits.write_stall, stream.shutdown()).await;
         }
         None
+    }
+}
+
+/// Waits until the client has sent something (or closed, or failed). A plain socket is peeked
+/// at: tokio's readiness alone can be reported for a socket with nothing to read (a freshly
+/// accepted one reports it at once), and a wait that ended on it would build hyper's
+/// connection, and its 8 KiB read buffer, for a client that has said nothing. A peek that
+/// finds nothing clears that readiness and waits again; its byte stays on the socket for hyper.
+/// A TLS stream's wait reads and decrypts what arrived, and holds it for the next read.
+async fn spoke(stream: &mut ClientStream) -> std::io::Result<()> {
+    match stream {
+        ClientStream::Plain(socket) => socket.peek(&mut [0u8; 1]).await.map(drop),
+        _ => stream.readable().await,
+    }
+}
+
+/// Counts a connection as holding hyper's state for as long as it is kept, a panic's unwinding
+/// included.
+struct Serving<'a>(&'a IntGauge);
+
+impl Serving<'_> {
+    fn start(gauge: &IntGauge) -> Serving<'_> {
+        gauge.inc();
+        Serving(gauge)
+    }
+}
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 

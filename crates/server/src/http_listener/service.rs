@@ -1,6 +1,7 @@
 //! The per-request path: operations endpoints, then draining, authentication and the body, then the
 //! API handler.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -95,20 +96,27 @@ impl Body for TrackedBody {
 
 impl HttpShared {
     /// Answers one request. Never fails: every error is a response.
-    pub async fn handle(
+    ///
+    /// The request is in the service from this call on, before its answer is first polled:
+    /// hyper takes a pipelined request from its buffer and reads the socket again before it
+    /// polls the answer, and a connection holding a request must not look idle then (it would
+    /// be handed over with the request unanswered).
+    pub fn handle(
         self: Arc<Self>,
         request: Request<Incoming>,
         peer: SocketAddr,
         activity: Arc<Activity>,
-    ) -> Response<ApiBody> {
+    ) -> impl Future<Output = Response<ApiBody>> + Send {
         let in_flight = InFlight::start(Arc::clone(&activity), Arc::clone(&self.metrics));
-        let response = self.route(request, peer, &activity).await;
-        response.map(|inner| {
-            super::api::box_body(TrackedBody {
-                inner,
-                _in_flight: in_flight,
+        async move {
+            let response = self.route(request, peer, &activity).await;
+            response.map(|inner| {
+                super::api::box_body(TrackedBody {
+                    inner,
+                    _in_flight: in_flight,
+                })
             })
-        })
+        }
     }
 
     async fn route(

@@ -20,6 +20,13 @@
 //! hyper's buffers (see `HttpProtocol::serve`). Bytes hyper had read but not parsed then (the
 //! start of a pipelined request whose head arrived split) go back with the socket and are handed
 //! to the next wrapper as its [`WatchedIo::with_prefix`], which reads them before the socket.
+//!
+//! hyper reads only when its state machine asks to. A request without a body (a health probe, a
+//! `GET`) leaves it reading for the client's next bytes while the response is still being
+//! written; that read waits, and once the response is out hyper does not read again: it waits
+//! for the socket, with its buffers. So a read that had to wait while a request was in the
+//! service is remembered, and the flush that finds the connection idle afterwards wakes the
+//! task once: hyper polls its read again, which now hands over.
 
 use std::io;
 use std::pin::Pin;
@@ -147,6 +154,9 @@ pub struct WatchedIo<S> {
     /// End hyper's connection at the first wait while idle, rather than waiting.
     hand_over: bool,
     handed_over: bool,
+    /// The last read waited while a request was in the service: when the connection turns
+    /// idle, hyper must be made to read again for the handover to happen.
+    read_waited_busy: bool,
     /// Everything hyper wrote has been flushed (it flushes after writing the last of a
     /// response): a response whose body is queued but not yet written keeps the connection.
     flushed: bool,
@@ -165,6 +175,7 @@ impl<S> WatchedIo<S> {
             write_armed: None,
             hand_over: false,
             handed_over: false,
+            read_waited_busy: false,
             flushed: true,
         }
     }
@@ -221,6 +232,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        this.read_waited_busy = false;
         if !this.prefix.is_empty() && buf.remaining() > 0 {
             let taken = this.prefix.len().min(buf.remaining());
             buf.put_slice(&this.prefix.split_to(taken));
@@ -244,6 +256,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for WatchedIo<S> {
                     this.handed_over = true;
                     return Poll::Ready(Ok(()));
                 }
+                this.read_waited_busy = this.hand_over && !this.activity.is_idle();
                 if let Some(deadline) = this.activity.read_deadline(&this.limits)
                     && fired(&mut this.read_timer, &mut this.read_armed, deadline, cx)
                 {
@@ -326,6 +339,11 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WatchedIo<S> {
         let flushed = this.watch_write(cx, AsyncWrite::poll_flush, |_| false);
         if let Poll::Ready(Ok(())) = flushed {
             this.flushed = true;
+            // Once per waiting read, so a hyper that does not read now cannot be woken in a loop.
+            if this.read_waited_busy && this.activity.is_idle() {
+                this.read_waited_busy = false;
+                cx.waker().wake_by_ref();
+            }
         }
         flushed
     }
@@ -370,6 +388,62 @@ mod tests {
             .expect("head has a deadline");
         assert!(head_deadline >= origin + Duration::from_secs(8) + LIMITS.header_read);
         assert!(head_deadline < idle_deadline);
+    }
+
+    /// Counts the wakes of a task.
+    #[derive(Default)]
+    struct Wakes(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// hyper's read for the next request waits while it answers a request without a body; the
+    /// flush that finds the connection idle afterwards wakes the task once, and the read hyper
+    /// then makes hands the connection over.
+    #[test]
+    fn a_read_that_waited_while_busy_is_woken_to_hand_over() {
+        let (client, server) = tokio::io::duplex(1024);
+        let activity = Activity::new(Instant::now());
+        let mut io = WatchedIo::handing_over(server, Arc::clone(&activity), LIMITS);
+        let wakes = Arc::new(Wakes::default());
+        let waker = std::task::Waker::from(Arc::clone(&wakes));
+        let mut cx = Context::from_waker(&waker);
+        let woken = || wakes.0.load(Ordering::Acquire);
+        let mut byte = [0u8; 1];
+
+        activity.request_started();
+        let mut buf = ReadBuf::new(&mut byte);
+        assert!(Pin::new(&mut io).poll_read(&mut cx, &mut buf).is_pending());
+        let written = Pin::new(&mut io).poll_write(&mut cx, b"response");
+        assert!(matches!(written, Poll::Ready(Ok(8))));
+        activity.request_finished();
+        let before = woken();
+        assert!(matches!(
+            Pin::new(&mut io).poll_flush(&mut cx),
+            Poll::Ready(Ok(()))
+        ));
+        assert_eq!(woken(), before + 1, "the idle flush wakes the task");
+        assert!(matches!(
+            Pin::new(&mut io).poll_flush(&mut cx),
+            Poll::Ready(Ok(()))
+        ));
+        assert_eq!(woken(), before + 1, "once");
+
+        let mut buf = ReadBuf::new(&mut byte);
+        assert!(matches!(
+            Pin::new(&mut io).poll_read(&mut cx, &mut buf),
+            Poll::Ready(Ok(()))
+        ));
+        assert!(buf.filled().is_empty());
+        assert!(io.handed_over());
+        drop(client);
     }
 
     #[tokio::test(start_paused = true)]

@@ -171,6 +171,10 @@ pub struct Metrics {
     pub http: ConnectionMetrics,
     /// HTTP requests answered, whatever the status.
     pub http_requests: Counter,
+    /// HTTP connections holding hyper's connection state (its buffers among it): zero while
+    /// every connection is idle, waiting for its next request, or its first, on the bare
+    /// socket (see `crate::http_listener`).
+    pub http_connections_serving: IntGauge,
     pub transactions: TransactionMetrics,
     /// Time from a query's arrival to its last record (or failure).
     pub query_latency: LatencyHistogram,
@@ -332,6 +336,7 @@ impl Metrics {
         let bolt_flushes = Counter::default();
         let bolt_buffers_lent = IntGauge::default();
         let http_requests = Counter::default();
+        let http_connections_serving = IntGauge::default();
         let transactions = TransactionMetrics::default();
         let query_latency = LatencyHistogram::default();
         let auth_failures = Counter::default();
@@ -363,6 +368,11 @@ impl Metrics {
             "HTTP requests answered",
             http_requests.clone(),
         );
+        registry.register(
+            "quiver_http_connections_serving",
+            "HTTP connections with requests being read or answered (zero while all are idle)",
+            http_connections_serving.clone(),
+        );
         register_transactions(&mut registry, &transactions);
         registry.register_with_unit(
             "quiver_query_latency",
@@ -388,6 +398,7 @@ impl Metrics {
             bolt_buffers_lent,
             http,
             http_requests,
+            http_connections_serving,
             transactions,
             query_latency,
             auth_failures,

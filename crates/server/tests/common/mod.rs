@@ -169,6 +169,59 @@ pub async fn read_reply(stream: &mut TcpStream) -> Option<Reply> {
     })
 }
 
+/// Reads `count` pipelined responses (Content-Length framed) from `stream`. Unlike
+/// [`read_reply`], which drops what it read past its response, bytes of the next response read
+/// with one are kept for it.
+pub async fn read_replies(stream: &mut TcpStream, count: usize) -> Vec<Reply> {
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let mut replies = Vec::new();
+    while replies.len() < count {
+        if let Some((reply, used)) = parse_reply(&bytes) {
+            replies.push(reply);
+            bytes.drain(..used);
+            continue;
+        }
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .expect("replies within 10 s")
+            .expect("read");
+        assert!(
+            read > 0,
+            "closed after {} of {count} replies",
+            replies.len()
+        );
+        bytes.extend_from_slice(&chunk[..read]);
+    }
+    replies
+}
+
+/// One whole response at the start of `bytes`, and its length in bytes.
+fn parse_reply(bytes: &[u8]) -> Option<(Reply, usize)> {
+    let head_end = find(bytes, b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or(0);
+    let body = bytes.get(head_end + 4..head_end + 4 + length)?.to_vec();
+    Some((
+        Reply {
+            status,
+            headers,
+            body,
+        },
+        head_end + 4 + length,
+    ))
+}
+
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack
         .windows(needle.len())
