@@ -26,6 +26,30 @@ pub enum Mode {
     Handshakes,
 }
 
+/// What each connection of `--protocol http --mode idle` does before it is held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum IdleAfter {
+    /// Nothing: it connects and stays silent (the server's header deadline closes it, after
+    /// 10 s by default)
+    Nothing,
+    /// GET /health/live, answered
+    Probe,
+    /// The count query through the transactional endpoint, answered
+    #[default]
+    Commit,
+}
+
+impl IdleAfter {
+    pub fn name(self) -> &'static str {
+        match self {
+            IdleAfter::Nothing => "nothing",
+            IdleAfter::Probe => "probe",
+            IdleAfter::Commit => "commit",
+        }
+    }
+}
+
 /// The protocol the experiments speak.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -204,6 +228,9 @@ pub struct LabArgs {
     /// idle/slow/slowloris: how long to hold
     #[arg(long, value_name = "MS", default_value_t = 3_000)]
     pub hold_ms: u64,
+    /// --protocol http --mode idle: what each connection does before it is held
+    #[arg(long, value_enum, default_value_t = IdleAfter::Commit)]
+    pub idle_after: IdleAfter,
     /// slowloris: one handshake byte every this often
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub drip_ms: u64,
@@ -373,7 +400,12 @@ impl LabArgs {
         for peer in &self.peer {
             crate::target::parse_peer(peer)?;
         }
-        if let Some(t) = &self.target {
+        // An HTTP target (http://[user:password@]host:port) is read by the HTTP run itself.
+        if let Some(t) = self
+            .target
+            .as_ref()
+            .filter(|_| self.protocol == Protocol::Bolt)
+        {
             crate::target::parse_url(t)
                 .and_then(|url| crate::tls::trust_of(&url.scheme, self.tls_ca.as_deref()))
                 .map_err(|e| e.to_string())?;
@@ -470,6 +502,23 @@ mod tests {
         let a = LabArgs::parse_from(["--connections", "64"]).unwrap();
         assert_eq!(a.effective_max_connections(), 64);
         assert!(!a.expects_rejections());
+    }
+
+    #[test]
+    fn an_http_target_is_taken_with_the_http_protocol() {
+        let a = LabArgs::parse_from([
+            "--protocol",
+            "http",
+            "--mode",
+            "idle",
+            "--idle-after",
+            "nothing",
+            "--target",
+            "http://neo4j:secret@127.0.0.1:7474",
+        ])
+        .unwrap();
+        assert!(a.validate().is_ok(), "{:?}", a.validate());
+        assert_eq!(a.idle_after, IdleAfter::Nothing);
     }
 
     #[test]

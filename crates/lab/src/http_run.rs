@@ -175,7 +175,9 @@ pub fn measure(
     let hold = Duration::from_millis(args.hold_ms);
     let report = runtime.block_on(async {
         match mode {
-            Mode::Idle => http::idle(&target, &dialer, offered, hold, expected).await,
+            Mode::Idle => {
+                http::idle(&target, &dialer, offered, hold, expected, args.idle_after).await
+            }
             Mode::Slow => http::slow(&target, &dialer, offered, hold).await,
             Mode::Slowloris => {
                 let drip = Duration::from_millis(args.drip_ms);

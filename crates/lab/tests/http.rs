@@ -29,6 +29,33 @@ fn idle_holds_every_connection_and_reads_the_servers_counters() {
 }
 
 #[test]
+fn idle_holds_connections_after_a_probe_or_before_any_request() {
+    for after in ["probe", "nothing"] {
+        let a = args(&[
+            "--protocol",
+            "http",
+            "--hold-ms",
+            "200",
+            "--idle-after",
+            after,
+        ]);
+        let (report, lines, _) = measure(&a, Mode::Idle, 20).expect("idle run");
+        assert_eq!(report.succeeded, 20, "{after}: {lines:#?}");
+        assert_eq!(report.errors.total(), 0, "{after}: {lines:#?}");
+        let held = report.live_held.expect("in-process counters");
+        assert_eq!(
+            held.active, 20,
+            "{after}: the held connections, and no other"
+        );
+        assert_eq!(held.in_flight, 0, "{after}: none in flight");
+        assert!(
+            lines.contains(&format!("config.idle_after={after}")),
+            "{lines:#?}"
+        );
+    }
+}
+
+#[test]
 fn load_answers_every_request_with_the_right_count() {
     let a = args(&["--protocol", "http", "--duration-ms", "300"]);
     let (report, lines, _) = measure(&a, Mode::Load, 4).expect("load run");

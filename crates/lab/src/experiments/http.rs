@@ -3,7 +3,8 @@
 //! - `load` (throughput): N keep-alive connections each send the count query to the
 //!   transactional endpoint, one after another, every answer checked.
 //! - `idle`: N connections each make one authenticated request and then hold the socket
-//!   doing nothing (the keep-alive ceiling and its memory).
+//!   doing nothing (the keep-alive ceiling and its memory); `--idle-after` makes that request
+//!   a health probe, or none at all (connections that never speak).
 //! - `slow`: N requests that each sleep in the server (`apoc.util.sleep`) held in flight at once.
 //! - `slowloris`: N clients send a request line and one header, then another header every
 //!   `--drip-ms`, never the blank line; the server's header deadline must reclaim them.
@@ -27,6 +28,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::{DIAL_CONCURRENCY_DEFAULT, or_unknown, per_connection};
+use crate::args::IdleAfter;
 use crate::classify::{ErrorClass, ErrorCounts, Side, Stage, classify_io};
 use crate::client::{Credentials, Dialer};
 use crate::latency::{Latencies, Percentiles};
@@ -38,6 +40,8 @@ const RESPONSE_BYTES_MAX: usize = 1 << 20;
 const SAMPLE_INTERVAL: Duration = Duration::from_millis(250);
 /// The count query's path and statement (seed 004's transactional endpoint).
 const COMMIT_PATH: &str = "/db/neo4j/tx/commit";
+/// The request of `--idle-after probe`.
+const PROBE_REQUEST: &[u8] = b"GET /health/live HTTP/1.1\r\nHost: quiver-lab\r\n\r\n";
 
 /// Seed 002's three numbers, and two more, from the server's HTTP counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -262,6 +266,8 @@ fn class_of(stage: Stage, error: &std::io::Error) -> ErrorClass {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HttpReport {
     pub mode: String,
+    /// `idle`: what each connection did before it was held.
+    pub idle_after: Option<&'static str>,
     pub offered: usize,
     /// Connections that did what the mode asks (held, answered, reclaimed).
     pub succeeded: usize,
@@ -315,8 +321,12 @@ impl HttpReport {
                 },
             )
         };
-        let mut lines = vec![
-            format!("http.{m}.offered={}", self.offered),
+        let mut lines = vec![format!("http.{m}.offered={}", self.offered)];
+        lines.extend(
+            self.idle_after
+                .map(|after| format!("config.idle_after={after}")),
+        );
+        lines.extend([
             format!("# http.{m}.succeeded={}", self.succeeded),
             format!("# http.{m}.errors={}", self.errors.summary()),
             format!(
@@ -327,7 +337,7 @@ impl HttpReport {
             format!("# http.{m}.server_held {}", live(&self.live_held)),
             format!("# http.{m}.server_after {}", live(&self.live_after)),
             format!("# http.{m}.elapsed_ms={}", self.elapsed_ms),
-        ];
+        ]);
         if self.mode == "load" {
             lines.push(format!("# http.load.requests_ok={}", self.requests_ok));
             if let Some(rate) = self.requests_per_s {
@@ -366,18 +376,22 @@ impl HttpReport {
 }
 
 /// Opens a connection (at most [`DIAL_CONCURRENCY_DEFAULT`] dialling at once, through `gate`)
-/// and has one request answered on it. The gate covers the dial alone: the slow mode's
-/// requests must all be in flight together.
+/// and has one request answered on it (none, when `request` is empty). The gate covers the
+/// dial alone: the slow mode's requests must all be in flight together. The answer must be a
+/// 200 holding the count `expected`, or any 200 when `expected` is `None`.
 async fn open_answered(
     dialer: &Dialer,
     gate: Arc<Semaphore>,
     request: &[u8],
-    expected: i64,
+    expected: Option<i64>,
 ) -> Result<TcpStream, ErrorClass> {
     let permit = gate.acquire_owned().await;
     let dialed = dialer.dial().await;
     drop(permit);
     let mut stream = dialed.map_err(|e| e.class())?;
+    if request.is_empty() {
+        return Ok(stream);
+    }
     stream
         .write_all(request)
         .await
@@ -394,26 +408,37 @@ async fn open_answered(
     if reply.status == 503 {
         return Err(ErrorClass::ServerRefusal);
     }
-    if !count_is(&reply, expected) {
+    let answered = match expected {
+        Some(expected) => count_is(&reply, expected),
+        None => reply.status == 200,
+    };
+    if !answered {
         return Err(ErrorClass::ServerError);
     }
     Ok(stream)
 }
 
-/// `idle`: N answered keep-alive connections held doing nothing.
+/// `idle`: N keep-alive connections held doing nothing, each after `after`.
 pub async fn idle(
     target: &HttpTarget,
     dialer: &Arc<Dialer>,
     offered: usize,
     hold: Duration,
     expected: i64,
+    after: IdleAfter,
 ) -> HttpReport {
-    let request = Arc::new(target.commit_request(crate::workload::COUNT_QUERY));
+    let request = Arc::new(match after {
+        IdleAfter::Nothing => Vec::new(),
+        IdleAfter::Probe => PROBE_REQUEST.to_vec(),
+        IdleAfter::Commit => target.commit_request(crate::workload::COUNT_QUERY),
+    });
+    let expected = (after == IdleAfter::Commit).then_some(expected);
     // Warm the allocator and code paths with a first batch that is then closed.
     let warm = open_set(dialer, &request, offered.min(64), expected).await;
     drop(warm);
     let mut report = HttpReport {
         mode: "idle".to_owned(),
+        idle_after: Some(after.name()),
         offered,
         ..HttpReport::default()
     };
@@ -446,7 +471,7 @@ async fn open_set(
     dialer: &Arc<Dialer>,
     request: &Arc<Vec<u8>>,
     n: usize,
-    expected: i64,
+    expected: Option<i64>,
 ) -> (Vec<TcpStream>, ErrorCounts) {
     let gate = Arc::new(Semaphore::new(DIAL_CONCURRENCY_DEFAULT));
     let mut tasks = JoinSet::new();
@@ -481,7 +506,7 @@ pub async fn load(
         ..HttpReport::default()
     };
     report.live_before = target.live.read().await;
-    let (streams, errors) = open_set(dialer, &request, connections, expected).await;
+    let (streams, errors) = open_set(dialer, &request, connections, Some(expected)).await;
     report.errors = errors;
     report.succeeded = streams.len();
     let started = Instant::now();
@@ -561,7 +586,7 @@ pub async fn slow(
         dialer,
         &request,
         offered,
-        i64::try_from(offered).unwrap_or(i64::MAX),
+        Some(i64::try_from(offered).unwrap_or(i64::MAX)),
     )
     .await;
     report.live_held = sampler.stop().await;
