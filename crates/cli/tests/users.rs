@@ -1,6 +1,7 @@
 //! Users and roles through `quiver serve` over Bolt: made in Cypher by the configured
-//! administrator, enforced for the users who log in with them, and still there after `kill -9`
-//! and a restart on the same directory; the audit log records the logins and the changes.
+//! administrator, enforced for the users who log in with them (their roles and privileges),
+//! and still there after `kill -9` and a restart on the same directory; the audit log records
+//! the logins and the changes.
 
 #![cfg(unix)]
 
@@ -176,4 +177,68 @@ async fn users_and_roles_are_enforced_over_bolt_and_survive_kill_9() {
         !text.contains("password") && !text.contains("argon2"),
         "{text}"
     );
+}
+
+/// Privileges granted and denied in Cypher are kept with the users: after `kill -9` and a
+/// restart a denied write, a denied procedure and a granted management privilege still hold.
+#[tokio::test]
+async fn privileges_are_enforced_over_bolt_and_survive_kill_9() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("data");
+    let audit = dir.path().join("audit.log");
+    let (mut server, bolt) = serve(&data, &audit);
+    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
+    for statement in [
+        "CREATE (:Existing {x: 0})-[:LINK]->(:Existing {x: 1})",
+        "CREATE ROLE careful AS COPY OF editor",
+        "DENY WRITE ON GRAPH * TO careful",
+        "DENY EXECUTE PROCEDURE db.labels ON DBMS TO careful",
+        "GRANT INDEX MANAGEMENT ON DATABASE * TO careful",
+        "CREATE USER cat SET PASSWORD 'cat-password' CHANGE NOT REQUIRED",
+        "GRANT ROLE careful TO cat",
+    ] {
+        run(&mut root, statement).await.expect(statement);
+    }
+    let forbidden = Err("Neo.ClientError.Security.Forbidden".to_owned());
+    let check = |bolt| {
+        let forbidden = forbidden.clone();
+        async move {
+            let mut cat = login(bolt, "cat", "cat-password")
+                .await
+                .expect("cat logs in");
+            run(&mut cat, "MATCH (n:Existing) RETURN count(n)")
+                .await
+                .expect("the graph is still read");
+            assert_eq!(
+                run(&mut cat, "CREATE (:Existing {x: 2})").await,
+                forbidden,
+                "but not written"
+            );
+            assert_eq!(run(&mut cat, "CALL db.labels()").await, forbidden);
+            run(
+                &mut cat,
+                "CREATE INDEX existing_x IF NOT EXISTS FOR (n:Existing) ON (n.x)",
+            )
+            .await
+            .expect("indexes are managed");
+        }
+    };
+    check(bolt).await;
+    server.kill().expect("kill -9");
+    server.wait().expect("reaped");
+    let (mut server, bolt) = serve(&data, &audit);
+    check(bolt).await;
+    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
+    let denied = run(
+        &mut root,
+        "SHOW ROLE careful PRIVILEGES YIELD access WHERE access = 'DENIED' RETURN count(*)",
+    )
+    .await
+    .expect("show privileges");
+    // `WRITE` on nodes and on relationships, and the procedure.
+    assert_eq!(denied, Some(Value::Int(3)));
+    server.kill().expect("kill");
+    server.wait().expect("reaped");
+    let text = std::fs::read_to_string(&audit).expect("audit log");
+    assert!(text.contains("deny_privilege") && text.contains("grant_privilege"));
 }

@@ -97,6 +97,50 @@ fn privileges(c: &mut Criterion) {
         }
     }
     group.finish();
+    interleaved(&db, &graph);
+}
+
+/// Criterion measures one user after another, so a change in the machine's load between
+/// them reads as a cost: this alternates the users in short blocks, 15 rounds, and prints
+/// each one's median time a query and its throughput relative to the configured admin's.
+fn interleaved(db: &Database, graph: &social::Social) {
+    const ROUNDS: usize = 15;
+    const BLOCK: usize = 400;
+    for q in social::QUERIES
+        .iter()
+        .filter(|q| matches!(q.name, "count" | "two_hop_count"))
+    {
+        let users = [ROOT, BOSS, RULED];
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); users.len()];
+        for round in 0..ROUNDS {
+            for (u, user) in users.iter().enumerate() {
+                let start = std::time::Instant::now();
+                for i in 0..BLOCK {
+                    run_as(
+                        db,
+                        user,
+                        q.cypher,
+                        social::params(q, graph, round * BLOCK + i),
+                    );
+                }
+                times[u].push(start.elapsed().as_secs_f64() * 1e6 / BLOCK as f64);
+            }
+        }
+        let medians: Vec<f64> = times
+            .iter_mut()
+            .map(|t| {
+                t.sort_by(f64::total_cmp);
+                t[t.len() / 2]
+            })
+            .collect();
+        for (user, median) in users.iter().zip(&medians) {
+            println!(
+                "interleaved {}/{user}: {median:.2} us a query, throughput {:.2}x root's",
+                q.name,
+                medians[0] / median
+            );
+        }
+    }
 }
 
 criterion_group!(benches, privileges);

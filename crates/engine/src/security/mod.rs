@@ -126,6 +126,25 @@ pub(crate) struct User {
     pub configured: bool,
 }
 
+/// A configured user's permissions and roles at `level`: the built-in role's own, folded
+/// once per process rather than at every statement.
+fn configured_level(level: Level) -> (Arc<Permissions>, Arc<[String]>) {
+    static LEVELS: std::sync::OnceLock<Vec<(Arc<Permissions>, Arc<[String]>)>> =
+        std::sync::OnceLock::new();
+    let levels = LEVELS.get_or_init(|| {
+        BUILT_IN_ROLES
+            .iter()
+            .map(|(name, level)| {
+                (
+                    Arc::new(Permissions::of_level(*level)),
+                    Arc::from(["PUBLIC".to_owned(), (*name).to_owned()]),
+                )
+            })
+            .collect()
+    });
+    levels[level as usize].clone()
+}
+
 /// The roles of a stored user as listed: `PUBLIC` and their granted roles that exist.
 pub(crate) fn listed_roles(granted: &BTreeSet<String>, catalogue: &Security) -> Vec<String> {
     std::iter::once("PUBLIC".to_owned())
@@ -150,10 +169,11 @@ impl Subject {
             return Ok(Subject::Unrestricted);
         };
         if let Some(&level) = auth.configured.get(name) {
+            let (permissions, roles) = configured_level(level);
             return Ok(Subject::User(User {
                 name: Arc::from(name),
-                permissions: Arc::new(Permissions::of_level(level)),
-                roles: Arc::from(["PUBLIC".to_owned(), level.name().to_owned()]),
+                permissions,
+                roles,
                 change_required: false,
                 configured: true,
             }));

@@ -255,7 +255,9 @@ impl<'a> From<&'a PrivilegeRecord> for Row<'a> {
 /// nothing: this runs at every statement.
 fn visit_role<'a>(role: &str, catalogue: &'a Security, f: &mut impl FnMut(Row<'a>)) {
     if let Some(stored) = catalogue.privileges.get(role) {
-        stored.iter().for_each(|p| f(Row::from(p)));
+        for p in stored {
+            f(Row::from(p));
+        }
         return;
     }
     let (level, public) = if role == "PUBLIC" {
