@@ -224,9 +224,10 @@ pub(crate) fn of_role(role: &str, catalogue: &Security) -> Vec<PrivilegeRecord> 
 }
 
 /// Whether a privilege on graph or database `graph` (`*`, a name, `DEFAULT`, `HOME`) covers
-/// this server's one database, which is every user's home and the default.
+/// this server's one database, which is every user's home and the default. Database names
+/// are case-insensitive, as in Neo4j: `DENY WRITE ON GRAPH NEO4J` denies.
 fn covers_database(graph: &str) -> bool {
-    matches!(graph, "*" | "DEFAULT" | "HOME") || graph == DATABASE
+    matches!(graph, "*" | "DEFAULT" | "HOME") || graph.eq_ignore_ascii_case(DATABASE)
 }
 
 /// A privilege row as read, stored or built in, without copying its words.
@@ -789,6 +790,14 @@ mod tests {
         assert!(!p.abilities.contains(WRITE_GRAPH));
         assert!(p.abilities.has(Ability::WriteNodes));
         assert!(p.may_execute("db.labels") && !p.may_execute("apoc.meta.schema"));
+        // A database's name in any case is the database.
+        let mut rows = built_in(Level::Editor, false);
+        rows.push(record(true, "write", "graph", "NEO4J", "NODE(*)"));
+        assert!(
+            !Permissions::from_rows(&rows)
+                .abilities
+                .contains(WRITE_GRAPH)
+        );
         // A denial on another database takes nothing here.
         let mut rows = built_in(Level::Reader, false);
         rows.push(record(true, "match", "all_properties", "other", "NODE(*)"));
