@@ -114,7 +114,7 @@ EOF
         -p no:cacheprovider test_langchain*.py test_vector.py test_graphrag*.py)
 fi
 
-# neomodel's full-text and vector index features (tests/drivers/python/test_neomodel_search.py,
+# neomodel's full-text and vector index features and label installation (tests/drivers/python/test_neomodel*.py,
 # skipped in the driver venvs): neomodel pins its own driver version, so it has a venv of its
 # own. Its tests take seconds; QUIVER_NEOMODEL=0 skips them (and the install).
 if [ "${QUIVER_NEOMODEL:-1}" = "1" ]; then
@@ -133,7 +133,7 @@ EOF
             "neomodel==$NEOMODEL" "$PYTEST_SPEC"
     fi
     echo "== neomodel $NEOMODEL"
-    (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_neomodel_search.py)
+    (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_neomodel*.py)
 fi
 
 # Opt-in: the Python driver 4.3, which offers Bolt 4.3–4.0 only, in a venv of its own.
