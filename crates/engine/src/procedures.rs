@@ -136,7 +136,11 @@ impl ProcedureContext<'_> {
     /// Who calls: the transaction's user (empty when authentication is off) and the client's
     /// address when the embedder gave it, for the audit log.
     pub fn who_calls(&self) -> (String, Option<std::net::SocketAddr>) {
-        let user = self.shared.tx_user(self.tx_id).as_deref().map(str::to_owned);
+        let user = self
+            .shared
+            .tx_user(self.tx_id)
+            .as_deref()
+            .map(str::to_owned);
         (user.unwrap_or_default(), self.shared.tx_client(self.tx_id))
     }
 }
