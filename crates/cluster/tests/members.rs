@@ -7,60 +7,21 @@
 //! memory and its redo record is handed to `client_write`. Waits are on conditions with
 //! deadlines; the latencies and election times printed are measurements, never asserted.
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use openraft::RaftLogReader;
-use parking_lot::Mutex;
 use quiver_cluster::{Cluster, ClusterConfig, ClusterError, Node, NodeId, Role};
-use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
-use quiver_value::Value;
 use tempfile::TempDir;
 use tokio::net::TcpListener;
 
-/// How long any one condition may take before the test fails.
-const WAIT: Duration = Duration::from_secs(20);
+use support::{WAIT, bind_members, commit_item, dump};
 
 /// The scenarios start several members each; on a small machine they run one at a time so
 /// that their elections do not starve one another.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Keeps the redo record a commit hands to its log, as the engine's commit path will.
-#[derive(Default)]
-struct Capture(Mutex<Option<Vec<u8>>>);
-
-impl CommitLog for Capture {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
-        *self.0.lock() = Some(record.encode());
-        Ok(DurabilityTicket(record.commit))
-    }
-}
-
-/// Commits one `:Item {name}` node in memory on `storage` and returns its redo record.
-fn commit_item(storage: &Arc<Storage>, name: &str) -> Vec<u8> {
-    let capture = Arc::new(Capture::default());
-    storage.set_commit_log(Some(capture.clone()));
-    let label = storage.get_or_create_label("Item").unwrap();
-    let key = storage.get_or_create_property_key("name").unwrap();
-    let tx = storage.begin_write();
-    tx.create_node(&[label], &[(key, Value::from(name))])
-        .unwrap();
-    tx.commit().unwrap();
-    storage.set_commit_log(None);
-    let bytes = capture.0.lock().take();
-    bytes.expect("the commit handed its record to the log")
-}
-
-/// The store's published state, as its export's ops.
-fn dump(member: &Cluster) -> Vec<String> {
-    let storage = member.store().unwrap().storage();
-    let tx = storage.begin_read();
-    tx.export()
-        .unwrap()
-        .map(|op| format!("{:?}", op.unwrap()))
-        .collect()
-}
 
 fn items(member: &Cluster) -> usize {
     dump(member)
@@ -96,14 +57,7 @@ fn config(
 
 impl Harness {
     async fn start(n: u64) -> Harness {
-        let mut listeners = BTreeMap::new();
-        let mut nodes = BTreeMap::new();
-        for id in 1..=n {
-            let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = l.local_addr().unwrap().to_string();
-            nodes.insert(id, Node::new(addr, "127.0.0.1:0", "127.0.0.1:0"));
-            listeners.insert(id, l);
-        }
+        let (listeners, nodes) = bind_members(n).await;
         let mut h = Harness {
             nodes,
             dirs: BTreeMap::new(),

@@ -10,28 +10,27 @@
 //! Without TLS the same forged vote, claiming a member's id, is granted: the control that shows
 //! the frames sent here are ones a member would act on.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
 use quiver_cluster::network::Request;
 use quiver_cluster::openraft::raft::{AppendEntriesRequest, VoteRequest};
 use quiver_cluster::openraft::{EntryPayload, Membership, StoredMembership};
 use quiver_cluster::transport::PREAMBLE;
 use quiver_cluster::{Cluster, ClusterConfig, Node, NodeId, PeerTls, Redo, Role, member_name};
-use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
-use quiver_value::Value;
+use quiver_storage::Storage;
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
 use tempfile::TempDir;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
-/// How long any one condition may take before the test fails.
-const WAIT: Duration = Duration::from_secs(20);
+use support::{WAIT, bind_members, commit_item, dump};
 
 /// How long an attacker waits for an answer that must not come: the listener closes the
 /// connection at once, so this only bounds a test that would otherwise hang.
@@ -104,42 +103,6 @@ fn self_signed(id: NodeId) -> Identity {
     Identity::new(&cert, &key)
 }
 
-/// Keeps the redo record a commit hands to its log.
-#[derive(Default)]
-struct Capture(Mutex<Option<Vec<u8>>>);
-
-impl CommitLog for Capture {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
-        *self.0.lock() = Some(record.encode());
-        Ok(DurabilityTicket(record.commit))
-    }
-}
-
-/// Commits one `:Item {name}` node in memory on `storage` and returns its redo record.
-fn commit_item(storage: &Arc<Storage>, name: &str) -> Vec<u8> {
-    let capture = Arc::new(Capture::default());
-    storage.set_commit_log(Some(capture.clone()));
-    let label = storage.get_or_create_label("Item").unwrap();
-    let key = storage.get_or_create_property_key("name").unwrap();
-    let tx = storage.begin_write();
-    tx.create_node(&[label], &[(key, Value::from(name))])
-        .unwrap();
-    tx.commit().unwrap();
-    storage.set_commit_log(None);
-    let bytes = capture.0.lock().take();
-    bytes.expect("the commit handed its record to the log")
-}
-
-/// The store's published state, as its export's ops.
-fn dump(member: &Cluster) -> Vec<String> {
-    let storage = member.store().unwrap().storage();
-    let tx = storage.begin_read();
-    tx.export()
-        .unwrap()
-        .map(|op| format!("{:?}", op.unwrap()))
-        .collect()
-}
-
 struct Harness {
     _dirs: Vec<TempDir>,
     members: BTreeMap<NodeId, Cluster>,
@@ -149,14 +112,7 @@ impl Harness {
     /// `n` members on loopback, with cluster TLS from `pki` when given. The election timeout
     /// is long, so that the only elections are the ones the test causes or the first.
     async fn start(n: u64, pki: Option<&Pki>) -> Harness {
-        let mut listeners = BTreeMap::new();
-        let mut nodes = BTreeMap::new();
-        for id in 1..=n {
-            let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = l.local_addr().unwrap().to_string();
-            nodes.insert(id, Node::new(addr, "127.0.0.1:0", "127.0.0.1:0"));
-            listeners.insert(id, l);
-        }
+        let (listeners, nodes) = bind_members(n).await;
         let mut dirs = Vec::new();
         let mut members = BTreeMap::new();
         for (id, l) in listeners {
