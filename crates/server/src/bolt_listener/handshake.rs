@@ -157,19 +157,25 @@ mod tests {
         assert_eq!(&agreed.leftover[..], &[0xAB]);
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_dribbled_preamble_hits_the_deadline() {
+    /// Runs the server's handshake over a connection on which the client sent `sent` and then
+    /// stayed open and silent.
+    async fn handshake_after(sent: &[u8], deadline: Instant) -> Result<Agreed, HandshakeError> {
         let (mut client, mut server) = tokio::io::duplex(256);
         let shutdown = Shutdown::new();
-        let deadline = Instant::now() + Duration::from_secs(2);
-        client.write_all(&[0x60, 0x60]).await.expect("write");
-        let outcome = handshake(
+        client.write_all(sent).await.expect("write");
+        handshake(
             &mut server,
             &Version::SUPPORTED,
             deadline,
             &shutdown.signal(),
         )
-        .await;
+        .await
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dribbled_preamble_hits_the_deadline() {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let outcome = handshake_after(&[0x60, 0x60], deadline).await;
         assert!(matches!(
             outcome,
             Err(HandshakeError::Interrupted(Interrupted::Deadline))
@@ -178,22 +184,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_wrong_magic_is_refused_before_the_rest_of_a_preamble_arrives() {
-        let (mut client, mut server) = tokio::io::duplex(256);
-        let shutdown = Shutdown::new();
         // Four bytes and silence: with the clock paused, a wait for the other sixteen would
         // end only at the deadline, which the assertion below rules out.
-        client
-            .write_all(&[0x16, 0x03, 0x01, 0x00])
-            .await
-            .expect("write");
         let deadline = Instant::now() + Duration::from_secs(60);
-        let outcome = handshake(
-            &mut server,
-            &Version::SUPPORTED,
-            deadline,
-            &shutdown.signal(),
-        )
-        .await;
+        let outcome = handshake_after(&[0x16, 0x03, 0x01, 0x00], deadline).await;
         assert!(matches!(
             outcome,
             Err(HandshakeError::Protocol(quiver_bolt::Error::BadMagic))
@@ -203,20 +197,8 @@ mod tests {
 
     #[tokio::test]
     async fn wrong_magic_is_a_protocol_error() {
-        let (mut client, mut server) = tokio::io::duplex(256);
-        let shutdown = Shutdown::new();
-        client
-            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            .await
-            .expect("write");
         let deadline = Instant::now() + Duration::from_secs(5);
-        let outcome = handshake(
-            &mut server,
-            &Version::SUPPORTED,
-            deadline,
-            &shutdown.signal(),
-        )
-        .await;
+        let outcome = handshake_after(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", deadline).await;
         assert!(matches!(outcome, Err(HandshakeError::Protocol(_))));
     }
 }
