@@ -141,18 +141,7 @@ pub async fn read_reply(stream: &mut TcpStream) -> Option<Reply> {
         }
         buffer.extend_from_slice(&chunk[..read]);
     };
-    let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, value)| value.parse().ok())
-        .unwrap_or(0);
+    let (status, headers, length) = parse_head(&buffer[..head_end])?;
     let mut body = buffer[head_end + 4..].to_vec();
     while body.len() < length {
         let read = stream.read(&mut chunk).await.ok()?;
@@ -199,7 +188,22 @@ pub async fn read_replies(stream: &mut TcpStream, count: usize) -> Vec<Reply> {
 /// One whole response at the start of `bytes`, and its length in bytes.
 fn parse_reply(bytes: &[u8]) -> Option<(Reply, usize)> {
     let head_end = find(bytes, b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
+    let (status, headers, length) = parse_head(&bytes[..head_end])?;
+    let body = bytes.get(head_end + 4..head_end + 4 + length)?.to_vec();
+    Some((
+        Reply {
+            status,
+            headers,
+            body,
+        },
+        head_end + 4 + length,
+    ))
+}
+
+/// A response's head, without the blank line ending it: its status, its headers, and the
+/// length of the body that follows (none without a Content-Length).
+fn parse_head(head: &[u8]) -> Option<(u16, Vec<(String, String)>, usize)> {
+    let head = String::from_utf8_lossy(head);
     let mut lines = head.split("\r\n");
     let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
     let headers: Vec<(String, String)> = lines
@@ -211,15 +215,7 @@ fn parse_reply(bytes: &[u8]) -> Option<(Reply, usize)> {
         .find(|(key, _)| key.eq_ignore_ascii_case("content-length"))
         .and_then(|(_, value)| value.parse().ok())
         .unwrap_or(0);
-    let body = bytes.get(head_end + 4..head_end + 4 + length)?.to_vec();
-    Some((
-        Reply {
-            status,
-            headers,
-            body,
-        },
-        head_end + 4 + length,
-    ))
+    Some((status, headers, length))
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
