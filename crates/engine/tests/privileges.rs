@@ -413,12 +413,31 @@ fn privileges_the_server_does_not_enforce_are_refused_not_stored() {
             "some users",
         ),
         ("GRANT CREATE INDEX ON DATABASE * TO r", "CREATE INDEX"),
+        ("GRANT SERVER MANAGEMENT ON DBMS TO r", "SERVER MANAGEMENT"),
+        ("DENY SHOW SERVERS ON DBMS TO r", "SHOW SERVERS"),
     ] {
         let (status, message) = run_as(&db, ROOT, command).expect_err(command);
         assert_eq!(status, Status::SyntaxError, "{command}: {message}");
         assert!(message.contains(named), "{command}: {message}");
     }
     assert!(ok(&db, ROOT, "SHOW ROLE r PRIVILEGES").is_empty());
+}
+
+#[test]
+fn show_servers_needs_the_dbms_privileges_an_administrator_holds() {
+    let (db, _import) = graph();
+    user(&db, "rita", Some("reader"));
+    let (status, message) = run_as(&db, "rita", "SHOW SERVERS").expect_err("a reader");
+    assert_eq!(status, Status::Forbidden, "{message}");
+    assert!(message.contains("SHOW SERVERS"), "{message}");
+    let servers = ok(&db, ROOT, "SHOW SERVERS YIELD address RETURN address");
+    assert_eq!(servers, [[Value::from("localhost:7687")]]);
+    // Denying the DBMS privileges takes it from an administrator's copy.
+    ok(&db, ROOT, "CREATE ROLE steward AS COPY OF admin");
+    ok(&db, ROOT, "DENY ALL DBMS PRIVILEGES ON DBMS TO steward");
+    user(&db, "stu", Some("steward"));
+    let (status, _) = run_as(&db, "stu", "SHOW SERVERS").expect_err("denied");
+    assert_eq!(status, Status::Forbidden);
 }
 
 #[test]

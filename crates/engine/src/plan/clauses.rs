@@ -142,8 +142,8 @@ pub(crate) fn compile(
 /// What a statement needs of its user (see [`crate::security::privilege`]): a query the
 /// database's access, and reading or writing the graph when it does (creating names is
 /// checked as it happens); schema commands index or constraint management; user, role and
-/// privilege commands their management; other users' privileges and the settings the DBMS
-/// privileges.
+/// privilege commands their management; other users' privileges, the settings and the servers
+/// the DBMS privileges.
 fn required(stmt: &ast::Statement, writes: bool, reads: bool) -> Required {
     use crate::security::privilege::{Abilities, Ability, READ_GRAPH, WRITE_GRAPH};
     use ast::{AdminCommand, PrivilegeScope, SchemaCommand, ShowKind};
@@ -178,6 +178,7 @@ fn required(stmt: &ast::Statement, writes: bool, reads: bool) -> Required {
             }
             ShowKind::Privileges(_) => dbms(Ability::PrivilegeManagement, "SHOW PRIVILEGES"),
             ShowKind::Settings(_) => dbms(Ability::ShowSettings, "SHOW SETTINGS"),
+            ShowKind::Servers => dbms(Ability::ShowServers, "SHOW SERVERS"),
             ShowKind::Indexes(_) => Required::on_database(&[Ability::ShowIndex], "SHOW INDEXES"),
             ShowKind::Constraints(_) => {
                 Required::on_database(&[Ability::ShowConstraint], "SHOW CONSTRAINTS")

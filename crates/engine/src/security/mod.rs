@@ -48,7 +48,8 @@ pub enum Level {
     Publisher,
     /// Also creates and drops indexes and constraints.
     Architect,
-    /// Also manages users and roles, sees and ends others' transactions, reads settings.
+    /// Also manages users and roles, sees and ends others' transactions, reads settings and
+    /// lists the servers.
     Admin,
 }
 

@@ -49,13 +49,16 @@ pub(crate) enum Ability {
     Impersonate,
     /// `SHOW SETTINGS`: part of `ALL DBMS PRIVILEGES` only.
     ShowSettings,
+    /// `SHOW SERVERS`: part of `SERVER MANAGEMENT`, which only `ALL DBMS PRIVILEGES` grants
+    /// here (the parser refuses `SERVER MANAGEMENT` and `SHOW SERVERS` as privileges).
+    ShowServers,
 }
 
 /// A set of [`Ability`]s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Abilities(u32);
 
-const _: () = assert!((Ability::ShowSettings as u32) < u32::BITS);
+const _: () = assert!((Ability::ShowServers as u32) < u32::BITS);
 
 impl Abilities {
     pub const NONE: Abilities = Abilities(0);
@@ -127,6 +130,7 @@ const DBMS_ACTIONS: Abilities = Abilities::of(&[
     Ability::DatabaseManagement,
     Ability::Impersonate,
     Ability::ShowSettings,
+    Ability::ShowServers,
 ]);
 
 /// The built-in roles' privileges, each row at the level that first has it, as Neo4j 5 lists
