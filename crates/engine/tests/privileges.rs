@@ -497,3 +497,103 @@ fn privileges_survive_a_restart_from_the_log_and_from_a_snapshot() {
     let db = Database::open(dir.path(), Mode::Sync).expect("reopen from the snapshot");
     check(&db);
 }
+
+/// Runs `query` as `user` with `params` in an auto-commit transaction: its rows, or the
+/// error's status and message.
+fn run_with(
+    db: &Database,
+    user: &str,
+    query: &str,
+    params: &[(&str, Value)],
+) -> Result<Vec<Vec<Value>>, (Status, String)> {
+    let options = TxOptions {
+        user: Some(Arc::from(user)),
+        ..TxOptions::auto_commit()
+    };
+    let fail = |e: quiver_engine::Error| (e.status_code(), e.message());
+    let params: Map = params
+        .iter()
+        .map(|(k, v)| ((*k).into(), v.clone()))
+        .collect();
+    let mut tx = db.begin(options).map_err(fail)?;
+    let q = tx.run(query, params).map_err(fail)?;
+    let mut rows = Vec::new();
+    tx.pull(q, -1, &mut rows).map_err(fail)?;
+    tx.commit().map_err(fail)?;
+    Ok(rows)
+}
+
+#[test]
+fn user_and_role_names_may_be_given_as_parameters() {
+    let (db, _import) = graph();
+    let s = |v: &str| Value::String(v.into());
+    let create_user = "CREATE USER $name SET PASSWORD $password CHANGE NOT REQUIRED";
+    // One statement text, so one plan, serves each name it is given.
+    for name in ["ann", "bob"] {
+        run_with(
+            &db,
+            ROOT,
+            create_user,
+            &[("name", s(name)), ("password", s("password-1"))],
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    }
+    let role = [("role", s("people")), ("user", s("ann"))];
+    for query in [
+        "CREATE ROLE $role",
+        "GRANT ACCESS ON DATABASE * TO $role",
+        "GRANT MATCH {*} ON GRAPH * TO $role",
+        "GRANT ROLE $role TO $user",
+    ] {
+        run_with(&db, ROOT, query, &role).unwrap_or_else(|e| panic!("{query}: {e:?}"));
+    }
+    assert_eq!(
+        ok(&db, "ann", "MATCH (n:Person) RETURN count(n)"),
+        [[Value::Int(2)]]
+    );
+    assert_eq!(outcome(&db, "bob", "MATCH (n:Person) RETURN count(n)"), 'n');
+    let roles = ok(
+        &db,
+        ROOT,
+        "SHOW USERS YIELD user, roles WHERE user = 'ann' RETURN roles",
+    );
+    assert_eq!(
+        roles,
+        [[Value::List(vec![s("PUBLIC"), s("people")].into())]]
+    );
+    run_with(&db, ROOT, "REVOKE ROLE $role FROM $user", &role).expect("revoked");
+    assert_eq!(outcome(&db, "ann", "MATCH (n:Person) RETURN count(n)"), 'n');
+    run_with(
+        &db,
+        ROOT,
+        "ALTER USER $name SET STATUS SUSPENDED",
+        &[("name", s("bob"))],
+    )
+    .expect("altered");
+    run_with(&db, ROOT, "DROP USER $name", &[("name", s("bob"))]).expect("dropped");
+    run_with(&db, ROOT, "DROP ROLE $role", &role).expect("dropped");
+    let users = ok(
+        &db,
+        ROOT,
+        "SHOW USERS YIELD user WHERE user IN ['ann', 'bob'] RETURN collect(user)",
+    );
+    assert_eq!(users, [[Value::List(vec![s("ann")].into())]]);
+    // A name must be a given String; nothing is created otherwise.
+    for (params, expected) in [
+        (vec![("name", Value::Int(7))], Status::TypeError),
+        (vec![], Status::ParameterMissing),
+    ] {
+        let (status, message) = run_with(&db, ROOT, "CREATE ROLE $name", &params)
+            .expect_err("a role name that is not a String");
+        assert_eq!(status, expected, "{message}");
+        assert!(message.contains("$name"), "{message}");
+    }
+    assert_eq!(
+        ok(
+            &db,
+            ROOT,
+            "SHOW ROLES YIELD role WHERE role = '7' RETURN count(*)"
+        ),
+        [[Value::Int(0)]]
+    );
+}

@@ -16,7 +16,7 @@ pub enum AdminCommand {
     AlterUser(AlterUser),
     /// `DROP USER name [IF EXISTS]`
     DropUser {
-        name: Ident,
+        name: AdminName,
         if_exists: bool,
     },
     /// `ALTER CURRENT USER SET PASSWORD FROM old TO new`
@@ -27,18 +27,18 @@ pub enum AdminCommand {
     CreateRole(CreateRole),
     /// `DROP ROLE name [IF EXISTS]`
     DropRole {
-        name: Ident,
+        name: AdminName,
         if_exists: bool,
     },
     /// `GRANT ROLE[S] r1, r2 TO u1, u2`
     GrantRoles {
-        roles: Vec<Ident>,
-        users: Vec<Ident>,
+        roles: Vec<AdminName>,
+        users: Vec<AdminName>,
     },
     /// `REVOKE ROLE[S] r1, r2 FROM u1, u2`
     RevokeRoles {
-        roles: Vec<Ident>,
-        users: Vec<Ident>,
+        roles: Vec<AdminName>,
+        users: Vec<AdminName>,
     },
     /// `GRANT | DENY | REVOKE [GRANT | DENY] privilege ON ... TO | FROM r1, r2`
     Privilege(PrivilegeCommand),
@@ -49,7 +49,7 @@ pub enum AdminCommand {
 pub struct PrivilegeCommand {
     pub verb: PrivilegeVerb,
     pub privilege: Privilege,
-    pub roles: Vec<Ident>,
+    pub roles: Vec<AdminName>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +78,44 @@ pub enum Privilege {
     },
     /// `action ON DBMS`
     Dbms(DbmsAction),
+}
+
+/// A user or role name in an administration command: written, or a parameter whose String
+/// value is the name, as Neo4j 5 takes it (`CREATE USER $name`, `GRANT ROLE $role TO $user`)
+/// so that tools creating users need not quote names into the text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdminName {
+    /// `name` or `` `a name` ``
+    Literal(Ident),
+    /// `$name`: the identifier is the parameter's name, its span the `$name` written.
+    Parameter(Ident),
+}
+
+impl AdminName {
+    /// The name written; for a parameter not yet bound (see [`AdminCommand::bind`]), `None`.
+    pub fn literal(&self) -> Option<&str> {
+        match self {
+            AdminName::Literal(ident) => Some(&ident.name),
+            AdminName::Parameter(_) => None,
+        }
+    }
+
+    fn bind(&mut self, value: &mut impl FnMut(&str) -> Option<String>) {
+        if let AdminName::Parameter(param) = self
+            && let Some(name) = value(&param.name)
+        {
+            *self = AdminName::Literal(Ident::with_span(name, param.span));
+        }
+    }
+}
+
+impl fmt::Display for AdminName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdminName::Literal(name) => write!(f, "{name}"),
+            AdminName::Parameter(name) => super::expr::write_parameter(f, &name.name),
+        }
+    }
 }
 
 /// Names or `*`: labels, types, properties, users.
@@ -174,6 +212,53 @@ pub enum DbmsAction {
 }
 
 impl AdminCommand {
+    /// Every user or role name of the command, written or a parameter, in order.
+    fn names_mut(&mut self) -> Vec<&mut AdminName> {
+        match self {
+            AdminCommand::CreateUser(c) => vec![&mut c.name],
+            AdminCommand::AlterUser(a) => vec![&mut a.name],
+            AdminCommand::DropUser { name, .. } | AdminCommand::DropRole { name, .. } => {
+                vec![name]
+            }
+            AdminCommand::AlterCurrentUser { .. } => Vec::new(),
+            AdminCommand::CreateRole(c) => {
+                let mut names = vec![&mut c.name];
+                names.extend(c.copy_of.as_mut());
+                names
+            }
+            AdminCommand::GrantRoles { roles, users }
+            | AdminCommand::RevokeRoles { roles, users } => {
+                roles.iter_mut().chain(users.iter_mut()).collect()
+            }
+            AdminCommand::Privilege(command) => command.roles.iter_mut().collect(),
+        }
+    }
+
+    /// The parameters naming users or roles (`CREATE USER $name`), each once.
+    pub fn name_parameters(&self) -> Vec<String> {
+        let mut command = self.clone();
+        let mut out: Vec<String> = Vec::new();
+        for name in command.names_mut() {
+            if let AdminName::Parameter(param) = name
+                && !out.contains(&param.name)
+            {
+                out.push(param.name.clone());
+            }
+        }
+        out
+    }
+
+    /// The command with each user or role name parameter replaced by `value` of its name;
+    /// a parameter `value` has nothing for stays a parameter.
+    #[must_use]
+    pub fn bind(&self, mut value: impl FnMut(&str) -> Option<String>) -> AdminCommand {
+        let mut command = self.clone();
+        for name in command.names_mut() {
+            name.bind(&mut value);
+        }
+        command
+    }
+
     /// Every expression the command reads (passwords), for the semantic pass.
     pub fn expressions(&self) -> Vec<&Expr> {
         match self {
@@ -197,7 +282,7 @@ pub struct Password {
 /// [CHANGE [NOT] REQUIRED] [SET STATUS ACTIVE|SUSPENDED] [SET HOME DATABASE db]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateUser {
-    pub name: Ident,
+    pub name: AdminName,
     pub replace: bool,
     pub if_not_exists: bool,
     pub password: Password,
@@ -213,7 +298,7 @@ pub struct CreateUser {
 /// REMOVE HOME DATABASE]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlterUser {
-    pub name: Ident,
+    pub name: AdminName,
     pub if_exists: bool,
     pub password: Option<Password>,
     pub change_required: Option<bool>,
@@ -225,10 +310,10 @@ pub struct AlterUser {
 /// `CREATE [OR REPLACE] ROLE name [IF NOT EXISTS] [AS COPY OF other]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreateRole {
-    pub name: Ident,
+    pub name: AdminName,
     pub replace: bool,
     pub if_not_exists: bool,
-    pub copy_of: Option<Ident>,
+    pub copy_of: Option<AdminName>,
 }
 
 /// What `SHOW ... PRIVILEGES` lists.

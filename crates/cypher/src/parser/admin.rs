@@ -4,8 +4,8 @@
 
 use super::{Parser, Result};
 use crate::ast::{
-    AdminCommand, AlterUser, CreateRole, CreateUser, Expr, ExprKind, Ident, Literal, Password,
-    PrivilegeScope, ShowKind, ShowPrivileges,
+    AdminCommand, AdminName, AlterUser, CreateRole, CreateUser, Expr, ExprKind, Ident, Literal,
+    Password, PrivilegeScope, ShowKind, ShowPrivileges,
 };
 use crate::error::Detail;
 use crate::token::TokenKind;
@@ -29,10 +29,10 @@ impl Parser<'_> {
                 return self.parse_create_user(replace);
             }
             self.expect_keyword("ROLE")?;
-            let name = self.parse_name("a role name")?;
+            let name = self.parse_admin_name("a role name")?;
             let if_not_exists = self.parse_keywords(&["IF", "NOT", "EXISTS"]);
             let copy_of = if self.parse_keywords(&["AS", "COPY", "OF"]) {
-                Some(self.parse_name("a role name")?)
+                Some(self.parse_admin_name("a role name")?)
             } else {
                 None
             };
@@ -49,7 +49,7 @@ impl Parser<'_> {
             if !user {
                 self.expect_keyword("ROLE")?;
             }
-            let name = self.parse_name(if user { "a user name" } else { "a role name" })?;
+            let name = self.parse_admin_name(if user { "a user name" } else { "a role name" })?;
             let if_exists = self.parse_keywords(&["IF", "EXISTS"]);
             return Ok(if user {
                 AdminCommand::DropUser { name, if_exists }
@@ -77,9 +77,9 @@ impl Parser<'_> {
         if !(self.parse_keyword("ROLES") || self.parse_keyword("ROLE")) {
             return Err(self.expected("'ROLE'"));
         }
-        let roles = self.parse_names("a role name")?;
+        let roles = self.parse_admin_names("a role name")?;
         self.expect_keyword(if grant { "TO" } else { "FROM" })?;
-        let users = self.parse_names("a user name")?;
+        let users = self.parse_admin_names("a user name")?;
         Ok(if grant {
             AdminCommand::GrantRoles { roles, users }
         } else {
@@ -97,6 +97,24 @@ impl Parser<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// A user or role name, or a parameter holding one (`$name`).
+    fn parse_admin_name(&mut self, what: &str) -> Result<AdminName> {
+        let token = self.peek().clone();
+        if let TokenKind::Parameter(name) = token.kind {
+            self.advance();
+            return Ok(AdminName::Parameter(Ident::with_span(name, token.span)));
+        }
+        Ok(AdminName::Literal(self.parse_name(what)?))
+    }
+
+    pub(super) fn parse_admin_names(&mut self, what: &str) -> Result<Vec<AdminName>> {
+        let mut names = vec![self.parse_admin_name(what)?];
+        while self.consume(&TokenKind::Comma) {
+            names.push(self.parse_admin_name(what)?);
+        }
+        Ok(names)
     }
 
     pub(super) fn parse_names(&mut self, what: &str) -> Result<Vec<Ident>> {
@@ -153,7 +171,7 @@ impl Parser<'_> {
     }
 
     fn parse_create_user(&mut self, replace: bool) -> Result<AdminCommand> {
-        let name = self.parse_name("a user name")?;
+        let name = self.parse_admin_name("a user name")?;
         let if_not_exists = self.parse_keywords(&["IF", "NOT", "EXISTS"]);
         self.check_replace_and_if_not_exists(replace, if_not_exists)?;
         self.expect_keyword("SET")?;
@@ -184,7 +202,7 @@ impl Parser<'_> {
     }
 
     fn parse_alter_user(&mut self) -> Result<AdminCommand> {
-        let name = self.parse_name("a user name")?;
+        let name = self.parse_admin_name("a user name")?;
         let if_exists = self.parse_keywords(&["IF", "EXISTS"]);
         let mut alter = AlterUser {
             name,
@@ -319,7 +337,7 @@ impl Parser<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ast::{AdminCommand, PrivilegeScope, ShowKind, StatementKind};
+    use crate::ast::{AdminCommand, AdminName, PrivilegeScope, ShowKind, StatementKind};
     use crate::parse;
 
     fn admin(text: &str) -> AdminCommand {
@@ -344,7 +362,7 @@ mod tests {
         ) else {
             panic!("CREATE USER");
         };
-        assert_eq!(c.name.name, "ann");
+        assert_eq!(c.name.literal(), Some("ann"));
         assert!(c.if_not_exists && !c.replace && !c.password.encrypted);
         assert_eq!(c.change_required, Some(false));
         assert_eq!(c.suspended, Some(true));
@@ -355,7 +373,7 @@ mod tests {
             panic!("CREATE OR REPLACE USER");
         };
         assert!(c.replace && c.password.encrypted);
-        assert_eq!(c.name.name, "b o b");
+        assert_eq!(c.name.literal(), Some("b o b"));
         assert_eq!(c.change_required, None);
         let error =
             parse("CREATE OR REPLACE USER a IF NOT EXISTS SET PASSWORD 'x'").expect_err("both");
@@ -411,7 +429,10 @@ mod tests {
         else {
             panic!("CREATE ROLE");
         };
-        assert_eq!(r.copy_of.map(|c| c.name).as_deref(), Some("reader"));
+        assert_eq!(
+            r.copy_of.as_ref().and_then(AdminName::literal),
+            Some("reader")
+        );
         let AdminCommand::GrantRoles { roles, users } = admin("GRANT ROLES reader, editor TO a, b")
         else {
             panic!("GRANT ROLE");
@@ -488,6 +509,14 @@ mod tests {
             "CREATE OR REPLACE ROLE r AS COPY OF reader",
             "GRANT ROLE reader, editor TO a, b",
             "REVOKE ROLE reader FROM a",
+            "CREATE USER $name SET PASSWORD $p",
+            "ALTER USER $name SET STATUS SUSPENDED",
+            "DROP USER $name",
+            "CREATE ROLE $role AS COPY OF $other",
+            "DROP ROLE $role IF EXISTS",
+            "GRANT ROLE $role, editor TO $user",
+            "REVOKE ROLES $role FROM $user, bob",
+            "GRANT TRAVERSE ON GRAPH * TO $role, r",
         ] {
             let statement = parse(text).expect(text);
             let printed = statement.to_string();
@@ -505,5 +534,33 @@ mod tests {
             .expect("parses")
             .to_string();
         assert!(!printed.contains("old-one") && !printed.contains("new-one"));
+    }
+
+    #[test]
+    fn user_and_role_names_may_be_parameters_bound_before_the_command_runs() {
+        let command = admin("GRANT ROLE $role, editor TO $user, $role");
+        assert_eq!(command.name_parameters(), ["role", "user"]);
+        let bound = command.bind(|p| (p == "role").then(|| "auditor".to_owned()));
+        let AdminCommand::GrantRoles { roles, users } = &bound else {
+            panic!("{bound:?}");
+        };
+        let names = |names: &[AdminName]| -> Vec<Option<String>> {
+            names
+                .iter()
+                .map(|n| n.literal().map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(
+            names(roles),
+            [Some("auditor".to_owned()), Some("editor".to_owned())]
+        );
+        // A parameter the binding has no value for stays one.
+        assert_eq!(names(users), [None, Some("auditor".to_owned())]);
+        assert_eq!(bound.name_parameters(), ["user"]);
+        let AdminCommand::CreateUser(c) = admin("CREATE USER $u SET PASSWORD 'secret123'") else {
+            panic!("not CREATE USER");
+        };
+        assert_eq!(c.name, AdminName::Parameter(crate::ast::Ident::new("u")));
+        assert!(c.name.literal().is_none());
     }
 }

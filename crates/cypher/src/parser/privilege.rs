@@ -52,7 +52,7 @@ impl Parser<'_> {
             "TO"
         };
         self.expect_keyword(to)?;
-        let roles = self.parse_names("a role name")?;
+        let roles = self.parse_admin_names("a role name")?;
         Ok(AdminCommand::Privilege(PrivilegeCommand {
             verb,
             privilege,

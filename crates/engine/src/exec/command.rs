@@ -235,8 +235,13 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
         }
         Command::ShowTransactions(ids) => show_transactions(ids, row, cx),
         Command::Show(table) => table.rows(row, cx),
-        Command::Admin { command, passwords } => {
-            crate::security::commands::run(command, passwords, row, cx)
+        Command::Admin {
+            command,
+            passwords,
+            names,
+        } => {
+            let command = crate::security::commands::bind_names(command, names, cx)?;
+            crate::security::commands::run(&command, passwords, row, cx)
         }
         Command::TerminateTransactions(ids) => terminate_transactions(ids, row, cx),
     }

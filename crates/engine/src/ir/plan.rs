@@ -401,10 +401,12 @@ pub(crate) enum Command {
     /// `ROLES`, `PRIVILEGES`.
     Show(crate::metadata::show::ShowTable),
     /// User and role administration; `passwords` are the command's password expressions in
-    /// `AdminCommand::expressions`' order.
+    /// `AdminCommand::expressions`' order, `names` the parameters naming users or roles with
+    /// their indexes, bound when the command runs so its plan serves any name.
     Admin {
         command: quiver_cypher::ast::AdminCommand,
         passwords: Vec<Expr>,
+        names: Vec<(Arc<str>, usize)>,
     },
 }
 

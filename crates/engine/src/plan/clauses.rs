@@ -112,9 +112,18 @@ pub(crate) fn compile(
             for e in command.expressions() {
                 passwords.push(p.expr(e, &Scope::default())?);
             }
+            let names = command
+                .name_parameters()
+                .into_iter()
+                .map(|name| {
+                    let index = p.param(&name);
+                    (Arc::from(name), index)
+                })
+                .collect();
             let plan = p.command_plan(Command::Admin {
                 command: command.clone(),
                 passwords,
+                names,
             });
             (plan, QueryType::Write)
         }

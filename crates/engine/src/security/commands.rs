@@ -4,8 +4,10 @@
 //! sees it, changes a copy, and records the copy with the transaction (committed whole, see
 //! `quiver_storage::Security`). Each change counts one system update, as in Neo4j.
 
+use std::sync::Arc;
+
 use quiver_cypher::ast::{
-    AdminCommand, AlterUser, CreateRole, CreateUser, PrivilegeCommand, PrivilegeVerb,
+    AdminCommand, AdminName, AlterUser, CreateRole, CreateUser, PrivilegeCommand, PrivilegeVerb,
 };
 use quiver_status::Status;
 use quiver_storage::{RoleRecord, Security, UserRecord};
@@ -19,6 +21,50 @@ use crate::ir::{Expr, Row};
 
 fn invalid(message: String) -> Error {
     Error::runtime(Status::ArgumentError, None, message)
+}
+
+/// `command` with its user and role name parameters (`names`, with their indexes) replaced
+/// by their values, each of which must be a String.
+pub(crate) fn bind_names(
+    command: &AdminCommand,
+    names: &[(Arc<str>, usize)],
+    cx: &Cx,
+) -> Result<AdminCommand> {
+    let mut values = Vec::with_capacity(names.len());
+    for (name, index) in names {
+        match cx.params.get(*index) {
+            Some(Value::String(s)) => values.push((&**name, s.to_string())),
+            other => {
+                let held = other.map_or("nothing", |v| v.value_type().name());
+                return Err(Error::runtime(
+                    crate::error::code::TYPE_ERROR,
+                    Some("InvalidArgumentType"),
+                    format!(
+                        "The parameter ${name} names a user or role, so it must be a String, \
+                         but it holds {held}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(command.bind(|param| {
+        values
+            .iter()
+            .find(|(name, _)| *name == param)
+            .map(|(_, value)| value.clone())
+    }))
+}
+
+/// The name `name` stands for; [`bind_names`] has replaced every parameter before a command
+/// runs.
+fn name(name: &AdminName) -> Result<&str> {
+    name.literal().ok_or_else(|| {
+        Error::runtime(
+            Status::ArgumentError,
+            None,
+            format!("The parameter {name} naming a user or role has no value"),
+        )
+    })
 }
 
 /// A password expression's value: a string.
@@ -80,35 +126,39 @@ pub(crate) fn run(
     let mut events: Events = Vec::new();
     let changed = match command {
         AdminCommand::CreateUser(create) => {
-            refuse_configured(&create.name.name)?;
+            refuse_configured(name(&create.name)?)?;
             let plain = password(&passwords[0], row, cx)?;
             create_user(&mut catalogue, create, &plain, &mut events)?
         }
         AdminCommand::AlterUser(alter) => {
-            refuse_configured(&alter.name.name)?;
+            refuse_configured(name(&alter.name)?)?;
             let plain = match alter.password {
                 Some(_) => Some(password(&passwords[0], row, cx)?),
                 None => None,
             };
             alter_user(&mut catalogue, alter, plain.as_deref(), &mut events)?
         }
-        AdminCommand::DropUser { name, if_exists } => {
-            refuse_configured(&name.name)?;
+        AdminCommand::DropUser {
+            name: user,
+            if_exists,
+        } => {
+            let user = name(user)?;
+            refuse_configured(user)?;
             if let Subject::User(me) = &*cx.subject
-                && *me.name == *name.name
+                && *me.name == *user
             {
                 return Err(invalid(format!(
-                    "Failed to delete the specified user '{}': Deleting yourself is not allowed.",
-                    name.name
+                    "Failed to delete the specified user '{user}': Deleting yourself is not \
+                     allowed."
                 )));
             }
-            match catalogue.users.remove(&name.name) {
+            match catalogue.users.remove(user) {
                 Some(_) => {
-                    events.push(("drop_user", name.name.clone(), String::new()));
+                    events.push(("drop_user", user.to_owned(), String::new()));
                     true
                 }
                 None if *if_exists => false,
-                None => return Err(user_not_found(&name.name, "delete")),
+                None => return Err(user_not_found(user, "delete")),
             }
         }
         AdminCommand::AlterCurrentUser { .. } => {
@@ -117,9 +167,10 @@ pub(crate) fn run(
             alter_current_user(&mut catalogue, &cx.subject, &old, &new, &mut events)?
         }
         AdminCommand::CreateRole(create) => create_role(&mut catalogue, create, &mut events)?,
-        AdminCommand::DropRole { name, if_exists } => {
-            drop_role(&mut catalogue, &name.name, *if_exists, &mut events)?
-        }
+        AdminCommand::DropRole {
+            name: role,
+            if_exists,
+        } => drop_role(&mut catalogue, name(role)?, *if_exists, &mut events)?,
         AdminCommand::GrantRoles { roles, users } => grant_or_revoke(
             &mut catalogue,
             true,
@@ -190,38 +241,40 @@ fn drop_role(
 fn grant_or_revoke(
     catalogue: &mut Security,
     grant: bool,
-    roles: &[quiver_cypher::ast::Ident],
-    users: &[quiver_cypher::ast::Ident],
+    roles: &[AdminName],
+    users: &[AdminName],
     refuse_configured: &dyn Fn(&str) -> Result<()>,
     events: &mut Events,
 ) -> Result<bool> {
     let verb = if grant { "grant" } else { "revoke" };
     let mut changed = false;
     for role in roles {
-        if !role_exists(&role.name, catalogue) {
-            return Err(role_not_found(&role.name, verb));
+        let role = name(role)?;
+        if !role_exists(role, catalogue) {
+            return Err(role_not_found(role, verb));
         }
-        if role.name == "PUBLIC" {
+        if role == "PUBLIC" {
             return Err(invalid(format!(
                 "Failed to {verb} role 'PUBLIC': every user has it."
             )));
         }
         for user in users {
-            refuse_configured(&user.name)?;
-            let Some(record) = catalogue.users.get_mut(&user.name) else {
-                return Err(user_not_found(&user.name, verb));
+            let user = name(user)?;
+            refuse_configured(user)?;
+            let Some(record) = catalogue.users.get_mut(user) else {
+                return Err(user_not_found(user, verb));
             };
             let did = if grant {
-                record.roles.insert(role.name.clone())
+                record.roles.insert(role.to_owned())
             } else {
-                record.roles.remove(&role.name)
+                record.roles.remove(role)
             };
             if did {
                 changed = true;
                 events.push((
                     if grant { "grant_role" } else { "revoke_role" },
-                    user.name.clone(),
-                    format!("role={}", role.name),
+                    user.to_owned(),
+                    format!("role={role}"),
                 ));
             }
         }
@@ -247,7 +300,7 @@ fn create_user(
     plain: &str,
     events: &mut Events,
 ) -> Result<bool> {
-    let name = &create.name.name;
+    let name = &name(&create.name)?.to_owned();
     if catalogue.users.contains_key(name) {
         if create.if_not_exists {
             return Ok(false);
@@ -282,7 +335,7 @@ fn alter_user(
     plain: Option<&str>,
     events: &mut Events,
 ) -> Result<bool> {
-    let name = &alter.name.name;
+    let name = &name(&alter.name)?.to_owned();
     let Some(record) = catalogue.users.get_mut(name) else {
         if alter.if_exists {
             return Ok(false);
@@ -358,7 +411,8 @@ fn alter_current_user(
 }
 
 fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Events) -> Result<bool> {
-    let name = &create.name.name;
+    let copy_of = create.copy_of.as_ref().map(name).transpose()?;
+    let name = &name(&create.name)?.to_owned();
     let built_in = Level::built_in(name).is_some();
     if built_in || catalogue.roles.contains_key(name) {
         if create.if_not_exists {
@@ -370,10 +424,10 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
             )));
         }
     }
-    if let Some(of) = &create.copy_of
-        && !role_exists(&of.name, catalogue)
+    if let Some(of) = copy_of
+        && !role_exists(of, catalogue)
     {
-        return Err(role_not_found(&of.name, "create a copy of"));
+        return Err(role_not_found(of, "create a copy of"));
     }
     if create.replace {
         for user in catalogue.users.values_mut() {
@@ -381,10 +435,7 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
         }
     }
     // A copy has the privileges its source has now, its own from then on.
-    let privileges = create
-        .copy_of
-        .as_ref()
-        .map(|of| super::privilege::of_role(&of.name, catalogue));
+    let privileges = copy_of.map(|of| super::privilege::of_role(of, catalogue));
     match privileges {
         Some(p) if !p.is_empty() => {
             catalogue
@@ -403,10 +454,7 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
             copy_of: None,
         },
     );
-    let detail = create
-        .copy_of
-        .as_ref()
-        .map_or_else(String::new, |c| format!("copy_of={}", c.name));
+    let detail = copy_of.map_or_else(String::new, |c| format!("copy_of={c}"));
     events.push(("create_role", name.clone(), detail));
     Ok(true)
 }
@@ -446,16 +494,13 @@ fn privilege(
     };
     let mut changed = false;
     for role in &command.roles {
-        if !role_exists(&role.name, catalogue) {
-            return Err(role_not_found(
-                &role.name,
-                &format!("{verb} a privilege to"),
-            ));
+        let role = name(role)?;
+        if !role_exists(role, catalogue) {
+            return Err(role_not_found(role, &format!("{verb} a privilege to")));
         }
-        let mut set: std::collections::BTreeSet<_> =
-            super::privilege::of_role(&role.name, catalogue)
-                .into_iter()
-                .collect();
+        let mut set: std::collections::BTreeSet<_> = super::privilege::of_role(role, catalogue)
+            .into_iter()
+            .collect();
         let mut did = false;
         for row in &rows {
             did |= if verb == "revoke" {
@@ -465,8 +510,8 @@ fn privilege(
             };
         }
         if did {
-            catalogue.privileges.insert(role.name.clone(), set);
-            events.push((action, role.name.clone(), command.privilege.to_string()));
+            catalogue.privileges.insert(role.to_owned(), set);
+            events.push((action, role.to_owned(), command.privilege.to_string()));
             changed = true;
         }
     }
