@@ -45,7 +45,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use quiver_storage::{
     BulkLoad, BulkSection, LabelId, NamesRef, NodeId, PropKeyId, PropsRef, RECORD_BYTES_MAX,
-    RedoOp, RedoOpRef, RedoRecord, RedoRecordRef, RelId, Storage, Transaction,
+    RawValue, RedoOp, RedoOpRef, RedoRecord, RedoRecordRef, RedoSink, RelId, SchemaIndexRef,
+    Storage, Transaction,
 };
 
 use crate::disk::{Disk, DiskFile};
@@ -627,132 +628,149 @@ impl Loader for BulkSection<'_, '_> {
     }
 }
 
-/// A `CreateSchemaIndex` op's index or constraint, its names resolved to ids.
-fn load_schema_index(
-    loader: &mut impl Loader,
-    storage: &Storage,
-    op: &RedoOpRef<'_>,
-) -> quiver_storage::Result<()> {
-    let RedoOpRef::CreateSchemaIndex {
-        name,
-        relationship,
-        token,
-        keys,
-        kind,
-    } = *op
-    else {
-        return Ok(());
-    };
-    let token = if relationship {
-        storage.get_or_create_rel_type(token)?.0
-    } else {
-        storage.get_or_create_label(token)?.0
-    };
-    let keys = keys
-        .iter()
-        .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
-        .collect::<quiver_storage::Result<Vec<_>>>()?;
-    let spec = quiver_storage::IndexSpec {
-        relationship,
-        token,
-        keys,
-        kind,
-    };
-    loader.schema_index(spec, name)
+/// One decoded block as a redo sink. A snapshot holds creations only; in format 2 a block
+/// holds the creations of its section's kind only.
+struct Block<'l, L> {
+    loader: &'l mut L,
+    storage: &'l Storage,
+    kind: u8,
 }
 
-/// Loads one decoded block. A snapshot holds creations only; in format 2 a block holds the
-/// creations of its section's kind only.
-fn apply_ops(
-    loader: &mut impl Loader,
-    storage: &Storage,
-    kind: u8,
-    ops: &[RedoOpRef<'_>],
-) -> quiver_storage::Result<()> {
-    let misplaced = || {
-        Err(quiver_storage::Error::Replay(
-            "a creation outside its section".to_string(),
-        ))
-    };
-    for op in ops {
-        match *op {
-            RedoOpRef::CreateIndex { name, label, key }
-                if kind == KIND_OPS || kind == KIND_SCHEMA =>
-            {
-                loader.create_index(
-                    storage.get_or_create_label(label)?,
-                    storage.get_or_create_property_key(key)?,
-                    name,
-                    false,
-                )?;
-            }
-            RedoOpRef::CreateUniqueConstraint { name, label, key }
-                if kind == KIND_OPS || kind == KIND_SCHEMA =>
-            {
-                loader.create_index(
-                    storage.get_or_create_label(label)?,
-                    storage.get_or_create_property_key(key)?,
-                    name,
-                    true,
-                )?;
-            }
-            RedoOpRef::CreateSchemaIndex { .. } if kind == KIND_OPS || kind == KIND_SCHEMA => {
-                load_schema_index(loader, storage, op)?;
-            }
-            RedoOpRef::Security { catalogue } if kind == KIND_OPS || kind == KIND_SCHEMA => {
-                storage.load_security(quiver_storage::Security::decode(catalogue)?);
-            }
-            RedoOpRef::CreateVectorIndex {
-                name,
-                relationship,
-                token,
-                key,
-                config,
-            } if kind == KIND_OPS || kind == KIND_SCHEMA => {
-                loader.vector_index(name, relationship, token, key, config)?;
-            }
-            RedoOpRef::CreateFulltextIndex { .. } if kind == KIND_OPS || kind == KIND_SCHEMA => {
-                if let RedoOp::CreateFulltextIndex(spec) = op.to_op()? {
-                    storage.define_fulltext_unobserved(spec)?;
-                }
-            }
-            RedoOpRef::CreatePropertyConstraint { .. }
-                if kind == KIND_OPS || kind == KIND_SCHEMA =>
-            {
-                if let RedoOp::CreatePropertyConstraint(spec) = op.to_op()? {
-                    storage.define_property_constraint_unobserved(spec)?;
-                }
-            }
-            RedoOpRef::CreateNode { id, labels, props }
-                if kind == KIND_OPS || kind == KIND_NODES =>
-            {
-                loader.node(NodeId(id), labels, props)?;
-            }
-            RedoOpRef::CreateRelationship {
-                id,
-                start,
-                end,
-                rel_type,
-                props,
-            } if kind == KIND_OPS || kind == KIND_RELS => {
-                loader.relationship(RelId(id), (NodeId(start), NodeId(end)), rel_type, props)?;
-            }
-            RedoOpRef::CreateIndex { .. }
-            | RedoOpRef::CreateUniqueConstraint { .. }
-            | RedoOpRef::CreateSchemaIndex { .. }
-            | RedoOpRef::Security { .. }
-            | RedoOpRef::CreateVectorIndex { .. }
-            | RedoOpRef::CreatePropertyConstraint { .. }
-            | RedoOpRef::CreateNode { .. }
-            | RedoOpRef::CreateRelationship { .. } => return misplaced(),
-            _ => {
-                return Err(quiver_storage::Error::Replay(
-                    "a snapshot holds creations only".to_string(),
-                ));
-            }
+impl<L: Loader> Block<'_, L> {
+    /// Refuses a creation outside `section` (format 1's one kind of block holds them all).
+    fn holds(&self, section: u8) -> quiver_storage::Result<()> {
+        if self.kind == KIND_OPS || self.kind == section {
+            Ok(())
+        } else {
+            Err(quiver_storage::Error::Replay(
+                "a creation outside its section".to_string(),
+            ))
         }
     }
-    Ok(())
+}
+
+fn creations_only() -> quiver_storage::Result<()> {
+    Err(quiver_storage::Error::Replay(
+        "a snapshot holds creations only".to_string(),
+    ))
+}
+
+impl<L: Loader> RedoSink for Block<'_, L> {
+    fn create_node(
+        &mut self,
+        id: u64,
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_NODES)?;
+        self.loader.node(NodeId(id), labels, props)
+    }
+
+    fn delete_node(&mut self, _: u64) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn set_node_property(
+        &mut self,
+        _: u64,
+        _: &str,
+        _: Option<RawValue<'_>>,
+    ) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn set_label(&mut self, _: u64, _: &str, _: bool) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn create_relationship(
+        &mut self,
+        id: u64,
+        (start, end): (u64, u64),
+        rel_type: &str,
+        props: PropsRef<'_>,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_RELS)?;
+        let ends = (NodeId(start), NodeId(end));
+        self.loader.relationship(RelId(id), ends, rel_type, props)
+    }
+
+    fn delete_relationship(&mut self, _: u64) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn set_relationship_property(
+        &mut self,
+        _: u64,
+        _: &str,
+        _: Option<RawValue<'_>>,
+    ) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn create_index(
+        &mut self,
+        name: &str,
+        label: &str,
+        key: &str,
+        unique: bool,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_SCHEMA)?;
+        let label = self.storage.get_or_create_label(label)?;
+        let key = self.storage.get_or_create_property_key(key)?;
+        self.loader.create_index(label, key, name, unique)
+    }
+
+    fn create_schema_index(
+        &mut self,
+        name: &str,
+        index: SchemaIndexRef<'_>,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_SCHEMA)?;
+        self.loader.schema_index(index.resolve(self.storage)?, name)
+    }
+
+    fn create_vector_index(
+        &mut self,
+        name: &str,
+        relationship: bool,
+        (token, key): (&str, &str),
+        config: quiver_storage::VectorConfig,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_SCHEMA)?;
+        self.loader
+            .vector_index(name, relationship, token, key, config)
+    }
+
+    fn create_fulltext_index(
+        &mut self,
+        spec: quiver_storage::FulltextSpec,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_SCHEMA)?;
+        self.storage.define_fulltext_unobserved(spec)
+    }
+
+    fn create_property_constraint(
+        &mut self,
+        spec: quiver_storage::PropertyConstraintSpec,
+    ) -> quiver_storage::Result<()> {
+        self.holds(KIND_SCHEMA)?;
+        self.storage.define_property_constraint_unobserved(spec)
+    }
+
+    fn drop_index(&mut self, _: &str) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn drop_constraint(&mut self, _: &str) -> quiver_storage::Result<()> {
+        creations_only()
+    }
+
+    fn security(&mut self, catalogue: quiver_storage::Security) -> quiver_storage::Result<()> {
+        self.holds(KIND_SCHEMA)?;
+        self.storage.load_security(catalogue);
+        Ok(())
+    }
 }
 
 struct Source<'a> {
@@ -917,8 +935,15 @@ impl Loading<'_> {
         for op in &record.ops {
             counts.count_ref(op);
         }
-        apply_ops(loader, self.storage, block.kind, &record.ops)
-            .map_err(|e| self.replay(block.at, e))?;
+        let mut sink = Block {
+            loader,
+            storage: self.storage,
+            kind: block.kind,
+        };
+        for op in &record.ops {
+            op.apply_to(&mut sink)
+                .map_err(|e| self.replay(block.at, e))?;
+        }
         self.ops.fetch_add(counts.ops, Ordering::Relaxed);
         self.nodes.fetch_add(counts.nodes, Ordering::Relaxed);
         self.relationships

@@ -33,15 +33,20 @@ use quiver_value::Value;
 
 use crate::arena::Slot;
 use crate::codec::check_storable;
+use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
 use crate::error::{EntityKind, Error, Result};
+use crate::fulltext::FulltextSpec;
 use crate::graph::{
     AdjEntry, ENTITY_BYTES_MAX, Encoded, NodeRec, PropValue, RelRec, put_prop_refs,
 };
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
-use crate::redo::{NamesRef, PropsRef, RedoOpRef, RedoRecord, RedoRecordRef};
+use crate::redo::{NamesRef, PropsRef, RawValue, RedoOpRef, RedoRecord, RedoRecordRef};
+use crate::replay::{RedoSink, SchemaIndexRef};
 use crate::schema::{IndexDef, IndexKind, IndexSpec, Schema};
+use crate::security::Security;
 use crate::storage::Storage;
+use crate::vector::VectorConfig;
 
 /// What a finished bulk load published.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -173,15 +178,7 @@ impl Storage {
             )));
         }
         if record.ops.iter().any(RedoOpRef::is_schema) {
-            let owned = RedoRecord {
-                commit: record.commit,
-                ops: record
-                    .ops
-                    .iter()
-                    .map(RedoOpRef::to_op)
-                    .collect::<Result<_>>()?,
-            };
-            return self.apply_redo(&owned);
+            return self.apply_redo_ref(record);
         }
         if self.live_snapshots() != 0 {
             return Err(Error::BulkLoadRefused("a transaction is open"));
@@ -194,12 +191,18 @@ impl Storage {
         self.fulltext_stale();
         let schema = self.schema();
         let unique = schema.has_constraints();
-        let mut tally = Tally::default();
-        // Nodes and relationships that may now break a constraint.
-        let mut touched = Touched::default();
+        let mut sink = Unobserved {
+            storage: self,
+            schema: &schema,
+            tally: Tally::default(),
+            touched: Touched::default(),
+        };
         for op in &record.ops {
-            self.apply_op_unobserved(op, &schema, &mut tally, &mut touched)?;
+            op.apply_to(&mut sink)?;
         }
+        let Unobserved {
+            tally, mut touched, ..
+        } = sink;
         if unique {
             for ids in [&mut touched.nodes, &mut touched.rels] {
                 ids.sort_unstable();
@@ -234,112 +237,6 @@ impl Storage {
             return Err(Error::node_not_found(id));
         }
         Ok(slot)
-    }
-
-    fn apply_op_unobserved(
-        &self,
-        op: &RedoOpRef<'_>,
-        schema: &Schema,
-        tally: &mut Tally,
-        touched: &mut Touched,
-    ) -> Result<()> {
-        let label = |n: &str| self.labels.get_or_create(n);
-        let key = |n: &str| self.keys.get_or_create(n);
-        fn encoded(
-            key: impl Fn(&str) -> Result<u32>,
-            ps: PropsRef<'_>,
-        ) -> Result<SmallVec<[(u32, Encoded<'_>); 8]>> {
-            ps.iter()
-                .map(|(k, v)| Ok((key(k)?, Encoded(v.bytes()))))
-                .collect()
-        }
-        let named_props = |ps| encoded(key, ps);
-        match *op {
-            RedoOpRef::CreateNode { id, labels, props } => {
-                let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
-                for l in labels.iter() {
-                    let l = label(l)?;
-                    if !ls.contains(&l) {
-                        ls.push(l);
-                    }
-                }
-                load_node(self, tally, id, &ls, named_props(props)?)?;
-                let slot = self.live_node(id)?;
-                let g = slot.lock();
-                for l in &ls {
-                    for def in schema.on_label(*l) {
-                        if let Some(k) = def.key_in(g.props()?)? {
-                            def.data.insert(k, id);
-                        }
-                    }
-                }
-                touched.nodes.push(id);
-            }
-            RedoOpRef::DeleteNode { id } => self.delete_node_unobserved(schema, tally, id)?,
-            RedoOpRef::SetNodeProperty { id, key: k, value } => {
-                self.set_node_prop_unobserved(schema, id, key(k)?, Some(Encoded(value.bytes())))?;
-                touched.nodes.push(id);
-            }
-            RedoOpRef::RemoveNodeProperty { id, key: k } => {
-                self.set_node_prop_unobserved(schema, id, key(k)?, None)?;
-                touched.nodes.push(id);
-            }
-            RedoOpRef::AddLabel { id, label: l } => {
-                let l = label(l)?;
-                if self.set_label_unobserved(schema, id, l, true)? {
-                    tally.add(CountKey::Label(l), 1);
-                }
-                touched.nodes.push(id);
-            }
-            RedoOpRef::RemoveLabel { id, label: l } => {
-                let l = label(l)?;
-                if self.set_label_unobserved(schema, id, l, false)? {
-                    tally.add(CountKey::Label(l), -1);
-                }
-            }
-            RedoOpRef::CreateRelationship {
-                id,
-                start,
-                end,
-                rel_type,
-                props,
-            } => {
-                let ty = self.types.get_or_create(rel_type)?;
-                load_relationship(self, tally, None, id, (start, end), ty, named_props(props)?)?;
-                if let Some(slot) = self.rels.get(id) {
-                    let r = slot.lock();
-                    for def in schema.on_type(ty) {
-                        if let Some(k) = def.key_in(r.props.bytes())? {
-                            def.data.insert(k, id);
-                        }
-                    }
-                }
-                touched.rels.push(id);
-            }
-            RedoOpRef::DeleteRelationship { id } => {
-                self.delete_rel_unobserved(schema, tally, id)?;
-            }
-            RedoOpRef::SetRelationshipProperty { id, key: k, value } => {
-                self.set_rel_prop_unobserved(schema, id, key(k)?, Some(Encoded(value.bytes())))?;
-                touched.rels.push(id);
-            }
-            RedoOpRef::RemoveRelationshipProperty { id, key: k } => {
-                self.set_rel_prop_unobserved(schema, id, key(k)?, None)?;
-                touched.rels.push(id);
-            }
-            RedoOpRef::CreateIndex { .. }
-            | RedoOpRef::CreateUniqueConstraint { .. }
-            | RedoOpRef::DropIndex { .. }
-            | RedoOpRef::DropConstraint { .. }
-            | RedoOpRef::Security { .. }
-            | RedoOpRef::CreateVectorIndex { .. }
-            | RedoOpRef::CreateFulltextIndex { .. }
-            | RedoOpRef::CreatePropertyConstraint { .. }
-            | RedoOpRef::CreateSchemaIndex { .. } => {
-                return Err(Error::MixedSchemaAndData);
-            }
-        }
-        Ok(())
     }
 
     fn delete_node_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
@@ -533,6 +430,159 @@ impl Storage {
             }
         }
         Ok(())
+    }
+}
+
+/// The unobserved loader: each op is made in place as committed, with no undo delta (see
+/// [`Storage::apply_redo_ref_unobserved`]). Takes data only: a record that changes the schema
+/// goes through the transactional replay.
+struct Unobserved<'s> {
+    storage: &'s Storage,
+    schema: &'s Schema,
+    tally: Tally,
+    /// Nodes and relationships that may now break a constraint.
+    touched: Touched,
+}
+
+impl Unobserved<'_> {
+    fn key(&self, name: &str) -> Result<u32> {
+        self.storage.keys.get_or_create(name)
+    }
+
+    fn encoded<'p>(&self, props: PropsRef<'p>) -> Result<SmallVec<[(u32, Encoded<'p>); 8]>> {
+        props
+            .iter()
+            .map(|(k, v)| Ok((self.key(k)?, Encoded(v.bytes()))))
+            .collect()
+    }
+}
+
+impl RedoSink for Unobserved<'_> {
+    fn create_node(&mut self, id: u64, labels: NamesRef<'_>, props: PropsRef<'_>) -> Result<()> {
+        let storage = self.storage;
+        let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
+        for l in labels.iter() {
+            let l = storage.labels.get_or_create(l)?;
+            if !ls.contains(&l) {
+                ls.push(l);
+            }
+        }
+        let props = self.encoded(props)?;
+        load_node(storage, &mut self.tally, id, &ls, props)?;
+        let slot = storage.live_node(id)?;
+        let g = slot.lock();
+        for l in &ls {
+            for def in self.schema.on_label(*l) {
+                if let Some(k) = def.key_in(g.props()?)? {
+                    def.data.insert(k, id);
+                }
+            }
+        }
+        self.touched.nodes.push(id);
+        Ok(())
+    }
+
+    fn delete_node(&mut self, id: u64) -> Result<()> {
+        self.storage
+            .delete_node_unobserved(self.schema, &mut self.tally, id)
+    }
+
+    fn set_node_property(&mut self, id: u64, key: &str, value: Option<RawValue<'_>>) -> Result<()> {
+        let value = value.map(|v| Encoded(v.bytes()));
+        self.storage
+            .set_node_prop_unobserved(self.schema, id, self.key(key)?, value)?;
+        self.touched.nodes.push(id);
+        Ok(())
+    }
+
+    fn set_label(&mut self, id: u64, label: &str, add: bool) -> Result<()> {
+        let l = self.storage.labels.get_or_create(label)?;
+        if self.storage.set_label_unobserved(self.schema, id, l, add)? {
+            self.tally.add(CountKey::Label(l), if add { 1 } else { -1 });
+        }
+        if add {
+            self.touched.nodes.push(id);
+        }
+        Ok(())
+    }
+
+    fn create_relationship(
+        &mut self,
+        id: u64,
+        ends: (u64, u64),
+        rel_type: &str,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        let storage = self.storage;
+        let ty = storage.types.get_or_create(rel_type)?;
+        let props = self.encoded(props)?;
+        load_relationship(storage, &mut self.tally, None, id, ends, ty, props)?;
+        if let Some(slot) = storage.rels.get(id) {
+            let r = slot.lock();
+            for def in self.schema.on_type(ty) {
+                if let Some(k) = def.key_in(r.props.bytes())? {
+                    def.data.insert(k, id);
+                }
+            }
+        }
+        self.touched.rels.push(id);
+        Ok(())
+    }
+
+    fn delete_relationship(&mut self, id: u64) -> Result<()> {
+        self.storage
+            .delete_rel_unobserved(self.schema, &mut self.tally, id)
+    }
+
+    fn set_relationship_property(
+        &mut self,
+        id: u64,
+        key: &str,
+        value: Option<RawValue<'_>>,
+    ) -> Result<()> {
+        let value = value.map(|v| Encoded(v.bytes()));
+        self.storage
+            .set_rel_prop_unobserved(self.schema, id, self.key(key)?, value)?;
+        self.touched.rels.push(id);
+        Ok(())
+    }
+
+    fn create_index(&mut self, _: &str, _: &str, _: &str, _: bool) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn create_schema_index(&mut self, _: &str, _: SchemaIndexRef<'_>) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn create_vector_index(
+        &mut self,
+        _: &str,
+        _: bool,
+        _: (&str, &str),
+        _: VectorConfig,
+    ) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn create_fulltext_index(&mut self, _: FulltextSpec) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn create_property_constraint(&mut self, _: PropertyConstraintSpec) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn drop_index(&mut self, _: &str) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn drop_constraint(&mut self, _: &str) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
+    }
+
+    fn security(&mut self, _: Security) -> Result<()> {
+        Err(Error::MixedSchemaAndData)
     }
 }
 

@@ -67,6 +67,7 @@ mod index;
 mod mvcc;
 mod read;
 mod redo;
+mod replay;
 mod rules;
 mod schema;
 mod security;
@@ -101,6 +102,7 @@ pub use redo::{
     NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawValue, RedoOp, RedoOpRef,
     RedoRecord, RedoRecordRef,
 };
+pub use replay::{RedoSink, SchemaIndexRef};
 pub use rules::{FULLTEXT_PROVIDER, VECTOR_PROVIDER};
 pub use schema::{CompositeQuery, IndexInfo, IndexKind, IndexSpec, IndexState};
 pub use security::{PrivilegeRecord, RoleRecord, Security, UserRecord};

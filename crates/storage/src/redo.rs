@@ -324,7 +324,7 @@ impl<'a> PropsRef<'a> {
         })
     }
 
-    fn to_props(self) -> Result<Vec<(Arc<str>, Value)>> {
+    pub(crate) fn to_props(self) -> Result<Vec<(Arc<str>, Value)>> {
         self.iter()
             .map(|(k, v)| Ok((Arc::from(k), v.value()?)))
             .collect()
@@ -446,155 +446,6 @@ impl RedoOpRef<'_> {
                 | RedoOpRef::CreateSchemaIndex { .. }
         )
     }
-
-    /// The owned op.
-    #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
-    pub fn to_op(&self) -> Result<RedoOp> {
-        Ok(match *self {
-            RedoOpRef::CreateNode { id, labels, props } => RedoOp::CreateNode {
-                id,
-                labels: labels.iter().map(Arc::from).collect(),
-                props: props.to_props()?,
-            },
-            RedoOpRef::DeleteNode { id } => RedoOp::DeleteNode { id },
-            RedoOpRef::SetNodeProperty { id, key, value } => RedoOp::SetNodeProperty {
-                id,
-                key: key.into(),
-                value: value.value()?,
-            },
-            RedoOpRef::RemoveNodeProperty { id, key } => RedoOp::RemoveNodeProperty {
-                id,
-                key: key.into(),
-            },
-            RedoOpRef::AddLabel { id, label } => RedoOp::AddLabel {
-                id,
-                label: label.into(),
-            },
-            RedoOpRef::RemoveLabel { id, label } => RedoOp::RemoveLabel {
-                id,
-                label: label.into(),
-            },
-            RedoOpRef::CreateRelationship {
-                id,
-                start,
-                end,
-                rel_type,
-                props,
-            } => RedoOp::CreateRelationship {
-                id,
-                start,
-                end,
-                rel_type: rel_type.into(),
-                props: props.to_props()?,
-            },
-            RedoOpRef::DeleteRelationship { id } => RedoOp::DeleteRelationship { id },
-            RedoOpRef::SetRelationshipProperty { id, key, value } => {
-                RedoOp::SetRelationshipProperty {
-                    id,
-                    key: key.into(),
-                    value: value.value()?,
-                }
-            }
-            RedoOpRef::RemoveRelationshipProperty { id, key } => {
-                RedoOp::RemoveRelationshipProperty {
-                    id,
-                    key: key.into(),
-                }
-            }
-            RedoOpRef::CreateIndex { name, label, key } => RedoOp::CreateIndex {
-                name: name.to_string(),
-                label: label.into(),
-                key: key.into(),
-            },
-            RedoOpRef::CreateUniqueConstraint { name, label, key } => {
-                RedoOp::CreateUniqueConstraint {
-                    name: name.to_string(),
-                    label: label.into(),
-                    key: key.into(),
-                }
-            }
-            RedoOpRef::DropIndex { name } => RedoOp::DropIndex {
-                name: name.to_string(),
-            },
-            RedoOpRef::DropConstraint { name } => RedoOp::DropConstraint {
-                name: name.to_string(),
-            },
-            RedoOpRef::Security { catalogue } => RedoOp::Security {
-                catalogue: Arc::new(Security::decode(catalogue)?),
-            },
-            RedoOpRef::CreateVectorIndex {
-                name,
-                relationship,
-                token,
-                key,
-                config,
-            } => RedoOp::CreateVectorIndex {
-                name: name.to_string(),
-                relationship,
-                token: token.into(),
-                key: key.into(),
-                config,
-            },
-            RedoOpRef::CreateFulltextIndex {
-                name,
-                relationships,
-                tokens,
-                keys,
-                analyzer,
-                eventually_consistent,
-            } => RedoOp::CreateFulltextIndex(fulltext_spec(
-                name,
-                relationships,
-                (tokens, keys),
-                analyzer,
-                eventually_consistent,
-            )),
-            RedoOpRef::CreatePropertyConstraint {
-                name,
-                relationship,
-                token,
-                key,
-                types,
-            } => RedoOp::CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec {
-                name: name.to_string(),
-                relationship,
-                token: token.into(),
-                key: key.into(),
-                types: match types {
-                    None => None,
-                    Some(t) => Some(crate::constraints::PropertyTypes::parse(t).ok_or(
-                        Error::Corrupt {
-                            offset: 0,
-                            reason: "unknown property type",
-                        },
-                    )?),
-                },
-            }),
-            RedoOpRef::CreateSchemaIndex { .. } => self.schema_index_op(),
-        })
-    }
-
-    /// The owned `CreateSchemaIndex` (for any other op, a `DropIndex` never reached).
-    fn schema_index_op(&self) -> RedoOp {
-        match *self {
-            RedoOpRef::CreateSchemaIndex {
-                name,
-                relationship,
-                token,
-                keys,
-                kind,
-            } => RedoOp::CreateSchemaIndex {
-                name: name.to_string(),
-                relationship,
-                token: token.into(),
-                keys: keys.iter().map(Arc::from).collect(),
-                kind,
-            },
-            _ => RedoOp::DropIndex {
-                name: String::new(),
-            },
-        }
-    }
 }
 
 impl<'a> RedoRecordRef<'a> {
@@ -658,7 +509,6 @@ fn encode_vector_index(
     put_u64(out, config.hnsw_ef_search as u64);
 }
 
-#[expect(clippy::too_many_lines, reason = "one arm per op kind")]
 fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
     match op {
         RedoOp::CreateNode { id, labels, props } => {
@@ -670,31 +520,11 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             }
             put_props(out, props);
         }
-        RedoOp::DeleteNode { id } => {
-            out.push(2);
-            put_u64(out, *id);
-        }
-        RedoOp::SetNodeProperty { id, key, value } => {
-            out.push(3);
-            put_u64(out, *id);
-            put_name(out, key);
-            put_value(out, value);
-        }
-        RedoOp::RemoveNodeProperty { id, key } => {
-            out.push(4);
-            put_u64(out, *id);
-            put_name(out, key);
-        }
-        RedoOp::AddLabel { id, label } => {
-            out.push(5);
-            put_u64(out, *id);
-            put_name(out, label);
-        }
-        RedoOp::RemoveLabel { id, label } => {
-            out.push(6);
-            put_u64(out, *id);
-            put_name(out, label);
-        }
+        RedoOp::DeleteNode { id } => put_id(out, 2, *id),
+        RedoOp::SetNodeProperty { id, key, value } => put_property(out, 3, *id, key, Some(value)),
+        RedoOp::RemoveNodeProperty { id, key } => put_property(out, 4, *id, key, None),
+        RedoOp::AddLabel { id, label } => put_property(out, 5, *id, label, None),
+        RedoOp::RemoveLabel { id, label } => put_property(out, 6, *id, label, None),
         RedoOp::CreateRelationship {
             id,
             start,
@@ -703,47 +533,23 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             props,
         } => {
             out.push(7);
-            put_u64(out, *id);
-            put_u64(out, *start);
-            put_u64(out, *end);
+            for n in [id, start, end] {
+                put_u64(out, *n);
+            }
             put_name(out, rel_type);
             put_props(out, props);
         }
-        RedoOp::DeleteRelationship { id } => {
-            out.push(8);
-            put_u64(out, *id);
-        }
+        RedoOp::DeleteRelationship { id } => put_id(out, 8, *id),
         RedoOp::SetRelationshipProperty { id, key, value } => {
-            out.push(9);
-            put_u64(out, *id);
-            put_name(out, key);
-            put_value(out, value);
+            put_property(out, 9, *id, key, Some(value));
         }
-        RedoOp::RemoveRelationshipProperty { id, key } => {
-            out.push(10);
-            put_u64(out, *id);
-            put_name(out, key);
-        }
-        RedoOp::CreateIndex { name, label, key } => {
-            out.push(11);
-            put_name(out, name);
-            put_name(out, label);
-            put_name(out, key);
-        }
+        RedoOp::RemoveRelationshipProperty { id, key } => put_property(out, 10, *id, key, None),
+        RedoOp::CreateIndex { name, label, key } => put_names(out, 11, &[name, label, key]),
         RedoOp::CreateUniqueConstraint { name, label, key } => {
-            out.push(12);
-            put_name(out, name);
-            put_name(out, label);
-            put_name(out, key);
+            put_names(out, 12, &[name, label, key]);
         }
-        RedoOp::DropIndex { name } => {
-            out.push(13);
-            put_name(out, name);
-        }
-        RedoOp::DropConstraint { name } => {
-            out.push(14);
-            put_name(out, name);
-        }
+        RedoOp::DropIndex { name } => put_names(out, 13, &[name]),
+        RedoOp::DropConstraint { name } => put_names(out, 14, &[name]),
         RedoOp::Security { catalogue } => {
             out.push(15);
             let bytes = catalogue.encode();
@@ -766,6 +572,29 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             kind,
         } => encode_schema_index(out, name, *relationship, (token, keys), *kind),
         RedoOp::CreatePropertyConstraint(spec) => encode_property_constraint(out, spec),
+    }
+}
+
+/// Kinds 2 and 8: an op that names only an entity.
+fn put_id(out: &mut Vec<u8>, kind: u8, id: u64) {
+    out.push(kind);
+    put_u64(out, id);
+}
+
+/// Kinds 3 to 6 and 9, 10: an entity, a name, and for a set its value.
+fn put_property(out: &mut Vec<u8>, kind: u8, id: u64, name: &str, value: Option<&Value>) {
+    put_id(out, kind, id);
+    put_name(out, name);
+    if let Some(value) = value {
+        put_value(out, value);
+    }
+}
+
+/// Kinds 11 to 14: names only.
+fn put_names(out: &mut Vec<u8>, kind: u8, names: &[&str]) {
+    out.push(kind);
+    for name in names {
+        put_name(out, name);
     }
 }
 
@@ -801,28 +630,6 @@ fn encode_schema_index(
         put_name(out, k);
     }
     out.push(kind.code());
-}
-
-/// The owned definition of a decoded `CreateFulltextIndex`.
-fn fulltext_spec(
-    name: &str,
-    relationships: bool,
-    (tokens, keys): (NamesRef<'_>, NamesRef<'_>),
-    analyzer: &str,
-    eventually_consistent: bool,
-) -> crate::fulltext::FulltextSpec {
-    crate::fulltext::FulltextSpec {
-        name: name.to_string(),
-        entity: if relationships {
-            crate::fulltext::FulltextEntity::Relationship
-        } else {
-            crate::fulltext::FulltextEntity::Node
-        },
-        tokens: tokens.iter().map(Arc::from).collect(),
-        keys: keys.iter().map(Arc::from).collect(),
-        analyzer: analyzer.to_string(),
-        eventually_consistent,
-    }
 }
 
 /// Kind 31, `CreateFulltextIndex`.
@@ -1141,6 +948,29 @@ mod tests {
                     kind: crate::schema::IndexKind::Key,
                 },
                 vector_index(200),
+                RedoOp::AddLabel {
+                    id: 1,
+                    label: "Admin".into(),
+                },
+                RedoOp::RemoveNodeProperty {
+                    id: 1,
+                    key: "age".into(),
+                },
+                RedoOp::SetRelationshipProperty {
+                    id: 7,
+                    key: "weight".into(),
+                    value: Value::Float(0.5),
+                },
+                RedoOp::RemoveRelationshipProperty {
+                    id: 7,
+                    key: "since".into(),
+                },
+                RedoOp::CreateUniqueConstraint {
+                    name: "u".into(),
+                    label: "Person".into(),
+                    key: "email".into(),
+                },
+                RedoOp::DropIndex { name: "i".into() },
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
             ],

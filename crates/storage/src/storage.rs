@@ -14,12 +14,11 @@ use parking_lot::{Mutex, RwLock};
 use crate::arena::{Arena, Bitmap, Table};
 use crate::commit_log::CommitLog;
 use crate::counts::Counts;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gc::GcBatch;
 use crate::graph::{NodeRec, RelRec};
 use crate::ids::{LabelId, PropKeyId, REL_TYPES_MAX, RelTypeId, TOKENS_MAX};
 use crate::mvcc::TX_ID_BASE;
-use crate::redo::RedoRecord;
 use crate::schema::{IndexInfo, IndexState, Schema};
 use crate::security::Security;
 use crate::tokens::TokenTable;
@@ -468,26 +467,6 @@ impl Storage {
             count_history: self.counts.history_len(),
             live_snapshots: self.registry.lock().values().sum(),
         }
-    }
-
-    /// Replays a redo record (recovery). The record's commit number must be newer than the
-    /// store's; ids are taken from the record.
-    pub fn apply_redo(self: &Arc<Self>, record: &RedoRecord) -> Result<()> {
-        if record.commit <= self.last_committed() {
-            return Err(Error::Replay(format!(
-                "commit {} is not newer than the store's {}",
-                record.commit,
-                self.last_committed()
-            )));
-        }
-        let tx = Transaction::begin_replay(self.clone());
-        for op in &record.ops {
-            if let Err(e) = tx.replay_op(op) {
-                let _ = tx.rollback();
-                return Err(e);
-            }
-        }
-        tx.commit_replay(record.commit)
     }
 }
 

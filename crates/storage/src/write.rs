@@ -9,14 +9,20 @@ use quiver_value::Value;
 
 use crate::arena::Pair;
 use crate::codec::check_storable;
+use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
 use crate::error::{Error, Result};
+use crate::fulltext::FulltextSpec;
 use crate::gc::GcItem;
 use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, put_props};
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::mvcc::Undo;
-use crate::redo::RedoOp;
+use crate::redo::{NamesRef, PropsRef, RawValue, RedoOp, RedoRecord, RedoRecordRef};
+use crate::replay::{RedoSink, SchemaIndexRef};
+use crate::security::Security;
+use crate::storage::Storage;
 use crate::txn::{Transaction, TxState};
+use crate::vector::VectorConfig;
 
 fn checked_props(props: &[(PropKeyId, Value)]) -> Result<Vec<(u32, Value)>> {
     let mut out = Vec::with_capacity(props.len());
@@ -619,155 +625,193 @@ impl Transaction {
         }
         Ok(old)
     }
+}
 
-    /// Replays a logged security catalogue: set whole, whatever the store had.
-    fn replay_security(&self, catalogue: &Arc<crate::Security>) -> Result<()> {
-        let mut st = self.admin_write()?;
-        st.security = Some(crate::txn::PendingSecurity {
-            base: None,
-            new: catalogue.clone(),
-        });
+impl Storage {
+    /// Replays a redo record (recovery). The record's commit number must be newer than the
+    /// store's; ids are taken from the record.
+    pub fn apply_redo(self: &Arc<Self>, record: &RedoRecord) -> Result<()> {
+        let bytes = record.encode();
+        let (decoded, _) = RedoRecordRef::decode(&bytes)?;
+        self.apply_redo_ref(&decoded)
+    }
+
+    /// [`Storage::apply_redo`] for a record decoded in place: each op goes through a
+    /// transaction, so readers may be open meanwhile.
+    pub fn apply_redo_ref(self: &Arc<Self>, record: &RedoRecordRef<'_>) -> Result<()> {
+        if record.commit <= self.last_committed() {
+            return Err(Error::Replay(format!(
+                "commit {} is not newer than the store's {}",
+                record.commit,
+                self.last_committed()
+            )));
+        }
+        let tx = Transaction::begin_replay(self.clone());
+        let mut replay = Replay::new(&tx);
+        for op in &record.ops {
+            if let Err(e) = op.apply_to(&mut replay) {
+                let _ = tx.rollback();
+                return Err(e);
+            }
+        }
+        tx.commit_replay(record.commit)
+    }
+}
+
+/// The transactional replayer: each op goes through the transaction's own write paths (undo
+/// deltas, index maintenance, constraint checks), so readers may be open while it replays.
+struct Replay<'t> {
+    tx: &'t Transaction,
+    storage: &'t Storage,
+}
+
+impl<'t> Replay<'t> {
+    fn new(tx: &'t Transaction) -> Self {
+        Replay {
+            tx,
+            storage: &tx.inner.storage,
+        }
+    }
+
+    fn key(&self, name: &str) -> Result<PropKeyId> {
+        self.storage.get_or_create_property_key(name)
+    }
+
+    fn label(&self, name: &str) -> Result<LabelId> {
+        self.storage.get_or_create_label(name)
+    }
+
+    fn props(&self, props: PropsRef<'_>) -> Result<Vec<(PropKeyId, Value)>> {
+        props
+            .iter()
+            .map(|(k, v)| Ok((self.key(k)?, v.value()?)))
+            .collect()
+    }
+}
+
+/// A removed property replays as a set to null, as a transaction's own remove does.
+fn value_or_null(value: Option<RawValue<'_>>) -> Result<Value> {
+    value.map_or(Ok(Value::Null), RawValue::value)
+}
+
+impl RedoSink for Replay<'_> {
+    fn create_node(&mut self, id: u64, labels: NamesRef<'_>, props: PropsRef<'_>) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        let labels = labels
+            .iter()
+            .map(|l| self.label(l))
+            .collect::<Result<Vec<_>>>()?;
+        self.tx
+            .create_node_in(&mut st, Some(id), &labels, &self.props(props)?)?;
         Ok(())
     }
 
-    /// Replays a `CreateSchemaIndex` (any other op is ignored here).
-    fn replay_schema_index(&self, op: &RedoOp) -> Result<()> {
-        let RedoOp::CreateSchemaIndex {
-            name,
-            relationship,
-            token,
-            keys,
-            kind,
-        } = op
-        else {
-            return Ok(());
-        };
-        let storage = &self.inner.storage;
-        let token = if *relationship {
-            storage.get_or_create_rel_type(token)?.0
-        } else {
-            storage.get_or_create_label(token)?.0
-        };
-        let keys = keys
-            .iter()
-            .map(|k| Ok(storage.get_or_create_property_key(k)?.0))
-            .collect::<Result<Vec<_>>>()?;
-        let spec = crate::schema::IndexSpec {
-            relationship: *relationship,
-            token,
-            keys,
-            kind: *kind,
-        };
-        self.create_schema_index(spec, Some(name))
+    fn delete_node(&mut self, id: u64) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        self.tx.delete_node_in(&mut st, id)
     }
 
-    /// Applies one redo op (recovery).
-    #[expect(clippy::too_many_lines, reason = "one arm per op kind")]
-    pub(crate) fn replay_op(&self, op: &RedoOp) -> Result<()> {
-        let storage = self.inner.storage.clone();
-        let label = |n: &str| storage.get_or_create_label(n);
-        let key = |n: &str| storage.get_or_create_property_key(n);
-        let props = |ps: &[(Arc<str>, Value)]| -> Result<Vec<(PropKeyId, Value)>> {
-            ps.iter().map(|(k, v)| Ok((key(k)?, v.clone()))).collect()
+    fn set_node_property(&mut self, id: u64, key: &str, value: Option<RawValue<'_>>) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        let value = value_or_null(value)?;
+        self.tx
+            .set_node_property_in(&mut st, id, self.key(key)?.0, value)?;
+        Ok(())
+    }
+
+    fn set_label(&mut self, id: u64, label: &str, add: bool) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        self.tx
+            .set_label_in(&mut st, id, self.label(label)?.0, add)?;
+        Ok(())
+    }
+
+    fn create_relationship(
+        &mut self,
+        id: u64,
+        (start, end): (u64, u64),
+        rel_type: &str,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        let ty = self.storage.get_or_create_rel_type(rel_type)?;
+        let props = self.props(props)?;
+        self.tx
+            .create_relationship_in(&mut st, Some(id), start, end, ty.0, &props)?;
+        Ok(())
+    }
+
+    fn delete_relationship(&mut self, id: u64) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        self.tx.delete_relationship_in(&mut st, id)
+    }
+
+    fn set_relationship_property(
+        &mut self,
+        id: u64,
+        key: &str,
+        value: Option<RawValue<'_>>,
+    ) -> Result<()> {
+        let mut st = self.tx.data_write()?;
+        let value = value_or_null(value)?;
+        self.tx
+            .set_rel_property_in(&mut st, id, self.key(key)?.0, value)?;
+        Ok(())
+    }
+
+    fn create_index(&mut self, name: &str, label: &str, key: &str, unique: bool) -> Result<()> {
+        let (label, key) = (self.label(label)?, self.key(key)?);
+        if unique {
+            self.tx.create_unique_constraint(label, key, Some(name))
+        } else {
+            self.tx.create_index(label, key, Some(name))
+        }
+    }
+
+    fn create_schema_index(&mut self, name: &str, index: SchemaIndexRef<'_>) -> Result<()> {
+        self.tx
+            .create_schema_index(index.resolve(self.storage)?, Some(name))
+    }
+
+    fn create_vector_index(
+        &mut self,
+        name: &str,
+        relationship: bool,
+        (token, key): (&str, &str),
+        config: VectorConfig,
+    ) -> Result<()> {
+        let token = if relationship {
+            self.storage.get_or_create_rel_type(token)?.0
+        } else {
+            self.label(token)?.0
         };
-        match op {
-            RedoOp::CreateIndex {
-                name,
-                label: l,
-                key: k,
-            } => {
-                return self.create_index(label(l)?, key(k)?, Some(name));
-            }
-            RedoOp::CreateUniqueConstraint {
-                name,
-                label: l,
-                key: k,
-            } => {
-                return self.create_unique_constraint(label(l)?, key(k)?, Some(name));
-            }
-            RedoOp::DropIndex { name } => return self.drop_index(name),
-            RedoOp::DropConstraint { name } => return self.drop_constraint(name),
-            RedoOp::Security { catalogue } => return self.replay_security(catalogue),
-            RedoOp::CreateVectorIndex {
-                name,
-                relationship,
-                token,
-                key: k,
-                config,
-            } => {
-                let token = if *relationship {
-                    storage.get_or_create_rel_type(token)?.0
-                } else {
-                    label(token)?.0
-                };
-                return self.create_vector_index(
-                    Some(name),
-                    *relationship,
-                    token,
-                    key(k)?,
-                    *config,
-                );
-            }
-            RedoOp::CreateFulltextIndex(spec) => return self.create_fulltext_index(spec.clone()),
-            RedoOp::CreatePropertyConstraint(spec) => {
-                return self.create_property_constraint(spec.clone());
-            }
-            RedoOp::CreateSchemaIndex { .. } => return self.replay_schema_index(op),
-            _ => {}
-        }
-        let mut st = self.data_write()?;
-        match op {
-            RedoOp::CreateNode {
-                id,
-                labels,
-                props: ps,
-            } => {
-                let ls = labels
-                    .iter()
-                    .map(|l| label(l))
-                    .collect::<Result<Vec<_>>>()?;
-                self.create_node_in(&mut st, Some(*id), &ls, &props(ps)?)?;
-            }
-            RedoOp::DeleteNode { id } => self.delete_node_in(&mut st, *id)?,
-            RedoOp::SetNodeProperty { id, key: k, value } => {
-                self.set_node_property_in(&mut st, *id, key(k)?.0, value.clone())?;
-            }
-            RedoOp::RemoveNodeProperty { id, key: k } => {
-                self.set_node_property_in(&mut st, *id, key(k)?.0, Value::Null)?;
-            }
-            RedoOp::AddLabel { id, label: l } => {
-                self.set_label_in(&mut st, *id, label(l)?.0, true)?;
-            }
-            RedoOp::RemoveLabel { id, label: l } => {
-                self.set_label_in(&mut st, *id, label(l)?.0, false)?;
-            }
-            RedoOp::CreateRelationship {
-                id,
-                start,
-                end,
-                rel_type,
-                props: ps,
-            } => {
-                let ty = storage.get_or_create_rel_type(rel_type)?;
-                self.create_relationship_in(&mut st, Some(*id), *start, *end, ty.0, &props(ps)?)?;
-            }
-            RedoOp::DeleteRelationship { id } => self.delete_relationship_in(&mut st, *id)?,
-            RedoOp::SetRelationshipProperty { id, key: k, value } => {
-                self.set_rel_property_in(&mut st, *id, key(k)?.0, value.clone())?;
-            }
-            RedoOp::RemoveRelationshipProperty { id, key: k } => {
-                self.set_rel_property_in(&mut st, *id, key(k)?.0, Value::Null)?;
-            }
-            RedoOp::CreateIndex { .. }
-            | RedoOp::CreateUniqueConstraint { .. }
-            | RedoOp::DropIndex { .. }
-            | RedoOp::DropConstraint { .. }
-            | RedoOp::Security { .. }
-            | RedoOp::CreateVectorIndex { .. }
-            | RedoOp::CreateFulltextIndex(_)
-            | RedoOp::CreatePropertyConstraint(_)
-            | RedoOp::CreateSchemaIndex { .. } => {}
-        }
+        self.tx
+            .create_vector_index(Some(name), relationship, token, self.key(key)?, config)
+    }
+
+    fn create_fulltext_index(&mut self, spec: FulltextSpec) -> Result<()> {
+        self.tx.create_fulltext_index(spec)
+    }
+
+    fn create_property_constraint(&mut self, spec: PropertyConstraintSpec) -> Result<()> {
+        self.tx.create_property_constraint(spec)
+    }
+
+    fn drop_index(&mut self, name: &str) -> Result<()> {
+        self.tx.drop_index(name)
+    }
+
+    fn drop_constraint(&mut self, name: &str) -> Result<()> {
+        self.tx.drop_constraint(name)
+    }
+
+    /// A logged catalogue is set whole, whatever the store had.
+    fn security(&mut self, catalogue: Security) -> Result<()> {
+        let mut st = self.tx.admin_write()?;
+        st.security = Some(crate::txn::PendingSecurity {
+            base: None,
+            new: Arc::new(catalogue),
+        });
         Ok(())
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use quiver_storage::{LabelId, NodeId, PropKeyId, RelTypeId, Storage};
 use quiver_value::Value;
+use quiver_value::temporal::calendar::{Ymd, ymd_from_days};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -60,18 +61,10 @@ fn hex_id(rng: &mut StdRng) -> String {
 }
 
 fn date(rng: &mut StdRng) -> String {
-    // Days before 2024-01-01, formatted by the civil-from-days algorithm.
+    // Days before 2024-01-01.
     let days = 19_723 - rng.random_range(0..3650i64);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    let Ymd { year, month, day } = ymd_from_days(days);
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 pub struct BuildFigures {
