@@ -16,7 +16,7 @@ use crate::index::equal;
 use crate::mvcc::View;
 use crate::read;
 use crate::redo::RedoOp;
-use crate::rules::{Judge, Rule};
+use crate::rules::{Judge, Rule, RuleKind, refuse};
 use crate::schema::{IndexDef, Schema};
 use crate::schema::{IndexKind, IndexSpec};
 use crate::storage::Storage;
@@ -29,7 +29,7 @@ use crate::vector::{VectorConfig, VectorIndexDef, VectorSpec};
 pub(crate) struct Applied {
     pub indexes: Vec<Arc<IndexDef>>,
     pub vectors: Vec<Arc<VectorIndexDef>>,
-    pub properties: Vec<Arc<crate::constraints::PropertyConstraint>>,
+    pub properties: Vec<Arc<crate::spec::PropertyConstraint>>,
 }
 
 impl Applied {
@@ -776,4 +776,118 @@ impl Storage {
 /// Whether two value lists are equal item by item (Cypher equality).
 pub(crate) fn all_equal(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal(x, y))
+}
+
+/// The store's schema rules, for [`crate::rules`] to judge a new one against.
+impl Storage {
+    /// Every index and constraint the store has published, of every kind.
+    pub(crate) fn rules(&self) -> Result<Vec<Rule>> {
+        let mut out = Vec::new();
+        let token = |relationship: bool, id: u32| {
+            if relationship {
+                self.types.name_or_err(id)
+            } else {
+                self.labels.name_or_err(id)
+            }
+        };
+        for def in &self.schema().defs {
+            out.push(Rule {
+                name: def.name.clone(),
+                kind: RuleKind::Property(def.kind),
+                relationship: def.relationship,
+                tokens: vec![token(def.relationship, def.token)?],
+                keys: self.key_names(def)?,
+            });
+        }
+        for def in self.vectors.read().iter() {
+            out.push(Rule {
+                name: def.name.clone(),
+                kind: RuleKind::Vector,
+                relationship: def.relationship,
+                tokens: vec![token(def.relationship, def.token)?],
+                keys: vec![self.keys.name_or_err(def.key)?],
+            });
+        }
+        for index in self.fulltext().iter() {
+            out.push(Rule::fulltext(&index.spec));
+        }
+        for c in self.property_constraint_defs().iter() {
+            out.push(Rule::property_constraint(&c.spec));
+        }
+        Ok(out)
+    }
+
+    /// Fails, in Neo4j's words, unless `new` may be made beside the published rules as a
+    /// transaction's earlier schema changes `pending` leave them (see the module doc).
+    pub(crate) fn check_new_rule(
+        &self,
+        new: &Rule,
+        pending: &[SchemaOp],
+        judge: Judge,
+    ) -> Result<()> {
+        let mut rules = self.rules()?;
+        for op in pending {
+            match op {
+                SchemaOp::Create { name, spec } => rules.push(self.index_rule(name, spec)?),
+                SchemaOp::CreateVector(spec) => rules.push(Rule {
+                    name: spec.name.clone(),
+                    kind: RuleKind::Vector,
+                    relationship: spec.relationship,
+                    tokens: vec![if spec.relationship {
+                        self.types.name_or_err(spec.token)?
+                    } else {
+                        self.labels.name_or_err(spec.token)?
+                    }],
+                    keys: vec![self.keys.name_or_err(spec.key)?],
+                }),
+                SchemaOp::CreateFulltext(spec) => rules.push(Rule::fulltext(spec)),
+                SchemaOp::CreateProperty(spec) => rules.push(Rule::property_constraint(spec)),
+                SchemaOp::Drop { name, .. }
+                | SchemaOp::DropVector { name }
+                | SchemaOp::DropFulltext { name }
+                | SchemaOp::DropProperty { name } => rules.retain(|r| &r.name != name),
+            }
+        }
+        refuse(&rules, new, judge)
+    }
+
+    /// The rule a property index or uniqueness or key constraint named `name` would be.
+    pub(crate) fn index_rule(&self, name: &str, spec: &crate::schema::IndexSpec) -> Result<Rule> {
+        Ok(Rule {
+            name: name.to_string(),
+            kind: RuleKind::Property(spec.kind),
+            relationship: spec.relationship,
+            tokens: vec![if spec.relationship {
+                self.types.name_or_err(spec.token)?
+            } else {
+                self.labels.name_or_err(spec.token)?
+            }],
+            keys: spec
+                .keys
+                .iter()
+                .map(|k| self.keys.name_or_err(*k))
+                .collect::<Result<_>>()?,
+        })
+    }
+
+    /// The rule a vector index named `name` over `key` of `token` would be.
+    pub(crate) fn vector_rule(
+        &self,
+        name: &str,
+        relationship: bool,
+        token: u32,
+        key: u32,
+    ) -> Result<Rule> {
+        Ok(Rule {
+            name: name.to_string(),
+            kind: RuleKind::Vector,
+            relationship,
+            tokens: vec![if relationship {
+                self.types.name_or_err(token)?
+            } else {
+                self.labels.name_or_err(token)?
+            }],
+            keys: vec![self.keys.name_or_err(key)?],
+        })
+    }
 }

@@ -226,10 +226,10 @@ pub enum Error {
     #[error("corrupt data at byte {offset}: {reason}")]
     Corrupt { offset: usize, reason: &'static str },
 
-    /// A redo record does not fit the store it is replayed into.
     #[error(transparent)]
-    Fulltext(#[from] crate::fulltext::FulltextError),
+    Fulltext(#[from] FulltextError),
 
+    /// A redo record does not fit the store it is replayed into.
     #[error("cannot replay redo record: {0}")]
     Replay(String),
 }
@@ -267,4 +267,25 @@ impl Error {
             id,
         }
     }
+}
+
+/// Why a full-text operation failed; the engine names the argument from the variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FulltextError {
+    #[error("there is no full-text index called `{name}`")]
+    UnknownIndex { name: String },
+    #[error("the full-text index `{name}` indexes {indexes}, not {asked}")]
+    WrongEntity {
+        name: String,
+        indexes: &'static str,
+        asked: &'static str,
+    },
+    #[error("unknown full-text analyzer `{name}`")]
+    UnknownAnalyzer { name: String },
+    #[error("cannot parse the full-text query `{query}`: {reason}")]
+    Query { query: String, reason: String },
+    #[error("{rows} rows asked of a full-text search; at most {max}")]
+    TooManyRows { rows: usize, max: usize },
+    #[error("full-text index `{name}`: {reason}")]
+    Engine { name: String, reason: String },
 }

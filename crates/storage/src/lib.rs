@@ -71,6 +71,7 @@ mod replay;
 mod rules;
 mod schema;
 mod security;
+mod spec;
 mod storage;
 mod tokens;
 mod txn;

@@ -145,12 +145,12 @@ pub enum RedoOp {
         relationship: bool,
         token: Arc<str>,
         key: Arc<str>,
-        config: crate::vector::VectorConfig,
+        config: crate::spec::VectorConfig,
     },
     /// Dropped by [`RedoOp::DropIndex`], like every index.
-    CreateFulltextIndex(crate::fulltext::FulltextSpec),
+    CreateFulltextIndex(crate::spec::FulltextSpec),
     /// A property existence or type constraint; dropped by [`RedoOp::DropConstraint`].
-    CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec),
+    CreatePropertyConstraint(crate::spec::PropertyConstraintSpec),
     /// An index or constraint over relationships, composite keys, or of a kind
     /// `CreateIndex` and `CreateUniqueConstraint` cannot name.
     CreateSchemaIndex {
@@ -403,7 +403,7 @@ pub enum RedoOpRef<'a> {
         relationship: bool,
         token: &'a str,
         key: &'a str,
-        config: crate::vector::VectorConfig,
+        config: crate::spec::VectorConfig,
     },
     CreateFulltextIndex {
         name: &'a str,
@@ -494,7 +494,7 @@ fn encode_vector_index(
     name: &str,
     relationship: bool,
     (token, key): (&str, &str),
-    config: &crate::vector::VectorConfig,
+    config: &crate::spec::VectorConfig,
 ) {
     out.push(33);
     put_name(out, name);
@@ -599,10 +599,7 @@ fn put_names(out: &mut Vec<u8>, kind: u8, names: &[&str]) {
 }
 
 /// Kinds 36 (`IS NOT NULL`) and 37 (`IS :: type`), `CreatePropertyConstraint`.
-fn encode_property_constraint(
-    out: &mut Vec<u8>,
-    spec: &crate::constraints::PropertyConstraintSpec,
-) {
+fn encode_property_constraint(out: &mut Vec<u8>, spec: &crate::spec::PropertyConstraintSpec) {
     out.push(if spec.types.is_some() { 37 } else { 36 });
     put_name(out, &spec.name);
     out.push(u8::from(spec.relationship));
@@ -633,11 +630,11 @@ fn encode_schema_index(
 }
 
 /// Kind 31, `CreateFulltextIndex`.
-fn encode_fulltext_index(out: &mut Vec<u8>, spec: &crate::fulltext::FulltextSpec) {
+fn encode_fulltext_index(out: &mut Vec<u8>, spec: &crate::spec::FulltextSpec) {
     out.push(31);
     put_name(out, &spec.name);
     out.push(u8::from(
-        spec.entity == crate::fulltext::FulltextEntity::Relationship,
+        spec.entity == crate::spec::FulltextEntity::Relationship,
     ));
     for list in [&spec.tokens, &spec.keys] {
         put_u32(out, list.len() as u32);
@@ -824,7 +821,7 @@ impl<'a> Fields<'a> {
         let token = self.name_ref()?;
         let key = self.name_ref()?;
         let dimensions = self.size()?;
-        let similarity = crate::vector::Similarity::parse(self.name_ref()?)
+        let similarity = crate::spec::Similarity::parse(self.name_ref()?)
             .ok_or_else(|| self.r.corrupt("unknown similarity function"))?;
         let quantization = self.u64()? != 0;
         let hnsw_m = self.size()?;
@@ -832,14 +829,14 @@ impl<'a> Fields<'a> {
         let hnsw_ef_search = if kind == 33 {
             self.size()?
         } else {
-            crate::vector::HNSW_EF_SEARCH_DEFAULT
+            crate::spec::HNSW_EF_SEARCH_DEFAULT
         };
         Ok(RedoOpRef::CreateVectorIndex {
             name,
             relationship,
             token,
             key,
-            config: crate::vector::VectorConfig {
+            config: crate::spec::VectorConfig {
                 dimensions,
                 similarity,
                 quantization,
@@ -858,7 +855,7 @@ impl<'a> Fields<'a> {
         let key = self.name_ref()?;
         let types = if kind == 37 {
             let text = self.name_ref()?;
-            if crate::constraints::PropertyTypes::parse(text).is_none() {
+            if crate::spec::PropertyTypes::parse(text).is_none() {
                 return Err(self.r.corrupt("unknown property type"));
             }
             Some(text)
@@ -916,29 +913,27 @@ mod tests {
                 RedoOp::Security {
                     catalogue: Arc::new(crate::security::tests::sample_with_privileges()),
                 },
-                RedoOp::CreateFulltextIndex(crate::fulltext::FulltextSpec {
+                RedoOp::CreateFulltextIndex(crate::spec::FulltextSpec {
                     name: "f".into(),
-                    entity: crate::fulltext::FulltextEntity::Relationship,
+                    entity: crate::spec::FulltextEntity::Relationship,
                     tokens: vec!["T".into(), "U".into()],
                     keys: vec!["title".into()],
                     analyzer: "english".into(),
                     eventually_consistent: true,
                 }),
-                RedoOp::CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec {
+                RedoOp::CreatePropertyConstraint(crate::spec::PropertyConstraintSpec {
                     name: "e".into(),
                     relationship: true,
                     token: "T".into(),
                     key: "since".into(),
                     types: None,
                 }),
-                RedoOp::CreatePropertyConstraint(crate::constraints::PropertyConstraintSpec {
+                RedoOp::CreatePropertyConstraint(crate::spec::PropertyConstraintSpec {
                     name: "t".into(),
                     relationship: false,
                     token: "Person".into(),
                     key: "age".into(),
-                    types: crate::constraints::PropertyTypes::parse(
-                        "INTEGER | LIST<FLOAT NOT NULL>",
-                    ),
+                    types: crate::spec::PropertyTypes::parse("INTEGER | LIST<FLOAT NOT NULL>"),
                 }),
                 RedoOp::CreateSchemaIndex {
                     name: "k".into(),
@@ -983,9 +978,9 @@ mod tests {
             relationship: false,
             token: "Doc".into(),
             key: "embedding".into(),
-            config: crate::vector::VectorConfig {
+            config: crate::spec::VectorConfig {
                 dimensions: 3,
-                similarity: crate::vector::Similarity::Euclidean,
+                similarity: crate::spec::Similarity::Euclidean,
                 quantization: false,
                 hnsw_m: 8,
                 hnsw_ef_construction: 50,
@@ -1011,7 +1006,7 @@ mod tests {
         older[..4].copy_from_slice(&payload.to_le_bytes());
         let (back, used) = RedoRecord::decode(&older).unwrap();
         assert_eq!(used, older.len());
-        let expected = vector_index(crate::vector::HNSW_EF_SEARCH_DEFAULT);
+        let expected = vector_index(crate::spec::HNSW_EF_SEARCH_DEFAULT);
         assert_eq!(format!("{:?}", back.ops), format!("{:?}", vec![expected]));
     }
 

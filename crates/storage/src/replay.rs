@@ -15,14 +15,14 @@
 
 use std::sync::Arc;
 
-use crate::constraints::{PropertyConstraintSpec, PropertyTypes};
 use crate::error::{Error, Result};
-use crate::fulltext::{FulltextEntity, FulltextSpec};
 use crate::redo::{NamesRef, PropsRef, RawValue, RedoOp, RedoOpRef};
 use crate::schema::{IndexKind, IndexSpec};
 use crate::security::Security;
+use crate::spec::{
+    FulltextEntity, FulltextSpec, PropertyConstraintSpec, PropertyTypes, VectorConfig,
+};
 use crate::storage::Storage;
-use crate::vector::VectorConfig;
 
 /// What a redo op does where it is applied: one method per op kind (a removal is a set to
 /// `None`, a label removal `add == false`), with names and values still as the record holds

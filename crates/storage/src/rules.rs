@@ -4,9 +4,9 @@
 //! Every kind of rule (range, text, point, full-text and vector indexes; uniqueness, key,
 //! existence and property type constraints) is seen here as one [`Rule`]: a name, a kind and a
 //! schema (the nodes of some labels or the relationships of some types, and property keys, in
-//! the order written). One function, [`Storage::check_new_rule`], decides for every kind, so
-//! the kinds cannot drift apart. Its checks are Neo4j's, in Neo4j's order, and the first that
-//! applies answers:
+//! the order written). One function, `Storage::check_new_rule` (in `ddl`, beside the store's
+//! schema changes), decides for every kind, so the kinds cannot drift apart. Its checks are
+//! Neo4j's, in Neo4j's order, and the first that applies answers:
 //!
 //! | new rule   | check                                                        | status                                |
 //! |------------|--------------------------------------------------------------|---------------------------------------|
@@ -38,11 +38,9 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::constraints::PropertyTypes;
 use crate::error::{Error, Result};
 use crate::schema::IndexKind;
-use crate::storage::Storage;
-use crate::txn::SchemaOp;
+use crate::spec::PropertyTypes;
 
 /// Neo4j's index provider for full-text indexes.
 pub const FULLTEXT_PROVIDER: &str = "fulltext-1.0";
@@ -383,131 +381,18 @@ fn refusal(rules: &[Rule], new: &Rule, judge: Judge) -> Option<Error> {
     None
 }
 
-impl Storage {
-    /// Every index and constraint the store has published, of every kind.
-    pub(crate) fn rules(&self) -> Result<Vec<Rule>> {
-        let mut out = Vec::new();
-        let token = |relationship: bool, id: u32| {
-            if relationship {
-                self.types.name_or_err(id)
-            } else {
-                self.labels.name_or_err(id)
-            }
-        };
-        for def in &self.schema().defs {
-            out.push(Rule {
-                name: def.name.clone(),
-                kind: RuleKind::Property(def.kind),
-                relationship: def.relationship,
-                tokens: vec![token(def.relationship, def.token)?],
-                keys: self.key_names(def)?,
-            });
-        }
-        for def in self.vectors.read().iter() {
-            out.push(Rule {
-                name: def.name.clone(),
-                kind: RuleKind::Vector,
-                relationship: def.relationship,
-                tokens: vec![token(def.relationship, def.token)?],
-                keys: vec![self.keys.name_or_err(def.key)?],
-            });
-        }
-        for index in self.fulltext().iter() {
-            out.push(Rule::fulltext(&index.spec));
-        }
-        for c in self.property_constraint_defs().iter() {
-            out.push(Rule::property_constraint(&c.spec));
-        }
-        Ok(out)
-    }
-
-    /// Fails, in Neo4j's words, unless `new` may be made beside the published rules as a
-    /// transaction's earlier schema changes `pending` leave them (see the module doc).
-    pub(crate) fn check_new_rule(
-        &self,
-        new: &Rule,
-        pending: &[SchemaOp],
-        judge: Judge,
-    ) -> Result<()> {
-        let mut rules = self.rules()?;
-        for op in pending {
-            match op {
-                SchemaOp::Create { name, spec } => rules.push(self.index_rule(name, spec)?),
-                SchemaOp::CreateVector(spec) => rules.push(Rule {
-                    name: spec.name.clone(),
-                    kind: RuleKind::Vector,
-                    relationship: spec.relationship,
-                    tokens: vec![if spec.relationship {
-                        self.types.name_or_err(spec.token)?
-                    } else {
-                        self.labels.name_or_err(spec.token)?
-                    }],
-                    keys: vec![self.keys.name_or_err(spec.key)?],
-                }),
-                SchemaOp::CreateFulltext(spec) => rules.push(Rule::fulltext(spec)),
-                SchemaOp::CreateProperty(spec) => rules.push(Rule::property_constraint(spec)),
-                SchemaOp::Drop { name, .. }
-                | SchemaOp::DropVector { name }
-                | SchemaOp::DropFulltext { name }
-                | SchemaOp::DropProperty { name } => rules.retain(|r| &r.name != name),
-            }
-        }
-        refuse(&rules, new, judge)
-    }
-
-    /// The rule a property index or uniqueness or key constraint named `name` would be.
-    pub(crate) fn index_rule(&self, name: &str, spec: &crate::schema::IndexSpec) -> Result<Rule> {
-        Ok(Rule {
-            name: name.to_string(),
-            kind: RuleKind::Property(spec.kind),
-            relationship: spec.relationship,
-            tokens: vec![if spec.relationship {
-                self.types.name_or_err(spec.token)?
-            } else {
-                self.labels.name_or_err(spec.token)?
-            }],
-            keys: spec
-                .keys
-                .iter()
-                .map(|k| self.keys.name_or_err(*k))
-                .collect::<Result<_>>()?,
-        })
-    }
-
-    /// The rule a vector index named `name` over `key` of `token` would be.
-    pub(crate) fn vector_rule(
-        &self,
-        name: &str,
-        relationship: bool,
-        token: u32,
-        key: u32,
-    ) -> Result<Rule> {
-        Ok(Rule {
-            name: name.to_string(),
-            kind: RuleKind::Vector,
-            relationship,
-            tokens: vec![if relationship {
-                self.types.name_or_err(token)?
-            } else {
-                self.labels.name_or_err(token)?
-            }],
-            keys: vec![self.keys.name_or_err(key)?],
-        })
-    }
-}
-
 impl Rule {
-    pub(crate) fn fulltext(spec: &crate::fulltext::FulltextSpec) -> Rule {
+    pub(crate) fn fulltext(spec: &crate::spec::FulltextSpec) -> Rule {
         Rule {
             name: spec.name.clone(),
             kind: RuleKind::Fulltext,
-            relationship: spec.entity == crate::fulltext::FulltextEntity::Relationship,
+            relationship: spec.entity == crate::spec::FulltextEntity::Relationship,
             tokens: spec.tokens.clone(),
             keys: spec.keys.clone(),
         }
     }
 
-    pub(crate) fn property_constraint(spec: &crate::constraints::PropertyConstraintSpec) -> Rule {
+    pub(crate) fn property_constraint(spec: &crate::spec::PropertyConstraintSpec) -> Rule {
         Rule {
             name: spec.name.clone(),
             kind: spec

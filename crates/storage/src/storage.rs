@@ -51,7 +51,7 @@ pub struct Storage {
     /// The full-text indexes, copy-on-write like the schema (see `fulltext`).
     pub(crate) fulltext: RwLock<Arc<Vec<Arc<crate::fulltext::FulltextIndex>>>>,
     /// Property existence and type constraints, copy-on-write (see `constraints`).
-    pub(crate) property_constraints: RwLock<crate::constraints::PropertyConstraints>,
+    pub(crate) property_constraints: RwLock<crate::spec::PropertyConstraints>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
     /// [`Storage::schema_epoch`]).
     schema_epoch: AtomicU64,

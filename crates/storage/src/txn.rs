@@ -55,7 +55,7 @@ pub(crate) enum SchemaOp {
         name: String,
     },
     /// A property existence or type constraint (see `constraints`).
-    CreateProperty(crate::constraints::PropertyConstraintSpec),
+    CreateProperty(crate::spec::PropertyConstraintSpec),
     DropProperty {
         name: String,
     },

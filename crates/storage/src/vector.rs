@@ -32,23 +32,12 @@ use crate::mvcc::{self, Undo, View};
 use crate::read;
 use crate::storage::Storage;
 
-/// The largest `vector.dimensions` an index accepts (Neo4j's limit).
-pub const VECTOR_DIMENSIONS_MAX: usize = 4096;
-/// The largest `vector.hnsw.m`: Neo4j allows 512; past 256 links a layer a point's links
-/// cost more memory than its vector for no measured gain in recall, so Quiver refuses more.
-pub const HNSW_M_MAX: usize = 256;
-/// The largest `vector.hnsw.ef_construction` (Neo4j's limit).
-pub const HNSW_EF_CONSTRUCTION_MAX: usize = 3200;
-/// Neo4j's default `vector.hnsw.m`.
-pub const HNSW_M_DEFAULT: usize = 16;
-/// Neo4j's default `vector.hnsw.ef_construction`.
-pub const HNSW_EF_CONSTRUCTION_DEFAULT: usize = 100;
-/// The largest `vector.hnsw.ef_search`: a search list past it costs more than comparing a
-/// large share of a graph outright.
-pub const HNSW_EF_SEARCH_MAX: usize = 10_000;
-/// The default `vector.hnsw.ef_search`, the candidate list a search keeps (HNSW's `ef`): below
-/// it recall falls quickly. A search for more candidates than this keeps as many as it asks for.
-pub const HNSW_EF_SEARCH_DEFAULT: usize = 64;
+pub use crate::spec::{
+    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_EF_SEARCH_DEFAULT,
+    HNSW_EF_SEARCH_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity, VECTOR_DIMENSIONS_MAX,
+    VectorConfig,
+};
+
 /// Points a new graph makes room for before it grows.
 const GRAPH_CAPACITY_MIN: usize = 1024;
 /// Points one insertion adds before it spreads them over threads: fewer are inserted on the
@@ -57,72 +46,6 @@ const PARALLEL_POINTS_MIN: usize = 64;
 /// Points a rebuild reads from the store before it inserts them, so that a rebuild of a
 /// large index holds a bounded batch of copies besides the graph.
 const REBUILD_BATCH_POINTS: usize = 16_384;
-
-/// How an index compares vectors; the score of each lies in `[0, 1]`, 1 the most similar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Similarity {
-    /// `(1 + cos θ) / 2`
-    Cosine,
-    /// `1 / (1 + d²)` for the squared Euclidean distance `d²`
-    Euclidean,
-}
-
-impl Similarity {
-    /// The name `SHOW INDEXES` gives, as Neo4j spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Similarity::Cosine => "COSINE",
-            Similarity::Euclidean => "EUCLIDEAN",
-        }
-    }
-
-    /// Reads `vector.similarity_function`, in any case.
-    pub fn parse(name: &str) -> Option<Similarity> {
-        if name.eq_ignore_ascii_case("cosine") {
-            Some(Similarity::Cosine)
-        } else if name.eq_ignore_ascii_case("euclidean") {
-            Some(Similarity::Euclidean)
-        } else {
-            None
-        }
-    }
-
-    /// Neo4j's score of two vectors of one length, the same formulas as the
-    /// `vector.similarity.*` functions; `None` for a cosine with a zero vector (no direction).
-    pub fn score(self, a: &[f64], b: &[f64]) -> Option<f64> {
-        let pairs = a.iter().zip(b);
-        match self {
-            Similarity::Euclidean => {
-                let squared: f64 = pairs.map(|(x, y)| (x - y) * (x - y)).sum();
-                Some(1.0 / (1.0 + squared))
-            }
-            Similarity::Cosine => {
-                let dot: f64 = pairs.map(|(x, y)| x * y).sum();
-                let norms = a.iter().map(|x| x * x).sum::<f64>().sqrt()
-                    * b.iter().map(|x| x * x).sum::<f64>().sqrt();
-                (norms != 0.0).then(|| f64::midpoint(1.0, (dot / norms).clamp(-1.0, 1.0)))
-            }
-        }
-    }
-}
-
-/// A vector index's `indexConfig`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VectorConfig {
-    pub dimensions: usize,
-    pub similarity: Similarity,
-    /// `vector.quantization.enabled`: accepted and shown; vectors are held as 32-bit floats
-    /// either way.
-    pub quantization: bool,
-    /// `vector.hnsw.m`: the links each point keeps per layer.
-    pub hnsw_m: usize,
-    /// `vector.hnsw.ef_construction`: the candidate list an insertion searches.
-    pub hnsw_ef_construction: usize,
-    /// `vector.hnsw.ef_search`: the candidate list a search keeps, Quiver's own setting.
-    /// Recall at a given list falls as the graph grows, so a large index trades speed for
-    /// recall here.
-    pub hnsw_ef_search: usize,
-}
 
 /// One vector index, as `SHOW INDEXES` lists it.
 #[derive(Clone, Debug, PartialEq)]

@@ -38,6 +38,8 @@ use crate::mvcc::View;
 use crate::read;
 use crate::storage::Storage;
 
+pub use crate::error::FulltextError;
+pub use crate::spec::{FulltextEntity, FulltextSpec};
 pub use analyzers::{AnalyzerInfo, DEFAULT_ANALYZER};
 
 /// The memory tantivy's writer may buffer before it writes a segment: its minimum, since
@@ -57,27 +59,6 @@ pub const SEARCH_ROWS_MAX: usize = 1 << 24;
 const ID_FIELD: &str = "__quiver_id";
 const HASH_FIELD: &str = "__quiver_hash";
 
-/// Whether an index covers nodes or relationships.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FulltextEntity {
-    Node,
-    Relationship,
-}
-
-/// A full-text index's definition, by names (as DDL and redo records give it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FulltextSpec {
-    pub name: String,
-    pub entity: FulltextEntity,
-    /// Labels (nodes) or relationship types: an entity with any of them is indexed.
-    pub tokens: Vec<Arc<str>>,
-    /// Property keys: each is a field of the index.
-    pub keys: Vec<Arc<str>>,
-    pub analyzer: String,
-    /// Kept and shown; every index here is updated at commit either way.
-    pub eventually_consistent: bool,
-}
-
 /// One full-text index in `SHOW INDEXES`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FulltextInfo {
@@ -90,36 +71,6 @@ pub struct FulltextInfo {
     pub read_count: u64,
     pub last_read_ms: Option<i64>,
     pub tracked_since_ms: i64,
-}
-
-/// Why a full-text operation failed; the engine names the argument from the variant.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FulltextError {
-    #[error("there is no full-text index called `{name}`")]
-    UnknownIndex { name: String },
-    #[error("the full-text index `{name}` indexes {indexes}, not {asked}")]
-    WrongEntity {
-        name: String,
-        indexes: &'static str,
-        asked: &'static str,
-    },
-    #[error("unknown full-text analyzer `{name}`")]
-    UnknownAnalyzer { name: String },
-    #[error("cannot parse the full-text query `{query}`: {reason}")]
-    Query { query: String, reason: String },
-    #[error("{rows} rows asked of a full-text search; at most {max}")]
-    TooManyRows { rows: usize, max: usize },
-    #[error("full-text index `{name}`: {reason}")]
-    Engine { name: String, reason: String },
-}
-
-impl FulltextEntity {
-    pub(crate) fn noun(self) -> &'static str {
-        match self {
-            FulltextEntity::Node => "nodes",
-            FulltextEntity::Relationship => "relationships",
-        }
-    }
 }
 
 /// A live index: the definition, its token ids and the tantivy index.
