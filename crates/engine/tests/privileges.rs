@@ -115,6 +115,29 @@ const CASES: &[Case] = &[
         denied: "yyyyyyyynnny",
     },
     Case {
+        // Creating a node with properties needs SET PROPERTY as well.
+        privilege: "CREATE ON GRAPH *",
+        holder: NEITHER,
+        denied: "yyyyyyyynyny",
+    },
+    Case {
+        privilege: "SET PROPERTY {*} ON GRAPH *",
+        holder: NEITHER,
+        denied: "yyyyyyyynnny",
+    },
+    Case {
+        // Nothing in the matrix deletes.
+        privilege: "DELETE ON GRAPH *",
+        holder: NEITHER,
+        denied: "yyyyyyyyyyyy",
+    },
+    Case {
+        // MERGE is MATCH, CREATE and SET PROPERTY together.
+        privilege: "MERGE {*} ON GRAPH *",
+        holder: "yyyyyyyyyyyy",
+        denied: "nnnnnnnnnnny",
+    },
+    Case {
         privilege: "TRAVERSE ON GRAPH *",
         // Traversing without reading properties is not yet told apart from reading:
         // the holder needs READ as well, and a denial takes reading away whole.
@@ -230,7 +253,11 @@ fn a_denied_write_fails_before_anything_is_written_and_names_it() {
     )
     .expect_err("writing relationships is denied");
     assert_eq!(status, Status::Forbidden);
-    assert!(message.contains("Writing to the graph"), "{message}");
+    // WRITE is on every element whatever elements are named, as in Neo4j 5.
+    assert!(
+        message.contains("Create node with labels 'Person'"),
+        "{message}"
+    );
     let count = ok(&db, ROOT, "MATCH (n:Person {name: 'c'}) RETURN count(n)");
     assert_eq!(count, [[Value::Int(0)]]);
     // Revoking the denial gives the editor's writes back.
@@ -398,12 +425,27 @@ fn privileges_the_server_does_not_enforce_are_refused_not_stored() {
             "DENY READ {*} ON GRAPH * FOR (n:Person) WHERE n.secret = true TO r",
             "by property",
         ),
-        ("DENY CREATE ON GRAPH * TO r", "CREATE"),
-        ("DENY DELETE ON GRAPH * TO r", "DELETE"),
-        ("DENY SET LABEL * ON GRAPH * TO r", "SET LABEL"),
-        ("DENY REMOVE LABEL * ON GRAPH * TO r", "REMOVE LABEL"),
-        ("DENY SET PROPERTY {*} ON GRAPH * TO r", "SET PROPERTY"),
-        ("DENY MERGE {*} ON GRAPH * TO r", "MERGE"),
+        ("DENY CREATE ON GRAPH * NODES Secret TO r", "some labels"),
+        (
+            "DENY DELETE ON GRAPH * RELATIONSHIPS KNOWS TO r",
+            "some labels",
+        ),
+        (
+            "DENY SET LABEL Secret ON GRAPH * TO r",
+            "SET LABEL of some labels",
+        ),
+        (
+            "DENY REMOVE LABEL Person ON GRAPH * TO r",
+            "REMOVE LABEL of some labels",
+        ),
+        (
+            "DENY SET PROPERTY {salary} ON GRAPH * TO r",
+            "some properties",
+        ),
+        (
+            "GRANT MERGE {name} ON GRAPH * NODES * TO r",
+            "some properties",
+        ),
         (
             "DENY EXECUTE FUNCTION apoc.* ON DBMS TO r",
             "EXECUTE FUNCTION",
@@ -595,5 +637,91 @@ fn user_and_role_names_may_be_given_as_parameters() {
             "SHOW ROLES YIELD role WHERE role = '7' RETURN count(*)"
         ),
         [[Value::Int(0)]]
+    );
+}
+
+#[test]
+fn each_finer_write_is_checked_at_the_element_it_writes_and_named_when_denied() {
+    let (db, _import) = graph();
+    ok(&db, ROOT, "CREATE ROLE careful AS COPY OF editor");
+    for denial in [
+        "DENY DELETE ON GRAPH * NODES *",
+        "DENY SET LABEL * ON GRAPH *",
+        "DENY CREATE ON GRAPH * RELATIONSHIPS *",
+        "DENY SET PROPERTY {*} ON GRAPH * RELATIONSHIPS *",
+    ] {
+        ok(&db, ROOT, &format!("{denial} TO careful"));
+    }
+    user(&db, "cat", Some("careful"));
+    for (query, named) in [
+        (
+            "MATCH (n:Person {name: 'a'}) DETACH DELETE n",
+            "Delete node",
+        ),
+        (
+            "MATCH (n:Person {name: 'a'}) SET n:Tagged",
+            "Set label for label 'Tagged'",
+        ),
+        (
+            "MATCH (a:Person {name: 'a'}), (b:Person {name: 'b'}) CREATE (a)-[:LIKES]->(b)",
+            "Create relationship with type 'LIKES'",
+        ),
+        (
+            "MATCH ()-[r:KNOWS]->() SET r.since = 2020",
+            "Set property for property 'since'",
+        ),
+    ] {
+        let (status, message) = run_as(&db, "cat", query).expect_err(query);
+        assert_eq!(status, Status::Forbidden, "{query}: {message}");
+        assert!(message.contains(named), "{query}: {message}");
+        assert!(message.contains("'cat'"), "{message}");
+    }
+    // Nothing the refused statements meant to write was written.
+    let rows = ok(
+        &db,
+        ROOT,
+        "MATCH (n:Person) OPTIONAL MATCH (n)-[r]->() \
+         RETURN count(DISTINCT n), count(r), count(r.since), sum(size(labels(n)))",
+    );
+    assert_eq!(
+        rows,
+        [[Value::Int(2), Value::Int(1), Value::Int(0), Value::Int(2)]]
+    );
+    // What the denials leave is allowed: node properties, removing labels, deleting
+    // relationships, creating nodes.
+    for query in [
+        "MATCH (n:Person {name: 'a'}) SET n.age = 5 REMOVE n.embedding",
+        "MATCH (n:Person {name: 'b'}) REMOVE n:Person",
+        "MATCH ()-[r:KNOWS]->() DELETE r",
+        "CREATE (:Person {name: 'n'})",
+    ] {
+        ok(&db, "cat", query);
+    }
+    let commands: Vec<String> = ok(&db, ROOT, "SHOW ROLE careful PRIVILEGES AS COMMANDS")
+        .iter()
+        .map(|row| text(&row[0]))
+        .collect();
+    for expected in [
+        "DENY DELETE ON GRAPH * NODE * TO `careful`",
+        "DENY SET LABEL * ON GRAPH * TO `careful`",
+        "DENY CREATE ON GRAPH * RELATIONSHIP * TO `careful`",
+        "DENY SET PROPERTY {*} ON GRAPH * RELATIONSHIP * TO `careful`",
+    ] {
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "{expected}: {commands:?}"
+        );
+    }
+    let rows = ok(
+        &db,
+        ROOT,
+        "SHOW ROLE careful PRIVILEGES YIELD access, action, resource, segment \
+         WHERE action = 'set_label' RETURN access, resource, segment",
+    );
+    assert_eq!(
+        rows.iter()
+            .map(|r| r.iter().map(text).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        [["DENIED", "all_labels", "NODE(*)"]]
     );
 }

@@ -22,7 +22,37 @@ use crate::eval::{
     CHANGE_WRITE_BYTES, LABEL_WRITE_BYTES, NODE_WRITE_BYTES, REL_WRITE_BYTES, value_bytes,
 };
 use crate::ir::{CreateStep, Expr, MergeSpec, Props, Row, SetOp};
+use crate::security::privilege::Ability;
 use crate::tokens::{Token, TokenKind};
+
+/// Fails with `Forbidden` unless the user may make `write`, named as Neo4j names it
+/// ("Create node with labels 'A'"): each element is checked before it is written.
+fn may(cx: &Cx, write: Ability, what: impl FnOnce() -> String) -> Result<()> {
+    cx.subject.require_write(write, what)
+}
+
+/// `'A', 'B'` for the names of a denied write's labels or type.
+fn quoted<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.into_iter().map(|n| format!("'{n}'")).collect();
+    names.join(", ")
+}
+
+/// Checks setting or removing property `name` of a node (`on_node`) or a relationship,
+/// before the property's name is made if it is new.
+fn may_set_property(on_node: bool, name: &str, cx: &Cx) -> Result<()> {
+    let write = if on_node {
+        Ability::SetNodeProperty
+    } else {
+        Ability::SetRelationshipProperty
+    };
+    may(cx, write, || format!("Set property for property '{name}'"))
+}
+
+/// [`may_set_property`] for a property named in the store.
+fn may_set_stored_property(ent: &Entity, key: PropKeyId, cx: &Cx) -> Result<()> {
+    let name = cx.storage.property_key_name(key).unwrap_or_default();
+    may_set_property(matches!(ent, Entity::Node(_)), &name, cx)
+}
 
 /// What a write operator does to each row.
 pub(crate) enum Change {
@@ -74,9 +104,11 @@ fn eval_props(
     row: &mut Row,
     cx: &mut Cx,
     merge: bool,
+    on_node: bool,
 ) -> Result<Vec<(PropKeyId, Value)>> {
     let mut out = Vec::new();
     let mut push = |key: &Token, v: Value, cx: &mut Cx| -> Result<()> {
+        may_set_property(on_node, &key.name, cx)?;
         if v.is_null() {
             if merge {
                 return Err(Error::runtime(
@@ -132,6 +164,10 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                 dynamic,
                 props,
             } => {
+                may(cx, Ability::CreateNodes, || {
+                    let names = quoted(labels.iter().map(|l| &*l.name));
+                    format!("Create node with labels {names}")
+                })?;
                 let mut ids = Vec::with_capacity(labels.len());
                 for l in labels {
                     let id = LabelId(cx.token_id(l)?);
@@ -145,7 +181,7 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         ids.push(id);
                     }
                 }
-                let props = eval_props(props, row, cx, merge)?;
+                let props = eval_props(props, row, cx, merge, true)?;
                 cx.count_write(
                     NODE_WRITE_BYTES + ids.len() * LABEL_WRITE_BYTES + props_bytes(&props),
                 )?;
@@ -170,6 +206,9 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         "Failed to create relationship: a node at one of its ends is null",
                     ));
                 };
+                may(cx, Ability::CreateRelationships, || {
+                    format!("Create relationship with type {}", quoted([&*ty.name]))
+                })?;
                 let ty = match dynamic {
                     Some(expr) => {
                         let name = dynamic_rel_type(expr, row, cx)?;
@@ -177,7 +216,7 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                     }
                     None => RelTypeId(cx.token_id(ty)?),
                 };
-                let props = eval_props(props, row, cx, merge)?;
+                let props = eval_props(props, row, cx, merge, false)?;
                 cx.count_write(REL_WRITE_BYTES + props_bytes(&props))?;
                 let id = cx
                     .tx
@@ -215,6 +254,7 @@ fn entity(e: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<Entity>> {
 }
 
 fn set_property(ent: &Entity, key: PropKeyId, v: Value, cx: &mut Cx) -> Result<()> {
+    may_set_stored_property(ent, key, cx)?;
     let removing = v.is_null();
     cx.count_write(CHANGE_WRITE_BYTES + value_bytes(&v))?;
     let old = match ent {
@@ -228,6 +268,7 @@ fn set_property(ent: &Entity, key: PropKeyId, v: Value, cx: &mut Cx) -> Result<(
 }
 
 fn remove_property(ent: &Entity, key: PropKeyId, cx: &mut Cx) -> Result<()> {
+    may_set_stored_property(ent, key, cx)?;
     cx.count_write(CHANGE_WRITE_BYTES)?;
     let old = match ent {
         Entity::Node(n) => cx.tx.remove_node_property(*n, key)?,
@@ -274,6 +315,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             let Some(target) = target else {
                 return Ok(());
             };
+            may_set_property(matches!(target, Entity::Node(_)), &key.name, cx)?;
             let key = if v.is_null() {
                 match key.key(&cx.storage) {
                     Some(k) => k,
@@ -296,6 +338,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             };
             let mut keep = Vec::with_capacity(map.len());
             for (k, v) in map {
+                may_set_property(matches!(target, Entity::Node(_)), &k, cx)?;
                 let token = Token::new(TokenKind::PropKey, &k);
                 let id = if v.is_null() {
                     match token.key(&cx.storage) {
@@ -334,6 +377,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             let Some(target) = target else {
                 return Ok(());
             };
+            may_set_property(matches!(target, Entity::Node(_)), &token.name, cx)?;
             let key = if v.is_null() {
                 match token.key(&cx.storage) {
                     Some(k) => k,
@@ -381,6 +425,22 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             return Err(Error::type_error("Labels can only be removed from nodes"));
         }
     };
+    // Checked before any name is made: a refused label is not created either.
+    let write = if add {
+        Ability::SetLabel
+    } else {
+        Ability::RemoveLabel
+    };
+    may(cx, write, || {
+        let names = match op {
+            SetOp::AddLabels { labels, .. } | SetOp::RemoveLabels { labels, .. } => {
+                quoted(labels.iter().map(|l| &*l.name))
+            }
+            _ => "named at run time".to_owned(),
+        };
+        let verb = if add { "Set" } else { "Remove" };
+        format!("{verb} label for label {names}")
+    })?;
     let mut ids = Vec::new();
     match op {
         SetOp::AddLabels { labels, .. } => {
@@ -487,6 +547,9 @@ fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {
     if !cx.tx.rel_exists(rel)? {
         return Ok(());
     }
+    may(cx, Ability::DeleteRelationships, || {
+        "Delete relationship".to_owned()
+    })?;
     cx.count_write(REL_DELETE_WRITE_BYTES)?;
     cx.tx.delete_relationship(rel)?;
     cx.counters.relationships_deleted += 1;
@@ -496,6 +559,13 @@ fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {
 fn delete_node(node: NodeId, detach: bool, cx: &mut Cx) -> Result<()> {
     if !cx.tx.node_exists(node)? {
         return Ok(());
+    }
+    may(cx, Ability::DeleteNodes, || "Delete node".to_owned())?;
+    if detach {
+        // What DETACH DELETE takes with the node is deleted as relationships are.
+        may(cx, Ability::DeleteRelationships, || {
+            "Delete relationship (DETACH DELETE)".to_owned()
+        })?;
     }
     cx.count_write(CHANGE_WRITE_BYTES)?;
     if detach {

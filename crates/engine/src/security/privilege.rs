@@ -7,11 +7,13 @@
 //! it was copied from, any other created role none. `GRANT`, `DENY` and `REVOKE` store the
 //! role's whole set from then on.
 //!
-//! What is enforced is checked per statement, as [`Abilities`]: database access, reading and
-//! writing the whole graph, name, index, constraint and transaction management, and the DBMS
-//! privileges; and per procedure call, the `EXECUTE PROCEDURE` globs. A privilege the server
-//! cannot enforce (one on some labels, types or properties, or property-based) is refused as
-//! unsupported by [`records_of`] rather than stored: a stored `DENY` is always obeyed.
+//! What is enforced is checked per statement, as [`Abilities`]: database access, reading the
+//! whole graph, name, index, constraint and transaction management, and the DBMS privileges;
+//! per element written, the finer writes (`CREATE`, `DELETE`, `SET LABEL`, `REMOVE LABEL`,
+//! `SET PROPERTY`, `MERGE`, which `WRITE` is all of) on every node or every relationship; and
+//! per procedure call, the `EXECUTE PROCEDURE` globs. A privilege the server cannot enforce
+//! (one on some labels, types or properties, or property-based) is refused as unsupported by
+//! [`records_of`] rather than stored: a stored `DENY` is always obeyed.
 
 use quiver_cypher::ast::{
     DatabaseAction, DbmsAction, Elements, GraphAction, NameSet, Privilege, PrivilegeTarget,
@@ -32,8 +34,14 @@ pub(crate) enum Ability {
     TraverseRelationships,
     ReadNodes,
     ReadRelationships,
-    WriteNodes,
-    WriteRelationships,
+    CreateNodes,
+    CreateRelationships,
+    DeleteNodes,
+    DeleteRelationships,
+    SetLabel,
+    RemoveLabel,
+    SetNodeProperty,
+    SetRelationshipProperty,
     NameManagement,
     IndexManagement,
     ConstraintManagement,
@@ -105,9 +113,24 @@ pub(crate) const READ_GRAPH: Abilities = Abilities::of(&[
     Ability::ReadRelationships,
 ]);
 
-/// Writing the graph: every node and relationship.
-pub(crate) const WRITE_GRAPH: Abilities =
-    Abilities::of(&[Ability::WriteNodes, Ability::WriteRelationships]);
+/// Writing nodes: `WRITE ON GRAPH * NODES *`.
+const WRITE_NODES: Abilities = Abilities::of(&[
+    Ability::CreateNodes,
+    Ability::DeleteNodes,
+    Ability::SetLabel,
+    Ability::RemoveLabel,
+    Ability::SetNodeProperty,
+]);
+
+/// Writing relationships: `WRITE ON GRAPH * RELATIONSHIPS *`.
+const WRITE_RELATIONSHIPS: Abilities = Abilities::of(&[
+    Ability::CreateRelationships,
+    Ability::DeleteRelationships,
+    Ability::SetRelationshipProperty,
+]);
+
+/// Writing the graph: every node and relationship, each kind of write.
+pub(crate) const WRITE_GRAPH: Abilities = WRITE_NODES.with(WRITE_RELATIONSHIPS);
 
 /// What `ALL DATABASE PRIVILEGES` covers.
 const DATABASE_ACTIONS: Abilities = Abilities::of(&[
@@ -309,12 +332,31 @@ fn abilities_of(p: Row<'_>) -> Abilities {
         _ => Abilities::NONE,
     };
     let all_properties = p.resource == "all_properties";
+    let matching = || {
+        on_elements(A::TraverseNodes, A::TraverseRelationships)
+            .with(on_elements(A::ReadNodes, A::ReadRelationships))
+    };
+    let writing = || match (nodes, relationships) {
+        (true, _) => WRITE_NODES,
+        (_, true) => WRITE_RELATIONSHIPS,
+        _ => Abilities::NONE,
+    };
     match p.action {
         "traverse" => on_elements(A::TraverseNodes, A::TraverseRelationships),
         "read" if all_properties => on_elements(A::ReadNodes, A::ReadRelationships),
-        "match" if all_properties => on_elements(A::TraverseNodes, A::TraverseRelationships)
-            .with(on_elements(A::ReadNodes, A::ReadRelationships)),
-        "write" => on_elements(A::WriteNodes, A::WriteRelationships),
+        "match" if all_properties => matching(),
+        "write" => writing(),
+        "create_element" => on_elements(A::CreateNodes, A::CreateRelationships),
+        "delete_element" => on_elements(A::DeleteNodes, A::DeleteRelationships),
+        "set_label" if p.resource == "all_labels" => on_elements(A::SetLabel, A::SetLabel),
+        "remove_label" if p.resource == "all_labels" => on_elements(A::RemoveLabel, A::RemoveLabel),
+        "set_property" if all_properties => {
+            on_elements(A::SetNodeProperty, A::SetRelationshipProperty)
+        }
+        // MERGE is MATCH, CREATE and SET PROPERTY together.
+        "merge" if all_properties => matching()
+            .with(on_elements(A::CreateNodes, A::CreateRelationships))
+            .with(on_elements(A::SetNodeProperty, A::SetRelationshipProperty)),
         "graph_actions" => READ_GRAPH.with(WRITE_GRAPH),
         "access" => Abilities::of(&[A::Access]),
         "start_database" => Abilities::of(&[A::StartDatabase]),
@@ -525,6 +567,12 @@ fn graph_records(
             "{what} of some properties (only {{*}}, every property, is)"
         )),
     };
+    let all_labels = |labels: &NameSet, what: &str| match labels {
+        NameSet::All => Ok(()),
+        NameSet::Names(_) => Err(format!("{what} of some labels (only *, every label, is)")),
+    };
+    // Labels are on nodes only: `SET LABEL * ON GRAPH *` is one row, on every node.
+    let node_segment = ["NODE(*)".to_owned()];
     Ok(match action {
         GraphAction::Traverse => rows("traverse", "graph", &graphs, &segments),
         GraphAction::Read(p) => {
@@ -547,16 +595,24 @@ fn graph_records(
             &graphs,
             &["database".to_owned()],
         ),
-        GraphAction::Create => return Err("The CREATE graph privilege".to_owned()),
-        GraphAction::Delete => return Err("The DELETE graph privilege".to_owned()),
-        GraphAction::SetLabel(_) => return Err("The SET LABEL privilege".to_owned()),
-        GraphAction::RemoveLabel(_) => {
-            return Err("The REMOVE LABEL privilege".to_owned());
+        GraphAction::Create => rows("create_element", "graph", &graphs, &segments),
+        GraphAction::Delete => rows("delete_element", "graph", &graphs, &segments),
+        GraphAction::SetLabel(labels) => {
+            all_labels(labels, "SET LABEL")?;
+            rows("set_label", "all_labels", &graphs, &node_segment)
         }
-        GraphAction::SetProperty(_) => {
-            return Err("The SET PROPERTY privilege".to_owned());
+        GraphAction::RemoveLabel(labels) => {
+            all_labels(labels, "REMOVE LABEL")?;
+            rows("remove_label", "all_labels", &graphs, &node_segment)
         }
-        GraphAction::Merge(_) => return Err("The MERGE privilege".to_owned()),
+        GraphAction::SetProperty(p) => {
+            all_properties(p, "SET PROPERTY")?;
+            rows("set_property", "all_properties", &graphs, &segments)
+        }
+        GraphAction::Merge(p) => {
+            all_properties(p, "MERGE")?;
+            rows("merge", "all_properties", &graphs, &segments)
+        }
     })
 }
 
@@ -710,6 +766,16 @@ pub(crate) fn command(p: &PrivilegeRecord, role: &str, revoke: bool) -> String {
         "read" => format!("READ {} ON {}{elements}", properties(&p.resource), graph()),
         "match" => format!("MATCH {} ON {}{elements}", properties(&p.resource), graph()),
         "write" => format!("WRITE ON {}{elements}", graph()),
+        "create_element" => format!("CREATE ON {}{elements}", graph()),
+        "delete_element" => format!("DELETE ON {}{elements}", graph()),
+        "set_label" => format!("SET LABEL * ON {}", graph()),
+        "remove_label" => format!("REMOVE LABEL * ON {}", graph()),
+        "set_property" => format!(
+            "SET PROPERTY {} ON {}{elements}",
+            properties(&p.resource),
+            graph()
+        ),
+        "merge" => format!("MERGE {} ON {}{elements}", properties(&p.resource), graph()),
         "graph_actions" => format!("ALL GRAPH PRIVILEGES ON {}", graph()),
         "access" => format!("ACCESS ON {}", database()),
         "start_database" => format!("START ON {}", database()),
@@ -792,7 +858,7 @@ mod tests {
         rows.push(record(false, "execute", "database", "*", "PROCEDURE(*)"));
         let p = Permissions::from_rows(&rows);
         assert!(!p.abilities.contains(WRITE_GRAPH));
-        assert!(p.abilities.has(Ability::WriteNodes));
+        assert!(p.abilities.has(Ability::CreateNodes));
         assert!(p.may_execute("db.labels") && !p.may_execute("apoc.meta.schema"));
         // A database's name in any case is the database.
         let mut rows = built_in(Level::Editor, false);
@@ -806,6 +872,35 @@ mod tests {
         let mut rows = built_in(Level::Reader, false);
         rows.push(record(true, "match", "all_properties", "other", "NODE(*)"));
         assert!(Permissions::from_rows(&rows).abilities.contains(READ_GRAPH));
+    }
+
+    #[test]
+    fn finer_writes_fold_into_their_own_abilities_and_write_is_all_of_them() {
+        let rows = [
+            record(false, "create_element", "graph", "*", "NODE(*)"),
+            record(false, "set_property", "all_properties", "*", "NODE(*)"),
+            record(false, "set_label", "all_labels", "*", "NODE(*)"),
+        ];
+        let p = Permissions::from_rows(&rows).abilities;
+        assert!(p.has(Ability::CreateNodes) && p.has(Ability::SetNodeProperty));
+        assert!(p.has(Ability::SetLabel) && !p.has(Ability::RemoveLabel));
+        assert!(!p.has(Ability::CreateRelationships) && !p.has(Ability::DeleteNodes));
+        let merge = [record(
+            false,
+            "merge",
+            "all_properties",
+            "*",
+            "RELATIONSHIP(*)",
+        )];
+        let p = Permissions::from_rows(&merge).abilities;
+        assert!(p.has(Ability::CreateRelationships) && p.has(Ability::TraverseRelationships));
+        assert!(p.has(Ability::SetRelationshipProperty) && !p.has(Ability::CreateNodes));
+        // WRITE is every finer write; denying one of them leaves the others.
+        let mut rows = built_in(Level::Editor, false);
+        rows.push(record(true, "delete_element", "graph", "*", "NODE(*)"));
+        let p = Permissions::from_rows(&rows).abilities;
+        assert!(!p.has(Ability::DeleteNodes) && !p.contains(WRITE_GRAPH));
+        assert!(p.contains(WRITE_GRAPH.without(Abilities::of(&[Ability::DeleteNodes]))));
     }
 
     #[test]
@@ -850,6 +945,36 @@ mod tests {
         ));
         rows.push(record(false, "graph_actions", "database", "*", "database"));
         rows.push(record(false, "impersonate", "database", "*", "USER(ann)"));
+        rows.push(record(false, "create_element", "graph", "*", "NODE(*)"));
+        rows.push(record(
+            true,
+            "delete_element",
+            "graph",
+            "*",
+            "RELATIONSHIP(*)",
+        ));
+        rows.push(record(false, "set_label", "all_labels", "*", "NODE(*)"));
+        rows.push(record(
+            true,
+            "remove_label",
+            "all_labels",
+            "neo4j",
+            "NODE(*)",
+        ));
+        rows.push(record(
+            false,
+            "set_property",
+            "all_properties",
+            "*",
+            "NODE(*)",
+        ));
+        rows.push(record(
+            false,
+            "merge",
+            "all_properties",
+            "*",
+            "RELATIONSHIP(*)",
+        ));
         for row in rows {
             let text = command(&row, "r", false);
             let statement = quiver_cypher::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
