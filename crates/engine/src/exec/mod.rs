@@ -11,6 +11,7 @@
 mod apply;
 mod command;
 mod expand;
+mod factorized;
 mod load_csv;
 mod pathsearch;
 mod relational;
@@ -82,6 +83,11 @@ impl Cx {
 
 /// Instantiates cursors for a plan.
 pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
+    if let Op::ChainCount { fallback, .. } = &plan.op
+        && !(cx.shared.config.factorized_counts && crate::plan::fast_counts_allowed(&cx.subject))
+    {
+        return build(fallback, cx);
+    }
     let cursor = cursor(&plan.op, &|n| build(n, cx))?;
     Ok(if cx.profile.is_some() {
         Box::new(Profiled {
@@ -151,6 +157,10 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         Op::RelCount { input, slot, ty } => {
             Box::new(Count::new(*slot, Counted::Rels(ty.clone()), child(input)?))
         }
+        Op::ChainCount { input, spec, .. } => Box::new(factorized::FactorizedCount::new(
+            spec.clone(),
+            child(input)?,
+        )),
         Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
         Op::VarExpand { input, spec } => {
             Box::new(varexpand::VarExpand::new(spec.clone(), child(input)?))

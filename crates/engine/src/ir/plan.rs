@@ -103,6 +103,35 @@ pub(crate) struct ExpandSpec {
     pub exclude_lists: Vec<usize>,
 }
 
+/// A count of the paths of a chain of single-hop expansions, computed per node instead of per
+/// path (see `exec::factorized`). The chain is in path order: `hops[i]` joins `nodes[i]` to
+/// `nodes[i + 1]`.
+#[derive(Debug)]
+pub(crate) struct ChainCountSpec {
+    pub nodes: Vec<ChainNode>,
+    pub hops: Vec<ChainHop>,
+    /// Receives the count.
+    pub out: usize,
+}
+
+/// One node of a counted chain: the slot its predicate reads it from, and the predicate.
+#[derive(Debug)]
+pub(crate) struct ChainNode {
+    pub slot: usize,
+    /// Labels and property filters on this node alone; `None`: any node.
+    pub predicate: Option<Expr>,
+}
+
+/// One hop of a counted chain, seen from the node before it.
+#[derive(Debug)]
+pub(crate) struct ChainHop {
+    pub dir: Direction,
+    pub types: Vec<Arc<Token>>,
+    /// The hop may not reuse the previous hop's relationship (relationship uniqueness in
+    /// one pattern): the paths where it does are subtracted.
+    pub distinct_from_previous: bool,
+}
+
 #[derive(Debug)]
 pub(crate) struct VarExpandSpec {
     pub from: usize,
@@ -521,6 +550,13 @@ pub(crate) enum Op {
         slot: usize,
         ty: Option<Arc<Token>>,
     },
+    /// `count(*)` over a chain of expansions, computed per node (`FactorizedCount`). The
+    /// row-at-a-time plan it replaced runs instead when fast counts are not allowed.
+    ChainCount {
+        input: Arc<PlanNode>,
+        spec: Arc<ChainCountSpec>,
+        fallback: Arc<PlanNode>,
+    },
     Expand {
         input: Arc<PlanNode>,
         spec: Arc<ExpandSpec>,
@@ -680,6 +716,7 @@ macro_rules! op_children {
             | Op::NodeById { input, .. }
             | Op::NodeCount { input, .. }
             | Op::RelCount { input, .. }
+            | Op::ChainCount { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::ShortestPath { input, .. }
@@ -728,6 +765,17 @@ impl PlanNode {
     /// Whether this operator or any below it writes.
     pub fn subtree_writes(&self) -> bool {
         self.op.writes() || self.op.children().iter().any(|c| c.subtree_writes())
+    }
+
+    /// Whether some procedure in the tree writes the graph: such a write is not checked per
+    /// element as the writing clauses' are, so the statement needs every write privilege.
+    pub fn subtree_writes_by_procedure(&self) -> bool {
+        matches!(&self.op, Op::ProcedureCall { procedure, .. } if procedure.signature().writes)
+            || self
+                .op
+                .children()
+                .iter()
+                .any(|c| c.subtree_writes_by_procedure())
     }
 
     /// One more than the largest operator id in the tree: ids run below it, with gaps where

@@ -129,7 +129,8 @@ pub(crate) fn compile(
         }
     };
     let writes = plan.root.subtree_writes();
-    let required = required(stmt, writes, p.reads);
+    // Writing clauses are checked per element written; a writing procedure needs every write.
+    let required = required(stmt, plan.root.subtree_writes_by_procedure(), p.reads);
     // A printed administration command hides its passwords.
     let redacted = matches!(stmt.kind, StatementKind::Admin(_)).then(|| stmt.to_string());
     Ok(Compiled {
@@ -149,11 +150,11 @@ pub(crate) fn compile(
 }
 
 /// What a statement needs of its user (see [`crate::security::privilege`]): a query the
-/// database's access, and reading or writing the graph when it does (creating names is
-/// checked as it happens); schema commands index or constraint management; user, role and
+/// database's access, reading the graph when it does, and every write when a procedure of it
+/// writes (creating names and each element a clause writes are checked as they happen); schema commands index or constraint management; user, role and
 /// privilege commands their management; other users' privileges, the settings and the servers
 /// the DBMS privileges.
-fn required(stmt: &ast::Statement, writes: bool, reads: bool) -> Required {
+fn required(stmt: &ast::Statement, procedure_writes: bool, reads: bool) -> Required {
     use crate::security::privilege::{Abilities, Ability, READ_GRAPH, WRITE_GRAPH};
     use ast::{AdminCommand, PrivilegeScope, SchemaCommand, ShowKind};
     let dbms = |ability, what| Required::of(Abilities::of(&[ability]), what);
@@ -163,7 +164,7 @@ fn required(stmt: &ast::Statement, writes: bool, reads: bool) -> Required {
             if reads {
                 needs = needs.with(READ_GRAPH);
             }
-            if writes {
+            if procedure_writes {
                 needs = needs.with(WRITE_GRAPH);
             }
             Required::of(needs, "Running a query")

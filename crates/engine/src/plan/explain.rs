@@ -6,7 +6,8 @@ use std::time::Duration;
 use quiver_storage::{Direction, IndexKind};
 
 use crate::ir::{
-    Command, ExpandSpec, IndexSeekSpec, Op, PlanNode, Seek, SeekTarget, VarExpandSpec,
+    ChainCountSpec, Command, ExpandSpec, IndexSeekSpec, Op, PlanNode, Seek, SeekTarget,
+    VarExpandSpec,
 };
 use crate::summary::{OperatorProfile, PlanDescription};
 
@@ -53,6 +54,7 @@ fn name_and_details(op: &Op) -> (String, String) {
                 .map(|t| format!(":{}", t.name))
                 .unwrap_or_default(),
         ),
+        Op::ChainCount { spec, .. } => ("FactorizedCount".into(), chain_details(spec)),
         Op::Expand { spec, .. } => expand_details(spec),
         Op::VarExpand { spec, .. } => var_expand_details(spec),
         Op::ShortestPath { spec, .. } => (
@@ -122,6 +124,19 @@ fn name_and_details(op: &Op) -> (String, String) {
         }
         Op::Command { command, .. } => (command_name(command).into(), String::new()),
     }
+}
+
+/// The counted chain as a pattern: `(a:?)-[:T]->(b)`, `:?` marking a node with a predicate.
+fn chain_details(spec: &ChainCountSpec) -> String {
+    let node = |i: usize| {
+        let filtered = spec.nodes.get(i).is_some_and(|n| n.predicate.is_some());
+        if filtered { "(:?)" } else { "()" }
+    };
+    let hops = spec.hops.iter().enumerate().map(|(i, hop)| {
+        let (left, right) = dir_arrow(hop.dir);
+        format!("{left}[{}]{right}{}", types(&hop.types), node(i + 1))
+    });
+    std::iter::once(node(0).to_string()).chain(hops).collect()
 }
 
 /// An operator named one way or the other, with no details.

@@ -9,6 +9,7 @@ mod clauses;
 mod constraints;
 mod explain;
 mod expr;
+mod factorize;
 mod pattern;
 mod projection;
 mod scope;
@@ -18,6 +19,7 @@ mod writes;
 pub(crate) use crate::ir::Compiled;
 pub(crate) use clauses::compile;
 pub(crate) use explain::describe_query;
+pub(crate) use factorize::fast_counts_allowed;
 
 #[cfg(test)]
 mod tests;

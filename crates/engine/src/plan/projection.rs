@@ -335,18 +335,7 @@ impl Planner<'_> {
         } else {
             (est_in / 2.0).max(1.0)
         };
-        plan = match count_store(&plan, &key_items, &ctx.aggs) {
-            Some(op) => self.node(op, 1.0, &new_scope),
-            None => self.node(
-                Op::Aggregate {
-                    input: plan,
-                    keys: key_items.into(),
-                    aggs: ctx.aggs.into(),
-                },
-                groups,
-                &new_scope,
-            ),
-        };
+        plan = self.aggregation(plan, key_items, ctx.aggs, groups, &new_scope);
         if !post_items.is_empty() {
             plan = self.node(
                 Op::Project {
@@ -373,6 +362,44 @@ impl Planner<'_> {
             out_slots,
             sort_keys,
         })
+    }
+
+    /// The aggregation over `input`: from the count store, factorized over a chain of
+    /// expansions (keeping the row-at-a-time plan for when fast counts are not allowed), or
+    /// row by row.
+    fn aggregation(
+        &mut self,
+        input: Arc<PlanNode>,
+        keys: Vec<(usize, Expr)>,
+        aggs: Vec<AggSpec>,
+        groups: f64,
+        scope: &Scope,
+    ) -> Arc<PlanNode> {
+        if let Some(op) = count_store(&input, &keys, &aggs) {
+            return self.node(op, 1.0, scope);
+        }
+        let chain = super::factorize::chain_count(&input, &keys, &aggs);
+        let aggregate = self.node(
+            Op::Aggregate {
+                input,
+                keys: keys.into(),
+                aggs: aggs.into(),
+            },
+            groups,
+            scope,
+        );
+        match chain {
+            Some((input, spec)) => self.node(
+                Op::ChainCount {
+                    input,
+                    spec: spec.into(),
+                    fallback: aggregate,
+                },
+                1.0,
+                scope,
+            ),
+            None => aggregate,
+        }
     }
 
     /// Items computed row by row (a variable passed on keeps its slot), DISTINCT, and the

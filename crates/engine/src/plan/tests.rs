@@ -434,3 +434,95 @@ fn a_group_of_one_free_relationship_is_a_variable_length_expand() {
         plan.render()
     );
 }
+
+/// People following people, for the factorized counts' plans.
+fn social() -> Arc<Database> {
+    db(&[
+        &nodes("Person", 20),
+        "MATCH (a:Person), (b:Person) WHERE b.id = (a.id + 1) % 20 CREATE (a)-[:FOLLOWS]->(b)",
+    ])
+}
+
+fn chooses_factorized_count(db: &Database, query: &str) -> bool {
+    let plan = explain(db, query);
+    pipeline(&plan)
+        .iter()
+        .any(|s| s.starts_with("FactorizedCount"))
+}
+
+#[test]
+fn a_count_over_a_chain_of_expansions_is_factorized_with_its_filters_pushed_in() {
+    let db = social();
+    for query in [
+        "MATCH (a:Person)-[:FOLLOWS]->(b:Person)-[:FOLLOWS]->(c:Person) RETURN count(*)",
+        "MATCH (a:Person)-[:FOLLOWS]->(b:Person)-[:FOLLOWS]->(c:Person) \
+         WHERE b.id > 3 AND c.id < 9 RETURN count(*) AS n",
+        "MATCH (a)-[r:FOLLOWS]->(b)<-[:FOLLOWS]-(c) RETURN count(r)",
+        "MATCH (a:Person)-[:FOLLOWS]-(b) RETURN count(b)",
+        "MATCH (x:Person {id: 1}) MATCH (x)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
+        "MATCH (a)-[:FOLLOWS]->(b) MATCH (b)-[:LIKES]->(c)-[:FOLLOWS]->(d) RETURN count(*)",
+    ] {
+        assert!(
+            chooses_factorized_count(&db, query),
+            "{query}\n{}",
+            explain(&db, query).render()
+        );
+    }
+    let plan = explain(
+        &db,
+        "MATCH (a:Person)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE c.id < 9 RETURN count(*)",
+    );
+    assert!(
+        pipeline(&plan)
+            .iter()
+            .any(|s| s == "FactorizedCount (:?)-[:FOLLOWS]->()-[:FOLLOWS]->(:?)"),
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn a_count_that_needs_the_paths_or_cannot_be_proven_equal_keeps_the_row_at_a_time_plan() {
+    let db = social();
+    for query in [
+        // Other projections, grouping keys and DISTINCT counts need the rows.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN a.id, count(*)",
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(DISTINCT c)",
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(c.id)",
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*), sum(c.id)",
+        // A filter across two nodes, or on a relationship.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE a.id < c.id RETURN count(*)",
+        "MATCH (a)-[r:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE r.since > 1 RETURN count(*)",
+        // Functions may be non-deterministic or read other entities.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE rand() < 2 RETURN count(*)",
+        // Optional, variable-length and named paths, cycles and branches.
+        "OPTIONAL MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
+        "MATCH (a)-[:FOLLOWS*1..2]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
+        "MATCH p = (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(p)",
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(a) RETURN count(*)",
+        "MATCH (a)-[:FOLLOWS]->(b), (a)-[:FOLLOWS]->(c), (a)-[:FOLLOWS]->(d) RETURN count(*)",
+        // Three hops that could meet on one relationship: no exact correction is known.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c)-[:FOLLOWS]->(d) RETURN count(*)",
+        // Something before the pattern.
+        "UNWIND [1, 2] AS i MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
+    ] {
+        assert!(
+            !chooses_factorized_count(&db, query),
+            "{query}\n{}",
+            explain(&db, query).render()
+        );
+    }
+}
+
+#[test]
+fn a_single_relationship_count_still_comes_from_the_count_store() {
+    let db = social();
+    let plan = explain(&db, "MATCH ()-[r:FOLLOWS]->() RETURN count(r)");
+    assert!(
+        pipeline(&plan)
+            .iter()
+            .any(|s| s == "RelationshipCountFromCountStore :FOLLOWS"),
+        "{}",
+        plan.render()
+    );
+}

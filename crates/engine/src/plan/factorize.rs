@@ -1,0 +1,278 @@
+//! Factorized counting: `count(*)` over a chain of single-hop expansions, answered per node
+//! (a sum over middle nodes of in-degree × out-degree for two hops, path counts per node
+//! hop by hop for longer chains) instead of one row per path.
+//!
+//! The rule reads the row-at-a-time plan the pattern planner made and rewrites it only when
+//! it can prove the count equal: nothing but the count leaves the aggregation, the pattern is
+//! one simple path of fresh nodes (no `Expand(Into)`, no variable-length or named paths, no
+//! OPTIONAL MATCH, nothing before it), and every filter reads one node of the chain alone.
+//! Relationship uniqueness is kept exactly: two hops whose relationships must differ are
+//! corrected per middle node by the pairs that share one (self-loops, or both hops walking the
+//! same relationship back and forth); longer chains are taken only when no two of their hops
+//! can meet the same relationship.
+
+use std::sync::Arc;
+
+use quiver_storage::Direction;
+
+use crate::ir::{AggKind, AggSpec, ChainCountSpec, ChainHop, ChainNode, Expr, Op, PlanNode};
+use crate::security::Subject;
+
+/// Whether counts may be answered without visiting the rows they count (the count store and
+/// factorized counts). Such answers count everything the transaction sees, so they are only
+/// allowed to a subject who may traverse every node and relationship: one from whom some
+/// labels or types are hidden must count the rows they can see, row by row.
+pub(crate) fn fast_counts_allowed(subject: &Subject) -> bool {
+    match subject {
+        Subject::Unrestricted => true,
+        Subject::User(user) => user
+            .permissions
+            .abilities
+            .contains(crate::security::privilege::READ_GRAPH),
+    }
+}
+
+/// The chain count replacing `Aggregate(count(*))` over `input`, with the argument leaf it
+/// starts from; `None` when the rewrite cannot be proven equal.
+pub(super) fn chain_count(
+    input: &Arc<PlanNode>,
+    keys: &[(usize, Expr)],
+    aggs: &[AggSpec],
+) -> Option<(Arc<PlanNode>, ChainCountSpec)> {
+    let [agg] = aggs else {
+        return None;
+    };
+    if !keys.is_empty() || agg.distinct {
+        return None;
+    }
+    let counted = match (agg.kind, &agg.arg) {
+        (AggKind::CountStar, _) => None,
+        (AggKind::Count, Some(Expr::Slot(s))) => Some(*s),
+        _ => return None,
+    };
+    let (leaf, start, expands, filters) = pipeline(input)?;
+    let chain = Chain::of(start, &expands)?;
+    // `count(x)` counts rows where `x` is not null: every row, when `x` is the chain's own.
+    if counted.is_some_and(|c| !chain.binds(c)) {
+        return None;
+    }
+    let spec = chain.spec(filters, agg.out)?;
+    Some((leaf, spec))
+}
+
+/// One expansion as the plan made it: from a bound node to a fresh one.
+struct Step {
+    from: usize,
+    rel: usize,
+    to: usize,
+    dir: Direction,
+    types: Vec<Arc<crate::tokens::Token>>,
+    exclude: Vec<usize>,
+}
+
+/// The plan under the aggregation, bottom-up: the argument leaf, the start node's slot, the
+/// expansions in the order they run, and every filter (the start's label among them).
+type Pipeline = (Arc<PlanNode>, usize, Vec<Step>, Vec<Expr>);
+
+fn pipeline(input: &Arc<PlanNode>) -> Option<Pipeline> {
+    let mut expands = Vec::new();
+    let mut filters = Vec::new();
+    let mut at = input;
+    loop {
+        match &at.op {
+            Op::Filter { input, predicate } => {
+                filters.push((**predicate).clone());
+                at = input;
+            }
+            Op::Expand { input, spec } => {
+                if spec.into || !spec.exclude_lists.is_empty() {
+                    return None;
+                }
+                expands.push(Step {
+                    from: spec.from,
+                    rel: spec.rel,
+                    to: spec.to,
+                    dir: spec.dir,
+                    types: spec.types.clone(),
+                    exclude: spec.exclude.clone(),
+                });
+                at = input;
+            }
+            Op::AllNodes { input, slot } if matches!(input.op, Op::Once) => {
+                expands.reverse();
+                return Some((input.clone(), *slot, expands, filters));
+            }
+            Op::LabelScan { input, slot, label } if matches!(input.op, Op::Once) => {
+                filters.push(Expr::HasLabels(
+                    Box::new(Expr::Slot(*slot)),
+                    vec![label.clone()],
+                ));
+                expands.reverse();
+                return Some((input.clone(), *slot, expands, filters));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The expansions laid out as one path: node slots in order, and each hop as seen walking
+/// the path from its first node.
+struct Chain {
+    nodes: Vec<usize>,
+    /// (relationship slot, direction, types, relationship slots it must differ from).
+    hops: Vec<(usize, Direction, Vec<Arc<crate::tokens::Token>>, Vec<usize>)>,
+}
+
+impl Chain {
+    /// The path the expansions form, or `None` when they branch or there are none. Each
+    /// expansion binds a fresh node from a bound one, so the steps form a tree; a tree whose
+    /// nodes have at most two hops each is a path.
+    fn of(start: usize, steps: &[Step]) -> Option<Chain> {
+        if steps.is_empty() {
+            return None;
+        }
+        let mut bound = vec![start];
+        for s in steps {
+            if !bound.contains(&s.from) || bound.contains(&s.to) {
+                return None;
+            }
+            bound.push(s.to);
+        }
+        let hops_of = |n: usize| {
+            steps
+                .iter()
+                .enumerate()
+                .filter(move |(_, s)| s.from == n || s.to == n)
+                .map(|(i, _)| i)
+        };
+        if bound.iter().any(|n| hops_of(*n).count() > 2) {
+            return None;
+        }
+        let first = *bound.iter().find(|n| hops_of(**n).count() == 1)?;
+        let mut chain = Chain {
+            nodes: vec![first],
+            hops: Vec::new(),
+        };
+        let mut used = vec![false; steps.len()];
+        let mut at = first;
+        while let Some(i) = hops_of(at).find(|i| !used[*i]) {
+            used[i] = true;
+            let s = &steps[i];
+            let (next, dir) = if s.from == at {
+                (s.to, s.dir)
+            } else {
+                (s.from, reversed(s.dir))
+            };
+            chain
+                .hops
+                .push((s.rel, dir, s.types.clone(), s.exclude.clone()));
+            chain.nodes.push(next);
+            at = next;
+        }
+        (chain.hops.len() == steps.len()).then_some(chain)
+    }
+
+    fn binds(&self, slot: usize) -> bool {
+        self.nodes.contains(&slot) || self.hops.iter().any(|h| h.0 == slot)
+    }
+
+    /// Whether hops `i` and `j` must use different relationships (either side may carry the
+    /// exclusion, as the plan may have walked the path in either order).
+    fn distinct(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.hops[i], &self.hops[j]);
+        a.3.contains(&b.0) || b.3.contains(&a.0)
+    }
+
+    /// The spec, with each filter attached to the one node it reads; `None` when a filter
+    /// reads anything else, or when hops that must differ could meet on one relationship
+    /// where no exact correction is known (chains over two hops).
+    fn spec(self, filters: Vec<Expr>, out: usize) -> Option<ChainCountSpec> {
+        let mut predicates: Vec<Vec<Expr>> = vec![Vec::new(); self.nodes.len()];
+        for f in filters {
+            let slot = only_slot(&f)?;
+            let at = self.nodes.iter().position(|n| *n == slot)?;
+            predicates[at].push(f);
+        }
+        let k = self.hops.len();
+        for i in 0..k {
+            for j in i + 1..k {
+                let may_meet = self.distinct(i, j) && overlap(&self.hops[i].2, &self.hops[j].2);
+                if may_meet && k > 2 {
+                    return None;
+                }
+            }
+        }
+        let hops = (0..k)
+            .map(|i| ChainHop {
+                dir: self.hops[i].1,
+                types: self.hops[i].2.clone(),
+                distinct_from_previous: i > 0
+                    && self.distinct(i - 1, i)
+                    && overlap(&self.hops[i - 1].2, &self.hops[i].2),
+            })
+            .collect();
+        let nodes = self
+            .nodes
+            .iter()
+            .zip(predicates)
+            .map(|(slot, p)| ChainNode {
+                slot: *slot,
+                predicate: Expr::all(p),
+            })
+            .collect();
+        Some(ChainCountSpec { nodes, hops, out })
+    }
+}
+
+fn reversed(dir: Direction) -> Direction {
+    match dir {
+        Direction::Out => Direction::In,
+        Direction::In => Direction::Out,
+        Direction::Both => Direction::Both,
+    }
+}
+
+/// Whether two hops' types may name one relationship type (no types: any type).
+fn overlap(a: &[Arc<crate::tokens::Token>], b: &[Arc<crate::tokens::Token>]) -> bool {
+    a.is_empty() || b.is_empty() || a.iter().any(|x| b.iter().any(|y| x.name == y.name))
+}
+
+/// The one slot a predicate reads, when it reads exactly one and is built only of pieces that
+/// depend on nothing but that slot's node and the parameters (no functions, which may be
+/// non-deterministic or read other entities, no subqueries).
+fn only_slot(e: &Expr) -> Option<usize> {
+    let mut slot = None;
+    local(e, &mut slot).then_some(())?;
+    slot
+}
+
+fn local(e: &Expr, slot: &mut Option<usize>) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Param(_) => true,
+        Expr::Slot(s) => *slot.get_or_insert(*s) == *s,
+        Expr::Property(x, _)
+        | Expr::HasLabels(x, _)
+        | Expr::LabelTest(x, _)
+        | Expr::TypeTest(x, _, _)
+        | Expr::Not(x)
+        | Expr::Neg(x)
+        | Expr::Plus(x)
+        | Expr::RegexConst(x, _)
+        | Expr::IsNull(x, _) => local(x, slot),
+        Expr::And(a, b)
+        | Expr::Or(a, b)
+        | Expr::Binary(_, a, b)
+        | Expr::Index(a, b)
+        | Expr::PropsMatch(a, b) => local(a, slot) && local(b, slot),
+        Expr::Chain(first, rest) => {
+            local(first, slot) && all_local(rest.iter().map(|(_, x)| x), slot)
+        }
+        Expr::List(items) => all_local(items, slot),
+        Expr::Map(entries) => all_local(entries.iter().map(|(_, x)| x), slot),
+        _ => false,
+    }
+}
+
+fn all_local<'e>(es: impl IntoIterator<Item = &'e Expr>, slot: &mut Option<usize>) -> bool {
+    es.into_iter().all(|x| local(x, slot))
+}
