@@ -3,6 +3,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use quiver_value::temporal::calendar::{Ymd, ymd_from_days};
+
 const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
@@ -15,7 +17,7 @@ pub fn rfc1123(time: SystemTime) -> String {
         .min(253_402_300_799); // 9999-12-31T23:59:59Z: keeps the year four digits.
     let days = (seconds / 86_400) as i64;
     let of_day = seconds % 86_400;
-    let (year, month, day) = civil_from_days(days);
+    let Ymd { year, month, day } = ymd_from_days(days);
     let weekday = WEEKDAYS[(days % 7) as usize];
     let month_name = MONTHS[(month - 1) as usize];
     format!(
@@ -33,7 +35,7 @@ pub fn iso8601(time: SystemTime) -> String {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
         .min(253_402_300_799);
-    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    let Ymd { year, month, day } = ymd_from_days((seconds / 86_400) as i64);
     let of_day = seconds % 86_400;
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
@@ -41,21 +43,6 @@ pub fn iso8601(time: SystemTime) -> String {
         (of_day / 60) % 60,
         of_day % 60
     )
-}
-
-/// Days since 1970-01-01 to (year, month 1..=12, day 1..=31), for days >= 0
-/// (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use quiver_storage::{NodeId, Storage};
 use quiver_value::Value;
+use quiver_value::temporal::calendar::{Ymd, ymd_from_days};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -157,21 +158,12 @@ fn hex_id(rng: &mut StdRng) -> String {
 
 fn since_date(rng: &mut StdRng) -> String {
     let days = REFERENCE_DAY - rng.random_range(0..SINCE_SPAN_DAYS);
-    let (y, m, d) = civil_from_days(days);
+    let Ymd {
+        year: y,
+        month: m,
+        day: d,
+    } = ymd_from_days(days);
     format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// Loads the graph, the `:Counter` slots and an index on `:Person(id)` into `storage`.
@@ -286,11 +278,13 @@ mod tests {
     }
 
     #[test]
-    fn dates_are_civil() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(REFERENCE_DAY), (2024, 1, 1));
-        assert_eq!(civil_from_days(REFERENCE_DAY - 1), (2023, 12, 31));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    fn the_reference_day_is_new_year_2024() {
+        let day = |days| {
+            let Ymd { year, month, day } = ymd_from_days(days);
+            (year, month, day)
+        };
+        assert_eq!(day(REFERENCE_DAY), (2024, 1, 1));
+        assert_eq!(day(REFERENCE_DAY - 1), (2023, 12, 31));
     }
 
     #[test]

@@ -15,31 +15,11 @@
 use std::fmt::Write as _;
 
 use quiver_value::spatial::{SRID_CARTESIAN, SRID_CARTESIAN_3D, SRID_WGS84, SRID_WGS84_3D};
+use quiver_value::temporal::calendar::{Ymd, ymd_from_days};
 use quiver_value::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time, TimeZone};
 
 const NANOS_PER_SECOND: i128 = 1_000_000_000;
 const SECONDS_PER_DAY: i128 = 86_400;
-
-/// Year, month (1..=12) and day (1..=31) of a day count since 1970-01-01 in the proleptic
-/// Gregorian calendar. Works on `i128` so that no `i64` day count can overflow it.
-fn civil_from_days(days: i128) -> (i128, u32, u32) {
-    // Shift the epoch to 0000-03-01 so that leap days fall at the end of a 400-year era.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400 + i128::from(month <= 2);
-    (year, month as u32, day as u32)
-}
 
 fn write_year(out: &mut String, year: i128) {
     if (0..=9999).contains(&year) {
@@ -51,9 +31,9 @@ fn write_year(out: &mut String, year: i128) {
     }
 }
 
-fn write_date(out: &mut String, days: i128) {
-    let (year, month, day) = civil_from_days(days);
-    write_year(out, year);
+fn write_date(out: &mut String, days: i64) {
+    let Ymd { year, month, day } = ymd_from_days(days);
+    write_year(out, i128::from(year));
     let _ = write!(out, "-{month:02}-{day:02}");
 }
 
@@ -91,7 +71,9 @@ fn write_offset(out: &mut String, offset_seconds: i32) {
 }
 
 fn write_local_date_time(out: &mut String, seconds: i128, nanos: i128) {
-    write_date(out, seconds.div_euclid(SECONDS_PER_DAY));
+    // Seconds are an `i64` plus an offset, so their day count always fits an `i64`.
+    let days = i64::try_from(seconds.div_euclid(SECONDS_PER_DAY)).unwrap_or(i64::MAX);
+    write_date(out, days);
     out.push('T');
     write_time_of_day(
         out,
@@ -101,7 +83,7 @@ fn write_local_date_time(out: &mut String, seconds: i128, nanos: i128) {
 
 pub fn date_text(date: &Date) -> String {
     let mut out = String::new();
-    write_date(&mut out, i128::from(date.days));
+    write_date(&mut out, date.days);
     out
 }
 
