@@ -4,9 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use quiver_cluster::{ClusterConfig, Node};
 use quiver_durability::{Durability, Mode, Options};
-use quiver_engine::cluster::{ClusterConfig, Node};
-use quiver_engine::{Database, EngineConfig, Replica};
+use quiver_engine::{Database, EngineConfig};
 use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
 use quiver_placement::QueryPool;
 use quiver_server::audit::AuditLog;
@@ -15,7 +15,7 @@ use quiver_server::config::{self, AuthSpec, ClusterSettings, Config, Layer, Stor
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
-use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
+use quiver_server::{Graph, Replica, Server, ServerParts, ShutdownTrigger};
 
 /// How long a stopping leader waits for a follower to take over.
 const HANDOVER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -323,7 +323,7 @@ async fn close_store(graph: Arc<Graph>, replica: Option<Arc<Replica>>) -> bool {
     let db = Arc::clone(graph.database());
     drop(graph);
     match replica {
-        Some(replica) => match replica.stop().await {
+        Some(replica) => match replica.member().stop().await {
             Ok(()) => true,
             Err(error) => {
                 tracing::error!(%error, "stopping the cluster member failed");
@@ -457,9 +457,7 @@ async fn open_member(
 }
 
 /// The member's cluster TLS, when configured, re-read on SIGHUP like the listeners'.
-fn cluster_tls(
-    cluster: &ClusterSettings,
-) -> Result<Option<Arc<quiver_engine::cluster::PeerTls>>, String> {
+fn cluster_tls(cluster: &ClusterSettings) -> Result<Option<Arc<quiver_cluster::PeerTls>>, String> {
     let Some(settings) = &cluster.tls else {
         if !cluster.raft_listen.ip().is_loopback() {
             tracing::warn!(raft = %cluster.raft_listen, "cluster TLS is off on a Raft listener beyond loopback");
@@ -487,10 +485,10 @@ const JOIN_REPORT_INTERVAL_MS: u64 = 10_000;
 /// it is in a membership, it says so every little while, with whether the member it was told
 /// to join answers on its Raft listener, so an operator sees what is missing.
 async fn report_join(replica: Arc<Replica>, join: String, raft_addr: String) {
-    let id = replica.id();
+    let id = replica.member().id();
     loop {
-        let status = replica.status();
-        if status.role == quiver_engine::cluster::Role::Shutdown {
+        let status = replica.member().status();
+        if status.role == quiver_cluster::Role::Shutdown {
             return;
         }
         if status.members.contains_key(&id) {
@@ -577,7 +575,7 @@ async fn watch_signals(
             tracing::info!("shutdown requested");
             if let Some(replica) = &replica {
                 health.set(Readiness::Draining);
-                let handover = replica.hand_over(HANDOVER_TIMEOUT);
+                let handover = replica.member().hand_over(HANDOVER_TIMEOUT);
                 tokio::select! {
                     _ = handover => {}
                     _ = signals.terminate.recv() => {

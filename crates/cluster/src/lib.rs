@@ -14,6 +14,10 @@
 //!   between members, whose certificates name their member ids, and the numbered frames.
 //! - [`Cluster`]: start a member, write, read its status, transfer leadership, shut down.
 //! - [`members`]: add and remove members of a running cluster, on the leader, one at a time.
+//! - [`replicated`]: the store's commit log as the Raft log ([`ReplicatedLog`]): commits
+//!   proposed in order, acknowledged once a majority holds them, refused where this member
+//!   does not lead; [`member`]: a running [`Member`], its log and its store handle. The crate
+//!   knows no database: the server opens the engine's over the member's store and log.
 //!
 //! # Leader and follower apply differently
 //!
@@ -41,10 +45,9 @@
 //!   tail never reached the log at all, say because the write was refused before it was
 //!   appended).
 //!
-//! Until the engine is wired in, a member's store is [`StorageApplier`]'s own `Storage`; the
-//! engine will implement [`Applier`] over its database and must then also refuse writes on a
-//! leader until its first entry of the term is applied (so a tail is discarded before new
-//! transactions build on it).
+//! A member's store is [`StorageApplier`]'s own `Storage`, which the database reaches through
+//! it; the replicated log refuses writes on a leader until its first entry of the term is
+//! applied (so a tail is discarded before new transactions build on it).
 //!
 //! # Snapshots
 //!
@@ -68,16 +71,20 @@
 pub mod cluster;
 mod committed;
 pub mod log_store;
+pub mod member;
 pub mod members;
 pub mod network;
+pub mod replicated;
 pub mod state_machine;
 pub mod transport;
 pub mod types;
 
 pub use cluster::{Cluster, ClusterConfig, ClusterError, Role, Status, Written};
+pub use member::Member;
 pub use members::MemberChanges;
 pub use network::{NetworkSwitch, Refusal};
 pub use openraft;
+pub use replicated::ReplicatedLog;
 pub use state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
 pub use transport::{PeerTls, PeerTlsError, member_name};
 pub use types::{Node, NodeId, Raft, Redo, TypeConfig};

@@ -31,18 +31,20 @@
 //! is built.
 
 use std::collections::BTreeSet;
+use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::{Stream, TryStreamExt};
 use openraft::storage::{EntryResponder, RaftStateMachine};
 use openraft::{EntryPayload, RaftSnapshotBuilder};
 use parking_lot::RwLock;
 use quiver_durability::RealDisk;
-use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage};
+use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage, StoreHandle};
 use serde::{Deserialize, Serialize};
 
 use crate::log_store::{LogStore, sync_dir};
@@ -183,6 +185,41 @@ impl StorageApplier {
     /// unit of work, not for ever.
     pub fn storage(&self) -> Arc<Storage> {
         self.storage.read().clone()
+    }
+}
+
+/// How often a visibility wait looks for a replaced store: a store replaced meanwhile never
+/// publishes the awaited commit, its successor does.
+const STORE_RECHECK_MS: u64 = 200;
+
+/// The engine reaches a member's store through this handle, never through a copy of the
+/// `Arc` taken at open (see [`crate::replicated`]).
+impl StoreHandle for StorageApplier {
+    fn storage(&self) -> Arc<Storage> {
+        StorageApplier::storage(self)
+    }
+
+    fn visible_wait(self: Arc<Self>, commit: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(async move {
+            let recheck = Duration::from_millis(STORE_RECHECK_MS);
+            while tokio::time::timeout(recheck, self.storage().visible_wait(commit))
+                .await
+                .is_err()
+            {}
+        })
+    }
+
+    fn wait_visible(&self, commit: u64, deadline: Instant) -> bool {
+        let recheck = Duration::from_millis(STORE_RECHECK_MS);
+        loop {
+            let slice = deadline.min(Instant::now() + recheck);
+            if self.storage().wait_visible(commit, slice) {
+                return true;
+            }
+            if slice >= deadline {
+                return false;
+            }
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 //! wait here polls.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,7 +18,7 @@ use quiver_status::Status;
 use quiver_storage::{CommitLog, DurabilityTicket, LogError};
 
 use crate::bookmark::Bookmark;
-use crate::database::Database;
+use crate::database::{Database, Store};
 
 /// Why a wait on the store failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -41,9 +42,7 @@ impl WaitError {
     }
 }
 
-/// How often a cluster member's visibility wait looks for a replaced store.
-const STORE_RECHECK_MS: u64 = 200;
-
+/// Milliseconds since `started`, for a [`WaitError::BookmarkTimeout`].
 fn waited_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -93,12 +92,7 @@ impl Database {
     /// disk fault, `TransactionCommitFailed`. A write-mode request then reads like a read-mode
     /// one and fails with this at its first write, before doing any.
     pub fn write_refusal(&self) -> Option<(Status, String)> {
-        if let Some(reason) = self
-            .shared()
-            .replicated
-            .as_ref()
-            .and_then(|log| log.not_leader())
-        {
+        if let Some(reason) = self.shared().not_leader() {
             return Some((Status::NotALeader, reason));
         }
         self.writes_refused()
@@ -111,52 +105,46 @@ impl Database {
     }
 
     /// Resolves once new readers see `bookmark`'s commit (what a bookmark promises), or fails
-    /// at `deadline`. Must be awaited inside a Tokio runtime (the deadline is its timer).
-    pub async fn visible(&self, bookmark: &Bookmark, deadline: Instant) -> Result<(), WaitError> {
-        if self.is_visible(bookmark) {
-            return Ok(());
-        }
-        let started = Instant::now();
-        let deadline = tokio::time::Instant::from_std(deadline);
-        let timeout = || WaitError::BookmarkTimeout {
-            bookmark: *bookmark,
-            waited_ms: waited_ms(started),
-        };
+    /// if the log can never acknowledge it. Has no deadline of its own and names no runtime:
+    /// the caller races it against its executor's timer and reports
+    /// [`WaitError::BookmarkTimeout`] when the timer wins. Owns what it needs, so it may
+    /// outlive the borrow of `self`.
+    pub fn visible(
+        &self,
+        bookmark: &Bookmark,
+    ) -> impl Future<Output = Result<(), WaitError>> + Send + 'static {
+        let commit = bookmark.commit();
+        let already = self.is_visible(bookmark);
         // A commit in memory becomes visible when the log acknowledges it: ask for that first
         // (it may start the sync, and it fails at once after a disk fault), then wait for the
         // readers' watermark, which the log advances and the store signals.
-        if let Some(ticket) = self.pending_ticket(bookmark) {
-            match tokio::time::timeout_at(deadline, self.durable(ticket)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => return Err(error),
-                Err(_) => return Err(timeout()),
+        let acknowledged = self
+            .pending_ticket(bookmark)
+            .filter(|_| !already)
+            .map(|ticket| self.durable(ticket));
+        let store = self.store_wait(commit);
+        async move {
+            if already {
+                return Ok(());
             }
-        }
-        loop {
-            // A cluster member's store may be replaced (a snapshot install) while a reader
-            // waits: the wait moves to the new store every so often.
-            let storage = self.storage();
-            let slice = self.store_recheck().map_or(deadline, |every| {
-                deadline.min(tokio::time::Instant::now() + every)
-            });
-            match tokio::time::timeout_at(slice, storage.visible_wait(bookmark.commit())).await {
-                Ok(()) => return Ok(()),
-                Err(_) if slice < deadline => {}
-                Err(_) => return Err(timeout()),
+            if let Some(acknowledged) = acknowledged {
+                acknowledged.await?;
             }
+            store.await;
+            Ok(())
         }
     }
 
-    /// How often a visibility wait looks for a replaced store: in cluster mode only (a
-    /// single-node store is never replaced).
-    fn store_recheck(&self) -> Option<std::time::Duration> {
-        self.shared()
-            .replicated
-            .is_some()
-            .then_some(std::time::Duration::from_millis(STORE_RECHECK_MS))
+    /// A wait for `commit` to be visible on the store: a cluster member's handle follows its
+    /// store across a replacement (a snapshot install), which only the handle sees.
+    fn store_wait(&self, commit: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        match &self.shared().store {
+            Store::Fixed(storage) => Box::pin(storage.visible_wait(commit)),
+            Store::Swappable(handle) => Arc::clone(handle).visible_wait(commit),
+        }
     }
 
-    /// [`Database::visible`] for threads that may block.
+    /// [`Database::visible`] for threads that may block, failing at `deadline`.
     pub fn visible_blocking(
         &self,
         bookmark: &Bookmark,
@@ -171,19 +159,17 @@ impl Database {
             // memory is at most one sync away, unless the log failed (reported at once).
             self.durable_blocking(ticket)?;
         }
-        loop {
-            let slice = self
-                .store_recheck()
-                .map_or(deadline, |every| deadline.min(Instant::now() + every));
-            if self.storage().wait_visible(bookmark.commit(), slice) {
-                return Ok(());
-            }
-            if slice >= deadline {
-                return Err(WaitError::BookmarkTimeout {
-                    bookmark: *bookmark,
-                    waited_ms: waited_ms(started),
-                });
-            }
+        let visible = match &self.shared().store {
+            Store::Fixed(storage) => storage.wait_visible(bookmark.commit(), deadline),
+            Store::Swappable(handle) => handle.wait_visible(bookmark.commit(), deadline),
+        };
+        if visible {
+            Ok(())
+        } else {
+            Err(WaitError::BookmarkTimeout {
+                bookmark: *bookmark,
+                waited_ms: waited_ms(started),
+            })
         }
     }
 

@@ -8,9 +8,8 @@ use std::time::SystemTime;
 
 use parking_lot::{Mutex, RwLock};
 
-use quiver_cluster::StorageApplier;
 use quiver_durability::{Durability, Mode, Options};
-use quiver_storage::{CommitLog, Storage};
+use quiver_storage::{CommitLog, Storage, StoreHandle};
 use quiver_value::{Map, Value};
 
 use crate::cache::PlanCache;
@@ -19,7 +18,6 @@ use crate::error::Result;
 use crate::memory::MemoryPool;
 use crate::metadata::{ServerDirectory, Setting};
 use crate::procedures::{Procedure, Procedures};
-use crate::replica::ReplicatedLog;
 use crate::security::{AuditEvent, AuditSink, Authentication};
 use crate::summary::{QuerySummary, TransactionInfo};
 use crate::transaction::Transaction;
@@ -38,19 +36,20 @@ struct TxEntry {
 /// The user a running transaction names (`None`: it names none).
 pub(crate) struct TxOwner(pub Option<Arc<str>>);
 
-/// Where the database's store is. A replicated store is replaced whole when a snapshot is
-/// installed or an unreplicated tail discarded, so every access goes through this one handle
-/// (a transaction keeps the store it began on) rather than a copy of the `Arc` taken at open.
+/// Where the database's store is. A cluster member's store is replaced whole when a snapshot
+/// is installed or an unreplicated tail discarded, so every access goes through its one
+/// handle (a transaction keeps the store it began on) rather than a copy of the `Arc` taken
+/// at open.
 pub(crate) enum Store {
     Fixed(Arc<Storage>),
-    Replicated(Arc<StorageApplier>),
+    Swappable(Arc<dyn StoreHandle>),
 }
 
 impl Store {
     pub fn current(&self) -> Arc<Storage> {
         match self {
             Store::Fixed(storage) => Arc::clone(storage),
-            Store::Replicated(applier) => applier.storage(),
+            Store::Swappable(handle) => handle.storage(),
         }
     }
 }
@@ -58,10 +57,9 @@ impl Store {
 /// State shared by the database handle, its transactions and running queries.
 pub(crate) struct DatabaseState {
     pub store: Store,
-    /// The replicated log, in cluster mode: what says whether this member takes writes.
-    pub replicated: Option<Arc<ReplicatedLog>>,
     /// The store's commit log, taken when the database was made: what acknowledgements and
-    /// visibility wait on (see [`crate::acknowledge`]). `None` in memory.
+    /// visibility wait on (see [`crate::acknowledge`]), and what refuses writes on a cluster
+    /// member that does not lead. `None` in memory.
     pub log: Option<Arc<dyn CommitLog>>,
     pub config: EngineConfig,
     /// Room every running query of the database takes its memory from.
@@ -156,11 +154,15 @@ impl DatabaseState {
         self.registry.lock().get(&id).and_then(|e| e.client)
     }
 
+    /// Why this cluster member takes no write now (it does not lead), in the words a client is
+    /// shown; `None` where writes are taken (every single-node database).
+    pub fn not_leader(&self) -> Option<String> {
+        self.log.as_ref().and_then(|log| log.not_leader())
+    }
+
     /// Whether this member takes writes: a cluster follower does not.
     pub fn accepts_writes(&self) -> bool {
-        self.replicated
-            .as_ref()
-            .is_none_or(|log| log.not_leader().is_none())
+        self.not_leader().is_none()
     }
 
     /// Replaces a running transaction's metadata (`tx.setMetaData`).
@@ -350,7 +352,6 @@ impl Database {
         Arc::new(Self::build(
             Store::Fixed(storage),
             log,
-            None,
             Some(durability),
             config,
         ))
@@ -365,20 +366,19 @@ impl Database {
     /// Its commit log, if one is installed, is the one acknowledgements wait on.
     pub fn with_storage(storage: Arc<Storage>, config: EngineConfig) -> Arc<Database> {
         let log = storage.commit_log();
-        Arc::new(Self::build(Store::Fixed(storage), log, None, None, config))
+        Arc::new(Self::build(Store::Fixed(storage), log, None, config))
     }
 
-    /// A cluster member's database: its store is `applier`'s (replaced whole on a snapshot
-    /// install), and it commits to `log`.
-    pub(crate) fn replicated(
-        applier: Arc<StorageApplier>,
-        log: Arc<ReplicatedLog>,
+    /// A database over a store that is replaced whole while it runs (a cluster member's, on a
+    /// snapshot install), committing to `log`: acknowledgements are the log's, and so is the
+    /// refusal of writes where the member does not lead ([`CommitLog::not_leader`]).
+    pub fn with_swappable_store(
+        store: Arc<dyn StoreHandle>,
+        log: Arc<dyn CommitLog>,
         config: EngineConfig,
     ) -> Arc<Database> {
-        let commit_log: Arc<dyn CommitLog> = log.clone();
         Arc::new(Self::build(
-            Store::Replicated(applier),
-            Some(commit_log),
+            Store::Swappable(store),
             Some(log),
             None,
             config,
@@ -388,7 +388,6 @@ impl Database {
     fn build(
         store: Store,
         log: Option<Arc<dyn CommitLog>>,
-        replicated: Option<Arc<ReplicatedLog>>,
         durability: Option<Durability>,
         config: EngineConfig,
     ) -> Database {
@@ -397,7 +396,6 @@ impl Database {
         Database {
             shared: Arc::new(DatabaseState {
                 store,
-                replicated,
                 log,
                 memory: MemoryPool::new(config.query_memory_total_bytes_max),
                 config,

@@ -21,6 +21,7 @@
 
 mod acknowledge;
 mod apoc;
+mod blocking;
 mod bookmark;
 mod cache;
 mod config;
@@ -34,7 +35,6 @@ pub mod memory;
 mod metadata;
 mod plan;
 pub mod procedures;
-mod replica;
 mod search;
 pub mod security;
 mod summary;
@@ -44,6 +44,7 @@ mod vector;
 
 pub use acknowledge::WaitError;
 pub use apoc::APOC_VERSION;
+pub use blocking::{BlockingHook, set_blocking_hook};
 pub use bookmark::{Bookmark, InvalidBookmark};
 pub use config::{AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, TxOptions};
 pub use database::{Database, QueryResult};
@@ -54,10 +55,8 @@ pub use metadata::{
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };
-pub use quiver_cluster as cluster;
 pub use quiver_durability::{Mode, Options as DurabilityOptions};
 pub use quiver_storage::DurabilityTicket;
-pub use replica::{Replica, ReplicatedLog};
 pub use security::password::{PASSWORD_CHARS_MIN, hash_password, verify_with_memory};
 pub use security::{AuditEvent, AuditSink, Authentication};
 pub use summary::{

@@ -725,11 +725,7 @@ impl Transaction {
     /// was committed, and drivers answer that code by finding the new leader and retrying.
     fn refused_commit(&self, error: quiver_storage::Error) -> Error {
         if matches!(error, quiver_storage::Error::CommitLog(_))
-            && let Some(reason) = self
-                .shared
-                .replicated
-                .as_ref()
-                .and_then(|log| log.not_leader())
+            && let Some(reason) = self.shared.not_leader()
         {
             return Error::request(quiver_status::Status::NotALeader, reason);
         }
@@ -813,9 +809,10 @@ impl Drop for Transaction {
 }
 
 /// Blocks until `holder` ends, `deadline` passes or the transaction is cancelled; returns
-/// whether the holder ended. On a runtime worker thread the wait is handed to
-/// `block_in_place`, so the worker's other connections (the holder's among them) go on; the
-/// query pool's threads and an embedding program's threads simply block. The cancel flag is
+/// whether the holder ended. The wait runs through the embedder's blocking hook
+/// ([`crate::blocking`]): on a runtime worker thread the worker's other connections (the
+/// holder's among them) go on; the query pool's threads and an embedding program's threads
+/// simply block. The cancel flag is
 /// looked at every [`CANCEL_CHECK`].
 fn wait_for(holder: &quiver_storage::WriterWait, deadline: Instant, cancel: &AtomicBool) -> bool {
     let wait = || loop {
@@ -830,12 +827,7 @@ fn wait_for(holder: &quiver_storage::WriterWait, deadline: Instant, cancel: &Ato
             return false;
         }
     };
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(wait)
-        }
-        _ => wait(),
-    }
+    crate::blocking::blocking(wait)
 }
 
 /// How often a transaction waiting for another looks whether it was cancelled.

@@ -16,5 +16,19 @@
 pub mod policy;
 pub mod pool;
 
+/// The engine's blocking hook (`quiver_engine::set_blocking_hook`) for a server on a Tokio
+/// runtime: a wait that blocks a worker of a multi-threaded runtime tells the runtime first
+/// (`block_in_place`), so the worker's other tasks move on; any other thread (the query
+/// pool's, a blocking thread) simply blocks.
+pub fn blocking(wait: &mut dyn FnMut()) {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(wait);
+        }
+        _ => wait(),
+    }
+}
+
 pub use policy::{COST_ENTRIES, INLINE_BUDGET, Place, Placement, Policy, TextKey};
 pub use pool::{JobError, JobHandle, QUERY_THREADS_LIMIT, QueryPool};

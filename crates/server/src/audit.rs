@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
+use quiver_value::temporal::calendar::{Ymd, ymd_from_days};
 use serde_json::{Map, Value};
 
 /// An open audit log.
@@ -66,7 +67,7 @@ fn rfc3339(time: SystemTime) -> String {
     let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs();
     let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = civil_from_days(i64::try_from(days).unwrap_or(i64::MAX));
+    let Ymd { year, month, day } = ymd_from_days(i64::try_from(days).unwrap_or(i64::MAX));
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
         rest / 3600,
@@ -74,22 +75,6 @@ fn rfc3339(time: SystemTime) -> String {
         rest % 60,
         since.subsec_millis()
     )
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (the days-to-civil algorithm: eras of
-/// 400 years, years starting in March so the leap day comes last).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -15,16 +15,17 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_engine::cluster::{ClusterError, Role, Status as MemberStatus};
+use quiver_cluster::{ClusterError, Role, Status as MemberStatus};
 use quiver_engine::{
-    Database, Error, Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Replica,
-    Result, ServerHealth, ServerInfo,
+    Database, Error, Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Result,
+    ServerHealth, ServerInfo,
 };
 use quiver_status::Status;
 use quiver_value::Value;
 
 use crate::audit::AuditLog;
 use crate::metrics::Metrics;
+use crate::replica::Replica;
 
 /// How long drivers may cache a cluster's routing table: short enough that a driver learns of
 /// a new leader soon after an election even without a NotALeader to prompt it, long enough
@@ -97,7 +98,7 @@ impl ClusterView {
     /// (with the leader when configured, or when it is alone), every member routes. Members
     /// whose Bolt address is not known yet are left out.
     pub fn routes(&self) -> Routes {
-        let status = self.replica.status();
+        let status = self.replica.member().status();
         let leader = status.leader;
         let mut routes = Routes::default();
         for (id, node) in &status.members {
@@ -122,7 +123,7 @@ impl ClusterView {
     /// member hears from the leader, and a leader from every member whose position it knows;
     /// a follower does not hear from the other followers, so their health is unknown to it.
     pub fn servers(&self, version: &str) -> Vec<ServerInfo> {
-        let s = self.replica.status();
+        let s = self.replica.member().status();
         let known = |addr: &str| (!addr.is_empty()).then(|| addr.to_owned());
         s.members
             .iter()
@@ -144,7 +145,7 @@ impl ClusterView {
 
     /// `/cluster/status`: this member, and every member as it sees them.
     pub fn status_json(&self) -> serde_json::Value {
-        let s = self.replica.status();
+        let s = self.replica.member().status();
         let members: Vec<serde_json::Value> = s
             .members
             .iter()
@@ -170,7 +171,7 @@ impl ClusterView {
             "applied_index": s.applied_index,
             "applied_lag": s.commit_index.saturating_sub(s.applied_index),
             "snapshot_index": s.snapshot_index,
-            "writes_refused": self.replica.not_leader(),
+            "writes_refused": self.replica.member().not_leader(),
             "members": members,
         })
     }
@@ -244,7 +245,7 @@ impl Procedure for Overview {
     }
 
     fn call(&self, _: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
-        let s = self.view.replica.status();
+        let s = self.view.replica.member().status();
         Ok(s.members
             .iter()
             .map(|(id, node)| {
@@ -286,13 +287,15 @@ impl Procedure for Overview {
 /// append latency.
 pub async fn follow_metrics(replica: Arc<Replica>, metrics: Arc<Metrics>) {
     let latency = metrics.cluster.append_latency.clone();
-    replica.observe_appends(move |elapsed| latency.observe(elapsed));
+    replica
+        .member()
+        .observe_appends(move |elapsed| latency.observe(elapsed));
     let mut last_leader = None;
     let mut last_term = None;
     let (mut sent, mut installed) = (0, 0);
     let mut refused = std::collections::BTreeMap::new();
     loop {
-        let s = replica.status();
+        let s = replica.member().status();
         if s.role == Role::Shutdown {
             return;
         }
@@ -494,7 +497,7 @@ impl Procedure for AddServer {
         let replica = Arc::clone(self.view.replica());
         let raft_addr = addr.clone();
         let changed = run_change(&self.runtime, async move {
-            replica.add_member(id, &raft_addr).await
+            replica.member().add_member(id, &raft_addr).await
         });
         let (user, client) = ctx.who_calls();
         self.view.audit_change(
@@ -556,10 +559,9 @@ impl Procedure for RemoveServer {
             args.first().unwrap_or(&Value::Null),
         )?;
         let replica = Arc::clone(self.view.replica());
-        let changed = run_change(
-            &self.runtime,
-            async move { replica.remove_member(id).await },
-        );
+        let changed = run_change(&self.runtime, async move {
+            replica.member().remove_member(id).await
+        });
         let (user, client) = ctx.who_calls();
         self.view.audit_change(
             (&user, client.map(|c| c.ip())),
@@ -639,7 +641,7 @@ impl MemberChange {
     pub async fn apply(self, view: &ClusterView, who: (&str, IpAddr)) -> ChangeAnswer {
         let (result, done) = match self {
             MemberChange::Add { id, raft_address } => {
-                let result = view.replica().add_member(id, &raft_address).await;
+                let result = view.replica().member().add_member(id, &raft_address).await;
                 view.audit_change(
                     (who.0, Some(who.1)),
                     "add_server",
@@ -650,7 +652,7 @@ impl MemberChange {
                 (result, done)
             }
             MemberChange::Remove { id } => {
-                let result = view.replica().remove_member(id).await;
+                let result = view.replica().member().remove_member(id).await;
                 view.audit_change(
                     (who.0, Some(who.1)),
                     "remove_server",

@@ -7,9 +7,10 @@
 
 use std::sync::Arc;
 
-use quiver_engine::{Database, Replica};
+use quiver_engine::Database;
 
 use crate::cluster::ClusterView;
+use crate::replica::Replica;
 
 /// The database a server serves (in memory, or over a data directory it owns).
 #[derive(Debug)]
@@ -20,8 +21,10 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// The server's procedures (those tools read literally on connect) are registered on `db`.
+    /// The server's procedures (those tools read literally on connect) are registered on `db`,
+    /// and the engine's blocking waits tell the runtime before they block one of its workers.
     pub fn new(db: Arc<Database>) -> Graph {
+        quiver_engine::set_blocking_hook(quiver_placement::blocking);
         crate::procedures::register(&db);
         Graph { db, cluster: None }
     }
@@ -29,6 +32,7 @@ impl Graph {
     /// A cluster member's graph: its replica's database, with `dbms.cluster.overview()`.
     pub fn clustered(replica: Arc<Replica>, reads_on_leader: bool) -> Graph {
         let db = Arc::clone(replica.database());
+        quiver_engine::set_blocking_hook(quiver_placement::blocking);
         crate::procedures::register(&db);
         let view = Arc::new(ClusterView::new(replica, reads_on_leader));
         crate::cluster::register(&db, &view, tokio::runtime::Handle::current());

@@ -20,6 +20,7 @@ pub mod listener;
 pub mod metrics;
 pub mod procedures;
 pub mod refuser;
+pub mod replica;
 pub mod routing;
 pub mod server;
 pub mod settings;
@@ -29,4 +30,5 @@ pub mod tls;
 pub mod websocket;
 
 pub use graph::Graph;
+pub use replica::Replica;
 pub use server::{Server, ServerError, ServerParts, ShutdownTrigger};

@@ -15,7 +15,9 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 
+use crate::Storage;
 use crate::redo::RedoRecord;
 
 /// A position in the log whose acknowledgement can be awaited: the commit number (a replicated
@@ -66,4 +68,29 @@ pub trait CommitLog: Send + Sync {
     fn writes_refused(&self) -> Option<String> {
         None
     }
+
+    /// Why this log's member does not lead, in the words a client is shown; `None` on a log
+    /// that takes writes here (every single-node log). A replicated log says it before a write
+    /// does any work, so the client is told to go to the leader (Neo4j's `NotALeader`) rather
+    /// than that its commit failed.
+    fn not_leader(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A store that is replaced whole while its database runs: a cluster member's, when a
+/// snapshot is installed or an unreplicated tail discarded. Whoever reads through it takes the
+/// store now and holds it for one unit of work (a transaction keeps the store it began on);
+/// its visibility waits follow the store across a replacement, which only the handle sees.
+pub trait StoreHandle: Send + Sync {
+    /// The store now.
+    fn storage(&self) -> Arc<Storage>;
+
+    /// Resolves once new readers of the store then current see `commit`. Has no deadline of
+    /// its own: race it against the executor's timer.
+    fn visible_wait(self: Arc<Self>, commit: u64) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+
+    /// Blocks until new readers of the store then current see `commit`, or until `deadline`;
+    /// returns whether they do.
+    fn wait_visible(&self, commit: u64, deadline: Instant) -> bool;
 }

@@ -207,7 +207,7 @@ impl Workers {
 /// `apoc.periodic.*` or of `CALL { } IN TRANSACTIONS`); fails on a cluster member that does
 /// not take writes, before anything runs.
 pub(crate) fn begin_batch(shared: &DatabaseState) -> Result<Arc<StorageTx>> {
-    if let Some(reason) = shared.replicated.as_ref().and_then(|log| log.not_leader()) {
+    if let Some(reason) = shared.not_leader() {
         return Err(Error::request(quiver_status::Status::NotALeader, reason));
     }
     Ok(Arc::new(shared.storage().begin_write()))
@@ -427,18 +427,12 @@ pub(crate) fn add_counters(a: &mut Counters, b: &Counters) {
     a.system_updates += b.system_updates;
 }
 
-/// Waits until the commit log acknowledges `ticket`. On a runtime worker thread the wait is
-/// handed to `block_in_place`, so the worker's other connections go on.
+/// Waits until the commit log acknowledges `ticket`, through the embedder's blocking hook
+/// ([`crate::blocking`]), so a runtime worker's other connections go on.
 fn acknowledged(
     log: &dyn quiver_storage::CommitLog,
     ticket: quiver_storage::DurabilityTicket,
 ) -> Result<()> {
     let wait = || log.wait(ticket);
-    let result = match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(wait)
-        }
-        _ => wait(),
-    };
-    result.map_err(transaction::not_acknowledged)
+    crate::blocking::blocking(wait).map_err(transaction::not_acknowledged)
 }

@@ -725,7 +725,7 @@ fn periodic_commit(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec
 }
 
 /// Sleeps `duration`, waking every few milliseconds to honour the caller's cancel flag and
-/// deadline. On a runtime worker thread the sleep is handed to `block_in_place`.
+/// deadline, through the embedder's blocking hook ([`crate::blocking`]).
 fn pause(ctx: &ProcedureContext<'_>, name: &str, duration: Duration) -> Result<()> {
     const SLICE: Duration = Duration::from_millis(10);
     let caller = ctx.caller(name)?;
@@ -740,12 +740,7 @@ fn pause(ctx: &ProcedureContext<'_>, name: &str, duration: Duration) -> Result<(
             std::thread::sleep(SLICE.min(until - now));
         }
     };
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(wait)
-        }
-        _ => wait(),
-    }
+    crate::blocking::blocking(wait)
 }
 
 fn sleep(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {

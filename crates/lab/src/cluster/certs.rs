@@ -35,7 +35,7 @@ pub fn write(dir: &Path, ids: impl IntoIterator<Item = u64>) -> Result<Vec<Membe
     let issuer = Issuer::new(ca, ca_key);
     let mut out = Vec::new();
     for id in ids {
-        let name = quiver_engine::cluster::member_name(id);
+        let name = quiver_cluster::member_name(id);
         let mut params =
             CertificateParams::new(vec![name]).map_err(|e| generated("member certificate", &e))?;
         params.extended_key_usages = vec![

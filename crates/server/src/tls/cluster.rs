@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use quiver_engine::cluster::{NodeId, PeerTls};
+use quiver_cluster::{NodeId, PeerTls};
 
 use super::{TlsError, read_certificates, read_key};
 use crate::config::ClusterTlsSettings;

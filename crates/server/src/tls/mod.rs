@@ -48,7 +48,7 @@ pub enum TlsError {
     #[error("TLS certificate and key: {0}")]
     Unusable(#[source] rustls::Error),
     #[error("cluster TLS: {0}")]
-    Cluster(#[source] quiver_engine::cluster::PeerTlsError),
+    Cluster(#[source] quiver_cluster::PeerTlsError),
 }
 
 /// The server's TLS configuration, shared by both listeners and replaced whole on reload: a

@@ -185,12 +185,15 @@ impl BoltSession {
             }
         };
         if let Some((bookmark, _)) = newest {
-            let deadline = Instant::now() + self.shared.bookmark_timeout;
-            match graph
-                .database()
-                .visible(&bookmark, deadline.into_std())
-                .await
-            {
+            let started = Instant::now();
+            let visible = graph.database().visible(&bookmark);
+            let waited = tokio::time::timeout(self.shared.bookmark_timeout, visible).await;
+            match waited.unwrap_or_else(|_| {
+                Err(WaitError::BookmarkTimeout {
+                    bookmark,
+                    waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                })
+            }) {
                 Ok(()) => {}
                 Err(WaitError::BookmarkTimeout { waited_ms, .. }) => {
                     self.fail(

@@ -1,4 +1,4 @@
-//! Cluster mode: the database's commit log is the Raft log of `quiver_cluster`.
+//! A cluster member's commit log: the store's commits, proposed to the Raft log.
 //!
 //! A commit's redo record is one Raft entry (or part of one: records queued while an entry is
 //! in flight travel together in the next, group commit without a second fsync). The commit path
@@ -8,9 +8,10 @@
 //! majority and applied here: the state machine has published its commit to readers by then.
 //!
 //! Only the leader commits. On any other member, and on a leader that has not yet applied its
-//! predecessors' entries (its first entry of the term), [`ReplicatedLog::not_leader`] names the
-//! refusal, and the servers turn a write into `Neo.ClientError.Cluster.NotALeader` before it
-//! does any work; drivers then refresh their routing table and retry on the leader.
+//! predecessors' entries (its first entry of the term), [`CommitLog::not_leader`] names the
+//! refusal: the engine sees leadership only there, and the servers turn a write into
+//! `Neo.ClientError.Cluster.NotALeader` before it does any work; drivers then refresh their
+//! routing table and retry on the leader.
 //!
 //! # When a write of the leader's own fails
 //!
@@ -18,7 +19,7 @@
 //! leader change leaves its commit, and every commit queued behind it, in the store's memory
 //! but not in the cluster's history. The log then ends a *generation*: every ticket of it past
 //! the last acknowledged commit fails, new writes are refused, and the member discards the
-//! tail ([`quiver_cluster::Cluster::discard_tail`], a rebuild from the snapshot and the log)
+//! tail ([`StateMachine::discard_tail`], a rebuild from the snapshot and the log)
 //! before it takes writes again, so no later commit builds on a lost one. Commit numbers after
 //! the rebuild repeat the lost ones, which is why a ticket names its generation beside its
 //! commit: a waiter for a lost commit can never be answered by a later commit of the same
@@ -27,30 +28,26 @@
 //! # The store is replaced whole
 //!
 //! Installing a snapshot or discarding a tail gives the member a new `Storage`; the database
-//! reaches its store through the state machine's one handle (`StorageApplier`), never a copy
-//! taken at open, and a transaction begun on the old store cannot commit there (its log is
-//! retired). Replacing the `Arc` behind one handle was chosen over clearing a store in place:
+//! reaches its store through the state machine's one handle ([`StorageApplier`], the engine's
+//! `StoreHandle`), never a copy taken at open, and a transaction begun on the old store cannot
+//! commit there (its log is retired). Replacing the `Arc` behind one handle was chosen over clearing a store in place:
 //! the store's arenas, token tables and indexes are append-only by design, and a transaction
 //! reading the old store keeps a consistent snapshot until it ends.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
+use openraft::ServerState;
+use openraft::async_runtime::watch::WatchReceiver;
 use parking_lot::Mutex;
-use quiver_cluster::openraft::ServerState;
-use quiver_cluster::openraft::async_runtime::watch::WatchReceiver;
-use quiver_cluster::{
-    Cluster, ClusterConfig, ClusterError, MemberChanges, NodeId, Raft, Redo, Role, Status,
-    StorageApplier,
-};
 use quiver_storage::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, RedoRecord};
 use tokio::sync::{Notify, mpsc};
 
-use crate::config::EngineConfig;
-use crate::database::Database;
+use crate::cluster::ClusterError;
+use crate::state_machine::{Applier, StateMachine, StorageApplier};
+use crate::types::{NodeId, Raft, Redo};
 
 /// Bits of a ticket that hold the commit number; the generation sits above them. 2^40 commits
 /// per generation is far beyond any store's life.
@@ -106,20 +103,20 @@ pub struct ReplicatedLog {
     fate: Mutex<Fate>,
     settled: Notify,
     leadership: Mutex<Leadership>,
-    /// Set by [`Replica::hand_over`]: the member is stopping and takes no new writes.
-    stepping_down: AtomicBool,
+    /// Set by [`crate::Member::hand_over`]: the member is stopping and takes no new writes.
+    pub(crate) stepping_down: AtomicBool,
     /// The store handle, for read-horizon waits.
-    applier: std::sync::OnceLock<Weak<StorageApplier>>,
+    pub(crate) applier: OnceLock<Weak<StorageApplier>>,
     /// The runtime the member runs on: blocking waits are driven on the caller's thread while
     /// this runtime drives their timers and wakes them.
     runtime: tokio::runtime::Handle,
     /// Told how long each entry took from its proposal to its commit by a majority (see
-    /// [`Replica::observe_appends`]).
-    append_observer: std::sync::OnceLock<AppendObserver>,
+    /// [`crate::Member::observe_appends`]).
+    pub(crate) append_observer: OnceLock<AppendObserver>,
 }
 
-/// What [`Replica::observe_appends`] installs.
-type AppendObserver = Box<dyn Fn(Duration) + Send + Sync>;
+/// What [`crate::Member::observe_appends`] installs.
+pub(crate) type AppendObserver = Box<dyn Fn(Duration) + Send + Sync>;
 
 impl std::fmt::Debug for ReplicatedLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -138,7 +135,7 @@ enum Found {
 
 impl ReplicatedLog {
     /// Called on the runtime the member runs on.
-    fn new(
+    pub(crate) fn new(
         id: NodeId,
     ) -> (
         Arc<ReplicatedLog>,
@@ -157,16 +154,16 @@ impl ReplicatedLog {
             settled: Notify::new(),
             leadership: Mutex::new(Leadership::default()),
             stepping_down: AtomicBool::new(false),
-            applier: std::sync::OnceLock::new(),
+            applier: OnceLock::new(),
             runtime: tokio::runtime::Handle::current(),
-            append_observer: std::sync::OnceLock::new(),
+            append_observer: OnceLock::new(),
         });
         (log, rx)
     }
 
     /// Why this member takes no write now, in the words a client is shown; `None` on a leader
     /// ready to commit. Drivers answer it by finding the leader and retrying.
-    pub fn not_leader(&self) -> Option<String> {
+    fn refusal(&self) -> Option<String> {
         if self.stepping_down.load(Ordering::Acquire) {
             return Some("this member is stopping and has handed leadership over".to_string());
         }
@@ -257,7 +254,7 @@ impl ReplicatedLog {
 
     /// The tail is gone: the store's last commit is the acknowledged point of the new
     /// generation, and writes are taken again.
-    fn recovered(&self, last_commit: u64) {
+    pub(crate) fn recovered(&self, last_commit: u64) {
         let mut fate = self.fate.lock();
         fate.acked = last_commit;
         fate.recovering = None;
@@ -307,7 +304,7 @@ impl ReplicatedLog {
 
 impl CommitLog for ReplicatedLog {
     fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
-        if let Some(reason) = self.not_leader() {
+        if let Some(reason) = self.refusal() {
             return Err(reason);
         }
         // The refusal and the generation are read, and the record queued, under one lock: a
@@ -337,13 +334,17 @@ impl CommitLog for ReplicatedLog {
     }
 
     fn writes_refused(&self) -> Option<String> {
-        self.not_leader()
+        self.refusal()
+    }
+
+    fn not_leader(&self) -> Option<String> {
+        self.refusal()
     }
 }
 
 /// Proposes queued records in commit order, one entry in flight at a time; records queued
 /// meanwhile go together in the next entry.
-async fn propose(
+pub(crate) async fn propose(
     log: Arc<ReplicatedLog>,
     raft: Raft,
     mut queue: mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>,
@@ -415,7 +416,7 @@ async fn published(log: &ReplicatedLog, commit: u64) -> bool {
         return true;
     };
     let deadline = Instant::now() + PUBLISH_WAIT_MAX;
-    while quiver_cluster::Applier::last_commit(&*applier) < commit {
+    while Applier::last_commit(&*applier) < commit {
         if Instant::now() >= deadline {
             return false;
         }
@@ -429,9 +430,7 @@ async fn published(log: &ReplicatedLog, commit: u64) -> bool {
 async fn discard_tail(log: &ReplicatedLog, raft: &Raft) {
     loop {
         let done = raft
-            .with_state_machine(|sm: &mut quiver_cluster::StateMachine| {
-                Box::pin(async move { sm.discard_tail() })
-            })
+            .with_state_machine(|sm: &mut StateMachine| Box::pin(async move { sm.discard_tail() }))
             .await;
         match done {
             Ok(Ok(())) => break,
@@ -447,12 +446,12 @@ async fn discard_tail(log: &ReplicatedLog, raft: &Raft) {
         .applier
         .get()
         .and_then(Weak::upgrade)
-        .map_or(0, |a| quiver_cluster::Applier::last_commit(&*a));
+        .map_or(0, |a| Applier::last_commit(&*a));
     log.recovered(last);
 }
 
 /// Follows Raft's metrics: who leads, and whether this member may commit.
-async fn follow_leadership(log: Arc<ReplicatedLog>, raft: Raft, id: NodeId) {
+pub(crate) async fn follow_leadership(log: Arc<ReplicatedLog>, raft: Raft, id: NodeId) {
     let mut rx = raft.metrics();
     loop {
         {
@@ -478,175 +477,5 @@ async fn follow_leadership(log: Arc<ReplicatedLog>, raft: Raft, id: NodeId) {
             log.leadership.lock().ready = false;
             return;
         }
-    }
-}
-
-/// A cluster member's database and Raft handle.
-pub struct Replica {
-    db: Arc<Database>,
-    log: Arc<ReplicatedLog>,
-    id: NodeId,
-    raft: Raft,
-    cluster: tokio::sync::Mutex<Option<Cluster>>,
-    status: Mutex<Status>,
-    /// Membership changes (apart from the handle above, which a handover holds for a while).
-    changes: MemberChanges,
-    catch_up_timeout: Duration,
-}
-
-impl std::fmt::Debug for Replica {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Replica")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Replica {
-    /// Starts a member: opens its Raft log and snapshots under `config.data_dir`, loads the
-    /// store, joins (or initializes) the cluster, and returns its database. Must run inside a
-    /// multi-threaded Tokio runtime.
-    pub async fn start(
-        config: ClusterConfig,
-        listener: tokio::net::TcpListener,
-        engine: EngineConfig,
-    ) -> Result<Arc<Replica>, ClusterError> {
-        let id = config.id;
-        let (log, queue) = ReplicatedLog::new(id);
-        let applier = StorageApplier::with_commit_log(log.clone());
-        let _ = log.applier.set(Arc::downgrade(&applier));
-        let cluster = Cluster::start_on(config, listener, Some(applier.clone())).await?;
-        let raft = cluster.raft().clone();
-        log.recovered(quiver_cluster::Applier::last_commit(&*applier));
-        tokio::spawn(propose(log.clone(), raft.clone(), queue));
-        tokio::spawn(follow_leadership(log.clone(), raft.clone(), id));
-        let db = Database::replicated(applier, log.clone(), engine);
-        let status = cluster.status();
-        let changes = cluster.member_changes().clone();
-        let catch_up_timeout = cluster.catch_up_timeout();
-        Ok(Arc::new(Replica {
-            changes,
-            catch_up_timeout,
-            db,
-            log,
-            id,
-            raft,
-            cluster: tokio::sync::Mutex::new(Some(cluster)),
-            status: Mutex::new(status),
-        }))
-    }
-
-    pub fn database(&self) -> &Arc<Database> {
-        &self.db
-    }
-
-    pub fn id(&self) -> NodeId {
-        self.id
-    }
-
-    /// The Raft listener's address.
-    pub fn raft_addr(&self) -> Option<SocketAddr> {
-        self.cluster
-            .try_lock()
-            .ok()
-            .and_then(|c| c.as_ref().map(Cluster::local_addr))
-    }
-
-    /// Installs what is told, for every entry this member proposes as leader, how long it took
-    /// from the proposal to its commit by a majority (its append latency). Once only: a second
-    /// observer is ignored.
-    pub fn observe_appends(&self, observer: impl Fn(Duration) + Send + Sync + 'static) {
-        let _ = self.log.append_observer.set(Box::new(observer));
-    }
-
-    /// This member's state (role, term, indexes, lag, members), as Raft's metrics show it.
-    pub fn status(&self) -> Status {
-        // A handover holds the handle for a while: the last status seen stands in meanwhile.
-        if let Ok(cluster) = self.cluster.try_lock() {
-            match cluster.as_ref() {
-                Some(cluster) => {
-                    let status = cluster.status();
-                    *self.status.lock() = status.clone();
-                    return status;
-                }
-                None => {
-                    let mut status = self.status.lock().clone();
-                    status.role = Role::Shutdown;
-                    return status;
-                }
-            }
-        }
-        self.status.lock().clone()
-    }
-
-    /// Why this member takes no write now (see [`ReplicatedLog::not_leader`]).
-    pub fn not_leader(&self) -> Option<String> {
-        self.log.not_leader()
-    }
-
-    /// Stops taking writes and, on the leader, hands leadership to the most up-to-date voter
-    /// (waiting at most `timeout`): what a graceful stop does first, so the cluster does not
-    /// sit through an election timeout. Returns whether leadership was handed over.
-    pub async fn hand_over(&self, timeout: Duration) -> bool {
-        self.log.stepping_down.store(true, Ordering::Release);
-        let status = self.status();
-        if status.role != Role::Leader {
-            return false;
-        }
-        let target = status
-            .lag
-            .iter()
-            .filter(|(id, _)| status.voters.contains(id))
-            .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
-            .min()
-            .map(|(_, id)| id);
-        let Some(to) = target else { return false };
-        let started = Instant::now();
-        let guard = self.cluster.lock().await;
-        let Some(cluster) = guard.as_ref() else {
-            return false;
-        };
-        match cluster.transfer_leadership(to, timeout).await {
-            Ok(()) => {
-                tracing::info!(
-                    to,
-                    waited_ms = started.elapsed().as_millis() as u64,
-                    "leadership handed over"
-                );
-                true
-            }
-            Err(error) => {
-                tracing::warn!(to, %error, "leadership handover failed");
-                false
-            }
-        }
-    }
-
-    /// Stops Raft (the log is durable at every acknowledgement; there is nothing to flush).
-    pub async fn stop(&self) -> Result<(), ClusterError> {
-        self.log.stepping_down.store(true, Ordering::Release);
-        let cluster = self.cluster.lock().await.take();
-        match cluster {
-            Some(cluster) => cluster.stop().await,
-            None => Ok(()),
-        }
-    }
-
-    /// Adds member `id`, whose Raft listener is at `raft_addr`, to the cluster: on the leader
-    /// only, one change at a time; it catches up as a learner, then votes (see
-    /// [`quiver_cluster::members`]).
-    pub async fn add_member(&self, id: NodeId, raft_addr: &str) -> Result<(), ClusterError> {
-        self.changes.add(id, raft_addr, self.catch_up_timeout).await
-    }
-
-    /// Removes member `id` from the cluster for good (its id is never reused): on the leader
-    /// only, one change at a time.
-    pub async fn remove_member(&self, id: NodeId) -> Result<(), ClusterError> {
-        self.changes.remove(id, self.catch_up_timeout).await
-    }
-
-    /// The Raft handle, for what this type does not wrap.
-    pub fn raft(&self) -> &Raft {
-        &self.raft
     }
 }
