@@ -1,0 +1,119 @@
+//! The study's whole-graph queries on the follows social graph, one query at a time, in
+//! process: the Quiver side of `bench/kuzu/whole_graph.sh`.
+//!
+//! ```sh
+//! cargo run --release -p quiver-engine --example whole_graph -- --persons 100000 --runs 3
+//! cargo run --release -p quiver-engine --example whole_graph -- --export follows-csv   # CSV only
+//! ```
+//!
+//! Prints one line per query: name, median wall-clock milliseconds and median CPU
+//! milliseconds of the process over the timed runs (after one warm-up run), and the result
+//! in the canonical form the Kùzu side prints, so the harness can check them equal.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use quiver_value::Map;
+
+#[path = "../benches/follows.rs"]
+mod follows;
+
+struct Args {
+    persons: usize,
+    runs: usize,
+    export: Option<PathBuf>,
+    only: Option<String>,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        persons: 100_000,
+        runs: 3,
+        export: None,
+        only: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next();
+        match (flag.as_str(), value) {
+            ("--persons", Some(v)) => a.persons = v.parse().unwrap_or(a.persons),
+            ("--runs", Some(v)) => a.runs = v.parse().unwrap_or(a.runs),
+            ("--export", Some(v)) => a.export = Some(PathBuf::from(v)),
+            ("--only", Some(v)) => a.only = Some(v),
+            (other, _) => {
+                eprintln!("unknown or incomplete flag {other}");
+                std::process::exit(2);
+            }
+        }
+    }
+    a
+}
+
+/// CPU time of every thread of this process, from /proc (0 where unavailable).
+fn process_cpu_secs() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0.0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|ns| ns as f64 / 1e9)
+        .sum()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn main() {
+    let a = args();
+    let start = Instant::now();
+    let graph = follows::generate(a.persons);
+    eprintln!(
+        "generated {} persons, {} follows in {:.1}s",
+        graph.people.len(),
+        graph.follows.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if let Some(dir) = &a.export {
+        follows::export_csv(&graph, dir).expect("write CSV");
+        return;
+    }
+    let start = Instant::now();
+    let db = follows::load(&graph);
+    eprintln!(
+        "loaded into Quiver in {:.1}s",
+        start.elapsed().as_secs_f64()
+    );
+    for q in follows::QUERIES {
+        if a.only.as_ref().is_some_and(|o| o != q.name) {
+            continue;
+        }
+        let mut result = String::new();
+        let mut walls = Vec::new();
+        let mut cpus = Vec::new();
+        for run in 0..=a.runs {
+            let (t, cpu) = (Instant::now(), process_cpu_secs());
+            let rows = match db.execute(q.cypher, Map::new()) {
+                Ok(r) => r.rows,
+                Err(e) => {
+                    result = format!("error: {e}");
+                    break;
+                }
+            };
+            let (wall, cpu) = (t.elapsed().as_secs_f64(), process_cpu_secs() - cpu);
+            result = follows::canonical(&rows);
+            if run > 0 {
+                walls.push(wall * 1e3);
+                cpus.push(cpu * 1e3);
+            }
+        }
+        println!(
+            "{}\t{:.1}\t{:.1}\t{result}",
+            q.name,
+            median(walls),
+            median(cpus)
+        );
+    }
+}
