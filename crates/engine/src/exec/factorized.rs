@@ -5,7 +5,10 @@
 //! when the pattern forbids that: the relationships found on both of `b`'s lists (a self-loop
 //! for `->` `->`, any relationship into `b` for `->` `<-`), counted as often as the two lists
 //! hold them. Other lengths carry a count of paths per node from one hop to the next (the
-//! planner takes them only when no two hops can meet on one relationship).
+//! planner takes them only when no two hops can meet on one relationship). Grouped by keys
+//! on one chain node, the count of each node there is the paths carried to it from the first
+//! node times those carried to it back from the last (for two hops grouped at the middle,
+//! the middle's own corrected product), and the nodes' counts are summed per key.
 //!
 //! Everything is read through the transaction's own adjacency and property reads, so the
 //! count is what the row-at-a-time plan would count in the same transaction. A node's
@@ -15,15 +18,16 @@ use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use quiver_storage::{Direction, NodeId, RelId, RelTypeId};
-use quiver_value::Value;
+use quiver_value::{HashKey, Value};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use super::expand::resolve_types;
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::Result;
 use crate::eval::graph_fns::node_value;
-use crate::eval::truthy;
-use crate::ir::{ChainCountSpec, Row};
+use crate::eval::{truthy, value_bytes};
+use crate::ir::{ChainCountSpec, Expr, Row};
 
 /// Bytes a remembered predicate answer or a per-node path count is counted as holding
 /// (hash map entry and its share of empty buckets).
@@ -36,49 +40,118 @@ const SEED_FRACTION: usize = 16;
 pub(crate) struct FactorizedCount {
     spec: Arc<ChainCountSpec>,
     input: BoxCursor,
+    /// The groups counted for the current input row, yielded one per call.
+    groups: std::vec::IntoIter<(Key, u128)>,
+    /// Bytes counted for `groups`: given back when the last is yielded or the cursor resets.
+    held: usize,
 }
 
 impl FactorizedCount {
     pub fn new(spec: Arc<ChainCountSpec>, input: BoxCursor) -> Self {
-        FactorizedCount { spec, input }
+        FactorizedCount {
+            spec,
+            input,
+            groups: Vec::new().into_iter(),
+            held: 0,
+        }
     }
 }
 
 impl Cursor for FactorizedCount {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        if !self.input.next(cx, row)? {
-            return Ok(false);
+        loop {
+            if let Some((key, n)) = self.groups.next() {
+                let keys = self.spec.group.iter().flat_map(|g| &g.keys);
+                for ((slot, _), value) in keys.zip(key) {
+                    row[*slot] = value.0;
+                }
+                row[self.spec.out] = count_value(n);
+                return Ok(true);
+            }
+            cx.release(std::mem::take(&mut self.held));
+            if !self.input.next(cx, row)? {
+                return Ok(false);
+            }
+            let mut run = Run::new(&self.spec);
+            let counted = run.count(cx, row);
+            cx.release(run.held - run.groups_held);
+            self.held = run.groups_held;
+            counted?;
+            if self.spec.group.is_none() {
+                row[self.spec.out] = count_value(run.total);
+                return Ok(true);
+            }
+            self.groups = run.groups.into_iter().collect::<Vec<_>>().into_iter();
         }
-        let mut run = Run::new(&self.spec);
-        let counted = run.count(cx, row);
-        cx.release(run.held);
-        let n = counted?;
-        row[self.spec.out] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
-        Ok(true)
     }
 
     fn reset(&mut self) {
+        self.groups = Vec::new().into_iter();
         self.input.reset();
     }
 }
 
+fn count_value(n: u128) -> Value {
+    Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+/// A group's key: the values of the grouping keys, inline for up to two.
+type Key = SmallVec<[HashKey; 2]>;
+
 /// One evaluation of the count: the remembered predicate answers and the bytes they hold.
 struct Run<'s> {
     spec: &'s ChainCountSpec,
-    /// Per chain node: whether each node seen so far satisfies its predicate.
+    /// Per chain node, then for the counted predicate: whether each node seen so far
+    /// satisfies it.
     passes: Vec<FxHashMap<u64, bool>>,
     held: usize,
     buf: Vec<(RelId, NodeId)>,
+    /// The paths counted, without grouping keys.
+    total: u128,
+    /// The paths counted per group, with grouping keys.
+    groups: FxHashMap<Key, u128>,
+    /// The part of `held` that `groups` holds.
+    groups_held: usize,
 }
 
 impl<'s> Run<'s> {
     fn new(spec: &'s ChainCountSpec) -> Self {
         Run {
             spec,
-            passes: vec![FxHashMap::default(); spec.nodes.len()],
+            passes: vec![FxHashMap::default(); spec.nodes.len() + 1],
             held: 0,
             buf: Vec::new(),
+            total: 0,
+            groups: FxHashMap::default(),
+            groups_held: 0,
         }
+    }
+
+    /// Adds `n` paths through `node` (the chain node the keys read, when there are keys): all
+    /// of them, and those counted.
+    fn tally(&mut self, cx: &mut Cx, row: &mut Row, node: NodeId, n: Paths) -> Result<()> {
+        let (all, n) = n;
+        let Some(group) = &self.spec.group else {
+            self.total += n;
+            return Ok(());
+        };
+        if all == 0 {
+            return Ok(());
+        }
+        row[self.spec.nodes[group.at].slot] = node_value(node);
+        let mut key = Key::new();
+        for (_, k) in &group.keys {
+            key.push(HashKey(k.eval(row, cx)?));
+        }
+        if let Some(counted) = self.groups.get_mut(&key) {
+            *counted += n;
+            return Ok(());
+        }
+        let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + ENTRY_BYTES;
+        self.hold(cx, bytes)?;
+        self.groups_held += bytes;
+        self.groups.insert(key, n);
+        Ok(())
     }
 
     fn hold(&mut self, cx: &mut Cx, bytes: usize) -> Result<()> {
@@ -92,15 +165,54 @@ impl<'s> Run<'s> {
         let Some(chain_node) = self.spec.nodes.get(at) else {
             return Ok(false);
         };
-        let Some(predicate) = &chain_node.predicate else {
+        self.check(
+            cx,
+            row,
+            at,
+            chain_node.slot,
+            chain_node.predicate.as_ref(),
+            node,
+        )
+    }
+
+    /// Whether the paths through `node` at chain node `at` are counted (1) or only make
+    /// their group appear (0).
+    fn counts(&mut self, cx: &mut Cx, row: &mut Row, at: usize, node: NodeId) -> Result<u128> {
+        let spec = self.spec;
+        let Some((_, predicate)) = spec.counted.as_ref().filter(|(c, _)| *c == at) else {
+            return Ok(1);
+        };
+        let cache = spec.nodes.len();
+        let slot = spec.nodes[at].slot;
+        Ok(u128::from(self.check(
+            cx,
+            row,
+            cache,
+            slot,
+            Some(predicate),
+            node,
+        )?))
+    }
+
+    /// `predicate` on `node` bound at `slot`, remembered in cache `cache`.
+    fn check(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        cache: usize,
+        slot: usize,
+        predicate: Option<&Expr>,
+        node: NodeId,
+    ) -> Result<bool> {
+        let Some(predicate) = predicate else {
             return Ok(true);
         };
-        if let Some(known) = self.passes[at].get(&node.0) {
+        if let Some(known) = self.passes[cache].get(&node.0) {
             return Ok(*known);
         }
-        row[chain_node.slot] = node_value(node);
+        row[slot] = node_value(node);
         let pass = truthy(&predicate.eval(row, cx)?)?;
-        self.passes[at].insert(node.0, pass);
+        self.passes[cache].insert(node.0, pass);
         self.hold(cx, ENTRY_BYTES)?;
         Ok(pass)
     }
@@ -119,30 +231,63 @@ impl<'s> Run<'s> {
         Ok(())
     }
 
-    fn count(&mut self, cx: &mut Cx, row: &mut Row) -> Result<u128> {
+    /// Counts the paths into `total` or `groups`.
+    fn count(&mut self, cx: &mut Cx, row: &mut Row) -> Result<()> {
         let mut types = Vec::with_capacity(self.spec.hops.len());
         for hop in &self.spec.hops {
             let mut resolved = Vec::new();
             if resolve_types(&hop.types, cx, &mut resolved).is_none() {
-                return Ok(0);
+                return Ok(());
             }
             types.push(resolved);
         }
-        if self.spec.hops.len() == 2 {
-            self.two_hops(cx, row, &types)
-        } else {
-            self.hop_by_hop(cx, row, &types)
+        let last = self.spec.hops.len();
+        match self.spec.group.as_ref().map(|g| g.at) {
+            None | Some(1) if last == 2 => self.two_hops(cx, row, &types),
+            None => {
+                let paths = self.carry(cx, row, &types, 0, last)?;
+                self.total = paths.values().map(|(_, counted)| counted).sum();
+                Ok(())
+            }
+            Some(at) => self.through(cx, row, &types, at),
         }
     }
 
+    /// Paths counted per node at chain node `at`: the paths from the first node reaching it
+    /// times the paths from it to the last.
+    fn through(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        types: &[Vec<RelTypeId>],
+        at: usize,
+    ) -> Result<()> {
+        let last = self.spec.hops.len();
+        let before = self.carry(cx, row, types, 0, at)?;
+        // Carrying from an end checks `at`'s predicate on arrival; from `at` itself it is the
+        // start's check, so one side alone is enough when `at` is an end.
+        let after = (at < last)
+            .then(|| self.carry(cx, row, types, last, at))
+            .transpose()?;
+        for (node, n) in before {
+            cx.tick()?;
+            let m = match &after {
+                Some(after) => after.get(&node).copied().unwrap_or((0, 0)),
+                None => (1, 1),
+            };
+            self.tally(cx, row, NodeId(node), (n.0 * m.0, n.1 * m.1))?;
+        }
+        Ok(())
+    }
+
     /// Σ over middle nodes of (in × out − shared relationships).
-    fn two_hops(&mut self, cx: &mut Cx, row: &mut Row, types: &[Vec<RelTypeId>]) -> Result<u128> {
+    fn two_hops(&mut self, cx: &mut Cx, row: &mut Row, types: &[Vec<RelTypeId>]) -> Result<()> {
         let spec = self.spec;
         let (first, second) = (&spec.hops[0], &spec.hops[1]);
         let (back, forth) = (reversed(first.dir), second.dir);
         let unique = second.distinct_from_previous;
-        let mut total: u128 = 0;
-        let mut shared_rels: Vec<u64> = Vec::new();
+        // The relationships into the middle, each with whether its far end is counted.
+        let mut shared_rels: Vec<(u64, u128)> = Vec::new();
         for middle in self.middles(cx, row, types)? {
             cx.tick()?;
             if !self.passes(cx, row, 1, middle)? {
@@ -150,13 +295,15 @@ impl<'s> Run<'s> {
             }
             self.expand(cx, middle, back, &types[0])?;
             shared_rels.clear();
-            let mut ins: u128 = 0;
+            let (mut ins, mut ins_counted): Paths = (0, 0);
             for i in 0..self.buf.len() {
                 let (rel, end) = self.buf[i];
                 if self.passes(cx, row, 0, end)? {
+                    let counted = self.counts(cx, row, 0, end)?;
                     ins += 1;
+                    ins_counted += counted;
                     if unique {
-                        shared_rels.push(rel.0);
+                        shared_rels.push((rel.0, counted));
                     }
                 }
             }
@@ -165,21 +312,31 @@ impl<'s> Run<'s> {
             }
             shared_rels.sort_unstable();
             self.expand(cx, middle, forth, &types[1])?;
-            let (mut outs, mut shared): (u128, u128) = (0, 0);
+            let (mut outs, mut outs_counted): Paths = (0, 0);
+            let (mut shared, mut shared_counted): Paths = (0, 0);
             for i in 0..self.buf.len() {
                 let (rel, end) = self.buf[i];
                 if self.passes(cx, row, 2, end)? {
+                    let counted = self.counts(cx, row, 2, end)?;
                     outs += 1;
+                    outs_counted += counted;
                     if unique {
-                        let lo = shared_rels.partition_point(|r| *r < rel.0);
-                        let hi = shared_rels.partition_point(|r| *r <= rel.0);
+                        let lo = shared_rels.partition_point(|r| r.0 < rel.0);
+                        let hi = shared_rels.partition_point(|r| r.0 <= rel.0);
                         shared += (hi - lo) as u128;
+                        let ins: u128 = shared_rels[lo..hi].iter().map(|r| r.1).sum();
+                        shared_counted += ins * counted;
                     }
                 }
             }
-            total += ins * outs - shared;
+            let counted = self.counts(cx, row, 1, middle)?;
+            let paths = (
+                ins * outs - shared,
+                counted * (ins_counted * outs_counted - shared_counted),
+            );
+            self.tally(cx, row, middle, paths)?;
         }
-        Ok(total)
+        Ok(())
     }
 
     /// The middle nodes worth visiting: all of them, or, when an end's predicate keeps few
@@ -229,35 +386,57 @@ impl<'s> Run<'s> {
         Ok(all)
     }
 
-    /// Path counts per node, carried from the first node to the last one hop at a time.
-    fn hop_by_hop(&mut self, cx: &mut Cx, row: &mut Row, types: &[Vec<RelTypeId>]) -> Result<u128> {
-        let mut paths: FxHashMap<u64, u128> = FxHashMap::default();
+    /// Path counts per node at chain node `to`, carried one hop at a time from every node
+    /// that satisfies chain node `from`'s predicate (walking the hops backwards when `to`
+    /// comes first). The returned counts stay held until the run ends.
+    fn carry(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        types: &[Vec<RelTypeId>],
+        from: usize,
+        to: usize,
+    ) -> Result<FxHashMap<u64, Paths>> {
+        let mut paths: FxHashMap<u64, Paths> = FxHashMap::default();
         let mut paths_bytes = 0;
         for node in cx.tx.scan_nodes()? {
             let node = node?;
             cx.tick()?;
-            if self.passes(cx, row, 0, node)? {
-                paths.insert(node.0, 1);
+            if self.passes(cx, row, from, node)? {
+                let counted = self.counts(cx, row, from, node)?;
+                paths.insert(node.0, (1, counted));
                 paths_bytes += ENTRY_BYTES;
                 self.hold(cx, ENTRY_BYTES)?;
             }
         }
         let spec = self.spec;
-        for (i, hop) in spec.hops.iter().enumerate() {
-            let mut next: FxHashMap<u64, u128> = FxHashMap::default();
+        let mut at = from;
+        while at != to {
+            // The hop between `at` and the next node, walked from `at`.
+            let (hop, next_at, dir) = if at < to {
+                (at, at + 1, spec.hops[at].dir)
+            } else {
+                (at - 1, at - 1, reversed(spec.hops[at - 1].dir))
+            };
+            let mut next: FxHashMap<u64, Paths> = FxHashMap::default();
             let mut next_bytes = 0;
-            for (&node, &n) in &paths {
+            for (&node, &(n, counted)) in &paths {
                 cx.tick()?;
-                self.expand(cx, NodeId(node), hop.dir, &types[i])?;
+                self.expand(cx, NodeId(node), dir, &types[hop])?;
                 for j in 0..self.buf.len() {
                     let end = self.buf[j].1;
-                    if !self.passes(cx, row, i + 1, end)? {
+                    if !self.passes(cx, row, next_at, end)? {
                         continue;
                     }
+                    let counted = counted * self.counts(cx, row, next_at, end)?;
                     match next.entry(end.0) {
-                        Entry::Occupied(mut e) => *e.get_mut() += n,
+                        Entry::Occupied(mut e) => {
+                            let e = e.get_mut();
+                            e.0 += n;
+                            e.1 += counted;
+                        }
                         Entry::Vacant(e) => {
-                            e.insert(n);
+                            e.insert((n, counted));
                             next_bytes += ENTRY_BYTES;
                             self.hold(cx, ENTRY_BYTES)?;
                         }
@@ -268,10 +447,14 @@ impl<'s> Run<'s> {
             self.held -= paths_bytes;
             paths = next;
             paths_bytes = next_bytes;
+            at = next_at;
         }
-        Ok(paths.values().sum())
+        Ok(paths)
     }
 }
+
+/// Paths counted at a node: all of them, and those the counted predicate keeps.
+type Paths = (u128, u128);
 
 fn reversed(dir: Direction) -> Direction {
     match dir {

@@ -15,7 +15,7 @@ pub(crate) use expr::{
     ScalarFn, SubKind,
 };
 pub(crate) use plan::{
-    BatchFailure, ChainCountSpec, ChainHop, ChainNode, Command, Compiled, CreateStep, ExpandSpec,
+    BatchFailure, ChainCountSpec, ChainGroup, ChainHop, ChainNode, Command, Compiled, CreateStep, ExpandSpec,
     IndexSeekSpec, LoadCsvSpec, MergeSpec, Op, PathSearchSpec, PathStep, PathVar, PlanNode, Props,
     SchemaArgs, SchemaName, Seek, SeekTarget, Selection, SetOp, ShortestSpec, SortKey,
     TransactionBatches, VarExpandSpec,

@@ -112,6 +112,22 @@ pub(crate) struct ChainCountSpec {
     pub hops: Vec<ChainHop>,
     /// Receives the count.
     pub out: usize,
+    /// The grouping keys, when the paths are counted per group rather than in total.
+    pub group: Option<ChainGroup>,
+    /// With grouping keys, a predicate on one chain node (index into `nodes`) that a path
+    /// must satisfy to be counted (`count(x.p)`: `x.p IS NOT NULL`), while every path still
+    /// makes its group appear, with 0 if none satisfies it. Without keys it is a filter.
+    pub counted: Option<(usize, Expr)>,
+}
+
+/// Grouping keys of a counted chain that all read one of its nodes: the paths are counted
+/// per node there, and the nodes' counts summed per key.
+#[derive(Debug)]
+pub(crate) struct ChainGroup {
+    /// The chain node (index into `nodes`) the keys read.
+    pub at: usize,
+    /// (output slot, key): each key reads only that node's slot.
+    pub keys: Vec<(usize, Expr)>,
 }
 
 /// One node of a counted chain: the slot its predicate reads it from, and the predicate.

@@ -126,11 +126,18 @@ fn name_and_details(op: &Op) -> (String, String) {
     }
 }
 
-/// The counted chain as a pattern: `(a:?)-[:T]->(b)`, `:?` marking a node with a predicate.
+/// The counted chain as a pattern: `(:?)-[:T]->()`, `:?` marking a node with a predicate and
+/// `group` the node the grouping keys read.
 fn chain_details(spec: &ChainCountSpec) -> String {
     let node = |i: usize| {
         let filtered = spec.nodes.get(i).is_some_and(|n| n.predicate.is_some());
-        if filtered { "(:?)" } else { "()" }
+        let grouped = spec.group.as_ref().is_some_and(|g| g.at == i);
+        match (filtered, grouped) {
+            (true, true) => "(group:?)",
+            (false, true) => "(group)",
+            (true, false) => "(:?)",
+            (false, false) => "()",
+        }
     };
     let hops = spec.hops.iter().enumerate().map(|(i, hop)| {
         let (left, right) = dir_arrow(hop.dir);

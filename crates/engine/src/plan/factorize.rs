@@ -1,21 +1,26 @@
 //! Factorized counting: `count(*)` over a chain of single-hop expansions, answered per node
 //! (a sum over middle nodes of in-degree × out-degree for two hops, path counts per node
-//! hop by hop for longer chains) instead of one row per path.
+//! hop by hop for longer chains) instead of one row per path; grouped by keys that read one
+//! node of the chain, the counts are taken per node there (the paths reaching it times the
+//! paths leaving it) and summed per key.
 //!
 //! The rule reads the row-at-a-time plan the pattern planner made and rewrites it only when
-//! it can prove the count equal: nothing but the count leaves the aggregation, the pattern is
+//! it can prove the count equal: nothing but the count and keys on one node leave the
+//! aggregation (`count(x.p)` becomes a filter `x.p IS NOT NULL` on `x`), the pattern is
 //! one simple path of fresh nodes (no `Expand(Into)`, no variable-length or named paths, no
 //! OPTIONAL MATCH, nothing before it), and every filter reads one node of the chain alone.
 //! Relationship uniqueness is kept exactly: two hops whose relationships must differ are
 //! corrected per middle node by the pairs that share one (self-loops, or both hops walking the
-//! same relationship back and forth); longer chains are taken only when no two of their hops
-//! can meet the same relationship.
+//! same relationship back and forth), so two such hops are grouped only at their middle node;
+//! longer chains are taken only when no two of their hops can meet the same relationship.
 
 use std::sync::Arc;
 
 use quiver_storage::Direction;
 
-use crate::ir::{AggKind, AggSpec, ChainCountSpec, ChainHop, ChainNode, Expr, Op, PlanNode};
+use crate::ir::{
+    AggKind, AggSpec, ChainCountSpec, ChainGroup, ChainHop, ChainNode, Expr, Op, PlanNode,
+};
 use crate::security::Subject;
 
 /// Whether counts may be answered without visiting the rows they count (the count store and
@@ -33,7 +38,9 @@ pub(crate) fn fast_counts_allowed(subject: &Subject) -> bool {
 }
 
 /// The chain count replacing `Aggregate(count(*))` over `input`, with the argument leaf it
-/// starts from; `None` when the rewrite cannot be proven equal.
+/// starts from; `None` when the rewrite cannot be proven equal. Grouping keys are taken when
+/// they all read one node of the chain (its properties, or the node itself): the paths are
+/// then counted per node there, with no row per path either.
 pub(super) fn chain_count(
     input: &Arc<PlanNode>,
     keys: &[(usize, Expr)],
@@ -42,21 +49,35 @@ pub(super) fn chain_count(
     let [agg] = aggs else {
         return None;
     };
-    if !keys.is_empty() || agg.distinct {
+    if agg.distinct {
         return None;
     }
+    let (leaf, start, expands, mut filters) = pipeline(input)?;
+    let chain = Chain::of(start, &expands)?;
     let counted = match (agg.kind, &agg.arg) {
         (AggKind::CountStar, _) => None,
-        (AggKind::Count, Some(Expr::Slot(s))) => Some(*s),
+        // `count(x)` counts rows where `x` is not null: every row, when `x` is the chain's own.
+        (AggKind::Count, Some(Expr::Slot(s))) if chain.binds(*s) => None,
+        // `count(x.p)` counts the paths whose node `x` has `p`.
+        (AggKind::Count, Some(arg @ Expr::Property(x, _))) if matches!(**x, Expr::Slot(s) if chain.nodes.contains(&s)) => {
+            Some(Expr::IsNull(Box::new(arg.clone()), true))
+        }
         _ => return None,
     };
-    let (leaf, start, expands, filters) = pipeline(input)?;
-    let chain = Chain::of(start, &expands)?;
-    // `count(x)` counts rows where `x` is not null: every row, when `x` is the chain's own.
-    if counted.is_some_and(|c| !chain.binds(c)) {
-        return None;
-    }
-    let spec = chain.spec(filters, agg.out)?;
+    let group = if keys.is_empty() {
+        None
+    } else {
+        Some(chain.group(keys)?)
+    };
+    // Without keys, a path not counted is as good as filtered out.
+    let counted = match counted {
+        Some(predicate) if group.is_none() => {
+            filters.push(predicate);
+            None
+        }
+        counted => counted,
+    };
+    let spec = chain.spec(filters, agg.out, group, counted)?;
     Some((leaf, spec))
 }
 
@@ -183,10 +204,31 @@ impl Chain {
         a.3.contains(&b.0) || b.3.contains(&a.0)
     }
 
+    /// The grouping of `keys`, when there are some and they all read one node of the chain.
+    fn group(&self, keys: &[(usize, Expr)]) -> Option<ChainGroup> {
+        let (_, first) = keys.first()?;
+        let slot = only_slot(first)?;
+        let at = self.nodes.iter().position(|n| *n == slot)?;
+        if keys.iter().any(|(_, k)| only_slot(k) != Some(slot)) {
+            return None;
+        }
+        Some(ChainGroup {
+            at,
+            keys: keys.to_vec(),
+        })
+    }
+
     /// The spec, with each filter attached to the one node it reads; `None` when a filter
-    /// reads anything else, or when hops that must differ could meet on one relationship
-    /// where no exact correction is known (chains over two hops).
-    fn spec(self, filters: Vec<Expr>, out: usize) -> Option<ChainCountSpec> {
+    /// reads anything else, when hops that must differ could meet on one relationship where
+    /// no exact correction is known (chains over two hops), or when the paths are grouped at
+    /// an end of two hops that could meet (the correction is known per middle node only).
+    fn spec(
+        self,
+        filters: Vec<Expr>,
+        out: usize,
+        group: Option<ChainGroup>,
+        counted: Option<Expr>,
+    ) -> Option<ChainCountSpec> {
         let mut predicates: Vec<Vec<Expr>> = vec![Vec::new(); self.nodes.len()];
         for f in filters {
             let slot = only_slot(&f)?;
@@ -202,7 +244,7 @@ impl Chain {
                 }
             }
         }
-        let hops = (0..k)
+        let hops: Vec<ChainHop> = (0..k)
             .map(|i| ChainHop {
                 dir: self.hops[i].1,
                 types: self.hops[i].2.clone(),
@@ -220,7 +262,27 @@ impl Chain {
                 predicate: Expr::all(p),
             })
             .collect();
-        Some(ChainCountSpec { nodes, hops, out })
+        let corrected_at_ends = hops.iter().any(|h| h.distinct_from_previous);
+        if group
+            .as_ref()
+            .is_some_and(|g| corrected_at_ends && g.at != 1)
+        {
+            return None;
+        }
+        let counted = match counted {
+            Some(predicate) => {
+                let slot = only_slot(&predicate)?;
+                Some((self.nodes.iter().position(|n| *n == slot)?, predicate))
+            }
+            None => None,
+        };
+        Some(ChainCountSpec {
+            nodes,
+            hops,
+            out,
+            group,
+            counted,
+        })
     }
 }
 

@@ -485,10 +485,8 @@ fn a_count_over_a_chain_of_expansions_is_factorized_with_its_filters_pushed_in()
 fn a_count_that_needs_the_paths_or_cannot_be_proven_equal_keeps_the_row_at_a_time_plan() {
     let db = social();
     for query in [
-        // Other projections, grouping keys and DISTINCT counts need the rows.
-        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN a.id, count(*)",
+        // Other projections and DISTINCT counts need the rows.
         "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(DISTINCT c)",
-        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(c.id)",
         "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*), sum(c.id)",
         // A filter across two nodes, or on a relationship.
         "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE a.id < c.id RETURN count(*)",
@@ -525,4 +523,63 @@ fn a_single_relationship_count_still_comes_from_the_count_store() {
         "{}",
         plan.render()
     );
+}
+
+#[test]
+fn a_count_grouped_by_keys_on_one_node_of_the_chain_is_factorized_at_that_node() {
+    let db = social();
+    for query in [
+        // In-degree per person: no row per relationship.
+        "MATCH (a:Person)-[:FOLLOWS]->(b:Person) RETURN b.id, count(*) AS c ORDER BY c DESC LIMIT 3",
+        // The node itself as the key, and `count(a.id)` as a filter on `a`.
+        "MATCH (follower:Person)-[:FOLLOWS]->(person:Person) \
+         WITH person, count(follower.id) AS n ORDER BY n DESC LIMIT 1 RETURN person.id",
+        // Several keys reading the same node, with filters elsewhere on the chain.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE c.id < 9 RETURN b.id, b.name, count(*)",
+        // An end of two hops that cannot meet on one relationship.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:LIKES]->(c) RETURN c, count(*)",
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(c.id)",
+    ] {
+        assert!(
+            chooses_factorized_count(&db, query),
+            "{query}\n{}",
+            explain(&db, query).render()
+        );
+    }
+    let plan = explain(
+        &db,
+        "MATCH (a:Person)-[:FOLLOWS]->(b:Person) RETURN b.id, count(*) AS c",
+    );
+    assert!(
+        pipeline(&plan)
+            .iter()
+            .any(|s| s == "FactorizedCount (:?)-[:FOLLOWS]->(group:?)"),
+        "{}",
+        plan.render()
+    );
+}
+
+#[test]
+fn a_grouped_count_whose_keys_span_nodes_or_whose_correction_is_unknown_keeps_the_rows() {
+    let db = social();
+    for query in [
+        // Keys on two nodes, on a relationship, or on no node at all.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN a.id, c.id, count(*)",
+        "MATCH (a)-[r:FOLLOWS]->(b) RETURN r, count(*)",
+        "MATCH (a)-[:FOLLOWS]->(b) RETURN 1 AS one, count(*)",
+        // A function of the node may read other entities or be non-deterministic.
+        "MATCH (a)-[:FOLLOWS]->(b) RETURN toString(b.id), count(*)",
+        // An end of two hops that may share a relationship: the correction is per middle.
+        "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN a.id, count(*)",
+        "MATCH (a)-[:FOLLOWS]-(b)-[:FOLLOWS]-(c) RETURN c, count(*)",
+        // Other aggregates beside the count, and a count of a relationship's property.
+        "MATCH (a)-[:FOLLOWS]->(b) RETURN b.id, count(*), max(a.id)",
+        "MATCH (a)-[r:FOLLOWS]->(b) RETURN b.id, count(r.since)",
+    ] {
+        assert!(
+            !chooses_factorized_count(&db, query),
+            "{query}\n{}",
+            explain(&db, query).render()
+        );
+    }
 }
