@@ -15,10 +15,10 @@ pub(crate) use expr::{
     ScalarFn, SubKind,
 };
 pub(crate) use plan::{
-    BatchFailure, ChainCountSpec, ChainGroup, ChainHop, ChainNode, Command, Compiled, CreateStep, ExpandSpec,
-    IndexSeekSpec, LoadCsvSpec, MergeSpec, Op, PathSearchSpec, PathStep, PathVar, PlanNode, Props,
-    SchemaArgs, SchemaName, Seek, SeekTarget, Selection, SetOp, ShortestSpec, SortKey,
-    TransactionBatches, VarExpandSpec,
+    BatchFailure, ChainCountSpec, ChainGroup, ChainHop, ChainNode, Command, Compiled, CreateStep,
+    ExpandSpec, IndexSeekSpec, LoadCsvSpec, MergeSpec, Op, PathSearchSpec, PathStep, PathVar,
+    PlanNode, Props, SchemaArgs, SchemaName, Seek, SeekTarget, Selection, SetOp, ShortestSpec,
+    SortKey, TransactionBatches, VarExpandSpec,
 };
 
 /// A row of slots; every variable of a query owns one slot for the whole query.
