@@ -313,7 +313,7 @@ impl Transaction {
         );
         cx.tx_id = self.id;
         cx.writes = self.writes.clone();
-        cx.subject = Arc::new(subject);
+        cx.set_subject(Arc::new(subject));
         cx.audit = self.audit.clone();
         cx.count_params()?;
         if compiled.profile {
@@ -455,7 +455,7 @@ impl Transaction {
         );
         cx.tx_id = self.id;
         cx.writes = self.writes.clone();
-        cx.subject = q.cx.subject.clone();
+        cx.set_subject(q.cx.subject.clone());
         cx.audit = self.audit.clone();
         if q.compiled.profile {
             cx.profile = Some(vec![
@@ -601,10 +601,10 @@ impl Transaction {
                     return Err(e);
                 }
                 let q = self.queries.remove(at);
-                if !Arc::ptr_eq(&q.cx.tx, &self.stx) {
+                if !q.cx.tx.is_same_transaction(&self.stx) {
                     // `CALL { } IN TRANSACTIONS` moved the query on to a transaction at a
                     // snapshot after its batches; the one it began in wrote nothing.
-                    let began = std::mem::replace(&mut self.stx, q.cx.tx.clone());
+                    let began = std::mem::replace(&mut self.stx, q.cx.tx.unrestricted());
                     let _ = began.rollback();
                 }
                 let mut summary = summary(q);

@@ -95,30 +95,36 @@ struct Case {
     denied: &'static str,
 }
 
-/// A user with `PUBLIC` alone may only run what reads and writes nothing of the graph.
-const NEITHER: &str = "nnnnnnnnnnny";
+/// A user with `PUBLIC` alone reads an empty graph (what they may not traverse is invisible,
+/// not refused, as in Neo4j) and may write nothing.
+const NEITHER: &str = "yyyyyyyynyny";
+
+/// Everything runs: reads (of what may be seen) and writes.
+const ALL: &str = "yyyyyyyyyyyy";
 
 const CASES: &[Case] = &[
     Case {
         privilege: "MATCH {*} ON GRAPH *",
         holder: "yyyyyyyynnny",
-        denied: "nnnnnnnnynyy",
+        // Denied reading, the writes that match nothing write nothing.
+        denied: ALL,
     },
     Case {
         privilege: "ALL GRAPH PRIVILEGES ON GRAPH *",
-        holder: "yyyyyyyyyyyy",
-        denied: "nnnnnnnnnnny",
+        holder: ALL,
+        denied: NEITHER,
     },
     Case {
+        // Holding WRITE alone, the MATCH of `read and write` finds nothing to set.
         privilege: "WRITE ON GRAPH *",
-        holder: "nnnnnnnnynyy",
+        holder: ALL,
         denied: "yyyyyyyynnny",
     },
     Case {
         // Creating a node with properties needs SET PROPERTY as well.
         privilege: "CREATE ON GRAPH *",
         holder: NEITHER,
-        denied: "yyyyyyyynyny",
+        denied: NEITHER,
     },
     Case {
         privilege: "SET PROPERTY {*} ON GRAPH *",
@@ -129,25 +135,24 @@ const CASES: &[Case] = &[
         // Nothing in the matrix deletes.
         privilege: "DELETE ON GRAPH *",
         holder: NEITHER,
-        denied: "yyyyyyyyyyyy",
+        denied: ALL,
     },
     Case {
         // MERGE is MATCH, CREATE and SET PROPERTY together.
         privilege: "MERGE {*} ON GRAPH *",
-        holder: "yyyyyyyyyyyy",
-        denied: "nnnnnnnnnnny",
+        holder: ALL,
+        denied: NEITHER,
     },
     Case {
+        // Traversing finds the people but reads no name, so `{name: 'a'}` matches none.
         privilege: "TRAVERSE ON GRAPH *",
-        // Traversing without reading properties is not yet told apart from reading:
-        // the holder needs READ as well, and a denial takes reading away whole.
         holder: NEITHER,
-        denied: "nnnnnnnnynyy",
+        denied: ALL,
     },
     Case {
         privilege: "READ {*} ON GRAPH * NODES *",
         holder: NEITHER,
-        denied: "nnnnnnnnynyy",
+        denied: ALL,
     },
     Case {
         privilege: "EXECUTE PROCEDURE apoc.* ON DBMS",
@@ -415,12 +420,6 @@ fn privileges_the_server_does_not_enforce_are_refused_not_stored() {
     let (db, _import) = graph();
     ok(&db, ROOT, "CREATE ROLE r");
     for (command, named) in [
-        ("DENY TRAVERSE ON GRAPH * NODES Secret TO r", "some labels"),
-        ("DENY READ {salary} ON GRAPH * TO r", "some properties"),
-        (
-            "GRANT MATCH {name} ON GRAPH * NODES * TO r",
-            "some properties",
-        ),
         (
             "DENY READ {*} ON GRAPH * FOR (n:Person) WHERE n.secret = true TO r",
             "by property",
@@ -593,7 +592,11 @@ fn user_and_role_names_may_be_given_as_parameters() {
         ok(&db, "ann", "MATCH (n:Person) RETURN count(n)"),
         [[Value::Int(2)]]
     );
-    assert_eq!(outcome(&db, "bob", "MATCH (n:Person) RETURN count(n)"), 'n');
+    // Without a read privilege the graph looks empty, as in Neo4j.
+    assert_eq!(
+        ok(&db, "bob", "MATCH (n:Person) RETURN count(n)"),
+        [[Value::Int(0)]]
+    );
     let roles = ok(
         &db,
         ROOT,
@@ -604,7 +607,10 @@ fn user_and_role_names_may_be_given_as_parameters() {
         [[Value::List(vec![s("PUBLIC"), s("people")].into())]]
     );
     run_with(&db, ROOT, "REVOKE ROLE $role FROM $user", &role).expect("revoked");
-    assert_eq!(outcome(&db, "ann", "MATCH (n:Person) RETURN count(n)"), 'n');
+    assert_eq!(
+        ok(&db, "ann", "MATCH (n:Person) RETURN count(n)"),
+        [[Value::Int(0)]]
+    );
     run_with(
         &db,
         ROOT,
@@ -724,4 +730,402 @@ fn each_finer_write_is_checked_at_the_element_it_writes_and_named_when_denied() 
             .collect::<Vec<_>>(),
         [["DENIED", "all_labels", "NODE(*)"]]
     );
+}
+
+/// The statements of the read matrix, by name: each answers one value (or no row).
+const READS: &[(&str, &str)] = &[
+    (
+        "names",
+        "MATCH (n:Person) WITH n.name AS name ORDER BY name \
+         RETURN collect(coalesce(name, '?'))",
+    ),
+    ("count", "MATCH (n) RETURN count(n)"),
+    ("label count", "MATCH (n:Person) RETURN count(n)"),
+    ("relationship count", "MATCH ()-[r]->() RETURN count(r)"),
+    ("two hops", "MATCH (x)-->()-->(y) RETURN count(*)"),
+    ("index seek", "MATCH (n:Person {name: 's'}) RETURN count(n)"),
+    (
+        "ages",
+        "MATCH (n:Person) WITH n.age AS age ORDER BY age RETURN collect(coalesce(age, 0))",
+    ),
+    (
+        "shortestPath",
+        "MATCH p = shortestPath((x:Person {name: 'a'})-[*]-(y:Person {name: 's'})) \
+         RETURN length(p)",
+    ),
+    (
+        "expand",
+        "MATCH (:Person {name: 'b'})-[r]-() WITH type(r) AS t ORDER BY t RETURN collect(t)",
+    ),
+    (
+        "apoc",
+        "CALL apoc.meta.stats() YIELD nodeCount RETURN nodeCount",
+    ),
+    (
+        "full-text",
+        "CALL db.index.fulltext.queryNodes('names', 's') YIELD node RETURN count(node)",
+    ),
+    (
+        "vector",
+        "CALL db.index.vector.queryNodes('embeddings', 3, [1.0, 0.0]) YIELD node \
+         RETURN count(node)",
+    ),
+    (
+        "CALL {}",
+        "CALL { MATCH (:Person)-[:KNOWS]->(m) RETURN m } RETURN count(m)",
+    ),
+    (
+        "keys",
+        "MATCH (n:Person {name: 'a'}) UNWIND keys(n) AS k WITH k ORDER BY k RETURN collect(k)",
+    ),
+    (
+        "labels",
+        "MATCH (n) UNWIND labels(n) AS l WITH DISTINCT l ORDER BY l RETURN collect(l)",
+    ),
+    ("write", "MATCH (n:Person) SET n.age = 9 RETURN count(n)"),
+    (
+        "relationship property",
+        "MATCH ()-[r:KNOWS]->() WITH r.since AS s ORDER BY s RETURN collect(coalesce(s, 0))",
+    ),
+];
+
+/// One read case: the role's privilege commands (`{r}` stands for the role), a base role to
+/// copy (`None`: a new role, with `PUBLIC`'s access only), and what each of [`READS`] answers,
+/// as [`answer`] writes it.
+struct ReadCase {
+    base: Option<&'static str>,
+    commands: &'static [&'static str],
+    expected: [&'static str; 17],
+}
+
+/// What everything of the read graph answers.
+const FULL: [&str; 17] = [
+    "[a,b,s]",
+    "5",
+    "3",
+    "3",
+    "2",
+    "1",
+    "[1,2,3]",
+    "2",
+    "[HATES,KNOWS,KNOWS]",
+    "5",
+    "1",
+    "3",
+    "2",
+    "[age,embedding,name]",
+    "[Person,Row,Secret]",
+    "3",
+    "[5,0]",
+];
+
+/// What an empty graph answers.
+const EMPTY: [&str; 17] = [
+    "[]", "0", "0", "0", "0", "0", "[]", "-", "[]", "0", "0", "0", "0", "[]", "[]", "0", "[]",
+];
+
+/// `FULL` with some answers changed, by statement name.
+const fn but(
+    mut answers: [&'static str; 17],
+    changes: &[(usize, &'static str)],
+) -> [&'static str; 17] {
+    let mut i = 0;
+    while i < changes.len() {
+        answers[changes[i].0] = changes[i].1;
+        i += 1;
+    }
+    answers
+}
+
+const READ_CASES: &[ReadCase] = &[
+    ReadCase {
+        base: Some("editor"),
+        commands: &[],
+        expected: FULL,
+    },
+    ReadCase {
+        base: None,
+        commands: &[],
+        expected: EMPTY,
+    },
+    ReadCase {
+        // Reading without traversing finds nothing to read.
+        base: None,
+        commands: &["GRANT READ {*} ON GRAPH * TO {r}"],
+        expected: EMPTY,
+    },
+    ReadCase {
+        // People are found, nothing of them read, no relationship found; setting a property
+        // on what is found is a write the role does not hold.
+        base: None,
+        commands: &["GRANT TRAVERSE ON GRAPH * NODES Person TO {r}"],
+        expected: [
+            "[?,?,?]",
+            "3",
+            "3",
+            "0",
+            "0",
+            "0",
+            "[0,0,0]",
+            "-",
+            "[]",
+            "3",
+            "0",
+            "0",
+            "0",
+            "[]",
+            "[Person,Secret]",
+            "Forbidden",
+            "[]",
+        ],
+    },
+    ReadCase {
+        base: None,
+        commands: &[
+            "GRANT MATCH {*} ON GRAPH * NODES Person TO {r}",
+            "GRANT TRAVERSE ON GRAPH * RELATIONSHIPS KNOWS TO {r}",
+        ],
+        expected: [
+            "[a,b,s]",
+            "3",
+            "3",
+            "2",
+            "1",
+            "1",
+            "[1,2,3]",
+            "2",
+            "[KNOWS,KNOWS]",
+            "3",
+            "1",
+            "3",
+            "2",
+            "[age,embedding,name]",
+            "[Person,Secret]",
+            "Forbidden",
+            "[0,0]",
+        ],
+    },
+    ReadCase {
+        // A node with a denied label is invisible, and so are its relationships.
+        base: Some("editor"),
+        commands: &["DENY TRAVERSE ON GRAPH * NODES Secret TO {r}"],
+        expected: [
+            "[a,b]",
+            "4",
+            "2",
+            "2",
+            "0",
+            "0",
+            "[1,2]",
+            "-",
+            "[HATES,KNOWS]",
+            "4",
+            "0",
+            "2",
+            "1",
+            "[age,embedding,name]",
+            "[Person,Row]",
+            "2",
+            "[0]",
+        ],
+    },
+    ReadCase {
+        // A denied property reads as null: no seek, search or pattern finds by it.
+        base: Some("editor"),
+        commands: &["DENY READ {name} ON GRAPH * NODES Secret TO {r}"],
+        expected: but(FULL, &[(0, "[a,b,?]"), (5, "0"), (7, "-"), (10, "0")]),
+    },
+    ReadCase {
+        // Denying MATCH of a property denies reading it, not finding its holders.
+        base: Some("editor"),
+        commands: &["DENY MATCH {age} ON GRAPH * NODES * TO {r}"],
+        expected: but(FULL, &[(6, "[0,0,0]"), (13, "[embedding,name]")]),
+    },
+    ReadCase {
+        base: Some("editor"),
+        commands: &["DENY TRAVERSE ON GRAPH * RELATIONSHIPS HATES TO {r}"],
+        expected: but(FULL, &[(3, "2"), (4, "1"), (8, "[KNOWS,KNOWS]")]),
+    },
+    ReadCase {
+        // Denying MATCH {*} of a type denies finding its relationships.
+        base: Some("editor"),
+        commands: &["DENY MATCH {*} ON GRAPH * RELATIONSHIPS KNOWS TO {r}"],
+        expected: but(
+            FULL,
+            &[
+                (3, "1"),
+                (4, "0"),
+                (7, "-"),
+                (8, "[HATES]"),
+                (12, "0"),
+                (16, "[]"),
+            ],
+        ),
+    },
+    ReadCase {
+        // Everything found, only names read.
+        base: None,
+        commands: &["GRANT MATCH {name} ON GRAPH * ELEMENTS * TO {r}"],
+        expected: but(
+            FULL,
+            &[
+                (6, "[0,0,0]"),
+                (11, "0"),
+                (13, "[name]"),
+                (15, "Forbidden"),
+                (16, "[0,0]"),
+            ],
+        ),
+    },
+    ReadCase {
+        // A denial beats a grant, whichever role holds it.
+        base: Some("editor"),
+        commands: &[
+            "GRANT TRAVERSE ON GRAPH * NODES Secret TO {r}",
+            "DENY TRAVERSE ON GRAPH * NODES Secret TO {r}",
+        ],
+        expected: [
+            "[a,b]",
+            "4",
+            "2",
+            "2",
+            "0",
+            "0",
+            "[1,2]",
+            "-",
+            "[HATES,KNOWS]",
+            "4",
+            "0",
+            "2",
+            "1",
+            "[age,embedding,name]",
+            "[Person,Row]",
+            "2",
+            "[0]",
+        ],
+    },
+];
+
+/// A value as the read matrix writes it: lists in brackets, null as `?`.
+fn render(value: &Value) -> String {
+    match value {
+        Value::Null => "?".to_owned(),
+        Value::Int(i) => i.to_string(),
+        Value::String(s) => s.to_string(),
+        Value::List(items) => format!(
+            "[{}]",
+            items.iter().map(render).collect::<Vec<_>>().join(",")
+        ),
+        other => format!("{other:?}"),
+    }
+}
+
+/// What `query` answers `user`, in a transaction rolled back after: its one value, `-` for
+/// no row, or the error's status.
+fn answer(db: &Database, user: &str, query: &str) -> String {
+    let options = TxOptions {
+        user: Some(Arc::from(user)),
+        ..TxOptions::default()
+    };
+    let result = (|| {
+        let mut tx = db.begin(options)?;
+        let q = tx.run(query, Map::new())?;
+        let mut rows = Vec::new();
+        tx.pull(q, -1, &mut rows)?;
+        tx.rollback()?;
+        Ok::<_, quiver_engine::Error>(rows)
+    })();
+    match result {
+        Ok(rows) => match rows.first() {
+            Some(row) => render(&row[0]),
+            None => "-".to_owned(),
+        },
+        Err(e) => format!("{:?}", e.status_code()),
+    }
+}
+
+/// The matrix graph: people `a` and `b` and a secret person `s`, `a` and `b` knowing and
+/// `a` hating `b`, `b` knowing `s`, a row and a node without labels.
+fn read_graph() -> (Arc<Database>, tempfile::TempDir) {
+    let (db, import) = graph();
+    ok(
+        &db,
+        ROOT,
+        "MATCH (a:Person {name: 'a'}), (b:Person {name: 'b'}) \
+         CREATE (a)-[:HATES]->(b)-[:KNOWS {since: 5}]->\
+         (:Person:Secret {name: 's', age: 3, embedding: [0.9, 0.1]}), ()",
+    );
+    (db, import)
+}
+
+#[test]
+fn what_a_user_may_not_traverse_or_read_is_invisible_to_every_kind_of_read() {
+    let (db, _import) = read_graph();
+    for (i, case) in READ_CASES.iter().enumerate() {
+        let role = format!("reads{i}");
+        match case.base {
+            Some(base) => ok(&db, ROOT, &format!("CREATE ROLE {role} AS COPY OF {base}")),
+            None => ok(&db, ROOT, &format!("CREATE ROLE {role}")),
+        };
+        for command in case.commands {
+            ok(&db, ROOT, &command.replace("{r}", &role));
+        }
+        user(&db, &role, Some(&role));
+        let wrong: Vec<String> = READS
+            .iter()
+            .zip(case.expected)
+            .filter_map(|((name, query), expected)| {
+                let got = answer(&db, &role, query);
+                (got != expected).then(|| format!("{name}: {got}, not {expected}"))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{:?}: {wrong:#?}", case.commands);
+    }
+    // The administrator still sees everything, through the fast paths.
+    let full: Vec<String> = READS.iter().map(|(_, q)| answer(&db, ROOT, q)).collect();
+    assert_eq!(full, FULL);
+}
+
+#[test]
+fn fine_grained_read_privileges_are_shown_as_commands_that_run_again() {
+    let (db, _import) = graph();
+    ok(&db, ROOT, "CREATE ROLE analyst");
+    for command in [
+        "GRANT TRAVERSE ON GRAPH * NODES Person, Row TO analyst",
+        "GRANT READ {name, age} ON GRAPH * NODES Person TO analyst",
+        "DENY READ {salary} ON GRAPH * NODES * TO analyst",
+        "GRANT MATCH {*} ON GRAPH * RELATIONSHIPS KNOWS TO analyst",
+        "DENY MATCH {since} ON GRAPH neo4j ELEMENTS KNOWS TO analyst",
+    ] {
+        ok(&db, ROOT, command);
+    }
+    let commands: Vec<String> = ok(&db, ROOT, "SHOW ROLE analyst PRIVILEGES AS COMMANDS")
+        .iter()
+        .map(|r| text(&r[0]))
+        .collect();
+    for expected in [
+        "GRANT TRAVERSE ON GRAPH * NODE `Person` TO `analyst`",
+        "GRANT TRAVERSE ON GRAPH * NODE `Row` TO `analyst`",
+        "GRANT READ {`age`} ON GRAPH * NODE `Person` TO `analyst`",
+        "DENY READ {`salary`} ON GRAPH * NODE * TO `analyst`",
+        "GRANT MATCH {*} ON GRAPH * RELATIONSHIP `KNOWS` TO `analyst`",
+        "DENY MATCH {`since`} ON GRAPH `neo4j` RELATIONSHIP `KNOWS` TO `analyst`",
+        "DENY MATCH {`since`} ON GRAPH `neo4j` NODE `KNOWS` TO `analyst`",
+    ] {
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "{expected}: {commands:#?}"
+        );
+    }
+    assert_eq!(commands.len(), 8, "{commands:#?}");
+    // Revoked one by one as printed, nothing is left; granted again as printed, all is back.
+    for revoke in ok(&db, ROOT, "SHOW ROLE analyst PRIVILEGES AS REVOKE COMMANDS") {
+        ok(&db, ROOT, &text(&revoke[0]));
+    }
+    assert!(ok(&db, ROOT, "SHOW ROLE analyst PRIVILEGES").is_empty());
+    for command in &commands {
+        ok(&db, ROOT, command);
+    }
+    let again = ok(&db, ROOT, "SHOW ROLE analyst PRIVILEGES AS COMMANDS");
+    assert_eq!(again.len(), commands.len());
 }

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::IndexQuery;
 use crate::read;
+use crate::restriction;
 use crate::schema::CompositeQuery;
 use crate::txn::Transaction;
 
@@ -31,9 +32,11 @@ impl Transaction {
     pub fn node_exists(&self, node: NodeId) -> Result<bool> {
         self.inner.check_active()?;
         let view = self.inner.view();
-        Ok(self
-            .inner
-            .storage
+        let storage = &self.inner.storage;
+        if let Some(r) = &self.restriction {
+            return restriction::node_visible(storage, &view, r.as_ref(), node.0);
+        }
+        Ok(storage
             .nodes
             .get(node.0)
             .is_some_and(|s| read::node_exists(&s.lock(), &view)))
@@ -61,7 +64,14 @@ impl Transaction {
         self.inner.check_active()?;
         let view = self.inner.view();
         let slot = self.inner.node_slot(node.0)?;
-        let v = read::node_prop(&slot.lock(), &view, key.0)?;
+        let g = slot.lock();
+        if let Some(r) = &self.restriction
+            && let Some(labels) = read::node_labels(&g, &view)?
+            && !r.node_key_readable(&labels, key.0)
+        {
+            return Ok(None);
+        }
+        let v = read::node_prop(&g, &view, key.0)?;
         v.ok_or_else(|| Error::node_not_found(node.0))
     }
 
@@ -69,18 +79,24 @@ impl Transaction {
         self.inner.check_active()?;
         let view = self.inner.view();
         let slot = self.inner.node_slot(node.0)?;
-        let props = read::node_props(&slot.lock(), &view)?;
-        props
-            .map(|ps| ps.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
-            .ok_or_else(|| Error::node_not_found(node.0))
+        let g = slot.lock();
+        let mut props =
+            read::node_props(&g, &view)?.ok_or_else(|| Error::node_not_found(node.0))?;
+        if let Some(r) = &self.restriction {
+            let labels = read::node_labels(&g, &view)?.unwrap_or_default();
+            props.retain(|(k, _)| r.node_key_readable(&labels, *k));
+        }
+        Ok(props.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
     }
 
     pub fn rel_exists(&self, rel: RelId) -> Result<bool> {
         self.inner.check_active()?;
         let view = self.inner.view();
-        Ok(self
-            .inner
-            .storage
+        let storage = &self.inner.storage;
+        if let Some(r) = &self.restriction {
+            return restriction::rel_visible(storage, &view, r.as_ref(), rel.0);
+        }
+        Ok(storage
             .rels
             .get(rel.0)
             .is_some_and(|s| read::rel_exists(&s.lock(), &view)))
@@ -114,7 +130,13 @@ impl Transaction {
         self.inner.check_active()?;
         let view = self.inner.view();
         let slot = self.inner.rel_slot(rel.0)?;
-        let v = read::rel_prop(&slot.lock(), &view, key.0)?;
+        let g = slot.lock();
+        if let Some(r) = &self.restriction
+            && !r.rel_key_readable(g.ty(), key.0)
+        {
+            return Ok(None);
+        }
+        let v = read::rel_prop(&g, &view, key.0)?;
         v.ok_or_else(|| Error::rel_not_found(rel.0))
     }
 
@@ -122,10 +144,13 @@ impl Transaction {
         self.inner.check_active()?;
         let view = self.inner.view();
         let slot = self.inner.rel_slot(rel.0)?;
-        let props = read::rel_props(&slot.lock(), &view)?;
-        props
-            .map(|ps| ps.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
-            .ok_or_else(|| Error::rel_not_found(rel.0))
+        let g = slot.lock();
+        let mut props = read::rel_props(&g, &view)?.ok_or_else(|| Error::rel_not_found(rel.0))?;
+        if let Some(r) = &self.restriction {
+            let ty = g.ty();
+            props.retain(|(k, _)| r.rel_key_readable(ty, *k));
+        }
+        Ok(props.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
     }
 
     /// The node's relationships in `dir` of `types` (empty = all) as (relationship, neighbour)
@@ -153,11 +178,23 @@ impl Transaction {
         let view = self.inner.view();
         let types = dedup_types(types);
         let slot = self.inner.node_slot(node.0)?;
-        if read::node_expand(&slot.lock(), node.0, &view, dir, &types, out) {
-            Ok(())
-        } else {
-            Err(Error::node_not_found(node.0))
+        let from = out.len();
+        if !read::node_expand(&slot.lock(), node.0, &view, dir, &types, out) {
+            return Err(Error::node_not_found(node.0));
         }
+        if let Some(r) = &self.restriction {
+            let storage = &self.inner.storage;
+            let mut kept = from;
+            for i in from..out.len() {
+                let (rel, neighbour) = out[i];
+                if restriction::step_visible(storage, &view, r.as_ref(), rel.0, neighbour.0)? {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+        Ok(())
     }
 
     /// Expands many nodes at once, appending `(index into nodes, relationship, neighbour)`.
@@ -183,6 +220,7 @@ impl Transaction {
                 std::hint::black_box(slot.touch());
             }
         }
+        let from = out.len();
         for (i, n) in nodes.iter().enumerate() {
             let slot = self.inner.node_slot(n.0)?;
             let i = i as u32;
@@ -191,11 +229,25 @@ impl Transaction {
                 return Err(Error::node_not_found(n.0));
             }
         }
+        if let Some(r) = &self.restriction {
+            let mut kept = from;
+            for i in from..out.len() {
+                let (_, rel, neighbour) = out[i];
+                if restriction::step_visible(storage, &view, r.as_ref(), rel.0, neighbour.0)? {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
         Ok(())
     }
 
     /// The number of relationships [`Transaction::expand`] would return.
     pub fn degree(&self, node: NodeId, dir: Direction, types: &[RelTypeId]) -> Result<usize> {
+        if self.restriction.is_some() {
+            return Ok(self.expand(node, dir, types)?.len());
+        }
         self.inner.check_active()?;
         let view = self.inner.view();
         let types = dedup_types(types);
@@ -205,11 +257,46 @@ impl Transaction {
     }
 
     fn count(&self, key: CountKey) -> Result<u64> {
+        if self.restriction.is_some() {
+            return self.count_visible(key);
+        }
         self.inner.check_active()?;
         let view = self.inner.view();
         let committed = self.inner.storage.counts.get(key, view.snapshot);
         let own = self.inner.state.lock().counts.before(key, view.command);
         Ok(u64::try_from(committed + own).unwrap_or(0))
+    }
+
+    /// What `key` counts, counted entity by entity through this handle's restriction.
+    fn count_visible(&self, key: CountKey) -> Result<u64> {
+        let mut n = 0u64;
+        match key {
+            CountKey::Nodes => {
+                for id in self.scan_nodes()? {
+                    id?;
+                    n += 1;
+                }
+            }
+            CountKey::Label(label) => {
+                for id in self.scan_label(LabelId(label))? {
+                    id?;
+                    n += 1;
+                }
+            }
+            CountKey::Rels => {
+                for id in self.scan_rels(&[])? {
+                    id?;
+                    n += 1;
+                }
+            }
+            CountKey::Type(ty) => {
+                for id in self.scan_rels(&[RelTypeId(ty)])? {
+                    id?;
+                    n += 1;
+                }
+            }
+        }
+        Ok(n)
     }
 
     /// `count(n)` in O(1).
@@ -235,6 +322,7 @@ impl Transaction {
         self.inner.check_active()?;
         Ok(NodeCursor::new(
             self.inner.clone(),
+            self.restriction.clone(),
             NodeSource::All { next: 0 },
         ))
     }
@@ -244,6 +332,7 @@ impl Transaction {
         self.inner.check_active()?;
         Ok(NodeCursor::new(
             self.inner.clone(),
+            self.restriction.clone(),
             NodeSource::Label {
                 label: label.0,
                 next: Some(0),
@@ -257,6 +346,7 @@ impl Transaction {
         self.inner.check_active()?;
         Ok(NodeCursor::new(
             self.inner.clone(),
+            self.restriction.clone(),
             NodeSource::All {
                 next: after.0.saturating_add(1),
             },
@@ -268,6 +358,7 @@ impl Transaction {
         self.inner.check_active()?;
         Ok(NodeCursor::new(
             self.inner.clone(),
+            self.restriction.clone(),
             NodeSource::Label {
                 label: label.0,
                 next: after.0.checked_add(1),
@@ -280,6 +371,7 @@ impl Transaction {
         self.inner.check_active()?;
         Ok(RelCursor::new(
             self.inner.clone(),
+            self.restriction.clone(),
             dedup_types(types).to_vec(),
         ))
     }
@@ -373,6 +465,7 @@ impl Transaction {
         let def = self.seek_def(false, label, keys, &query)?;
         Ok(NodeCursor::new(
             self.inner.clone(),
+            self.restriction.clone(),
             NodeSource::Index(IndexScan::new(def, query)),
         ))
     }
@@ -388,6 +481,7 @@ impl Transaction {
         let def = self.seek_def(true, rel_type, keys, &query)?;
         Ok(RelCursor::seek(
             self.inner.clone(),
+            self.restriction.clone(),
             IndexScan::new(def, query),
         ))
     }

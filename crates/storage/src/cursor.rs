@@ -14,6 +14,7 @@ use crate::ids::{NodeId, RelId};
 use crate::mvcc::View;
 use crate::read;
 use crate::redo::RedoOp;
+use crate::restriction::{self, Restriction};
 use crate::schema::CompositeQuery;
 use crate::schema::IndexDef;
 use crate::storage::Storage;
@@ -94,6 +95,7 @@ impl IndexScan {
 /// A cursor over node ids.
 pub struct NodeCursor {
     tx: Arc<TxInner>,
+    restriction: Restriction,
     view: View,
     source: NodeSource,
     buf: Vec<NodeId>,
@@ -102,10 +104,11 @@ pub struct NodeCursor {
 }
 
 impl NodeCursor {
-    pub(crate) fn new(tx: Arc<TxInner>, source: NodeSource) -> Self {
+    pub(crate) fn new(tx: Arc<TxInner>, restriction: Restriction, source: NodeSource) -> Self {
         let view = tx.view();
         NodeCursor {
             tx,
+            restriction,
             view,
             source,
             buf: Vec::new(),
@@ -176,8 +179,35 @@ impl NodeCursor {
             NodeSource::Index(scan) => {
                 let mut ids = Vec::new();
                 self.done = scan.refill(&storage, &view, &mut ids)?;
+                if let Some(r) = &self.restriction {
+                    // A node found by a key its reader may not read is not found.
+                    let keys = &scan.def.keys;
+                    for id in ids {
+                        let Some(slot) = storage.nodes.get(id) else {
+                            continue;
+                        };
+                        let g = slot.lock();
+                        if let Some(labels) = read::node_labels(&g, &view)?
+                            && r.node_visible(&labels)
+                            && keys.iter().all(|k| r.node_key_readable(&labels, *k))
+                        {
+                            self.buf.push(NodeId(id));
+                        }
+                    }
+                    return Ok(());
+                }
                 self.buf.extend(ids.into_iter().map(NodeId));
+                return Ok(());
             }
+        }
+        if let Some(r) = &self.restriction {
+            let mut kept = Vec::with_capacity(self.buf.len());
+            for id in &self.buf {
+                if restriction::node_visible(&storage, &view, r.as_ref(), id.0)? {
+                    kept.push(*id);
+                }
+            }
+            self.buf = kept;
         }
         Ok(())
     }
@@ -206,6 +236,7 @@ impl Iterator for NodeCursor {
 /// A cursor over relationship ids, optionally of some types.
 pub struct RelCursor {
     tx: Arc<TxInner>,
+    restriction: Restriction,
     view: View,
     types: Vec<u32>,
     next: u64,
@@ -217,10 +248,11 @@ pub struct RelCursor {
 }
 
 impl RelCursor {
-    pub(crate) fn new(tx: Arc<TxInner>, types: Vec<u32>) -> Self {
+    pub(crate) fn new(tx: Arc<TxInner>, restriction: Restriction, types: Vec<u32>) -> Self {
         let view = tx.view();
         RelCursor {
             tx,
+            restriction,
             view,
             types,
             next: 0,
@@ -231,8 +263,8 @@ impl RelCursor {
         }
     }
 
-    pub(crate) fn seek(tx: Arc<TxInner>, scan: IndexScan) -> Self {
-        let mut cursor = RelCursor::new(tx, Vec::new());
+    pub(crate) fn seek(tx: Arc<TxInner>, restriction: Restriction, scan: IndexScan) -> Self {
+        let mut cursor = RelCursor::new(tx, restriction, Vec::new());
         cursor.index = Some(scan);
         cursor
     }
@@ -245,6 +277,19 @@ impl RelCursor {
         if let Some(scan) = &mut self.index {
             let mut ids = Vec::new();
             self.done = scan.refill(storage, &self.view, &mut ids)?;
+            if let Some(r) = &self.restriction {
+                let keys = &scan.def.keys;
+                let ty = scan.def.token;
+                if !keys.iter().all(|k| r.rel_key_readable(ty, *k)) {
+                    return Ok(());
+                }
+                for id in ids {
+                    if restriction::rel_visible(storage, &self.view, r.as_ref(), id)? {
+                        self.buf.push(RelId(id));
+                    }
+                }
+                return Ok(());
+            }
             self.buf.extend(ids.into_iter().map(RelId));
             return Ok(());
         }
@@ -262,6 +307,15 @@ impl RelCursor {
         }
         self.next = stop;
         self.done = stop >= end;
+        if let Some(r) = &self.restriction {
+            let mut kept = Vec::with_capacity(self.buf.len());
+            for id in &self.buf {
+                if restriction::rel_visible(storage, &self.view, r.as_ref(), id.0)? {
+                    kept.push(*id);
+                }
+            }
+            self.buf = kept;
+        }
         Ok(())
     }
 }

@@ -68,6 +68,7 @@ mod mvcc;
 mod read;
 mod redo;
 mod replay;
+mod restriction;
 mod rules;
 mod schema;
 mod security;
@@ -104,6 +105,7 @@ pub use redo::{
     RedoRecord, RedoRecordRef,
 };
 pub use replay::{RedoSink, SchemaIndexRef};
+pub use restriction::ReadRestriction;
 pub use rules::{FULLTEXT_PROVIDER, VECTOR_PROVIDER};
 pub use schema::{CompositeQuery, IndexInfo, IndexKind, IndexSpec, IndexState};
 pub use security::{PrivilegeRecord, RoleRecord, Security, UserRecord};

@@ -253,11 +253,16 @@ impl Drop for TxInner {
 /// A transaction over a [`Storage`]. Dropping an active transaction rolls it back.
 pub struct Transaction {
     pub(crate) inner: Arc<TxInner>,
+    /// What this handle's reads may see (see [`crate::ReadRestriction`]); `None` for all.
+    pub(crate) restriction: crate::restriction::Restriction,
+    /// For a restricted handle, the handle it restricts, kept alive by it: the one that
+    /// rolls the transaction back when the last handle on it is dropped active.
+    pub(crate) base: Option<Arc<Transaction>>,
 }
 
 impl Drop for Transaction {
     fn drop(&mut self) {
-        if self.inner.status.load(Ordering::Acquire) == ACTIVE {
+        if self.base.is_none() && self.inner.status.load(Ordering::Acquire) == ACTIVE {
             let _ = self.inner.rollback_inner();
         }
     }
@@ -299,6 +304,8 @@ impl Transaction {
                 status: AtomicU8::new(ACTIVE),
                 state: Mutex::new(TxState::default()),
             }),
+            restriction: None,
+            base: None,
         }
     }
 

@@ -635,7 +635,9 @@ impl crate::txn::Transaction {
             });
         }
         def.reads.record();
-        Ok(storage.vector_search(&def, &self.inner.view(), query, k))
+        let mut hits = storage.vector_search(&def, &self.inner.view(), query, k);
+        self.keep_visible_hits(def.relationship, &[def.key], &mut hits)?;
+        Ok(hits)
     }
 }
 

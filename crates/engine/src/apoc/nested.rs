@@ -180,7 +180,7 @@ impl Workers {
             self.deadline,
             self.time_limit_ms,
         );
-        base.subject = self.subject.clone();
+        base.set_subject(self.subject.clone());
         committed(&mut base, name, statement, runs)
     }
 
@@ -262,7 +262,7 @@ fn prepare(
     if !missing.is_empty() {
         return Err(Error::ParameterMissing(missing.join(", ")));
     }
-    let in_callers_tx = Arc::ptr_eq(&tx, &caller.tx);
+    let in_callers_tx = tx.is_same_transaction(&caller.tx);
     let mut cx = Cx::new(
         tx,
         values,
@@ -277,7 +277,7 @@ fn prepare(
     if in_callers_tx {
         cx.writes = caller.writes.clone();
     }
-    cx.subject = caller.subject.clone();
+    cx.set_subject(caller.subject.clone());
     Ok((compiled, cx))
 }
 

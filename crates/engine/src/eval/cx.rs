@@ -100,11 +100,38 @@ pub(crate) struct Cx {
     /// Who runs the query, resolved when it started (unrestricted unless the transaction
     /// names an authenticated user).
     pub subject: Arc<crate::security::Subject>,
+    /// What the subject may find and read, when not everything: `tx` is then a handle that
+    /// hides the rest. `None` (no restriction, nothing to pay) for most users.
+    pub visibility: Option<Arc<crate::security::visibility::Visibility>>,
     /// User and role changes the query made, reported to the audit sink once committed.
     pub audit: Arc<parking_lot::Mutex<Vec<crate::security::AuditEvent>>>,
 }
 
 impl Cx {
+    /// Runs the query as `subject`: when some of the graph is hidden from them, the query
+    /// reads through a handle on its transaction that hides it (see
+    /// [`crate::security::visibility`]); otherwise through the transaction itself.
+    pub fn set_subject(&mut self, subject: Arc<crate::security::Subject>) {
+        self.visibility = subject.visibility(&self.storage);
+        self.subject = subject;
+        let tx = self.tx.clone();
+        self.tx = self.restrict(tx);
+    }
+
+    /// Reads and writes through `tx` from now on (restricted as the subject's reads are):
+    /// the transaction used so far is handed back.
+    pub fn replace_tx(&mut self, tx: Arc<StorageTx>) -> Arc<StorageTx> {
+        let tx = self.restrict(tx);
+        std::mem::replace(&mut self.tx, tx)
+    }
+
+    fn restrict(&self, tx: Arc<StorageTx>) -> Arc<StorageTx> {
+        match &self.visibility {
+            Some(visibility) => Arc::new(tx.restricted(visibility.clone())),
+            None => tx,
+        }
+    }
+
     /// The id of `token`, creating the name if it is new; a user without the `publisher`
     /// role may not create names, so that fails `Forbidden` before anything uses it.
     pub fn token_id(&self, token: &crate::tokens::Token) -> Result<u32> {

@@ -76,6 +76,7 @@ impl Cx {
             open: build,
             ticks: 0,
             subject: Arc::new(crate::security::Subject::Unrestricted),
+            visibility: None,
             audit: Arc::default(),
         }
     }

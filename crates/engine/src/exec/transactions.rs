@@ -271,7 +271,7 @@ impl Transactions {
             return;
         }
         let fresh = Arc::new(cx.shared.storage().begin_write());
-        let old = std::mem::replace(&mut cx.tx, fresh);
+        let old = cx.replace_tx(fresh);
         match &self.below {
             // The query's own transaction stays open for the operators below (and is
             // replaced by the engine when the query ends).
@@ -292,7 +292,7 @@ impl Transactions {
             let tx = begin_batch(&cx.shared)?;
             let id = cx.shared.unregistered_tx_id();
             let counters = cx.counters;
-            let outer = std::mem::replace(&mut cx.tx, tx.clone());
+            let outer = cx.replace_tx(tx.clone());
             // The batch's writes are its own transaction's: counted in an account of their
             // own, given back once the batch has committed or rolled back.
             let outer_writes = std::mem::take(&mut cx.writes);
@@ -619,7 +619,7 @@ impl Worker {
             self.time_limit_ms,
         );
         cx.open = self.open;
-        cx.subject = self.subject.clone();
+        cx.set_subject(self.subject.clone());
         let result = (|| {
             let mut cursor = (cx.open)(plan, &cx)?;
             for input in inputs {

@@ -130,7 +130,7 @@ pub(crate) fn compile(
     };
     let writes = plan.root.subtree_writes();
     // Writing clauses are checked per element written; a writing procedure needs every write.
-    let required = required(stmt, plan.root.subtree_writes_by_procedure(), p.reads);
+    let required = required(stmt, plan.root.subtree_writes_by_procedure());
     // A printed administration command hides its passwords.
     let redacted = matches!(stmt.kind, StatementKind::Admin(_)).then(|| stmt.to_string());
     Ok(Compiled {
@@ -150,20 +150,20 @@ pub(crate) fn compile(
 }
 
 /// What a statement needs of its user (see [`crate::security::privilege`]): a query the
-/// database's access, reading the graph when it does, and every write when a procedure of it
+/// database's access (what it reads is narrowed to what the user may see as it runs), and
+/// every write when a procedure of it
 /// writes (creating names and each element a clause writes are checked as they happen); schema commands index or constraint management; user, role and
 /// privilege commands their management; other users' privileges, the settings and the servers
 /// the DBMS privileges.
-fn required(stmt: &ast::Statement, procedure_writes: bool, reads: bool) -> Required {
-    use crate::security::privilege::{Abilities, Ability, READ_GRAPH, WRITE_GRAPH};
+fn required(stmt: &ast::Statement, procedure_writes: bool) -> Required {
+    use crate::security::privilege::{Abilities, Ability, WRITE_GRAPH};
     use ast::{AdminCommand, PrivilegeScope, SchemaCommand, ShowKind};
     let dbms = |ability, what| Required::of(Abilities::of(&[ability]), what);
     match &stmt.kind {
         StatementKind::Query(_) => {
+            // What the user may not find or read is hidden as the query runs, not refused:
+            // reading needs no privilege of its own (see `crate::security::visibility`).
             let mut needs = Abilities::of(&[Ability::Access]);
-            if reads {
-                needs = needs.with(READ_GRAPH);
-            }
             if procedure_writes {
                 needs = needs.with(WRITE_GRAPH);
             }

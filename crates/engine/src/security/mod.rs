@@ -24,6 +24,7 @@ pub mod password;
 pub(crate) mod privilege;
 mod resolved;
 pub(crate) mod show;
+pub(crate) mod visibility;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -246,6 +247,18 @@ impl Subject {
                 Err(forbidden(user, &what()))
             }
             _ => Ok(()),
+        }
+    }
+
+    /// What the subject may find and read of the graph in `storage`, for one query: `None`
+    /// when everything (no user, or one who reads the whole graph).
+    pub(crate) fn visibility(
+        &self,
+        storage: &quiver_storage::Storage,
+    ) -> Option<Arc<visibility::Visibility>> {
+        match self {
+            Subject::Unrestricted => None,
+            Subject::User(user) => user.permissions.visibility(storage),
         }
     }
 

@@ -7,20 +7,34 @@
 //! it was copied from, any other created role none. `GRANT`, `DENY` and `REVOKE` store the
 //! role's whole set from then on.
 //!
-//! What is enforced is checked per statement, as [`Abilities`]: database access, reading the
-//! whole graph, name, index, constraint and transaction management, and the DBMS privileges;
-//! per element written, the finer writes (`CREATE`, `DELETE`, `SET LABEL`, `REMOVE LABEL`,
-//! `SET PROPERTY`, `MERGE`, which `WRITE` is all of) on every node or every relationship; and
-//! per procedure call, the `EXECUTE PROCEDURE` globs. A privilege the server cannot enforce
-//! (one on some labels, types or properties, or property-based) is refused as unsupported by
-//! [`records_of`] rather than stored: a stored `DENY` is always obeyed.
+//! What is enforced, folded once per user and security catalogue into [`Permissions`]:
+//! - per statement, as [`Abilities`]: database access, name, index, constraint and
+//!   transaction management, and the DBMS privileges;
+//! - reads, as the query runs: `TRAVERSE`, `READ {props}` and `MATCH {props}` on every or
+//!   some labels, relationship types and properties (and `ALL GRAPH PRIVILEGES`, `MERGE`,
+//!   which read) fold into [`ReadRules`]. What a user may not traverse is invisible (not an
+//!   error) to scans, seeks, expands, path searches, counts, procedures and full-text and
+//!   vector searches, and a property they may not read reads as null; see
+//!   [`super::visibility`]. A user holding no read privilege sees an empty graph. Only a user
+//!   who may find and read everything has [`READ_GRAPH`], which the count store and other
+//!   fast counts require; their queries read unrestricted, at no cost;
+//! - per element written, the finer writes (`CREATE`, `DELETE`, `SET LABEL`, `REMOVE LABEL`,
+//!   `SET PROPERTY`, `MERGE`, which `WRITE` is all of) on every node or every relationship;
+//! - per procedure call, the `EXECUTE PROCEDURE` globs.
+//!
+//! A privilege the server cannot enforce (a write on some labels, types or properties, a
+//! property-based rule `FOR (n:L) WHERE ...`) is refused as unsupported by [`records_of`]
+//! rather than stored: a stored `DENY` is always obeyed.
 
 use quiver_cypher::ast::{
     DatabaseAction, DbmsAction, Elements, GraphAction, NameSet, Privilege, PrivilegeTarget,
 };
+use std::sync::Arc;
+
 use quiver_storage::{PrivilegeRecord, Security};
 
 use super::Level;
+use super::visibility::{On, ReadRules, Visibility};
 
 /// The one database the server has, as privileges name it.
 const DATABASE: &str = "neo4j";
@@ -390,6 +404,9 @@ pub(crate) struct Permissions {
     /// Other `EXECUTE PROCEDURE` globs granted, and those denied.
     procedures_granted: Vec<String>,
     procedures_denied: Vec<String>,
+    /// The read rules of a user who may not find or read some of the graph; `None` when they
+    /// read all of it ([`READ_GRAPH`] in `abilities`) or none of it.
+    reads: Option<Arc<ReadRules>>,
 }
 
 /// Folds privilege rows into [`Permissions`].
@@ -397,11 +414,13 @@ pub(crate) struct Permissions {
 struct Fold {
     granted: Abilities,
     denied: Abilities,
+    reads: ReadRules,
     permissions: Permissions,
 }
 
 impl Fold {
     fn add(&mut self, row: Row<'_>) {
+        add_read_rule(&mut self.reads, row);
         if row.denied {
             self.denied = self.denied.with(abilities_of(row));
         } else {
@@ -422,8 +441,62 @@ impl Fold {
     }
 
     fn finish(mut self) -> Permissions {
-        self.permissions.abilities = self.granted.without(self.denied);
+        // Reading the whole graph is what the read rules say, fine-grained ones included.
+        let abilities = self.granted.without(self.denied).without(READ_GRAPH);
+        if self.reads.reads_everything() {
+            self.permissions.abilities = abilities.with(READ_GRAPH);
+        } else {
+            self.permissions.abilities = abilities;
+            if self.reads != ReadRules::default() {
+                self.permissions.reads = Some(Arc::new(self.reads));
+            }
+        }
         self.permissions
+    }
+}
+
+/// Adds what read privilege row `row` grants or denies (`TRAVERSE`, `READ`, `MATCH`, `MERGE`
+/// and `ALL GRAPH PRIVILEGES`, which read) to `rules`.
+fn add_read_rule(rules: &mut ReadRules, row: Row<'_>) {
+    if !covers_database(row.graph) {
+        return;
+    }
+    let name = |arg: &'static str| match segment_argument(row.segment, arg) {
+        Some("*") => Some(None),
+        Some(name) => Some(Some(name)),
+        None => None,
+    };
+    let on: Vec<On<'_>> = match (name("NODE"), name("RELATIONSHIP")) {
+        (Some(label), _) => vec![On::Nodes(label)],
+        (_, Some(ty)) => vec![On::Relationships(ty)],
+        _ if row.segment == "database" => vec![On::Nodes(None), On::Relationships(None)],
+        _ => return,
+    };
+    // `Some(None)`: every property; `Some(Some(p))`: one; `None`: a traversal only.
+    let property = match segment_argument(row.resource, "property") {
+        Some(p) => Some(Some(p)),
+        None if row.resource == "all_properties" => Some(None),
+        None => None,
+    };
+    let denied = row.denied;
+    for on in on {
+        match (row.action, property) {
+            ("traverse", _) => rules.traverse(denied, on),
+            ("read", Some(p)) => rules.read(denied, on, p),
+            ("match" | "merge", Some(p)) => {
+                rules.read(denied, on, p);
+                // Denying MATCH of some properties denies reading them, not finding the
+                // elements that hold them.
+                if !(denied && p.is_some()) {
+                    rules.traverse(denied, on);
+                }
+            }
+            ("graph_actions", _) => {
+                rules.traverse(denied, on);
+                rules.read(denied, on, None);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -459,6 +532,19 @@ impl Permissions {
         visit_built_in(Level::Public, true, &mut add);
         visit_built_in(level, false, &mut add);
         fold.finish()
+    }
+
+    /// What the user may find and read, in `storage`'s token ids for one query; `None` when
+    /// they read the whole graph, which costs their queries nothing.
+    pub fn visibility(&self, storage: &quiver_storage::Storage) -> Option<Arc<Visibility>> {
+        if self.abilities.contains(READ_GRAPH) {
+            return None;
+        }
+        Some(match &self.reads {
+            Some(rules) => rules.resolve(storage),
+            // No read privilege at all: the graph looks empty.
+            None => ReadRules::default().resolve(storage),
+        })
     }
 
     /// Whether procedure `name` may run: some granted glob matches it and no denied one.
@@ -555,17 +641,32 @@ fn graph_records(
         rows.make(action, resource, graphs, segments)
     };
     let graphs = target_names(graphs);
-    let segments = whole_elements(elements).ok_or_else(|| {
-        format!(
-            "A graph privilege on some labels, relationship types or by property \
-             ({elements})"
-        )
-    })?;
+    // Reads are enforced on some labels, types and properties; writes on every element.
+    let read_segments = || {
+        named_elements(elements).ok_or_else(|| {
+            format!("A read privilege by property ({elements}) (only on labels and types is)")
+        })
+    };
+    let segments = || {
+        whole_elements(elements).ok_or_else(|| {
+            format!(
+                "A write privilege on some labels, relationship types or by property \
+                 ({elements})"
+            )
+        })
+    };
     let all_properties = |p: &NameSet, what: &str| match p {
         NameSet::All => Ok(()),
         NameSet::Names(_) => Err(format!(
             "{what} of some properties (only {{*}}, every property, is)"
         )),
+    };
+    let reads = |action: &str, p: &NameSet| -> Result<Vec<PrivilegeRecord>, String> {
+        let segments = read_segments()?;
+        Ok(property_resources(p)
+            .iter()
+            .flat_map(|resource| rows(action, resource, &graphs, &segments))
+            .collect())
     };
     let all_labels = |labels: &NameSet, what: &str| match labels {
         NameSet::All => Ok(()),
@@ -574,15 +675,9 @@ fn graph_records(
     // Labels are on nodes only: `SET LABEL * ON GRAPH *` is one row, on every node.
     let node_segment = ["NODE(*)".to_owned()];
     Ok(match action {
-        GraphAction::Traverse => rows("traverse", "graph", &graphs, &segments),
-        GraphAction::Read(p) => {
-            all_properties(p, "READ")?;
-            rows("read", "all_properties", &graphs, &segments)
-        }
-        GraphAction::Match(p) => {
-            all_properties(p, "MATCH")?;
-            rows("match", "all_properties", &graphs, &segments)
-        }
+        GraphAction::Traverse => rows("traverse", "graph", &graphs, &read_segments()?),
+        GraphAction::Read(p) => reads("read", p)?,
+        GraphAction::Match(p) => reads("match", p)?,
         GraphAction::Write => rows(
             "write",
             "graph",
@@ -595,8 +690,8 @@ fn graph_records(
             &graphs,
             &["database".to_owned()],
         ),
-        GraphAction::Create => rows("create_element", "graph", &graphs, &segments),
-        GraphAction::Delete => rows("delete_element", "graph", &graphs, &segments),
+        GraphAction::Create => rows("create_element", "graph", &graphs, &segments()?),
+        GraphAction::Delete => rows("delete_element", "graph", &graphs, &segments()?),
         GraphAction::SetLabel(labels) => {
             all_labels(labels, "SET LABEL")?;
             rows("set_label", "all_labels", &graphs, &node_segment)
@@ -607,11 +702,11 @@ fn graph_records(
         }
         GraphAction::SetProperty(p) => {
             all_properties(p, "SET PROPERTY")?;
-            rows("set_property", "all_properties", &graphs, &segments)
+            rows("set_property", "all_properties", &graphs, &segments()?)
         }
         GraphAction::Merge(p) => {
             all_properties(p, "MERGE")?;
-            rows("merge", "all_properties", &graphs, &segments)
+            rows("merge", "all_properties", &graphs, &segments()?)
         }
     })
 }
@@ -710,6 +805,40 @@ fn whole_elements(elements: &Elements) -> Option<Vec<String>> {
         Elements::Relationships(NameSet::All) => Some(vec![relationships()]),
         Elements::Elements(NameSet::All) => Some(vec![nodes(), relationships()]),
         _ => None,
+    }
+}
+
+/// The segments of elements named by labels or types as well as `*`: a row per label or
+/// type (`NODE(Person)`), on nodes and relationships for `ELEMENTS`; `None` for a property
+/// rule.
+fn named_elements(elements: &Elements) -> Option<Vec<String>> {
+    let each = |kinds: &[&str], names: &NameSet| -> Vec<String> {
+        let names: Vec<&str> = match names {
+            NameSet::All => vec!["*"],
+            NameSet::Names(names) => names.iter().map(|n| n.name.as_str()).collect(),
+        };
+        kinds
+            .iter()
+            .flat_map(|kind| names.iter().map(move |n| format!("{kind}({n})")))
+            .collect()
+    };
+    match elements {
+        Elements::Nodes(names) => Some(each(&["NODE"], names)),
+        Elements::Relationships(names) => Some(each(&["RELATIONSHIP"], names)),
+        Elements::Elements(names) => Some(each(&["NODE", "RELATIONSHIP"], names)),
+        Elements::Where { .. } => None,
+    }
+}
+
+/// The resource column of a read of `properties`: `all_properties`, or a row per property
+/// (`property(salary)`).
+fn property_resources(properties: &NameSet) -> Vec<String> {
+    match properties {
+        NameSet::All => vec!["all_properties".to_owned()],
+        NameSet::Names(names) => names
+            .iter()
+            .map(|n| format!("property({})", n.name))
+            .collect(),
     }
 }
 
@@ -892,9 +1021,14 @@ mod tests {
             "*",
             "RELATIONSHIP(*)",
         )];
-        let p = Permissions::from_rows(&merge).abilities;
-        assert!(p.has(Ability::CreateRelationships) && p.has(Ability::TraverseRelationships));
-        assert!(p.has(Ability::SetRelationshipProperty) && !p.has(Ability::CreateNodes));
+        let merging = Permissions::from_rows(&merge);
+        let p = merging.abilities;
+        assert!(p.has(Ability::CreateRelationships) && p.has(Ability::SetRelationshipProperty));
+        assert!(!p.has(Ability::CreateNodes));
+        // It finds and reads relationships, not nodes: not the whole graph.
+        let reads = merging.reads.expect("some of the graph is read");
+        assert!(reads.relationships.granted.every && !reads.nodes.granted.every);
+        assert!(!p.has(Ability::TraverseRelationships));
         // WRITE is every finer write; denying one of them leaves the others.
         let mut rows = built_in(Level::Editor, false);
         rows.push(record(true, "delete_element", "graph", "*", "NODE(*)"));

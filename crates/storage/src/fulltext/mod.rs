@@ -556,6 +556,17 @@ impl crate::Transaction {
         }
         storage.fulltext_refresh(&index)?;
         index.reads.record();
-        index.search(storage, &self.inner.view(), query, skip, limit)
+        let mut hits = index.search(storage, &self.inner.view(), query, skip, limit)?;
+        if self.is_restricted() {
+            let keys: Vec<u32> = index
+                .spec
+                .keys
+                .iter()
+                .filter_map(|k| storage.keys.id(k))
+                .collect();
+            let relationship = entity == FulltextEntity::Relationship;
+            self.keep_visible_hits(relationship, &keys, &mut hits)?;
+        }
+        Ok(hits)
     }
 }
