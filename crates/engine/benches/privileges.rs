@@ -2,10 +2,13 @@
 //! as the configured administrator, as a stored user with `admin`, and as a stored user whose
 //! role is a copy of `admin` with
 //! 20 more rules (denied procedure globs, grants and denials on other databases, a denied
-//! `IMPERSONATE`), none of which changes what these queries may do. Both go through the same
-//! path (an auto-commit transaction naming its user), so the difference is the privilege
-//! check: the user's roles and rules are read at every statement. `QUIVER_BENCH_PERSONS`
-//! sets the graph's size (default 100,000).
+//! `IMPERSONATE`), none of which changes what these queries may do; and as a stored user whose
+//! role is a copy of `admin` with 20 fine-grained read rules (denied labels and properties
+//! that some nodes off the queries' path have), which hide something, so that user's queries
+//! read through a restriction and count what they see rather than look counts up. All go
+//! through the same path (an auto-commit transaction naming its user), so the difference is
+//! the privilege check and, for the last, the restriction. `QUIVER_BENCH_PERSONS` sets the
+//! graph's size (default 100,000).
 
 use std::sync::Arc;
 
@@ -21,6 +24,11 @@ const ROOT: &str = "root";
 const RULED: &str = "ruled";
 /// A stored user with `admin`: the baseline a stored user's rules are measured against.
 const BOSS: &str = "boss";
+/// A stored user whose role hides some labels and properties.
+const FINE: &str = "fine";
+
+/// Each measured user, the configured administrator first.
+const USERS: [&str; 4] = [ROOT, BOSS, RULED, FINE];
 
 fn persons() -> usize {
     std::env::var("QUIVER_BENCH_PERSONS")
@@ -68,6 +76,22 @@ fn rules() -> Vec<String> {
         "CREATE USER {BOSS} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"
     ));
     rules.push(format!("GRANT ROLE admin TO {BOSS}"));
+    // Ten labels and ten properties on nodes of their own, each denied to `fine`.
+    let hidden: Vec<String> = (0..10)
+        .map(|i| format!("(:Hidden{i} {{secret{i}: {i}}})"))
+        .collect();
+    rules.push(format!("CREATE {}", hidden.join(", ")));
+    rules.push("CREATE ROLE fine AS COPY OF admin".to_owned());
+    for i in 0..10 {
+        rules.push(format!("DENY TRAVERSE ON GRAPH * NODES Hidden{i} TO fine"));
+        rules.push(format!(
+            "DENY READ {{secret{i}}} ON GRAPH * NODES * TO fine"
+        ));
+    }
+    rules.push(format!(
+        "CREATE USER {FINE} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"
+    ));
+    rules.push(format!("GRANT ROLE fine TO {FINE}"));
     rules
 }
 
@@ -86,7 +110,7 @@ fn privileges(c: &mut Criterion) {
         .iter()
         .filter(|q| matches!(q.name, "count" | "two_hop_count"))
     {
-        for user in [ROOT, BOSS, RULED] {
+        for user in USERS {
             let mut i = 0usize;
             group.bench_function(format!("{}/{user}", q.name), |b| {
                 b.iter(|| {
@@ -110,7 +134,7 @@ fn interleaved(db: &Database, graph: &social::Social) {
         .iter()
         .filter(|q| matches!(q.name, "count" | "two_hop_count"))
     {
-        let users = [ROOT, BOSS, RULED];
+        let users = USERS;
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); users.len()];
         for round in 0..ROUNDS {
             for (u, user) in users.iter().enumerate() {

@@ -1129,3 +1129,54 @@ fn fine_grained_read_privileges_are_shown_as_commands_that_run_again() {
     let again = ok(&db, ROOT, "SHOW ROLE analyst PRIVILEGES AS COMMANDS");
     assert_eq!(again.len(), commands.len());
 }
+
+#[test]
+fn a_hidden_property_leaves_returned_nodes_maps_and_lookups_and_a_hidden_node_every_listing() {
+    let (db, _import) = read_graph();
+    ok(&db, ROOT, "CREATE ROLE careful AS COPY OF reader");
+    ok(
+        &db,
+        ROOT,
+        "DENY READ {age} ON GRAPH * NODES Person TO careful",
+    );
+    ok(
+        &db,
+        ROOT,
+        "DENY TRAVERSE ON GRAPH * NODES Secret TO careful",
+    );
+    user(&db, "cal", Some("careful"));
+    let rows = ok(&db, "cal", "MATCH (n:Person {name: 'a'}) RETURN n");
+    let Value::Node(node) = &rows[0][0] else {
+        panic!("not a node: {rows:?}");
+    };
+    let data = node.data.as_ref().expect("a returned node is filled in");
+    assert!(data.properties.contains_key("name"), "{data:?}");
+    assert!(!data.properties.contains_key("age"), "{data:?}");
+    for query in [
+        "MATCH (n:Person {name: 'a'}) RETURN size(keys(properties(n)))",
+        "MATCH (n:Person {name: 'a'}) RETURN size(keys(n {.*}))",
+    ] {
+        // name and embedding: not age.
+        assert_eq!(ok(&db, "cal", query), [[Value::Int(2)]], "{query}");
+    }
+    // The secret person is not found by id either, nor listed by its label.
+    let id = ok(&db, ROOT, "MATCH (n:Secret) RETURN id(n)");
+    let by_id = format!(
+        "MATCH (n) WHERE id(n) = {} RETURN count(n)",
+        text_or_int(&id[0][0])
+    );
+    assert_eq!(ok(&db, ROOT, &by_id), [[Value::Int(1)]]);
+    assert_eq!(ok(&db, "cal", &by_id), [[Value::Int(0)]]);
+    let labels: Vec<Value> = ok(&db, "cal", "CALL db.labels() YIELD label RETURN label")
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(labels, [Value::from("Person"), Value::from("Row")]);
+}
+
+fn text_or_int(value: &Value) -> String {
+    match value {
+        Value::Int(i) => i.to_string(),
+        other => text(other),
+    }
+}

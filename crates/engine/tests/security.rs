@@ -96,7 +96,14 @@ fn every_built_in_role_is_allowed_exactly_what_neo4j_allows() {
             format!("CREATE INDEX idx_{user} FOR (n:Existing) ON (n.k_{user})"),
             format!("CREATE USER made_by_{user} SET PASSWORD 'password-2'"),
         ];
-        for (action, allowed) in actions.iter().zip(allowed) {
+        for (i, (action, allowed)) in actions.iter().zip(allowed).enumerate() {
+            if role == "PUBLIC" && i < 2 {
+                // Without a read privilege the graph looks empty (as in Neo4j): the count is
+                // 0, and the SET finds nothing to write.
+                let rows = run_as(&db, &user, action).unwrap_or_else(|e| panic!("{e:?}"));
+                assert!(rows.is_empty() || rows == [[Value::Int(0)]], "{rows:?}");
+                continue;
+            }
             match run_as(&db, &user, action) {
                 Ok(_) => assert!(allowed, "{role} may not: {action}"),
                 Err((status, message)) => {
@@ -216,10 +223,9 @@ fn a_dropped_or_suspended_user_loses_access_at_once() {
     // A revoked role counts from the next statement.
     ok(&db, ROOT, "REVOKE ROLE editor FROM cat");
     assert_eq!(
-        run_as(&db, "cat", "MATCH (n) RETURN count(n)")
-            .expect_err("no role left")
-            .0,
-        Status::Forbidden
+        ok(&db, "cat", "MATCH (n) RETURN count(n)"),
+        [[Value::Int(0)]],
+        "no role left: nothing to see"
     );
 }
 

@@ -540,11 +540,11 @@ impl Permissions {
         if self.abilities.contains(READ_GRAPH) {
             return None;
         }
-        Some(match &self.reads {
+        match &self.reads {
             Some(rules) => rules.resolve(storage),
             // No read privilege at all: the graph looks empty.
             None => ReadRules::default().resolve(storage),
-        })
+        }
     }
 
     /// Whether procedure `name` may run: some granted glob matches it and no denied one.

@@ -132,6 +132,21 @@ pub(crate) enum On<'a> {
     Relationships(Option<&'a str>),
 }
 
+impl<T: PartialEq> ReadRules<T> {
+    /// Whether these rules let every element be found and every property read: the user
+    /// reads the whole graph and needs no restriction.
+    pub fn reads_everything(&self) -> bool {
+        self.nodes.granted.every
+            && self.nodes.denied.is_empty()
+            && self.relationships.granted.every
+            && self.relationships.denied.is_empty()
+            && self.node_properties.granted.contains(&(None, None))
+            && self.node_properties.denied.is_empty()
+            && self.relationship_properties.granted.contains(&(None, None))
+            && self.relationship_properties.denied.is_empty()
+    }
+}
+
 impl ReadRules<String> {
     /// Adds a `TRAVERSE` grant or denial.
     pub fn traverse(&mut self, denied: bool, on: On<'_>) {
@@ -159,31 +174,22 @@ impl ReadRules<String> {
         );
     }
 
-    /// Whether these rules let every element be found and every property read: the user
-    /// reads the whole graph and needs no restriction.
-    pub fn reads_everything(&self) -> bool {
-        self.nodes.granted.every
-            && self.nodes.denied.is_empty()
-            && self.relationships.granted.every
-            && self.relationships.denied.is_empty()
-            && self.node_properties.granted.contains(&(None, None))
-            && self.node_properties.denied.is_empty()
-            && self.relationship_properties.granted.contains(&(None, None))
-            && self.relationship_properties.denied.is_empty()
-    }
-
     /// These rules in `storage`'s token ids, as one query reads through them. A rule naming
     /// a label, type or property that does not exist yet matches nothing in this query.
-    pub fn resolve(&self, storage: &Storage) -> Arc<Visibility> {
+    ///
+    /// `None` when, so resolved, they hide nothing (every denial names what does not exist):
+    /// the query then reads unrestricted, its fast paths included.
+    pub fn resolve(&self, storage: &Storage) -> Option<Arc<Visibility>> {
         let label = |name: &String| storage.label_id(name).map(|l| l.0);
         let ty = |name: &String| storage.rel_type_id(name).map(|t| t.0);
         let key = |name: &String| storage.property_key_id(name).map(|k| k.0);
-        Arc::new(Visibility(ReadRules {
+        let rules = ReadRules {
             nodes: traversal(&self.nodes, label),
             relationships: traversal(&self.relationships, ty),
             node_properties: reads(&self.node_properties, label, key),
             relationship_properties: reads(&self.relationship_properties, ty, key),
-        }))
+        };
+        (!rules.reads_everything()).then(|| Arc::new(Visibility(rules)))
     }
 }
 
@@ -275,14 +281,15 @@ mod tests {
         rules.traverse(true, On::Nodes(Some("Secret")));
         // A rule on a label that does not exist covers nothing.
         rules.traverse(false, On::Nodes(Some("Missing")));
-        let v = rules.resolve(&storage);
+        let v = rules.resolve(&storage).expect("restricted");
         assert!(v.node_visible(&[person, row]));
         assert!(!v.node_visible(&[person, secret]));
         assert!(!v.node_visible(&[row]));
         // A node without labels needs traversal of every node.
         assert!(!v.node_visible(&[]));
         rules.traverse(false, On::Nodes(None));
-        assert!(rules.resolve(&storage).node_visible(&[]));
+        let v = rules.resolve(&storage).expect("restricted");
+        assert!(v.node_visible(&[]));
     }
 
     #[test]
@@ -294,10 +301,27 @@ mod tests {
         let mut rules = ReadRules::default();
         rules.read(false, On::Nodes(None), None);
         rules.read(true, On::Nodes(Some("Employee")), Some("salary"));
-        let v = rules.resolve(&storage);
+        let v = rules.resolve(&storage).expect("restricted");
         assert!(v.node_key_readable(&employee, name));
         assert!(!v.node_key_readable(&employee, salary));
         assert!(v.node_key_readable(&boss, salary));
         assert!(!rules.reads_everything());
+    }
+
+    #[test]
+    fn denials_of_what_does_not_exist_restrict_nothing() {
+        let storage = Storage::new();
+        let mut rules = ReadRules::default();
+        for on in [On::Nodes(None), On::Relationships(None)] {
+            rules.traverse(false, on);
+            rules.read(false, on, None);
+        }
+        assert!(rules.reads_everything());
+        rules.traverse(true, On::Nodes(Some("Missing")));
+        rules.read(true, On::Relationships(None), Some("missing"));
+        assert!(!rules.reads_everything());
+        assert!(rules.resolve(&storage).is_none());
+        storage.get_or_create_label("Missing").expect("label");
+        assert!(rules.resolve(&storage).is_some());
     }
 }
