@@ -418,6 +418,7 @@ async fn idle_transactions_expire_and_are_counted() {
     assert_eq!(server.api.open_transactions(), 0);
     let snapshot = server.metrics.snapshot().transactions;
     assert_eq!(snapshot.abandoned_total, 1);
+    assert_eq!(server.metrics.transactions.idle_timed_out.get(), 1);
     assert_eq!(snapshot.rolled_back_total, 1);
     assert_eq!(snapshot.active, 0);
     let count = client

@@ -1,4 +1,5 @@
-//! The in-process server: Quiver's own server and engine over the seeded graph (in memory, no
+//! The in-process server: the node `quiver serve` runs (assembled by `quiver-node`: the same
+//! HTTP API settings, telemetry and shared query pool) over the seeded graph (in memory, no
 //! commit log), on a runtime of its own.
 //!
 //! The server gets its own multi-thread runtime (threads named `quiver-server`), the client
@@ -11,15 +12,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_engine::{Database, EngineConfig};
-use quiver_http::{ApiConfig, HttpApi};
-use quiver_server::auth::UserStore;
+use quiver_node::{HttpService, NodeBuilder, Stopped, Store};
+use quiver_server::ShutdownTrigger;
 use quiver_server::config::{Config, Layer, TlsMode};
-use quiver_server::health::{Health, Readiness};
-use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
-use quiver_server::shutdown::ShutdownReport;
-use quiver_server::{Graph, Server, ServerParts, ShutdownTrigger};
 use quiver_storage::Storage;
 use quiver_value::Value;
 use tokio::runtime::Runtime;
@@ -54,7 +50,7 @@ pub struct InProcessSpec {
 pub struct InProcess {
     runtime: Option<Runtime>,
     trigger: ShutdownTrigger,
-    task: Option<tokio::task::JoinHandle<ShutdownReport>>,
+    task: Option<tokio::task::JoinHandle<Stopped>>,
     metrics: Arc<Metrics>,
     pub storage: Arc<Storage>,
     pub http_addr: SocketAddr,
@@ -153,38 +149,24 @@ impl InProcess {
             ..Layer::default()
         };
         let config = Config::from_layer(layer).map_err(|e| fail(e.to_string()))?;
-        let metrics = Arc::new(Metrics::new());
-        let health = Arc::new(Health::default());
-        let users = UserStore::from_config(
-            &config.auth,
-            config.timeouts.auth_failure_delay_max,
-            Arc::clone(&metrics),
-        )
-        .map_err(|e| fail(e.to_string()))?;
-        let database = Database::with_storage(Arc::clone(&storage), EngineConfig::default());
-        let server = {
-            let _guard = runtime.enter();
-            let http_api = spec.http_api.then(|| {
-                ApiHandler::from_service(HttpApi::new(Arc::clone(&database), ApiConfig::default()))
-            });
-            Server::bind(
-                config,
-                ServerParts {
-                    metrics: Arc::clone(&metrics),
-                    health: Arc::clone(&health),
-                    users: Arc::new(users),
-                    http_api,
-                    query_pool: None,
-                },
+        // The node `quiver serve` assembles, over the seeded store.
+        let node = runtime
+            .block_on(
+                NodeBuilder::new(config)
+                    .store(Store::Storage(Arc::clone(&storage)))
+                    .http_service(if spec.http_api {
+                        HttpService::Neo4j
+                    } else {
+                        HttpService::OperationsOnly
+                    })
+                    .build(),
             )
-            .map_err(|e| fail(e.to_string()))?
-            .with_graph(Arc::new(Graph::new(database)))
-        };
-        let addr = server.bolt_addr();
-        let http_addr = server.http_addr();
-        let trigger = server.trigger();
-        let task = runtime.spawn(server.run());
-        health.set(Readiness::Ready);
+            .map_err(|e| fail(e.to_string()))?;
+        let metrics = Arc::clone(node.metrics());
+        let addr = node.bolt_addr();
+        let http_addr = node.http_addr();
+        let trigger = node.trigger();
+        let task = runtime.spawn(node.run());
         let handle = runtime.handle().clone();
         let reader_metrics = Arc::clone(&metrics);
         let total_storage = Arc::clone(&storage);
@@ -257,7 +239,7 @@ impl InProcess {
         };
         let report = runtime.block_on(async { tokio::time::timeout(STOP_TIMEOUT, task).await });
         let record = match report {
-            Ok(Ok(r)) => ShutdownRecord {
+            Ok(Ok(Stopped { report: r, .. })) => ShutdownRecord {
                 clean: !r.forced && r.tasks_left == 0,
                 forced: r.forced,
                 tasks_left: r.tasks_left,

@@ -7,44 +7,17 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_engine::{Database, EngineConfig};
-use quiver_http::{ApiConfig, Hooks, HttpApi, Telemetry};
-use quiver_placement::QueryPool;
-use quiver_server::auth::UserStore;
+use quiver_engine::Database;
+use quiver_http::{ApiConfig, HttpApi};
+use quiver_node::{NodeBuilder, Store};
+use quiver_server::ShutdownTrigger;
 use quiver_server::config::{Config, Layer};
-use quiver_server::health::{Health, Readiness};
-use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
-use quiver_server::{Server, ServerParts, ShutdownTrigger};
 use quiver_storage::{CommitLog, Storage};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
-
-/// Forwards the API's transaction events to the server's counters, as the binary does.
-pub struct ServerTelemetry(pub Arc<Metrics>);
-
-impl Telemetry for ServerTelemetry {
-    fn transaction_opened(&self) {
-        self.0.transactions.opened.inc();
-        self.0.transactions.active.inc();
-    }
-    fn transaction_committed(&self) {
-        self.0.transactions.committed.inc();
-        self.0.transactions.active.dec();
-    }
-    fn transaction_rolled_back(&self) {
-        self.0.transactions.rolled_back.inc();
-        self.0.transactions.active.dec();
-    }
-    fn transaction_abandoned(&self) {
-        self.0.transactions.abandoned.inc();
-    }
-    fn query_finished(&self, elapsed: Duration) {
-        self.0.query_latency.observe(elapsed);
-    }
-}
 
 pub struct Running {
     pub http: SocketAddr,
@@ -91,53 +64,30 @@ pub async fn start_with(
     api_config: ApiConfig,
     commit_log: Option<Arc<dyn CommitLog>>,
 ) -> Running {
-    // As `quiver serve` does: the API knows whether the server authenticates its requests.
-    let api_config = ApiConfig {
-        auth_enabled: config.auth.enabled,
-        ..api_config
-    };
-    let metrics = Arc::new(Metrics::new());
-    let health = Arc::new(Health::default());
-    let users = {
-        let auth = config.auth.clone();
-        let delay = config.timeouts.auth_failure_delay_max;
-        let metrics = Arc::clone(&metrics);
-        tokio::task::spawn_blocking(move || UserStore::from_config(&auth, delay, metrics))
-            .await
-            .expect("hashing task")
-            .expect("user store")
-    };
     let storage = Storage::new();
     storage.set_commit_log(commit_log);
-    let db = Database::with_storage(storage, EngineConfig::default());
-    // One pool for both listeners, as `quiver serve` has.
-    let pool = Arc::new(QueryPool::new(config.query.threads).expect("query pool"));
-    let hooks = Hooks {
-        telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
-        pool: Some(Arc::clone(&pool)),
-    };
-    let api = HttpApi::with_hooks(Arc::clone(&db), api_config, hooks);
-    let server = Server::bind(
-        config,
-        ServerParts {
-            metrics: Arc::clone(&metrics),
-            health: Arc::clone(&health),
-            users: Arc::new(users),
-            http_api: Some(ApiHandler::from_service(api.clone())),
-            query_pool: Some(pool),
-        },
-    )
-    .expect("bind");
-    let running = Running {
-        http: server.http_addr(),
+    // The node `quiver serve` assembles: the same telemetry, one query pool for both listeners.
+    let node = NodeBuilder::new(config)
+        .store(Store::Storage(storage))
+        .api_config(api_config)
+        .build()
+        .await
+        .expect("node");
+    let http = node.http_addr();
+    let metrics = Arc::clone(node.metrics());
+    let api = node.http_api().expect("the HTTP API").clone();
+    let db = Arc::clone(node.database());
+    let trigger = node.trigger();
+    // Ready from here, as `quiver serve` is once it prints its addresses.
+    let run = node.run();
+    Running {
+        http,
         metrics,
         api,
         db,
-        trigger: server.trigger(),
-        task: tokio::spawn(server.run()),
-    };
-    health.set(Readiness::Ready);
-    running
+        trigger,
+        task: tokio::spawn(async move { run.await.report }),
+    }
 }
 
 pub async fn start_default() -> Running {

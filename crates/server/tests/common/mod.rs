@@ -11,14 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
-use quiver_server::Graph;
-use quiver_server::auth::UserStore;
+use quiver_node::{HttpService, NodeBuilder, Store};
 use quiver_server::config::{Config, Layer};
-use quiver_server::health::{Health, Readiness};
+use quiver_server::health::Health;
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
-use quiver_server::{Server, ServerParts, ShutdownTrigger};
+use quiver_server::{Graph, ShutdownTrigger};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
@@ -62,44 +61,34 @@ pub async fn start(config: Config, api: Option<ApiHandler>) -> Running {
     start_with(config, api, Arc::new(Graph::new(db))).await
 }
 
-/// Starts a server over `graph`.
+/// Starts the node `quiver serve` assembles over `graph`, its HTTP listener serving `api`
+/// besides the operations endpoints.
 pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Graph>) -> Running {
-    let db = Arc::clone(graph.database());
-    let metrics = Arc::new(Metrics::new());
-    let health = Arc::new(Health::default());
-    let users = {
-        let auth = config.auth.clone();
-        let delay = config.timeouts.auth_failure_delay_max;
-        let metrics = Arc::clone(&metrics);
-        tokio::task::spawn_blocking(move || UserStore::from_config(&auth, delay, metrics))
-            .await
-            .expect("hashing task")
-            .expect("user store")
-    };
-    let server = Server::bind(
-        config,
-        ServerParts {
-            metrics: Arc::clone(&metrics),
-            health: Arc::clone(&health),
-            users: Arc::new(users),
-            http_api: api,
-            query_pool: None,
-        },
-    )
-    .expect("bind")
-    .with_graph(graph);
-    let running = Running {
-        bolt: server.bolt_addr(),
-        http: server.http_addr(),
+    let node = NodeBuilder::new(config)
+        .store(Store::Graph(graph))
+        .http_service(api.map_or(HttpService::OperationsOnly, HttpService::Handler))
+        .build()
+        .await
+        .expect("node");
+    let bolt = node.bolt_addr();
+    let http = node.http_addr();
+    let metrics = Arc::clone(node.metrics());
+    let health = Arc::clone(node.health());
+    let db = Arc::clone(node.database());
+    let trigger = node.trigger();
+    let tls = node.tls();
+    // Ready from here, as `quiver serve` is once it prints its addresses.
+    let run = node.run();
+    Running {
+        bolt,
+        http,
         metrics,
-        health: Arc::clone(&health),
+        health,
         db,
-        trigger: server.trigger(),
-        tls: server.tls(),
-        task: tokio::spawn(server.run()),
-    };
-    health.set(Readiness::Ready);
-    running
+        trigger,
+        tls,
+        task: tokio::spawn(async move { run.await.report }),
+    }
 }
 
 /// A parsed HTTP response.

@@ -1,0 +1,287 @@
+//! The node: its builder, what it is built over, and its run.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use quiver_engine::Database;
+use quiver_http::{ApiConfig, Hooks, HttpApi};
+use quiver_placement::QueryPool;
+use quiver_server::config::{AuthSpec, Config};
+use quiver_server::health::{Health, Readiness};
+use quiver_server::http_listener::ApiHandler;
+use quiver_server::metrics::{EngineFigures, Metrics};
+use quiver_server::shutdown::ShutdownReport;
+use quiver_server::tls::ServerTls;
+use quiver_server::{Graph, Replica, Server, ServerParts, ShutdownTrigger};
+use quiver_storage::Storage;
+
+use crate::api::{ServerTelemetry, api_config, engine_config};
+use crate::error::NodeError;
+use crate::{store, users};
+
+/// What a node serves.
+#[derive(Default)]
+pub enum Store {
+    /// What the configuration names: an empty graph in memory, a data directory (recovered),
+    /// or this cluster member's replicated store.
+    #[default]
+    Configured,
+    /// An engine over this storage, with the configuration's engine limits (the lab's seeded
+    /// graph; a test's store with a commit log of its own).
+    Storage(Arc<Storage>),
+    /// This database.
+    Database(Arc<Database>),
+    /// This graph (a cluster member composed elsewhere).
+    Graph(Arc<Graph>),
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Store::Configured => "Configured",
+            Store::Storage(_) => "Storage",
+            Store::Database(_) => "Database",
+            Store::Graph(_) => "Graph",
+        })
+    }
+}
+
+/// What the HTTP listener serves besides its operations endpoints.
+#[derive(Debug, Default)]
+pub enum HttpService {
+    /// Neo4j's HTTP APIs over the node's database, on the query pool Bolt uses, its
+    /// transactions counted in the node's metrics.
+    #[default]
+    Neo4j,
+    /// A handler of the caller's own.
+    Handler(ApiHandler),
+    /// Nothing: only the operations endpoints.
+    OperationsOnly,
+}
+
+/// Assembles a [`Node`] from a configuration.
+#[derive(Debug)]
+pub struct NodeBuilder {
+    config: Config,
+    store: Store,
+    http: HttpService,
+    api_config: Option<ApiConfig>,
+}
+
+impl NodeBuilder {
+    /// A node as the configuration describes it: its store, Neo4j's HTTP API.
+    pub fn new(config: Config) -> NodeBuilder {
+        NodeBuilder {
+            config,
+            store: Store::Configured,
+            http: HttpService::Neo4j,
+            api_config: None,
+        }
+    }
+
+    /// Serves `store` instead of the configured one.
+    #[must_use]
+    pub fn store(mut self, store: Store) -> NodeBuilder {
+        self.store = store;
+        self
+    }
+
+    /// Serves `http` on the HTTP listener instead of Neo4j's HTTP API.
+    #[must_use]
+    pub fn http_service(mut self, http: HttpService) -> NodeBuilder {
+        self.http = http;
+        self
+    }
+
+    /// Neo4j's HTTP API with these settings instead of those derived from the configuration
+    /// ([`api_config`]). Whether the API authenticates stays the server's: it follows the
+    /// configuration's authentication either way.
+    #[must_use]
+    pub fn api_config(mut self, api: ApiConfig) -> NodeBuilder {
+        self.api_config = Some(api);
+        self
+    }
+
+    /// Loads the users, opens the store, starts the query pool and the HTTP API and binds both
+    /// listeners (ports are taken now, so the addresses can be printed before serving). On a
+    /// Tokio runtime: the HTTP API starts its idle-transaction expiry task on it.
+    pub async fn build(self) -> Result<Node, NodeError> {
+        let NodeBuilder {
+            config,
+            store,
+            http,
+            api_config: api_settings,
+        } = self;
+        let metrics = Arc::new(Metrics::new());
+        let health = Arc::new(Health::default());
+        let (users, audit) = users::load(&config, &metrics).await?;
+        let loopback_only =
+            config.bolt_listen.ip().is_loopback() && config.http_listen.ip().is_loopback();
+        if !users.is_enabled() && !loopback_only {
+            // Only with --auth none --allow-unauthenticated-network: the configuration
+            // refuses it otherwise.
+            tracing::warn!("authentication is disabled on a non-loopback address");
+        }
+        health.set(Readiness::Recovering);
+        let graph = open(store, &config, &metrics).await?;
+        if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
+            view.set_audit_log(audit);
+        }
+        metrics.follow_engine({
+            let db = Arc::downgrade(graph.database());
+            Box::new(move || EngineFigures {
+                transactions_begun_again: db
+                    .upgrade()
+                    .map_or(0, |db| db.transactions_begun_again()),
+            })
+        });
+        // One query pool for both listeners: Bolt and HTTP work share its threads.
+        let pool = Arc::new(QueryPool::new(config.query.threads).map_err(NodeError::Pool)?);
+        let (http_api, handler) = match http {
+            HttpService::Neo4j => {
+                let settings = ApiConfig {
+                    auth_enabled: config.auth.enabled,
+                    ..api_settings.unwrap_or_else(|| api_config(&config))
+                };
+                let hooks = Hooks {
+                    telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+                    pool: Some(Arc::clone(&pool)),
+                };
+                // Starts the idle-transaction expiry task on this runtime.
+                let api = HttpApi::with_hooks(Arc::clone(graph.database()), settings, hooks);
+                (Some(api.clone()), Some(ApiHandler::from_service(api)))
+            }
+            HttpService::Handler(handler) => (None, Some(handler)),
+            HttpService::OperationsOnly => (None, None),
+        };
+        let server = Server::bind(
+            config,
+            ServerParts {
+                metrics,
+                health: Arc::clone(&health),
+                users: Arc::new(users),
+                http_api: handler,
+                query_pool: Some(pool),
+            },
+        )?
+        .with_graph(Arc::clone(&graph));
+        Ok(Node {
+            server,
+            graph,
+            health,
+            http_api,
+        })
+    }
+}
+
+/// The graph the builder was given or the configuration names, with the `--initial-user`
+/// created on a first start.
+async fn open(
+    store: Store,
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Graph>, NodeError> {
+    let graph = match store {
+        Store::Configured => store::open_configured(config, metrics)
+            .await
+            .map_err(NodeError::Store)?,
+        Store::Storage(storage) => Arc::new(Graph::new(Database::with_storage(
+            storage,
+            engine_config(config),
+        ))),
+        Store::Database(db) => Arc::new(Graph::new(db)),
+        Store::Graph(graph) => graph,
+    };
+    if let Some(AuthSpec::Basic { user, password }) = &config.initial_user {
+        if graph.cluster().is_some() {
+            tokio::spawn(users::create_initial_user_when_leading(
+                Arc::clone(graph.database()),
+                user.clone(),
+                password.clone(),
+            ));
+        } else {
+            users::create_initial_user(graph.database(), user, password)
+                .await
+                .map_err(|message| NodeError::Store(format!("initial user: {message}")))?;
+        }
+    }
+    Ok(graph)
+}
+
+/// A node, its listeners bound but not yet accepting.
+#[derive(Debug)]
+pub struct Node {
+    server: Server,
+    graph: Arc<Graph>,
+    health: Arc<Health>,
+    http_api: Option<HttpApi>,
+}
+
+/// How a node's run ended.
+#[derive(Debug)]
+pub struct Stopped {
+    /// How the drain went.
+    pub report: ShutdownReport,
+    /// Whether the store closed cleanly (the log flushed and the closing snapshot written, or
+    /// the cluster member stopped).
+    pub closed: bool,
+}
+
+impl Node {
+    pub fn bolt_addr(&self) -> SocketAddr {
+        self.server.bolt_addr()
+    }
+
+    pub fn http_addr(&self) -> SocketAddr {
+        self.server.http_addr()
+    }
+
+    /// Starts the drain from anywhere (a signal handler, the lab, a test).
+    pub fn trigger(&self) -> ShutdownTrigger {
+        self.server.trigger()
+    }
+
+    /// The listeners' TLS, for reloading the certificate and key; `None` without TLS.
+    pub fn tls(&self) -> Option<Arc<ServerTls>> {
+        self.server.tls()
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        self.server.metrics()
+    }
+
+    pub fn health(&self) -> &Arc<Health> {
+        &self.health
+    }
+
+    pub fn graph(&self) -> &Arc<Graph> {
+        &self.graph
+    }
+
+    pub fn database(&self) -> &Arc<Database> {
+        self.graph.database()
+    }
+
+    /// Neo4j's HTTP API, when the node serves it.
+    pub fn http_api(&self) -> Option<&HttpApi> {
+        self.http_api.as_ref()
+    }
+
+    /// This cluster member's database, when the node is one.
+    pub fn replica(&self) -> Option<Arc<Replica>> {
+        self.graph.cluster().map(|view| Arc::clone(view.replica()))
+    }
+
+    /// Turns ready now and serves until the drain ends, then closes the store.
+    pub fn run(self) -> impl Future<Output = Stopped> + Send + 'static {
+        self.health.set(Readiness::Ready);
+        async move {
+            let report = self.server.run().await;
+            if report.forced {
+                tracing::warn!(?report, "drain deadline passed; connections were cut");
+            }
+            let closed = store::close(self.graph).await;
+            Stopped { report, closed }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The node's store from its configuration (in memory, a data directory or a cluster member),
+//! and its close.
+
+use std::sync::Arc;
+
+use quiver_durability::{Durability, Mode, Options};
+use quiver_engine::Database;
+use quiver_server::config::{self, Config, StorageMode};
+use quiver_server::metrics::Metrics;
+use quiver_server::{Graph, Replica};
+
+use crate::api::engine_config;
+use crate::member::open_member;
+
+/// Recovers the data directory (or makes an empty in-memory graph, or starts the cluster
+/// member). Recovery reads files and replays the log: it runs off the runtime's workers.
+pub(crate) async fn open_configured(
+    config: &Config,
+    metrics: &Arc<Metrics>,
+) -> Result<Arc<Graph>, String> {
+    let engine = engine_config(config);
+    if let Some(cluster) = &config.cluster {
+        return open_member(config, cluster, engine, metrics).await;
+    }
+    let dir = match &config.storage {
+        StorageMode::InMemory => {
+            tracing::info!("storage in memory: nothing is written to disk");
+            let db = Database::open_in_memory(engine);
+            return Ok(Arc::new(Graph::new(db)));
+        }
+        StorageMode::Directory(dir) => dir.clone(),
+    };
+    let mode = match config.durability {
+        config::Durability::Buffered => Mode::Buffered,
+        config::Durability::Group => Mode::Group,
+        config::Durability::Sync => Mode::Sync,
+    };
+    // The database owns the directory from here: what "acknowledged" and "visible" mean, and
+    // the close.
+    let opened = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        let options = Options {
+            flush_interval: config.commit_log.flush_interval,
+            snapshot_log_bytes: config.commit_log.snapshot_log_bytes,
+            snapshot_interval: config.commit_log.snapshot_interval,
+            ..Options::default()
+        };
+        move || Database::open_with(&dir, mode, options, engine)
+    })
+    .await
+    .map_err(|error| format!("recovery of {} stopped: {error}", dir.display()))?;
+    let db = opened.map_err(|error| format!("cannot open {}: {error}", dir.display()))?;
+    if let Some(durability) = db.durability() {
+        let report = durability.recovery();
+        // The total as a field too, for tools that read the log (the crash tests do).
+        let duration_ms = u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            duration_ms,
+            "storage recovered ({mode} durability): {report}"
+        );
+    }
+    Ok(Arc::new(Graph::new(db)))
+}
+
+/// Closes the store once the server has stopped: a cluster member stops Raft (its log is
+/// durable at every acknowledgement, so that is the whole close); a single server flushes its
+/// log and writes a closing snapshot. Whether it closed cleanly.
+pub(crate) async fn close(graph: Arc<Graph>) -> bool {
+    let replica: Option<Arc<Replica>> = graph.cluster().map(|view| Arc::clone(view.replica()));
+    let db = Arc::clone(graph.database());
+    drop(graph);
+    match replica {
+        Some(replica) => match replica.member().stop().await {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::error!(%error, "stopping the cluster member failed");
+                false
+            }
+        },
+        None => close_database(db).await,
+    }
+}
+
+/// Flushes the log, writes the closing snapshot and releases the directory. Returns whether
+/// that went well.
+async fn close_database(db: Arc<Database>) -> bool {
+    let closed = tokio::task::spawn_blocking(move || match Arc::try_unwrap(db) {
+        Ok(db) => db.close().map_err(|error| error.to_string()),
+        // A connection task cut at the drain deadline may still hold the database: make the
+        // log durable now; the directory is released when the last holder lets go.
+        Err(shared) => shared
+            .durability()
+            .map_or(Ok(()), Durability::sync)
+            .map_err(|error| error.to_string()),
+    })
+    .await;
+    match closed {
+        Ok(Ok(())) => true,
+        Ok(Err(error)) => {
+            tracing::error!(%error, "closing the data directory failed");
+            false
+        }
+        Err(error) => {
+            tracing::error!(%error, "closing the data directory stopped");
+            false
+        }
+    }
+}
