@@ -17,7 +17,7 @@
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
-use quiver_storage::{Direction, NodeId, RelId, RelTypeId};
+use quiver_storage::{Direction, LabelId, NodeId, RelId, RelTypeId};
 use quiver_value::{HashKey, Value};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -27,11 +27,15 @@ use super::{BoxCursor, Cursor, Cx};
 use crate::error::Result;
 use crate::eval::graph_fns::node_value;
 use crate::eval::{truthy, value_bytes};
-use crate::ir::{ChainCountSpec, Expr, Row};
+use crate::ir::{ChainCountSpec, ChainOp, Expr, Row};
+use crate::tokens::Token;
 
 /// Bytes a remembered predicate answer or a per-node path count is counted as holding
 /// (hash map entry and its share of empty buckets).
 const ENTRY_BYTES: usize = 32;
+
+/// Node ids remembered densely beyond twice the node count (ids of deleted nodes leave gaps).
+const DENSE_SLACK: u64 = 1024;
 
 /// An end whose predicate keeps at most one node in this many seeds the middle nodes from
 /// its neighbours instead of visiting every node.
@@ -103,9 +107,11 @@ struct Run<'s> {
     spec: &'s ChainCountSpec,
     /// Per chain node, then for the counted predicate: whether each node seen so far
     /// satisfies it.
-    passes: Vec<FxHashMap<u64, bool>>,
+    passes: Vec<Known>,
     held: usize,
     buf: Vec<(RelId, NodeId)>,
+    /// Node ids below this are remembered in dense vectors rather than hash maps.
+    dense: u64,
     /// The paths counted, without grouping keys.
     total: u128,
     /// The paths counted per group, with grouping keys.
@@ -118,9 +124,10 @@ impl<'s> Run<'s> {
     fn new(spec: &'s ChainCountSpec) -> Self {
         Run {
             spec,
-            passes: vec![FxHashMap::default(); spec.nodes.len() + 1],
+            passes: (0..=spec.nodes.len()).map(|_| Known::default()).collect(),
             held: 0,
             buf: Vec::new(),
+            dense: 0,
             total: 0,
             groups: FxHashMap::default(),
             groups_held: 0,
@@ -157,6 +164,50 @@ impl<'s> Run<'s> {
     fn hold(&mut self, cx: &mut Cx, bytes: usize) -> Result<()> {
         cx.reserve(bytes, "a factorized count's per-node state")?;
         self.held += bytes;
+        Ok(())
+    }
+
+    /// Answers each chain node's label test from a scan of the label, so the nodes' records
+    /// are not read one by one for it: nodes without the label fail, and nodes with it pass
+    /// when the label is the whole predicate (otherwise the rest is evaluated when asked).
+    fn answer_label_tests(&mut self, cx: &mut Cx) -> Result<()> {
+        let spec = self.spec;
+        // Per label scanned: 2 for the nodes that have it, 1 for the others.
+        let mut scanned: FxHashMap<LabelId, Vec<u8>> = FxHashMap::default();
+        for (at, node) in spec.nodes.iter().enumerate() {
+            let Some((label, alone)) = node
+                .predicate
+                .as_ref()
+                .and_then(|p| required_label(p, node.slot))
+            else {
+                continue;
+            };
+            self.hold(cx, self.dense as usize)?;
+            let Some(label) = label.label(&cx.storage) else {
+                self.passes[at].dense = vec![1u8; self.dense as usize];
+                continue;
+            };
+            let has = match scanned.entry(label) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => {
+                    let mut has = vec![1u8; self.dense as usize];
+                    for n in cx.tx.scan_label(label)? {
+                        let n = n?;
+                        cx.tick()?;
+                        if let Some(k) = has.get_mut(n.0 as usize) {
+                            *k = 2;
+                        }
+                    }
+                    e.insert(has)
+                }
+            };
+            // With more to the predicate, a node with the label is still to be evaluated.
+            self.passes[at].dense = if alone {
+                has.clone()
+            } else {
+                has.iter().map(|k| if *k == 2 { 0 } else { 1 }).collect()
+            };
+        }
         Ok(())
     }
 
@@ -207,13 +258,13 @@ impl<'s> Run<'s> {
         let Some(predicate) = predicate else {
             return Ok(true);
         };
-        if let Some(known) = self.passes[cache].get(&node.0) {
-            return Ok(*known);
+        if let Some(known) = self.passes[cache].get(node) {
+            return Ok(known);
         }
         row[slot] = node_value(node);
         let pass = truthy(&predicate.eval(row, cx)?)?;
-        self.passes[cache].insert(node.0, pass);
-        self.hold(cx, ENTRY_BYTES)?;
+        let bytes = self.passes[cache].insert(node, pass, self.dense);
+        self.hold(cx, bytes)?;
         Ok(pass)
     }
 
@@ -233,6 +284,10 @@ impl<'s> Run<'s> {
 
     /// Counts the paths into `total` or `groups`.
     fn count(&mut self, cx: &mut Cx, row: &mut Row) -> Result<()> {
+        // Node ids are dense from 0: a byte per id up to about the number of nodes is less
+        // than a hash map entry per node visited.
+        self.dense = cx.tx.count_nodes()?.saturating_mul(2) + DENSE_SLACK;
+        self.answer_label_tests(cx)?;
         let mut types = Vec::with_capacity(self.spec.hops.len());
         for hop in &self.spec.hops {
             let mut resolved = Vec::new();
@@ -286,6 +341,8 @@ impl<'s> Run<'s> {
         let (first, second) = (&spec.hops[0], &spec.hops[1]);
         let (back, forth) = (reversed(first.dir), second.dir);
         let unique = second.distinct_from_previous;
+        // Hops leaving the middle one in, one out can share only a self-loop of the middle.
+        let loops_only = back != forth && back != Direction::Both && forth != Direction::Both;
         // The relationships into the middle, each with whether its far end is counted.
         let mut shared_rels: Vec<(u64, u128)> = Vec::new();
         for middle in self.middles(cx, row, types)? {
@@ -302,7 +359,7 @@ impl<'s> Run<'s> {
                     let counted = self.counts(cx, row, 0, end)?;
                     ins += 1;
                     ins_counted += counted;
-                    if unique {
+                    if unique && (!loops_only || end == middle) {
                         shared_rels.push((rel.0, counted));
                     }
                 }
@@ -320,7 +377,7 @@ impl<'s> Run<'s> {
                     let counted = self.counts(cx, row, 2, end)?;
                     outs += 1;
                     outs_counted += counted;
-                    if unique {
+                    if unique && !shared_rels.is_empty() {
                         let lo = shared_rels.partition_point(|r| r.0 < rel.0);
                         let hi = shared_rels.partition_point(|r| r.0 <= rel.0);
                         shared += (hi - lo) as u128;
@@ -450,6 +507,67 @@ impl<'s> Run<'s> {
             at = next_at;
         }
         Ok(paths)
+    }
+}
+
+/// A label the predicate requires of the node at `slot` (a conjunct `slot:Label`), and
+/// whether that is all it requires.
+fn required_label(predicate: &Expr, slot: usize) -> Option<(Arc<Token>, bool)> {
+    let label_of = |e: &Expr| match e {
+        Expr::HasLabels(x, labels) if matches!(**x, Expr::Slot(s) if s == slot) => {
+            match labels.as_slice() {
+                [label] => Some(label.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    if let Some(label) = label_of(predicate) {
+        return Some((label, true));
+    }
+    let conjuncts: Vec<&Expr> = match predicate {
+        Expr::And(a, b) => vec![a, b],
+        Expr::Chain(first, rest) if rest.iter().all(|(op, _)| matches!(op, ChainOp::And)) => {
+            std::iter::once(&**first)
+                .chain(rest.iter().map(|(_, e)| e))
+                .collect()
+        }
+        _ => return None,
+    };
+    Some((conjuncts.into_iter().find_map(label_of)?, false))
+}
+
+/// Answers of one predicate, remembered per node: a byte per id for ids below the dense
+/// bound (0 unknown, 1 false, 2 true), a hash map above it.
+#[derive(Default)]
+struct Known {
+    dense: Vec<u8>,
+    sparse: FxHashMap<u64, bool>,
+}
+
+impl Known {
+    fn get(&self, node: NodeId) -> Option<bool> {
+        match self.dense.get(node.0 as usize) {
+            Some(0) => None,
+            Some(b) => Some(*b == 2),
+            None => self.sparse.get(&node.0).copied(),
+        }
+    }
+
+    /// Remembers `pass` for `node`; returns the bytes newly held.
+    fn insert(&mut self, node: NodeId, pass: bool, dense: u64) -> usize {
+        if node.0 < dense {
+            let grown = if self.dense.is_empty() {
+                self.dense = vec![0; dense as usize];
+                dense as usize
+            } else {
+                0
+            };
+            self.dense[node.0 as usize] = if pass { 2 } else { 1 };
+            return grown;
+        }
+        self.sparse.insert(node.0, pass);
+        ENTRY_BYTES
     }
 }
 
