@@ -42,7 +42,9 @@ use std::time::{Duration, Instant};
 use openraft::ServerState;
 use openraft::async_runtime::watch::WatchReceiver;
 use parking_lot::Mutex;
-use quiver_storage::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, RedoRecord};
+use quiver_storage::{
+    AcknowledgeWait, AppendError, CommitLog, DurabilityTicket, LogError, RedoRecord,
+};
 use tokio::sync::{Notify, mpsc};
 
 use crate::cluster::ClusterError;
@@ -303,20 +305,20 @@ impl ReplicatedLog {
 }
 
 impl CommitLog for ReplicatedLog {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, AppendError> {
         if let Some(reason) = self.refusal() {
-            return Err(reason);
+            return Err(AppendError::Refused(reason));
         }
         // The refusal and the generation are read, and the record queued, under one lock: a
         // record queued after a failure ended its generation would build on the lost tail.
         let fate = self.fate.lock();
         if let Some(reason) = &fate.recovering {
-            return Err(reason.clone());
+            return Err(AppendError::Refused(reason.clone()));
         }
         let generation = fate.generation;
         self.queue
             .send((generation, record.commit, record.encode()))
-            .map_err(|_| "the cluster member is stopping".to_string())?;
+            .map_err(|_| AppendError::Closed("the cluster member is stopping"))?;
         drop(fate);
         Ok(ticket(generation, record.commit))
     }

@@ -44,7 +44,7 @@ use openraft::storage::{EntryResponder, RaftStateMachine};
 use openraft::{EntryPayload, RaftSnapshotBuilder};
 use parking_lot::RwLock;
 use quiver_durability::RealDisk;
-use quiver_storage::{CommitLog, DurabilityTicket, RedoRecord, Storage, StoreHandle};
+use quiver_storage::{AppendError, CommitLog, DurabilityTicket, RedoRecord, Storage, StoreHandle};
 use serde::{Deserialize, Serialize};
 
 use crate::log_store::{LogStore, sync_dir};
@@ -153,12 +153,12 @@ fn fresh_storage(log: Option<&Arc<dyn CommitLog>>) -> Arc<Storage> {
 struct Retired;
 
 impl CommitLog for Retired {
-    fn append(&self, _record: &RedoRecord) -> Result<DurabilityTicket, String> {
-        Err(
+    fn append(&self, _record: &RedoRecord) -> Result<DurabilityTicket, AppendError> {
+        Err(AppendError::Refused(
             "the store was replaced while the transaction ran (a snapshot was installed or \
              an unreplicated tail discarded); retry it"
                 .to_string(),
-        )
+        ))
     }
 }
 
@@ -838,7 +838,7 @@ mod tests {
     struct Capture(Mutex<Option<Vec<u8>>>);
 
     impl CommitLog for Capture {
-        fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+        fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, AppendError> {
             *self.0.lock() = Some(record.encode());
             Ok(DurabilityTicket(record.commit))
         }

@@ -30,7 +30,9 @@ use std::time::{Duration, Instant};
 
 use event_listener::{Event, EventListener, Listener};
 use parking_lot::{Condvar, Mutex};
-use quiver_storage::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, RedoRecord, Storage};
+use quiver_storage::{
+    AcknowledgeWait, AppendError, CommitLog, DurabilityTicket, LogError, RedoRecord, Storage,
+};
 
 use crate::disk::{Disk, DiskFile};
 use crate::error::{Error, Result};
@@ -458,22 +460,23 @@ impl LogCore {
 }
 
 impl CommitLog for LogCore {
-    fn append(&self, record: &RedoRecord) -> std::result::Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> std::result::Result<DurabilityTicket, AppendError> {
         if let Some(f) = self.fault.get() {
-            return Err(format!("writes are refused after a disk fault: {f}"));
+            return Err(AppendError::Refused(format!(
+                "writes are refused after a disk fault: {f}"
+            )));
         }
         let body = record.encode();
         if body.len() > self.record_bytes_max {
-            return Err(format!(
-                "a commit of {} bytes exceeds the log's record limit of {} bytes",
-                body.len(),
-                self.record_bytes_max
-            ));
+            return Err(AppendError::TooLarge {
+                bytes: body.len(),
+                limit: self.record_bytes_max,
+            });
         }
         let wake = {
             let mut p = self.pending.lock();
             if self.closed.load(Ordering::Acquire) {
-                return Err("the commit log is closed".to_string());
+                return Err(AppendError::Closed("the commit log is closed"));
             }
             if p.commits == 0 {
                 p.first = record.commit;

@@ -167,7 +167,7 @@ struct Recording {
 }
 
 impl CommitLog for Recording {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
         Ok(DurabilityTicket(record.commit))
     }
 

@@ -1005,7 +1005,7 @@ struct RecordingWait {
 }
 
 impl CommitLog for RecordingWait {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
         Ok(DurabilityTicket(record.commit))
     }
 
@@ -1069,7 +1069,7 @@ struct FaultyDisk {
 }
 
 impl CommitLog for FaultyDisk {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
         Ok(DurabilityTicket(record.commit))
     }
 

@@ -36,6 +36,23 @@ pub enum LogError {
     Failed(String),
 }
 
+/// Why a log did not take a record: the commit is rolled back and nothing of it is logged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AppendError {
+    /// The log takes no writes now: after a disk fault, or on a cluster member that does not
+    /// lead, is recovering or hands leadership over. The text names the cause in the words a
+    /// client is shown.
+    #[error("{0}")]
+    Refused(String),
+    /// The record is larger than one log record may be.
+    #[error("a commit of {bytes} bytes exceeds the log's record limit of {limit} bytes")]
+    TooLarge { bytes: usize, limit: usize },
+    /// The log was closed, or its member is stopping: it takes no record again.
+    #[error("{0}")]
+    Closed(&'static str),
+}
+
 /// A wait for a ticket that an executor polls. Boxed and `Send`, so storage names no runtime
 /// and a connection task can hold it across an `.await`.
 pub type AcknowledgeWait = Pin<Box<dyn Future<Output = Result<(), LogError>> + Send>>;
@@ -48,7 +65,7 @@ pub type AcknowledgeWait = Pin<Box<dyn Future<Output = Result<(), LogError>> + S
 pub trait CommitLog: Send + Sync {
     /// Appends a record; called in commit order under the commit lock, so it must not wait
     /// for the disk. An error aborts the commit (the transaction is rolled back).
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String>;
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, AppendError>;
 
     /// Blocks the calling thread until `ticket` is acknowledged, or fails naming why it never
     /// will be. Holds no storage lock; must not be called from an async executor's thread.

@@ -220,7 +220,7 @@ pub enum Error {
 
     /// The commit log refused the record; the transaction was rolled back.
     #[error("commit log append failed: {0}")]
-    CommitLog(String),
+    CommitLog(crate::AppendError),
 
     /// A redo record or stored blob failed to decode.
     #[error("corrupt data at byte {offset}: {reason}")]

@@ -81,7 +81,9 @@ mod write;
 
 pub use bulk::{BulkLoad, BulkSection, BulkSummary};
 pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
-pub use commit_log::{AcknowledgeWait, CommitLog, DurabilityTicket, LogError, StoreHandle};
+pub use commit_log::{
+    AcknowledgeWait, AppendError, CommitLog, DurabilityTicket, LogError, StoreHandle,
+};
 pub use constraints::{
     PropertyConstraintSpec, PropertyType, PropertyTypes, ScalarType, stored_type_name,
 };

@@ -546,7 +546,7 @@ fn gc_returns_memory_to_baseline_after_a_burst() {
 struct Capture(Mutex<Vec<Vec<u8>>>);
 
 impl CommitLog for Capture {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
         self.0.lock().unwrap().push(record.encode());
         Ok(DurabilityTicket(record.commit))
     }
@@ -623,8 +623,8 @@ fn redo_records_replay_into_an_equal_store() {
 struct Refuse;
 
 impl CommitLog for Refuse {
-    fn append(&self, _: &RedoRecord) -> Result<DurabilityTicket, String> {
-        Err("disk full".into())
+    fn append(&self, _: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
+        Err(quiver_storage::AppendError::Refused("disk full".into()))
     }
 }
 
@@ -634,7 +634,10 @@ fn a_failed_log_append_rolls_back() {
     db.set_commit_log(Some(Arc::new(Refuse)));
     let w = db.begin_write();
     w.create_node(&[t.person], &[]).unwrap();
-    assert!(matches!(w.commit(), Err(Error::CommitLog(_))));
+    assert!(matches!(
+        w.commit(),
+        Err(Error::CommitLog(quiver_storage::AppendError::Refused(_)))
+    ));
     db.set_commit_log(None);
     assert_eq!(db.begin_read().count_nodes().unwrap(), 0);
     assert_eq!(db.last_committed(), 0);

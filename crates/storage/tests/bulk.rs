@@ -296,7 +296,7 @@ fn loaded(
 struct Capture(Mutex<Vec<RedoRecord>>);
 
 impl CommitLog for Capture {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
         self.0.lock().push(record.clone());
         Ok(DurabilityTicket(record.commit))
     }

@@ -19,7 +19,7 @@ pub const WAIT: Duration = Duration::from_secs(20);
 struct Capture(Mutex<Option<Vec<u8>>>);
 
 impl CommitLog for Capture {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, String> {
+    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
         *self.0.lock() = Some(record.encode());
         Ok(DurabilityTicket(record.commit))
     }
