@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use openraft::async_runtime::watch::WatchReceiver;
-use openraft::error::{ClientWriteError, ForwardReason, RaftError};
 use openraft::{Config, ServerState, SnapshotPolicy};
 use quiver_durability::DirLock;
 use quiver_storage::RedoRecord;
@@ -17,12 +16,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::log_store::{LogError, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
+pub use crate::error::ClusterError;
+use crate::log_store::{LogStore, SEGMENT_BYTES_MAX_DEFAULT};
 use crate::members::MemberChanges;
 use crate::network::{
     Listening, Network, NetworkSwitch, Refusals, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve,
 };
-use crate::state_machine::{Applier, ApplyError, StateMachine, StorageApplier};
+use crate::state_machine::{Applier, StateMachine, StorageApplier};
 use crate::transport::PeerTls;
 use crate::types::{Node, NodeId, Raft, Redo};
 
@@ -112,88 +112,6 @@ impl ClusterConfig {
         }
         .validate()
         .map_err(|e| ClusterError::Config(e.to_string()))
-    }
-}
-
-/// Why a cluster operation failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ClusterError {
-    /// Writes go to the leader; this member is not it. The leader is named when known.
-    #[error("not the leader; the leader is {}", leader.map_or("unknown".to_string(), |l| l.to_string()))]
-    NotLeader {
-        leader: Option<NodeId>,
-        node: Option<Node>,
-    },
-    /// This member leads but holds no quorum lease: it was just elected, or it has not heard
-    /// from a majority lately (it may be cut off). Nothing was appended; retry shortly.
-    #[error("the leader holds no quorum lease yet; retry")]
-    LeaseNotHeld,
-    /// The entry was appended here but discarded when another leader's log won: it may or may
-    /// not have committed elsewhere.
-    #[error("the write's entry was discarded on a leader change; its outcome is unknown")]
-    Discarded { leader: Option<NodeId> },
-    /// The bytes handed to `client_write` are not redo records in commit order. Nothing was
-    /// appended: an entry every member fails to apply would stop the whole cluster.
-    #[error("not a redo record sequence: {0}")]
-    InvalidRecord(String),
-    #[error("invalid cluster configuration: {0}")]
-    Config(String),
-    /// Another process (or member) holds the data directory.
-    #[error("data directory: {0}")]
-    Lock(quiver_durability::Error),
-    #[error("raft log: {0}")]
-    Log(#[from] LogError),
-    #[error("state machine: {0}")]
-    Apply(#[from] ApplyError),
-    #[error("raft listener {addr}: {source}")]
-    Listen {
-        addr: String,
-        source: std::io::Error,
-    },
-    #[error("raft: {0}")]
-    Raft(String),
-    #[error("timed out after {0:?} waiting for {1}")]
-    Timeout(Duration, String),
-    /// Membership changes are made one at a time; another is under way on this member.
-    #[error("another membership change is in progress; retry once it has ended")]
-    ChangeInProgress,
-    /// A removed member's id is never given again (the others may hold votes naming it).
-    #[error(
-        "member id {id} was removed from this cluster and is never reused; start the new member with another id"
-    )]
-    MemberRemoved { id: NodeId },
-    #[error("member {id} is already a voter of this cluster")]
-    MemberExists { id: NodeId },
-    #[error("member {id} is not in this cluster's membership")]
-    NoSuchMember { id: NodeId },
-    /// A membership change that cannot be made as asked.
-    #[error("{0}")]
-    InvalidMember(String),
-}
-
-impl From<RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::TypeConfig>>>
-    for ClusterError
-{
-    fn from(
-        e: RaftError<crate::types::TypeConfig, ClientWriteError<crate::types::TypeConfig>>,
-    ) -> Self {
-        match e {
-            RaftError::APIError(ClientWriteError::ForwardToLeader(f))
-                if f.reason == ForwardReason::LeaseExpired =>
-            {
-                ClusterError::LeaseNotHeld
-            }
-            RaftError::APIError(ClientWriteError::ForwardToLeader(f)) => ClusterError::NotLeader {
-                leader: f.leader_id,
-                node: f.leader_node,
-            },
-            RaftError::APIError(ClientWriteError::LogEntryDiscarded(f)) => {
-                ClusterError::Discarded {
-                    leader: f.leader_id,
-                }
-            }
-            e => ClusterError::Raft(e.to_string()),
-        }
     }
 }
 

@@ -70,6 +70,7 @@
 
 pub mod cluster;
 mod committed;
+pub mod error;
 pub mod log_store;
 pub mod member;
 pub mod members;
@@ -79,7 +80,8 @@ pub mod state_machine;
 pub mod transport;
 pub mod types;
 
-pub use cluster::{Cluster, ClusterConfig, ClusterError, Role, Status, Written};
+pub use cluster::{Cluster, ClusterConfig, Role, Status, Written};
+pub use error::ClusterError;
 pub use member::Member;
 pub use members::MemberChanges;
 pub use network::{NetworkSwitch, Refusal};

@@ -24,7 +24,7 @@ use openraft::error::{ChangeMembershipError, ClientWriteError, RaftError};
 use openraft::{ChangeMembers, ServerState};
 use parking_lot::RwLock;
 
-use crate::cluster::ClusterError;
+use crate::error::ClusterError;
 use crate::types::{Node, NodeId, Raft, TypeConfig};
 
 /// How long a membership entry waits for an earlier one (an address announcement, say) to

@@ -47,7 +47,7 @@ use quiver_storage::{
 };
 use tokio::sync::{Notify, mpsc};
 
-use crate::cluster::ClusterError;
+use crate::error::ClusterError;
 use crate::state_machine::{Applier, StateMachine, StorageApplier};
 use crate::types::{NodeId, Raft, Redo};
 
