@@ -218,3 +218,29 @@ fn depth_limit_is_configurable() {
     assert_eq!(error.kind.detail, Detail::NestingTooDeep);
     assert!(parse_with(&format!("RETURN {}", nest("(", "1", ")", 10)), &options).is_ok());
 }
+
+/// A construct tried first and abandoned on failure (a pattern comprehension, a pattern
+/// predicate, a case expression read against a variable) must not turn the nesting limit into
+/// another reading's syntax error.
+#[test]
+fn nesting_too_deep_inside_a_tried_construct_is_still_reported() {
+    let options = ParseOptions {
+        parse_depth_max: 30,
+        ..ParseOptions::default()
+    };
+    let deep = nest("(", "1", ")", 40);
+    for query in [
+        format!("RETURN [(a)-->(b) WHERE {deep} = 1 | b]"),
+        format!("MATCH (a) WHERE (a)-[:R {{p: {deep}}}]->() RETURN a"),
+        format!("WITH 1 AS case RETURN case + CASE WHEN {deep} THEN 1 END"),
+    ] {
+        let error = parse_with(&query, &options).expect_err("deep nesting is refused");
+        assert_eq!(
+            error.kind.detail,
+            Detail::NestingTooDeep,
+            "{query}: {}",
+            error.message
+        );
+        assert!(error.excerpt.contains("RETURN") || error.excerpt.contains("MATCH"));
+    }
+}

@@ -77,8 +77,18 @@ pub fn parse_with(query: &str, options: &ParseOptions) -> std::result::Result<St
         bar_ends_filter: 0,
         labels_after_is: false,
         before_clause: None,
+        abandoned_too_deep: None,
     };
-    parser.parse_statement()
+    parser.parse_statement().map_err(|error| {
+        // A reading abandoned at the nesting limit explains the failure better than the
+        // reading tried after it.
+        match parser.abandoned_too_deep.take() {
+            Some((message, span)) if error.kind.detail != Detail::NestingTooDeep => {
+                Error::syntax(Detail::NestingTooDeep, message, span, query)
+            }
+            _ => error,
+        }
+    })
 }
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
@@ -149,6 +159,10 @@ pub(crate) struct Parser<'a> {
     /// The clause a `MATCH ... SEARCH` is read into, to run before the `MATCH` just read
     /// (see `search`).
     before_clause: Option<Clause>,
+    /// The nesting-limit error of a speculative reading [`Parser::maybe`] abandoned, if any:
+    /// a reading tried instead may fail for another reason, but the query is refused for its
+    /// depth, so that is the error reported when the statement fails.
+    abandoned_too_deep: Option<(String, Span)>,
 }
 
 impl Parser<'_> {
@@ -340,7 +354,9 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// Runs `f`; on failure rewinds to where it started and returns `None`.
+    /// Runs `f`; on failure rewinds to where it started and returns `None`. A failure at the
+    /// nesting limit is remembered (see `abandoned_too_deep`), so a statement that then fails
+    /// anyway reports its depth.
     fn maybe<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Option<T> {
         let index = self.index;
         let depth = self.depth;
@@ -349,7 +365,11 @@ impl Parser<'_> {
         self.speculating -= 1;
         match result {
             Ok(value) => Some(value),
-            Err(_) => {
+            Err(error) => {
+                if error.kind.detail == Detail::NestingTooDeep && self.abandoned_too_deep.is_none()
+                {
+                    self.abandoned_too_deep = Some((error.message, error.span));
+                }
                 self.index = index;
                 self.depth = depth;
                 None
