@@ -301,7 +301,7 @@ impl<'s> Run<'s> {
             None | Some(1) if last == 2 => self.two_hops(cx, row, &types),
             None => {
                 let paths = self.carry(cx, row, &types, 0, last)?;
-                self.total = paths.values().map(|(_, counted)| counted).sum();
+                self.total = paths.iter().map(|(_, (_, counted))| counted).sum();
                 Ok(())
             }
             Some(at) => self.through(cx, row, &types, at),
@@ -324,10 +324,10 @@ impl<'s> Run<'s> {
         let after = (at < last)
             .then(|| self.carry(cx, row, types, last, at))
             .transpose()?;
-        for (node, n) in before {
+        for (node, n) in before.iter() {
             cx.tick()?;
             let m = match &after {
-                Some(after) => after.get(&node).copied().unwrap_or((0, 0)),
+                Some(after) => after.get(node),
                 None => (1, 1),
             };
             self.tally(cx, row, NodeId(node), (n.0 * m.0, n.1 * m.1))?;
@@ -453,19 +453,21 @@ impl<'s> Run<'s> {
         types: &[Vec<RelTypeId>],
         from: usize,
         to: usize,
-    ) -> Result<FxHashMap<u64, Paths>> {
-        let mut paths: FxHashMap<u64, Paths> = FxHashMap::default();
-        let mut paths_bytes = 0;
+    ) -> Result<Carried> {
+        let mut start = Vec::new();
         for node in cx.tx.scan_nodes()? {
             let node = node?;
             cx.tick()?;
             if self.passes(cx, row, from, node)? {
                 let counted = self.counts(cx, row, from, node)?;
-                paths.insert(node.0, (1, counted));
-                paths_bytes += ENTRY_BYTES;
-                self.hold(cx, ENTRY_BYTES)?;
+                start.push((node.0, counted));
             }
         }
+        let mut paths = Carried::new(self.dense_for(start.len()));
+        for (node, counted) in start {
+            paths.add(node, (1, counted));
+        }
+        self.hold(cx, paths.bytes())?;
         let spec = self.spec;
         let mut at = from;
         while at != to {
@@ -475,9 +477,10 @@ impl<'s> Run<'s> {
             } else {
                 (at - 1, at - 1, reversed(spec.hops[at - 1].dir))
             };
-            let mut next: FxHashMap<u64, Paths> = FxHashMap::default();
-            let mut next_bytes = 0;
-            for (&node, &(n, counted)) in &paths {
+            let mut next = Carried::new(self.dense_for(paths.len()));
+            let mut next_bytes = next.bytes();
+            self.hold(cx, next_bytes)?;
+            for (node, (n, counted)) in paths.iter() {
                 cx.tick()?;
                 self.expand(cx, NodeId(node), dir, &types[hop])?;
                 for j in 0..self.buf.len() {
@@ -486,27 +489,86 @@ impl<'s> Run<'s> {
                         continue;
                     }
                     let counted = counted * self.counts(cx, row, next_at, end)?;
-                    match next.entry(end.0) {
-                        Entry::Occupied(mut e) => {
-                            let e = e.get_mut();
-                            e.0 += n;
-                            e.1 += counted;
-                        }
-                        Entry::Vacant(e) => {
-                            e.insert((n, counted));
-                            next_bytes += ENTRY_BYTES;
-                            self.hold(cx, ENTRY_BYTES)?;
-                        }
-                    }
+                    next.add(end.0, (n, counted));
                 }
+                let bytes = next.bytes();
+                self.hold(cx, bytes - next_bytes)?;
+                next_bytes = bytes;
             }
-            cx.release(paths_bytes);
-            self.held -= paths_bytes;
+            let bytes = paths.bytes();
+            cx.release(bytes);
+            self.held -= bytes;
             paths = next;
-            paths_bytes = next_bytes;
             at = next_at;
         }
         Ok(paths)
+    }
+
+    /// The dense bound for path counts carried from `n` nodes: dense when they are more than
+    /// a sixteenth of the nodes (a slot per node id then costs less than a hash map), 0 (all
+    /// in a hash map) otherwise.
+    fn dense_for(&self, n: usize) -> u64 {
+        if n as u64 * SEED_FRACTION as u64 > self.dense.saturating_sub(DENSE_SLACK) / 2 {
+            self.dense
+        } else {
+            0
+        }
+    }
+}
+
+/// Path counts per node: a slot per node id below a bound, with the ids reached listed in
+/// the order they were reached, and a hash map above the bound.
+struct Carried {
+    dense: Vec<Paths>,
+    reached: Vec<u64>,
+    sparse: FxHashMap<u64, Paths>,
+}
+
+impl Carried {
+    fn new(dense: u64) -> Self {
+        Carried {
+            dense: vec![(0, 0); dense as usize],
+            reached: Vec::new(),
+            sparse: FxHashMap::default(),
+        }
+    }
+
+    /// Adds `paths` (at least one) to `node`'s counts.
+    fn add(&mut self, node: u64, paths: Paths) {
+        let counts = match self.dense.get_mut(node as usize) {
+            Some(counts) => {
+                if counts.0 == 0 {
+                    self.reached.push(node);
+                }
+                counts
+            }
+            None => self.sparse.entry(node).or_insert((0, 0)),
+        };
+        counts.0 += paths.0;
+        counts.1 += paths.1;
+    }
+
+    fn get(&self, node: u64) -> Paths {
+        match self.dense.get(node as usize) {
+            Some(counts) => *counts,
+            None => self.sparse.get(&node).copied().unwrap_or((0, 0)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.reached.len() + self.sparse.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u64, Paths)> + '_ {
+        let dense = self.reached.iter().map(|n| (*n, self.dense[*n as usize]));
+        dense.chain(self.sparse.iter().map(|(n, c)| (*n, *c)))
+    }
+
+    /// Bytes counted for the counts.
+    fn bytes(&self) -> usize {
+        self.dense.len() * std::mem::size_of::<Paths>()
+            + self.reached.len() * 8
+            + self.sparse.len() * ENTRY_BYTES
     }
 }
 
