@@ -23,7 +23,7 @@ pub(crate) struct Expand {
     rows: Vec<Row>,
     froms: Vec<NodeId>,
     batch: Vec<(u32, RelId, NodeId)>,
-    /// The input row `row` holds a copy of, while the batch is walked.
+    /// The input row `row` holds a copy of, while one call walks the batch.
     current: Option<u32>,
     /// How many input rows the next batch reads: it doubles up to `EXPAND_BATCH_ROWS`, so
     /// a query that wants a row or two reads little ahead.
@@ -134,6 +134,10 @@ impl Expand {
     /// `Expand(All)`: walks the batch, reading the next one when it runs out.
     fn next_batched(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         let spec = self.spec.clone();
+        // Between two calls the row is the consumer's: an operator above may have written any
+        // slot (a batched Expand above copies its own read-ahead rows into it), so the input
+        // row is copied in again for the first relationship of every call.
+        self.current = None;
         loop {
             while let Some(&(i, rel, nbr)) = self.batch.get(self.pos) {
                 self.pos += 1;
