@@ -151,7 +151,12 @@ async fn users_and_roles_are_enforced_over_bolt_and_survive_kill_9() {
     );
     server.kill().expect("kill");
     server.wait().expect("reaped");
-    let text = std::fs::read_to_string(&audit).expect("audit log");
+    audit_records_logins_and_changes_with_the_client(&audit);
+}
+
+/// The audit log has the logins and the changes, each naming the client, and no password.
+fn audit_records_logins_and_changes_with_the_client(audit: &Path) {
+    let text = std::fs::read_to_string(audit).expect("audit log");
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
@@ -173,6 +178,13 @@ async fn users_and_roles_are_enforced_over_bolt_and_survive_kill_9() {
         .expect("a failed login");
     assert_eq!(failed["user"], "ann");
     assert_eq!(failed["client"], "127.0.0.1");
+    // A change to users and roles names the client whose transaction made it.
+    for line in lines.iter().filter(|l| {
+        ["create_role", "create_user", "grant_role", "drop_user"]
+            .contains(&l["event"].as_str().unwrap_or(""))
+    }) {
+        assert_eq!(line["client"], "127.0.0.1", "{line}");
+    }
     assert!(
         !text.contains("password") && !text.contains("argon2"),
         "{text}"

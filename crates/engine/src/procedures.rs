@@ -302,7 +302,7 @@ impl Procedure for RelationshipTypes {
     }
 }
 
-/// `db.propertyKeys()`: every property key ever used.
+/// `db.propertyKeys()`: every property key ever used that the caller may read somewhere.
 struct PropertyKeys(ProcedureSignature);
 
 impl PropertyKeys {
@@ -320,10 +320,16 @@ impl Procedure for PropertyKeys {
     }
 
     fn call(&self, ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
+        // A reader with read rules is listed the keys some rule lets them read.
+        let visibility = ctx
+            .query
+            .as_ref()
+            .and_then(|cx| cx.borrow().subject.visibility(ctx.storage));
         let mut out: Vec<Vec<Value>> = ctx
             .storage
             .all_property_keys()
             .into_iter()
+            .filter(|(id, _)| visibility.as_ref().is_none_or(|v| v.lists_key(id.0)))
             .map(|(_, name)| vec![Value::String(name)])
             .collect();
         out.sort_by(|a, b| quiver_value::order(&a[0], &b[0]));

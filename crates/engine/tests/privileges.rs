@@ -1174,6 +1174,41 @@ fn a_hidden_property_leaves_returned_nodes_maps_and_lookups_and_a_hidden_node_ev
     assert_eq!(labels, [Value::from("Person"), Value::from("Row")]);
 }
 
+#[test]
+fn property_keys_are_listed_to_a_reader_where_some_grant_lets_them_be_read() {
+    let (db, _import) = read_graph();
+    ok(&db, ROOT, "CREATE ROLE narrow AS COPY OF reader");
+    // Denied on Person nodes only: still readable on other nodes, so still listed.
+    ok(
+        &db,
+        ROOT,
+        "DENY READ {age} ON GRAPH * NODES Person TO narrow",
+    );
+    // Denied on every node and relationship: listed nowhere.
+    ok(
+        &db,
+        ROOT,
+        "DENY READ {since} ON GRAPH * ELEMENTS * TO narrow",
+    );
+    user(&db, "nat", Some("narrow"));
+    let keys = |who: &str| -> Vec<String> {
+        ok(
+            &db,
+            who,
+            "CALL db.propertyKeys() YIELD propertyKey RETURN propertyKey",
+        )
+        .into_iter()
+        .map(|r| text(&r[0]))
+        .collect()
+    };
+    let all = keys(ROOT);
+    assert!(all.contains(&"since".to_owned()) && all.contains(&"age".to_owned()));
+    let seen = keys("nat");
+    assert!(seen.contains(&"age".to_owned()), "{seen:?}");
+    assert!(!seen.contains(&"since".to_owned()), "{seen:?}");
+    assert_eq!(seen.len() + 1, all.len(), "{seen:?} of {all:?}");
+}
+
 fn text_or_int(value: &Value) -> String {
     match value {
         Value::Int(i) => i.to_string(),

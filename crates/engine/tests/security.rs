@@ -373,6 +373,33 @@ fn committed_changes_reach_the_audit_sink_and_nothing_else_does() {
 }
 
 #[test]
+fn an_audited_change_names_the_client_whose_transaction_made_it() {
+    let db = Database::open_in_memory(EngineConfig::default());
+    secured(&db);
+    let events: Arc<Mutex<Vec<AuditEvent>>> = Arc::default();
+    db.set_audit_sink({
+        let events = Arc::clone(&events);
+        Arc::new(move |e| events.lock().push(e))
+    });
+    let client: std::net::SocketAddr = "192.0.2.7:50123".parse().expect("address");
+    let mut tx = db
+        .begin(TxOptions {
+            client: Some(client),
+            ..as_user(ROOT)
+        })
+        .expect("begin");
+    let id = tx
+        .run("CREATE ROLE auditor", Map::new())
+        .expect("create role");
+    tx.pull(id, -1, &mut Vec::new()).expect("pull");
+    // An embedder that names no client leaves it out.
+    ok(&db, ROOT, "DROP ROLE auditor");
+    let events = events.lock();
+    let seen: Vec<_> = events.iter().map(|e| (e.action, e.client)).collect();
+    assert_eq!(seen, [("create_role", Some(client)), ("drop_role", None)]);
+}
+
+#[test]
 fn users_and_roles_survive_a_restart_from_the_log_and_from_a_snapshot() {
     let dir = tempfile::tempdir().expect("dir");
     {

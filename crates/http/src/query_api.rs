@@ -58,6 +58,8 @@ pub struct QueryJob {
     pub explicit: Option<QueryTx>,
     /// The authenticated user the transaction runs as (`None` when authentication is off).
     pub user: Option<Arc<str>>,
+    /// The client's address, which the audit log names beside what it changed.
+    pub client: Option<std::net::SocketAddr>,
 }
 
 /// A request to the Query API's explicit transactions.
@@ -403,6 +405,7 @@ impl QueryRun {
             },
             timeout: self.shared.config.transaction_timeout,
             user: job.user.clone(),
+            client: job.client,
             ..TxOptions::default()
         };
         self.started = Instant::now();

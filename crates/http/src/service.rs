@@ -320,6 +320,7 @@ impl HttpApi {
         let mut options = TxOptions {
             timeout: self.shared.config.transaction_timeout,
             user: tx_user(parts, self.shared.config.auth_enabled),
+            client: parts.extensions.get::<std::net::SocketAddr>().copied(),
             ..TxOptions::default()
         };
         let mut bookmarks = Ok(Vec::new());
@@ -434,6 +435,7 @@ impl HttpApi {
             body,
             explicit,
             user: tx_user(parts, self.shared.config.auth_enabled),
+            client: parts.extensions.get::<std::net::SocketAddr>().copied(),
         };
         self.respond(query_api::producer(Arc::clone(&self.shared), job), None)
             .await

@@ -2,9 +2,11 @@
 privilege matrix, the first-login password change, a dropped user's connection losing
 access at once, and the audit log's lines."""
 
+import base64
 import json
 import os
 import tempfile
+import urllib.request
 
 import neo4j
 import pytest
@@ -113,12 +115,27 @@ def test_every_built_in_role_is_allowed_exactly_what_neo4j_allows(audited):
                         pass
         records = admin.execute_query("MATCH (n:Existing) RETURN n.x AS x").records
         assert [r["x"] for r in records] == [1]
+    # A change made over the HTTP transactional API is audited with the client's address too.
+    host, port = audited.http
+    request = urllib.request.Request(
+        f"http://{host}:{port}/db/neo4j/tx/commit",
+        data=json.dumps({"statements": [{"statement": "CREATE ROLE over_http"}]}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": "Basic "
+            + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode(),
+        },
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert json.load(response)["errors"] == []
     lines = [json.loads(line) for line in open(audited.audit_path)]
     events = {line["event"] for line in lines}
     assert {"login", "create_user", "grant_role", "terminate_transaction"} <= events
+    assert [line["target"] for line in lines if line["event"] == "create_role"] == ["over_http"]
     assert all("time" in line and "user" in line for line in lines)
-    logins = [line for line in lines if line["event"] == "login"]
-    assert all(line["client"] == "127.0.0.1" for line in logins)
+    # Logins and every change name the client's address.
+    named = [line for line in lines if line["event"] != "login_failed"]
+    assert all(line["client"] == "127.0.0.1" for line in named), named
     text = open(audited.audit_path).read()
     assert "password-u_" not in text and "argon2" not in text
 

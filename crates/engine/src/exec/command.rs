@@ -270,6 +270,7 @@ fn terminate_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Ve
                 detail: owner
                     .and_then(|o| o.0)
                     .map_or_else(String::new, |o| format!("owner={o}")),
+                client: cx.shared.tx_client(cx.tx_id),
             }]);
             "Transaction terminated."
         } else {

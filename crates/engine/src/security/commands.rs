@@ -192,21 +192,29 @@ pub(crate) fn run(
     if changed {
         cx.tx.set_security(&base, catalogue)?;
         cx.counters.system_updates += events.len().max(1) as u64;
-        let who = match &*cx.subject {
-            Subject::User(user) => user.name.to_string(),
-            Subject::Unrestricted => String::new(),
-        };
-        let mut audit = cx.audit.lock();
-        for (action, target, detail) in events {
-            audit.push(AuditEvent {
-                user: who.clone(),
-                action,
-                target,
-                detail,
-            });
-        }
+        record(events, cx);
     }
     Ok(Vec::new())
+}
+
+/// Queues `events` for the audit log, recorded once the transaction commits: by the
+/// transaction's user, from its client's address.
+fn record(events: Events, cx: &Cx) {
+    let who = match &*cx.subject {
+        Subject::User(user) => user.name.to_string(),
+        Subject::Unrestricted => String::new(),
+    };
+    let client = cx.shared.tx_client(cx.tx_id);
+    let mut audit = cx.audit.lock();
+    for (action, target, detail) in events {
+        audit.push(AuditEvent {
+            user: who.clone(),
+            action,
+            target,
+            detail,
+            client,
+        });
+    }
 }
 
 /// What a command records for the audit: (action, target, detail).

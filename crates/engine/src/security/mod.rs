@@ -364,6 +364,8 @@ pub struct AuditEvent {
     /// The user, role or transaction it was done to, and details (`roles`, `status`).
     pub target: String,
     pub detail: String,
+    /// The address of the client whose transaction did it, when the embedder gave it.
+    pub client: Option<std::net::SocketAddr>,
 }
 
 /// Receives audit events once what they record has committed.

@@ -257,6 +257,24 @@ impl ReadRestriction for Visibility {
     }
 }
 
+impl Visibility {
+    /// Whether `db.propertyKeys()` lists `key` to this reader: some grant lets it be read on
+    /// some element, and no denial hides it on every one.
+    pub(crate) fn lists_key(&self, key: u32) -> bool {
+        let lists = |reads: &Reads<u32>| {
+            reads
+                .granted
+                .iter()
+                .any(|(_, property)| property.is_none_or(|p| p == key))
+                && !reads
+                    .denied
+                    .iter()
+                    .any(|(token, property)| token.is_none() && property.is_none_or(|p| p == key))
+        };
+        lists(&self.0.node_properties) || lists(&self.0.relationship_properties)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +324,11 @@ mod tests {
         assert!(!v.node_key_readable(&employee, salary));
         assert!(v.node_key_readable(&boss, salary));
         assert!(!rules.reads_everything());
+        // Readable on some nodes, a key is listed; denied on every node, it is not.
+        assert!(v.lists_key(salary));
+        rules.read(true, On::Nodes(None), Some("salary"));
+        let v = rules.resolve(&storage).expect("restricted");
+        assert!(!v.lists_key(salary) && v.lists_key(name));
     }
 
     #[test]

@@ -222,7 +222,7 @@ impl UserStore {
             db.set_audit_sink(Arc::new(move |event: quiver_engine::AuditEvent| {
                 audit.record(
                     &event.user,
-                    None,
+                    event.client.map(|client| client.ip()),
                     event.action,
                     &[("target", &event.target), ("detail", &event.detail)],
                 );
