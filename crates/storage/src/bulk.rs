@@ -180,6 +180,9 @@ impl Storage {
         if record.ops.iter().any(RedoOpRef::is_schema) {
             return self.apply_redo_ref(record);
         }
+        // The full-text worker reads under a snapshot of its own; the indexes are marked
+        // for a rebuild below anyway.
+        self.fulltext_pending.wait_idle();
         if self.live_snapshots() != 0 {
             return Err(Error::BulkLoadRefused("a transaction is open"));
         }

@@ -50,6 +50,8 @@ pub struct Storage {
     pub(crate) vectors: RwLock<Vec<Arc<crate::vector::VectorIndexDef>>>,
     /// The full-text indexes, copy-on-write like the schema (see `fulltext`).
     pub(crate) fulltext: RwLock<Arc<Vec<Arc<crate::fulltext::FulltextIndex>>>>,
+    /// Commits on their way to the full-text indexes (see `fulltext::pending`).
+    pub(crate) fulltext_pending: Arc<crate::fulltext::Pending>,
     /// Property existence and type constraints, copy-on-write (see `constraints`).
     pub(crate) property_constraints: RwLock<crate::spec::PropertyConstraints>,
     /// Changes whenever the schema does, to a value no store in this process has had (see
@@ -75,6 +77,12 @@ pub struct Storage {
     pub(crate) gc_lock: Mutex<()>,
     pub(crate) live_deltas: AtomicI64,
     pub(crate) deltas: crate::mvcc::DeltaPool,
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        self.fulltext_pending.close();
+    }
 }
 
 /// A future resolving once the visible watermark reaches a commit (see
@@ -153,6 +161,7 @@ impl Storage {
             vectors: RwLock::new(Vec::new()),
             property_constraints: RwLock::default(),
             fulltext: RwLock::new(Arc::new(Vec::new())),
+            fulltext_pending: Arc::default(),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),
             commit: Mutex::new(CommitSlot {

@@ -513,8 +513,8 @@ impl Transaction {
             slot.last_ticket = Some(t);
         }
         st.fulltext_created.clear();
-        // Read as this transaction sees its writes over `last`: what the commit publishes next.
-        storage.fulltext_commit(last, tx.txid, &st.touched_nodes, &st.touched_rels);
+        // Queued before the commit is published, so a reader that sees it waits for it.
+        let fulltext_full = storage.fulltext_queue(n, &st.touched_nodes, &st.touched_rels);
         tx.cell.publish(n);
         storage.counts.publish(n, st.counts.totals());
         storage
@@ -524,6 +524,9 @@ impl Transaction {
             storage.publish_visible(n);
         }
         drop(slot);
+        if fulltext_full {
+            storage.fulltext_pending.wait_room();
+        }
         tx.status.store(COMMITTED, Ordering::Release);
         tx.cell.end();
         storage.unregister(tx.snapshot);

@@ -143,3 +143,83 @@ fn query_syntax_and_limits() {
     assert_eq!(scores[0].0, special.0, "best first");
     assert!(scores.windows(2).all(|w| w[0].1 >= w[1].1));
 }
+
+/// Writers commit without waiting on the index (a worker applies their commits off the commit
+/// lock), yet a reader finds exactly what its snapshot holds: each writer, right after its
+/// commit, finds its own word on its own document, and once they are done the index holds
+/// each document's last word and no other, the document every writer rewrote included.
+#[test]
+fn racing_writers_leave_the_index_at_the_newest_state_and_readers_see_their_snapshot() {
+    const WRITERS: u64 = 4;
+    const ROUNDS: u64 = 40;
+    let db = Storage::new();
+    create(&db, spec("docs", "standard"));
+    let doc = db.get_or_create_label("Doc").unwrap();
+    let title = db.get_or_create_property_key("title").unwrap();
+    let own = |writer: u64, round: u64| format!("w{writer}r{round}");
+    let shared_word = |writer: u64, round: u64| format!("s{writer}r{round}");
+    let tx = db.begin_write();
+    let nodes: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            tx.create_node(&[doc], &[(title, Value::from(own(w, 0)))])
+                .unwrap()
+        })
+        .collect();
+    let shared = tx
+        .create_node(&[doc], &[(title, Value::from(shared_word(0, 0)))])
+        .unwrap();
+    tx.commit().unwrap();
+    std::thread::scope(|scope| {
+        for (w, node) in nodes.iter().enumerate() {
+            let (db, w) = (&db, w as u64);
+            scope.spawn(move || {
+                for round in 1..=ROUNDS {
+                    let tx = db.begin_write();
+                    let wrote = tx
+                        .set_node_property(*node, title, Value::from(own(w, round)))
+                        .and_then(|_| {
+                            tx.set_node_property(shared, title, Value::from(shared_word(w, round)))
+                        })
+                        .and_then(|_| tx.commit().map(|_| ()));
+                    match wrote {
+                        Ok(()) => {}
+                        // Another writer holds the shared document: this round is lost.
+                        Err(e) if e.is_retryable() => continue,
+                        Err(e) => panic!("commit: {e}"),
+                    }
+                    let read = db.begin_read();
+                    let hits = read
+                        .fulltext_search("docs", FulltextEntity::Node, &own(w, round), 0, 10)
+                        .unwrap();
+                    assert_eq!(
+                        ids(&hits),
+                        vec![node.0],
+                        "{} after its commit",
+                        own(w, round)
+                    );
+                }
+            });
+        }
+    });
+    let read = db.begin_read();
+    for node in nodes.iter().chain([&shared]) {
+        let Some(Value::String(text)) = read.node_property(*node, title).unwrap() else {
+            panic!("no title on {node:?}");
+        };
+        let hits = read
+            .fulltext_search("docs", FulltextEntity::Node, &text, 0, 10)
+            .unwrap();
+        assert_eq!(ids(&hits), vec![node.0], "{text}");
+    }
+    // No document is found by a word it no longer has.
+    let found: usize = (0..WRITERS)
+        .flat_map(|w| (0..=ROUNDS).map(move |r| (w, r)))
+        .flat_map(|(w, r)| [own(w, r), shared_word(w, r)])
+        .map(|word| {
+            read.fulltext_search("docs", FulltextEntity::Node, &word, 0, 10)
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert_eq!(found, nodes.len() + 1);
+}

@@ -2,9 +2,9 @@
 //! relationships, kept by the store's commits.
 //!
 //! The store owns them (rather than the engine) because everything that changes data passes
-//! through it: a commit, a replayed commit on a cluster follower and recovery all update an
-//! index from the one place they share, under the commit lock, so the index follows the
-//! commit order. The definition is durable like other schema (a redo op, a snapshot entry);
+//! through it: a commit, a replayed commit on a cluster follower and recovery all queue their
+//! changes for the indexes from the one place they share, and a worker applies them off the
+//! commit lock (see [`pending`]). The definition is durable like other schema (a redo op, a snapshot entry);
 //! the contents are derived and rebuilt from the store when they cannot be trusted (after a
 //! bulk load, a recovery or a failed update).
 //!
@@ -16,8 +16,11 @@
 //! it does not have; the search over-fetches to still return the number of rows asked.
 
 pub mod analyzers;
+mod pending;
 mod phrase;
 mod query;
+
+pub(crate) use pending::Pending;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -480,37 +483,6 @@ impl Storage {
         }
     }
 
-    /// Brings every full-text index up to a commit that touched `nodes` and `rels`, as
-    /// `view` (the committing transaction's, seeing its own writes) sees them. Runs under the
-    /// commit lock, before the commit is published. An index whose update fails is marked
-    /// for a rebuild instead of failing a commit that is already in the log.
-    pub(crate) fn fulltext_commit(&self, last: u64, txid: u64, nodes: &[u64], rels: &[u64]) {
-        if nodes.is_empty() && rels.is_empty() {
-            return;
-        }
-        let view = &View {
-            snapshot: last,
-            txid,
-            command: u32::MAX,
-        };
-        let indexes = self.fulltext();
-        for index in indexes.iter() {
-            if index.is_dirty() {
-                continue;
-            }
-            let ids = match index.spec.entity {
-                FulltextEntity::Node => nodes,
-                FulltextEntity::Relationship => rels,
-            };
-            if ids.is_empty() {
-                continue;
-            }
-            if index.update(self, view, ids).is_err() {
-                index.mark_dirty();
-            }
-        }
-    }
-
     /// Rebuilds `index` from the newest committed state if it is marked dirty.
     fn fulltext_refresh(&self, index: &FulltextIndex) -> crate::Result<()> {
         if !index.is_dirty() {
@@ -553,6 +525,9 @@ impl crate::Transaction {
                 indexes: index.spec.entity.noun(),
                 asked: entity.noun(),
             }));
+        }
+        if !index.spec.eventually_consistent {
+            storage.fulltext_pending.wait_reflects(self.inner.snapshot);
         }
         storage.fulltext_refresh(&index)?;
         index.reads.record();
