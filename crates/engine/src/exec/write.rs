@@ -69,8 +69,8 @@ fn type_name(rel: RelId, cx: &Cx) -> Result<Arc<str>> {
 enum Target<'a> {
     /// A stored node or relationship: its labels or type as they are now.
     Stored(&'a Entity),
-    /// A node being created, with these labels.
-    NewNode(&'a [Arc<str>]),
+    /// A node being created, with the labels its pattern names and those named at run time.
+    NewNode(&'a [Arc<Token>], &'a [Arc<str>]),
     /// A relationship being created, of this type.
     NewRel(&'a str),
 }
@@ -79,7 +79,7 @@ enum Target<'a> {
 /// made if it is new. The name is only looked at when the write is not held whole.
 fn may_set_property(target: Target<'_>, name: impl Fn() -> Arc<str>, cx: &Cx) -> Result<()> {
     let write = match target {
-        Target::Stored(Entity::Node(_)) | Target::NewNode(_) => Ability::SetNodeProperty,
+        Target::Stored(Entity::Node(_)) | Target::NewNode(..) => Ability::SetNodeProperty,
         Target::Stored(Entity::Rel(_)) | Target::NewRel(_) => Ability::SetRelationshipProperty,
     };
     may(
@@ -94,12 +94,26 @@ fn may_set_property(target: Target<'_>, name: impl Fn() -> Arc<str>, cx: &Cx) ->
                 Target::Stored(Entity::Rel(r)) => {
                     rules.set_relationship_property(&type_name(*r, cx)?, &key)
                 }
-                Target::NewNode(labels) => rules.set_node_property(labels, &key),
+                Target::NewNode(labels, runtime) => {
+                    rules.set_node_property(&new_labels(labels, runtime), &key)
+                }
                 Target::NewRel(ty) => rules.set_relationship_property(ty, &key),
             })
         },
         || format!("Set property for property '{}'", name()),
     )
+}
+
+/// The label names of a node being created: those its pattern names, then those named at run
+/// time, each once. Only made when a write is looked up by name or refused.
+fn new_labels(labels: &[Arc<Token>], runtime: &[Arc<str>]) -> Vec<Arc<str>> {
+    let mut names: Vec<Arc<str>> = Vec::with_capacity(labels.len() + runtime.len());
+    for name in labels.iter().map(|l| &l.name).chain(runtime) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
 }
 
 /// [`may_set_property`] for a property named in the store.
@@ -221,22 +235,17 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                 // Named first and checked before any name is made: a refused label is not
                 // created either.
                 let runtime = dynamic_labels(dynamic, row, cx)?;
-                let mut names: Vec<Arc<str>> = Vec::with_capacity(labels.len() + runtime.len());
-                for name in labels.iter().map(|l| &l.name).chain(&runtime) {
-                    if !names.contains(name) {
-                        names.push(name.clone());
-                    }
-                }
                 may(
                     cx,
                     Ability::CreateNodes,
-                    |rules| Ok(rules.create_node(&names)),
+                    |rules| Ok(rules.create_node(&new_labels(labels, &runtime))),
                     || {
+                        let names = new_labels(labels, &runtime);
                         let names = quoted(names.iter().map(|n| &**n));
                         format!("Create node with labels {names}")
                     },
                 )?;
-                let mut ids = Vec::with_capacity(names.len());
+                let mut ids = Vec::with_capacity(labels.len() + runtime.len());
                 for l in labels {
                     let id = LabelId(cx.token_id(l)?);
                     if !ids.contains(&id) {
@@ -249,7 +258,7 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         ids.push(id);
                     }
                 }
-                let props = eval_props(props, row, cx, merge, Target::NewNode(&names))?;
+                let props = eval_props(props, row, cx, merge, Target::NewNode(labels, &runtime))?;
                 cx.count_write(
                     NODE_WRITE_BYTES + ids.len() * LABEL_WRITE_BYTES + props_bytes(&props),
                 )?;
@@ -274,21 +283,22 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         "Failed to create relationship: a node at one of its ends is null",
                     ));
                 };
-                let name = match dynamic {
-                    Some(expr) => dynamic_rel_type(expr, row, cx)?,
-                    None => ty.name.clone(),
+                let runtime = match dynamic {
+                    Some(expr) => Some(dynamic_rel_type(expr, row, cx)?),
+                    None => None,
                 };
+                let name: &str = runtime.as_deref().unwrap_or(&ty.name);
                 may(
                     cx,
                     Ability::CreateRelationships,
-                    |rules| Ok(rules.create_relationship(&name)),
-                    || format!("Create relationship with type {}", quoted([&*name])),
+                    |rules| Ok(rules.create_relationship(name)),
+                    || format!("Create relationship with type {}", quoted([name])),
                 )?;
                 let ty = match dynamic {
-                    Some(_) => RelTypeId(cx.token_id(&Token::new(TokenKind::RelType, &name))?),
+                    Some(_) => RelTypeId(cx.token_id(&Token::new(TokenKind::RelType, name))?),
                     None => RelTypeId(cx.token_id(ty)?),
                 };
-                let props = eval_props(props, row, cx, merge, Target::NewRel(&name))?;
+                let props = eval_props(props, row, cx, merge, Target::NewRel(name))?;
                 cx.count_write(REL_WRITE_BYTES + props_bytes(&props))?;
                 let id = cx
                     .tx
@@ -504,18 +514,16 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
         }
         _ => Vec::new(),
     };
-    let names: Vec<Arc<str>> = match op {
-        SetOp::AddLabels { labels, .. } | SetOp::RemoveLabels { labels, .. } => {
-            labels.iter().map(|l| l.name.clone()).collect()
-        }
-        _ => runtime.clone(),
+    let written: &[Arc<Token>] = match op {
+        SetOp::AddLabels { labels, .. } | SetOp::RemoveLabels { labels, .. } => labels,
+        _ => &[],
     };
     let (write, verb) = if add {
         (Ability::SetLabel, "Set")
     } else {
         (Ability::RemoveLabel, "Remove")
     };
-    for name in &names {
+    for name in written.iter().map(|l| &l.name).chain(&runtime) {
         may(
             cx,
             write,
