@@ -358,6 +358,29 @@ fn setting_a_property_is_checked_by_key_against_the_labels_or_type_the_element_h
         );
     }
     assert_eq!(everything(&db), before);
+    // The labels that count are those the node has when the property is set.
+    role(
+        &db,
+        "tagger",
+        Some("reader"),
+        &[
+            "GRANT SET LABEL Archived ON GRAPH * TO {r}",
+            "GRANT SET PROPERTY {name} ON GRAPH * NODES Archived TO {r}",
+        ],
+    );
+    forbidden(
+        &db,
+        "tagger",
+        "MATCH (n:Row) SET n.name = 'r' SET n:Archived",
+        "Set property for property 'name'",
+    );
+    assert_eq!(everything(&db), before);
+    ok(
+        &db,
+        "tagger",
+        "MATCH (n:Row) SET n:Archived SET n.name = 'row'",
+    );
+    ok(&db, ROOT, "MATCH (n:Row) REMOVE n:Archived, n.name");
     // What the grants cover is set, and what the denial leaves.
     ok(
         &db,
