@@ -424,27 +424,6 @@ fn privileges_the_server_does_not_enforce_are_refused_not_stored() {
             "DENY READ {*} ON GRAPH * FOR (n:Person) WHERE n.secret = true TO r",
             "by property",
         ),
-        ("DENY CREATE ON GRAPH * NODES Secret TO r", "some labels"),
-        (
-            "DENY DELETE ON GRAPH * RELATIONSHIPS KNOWS TO r",
-            "some labels",
-        ),
-        (
-            "DENY SET LABEL Secret ON GRAPH * TO r",
-            "SET LABEL of some labels",
-        ),
-        (
-            "DENY REMOVE LABEL Person ON GRAPH * TO r",
-            "REMOVE LABEL of some labels",
-        ),
-        (
-            "DENY SET PROPERTY {salary} ON GRAPH * TO r",
-            "some properties",
-        ),
-        (
-            "GRANT MERGE {name} ON GRAPH * NODES * TO r",
-            "some properties",
-        ),
         (
             "DENY EXECUTE FUNCTION apoc.* ON DBMS TO r",
             "EXECUTE FUNCTION",

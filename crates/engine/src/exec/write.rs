@@ -4,6 +4,10 @@
 //! same query (the next item of a SET, MERGE looking for what an earlier row created) see it,
 //! while scans opened earlier keep the view they started with.
 //!
+//! Every element written is checked against the user's write privileges before it is
+//! written (see [`crate::security::writes`]): a refused write fails the statement, whose
+//! transaction then rolls back, so nothing of it is kept.
+//!
 //! Every write is counted against the transaction's memory before it is made
 //! ([`Cx::count_write`]): the fixed cost of the change in the store's state (see
 //! [`crate::eval::CHANGE_WRITE_BYTES`] and its siblings) plus the values it writes, so a
@@ -11,7 +15,7 @@
 
 use std::sync::Arc;
 
-use quiver_storage::{EntityKind, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
+use quiver_storage::{Direction, EntityKind, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use quiver_value::{Map, Value};
 
 use super::expand::node_in;
@@ -23,12 +27,19 @@ use crate::eval::{
 };
 use crate::ir::{CreateStep, Expr, MergeSpec, Props, Row, SetOp};
 use crate::security::privilege::Ability;
+use crate::security::writes::WriteRules;
 use crate::tokens::{Token, TokenKind};
 
-/// Fails with `Forbidden` unless the user may make `write`, named as Neo4j names it
-/// ("Create node with labels 'A'"): each element is checked before it is written.
-fn may(cx: &Cx, write: Ability, what: impl FnOnce() -> String) -> Result<()> {
-    cx.subject.require_write(write, what)
+/// Fails with `Forbidden` unless the user may make `write` on the element written: held on
+/// every element (one bit test), or allowed by their write rules as `allowed` asks them.
+/// `what` names the write as Neo4j does ("Create node with labels 'A'").
+fn may(
+    cx: &Cx,
+    write: Ability,
+    allowed: impl FnOnce(&WriteRules) -> Result<bool>,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    cx.subject.require_write(write, allowed, what)
 }
 
 /// `'A', 'B'` for the names of a denied write's labels or type.
@@ -37,21 +48,78 @@ fn quoted<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     names.join(", ")
 }
 
-/// Checks setting or removing property `name` of a node (`on_node`) or a relationship,
-/// before the property's name is made if it is new.
-fn may_set_property(on_node: bool, name: &str, cx: &Cx) -> Result<()> {
-    let write = if on_node {
-        Ability::SetNodeProperty
-    } else {
-        Ability::SetRelationshipProperty
+/// The names of the labels node `node` has now.
+fn label_names(node: NodeId, cx: &Cx) -> Result<Vec<Arc<str>>> {
+    Ok(cx
+        .tx
+        .node_labels(node)?
+        .iter()
+        .filter_map(|l| cx.storage.label_name(*l))
+        .collect())
+}
+
+/// The name of relationship `rel`'s type.
+fn type_name(rel: RelId, cx: &Cx) -> Result<Arc<str>> {
+    let ty = cx.tx.rel_type(rel)?;
+    Ok(cx.storage.rel_type_name(ty).unwrap_or_default())
+}
+
+/// The element a property is set on, as write rules see it.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// A stored node or relationship: its labels or type as they are now.
+    Stored(&'a Entity),
+    /// A node being created, with the labels its pattern names and those named at run time.
+    NewNode(&'a [Arc<Token>], &'a [Arc<str>]),
+    /// A relationship being created, of this type.
+    NewRel(&'a str),
+}
+
+/// Checks setting or removing property `name` of `target`, before the property's name is
+/// made if it is new. The name is only looked at when the write is not held whole.
+fn may_set_property(target: Target<'_>, name: impl Fn() -> Arc<str>, cx: &Cx) -> Result<()> {
+    let write = match target {
+        Target::Stored(Entity::Node(_)) | Target::NewNode(..) => Ability::SetNodeProperty,
+        Target::Stored(Entity::Rel(_)) | Target::NewRel(_) => Ability::SetRelationshipProperty,
     };
-    may(cx, write, || format!("Set property for property '{name}'"))
+    may(
+        cx,
+        write,
+        |rules| {
+            let key = name();
+            Ok(match target {
+                Target::Stored(Entity::Node(n)) => {
+                    rules.set_node_property(&label_names(*n, cx)?, &key)
+                }
+                Target::Stored(Entity::Rel(r)) => {
+                    rules.set_relationship_property(&type_name(*r, cx)?, &key)
+                }
+                Target::NewNode(labels, runtime) => {
+                    rules.set_node_property(&new_labels(labels, runtime), &key)
+                }
+                Target::NewRel(ty) => rules.set_relationship_property(ty, &key),
+            })
+        },
+        || format!("Set property for property '{}'", name()),
+    )
+}
+
+/// The label names of a node being created: those its pattern names, then those named at run
+/// time, each once. Only made when a write is looked up by name or refused.
+fn new_labels(labels: &[Arc<Token>], runtime: &[Arc<str>]) -> Vec<Arc<str>> {
+    let mut names: Vec<Arc<str>> = Vec::with_capacity(labels.len() + runtime.len());
+    for name in labels.iter().map(|l| &l.name).chain(runtime) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
 }
 
 /// [`may_set_property`] for a property named in the store.
 fn may_set_stored_property(ent: &Entity, key: PropKeyId, cx: &Cx) -> Result<()> {
-    let name = cx.storage.property_key_name(key).unwrap_or_default();
-    may_set_property(matches!(ent, Entity::Node(_)), &name, cx)
+    let name = || cx.storage.property_key_name(key).unwrap_or_default();
+    may_set_property(Target::Stored(ent), name, cx)
 }
 
 /// What a write operator does to each row.
@@ -104,11 +172,11 @@ fn eval_props(
     row: &mut Row,
     cx: &mut Cx,
     merge: bool,
-    on_node: bool,
+    target: Target<'_>,
 ) -> Result<Vec<(PropKeyId, Value)>> {
     let mut out = Vec::new();
     let mut push = |key: &Token, v: Value, cx: &mut Cx| -> Result<()> {
-        may_set_property(on_node, &key.name, cx)?;
+        may_set_property(target, || key.name.clone(), cx)?;
         if v.is_null() {
             if merge {
                 return Err(Error::runtime(
@@ -164,24 +232,33 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                 dynamic,
                 props,
             } => {
-                may(cx, Ability::CreateNodes, || {
-                    let names = quoted(labels.iter().map(|l| &*l.name));
-                    format!("Create node with labels {names}")
-                })?;
-                let mut ids = Vec::with_capacity(labels.len());
+                // Named first and checked before any name is made: a refused label is not
+                // created either.
+                let runtime = dynamic_labels(dynamic, row, cx)?;
+                may(
+                    cx,
+                    Ability::CreateNodes,
+                    |rules| Ok(rules.create_node(&new_labels(labels, &runtime))),
+                    || {
+                        let names = new_labels(labels, &runtime);
+                        let names = quoted(names.iter().map(|n| &**n));
+                        format!("Create node with labels {names}")
+                    },
+                )?;
+                let mut ids = Vec::with_capacity(labels.len() + runtime.len());
                 for l in labels {
                     let id = LabelId(cx.token_id(l)?);
                     if !ids.contains(&id) {
                         ids.push(id);
                     }
                 }
-                for name in dynamic_labels(dynamic, row, cx)? {
-                    let id = cx.label_id(&name)?;
+                for name in &runtime {
+                    let id = cx.label_id(name)?;
                     if !ids.contains(&id) {
                         ids.push(id);
                     }
                 }
-                let props = eval_props(props, row, cx, merge, true)?;
+                let props = eval_props(props, row, cx, merge, Target::NewNode(labels, &runtime))?;
                 cx.count_write(
                     NODE_WRITE_BYTES + ids.len() * LABEL_WRITE_BYTES + props_bytes(&props),
                 )?;
@@ -206,17 +283,22 @@ pub(crate) fn create(steps: &[CreateStep], row: &mut Row, cx: &mut Cx, merge: bo
                         "Failed to create relationship: a node at one of its ends is null",
                     ));
                 };
-                may(cx, Ability::CreateRelationships, || {
-                    format!("Create relationship with type {}", quoted([&*ty.name]))
-                })?;
+                let runtime = match dynamic {
+                    Some(expr) => Some(dynamic_rel_type(expr, row, cx)?),
+                    None => None,
+                };
+                let name: &str = runtime.as_deref().unwrap_or(&ty.name);
+                may(
+                    cx,
+                    Ability::CreateRelationships,
+                    |rules| Ok(rules.create_relationship(name)),
+                    || format!("Create relationship with type {}", quoted([name])),
+                )?;
                 let ty = match dynamic {
-                    Some(expr) => {
-                        let name = dynamic_rel_type(expr, row, cx)?;
-                        RelTypeId(cx.token_id(&Token::new(TokenKind::RelType, &name))?)
-                    }
+                    Some(_) => RelTypeId(cx.token_id(&Token::new(TokenKind::RelType, name))?),
                     None => RelTypeId(cx.token_id(ty)?),
                 };
-                let props = eval_props(props, row, cx, merge, false)?;
+                let props = eval_props(props, row, cx, merge, Target::NewRel(name))?;
                 cx.count_write(REL_WRITE_BYTES + props_bytes(&props))?;
                 let id = cx
                     .tx
@@ -315,7 +397,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             let Some(target) = target else {
                 return Ok(());
             };
-            may_set_property(matches!(target, Entity::Node(_)), &key.name, cx)?;
+            may_set_property(Target::Stored(&target), || key.name.clone(), cx)?;
             let key = if v.is_null() {
                 match key.key(&cx.storage) {
                     Some(k) => k,
@@ -338,7 +420,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             };
             let mut keep = Vec::with_capacity(map.len());
             for (k, v) in map {
-                may_set_property(matches!(target, Entity::Node(_)), &k, cx)?;
+                may_set_property(Target::Stored(&target), || k.clone(), cx)?;
                 let token = Token::new(TokenKind::PropKey, &k);
                 let id = if v.is_null() {
                     match token.key(&cx.storage) {
@@ -377,7 +459,7 @@ pub(crate) fn set(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             let Some(target) = target else {
                 return Ok(());
             };
-            may_set_property(matches!(target, Entity::Node(_)), &token.name, cx)?;
+            may_set_property(Target::Stored(&target), || token.name.clone(), cx)?;
             let key = if v.is_null() {
                 match token.key(&cx.storage) {
                     Some(k) => k,
@@ -425,22 +507,36 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
             return Err(Error::type_error("Labels can only be removed from nodes"));
         }
     };
-    // Checked before any name is made: a refused label is not created either.
-    let write = if add {
-        Ability::SetLabel
-    } else {
-        Ability::RemoveLabel
+    // Named first and checked before any name is made: a refused label is not created either.
+    let runtime = match op {
+        SetOp::AddDynamicLabels { labels, .. } | SetOp::RemoveDynamicLabels { labels, .. } => {
+            dynamic_labels(labels, row, cx)?
+        }
+        _ => Vec::new(),
     };
-    may(cx, write, || {
-        let names = match op {
-            SetOp::AddLabels { labels, .. } | SetOp::RemoveLabels { labels, .. } => {
-                quoted(labels.iter().map(|l| &*l.name))
-            }
-            _ => "named at run time".to_owned(),
-        };
-        let verb = if add { "Set" } else { "Remove" };
-        format!("{verb} label for label {names}")
-    })?;
+    let written: &[Arc<Token>] = match op {
+        SetOp::AddLabels { labels, .. } | SetOp::RemoveLabels { labels, .. } => labels,
+        _ => &[],
+    };
+    let (write, verb) = if add {
+        (Ability::SetLabel, "Set")
+    } else {
+        (Ability::RemoveLabel, "Remove")
+    };
+    for name in written.iter().map(|l| &l.name).chain(&runtime) {
+        may(
+            cx,
+            write,
+            |rules| {
+                Ok(if add {
+                    rules.set_label(name)
+                } else {
+                    rules.remove_label(name)
+                })
+            },
+            || format!("{verb} label for label {}", quoted([&**name])),
+        )?;
+    }
     let mut ids = Vec::new();
     match op {
         SetOp::AddLabels { labels, .. } => {
@@ -451,14 +547,13 @@ fn change_labels(op: &SetOp, row: &mut Row, cx: &mut Cx) -> Result<()> {
         SetOp::RemoveLabels { labels, .. } => {
             ids.extend(labels.iter().filter_map(|l| l.label(&cx.storage)));
         }
-        SetOp::AddDynamicLabels { labels, .. } => {
-            for name in dynamic_labels(labels, row, cx)? {
-                ids.push(cx.label_id(&name)?);
+        SetOp::AddDynamicLabels { .. } => {
+            for name in &runtime {
+                ids.push(cx.label_id(name)?);
             }
         }
-        SetOp::RemoveDynamicLabels { labels, .. } => {
-            let names = dynamic_labels(labels, row, cx)?;
-            ids.extend(names.iter().filter_map(|name| cx.storage.label_id(name)));
+        SetOp::RemoveDynamicLabels { .. } => {
+            ids.extend(runtime.iter().filter_map(|name| cx.storage.label_id(name)));
         }
         _ => {}
     }
@@ -543,29 +638,90 @@ fn dynamic_rel_type(expr: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Arc<str>>
 /// adjacency entry's `EdgeRemoved` delta.
 const REL_DELETE_WRITE_BYTES: usize = CHANGE_WRITE_BYTES + 2 * 64;
 
+/// Checks deleting relationship `rel`, by its type.
+fn may_delete_rel(rel: RelId, cx: &Cx) -> Result<()> {
+    may(
+        cx,
+        Ability::DeleteRelationships,
+        |rules| Ok(rules.delete_relationship(&type_name(rel, cx)?)),
+        || {
+            let ty = type_name(rel, cx).unwrap_or_default();
+            format!("Delete relationship with type {}", quoted([&*ty]))
+        },
+    )
+}
+
 fn delete_rel(rel: RelId, cx: &mut Cx) -> Result<()> {
     if !cx.tx.rel_exists(rel)? {
         return Ok(());
     }
-    may(cx, Ability::DeleteRelationships, || {
-        "Delete relationship".to_owned()
-    })?;
+    may_delete_rel(rel, cx)?;
     cx.count_write(REL_DELETE_WRITE_BYTES)?;
     cx.tx.delete_relationship(rel)?;
     cx.counters.relationships_deleted += 1;
     cx.advance()
 }
 
+/// The error of deleting a node that still has relationships, as Neo4j words it.
+fn still_connected(id: u64) -> Error {
+    Error::runtime(
+        code::CONSTRAINT_VALIDATION,
+        Some("DeleteConnectedNode"),
+        format!(
+            "Cannot delete node<{id}>, because it still has relationships. \
+             To delete this node, you must first delete its relationships."
+        ),
+    )
+}
+
+/// Checks what `DETACH DELETE` takes with `node`, before anything of it is deleted: each
+/// relationship the user sees is deleted as relationships are, by its type. One they may not
+/// see (of a type they may not traverse, or with a hidden node at its other end) is not
+/// theirs to delete: it would be left, and the node, still connected, cannot be deleted, so
+/// the statement fails as Neo4j fails it. Costs nothing to a user who may delete every
+/// relationship and sees the whole graph.
+fn may_detach(node: NodeId, cx: &Cx) -> Result<()> {
+    let every = cx.subject.holds_write(Ability::DeleteRelationships);
+    if every && !cx.tx.is_restricted() {
+        return Ok(());
+    }
+    let seen = cx.tx.expand(node, Direction::Both, &[])?;
+    if !every {
+        for (rel, _) in &seen {
+            may_delete_rel(*rel, cx)?;
+        }
+    }
+    if cx.tx.is_restricted()
+        && cx
+            .tx
+            .unrestricted()
+            .expand(node, Direction::Both, &[])?
+            .len()
+            != seen.len()
+    {
+        return Err(still_connected(node.0));
+    }
+    Ok(())
+}
+
 fn delete_node(node: NodeId, detach: bool, cx: &mut Cx) -> Result<()> {
     if !cx.tx.node_exists(node)? {
         return Ok(());
     }
-    may(cx, Ability::DeleteNodes, || "Delete node".to_owned())?;
+    may(
+        cx,
+        Ability::DeleteNodes,
+        |rules| Ok(rules.delete_node(&label_names(node, cx)?)),
+        || {
+            let labels = label_names(node, cx).unwrap_or_default();
+            format!(
+                "Delete node with labels {}",
+                quoted(labels.iter().map(|l| &**l))
+            )
+        },
+    )?;
     if detach {
-        // What DETACH DELETE takes with the node is deleted as relationships are.
-        may(cx, Ability::DeleteRelationships, || {
-            "Delete relationship (DETACH DELETE)".to_owned()
-        })?;
+        may_detach(node, cx)?;
     }
     cx.count_write(CHANGE_WRITE_BYTES)?;
     if detach {
@@ -636,14 +792,7 @@ fn finish_deletes(cx: &mut Cx) -> Result<()> {
         match cx.tx.delete_node(node) {
             Ok(()) => cx.counters.nodes_deleted += 1,
             Err(quiver_storage::Error::DeleteConnectedNode { id }) => {
-                return Err(Error::runtime(
-                    code::CONSTRAINT_VALIDATION,
-                    Some("DeleteConnectedNode"),
-                    format!(
-                        "Cannot delete node<{id}>, because it still has relationships. \
-                         To delete this node, you must first delete its relationships."
-                    ),
-                ));
+                return Err(still_connected(id));
             }
             Err(quiver_storage::Error::EntityNotFound {
                 kind: EntityKind::Node,

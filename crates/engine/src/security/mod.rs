@@ -25,6 +25,7 @@ pub(crate) mod privilege;
 mod resolved;
 pub(crate) mod show;
 pub(crate) mod visibility;
+pub(crate) mod writes;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -234,19 +235,35 @@ impl Subject {
     }
 
     /// Fails with `Forbidden` naming `what` (e.g. "Create node with labels 'A'") unless the
-    /// subject may `write`: checked at each element written, before it is, as Neo4j checks
+    /// subject may make `write`: checked at each element written, before it is, as Neo4j checks
     /// each write against `CREATE`, `DELETE`, `SET LABEL`, `REMOVE LABEL` and `SET PROPERTY`.
-    /// One bit test for a user, nothing for an unrestricted subject.
+    /// One bit test for a user holding the write whole (and nothing for an unrestricted
+    /// subject); only a user holding it on some elements asks their write rules, with
+    /// `allowed`, about the element written.
     pub(crate) fn require_write(
         &self,
         write: Ability,
+        allowed: impl FnOnce(&writes::WriteRules) -> Result<bool>,
         what: impl FnOnce() -> String,
     ) -> Result<()> {
+        let Subject::User(user) = self else {
+            return Ok(());
+        };
+        if user.permissions.abilities.has(write) {
+            return Ok(());
+        }
+        match &user.permissions.writes {
+            Some(rules) if allowed(rules)? => Ok(()),
+            _ => Err(forbidden(user, &what())),
+        }
+    }
+
+    /// Whether the subject holds `write` on every element (an unrestricted subject does): no
+    /// element need be asked about.
+    pub(crate) fn holds_write(&self, write: Ability) -> bool {
         match self {
-            Subject::User(user) if !user.permissions.abilities.has(write) => {
-                Err(forbidden(user, &what()))
-            }
-            _ => Ok(()),
+            Subject::Unrestricted => true,
+            Subject::User(user) => user.permissions.abilities.has(write),
         }
     }
 

@@ -19,12 +19,14 @@
 //!   who may find and read everything has [`READ_GRAPH`], which the count store and other
 //!   fast counts require; their queries read unrestricted, at no cost;
 //! - per element written, the finer writes (`CREATE`, `DELETE`, `SET LABEL`, `REMOVE LABEL`,
-//!   `SET PROPERTY`, `MERGE`, which `WRITE` is all of) on every node or every relationship;
+//!   `SET PROPERTY`, `MERGE`, which `WRITE` is all of) on every or some labels, relationship
+//!   types and properties: a write held whole is an [`Abilities`] bit, one held on some
+//!   elements a [`WriteRules`] lookup by name; see [`super::writes`];
 //! - per procedure call, the `EXECUTE PROCEDURE` globs.
 //!
-//! A privilege the server cannot enforce (a write on some labels, types or properties, a
-//! property-based rule `FOR (n:L) WHERE ...`) is refused as unsupported by [`records_of`]
-//! rather than stored: a stored `DENY` is always obeyed.
+//! A privilege the server cannot enforce (a property-based rule `FOR (n:L) WHERE ...`) is
+//! refused as unsupported by [`records_of`] rather than stored: a stored `DENY` is always
+//! obeyed.
 
 use quiver_cypher::ast::{
     DatabaseAction, DbmsAction, Elements, GraphAction, NameSet, Privilege, PrivilegeTarget,
@@ -35,6 +37,7 @@ use quiver_storage::{PrivilegeRecord, Security};
 
 use super::Level;
 use super::visibility::{On, ReadRules, Visibility};
+use super::writes::WriteRules;
 
 /// The one database the server has, as privileges name it.
 const DATABASE: &str = "neo4j";
@@ -350,28 +353,13 @@ fn abilities_of(p: Row<'_>) -> Abilities {
         on_elements(A::TraverseNodes, A::TraverseRelationships)
             .with(on_elements(A::ReadNodes, A::ReadRelationships))
     };
-    let writing = || match (nodes, relationships) {
-        (true, _) => WRITE_NODES,
-        (_, true) => WRITE_RELATIONSHIPS,
-        _ => Abilities::NONE,
-    };
+    // The writes (`WRITE`, `CREATE`, ..., and those of `MERGE` and `ALL GRAPH PRIVILEGES`)
+    // are folded as write rules, which give their bits.
     match p.action {
         "traverse" => on_elements(A::TraverseNodes, A::TraverseRelationships),
         "read" if all_properties => on_elements(A::ReadNodes, A::ReadRelationships),
-        "match" if all_properties => matching(),
-        "write" => writing(),
-        "create_element" => on_elements(A::CreateNodes, A::CreateRelationships),
-        "delete_element" => on_elements(A::DeleteNodes, A::DeleteRelationships),
-        "set_label" if p.resource == "all_labels" => on_elements(A::SetLabel, A::SetLabel),
-        "remove_label" if p.resource == "all_labels" => on_elements(A::RemoveLabel, A::RemoveLabel),
-        "set_property" if all_properties => {
-            on_elements(A::SetNodeProperty, A::SetRelationshipProperty)
-        }
-        // MERGE is MATCH, CREATE and SET PROPERTY together.
-        "merge" if all_properties => matching()
-            .with(on_elements(A::CreateNodes, A::CreateRelationships))
-            .with(on_elements(A::SetNodeProperty, A::SetRelationshipProperty)),
-        "graph_actions" => READ_GRAPH.with(WRITE_GRAPH),
+        "match" | "merge" if all_properties => matching(),
+        "graph_actions" => READ_GRAPH,
         "access" => Abilities::of(&[A::Access]),
         "start_database" => Abilities::of(&[A::StartDatabase]),
         "stop_database" => Abilities::of(&[A::StopDatabase]),
@@ -407,6 +395,9 @@ pub(crate) struct Permissions {
     /// The read rules of a user who may not find or read some of the graph; `None` when they
     /// read all of it ([`READ_GRAPH`] in `abilities`) or none of it.
     reads: Option<Arc<ReadRules>>,
+    /// The write rules of a user who holds some write on some elements only; `None` when
+    /// each write is held whole (its bit in `abilities`) or not at all.
+    pub writes: Option<Arc<WriteRules>>,
 }
 
 /// Folds privilege rows into [`Permissions`].
@@ -415,12 +406,17 @@ struct Fold {
     granted: Abilities,
     denied: Abilities,
     reads: ReadRules,
+    writes: WriteRules,
     permissions: Permissions,
 }
 
 impl Fold {
     fn add(&mut self, row: Row<'_>) {
         add_read_rule(&mut self.reads, row);
+        if covers_database(row.graph) {
+            self.writes
+                .add(row.denied, row.action, row.resource, row.segment);
+        }
         if row.denied {
             self.denied = self.denied.with(abilities_of(row));
         } else {
@@ -443,6 +439,11 @@ impl Fold {
     fn finish(mut self) -> Permissions {
         // Reading the whole graph is what the read rules say, fine-grained ones included.
         let abilities = self.granted.without(self.denied).without(READ_GRAPH);
+        // Each write held whole is a bit; one held on some elements is looked up by name.
+        let abilities = abilities.without(WRITE_GRAPH).with(self.writes.whole());
+        if self.writes.partial() {
+            self.permissions.writes = Some(Arc::new(self.writes));
+        }
         if self.reads.reads_everything() {
             self.permissions.abilities = abilities.with(READ_GRAPH);
         } else {
@@ -559,7 +560,7 @@ impl Permissions {
 }
 
 /// `PROCEDURE(apoc.*)` → `apoc.*` for `kind` `PROCEDURE`.
-fn segment_argument<'a>(segment: &'a str, kind: &str) -> Option<&'a str> {
+pub(crate) fn segment_argument<'a>(segment: &'a str, kind: &str) -> Option<&'a str> {
     segment
         .strip_prefix(kind)?
         .strip_prefix('(')?
@@ -641,25 +642,19 @@ fn graph_records(
         rows.make(action, resource, graphs, segments)
     };
     let graphs = target_names(graphs);
-    // Reads are enforced on some labels, types and properties; writes on every element.
+    // Reads and writes are enforced on every or some labels, types and properties.
     let read_segments = || {
         named_elements(elements).ok_or_else(|| {
             format!("A read privilege by property ({elements}) (only on labels and types is)")
         })
     };
-    let segments = || {
-        whole_elements(elements).ok_or_else(|| {
-            format!(
-                "A write privilege on some labels, relationship types or by property \
-                 ({elements})"
-            )
-        })
-    };
-    let all_properties = |p: &NameSet, what: &str| match p {
-        NameSet::All => Ok(()),
-        NameSet::Names(_) => Err(format!(
-            "{what} of some properties (only {{*}}, every property, is)"
+    let segments = || match elements {
+        Elements::Where { .. } => Err(format!(
+            "A write privilege by property ({elements}) (only on labels and types is)"
         )),
+        _ => named_elements(elements).ok_or_else(|| {
+            format!("A write privilege on {elements} (only on labels and types is)")
+        }),
     };
     let reads = |action: &str, p: &NameSet| -> Result<Vec<PrivilegeRecord>, String> {
         let segments = read_segments()?;
@@ -668,12 +663,21 @@ fn graph_records(
             .flat_map(|resource| rows(action, resource, &graphs, &segments))
             .collect())
     };
-    let all_labels = |labels: &NameSet, what: &str| match labels {
-        NameSet::All => Ok(()),
-        NameSet::Names(_) => Err(format!("{what} of some labels (only *, every label, is)")),
+    let writes = |action: &str, p: &NameSet| -> Result<Vec<PrivilegeRecord>, String> {
+        let segments = segments()?;
+        Ok(property_resources(p)
+            .iter()
+            .flat_map(|resource| rows(action, resource, &graphs, &segments))
+            .collect())
     };
-    // Labels are on nodes only: `SET LABEL * ON GRAPH *` is one row, on every node.
+    // Labels are on nodes only: `SET LABEL A ON GRAPH *` is a row per label, on every node.
     let node_segment = ["NODE(*)".to_owned()];
+    let labels = |action: &str, labels: &NameSet| -> Vec<PrivilegeRecord> {
+        label_resources(labels)
+            .iter()
+            .flat_map(|resource| rows(action, resource, &graphs, &node_segment))
+            .collect()
+    };
     Ok(match action {
         GraphAction::Traverse => rows("traverse", "graph", &graphs, &read_segments()?),
         GraphAction::Read(p) => reads("read", p)?,
@@ -692,22 +696,10 @@ fn graph_records(
         ),
         GraphAction::Create => rows("create_element", "graph", &graphs, &segments()?),
         GraphAction::Delete => rows("delete_element", "graph", &graphs, &segments()?),
-        GraphAction::SetLabel(labels) => {
-            all_labels(labels, "SET LABEL")?;
-            rows("set_label", "all_labels", &graphs, &node_segment)
-        }
-        GraphAction::RemoveLabel(labels) => {
-            all_labels(labels, "REMOVE LABEL")?;
-            rows("remove_label", "all_labels", &graphs, &node_segment)
-        }
-        GraphAction::SetProperty(p) => {
-            all_properties(p, "SET PROPERTY")?;
-            rows("set_property", "all_properties", &graphs, &segments()?)
-        }
-        GraphAction::Merge(p) => {
-            all_properties(p, "MERGE")?;
-            rows("merge", "all_properties", &graphs, &segments()?)
-        }
+        GraphAction::SetLabel(names) => labels("set_label", names),
+        GraphAction::RemoveLabel(names) => labels("remove_label", names),
+        GraphAction::SetProperty(p) => writes("set_property", p)?,
+        GraphAction::Merge(p) => writes("merge", p)?,
     })
 }
 
@@ -795,19 +787,6 @@ fn target_names(target: &PrivilegeTarget) -> Vec<String> {
     }
 }
 
-/// The segments of elements that cover every node, every relationship, or both; `None` for
-/// some labels or types, or a property rule.
-fn whole_elements(elements: &Elements) -> Option<Vec<String>> {
-    let nodes = || "NODE(*)".to_owned();
-    let relationships = || "RELATIONSHIP(*)".to_owned();
-    match elements {
-        Elements::Nodes(NameSet::All) => Some(vec![nodes()]),
-        Elements::Relationships(NameSet::All) => Some(vec![relationships()]),
-        Elements::Elements(NameSet::All) => Some(vec![nodes(), relationships()]),
-        _ => None,
-    }
-}
-
 /// The segments of elements named by labels or types as well as `*`: a row per label or
 /// type (`NODE(Person)`), on nodes and relationships for `ELEMENTS`; `None` for a property
 /// rule.
@@ -839,6 +818,15 @@ fn property_resources(properties: &NameSet) -> Vec<String> {
             .iter()
             .map(|n| format!("property({})", n.name))
             .collect(),
+    }
+}
+
+/// The resource column of a label write on `labels`: `all_labels`, or a row per label
+/// (`label(Archived)`).
+fn label_resources(labels: &NameSet) -> Vec<String> {
+    match labels {
+        NameSet::All => vec!["all_labels".to_owned()],
+        NameSet::Names(names) => names.iter().map(|n| format!("label({})", n.name)).collect(),
     }
 }
 
@@ -877,6 +865,11 @@ fn properties(resource: &str) -> String {
     }
 }
 
+/// `*` or `` `L` `` for a label resource.
+fn labels(resource: &str) -> String {
+    segment_argument(resource, "label").map_or_else(|| "*".to_owned(), quoted)
+}
+
 /// The command that grants or denies row `p` to `role` (`revoke`: that revokes it), as
 /// `SHOW PRIVILEGES AS [REVOKE] COMMANDS` prints it.
 pub(crate) fn command(p: &PrivilegeRecord, role: &str, revoke: bool) -> String {
@@ -897,8 +890,8 @@ pub(crate) fn command(p: &PrivilegeRecord, role: &str, revoke: bool) -> String {
         "write" => format!("WRITE ON {}{elements}", graph()),
         "create_element" => format!("CREATE ON {}{elements}", graph()),
         "delete_element" => format!("DELETE ON {}{elements}", graph()),
-        "set_label" => format!("SET LABEL * ON {}", graph()),
-        "remove_label" => format!("REMOVE LABEL * ON {}", graph()),
+        "set_label" => format!("SET LABEL {} ON {}", labels(&p.resource), graph()),
+        "remove_label" => format!("REMOVE LABEL {} ON {}", labels(&p.resource), graph()),
         "set_property" => format!(
             "SET PROPERTY {} ON {}{elements}",
             properties(&p.resource),
@@ -1108,6 +1101,48 @@ mod tests {
             "all_properties",
             "*",
             "RELATIONSHIP(*)",
+        ));
+        rows.push(record(
+            false,
+            "create_element",
+            "graph",
+            "*",
+            "NODE(Person)",
+        ));
+        rows.push(record(
+            true,
+            "delete_element",
+            "graph",
+            "*",
+            "RELATIONSHIP(KNOWS)",
+        ));
+        rows.push(record(
+            false,
+            "set_label",
+            "label(Archived)",
+            "*",
+            "NODE(*)",
+        ));
+        rows.push(record(
+            true,
+            "remove_label",
+            "label(Person)",
+            "*",
+            "NODE(*)",
+        ));
+        rows.push(record(
+            true,
+            "set_property",
+            "property(salary)",
+            "*",
+            "RELATIONSHIP(*)",
+        ));
+        rows.push(record(
+            false,
+            "merge",
+            "property(name)",
+            "*",
+            "NODE(Person)",
         ));
         for row in rows {
             let text = command(&row, "r", false);
