@@ -99,7 +99,7 @@ fn new_hash(plain: &str, encrypted: bool) -> Result<String> {
     hash_password(plain).map_err(|e| Error::runtime(Status::UnknownError, None, e.to_string()))
 }
 
-/// Runs `command`; `passwords` are its password expressions in
+/// Runs `command`; `passwords` are its expressions (passwords, a property rule's value) in
 /// [`AdminCommand::expressions`]' order. Returns no rows.
 pub(crate) fn run(
     command: &AdminCommand,
@@ -187,7 +187,15 @@ pub(crate) fn run(
             &refuse_configured,
             &mut events,
         )?,
-        AdminCommand::Privilege(command) => privilege(&mut catalogue, command, &mut events)?,
+        AdminCommand::Privilege(command) => {
+            // A property rule's value, evaluated now: a parameter or function is stored as
+            // the value it has when the command runs.
+            let mut values = Vec::with_capacity(passwords.len());
+            for e in passwords {
+                values.push(e.eval(row, cx)?);
+            }
+            privilege(&mut catalogue, command, &values, &mut events)?
+        }
     };
     if changed {
         cx.tx.set_security(&base, catalogue)?;
@@ -465,11 +473,13 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
 fn privilege(
     catalogue: &mut Security,
     command: &PrivilegeCommand,
+    values: &[Value],
     events: &mut Events,
 ) -> Result<bool> {
+    let records = |denied| records(command, denied, values);
     let (verb, action, rows) = match command.verb {
-        PrivilegeVerb::Grant => ("grant", "grant_privilege", records(command, false)?),
-        PrivilegeVerb::Deny => ("deny", "deny_privilege", records(command, true)?),
+        PrivilegeVerb::Grant => ("grant", "grant_privilege", records(false)?),
+        PrivilegeVerb::Deny => ("deny", "deny_privilege", records(true)?),
         PrivilegeVerb::Revoke { .. }
             if matches!(
                 command.privilege,
@@ -484,10 +494,10 @@ fn privilege(
         PrivilegeVerb::Revoke { denied } => {
             let mut rows = Vec::new();
             if denied != Some(true) {
-                rows.extend(records(command, false)?);
+                rows.extend(records(false)?);
             }
             if denied != Some(false) {
-                rows.extend(records(command, true)?);
+                rows.extend(records(true)?);
             }
             ("revoke", "revoke_privilege", rows)
         }
@@ -523,8 +533,10 @@ fn privilege(
 fn records(
     command: &PrivilegeCommand,
     denied: bool,
+    values: &[Value],
 ) -> Result<Vec<quiver_storage::PrivilegeRecord>> {
-    super::privilege::records_of(&command.privilege, denied).map_err(|what| unsupported(&what))
+    super::privilege::records_with(&command.privilege, denied, Some(values))
+        .map_err(|what| unsupported(&what))
 }
 
 fn unsupported(what: &str) -> Error {

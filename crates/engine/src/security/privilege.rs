@@ -34,6 +34,7 @@ use std::sync::Arc;
 use quiver_storage::{PrivilegeRecord, Security};
 
 use super::Level;
+use super::pattern::NodeRule;
 use super::visibility::{On, ReadRules, Visibility};
 
 /// The one database the server has, as privileges name it.
@@ -466,9 +467,11 @@ fn add_read_rule(rules: &mut ReadRules, row: Row<'_>) {
         Some(name) => Some(Some(name)),
         None => None,
     };
-    let on: Vec<On<'_>> = match (name("NODE"), name("RELATIONSHIP")) {
-        (Some(label), _) => vec![On::Nodes(label)],
-        (_, Some(ty)) => vec![On::Relationships(ty)],
+    let rule = NodeRule::of_segment(row.segment);
+    let on: Vec<On<'_>> = match (name("NODE"), name("RELATIONSHIP"), &rule) {
+        (Some(label), ..) => vec![On::Nodes(label)],
+        (_, Some(ty), _) => vec![On::Relationships(ty)],
+        (.., Some(rule)) => vec![On::NodesWhere(rule)],
         _ if row.segment == "database" => vec![On::Nodes(None), On::Relationships(None)],
         _ => return,
     };
@@ -592,9 +595,21 @@ pub(crate) fn glob_matches(glob: &str, name: &str) -> bool {
 
 /// The privilege rows a command grants, denies or revokes; `Err` names a form the server
 /// does not enforce, which must fail as unsupported rather than be stored.
+#[cfg(test)]
 pub(crate) fn records_of(
     privilege: &Privilege,
     denied: bool,
+) -> Result<Vec<PrivilegeRecord>, String> {
+    records_with(privilege, denied, None)
+}
+
+/// As [`records_of`], a property rule's value taken from `values` (its value expressions as
+/// the command evaluated them, see [`quiver_cypher::ast::Elements::rule_values`]) when given,
+/// else from the literal written.
+pub(crate) fn records_with(
+    privilege: &Privilege,
+    denied: bool,
+    values: Option<&[quiver_value::Value]>,
 ) -> Result<Vec<PrivilegeRecord>, String> {
     let rows = Rows { denied };
     match privilege {
@@ -602,7 +617,7 @@ pub(crate) fn records_of(
             action,
             graphs,
             elements,
-        } => graph_records(&rows, action, graphs, elements),
+        } => graph_records(&rows, action, graphs, elements, values),
         Privilege::Database { action, databases } => database_records(&rows, action, databases),
         Privilege::Dbms(action) => dbms_records(&rows, action),
     }
@@ -636,16 +651,17 @@ fn graph_records(
     action: &GraphAction,
     graphs: &PrivilegeTarget,
     elements: &Elements,
+    values: Option<&[quiver_value::Value]>,
 ) -> Result<Vec<PrivilegeRecord>, String> {
     let rows = |action: &str, resource: &str, graphs: &[String], segments: &[String]| {
         rows.make(action, resource, graphs, segments)
     };
     let graphs = target_names(graphs);
-    // Reads are enforced on some labels, types and properties; writes on every element.
-    let read_segments = || {
-        named_elements(elements).ok_or_else(|| {
-            format!("A read privilege by property ({elements}) (only on labels and types is)")
-        })
+    // Reads are enforced on some labels, types and properties, and by property rules;
+    // writes on every element.
+    let read_segments = || match NodeRule::of(elements, values)? {
+        Some(rule) => Ok(vec![rule.segment()]),
+        None => named_elements(elements).ok_or_else(|| format!("A read privilege on ({elements})")),
     };
     let segments = || {
         whole_elements(elements).ok_or_else(|| {
@@ -856,8 +872,12 @@ fn on(graph: &str, word: &str) -> String {
     }
 }
 
-/// ` NODE *`, ` RELATIONSHIP `T``, or nothing, for a graph privilege's segment.
+/// ` NODE *`, ` RELATIONSHIP `T``, ` FOR (n:L) WHERE n.p = 1` (a property rule's segment is
+/// its pattern as a command writes it), or nothing, for a graph privilege's segment.
 fn element_suffix(segment: &str) -> String {
+    if segment.starts_with("FOR (") {
+        return format!(" {segment}");
+    }
     for (kind, word) in [("NODE", "NODE"), ("RELATIONSHIP", "RELATIONSHIP")] {
         if let Some(arg) = segment_argument(segment, kind) {
             return match arg {
