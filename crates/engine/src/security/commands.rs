@@ -99,6 +99,12 @@ fn new_hash(plain: &str, encrypted: bool) -> Result<String> {
     hash_password(plain).map_err(|e| Error::runtime(Status::UnknownError, None, e.to_string()))
 }
 
+/// The values of `expressions`, evaluated now: a property rule's parameter or function is
+/// stored as the value it has when the command runs.
+fn evaluated(expressions: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Value>> {
+    expressions.iter().map(|e| e.eval(row, cx)).collect()
+}
+
 /// Runs `command`; `passwords` are its expressions (passwords, a property rule's value) in
 /// [`AdminCommand::expressions`]' order. Returns no rows.
 pub(crate) fn run(
@@ -108,12 +114,11 @@ pub(crate) fn run(
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
     let auth = cx.shared.authentication();
-    let configured = |name: &str| {
-        auth.as_ref()
-            .is_some_and(|a| a.configured.contains_key(name))
-    };
     let refuse_configured = |name: &str| -> Result<()> {
-        if configured(name) {
+        if auth
+            .as_ref()
+            .is_some_and(|a| a.configured.contains_key(name))
+        {
             return Err(invalid(format!(
                 "The user '{name}' is configured in the server's settings (--auth or \
                  [[users]]): it cannot be created, altered or dropped in Cypher."
@@ -188,33 +193,33 @@ pub(crate) fn run(
             &mut events,
         )?,
         AdminCommand::Privilege(command) => {
-            // A property rule's value, evaluated now: a parameter or function is stored as
-            // the value it has when the command runs.
-            let mut values = Vec::with_capacity(passwords.len());
-            for e in passwords {
-                values.push(e.eval(row, cx)?);
-            }
+            let values = evaluated(passwords, row, cx)?;
             privilege(&mut catalogue, command, &values, &mut events)?
         }
     };
     if changed {
         cx.tx.set_security(&base, catalogue)?;
-        cx.counters.system_updates += events.len().max(1) as u64;
-        let who = match &*cx.subject {
-            Subject::User(user) => user.name.to_string(),
-            Subject::Unrestricted => String::new(),
-        };
-        let mut audit = cx.audit.lock();
-        for (action, target, detail) in events {
-            audit.push(AuditEvent {
-                user: who.clone(),
-                action,
-                target,
-                detail,
-            });
-        }
+        record(cx, events);
     }
     Ok(Vec::new())
+}
+
+/// Counts a command's changes as system updates and audits each.
+fn record(cx: &mut Cx, events: Events) {
+    cx.counters.system_updates += events.len().max(1) as u64;
+    let who = match &*cx.subject {
+        Subject::User(user) => user.name.to_string(),
+        Subject::Unrestricted => String::new(),
+    };
+    let mut audit = cx.audit.lock();
+    for (action, target, detail) in events {
+        audit.push(AuditEvent {
+            user: who.clone(),
+            action,
+            target,
+            detail,
+        });
+    }
 }
 
 /// What a command records for the audit: (action, target, detail).

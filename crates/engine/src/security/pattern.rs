@@ -127,7 +127,7 @@ impl<T, K> NodeRule<T, K> {
             PropertyTest::Ge => compare::greater_equal(v, &self.value),
             PropertyTest::In => within(v, &self.value),
         };
-        outcome.map(|b| b != self.negated) == Some(true)
+        outcome.is_some_and(|b| b != self.negated)
     }
 }
 

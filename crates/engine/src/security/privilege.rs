@@ -11,8 +11,9 @@
 //! - per statement, as [`Abilities`]: database access, name, index, constraint and
 //!   transaction management, and the DBMS privileges;
 //! - reads, as the query runs: `TRAVERSE`, `READ {props}` and `MATCH {props}` on every or
-//!   some labels, relationship types and properties (and `ALL GRAPH PRIVILEGES`, `MERGE`,
-//!   which read) fold into [`ReadRules`]. What a user may not traverse is invisible (not an
+//!   some labels, relationship types and properties, or by a property rule on nodes
+//!   (`FOR (n:L) WHERE n.p = v`, see [`super::pattern`]), and `ALL GRAPH PRIVILEGES` and
+//!   `MERGE`, which read, fold into [`ReadRules`]. What a user may not traverse is invisible (not an
 //!   error) to scans, seeks, expands, path searches, counts, procedures and full-text and
 //!   vector searches, and a property they may not read reads as null; see
 //!   [`super::visibility`]. A user holding no read privilege sees an empty graph. Only a user
@@ -23,8 +24,8 @@
 //! - per procedure call, the `EXECUTE PROCEDURE` globs.
 //!
 //! A privilege the server cannot enforce (a write on some labels, types or properties, a
-//! property-based rule `FOR (n:L) WHERE ...`) is refused as unsupported by [`records_of`]
-//! rather than stored: a stored `DENY` is always obeyed.
+//! property rule whose predicate is none of the forms Neo4j allows) is refused as
+//! unsupported by [`records_with`] rather than stored: a stored `DENY` is always obeyed.
 
 use quiver_cypher::ast::{
     DatabaseAction, DbmsAction, Elements, GraphAction, NameSet, Privilege, PrivilegeTarget,
