@@ -263,6 +263,7 @@ fn is_value(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Literal(_) | ExprKind::Parameter(_) => true,
         ExprKind::List(items) => items.iter().all(is_value),
+        ExprKind::Map(entries) => entries.iter().all(|e| is_value(&e.value)),
         ExprKind::Unary { operand, .. } => is_value(operand),
         ExprKind::FunctionCall(call) => call.args.iter().all(is_value),
         _ => false,

@@ -105,10 +105,65 @@ impl NodeRule {
         out.push_str(self.test.symbol());
         if !matches!(self.test, PropertyTest::IsNull | PropertyTest::IsNotNull) {
             out.push(' ');
-            out.push_str(&self.value.to_string());
+            out.push_str(&written(&self.value));
         }
         out
     }
+}
+
+/// The temporal types, each with the function that makes one from its text.
+const TEMPORALS: [&str; 6] = [
+    "date",
+    "localtime",
+    "time",
+    "localdatetime",
+    "datetime",
+    "duration",
+];
+
+/// The function that makes `v` from its text, for a temporal value.
+fn temporal_function(v: &Value) -> Option<&'static str> {
+    let i = match v {
+        Value::Date(_) => 0,
+        Value::LocalTime(_) => 1,
+        Value::Time(_) => 2,
+        Value::LocalDateTime(_) => 3,
+        Value::DateTime(_) => 4,
+        Value::Duration(_) => 5,
+        _ => return None,
+    };
+    Some(TEMPORALS[i])
+}
+
+/// A value as a rule's segment writes it: a literal, a temporal value as the call that
+/// makes it from its text (`date('2024-10-25')`, as Neo4j lists one).
+fn written(v: &Value) -> String {
+    match (v, temporal_function(v)) {
+        (_, Some(function)) => {
+            let text = Value::from(quiver_value::to_string_cypher(v).as_str());
+            format!("{function}({text})")
+        }
+        (Value::List(items), _) => {
+            let items: Vec<String> = items.iter().map(written).collect();
+            format!("[{}]", items.join(", "))
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// The temporal value `function` makes of `text`, as a written rule reads back.
+fn temporal(function: &str, text: &str) -> Option<Value> {
+    use quiver_value::temporal::parse;
+    let utc = quiver_value::TimeZone::Offset(0);
+    Some(match function {
+        "date" => Value::Date(parse::parse_date(text).ok()?),
+        "localtime" => Value::LocalTime(parse::parse_local_time(text).ok()?),
+        "time" => Value::Time(parse::parse_time(text, 0).ok()?),
+        "localdatetime" => Value::LocalDateTime(parse::parse_local_date_time(text).ok()?),
+        "datetime" => Value::DateTime(Box::new(parse::parse_date_time(text, &utc).ok()?)),
+        "duration" => Value::Duration(Box::new(parse::parse_duration(text).ok()?)),
+        _ => return None,
+    })
 }
 
 impl<T, K> NodeRule<T, K> {
@@ -175,6 +230,21 @@ fn literal(expr: &Expr) -> Result<Value, String> {
             op: UnaryOp::Plus,
             operand,
         } => literal(operand),
+        // A temporal value as a segment writes it: `date('2024-10-25')`.
+        ExprKind::FunctionCall(call) if call.name.namespace.is_empty() => {
+            let name = call.name.name.name.to_ascii_lowercase();
+            match &call.args[..] {
+                [
+                    Expr {
+                        kind: ExprKind::Literal(Literal::String(text)),
+                        ..
+                    },
+                ] => {
+                    temporal(&name, text).ok_or_else(|| format!("The property rule's value {expr}"))
+                }
+                _ => Err(format!("The property rule's value {expr}")),
+            }
+        }
         _ => Err(format!(
             "The property rule's value {expr} (a literal is needed where no parameter can be \
              evaluated)"
@@ -182,13 +252,13 @@ fn literal(expr: &Expr) -> Result<Value, String> {
     }
 }
 
-/// Whether a value is one a rule can store and print back: a boolean, a finite number or a
-/// string.
+/// Whether a value is one a rule can store and print back: a boolean, a finite number, a
+/// string or a temporal value.
 fn storable(v: &Value) -> bool {
     match v {
         Value::Bool(_) | Value::Int(_) | Value::String(_) => true,
         Value::Float(f) => f.is_finite(),
-        _ => false,
+        other => temporal_function(other).is_some(),
     }
 }
 
@@ -203,7 +273,7 @@ fn check_value(test: PropertyTest, value: &Value) -> Result<(), String> {
                 None => Ok(()),
                 Some(v) => Err(format!(
                     "A property rule comparing with a list holding a value of type {} (only \
-                     booleans, numbers and strings are)",
+                     booleans, numbers, strings and temporal values are)",
                     type_name(v)
                 )),
             },
@@ -218,8 +288,8 @@ fn check_value(test: PropertyTest, value: &Value) -> Result<(), String> {
         ),
         _ if storable(value) => Ok(()),
         _ => Err(format!(
-            "A property rule comparing with a value of type {} (only booleans, numbers and \
-             strings are)",
+            "A property rule comparing with a value of type {} (only booleans, numbers, \
+             strings and temporal values are)",
             type_name(value)
         )),
     }
@@ -268,6 +338,14 @@ mod tests {
                 "FOR (n:Email) WHERE n.domain = 'it\\'s'",
             ),
             ("FOR (n) WHERE n.score < 2.5", "FOR (n) WHERE n.score < 2.5"),
+            (
+                "FOR (n) WHERE n.born >= date('2024-10-25')",
+                "FOR (n) WHERE n.born >= date('2024-10-25')",
+            ),
+            (
+                "FOR (n) WHERE n.at IN [datetime('2024-10-25T10:00:00Z'), duration('P1D')]",
+                "FOR (n) WHERE n.at IN [datetime('2024-10-25T10:00Z'), duration('P1D')]",
+            ),
         ] {
             let r = rule(written).unwrap_or_else(|e| panic!("{written}: {e}"));
             assert_eq!(r.segment(), segment, "{written}");
