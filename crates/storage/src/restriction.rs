@@ -6,10 +6,11 @@
 //! only asks, per entity, with token ids, and hands over a way to read the node's own
 //! properties as this transaction sees them now ([`NodeProperty`]), for rules that judge a
 //! node by a property value. A restriction reads a property only when such a rule is about
-//! the node; a rule by labels alone costs nothing more for it. A handle made by [`Transaction::restricted`]
-//! carries the restriction; the transaction's own handle reads everything and pays one
-//! branch on an empty field for it. Counts under a restriction are counted, not looked up:
-//! the count store counts everything.
+//! the node; a rule by labels alone costs nothing more for it.
+//!
+//! A handle made by [`Transaction::restricted`] carries the restriction; the transaction's
+//! own handle reads everything and pays one branch on an empty field for it. Counts under a
+//! restriction are counted, not looked up: the count store counts everything.
 
 use std::sync::Arc;
 

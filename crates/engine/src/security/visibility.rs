@@ -486,6 +486,40 @@ mod tests {
     }
 
     #[test]
+    fn a_node_is_read_only_for_a_property_rule_about_its_labels() {
+        let storage = Storage::new();
+        let (person, robot) = match ids(&storage, &["Person", "Robot"])[..] {
+            [p, r] => (p, r),
+            _ => unreachable!("two labels"),
+        };
+        let level = storage.get_or_create_property_key("level").expect("key").0;
+        let reads = std::cell::Cell::new(0);
+        let at_level_3 = |key: u32| {
+            reads.set(reads.get() + 1);
+            (key == level).then_some(quiver_value::Value::Int(3))
+        };
+        // Rules by labels alone never read a property to judge a node.
+        let mut rules = ReadRules::default();
+        rules.traverse(false, On::Nodes(None));
+        rules.traverse(true, On::Nodes(Some("Robot")));
+        rules.read(false, On::Nodes(None), None);
+        let v = rules.resolve(&storage).expect("restricted");
+        assert!(v.node_visible(&[person], &at_level_3));
+        assert!(v.node_key_readable(&[person], level, &at_level_3));
+        assert_eq!(reads.get(), 0);
+        // A denial by property on people reads a person's level, not a robot's.
+        let rule = super::super::pattern::NodeRule::of_segment("FOR (n:Person) WHERE n.level > 2")
+            .expect("a rule");
+        rules.traverse(true, On::NodesWhere(&rule));
+        let v = rules.resolve(&storage).expect("restricted");
+        assert!(!v.node_visible(&[robot], &at_level_3));
+        assert_eq!(reads.get(), 0);
+        assert!(!v.node_visible(&[person], &at_level_3));
+        assert_eq!(reads.get(), 1);
+        assert!(v.node_visible(&[person], &none));
+    }
+
+    #[test]
     fn denials_of_what_does_not_exist_restrict_nothing() {
         let storage = Storage::new();
         let mut rules = ReadRules::default();
