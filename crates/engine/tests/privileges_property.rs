@@ -62,16 +62,19 @@ fn column(rows: &[Vec<Value>]) -> Vec<String> {
 
 /// People `a` (level 1, not secret), `b` (level 3, secret) and `c` (neither property), `a`
 /// knowing `b` knowing `c`, a robot at level 3; a range index on the level, a text index
-/// and a full-text index on the name; and a configured administrator.
+/// and a full-text index on the name, a vector index on the embeddings of `a` and `b`; and
+/// a configured administrator.
 fn graph() -> Arc<Database> {
     let db = Database::open_in_memory(EngineConfig::default());
     for query in [
         "CREATE INDEX person_level FOR (n:Person) ON (n.level)",
         "CREATE TEXT INDEX person_name FOR (n:Person) ON (n.name)",
         "CREATE FULLTEXT INDEX names FOR (n:Person) ON EACH [n.name]",
-        "CREATE (:Person {name: 'a', level: 1, secret: false})-[:KNOWS]->\
-         (:Person {name: 'b', level: 3, secret: true})-[:KNOWS]->(:Person {name: 'c'}), \
-         (:Robot {name: 'r', level: 3})",
+        "CREATE VECTOR INDEX embeddings FOR (n:Person) ON n.embedding \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}",
+        "CREATE (:Person {name: 'a', level: 1, secret: false, embedding: [1.0, 0.0]})\
+         -[:KNOWS]->(:Person {name: 'b', level: 3, secret: true, embedding: [0.0, 1.0]})\
+         -[:KNOWS]->(:Person {name: 'c'}), (:Robot {name: 'r', level: 3})",
     ] {
         db.execute(query, Map::new())
             .unwrap_or_else(|e| panic!("{query}: {e}"));
@@ -261,6 +264,12 @@ fn the_nodes_a_denial_by_property_hides_are_hidden_from_every_kind_of_read() {
             "CALL db.index.fulltext.queryNodes('names', 'b') YIELD node RETURN node.name",
             &["b"],
             &[],
+        ),
+        (
+            "CALL db.index.vector.queryNodes('embeddings', 2, [0.0, 1.0]) YIELD node \
+             RETURN node.name ORDER BY node.name",
+            &["a", "b"],
+            &["a"],
         ),
         ("MATCH ()-[r:KNOWS]->() RETURN count(r)", &["2"], &["0"]),
     ] {
