@@ -421,8 +421,8 @@ fn privileges_the_server_does_not_enforce_are_refused_not_stored() {
     ok(&db, ROOT, "CREATE ROLE r");
     for (command, named) in [
         (
-            "DENY READ {*} ON GRAPH * FOR (n:Person) WHERE n.secret = true TO r",
-            "by property",
+            "DENY READ {*} ON GRAPH * FOR (n:Person) WHERE n.secret = n.shown TO r",
+            "property rule",
         ),
         (
             "DENY EXECUTE FUNCTION apoc.* ON DBMS TO r",

@@ -70,7 +70,12 @@ fn process_cpu_secs() -> f64 {
     let fields: Vec<&str> = stat
         .rsplit_once(')')
         .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     // After the command's closing parenthesis: utime is field 12, stime 13 (0-based).
     (ticks(11) + ticks(12)) / 100.0
 }
@@ -102,7 +107,11 @@ fn bench(c: &mut Criterion) {
         }
         let process_us = (process_cpu_secs() - process) * 1e6 / commits as f64;
         let wall_us = wall.elapsed().as_secs_f64() * 1e6 / commits as f64;
-        let name = if indexed { "with index" } else { "without index" };
+        let name = if indexed {
+            "with index"
+        } else {
+            "without index"
+        };
         line.push(format!(
             "{name}: writer CPU {writer_us:.1} us, process CPU {process_us:.1} us, \
              wall {wall_us:.1} us a commit"
@@ -113,7 +122,11 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("fulltext_commit");
     for indexed in [false, true] {
         let mut s = store(indexed);
-        let name = if indexed { "with_index" } else { "without_index" };
+        let name = if indexed {
+            "with_index"
+        } else {
+            "without_index"
+        };
         group.bench_function(name, |b| b.iter(|| commit_one(black_box(&mut s))));
     }
     group.finish();

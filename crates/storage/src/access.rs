@@ -67,7 +67,9 @@ impl Transaction {
         let g = slot.lock();
         if let Some(r) = &self.restriction
             && let Some(labels) = read::node_labels(&g, &view)?
-            && !r.node_key_readable(&labels, key.0)
+            && !r.node_key_readable(&labels, key.0, &|k| {
+                restriction::locked_node_property(&g, &view, k)
+            })
         {
             return Ok(None);
         }
@@ -84,7 +86,8 @@ impl Transaction {
             read::node_props(&g, &view)?.ok_or_else(|| Error::node_not_found(node.0))?;
         if let Some(r) = &self.restriction {
             let labels = read::node_labels(&g, &view)?.unwrap_or_default();
-            props.retain(|(k, _)| r.node_key_readable(&labels, *k));
+            let property = |k| restriction::locked_node_property(&g, &view, k);
+            props.retain(|(k, _)| r.node_key_readable(&labels, *k, &property));
         }
         Ok(props.into_iter().map(|(k, v)| (PropKeyId(k), v)).collect())
     }

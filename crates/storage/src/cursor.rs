@@ -186,10 +186,7 @@ impl NodeCursor {
                         let Some(slot) = storage.nodes.get(id) else {
                             continue;
                         };
-                        let g = slot.lock();
-                        if let Some(labels) = read::node_labels(&g, &view)?
-                            && r.node_visible(&labels)
-                            && keys.iter().all(|k| r.node_key_readable(&labels, *k))
+                        if restriction::locked_node_found_by(&slot.lock(), &view, r.as_ref(), keys)?
                         {
                             self.buf.push(NodeId(id));
                         }

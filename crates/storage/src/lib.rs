@@ -107,7 +107,7 @@ pub use redo::{
     RedoRecord, RedoRecordRef,
 };
 pub use replay::{RedoSink, SchemaIndexRef};
-pub use restriction::ReadRestriction;
+pub use restriction::{NodeProperty, ReadRestriction};
 pub use rules::{FULLTEXT_PROVIDER, VECTOR_PROVIDER};
 pub use schema::{CompositeQuery, IndexInfo, IndexKind, IndexSpec, IndexState};
 pub use security::{PrivilegeRecord, RoleRecord, Security, UserRecord};

@@ -3,10 +3,14 @@
 //! properties it hides read as absent.
 //!
 //! What to hide is the embedder's to decide (the engine folds it from privileges); storage
-//! only asks, per entity, with token ids. A handle made by [`Transaction::restricted`]
-//! carries the restriction; the transaction's own handle reads everything and pays one
-//! branch on an empty field for it. Counts under a restriction are counted, not looked up:
-//! the count store counts everything.
+//! only asks, per entity, with token ids, and hands over a way to read the node's own
+//! properties as this transaction sees them now ([`NodeProperty`]), for rules that judge a
+//! node by a property value. A restriction reads a property only when such a rule is about
+//! the node; a rule by labels alone costs nothing more for it.
+//!
+//! A handle made by [`Transaction::restricted`] carries the restriction; the transaction's
+//! own handle reads everything and pays one branch on an empty field for it. Counts under a
+//! restriction are counted, not looked up: the count store counts everything.
 
 use std::sync::Arc;
 
@@ -17,15 +21,22 @@ use crate::mvcc::View;
 use crate::read;
 use crate::storage::Storage;
 use crate::txn::Transaction;
+use quiver_value::Value;
+
+/// Property `key` of the node being judged, as the reading transaction sees it now (`None`
+/// when the node has none); every read of it looks at the node's record, whatever its
+/// reader may read.
+pub type NodeProperty<'a> = &'a dyn Fn(u32) -> Option<Value>;
 
 /// What a restricted reader may find and read, asked with token ids.
 pub trait ReadRestriction: Send + Sync + std::fmt::Debug {
-    /// Whether a node with `labels` may be found.
-    fn node_visible(&self, labels: &[u32]) -> bool;
+    /// Whether a node with `labels` (and properties read through `property`) may be found.
+    fn node_visible(&self, labels: &[u32], property: NodeProperty<'_>) -> bool;
     /// Whether relationships of type `ty` may be found (their two ends must be visible too).
     fn type_visible(&self, ty: u32) -> bool;
-    /// Whether property `key` of a (visible) node with `labels` may be read.
-    fn node_key_readable(&self, labels: &[u32], key: u32) -> bool;
+    /// Whether property `key` of a (visible) node with `labels` (and properties read through
+    /// `property`) may be read.
+    fn node_key_readable(&self, labels: &[u32], key: u32, property: NodeProperty<'_>) -> bool;
     /// Whether property `key` of a (visible) relationship of type `ty` may be read.
     fn rel_key_readable(&self, ty: u32, key: u32) -> bool;
 }
@@ -66,13 +77,41 @@ impl Transaction {
     }
 }
 
+/// Property `key` of the locked node as `view` sees it; a record that cannot be read has
+/// none.
+pub(crate) fn locked_node_property(
+    rec: &Locked<'_, NodeRec>,
+    view: &View,
+    key: u32,
+) -> Option<Value> {
+    read::node_prop(rec, view, key).ok().flatten().flatten()
+}
+
 /// Whether the locked node, as `view` sees it, exists and `r` lets it be found.
 pub(crate) fn locked_node_visible(
     rec: &Locked<'_, NodeRec>,
     view: &View,
     r: &dyn ReadRestriction,
 ) -> Result<bool> {
-    Ok(read::node_labels(rec, view)?.is_some_and(|labels| r.node_visible(&labels)))
+    Ok(read::node_labels(rec, view)?
+        .is_some_and(|labels| r.node_visible(&labels, &|key| locked_node_property(rec, view, key))))
+}
+
+/// Whether the locked node, as `view` sees it, exists, `r` lets it be found, and each of
+/// `keys` be read: what a search or seek by those keys may return.
+pub(crate) fn locked_node_found_by(
+    rec: &Locked<'_, NodeRec>,
+    view: &View,
+    r: &dyn ReadRestriction,
+    keys: &[u32],
+) -> Result<bool> {
+    let property = |key| locked_node_property(rec, view, key);
+    Ok(read::node_labels(rec, view)?.is_some_and(|labels| {
+        r.node_visible(&labels, &property)
+            && keys
+                .iter()
+                .all(|k| r.node_key_readable(&labels, *k, &property))
+    }))
 }
 
 /// Whether node `node` exists at `view` and `r` lets it be found.
@@ -154,13 +193,7 @@ impl Transaction {
                     && ty.is_some_and(|ty| keys.iter().all(|k| r.rel_key_readable(ty, *k)))
             } else {
                 match storage.nodes.get(id) {
-                    Some(slot) => {
-                        let g = slot.lock();
-                        read::node_labels(&g, &view)?.is_some_and(|labels| {
-                            r.node_visible(&labels)
-                                && keys.iter().all(|k| r.node_key_readable(&labels, *k))
-                        })
-                    }
+                    Some(slot) => locked_node_found_by(&slot.lock(), &view, r.as_ref(), keys)?,
                     None => false,
                 }
             };

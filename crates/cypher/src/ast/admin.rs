@@ -143,13 +143,151 @@ pub enum Elements {
     Relationships(NameSet),
     /// `ELEMENT[S] names`, or nothing written: nodes and relationships.
     Elements(NameSet),
-    /// `FOR (n[:L]) WHERE predicate` or `FOR (n[:L] WHERE predicate)`: nodes by their
-    /// properties.
+    /// `FOR (n[:A|B]) WHERE predicate`, `FOR (n[:A|B] WHERE predicate)` or
+    /// `FOR ([n][:A|B] {p: value})` (read as `n.p = value`): nodes with one of the labels (any
+    /// node when none is written) by their properties.
     Where {
         variable: Ident,
-        label: Option<Ident>,
+        labels: Vec<Ident>,
         predicate: Expr,
     },
+}
+
+/// How a property rule tests its property, as Neo4j 5 allows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropertyTest {
+    Eq,
+    NotEq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    IsNull,
+    IsNotNull,
+    /// `IN [values]`
+    In,
+}
+
+impl PropertyTest {
+    /// The test as a predicate writes it after the property, before any value.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            PropertyTest::Eq => "=",
+            PropertyTest::NotEq => "<>",
+            PropertyTest::Lt => "<",
+            PropertyTest::Le => "<=",
+            PropertyTest::Gt => ">",
+            PropertyTest::Ge => ">=",
+            PropertyTest::IsNull => "IS NULL",
+            PropertyTest::IsNotNull => "IS NOT NULL",
+            PropertyTest::In => "IN",
+        }
+    }
+}
+
+/// A property rule's predicate taken apart: `[NOT] n.property test [value]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PropertyPredicate<'a> {
+    pub negated: bool,
+    pub property: &'a Ident,
+    pub test: PropertyTest,
+    /// What the property is compared with (a list for `IN`); `None` for the null tests.
+    pub value: Option<&'a Expr>,
+}
+
+impl<'a> PropertyPredicate<'a> {
+    /// `predicate` taken apart, when it is one of the forms a property rule allows on
+    /// `variable`: one property of it compared with a value (a literal, a parameter, a list
+    /// of them, or a function of them), `IS [NOT] NULL`, `IN` a list, or `NOT` of one of
+    /// these. `Err` says what is not allowed.
+    pub fn of(variable: &Ident, predicate: &'a Expr) -> Result<PropertyPredicate<'a>, String> {
+        let refuse = || {
+            format!(
+                "The property rule `{predicate}` (a rule tests one property of `{variable}`: \
+                 [NOT] {variable}.p = | <> | < | <= | > | >= value, IS [NOT] NULL or IN [values])"
+            )
+        };
+        let (negated, inner) = match &predicate.kind {
+            ExprKind::Unary {
+                op: super::UnaryOp::Not,
+                operand,
+            } => (true, &**operand),
+            _ => (false, predicate),
+        };
+        let property_of = |e: &'a Expr| match &e.kind {
+            ExprKind::Property { base, key } => match &base.kind {
+                ExprKind::Variable(v) if v.name == variable.name => Some(key),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (property, test, value) = match &inner.kind {
+            ExprKind::IsNull { operand, negated } => {
+                let test = if *negated {
+                    PropertyTest::IsNotNull
+                } else {
+                    PropertyTest::IsNull
+                };
+                (property_of(operand).ok_or_else(refuse)?, test, None)
+            }
+            ExprKind::Binary { op, left, right } => {
+                use super::BinaryOp as B;
+                let test = match op {
+                    B::Eq => PropertyTest::Eq,
+                    B::NotEq => PropertyTest::NotEq,
+                    B::Lt => PropertyTest::Lt,
+                    B::Le => PropertyTest::Le,
+                    B::Gt => PropertyTest::Gt,
+                    B::Ge => PropertyTest::Ge,
+                    B::In => PropertyTest::In,
+                    _ => return Err(refuse()),
+                };
+                if !is_value(right) {
+                    return Err(refuse());
+                }
+                (property_of(left).ok_or_else(refuse)?, test, Some(&**right))
+            }
+            _ => return Err(refuse()),
+        };
+        Ok(PropertyPredicate {
+            negated,
+            property,
+            test,
+            value,
+        })
+    }
+}
+
+/// Whether `e` is a value a property rule may compare with: it names no variable.
+fn is_value(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Parameter(_) => true,
+        ExprKind::List(items) => items.iter().all(is_value),
+        ExprKind::Map(entries) => entries.iter().all(|e| is_value(&e.value)),
+        ExprKind::Unary { operand, .. } => is_value(operand),
+        ExprKind::FunctionCall(call) => call.args.iter().all(is_value),
+        _ => false,
+    }
+}
+
+impl Elements {
+    /// The value expressions of a property rule (what its property is compared with), for
+    /// the command to evaluate before it runs; none for other elements or a predicate
+    /// outside the allowed forms (which the command refuses).
+    pub fn rule_values(&self) -> Vec<&Expr> {
+        match self {
+            Elements::Where {
+                variable,
+                predicate,
+                ..
+            } => PropertyPredicate::of(variable, predicate)
+                .ok()
+                .and_then(|p| p.value)
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -259,12 +397,17 @@ impl AdminCommand {
         command
     }
 
-    /// Every expression the command reads (passwords), for the semantic pass.
+    /// Every expression the command reads (passwords, a property rule's value), for the
+    /// semantic pass and to evaluate before the command runs.
     pub fn expressions(&self) -> Vec<&Expr> {
         match self {
             AdminCommand::CreateUser(c) => vec![&c.password.value],
             AdminCommand::AlterUser(a) => a.password.iter().map(|p| &p.value).collect(),
             AdminCommand::AlterCurrentUser { old, new } => vec![old, new],
+            AdminCommand::Privilege(PrivilegeCommand {
+                privilege: Privilege::Graph { elements, .. },
+                ..
+            }) => elements.rule_values(),
             _ => Vec::new(),
         }
     }
@@ -541,12 +684,13 @@ impl fmt::Display for Elements {
             Elements::Elements(n) => write!(f, "ELEMENTS {n}"),
             Elements::Where {
                 variable,
-                label,
+                labels,
                 predicate,
             } => {
                 write!(f, "FOR ({variable}")?;
-                if let Some(label) = label {
-                    write!(f, ":{label}")?;
+                for (i, label) in labels.iter().enumerate() {
+                    f.write_str(if i == 0 { ":" } else { "|" })?;
+                    write!(f, "{label}")?;
                 }
                 write!(f, ") WHERE {predicate}")
             }

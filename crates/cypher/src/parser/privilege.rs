@@ -5,9 +5,10 @@
 
 use super::{Parser, Result};
 use crate::ast::{
-    AdminCommand, DatabaseAction, DbmsAction, Elements, GraphAction, Ident, NameSet, Privilege,
-    PrivilegeCommand, PrivilegeTarget, PrivilegeVerb,
+    AdminCommand, BinaryOp, DatabaseAction, DbmsAction, Elements, Expr, ExprKind, GraphAction,
+    Ident, NameSet, Privilege, PrivilegeCommand, PrivilegeTarget, PrivilegeVerb,
 };
+use crate::error::Detail;
 use crate::token::TokenKind;
 
 /// Where a privilege applies, as `ON` introduces it.
@@ -366,14 +367,60 @@ impl Parser<'_> {
         Ok(kind(names))
     }
 
-    /// After `FOR`: `(n[:L]) WHERE predicate` or `(n[:L] WHERE predicate)`.
+    /// After `FOR`: `(n[:A|B]) WHERE predicate`, `(n[:A|B] WHERE predicate)`, or
+    /// `([n][:A|B] {p: value})`, which is `n.p = value` (the variable `n` when none is written).
     fn parse_property_rule(&mut self) -> Result<Elements> {
         self.expect(&TokenKind::LParen)?;
-        let variable = self.parse_variable()?;
-        let label: Option<Ident> = if self.consume(&TokenKind::Colon) {
-            Some(self.parse_name("a label")?)
+        let variable = if self.peek_variable() {
+            Some(self.parse_variable()?)
         } else {
             None
+        };
+        let mut labels: Vec<Ident> = Vec::new();
+        if self.consume(&TokenKind::Colon) {
+            labels.push(self.parse_name("a label")?);
+            while self.consume(&TokenKind::Pipe) {
+                labels.push(self.parse_name("a label")?);
+            }
+        }
+        if self.peek_is(&TokenKind::LBrace) {
+            let start = self.start();
+            let entries = self.parse_map_entries()?;
+            let span = self.span_from(start);
+            self.expect(&TokenKind::RParen)?;
+            let variable = variable.unwrap_or_else(|| Ident::with_span("n", span));
+            let [entry] = <[_; 1]>::try_from(entries).map_err(|_| {
+                self.error(
+                    Detail::UnexpectedSyntax,
+                    "A property rule tests exactly one property: `{p: value}`".to_owned(),
+                    span,
+                )
+            })?;
+            let property = Expr::new(
+                ExprKind::Property {
+                    base: Box::new(Expr::new(ExprKind::Variable(variable.clone()), span)),
+                    key: entry.key,
+                },
+                span,
+            );
+            let predicate = Expr::new(
+                ExprKind::Binary {
+                    op: BinaryOp::Eq,
+                    left: Box::new(property),
+                    right: Box::new(entry.value),
+                },
+                span,
+            );
+            return Ok(Elements::Where {
+                variable,
+                labels,
+                predicate,
+            });
+        }
+        let Some(variable) = variable else {
+            return Err(
+                self.expected("a variable name, as the WHERE form of a property rule needs one")
+            );
         };
         let predicate = if self.parse_keyword("WHERE") {
             let predicate = self.parse_expr()?;
@@ -386,7 +433,7 @@ impl Parser<'_> {
         };
         Ok(Elements::Where {
             variable,
-            label,
+            labels,
             predicate,
         })
     }
@@ -472,17 +519,41 @@ mod tests {
         assert!(matches!(
             c.privilege,
             Privilege::Graph {
-                elements: Elements::Where { label: Some(_), .. },
+                elements: Elements::Where { ref labels, .. },
                 ..
-            }
+            } if labels.len() == 1
         ));
         assert!(matches!(
             command("GRANT READ {*} ON GRAPH * FOR (n WHERE n.level > 2) TO r").privilege,
             Privilege::Graph {
-                elements: Elements::Where { label: None, .. },
+                elements: Elements::Where { ref labels, .. },
                 ..
-            }
+            } if labels.is_empty()
         ));
+    }
+
+    #[test]
+    fn a_property_rule_takes_a_label_disjunction_and_the_map_form() {
+        let rule = |text| match command(text).privilege {
+            Privilege::Graph { elements, .. } => elements,
+            other => panic!("{text}: {other:?}"),
+        };
+        let Elements::Where { labels, .. } =
+            rule("GRANT TRAVERSE ON GRAPH * FOR (n:Email|Website) WHERE n.domain = 'x' TO r")
+        else {
+            panic!("a property rule");
+        };
+        let names: Vec<&str> = labels.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["Email", "Website"]);
+        // The map form is the equality it stands for, on `n` when no variable is written.
+        let map = rule("GRANT READ {a} ON GRAPH * FOR (:Email|Website {domain: 'x'}) TO r");
+        assert_eq!(
+            map.to_string(),
+            "FOR (n:Email|Website) WHERE n.domain = 'x'"
+        );
+        let err = parse("GRANT TRAVERSE ON GRAPH * FOR (n:A {p: 1, q: 2}) TO r")
+            .expect_err("two properties");
+        assert!(err.to_string().contains("exactly one property"), "{err}");
     }
 
     #[test]

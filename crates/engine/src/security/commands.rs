@@ -99,7 +99,13 @@ fn new_hash(plain: &str, encrypted: bool) -> Result<String> {
     hash_password(plain).map_err(|e| Error::runtime(Status::UnknownError, None, e.to_string()))
 }
 
-/// Runs `command`; `passwords` are its password expressions in
+/// The values of `expressions`, evaluated now: a property rule's parameter or function is
+/// stored as the value it has when the command runs.
+fn evaluated(expressions: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Value>> {
+    expressions.iter().map(|e| e.eval(row, cx)).collect()
+}
+
+/// Runs `command`; `passwords` are its expressions (passwords, a property rule's value) in
 /// [`AdminCommand::expressions`]' order. Returns no rows.
 pub(crate) fn run(
     command: &AdminCommand,
@@ -108,12 +114,11 @@ pub(crate) fn run(
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
     let auth = cx.shared.authentication();
-    let configured = |name: &str| {
-        auth.as_ref()
-            .is_some_and(|a| a.configured.contains_key(name))
-    };
     let refuse_configured = |name: &str| -> Result<()> {
-        if configured(name) {
+        if auth
+            .as_ref()
+            .is_some_and(|a| a.configured.contains_key(name))
+        {
             return Err(invalid(format!(
                 "The user '{name}' is configured in the server's settings (--auth or \
                  [[users]]): it cannot be created, altered or dropped in Cypher."
@@ -187,19 +192,22 @@ pub(crate) fn run(
             &refuse_configured,
             &mut events,
         )?,
-        AdminCommand::Privilege(command) => privilege(&mut catalogue, command, &mut events)?,
+        AdminCommand::Privilege(command) => {
+            let values = evaluated(passwords, row, cx)?;
+            privilege(&mut catalogue, command, &values, &mut events)?
+        }
     };
     if changed {
         cx.tx.set_security(&base, catalogue)?;
-        cx.counters.system_updates += events.len().max(1) as u64;
-        record(events, cx);
+        record(cx, events);
     }
     Ok(Vec::new())
 }
 
-/// Queues `events` for the audit log, recorded once the transaction commits: by the
-/// transaction's user, from its client's address.
-fn record(events: Events, cx: &Cx) {
+/// Counts a command's changes as system updates and queues each for the audit log, recorded
+/// once the transaction commits: by the transaction's user, from its client's address.
+fn record(cx: &mut Cx, events: Events) {
+    cx.counters.system_updates += events.len().max(1) as u64;
     let who = match &*cx.subject {
         Subject::User(user) => user.name.to_string(),
         Subject::Unrestricted => String::new(),
@@ -473,11 +481,13 @@ fn create_role(catalogue: &mut Security, create: &CreateRole, events: &mut Event
 fn privilege(
     catalogue: &mut Security,
     command: &PrivilegeCommand,
+    values: &[Value],
     events: &mut Events,
 ) -> Result<bool> {
+    let records = |denied| records(command, denied, values);
     let (verb, action, rows) = match command.verb {
-        PrivilegeVerb::Grant => ("grant", "grant_privilege", records(command, false)?),
-        PrivilegeVerb::Deny => ("deny", "deny_privilege", records(command, true)?),
+        PrivilegeVerb::Grant => ("grant", "grant_privilege", records(false)?),
+        PrivilegeVerb::Deny => ("deny", "deny_privilege", records(true)?),
         PrivilegeVerb::Revoke { .. }
             if matches!(
                 command.privilege,
@@ -492,10 +502,10 @@ fn privilege(
         PrivilegeVerb::Revoke { denied } => {
             let mut rows = Vec::new();
             if denied != Some(true) {
-                rows.extend(records(command, false)?);
+                rows.extend(records(false)?);
             }
             if denied != Some(false) {
-                rows.extend(records(command, true)?);
+                rows.extend(records(true)?);
             }
             ("revoke", "revoke_privilege", rows)
         }
@@ -531,8 +541,10 @@ fn privilege(
 fn records(
     command: &PrivilegeCommand,
     denied: bool,
+    values: &[Value],
 ) -> Result<Vec<quiver_storage::PrivilegeRecord>> {
-    super::privilege::records_of(&command.privilege, denied).map_err(|what| unsupported(&what))
+    super::privilege::records_with(&command.privilege, denied, Some(values))
+        .map_err(|what| unsupported(&what))
 }
 
 fn unsupported(what: &str) -> Error {

@@ -21,6 +21,7 @@
 
 pub(crate) mod commands;
 pub mod password;
+mod pattern;
 pub(crate) mod privilege;
 mod resolved;
 pub(crate) mod show;

@@ -11,8 +11,9 @@
 //! - per statement, as [`Abilities`]: database access, name, index, constraint and
 //!   transaction management, and the DBMS privileges;
 //! - reads, as the query runs: `TRAVERSE`, `READ {props}` and `MATCH {props}` on every or
-//!   some labels, relationship types and properties (and `ALL GRAPH PRIVILEGES`, `MERGE`,
-//!   which read) fold into [`ReadRules`]. What a user may not traverse is invisible (not an
+//!   some labels, relationship types and properties, or by a property rule on nodes
+//!   (`FOR (n:L) WHERE n.p = v`, see [`super::pattern`]), and `ALL GRAPH PRIVILEGES` and
+//!   `MERGE`, which read, fold into [`ReadRules`]. What a user may not traverse is invisible (not an
 //!   error) to scans, seeks, expands, path searches, counts, procedures and full-text and
 //!   vector searches, and a property they may not read reads as null; see
 //!   [`super::visibility`]. A user holding no read privilege sees an empty graph. Only a user
@@ -24,9 +25,9 @@
 //!   elements a [`WriteRules`] lookup by name; see [`super::writes`];
 //! - per procedure call, the `EXECUTE PROCEDURE` globs.
 //!
-//! A privilege the server cannot enforce (a property-based rule `FOR (n:L) WHERE ...`) is
-//! refused as unsupported by [`records_of`] rather than stored: a stored `DENY` is always
-//! obeyed.
+//! A privilege the server cannot enforce (a write by property rule, a property rule whose
+//! predicate is none of the forms Neo4j allows) is refused as unsupported by
+//! [`records_with`] rather than stored: a stored `DENY` is always obeyed.
 
 use quiver_cypher::ast::{
     DatabaseAction, DbmsAction, Elements, GraphAction, NameSet, Privilege, PrivilegeTarget,
@@ -36,6 +37,7 @@ use std::sync::Arc;
 use quiver_storage::{PrivilegeRecord, Security};
 
 use super::Level;
+use super::pattern::NodeRule;
 use super::visibility::{On, ReadRules, Visibility};
 use super::writes::WriteRules;
 
@@ -467,9 +469,11 @@ fn add_read_rule(rules: &mut ReadRules, row: Row<'_>) {
         Some(name) => Some(Some(name)),
         None => None,
     };
-    let on: Vec<On<'_>> = match (name("NODE"), name("RELATIONSHIP")) {
-        (Some(label), _) => vec![On::Nodes(label)],
-        (_, Some(ty)) => vec![On::Relationships(ty)],
+    let rule = NodeRule::of_segment(row.segment);
+    let on: Vec<On<'_>> = match (name("NODE"), name("RELATIONSHIP"), &rule) {
+        (Some(label), ..) => vec![On::Nodes(label)],
+        (_, Some(ty), _) => vec![On::Relationships(ty)],
+        (.., Some(rule)) => vec![On::NodesWhere(rule)],
         _ if row.segment == "database" => vec![On::Nodes(None), On::Relationships(None)],
         _ => return,
     };
@@ -593,9 +597,21 @@ pub(crate) fn glob_matches(glob: &str, name: &str) -> bool {
 
 /// The privilege rows a command grants, denies or revokes; `Err` names a form the server
 /// does not enforce, which must fail as unsupported rather than be stored.
+#[cfg(test)]
 pub(crate) fn records_of(
     privilege: &Privilege,
     denied: bool,
+) -> Result<Vec<PrivilegeRecord>, String> {
+    records_with(privilege, denied, None)
+}
+
+/// As [`records_of`], a property rule's value taken from `values` (its value expressions as
+/// the command evaluated them, see [`quiver_cypher::ast::Elements::rule_values`]) when given,
+/// else from the literal written.
+pub(crate) fn records_with(
+    privilege: &Privilege,
+    denied: bool,
+    values: Option<&[quiver_value::Value]>,
 ) -> Result<Vec<PrivilegeRecord>, String> {
     let rows = Rows { denied };
     match privilege {
@@ -603,7 +619,7 @@ pub(crate) fn records_of(
             action,
             graphs,
             elements,
-        } => graph_records(&rows, action, graphs, elements),
+        } => graph_records(&rows, action, graphs, elements, values),
         Privilege::Database { action, databases } => database_records(&rows, action, databases),
         Privilege::Dbms(action) => dbms_records(&rows, action),
     }
@@ -637,16 +653,17 @@ fn graph_records(
     action: &GraphAction,
     graphs: &PrivilegeTarget,
     elements: &Elements,
+    values: Option<&[quiver_value::Value]>,
 ) -> Result<Vec<PrivilegeRecord>, String> {
     let rows = |action: &str, resource: &str, graphs: &[String], segments: &[String]| {
         rows.make(action, resource, graphs, segments)
     };
     let graphs = target_names(graphs);
-    // Reads and writes are enforced on every or some labels, types and properties.
-    let read_segments = || {
-        named_elements(elements).ok_or_else(|| {
-            format!("A read privilege by property ({elements}) (only on labels and types is)")
-        })
+    // Reads are enforced on every or some labels, types and properties, and by property
+    // rules; writes on every or some labels, types and properties.
+    let read_segments = || match NodeRule::of(elements, values)? {
+        Some(rule) => Ok(vec![rule.segment()]),
+        None => named_elements(elements).ok_or_else(|| format!("A read privilege on ({elements})")),
     };
     let segments = || match elements {
         Elements::Where { .. } => Err(format!(
@@ -844,8 +861,12 @@ fn on(graph: &str, word: &str) -> String {
     }
 }
 
-/// ` NODE *`, ` RELATIONSHIP `T``, or nothing, for a graph privilege's segment.
+/// ` NODE *`, ` RELATIONSHIP `T``, ` FOR (n:L) WHERE n.p = 1` (a property rule's segment is
+/// its pattern as a command writes it), or nothing, for a graph privilege's segment.
 fn element_suffix(segment: &str) -> String {
+    if segment.starts_with("FOR (") {
+        return format!(" {segment}");
+    }
     for (kind, word) in [("NODE", "NODE"), ("RELATIONSHIP", "RELATIONSHIP")] {
         if let Some(arg) = segment_argument(segment, kind) {
             return match arg {

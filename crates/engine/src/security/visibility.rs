@@ -9,12 +9,21 @@
 //! does. `DENY` beats `GRANT`. `MATCH` is `TRAVERSE` and `READ`; denying `MATCH` of some
 //! properties denies reading them only, denying `MATCH {*}` denies traversal as well.
 //!
+//! Property rules (`FOR (n:L) WHERE n.p = v`, see [`super::pattern`]) grant or deny the same
+//! on the nodes they apply to, judged by the node's current value of the property, whether
+//! or not the user may read that property (as Neo4j documents): a node is found when no
+//! label of it is denied and no denying rule applies to it, and some label of it is granted
+//! or some granting rule applies; a property read likewise. A user without property rules
+//! is judged by labels alone: no property of a node is read to judge it.
+//!
 //! A user who may find and read everything has no [`ReadRules`] at all, so their queries read
 //! through the unrestricted transaction and pay nothing for this.
 
 use std::sync::Arc;
 
-use quiver_storage::{ReadRestriction, Storage};
+use quiver_storage::{NodeProperty, ReadRestriction, Storage};
+
+use super::pattern::NodeRule;
 
 /// Every token, or some by name (or id, once resolved).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,32 +113,100 @@ impl<T: PartialEq> Reads<T> {
     }
 }
 
+/// Whether some rule of `rules` covers `key` of an element with `tokens`.
+fn covers(rules: &[PropertyRule<u32>], tokens: &[u32], key: u32) -> bool {
+    rules.iter().any(|(token, property)| {
+        token.is_none_or(|t| tokens.contains(&t)) && property.is_none_or(|p| p == key)
+    })
+}
+
 impl Reads<u32> {
     /// Whether `key` of an element with `tokens` may be read.
     fn allows(&self, tokens: &[u32], key: u32) -> bool {
-        let covers = |rules: &[PropertyRule<u32>]| {
-            rules.iter().any(|(token, property)| {
-                token.is_none_or(|t| tokens.contains(&t)) && property.is_none_or(|p| p == key)
-            })
+        covers(&self.granted, tokens, key) && !covers(&self.denied, tokens, key)
+    }
+}
+
+/// A property rule as a read privilege holds it: the property it tests is `None`, once
+/// resolved, when no node has it yet.
+pub(crate) type Rule<T> = NodeRule<T, Option<T>>;
+
+impl Rule<u32> {
+    /// Whether the rule applies to a node with `labels` whose properties `property` reads:
+    /// the labels first, so a rule about other nodes reads nothing.
+    fn applies(&self, labels: &[u32], property: NodeProperty<'_>) -> bool {
+        (self.labels.is_empty() || self.labels.iter().any(|l| labels.contains(l)))
+            && self.holds(self.property.and_then(property).as_ref())
+    }
+}
+
+/// Property rules granted and denied, each with what it is about (`A`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Ruled<A> {
+    pub granted: Vec<A>,
+    pub denied: Vec<A>,
+}
+
+impl<A> Default for Ruled<A> {
+    fn default() -> Self {
+        Ruled {
+            granted: Vec::new(),
+            denied: Vec::new(),
+        }
+    }
+}
+
+impl<A: PartialEq> Ruled<A> {
+    fn add(&mut self, denied: bool, rule: A) {
+        let rules = if denied {
+            &mut self.denied
+        } else {
+            &mut self.granted
         };
-        covers(&self.granted) && !covers(&self.denied)
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.granted.is_empty() && self.denied.is_empty()
+    }
+}
+
+/// The property rules on nodes: which let nodes be found, and which let a property (`None`:
+/// every one) be read.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct NodeRules<T> {
+    pub traverse: Ruled<Rule<T>>,
+    pub read: Ruled<(Option<T>, Rule<T>)>,
+}
+
+impl<T> Default for NodeRules<T> {
+    fn default() -> Self {
+        NodeRules {
+            traverse: Ruled::default(),
+            read: Ruled::default(),
+        }
     }
 }
 
 /// A user's read privileges, by name, for nodes and relationships.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ReadRules<T = String> {
     pub nodes: Traversal<T>,
     pub relationships: Traversal<T>,
     pub node_properties: Reads<T>,
     pub relationship_properties: Reads<T>,
+    pub node_rules: NodeRules<T>,
 }
 
 /// Which elements a read privilege row is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum On<'a> {
     Nodes(Option<&'a str>),
     Relationships(Option<&'a str>),
+    /// The nodes a property rule applies to.
+    NodesWhere(&'a NodeRule),
 }
 
 impl<T: PartialEq> ReadRules<T> {
@@ -144,6 +221,19 @@ impl<T: PartialEq> ReadRules<T> {
             && self.node_properties.denied.is_empty()
             && self.relationship_properties.granted.contains(&(None, None))
             && self.relationship_properties.denied.is_empty()
+            && self.node_rules.traverse.denied.is_empty()
+            && self.node_rules.read.denied.is_empty()
+    }
+}
+
+/// A named rule as a privilege holds it.
+fn named(rule: &NodeRule) -> Rule<String> {
+    NodeRule {
+        labels: rule.labels.clone(),
+        property: Some(rule.property.clone()),
+        negated: rule.negated,
+        test: rule.test,
+        value: rule.value.clone(),
     }
 }
 
@@ -153,6 +243,10 @@ impl ReadRules<String> {
         let (traversal, token) = match on {
             On::Nodes(label) => (&mut self.nodes, label),
             On::Relationships(ty) => (&mut self.relationships, ty),
+            On::NodesWhere(rule) => {
+                self.node_rules.traverse.add(denied, named(rule));
+                return;
+            }
         };
         let tokens = if denied {
             &mut traversal.denied
@@ -167,6 +261,11 @@ impl ReadRules<String> {
         let (reads, token) = match on {
             On::Nodes(label) => (&mut self.node_properties, label),
             On::Relationships(ty) => (&mut self.relationship_properties, ty),
+            On::NodesWhere(rule) => {
+                let property = property.map(str::to_owned);
+                self.node_rules.read.add(denied, (property, named(rule)));
+                return;
+            }
         };
         reads.add(
             denied,
@@ -188,6 +287,7 @@ impl ReadRules<String> {
             relationships: traversal(&self.relationships, ty),
             node_properties: reads(&self.node_properties, label, key),
             relationship_properties: reads(&self.relationship_properties, ty, key),
+            node_rules: node_rules(&self.node_rules, label, key),
         };
         (!rules.reads_everything()).then(|| Arc::new(Visibility(rules)))
     }
@@ -235,21 +335,93 @@ fn reads(
     }
 }
 
+fn node_rules(
+    names: &NodeRules<String>,
+    label: impl Fn(&String) -> Option<u32>,
+    key: impl Fn(&String) -> Option<u32>,
+) -> NodeRules<u32> {
+    // A rule naming only labels that do not exist applies to nothing and is dropped; one
+    // testing a property no node has yet is kept (to it every node lacks the property).
+    let rule = |r: &Rule<String>| -> Option<Rule<u32>> {
+        let labels: Vec<u32> = r.labels.iter().filter_map(&label).collect();
+        if labels.is_empty() && !r.labels.is_empty() {
+            return None;
+        }
+        Some(NodeRule {
+            labels,
+            property: r.property.as_ref().and_then(&key),
+            negated: r.negated,
+            test: r.test,
+            value: r.value.clone(),
+        })
+    };
+    let traverse = |rules: &[Rule<String>]| rules.iter().filter_map(rule).collect();
+    // A read of a property that does not exist covers nothing and is dropped too.
+    let read = |rules: &[(Option<String>, Rule<String>)]| {
+        rules
+            .iter()
+            .filter_map(|(p, r)| {
+                let p = match p {
+                    Some(p) => Some(key(p)?),
+                    None => None,
+                };
+                Some((p, rule(r)?))
+            })
+            .collect()
+    };
+    NodeRules {
+        traverse: Ruled {
+            granted: traverse(&names.traverse.granted),
+            denied: traverse(&names.traverse.denied),
+        },
+        read: Ruled {
+            granted: read(&names.read.granted),
+            denied: read(&names.read.denied),
+        },
+    }
+}
+
 /// A user's read rules in one query's token ids: what the storage hides from them.
 #[derive(Debug)]
 pub(crate) struct Visibility(ReadRules<u32>);
 
 impl ReadRestriction for Visibility {
-    fn node_visible(&self, labels: &[u32]) -> bool {
-        self.0.nodes.allows(labels)
+    fn node_visible(&self, labels: &[u32], property: NodeProperty<'_>) -> bool {
+        let nodes = &self.0.nodes;
+        let rules = &self.0.node_rules.traverse;
+        if rules.is_empty() {
+            return nodes.allows(labels);
+        }
+        let denied = &nodes.denied;
+        if denied.every || labels.iter().any(|t| denied.some.contains(t)) {
+            return false;
+        }
+        if rules.denied.iter().any(|r| r.applies(labels, property)) {
+            return false;
+        }
+        let granted = &nodes.granted;
+        granted.every
+            || labels.iter().any(|t| granted.some.contains(t))
+            || rules.granted.iter().any(|r| r.applies(labels, property))
     }
 
     fn type_visible(&self, ty: u32) -> bool {
         self.0.relationships.allows(&[ty])
     }
 
-    fn node_key_readable(&self, labels: &[u32], key: u32) -> bool {
-        self.0.node_properties.allows(labels, key)
+    fn node_key_readable(&self, labels: &[u32], key: u32, property: NodeProperty<'_>) -> bool {
+        let reads = &self.0.node_properties;
+        let rules = &self.0.node_rules.read;
+        if rules.is_empty() {
+            return reads.allows(labels, key);
+        }
+        let ruled = |rules: &[(Option<u32>, Rule<u32>)]| {
+            rules
+                .iter()
+                .any(|(p, r)| p.is_none_or(|p| p == key) && r.applies(labels, property))
+        };
+        let denied = covers(&reads.denied, labels, key) || ruled(&rules.denied);
+        !denied && (covers(&reads.granted, labels, key) || ruled(&rules.granted))
     }
 
     fn rel_key_readable(&self, ty: u32, key: u32) -> bool {
@@ -279,6 +451,11 @@ impl Visibility {
 mod tests {
     use super::*;
 
+    /// A node without properties, as the storage would show it.
+    fn none(_: u32) -> Option<quiver_value::Value> {
+        None
+    }
+
     fn ids(storage: &Storage, labels: &[&str]) -> Vec<u32> {
         labels
             .iter()
@@ -300,14 +477,14 @@ mod tests {
         // A rule on a label that does not exist covers nothing.
         rules.traverse(false, On::Nodes(Some("Missing")));
         let v = rules.resolve(&storage).expect("restricted");
-        assert!(v.node_visible(&[person, row]));
-        assert!(!v.node_visible(&[person, secret]));
-        assert!(!v.node_visible(&[row]));
+        assert!(v.node_visible(&[person, row], &none));
+        assert!(!v.node_visible(&[person, secret], &none));
+        assert!(!v.node_visible(&[row], &none));
         // A node without labels needs traversal of every node.
-        assert!(!v.node_visible(&[]));
+        assert!(!v.node_visible(&[], &none));
         rules.traverse(false, On::Nodes(None));
         let v = rules.resolve(&storage).expect("restricted");
-        assert!(v.node_visible(&[]));
+        assert!(v.node_visible(&[], &none));
     }
 
     #[test]
@@ -320,15 +497,49 @@ mod tests {
         rules.read(false, On::Nodes(None), None);
         rules.read(true, On::Nodes(Some("Employee")), Some("salary"));
         let v = rules.resolve(&storage).expect("restricted");
-        assert!(v.node_key_readable(&employee, name));
-        assert!(!v.node_key_readable(&employee, salary));
-        assert!(v.node_key_readable(&boss, salary));
+        assert!(v.node_key_readable(&employee, name, &none));
+        assert!(!v.node_key_readable(&employee, salary, &none));
+        assert!(v.node_key_readable(&boss, salary, &none));
         assert!(!rules.reads_everything());
         // Readable on some nodes, a key is listed; denied on every node, it is not.
         assert!(v.lists_key(salary));
         rules.read(true, On::Nodes(None), Some("salary"));
         let v = rules.resolve(&storage).expect("restricted");
         assert!(!v.lists_key(salary) && v.lists_key(name));
+    }
+
+    #[test]
+    fn a_node_is_read_only_for_a_property_rule_about_its_labels() {
+        let storage = Storage::new();
+        let (person, robot) = match ids(&storage, &["Person", "Robot"])[..] {
+            [p, r] => (p, r),
+            _ => unreachable!("two labels"),
+        };
+        let level = storage.get_or_create_property_key("level").expect("key").0;
+        let reads = std::cell::Cell::new(0);
+        let at_level_3 = |key: u32| {
+            reads.set(reads.get() + 1);
+            (key == level).then_some(quiver_value::Value::Int(3))
+        };
+        // Rules by labels alone never read a property to judge a node.
+        let mut rules = ReadRules::default();
+        rules.traverse(false, On::Nodes(None));
+        rules.traverse(true, On::Nodes(Some("Robot")));
+        rules.read(false, On::Nodes(None), None);
+        let v = rules.resolve(&storage).expect("restricted");
+        assert!(v.node_visible(&[person], &at_level_3));
+        assert!(v.node_key_readable(&[person], level, &at_level_3));
+        assert_eq!(reads.get(), 0);
+        // A denial by property on people reads a person's level, not a robot's.
+        let rule = super::super::pattern::NodeRule::of_segment("FOR (n:Person) WHERE n.level > 2")
+            .expect("a rule");
+        rules.traverse(true, On::NodesWhere(&rule));
+        let v = rules.resolve(&storage).expect("restricted");
+        assert!(!v.node_visible(&[robot], &at_level_3));
+        assert_eq!(reads.get(), 0);
+        assert!(!v.node_visible(&[person], &at_level_3));
+        assert_eq!(reads.get(), 1);
+        assert!(v.node_visible(&[person], &none));
     }
 
     #[test]
