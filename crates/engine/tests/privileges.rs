@@ -425,10 +425,6 @@ fn privileges_the_server_does_not_enforce_are_refused_not_stored() {
             "property rule",
         ),
         (
-            "DENY EXECUTE FUNCTION apoc.* ON DBMS TO r",
-            "EXECUTE FUNCTION",
-        ),
-        (
             "DENY TRANSACTION MANAGEMENT (ann) ON DATABASE * TO r",
             "some users",
         ),
@@ -1186,6 +1182,56 @@ fn property_keys_are_listed_to_a_reader_where_some_grant_lets_them_be_read() {
     assert!(seen.contains(&"age".to_owned()), "{seen:?}");
     assert!(!seen.contains(&"since".to_owned()), "{seen:?}");
     assert_eq!(seen.len() + 1, all.len(), "{seen:?} of {all:?}");
+}
+
+#[test]
+fn execute_function_globs_decide_which_library_functions_a_user_calls() {
+    let (db, _import) = graph();
+    ok(&db, ROOT, "CREATE ROLE no_text AS COPY OF reader");
+    ok(
+        &db,
+        ROOT,
+        "DENY EXECUTE FUNCTION apoc.text.* ON DBMS TO no_text",
+    );
+    user(&db, "fay", Some("no_text"));
+    let join = "RETURN apoc.text.join(['a', 'b'], '-')";
+    let (status, message) = run_as(&db, "fay", join).expect_err("a denied function");
+    assert_eq!(status, Status::Forbidden, "{message}");
+    assert!(message.contains("apoc.text.join"), "{message}");
+    // Other library functions and Cypher's built-ins need no more than PUBLIC's grant.
+    assert_eq!(
+        ok(&db, "fay", "RETURN apoc.coll.sum([1, 2]), toUpper('a')"),
+        [[Value::Float(3.0), Value::from("A")]]
+    );
+    assert_eq!(
+        ok(&db, ROOT, "SHOW ROLE no_text PRIVILEGES AS COMMANDS")
+            .iter()
+            .filter(|r| text(&r[0]).contains("FUNCTION"))
+            .map(|r| text(&r[0]))
+            .collect::<Vec<_>>(),
+        ["DENY EXECUTE FUNCTION apoc.text.* ON DBMS TO `no_text`"]
+    );
+    ok(
+        &db,
+        ROOT,
+        "REVOKE DENY EXECUTE FUNCTION apoc.text.* ON DBMS FROM no_text",
+    );
+    assert_eq!(ok(&db, "fay", join), [[Value::from("a-b")]]);
+    // Without PUBLIC's `EXECUTE FUNCTION *`, only what a role grants may be called.
+    ok(&db, ROOT, "REVOKE EXECUTE FUNCTION * ON DBMS FROM PUBLIC");
+    ok(
+        &db,
+        ROOT,
+        "GRANT EXECUTE FUNCTION apoc.coll.* ON DBMS TO no_text",
+    );
+    assert_eq!(
+        run_as(&db, "fay", join).map_err(|e| e.0),
+        Err(Status::Forbidden)
+    );
+    assert_eq!(
+        ok(&db, "fay", "RETURN apoc.coll.sum([1])"),
+        [[Value::Float(1.0)]]
+    );
 }
 
 fn text_or_int(value: &Value) -> String {

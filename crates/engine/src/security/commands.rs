@@ -488,17 +488,6 @@ fn privilege(
     let (verb, action, rows) = match command.verb {
         PrivilegeVerb::Grant => ("grant", "grant_privilege", records(false)?),
         PrivilegeVerb::Deny => ("deny", "deny_privilege", records(true)?),
-        PrivilegeVerb::Revoke { .. }
-            if matches!(
-                command.privilege,
-                quiver_cypher::ast::Privilege::Dbms(
-                    quiver_cypher::ast::DbmsAction::ExecuteFunction(_)
-                )
-            ) =>
-        {
-            // Function calls are not checked, so taking a grant away could not be obeyed.
-            return Err(unsupported("REVOKE EXECUTE FUNCTION"));
-        }
         PrivilegeVerb::Revoke { denied } => {
             let mut rows = Vec::new();
             if denied != Some(true) {

@@ -291,6 +291,18 @@ impl Subject {
         }
     }
 
+    /// Fails with `Forbidden` unless the subject may call user-defined function `name`
+    /// (`EXECUTE FUNCTION` globs).
+    pub fn require_function(&self, name: &str) -> Result<()> {
+        match self {
+            Subject::User(user) if !user.permissions.may_call(name) => Err(forbidden(
+                user,
+                &format!("Executing a user defined function '{name}'"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the subject may see or end a transaction of `owner`: their own, or any with
     /// `TRANSACTION MANAGEMENT`.
     pub fn may_manage_transaction_of(&self, owner: Option<&str>) -> bool {

@@ -394,6 +394,11 @@ pub(crate) struct Permissions {
     /// Other `EXECUTE PROCEDURE` globs granted, and those denied.
     procedures_granted: Vec<String>,
     procedures_denied: Vec<String>,
+    /// The same for `EXECUTE FUNCTION`: user-defined (library) functions only, as in Neo4j;
+    /// Cypher's built-in functions need no privilege.
+    every_function: bool,
+    functions_granted: Vec<String>,
+    functions_denied: Vec<String>,
     /// The read rules of a user who may not find or read some of the graph; `None` when they
     /// read all of it ([`READ_GRAPH`] in `abilities`) or none of it.
     reads: Option<Arc<ReadRules>>,
@@ -424,16 +429,33 @@ impl Fold {
         } else {
             self.granted = self.granted.with(abilities_of(row));
         }
-        if row.action == "execute"
-            && let Some(glob) = segment_argument(row.segment, "PROCEDURE")
-        {
-            let p = &mut self.permissions;
+        let p = &mut self.permissions;
+        let globs = match row.action {
+            "execute" => segment_argument(row.segment, "PROCEDURE").map(|glob| {
+                (
+                    glob,
+                    &mut p.every_procedure,
+                    &mut p.procedures_granted,
+                    &mut p.procedures_denied,
+                )
+            }),
+            "execute_function" => segment_argument(row.segment, "FUNCTION").map(|glob| {
+                (
+                    glob,
+                    &mut p.every_function,
+                    &mut p.functions_granted,
+                    &mut p.functions_denied,
+                )
+            }),
+            _ => None,
+        };
+        if let Some((glob, every, granted, denied)) = globs {
             if row.denied {
-                p.procedures_denied.push(glob.to_owned());
+                denied.push(glob.to_owned());
             } else if glob == "*" {
-                p.every_procedure = true;
+                *every = true;
             } else {
-                p.procedures_granted.push(glob.to_owned());
+                granted.push(glob.to_owned());
             }
         }
     }
@@ -561,6 +583,17 @@ impl Permissions {
                 .any(|g| glob_matches(g, name)))
             && !self.procedures_denied.iter().any(|g| glob_matches(g, name))
     }
+
+    /// Whether user-defined function `name` may be called: some granted glob matches it and
+    /// no denied one. Every user holds `EXECUTE FUNCTION *` through `PUBLIC` unless it was
+    /// revoked, and then pays one flag test a call.
+    pub fn may_call(&self, name: &str) -> bool {
+        if self.every_function && self.functions_denied.is_empty() {
+            return true;
+        }
+        (self.every_function || self.functions_granted.iter().any(|g| glob_matches(g, name)))
+            && !self.functions_denied.iter().any(|g| glob_matches(g, name))
+    }
 }
 
 /// `PROCEDURE(apoc.*)` → `apoc.*` for `kind` `PROCEDURE`.
@@ -621,7 +654,7 @@ pub(crate) fn records_with(
             elements,
         } => graph_records(&rows, action, graphs, elements, values),
         Privilege::Database { action, databases } => database_records(&rows, action, databases),
-        Privilege::Dbms(action) => dbms_records(&rows, action),
+        Privilege::Dbms(action) => Ok(dbms_records(&rows, action)),
     }
 }
 
@@ -757,8 +790,7 @@ fn database_records(
     Ok(rows(name, "database", &graphs, &database))
 }
 
-fn dbms_records(rows: &Rows, action: &DbmsAction) -> Result<Vec<PrivilegeRecord>, String> {
-    let denied = rows.denied;
+fn dbms_records(rows: &Rows, action: &DbmsAction) -> Vec<PrivilegeRecord> {
     let rows = |action: &str, resource: &str, graphs: &[String], segments: &[String]| {
         rows.make(action, resource, graphs, segments)
     };
@@ -772,14 +804,11 @@ fn dbms_records(rows: &Rows, action: &DbmsAction) -> Result<Vec<PrivilegeRecord>
         DbmsAction::All => "dbms_actions",
         DbmsAction::ExecuteProcedure(globs) => {
             let segments: Vec<String> = globs.iter().map(|g| format!("PROCEDURE({g})")).collect();
-            return Ok(rows("execute", "database", &all, &segments));
+            return rows("execute", "database", &all, &segments);
         }
         DbmsAction::ExecuteFunction(globs) => {
-            if denied {
-                return Err("DENY EXECUTE FUNCTION".to_owned());
-            }
             let segments: Vec<String> = globs.iter().map(|g| format!("FUNCTION({g})")).collect();
-            return Ok(rows("execute_function", "database", &all, &segments));
+            return rows("execute_function", "database", &all, &segments);
         }
         DbmsAction::Impersonate(users) => {
             let segments: Vec<String> = match users {
@@ -788,10 +817,10 @@ fn dbms_records(rows: &Rows, action: &DbmsAction) -> Result<Vec<PrivilegeRecord>
                     names.iter().map(|u| format!("USER({})", u.name)).collect()
                 }
             };
-            return Ok(rows("impersonate", "database", &all, &segments));
+            return rows("impersonate", "database", &all, &segments);
         }
     };
-    Ok(rows(name, "database", &all, &database))
+    rows(name, "database", &all, &database)
 }
 
 /// The graph column of a target: `*`, each name, `HOME` or `DEFAULT`.

@@ -58,9 +58,10 @@ impl LibraryFn {
         }
     }
 
-    /// Evaluates the arguments, then the function; a string, list or map it builds is held
-    /// to the query's memory limit.
+    /// Checks that the caller may execute the function, evaluates the arguments, then the
+    /// function; a string, list or map it builds is held to the query's memory limit.
     pub fn eval(&self, args: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Value> {
+        cx.subject.require_function(self.name)?;
         let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
         for a in args {
             values.push(a.eval(row, cx)?);
