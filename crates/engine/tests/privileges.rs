@@ -5,39 +5,14 @@
 
 use std::sync::Arc;
 
-use quiver_engine::security::Level;
-use quiver_engine::{Authentication, Database, EngineConfig, Mode, TxOptions};
+use quiver_engine::{Database, EngineConfig, Mode, TxOptions};
 
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-const ROOT: &str = "root";
+mod common;
 
-fn secured(db: &Arc<Database>) {
-    db.set_authentication(Some(Authentication {
-        configured: [(ROOT.to_owned(), Level::Admin)].into(),
-    }));
-}
-
-/// Runs `query` as `user` in an auto-commit transaction: its rows, or the error's status and
-/// message.
-fn run_as(db: &Database, user: &str, query: &str) -> Result<Vec<Vec<Value>>, (Status, String)> {
-    let options = TxOptions {
-        user: Some(Arc::from(user)),
-        ..TxOptions::auto_commit()
-    };
-    let fail = |e: quiver_engine::Error| (e.status_code(), e.message());
-    let mut tx = db.begin(options).map_err(fail)?;
-    let q = tx.run(query, Map::new()).map_err(fail)?;
-    let mut rows = Vec::new();
-    tx.pull(q, -1, &mut rows).map_err(fail)?;
-    tx.commit().map_err(fail)?;
-    Ok(rows)
-}
-
-fn ok(db: &Database, user: &str, query: &str) -> Vec<Vec<Value>> {
-    run_as(db, user, query).unwrap_or_else(|e| panic!("{user}: {query}: {e:?}"))
-}
+use common::{ROOT, ok, run_as, run_with, secured, text};
 
 fn user(db: &Database, name: &str, role: Option<&str>) {
     ok(
@@ -189,13 +164,6 @@ fn graph() -> (Arc<Database>, tempfile::TempDir) {
     }
     secured(&db);
     (db, import)
-}
-
-fn text(value: &Value) -> String {
-    value
-        .as_str()
-        .unwrap_or_else(|| panic!("not a string: {value:?}"))
-        .to_owned()
 }
 
 fn outcome(db: &Database, user: &str, query: &str) -> char {
@@ -512,31 +480,6 @@ fn privileges_survive_a_restart_from_the_log_and_from_a_snapshot() {
     }
     let db = Database::open(dir.path(), Mode::Sync).expect("reopen from the snapshot");
     check(&db);
-}
-
-/// Runs `query` as `user` with `params` in an auto-commit transaction: its rows, or the
-/// error's status and message.
-fn run_with(
-    db: &Database,
-    user: &str,
-    query: &str,
-    params: &[(&str, Value)],
-) -> Result<Vec<Vec<Value>>, (Status, String)> {
-    let options = TxOptions {
-        user: Some(Arc::from(user)),
-        ..TxOptions::auto_commit()
-    };
-    let fail = |e: quiver_engine::Error| (e.status_code(), e.message());
-    let params: Map = params
-        .iter()
-        .map(|(k, v)| ((*k).into(), v.clone()))
-        .collect();
-    let mut tx = db.begin(options).map_err(fail)?;
-    let q = tx.run(query, params).map_err(fail)?;
-    let mut rows = Vec::new();
-    tx.pull(q, -1, &mut rows).map_err(fail)?;
-    tx.commit().map_err(fail)?;
-    Ok(rows)
 }
 
 #[test]

@@ -5,49 +5,14 @@
 
 use std::sync::Arc;
 
-use quiver_engine::security::Level;
-use quiver_engine::{Authentication, Database, EngineConfig, TxOptions};
+use quiver_engine::{Database, EngineConfig, TxOptions};
 
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-const ROOT: &str = "root";
+mod common;
 
-/// Runs `query` as `user` with `params` in an auto-commit transaction: its rows, or the
-/// error's status and message.
-fn run_with(
-    db: &Database,
-    user: &str,
-    query: &str,
-    params: &[(&str, Value)],
-) -> Result<Vec<Vec<Value>>, (Status, String)> {
-    let options = TxOptions {
-        user: Some(Arc::from(user)),
-        ..TxOptions::auto_commit()
-    };
-    let fail = |e: quiver_engine::Error| (e.status_code(), e.message());
-    let params: Map = params
-        .iter()
-        .map(|(k, v)| ((*k).into(), v.clone()))
-        .collect();
-    let mut tx = db.begin(options).map_err(fail)?;
-    let q = tx.run(query, params).map_err(fail)?;
-    let mut rows = Vec::new();
-    tx.pull(q, -1, &mut rows).map_err(fail)?;
-    tx.commit().map_err(fail)?;
-    Ok(rows)
-}
-
-fn ok(db: &Database, user: &str, query: &str) -> Vec<Vec<Value>> {
-    run_with(db, user, query, &[]).unwrap_or_else(|e| panic!("{user}: {query}: {e:?}"))
-}
-
-fn text(value: &Value) -> String {
-    value
-        .as_str()
-        .unwrap_or_else(|| panic!("not a string: {value:?}"))
-        .to_owned()
-}
+use common::{ROOT, ok, role, run_with, secured, text};
 
 /// One column of rows, each value as text (`?` for null, numbers as digits).
 fn column(rows: &[Vec<Value>]) -> Vec<String> {
@@ -79,24 +44,8 @@ fn graph() -> Arc<Database> {
         db.execute(query, Map::new())
             .unwrap_or_else(|e| panic!("{query}: {e}"));
     }
-    db.set_authentication(Some(Authentication {
-        configured: [(ROOT.to_owned(), Level::Admin)].into(),
-    }));
+    secured(&db);
     db
-}
-
-/// A user `name` with a role of the same name holding `commands` (`{r}`: the role).
-fn user_with(db: &Database, name: &str, commands: &[&str]) {
-    ok(db, ROOT, &format!("CREATE ROLE {name}"));
-    for command in commands {
-        ok(db, ROOT, &command.replace("{r}", name));
-    }
-    ok(
-        db,
-        ROOT,
-        &format!("CREATE USER {name} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"),
-    );
-    ok(db, ROOT, &format!("GRANT ROLE {name} TO {name}"));
 }
 
 /// Reading every property and relationship: what the rules under test leave to decide is
@@ -142,7 +91,7 @@ fn each_predicate_form_lets_a_user_find_the_nodes_it_holds_for() {
         let grant = format!("GRANT TRAVERSE ON GRAPH * FOR {pattern} TO {{r}}");
         let mut commands = vec![grant.as_str()];
         commands.extend(READ_ALL_BUT_NODES);
-        user_with(&db, &name, &commands);
+        role(&db, &name, None, &commands);
         assert_eq!(people(&db, &name), expected, "{pattern}");
     }
     let robots = ok(&db, "form14", "MATCH (n:Robot) RETURN n.name");
@@ -154,7 +103,7 @@ fn each_predicate_form_lets_a_user_find_the_nodes_it_holds_for() {
 #[test]
 fn a_parameter_in_a_rule_is_stored_as_the_value_it_had_when_the_command_ran() {
     let db = graph();
-    user_with(&db, "lee", &READ_ALL_BUT_NODES);
+    role(&db, "lee", None, &READ_ALL_BUT_NODES);
     run_with(
         &db,
         ROOT,
@@ -194,7 +143,7 @@ fn a_function_in_a_rule_is_stored_as_its_value_and_temporal_values_compare_as_in
     let mut commands =
         vec!["GRANT TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.since < date({year: 2020}) TO {r}"];
     commands.extend(READ_ALL_BUT_NODES);
-    user_with(&db, "mo", &commands);
+    role(&db, "mo", None, &commands);
     assert_eq!(people(&db, "mo"), ["a"]);
     let commands = column(&ok(&db, ROOT, "SHOW ROLE mo PRIVILEGES AS COMMANDS"));
     let rule = "GRANT TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.since < date('2020-01-01') \
@@ -286,12 +235,13 @@ fn a_denial_by_property_beats_a_grant_on_the_label() {
         "DENY TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.level >= 3 TO {r}",
     ];
     commands.extend(READ_ALL_BUT_NODES);
-    user_with(&db, "dee", &commands);
+    role(&db, "dee", None, &commands);
     assert_eq!(people(&db, "dee"), ["a", "c"]);
     // A grant by property does not undo a denial on the label either.
-    user_with(
+    role(
         &db,
         "eve",
+        None,
         &[
             "GRANT TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.level = 1 TO {r}",
             "DENY TRAVERSE ON GRAPH * NODES Person TO {r}",
@@ -311,16 +261,16 @@ fn a_rule_on_a_property_the_node_lacks_does_not_apply() {
         "DENY TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.level <> 1 TO {r}",
     ];
     commands.extend(READ_ALL_BUT_NODES);
-    user_with(&db, "fay", &commands);
+    role(&db, "fay", None, &commands);
     assert_eq!(people(&db, "fay"), ["a", "c"]);
     let mut commands = vec!["GRANT TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.level < 5 TO {r}"];
     commands.extend(READ_ALL_BUT_NODES);
-    user_with(&db, "gus", &commands);
+    role(&db, "gus", None, &commands);
     assert_eq!(people(&db, "gus"), ["a", "b"]);
     // A rule on a property no node has yet applies to no node until one has it.
     let mut commands = vec!["GRANT TRAVERSE ON GRAPH * FOR (n:Person) WHERE n.badge = 7 TO {r}"];
     commands.extend(READ_ALL_BUT_NODES);
-    user_with(&db, "hal", &commands);
+    role(&db, "hal", None, &commands);
     assert!(people(&db, "hal").is_empty());
     ok(&db, ROOT, "MATCH (n:Person {name: 'c'}) SET n.badge = 7");
     assert_eq!(people(&db, "hal"), ["c"]);
@@ -334,7 +284,7 @@ fn a_node_whose_property_changes_in_the_transaction_is_judged_by_its_current_val
         "GRANT WRITE ON GRAPH * TO {r}",
     ];
     commands.extend(READ_ALL_BUT_NODES);
-    user_with(&db, "ivy", &commands);
+    role(&db, "ivy", None, &commands);
     assert_eq!(people(&db, "ivy"), ["a"]);
     let options = TxOptions {
         user: Some(Arc::from("ivy")),
@@ -363,9 +313,10 @@ fn a_node_whose_property_changes_in_the_transaction_is_judged_by_its_current_val
 #[test]
 fn a_read_rule_decides_whose_properties_are_read_and_its_property_need_not_be_readable() {
     let db = graph();
-    user_with(
+    role(
         &db,
         "jo",
+        None,
         &[
             "GRANT TRAVERSE ON GRAPH * NODES * TO {r}",
             "GRANT READ {name} ON GRAPH * NODES * TO {r}",
@@ -385,9 +336,10 @@ fn a_read_rule_decides_whose_properties_are_read_and_its_property_need_not_be_re
     );
     assert_eq!(column(&rows), ["a"]);
     // Denying by property beats granting every property.
-    user_with(
+    role(
         &db,
         "kit",
+        None,
         &[
             "GRANT MATCH {*} ON GRAPH * NODES * TO {r}",
             "DENY READ {name} ON GRAPH * FOR (n) WHERE n.secret = true TO {r}",

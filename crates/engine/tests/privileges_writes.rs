@@ -6,59 +6,14 @@
 
 use std::sync::Arc;
 
-use quiver_engine::security::Level;
-use quiver_engine::{Authentication, Database, EngineConfig, TxOptions};
+use quiver_engine::{Database, EngineConfig};
 
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-const ROOT: &str = "root";
+mod common;
 
-/// Runs `query` as `user` in an auto-commit transaction: its rows, or the error's status and
-/// message.
-fn run_as(db: &Database, user: &str, query: &str) -> Result<Vec<Vec<Value>>, (Status, String)> {
-    let options = TxOptions {
-        user: Some(Arc::from(user)),
-        ..TxOptions::auto_commit()
-    };
-    let fail = |e: quiver_engine::Error| (e.status_code(), e.message());
-    let mut tx = db.begin(options).map_err(fail)?;
-    let q = tx.run(query, Map::new()).map_err(fail)?;
-    let mut rows = Vec::new();
-    tx.pull(q, -1, &mut rows).map_err(fail)?;
-    tx.commit().map_err(fail)?;
-    Ok(rows)
-}
-
-fn ok(db: &Database, user: &str, query: &str) -> Vec<Vec<Value>> {
-    run_as(db, user, query).unwrap_or_else(|e| panic!("{user}: {query}: {e:?}"))
-}
-
-/// Runs `query` as `user`, which must fail `Forbidden` naming `what`.
-fn forbidden(db: &Database, user: &str, query: &str, what: &str) {
-    let (status, message) = run_as(db, user, query).expect_err(query);
-    assert_eq!(status, Status::Forbidden, "{user}: {query}: {message}");
-    assert!(message.contains(what), "{user}: {query}: {message}");
-}
-
-/// A role made of `commands` (`{r}` stands for its name), copied from `base` when given, and
-/// a user of the same name holding it.
-fn role(db: &Database, name: &str, base: Option<&str>, commands: &[&str]) {
-    let create = match base {
-        Some(base) => format!("CREATE ROLE {name} AS COPY OF {base}"),
-        None => format!("CREATE ROLE {name}"),
-    };
-    ok(db, ROOT, &create);
-    for command in commands {
-        ok(db, ROOT, &command.replace("{r}", name));
-    }
-    ok(
-        db,
-        ROOT,
-        &format!("CREATE USER {name} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"),
-    );
-    ok(db, ROOT, &format!("GRANT ROLE {name} TO {name}"));
-}
+use common::{ROOT, forbidden, ok, role, run_as, secured};
 
 /// People `a`, `b` and the secret `s`, `a` knowing `b` and `b` hating `s`, a row and an
 /// archived node (so every label and key the tests name exists), and a configured
@@ -71,9 +26,7 @@ fn graph() -> Arc<Database> {
         Map::new(),
     )
     .unwrap_or_else(|e| panic!("the graph: {e}"));
-    db.set_authentication(Some(Authentication {
-        configured: [(ROOT.to_owned(), Level::Admin)].into(),
-    }));
+    secured(&db);
     db
 }
 
