@@ -508,9 +508,10 @@ fn call_in_transactions_runs_only_in_an_auto_commit_transaction() {
 fn unsupported_features_fail_by_name() {
     let db = db();
     for (query, name) in [
+        // Property rules compare a property with a value, not with another property.
         (
-            "GRANT MATCH {*} ON GRAPH * FOR (n:Person) WHERE n.open = true TO reader",
-            "by property",
+            "GRANT MATCH {*} ON GRAPH * FOR (n:Person) WHERE n.open = n.shown TO reader",
+            "property rule",
         ),
         (
             "MATCH REPEATABLE ELEMENTS p = (a)-[:R]-{1,2}(b) RETURN p",
