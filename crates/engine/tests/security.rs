@@ -350,15 +350,21 @@ fn admin_commands_refuse_data_writes_beside_them_and_hide_passwords() {
     assert!(db.stored_user("eve").expect("eve").roles.contains("reader"));
 }
 
-#[test]
-fn committed_changes_reach_the_audit_sink_and_nothing_else_does() {
-    let db = Database::open_in_memory(EngineConfig::default());
-    secured(&db);
+/// The audit events `db` records from now on.
+fn audit_events(db: &Database) -> Arc<Mutex<Vec<AuditEvent>>> {
     let events: Arc<Mutex<Vec<AuditEvent>>> = Arc::default();
     db.set_audit_sink({
         let events = Arc::clone(&events);
         Arc::new(move |e| events.lock().push(e))
     });
+    events
+}
+
+#[test]
+fn committed_changes_reach_the_audit_sink_and_nothing_else_does() {
+    let db = Database::open_in_memory(EngineConfig::default());
+    secured(&db);
+    let events = audit_events(&db);
     ok(&db, ROOT, "CREATE USER ann SET PASSWORD 'password-1'");
     let mut tx = db.begin(explicit_as(ROOT)).expect("begin");
     let id = tx.run("DROP USER ann", Map::new()).expect("drop");
@@ -376,11 +382,7 @@ fn committed_changes_reach_the_audit_sink_and_nothing_else_does() {
 fn an_audited_change_names_the_client_whose_transaction_made_it() {
     let db = Database::open_in_memory(EngineConfig::default());
     secured(&db);
-    let events: Arc<Mutex<Vec<AuditEvent>>> = Arc::default();
-    db.set_audit_sink({
-        let events = Arc::clone(&events);
-        Arc::new(move |e| events.lock().push(e))
-    });
+    let events = audit_events(&db);
     let client: std::net::SocketAddr = "192.0.2.7:50123".parse().expect("address");
     let mut tx = db
         .begin(TxOptions {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput, criterion_group};
-use quiver_storage::{FulltextEntity, FulltextSpec, LabelId, PropKeyId, Storage};
+use quiver_storage::{FulltextEntity, LabelId, PropKeyId, Storage};
 use quiver_value::Value;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -138,15 +138,7 @@ fn load(docs: &[String]) -> (Loaded, f64) {
     let label = db.get_or_create_label("D").unwrap();
     let text = db.get_or_create_property_key("text").unwrap();
     let tx = db.begin_write();
-    tx.create_fulltext_index(FulltextSpec {
-        name: "docs".to_string(),
-        entity: FulltextEntity::Node,
-        tokens: vec!["D".into()],
-        keys: vec!["text".into()],
-        analyzer: quiver_storage::DEFAULT_ANALYZER.to_string(),
-        eventually_consistent: false,
-    })
-    .unwrap();
+    tx.create_fulltext_index(common::docs_index()).unwrap();
     tx.commit().unwrap();
     let loaded = Loaded { db, label, text };
     let t = Instant::now();

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group};
-use quiver_storage::{FulltextEntity, FulltextSpec, LabelId, PropKeyId, Storage};
+use quiver_storage::{FulltextEntity, LabelId, PropKeyId, Storage};
 use quiver_value::Value;
 
 struct Store {
@@ -32,15 +32,7 @@ fn store(indexed: bool) -> Store {
     let text = db.get_or_create_property_key("text").unwrap();
     if indexed {
         let tx = db.begin_write();
-        tx.create_fulltext_index(FulltextSpec {
-            name: "docs".to_string(),
-            entity: FulltextEntity::Node,
-            tokens: vec!["D".into()],
-            keys: vec!["text".into()],
-            analyzer: quiver_storage::DEFAULT_ANALYZER.to_string(),
-            eventually_consistent: false,
-        })
-        .unwrap();
+        tx.create_fulltext_index(common::docs_index()).unwrap();
         tx.commit().unwrap();
     }
     Store {
@@ -64,22 +56,6 @@ fn commit_one(s: &mut Store) {
     tx.commit().unwrap();
 }
 
-/// CPU time of the whole process, from /proc/self/stat (utime + stime, in clock ticks).
-fn process_cpu_secs() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // After the command's closing parenthesis: utime is field 12, stime 13 (0-based).
-    (ticks(11) + ticks(12)) / 100.0
-}
-
 fn bench(c: &mut Criterion) {
     let commits: u64 = std::env::var("QUIVER_BENCH_COMMITS")
         .ok()
@@ -90,7 +66,7 @@ fn bench(c: &mut Criterion) {
         let mut s = store(indexed);
         let (thread, process, wall) = (
             common::thread_cpu_secs(),
-            process_cpu_secs(),
+            common::process_cpu_secs(),
             Instant::now(),
         );
         for _ in 0..commits {
@@ -105,7 +81,7 @@ fn bench(c: &mut Criterion) {
                 .unwrap();
             assert_eq!(hits.len(), 1, "the last commit is searchable");
         }
-        let process_us = (process_cpu_secs() - process) * 1e6 / commits as f64;
+        let process_us = (common::process_cpu_secs() - process) * 1e6 / commits as f64;
         let wall_us = wall.elapsed().as_secs_f64() * 1e6 / commits as f64;
         let name = if indexed {
             "with index"

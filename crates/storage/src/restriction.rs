@@ -93,8 +93,7 @@ pub(crate) fn locked_node_visible(
     view: &View,
     r: &dyn ReadRestriction,
 ) -> Result<bool> {
-    Ok(read::node_labels(rec, view)?
-        .is_some_and(|labels| r.node_visible(&labels, &|key| locked_node_property(rec, view, key))))
+    locked_node_found_by(rec, view, r, &[])
 }
 
 /// Whether the locked node, as `view` sees it, exists, `r` lets it be found, and each of

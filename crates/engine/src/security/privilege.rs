@@ -388,23 +388,49 @@ fn abilities_of(p: Row<'_>) -> Abilities {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Permissions {
     pub abilities: Abilities,
-    /// `EXECUTE PROCEDURE *` granted (every user has it from `PUBLIC` unless revoked): kept
-    /// apart so the common case stores no glob.
-    every_procedure: bool,
-    /// Other `EXECUTE PROCEDURE` globs granted, and those denied.
-    procedures_granted: Vec<String>,
-    procedures_denied: Vec<String>,
-    /// The same for `EXECUTE FUNCTION`: user-defined (library) functions only, as in Neo4j;
+    /// The `EXECUTE PROCEDURE` globs.
+    procedures: Globs,
+    /// The `EXECUTE FUNCTION` globs: user-defined (library) functions only, as in Neo4j;
     /// Cypher's built-in functions need no privilege.
-    every_function: bool,
-    functions_granted: Vec<String>,
-    functions_denied: Vec<String>,
+    functions: Globs,
     /// The read rules of a user who may not find or read some of the graph; `None` when they
     /// read all of it ([`READ_GRAPH`] in `abilities`) or none of it.
     reads: Option<Arc<ReadRules>>,
     /// The write rules of a user who holds some write on some elements only; `None` when
     /// each write is held whole (its bit in `abilities`) or not at all.
     pub writes: Option<Arc<WriteRules>>,
+}
+
+/// `EXECUTE PROCEDURE` or `EXECUTE FUNCTION` globs granted and denied.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Globs {
+    /// `*` granted (every user has it from `PUBLIC` unless revoked): kept apart so the
+    /// common case stores no glob and a call pays one flag test.
+    every: bool,
+    /// Other globs granted, and those denied.
+    granted: Vec<String>,
+    denied: Vec<String>,
+}
+
+impl Globs {
+    fn add(&mut self, denied: bool, glob: &str) {
+        if denied {
+            self.denied.push(glob.to_owned());
+        } else if glob == "*" {
+            self.every = true;
+        } else {
+            self.granted.push(glob.to_owned());
+        }
+    }
+
+    /// Whether `name` may run: some granted glob matches it and no denied one.
+    fn allows(&self, name: &str) -> bool {
+        if self.every && self.denied.is_empty() {
+            return true;
+        }
+        (self.every || self.granted.iter().any(|g| glob_matches(g, name)))
+            && !self.denied.iter().any(|g| glob_matches(g, name))
+    }
 }
 
 /// Folds privilege rows into [`Permissions`].
@@ -431,32 +457,14 @@ impl Fold {
         }
         let p = &mut self.permissions;
         let globs = match row.action {
-            "execute" => segment_argument(row.segment, "PROCEDURE").map(|glob| {
-                (
-                    glob,
-                    &mut p.every_procedure,
-                    &mut p.procedures_granted,
-                    &mut p.procedures_denied,
-                )
-            }),
-            "execute_function" => segment_argument(row.segment, "FUNCTION").map(|glob| {
-                (
-                    glob,
-                    &mut p.every_function,
-                    &mut p.functions_granted,
-                    &mut p.functions_denied,
-                )
-            }),
+            "execute" => segment_argument(row.segment, "PROCEDURE").map(|g| (g, &mut p.procedures)),
+            "execute_function" => {
+                segment_argument(row.segment, "FUNCTION").map(|g| (g, &mut p.functions))
+            }
             _ => None,
         };
-        if let Some((glob, every, granted, denied)) = globs {
-            if row.denied {
-                denied.push(glob.to_owned());
-            } else if glob == "*" {
-                *every = true;
-            } else {
-                granted.push(glob.to_owned());
-            }
+        if let Some((glob, globs)) = globs {
+            globs.add(row.denied, glob);
         }
     }
 
@@ -574,25 +582,14 @@ impl Permissions {
         }
     }
 
-    /// Whether procedure `name` may run: some granted glob matches it and no denied one.
+    /// Whether procedure `name` may run (`EXECUTE PROCEDURE` globs).
     pub fn may_execute(&self, name: &str) -> bool {
-        (self.every_procedure
-            || self
-                .procedures_granted
-                .iter()
-                .any(|g| glob_matches(g, name)))
-            && !self.procedures_denied.iter().any(|g| glob_matches(g, name))
+        self.procedures.allows(name)
     }
 
-    /// Whether user-defined function `name` may be called: some granted glob matches it and
-    /// no denied one. Every user holds `EXECUTE FUNCTION *` through `PUBLIC` unless it was
-    /// revoked, and then pays one flag test a call.
+    /// Whether user-defined function `name` may be called (`EXECUTE FUNCTION` globs).
     pub fn may_call(&self, name: &str) -> bool {
-        if self.every_function && self.functions_denied.is_empty() {
-            return true;
-        }
-        (self.every_function || self.functions_granted.iter().any(|g| glob_matches(g, name)))
-            && !self.functions_denied.iter().any(|g| glob_matches(g, name))
+        self.functions.allows(name)
     }
 }
 

@@ -42,7 +42,7 @@ impl<T> Default for Tokens<T> {
 }
 
 impl<T: PartialEq> Tokens<T> {
-    fn add(&mut self, token: Option<T>) {
+    pub(crate) fn add(&mut self, token: Option<T>) {
         match token {
             None => self.every = true,
             Some(t) if !self.some.contains(&t) => self.some.push(t),
@@ -50,7 +50,7 @@ impl<T: PartialEq> Tokens<T> {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.every && self.some.is_empty()
     }
 }
@@ -85,33 +85,7 @@ impl Traversal<u32> {
 type PropertyRule<T> = (Option<T>, Option<T>);
 
 /// Which properties may be read: granted, less denied.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Reads<T> {
-    pub granted: Vec<PropertyRule<T>>,
-    pub denied: Vec<PropertyRule<T>>,
-}
-
-impl<T> Default for Reads<T> {
-    fn default() -> Self {
-        Reads {
-            granted: Vec::new(),
-            denied: Vec::new(),
-        }
-    }
-}
-
-impl<T: PartialEq> Reads<T> {
-    fn add(&mut self, denied: bool, rule: PropertyRule<T>) {
-        let rules = if denied {
-            &mut self.denied
-        } else {
-            &mut self.granted
-        };
-        if !rules.contains(&rule) {
-            rules.push(rule);
-        }
-    }
-}
+pub(crate) type Reads<T> = Ruled<PropertyRule<T>>;
 
 /// Whether some rule of `rules` covers `key` of an element with `tokens`.
 fn covers(rules: &[PropertyRule<u32>], tokens: &[u32], key: u32) -> bool {
@@ -140,8 +114,9 @@ impl Rule<u32> {
     }
 }
 
-/// Property rules granted and denied, each with what it is about (`A`).
-#[derive(Clone, Debug, PartialEq)]
+/// Rules granted and denied, each with what it is about (`A`): a property rule, or a
+/// property by label (type) for [`Reads`].
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Ruled<A> {
     pub granted: Vec<A>,
     pub denied: Vec<A>,
@@ -157,7 +132,7 @@ impl<A> Default for Ruled<A> {
 }
 
 impl<A: PartialEq> Ruled<A> {
-    fn add(&mut self, denied: bool, rule: A) {
+    pub(crate) fn add(&mut self, denied: bool, rule: A) {
         let rules = if denied {
             &mut self.denied
         } else {

@@ -19,46 +19,26 @@
 //! is looked up here by name.
 
 use super::privilege::{Abilities, Ability};
+use super::visibility::{Ruled, Tokens, Traversal};
 
-/// Every name, or some.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Names {
-    every: bool,
-    some: Vec<String>,
-}
-
-impl Names {
-    fn add(&mut self, name: Option<&str>) {
-        match name {
-            None => self.every = true,
-            Some(n) if !self.some.iter().any(|s| s == n) => self.some.push(n.to_owned()),
-            Some(_) => {}
-        }
-    }
-
+impl Tokens<String> {
     fn contains(&self, name: &str) -> bool {
         self.every || self.some.iter().any(|s| s == name)
     }
-
-    fn is_empty(&self) -> bool {
-        !self.every && self.some.is_empty()
-    }
 }
 
-/// One write on labels or on relationship types: granted, less denied.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Rule {
-    granted: Names,
-    denied: Names,
-}
+/// One write on labels or on relationship types, granted less denied: the containers the
+/// read rules use for traversal, asked as a write asks.
+type Rule = Traversal<String>;
 
-impl Rule {
+impl Traversal<String> {
     fn add(&mut self, denied: bool, name: Option<&str>) {
-        if denied {
-            self.denied.add(name);
+        let names = if denied {
+            &mut self.denied
         } else {
-            self.granted.add(name);
-        }
+            &mut self.granted
+        };
+        names.add(name.map(str::to_owned));
     }
 
     /// Held on every label (type) and denied on none.
@@ -72,7 +52,7 @@ impl Rule {
     }
 
     /// Whether the write is allowed on `name` (a label, or a relationship's type).
-    fn allows(&self, name: &str) -> bool {
+    fn allows_one(&self, name: &str) -> bool {
         !self.denied.contains(name) && self.granted.contains(name)
     }
 
@@ -90,23 +70,11 @@ impl Rule {
 type PropertyRule = (Option<String>, Option<String>);
 
 /// Setting properties: the rules granted and those denied.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Properties {
-    granted: Vec<PropertyRule>,
-    denied: Vec<PropertyRule>,
-}
+type Properties = Ruled<PropertyRule>;
 
-impl Properties {
-    fn add(&mut self, denied: bool, token: Option<&str>, key: Option<&str>) {
-        let rule = (token.map(str::to_owned), key.map(str::to_owned));
-        let rules = if denied {
-            &mut self.denied
-        } else {
-            &mut self.granted
-        };
-        if !rules.contains(&rule) {
-            rules.push(rule);
-        }
+impl Ruled<PropertyRule> {
+    fn add_key(&mut self, denied: bool, token: Option<&str>, key: Option<&str>) {
+        self.add(denied, (token.map(str::to_owned), key.map(str::to_owned)));
     }
 
     fn whole(&self) -> bool {
@@ -119,7 +87,7 @@ impl Properties {
 
     /// Whether `key` may be set on an element with `tokens` (a node's labels, or a
     /// relationship's one type): some grant covers it and no denial does.
-    fn allows<S: AsRef<str>>(&self, tokens: &[S], key: &str) -> bool {
+    fn allows_key<S: AsRef<str>>(&self, tokens: &[S], key: &str) -> bool {
         let covers = |rules: &[PropertyRule]| {
             rules.iter().any(|(token, property)| {
                 token
@@ -222,7 +190,7 @@ impl WriteRules {
             self.delete_nodes.add(denied, label);
             self.set_labels.add(denied, None);
             self.remove_labels.add(denied, None);
-            self.node_properties.add(denied, label, None);
+            self.node_properties.add_key(denied, label, None);
         }
         if matches!(on, On::Relationships(_) | On::Graph) {
             let ty = match on {
@@ -231,7 +199,7 @@ impl WriteRules {
             };
             self.create_relationships.add(denied, ty);
             self.delete_relationships.add(denied, ty);
-            self.relationship_properties.add(denied, ty, None);
+            self.relationship_properties.add_key(denied, ty, None);
         }
     }
 
@@ -245,8 +213,8 @@ impl WriteRules {
 
     fn set_property(&mut self, denied: bool, on: On<'_>, key: Option<&str>) {
         match on {
-            On::Nodes(label) => self.node_properties.add(denied, label, key),
-            On::Relationships(ty) => self.relationship_properties.add(denied, ty, key),
+            On::Nodes(label) => self.node_properties.add_key(denied, label, key),
+            On::Relationships(ty) => self.relationship_properties.add_key(denied, ty, key),
             On::Graph => {}
         }
     }
@@ -309,32 +277,32 @@ impl WriteRules {
 
     /// Whether label `label` may be set on a node.
     pub fn set_label(&self, label: &str) -> bool {
-        self.set_labels.allows(label)
+        self.set_labels.allows_one(label)
     }
 
     /// Whether label `label` may be removed from a node.
     pub fn remove_label(&self, label: &str) -> bool {
-        self.remove_labels.allows(label)
+        self.remove_labels.allows_one(label)
     }
 
     /// Whether a relationship of type `ty` may be created.
     pub fn create_relationship(&self, ty: &str) -> bool {
-        self.create_relationships.allows(ty)
+        self.create_relationships.allows_one(ty)
     }
 
     /// Whether a relationship of type `ty` may be deleted.
     pub fn delete_relationship(&self, ty: &str) -> bool {
-        self.delete_relationships.allows(ty)
+        self.delete_relationships.allows_one(ty)
     }
 
     /// Whether property `key` may be set on (or removed from) a node with `labels`.
     pub fn set_node_property<S: AsRef<str>>(&self, labels: &[S], key: &str) -> bool {
-        self.node_properties.allows(labels, key)
+        self.node_properties.allows_key(labels, key)
     }
 
     /// Whether property `key` may be set on (or removed from) a relationship of type `ty`.
     pub fn set_relationship_property(&self, ty: &str, key: &str) -> bool {
-        self.relationship_properties.allows(&[ty], key)
+        self.relationship_properties.allows_key(&[ty], key)
     }
 }
 

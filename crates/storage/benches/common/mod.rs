@@ -6,11 +6,26 @@
 
 use std::sync::Arc;
 
-use quiver_storage::{LabelId, NodeId, PropKeyId, RelTypeId, Storage};
+use quiver_storage::{
+    FulltextEntity, FulltextSpec, LabelId, NodeId, PropKeyId, RelTypeId, Storage,
+};
 use quiver_value::Value;
 use quiver_value::temporal::calendar::{Ymd, ymd_from_days};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+/// A consistent full-text index `docs` over property `text` of nodes labelled `D`, with the
+/// default analyzer: what the full-text benches index.
+pub fn docs_index() -> FulltextSpec {
+    FulltextSpec {
+        name: "docs".to_string(),
+        entity: FulltextEntity::Node,
+        tokens: vec!["D".into()],
+        keys: vec!["text".into()],
+        analyzer: quiver_storage::DEFAULT_ANALYZER.to_string(),
+        eventually_consistent: false,
+    }
+}
 
 /// Nodes in the graph: `QUIVER_BENCH_NODES`, or `default`.
 pub fn nodes_from_env(default: usize) -> usize {
@@ -29,6 +44,23 @@ pub fn rss_bytes() -> u64 {
         .and_then(|p| p.parse().ok())
         .unwrap_or(0);
     pages * 4096
+}
+
+/// CPU time of the whole process, its other threads included, from /proc/self/stat (utime
+/// and stime, in clock ticks of 1/100 s; 0 where unavailable).
+pub fn process_cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // After the command's closing parenthesis: utime is field 12, stime 13 (0-based).
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// CPU time this thread has run, from /proc/thread-self/schedstat (0 where unavailable). On a
