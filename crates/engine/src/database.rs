@@ -458,9 +458,17 @@ impl Database {
 
     /// Adds (or replaces) a procedure callable with `CALL`.
     pub fn register_procedure(&self, procedure: Arc<dyn Procedure>) {
+        self.register_procedures([procedure]);
+    }
+
+    /// Adds or replaces procedures, as [`Database::register_procedure`] does each, in one
+    /// change of the registry.
+    pub fn register_procedures(&self, procedures: impl IntoIterator<Item = Arc<dyn Procedure>>) {
         let mut guard = self.shared.procedures.write();
         let mut next = (**guard).clone();
-        next.register(procedure);
+        for procedure in procedures {
+            next.register(procedure);
+        }
         *guard = Arc::new(next);
         drop(guard);
         self.shared.schema_changed();

@@ -154,12 +154,9 @@ pub(crate) mod code {
 }
 
 impl Error {
-    /// A runtime error with a Neo4j status code and a TCK detail.
-    pub(crate) fn runtime(
-        code: Status,
-        detail: Option<&'static str>,
-        message: impl Into<String>,
-    ) -> Self {
+    /// A runtime error with a Neo4j status code and a TCK detail: how a procedure fails
+    /// with a status of its choosing.
+    pub fn runtime(code: Status, detail: Option<&'static str>, message: impl Into<String>) -> Self {
         Error::Runtime {
             code,
             detail,

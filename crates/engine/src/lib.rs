@@ -35,12 +35,11 @@ pub mod memory;
 mod metadata;
 mod plan;
 pub mod procedures;
-mod search;
+pub mod search;
 pub mod security;
 mod summary;
 mod tokens;
 mod transaction;
-mod vector;
 
 pub use acknowledge::WaitError;
 pub use apoc::APOC_VERSION;

@@ -28,7 +28,7 @@ pub struct Counters {
 
 impl Counters {
     /// Adds `other`'s counts to these (a batch run on a worker of its own).
-    pub(crate) fn add(&mut self, other: &Counters) {
+    pub fn add(&mut self, other: &Counters) {
         self.nodes_created += other.nodes_created;
         self.nodes_deleted += other.nodes_deleted;
         self.relationships_created += other.relationships_created;

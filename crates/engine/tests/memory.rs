@@ -595,19 +595,6 @@ fn batches_committed_by_their_own_transactions_count_only_their_own_writes() {
     .unwrap();
     assert_eq!(node_count(&db), Value::Int(10000));
     assert_eq!(db.query_memory_reserved_bytes(), 0);
-    // The same through apoc.periodic.iterate's batch transactions.
-    db.execute(
-        "CALL apoc.periodic.iterate('UNWIND range(1, 10000) AS i RETURN i', \
-         'CREATE (:P {s: reduce(s = \"\", j IN range(1, 100) | s + \"0123456789\"), i: i})', \
-         {batchSize: 1000}) YIELD committedOperations RETURN committedOperations",
-        Map::new(),
-    )
-    .unwrap();
-    let r = db
-        .execute("MATCH (n:P) RETURN count(n) AS n", Map::new())
-        .unwrap();
-    assert_eq!(r.rows[0][0], Value::Int(10000));
-    assert_eq!(db.query_memory_reserved_bytes(), 0);
     // A batch that alone passes the limit still fails on it, naming the writes.
     let e = db
         .execute(

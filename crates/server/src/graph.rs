@@ -21,10 +21,12 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// The server's procedures (those tools read literally on connect) are registered on `db`,
-    /// and the engine's blocking waits tell the runtime before they block one of its workers.
+    /// The procedure families ([`quiver_procedures`]) and the server's own procedures (those
+    /// tools read literally on connect) are registered on `db`, and the engine's blocking
+    /// waits tell the runtime before they block one of its workers.
     pub fn new(db: Arc<Database>) -> Graph {
         quiver_engine::set_blocking_hook(quiver_placement::blocking);
+        quiver_procedures::register(&db);
         crate::procedures::register(&db);
         Graph { db, cluster: None }
     }
@@ -33,6 +35,7 @@ impl Graph {
     pub fn clustered(replica: Arc<Replica>, reads_on_leader: bool) -> Graph {
         let db = Arc::clone(replica.database());
         quiver_engine::set_blocking_hook(quiver_placement::blocking);
+        quiver_procedures::register(&db);
         crate::procedures::register(&db);
         let view = Arc::new(ClusterView::new(replica, reads_on_leader));
         crate::cluster::register(&db, &view, tokio::runtime::Handle::current());

@@ -35,10 +35,17 @@ impl EngineTarget {
         let import_dir =
             std::env::temp_dir().join(format!("quiver-tck-import-{}-{n}", std::process::id()));
         EngineTarget {
-            db: Database::open_in_memory(Self::config(&import_dir)),
+            db: Self::open(&import_dir),
             deadline: None,
             import_dir,
         }
+    }
+
+    /// A fresh database with the procedure families a server has.
+    fn open(import_dir: &std::path::Path) -> Arc<Database> {
+        let db = Database::open_in_memory(Self::config(import_dir));
+        quiver_procedures::register(&db);
+        db
     }
 
     fn config(import_dir: &std::path::Path) -> EngineConfig {
@@ -101,7 +108,7 @@ fn field_type(t: &ProcedureType) -> FieldType {
 
 impl Target for EngineTarget {
     fn reset(&mut self) -> Result<(), TargetError> {
-        self.db = Database::open_in_memory(Self::config(&self.import_dir));
+        self.db = Self::open(&self.import_dir);
         match std::fs::remove_dir_all(&self.import_dir) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TargetError::Failed(
                 format!("cannot empty the import directory: {e}"),

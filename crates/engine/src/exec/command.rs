@@ -705,7 +705,7 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                 info.last_read_ms.map_or(Value::Null, utc_millis),
                 Value::Int(i64::try_from(info.read_count).unwrap_or(i64::MAX)),
                 utc_millis(info.tracked_since_ms),
-                crate::vector::options_value(&info),
+                crate::search::vector::options_value(&info),
                 Value::from(""),
                 Value::from(format!(
                     "CREATE VECTOR INDEX {} FOR {} ON ({}.{})",
@@ -756,7 +756,8 @@ fn create_vector_index(
     if_not_exists: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
-    let config = crate::vector::config_of(options).map_err(crate::vector::options_error)?;
+    let config =
+        crate::search::vector::config_of(options).map_err(crate::search::vector::options_error)?;
     let token = token.get_or_create(&cx.storage)?;
     let key = PropKeyId(key.get_or_create(&cx.storage)?);
     match cx

@@ -34,11 +34,11 @@ use quiver_storage::Transaction as StorageTx;
 use quiver_value::{Map, Value};
 
 use super::{BoxCursor, Cursor, Cx};
-use crate::apoc::nested::{begin_batch, commit_batch};
 use crate::database::tx_name;
 use crate::error::{Error, Result, code};
 use crate::eval::row_bytes;
 use crate::ir::{BatchFailure, PlanNode, Row, TransactionBatches};
+use crate::procedures::nested::{begin_batch, commit_batch};
 use crate::summary::Counters;
 
 /// Rows in a batch when `OF n ROWS` is not given (Neo4j's default).

@@ -20,8 +20,8 @@ use quiver_value::{Map, Value};
 use super::sample::{NODES_PER_LABEL_DEFAULT, PropStats, RELS_PER_NODE_DEFAULT, Sample};
 use super::show::{field, functions, procedure_rows};
 use super::{Native, call_failed, list, map, strings};
-use crate::apoc::nested::Access;
 use crate::error::Result;
+use crate::procedures::nested::Access;
 use crate::procedures::{FieldType, ProcedureContext};
 
 pub(super) fn procedures() -> Vec<Native> {
@@ -549,8 +549,8 @@ fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
             Value::from(format!(
                 "name='{}', type='RANGE', schema=(:{} {{{}}}), indexProvider='range-1.0'",
                 ix.name,
-                crate::apoc::escape(&ix.label),
-                crate::apoc::escape(&ix.key)
+                crate::procedures::native::escape(&ix.label),
+                crate::procedures::native::escape(&ix.key)
             )),
         ]);
     }
@@ -571,8 +571,8 @@ fn schema_nodes(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Va
             Value::from(format!(
                 "name='{}', type='UNIQUENESS', schema=(:{} {{{}}}), ownedIndex={}",
                 c.name,
-                crate::apoc::escape(&c.label),
-                crate::apoc::escape(&c.key),
+                crate::procedures::native::escape(&c.label),
+                crate::procedures::native::escape(&c.key),
                 c.name
             )),
         ]);
@@ -597,12 +597,17 @@ fn schema_properties_distinct(
     args: &[Value],
 ) -> Result<Vec<Vec<Value>>> {
     const NAME: &str = "apoc.schema.properties.distinct";
-    let label = crate::apoc::string_value(NAME, "label", args.first().unwrap_or(&Value::Null))?;
-    let key = crate::apoc::string_value(NAME, "key", args.get(1).unwrap_or(&Value::Null))?;
-    let key = crate::apoc::escape(key);
+    let label = crate::procedures::native::string_value(
+        NAME,
+        "label",
+        args.first().unwrap_or(&Value::Null),
+    )?;
+    let key =
+        crate::procedures::native::string_value(NAME, "key", args.get(1).unwrap_or(&Value::Null))?;
+    let key = crate::procedures::native::escape(key);
     let statement = format!(
         "MATCH (n:{}) WHERE n.{key} IS NOT NULL RETURN collect(DISTINCT n.{key}) AS value",
-        crate::apoc::escape(label)
+        crate::procedures::native::escape(label)
     );
     let mut outcome = ctx.run(NAME, &statement, &Map::new(), Access::Read)?;
     let value = outcome

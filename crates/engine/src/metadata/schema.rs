@@ -162,8 +162,8 @@ fn constraint_description(c: &IndexInfo) -> String {
     format!(
         "Constraint( name='{}', type='UNIQUENESS', schema=(:{} {{{}}}), ownedIndex={} )",
         c.name,
-        crate::apoc::escape(&c.label),
-        crate::apoc::escape(&c.key),
+        crate::procedures::native::escape(&c.label),
+        crate::procedures::native::escape(&c.key),
         c.name
     )
 }
@@ -181,7 +181,7 @@ fn node_type_properties(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<V
             continue;
         }
         let node_type = labels.iter().fold(String::new(), |mut t, l| {
-            let _ = write!(t, ":{}", crate::apoc::escape(l));
+            let _ = write!(t, ":{}", crate::procedures::native::escape(l));
             t
         });
         let label_list = strings(labels.iter());
@@ -211,7 +211,7 @@ fn rel_type_properties(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Ve
     let sample = sample(ctx)?;
     let mut out = Vec::new();
     for t in &sample.types {
-        let rel_type = Value::from(format!(":{}", crate::apoc::escape(&t.name)));
+        let rel_type = Value::from(format!(":{}", crate::procedures::native::escape(&t.name)));
         if t.properties.is_empty() {
             out.push(vec![
                 rel_type.clone(),

@@ -291,7 +291,7 @@ pub(crate) fn nth(args: &[Value], i: usize) -> &Value {
 
 /// The failure of function `name` for a bad argument.
 pub(crate) fn bad(name: &str, argument: &str, problem: impl std::fmt::Display) -> crate::Error {
-    super::bad_arg(name, argument, problem)
+    crate::procedures::native::bad_arg(name, argument, problem)
 }
 
 #[cfg(test)]

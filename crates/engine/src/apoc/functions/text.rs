@@ -485,7 +485,7 @@ pub(crate) fn format(args: &[Value], _: &mut Cx) -> Result<Value> {
 
 /// Java's `String.format` for what APOC users write: `%s`, `%d`, `%f` (with a precision,
 /// `%.2f`), `%b`, `%x`, `%n`, `%%`, and explicit indexes (`%1$s`).
-pub(crate) fn java_format(fmt: &str, params: &[Value]) -> std::result::Result<String, String> {
+pub fn java_format(fmt: &str, params: &[Value]) -> std::result::Result<String, String> {
     let mut out = String::with_capacity(fmt.len());
     let mut chars = fmt.chars().peekable();
     let mut next = 0usize;

@@ -9,9 +9,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use quiver_value::{Node, NodeData, RelData, Relationship, Value};
 
-use super::{Native, arg, bad_arg, list_of, map_value, native, string_value};
-use crate::error::Result;
-use crate::procedures::{FieldType, ProcedureContext};
+use quiver_engine::Result;
+use quiver_engine::procedures::native::{
+    Native, arg, bad_arg, list_of, map_value, native, string_value,
+};
+use quiver_engine::procedures::{FieldType, ProcedureContext};
 
 pub(super) fn procedures() -> Vec<Native> {
     use FieldType::{Map as M, Node as N, String as S};

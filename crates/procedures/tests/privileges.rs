@@ -10,6 +10,7 @@ use quiver_engine::{Database, EngineConfig, Mode, TxOptions};
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use common::{ROOT, ok, run_as, run_with, secured, text};
@@ -150,6 +151,7 @@ fn graph() -> (Arc<Database>, tempfile::TempDir) {
         import_dir: Some(import.path().to_path_buf()),
         ..EngineConfig::default()
     });
+    quiver_procedures::register(&db);
     for query in [
         "CREATE INDEX person_name FOR (n:Person) ON (n.name)",
         "CREATE FULLTEXT INDEX names FOR (n:Person) ON EACH [n.name]",
@@ -468,10 +470,12 @@ fn privileges_survive_a_restart_from_the_log_and_from_a_snapshot() {
     };
     {
         let db = Database::open(dir.path(), Mode::Sync).expect("open");
+        quiver_procedures::register(&db);
         setup(&db);
     }
     {
         let db = Database::open(dir.path(), Mode::Sync).expect("reopen from the log");
+        quiver_procedures::register(&db);
         check(&db);
         db.durability()
             .expect("durable")
@@ -479,6 +483,7 @@ fn privileges_survive_a_restart_from_the_log_and_from_a_snapshot() {
             .expect("snapshot");
     }
     let db = Database::open(dir.path(), Mode::Sync).expect("reopen from the snapshot");
+    quiver_procedures::register(&db);
     check(&db);
 }
 
@@ -1182,4 +1187,57 @@ fn text_or_int(value: &Value) -> String {
         Value::Int(i) => i.to_string(),
         other => text(other),
     }
+}
+
+/// Statements a procedure or a batch runs on the caller's behalf are the caller's: an editor
+/// creates no new name through `apoc.cypher.doIt`, `apoc.periodic.iterate` or a concurrent
+/// batch, and a reader writes nothing through them.
+#[test]
+fn nested_statements_run_with_the_callers_roles() {
+    let db = Database::open_in_memory(EngineConfig::default());
+    quiver_procedures::register(&db);
+    secured(&db);
+    ok(&db, ROOT, "CREATE (:Existing {x: 0})");
+    user(&db, "ed", Some("editor"));
+    user(&db, "rita", Some("reader"));
+    let forbidden = |user: &str, query: &str| {
+        let (status, message) = run_as(&db, user, query).expect_err(query);
+        assert_eq!(status, Status::Forbidden, "{user}: {query}: {message}");
+    };
+    forbidden(
+        "ed",
+        "CALL apoc.cypher.doIt('CREATE (:Brand)', {}) YIELD value RETURN value",
+    );
+    // APOC reports a failed batch in its row rather than failing the call.
+    assert_eq!(
+        ok(
+            &db,
+            "ed",
+            "CALL apoc.periodic.iterate('UNWIND [1, 2] AS i RETURN i', 'CREATE (:Brand {i: i})', {batchSize: 1}) YIELD failedBatches RETURN failedBatches",
+        ),
+        vec![vec![Value::Int(2)]]
+    );
+    forbidden(
+        "ed",
+        "UNWIND [1, 2, 3] AS i CALL { WITH i CREATE (:Brand {i: i}) } IN 2 CONCURRENT TRANSACTIONS OF 1 ROW",
+    );
+    forbidden(
+        "rita",
+        "CALL apoc.cypher.doIt('MATCH (n:Existing) SET n.x = 1', {}) YIELD value RETURN value",
+    );
+    // What the editor may do directly, it may do nested.
+    ok(
+        &db,
+        "ed",
+        "CALL apoc.cypher.doIt('MATCH (n:Existing) SET n.x = 2', {}) YIELD value RETURN value",
+    );
+    ok(
+        &db,
+        "ed",
+        "UNWIND [1, 2, 3] AS i CALL { WITH i CREATE (:Existing {x: i}) } IN 2 CONCURRENT TRANSACTIONS OF 1 ROW",
+    );
+    assert_eq!(
+        ok(&db, ROOT, "MATCH (n:Brand) RETURN count(n)"),
+        vec![vec![Value::Int(0)]]
+    );
 }

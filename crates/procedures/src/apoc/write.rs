@@ -8,10 +8,12 @@ use std::fmt::Write as _;
 use quiver_storage::NodeId;
 use quiver_value::{Map, Node, Value};
 
-use super::nested::Access;
-use super::{Native, arg, bad_arg, escape, list_of, map_arg, map_value, native, string_value};
-use crate::error::Result;
-use crate::procedures::{FieldType, ProcedureContext};
+use quiver_engine::Result;
+use quiver_engine::procedures::native::{
+    Native, arg, bad_arg, escape, list_of, map_arg, map_value, native, string_value,
+};
+use quiver_engine::procedures::nested::Access;
+use quiver_engine::procedures::{FieldType, ProcedureContext};
 
 pub(super) fn procedures() -> Vec<Native> {
     use FieldType::{Any, Map as M, Node as N, String as S};

@@ -10,6 +10,7 @@ use quiver_engine::{Database, EngineConfig, TxOptions};
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use common::{ROOT, ok, role, run_with, secured, text};
@@ -31,6 +32,7 @@ fn column(rows: &[Vec<Value>]) -> Vec<String> {
 /// a configured administrator.
 fn graph() -> Arc<Database> {
     let db = Database::open_in_memory(EngineConfig::default());
+    quiver_procedures::register(&db);
     for query in [
         "CREATE INDEX person_level FOR (n:Person) ON (n.level)",
         "CREATE TEXT INDEX person_name FOR (n:Person) ON (n.name)",

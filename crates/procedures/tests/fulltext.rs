@@ -6,8 +6,11 @@ use std::sync::Arc;
 use quiver_engine::{AccessMode, Database, EngineConfig, Mode, TxOptions};
 use quiver_value::{Map, Value};
 
+/// A database with this crate's procedures, as a server assembles one.
 fn db() -> Arc<Database> {
-    Database::open_in_memory(EngineConfig::default())
+    let db = Database::open_in_memory(EngineConfig::default());
+    quiver_procedures::register(&db);
+    db
 }
 
 fn rows(db: &Database, query: &str) -> Vec<Vec<Value>> {
@@ -300,6 +303,7 @@ fn the_index_is_rebuilt_after_a_restart() {
         "CALL db.index.fulltext.queryNodes('titles', 'reality') YIELD node RETURN node.title";
     {
         let db = Database::open(dir.path(), Mode::Group).expect("open");
+        quiver_procedures::register(&db);
         setup(&db);
         rows(&db, "CREATE (:Movie {title: 'Reality Bites'})");
         assert_eq!(strings(&rows(&db, query)).len(), 3);
@@ -308,6 +312,7 @@ fn the_index_is_rebuilt_after_a_restart() {
     {
         // Replayed from the log.
         let db = Database::open(dir.path(), Mode::Group).expect("reopen");
+        quiver_procedures::register(&db);
         assert_eq!(strings(&rows(&db, query)).len(), 3);
         rows(
             &db,
@@ -317,6 +322,7 @@ fn the_index_is_rebuilt_after_a_restart() {
     }
     // Loaded from the snapshot the clean close wrote.
     let db = Database::open(dir.path(), Mode::Group).expect("reopen");
+    quiver_procedures::register(&db);
     assert_eq!(strings(&rows(&db, query)).len(), 2);
     assert_eq!(rows(&db, "SHOW FULLTEXT INDEXES").len(), 2);
     db.close().expect("close");

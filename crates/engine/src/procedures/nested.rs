@@ -19,20 +19,22 @@ use crate::error::{Error, Result};
 use crate::eval::{BoxCursor, Cx, Row, row_bytes};
 use crate::exec;
 use crate::ir::Compiled;
-use crate::procedures::ProcedureContext;
 use crate::summary::Counters;
 use crate::transaction;
 
+use super::ProcedureContext;
+use super::native::call_failed;
+
 /// Whether a nested statement may change the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Access {
+pub enum Access {
     Read,
     Write,
 }
 
 /// What a nested statement produced.
 #[derive(Debug, Default)]
-pub(crate) struct Outcome {
+pub struct Outcome {
     pub columns: Vec<Arc<str>>,
     /// Values in `columns` order; nodes and relationships as ids, as inside any query.
     pub rows: Vec<Vec<Value>>,
@@ -63,13 +65,13 @@ impl<'a> ProcedureContext<'a> {
         self.query
             .as_ref()
             .map(std::cell::RefCell::borrow_mut)
-            .ok_or_else(|| super::call_failed(name, "it runs only inside a query"))
+            .ok_or_else(|| call_failed(name, "it runs only inside a query"))
     }
 
     /// Runs `statement` with `params` in the caller's transaction. `name` is the procedure's,
     /// for errors. Writes are counted in the caller's update counters and made visible to
     /// what the caller reads next.
-    pub(crate) fn run(
+    pub fn run(
         &self,
         name: &str,
         statement: &str,
@@ -79,7 +81,7 @@ impl<'a> ProcedureContext<'a> {
         let mut caller = self.caller(name)?;
         let tx = caller.tx.clone();
         let outcome = run_in(&mut caller, tx, name, statement, params, access)?;
-        add_counters(&mut caller.counters, &outcome.counters);
+        caller.counters.add(&outcome.counters);
         if outcome.counters.contains_updates() {
             caller.advance()?;
         }
@@ -91,19 +93,53 @@ impl<'a> ProcedureContext<'a> {
     /// program's commit does). On failure the transaction is rolled back and the error
     /// returned; the caller's transaction is not touched either way. The outcome holds the
     /// last run's rows and every run's counters.
-    pub(crate) fn run_committed(
-        &self,
-        name: &str,
-        statement: &str,
-        runs: &[Map],
-    ) -> Result<Outcome> {
+    pub fn run_committed(&self, name: &str, statement: &str, runs: &[Map]) -> Result<Outcome> {
         let mut caller = self.caller(name)?;
         committed(&mut caller, name, statement, runs)
     }
 
+    /// Counts one step of a long-running procedure and fails if the calling query was
+    /// cancelled or ran out of time; `name` is the procedure's, for errors.
+    pub fn tick(&self, name: &str) -> Result<()> {
+        self.caller(name)?.tick()
+    }
+
+    /// Takes `bytes` of the calling query's memory for what the procedure holds (`what`
+    /// names it in the error when the query's limit is reached); give them back with
+    /// [`ProcedureContext::release`].
+    pub fn reserve(&self, name: &str, bytes: usize, what: &'static str) -> Result<()> {
+        self.caller(name)?.reserve(bytes, what)
+    }
+
+    /// Gives back `bytes` taken with [`ProcedureContext::reserve`].
+    pub fn release(&self, name: &str, bytes: usize) -> Result<()> {
+        self.caller(name)?.release(bytes);
+        Ok(())
+    }
+
+    /// Sleeps `duration`, waking every few milliseconds to honour the calling query's cancel
+    /// flag and deadline, through the embedder's blocking hook ([`crate::set_blocking_hook`]),
+    /// so a runtime worker's other connections go on.
+    pub fn pause(&self, name: &str, duration: std::time::Duration) -> Result<()> {
+        const SLICE: std::time::Duration = std::time::Duration::from_millis(10);
+        let caller = self.caller(name)?;
+        let until = std::time::Instant::now() + duration;
+        let wait = || -> Result<()> {
+            loop {
+                caller.check()?;
+                let now = std::time::Instant::now();
+                if now >= until {
+                    return Ok(());
+                }
+                std::thread::sleep(SLICE.min(until - now));
+            }
+        };
+        crate::blocking::blocking(wait)
+    }
+
     /// What batches on worker threads start from (`apoc.periodic.iterate` with `parallel:
     /// true`); fails for a procedure called outside a query.
-    pub(crate) fn workers(&self, name: &str) -> Result<Workers> {
+    pub fn workers(&self, name: &str) -> Result<Workers> {
         let caller = self.caller(name)?;
         Ok(Workers {
             shared: caller.shared.clone(),
@@ -134,7 +170,7 @@ fn committed(caller: &mut Cx, name: &str, statement: &str, runs: &[Map]) -> Resu
         match run {
             Ok(out) => {
                 let mut counters = outcome.counters;
-                add_counters(&mut counters, &out.counters);
+                counters.add(&out.counters);
                 outcome = Outcome { counters, ..out };
             }
             Err(e) => {
@@ -151,7 +187,7 @@ fn committed(caller: &mut Cx, name: &str, statement: &str, runs: &[Map]) -> Resu
 /// cancel flag, deadline and user. Each batch runs in a write transaction of its own under a
 /// context of its own, so its memory counts against the query limit on its own (as a batch
 /// of `CALL { } IN CONCURRENT TRANSACTIONS` does) and its writes are its own account.
-pub(crate) struct Workers {
+pub struct Workers {
     shared: Arc<DatabaseState>,
     fctx: quiver_value::FunctionContext,
     cancel: Arc<std::sync::atomic::AtomicBool>,
@@ -163,12 +199,7 @@ pub(crate) struct Workers {
 impl Workers {
     /// [`ProcedureContext::run_committed`] on the calling thread, which need not be the
     /// query's: `statement` once per parameter map in one transaction of its own, committed.
-    pub(crate) fn run_committed(
-        &self,
-        name: &str,
-        statement: &str,
-        runs: &[Map],
-    ) -> Result<Outcome> {
+    pub fn run_committed(&self, name: &str, statement: &str, runs: &[Map]) -> Result<Outcome> {
         // A context to stand for the caller: it reads nothing itself (each run gets the
         // batch's transaction), it only lends its limits.
         let mut base = Cx::new(
@@ -185,7 +216,7 @@ impl Workers {
     }
 
     /// Fails if the calling query was cancelled or ran out of time.
-    pub(crate) fn check(&self) -> Result<()> {
+    pub fn check(&self) -> Result<()> {
         if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(Error::Terminated(
                 "the transaction was terminated".to_owned(),
@@ -237,13 +268,13 @@ fn prepare(
     let compiled = transaction::compile(&caller.shared, &tx, statement)
         .map_err(|e| nested_failure(name, e))?;
     if compiled.explain || compiled.profile {
-        return Err(super::call_failed(
+        return Err(call_failed(
             name,
             "the statement may not be EXPLAIN or PROFILE",
         ));
     }
     if compiled.writes && access == Access::Read {
-        return Err(super::call_failed(
+        return Err(call_failed(
             name,
             "the statement writes, and this procedure runs read-only statements (apoc.cypher.doIt and the apoc.do.* forms write)",
         ));
@@ -310,7 +341,7 @@ fn run_in(
 /// A read-only statement open in the caller's transaction, read a batch of rows at a time
 /// (`apoc.periodic.iterate`'s outer statement), so its rows are never all held at once while
 /// the procedure runs other statements between batches.
-pub(crate) struct Stream {
+pub struct Stream {
     compiled: Arc<Compiled>,
     cursor: BoxCursor,
     cx: Cx,
@@ -322,7 +353,7 @@ impl ProcedureContext<'_> {
     /// Opens `statement` (read-only) in the caller's transaction. It takes memory room of
     /// its own from the server's pool, up to what the caller's limit leaves, and gives it back
     /// when dropped.
-    pub(crate) fn open(&self, name: &str, statement: &str, params: &Map) -> Result<Stream> {
+    pub fn open(&self, name: &str, statement: &str, params: &Map) -> Result<Stream> {
         let caller = self.caller(name)?;
         let (compiled, mut cx) = prepare(
             &caller,
@@ -406,25 +437,9 @@ fn drive(compiled: &Compiled, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
 /// constraint) keeps its own status, so drivers still retry what is retryable.
 fn nested_failure(name: &str, e: Error) -> Error {
     match e {
-        Error::Compile(c) => super::call_failed(name, format!("the statement failed: {c}")),
+        Error::Compile(c) => call_failed(name, format!("the statement failed: {c}")),
         other => other,
     }
-}
-
-/// Adds `b`'s counts to `a`.
-pub(crate) fn add_counters(a: &mut Counters, b: &Counters) {
-    a.nodes_created += b.nodes_created;
-    a.nodes_deleted += b.nodes_deleted;
-    a.relationships_created += b.relationships_created;
-    a.relationships_deleted += b.relationships_deleted;
-    a.properties_set += b.properties_set;
-    a.labels_added += b.labels_added;
-    a.labels_removed += b.labels_removed;
-    a.indexes_added += b.indexes_added;
-    a.indexes_removed += b.indexes_removed;
-    a.constraints_added += b.constraints_added;
-    a.constraints_removed += b.constraints_removed;
-    a.system_updates += b.system_updates;
 }
 
 /// Waits until the commit log acknowledges `ticket`, through the embedder's blocking hook

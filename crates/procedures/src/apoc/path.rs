@@ -12,9 +12,11 @@ use quiver_storage::{Direction, LabelId, NodeId, RelId, RelTypeId};
 use quiver_value::{Map, Node, Path, Relationship, Value};
 
 use super::write::nodes_arg;
-use super::{Native, arg, bad_arg, config_bool, config_int, config_text, map_value, native};
-use crate::error::Result;
-use crate::procedures::{FieldType, ProcedureContext};
+use quiver_engine::Result;
+use quiver_engine::procedures::native::{
+    Native, arg, bad_arg, config_bool, config_int, config_text, map_value, native,
+};
+use quiver_engine::procedures::{FieldType, ProcedureContext};
 
 pub(super) fn procedures() -> Vec<Native> {
     use FieldType::{Any, Map as M};
@@ -283,8 +285,7 @@ fn expand(ctx: &ProcedureContext<'_>, name: &str, starts: &[u64], c: &Config) ->
         held += walk_bytes(&w);
         frontier.push_back(w);
     }
-    ctx.caller(name)?
-        .reserve(held, "a path expansion's frontier")?;
+    ctx.reserve(name, held, "a path expansion's frontier")?;
     let mut buf: Vec<(RelId, NodeId)> = Vec::new();
     let result = (|| -> Result<()> {
         while let Some(w) = if c.bfs {
@@ -292,7 +293,7 @@ fn expand(ctx: &ProcedureContext<'_>, name: &str, starts: &[u64], c: &Config) ->
         } else {
             frontier.pop_back()
         } {
-            ctx.caller(name)?.tick()?;
+            ctx.tick(name)?;
             let level = w.rels.len();
             let Some(&last) = w.nodes.last() else {
                 continue;
@@ -352,8 +353,7 @@ fn expand(ctx: &ProcedureContext<'_>, name: &str, starts: &[u64], c: &Config) ->
                 frontier.push_back(n);
             }
             held += added;
-            ctx.caller(name)?
-                .reserve(added, "a path expansion's frontier")?;
+            ctx.reserve(name, added, "a path expansion's frontier")?;
             if returned {
                 out.push(w);
                 if out.len() >= c.limit {
@@ -363,7 +363,7 @@ fn expand(ctx: &ProcedureContext<'_>, name: &str, starts: &[u64], c: &Config) ->
         }
         Ok(())
     })();
-    ctx.caller(name)?.release(held);
+    ctx.release(name, held)?;
     result?;
     Ok(out)
 }

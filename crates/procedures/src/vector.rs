@@ -1,5 +1,5 @@
 //! Vector search: the `db.index.vector.*` and `db.create.set*VectorProperty` procedures over
-//! storage's vector indexes, and the reading of a vector index's `OPTIONS`.
+//! storage's vector indexes.
 //!
 //! The index itself (the HNSW graph, its maintenance at commit, confirmation against the
 //! reader's snapshot) is storage's (`quiver_storage::vector`); here are Neo4j's names,
@@ -15,25 +15,20 @@
 
 use std::sync::Arc;
 
-use quiver_status::Status;
-use quiver_storage::{
-    HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_EF_SEARCH_DEFAULT,
-    HNSW_EF_SEARCH_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity, VECTOR_DIMENSIONS_MAX,
-    VectorConfig, VectorIndexInfo, vector_of,
-};
+use quiver_storage::vector_of;
 use quiver_value::{Map, Node, Relationship, Value};
 
-use crate::apoc::nested::Access;
-use crate::apoc::{arg, bad_arg, call_failed, escape, native, string_value};
-use crate::error::{Error, Result};
-use crate::procedures::{FieldType, ProcedureContext, Procedures};
+use quiver_engine::Result;
+use quiver_engine::procedures::native::{arg, bad_arg, call_failed, escape, native, string_value};
+use quiver_engine::procedures::nested::Access;
+use quiver_engine::procedures::{FieldType, Procedure, ProcedureContext};
 
 /// The most neighbours one query may ask for: each is confirmed and materialised, so the
 /// bound keeps one call's work and memory in proportion.
 pub const NEAREST_NEIGHBOURS_MAX: i64 = 100_000;
 
 /// Adds the vector procedures to a registry.
-pub(crate) fn register(p: &mut Procedures) {
+pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
     use FieldType::{Any, Float, Integer, Node as N, Relationship as R, String as S};
     let query_args = || {
         vec![
@@ -85,7 +80,7 @@ pub(crate) fn register(p: &mut Procedures) {
             set_relationship_vector,
         ),
     ] {
-        p.register(Arc::new(procedure));
+        p.push(Arc::new(procedure));
     }
 }
 
@@ -219,7 +214,8 @@ fn create_node_index(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<V
         Arc::from("indexConfig"),
         Value::map(config),
     )]));
-    let config = config_of(&options).map_err(|e| call_failed(NAME, e))?;
+    let config =
+        quiver_engine::search::vector::config_of(&options).map_err(|e| call_failed(NAME, e))?;
     // OPTIONS takes a map literal; the values spliced in are the checked ones.
     let statement = format!(
         "CREATE VECTOR INDEX {} FOR (n:{}) ON (n.{}) OPTIONS {{indexConfig: {{\
@@ -275,127 +271,4 @@ fn set_vector(
         Access::Write,
     )?;
     Ok(Vec::new())
-}
-
-/// Reads a vector index's `OPTIONS {indexConfig: {...}, indexProvider: ...}` as Neo4j 5.18+
-/// accepts them: `vector.dimensions` (required), `vector.similarity_function` (default
-/// cosine), `vector.quantization.enabled` (default true), `vector.hnsw.m` (default 16) and
-/// `vector.hnsw.ef_construction` (default 100), and Quiver's own `vector.hnsw.ef_search` (the
-/// candidate list a search keeps, default 64). The error says which setting is wrong.
-pub(crate) fn config_of(options: &Value) -> std::result::Result<VectorConfig, String> {
-    let empty = Map::new();
-    let options = match options {
-        Value::Null => &empty,
-        Value::Map(m) => &**m,
-        other => {
-            return Err(format!(
-                "OPTIONS must be a map, got {}",
-                other.value_type().name()
-            ));
-        }
-    };
-    let mut config = &empty;
-    for (k, v) in options {
-        match (&**k, v) {
-            ("indexConfig", Value::Map(m)) => config = &**m,
-            ("indexConfig", Value::Null) | ("indexProvider", _) => {}
-            ("indexConfig", other) => {
-                return Err(format!(
-                    "indexConfig must be a map, got {}",
-                    other.value_type().name()
-                ));
-            }
-            (other, _) => return Err(format!("Invalid option '{other}' for a vector index")),
-        }
-    }
-    let mut dimensions = None;
-    let mut similarity = Similarity::Cosine;
-    let mut quantization = true;
-    let mut hnsw_m = HNSW_M_DEFAULT;
-    let mut hnsw_ef_construction = HNSW_EF_CONSTRUCTION_DEFAULT;
-    let mut hnsw_ef_search = HNSW_EF_SEARCH_DEFAULT;
-    let bounded = |key: &str, v: &Value, max: usize| -> std::result::Result<usize, String> {
-        match v {
-            Value::Int(n) if *n >= 1 && (*n as u64) <= max as u64 => Ok(*n as usize),
-            _ => Err(format!(
-                "'{key}' must be an integer between 1 and {max}, got {v}"
-            )),
-        }
-    };
-    for (k, v) in config {
-        match &**k {
-            "vector.dimensions" => {
-                dimensions = Some(bounded(k, v, VECTOR_DIMENSIONS_MAX)?);
-            }
-            "vector.similarity_function" => {
-                similarity = match v {
-                    Value::String(s) => Similarity::parse(s),
-                    _ => None,
-                }
-                .ok_or_else(|| {
-                    format!("'vector.similarity_function' must be 'cosine' or 'euclidean', got {v}")
-                })?;
-            }
-            "vector.quantization.enabled" => match v {
-                Value::Bool(b) => quantization = *b,
-                _ => return Err(format!("'{k}' must be a boolean, got {v}")),
-            },
-            "vector.hnsw.m" => hnsw_m = bounded(k, v, HNSW_M_MAX)?,
-            "vector.hnsw.ef_construction" => {
-                hnsw_ef_construction = bounded(k, v, HNSW_EF_CONSTRUCTION_MAX)?;
-            }
-            "vector.hnsw.ef_search" => hnsw_ef_search = bounded(k, v, HNSW_EF_SEARCH_MAX)?,
-            other => return Err(format!("Invalid index config key '{other}'")),
-        }
-    }
-    let dimensions =
-        dimensions.ok_or("a vector index needs 'vector.dimensions' in its indexConfig")?;
-    Ok(VectorConfig {
-        dimensions,
-        similarity,
-        quantization,
-        hnsw_m,
-        hnsw_ef_construction,
-        hnsw_ef_search,
-    })
-}
-
-/// The `options` column of `SHOW INDEXES` for a vector index, as Neo4j shows it.
-pub(crate) fn options_value(info: &VectorIndexInfo) -> Value {
-    let c = &info.config;
-    let config = Map::from_iter([
-        (
-            Arc::from("vector.dimensions"),
-            Value::Int(c.dimensions as i64),
-        ),
-        (
-            Arc::from("vector.similarity_function"),
-            Value::from(c.similarity.name()),
-        ),
-        (
-            Arc::from("vector.quantization.enabled"),
-            Value::Bool(c.quantization),
-        ),
-        (Arc::from("vector.hnsw.m"), Value::Int(c.hnsw_m as i64)),
-        (
-            Arc::from("vector.hnsw.ef_construction"),
-            Value::Int(c.hnsw_ef_construction as i64),
-        ),
-        (
-            Arc::from("vector.hnsw.ef_search"),
-            Value::Int(c.hnsw_ef_search as i64),
-        ),
-    ]);
-    Value::map(Map::from_iter([
-        (
-            Arc::from("indexProvider"),
-            Value::from(quiver_storage::VECTOR_PROVIDER),
-        ),
-        (Arc::from("indexConfig"), Value::map(config)),
-    ]))
-}
-
-/// A failure of `CREATE VECTOR INDEX`'s options: Neo4j's `InvalidArgument`-class status.
-pub(crate) fn options_error(message: String) -> Error {
-    Error::runtime(Status::ArgumentError, Some("InvalidArgumentValue"), message)
 }

@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use quiver_value::{Map, Value};
 
-use super::nested::Access;
-use super::{
+use quiver_engine::Result;
+use quiver_engine::procedures::native::{
     Native, arg, bad_arg, config_bool, config_text, escape, list_of, map_arg, map_value, native,
 };
-use crate::error::Result;
-use crate::procedures::{FieldType, ProcedureContext};
+use quiver_engine::procedures::nested::Access;
+use quiver_engine::procedures::{FieldType, ProcedureContext};
 
 const NAME: &str = "apoc.refactor.mergeNodes";
 

@@ -8,8 +8,11 @@ use quiver_engine::{Database, EngineConfig, Mode, TxOptions};
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
+/// A database with this crate's procedures, as a server assembles one.
 fn db() -> Arc<Database> {
-    Database::open_in_memory(EngineConfig::default())
+    let db = Database::open_in_memory(EngineConfig::default());
+    quiver_procedures::register(&db);
+    db
 }
 
 fn params(entries: &[(&str, Value)]) -> Map {
@@ -503,6 +506,7 @@ fn the_index_is_rebuilt_after_a_restart() {
     let dir = tempfile::tempdir().expect("dir");
     {
         let db = Database::open(dir.path(), Mode::Group).expect("open");
+        quiver_procedures::register(&db);
         docs(&db);
         run(
             &db,
@@ -515,11 +519,13 @@ fn the_index_is_rebuilt_after_a_restart() {
     }
     {
         let db = Database::open(dir.path(), Mode::Group).expect("reopen from the log");
+        quiver_procedures::register(&db);
         assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "east");
         run(&db, "CREATE (:Doc {name: 'after', v: [1.0, 0.001]})");
         db.close().expect("close writes a snapshot");
     }
     let db = Database::open(dir.path(), Mode::Group).expect("reopen from the snapshot");
+    quiver_procedures::register(&db);
     let got = query_names(&db, "doc_vec", 2, &[1.0, 0.0]);
     let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["east", "after"]);

@@ -17,8 +17,11 @@ fn params(entries: &[(&str, Value)]) -> Map {
         .collect()
 }
 
+/// A database with this crate's procedures, as a server assembles one.
 fn db() -> Arc<Database> {
-    Database::open_in_memory(EngineConfig::default())
+    let db = Database::open_in_memory(EngineConfig::default());
+    quiver_procedures::register(&db);
+    db
 }
 
 fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
@@ -885,6 +888,7 @@ fn nested_statements_count_against_the_callers_memory() {
         query_memory_bytes_max: 4 << 20,
         ..EngineConfig::default()
     });
+    quiver_procedures::register(&db);
     let e = fails(
         &db,
         "CALL apoc.cypher.run('UNWIND range(1, 1000000) AS i RETURN i ORDER BY i DESC', {}) YIELD value RETURN count(*)",
@@ -1214,6 +1218,7 @@ fn periodic_iterate_reads_the_outer_rows_a_batch_at_a_time() {
         query_memory_bytes_max: 4 << 20,
         ..EngineConfig::default()
     });
+    quiver_procedures::register(&db);
     let r = run(
         &db,
         "CALL apoc.periodic.iterate('UNWIND range(1, 200000) AS i RETURN i', \
@@ -1300,6 +1305,7 @@ fn any_property_reads_a_stored_value_against_the_query_memory_limit() {
         query_memory_bytes_max: 1 << 20,
         ..EngineConfig::default()
     });
+    quiver_procedures::register(&db);
     run(&db, "CREATE (:Big {text: apoc.text.repeat('x', 600000)})");
     let e = fails(
         &db,
@@ -1429,4 +1435,31 @@ fn merge_nodes_overwrites_by_default_and_refuses_an_unknown_strategy() {
          CALL apoc.refactor.mergeNodes(ns, {properties: 'combine'}) YIELD node RETURN node",
         "config",
     );
+}
+
+/// `apoc.periodic.iterate`'s batches commit in transactions of their own: a load three times
+/// the query memory limit commits batch by batch, each batch counting only its own writes,
+/// and gives all its room back.
+#[test]
+fn periodic_batches_count_only_their_own_writes_against_the_memory_limit() {
+    const MIB: usize = 1 << 20;
+    let db = Database::open_in_memory(EngineConfig {
+        query_memory_bytes_max: 4 * MIB,
+        query_memory_total_bytes_max: 1 << 30,
+        ..EngineConfig::default()
+    });
+    quiver_procedures::register(&db);
+    // About 12 MiB of writes in all; 1000 rows a batch (about 1.2 MiB) fit the limit.
+    db.execute(
+        "CALL apoc.periodic.iterate('UNWIND range(1, 10000) AS i RETURN i', \
+         'CREATE (:P {s: reduce(s = \"\", j IN range(1, 100) | s + \"0123456789\"), i: i})', \
+         {batchSize: 1000}) YIELD committedOperations RETURN committedOperations",
+        Map::new(),
+    )
+    .unwrap();
+    let r = db
+        .execute("MATCH (n:P) RETURN count(n) AS n", Map::new())
+        .unwrap();
+    assert_eq!(r.rows[0][0], Value::Int(10000));
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
 }

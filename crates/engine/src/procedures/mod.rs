@@ -13,6 +13,9 @@ use crate::database::DatabaseState;
 use crate::error::Result;
 use crate::eval::Cx;
 
+pub mod native;
+pub mod nested;
+
 /// A declared type of a procedure argument or output column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldType {
@@ -182,10 +185,7 @@ impl Procedures {
         p.register(Arc::new(PropertyKeys::new()));
         p.register(Arc::new(Ping::new()));
         p.register(Arc::new(Components::new()));
-        crate::apoc::register(&mut p);
         crate::metadata::register(&mut p);
-        crate::vector::register(&mut p);
-        crate::search::fulltext::register(&mut p);
         p
     }
 

@@ -7,15 +7,15 @@ use std::time::{Duration, Instant};
 
 use quiver_value::{Map, Value};
 
-use super::functions::text::java_format;
-use super::nested::{Access, Outcome, Workers, add_counters};
-use super::{
-    Native, arg, bad_arg, call_failed, config_bool, config_int, list_of, map_arg, map_value,
-    native, record, string_value,
+use quiver_engine::Counters;
+use quiver_engine::procedures::native::java_format;
+use quiver_engine::procedures::native::{
+    Native, arg, bad_arg, call_failed, config_bool, config_int, escape, list_of, map_arg,
+    map_value, native, record, string_value,
 };
-use crate::error::{Error, Result};
-use crate::procedures::{Field, FieldType, ProcedureContext};
-use crate::summary::Counters;
+use quiver_engine::procedures::nested::{Access, Outcome, Workers};
+use quiver_engine::procedures::{Field, FieldType, ProcedureContext};
+use quiver_engine::{Error, Result};
 
 pub(super) fn procedures() -> Vec<Native> {
     use FieldType::{Any, Boolean, Map as M, String as S};
@@ -323,7 +323,7 @@ fn batch(
 ) -> Result<Option<Outcome>> {
     let run = attempts(
         || ctx.run_committed(name, statement, runs),
-        || pause(ctx, name, RETRY_PAUSE),
+        || ctx.pause(name, RETRY_PAUSE),
         retries,
     )?;
     Ok(tally.add(run))
@@ -377,7 +377,7 @@ impl Tally {
         self.retries += run.retries;
         match run.result {
             Ok(outcome) => {
-                add_counters(&mut self.counters, &outcome.counters);
+                self.counters.add(&outcome.counters);
                 Some(outcome)
             }
             Err(message) => {
@@ -419,7 +419,7 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
             let columns: Vec<String> = rows
                 .columns()
                 .iter()
-                .map(|c| format!("_batch.{0} AS {0}", super::escape(c)))
+                .map(|c| format!("_batch.{0} AS {0}", escape(c)))
                 .collect();
             format!(
                 "UNWIND $_batch AS _batch WITH {} {inner}",
@@ -456,7 +456,7 @@ fn periodic_iterate(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Ve
                 for (runs, _) in &group {
                     done.push(attempts(
                         || ctx.run_committed(NAME, &statement, runs),
-                        || pause(ctx, NAME, RETRY_PAUSE),
+                        || ctx.pause(NAME, RETRY_PAUSE),
                         retries,
                     )?);
                 }
@@ -724,25 +724,6 @@ fn periodic_commit(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec
     ]])
 }
 
-/// Sleeps `duration`, waking every few milliseconds to honour the caller's cancel flag and
-/// deadline, through the embedder's blocking hook ([`crate::blocking`]).
-fn pause(ctx: &ProcedureContext<'_>, name: &str, duration: Duration) -> Result<()> {
-    const SLICE: Duration = Duration::from_millis(10);
-    let caller = ctx.caller(name)?;
-    let until = Instant::now() + duration;
-    let wait = || -> Result<()> {
-        loop {
-            caller.check()?;
-            let now = Instant::now();
-            if now >= until {
-                return Ok(());
-            }
-            std::thread::sleep(SLICE.min(until - now));
-        }
-    };
-    crate::blocking::blocking(wait)
-}
-
 fn sleep(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     const NAME: &str = "apoc.util.sleep";
     let ms = match &args[0] {
@@ -762,7 +743,7 @@ fn sleep(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> 
             ));
         }
     };
-    pause(ctx, NAME, Duration::from_millis(ms))?;
+    ctx.pause(NAME, Duration::from_millis(ms))?;
     Ok(Vec::new())
 }
 
