@@ -18,7 +18,8 @@ use quiver_status::Status;
 use quiver_storage::{CommitLog, DurabilityTicket, LogError};
 
 use crate::bookmark::Bookmark;
-use crate::database::{Database, Store};
+use crate::database::Database;
+use crate::state::Store;
 
 /// Why a wait on the store failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -131,3 +131,105 @@ impl TxOptions {
         }
     }
 }
+
+/// One configuration setting, as `SHOW SETTINGS` and `dbms.listConfig` list it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// Neo4j's name where Quiver has the same setting (`db.transaction.timeout`), Quiver's
+    /// own (`quiver.*`) otherwise.
+    pub name: String,
+    /// The effective value, as text; `None` when unset.
+    pub value: Option<String>,
+    pub default_value: Option<String>,
+    pub description: String,
+    /// Whether it can change while the server runs (none can yet).
+    pub dynamic: bool,
+    /// Whether the operator set it (flag, environment or file) rather than left the default.
+    pub explicitly_set: bool,
+}
+
+impl Setting {
+    /// A setting the operator has not changed.
+    pub fn new(name: &str, value: impl Into<String>, description: &str) -> Setting {
+        let value = value.into();
+        Setting {
+            name: name.to_owned(),
+            value: Some(value.clone()),
+            default_value: Some(value),
+            description: description.to_owned(),
+            dynamic: false,
+            explicitly_set: false,
+        }
+    }
+}
+
+/// The engine's own settings, under Neo4j's names where Neo4j has the same limit: what
+/// `SHOW SETTINGS` lists for an embedded database, and what a server lists beside its own.
+pub fn engine_settings(config: &EngineConfig) -> Vec<Setting> {
+    let defaults = EngineConfig::default();
+    let mut out = Vec::new();
+    let mut add = |name: &str, value: String, default: String, description: &str| {
+        let mut s = Setting::new(name, value.clone(), description);
+        s.explicitly_set = value != default;
+        s.default_value = Some(default);
+        out.push(s);
+    };
+    let duration = |d: Option<std::time::Duration>| {
+        d.map_or("0s".to_owned(), |d| format!("{}ms", d.as_millis()))
+    };
+    add(
+        "db.transaction.timeout",
+        duration(config.query_time_max),
+        duration(defaults.query_time_max),
+        "The longest a query may run unless its transaction sets a shorter timeout; 0s is no limit.",
+    );
+    add(
+        "db.lock.acquisition.timeout",
+        duration(Some(config.lock_wait_max)),
+        duration(Some(defaults.lock_wait_max)),
+        "How long a writer waits for another transaction's uncommitted change to be committed or rolled back.",
+    );
+    add(
+        "db.memory.transaction.max",
+        config.query_memory_bytes_max.to_string(),
+        defaults.query_memory_bytes_max.to_string(),
+        "The bytes one query may hold in sorts, aggregations, DISTINCT and the values it builds.",
+    );
+    add(
+        "dbms.memory.transaction.total.max",
+        config.query_memory_total_bytes_max.to_string(),
+        defaults.query_memory_total_bytes_max.to_string(),
+        "The bytes all running queries may hold together.",
+    );
+    add(
+        "server.memory.query_cache.per_db_cache_num_entries",
+        config.plan_cache_entries_max.to_string(),
+        defaults.plan_cache_entries_max.to_string(),
+        "The number of compiled query plans kept.",
+    );
+    add(
+        "quiver.plan_cache.bytes.max",
+        config.plan_cache_bytes_max.to_string(),
+        defaults.plan_cache_bytes_max.to_string(),
+        "The estimated bytes the compiled query plans may hold together.",
+    );
+    add(
+        "quiver.query.bytes.max",
+        config.query_bytes_max.to_string(),
+        defaults.query_bytes_max.to_string(),
+        "The longest query text accepted, in bytes.",
+    );
+    add(
+        "quiver.query.var_length_hops.max",
+        config.var_length_hops_max.to_string(),
+        defaults.var_length_hops_max.to_string(),
+        "The longest path a variable-length pattern without an upper bound explores.",
+    );
+    add(
+        "quiver.transaction.open_queries.max",
+        config.open_queries_max.to_string(),
+        defaults.open_queries_max.to_string(),
+        "The queries one explicit transaction may have open at once.",
+    );
+    out
+}

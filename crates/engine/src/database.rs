@@ -1,269 +1,21 @@
-//! The embedded database: storage, plan cache, procedures and the registry of running
-//! transactions, shared by every session.
+//! The embedded database: the handle an embedding program opens, begins transactions on and
+//! configures (procedures, settings, servers, authentication, the audit sink). What it
+//! shares with its transactions and running queries is [`crate::state`]'s.
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::SystemTime;
-
-use parking_lot::{Mutex, RwLock};
 
 use quiver_durability::{Durability, Mode, Options};
 use quiver_storage::{CommitLog, Storage, StoreHandle};
 use quiver_value::{Map, Value};
 
-use crate::cache::PlanCache;
-use crate::config::{EngineConfig, TxOptions};
+use crate::config::{EngineConfig, Setting, TxOptions};
 use crate::error::Result;
-use crate::memory::MemoryPool;
-use crate::metadata::{ServerDirectory, Setting};
-use crate::procedures::{Procedure, Procedures};
-use crate::security::{AuditEvent, AuditSink, Authentication};
+use crate::metadata::ServerDirectory;
+use crate::procedures::Procedure;
+use crate::security::{AuditSink, Authentication};
+use crate::state::{DatabaseState, Store};
 use crate::summary::{QuerySummary, TransactionInfo};
 use crate::transaction::Transaction;
-
-/// A running transaction as the registry knows it.
-struct TxEntry {
-    started: SystemTime,
-    query: Option<String>,
-    metadata: Map,
-    user: Option<Arc<str>>,
-    /// The client's address, when the embedder gave it ([`TxOptions::client`]).
-    client: Option<std::net::SocketAddr>,
-    cancel: Arc<AtomicBool>,
-}
-
-/// The user a running transaction names (`None`: it names none).
-pub(crate) struct TxOwner(pub Option<Arc<str>>);
-
-/// Where the database's store is. A cluster member's store is replaced whole when a snapshot
-/// is installed or an unreplicated tail discarded, so every access goes through its one
-/// handle (a transaction keeps the store it began on) rather than a copy of the `Arc` taken
-/// at open.
-pub(crate) enum Store {
-    Fixed(Arc<Storage>),
-    Swappable(Arc<dyn StoreHandle>),
-}
-
-impl Store {
-    pub fn current(&self) -> Arc<Storage> {
-        match self {
-            Store::Fixed(storage) => Arc::clone(storage),
-            Store::Swappable(handle) => handle.storage(),
-        }
-    }
-}
-
-/// State shared by the database handle, its transactions and running queries.
-pub(crate) struct DatabaseState {
-    pub store: Store,
-    /// The store's commit log, taken when the database was made: what acknowledgements and
-    /// visibility wait on (see [`crate::acknowledge`]), and what refuses writes on a cluster
-    /// member that does not lead. `None` in memory.
-    pub log: Option<Arc<dyn CommitLog>>,
-    pub config: EngineConfig,
-    /// Room every running query of the database takes its memory from.
-    pub memory: MemoryPool,
-    pub cache: Mutex<PlanCache>,
-    procedures: RwLock<Arc<Procedures>>,
-    /// Bumped by schema changes and procedure registration: cached plans from an older epoch
-    /// are planned again.
-    epoch: AtomicU64,
-    registry: Mutex<HashMap<u64, TxEntry>>,
-    next_tx: AtomicU64,
-    /// Transactions begun again at a fresh snapshot after waiting out a write conflict.
-    begun_again: AtomicU64,
-    /// Set by [`Database::set_settings`].
-    settings: RwLock<Option<Arc<Vec<Setting>>>>,
-    /// Set by [`Database::set_servers`].
-    servers: RwLock<Option<ServerDirectory>>,
-    /// The data directory, for a database [`Database::open`] opened (`dbms.queryJmx`'s store
-    /// sizes).
-    pub data_dir: Option<std::path::PathBuf>,
-    /// Set by [`Database::set_authentication`]: `None` while authentication is off.
-    authentication: RwLock<Option<Arc<Authentication>>>,
-    /// Set by [`Database::set_audit_sink`].
-    audit_sink: RwLock<Option<AuditSink>>,
-    /// When the database was opened (`db.info`, `SHOW DATABASES`).
-    pub opened: quiver_value::temporal::Instant,
-}
-
-impl DatabaseState {
-    /// The store now; hold it for one unit of work (see [`Store`]).
-    pub fn storage(&self) -> Arc<Storage> {
-        self.store.current()
-    }
-
-    /// What cached plans are keyed by: this database's own epoch (procedures registered,
-    /// schema changed through it) and the store's schema epoch, which also moves for schema
-    /// changes replayed from a leader and for a replaced store. Both stay below 2^32 in any
-    /// real process, so packing them keeps distinct pairs distinct.
-    pub fn epoch(&self) -> u64 {
-        let own = self.epoch.load(Ordering::Acquire) & 0xffff_ffff;
-        (self.storage().schema_epoch() << 32) | own
-    }
-
-    pub fn note_begun_again(&self) {
-        self.begun_again.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub fn schema_changed(&self) {
-        self.epoch.fetch_add(1, Ordering::AcqRel);
-    }
-
-    pub fn procedures(&self) -> Arc<Procedures> {
-        self.procedures.read().clone()
-    }
-
-    /// A transaction number no registered transaction has: for a batch of
-    /// `CALL { } IN TRANSACTIONS`, which reports it but is never listed.
-    pub fn unregistered_tx_id(&self) -> u64 {
-        self.next_tx.fetch_add(1, Ordering::Relaxed)
-    }
-
-    pub fn register_tx(
-        &self,
-        metadata: Map,
-        user: Option<Arc<str>>,
-        cancel: Arc<AtomicBool>,
-    ) -> u64 {
-        let id = self.next_tx.fetch_add(1, Ordering::Relaxed);
-        self.registry.lock().insert(
-            id,
-            TxEntry {
-                started: SystemTime::now(),
-                query: None,
-                metadata,
-                user,
-                client: None,
-                cancel,
-            },
-        );
-        id
-    }
-
-    /// Records the address of a running transaction's client.
-    pub fn set_tx_client(&self, id: u64, client: Option<std::net::SocketAddr>) {
-        if let Some(e) = self.registry.lock().get_mut(&id) {
-            e.client = client;
-        }
-    }
-
-    /// The address of a running transaction's client, when it was given.
-    pub fn tx_client(&self, id: u64) -> Option<std::net::SocketAddr> {
-        self.registry.lock().get(&id).and_then(|e| e.client)
-    }
-
-    /// Why this cluster member takes no write now (it does not lead), in the words a client is
-    /// shown; `None` where writes are taken (every single-node database).
-    pub fn not_leader(&self) -> Option<String> {
-        self.log.as_ref().and_then(|log| log.not_leader())
-    }
-
-    /// Whether this member takes writes: a cluster follower does not.
-    pub fn accepts_writes(&self) -> bool {
-        self.not_leader().is_none()
-    }
-
-    /// Replaces a running transaction's metadata (`tx.setMetaData`).
-    pub fn set_metadata(&self, id: u64, metadata: Map) {
-        if let Some(e) = self.registry.lock().get_mut(&id) {
-            e.metadata = metadata;
-        }
-    }
-
-    /// What the server said about authentication; `None` while it is off.
-    pub fn authentication(&self) -> Option<Arc<Authentication>> {
-        self.authentication.read().clone()
-    }
-
-    /// Hands committed user and role changes and terminated transactions to the audit sink.
-    pub fn audit(&self, events: impl IntoIterator<Item = AuditEvent>) {
-        if let Some(sink) = self.audit_sink.read().clone() {
-            for event in events {
-                sink(event);
-            }
-        }
-    }
-
-    /// Who runs the transaction named `name` (`neo4j-transaction-N`), if it runs.
-    pub fn tx_owner(&self, name: &str) -> Option<TxOwner> {
-        let id = name
-            .strip_prefix("neo4j-transaction-")
-            .and_then(|n| n.parse::<u64>().ok())?;
-        self.registry
-            .lock()
-            .get(&id)
-            .map(|e| TxOwner(e.user.clone()))
-    }
-
-    /// The user running a transaction, when it names one.
-    pub fn tx_user(&self, id: u64) -> Option<Arc<str>> {
-        self.registry.lock().get(&id).and_then(|e| e.user.clone())
-    }
-
-    /// The settings `SHOW SETTINGS` and `dbms.listConfig` list: the embedder's, or the
-    /// engine's own when it has given none.
-    pub fn settings(&self) -> Arc<Vec<Setting>> {
-        if let Some(settings) = self.settings.read().clone() {
-            return settings;
-        }
-        Arc::new(crate::metadata::engine_settings(&self.config))
-    }
-
-    /// What `SHOW SERVERS` lists, when the embedder has published it.
-    pub fn servers(&self) -> Option<ServerDirectory> {
-        self.servers.read().clone()
-    }
-
-    pub fn set_query(&self, id: u64, query: Option<&str>) {
-        if let Some(e) = self.registry.lock().get_mut(&id) {
-            e.query = query.map(str::to_owned);
-        }
-    }
-
-    pub fn unregister_tx(&self, id: u64) {
-        self.registry.lock().remove(&id);
-    }
-
-    pub fn transactions(&self) -> Vec<TransactionInfo> {
-        let mut out: Vec<TransactionInfo> = self
-            .registry
-            .lock()
-            .iter()
-            .map(|(id, e)| TransactionInfo {
-                id: tx_name(*id),
-                started: e.started,
-                query: e.query.clone(),
-                metadata: e.metadata.clone(),
-            })
-            .collect();
-        out.sort_by(|a, b| a.id.cmp(&b.id));
-        out
-    }
-
-    /// Marks a transaction terminated; its running query fails at its next check.
-    pub fn terminate(&self, name: &str) -> bool {
-        let Some(id) = name
-            .strip_prefix("neo4j-transaction-")
-            .and_then(|n| n.parse::<u64>().ok())
-        else {
-            return false;
-        };
-        match self.registry.lock().get(&id) {
-            Some(e) => {
-                e.cancel.store(true, Ordering::Relaxed);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-/// The name `SHOW TRANSACTIONS` shows for a transaction id.
-pub(crate) fn tx_name(id: u64) -> String {
-    format!("neo4j-transaction-{id}")
-}
 
 /// A Quiver database: open it, begin transactions, run Cypher.
 ///
@@ -391,27 +143,14 @@ impl Database {
         durability: Option<Durability>,
         config: EngineConfig,
     ) -> Database {
-        let capacity = config.plan_cache_entries_max;
-        let cache_bytes_max = config.plan_cache_bytes_max;
         Database {
-            shared: Arc::new(DatabaseState {
+            shared: Arc::new(DatabaseState::new(
                 store,
                 log,
-                memory: MemoryPool::new(config.query_memory_total_bytes_max),
                 config,
-                cache: Mutex::new(PlanCache::new(capacity, cache_bytes_max)),
-                procedures: RwLock::new(Arc::new(Procedures::builtin())),
-                epoch: AtomicU64::new(0),
-                registry: Mutex::new(HashMap::new()),
-                next_tx: AtomicU64::new(1),
-                begun_again: AtomicU64::new(0),
-                settings: RwLock::new(None),
-                servers: RwLock::new(None),
-                data_dir: durability.as_ref().map(|d| d.dir().to_owned()),
-                authentication: RwLock::new(None),
-                audit_sink: RwLock::new(None),
-                opened: quiver_value::temporal::Instant::now(),
-            }),
+                durability.as_ref().map(|d| d.dir().to_owned()),
+                crate::metadata::builtin_procedures(),
+            )),
             durability,
         }
     }
@@ -464,40 +203,33 @@ impl Database {
     /// Adds or replaces procedures, as [`Database::register_procedure`] does each, in one
     /// change of the registry.
     pub fn register_procedures(&self, procedures: impl IntoIterator<Item = Arc<dyn Procedure>>) {
-        let mut guard = self.shared.procedures.write();
-        let mut next = (**guard).clone();
-        for procedure in procedures {
-            next.register(procedure);
-        }
-        *guard = Arc::new(next);
-        drop(guard);
-        self.shared.schema_changed();
+        self.shared.register_procedures(procedures);
     }
 
     /// Sets what `SHOW SETTINGS` and `dbms.listConfig` list: a server's effective
     /// configuration (replacing the engine's own settings, which it should include).
     pub fn set_settings(&self, settings: Vec<Setting>) {
-        *self.shared.settings.write() = Some(Arc::new(settings));
+        self.shared.set_settings(settings);
     }
 
     /// Sets what `SHOW SERVERS` lists: the embedder's servers (its own listeners, or a
     /// cluster's members), asked again at each command. Without it the database lists
     /// itself at its advertised Bolt address.
     pub fn set_servers(&self, servers: ServerDirectory) {
-        *self.shared.servers.write() = Some(servers);
+        self.shared.set_servers(servers);
     }
 
     /// Turns the privilege checks on (see [`crate::security`]): every transaction that names
     /// a user ([`TxOptions::user`]) runs as that user, looked up again at each statement.
     /// `None` turns them off (authentication off: everything is allowed).
     pub fn set_authentication(&self, authentication: Option<Authentication>) {
-        *self.shared.authentication.write() = authentication.map(Arc::new);
+        self.shared.set_authentication(authentication);
     }
 
     /// Where committed user and role changes and terminated transactions are reported
     /// (the server's audit log).
     pub fn set_audit_sink(&self, sink: AuditSink) {
-        *self.shared.audit_sink.write() = Some(sink);
+        self.shared.set_audit_sink(sink);
     }
 
     /// Whether any user is stored (made with `CREATE USER`).
@@ -524,7 +256,7 @@ impl Database {
     /// again at a fresh snapshot (see [`EngineConfig::lock_wait_max`]), since the database
     /// opened.
     pub fn transactions_begun_again(&self) -> u64 {
-        self.shared.begun_again.load(Ordering::Relaxed)
+        self.shared.begun_again()
     }
 
     /// Plans cached now and their estimated bytes.
@@ -551,7 +283,7 @@ impl Database {
                 // The commit is acknowledged before the caller hears of it.
                 if let Some(ticket) = summary.commit.as_ref().and_then(|c| c.ticket) {
                     self.durable_blocking(ticket)
-                        .map_err(crate::transaction::not_acknowledged)?;
+                        .map_err(crate::Error::not_acknowledged)?;
                 }
                 Ok(QueryResult {
                     columns,

@@ -154,6 +154,14 @@ pub(crate) mod code {
 }
 
 impl Error {
+    /// The error an embedding program's commit gets when the log cannot acknowledge it.
+    pub(crate) fn not_acknowledged(error: impl std::fmt::Display) -> Self {
+        Self::request(
+            code::COMMIT_FAILED,
+            format!("the commit could not be made durable: {error}"),
+        )
+    }
+
     /// A runtime error with a Neo4j status code and a TCK detail: how a procedure fails
     /// with a status of its choosing.
     pub fn runtime(code: Status, detail: Option<&'static str>, message: impl Into<String>) -> Self {

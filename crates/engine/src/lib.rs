@@ -37,6 +37,7 @@ mod plan;
 pub mod procedures;
 pub mod search;
 pub mod security;
+mod state;
 mod summary;
 mod tokens;
 mod transaction;
@@ -45,12 +46,12 @@ pub use acknowledge::WaitError;
 pub use apoc::APOC_VERSION;
 pub use blocking::{BlockingHook, set_blocking_hook};
 pub use bookmark::{Bookmark, InvalidBookmark};
-pub use config::{AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, TxOptions};
+pub use config::{
+    AccessMode, EngineConfig, LOCK_WAIT_DEFAULT, Setting, TxOptions, engine_settings,
+};
 pub use database::{Database, QueryResult};
 pub use error::{Error, LockWaited, Phase, Result};
-pub use metadata::{
-    ServerDirectory, ServerHealth, ServerInfo, Setting, engine_settings, server_id,
-};
+pub use metadata::{ServerDirectory, ServerHealth, ServerInfo, server_id};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };

@@ -14,13 +14,13 @@ use quiver_storage::{DurabilityTicket, Transaction as StorageTx};
 use quiver_value::{FunctionContext, Map, TimeZone, Value};
 
 use crate::config::{AccessMode, TxOptions};
-use crate::database::{DatabaseState, tx_name};
 use crate::error::{Error, LockWaited, Result, code};
 use crate::eval::{Row, row_bytes};
 use crate::exec::{self, BoxCursor, Cx};
 use crate::materialize::materialize;
 use crate::memory::TxWrites;
 use crate::plan::{self, Compiled};
+use crate::state::{DatabaseState, tx_name};
 use crate::summary::{CommitInfo, OperatorProfile, PullState, QuerySummary};
 
 /// Identifies an open query within its transaction.
@@ -749,7 +749,7 @@ impl Transaction {
         let shared = Arc::clone(&self.shared);
         let info = self.commit_unacknowledged()?;
         if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
-            log.wait(ticket).map_err(not_acknowledged)?;
+            log.wait(ticket).map_err(Error::not_acknowledged)?;
         }
         Ok(info)
     }
@@ -832,11 +832,3 @@ fn wait_for(holder: &quiver_storage::WriterWait, deadline: Instant, cancel: &Ato
 
 /// How often a transaction waiting for another looks whether it was cancelled.
 const CANCEL_CHECK: Duration = Duration::from_millis(50);
-
-/// The error an embedding program's commit gets when the log cannot acknowledge it.
-pub(crate) fn not_acknowledged(error: impl std::fmt::Display) -> Error {
-    Error::request(
-        code::COMMIT_FAILED,
-        format!("the commit could not be made durable: {error}"),
-    )
-}

@@ -13,10 +13,10 @@ use std::time::Instant;
 use quiver_storage::{Storage, Transaction as StorageTx};
 use quiver_value::{FunctionContext, Map, Node, Relationship, Value};
 
-use crate::database::DatabaseState;
 use crate::error::{Error, Result};
 use crate::ir::{PlanNode, Row};
 use crate::memory::{CHUNK_BYTES, SLACK_BYTES, TxWrites};
+use crate::state::DatabaseState;
 use crate::summary::{Counters, OperatorProfile};
 
 /// Builds the cursor tree of a plan (the executor's `build`).
@@ -92,7 +92,7 @@ pub(crate) struct Cx {
     /// clause has seen all its rows).
     pub pending_deletes: Vec<u64>,
     /// Where the row `LOAD CSV` handed on last came from (`linenumber()`, `file()`).
-    pub load_csv: Option<crate::exec::CsvPosition>,
+    pub load_csv: Option<CsvPosition>,
     /// Builds cursors for a subquery expression's plan.
     pub open: OpenPlan,
     /// Units of work since the last cancellation and deadline check.
@@ -421,3 +421,12 @@ pub(crate) trait Cursor: Send {
 }
 
 pub(crate) type BoxCursor = Box<dyn Cursor>;
+
+/// Where the row being handed on came from: `linenumber()` and `file()` read it.
+#[derive(Clone, Debug)]
+pub(crate) struct CsvPosition {
+    /// The line the record begins on, counted from 1 (a header is line 1).
+    pub line: i64,
+    /// The file's path as opened.
+    pub file: Arc<str>,
+}

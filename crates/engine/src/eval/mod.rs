@@ -25,8 +25,8 @@ use crate::tokens::Token;
 
 pub(crate) use crate::ir::Row;
 pub(crate) use cx::{
-    BoxCursor, CHANGE_WRITE_BYTES, Cursor, Cx, LABEL_WRITE_BYTES, NODE_WRITE_BYTES, OpenPlan,
-    REL_WRITE_BYTES, ROW_OVERHEAD_BYTES, held_bytes, map_bytes, row_bytes, value_bytes,
+    BoxCursor, CHANGE_WRITE_BYTES, CsvPosition, Cursor, Cx, LABEL_WRITE_BYTES, NODE_WRITE_BYTES,
+    OpenPlan, REL_WRITE_BYTES, ROW_OVERHEAD_BYTES, held_bytes, map_bytes, row_bytes, value_bytes,
 };
 
 /// A `range()` list is built whole: one too large for the query's memory limit (or the

@@ -26,6 +26,7 @@ use quiver_value::{Map, Value};
 
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
+use crate::eval::CsvPosition;
 use crate::eval::value_bytes;
 use crate::ir::{LoadCsvSpec, Row};
 
@@ -38,15 +39,6 @@ const READ_BUFFER_BYTES: usize = 64 << 10;
 
 /// What the memory errors name.
 const WHAT: &str = "a LOAD CSV row";
-
-/// Where the row being handed on came from: `linenumber()` and `file()` read it.
-#[derive(Clone, Debug)]
-pub(crate) struct CsvPosition {
-    /// The line the record begins on, counted from 1 (a header is line 1).
-    pub line: i64,
-    /// The file's path as opened.
-    pub file: Arc<str>,
-}
 
 pub(crate) struct LoadCsv {
     spec: Arc<LoadCsvSpec>,

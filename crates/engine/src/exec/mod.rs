@@ -17,13 +17,12 @@ mod pathsearch;
 mod relational;
 mod scan;
 mod shortest;
-mod transactions;
+pub(crate) mod transactions;
 mod varexpand;
 mod write;
 
 pub(crate) use crate::eval::{BoxCursor, Cursor, Cx};
 pub(crate) use command::read_only_error;
-pub(crate) use load_csv::CsvPosition;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -32,9 +31,9 @@ use std::time::Instant;
 use quiver_storage::Transaction as StorageTx;
 use quiver_value::{FunctionContext, Value};
 
-use crate::database::DatabaseState;
 use crate::error::Result;
 use crate::ir::{Expr, Op, PlanNode, Row, SortKey};
+use crate::state::DatabaseState;
 use crate::summary::Counters;
 
 /// The executor creates the context, so that subquery expressions open their plans with

@@ -34,11 +34,10 @@ use quiver_storage::Transaction as StorageTx;
 use quiver_value::{Map, Value};
 
 use super::{BoxCursor, Cursor, Cx};
-use crate::database::tx_name;
 use crate::error::{Error, Result, code};
 use crate::eval::row_bytes;
 use crate::ir::{BatchFailure, PlanNode, Row, TransactionBatches};
-use crate::procedures::nested::{begin_batch, commit_batch};
+use crate::state::{DatabaseState, tx_name};
 use crate::summary::Counters;
 
 /// Rows in a batch when `OF n ROWS` is not given (Neo4j's default).
@@ -533,7 +532,7 @@ fn retries(error: &Error) -> bool {
 
 /// What a concurrent batch's worker starts from: the query's parameters, clocks and limits.
 struct Worker {
-    shared: Arc<crate::database::DatabaseState>,
+    shared: Arc<DatabaseState>,
     params: Vec<Value>,
     fctx: quiver_value::FunctionContext,
     cancel: Arc<std::sync::atomic::AtomicBool>,
@@ -690,4 +689,34 @@ impl Cursor for Transactions {
         self.input.reset();
         self.inner.reset();
     }
+}
+
+/// Begins a write transaction of its own for one batch of a nested statement (a batch of
+/// `apoc.periodic.*` or of `CALL { } IN TRANSACTIONS`); fails on a cluster member that does
+/// not take writes, before anything runs.
+pub(crate) fn begin_batch(shared: &DatabaseState) -> Result<Arc<StorageTx>> {
+    if let Some(reason) = shared.not_leader() {
+        return Err(Error::request(quiver_status::Status::NotALeader, reason));
+    }
+    Ok(Arc::new(shared.storage().begin_write()))
+}
+
+/// Commits a batch's transaction and waits for the commit log to acknowledge it (as an
+/// embedding program's commit does), so a batch reported committed survives a crash.
+pub(crate) fn commit_batch(shared: &DatabaseState, tx: &StorageTx) -> Result<()> {
+    let info = tx.commit()?;
+    if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
+        acknowledged(log.as_ref(), ticket)?;
+    }
+    Ok(())
+}
+
+/// Waits until the commit log acknowledges `ticket`, through the embedder's blocking hook
+/// ([`crate::blocking`]), so a runtime worker's other connections go on.
+fn acknowledged(
+    log: &dyn quiver_storage::CommitLog,
+    ticket: quiver_storage::DurabilityTicket,
+) -> Result<()> {
+    let wait = || log.wait(ticket);
+    crate::blocking::blocking(wait).map_err(Error::not_acknowledged)
 }

@@ -18,9 +18,10 @@ use quiver_storage::{IndexState, NodeId};
 use quiver_value::{Map, Value};
 
 use super::sample::{NODES_PER_LABEL_DEFAULT, PropStats, RELS_PER_NODE_DEFAULT, Sample};
-use super::show::{field, functions, procedure_rows};
-use super::{Native, call_failed, list, map, strings};
+use super::show::{functions, procedure_rows};
+use super::values::{call_failed, field, map, strings};
 use crate::error::Result;
+use crate::procedures::native::{Native, list_of};
 use crate::procedures::nested::Access;
 use crate::procedures::{FieldType, ProcedureContext};
 
@@ -43,7 +44,7 @@ fn help_procedure() -> Native {
     .output("name", FieldType::String)
     .output("text", FieldType::String)
     .output("signature", FieldType::String)
-    .output("roles", list(FieldType::String))
+    .output("roles", list_of(FieldType::String))
     .output("writes", FieldType::Boolean)
     .output("core", FieldType::Boolean)
     .output("isDeprecated", FieldType::Boolean)
@@ -66,11 +67,11 @@ fn meta_and_schema_procedures() -> Vec<Native> {
         .output("existence", FieldType::Boolean)
         .output("type", FieldType::String)
         .output("array", FieldType::Boolean)
-        .output("sample", list(FieldType::Any))
+        .output("sample", list_of(FieldType::Any))
         .output("left", FieldType::Integer)
         .output("right", FieldType::Integer)
-        .output("other", list(FieldType::String))
-        .output("otherLabels", list(FieldType::String))
+        .output("other", list_of(FieldType::String))
+        .output("otherLabels", list_of(FieldType::String))
         .output("elementType", FieldType::String),
         Native::new(
             "apoc.meta.schema",
@@ -85,8 +86,8 @@ fn meta_and_schema_procedures() -> Vec<Native> {
             meta_graph,
         )
         .input_or("config", FieldType::Map, config())
-        .output("nodes", list(FieldType::Node))
-        .output("relationships", list(FieldType::Relationship)),
+        .output("nodes", list_of(FieldType::Node))
+        .output("relationships", list_of(FieldType::Relationship)),
         Native::new(
             "apoc.meta.stats",
             "Returns the counts of labels, relationship types, property keys, nodes and relationships.",
@@ -109,7 +110,7 @@ fn meta_and_schema_procedures() -> Vec<Native> {
         .input_or("config", FieldType::Map, config())
         .output("name", FieldType::String)
         .output("label", FieldType::Any)
-        .output("properties", list(FieldType::String))
+        .output("properties", list_of(FieldType::String))
         .output("status", FieldType::String)
         .output("type", FieldType::String)
         .output("failure", FieldType::String)
@@ -125,7 +126,7 @@ fn meta_and_schema_procedures() -> Vec<Native> {
         .input_or("config", FieldType::Map, config())
         .output("name", FieldType::String)
         .output("type", FieldType::String)
-        .output("properties", list(FieldType::String))
+        .output("properties", list_of(FieldType::String))
         .output("status", FieldType::String),
         Native::new(
             "apoc.schema.properties.distinct",
@@ -134,7 +135,7 @@ fn meta_and_schema_procedures() -> Vec<Native> {
         )
         .input("label", FieldType::String)
         .input("key", FieldType::String)
-        .output("value", list(FieldType::Any)),
+        .output("value", list_of(FieldType::Any)),
     ]
 }
 
@@ -421,13 +422,13 @@ fn meta_graph(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Valu
     let (nodes, rels) = super::schema::virtual_graph(
         &sample,
         |label| {
-            super::entries([
+            super::values::entries([
                 ("name".to_owned(), Value::String(label.name.clone())),
                 ("count".to_owned(), count(label.count)),
             ])
         },
         |t, n| {
-            super::entries([
+            super::values::entries([
                 ("type".to_owned(), Value::String(t.name.clone())),
                 ("count".to_owned(), count(n)),
             ])
@@ -637,7 +638,7 @@ fn help(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
             )));
         }
     };
-    let text = |row: &super::show::Named, column: &str| match field(row, column) {
+    let text = |row: &super::values::Named, column: &str| match field(row, column) {
         Some(Value::String(s)) => s.to_string(),
         _ => String::new(),
     };

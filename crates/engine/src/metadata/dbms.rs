@@ -1,18 +1,14 @@
 //! `db.info`, `dbms.clientConfig`, `dbms.listConfig`, `dbms.showCurrentUser` and
 //! `tx.setMetaData`.
 
-use std::fmt::Write;
+use quiver_value::Value;
 
-use quiver_value::temporal::Instant;
-use quiver_value::{DateTime, TimeZone, Value};
-
-use super::show::{current_user, field};
-use super::{Native, Setting, call_failed, list, strings};
+use super::show::current_user;
+use super::values::{DATABASE_NAME, call_failed, database_id, field, strings, utc};
+use crate::config::Setting;
 use crate::error::Result;
+use crate::procedures::native::{Native, list_of};
 use crate::procedures::{FieldType, ProcedureContext};
-
-/// The one database's name.
-pub(crate) const DATABASE_NAME: &str = "neo4j";
 
 pub(super) fn procedures() -> Vec<Native> {
     vec![
@@ -49,8 +45,8 @@ pub(super) fn procedures() -> Vec<Native> {
             show_current_user,
         )
         .output("username", FieldType::String)
-        .output("roles", list(FieldType::String))
-        .output("flags", list(FieldType::String)),
+        .output("roles", list_of(FieldType::String))
+        .output("flags", list_of(FieldType::String)),
         Native::new(
             "tx.setMetaData",
             "Attaches a map of data to the transaction, shown by SHOW TRANSACTIONS (replacing what it had).",
@@ -58,30 +54,6 @@ pub(super) fn procedures() -> Vec<Native> {
         )
         .input("data", FieldType::Map),
     ]
-}
-
-/// The database's id: stable for its name, shaped like Neo4j's (64 hex digits).
-pub(crate) fn database_id() -> String {
-    // FNV-1a over the name, spread over four words so the id has Neo4j's length.
-    let mut words = [0u64; 4];
-    for (i, word) in words.iter_mut().enumerate() {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ (i as u64);
-        for b in DATABASE_NAME.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        *word = h;
-    }
-    words.iter().fold(String::with_capacity(64), |mut id, w| {
-        let _ = write!(id, "{w:016X}");
-        id
-    })
-}
-
-/// A `DATETIME` in UTC.
-pub(crate) fn utc(instant: Instant) -> Value {
-    DateTime::from_instant(instant.seconds, instant.nanos, TimeZone::Offset(0))
-        .map_or(Value::Null, |dt| Value::DateTime(Box::new(dt)))
 }
 
 // Procedure bodies share one signature, failing or not.

@@ -15,9 +15,9 @@
 use quiver_status::Status;
 use quiver_value::Value;
 
-use super::dbms::DATABASE_NAME;
-use super::{Native, map};
+use super::values::{DATABASE_NAME, map};
 use crate::error::{Error, Result};
+use crate::procedures::native::Native;
 use crate::procedures::{FieldType, ProcedureContext};
 
 /// The domain Neo4j's metrics beans live in, and the prefix of every metric's name.
@@ -68,8 +68,10 @@ fn metrics(ctx: &ProcedureContext<'_>) -> Result<Vec<Metric>> {
     };
     let mut out = Vec::new();
     if let Some(dir) = &ctx.shared.data_dir {
-        let usage = quiver_durability::disk_usage(&quiver_durability::RealDisk, dir)
-            .map_err(|e| super::call_failed(format!("the data directory cannot be read: {e}")))?;
+        let usage =
+            quiver_durability::disk_usage(&quiver_durability::RealDisk, dir).map_err(|e| {
+                super::values::call_failed(format!("the data directory cannot be read: {e}"))
+            })?;
         out.push(metric(
             "store.size.total",
             Kind::Gauge,

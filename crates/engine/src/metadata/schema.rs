@@ -11,8 +11,9 @@ use quiver_value::{Map, Node, NodeData, RelData, Relationship, Value};
 use super::sample::{
     LabelSample, NODES_PER_LABEL_DEFAULT, RELS_PER_NODE_DEFAULT, Sample, TypeSample,
 };
-use super::{Native, call_failed, entries, list, strings};
+use super::values::{call_failed, entries, strings};
 use crate::error::Result;
+use crate::procedures::native::{Native, list_of};
 use crate::procedures::{FieldType, ProcedureContext};
 
 /// How often an index wait looks again.
@@ -27,17 +28,17 @@ pub(super) fn procedures() -> Vec<Native> {
             "Visualizes the schema of the data: a virtual node per label and a virtual relationship per (start label, type, end label) seen.",
             visualization,
         )
-        .output("nodes", list(FieldType::Node))
-        .output("relationships", list(FieldType::Relationship)),
+        .output("nodes", list_of(FieldType::Node))
+        .output("relationships", list_of(FieldType::Relationship)),
         Native::new(
             "db.schema.nodeTypeProperties",
             "Shows the properties of each combination of node labels, with their types and whether every node has them.",
             node_type_properties,
         )
         .output("nodeType", FieldType::String)
-        .output("nodeLabels", list(FieldType::String))
+        .output("nodeLabels", list_of(FieldType::String))
         .output("propertyName", FieldType::String)
-        .output("propertyTypes", list(FieldType::String))
+        .output("propertyTypes", list_of(FieldType::String))
         .output("mandatory", FieldType::Boolean),
         Native::new(
             "db.schema.relTypeProperties",
@@ -46,7 +47,7 @@ pub(super) fn procedures() -> Vec<Native> {
         )
         .output("relType", FieldType::String)
         .output("propertyName", FieldType::String)
-        .output("propertyTypes", list(FieldType::String))
+        .output("propertyTypes", list_of(FieldType::String))
         .output("mandatory", FieldType::Boolean),
         Native::new(
             "db.awaitIndexes",

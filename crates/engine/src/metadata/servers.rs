@@ -9,10 +9,8 @@ use std::sync::Arc;
 
 use quiver_value::Value;
 
-use super::dbms::DATABASE_NAME;
-use super::show::Named;
-use super::strings;
-use crate::database::DatabaseState;
+use super::values::{DATABASE_NAME, Named, strings};
+use crate::config::Setting;
 
 /// Whether a server has recently been heard from by the one answering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,18 +65,18 @@ pub(super) const SERVER_COLUMNS: &[&str] = &[
 pub(super) const SERVER_DEFAULT_COLUMNS: &[&str] =
     &["name", "address", "state", "health", "hosting"];
 
-/// The servers the embedder published, or this database alone.
-pub(super) fn servers(shared: &DatabaseState) -> Vec<Named> {
-    let servers = match shared.servers() {
+/// The servers the embedder published (`directory`), or this database alone, described
+/// from its `settings`.
+pub(super) fn servers(directory: Option<ServerDirectory>, settings: &[Setting]) -> Vec<Named> {
+    let servers = match directory {
         Some(directory) => directory(),
-        None => vec![this_server(shared)],
+        None => vec![this_server(settings)],
     };
     servers.iter().map(server_row).collect()
 }
 
 /// The database as a server of its own, from its settings.
-fn this_server(shared: &DatabaseState) -> ServerInfo {
-    let settings = shared.settings();
+fn this_server(settings: &[Setting]) -> ServerInfo {
     let setting = |name: &str| {
         settings
             .iter()
@@ -86,7 +84,7 @@ fn this_server(shared: &DatabaseState) -> ServerInfo {
             .and_then(|s| s.value.clone())
     };
     let address = setting("server.bolt.advertised_address")
-        .unwrap_or_else(|| super::show::DEFAULT_BOLT_ADDRESS.to_owned());
+        .unwrap_or_else(|| super::values::DEFAULT_BOLT_ADDRESS.to_owned());
     ServerInfo {
         id: server_id(&address),
         address: Some(address),

@@ -11,9 +11,10 @@ use std::fmt::Write;
 use quiver_cypher::semantic::{FunctionSignature, Type, builtin_functions};
 use quiver_value::Value;
 
-use super::dbms::{DATABASE_NAME, database_id, utc};
 use super::servers::{SERVER_COLUMNS, SERVER_DEFAULT_COLUMNS, servers};
-use super::{entries, map};
+use super::values::{
+    DATABASE_NAME, DEFAULT_BOLT_ADDRESS, Named, database_id, entries, field, map, utc,
+};
 use crate::error::{Error, Result};
 use crate::eval::Cx;
 use crate::ir::{Expr, Row};
@@ -233,9 +234,6 @@ pub(crate) const TRANSACTION_DEFAULT_COLUMNS: &[&str] = &[
     "elapsedTime",
 ];
 
-/// Where a database without settings says clients reach it: Neo4j's default Bolt port.
-pub(super) const DEFAULT_BOLT_ADDRESS: &str = "localhost:7687";
-
 const CURRENT_USER_COLUMNS: &[&str] = &[
     "user",
     "roles",
@@ -306,7 +304,7 @@ impl ShowTable {
             ShowTable::Functions => functions(),
             ShowTable::Settings(names) => settings(names, row, cx)?,
             ShowTable::CurrentUser => current_user(cx),
-            ShowTable::Servers => servers(&cx.shared),
+            ShowTable::Servers => servers(cx.shared.servers(), &cx.shared.settings()),
             ShowTable::Users => crate::security::show::users(cx),
             ShowTable::Roles {
                 with_users,
@@ -370,9 +368,6 @@ pub(crate) fn transaction_row(t: crate::TransactionInfo, user: Option<&str>) -> 
         ("initializationStackTrace", Value::from("")),
     ]
 }
-
-/// A row as (column, value) pairs; columns it leaves out are null.
-pub(crate) type Named = Vec<(&'static str, Value)>;
 
 /// The one database, `neo4j`: it is the default and every user's home. Neo4j also lists
 /// `system`, but `USE system` fails here, so a tool offered it would fail on choosing it.
@@ -759,11 +754,6 @@ fn settings(names: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Named>> {
             ]
         })
         .collect())
-}
-
-/// The value of `column` in a row; null when the row leaves it out.
-pub(super) fn field<'r>(row: &'r Named, column: &str) -> Option<&'r Value> {
-    row.iter().find(|(c, _)| *c == column).map(|(_, v)| v)
 }
 
 /// The transaction's user with their roles now. With no authenticated user (authentication

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use quiver_storage::{Storage, Transaction as StorageTx};
 use quiver_value::{Map, Value};
 
-use crate::database::DatabaseState;
 use crate::error::Result;
 use crate::eval::Cx;
+use crate::state::DatabaseState;
 
 pub mod native;
 pub mod nested;
@@ -177,7 +177,9 @@ pub struct Procedures {
 }
 
 impl Procedures {
-    /// The built-in procedures.
+    /// The registry's own procedures (`db.labels`, `db.relationshipTypes`,
+    /// `db.propertyKeys`, `db.ping`, `dbms.components`); a database adds the metadata
+    /// procedures to them.
     pub fn builtin() -> Self {
         let mut p = Procedures::default();
         p.register(Arc::new(Labels::new()));
@@ -185,7 +187,6 @@ impl Procedures {
         p.register(Arc::new(PropertyKeys::new()));
         p.register(Arc::new(Ping::new()));
         p.register(Arc::new(Components::new()));
-        crate::metadata::register(&mut p);
         p
     }
 

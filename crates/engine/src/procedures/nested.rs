@@ -14,11 +14,12 @@ use std::sync::Arc;
 use quiver_storage::Transaction as StorageTx;
 use quiver_value::{Map, Value};
 
-use crate::database::DatabaseState;
 use crate::error::{Error, Result};
 use crate::eval::{BoxCursor, Cx, Row, row_bytes};
 use crate::exec;
+use crate::exec::transactions::{begin_batch, commit_batch};
 use crate::ir::Compiled;
+use crate::state::DatabaseState;
 use crate::summary::Counters;
 use crate::transaction;
 
@@ -234,26 +235,6 @@ impl Workers {
     }
 }
 
-/// Begins a write transaction of its own for one batch of a nested statement (a batch of
-/// `apoc.periodic.*` or of `CALL { } IN TRANSACTIONS`); fails on a cluster member that does
-/// not take writes, before anything runs.
-pub(crate) fn begin_batch(shared: &DatabaseState) -> Result<Arc<StorageTx>> {
-    if let Some(reason) = shared.not_leader() {
-        return Err(Error::request(quiver_status::Status::NotALeader, reason));
-    }
-    Ok(Arc::new(shared.storage().begin_write()))
-}
-
-/// Commits a batch's transaction and waits for the commit log to acknowledge it (as an
-/// embedding program's commit does), so a batch reported committed survives a crash.
-pub(crate) fn commit_batch(shared: &DatabaseState, tx: &StorageTx) -> Result<()> {
-    let info = tx.commit()?;
-    if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
-        acknowledged(log.as_ref(), ticket)?;
-    }
-    Ok(())
-}
-
 /// Compiles `statement` over `tx` and binds its parameters: the statement and a context for
 /// it with the caller's clocks, cancel flag and deadline.
 fn prepare(
@@ -440,14 +421,4 @@ fn nested_failure(name: &str, e: Error) -> Error {
         Error::Compile(c) => call_failed(name, format!("the statement failed: {c}")),
         other => other,
     }
-}
-
-/// Waits until the commit log acknowledges `ticket`, through the embedder's blocking hook
-/// ([`crate::blocking`]), so a runtime worker's other connections go on.
-fn acknowledged(
-    log: &dyn quiver_storage::CommitLog,
-    ticket: quiver_storage::DurabilityTicket,
-) -> Result<()> {
-    let wait = || log.wait(ticket);
-    crate::blocking::blocking(wait).map_err(transaction::not_acknowledged)
 }

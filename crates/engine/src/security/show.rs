@@ -9,7 +9,7 @@ use quiver_value::Value;
 use super::{Level, Subject, listed_roles, privilege, role_exists};
 use crate::error::{Error, Result};
 use crate::eval::Cx;
-use crate::metadata::show::Named;
+use crate::metadata::values::Named;
 
 /// Whose privileges `SHOW ... PRIVILEGES` lists.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,0 +1,332 @@
+//! What a database shares with its transactions and running queries: the store and its
+//! commit log, the plan cache, the procedure registry, the registry of running transactions,
+//! the memory pool, and what the embedder set (settings, servers, authentication, the audit
+//! sink).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use parking_lot::{Mutex, RwLock};
+
+use quiver_storage::{CommitLog, Storage, StoreHandle};
+use quiver_value::Map;
+
+use crate::cache::PlanCache;
+use crate::config::{EngineConfig, Setting};
+use crate::memory::MemoryPool;
+use crate::metadata::servers::ServerDirectory;
+use crate::procedures::{Procedure, Procedures};
+use crate::security::{AuditEvent, AuditSink, Authentication};
+use crate::summary::TransactionInfo;
+
+/// A running transaction as the registry knows it.
+struct TxEntry {
+    started: SystemTime,
+    query: Option<String>,
+    metadata: Map,
+    user: Option<Arc<str>>,
+    /// The client's address, when the embedder gave it ([`crate::TxOptions::client`]).
+    client: Option<std::net::SocketAddr>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The user a running transaction names (`None`: it names none).
+pub(crate) struct TxOwner(pub Option<Arc<str>>);
+
+/// Where the database's store is. A cluster member's store is replaced whole when a snapshot
+/// is installed or an unreplicated tail discarded, so every access goes through its one
+/// handle (a transaction keeps the store it began on) rather than a copy of the `Arc` taken
+/// at open.
+pub(crate) enum Store {
+    Fixed(Arc<Storage>),
+    Swappable(Arc<dyn StoreHandle>),
+}
+
+impl Store {
+    pub fn current(&self) -> Arc<Storage> {
+        match self {
+            Store::Fixed(storage) => Arc::clone(storage),
+            Store::Swappable(handle) => handle.storage(),
+        }
+    }
+}
+
+/// State shared by the database handle, its transactions and running queries.
+pub(crate) struct DatabaseState {
+    pub store: Store,
+    /// The store's commit log, taken when the database was made: what acknowledgements and
+    /// visibility wait on (see [`crate::acknowledge`]), and what refuses writes on a cluster
+    /// member that does not lead. `None` in memory.
+    pub log: Option<Arc<dyn CommitLog>>,
+    pub config: EngineConfig,
+    /// Room every running query of the database takes its memory from.
+    pub memory: MemoryPool,
+    pub cache: Mutex<PlanCache>,
+    procedures: RwLock<Arc<Procedures>>,
+    /// Bumped by schema changes and procedure registration: cached plans from an older epoch
+    /// are planned again.
+    epoch: AtomicU64,
+    registry: Mutex<HashMap<u64, TxEntry>>,
+    next_tx: AtomicU64,
+    /// Transactions begun again at a fresh snapshot after waiting out a write conflict.
+    begun_again: AtomicU64,
+    /// Set by [`crate::Database::set_settings`].
+    settings: RwLock<Option<Arc<Vec<Setting>>>>,
+    /// Set by [`crate::Database::set_servers`].
+    servers: RwLock<Option<ServerDirectory>>,
+    /// The data directory, for a database [`crate::Database::open`] opened (`dbms.queryJmx`'s store
+    /// sizes).
+    pub data_dir: Option<std::path::PathBuf>,
+    /// Set by [`crate::Database::set_authentication`]: `None` while authentication is off.
+    authentication: RwLock<Option<Arc<Authentication>>>,
+    /// Set by [`crate::Database::set_audit_sink`].
+    audit_sink: RwLock<Option<AuditSink>>,
+    /// When the database was opened (`db.info`, `SHOW DATABASES`).
+    pub opened: quiver_value::temporal::Instant,
+}
+
+impl DatabaseState {
+    /// The store now; hold it for one unit of work (see [`Store`]).
+    pub fn storage(&self) -> Arc<Storage> {
+        self.store.current()
+    }
+
+    /// What cached plans are keyed by: this database's own epoch (procedures registered,
+    /// schema changed through it) and the store's schema epoch, which also moves for schema
+    /// changes replayed from a leader and for a replaced store. Both stay below 2^32 in any
+    /// real process, so packing them keeps distinct pairs distinct.
+    pub fn epoch(&self) -> u64 {
+        let own = self.epoch.load(Ordering::Acquire) & 0xffff_ffff;
+        (self.storage().schema_epoch() << 32) | own
+    }
+
+    pub fn note_begun_again(&self) {
+        self.begun_again.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn schema_changed(&self) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub fn procedures(&self) -> Arc<Procedures> {
+        self.procedures.read().clone()
+    }
+
+    /// A transaction number no registered transaction has: for a batch of
+    /// `CALL { } IN TRANSACTIONS`, which reports it but is never listed.
+    pub fn unregistered_tx_id(&self) -> u64 {
+        self.next_tx.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn register_tx(
+        &self,
+        metadata: Map,
+        user: Option<Arc<str>>,
+        cancel: Arc<AtomicBool>,
+    ) -> u64 {
+        let id = self.next_tx.fetch_add(1, Ordering::Relaxed);
+        self.registry.lock().insert(
+            id,
+            TxEntry {
+                started: SystemTime::now(),
+                query: None,
+                metadata,
+                user,
+                client: None,
+                cancel,
+            },
+        );
+        id
+    }
+
+    /// Records the address of a running transaction's client.
+    pub fn set_tx_client(&self, id: u64, client: Option<std::net::SocketAddr>) {
+        if let Some(e) = self.registry.lock().get_mut(&id) {
+            e.client = client;
+        }
+    }
+
+    /// The address of a running transaction's client, when it was given.
+    pub fn tx_client(&self, id: u64) -> Option<std::net::SocketAddr> {
+        self.registry.lock().get(&id).and_then(|e| e.client)
+    }
+
+    /// Why this cluster member takes no write now (it does not lead), in the words a client is
+    /// shown; `None` where writes are taken (every single-node database).
+    pub fn not_leader(&self) -> Option<String> {
+        self.log.as_ref().and_then(|log| log.not_leader())
+    }
+
+    /// Whether this member takes writes: a cluster follower does not.
+    pub fn accepts_writes(&self) -> bool {
+        self.not_leader().is_none()
+    }
+
+    /// Replaces a running transaction's metadata (`tx.setMetaData`).
+    pub fn set_metadata(&self, id: u64, metadata: Map) {
+        if let Some(e) = self.registry.lock().get_mut(&id) {
+            e.metadata = metadata;
+        }
+    }
+
+    /// What the server said about authentication; `None` while it is off.
+    pub fn authentication(&self) -> Option<Arc<Authentication>> {
+        self.authentication.read().clone()
+    }
+
+    /// Hands committed user and role changes and terminated transactions to the audit sink.
+    pub fn audit(&self, events: impl IntoIterator<Item = AuditEvent>) {
+        if let Some(sink) = self.audit_sink.read().clone() {
+            for event in events {
+                sink(event);
+            }
+        }
+    }
+
+    /// Who runs the transaction named `name` (`neo4j-transaction-N`), if it runs.
+    pub fn tx_owner(&self, name: &str) -> Option<TxOwner> {
+        let id = name
+            .strip_prefix("neo4j-transaction-")
+            .and_then(|n| n.parse::<u64>().ok())?;
+        self.registry
+            .lock()
+            .get(&id)
+            .map(|e| TxOwner(e.user.clone()))
+    }
+
+    /// The user running a transaction, when it names one.
+    pub fn tx_user(&self, id: u64) -> Option<Arc<str>> {
+        self.registry.lock().get(&id).and_then(|e| e.user.clone())
+    }
+
+    /// The settings `SHOW SETTINGS` and `dbms.listConfig` list: the embedder's, or the
+    /// engine's own when it has given none.
+    pub fn settings(&self) -> Arc<Vec<Setting>> {
+        if let Some(settings) = self.settings.read().clone() {
+            return settings;
+        }
+        Arc::new(crate::config::engine_settings(&self.config))
+    }
+
+    /// What `SHOW SERVERS` lists, when the embedder has published it.
+    pub fn servers(&self) -> Option<ServerDirectory> {
+        self.servers.read().clone()
+    }
+
+    pub fn set_query(&self, id: u64, query: Option<&str>) {
+        if let Some(e) = self.registry.lock().get_mut(&id) {
+            e.query = query.map(str::to_owned);
+        }
+    }
+
+    pub fn unregister_tx(&self, id: u64) {
+        self.registry.lock().remove(&id);
+    }
+
+    pub fn transactions(&self) -> Vec<TransactionInfo> {
+        let mut out: Vec<TransactionInfo> = self
+            .registry
+            .lock()
+            .iter()
+            .map(|(id, e)| TransactionInfo {
+                id: tx_name(*id),
+                started: e.started,
+                query: e.query.clone(),
+                metadata: e.metadata.clone(),
+            })
+            .collect();
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out
+    }
+
+    /// Marks a transaction terminated; its running query fails at its next check.
+    pub fn terminate(&self, name: &str) -> bool {
+        let Some(id) = name
+            .strip_prefix("neo4j-transaction-")
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            return false;
+        };
+        match self.registry.lock().get(&id) {
+            Some(e) => {
+                e.cancel.store(true, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The name `SHOW TRANSACTIONS` shows for a transaction id.
+pub(crate) fn tx_name(id: u64) -> String {
+    format!("neo4j-transaction-{id}")
+}
+
+impl DatabaseState {
+    /// The state of a database over `store`, committing to `log`, with `procedures`
+    /// registered.
+    pub fn new(
+        store: Store,
+        log: Option<Arc<dyn CommitLog>>,
+        config: EngineConfig,
+        data_dir: Option<std::path::PathBuf>,
+        procedures: Procedures,
+    ) -> DatabaseState {
+        let capacity = config.plan_cache_entries_max;
+        let cache_bytes_max = config.plan_cache_bytes_max;
+        DatabaseState {
+            store,
+            log,
+            memory: MemoryPool::new(config.query_memory_total_bytes_max),
+            config,
+            cache: Mutex::new(PlanCache::new(capacity, cache_bytes_max)),
+            procedures: RwLock::new(Arc::new(procedures)),
+            epoch: AtomicU64::new(0),
+            registry: Mutex::new(HashMap::new()),
+            next_tx: AtomicU64::new(1),
+            begun_again: AtomicU64::new(0),
+            settings: RwLock::new(None),
+            servers: RwLock::new(None),
+            data_dir,
+            authentication: RwLock::new(None),
+            audit_sink: RwLock::new(None),
+            opened: quiver_value::temporal::Instant::now(),
+        }
+    }
+
+    /// Adds or replaces procedures in one change of the registry; cached plans are planned
+    /// again.
+    pub fn register_procedures(&self, procedures: impl IntoIterator<Item = Arc<dyn Procedure>>) {
+        let mut guard = self.procedures.write();
+        let mut next = (**guard).clone();
+        for procedure in procedures {
+            next.register(procedure);
+        }
+        *guard = Arc::new(next);
+        drop(guard);
+        self.schema_changed();
+    }
+
+    pub fn set_settings(&self, settings: Vec<Setting>) {
+        *self.settings.write() = Some(Arc::new(settings));
+    }
+
+    pub fn set_servers(&self, servers: ServerDirectory) {
+        *self.servers.write() = Some(servers);
+    }
+
+    pub fn set_authentication(&self, authentication: Option<Authentication>) {
+        *self.authentication.write() = authentication.map(Arc::new);
+    }
+
+    pub fn set_audit_sink(&self, sink: AuditSink) {
+        *self.audit_sink.write() = Some(sink);
+    }
+
+    /// Transactions begun again at a fresh snapshot after waiting out a write conflict.
+    pub fn begun_again(&self) -> u64 {
+        self.begun_again.load(Ordering::Relaxed)
+    }
+}
