@@ -109,8 +109,12 @@ pub struct ProcedureSignature {
     pub writes: bool,
 }
 
-/// What a procedure may read while it runs, and the calling query: nested statements run
-/// in its transaction under its limits (the `apoc` module's `nested` statements).
+/// What a procedure gets when it runs: the caller's storage transaction (`tx`, over
+/// `storage`), who calls and whether they may ([`ProcedureContext::who_calls`],
+/// [`ProcedureContext::require_admin`]), the database's settings and running transactions,
+/// statements of its own in the caller's transaction or in transactions of their own
+/// ([`nested`]), and the caller's limits: its cancel flag, deadline and memory
+/// ([`ProcedureContext::tick`], [`ProcedureContext::reserve`], [`ProcedureContext::pause`]).
 pub struct ProcedureContext<'a> {
     pub storage: &'a Arc<Storage>,
     pub tx: &'a StorageTx,
@@ -134,6 +138,18 @@ impl ProcedureContext<'_> {
                 .require(crate::security::Level::Admin, what),
             None => Ok(()),
         }
+    }
+
+    /// The database's effective settings, as `SHOW SETTINGS` lists them: the embedder's
+    /// when it set them, the engine's own otherwise.
+    pub fn settings(&self) -> Arc<Vec<crate::config::Setting>> {
+        self.shared.settings()
+    }
+
+    /// The transactions running now, the caller's included, as `SHOW TRANSACTIONS` lists
+    /// them.
+    pub fn transactions(&self) -> Vec<crate::summary::TransactionInfo> {
+        self.shared.transactions()
     }
 
     /// Who calls: the transaction's user (empty when authentication is off) and the client's
