@@ -259,6 +259,21 @@ impl Transaction {
             .ok_or_else(|| Error::node_not_found(node.0))
     }
 
+    /// The number of relationships of `types` (all when empty) from `node` to itself that
+    /// [`Transaction::expand`] would return: what a degree counts twice, once each way.
+    pub fn self_loops(&self, node: NodeId, types: &[RelTypeId]) -> Result<usize> {
+        if self.restriction.is_some() {
+            let out = self.expand(node, Direction::Out, types)?;
+            return Ok(out.iter().filter(|(_, n)| *n == node).count());
+        }
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let types = dedup_types(types);
+        let slot = self.inner.node_slot(node.0)?;
+        read::node_self_loops(&slot.lock(), node.0, &view, &types)
+            .ok_or_else(|| Error::node_not_found(node.0))
+    }
+
     fn count(&self, key: CountKey) -> Result<u64> {
         if self.restriction.is_some() {
             return self.count_visible(key);

@@ -343,11 +343,34 @@ impl<'s> Run<'s> {
         let unique = second.distinct_from_previous;
         // Hops leaving the middle one in, one out can share only a self-loop of the middle.
         let loops_only = back != forth && back != Direction::Both && forth != Direction::Both;
+        // With nothing asked of either end, a middle's hops are its degrees and the shared
+        // ones its self-loops: no list is built.
+        let ends_free = spec.nodes[0].predicate.is_none()
+            && spec.nodes[2].predicate.is_none()
+            && spec.counted.as_ref().is_none_or(|(at, _)| *at == 1);
+        let by_degree = ends_free && (!unique || loops_only);
+        let loop_types = shared_loop_types(&types[0], &types[1]);
         // The relationships into the middle, each with whether its far end is counted.
         let mut shared_rels: Vec<(u64, u128)> = Vec::new();
         for middle in self.middles(cx, row, types)? {
             cx.tick()?;
             if !self.passes(cx, row, 1, middle)? {
+                continue;
+            }
+            if by_degree {
+                let ins = cx.tx.degree(middle, back, &types[0])? as u128;
+                if ins == 0 {
+                    continue;
+                }
+                let outs = cx.tx.degree(middle, forth, &types[1])? as u128;
+                let shared = match &loop_types {
+                    Some(loop_types) if unique => cx.tx.self_loops(middle, loop_types)? as u128,
+                    _ => 0,
+                };
+                cx.db_hits += 2;
+                let counted = self.counts(cx, row, 1, middle)?;
+                let paths = ins * outs - shared;
+                self.tally(cx, row, middle, (paths, counted * paths))?;
                 continue;
             }
             self.expand(cx, middle, back, &types[0])?;
@@ -635,6 +658,23 @@ impl Known {
 
 /// Paths counted at a node: all of them, and those the counted predicate keeps.
 type Paths = (u128, u128);
+
+/// The types a self-loop must have to be on both of a middle's lists, one hop's `first`
+/// types in and the next's `second` out (empty: every type): `None` when no type is on both.
+fn shared_loop_types(first: &[RelTypeId], second: &[RelTypeId]) -> Option<Vec<RelTypeId>> {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => Some(second.to_vec()),
+        (false, true) => Some(first.to_vec()),
+        (false, false) => {
+            let both: Vec<RelTypeId> = first
+                .iter()
+                .filter(|t| second.contains(t))
+                .copied()
+                .collect();
+            (!both.is_empty()).then_some(both)
+        }
+    }
+}
 
 fn reversed(dir: Direction) -> Direction {
     match dir {
