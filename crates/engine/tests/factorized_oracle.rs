@@ -169,12 +169,13 @@ proptest! {
     }
 }
 
-/// Two hops with nothing asked of either end are counted from the middle's degrees, less its
-/// self-loops where both hops could be one: every direction and type of either hop, alone or
-/// grouped at the middle, over a graph with self-loops of both types and parallel
-/// relationships, counts what the row-at-a-time plan counts.
+/// Two hops are counted side by side from the middle (an end nothing is asked of by the
+/// middle's degree), less its self-loops where both hops could be one: every direction and
+/// type of either hop, with free, labelled or filtered ends, alone or grouped at the middle,
+/// over a graph with self-loops of both types and parallel relationships, counts what the
+/// row-at-a-time plan counts.
 #[test]
-fn two_hops_with_free_ends_count_each_self_loop_once() {
+fn two_hops_counted_side_by_side_count_each_self_loop_once() {
     let nodes: Vec<NodeSpec> = vec![(1, Some(1)), (0, None), (2, Some(3)), (3, None)];
     let rels: Vec<RelSpec> = vec![
         (0, 0, true),
@@ -195,9 +196,16 @@ fn two_hops_with_free_ends_count_each_self_loop_once() {
             let (l1, r1) = hop(first, t1, "r0");
             let (l2, r2) = hop(second, t2, "r1");
             let pattern = format!("(a){l1}{r1}(b){l2}{r2}(c)");
+            let labelled = format!("(a:A){l1}{r1}(b){l2}{r2}(c)");
             for q in [
                 format!("MATCH {pattern} RETURN count(*) AS n"),
                 format!("MATCH {pattern} RETURN b AS k, count(*) AS n"),
+                // One end or both asked something, or its paths counted only where it has
+                // a property.
+                format!("MATCH {labelled} RETURN count(*) AS n"),
+                format!("MATCH {pattern} WHERE c.age > 2 RETURN b AS k, count(*) AS n"),
+                format!("MATCH {labelled} WHERE c.age < 3 RETURN count(*) AS n"),
+                format!("MATCH {pattern} RETURN count(a.age) AS n"),
             ] {
                 assert_eq!(sorted(run(&fast, &q)), sorted(run(&slow, &q)), "{q}");
                 assert!(explained(&fast, &q).contains("FactorizedCount"), "{q}");

@@ -343,12 +343,9 @@ impl<'s> Run<'s> {
         let unique = second.distinct_from_previous;
         // Hops leaving the middle one in, one out can share only a self-loop of the middle.
         let loops_only = back != forth && back != Direction::Both && forth != Direction::Both;
-        // With nothing asked of either end, a middle's hops are its degrees and the shared
-        // ones its self-loops: no list is built.
-        let ends_free = spec.nodes[0].predicate.is_none()
-            && spec.nodes[2].predicate.is_none()
-            && spec.counted.as_ref().is_none_or(|(at, _)| *at == 1);
-        let by_degree = ends_free && (!unique || loops_only);
+        // When the hops can share only a self-loop (or nothing), each side is counted on its
+        // own: an end nothing is asked of by the middle's degree, without building its list.
+        let by_side = !unique || loops_only;
         let loop_types = shared_loop_types(&types[0], &types[1]);
         // The relationships into the middle, each with whether its far end is counted.
         let mut shared_rels: Vec<(u64, u128)> = Vec::new();
@@ -357,20 +354,22 @@ impl<'s> Run<'s> {
             if !self.passes(cx, row, 1, middle)? {
                 continue;
             }
-            if by_degree {
-                let ins = cx.tx.degree(middle, back, &types[0])? as u128;
+            if by_side {
+                let (ins, ins_counted) = self.side(cx, row, middle, back, &types[0], 0)?;
                 if ins == 0 {
                     continue;
                 }
-                let outs = cx.tx.degree(middle, forth, &types[1])? as u128;
-                let shared = match &loop_types {
-                    Some(loop_types) if unique => cx.tx.self_loops(middle, loop_types)? as u128,
-                    _ => 0,
+                let (outs, outs_counted) = self.side(cx, row, middle, forth, &types[1], 2)?;
+                let (shared, shared_counted) = match &loop_types {
+                    Some(loop_types) if unique => self.shared_loops(cx, row, middle, loop_types)?,
+                    _ => (0, 0),
                 };
-                cx.db_hits += 2;
                 let counted = self.counts(cx, row, 1, middle)?;
-                let paths = ins * outs - shared;
-                self.tally(cx, row, middle, (paths, counted * paths))?;
+                let paths = (
+                    ins * outs - shared,
+                    counted * (ins_counted * outs_counted - shared_counted),
+                );
+                self.tally(cx, row, middle, paths)?;
                 continue;
             }
             self.expand(cx, middle, back, &types[0])?;
@@ -417,6 +416,56 @@ impl<'s> Run<'s> {
             self.tally(cx, row, middle, paths)?;
         }
         Ok(())
+    }
+
+    /// The hops from `middle` in `dir` of `types` to chain node `end` that pass its
+    /// predicate, and those whose paths are counted: the middle's degree when nothing is
+    /// asked of `end`.
+    fn side(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        middle: NodeId,
+        dir: Direction,
+        types: &[RelTypeId],
+        end: usize,
+    ) -> Result<Paths> {
+        let spec = self.spec;
+        let free = spec.nodes[end].predicate.is_none()
+            && spec.counted.as_ref().is_none_or(|(at, _)| *at != end);
+        if free {
+            cx.db_hits += 1;
+            let n = cx.tx.degree(middle, dir, types)? as u128;
+            return Ok((n, n));
+        }
+        self.expand(cx, middle, dir, types)?;
+        let (mut n, mut counted): Paths = (0, 0);
+        for i in 0..self.buf.len() {
+            let far = self.buf[i].1;
+            if self.passes(cx, row, end, far)? {
+                n += 1;
+                counted += self.counts(cx, row, end, far)?;
+            }
+        }
+        Ok((n, counted))
+    }
+
+    /// The self-loops of `middle` of `types` that both hops could be (each once), and those
+    /// whose paths are counted: a loop's ends are the middle itself, so both ends' predicates
+    /// are asked of it.
+    fn shared_loops(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        middle: NodeId,
+        types: &[RelTypeId],
+    ) -> Result<Paths> {
+        let loops = cx.tx.self_loops(middle, types)? as u128;
+        if loops == 0 || !self.passes(cx, row, 0, middle)? || !self.passes(cx, row, 2, middle)? {
+            return Ok((0, 0));
+        }
+        let counted = self.counts(cx, row, 0, middle)? * self.counts(cx, row, 2, middle)?;
+        Ok((loops, loops * counted))
     }
 
     /// The middle nodes worth visiting: all of them, or, when an end's predicate keeps few
