@@ -259,6 +259,27 @@ impl Transaction {
             .ok_or_else(|| Error::node_not_found(node.0))
     }
 
+    /// The number of relationships [`Transaction::expand`] would return whose neighbour
+    /// `keep` keeps: a degree over the neighbours a test selects, without building the list.
+    pub fn count_neighbours(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[RelTypeId],
+        mut keep: impl FnMut(NodeId) -> bool,
+    ) -> Result<usize> {
+        if self.restriction.is_some() {
+            let out = self.expand(node, dir, types)?;
+            return Ok(out.iter().filter(|(_, n)| keep(*n)).count());
+        }
+        self.inner.check_active()?;
+        let view = self.inner.view();
+        let types = dedup_types(types);
+        let slot = self.inner.node_slot(node.0)?;
+        read::node_count_neighbours(&slot.lock(), node.0, &view, dir, &types, keep)
+            .ok_or_else(|| Error::node_not_found(node.0))
+    }
+
     /// The number of relationships of `types` (all when empty) from `node` to itself that
     /// [`Transaction::expand`] would return: what a degree counts twice, once each way.
     pub fn self_loops(&self, node: NodeId, types: &[RelTypeId]) -> Result<usize> {

@@ -241,6 +241,33 @@ pub(crate) fn node_degree(
     node_expand(rec, node, view, dir, types, &mut buf).then_some(buf.len())
 }
 
+/// The number of relationships an expand would return whose neighbour `keep` keeps, without
+/// building them when the node has no changes the view must undo.
+pub(crate) fn node_count_neighbours(
+    rec: &Locked<'_, NodeRec>,
+    node: u64,
+    view: &View,
+    dir: Direction,
+    types: &[u32],
+    mut keep: impl FnMut(NodeId) -> bool,
+) -> Option<usize> {
+    if settled(rec.chain(), view) && dir != Direction::Both {
+        if !rec.is_live() {
+            return None;
+        }
+        let list = rec.adj(dir == Direction::Out);
+        let mut kept = |list: AdjList<'_>| list.iter().filter(|e| keep(NodeId(e.nbr()))).count();
+        return Some(if types.is_empty() {
+            kept(list)
+        } else {
+            types.iter().map(|t| kept(list.of_type(Some(*t)))).sum()
+        });
+    }
+    let mut buf = Vec::new();
+    node_expand(rec, node, view, dir, types, &mut buf)
+        .then(|| buf.iter().filter(|(_, n)| keep(*n)).count())
+}
+
 /// The number of relationships of `types` (all when empty) from `node` to itself, without
 /// building them when the node has no changes the view must undo.
 pub(crate) fn node_self_loops(

@@ -108,6 +108,9 @@ struct Run<'s> {
     /// Per chain node, then for the counted predicate: whether each node seen so far
     /// satisfies it.
     passes: Vec<Known>,
+    /// Per chain node: whether its predicate is a label test alone, answered for every node
+    /// below the dense bound by [`Run::answer_label_tests`].
+    answered: Vec<bool>,
     held: usize,
     buf: Vec<(RelId, NodeId)>,
     /// Node ids below this are remembered in dense vectors rather than hash maps.
@@ -125,6 +128,7 @@ impl<'s> Run<'s> {
         Run {
             spec,
             passes: (0..=spec.nodes.len()).map(|_| Known::default()).collect(),
+            answered: vec![false; spec.nodes.len()],
             held: 0,
             buf: Vec::new(),
             dense: 0,
@@ -185,6 +189,7 @@ impl<'s> Run<'s> {
             self.hold(cx, self.dense as usize)?;
             let Some(label) = label.label(&cx.storage) else {
                 self.passes[at].dense = vec![1u8; self.dense as usize];
+                self.answered[at] = true;
                 continue;
             };
             let has = match scanned.entry(label) {
@@ -202,6 +207,7 @@ impl<'s> Run<'s> {
                 }
             };
             // With more to the predicate, a node with the label is still to be evaluated.
+            self.answered[at] = alone;
             self.passes[at].dense = if alone {
                 has.clone()
             } else {
@@ -420,7 +426,7 @@ impl<'s> Run<'s> {
 
     /// The hops from `middle` in `dir` of `types` to chain node `end` that pass its
     /// predicate, and those whose paths are counted: the middle's degree when nothing is
-    /// asked of `end`.
+    /// asked of `end`, its neighbours counted in place when a label is all that is asked.
     fn side(
         &mut self,
         cx: &mut Cx,
@@ -437,6 +443,26 @@ impl<'s> Run<'s> {
             cx.db_hits += 1;
             let n = cx.tx.degree(middle, dir, types)? as u128;
             return Ok((n, n));
+        }
+        let uncounted = spec.counted.as_ref().is_none_or(|(at, _)| *at != end);
+        if uncounted && self.answered[end] {
+            // A label test alone: the neighbours are counted against the label's answers
+            // where they lie, unless one lies beyond them.
+            let known = &self.passes[end].dense;
+            let mut beyond = false;
+            let n = cx.tx.count_neighbours(middle, dir, types, |far| {
+                known.get(far.0 as usize).map_or_else(
+                    || {
+                        beyond = true;
+                        false
+                    },
+                    |k| *k == 2,
+                )
+            })? as u128;
+            if !beyond {
+                cx.db_hits += 1;
+                return Ok((n, n));
+            }
         }
         self.expand(cx, middle, dir, types)?;
         let (mut n, mut counted): Paths = (0, 0);
