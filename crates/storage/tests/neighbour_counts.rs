@@ -74,7 +74,7 @@ fn neighbours_a_test_keeps_are_counted_as_each_snapshot_sees_them() {
     }
     w.create_relationship(spokes[1], hub, t, &[]).unwrap();
     w.commit().unwrap();
-    let even = |n: NodeId| n.0 % 2 == 0;
+    let even = |n: NodeId| n.0.is_multiple_of(2);
 
     let before = db.begin_read();
     let count = |tx: &Transaction, dir, types: &[RelTypeId]| {
