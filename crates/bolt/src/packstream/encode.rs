@@ -3,7 +3,8 @@
 
 use bytes::BufMut;
 use quiver_value::{
-    CoordinateType, DateTime, Node, Path, Point, Relationship, TimeZone, Uuid, Value, Vector,
+    CoordinateType, DateTime, Node, Path, Point, RelData, Relationship, TimeZone, Uuid, Value,
+    Vector,
 };
 
 use super::{Dialect, marker::*};
@@ -388,15 +389,20 @@ fn write_node<B: BufMut>(buf: &mut B, node: &Node, dialect: Dialect) -> Result<(
     Ok(())
 }
 
+/// A relationship's start, end, type and properties, which must have been loaded to be sent.
+fn rel_data(rel: &Relationship) -> Result<&RelData, Error> {
+    rel.data.as_deref().ok_or(Error::NotMaterialised {
+        kind: "relationship",
+        id: rel.id,
+    })
+}
+
 fn write_relationship<B: BufMut>(
     buf: &mut B,
     rel: &Relationship,
     dialect: Dialect,
 ) -> Result<(), Error> {
-    let data = rel.data.as_ref().ok_or(Error::NotMaterialised {
-        kind: "relationship",
-        id: rel.id,
-    })?;
+    let data = rel_data(rel)?;
     write_struct_header(
         buf,
         if dialect.element_ids { 8 } else { 5 },
@@ -420,10 +426,7 @@ fn write_unbound_relationship<B: BufMut>(
     rel: &Relationship,
     dialect: Dialect,
 ) -> Result<(), Error> {
-    let data = rel.data.as_ref().ok_or(Error::NotMaterialised {
-        kind: "relationship",
-        id: rel.id,
-    })?;
+    let data = rel_data(rel)?;
     write_struct_header(
         buf,
         if dialect.element_ids { 4 } else { 3 },
@@ -461,10 +464,7 @@ fn write_path<B: BufMut>(buf: &mut B, path: &Path, dialect: Dialect) -> Result<(
         }
     }
     for (step, rel) in path.relationships.iter().enumerate() {
-        let data = rel.data.as_ref().ok_or(Error::NotMaterialised {
-            kind: "relationship",
-            id: rel.id,
-        })?;
+        let data = rel_data(rel)?;
         let ri = match rels.iter().position(|r| r.id == rel.id) {
             Some(i) => i,
             None => {
