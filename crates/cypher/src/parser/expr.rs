@@ -863,11 +863,7 @@ impl Parser<'_> {
         if branches.is_empty() {
             return Err(self.expected("'WHEN'"));
         }
-        let default = if self.parse_keyword("ELSE") {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
+        let default = self.parse_after_keyword("ELSE", Self::parse_expr)?;
         self.expect_keyword("END")?;
         Ok(Expr::new(
             ExprKind::Case(Box::new(CaseExpr {
@@ -1064,11 +1060,7 @@ impl Parser<'_> {
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
         let list = self.parse_expr_before_bar()?;
-        let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr_before_bar()?)
-        } else {
-            None
-        };
+        let filter = self.parse_after_keyword("WHERE", Self::parse_expr_before_bar)?;
         let map = if self.consume(&TokenKind::Pipe) {
             Some(self.parse_expr()?)
         } else {
@@ -1099,11 +1091,7 @@ impl Parser<'_> {
         if pattern.steps.is_empty() {
             return Err(self.expected("a relationship pattern"));
         }
-        let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr_before_bar()?)
-        } else {
-            None
-        };
+        let filter = self.parse_after_keyword("WHERE", Self::parse_expr_before_bar)?;
         self.expect(&TokenKind::Pipe)?;
         let map = self.parse_expr()?;
         self.expect(&TokenKind::RBracket)?;
@@ -1129,11 +1117,7 @@ impl Parser<'_> {
                 Ok(SubqueryBody::Query(p.parse_query()?))
             } else {
                 let pattern = p.parse_pattern()?;
-                let filter = if p.parse_keyword("WHERE") {
-                    Some(p.parse_expr()?)
-                } else {
-                    None
-                };
+                let filter = p.parse_where()?;
                 Ok(SubqueryBody::Pattern { pattern, filter })
             }
         });

@@ -58,11 +58,7 @@ impl Parser<'_> {
             }
             items.push(self.parse_label_and(legacy_bar_colon)?);
         }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            LabelExpr::Or(items)
-        })
+        Ok(joined(items, LabelExpr::Or))
     }
 
     fn parse_label_and(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
@@ -71,11 +67,7 @@ impl Parser<'_> {
         while self.consume(&TokenKind::Ampersand) || self.consume(&TokenKind::Colon) {
             items.push(self.parse_label_not(legacy_bar_colon)?);
         }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            LabelExpr::And(items)
-        })
+        Ok(joined(items, LabelExpr::And))
     }
 
     fn parse_label_not(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
@@ -296,6 +288,16 @@ impl Parser<'_> {
         let inner = inner?;
         self.expect(&TokenKind::Gt)?;
         Ok(inner)
+    }
+}
+
+/// The only item of `items`, or all of them joined by `join` (`LabelExpr::And` or
+/// `LabelExpr::Or`).
+fn joined(mut items: Vec<LabelExpr>, join: fn(Vec<LabelExpr>) -> LabelExpr) -> LabelExpr {
+    if items.len() == 1 {
+        items.remove(0)
+    } else {
+        join(items)
     }
 }
 

@@ -363,6 +363,39 @@ impl Analyzer<'_> {
         Ok(())
     }
 
+    /// Refuses `$any(...)` labels or types (`what`) of the element at `span` outside MATCH.
+    fn any_only_in_match(
+        &self,
+        any: &[Expr],
+        what: &str,
+        span: Span,
+        usage: PatternUse,
+    ) -> Result<()> {
+        if usage != PatternUse::Match && !any.is_empty() {
+            return Err(self.syntax_error(
+                Detail::UnexpectedSyntax,
+                format!("$any(...) {what} cannot be used in {}", usage.keyword()),
+                span,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that each dynamic label or relationship type is a string or a list of strings.
+    fn dynamic_names<'e>(
+        &mut self,
+        names: impl Iterator<Item = &'e Expr>,
+        env: &mut Env<'_>,
+    ) -> Result<()> {
+        for name in names {
+            let ty = self.expr(name, env, Ctx::PLAIN)?;
+            if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                return Err(self.type_mismatch("String or List<String>", &ty, name.span));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the property maps and inline predicates of a chain whose variables are bound.
     fn pattern_properties(
         &mut self,
@@ -372,25 +405,10 @@ impl Analyzer<'_> {
     ) -> Result<()> {
         let mut env = Env::new(scope);
         for node in chain.nodes() {
-            if usage != PatternUse::Match && !node.dynamic_any.is_empty() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!("$any(...) labels cannot be used in {}", usage.keyword()),
-                    node.span,
-                ));
-            }
+            self.any_only_in_match(&node.dynamic_any, "labels", node.span, usage)?;
             let in_expr = node.label_expr.iter().flat_map(LabelExpr::dynamic_exprs);
-            for label in node
-                .dynamic_labels
-                .iter()
-                .chain(&node.dynamic_any)
-                .chain(in_expr)
-            {
-                let ty = self.expr(label, &mut env, Ctx::PLAIN)?;
-                if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
-                    return Err(self.type_mismatch("String or List<String>", &ty, label.span));
-                }
-            }
+            let labels = node.dynamic_labels.iter().chain(&node.dynamic_any);
+            self.dynamic_names(labels.chain(in_expr), &mut env)?;
             self.element_properties(
                 node.properties.as_ref(),
                 node.predicate.as_ref(),
@@ -399,25 +417,10 @@ impl Analyzer<'_> {
             )?;
         }
         for rel in chain.relationships() {
-            if usage != PatternUse::Match && !rel.dynamic_any.is_empty() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!("$any(...) types cannot be used in {}", usage.keyword()),
-                    rel.span,
-                ));
-            }
+            self.any_only_in_match(&rel.dynamic_any, "types", rel.span, usage)?;
             let in_expr = rel.type_expr.iter().flat_map(LabelExpr::dynamic_exprs);
-            for ty_expr in rel
-                .dynamic_types
-                .iter()
-                .chain(&rel.dynamic_any)
-                .chain(in_expr)
-            {
-                let ty = self.expr(ty_expr, &mut env, Ctx::PLAIN)?;
-                if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
-                    return Err(self.type_mismatch("String or List<String>", &ty, ty_expr.span));
-                }
-            }
+            let types = rel.dynamic_types.iter().chain(&rel.dynamic_any);
+            self.dynamic_names(types.chain(in_expr), &mut env)?;
             if let (Some(_), Some(variable)) = (&rel.quantifier, &rel.variable) {
                 // Inside the quantifier the variable is one relationship.
                 let mut single = scope.clone();
