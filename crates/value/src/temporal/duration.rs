@@ -276,6 +276,16 @@ mod tests {
         duration_text(&build(entries).unwrap())
     }
 
+    /// Years, months, days, hours, minutes and seconds of `values`, in that order, then the
+    /// entries of `more`.
+    fn units(values: [Value; 6], more: &[(&'static str, Value)]) -> Vec<(&'static str, Value)> {
+        ["years", "months", "days", "hours", "minutes", "seconds"]
+            .into_iter()
+            .zip(values)
+            .chain(more.iter().cloned())
+            .collect()
+    }
+
     /// Builds each case's components and compares the duration's text, naming the case that
     /// differs.
     fn check(cases: &[(&[(&str, Value)], &str)]) {
@@ -297,14 +307,7 @@ mod tests {
             (&[("months", F(0.75))], "P22DT19H51M49.5S"),
             (&[("weeks", F(2.5))], "P17DT12H"),
             (
-                &[
-                    ("years", I(12)),
-                    ("months", I(5)),
-                    ("days", I(14)),
-                    ("hours", I(16)),
-                    ("minutes", I(12)),
-                    ("seconds", I(70)),
-                ],
+                &units([I(12), I(5), I(14), I(16), I(12), I(70)], &[]),
                 "P12Y5M14DT16H13M10S",
             ),
             (
@@ -355,15 +358,10 @@ mod tests {
     fn tck_durations() -> [Duration; 3] {
         use Value::{Float as F, Int as I};
         [
-            build(&[
-                ("years", I(12)),
-                ("months", I(5)),
-                ("days", I(14)),
-                ("hours", I(16)),
-                ("minutes", I(12)),
-                ("seconds", I(70)),
-                ("nanoseconds", I(1)),
-            ])
+            build(&units(
+                [I(12), I(5), I(14), I(16), I(12), I(70)],
+                &[("nanoseconds", I(1))],
+            ))
             .unwrap(),
             build(&[
                 ("months", I(1)),
@@ -373,15 +371,10 @@ mod tests {
                 ("seconds", I(70)),
             ])
             .unwrap(),
-            build(&[
-                ("years", F(12.5)),
-                ("months", F(5.5)),
-                ("days", F(14.5)),
-                ("hours", F(16.5)),
-                ("minutes", F(12.5)),
-                ("seconds", F(70.5)),
-                ("nanoseconds", I(3)),
-            ])
+            build(&units(
+                [F(12.5), F(5.5), F(14.5), F(16.5), F(12.5), F(70.5)],
+                &[("nanoseconds", I(3))],
+            ))
             .unwrap(),
         ]
     }

@@ -381,41 +381,9 @@ struct TimeText<'a> {
 /// Parses `time[offset][[zone]]`; `None` if the text has no such shape.
 fn parse_time_text(bytes: &[u8]) -> Option<TimeText<'_>> {
     let mut c = Cursor::new(bytes);
-    let first = c.digits();
-    let (hour, minute, second, nanos) = if c.peek() == Some(b':') {
-        // Extended form: H[H]:M[M][:S[S][.fraction]].
-        if !(1..=2).contains(&first.len()) {
-            return None;
-        }
-        c.pos += 1;
-        let minute = c.digits();
-        if !(1..=2).contains(&minute.len()) {
-            return None;
-        }
-        let (second, nanos) = if c.eat(b':') {
-            let second = c.digits();
-            if !(1..=2).contains(&second.len()) {
-                return None;
-            }
-            (number(second)?, optional_fraction(&mut c)?)
-        } else {
-            (0, 0)
-        };
-        (number(first)?, number(minute)?, second, nanos)
-    } else {
-        // Basic form: HH[MM[SS[.fraction]]], or a lone extended hour.
-        match first.len() {
-            1 | 2 => (number(first)?, 0, 0, 0),
-            4 => (number(&first[..2])?, number(&first[2..])?, 0, 0),
-            6 => (
-                number(&first[..2])?,
-                number(&first[2..4])?,
-                number(&first[4..])?,
-                optional_fraction(&mut c)?,
-            ),
-            _ => return None,
-        }
-    };
+    // Extended form H[H]:M[M][:S[S][.fraction]], basic form HH[MM[SS[.fraction]]], or a lone
+    // extended hour.
+    let (hour, minute, second, nanos) = time_fields(&mut c, 1..=2)?;
     let time = LocalTime::from_hms_nano(hour, minute, second, nanos);
     let rest = c.rest();
     let (offset_text, zone) = match rest.iter().position(|&b| b == b'[') {
@@ -434,6 +402,40 @@ fn parse_time_text(bytes: &[u8]) -> Option<TimeText<'_>> {
         Some(parse_offset(std::str::from_utf8(offset_text).ok()?)?)
     };
     Some(TimeText { time, offset, zone })
+}
+
+/// Hour, minute, second and nanoseconds, unvalidated, of `H:M[:S[.fraction]]` with each
+/// field `lengths` digits long, or of the basic `HH[MM[SS[.fraction]]]` (an hour alone may be
+/// `lengths` digits long).
+fn time_fields(c: &mut Cursor<'_>, lengths: RangeInclusive<usize>) -> Option<(i64, i64, i64, i64)> {
+    let first = c.digits();
+    if !c.eat(b':') {
+        return match first.len() {
+            n if lengths.contains(&n) => Some((number(first)?, 0, 0, 0)),
+            4 => Some((number(&first[..2])?, number(&first[2..])?, 0, 0)),
+            6 => Some((
+                number(&first[..2])?,
+                number(&first[2..4])?,
+                number(&first[4..])?,
+                optional_fraction(c)?,
+            )),
+            _ => None,
+        };
+    }
+    let minute = c.digits();
+    if !lengths.contains(&first.len()) || !lengths.contains(&minute.len()) {
+        return None;
+    }
+    let (second, nanos) = if c.eat(b':') {
+        let second = c.digits();
+        if !lengths.contains(&second.len()) {
+            return None;
+        }
+        (number(second)?, optional_fraction(c)?)
+    } else {
+        (0, 0)
+    };
+    Some((number(first)?, number(minute)?, second, nanos))
 }
 
 /// An optional `.fraction` (or `,fraction`): `None` if malformed, `Some(0)` if absent.
@@ -647,38 +649,7 @@ fn date_form_duration(bytes: &[u8], sign: i64) -> Option<Result<Duration>> {
     let (mut seconds, mut nanos) = (0_i64, 0_i64);
     if let Some(time) = time {
         let mut c = Cursor::new(time);
-        let first = c.digits();
-        let (h, m, s, n) = if c.eat(b':') {
-            if first.len() != 2 {
-                return None;
-            }
-            let m = c.digits();
-            if m.len() != 2 {
-                return None;
-            }
-            let (s, n) = if c.eat(b':') {
-                let s = c.digits();
-                if s.len() != 2 {
-                    return None;
-                }
-                (number(s)?, optional_fraction(&mut c)?)
-            } else {
-                (0, 0)
-            };
-            (number(first)?, number(m)?, s, n)
-        } else {
-            match first.len() {
-                2 => (number(first)?, 0, 0, 0),
-                4 => (number(&first[..2])?, number(&first[2..])?, 0, 0),
-                6 => (
-                    number(&first[..2])?,
-                    number(&first[2..4])?,
-                    number(&first[4..])?,
-                    optional_fraction(&mut c)?,
-                ),
-                _ => return None,
-            }
-        };
+        let (h, m, s, n) = time_fields(&mut c, 2..=2)?;
         if !c.at_end() {
             return None;
         }
