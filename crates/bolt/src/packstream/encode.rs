@@ -320,35 +320,17 @@ fn write_datetime<B: BufMut>(buf: &mut B, dt: &DateTime, dialect: Dialect) -> Re
                 len: 0,
             })?
     };
+    // Offsets and named zones have their own tags, each in a UTC and a legacy form.
+    let (utc, legacy) = match &dt.zone {
+        TimeZone::Offset(_) => (tag::DATE_TIME, tag::LEGACY_DATE_TIME),
+        TimeZone::Named(_) => (tag::DATE_TIME_ZONE_ID, tag::LEGACY_DATE_TIME_ZONE_ID),
+    };
+    write_struct_header(buf, 3, if dialect.utc_datetime { utc } else { legacy });
+    write_int(buf, seconds);
+    write_int(buf, i64::from(dt.nanos));
     match &dt.zone {
-        TimeZone::Offset(offset) => {
-            write_struct_header(
-                buf,
-                3,
-                if dialect.utc_datetime {
-                    tag::DATE_TIME
-                } else {
-                    tag::LEGACY_DATE_TIME
-                },
-            );
-            write_int(buf, seconds);
-            write_int(buf, i64::from(dt.nanos));
-            write_int(buf, i64::from(*offset));
-        }
-        TimeZone::Named(name) => {
-            write_struct_header(
-                buf,
-                3,
-                if dialect.utc_datetime {
-                    tag::DATE_TIME_ZONE_ID
-                } else {
-                    tag::LEGACY_DATE_TIME_ZONE_ID
-                },
-            );
-            write_int(buf, seconds);
-            write_int(buf, i64::from(dt.nanos));
-            write_string(buf, name)?;
-        }
+        TimeZone::Offset(offset) => write_int(buf, i64::from(*offset)),
+        TimeZone::Named(name) => write_string(buf, name)?,
     }
     Ok(())
 }
