@@ -132,18 +132,23 @@ pub enum LabelExpr {
     },
 }
 
+/// The names of `items` when every one is a plain name, `None` otherwise.
+fn plain_names(items: &[LabelExpr]) -> Option<Vec<Ident>> {
+    items
+        .iter()
+        .map(|i| match i {
+            LabelExpr::Name(name) => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 impl LabelExpr {
     /// The names of a plain conjunction (`A&B`, `A:B`), `None` for anything else.
     pub fn conjunction(&self) -> Option<Vec<Ident>> {
         match self {
             LabelExpr::Name(name) => Some(vec![name.clone()]),
-            LabelExpr::And(items) => items
-                .iter()
-                .map(|i| match i {
-                    LabelExpr::Name(name) => Some(name.clone()),
-                    _ => None,
-                })
-                .collect(),
+            LabelExpr::And(items) => plain_names(items),
             _ => None,
         }
     }
@@ -152,13 +157,7 @@ impl LabelExpr {
     pub fn disjunction(&self) -> Option<Vec<Ident>> {
         match self {
             LabelExpr::Name(name) => Some(vec![name.clone()]),
-            LabelExpr::Or(items) => items
-                .iter()
-                .map(|i| match i {
-                    LabelExpr::Name(name) => Some(name.clone()),
-                    _ => None,
-                })
-                .collect(),
+            LabelExpr::Or(items) => plain_names(items),
             _ => None,
         }
     }

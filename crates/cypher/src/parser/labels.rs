@@ -156,16 +156,8 @@ impl Parser<'_> {
             if self.consume(&TokenKind::Lt) {
                 return self.parse_type_in_brackets();
             }
-            if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
-                TypeKind::Node
-            } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
-                TypeKind::Relationship
-            } else if self.parse_keyword("MAP") {
-                TypeKind::Map
-            } else if self.parse_keyword("PATH") {
-                TypeKind::Path
-            } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
-                TypeKind::PropertyValue
+            if let Some(kind) = self.parse_structural_type() {
+                kind
             } else {
                 self.parse_keyword("VALUE");
                 TypeKind::Any
@@ -219,16 +211,8 @@ impl Parser<'_> {
             TypeKind::Point
         } else if self.parse_keyword("UUID") {
             TypeKind::Uuid
-        } else if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
-            TypeKind::Node
-        } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
-            TypeKind::Relationship
-        } else if self.parse_keyword("MAP") {
-            TypeKind::Map
-        } else if self.parse_keyword("PATH") {
-            TypeKind::Path
-        } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
-            TypeKind::PropertyValue
+        } else if let Some(kind) = self.parse_structural_type() {
+            kind
         } else if self.parse_keyword("VECTOR") {
             self.parse_vector_type()?
         } else if self.parse_keyword("LIST") || self.parse_keyword("ARRAY") {
@@ -239,6 +223,24 @@ impl Parser<'_> {
             return Err(self.expected("a type (INTEGER, STRING, LIST<...>, ...)"));
         };
         Ok(CypherType::nullable(kind))
+    }
+
+    /// `NODE`, `RELATIONSHIP`, `MAP`, `PATH` or `PROPERTY VALUE` (and their synonyms), alone or
+    /// after `ANY`; `None`, reading nothing, for any other word.
+    fn parse_structural_type(&mut self) -> Option<TypeKind> {
+        if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
+            Some(TypeKind::Node)
+        } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
+            Some(TypeKind::Relationship)
+        } else if self.parse_keyword("MAP") {
+            Some(TypeKind::Map)
+        } else if self.parse_keyword("PATH") {
+            Some(TypeKind::Path)
+        } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
+            Some(TypeKind::PropertyValue)
+        } else {
+            None
+        }
     }
 
     /// After `VECTOR`: an optional `<coordinate type>` (a name or alias, `INT8`, `FLOAT32`),

@@ -363,6 +363,16 @@ impl Analyzer<'_> {
         Ok(())
     }
 
+    /// The error for `what`, written in a pattern of the clause `usage` names, which does not
+    /// allow it.
+    fn not_allowed_in(&self, detail: Detail, what: &str, usage: PatternUse, span: Span) -> Error {
+        self.syntax_error(
+            detail,
+            format!("{what} cannot be used in {}", usage.keyword()),
+            span,
+        )
+    }
+
     /// Refuses `$any(...)` labels or types (`what`) of the element at `span` outside MATCH.
     fn any_only_in_match(
         &self,
@@ -372,9 +382,10 @@ impl Analyzer<'_> {
         usage: PatternUse,
     ) -> Result<()> {
         if usage != PatternUse::Match && !any.is_empty() {
-            return Err(self.syntax_error(
+            return Err(self.not_allowed_in(
                 Detail::UnexpectedSyntax,
-                format!("$any(...) {what} cannot be used in {}", usage.keyword()),
+                &format!("$any(...) {what}"),
+                usage,
                 span,
             ));
         }
@@ -622,32 +633,17 @@ impl Analyzer<'_> {
         usage: PatternUse,
     ) -> Result<()> {
         for part in parts {
-            if part.selector != PathSelector::All {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!("shortestPath(...) cannot be used in {}", usage.keyword()),
-                    part.span,
-                ));
-            }
-            if part.predicate.is_some() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!(
-                        "A parenthesised path pattern cannot be used in {}",
-                        usage.keyword()
-                    ),
-                    part.span,
-                ));
-            }
-            if part.mode.is_some() || part.chain.is_quantified() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!(
-                        "Quantified path patterns and path modes cannot be used in {}",
-                        usage.keyword()
-                    ),
-                    part.span,
-                ));
+            // The first of these forms the part is written in refuses it.
+            let refused = [
+                (part.selector != PathSelector::All, "shortestPath(...)"),
+                (part.predicate.is_some(), "A parenthesised path pattern"),
+                (
+                    part.mode.is_some() || part.chain.is_quantified(),
+                    "Quantified path patterns and path modes",
+                ),
+            ];
+            if let Some((_, what)) = refused.iter().find(|(written, _)| *written) {
+                return Err(self.not_allowed_in(Detail::UnexpectedSyntax, what, usage, part.span));
             }
             let lone_node = part.chain.steps.is_empty();
             self.create_node(&part.chain.start, lone_node, scope)?;
@@ -726,12 +722,10 @@ impl Analyzer<'_> {
             ));
         }
         if rel.length.is_some() {
-            return Err(self.syntax_error(
+            return Err(self.not_allowed_in(
                 Detail::CreatingVarLength,
-                format!(
-                    "Variable length relationships cannot be used in {}",
-                    usage.keyword()
-                ),
+                "Variable length relationships",
+                usage,
                 rel.span,
             ));
         }
