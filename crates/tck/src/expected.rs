@@ -424,16 +424,26 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// `[a, b]` in the table syntax.
-pub(crate) fn write_list<V: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[V]) -> fmt::Result {
-    f.write_str("[")?;
+/// `items` between `open` and `close`, separated by commas, each written by `write_item`.
+fn write_separated<T>(
+    f: &mut fmt::Formatter<'_>,
+    [open, close]: [&str; 2],
+    items: &[T],
+    write_item: impl Fn(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str(open)?;
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        write!(f, "{item}")?;
+        write_item(f, item)?;
     }
-    f.write_str("]")
+    f.write_str(close)
+}
+
+/// `[a, b]` in the table syntax.
+pub(crate) fn write_list<V: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[V]) -> fmt::Result {
+    write_separated(f, ["[", "]"], items, |f, item| write!(f, "{item}"))
 }
 
 /// `{key: value, ...}` in the table syntax.
@@ -441,14 +451,9 @@ pub(crate) fn write_entries<V: fmt::Display>(
     f: &mut fmt::Formatter<'_>,
     entries: &[(String, V)],
 ) -> fmt::Result {
-    f.write_str("{")?;
-    for (i, (key, value)) in entries.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "{key}: {value}")?;
-    }
-    f.write_str("}")
+    write_separated(f, ["{", "}"], entries, |f, (key, value)| {
+        write!(f, "{key}: {value}")
+    })
 }
 
 /// `(:A:B {key: value})` in the table syntax.
