@@ -194,7 +194,7 @@ pub fn write_value<B: BufMut>(buf: &mut B, value: &Value, dialect: Dialect) -> R
         }
         Value::Map(map) => write_map(buf, map, dialect)?,
         Value::Node(node) => write_node(buf, node, dialect)?,
-        Value::Relationship(rel) => write_relationship(buf, rel, dialect)?,
+        Value::Relationship(rel) => write_relationship(buf, rel, dialect, true)?,
         Value::Path(path) => write_path(buf, path, dialect)?,
         Value::Date(d) => {
             write_struct_header(buf, 1, tag::DATE);
@@ -379,46 +379,35 @@ fn rel_data(rel: &Relationship) -> Result<&RelData, Error> {
     })
 }
 
+/// A relationship: on its own with the ids of its end nodes (`bound`), or as a path's
+/// unbound relationship without them.
 fn write_relationship<B: BufMut>(
     buf: &mut B,
     rel: &Relationship,
     dialect: Dialect,
+    bound: bool,
 ) -> Result<(), Error> {
     let data = rel_data(rel)?;
-    write_struct_header(
-        buf,
-        if dialect.element_ids { 8 } else { 5 },
-        tag::RELATIONSHIP,
-    );
+    let (fields, tag) = match (bound, dialect.element_ids) {
+        (true, true) => (8, tag::RELATIONSHIP),
+        (true, false) => (5, tag::RELATIONSHIP),
+        (false, true) => (4, tag::UNBOUND_RELATIONSHIP),
+        (false, false) => (3, tag::UNBOUND_RELATIONSHIP),
+    };
+    write_struct_header(buf, fields, tag);
     write_int(buf, wire_id(rel.id));
-    write_int(buf, wire_id(data.start));
-    write_int(buf, wire_id(data.end));
-    write_string(buf, &data.rel_type)?;
-    write_map(buf, &data.properties, dialect)?;
-    if dialect.element_ids {
-        write_relationship_element_id(buf, rel.id);
-        write_node_element_id(buf, data.start);
-        write_node_element_id(buf, data.end);
+    if bound {
+        write_int(buf, wire_id(data.start));
+        write_int(buf, wire_id(data.end));
     }
-    Ok(())
-}
-
-fn write_unbound_relationship<B: BufMut>(
-    buf: &mut B,
-    rel: &Relationship,
-    dialect: Dialect,
-) -> Result<(), Error> {
-    let data = rel_data(rel)?;
-    write_struct_header(
-        buf,
-        if dialect.element_ids { 4 } else { 3 },
-        tag::UNBOUND_RELATIONSHIP,
-    );
-    write_int(buf, wire_id(rel.id));
     write_string(buf, &data.rel_type)?;
     write_map(buf, &data.properties, dialect)?;
     if dialect.element_ids {
         write_relationship_element_id(buf, rel.id);
+        if bound {
+            write_node_element_id(buf, data.start);
+            write_node_element_id(buf, data.end);
+        }
     }
     Ok(())
 }
@@ -478,7 +467,7 @@ fn write_path<B: BufMut>(buf: &mut B, path: &Path, dialect: Dialect) -> Result<(
     }
     write_list_header(buf, rels.len())?;
     for r in &rels {
-        write_unbound_relationship(buf, r, dialect)?;
+        write_relationship(buf, r, dialect, false)?;
     }
     write_list_header(buf, indices.len())?;
     for i in indices {
