@@ -875,10 +875,17 @@ impl Parser<'_> {
         ))
     }
 
-    fn parse_quantified(&mut self, quantifier: Quantifier) -> Result<Expr> {
+    /// Reads the keyword at the cursor and the bracket `open` after it; returns where the
+    /// keyword starts.
+    fn open_after_keyword(&mut self, open: &TokenKind) -> Result<u32> {
         let start = self.start();
         self.advance();
-        self.expect(&TokenKind::LParen)?;
+        self.expect(open)?;
+        Ok(start)
+    }
+
+    fn parse_quantified(&mut self, quantifier: Quantifier) -> Result<Expr> {
+        let start = self.open_after_keyword(&TokenKind::LParen)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
         let list = self.parse_expr()?;
@@ -902,9 +909,7 @@ impl Parser<'_> {
     }
 
     fn parse_reduce(&mut self) -> Result<Expr> {
-        let start = self.start();
-        self.advance();
-        self.expect(&TokenKind::LParen)?;
+        let start = self.open_after_keyword(&TokenKind::LParen)?;
         let accumulator = self.parse_variable()?;
         self.expect(&TokenKind::Eq)?;
         let init = self.parse_expr()?;
@@ -1108,9 +1113,7 @@ impl Parser<'_> {
 
     /// `EXISTS { ... }`, `COUNT { ... }`, `COLLECT { ... }`.
     fn parse_subquery(&mut self, kind: SubqueryKind) -> Result<Expr> {
-        let start = self.start();
-        self.advance();
-        self.expect(&TokenKind::LBrace)?;
+        let start = self.open_after_keyword(&TokenKind::LBrace)?;
         let saved = std::mem::take(&mut self.bar_ends_filter);
         let body = self.nested(|p| {
             if p.peek_clause_start() {

@@ -339,12 +339,19 @@ impl Analyzer<'_> {
 
     /// A relationship variable: new, or a reference to a relationship bound earlier.
     fn bind_relationship(&self, variable: &Ident, ty: Type, scope: &mut Scope) -> Result<()> {
-        match scope.get(&variable.name) {
-            None => {
-                scope.insert(&variable.name, ty);
-                Ok(())
-            }
-            Some(existing) if existing.may_be(&ty) => Ok(()),
+        if self.is_new_binding(variable, scope.get(&variable.name), &ty)? {
+            scope.insert(&variable.name, ty);
+        }
+        Ok(())
+    }
+
+    /// Checks `variable`, written as a `ty`, against its earlier binding `existing`: true when
+    /// there is none and it must be bound, false when it names that one, an error when the two
+    /// types conflict.
+    fn is_new_binding(&self, variable: &Ident, existing: Option<&Type>, ty: &Type) -> Result<bool> {
+        match existing {
+            None => Ok(true),
+            Some(existing) if existing.may_be(ty) => Ok(false),
             Some(existing) => Err(self.type_conflict(
                 &variable.name,
                 &existing.to_string(),
@@ -575,20 +582,11 @@ impl Analyzer<'_> {
         self.no_quantifier_in_expression(chain)?;
         let mut pushed = 0;
         let mut declare = |env: &mut Env<'_>, variable: &Ident, ty: Type| -> Result<()> {
-            match env.lookup(&variable.name) {
-                None => {
-                    env.push(&variable.name, ty);
-                    pushed += 1;
-                    Ok(())
-                }
-                Some(existing) if existing.may_be(&ty) => Ok(()),
-                Some(existing) => Err(self.type_conflict(
-                    &variable.name,
-                    &existing.to_string(),
-                    &ty.to_string(),
-                    variable.span,
-                )),
+            if self.is_new_binding(variable, env.lookup(&variable.name).as_ref(), &ty)? {
+                env.push(&variable.name, ty);
+                pushed += 1;
             }
+            Ok(())
         };
         if let Some(v) = &chain.start.variable {
             declare(env, v, Type::Node)?;
