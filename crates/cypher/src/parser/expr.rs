@@ -367,47 +367,32 @@ impl Parser<'_> {
     fn parse_index_or_slice(&mut self, lhs: Expr) -> Result<Expr> {
         self.advance();
         let start = lhs.span.start;
-        if self.consume(&TokenKind::DotDot) {
-            let to = if self.peek_is(&TokenKind::RBracket) {
-                None
-            } else {
-                Some(Box::new(self.parse_expr()?))
-            };
-            self.expect(&TokenKind::RBracket)?;
-            return Ok(Expr::new(
-                ExprKind::Slice {
-                    base: Box::new(lhs),
-                    from: None,
-                    to,
-                },
-                self.span_from(start),
-            ));
-        }
-        let index = self.parse_expr()?;
-        if self.consume(&TokenKind::DotDot) {
-            let to = if self.peek_is(&TokenKind::RBracket) {
-                None
-            } else {
-                Some(Box::new(self.parse_expr()?))
-            };
-            self.expect(&TokenKind::RBracket)?;
-            return Ok(Expr::new(
-                ExprKind::Slice {
-                    base: Box::new(lhs),
-                    from: Some(Box::new(index)),
-                    to,
-                },
-                self.span_from(start),
-            ));
-        }
-        self.expect(&TokenKind::RBracket)?;
-        Ok(Expr::new(
-            ExprKind::Index {
+        let from = if self.peek_is(&TokenKind::DotDot) {
+            None
+        } else {
+            Some(self.parse_expr()?)
+        };
+        // Without a first expression the `..` is next, so only `[index]` is not a slice.
+        let kind = match (from, self.consume(&TokenKind::DotDot)) {
+            (Some(index), false) => ExprKind::Index {
                 base: Box::new(lhs),
                 index: Box::new(index),
             },
-            self.span_from(start),
-        ))
+            (from, _) => {
+                let to = if self.peek_is(&TokenKind::RBracket) {
+                    None
+                } else {
+                    Some(Box::new(self.parse_expr()?))
+                };
+                ExprKind::Slice {
+                    base: Box::new(lhs),
+                    from: from.map(Box::new),
+                    to,
+                }
+            }
+        };
+        self.expect(&TokenKind::RBracket)?;
+        Ok(Expr::new(kind, self.span_from(start)))
     }
 
     // ----- prefix forms -----
