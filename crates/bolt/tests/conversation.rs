@@ -15,82 +15,101 @@ use quiver_bolt::meta::{
 use quiver_bolt::outbox::Outbox;
 use quiver_bolt::state::{Admitted, Decision, Outcome, Session};
 use quiver_bolt::{Codec, Request, Response, Version};
+use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-/// Answers every message buffered in `input`, appending all replies to `outbox`; returns
-/// false once the connection must close.
-fn serve(
-    session: &mut Session,
-    codec: &Codec<'_>,
-    dechunker: &mut Dechunker,
-    input: &mut BytesMut,
-    outbox: &mut Outbox,
-) -> bool {
-    let mut messages = Vec::new();
-    while let Some(m) = dechunker.decode(input).unwrap() {
-        messages.push(m);
-    }
-    // RESET jumps the queue: announce every one before answering anything.
-    for m in &messages {
-        if peek_signature(m) == Some(signature::RESET) {
-            session.interrupt();
+/// The server side of one connection: its session, its codec and the buffers between them
+/// and the wire.
+struct Connection {
+    codec: Codec<'static>,
+    session: Session,
+    dechunker: Dechunker,
+    outbox: Outbox,
+}
+
+impl Connection {
+    fn new(version: Version) -> Self {
+        Connection {
+            codec: Codec::new(version),
+            session: Session::new(version),
+            dechunker: Dechunker::new(1 << 20),
+            outbox: Outbox::new(64 * 1024),
         }
     }
-    let version = codec.version;
-    for m in &messages {
-        let request = match Request::decode(m, codec) {
-            Ok(r) => r,
-            Err(e) => match session.reject(&e) {
-                Decision::Ignore => {
-                    encode_ignored(outbox.buffer());
-                    continue;
-                }
-                Decision::Fail { code, message } => {
-                    Failure {
-                        code,
-                        message: &message,
-                        position: None,
-                    }
-                    .encode(outbox.buffer(), version)
-                    .unwrap();
-                    continue;
-                }
-                Decision::Violation { code, message } => {
-                    Failure {
-                        code,
-                        message: &message,
-                        position: None,
-                    }
-                    .encode(outbox.buffer(), version)
-                    .unwrap();
-                    return false;
-                }
-                _ => return false,
-            },
-        };
-        let out = outbox.buffer();
-        match session.admit(&request) {
-            Decision::Process(admitted) => {
-                answer(admitted, out, codec);
-                session.complete(Outcome::Success);
-            }
-            Decision::Ignore => encode_ignored(out),
-            Decision::Fail { code, message } | Decision::Violation { code, message } => {
-                Failure {
-                    code,
-                    message: &message,
-                    position: None,
-                }
-                .encode(out, version)
-                .unwrap();
-                if session.is_defunct() {
-                    return false;
-                }
-            }
-            Decision::Close => return false,
+
+    /// Answers every message buffered in `input`, appending all replies to the outbox;
+    /// returns false once the connection must close.
+    fn serve(&mut self, input: &mut BytesMut) -> bool {
+        let Connection {
+            codec,
+            session,
+            dechunker,
+            outbox,
+        } = self;
+        let mut messages = Vec::new();
+        while let Some(m) = dechunker.decode(input).unwrap() {
+            messages.push(m);
         }
+        // RESET jumps the queue: announce every one before answering anything.
+        for m in &messages {
+            if peek_signature(m) == Some(signature::RESET) {
+                session.interrupt();
+            }
+        }
+        let version = codec.version;
+        for m in &messages {
+            let request = match Request::decode(m, codec) {
+                Ok(r) => r,
+                Err(e) => match session.reject(&e) {
+                    Decision::Ignore => {
+                        encode_ignored(outbox.buffer());
+                        continue;
+                    }
+                    Decision::Fail { code, message } => {
+                        encode_failure(outbox.buffer(), code, &message, version);
+                        continue;
+                    }
+                    Decision::Violation { code, message } => {
+                        encode_failure(outbox.buffer(), code, &message, version);
+                        return false;
+                    }
+                    _ => return false,
+                },
+            };
+            let out = outbox.buffer();
+            match session.admit(&request) {
+                Decision::Process(admitted) => {
+                    answer(admitted, out, codec);
+                    session.complete(Outcome::Success);
+                }
+                Decision::Ignore => encode_ignored(out),
+                Decision::Fail { code, message } | Decision::Violation { code, message } => {
+                    encode_failure(out, code, &message, version);
+                    if session.is_defunct() {
+                        return false;
+                    }
+                }
+                Decision::Close => return false,
+            }
+        }
+        true
     }
-    true
+
+    /// The replies written since the last call, decoded.
+    fn replies(&mut self) -> Vec<Response> {
+        responses(&self.outbox.take(), &self.codec)
+    }
+}
+
+/// A FAILURE with no position in the query.
+fn encode_failure(out: &mut BytesMut, code: Status, message: &str, version: Version) {
+    Failure {
+        code,
+        message,
+        position: None,
+    }
+    .encode(out, version)
+    .unwrap();
 }
 
 /// The engine's answer to an admitted request: every query has one column `x` and three rows.
@@ -158,6 +177,25 @@ fn encoded<const N: usize>(requests: [Request; N], codec: &Codec<'_>) -> BytesMu
     out
 }
 
+/// HELLO from the lab's client.
+fn hello() -> Request {
+    Request::Hello {
+        extra: HelloExtra {
+            user_agent: "lab/1".into(),
+            ..HelloExtra::default()
+        },
+    }
+}
+
+/// RUN of `query` with no parameters, outside any explicit transaction's settings.
+fn run(query: &str) -> Request {
+    Request::Run {
+        query: query.into(),
+        params: Map::new(),
+        extra: TxExtra::default(),
+    }
+}
+
 fn names(rs: &[Response]) -> Vec<&'static str> {
     rs.iter().map(Response::name).collect()
 }
@@ -202,14 +240,7 @@ fn manifest_handshake_then_log_on() -> (Version, BytesMut) {
     assert_eq!(version, Version::V5_8);
     let codec = Codec::new(version);
     let mut wire = BytesMut::from(&choice[..]);
-    Request::Hello {
-        extra: HelloExtra {
-            user_agent: "lab/1".into(),
-            ..HelloExtra::default()
-        },
-    }
-    .encode(&mut wire, &codec)
-    .unwrap();
+    hello().encode(&mut wire, &codec).unwrap();
     Request::Logon {
         auth: Auth::basic("neo4j", "secret"),
     }
@@ -227,21 +258,9 @@ fn manifest_handshake_then_log_on() -> (Version, BytesMut) {
 #[test]
 fn pipelined_session_over_manifest_handshake() {
     let (version, mut input) = manifest_handshake_then_log_on();
-    let codec = Codec::new(version);
-    let mut session = Session::new(version);
-    let mut dechunker = Dechunker::new(1 << 20);
-    let mut outbox = Outbox::new(64 * 1024);
-    assert!(serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    assert_eq!(
-        names(&responses(&outbox.take(), &codec)),
-        ["SUCCESS", "SUCCESS"]
-    );
+    let mut conn = Connection::new(version);
+    assert!(conn.serve(&mut input));
+    assert_eq!(names(&conn.replies()), ["SUCCESS", "SUCCESS"]);
 
     // TELEMETRY + RUN + PULL, then BEGIN + RUN + PULL + COMMIT: each batch answered into one
     // buffer, i.e. one write.
@@ -250,33 +269,19 @@ fn pipelined_session_over_manifest_handshake() {
             Request::Telemetry {
                 api: TelemetryApi::ExecuteQuery,
             },
-            Request::Run {
-                query: "RETURN 1".into(),
-                params: Map::new(),
-                extra: TxExtra::default(),
-            },
+            run("RETURN 1"),
             Request::Pull { n: 1000, qid: -1 },
             Request::Begin {
                 extra: TxExtra::default(),
             },
-            Request::Run {
-                query: "RETURN 2".into(),
-                params: Map::new(),
-                extra: TxExtra::default(),
-            },
+            run("RETURN 2"),
             Request::Pull { n: -1, qid: -1 },
             Request::Commit,
         ],
-        &codec,
+        &conn.codec,
     );
-    assert!(serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    let rs = responses(&outbox.take(), &codec);
+    assert!(conn.serve(&mut input));
+    let rs = conn.replies();
     assert_eq!(
         names(&rs),
         [
@@ -290,18 +295,9 @@ fn pipelined_session_over_manifest_handshake() {
     assert_eq!(run_in_tx.get("qid").and_then(Value::as_int), Some(0));
 
     // A failing batch: PULL out of state closes the connection after a FAILURE.
-    let mut input = BytesMut::new();
-    Request::Pull { n: -1, qid: -1 }
-        .encode(&mut input, &codec)
-        .unwrap();
-    assert!(!serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    let rs = responses(&outbox.take(), &codec);
+    let mut input = encoded([Request::Pull { n: -1, qid: -1 }], &conn.codec);
+    assert!(!conn.serve(&mut input));
+    let rs = conn.replies();
     let Response::Failure(f) = &rs[0] else {
         panic!("{rs:?}")
     };
@@ -314,84 +310,41 @@ fn pipelined_session_over_manifest_handshake() {
 
 #[test]
 fn reset_behind_a_pipeline_ignores_what_came_before_it() {
-    let codec = Codec::new(Version::V5_4);
-    let mut session = Session::new(Version::V5_4);
-    let mut dechunker = Dechunker::new(1 << 20);
-    let mut outbox = Outbox::new(64 * 1024);
-    let mut input = BytesMut::new();
-    Request::Hello {
-        extra: HelloExtra {
-            user_agent: "lab/1".into(),
-            ..HelloExtra::default()
-        },
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    Request::Logon { auth: Auth::none() }
-        .encode(&mut input, &codec)
-        .unwrap();
-    assert!(serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    outbox.take();
+    let mut conn = Connection::new(Version::V5_4);
+    let mut input = encoded(
+        [hello(), Request::Logon { auth: Auth::none() }],
+        &conn.codec,
+    );
+    assert!(conn.serve(&mut input));
+    conn.outbox.take();
 
-    Request::Run {
-        query: "RETURN 1".into(),
-        params: Map::new(),
-        extra: TxExtra::default(),
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    Request::Pull { n: -1, qid: -1 }
-        .encode(&mut input, &codec)
-        .unwrap();
-    Request::Reset.encode(&mut input, &codec).unwrap();
-    Request::Run {
-        query: "RETURN 2".into(),
-        params: Map::new(),
-        extra: TxExtra::default(),
-    }
-    .encode(&mut input, &codec)
-    .unwrap();
-    assert!(serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    let rs = responses(&outbox.take(), &codec);
-    assert_eq!(names(&rs), ["IGNORED", "IGNORED", "SUCCESS", "SUCCESS"]);
+    let mut input = encoded(
+        [
+            run("RETURN 1"),
+            Request::Pull { n: -1, qid: -1 },
+            Request::Reset,
+            run("RETURN 2"),
+        ],
+        &conn.codec,
+    );
+    assert!(conn.serve(&mut input));
+    assert_eq!(
+        names(&conn.replies()),
+        ["IGNORED", "IGNORED", "SUCCESS", "SUCCESS"]
+    );
 
     // A malformed but well-framed message fails the request and the session recovers.
     let mut input = BytesMut::new();
     quiver_bolt::chunk::write_chunked(&mut input, &[0xB1, 0x3F, 0xA0]);
-    Request::Reset.encode(&mut input, &codec).unwrap();
+    Request::Reset.encode(&mut input, &conn.codec).unwrap();
     // The pipelined RESET is announced first, so the bad PULL is IGNORED, not failed.
-    assert!(serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    let rs = responses(&outbox.take(), &codec);
-    assert_eq!(names(&rs), ["IGNORED", "SUCCESS"]);
+    assert!(conn.serve(&mut input));
+    assert_eq!(names(&conn.replies()), ["IGNORED", "SUCCESS"]);
     // The Bolt 5.4 failure form: code and message.
     let mut input = BytesMut::new();
     quiver_bolt::chunk::write_chunked(&mut input, &[0xB1, 0x3F, 0xA0]);
-    assert!(serve(
-        &mut session,
-        &codec,
-        &mut dechunker,
-        &mut input,
-        &mut outbox
-    ));
-    let rs = responses(&outbox.take(), &codec);
+    assert!(conn.serve(&mut input));
+    let rs = conn.replies();
     let Response::Failure(f) = &rs[0] else {
         panic!("{rs:?}")
     };

@@ -46,6 +46,18 @@ fn cat(parts: &[&[u8]]) -> Vec<u8> {
     parts.concat()
 }
 
+/// The dictionary entries of `Auth::basic("neo4j", "pw")`: scheme, principal, credentials.
+fn basic_auth_entries() -> Vec<u8> {
+    cat(&[
+        &s("scheme"),
+        &s("basic"),
+        &s("principal"),
+        &s("neo4j"),
+        &s("credentials"),
+        &s("pw"),
+    ])
+}
+
 fn decode_request(body: &[u8], version: Version) -> Request {
     Request::decode(body, &Codec::new(version)).unwrap()
 }
@@ -215,15 +227,7 @@ fn hello_and_logon_by_version() {
         framed(&hello)
     );
 
-    let logon = cat(&[
-        &[0xB1, 0x6A, 0xA3],
-        &s("scheme"),
-        &s("basic"),
-        &s("principal"),
-        &s("neo4j"),
-        &s("credentials"),
-        &s("pw"),
-    ]);
+    let logon = cat(&[&[0xB1, 0x6A, 0xA3], &basic_auth_entries()]);
     let Request::Logon { auth } = decode_request(&logon, Version::V5_1) else {
         panic!()
     };
@@ -249,12 +253,7 @@ fn hello_and_logon_by_version() {
         &[0xB1, 0x01, 0xA4],
         &s("user_agent"),
         &s("x/1"),
-        &s("scheme"),
-        &s("basic"),
-        &s("principal"),
-        &s("neo4j"),
-        &s("credentials"),
-        &s("pw"),
+        &basic_auth_entries(),
     ]);
     let Request::Hello { extra } = decode_request(&hello50, Version::V5_0) else {
         panic!()
@@ -368,16 +367,10 @@ fn hello_success_by_version() {
     assert_eq!(out, framed(&expected));
     assert!(meta::SERVER_AGENT.starts_with("Neo4j/"));
 
-    let m = meta_of(decode_response(
-        &encode(|o| hello.encode(o, Version::V5_8)),
-        Version::V5_8,
-    ));
+    let m = reply_meta(Version::V5_8, |o, v| hello.encode(o, v));
     let hints = get(&m, "hints").as_map().unwrap();
     assert!(hints.contains_key("ssr.enabled") && hints.contains_key("telemetry.enabled"));
-    let m = meta_of(decode_response(
-        &encode(|o| hello.encode(o, Version::V5_0)),
-        Version::V5_0,
-    ));
+    let m = reply_meta(Version::V5_0, |o, v| hello.encode(o, v));
     let hints = get(&m, "hints").as_map().unwrap();
     assert_eq!(
         hints.len(),
@@ -388,6 +381,15 @@ fn hello_success_by_version() {
         get(&m, "connection_id").as_str().is_some(),
         "connection_id must be a string"
     );
+}
+
+/// The metadata of the reply `write` encodes for `version`, decoded as a client of that version
+/// reads it.
+fn reply_meta(
+    version: Version,
+    write: impl FnOnce(&mut Vec<u8>, Version) -> Result<(), quiver_bolt::Error>,
+) -> Map {
+    meta_of(decode_response(&encode(|o| write(o, version)), version))
 }
 
 fn encode(f: impl FnOnce(&mut Vec<u8>) -> Result<(), quiver_bolt::Error>) -> Vec<u8> {
@@ -418,10 +420,7 @@ fn run_success_and_summaries() {
         &[0x00],
     ]);
     assert_eq!(wire, framed(&expected), "db only from 5.8");
-    let m = meta_of(decode_response(
-        &encode(|o| run.encode(o, Version::V5_8)),
-        Version::V5_8,
-    ));
+    let m = reply_meta(Version::V5_8, |o, v| run.encode(o, v));
     assert_eq!(get(&m, "db").as_str(), Some("neo4j"));
 
     let stats = Stats {
@@ -439,10 +438,7 @@ fn run_success_and_summaries() {
         completion: Completion::OmittedResult,
         plan: None,
     };
-    let m = meta_of(decode_response(
-        &encode(|o| summary.encode(o, Version::V5_4)),
-        Version::V5_4,
-    ));
+    let m = reply_meta(Version::V5_4, |o, v| summary.encode(o, v));
     assert_eq!(get(&m, "type").as_str(), Some("w"));
     assert_eq!(get(&m, "bookmark").as_str(), Some("quiver:1"));
     let st = get(&m, "stats").as_map().unwrap();
@@ -458,10 +454,7 @@ fn run_success_and_summaries() {
     );
     assert!(!m.contains_key("statuses"));
 
-    let m = meta_of(decode_response(
-        &encode(|o| summary.encode(o, Version::V5_6)),
-        Version::V5_6,
-    ));
+    let m = reply_meta(Version::V5_6, |o, v| summary.encode(o, v));
     let statuses = get(&m, "statuses").as_list().unwrap();
     let first = statuses[0].as_map().unwrap();
     assert_eq!(get(first, "gql_status").as_str(), Some("00001"));
@@ -499,20 +492,14 @@ fn notifications_up_to_5_4_statuses_from_5_6() {
         completion: Completion::Success,
         plan: None,
     };
-    let m = meta_of(decode_response(
-        &encode(|o| summary.encode(o, Version::V5_4)),
-        Version::V5_4,
-    ));
+    let m = reply_meta(Version::V5_4, |o, v| summary.encode(o, v));
     let n = get(&m, "notifications").as_list().unwrap()[0]
         .as_map()
         .unwrap()
         .clone();
     assert_eq!(get(&n, "severity").as_str(), Some("INFORMATION"));
     assert_eq!(get(&n, "category").as_str(), Some("PERFORMANCE"));
-    let m = meta_of(decode_response(
-        &encode(|o| summary.encode(o, Version::V5_7)),
-        Version::V5_7,
-    ));
+    let m = reply_meta(Version::V5_7, |o, v| summary.encode(o, v));
     let statuses = get(&m, "statuses").as_list().unwrap();
     assert_eq!(statuses.len(), 2);
     let n = statuses[1].as_map().unwrap();
@@ -539,10 +526,7 @@ fn failure_form_follows_the_version() {
     ]);
     assert_eq!(wire, framed(&expected));
 
-    let m = meta_of(decode_response(
-        &encode(|o| failure.encode(o, Version::V5_7)),
-        Version::V5_7,
-    ));
+    let m = reply_meta(Version::V5_7, |o, v| failure.encode(o, v));
     assert!(!m.contains_key("code"), "5.7 uses neo4j_code");
     assert_eq!(
         get(&m, "neo4j_code").as_str(),
@@ -564,10 +548,7 @@ fn failure_form_follows_the_version() {
         message: "shutting down",
         position: None,
     };
-    let m = meta_of(decode_response(
-        &encode(|o| unavailable.encode(o, Version::V5_8)),
-        Version::V5_8,
-    ));
+    let m = reply_meta(Version::V5_8, |o, v| unavailable.encode(o, v));
     assert_eq!(get(&m, "gql_status").as_str(), Some("08N09"));
     let diag = get(&m, "diagnostic_record").as_map().unwrap();
     assert_eq!(
@@ -589,7 +570,7 @@ fn routing_table() {
         db: "neo4j",
         servers: &servers,
     };
-    let m = meta_of(decode_response(&encode(|o| table.encode(o)), Version::V5_8));
+    let m = reply_meta(Version::V5_8, |o, _| table.encode(o));
     let rt = get(&m, "rt").as_map().unwrap();
     assert_eq!(get(rt, "ttl").as_int(), Some(300));
     assert_eq!(get(rt, "db").as_str(), Some("neo4j"));

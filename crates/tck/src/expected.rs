@@ -424,41 +424,94 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn write_entries(f: &mut fmt::Formatter<'_>, entries: &[(String, Expected)]) -> fmt::Result {
-    f.write_str("{")?;
-    for (i, (key, value)) in entries.iter().enumerate() {
+/// `items` between `open` and `close`, separated by commas, each written by `write_item`.
+fn write_separated<T>(
+    f: &mut fmt::Formatter<'_>,
+    [open, close]: [&str; 2],
+    items: &[T],
+    write_item: impl Fn(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str(open)?;
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        write!(f, "{key}: {value}")?;
+        write_item(f, item)?;
     }
-    f.write_str("}")
+    f.write_str(close)
+}
+
+/// `[a, b]` in the table syntax.
+pub(crate) fn write_list<V: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[V]) -> fmt::Result {
+    write_separated(f, ["[", "]"], items, |f, item| write!(f, "{item}"))
+}
+
+/// `{key: value, ...}` in the table syntax.
+pub(crate) fn write_entries<V: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    entries: &[(String, V)],
+) -> fmt::Result {
+    write_separated(f, ["{", "}"], entries, |f, (key, value)| {
+        write!(f, "{key}: {value}")
+    })
+}
+
+/// `(:A:B {key: value})` in the table syntax.
+pub(crate) fn write_node<V: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    labels: &[String],
+    properties: &[(String, V)],
+) -> fmt::Result {
+    f.write_str("(")?;
+    for label in labels {
+        write!(f, ":{label}")?;
+    }
+    if !properties.is_empty() {
+        if !labels.is_empty() {
+            f.write_str(" ")?;
+        }
+        write_entries(f, properties)?;
+    }
+    f.write_str(")")
+}
+
+/// `[:T {key: value}]` in the table syntax.
+pub(crate) fn write_relationship<V: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    rel_type: &str,
+    properties: &[(String, V)],
+) -> fmt::Result {
+    write!(f, "[:{rel_type}")?;
+    if !properties.is_empty() {
+        f.write_str(" ")?;
+        write_entries(f, properties)?;
+    }
+    f.write_str("]")
+}
+
+/// One step of a path in the table syntax: `-[r]->(b)` forward, `<-[r]-(b)` backward.
+pub(crate) fn write_step(
+    f: &mut fmt::Formatter<'_>,
+    forward: bool,
+    relationship: &dyn fmt::Display,
+    node: &dyn fmt::Display,
+) -> fmt::Result {
+    if forward {
+        write!(f, "-{relationship}->{node}")
+    } else {
+        write!(f, "<-{relationship}-{node}")
+    }
 }
 
 impl fmt::Display for NodePattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("(")?;
-        for label in &self.labels {
-            write!(f, ":{label}")?;
-        }
-        if !self.properties.is_empty() {
-            if !self.labels.is_empty() {
-                f.write_str(" ")?;
-            }
-            write_entries(f, &self.properties)?;
-        }
-        f.write_str(")")
+        write_node(f, &self.labels, &self.properties)
     }
 }
 
 impl fmt::Display for RelPattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[:{}", self.rel_type)?;
-        if !self.properties.is_empty() {
-            f.write_str(" ")?;
-            write_entries(f, &self.properties)?;
-        }
-        f.write_str("]")
+        write_relationship(f, &self.rel_type, &self.properties)
     }
 }
 
@@ -470,27 +523,14 @@ impl fmt::Display for Expected {
             Expected::Int(i) => write!(f, "{i}"),
             Expected::Float(x) => write!(f, "{}", crate::canonical::float_text(*x)),
             Expected::String(s) => write!(f, "'{}'", crate::canonical::escape_string(s)),
-            Expected::List(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str("]")
-            }
+            Expected::List(items) => write_list(f, items),
             Expected::Map(entries) => write_entries(f, entries),
             Expected::Node(node) => write!(f, "{node}"),
             Expected::Relationship(rel) => write!(f, "{rel}"),
             Expected::Path(path) => {
                 write!(f, "<{}", path.start)?;
                 for step in &path.steps {
-                    if step.forward {
-                        write!(f, "-{}->{}", step.relationship, step.node)?;
-                    } else {
-                        write!(f, "<-{}-{}", step.relationship, step.node)?;
-                    }
+                    write_step(f, step.forward, &step.relationship, &step.node)?;
                 }
                 f.write_str(">")
             }

@@ -12,7 +12,10 @@ use std::fmt::{self, Write as _};
 use quiver_value::{Node, Path, Relationship, Value};
 
 use crate::canonical;
-use crate::expected::{Expected, NodePattern, RelPattern};
+use crate::expected::{
+    Expected, NodePattern, RelPattern, write_entries, write_list, write_node, write_relationship,
+    write_step,
+};
 use crate::target::Outcome;
 
 /// Whether lists inside values keep their order (`ignoring element order for lists` drops it).
@@ -254,17 +257,6 @@ fn value_path(path: &Path, lists: ListOrder) -> Canon {
     }
 }
 
-fn write_entries(f: &mut fmt::Formatter<'_>, entries: &[(String, Canon)]) -> fmt::Result {
-    f.write_str("{")?;
-    for (i, (key, value)) in entries.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "{key}: {value}")?;
-    }
-    f.write_str("}")
-}
-
 /// Prints in the table syntax, so a failure message can be pasted into a feature file.
 impl fmt::Display for Canon {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -274,49 +266,17 @@ impl fmt::Display for Canon {
             Canon::Int(i) => write!(f, "{i}"),
             Canon::Float(bits) => f.write_str(&canonical::float_text(f64::from_bits(*bits))),
             Canon::String(s) => write!(f, "'{}'", canonical::escape_string(s)),
-            Canon::List(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str("]")
-            }
+            Canon::List(items) => write_list(f, items),
             Canon::Map(entries) => write_entries(f, entries),
-            Canon::Node { labels, properties } => {
-                f.write_str("(")?;
-                for label in labels {
-                    write!(f, ":{label}")?;
-                }
-                if !properties.is_empty() {
-                    if !labels.is_empty() {
-                        f.write_str(" ")?;
-                    }
-                    write_entries(f, properties)?;
-                }
-                f.write_str(")")
-            }
+            Canon::Node { labels, properties } => write_node(f, labels, properties),
             Canon::Relationship {
                 rel_type,
                 properties,
-            } => {
-                write!(f, "[:{rel_type}")?;
-                if !properties.is_empty() {
-                    f.write_str(" ")?;
-                    write_entries(f, properties)?;
-                }
-                f.write_str("]")
-            }
+            } => write_relationship(f, rel_type, properties),
             Canon::Path { start, steps } => {
                 write!(f, "<{start}")?;
                 for (forward, rel, node) in steps {
-                    if *forward {
-                        write!(f, "-{rel}->{node}")?;
-                    } else {
-                        write!(f, "<-{rel}-{node}")?;
-                    }
+                    write_step(f, *forward, rel, node)?;
                 }
                 f.write_str(">")
             }
@@ -579,43 +539,25 @@ mod tests {
     #[test]
     fn columns_must_match_exactly_and_in_order() {
         let want = table(&["a", "b"], &[]);
-        assert!(
-            match_table(
-                &want,
-                &outcome(&["a", "b"], vec![]),
-                RowOrder::Any,
-                ListOrder::Exact
-            )
-            .is_ok()
-        );
-        assert!(
-            match_table(
-                &want,
-                &outcome(&["b", "a"], vec![]),
-                RowOrder::Any,
-                ListOrder::Exact
-            )
-            .is_err()
-        );
-        assert!(
-            match_table(
-                &want,
-                &outcome(&["a"], vec![]),
-                RowOrder::Any,
-                ListOrder::Exact
-            )
-            .is_err()
-        );
-        // A header-only table means zero rows.
-        assert!(
-            match_table(
-                &want,
-                &outcome(&["a", "b"], vec![vec![Value::Null, Value::Null]]),
-                RowOrder::Any,
-                ListOrder::Exact
-            )
-            .is_err()
-        );
+        for (case, columns, rows, matches) in [
+            ("same columns", &["a", "b"][..], vec![], true),
+            ("columns swapped", &["b", "a"][..], vec![], false),
+            ("a column missing", &["a"][..], vec![], false),
+            // A header-only table means zero rows.
+            (
+                "a row where none is expected",
+                &["a", "b"][..],
+                vec![vec![Value::Null, Value::Null]],
+                false,
+            ),
+        ] {
+            let got = outcome(columns, rows);
+            assert_eq!(
+                match_table(&want, &got, RowOrder::Any, ListOrder::Exact).is_ok(),
+                matches,
+                "{case}"
+            );
+        }
     }
 
     #[test]

@@ -20,18 +20,32 @@ pub(crate) fn invalid(message: &'static str, field: &'static str, problem: &'sta
     }
 }
 
+/// A field read by `read`; `null` reads as absent, and a value of another type is an
+/// invalid field whose problem is `problem`.
+fn opt<'a, T>(
+    d: &mut Decoder<'a>,
+    message: &'static str,
+    field: &'static str,
+    problem: &'static str,
+    read: impl FnOnce(&mut Decoder<'a>) -> Result<T, Error>,
+) -> Result<Option<T>, Error> {
+    if d.take_null()? {
+        return Ok(None);
+    }
+    read(d)
+        .map(Some)
+        .map_err(|e| retag(e, message, field, problem))
+}
+
 /// A string field; `null` reads as absent.
 pub(crate) fn opt_string(
     d: &mut Decoder<'_>,
     message: &'static str,
     field: &'static str,
 ) -> Result<Option<String>, Error> {
-    if d.take_null()? {
-        return Ok(None);
-    }
-    d.string()
-        .map(|s| Some(s.to_owned()))
-        .map_err(|e| retag(e, message, field, "must be a string"))
+    opt(d, message, field, "must be a string", |d| {
+        d.string().map(str::to_owned)
+    })
 }
 
 pub(crate) fn opt_int(
@@ -39,12 +53,7 @@ pub(crate) fn opt_int(
     message: &'static str,
     field: &'static str,
 ) -> Result<Option<i64>, Error> {
-    if d.take_null()? {
-        return Ok(None);
-    }
-    d.int()
-        .map(Some)
-        .map_err(|e| retag(e, message, field, "must be an integer"))
+    opt(d, message, field, "must be an integer", Decoder::int)
 }
 
 pub(crate) fn string_list(
@@ -74,12 +83,7 @@ pub(crate) fn opt_map(
     message: &'static str,
     field: &'static str,
 ) -> Result<Option<Map>, Error> {
-    if d.take_null()? {
-        return Ok(None);
-    }
-    d.map()
-        .map(Some)
-        .map_err(|e| retag(e, message, field, "must be a dictionary"))
+    opt(d, message, field, "must be a dictionary", Decoder::map)
 }
 
 /// Type mismatches become field errors; framing and limit errors keep their own kind.

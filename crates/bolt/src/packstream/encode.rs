@@ -3,7 +3,8 @@
 
 use bytes::BufMut;
 use quiver_value::{
-    CoordinateType, DateTime, Node, Path, Point, Relationship, TimeZone, Uuid, Value, Vector,
+    CoordinateType, DateTime, Node, Path, Point, RelData, Relationship, TimeZone, Uuid, Value,
+    Vector,
 };
 
 use super::{Dialect, marker::*};
@@ -193,7 +194,7 @@ pub fn write_value<B: BufMut>(buf: &mut B, value: &Value, dialect: Dialect) -> R
         }
         Value::Map(map) => write_map(buf, map, dialect)?,
         Value::Node(node) => write_node(buf, node, dialect)?,
-        Value::Relationship(rel) => write_relationship(buf, rel, dialect)?,
+        Value::Relationship(rel) => write_relationship(buf, rel, dialect, true)?,
         Value::Path(path) => write_path(buf, path, dialect)?,
         Value::Date(d) => {
             write_struct_header(buf, 1, tag::DATE);
@@ -319,35 +320,17 @@ fn write_datetime<B: BufMut>(buf: &mut B, dt: &DateTime, dialect: Dialect) -> Re
                 len: 0,
             })?
     };
+    // Offsets and named zones have their own tags, each in a UTC and a legacy form.
+    let (utc, legacy) = match &dt.zone {
+        TimeZone::Offset(_) => (tag::DATE_TIME, tag::LEGACY_DATE_TIME),
+        TimeZone::Named(_) => (tag::DATE_TIME_ZONE_ID, tag::LEGACY_DATE_TIME_ZONE_ID),
+    };
+    write_struct_header(buf, 3, if dialect.utc_datetime { utc } else { legacy });
+    write_int(buf, seconds);
+    write_int(buf, i64::from(dt.nanos));
     match &dt.zone {
-        TimeZone::Offset(offset) => {
-            write_struct_header(
-                buf,
-                3,
-                if dialect.utc_datetime {
-                    tag::DATE_TIME
-                } else {
-                    tag::LEGACY_DATE_TIME
-                },
-            );
-            write_int(buf, seconds);
-            write_int(buf, i64::from(dt.nanos));
-            write_int(buf, i64::from(*offset));
-        }
-        TimeZone::Named(name) => {
-            write_struct_header(
-                buf,
-                3,
-                if dialect.utc_datetime {
-                    tag::DATE_TIME_ZONE_ID
-                } else {
-                    tag::LEGACY_DATE_TIME_ZONE_ID
-                },
-            );
-            write_int(buf, seconds);
-            write_int(buf, i64::from(dt.nanos));
-            write_string(buf, name)?;
-        }
+        TimeZone::Offset(offset) => write_int(buf, i64::from(*offset)),
+        TimeZone::Named(name) => write_string(buf, name)?,
     }
     Ok(())
 }
@@ -388,52 +371,43 @@ fn write_node<B: BufMut>(buf: &mut B, node: &Node, dialect: Dialect) -> Result<(
     Ok(())
 }
 
+/// A relationship's start, end, type and properties, which must have been loaded to be sent.
+fn rel_data(rel: &Relationship) -> Result<&RelData, Error> {
+    rel.data.as_deref().ok_or(Error::NotMaterialised {
+        kind: "relationship",
+        id: rel.id,
+    })
+}
+
+/// A relationship: on its own with the ids of its end nodes (`bound`), or as a path's
+/// unbound relationship without them.
 fn write_relationship<B: BufMut>(
     buf: &mut B,
     rel: &Relationship,
     dialect: Dialect,
+    bound: bool,
 ) -> Result<(), Error> {
-    let data = rel.data.as_ref().ok_or(Error::NotMaterialised {
-        kind: "relationship",
-        id: rel.id,
-    })?;
-    write_struct_header(
-        buf,
-        if dialect.element_ids { 8 } else { 5 },
-        tag::RELATIONSHIP,
-    );
+    let data = rel_data(rel)?;
+    let (fields, tag) = match (bound, dialect.element_ids) {
+        (true, true) => (8, tag::RELATIONSHIP),
+        (true, false) => (5, tag::RELATIONSHIP),
+        (false, true) => (4, tag::UNBOUND_RELATIONSHIP),
+        (false, false) => (3, tag::UNBOUND_RELATIONSHIP),
+    };
+    write_struct_header(buf, fields, tag);
     write_int(buf, wire_id(rel.id));
-    write_int(buf, wire_id(data.start));
-    write_int(buf, wire_id(data.end));
-    write_string(buf, &data.rel_type)?;
-    write_map(buf, &data.properties, dialect)?;
-    if dialect.element_ids {
-        write_relationship_element_id(buf, rel.id);
-        write_node_element_id(buf, data.start);
-        write_node_element_id(buf, data.end);
+    if bound {
+        write_int(buf, wire_id(data.start));
+        write_int(buf, wire_id(data.end));
     }
-    Ok(())
-}
-
-fn write_unbound_relationship<B: BufMut>(
-    buf: &mut B,
-    rel: &Relationship,
-    dialect: Dialect,
-) -> Result<(), Error> {
-    let data = rel.data.as_ref().ok_or(Error::NotMaterialised {
-        kind: "relationship",
-        id: rel.id,
-    })?;
-    write_struct_header(
-        buf,
-        if dialect.element_ids { 4 } else { 3 },
-        tag::UNBOUND_RELATIONSHIP,
-    );
-    write_int(buf, wire_id(rel.id));
     write_string(buf, &data.rel_type)?;
     write_map(buf, &data.properties, dialect)?;
     if dialect.element_ids {
         write_relationship_element_id(buf, rel.id);
+        if bound {
+            write_node_element_id(buf, data.start);
+            write_node_element_id(buf, data.end);
+        }
     }
     Ok(())
 }
@@ -461,10 +435,7 @@ fn write_path<B: BufMut>(buf: &mut B, path: &Path, dialect: Dialect) -> Result<(
         }
     }
     for (step, rel) in path.relationships.iter().enumerate() {
-        let data = rel.data.as_ref().ok_or(Error::NotMaterialised {
-            kind: "relationship",
-            id: rel.id,
-        })?;
+        let data = rel_data(rel)?;
         let ri = match rels.iter().position(|r| r.id == rel.id) {
             Some(i) => i,
             None => {
@@ -496,7 +467,7 @@ fn write_path<B: BufMut>(buf: &mut B, path: &Path, dialect: Dialect) -> Result<(
     }
     write_list_header(buf, rels.len())?;
     for r in &rels {
-        write_unbound_relationship(buf, r, dialect)?;
+        write_relationship(buf, r, dialect, false)?;
     }
     write_list_header(buf, indices.len())?;
     for i in indices {

@@ -570,14 +570,7 @@ impl fmt::Display for Expr {
             ExprKind::HasLabels { base, labels } => write_has_labels(f, base, labels),
             ExprKind::DynamicLabels { base, all, any } => write_dynamic_labels(f, base, all, any),
             ExprKind::LabelTest { base, expr } => {
-                if matches!(
-                    base.kind,
-                    ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. }
-                ) {
-                    write!(f, "({base})")?;
-                } else {
-                    write!(f, "{}", base.at(prec::POSTFIX))?;
-                }
+                write_label_base(f, base, is_label_test(base))?;
                 // In parentheses: unparenthesised, a `|` would end a comprehension's filter.
                 match expr {
                     LabelExpr::Name(_) | LabelExpr::Any => write!(f, ":{expr}"),
@@ -686,14 +679,8 @@ fn write_dynamic_labels(
     all: &[Expr],
     any: &[Expr],
 ) -> fmt::Result {
-    if matches!(
-        base.kind,
-        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. } | ExprKind::DynamicLabels { .. }
-    ) {
-        write!(f, "({base})")?;
-    } else {
-        write!(f, "{}", base.at(prec::POSTFIX))?;
-    }
+    let nested = is_label_test(base) || matches!(base.kind, ExprKind::DynamicLabels { .. });
+    write_label_base(f, base, nested)?;
     for label in all {
         write!(f, ":$({label})")?;
     }
@@ -703,17 +690,28 @@ fn write_dynamic_labels(
     Ok(())
 }
 
+/// Whether `expr` is a label test (`x:A`, `x IS A`), which needs parentheses as the base of
+/// another.
+fn is_label_test(expr: &Expr) -> bool {
+    matches!(
+        expr.kind,
+        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. }
+    )
+}
+
+/// The base of a label test, in parentheses when `nested` (a test on a test).
+fn write_label_base(f: &mut fmt::Formatter<'_>, base: &Expr, nested: bool) -> fmt::Result {
+    if nested {
+        write!(f, "({base})")
+    } else {
+        write!(f, "{}", base.at(prec::POSTFIX))
+    }
+}
+
 /// `base:A:B`.
 fn write_has_labels(f: &mut fmt::Formatter<'_>, base: &Expr, labels: &[Ident]) -> fmt::Result {
     // `x:A:B` reads as one test; a test on a test needs parentheses.
-    if matches!(
-        base.kind,
-        ExprKind::HasLabels { .. } | ExprKind::LabelTest { .. }
-    ) {
-        write!(f, "({base})")?;
-    } else {
-        write!(f, "{}", base.at(prec::POSTFIX))?;
-    }
+    write_label_base(f, base, is_label_test(base))?;
     for label in labels {
         write!(f, ":{label}")?;
     }

@@ -132,18 +132,23 @@ pub enum LabelExpr {
     },
 }
 
+/// The names of `items` when every one is a plain name, `None` otherwise.
+fn plain_names(items: &[LabelExpr]) -> Option<Vec<Ident>> {
+    items
+        .iter()
+        .map(|i| match i {
+            LabelExpr::Name(name) => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 impl LabelExpr {
     /// The names of a plain conjunction (`A&B`, `A:B`), `None` for anything else.
     pub fn conjunction(&self) -> Option<Vec<Ident>> {
         match self {
             LabelExpr::Name(name) => Some(vec![name.clone()]),
-            LabelExpr::And(items) => items
-                .iter()
-                .map(|i| match i {
-                    LabelExpr::Name(name) => Some(name.clone()),
-                    _ => None,
-                })
-                .collect(),
+            LabelExpr::And(items) => plain_names(items),
             _ => None,
         }
     }
@@ -152,13 +157,7 @@ impl LabelExpr {
     pub fn disjunction(&self) -> Option<Vec<Ident>> {
         match self {
             LabelExpr::Name(name) => Some(vec![name.clone()]),
-            LabelExpr::Or(items) => items
-                .iter()
-                .map(|i| match i {
-                    LabelExpr::Name(name) => Some(name.clone()),
-                    _ => None,
-                })
-                .collect(),
+            LabelExpr::Or(items) => plain_names(items),
             _ => None,
         }
     }
@@ -459,21 +458,38 @@ impl fmt::Display for NodePattern {
             write!(f, ":{label}")?;
             empty = false;
         }
-        if let Some(expr) = &self.label_expr {
-            write!(f, ":{expr}")?;
-            empty = false;
-        }
-        for label in &self.dynamic_labels {
-            write!(f, ":$({label})")?;
-            empty = false;
-        }
-        for label in &self.dynamic_any {
-            write!(f, ":$any({label})")?;
+        if write_label_exprs(
+            f,
+            self.label_expr.as_ref(),
+            &self.dynamic_labels,
+            &self.dynamic_any,
+        )? {
             empty = false;
         }
         write_tail(f, self.properties.as_ref(), self.predicate.as_ref(), empty)?;
         f.write_str(")")
     }
+}
+
+/// `:expr`, `:$(name)` for each dynamic name and `:$any(name)` for each of `any`: the label
+/// expressions of a node or the type expressions of a relationship. Returns whether it wrote
+/// anything.
+fn write_label_exprs(
+    f: &mut fmt::Formatter<'_>,
+    expr: Option<&LabelExpr>,
+    dynamic: &[Expr],
+    any: &[Expr],
+) -> Result<bool, fmt::Error> {
+    if let Some(expr) = expr {
+        write!(f, ":{expr}")?;
+    }
+    for name in dynamic {
+        write!(f, ":$({name})")?;
+    }
+    for name in any {
+        write!(f, ":$any({name})")?;
+    }
+    Ok(expr.is_some() || !dynamic.is_empty() || !any.is_empty())
 }
 
 /// ` {props} WHERE pred`, without a leading space when nothing precedes it.
@@ -526,16 +542,12 @@ impl fmt::Display for RelationshipPattern {
                 write!(f, "{ty}")?;
                 empty = false;
             }
-            if let Some(expr) = &self.type_expr {
-                write!(f, ":{expr}")?;
-                empty = false;
-            }
-            for ty in &self.dynamic_types {
-                write!(f, ":$({ty})")?;
-                empty = false;
-            }
-            for ty in &self.dynamic_any {
-                write!(f, ":$any({ty})")?;
+            if write_label_exprs(
+                f,
+                self.type_expr.as_ref(),
+                &self.dynamic_types,
+                &self.dynamic_any,
+            )? {
                 empty = false;
             }
             if let Some(length) = &self.length {

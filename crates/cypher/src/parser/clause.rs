@@ -274,14 +274,6 @@ impl Parser<'_> {
         }))
     }
 
-    fn parse_where(&mut self) -> Result<Option<Expr>> {
-        if self.parse_keyword("WHERE") {
-            Ok(Some(self.parse_expr()?))
-        } else {
-            Ok(None)
-        }
-    }
-
     fn parse_match(&mut self, optional: bool) -> Result<ClauseKind> {
         // The match mode: DIFFERENT RELATIONSHIPS is the default, so it is read and dropped.
         if self.peek_keyword("REPEATABLE") && self.peek_nth_keyword(1, "ELEMENTS") {
@@ -412,11 +404,7 @@ impl Parser<'_> {
 
     fn parse_projection_item(&mut self) -> Result<ProjectionItem> {
         let expr = self.parse_expr()?;
-        let alias = if self.parse_keyword("AS") {
-            Some(self.parse_alias()?)
-        } else {
-            None
-        };
+        let alias = self.parse_after_keyword("AS", Self::parse_alias)?;
         let text = if alias.is_some() {
             String::new()
         } else {
@@ -707,11 +695,7 @@ impl Parser<'_> {
 
     fn parse_yield_item(&mut self) -> Result<YieldItem> {
         let field = self.parse_name("a procedure output name")?;
-        let alias = if self.parse_keyword("AS") {
-            Some(self.parse_alias()?)
-        } else {
-            None
-        };
+        let alias = self.parse_after_keyword("AS", Self::parse_alias)?;
         Ok(YieldItem { field, alias })
     }
 

@@ -367,47 +367,32 @@ impl Parser<'_> {
     fn parse_index_or_slice(&mut self, lhs: Expr) -> Result<Expr> {
         self.advance();
         let start = lhs.span.start;
-        if self.consume(&TokenKind::DotDot) {
-            let to = if self.peek_is(&TokenKind::RBracket) {
-                None
-            } else {
-                Some(Box::new(self.parse_expr()?))
-            };
-            self.expect(&TokenKind::RBracket)?;
-            return Ok(Expr::new(
-                ExprKind::Slice {
-                    base: Box::new(lhs),
-                    from: None,
-                    to,
-                },
-                self.span_from(start),
-            ));
-        }
-        let index = self.parse_expr()?;
-        if self.consume(&TokenKind::DotDot) {
-            let to = if self.peek_is(&TokenKind::RBracket) {
-                None
-            } else {
-                Some(Box::new(self.parse_expr()?))
-            };
-            self.expect(&TokenKind::RBracket)?;
-            return Ok(Expr::new(
-                ExprKind::Slice {
-                    base: Box::new(lhs),
-                    from: Some(Box::new(index)),
-                    to,
-                },
-                self.span_from(start),
-            ));
-        }
-        self.expect(&TokenKind::RBracket)?;
-        Ok(Expr::new(
-            ExprKind::Index {
+        let from = if self.peek_is(&TokenKind::DotDot) {
+            None
+        } else {
+            Some(self.parse_expr()?)
+        };
+        // Without a first expression the `..` is next, so only `[index]` is not a slice.
+        let kind = match (from, self.consume(&TokenKind::DotDot)) {
+            (Some(index), false) => ExprKind::Index {
                 base: Box::new(lhs),
                 index: Box::new(index),
             },
-            self.span_from(start),
-        ))
+            (from, _) => {
+                let to = if self.peek_is(&TokenKind::RBracket) {
+                    None
+                } else {
+                    Some(Box::new(self.parse_expr()?))
+                };
+                ExprKind::Slice {
+                    base: Box::new(lhs),
+                    from: from.map(Box::new),
+                    to,
+                }
+            }
+        };
+        self.expect(&TokenKind::RBracket)?;
+        Ok(Expr::new(kind, self.span_from(start)))
     }
 
     // ----- prefix forms -----
@@ -863,11 +848,7 @@ impl Parser<'_> {
         if branches.is_empty() {
             return Err(self.expected("'WHEN'"));
         }
-        let default = if self.parse_keyword("ELSE") {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
+        let default = self.parse_after_keyword("ELSE", Self::parse_expr)?;
         self.expect_keyword("END")?;
         Ok(Expr::new(
             ExprKind::Case(Box::new(CaseExpr {
@@ -879,10 +860,17 @@ impl Parser<'_> {
         ))
     }
 
-    fn parse_quantified(&mut self, quantifier: Quantifier) -> Result<Expr> {
+    /// Reads the keyword at the cursor and the bracket `open` after it; returns where the
+    /// keyword starts.
+    fn open_after_keyword(&mut self, open: &TokenKind) -> Result<u32> {
         let start = self.start();
         self.advance();
-        self.expect(&TokenKind::LParen)?;
+        self.expect(open)?;
+        Ok(start)
+    }
+
+    fn parse_quantified(&mut self, quantifier: Quantifier) -> Result<Expr> {
+        let start = self.open_after_keyword(&TokenKind::LParen)?;
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
         let list = self.parse_expr()?;
@@ -906,9 +894,7 @@ impl Parser<'_> {
     }
 
     fn parse_reduce(&mut self) -> Result<Expr> {
-        let start = self.start();
-        self.advance();
-        self.expect(&TokenKind::LParen)?;
+        let start = self.open_after_keyword(&TokenKind::LParen)?;
         let accumulator = self.parse_variable()?;
         self.expect(&TokenKind::Eq)?;
         let init = self.parse_expr()?;
@@ -1064,11 +1050,7 @@ impl Parser<'_> {
         let variable = self.parse_variable()?;
         self.expect_keyword("IN")?;
         let list = self.parse_expr_before_bar()?;
-        let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr_before_bar()?)
-        } else {
-            None
-        };
+        let filter = self.parse_after_keyword("WHERE", Self::parse_expr_before_bar)?;
         let map = if self.consume(&TokenKind::Pipe) {
             Some(self.parse_expr()?)
         } else {
@@ -1099,11 +1081,7 @@ impl Parser<'_> {
         if pattern.steps.is_empty() {
             return Err(self.expected("a relationship pattern"));
         }
-        let filter = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr_before_bar()?)
-        } else {
-            None
-        };
+        let filter = self.parse_after_keyword("WHERE", Self::parse_expr_before_bar)?;
         self.expect(&TokenKind::Pipe)?;
         let map = self.parse_expr()?;
         self.expect(&TokenKind::RBracket)?;
@@ -1120,20 +1098,14 @@ impl Parser<'_> {
 
     /// `EXISTS { ... }`, `COUNT { ... }`, `COLLECT { ... }`.
     fn parse_subquery(&mut self, kind: SubqueryKind) -> Result<Expr> {
-        let start = self.start();
-        self.advance();
-        self.expect(&TokenKind::LBrace)?;
+        let start = self.open_after_keyword(&TokenKind::LBrace)?;
         let saved = std::mem::take(&mut self.bar_ends_filter);
         let body = self.nested(|p| {
             if p.peek_clause_start() {
                 Ok(SubqueryBody::Query(p.parse_query()?))
             } else {
                 let pattern = p.parse_pattern()?;
-                let filter = if p.parse_keyword("WHERE") {
-                    Some(p.parse_expr()?)
-                } else {
-                    None
-                };
+                let filter = p.parse_where()?;
                 Ok(SubqueryBody::Pattern { pattern, filter })
             }
         });

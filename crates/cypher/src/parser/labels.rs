@@ -58,11 +58,7 @@ impl Parser<'_> {
             }
             items.push(self.parse_label_and(legacy_bar_colon)?);
         }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            LabelExpr::Or(items)
-        })
+        Ok(joined(items, LabelExpr::Or))
     }
 
     fn parse_label_and(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
@@ -71,11 +67,7 @@ impl Parser<'_> {
         while self.consume(&TokenKind::Ampersand) || self.consume(&TokenKind::Colon) {
             items.push(self.parse_label_not(legacy_bar_colon)?);
         }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            LabelExpr::And(items)
-        })
+        Ok(joined(items, LabelExpr::And))
     }
 
     fn parse_label_not(&mut self, legacy_bar_colon: bool) -> Result<LabelExpr> {
@@ -164,16 +156,8 @@ impl Parser<'_> {
             if self.consume(&TokenKind::Lt) {
                 return self.parse_type_in_brackets();
             }
-            if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
-                TypeKind::Node
-            } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
-                TypeKind::Relationship
-            } else if self.parse_keyword("MAP") {
-                TypeKind::Map
-            } else if self.parse_keyword("PATH") {
-                TypeKind::Path
-            } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
-                TypeKind::PropertyValue
+            if let Some(kind) = self.parse_structural_type() {
+                kind
             } else {
                 self.parse_keyword("VALUE");
                 TypeKind::Any
@@ -227,16 +211,8 @@ impl Parser<'_> {
             TypeKind::Point
         } else if self.parse_keyword("UUID") {
             TypeKind::Uuid
-        } else if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
-            TypeKind::Node
-        } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
-            TypeKind::Relationship
-        } else if self.parse_keyword("MAP") {
-            TypeKind::Map
-        } else if self.parse_keyword("PATH") {
-            TypeKind::Path
-        } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
-            TypeKind::PropertyValue
+        } else if let Some(kind) = self.parse_structural_type() {
+            kind
         } else if self.parse_keyword("VECTOR") {
             self.parse_vector_type()?
         } else if self.parse_keyword("LIST") || self.parse_keyword("ARRAY") {
@@ -247,6 +223,24 @@ impl Parser<'_> {
             return Err(self.expected("a type (INTEGER, STRING, LIST<...>, ...)"));
         };
         Ok(CypherType::nullable(kind))
+    }
+
+    /// `NODE`, `RELATIONSHIP`, `MAP`, `PATH` or `PROPERTY VALUE` (and their synonyms), alone or
+    /// after `ANY`; `None`, reading nothing, for any other word.
+    fn parse_structural_type(&mut self) -> Option<TypeKind> {
+        if self.parse_keyword("NODE") || self.parse_keyword("VERTEX") {
+            Some(TypeKind::Node)
+        } else if self.parse_keyword("RELATIONSHIP") || self.parse_keyword("EDGE") {
+            Some(TypeKind::Relationship)
+        } else if self.parse_keyword("MAP") {
+            Some(TypeKind::Map)
+        } else if self.parse_keyword("PATH") {
+            Some(TypeKind::Path)
+        } else if self.parse_keywords(&["PROPERTY", "VALUE"]) {
+            Some(TypeKind::PropertyValue)
+        } else {
+            None
+        }
     }
 
     /// After `VECTOR`: an optional `<coordinate type>` (a name or alias, `INT8`, `FLOAT32`),
@@ -296,6 +290,16 @@ impl Parser<'_> {
         let inner = inner?;
         self.expect(&TokenKind::Gt)?;
         Ok(inner)
+    }
+}
+
+/// The only item of `items`, or all of them joined by `join` (`LabelExpr::And` or
+/// `LabelExpr::Or`).
+fn joined(mut items: Vec<LabelExpr>, join: fn(Vec<LabelExpr>) -> LabelExpr) -> LabelExpr {
+    if items.len() == 1 {
+        items.remove(0)
+    } else {
+        join(items)
     }
 }
 

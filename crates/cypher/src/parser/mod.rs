@@ -20,7 +20,7 @@ mod search;
 
 use std::collections::HashSet;
 
-use crate::ast::{Clause, CypherPrefix, Ident, QueryMode, Statement, StatementKind};
+use crate::ast::{Clause, CypherPrefix, Expr, Ident, QueryMode, Statement, StatementKind};
 use crate::error::{Detail, Error, ErrorKind, Status};
 use crate::lexer;
 use crate::span::Span;
@@ -211,6 +211,24 @@ impl Parser<'_> {
     /// From `start` to the end of the last consumed token.
     fn span_from(&self, start: u32) -> Span {
         Span::new(start, self.prev_end().max(start))
+    }
+
+    /// What `parse` reads after `keyword`, or `None` when `keyword` does not come next.
+    fn parse_after_keyword<T>(
+        &mut self,
+        keyword: &str,
+        parse: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<Option<T>> {
+        if self.parse_keyword(keyword) {
+            parse(self).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// An optional `WHERE predicate`.
+    fn parse_where(&mut self) -> Result<Option<Expr>> {
+        self.parse_after_keyword("WHERE", Self::parse_expr)
     }
 
     fn text(&self, span: Span) -> &str {

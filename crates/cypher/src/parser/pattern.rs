@@ -133,11 +133,7 @@ impl Parser<'_> {
             None
         };
         let chain = self.parse_pattern_chain()?;
-        let predicate = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
+        let predicate = self.parse_where()?;
         self.expect(&TokenKind::RParen)?;
         if matches!(
             self.peek_kind(),
@@ -300,11 +296,7 @@ impl Parser<'_> {
             ));
         }
         let chain = self.parse_pattern_chain()?;
-        let predicate = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
+        let predicate = self.parse_where()?;
         self.expect(&TokenKind::RParen)?;
         let Some(quantifier) = self.parse_quantifier()? else {
             return Err(self.unsupported(
@@ -407,11 +399,7 @@ impl Parser<'_> {
             }
         };
         let properties = self.parse_pattern_properties()?;
-        let predicate = if self.parse_keyword("WHERE") {
-            Some(self.parse_expr()?)
-        } else {
-            None
-        };
+        let predicate = self.parse_where()?;
         self.expect(&TokenKind::RParen)?;
         Ok(NodePattern {
             variable,
@@ -578,19 +566,7 @@ impl Parser<'_> {
             _ => return Ok(None),
         };
         self.expect(&TokenKind::Minus)?;
-        let mut relationship = RelationshipPattern {
-            variable: None,
-            direction: Direction::Both,
-            types: Vec::new(),
-            type_expr: None,
-            dynamic_types: Vec::new(),
-            dynamic_any: Vec::new(),
-            length: None,
-            quantifier: None,
-            properties: None,
-            predicate: None,
-            span: self.span_from(start),
-        };
+        let mut relationship = RelationshipPattern::empty(self.span_from(start));
         if self.consume(&TokenKind::LBracket) {
             if self.peek_element_variable() {
                 relationship.variable = Some(self.parse_variable()?);
@@ -618,9 +594,7 @@ impl Parser<'_> {
                 relationship.length = Some(self.parse_length_range());
             }
             relationship.properties = self.parse_pattern_properties()?;
-            if self.parse_keyword("WHERE") {
-                relationship.predicate = Some(self.parse_expr()?);
-            }
+            relationship.predicate = self.parse_where()?;
             self.expect(&TokenKind::RBracket)?;
         }
         self.expect(&TokenKind::Minus)?;

@@ -339,12 +339,19 @@ impl Analyzer<'_> {
 
     /// A relationship variable: new, or a reference to a relationship bound earlier.
     fn bind_relationship(&self, variable: &Ident, ty: Type, scope: &mut Scope) -> Result<()> {
-        match scope.get(&variable.name) {
-            None => {
-                scope.insert(&variable.name, ty);
-                Ok(())
-            }
-            Some(existing) if existing.may_be(&ty) => Ok(()),
+        if self.is_new_binding(variable, scope.get(&variable.name), &ty)? {
+            scope.insert(&variable.name, ty);
+        }
+        Ok(())
+    }
+
+    /// Checks `variable`, written as a `ty`, against its earlier binding `existing`: true when
+    /// there is none and it must be bound, false when it names that one, an error when the two
+    /// types conflict.
+    fn is_new_binding(&self, variable: &Ident, existing: Option<&Type>, ty: &Type) -> Result<bool> {
+        match existing {
+            None => Ok(true),
+            Some(existing) if existing.may_be(ty) => Ok(false),
             Some(existing) => Err(self.type_conflict(
                 &variable.name,
                 &existing.to_string(),
@@ -363,6 +370,50 @@ impl Analyzer<'_> {
         Ok(())
     }
 
+    /// The error for `what`, written in a pattern of the clause `usage` names, which does not
+    /// allow it.
+    fn not_allowed_in(&self, detail: Detail, what: &str, usage: PatternUse, span: Span) -> Error {
+        self.syntax_error(
+            detail,
+            format!("{what} cannot be used in {}", usage.keyword()),
+            span,
+        )
+    }
+
+    /// Refuses `$any(...)` labels or types (`what`) of the element at `span` outside MATCH.
+    fn any_only_in_match(
+        &self,
+        any: &[Expr],
+        what: &str,
+        span: Span,
+        usage: PatternUse,
+    ) -> Result<()> {
+        if usage != PatternUse::Match && !any.is_empty() {
+            return Err(self.not_allowed_in(
+                Detail::UnexpectedSyntax,
+                &format!("$any(...) {what}"),
+                usage,
+                span,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that each dynamic label or relationship type is a string or a list of strings.
+    fn dynamic_names<'e>(
+        &mut self,
+        names: impl Iterator<Item = &'e Expr>,
+        env: &mut Env<'_>,
+    ) -> Result<()> {
+        for name in names {
+            let ty = self.expr(name, env, Ctx::PLAIN)?;
+            if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
+                return Err(self.type_mismatch("String or List<String>", &ty, name.span));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the property maps and inline predicates of a chain whose variables are bound.
     fn pattern_properties(
         &mut self,
@@ -372,25 +423,10 @@ impl Analyzer<'_> {
     ) -> Result<()> {
         let mut env = Env::new(scope);
         for node in chain.nodes() {
-            if usage != PatternUse::Match && !node.dynamic_any.is_empty() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!("$any(...) labels cannot be used in {}", usage.keyword()),
-                    node.span,
-                ));
-            }
+            self.any_only_in_match(&node.dynamic_any, "labels", node.span, usage)?;
             let in_expr = node.label_expr.iter().flat_map(LabelExpr::dynamic_exprs);
-            for label in node
-                .dynamic_labels
-                .iter()
-                .chain(&node.dynamic_any)
-                .chain(in_expr)
-            {
-                let ty = self.expr(label, &mut env, Ctx::PLAIN)?;
-                if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
-                    return Err(self.type_mismatch("String or List<String>", &ty, label.span));
-                }
-            }
+            let labels = node.dynamic_labels.iter().chain(&node.dynamic_any);
+            self.dynamic_names(labels.chain(in_expr), &mut env)?;
             self.element_properties(
                 node.properties.as_ref(),
                 node.predicate.as_ref(),
@@ -399,25 +435,10 @@ impl Analyzer<'_> {
             )?;
         }
         for rel in chain.relationships() {
-            if usage != PatternUse::Match && !rel.dynamic_any.is_empty() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!("$any(...) types cannot be used in {}", usage.keyword()),
-                    rel.span,
-                ));
-            }
+            self.any_only_in_match(&rel.dynamic_any, "types", rel.span, usage)?;
             let in_expr = rel.type_expr.iter().flat_map(LabelExpr::dynamic_exprs);
-            for ty_expr in rel
-                .dynamic_types
-                .iter()
-                .chain(&rel.dynamic_any)
-                .chain(in_expr)
-            {
-                let ty = self.expr(ty_expr, &mut env, Ctx::PLAIN)?;
-                if ty.is_not(&Type::String) && ty.is_not(&Type::list_of(Type::String)) {
-                    return Err(self.type_mismatch("String or List<String>", &ty, ty_expr.span));
-                }
-            }
+            let types = rel.dynamic_types.iter().chain(&rel.dynamic_any);
+            self.dynamic_names(types.chain(in_expr), &mut env)?;
             if let (Some(_), Some(variable)) = (&rel.quantifier, &rel.variable) {
                 // Inside the quantifier the variable is one relationship.
                 let mut single = scope.clone();
@@ -561,20 +582,11 @@ impl Analyzer<'_> {
         self.no_quantifier_in_expression(chain)?;
         let mut pushed = 0;
         let mut declare = |env: &mut Env<'_>, variable: &Ident, ty: Type| -> Result<()> {
-            match env.lookup(&variable.name) {
-                None => {
-                    env.push(&variable.name, ty);
-                    pushed += 1;
-                    Ok(())
-                }
-                Some(existing) if existing.may_be(&ty) => Ok(()),
-                Some(existing) => Err(self.type_conflict(
-                    &variable.name,
-                    &existing.to_string(),
-                    &ty.to_string(),
-                    variable.span,
-                )),
+            if self.is_new_binding(variable, env.lookup(&variable.name).as_ref(), &ty)? {
+                env.push(&variable.name, ty);
+                pushed += 1;
             }
+            Ok(())
         };
         if let Some(v) = &chain.start.variable {
             declare(env, v, Type::Node)?;
@@ -619,32 +631,17 @@ impl Analyzer<'_> {
         usage: PatternUse,
     ) -> Result<()> {
         for part in parts {
-            if part.selector != PathSelector::All {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!("shortestPath(...) cannot be used in {}", usage.keyword()),
-                    part.span,
-                ));
-            }
-            if part.predicate.is_some() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!(
-                        "A parenthesised path pattern cannot be used in {}",
-                        usage.keyword()
-                    ),
-                    part.span,
-                ));
-            }
-            if part.mode.is_some() || part.chain.is_quantified() {
-                return Err(self.syntax_error(
-                    Detail::UnexpectedSyntax,
-                    format!(
-                        "Quantified path patterns and path modes cannot be used in {}",
-                        usage.keyword()
-                    ),
-                    part.span,
-                ));
+            // The first of these forms the part is written in refuses it.
+            let refused = [
+                (part.selector != PathSelector::All, "shortestPath(...)"),
+                (part.predicate.is_some(), "A parenthesised path pattern"),
+                (
+                    part.mode.is_some() || part.chain.is_quantified(),
+                    "Quantified path patterns and path modes",
+                ),
+            ];
+            if let Some((_, what)) = refused.iter().find(|(written, _)| *written) {
+                return Err(self.not_allowed_in(Detail::UnexpectedSyntax, what, usage, part.span));
             }
             let lone_node = part.chain.steps.is_empty();
             self.create_node(&part.chain.start, lone_node, scope)?;
@@ -723,12 +720,10 @@ impl Analyzer<'_> {
             ));
         }
         if rel.length.is_some() {
-            return Err(self.syntax_error(
+            return Err(self.not_allowed_in(
                 Detail::CreatingVarLength,
-                format!(
-                    "Variable length relationships cannot be used in {}",
-                    usage.keyword()
-                ),
+                "Variable length relationships",
+                usage,
                 rel.span,
             ));
         }

@@ -807,6 +807,14 @@ mod tests {
         }
     }
 
+    /// Builds each `(kind, map literal, expected)` case from `bindings` and compares its
+    /// Cypher text, naming the case that differs.
+    fn check(cases: &[(TemporalKind, &str, &str)], bindings: &[(&str, Value)]) {
+        for (kind, text, expected) in cases {
+            assert_eq!(build(*kind, text, bindings), *expected, "{kind:?} {text}");
+        }
+    }
+
     use TemporalKind::{
         Date as D, DateTime as DT, LocalDateTime as LDT, LocalTime as LT, Time as T,
     };
@@ -835,16 +843,14 @@ mod tests {
         }
         let d1 = Value::Date(Date::from_ymd(1816, 12, 30).unwrap());
         let d2 = Value::Date(Date::from_ymd(1816, 12, 31).unwrap());
-        let b = [("a", d1), ("b", d2)];
-        assert_eq!(
-            build(D, "{date: a, week: 2, dayOfWeek: 3}", &b),
-            "1817-01-08"
-        );
-        assert_eq!(build(D, "{date: b, week: 2}", &b), "1817-01-07");
-        assert_eq!(build(D, "{date: b, year: 1817, week: 2}", &b), "1817-01-07");
-        assert_eq!(
-            build(DT, "{date: b, year: 1817, week: 2}", &b),
-            "1817-01-07T00:00Z"
+        check(
+            &[
+                (D, "{date: a, week: 2, dayOfWeek: 3}", "1817-01-08"),
+                (D, "{date: b, week: 2}", "1817-01-07"),
+                (D, "{date: b, year: 1817, week: 2}", "1817-01-07"),
+                (DT, "{date: b, year: 1817, week: 2}", "1817-01-07T00:00Z"),
+            ],
+            &[("a", d1), ("b", d2)],
         );
     }
 
@@ -963,37 +969,30 @@ mod tests {
     #[test]
     fn offsets_with_seconds() {
         // Temporal1 [13].
-        assert_eq!(
-            build(
-                T,
-                "{hour: 12, minute: 34, second: 56, timezone: '+02:05:00'}",
-                &[]
-            ),
-            "12:34:56+02:05"
-        );
-        assert_eq!(
-            build(
-                T,
-                "{hour: 12, minute: 34, second: 56, timezone: '+02:05:59'}",
-                &[]
-            ),
-            "12:34:56+02:05:59"
-        );
-        assert_eq!(
-            build(
-                T,
-                "{hour: 12, minute: 34, second: 56, timezone: '-02:05:07'}",
-                &[]
-            ),
-            "12:34:56-02:05:07"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{year: 1984, month: 10, day: 11, hour: 12, minute: 34, second: 56, timezone: '+02:05:59'}",
-                &[]
-            ),
-            "1984-10-11T12:34:56+02:05:59"
+        check(
+            &[
+                (
+                    T,
+                    "{hour: 12, minute: 34, second: 56, timezone: '+02:05:00'}",
+                    "12:34:56+02:05",
+                ),
+                (
+                    T,
+                    "{hour: 12, minute: 34, second: 56, timezone: '+02:05:59'}",
+                    "12:34:56+02:05:59",
+                ),
+                (
+                    T,
+                    "{hour: 12, minute: 34, second: 56, timezone: '-02:05:07'}",
+                    "12:34:56-02:05:07",
+                ),
+                (
+                    DT,
+                    "{year: 1984, month: 10, day: 11, hour: 12, minute: 34, second: 56, timezone: '+02:05:59'}",
+                    "1984-10-11T12:34:56+02:05:59",
+                ),
+            ],
+            &[],
         );
     }
 
@@ -1036,129 +1035,120 @@ mod tests {
     #[test]
     fn selecting_dates_and_times() {
         // Temporal3 [1] to [3].
-        let b = sources();
-        assert_eq!(build(D, "{date: d, year: 28}", &b), "0028-11-11");
-        assert_eq!(build(D, "{date: d, day: 28}", &b), "1984-11-28");
-        assert_eq!(build(D, "{date: d, week: 1}", &b), "1984-01-08");
-        assert_eq!(build(D, "{date: d, ordinalDay: 28}", &b), "1984-01-28");
-        assert_eq!(build(D, "{date: d, quarter: 3}", &b), "1984-08-11");
-        assert_eq!(build(LT, "{time: t, second: 42}", &b), "12:31:42.645876");
-        assert_eq!(build(LT, "{time: dt, second: 42}", &b), "12:00:42");
-        assert_eq!(
-            build(T, "{time: lt, timezone: '+05:00'}", &b),
-            "12:31:14.645876123+05:00"
-        );
-        assert_eq!(
-            build(T, "{time: t, second: 42, timezone: '+05:00'}", &b),
-            "16:31:42.645876+05:00"
-        );
-        assert_eq!(build(T, "{time: ldt, second: 42}", &b), "12:31:42.645Z");
-        assert_eq!(build(T, "{time: dt}", &b), "12:00+01:00");
-        assert_eq!(
-            build(T, "{time: dt, timezone: '+05:00'}", &b),
-            "16:00+05:00"
+        check(
+            &[
+                (D, "{date: d, year: 28}", "0028-11-11"),
+                (D, "{date: d, day: 28}", "1984-11-28"),
+                (D, "{date: d, week: 1}", "1984-01-08"),
+                (D, "{date: d, ordinalDay: 28}", "1984-01-28"),
+                (D, "{date: d, quarter: 3}", "1984-08-11"),
+                (LT, "{time: t, second: 42}", "12:31:42.645876"),
+                (LT, "{time: dt, second: 42}", "12:00:42"),
+                (
+                    T,
+                    "{time: lt, timezone: '+05:00'}",
+                    "12:31:14.645876123+05:00",
+                ),
+                (
+                    T,
+                    "{time: t, second: 42, timezone: '+05:00'}",
+                    "16:31:42.645876+05:00",
+                ),
+                (T, "{time: ldt, second: 42}", "12:31:42.645Z"),
+                (T, "{time: dt}", "12:00+01:00"),
+                (T, "{time: dt, timezone: '+05:00'}", "16:00+05:00"),
+            ],
+            &sources(),
         );
     }
 
     #[test]
     fn selecting_into_date_times() {
         // Temporal3 [4] to [11].
-        let b = sources();
-        assert_eq!(
-            build(
-                LDT,
-                "{date: d, day: 28, hour: 10, minute: 10, second: 10}",
-                &b
-            ),
-            "1984-11-28T10:10:10"
-        );
-        assert_eq!(
-            build(
-                LDT,
-                "{year: 1984, month: 10, day: 11, time: t, second: 42}",
-                &b
-            ),
-            "1984-10-11T12:31:42.645876"
-        );
-        assert_eq!(
-            build(LDT, "{date: ldt, time: dt, day: 28, second: 42}", &b),
-            "1984-03-28T12:00:42"
-        );
-        assert_eq!(
-            build(LDT, "{datetime: dt, day: 28, second: 42}", &b),
-            "1984-10-28T12:00:42"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{date: d, day: 28, hour: 10, minute: 10, second: 10, timezone: 'Pacific/Honolulu'}",
-                &b
-            ),
-            "1984-11-28T10:10:10-10:00[Pacific/Honolulu]"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{year: 1984, month: 10, day: 11, time: t, second: 42, timezone: 'Pacific/Honolulu'}",
-                &b
-            ),
-            "1984-10-11T01:31:42.645876-10:00[Pacific/Honolulu]"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{year: 1984, month: 10, day: 11, time: dt, timezone: '+05:00'}",
-                &b
-            ),
-            "1984-10-11T16:00+05:00"
-        );
-        assert_eq!(
-            build(DT, "{date: ldt, time: dt, day: 28, second: 42}", &b),
-            "1984-03-28T12:00:42+02:00[Europe/Stockholm]"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{date: ldt, time: dt, day: 28, second: 42, timezone: 'Pacific/Honolulu'}",
-                &b
-            ),
-            "1984-03-28T00:00:42-10:00[Pacific/Honolulu]"
-        );
-        assert_eq!(
-            build(DT, "{date: ldt, time: lt}", &b),
-            "1984-03-07T12:31:14.645876123Z"
-        );
-        assert_eq!(
-            build(DT, "{datetime: ldt, timezone: '+05:00'}", &b),
-            "1984-03-07T12:31:14.645+05:00"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{datetime: ldt, day: 28, second: 42, timezone: 'Pacific/Honolulu'}",
-                &b
-            ),
-            "1984-03-28T12:31:42.645-10:00[Pacific/Honolulu]"
-        );
-        assert_eq!(
-            build(DT, "{datetime: dt}", &b),
-            "1984-10-11T12:00+01:00[Europe/Stockholm]"
-        );
-        assert_eq!(
-            build(DT, "{datetime: dt, timezone: '+05:00'}", &b),
-            "1984-10-11T16:00+05:00"
-        );
-        assert_eq!(
-            build(DT, "{datetime: dt, day: 28, second: 42}", &b),
-            "1984-10-28T12:00:42+01:00[Europe/Stockholm]"
-        );
-        assert_eq!(
-            build(
-                DT,
-                "{datetime: dt, day: 28, second: 42, timezone: 'Pacific/Honolulu'}",
-                &b
-            ),
-            "1984-10-28T01:00:42-10:00[Pacific/Honolulu]"
+        check(
+            &[
+                (
+                    LDT,
+                    "{date: d, day: 28, hour: 10, minute: 10, second: 10}",
+                    "1984-11-28T10:10:10",
+                ),
+                (
+                    LDT,
+                    "{year: 1984, month: 10, day: 11, time: t, second: 42}",
+                    "1984-10-11T12:31:42.645876",
+                ),
+                (
+                    LDT,
+                    "{date: ldt, time: dt, day: 28, second: 42}",
+                    "1984-03-28T12:00:42",
+                ),
+                (
+                    LDT,
+                    "{datetime: dt, day: 28, second: 42}",
+                    "1984-10-28T12:00:42",
+                ),
+                (
+                    DT,
+                    "{date: d, day: 28, hour: 10, minute: 10, second: 10, timezone: 'Pacific/Honolulu'}",
+                    "1984-11-28T10:10:10-10:00[Pacific/Honolulu]",
+                ),
+                (
+                    DT,
+                    "{year: 1984, month: 10, day: 11, time: t, second: 42, timezone: 'Pacific/Honolulu'}",
+                    "1984-10-11T01:31:42.645876-10:00[Pacific/Honolulu]",
+                ),
+                (
+                    DT,
+                    "{year: 1984, month: 10, day: 11, time: dt, timezone: '+05:00'}",
+                    "1984-10-11T16:00+05:00",
+                ),
+                (
+                    DT,
+                    "{date: ldt, time: dt, day: 28, second: 42}",
+                    "1984-03-28T12:00:42+02:00[Europe/Stockholm]",
+                ),
+                (
+                    DT,
+                    "{date: ldt, time: dt, day: 28, second: 42, timezone: 'Pacific/Honolulu'}",
+                    "1984-03-28T00:00:42-10:00[Pacific/Honolulu]",
+                ),
+                (
+                    DT,
+                    "{date: ldt, time: lt}",
+                    "1984-03-07T12:31:14.645876123Z",
+                ),
+                (
+                    DT,
+                    "{datetime: ldt, timezone: '+05:00'}",
+                    "1984-03-07T12:31:14.645+05:00",
+                ),
+                (
+                    DT,
+                    "{datetime: ldt, day: 28, second: 42, timezone: 'Pacific/Honolulu'}",
+                    "1984-03-28T12:31:42.645-10:00[Pacific/Honolulu]",
+                ),
+                (
+                    DT,
+                    "{datetime: dt}",
+                    "1984-10-11T12:00+01:00[Europe/Stockholm]",
+                ),
+                (
+                    DT,
+                    "{datetime: dt, timezone: '+05:00'}",
+                    "1984-10-11T16:00+05:00",
+                ),
+                (
+                    DT,
+                    "{datetime: dt, day: 28, second: 42}",
+                    "1984-10-28T12:00:42+01:00[Europe/Stockholm]",
+                ),
+                (
+                    DT,
+                    "{datetime: dt, day: 28, second: 42, timezone: 'Pacific/Honolulu'}",
+                    "1984-10-28T01:00:42-10:00[Pacific/Honolulu]",
+                ),
+            ],
+            &sources(),
         );
     }
 
@@ -1184,21 +1174,26 @@ mod tests {
 
     #[test]
     fn epochs() {
-        assert_eq!(
-            build(DT, "{epochSeconds: 416779}", &[]),
-            "1970-01-05T19:46:19Z"
-        );
-        assert_eq!(
-            build(DT, "{epochMillis: 237821673987}", &[]),
-            "1977-07-15T13:34:33.987Z"
-        );
-        assert_eq!(
-            build(DT, "{epochSeconds: 416779, nanosecond: 999999999}", &[]),
-            "1970-01-05T19:46:19.999999999Z"
-        );
-        assert_eq!(
-            build(DT, "{epochSeconds: 0, timezone: '+01:00'}", &[]),
-            "1970-01-01T01:00+01:00"
+        check(
+            &[
+                (DT, "{epochSeconds: 416779}", "1970-01-05T19:46:19Z"),
+                (
+                    DT,
+                    "{epochMillis: 237821673987}",
+                    "1977-07-15T13:34:33.987Z",
+                ),
+                (
+                    DT,
+                    "{epochSeconds: 416779, nanosecond: 999999999}",
+                    "1970-01-05T19:46:19.999999999Z",
+                ),
+                (
+                    DT,
+                    "{epochSeconds: 0, timezone: '+01:00'}",
+                    "1970-01-01T01:00+01:00",
+                ),
+            ],
+            &[],
         );
     }
 

@@ -276,103 +276,92 @@ mod tests {
         duration_text(&build(entries).unwrap())
     }
 
+    /// Years, months, days, hours, minutes and seconds of `values`, in that order, then the
+    /// entries of `more`.
+    fn units(values: [Value; 6], more: &[(&'static str, Value)]) -> Vec<(&'static str, Value)> {
+        ["years", "months", "days", "hours", "minutes", "seconds"]
+            .into_iter()
+            .zip(values)
+            .chain(more.iter().cloned())
+            .collect()
+    }
+
+    /// Builds each case's components and compares the duration's text, naming the case that
+    /// differs.
+    fn check(cases: &[(&[(&str, Value)], &str)]) {
+        for (entries, expected) in cases {
+            assert_eq!(text(entries), *expected, "{entries:?}");
+        }
+    }
+
     #[test]
     fn construction_cascades_fractions() {
         // Temporal1 [12].
         use Value::{Float as F, Int as I};
-        assert_eq!(
-            text(&[("days", I(14)), ("hours", I(16)), ("minutes", I(12))]),
-            "P14DT16H12M"
-        );
-        assert_eq!(text(&[("months", I(5)), ("days", F(1.5))]), "P5M1DT12H");
-        assert_eq!(text(&[("months", F(0.75))]), "P22DT19H51M49.5S");
-        assert_eq!(text(&[("weeks", F(2.5))]), "P17DT12H");
-        assert_eq!(
-            text(&[
-                ("years", I(12)),
-                ("months", I(5)),
-                ("days", I(14)),
-                ("hours", I(16)),
-                ("minutes", I(12)),
-                ("seconds", I(70)),
-            ]),
-            "P12Y5M14DT16H13M10S"
-        );
-        assert_eq!(
-            text(&[("days", I(14)), ("seconds", I(70)), ("milliseconds", I(1))]),
-            "P14DT1M10.001S"
-        );
-        assert_eq!(
-            text(&[("days", I(14)), ("seconds", I(70)), ("microseconds", I(1))]),
-            "P14DT1M10.000001S"
-        );
-        assert_eq!(
-            text(&[("days", I(14)), ("seconds", I(70)), ("nanoseconds", I(1))]),
-            "P14DT1M10.000000001S"
-        );
-        assert_eq!(text(&[("minutes", F(1.5)), ("seconds", I(1))]), "PT1M31S");
+        check(&[
+            (
+                &[("days", I(14)), ("hours", I(16)), ("minutes", I(12))],
+                "P14DT16H12M",
+            ),
+            (&[("months", I(5)), ("days", F(1.5))], "P5M1DT12H"),
+            (&[("months", F(0.75))], "P22DT19H51M49.5S"),
+            (&[("weeks", F(2.5))], "P17DT12H"),
+            (
+                &units([I(12), I(5), I(14), I(16), I(12), I(70)], &[]),
+                "P12Y5M14DT16H13M10S",
+            ),
+            (
+                &[("days", I(14)), ("seconds", I(70)), ("milliseconds", I(1))],
+                "P14DT1M10.001S",
+            ),
+            (
+                &[("days", I(14)), ("seconds", I(70)), ("microseconds", I(1))],
+                "P14DT1M10.000001S",
+            ),
+            (
+                &[("days", I(14)), ("seconds", I(70)), ("nanoseconds", I(1))],
+                "P14DT1M10.000000001S",
+            ),
+            (&[("minutes", F(1.5)), ("seconds", I(1))], "PT1M31S"),
+        ]);
     }
 
     #[test]
     fn negative_components_normalise() {
         // Temporal6 [6].
         use Value::Int as I;
-        assert_eq!(text(&[("minutes", I(12)), ("seconds", I(-60))]), "PT11M");
-        assert_eq!(
-            text(&[("seconds", I(2)), ("milliseconds", I(-1))]),
-            "PT1.999S"
-        );
-        assert_eq!(
-            text(&[("seconds", I(-2)), ("milliseconds", I(1))]),
-            "PT-1.999S"
-        );
-        assert_eq!(
-            text(&[("seconds", I(-2)), ("milliseconds", I(-1))]),
-            "PT-2.001S"
-        );
-        assert_eq!(
-            text(&[("days", I(1)), ("milliseconds", I(1))]),
-            "P1DT0.001S"
-        );
-        assert_eq!(
-            text(&[("days", I(1)), ("milliseconds", I(-1))]),
-            "P1DT-0.001S"
-        );
-        assert_eq!(
-            text(&[("seconds", I(60)), ("milliseconds", I(-1))]),
-            "PT59.999S"
-        );
-        assert_eq!(
-            text(&[("seconds", I(-60)), ("milliseconds", I(1))]),
-            "PT-59.999S"
-        );
-        assert_eq!(
-            text(&[("seconds", I(-60)), ("milliseconds", I(-1))]),
-            "PT-1M-0.001S"
-        );
-        assert_eq!(
-            text(&[
-                ("years", I(12)),
-                ("months", I(5)),
-                ("days", I(-14)),
-                ("hours", I(16))
-            ]),
-            "P12Y5M-14DT16H"
-        );
+        check(&[
+            (&[("minutes", I(12)), ("seconds", I(-60))], "PT11M"),
+            (&[("seconds", I(2)), ("milliseconds", I(-1))], "PT1.999S"),
+            (&[("seconds", I(-2)), ("milliseconds", I(1))], "PT-1.999S"),
+            (&[("seconds", I(-2)), ("milliseconds", I(-1))], "PT-2.001S"),
+            (&[("days", I(1)), ("milliseconds", I(1))], "P1DT0.001S"),
+            (&[("days", I(1)), ("milliseconds", I(-1))], "P1DT-0.001S"),
+            (&[("seconds", I(60)), ("milliseconds", I(-1))], "PT59.999S"),
+            (&[("seconds", I(-60)), ("milliseconds", I(1))], "PT-59.999S"),
+            (
+                &[("seconds", I(-60)), ("milliseconds", I(-1))],
+                "PT-1M-0.001S",
+            ),
+            (
+                &[
+                    ("years", I(12)),
+                    ("months", I(5)),
+                    ("days", I(-14)),
+                    ("hours", I(16)),
+                ],
+                "P12Y5M-14DT16H",
+            ),
+        ]);
     }
 
     fn tck_durations() -> [Duration; 3] {
         use Value::{Float as F, Int as I};
         [
-            build(&[
-                ("years", I(12)),
-                ("months", I(5)),
-                ("days", I(14)),
-                ("hours", I(16)),
-                ("minutes", I(12)),
-                ("seconds", I(70)),
-                ("nanoseconds", I(1)),
-            ])
+            build(&units(
+                [I(12), I(5), I(14), I(16), I(12), I(70)],
+                &[("nanoseconds", I(1))],
+            ))
             .unwrap(),
             build(&[
                 ("months", I(1)),
@@ -382,15 +371,10 @@ mod tests {
                 ("seconds", I(70)),
             ])
             .unwrap(),
-            build(&[
-                ("years", F(12.5)),
-                ("months", F(5.5)),
-                ("days", F(14.5)),
-                ("hours", F(16.5)),
-                ("minutes", F(12.5)),
-                ("seconds", F(70.5)),
-                ("nanoseconds", I(3)),
-            ])
+            build(&units(
+                [F(12.5), F(5.5), F(14.5), F(16.5), F(12.5), F(70.5)],
+                &[("nanoseconds", I(3))],
+            ))
             .unwrap(),
         ]
     }
@@ -420,30 +404,16 @@ mod tests {
     fn scaling_cascades_fractions() {
         // Temporal8 [7].
         let [a, ..] = tck_durations();
-        assert_eq!(
-            duration_text(&a.mul_int(1).unwrap()),
-            "P12Y5M14DT16H13M10.000000001S"
-        );
-        assert_eq!(
-            duration_text(&a.mul_int(2).unwrap()),
-            "P24Y10M28DT32H26M20.000000002S"
-        );
-        assert_eq!(
-            duration_text(&a.mul_float(0.5).unwrap()),
-            "P6Y2M22DT13H21M8S"
-        );
-        assert_eq!(
-            duration_text(&a.div_float(1.0).unwrap()),
-            "P12Y5M14DT16H13M10.000000001S"
-        );
-        assert_eq!(
-            duration_text(&a.div_float(2.0).unwrap()),
-            "P6Y2M22DT13H21M8S"
-        );
-        assert_eq!(
-            duration_text(&a.div_float(0.5).unwrap()),
-            "P24Y10M28DT32H26M20.000000002S"
-        );
+        for (case, scaled, expected) in [
+            ("* 1", a.mul_int(1), "P12Y5M14DT16H13M10.000000001S"),
+            ("* 2", a.mul_int(2), "P24Y10M28DT32H26M20.000000002S"),
+            ("* 0.5", a.mul_float(0.5), "P6Y2M22DT13H21M8S"),
+            ("/ 1.0", a.div_float(1.0), "P12Y5M14DT16H13M10.000000001S"),
+            ("/ 2.0", a.div_float(2.0), "P6Y2M22DT13H21M8S"),
+            ("/ 0.5", a.div_float(0.5), "P24Y10M28DT32H26M20.000000002S"),
+        ] {
+            assert_eq!(duration_text(&scaled.unwrap()), expected, "a {case}");
+        }
         assert!(a.div_float(0.0).is_err());
     }
 

@@ -169,58 +169,36 @@ mod tests {
 
     #[test]
     fn dates_sign_years_outside_four_digits() {
-        assert_eq!(
-            date_text(&Date {
-                days: days_from_ymd(1984, 10, 11)
-            }),
-            "1984-10-11"
-        );
-        assert_eq!(
-            date_text(&Date {
-                days: days_from_ymd(28, 11, 11)
-            }),
-            "0028-11-11"
-        );
-        assert_eq!(
-            date_text(&Date {
-                days: days_from_ymd(-1, 1, 1)
-            }),
-            "-0001-01-01"
-        );
-        assert_eq!(
-            date_text(&Date {
-                days: days_from_ymd(999_999_999, 12, 31)
-            }),
-            "+999999999-12-31"
-        );
-        assert_eq!(
-            date_text(&Date {
-                days: days_from_ymd(-999_999_999, 1, 1)
-            }),
-            "-999999999-01-01"
-        );
+        for ((y, m, d), expected) in [
+            ((1984, 10, 11), "1984-10-11"),
+            ((28, 11, 11), "0028-11-11"),
+            ((-1, 1, 1), "-0001-01-01"),
+            ((999_999_999, 12, 31), "+999999999-12-31"),
+            ((-999_999_999, 1, 1), "-999999999-01-01"),
+        ] {
+            let date = Date {
+                days: days_from_ymd(y, m, d),
+            };
+            assert_eq!(date_text(&date), expected, "{y}-{m}-{d}");
+        }
     }
 
     #[test]
     fn times_drop_zero_seconds_and_group_fractions_by_three() {
-        assert_eq!(local_time_text(&local_time(12, 0, 0, 0)), "12:00");
-        assert_eq!(local_time_text(&local_time(12, 31, 14, 0)), "12:31:14");
-        assert_eq!(
-            local_time_text(&local_time(12, 31, 14, 645_000_000)),
-            "12:31:14.645"
-        );
-        assert_eq!(
-            local_time_text(&local_time(12, 31, 14, 645_876_000)),
-            "12:31:14.645876"
-        );
-        assert_eq!(
-            local_time_text(&local_time(12, 31, 14, 3)),
-            "12:31:14.000000003"
-        );
-        assert_eq!(
-            local_time_text(&local_time(12, 31, 0, 500_000_000)),
-            "12:31:00.500"
-        );
+        for ((h, m, sec, n), expected) in [
+            ((12, 0, 0, 0), "12:00"),
+            ((12, 31, 14, 0), "12:31:14"),
+            ((12, 31, 14, 645_000_000), "12:31:14.645"),
+            ((12, 31, 14, 645_876_000), "12:31:14.645876"),
+            ((12, 31, 14, 3), "12:31:14.000000003"),
+            ((12, 31, 0, 500_000_000), "12:31:00.500"),
+        ] {
+            assert_eq!(
+                local_time_text(&local_time(h, m, sec, n)),
+                expected,
+                "{h}:{m}:{sec} and {n} ns"
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! (`P1Y2M3W4DT5H6M7.8S`, fractions allowed in the smallest unit) and date form
 //! (`P2012-02-02T14:37:21.545`).
 
+use std::ops::RangeInclusive;
+
 use super::calendar::{self, NANOS_PER_SECOND};
 use super::duration::approximate;
 use super::zone::{parse_offset, parse_zone};
@@ -245,48 +247,32 @@ fn parse_date_text(bytes: &[u8]) -> Option<Result<i64>> {
 /// After a four-digit year without dashes: `MM[DD]`, `Www[D]`, `Qq[dd]` or `DDD`.
 fn short_date_suffix(c: &mut Cursor<'_>) -> Option<DateSpec> {
     if c.eat(b'W') {
-        let digits = c.digits();
-        return match digits.len() {
-            2 => Some(DateSpec::Week {
-                week: number(digits)?,
-                day: 1,
-            }),
-            3 => Some(DateSpec::Week {
-                week: number(&digits[..2])?,
-                day: number(&digits[2..])?,
-            }),
-            _ => None,
-        };
+        let (week, day) = field_then_day(c.digits(), 2, 3)?;
+        return Some(DateSpec::Week { week, day });
     }
     if c.eat(b'Q') {
-        let digits = c.digits();
-        return match digits.len() {
-            1 => Some(DateSpec::Quarter {
-                quarter: number(digits)?,
-                day: 1,
-            }),
-            3 => Some(DateSpec::Quarter {
-                quarter: number(&digits[..1])?,
-                day: number(&digits[1..])?,
-            }),
-            _ => None,
-        };
+        let (quarter, day) = field_then_day(c.digits(), 1, 3)?;
+        return Some(DateSpec::Quarter { quarter, day });
     }
     let digits = c.digits();
-    match digits.len() {
-        2 => Some(DateSpec::Calendar {
-            month: number(digits)?,
-            day: 1,
-        }),
-        3 => Some(DateSpec::Ordinal {
+    if digits.len() == 3 {
+        return Some(DateSpec::Ordinal {
             day: number(digits)?,
-        }),
-        4 => Some(DateSpec::Calendar {
-            month: number(&digits[..2])?,
-            day: number(&digits[2..])?,
-        }),
-        _ => None,
+        });
     }
+    let (month, day) = field_then_day(digits, 2, 4)?;
+    Some(DateSpec::Calendar { month, day })
+}
+
+/// A field of `width` digits, alone (day 1) or with its day in the digits after it, making
+/// `with_day` digits in all; `None` for any other length.
+fn field_then_day(digits: &[u8], width: usize, with_day: usize) -> Option<(i64, i64)> {
+    let day = match digits.len() {
+        n if n == width => 1,
+        n if n == with_day => number(&digits[width..])?,
+        _ => return None,
+    };
+    Some((number(&digits[..width])?, day))
 }
 
 /// After a year in extended form: nothing, `-M[M][-D[D]]`, `-Www[-D]`, `-Qq[-d[d]]` or `-DDD`.
@@ -302,15 +288,7 @@ fn long_date_suffix(c: &mut Cursor<'_>) -> Option<DateSpec> {
         if !(1..=2).contains(&week.len()) {
             return None;
         }
-        let day = if c.eat(b'-') {
-            let d = c.digits();
-            if d.len() != 1 {
-                return None;
-            }
-            number(d)?
-        } else {
-            1
-        };
+        let day = dashed_day(c, 1..=1)?;
         return Some(DateSpec::Week {
             week: number(week)?,
             day,
@@ -321,15 +299,7 @@ fn long_date_suffix(c: &mut Cursor<'_>) -> Option<DateSpec> {
         if quarter.len() != 1 {
             return None;
         }
-        let day = if c.eat(b'-') {
-            let d = c.digits();
-            if !(1..=2).contains(&d.len()) {
-                return None;
-            }
-            number(d)?
-        } else {
-            1
-        };
+        let day = dashed_day(c, 1..=2)?;
         return Some(DateSpec::Quarter {
             quarter: number(quarter)?,
             day,
@@ -341,15 +311,7 @@ fn long_date_suffix(c: &mut Cursor<'_>) -> Option<DateSpec> {
             day: number(first)?,
         }),
         1 | 2 => {
-            let day = if c.eat(b'-') {
-                let d = c.digits();
-                if !(1..=2).contains(&d.len()) {
-                    return None;
-                }
-                number(d)?
-            } else {
-                1
-            };
+            let day = dashed_day(c, 1..=2)?;
             Some(DateSpec::Calendar {
                 month: number(first)?,
                 day,
@@ -357,6 +319,19 @@ fn long_date_suffix(c: &mut Cursor<'_>) -> Option<DateSpec> {
         }
         _ => None,
     }
+}
+
+/// `-` and a day of `lengths` digits, or day 1 when no `-` follows; `None` for a day of
+/// another length.
+fn dashed_day(c: &mut Cursor<'_>, lengths: RangeInclusive<usize>) -> Option<i64> {
+    if !c.eat(b'-') {
+        return Some(1);
+    }
+    let d = c.digits();
+    if !lengths.contains(&d.len()) {
+        return None;
+    }
+    number(d)
 }
 
 fn date_from_spec(year: i64, spec: &DateSpec) -> Result<i64> {
@@ -406,41 +381,9 @@ struct TimeText<'a> {
 /// Parses `time[offset][[zone]]`; `None` if the text has no such shape.
 fn parse_time_text(bytes: &[u8]) -> Option<TimeText<'_>> {
     let mut c = Cursor::new(bytes);
-    let first = c.digits();
-    let (hour, minute, second, nanos) = if c.peek() == Some(b':') {
-        // Extended form: H[H]:M[M][:S[S][.fraction]].
-        if !(1..=2).contains(&first.len()) {
-            return None;
-        }
-        c.pos += 1;
-        let minute = c.digits();
-        if !(1..=2).contains(&minute.len()) {
-            return None;
-        }
-        let (second, nanos) = if c.eat(b':') {
-            let second = c.digits();
-            if !(1..=2).contains(&second.len()) {
-                return None;
-            }
-            (number(second)?, optional_fraction(&mut c)?)
-        } else {
-            (0, 0)
-        };
-        (number(first)?, number(minute)?, second, nanos)
-    } else {
-        // Basic form: HH[MM[SS[.fraction]]], or a lone extended hour.
-        match first.len() {
-            1 | 2 => (number(first)?, 0, 0, 0),
-            4 => (number(&first[..2])?, number(&first[2..])?, 0, 0),
-            6 => (
-                number(&first[..2])?,
-                number(&first[2..4])?,
-                number(&first[4..])?,
-                optional_fraction(&mut c)?,
-            ),
-            _ => return None,
-        }
-    };
+    // Extended form H[H]:M[M][:S[S][.fraction]], basic form HH[MM[SS[.fraction]]], or a lone
+    // extended hour.
+    let (hour, minute, second, nanos) = time_fields(&mut c, 1..=2)?;
     let time = LocalTime::from_hms_nano(hour, minute, second, nanos);
     let rest = c.rest();
     let (offset_text, zone) = match rest.iter().position(|&b| b == b'[') {
@@ -459,6 +402,40 @@ fn parse_time_text(bytes: &[u8]) -> Option<TimeText<'_>> {
         Some(parse_offset(std::str::from_utf8(offset_text).ok()?)?)
     };
     Some(TimeText { time, offset, zone })
+}
+
+/// Hour, minute, second and nanoseconds, unvalidated, of `H:M[:S[.fraction]]` with each
+/// field `lengths` digits long, or of the basic `HH[MM[SS[.fraction]]]` (an hour alone may be
+/// `lengths` digits long).
+fn time_fields(c: &mut Cursor<'_>, lengths: RangeInclusive<usize>) -> Option<(i64, i64, i64, i64)> {
+    let first = c.digits();
+    if !c.eat(b':') {
+        return match first.len() {
+            n if lengths.contains(&n) => Some((number(first)?, 0, 0, 0)),
+            4 => Some((number(&first[..2])?, number(&first[2..])?, 0, 0)),
+            6 => Some((
+                number(&first[..2])?,
+                number(&first[2..4])?,
+                number(&first[4..])?,
+                optional_fraction(c)?,
+            )),
+            _ => None,
+        };
+    }
+    let minute = c.digits();
+    if !lengths.contains(&first.len()) || !lengths.contains(&minute.len()) {
+        return None;
+    }
+    let (second, nanos) = if c.eat(b':') {
+        let second = c.digits();
+        if !lengths.contains(&second.len()) {
+            return None;
+        }
+        (number(second)?, optional_fraction(c)?)
+    } else {
+        (0, 0)
+    };
+    Some((number(first)?, number(minute)?, second, nanos))
 }
 
 /// An optional `.fraction` (or `,fraction`): `None` if malformed, `Some(0)` if absent.
@@ -672,38 +649,7 @@ fn date_form_duration(bytes: &[u8], sign: i64) -> Option<Result<Duration>> {
     let (mut seconds, mut nanos) = (0_i64, 0_i64);
     if let Some(time) = time {
         let mut c = Cursor::new(time);
-        let first = c.digits();
-        let (h, m, s, n) = if c.eat(b':') {
-            if first.len() != 2 {
-                return None;
-            }
-            let m = c.digits();
-            if m.len() != 2 {
-                return None;
-            }
-            let (s, n) = if c.eat(b':') {
-                let s = c.digits();
-                if s.len() != 2 {
-                    return None;
-                }
-                (number(s)?, optional_fraction(&mut c)?)
-            } else {
-                (0, 0)
-            };
-            (number(first)?, number(m)?, s, n)
-        } else {
-            match first.len() {
-                2 => (number(first)?, 0, 0, 0),
-                4 => (number(&first[..2])?, number(&first[2..])?, 0, 0),
-                6 => (
-                    number(&first[..2])?,
-                    number(&first[2..4])?,
-                    number(&first[4..])?,
-                    optional_fraction(&mut c)?,
-                ),
-                _ => return None,
-            }
-        };
+        let (h, m, s, n) = time_fields(&mut c, 2..=2)?;
         if !c.at_end() {
             return None;
         }

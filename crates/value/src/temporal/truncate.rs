@@ -307,76 +307,46 @@ mod tests {
         }
     }
 
-    fn value(kind: TemporalKind, fields: &[(&str, Value)]) -> Value {
-        let map: Map = fields
+    /// The map of `fields`, as a Cypher map literal would give it.
+    fn map(fields: &[(&str, Value)]) -> Map {
+        fields
             .iter()
             .map(|(k, v)| (Arc::from(*k), v.clone()))
-            .collect();
-        from_map(kind, &map, &clock()).unwrap()
+            .collect()
+    }
+
+    fn value(kind: TemporalKind, fields: &[(&str, Value)]) -> Value {
+        from_map(kind, &map(fields), &clock()).unwrap()
     }
 
     fn run(kind: TemporalKind, unit: &str, input: &Value, fields: &[(&str, Value)]) -> String {
-        let map: Map = fields
-            .iter()
-            .map(|(k, v)| (Arc::from(*k), v.clone()))
-            .collect();
-        match truncate(kind, unit, input, Some(&map), &clock()) {
+        match truncate(kind, unit, input, Some(&map(fields)), &clock()) {
             Ok(v) => to_string_cypher(&v),
             Err(e) => format!("error: {e}"),
         }
     }
 
+    /// 2017-11-11 as a date, at 12:31:14.645876123 as a date-time (+03:00) and a local
+    /// date-time, and that time of day as a local time and a time (-01:00).
     fn inputs() -> [Value; 5] {
         use Value::{Int as I, String as S};
+        let date = [("year", I(2017)), ("month", I(11)), ("day", I(11))];
+        let time = [
+            ("hour", I(12)),
+            ("minute", I(31)),
+            ("second", I(14)),
+            ("nanosecond", I(645_876_123)),
+        ];
+        let zone = |offset: &str| [("timezone", S(offset.into()))];
         [
-            value(
-                TemporalKind::Date,
-                &[("year", I(2017)), ("month", I(11)), ("day", I(11))],
-            ),
+            value(TemporalKind::Date, &date),
             value(
                 TemporalKind::DateTime,
-                &[
-                    ("year", I(2017)),
-                    ("month", I(11)),
-                    ("day", I(11)),
-                    ("hour", I(12)),
-                    ("minute", I(31)),
-                    ("second", I(14)),
-                    ("nanosecond", I(645_876_123)),
-                    ("timezone", S("+03:00".into())),
-                ],
+                &[&date[..], &time, &zone("+03:00")].concat(),
             ),
-            value(
-                TemporalKind::LocalDateTime,
-                &[
-                    ("year", I(2017)),
-                    ("month", I(11)),
-                    ("day", I(11)),
-                    ("hour", I(12)),
-                    ("minute", I(31)),
-                    ("second", I(14)),
-                    ("nanosecond", I(645_876_123)),
-                ],
-            ),
-            value(
-                TemporalKind::LocalTime,
-                &[
-                    ("hour", I(12)),
-                    ("minute", I(31)),
-                    ("second", I(14)),
-                    ("nanosecond", I(645_876_123)),
-                ],
-            ),
-            value(
-                TemporalKind::Time,
-                &[
-                    ("hour", I(12)),
-                    ("minute", I(31)),
-                    ("second", I(14)),
-                    ("nanosecond", I(645_876_123)),
-                    ("timezone", S("-01:00".into())),
-                ],
-            ),
+            value(TemporalKind::LocalDateTime, &[&date[..], &time].concat()),
+            value(TemporalKind::LocalTime, &time),
+            value(TemporalKind::Time, &[&time[..], &zone("-01:00")].concat()),
         ]
     }
 
