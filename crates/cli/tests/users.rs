@@ -5,64 +5,34 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
-use quiver_lab::client::{ClientError, Connection, Credentials};
+use quiver_lab::client::{ClientError, Connection};
 use quiver_value::{Map, Value};
+
+mod common;
+use common::login;
 
 const ROOT: (&str, &str) = ("root", "root-password");
 
 /// `quiver serve --auth root/... --data-dir dir --durability sync --audit-log audit`.
 fn serve(dir: &Path, audit: &Path) -> (Child, SocketAddr) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_quiver"));
-    command
-        .args([
-            "serve",
-            "--bolt-listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "127.0.0.1:0",
-            "--durability",
-            "sync",
-            "--auth",
-            &format!("{}/{}", ROOT.0, ROOT.1),
-        ])
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("--audit-log")
-        .arg(audit)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("QUIVER_") {
-            command.env_remove(name);
-        }
-    }
-    let mut child = command.spawn().expect("spawn quiver");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("a line")
-        .expect("utf-8");
-    let bolt = line
-        .strip_prefix("bolt listening on ")
-        .unwrap_or_else(|| panic!("unexpected start-up line {line:?}"))
-        .parse()
-        .expect("address");
+    let (child, bolt, _) = common::spawn(
+        common::serve()
+            .args([
+                "--durability",
+                "sync",
+                "--auth",
+                &format!("{}/{}", ROOT.0, ROOT.1),
+            ])
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("--audit-log")
+            .arg(audit),
+    );
     (child, bolt)
-}
-
-async fn login(bolt: SocketAddr, user: &str, password: &str) -> Result<Connection, ClientError> {
-    let stream = tokio::net::TcpStream::connect(bolt).await.expect("connect");
-    let credentials = Credentials {
-        principal: user.to_owned(),
-        password: password.to_owned(),
-    };
-    Connection::open(stream, Some(&credentials), false).await
 }
 
 async fn run(conn: &mut Connection, query: &str) -> Result<Option<Value>, String> {
