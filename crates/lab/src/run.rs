@@ -276,19 +276,31 @@ pub fn run_load(args: &LabArgs) -> Result<RunRecord, LabError> {
 /// The comment lines an experiment ends with: the host's limits and how the in-process
 /// server (if any) shut down.
 fn host_lines(host: &Host, shutdown: Option<&crate::report::ShutdownRecord>) -> Vec<String> {
-    let mut lines = vec![
+    let limits = vec![
         format!("# host.cores={}", host.cores),
         format!(
             "# host.fd_limit_soft={}",
             host.fd_limit_soft
                 .map_or_else(|| "unknown".into(), |v| v.to_string())
         ),
+    ];
+    host_and_shutdown_lines(limits, host, shutdown)
+}
+
+/// The comment lines every protocol's experiment ends with: its own `limits` lines, then the
+/// host's ephemeral ports and idleness and how the in-process server (if any) shut down.
+pub(crate) fn host_and_shutdown_lines(
+    mut lines: Vec<String>,
+    host: &Host,
+    shutdown: Option<&crate::report::ShutdownRecord>,
+) -> Vec<String> {
+    lines.extend([
         format!(
             "# host.ephemeral_ports={}",
             host.ephemeral_ports.clone().unwrap_or_default()
         ),
         format!("# host.idle={} ({})", host.idle, host.idle_note),
-    ];
+    ]);
     if let Some(s) = shutdown {
         lines.push(if s.clean {
             "# server shut down cleanly".to_owned()
