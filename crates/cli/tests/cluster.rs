@@ -17,8 +17,11 @@ use std::time::{Duration, Instant};
 
 use quiver_bolt::Request;
 use quiver_bolt::message::{AccessMode, RouteExtra, RunExtra};
-use quiver_lab::client::{ClientError, Connection};
+use quiver_lab::client::ClientError;
 use quiver_value::{Map, Value};
+
+mod common;
+use common::{client_runtime, connect, login};
 
 /// How long the cluster may take to elect a leader, hand addresses round, or catch up.
 const SETTLE: Duration = Duration::from_secs(20);
@@ -67,7 +70,7 @@ impl Member {
                 .map_or(0, |d| d.as_nanos())
         )))
         .expect("log file");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_quiver"));
+        let mut command = common::quiver();
         command
             .arg("serve")
             .args(["--node-id", &spec.id.to_string()])
@@ -78,11 +81,6 @@ impl Member {
             .arg("--data-dir")
             .arg(&spec.dir)
             .args(["--bookmark-timeout-ms", "20000"]);
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("QUIVER_") {
-                command.env_remove(name);
-            }
-        }
         let child = command
             .env("QUIVER_LOG", "info")
             .env("NO_COLOR", "1")
@@ -123,8 +121,15 @@ fn http_get(addr: SocketAddr, path: &str) -> Option<String> {
     head.starts_with("HTTP/1.1 200").then(|| body.to_owned())
 }
 
-/// Sends `method path` with a JSON `body`; the status code and the body.
-fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+/// Sends `method path` with the header lines `headers` (each ending in CRLF) and `body`;
+/// the status code and the body of the answer.
+fn http_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+) -> (u16, String) {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -132,7 +137,7 @@ fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, St
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+         {headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .expect("send");
@@ -147,28 +152,22 @@ fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, St
     (code, body.to_owned())
 }
 
+/// Sends `method path` with a JSON `body`; the status code and the body.
+fn http_send(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    http_request(
+        addr,
+        method,
+        path,
+        "Content-Type: application/json\r\n",
+        body,
+    )
+}
+
 /// `method path` with HTTP basic credentials (`user:password` in base64), no body; the status
 /// code and the body.
 fn http_send_as(addr: SocketAddr, method: &str, path: &str, basic: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("timeout");
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Authorization: Basic {basic}\r\nContent-Length: 0\r\n\r\n"
-    )
-    .expect("send");
-    let mut text = String::new();
-    stream.read_to_string(&mut text).expect("answer");
-    let (head, body) = text.split_once("\r\n\r\n").expect("a response");
-    let code = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .expect("a status line");
-    (code, body.to_owned())
+    let authorization = format!("Authorization: Basic {basic}\r\n");
+    http_request(addr, method, path, &authorization, "")
 }
 
 /// The value of one sample in a member's `/metrics` (the line that starts with `name `).
@@ -218,22 +217,6 @@ fn agreed_leader(among: &[&MemberSpec]) -> u64 {
         // Ready once its first entry of the term is applied: then it takes writes.
         s["writes_refused"].is_null().then_some(l)
     })
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime")
-}
-
-async fn connect(bolt: SocketAddr) -> Result<Connection, String> {
-    let stream = tokio::net::TcpStream::connect(bolt)
-        .await
-        .map_err(|e| format!("connect {bolt}: {e}"))?;
-    Connection::open(stream, None, false)
-        .await
-        .map_err(|e| format!("bolt handshake: {e}"))
 }
 
 fn run(query: &str, params: Map, bookmarks: Vec<String>, mode: AccessMode) -> Request {
@@ -385,7 +368,7 @@ fn a_three_member_cluster_replicates_routes_fails_over_and_rejoins() {
     let leader = agreed_leader(&all);
     let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
     let followers: Vec<&MemberSpec> = specs.iter().filter(|s| s.id != leader).collect();
-    let rt = runtime();
+    let rt = client_runtime();
 
     // A write on the leader is read on every member once its bookmark is applied there.
     let bookmark = rt
@@ -472,7 +455,7 @@ fn a_leader_stopped_gracefully_hands_over_and_loses_nothing() {
     let all: Vec<&MemberSpec> = specs.iter().collect();
     let leader = agreed_leader(&all);
     let index = usize::try_from(leader - 1).expect("id");
-    let rt = runtime();
+    let rt = client_runtime();
     let mut acked = Vec::new();
     for s in 1..=10 {
         rt.block_on(write_item(specs[index].bolt, s))
@@ -501,7 +484,7 @@ fn repeated_leader_kills_lose_no_acknowledged_write() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let (specs, members) = specs(tmp.path());
     let mut running: Vec<Member> = specs.iter().map(|s| Member::start(s, &members)).collect();
-    let rt = runtime();
+    let rt = client_runtime();
     let mut acked = Vec::new();
     let mut next = 1;
     for _ in 0..5 {
@@ -575,7 +558,7 @@ fn a_member_is_added_from_a_snapshot_and_another_removed() {
     let all: Vec<&MemberSpec> = specs.iter().collect();
     let leader = agreed_leader(&all);
     let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
-    let rt = runtime();
+    let rt = client_runtime();
     let mut acked = Vec::new();
     for s in 1..=50 {
         rt.block_on(write_item(leader_spec.bolt, s))
@@ -738,23 +721,6 @@ fn remove_for_good(
     assert!(message.contains("never reused"), "{message}");
 }
 
-/// Logs in on `bolt` with a user name and password.
-async fn login(bolt: SocketAddr, user: &str, password: &str) -> Result<Connection, String> {
-    let stream = tokio::net::TcpStream::connect(bolt)
-        .await
-        .map_err(|e| format!("connect {bolt}: {e}"))?;
-    let credentials = quiver_lab::client::Credentials {
-        principal: user.to_owned(),
-        password: password.to_owned(),
-    };
-    Connection::open(stream, Some(&credentials), false)
-        .await
-        .map_err(|e| match e {
-            ClientError::Failure { code, .. } => code,
-            other => other.to_string(),
-        })
-}
-
 /// Runs `query` as `user` on `bolt` and returns its one value, or the failure's code.
 async fn as_user(
     bolt: SocketAddr,
@@ -794,7 +760,7 @@ fn users_made_on_the_leader_log_in_on_every_member_and_a_dropped_one_nowhere() {
     let all: Vec<&MemberSpec> = specs.iter().collect();
     let leader = agreed_leader(&all);
     let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
-    let rt = runtime();
+    let rt = client_runtime();
     for statement in [
         "CREATE (:Existing {x: 1})",
         "CREATE ROLE auditor AS COPY OF reader",
@@ -874,7 +840,7 @@ fn the_initial_user_is_made_once_through_the_log_and_logs_in_on_every_member() {
         .map(|s| Member::start_with(s, &flags))
         .collect();
     let all: Vec<&MemberSpec> = specs.iter().collect();
-    let rt = runtime();
+    let rt = client_runtime();
     // Every member starts as a follower: the first leader makes the user, the others learn it.
     for m in &specs {
         let expired = eventually(&format!("the initial user on member {}", m.id), || {
@@ -976,7 +942,7 @@ fn a_tls_cluster_replicates_and_only_an_administrator_changes_its_membership() {
     let all: Vec<&MemberSpec> = specs.iter().collect();
     let leader = agreed_leader(&all);
     let leader_spec = &specs[usize::try_from(leader - 1).expect("id")];
-    let rt = runtime();
+    let rt = client_runtime();
     for statement in [
         "CREATE (:Item {s: 1})",
         "CREATE USER ann SET PASSWORD 'ann-password' CHANGE NOT REQUIRED",

@@ -13,6 +13,7 @@
 
 #![cfg(unix)]
 
+mod common;
 #[path = "../../durability/tests/crash_harness/mod.rs"]
 mod crash_harness;
 
@@ -27,6 +28,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use common::{client_runtime, connect};
 use crash_harness::{Ack, CrashTarget, Observed, Run, micros_now};
 use quiver_bolt::Request;
 use quiver_bolt::message::{AccessMode, TxExtra};
@@ -74,12 +76,9 @@ fn serve_args(command: &mut Command, dir: &Path, mode: Mode) {
         .arg("--data-dir")
         .arg(dir)
         .args(["--durability", &mode.to_string()]);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("QUIVER_") {
-            command.env_remove(name);
-        }
-    }
-    command.env("QUIVER_LOG", "info").env("NO_COLOR", "1");
+    common::without_quiver_settings(command)
+        .env("QUIVER_LOG", "info")
+        .env("NO_COLOR", "1");
 }
 
 /// What the server wrote to stderr, gathered until it died.
@@ -191,15 +190,6 @@ impl Server {
             ))
         }
     }
-}
-
-async fn connect(bolt: SocketAddr) -> Result<Connection, String> {
-    let stream = tokio::net::TcpStream::connect(bolt)
-        .await
-        .map_err(|e| format!("connect {bolt}: {e}"))?;
-    Connection::open(stream, None, false)
-        .await
-        .map_err(|e| format!("bolt handshake: {e}"))
 }
 
 async fn scalar(conn: &mut Connection, query: &str, p: Map) -> Result<Value, String> {
@@ -660,13 +650,6 @@ async fn commit_items(bolt: SocketAddr, n: i64) -> Result<i64, String> {
     }
     conn.close().await;
     Ok(n)
-}
-
-fn client_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime")
 }
 
 /// A record half written when the server died is cut off at the restart, the cut is

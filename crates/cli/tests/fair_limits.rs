@@ -134,10 +134,7 @@ fn one_address_cannot_open_every_http_transaction() {
         "--http-transactions-per-address-max",
         "2",
     ]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
+    let runtime = common::client_runtime();
     let greedy = [127, 0, 0, 1];
     let other = [127, 0, 0, 2];
     runtime.block_on(async {

@@ -5,25 +5,17 @@
 #![cfg(unix)]
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_lab::client::Connection;
 use quiver_value::{Map, Value};
 
-fn quiver() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_quiver"));
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("QUIVER_") {
-            command.env_remove(name);
-        }
-    }
-    command
-}
+mod common;
+use common::quiver;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
@@ -51,31 +43,7 @@ fn import(dir: &Path, args: &[String]) -> Output {
 
 /// `quiver serve` over `data` on ephemeral loopback ports; returns it and its Bolt address.
 fn serve(data: &Path) -> (Child, SocketAddr) {
-    let mut child = quiver()
-        .args([
-            "serve",
-            "--bolt-listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "127.0.0.1:0",
-        ])
-        .arg("--data-dir")
-        .arg(data)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn quiver serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("a line")
-        .expect("utf-8");
-    let bolt = line
-        .strip_prefix("bolt listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line `{line}`"))
-        .parse()
-        .expect("address");
+    let (child, bolt, _) = common::spawn(common::serve().arg("--data-dir").arg(data));
     (child, bolt)
 }
 
@@ -95,10 +63,7 @@ fn stop(mut child: Child) {
 }
 
 async fn query(bolt: SocketAddr, queries: &[&str]) -> Vec<Value> {
-    let stream = tokio::net::TcpStream::connect(bolt).await.expect("connect");
-    let mut conn = Connection::open(stream, None, false)
-        .await
-        .expect("bolt handshake");
+    let mut conn = common::connect(bolt).await.expect("bolt connection");
     let mut out = Vec::new();
     for q in queries {
         let v = conn
@@ -176,10 +141,7 @@ fn an_imported_directory_is_served_with_the_exact_data() {
     );
 
     let (server, bolt) = serve(&d.join("graph"));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = common::client_runtime();
     let got = rt.block_on(query(
         bolt,
         &[
@@ -346,10 +308,7 @@ fn an_import_killed_midway_leaves_no_database() {
     );
     assert!(!d.join("graph").exists(), "a killed import left its target");
     assert!(d.join(".graph.import").exists(), "the staging directory");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = common::client_runtime();
 
     // `serve` on the target finds no database there: it ignores the half-built staging
     // directory beside it and serves nothing of the killed import.

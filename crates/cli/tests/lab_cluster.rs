@@ -12,6 +12,25 @@ fn cluster_record(dir: &std::path::Path) -> serde_json::Value {
     json["cluster"].clone()
 }
 
+/// No acknowledged write lost or stored twice, and each of the fifty writers resumed after
+/// the last disruption; `text` is the run's output, for the failure message.
+fn assert_every_write_kept(r: &serde_json::Value, text: &str) {
+    assert_eq!(r["lost"].as_u64(), Some(0), "{text}");
+    assert_eq!(r["duplicates"].as_u64(), Some(0), "{text}");
+    assert_eq!(r["clients_resumed"].as_u64(), Some(50), "{text}");
+}
+
+/// A rolling restart's record: writes were acknowledged, every one kept, and all three
+/// members verified.
+fn assert_rolled_through_every_member(r: &serde_json::Value, text: &str) {
+    assert!(
+        r["acknowledged"].as_u64().expect("acknowledged") > 0,
+        "{text}"
+    );
+    assert_every_write_kept(r, text);
+    assert_eq!(r["members_verified"].as_u64(), Some(3), "{text}");
+}
+
 fn lab(dir: &std::path::Path, disruption: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_quiver"))
         .arg("lab")
@@ -39,14 +58,7 @@ fn a_rolling_restart_loses_and_duplicates_no_acknowledged_write() {
     let (passed, text) = lab(tmp.path(), &["--rolling-restart"]);
     assert!(passed, "quiver lab failed:\n{text}");
     let r = cluster_record(tmp.path());
-    assert!(
-        r["acknowledged"].as_u64().expect("acknowledged") > 0,
-        "{text}"
-    );
-    assert_eq!(r["lost"].as_u64(), Some(0), "{text}");
-    assert_eq!(r["duplicates"].as_u64(), Some(0), "{text}");
-    assert_eq!(r["clients_resumed"].as_u64(), Some(50), "{text}");
-    assert_eq!(r["members_verified"].as_u64(), Some(3), "{text}");
+    assert_rolled_through_every_member(&r, &text);
     assert_eq!(r["ready_ms"].as_array().map(Vec::len), Some(3), "{text}");
     assert!(text.contains("rolling.lost=0"), "{text}");
     let page = std::fs::read_to_string(tmp.path().join("report.html")).expect("report.html");
@@ -60,9 +72,7 @@ fn killed_leaders_lose_no_acknowledged_write_and_report_the_failover() {
     let (passed, text) = lab(tmp.path(), &["--kill-leader", "--rounds", "2"]);
     assert!(passed, "quiver lab failed:\n{text}");
     let r = cluster_record(tmp.path());
-    assert_eq!(r["lost"].as_u64(), Some(0), "{text}");
-    assert_eq!(r["duplicates"].as_u64(), Some(0), "{text}");
-    assert_eq!(r["clients_resumed"].as_u64(), Some(50), "{text}");
+    assert_every_write_kept(&r, &text);
     assert_eq!(r["failover_ms"].as_array().map(Vec::len), Some(2), "{text}");
     assert!(text.contains("failover.max_ms="), "{text}");
 }
@@ -74,13 +84,6 @@ fn a_rolling_restart_over_cluster_tls_loses_and_duplicates_no_acknowledged_write
     assert!(passed, "quiver lab failed:\n{text}");
     let r = cluster_record(tmp.path());
     assert_eq!(r["cluster_tls"].as_bool(), Some(true), "{text}");
-    assert!(
-        r["acknowledged"].as_u64().expect("acknowledged") > 0,
-        "{text}"
-    );
-    assert_eq!(r["lost"].as_u64(), Some(0), "{text}");
-    assert_eq!(r["duplicates"].as_u64(), Some(0), "{text}");
-    assert_eq!(r["clients_resumed"].as_u64(), Some(50), "{text}");
-    assert_eq!(r["members_verified"].as_u64(), Some(3), "{text}");
+    assert_rolled_through_every_member(&r, &text);
     assert!(text.contains("config.cluster_tls=true"), "{text}");
 }

@@ -7,78 +7,33 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use quiver_bolt::Request;
-use quiver_bolt::message::RunExtra;
-use quiver_lab::client::Connection;
-use quiver_value::{Map, Value};
+use quiver_value::Value;
+
+mod common;
 
 /// Starts `quiver serve` over `data` with `import` as its import directory, in `group`
 /// durability (a batch is committed once it is on disk).
 fn serve(data: &Path, import: &Path) -> (Child, SocketAddr) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_quiver"));
-    command
-        .args([
-            "serve",
-            "--bolt-listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "127.0.0.1:0",
-            "--durability",
-            "group",
-        ])
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--import-dir")
-        .arg(import);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("QUIVER_") {
-            command.env_remove(name);
-        }
-    }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn quiver");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = lines.next().expect("a line").expect("utf-8 line");
-    let bolt = line
-        .strip_prefix("bolt listening on ")
-        .unwrap_or_else(|| panic!("unexpected start-up line `{line}`"))
-        .parse()
-        .expect("socket address");
-    // Keep draining stdout so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+    let (child, bolt, _) = common::spawn(
+        common::serve()
+            .args(["--durability", "group"])
+            .arg("--data-dir")
+            .arg(data)
+            .arg("--import-dir")
+            .arg(import),
+    );
     (child, bolt)
 }
 
 /// Runs `query` in auto-commit: its first row, or the failure's message.
 async fn run(bolt: SocketAddr, query: &str) -> Result<Vec<Value>, String> {
-    let stream = tokio::net::TcpStream::connect(bolt)
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut conn = Connection::open(stream, None, false)
-        .await
-        .map_err(|e| format!("{e:?}"))?;
-    let out = conn
-        .exchange(&[
-            Request::Run {
-                query: query.to_owned(),
-                params: Map::new(),
-                extra: RunExtra::default(),
-            },
-            Request::Pull { n: -1, qid: -1 },
-        ])
-        .await
-        .map_err(|e| format!("{e:?}"))?;
-    conn.close().await;
+    let out = common::auto_commit(bolt, query).await?;
     if let Some(Err(e)) = out.summaries.iter().find(|s| s.is_err()) {
         return Err(format!("{e:?}"));
     }

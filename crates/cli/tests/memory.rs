@@ -3,15 +3,15 @@
 //! goes on answering.
 
 use std::net::SocketAddr;
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use quiver_bolt::Request;
-use quiver_bolt::message::RunExtra;
-use quiver_lab::client::{ClientError, Connection};
-use quiver_value::{Map, Value};
+use quiver_lab::client::ClientError;
+use quiver_value::Value;
+use tokio::runtime::Runtime;
 
 mod common;
-use common::start;
+use common::{client_runtime, start};
 
 const MIB: u64 = 1 << 20;
 const QUERY_MEMORY_MAX: u64 = 64 * MIB;
@@ -34,22 +34,9 @@ fn status_bytes(pid: u32, field: &str) -> u64 {
 /// Runs `query` in auto-commit over Bolt: its first row's first value, or the failure's code
 /// and message.
 async fn run(bolt: SocketAddr, query: &str) -> Result<Value, (String, String)> {
-    let stream = tokio::net::TcpStream::connect(bolt).await.expect("connect");
-    let mut conn = Connection::open(stream, None, false)
+    let out = common::auto_commit(bolt, query)
         .await
-        .expect("bolt handshake");
-    let out = conn
-        .exchange(&[
-            Request::Run {
-                query: query.to_owned(),
-                params: Map::new(),
-                extra: RunExtra::default(),
-            },
-            Request::Pull { n: -1, qid: -1 },
-        ])
-        .await
-        .expect("exchange");
-    conn.close().await;
+        .expect("auto-commit exchange");
     if let Some(Err(ClientError::Failure { code, message, .. })) =
         out.summaries.iter().find(|s| s.is_err())
     {
@@ -63,16 +50,21 @@ async fn run(bolt: SocketAddr, query: &str) -> Result<Value, (String, String)> {
         .expect("a row"))
 }
 
+/// Starts `quiver serve` in memory with `extra` flags and checks that it answers a first
+/// query, so that what it holds after is its resident baseline: the server, its Bolt address
+/// and the client runtime.
+fn answering(extra: &[&str]) -> (Child, SocketAddr, Runtime) {
+    let (child, bolt, _) = start(extra);
+    let runtime = client_runtime();
+    let warm = runtime.block_on(run(bolt, "RETURN 1 AS one"));
+    assert_eq!(warm, Ok(Value::Int(1)));
+    (child, bolt, runtime)
+}
+
 #[test]
 fn the_string_bomb_fails_over_bolt_and_the_server_stays_near_its_limit() {
     let limit = QUERY_MEMORY_MAX.to_string();
-    let (mut child, bolt, _) = start(&["--query-memory-max", &limit]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
-    let warm = runtime.block_on(run(bolt, "RETURN 1 AS one"));
-    assert_eq!(warm, Ok(Value::Int(1)));
+    let (mut child, bolt, runtime) = answering(&["--query-memory-max", &limit]);
     let baseline = status_bytes(child.id(), "VmRSS:");
 
     let started = Instant::now();
@@ -101,13 +93,7 @@ fn the_string_bomb_fails_over_bolt_and_the_server_stays_near_its_limit() {
 
 #[test]
 fn memory_goes_back_to_the_system_after_a_burst() {
-    let (mut child, bolt, _) = start(&[]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
-    let warm = runtime.block_on(run(bolt, "RETURN 1 AS one"));
-    assert_eq!(warm, Ok(Value::Int(1)));
+    let (mut child, bolt, runtime) = answering(&[]);
     let baseline = status_bytes(child.id(), "VmRSS:");
 
     let burst = runtime.block_on(run(
@@ -151,10 +137,7 @@ fn memory_goes_back_to_the_system_after_a_burst() {
 fn huge_values_returned_over_the_limit_fail_and_another_client_goes_on() {
     let limit = (16 * MIB).to_string();
     let (mut child, bolt, _) = start(&["--query-memory-max", &limit]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
+    let runtime = client_runtime();
     // 64 nodes of a 1 MiB string each, built one at a time inside the limit, eight to a
     // transaction: a transaction's writes count against the limit too.
     let mut created = 0;
@@ -207,14 +190,8 @@ fn huge_values_returned_over_the_limit_fail_and_another_client_goes_on() {
 fn an_unbounded_write_load_fails_on_the_limit_commits_nothing_and_the_server_goes_on() {
     const WRITES_MAX: u64 = 16 * MIB;
     let limit = WRITES_MAX.to_string();
-    let (mut child, bolt, _) =
-        start(&["--query-memory-max", &limit, "--plan-cache-bytes-max", "0"]);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
-    let warm = runtime.block_on(run(bolt, "RETURN 1 AS one"));
-    assert_eq!(warm, Ok(Value::Int(1)));
+    let (mut child, bolt, runtime) =
+        answering(&["--query-memory-max", &limit, "--plan-cache-bytes-max", "0"]);
     let baseline = status_bytes(child.id(), "VmRSS:");
 
     let load = runtime.block_on(run(

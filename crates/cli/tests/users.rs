@@ -5,64 +5,52 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
-use quiver_lab::client::{ClientError, Connection, Credentials};
+use quiver_lab::client::{ClientError, Connection};
 use quiver_value::{Map, Value};
+
+mod common;
+use common::login;
 
 const ROOT: (&str, &str) = ("root", "root-password");
 
 /// `quiver serve --auth root/... --data-dir dir --durability sync --audit-log audit`.
 fn serve(dir: &Path, audit: &Path) -> (Child, SocketAddr) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_quiver"));
-    command
-        .args([
-            "serve",
-            "--bolt-listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "127.0.0.1:0",
-            "--durability",
-            "sync",
-            "--auth",
-            &format!("{}/{}", ROOT.0, ROOT.1),
-        ])
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("--audit-log")
-        .arg(audit)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("QUIVER_") {
-            command.env_remove(name);
-        }
-    }
-    let mut child = command.spawn().expect("spawn quiver");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("a line")
-        .expect("utf-8");
-    let bolt = line
-        .strip_prefix("bolt listening on ")
-        .unwrap_or_else(|| panic!("unexpected start-up line {line:?}"))
-        .parse()
-        .expect("address");
+    let (child, bolt, _) = common::spawn(
+        common::serve()
+            .args([
+                "--durability",
+                "sync",
+                "--auth",
+                &format!("{}/{}", ROOT.0, ROOT.1),
+            ])
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("--audit-log")
+            .arg(audit),
+    );
     (child, bolt)
 }
 
-async fn login(bolt: SocketAddr, user: &str, password: &str) -> Result<Connection, ClientError> {
-    let stream = tokio::net::TcpStream::connect(bolt).await.expect("connect");
-    let credentials = Credentials {
-        principal: user.to_owned(),
-        password: password.to_owned(),
-    };
-    Connection::open(stream, Some(&credentials), false).await
+/// A connection logged in as the configured administrator, after it has run `statements`,
+/// each expected to succeed.
+async fn as_root(bolt: SocketAddr, statements: &[&str]) -> Connection {
+    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
+    for statement in statements {
+        run(&mut root, statement).await.expect(statement);
+    }
+    root
+}
+
+/// Kills the server with SIGKILL, without a chance to flush or snapshot (what it keeps is in
+/// its log only), and starts it again on the same directory.
+fn kill_and_restart(mut server: Child, dir: &Path, audit: &Path) -> (Child, SocketAddr) {
+    server.kill().expect("kill -9");
+    server.wait().expect("reaped");
+    serve(dir, audit)
 }
 
 async fn run(conn: &mut Connection, query: &str) -> Result<Option<Value>, String> {
@@ -77,20 +65,20 @@ async fn run(conn: &mut Connection, query: &str) -> Result<Option<Value>, String
 #[tokio::test]
 async fn users_and_roles_are_enforced_over_bolt_and_survive_kill_9() {
     let dir = tempfile::tempdir().expect("dir");
-    let data = dir.path().join("data");
-    let audit = dir.path().join("audit.log");
-    let (mut server, bolt) = serve(&data, &audit);
-    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
-    for statement in [
-        "CREATE (:Existing {x: 0})",
-        "CREATE ROLE auditor AS COPY OF editor",
-        "CREATE USER ann SET PASSWORD 'ann-password' CHANGE NOT REQUIRED",
-        "GRANT ROLE auditor TO ann",
-        "CREATE USER bob SET PASSWORD 'bob-password' CHANGE NOT REQUIRED",
-        "GRANT ROLE reader TO bob",
-    ] {
-        run(&mut root, statement).await.expect(statement);
-    }
+    let (data, audit) = (dir.path().join("data"), dir.path().join("audit.log"));
+    let (server, bolt) = serve(&data, &audit);
+    let _root = as_root(
+        bolt,
+        &[
+            "CREATE (:Existing {x: 0})",
+            "CREATE ROLE auditor AS COPY OF editor",
+            "CREATE USER ann SET PASSWORD 'ann-password' CHANGE NOT REQUIRED",
+            "GRANT ROLE auditor TO ann",
+            "CREATE USER bob SET PASSWORD 'bob-password' CHANGE NOT REQUIRED",
+            "GRANT ROLE reader TO bob",
+        ],
+    )
+    .await;
     let check = |bolt| async move {
         let mut ann = login(bolt, "ann", "ann-password")
             .await
@@ -120,12 +108,9 @@ async fn users_and_roles_are_enforced_over_bolt_and_survive_kill_9() {
         assert!(login(bolt, "ann", "wrong-password").await.is_err());
     };
     check(bolt).await;
-    // Killed without a chance to flush or snapshot: the users are in the log only.
-    server.kill().expect("kill -9");
-    server.wait().expect("reaped");
-    let (mut server, bolt) = serve(&data, &audit);
+    let (mut server, bolt) = kill_and_restart(server, &data, &audit);
     check(bolt).await;
-    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
+    let mut root = as_root(bolt, &[]).await;
     let users = run(
         &mut root,
         "SHOW USERS YIELD user RETURN collect(user) AS users",
@@ -196,21 +181,21 @@ fn audit_records_logins_and_changes_with_the_client(audit: &Path) {
 #[tokio::test]
 async fn privileges_are_enforced_over_bolt_and_survive_kill_9() {
     let dir = tempfile::tempdir().expect("dir");
-    let data = dir.path().join("data");
-    let audit = dir.path().join("audit.log");
-    let (mut server, bolt) = serve(&data, &audit);
-    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
-    for statement in [
-        "CREATE (:Existing {x: 0})-[:LINK]->(:Existing {x: 1})",
-        "CREATE ROLE careful AS COPY OF editor",
-        "DENY WRITE ON GRAPH * TO careful",
-        "DENY EXECUTE PROCEDURE db.labels ON DBMS TO careful",
-        "GRANT INDEX MANAGEMENT ON DATABASE * TO careful",
-        "CREATE USER cat SET PASSWORD 'cat-password' CHANGE NOT REQUIRED",
-        "GRANT ROLE careful TO cat",
-    ] {
-        run(&mut root, statement).await.expect(statement);
-    }
+    let (data, audit) = (dir.path().join("data"), dir.path().join("audit.log"));
+    let (server, bolt) = serve(&data, &audit);
+    let _root = as_root(
+        bolt,
+        &[
+            "CREATE (:Existing {x: 0})-[:LINK]->(:Existing {x: 1})",
+            "CREATE ROLE careful AS COPY OF editor",
+            "DENY WRITE ON GRAPH * TO careful",
+            "DENY EXECUTE PROCEDURE db.labels ON DBMS TO careful",
+            "GRANT INDEX MANAGEMENT ON DATABASE * TO careful",
+            "CREATE USER cat SET PASSWORD 'cat-password' CHANGE NOT REQUIRED",
+            "GRANT ROLE careful TO cat",
+        ],
+    )
+    .await;
     let forbidden = Err("Neo.ClientError.Security.Forbidden".to_owned());
     let check = |bolt| {
         let forbidden = forbidden.clone();
@@ -236,11 +221,9 @@ async fn privileges_are_enforced_over_bolt_and_survive_kill_9() {
         }
     };
     check(bolt).await;
-    server.kill().expect("kill -9");
-    server.wait().expect("reaped");
-    let (mut server, bolt) = serve(&data, &audit);
+    let (mut server, bolt) = kill_and_restart(server, &data, &audit);
     check(bolt).await;
-    let mut root = login(bolt, ROOT.0, ROOT.1).await.expect("root logs in");
+    let mut root = as_root(bolt, &[]).await;
     let denied = run(
         &mut root,
         "SHOW ROLE careful PRIVILEGES YIELD access WHERE access = 'DENIED' RETURN count(*)",

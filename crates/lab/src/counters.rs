@@ -130,6 +130,18 @@ impl CounterSource {
         !matches!(self, CounterSource::Unavailable)
     }
 
+    /// What changed since `before` once the server is back at `before`'s live connections:
+    /// the difference, and whether it got back in time. `None` without either reading.
+    pub async fn settled_since(
+        &self,
+        before: Option<ServerCounters>,
+    ) -> Option<(ServerCounters, bool)> {
+        let before = before?;
+        self.settle(before.active)
+            .await
+            .map(|(after, settled)| (after.since(&before), settled))
+    }
+
     /// Waits until the server's live connections (`active`) are back at `active_target`,
     /// i.e. it has noticed every connection the window closed. Returns the last reading and
     /// whether it settled.

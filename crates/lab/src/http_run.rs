@@ -18,9 +18,10 @@ use crate::experiments::http::{self, HttpReport, HttpTarget, LiveSource};
 use crate::host::Host;
 use crate::inproc::{InProcess, InProcessSpec};
 use crate::procfs::Pid;
-use crate::run::{client_runtime, social_of};
+use crate::run::{client_runtime, host_and_shutdown_lines, social_of};
 use crate::sampler::Probe;
 use crate::seed::load_into;
+use crate::target::split_credentials;
 
 /// A parsed `http://[user:password@]host:port`.
 pub fn parse_http_url(url: &str) -> Result<(SocketAddr, Option<Credentials>), LabError> {
@@ -29,22 +30,7 @@ pub fn parse_http_url(url: &str) -> Result<(SocketAddr, Option<Credentials>), La
         .strip_prefix("http://")
         .ok_or_else(|| bad("expected http://host:port with --protocol http"))?;
     let rest = rest.trim_end_matches('/');
-    let (userinfo, hostport) = match rest.rsplit_once('@') {
-        Some((u, h)) => (Some(u), h),
-        None => (None, rest),
-    };
-    let credentials = match userinfo {
-        Some(u) => {
-            let (principal, password) = u
-                .split_once(':')
-                .ok_or_else(|| bad("credentials must be user:password"))?;
-            Some(Credentials {
-                principal: principal.to_owned(),
-                password: password.to_owned(),
-            })
-        }
-        None => None,
-    };
+    let (credentials, hostport) = split_credentials(rest).map_err(bad)?;
     let addr = hostport
         .to_socket_addrs()
         .map_err(|e| bad(&e.to_string()))?
@@ -214,27 +200,10 @@ pub fn measure(
 /// The host's limits and the in-process server's shutdown, as report lines.
 fn host_lines(host: &Host, shutdown: Option<&crate::report::ShutdownRecord>) -> Vec<String> {
     let known = |v: Option<u64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
-    let mut lines = vec![
-        format!(
-            "# host.fd_limit soft={} hard={}",
-            known(host.fd_limit_soft),
-            known(host.fd_limit_hard)
-        ),
-        format!(
-            "# host.ephemeral_ports={}",
-            host.ephemeral_ports.clone().unwrap_or_default()
-        ),
-        format!("# host.idle={} ({})", host.idle, host.idle_note),
-    ];
-    if let Some(s) = shutdown {
-        lines.push(if s.clean {
-            "# server shut down cleanly".to_owned()
-        } else {
-            format!(
-                "# server shutdown NOT clean: forced={} tasks_left={}",
-                s.forced, s.tasks_left
-            )
-        });
-    }
-    lines
+    let limits = vec![format!(
+        "# host.fd_limit soft={} hard={}",
+        known(host.fd_limit_soft),
+        known(host.fd_limit_hard)
+    )];
+    host_and_shutdown_lines(limits, host, shutdown)
 }

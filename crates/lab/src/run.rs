@@ -198,14 +198,7 @@ pub fn run_load(args: &LabArgs) -> Result<RunRecord, LabError> {
     let (server, mut target) = open_target(args, &social, args.effective_max_connections())?;
     let mut spec = window_spec(args, Arc::clone(&social));
     spec.credentials.clone_from(&target.credentials);
-    let dialer = Arc::new(
-        Dialer::new(
-            target.addr,
-            args.source_addrs,
-            Duration::from_millis(args.connect_timeout_ms),
-        )
-        .with_tls(crate::tls::client_for(args)?),
-    );
+    let dialer = dialer_for(args, &target)?;
     let flamegraph = args
         .artifact_dir
         .as_ref()
@@ -273,22 +266,41 @@ pub fn run_load(args: &LabArgs) -> Result<RunRecord, LabError> {
     Ok(record)
 }
 
+/// The dialler to `target` that `args` ask for: its source addresses, connect timeout and TLS.
+fn dialer_for(args: &LabArgs, target: &Target) -> Result<Arc<Dialer>, LabError> {
+    let connect_timeout = Duration::from_millis(args.connect_timeout_ms);
+    let dialer = Dialer::new(target.addr, args.source_addrs, connect_timeout);
+    Ok(Arc::new(dialer.with_tls(crate::tls::client_for(args)?)))
+}
+
 /// The comment lines an experiment ends with: the host's limits and how the in-process
 /// server (if any) shut down.
 fn host_lines(host: &Host, shutdown: Option<&crate::report::ShutdownRecord>) -> Vec<String> {
-    let mut lines = vec![
+    let limits = vec![
         format!("# host.cores={}", host.cores),
         format!(
             "# host.fd_limit_soft={}",
             host.fd_limit_soft
                 .map_or_else(|| "unknown".into(), |v| v.to_string())
         ),
+    ];
+    host_and_shutdown_lines(limits, host, shutdown)
+}
+
+/// The comment lines every protocol's experiment ends with: its own `limits` lines, then the
+/// host's ephemeral ports and idleness and how the in-process server (if any) shut down.
+pub(crate) fn host_and_shutdown_lines(
+    mut lines: Vec<String>,
+    host: &Host,
+    shutdown: Option<&crate::report::ShutdownRecord>,
+) -> Vec<String> {
+    lines.extend([
         format!(
             "# host.ephemeral_ports={}",
             host.ephemeral_ports.clone().unwrap_or_default()
         ),
         format!("# host.idle={} ({})", host.idle, host.idle_note),
-    ];
+    ]);
     if let Some(s) = shutdown {
         lines.push(if s.clean {
             "# server shut down cleanly".to_owned()
@@ -322,14 +334,7 @@ fn run_experiment(args: &LabArgs) -> Result<(), LabError> {
     let max = args.max_connections.unwrap_or((offered + 16) as u32);
     let runtime = client_runtime(args.client_threads.unwrap_or_else(cores))?;
     let (server, target) = open_target(args, &social, max)?;
-    let dialer = Arc::new(
-        Dialer::new(
-            target.addr,
-            args.source_addrs,
-            Duration::from_millis(args.connect_timeout_ms),
-        )
-        .with_tls(crate::tls::client_for(args)?),
-    );
+    let dialer = dialer_for(args, &target)?;
     let hold = Duration::from_millis(args.hold_ms);
     let connect_timeout = Duration::from_millis(args.connect_timeout_ms);
     let lines = runtime.block_on(async {

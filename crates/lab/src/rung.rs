@@ -157,14 +157,7 @@ async fn measure(
     if let (Some(profile), Some(path)) = (profile, &spec.flamegraph) {
         flamegraph_samples = profile.write_flamegraph(path).ok();
     }
-    let settled = match before {
-        Some(b) => target
-            .counters
-            .settle(b.active)
-            .await
-            .map(|(after, settled)| (after.since(&b), settled)),
-        None => None,
-    };
+    let settled = target.counters.settled_since(before).await;
     let total_after = if workload.writes() {
         target.counter_total(dialer).await
     } else {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use quiver_value::{Map, Value};
 
-use crate::client::{Credentials, Dialer};
+use crate::client::{ClientError, Connection, Credentials, Dialer};
 use crate::counters::CounterSource;
 use crate::error::LabError;
 use crate::load::open;
@@ -72,6 +72,18 @@ impl std::fmt::Debug for Target {
 }
 
 impl Target {
+    /// A connection of the lab's own, with the target's credentials, for reading or seeding
+    /// between windows rather than as part of one.
+    async fn open_between_windows(&self, dialer: &Dialer) -> Result<Connection, ClientError> {
+        open(
+            dialer,
+            self.credentials.as_ref(),
+            false,
+            Duration::from_secs(10),
+        )
+        .await
+    }
+
     /// The committed `:Counter` total. In process it is read through the engine; otherwise
     /// over a connection of its own, opened and closed between windows so it never changes
     /// the connection count a window measures.
@@ -79,14 +91,7 @@ impl Target {
         if let Some(read) = &self.total_reader {
             return read();
         }
-        let mut conn = open(
-            dialer,
-            self.credentials.as_ref(),
-            false,
-            Duration::from_secs(10),
-        )
-        .await
-        .ok()?;
+        let mut conn = self.open_between_windows(dialer).await.ok()?;
         let total = conn
             .query_scalar(COUNTER_TOTAL_QUERY, Map::new())
             .await
@@ -128,6 +133,22 @@ impl TargetUrl {
     }
 }
 
+/// Splits the part of a URL after its scheme, `[user:password@]host...`, into the
+/// credentials it names and the rest; the error says what is wrong with the credentials.
+pub(crate) fn split_credentials(rest: &str) -> Result<(Option<Credentials>, &str), &'static str> {
+    let Some((userinfo, hostport)) = rest.rsplit_once('@') else {
+        return Ok((None, rest));
+    };
+    let (principal, password) = userinfo
+        .split_once(':')
+        .ok_or("credentials must be user:password")?;
+    let credentials = Credentials {
+        principal: principal.to_owned(),
+        password: password.to_owned(),
+    };
+    Ok((Some(credentials), hostport))
+}
+
 pub fn parse_url(url: &str) -> Result<TargetUrl, LabError> {
     let bad = |detail: &str| LabError::Usage(format!("--target {url}: {detail}"));
     let (scheme, rest) = url
@@ -139,23 +160,8 @@ pub fn parse_url(url: &str) -> Result<TargetUrl, LabError> {
             )
         })
         .ok_or_else(|| bad("expected bolt://host:port (or bolt+s://, bolt+ssc://)"))?;
-    let (userinfo, hostport) = match rest.rsplit_once('@') {
-        Some((u, h)) => (Some(u), h),
-        None => (None, rest),
-    };
+    let (credentials, hostport) = split_credentials(rest).map_err(bad)?;
     let hostport = hostport.trim_end_matches('/');
-    let credentials = match userinfo {
-        None => None,
-        Some(u) => {
-            let (principal, password) = u
-                .split_once(':')
-                .ok_or_else(|| bad("credentials must be user:password"))?;
-            Some(Credentials {
-                principal: principal.to_owned(),
-                password: password.to_owned(),
-            })
-        }
-    };
     let hostport = if hostport.ends_with(']') || !hostport.contains(':') {
         format!("{hostport}:7687")
     } else {
@@ -230,14 +236,7 @@ pub async fn seed_over_wire(
 
 async fn seed_inner(target: &Target, dialer: &Dialer, social: &Social) -> Result<(), LabError> {
     let fail = |e: crate::client::ClientError| LabError::Seed(format!("{}: {e}", target.label));
-    let mut conn = open(
-        dialer,
-        target.credentials.as_ref(),
-        false,
-        Duration::from_secs(10),
-    )
-    .await
-    .map_err(fail)?;
+    let mut conn = target.open_between_windows(dialer).await.map_err(fail)?;
     let persons = conn
         .query_scalar(COUNT_QUERY, Map::new())
         .await

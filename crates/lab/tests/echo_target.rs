@@ -10,7 +10,7 @@ use quiver_bolt::Version;
 use quiver_lab::client::Dialer;
 use quiver_lab::counters::CounterSource;
 use quiver_lab::echo::{EchoScript, EchoServer};
-use quiver_lab::load::{Budget, ClientShape, WindowSpec, run_window};
+use quiver_lab::load::{Budget, ClientShape, WindowOutcome, WindowSpec, run_window};
 use quiver_lab::rung::{RungSpec, run_rung};
 use quiver_lab::sampler::Probe;
 use quiver_lab::seed::SocialSpec;
@@ -64,15 +64,40 @@ fn echo_target(addr: std::net::SocketAddr) -> Target {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connection_mode_holds_every_connection_and_verifies_every_answer() {
+/// The lab's echo server, answering 2000 to every count, and the target that stands for it.
+fn start_echo() -> (EchoServer, Target) {
     let echo = EchoServer::start(
         "127.0.0.1:0".parse().unwrap(),
         EchoScript::synthetic(Version::V5_8, 2000),
     )
     .unwrap();
     let target = echo_target(echo.addr);
-    let dialer = Arc::new(Dialer::new(echo.addr, 2, Duration::from_secs(10)));
+    (echo, target)
+}
+
+/// A dialer to `target` from `source_addrs` loopback source addresses.
+fn dialer(target: &Target, source_addrs: usize) -> Arc<Dialer> {
+    Arc::new(Dialer::new(
+        target.addr,
+        source_addrs,
+        Duration::from_secs(10),
+    ))
+}
+
+/// One window of `shape` running `workload` against `target`.
+async fn one_window(
+    target: &Target,
+    dialer: &Arc<Dialer>,
+    shape: ClientShape,
+    workload: Workload,
+) -> WindowOutcome {
+    run_window(&spec(shape, workload), dialer, &target.probe).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_mode_holds_every_connection_and_verifies_every_answer() {
+    let (_echo, target) = start_echo();
+    let dialer = dialer(&target, 2);
     let rung = RungSpec {
         window: spec(
             ClientShape::Connections {
@@ -108,25 +133,13 @@ async fn connection_mode_holds_every_connection_and_verifies_every_answer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pooled_mode_and_explicit_transactions_against_the_echo() {
-    let echo = EchoServer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        EchoScript::synthetic(Version::V5_8, 2000),
-    )
-    .unwrap();
-    let target = echo_target(echo.addr);
-    let dialer = Arc::new(Dialer::new(echo.addr, 1, Duration::from_secs(10)));
-    let out = run_window(
-        &spec(
-            ClientShape::Pooled {
-                sessions: 4,
-                pool_max: 100,
-            },
-            Workload::Txread,
-        ),
-        &dialer,
-        &target.probe,
-    )
-    .await;
+    let (_echo, target) = start_echo();
+    let dialer = dialer(&target, 1);
+    let pooled = ClientShape::Pooled {
+        sessions: 4,
+        pool_max: 100,
+    };
+    let out = one_window(&target, &dialer, pooled, Workload::Txread).await;
     assert_eq!(out.units_ok, 500);
     assert_eq!(out.units_failed, 0);
     assert!(
@@ -143,13 +156,8 @@ async fn pooled_mode_and_explicit_transactions_against_the_echo() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_answers_fail_verification() {
     // The echo answers 2000; a graph of 1999 people expects 1999.
-    let echo = EchoServer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        EchoScript::synthetic(Version::V5_8, 2000),
-    )
-    .unwrap();
-    let target = echo_target(echo.addr);
-    let dialer = Arc::new(Dialer::new(echo.addr, 1, Duration::from_secs(10)));
+    let (_echo, target) = start_echo();
+    let dialer = dialer(&target, 1);
     let mut window = spec(
         ClientShape::Connections {
             connections: 4,
@@ -187,19 +195,12 @@ async fn refused_connections_are_classified_as_the_servers() {
         l.local_addr().unwrap()
     };
     let target = echo_target(addr);
-    let dialer = Arc::new(Dialer::new(addr, 1, Duration::from_secs(10)));
-    let out = run_window(
-        &spec(
-            ClientShape::Connections {
-                connections: 8,
-                sessions: 1,
-            },
-            Workload::Count,
-        ),
-        &dialer,
-        &target.probe,
-    )
-    .await;
+    let dialer = dialer(&target, 1);
+    let shape = ClientShape::Connections {
+        connections: 8,
+        sessions: 1,
+    };
+    let out = one_window(&target, &dialer, shape, Workload::Count).await;
     assert_eq!(out.conn_failed, 8);
     assert_eq!(out.units_lost, 500);
     assert_eq!(out.errors.by_side(quiver_lab::classify::Side::Server), 8);

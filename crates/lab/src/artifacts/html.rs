@@ -291,18 +291,6 @@ pub fn http_page(
     reports: &[crate::experiments::http::HttpReport],
     header_deadline_ms: u64,
 ) -> String {
-    let points = |mode: &str, y: &dyn Fn(&crate::experiments::http::HttpReport) -> Option<f64>| {
-        reports
-            .iter()
-            .filter(|r| r.mode == mode)
-            .filter_map(|r| Some((r.offered as f64, y(r)?)))
-            .collect::<Vec<_>>()
-    };
-    let series = |name: &str, points: Vec<(f64, f64)>, dashed: bool| Series {
-        name: name.to_owned(),
-        points,
-        dashed,
-    };
     let mut html = String::new();
     let _ = write!(
         html,
@@ -313,9 +301,11 @@ pub fn http_page(
         "Throughput: count query over keep-alive connections",
         "connections",
         "requests/s",
-        &[series(
+        &[http_series(
+            reports,
             "requests/s",
-            points("load", &|r| r.requests_per_s),
+            "load",
+            |r| r.requests_per_s,
             false,
         )],
         true,
@@ -326,14 +316,18 @@ pub fn http_page(
         "connections",
         "latency",
         &[
-            series(
+            http_series(
+                reports,
                 "p50",
-                points("load", &|r| r.latency.map(|p| p.p50_ns as f64)),
+                "load",
+                |r| r.latency.map(|p| p.p50_ns as f64),
                 false,
             ),
-            series(
+            http_series(
+                reports,
                 "p99",
-                points("load", &|r| r.latency.map(|p| p.p99_ns as f64)),
+                "load",
+                |r| r.latency.map(|p| p.p99_ns as f64),
                 false,
             ),
         ],
@@ -344,9 +338,11 @@ pub fn http_page(
         "Idle keep-alive: server resident memory per connection",
         "connections held",
         "bytes",
-        &[series(
+        &[http_series(
+            reports,
             "RSS per idle connection",
-            points("idle", &|r| r.server_rss_per_conn.map(|b| b as f64)),
+            "idle",
+            |r| r.server_rss_per_conn.map(|b| b as f64),
             false,
         )],
         true,
@@ -408,38 +404,50 @@ fn seed_go_table() -> String {
     html
 }
 
+/// One line of an HTTP chart: `y` of each run of `mode`, over what the run offered (its
+/// connections or requests); a run without a `y` has no point.
+fn http_series(
+    reports: &[crate::experiments::http::HttpReport],
+    name: &str,
+    mode: &str,
+    y: impl Fn(&crate::experiments::http::HttpReport) -> Option<f64>,
+    dashed: bool,
+) -> Series {
+    Series {
+        name: name.to_owned(),
+        points: reports
+            .iter()
+            .filter(|r| r.mode == mode)
+            .filter_map(|r| Some((r.offered as f64, y(r)?)))
+            .collect(),
+        dashed,
+    }
+}
+
 /// The charts of the experiments that hold requests or heads open: slow and slowloris.
 fn http_hold_charts(
     reports: &[crate::experiments::http::HttpReport],
     header_deadline_ms: u64,
 ) -> String {
-    let points = |mode: &str, y: &dyn Fn(&crate::experiments::http::HttpReport) -> Option<f64>| {
-        reports
-            .iter()
-            .filter(|r| r.mode == mode)
-            .filter_map(|r| Some((r.offered as f64, y(r)?)))
-            .collect::<Vec<_>>()
-    };
-    let series = |name: &str, points: Vec<(f64, f64)>, dashed: bool| Series {
-        name: name.to_owned(),
-        points,
-        dashed,
-    };
     let mut html = String::new();
     html.push_str(&line_chart(
         "Slow requests: held in flight",
         "requests offered",
         "count",
         &[
-            series("offered", points("slow", &|r| Some(r.offered as f64)), true),
-            series(
+            http_series(reports, "offered", "slow", |r| Some(r.offered as f64), true),
+            http_series(
+                reports,
                 "server in_flight",
-                points("slow", &|r| r.live_held.map(|l| l.in_flight as f64)),
+                "slow",
+                |r| r.live_held.map(|l| l.in_flight as f64),
                 false,
             ),
-            series(
+            http_series(
+                reports,
                 "server active",
-                points("slow", &|r| r.live_held.map(|l| l.active as f64)),
+                "slow",
+                |r| r.live_held.map(|l| l.active as f64),
                 false,
             ),
         ],
@@ -452,19 +460,25 @@ fn http_hold_charts(
         "dribbling connections",
         "time",
         &[
-            series(
+            http_series(
+                reports,
                 "header deadline",
-                points("slowloris", &|_| Some(deadline_ns)),
+                "slowloris",
+                |_| Some(deadline_ns),
                 true,
             ),
-            series(
+            http_series(
+                reports,
                 "p50",
-                points("slowloris", &|r| r.latency.map(|p| p.p50_ns as f64)),
+                "slowloris",
+                |r| r.latency.map(|p| p.p50_ns as f64),
                 false,
             ),
-            series(
+            http_series(
+                reports,
                 "max",
-                points("slowloris", &|r| r.latency.map(|p| p.max_ns as f64)),
+                "slowloris",
+                |r| r.latency.map(|p| p.max_ns as f64),
                 false,
             ),
         ],

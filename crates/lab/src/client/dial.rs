@@ -40,13 +40,7 @@ impl Dialer {
         } else {
             Vec::new()
         };
-        Dialer {
-            target,
-            sources,
-            next: AtomicUsize::new(0),
-            connect_timeout,
-            tls: None,
-        }
+        Dialer::from_sources(target, sources, connect_timeout)
     }
 
     /// Bolt connections ([`Dialer::open_stream`]) speak TLS with `tls`; raw sockets
@@ -100,6 +94,12 @@ impl Dialer {
             .filter_map(|i| u8::try_from(i).ok())
             .map(|i| IpAddr::V4(Ipv4Addr::new(127, 0, 0, i)))
             .collect();
+        Dialer::from_sources(target, sources, connect_timeout)
+    }
+
+    /// A plain dialler to `target` that binds its connections to `sources` in turn (none: the
+    /// system chooses).
+    fn from_sources(target: SocketAddr, sources: Vec<IpAddr>, connect_timeout: Duration) -> Dialer {
         Dialer {
             target,
             sources,

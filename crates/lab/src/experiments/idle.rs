@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{DIAL_CONCURRENCY_DEFAULT, open_many, per_connection};
+use super::{open_to, per_connection};
 use crate::classify::{ErrorCounts, Side};
 use crate::client::Dialer;
 use crate::counters::ServerCounters;
@@ -48,27 +48,13 @@ pub async fn run(
 ) -> IdleReport {
     // Warm the allocator and the code paths with a first batch that is then closed, so the
     // reading compares like with like.
-    let warm = open_many(
-        dialer,
-        offered.min(64),
-        target.credentials.as_ref(),
-        connect_timeout,
-        DIAL_CONCURRENCY_DEFAULT,
-    )
-    .await;
+    let warm = open_to(target, dialer, offered.min(64), connect_timeout).await;
     for c in warm.connections {
         c.close().await;
     }
     let before_counters = target.counters.settle(0).await.map(|(c, _)| c);
     let before = target.probe.sample();
-    let opened = open_many(
-        dialer,
-        offered,
-        target.credentials.as_ref(),
-        connect_timeout,
-        DIAL_CONCURRENCY_DEFAULT,
-    )
-    .await;
+    let opened = open_to(target, dialer, offered, connect_timeout).await;
     let held: Vec<std::net::TcpStream> = opened
         .connections
         .into_iter()
@@ -79,14 +65,7 @@ pub async fn run(
     let during_counters = target.counters.read().await;
     let n = held.len();
     drop(held);
-    let after = match before_counters {
-        Some(b) => target
-            .counters
-            .settle(b.active)
-            .await
-            .map(|(c, settled)| (c.since(&b), settled)),
-        None => None,
-    };
+    let after = target.counters.settled_since(before_counters).await;
     IdleReport {
         offered,
         held: n,

@@ -21,6 +21,7 @@ use tokio::task::JoinSet;
 use crate::classify::ErrorCounts;
 use crate::client::{Connection, Credentials, Dialer};
 use crate::load::open;
+use crate::target::Target;
 
 /// Connections dialled at once: enough to open thousands quickly, few enough not to overflow
 /// the accept queue and turn a measurement of holding into one of the backlog.
@@ -56,6 +57,24 @@ pub struct Opened {
     pub connections: Vec<Connection>,
     pub errors: ErrorCounts,
     pub elapsed: Duration,
+}
+
+/// `n` connections to `target` with its credentials, dialled at the default concurrency.
+pub async fn open_to(
+    target: &Target,
+    dialer: &Arc<Dialer>,
+    n: usize,
+    connect_timeout: Duration,
+) -> Opened {
+    let credentials = target.credentials.as_ref();
+    open_many(
+        dialer,
+        n,
+        credentials,
+        connect_timeout,
+        DIAL_CONCURRENCY_DEFAULT,
+    )
+    .await
 }
 
 pub async fn open_many(

@@ -15,7 +15,7 @@ use quiver_value::{Map, Value};
 use serde::Serialize;
 use tokio::task::JoinSet;
 
-use super::{DIAL_CONCURRENCY_DEFAULT, open_many, per_connection};
+use super::{open_to, per_connection};
 use crate::classify::{ErrorClass, ErrorCounts, Side, Stage, classify_failure};
 use crate::client::{Connection, Dialer, Summary};
 use crate::counters::ServerCounters;
@@ -88,14 +88,7 @@ pub async fn run(
 ) -> SlowReport {
     let before_counters = target.counters.settle(0).await.map(|(c, _)| c);
     let before = target.probe.sample();
-    let opened = open_many(
-        dialer,
-        offered,
-        target.credentials.as_ref(),
-        connect_timeout,
-        DIAL_CONCURRENCY_DEFAULT,
-    )
-    .await;
+    let opened = open_to(target, dialer, offered, connect_timeout).await;
     let mut errors = opened.errors;
     let mut tasks = JoinSet::new();
     for conn in opened.connections {
@@ -137,14 +130,11 @@ pub async fn run(
     while let Some(joined) = tasks.join_next().await {
         released += usize::from(matches!(joined, Ok(true)));
     }
-    let counters = match before_counters {
-        Some(b) => target
-            .counters
-            .settle(b.active)
-            .await
-            .map(|(c, _)| c.since(&b)),
-        None => None,
-    };
+    let counters = target
+        .counters
+        .settled_since(before_counters)
+        .await
+        .map(|(c, _)| c);
     SlowReport {
         offered,
         held: n,

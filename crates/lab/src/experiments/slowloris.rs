@@ -126,14 +126,7 @@ pub async fn run(
             Err(_) => errors.add(ErrorClass::Other),
         }
     }
-    let counters = match before {
-        Some(b) => target
-            .counters
-            .settle(b.active)
-            .await
-            .map(|(c, _)| c.since(&b)),
-        None => None,
-    };
+    let counters = target.counters.settled_since(before).await.map(|(c, _)| c);
     SlowlorisReport {
         offered,
         connected: reclaimed + outlasted,
