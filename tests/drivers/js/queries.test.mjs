@@ -2,38 +2,20 @@
 // streaming, every value type, errors, bookmarks, routing and the procedures tools call.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import neo4j from 'neo4j-driver'
+import { PASSWORD, USER, startQuiver } from './quiver.mjs'
 
-const USER = 'neo4j'
-const PASSWORD = 'quiver-test-password'
-
-let child
-let bolt
+let quiver
 let driver
 
 before(async () => {
-  const binary = process.env.QUIVER_BIN ?? 'target/debug/quiver'
-  child = spawn(binary, [
-    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory'
-  ], {
-    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const first = (await lines.next()).value
-  assert.ok(first.startsWith('bolt listening on '), first)
-  bolt = first.slice('bolt listening on '.length)
-  await lines.next()
-  driver = neo4j.driver(`bolt://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
+  quiver = await startQuiver()
+  driver = neo4j.driver(quiver.uri(), neo4j.auth.basic(USER, PASSWORD))
 })
 
 after(async () => {
   await driver.close()
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
-  child.kill('SIGTERM')
-  assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
+  await quiver.stop()
 })
 
 test('auto-commit and explicit transactions', async () => {
@@ -198,7 +180,7 @@ test('bookmarks give causal consistency', async () => {
 })
 
 test('neo4j:// routes reads and writes to the single server', async () => {
-  const routed = neo4j.driver(`neo4j://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
+  const routed = neo4j.driver(quiver.uri('neo4j'), neo4j.auth.basic(USER, PASSWORD))
   try {
     await routed.executeQuery('CREATE (:JsRouted)')
     const { records } = await routed.executeQuery('MATCH (r:JsRouted) RETURN count(r) AS c', {},

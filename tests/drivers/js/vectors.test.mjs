@@ -2,37 +2,20 @@
 // parameters, stored, read back equal; vectors built in Cypher arrive as Vectors.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import neo4j from 'neo4j-driver'
+import { PASSWORD, USER, startQuiver } from './quiver.mjs'
 
-const USER = 'neo4j'
-const PASSWORD = 'quiver-test-password'
-
-let child
+let quiver
 let driver
 
 before(async () => {
-  const binary = process.env.QUIVER_BIN ?? 'target/debug/quiver'
-  child = spawn(binary, [
-    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory'
-  ], {
-    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const first = (await lines.next()).value
-  assert.ok(first.startsWith('bolt listening on '), first)
-  const bolt = first.slice('bolt listening on '.length)
-  await lines.next()
-  driver = neo4j.driver(`bolt://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
+  quiver = await startQuiver()
+  driver = neo4j.driver(quiver.uri(), neo4j.auth.basic(USER, PASSWORD))
 })
 
 after(async () => {
   await driver.close()
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
-  child.kill('SIGTERM')
-  assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
+  await quiver.stop()
 })
 
 test('Bolt 6 is negotiated', async () => {
