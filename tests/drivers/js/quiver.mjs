@@ -1,6 +1,7 @@
 // `quiver serve` for the JavaScript tests: an in-memory server on ephemeral ports, started from
 // $QUIVER_BIN (tests/drivers/run.sh and tests/browser/run.sh set it after building). Node's
 // built-ins only, so that the browser tests can import it without this folder's packages.
+import { before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -42,6 +43,22 @@ export async function startQuiver ({
       if (checkExit) assert.equal(code, 0, 'quiver exits 0 after SIGTERM')
     }
   }
+}
+
+// One server for all of a file's tests: registers hooks that start it, with a driver made by
+// `connect(quiver)`, before the tests and close the driver and stop the server after them.
+// The returned object's `quiver` and `driver` are set once the first hook has run.
+export function serveTests (connect) {
+  const shared = {}
+  before(async () => {
+    shared.quiver = await startQuiver()
+    shared.driver = connect(shared.quiver)
+  })
+  after(async () => {
+    await shared.driver.close()
+    await shared.quiver.stop()
+  })
+  return shared
 }
 
 // Polls `condition` every `intervalMs` until it holds, failing after `timeoutMs`.
