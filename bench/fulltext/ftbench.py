@@ -73,19 +73,16 @@ def generate(n, queries):
     return docs, {"term": terms, "phrase": phrases, "fuzzy": fuzzy}
 
 
-def quiver_text(kind, q):
+# How each server writes a fuzzy match of a word (the other kinds are written alike).
+FUZZY = {"quiver": "{}~1", "falkordb": "%{}%"}
+
+
+def query_text(server, kind, q):
+    """The query of `kind` for `q` (a word, or two for a phrase) in `server`'s syntax."""
     if kind == "phrase":
         return f'"{q[0]} {q[1]}"'
     if kind == "fuzzy":
-        return f"{q}~1"
-    return q
-
-
-def falkor_text(kind, q):
-    if kind == "phrase":
-        return f'"{q[0]} {q[1]}"'
-    if kind == "fuzzy":
-        return f"%{q}%"
+        return FUZZY[server].format(q)
     return q
 
 
@@ -105,13 +102,14 @@ def quiver_run(args, docs, queries, log_dir):
                 lambda: servers.bolt_load(s, "quiver", docs, args.batch,
                                           lambda i, d: {"i": i, "t": d},
                                           "CREATE (:D {i: r.i, text: r.t})"),
-                lambda: s.run(search, q=quiver_text("term", queries["term"][0])).consume(),
+                lambda: s.run(search, q=query_text("quiver", "term", queries["term"][0])).consume(),
                 len(docs), "document")
             for kind in KINDS:
-                rows = [len(list(s.run(search, q=quiver_text(kind, q)))) for q in queries[kind]]
+                rows = [len(list(s.run(search, q=query_text("quiver", kind, q))))
+                        for q in queries[kind]]
                 out[f"{kind}_rows_mean"] = round(sum(rows) / len(rows), 2)
         for kind in KINDS:
-            texts = [quiver_text(kind, q) for q in queries[kind]]
+            texts = [query_text("quiver", kind, q) for q in queries[kind]]
             servers.measure_clients(out, f"{kind}_", servers.bolt_runner(uri, search, texts),
                                     args.clients, args.seconds, server.pid)
     finally:
@@ -131,7 +129,7 @@ def falkor_run(args, docs, queries, log_dir):
         r.execute_command("GRAPH.QUERY", "g", "CALL db.idx.fulltext.createNodeIndex('D', 'text')")
 
         def search(kind, q):
-            return (f"CYPHER q={cypher_string(falkor_text(kind, q))} "
+            return (f"CYPHER q={cypher_string(query_text('falkordb', kind, q))} "
                     "CALL db.idx.fulltext.queryNodes('D', $q) YIELD node, score "
                     f"RETURN node.i AS i LIMIT {ROWS}")
 

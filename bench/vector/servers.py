@@ -122,11 +122,12 @@ class FalkorDB(Server):
         return redis.Redis(port=self.port, socket_timeout=600)
 
 
-def timed_build(out, pid, load, first_query, count, unit):
+def timed_build(out, pid, load, first_query, count, unit, build_s=False):
     """Runs `load()`, which loads `count` items and returns the seconds it spent waiting on the
     server, then `first_query()`, which may finish the index build. Records in `out` the load
-    average before, the load's wall-clock and server seconds, the first query's seconds, and
-    the server's resident memory: in all, and per `unit` (after minus before the load)."""
+    average before, the load's wall-clock and server seconds, the first query's seconds (with
+    `build_s`, also the two added up, as `build_s`), and the server's resident memory: in all,
+    and per `unit` (after minus before the load)."""
     before = rss_bytes(pid)
     out["load_avg_before"] = load_average()
     t0 = time.perf_counter()
@@ -136,6 +137,8 @@ def timed_build(out, pid, load, first_query, count, unit):
     t1 = time.perf_counter()
     first_query()
     out["first_query_s"] = round(time.perf_counter() - t1, 2)
+    if build_s:
+        out["build_s"] = round(out["load_s"] + out["first_query_s"], 2)
     out[f"rss_per_{unit}_bytes"] = round((rss_bytes(pid) - before) / count)
     out["rss_bytes"] = rss_bytes(pid)
 
@@ -169,14 +172,14 @@ def falkor_load(r, name, items, batch, row, create):
     return server_s
 
 
-def falkor_build(out, server, r, items, batch, row, create, first, unit):
+def falkor_build(out, server, r, items, batch, row, create, first, unit, build_s=False):
     """`timed_build` on FalkorDB over the client `r`: `items` loaded with `falkor_load`, then
     the read-only query text `first`."""
     timed_build(
         out, server.pid,
         lambda: falkor_load(r, server.name, items, batch, row, create),
         lambda: r.execute_command("GRAPH.RO_QUERY", "g", first, "--compact"),
-        len(items), unit)
+        len(items), unit, build_s)
 
 
 def falkor_rows(reply):
@@ -286,7 +289,8 @@ def arguments(description, queries_help, unit, batch, seconds, seconds_help):
 
 def measure_clients(out, prefix, make_runner, clients, seconds, server_pid):
     """Times `make_runner`'s queries at each client count in `clients` into `out`, under
-    `{prefix}clients_{count}`, with the load average before each under `{prefix}load_avg_{count}`."""
+    `{prefix}clients_{count}`, with the load average before each under
+    `{prefix}load_avg_{count}`."""
     for c in clients:
         out[f"{prefix}load_avg_{c}"] = load_average()
         out[f"{prefix}clients_{c}"] = timed_clients(make_runner, c, seconds, server_pid)
