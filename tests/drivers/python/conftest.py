@@ -86,6 +86,24 @@ def driver(quiver):
         yield driver
 
 
+def neomodel_url(quiver):
+    """The server's bolt:// URL with the test user's credentials in it, as neomodel takes it."""
+    host, port = quiver.bolt
+    return f"bolt://{USER}:{PASSWORD}@{host}:{port}"
+
+
+@pytest.fixture
+def connected(quiver):
+    """neomodel's `db`, connected to the test's server for the test (neomodel's tests only)."""
+    from neomodel import db
+
+    db.set_connection(url=neomodel_url(quiver))
+    try:
+        yield db
+    finally:
+        db.close_connection()
+
+
 @pytest.fixture
 def small_quiver():
     """A server admitting two connections, none reserved."""
