@@ -61,6 +61,7 @@ def assert_refused_and_passed_over(output, what):
     assert "There already exists an index" in output, output
     assert INDEX_ALREADY_EXISTS in output, output
 
+
 VECTOR_OPTIONS = (
     "OPTIONS{indexConfig:{`vector.similarity_function`:'cosine', `vector.dimensions`:1536}}"
 )
@@ -103,6 +104,7 @@ ASYNC = Api(
 # The conflicts neomodel's own `install_labels` tests set up, each for one API: the statement
 # that makes an index beforehand under another name over the same label or type and property,
 # with other options, and the model whose installation meets it.
+
 
 def fulltext_conflict(api):
     model = api.node_model(
