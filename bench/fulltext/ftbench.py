@@ -16,11 +16,8 @@ The query kinds, in each server's syntax:
 usage: ftbench.py --quiver BINARY --n N [--out FILE] (see --help)
 """
 
-import argparse
-import json
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -76,19 +73,16 @@ def generate(n, queries):
     return docs, {"term": terms, "phrase": phrases, "fuzzy": fuzzy}
 
 
-def quiver_text(kind, q):
+# How each server writes a fuzzy match of a word (the other kinds are written alike).
+FUZZY = {"quiver": "{}~1", "falkordb": "%{}%"}
+
+
+def query_text(server, kind, q):
+    """The query of `kind` for `q` (a word, or two for a phrase) in `server`'s syntax."""
     if kind == "phrase":
         return f'"{q[0]} {q[1]}"'
     if kind == "fuzzy":
-        return f"{q}~1"
-    return q
-
-
-def falkor_text(kind, q):
-    if kind == "phrase":
-        return f'"{q[0]} {q[1]}"'
-    if kind == "fuzzy":
-        return f"%{q}%"
+        return FUZZY[server].format(q)
     return q
 
 
@@ -103,39 +97,21 @@ def quiver_run(args, docs, queries, log_dir):
         uri = f"bolt://{server.bolt}"
         with GraphDatabase.driver(uri, auth=None) as driver, driver.session() as s:
             s.run("CREATE FULLTEXT INDEX docs FOR (n:D) ON EACH [n.text]").consume()
-            before = servers.rss_bytes(server.pid)
-            out["load_avg_before"] = servers.load_average()
-            t0 = time.perf_counter()
-            server_s = 0.0
-            for start in range(0, len(docs), args.batch):
-                rows = [{"i": start + j, "t": d} for j, d in enumerate(docs[start:start + args.batch])]
-                t = time.perf_counter()
-                s.run("UNWIND $rows AS r CREATE (:D {i: r.i, text: r.t})", rows=rows).consume()
-                server_s += time.perf_counter() - t
-                servers.progress("quiver", start, min(start + args.batch, len(docs)), len(docs))
-            out["load_wall_s"] = round(time.perf_counter() - t0, 2)
-            out["load_s"] = round(server_s, 2)
-            t1 = time.perf_counter()
-            s.run(search, q=quiver_text("term", queries["term"][0])).consume()
-            out["first_query_s"] = round(time.perf_counter() - t1, 2)
-            out["rss_per_document_bytes"] = round((servers.rss_bytes(server.pid) - before) / len(docs))
-            out["rss_bytes"] = servers.rss_bytes(server.pid)
+            servers.timed_build(
+                out, server.pid,
+                lambda: servers.bolt_load(s, "quiver", docs, args.batch,
+                                          lambda i, d: {"i": i, "t": d},
+                                          "CREATE (:D {i: r.i, text: r.t})"),
+                lambda: s.run(search, q=query_text("quiver", "term", queries["term"][0])).consume(),
+                len(docs), "document")
             for kind in KINDS:
-                rows = [len(list(s.run(search, q=quiver_text(kind, q)))) for q in queries[kind]]
+                rows = [len(list(s.run(search, q=query_text("quiver", kind, q))))
+                        for q in queries[kind]]
                 out[f"{kind}_rows_mean"] = round(sum(rows) / len(rows), 2)
         for kind in KINDS:
-            texts = [quiver_text(kind, q) for q in queries[kind]]
-
-            def runner(_index, texts=texts):
-                session = GraphDatabase.driver(uri, auth=None).session()
-
-                def run(i):
-                    session.run(search, q=texts[i % len(texts)]).consume()
-                return run
-
-            for c in args.clients:
-                out[f"{kind}_load_avg_{c}"] = servers.load_average()
-                out[f"{kind}_clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
+            texts = [query_text("quiver", kind, q) for q in queries[kind]]
+            servers.measure_clients(out, f"{kind}_", servers.bolt_runner(uri, search, texts),
+                                    args.clients, args.seconds, server.pid)
     finally:
         server.stop()
     return out
@@ -151,74 +127,39 @@ def falkor_run(args, docs, queries, log_dir):
     try:
         r = server.client()
         r.execute_command("GRAPH.QUERY", "g", "CALL db.idx.fulltext.createNodeIndex('D', 'text')")
-        before = servers.rss_bytes(server.pid)
-        out["load_avg_before"] = servers.load_average()
-        t0 = time.perf_counter()
-        server_s = servers.falkor_load(
-            r, "falkordb", docs, args.batch,
-            lambda i, d: f"{{i:{i},t:{cypher_string(d)}}}",
-            "CREATE (:D {i: r.i, text: r.t})")
-        out["load_wall_s"] = round(time.perf_counter() - t0, 2)
-        out["load_s"] = round(server_s, 2)
 
         def search(kind, q):
-            return (f"CYPHER q={cypher_string(falkor_text(kind, q))} "
+            return (f"CYPHER q={cypher_string(query_text('falkordb', kind, q))} "
                     "CALL db.idx.fulltext.queryNodes('D', $q) YIELD node, score "
                     f"RETURN node.i AS i LIMIT {ROWS}")
 
-        t1 = time.perf_counter()
-        r.execute_command("GRAPH.RO_QUERY", "g", search("term", queries["term"][0]), "--compact")
-        out["first_query_s"] = round(time.perf_counter() - t1, 2)
-        out["rss_per_document_bytes"] = round((servers.rss_bytes(server.pid) - before) / len(docs))
-        out["rss_bytes"] = servers.rss_bytes(server.pid)
+        servers.falkor_build(
+            out, server, r, docs, args.batch, lambda i, d: f"{{i:{i},t:{cypher_string(d)}}}",
+            "CREATE (:D {i: r.i, text: r.t})", search("term", queries["term"][0]), "document")
         for kind in KINDS:
             rows = [len(servers.falkor_rows(r.execute_command(
                 "GRAPH.RO_QUERY", "g", search(kind, q), "--compact"))) for q in queries[kind]]
             out[f"{kind}_rows_mean"] = round(sum(rows) / len(rows), 2)
-        port = server.port
         for kind in KINDS:
             texts = [search(kind, q) for q in queries[kind]]
-
-            def runner(_index, texts=texts):
-                import redis
-                c = redis.Redis(port=port)
-
-                def run(i):
-                    c.execute_command("GRAPH.RO_QUERY", "g", texts[i % len(texts)], "--compact")
-                return run
-
-            for c in args.clients:
-                out[f"{kind}_load_avg_{c}"] = servers.load_average()
-                out[f"{kind}_clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
+            servers.measure_clients(out, f"{kind}_", servers.falkor_runner(server.port, texts),
+                                    args.clients, args.seconds, server.pid)
     finally:
         server.stop()
     return out
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quiver", required=True, help="the quiver binary")
-    p.add_argument("--n", type=int, default=100_000)
-    p.add_argument("--queries", type=int, default=200, help="queries of each kind")
-    p.add_argument("--batch", type=int, default=5000, help="documents per UNWIND transaction")
-    p.add_argument("--seconds", type=float, default=8.0, help="each kind and client-count window")
-    p.add_argument("--clients", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8])
-    p.add_argument("--only", choices=["quiver", "falkordb"], help="run one server")
-    p.add_argument("--out", help="write the results as JSON here")
-    args = p.parse_args()
+    args = servers.arguments(
+        __doc__.split("\n\n")[0], "queries of each kind", "documents", 5000,
+        8.0, "each kind and client-count window").parse_args()
     servers.stop_on_term()
 
     t = time.perf_counter()
     docs, queries = generate(args.n, args.queries)
     print(f"generated {args.n} documents in {time.perf_counter() - t:.1f} s", file=sys.stderr)
-    log_dir = tempfile.mkdtemp(prefix="ftbench-")
-    results = []
-    for name, run in (("quiver", quiver_run), ("falkordb", falkor_run)):
-        if args.only and args.only != name:
-            continue
-        print(f"{name}: running", file=sys.stderr)
-        results.append(run(args, docs, queries, log_dir))
-        print(json.dumps(results[-1]), file=sys.stderr)
+    results = servers.run_servers(
+        args, (("quiver", quiver_run), ("falkordb", falkor_run)), "ftbench-", docs, queries)
 
     report = {
         "benchmark": "fulltext", "n": args.n, "rows": ROWS, "vocabulary": VOCABULARY,
@@ -240,10 +181,7 @@ def main():
             if len(results) == 2 and results[1][f"{kind}_clients_{c}"]["qps"]:
                 ratio = f"  ({results[0][f'{kind}_clients_{c}']['qps'] / results[1][f'{kind}_clients_{c}']['qps']:.2f}x)"
             print(f"{kind:<7} {c} client(s): " + "; ".join(cells) + ratio)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(report, f, indent=1)
-            f.write("\n")
+    servers.write_report(args.out, report)
 
 
 if __name__ == "__main__":

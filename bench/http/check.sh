@@ -12,6 +12,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$here/server.sh"
 if [ -z "${QUIVER:-}" ]; then
     target=${CARGO_TARGET_DIR:-$root/target}
     (cd "$root" && cargo build --release -q -p quiver) || exit 1
@@ -26,16 +27,7 @@ log="$work/server.log"
     --http-header-read-timeout-ms 1000 --auth-failure-delay-max-ms 50 >"$log" 2>&1 &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-    grep -q "http listening on" "$log" && break
-    sleep 0.1
-done
-addr=$(sed -n 's/^http listening on //p' "$log")
-if [ -z "$addr" ]; then
-    echo "server did not start:" >&2
-    cat "$log" >&2
-    exit 1
-fi
+addr=$(http_address "$log") || exit 1
 host=${addr%:*}
 port=${addr##*:}
 base="http://$addr"

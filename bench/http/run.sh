@@ -23,6 +23,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$here/server.sh"
 C=${C:-24}
 OUT=${OUT:-$root/target/bench-http}
 bodies=("$@")
@@ -59,12 +60,7 @@ fi
     "${store[@]}" >"$log" 2>&1 &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null || true; [ -z "${data:-}" ] || rm -rf "$data"' EXIT
-for _ in $(seq 100); do
-    grep -q "http listening on" "$log" && break
-    sleep 0.1
-done
-addr=$(sed -n 's/^http listening on //p' "$log")
-[ -n "$addr" ] || { echo "server did not start:" >&2; cat "$log" >&2; exit 1; }
+addr=$(http_address "$log") || exit 1
 url="http://$addr/db/data/transaction/commit"
 
 post() {

@@ -41,16 +41,22 @@ QUERIES = [
 ]
 
 
-def main():
-    csv_dir, db_dir, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    # Kuzu keeps a database as a directory or, in newer versions, a file (plus a WAL).
+def fresh_database(db_dir):
+    """A new Kuzu database at `db_dir` and a connection to it, made after removing what an
+    earlier run left there (Kuzu keeps a database as a directory or, in newer versions, a file,
+    plus a WAL)."""
     for path in (db_dir, db_dir + ".wal"):
         if os.path.isdir(path):
             shutil.rmtree(path)
         elif os.path.exists(path):
             os.remove(path)
     db = kuzu.Database(db_dir)
-    conn = kuzu.Connection(db)
+    return db, kuzu.Connection(db)
+
+
+def main():
+    csv_dir, db_dir, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    db, conn = fresh_database(db_dir)
     conn.execute("CREATE NODE TABLE Person(id STRING, name STRING, PRIMARY KEY(id))")
     conn.execute("CREATE REL TABLE KNOWS(FROM Person TO Person, since STRING)")
     start = time.time()

@@ -10,15 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 persons="${1:-100000}"
 seconds="${2:-3}"
-work="target/kuzu-bench"
-mkdir -p "$work"
-if [ ! -x "$work/venv/bin/python" ]; then
-    python3 -m venv "$work/venv"
-    "$work/venv/bin/pip" install --quiet kuzu==0.11.3
-fi
-cargo build --release --quiet -p quiver-engine --example cypher_qps
-bin="${CARGO_TARGET_DIR:-target}/release/examples/cypher_qps"
-"$bin" --persons "$persons" --export "$work/csv" >&2
+. bench/kuzu/prepare.sh
+export_graph cypher_qps "$persons" "$work/csv"
 "$work/venv/bin/python" bench/kuzu/kuzu_qps.py "$work/csv" "$work/kuzu-db" "$seconds" > "$work/kuzu.tsv"
 "$bin" --persons "$persons" --seconds "$seconds" > "$work/quiver.tsv"
 # Columns: per wall-clock second, then per CPU second (steadier on a shared machine).

@@ -6,13 +6,11 @@ CPU of the whole process, Kuzu's worker threads included), the result in the can
 floats to three decimals. A query Kuzu refuses prints `error: ...` as its result.
 """
 
-import os
-import shutil
 import statistics
 import sys
 import time
 
-import kuzu
+from kuzu_qps import fresh_database
 
 # The queries of crates/engine/benches/follows.rs in Kuzu's dialect (`lower` for `toLower`).
 QUERIES = [
@@ -95,13 +93,7 @@ def canonical(rows):
 def main():
     csv_dir, db_dir, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
     only = sys.argv[4] if len(sys.argv) > 4 else None
-    for path in (db_dir, db_dir + ".wal"):
-        if os.path.isdir(path):
-            shutil.rmtree(path)
-        elif os.path.exists(path):
-            os.remove(path)
-    db = kuzu.Database(db_dir)
-    conn = kuzu.Connection(db)
+    db, conn = fresh_database(db_dir)
     for ddl in SCHEMA:
         conn.execute(ddl)
     start = time.time()

@@ -14,15 +14,8 @@ cd "$(dirname "$0")/../.."
 persons="${1:-100000}"
 runs="${2:-3}"
 only="${3:-}"
-work="target/kuzu-bench"
-mkdir -p "$work"
-if [ ! -x "$work/venv/bin/python" ]; then
-    python3 -m venv "$work/venv"
-    "$work/venv/bin/pip" install --quiet kuzu==0.11.3
-fi
-cargo build --release --quiet -p quiver-engine --example whole_graph
-bin="${CARGO_TARGET_DIR:-target}/release/examples/whole_graph"
-"$bin" --persons "$persons" --export "$work/follows-csv" >&2
+. bench/kuzu/prepare.sh
+export_graph whole_graph "$persons" "$work/follows-csv"
 "$work/venv/bin/python" bench/kuzu/whole_graph.py "$work/follows-csv" "$work/kuzu-follows-db" "$runs" $only \
     > "$work/kuzu-whole.tsv"
 "$bin" --persons "$persons" --runs "$runs" ${only:+--only "$only"} > "$work/quiver-whole.tsv"

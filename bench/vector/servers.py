@@ -6,6 +6,8 @@ Each client is its own process with its own connection, so the Python interprete
 serialises the clients; every process runs for the same wall-clock window and reports its
 query count and latencies."""
 
+import argparse
+import json
 import multiprocessing
 import os
 import re
@@ -13,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import redis
@@ -51,7 +54,22 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Quiver:
+class Server:
+    """A server process started by a benchmark, its output going to the file `log`."""
+
+    def stop(self):
+        """SIGTERM, then SIGKILL if the process has not exited within 30 seconds."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+class Quiver(Server):
     """`quiver serve --in-memory` on free loopback ports; `bolt` is its host:port."""
 
     name = "quiver"
@@ -70,18 +88,8 @@ class Quiver:
         self.bolt = found.group(1)
         self.pid = self.proc.pid
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
-
-class FalkorDB:
+class FalkorDB(Server):
     """redis-server with FalkorDB on a free loopback port, no persistence and no Bolt
     listener (FalkorDB's binds every interface)."""
 
@@ -113,15 +121,40 @@ class FalkorDB:
     def client(self):
         return redis.Redis(port=self.port, socket_timeout=600)
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+
+def timed_build(out, pid, load, first_query, count, unit, build_s=False):
+    """Runs `load()`, which loads `count` items and returns the seconds it spent waiting on the
+    server, then `first_query()`, which may finish the index build. Records in `out` the load
+    average before, the load's wall-clock and server seconds, the first query's seconds (with
+    `build_s`, also the two added up, as `build_s`), and the server's resident memory: in all,
+    and per `unit` (after minus before the load)."""
+    before = rss_bytes(pid)
+    out["load_avg_before"] = load_average()
+    t0 = time.perf_counter()
+    server_s = load()
+    out["load_wall_s"] = round(time.perf_counter() - t0, 2)
+    out["load_s"] = round(server_s, 2)
+    t1 = time.perf_counter()
+    first_query()
+    out["first_query_s"] = round(time.perf_counter() - t1, 2)
+    if build_s:
+        out["build_s"] = round(out["load_s"] + out["first_query_s"], 2)
+    out[f"rss_per_{unit}_bytes"] = round((rss_bytes(pid) - before) / count)
+    out["rss_bytes"] = rss_bytes(pid)
+
+
+def bolt_load(session, name, items, batch, row, create):
+    """Loads `items` into Quiver in `batch`-row UNWINDs over the Bolt `session`: `row(i, item)`
+    is one row's map, `create` the clause run per row `r`. Returns the seconds spent waiting on
+    the server (the client's encoding included)."""
+    server_s = 0.0
+    for start in range(0, len(items), batch):
+        rows = [row(start + j, x) for j, x in enumerate(items[start:start + batch])]
+        t = time.perf_counter()
+        session.run(f"UNWIND $rows AS r {create}", rows=rows).consume()
+        server_s += time.perf_counter() - t
+        progress(name, start, min(start + batch, len(items)), len(items))
+    return server_s
 
 
 def falkor_load(r, name, items, batch, row, create):
@@ -139,11 +172,49 @@ def falkor_load(r, name, items, batch, row, create):
     return server_s
 
 
+def falkor_build(out, server, r, items, batch, row, create, first, unit, build_s=False):
+    """`timed_build` on FalkorDB over the client `r`: `items` loaded with `falkor_load`, then
+    the read-only query text `first`."""
+    timed_build(
+        out, server.pid,
+        lambda: falkor_load(r, server.name, items, batch, row, create),
+        lambda: r.execute_command("GRAPH.RO_QUERY", "g", first, "--compact"),
+        len(items), unit, build_s)
+
+
 def falkor_rows(reply):
     """The rows of a `GRAPH.QUERY ... --compact` reply, each a list of plain values."""
     if len(reply) < 3:
         return []
     return [[cell[1] for cell in row] for row in reply[1]]
+
+
+def bolt_runner(uri, query, values):
+    """A `timed_clients` runner maker: each client's own driver session to Quiver at `uri`,
+    running `query` with `$q` bound to each of `values` in turn."""
+
+    def make(_index):
+        from neo4j import GraphDatabase
+
+        session = GraphDatabase.driver(uri, auth=None).session()
+
+        def run(i):
+            session.run(query, q=values[i % len(values)]).consume()
+        return run
+    return make
+
+
+def falkor_runner(port, texts):
+    """A `timed_clients` runner maker: each client's own connection to FalkorDB on `port`,
+    running the read-only queries `texts` in turn."""
+
+    def make(_index):
+        c = redis.Redis(port=port)
+
+        def run(i):
+            c.execute_command("GRAPH.RO_QUERY", "g", texts[i % len(texts)], "--compact")
+        return run
+    return make
 
 
 def _client(make_runner, seconds, start_at, queue, index):
@@ -198,3 +269,50 @@ def timed_clients(make_runner, clients, seconds, server_pid=None):
         "queries": len(latencies),
         "server_cpu_us_per_query": round(1e6 * cpu / len(latencies), 1) if cpu is not None else None,
     }
+
+
+def arguments(description, queries_help, unit, batch, seconds, seconds_help):
+    """The options both benchmarks take: the binary, the data's size, the queries, `unit`s per
+    load transaction, the timing window and client counts, one server only, the JSON out. The
+    caller adds its own and parses."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--quiver", required=True, help="the quiver binary")
+    p.add_argument("--n", type=int, default=100_000)
+    p.add_argument("--queries", type=int, default=200, help=queries_help)
+    p.add_argument("--batch", type=int, default=batch, help=f"{unit} per UNWIND transaction")
+    p.add_argument("--seconds", type=float, default=seconds, help=seconds_help)
+    p.add_argument("--clients", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8])
+    p.add_argument("--only", choices=["quiver", "falkordb"], help="run one server")
+    p.add_argument("--out", help="write the results as JSON here")
+    return p
+
+
+def measure_clients(out, prefix, make_runner, clients, seconds, server_pid):
+    """Times `make_runner`'s queries at each client count in `clients` into `out`, under
+    `{prefix}clients_{count}`, with the load average before each under
+    `{prefix}load_avg_{count}`."""
+    for c in clients:
+        out[f"{prefix}load_avg_{c}"] = load_average()
+        out[f"{prefix}clients_{c}"] = timed_clients(make_runner, c, seconds, server_pid)
+
+
+def run_servers(args, runs, log_prefix, *data):
+    """Runs each `(name, run)` of `runs` that `args.only` leaves in, one after the other, as
+    `run(args, *data, log_dir)`; returns their results."""
+    log_dir = tempfile.mkdtemp(prefix=log_prefix)
+    results = []
+    for name, run in runs:
+        if args.only and args.only != name:
+            continue
+        print(f"{name}: running", file=sys.stderr)
+        results.append(run(args, *data, log_dir))
+        print(json.dumps(results[-1]), file=sys.stderr)
+    return results
+
+
+def write_report(path, report):
+    """Writes `report` as indented JSON to `path`, where one is given."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(report, f, indent=1)
+            f.write("\n")

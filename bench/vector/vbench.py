@@ -13,11 +13,8 @@ writes JSON. Servers run one after the other, so they never compete for the two 
 usage: vbench.py --quiver BINARY --n N --dim D [--out FILE] (see --help)
 """
 
-import argparse
-import json
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -64,6 +61,9 @@ def recall(found, truth):
 
 # --- Quiver over Bolt ---------------------------------------------------------------------
 
+SEARCH = "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i AS i"
+
+
 def quiver_run(args, data, qs, truth, log_dir):
     from neo4j import GraphDatabase
     from neo4j.vector import Vector
@@ -78,45 +78,20 @@ def quiver_run(args, data, qs, truth, log_dir):
                 f"`vector.dimensions`: {args.dim}, `vector.similarity_function`: 'euclidean', "
                 "`vector.hnsw.m`: 16, `vector.hnsw.ef_construction`: 100, "
                 f"`vector.hnsw.ef_search`: {args.ef}}}}}").consume()
-            before = servers.rss_bytes(server.pid)
-            out["load_avg_before"] = servers.load_average()
-            t0 = time.perf_counter()
-            server_s = 0.0
-            for start in range(0, len(data), args.batch):
-                rows = [{"i": start + j, "v": Vector.from_numpy(v)}
-                        for j, v in enumerate(data[start:start + args.batch])]
-                t = time.perf_counter()
-                s.run("UNWIND $rows AS r CREATE (:V {i: r.i, v: r.v})", rows=rows).consume()
-                server_s += time.perf_counter() - t
-                servers.progress("quiver", start, min(start + args.batch, len(data)), len(data))
-            out["load_wall_s"] = round(time.perf_counter() - t0, 2)
-            out["load_s"] = round(server_s, 2)
-            t1 = time.perf_counter()
-            s.run("CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i",
-                  q=Vector.from_numpy(qs[0])).consume()
-            out["first_query_s"] = round(time.perf_counter() - t1, 2)
-            out["build_s"] = round(out["load_s"] + out["first_query_s"], 2)
-            out["rss_per_vector_bytes"] = round((servers.rss_bytes(server.pid) - before) / len(data))
-            out["rss_bytes"] = servers.rss_bytes(server.pid)
-            found = [[r["i"] for r in s.run(
-                "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i AS i",
-                q=Vector.from_numpy(q))] for q in qs]
+            servers.timed_build(
+                out, server.pid,
+                lambda: servers.bolt_load(s, "quiver", data, args.batch,
+                                          lambda i, v: {"i": i, "v": Vector.from_numpy(v)},
+                                          "CREATE (:V {i: r.i, v: r.v})"),
+                lambda: s.run(
+                    "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i",
+                    q=Vector.from_numpy(qs[0])).consume(),
+                len(data), "vector", build_s=True)
+            found = [[r["i"] for r in s.run(SEARCH, q=Vector.from_numpy(q))] for q in qs]
             out["recall_at_10"] = round(recall(found, truth), 4)
         vectors = [Vector.from_numpy(q) for q in qs]
-
-        def runner(_index):
-            driver = GraphDatabase.driver(uri, auth=None)
-            session = driver.session()
-
-            def run(i):
-                session.run(
-                    "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i AS i",
-                    q=vectors[i % len(vectors)]).consume()
-            return run
-
-        for c in args.clients:
-            out["load_avg_" + str(c)] = servers.load_average()
-            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
+        servers.measure_clients(out, "", servers.bolt_runner(uri, SEARCH, vectors),
+                                args.clients, args.seconds, server.pid)
     finally:
         server.stop()
     return out
@@ -140,58 +115,28 @@ def falkor_run(args, data, qs, truth, log_dir):
             f"CREATE VECTOR INDEX FOR (n:V) ON (n.v) OPTIONS {{dimension: {args.dim}, "
             f"similarityFunction: 'euclidean', M: 16, efConstruction: 100, "
             f"efRuntime: {args.ef}}}")
-        before = servers.rss_bytes(server.pid)
-        out["load_avg_before"] = servers.load_average()
-        t0 = time.perf_counter()
-        server_s = servers.falkor_load(
-            r, "falkordb", data, args.batch,
-            lambda i, v: f"{{i:{i},v:{literal(v)}}}",
-            "CREATE (:V {i: r.i, v: vecf32(r.v)})")
-        out["load_wall_s"] = round(time.perf_counter() - t0, 2)
-        out["load_s"] = round(server_s, 2)
         texts = [f"CYPHER q={literal(q)} CALL db.idx.vector.queryNodes('V', 'v', 10, vecf32($q)) "
                  "YIELD node RETURN node.i AS i" for q in qs]
-        t1 = time.perf_counter()
-        r.execute_command("GRAPH.RO_QUERY", "g", texts[0], "--compact")
-        out["first_query_s"] = round(time.perf_counter() - t1, 2)
-        out["build_s"] = round(out["load_s"] + out["first_query_s"], 2)
-        out["rss_per_vector_bytes"] = round((servers.rss_bytes(server.pid) - before) / len(data))
-        out["rss_bytes"] = servers.rss_bytes(server.pid)
+        servers.falkor_build(
+            out, server, r, data, args.batch, lambda i, v: f"{{i:{i},v:{literal(v)}}}",
+            "CREATE (:V {i: r.i, v: vecf32(r.v)})", texts[0], "vector", build_s=True)
         found = [[row[0] for row in servers.falkor_rows(
             r.execute_command("GRAPH.RO_QUERY", "g", t, "--compact"))] for t in texts]
         out["recall_at_10"] = round(recall(found, truth), 4)
-        port = server.port
-
-        def runner(_index):
-            import redis
-            c = redis.Redis(port=port)
-
-            def run(i):
-                c.execute_command("GRAPH.RO_QUERY", "g", texts[i % len(texts)], "--compact")
-            return run
-
-        for c in args.clients:
-            out["load_avg_" + str(c)] = servers.load_average()
-            out[f"clients_{c}"] = servers.timed_clients(runner, c, args.seconds, server.pid)
+        servers.measure_clients(out, "", servers.falkor_runner(server.port, texts),
+                                args.clients, args.seconds, server.pid)
     finally:
         server.stop()
     return out
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quiver", required=True, help="the quiver binary")
-    p.add_argument("--n", type=int, default=100_000)
+    p = servers.arguments(__doc__.split("\n\n")[0], "queries for recall and load", "vectors",
+                          1000, 10.0, "each client-count window")
     p.add_argument("--dim", type=int, default=128)
-    p.add_argument("--queries", type=int, default=200, help="queries for recall and load")
-    p.add_argument("--batch", type=int, default=1000, help="vectors per UNWIND transaction")
-    p.add_argument("--seconds", type=float, default=10.0, help="each client-count window")
-    p.add_argument("--clients", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8])
     p.add_argument("--ef", type=int, default=64,
                    help="the search list on both servers (ef_search, efRuntime)")
-    p.add_argument("--only", choices=["quiver", "falkordb"], help="run one server")
     p.add_argument("--cache", help="keep the exact answers here, for the next run")
-    p.add_argument("--out", help="write the results as JSON here")
     args = p.parse_args()
     servers.stop_on_term()
 
@@ -209,14 +154,8 @@ def main():
             np.save(cached, np.array([sorted(t) for t in truth]))
     print(f"generated {args.n} x {args.dim} and exact top-{K} of {args.queries} queries in "
           f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
-    log_dir = tempfile.mkdtemp(prefix="vbench-")
-    results = []
-    for name, run in (("quiver", quiver_run), ("falkordb", falkor_run)):
-        if args.only and args.only != name:
-            continue
-        print(f"{name}: running", file=sys.stderr)
-        results.append(run(args, data, qs, truth, log_dir))
-        print(json.dumps(results[-1]), file=sys.stderr)
+    results = servers.run_servers(
+        args, (("quiver", quiver_run), ("falkordb", falkor_run)), "vbench-", data, qs, truth)
 
     report = {
         "benchmark": "vector", "n": args.n, "dimensions": args.dim, "k": K,
@@ -239,10 +178,7 @@ def main():
             for r in results))
         if len(results) == 2 and results[1][f"clients_{c}"]["qps"]:
             print(f"  quiver / falkordb: {results[0][f'clients_{c}']['qps'] / results[1][f'clients_{c}']['qps']:.2f}x")
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(report, f, indent=1)
-            f.write("\n")
+    servers.write_report(args.out, report)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,11 @@
 // relationships). Every test saves a screenshot under target/browser/.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import puppeteer from 'puppeteer-core'
+import { USER, startQuiver as startServer, waitUntil as waitFor } from '../drivers/js/quiver.mjs'
 
-const USER = 'neo4j'
 const PASSWORD = 'quiver-console-test'
 const CHROMIUM = process.env.QUIVER_CHROMIUM ?? '/usr/bin/chromium'
 const ARTEFACTS = process.env.QUIVER_BROWSER_ARTEFACTS ?? path.resolve('../../target/browser')
@@ -19,44 +17,25 @@ const LONG_QUERY = 'UNWIND range(1, 20000) AS a UNWIND range(1, 20000) AS b WITH
 let quiver
 let browser
 
+// The server, with its HTTP address's GET /stats as the test user.
 async function startQuiver () {
-  const binary = process.env.QUIVER_BIN ?? '../../target/debug/quiver'
-  const child = spawn(binary, [
-    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory'
-  ], {
-    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
+  const server = await startServer({
+    password: PASSWORD,
+    binary: process.env.QUIVER_BIN ?? '../../target/debug/quiver',
+    checkExit: false
   })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const address = async (prefix) => {
-    const { value } = await lines.next()
-    assert.ok(value.startsWith(prefix), `unexpected start-up line: ${value}`)
-    return value.slice(prefix.length)
-  }
-  const bolt = await address('bolt listening on ')
-  const http = await address('http listening on ')
   const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`
   return {
-    bolt,
-    http,
+    ...server,
     async stats () {
-      return (await fetch(`http://${http}/stats`, { headers: { authorization } })).json()
-    },
-    async stop () {
-      const exited = new Promise((resolve) => child.on('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
+      return (await fetch(`http://${server.http}/stats`, { headers: { authorization } })).json()
     }
   }
 }
 
-async function waitUntil (condition, timeoutMs = 10000) {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  assert.ok(await condition(), 'condition not met before the deadline')
+// Polls more patiently than the driver tests: the console's work runs in a browser.
+function waitUntil (condition, timeoutMs = 10000) {
+  return waitFor(condition, timeoutMs, 50)
 }
 
 /// A page with the console open and connected.

@@ -12,17 +12,8 @@ chromium_bin() {
 
 if [ -z "$(chromium_bin)" ]; then
     if command -v apt-get >/dev/null; then
-        sudo=()
-        if [ "$(id -u)" -ne 0 ]; then
-            if command -v sudo >/dev/null; then
-                sudo=(sudo)
-            else
-                echo "need root (or sudo) to install chromium" >&2
-                exit 1
-            fi
-        fi
-        "${sudo[@]}" apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends chromium
+        . tests/drivers/apt.sh
+        apt_install chromium
     elif [ -n "${CI:-}" ]; then
         echo "browser tests: no chromium and no apt-get to install it" >&2
         exit 1

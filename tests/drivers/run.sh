@@ -18,23 +18,7 @@ NEO4J_GRAPHRAG="1.22.0"
 NEOMODEL="7.0.0"
 NODE_MAJOR_MIN=18
 
-apt_updated=0
-apt_install() {
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        if command -v sudo >/dev/null; then
-            sudo=(sudo)
-        else
-            echo "need root (or sudo) to install: $*" >&2
-            exit 1
-        fi
-    fi
-    if [ "$apt_updated" -eq 0 ]; then
-        "${sudo[@]}" apt-get update -qq
-        apt_updated=1
-    fi
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@"
-}
+. tests/drivers/apt.sh
 
 # Python 3 with venv and ensurepip (Debian splits these out of python3).
 if ! command -v python3 >/dev/null; then

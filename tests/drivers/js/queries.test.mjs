@@ -1,43 +1,14 @@
 // The official JavaScript driver running queries against Quiver: transactions, retries,
 // streaming, every value type, errors, bookmarks, routing and the procedures tools call.
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import neo4j from 'neo4j-driver'
+import { PASSWORD, USER, serveTests } from './quiver.mjs'
 
-const USER = 'neo4j'
-const PASSWORD = 'quiver-test-password'
-
-let child
-let bolt
-let driver
-
-before(async () => {
-  const binary = process.env.QUIVER_BIN ?? 'target/debug/quiver'
-  child = spawn(binary, [
-    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory'
-  ], {
-    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const first = (await lines.next()).value
-  assert.ok(first.startsWith('bolt listening on '), first)
-  bolt = first.slice('bolt listening on '.length)
-  await lines.next()
-  driver = neo4j.driver(`bolt://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
-})
-
-after(async () => {
-  await driver.close()
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
-  child.kill('SIGTERM')
-  assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
-})
+const server = serveTests((quiver) => neo4j.driver(quiver.uri(), neo4j.auth.basic(USER, PASSWORD)))
 
 test('auto-commit and explicit transactions', async () => {
-  const session = driver.session()
+  const session = server.driver.session()
   try {
     const one = await session.run('RETURN 1 AS one')
     assert.equal(one.records[0].get('one').toNumber(), 1)
@@ -59,12 +30,12 @@ test('auto-commit and explicit transactions', async () => {
 })
 
 test('a managed transaction is retried after a write conflict', async () => {
-  await driver.executeQuery('CREATE (:JsAccount {id: 1, balance: 0})')
-  const blockerSession = driver.session()
+  await server.driver.executeQuery('CREATE (:JsAccount {id: 1, balance: 0})')
+  const blockerSession = server.driver.session()
   const blocker = blockerSession.beginTransaction()
   await blocker.run('MATCH (a:JsAccount {id: 1}) SET a.balance = 100')
   let attempts = 0
-  const session = driver.session()
+  const session = server.driver.session()
   try {
     await session.executeWrite(async (tx) => {
       attempts += 1
@@ -78,12 +49,12 @@ test('a managed transaction is retried after a write conflict', async () => {
     await blockerSession.close()
   }
   assert.ok(attempts >= 2, `attempts: ${attempts}`)
-  const { records } = await driver.executeQuery('MATCH (a:JsAccount {id: 1}) RETURN a.balance AS b')
+  const { records } = await server.driver.executeQuery('MATCH (a:JsAccount {id: 1}) RETURN a.balance AS b')
   assert.equal(records[0].get('b').toNumber(), 101)
 })
 
 test('large results stream with a small fetch size', async () => {
-  const session = driver.session({ fetchSize: 5 })
+  const session = server.driver.session({ fetchSize: 5 })
   try {
     let seen = 0
     const result = session.run('UNWIND range(1, 20000) AS i RETURN i')
@@ -121,11 +92,11 @@ test('every value type round-trips', async () => {
     new neo4j.types.Point(4979, 13.4, 52.5, 34.0)
   ]
   for (const value of values) {
-    const { records } = await driver.executeQuery('RETURN $v AS v', { v: value })
+    const { records } = await server.driver.executeQuery('RETURN $v AS v', { v: value })
     const got = records[0].get('v')
     assert.deepEqual(normalise(got), normalise(value), `round trip of ${String(value)}`)
   }
-  const { records } = await driver.executeQuery(
+  const { records } = await server.driver.executeQuery(
     "RETURN datetime({year: 2024, month: 7, day: 1, hour: 12, timezone: 'Europe/Paris'}) AS d")
   const zoned = records[0].get('d')
   assert.equal(zoned.timeZoneId, 'Europe/Paris')
@@ -153,7 +124,7 @@ function normalise (value, inStruct = false) {
 }
 
 test('nodes, relationships and paths', async () => {
-  const { records } = await driver.executeQuery(
+  const { records } = await server.driver.executeQuery(
     "CREATE p = (a:JsPerson {name: 'Ann'})-[r:KNOWS {since: 2020}]->(b:JsPerson {name: 'Bob'}) RETURN a, r, b, p")
   const [a, r, b, p] = ['a', 'r', 'b', 'p'].map((k) => records[0].get(k))
   assert.ok(neo4j.isNode(a))
@@ -169,7 +140,7 @@ test('nodes, relationships and paths', async () => {
 })
 
 test('errors carry Neo4j codes and the session recovers', async () => {
-  const session = driver.session()
+  const session = server.driver.session()
   try {
     await assert.rejects(session.run('RETURN 1 +'), (error) => {
       assert.equal(error.code, 'Neo.ClientError.Statement.SyntaxError')
@@ -183,12 +154,12 @@ test('errors carry Neo4j codes and the session recovers', async () => {
 })
 
 test('bookmarks give causal consistency', async () => {
-  const writer = driver.session()
+  const writer = server.driver.session()
   await writer.run('CREATE (:JsEvent)')
   const bookmarks = writer.lastBookmarks()
   await writer.close()
   assert.ok(bookmarks.length > 0)
-  const reader = driver.session({ bookmarks, defaultAccessMode: neo4j.session.READ })
+  const reader = server.driver.session({ bookmarks, defaultAccessMode: neo4j.session.READ })
   try {
     const { records } = await reader.run('MATCH (e:JsEvent) RETURN count(e) AS c')
     assert.equal(records[0].get('c').toNumber(), 1)
@@ -198,7 +169,7 @@ test('bookmarks give causal consistency', async () => {
 })
 
 test('neo4j:// routes reads and writes to the single server', async () => {
-  const routed = neo4j.driver(`neo4j://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
+  const routed = neo4j.driver(server.quiver.uri('neo4j'), neo4j.auth.basic(USER, PASSWORD))
   try {
     await routed.executeQuery('CREATE (:JsRouted)')
     const { records } = await routed.executeQuery('MATCH (r:JsRouted) RETURN count(r) AS c', {},
@@ -210,27 +181,27 @@ test('neo4j:// routes reads and writes to the single server', async () => {
 })
 
 test('db.ping and dbms.components answer like Neo4j', async () => {
-  const ping = await driver.executeQuery('CALL db.ping()')
+  const ping = await server.driver.executeQuery('CALL db.ping()')
   assert.equal(ping.records[0].get('success'), true)
-  const components = await driver.executeQuery('CALL dbms.components()')
+  const components = await server.driver.executeQuery('CALL dbms.components()')
   assert.equal(components.records[0].get('name'), 'Neo4j Kernel')
 })
 
 test('errors are the driver\'s own Neo4jError, transient ones retryable', async () => {
-  await assert.rejects(driver.executeQuery('RETURN 1 +'), (error) => {
+  await assert.rejects(server.driver.executeQuery('RETURN 1 +'), (error) => {
     assert.ok(error instanceof neo4j.Neo4jError, String(error))
     assert.equal(error.code, 'Neo.ClientError.Statement.SyntaxError')
     assert.equal(neo4j.isRetryableError(error), false)
     return true
   })
-  await assert.rejects(driver.executeQuery('RETURN $missing'), (error) => {
+  await assert.rejects(server.driver.executeQuery('RETURN $missing'), (error) => {
     assert.ok(error instanceof neo4j.Neo4jError)
     assert.equal(error.code, 'Neo.ClientError.Statement.ParameterMissing')
     return true
   })
-  await driver.executeQuery('CREATE (:JsLock {id: 1})')
-  const holderSession = driver.session()
-  const other = driver.session()
+  await server.driver.executeQuery('CREATE (:JsLock {id: 1})')
+  const holderSession = server.driver.session()
+  const other = server.driver.session()
   const holder = holderSession.beginTransaction()
   try {
     await holder.run('MATCH (l:JsLock {id: 1}) SET l.v = 1')
@@ -248,7 +219,7 @@ test('errors are the driver\'s own Neo4jError, transient ones retryable', async 
 })
 
 test('a failed explicit transaction is reset and the session goes on', async () => {
-  const session = driver.session()
+  const session = server.driver.session()
   try {
     const tx = session.beginTransaction()
     await tx.run('CREATE (:JsDoomed)')
@@ -266,7 +237,7 @@ test('a failed explicit transaction is reset and the session goes on', async () 
 })
 
 test('read sessions refuse writes with Neo4j\'s access-mode error', async () => {
-  const session = driver.session({ defaultAccessMode: neo4j.session.READ })
+  const session = server.driver.session({ defaultAccessMode: neo4j.session.READ })
   try {
     await assert.rejects(session.executeRead((tx) => tx.run('CREATE (:JsNope)')), (error) => {
       assert.equal(error.code, 'Neo.ClientError.Statement.AccessMode')
@@ -280,8 +251,8 @@ test('read sessions refuse writes with Neo4j\'s access-mode error', async () => 
 })
 
 test('transaction metadata is visible and the timeout is enforced', async () => {
-  const session = driver.session()
-  const observer = driver.session()
+  const session = server.driver.session()
+  const observer = server.driver.session()
   try {
     const tx = session.beginTransaction({ metadata: { app: 'js-reports' }, timeout: 30000 })
     await tx.run('RETURN 1')
@@ -303,7 +274,7 @@ test('transaction metadata is visible and the timeout is enforced', async () => 
 })
 
 test('streams of one transaction interleave with a small fetch size', async () => {
-  const session = driver.session({ fetchSize: 3 })
+  const session = server.driver.session({ fetchSize: 3 })
   try {
     const tx = session.beginTransaction()
     const a = tx.run('UNWIND range(1, 10) AS i RETURN i')
@@ -322,14 +293,14 @@ test('streams of one transaction interleave with a small fetch size', async () =
 
 test('a bookmark manager chains executeQuery calls', async () => {
   const manager = neo4j.bookmarkManager()
-  await driver.executeQuery('CREATE (:JsChained)', {}, { bookmarkManager: manager })
-  const { records } = await driver.executeQuery('MATCH (c:JsChained) RETURN count(c) AS c', {},
+  await server.driver.executeQuery('CREATE (:JsChained)', {}, { bookmarkManager: manager })
+  const { records } = await server.driver.executeQuery('MATCH (c:JsChained) RETURN count(c) AS c', {},
     { bookmarkManager: manager, routing: neo4j.routing.READ })
   assert.equal(records[0].get('c').toNumber(), 1)
 })
 
 test('EXPLAIN and PROFILE plans reach summary.plan and summary.profile', async () => {
-  const session = driver.session()
+  const session = server.driver.session()
   try {
     await session.run('UNWIND range(1, 5) AS i CREATE (:JsPlanned {i: i})')
     const query = 'MATCH (p:JsPlanned) WHERE p.i > 2 RETURN p.i AS i'

@@ -6,13 +6,9 @@
 // so that bolt+s (the system's CAs) trusts it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import path from 'node:path'
 import neo4j from 'neo4j-driver'
-
-const USER = 'neo4j'
-const PASSWORD = 'quiver-test-password'
+import { PASSWORD, USER, startQuiver } from './quiver.mjs'
 
 function certs (name) {
   const directory = process.env.QUIVER_TEST_CERTS
@@ -20,32 +16,11 @@ function certs (name) {
   return path.join(directory, name)
 }
 
-async function startTlsQuiver (...extra) {
-  const binary = process.env.QUIVER_BIN ?? 'target/debug/quiver'
-  const child = spawn(binary, [
-    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory',
-    '--tls-cert', certs('server.pem'), '--tls-key', certs('server.key'), '--bolt-tls', 'required',
-    ...extra
-  ], {
-    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
+// A server that requires TLS on Bolt, with the test CA's server certificate.
+function startTlsQuiver () {
+  return startQuiver({
+    args: ['--tls-cert', certs('server.pem'), '--tls-key', certs('server.key'), '--bolt-tls', 'required']
   })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const address = async (prefix) => {
-    const { value } = await lines.next()
-    assert.ok(value.startsWith(prefix), `unexpected start-up line: ${value}`)
-    return value.slice(prefix.length)
-  }
-  const bolt = await address('bolt listening on ')
-  await address('http listening on ')
-  return {
-    uri: (scheme) => `${scheme}://${bolt}`,
-    async stop () {
-      const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
-      child.kill('SIGTERM')
-      assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
-    }
-  }
 }
 
 async function answer (driver) {

@@ -1,42 +1,14 @@
 // The official JavaScript driver (6.x) and Bolt 6's Vector type: typed arrays sent as
 // parameters, stored, read back equal; vectors built in Cypher arrive as Vectors.
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import neo4j from 'neo4j-driver'
+import { PASSWORD, USER, serveTests } from './quiver.mjs'
 
-const USER = 'neo4j'
-const PASSWORD = 'quiver-test-password'
-
-let child
-let driver
-
-before(async () => {
-  const binary = process.env.QUIVER_BIN ?? 'target/debug/quiver'
-  child = spawn(binary, [
-    'serve', '--bolt-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--in-memory'
-  ], {
-    env: { ...process.env, QUIVER_AUTH: `${USER}/${PASSWORD}`, QUIVER_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const first = (await lines.next()).value
-  assert.ok(first.startsWith('bolt listening on '), first)
-  const bolt = first.slice('bolt listening on '.length)
-  await lines.next()
-  driver = neo4j.driver(`bolt://${bolt}`, neo4j.auth.basic(USER, PASSWORD))
-})
-
-after(async () => {
-  await driver.close()
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)))
-  child.kill('SIGTERM')
-  assert.equal(await exited, 0, 'quiver exits 0 after SIGTERM')
-})
+const server = serveTests((quiver) => neo4j.driver(quiver.uri(), neo4j.auth.basic(USER, PASSWORD)))
 
 test('Bolt 6 is negotiated', async () => {
-  const info = await driver.getServerInfo()
+  const info = await server.driver.getServerInfo()
   assert.ok(info.protocolVersion >= 6, `protocol ${info.protocolVersion}`)
 })
 
@@ -50,11 +22,11 @@ test('typed arrays round-trip as vectors through a property', async () => {
     f64: new Float64Array([0.1, 2, -3.5])
   }
   for (const [kind, array] of Object.entries(arrays)) {
-    await driver.executeQuery('CREATE (:Doc {kind: $kind, embedding: $v})', {
+    await server.driver.executeQuery('CREATE (:Doc {kind: $kind, embedding: $v})', {
       kind, v: neo4j.vector(array)
     })
   }
-  const { records } = await driver.executeQuery(
+  const { records } = await server.driver.executeQuery(
     'MATCH (d:Doc) RETURN d.kind AS kind, d.embedding AS v'
   )
   assert.equal(records.length, Object.keys(arrays).length)
@@ -68,7 +40,7 @@ test('typed arrays round-trip as vectors through a property', async () => {
 })
 
 test('a vector built in Cypher arrives as a Vector', async () => {
-  const { records } = await driver.executeQuery('RETURN vector([1, 2, 3], 3, FLOAT32) AS v')
+  const { records } = await server.driver.executeQuery('RETURN vector([1, 2, 3], 3, FLOAT32) AS v')
   const v = records[0].get('v')
   assert.ok(neo4j.isVector(v))
   assert.ok(v.asTypedArray() instanceof Float32Array)

@@ -2,11 +2,7 @@
 `Neo4jGraph.add_graph_documents`) sends, apoc.merge.node and apoc.merge.relationship with
 parameters over UNWIND batches, and a bad argument's error as the driver sees it."""
 
-import pytest
-from neo4j import GraphDatabase
-from neo4j.exceptions import ClientError
-
-from conftest import PASSWORD, USER
+from conftest import refused
 
 # One graph document per source text: nodes with a type and properties, relationships
 # between them, and the source the entities were found in.
@@ -80,12 +76,6 @@ RETURN count(rel) AS relationships
 """
 
 
-@pytest.fixture
-def driver(quiver):
-    with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
-        yield driver
-
-
 def batches(items, size):
     for start in range(0, len(items), size):
         yield items[start:start + size]
@@ -152,8 +142,7 @@ def test_add_graph_documents_plain_counts_and_is_idempotent(driver):
 
 def test_bad_argument_is_a_procedure_error_naming_it(driver):
     with driver.session() as session:
-        with pytest.raises(ClientError) as failure:
-            session.run("CALL apoc.merge.node(['Person'], {}) YIELD node RETURN node").consume()
-        assert failure.value.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
-        assert "identProps" in failure.value.message
+        failure = refused(session, "CALL apoc.merge.node(['Person'], {}) YIELD node RETURN node")
+        assert failure.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
+        assert "identProps" in failure.message
         assert session.run("RETURN apoc.version() AS v").single()["v"].startswith("2026.")

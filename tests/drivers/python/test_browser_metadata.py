@@ -9,14 +9,10 @@ of `dbms.queryJmx` calls over Neo4j 5's metric beans (`neo4j.metrics:name=neo4j.
 reading each bean's `Count` or `Value` attribute. NeoDash checks APOC with `apoc.help('apoc')`.
 """
 
-import os
-import shutil
-import tempfile
-
 from neo4j import GraphDatabase
 
 from conftest import PASSWORD, USER, wait_until
-from test_cluster import Member, free_ports
+from test_cluster import Member, three_members
 
 BROWSER_META_QUERY = """
 CALL db.labels() YIELD label
@@ -140,17 +136,7 @@ def test_show_servers_lists_this_server_at_its_bolt_and_http_addresses(quiver):
 
 
 def test_show_servers_on_a_cluster_lists_every_member_at_its_addresses():
-    root = tempfile.mkdtemp(prefix="quiver-servers-")
-    ports = free_ports(9)
-    members = ",".join(f"{i + 1}=127.0.0.1:{ports[i * 3]}" for i in range(3))
-    cluster = [
-        Member(i + 1, ports[i * 3:i * 3 + 3], members, os.path.join(root, f"m{i + 1}"))
-        for i in range(3)
-    ]
-    for m in cluster:
-        m.start()
-    try:
-        assert wait_until(lambda: all(m.ready() for m in cluster), timeout=30)
+    with three_members("quiver-servers-", leave=Member.stop) as cluster:
         expected = {
             str(m.node_id): (f"127.0.0.1:{m.bolt}", f"127.0.0.1:{m.http}") for m in cluster
         }
@@ -176,10 +162,6 @@ def test_show_servers_on_a_cluster_lists_every_member_at_its_addresses():
             assert all(r["state"] == "Enabled" for r in rows)
             own = next(r for r in rows if r["name"] == str(member.node_id))
             assert own["health"] == "Available"
-    finally:
-        for m in cluster:
-            m.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_neodash_checks_apoc_with_apoc_help(quiver):

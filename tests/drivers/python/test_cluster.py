@@ -1,6 +1,7 @@
 """A three-member cluster behind a `neo4j://` driver: a managed-transaction write loop keeps
 going while each member is restarted in turn, and no acknowledged write is lost."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -12,7 +13,7 @@ import time
 
 import neo4j
 
-from conftest import PASSWORD, USER, wait_until
+from conftest import PASSWORD, USER, spawn, wait_until
 
 
 def free_ports(n):
@@ -34,13 +35,8 @@ class Member:
         self.process = None
 
     def start(self):
-        binary = os.environ.get("QUIVER_BIN", "target/debug/quiver")
-        env = dict(os.environ)
-        env["QUIVER_AUTH"] = f"{USER}/{PASSWORD}"
-        env.setdefault("QUIVER_LOG", "warn")
-        self.process = subprocess.Popen(
+        self.process = spawn(
             [
-                binary,
                 "serve",
                 "--node-id", str(self.node_id),
                 "--raft-listen", f"127.0.0.1:{self.raft}",
@@ -50,7 +46,6 @@ class Member:
                 "--data-dir", self.data_dir,
             ],
             stdout=subprocess.DEVNULL,
-            env=env,
         )
 
     def ready(self):
@@ -67,9 +62,18 @@ class Member:
         code = self.process.wait(timeout=30)
         assert code == 0, f"member {self.node_id} exited with {code}"
 
+    def kill(self):
+        """SIGKILL, where the member still runs: what a failed test leaves is cleared away."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
-def test_a_write_loop_survives_a_rolling_restart():
-    root = tempfile.mkdtemp(prefix="quiver-cluster-")
+
+@contextlib.contextmanager
+def three_members(prefix, leave=Member.kill):
+    """A three-member cluster in a temporary directory named from `prefix`, all members ready;
+    on leaving, `leave` ends each member and the directory is removed."""
+    root = tempfile.mkdtemp(prefix=prefix)
     ports = free_ports(9)
     members = ",".join(f"{i + 1}=127.0.0.1:{ports[i * 3]}" for i in range(3))
     cluster = [
@@ -80,6 +84,15 @@ def test_a_write_loop_survives_a_rolling_restart():
         m.start()
     try:
         assert wait_until(lambda: all(m.ready() for m in cluster), timeout=30)
+        yield cluster
+    finally:
+        for m in cluster:
+            leave(m)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_write_loop_survives_a_rolling_restart():
+    with three_members("quiver-cluster-") as cluster:
         uri = f"neo4j://127.0.0.1:{cluster[0].bolt}"
         acked = []
         failures = []
@@ -129,9 +142,3 @@ def test_a_write_loop_survives_a_rolling_restart():
         assert not missing, (
             f"acknowledged writes lost: {missing[:20]} of {len(acked)}; failures: {failures[:5]}"
         )
-    finally:
-        for m in cluster:
-            if m.process and m.process.poll() is None:
-                m.process.kill()
-                m.process.wait()
-        shutil.rmtree(root, ignore_errors=True)

@@ -7,9 +7,8 @@ import random
 
 import pytest
 from neo4j import GraphDatabase
-from neo4j.exceptions import ClientError
 
-from conftest import PASSWORD, USER
+from conftest import PASSWORD, USER, refused
 
 DOCUMENTS = [
     ("Graph databases", "Nodes and relationships stored natively, queried with Cypher."),
@@ -103,10 +102,9 @@ def test_a_bad_argument_names_itself(quiver):
     with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
         with driver.session() as session:
             load(session)
-            with pytest.raises(ClientError) as raised:
-                session.run("CALL db.index.fulltext.queryNodes('nope', 'graph')").consume()
-            assert raised.value.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
-            assert "nope" in raised.value.message
+            raised = refused(session, "CALL db.index.fulltext.queryNodes('nope', 'graph')")
+            assert raised.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
+            assert "nope" in raised.message
             # The connection and the data are intact after the failure.
             assert session.run("MATCH (d:Doc) RETURN count(d) AS c").single()["c"] == len(DOCUMENTS)
 

@@ -18,7 +18,7 @@ from unittest.mock import patch
 
 import pytest
 
-from conftest import PASSWORD, USER
+from conftest import neomodel_url
 
 neomodel = pytest.importorskip("neomodel")
 
@@ -43,20 +43,6 @@ from neomodel import (  # noqa: E402
 INDEX_ALREADY_EXISTS = "Neo.ClientError.Schema.IndexAlreadyExists}"
 
 
-def url(quiver):
-    host, port = quiver.bolt
-    return f"bolt://{USER}:{PASSWORD}@{host}:{port}"
-
-
-@pytest.fixture
-def connected(quiver):
-    db.set_connection(url=url(quiver))
-    try:
-        yield db
-    finally:
-        db.close_connection()
-
-
 def index_names():
     rows, _ = db.cypher_query("SHOW INDEXES YIELD name RETURN name")
     return sorted(row[0] for row in rows)
@@ -76,71 +62,97 @@ def assert_refused_and_passed_over(output, what):
     assert INDEX_ALREADY_EXISTS in output, output
 
 
-def test_fulltext_index_conflict(connected):
-    db.cypher_query("CREATE FULLTEXT INDEX FOR (n:FullTextIndexNodeConflict) ON EACH [n.name]")
-    before = index_names()
-
-    class FullTextIndexNodeConflict(StructuredNode):
-        name = StringProperty(fulltext_index=FulltextIndex())
-
-    assert_refused_and_passed_over(install_printing(FullTextIndexNodeConflict), "fulltext")
-    assert index_names() == before
+VECTOR_OPTIONS = (
+    "OPTIONS{indexConfig:{`vector.similarity_function`:'cosine', `vector.dimensions`:1536}}"
+)
 
 
-def test_rel_fulltext_index_conflict(connected):
-    db.cypher_query(
-        "CREATE FULLTEXT INDEX FOR ()-[r:FULLTEXT_INDEX_REL_CONFLICT]-() ON EACH [r.name]"
+class Api:
+    """neomodel's sync or async model classes, and how its conflict tests on each name their
+    models' labels and relationship types apart (neomodel registers every model declared)."""
+
+    def __init__(self, node, rel, relationship_to, label_prefix, type_prefix, rel_vector_index):
+        self.node, self.rel, self.relationship_to = node, rel, relationship_to
+        self.label_prefix, self.type_prefix = label_prefix, type_prefix
+        # The vector index the relationship conflict declares: the sync and async tests differ.
+        self.rel_vector_index = rel_vector_index
+
+    def node_model(self, label, **properties):
+        """A node model labelled `label` (after the prefix), with `properties`."""
+        name = self.label_prefix + label
+        return type(name, (self.node,), {"__module__": __name__, **properties})
+
+    def looped_model(self, model, rel_type, **properties):
+        """A node model called `model` whose `has_rel` relationships, of `rel_type`, lead back to
+        it and carry `properties`, as neomodel's tests declare a relationship property's index;
+        returns it and the relationship type (both after their prefixes)."""
+        name, rel_type = self.label_prefix + model, self.type_prefix + rel_type
+        rel = type(name.removesuffix("Node"), (self.rel,), {"__module__": __name__, **properties})
+        has_rel = self.relationship_to(name, rel_type, model=rel)
+        return type(name, (self.node,), {"__module__": __name__, "has_rel": has_rel}), rel_type
+
+
+SYNC = Api(
+    StructuredNode, StructuredRel, RelationshipTo, "", "",
+    lambda: VectorIndex(dimensions=4, similarity_function="euclidean"),
+)
+ASYNC = Api(
+    AsyncStructuredNode, AsyncStructuredRel, AsyncRelationshipTo, "Async", "ASYNC_", VectorIndex
+)
+
+
+# The conflicts neomodel's own `install_labels` tests set up, each for one API: the statement
+# that makes an index beforehand under another name over the same label or type and property,
+# with other options, and the model whose installation meets it.
+
+
+def fulltext_conflict(api):
+    model = api.node_model(
+        "FullTextIndexNodeConflict", name=StringProperty(fulltext_index=FulltextIndex())
     )
-    before = index_names()
-
-    class FullTextIndexRelConflict(StructuredRel):
-        name = StringProperty(fulltext_index=FulltextIndex(eventually_consistent=True))
-
-    class FullTextIndexRelConflictNode(StructuredNode):
-        has_rel = RelationshipTo(
-            "FullTextIndexRelConflictNode",
-            "FULLTEXT_INDEX_REL_CONFLICT",
-            model=FullTextIndexRelConflict,
-        )
-
-    assert_refused_and_passed_over(install_printing(FullTextIndexRelConflictNode), "fulltext")
-    assert index_names() == before
+    return f"CREATE FULLTEXT INDEX FOR (n:{model.__name__}) ON EACH [n.name]", model
 
 
-def test_vector_index_conflict(connected):
-    db.cypher_query(
-        "CREATE VECTOR INDEX FOR (n:VectorIndexNodeConflict) ON n.embedding "
-        "OPTIONS{indexConfig:{`vector.similarity_function`:'cosine', `vector.dimensions`:1536}}"
+def rel_fulltext_conflict(api):
+    model, rel_type = api.looped_model(
+        "FullTextIndexRelConflictNode",
+        "FULLTEXT_INDEX_REL_CONFLICT",
+        name=StringProperty(fulltext_index=FulltextIndex(eventually_consistent=True)),
     )
-    before = index_names()
-
-    class VectorIndexNodeConflict(StructuredNode):
-        embedding = ArrayProperty(FloatProperty(), vector_index=VectorIndex())
-
-    assert_refused_and_passed_over(install_printing(VectorIndexNodeConflict), "vector")
-    assert index_names() == before
+    return f"CREATE FULLTEXT INDEX FOR ()-[r:{rel_type}]-() ON EACH [r.name]", model
 
 
-def test_rel_vector_index_conflict(connected):
-    db.cypher_query(
-        "CREATE VECTOR INDEX FOR ()-[r:VECTOR_INDEX_REL_CONFLICT]-() ON r.embedding "
-        "OPTIONS{indexConfig:{`vector.similarity_function`:'cosine', `vector.dimensions`:1536}}"
+def vector_conflict(api):
+    model = api.node_model(
+        "VectorIndexNodeConflict",
+        embedding=ArrayProperty(FloatProperty(), vector_index=VectorIndex()),
     )
+    return f"CREATE VECTOR INDEX FOR (n:{model.__name__}) ON n.embedding {VECTOR_OPTIONS}", model
+
+
+def rel_vector_conflict(api):
+    model, rel_type = api.looped_model(
+        "VectorIndexRelConflictNode",
+        "VECTOR_INDEX_REL_CONFLICT",
+        embedding=ArrayProperty(FloatProperty(), vector_index=api.rel_vector_index()),
+    )
+    return f"CREATE VECTOR INDEX FOR ()-[r:{rel_type}]-() ON r.embedding {VECTOR_OPTIONS}", model
+
+
+CONFLICTS = [
+    pytest.param(fulltext_conflict, "fulltext", id="fulltext"),
+    pytest.param(rel_fulltext_conflict, "fulltext", id="rel_fulltext"),
+    pytest.param(vector_conflict, "vector", id="vector"),
+    pytest.param(rel_vector_conflict, "vector", id="rel_vector"),
+]
+
+
+@pytest.mark.parametrize("conflict, what", CONFLICTS)
+def test_index_conflict(connected, conflict, what):
+    statement, model = conflict(SYNC)
+    db.cypher_query(statement)
     before = index_names()
-
-    class VectorIndexRelConflict(StructuredRel):
-        embedding = ArrayProperty(
-            FloatProperty(), vector_index=VectorIndex(dimensions=4, similarity_function="euclidean")
-        )
-
-    class VectorIndexRelConflictNode(StructuredNode):
-        has_rel = RelationshipTo(
-            "VectorIndexRelConflictNode",
-            "VECTOR_INDEX_REL_CONFLICT",
-            model=VectorIndexRelConflict,
-        )
-
-    assert_refused_and_passed_over(install_printing(VectorIndexRelConflictNode), "vector")
+    assert_refused_and_passed_over(install_printing(model), what)
     assert index_names() == before
 
 
@@ -189,7 +201,7 @@ def run_async(quiver, scenario):
     own (the async tests need no plugin)."""
 
     async def connected_scenario():
-        await adb.set_connection(url=url(quiver))
+        await adb.set_connection(url=neomodel_url(quiver))
         try:
             await scenario()
         finally:
@@ -198,88 +210,15 @@ def run_async(quiver, scenario):
     asyncio.run(connected_scenario())
 
 
-def test_async_fulltext_index_conflict(quiver):
+@pytest.mark.parametrize("conflict, what", CONFLICTS)
+def test_async_index_conflict(quiver, conflict, what):
+    statement, model = conflict(ASYNC)
+
     async def scenario():
-        await adb.cypher_query(
-            "CREATE FULLTEXT INDEX FOR (n:AsyncFullTextIndexNodeConflict) ON EACH [n.name]"
-        )
+        await adb.cypher_query(statement)
         before = await async_index_names()
-
-        class AsyncFullTextIndexNodeConflict(AsyncStructuredNode):
-            name = StringProperty(fulltext_index=FulltextIndex())
-
-        output = await async_install_printing(AsyncFullTextIndexNodeConflict)
-        assert_refused_and_passed_over(output, "fulltext")
-        assert await async_index_names() == before
-
-    run_async(quiver, scenario)
-
-
-def test_async_rel_fulltext_index_conflict(quiver):
-    async def scenario():
-        await adb.cypher_query(
-            "CREATE FULLTEXT INDEX FOR ()-[r:ASYNC_FULLTEXT_INDEX_REL_CONFLICT]-() "
-            "ON EACH [r.name]"
-        )
-        before = await async_index_names()
-
-        class AsyncFullTextIndexRelConflict(AsyncStructuredRel):
-            name = StringProperty(fulltext_index=FulltextIndex(eventually_consistent=True))
-
-        class AsyncFullTextIndexRelConflictNode(AsyncStructuredNode):
-            has_rel = AsyncRelationshipTo(
-                "AsyncFullTextIndexRelConflictNode",
-                "ASYNC_FULLTEXT_INDEX_REL_CONFLICT",
-                model=AsyncFullTextIndexRelConflict,
-            )
-
-        output = await async_install_printing(AsyncFullTextIndexRelConflictNode)
-        assert_refused_and_passed_over(output, "fulltext")
-        assert await async_index_names() == before
-
-    run_async(quiver, scenario)
-
-
-def test_async_vector_index_conflict(quiver):
-    async def scenario():
-        await adb.cypher_query(
-            "CREATE VECTOR INDEX FOR (n:AsyncVectorIndexNodeConflict) ON n.embedding "
-            "OPTIONS{indexConfig:{`vector.similarity_function`:'cosine', "
-            "`vector.dimensions`:1536}}"
-        )
-        before = await async_index_names()
-
-        class AsyncVectorIndexNodeConflict(AsyncStructuredNode):
-            embedding = ArrayProperty(FloatProperty(), vector_index=VectorIndex())
-
-        output = await async_install_printing(AsyncVectorIndexNodeConflict)
-        assert_refused_and_passed_over(output, "vector")
-        assert await async_index_names() == before
-
-    run_async(quiver, scenario)
-
-
-def test_async_rel_vector_index_conflict(quiver):
-    async def scenario():
-        await adb.cypher_query(
-            "CREATE VECTOR INDEX FOR ()-[r:ASYNC_VECTOR_INDEX_REL_CONFLICT]-() ON r.embedding "
-            "OPTIONS{indexConfig:{`vector.similarity_function`:'cosine', "
-            "`vector.dimensions`:1536}}"
-        )
-        before = await async_index_names()
-
-        class AsyncVectorIndexRelConflict(AsyncStructuredRel):
-            embedding = ArrayProperty(FloatProperty(), vector_index=VectorIndex())
-
-        class AsyncVectorIndexRelConflictNode(AsyncStructuredNode):
-            has_rel = AsyncRelationshipTo(
-                "AsyncVectorIndexRelConflictNode",
-                "ASYNC_VECTOR_INDEX_REL_CONFLICT",
-                model=AsyncVectorIndexRelConflict,
-            )
-
-        output = await async_install_printing(AsyncVectorIndexRelConflictNode)
-        assert_refused_and_passed_over(output, "vector")
+        output = await async_install_printing(model)
+        assert_refused_and_passed_over(output, what)
         assert await async_index_names() == before
 
     run_async(quiver, scenario)

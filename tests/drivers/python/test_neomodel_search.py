@@ -12,8 +12,6 @@ its own when QUIVER_NEOMODEL=1; in the driver venvs these tests are skipped.
 
 import pytest
 
-from conftest import PASSWORD, USER
-
 neomodel = pytest.importorskip("neomodel")
 
 from neomodel import (  # noqa: E402
@@ -45,16 +43,6 @@ class Article(StructuredNode):
         FloatProperty(), vector_index=VectorIndex(dimensions=3, similarity_function="cosine")
     )
     cites = RelationshipTo("Article", "CITES", model=Cites)
-
-
-@pytest.fixture
-def connected(quiver):
-    host, port = quiver.bolt
-    db.set_connection(url=f"bolt://{USER}:{PASSWORD}@{host}:{port}")
-    try:
-        yield db
-    finally:
-        db.close_connection()
 
 
 def index_rows():

@@ -7,7 +7,7 @@ import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import ClientError
 
-from conftest import PASSWORD, USER
+from conftest import PASSWORD, USER, refused
 
 VALIDATION = "Neo.ClientError.Schema.ConstraintValidationFailed"
 
@@ -25,14 +25,12 @@ def test_an_auto_commit_statement_fails_with_the_constraint_error(quiver):
     with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
         with driver.session() as session:
             constrain(session)
-            with pytest.raises(ClientError) as missing:
-                session.run("CREATE (:Person {age: 3})").consume()
-            assert missing.value.code == VALIDATION
-            assert "with label `Person` must have the property `name`" in missing.value.message
-            with pytest.raises(ClientError) as typed:
-                session.run("CREATE (:Person {name: 'Ann', age: '3'})").consume()
-            assert typed.value.code == VALIDATION
-            assert "to be of type `INTEGER`, but was of type `STRING`" in typed.value.message
+            missing = refused(session, "CREATE (:Person {age: 3})")
+            assert missing.code == VALIDATION
+            assert "with label `Person` must have the property `name`" in missing.message
+            typed = refused(session, "CREATE (:Person {name: 'Ann', age: '3'})")
+            assert typed.code == VALIDATION
+            assert "to be of type `INTEGER`, but was of type `STRING`" in typed.message
             assert session.run("MATCH (p:Person) RETURN count(p) AS n").single()["n"] == 0
 
 

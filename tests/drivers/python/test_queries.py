@@ -17,12 +17,6 @@ from neo4j.time import Date, DateTime, Duration, Time
 from conftest import PASSWORD, USER, Quiver, metric, wait_until
 
 
-@pytest.fixture
-def driver(quiver):
-    with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
-        yield driver
-
-
 def test_auto_commit_and_explicit_transactions(driver):
     with driver.session() as session:
         assert session.run("RETURN 1 AS one").single()["one"] == 1

@@ -5,6 +5,7 @@ The CA, certificates and keys are made for the run by tests/drivers/run.sh (with
 `cargo run -p quiver-server --example test_certs`) in $QUIVER_TEST_CERTS.
 """
 
+import contextlib
 import os
 
 import pytest
@@ -23,10 +24,16 @@ def certs(name):
     return os.path.join(directory, name)
 
 
+@contextlib.contextmanager
 def tls_server(*extra, cert="server"):
-    return Quiver(
+    """A server with the test certificate `cert` (its .pem and .key), stopped when left."""
+    server = Quiver(
         "--tls-cert", certs(f"{cert}.pem"), "--tls-key", certs(f"{cert}.key"), *extra
     )
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def answer(driver):
@@ -34,21 +41,33 @@ def answer(driver):
     return records[0]["one"]
 
 
+def trusting(server, ca, **config):
+    """A driver over bolt:// with encryption on, trusting the test CA file `ca` alone."""
+    return GraphDatabase.driver(
+        server.uri("bolt"),
+        auth=AUTH,
+        encrypted=True,
+        trusted_certificates=TrustCustomCAs(certs(ca)),
+        **config,
+    )
+
+
+def assert_cannot_connect(driver):
+    """The driver, not yet opened, fails to connect with ServiceUnavailable; it is closed after."""
+    with driver:
+        with pytest.raises(ServiceUnavailable):
+            driver.verify_connectivity()
+
+
 @pytest.fixture
 def required():
     """Bolt requires TLS; HTTP takes both."""
-    server = tls_server("--bolt-tls", "required")
-    yield server
-    server.stop()
+    with tls_server("--bolt-tls", "required") as server:
+        yield server
 
 
 def test_a_custom_ca_over_bolt_with_encryption(required):
-    with GraphDatabase.driver(
-        required.uri("bolt"),
-        auth=AUTH,
-        encrypted=True,
-        trusted_certificates=TrustCustomCAs(certs("ca.pem")),
-    ) as driver:
+    with trusting(required, "ca.pem") as driver:
         assert answer(driver) == 1
 
 
@@ -66,67 +85,30 @@ def test_bolt_ssc_takes_a_certificate_it_cannot_check(required):
 
 
 def test_a_certificate_from_an_unknown_ca_is_refused(required):
-    with GraphDatabase.driver(
-        required.uri("bolt"),
-        auth=AUTH,
-        encrypted=True,
-        trusted_certificates=TrustCustomCAs(certs("other-ca.pem")),
-    ) as driver:
-        with pytest.raises(ServiceUnavailable):
-            driver.verify_connectivity()
+    assert_cannot_connect(trusting(required, "other-ca.pem"))
 
 
 def test_a_certificate_for_another_host_is_refused():
-    server = tls_server("--bolt-tls", "required", cert="wrong-host")
-    try:
-        with GraphDatabase.driver(
-            server.uri("bolt"),
-            auth=AUTH,
-            encrypted=True,
-            trusted_certificates=TrustCustomCAs(certs("ca.pem")),
-        ) as driver:
-            with pytest.raises(ServiceUnavailable):
-                driver.verify_connectivity()
-    finally:
-        server.stop()
+    with tls_server("--bolt-tls", "required", cert="wrong-host") as server:
+        assert_cannot_connect(trusting(server, "ca.pem"))
 
 
 def test_plain_bolt_is_refused_where_tls_is_required_and_the_server_stays_up(required):
-    with GraphDatabase.driver(required.uri("bolt"), auth=AUTH) as driver:
-        with pytest.raises(ServiceUnavailable):
-            driver.verify_connectivity()
+    assert_cannot_connect(GraphDatabase.driver(required.uri("bolt"), auth=AUTH))
     with GraphDatabase.driver(required.uri("bolt+ssc"), auth=AUTH) as driver:
         assert answer(driver) == 1
 
 
 def test_plain_and_tls_share_an_optional_listener():
-    server = tls_server()
-    try:
+    with tls_server() as server:
         for uri in (server.uri("bolt"), server.uri("bolt+ssc")):
             with GraphDatabase.driver(uri, auth=AUTH) as driver:
                 assert answer(driver) == 1
-    finally:
-        server.stop()
 
 
 def test_mutual_tls_wants_a_certificate_from_the_client_ca():
-    server = tls_server("--bolt-tls", "required", "--tls-client-ca", certs("ca.pem"))
-    try:
-        trust = TrustCustomCAs(certs("ca.pem"))
-        with GraphDatabase.driver(
-            server.uri("bolt"), auth=AUTH, encrypted=True, trusted_certificates=trust
-        ) as driver:
-            with pytest.raises(ServiceUnavailable):
-                driver.verify_connectivity()
-        with GraphDatabase.driver(
-            server.uri("bolt"),
-            auth=AUTH,
-            encrypted=True,
-            trusted_certificates=trust,
-            client_certificate=ClientCertificate(
-                certs("client.pem"), certs("client.key")
-            ),
-        ) as driver:
+    with tls_server("--bolt-tls", "required", "--tls-client-ca", certs("ca.pem")) as server:
+        assert_cannot_connect(trusting(server, "ca.pem"))
+        client = ClientCertificate(certs("client.pem"), certs("client.key"))
+        with trusting(server, "ca.pem", client_certificate=client) as driver:
             assert answer(driver) == 1
-    finally:
-        server.stop()

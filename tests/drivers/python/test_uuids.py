@@ -4,28 +4,17 @@ the query fails naming Bolt 6.1 while the connection goes on."""
 
 import uuid
 
-import neo4j
 import pytest
-from neo4j import GraphDatabase
 from neo4j.exceptions import ClientError
 
-from conftest import PASSWORD, USER
+from conftest import driver_5x, needs_6x, negotiated, refused_on_bolt_5
 
-DRIVER_MAJOR = int(neo4j.__version__.split(".")[0])
-bolt61 = pytest.mark.skipif(DRIVER_MAJOR < 6, reason="UUID needs the 6.x driver")
-
-
-@pytest.fixture
-def driver(quiver):
-    with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
-        yield driver
+bolt61 = needs_6x("UUID")
 
 
 @bolt61
 def test_a_6x_driver_negotiates_bolt_6_1(driver):
-    with driver.session() as session:
-        summary = session.run("RETURN 1").consume()
-        assert summary.server.protocol_version >= (6, 1)
+    assert negotiated(driver) >= (6, 1)
 
 
 @bolt61
@@ -81,14 +70,9 @@ def test_a_malformed_uuid_text_fails_the_query_not_the_connection(driver):
         assert session.run("RETURN uuid(0, 1) AS u").single()["u"] == uuid.UUID(int=1)
 
 
-@pytest.mark.skipif(DRIVER_MAJOR >= 6, reason="the 5.x driver's behaviour")
+@driver_5x
 def test_a_5x_driver_stays_on_bolt_5_and_a_uuid_fails_clearly(driver):
-    with driver.session() as session:
-        summary = session.run("RETURN 1").consume()
-        assert summary.server.protocol_version < (6, 0)
-        with pytest.raises(ClientError) as failure:
-            session.run("RETURN uuid(42, 42) AS u").single()
-        assert "Bolt 6.1" in failure.value.message
+    with refused_on_bolt_5(driver, "RETURN uuid(42, 42) AS u", "6.1") as session:
         # The connection goes on, and UUID text is untouched.
         text = "550e8400-e29b-41d4-a716-446655440000"
         assert session.run("RETURN toString(uuid($t)) AS t", t=text).single()["t"] == text

@@ -2,28 +2,14 @@
 sends and receives `neo4j.vector.Vector`; a 5.x driver stays on Bolt 5, where a vector cannot
 be sent and the query fails with a clear error while the connection goes on."""
 
-import neo4j
-import pytest
-from neo4j import GraphDatabase
-from neo4j.exceptions import ClientError
+from conftest import driver_5x, needs_6x, negotiated, refused_on_bolt_5
 
-from conftest import PASSWORD, USER
-
-DRIVER_MAJOR = int(neo4j.__version__.split(".")[0])
-bolt6 = pytest.mark.skipif(DRIVER_MAJOR < 6, reason="Vector needs the 6.x driver")
-
-
-@pytest.fixture
-def driver(quiver):
-    with GraphDatabase.driver(quiver.uri(), auth=(USER, PASSWORD)) as driver:
-        yield driver
+bolt6 = needs_6x("Vector")
 
 
 @bolt6
 def test_a_6x_driver_negotiates_bolt_6(driver):
-    with driver.session() as session:
-        summary = session.run("RETURN 1").consume()
-        assert summary.server.protocol_version >= (6, 0)
+    assert negotiated(driver) >= (6, 0)
 
 
 @bolt6
@@ -81,13 +67,8 @@ def test_a_large_vector_round_trips(driver):
     assert got.raw() == sent.raw()
 
 
-@pytest.mark.skipif(DRIVER_MAJOR >= 6, reason="the 5.x driver's behaviour")
+@driver_5x
 def test_a_5x_driver_stays_on_bolt_5_and_a_vector_fails_clearly(driver):
-    with driver.session() as session:
-        summary = session.run("RETURN 1").consume()
-        assert summary.server.protocol_version < (6, 0)
-        with pytest.raises(ClientError) as failure:
-            session.run("RETURN vector([1, 2, 3], 3, FLOAT32) AS v").single()
-        assert "Bolt 6.0" in failure.value.message
+    with refused_on_bolt_5(driver, "RETURN vector([1, 2, 3], 3, FLOAT32) AS v", "6.0") as session:
         # The connection goes on, and lists of numbers are untouched.
         assert session.run("RETURN [1.0, 2.0] AS l").single()["l"] == [1.0, 2.0]
