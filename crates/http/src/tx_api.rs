@@ -273,7 +273,7 @@ impl TxRun {
         json::comma(out, &mut self.first_result);
         out.extend_from_slice(br#"{"columns":"#);
         json::array(out, tx.fields(query), |out, column| {
-            json::string(out, column)
+            json::string(out, column);
         });
         out.extend_from_slice(br#","data":["#);
         let has_columns = !tx.fields(query).is_empty();
@@ -617,7 +617,7 @@ pub fn write_plan(out: &mut Vec<u8>, plan: &PlanDescription, root: bool) {
     write_identifiers(out, plan);
     out.extend_from_slice(br#","children":"#);
     json::array(out, &plan.children, |out, child| {
-        write_plan(out, child, false)
+        write_plan(out, child, false);
     });
     out.push(b'}');
 }

@@ -73,8 +73,8 @@ pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Grap
         health,
         db,
         trigger,
-        tls,
         task,
+        tls,
     }
 }
 
