@@ -26,34 +26,12 @@ pub fn row_value(out: &mut Vec<u8>, value: &Value) {
         Value::Relationship(rel) => {
             properties(out, rel.data.as_ref().map(|d| &d.properties), row_value);
         }
-        Value::Path(path) => {
-            out.push(b'[');
-            let mut first = true;
-            for_each_path_element(path, |element| {
-                json::comma(out, &mut first);
-                row_value(out, &element);
-            });
-            out.push(b']');
-        }
-        Value::List(items) => {
-            out.push(b'[');
-            let mut first = true;
-            for item in items.iter() {
-                json::comma(out, &mut first);
-                row_value(out, item);
-            }
-            out.push(b']');
-        }
+        Value::Path(path) => path_elements(out, path, row_value),
+        Value::List(items) => json::array(out, items.iter(), row_value),
         Value::Map(map) => properties(out, Some(map), row_value),
-        Value::Bytes(bytes) => {
-            out.push(b'[');
-            let mut first = true;
-            for &byte in bytes.iter() {
-                json::comma(out, &mut first);
-                json::int(out, i64::from(byte as i8));
-            }
-            out.push(b']');
-        }
+        Value::Bytes(bytes) => json::array(out, bytes.iter(), |out, &byte| {
+            json::int(out, i64::from(byte as i8));
+        }),
         Value::Point(point) => geo_point(out, point),
         Value::Vector(v) => vector_numbers(out, v),
         other => scalar(out, other),
@@ -91,16 +69,11 @@ fn scalar(out: &mut Vec<u8>, value: &Value) {
 /// A vector in the untyped formats: the array of its coordinates, as a list of numbers is
 /// written (JSON has no vector; the coordinate type is not kept).
 fn vector_numbers(out: &mut Vec<u8>, v: &quiver_value::Vector) {
-    out.push(b'[');
-    let mut first = true;
-    for c in v.values() {
-        json::comma(out, &mut first);
-        scalar(out, &c);
-    }
-    out.push(b']');
+    json::array(out, v.values(), |out, c| scalar(out, &c));
 }
 
-fn properties(out: &mut Vec<u8>, map: Option<&Map>, write: fn(&mut Vec<u8>, &Value)) {
+/// A property map, `{...}` (empty without one), each value written by `write`.
+pub(crate) fn properties(out: &mut Vec<u8>, map: Option<&Map>, write: fn(&mut Vec<u8>, &Value)) {
     out.push(b'{');
     if let Some(map) = map {
         let mut first = true;
@@ -110,6 +83,77 @@ fn properties(out: &mut Vec<u8>, map: Option<&Map>, write: fn(&mut Vec<u8>, &Val
             write(out, value);
         }
     }
+    out.push(b'}');
+}
+
+/// A node's labels, `[...]`.
+fn labels(out: &mut Vec<u8>, node: &Node) {
+    let labels = node.data.iter().flat_map(|data| data.labels.iter());
+    json::array(out, labels, |out, label| json::string(out, label));
+}
+
+/// A path as the array of its elements in order, each written by `write`.
+pub(crate) fn path_elements(
+    out: &mut Vec<u8>,
+    path: &quiver_value::Path,
+    write: fn(&mut Vec<u8>, &Value),
+) {
+    out.push(b'[');
+    let mut first = true;
+    for_each_path_element(path, |element| {
+        json::comma(out, &mut first);
+        write(out, &element);
+    });
+    out.push(b']');
+}
+
+/// A node as an object under the keys a format gives its element id, labels and properties,
+/// the property values written by `write`.
+pub(crate) fn node_object(
+    out: &mut Vec<u8>,
+    node: &Node,
+    [element_id, labels_key, properties_key]: [&str; 3],
+    write: fn(&mut Vec<u8>, &Value),
+) {
+    out.push(b'{');
+    json::key(out, element_id);
+    json::string(out, &node_element_id(node.id));
+    out.push(b',');
+    json::key(out, labels_key);
+    labels(out, node);
+    out.push(b',');
+    json::key(out, properties_key);
+    properties(out, node.data.as_ref().map(|d| &d.properties), write);
+    out.push(b'}');
+}
+
+/// A relationship as an object under the keys a format gives its element id, its start and end
+/// nodes' element ids and its type (when it has its data), and its properties, the property
+/// values written by `write`.
+pub(crate) fn relationship_object(
+    out: &mut Vec<u8>,
+    rel: &Relationship,
+    keys: [&str; 5],
+    write: fn(&mut Vec<u8>, &Value),
+) {
+    let [element_id, start, end, rel_type, properties_key] = keys;
+    out.push(b'{');
+    json::key(out, element_id);
+    json::string(out, &relationship_element_id(rel.id));
+    if let Some(data) = &rel.data {
+        for (key, text) in [
+            (start, &*node_element_id(data.start)),
+            (end, &*node_element_id(data.end)),
+            (rel_type, &*data.rel_type),
+        ] {
+            out.push(b',');
+            json::key(out, key);
+            json::string(out, text);
+        }
+    }
+    out.push(b',');
+    json::key(out, properties_key);
+    properties(out, rel.data.as_ref().map(|d| &d.properties), write);
     out.push(b'}');
 }
 
@@ -307,15 +351,9 @@ impl GraphRecord {
             json::uint(out, node.id);
             out.extend_from_slice(br#"","elementId":"#);
             json::string(out, &node_element_id(node.id));
-            out.extend_from_slice(br#","labels":["#);
-            let mut first_label = true;
-            if let Some(data) = &node.data {
-                for label in &data.labels {
-                    json::comma(out, &mut first_label);
-                    json::string(out, label);
-                }
-            }
-            out.extend_from_slice(br#"],"properties":"#);
+            out.extend_from_slice(br#","labels":"#);
+            labels(out, node);
+            out.extend_from_slice(br#","properties":"#);
             properties(out, node.data.as_ref().map(|d| &d.properties), row_value);
             out.push(b'}');
         }
@@ -351,58 +389,25 @@ impl GraphRecord {
     }
 }
 
+/// The keys of a node's members in the Query API's plain JSON.
+const PLAIN_NODE: [&str; 3] = ["elementId", "labels", "properties"];
+/// The keys of a relationship's members in the Query API's plain JSON.
+const PLAIN_RELATIONSHIP: [&str; 5] = [
+    "elementId",
+    "startNodeElementId",
+    "endNodeElementId",
+    "type",
+    "properties",
+];
+
 /// A value in the Query API's plain JSON: entities as objects with their element ids, labels
 /// or type and properties; temporal, spatial and binary values as strings.
 pub fn plain_value(out: &mut Vec<u8>, value: &Value) {
     match value {
-        Value::Node(node) => {
-            out.extend_from_slice(br#"{"elementId":"#);
-            json::string(out, &node_element_id(node.id));
-            out.extend_from_slice(br#","labels":["#);
-            let mut first = true;
-            if let Some(data) = &node.data {
-                for label in &data.labels {
-                    json::comma(out, &mut first);
-                    json::string(out, label);
-                }
-            }
-            out.extend_from_slice(br#"],"properties":"#);
-            properties(out, node.data.as_ref().map(|d| &d.properties), plain_value);
-            out.push(b'}');
-        }
-        Value::Relationship(rel) => {
-            out.extend_from_slice(br#"{"elementId":"#);
-            json::string(out, &relationship_element_id(rel.id));
-            if let Some(data) = &rel.data {
-                out.extend_from_slice(br#","startNodeElementId":"#);
-                json::string(out, &node_element_id(data.start));
-                out.extend_from_slice(br#","endNodeElementId":"#);
-                json::string(out, &node_element_id(data.end));
-                out.extend_from_slice(br#","type":"#);
-                json::string(out, &data.rel_type);
-            }
-            out.extend_from_slice(br#","properties":"#);
-            properties(out, rel.data.as_ref().map(|d| &d.properties), plain_value);
-            out.push(b'}');
-        }
-        Value::Path(path) => {
-            out.push(b'[');
-            let mut first = true;
-            for_each_path_element(path, |element| {
-                json::comma(out, &mut first);
-                plain_value(out, &element);
-            });
-            out.push(b']');
-        }
-        Value::List(items) => {
-            out.push(b'[');
-            let mut first = true;
-            for item in items.iter() {
-                json::comma(out, &mut first);
-                plain_value(out, item);
-            }
-            out.push(b']');
-        }
+        Value::Node(node) => node_object(out, node, PLAIN_NODE, plain_value),
+        Value::Relationship(rel) => relationship_object(out, rel, PLAIN_RELATIONSHIP, plain_value),
+        Value::Path(path) => path_elements(out, path, plain_value),
+        Value::List(items) => json::array(out, items.iter(), plain_value),
         Value::Map(map) => properties(out, Some(map), plain_value),
         Value::Bytes(bytes) => {
             json::string(
@@ -443,12 +448,7 @@ mod tests {
     use quiver_value::graph::{NodeData, RelData};
 
     use super::*;
-
-    fn text(f: impl FnOnce(&mut Vec<u8>)) -> String {
-        let mut out = Vec::new();
-        f(&mut out);
-        String::from_utf8(out).expect("utf-8")
-    }
+    use crate::json::text;
 
     fn node(id: u64, label: &str, key: &str, value: Value) -> Node {
         let mut properties = Map::new();

@@ -79,15 +79,32 @@ pub fn comma(out: &mut Vec<u8>, first: &mut bool) {
     }
 }
 
+/// `[...]`: each of `items` written by `write`, comma-separated.
+pub fn array<T>(
+    out: &mut Vec<u8>,
+    items: impl IntoIterator<Item = T>,
+    mut write: impl FnMut(&mut Vec<u8>, T),
+) {
+    out.push(b'[');
+    let mut first = true;
+    for item in items {
+        comma(out, &mut first);
+        write(out, item);
+    }
+    out.push(b']');
+}
+
+/// What `f` writes, as text: for the tests of the writers.
+#[cfg(test)]
+pub(crate) fn text(f: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut out = Vec::new();
+    f(&mut out);
+    String::from_utf8(out).expect("utf-8")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn text(f: impl FnOnce(&mut Vec<u8>)) -> String {
-        let mut out = Vec::new();
-        f(&mut out);
-        String::from_utf8(out).expect("utf-8")
-    }
 
     #[test]
     fn strings_escape_what_json_requires() {

@@ -22,10 +22,7 @@ use std::time::{Instant, SystemTime};
 
 use http::StatusCode;
 
-use quiver_engine::{
-    AccessMode, Counters, DurabilityTicket, PullState, QueryId, QuerySummary, Transaction,
-    TxOptions,
-};
+use quiver_engine::{AccessMode, DurabilityTicket, PullState, QueryId, QuerySummary, TxOptions};
 use quiver_status::Status;
 use quiver_value::Value;
 
@@ -37,12 +34,14 @@ use crate::encode;
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::{JSON, QueryFormat, TYPED_JSON};
-use crate::registry::{CheckedOut, Removed};
+use crate::registry::{CheckedOut, Handle, Removed};
 use crate::route::TxEndpoint;
 use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
 use crate::tracked::TrackedTx;
-use crate::tx_api::{write_error, write_notifications, write_query_plan};
+use crate::tx_api::{
+    CounterNames, write_counters, write_error, write_notifications, write_query_plan,
+};
 use crate::typed;
 
 /// The header naming the cluster member that holds a Query API transaction (base64 of the
@@ -137,32 +136,6 @@ pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
     })
 }
 
-/// The transaction a request runs in.
-enum Handle {
-    Implicit(TrackedTx),
-    Explicit(CheckedOut),
-}
-
-impl Handle {
-    fn tx(&mut self) -> Option<&mut Transaction> {
-        match self {
-            Handle::Implicit(tx) => tx.get(),
-            Handle::Explicit(checked_out) => checked_out.tx.get(),
-        }
-    }
-
-    /// Rolls back; an explicit transaction leaves the registry.
-    fn discard(self, shared: &ApiState) {
-        match self {
-            Handle::Implicit(tx) => tx.rollback(),
-            Handle::Explicit(CheckedOut { id, tx }) => {
-                shared.registry.release(id);
-                tx.rollback();
-            }
-        }
-    }
-}
-
 struct QueryRun {
     shared: Arc<ApiState>,
     format: QueryFormat,
@@ -195,7 +168,7 @@ impl Produce for QueryRun {
             Err(error) => {
                 self.shared.telemetry.query_finished(self.started.elapsed());
                 if let Some(handle) = self.handle.take() {
-                    handle.discard(&self.shared);
+                    handle.discard(&self.shared.registry);
                 }
                 // An explicit transaction that failed is gone: no member holds it any more.
                 self.head.affinity = None;
@@ -346,7 +319,7 @@ impl QueryRun {
     /// The counters (when asked for), notifications and plan of a finished statement.
     fn write_summary(&self, out: &mut Vec<u8>, summary: &QuerySummary) {
         if self.include_counters {
-            write_counters(out, &summary.stats);
+            write_counters(out, &summary.stats, CounterNames::Query);
         }
         if !summary.notifications.is_empty() {
             out.push(b',');
@@ -411,7 +384,7 @@ impl QueryRun {
         self.started = Instant::now();
         let mut handle = self.open(job.explicit.as_ref(), &options)?;
         let Some(tx) = handle.tx() else {
-            handle.discard(&self.shared);
+            handle.discard(&self.shared.registry);
             return Err(ApiError::Invalid(
                 "the transaction closed before it ran".to_owned(),
             ));
@@ -438,17 +411,13 @@ impl QueryRun {
                     }
                     _ => ApiError::Engine(error),
                 };
-                handle.discard(&self.shared);
+                handle.discard(&self.shared.registry);
                 return Err(error);
             }
         };
-        out.extend_from_slice(br#"{"data":{"fields":["#);
-        let mut first = true;
-        for field in tx.fields(query) {
-            json::comma(out, &mut first);
-            json::string(out, field);
-        }
-        out.extend_from_slice(br#"],"values":["#);
+        out.extend_from_slice(br#"{"data":{"fields":"#);
+        json::array(out, tx.fields(query), |out, field| json::string(out, field));
+        out.extend_from_slice(br#","values":["#);
         self.has_fields = !tx.fields(query).is_empty();
         self.query = Some(query);
         self.handle = Some(handle);
@@ -581,29 +550,4 @@ fn rollback(
         }
     }
     head
-}
-
-fn write_counters(out: &mut Vec<u8>, stats: &Counters) {
-    let count = |out: &mut Vec<u8>, name: &str, value: u64| {
-        out.push(b',');
-        json::key(out, name);
-        json::uint(out, value);
-    };
-    out.extend_from_slice(br#","counters":{"containsUpdates":"#);
-    json::boolean(out, stats.contains_updates());
-    count(out, "nodesCreated", stats.nodes_created);
-    count(out, "nodesDeleted", stats.nodes_deleted);
-    count(out, "propertiesSet", stats.properties_set);
-    count(out, "relationshipsCreated", stats.relationships_created);
-    count(out, "relationshipsDeleted", stats.relationships_deleted);
-    count(out, "labelsAdded", stats.labels_added);
-    count(out, "labelsRemoved", stats.labels_removed);
-    count(out, "indexesAdded", stats.indexes_added);
-    count(out, "indexesRemoved", stats.indexes_removed);
-    count(out, "constraintsAdded", stats.constraints_added);
-    count(out, "constraintsRemoved", stats.constraints_removed);
-    out.extend_from_slice(br#","containsSystemUpdates":"#);
-    json::boolean(out, stats.system_updates > 0);
-    count(out, "systemUpdates", stats.system_updates);
-    out.push(b'}');
 }

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use parking_lot::Mutex;
-use quiver_engine::CancelHandle;
+use quiver_engine::{CancelHandle, Transaction};
 
 use crate::error::ApiError;
 use crate::tracked::TrackedTx;
@@ -26,6 +26,33 @@ use crate::tracked::TrackedTx;
 pub struct CheckedOut {
     pub id: u64,
     pub tx: TrackedTx,
+}
+
+/// The transaction a request runs in: its own, or an explicit one checked out of the registry.
+pub enum Handle {
+    Implicit(TrackedTx),
+    Explicit(CheckedOut),
+}
+
+impl Handle {
+    /// The engine's transaction, while it is open.
+    pub fn tx(&mut self) -> Option<&mut Transaction> {
+        match self {
+            Handle::Implicit(tx) => tx.get(),
+            Handle::Explicit(checked_out) => checked_out.tx.get(),
+        }
+    }
+
+    /// Rolls back; an explicit transaction leaves `registry`.
+    pub fn discard(self, registry: &Registry) {
+        match self {
+            Handle::Implicit(tx) => tx.rollback(),
+            Handle::Explicit(CheckedOut { id, tx }) => {
+                registry.release(id);
+                tx.rollback();
+            }
+        }
+    }
 }
 
 enum State {

@@ -38,7 +38,7 @@ use crate::encode::{self, GraphRecord};
 use crate::error::ApiError;
 use crate::json;
 use crate::negotiate::JSON;
-use crate::registry::{CheckedOut, Removed};
+use crate::registry::{CheckedOut, Handle, Removed};
 use crate::route::TxEndpoint;
 use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
@@ -97,20 +97,6 @@ enum Outcome {
     Unknown,
 }
 
-enum Handle {
-    Implicit(TrackedTx),
-    Explicit(CheckedOut),
-}
-
-impl Handle {
-    fn tx(&mut self) -> Option<&mut Transaction> {
-        match self {
-            Handle::Implicit(tx) => tx.get(),
-            Handle::Explicit(checked_out) => checked_out.tx.get(),
-        }
-    }
-}
-
 /// The statement whose rows are being written.
 struct Running {
     query: QueryId,
@@ -155,7 +141,7 @@ impl Produce for TxRun {
             // Nothing has left yet (the horizon settles in the first step): answer with
             // the reason instead of rows that may never be durable.
             if let Some(handle) = self.handle.take() {
-                discard(&self.shared, handle);
+                handle.discard(&self.shared.registry);
             }
             error_document(out, &ApiError::NotDurable(error.reason()));
             self.head.content_type = JSON;
@@ -285,13 +271,11 @@ impl TxRun {
             }
         };
         json::comma(out, &mut self.first_result);
-        out.extend_from_slice(br#"{"columns":["#);
-        let mut first_column = true;
-        for column in tx.fields(query) {
-            json::comma(out, &mut first_column);
+        out.extend_from_slice(br#"{"columns":"#);
+        json::array(out, tx.fields(query), |out, column| {
             json::string(out, column);
-        }
-        out.extend_from_slice(br#"],"data":["#);
+        });
+        out.extend_from_slice(br#","data":["#);
         let has_columns = !tx.fields(query).is_empty();
         self.running = Some(Running {
             query,
@@ -347,7 +331,7 @@ impl TxRun {
         };
         out.push(b']');
         if running.include_stats {
-            write_stats(out, &summary.stats);
+            write_counters(out, &summary.stats, CounterNames::Transactional);
         }
         if let Some(plan) = &summary.plan {
             out.extend_from_slice(br#","plan":{"root":"#);
@@ -376,7 +360,7 @@ impl TxRun {
         let mut errors = Vec::new();
         let outcome = if let Some(error) = self.failure.take() {
             errors.push(error);
-            discard(&self.shared, handle);
+            handle.discard(&self.shared.registry);
             Outcome::RolledBack
         } else if self.finish_with_commit {
             commit(&self.shared, handle, &mut errors)
@@ -410,16 +394,6 @@ impl Drop for TxRun {
                 park(&self.shared, checked_out, &mut Vec::new());
             }
             None => {}
-        }
-    }
-}
-
-fn discard(shared: &ApiState, handle: Handle) {
-    match handle {
-        Handle::Implicit(tx) => tx.rollback(),
-        Handle::Explicit(CheckedOut { id, tx }) => {
-            shared.registry.release(id);
-            tx.rollback();
         }
     }
 }
@@ -509,13 +483,9 @@ pub fn write_error(out: &mut Vec<u8>, error: &ApiError) {
 }
 
 fn write_row(out: &mut Vec<u8>, row: &[Value]) {
-    out.extend_from_slice(br#""row":["#);
-    let mut first = true;
-    for value in row {
-        json::comma(out, &mut first);
-        encode::row_value(out, value);
-    }
-    out.extend_from_slice(br#"],"meta":["#);
+    out.extend_from_slice(br#""row":"#);
+    json::array(out, row, encode::row_value);
+    out.extend_from_slice(br#","meta":["#);
     let mut first = true;
     for value in row {
         encode::meta(out, value, &mut first);
@@ -566,30 +536,71 @@ fn nodes_by_id(tx: &mut Transaction, ids: &[u64]) -> Result<Vec<Node>, quiver_en
         .collect())
 }
 
-fn write_stats(out: &mut Vec<u8>, stats: &Counters) {
-    let count = |out: &mut Vec<u8>, name: &str, value: u64| {
-        out.push(b',');
-        json::key(out, name);
-        json::uint(out, value);
-    };
-    out.extend_from_slice(br#","stats":{"contains_updates":"#);
+/// The API whose spelling of a query's counters to write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CounterNames {
+    /// The Query API's: `"counters"`, its members in camelCase.
+    Query,
+    /// The transactional API's: `"stats"`, its members in snake_case.
+    Transactional,
+}
+
+/// Writes a query's counters as a member of the object being written, as `names` spells them:
+/// whether it changed anything, the counts, then whether and how much it changed the system.
+pub(crate) fn write_counters(out: &mut Vec<u8>, stats: &Counters, names: CounterNames) {
+    out.extend_from_slice(match names {
+        CounterNames::Query => br#","counters":{"#,
+        CounterNames::Transactional => br#","stats":{"#,
+    });
+    counter_key(out, "containsUpdates", names);
     json::boolean(out, stats.contains_updates());
-    count(out, "nodes_created", stats.nodes_created);
-    count(out, "nodes_deleted", stats.nodes_deleted);
-    count(out, "properties_set", stats.properties_set);
-    count(out, "relationships_created", stats.relationships_created);
-    // Neo4j's spelling, which clients read.
-    count(out, "relationship_deleted", stats.relationships_deleted);
-    count(out, "labels_added", stats.labels_added);
-    count(out, "labels_removed", stats.labels_removed);
-    count(out, "indexes_added", stats.indexes_added);
-    count(out, "indexes_removed", stats.indexes_removed);
-    count(out, "constraints_added", stats.constraints_added);
-    count(out, "constraints_removed", stats.constraints_removed);
-    out.extend_from_slice(br#","contains_system_updates":"#);
+    let counts = [
+        ("nodesCreated", stats.nodes_created),
+        ("nodesDeleted", stats.nodes_deleted),
+        ("propertiesSet", stats.properties_set),
+        ("relationshipsCreated", stats.relationships_created),
+        ("relationshipsDeleted", stats.relationships_deleted),
+        ("labelsAdded", stats.labels_added),
+        ("labelsRemoved", stats.labels_removed),
+        ("indexesAdded", stats.indexes_added),
+        ("indexesRemoved", stats.indexes_removed),
+        ("constraintsAdded", stats.constraints_added),
+        ("constraintsRemoved", stats.constraints_removed),
+    ];
+    for (name, value) in counts {
+        out.push(b',');
+        counter_key(out, name, names);
+        json::uint(out, value);
+    }
+    out.push(b',');
+    counter_key(out, "containsSystemUpdates", names);
     json::boolean(out, stats.system_updates > 0);
-    count(out, "system_updates", stats.system_updates);
+    out.push(b',');
+    counter_key(out, "systemUpdates", names);
+    json::uint(out, stats.system_updates);
     out.push(b'}');
+}
+
+/// The key of the counter named `camel` in the Query API, as `names` spells it: the
+/// transactional API's is the same in snake_case, but for `relationship_deleted` (Neo4j's
+/// spelling, which clients read).
+fn counter_key(out: &mut Vec<u8>, camel: &str, names: CounterNames) {
+    match names {
+        CounterNames::Query => json::key(out, camel),
+        CounterNames::Transactional if camel == "relationshipsDeleted" => {
+            json::key(out, "relationship_deleted");
+        }
+        CounterNames::Transactional => {
+            out.push(b'"');
+            for byte in camel.bytes() {
+                if byte.is_ascii_uppercase() {
+                    out.push(b'_');
+                }
+                out.push(byte.to_ascii_lowercase());
+            }
+            out.extend_from_slice(b"\":");
+        }
+    }
 }
 
 /// A plan operator as Neo4j's transactional API writes it: `operatorType`, the arguments as
@@ -604,24 +615,19 @@ pub fn write_plan(out: &mut Vec<u8>, plan: &PlanDescription, root: bool) {
         encode::plain_value(out, &value);
     }
     write_identifiers(out, plan);
-    out.extend_from_slice(br#","children":["#);
-    let mut first = true;
-    for child in &plan.children {
-        json::comma(out, &mut first);
+    out.extend_from_slice(br#","children":"#);
+    json::array(out, &plan.children, |out, child| {
         write_plan(out, child, false);
-    }
-    out.extend_from_slice(b"]}");
+    });
+    out.push(b'}');
 }
 
 /// `,"identifiers":[..]`.
 fn write_identifiers(out: &mut Vec<u8>, plan: &PlanDescription) {
-    out.extend_from_slice(br#","identifiers":["#);
-    let mut first = true;
-    for identifier in &plan.identifiers {
-        json::comma(out, &mut first);
+    out.extend_from_slice(br#","identifiers":"#);
+    json::array(out, &plan.identifiers, |out, identifier| {
         json::string(out, identifier);
-    }
-    out.push(b']');
+    });
 }
 
 /// A plan operator as the Query API writes it (`queryPlan` / `profiledQueryPlan`): the
@@ -651,20 +657,16 @@ pub fn write_query_plan(out: &mut Vec<u8>, plan: &PlanDescription, root: bool) {
     }
     out.push(b'}');
     write_identifiers(out, plan);
-    out.extend_from_slice(br#","children":["#);
-    let mut first = true;
-    for child in &plan.children {
-        json::comma(out, &mut first);
+    out.extend_from_slice(br#","children":"#);
+    json::array(out, &plan.children, |out, child| {
         write_query_plan(out, child, false);
-    }
-    out.extend_from_slice(b"]}");
+    });
+    out.push(b'}');
 }
 
 pub fn write_notifications(out: &mut Vec<u8>, notifications: &[Notification]) {
-    out.extend_from_slice(br#""notifications":["#);
-    let mut first = true;
-    for notification in notifications {
-        json::comma(out, &mut first);
+    out.extend_from_slice(br#""notifications":"#);
+    json::array(out, notifications, |out, notification| {
         out.extend_from_slice(br#"{"code":"#);
         json::string(out, notification.code);
         out.extend_from_slice(br#","severity":"WARNING","title":"#);
@@ -672,8 +674,7 @@ pub fn write_notifications(out: &mut Vec<u8>, notifications: &[Notification]) {
         out.extend_from_slice(br#","description":"#);
         json::string(out, &notification.description);
         out.push(b'}');
-    }
-    out.push(b']');
+    });
 }
 
 fn write_trailer(
@@ -713,4 +714,36 @@ fn write_trailer(
         Outcome::RolledBack | Outcome::Unknown => {}
     }
     out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_are_spelled_as_each_api_spells_them() {
+        let stats = Counters {
+            nodes_created: 1,
+            nodes_deleted: 2,
+            relationships_created: 3,
+            relationships_deleted: 4,
+            properties_set: 5,
+            labels_added: 6,
+            labels_removed: 7,
+            indexes_added: 8,
+            indexes_removed: 9,
+            constraints_added: 10,
+            constraints_removed: 11,
+            system_updates: 12,
+        };
+        let written = |names| json::text(|out| write_counters(out, &stats, names));
+        assert_eq!(
+            written(CounterNames::Query),
+            r#","counters":{"containsUpdates":true,"nodesCreated":1,"nodesDeleted":2,"propertiesSet":5,"relationshipsCreated":3,"relationshipsDeleted":4,"labelsAdded":6,"labelsRemoved":7,"indexesAdded":8,"indexesRemoved":9,"constraintsAdded":10,"constraintsRemoved":11,"containsSystemUpdates":true,"systemUpdates":12}"#
+        );
+        assert_eq!(
+            written(CounterNames::Transactional),
+            r#","stats":{"contains_updates":true,"nodes_created":1,"nodes_deleted":2,"properties_set":5,"relationships_created":3,"relationship_deleted":4,"labels_added":6,"labels_removed":7,"indexes_added":8,"indexes_removed":9,"constraints_added":10,"constraints_removed":11,"contains_system_updates":true,"system_updates":12}"#
+        );
+    }
 }

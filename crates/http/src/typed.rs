@@ -6,14 +6,22 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 
-use quiver_value::graph::{node_element_id, relationship_element_id};
 use quiver_value::spatial::Point;
 use quiver_value::temporal::{format, parse};
 use quiver_value::{Map, TimeZone, Value};
 
-use crate::encode::wkt;
+use crate::encode::{node_object, path_elements, properties, relationship_object, wkt};
 use crate::error::ApiError;
 use crate::json;
+
+/// The keys of a relationship's members in typed JSON.
+const TYPED_RELATIONSHIP: [&str; 5] = [
+    "_element_id",
+    "_start_node_element_id",
+    "_end_node_element_id",
+    "_type",
+    "_properties",
+];
 
 /// Writes a value in typed JSON.
 pub fn write(out: &mut Vec<u8>, value: &Value) {
@@ -35,63 +43,29 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
             &base64::engine::general_purpose::STANDARD.encode(b),
         ),
         Value::List(items) => {
-            out.extend_from_slice(br#"{"$type":"List","_value":["#);
-            let mut first = true;
-            for item in items.iter() {
-                json::comma(out, &mut first);
-                write(out, item);
-            }
-            out.extend_from_slice(b"]}");
+            out.extend_from_slice(br#"{"$type":"List","_value":"#);
+            json::array(out, items.iter(), write);
+            out.push(b'}');
         }
         Value::Map(map) => {
             out.extend_from_slice(br#"{"$type":"Map","_value":"#);
-            properties(out, Some(map));
+            properties(out, Some(map), write);
             out.push(b'}');
         }
         Value::Node(node) => {
-            out.extend_from_slice(br#"{"$type":"Node","_value":{"_element_id":"#);
-            json::string(out, &node_element_id(node.id));
-            out.extend_from_slice(br#","_labels":["#);
-            let mut first = true;
-            if let Some(data) = &node.data {
-                for label in &data.labels {
-                    json::comma(out, &mut first);
-                    json::string(out, label);
-                }
-            }
-            out.extend_from_slice(br#"],"_properties":"#);
-            properties(out, node.data.as_ref().map(|d| &d.properties));
-            out.extend_from_slice(b"}}");
+            out.extend_from_slice(br#"{"$type":"Node","_value":"#);
+            node_object(out, node, ["_element_id", "_labels", "_properties"], write);
+            out.push(b'}');
         }
         Value::Relationship(rel) => {
-            out.extend_from_slice(br#"{"$type":"Relationship","_value":{"_element_id":"#);
-            json::string(out, &relationship_element_id(rel.id));
-            if let Some(data) = &rel.data {
-                out.extend_from_slice(br#","_start_node_element_id":"#);
-                json::string(out, &node_element_id(data.start));
-                out.extend_from_slice(br#","_end_node_element_id":"#);
-                json::string(out, &node_element_id(data.end));
-                out.extend_from_slice(br#","_type":"#);
-                json::string(out, &data.rel_type);
-            }
-            out.extend_from_slice(br#","_properties":"#);
-            properties(out, rel.data.as_ref().map(|d| &d.properties));
-            out.extend_from_slice(b"}}");
+            out.extend_from_slice(br#"{"$type":"Relationship","_value":"#);
+            relationship_object(out, rel, TYPED_RELATIONSHIP, write);
+            out.push(b'}');
         }
         Value::Path(path) => {
-            out.extend_from_slice(br#"{"$type":"Path","_value":["#);
-            let mut first = true;
-            for (at, node) in path.nodes.iter().enumerate() {
-                if at > 0
-                    && let Some(rel) = path.relationships.get(at - 1)
-                {
-                    json::comma(out, &mut first);
-                    write(out, &Value::Relationship(rel.clone()));
-                }
-                json::comma(out, &mut first);
-                write(out, &Value::Node(node.clone()));
-            }
-            out.extend_from_slice(b"]}");
+            out.extend_from_slice(br#"{"$type":"Path","_value":"#);
+            path_elements(out, path, write);
+            out.push(b'}');
         }
         Value::Date(d) => tagged_text(out, "Date", &format::date_text(d)),
         Value::Time(t) => tagged_text(out, "Time", &format::time_text(t)),
@@ -139,19 +113,6 @@ fn tagged_text(out: &mut Vec<u8>, kind: &str, text: &str) {
     json::string(out, kind);
     out.extend_from_slice(br#","_value":"#);
     json::string(out, text);
-    out.push(b'}');
-}
-
-fn properties(out: &mut Vec<u8>, map: Option<&Map>) {
-    out.push(b'{');
-    if let Some(map) = map {
-        let mut first = true;
-        for (key, value) in map {
-            json::comma(out, &mut first);
-            json::key(out, key);
-            write(out, value);
-        }
-    }
     out.push(b'}');
 }
 

@@ -5,10 +5,12 @@ mod common;
 
 use std::time::Duration;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use common::{Client, eventually, server_config, start, start_default, start_with, statement};
+use common::{
+    Client, Running, eventually, query_body, server_config, start, start_api, start_default,
+    start_logging_to, statement,
+};
 use quiver_http::ApiConfig;
 use quiver_storage::{CommitLog, DurabilityTicket, LogError, RedoRecord};
 
@@ -25,16 +27,20 @@ const FOF: &str = include_str!("../../../bench/http/fof.json");
 const SCHEMA: &str = include_str!("../../../bench/http/schema.json");
 const LOAD: &str = include_str!("../../../bench/http/load.json");
 
+/// The API with open transactions rolled back after `millis` of idleness.
+fn idle_timeout(millis: u64) -> ApiConfig {
+    ApiConfig {
+        transaction_idle_timeout: Duration::from_millis(millis),
+        ..ApiConfig::default()
+    }
+}
+
 /// The headers `ab -T application/json -H accept:application/json` sends.
 async fn ab_post(client: &mut Client, body: &str) -> common::Reply {
     client
-        .send(
-            "POST",
+        .post_with(
             "/db/data/transaction/commit",
-            &[
-                ("Content-Type", "application/json"),
-                ("accept", "application/json"),
-            ],
+            &[("accept", "application/json")],
             body,
         )
         .await
@@ -141,6 +147,20 @@ async fn seed_bodies_run_unchanged() {
     assert_eq!(server.stop().await.tasks_left, 0);
 }
 
+/// Asserts the endpoints the discovery document `json` names: both HTTP APIs under the scheme
+/// `http`, and Bolt under the schemes `direct` and `routing`.
+#[track_caller]
+fn assert_endpoints(json: &serde_json::Value, http: &str, direct: &str, routing: &str) {
+    let base = format!("{http}://quiver.test:7474/db/{{databaseName}}");
+    assert_eq!(json["transaction"], format!("{base}/tx"));
+    assert_eq!(json["query"], format!("{base}/query/v2"));
+    assert_eq!(json["bolt_direct"], format!("{direct}://quiver.test:7687"));
+    assert_eq!(
+        json["bolt_routing"],
+        format!("{routing}://quiver.test:7687")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn discovery_names_the_endpoints() {
     let server = start_default().await;
@@ -148,16 +168,7 @@ async fn discovery_names_the_endpoints() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.header("content-type"), Some("application/json"));
     let json = reply.json();
-    assert_eq!(
-        json["transaction"],
-        "http://quiver.test:7474/db/{databaseName}/tx"
-    );
-    assert_eq!(
-        json["query"],
-        "http://quiver.test:7474/db/{databaseName}/query/v2"
-    );
-    assert_eq!(json["bolt_direct"], "bolt://quiver.test:7687");
-    assert_eq!(json["bolt_routing"], "neo4j://quiver.test:7687");
+    assert_endpoints(&json, "http", "bolt", "neo4j");
     assert!(
         json["neo4j_version"]
             .as_str()
@@ -179,16 +190,7 @@ async fn discovery_names_the_tls_schemes_when_tls_is_required() {
     )
     .await;
     let json = server.client().get("/").await.json();
-    assert_eq!(json["bolt_routing"], "neo4j+s://quiver.test:7687");
-    assert_eq!(json["bolt_direct"], "bolt+s://quiver.test:7687");
-    assert_eq!(
-        json["transaction"],
-        "https://quiver.test:7474/db/{databaseName}/tx"
-    );
-    assert_eq!(
-        json["query"],
-        "https://quiver.test:7474/db/{databaseName}/query/v2"
-    );
+    assert_endpoints(&json, "https", "bolt+s", "neo4j+s");
     server.stop().await;
 }
 
@@ -199,10 +201,7 @@ async fn explicit_transaction_life_cycle() {
     let mut other = server.client();
 
     let begun = client
-        .post(
-            "/db/neo4j/tx",
-            &statement("CREATE (n:Item {k: 1}) RETURN n"),
-        )
+        .run_at("/db/neo4j/tx", "CREATE (n:Item {k: 1}) RETURN n")
         .await;
     assert_eq!(begun.status, 201, "{}", begun.text());
     let location = begun.header("location").expect("Location").to_owned();
@@ -226,12 +225,9 @@ async fn explicit_transaction_life_cycle() {
     // Not visible outside the transaction before it commits.
     let count = statement("MATCH (n:Item) RETURN count(n) AS c");
     let outside = other.post("/db/neo4j/tx/commit", &count).await;
-    assert_eq!(
-        outside.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([0])
-    );
+    assert_eq!(outside.first_row(), serde_json::json!([0]));
 
-    let more = client.post(path, &statement("CREATE (:Item {k: 2})")).await;
+    let more = client.run_at(path, "CREATE (:Item {k: 2})").await;
     assert_eq!(more.status, 200);
     assert!(more.json()["transaction"]["expires"].is_string());
     assert_eq!(server.api.open_transactions(), 1);
@@ -245,17 +241,10 @@ async fn explicit_transaction_life_cycle() {
     assert_eq!(server.api.open_transactions(), 0);
 
     let gone = client.post(path, "").await;
-    assert_eq!(gone.status, 404);
-    assert_eq!(
-        gone.error_codes(),
-        ["Neo.ClientError.Transaction.TransactionNotFound"]
-    );
+    gone.assert_error(404, "Neo.ClientError.Transaction.TransactionNotFound");
 
     let outside = other.post("/db/neo4j/tx/commit", &count).await;
-    assert_eq!(
-        outside.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([2])
-    );
+    assert_eq!(outside.first_row(), serde_json::json!([2]));
 
     let snapshot = server.metrics.snapshot().transactions;
     assert_eq!(snapshot.committed_total, 3);
@@ -268,7 +257,7 @@ async fn rollback_and_legacy_paths() {
     let server = start_default().await;
     let mut client = server.client();
     let begun = client
-        .post("/db/data/transaction", &statement("CREATE (:Gone)"))
+        .run_at("/db/data/transaction", "CREATE (:Gone)")
         .await;
     assert_eq!(begun.status, 201);
     let location = begun.header("location").expect("Location").to_owned();
@@ -284,32 +273,21 @@ async fn rollback_and_legacy_paths() {
         serde_json::json!({"results": [], "errors": []})
     );
     let again = client.delete(&path).await;
-    assert_eq!(again.status, 404);
-    assert_eq!(
-        again.error_codes(),
-        ["Neo.ClientError.Transaction.TransactionNotFound"]
-    );
+    again.assert_error(404, "Neo.ClientError.Transaction.TransactionNotFound");
 
     let count = client
-        .post(
+        .run_at(
             "/db/data/transaction/commit",
-            &statement("MATCH (n:Gone) RETURN count(n)"),
+            "MATCH (n:Gone) RETURN count(n)",
         )
         .await;
-    assert_eq!(
-        count.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([0])
-    );
+    assert_eq!(count.first_row(), serde_json::json!([0]));
 
     // Begin and commit over the 3.x paths too.
     let begun = client.post("/db/data/transaction", "").await;
-    let path = begun
-        .header("location")
-        .expect("Location")
-        .trim_start_matches("http://quiver.test:7474")
-        .to_owned();
+    let path = begun.tx_path();
     let committed = client
-        .post(&format!("{path}/commit"), &statement("CREATE (:Kept)"))
+        .run_at(&format!("{path}/commit"), "CREATE (:Kept)")
         .await;
     assert_eq!(committed.status, 200);
     assert_eq!(committed.error_codes(), Vec::<String>::new());
@@ -321,14 +299,8 @@ async fn rollback_and_legacy_paths() {
 async fn a_statement_error_rolls_the_transaction_back() {
     let server = start_default().await;
     let mut client = server.client();
-    let begun = client
-        .post("/db/neo4j/tx", &statement("CREATE (:Doomed)"))
-        .await;
-    let path = begun
-        .header("location")
-        .expect("Location")
-        .trim_start_matches("http://quiver.test:7474")
-        .to_owned();
+    let begun = client.run_at("/db/neo4j/tx", "CREATE (:Doomed)").await;
+    let path = begun.tx_path();
     let body = serde_json::json!({"statements": [
         {"statement": "CREATE (:Doomed) RETURN 1 AS one"},
         {"statement": "This is not a valid Cypher Statement."},
@@ -353,22 +325,13 @@ async fn a_statement_error_rolls_the_transaction_back() {
     let gone = client.post(&path, "").await;
     assert_eq!(gone.status, 404);
     let count = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("MATCH (n) WHERE n:Doomed OR n:Never RETURN count(n)"),
-        )
+        .commit("MATCH (n) WHERE n:Doomed OR n:Never RETURN count(n)")
         .await;
-    assert_eq!(
-        count.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([0])
-    );
+    assert_eq!(count.first_row(), serde_json::json!([0]));
 
     // A runtime error mid-stream keeps the rows written so far and closes the result.
     let runtime = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("UNWIND [1, 2, 0] AS x RETURN 6 / x AS y"),
-        )
+        .commit("UNWIND [1, 2, 0] AS x RETURN 6 / x AS y")
         .await;
     let json = runtime.json();
     assert_eq!(
@@ -383,20 +346,10 @@ async fn a_statement_error_rolls_the_transaction_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_transactions_expire_and_are_counted() {
-    let api = ApiConfig {
-        transaction_idle_timeout: Duration::from_millis(200),
-        ..ApiConfig::default()
-    };
-    let server = start(server_config(|_| {}), api).await;
+    let server = start_api(idle_timeout(200)).await;
     let mut client = server.client();
-    let begun = client
-        .post("/db/neo4j/tx", &statement("CREATE (:Idle)"))
-        .await;
-    let path = begun
-        .header("location")
-        .expect("Location")
-        .trim_start_matches("http://quiver.test:7474")
-        .to_owned();
+    let begun = client.run_at("/db/neo4j/tx", "CREATE (:Idle)").await;
+    let path = begun.tx_path();
     // A request resets the deadline.
     tokio::time::sleep(Duration::from_millis(120)).await;
     assert_eq!(client.post(&path, "").await.status, 200);
@@ -421,16 +374,8 @@ async fn idle_transactions_expire_and_are_counted() {
     assert_eq!(server.metrics.transactions.idle_timed_out.get(), 1);
     assert_eq!(snapshot.rolled_back_total, 1);
     assert_eq!(snapshot.active, 0);
-    let count = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("MATCH (n:Idle) RETURN count(n)"),
-        )
-        .await;
-    assert_eq!(
-        count.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([0])
-    );
+    let count = client.commit("MATCH (n:Idle) RETURN count(n)").await;
+    assert_eq!(count.first_row(), serde_json::json!([0]));
     server.stop().await;
 }
 
@@ -440,26 +385,19 @@ async fn open_transactions_are_capped() {
         open_transactions_max: 2,
         ..ApiConfig::default()
     };
-    let server = start(server_config(|_| {}), api).await;
+    let server = start_api(api).await;
     let mut client = server.client();
     let first = client.post("/db/neo4j/tx", "").await;
     assert_eq!(client.post("/db/neo4j/tx", "").await.status, 201);
     let refused = client.post("/db/neo4j/tx", "").await;
-    assert_eq!(refused.status, 503);
-    assert_eq!(
-        refused.error_codes(),
-        ["Neo.TransientError.Transaction.MaximumTransactionLimitReached"]
+    refused.assert_error(
+        503,
+        "Neo.TransientError.Transaction.MaximumTransactionLimitReached",
     );
     // One-shot requests do not count against the cap.
-    let one_shot = client
-        .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
-        .await;
+    let one_shot = client.commit("RETURN 1").await;
     assert_eq!(one_shot.status, 200);
-    let path = first
-        .header("location")
-        .expect("Location")
-        .trim_start_matches("http://quiver.test:7474")
-        .to_owned();
+    let path = first.tx_path();
     assert_eq!(client.delete(&path).await.status, 200);
     assert_eq!(client.post("/db/neo4j/tx", "").await.status, 201);
     server.stop().await;
@@ -578,11 +516,7 @@ async fn bodies_that_do_not_parse_fail_as_neo4j_does(client: &mut Client) {
     let malformed = client
         .post("/db/neo4j/tx/commit", "{\"statements\": [")
         .await;
-    assert_eq!(malformed.status, 200);
-    assert_eq!(
-        malformed.error_codes(),
-        ["Neo.ClientError.Request.InvalidFormat"]
-    );
+    malformed.assert_error(200, "Neo.ClientError.Request.InvalidFormat");
     assert_eq!(malformed.json()["results"], serde_json::json!([]));
 
     let wrong_type = client
@@ -591,10 +525,7 @@ async fn bodies_that_do_not_parse_fail_as_neo4j_does(client: &mut Client) {
             r#"{"statements":[{"statement":42}]}"#,
         )
         .await;
-    assert_eq!(
-        wrong_type.error_codes(),
-        ["Neo.ClientError.Request.InvalidFormat"]
-    );
+    wrong_type.assert_error_code("Neo.ClientError.Request.InvalidFormat");
 
     let missing = client
         .post(
@@ -608,35 +539,20 @@ async fn bodies_that_do_not_parse_fail_as_neo4j_does(client: &mut Client) {
             .is_some_and(|m| m.contains("No statement provided"))
     );
 
-    let missing_parameter = client
-        .post("/db/neo4j/tx/commit", &statement("RETURN $nope"))
-        .await;
-    assert_eq!(
-        missing_parameter.error_codes(),
-        ["Neo.ClientError.Statement.ParameterMissing"]
-    );
+    let missing_parameter = client.commit("RETURN $nope").await;
+    missing_parameter.assert_error_code("Neo.ClientError.Statement.ParameterMissing");
 }
 
 /// Databases, endpoints, transactions and methods that do not exist fail with Neo4j's statuses.
 async fn unknown_paths_and_methods_fail_as_neo4j_does(client: &mut Client) {
-    let unknown_db = client
-        .post("/db/other/tx/commit", &statement("RETURN 1"))
-        .await;
-    assert_eq!(unknown_db.status, 404);
-    assert_eq!(
-        unknown_db.error_codes(),
-        ["Neo.ClientError.Database.DatabaseNotFound"]
-    );
+    let unknown_db = client.run_at("/db/other/tx/commit", "RETURN 1").await;
+    unknown_db.assert_error(404, "Neo.ClientError.Database.DatabaseNotFound");
 
     let no_endpoint = client.post("/db/neo4j/nothing", "").await;
     assert_eq!(no_endpoint.status, 404);
 
     let bad_id = client.post("/db/neo4j/tx/abc", "").await;
-    assert_eq!(bad_id.status, 404);
-    assert_eq!(
-        bad_id.error_codes(),
-        ["Neo.ClientError.Transaction.TransactionNotFound"]
-    );
+    bad_id.assert_error(404, "Neo.ClientError.Transaction.TransactionNotFound");
 
     let wrong_method = client.get("/db/neo4j/tx/commit").await;
     assert_eq!(wrong_method.status, 405);
@@ -646,18 +562,9 @@ async fn unknown_paths_and_methods_fail_as_neo4j_does(client: &mut Client) {
 /// Media types and access modes the API does not serve fail with Neo4j's statuses.
 async fn unsupported_headers_fail_as_neo4j_does(client: &mut Client) {
     let jolt = client
-        .send(
-            "POST",
-            "/db/neo4j/tx/commit",
-            &[
-                ("Accept", "application/vnd.neo4j.jolt"),
-                ("Content-Type", "application/json"),
-            ],
-            &statement("RETURN 1"),
-        )
+        .commit_with(&[("Accept", "application/vnd.neo4j.jolt")], "RETURN 1")
         .await;
-    assert_eq!(jolt.status, 406);
-    assert_eq!(jolt.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+    jolt.assert_error(406, "Neo.ClientError.Request.Invalid");
 
     let form = client
         .send(
@@ -669,37 +576,17 @@ async fn unsupported_headers_fail_as_neo4j_does(client: &mut Client) {
         .await;
     assert_eq!(form.status, 415);
 
-    let bad_mode = client
-        .send(
-            "POST",
-            "/db/neo4j/tx/commit",
-            &[
-                ("Content-Type", "application/json"),
-                ("access-mode", "sideways"),
-            ],
-            &statement("RETURN 1"),
-        )
-        .await;
-    assert_eq!(
-        bad_mode.error_codes(),
-        ["Neo.ClientError.Request.InvalidFormat"]
-    );
-
-    let read_only = client
-        .send(
-            "POST",
-            "/db/neo4j/tx/commit",
-            &[
-                ("Content-Type", "application/json"),
-                ("access-mode", "READ"),
-            ],
-            &statement("CREATE ()"),
-        )
-        .await;
-    assert_eq!(
-        read_only.error_codes(),
-        ["Neo.ClientError.Statement.AccessMode"]
-    );
+    for (mode, query, code) in [
+        (
+            "sideways",
+            "RETURN 1",
+            "Neo.ClientError.Request.InvalidFormat",
+        ),
+        ("READ", "CREATE ()", "Neo.ClientError.Statement.AccessMode"),
+    ] {
+        let reply = client.commit_with(&[("access-mode", mode)], query).await;
+        assert_eq!(reply.error_codes(), [code], "access mode {mode}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -712,13 +599,8 @@ async fn request_errors_have_neo4j_shapes() {
     unsupported_headers_fail_as_neo4j_does(&mut client).await;
 
     // The server is unharmed and keeps serving on the same connection.
-    let fine = client
-        .post("/db/neo4j/tx/commit", &statement("RETURN 1 AS one"))
-        .await;
-    assert_eq!(
-        fine.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([1])
-    );
+    let fine = client.commit("RETURN 1 AS one").await;
+    assert_eq!(fine.first_row(), serde_json::json!([1]));
     assert_eq!(server.api.open_transactions(), 0);
     assert_eq!(server.metrics.snapshot().transactions.active, 0);
     server.stop().await;
@@ -728,57 +610,29 @@ async fn request_errors_have_neo4j_shapes() {
 async fn bookmarks_are_issued_and_honoured() {
     let server = start_default().await;
     let mut client = server.client();
-    let written = client
-        .post("/db/neo4j/tx/commit", &statement("CREATE (:Marked)"))
-        .await;
-    let bookmark = written.json()["lastBookmarks"][0]
-        .as_str()
-        .expect("bookmark")
-        .to_owned();
+    let written = client.commit("CREATE (:Marked)").await;
+    let bookmark = written.bookmark();
     let header = serde_json::json!([bookmark]).to_string();
     let read = client
-        .send(
-            "POST",
-            "/db/neo4j/tx/commit",
-            &[("Content-Type", "application/json"), ("bookmarks", &header)],
-            &statement("MATCH (n:Marked) RETURN count(n)"),
+        .commit_with(
+            &[("bookmarks", &header)],
+            "MATCH (n:Marked) RETURN count(n)",
         )
         .await;
-    assert_eq!(
-        read.json()["results"][0]["data"][0]["row"],
-        serde_json::json!([1])
-    );
+    assert_eq!(read.first_row(), serde_json::json!([1]));
 
-    let invalid = client
-        .send(
-            "POST",
-            "/db/neo4j/tx/commit",
-            &[
-                ("Content-Type", "application/json"),
-                ("bookmarks", r#"["FB:nope"]"#),
-            ],
-            &statement("RETURN 1"),
-        )
-        .await;
-    assert_eq!(
-        invalid.error_codes(),
-        ["Neo.ClientError.Transaction.InvalidBookmark"]
-    );
-    let malformed = client
-        .send(
-            "POST",
-            "/db/neo4j/tx/commit",
-            &[
-                ("Content-Type", "application/json"),
-                ("bookmarks", "not json"),
-            ],
-            &statement("RETURN 1"),
-        )
-        .await;
-    assert_eq!(
-        malformed.error_codes(),
-        ["Neo.ClientError.Request.InvalidFormat"]
-    );
+    for (bookmarks, code) in [
+        (
+            r#"["FB:nope"]"#,
+            "Neo.ClientError.Transaction.InvalidBookmark",
+        ),
+        ("not json", "Neo.ClientError.Request.InvalidFormat"),
+    ] {
+        let reply = client
+            .commit_with(&[("bookmarks", bookmarks)], "RETURN 1")
+            .await;
+        assert_eq!(reply.error_codes(), [code], "bookmarks {bookmarks}");
+    }
 
     let v2 = client
         .post(
@@ -788,7 +642,7 @@ async fn bookmarks_are_issued_and_honoured() {
         )
         .await;
     assert_eq!(v2.status, 202, "{}", v2.text());
-    assert_eq!(v2.json()["data"]["values"], serde_json::json!([[1]]));
+    assert_eq!(v2.values(), serde_json::json!([[1]]));
     server.stop().await;
 }
 
@@ -867,37 +721,19 @@ async fn query_api_v2_answers_in_typed_json(client: &mut Client) {
 
 /// Query API v2 errors carry Neo4j's codes and HTTP statuses.
 async fn query_api_v2_errors_have_neo4j_shapes(client: &mut Client) {
-    let syntax = client
-        .post("/db/neo4j/query/v2", r#"{"statement":"RETURN 1 +"}"#)
-        .await;
-    assert_eq!(syntax.status, 400);
-    assert_eq!(
-        syntax.error_codes(),
-        ["Neo.ClientError.Statement.SyntaxError"]
-    );
+    let syntax = client.query_v2("RETURN 1 +").await;
+    syntax.assert_error(400, "Neo.ClientError.Statement.SyntaxError");
     let malformed = client.post("/db/neo4j/query/v2", "{").await;
-    assert_eq!(malformed.status, 400);
-    assert_eq!(
-        malformed.error_codes(),
-        ["Neo.ClientError.Request.InvalidFormat"]
-    );
+    malformed.assert_error(400, "Neo.ClientError.Request.InvalidFormat");
     let unknown = client
         .post("/db/other/query/v2", r#"{"statement":"RETURN 1"}"#)
         .await;
-    assert_eq!(unknown.status, 404);
-    assert_eq!(
-        unknown.error_codes(),
-        ["Neo.ClientError.Database.DatabaseNotFound"]
-    );
+    unknown.assert_error(404, "Neo.ClientError.Database.DatabaseNotFound");
     let not_acceptable = client
-        .send(
-            "POST",
+        .post_with(
             "/db/neo4j/query/v2",
-            &[
-                ("Accept", "text/plain"),
-                ("Content-Type", "application/json"),
-            ],
-            r#"{"statement":"RETURN 1"}"#,
+            &[("Accept", "text/plain")],
+            &query_body("RETURN 1"),
         )
         .await;
     assert_eq!(not_acceptable.status, 406);
@@ -907,11 +743,7 @@ async fn query_api_v2_errors_have_neo4j_shapes(client: &mut Client) {
             r#"{"statement":"CREATE ()","accessMode":"READ"}"#,
         )
         .await;
-    assert_eq!(read_only.status, 400);
-    assert_eq!(
-        read_only.error_codes(),
-        ["Neo.ClientError.Statement.AccessMode"]
-    );
+    read_only.assert_error(400, "Neo.ClientError.Statement.AccessMode");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -945,46 +777,26 @@ async fn basic_auth_guards_the_api() {
         200,
         "discovery needs no credentials"
     );
-    let refused = anonymous
-        .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
-        .await;
+    let refused = anonymous.commit("RETURN 1").await;
     assert_eq!(refused.status, 401);
     assert!(
         refused
             .header("www-authenticate")
             .is_some_and(|v| v.starts_with("Basic"))
     );
-    assert_eq!(
-        refused.error_codes(),
-        ["Neo.ClientError.Security.Unauthorized"]
-    );
+    refused.assert_error_code("Neo.ClientError.Security.Unauthorized");
 
     // "neo4j:wrong"
     let mut wrong = server
         .client()
         .with_header("Authorization", "Basic bmVvNGo6d3Jvbmc=");
-    assert_eq!(
-        wrong
-            .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
-            .await
-            .status,
-        401
-    );
+    assert_eq!(wrong.commit("RETURN 1").await.status, 401);
 
-    // "neo4j:secret-password"
-    let mut owner = server
-        .client()
-        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk");
-    let ok = owner
-        .post("/db/neo4j/tx/commit", &statement("RETURN 1"))
-        .await;
+    let mut owner = neo4j_client(&server);
+    let ok = owner.commit("RETURN 1").await;
     assert_eq!(ok.status, 200);
     let begun = owner.post("/db/neo4j/tx", "").await;
-    let path = begun
-        .header("location")
-        .expect("Location")
-        .trim_start_matches("http://quiver.test:7474")
-        .to_owned();
+    let path = begun.tx_path();
 
     // "other:other-password" may not use neo4j's transaction.
     let mut intruder = server
@@ -994,6 +806,13 @@ async fn basic_auth_guards_the_api() {
     assert_eq!(denied.status, 404);
     assert_eq!(owner.post(&format!("{path}/commit"), "").await.status, 200);
     server.stop().await;
+}
+
+/// A client that sends `neo4j`'s credentials (`neo4j:secret-password`) with every request.
+fn neo4j_client(server: &Running) -> Client {
+    server
+        .client()
+        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk")
 }
 
 /// A commit log that records the tickets it is asked to wait for; fails them while `failing`
@@ -1021,43 +840,24 @@ impl CommitLog for RecordingWait {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commits_are_acknowledged_only_once_durable() {
-    let wait = Arc::new(RecordingWait::default());
-    let server = start_with(
-        server_config(|_| {}),
-        ApiConfig::default(),
-        Some(Arc::clone(&wait) as Arc<dyn CommitLog>),
-    )
-    .await;
+    let (server, wait) = start_logging_to(RecordingWait::default()).await;
     let mut client = server.client();
-    let reply = client
-        .post("/db/neo4j/tx/commit", &statement("CREATE ()"))
-        .await;
-    let bookmark = reply.json()["lastBookmarks"][0]
-        .as_str()
-        .expect("bookmark")
-        .to_owned();
+    let reply = client.commit("CREATE ()").await;
+    let bookmark = reply.bookmark();
     let waited = wait.last.load(Ordering::SeqCst);
     assert!(waited > 0);
     assert!(bookmark.ends_with(&format!("{waited:020}")), "{bookmark}");
 
     wait.failing.store(true, Ordering::SeqCst);
-    let reply = client
-        .post("/db/neo4j/tx/commit", &statement("CREATE ()"))
-        .await;
+    let reply = client.commit("CREATE ()").await;
     let json = reply.json();
     assert_eq!(
         json["errors"][0]["code"],
         "Neo.DatabaseError.Transaction.TransactionCommitFailed"
     );
     assert!(json.get("lastBookmarks").is_none());
-    let v2 = client
-        .post("/db/neo4j/query/v2", r#"{"statement":"CREATE ()"}"#)
-        .await;
-    assert_eq!(v2.status, 500);
-    assert_eq!(
-        v2.error_codes(),
-        ["Neo.DatabaseError.Transaction.TransactionCommitFailed"]
-    );
+    let v2 = client.query_v2("CREATE ()").await;
+    v2.assert_error(500, "Neo.DatabaseError.Transaction.TransactionCommitFailed");
     server.stop().await;
 }
 
@@ -1082,33 +882,18 @@ impl CommitLog for FaultyDisk {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
-    let disk = Arc::new(FaultyDisk::default());
-    let server = start_with(
-        server_config(|_| {}),
-        ApiConfig::default(),
-        Some(Arc::clone(&disk) as Arc<dyn CommitLog>),
-    )
-    .await;
+    let (server, disk) = start_logging_to(FaultyDisk::default()).await;
     let mut client = server.client();
-    let created = client
-        .post("/db/neo4j/tx/commit", &statement("CREATE (:Kept)"))
-        .await;
+    let created = client.commit("CREATE (:Kept)").await;
     assert_eq!(created.json()["errors"], serde_json::json!([]));
 
     disk.refusing.store(true, Ordering::SeqCst);
-    let read = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("MATCH (n:Kept) RETURN count(n) AS c"),
-        )
-        .await;
+    let read = client.commit("MATCH (n:Kept) RETURN count(n) AS c").await;
     let json = read.json();
     assert_eq!(json["errors"], serde_json::json!([]), "{json}");
     assert_eq!(json["results"][0]["data"][0]["row"][0], 1);
 
-    let write = client
-        .post("/db/neo4j/tx/commit", &statement("CREATE (:Lost)"))
-        .await;
+    let write = client.commit("CREATE (:Lost)").await;
     let json = write.json();
     assert_eq!(
         json["errors"][0]["code"],
@@ -1120,34 +905,14 @@ async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
         "{message}"
     );
 
-    let v2_read = client
-        .post(
-            "/db/neo4j/query/v2",
-            r#"{"statement":"MATCH (n:Kept) RETURN count(n) AS c"}"#,
-        )
-        .await;
-    assert_eq!(
-        v2_read.json()["data"]["values"][0][0],
-        1,
-        "{}",
-        v2_read.text()
-    );
-    let v2_write = client
-        .post("/db/neo4j/query/v2", r#"{"statement":"CREATE (:Lost)"}"#)
-        .await;
-    assert_eq!(
-        v2_write.error_codes(),
-        ["Neo.DatabaseError.Transaction.TransactionCommitFailed"]
-    );
+    let v2_read = client.query_v2("MATCH (n:Kept) RETURN count(n) AS c").await;
+    assert_eq!(v2_read.values()[0][0], 1, "{}", v2_read.text());
+    let v2_write = client.query_v2("CREATE (:Lost)").await;
+    v2_write.assert_error_code("Neo.DatabaseError.Transaction.TransactionCommitFailed");
 
     disk.refusing.store(false, Ordering::SeqCst);
-    let count = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("MATCH (n:Lost) RETURN count(n) AS c"),
-        )
-        .await;
-    assert_eq!(count.json()["results"][0]["data"][0]["row"][0], 0);
+    let count = client.commit("MATCH (n:Lost) RETURN count(n) AS c").await;
+    assert_eq!(count.first_row()[0], 0);
     server.stop().await;
 }
 
@@ -1165,33 +930,20 @@ async fn explain_and_profile_plans_in_both_apis() {
     let server = start_default().await;
     let mut client = server.client();
     let setup = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("UNWIND range(1, 6) AS i CREATE (:Planned {i: i})"),
-        )
+        .commit("UNWIND range(1, 6) AS i CREATE (:Planned {i: i})")
         .await;
     assert_eq!(setup.error_codes(), Vec::<String>::new());
     let query = "MATCH (p:Planned) WHERE p.i > 3 RETURN p.i AS i";
 
     // The transactional API: the plan under `plan.root`, arguments as members.
-    let explained = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement(&format!("EXPLAIN {query}")),
-        )
-        .await;
+    let explained = client.commit(&format!("EXPLAIN {query}")).await;
     let root = &explained.json()["results"][0]["plan"]["root"];
     assert_eq!(root["operatorType"], "ProduceResults", "{root}");
     assert_eq!(root["planner"], "COST");
     assert!(root["EstimatedRows"].is_number());
     assert!(root["string-representation"].is_string());
     assert!(root.get("Rows").is_none(), "EXPLAIN measures nothing");
-    let profiled = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement(&format!("PROFILE {query}")),
-        )
-        .await;
+    let profiled = client.commit(&format!("PROFILE {query}")).await;
     let json = profiled.json();
     assert_eq!(json["results"][0]["data"].as_array().map(Vec::len), Some(3));
     let root = &json["results"][0]["plan"]["root"];
@@ -1203,10 +955,7 @@ async fn explain_and_profile_plans_in_both_apis() {
     assert!(scan["identifiers"].is_array());
 
     // The Query API: `queryPlan` and `profiledQueryPlan`, arguments in their own object.
-    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
-    let explained = client
-        .post("/db/neo4j/query/v2", &body(&format!("EXPLAIN {query}")))
-        .await;
+    let explained = client.query_v2(&format!("EXPLAIN {query}")).await;
     assert_eq!(explained.status, 202, "{}", explained.text());
     let json = explained.json();
     assert!(json.get("profiledQueryPlan").is_none());
@@ -1214,9 +963,7 @@ async fn explain_and_profile_plans_in_both_apis() {
     assert_eq!(plan["operatorType"], "ProduceResults", "{plan}");
     assert_eq!(plan["arguments"]["planner"], "COST");
     assert!(plan.get("dbHits").is_none());
-    let profiled = client
-        .post("/db/neo4j/query/v2", &body(&format!("PROFILE {query}")))
-        .await;
+    let profiled = client.query_v2(&format!("PROFILE {query}")).await;
     let json = profiled.json();
     assert!(json.get("queryPlan").is_none());
     let plan = &json["profiledQueryPlan"];
@@ -1230,23 +977,21 @@ async fn explain_and_profile_plans_in_both_apis() {
     server.stop().await;
 }
 
+/// What the Query API transaction tests count.
+const COUNT_QTX: &str = "MATCH (n:QTx) RETURN count(n) AS c";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn query_api_explicit_transactions() {
-    let api = ApiConfig {
-        transaction_idle_timeout: Duration::from_millis(300),
-        ..ApiConfig::default()
-    };
-    let server = start(server_config(|_| {}), api).await;
+    let server = start_api(idle_timeout(300)).await;
     let mut client = server.client();
     let mut other = server.client();
-    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
-    let count = body("MATCH (n:QTx) RETURN count(n) AS c");
+    let count = query_body(COUNT_QTX);
 
     // Begin with a first statement: its result, the transaction and the affinity header.
     let begun = client
         .post(
             "/db/neo4j/query/v2/tx",
-            &body("CREATE (n:QTx {k: 1}) RETURN n.k AS k"),
+            &query_body("CREATE (n:QTx {k: 1}) RETURN n.k AS k"),
         )
         .await;
     assert_eq!(begun.status, 202, "{}", begun.text());
@@ -1269,11 +1014,13 @@ async fn query_api_explicit_transactions() {
     let path = format!("/db/neo4j/query/v2/tx/{id}");
 
     // Not visible outside before the commit.
-    let outside = other.post("/db/neo4j/query/v2", &count).await;
-    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
+    let outside = other.query_v2(COUNT_QTX).await;
+    assert_eq!(outside.values(), serde_json::json!([[0]]));
 
     // Run another statement, then keep it alive with an empty body.
-    let more = client.post(&path, &body("CREATE (:QTx {k: 2})")).await;
+    let more = client
+        .post(&path, &query_body("CREATE (:QTx {k: 2})"))
+        .await;
     assert_eq!(more.status, 202, "{}", more.text());
     assert_eq!(more.json()["transaction"]["id"], id.as_str());
     let alive = client.post(&path, "").await;
@@ -1288,86 +1035,66 @@ async fn query_api_explicit_transactions() {
     assert!(json["bookmarks"][0].is_string());
     assert!(json.get("transaction").is_none());
     assert_eq!(server.api.open_transactions(), 0);
-    let outside = other.post("/db/neo4j/query/v2", &count).await;
-    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[2]]));
+    let outside = other.query_v2(COUNT_QTX).await;
+    assert_eq!(outside.values(), serde_json::json!([[2]]));
 
     // A closed id answers Neo4j's error naming it.
     let gone = client.post(&path, "").await;
-    assert_eq!(gone.status, 404);
-    assert_eq!(gone.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+    gone.assert_error(404, "Neo.ClientError.Request.Invalid");
     assert!(
         gone.text()
             .contains(&format!("Transaction with Id: \\\"{id}\\\" was not found"))
     );
     let unknown = client.post("/db/neo4j/query/v2/tx/lyU", "").await;
-    assert_eq!(unknown.status, 404);
-    assert_eq!(unknown.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+    unknown.assert_error(404, "Neo.ClientError.Request.Invalid");
 
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn query_api_transactions_end_by_delete_failure_or_expiry() {
-    let api = ApiConfig {
-        transaction_idle_timeout: Duration::from_millis(300),
-        ..ApiConfig::default()
-    };
-    let server = start(server_config(|_| {}), api).await;
+    let server = start_api(idle_timeout(300)).await;
     let mut client = server.client();
     let mut other = server.client();
-    let body = |q: &str| serde_json::json!({ "statement": q }).to_string();
-    let count = body("MATCH (n:QTx) RETURN count(n) AS c");
 
     // Rollback by DELETE discards the work.
     let begun = client.post("/db/neo4j/query/v2/tx", "").await;
     assert_eq!(begun.status, 202, "{}", begun.text());
-    let id = begun.json()["transaction"]["id"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let id = begun.query_tx_id();
     let path = format!("/db/neo4j/query/v2/tx/{id}");
-    client.post(&path, &body("CREATE (:QTx {k: 3})")).await;
+    client
+        .post(&path, &query_body("CREATE (:QTx {k: 3})"))
+        .await;
     let rolled_back = client.delete(&path).await;
     assert_eq!(rolled_back.status, 202, "{}", rolled_back.text());
     assert_eq!(client.delete(&path).await.status, 404);
-    let outside = other.post("/db/neo4j/query/v2", &count).await;
-    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
+    let outside = other.query_v2(COUNT_QTX).await;
+    assert_eq!(outside.values(), serde_json::json!([[0]]));
 
     // A failing statement rolls the transaction back and closes it.
     let begun = client
-        .post("/db/neo4j/query/v2/tx", &body("CREATE (:QTx {k: 4})"))
+        .post("/db/neo4j/query/v2/tx", &query_body("CREATE (:QTx {k: 4})"))
         .await;
-    let id = begun.json()["transaction"]["id"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let id = begun.query_tx_id();
     let path = format!("/db/neo4j/query/v2/tx/{id}");
-    let failed = client.post(&path, &body("RETURN 1 +")).await;
-    assert_eq!(failed.status, 400);
-    assert_eq!(
-        failed.error_codes(),
-        ["Neo.ClientError.Statement.SyntaxError"]
-    );
+    let failed = client.post(&path, &query_body("RETURN 1 +")).await;
+    failed.assert_error(400, "Neo.ClientError.Statement.SyntaxError");
     assert!(failed.json().get("transaction").is_none());
     assert_eq!(client.post(&path, "").await.status, 404);
 
     // An idle transaction expires and is rolled back.
     let begun = client
-        .post("/db/neo4j/query/v2/tx", &body("CREATE (:QTx {k: 5})"))
+        .post("/db/neo4j/query/v2/tx", &query_body("CREATE (:QTx {k: 5})"))
         .await;
-    let id = begun.json()["transaction"]["id"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let id = begun.query_tx_id();
     assert!(eventually(|| server.api.expired_transactions() == 1).await);
     let expired = client
         .post(&format!("/db/neo4j/query/v2/tx/{id}"), "")
         .await;
-    assert_eq!(expired.status, 404);
-    assert_eq!(expired.error_codes(), ["Neo.ClientError.Request.Invalid"]);
+    expired.assert_error(404, "Neo.ClientError.Request.Invalid");
     assert!(eventually(|| server.api.open_transactions() == 0).await);
-    let outside = other.post("/db/neo4j/query/v2", &count).await;
-    assert_eq!(outside.json()["data"]["values"], serde_json::json!([[0]]));
+    let outside = other.query_v2(COUNT_QTX).await;
+    assert_eq!(outside.values(), serde_json::json!([[0]]));
     server.stop().await;
 }
 
@@ -1380,19 +1107,11 @@ async fn show_current_user_names_the_authenticated_user() {
         layer.auth = Some("neo4j/secret-password".parse().expect("auth spec"));
     });
     let server = start(config, ApiConfig::default()).await;
-    // "neo4j:secret-password"
-    let mut client = server
-        .client()
-        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk");
-    let reply = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("SHOW CURRENT USER YIELD user"),
-        )
-        .await;
+    let mut client = neo4j_client(&server);
+    let reply = client.commit("SHOW CURRENT USER YIELD user").await;
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(
-        reply.json()["results"][0]["data"][0]["row"],
+        reply.first_row(),
         serde_json::json!(["neo4j"]),
         "{}",
         reply.text()
@@ -1401,7 +1120,7 @@ async fn show_current_user_names_the_authenticated_user() {
     let reply = client.post("/db/neo4j/query/v2", &body).await;
     assert_eq!(reply.status, 202, "{}", reply.text());
     assert_eq!(
-        reply.json()["data"]["values"],
+        reply.values(),
         serde_json::json!([["neo4j"]]),
         "{}",
         reply.text()
@@ -1409,15 +1128,8 @@ async fn show_current_user_names_the_authenticated_user() {
     server.stop().await;
 
     let server = start_default().await;
-    let mut client = server
-        .client()
-        .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk");
-    let reply = client
-        .post(
-            "/db/neo4j/tx/commit",
-            &statement("SHOW CURRENT USER YIELD user"),
-        )
-        .await;
+    let mut client = neo4j_client(&server);
+    let reply = client.commit("SHOW CURRENT USER YIELD user").await;
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(
         reply.json()["results"][0]["data"],

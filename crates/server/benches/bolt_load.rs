@@ -35,6 +35,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+#[path = "../tests/common/resident.rs"]
+mod resident;
+use resident::resident_bytes;
+
 /// A connection's stream, plain or TLS.
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -340,24 +344,6 @@ async fn seed(args: &Args, persons: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The resident set of process `pid`, in bytes.
-fn resident_bytes(pid: u32) -> Result<u64, String> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map_err(|e| format!("reading /proc/{pid}/status: {e}"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map(|kib| kib * 1024)
-        .ok_or_else(|| "no VmRSS line".to_owned())
-}
-
 /// Opens `count` authenticated connections and reports the server's growth per connection.
 async fn hold(args: &Args, count: usize, pid: u32) -> Result<(), String> {
     // Warm-up: the server's first connections grow its runtime and allocator pools.
@@ -371,7 +357,7 @@ async fn hold(args: &Args, count: usize, pid: u32) -> Result<(), String> {
     }
     drop(warm);
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let before = resident_bytes(pid)?;
+    let before = resident_bytes(&pid.to_string())?;
     let opening = Instant::now();
     let mut held = Vec::with_capacity(count);
     for _ in 0..count {
@@ -383,7 +369,7 @@ async fn hold(args: &Args, count: usize, pid: u32) -> Result<(), String> {
     }
     let opened = opening.elapsed();
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let after = resident_bytes(pid)?;
+    let after = resident_bytes(&pid.to_string())?;
     let per = after.saturating_sub(before) / count as u64;
     println!(
         "{count} idle authenticated connections: server resident set {} -> {} KiB, {per} bytes each",

@@ -36,6 +36,20 @@ struct Asset {
     bytes: &'static [u8],
 }
 
+impl Asset {
+    /// The file `bytes`, served at `path` as `content_type`.
+    const fn new(path: &'static str, content_type: &'static str, bytes: &'static [u8]) -> Asset {
+        Asset {
+            path,
+            content_type,
+            bytes,
+        }
+    }
+}
+
+/// The content type of the console's scripts.
+const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
+
 macro_rules! console_file {
     ($file:literal) => {
         include_bytes!(concat!(
@@ -46,34 +60,26 @@ macro_rules! console_file {
     };
 }
 
-const INDEX: Asset = Asset {
-    path: "index.html",
-    content_type: "text/html; charset=utf-8",
-    bytes: console_file!("src/index.html"),
-};
+const INDEX: Asset = Asset::new(
+    "index.html",
+    "text/html; charset=utf-8",
+    console_file!("src/index.html"),
+);
 
 const ASSETS: &[Asset] = &[
     INDEX,
-    Asset {
-        path: "app.js",
-        content_type: "text/javascript; charset=utf-8",
-        bytes: console_file!("src/app.js"),
-    },
-    Asset {
-        path: "cypher.js",
-        content_type: "text/javascript; charset=utf-8",
-        bytes: console_file!("src/cypher.js"),
-    },
-    Asset {
-        path: "style.css",
-        content_type: "text/css; charset=utf-8",
-        bytes: console_file!("src/style.css"),
-    },
-    Asset {
-        path: "vendor/libs.js",
-        content_type: "text/javascript; charset=utf-8",
-        bytes: console_file!("vendor/libs.js"),
-    },
+    Asset::new("app.js", JAVASCRIPT, console_file!("src/app.js")),
+    Asset::new("cypher.js", JAVASCRIPT, console_file!("src/cypher.js")),
+    Asset::new(
+        "style.css",
+        "text/css; charset=utf-8",
+        console_file!("src/style.css"),
+    ),
+    Asset::new(
+        "vendor/libs.js",
+        JAVASCRIPT,
+        console_file!("vendor/libs.js"),
+    ),
 ];
 
 /// The console's answer to `request`, or `None` when the request is not for it.

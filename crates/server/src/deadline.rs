@@ -49,24 +49,8 @@ pub async fn race<F: Future>(
     shutdown: &ShutdownSignal,
     until: Until,
 ) -> Result<F::Output, Interrupted> {
-    match until {
-        Until::Drain => tokio::select! {
-            biased;
-            () = shutdown.draining() => Err(if shutdown.is_stopped() {
-                Interrupted::Stopped
-            } else {
-                Interrupted::Draining
-            }),
-            () = tokio::time::sleep_until(deadline) => Err(Interrupted::Deadline),
-            output = operation => Ok(output),
-        },
-        Until::Stop => tokio::select! {
-            biased;
-            () = shutdown.stopped() => Err(Interrupted::Stopped),
-            () = tokio::time::sleep_until(deadline) => Err(Interrupted::Deadline),
-            output = operation => Ok(output),
-        },
-    }
+    let timer = std::pin::pin!(tokio::time::sleep_until(deadline));
+    race_kept(operation, timer, deadline, shutdown, until).await
 }
 
 /// [`race`] against a timer the caller keeps from one wait to the next.

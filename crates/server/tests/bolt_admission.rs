@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{closed_within, config, eventually, start};
+use common::{closed_within, config, eventually, start, start_with_bolt_slots_taken};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -107,20 +107,7 @@ async fn garbage_instead_of_a_handshake_is_closed_and_the_server_keeps_serving()
 
 #[tokio::test]
 async fn past_max_connections_clients_are_refused_and_counted() {
-    let server = start(
-        config(|layer| {
-            layer.max_connections = Some(3);
-            layer.admin_reserved_connections = Some(1);
-            layer.handshake_timeout_ms = Some(10_000);
-        }),
-        None,
-    )
-    .await;
-    let mut held = Vec::new();
-    for _ in 0..3 {
-        held.push(TcpStream::connect(server.bolt).await.expect("connect"));
-    }
-    assert!(eventually(|| server.metrics.bolt.active.get() == 3).await);
+    let (server, held) = start_with_bolt_slots_taken().await;
     let mut refused = TcpStream::connect(server.bolt).await.expect("connect");
     refused.write_all(&legacy_preamble()).await.expect("write");
     // The refusal completes the handshake, then closes.

@@ -26,6 +26,47 @@ fn with_users(layer: &mut quiver_server::config::Layer) {
     }]);
 }
 
+/// [`with_users`], and `max` connections at once, one of them reserved for administrators.
+fn with_reserved_slot(layer: &mut quiver_server::config::Layer, max: u32) {
+    with_users(layer);
+    layer.max_connections = Some(max);
+    layer.admin_reserved_connections = Some(1);
+}
+
+/// A 5.8 session with the server at `addr`, logged in without credentials.
+async fn logged_in(addr: std::net::SocketAddr) -> BoltClient {
+    let mut client = BoltClient::connect(addr, V58, true).await;
+    client.login(Auth::none()).await.expect("logged in");
+    client
+}
+
+/// The routing table a logged-in session gets for ROUTE with `address`.
+async fn route_table(client: &mut BoltClient, address: &str) -> quiver_value::Map {
+    client.send(&[route(address)]).await;
+    let meta = client.expect_success().await;
+    routing_table(&meta).clone()
+}
+
+/// The routing table in a ROUTE's SUCCESS.
+fn routing_table(meta: &quiver_value::Map) -> &quiver_value::Map {
+    let Some(Value::Map(table)) = meta.get("rt") else {
+        panic!("no routing table in {meta:?}");
+    };
+    table
+}
+
+/// Sends `query` with `params` to run against the `system` database, and reads RUN's SUCCESS.
+async fn run_on_system(client: &mut BoltClient, query: &str, params: quiver_value::Map) {
+    let system = quiver_bolt::message::TxExtra {
+        db: Some("system".to_owned()),
+        ..quiver_bolt::message::TxExtra::default()
+    };
+    client
+        .send(&[common::bolt::run_in(query, params, system), pull(-1, -1)])
+        .await;
+    client.expect_success().await;
+}
+
 #[tokio::test]
 async fn hello_and_logon_without_auth_succeed() {
     let server = start(config(|_| {}), None).await;
@@ -54,12 +95,12 @@ async fn bolt_5_0_authenticates_in_hello() {
             .is_ok()
     );
     let mut wrong = BoltClient::connect(server.bolt, V50, false).await;
-    let (code, _) = wrong
-        .login(Auth::basic("neo4j", "nope"))
-        .await
-        .expect_err("wrong password");
-    assert_eq!(code, "Neo.ClientError.Security.Unauthorized");
-    wrong.expect_closed().await;
+    wrong
+        .expect_login_refused(
+            Auth::basic("neo4j", "nope"),
+            "Neo.ClientError.Security.Unauthorized",
+        )
+        .await;
     server.stop().await;
 }
 
@@ -68,12 +109,12 @@ async fn wrong_credentials_are_unauthorized_and_close_the_connection() {
     let server = start(config(with_users), None).await;
     for version in [V54, V58] {
         let mut client = BoltClient::connect(server.bolt, version, true).await;
-        let (code, _) = client
-            .login(Auth::basic("neo4j", "wrong"))
-            .await
-            .expect_err("refused");
-        assert_eq!(code, "Neo.ClientError.Security.Unauthorized");
-        client.expect_closed().await;
+        client
+            .expect_login_refused(
+                Auth::basic("neo4j", "wrong"),
+                "Neo.ClientError.Security.Unauthorized",
+            )
+            .await;
     }
     let mut none = BoltClient::connect(server.bolt, V58, true).await;
     assert!(none.login(Auth::none()).await.is_err());
@@ -93,9 +134,7 @@ async fn a_failure_ignores_what_follows_until_reset() {
     let server = start(config(|_| {}), None).await;
     let mut client = BoltClient::connect(server.bolt, V54, true).await;
     client.login(Auth::none()).await.expect("logged in");
-    client
-        .send(&[run("RETURN (1"), Request::Pull { n: -1, qid: -1 }])
-        .await;
+    client.send(&[run("RETURN (1"), pull(-1, -1)]).await;
     let (code, _) = client.expect_failure().await;
     assert_eq!(code, "Neo.ClientError.Statement.SyntaxError");
     assert!(matches!(client.recv().await, Some(Response::Ignored)));
@@ -111,14 +150,8 @@ async fn a_failure_ignores_what_follows_until_reset() {
 #[tokio::test]
 async fn route_returns_a_single_node_table() {
     let server = start(config(|_| {}), None).await;
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.login(Auth::none()).await.expect("logged in");
-    client.send(&[route("db.example:7687")]).await;
-    let meta = client.expect_success().await;
-    let Some(Value::Map(table)) = meta.get("rt") else {
-        panic!("no routing table in {meta:?}");
-    };
-    assert_eq!(text(table, "db").as_deref(), Some("neo4j"));
+    let table = route_table(&mut logged_in(server.bolt).await, "db.example:7687").await;
+    assert_eq!(text(&table, "db").as_deref(), Some("neo4j"));
     let Some(Value::List(servers)) = table.get("servers") else {
         panic!("no servers in {table:?}");
     };
@@ -139,12 +172,9 @@ async fn route_returns_a_single_node_table() {
 #[tokio::test]
 async fn an_out_of_state_message_is_a_protocol_error() {
     let server = start(config(|_| {}), None).await;
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.login(Auth::none()).await.expect("logged in");
-    client.send(&[Request::Pull { n: 10, qid: -1 }]).await;
-    let (code, _) = client.expect_failure().await;
-    assert_eq!(code, "Neo.ClientError.Request.Invalid");
-    client.expect_closed().await;
+    let mut client = logged_in(server.bolt).await;
+    client.send(&[pull(10, -1)]).await;
+    client.expect_fatal("Neo.ClientError.Request.Invalid").await;
     // The server keeps serving.
     let mut next = BoltClient::connect(server.bolt, V58, true).await;
     assert!(next.login(Auth::none()).await.is_ok());
@@ -158,43 +188,45 @@ async fn malformed_and_oversized_messages_close_with_a_reason() {
         None,
     )
     .await;
-    // A reserved PackStream marker (0xC7) inside a one-chunk message.
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client
-        .send_raw(&[0x00, 0x03, 0xB1, 0x01, 0xC7, 0x00, 0x00])
-        .await;
-    let (code, _) = client.expect_failure().await;
-    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
-    client.expect_closed().await;
-    // A chunk header announcing more than the message limit.
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.send_raw(&[0xFF, 0xFF, 0xB1, 0x01]).await;
-    let (code, message) = client.expect_failure().await;
-    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
-    assert!(message.contains("1024"), "{message}");
-    client.expect_closed().await;
-    // A message that ends inside its structure (HELLO announces a field the chunk lacks).
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.send_raw(&[0x00, 0x02, 0xB1, 0x01, 0x00, 0x00]).await;
-    let (code, _) = client.expect_failure().await;
-    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
-    client.expect_closed().await;
-    // A string whose length runs past the end of the message.
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client
-        .send_raw(&[
-            0x00, 0x07, 0xB1, 0x01, 0xA1, 0x81, 0x61, 0x85, 0x61, 0x00, 0x00,
-        ])
-        .await;
-    let (code, _) = client.expect_failure().await;
-    assert_eq!(code, "Neo.ClientError.Request.InvalidFormat");
-    client.expect_closed().await;
-    // An unknown message signature.
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.send_raw(&[0x00, 0x02, 0xB0, 0x55, 0x00, 0x00]).await;
-    let (code, _) = client.expect_failure().await;
-    assert_eq!(code, "Neo.ClientError.Request.Invalid");
-    client.expect_closed().await;
+    let cases: [(&str, &[u8], &str); 5] = [
+        (
+            "a reserved PackStream marker (0xC7) inside a one-chunk message",
+            &[0x00, 0x03, 0xB1, 0x01, 0xC7, 0x00, 0x00],
+            "Neo.ClientError.Request.InvalidFormat",
+        ),
+        (
+            "a chunk header announcing more than the message limit",
+            &[0xFF, 0xFF, 0xB1, 0x01],
+            "Neo.ClientError.Request.InvalidFormat",
+        ),
+        (
+            "a message that ends inside its structure (HELLO announces a field the chunk lacks)",
+            &[0x00, 0x02, 0xB1, 0x01, 0x00, 0x00],
+            "Neo.ClientError.Request.InvalidFormat",
+        ),
+        (
+            "a string whose length runs past the end of the message",
+            &[
+                0x00, 0x07, 0xB1, 0x01, 0xA1, 0x81, 0x61, 0x85, 0x61, 0x00, 0x00,
+            ],
+            "Neo.ClientError.Request.InvalidFormat",
+        ),
+        (
+            "an unknown message signature",
+            &[0x00, 0x02, 0xB0, 0x55, 0x00, 0x00],
+            "Neo.ClientError.Request.Invalid",
+        ),
+    ];
+    for (what, bytes, code) in cases {
+        let mut client = BoltClient::connect(server.bolt, V58, true).await;
+        client.send_raw(bytes).await;
+        let (got, message) = client.expect_failure().await;
+        assert_eq!(got, code, "{what}: {message}");
+        if what.contains("message limit") {
+            assert!(message.contains("1024"), "{what}: {message}");
+        }
+        client.expect_closed().await;
+    }
     let mut client = BoltClient::connect(server.bolt, V58, true).await;
     assert!(client.login(Auth::none()).await.is_ok());
     server.stop().await;
@@ -203,8 +235,7 @@ async fn malformed_and_oversized_messages_close_with_a_reason() {
 #[tokio::test]
 async fn idle_sessions_are_closed_at_the_idle_deadline() {
     let server = start(config(|layer| layer.idle_timeout_ms = Some(300)), None).await;
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.login(Auth::none()).await.expect("logged in");
+    let mut client = logged_in(server.bolt).await;
     let start_time = std::time::Instant::now();
     client.expect_closed().await;
     assert!(start_time.elapsed() >= Duration::from_millis(250));
@@ -223,15 +254,7 @@ async fn a_client_that_never_logs_on_hits_the_handshake_deadline() {
 
 #[tokio::test]
 async fn reserved_slots_admit_administrators_only() {
-    let server = start(
-        config(|layer| {
-            with_users(layer);
-            layer.max_connections = Some(2);
-            layer.admin_reserved_connections = Some(1);
-        }),
-        None,
-    )
-    .await;
+    let server = start(config(|layer| with_reserved_slot(layer, 2)), None).await;
     let mut general = BoltClient::connect(server.bolt, V58, true).await;
     general
         .login(Auth::basic("reader", "letmein-please"))
@@ -239,13 +262,13 @@ async fn reserved_slots_admit_administrators_only() {
         .expect("a general slot admits anyone");
     // The next connection lands in the reserved slot: a non-administrator is turned away...
     let mut reader = BoltClient::connect(server.bolt, V58, true).await;
-    let (code, message) = reader
-        .login(Auth::basic("reader", "letmein-please"))
-        .await
-        .expect_err("reserved for administrators");
-    assert_eq!(code, "Neo.TransientError.General.ServiceUnavailable");
+    let message = reader
+        .expect_login_refused(
+            Auth::basic("reader", "letmein-please"),
+            "Neo.TransientError.General.ServiceUnavailable",
+        )
+        .await;
     assert!(message.contains("reserved for administrators"), "{message}");
-    reader.expect_closed().await;
     assert!(eventually(|| server.metrics.bolt.active.get() == 1).await);
     // ...and an administrator gets in.
     let mut admin = BoltClient::connect(server.bolt, V58, true).await;
@@ -290,9 +313,7 @@ const LONG_QUERY: &str = "UNWIND range(1, 6000) AS a UNWIND range(1, 6000) AS b 
 async fn an_administrator_terminates_work_when_every_slot_and_query_thread_is_busy() {
     let server = start(
         config(|layer| {
-            with_users(layer);
-            layer.max_connections = Some(3);
-            layer.admin_reserved_connections = Some(1);
+            with_reserved_slot(layer, 3);
             layer.query_threads = Some(1);
         }),
         None,
@@ -384,9 +405,7 @@ async fn bolt_4_1_to_4_3_are_negotiated_with_what_each_changes() {
     ];
     client.send_raw(&route_43).await;
     let meta = client.expect_success().await;
-    let Some(Value::Map(table)) = meta.get("rt") else {
-        panic!("no routing table in {meta:?}");
-    };
+    let table = routing_table(&meta);
     assert_eq!(text(table, "db").as_deref(), Some("neo4j"));
     let (_, rows, summary) = client.query("RETURN 41 + 1 AS answer").await;
     assert_eq!(rows, vec![vec![Value::Int(42)]]);
@@ -410,9 +429,7 @@ async fn bolt_4_1_to_4_3_are_negotiated_with_what_each_changes() {
         let (_, rows, _) = client.query("RETURN 1 AS one").await;
         assert_eq!(rows, vec![vec![Value::Int(1)]]);
         client.send(&[route("db.example:7687")]).await;
-        let (code, _) = client.expect_failure().await;
-        assert_eq!(code, "Neo.ClientError.Request.Invalid");
-        client.expect_closed().await;
+        client.expect_fatal("Neo.ClientError.Request.Invalid").await;
     }
     server.stop().await;
 }
@@ -422,41 +439,29 @@ async fn bolt_4_1_to_4_3_are_negotiated_with_what_each_changes() {
 #[tokio::test]
 async fn get_routing_table_answers_what_route_does() {
     let server = start(config(|_| {}), None).await;
-    let mut client = BoltClient::connect(server.bolt, V58, true).await;
-    client.login(Auth::none()).await.expect("logged in");
-    client.send(&[route("db.example:7687")]).await;
-    let meta = client.expect_success().await;
-    let Some(Value::Map(routed)) = meta.get("rt") else {
-        panic!("no routing table in {meta:?}");
-    };
+    let routed = route_table(&mut logged_in(server.bolt).await, "db.example:7687").await;
 
     let mut client = BoltClient::connect(server.bolt, &[Version::V4_1], false).await;
     client.send(&[hello_4x(&[])]).await;
     client.expect_success().await;
-    let mut context = quiver_value::Map::new();
-    context.insert("address".into(), Value::from("db.example:7687"));
-    let system = quiver_bolt::message::TxExtra {
-        db: Some("system".to_owned()),
-        ..quiver_bolt::message::TxExtra::default()
+    // The routing context, and the database when `database` names one.
+    let params = |database: Option<&str>| {
+        let mut context = quiver_value::Map::new();
+        context.insert("address".into(), Value::from("db.example:7687"));
+        let mut params = quiver_value::Map::new();
+        params.insert("context".into(), Value::map(context));
+        if let Some(database) = database {
+            params.insert("database".into(), Value::from(database));
+        }
+        params
     };
     for procedure in [
         "dbms.routing.getRoutingTable",
         "dbms.cluster.routing.getRoutingTable",
     ] {
-        let mut params = quiver_value::Map::new();
-        params.insert("context".into(), Value::map(context.clone()));
-        params.insert("database".into(), Value::from("neo4j"));
-        client
-            .send(&[
-                common::bolt::run_in(
-                    &format!("CALL {procedure}($context, $database) YIELD ttl, servers RETURN ttl, servers"),
-                    params,
-                    system.clone(),
-                ),
-                pull(-1, -1),
-            ])
-            .await;
-        client.expect_success().await;
+        let query =
+            format!("CALL {procedure}($context, $database) YIELD ttl, servers RETURN ttl, servers");
+        run_on_system(&mut client, &query, params(Some("neo4j"))).await;
         let (rows, _) = client.records().await;
         assert_eq!(
             rows,
@@ -468,34 +473,20 @@ async fn get_routing_table_answers_what_route_does() {
         );
     }
     // Without a database, the default one's table; an unknown one is not found, as ROUTE says.
-    let mut params = quiver_value::Map::new();
-    params.insert("context".into(), Value::map(context.clone()));
-    client
-        .send(&[
-            common::bolt::run_in(
-                "CALL dbms.routing.getRoutingTable($context) YIELD ttl RETURN ttl",
-                params,
-                system.clone(),
-            ),
-            pull(-1, -1),
-        ])
-        .await;
-    client.expect_success().await;
+    run_on_system(
+        &mut client,
+        "CALL dbms.routing.getRoutingTable($context) YIELD ttl RETURN ttl",
+        params(None),
+    )
+    .await;
     let (rows, _) = client.records().await;
     assert_eq!(rows, vec![vec![routed.get("ttl").cloned().expect("ttl")]]);
-    let mut params = quiver_value::Map::new();
-    params.insert("context".into(), Value::map(context));
-    client
-        .send(&[
-            common::bolt::run_in(
-                "CALL dbms.routing.getRoutingTable($context, 'nope') YIELD ttl RETURN ttl",
-                params,
-                system,
-            ),
-            pull(-1, -1),
-        ])
-        .await;
-    client.expect_success().await;
+    run_on_system(
+        &mut client,
+        "CALL dbms.routing.getRoutingTable($context, 'nope') YIELD ttl RETURN ttl",
+        params(None),
+    )
+    .await;
     let (code, _) = client.expect_failure().await;
     assert_eq!(code, "Neo.ClientError.Database.DatabaseNotFound");
     server.stop().await;

@@ -12,7 +12,7 @@ use bytes::Bytes;
 use common::bolt::{BoltClient, pull, run};
 use common::certs::TestPki;
 use common::ws::WsBytes;
-use common::{closed_within, config, eventually, start};
+use common::{closed_within, config, eventually, start, start_with_bolt_slots_taken};
 use futures_util::{SinkExt, StreamExt};
 use quiver_bolt::message::Auth;
 use quiver_bolt::{Codec, Request, Response, Version};
@@ -177,20 +177,7 @@ async fn a_dribbled_upgrade_is_closed_at_the_opening_deadline() {
 
 #[tokio::test]
 async fn past_the_limit_a_websocket_client_reads_why() {
-    let server = start(
-        config(|layer| {
-            layer.max_connections = Some(3);
-            layer.admin_reserved_connections = Some(1);
-            layer.handshake_timeout_ms = Some(10_000);
-        }),
-        None,
-    )
-    .await;
-    let mut held = Vec::new();
-    for _ in 0..3 {
-        held.push(TcpStream::connect(server.bolt).await.expect("connect"));
-    }
-    assert!(eventually(|| server.metrics.bolt.active.get() == 3).await);
+    let (server, held) = start_with_bolt_slots_taken().await;
     let refused = TcpStream::connect(server.bolt).await.expect("connect");
     let outcome = tokio_tungstenite::client_async("ws://localhost:7687/", refused).await;
     let Err(tungstenite::Error::Http(response)) = outcome else {

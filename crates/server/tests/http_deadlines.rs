@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{closed_within, config, eventually, get, read_reply, start};
+use common::{Running, closed_within, config, connect_sending, eventually, get, read_reply, start};
 use http::Response;
 use http_body_util::Full;
 use quiver_server::http_listener::ApiHandler;
@@ -19,16 +19,26 @@ fn echo() -> ApiHandler {
     })
 }
 
+/// A server whose request heads must arrive within `header_ms`, and whose idle keep-alive
+/// connections wait `keep_alive_ms`.
+async fn start_with_deadlines(header_ms: u64, keep_alive_ms: u64) -> Running {
+    let config = config(|layer| {
+        layer.http_header_read_timeout_ms = Some(header_ms);
+        layer.http_keep_alive_timeout_ms = Some(keep_alive_ms);
+    });
+    start(config, None).await
+}
+
+/// Waits up to 3 s for the server to close `stream`: how long that took.
+async fn closed_by_the_server(stream: &mut TcpStream) -> Duration {
+    closed_within(stream, Duration::from_secs(3))
+        .await
+        .expect("closed by the server")
+}
+
 #[tokio::test]
 async fn header_dribbler_is_closed_at_the_header_deadline() {
-    let server = start(
-        config(|layer| {
-            layer.http_header_read_timeout_ms = Some(300);
-            layer.http_keep_alive_timeout_ms = Some(5_000);
-        }),
-        None,
-    )
-    .await;
+    let server = start_with_deadlines(300, 5_000).await;
     let mut dribbler = TcpStream::connect(server.http).await.expect("connect");
     let dribble = tokio::spawn(async move {
         let mut written = 0;
@@ -69,9 +79,7 @@ async fn silent_connection_is_closed_at_the_header_deadline() {
     )
     .await;
     let mut silent = TcpStream::connect(server.http).await.expect("connect");
-    let waited = closed_within(&mut silent, Duration::from_secs(3))
-        .await
-        .expect("closed by the server");
+    let waited = closed_by_the_server(&mut silent).await;
     assert!(
         waited >= Duration::from_millis(150),
         "closed after {waited:?}"
@@ -83,14 +91,7 @@ async fn silent_connection_is_closed_at_the_header_deadline() {
 
 #[tokio::test]
 async fn idle_keep_alive_uses_its_own_longer_deadline() {
-    let server = start(
-        config(|layer| {
-            layer.http_header_read_timeout_ms = Some(200);
-            layer.http_keep_alive_timeout_ms = Some(900);
-        }),
-        None,
-    )
-    .await;
+    let server = start_with_deadlines(200, 900).await;
     let mut stream = TcpStream::connect(server.http).await.expect("connect");
     let request = b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n";
     stream.write_all(request).await.expect("write");
@@ -103,9 +104,8 @@ async fn idle_keep_alive_uses_its_own_longer_deadline() {
         200
     );
     // Then idle past keep-alive: closed.
-    let waited = closed_within(&mut stream, Duration::from_secs(3))
-        .await
-        .expect("closed at the keep-alive deadline");
+    // Closed at the keep-alive deadline.
+    let waited = closed_by_the_server(&mut stream).await;
     assert!(
         waited >= Duration::from_millis(700),
         "closed after {waited:?}"
@@ -121,11 +121,11 @@ async fn slow_body_gets_408_and_the_connection_closes() {
         Some(echo()),
     )
     .await;
-    let mut stream = TcpStream::connect(server.http).await.expect("connect");
-    stream
-        .write_all(b"POST /db/neo4j/tx/commit HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n0123456789")
-        .await
-        .expect("write");
+    let mut stream = connect_sending(
+        server.http,
+        b"POST /db/neo4j/tx/commit HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n0123456789",
+    )
+    .await;
     let reply = read_reply(&mut stream).await.expect("408");
     assert_eq!(reply.status, 408);
     assert_eq!(reply.header("connection"), Some("close"));
@@ -151,11 +151,8 @@ async fn a_client_that_stops_reading_is_cut_at_the_write_stall_deadline() {
         Some(big),
     )
     .await;
-    let mut stream = TcpStream::connect(server.http).await.expect("connect");
-    stream
-        .write_all(b"GET /db/data/big HTTP/1.1\r\nHost: t\r\n\r\n")
-        .await
-        .expect("write");
+    let stream =
+        connect_sending(server.http, b"GET /db/data/big HTTP/1.1\r\nHost: t\r\n\r\n").await;
     assert!(eventually(|| server.metrics.http.timed_out.get() == 1).await);
     assert!(eventually(|| server.metrics.http.active.get() == 0).await);
     assert!(eventually(|| server.metrics.http.in_flight.get() == 0).await);
@@ -196,22 +193,12 @@ async fn a_pipelined_head_split_at_the_handover_is_answered() {
 /// The start of a head held across the handover is still held to the header deadline.
 #[tokio::test]
 async fn a_held_head_that_never_ends_is_closed_at_the_header_deadline() {
-    let server = start(
-        config(|layer| {
-            layer.http_header_read_timeout_ms = Some(300);
-            layer.http_keep_alive_timeout_ms = Some(5_000);
-        }),
-        None,
-    )
-    .await;
-    let mut client = TcpStream::connect(server.http).await.expect("connect");
+    let server = start_with_deadlines(300, 5_000).await;
     let mut bytes = b"GET /health/live HTTP/1.1\r\nHost: pipelined\r\n\r\n".to_vec();
     bytes.extend_from_slice(b"GET /health/live HTTP/1.1\r\nHo");
-    client.write_all(&bytes).await.expect("write");
+    let mut client = connect_sending(server.http, &bytes).await;
     assert_eq!(read_reply(&mut client).await.expect("answered").status, 200);
-    let waited = closed_within(&mut client, Duration::from_secs(3))
-        .await
-        .expect("closed by the server");
+    let waited = closed_by_the_server(&mut client).await;
     assert!(
         waited < Duration::from_secs(2),
         "closed after {waited:?}, not at the header deadline"

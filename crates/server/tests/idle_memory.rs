@@ -270,19 +270,8 @@ async fn open_idle_http(addr: SocketAddr, before: Before, count: usize) -> Vec<T
 
 /// The process's resident set, from `/proc/self/status`.
 fn resident_bytes() -> i64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmRSS:"))
-        .expect("a VmRSS line");
-    let kib: i64 = line
-        .trim_start_matches("VmRSS:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .expect("a number of kB");
-    kib * 1024
+    let bytes = common::resident::resident_bytes("self").expect("the resident set");
+    i64::try_from(bytes).expect("a resident set that fits an i64")
 }
 
 /// Raises the soft descriptor limit to the hard one when it is below `needed`. `setrlimit` is an

@@ -20,16 +20,18 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::bolt::{BoltClient, int};
-use common::{config, eventually, read_reply, start};
+use common::{Running, config, connect_sending, eventually, read_reply, start};
 use quiver_bolt::Version;
 use quiver_bolt::handshake::client_handshake;
 use quiver_bolt::message::Auth;
+use quiver_server::config::Layer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinSet;
 
 /// The opening deadline of both listeners in this test.
-const DEADLINE: Duration = Duration::from_millis(1500);
+const DEADLINE: Duration = Duration::from_millis(DEADLINE_MS);
+const DEADLINE_MS: u64 = 1500;
 /// Dribbling connections per protocol.
 const DRIBBLERS: usize = 100;
 /// One byte (Bolt) or one header line (HTTP) this often.
@@ -37,6 +39,17 @@ const DRIP: Duration = Duration::from_millis(100);
 /// Queries per measured block, and blocks per phase.
 const BLOCK_QUERIES: usize = 400;
 const BLOCKS: usize = 3;
+
+/// A server whose HTTP heads must arrive within [`DEADLINE`], with room for every dribbler,
+/// adjusted by `tweak`.
+async fn start_dribbled(tweak: impl FnOnce(&mut Layer)) -> Running {
+    let config = config(|layer| {
+        layer.http_header_read_timeout_ms = Some(DEADLINE_MS);
+        layer.http_max_connections = Some(1024);
+        tweak(layer);
+    });
+    start(config, None).await
+}
 
 /// Dribbles the Bolt handshake (never its last byte) until the server closes; returns when.
 async fn bolt_dribbler(addr: SocketAddr) -> Duration {
@@ -50,11 +63,17 @@ async fn bolt_dribbler(addr: SocketAddr) -> Duration {
     .await
 }
 
-/// Sends a request line, then one header per drip, never the blank line.
+/// Connects and dribbles an HTTP head until the server closes; returns when.
 async fn http_dribbler(addr: SocketAddr) -> Duration {
     let mut stream = TcpStream::connect(addr).await.expect("connect");
+    dribble_head(&mut stream).await
+}
+
+/// Sends a request line, then one header per drip, never the blank line, until the server
+/// closes; returns when, counted from the first byte.
+async fn dribble_head(stream: &mut TcpStream) -> Duration {
     let start = Instant::now();
-    dribble(&mut stream, start, |i| {
+    dribble(stream, start, |i| {
         if i == 0 {
             b"GET /health/live HTTP/1.1\r\nHost: t\r\n".to_vec()
         } else {
@@ -103,6 +122,22 @@ async fn block(client: &mut BoltClient, count: usize, into: &mut Vec<u64>) {
     }
 }
 
+/// Asserts every dribbler was closed at the deadline: never before it, and not long after it.
+/// Returns the earliest and the latest close.
+fn assert_reclaimed_at_the_deadline(reclaimed: &[Duration]) -> (Duration, Duration) {
+    let earliest = reclaimed.iter().min().copied().unwrap_or_default();
+    let latest = reclaimed.iter().max().copied().unwrap_or_default();
+    assert!(
+        earliest + Duration::from_millis(50) >= DEADLINE,
+        "closed before the deadline: {earliest:?}"
+    );
+    assert!(
+        latest <= DEADLINE + Duration::from_secs(3),
+        "closed long after the deadline: {latest:?}"
+    );
+    (earliest, latest)
+}
+
 fn p99(samples: &mut [u64]) -> u64 {
     samples.sort_unstable();
     samples[(samples.len() * 99 / 100).min(samples.len() - 1)]
@@ -110,16 +145,10 @@ fn p99(samples: &mut [u64]) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slowloris_is_reclaimed_at_the_deadline_and_others_are_answered_meanwhile() {
-    let deadline_ms = u64::try_from(DEADLINE.as_millis()).expect("small");
-    let server = start(
-        config(|layer| {
-            layer.handshake_timeout_ms = Some(deadline_ms);
-            layer.http_header_read_timeout_ms = Some(deadline_ms);
-            layer.max_connections = Some(1024);
-            layer.http_max_connections = Some(1024);
-        }),
-        None,
-    )
+    let server = start_dribbled(|layer| {
+        layer.handshake_timeout_ms = Some(DEADLINE_MS);
+        layer.max_connections = Some(1024);
+    })
     .await;
     let mut client = BoltClient::connect(server.bolt, &[Version::V5_4], false).await;
     client.login(Auth::none()).await.expect("login");
@@ -145,18 +174,8 @@ async fn slowloris_is_reclaimed_at_the_deadline_and_others_are_answered_meanwhil
         }
     }
 
-    // Reclaimed at the deadline: never before it, and not long after it.
     assert_eq!(reclaimed.len(), 2 * DRIBBLERS * BLOCKS);
-    let earliest = reclaimed.iter().min().copied().unwrap_or_default();
-    let latest = reclaimed.iter().max().copied().unwrap_or_default();
-    assert!(
-        earliest + Duration::from_millis(50) >= DEADLINE,
-        "closed before the deadline: {earliest:?}"
-    );
-    assert!(
-        latest <= DEADLINE + Duration::from_secs(3),
-        "closed long after the deadline: {latest:?}"
-    );
+    let (earliest, latest) = assert_reclaimed_at_the_deadline(&reclaimed);
     let timed_out = (DRIBBLERS * BLOCKS) as u64;
     assert!(eventually(|| server.metrics.bolt.timed_out.get() == timed_out).await);
     assert!(eventually(|| server.metrics.http.timed_out.get() == timed_out).await);
@@ -176,55 +195,24 @@ async fn slowloris_is_reclaimed_at_the_deadline_and_others_are_answered_meanwhil
 /// from its first byte after the wait (not to the longer keep-alive deadline), and closed by it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_dribblers_after_an_answered_request_are_reclaimed_at_the_header_deadline() {
-    let deadline_ms = u64::try_from(DEADLINE.as_millis()).expect("small");
-    let server = start(
-        config(|layer| {
-            layer.http_header_read_timeout_ms = Some(deadline_ms);
-            layer.http_keep_alive_timeout_ms = Some(60_000);
-            layer.http_max_connections = Some(1024);
-        }),
-        None,
-    )
-    .await;
+    let server = start_dribbled(|layer| layer.http_keep_alive_timeout_ms = Some(60_000)).await;
     let mut answered = Vec::new();
     for _ in 0..DRIBBLERS {
-        let mut stream = TcpStream::connect(server.http).await.expect("connect");
-        stream
-            .write_all(b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n")
-            .await
-            .expect("write");
+        let request = b"GET /health/live HTTP/1.1\r\nHost: t\r\n\r\n";
+        let mut stream = connect_sending(server.http, request).await;
         assert_eq!(read_reply(&mut stream).await.expect("answered").status, 200);
         answered.push(stream);
     }
     assert!(eventually(|| server.metrics.http_connections_serving.get() == 0).await);
     let mut dribblers = JoinSet::new();
     for mut stream in answered {
-        dribblers.spawn(async move {
-            let start = Instant::now();
-            dribble(&mut stream, start, |i| {
-                if i == 0 {
-                    b"GET /health/live HTTP/1.1\r\nHost: t\r\n".to_vec()
-                } else {
-                    format!("X-Drip-{i}: 1\r\n").into_bytes()
-                }
-            })
-            .await
-        });
+        dribblers.spawn(async move { dribble_head(&mut stream).await });
     }
     let mut reclaimed = Vec::new();
     while let Some(after) = dribblers.join_next().await {
         reclaimed.push(after.expect("dribbler"));
     }
-    let earliest = reclaimed.iter().min().copied().unwrap_or_default();
-    let latest = reclaimed.iter().max().copied().unwrap_or_default();
-    assert!(
-        earliest + Duration::from_millis(50) >= DEADLINE,
-        "closed before the deadline: {earliest:?}"
-    );
-    assert!(
-        latest <= DEADLINE + Duration::from_secs(3),
-        "closed long after the deadline: {latest:?}"
-    );
+    assert_reclaimed_at_the_deadline(&reclaimed);
     assert!(eventually(|| server.metrics.http.timed_out.get() == DRIBBLERS as u64).await);
     assert!(eventually(|| server.metrics.http.active.get() == 0).await);
     server.stop().await;

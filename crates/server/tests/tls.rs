@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::bolt::{BoltClient, pull, run};
 use common::certs::{PkiFiles, TestPki};
-use common::{Running, config, eventually, start};
+use common::{Running, config, connect_sending, eventually, start};
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
 use quiver_bolt::message::Auth;
@@ -40,18 +40,25 @@ fn pki(dir: &Path) -> PkiFiles {
     TestPki::generate().write(dir)
 }
 
-/// A client trusting the CA in `ca`, presenting `identity` (certificate, key) when given.
-fn connector(ca: &Path, identity: Option<(&Path, &Path)>) -> TlsConnector {
+/// A client configuration offering the TLS `versions` and trusting the CA in `ca`, the client
+/// certificate still to choose.
+fn trusting(
+    ca: &Path,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(ca).expect("CA file") {
         roots.add(cert.expect("CA certificate")).expect("add CA");
     }
-    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("versions")
-    .with_root_certificates(roots);
+    rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_protocol_versions(versions)
+        .expect("versions")
+        .with_root_certificates(roots)
+}
+
+/// A client trusting the CA in `ca`, presenting `identity` (certificate, key) when given.
+fn connector(ca: &Path, identity: Option<(&Path, &Path)>) -> TlsConnector {
+    let builder = trusting(ca, rustls::DEFAULT_VERSIONS);
     let config = match identity {
         Some((cert, key)) => builder
             .with_client_auth_cert(
@@ -77,12 +84,32 @@ async fn tls_connect(
     connector.connect(name, socket).await
 }
 
+/// A TLS handshake with `addr` as `localhost`, trusting the CA in `ca`.
+async fn tls_localhost(addr: std::net::SocketAddr, ca: &Path) -> TlsStream<TcpStream> {
+    tls_connect(addr, &connector(ca, None), "localhost")
+        .await
+        .expect("TLS handshake")
+}
+
+/// A Bolt session over TLS with the listener at `addr`, trusting the CA in `ca`.
+async fn secure_bolt(addr: std::net::SocketAddr, ca: &Path) -> BoltClient<TlsStream<TcpStream>> {
+    BoltClient::over(tls_localhost(addr, ca).await, V58, true).await
+}
+
 /// Logs in without credentials and runs `RETURN 1`: the whole session over the stream.
 async fn query_one<S>(client: &mut BoltClient<S>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     client.login(Auth::none()).await.expect("logged in");
+    return_one(client).await;
+}
+
+/// Runs `RETURN 1` in a logged-in session and reads its one record and both SUCCESSes.
+async fn return_one<S>(client: &mut BoltClient<S>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     client.send(&[run("RETURN 1 AS one"), pull(-1, -1)]).await;
     client.expect_success().await;
     assert!(matches!(client.recv().await, Some(Response::Record(_))));
@@ -113,10 +140,7 @@ async fn bolt_over_tls_and_plain_share_an_optional_listener() {
     let dir = tempfile::tempdir().expect("dir");
     let files = pki(dir.path());
     let server = tls_server(&files, |_| {}).await;
-    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
-        .await
-        .expect("TLS handshake");
-    let mut secure = BoltClient::over(tls, V58, true).await;
+    let mut secure = secure_bolt(server.bolt, &files.ca).await;
     query_one(&mut secure).await;
     let mut plain = BoltClient::connect(server.bolt, V58, true).await;
     query_one(&mut plain).await;
@@ -145,34 +169,22 @@ async fn a_listener_requiring_tls_closes_plain_clients_and_stays_up() {
         layer.http_tls = Some(TlsMode::Required);
     })
     .await;
-    let mut plain = TcpStream::connect(server.bolt).await.expect("connect");
-    plain
-        .write_all(&quiver_bolt::handshake::client_handshake(V58, true))
-        .await
-        .expect("write preamble");
+    let preamble = quiver_bolt::handshake::client_handshake(V58, true);
+    let mut plain = connect_sending(server.bolt, &preamble).await;
     expect_dropped(&mut plain).await;
     // Plain HTTP is told why in a 400.
-    let mut http = TcpStream::connect(server.http).await.expect("connect");
-    http.write_all(b"GET /health/live HTTP/1.1\r\nhost: x\r\n\r\n")
-        .await
-        .expect("write request");
+    let mut http =
+        connect_sending(server.http, b"GET /health/live HTTP/1.1\r\nhost: x\r\n\r\n").await;
     let reply = common::read_reply(&mut http).await.expect("a reply");
     assert_eq!(reply.status, 400);
     assert!(reply.text().contains("requires TLS"), "{}", reply.text());
     // Garbage is not TLS either.
-    let mut garbage = TcpStream::connect(server.bolt).await.expect("connect");
-    garbage
-        .write_all(b"\x00\xffnot a hello")
-        .await
-        .expect("write");
+    let mut garbage = connect_sending(server.bolt, b"\x00\xffnot a hello").await;
     expect_dropped(&mut garbage).await;
     assert_eq!(server.metrics.bolt.tls.plain_refused.get(), 2);
     assert_eq!(server.metrics.http.tls.plain_refused.get(), 1);
     // The server is still there for TLS clients.
-    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
-        .await
-        .expect("TLS handshake");
-    let mut secure = BoltClient::over(tls, V58, true).await;
+    let mut secure = secure_bolt(server.bolt, &files.ca).await;
     query_one(&mut secure).await;
     server.stop().await;
 }
@@ -182,9 +194,7 @@ async fn https_serves_the_http_listener() {
     let dir = tempfile::tempdir().expect("dir");
     let files = pki(dir.path());
     let server = tls_server(&files, |layer| layer.http_tls = Some(TlsMode::Required)).await;
-    let tls = tls_connect(server.http, &connector(&files.ca, None), "localhost")
-        .await
-        .expect("TLS handshake");
+    let tls = tls_localhost(server.http, &files.ca).await;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
         .await
         .expect("HTTP handshake");
@@ -237,9 +247,9 @@ async fn a_wrong_certificate_is_refused_by_the_client() {
     let server = tls_server(&files, |_| {}).await;
     let refused = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost").await;
     assert!(refused.is_err(), "a certificate from an unknown CA passed");
-    let metrics = Arc::clone(&server.metrics);
+    let failed = &server.metrics.bolt.tls.failed_certificate;
     assert!(
-        eventually(|| { metrics.bolt.tls.failed_certificate.get() == 1 }).await,
+        eventually(|| failed.get() == 1).await,
         "the failure counted"
     );
     server.stop().await;
@@ -272,9 +282,9 @@ async fn mutual_tls_takes_only_clients_with_a_certificate_from_the_client_ca() {
     .expect("TLS handshake with a client certificate");
     let mut client = BoltClient::over(tls, V58, true).await;
     query_one(&mut client).await;
-    let metrics = Arc::clone(&server.metrics);
+    let failed = &server.metrics.bolt.tls.failed_certificate;
     assert!(
-        eventually(|| { metrics.bolt.tls.failed_certificate.get() == 1 }).await,
+        eventually(|| failed.get() == 1).await,
         "the refusal counted"
     );
     assert_eq!(server.metrics.bolt.tls.handshakes.get(), 1);
@@ -286,10 +296,7 @@ async fn a_reload_serves_the_new_certificate_to_new_handshakes_and_keeps_open_se
     let dir = tempfile::tempdir().expect("dir");
     let files = pki(dir.path());
     let server = tls_server(&files, |_| {}).await;
-    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
-        .await
-        .expect("TLS handshake");
-    let mut before = BoltClient::over(tls, V58, true).await;
+    let mut before = secure_bolt(server.bolt, &files.ca).await;
     before.login(Auth::none()).await.expect("logged in");
     // Renewal: the files now hold a certificate from the other CA.
     std::fs::copy(&files.other_server_cert, &files.server_cert).expect("copy certificate");
@@ -302,16 +309,10 @@ async fn a_reload_serves_the_new_certificate_to_new_handshakes_and_keeps_open_se
         .expect("reload");
     let old_ca = tls_connect(server.bolt, &connector(&files.ca, None), "localhost").await;
     assert!(old_ca.is_err(), "the old certificate is still served");
-    let new_ca = tls_connect(server.bolt, &connector(&files.other_ca, None), "localhost")
-        .await
-        .expect("the new certificate");
-    let mut after = BoltClient::over(new_ca, V58, true).await;
+    let mut after = secure_bolt(server.bolt, &files.other_ca).await;
     query_one(&mut after).await;
     // The session opened before the reload goes on.
-    before.send(&[run("RETURN 1 AS one"), pull(-1, -1)]).await;
-    before.expect_success().await;
-    assert!(matches!(before.recv().await, Some(Response::Record(_))));
-    before.expect_success().await;
+    return_one(&mut before).await;
     // A broken file keeps the configuration in use.
     std::fs::write(&files.server_key, "not a key").expect("write");
     assert!(server.tls.as_ref().expect("TLS on").reload().is_err());
@@ -329,15 +330,11 @@ async fn garbage_after_the_handshake_byte_is_a_protocol_failure() {
         &b"\x16\x03\x01\x00\x05hello"[..],
         &b"\x16\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"[..],
     ] {
-        let mut socket = TcpStream::connect(server.bolt).await.expect("connect");
-        socket.write_all(garbage).await.expect("write");
+        let mut socket = connect_sending(server.bolt, garbage).await;
         expect_dropped(&mut socket).await;
     }
-    let metrics = Arc::clone(&server.metrics);
-    assert!(
-        eventually(|| metrics.bolt.tls.failed_protocol.get() == 2).await,
-        "both counted"
-    );
+    let failed = &server.metrics.bolt.tls.failed_protocol;
+    assert!(eventually(|| failed.get() == 2).await, "both counted");
     server.stop().await;
 }
 
@@ -352,8 +349,7 @@ async fn a_slow_client_hello_is_reclaimed_at_the_opening_deadline() {
     .await;
     for addr in [server.bolt, server.http] {
         // Silent after the first bytes of a record header.
-        let mut dribbling = TcpStream::connect(addr).await.expect("connect");
-        dribbling.write_all(b"\x16\x03").await.expect("write");
+        let mut dribbling = connect_sending(addr, b"\x16\x03").await;
         // Silent from the start.
         let mut silent = TcpStream::connect(addr).await.expect("connect");
         let started = tokio::time::Instant::now();
@@ -365,7 +361,7 @@ async fn a_slow_client_hello_is_reclaimed_at_the_opening_deadline() {
             started.elapsed()
         );
     }
-    let metrics = Arc::clone(&server.metrics);
+    let metrics = &server.metrics;
     assert!(
         eventually(|| {
             metrics.bolt.tls.failed_timed_out.get() == 2
@@ -383,17 +379,7 @@ async fn tls_1_2_is_served_beside_1_3() {
     let dir = tempfile::tempdir().expect("dir");
     let files = pki(dir.path());
     let server = tls_server(&files, |_| {}).await;
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_file_iter(&files.ca).expect("CA file") {
-        roots.add(cert.expect("CA certificate")).expect("add CA");
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_protocol_versions(&[&rustls::version::TLS12])
-    .expect("TLS 1.2")
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let config = trusting(&files.ca, &[&rustls::version::TLS12]).with_no_client_auth();
     let tls = tls_connect(
         server.bolt,
         &TlsConnector::from(Arc::new(config)),
@@ -435,9 +421,7 @@ async fn random_openings_are_all_closed_by_the_deadline() {
                 bytes[2] = rng.random_range(0..5);
             }
         }
-        let mut socket = TcpStream::connect(server.bolt).await.expect("connect");
-        socket.write_all(&bytes).await.expect("write");
-        sockets.push(socket);
+        sockets.push(connect_sending(server.bolt, &bytes).await);
     }
     let started = tokio::time::Instant::now();
     for socket in &mut sockets {
@@ -455,10 +439,7 @@ async fn random_openings_are_all_closed_by_the_deadline() {
     }
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(server.metrics.bolt.panics.get(), 0);
-    let tls = tls_connect(server.bolt, &connector(&files.ca, None), "localhost")
-        .await
-        .expect("TLS handshake");
-    let mut client = BoltClient::over(tls, V58, true).await;
+    let mut client = secure_bolt(server.bolt, &files.ca).await;
     query_one(&mut client).await;
     server.stop().await;
 }
@@ -475,19 +456,12 @@ async fn past_the_limit_a_tls_client_is_refused_inside_tls() {
         layer.http_max_connections = Some(1);
     })
     .await;
-    let connector = connector(&files.ca, None);
-    let held = tls_connect(server.bolt, &connector, "localhost")
-        .await
-        .expect("TLS handshake");
-    let mut held = BoltClient::over(held, V58, true).await;
+    let mut held = secure_bolt(server.bolt, &files.ca).await;
     held.login(Auth::none())
         .await
         .expect("the first is admitted");
     // The second completes its TLS handshake and reads Neo4j's refusal inside the session.
-    let refused = tls_connect(server.bolt, &connector, "localhost")
-        .await
-        .expect("the refuser speaks TLS");
-    let mut refused = BoltClient::over(refused, V58, true).await;
+    let mut refused = secure_bolt(server.bolt, &files.ca).await;
     let (code, message) = match refused.login(Auth::none()).await {
         Err(failure) => failure,
         Ok(meta) => panic!("admitted past the limit: {meta:?}"),
@@ -496,23 +470,15 @@ async fn past_the_limit_a_tls_client_is_refused_inside_tls() {
     assert!(message.contains("limit of 1"), "{message}");
     refused.expect_closed().await;
     // HTTP: the second client's request is answered with the 503, inside TLS.
-    let mut first = tls_connect(server.http, &connector, "localhost")
-        .await
-        .expect("TLS handshake");
-    first
-        .write_all(b"GET /health/live HTTP/1.1\r\nhost: localhost\r\n\r\n")
-        .await
-        .expect("request");
+    let live = b"GET /health/live HTTP/1.1\r\nhost: localhost\r\n\r\n";
+    let mut first = tls_localhost(server.http, &files.ca).await;
+    first.write_all(live).await.expect("request");
     let mut head = [0u8; 12];
     first.read_exact(&mut head).await.expect("an answer");
     assert_eq!(&head, b"HTTP/1.1 200");
-    let mut second = tls_connect(server.http, &connector, "localhost")
-        .await
-        .expect("the refuser speaks TLS");
-    second
-        .write_all(b"GET /health/live HTTP/1.1\r\nhost: localhost\r\n\r\n")
-        .await
-        .expect("request");
+    // The refuser speaks TLS.
+    let mut second = tls_localhost(server.http, &files.ca).await;
+    second.write_all(live).await.expect("request");
     let mut reply = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(10), second.read_to_end(&mut reply))
         .await

@@ -5,19 +5,24 @@
 use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use quiver_engine::Database;
 use quiver_http::{ApiConfig, HttpApi};
 use quiver_node::{NodeBuilder, Store};
 use quiver_server::ShutdownTrigger;
-use quiver_server::config::{Config, Layer};
+use quiver_server::config::Config;
 use quiver_server::metrics::Metrics;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_storage::{CommitLog, Storage};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
+
+#[path = "../../../server/tests/common/shared.rs"]
+mod shared;
+
+pub use shared::{Reply, config as server_config, eventually};
+use shared::{find, header, parse_head};
 
 pub struct Running {
     pub http: SocketAddr,
@@ -30,28 +35,12 @@ pub struct Running {
 
 impl Running {
     pub async fn stop(self) -> ShutdownReport {
-        self.trigger.shutdown();
-        tokio::time::timeout(Duration::from_secs(30), self.task)
-            .await
-            .expect("server stops within 30 s")
-            .expect("server task")
+        shared::stop(self.trigger, self.task).await
     }
 
     pub fn client(&self) -> Client {
         Client::new(self.http)
     }
-}
-
-/// A server configuration on ephemeral ports, in memory, adjusted by `tweak`.
-pub fn server_config(tweak: impl FnOnce(&mut Layer)) -> Config {
-    let mut layer = Layer {
-        bolt_listen: Some("127.0.0.1:0".parse().expect("addr")),
-        http_listen: Some("127.0.0.1:0".parse().expect("addr")),
-        in_memory: Some(true),
-        ..Layer::default()
-    };
-    tweak(&mut layer);
-    Config::from_layer(layer).expect("valid test configuration")
 }
 
 pub async fn start(config: Config, api_config: ApiConfig) -> Running {
@@ -77,48 +66,87 @@ pub async fn start_with(
     let metrics = Arc::clone(node.metrics());
     let api = node.http_api().expect("the HTTP API").clone();
     let db = Arc::clone(node.database());
-    let trigger = node.trigger();
-    // Ready from here, as `quiver serve` is once it prints its addresses.
-    let run = node.run();
+    let (trigger, task) = shared::run(node);
     Running {
         http,
         metrics,
         api,
         db,
         trigger,
-        task: tokio::spawn(async move { run.await.report }),
+        task,
     }
+}
+
+/// A server with the default configuration and the HTTP API configured by `api_config`.
+pub async fn start_api(api_config: ApiConfig) -> Running {
+    start(server_config(|_| {}), api_config).await
+}
+
+/// A server with the default configuration over a store whose commit log is `log`, and the
+/// log, for the test to steer.
+pub async fn start_logging_to<L: CommitLog + 'static>(log: L) -> (Running, Arc<L>) {
+    let log = Arc::new(log);
+    let commit_log = Arc::clone(&log) as Arc<dyn CommitLog>;
+    let server = start_with(
+        server_config(|_| {}),
+        ApiConfig::default(),
+        Some(commit_log),
+    )
+    .await;
+    (server, log)
 }
 
 pub async fn start_default() -> Running {
     start(server_config(|_| {}), ApiConfig::default()).await
 }
 
-/// A parsed HTTP response.
-#[derive(Debug)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-    /// Whether the body came chunked (streamed) rather than with a `Content-Length`.
-    pub chunked: bool,
-}
-
+/// What the API's tests read from a reply, besides what every reply has.
 impl Reply {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
+    /// The first row of the first result, in the transactional API's format.
+    pub fn first_row(&self) -> serde_json::Value {
+        self.json()["results"][0]["data"][0]["row"].clone()
     }
 
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
+    /// The rows of a Query API answer.
+    pub fn values(&self) -> serde_json::Value {
+        self.json()["data"]["values"].clone()
     }
 
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("JSON body ({e}): {}", self.text()))
+    /// The bookmark of the commit the reply reports.
+    pub fn bookmark(&self) -> String {
+        self.json()["lastBookmarks"][0]
+            .as_str()
+            .expect("bookmark")
+            .to_owned()
+    }
+
+    /// Asserts the reply's status, and that its errors are one, with `code`.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text());
+        self.assert_error_code(code);
+    }
+
+    /// Asserts that the reply's errors are one, with `code`.
+    #[track_caller]
+    pub fn assert_error_code(&self, code: &str) {
+        assert_eq!(self.error_codes(), [code], "{}", self.text());
+    }
+
+    /// The id of the Query API transaction the reply names.
+    pub fn query_tx_id(&self) -> String {
+        self.json()["transaction"]["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned()
+    }
+
+    /// The path of the transaction a `201 Created` names in its `Location`.
+    pub fn tx_path(&self) -> String {
+        self.header("location")
+            .expect("Location")
+            .trim_start_matches("http://quiver.test:7474")
+            .to_owned()
     }
 
     /// The `errors` array's codes.
@@ -162,6 +190,35 @@ impl Client {
     pub async fn post(&mut self, path: &str, body: &str) -> Reply {
         self.send("POST", path, &[("Content-Type", "application/json")], body)
             .await
+    }
+
+    /// Posts `body` to `path` as JSON, with `headers` besides the content type.
+    pub async fn post_with(&mut self, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut all = vec![("Content-Type", "application/json")];
+        all.extend_from_slice(headers);
+        self.send("POST", path, &all, body).await
+    }
+
+    /// Posts a one-statement transactional body with `query` to `path`: a transaction's
+    /// begin, next statements or commit.
+    pub async fn run_at(&mut self, path: &str, query: &str) -> Reply {
+        self.post(path, &statement(query)).await
+    }
+
+    /// Runs `query` in a one-shot transaction of the transactional API.
+    pub async fn commit(&mut self, query: &str) -> Reply {
+        self.post("/db/neo4j/tx/commit", &statement(query)).await
+    }
+
+    /// [`Client::commit`] with `headers` besides the JSON content type.
+    pub async fn commit_with(&mut self, headers: &[(&str, &str)], query: &str) -> Reply {
+        self.post_with("/db/neo4j/tx/commit", headers, &statement(query))
+            .await
+    }
+
+    /// Runs `query` in a one-shot transaction of Query API v2.
+    pub async fn query_v2(&mut self, query: &str) -> Reply {
+        self.post("/db/neo4j/query/v2", &query_body(query)).await
     }
 
     pub async fn get(&mut self, path: &str) -> Reply {
@@ -211,12 +268,6 @@ impl Client {
     }
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
-}
-
 async fn fill(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<()> {
     buffer.reserve(16 * 1024);
     let read = stream.read_buf(buffer).await.ok()?;
@@ -232,21 +283,10 @@ pub async fn read_reply(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<
         }
         fill(stream, buffer).await?;
     };
-    let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+    let (status, headers) = parse_head(&buffer[..head_end])?;
     buffer.drain(..head_end + 4);
-    let mut lines = head.split("\r\n");
-    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.clone())
-    };
-    let chunked = header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+    let chunked =
+        header(&headers, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
     let mut body = Vec::new();
     if chunked {
         loop {
@@ -269,7 +309,7 @@ pub async fn read_reply(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<
             }
         }
     } else {
-        let length: usize = header("content-length")
+        let length: usize = header(&headers, "content-length")
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         while buffer.len() < length {
@@ -285,18 +325,12 @@ pub async fn read_reply(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<
     })
 }
 
-/// Polls `condition` every 10 ms for up to 5 s.
-pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
-    for _ in 0..500 {
-        if condition() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    condition()
-}
-
 /// A one-statement transactional body.
 pub fn statement(text: &str) -> String {
     serde_json::json!({"statements": [{"statement": text}]}).to_string()
+}
+
+/// A Query API body with one statement.
+pub fn query_body(text: &str) -> String {
+    serde_json::json!({ "statement": text }).to_string()
 }

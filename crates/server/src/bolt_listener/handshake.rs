@@ -53,17 +53,7 @@ where
     let mut preamble = [0u8; HANDSHAKE_BYTES];
     let mut received = 0;
     while received < HANDSHAKE_BYTES {
-        let read = race(
-            stream.read(&mut preamble[received..]),
-            deadline,
-            shutdown,
-            Until::Drain,
-        )
-        .await??;
-        if read == 0 {
-            return Err(HandshakeError::Closed);
-        }
-        received += read;
+        received += read_some(stream.read(&mut preamble[received..]), deadline, shutdown).await?;
         // Not Bolt: closed now, not at the deadline for the rest of a preamble never coming.
         if !may_open_handshake(&preamble[..received]) {
             return Err(HandshakeError::Protocol(quiver_bolt::Error::BadMagic));
@@ -107,18 +97,22 @@ where
                         "manifest choice too long",
                     )));
                 }
-                let read = race(
-                    stream.read_buf(&mut buffer),
-                    deadline,
-                    shutdown,
-                    Until::Drain,
-                )
-                .await??;
-                if read == 0 {
-                    return Err(HandshakeError::Closed);
-                }
+                read_some(stream.read_buf(&mut buffer), deadline, shutdown).await?;
             }
         }
+    }
+}
+
+/// One read of the handshake, racing `deadline` and draining: how many bytes came, never none
+/// (a client that closes instead is [`HandshakeError::Closed`]).
+async fn read_some(
+    read: impl Future<Output = std::io::Result<usize>>,
+    deadline: Instant,
+    shutdown: &ShutdownSignal,
+) -> Result<usize, HandshakeError> {
+    match race(read, deadline, shutdown, Until::Drain).await?? {
+        0 => Err(HandshakeError::Closed),
+        read => Ok(read),
     }
 }
 

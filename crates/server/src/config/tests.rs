@@ -20,6 +20,31 @@ fn flags(args: &[&str]) -> Layer {
     }
 }
 
+/// [`flags`] from a command line: its words, split at white space.
+fn command_line(line: &str) -> Layer {
+    flags(&line.split_whitespace().collect::<Vec<_>>())
+}
+
+/// Resolves `args` after `--config` naming a file that holds `toml`, over the environment
+/// `vars`.
+fn resolve_with_file(
+    toml: &str,
+    args: &[&str],
+    vars: &[(&str, &str)],
+) -> Result<Config, ConfigError> {
+    let file = file(toml);
+    let path = file.path().to_str().expect("utf-8 temp path");
+    let mut all = vec!["--config", path];
+    all.extend_from_slice(args);
+    resolve(flags(&all), env(vars))
+}
+
+/// Asserts that `error` says `what`.
+#[track_caller]
+fn assert_mentions(error: &ConfigError, what: &str) {
+    assert!(error.to_string().contains(what), "{error}");
+}
+
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: HashMap<String, String> = pairs
         .iter()
@@ -53,16 +78,14 @@ fn defaults_match_the_documented_values() {
 
 #[test]
 fn flag_beats_env_beats_file_beats_default() {
-    let toml = file(
-        "max_connections = 300\nidle_timeout_ms = 111\nhttp_keep_alive_timeout_ms = 222\ndurability = \"sync\"\n",
-    );
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(
-        flags(&["--config", &path, "--max-connections", "100"]),
-        env(&[
+    let toml = "max_connections = 300\nidle_timeout_ms = 111\nhttp_keep_alive_timeout_ms = 222\ndurability = \"sync\"\n";
+    let config = resolve_with_file(
+        toml,
+        &["--max-connections", "100"],
+        &[
             ("QUIVER_MAX_CONNECTIONS", "200"),
             ("QUIVER_IDLE_TIMEOUT_MS", "5000"),
-        ]),
+        ],
     )
     .expect("valid layers");
     assert_eq!(config.limits.bolt_connections_max, 100, "flag wins");
@@ -91,7 +114,7 @@ fn config_path_may_come_from_the_environment() {
 #[test]
 fn port_zero_and_ipv6_addresses_are_accepted() {
     let config = resolve(
-        flags(&["--bolt-listen", "127.0.0.1:0", "--http-listen", "[::1]:0"]),
+        command_line("--bolt-listen 127.0.0.1:0 --http-listen [::1]:0"),
         env(&[]),
     )
     .expect("valid");
@@ -145,25 +168,17 @@ fn in_memory_flag_overrides_a_data_dir_from_env() {
 fn in_memory_and_data_dir_in_one_layer_conflict() {
     let error =
         resolve(flags(&["--in-memory", "--data-dir", "/srv/q"]), env(&[])).expect_err("conflict");
-    assert!(error.to_string().contains("exclude each other"), "{error}");
+    assert_mentions(&error, "exclude each other");
 }
 
 #[test]
 fn reserved_slots_must_leave_room_for_others() {
     let error = resolve(
-        flags(&[
-            "--max-connections",
-            "4",
-            "--admin-reserved-connections",
-            "4",
-        ]),
+        command_line("--max-connections 4 --admin-reserved-connections 4"),
         env(&[]),
     )
     .expect_err("no general slots");
-    assert!(
-        error.to_string().contains("admin_reserved_connections"),
-        "{error}"
-    );
+    assert_mentions(&error, "admin_reserved_connections");
 }
 
 #[test]
@@ -205,33 +220,28 @@ fn auth_debug_output_hides_the_password() {
 
 #[test]
 fn file_users_enable_auth_and_are_checked() {
-    let toml = file(
-        "[[users]]\nname = \"reader\"\npassword = \"reader-password\"\n\n[[users]]\nname = \"ops\"\npassword_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$OHRvS2w0OkhxIJjk8gE7EeT9Ue9N0dtYtrVXPlGjuOk\"\nadmin = true\n",
-    );
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid users");
+    let toml = "[[users]]\nname = \"reader\"\npassword = \"reader-password\"\n\n[[users]]\nname = \"ops\"\npassword_hash = \"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$OHRvS2w0OkhxIJjk8gE7EeT9Ue9N0dtYtrVXPlGjuOk\"\nadmin = true\n";
+    let config = resolve_with_file(toml, &[], &[]).expect("valid users");
     assert!(config.auth.enabled);
     assert_eq!(config.auth.users.len(), 2);
 
-    let toml = file("[[users]]\nname = \"x\"\npassword_hash = \"plain\"\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("not PHC");
-    assert!(error.to_string().contains("PHC"), "{error}");
+    let error = resolve_with_file(
+        "[[users]]\nname = \"x\"\npassword_hash = \"plain\"\n",
+        &[],
+        &[],
+    )
+    .expect_err("not PHC");
+    assert_mentions(&error, "PHC");
 
-    let toml = file(
-        "[[users]]\nname = \"x\"\npassword = \"password-a\"\n[[users]]\nname = \"x\"\npassword = \"password-b\"\n",
-    );
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("duplicate");
-    assert!(error.to_string().contains("twice"), "{error}");
+    let toml = "[[users]]\nname = \"x\"\npassword = \"password-a\"\n[[users]]\nname = \"x\"\npassword = \"password-b\"\n";
+    let error = resolve_with_file(toml, &[], &[]).expect_err("duplicate");
+    assert_mentions(&error, "twice");
 }
 
 #[test]
 fn unknown_file_keys_and_missing_files_are_reported() {
-    let toml = file("max_conections = 3\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("typo");
-    assert!(error.to_string().contains("max_conections"), "{error}");
+    let error = resolve_with_file("max_conections = 3\n", &[], &[]).expect_err("typo");
+    assert_mentions(&error, "max_conections");
 
     let error =
         resolve(flags(&["--config", "/nonexistent/quiver.toml"]), env(&[])).expect_err("missing");
@@ -249,14 +259,9 @@ fn log_filter_is_validated() {
 fn cluster_settings_come_from_flags_env_and_file() {
     let members = "1=127.0.0.1:7001,2=127.0.0.1:7002,3=127.0.0.1:7003";
     let config = resolve(
-        flags(&[
-            "--node-id",
-            "2",
-            "--raft-listen",
-            "127.0.0.1:7002",
-            "--initial-members",
-            members,
-        ]),
+        command_line(&format!(
+            "--node-id 2 --raft-listen 127.0.0.1:7002 --initial-members {members}"
+        )),
         env(&[("QUIVER_ADVERTISED_ADDRESS", "db2.example")]),
     )
     .expect("a cluster member's flags");
@@ -270,11 +275,10 @@ fn cluster_settings_come_from_flags_env_and_file() {
     );
     assert!(!cluster.reads_on_leader);
 
-    let toml = file(&format!(
+    let toml = format!(
         "node_id = 1\nraft_listen = \"127.0.0.1:7001\"\ninitial_members = \"{members}\"\ncluster_reads_on_leader = true\n"
-    ));
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(flags(&["--config", &path]), env(&[])).expect("from the file");
+    );
+    let config = resolve_with_file(&toml, &[], &[]).expect("from the file");
     let cluster = config.cluster.expect("cluster mode");
     assert_eq!((cluster.node_id, cluster.reads_on_leader), (1, true));
     assert_eq!(
@@ -287,42 +291,26 @@ fn cluster_settings_come_from_flags_env_and_file() {
 
 #[test]
 fn cluster_settings_are_checked() {
-    let members = "1=127.0.0.1:7001,2=127.0.0.1:7002";
     for (args, setting) in [
         (
-            vec!["--node-id", "1", "--initial-members", members],
+            "--node-id 1 --initial-members 1=127.0.0.1:7001,2=127.0.0.1:7002",
             "raft_listen",
         ),
         (
-            vec!["--node-id", "1", "--raft-listen", "127.0.0.1:7001"],
+            "--node-id 1 --raft-listen 127.0.0.1:7001",
             "initial_members",
         ),
-        (vec!["--raft-listen", "127.0.0.1:7001"], "raft_listen"),
+        ("--raft-listen 127.0.0.1:7001", "raft_listen"),
         (
-            vec![
-                "--node-id",
-                "3",
-                "--raft-listen",
-                "127.0.0.1:7003",
-                "--initial-members",
-                members,
-            ],
+            "--node-id 3 --raft-listen 127.0.0.1:7003 --initial-members 1=127.0.0.1:7001,2=127.0.0.1:7002",
             "initial_members",
         ),
         (
-            vec![
-                "--node-id",
-                "1",
-                "--raft-listen",
-                "127.0.0.1:7001",
-                "--initial-members",
-                members,
-                "--in-memory",
-            ],
+            "--node-id 1 --raft-listen 127.0.0.1:7001 --initial-members 1=127.0.0.1:7001,2=127.0.0.1:7002 --in-memory",
             "in_memory",
         ),
     ] {
-        match resolve(flags(&args), env(&[])) {
+        match resolve(command_line(args), env(&[])) {
             Err(ConfigError::Invalid { setting: s, .. }) => assert_eq!(s, setting, "{args:?}"),
             other => panic!("{args:?} gave {other:?}"),
         }
@@ -342,15 +330,8 @@ fn cluster_settings_are_checked() {
 
 #[test]
 fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
-    let joining = [
-        "--node-id",
-        "4",
-        "--raft-listen",
-        "127.0.0.1:7004",
-        "--join",
-        "127.0.0.1:7001",
-    ];
-    let config = resolve(flags(&joining), env(&[])).expect("a joining member's flags");
+    let joining = "--node-id 4 --raft-listen 127.0.0.1:7004 --join 127.0.0.1:7001";
+    let config = resolve(command_line(joining), env(&[])).expect("a joining member's flags");
     let cluster = config.cluster.expect("cluster mode");
     assert_eq!(cluster.join.as_deref(), Some("127.0.0.1:7001"));
     assert!(cluster.initial_members.is_empty());
@@ -358,9 +339,8 @@ fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
     assert_eq!(cluster.election_timeout_ms, 600);
     assert_eq!(cluster.logs_kept_after_snapshot(), 1000);
 
-    let mut args = joining.to_vec();
-    args.extend(["--raft-snapshot-entries", "20"]);
-    let cluster = resolve(flags(&args), env(&[]))
+    let args = format!("{joining} --raft-snapshot-entries 20");
+    let cluster = resolve(command_line(&args), env(&[]))
         .expect("a snapshot interval")
         .cluster
         .expect("cluster mode");
@@ -369,68 +349,35 @@ fn a_joining_member_names_whom_it_joins_and_starts_no_cluster() {
         (20, 2)
     );
 
-    let members = "1=127.0.0.1:7001,2=127.0.0.1:7002";
     for (args, env_vars, setting) in [
         (
-            vec![
-                "--node-id",
-                "4",
-                "--raft-listen",
-                "127.0.0.1:7004",
-                "--join",
-                "nowhere",
-            ],
+            "--node-id 4 --raft-listen 127.0.0.1:7004 --join nowhere",
             vec![],
             "join",
         ),
         (
-            vec![
-                "--node-id",
-                "1",
-                "--raft-listen",
-                "127.0.0.1:7001",
-                "--initial-members",
-                members,
-            ],
+            "--node-id 1 --raft-listen 127.0.0.1:7001 --initial-members 1=127.0.0.1:7001,2=127.0.0.1:7002",
             vec![("QUIVER_JOIN", "127.0.0.1:7002")],
             "join",
         ),
         (
-            vec![
-                "--node-id",
-                "4",
-                "--raft-listen",
-                "127.0.0.1:7004",
-                "--join",
-                "127.0.0.1:7001",
-                "--raft-snapshot-entries",
-                "0",
-            ],
+            "--node-id 4 --raft-listen 127.0.0.1:7004 --join 127.0.0.1:7001 --raft-snapshot-entries 0",
             vec![],
             "raft_snapshot_entries",
         ),
         (
-            vec![
-                "--node-id",
-                "1",
-                "--raft-listen",
-                "127.0.0.1:7001",
-                "--initial-members",
-                "1=127.0.0.1:7001",
-                "--raft-election-timeout-ms",
-                "99",
-            ],
+            "--node-id 1 --raft-listen 127.0.0.1:7001 --initial-members 1=127.0.0.1:7001 --raft-election-timeout-ms 99",
             vec![],
             "raft_election_timeout_ms",
         ),
         (
-            vec!["--raft-election-timeout-ms", "600"],
+            "--raft-election-timeout-ms 600",
             vec![],
             "raft_election_timeout_ms",
         ),
-        (vec!["--join", "127.0.0.1:7001"], vec![], "join"),
+        ("--join 127.0.0.1:7001", vec![], "join"),
     ] {
-        match resolve(flags(&args), env(&env_vars)) {
+        match resolve(command_line(args), env(&env_vars)) {
             Err(ConfigError::Invalid { setting: s, .. }) => assert_eq!(s, setting, "{args:?}"),
             other => panic!("{args:?} gave {other:?}"),
         }
@@ -445,11 +392,10 @@ fn query_memory_limits_come_from_every_source_and_refuse_less_than_a_mebibyte() 
         defaults.query.memory_total_bytes_max,
         quiver_engine::memory::default_total_bytes_max()
     );
-    let toml = file("query_memory_total_max = 536870912\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(
-        flags(&["--config", &path, "--query-memory-max", "67108864"]),
-        env(&[("QUIVER_QUERY_MEMORY_MAX", "1048576")]),
+    let config = resolve_with_file(
+        "query_memory_total_max = 536870912\n",
+        &["--query-memory-max", "67108864"],
+        &[("QUIVER_QUERY_MEMORY_MAX", "1048576")],
     )
     .expect("valid layers");
     assert_eq!(config.query.memory_bytes_max, 64 << 20, "flag wins");
@@ -459,10 +405,7 @@ fn query_memory_limits_come_from_every_source_and_refuse_less_than_a_mebibyte() 
         env(&[("QUIVER_QUERY_MEMORY_TOTAL_MAX", "1000")]),
     )
     .expect_err("below a mebibyte");
-    assert!(
-        error.to_string().contains("query_memory_total_max"),
-        "{error}"
-    );
+    assert_mentions(&error, "query_memory_total_max");
 }
 
 #[test]
@@ -472,23 +415,20 @@ fn the_plan_cache_byte_limit_comes_from_every_source_and_zero_turns_the_cache_of
         defaults.query.plan_cache_bytes_max,
         quiver_engine::EngineConfig::default().plan_cache_bytes_max
     );
-    let toml = file("plan_cache_bytes_max = 33554432\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let from_file = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    let toml = "plan_cache_bytes_max = 33554432\n";
+    let from_file = resolve_with_file(toml, &[], &[]).expect("valid layers");
     assert_eq!(from_file.query.plan_cache_bytes_max, 32 << 20, "file");
-    let from_env = resolve(
-        flags(&["--config", &path]),
-        env(&[("QUIVER_PLAN_CACHE_BYTES_MAX", "16777216")]),
-    )
-    .expect("valid layers");
+    let from_env = resolve_with_file(toml, &[], &[("QUIVER_PLAN_CACHE_BYTES_MAX", "16777216")])
+        .expect("valid layers");
     assert_eq!(
         from_env.query.plan_cache_bytes_max,
         16 << 20,
         "env over file"
     );
-    let from_flag = resolve(
-        flags(&["--config", &path, "--plan-cache-bytes-max", "0"]),
-        env(&[("QUIVER_PLAN_CACHE_BYTES_MAX", "16777216")]),
+    let from_flag = resolve_with_file(
+        toml,
+        &["--plan-cache-bytes-max", "0"],
+        &[("QUIVER_PLAN_CACHE_BYTES_MAX", "16777216")],
     )
     .expect("valid layers");
     assert_eq!(from_flag.query.plan_cache_bytes_max, 0, "flag wins");
@@ -498,21 +438,18 @@ fn the_plan_cache_byte_limit_comes_from_every_source_and_zero_turns_the_cache_of
 fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
     let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
     assert_eq!(defaults.query.lock_wait, quiver_engine::LOCK_WAIT_DEFAULT);
-    let toml = file("lock_wait_ms = 250\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    let toml = "lock_wait_ms = 250\n";
+    let config = resolve_with_file(toml, &[], &[]).expect("valid layers");
     assert_eq!(config.query.lock_wait, Duration::from_millis(250), "file");
-    let config = resolve(
-        flags(&["--config", &path, "--lock-wait-ms", "0"]),
-        env(&[("QUIVER_LOCK_WAIT_MS", "40")]),
+    let config = resolve_with_file(
+        toml,
+        &["--lock-wait-ms", "0"],
+        &[("QUIVER_LOCK_WAIT_MS", "40")],
     )
     .expect("valid layers");
     assert_eq!(config.query.lock_wait, Duration::ZERO, "flag wins");
-    let config = resolve(
-        flags(&["--config", &path]),
-        env(&[("QUIVER_LOCK_WAIT_MS", "40")]),
-    )
-    .expect("valid layers");
+    let config =
+        resolve_with_file(toml, &[], &[("QUIVER_LOCK_WAIT_MS", "40")]).expect("valid layers");
     assert_eq!(
         config.query.lock_wait,
         Duration::from_millis(40),
@@ -523,7 +460,7 @@ fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
         env(&[("QUIVER_LOCK_WAIT_MS", "999999999999")]),
     )
     .expect_err("past a week");
-    assert!(error.to_string().contains("lock_wait_ms"), "{error}");
+    assert_mentions(&error, "lock_wait_ms");
 }
 
 #[test]
@@ -534,14 +471,14 @@ fn transaction_timeouts_default_to_an_idle_minute_and_no_limit_and_zero_turns_th
         Some(Duration::from_secs(60))
     );
     assert_eq!(defaults.timeouts.transaction, None);
-    let toml = file("idle_transaction_timeout_ms = 0\ntransaction_timeout_ms = 5000\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+    let toml = "idle_transaction_timeout_ms = 0\ntransaction_timeout_ms = 5000\n";
+    let config = resolve_with_file(toml, &[], &[]).expect("valid layers");
     assert_eq!(config.timeouts.idle_transaction, None, "0 is off");
     assert_eq!(config.timeouts.transaction, Some(Duration::from_secs(5)));
-    let config = resolve(
-        flags(&["--config", &path, "--idle-transaction-timeout-ms", "1500"]),
-        env(&[("QUIVER_TRANSACTION_TIMEOUT_MS", "0")]),
+    let config = resolve_with_file(
+        toml,
+        &["--idle-transaction-timeout-ms", "1500"],
+        &[("QUIVER_TRANSACTION_TIMEOUT_MS", "0")],
     )
     .expect("valid layers");
     assert_eq!(
@@ -563,14 +500,13 @@ fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
             snapshot_interval: durability.snapshot_interval,
         }
     );
-    let toml = file("snapshot_log_bytes = 33554432\nflush_interval_ms = 20\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(
-        flags(&["--config", &path, "--snapshot-interval-ms", "0"]),
-        env(&[
+    let config = resolve_with_file(
+        "snapshot_log_bytes = 33554432\nflush_interval_ms = 20\n",
+        &["--snapshot-interval-ms", "0"],
+        &[
             ("QUIVER_SNAPSHOT_INTERVAL_MS", "1000"),
             ("QUIVER_FLUSH_INTERVAL_MS", "10"),
-        ]),
+        ],
     )
     .expect("valid layers");
     assert_eq!(
@@ -596,23 +532,21 @@ fn fair_limits_default_to_a_quarter_and_come_from_every_source() {
     assert_eq!(defaults.limits.http_transactions_per_user_max, 250);
     assert_eq!(defaults.limits.http_transactions_per_address_max, 250);
     assert_eq!(defaults.limits.auth_attempts_in_flight_per_address_max, 4);
-    let toml = file(
-        "http_transactions_per_user_max = 10\n\
+    let toml = "http_transactions_per_user_max = 10\n\
          http_transactions_per_address_max = 20\n\
-         auth_attempts_in_flight_per_address_max = 2\n",
-    );
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(flags(&["--config", &path]), env(&[])).expect("valid layers");
+         auth_attempts_in_flight_per_address_max = 2\n";
+    let config = resolve_with_file(toml, &[], &[]).expect("valid layers");
     assert_eq!(config.limits.http_transactions_per_user_max, 10, "file");
     assert_eq!(config.limits.http_transactions_per_address_max, 20, "file");
     assert_eq!(config.limits.auth_attempts_in_flight_per_address_max, 2);
-    let config = resolve(
-        flags(&["--config", &path, "--http-transactions-per-user-max", "5"]),
-        env(&[
+    let config = resolve_with_file(
+        toml,
+        &["--http-transactions-per-user-max", "5"],
+        &[
             ("QUIVER_HTTP_TRANSACTIONS_PER_USER_MAX", "7"),
             ("QUIVER_HTTP_TRANSACTIONS_PER_ADDRESS_MAX", "8"),
             ("QUIVER_AUTH_ATTEMPTS_IN_FLIGHT_PER_ADDRESS_MAX", "3"),
-        ]),
+        ],
     )
     .expect("valid layers");
     assert_eq!(config.limits.http_transactions_per_user_max, 5, "flag wins");
@@ -623,12 +557,7 @@ fn fair_limits_default_to_a_quarter_and_come_from_every_source() {
         env(&[("QUIVER_AUTH_ATTEMPTS_IN_FLIGHT_PER_ADDRESS_MAX", "0")]),
     )
     .expect_err("at least one");
-    assert!(
-        error
-            .to_string()
-            .contains("auth_attempts_in_flight_per_address_max"),
-        "{error}"
-    );
+    assert_mentions(&error, "auth_attempts_in_flight_per_address_max");
 }
 
 #[test]
@@ -649,10 +578,13 @@ fn passwords_shorter_than_eight_characters_are_refused() {
     // Characters, not bytes: eight of them pass however many bytes they take.
     assert!(resolve(flags(&["--auth", "neo4j/ééééééé"]), env(&[])).is_err());
     assert!(resolve(flags(&["--auth", "neo4j/éééééééé"]), env(&[])).is_ok());
-    let toml = file("[[users]]\nname = \"reader\"\npassword = \"short\"\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let error = resolve(flags(&["--config", &path]), env(&[])).expect_err("short");
-    assert!(error.to_string().contains("`reader`"), "{error}");
+    let error = resolve_with_file(
+        "[[users]]\nname = \"reader\"\npassword = \"short\"\n",
+        &[],
+        &[],
+    )
+    .expect_err("short");
+    assert_mentions(&error, "`reader`");
 }
 
 #[test]
@@ -702,11 +634,10 @@ fn metrics_auth_is_a_setting_in_every_source() {
     )
     .expect("valid");
     assert!(config.auth.metrics_auth);
-    let toml = file("metrics_auth = true\n");
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let config = resolve(
-        flags(&["--config", &path]),
-        env(&[("QUIVER_AUTH", "neo4j/long-enough")]),
+    let config = resolve_with_file(
+        "metrics_auth = true\n",
+        &[],
+        &[("QUIVER_AUTH", "neo4j/long-enough")],
     )
     .expect("valid");
     assert!(config.auth.metrics_auth);
@@ -721,14 +652,14 @@ fn metrics_auth_is_a_setting_in_every_source() {
     assert!(config.auth.metrics_auth);
     // Without authentication it would protect nothing: refused rather than ignored.
     let error = resolve(flags(&["--metrics-auth"]), env(&[])).expect_err("no auth");
-    assert!(error.to_string().contains("metrics_auth"), "{error}");
+    assert_mentions(&error, "metrics_auth");
 }
 
 #[test]
 fn tls_settings_come_from_every_source_and_are_checked() {
     assert_eq!(Config::default().tls, None);
     let config = resolve(
-        flags(&["--tls-cert", "server.pem", "--tls-key", "server.key"]),
+        command_line("--tls-cert server.pem --tls-key server.key"),
         env(&[]),
     )
     .expect("valid");
@@ -751,11 +682,8 @@ fn tls_settings_come_from_every_source_and_are_checked() {
     assert_eq!((tls.bolt, tls.http), (TlsMode::Required, TlsMode::Off));
     assert_eq!(tls.client_ca, Some(PathBuf::from("ca.pem")));
 
-    let toml = file(
-        "tls_cert = \"f.pem\"\ntls_key = \"f.key\"\nbolt_tls = \"optional\"\nhttp_tls = \"required\"\n",
-    );
-    let path = toml.path().to_str().expect("utf-8 temp path").to_owned();
-    let tls = resolve(flags(&["--config", &path]), env(&[]))
+    let toml = "tls_cert = \"f.pem\"\ntls_key = \"f.key\"\nbolt_tls = \"optional\"\nhttp_tls = \"required\"\n";
+    let tls = resolve_with_file(toml, &[], &[])
         .expect("valid")
         .tls
         .expect("TLS on");
@@ -777,43 +705,21 @@ fn tls_settings_come_from_every_source_and_are_checked() {
 
 #[test]
 fn a_raft_listener_beyond_loopback_needs_cluster_tls_or_a_deliberate_flag() {
-    let base = [
-        "--node-id",
-        "1",
-        "--initial-members",
-        "1=10.0.0.1:7001",
-        "--data-dir",
-        "/d",
-    ];
-    let with = |extra: &[&str]| {
-        let mut args = base.to_vec();
-        args.extend_from_slice(extra);
-        resolve(flags(&args), env(&[]))
-    };
-    match with(&["--raft-listen", "0.0.0.0:7001"]) {
+    let base = "--node-id 1 --initial-members 1=10.0.0.1:7001 --data-dir /d";
+    let with = |extra: &str| resolve(command_line(&format!("{base} {extra}")), env(&[]));
+    match with("--raft-listen 0.0.0.0:7001") {
         Err(ConfigError::Invalid { setting, reason }) => {
             assert_eq!(setting, "raft_listen");
             assert!(reason.contains("--allow-plain-cluster-network"), "{reason}");
         }
         other => panic!("a plain Raft listener on 0.0.0.0 gave {other:?}"),
     }
-    let allowed = with(&[
-        "--raft-listen",
-        "0.0.0.0:7001",
-        "--allow-plain-cluster-network",
-    ])
-    .expect("allowed on purpose");
+    let allowed = with("--raft-listen 0.0.0.0:7001 --allow-plain-cluster-network")
+        .expect("allowed on purpose");
     assert_eq!(allowed.cluster.expect("cluster mode").tls, None);
-    let loopback = with(&["--raft-listen", "127.0.0.1:7001"]).expect("loopback");
+    let loopback = with("--raft-listen 127.0.0.1:7001").expect("loopback");
     assert_eq!(loopback.cluster.expect("cluster mode").tls, None);
-    let tls = with(&[
-        "--raft-listen",
-        "0.0.0.0:7001",
-        "--cluster-tls-cert",
-        "/m.pem",
-        "--cluster-tls-key",
-        "/m.key",
-    ]);
+    let tls = with("--raft-listen 0.0.0.0:7001 --cluster-tls-cert /m.pem --cluster-tls-key /m.key");
     assert!(
         matches!(
             tls,
@@ -825,16 +731,7 @@ fn a_raft_listener_beyond_loopback_needs_cluster_tls_or_a_deliberate_flag() {
         "{tls:?}"
     );
     let config = resolve(
-        flags(&[
-            "--node-id",
-            "1",
-            "--initial-members",
-            "1=10.0.0.1:7001",
-            "--data-dir",
-            "/d",
-            "--raft-listen",
-            "0.0.0.0:7001",
-        ]),
+        command_line("--node-id 1 --initial-members 1=10.0.0.1:7001 --data-dir /d --raft-listen 0.0.0.0:7001"),
         env(&[
             ("QUIVER_CLUSTER_TLS_CERT", "/m.pem"),
             ("QUIVER_CLUSTER_TLS_KEY", "/m.key"),
@@ -855,7 +752,7 @@ fn a_raft_listener_beyond_loopback_needs_cluster_tls_or_a_deliberate_flag() {
         "cluster_tls_cert = \"/f.pem\"\ncluster_tls_key = \"/f.key\"\ncluster_tls_ca = \"/fca.pem\"\n",
     );
     let path = file.path().to_str().expect("path").to_owned();
-    let config = with(&["--raft-listen", "0.0.0.0:7001", "--config", &path]).expect("from a file");
+    let config = with(&format!("--raft-listen 0.0.0.0:7001 --config {path}")).expect("from a file");
     assert_eq!(
         config.cluster.expect("cluster mode").tls.map(|t| t.ca),
         Some(std::path::PathBuf::from("/fca.pem"))

@@ -117,6 +117,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin> BoltClient<S> {
         }
     }
 
+    /// Logs in with `auth` and expects the refusal `code`, which ends the connection; its message.
+    pub async fn expect_login_refused(&mut self, auth: Auth, code: &str) -> String {
+        let (got, message) = self.login(auth).await.expect_err("login refused");
+        assert_eq!(got, code, "{message}");
+        self.expect_closed().await;
+        message
+    }
+
+    /// A FAILURE with `code` that ends the connection; its message.
+    pub async fn expect_fatal(&mut self, code: &str) -> String {
+        let (got, message) = self.expect_failure().await;
+        assert_eq!(got, code, "{message}");
+        self.expect_closed().await;
+        message
+    }
+
     pub async fn expect_closed(&mut self) {
         if let Some(response) = self.recv().await {
             panic!("expected the connection to close, got {response:?}");
@@ -140,32 +156,28 @@ impl<S: AsyncRead + AsyncWrite + Unpin> BoltClient<S> {
         }
         let meta = match self.recv().await {
             Some(Response::Success(meta)) => meta,
-            Some(Response::Failure(meta)) => {
-                return Err((
-                    text(&meta, "code")
-                        .or_else(|| text(&meta, "neo4j_code"))
-                        .unwrap_or_default(),
-                    text(&meta, "message").unwrap_or_default(),
-                ));
-            }
+            Some(Response::Failure(meta)) => return Err(failure(&meta)),
             other => panic!("unexpected reply to HELLO: {other:?}"),
         };
         if logon {
             match self.recv().await {
                 Some(Response::Success(_)) => {}
-                Some(Response::Failure(meta)) => {
-                    return Err((
-                        text(&meta, "code")
-                            .or_else(|| text(&meta, "neo4j_code"))
-                            .unwrap_or_default(),
-                        text(&meta, "message").unwrap_or_default(),
-                    ));
-                }
+                Some(Response::Failure(meta)) => return Err(failure(&meta)),
                 other => panic!("unexpected reply to LOGON: {other:?}"),
             }
         }
         Ok(meta)
     }
+}
+
+/// A login FAILURE's code (whichever format the version uses, empty if none) and message.
+fn failure(meta: &Map) -> (String, String) {
+    (
+        text(meta, "code")
+            .or_else(|| text(meta, "neo4j_code"))
+            .unwrap_or_default(),
+        text(meta, "message").unwrap_or_default(),
+    )
 }
 
 pub fn text(map: &Map, key: &str) -> Option<String> {

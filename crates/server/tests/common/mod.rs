@@ -4,7 +4,12 @@
 
 pub mod bolt;
 pub mod certs;
+pub mod resident;
+mod shared;
 pub mod ws;
+
+use shared::find;
+pub use shared::{Reply, config, eventually};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,7 +17,7 @@ use std::time::Duration;
 
 use quiver_engine::{Database, EngineConfig};
 use quiver_node::{HttpService, NodeBuilder, Store};
-use quiver_server::config::{Config, Layer};
+use quiver_server::config::Config;
 use quiver_server::health::Health;
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::Metrics;
@@ -36,24 +41,8 @@ pub struct Running {
 
 impl Running {
     pub async fn stop(self) -> ShutdownReport {
-        self.trigger.shutdown();
-        tokio::time::timeout(Duration::from_secs(30), self.task)
-            .await
-            .expect("server stops within 30 s")
-            .expect("server task")
+        shared::stop(self.trigger, self.task).await
     }
-}
-
-/// A configuration on ephemeral ports, in memory, adjusted by `tweak`.
-pub fn config(tweak: impl FnOnce(&mut Layer)) -> Config {
-    let mut layer = Layer {
-        bolt_listen: Some("127.0.0.1:0".parse().expect("addr")),
-        http_listen: Some("127.0.0.1:0".parse().expect("addr")),
-        in_memory: Some(true),
-        ..Layer::default()
-    };
-    tweak(&mut layer);
-    Config::from_layer(layer).expect("valid test configuration")
 }
 
 pub async fn start(config: Config, api: Option<ApiHandler>) -> Running {
@@ -75,10 +64,8 @@ pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Grap
     let metrics = Arc::clone(node.metrics());
     let health = Arc::clone(node.health());
     let db = Arc::clone(node.database());
-    let trigger = node.trigger();
     let tls = node.tls();
-    // Ready from here, as `quiver serve` is once it prints its addresses.
-    let run = node.run();
+    let (trigger, task) = shared::run(node);
     Running {
         bolt,
         http,
@@ -86,34 +73,27 @@ pub async fn start_with(config: Config, api: Option<ApiHandler>, graph: Arc<Grap
         health,
         db,
         trigger,
+        task,
         tls,
-        task: tokio::spawn(async move { run.await.report }),
     }
 }
 
-/// A parsed HTTP response.
-#[derive(Debug)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-impl Reply {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
+/// A server admitting three Bolt connections (one of them reserved for administrators), all
+/// three taken by connections that stay silent before their handshakes; they are returned with
+/// it, to hold until the test is done with the full server.
+pub async fn start_with_bolt_slots_taken() -> (Running, Vec<TcpStream>) {
+    let config = config(|layer| {
+        layer.max_connections = Some(3);
+        layer.admin_reserved_connections = Some(1);
+        layer.handshake_timeout_ms = Some(10_000);
+    });
+    let server = start(config, None).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(TcpStream::connect(server.bolt).await.expect("connect"));
     }
-
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).expect("JSON body")
-    }
+    assert!(eventually(|| server.metrics.bolt.active.get() == 3).await);
+    (server, held)
 }
 
 /// Reads one response (Content-Length framed) from `stream`.
@@ -144,6 +124,7 @@ pub async fn read_reply(stream: &mut TcpStream) -> Option<Reply> {
         status,
         headers,
         body,
+        chunked: false,
     })
 }
 
@@ -184,6 +165,7 @@ fn parse_reply(bytes: &[u8]) -> Option<(Reply, usize)> {
             status,
             headers,
             body,
+            chunked: false,
         },
         head_end + 4 + length,
     ))
@@ -192,25 +174,18 @@ fn parse_reply(bytes: &[u8]) -> Option<(Reply, usize)> {
 /// A response's head, without the blank line ending it: its status, its headers, and the
 /// length of the body that follows (none without a Content-Length).
 fn parse_head(head: &[u8]) -> Option<(u16, Vec<(String, String)>, usize)> {
-    let head = String::from_utf8_lossy(head);
-    let mut lines = head.split("\r\n");
-    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, value)| value.parse().ok())
+    let (status, headers) = shared::parse_head(head)?;
+    let length = shared::header(&headers, "content-length")
+        .and_then(|value| value.parse().ok())
         .unwrap_or(0);
     Some((status, headers, length))
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
+/// A fresh connection to `addr` that has sent `bytes`.
+pub async fn connect_sending(addr: SocketAddr, bytes: &[u8]) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(bytes).await.expect("write");
+    stream
 }
 
 /// Sends `request` on a fresh connection and reads the reply.
@@ -243,15 +218,4 @@ pub async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Du
             Ok(Ok(_)) => {}
         }
     }
-}
-
-/// Polls `condition` every 10 ms for up to 5 s.
-pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
-    for _ in 0..500 {
-        if condition() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    condition()
 }

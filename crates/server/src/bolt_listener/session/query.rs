@@ -13,7 +13,9 @@ use quiver_bolt::message::{AccessMode as BoltMode, TxExtra, encode_record};
 use quiver_bolt::meta::{RunSuccess, encode_begin_success, encode_commit_success, encode_has_more};
 use quiver_bolt::packstream::Dialect;
 use quiver_bolt::state::{Outcome, State};
-use quiver_engine::{AccessMode, Bookmark, PullState, QueryId, QuerySummary, TxOptions, WaitError};
+use quiver_engine::{
+    AccessMode, Bookmark, DurabilityTicket, PullState, QueryId, QuerySummary, TxOptions, WaitError,
+};
 use quiver_placement::{Place, TextKey};
 use quiver_status::Status;
 use quiver_value::Map;
@@ -346,13 +348,9 @@ impl BoltSession {
         if elapsed >= self.shared.placement.budget() {
             tx.heavy = true;
         }
-        if watched.gone() {
+        if let Some(answer) = self.cut_short(watched) {
             self.tx = Some(tx);
-            return (Outcome::Failure, Some(gone_end(watched)));
-        }
-        if self.protocol.state() == State::Interrupted {
-            self.tx = Some(tx);
-            return (Outcome::Failure, None);
+            return answer;
         }
         match result {
             Ok((query, has_columns)) => {
@@ -389,13 +387,7 @@ impl BoltSession {
             return self.timed_out(tx).await;
         }
         let Some(stream) = tx.stream_mut(qid) else {
-            self.tx = Some(tx);
-            self.fail(
-                Status::RequestInvalid,
-                "There is no open result with that qid.",
-                None,
-            );
-            return (Outcome::Failure, None);
+            return self.not_open(tx, "There is no open result with that qid.");
         };
         let (query, key) = (stream.query, stream.key);
         let dialect = self.codec.dialect;
@@ -435,13 +427,9 @@ impl BoltSession {
             } else {
                 self.shared.placement.record(key, elapsed);
             }
-            if watched.gone() {
+            if let Some(answer) = self.cut_short(watched) {
                 self.tx = Some(tx);
-                return (Outcome::Failure, Some(gone_end(watched)));
-            }
-            if self.protocol.state() == State::Interrupted {
-                self.tx = Some(tx);
-                return (Outcome::Failure, None);
+                return answer;
             }
             match step {
                 Step::Paused { .. } => {
@@ -489,13 +477,7 @@ impl BoltSession {
         summary: &QuerySummary,
     ) -> (Outcome, Option<End>) {
         let Some(stream) = tx.remove_stream(qid) else {
-            self.tx = Some(tx);
-            self.fail(
-                Status::RequestInvalid,
-                "The result is no longer open.",
-                None,
-            );
-            return (Outcome::Failure, None);
+            return self.not_open(tx, "The result is no longer open.");
         };
         self.shared
             .metrics
@@ -517,12 +499,8 @@ impl BoltSession {
             );
             return (Outcome::Failure, None);
         };
-        if let Some(graph) = self.graph()
-            && let Some(ticket) = commit.ticket
-            && let Err(error) = graph.database().durable(ticket).await
-        {
-            self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
-            return (Outcome::Failure, None);
+        if let Err(failed) = self.acknowledge(commit.ticket).await {
+            return failed;
         }
         let bookmark = commit.bookmark.to_string();
         let encoded = encode_summary(
@@ -628,12 +606,8 @@ impl BoltSession {
                 if watched.gone() {
                     return (Outcome::Failure, Some(gone_end(watched)));
                 }
-                if let Some(graph) = self.graph()
-                    && let Some(ticket) = info.ticket
-                    && let Err(error) = graph.database().durable(ticket).await
-                {
-                    self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
-                    return (Outcome::Failure, None);
+                if let Err(failed) = self.acknowledge(info.ticket).await {
+                    return failed;
                 }
                 let bookmark = info.bookmark.to_string();
                 let encoded = encode_commit_success(&mut self.outbox, Some(&bookmark));
@@ -662,17 +636,45 @@ impl BoltSession {
         (Outcome::Success, None)
     }
 
-    /// RESET: whatever transaction is open is rolled back; the session is READY again.
+    /// RESET: whatever transaction is open is rolled back, as by ROLLBACK; the session is READY
+    /// again.
     pub(super) async fn reset(&mut self) -> (Outcome, Option<End>) {
-        if let Some(tx) = self.tx.take() {
-            let place = self.closing_place(&tx);
-            let (mut tx, (), watched) = self.work(tx, place, |tx, _| tx.rollback()).await;
-            tx.end(Ending::RolledBack);
-            if watched.gone() {
-                return (Outcome::Failure, Some(gone_end(watched)));
-            }
+        self.rollback().await
+    }
+
+    /// After work on the pool: the answer when the session must stop there, because the client
+    /// went away or the server is stopping, or a RESET interrupted the work.
+    fn cut_short(&self, watched: Watched) -> Option<(Outcome, Option<End>)> {
+        if watched.gone() {
+            Some((Outcome::Failure, Some(gone_end(watched))))
+        } else if self.protocol.state() == State::Interrupted {
+            Some((Outcome::Failure, None))
+        } else {
+            None
         }
-        self.succeed_empty();
-        (Outcome::Success, None)
+    }
+
+    /// Keeps `tx` as it is and answers with a FAILURE: the result the request names (`message`
+    /// says which) is not open.
+    fn not_open(&mut self, tx: Box<OpenTx>, message: &str) -> (Outcome, Option<End>) {
+        self.tx = Some(tx);
+        self.fail(Status::RequestInvalid, message, None);
+        (Outcome::Failure, None)
+    }
+
+    /// Waits until the commit behind `ticket` is durable, before anyone is told of it; when it
+    /// cannot be made durable, the FAILURE that says so.
+    async fn acknowledge(
+        &mut self,
+        ticket: Option<DurabilityTicket>,
+    ) -> Result<(), (Outcome, Option<End>)> {
+        if let Some(graph) = self.graph()
+            && let Some(ticket) = ticket
+            && let Err(error) = graph.database().durable(ticket).await
+        {
+            self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
+            return Err((Outcome::Failure, None));
+        }
+        Ok(())
     }
 }
