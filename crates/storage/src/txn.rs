@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::arena::{Locked, Slot};
+use crate::arena::{Grouped, Locked, Slot};
 
 use crate::commit_log::DurabilityTicket;
 use crate::counts::OwnCounts;
@@ -756,6 +756,12 @@ impl Transaction {
         if let Some(nodes) = &mut st.statement_nodes {
             nodes.push(id);
         }
+        self.push_undo(st, rec, undo);
+    }
+
+    /// Pushes an undo onto an entity's chain, stamped with this transaction's cell.
+    #[inline]
+    fn push_undo<R: Grouped>(&self, st: &mut TxState, rec: &mut Locked<'_, R>, undo: Undo) {
         if st.spare.is_empty() {
             self.inner.storage.deltas.refill(&mut st.spare);
         }
@@ -785,69 +791,57 @@ impl Transaction {
         if let Some(rels) = &mut st.statement_rels {
             rels.push(id);
         }
-        if st.spare.is_empty() {
-            self.inner.storage.deltas.refill(&mut st.spare);
-        }
-        mvcc::push(
-            rec.chain_mut(),
-            &self.inner.cell,
-            self.command(),
-            undo,
-            &mut st.spare,
-        );
-        self.inner
-            .storage
-            .live_deltas
-            .fetch_add(1, Ordering::Relaxed);
+        self.push_undo(st, rec, undo);
     }
 
     /// First updater wins: fails unless this transaction may change the node now.
     pub(crate) fn check_node_writable(&self, rec: &Locked<'_, NodeRec>, id: u64) -> Result<()> {
-        let tx = &*self.inner;
-        if rec.is_vacant() {
-            return Err(Error::node_not_found(id));
-        }
-        if !mvcc::writable(rec.chain(), tx.txid, tx.snapshot) {
-            let view = View {
-                command: u32::MAX,
-                ..tx.view()
-            };
-            return Err(if read::node_exists(rec, &view) {
-                Error::WriteConflict {
-                    kind: EntityKind::Node,
-                    id,
-                }
-            } else {
-                Error::node_not_found(id)
-            });
-        }
-        if !rec.is_live() {
-            return Err(Error::node_not_found(id));
-        }
-        Ok(())
+        let exists = |view: &View| read::node_exists(rec, view);
+        self.check_writable(
+            rec,
+            (EntityKind::Node, id),
+            rec.is_vacant(),
+            || rec.is_live(),
+            exists,
+        )
     }
 
     pub(crate) fn check_rel_writable(&self, rec: &Locked<'_, RelRec>, id: u64) -> Result<()> {
+        let exists = |view: &View| read::rel_exists(rec, view);
+        let entity = (EntityKind::Relationship, id);
+        self.check_writable(rec, entity, rec.is_vacant(), || rec.is_live(), exists)
+    }
+
+    /// The writability check of either kind of entity: it is not `vacant`, no other writer
+    /// changed it since this snapshot (`exists` says whether it exists at a view, which tells
+    /// a conflict from a deletion), and it is `live` in the newest version.
+    #[inline]
+    fn check_writable<R: Grouped>(
+        &self,
+        rec: &Locked<'_, R>,
+        (kind, id): (EntityKind, u64),
+        vacant: bool,
+        live: impl FnOnce() -> bool,
+        exists: impl FnOnce(&View) -> bool,
+    ) -> Result<()> {
         let tx = &*self.inner;
-        if rec.is_vacant() {
-            return Err(Error::rel_not_found(id));
+        let not_found = Error::EntityNotFound { kind, id };
+        if vacant {
+            return Err(not_found);
         }
         if !mvcc::writable(rec.chain(), tx.txid, tx.snapshot) {
             let view = View {
                 command: u32::MAX,
                 ..tx.view()
             };
-            return Err(if read::rel_exists(rec, &view) {
-                Error::WriteConflict {
-                    kind: EntityKind::Relationship,
-                    id,
-                }
+            return Err(if exists(&view) {
+                Error::WriteConflict { kind, id }
             } else {
-                Error::rel_not_found(id)
+                not_found
             });
         }
-        if !rec.is_live() {
-            return Err(Error::rel_not_found(id));
+        if !live() {
+            return Err(not_found);
         }
         Ok(())
     }
