@@ -844,15 +844,7 @@ impl Loader {
     ) -> Result<()> {
         storage.types.check(rel_type.0)?;
         let props = checked_props(storage, props)?;
-        load_relationship(
-            storage,
-            &mut self.tally,
-            Some(&mut self.adj),
-            id.0,
-            (start.0, end.0),
-            rel_type.0,
-            props,
-        )
+        self.load_relationship(storage, id, (start, end), rel_type.0, props)
     }
 
     /// A node from a redo record's creation: names resolved through the loader's cache,
@@ -885,15 +877,22 @@ impl Loader {
     ) -> Result<()> {
         let ty = self.names.id(storage, Token::Type, rel_type)?;
         let props = self.names.props(storage, props)?;
-        load_relationship(
-            storage,
-            &mut self.tally,
-            Some(&mut self.adj),
-            id.0,
-            (start.0, end.0),
-            ty,
-            props,
-        )
+        self.load_relationship(storage, id, (start, end), ty, props)
+    }
+
+    /// Loads a relationship of a checked type with checked properties, its adjacency entries
+    /// gathered for a later write.
+    fn load_relationship<V: PropValue>(
+        &mut self,
+        storage: &Storage,
+        id: RelId,
+        (start, end): (NodeId, NodeId),
+        ty: u32,
+        props: SmallVec<[(u32, V); 8]>,
+    ) -> Result<()> {
+        let pending = Some(&mut self.adj);
+        let ends = (start.0, end.0);
+        load_relationship(storage, &mut self.tally, pending, id.0, ends, ty, props)
     }
 }
 

@@ -745,31 +745,21 @@ impl Storage {
         let Some(bits) = self.label_bitmap_if_any(def.token) else {
             return;
         };
-        let mut from = 0;
-        let mut batch = Vec::new();
-        loop {
-            batch.clear();
-            let next = bits.collect_from(from, 4096, &mut batch);
-            for &id in &batch {
-                let Some(slot) = self.nodes.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if !may_have_label(&g, def.token) {
-                    continue;
-                }
-                let has = g.has_label(def.token).unwrap_or(false);
-                if let Ok(keys) = g.props().and_then(|p| def.version_keys(has, p, g.chain())) {
-                    for k in keys {
-                        def.data.insert(k, id);
-                    }
+        bits.for_each(|id| {
+            let Some(slot) = self.nodes.get(id) else {
+                return;
+            };
+            let g = slot.lock();
+            if !may_have_label(&g, def.token) {
+                return;
+            }
+            let has = g.has_label(def.token).unwrap_or(false);
+            if let Ok(keys) = g.props().and_then(|p| def.version_keys(has, p, g.chain())) {
+                for k in keys {
+                    def.data.insert(k, id);
                 }
             }
-            match next {
-                Some(n) => from = n,
-                None => break,
-            }
-        }
+        });
     }
 }
 

@@ -742,26 +742,25 @@ impl Transaction {
             .is_some_and(|d| d.cell.get() == self.inner.txid)
     }
 
-    /// Pushes an undo on a node, recording the node as touched the first time.
-    pub(crate) fn push_node(
+    /// Pushes an undo onto an entity's chain, stamped with this transaction's cell, recording
+    /// the entity as touched the first time.
+    pub(crate) fn push_undo<R: Grouped>(
         &self,
         st: &mut TxState,
-        rec: &mut Locked<'_, NodeRec>,
+        rec: &mut Locked<'_, R>,
         id: u64,
         undo: Undo,
     ) {
+        let (touched, statement) = match R::KIND {
+            EntityKind::Node => (&mut st.touched_nodes, &mut st.statement_nodes),
+            EntityKind::Relationship => (&mut st.touched_rels, &mut st.statement_rels),
+        };
         if !self.is_own_head(rec.chain()) {
-            st.touched_nodes.push(id);
+            touched.push(id);
         }
-        if let Some(nodes) = &mut st.statement_nodes {
-            nodes.push(id);
+        if let Some(ids) = statement {
+            ids.push(id);
         }
-        self.push_undo(st, rec, undo);
-    }
-
-    /// Pushes an undo onto an entity's chain, stamped with this transaction's cell.
-    #[inline]
-    fn push_undo<R: Grouped>(&self, st: &mut TxState, rec: &mut Locked<'_, R>, undo: Undo) {
         if st.spare.is_empty() {
             self.inner.storage.deltas.refill(&mut st.spare);
         }
@@ -778,38 +777,15 @@ impl Transaction {
             .fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn push_rel(
-        &self,
-        st: &mut TxState,
-        rec: &mut Locked<'_, RelRec>,
-        id: u64,
-        undo: Undo,
-    ) {
-        if !self.is_own_head(rec.chain()) {
-            st.touched_rels.push(id);
-        }
-        if let Some(rels) = &mut st.statement_rels {
-            rels.push(id);
-        }
-        self.push_undo(st, rec, undo);
-    }
-
     /// First updater wins: fails unless this transaction may change the node now.
     pub(crate) fn check_node_writable(&self, rec: &Locked<'_, NodeRec>, id: u64) -> Result<()> {
         let exists = |view: &View| read::node_exists(rec, view);
-        self.check_writable(
-            rec,
-            (EntityKind::Node, id),
-            rec.is_vacant(),
-            || rec.is_live(),
-            exists,
-        )
+        self.check_writable(rec, id, rec.is_vacant(), || rec.is_live(), exists)
     }
 
     pub(crate) fn check_rel_writable(&self, rec: &Locked<'_, RelRec>, id: u64) -> Result<()> {
         let exists = |view: &View| read::rel_exists(rec, view);
-        let entity = (EntityKind::Relationship, id);
-        self.check_writable(rec, entity, rec.is_vacant(), || rec.is_live(), exists)
+        self.check_writable(rec, id, rec.is_vacant(), || rec.is_live(), exists)
     }
 
     /// The writability check of either kind of entity: it is not `vacant`, no other writer
@@ -819,12 +795,13 @@ impl Transaction {
     fn check_writable<R: Grouped>(
         &self,
         rec: &Locked<'_, R>,
-        (kind, id): (EntityKind, u64),
+        id: u64,
         vacant: bool,
         live: impl FnOnce() -> bool,
         exists: impl FnOnce(&View) -> bool,
     ) -> Result<()> {
         let tx = &*self.inner;
+        let kind = R::KIND;
         let not_found = Error::EntityNotFound { kind, id };
         if vacant {
             return Err(not_found);

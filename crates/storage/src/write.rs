@@ -139,7 +139,7 @@ impl Transaction {
             return Err(Error::Replay(format!("node {id} already exists")));
         }
         g.init(&ls, &props)?;
-        self.push_node(st, &mut g, id, Undo::Created);
+        self.push_undo(st, &mut g, id, Undo::Created);
         for l in &ls {
             if let Some(bits) = storage.label_bitmap(*l) {
                 bits.set(id);
@@ -221,7 +221,7 @@ impl Transaction {
         if old.is_none() && remove {
             return Ok(None);
         }
-        self.push_node(
+        self.push_undo(
             st,
             &mut g,
             id,
@@ -272,7 +272,7 @@ impl Transaction {
         if add {
             labels.push(label);
             g.set_labels(&labels)?;
-            self.push_node(st, &mut g, id, Undo::LabelAdded(label));
+            self.push_undo(st, &mut g, id, Undo::LabelAdded(label));
             if let Some(bits) = storage.label_bitmap(label) {
                 bits.set(id);
             }
@@ -282,7 +282,7 @@ impl Transaction {
         } else {
             labels.retain(|l| *l != label);
             g.set_labels(&labels)?;
-            self.push_node(st, &mut g, id, Undo::LabelRemoved(label));
+            self.push_undo(st, &mut g, id, Undo::LabelRemoved(label));
             st.stale_on_commit
                 .push(GcItem::LabelBit { label, node: id });
             self.index_node(st, &g, id, &[label], false)?;
@@ -319,7 +319,7 @@ impl Transaction {
             return Err(Error::DeleteConnectedNode { id });
         }
         let labels = g.labels()?;
-        self.push_node(st, &mut g, id, Undo::Deleted);
+        self.push_undo(st, &mut g, id, Undo::Deleted);
         drop(g);
         self.count_change(st, CountKey::Nodes, -1);
         for l in &labels {
@@ -405,7 +405,7 @@ impl Transaction {
             return Err(Error::Replay(format!("relationship {id} already exists")));
         }
         *r = RelRec::committed(start, ty, &blob);
-        self.push_rel(st, &mut r, id, Undo::Created);
+        self.push_undo(st, &mut r, id, Undo::Created);
         drop(r);
         for def in storage.schema().on_type(ty) {
             if let Some(key) = def.key_in(&blob)? {
@@ -447,7 +447,7 @@ impl Transaction {
                 rec.adj_remove(out, entry);
                 Undo::EdgeRemoved { out, entry }
             };
-            self.push_node(st, rec, node, undo);
+            self.push_undo(st, rec, node, undo);
         }
         drop(pair);
         let delta = if add { 1 } else { -1 };
@@ -480,7 +480,7 @@ impl Transaction {
         self.check_node_writable(pair.start(), start)?;
         self.check_node_writable(pair.end(), end)?;
         r.set_deleted(true);
-        self.push_rel(st, &mut r, id, Undo::Deleted);
+        self.push_undo(st, &mut r, id, Undo::Deleted);
         drop(r);
         self.link(st, pair, id, (start, end), ty, false);
         if self.inner.log {
@@ -524,7 +524,7 @@ impl Transaction {
         if old.is_none() && remove {
             return Ok(None);
         }
-        self.push_rel(
+        self.push_undo(
             st,
             &mut g,
             id,
