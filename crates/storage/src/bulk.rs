@@ -993,15 +993,7 @@ impl<'a> BulkLoad<'a> {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.create_schema_index(
-            IndexSpec {
-                relationship: false,
-                token: label.0,
-                keys: vec![key.0],
-                kind: IndexKind::Range,
-            },
-            name,
-        )
+        self.create_schema_index(IndexSpec::on_label_key(label, key, IndexKind::Range), name)
     }
 
     /// Asks for a uniqueness constraint on `(:label).key`: `finish` fails with
@@ -1012,15 +1004,7 @@ impl<'a> BulkLoad<'a> {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.create_schema_index(
-            IndexSpec {
-                relationship: false,
-                token: label.0,
-                keys: vec![key.0],
-                kind: IndexKind::Unique,
-            },
-            name,
-        )
+        self.create_schema_index(IndexSpec::on_label_key(label, key, IndexKind::Unique), name)
     }
 
     /// Asks for any index or constraint (see [`Transaction::create_schema_index`]), built by

@@ -111,12 +111,7 @@ impl Transaction {
 
     /// Creates a property index on `(:label).key`, applied at commit.
     pub fn create_index(&self, label: LabelId, key: PropKeyId, name: Option<&str>) -> Result<()> {
-        let spec = IndexSpec {
-            relationship: false,
-            token: label.0,
-            keys: vec![key.0],
-            kind: IndexKind::Range,
-        };
+        let spec = IndexSpec::on_label_key(label, key, IndexKind::Range);
         self.create_schema_index(spec, name)
     }
 
@@ -128,12 +123,7 @@ impl Transaction {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        let spec = IndexSpec {
-            relationship: false,
-            token: label.0,
-            keys: vec![key.0],
-            kind: IndexKind::Unique,
-        };
+        let spec = IndexSpec::on_label_key(label, key, IndexKind::Unique);
         self.create_schema_index(spec, name)
     }
 
