@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::arena::{Grouped, Locked, Slot};
+use crate::arena::{Grouped, Locked, Slot, Table};
 
 use crate::commit_log::DurabilityTicket;
 use crate::counts::OwnCounts;
@@ -160,28 +160,39 @@ impl TxInner {
         Ok(())
     }
 
+    /// Pops this transaction's deltas off the chains of the entities `touched` in `table`,
+    /// the last touched first, reverting each record with `undo`; returns how many it popped.
+    fn pop_own<R: Grouped>(
+        &self,
+        table: &Table<R>,
+        touched: &[u64],
+        freed: &mut mvcc::Spare,
+        mut undo: impl FnMut(&mut R, Undo),
+    ) -> usize {
+        let mut popped = 0;
+        for &id in touched.iter().rev() {
+            let Some(slot) = table.get(id) else {
+                continue;
+            };
+            let mut g = slot.lock();
+            let mut chain = g.take_chain();
+            popped += mvcc::pop_own(&mut chain, self.txid, freed, |u| undo(&mut g, u));
+            g.set_chain(chain);
+        }
+        popped
+    }
+
     /// Reverts every change of the transaction in place and queues what it left in indexes.
     fn undo_all(&self, st: &mut TxState) {
         let mut popped = 0;
         let mut freed = std::mem::take(&mut st.spare);
-        for &id in st.touched_nodes.iter().rev() {
-            let Some(slot) = self.storage.nodes.get(id) else {
-                continue;
-            };
-            let mut g = slot.lock();
-            let mut chain = g.take_chain();
-            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_node(&mut g, u));
-            g.set_chain(chain);
-        }
-        for &id in st.touched_rels.iter().rev() {
-            let Some(slot) = self.storage.rels.get(id) else {
-                continue;
-            };
-            let mut g = slot.lock();
-            let mut chain = g.take_chain();
-            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_rel(&mut g, u));
-            g.set_chain(chain);
-        }
+        popped += self.pop_own(
+            &self.storage.nodes,
+            &st.touched_nodes,
+            &mut freed,
+            undo_node,
+        );
+        popped += self.pop_own(&self.storage.rels, &st.touched_rels, &mut freed, undo_rel);
         self.storage.deltas.give(&mut freed);
         self.storage
             .live_deltas
