@@ -122,6 +122,12 @@ impl TxInner {
         }
     }
 
+    /// The view a read takes now; fails once the transaction has ended.
+    pub(crate) fn active_view(&self) -> Result<View> {
+        self.check_active()?;
+        Ok(self.view())
+    }
+
     pub(crate) fn view(&self) -> View {
         View {
             snapshot: self.snapshot,
