@@ -55,8 +55,7 @@ impl Transaction {
 
     pub fn node_property(&self, node: NodeId, key: PropKeyId) -> Result<Option<Value>> {
         let view = self.inner.active_view()?;
-        let slot = self.inner.node_slot(node.0)?;
-        let g = slot.lock();
+        let g = self.inner.node_slot(node.0)?.lock();
         if let Some(r) = &self.restriction
             && let Some(labels) = read::node_labels(&g, &view)?
             && !r.node_key_readable(&labels, key.0, &|k| {
@@ -65,14 +64,12 @@ impl Transaction {
         {
             return Ok(None);
         }
-        let v = read::node_prop(&g, &view, key.0)?;
-        v.ok_or_else(|| Error::node_not_found(node.0))
+        read::node_prop(&g, &view, key.0)?.ok_or_else(|| Error::node_not_found(node.0))
     }
 
     pub fn node_properties(&self, node: NodeId) -> Result<Vec<(PropKeyId, Value)>> {
         let view = self.inner.active_view()?;
-        let slot = self.inner.node_slot(node.0)?;
-        let g = slot.lock();
+        let g = self.inner.node_slot(node.0)?.lock();
         let mut props =
             read::node_props(&g, &view)?.ok_or_else(|| Error::node_not_found(node.0))?;
         if let Some(r) = &self.restriction {
@@ -129,21 +126,18 @@ impl Transaction {
 
     pub fn rel_property(&self, rel: RelId, key: PropKeyId) -> Result<Option<Value>> {
         let view = self.inner.active_view()?;
-        let slot = self.inner.rel_slot(rel.0)?;
-        let g = slot.lock();
+        let g = self.inner.rel_slot(rel.0)?.lock();
         if let Some(r) = &self.restriction
             && !r.rel_key_readable(g.ty(), key.0)
         {
             return Ok(None);
         }
-        let v = read::rel_prop(&g, &view, key.0)?;
-        v.ok_or_else(|| Error::rel_not_found(rel.0))
+        read::rel_prop(&g, &view, key.0)?.ok_or_else(|| Error::rel_not_found(rel.0))
     }
 
     pub fn rel_properties(&self, rel: RelId) -> Result<Vec<(PropKeyId, Value)>> {
         let view = self.inner.active_view()?;
-        let slot = self.inner.rel_slot(rel.0)?;
-        let g = slot.lock();
+        let g = self.inner.rel_slot(rel.0)?.lock();
         let mut props = read::rel_props(&g, &view)?.ok_or_else(|| Error::rel_not_found(rel.0))?;
         if let Some(r) = &self.restriction {
             let ty = g.ty();
