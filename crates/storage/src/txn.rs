@@ -360,8 +360,9 @@ impl Transaction {
         Ok(self.inner.command.fetch_add(1, Ordering::AcqRel) + 1)
     }
 
-    /// Locks the state for a data write after checking the transaction may write data.
-    pub(crate) fn data_write(&self) -> Result<MutexGuard<'_, TxState>> {
+    /// Locks the state for a write of any kind, failing if the transaction has ended or only
+    /// reads.
+    fn write_state(&self) -> Result<MutexGuard<'_, TxState>> {
         let tx = &*self.inner;
         if !tx.write {
             tx.check_active()?;
@@ -369,6 +370,12 @@ impl Transaction {
         }
         let st = tx.state.lock();
         tx.check_active()?;
+        Ok(st)
+    }
+
+    /// Locks the state for a data write after checking the transaction may write data.
+    pub(crate) fn data_write(&self) -> Result<MutexGuard<'_, TxState>> {
+        let st = self.write_state()?;
         if !st.schema_ops.is_empty() {
             return Err(Error::MixedSchemaAndData);
         }
@@ -404,13 +411,7 @@ impl Transaction {
     }
 
     pub(crate) fn admin_write(&self) -> Result<MutexGuard<'_, TxState>> {
-        let tx = &*self.inner;
-        if !tx.write {
-            tx.check_active()?;
-            return Err(Error::ReadOnlyTransaction);
-        }
-        let st = tx.state.lock();
-        tx.check_active()?;
+        let st = self.write_state()?;
         if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() || !st.schema_ops.is_empty()
         {
             return Err(Error::MixedAdministrationAndData);
@@ -419,13 +420,7 @@ impl Transaction {
     }
 
     pub(crate) fn schema_write(&self) -> Result<MutexGuard<'_, TxState>> {
-        let tx = &*self.inner;
-        if !tx.write {
-            tx.check_active()?;
-            return Err(Error::ReadOnlyTransaction);
-        }
-        let st = tx.state.lock();
-        tx.check_active()?;
+        let st = self.write_state()?;
         if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() {
             return Err(Error::MixedSchemaAndData);
         }
