@@ -361,6 +361,33 @@ enum Col {
     Ignore,
 }
 
+/// Converts the field of property column `column` and adds it to `props`; an empty field
+/// sets nothing.
+fn push_prop(
+    props: &mut Vec<(PropKeyId, Value)>,
+    (key, ty): (PropKeyId, FieldType),
+    text: &str,
+    column: usize,
+    array_delimiter: char,
+) -> Result<(), String> {
+    if !text.is_empty() {
+        let value = ty
+            .convert(text, array_delimiter)
+            .map_err(|e| format!("column {}: {e}", column + 1))?;
+        props.push((key, value));
+    }
+    Ok(())
+}
+
+/// The maker of the errors of the row at `line` of `file`.
+fn input_error(file: &Path, line: u64) -> impl Fn(String) -> Error + Copy + '_ {
+    move |reason| Error::Input {
+        file: file.to_path_buf(),
+        line,
+        reason,
+    }
+}
+
 struct Loader<'a> {
     options: &'a Options,
     dialect: Dialect,
@@ -468,15 +495,11 @@ impl Loader<'_> {
         line: u64,
     ) -> Result<(), Error> {
         if record.len() != cols.len() {
-            return Err(Error::Input {
-                file: file.to_path_buf(),
-                line,
-                reason: format!(
-                    "the row has {} fields, the header {}",
-                    record.len(),
-                    cols.len()
-                ),
-            });
+            return Err(input_error(file, line)(format!(
+                "the row has {} fields, the header {}",
+                record.len(),
+                cols.len()
+            )));
         }
         Ok(())
     }
@@ -490,11 +513,7 @@ impl Loader<'_> {
         line: u64,
     ) -> Result<(), Error> {
         Self::fields_match(cols, record, file, line)?;
-        let fail = |reason: String| Error::Input {
-            file: file.to_path_buf(),
-            line,
-            reason,
-        };
+        let fail = input_error(file, line);
         let (labels_start, props_start) =
             (self.nodes_batch.labels.len(), self.nodes_batch.props.len());
         self.nodes_batch.labels.extend_from_slice(group_labels);
@@ -503,12 +522,9 @@ impl Loader<'_> {
             let text = input::field(record, i).map_err(fail)?;
             match col {
                 Col::Prop(key, ty) => {
-                    if !text.is_empty() {
-                        let value = ty
-                            .convert(text, self.options.array_delimiter)
-                            .map_err(|e| fail(format!("column {}: {e}", i + 1)))?;
-                        self.nodes_batch.props.push((*key, value));
-                    }
+                    let props = &mut self.nodes_batch.props;
+                    push_prop(props, (*key, *ty), text, i, self.options.array_delimiter)
+                        .map_err(fail)?;
                 }
                 Col::Id(key, space) => {
                     if text.is_empty() {
@@ -566,11 +582,7 @@ impl Loader<'_> {
         line: u64,
     ) -> Result<(), Error> {
         Self::fields_match(cols, record, file, line)?;
-        let fail = |reason: String| Error::Input {
-            file: file.to_path_buf(),
-            line,
-            reason,
-        };
+        let fail = input_error(file, line);
         let props_start = self.rels_batch.props.len();
         let (mut start, mut end) = (None, None);
         let mut ty = group_type;
@@ -578,12 +590,9 @@ impl Loader<'_> {
             let text = input::field(record, i).map_err(fail)?;
             match col {
                 Col::Prop(key, t) => {
-                    if !text.is_empty() {
-                        let value = t
-                            .convert(text, self.options.array_delimiter)
-                            .map_err(|e| fail(format!("column {}: {e}", i + 1)))?;
-                        self.rels_batch.props.push((*key, value));
-                    }
+                    let props = &mut self.rels_batch.props;
+                    push_prop(props, (*key, *t), text, i, self.options.array_delimiter)
+                        .map_err(fail)?;
                 }
                 Col::Start(space) => start = Some((text, *space)),
                 Col::End(space) => end = Some((text, *space)),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use criterion::{Criterion, Throughput, criterion_group};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn full_build() {
     let n = common::nodes_from_env(1_000_000);
@@ -41,10 +41,4 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 
-fn main() {
-    full_build();
-    benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
-}
+criterion_main!(full_build, benches);

@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use criterion::{Criterion, Throughput, criterion_group};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use quiver_storage::{FulltextEntity, LabelId, PropKeyId, Storage};
 use quiver_value::Value;
 use rand::rngs::StdRng;
@@ -234,9 +234,4 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 
-fn main() {
-    benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
-}
+criterion_main!(benches);

@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use criterion::{Criterion, criterion_group};
+use criterion::{Criterion, criterion_group, criterion_main};
 use quiver_storage::{FulltextEntity, LabelId, PropKeyId, Storage};
 use quiver_value::Value;
 
@@ -110,9 +110,4 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 
-fn main() {
-    benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
-}
+criterion_main!(benches);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
-use criterion::{Criterion, Throughput, criterion_group};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use quiver_storage::{Direction, NodeId};
 use quiver_value::Value;
 use rand::rngs::StdRng;
@@ -120,9 +120,4 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 
-fn main() {
-    benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
-}
+criterion_main!(benches);

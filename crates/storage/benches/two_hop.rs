@@ -5,7 +5,7 @@ mod common;
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use quiver_storage::{Direction, NodeId, RelId};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -91,9 +91,4 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 
-fn main() {
-    benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
-}
+criterion_main!(benches);

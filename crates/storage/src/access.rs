@@ -8,14 +8,17 @@ use smallvec::SmallVec;
 use quiver_value::graph::{NodeData, RelData};
 use quiver_value::{Map, Node, Relationship, Value};
 
+use crate::arena::{Grouped, Locked, Table};
 use crate::counts::CountKey;
 use crate::cursor::{ExportCursor, IndexScan, NodeCursor, NodeSource, RelCursor};
 use crate::error::{Error, Result};
 use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::IndexQuery;
+use crate::mvcc::View;
 use crate::read;
-use crate::restriction;
+use crate::restriction::{self, ReadRestriction};
 use crate::schema::CompositeQuery;
+use crate::storage::Storage;
 use crate::txn::Transaction;
 
 fn dedup_types(types: &[RelTypeId]) -> SmallVec<[u32; 4]> {
@@ -30,21 +33,12 @@ fn dedup_types(types: &[RelTypeId]) -> SmallVec<[u32; 4]> {
 
 impl Transaction {
     pub fn node_exists(&self, node: NodeId) -> Result<bool> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let storage = &self.inner.storage;
-        if let Some(r) = &self.restriction {
-            return restriction::node_visible(storage, &view, r.as_ref(), node.0);
-        }
-        Ok(storage
-            .nodes
-            .get(node.0)
-            .is_some_and(|s| read::node_exists(&s.lock(), &view)))
+        let nodes = &self.inner.storage.nodes;
+        self.exists(nodes, node.0, restriction::node_visible, read::node_exists)
     }
 
     pub fn node_labels(&self, node: NodeId) -> Result<SmallVec<[LabelId; 4]>> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let slot = self.inner.node_slot(node.0)?;
         let labels = read::node_labels(&slot.lock(), &view)?;
         labels
@@ -53,18 +47,15 @@ impl Transaction {
     }
 
     pub fn node_has_label(&self, node: NodeId, label: LabelId) -> Result<bool> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let slot = self.inner.node_slot(node.0)?;
         let has = read::node_has_label(&slot.lock(), &view, label.0)?;
         has.ok_or_else(|| Error::node_not_found(node.0))
     }
 
     pub fn node_property(&self, node: NodeId, key: PropKeyId) -> Result<Option<Value>> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let slot = self.inner.node_slot(node.0)?;
-        let g = slot.lock();
+        let view = self.inner.active_view()?;
+        let g = self.inner.node_slot(node.0)?.lock();
         if let Some(r) = &self.restriction
             && let Some(labels) = read::node_labels(&g, &view)?
             && !r.node_key_readable(&labels, key.0, &|k| {
@@ -73,15 +64,12 @@ impl Transaction {
         {
             return Ok(None);
         }
-        let v = read::node_prop(&g, &view, key.0)?;
-        v.ok_or_else(|| Error::node_not_found(node.0))
+        read::node_prop(&g, &view, key.0)?.ok_or_else(|| Error::node_not_found(node.0))
     }
 
     pub fn node_properties(&self, node: NodeId) -> Result<Vec<(PropKeyId, Value)>> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let slot = self.inner.node_slot(node.0)?;
-        let g = slot.lock();
+        let view = self.inner.active_view()?;
+        let g = self.inner.node_slot(node.0)?.lock();
         let mut props =
             read::node_props(&g, &view)?.ok_or_else(|| Error::node_not_found(node.0))?;
         if let Some(r) = &self.restriction {
@@ -93,22 +81,29 @@ impl Transaction {
     }
 
     pub fn rel_exists(&self, rel: RelId) -> Result<bool> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let storage = &self.inner.storage;
+        let rels = &self.inner.storage.rels;
+        self.exists(rels, rel.0, restriction::rel_visible, read::rel_exists)
+    }
+
+    /// Whether entity `id` of `table` exists at this transaction's view: as the restriction
+    /// lets it be seen (`visible`) where one applies, else as its record says (`exists`).
+    fn exists<R: Grouped>(
+        &self,
+        table: &Table<R>,
+        id: u64,
+        visible: impl FnOnce(&Storage, &View, &dyn ReadRestriction, u64) -> Result<bool>,
+        exists: impl FnOnce(&Locked<'_, R>, &View) -> bool,
+    ) -> Result<bool> {
+        let view = self.inner.active_view()?;
         if let Some(r) = &self.restriction {
-            return restriction::rel_visible(storage, &view, r.as_ref(), rel.0);
+            return visible(&self.inner.storage, &view, r.as_ref(), id);
         }
-        Ok(storage
-            .rels
-            .get(rel.0)
-            .is_some_and(|s| read::rel_exists(&s.lock(), &view)))
+        Ok(table.get(id).is_some_and(|s| exists(&s.lock(), &view)))
     }
 
     /// Start node, end node and type.
     pub fn rel_endpoints(&self, rel: RelId) -> Result<(NodeId, NodeId, RelTypeId)> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let slot = self.inner.rel_slot(rel.0)?;
         let (start, ty) = {
             let g = slot.lock();
@@ -130,24 +125,19 @@ impl Transaction {
     }
 
     pub fn rel_property(&self, rel: RelId, key: PropKeyId) -> Result<Option<Value>> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let slot = self.inner.rel_slot(rel.0)?;
-        let g = slot.lock();
+        let view = self.inner.active_view()?;
+        let g = self.inner.rel_slot(rel.0)?.lock();
         if let Some(r) = &self.restriction
             && !r.rel_key_readable(g.ty(), key.0)
         {
             return Ok(None);
         }
-        let v = read::rel_prop(&g, &view, key.0)?;
-        v.ok_or_else(|| Error::rel_not_found(rel.0))
+        read::rel_prop(&g, &view, key.0)?.ok_or_else(|| Error::rel_not_found(rel.0))
     }
 
     pub fn rel_properties(&self, rel: RelId) -> Result<Vec<(PropKeyId, Value)>> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let slot = self.inner.rel_slot(rel.0)?;
-        let g = slot.lock();
+        let view = self.inner.active_view()?;
+        let g = self.inner.rel_slot(rel.0)?.lock();
         let mut props = read::rel_props(&g, &view)?.ok_or_else(|| Error::rel_not_found(rel.0))?;
         if let Some(r) = &self.restriction {
             let ty = g.ty();
@@ -177,8 +167,7 @@ impl Transaction {
         types: &[RelTypeId],
         out: &mut Vec<(RelId, NodeId)>,
     ) -> Result<()> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let types = dedup_types(types);
         let slot = self.inner.node_slot(node.0)?;
         let from = out.len();
@@ -214,8 +203,7 @@ impl Transaction {
         types: &[RelTypeId],
         out: &mut Vec<(u32, RelId, NodeId)>,
     ) -> Result<()> {
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let types = dedup_types(types);
         let storage = &self.inner.storage;
         for n in nodes {
@@ -251,8 +239,7 @@ impl Transaction {
         if self.restriction.is_some() {
             return Ok(self.expand(node, dir, types)?.len());
         }
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let types = dedup_types(types);
         let slot = self.inner.node_slot(node.0)?;
         read::node_degree(&slot.lock(), node.0, &view, dir, &types)
@@ -299,8 +286,7 @@ impl Transaction {
         if self.restriction.is_some() {
             return self.count_visible(key);
         }
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let committed = self.inner.storage.counts.get(key, view.snapshot);
         let own = self.inner.state.lock().counts.before(key, view.command);
         Ok(u64::try_from(committed + own).unwrap_or(0))

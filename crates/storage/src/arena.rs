@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::{Mutex, MutexGuard};
 use thin_vec::ThinVec;
 
+use crate::error::EntityKind;
 use crate::mvcc::Chain;
 
 type Leaf<T> = Box<[T]>;
@@ -84,6 +85,8 @@ pub(crate) trait Grouped: Default + Sized {
     const GROUP: usize;
     /// `[Self; GROUP]`.
     type Recs: AsRef<[Self]> + AsMut<[Self]> + Default;
+    /// The kind of entity a record is.
+    const KIND: EntityKind;
 }
 
 /// The records of one group and the version chains of those that have one.
@@ -363,6 +366,32 @@ impl Bitmap {
         self.words
             .get(bit / 64)
             .is_some_and(|w| w.load(Ordering::Acquire) & (1 << (bit % 64)) != 0)
+    }
+
+    /// Calls `f` with every id in the set, in order, reading them 4096 at a time; stops at
+    /// the first error `f` returns.
+    pub(crate) fn try_for_each<E>(&self, mut f: impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
+        let mut from = 0;
+        let mut batch = Vec::new();
+        loop {
+            batch.clear();
+            let next = self.collect_from(from, 4096, &mut batch);
+            for &id in &batch {
+                f(id)?;
+            }
+            match next {
+                Some(n) => from = n,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// [`Bitmap::try_for_each`] with an `f` that cannot fail.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(u64)) {
+        let Ok(()) = self.try_for_each(|id| {
+            f(id);
+            Ok::<(), std::convert::Infallible>(())
+        });
     }
 
     /// Appends set bits at or after `from` to `out`, at most `max` of them; returns the bit to

@@ -107,9 +107,7 @@ struct PendingIndex {
 /// fails, or is dropped unfinished, leaves a store to discard.
 pub struct BulkLoad<'a> {
     storage: &'a Storage,
-    tally: Tally,
-    names: NameCache,
-    adj: PendingAdj,
+    loader: Loader,
     /// What finished sections gathered.
     sections: Mutex<Tally>,
     indexes: Vec<PendingIndex>,
@@ -119,6 +117,13 @@ pub struct BulkLoad<'a> {
 /// its counts to the load when dropped.
 pub struct BulkSection<'l, 'a> {
     load: &'l BulkLoad<'a>,
+    loader: Loader,
+}
+
+/// What one thread's loader keeps between ops: its counts, its names and the adjacency
+/// entries it has yet to write. The load and each section have one.
+#[derive(Default)]
+struct Loader {
     tally: Tally,
     names: NameCache,
     adj: PendingAdj,
@@ -145,9 +150,7 @@ impl Storage {
         }
         Ok(BulkLoad {
             storage: self,
-            tally: Tally::default(),
-            names: NameCache::default(),
-            adj: PendingAdj::default(),
+            loader: Loader::default(),
             sections: Mutex::new(Tally::default()),
             indexes: Vec::new(),
         })
@@ -816,48 +819,81 @@ impl NameCache {
     }
 }
 
-/// A node from a redo record's creation: names resolved through `names`, values copied as
-/// they are encoded.
-fn node_from_redo(
-    storage: &Storage,
-    tally: &mut Tally,
-    names: &mut NameCache,
-    id: NodeId,
-    labels: NamesRef<'_>,
-    props: PropsRef<'_>,
-) -> Result<()> {
-    let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
-    for l in labels.iter() {
-        let l = names.id(storage, Token::Label, l)?;
-        if !ls.contains(&l) {
-            ls.push(l);
-        }
+impl Loader {
+    /// [`BulkLoad::node`] into `storage`.
+    fn node(
+        &mut self,
+        storage: &Storage,
+        id: NodeId,
+        labels: &[LabelId],
+        props: &[(PropKeyId, Value)],
+    ) -> Result<()> {
+        let labels = checked_labels(storage, labels)?;
+        let props = checked_props(storage, props)?;
+        load_node(storage, &mut self.tally, id.0, &labels, props)
     }
-    let props = names.props(storage, props)?;
-    load_node(storage, tally, id.0, &ls, props)
-}
 
-/// A relationship from a redo record's creation (see [`node_from_redo`]).
-fn relationship_from_redo(
-    storage: &Storage,
-    tally: &mut Tally,
-    names: &mut NameCache,
-    pending: &mut PendingAdj,
-    id: RelId,
-    (start, end): (NodeId, NodeId),
-    (rel_type, props): (&str, PropsRef<'_>),
-) -> Result<()> {
-    let ty = names.id(storage, Token::Type, rel_type)?;
-    let props = names.props(storage, props)?;
-    load_relationship(
-        storage,
-        tally,
-        Some(pending),
-        id.0,
-        (start.0, end.0),
-        ty,
-        props,
-    )
+    /// [`BulkLoad::relationship`] into `storage`.
+    fn relationship(
+        &mut self,
+        storage: &Storage,
+        id: RelId,
+        (start, end): (NodeId, NodeId),
+        rel_type: RelTypeId,
+        props: &[(PropKeyId, Value)],
+    ) -> Result<()> {
+        storage.types.check(rel_type.0)?;
+        let props = checked_props(storage, props)?;
+        self.load_relationship(storage, id, (start, end), rel_type.0, props)
+    }
+
+    /// A node from a redo record's creation: names resolved through the loader's cache,
+    /// values copied as they are encoded.
+    fn node_from_redo(
+        &mut self,
+        storage: &Storage,
+        id: NodeId,
+        labels: NamesRef<'_>,
+        props: PropsRef<'_>,
+    ) -> Result<()> {
+        let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
+        for l in labels.iter() {
+            let l = self.names.id(storage, Token::Label, l)?;
+            if !ls.contains(&l) {
+                ls.push(l);
+            }
+        }
+        let props = self.names.props(storage, props)?;
+        load_node(storage, &mut self.tally, id.0, &ls, props)
+    }
+
+    /// A relationship from a redo record's creation (see [`Loader::node_from_redo`]).
+    fn relationship_from_redo(
+        &mut self,
+        storage: &Storage,
+        id: RelId,
+        (start, end): (NodeId, NodeId),
+        (rel_type, props): (&str, PropsRef<'_>),
+    ) -> Result<()> {
+        let ty = self.names.id(storage, Token::Type, rel_type)?;
+        let props = self.names.props(storage, props)?;
+        self.load_relationship(storage, id, (start, end), ty, props)
+    }
+
+    /// Loads a relationship of a checked type with checked properties, its adjacency entries
+    /// gathered for a later write.
+    fn load_relationship<V: PropValue>(
+        &mut self,
+        storage: &Storage,
+        id: RelId,
+        (start, end): (NodeId, NodeId),
+        ty: u32,
+        props: SmallVec<[(u32, V); 8]>,
+    ) -> Result<()> {
+        let pending = Some(&mut self.adj);
+        let ends = (start.0, end.0);
+        load_relationship(storage, &mut self.tally, pending, id.0, ends, ty, props)
+    }
 }
 
 /// Takes `n` ids from `next` at once; refused past the id space.
@@ -884,9 +920,7 @@ impl<'a> BulkLoad<'a> {
         labels: &[LabelId],
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        let labels = checked_labels(self.storage, labels)?;
-        let props = checked_props(self.storage, props)?;
-        load_node(self.storage, &mut self.tally, id.0, &labels, props)
+        self.loader.node(self.storage, id, labels, props)
     }
 
     /// Loads a relationship under `id` as committed. Both ends must be loaded already.
@@ -898,17 +932,9 @@ impl<'a> BulkLoad<'a> {
         rel_type: RelTypeId,
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        self.storage.types.check(rel_type.0)?;
-        let props = checked_props(self.storage, props)?;
-        load_relationship(
-            self.storage,
-            &mut self.tally,
-            Some(&mut self.adj),
-            id.0,
-            (start.0, end.0),
-            rel_type.0,
-            props,
-        )
+        let ends = (start, end);
+        self.loader
+            .relationship(self.storage, id, ends, rel_type, props)
     }
 
     /// Loads a node as a redo record's `CreateNode` describes it (a snapshot's, say): names
@@ -920,14 +946,7 @@ impl<'a> BulkLoad<'a> {
         labels: NamesRef<'_>,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        node_from_redo(
-            self.storage,
-            &mut self.tally,
-            &mut self.names,
-            id,
-            labels,
-            props,
-        )
+        self.loader.node_from_redo(self.storage, id, labels, props)
     }
 
     /// Loads a relationship as a redo record's `CreateRelationship` describes it (see
@@ -940,15 +959,9 @@ impl<'a> BulkLoad<'a> {
         rel_type: &str,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        relationship_from_redo(
-            self.storage,
-            &mut self.tally,
-            &mut self.names,
-            &mut self.adj,
-            id,
-            (start, end),
-            (rel_type, props),
-        )
+        let ends = (start, end);
+        self.loader
+            .relationship_from_redo(self.storage, id, ends, (rel_type, props))
     }
 
     /// One past the highest node id loaded or reserved: the next free id for a loader that
@@ -980,15 +993,7 @@ impl<'a> BulkLoad<'a> {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.create_schema_index(
-            IndexSpec {
-                relationship: false,
-                token: label.0,
-                keys: vec![key.0],
-                kind: IndexKind::Range,
-            },
-            name,
-        )
+        self.create_schema_index(IndexSpec::on_label_key(label, key, IndexKind::Range), name)
     }
 
     /// Asks for a uniqueness constraint on `(:label).key`: `finish` fails with
@@ -999,15 +1004,7 @@ impl<'a> BulkLoad<'a> {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        self.create_schema_index(
-            IndexSpec {
-                relationship: false,
-                token: label.0,
-                keys: vec![key.0],
-                kind: IndexKind::Unique,
-            },
-            name,
-        )
+        self.create_schema_index(IndexSpec::on_label_key(label, key, IndexKind::Unique), name)
     }
 
     /// Asks for any index or constraint (see [`Transaction::create_schema_index`]), built by
@@ -1097,9 +1094,7 @@ impl<'a> BulkLoad<'a> {
     pub fn section(&self) -> BulkSection<'_, 'a> {
         BulkSection {
             load: self,
-            tally: Tally::default(),
-            names: NameCache::default(),
-            adj: PendingAdj::default(),
+            loader: Loader::default(),
         }
     }
 
@@ -1111,11 +1106,11 @@ impl<'a> BulkLoad<'a> {
         }
         let BulkLoad {
             storage,
-            mut tally,
+            loader: Loader {
+                mut tally, mut adj, ..
+            },
             sections,
             indexes,
-            mut adj,
-            ..
         } = self;
         adj.flush(storage);
         tally.merge(sections.into_inner());
@@ -1153,10 +1148,7 @@ impl BulkSection<'_, '_> {
         labels: &[LabelId],
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        let storage = self.load.storage;
-        let labels = checked_labels(storage, labels)?;
-        let props = checked_props(storage, props)?;
-        load_node(storage, &mut self.tally, id.0, &labels, props)
+        self.loader.node(self.load.storage, id, labels, props)
     }
 
     /// [`BulkLoad::relationship`] from this section's thread.
@@ -1168,18 +1160,9 @@ impl BulkSection<'_, '_> {
         rel_type: RelTypeId,
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        let storage = self.load.storage;
-        storage.types.check(rel_type.0)?;
-        let props = checked_props(storage, props)?;
-        load_relationship(
-            storage,
-            &mut self.tally,
-            Some(&mut self.adj),
-            id.0,
-            (start.0, end.0),
-            rel_type.0,
-            props,
-        )
+        let ends = (start, end);
+        self.loader
+            .relationship(self.load.storage, id, ends, rel_type, props)
     }
 
     /// [`BulkLoad::node_from_redo`] from this section's thread.
@@ -1189,14 +1172,8 @@ impl BulkSection<'_, '_> {
         labels: NamesRef<'_>,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        node_from_redo(
-            self.load.storage,
-            &mut self.tally,
-            &mut self.names,
-            id,
-            labels,
-            props,
-        )
+        self.loader
+            .node_from_redo(self.load.storage, id, labels, props)
     }
 
     /// [`BulkLoad::relationship_from_redo`] from this section's thread.
@@ -1208,15 +1185,9 @@ impl BulkSection<'_, '_> {
         rel_type: &str,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        relationship_from_redo(
-            self.load.storage,
-            &mut self.tally,
-            &mut self.names,
-            &mut self.adj,
-            id,
-            (start, end),
-            (rel_type, props),
-        )
+        let ends = (start, end);
+        self.loader
+            .relationship_from_redo(self.load.storage, id, ends, (rel_type, props))
     }
 
     /// [`BulkLoad::reserve_node_ids`].
@@ -1232,8 +1203,8 @@ impl BulkSection<'_, '_> {
 
 impl Drop for BulkSection<'_, '_> {
     fn drop(&mut self) {
-        self.adj.flush(self.load.storage);
-        let tally = std::mem::take(&mut self.tally);
+        self.loader.adj.flush(self.load.storage);
+        let tally = std::mem::take(&mut self.loader.tally);
         self.load.sections.lock().merge(tally);
     }
 }

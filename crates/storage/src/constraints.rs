@@ -216,19 +216,7 @@ impl Storage {
                 self.check_rel(&one, view, id).map_err(failed)?;
             }
         } else if let Some(bits) = self.label_bitmap_if_any(c.token) {
-            let mut from = 0;
-            let mut batch = Vec::new();
-            loop {
-                batch.clear();
-                let next = bits.collect_from(from, 4096, &mut batch);
-                for &id in &batch {
-                    self.check_node(&one, view, id).map_err(failed)?;
-                }
-                match next {
-                    Some(n) => from = n,
-                    None => break,
-                }
-            }
+            bits.try_for_each(|id| self.check_node(&one, view, id).map_err(failed))?;
         }
         Ok(())
     }

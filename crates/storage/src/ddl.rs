@@ -111,12 +111,7 @@ impl Transaction {
 
     /// Creates a property index on `(:label).key`, applied at commit.
     pub fn create_index(&self, label: LabelId, key: PropKeyId, name: Option<&str>) -> Result<()> {
-        let spec = IndexSpec {
-            relationship: false,
-            token: label.0,
-            keys: vec![key.0],
-            kind: IndexKind::Range,
-        };
+        let spec = IndexSpec::on_label_key(label, key, IndexKind::Range);
         self.create_schema_index(spec, name)
     }
 
@@ -128,12 +123,7 @@ impl Transaction {
         key: PropKeyId,
         name: Option<&str>,
     ) -> Result<()> {
-        let spec = IndexSpec {
-            relationship: false,
-            token: label.0,
-            keys: vec![key.0],
-            kind: IndexKind::Unique,
-        };
+        let spec = IndexSpec::on_label_key(label, key, IndexKind::Unique);
         self.create_schema_index(spec, name)
     }
 
@@ -745,31 +735,21 @@ impl Storage {
         let Some(bits) = self.label_bitmap_if_any(def.token) else {
             return;
         };
-        let mut from = 0;
-        let mut batch = Vec::new();
-        loop {
-            batch.clear();
-            let next = bits.collect_from(from, 4096, &mut batch);
-            for &id in &batch {
-                let Some(slot) = self.nodes.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if !may_have_label(&g, def.token) {
-                    continue;
-                }
-                let has = g.has_label(def.token).unwrap_or(false);
-                if let Ok(keys) = g.props().and_then(|p| def.version_keys(has, p, g.chain())) {
-                    for k in keys {
-                        def.data.insert(k, id);
-                    }
+        bits.for_each(|id| {
+            let Some(slot) = self.nodes.get(id) else {
+                return;
+            };
+            let g = slot.lock();
+            if !may_have_label(&g, def.token) {
+                return;
+            }
+            let has = g.has_label(def.token).unwrap_or(false);
+            if let Ok(keys) = g.props().and_then(|p| def.version_keys(has, p, g.chain())) {
+                for k in keys {
+                    def.data.insert(k, id);
                 }
             }
-            match next {
-                Some(n) => from = n,
-                None => break,
-            }
-        }
+        });
     }
 }
 

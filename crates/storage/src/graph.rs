@@ -26,7 +26,7 @@ use quiver_value::Value;
 
 use crate::arena::{Group, Grouped, Line, Locked};
 use crate::codec::{Reader, put_value, put_varint};
-use crate::error::{Error, Result};
+use crate::error::{EntityKind, Error, Result};
 use crate::mvcc::Undo;
 
 // The sizes the module docs promise, checked by the compiler: memory per element is a figure
@@ -42,11 +42,13 @@ const _: () = assert!(std::mem::size_of::<Line<parking_lot::Mutex<Group<RelRec>>
 const _: () = assert!(16 + RelRec::GROUP * 24 == 640);
 
 impl Grouped for NodeRec {
+    const KIND: EntityKind = EntityKind::Node;
     const GROUP: usize = 7;
     type Recs = [NodeRec; 7];
 }
 
 impl Grouped for RelRec {
+    const KIND: EntityKind = EntityKind::Relationship;
     const GROUP: usize = 26;
     type Recs = [RelRec; 26];
 }
@@ -548,10 +550,7 @@ impl NodeRec {
         let head = blob.get(..at).unwrap_or_default();
         let (old, new_props) = props_with(blob.get(at..).unwrap_or_default(), key, value)?;
         if let Some(new_props) = new_props {
-            check_size(head.len() + new_props.len())?;
-            let mut out = Vec::with_capacity(head.len() + new_props.len());
-            out.extend_from_slice(head);
-            out.extend_from_slice(&new_props);
+            let out = with_props(head, &new_props)?;
             self.set_blob(&out);
         }
         Ok(old)
@@ -575,10 +574,7 @@ impl NodeRec {
             _ => None,
         };
         if let Some(new_props) = new_props {
-            check_size(head.len() + new_props.len())?;
-            let mut out = Vec::with_capacity(head.len() + new_props.len());
-            out.extend_from_slice(head);
-            out.extend_from_slice(&new_props);
+            let out = with_props(head, &new_props)?;
             self.set_blob(&out);
         }
         Ok(old_value)
@@ -685,6 +681,16 @@ pub(crate) fn prop_keys(props: &[u8]) -> Result<SmallVec<[u32; 8]>> {
 }
 
 /// The old value of `key` and, when something changed, the new property section.
+/// A node's blob from its `head` (labels and what precedes the properties) and new
+/// encoded `props`; refused past the entity size limit.
+fn with_props(head: &[u8], props: &[u8]) -> Result<Vec<u8>> {
+    check_size(head.len() + props.len())?;
+    let mut out = Vec::with_capacity(head.len() + props.len());
+    out.extend_from_slice(head);
+    out.extend_from_slice(props);
+    Ok(out)
+}
+
 fn props_with(
     props: &[u8],
     key: u32,

@@ -26,14 +26,67 @@ fn exists_after(mut exists: bool, u: &Undo) -> bool {
     exists
 }
 
-pub(crate) fn node_exists(rec: &Locked<'_, NodeRec>, view: &View) -> bool {
-    let mut exists = rec.is_live();
-    if !settled(rec.chain(), view) {
-        for u in invisible(rec.chain(), view) {
+/// Whether an entity exists at `view`: its newest state (`live`), rolled back through the
+/// undos on its `chain` the view must not see.
+#[inline]
+fn exists_at(live: bool, chain: &Chain, view: &View) -> bool {
+    let mut exists = live;
+    if !settled(chain, view) {
+        for u in invisible(chain, view) {
             exists = exists_after(exists, u);
         }
     }
     exists
+}
+
+/// Property `key` of an entity at `view` from its newest state (`live`, `value`), rolled back
+/// as [`exists_at`] does. Outer `None`: the entity does not exist there.
+#[inline]
+#[allow(clippy::option_option)]
+fn prop_at(
+    live: bool,
+    chain: &Chain,
+    view: &View,
+    key: u32,
+    mut value: Option<Value>,
+) -> Option<Option<Value>> {
+    let mut exists = live;
+    if !settled(chain, view) {
+        for u in invisible(chain, view) {
+            exists = exists_after(exists, u);
+            if let Undo::Property { key: k, old } = u
+                && *k == key
+            {
+                value.clone_from(old);
+            }
+        }
+    }
+    exists.then_some(value)
+}
+
+/// All properties of an entity at `view` from its newest state (`live`, `props`), rolled back
+/// as [`exists_at`] does; `None` if the entity does not exist there.
+#[inline]
+fn props_at(
+    live: bool,
+    chain: &Chain,
+    view: &View,
+    mut props: Vec<(u32, Value)>,
+) -> Option<Vec<(u32, Value)>> {
+    let mut exists = live;
+    if !settled(chain, view) {
+        for u in invisible(chain, view) {
+            exists = exists_after(exists, u);
+            if let Undo::Property { key, old } = u {
+                apply_prop_undo(&mut props, *key, old);
+            }
+        }
+    }
+    exists.then_some(props)
+}
+
+pub(crate) fn node_exists(rec: &Locked<'_, NodeRec>, view: &View) -> bool {
+    exists_at(rec.is_live(), rec.chain(), view)
 }
 
 pub(crate) fn node_labels(
@@ -77,36 +130,16 @@ pub(crate) fn node_prop(
     view: &View,
     key: u32,
 ) -> Result<Option<Option<Value>>> {
-    let mut exists = rec.is_live();
-    let mut value = prop_get(rec.props()?, key)?;
-    if !settled(rec.chain(), view) {
-        for u in invisible(rec.chain(), view) {
-            exists = exists_after(exists, u);
-            if let Undo::Property { key: k, old } = u
-                && *k == key
-            {
-                value.clone_from(old);
-            }
-        }
-    }
-    Ok(exists.then_some(value))
+    let value = prop_get(rec.props()?, key)?;
+    Ok(prop_at(rec.is_live(), rec.chain(), view, key, value))
 }
 
 pub(crate) fn node_props(
     rec: &Locked<'_, NodeRec>,
     view: &View,
 ) -> Result<Option<Vec<(u32, Value)>>> {
-    let mut exists = rec.is_live();
-    let mut props = prop_all(rec.props()?)?;
-    if !settled(rec.chain(), view) {
-        for u in invisible(rec.chain(), view) {
-            exists = exists_after(exists, u);
-            if let Undo::Property { key, old } = u {
-                apply_prop_undo(&mut props, *key, old);
-            }
-        }
-    }
-    Ok(exists.then_some(props))
+    let props = prop_all(rec.props()?)?;
+    Ok(props_at(rec.is_live(), rec.chain(), view, props))
 }
 
 fn apply_prop_undo(props: &mut Vec<(u32, Value)>, key: u32, old: &Option<Value>) {
@@ -313,13 +346,7 @@ pub(crate) fn rel_end(start: &Locked<'_, NodeRec>, rel: u64, ty: u32) -> Option<
 }
 
 pub(crate) fn rel_exists(rec: &Locked<'_, RelRec>, view: &View) -> bool {
-    let mut exists = rec.is_live();
-    if !settled(rec.chain(), view) {
-        for u in invisible(rec.chain(), view) {
-            exists = exists_after(exists, u);
-        }
-    }
-    exists
+    exists_at(rec.is_live(), rec.chain(), view)
 }
 
 /// Outer `None`: the entity is not visible; inner: the property is absent.
@@ -329,34 +356,14 @@ pub(crate) fn rel_prop(
     view: &View,
     key: u32,
 ) -> Result<Option<Option<Value>>> {
-    let mut exists = rec.is_live();
-    let mut value = prop_get(rec.props.bytes(), key)?;
-    if !settled(rec.chain(), view) {
-        for u in invisible(rec.chain(), view) {
-            exists = exists_after(exists, u);
-            if let Undo::Property { key: k, old } = u
-                && *k == key
-            {
-                value.clone_from(old);
-            }
-        }
-    }
-    Ok(exists.then_some(value))
+    let value = prop_get(rec.props.bytes(), key)?;
+    Ok(prop_at(rec.is_live(), rec.chain(), view, key, value))
 }
 
 pub(crate) fn rel_props(
     rec: &Locked<'_, RelRec>,
     view: &View,
 ) -> Result<Option<Vec<(u32, Value)>>> {
-    let mut exists = rec.is_live();
-    let mut props = prop_all(rec.props.bytes())?;
-    if !settled(rec.chain(), view) {
-        for u in invisible(rec.chain(), view) {
-            exists = exists_after(exists, u);
-            if let Undo::Property { key, old } = u {
-                apply_prop_undo(&mut props, *key, old);
-            }
-        }
-    }
-    Ok(exists.then_some(props))
+    let props = prop_all(rec.props.bytes())?;
+    Ok(props_at(rec.is_live(), rec.chain(), view, props))
 }

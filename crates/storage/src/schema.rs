@@ -16,6 +16,7 @@ use quiver_value::Value;
 
 use crate::error::Result;
 use crate::graph::prop_get;
+use crate::ids::{LabelId, PropKeyId};
 use crate::index::{IndexData, IndexQuery, composite_key, prefix_key};
 use crate::mvcc::{self, Chain, Undo};
 
@@ -195,6 +196,18 @@ pub struct IndexSpec {
     /// One or more property keys, in index order, none twice.
     pub keys: Vec<u32>,
     pub kind: IndexKind,
+}
+
+impl IndexSpec {
+    /// An index of `kind` on one property `key` of nodes labelled `label`.
+    pub(crate) fn on_label_key(label: LabelId, key: PropKeyId, kind: IndexKind) -> IndexSpec {
+        IndexSpec {
+            relationship: false,
+            token: label.0,
+            keys: vec![key.0],
+            kind,
+        }
+    }
 }
 
 /// A seek over a (possibly composite) index: equality on every key before the last, and

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::arena::{Locked, Slot};
+use crate::arena::{Grouped, Locked, Slot, Table};
 
 use crate::commit_log::DurabilityTicket;
 use crate::counts::OwnCounts;
@@ -122,6 +122,12 @@ impl TxInner {
         }
     }
 
+    /// The view a read takes now; fails once the transaction has ended.
+    pub(crate) fn active_view(&self) -> Result<View> {
+        self.check_active()?;
+        Ok(self.view())
+    }
+
     pub(crate) fn view(&self) -> View {
         View {
             snapshot: self.snapshot,
@@ -160,28 +166,39 @@ impl TxInner {
         Ok(())
     }
 
+    /// Pops this transaction's deltas off the chains of the entities `touched` in `table`,
+    /// the last touched first, reverting each record with `undo`; returns how many it popped.
+    fn pop_own<R: Grouped>(
+        &self,
+        table: &Table<R>,
+        touched: &[u64],
+        freed: &mut mvcc::Spare,
+        mut undo: impl FnMut(&mut R, Undo),
+    ) -> usize {
+        let mut popped = 0;
+        for &id in touched.iter().rev() {
+            let Some(slot) = table.get(id) else {
+                continue;
+            };
+            let mut g = slot.lock();
+            let mut chain = g.take_chain();
+            popped += mvcc::pop_own(&mut chain, self.txid, freed, |u| undo(&mut g, u));
+            g.set_chain(chain);
+        }
+        popped
+    }
+
     /// Reverts every change of the transaction in place and queues what it left in indexes.
     fn undo_all(&self, st: &mut TxState) {
         let mut popped = 0;
         let mut freed = std::mem::take(&mut st.spare);
-        for &id in st.touched_nodes.iter().rev() {
-            let Some(slot) = self.storage.nodes.get(id) else {
-                continue;
-            };
-            let mut g = slot.lock();
-            let mut chain = g.take_chain();
-            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_node(&mut g, u));
-            g.set_chain(chain);
-        }
-        for &id in st.touched_rels.iter().rev() {
-            let Some(slot) = self.storage.rels.get(id) else {
-                continue;
-            };
-            let mut g = slot.lock();
-            let mut chain = g.take_chain();
-            popped += mvcc::pop_own(&mut chain, self.txid, &mut freed, |u| undo_rel(&mut g, u));
-            g.set_chain(chain);
-        }
+        popped += self.pop_own(
+            &self.storage.nodes,
+            &st.touched_nodes,
+            &mut freed,
+            undo_node,
+        );
+        popped += self.pop_own(&self.storage.rels, &st.touched_rels, &mut freed, undo_rel);
         self.storage.deltas.give(&mut freed);
         self.storage
             .live_deltas
@@ -343,8 +360,9 @@ impl Transaction {
         Ok(self.inner.command.fetch_add(1, Ordering::AcqRel) + 1)
     }
 
-    /// Locks the state for a data write after checking the transaction may write data.
-    pub(crate) fn data_write(&self) -> Result<MutexGuard<'_, TxState>> {
+    /// Locks the state for a write of any kind, failing if the transaction has ended or only
+    /// reads.
+    fn write_state(&self) -> Result<MutexGuard<'_, TxState>> {
         let tx = &*self.inner;
         if !tx.write {
             tx.check_active()?;
@@ -352,6 +370,12 @@ impl Transaction {
         }
         let st = tx.state.lock();
         tx.check_active()?;
+        Ok(st)
+    }
+
+    /// Locks the state for a data write after checking the transaction may write data.
+    pub(crate) fn data_write(&self) -> Result<MutexGuard<'_, TxState>> {
+        let st = self.write_state()?;
         if !st.schema_ops.is_empty() {
             return Err(Error::MixedSchemaAndData);
         }
@@ -387,13 +411,7 @@ impl Transaction {
     }
 
     pub(crate) fn admin_write(&self) -> Result<MutexGuard<'_, TxState>> {
-        let tx = &*self.inner;
-        if !tx.write {
-            tx.check_active()?;
-            return Err(Error::ReadOnlyTransaction);
-        }
-        let st = tx.state.lock();
-        tx.check_active()?;
+        let st = self.write_state()?;
         if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() || !st.schema_ops.is_empty()
         {
             return Err(Error::MixedAdministrationAndData);
@@ -402,13 +420,7 @@ impl Transaction {
     }
 
     pub(crate) fn schema_write(&self) -> Result<MutexGuard<'_, TxState>> {
-        let tx = &*self.inner;
-        if !tx.write {
-            tx.check_active()?;
-            return Err(Error::ReadOnlyTransaction);
-        }
-        let st = tx.state.lock();
-        tx.check_active()?;
+        let st = self.write_state()?;
         if !st.touched_nodes.is_empty() || !st.touched_rels.is_empty() {
             return Err(Error::MixedSchemaAndData);
         }
@@ -742,48 +754,24 @@ impl Transaction {
             .is_some_and(|d| d.cell.get() == self.inner.txid)
     }
 
-    /// Pushes an undo on a node, recording the node as touched the first time.
-    pub(crate) fn push_node(
+    /// Pushes an undo onto an entity's chain, stamped with this transaction's cell, recording
+    /// the entity as touched the first time.
+    pub(crate) fn push_undo<R: Grouped>(
         &self,
         st: &mut TxState,
-        rec: &mut Locked<'_, NodeRec>,
+        rec: &mut Locked<'_, R>,
         id: u64,
         undo: Undo,
     ) {
+        let (touched, statement) = match R::KIND {
+            EntityKind::Node => (&mut st.touched_nodes, &mut st.statement_nodes),
+            EntityKind::Relationship => (&mut st.touched_rels, &mut st.statement_rels),
+        };
         if !self.is_own_head(rec.chain()) {
-            st.touched_nodes.push(id);
+            touched.push(id);
         }
-        if let Some(nodes) = &mut st.statement_nodes {
-            nodes.push(id);
-        }
-        if st.spare.is_empty() {
-            self.inner.storage.deltas.refill(&mut st.spare);
-        }
-        mvcc::push(
-            rec.chain_mut(),
-            &self.inner.cell,
-            self.command(),
-            undo,
-            &mut st.spare,
-        );
-        self.inner
-            .storage
-            .live_deltas
-            .fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn push_rel(
-        &self,
-        st: &mut TxState,
-        rec: &mut Locked<'_, RelRec>,
-        id: u64,
-        undo: Undo,
-    ) {
-        if !self.is_own_head(rec.chain()) {
-            st.touched_rels.push(id);
-        }
-        if let Some(rels) = &mut st.statement_rels {
-            rels.push(id);
+        if let Some(ids) = statement {
+            ids.push(id);
         }
         if st.spare.is_empty() {
             self.inner.storage.deltas.refill(&mut st.spare);
@@ -803,51 +791,46 @@ impl Transaction {
 
     /// First updater wins: fails unless this transaction may change the node now.
     pub(crate) fn check_node_writable(&self, rec: &Locked<'_, NodeRec>, id: u64) -> Result<()> {
-        let tx = &*self.inner;
-        if rec.is_vacant() {
-            return Err(Error::node_not_found(id));
-        }
-        if !mvcc::writable(rec.chain(), tx.txid, tx.snapshot) {
-            let view = View {
-                command: u32::MAX,
-                ..tx.view()
-            };
-            return Err(if read::node_exists(rec, &view) {
-                Error::WriteConflict {
-                    kind: EntityKind::Node,
-                    id,
-                }
-            } else {
-                Error::node_not_found(id)
-            });
-        }
-        if !rec.is_live() {
-            return Err(Error::node_not_found(id));
-        }
-        Ok(())
+        let exists = |view: &View| read::node_exists(rec, view);
+        self.check_writable(rec, id, rec.is_vacant(), || rec.is_live(), exists)
     }
 
     pub(crate) fn check_rel_writable(&self, rec: &Locked<'_, RelRec>, id: u64) -> Result<()> {
+        let exists = |view: &View| read::rel_exists(rec, view);
+        self.check_writable(rec, id, rec.is_vacant(), || rec.is_live(), exists)
+    }
+
+    /// The writability check of either kind of entity: it is not `vacant`, no other writer
+    /// changed it since this snapshot (`exists` says whether it exists at a view, which tells
+    /// a conflict from a deletion), and it is `live` in the newest version.
+    #[inline]
+    fn check_writable<R: Grouped>(
+        &self,
+        rec: &Locked<'_, R>,
+        id: u64,
+        vacant: bool,
+        live: impl FnOnce() -> bool,
+        exists: impl FnOnce(&View) -> bool,
+    ) -> Result<()> {
         let tx = &*self.inner;
-        if rec.is_vacant() {
-            return Err(Error::rel_not_found(id));
+        let kind = R::KIND;
+        let not_found = Error::EntityNotFound { kind, id };
+        if vacant {
+            return Err(not_found);
         }
         if !mvcc::writable(rec.chain(), tx.txid, tx.snapshot) {
             let view = View {
                 command: u32::MAX,
                 ..tx.view()
             };
-            return Err(if read::rel_exists(rec, &view) {
-                Error::WriteConflict {
-                    kind: EntityKind::Relationship,
-                    id,
-                }
+            return Err(if exists(&view) {
+                Error::WriteConflict { kind, id }
             } else {
-                Error::rel_not_found(id)
+                not_found
             });
         }
-        if !rec.is_live() {
-            return Err(Error::rel_not_found(id));
+        if !live() {
+            return Err(not_found);
         }
         Ok(())
     }

@@ -538,30 +538,20 @@ impl Storage {
                 add(id, head, older);
             }
         } else if let Some(bits) = self.label_bitmap_if_any(def.token) {
-            let mut from = 0;
-            let mut batch = Vec::new();
-            loop {
-                batch.clear();
-                let next = bits.collect_from(from, 4096, &mut batch);
-                for &id in &batch {
-                    let Some(slot) = self.nodes.get(id) else {
-                        continue;
-                    };
-                    let (head, older) = {
-                        let n = slot.lock();
-                        if !crate::gc::may_have_label(&n, def.token) {
-                            continue;
-                        }
-                        let head = n.props().and_then(|p| prop_get(p, def.key)).ok().flatten();
-                        (head, older_values(n.chain(), def.key))
-                    };
-                    add(id, head, older);
-                }
-                match next {
-                    Some(n) => from = n,
-                    None => break,
-                }
-            }
+            bits.for_each(|id| {
+                let Some(slot) = self.nodes.get(id) else {
+                    return;
+                };
+                let (head, older) = {
+                    let n = slot.lock();
+                    if !crate::gc::may_have_label(&n, def.token) {
+                        return;
+                    }
+                    let head = n.props().and_then(|p| prop_get(p, def.key)).ok().flatten();
+                    (head, older_values(n.chain(), def.key))
+                };
+                add(id, head, older);
+            });
         }
         fresh.insert_all(batch);
         *g = fresh;
@@ -670,16 +660,21 @@ mod tests {
         assert_eq!(Similarity::Euclidean.score(&a, &a), Some(1.0));
     }
 
-    #[test]
-    fn more_searchers_than_scratch_contexts_all_get_answers() {
-        let config = VectorConfig {
-            dimensions: 4,
+    /// Unquantized Euclidean vectors of `dimensions`, with the default graph settings.
+    fn euclidean(dimensions: usize) -> VectorConfig {
+        VectorConfig {
+            dimensions,
             similarity: Similarity::Euclidean,
             quantization: false,
             hnsw_m: HNSW_M_DEFAULT,
             hnsw_ef_construction: HNSW_EF_CONSTRUCTION_DEFAULT,
             hnsw_ef_search: HNSW_EF_SEARCH_DEFAULT,
-        };
+        }
+    }
+
+    #[test]
+    fn more_searchers_than_scratch_contexts_all_get_answers() {
+        let config = euclidean(4);
         let mut graph = Graph::new(&config, 0);
         let points = (0..500u64)
             .map(|i| {
@@ -707,14 +702,7 @@ mod tests {
 
     #[test]
     fn a_batch_past_the_capacity_grows_the_graph() {
-        let config = VectorConfig {
-            dimensions: 2,
-            similarity: Similarity::Euclidean,
-            quantization: false,
-            hnsw_m: HNSW_M_DEFAULT,
-            hnsw_ef_construction: HNSW_EF_CONSTRUCTION_DEFAULT,
-            hnsw_ef_search: HNSW_EF_SEARCH_DEFAULT,
-        };
+        let config = euclidean(2);
         let mut graph = Graph::new(&config, 0);
         for round in 0..3u64 {
             let batch = (0..1500u64)

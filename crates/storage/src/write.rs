@@ -1,7 +1,7 @@
 //! Write operations of a transaction.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use smallvec::SmallVec;
 
@@ -11,7 +11,7 @@ use crate::arena::Pair;
 use crate::codec::check_storable;
 use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
-use crate::error::{Error, Result};
+use crate::error::{EntityKind, Error, Result};
 use crate::fulltext::FulltextSpec;
 use crate::gc::GcItem;
 use crate::graph::{AdjEntry, ENTITY_BYTES_MAX, NodeRec, RelRec, put_props};
@@ -19,6 +19,7 @@ use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::mvcc::Undo;
 use crate::redo::{NamesRef, PropsRef, RawValue, RedoOp, RedoRecord, RedoRecordRef};
 use crate::replay::{RedoSink, SchemaIndexRef};
+use crate::schema::IndexDef;
 use crate::security::Security;
 use crate::storage::Storage;
 use crate::txn::{Transaction, TxState};
@@ -57,48 +58,34 @@ impl Transaction {
         st.counts.add(key, self.command(), delta);
     }
 
-    fn alloc_node_id(&self, explicit: Option<u64>) -> Result<u64> {
-        let storage = &self.inner.storage;
+    /// Takes the next id from `next`, or records an `explicit` (replayed) one there; refused
+    /// past the id space, the capacity error naming `what`.
+    fn alloc_id(next: &AtomicU64, explicit: Option<u64>, what: &'static str) -> Result<u64> {
         let id = match explicit {
             // Replayed ids come from a file: check before doing arithmetic on them.
             Some(id) if id < ENTITY_IDS_MAX => {
-                storage.next_node.fetch_max(id + 1, Ordering::AcqRel);
+                next.fetch_max(id + 1, Ordering::AcqRel);
                 id
             }
             Some(id) => id,
-            None => storage.next_node.fetch_add(1, Ordering::AcqRel),
+            None => next.fetch_add(1, Ordering::AcqRel),
         };
         if id >= ENTITY_IDS_MAX {
-            return Err(Error::CapacityExceeded {
-                what: "node ids",
-                limit: ENTITY_IDS_MAX,
-            });
+            return Err(capacity(what));
         }
         Ok(id)
     }
 
-    fn alloc_rel_id(&self, explicit: Option<u64>) -> Result<u64> {
-        let storage = &self.inner.storage;
-        let id = match explicit {
-            // Replayed ids come from a file: check before doing arithmetic on them.
-            Some(id) if id < ENTITY_IDS_MAX => {
-                storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
-                id
-            }
-            Some(id) => id,
-            None => storage.next_rel.fetch_add(1, Ordering::AcqRel),
-        };
-        if id >= ENTITY_IDS_MAX {
-            return Err(Error::CapacityExceeded {
-                what: "relationship ids",
-                limit: ENTITY_IDS_MAX,
-            });
-        }
-        Ok(id)
-    }
-
-    /// Adds index entries for the node's properties under the indexes on `labels`.
-    fn index_node(&self, st: &mut TxState, rec: &NodeRec, id: u64, labels: &[u32]) -> Result<()> {
+    /// Adds index entries for the node's properties under the indexes on `labels` (`add`), or
+    /// queues those entries as possibly stale once this transaction commits.
+    fn index_node(
+        &self,
+        st: &mut TxState,
+        rec: &NodeRec,
+        id: u64,
+        labels: &[u32],
+        add: bool,
+    ) -> Result<()> {
         let schema = self.inner.storage.schema();
         if schema.is_empty() {
             return Ok(());
@@ -107,34 +94,11 @@ impl Transaction {
         for l in labels {
             for def in schema.on_label(*l) {
                 if let Some(key) = def.key_in(props)? {
-                    def.data.insert(key.clone(), id);
-                    st.stale_on_rollback.push(GcItem::Entry {
-                        def: def.clone(),
-                        key,
-                        node: id,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Queues the entries of the node's properties under the indexes on `labels` as possibly
-    /// stale once this transaction commits.
-    fn unindex_node(&self, st: &mut TxState, rec: &NodeRec, id: u64, labels: &[u32]) -> Result<()> {
-        let schema = self.inner.storage.schema();
-        if schema.is_empty() {
-            return Ok(());
-        }
-        let props = rec.props()?;
-        for l in labels {
-            for def in schema.on_label(*l) {
-                if let Some(key) = def.key_in(props)? {
-                    st.stale_on_commit.push(GcItem::Entry {
-                        def: def.clone(),
-                        key,
-                        node: id,
-                    });
+                    if add {
+                        add_entry(st, def, key, id);
+                    } else {
+                        stale_entry(st, def, key, id);
+                    }
                 }
             }
         }
@@ -165,20 +129,17 @@ impl Transaction {
         for (k, _) in &props {
             storage.keys.check(*k)?;
         }
-        let id = self.alloc_node_id(explicit)?;
+        let id = Self::alloc_id(&storage.next_node, explicit, "node ids")?;
         let slot = storage
             .nodes
             .get_or_alloc(id)
-            .ok_or(Error::CapacityExceeded {
-                what: "node ids",
-                limit: ENTITY_IDS_MAX,
-            })?;
+            .ok_or_else(|| capacity("node ids"))?;
         let mut g = slot.lock();
         if !g.is_vacant() || g.chain().is_some() {
             return Err(Error::Replay(format!("node {id} already exists")));
         }
         g.init(&ls, &props)?;
-        self.push_node(st, &mut g, id, Undo::Created);
+        self.push_undo(st, &mut g, id, Undo::Created);
         for l in &ls {
             if let Some(bits) = storage.label_bitmap(*l) {
                 bits.set(id);
@@ -188,7 +149,7 @@ impl Transaction {
                 node: id,
             });
         }
-        self.index_node(st, &g, id, &ls)?;
+        self.index_node(st, &g, id, &ls, true)?;
         drop(g);
         self.count_change(st, CountKey::Nodes, 1);
         for l in &ls {
@@ -203,6 +164,29 @@ impl Transaction {
             st.redo.push(RedoOp::CreateNode { id, labels, props });
         }
         Ok(NodeId(id))
+    }
+
+    /// Checks that property `key` may be set to `value`; returns whether the change removes
+    /// the property (`value` is `Null`).
+    fn check_property(&self, key: u32, value: &Value) -> Result<bool> {
+        let remove = value.is_null();
+        if !remove {
+            check_storable(value)?;
+        }
+        self.inner.storage.keys.check(key)?;
+        Ok(remove)
+    }
+
+    /// The redo op of a property change on entity `id`: a set, or a removal where `value`
+    /// is `Null`.
+    fn property_redo(&self, kind: EntityKind, id: u64, key: u32, value: Value) -> Result<RedoOp> {
+        let key = self.key_name(key)?;
+        Ok(match (kind, value.is_null()) {
+            (EntityKind::Node, true) => RedoOp::RemoveNodeProperty { id, key },
+            (EntityKind::Node, false) => RedoOp::SetNodeProperty { id, key, value },
+            (EntityKind::Relationship, true) => RedoOp::RemoveRelationshipProperty { id, key },
+            (EntityKind::Relationship, false) => RedoOp::SetRelationshipProperty { id, key, value },
+        })
     }
 
     /// Sets a property (`Null` removes it); returns the previous value.
@@ -228,11 +212,7 @@ impl Transaction {
         key: u32,
         value: Value,
     ) -> Result<Option<Value>> {
-        let remove = value.is_null();
-        if !remove {
-            check_storable(&value)?;
-        }
-        self.inner.storage.keys.check(key)?;
+        let remove = self.check_property(key, &value)?;
         let slot = self.inner.node_slot(id)?;
         let mut g = slot.lock();
         self.check_node_writable(&g, id)?;
@@ -241,7 +221,7 @@ impl Transaction {
         if old.is_none() && remove {
             return Ok(None);
         }
-        self.push_node(
+        self.push_undo(
             st,
             &mut g,
             id,
@@ -261,18 +241,8 @@ impl Transaction {
         }
         drop(g);
         if self.inner.log {
-            st.redo.push(if remove {
-                RedoOp::RemoveNodeProperty {
-                    id,
-                    key: self.key_name(key)?,
-                }
-            } else {
-                RedoOp::SetNodeProperty {
-                    id,
-                    key: self.key_name(key)?,
-                    value,
-                }
-            });
+            st.redo
+                .push(self.property_redo(EntityKind::Node, id, key, value)?);
         }
         Ok(old)
     }
@@ -302,20 +272,20 @@ impl Transaction {
         if add {
             labels.push(label);
             g.set_labels(&labels)?;
-            self.push_node(st, &mut g, id, Undo::LabelAdded(label));
+            self.push_undo(st, &mut g, id, Undo::LabelAdded(label));
             if let Some(bits) = storage.label_bitmap(label) {
                 bits.set(id);
             }
             st.stale_on_rollback
                 .push(GcItem::LabelBit { label, node: id });
-            self.index_node(st, &g, id, &[label])?;
+            self.index_node(st, &g, id, &[label], true)?;
         } else {
             labels.retain(|l| *l != label);
             g.set_labels(&labels)?;
-            self.push_node(st, &mut g, id, Undo::LabelRemoved(label));
+            self.push_undo(st, &mut g, id, Undo::LabelRemoved(label));
             st.stale_on_commit
                 .push(GcItem::LabelBit { label, node: id });
-            self.unindex_node(st, &g, id, &[label])?;
+            self.index_node(st, &g, id, &[label], false)?;
         }
         drop(g);
         self.count_change(st, CountKey::Label(label), if add { 1 } else { -1 });
@@ -349,7 +319,7 @@ impl Transaction {
             return Err(Error::DeleteConnectedNode { id });
         }
         let labels = g.labels()?;
-        self.push_node(st, &mut g, id, Undo::Deleted);
+        self.push_undo(st, &mut g, id, Undo::Deleted);
         drop(g);
         self.count_change(st, CountKey::Nodes, -1);
         for l in &labels {
@@ -425,58 +395,24 @@ impl Transaction {
         let mut pair = Pair::lock(start_slot, end_slot);
         self.check_node_writable(pair.start(), start)?;
         self.check_node_writable(pair.end(), end)?;
-        let id = self.alloc_rel_id(explicit)?;
+        let id = Self::alloc_id(&storage.next_rel, explicit, "relationship ids")?;
         let rel_slot = storage
             .rels
             .get_or_alloc(id)
-            .ok_or(Error::CapacityExceeded {
-                what: "relationship ids",
-                limit: ENTITY_IDS_MAX,
-            })?;
+            .ok_or_else(|| capacity("relationship ids"))?;
         let mut r = rel_slot.lock();
         if !r.is_vacant() || r.chain().is_some() {
             return Err(Error::Replay(format!("relationship {id} already exists")));
         }
         *r = RelRec::committed(start, ty, &blob);
-        self.push_rel(st, &mut r, id, Undo::Created);
+        self.push_undo(st, &mut r, id, Undo::Created);
         drop(r);
         for def in storage.schema().on_type(ty) {
             if let Some(key) = def.key_in(&blob)? {
-                def.data.insert(key.clone(), id);
-                st.stale_on_rollback.push(GcItem::Entry {
-                    def: def.clone(),
-                    key,
-                    node: id,
-                });
+                add_entry(st, def, key, id);
             }
         }
-        let out_entry = AdjEntry::new(id, end, ty);
-        let in_entry = AdjEntry::new(id, start, ty);
-        let a = pair.start();
-        a.adj_insert(true, out_entry);
-        self.push_node(
-            st,
-            a,
-            start,
-            Undo::EdgeAdded {
-                out: true,
-                entry: out_entry,
-            },
-        );
-        let b = pair.end();
-        b.adj_insert(false, in_entry);
-        self.push_node(
-            st,
-            b,
-            end,
-            Undo::EdgeAdded {
-                out: false,
-                entry: in_entry,
-            },
-        );
-        drop(pair);
-        self.count_change(st, CountKey::Rels, 1);
-        self.count_change(st, CountKey::Type(ty), 1);
+        self.link(st, pair, id, (start, end), ty, true);
         if self.inner.log {
             let props = self.prop_names(&props)?;
             st.redo.push(RedoOp::CreateRelationship {
@@ -488,6 +424,35 @@ impl Transaction {
             });
         }
         Ok(RelId(id))
+    }
+
+    /// Adds (`add`) or removes relationship `id`'s entries in the adjacency of its locked
+    /// ends, with each end's undo, then releases the ends and counts the change.
+    fn link(
+        &self,
+        st: &mut TxState,
+        mut pair: Pair<'_, NodeRec>,
+        id: u64,
+        (start, end): (u64, u64),
+        ty: u32,
+        add: bool,
+    ) {
+        for (out, node, other) in [(true, start, end), (false, end, start)] {
+            let entry = AdjEntry::new(id, other, ty);
+            let rec = if out { pair.start() } else { pair.end() };
+            let undo = if add {
+                rec.adj_insert(out, entry);
+                Undo::EdgeAdded { out, entry }
+            } else {
+                rec.adj_remove(out, entry);
+                Undo::EdgeRemoved { out, entry }
+            };
+            self.push_undo(st, rec, node, undo);
+        }
+        drop(pair);
+        let delta = if add { 1 } else { -1 };
+        self.count_change(st, CountKey::Rels, delta);
+        self.count_change(st, CountKey::Type(ty), delta);
     }
 
     pub fn delete_relationship(&self, rel: RelId) -> Result<()> {
@@ -515,35 +480,9 @@ impl Transaction {
         self.check_node_writable(pair.start(), start)?;
         self.check_node_writable(pair.end(), end)?;
         r.set_deleted(true);
-        self.push_rel(st, &mut r, id, Undo::Deleted);
+        self.push_undo(st, &mut r, id, Undo::Deleted);
         drop(r);
-        let out_entry = AdjEntry::new(id, end, ty);
-        let in_entry = AdjEntry::new(id, start, ty);
-        let a = pair.start();
-        a.adj_remove(true, out_entry);
-        self.push_node(
-            st,
-            a,
-            start,
-            Undo::EdgeRemoved {
-                out: true,
-                entry: out_entry,
-            },
-        );
-        let b = pair.end();
-        b.adj_remove(false, in_entry);
-        self.push_node(
-            st,
-            b,
-            end,
-            Undo::EdgeRemoved {
-                out: false,
-                entry: in_entry,
-            },
-        );
-        drop(pair);
-        self.count_change(st, CountKey::Rels, -1);
-        self.count_change(st, CountKey::Type(ty), -1);
+        self.link(st, pair, id, (start, end), ty, false);
         if self.inner.log {
             st.redo.push(RedoOp::DeleteRelationship { id });
         }
@@ -577,11 +516,7 @@ impl Transaction {
         key: u32,
         value: Value,
     ) -> Result<Option<Value>> {
-        let remove = value.is_null();
-        if !remove {
-            check_storable(&value)?;
-        }
-        self.inner.storage.keys.check(key)?;
+        let remove = self.check_property(key, &value)?;
         let slot = self.inner.rel_slot(id)?;
         let mut g = slot.lock();
         self.check_rel_writable(&g, id)?;
@@ -589,7 +524,7 @@ impl Transaction {
         if old.is_none() && remove {
             return Ok(None);
         }
-        self.push_rel(
+        self.push_undo(
             st,
             &mut g,
             id,
@@ -610,18 +545,8 @@ impl Transaction {
         )?;
         drop(g);
         if self.inner.log {
-            st.redo.push(if remove {
-                RedoOp::RemoveRelationshipProperty {
-                    id,
-                    key: self.key_name(key)?,
-                }
-            } else {
-                RedoOp::SetRelationshipProperty {
-                    id,
-                    key: self.key_name(key)?,
-                    value,
-                }
-            });
+            st.redo
+                .push(self.property_redo(EntityKind::Relationship, id, key, value)?);
         }
         Ok(old)
     }
@@ -821,7 +746,7 @@ impl RedoSink for Replay<'_> {
 /// one queued as possibly stale once it commits, under every index of `defs` holding `key`.
 fn reindex<'d>(
     st: &mut TxState,
-    defs: impl Iterator<Item = &'d Arc<crate::schema::IndexDef>>,
+    defs: impl Iterator<Item = &'d Arc<IndexDef>>,
     id: u64,
     props: &[u8],
     key: u32,
@@ -833,21 +758,39 @@ fn reindex<'d>(
         };
         let mut values = def.values_in(props)?;
         if let Some(k) = def.key_of_values(&values) {
-            def.data.insert(k.clone(), id);
-            st.stale_on_rollback.push(GcItem::Entry {
-                def: def.clone(),
-                key: k,
-                node: id,
-            });
+            add_entry(st, def, k, id);
         }
         values[i] = old.cloned();
         if let Some(k) = def.key_of_values(&values) {
-            st.stale_on_commit.push(GcItem::Entry {
-                def: def.clone(),
-                key: k,
-                node: id,
-            });
+            stale_entry(st, def, k, id);
         }
     }
     Ok(())
+}
+
+/// Adds entity `id`'s entry under `key` to the index, taken back if the transaction rolls back.
+fn add_entry(st: &mut TxState, def: &Arc<IndexDef>, key: Box<[u8]>, id: u64) {
+    def.data.insert(key.clone(), id);
+    st.stale_on_rollback.push(GcItem::Entry {
+        def: def.clone(),
+        key,
+        node: id,
+    });
+}
+
+/// Queues entity `id`'s entry under `key` as possibly stale once the transaction commits.
+fn stale_entry(st: &mut TxState, def: &Arc<IndexDef>, key: Box<[u8]>, id: u64) {
+    st.stale_on_commit.push(GcItem::Entry {
+        def: def.clone(),
+        key,
+        node: id,
+    });
+}
+
+/// The error of an id past the id space, naming the kind of `what`.
+fn capacity(what: &'static str) -> Error {
+    Error::CapacityExceeded {
+        what,
+        limit: ENTITY_IDS_MAX,
+    }
 }

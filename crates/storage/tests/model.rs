@@ -123,6 +123,22 @@ enum Outcome {
     Connected,
 }
 
+/// The ids of the oracle's entities for which `keep` holds, in id order.
+fn ids_where<T>(entities: &BTreeMap<u64, T>, keep: impl Fn(&T) -> bool) -> Vec<u64> {
+    entities
+        .iter()
+        .filter(|(_, e)| keep(e))
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// Ids as a seek returns them (in key order), sorted to compare with the oracle's.
+fn sorted(ids: impl Iterator<Item = u64>) -> Vec<u64> {
+    let mut ids: Vec<u64> = ids.collect();
+    ids.sort_unstable();
+    ids
+}
+
 fn outcome<T>(r: &Result<T, Error>) -> Outcome {
     match r {
         Ok(_) => Outcome::Ok,
@@ -596,10 +612,6 @@ impl Model {
     }
 
     /// Everything a transaction reads must equal the oracle's graph.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "every read the oracle predicts, in one place"
-    )]
     fn verify(&self, tx: &Transaction, g: &Graph) {
         self.verify_nodes(tx, g);
         for (id, r) in &g.rels {
@@ -616,12 +628,7 @@ impl Model {
         assert_eq!(tx.count_nodes().unwrap(), g.nodes.len() as u64);
         assert_eq!(tx.count_rels().unwrap(), g.rels.len() as u64);
         for l in &self.labels {
-            let want: Vec<u64> = g
-                .nodes
-                .iter()
-                .filter(|(_, n)| n.labels.contains(&l.0))
-                .map(|(id, _)| *id)
-                .collect();
+            let want = ids_where(&g.nodes, |n| n.labels.contains(&l.0));
             let got: Vec<u64> = tx.scan_label(*l).unwrap().map(|x| x.unwrap().0).collect();
             assert_eq!(got, want, "label scan {l:?}");
             assert_eq!(tx.count_label(*l).unwrap(), want.len() as u64);
@@ -633,62 +640,42 @@ impl Model {
         let all: Vec<u64> = tx.scan_nodes().unwrap().map(|x| x.unwrap().0).collect();
         assert_eq!(all, g.nodes.keys().copied().collect::<Vec<_>>());
         for v in 0..3i64 {
-            let mut got: Vec<u64> = tx
-                .index_seek(
+            let got = sorted(
+                tx.index_seek(
                     self.labels[0],
                     self.keys[0],
                     IndexQuery::Equals(Value::Int(v)),
                 )
                 .unwrap()
-                .map(|x| x.unwrap().0)
-                .collect();
-            got.sort_unstable();
-            let want: Vec<u64> = g
-                .nodes
-                .iter()
-                .filter(|(_, n)| n.labels.contains(&0) && n.props.get(&0) == Some(&v))
-                .map(|(id, _)| *id)
-                .collect();
+                .map(|x| x.unwrap().0),
+            );
+            let want = ids_where(&g.nodes, |n| {
+                n.labels.contains(&0) && n.props.get(&0) == Some(&v)
+            });
             assert_eq!(got, want, "index seek {v}");
             for w in 0..3i64 {
                 let query = CompositeQuery {
                     prefix: vec![Value::Int(v)],
                     last: IndexQuery::Equals(Value::Int(w)),
                 };
-                let mut got: Vec<u64> = tx
-                    .node_index_seek(0, &[self.keys[0].0, self.keys[1].0], query)
-                    .unwrap()
-                    .map(|x| x.unwrap().0)
-                    .collect();
-                got.sort_unstable();
-                let want: Vec<u64> = g
-                    .nodes
-                    .iter()
-                    .filter(|(_, n)| {
-                        n.labels.contains(&0)
-                            && n.props.get(&0) == Some(&v)
-                            && n.props.get(&1) == Some(&w)
-                    })
-                    .map(|(id, _)| *id)
-                    .collect();
+                let got = sorted(
+                    tx.node_index_seek(0, &[self.keys[0].0, self.keys[1].0], query)
+                        .unwrap()
+                        .map(|x| x.unwrap().0),
+                );
+                let want = ids_where(&g.nodes, |n| {
+                    n.labels.contains(&0)
+                        && n.props.get(&0) == Some(&v)
+                        && n.props.get(&1) == Some(&w)
+                });
                 assert_eq!(got, want, "composite seek {v}, {w}");
             }
             let query = CompositeQuery {
                 prefix: Vec::new(),
                 last: IndexQuery::Equals(Value::Int(v)),
             };
-            let mut got: Vec<u64> = tx
-                .rel_index_seek(0, &[self.keys[0].0], query)
-                .unwrap()
-                .map(|x| x.unwrap().0)
-                .collect();
-            got.sort_unstable();
-            let want: Vec<u64> = g
-                .rels
-                .iter()
-                .filter(|(_, r)| r.ty == 0 && r.prop == Some(v))
-                .map(|(id, _)| *id)
-                .collect();
+            let got = self.rel_seek(tx, query);
+            let want = ids_where(&g.rels, |r| r.ty == 0 && r.prop == Some(v));
             assert_eq!(got, want, "relationship seek {v}");
         }
         // A range over the relationship index: every value above 0.
@@ -699,19 +686,18 @@ impl Model {
                 upper: std::ops::Bound::Unbounded,
             },
         };
-        let mut got: Vec<u64> = tx
-            .rel_index_seek(0, &[self.keys[0].0], query)
-            .unwrap()
-            .map(|x| x.unwrap().0)
-            .collect();
-        got.sort_unstable();
-        let want: Vec<u64> = g
-            .rels
-            .iter()
-            .filter(|(_, r)| r.ty == 0 && r.prop.is_some_and(|p| p > 0))
-            .map(|(id, _)| *id)
-            .collect();
+        let got = self.rel_seek(tx, query);
+        let want = ids_where(&g.rels, |r| r.ty == 0 && r.prop.is_some_and(|p| p > 0));
         assert_eq!(got, want, "relationship range seek");
+    }
+
+    /// The relationships a seek of the index on type 0's first key returns, sorted.
+    fn rel_seek(&self, tx: &Transaction, query: CompositeQuery) -> Vec<u64> {
+        sorted(
+            tx.rel_index_seek(0, &[self.keys[0].0], query)
+                .unwrap()
+                .map(|x| x.unwrap().0),
+        )
     }
 
     fn finish(mut self) {

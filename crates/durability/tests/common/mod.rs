@@ -90,28 +90,23 @@ pub fn frame_offsets(path: &Path) -> Vec<usize> {
 
 /// The log segments in `dir`, oldest first.
 pub fn segments(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(quiver_durability::parse_segment_name)
-                .is_some()
-        })
-        .collect();
-    out.sort();
-    out
+    files_named(dir, quiver_durability::parse_segment_name)
 }
 
+/// The snapshots in `dir`, by name.
 pub fn snapshots(dir: &Path) -> Vec<std::path::PathBuf> {
+    files_named(dir, quiver_durability::parse_snapshot_name)
+}
+
+/// The files in `dir` whose names `parse` accepts, sorted by name.
+fn files_named<T>(dir: &Path, parse: impl Fn(&str) -> Option<T>) -> Vec<std::path::PathBuf> {
     let mut out: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .and_then(quiver_durability::parse_snapshot_name)
+                .and_then(&parse)
                 .is_some()
         })
         .collect();

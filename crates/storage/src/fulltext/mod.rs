@@ -270,12 +270,29 @@ impl FulltextIndex {
         let mut writer = self.writer.lock();
         for &id in ids {
             writer.delete_term(Term::from_field_u64(self.id_field, id));
-            if let Some(text) = self.text_of(storage, view, id)? {
-                writer
-                    .add_document(self.document(id, &text))
-                    .map_err(|e| engine_err(&self.spec.name, e))?;
-            }
+            self.add(&mut writer, storage, view, id)?;
         }
+        self.publish(&mut writer)
+    }
+
+    /// Adds entity `id`'s document as `view` sees it, if it has text to index.
+    fn add(
+        &self,
+        writer: &mut IndexWriter,
+        storage: &Storage,
+        view: &View,
+        id: u64,
+    ) -> crate::Result<()> {
+        if let Some(text) = self.text_of(storage, view, id)? {
+            writer
+                .add_document(self.document(id, &text))
+                .map_err(|e| engine_err(&self.spec.name, e))?;
+        }
+        Ok(())
+    }
+
+    /// Commits what `writer` holds and makes it searchable.
+    fn publish(&self, writer: &mut IndexWriter) -> crate::Result<()> {
         writer
             .commit()
             .map_err(|e| engine_err(&self.spec.name, e))?;
@@ -296,18 +313,9 @@ impl FulltextIndex {
             FulltextEntity::Relationship => storage.next_rel.load(Ordering::Acquire),
         };
         for id in 0..end {
-            if let Some(text) = self.text_of(storage, view, id)? {
-                writer
-                    .add_document(self.document(id, &text))
-                    .map_err(|e| engine_err(&self.spec.name, e))?;
-            }
+            self.add(&mut writer, storage, view, id)?;
         }
-        writer
-            .commit()
-            .map_err(|e| engine_err(&self.spec.name, e))?;
-        self.reader
-            .reload()
-            .map_err(|e| engine_err(&self.spec.name, e))?;
+        self.publish(&mut writer)?;
         self.dirty.store(false, Ordering::Release);
         Ok(())
     }
