@@ -256,11 +256,7 @@ fn storage_message(e: &quiver_storage::Error) -> String {
                 .map(|(k, v)| format!("`{k}` = {}", quiver_value::to_cypher_literal(v)))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let noun = if keys.len() == 1 {
-                "property"
-            } else {
-                "properties"
-            };
+            let noun = property_noun(keys.len());
             format!("{entity}({id}) already exists with {token} `{label}` and {noun} {pairs}")
         }
         quiver_storage::Error::KeyPropertyMissing {
@@ -275,15 +271,16 @@ fn storage_message(e: &quiver_storage::Error) -> String {
                 .map(|k| format!("`{k}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let noun = if keys.len() == 1 {
-                "property"
-            } else {
-                "properties"
-            };
+            let noun = property_noun(keys.len());
             format!("{entity}({id}) with {token} `{label}` must have the {noun} {names}")
         }
         other => other.to_string(),
     }
+}
+
+/// "property" or "properties", for `n` keys.
+fn property_noun(n: usize) -> &'static str {
+    if n == 1 { "property" } else { "properties" }
 }
 
 /// How Neo4j's messages name an entity and its label or type.

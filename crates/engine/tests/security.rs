@@ -10,6 +10,10 @@ use quiver_engine::{AuditEvent, Authentication, Database, EngineConfig, TxOption
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
+mod common;
+
+use common::user;
+
 const ROOT: &str = "root";
 
 fn secured(db: &Arc<Database>) {
@@ -59,18 +63,6 @@ fn ok(db: &Database, user: &str, query: &str) -> Vec<Vec<Value>> {
     run_as(db, user, query).unwrap_or_else(|e| panic!("{user}: {query}: {e:?}"))
 }
 
-/// A user `name` with `role` (none: `PUBLIC` only) whose password need not change.
-fn user_with(db: &Database, name: &str, role: Option<&str>) {
-    ok(
-        db,
-        ROOT,
-        &format!("CREATE USER {name} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"),
-    );
-    if let Some(role) = role {
-        ok(db, ROOT, &format!("GRANT ROLE {role} TO {name}"));
-    }
-}
-
 #[test]
 fn every_built_in_role_is_allowed_exactly_what_neo4j_allows() {
     let db = Database::open_in_memory(EngineConfig::default());
@@ -88,7 +80,7 @@ fn every_built_in_role_is_allowed_exactly_what_neo4j_allows() {
     ];
     for (role, allowed) in matrix {
         let user = format!("u_{}", role.to_lowercase());
-        user_with(&db, &user, (role != "PUBLIC").then_some(role));
+        common::user(&db, &user, (role != "PUBLIC").then_some(role));
         let actions = [
             "MATCH (n:Existing) RETURN count(n)".to_owned(),
             "MATCH (n:Existing) SET n.x = 1".to_owned(),
@@ -186,8 +178,8 @@ fn a_password_that_must_change_allows_only_changing_it() {
 fn a_dropped_or_suspended_user_loses_access_at_once() {
     let db = Database::open_in_memory(EngineConfig::default());
     secured(&db);
-    user_with(&db, "bob", Some("editor"));
-    user_with(&db, "cat", Some("editor"));
+    user(&db, "bob", Some("editor"));
+    user(&db, "cat", Some("editor"));
     let mut open = db.begin(explicit_as("bob")).expect("begin");
     // Creating the label needs publisher: bob is an editor.
     let error = run_in(&mut open, "CREATE (:Existing)").expect_err("new label");
@@ -233,7 +225,7 @@ fn a_dropped_or_suspended_user_loses_access_at_once() {
 fn show_users_roles_and_privileges_in_neo4j_columns() {
     let db = Database::open_in_memory(EngineConfig::default());
     secured(&db);
-    user_with(&db, "ann", Some("reader"));
+    user(&db, "ann", Some("reader"));
     ok(&db, ROOT, "CREATE ROLE auditor AS COPY OF reader");
     ok(&db, ROOT, "GRANT ROLE auditor TO ann");
     let users = db.execute("SHOW USERS", Map::new()).expect("show users");
@@ -408,7 +400,7 @@ fn users_and_roles_survive_a_restart_from_the_log_and_from_a_snapshot() {
         let db = Database::open(dir.path(), quiver_engine::Mode::Sync).expect("open");
         secured(&db);
         ok(&db, ROOT, "CREATE ROLE auditor AS COPY OF reader");
-        user_with(&db, "ann", Some("auditor"));
+        user(&db, "ann", Some("auditor"));
         ok(
             &db,
             ROOT,

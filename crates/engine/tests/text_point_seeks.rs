@@ -4,33 +4,15 @@
 
 use std::sync::Arc;
 
-use quiver_engine::{Database, EngineConfig, PlanDescription};
-use quiver_value::{Map, Value};
+use quiver_engine::{Database, EngineConfig};
+use quiver_value::Value;
+
+mod common;
+
+use common::{plan, rows};
 
 fn db() -> Arc<Database> {
     Database::open_in_memory(EngineConfig::default())
-}
-
-fn rows(db: &Database, query: &str) -> Vec<Vec<Value>> {
-    db.execute(query, Map::new())
-        .unwrap_or_else(|e| panic!("{query}: {e}"))
-        .rows
-}
-
-fn operators(p: &PlanDescription, out: &mut Vec<String>) {
-    out.push(format!("{} {}", p.operator, p.details));
-    for c in &p.children {
-        operators(c, out);
-    }
-}
-
-fn plan(db: &Database, query: &str) -> Vec<String> {
-    let r = db
-        .execute(&format!("EXPLAIN {query}"), Map::new())
-        .unwrap_or_else(|e| panic!("{query}: {e}"));
-    let mut ops = Vec::new();
-    operators(&r.summary.plan.expect("a plan"), &mut ops);
-    ops
 }
 
 /// Places with names and locations of every kind a text or point index must skip or keep:

@@ -13,18 +13,7 @@ use quiver_value::{Map, Value};
 #[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
-use common::{ROOT, ok, run_as, run_with, secured, text};
-
-fn user(db: &Database, name: &str, role: Option<&str>) {
-    ok(
-        db,
-        ROOT,
-        &format!("CREATE USER {name} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"),
-    );
-    if let Some(role) = role {
-        ok(db, ROOT, &format!("GRANT ROLE {role} TO {name}"));
-    }
-}
+use common::{ROOT, ok, run_as, run_with, secured, text, user};
 
 /// The statement kinds of the matrix, by name, in the order the expectations list them.
 const STATEMENTS: &[(&str, &str)] = &[

@@ -167,6 +167,15 @@ fn eval_case(
 }
 
 /// `[x IN list WHERE filter | map]`: the variable's slot is restored afterwards, even on error.
+/// The items of the list `list` evaluates to; `None` for `null`, an error for anything else.
+fn list_items(list: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<Arc<[Value]>>> {
+    match list.eval(row, cx)? {
+        Value::Null => Ok(None),
+        Value::List(items) => Ok(Some(items)),
+        other => Err(list_expected(&other)),
+    }
+}
+
 fn eval_list_comp(
     slot: usize,
     list: &Expr,
@@ -175,10 +184,8 @@ fn eval_list_comp(
     row: &mut Row,
     cx: &mut Cx,
 ) -> Result<Value> {
-    let items = match list.eval(row, cx)? {
-        Value::Null => return Ok(Value::Null),
-        Value::List(items) => items,
-        other => return Err(list_expected(&other)),
+    let Some(items) = list_items(list, row, cx)? else {
+        return Ok(Value::Null);
     };
     let saved = std::mem::take(&mut row[slot]);
     let mut out = Vec::with_capacity(items.len());
@@ -216,10 +223,8 @@ fn eval_reduce(
     cx: &mut Cx,
 ) -> Result<Value> {
     let start = init.eval(row, cx)?;
-    let items = match list.eval(row, cx)? {
-        Value::Null => return Ok(Value::Null),
-        Value::List(items) => items,
-        other => return Err(list_expected(&other)),
+    let Some(items) = list_items(list, row, cx)? else {
+        return Ok(Value::Null);
     };
     let saved_acc = std::mem::replace(&mut row[acc], start);
     let saved = std::mem::take(&mut row[slot]);
@@ -255,10 +260,8 @@ fn eval_quantified(
     row: &mut Row,
     cx: &mut Cx,
 ) -> Result<Value> {
-    let items = match list.eval(row, cx)? {
-        Value::Null => return Ok(Value::Null),
-        Value::List(items) => items,
-        other => return Err(list_expected(&other)),
+    let Some(items) = list_items(list, row, cx)? else {
+        return Ok(Value::Null);
     };
     let saved = std::mem::take(&mut row[slot]);
     let result = quantify(quantifier, &items, slot, predicate, row, cx);

@@ -138,19 +138,11 @@ impl Transactions {
         if let Some(n) = self.size {
             return Ok(n);
         }
-        let n = match self.batch.rows.eval(row, cx)? {
-            Value::Null => DEFAULT_BATCH_ROWS,
-            Value::Int(n) if n > 0 => usize::try_from(n).unwrap_or(usize::MAX),
-            other => {
-                return Err(Error::runtime(
-                    code::ARGUMENT_ERROR,
-                    Some("InvalidArgumentValue"),
-                    format!(
-                        "Invalid input. '{other}' is not a valid value for IN TRANSACTIONS OF ... ROWS. Must be a positive integer."
-                    ),
-                ));
-            }
-        };
+        let n = positive(
+            self.batch.rows.eval(row, cx)?,
+            || DEFAULT_BATCH_ROWS,
+            "IN TRANSACTIONS OF ... ROWS",
+        )?;
         self.size = Some(n);
         Ok(n)
     }
@@ -162,19 +154,11 @@ impl Transactions {
         }
         let n = match &self.batch.concurrency {
             None => 1,
-            Some(e) => match e.eval(row, cx)? {
-                Value::Null => std::thread::available_parallelism().map_or(1, usize::from),
-                Value::Int(n) if n > 0 => usize::try_from(n).unwrap_or(usize::MAX),
-                other => {
-                    return Err(Error::runtime(
-                        code::ARGUMENT_ERROR,
-                        Some("InvalidArgumentValue"),
-                        format!(
-                            "Invalid input. '{other}' is not a valid value for IN ... CONCURRENT TRANSACTIONS. Must be a positive integer."
-                        ),
-                    ));
-                }
-            },
+            Some(e) => positive(
+                e.eval(row, cx)?,
+                || std::thread::available_parallelism().map_or(1, usize::from),
+                "IN ... CONCURRENT TRANSACTIONS",
+            )?,
         }
         .min(CONCURRENCY_MAX);
         self.concurrency = Some(n);
@@ -335,20 +319,27 @@ impl Transactions {
         }
     }
 
-    /// A batch that failed for good: the query fails, or its rows pass on as `ON ERROR` says.
-    fn failed(&mut self, cx: &mut Cx, inputs: &[Row], id: u64, error: Error) -> Result<()> {
+    /// What batch transaction `id`'s failure makes of the query: the error itself when it is
+    /// fatal or `ON ERROR FAIL`, otherwise the status its rows report (and, for
+    /// `ON ERROR BREAK`, no batch after it).
+    fn failure(&mut self, id: u64, error: Error) -> Result<BatchStatus> {
         if fatal(&error) || self.batch.on_error == BatchFailure::Fail {
             return Err(error);
         }
         if self.batch.on_error == BatchFailure::Break {
             self.broken = true;
         }
-        let status = BatchStatus {
+        Ok(BatchStatus {
             started: true,
             committed: false,
             transaction: Some(id),
             error: Some(error.message()),
-        };
+        })
+    }
+
+    /// A batch that failed for good: the query fails, or its rows pass on as `ON ERROR` says.
+    fn failed(&mut self, cx: &mut Cx, inputs: &[Row], id: u64, error: Error) -> Result<()> {
+        let status = self.failure(id, error)?;
         self.pass_failed(cx, inputs, &status)
     }
 
@@ -417,18 +408,7 @@ impl Transactions {
                     self.pass_group_failed(cx, chunk, &status)?;
                 }
                 Some(error) => {
-                    if fatal(&error) || self.batch.on_error == BatchFailure::Fail {
-                        return Err(error);
-                    }
-                    if self.batch.on_error == BatchFailure::Break {
-                        self.broken = true;
-                    }
-                    let status = BatchStatus {
-                        started: true,
-                        committed: false,
-                        transaction: Some(outcome.id),
-                        error: Some(error.message()),
-                    };
+                    let status = self.failure(outcome.id, error)?;
                     self.pass_group_failed(cx, chunk, &status)?;
                 }
             }
@@ -719,4 +699,20 @@ fn acknowledged(
 ) -> Result<()> {
     let wait = || log.wait(ticket);
     crate::blocking::blocking(wait).map_err(Error::not_acknowledged)
+}
+
+/// A batch setting's value: `null` takes `default`, a positive integer is itself, anything
+/// else fails as Neo4j's does, naming `clause`.
+fn positive(value: Value, default: impl FnOnce() -> usize, clause: &str) -> Result<usize> {
+    match value {
+        Value::Null => Ok(default()),
+        Value::Int(n) if n > 0 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        other => Err(Error::runtime(
+            code::ARGUMENT_ERROR,
+            Some("InvalidArgumentValue"),
+            format!(
+                "Invalid input. '{other}' is not a valid value for {clause}. Must be a positive integer."
+            ),
+        )),
+    }
 }

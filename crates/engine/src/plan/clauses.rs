@@ -449,6 +449,10 @@ impl Planner<'_> {
         standalone: bool,
         out: &mut Outputs,
     ) -> Result<Arc<PlanNode>> {
+        // The clauses that change the graph make the query a writing one.
+        if clause.kind.is_update() {
+            self.writes = true;
+        }
         Ok(match &clause.kind {
             ClauseKind::Match(m) => self.plan_match(plan, scope, m)?,
             ClauseKind::Unwind(u) => {
@@ -495,30 +499,12 @@ impl Planner<'_> {
                 out.returns = true;
                 p
             }
-            ClauseKind::Create(c) => {
-                self.writes = true;
-                self.plan_create(plan, scope, &c.pattern)?
-            }
-            ClauseKind::Merge(m) => {
-                self.writes = true;
-                self.plan_merge(plan, scope, m)?
-            }
-            ClauseKind::Set(s) => {
-                self.writes = true;
-                self.plan_set(plan, scope, &s.items)?
-            }
-            ClauseKind::Remove(r) => {
-                self.writes = true;
-                self.plan_remove(plan, scope, &r.items)?
-            }
-            ClauseKind::Delete(d) => {
-                self.writes = true;
-                self.plan_delete(plan, scope, d)?
-            }
-            ClauseKind::Foreach(f) => {
-                self.writes = true;
-                self.plan_foreach(plan, scope, f)?
-            }
+            ClauseKind::Create(c) => self.plan_create(plan, scope, &c.pattern)?,
+            ClauseKind::Merge(m) => self.plan_merge(plan, scope, m)?,
+            ClauseKind::Set(s) => self.plan_set(plan, scope, &s.items)?,
+            ClauseKind::Remove(r) => self.plan_remove(plan, scope, &r.items)?,
+            ClauseKind::Delete(d) => self.plan_delete(plan, scope, d)?,
+            ClauseKind::Foreach(f) => self.plan_foreach(plan, scope, f)?,
             ClauseKind::CallSubquery(c) => self.plan_call_subquery(plan, scope, c)?,
             ClauseKind::CallProcedure(c) => {
                 let (p, cols, slots) =

@@ -139,11 +139,7 @@ impl Planner<'_> {
             .iter()
             .map(|l| self.tokens.label(&l.name))
             .collect();
-        let dynamic = np
-            .dynamic_labels
-            .iter()
-            .map(|l| self.expr(l, scope))
-            .collect::<Result<_>>()?;
+        let dynamic = self.exprs(&np.dynamic_labels, scope)?;
         let props = self.props(np.properties.as_ref(), scope)?;
         let slot = self.slot();
         if let Some(v) = &np.variable {
@@ -276,11 +272,7 @@ impl Planner<'_> {
                 .collect();
             let props = self.props(np.properties.as_ref(), scope)?;
             // `$(expr)` labels: the match half tested them, the create half sets them.
-            let dynamic = np
-                .dynamic_labels
-                .iter()
-                .map(|l| self.expr(l, scope))
-                .collect::<Result<_>>()?;
+            let dynamic = self.exprs(&np.dynamic_labels, scope)?;
             steps.push(CreateStep::Node {
                 slot: slots.nodes[i],
                 labels,
@@ -310,6 +302,16 @@ impl Planner<'_> {
             path.push(PathPart::Node(slots.nodes[i + 1]));
         }
         Ok((steps, path))
+    }
+
+    /// The dynamic labels (or any expressions) `exprs`, compiled in order.
+    fn exprs(&mut self, exprs: &[ast::Expr], scope: &Scope) -> Result<Vec<Expr>> {
+        exprs.iter().map(|e| self.expr(e, scope)).collect()
+    }
+
+    /// The tokens of the labels SET or REMOVE names.
+    fn labels(&mut self, labels: &[ast::Ident]) -> Vec<std::sync::Arc<crate::tokens::Token>> {
+        labels.iter().map(|l| self.tokens.label(&l.name)).collect()
     }
 
     /// A variable SET or REMOVE changes, compiled as any other reference to it.
@@ -342,14 +344,11 @@ impl Planner<'_> {
                 },
                 ast::SetItem::Labels { variable, labels } => SetOp::AddLabels {
                     entity: self.variable(variable, scope)?,
-                    labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
+                    labels: self.labels(labels),
                 },
                 ast::SetItem::DynamicLabels { variable, labels } => SetOp::AddDynamicLabels {
                     entity: self.variable(variable, scope)?,
-                    labels: labels
-                        .iter()
-                        .map(|l| self.expr(l, scope))
-                        .collect::<Result<_>>()?,
+                    labels: self.exprs(labels, scope)?,
                 },
             });
         }
@@ -393,14 +392,11 @@ impl Planner<'_> {
                 },
                 ast::RemoveItem::Labels { variable, labels } => SetOp::RemoveLabels {
                     entity: self.variable(variable, scope)?,
-                    labels: labels.iter().map(|l| self.tokens.label(&l.name)).collect(),
+                    labels: self.labels(labels),
                 },
                 ast::RemoveItem::DynamicLabels { variable, labels } => SetOp::RemoveDynamicLabels {
                     entity: self.variable(variable, scope)?,
-                    labels: labels
-                        .iter()
-                        .map(|l| self.expr(l, scope))
-                        .collect::<Result<_>>()?,
+                    labels: self.exprs(labels, scope)?,
                 },
             });
         }

@@ -232,27 +232,23 @@ pub(crate) fn privileges(cx: &Cx, of: &PrivilegesOf, commands: Commands) -> Resu
 }
 
 /// The columns of `SHOW ... PRIVILEGES`.
+/// The columns of `SHOW USER PRIVILEGES`; a role's are the same but the last.
+const USER_PRIVILEGE_COLUMNS: &[&str] = &[
+    "access",
+    "action",
+    "resource",
+    "graph",
+    "segment",
+    "role",
+    "immutable",
+    "user",
+];
+
 pub(crate) fn privilege_columns(of: &PrivilegesOf, as_commands: bool) -> &'static [&'static str] {
     match (of, as_commands) {
         (_, true) => &["command"],
-        (PrivilegesOf::Users(_), false) => &[
-            "access",
-            "action",
-            "resource",
-            "graph",
-            "segment",
-            "role",
-            "immutable",
-            "user",
-        ],
-        (_, false) => &[
-            "access",
-            "action",
-            "resource",
-            "graph",
-            "segment",
-            "role",
-            "immutable",
-        ],
+        // A user's privileges are a role's, and the user's name.
+        (PrivilegesOf::Users(_), false) => USER_PRIVILEGE_COLUMNS,
+        (_, false) => &USER_PRIVILEGE_COLUMNS[..USER_PRIVILEGE_COLUMNS.len() - 1],
     }
 }

@@ -1,11 +1,12 @@
-//! What the privilege tests share: running a statement as a user, and making users and roles.
+//! What the engine's tests share: running a statement (as a user, or as the embedder) and
+//! reading its plan's operators, and making users and roles.
 
 #![allow(dead_code)]
 
 use std::sync::Arc;
 
 use quiver_engine::security::Level;
-use quiver_engine::{Authentication, Database, TxOptions};
+use quiver_engine::{Authentication, Database, PlanDescription, TxOptions};
 
 use quiver_status::Status;
 use quiver_value::{Map, Value};
@@ -55,6 +56,18 @@ pub fn ok(db: &Database, user: &str, query: &str) -> Vec<Vec<Value>> {
     run_as(db, user, query).unwrap_or_else(|e| panic!("{user}: {query}: {e:?}"))
 }
 
+/// Makes user `name` (password `password-1`, no change required), granted `role` if given.
+pub fn user(db: &Database, name: &str, role: Option<&str>) {
+    ok(
+        db,
+        ROOT,
+        &format!("CREATE USER {name} SET PASSWORD 'password-1' CHANGE NOT REQUIRED"),
+    );
+    if let Some(role) = role {
+        ok(db, ROOT, &format!("GRANT ROLE {role} TO {name}"));
+    }
+}
+
 /// Runs `query` as `user`, which must fail `Forbidden` naming `what`.
 pub fn forbidden(db: &Database, user: &str, query: &str, what: &str) {
     let (status, message) = run_as(db, user, query).expect_err(query);
@@ -87,4 +100,27 @@ pub fn text(value: &Value) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("not a string: {value:?}"))
         .to_owned()
+}
+
+/// The rows of `query` run by the embedder, which must succeed.
+pub fn rows(db: &Database, query: &str) -> Vec<Vec<Value>> {
+    db.execute(query, Map::new())
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .rows
+}
+
+/// Each operator of `query`'s plan with its details, parents before children.
+pub fn plan(db: &Database, query: &str) -> Vec<String> {
+    fn operators(p: &PlanDescription, out: &mut Vec<String>) {
+        out.push(format!("{} {}", p.operator, p.details));
+        for c in &p.children {
+            operators(c, out);
+        }
+    }
+    let r = db
+        .execute(&format!("EXPLAIN {query}"), Map::new())
+        .unwrap_or_else(|e| panic!("{query}: {e}"));
+    let mut ops = Vec::new();
+    operators(&r.summary.plan.expect("a plan"), &mut ops);
+    ops
 }

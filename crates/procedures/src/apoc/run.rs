@@ -149,27 +149,24 @@ fn value_rows(out: &Outcome) -> Vec<Vec<Value>> {
 }
 
 fn cypher_run(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
-    const NAME: &str = "apoc.cypher.run";
-    let statement = string_value(NAME, "statement", &args[0])?;
-    let params = map_value(NAME, "params", &args[1])?;
-    Ok(value_rows(&ctx.run(
-        NAME,
-        statement,
-        &params,
-        Access::Read,
-    )?))
+    cypher(ctx, args, "apoc.cypher.run", Access::Read)
 }
 
 fn cypher_do_it(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
-    const NAME: &str = "apoc.cypher.doIt";
-    let statement = string_value(NAME, "statement", &args[0])?;
-    let params = map_value(NAME, "params", &args[1])?;
-    Ok(value_rows(&ctx.run(
-        NAME,
-        statement,
-        &params,
-        Access::Write,
-    )?))
+    cypher(ctx, args, "apoc.cypher.doIt", Access::Write)
+}
+
+/// `apoc.cypher.run` and `doIt`: the statement in the caller's transaction, a row per result
+/// row under `value`.
+fn cypher(
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+    name: &str,
+    access: Access,
+) -> Result<Vec<Vec<Value>>> {
+    let statement = string_value(name, "statement", &args[0])?;
+    let params = map_value(name, "params", &args[1])?;
+    Ok(value_rows(&ctx.run(name, statement, &params, access)?))
 }
 
 /// Runs `query` (an empty one yields one empty map, as APOC's does).

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use quiver_value::{HashKey, Map, Value, equivalent, order};
 
-use super::{bad, nth};
+use super::{bad, int, nth};
 use crate::error::Result;
 use crate::eval::Cx;
 use crate::eval::graph_fns;
@@ -21,18 +21,6 @@ fn list<'a>(name: &str, args: &'a [Value], i: usize) -> Result<Option<&'a [Value
             name,
             ["coll", "values"][i.min(1)],
             format!("must be a list, got {}", other.value_type().name()),
-        )),
-    }
-}
-
-fn int(name: &str, argument: &str, v: &Value) -> Result<i64> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        Value::Float(f) => Ok(*f as i64),
-        other => Err(bad(
-            name,
-            argument,
-            format!("must be an integer, got {}", other.value_type().name()),
         )),
     }
 }

@@ -284,6 +284,20 @@ pub(crate) fn lookup(qualified: &str) -> Option<&'static LibraryFn> {
         .map(|i| &TABLE[i])
 }
 
+/// An integer argument (a float is truncated, as APOC's Java conversion does); fails naming
+/// the function and the argument for anything else.
+pub(crate) fn int(name: &str, argument: &str, v: &Value) -> Result<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Float(f) => Ok(*f as i64),
+        other => Err(bad(
+            name,
+            argument,
+            format!("must be an integer, got {}", other.value_type().name()),
+        )),
+    }
+}
+
 /// Argument `i`, or `null` when the call left it out.
 pub(crate) fn nth(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Null)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use quiver_value::{Value, to_string_cypher};
 
-use super::{bad, nth};
+use super::{bad, int, nth};
 use crate::error::Result;
 use crate::eval::Cx;
 
@@ -20,18 +20,6 @@ fn text<'a>(name: &str, argument: &str, v: &'a Value) -> Result<Option<&'a str>>
             name,
             argument,
             format!("must be a string, got {}", other.value_type().name()),
-        )),
-    }
-}
-
-fn int(name: &str, argument: &str, v: &Value) -> Result<i64> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        Value::Float(f) => Ok(*f as i64),
-        other => Err(bad(
-            name,
-            argument,
-            format!("must be an integer, got {}", other.value_type().name()),
         )),
     }
 }

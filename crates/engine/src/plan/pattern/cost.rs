@@ -70,29 +70,24 @@ impl Planner<'_> {
                         *best = (cost, kind);
                     }
                 };
-                for (key, e) in &set.eq {
+                // Equality, `IN` and prefix seeks, each at its cost.
+                let point_seeks = set
+                    .eq
+                    .iter()
+                    .map(|(key, e)| (key, (count / 100.0).clamp(1.0, 10.0), Seek::Eq(e.clone())))
+                    .chain(set.within.iter().map(|(key, e)| {
+                        (key, (count / 50.0).clamp(1.0, 20.0), Seek::In(e.clone()))
+                    }))
+                    .chain(
+                        set.prefix
+                            .iter()
+                            .map(|(key, e)| (key, count / 10.0, Seek::Prefix(e.clone()))),
+                    );
+                for (key, cost, seek) in point_seeks {
                     if self.has_index(l, key) {
                         consider(
-                            (count / 100.0).clamp(1.0, 10.0),
-                            StartKind::Seek(l.clone(), key.clone(), Seek::Eq(e.clone())),
-                            &mut best,
-                        );
-                    }
-                }
-                for (key, e) in &set.within {
-                    if self.has_index(l, key) {
-                        consider(
-                            (count / 50.0).clamp(1.0, 20.0),
-                            StartKind::Seek(l.clone(), key.clone(), Seek::In(e.clone())),
-                            &mut best,
-                        );
-                    }
-                }
-                for (key, e) in &set.prefix {
-                    if self.has_index(l, key) {
-                        consider(
-                            count / 10.0,
-                            StartKind::Seek(l.clone(), key.clone(), Seek::Prefix(e.clone())),
+                            cost,
+                            StartKind::Seek(l.clone(), key.clone(), seek),
                             &mut best,
                         );
                     }
