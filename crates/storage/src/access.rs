@@ -259,8 +259,7 @@ impl Transaction {
             let out = self.expand(node, dir, types)?;
             return Ok(out.iter().filter(|(_, n)| keep(*n)).count());
         }
-        self.inner.check_active()?;
-        let view = self.inner.view();
+        let view = self.inner.active_view()?;
         let types = dedup_types(types);
         let slot = self.inner.node_slot(node.0)?;
         read::node_count_neighbours(&slot.lock(), node.0, &view, dir, &types, keep)
@@ -270,16 +269,7 @@ impl Transaction {
     /// The number of relationships of `types` (all when empty) from `node` to itself that
     /// [`Transaction::expand`] would return: what a degree counts twice, once each way.
     pub fn self_loops(&self, node: NodeId, types: &[RelTypeId]) -> Result<usize> {
-        if self.restriction.is_some() {
-            let out = self.expand(node, Direction::Out, types)?;
-            return Ok(out.iter().filter(|(_, n)| *n == node).count());
-        }
-        self.inner.check_active()?;
-        let view = self.inner.view();
-        let types = dedup_types(types);
-        let slot = self.inner.node_slot(node.0)?;
-        read::node_self_loops(&slot.lock(), node.0, &view, &types)
-            .ok_or_else(|| Error::node_not_found(node.0))
+        self.count_neighbours(node, Direction::Out, types, |n| n == node)
     }
 
     fn count(&self, key: CountKey) -> Result<u64> {

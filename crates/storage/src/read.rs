@@ -301,31 +301,6 @@ pub(crate) fn node_count_neighbours(
         .then(|| buf.iter().filter(|(_, n)| keep(*n)).count())
 }
 
-/// The number of relationships of `types` (all when empty) from `node` to itself, without
-/// building them when the node has no changes the view must undo.
-pub(crate) fn node_self_loops(
-    rec: &Locked<'_, NodeRec>,
-    node: u64,
-    view: &View,
-    types: &[u32],
-) -> Option<usize> {
-    if settled(rec.chain(), view) {
-        if !rec.is_live() {
-            return None;
-        }
-        let list = rec.adj(true);
-        let loops = |list: AdjList<'_>| list.iter().filter(|e| e.nbr() == node).count();
-        return Some(if types.is_empty() {
-            loops(list)
-        } else {
-            types.iter().map(|t| loops(list.of_type(Some(*t)))).sum()
-        });
-    }
-    let mut buf = Vec::new();
-    node_expand(rec, node, view, Direction::Out, types, &mut buf)
-        .then(|| buf.iter().filter(|(_, n)| n.0 == node).count())
-}
-
 /// The end node of relationship `rel` of type `ty` that starts at `start`: from the start's
 /// out-list, or, when the newest version no longer has it, from the start's chain (the undo of
 /// its removal stays there as long as any snapshot can still see the relationship).

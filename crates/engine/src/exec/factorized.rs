@@ -437,14 +437,12 @@ impl<'s> Run<'s> {
         end: usize,
     ) -> Result<Paths> {
         let spec = self.spec;
-        let free = spec.nodes[end].predicate.is_none()
-            && spec.counted.as_ref().is_none_or(|(at, _)| *at != end);
-        if free {
+        let uncounted = spec.counted.as_ref().is_none_or(|(at, _)| *at != end);
+        if uncounted && spec.nodes[end].predicate.is_none() {
             cx.db_hits += 1;
             let n = cx.tx.degree(middle, dir, types)? as u128;
             return Ok((n, n));
         }
-        let uncounted = spec.counted.as_ref().is_none_or(|(at, _)| *at != end);
         if uncounted && self.answered[end] {
             // A label test alone: the neighbours are counted against the label's answers
             // where they lie, unless one lies beyond them.
