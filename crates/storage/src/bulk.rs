@@ -185,7 +185,7 @@ impl Storage {
         }
         // The full-text worker reads under a snapshot of its own; the indexes are marked
         // for a rebuild below anyway.
-        self.fulltext_pending.wait_idle();
+        self.derived_quiesce();
         if self.live_snapshots() != 0 {
             return Err(Error::BulkLoadRefused("a transaction is open"));
         }
@@ -194,7 +194,7 @@ impl Storage {
             // them all, so every entity below is its one committed version.
             self.gc();
         }
-        self.fulltext_stale();
+        self.derived_stale();
         let schema = self.schema();
         let unique = schema.has_constraints();
         let mut sink = Unobserved {
@@ -222,8 +222,9 @@ impl Storage {
 
     /// Numbers what was written as `commit` and lets readers see it.
     fn publish_unobserved(&self, commit: u64, tally: &Tally) {
-        // Nothing here went through a commit's write set: vector graphs rebuild on next use.
-        self.vectors_stale();
+        // Nothing here went through a commit's write set: the derived indexes rebuild on
+        // next use.
+        self.derived_stale();
         let _slot = self.commit.lock();
         self.counts.publish(commit, tally.changes());
         self.last_committed.store(commit, Ordering::Release);
@@ -1076,15 +1077,9 @@ impl<'a> BulkLoad<'a> {
         let key = s.keys.get_or_create(key)?;
         let rule = s.vector_rule(name, relationship, token, key)?;
         crate::rules::refuse(&self.rules()?, &rule, crate::rules::Judge::NameOnly)?;
-        s.vectors
-            .write()
-            .push(Arc::new(crate::vector::VectorIndexDef::new(
-                name.to_string(),
-                relationship,
-                token,
-                key,
-                config,
-            )));
+        s.publish_derived(crate::derived::DerivedIndex::Vector(Arc::new(
+            crate::vector::VectorIndexDef::new(name.to_string(), relationship, token, key, config),
+        )));
         Ok(())
     }
 
@@ -1129,7 +1124,6 @@ impl<'a> BulkLoad<'a> {
             *storage.schema.write() = Arc::new(Schema { defs });
             storage.schema_replaced();
         }
-        storage.fulltext_stale();
         storage.publish_unobserved(commit, &tally);
         Ok(BulkSummary {
             commit,

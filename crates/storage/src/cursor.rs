@@ -393,10 +393,7 @@ impl ExportCursor {
                 for def in &storage.schema().defs {
                     self.buf.push_back(storage.create_op(def)?);
                 }
-                self.buf.extend(storage.vector_schema_ops());
-                for info in storage.fulltext_indexes() {
-                    self.buf.push_back(RedoOp::CreateFulltextIndex(info.spec));
-                }
+                self.buf.extend(storage.derived_schema_ops()?);
                 self.buf.extend(storage.property_constraint_ops());
                 self.phase = ExportPhase::Nodes(0);
             }

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 
 use quiver_value::Value;
 
+use crate::derived::DerivedIndex;
 use crate::error::{Error, Result};
 use crate::gc::may_have_label;
 use crate::ids::{LabelId, PropKeyId};
@@ -23,27 +24,39 @@ use crate::storage::Storage;
 use crate::txn::{SchemaOp, Transaction, TxState};
 use crate::vector::{VectorConfig, VectorIndexDef, VectorSpec};
 
-/// The definitions a commit's schema changes created, so a failed log append can take them
-/// back.
+/// What a commit's schema changes published and took out, so a failure later in the commit
+/// (another schema op, the log refusing the record) can put the schema back as it was.
 #[derive(Default)]
 pub(crate) struct Applied {
-    pub indexes: Vec<Arc<IndexDef>>,
-    pub vectors: Vec<Arc<VectorIndexDef>>,
-    pub properties: Vec<Arc<crate::spec::PropertyConstraint>>,
+    indexes: Vec<Arc<IndexDef>>,
+    dropped_indexes: Vec<Arc<IndexDef>>,
+    derived: Vec<DerivedIndex>,
+    dropped_derived: Vec<DerivedIndex>,
+    properties: Vec<Arc<crate::spec::PropertyConstraint>>,
+    dropped_properties: Vec<Arc<crate::spec::PropertyConstraint>>,
 }
 
 impl Applied {
-    pub(crate) fn unpublish(&self, tx: &Transaction) {
+    /// Takes back what the commit published and publishes again what it took out.
+    pub(crate) fn take_back(self, tx: &Transaction) {
+        let storage = &tx.inner.storage;
         for def in &self.indexes {
             tx.unpublish(def);
         }
-        let storage = &tx.inner.storage;
-        storage
-            .vectors
-            .write()
-            .retain(|d| !self.vectors.iter().any(|c| Arc::ptr_eq(c, d)));
+        for def in self.dropped_indexes {
+            tx.publish(def);
+        }
+        for index in &self.derived {
+            storage.unpublish_derived(index);
+        }
+        for index in self.dropped_derived {
+            storage.publish_derived(index);
+        }
         for c in &self.properties {
             storage.unpublish_property_constraint(c);
+        }
+        for c in self.dropped_properties {
+            tx.restore_property_constraint(c);
         }
     }
 }
@@ -198,14 +211,11 @@ impl Transaction {
         let s = &self.inner.storage;
         let name = match name {
             Some(n) => n.to_string(),
-            None => {
-                let token_name = if relationship {
-                    s.types.name_or_err(token)?
-                } else {
-                    s.labels.name_or_err(token)?
-                };
-                format!("vector_{token_name}_{}", s.keys.name_or_err(key.0)?)
-            }
+            None => format!(
+                "vector_{}_{}",
+                s.label_or_type(relationship, token)?,
+                s.keys.name_or_err(key.0)?
+            ),
         };
         s.check_new_rule(
             &s.vector_rule(&name, relationship, token, key.0)?,
@@ -252,8 +262,8 @@ impl Transaction {
     fn apply_create_fulltext(
         &self,
         spec: &crate::fulltext::FulltextSpec,
-        st: &mut TxState,
-    ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<DerivedIndex> {
         let storage = &self.inner.storage;
         // Another commit may have made a rule this one's stands beside since it was recorded.
         storage.check_new_rule(&Rule::fulltext(spec), &[], Judge::of(self.inner.replay))?;
@@ -264,27 +274,62 @@ impl Transaction {
             command: u32::MAX,
         };
         index.rebuild(storage, &view)?;
-        storage.publish_fulltext(index.clone());
+        let index = DerivedIndex::Fulltext(index);
+        storage.publish_derived(index.clone());
         if self.inner.log {
-            st.redo.push(RedoOp::CreateFulltextIndex(spec.clone()));
+            redo.push(index.create_op(storage)?);
         }
         Ok(index)
     }
 
-    fn apply_drop_fulltext(
+    /// Publishes a vector index created at commit (and logs it). Its graph is built from the
+    /// store at its first search (see `vector`).
+    fn apply_create_vector(
+        &self,
+        spec: &VectorSpec,
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<DerivedIndex> {
+        let storage = &self.inner.storage;
+        let def = Arc::new(VectorIndexDef::new(
+            spec.name.clone(),
+            spec.relationship,
+            spec.token,
+            spec.key,
+            spec.config,
+        ));
+        storage.check_new_rule(
+            &storage.vector_rule(&def.name, def.relationship, def.token, def.key)?,
+            &[],
+            Judge::of(self.inner.replay),
+        )?;
+        let index = DerivedIndex::Vector(def.clone());
+        if self.inner.log {
+            redo.push(index.create_op(storage)?);
+        }
+        storage.publish_derived(index.clone());
+        def.start_built_if_empty(storage);
+        Ok(index)
+    }
+
+    /// Takes a dropped vector or full-text index out at commit (and logs it).
+    fn apply_drop_derived(
         &self,
         name: &str,
-        st: &mut TxState,
-    ) -> Result<Arc<crate::fulltext::FulltextIndex>> {
+        vector: bool,
+        redo: &mut Vec<RedoOp>,
+    ) -> Result<DerivedIndex> {
         let storage = &self.inner.storage;
-        let Some(index) = storage.fulltext_by_name(name) else {
+        let Some(index) = storage
+            .derived_by_name(name)
+            .filter(|d| d.as_vector().is_some() == vector)
+        else {
             return Err(Error::SchemaRuleNotFound {
                 name: name.to_string(),
             });
         };
-        storage.unpublish_fulltext(&index);
+        storage.unpublish_derived(&index);
         if self.inner.log {
-            st.redo.push(RedoOp::DropIndex {
+            redo.push(RedoOp::DropIndex {
                 name: name.to_string(),
             });
         }
@@ -292,41 +337,41 @@ impl Transaction {
     }
 
     /// Applies the recorded schema changes; on failure, undoes the ones already applied.
-    /// Returns the definitions it created (so a failed log append can take them back).
+    /// Returns what it applied (so a failed log append can take it back).
     pub(crate) fn apply_schema_ops(&self, st: &mut TxState) -> Result<Applied> {
         let storage = self.inner.storage.clone();
-        let mut created: Vec<Arc<IndexDef>> = Vec::new();
-        let mut dropped: Vec<Arc<IndexDef>> = Vec::new();
-        let mut vectors_created: Vec<Arc<VectorIndexDef>> = Vec::new();
-        let mut vectors_dropped: Vec<Arc<VectorIndexDef>> = Vec::new();
-        let mut fulltext_created = Vec::new();
-        let mut fulltext_dropped = Vec::new();
-        let mut properties_created = Vec::new();
-        let mut properties_dropped = Vec::new();
+        let mut applied = Applied::default();
         let ops = std::mem::take(&mut st.schema_ops);
+        let redo = &mut st.redo;
         let result = (|| -> Result<()> {
             for op in &ops {
                 match op {
                     SchemaOp::CreateFulltext(spec) => {
-                        fulltext_created.push(self.apply_create_fulltext(spec, st)?);
-                    }
-                    SchemaOp::DropFulltext { name } => {
-                        fulltext_dropped.push(self.apply_drop_fulltext(name, st)?);
-                    }
-                    SchemaOp::CreateProperty(spec) => {
-                        properties_created.push(self.apply_create_property(spec, &mut st.redo)?);
-                    }
-                    SchemaOp::DropProperty { name } => {
-                        properties_dropped.push(self.apply_drop_property(name, &mut st.redo)?);
-                    }
-                    SchemaOp::Create { name, spec } => {
-                        self.apply_create_index(name, spec, &mut st.redo, &mut created)?;
+                        applied
+                            .derived
+                            .push(self.apply_create_fulltext(spec, redo)?);
                     }
                     SchemaOp::CreateVector(spec) => {
-                        vectors_created.push(self.publish_vector(spec, &mut st.redo)?);
+                        applied.derived.push(self.apply_create_vector(spec, redo)?);
+                    }
+                    SchemaOp::DropFulltext { name } => {
+                        let index = self.apply_drop_derived(name, false, redo)?;
+                        applied.dropped_derived.push(index);
                     }
                     SchemaOp::DropVector { name } => {
-                        vectors_dropped.push(self.unpublish_vector(name, &mut st.redo)?);
+                        let index = self.apply_drop_derived(name, true, redo)?;
+                        applied.dropped_derived.push(index);
+                    }
+                    SchemaOp::CreateProperty(spec) => {
+                        let c = self.apply_create_property(spec, redo)?;
+                        applied.properties.push(c);
+                    }
+                    SchemaOp::DropProperty { name } => {
+                        let c = self.apply_drop_property(name, redo)?;
+                        applied.dropped_properties.push(c);
+                    }
+                    SchemaOp::Create { name, spec } => {
+                        self.apply_create_index(name, spec, redo, &mut applied.indexes)?;
                     }
                     SchemaOp::Drop { name, unique } => {
                         let schema = storage.schema();
@@ -337,9 +382,9 @@ impl Transaction {
                             }
                         };
                         self.unpublish(&def);
-                        dropped.push(def);
+                        applied.dropped_indexes.push(def);
                         if self.inner.log {
-                            st.redo.push(if *unique {
+                            redo.push(if *unique {
                                 RedoOp::DropConstraint { name: name.clone() }
                             } else {
                                 RedoOp::DropIndex { name: name.clone() }
@@ -351,34 +396,9 @@ impl Transaction {
             Ok(())
         })();
         match result {
-            Ok(()) => {
-                st.fulltext_created = fulltext_created;
-                Ok(Applied {
-                    indexes: created,
-                    vectors: vectors_created,
-                    properties: properties_created,
-                })
-            }
+            Ok(()) => Ok(applied),
             Err(e) => {
-                for index in &fulltext_created {
-                    storage.unpublish_fulltext(index);
-                }
-                for index in fulltext_dropped {
-                    storage.publish_fulltext(index);
-                }
-                for def in &created {
-                    self.unpublish(def);
-                }
-                for def in dropped {
-                    self.publish(def);
-                }
-                self.restore_vectors(&vectors_created, vectors_dropped);
-                for c in &properties_created {
-                    storage.unpublish_property_constraint(c);
-                }
-                for c in properties_dropped {
-                    self.restore_property_constraint(c);
-                }
+                applied.take_back(self);
                 Err(e)
             }
         }
@@ -418,71 +438,6 @@ impl Transaction {
             redo.push(storage.create_op(&def)?);
         }
         Ok(())
-    }
-
-    /// Takes back a failed commit's vector index changes.
-    fn restore_vectors(&self, created: &[Arc<VectorIndexDef>], dropped: Vec<Arc<VectorIndexDef>>) {
-        let mut vectors = self.inner.storage.vectors.write();
-        vectors.retain(|d| !created.iter().any(|c| Arc::ptr_eq(c, d)));
-        vectors.extend(dropped);
-    }
-
-    /// Publishes a vector index created at commit (and logs it).
-    fn publish_vector(
-        &self,
-        spec: &VectorSpec,
-        redo: &mut Vec<RedoOp>,
-    ) -> Result<Arc<VectorIndexDef>> {
-        let storage = &self.inner.storage;
-        let def = VectorIndexDef::new(
-            spec.name.clone(),
-            spec.relationship,
-            spec.token,
-            spec.key,
-            spec.config,
-        );
-        storage.check_new_rule(
-            &storage.vector_rule(&def.name, def.relationship, def.token, def.key)?,
-            &[],
-            Judge::of(self.inner.replay),
-        )?;
-        if self.inner.log {
-            let token = if def.relationship {
-                storage.types.name_or_err(def.token)?
-            } else {
-                storage.labels.name_or_err(def.token)?
-            };
-            redo.push(RedoOp::CreateVectorIndex {
-                name: def.name.clone(),
-                relationship: def.relationship,
-                token,
-                key: storage.keys.name_or_err(def.key)?,
-                config: def.config,
-            });
-        }
-        let def = Arc::new(def);
-        storage.vectors.write().push(def.clone());
-        def.start_built_if_empty(storage);
-        storage.schema_replaced();
-        Ok(def)
-    }
-
-    /// Takes a dropped vector index out at commit (and logs it).
-    fn unpublish_vector(&self, name: &str, redo: &mut Vec<RedoOp>) -> Result<Arc<VectorIndexDef>> {
-        let storage = &self.inner.storage;
-        let Some(def) = storage.vector_def(name) else {
-            return Err(Error::SchemaRuleNotFound {
-                name: name.to_string(),
-            });
-        };
-        storage.vectors.write().retain(|d| !Arc::ptr_eq(d, &def));
-        storage.schema_replaced();
-        if self.inner.log {
-            redo.push(RedoOp::DropIndex {
-                name: name.to_string(),
-            });
-        }
-        Ok(def)
     }
 }
 
@@ -763,33 +718,17 @@ impl Storage {
     /// Every index and constraint the store has published, of every kind.
     pub(crate) fn rules(&self) -> Result<Vec<Rule>> {
         let mut out = Vec::new();
-        let token = |relationship: bool, id: u32| {
-            if relationship {
-                self.types.name_or_err(id)
-            } else {
-                self.labels.name_or_err(id)
-            }
-        };
         for def in &self.schema().defs {
             out.push(Rule {
                 name: def.name.clone(),
                 kind: RuleKind::Property(def.kind),
                 relationship: def.relationship,
-                tokens: vec![token(def.relationship, def.token)?],
+                tokens: vec![self.label_or_type(def.relationship, def.token)?],
                 keys: self.key_names(def)?,
             });
         }
-        for def in self.vectors.read().iter() {
-            out.push(Rule {
-                name: def.name.clone(),
-                kind: RuleKind::Vector,
-                relationship: def.relationship,
-                tokens: vec![token(def.relationship, def.token)?],
-                keys: vec![self.keys.name_or_err(def.key)?],
-            });
-        }
-        for index in self.fulltext().iter() {
-            out.push(Rule::fulltext(&index.spec));
+        for index in self.derived().iter() {
+            out.push(index.rule(self)?);
         }
         for c in self.property_constraint_defs().iter() {
             out.push(Rule::property_constraint(&c.spec));
@@ -809,17 +748,12 @@ impl Storage {
         for op in pending {
             match op {
                 SchemaOp::Create { name, spec } => rules.push(self.index_rule(name, spec)?),
-                SchemaOp::CreateVector(spec) => rules.push(Rule {
-                    name: spec.name.clone(),
-                    kind: RuleKind::Vector,
-                    relationship: spec.relationship,
-                    tokens: vec![if spec.relationship {
-                        self.types.name_or_err(spec.token)?
-                    } else {
-                        self.labels.name_or_err(spec.token)?
-                    }],
-                    keys: vec![self.keys.name_or_err(spec.key)?],
-                }),
+                SchemaOp::CreateVector(spec) => rules.push(self.vector_rule(
+                    &spec.name,
+                    spec.relationship,
+                    spec.token,
+                    spec.key,
+                )?),
                 SchemaOp::CreateFulltext(spec) => rules.push(Rule::fulltext(spec)),
                 SchemaOp::CreateProperty(spec) => rules.push(Rule::property_constraint(spec)),
                 SchemaOp::Drop { name, .. }
@@ -862,11 +796,7 @@ impl Storage {
             name: name.to_string(),
             kind: RuleKind::Vector,
             relationship,
-            tokens: vec![if relationship {
-                self.types.name_or_err(token)?
-            } else {
-                self.labels.name_or_err(token)?
-            }],
+            tokens: vec![self.label_or_type(relationship, token)?],
             keys: vec![self.keys.name_or_err(key)?],
         })
     }

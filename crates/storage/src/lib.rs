@@ -58,6 +58,7 @@ mod constraints;
 mod counts;
 mod cursor;
 mod ddl;
+mod derived;
 mod error;
 mod fulltext;
 mod gc;

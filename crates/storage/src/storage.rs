@@ -46,10 +46,8 @@ pub struct Storage {
     pub(crate) schema: RwLock<Arc<Schema>>,
     /// Users and roles (see [`crate::Security`]); replaced whole at commit.
     pub(crate) security: RwLock<Arc<Security>>,
-    /// Vector indexes, beside the property indexes (see `vector`).
-    pub(crate) vectors: RwLock<Vec<Arc<crate::vector::VectorIndexDef>>>,
-    /// The full-text indexes, copy-on-write like the schema (see `fulltext`).
-    pub(crate) fulltext: RwLock<Arc<Vec<Arc<crate::fulltext::FulltextIndex>>>>,
+    /// The vector and full-text indexes, copy-on-write like the schema (see `derived`).
+    pub(crate) derived: RwLock<Arc<Vec<crate::derived::DerivedIndex>>>,
     /// Commits on their way to the full-text indexes (see `fulltext::pending`).
     pub(crate) fulltext_pending: Arc<crate::fulltext::Pending>,
     /// Property existence and type constraints, copy-on-write (see `constraints`).
@@ -158,9 +156,8 @@ impl Storage {
             label_bits: Arena::new(),
             schema: RwLock::new(Arc::new(Schema::default())),
             security: RwLock::new(Arc::new(Security::default())),
-            vectors: RwLock::new(Vec::new()),
             property_constraints: RwLock::default(),
-            fulltext: RwLock::new(Arc::new(Vec::new())),
+            derived: RwLock::new(Arc::new(Vec::new())),
             fulltext_pending: Arc::default(),
             schema_epoch: AtomicU64::new(fresh_schema_epoch()),
             counts: Counts::default(),

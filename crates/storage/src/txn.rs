@@ -93,8 +93,6 @@ pub(crate) struct TxState {
     pub schema_ops: Vec<SchemaOp>,
     /// The users and roles this transaction commits, whole.
     pub security: Option<PendingSecurity>,
-    /// Full-text indexes this commit's schema ops published, taken back if the log refuses it.
-    pub fulltext_created: Vec<Arc<crate::fulltext::FulltextIndex>>,
     /// Delta boxes taken from the store's pool, used before any is allocated.
     pub spare: mvcc::Spare,
 }
@@ -467,13 +465,11 @@ impl Transaction {
         if !tx.write || (empty && forced.is_none()) {
             return Ok(self.commit_unchanged());
         }
-        // Before the commit lock, so the graph work does not serialise commits, and before
-        // the commit is visible, so no reader of it misses a vector (see `vector`).
         let own = View {
             command: u32::MAX,
             ..tx.view()
         };
-        storage.index_vectors(&own, &st.touched_nodes, &st.touched_rels);
+        storage.derived_before_commit(&own, &st.touched_nodes, &st.touched_rels);
         let mut slot = storage.commit.lock();
         let applied = match self.apply_catalogues(&mut st) {
             Ok(applied) => applied,
@@ -510,7 +506,6 @@ impl Transaction {
                 Ok(t) => ticket = Some(t),
                 Err(e) => {
                     self.take_back(applied);
-                    storage.unpublish_fulltext_all(std::mem::take(&mut st.fulltext_created));
                     drop(slot);
                     self.fail(&mut st);
                     return Err(Error::CommitLog(e));
@@ -524,9 +519,8 @@ impl Transaction {
             );
             slot.last_ticket = Some(t);
         }
-        st.fulltext_created.clear();
-        // Queued before the commit is published, so a reader that sees it waits for it.
-        let fulltext_full = storage.fulltext_queue(n, &st.touched_nodes, &st.touched_rels);
+        // Before the commit is published, so a reader that sees it waits for its indexes.
+        let derived_full = storage.derived_committed(n, &st.touched_nodes, &st.touched_rels);
         tx.cell.publish(n);
         storage.counts.publish(n, st.counts.totals());
         storage
@@ -536,8 +530,8 @@ impl Transaction {
             storage.publish_visible(n);
         }
         drop(slot);
-        if fulltext_full {
-            storage.fulltext_pending.wait_room();
+        if derived_full {
+            storage.derived_room();
         }
         tx.status.store(COMMITTED, Ordering::Release);
         tx.cell.end();
@@ -597,7 +591,7 @@ impl Transaction {
 
     /// Undoes [`Transaction::apply_catalogues`] after the log refused the commit.
     fn take_back(&self, applied: Applied) {
-        applied.schema.unpublish(self);
+        applied.schema.take_back(self);
         if let Some(old) = applied.security {
             *self.inner.storage.security.write() = old;
         }

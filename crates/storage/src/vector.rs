@@ -392,13 +392,22 @@ impl VectorIndexDef {
 impl Storage {
     /// The vector index named `name`.
     pub(crate) fn vector_def(&self, name: &str) -> Option<Arc<VectorIndexDef>> {
-        self.vectors.read().iter().find(|d| d.name == name).cloned()
+        self.vector_defs().into_iter().find(|d| d.name == name)
+    }
+
+    /// The vector indexes, in creation order.
+    fn vector_defs(&self) -> Vec<Arc<VectorIndexDef>> {
+        let derived = self.derived();
+        derived
+            .iter()
+            .filter_map(|d| d.as_vector().cloned())
+            .collect()
     }
 
     /// Every vector index, for `SHOW INDEXES`.
     pub fn vector_indexes(&self) -> Vec<VectorIndexInfo> {
-        let defs = self.vectors.read().clone();
-        defs.iter()
+        self.vector_defs()
+            .iter()
             .filter_map(|d| {
                 let token = if d.relationship {
                     self.types.name(d.token)?
@@ -421,53 +430,25 @@ impl Storage {
             .collect()
     }
 
-    /// The vector indexes as creation ops, for a snapshot's schema section.
-    pub(crate) fn vector_schema_ops(&self) -> Vec<crate::redo::RedoOp> {
-        self.vector_indexes()
-            .into_iter()
-            .map(|info| crate::redo::RedoOp::CreateVectorIndex {
-                name: info.name,
-                relationship: info.relationship,
-                token: info.token,
-                key: info.key,
-                config: info.config,
-            })
-            .collect()
-    }
-
-    /// Marks every vector index stale: a bulk path changed the store without a commit.
-    pub(crate) fn vectors_stale(&self) {
-        for d in self.vectors.read().iter() {
-            d.mark_stale();
-        }
-    }
-
-    /// Inserts the vectors the touched entities hold in `view` (the committing transaction's
-    /// own), and forgets the entities that no longer hold one.
-    pub(crate) fn index_vectors(&self, view: &View, nodes: &[u64], rels: &[u64]) {
-        if self.vectors.read().is_empty() || (nodes.is_empty() && rels.is_empty()) {
+    /// Inserts into `def`'s graph the vectors the `touched` entities hold in `view` (a
+    /// committing transaction's own), and forgets the entities that no longer hold one.
+    pub(crate) fn index_vectors(&self, def: &VectorIndexDef, view: &View, touched: &[u64]) {
+        if touched.is_empty() {
             return;
         }
-        let defs = self.vectors.read().clone();
-        for def in &defs {
-            let touched = if def.relationship { rels } else { nodes };
-            if touched.is_empty() {
-                continue;
+        let mut batch = Vec::new();
+        let mut gone = Vec::new();
+        for &id in touched {
+            match self.visible_vector(def, view, id) {
+                Some(point) => batch.push((id, point, false)),
+                None => gone.push(id),
             }
-            let mut batch = Vec::new();
-            let mut gone = Vec::new();
-            for &id in touched {
-                match self.visible_vector(def, view, id) {
-                    Some(point) => batch.push((id, point, false)),
-                    None => gone.push(id),
-                }
-            }
-            let mut g = def.graph.write();
-            for id in gone {
-                g.remove(id);
-            }
-            g.insert_all(batch);
         }
+        let mut g = def.graph.write();
+        for id in gone {
+            g.remove(id);
+        }
+        g.insert_all(batch);
     }
 
     /// The graph point of the vector entity `id` holds in `view`, if it is in the index.

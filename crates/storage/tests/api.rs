@@ -643,6 +643,70 @@ fn a_failed_log_append_rolls_back() {
     assert_eq!(db.last_committed(), 0);
 }
 
+/// The names of every index and constraint the store publishes, of every kind, sorted.
+fn schema_names(db: &Storage) -> Vec<String> {
+    let mut names: Vec<String> = db.indexes().into_iter().map(|i| i.name).collect();
+    names.extend(db.fulltext_indexes().into_iter().map(|i| i.spec.name));
+    names.extend(db.vector_indexes().into_iter().map(|i| i.name));
+    names.sort();
+    names
+}
+
+#[test]
+fn a_commit_the_log_refuses_leaves_the_schema_as_it_was() {
+    let (db, t) = setup();
+    let w = db.begin_write();
+    w.create_index(t.person, t.age, Some("ages")).unwrap();
+    w.create_fulltext_index(FulltextSpec {
+        name: "names".into(),
+        entity: FulltextEntity::Node,
+        tokens: vec!["Person".into()],
+        keys: vec!["name".into()],
+        analyzer: "standard-no-stop-words".into(),
+        eventually_consistent: false,
+    })
+    .unwrap();
+    let config = VectorConfig {
+        dimensions: 2,
+        similarity: Similarity::Cosine,
+        quantization: false,
+        hnsw_m: 16,
+        hnsw_ef_construction: 100,
+        hnsw_ef_search: 100,
+    };
+    w.create_vector_index(Some("embeddings"), false, t.person.0, t.age, config)
+        .unwrap();
+    w.commit().unwrap();
+    let before = schema_names(&db);
+    assert_eq!(before, ["ages", "embeddings", "names"]);
+
+    // One commit drops every kind of index and creates one of each again under new names:
+    // the log refuses it, and each drop is undone as each creation is.
+    db.set_commit_log(Some(Arc::new(Refuse)));
+    let w = db.begin_write();
+    for name in ["ages", "names", "embeddings"] {
+        w.drop_index(name).unwrap();
+    }
+    w.create_index(t.person, t.name, Some("names2")).unwrap();
+    w.create_vector_index(Some("embeddings2"), false, t.admin.0, t.age, config)
+        .unwrap();
+    assert!(matches!(w.commit(), Err(Error::CommitLog(_))));
+    db.set_commit_log(None);
+    assert_eq!(schema_names(&db), before);
+
+    // The indexes put back are the live ones: a later commit still reaches them.
+    let w = db.begin_write();
+    let n = w
+        .create_node(&[t.person], &[(t.name, "ada".into())])
+        .unwrap();
+    w.commit().unwrap();
+    let r = db.begin_read();
+    let hits = r
+        .fulltext_search("names", FulltextEntity::Node, "ada", 0, 10)
+        .unwrap();
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [n.0]);
+}
+
 #[test]
 fn readers_can_lag_behind_commits() {
     let (db, t) = setup();

@@ -425,43 +425,16 @@ impl SegmentColumns {
 
 impl Storage {
     /// The full-text indexes, in creation order.
-    pub(crate) fn fulltext(&self) -> Arc<Vec<Arc<FulltextIndex>>> {
-        self.fulltext.read().clone()
+    pub(crate) fn fulltext(&self) -> Vec<Arc<FulltextIndex>> {
+        let derived = self.derived();
+        derived
+            .iter()
+            .filter_map(|d| d.as_fulltext().cloned())
+            .collect()
     }
 
     pub(crate) fn fulltext_by_name(&self, name: &str) -> Option<Arc<FulltextIndex>> {
-        self.fulltext()
-            .iter()
-            .find(|i| i.spec.name == name)
-            .cloned()
-    }
-
-    pub(crate) fn publish_fulltext(&self, index: Arc<FulltextIndex>) {
-        let mut w = self.fulltext.write();
-        let mut v: Vec<_> = (**w).clone();
-        v.push(index);
-        *w = Arc::new(v);
-        drop(w);
-        self.schema_replaced();
-    }
-
-    pub(crate) fn unpublish_fulltext(&self, index: &Arc<FulltextIndex>) {
-        let mut w = self.fulltext.write();
-        let v: Vec<_> = w
-            .iter()
-            .filter(|i| !Arc::ptr_eq(i, index))
-            .cloned()
-            .collect();
-        *w = Arc::new(v);
-        drop(w);
-        self.schema_replaced();
-    }
-
-    /// Takes back indexes a commit published when its log append failed.
-    pub(crate) fn unpublish_fulltext_all(&self, indexes: Vec<Arc<FulltextIndex>>) {
-        for index in &indexes {
-            self.unpublish_fulltext(index);
-        }
+        self.fulltext().into_iter().find(|i| i.spec.name == name)
     }
 
     /// `SHOW INDEXES`' full-text rows.
@@ -479,14 +452,14 @@ impl Storage {
             crate::rules::Judge::NameOnly,
         )?;
         let index = FulltextIndex::new(self, spec)?;
-        self.publish_fulltext(Arc::new(index));
+        self.publish_derived(crate::derived::DerivedIndex::Fulltext(Arc::new(index)));
         Ok(())
     }
 
-    /// Marks every full-text index for a rebuild: data changed by a path that bypasses
-    /// commits (bulk loads, recovery).
+    /// Marks every full-text index for a rebuild: their worker could not start, so a commit
+    /// reaches them only through the store.
     pub(crate) fn fulltext_stale(&self) {
-        for i in self.fulltext().iter() {
+        for i in &self.fulltext() {
             i.mark_dirty();
         }
     }

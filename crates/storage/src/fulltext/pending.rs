@@ -171,20 +171,6 @@ impl Pending {
 }
 
 impl Storage {
-    /// Queues a commit that touched `nodes` and `rels` for the full-text indexes, if there
-    /// are any; called under the commit lock. Returns whether the queue is past its bound.
-    pub(crate) fn fulltext_queue(
-        self: &Arc<Self>,
-        commit: u64,
-        nodes: &[u64],
-        rels: &[u64],
-    ) -> bool {
-        if (nodes.is_empty() && rels.is_empty()) || self.fulltext().is_empty() {
-            return false;
-        }
-        self.fulltext_pending.push(self, commit, nodes, rels)
-    }
-
     /// Re-indexes, in every full-text index not marked for a rebuild, the entities some
     /// commits touched, as the newest committed state shows them, under a registered snapshot.
     pub(crate) fn fulltext_apply(&self, touched: &[(&[u64], &[u64])]) {
@@ -206,7 +192,7 @@ impl Storage {
             txid: 0,
             command: u32::MAX,
         };
-        for index in indexes.iter() {
+        for index in &indexes {
             if index.is_dirty() {
                 continue;
             }
