@@ -16,7 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use crate::error::ClusterError;
+pub use crate::error::{ClusterError, RecordError};
 use crate::log_store::{LogStore, SEGMENT_BYTES_MAX_DEFAULT};
 use crate::members::MemberChanges;
 use crate::network::{
@@ -111,7 +111,7 @@ impl ClusterConfig {
             ..Config::default()
         }
         .validate()
-        .map_err(|e| ClusterError::Config(e.to_string()))
+        .map_err(ClusterError::Config)
     }
 }
 
@@ -184,19 +184,21 @@ pub struct Written {
 /// before it becomes an entry every member must apply.
 fn check_records(redo: &[u8]) -> Result<(), ClusterError> {
     if redo.is_empty() {
-        return Err(ClusterError::InvalidRecord("no record".into()));
+        return Err(RecordError::Empty.into());
     }
     let mut at = 0;
     let mut prev: Option<u64> = None;
     while at < redo.len() {
         let (record, used) = RedoRecord::decode(&redo[at..])
-            .map_err(|e| ClusterError::InvalidRecord(format!("at byte {at}: {e}")))?;
-        if prev.is_some_and(|p| record.commit != p + 1) {
-            return Err(ClusterError::InvalidRecord(format!(
-                "commit {} follows commit {}",
-                record.commit,
-                prev.unwrap_or_default()
-            )));
+            .map_err(|source| RecordError::Undecodable { at, source })?;
+        if let Some(previous) = prev
+            && record.commit != previous + 1
+        {
+            return Err(RecordError::OutOfOrder {
+                commit: record.commit,
+                previous,
+            }
+            .into());
         }
         prev = Some(record.commit);
         at += used;
@@ -356,7 +358,7 @@ impl Cluster {
         };
         let raft = Raft::new(config.id, raft_config, network, log.clone(), sm)
             .await
-            .map_err(|e| ClusterError::Raft(e.to_string()))?;
+            .map_err(ClusterError::raft)?;
         let (shutdown, shutdown_rx) = watch::channel(false);
         let refusals = Arc::new(Refusals::default());
         let server = tokio::spawn(serve(
@@ -372,14 +374,11 @@ impl Cluster {
         ));
         let changes = MemberChanges::new(raft.clone(), removed);
         let lowest = config.initial_members.keys().next().copied();
-        let initialized = raft
-            .is_initialized()
-            .await
-            .map_err(|e| ClusterError::Raft(e.to_string()))?;
+        let initialized = raft.is_initialized().await.map_err(ClusterError::raft)?;
         if lowest == Some(config.id) && !initialized {
             raft.initialize(config.initial_members.clone())
                 .await
-                .map_err(|e| ClusterError::Raft(e.to_string()))?;
+                .map_err(ClusterError::raft)?;
             tracing::info!(member = config.id, members = ?config.initial_members.keys(), "cluster initialized");
         }
         let announcer = tokio::spawn(keep_announced(
@@ -526,7 +525,7 @@ impl Cluster {
             }
             match tokio::time::timeout_at(deadline, rx.changed()).await {
                 Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(ClusterError::Raft("member stopped".into())),
+                Ok(Err(_)) => return Err(ClusterError::Stopped),
                 Err(_) => return Err(ClusterError::Timeout(timeout, what.to_string())),
             }
         }
@@ -549,7 +548,7 @@ impl Cluster {
         self.raft
             .with_state_machine(|sm: &mut StateMachine| Box::pin(async move { sm.discard_tail() }))
             .await
-            .map_err(|e| ClusterError::Raft(e.to_string()))?
+            .map_err(ClusterError::raft)?
             .map_err(ClusterError::Apply)
     }
 
@@ -587,7 +586,7 @@ impl Cluster {
             .trigger()
             .transfer_leader(to)
             .await
-            .map_err(|e| ClusterError::Raft(e.to_string()))?;
+            .map_err(ClusterError::raft)?;
         self.wait_until(timeout, &format!("member {to} to lead"), |s| {
             s.leader == Some(to)
         })
@@ -623,11 +622,7 @@ impl Cluster {
     pub async fn stop(self) -> Result<(), ClusterError> {
         self.switch.isolate();
         let _ = self.shutdown.send(true);
-        let result = self
-            .raft
-            .shutdown()
-            .await
-            .map_err(|e| ClusterError::Raft(e.to_string()));
+        let result = self.raft.shutdown().await.map_err(ClusterError::raft);
         let _ = self.server.await;
         self.announcer.abort();
         result

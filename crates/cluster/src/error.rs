@@ -30,9 +30,9 @@ pub enum ClusterError {
     /// The bytes handed to `client_write` are not redo records in commit order. Nothing was
     /// appended: an entry every member fails to apply would stop the whole cluster.
     #[error("not a redo record sequence: {0}")]
-    InvalidRecord(String),
+    InvalidRecord(#[from] RecordError),
     #[error("invalid cluster configuration: {0}")]
-    Config(String),
+    Config(#[from] openraft::ConfigError),
     /// Another process (or member) holds the data directory.
     #[error("data directory: {0}")]
     Lock(quiver_durability::Error),
@@ -45,8 +45,13 @@ pub enum ClusterError {
         addr: String,
         source: std::io::Error,
     },
+    /// The Raft core failed in a way a caller cannot act on but to report it (a fatal error,
+    /// a storage error under it); the core's own error is the source.
     #[error("raft: {0}")]
-    Raft(String),
+    Raft(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The member stopped while the operation waited on it.
+    #[error("the member stopped")]
+    Stopped,
     #[error("timed out after {0:?} waiting for {1}")]
     Timeout(Duration, String),
     /// Membership changes are made one at a time; another is under way on this member.
@@ -66,6 +71,27 @@ pub enum ClusterError {
     InvalidMember(String),
 }
 
+/// Why bytes handed to the replicated log are not redo records in commit order.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("no record")]
+    Empty,
+    #[error("at byte {at}: {source}")]
+    Undecodable {
+        at: usize,
+        source: quiver_storage::Error,
+    },
+    #[error("commit {commit} follows commit {previous}")]
+    OutOfOrder { commit: u64, previous: u64 },
+}
+
+impl ClusterError {
+    /// The Raft core's `error`, kept as the source.
+    pub(crate) fn raft(error: impl std::error::Error + Send + Sync + 'static) -> ClusterError {
+        ClusterError::Raft(Box::new(error))
+    }
+}
+
 impl From<RaftError<TypeConfig, ClientWriteError<TypeConfig>>> for ClusterError {
     fn from(e: RaftError<TypeConfig, ClientWriteError<TypeConfig>>) -> Self {
         match e {
@@ -83,7 +109,7 @@ impl From<RaftError<TypeConfig, ClientWriteError<TypeConfig>>> for ClusterError 
                     leader: f.leader_id,
                 }
             }
-            e => ClusterError::Raft(e.to_string()),
+            e => ClusterError::raft(e),
         }
     }
 }

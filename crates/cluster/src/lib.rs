@@ -81,7 +81,7 @@ pub mod transport;
 pub mod types;
 
 pub use cluster::{Cluster, ClusterConfig, Role, Status, Written};
-pub use error::ClusterError;
+pub use error::{ClusterError, RecordError};
 pub use member::Member;
 pub use members::MemberChanges;
 pub use network::{NetworkSwitch, Refusal};

@@ -184,7 +184,7 @@ impl MemberChanges {
             }
             match tokio::time::timeout_at(deadline, rx.changed()).await {
                 Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(ClusterError::Raft("member stopped".into())),
+                Ok(Err(_)) => return Err(ClusterError::Stopped),
                 Err(_) => {
                     return Err(ClusterError::Timeout(
                         timeout,

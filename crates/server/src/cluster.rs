@@ -427,10 +427,7 @@ where
     runtime.spawn(async move {
         let _ = tx.send(change.await);
     });
-    let wait = move || {
-        rx.recv()
-            .unwrap_or_else(|_| Err(ClusterError::Raft("the member stopped".into())))
-    };
+    let wait = move || rx.recv().unwrap_or_else(|_| Err(ClusterError::Stopped));
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
         _ => wait(),
