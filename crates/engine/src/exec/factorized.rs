@@ -10,6 +10,13 @@
 //! node times those carried to it back from the last (for two hops grouped at the middle,
 //! the middle's own corrected product), and the nodes' counts are summed per key.
 //!
+//! A variable-length hop carries the counts one relationship at a time through nodes nothing
+//! is asked of, adding up each length it allows. Where relationships that must differ could
+//! be one (longer chains, variable-length hops), the planner lists the ways they could meet
+//! as chain nodes they would make one node; before counting, each must be ruled out by two of
+//! those nodes' labels that no node carries together, or the row-at-a-time plan counts
+//! instead.
+//!
 //! Everything is read through the transaction's own adjacency and property reads, so the
 //! count is what the row-at-a-time plan would count in the same transaction. A node's
 //! predicate is evaluated once per node and remembered.
@@ -27,8 +34,7 @@ use super::{BoxCursor, Cursor, Cx};
 use crate::error::Result;
 use crate::eval::graph_fns::node_value;
 use crate::eval::{truthy, value_bytes};
-use crate::ir::{ChainCountSpec, ChainOp, Expr, Row};
-use crate::tokens::Token;
+use crate::ir::{ChainCountSpec, Expr, PlanNode, Row};
 
 /// Bytes a remembered predicate answer or a per-node path count is counted as holding
 /// (hash map entry and its share of empty buckets).
@@ -44,6 +50,11 @@ const SEED_FRACTION: usize = 16;
 pub(crate) struct FactorizedCount {
     spec: Arc<ChainCountSpec>,
     input: BoxCursor,
+    /// The row-at-a-time plan, for when the data does not rule out the ways the paths'
+    /// relationships could meet.
+    fallback: Arc<PlanNode>,
+    /// The fallback's cursor, once it counts instead.
+    instead: Option<BoxCursor>,
     /// The groups counted for the current input row, yielded one per call.
     groups: std::vec::IntoIter<(Key, u128)>,
     /// Bytes counted for `groups`: given back when the last is yielded or the cursor resets.
@@ -51,10 +62,12 @@ pub(crate) struct FactorizedCount {
 }
 
 impl FactorizedCount {
-    pub fn new(spec: Arc<ChainCountSpec>, input: BoxCursor) -> Self {
+    pub fn new(spec: Arc<ChainCountSpec>, input: BoxCursor, fallback: Arc<PlanNode>) -> Self {
         FactorizedCount {
             spec,
             input,
+            fallback,
+            instead: None,
             groups: Vec::new().into_iter(),
             held: 0,
         }
@@ -63,6 +76,9 @@ impl FactorizedCount {
 
 impl Cursor for FactorizedCount {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        if let Some(instead) = &mut self.instead {
+            return instead.next(cx, row);
+        }
         loop {
             if let Some((key, n)) = self.groups.next() {
                 let keys = self.spec.group.iter().flat_map(|g| &g.keys);
@@ -80,7 +96,13 @@ impl Cursor for FactorizedCount {
             let counted = run.count(cx, row);
             cx.release(run.held - run.groups_held);
             self.held = run.groups_held;
-            counted?;
+            if !counted? {
+                cx.release(std::mem::take(&mut self.held));
+                let mut instead = super::build(&self.fallback, cx)?;
+                let found = instead.next(cx, row);
+                self.instead = Some(instead);
+                return found;
+            }
             if self.spec.group.is_none() {
                 row[self.spec.out] = count_value(run.total);
                 return Ok(true);
@@ -91,6 +113,7 @@ impl Cursor for FactorizedCount {
 
     fn reset(&mut self) {
         self.groups = Vec::new().into_iter();
+        self.instead = None;
         self.input.reset();
     }
 }
@@ -179,11 +202,7 @@ impl<'s> Run<'s> {
         // Per label scanned: 2 for the nodes that have it, 1 for the others.
         let mut scanned: FxHashMap<LabelId, Vec<u8>> = FxHashMap::default();
         for (at, node) in spec.nodes.iter().enumerate() {
-            let Some((label, alone)) = node
-                .predicate
-                .as_ref()
-                .and_then(|p| required_label(p, node.slot))
-            else {
+            let Some((label, alone)) = node.required_label() else {
                 continue;
             };
             self.hold(cx, self.dense as usize)?;
@@ -288,8 +307,12 @@ impl<'s> Run<'s> {
         Ok(())
     }
 
-    /// Counts the paths into `total` or `groups`.
-    fn count(&mut self, cx: &mut Cx, row: &mut Row) -> Result<()> {
+    /// Counts the paths into `total` or `groups`; `false` when the data does not rule out
+    /// a way two of their relationships could meet, and nothing was counted.
+    fn count(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        if !self.meetings_ruled_out(cx)? {
+            return Ok(false);
+        }
         // Node ids are dense from 0: a byte per id up to about the number of nodes is less
         // than a hash map entry per node visited.
         self.dense = cx.tx.count_nodes()?.saturating_mul(2) + DENSE_SLACK;
@@ -298,20 +321,81 @@ impl<'s> Run<'s> {
         for hop in &self.spec.hops {
             let mut resolved = Vec::new();
             if resolve_types(&hop.types, cx, &mut resolved).is_none() {
-                return Ok(());
+                return Ok(true);
             }
             types.push(resolved);
         }
         let last = self.spec.hops.len();
+        let single = self.spec.hops.iter().all(|h| h.max == 1);
         match self.spec.group.as_ref().map(|g| g.at) {
-            None | Some(1) if last == 2 => self.two_hops(cx, row, &types),
+            None | Some(1) if last == 2 && single => self.two_hops(cx, row, &types)?,
             None => {
                 let paths = self.carry(cx, row, &types, 0, last)?;
                 self.total = paths.iter().map(|(_, (_, counted))| counted).sum();
-                Ok(())
             }
-            Some(at) => self.through(cx, row, &types, at),
+            Some(at) => self.through(cx, row, &types, at)?,
         }
+        Ok(true)
+    }
+
+    /// Whether every way the paths' relationships could meet is ruled out: each would make
+    /// one node of two chain nodes whose required labels no node visible here carries
+    /// together.
+    fn meetings_ruled_out(&mut self, cx: &mut Cx) -> Result<bool> {
+        let spec = self.spec;
+        let mut apart: FxHashMap<(usize, usize), bool> = FxHashMap::default();
+        for meeting in &spec.meetings {
+            let mut ruled_out = false;
+            for &pair in meeting {
+                let known = match apart.get(&pair) {
+                    Some(known) => *known,
+                    None => {
+                        let known = self.labels_apart(cx, pair)?;
+                        apart.insert(pair, known);
+                        known
+                    }
+                };
+                if known {
+                    ruled_out = true;
+                    break;
+                }
+            }
+            if !ruled_out {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether no node carries both chain nodes' required labels.
+    fn labels_apart(&mut self, cx: &mut Cx, (a, b): (usize, usize)) -> Result<bool> {
+        let spec = self.spec;
+        let (Some((a, _)), Some((b, _))) = (
+            spec.nodes[a].required_label(),
+            spec.nodes[b].required_label(),
+        ) else {
+            return Ok(false);
+        };
+        let (Some(a), Some(b)) = (a.label(&cx.storage), b.label(&cx.storage)) else {
+            // A label no node has ever carried: no node carries both.
+            return Ok(true);
+        };
+        if a == b {
+            return Ok(false);
+        }
+        let mut with_a = rustc_hash::FxHashSet::default();
+        for n in cx.tx.scan_label(a)? {
+            cx.tick()?;
+            with_a.insert(n?.0);
+        }
+        self.hold(cx, with_a.len() * ENTRY_BYTES)?;
+        for n in cx.tx.scan_label(b)? {
+            cx.tick()?;
+            if with_a.contains(&n?.0) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Paths counted per node at chain node `at`: the paths from the first node reaching it
@@ -573,31 +657,77 @@ impl<'s> Run<'s> {
             } else {
                 (at - 1, at - 1, reversed(spec.hops[at - 1].dir))
             };
-            let mut next = Carried::new(self.dense_for(paths.len()));
-            let mut next_bytes = next.bytes();
-            self.hold(cx, next_bytes)?;
-            for (node, (n, counted)) in paths.iter() {
-                cx.tick()?;
-                self.expand(cx, NodeId(node), dir, &types[hop])?;
-                for j in 0..self.buf.len() {
-                    let end = self.buf[j].1;
-                    if !self.passes(cx, row, next_at, end)? {
-                        continue;
+            let (min, max) = (spec.hops[hop].min, spec.hops[hop].max);
+            if min == 1 && max == 1 {
+                paths = self.step(cx, row, paths, dir, &types[hop], Some(next_at))?;
+            } else {
+                // One relationship at a time through nodes nothing is asked of, the walks of
+                // each allowed length arriving at `next_at`.
+                let mut arrived = Carried::new(self.dense_for(paths.len()));
+                self.hold(cx, arrived.bytes())?;
+                for length in 1..=max {
+                    paths = self.step(cx, row, paths, dir, &types[hop], None)?;
+                    if length >= min {
+                        let before = arrived.bytes();
+                        for (node, (n, counted)) in paths.iter() {
+                            cx.tick()?;
+                            if self.passes(cx, row, next_at, NodeId(node))? {
+                                let counted =
+                                    counted * self.counts(cx, row, next_at, NodeId(node))?;
+                                arrived.add(node, (n, counted));
+                            }
+                        }
+                        self.hold(cx, arrived.bytes() - before)?;
                     }
-                    let counted = counted * self.counts(cx, row, next_at, end)?;
-                    next.add(end.0, (n, counted));
                 }
-                let bytes = next.bytes();
-                self.hold(cx, bytes - next_bytes)?;
-                next_bytes = bytes;
+                self.drop_carried(cx, paths);
+                paths = arrived;
             }
-            let bytes = paths.bytes();
-            cx.release(bytes);
-            self.held -= bytes;
-            paths = next;
             at = next_at;
         }
         Ok(paths)
+    }
+
+    /// The path counts `paths` carried over one relationship in `dir` of `types`, arriving at
+    /// chain node `arrive` (its predicate asked and its counted predicate applied), or at
+    /// nodes nothing is asked of inside a variable-length hop. `paths` is given back.
+    fn step(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        paths: Carried,
+        dir: Direction,
+        types: &[RelTypeId],
+        arrive: Option<usize>,
+    ) -> Result<Carried> {
+        let mut next = Carried::new(self.dense_for(paths.len()));
+        let mut next_bytes = next.bytes();
+        self.hold(cx, next_bytes)?;
+        for (node, (n, counted)) in paths.iter() {
+            cx.tick()?;
+            self.expand(cx, NodeId(node), dir, types)?;
+            for j in 0..self.buf.len() {
+                let end = self.buf[j].1;
+                let counted = match arrive {
+                    Some(at) if !self.passes(cx, row, at, end)? => continue,
+                    Some(at) => counted * self.counts(cx, row, at, end)?,
+                    None => counted,
+                };
+                next.add(end.0, (n, counted));
+            }
+            let bytes = next.bytes();
+            self.hold(cx, bytes - next_bytes)?;
+            next_bytes = bytes;
+        }
+        self.drop_carried(cx, paths);
+        Ok(next)
+    }
+
+    /// Gives back the bytes `paths` held.
+    fn drop_carried(&mut self, cx: &mut Cx, paths: Carried) {
+        let bytes = paths.bytes();
+        cx.release(bytes);
+        self.held -= bytes;
     }
 
     /// The dense bound for path counts carried from `n` nodes: dense when they are more than
@@ -666,33 +796,6 @@ impl Carried {
             + self.reached.len() * 8
             + self.sparse.len() * ENTRY_BYTES
     }
-}
-
-/// A label the predicate requires of the node at `slot` (a conjunct `slot:Label`), and
-/// whether that is all it requires.
-fn required_label(predicate: &Expr, slot: usize) -> Option<(Arc<Token>, bool)> {
-    let label_of = |e: &Expr| match e {
-        Expr::HasLabels(x, labels) if matches!(**x, Expr::Slot(s) if s == slot) => {
-            match labels.as_slice() {
-                [label] => Some(label.clone()),
-                _ => None,
-            }
-        }
-        _ => None,
-    };
-    if let Some(label) = label_of(predicate) {
-        return Some((label, true));
-    }
-    let conjuncts: Vec<&Expr> = match predicate {
-        Expr::And(a, b) => vec![a, b],
-        Expr::Chain(first, rest) if rest.iter().all(|(op, _)| matches!(op, ChainOp::And)) => {
-            std::iter::once(&**first)
-                .chain(rest.iter().map(|(_, e)| e))
-                .collect()
-        }
-        _ => return None,
-    };
-    Some((conjuncts.into_iter().find_map(label_of)?, false))
 }
 
 /// Answers of one predicate, remembered per node: a byte per id for ids below the dense

@@ -157,9 +157,14 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         Op::RelCount { input, slot, ty } => {
             Box::new(Count::new(*slot, Counted::Rels(ty.clone()), child(input)?))
         }
-        Op::ChainCount { input, spec, .. } => Box::new(factorized::FactorizedCount::new(
+        Op::ChainCount {
+            input,
+            spec,
+            fallback,
+        } => Box::new(factorized::FactorizedCount::new(
             spec.clone(),
             child(input)?,
+            fallback.clone(),
         )),
         Op::Expand { input, spec } => Box::new(expand::Expand::new(spec.clone(), child(input)?)),
         Op::VarExpand { input, spec } => {

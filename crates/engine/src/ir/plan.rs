@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use quiver_storage::{Direction, IndexKind};
 
-use super::expr::{AggSpec, Expr};
+use super::expr::{AggSpec, ChainOp, Expr};
 use crate::procedures::Procedure;
 use crate::summary::{Notification, QueryType};
 use crate::tokens::Token;
@@ -118,6 +118,12 @@ pub(crate) struct ChainCountSpec {
     /// must satisfy to be counted (`count(x.p)`: `x.p IS NOT NULL`), while every path still
     /// makes its group appear, with 0 if none satisfies it. Without keys it is a filter.
     pub counted: Option<(usize, Expr)>,
+    /// The ways two of the paths' relationships that must differ could be one relationship,
+    /// each as the pairs of chain nodes (indices into `nodes`) it would make one node. The
+    /// count is exact only when none can happen: each must have a pair whose required labels
+    /// no node carries together, checked against the data when the count runs; otherwise the
+    /// row-at-a-time plan counts instead.
+    pub meetings: Vec<Vec<(usize, usize)>>,
 }
 
 /// Grouping keys of a counted chain that all read one of its nodes: the paths are counted
@@ -138,6 +144,37 @@ pub(crate) struct ChainNode {
     pub predicate: Option<Expr>,
 }
 
+impl ChainNode {
+    /// A label the predicate requires of the node (a conjunct `slot:Label`), and whether that
+    /// is all it requires.
+    pub(crate) fn required_label(&self) -> Option<(Arc<Token>, bool)> {
+        let slot = self.slot;
+        let label_of = |e: &Expr| match e {
+            Expr::HasLabels(x, labels) if matches!(**x, Expr::Slot(s) if s == slot) => {
+                match labels.as_slice() {
+                    [label] => Some(label.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let predicate = self.predicate.as_ref()?;
+        if let Some(label) = label_of(predicate) {
+            return Some((label, true));
+        }
+        let conjuncts: Vec<&Expr> = match predicate {
+            Expr::And(a, b) => vec![a, b],
+            Expr::Chain(first, rest) if rest.iter().all(|(op, _)| matches!(op, ChainOp::And)) => {
+                std::iter::once(&**first)
+                    .chain(rest.iter().map(|(_, e)| e))
+                    .collect()
+            }
+            _ => return None,
+        };
+        Some((conjuncts.into_iter().find_map(label_of)?, false))
+    }
+}
+
 /// One hop of a counted chain, seen from the node before it.
 #[derive(Debug)]
 pub(crate) struct ChainHop {
@@ -146,6 +183,10 @@ pub(crate) struct ChainHop {
     /// The hop may not reuse the previous hop's relationship (relationship uniqueness in
     /// one pattern): the paths where it does are subtracted.
     pub distinct_from_previous: bool,
+    /// The hop's length in relationships, `1..=1` but for a variable-length hop, whose inner
+    /// nodes carry no predicate.
+    pub min: u32,
+    pub max: u32,
 }
 
 #[derive(Debug)]

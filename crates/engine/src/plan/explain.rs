@@ -141,7 +141,15 @@ fn chain_details(spec: &ChainCountSpec) -> String {
     };
     let hops = spec.hops.iter().enumerate().map(|(i, hop)| {
         let (left, right) = dir_arrow(hop.dir);
-        format!("{left}[{}]{right}{}", types(&hop.types), node(i + 1))
+        let length = match (hop.min, hop.max) {
+            (1, 1) => String::new(),
+            (min, max) => format!("*{min}..{max}"),
+        };
+        format!(
+            "{left}[{}{length}]{right}{}",
+            types(&hop.types),
+            node(i + 1)
+        )
     });
     std::iter::once(node(0).to_string()).chain(hops).collect()
 }

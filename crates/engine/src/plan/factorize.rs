@@ -7,12 +7,16 @@
 //! The rule reads the row-at-a-time plan the pattern planner made and rewrites it only when
 //! it can prove the count equal: nothing but the count and keys on one node leave the
 //! aggregation (`count(x.p)` becomes a filter `x.p IS NOT NULL` on `x`), the pattern is
-//! one simple path of fresh nodes (no `Expand(Into)`, no variable-length or named paths, no
-//! OPTIONAL MATCH, nothing before it), and every filter reads one node of the chain alone.
+//! one simple path of fresh nodes (no `Expand(Into)`, no named paths, no OPTIONAL MATCH,
+//! nothing before it; a variable-length hop of at most [`VARIABLE_HOPS_MAX`] relationships
+//! with nothing asked of them), and every filter reads one node of the chain alone.
 //! Relationship uniqueness is kept exactly: two hops whose relationships must differ are
 //! corrected per middle node by the pairs that share one (self-loops, or both hops walking the
-//! same relationship back and forth), so two such hops are grouped only at their middle node;
-//! longer chains are taken only when no two of their hops can meet the same relationship.
+//! same relationship back and forth), so two such hops are grouped only at their middle node.
+//! Longer chains, and chains with a variable-length hop, are taken when no two of their
+//! relationships can be one: their types cannot meet, or each way they could meet would make
+//! one node of two chain nodes whose labels no node carries together, which the count checks
+//! against the data when it runs (the row-at-a-time plan counts when it finds such a node).
 
 use std::sync::Arc;
 
@@ -22,6 +26,10 @@ use crate::ir::{
     AggKind, AggSpec, ChainCountSpec, ChainGroup, ChainHop, ChainNode, Expr, Op, PlanNode,
 };
 use crate::security::Subject;
+
+/// The longest variable-length hop counted per node: each length is a walk of its own, and
+/// the ways relationships could repeat grow with the product of the lengths.
+pub(crate) const VARIABLE_HOPS_MAX: u32 = 3;
 
 /// Whether counts may be answered without visiting the rows they count (the count store and
 /// factorized counts). Such answers count everything the transaction sees, so they are only
@@ -81,14 +89,25 @@ pub(super) fn chain_count(
     Some((leaf, spec))
 }
 
-/// One expansion as the plan made it: from a bound node to a fresh one.
+/// One expansion as the plan made it: from a bound node to a fresh one, over `min..=max`
+/// relationships.
 struct Step {
     from: usize,
-    rel: usize,
     to: usize,
+    hop: Hop,
+}
+
+/// One hop of the chain, seen from the node before it.
+#[derive(Clone)]
+struct Hop {
+    /// The relationship (or relationship-list) slot.
+    rel: usize,
     dir: Direction,
     types: Vec<Arc<crate::tokens::Token>>,
+    /// The relationship and relationship-list slots its relationships must differ from.
     exclude: Vec<usize>,
+    min: u32,
+    max: u32,
 }
 
 /// The plan under the aggregation, bottom-up: the argument leaf, the start node's slot, the
@@ -106,16 +125,42 @@ fn pipeline(input: &Arc<PlanNode>) -> Option<Pipeline> {
                 at = input;
             }
             Op::Expand { input, spec } => {
-                if spec.into || !spec.exclude_lists.is_empty() {
+                if spec.into {
                     return None;
                 }
                 expands.push(Step {
                     from: spec.from,
-                    rel: spec.rel,
                     to: spec.to,
-                    dir: spec.dir,
-                    types: spec.types.clone(),
-                    exclude: spec.exclude.clone(),
+                    hop: Hop {
+                        rel: spec.rel,
+                        dir: spec.dir,
+                        types: spec.types.clone(),
+                        exclude: [&spec.exclude[..], &spec.exclude_lists[..]].concat(),
+                        min: 1,
+                        max: 1,
+                    },
+                });
+                at = input;
+            }
+            Op::VarExpand { input, spec } => {
+                let counted = 1 <= spec.min && spec.min <= spec.max;
+                if spec.into || spec.rel_filter.is_some() || !counted {
+                    return None;
+                }
+                if spec.max > VARIABLE_HOPS_MAX {
+                    return None;
+                }
+                expands.push(Step {
+                    from: spec.from,
+                    to: spec.to,
+                    hop: Hop {
+                        rel: spec.rels,
+                        dir: spec.dir,
+                        types: spec.types.clone(),
+                        exclude: [&spec.exclude[..], &spec.exclude_lists[..]].concat(),
+                        min: spec.min,
+                        max: spec.max,
+                    },
                 });
                 at = input;
             }
@@ -140,8 +185,7 @@ fn pipeline(input: &Arc<PlanNode>) -> Option<Pipeline> {
 /// the path from its first node.
 struct Chain {
     nodes: Vec<usize>,
-    /// (relationship slot, direction, types, relationship slots it must differ from).
-    hops: Vec<(usize, Direction, Vec<Arc<crate::tokens::Token>>, Vec<usize>)>,
+    hops: Vec<Hop>,
 }
 
 impl Chain {
@@ -179,14 +223,14 @@ impl Chain {
         while let Some(i) = hops_of(at).find(|i| !used[*i]) {
             used[i] = true;
             let s = &steps[i];
-            let (next, dir) = if s.from == at {
-                (s.to, s.dir)
+            let mut hop = s.hop.clone();
+            let next = if s.from == at {
+                s.to
             } else {
-                (s.from, reversed(s.dir))
+                hop.dir = reversed(hop.dir);
+                s.from
             };
-            chain
-                .hops
-                .push((s.rel, dir, s.types.clone(), s.exclude.clone()));
+            chain.hops.push(hop);
             chain.nodes.push(next);
             at = next;
         }
@@ -194,14 +238,17 @@ impl Chain {
     }
 
     fn binds(&self, slot: usize) -> bool {
-        self.nodes.contains(&slot) || self.hops.iter().any(|h| h.0 == slot)
+        self.nodes.contains(&slot) || self.hops.iter().any(|h| h.rel == slot)
     }
 
     /// Whether hops `i` and `j` must use different relationships (either side may carry the
-    /// exclusion, as the plan may have walked the path in either order).
-    fn distinct(&self, i: usize, j: usize) -> bool {
+    /// exclusion, as the plan may have walked the path in either order), and may: their
+    /// types can name one relationship's type. A variable-length hop's own relationships
+    /// always differ.
+    fn may_meet(&self, i: usize, j: usize) -> bool {
         let (a, b) = (&self.hops[i], &self.hops[j]);
-        a.3.contains(&b.0) || b.3.contains(&a.0)
+        let distinct = i == j || a.exclude.contains(&b.rel) || b.exclude.contains(&a.rel);
+        distinct && overlap(&a.types, &b.types)
     }
 
     /// The grouping of `keys`, when there are some and they all read one node of the chain.
@@ -236,24 +283,12 @@ impl Chain {
             predicates[at].push(f);
         }
         let k = self.hops.len();
-        for i in 0..k {
-            for j in i + 1..k {
-                let may_meet = self.distinct(i, j) && overlap(&self.hops[i].2, &self.hops[j].2);
-                if may_meet && k > 2 {
-                    return None;
-                }
-            }
-        }
-        let hops: Vec<ChainHop> = (0..k)
-            .map(|i| ChainHop {
-                dir: self.hops[i].1,
-                types: self.hops[i].2.clone(),
-                distinct_from_previous: i > 0
-                    && self.distinct(i - 1, i)
-                    && overlap(&self.hops[i - 1].2, &self.hops[i].2),
-            })
-            .collect();
-        let nodes = self
+        let single = self.hops.iter().all(|h| h.max == 1);
+        // Two single hops counted in total or at their middle are corrected exactly where
+        // they meet; anything else is counted only where the data shows they cannot.
+        let at_middle = group.as_ref().is_none_or(|g| g.at == 1);
+        let corrected = single && k == 2 && at_middle;
+        let nodes: Vec<ChainNode> = self
             .nodes
             .iter()
             .zip(predicates)
@@ -262,13 +297,20 @@ impl Chain {
                 predicate: Expr::all(p),
             })
             .collect();
-        let corrected_at_ends = hops.iter().any(|h| h.distinct_from_previous);
-        if group
-            .as_ref()
-            .is_some_and(|g| corrected_at_ends && g.at != 1)
-        {
-            return None;
-        }
+        let meetings = if corrected {
+            Vec::new()
+        } else {
+            self.meetings(&nodes)?
+        };
+        let hops: Vec<ChainHop> = (0..k)
+            .map(|i| ChainHop {
+                dir: self.hops[i].dir,
+                types: self.hops[i].types.clone(),
+                distinct_from_previous: corrected && i > 0 && self.may_meet(i - 1, i),
+                min: self.hops[i].min,
+                max: self.hops[i].max,
+            })
+            .collect();
         let counted = match counted {
             Some(predicate) => {
                 let slot = only_slot(&predicate)?;
@@ -282,8 +324,112 @@ impl Chain {
             out,
             group,
             counted,
+            meetings,
         })
     }
+
+    /// Every way two relationships of a path that must differ could be one, over every
+    /// length of the variable-length hops, as the pairs of labelled chain nodes it would make
+    /// one node; `None` when one would make no such pair (nothing in the data could rule it
+    /// out). Walked as single relationships, a path is a sequence of positions: the chain's
+    /// nodes and the unnamed nodes inside variable-length hops. One relationship walked twice
+    /// makes the positions at its ends one node each time (in the same or the opposite
+    /// order, as the two walks' directions allow), and positions made one are one node.
+    fn meetings(&self, nodes: &[ChainNode]) -> Option<Vec<Vec<(usize, usize)>>> {
+        let labelled = |at: usize| nodes[at].required_label().is_some();
+        let mut found: Vec<Vec<(usize, usize)>> = Vec::new();
+        for lengths in self.lengths() {
+            // Per relationship walked: its hop, and its two positions; positions are
+            // numbered along the path, the chain nodes' noted in `named`.
+            let mut walked = Vec::new();
+            let mut named = vec![Some(0)];
+            for (h, len) in lengths.iter().enumerate() {
+                for step in 0..*len {
+                    let at = named.len() - 1;
+                    walked.push((h, at, at + 1));
+                    named.push((step + 1 == *len).then_some(h + 1));
+                }
+            }
+            for (x, &(hx, ax, bx)) in walked.iter().enumerate() {
+                for &(hy, ay, by) in &walked[x + 1..] {
+                    if !self.may_meet(hx, hy) {
+                        continue;
+                    }
+                    let (dx, dy) = (self.hops[hx].dir, self.hops[hy].dir);
+                    let mut ways = Vec::new();
+                    if dx == dy || dx == Direction::Both || dy == Direction::Both {
+                        ways.push([(ax, ay), (bx, by)]);
+                    }
+                    if dx != dy || dx == Direction::Both {
+                        ways.push([(ax, by), (bx, ay)]);
+                    }
+                    for way in ways {
+                        let pairs = made_one(named.len(), &way, &named, &labelled);
+                        if pairs.is_empty() {
+                            return None;
+                        }
+                        if !found.contains(&pairs) {
+                            found.push(pairs);
+                        }
+                    }
+                }
+            }
+        }
+        Some(found)
+    }
+
+    /// Every combination of the hops' lengths.
+    fn lengths(&self) -> Vec<Vec<usize>> {
+        let mut all: Vec<Vec<usize>> = vec![Vec::new()];
+        for hop in &self.hops {
+            all = all
+                .into_iter()
+                .flat_map(|prefix| {
+                    (hop.min..=hop.max).map(move |len| {
+                        let mut next = prefix.clone();
+                        next.push(len as usize);
+                        next
+                    })
+                })
+                .collect();
+        }
+        all
+    }
+}
+
+/// The pairs of labelled chain nodes that `equal` (pairs of positions made one node) makes
+/// one node, through any chain of equalities; `named[p]` is the chain node at position `p`.
+fn made_one(
+    positions: usize,
+    equal: &[(usize, usize)],
+    named: &[Option<usize>],
+    labelled: &dyn Fn(usize) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut class: Vec<usize> = (0..positions).collect();
+    let root = |class: &Vec<usize>, mut p: usize| {
+        while class[p] != p {
+            p = class[p];
+        }
+        p
+    };
+    for &(a, b) in equal {
+        let (ra, rb) = (root(&class, a), root(&class, b));
+        class[ra] = rb;
+    }
+    let mut pairs = Vec::new();
+    for p in 0..positions {
+        for q in p + 1..positions {
+            if let (Some(a), Some(b)) = (named[p], named[q])
+                && a != b
+                && labelled(a)
+                && labelled(b)
+                && root(&class, p) == root(&class, q)
+            {
+                pairs.push((a, b));
+            }
+        }
+    }
+    pairs
 }
 
 fn reversed(dir: Direction) -> Direction {
