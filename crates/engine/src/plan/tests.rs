@@ -497,13 +497,15 @@ fn a_count_that_needs_the_paths_or_cannot_be_proven_equal_keeps_the_row_at_a_tim
             "MATCH (a)-[r:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE r.since > 1 RETURN count(*)",
             // Functions may be non-deterministic or read other entities.
             "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) WHERE rand() < 2 RETURN count(*)",
-            // Optional, variable-length and named paths, cycles and branches.
+            // Optional and named paths, cycles and branches, and a variable-length hop whose
+            // relationships could repeat with no label to tell the nodes apart.
             "OPTIONAL MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
             "MATCH (a)-[:FOLLOWS*1..2]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
             "MATCH p = (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(p)",
             "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(a) RETURN count(*)",
             "MATCH (a)-[:FOLLOWS]->(b), (a)-[:FOLLOWS]->(c), (a)-[:FOLLOWS]->(d) RETURN count(*)",
-            // Three hops that could meet on one relationship: no exact correction is known.
+            // Three hops that could meet on one relationship, with no label to tell apart the
+            // nodes a repeat would make one.
             "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c)-[:FOLLOWS]->(d) RETURN count(*)",
             // Something before the pattern.
             "UNWIND [1, 2] AS i MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN count(*)",
@@ -548,6 +550,27 @@ fn a_count_grouped_by_keys_on_one_node_of_the_chain_is_factorized_at_that_node()
 }
 
 #[test]
+fn a_chain_whose_repeated_relationships_labels_can_rule_out_is_factorized_and_checked_at_run() {
+    let db = social();
+    assert_factorized(
+        &db,
+        true,
+        &[
+            // The study's count per country: a variable-length hop between labelled nodes.
+            "MATCH (p:Person)-[:LIVES_IN]->(ci:City)-[*1..2]->(country:Country)          WHERE p.age >= 30 AND p.age <= 40          RETURN country.country AS countries, count(country) AS personCounts          ORDER BY personCounts DESC, countries LIMIT 3",
+            // Three hops, and two grouped at an end, between nodes labels tell apart.
+            "MATCH (a:Person)-[:FOLLOWS]->(b:City)-[:FOLLOWS]->(c:Person)-[:FOLLOWS]->(d:City)          RETURN count(*)",
+            "MATCH (a:Person)-[:FOLLOWS]->(b:City)-[:FOLLOWS]->(c:Person) RETURN c, count(*)",
+        ],
+    );
+    assert_step(
+        &db,
+        "MATCH (p:Person)-[:LIVES_IN]->(ci:City)-[*1..2]->(c:Country) RETURN c, count(*)",
+        "FactorizedCount (:?)-[:LIVES_IN]->(:?)-[*1..2]->(group:?)",
+    );
+}
+
+#[test]
 fn a_grouped_count_whose_keys_span_nodes_or_whose_correction_is_unknown_keeps_the_rows() {
     let db = social();
     assert_factorized(
@@ -560,7 +583,8 @@ fn a_grouped_count_whose_keys_span_nodes_or_whose_correction_is_unknown_keeps_th
             "MATCH (a)-[:FOLLOWS]->(b) RETURN 1 AS one, count(*)",
             // A function of the node may read other entities or be non-deterministic.
             "MATCH (a)-[:FOLLOWS]->(b) RETURN toString(b.id), count(*)",
-            // An end of two hops that may share a relationship: the correction is per middle.
+            // An end of two hops that may share a relationship, where no label tells apart the
+            // nodes a shared one would make one: the exact correction is per middle.
             "MATCH (a)-[:FOLLOWS]->(b)-[:FOLLOWS]->(c) RETURN a.id, count(*)",
             "MATCH (a)-[:FOLLOWS]-(b)-[:FOLLOWS]-(c) RETURN c, count(*)",
             // Other aggregates beside the count, and a count of a relationship's property.
