@@ -72,6 +72,7 @@ mod replay;
 mod restriction;
 mod rules;
 mod schema;
+mod search;
 mod security;
 mod spec;
 mod storage;

@@ -22,7 +22,6 @@ use crate::mvcc::TX_ID_BASE;
 use crate::schema::{IndexInfo, IndexState, Schema};
 use crate::security::Security;
 use crate::tokens::TokenTable;
-use crate::txn::Transaction;
 
 /// Labels are capped because each label in use owns a bitmap over the node id space.
 pub const LABELS_MAX: u32 = 1 << 16;
@@ -191,17 +190,6 @@ impl Storage {
         self.has_log.store(log.is_some(), Ordering::Release);
         slot.log = log;
         slot.last_ticket = None;
-    }
-
-    /// A read-only transaction at the visible watermark.
-    pub fn begin_read(self: &Arc<Self>) -> Transaction {
-        Transaction::begin(self.clone(), false)
-    }
-
-    /// A read-write transaction. Its snapshot is the last commit, so that its conflict checks
-    /// are against the newest data rather than the (possibly older) durable watermark.
-    pub fn begin_write(self: &Arc<Self>) -> Transaction {
-        Transaction::begin(self.clone(), true)
     }
 
     pub fn last_committed(&self) -> u64 {
@@ -491,7 +479,7 @@ mod tests {
     #[test]
     fn storage_and_transactions_are_shareable() {
         assert_send_sync::<Storage>();
-        assert_send_sync::<Transaction>();
+        assert_send_sync::<crate::Transaction>();
     }
 
     #[test]

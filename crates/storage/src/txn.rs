@@ -293,6 +293,19 @@ impl std::fmt::Debug for Transaction {
     }
 }
 
+impl Storage {
+    /// A read-only transaction at the visible watermark.
+    pub fn begin_read(self: &Arc<Self>) -> Transaction {
+        Transaction::begin(self.clone(), false)
+    }
+
+    /// A read-write transaction. Its snapshot is the last commit, so that its conflict checks
+    /// are against the newest data rather than the (possibly older) durable watermark.
+    pub fn begin_write(self: &Arc<Self>) -> Transaction {
+        Transaction::begin(self.clone(), true)
+    }
+}
+
 impl Transaction {
     pub(crate) fn begin(storage: Arc<Storage>, write: bool) -> Transaction {
         Self::begin_with(storage, write, false)

@@ -26,7 +26,6 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use quiver_value::Value;
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::error::{Error, Result};
 use crate::graph::prop_get;
 use crate::mvcc::{self, Undo, View};
 use crate::read;
@@ -573,42 +572,6 @@ impl Storage {
             }
             fetch = fetch.saturating_mul(4);
         }
-    }
-}
-
-impl crate::txn::Transaction {
-    /// The vector index named `name`.
-    pub fn vector_index(&self, name: &str) -> Option<VectorIndexInfo> {
-        self.inner
-            .storage
-            .vector_indexes()
-            .into_iter()
-            .find(|i| i.name == name)
-    }
-
-    /// The `k` entities (node or relationship ids, as the index covers) nearest `query` in the
-    /// index named `name` that this transaction's snapshot sees, with Neo4j's scores, best
-    /// first. `query` must have the index's dimension. The transaction's own uncommitted
-    /// vectors are not in the graph until it commits.
-    pub fn vector_search(&self, name: &str, query: &[f64], k: usize) -> Result<Vec<(u64, f64)>> {
-        self.inner.check_active()?;
-        let storage = &self.inner.storage;
-        let Some(def) = storage.vector_def(name) else {
-            return Err(Error::SchemaRuleNotFound {
-                name: name.to_string(),
-            });
-        };
-        if query.len() != def.config.dimensions {
-            return Err(Error::VectorDimensions {
-                index: name.to_string(),
-                expected: def.config.dimensions,
-                got: query.len(),
-            });
-        }
-        def.reads.record();
-        let mut hits = storage.vector_search(&def, &self.inner.view(), query, k);
-        self.keep_visible_hits(def.relationship, &[def.key], &mut hits)?;
-        Ok(hits)
     }
 }
 

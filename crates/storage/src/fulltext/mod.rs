@@ -99,7 +99,7 @@ pub(crate) struct FulltextIndex {
     /// changed by a bulk path, an update failed): the next search rebuilds first.
     dirty: AtomicBool,
     /// Searches through the index (`SHOW INDEXES`' `readCount`, `lastRead`).
-    reads: crate::schema::ReadStats,
+    pub(crate) reads: crate::schema::ReadStats,
 }
 
 fn engine_err(name: &str, e: impl std::fmt::Display) -> crate::Error {
@@ -465,7 +465,7 @@ impl Storage {
     }
 
     /// Rebuilds `index` from the newest committed state if it is marked dirty.
-    fn fulltext_refresh(&self, index: &FulltextIndex) -> crate::Result<()> {
+    pub(crate) fn fulltext_refresh(&self, index: &FulltextIndex) -> crate::Result<()> {
         if !index.is_dirty() {
             return Ok(());
         }
@@ -479,50 +479,5 @@ impl Storage {
             command: u32::MAX,
         };
         index.rebuild(self, &view)
-    }
-}
-
-impl crate::Transaction {
-    /// Searches the full-text index `name`, which must index `entity`: the ids of the
-    /// entities this transaction's snapshot confirms, with their scores, best first.
-    pub fn fulltext_search(
-        &self,
-        name: &str,
-        entity: FulltextEntity,
-        query: &str,
-        skip: usize,
-        limit: usize,
-    ) -> crate::Result<Vec<(u64, f64)>> {
-        self.inner.check_active()?;
-        let storage = &self.inner.storage;
-        let Some(index) = storage.fulltext_by_name(name) else {
-            return Err(crate::Error::Fulltext(FulltextError::UnknownIndex {
-                name: name.to_string(),
-            }));
-        };
-        if index.spec.entity != entity {
-            return Err(crate::Error::Fulltext(FulltextError::WrongEntity {
-                name: name.to_string(),
-                indexes: index.spec.entity.noun(),
-                asked: entity.noun(),
-            }));
-        }
-        if !index.spec.eventually_consistent {
-            storage.fulltext_pending.wait_reflects(self.inner.snapshot);
-        }
-        storage.fulltext_refresh(&index)?;
-        index.reads.record();
-        let mut hits = index.search(storage, &self.inner.view(), query, skip, limit)?;
-        if self.is_restricted() {
-            let keys: Vec<u32> = index
-                .spec
-                .keys
-                .iter()
-                .filter_map(|k| storage.keys.id(k))
-                .collect();
-            let relationship = entity == FulltextEntity::Relationship;
-            self.keep_visible_hits(relationship, &keys, &mut hits)?;
-        }
-        Ok(hits)
     }
 }
