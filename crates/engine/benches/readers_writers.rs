@@ -6,11 +6,12 @@
 //! not capped by the disk. The same work through the storage API alone (no parsing, planning
 //! or row building) is kept as a variant, to tell the engine's cost from the store's.
 //!
-//! `cargo bench -p quiver-durability --bench readers_writers` (`QUIVER_BENCH_SECS`, `QUIVER_BENCH_REPS`,
+//! `cargo bench -p quiver-engine --bench readers_writers` (`QUIVER_BENCH_SECS`, `QUIVER_BENCH_REPS`,
 //! `QUIVER_BENCH_DIR`, `QUIVER_RW_NODES`, `QUIVER_RW_DEGREE`, `QUIVER_RW_MODE`,
 //! `QUIVER_RW_READERS`, `QUIVER_RW_READ_PAUSE_US`: a think time between one reader's reads,
 //! `QUIVER_RW_API=storage`: the storage-API variant instead of Cypher).
 
+#[path = "../../durability/benches/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
