@@ -4,7 +4,11 @@
 //! ```sh
 //! cargo run --release -p quiver-engine --example whole_graph -- --persons 100000 --runs 3
 //! cargo run --release -p quiver-engine --example whole_graph -- --export follows-csv   # CSV only
+//! cargo run --release -p quiver-engine --example whole_graph -- --only two_hop_paths --profile
 //! ```
+//!
+//! `--profile` prints each query's profiled plan (rows and db hits per operator) to stderr
+//! after its timed runs.
 //!
 //! Prints one line per query: name, median wall-clock milliseconds and median CPU
 //! milliseconds of the process over the timed runs (after one warm-up run), and the result
@@ -23,6 +27,7 @@ struct Args {
     runs: usize,
     export: Option<PathBuf>,
     only: Option<String>,
+    profile: bool,
 }
 
 fn args() -> Args {
@@ -31,9 +36,14 @@ fn args() -> Args {
         runs: 3,
         export: None,
         only: None,
+        profile: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--profile" {
+            a.profile = true;
+            continue;
+        }
         let value = it.next();
         match (flag.as_str(), value) {
             ("--persons", Some(v)) => a.persons = v.parse().unwrap_or(a.persons),
@@ -107,6 +117,16 @@ fn main() {
             if run > 0 {
                 walls.push(wall * 1e3);
                 cpus.push(cpu * 1e3);
+            }
+        }
+        if a.profile {
+            match db.execute(&format!("PROFILE {}", q.cypher), Map::new()) {
+                Ok(r) => eprintln!(
+                    "{}\n{}",
+                    q.name,
+                    r.summary.plan.map(|p| p.render()).unwrap_or_default()
+                ),
+                Err(e) => eprintln!("{}: PROFILE failed: {e}", q.name),
             }
         }
         println!(
