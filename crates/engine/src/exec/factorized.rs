@@ -21,7 +21,6 @@
 //! count is what the row-at-a-time plan would count in the same transaction. A node's
 //! predicate is evaluated once per node and remembered.
 
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use quiver_storage::{Direction, LabelId, NodeId, RelId, RelTypeId};
@@ -134,6 +133,8 @@ struct Run<'s> {
     /// Per chain node: whether its predicate is a label test alone, answered for every node
     /// below the dense bound by [`Run::answer_label_tests`].
     answered: Vec<bool>,
+    /// The labels scanned in this run.
+    labels: FxHashMap<LabelId, LabelSet>,
     held: usize,
     buf: Vec<(RelId, NodeId)>,
     /// Node ids below this are remembered in dense vectors rather than hash maps.
@@ -152,6 +153,7 @@ impl<'s> Run<'s> {
             spec,
             passes: (0..=spec.nodes.len()).map(|_| Known::default()).collect(),
             answered: vec![false; spec.nodes.len()],
+            labels: FxHashMap::default(),
             held: 0,
             buf: Vec::new(),
             dense: 0,
@@ -199,8 +201,6 @@ impl<'s> Run<'s> {
     /// when the label is the whole predicate (otherwise the rest is evaluated when asked).
     fn answer_label_tests(&mut self, cx: &mut Cx) -> Result<()> {
         let spec = self.spec;
-        // Per label scanned: 2 for the nodes that have it, 1 for the others.
-        let mut scanned: FxHashMap<LabelId, Vec<u8>> = FxHashMap::default();
         for (at, node) in spec.nodes.iter().enumerate() {
             let Some((label, alone)) = node.required_label() else {
                 continue;
@@ -211,29 +211,38 @@ impl<'s> Run<'s> {
                 self.answered[at] = true;
                 continue;
             };
-            let has = match scanned.entry(label) {
-                Entry::Occupied(e) => e.into_mut(),
-                Entry::Vacant(e) => {
-                    let mut has = vec![1u8; self.dense as usize];
-                    for n in cx.tx.scan_label(label)? {
-                        let n = n?;
-                        cx.tick()?;
-                        if let Some(k) = has.get_mut(n.0 as usize) {
-                            *k = 2;
-                        }
-                    }
-                    e.insert(has)
-                }
-            };
+            let has = &self.label_set(cx, label)?.has;
             // With more to the predicate, a node with the label is still to be evaluated.
-            self.answered[at] = alone;
-            self.passes[at].dense = if alone {
+            let dense = if alone {
                 has.clone()
             } else {
                 has.iter().map(|k| if *k == 2 { 0 } else { 1 }).collect()
             };
+            self.answered[at] = alone;
+            self.passes[at].dense = dense;
         }
         Ok(())
+    }
+
+    /// The nodes visible here that carry `label`, scanned once per run.
+    fn label_set(&mut self, cx: &mut Cx, label: LabelId) -> Result<&LabelSet> {
+        if !self.labels.contains_key(&label) {
+            let mut set = LabelSet {
+                has: vec![1u8; self.dense as usize],
+                beyond: Vec::new(),
+            };
+            for n in cx.tx.scan_label(label)? {
+                let n = n?;
+                cx.tick()?;
+                match set.has.get_mut(n.0 as usize) {
+                    Some(k) => *k = 2,
+                    None => set.beyond.push(n.0),
+                }
+            }
+            self.hold(cx, set.has.len() + set.beyond.len() * 8)?;
+            self.labels.insert(label, set);
+        }
+        Ok(&self.labels[&label])
     }
 
     /// Whether `node` satisfies the predicate of chain node `at`.
@@ -310,12 +319,12 @@ impl<'s> Run<'s> {
     /// Counts the paths into `total` or `groups`; `false` when the data does not rule out
     /// a way two of their relationships could meet, and nothing was counted.
     fn count(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        if !self.meetings_ruled_out(cx)? {
-            return Ok(false);
-        }
         // Node ids are dense from 0: a byte per id up to about the number of nodes is less
         // than a hash map entry per node visited.
         self.dense = cx.tx.count_nodes()?.saturating_mul(2) + DENSE_SLACK;
+        if !self.meetings_ruled_out(cx)? {
+            return Ok(false);
+        }
         self.answer_label_tests(cx)?;
         let mut types = Vec::with_capacity(self.spec.hops.len());
         for hop in &self.spec.hops {
@@ -383,19 +392,13 @@ impl<'s> Run<'s> {
         if a == b {
             return Ok(false);
         }
-        let mut with_a = rustc_hash::FxHashSet::default();
-        for n in cx.tx.scan_label(a)? {
-            cx.tick()?;
-            with_a.insert(n?.0);
-        }
-        self.hold(cx, with_a.len() * ENTRY_BYTES)?;
-        for n in cx.tx.scan_label(b)? {
-            cx.tick()?;
-            if with_a.contains(&n?.0) {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        self.label_set(cx, a)?;
+        self.label_set(cx, b)?;
+        let (a, b) = (&self.labels[&a], &self.labels[&b]);
+        let both_dense = a.has.iter().zip(&b.has).any(|(x, y)| *x == 2 && *y == 2);
+        // A label scan runs in id order, so `beyond` is sorted.
+        let both_beyond = a.beyond.iter().any(|n| b.beyond.binary_search(n).is_ok());
+        Ok(!both_dense && !both_beyond)
     }
 
     /// Paths counted per node at chain node `at`: the paths from the first node reaching it
@@ -796,6 +799,13 @@ impl Carried {
             + self.reached.len() * 8
             + self.sparse.len() * ENTRY_BYTES
     }
+}
+
+/// The nodes carrying one label: a byte per node id below the dense bound (2 with the label,
+/// 1 without), and the ids above it that carry it, in id order.
+struct LabelSet {
+    has: Vec<u8>,
+    beyond: Vec<u64>,
 }
 
 /// Answers of one predicate, remembered per node: a byte per id for ids below the dense
