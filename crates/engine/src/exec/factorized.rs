@@ -133,6 +133,9 @@ struct Run<'s> {
     /// Per chain node: whether its predicate is a label test alone, answered for every node
     /// below the dense bound by [`Run::answer_label_tests`].
     answered: Vec<bool>,
+    /// Per chain node: whether its answers below the dense bound came from a scan of its
+    /// required label (so a node not answered there carries the label).
+    scanned: Vec<bool>,
     /// The labels scanned in this run.
     labels: FxHashMap<LabelId, LabelSet>,
     held: usize,
@@ -153,6 +156,7 @@ impl<'s> Run<'s> {
             spec,
             passes: (0..=spec.nodes.len()).map(|_| Known::default()).collect(),
             answered: vec![false; spec.nodes.len()],
+            scanned: vec![false; spec.nodes.len()],
             labels: FxHashMap::default(),
             held: 0,
             buf: Vec::new(),
@@ -219,6 +223,7 @@ impl<'s> Run<'s> {
                 has.iter().map(|k| if *k == 2 { 0 } else { 1 }).collect()
             };
             self.answered[at] = alone;
+            self.scanned[at] = true;
             self.passes[at].dense = dense;
         }
         Ok(())
@@ -245,19 +250,19 @@ impl<'s> Run<'s> {
         Ok(&self.labels[&label])
     }
 
-    /// Whether `node` satisfies the predicate of chain node `at`.
+    /// Whether `node` satisfies the predicate of chain node `at`. A node the label scan
+    /// found carrying the predicate's required label is asked only the rest of it.
     fn passes(&mut self, cx: &mut Cx, row: &mut Row, at: usize, node: NodeId) -> Result<bool> {
-        let Some(chain_node) = self.spec.nodes.get(at) else {
+        let spec = self.spec;
+        let Some(chain_node) = spec.nodes.get(at) else {
             return Ok(false);
         };
-        self.check(
-            cx,
-            row,
-            at,
-            chain_node.slot,
-            chain_node.predicate.as_ref(),
-            node,
-        )
+        let scanned = self.scanned[at] && (node.0 as usize) < self.passes[at].dense.len();
+        let predicate = match &chain_node.after_label {
+            Some(rest) if scanned => Some(rest),
+            _ => chain_node.predicate.as_ref(),
+        };
+        self.check(cx, row, at, chain_node.slot, predicate, node)
     }
 
     /// Whether the paths through `node` at chain node `at` are counted (1) or only make

@@ -142,36 +142,72 @@ pub(crate) struct ChainNode {
     pub slot: usize,
     /// Labels and property filters on this node alone; `None`: any node.
     pub predicate: Option<Expr>,
+    /// What is left of `predicate` to ask of a node known to carry its required label
+    /// ([`ChainNode::required_label`]) when that label is not all it asks.
+    pub after_label: Option<Expr>,
 }
 
 impl ChainNode {
-    /// A label the predicate requires of the node (a conjunct `slot:Label`), and whether that
-    /// is all it requires.
-    pub(crate) fn required_label(&self) -> Option<(Arc<Token>, bool)> {
-        let slot = self.slot;
-        let label_of = |e: &Expr| match e {
-            Expr::HasLabels(x, labels) if matches!(**x, Expr::Slot(s) if s == slot) => {
+    /// The node at `slot` with `predicate`, and what is left of it past its required label.
+    pub(crate) fn new(slot: usize, predicate: Option<Expr>) -> ChainNode {
+        let mut node = ChainNode {
+            slot,
+            predicate,
+            after_label: None,
+        };
+        if let (Some((_, false)), Some(predicate)) = (node.required_label(), &node.predicate) {
+            let mut dropped = false;
+            let rest: Vec<Expr> = conjuncts(predicate)
+                .into_iter()
+                .filter(|c| {
+                    let label = !dropped && node.label_of(c).is_some();
+                    dropped |= label;
+                    !label
+                })
+                .cloned()
+                .collect();
+            node.after_label = Expr::all(rest);
+        }
+        node
+    }
+
+    /// The label `conjunct` requires of the node, when it is a single-label test of it.
+    fn label_of(&self, conjunct: &Expr) -> Option<Arc<Token>> {
+        match conjunct {
+            Expr::HasLabels(x, labels) if matches!(**x, Expr::Slot(s) if s == self.slot) => {
                 match labels.as_slice() {
                     [label] => Some(label.clone()),
                     _ => None,
                 }
             }
             _ => None,
-        };
+        }
+    }
+
+    /// A label the predicate requires of the node (a conjunct `slot:Label`), and whether that
+    /// is all it requires.
+    pub(crate) fn required_label(&self) -> Option<(Arc<Token>, bool)> {
         let predicate = self.predicate.as_ref()?;
-        if let Some(label) = label_of(predicate) {
+        if let Some(label) = self.label_of(predicate) {
             return Some((label, true));
         }
-        let conjuncts: Vec<&Expr> = match predicate {
-            Expr::And(a, b) => vec![a, b],
-            Expr::Chain(first, rest) if rest.iter().all(|(op, _)| matches!(op, ChainOp::And)) => {
-                std::iter::once(&**first)
-                    .chain(rest.iter().map(|(_, e)| e))
-                    .collect()
-            }
-            _ => return None,
-        };
-        Some((conjuncts.into_iter().find_map(label_of)?, false))
+        let label = conjuncts(predicate)
+            .into_iter()
+            .find_map(|c| self.label_of(c))?;
+        Some((label, false))
+    }
+}
+
+/// The conjuncts of `predicate` (itself alone when it is no conjunction).
+fn conjuncts(predicate: &Expr) -> Vec<&Expr> {
+    match predicate {
+        Expr::And(a, b) => vec![a, b],
+        Expr::Chain(first, rest) if rest.iter().all(|(op, _)| matches!(op, ChainOp::And)) => {
+            std::iter::once(&**first)
+                .chain(rest.iter().map(|(_, e)| e))
+                .collect()
+        }
+        _ => vec![predicate],
     }
 }
 

@@ -292,10 +292,7 @@ impl Chain {
             .nodes
             .iter()
             .zip(predicates)
-            .map(|(slot, p)| ChainNode {
-                slot: *slot,
-                predicate: Expr::all(p),
-            })
+            .map(|(slot, p)| ChainNode::new(*slot, Expr::all(p)))
             .collect();
         let meetings = if corrected {
             Vec::new()
