@@ -11,6 +11,7 @@
 //! [`Durability::open`] is the entry point: it locks the directory, recovers it (newest valid
 //! snapshot, then the log), and returns the store with the machinery running.
 
+pub mod backup;
 mod disk;
 mod error;
 pub mod fault;
