@@ -173,11 +173,8 @@ fn assert_nothing_restored(s: &Setup) {
     assert!(!s.restored.exists());
     let parent = s.restored.parent().unwrap();
     for entry in fs::read_dir(parent).unwrap() {
-        let name = entry.unwrap().file_name();
-        assert!(
-            !name.to_string_lossy().contains("restored"),
-            "{name:?} left behind"
-        );
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.contains("restored"), "{name} left behind");
     }
 }
 
