@@ -5,6 +5,8 @@
 //! <dir>/log-<first commit>.qlog                log segments, in commit order
 //! <dir>/snapshot-<commit>.qsnap                complete snapshots
 //! <dir>/snapshot-<commit>.qsnap.tmp            a snapshot being written (removed at start)
+//! <dir>/backup-scratch/                        backup pieces being handed out (removed at
+//!                                              start)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -12,6 +14,10 @@ use std::path::{Path, PathBuf};
 use crate::disk::Disk;
 use crate::error::{Error, Result};
 use crate::frame::{TEMP_SUFFIX, parse_segment_name, parse_snapshot_name};
+
+/// Where backup pieces are written before they are handed out: a directory of its own in the
+/// data directory, which nothing else reads and the store clears when it opens.
+pub const BACKUP_SCRATCH_DIR: &str = "backup-scratch";
 
 /// The directory's files, each list sorted by commit.
 #[derive(Debug, Default)]

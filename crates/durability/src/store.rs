@@ -194,6 +194,11 @@ impl Durability {
         options.validate()?;
         disk.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let lock = DirLock::acquire(&dir)?;
+        // Pieces a killed backup left behind.
+        let scratch = dir.join(layout::BACKUP_SCRATCH_DIR);
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
+        }
         let (storage, report) = recovery::recover(&*disk, &dir, true, options.record_bytes_max)?;
         let last = storage.last_committed();
         let log = LogCore::new(mode, &options, disk.clone(), dir.clone(), &storage, last);
