@@ -286,7 +286,7 @@ fn a_chain_taken_under_writes_restores_exactly_what_each_point_held() {
     );
 
     // Until the full backup's last transaction, and until one inside the second piece.
-    for until in [full_end, (full_end + second_end) / 2] {
+    for until in [full_end, u64::midpoint(full_end, second_end)] {
         let target = tmp.path().join(format!("until-{until}"));
         let out = restore(&backups, &target, Some(&until.to_string()));
         assert!(out.status.success(), "{}", text(&out));
