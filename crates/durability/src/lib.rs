@@ -35,7 +35,7 @@ pub use frame::{
 pub use layout::{BACKUP_SCRATCH_DIR, DiskUsage, disk_usage};
 pub use lockfile::{DirLock, LOCK_FILE_NAME};
 pub use log::DurableWait;
-pub use mode::{Mode, Options, SNAPSHOT_INTERVAL_DEFAULT, SNAPSHOT_LOG_BYTES_DEFAULT};
+pub use mode::{Mode, Options, Retention, SNAPSHOT_INTERVAL_DEFAULT, SNAPSHOT_LOG_BYTES_DEFAULT};
 pub use recovery::{RecoveryReport, TornTail};
 pub use snapshot::{
     Loaded as LoadedSnapshot, SnapshotInfo, is_schema, load as load_snapshot,

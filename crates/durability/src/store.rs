@@ -86,7 +86,18 @@ impl StoreState {
             .fetch_sub(bytes_before, Ordering::Relaxed);
         state.commit = info.commit;
         state.at = Instant::now();
-        let removed = layout::remove_covered(&*self.disk, &self.dir, info.commit)?;
+        if let Some(archive) = &self.options.log_archive_dir {
+            let copied = layout::archive_closed(&*self.disk, &self.dir, archive)?;
+            if copied > 0 {
+                tracing::info!(copied, archive = %archive.display(), "log segments archived");
+            }
+        }
+        let removed = layout::remove_covered(
+            &*self.disk,
+            &self.dir,
+            info.commit,
+            &self.options.log_retention,
+        )?;
         stats
             .segments_removed
             .fetch_add(removed as u64, Ordering::Relaxed);

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::{add_person, names, options};
 use quiver_durability::backup::{BackupDir, Piece, RestoreUntil, restore};
-use quiver_durability::{Durability, Error, Mode, Options};
+use quiver_durability::{Durability, Error, Mode, Options, Retention};
 
 /// Keeps `piece` in the backup directory at `dir`.
 fn keep(dir: &Path, piece: &Piece) -> quiver_durability::backup::Manifest {
@@ -254,11 +254,7 @@ fn a_restore_refuses_a_target_that_is_not_empty() {
 #[test]
 fn an_incremental_after_a_snapshot_removed_its_log_says_to_restart_the_chain() {
     let s = setup();
-    let opts = Options {
-        segment_bytes_max: 4096,
-        ..options()
-    };
-    let (db, durability) = Durability::open(&s.data, Mode::Group, opts).unwrap();
+    let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
     for i in 0..10 {
         add_person(&db, &format!("p{i}")).unwrap();
     }
@@ -267,6 +263,12 @@ fn an_incremental_after_a_snapshot_removed_its_log_says_to_restart_the_chain() {
     for i in 10..200 {
         add_person(&db, &format!("p{i}")).unwrap();
     }
+    // A snapshot rolls the log; the next one, after one more commit, covers every segment
+    // before that roll and removes them.
+    durability.sync().unwrap();
+    durability.snapshot().unwrap();
+    add_person(&db, "last").unwrap();
+    durability.sync().unwrap();
     durability.snapshot().unwrap();
     let e = durability
         .backup_since(full.last_commit, &s.staging.join("2"))
@@ -279,4 +281,44 @@ fn an_incremental_after_a_snapshot_removed_its_log_says_to_restart_the_chain() {
         .unwrap_err();
     assert!(e.to_string().contains("another database's chain"), "{e}");
     durability.close().unwrap();
+}
+
+#[test]
+fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
+    let s = setup();
+    let opts = Options {
+        log_retention: Retention {
+            age: Some(std::time::Duration::from_secs(3600)),
+            bytes: 0,
+        },
+        log_archive_dir: Some(s.staging.join("archive")),
+        ..options()
+    };
+    let (db, durability) = Durability::open(&s.data, Mode::Group, opts).unwrap();
+    for i in 0..10 {
+        add_person(&db, &format!("p{i}")).unwrap();
+    }
+    durability.sync().unwrap();
+    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    keep(&s.backups, &full);
+    for i in 10..50 {
+        add_person(&db, &format!("p{i}")).unwrap();
+    }
+    durability.sync().unwrap();
+    durability.snapshot().unwrap();
+    add_person(&db, "p50").unwrap();
+    durability.sync().unwrap();
+    durability.snapshot().unwrap();
+    // The snapshots covered the log after the full backup, and the window kept it.
+    let incremental = durability
+        .backup_since(full.last_commit, &s.staging.join("2"))
+        .unwrap()
+        .unwrap();
+    keep(&s.backups, &incremental);
+    // Every closed segment went to the archive too.
+    assert!(fs::read_dir(s.staging.join("archive")).unwrap().count() >= 1);
+    durability.close().unwrap();
+    let backups = BackupDir::open(&s.backups).unwrap();
+    restore(&backups, &s.restored, RestoreUntil::End, &mut |_| {}).unwrap();
+    assert_eq!(restored_names(&s.restored), people(0..51));
 }
