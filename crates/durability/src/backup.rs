@@ -177,7 +177,7 @@ impl<W: Write> Write for Checksummed<W> {
 }
 
 /// The CRC32C and size of a file, read through.
-fn checksum_file(path: &Path) -> Result<(u32, u64)> {
+pub(crate) fn checksum_file(path: &Path) -> Result<(u32, u64)> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut sink = Checksummed::new(io::sink());
     io::copy(&mut file, &mut sink).map_err(|e| Error::io(path, e))?;

@@ -13,6 +13,7 @@
 
 pub mod backup;
 mod disk;
+pub mod dump;
 mod error;
 pub mod fault;
 mod frame;
