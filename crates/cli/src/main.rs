@@ -1,6 +1,7 @@
 //! The `quiver` binary.
 
 mod backup;
+mod dump;
 mod import;
 mod serve;
 
@@ -39,6 +40,10 @@ enum Command {
     /// Rebuild a data directory from a backup directory, to its last transaction or to a
     /// point in time (`--restore-until`).
     Restore(Box<backup::RestoreArgs>),
+    /// Write a data directory no server holds to one compressed, checksummed file.
+    Dump(dump::DumpArgs),
+    /// Build a data directory from a dump file.
+    Load(dump::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,8 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run_import(*args),
         Command::Backup(args) => backup::run_backup(*args),
         Command::Restore(args) => backup::run_restore(*args),
+        Command::Dump(args) => dump::run_dump(args),
+        Command::Load(args) => dump::run_load(args),
     }
 }
 

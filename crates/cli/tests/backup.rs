@@ -328,3 +328,59 @@ fn assert_no_staging(parent: &Path) {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `quiver dump` then `quiver load`: the loaded directory holds what the dumped one held; a
+/// damaged dump fails by name and loads nothing.
+#[test]
+fn a_dump_loads_back_and_a_damaged_one_loads_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (mut server, bolt, _) = serve(&data);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let writers = Writers::start(&runtime, bolt);
+    std::thread::sleep(Duration::from_millis(300));
+    let acked = writers.finish(&runtime);
+    // A clean stop: the server releases the directory.
+    let _ = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(server.id().to_string())
+        .status();
+    let _ = server.wait();
+
+    let file = tmp.path().join("db.dump");
+    let out = common::quiver()
+        .args(["dump", "--data-dir"])
+        .arg(&data)
+        .arg("--to-path")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let loaded = tmp.path().join("loaded");
+    let out = common::quiver()
+        .args(["load", "--from-path"])
+        .arg(&file)
+        .arg("--data-dir")
+        .arg(&loaded)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let all = acked.iter().map(|a| a.id).collect();
+    assert_same(&restored_ids(&loaded), &all, "loaded");
+
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x20;
+    std::fs::write(&file, bytes).unwrap();
+    let target = tmp.path().join("damaged");
+    let out = common::quiver()
+        .args(["load", "--from-path"])
+        .arg(&file)
+        .arg("--data-dir")
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out).contains("db.dump"), "{}", text(&out));
+    assert!(!target.exists());
+}
