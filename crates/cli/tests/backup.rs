@@ -5,6 +5,9 @@
 //! exactly the writes committed by then. A damaged backup fails by name with nothing
 //! restored.
 
+#[allow(dead_code)]
+#[path = "../../server/tests/common/certs.rs"]
+mod certs;
 mod common;
 
 use std::collections::BTreeSet;
@@ -383,4 +386,83 @@ fn a_dump_loads_back_and_a_damaged_one_loads_nothing() {
     assert!(!out.status.success());
     assert!(text(&out).contains("db.dump"), "{}", text(&out));
     assert!(!target.exists());
+}
+
+/// `quiver backup` as `user`, with `extra` flags, against `from`.
+fn backup_as(from: &str, to: &Path, user: (&str, &str), extra: &[&str]) -> Output {
+    common::quiver()
+        .args(["backup", "--from", from, "--user", user.0])
+        .arg("--to-path")
+        .arg(to)
+        .args(extra)
+        .env("QUIVER_BACKUP_PASSWORD", user.1)
+        .output()
+        .expect("run quiver backup")
+}
+
+/// Over HTTPS the client checks the server against the CA it is given; an authenticated user
+/// without the admin role is refused; a server without a data directory has nothing to back
+/// up. Each refusal says why.
+#[test]
+fn a_backup_needs_an_administrator_the_servers_ca_and_a_data_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = certs::TestPki::generate().write(tmp.path());
+    let data = tmp.path().join("data");
+    let (mut server, bolt, http) = common::spawn(
+        common::serve()
+            .args(["--durability", "group", "--auth", "root/root-password"])
+            .arg("--data-dir")
+            .arg(&data)
+            .arg("--tls-cert")
+            .arg(&files.server_cert)
+            .arg("--tls-key")
+            .arg(&files.server_key)
+            .args(["--http-tls", "required"]),
+    );
+    let runtime = common::client_runtime();
+    runtime.block_on(async {
+        let mut root = common::login(bolt, ROOT.0, ROOT.1).await.expect("root");
+        for statement in [
+            "CREATE USER reader SET PASSWORD 'reader-password' CHANGE NOT REQUIRED",
+            "CREATE (:W {id: 1})",
+        ] {
+            root.query_scalar(statement, Map::new())
+                .await
+                .expect(statement);
+        }
+    });
+    let https = format!("https://localhost:{}", http.port());
+    let ca = files.ca.to_str().unwrap();
+    let backups = tmp.path().join("backups");
+
+    let out = backup_as(
+        &https,
+        &backups,
+        ("reader", "reader-password"),
+        &["--tls-ca", ca],
+    );
+    assert!(!out.status.success());
+    assert!(text(&out).contains("admin role"), "{}", text(&out));
+    let out = backup_as(&https, &backups, ROOT, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--tls-ca"), "{}", text(&out));
+    let out = backup_as(&format!("http://{http}"), &backups, ROOT, &[]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(BackupDir::open(&backups).unwrap().pieces().is_empty());
+
+    let out = backup_as(&https, &backups, ROOT, &["--tls-ca", ca]);
+    assert!(out.status.success(), "{}", text(&out));
+    let _ = server.kill();
+    let _ = server.wait();
+    let target = tmp.path().join("restored");
+    let out = restore(&backups, &target, None);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(restored_ids(&target), BTreeSet::from([1]));
+
+    let (mut memory, _, http) = common::start(&[]);
+    let out = backup_as(&format!("{http}"), &tmp.path().join("none"), ROOT, &[]);
+    let _ = memory.kill();
+    let _ = memory.wait();
+    assert!(!out.status.success());
+    assert!(text(&out).contains("in memory"), "{}", text(&out));
 }
