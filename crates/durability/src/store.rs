@@ -417,9 +417,12 @@ impl Durability {
             Ok(())
         })?;
         if piece.last_commit < durable {
-            return Err(Error::LogGone {
-                after: piece.last_commit,
-                oldest: listing.segments.first().map(|(base, _)| *base),
+            return Err(Error::Backup {
+                path: s.dir.clone(),
+                reason: format!(
+                    "the log could not be read past commit {} although {durable} is durable",
+                    piece.last_commit
+                ),
             });
         }
         Ok(Some(piece))
