@@ -190,8 +190,12 @@ fn keep(
     started: Instant,
 ) -> Result<(), String> {
     let piece = piece_of(headers)?;
+    let article = match piece.kind {
+        PieceKind::Full => "a",
+        PieceKind::Incremental => "an",
+    };
     eprintln!(
-        "backup: receiving a {} piece: commits {} to {}, {:.1} MiB",
+        "backup: receiving {article} {} piece: commits {} to {}, {:.1} MiB",
         piece.kind,
         piece.first_commit,
         piece.last_commit,
