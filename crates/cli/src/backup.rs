@@ -144,7 +144,7 @@ fn take_backup(client: &Client, to_path: &Path, wanted: Wanted) -> Result<(), St
                 to_path.display()
             ));
         }
-        (_, Some(last)) => Some(last.last_commit),
+        (_, Some(last)) => Some((last.last_commit, last.last_time)),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -152,7 +152,7 @@ fn take_backup(client: &Client, to_path: &Path, wanted: Wanted) -> Result<(), St
         .map_err(|e| format!("cannot start the client: {e}"))?;
     let started = Instant::now();
     match after {
-        Some(n) => eprintln!("backup: asking for the commits after {n}"),
+        Some((n, _)) => eprintln!("backup: asking for the commits after {n}"),
         None => eprintln!("backup: asking for a full backup"),
     }
     let answer = client.get(&runtime, after)?;
@@ -162,7 +162,7 @@ fn take_backup(client: &Client, to_path: &Path, wanted: Wanted) -> Result<(), St
         StatusCode::NO_CONTENT => {
             eprintln!(
                 "backup: nothing was committed since commit {}: no piece taken",
-                after.unwrap_or(0)
+                after.map_or(0, |(n, _)| n)
             );
             return Ok(());
         }
@@ -380,15 +380,18 @@ struct Client {
 }
 
 impl Client {
-    /// `GET /db/{db}/backup[?after=N]`: the status, headers and body of the answer.
+    /// `GET /db/{db}/backup[?after=N[&after_time=T]]`: the status, headers and body of the
+    /// answer.
     fn get(
         &self,
         runtime: &tokio::runtime::Runtime,
-        after: Option<u64>,
+        after: Option<(u64, Option<i64>)>,
     ) -> Result<(StatusCode, HeaderMap, Incoming), String> {
+        let db = &self.database;
         let path = match after {
-            Some(n) => format!("/db/{}/backup?after={n}", self.database),
-            None => format!("/db/{}/backup", self.database),
+            Some((n, Some(t))) => format!("/db/{db}/backup?after={n}&after_time={t}"),
+            Some((n, None)) => format!("/db/{db}/backup?after={n}"),
+            None => format!("/db/{db}/backup"),
         };
         let target = &self.target;
         let address = format!("{}:{}", target.host, target.port);

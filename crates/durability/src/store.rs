@@ -375,9 +375,29 @@ impl Durability {
     /// the commits after `after` up to the newest durable one. `None` when nothing was
     /// committed since `after`. Fails with [`Error::LogGone`] when the log no longer holds
     /// the commit right after `after`, and refuses an `after` this store never reached.
-    pub fn backup_since(&self, after: u64, dir: &Path) -> Result<Option<Piece>> {
+    /// `after_time` is the chain's time for `after`: when the log still holds that commit
+    /// with another time, the chain is another database's (or this one's before it was
+    /// restored to an earlier point) and is refused.
+    pub fn backup_since(
+        &self,
+        after: u64,
+        after_time: Option<i64>,
+        dir: &Path,
+    ) -> Result<Option<Piece>> {
         let s = &self.shared;
         let durable = s.log.durable();
+        if let (Some(chain), Some(here)) = (after_time, self.commit_time(after)?)
+            && chain != here
+        {
+            return Err(Error::Backup {
+                path: s.dir.clone(),
+                reason: format!(
+                    "commit {after} of this database was committed at {here} (Unix \
+                     microseconds), the backup chain's at {chain}: the chain is another \
+                     database's history (take a full backup)"
+                ),
+            });
+        }
         if after > durable {
             return Err(Error::Backup {
                 path: s.dir.clone(),
@@ -434,6 +454,9 @@ impl Durability {
         let s = &self.shared;
         let _snapshots = s.snapshots.lock();
         let listing = layout::list(&*s.disk, &s.dir)?;
+        if commit == 0 {
+            return Ok(None);
+        }
         let Some((_, path)) = listing.segments.iter().rev().find(|(b, _)| *b <= commit) else {
             return Ok(None);
         };

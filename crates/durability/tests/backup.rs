@@ -68,7 +68,7 @@ fn a_full_and_incremental_chain_restores_every_commit_it_covers_and_none_after()
             .unwrap();
     }
     let incremental = durability
-        .backup_since(full.last_commit, &s.staging.join("2"))
+        .backup_since(full.last_commit, None, &s.staging.join("2"))
         .unwrap()
         .unwrap();
     assert_eq!(incremental.first_commit, full.last_commit + 1);
@@ -77,7 +77,7 @@ fn a_full_and_incremental_chain_restores_every_commit_it_covers_and_none_after()
     // Nothing new: no piece.
     assert!(
         durability
-            .backup_since(incremental.last_commit, &s.staging.join("3"))
+            .backup_since(incremental.last_commit, None, &s.staging.join("3"))
             .unwrap()
             .is_none()
     );
@@ -110,7 +110,7 @@ fn a_restore_until_a_commit_or_a_time_stops_exactly_there() {
         }
     }
     let incremental = durability
-        .backup_since(full.last_commit, &s.staging.join("2"))
+        .backup_since(full.last_commit, None, &s.staging.join("2"))
         .unwrap()
         .unwrap();
     keep(&s.backups, &incremental);
@@ -161,7 +161,7 @@ fn chain(s: &Setup) {
     }
     durability.sync().unwrap();
     let incremental = durability
-        .backup_since(full.last_commit, &s.staging.join("2"))
+        .backup_since(full.last_commit, None, &s.staging.join("2"))
         .unwrap()
         .unwrap();
     keep(&s.backups, &incremental);
@@ -271,13 +271,13 @@ fn an_incremental_after_a_snapshot_removed_its_log_says_to_restart_the_chain() {
     durability.sync().unwrap();
     durability.snapshot().unwrap();
     let e = durability
-        .backup_since(full.last_commit, &s.staging.join("2"))
+        .backup_since(full.last_commit, None, &s.staging.join("2"))
         .unwrap_err();
     assert!(matches!(e, Error::LogGone { .. }), "{e}");
     assert!(e.to_string().contains("restart with a full backup"), "{e}");
     // And a chain position this store never reached is another store's chain.
     let e = durability
-        .backup_since(db.last_committed() + 10, &s.staging.join("3"))
+        .backup_since(db.last_committed() + 10, None, &s.staging.join("3"))
         .unwrap_err();
     assert!(e.to_string().contains("another database's chain"), "{e}");
     durability.close().unwrap();
@@ -311,7 +311,7 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
     durability.snapshot().unwrap();
     // The snapshots covered the log after the full backup, and the window kept it.
     let incremental = durability
-        .backup_since(full.last_commit, &s.staging.join("2"))
+        .backup_since(full.last_commit, None, &s.staging.join("2"))
         .unwrap()
         .unwrap();
     keep(&s.backups, &incremental);
@@ -321,4 +321,28 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
     let backups = BackupDir::open(&s.backups).unwrap();
     restore(&backups, &s.restored, RestoreUntil::End, &mut |_| {}).unwrap();
     assert_eq!(restored_names(&s.restored), people(0..51));
+}
+
+#[test]
+fn an_incremental_refuses_a_chain_whose_last_commit_this_database_made_at_another_time() {
+    let s = setup();
+    let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
+    for i in 0..10 {
+        add_person(&db, &format!("p{i}")).unwrap();
+    }
+    durability.sync().unwrap();
+    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    add_person(&db, "p10").unwrap();
+    durability.sync().unwrap();
+    let time = full.last_time.unwrap();
+    let e = durability
+        .backup_since(full.last_commit, Some(time - 1), &s.staging.join("2"))
+        .unwrap_err();
+    assert!(e.to_string().contains("another database's history"), "{e}");
+    let piece = durability
+        .backup_since(full.last_commit, Some(time), &s.staging.join("3"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(piece.first_commit, full.last_commit + 1);
+    durability.close().unwrap();
 }

@@ -3,6 +3,8 @@
 //! ```text
 //! GET /db/neo4j/backup               a full piece: a snapshot as of one commit
 //! GET /db/neo4j/backup?after=N       an incremental piece: the commits after N
+//!    [&after_time=T]                  ... of a chain whose commit N was committed at T (Unix
+//!                                     microseconds): refused when this database's was not
 //! ```
 //!
 //! The piece is written by the data directory's owner while writers go on (see
@@ -62,15 +64,16 @@ pub const CRC32C: &str = "quiver-backup-crc32c";
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Request {
     Full,
-    After(u64),
+    After { commit: u64, time: Option<i64> },
 }
 
-/// Reads the query: nothing, or `after=<commit>`; the refusal message otherwise.
+/// Reads the query: nothing, or `after=<commit>` with an optional `after_time=<micros>`; the
+/// refusal message otherwise.
 pub(crate) fn parse_query(query: Option<&str>) -> Result<Request, String> {
     let Some(query) = query.filter(|q| !q.is_empty()) else {
         return Ok(Request::Full);
     };
-    let mut after = None;
+    let (mut after, mut time) = (None, None);
     for pair in query.split('&') {
         match pair.split_once('=') {
             Some(("after", value)) if after.is_none() => {
@@ -80,10 +83,19 @@ pub(crate) fn parse_query(query: Option<&str>) -> Result<Request, String> {
                         .map_err(|_| format!("`after` must be a commit number, not `{value}`."))?,
                 );
             }
+            Some(("after_time", value)) if time.is_none() => {
+                time = Some(value.parse::<i64>().map_err(|_| {
+                    format!("`after_time` must be Unix microseconds, not `{value}`.")
+                })?);
+            }
             _ => return Err(format!("Unknown or repeated parameter in `{pair}`.")),
         }
     }
-    Ok(after.map_or(Request::Full, Request::After))
+    match (after, time) {
+        (Some(commit), time) => Ok(Request::After { commit, time }),
+        (None, None) => Ok(Request::Full),
+        (None, Some(_)) => Err("`after_time` needs `after`.".to_string()),
+    }
 }
 
 /// Takes the piece off the runtime's workers and answers with it.
@@ -102,7 +114,7 @@ pub(crate) async fn answer(db: Arc<Database>, request: Request) -> Response<ApiB
         };
         let piece = match request {
             Request::Full => durability.backup_full(&scratch.0).map(Some),
-            Request::After(after) => durability.backup_since(after, &scratch.0),
+            Request::After { commit, time } => durability.backup_since(commit, time, &scratch.0),
         };
         match piece {
             Ok(piece) => Ok((piece, scratch)),
@@ -272,8 +284,29 @@ mod tests {
     fn the_query_names_a_full_piece_or_the_commit_an_incremental_one_follows() {
         assert_eq!(parse_query(None), Ok(Request::Full));
         assert_eq!(parse_query(Some("")), Ok(Request::Full));
-        assert_eq!(parse_query(Some("after=42")), Ok(Request::After(42)));
-        for bad in ["after=x", "after=-1", "after=1&after=2", "since=3", "after"] {
+        assert_eq!(
+            parse_query(Some("after=42")),
+            Ok(Request::After {
+                commit: 42,
+                time: None
+            })
+        );
+        assert_eq!(
+            parse_query(Some("after=42&after_time=-7")),
+            Ok(Request::After {
+                commit: 42,
+                time: Some(-7)
+            })
+        );
+        for bad in [
+            "after=x",
+            "after=-1",
+            "after=1&after=2",
+            "since=3",
+            "after",
+            "after_time=5",
+            "after=1&after_time=x",
+        ] {
             assert!(parse_query(Some(bad)).is_err(), "{bad}");
         }
     }
