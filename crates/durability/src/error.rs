@@ -55,9 +55,10 @@ pub enum Error {
     #[error("invalid durability option `{name}`: {reason}")]
     InvalidOption { name: &'static str, reason: String },
 
-    /// A backup file or directory that cannot serve: missing, damaged, out of its chain's
-    /// order, or a restore target that is not empty.
-    #[error("backup {path}: {reason}")]
+    /// A backup piece, manifest or dump that cannot serve (missing, damaged, out of its
+    /// chain's order), a chain the store cannot continue, or a restore or load target that
+    /// is not empty: the path and why.
+    #[error("{path}: {reason}")]
     Backup { path: PathBuf, reason: String },
 
     /// An incremental backup asked for commits the log no longer keeps (a snapshot made

@@ -10,6 +10,11 @@
 //!
 //! [`Durability::open`] is the entry point: it locks the directory, recovers it (newest valid
 //! snapshot, then the log), and returns the store with the machinery running.
+//!
+//! Operations sit on the same formats: [`backup`] (full and incremental pieces a running store
+//! hands out, a chain of them kept with manifests, and a restore to a commit or a time),
+//! [`dump`] (a stopped directory as one compressed file, and back), and the log retention
+//! window and archive ([`Retention`], [`Options::log_archive_dir`]).
 
 pub mod backup;
 mod disk;
