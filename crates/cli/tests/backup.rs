@@ -2,8 +2,8 @@
 //! while `quiver backup` takes a full and then incremental backups; `quiver restore` then
 //! rebuilds exactly what each point held: every acknowledged write up to the backup's (or
 //! the `--restore-until` transaction's) last commit and nothing after it, and for a time,
-//! exactly the writes committed by then. A damaged backup fails by name with nothing
-//! restored.
+//! exactly the writes committed by then. After a kill -9 and a restart the chain goes on with
+//! every acknowledged write. A damaged backup fails by name with nothing restored.
 
 #[allow(dead_code)]
 #[path = "../../server/tests/common/certs.rs"]
@@ -253,6 +253,7 @@ fn a_chain_taken_under_writes_restores_exactly_what_each_point_held() {
     let third_end = last_commit(&backups);
     pause();
     let acked = writers.finish(&runtime);
+    // SIGKILL: no flush, no closing snapshot.
     let _ = server.kill();
     let _ = server.wait();
     assert!(full_end < second_end && second_end < third_end);
@@ -304,6 +305,24 @@ fn a_chain_taken_under_writes_restores_exactly_what_each_point_held() {
     assert!(out.status.success(), "{}", text(&out));
     let expected = ids_up_to(&acked, acked_by_then);
     assert_same(&restored_ids(&target), &expected, &format!("until {stamp}"));
+
+    // Killed with SIGKILL (above) and started again: the chain goes on, and every write
+    // acknowledged in group durability before the kill is in the next backup and restores.
+    let (mut server, _, http) = serve(&data);
+    let after_kill = backup(http, &backups, ROOT.1);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(after_kill.status.success(), "{}", text(&after_kill));
+    assert!(
+        text(&after_kill).contains("(incremental)"),
+        "{}",
+        text(&after_kill)
+    );
+    let target = tmp.path().join("after-kill");
+    let out = restore(&backups, &target, None);
+    assert!(out.status.success(), "{}", text(&out));
+    let every = acked.iter().map(|a| a.id).collect();
+    assert_same(&restored_ids(&target), &every, "after kill -9");
 
     // A damaged piece: the restore names it and leaves nothing behind.
     let piece = backups.join("backup-000002-incremental.qlog");
