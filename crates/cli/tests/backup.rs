@@ -306,10 +306,15 @@ fn a_chain_taken_under_writes_restores_exactly_what_each_point_held() {
     let expected = ids_up_to(&acked, acked_by_then);
     assert_same(&restored_ids(&target), &expected, &format!("until {stamp}"));
 
-    // Killed with SIGKILL (above) and started again: the chain goes on, and every write
-    // acknowledged in group durability before the kill is in the next backup and restores.
-    let (mut server, _, http) = serve(&data);
-    let after_kill = backup(http, &backups, ROOT.1);
+    continues_after_a_kill(&data, &backups, tmp.path(), &acked);
+    damaged_piece_restores_nothing(&backups, tmp.path());
+}
+
+/// Starts the server killed with SIGKILL again: the chain goes on, and every write
+/// acknowledged in group durability before the kill is in the next backup and restores.
+fn continues_after_a_kill(data: &Path, backups: &Path, scratch: &Path, acked: &[Acked]) {
+    let (mut server, _, http) = serve(data);
+    let after_kill = backup(http, backups, ROOT.1);
     let _ = server.kill();
     let _ = server.wait();
     assert!(after_kill.status.success(), "{}", text(&after_kill));
@@ -318,20 +323,22 @@ fn a_chain_taken_under_writes_restores_exactly_what_each_point_held() {
         "{}",
         text(&after_kill)
     );
-    let target = tmp.path().join("after-kill");
-    let out = restore(&backups, &target, None);
+    let target = scratch.join("after-kill");
+    let out = restore(backups, &target, None);
     assert!(out.status.success(), "{}", text(&out));
     let every = acked.iter().map(|a| a.id).collect();
     assert_same(&restored_ids(&target), &every, "after kill -9");
+}
 
-    // A damaged piece: the restore names it and leaves nothing behind.
+/// A damaged piece: the restore names it and leaves nothing behind.
+fn damaged_piece_restores_nothing(backups: &Path, scratch: &Path) {
     let piece = backups.join("backup-000002-incremental.qlog");
     let mut bytes = std::fs::read(&piece).unwrap();
     let at = bytes.len() - 10;
     bytes[at] ^= 0x01;
     std::fs::write(&piece, bytes).unwrap();
-    let target = tmp.path().join("damaged");
-    let out = restore(&backups, &target, None);
+    let target = scratch.join("damaged");
+    let out = restore(backups, &target, None);
     assert!(!out.status.success());
     assert!(
         text(&out).contains("backup-000002-incremental.qlog"),
@@ -339,7 +346,7 @@ fn a_chain_taken_under_writes_restores_exactly_what_each_point_held() {
         text(&out)
     );
     assert!(!target.exists());
-    assert_no_staging(tmp.path());
+    assert_no_staging(scratch);
 }
 
 fn assert_no_staging(parent: &Path) {
