@@ -346,3 +346,28 @@ fn an_incremental_refuses_a_chain_whose_last_commit_this_database_made_at_anothe
     assert_eq!(piece.first_commit, full.last_commit + 1);
     durability.close().unwrap();
 }
+
+#[test]
+fn a_chain_started_before_the_first_commit_restores_from_an_empty_store() {
+    let s = setup();
+    let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
+    let empty = durability.backup_full(&s.staging.join("1")).unwrap();
+    assert_eq!((empty.last_commit, empty.bytes), (0, 0));
+    keep(&s.backups, &empty);
+    for i in 0..5 {
+        add_person(&db, &format!("p{i}")).unwrap();
+    }
+    durability.sync().unwrap();
+    let incremental = durability
+        .backup_since(0, empty.last_time, &s.staging.join("2"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(incremental.first_commit, 1);
+    keep(&s.backups, &incremental);
+    durability.close().unwrap();
+    let backups = BackupDir::open(&s.backups).unwrap();
+    backups.verify().unwrap();
+    let report = restore(&backups, &s.restored, RestoreUntil::Commit(3), &mut |_| {}).unwrap();
+    assert_eq!(report.last_commit, 3);
+    assert_eq!(restored_names(&s.restored), people(0..3));
+}
