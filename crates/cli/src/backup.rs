@@ -43,7 +43,8 @@ pub struct BackupArgs {
     #[arg(long, value_name = "DIR", required_unless_present = "inspect")]
     to_path: Option<PathBuf>,
     /// `auto` (incremental when the directory holds a chain, full otherwise, and full when
-    /// the server no longer keeps what an incremental needs), `full` or `incremental`.
+    /// the server no longer keeps what an incremental needs), `full` or `incremental`
+    /// (neo4j-admin's `diff` is read as `incremental`; case does not matter).
     #[arg(
         long = "type",
         default_value = "auto",
