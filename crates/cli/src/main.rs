@@ -1,5 +1,7 @@
 //! The `quiver` binary.
 
+mod backup;
+mod dump;
 mod import;
 mod serve;
 
@@ -31,6 +33,17 @@ enum Command {
     /// Build a data directory from CSV files in Neo4j's import format (the flags of
     /// `neo4j-admin database import full`), offline: `quiver serve --data-dir` then opens it.
     Import(Box<import::ImportArgs>),
+    /// Take an online backup from a running server's HTTP listener (as an administrator):
+    /// the first into a directory is full, the next ones incremental. `--inspect DIR` lists
+    /// and checks a backup directory.
+    Backup(Box<backup::BackupArgs>),
+    /// Rebuild a data directory from a backup directory, to its last transaction or to a
+    /// point in time (`--restore-until`).
+    Restore(Box<backup::RestoreArgs>),
+    /// Write a data directory no server holds to one compressed, checksummed file.
+    Dump(dump::DumpArgs),
+    /// Build a data directory from a dump file.
+    Load(dump::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +57,10 @@ fn main() -> ExitCode {
         Command::Lab(args) => quiver_lab::main(*args),
         Command::HashPassword => hash_password(),
         Command::Import(args) => import::run_import(*args),
+        Command::Backup(args) => backup::run_backup(*args),
+        Command::Restore(args) => backup::run_restore(*args),
+        Command::Dump(args) => dump::run_dump(args),
+        Command::Load(args) => dump::run_load(args),
     }
 }
 

@@ -44,7 +44,9 @@ use openraft::storage::{EntryResponder, RaftStateMachine};
 use openraft::{EntryPayload, RaftSnapshotBuilder};
 use parking_lot::RwLock;
 use quiver_durability::RealDisk;
-use quiver_storage::{AppendError, CommitLog, DurabilityTicket, RedoRecord, Storage, StoreHandle};
+use quiver_storage::{
+    AppendError, CommitLog, DurabilityTicket, RedoOp, RedoRecord, Storage, StoreHandle,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::log_store::{LogStore, sync_dir};
@@ -237,14 +239,17 @@ impl Applier for StorageApplier {
                 quiver_storage::Error::SchemaRuleExists { .. }
                 | quiver_storage::Error::SchemaRuleNotFound { .. },
             ) if commit <= self.schema_bound.load(Ordering::Acquire)
-                && !record.ops.is_empty()
-                && record.ops.iter().all(quiver_durability::is_schema) =>
+                && record.changes_schema_only() =>
             {
-                // The snapshot already holds this schema change; keep the commit number.
+                // The snapshot already holds this schema change; keep the commit number
+                // and its time.
+                let time = record
+                    .commit_time()
+                    .map(|micros| RedoOp::CommitTime { micros });
                 storage
                     .apply_redo(&RedoRecord {
                         commit,
-                        ops: Vec::new(),
+                        ops: time.into_iter().collect(),
                     })
                     .map_err(|source| ApplyError::Storage { commit, source })
             }

@@ -38,6 +38,9 @@ pub trait Disk: Send + Sync + std::fmt::Debug {
     fn remove(&self, path: &Path) -> io::Result<()>;
     /// Makes creations, renames and removals in `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+    /// When the file was last written, if the backend knows (the log's retention window
+    /// counts from it).
+    fn modified(&self, path: &Path) -> io::Result<Option<std::time::SystemTime>>;
 }
 
 /// The operating system's file system.
@@ -125,6 +128,10 @@ impl Disk for RealDisk {
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         File::open(dir)?.sync_all()
+    }
+
+    fn modified(&self, path: &Path) -> io::Result<Option<std::time::SystemTime>> {
+        Ok(Some(fs::metadata(path)?.modified()?))
     }
 }
 

@@ -54,6 +54,21 @@ pub enum Error {
 
     #[error("invalid durability option `{name}`: {reason}")]
     InvalidOption { name: &'static str, reason: String },
+
+    /// A backup piece, manifest or dump that cannot serve (missing, damaged, out of its
+    /// chain's order), a chain the store cannot continue, or a restore or load target that
+    /// is not empty: the path and why.
+    #[error("{path}: {reason}")]
+    Backup { path: PathBuf, reason: String },
+
+    /// An incremental backup asked for commits the log no longer keeps (a snapshot made
+    /// them redundant and the retention window did not keep them).
+    #[error(
+        "the log no longer holds the commits after {after}{oldest}: the backup chain must \
+         restart with a full backup (keep more log with the retention settings)",
+        oldest = oldest.map_or(String::new(), |o| format!(" (its oldest record is commit {o})"))
+    )]
+    LogGone { after: u64, oldest: Option<u64> },
 }
 
 impl Error {

@@ -204,6 +204,10 @@ impl Disk for FaultyDisk {
         }
         self.real.sync_dir(dir)
     }
+
+    fn modified(&self, path: &Path) -> io::Result<Option<std::time::SystemTime>> {
+        self.real.modified(path)
+    }
 }
 
 #[cfg(test)]

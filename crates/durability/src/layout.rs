@@ -5,13 +5,21 @@
 //! <dir>/log-<first commit>.qlog                log segments, in commit order
 //! <dir>/snapshot-<commit>.qsnap                complete snapshots
 //! <dir>/snapshot-<commit>.qsnap.tmp            a snapshot being written (removed at start)
+//! <dir>/backup-scratch/                        backup pieces being handed out (removed at
+//!                                              start)
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::disk::Disk;
 use crate::error::{Error, Result};
 use crate::frame::{TEMP_SUFFIX, parse_segment_name, parse_snapshot_name};
+use crate::mode::Retention;
+
+/// Where backup pieces are written before they are handed out: a directory of its own in the
+/// data directory, which nothing else reads and the store clears when it opens.
+pub const BACKUP_SCRATCH_DIR: &str = "backup-scratch";
 
 /// The directory's files, each list sorted by commit.
 #[derive(Debug, Default)]
@@ -68,9 +76,14 @@ pub fn disk_usage(disk: &dyn Disk, dir: &Path) -> Result<DiskUsage> {
 }
 
 /// Removes snapshots older than `commit` and the segments whose every record is at or below
-/// it (known from the next segment's base). The newest segment is never removed: the log
-/// writer may be appending to it.
-pub(crate) fn remove_covered(disk: &dyn Disk, dir: &Path, commit: u64) -> Result<usize> {
+/// it (known from the next segment's base), except those `retention` keeps. The newest
+/// segment is never removed: the log writer may be appending to it.
+pub(crate) fn remove_covered(
+    disk: &dyn Disk,
+    dir: &Path,
+    commit: u64,
+    retention: &Retention,
+) -> Result<usize> {
     let listing = list(disk, dir)?;
     let mut removed = 0;
     for (c, path) in &listing.snapshots {
@@ -78,17 +91,67 @@ pub(crate) fn remove_covered(disk: &dyn Disk, dir: &Path, commit: u64) -> Result
             disk.remove(path).map_err(|e| Error::io(path, e))?;
         }
     }
-    for pair in listing.segments.windows(2) {
-        let [(_, path), (next_base, _)] = pair else {
+    let covered: Vec<&PathBuf> = listing
+        .segments
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [(_, path), (next_base, _)] if *next_base <= commit.saturating_add(1) => Some(path),
+            _ => None,
+        })
+        .collect();
+    // Newest first: the window keeps the most recent log.
+    let mut newer_bytes = 0u64;
+    let now = SystemTime::now();
+    for path in covered.into_iter().rev() {
+        let bytes = disk.len(path).map_err(|e| Error::io(path, e))?;
+        let age = disk
+            .modified(path)
+            .map_err(|e| Error::io(path, e))?
+            .and_then(|at| now.duration_since(at).ok())
+            .unwrap_or_default();
+        if retention.keeps(age, newer_bytes, bytes) {
+            newer_bytes = newer_bytes.saturating_add(bytes);
             continue;
-        };
-        if *next_base <= commit.saturating_add(1) {
-            disk.remove(path).map_err(|e| Error::io(path, e))?;
-            removed += 1;
         }
+        // Older ones are outside the size window too; only their age may keep them.
+        newer_bytes = u64::MAX;
+        disk.remove(path).map_err(|e| Error::io(path, e))?;
+        removed += 1;
     }
     disk.sync_dir(dir).map_err(|e| Error::io(dir, e))?;
     Ok(removed)
+}
+
+/// Copies every closed segment (all but the newest) that `archive` lacks into it, synced,
+/// each under its own name: a copy is written as a temporary file and renamed once whole.
+/// Returns how many were copied.
+pub(crate) fn archive_closed(disk: &dyn Disk, dir: &Path, archive: &Path) -> Result<usize> {
+    let listing = list(disk, dir)?;
+    let Some((_, closed)) = listing.segments.split_last() else {
+        return Ok(0);
+    };
+    std::fs::create_dir_all(archive).map_err(|e| Error::io(archive, e))?;
+    let mut copied = 0;
+    for (_, path) in closed {
+        let Some(name) = path.file_name() else {
+            continue;
+        };
+        let target = archive.join(name);
+        if target.exists() {
+            continue;
+        }
+        let tmp = archive.join(format!("{}{TEMP_SUFFIX}", name.to_string_lossy()));
+        let bytes = disk.read(path).map_err(|e| Error::io(path, e))?;
+        let mut file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        std::io::Write::write_all(&mut file, &bytes).map_err(|e| Error::io(&tmp, e))?;
+        file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &target).map_err(|e| Error::io(&target, e))?;
+        copied += 1;
+    }
+    if copied > 0 {
+        crate::backup::sync_dir(archive)?;
+    }
+    Ok(copied)
 }
 
 #[cfg(test)]
@@ -119,14 +182,70 @@ mod tests {
         assert_eq!(l.snapshots.len(), 2);
         assert_eq!(l.temps.len(), 1);
         // Snapshot 20 covers segments 1 and 10 (segment 21 starts right after it).
-        assert_eq!(remove_covered(&d, dir, 20).unwrap(), 2);
+        assert_eq!(
+            remove_covered(&d, dir, 20, &Retention::default()).unwrap(),
+            2
+        );
         let l = list(&d, dir).unwrap();
         let bases: Vec<u64> = l.segments.iter().map(|s| s.0).collect();
         assert_eq!(bases, vec![21, 30]);
         assert_eq!(l.snapshots.len(), 1);
         // Even a snapshot past everything keeps the newest segment.
-        remove_covered(&d, dir, 1000).unwrap();
+        remove_covered(&d, dir, 1000, &Retention::default()).unwrap();
         assert_eq!(list(&d, dir).unwrap().segments.len(), 1);
+    }
+
+    #[test]
+    fn retention_keeps_the_newest_redundant_segments_that_fit_its_window() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = RealDisk;
+        let dir = tmp.path();
+        for base in [1u64, 10, 20, 30, 40] {
+            std::fs::write(dir.join(segment_name(base)), [0u8; 100]).unwrap();
+        }
+        // Segments 1 to 30 are covered by commit 39; the window holds two of them.
+        let by_size = Retention {
+            age: None,
+            bytes: 250,
+        };
+        assert_eq!(remove_covered(&d, dir, 39, &by_size).unwrap(), 2);
+        let bases: Vec<u64> = list(&d, dir)
+            .unwrap()
+            .segments
+            .iter()
+            .map(|s| s.0)
+            .collect();
+        assert_eq!(bases, vec![20, 30, 40]);
+        // Everything was written just now: an age window keeps it all.
+        let by_age = Retention {
+            age: Some(std::time::Duration::from_secs(3600)),
+            bytes: 0,
+        };
+        assert_eq!(remove_covered(&d, dir, 39, &by_age).unwrap(), 0);
+        assert_eq!(
+            remove_covered(&d, dir, 39, &Retention::default()).unwrap(),
+            2
+        );
+    }
+
+    #[test]
+    fn the_archive_gets_every_closed_segment_once_and_never_the_open_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = RealDisk;
+        let (dir, archive) = (tmp.path().join("data"), tmp.path().join("archive"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for base in [1u64, 10, 20] {
+            std::fs::write(dir.join(segment_name(base)), [base as u8; 10]).unwrap();
+        }
+        assert_eq!(archive_closed(&d, &dir, &archive).unwrap(), 2);
+        assert_eq!(archive_closed(&d, &dir, &archive).unwrap(), 0);
+        let mut names: Vec<String> = d.list(&archive).unwrap();
+        names.sort();
+        assert_eq!(names, vec![segment_name(1), segment_name(10)]);
+        assert_eq!(
+            std::fs::read(archive.join(segment_name(10))).unwrap(),
+            [10u8; 10]
+        );
     }
 
     #[test]

@@ -10,8 +10,15 @@
 //!
 //! [`Durability::open`] is the entry point: it locks the directory, recovers it (newest valid
 //! snapshot, then the log), and returns the store with the machinery running.
+//!
+//! Operations sit on the same formats: [`backup`] (full and incremental pieces a running store
+//! hands out, a chain of them kept with manifests, and a restore to a commit or a time),
+//! [`dump`] (a stopped directory as one compressed file, and back), and the log retention
+//! window and archive ([`Retention`], [`Options::log_archive_dir`]).
 
+pub mod backup;
 mod disk;
+pub mod dump;
 mod error;
 pub mod fault;
 mod frame;
@@ -31,10 +38,10 @@ pub use frame::{
     parse_segment_name, parse_snapshot_name, put_frame, put_segment_header, read_frame,
     read_segment_header, segment_name, snapshot_name,
 };
-pub use layout::{DiskUsage, disk_usage};
+pub use layout::{BACKUP_SCRATCH_DIR, DiskUsage, disk_usage};
 pub use lockfile::{DirLock, LOCK_FILE_NAME};
 pub use log::DurableWait;
-pub use mode::{Mode, Options, SNAPSHOT_INTERVAL_DEFAULT, SNAPSHOT_LOG_BYTES_DEFAULT};
+pub use mode::{Mode, Options, Retention, SNAPSHOT_INTERVAL_DEFAULT, SNAPSHOT_LOG_BYTES_DEFAULT};
 pub use recovery::{RecoveryReport, TornTail};
 pub use snapshot::{
     Loaded as LoadedSnapshot, SnapshotInfo, is_schema, load as load_snapshot,

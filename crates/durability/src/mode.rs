@@ -99,6 +99,30 @@ pub struct Options {
     pub snapshot_background: bool,
     /// Ops per snapshot block: the unit of checksumming and of replay at recovery.
     pub snapshot_block_ops_max: usize,
+    /// Which closed log segments a snapshot keeps after it has made them redundant: the
+    /// window point-in-time restores and incremental backups read from.
+    pub log_retention: Retention,
+    /// A directory every closed segment is copied to before a snapshot removes it (`None`:
+    /// no archive).
+    pub log_archive_dir: Option<std::path::PathBuf>,
+}
+
+/// How much redundant log a snapshot keeps: a segment stays while it was last written
+/// within `age`, or while it is among the newest redundant segments that together fit in
+/// `bytes`. The default keeps none (a snapshot removes every segment it covers).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Retention {
+    pub age: Option<Duration>,
+    pub bytes: u64,
+}
+
+impl Retention {
+    /// Whether a redundant segment last written `age` ago, with `newer_bytes` of redundant
+    /// segments newer than it, is still kept.
+    pub fn keeps(&self, age: Duration, newer_bytes: u64, bytes: u64) -> bool {
+        self.age.is_some_and(|window| age <= window)
+            || newer_bytes.saturating_add(bytes) <= self.bytes
+    }
 }
 
 impl Default for Options {
@@ -115,6 +139,8 @@ impl Default for Options {
             snapshot_on_close: true,
             snapshot_background: true,
             snapshot_block_ops_max: 4096,
+            log_retention: Retention::default(),
+            log_archive_dir: None,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_storage::{RedoOpRef, RedoRecord, RedoRecordRef, Storage};
+use quiver_storage::{RedoOp, RedoRecord, RedoRecordRef, Storage};
 
 use crate::disk::Disk;
 use crate::error::{Error, Result};
@@ -374,15 +374,16 @@ impl Replay<'_> {
             Err(
                 quiver_storage::Error::SchemaRuleExists { .. }
                 | quiver_storage::Error::SchemaRuleNotFound { .. },
-            ) if commit <= self.schema_bound
-                && !record.ops.is_empty()
-                && record.ops.iter().all(RedoOpRef::is_schema) =>
-            {
-                // The snapshot already holds this schema change; keep the commit number.
+            ) if commit <= self.schema_bound && record.changes_schema_only() => {
+                // The snapshot already holds this schema change; keep the commit number
+                // and its time.
+                let time = record
+                    .commit_time()
+                    .map(|micros| RedoOp::CommitTime { micros });
                 self.storage
                     .apply_redo(&RedoRecord {
                         commit,
-                        ops: Vec::new(),
+                        ops: time.into_iter().collect(),
                     })
                     .map_err(|source| Error::Replay {
                         path: path.to_path_buf(),

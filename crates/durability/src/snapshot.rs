@@ -771,6 +771,12 @@ impl<L: Loader> RedoSink for Block<'_, L> {
         self.storage.load_security(catalogue);
         Ok(())
     }
+
+    fn commit_time(&mut self, _: i64) -> quiver_storage::Result<()> {
+        Err(quiver_storage::Error::Replay(
+            "a snapshot's blocks carry no commit time".to_string(),
+        ))
+    }
 }
 
 struct Source<'a> {

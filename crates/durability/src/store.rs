@@ -10,8 +10,10 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 use quiver_storage::{CommitInfo, Storage};
 
+use crate::backup::{self, Piece};
 use crate::disk::{Disk, RealDisk};
 use crate::error::{Error, Result};
+use crate::frame::{SEGMENT_HEADER_BYTES, read_frame, read_segment_header};
 use crate::layout;
 use crate::lockfile::DirLock;
 use crate::log::{DurableWait, LogCore};
@@ -84,7 +86,18 @@ impl StoreState {
             .fetch_sub(bytes_before, Ordering::Relaxed);
         state.commit = info.commit;
         state.at = Instant::now();
-        let removed = layout::remove_covered(&*self.disk, &self.dir, info.commit)?;
+        if let Some(archive) = &self.options.log_archive_dir {
+            let copied = layout::archive_closed(&*self.disk, &self.dir, archive)?;
+            if copied > 0 {
+                tracing::info!(copied, archive = %archive.display(), "log segments archived");
+            }
+        }
+        let removed = layout::remove_covered(
+            &*self.disk,
+            &self.dir,
+            info.commit,
+            &self.options.log_retention,
+        )?;
         stats
             .segments_removed
             .fetch_add(removed as u64, Ordering::Relaxed);
@@ -192,6 +205,11 @@ impl Durability {
         options.validate()?;
         disk.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let lock = DirLock::acquire(&dir)?;
+        // Pieces a killed backup left behind.
+        let scratch = dir.join(layout::BACKUP_SCRATCH_DIR);
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
+        }
         let (storage, report) = recovery::recover(&*disk, &dir, true, options.record_bytes_max)?;
         let last = storage.last_committed();
         let log = LogCore::new(mode, &options, disk.clone(), dir.clone(), &storage, last);
@@ -319,6 +337,141 @@ impl Durability {
         &self.shared.recovery
     }
 
+    /// Writes a full backup piece into `dir` (created if needed): a snapshot of the store as
+    /// of one commit, read while writers go on, durable in the log before it is handed out.
+    /// Its last commit's time comes from the log; when the log no longer holds that commit,
+    /// the piece carries a time no earlier than it (the newest commit time when the snapshot
+    /// ended, or the clock then), which a restore to a time treats as the piece's time.
+    pub fn backup_full(&self, dir: &Path) -> Result<Piece> {
+        let s = &self.shared;
+        s.disk.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        if let Some(f) = s.log.fault() {
+            return Err(Error::Faulted(f));
+        }
+        let written = snapshot::write(
+            &*s.disk,
+            dir,
+            &s.storage,
+            0,
+            s.options.snapshot_block_ops_max,
+            |commit| s.log.wait_blocking(commit, true),
+        )?;
+        let bound = backup::now_micros().max(s.storage.last_commit_time().unwrap_or(0));
+        match written {
+            Some(info) => {
+                let time = self.commit_time(info.commit)?.unwrap_or(bound);
+                backup::full_piece(&info.path, info.commit, Some(time))
+            }
+            None => {
+                // Nothing committed yet: the chain starts from an empty store.
+                let path = dir.join("empty.qsnap");
+                std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+                backup::full_piece(&path, 0, None)
+            }
+        }
+    }
+
+    /// Writes an incremental backup piece into `dir` (created if needed): a log segment of
+    /// the commits after `after` up to the newest durable one. `None` when nothing was
+    /// committed since `after`. Fails with [`Error::LogGone`] when the log no longer holds
+    /// the commit right after `after`, and refuses an `after` this store never reached.
+    /// `after_time` is the chain's time for `after`: when the log still holds that commit
+    /// with another time, the chain is another database's (or this one's before it was
+    /// restored to an earlier point) and is refused.
+    pub fn backup_since(
+        &self,
+        after: u64,
+        after_time: Option<i64>,
+        dir: &Path,
+    ) -> Result<Option<Piece>> {
+        let s = &self.shared;
+        let durable = s.log.durable();
+        if let (Some(chain), Some(here)) = (after_time, self.commit_time(after)?)
+            && chain != here
+        {
+            return Err(Error::Backup {
+                path: s.dir.clone(),
+                reason: format!(
+                    "commit {after} of this database was committed at {here} (Unix \
+                     microseconds), the backup chain's at {chain}: the chain is another \
+                     database's history (take a full backup)"
+                ),
+            });
+        }
+        if after > durable {
+            return Err(Error::Backup {
+                path: s.dir.clone(),
+                reason: format!(
+                    "the backup chain ends at commit {after}, past this database's last \
+                     durable commit {durable}: it is another database's chain (take a full \
+                     backup)"
+                ),
+            });
+        }
+        if after == durable {
+            return Ok(None);
+        }
+        s.disk.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        // No snapshot removes a segment while it is read.
+        let _snapshots = s.snapshots.lock();
+        let listing = layout::list(&*s.disk, &s.dir)?;
+        let Some(start) = listing
+            .segments
+            .iter()
+            .rposition(|(base, _)| *base <= after + 1)
+        else {
+            return Err(Error::LogGone {
+                after,
+                oldest: listing.segments.first().map(|(base, _)| *base),
+            });
+        };
+        let path = dir.join("incremental.qlog");
+        let segments = &listing.segments[start..];
+        let piece = backup::write_incremental(&path, after, |emit| {
+            for (i, (_, segment)) in segments.iter().enumerate() {
+                let newest = i + 1 == segments.len();
+                if read_segment(&*s.disk, segment, newest, after, durable, emit)? {
+                    break;
+                }
+            }
+            Ok(())
+        })?;
+        if piece.last_commit < durable {
+            return Err(Error::Backup {
+                path: s.dir.clone(),
+                reason: format!(
+                    "the log could not be read past commit {} although {durable} is durable",
+                    piece.last_commit
+                ),
+            });
+        }
+        Ok(Some(piece))
+    }
+
+    /// The time of `commit` as the log on disk holds it; `None` when no segment holds it
+    /// (a snapshot made it redundant) or it was logged before commit times were.
+    fn commit_time(&self, commit: u64) -> Result<Option<i64>> {
+        let s = &self.shared;
+        let _snapshots = s.snapshots.lock();
+        let listing = layout::list(&*s.disk, &s.dir)?;
+        if commit == 0 {
+            return Ok(None);
+        }
+        let Some((_, path)) = listing.segments.iter().rev().find(|(b, _)| *b <= commit) else {
+            return Ok(None);
+        };
+        let mut time = None;
+        let found = read_segment(&*s.disk, path, true, commit - 1, commit, &mut |c, body| {
+            if c == commit {
+                time = quiver_storage::RedoRecordRef::decode(body)
+                    .ok()
+                    .and_then(|(record, _)| record.commit_time());
+            }
+            Ok(())
+        })?;
+        Ok(if found { time } else { None })
+    }
+
     pub fn stats(&self) -> DurabilityStats {
         let log = &self.shared.log;
         DurabilityStats::collect(
@@ -366,6 +519,40 @@ impl Durability {
         self.lock.lock().take();
         result
     }
+}
+
+/// Hands `emit` the frames of the segment at `path` with commits in `after + 1..=until`, in
+/// order; returns whether `until` was reached. A damaged frame before `until` is an error,
+/// except at the end of the newest segment, which the log writer may be appending to.
+fn read_segment(
+    disk: &dyn Disk,
+    path: &Path,
+    newest: bool,
+    after: u64,
+    until: u64,
+    emit: &mut dyn FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<bool> {
+    let bytes = disk.read(path).map_err(|e| Error::io(path, e))?;
+    read_segment_header(&bytes).map_err(|reason| Error::corrupt(path, 0, reason))?;
+    let mut at = SEGMENT_HEADER_BYTES;
+    while at < bytes.len() {
+        let frame = match read_frame(&bytes, at, quiver_storage::RECORD_BYTES_MAX) {
+            Ok(frame) => frame,
+            Err(_) if newest => return Ok(false),
+            Err(e) => return Err(Error::corrupt(path, at as u64, e.reason())),
+        };
+        if frame.commit > until {
+            return Ok(true);
+        }
+        if frame.commit > after {
+            emit(frame.commit, frame.body)?;
+        }
+        if frame.commit == until {
+            return Ok(true);
+        }
+        at = frame.next;
+    }
+    Ok(false)
 }
 
 impl Drop for Durability {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use quiver_durability::{Durability, Mode, Options};
+use quiver_durability::{Durability, Mode, Options, Retention};
 use quiver_engine::Database;
 use quiver_server::config::{self, Config, StorageMode};
 use quiver_server::metrics::Metrics;
@@ -43,6 +43,11 @@ pub(crate) async fn open_configured(
             flush_interval: config.commit_log.flush_interval,
             snapshot_log_bytes: config.commit_log.snapshot_log_bytes,
             snapshot_interval: config.commit_log.snapshot_interval,
+            log_retention: Retention {
+                age: config.commit_log.log_retention,
+                bytes: config.commit_log.log_retention_bytes,
+            },
+            log_archive_dir: config.commit_log.log_archive_dir.clone(),
             ..Options::default()
         };
         move || Database::open_with(&dir, mode, options, engine)

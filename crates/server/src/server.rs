@@ -208,6 +208,7 @@ impl Server {
         let timeouts = &config.timeouts;
 
         let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
+        let backup_graph = graph.clone();
         let connections = publish_to_graph(graph.as_ref(), &config, self_bolt_addr, self_http_addr);
         let bolt_protocol = Arc::new(BoltProtocol {
             shared: Arc::new(BoltShared {
@@ -242,6 +243,7 @@ impl Server {
                 cluster: cluster_view,
                 metrics_auth: config.auth.metrics_auth,
                 durability: config.durability,
+                graph: backup_graph,
             }),
             limits: watch_limits(timeouts),
             connections_max: limits.http_connections_max,

@@ -591,6 +591,11 @@ impl RedoSink for Unobserved<'_> {
     fn security(&mut self, _: Security) -> Result<()> {
         Err(Error::MixedSchemaAndData)
     }
+
+    fn commit_time(&mut self, micros: i64) -> Result<()> {
+        self.storage.note_commit_time(micros);
+        Ok(())
+    }
 }
 
 /// The entities a replayed record changed, for the constraint check after it.

@@ -34,6 +34,11 @@
 //! 14    DropConstraint            name
 //! 15    Security                  catalogue: u32 LE byte length, the catalogue's bytes
 //!                                 (see `security`): it replaces the whole catalogue
+//! 16    CommitTime                Unix microseconds, i64 LE: when the committing store (a
+//!                                 cluster's leader) took the commit number, under the
+//!                                 commit lock; never earlier than the previous commit's.
+//!                                 At most one per record, neither schema nor data; records
+//!                                 written before it existed have none (time unknown)
 //! 30    CreateVectorIndex         name, relationship: u64 (0 or 1), label or type: name,
 //!                                 key: name, dimensions: u64, similarity: name,
 //!                                 quantization: u64 (0 or 1), hnsw m: u64,
@@ -140,6 +145,11 @@ pub enum RedoOp {
     Security {
         catalogue: Arc<Security>,
     },
+    /// When the transaction committed, in Unix microseconds: a stamp on the record, not a
+    /// change (see [`RedoRecord::commit_time`]).
+    CommitTime {
+        micros: i64,
+    },
     CreateVectorIndex {
         name: String,
         relationship: bool,
@@ -181,11 +191,34 @@ impl RedoOp {
     }
 }
 
-/// The changes of one transaction, stamped with its commit number.
+/// The changes of one transaction, stamped with its commit number (and, in its
+/// [`RedoOp::CommitTime`] op, with its commit time).
 #[derive(Clone, Debug, Default)]
 pub struct RedoRecord {
     pub commit: u64,
     pub ops: Vec<RedoOp>,
+}
+
+impl RedoRecord {
+    /// When the transaction committed, in Unix microseconds; `None` for a record written
+    /// before commit times were logged.
+    pub fn commit_time(&self) -> Option<i64> {
+        self.ops.iter().find_map(|op| match op {
+            RedoOp::CommitTime { micros } => Some(*micros),
+            _ => None,
+        })
+    }
+
+    /// Whether the record changes the schema only: it has a change, and every change is a
+    /// schema op (the commit time stamp is no change).
+    pub fn changes_schema_only(&self) -> bool {
+        let mut changes = self
+            .ops
+            .iter()
+            .filter(|op| !matches!(op, RedoOp::CommitTime { .. }))
+            .peekable();
+        changes.peek().is_some() && changes.all(RedoOp::is_schema)
+    }
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -398,6 +431,9 @@ pub enum RedoOpRef<'a> {
     Security {
         catalogue: &'a [u8],
     },
+    CommitTime {
+        micros: i64,
+    },
     CreateVectorIndex {
         name: &'a str,
         relationship: bool,
@@ -449,6 +485,24 @@ impl RedoOpRef<'_> {
 }
 
 impl<'a> RedoRecordRef<'a> {
+    /// When the transaction committed (see [`RedoRecord::commit_time`]).
+    pub fn commit_time(&self) -> Option<i64> {
+        self.ops.iter().find_map(|op| match op {
+            RedoOpRef::CommitTime { micros } => Some(*micros),
+            _ => None,
+        })
+    }
+
+    /// Whether the record changes the schema only (see [`RedoRecord::changes_schema_only`]).
+    pub fn changes_schema_only(&self) -> bool {
+        let mut changes = self
+            .ops
+            .iter()
+            .filter(|op| !matches!(op, RedoOpRef::CommitTime { .. }))
+            .peekable();
+        changes.peek().is_some() && changes.all(RedoOpRef::is_schema)
+    }
+
     /// Decodes and checks one record from the front of `bytes`; returns it and the bytes it
     /// used. Truncated or malformed input is an error, never a panic.
     pub fn decode(bytes: &'a [u8]) -> Result<(RedoRecordRef<'a>, usize)> {
@@ -484,6 +538,13 @@ impl<'a> RedoRecordRef<'a> {
         }
         if !r.r.at_end() {
             return Err(corrupt(4 + r.r.pos(), "trailing bytes"));
+        }
+        let stamps = ops
+            .iter()
+            .filter(|op| matches!(op, RedoOpRef::CommitTime { .. }))
+            .count();
+        if stamps > 1 {
+            return Err(corrupt(13, "more than one commit time"));
         }
         Ok((RedoRecordRef { commit, ops }, 4 + payload))
     }
@@ -550,6 +611,10 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
         }
         RedoOp::DropIndex { name } => put_names(out, 13, &[name]),
         RedoOp::DropConstraint { name } => put_names(out, 14, &[name]),
+        RedoOp::CommitTime { micros } => {
+            out.push(16);
+            out.extend_from_slice(&micros.to_le_bytes());
+        }
         RedoOp::Security { catalogue } => {
             out.push(15);
             let bytes = catalogue.encode();
@@ -793,6 +858,9 @@ impl<'a> Fields<'a> {
             14 => RedoOpRef::DropConstraint {
                 name: self.name_ref()?,
             },
+            16 => RedoOpRef::CommitTime {
+                micros: self.u64()? as i64,
+            },
             15 => {
                 let n = self.count()?;
                 let catalogue = self.r.take(n)?;
@@ -968,8 +1036,69 @@ mod tests {
                 RedoOp::DropIndex { name: "i".into() },
                 RedoOp::DeleteRelationship { id: 7 },
                 RedoOp::DeleteNode { id: 1 },
+                RedoOp::CommitTime {
+                    micros: 1_767_225_600_123_456,
+                },
             ],
         }
+    }
+
+    /// A record written before commit times were logged decodes as it did, its time unknown.
+    #[test]
+    fn a_record_without_a_commit_time_reads_with_the_time_unknown() {
+        let mut rec = sample();
+        rec.ops
+            .retain(|op| !matches!(op, RedoOp::CommitTime { .. }));
+        let (back, _) = RedoRecord::decode(&rec.encode()).unwrap();
+        assert_eq!(back.commit_time(), None);
+        assert_eq!(back.ops.len(), rec.ops.len());
+        assert_eq!(
+            RedoRecord::decode(&sample().encode())
+                .unwrap()
+                .0
+                .commit_time(),
+            Some(1_767_225_600_123_456)
+        );
+    }
+
+    /// A record's time is one fact: two stamps are corruption, not a choice for the reader.
+    #[test]
+    fn a_record_with_two_commit_times_is_refused() {
+        let mut rec = sample();
+        rec.ops.push(RedoOp::CommitTime { micros: 1 });
+        assert!(matches!(
+            RedoRecord::decode(&rec.encode()),
+            Err(Error::Corrupt {
+                reason: "more than one commit time",
+                ..
+            })
+        ));
+    }
+
+    /// The stamp is no change: a schema transaction with its time is still schema only.
+    #[test]
+    fn the_commit_time_is_neither_schema_nor_data() {
+        let schema = RedoRecord {
+            commit: 3,
+            ops: vec![
+                RedoOp::DropIndex { name: "i".into() },
+                RedoOp::CommitTime { micros: 5 },
+            ],
+        };
+        assert!(schema.changes_schema_only());
+        let bytes = schema.encode();
+        assert!(
+            RedoRecordRef::decode(&bytes)
+                .unwrap()
+                .0
+                .changes_schema_only()
+        );
+        let stamp_only = RedoRecord {
+            commit: 4,
+            ops: vec![RedoOp::CommitTime { micros: 5 }],
+        };
+        assert!(!stamp_only.changes_schema_only());
+        assert!(!sample().changes_schema_only());
     }
 
     fn vector_index(hnsw_ef_search: usize) -> RedoOp {

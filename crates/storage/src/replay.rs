@@ -62,6 +62,9 @@ pub trait RedoSink {
     fn drop_constraint(&mut self, name: &str) -> Result<()>;
     /// The users and roles after the transaction, whole.
     fn security(&mut self, catalogue: Security) -> Result<()>;
+    /// When the transaction committed, in Unix microseconds: no change, but a store that
+    /// replays it keeps its commit clock from running backwards.
+    fn commit_time(&mut self, micros: i64) -> Result<()>;
 }
 
 /// A `CreateSchemaIndex` op's rule, by name.
@@ -185,6 +188,7 @@ impl RedoOpRef<'_> {
             RedoOpRef::DropIndex { name } => sink.drop_index(name),
             RedoOpRef::DropConstraint { name } => sink.drop_constraint(name),
             RedoOpRef::Security { catalogue } => sink.security(Security::decode(catalogue)?),
+            RedoOpRef::CommitTime { micros } => sink.commit_time(micros),
         }
     }
 
@@ -352,6 +356,11 @@ impl RedoSink for Vec<RedoOp> {
         self.push(RedoOp::Security {
             catalogue: Arc::new(catalogue),
         });
+        Ok(())
+    }
+
+    fn commit_time(&mut self, micros: i64) -> Result<()> {
+        self.push(RedoOp::CommitTime { micros });
         Ok(())
     }
 }

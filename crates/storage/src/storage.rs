@@ -30,6 +30,21 @@ pub(crate) struct CommitSlot {
     pub log: Option<Arc<dyn CommitLog>>,
     /// The newest ticket the log handed out: tickets follow the commit order.
     pub last_ticket: Option<crate::commit_log::DurabilityTicket>,
+    /// The newest commit time stamped or replayed, in Unix microseconds (0: none yet).
+    pub last_commit_micros: i64,
+}
+
+impl CommitSlot {
+    /// The time for the commit being numbered now: the wall clock, but never earlier than
+    /// the previous commit's, so commit times follow commit numbers even when the clock
+    /// steps back.
+    pub fn stamp_commit_time(&mut self) -> i64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        self.last_commit_micros = self.last_commit_micros.max(now);
+        self.last_commit_micros
+    }
 }
 
 /// The in-memory graph store. Share it as `Arc<Storage>`; every method takes `&self`.
@@ -163,6 +178,7 @@ impl Storage {
             commit: Mutex::new(CommitSlot {
                 log: None,
                 last_ticket: None,
+                last_commit_micros: 0,
             }),
             has_log: AtomicBool::new(false),
             last_committed: AtomicU64::new(0),
@@ -176,6 +192,19 @@ impl Storage {
             live_deltas: AtomicI64::new(0),
             deltas: crate::mvcc::DeltaPool::new(),
         })
+    }
+
+    /// The newest commit time this store stamped or replayed, in Unix microseconds; `None`
+    /// before any (a fresh store, or one recovered from records without times).
+    pub fn last_commit_time(&self) -> Option<i64> {
+        let micros = self.commit.lock().last_commit_micros;
+        (micros != 0).then_some(micros)
+    }
+
+    /// Remembers a replayed commit's time, so the next commit stamped here is not earlier.
+    pub(crate) fn note_commit_time(&self, micros: i64) {
+        let mut slot = self.commit.lock();
+        slot.last_commit_micros = slot.last_commit_micros.max(micros);
     }
 
     /// The installed commit log, if any: what the engine asks to wait for acknowledgements.

@@ -510,11 +510,11 @@ impl Transaction {
             None => last + 1,
         };
         let mut ticket = None;
-        if let (Some(log), false) = (&slot.log, tx.replay) {
-            let record = RedoRecord {
-                commit: n,
-                ops: std::mem::take(&mut st.redo),
-            };
+        let logged = (slot.log.is_some() && !tx.replay).then(|| slot.stamp_commit_time());
+        if let (Some(log), Some(micros)) = (&slot.log, logged) {
+            let mut ops = std::mem::take(&mut st.redo);
+            ops.push(RedoOp::CommitTime { micros });
+            let record = RedoRecord { commit: n, ops };
             match log.append(&record) {
                 Ok(t) => ticket = Some(t),
                 Err(e) => {

@@ -739,6 +739,11 @@ impl RedoSink for Replay<'_> {
         });
         Ok(())
     }
+
+    fn commit_time(&mut self, micros: i64) -> Result<()> {
+        self.storage.note_commit_time(micros);
+        Ok(())
+    }
 }
 
 /// Index maintenance after property `key` of entity `id` changed from `old` to what `props`

@@ -620,6 +620,67 @@ fn redo_records_replay_into_an_equal_store() {
     assert!(matches!(replica.apply_redo(&rec), Err(Error::Replay(_))));
 }
 
+/// Every logged commit carries its time, taken under the commit lock: times follow commit
+/// numbers, fall within the commit's call, and a replica that replays them stamps its own
+/// next commit no earlier than the last one it replayed.
+#[test]
+fn every_logged_commit_carries_a_time_that_never_runs_backwards() {
+    let (db, t) = setup();
+    let log = Arc::new(Capture(Mutex::new(Vec::new())));
+    db.set_commit_log(Some(log.clone()));
+    let micros = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as i64
+    };
+    let before = micros();
+    for _ in 0..20 {
+        let w = db.begin_write();
+        w.create_node(&[t.person], &[]).unwrap();
+        w.commit().unwrap();
+    }
+    let after = micros();
+    let records: Vec<RedoRecord> = log
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|bytes| RedoRecord::decode(bytes).unwrap().0)
+        .collect();
+    let times: Vec<i64> = records.iter().map(|r| r.commit_time().unwrap()).collect();
+    assert_eq!(times.len(), 20);
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    assert!(before <= times[0] && times[19] <= after, "{times:?}");
+    assert_eq!(db.last_commit_time(), Some(times[19]));
+
+    // A replica replays a time from its future: its own next commit is stamped no earlier.
+    let replica = Storage::new();
+    let future = RedoRecord {
+        commit: 1,
+        ops: vec![
+            RedoOp::CreateNode {
+                id: 0,
+                labels: vec![],
+                props: vec![],
+            },
+            RedoOp::CommitTime {
+                micros: after + 3_600_000_000,
+            },
+        ],
+    };
+    replica.apply_redo(&future).unwrap();
+    assert_eq!(replica.last_commit_time(), Some(after + 3_600_000_000));
+    let replica_log = Arc::new(Capture(Mutex::new(Vec::new())));
+    replica.set_commit_log(Some(replica_log.clone()));
+    let w = replica.begin_write();
+    w.create_node(&[], &[]).unwrap();
+    w.commit().unwrap();
+    let bytes = replica_log.0.lock().unwrap()[0].clone();
+    let stamped = RedoRecord::decode(&bytes).unwrap().0.commit_time();
+    assert_eq!(stamped, Some(after + 3_600_000_000));
+}
+
 struct Refuse;
 
 impl CommitLog for Refuse {

@@ -59,6 +59,18 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub snapshot_interval_ms: Option<u64>,
 
+    /// Keep commit-log segments a snapshot made redundant while they were last written this recently, for incremental backups and point-in-time restores; 0 keeps none by age [default: 0] [env: QUIVER_LOG_RETENTION_MS]
+    #[arg(long, value_name = "MS")]
+    pub log_retention_ms: Option<u64>,
+
+    /// Keep the newest commit-log segments a snapshot made redundant up to this many bytes, for incremental backups and point-in-time restores [default: 0] [env: QUIVER_LOG_RETENTION_BYTES]
+    #[arg(long, value_name = "BYTES")]
+    pub log_retention_bytes: Option<u64>,
+
+    /// Copy every closed commit-log segment into this directory before a snapshot removes it [default: none] [env: QUIVER_LOG_ARCHIVE_DIR]
+    #[arg(long, value_name = "DIR")]
+    pub log_archive_dir: Option<PathBuf>,
+
     /// The log writer writes and syncs commits nobody waits on this often: in buffered durability, the most a power cut can lose [default: 50] [env: QUIVER_FLUSH_INTERVAL_MS]
     #[arg(long, value_name = "MS")]
     pub flush_interval_ms: Option<u64>,
@@ -283,6 +295,9 @@ impl Layer {
             snapshot_log_bytes: env_value(&lookup, "QUIVER_SNAPSHOT_LOG_BYTES")?,
             snapshot_interval_ms: env_value(&lookup, "QUIVER_SNAPSHOT_INTERVAL_MS")?,
             flush_interval_ms: env_value(&lookup, "QUIVER_FLUSH_INTERVAL_MS")?,
+            log_retention_ms: env_value(&lookup, "QUIVER_LOG_RETENTION_MS")?,
+            log_retention_bytes: env_value(&lookup, "QUIVER_LOG_RETENTION_BYTES")?,
+            log_archive_dir: lookup("QUIVER_LOG_ARCHIVE_DIR").map(PathBuf::from),
             auth: env_value(&lookup, "QUIVER_AUTH")?,
             allow_unauthenticated_network: env_value(
                 &lookup,
@@ -396,6 +411,9 @@ impl Layer {
             snapshot_log_bytes: self.snapshot_log_bytes.or(lower.snapshot_log_bytes),
             snapshot_interval_ms: self.snapshot_interval_ms.or(lower.snapshot_interval_ms),
             flush_interval_ms: self.flush_interval_ms.or(lower.flush_interval_ms),
+            log_retention_ms: self.log_retention_ms.or(lower.log_retention_ms),
+            log_retention_bytes: self.log_retention_bytes.or(lower.log_retention_bytes),
+            log_archive_dir: self.log_archive_dir.or(lower.log_archive_dir),
             auth: self.auth.or(lower.auth),
             allow_unauthenticated_network: self
                 .allow_unauthenticated_network

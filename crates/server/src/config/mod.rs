@@ -139,6 +139,12 @@ pub struct CommitLogSettings {
     /// A snapshot once this long has passed since the last (and something was committed);
     /// `None`: by log size only.
     pub snapshot_interval: Option<Duration>,
+    /// Redundant segments kept while last written this recently (`None`: none by age).
+    pub log_retention: Option<Duration>,
+    /// The newest redundant segments kept up to this many bytes.
+    pub log_retention_bytes: u64,
+    /// Where every closed segment is copied before a snapshot removes it.
+    pub log_archive_dir: Option<std::path::PathBuf>,
 }
 
 /// Smallest log-size threshold accepted: below it the server would do little but write
@@ -510,6 +516,12 @@ fn commit_log_settings(layer: &Layer) -> Result<CommitLogSettings, ConfigError> 
         flush_interval,
         snapshot_log_bytes,
         snapshot_interval,
+        log_retention: layer
+            .log_retention_ms
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis),
+        log_retention_bytes: layer.log_retention_bytes.unwrap_or(0),
+        log_archive_dir: layer.log_archive_dir.clone(),
     })
 }
 

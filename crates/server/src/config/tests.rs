@@ -498,6 +498,9 @@ fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
             flush_interval: durability.flush_interval,
             snapshot_log_bytes: durability.snapshot_log_bytes,
             snapshot_interval: durability.snapshot_interval,
+            log_retention: None,
+            log_retention_bytes: 0,
+            log_archive_dir: None,
         }
     );
     let config = resolve_with_file(
@@ -515,6 +518,24 @@ fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
     );
     assert_eq!(config.commit_log.flush_interval, Duration::from_millis(10));
     assert_eq!(config.commit_log.snapshot_log_bytes, 32 << 20, "file");
+    let retained = resolve_with_file(
+        "log_retention_bytes = 1048576\nlog_archive_dir = \"archive\"\n",
+        &["--log-retention-ms", "86400000"],
+        &[("QUIVER_LOG_RETENTION_BYTES", "4096")],
+    )
+    .expect("valid layers");
+    assert_eq!(
+        retained.commit_log.log_retention,
+        Some(Duration::from_secs(86400))
+    );
+    assert_eq!(
+        retained.commit_log.log_retention_bytes, 4096,
+        "env over file"
+    );
+    assert_eq!(
+        retained.commit_log.log_archive_dir.as_deref(),
+        Some(std::path::Path::new("archive"))
+    );
     for (var, value, setting) in [
         ("QUIVER_SNAPSHOT_LOG_BYTES", "4096", "snapshot_log_bytes"),
         ("QUIVER_FLUSH_INTERVAL_MS", "0", "flush_interval_ms"),

@@ -3,6 +3,7 @@
 //! ([`api`]).
 
 pub mod api;
+pub mod backup;
 mod body;
 mod respond;
 mod service;

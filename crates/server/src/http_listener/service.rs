@@ -43,6 +43,8 @@ pub struct HttpShared {
     /// The commit log's durability mode, reported by `/stats` (the console's server panel
     /// shows it).
     pub durability: crate::config::Durability,
+    /// The graph served, for `/db/{db}/backup` (none on a server without one).
+    pub graph: Option<Arc<crate::graph::Graph>>,
 }
 
 /// Keeps a request counted as in flight (globally and on its connection) until its response body is
@@ -136,6 +138,10 @@ impl HttpShared {
             "/cluster/status" => Some(HttpShared::cluster_status),
             _ => None,
         };
+        if let Some(name) = backup_database(request.uri().path()) {
+            let name = name.to_owned();
+            return self.backup(request, &name, peer).await;
+        }
         if let Some(tail) = request.uri().path().strip_prefix("/cluster/members")
             && (tail.is_empty() || tail.starts_with('/'))
         {
@@ -253,6 +259,68 @@ impl HttpShared {
         respond::json(answer.http, &answer.body)
     }
 
+    /// `GET /db/{db}/backup[?after=N]`: a backup piece, for an administrator (see
+    /// [`super::backup`]).
+    async fn backup(
+        &self,
+        request: Request<Incoming>,
+        name: &str,
+        peer: SocketAddr,
+    ) -> Response<ApiBody> {
+        if request.method() != Method::GET {
+            let mut response = respond::neo4j_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                Status::RequestInvalid,
+                "Only GET is allowed here.",
+            );
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET"));
+            return response;
+        }
+        match self.authenticate(&request, peer).await {
+            Err(refused) => return refused,
+            Ok(principal) if !principal.admin => {
+                return respond::neo4j_error(
+                    StatusCode::FORBIDDEN,
+                    Status::Forbidden,
+                    "Taking a backup needs the admin role.",
+                );
+            }
+            Ok(principal) => {
+                tracing::info!(user = %principal.name, %peer, "backup requested");
+            }
+        }
+        let graph = match &self.graph {
+            Some(graph) if name == super::backup::DATABASE_NAME => graph,
+            _ => {
+                return respond::neo4j_error(
+                    StatusCode::NOT_FOUND,
+                    Status::RequestInvalid,
+                    &format!("No database named `{name}` to back up."),
+                );
+            }
+        };
+        if graph.cluster().is_some() {
+            return respond::neo4j_error(
+                StatusCode::NOT_FOUND,
+                Status::RequestInvalid,
+                "Backups are taken from a single server; a cluster member does not serve them.",
+            );
+        }
+        let wanted = match super::backup::parse_query(request.uri().query()) {
+            Ok(wanted) => wanted,
+            Err(message) => {
+                return respond::neo4j_error(
+                    StatusCode::BAD_REQUEST,
+                    Status::RequestInvalid,
+                    &message,
+                );
+            }
+        };
+        super::backup::answer(Arc::clone(graph.database()), wanted).await
+    }
+
     /// Checks the request's credentials when authentication is on; the refusal is the response.
     /// Who the request is from (with authentication off, the anonymous administrator).
     async fn authenticate<B>(
@@ -344,6 +412,15 @@ fn body_error(error: &BodyError, activity: &Activity) -> Response<ApiBody> {
     respond::closing(respond::neo4j_error(status, code, &error.to_string()))
 }
 
+/// The database a `/db/{db}/backup` path names.
+fn backup_database(path: &str) -> Option<&str> {
+    let name = path
+        .strip_prefix("/db/")?
+        .strip_suffix("/backup")
+        .or_else(|| path.strip_prefix("/db/")?.strip_suffix("/backup/"))?;
+    (!name.is_empty() && !name.contains('/')).then_some(name)
+}
+
 /// Longest `Authorization` header decoded; real Basic credentials are far shorter.
 const AUTHORIZATION_BYTES_MAX: usize = 4096;
 
@@ -384,6 +461,15 @@ mod tests {
             .header(AUTHORIZATION, value)
             .body(())
             .expect("valid request")
+    }
+
+    #[test]
+    fn a_backup_path_names_one_database_and_nothing_else() {
+        assert_eq!(backup_database("/db/neo4j/backup"), Some("neo4j"));
+        assert_eq!(backup_database("/db/neo4j/backup/"), Some("neo4j"));
+        for other in ["/db//backup", "/db/a/b/backup", "/db/neo4j/tx", "/backup"] {
+            assert_eq!(backup_database(other), None, "{other}");
+        }
     }
 
     #[test]
