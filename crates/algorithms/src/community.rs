@@ -1,0 +1,380 @@
+//! Communities: Louvain modularity optimisation, label propagation and k-core decomposition.
+//!
+//! All three read the graph as undirected: a directed relationship links its ends both ways.
+//! Communities are named by their smallest node index, so names do not depend on the order
+//! the work ran in.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::control::BLOCK;
+use crate::{Control, Graph, Interrupted};
+
+/// A symmetric weighted adjacency, parallel entries merged: `rows[i]` is `(j, w)` sorted by
+/// `j`. Every relationship appears at both of its ends, a self-loop twice in its node's row.
+struct Symmetric {
+    rows: Vec<Vec<(u32, f64)>>,
+}
+
+impl Symmetric {
+    fn of(graph: &Graph, control: &Control<'_>) -> Result<Symmetric, Interrupted> {
+        graph.prepare_incoming();
+        let rows = control.install(|| {
+            (0..graph.node_count() as u32)
+                .into_par_iter()
+                .map(|u| {
+                    if (u as usize).is_multiple_of(BLOCK) {
+                        control.check()?;
+                    }
+                    Ok(merge(graph.both_weighted(u).collect()))
+                })
+                .collect::<Result<Vec<_>, Interrupted>>()
+        })?;
+        Ok(Symmetric { rows })
+    }
+
+    fn strength(&self, i: usize) -> f64 {
+        self.rows[i].iter().map(|e| e.1).sum()
+    }
+}
+
+/// Sorts entries by neighbour and adds up the weights of equal ones.
+fn merge(mut row: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
+    row.sort_unstable_by_key(|e| e.0);
+    let mut out: Vec<(u32, f64)> = Vec::with_capacity(row.len());
+    for (j, w) in row {
+        match out.last_mut() {
+            Some(last) if last.0 == j => last.1 += w,
+            _ => out.push((j, w)),
+        }
+    }
+    out
+}
+
+/// What Louvain runs.
+#[derive(Clone, Debug)]
+pub struct LouvainConfig {
+    /// The most levels (aggregations) run.
+    pub max_levels: usize,
+    /// The most passes over the nodes in one level.
+    pub max_iterations: usize,
+    /// A level (and a pass) ends when modularity rose by less than this.
+    pub tolerance: f64,
+}
+
+impl Default for LouvainConfig {
+    fn default() -> Self {
+        LouvainConfig {
+            max_levels: 10,
+            max_iterations: 10,
+            tolerance: 0.0001,
+        }
+    }
+}
+
+/// Louvain's result: each node's final community, its community after each level, and the
+/// modularity after each level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Louvain {
+    pub communities: Vec<u32>,
+    pub levels: Vec<Vec<u32>>,
+    pub modularities: Vec<f64>,
+}
+
+impl Louvain {
+    /// The modularity of the final communities (zero for a graph with no relationships).
+    pub fn modularity(&self) -> f64 {
+        self.modularities.last().copied().unwrap_or(0.0)
+    }
+}
+
+/// Louvain's method: nodes move, one at a time in index order, to the neighbouring community
+/// that raises modularity most (ties to the smaller community), until a pass gains less than
+/// the tolerance; then communities become the nodes of the next level. Deterministic.
+pub fn louvain(
+    graph: &Graph,
+    config: &LouvainConfig,
+    control: &Control<'_>,
+) -> Result<Louvain, Interrupted> {
+    let n = graph.node_count();
+    let mut level = Symmetric::of(graph, control)?;
+    let total: f64 = (0..n).map(|i| level.strength(i)).sum();
+    // Each original node's community in the current level's nodes.
+    let mut assignment: Vec<u32> = (0..n as u32).collect();
+    let mut levels = Vec::new();
+    let mut modularities = Vec::new();
+    if total <= 0.0 {
+        return Ok(Louvain {
+            communities: assignment,
+            levels,
+            modularities,
+        });
+    }
+    let mut previous = modularity(&level, &(0..n as u32).collect::<Vec<_>>(), total);
+    for _ in 0..config.max_levels {
+        control.check()?;
+        let community = local_moving(&level, total, config, control)?;
+        let q = modularity(&level, &community, total);
+        let (dense, count) = renumber(&community);
+        if count == level.rows.len() || q - previous < config.tolerance {
+            if q > previous && count < level.rows.len() {
+                assignment = assignment.iter().map(|c| dense[*c as usize]).collect();
+                levels.push(name_by_smallest(&assignment));
+                modularities.push(q);
+            }
+            break;
+        }
+        assignment = assignment.iter().map(|c| dense[*c as usize]).collect();
+        levels.push(name_by_smallest(&assignment));
+        modularities.push(q);
+        previous = q;
+        level = aggregate(&level, &dense, count);
+    }
+    let communities = levels
+        .last()
+        .cloned()
+        .unwrap_or_else(|| (0..n as u32).collect());
+    Ok(Louvain {
+        communities,
+        levels,
+        modularities,
+    })
+}
+
+/// One level's local moving phase: each node's community among the level's nodes.
+fn local_moving(
+    level: &Symmetric,
+    total: f64,
+    config: &LouvainConfig,
+    control: &Control<'_>,
+) -> Result<Vec<u32>, Interrupted> {
+    let n = level.rows.len();
+    let strength: Vec<f64> = (0..n).map(|i| level.strength(i)).collect();
+    let mut community: Vec<u32> = (0..n as u32).collect();
+    let mut tot = strength.clone();
+    let mut links: HashMap<u32, f64> = HashMap::new();
+    let mut q = modularity(level, &community, total);
+    for _ in 0..config.max_iterations {
+        let mut moved = false;
+        for i in 0..n {
+            if i.is_multiple_of(BLOCK) {
+                control.check()?;
+            }
+            let own = community[i];
+            links.clear();
+            for &(j, w) in &level.rows[i] {
+                if j as usize != i {
+                    *links.entry(community[j as usize]).or_insert(0.0) += w;
+                }
+            }
+            let k = strength[i];
+            tot[own as usize] -= k;
+            let gain = |c: u32, to_c: f64| to_c - tot[c as usize] * k / total;
+            let mut best = own;
+            let mut best_gain = gain(own, links.get(&own).copied().unwrap_or(0.0));
+            for (&c, &w) in &links {
+                let g = gain(c, w);
+                if g > best_gain || (g == best_gain && c < best && c != own && best != own) {
+                    best = c;
+                    best_gain = g;
+                }
+            }
+            tot[best as usize] += k;
+            if best != own {
+                community[i] = best;
+                moved = true;
+            }
+        }
+        let next = modularity(level, &community, total);
+        let gained = next - q;
+        q = next;
+        if !moved || gained < config.tolerance {
+            break;
+        }
+    }
+    Ok(community)
+}
+
+/// Newman's modularity of `community` over a symmetric adjacency of total weight `total`.
+fn modularity(level: &Symmetric, community: &[u32], total: f64) -> f64 {
+    let mut inside: HashMap<u32, f64> = HashMap::new();
+    let mut degree: HashMap<u32, f64> = HashMap::new();
+    for (i, row) in level.rows.iter().enumerate() {
+        let c = community[i];
+        for &(j, w) in row {
+            *degree.entry(c).or_insert(0.0) += w;
+            if community[j as usize] == c {
+                *inside.entry(c).or_insert(0.0) += w;
+            }
+        }
+    }
+    degree
+        .iter()
+        .map(|(c, d)| inside.get(c).copied().unwrap_or(0.0) / total - (d / total).powi(2))
+        .sum()
+}
+
+/// Communities renamed `0..count` in order of first appearance, and the count.
+fn renumber(community: &[u32]) -> (Vec<u32>, usize) {
+    let mut names = HashMap::new();
+    let dense = community
+        .iter()
+        .map(|c| {
+            let next = names.len() as u32;
+            *names.entry(*c).or_insert(next)
+        })
+        .collect();
+    (dense, names.len())
+}
+
+/// The next level: one node per community, relationships between communities summed
+/// (those inside one become its self-loop).
+fn aggregate(level: &Symmetric, dense: &[u32], count: usize) -> Symmetric {
+    let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); count];
+    for (i, row) in level.rows.iter().enumerate() {
+        let c = dense[i] as usize;
+        rows[c].extend(row.iter().map(|&(j, w)| (dense[j as usize], w)));
+    }
+    Symmetric {
+        rows: rows.into_iter().map(merge).collect(),
+    }
+}
+
+/// Renames each community after its smallest member.
+pub fn name_by_smallest(community: &[u32]) -> Vec<u32> {
+    let mut smallest: HashMap<u32, u32> = HashMap::new();
+    for (i, c) in community.iter().enumerate() {
+        smallest.entry(*c).or_insert(i as u32);
+    }
+    community.iter().map(|c| smallest[c]).collect()
+}
+
+/// Label propagation's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Labels {
+    pub communities: Vec<u32>,
+    pub ran_iterations: usize,
+    pub did_converge: bool,
+}
+
+/// Label propagation: every node starts with its own label (or its seed) and, one at a time
+/// in index order, takes the label of greatest total relationship weight among its
+/// neighbours, keeping its own on a tie with it and otherwise taking the smallest, until no
+/// label changes or `max_iterations` passes ran.
+pub fn label_propagation(
+    graph: &Graph,
+    max_iterations: usize,
+    seeds: Option<&[u32]>,
+    control: &Control<'_>,
+) -> Result<Labels, Interrupted> {
+    let n = graph.node_count();
+    let adjacency = Symmetric::of(graph, control)?;
+    let mut label: Vec<u32> = match seeds {
+        Some(s) => s.to_vec(),
+        None => (0..n as u32).collect(),
+    };
+    let mut votes: HashMap<u32, f64> = HashMap::new();
+    let mut ran_iterations = 0;
+    let mut did_converge = false;
+    while ran_iterations < max_iterations {
+        ran_iterations += 1;
+        let mut changed = false;
+        for i in 0..n {
+            if i.is_multiple_of(BLOCK) {
+                control.check()?;
+            }
+            votes.clear();
+            for &(j, w) in &adjacency.rows[i] {
+                if j as usize != i {
+                    *votes.entry(label[j as usize]).or_insert(0.0) += w;
+                }
+            }
+            let Some(top) = votes.values().copied().reduce(f64::max) else {
+                continue;
+            };
+            let own = label[i];
+            if votes.get(&own) == Some(&top) {
+                continue;
+            }
+            let best = votes
+                .iter()
+                .filter(|(_, w)| **w == top)
+                .map(|(l, _)| *l)
+                .min()
+                .unwrap_or(own);
+            label[i] = best;
+            changed = true;
+        }
+        if !changed {
+            did_converge = true;
+            break;
+        }
+    }
+    let communities = if seeds.is_some() {
+        label
+    } else {
+        name_by_smallest(&label)
+    };
+    Ok(Labels {
+        communities,
+        ran_iterations,
+        did_converge,
+    })
+}
+
+/// Each node's core number: the largest `k` such that it belongs to a subgraph where every
+/// node has at least `k` distinct neighbours (self-loops and parallel relationships aside).
+/// The bucket algorithm of Batagelj and Zaversnik, in O(relationships).
+pub fn k_core(graph: &Graph, control: &Control<'_>) -> Result<Vec<u32>, Interrupted> {
+    let n = graph.node_count();
+    let adjacency = Symmetric::of(graph, control)?;
+    let neighbours = |v: usize| {
+        adjacency.rows[v]
+            .iter()
+            .map(|e| e.0)
+            .filter(move |&u| u as usize != v)
+    };
+    let mut degree: Vec<u32> = (0..n).map(|v| neighbours(v).count() as u32).collect();
+    let max = degree.iter().copied().max().unwrap_or(0) as usize;
+    // Nodes sorted by degree, with where each degree's run starts.
+    let mut start = vec![0usize; max + 2];
+    for &d in &degree {
+        start[d as usize + 1] += 1;
+    }
+    for d in 0..=max {
+        start[d + 1] += start[d];
+    }
+    let mut next = start.clone();
+    let mut order = vec![0u32; n];
+    let mut position = vec![0usize; n];
+    for v in 0..n {
+        let d = degree[v] as usize;
+        position[v] = next[d];
+        order[next[d]] = v as u32;
+        next[d] += 1;
+    }
+    for i in 0..n {
+        if i.is_multiple_of(BLOCK) {
+            control.check()?;
+        }
+        let v = order[i] as usize;
+        for u in neighbours(v) {
+            let u = u as usize;
+            if degree[u] > degree[v] {
+                // Move u to the front of its degree's run, then shrink its degree.
+                let du = degree[u] as usize;
+                let first = start[du];
+                let w = order[first] as usize;
+                if w != u {
+                    order.swap(position[u], first);
+                    position[w] = position[u];
+                    position[u] = first;
+                }
+                start[du] += 1;
+                degree[u] -= 1;
+            }
+        }
+    }
+    Ok(degree)
+}

@@ -1,0 +1,115 @@
+//! Triangles and the local clustering coefficient, over an undirected graph taken as simple:
+//! parallel relationships count once and self-loops not at all.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::{Control, Graph, Interrupted};
+
+/// Each node's triangles, `None` for a node left out because it has more than `max_degree`
+/// distinct neighbours (its triangles are not counted for anyone), and the graph's total.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Triangles {
+    pub per_node: Vec<Option<u64>>,
+    pub total: u64,
+}
+
+/// Counts triangles: each is found once, from its smallest node, by intersecting the sorted
+/// neighbour lists of its two smaller nodes; nodes are taken in parallel.
+pub fn triangles(
+    graph: &Graph,
+    max_degree: Option<u64>,
+    control: &Control<'_>,
+) -> Result<Triangles, Interrupted> {
+    let simple = simple_neighbours(graph, control)?;
+    let n = simple.len();
+    let kept: Vec<bool> = simple
+        .iter()
+        .map(|s| max_degree.is_none_or(|m| s.len() as u64 <= m))
+        .collect();
+    let counts: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+    let total: u64 = control
+        .blocks(n, |range| {
+            let mut found = 0u64;
+            for u in range {
+                if !kept[u] {
+                    continue;
+                }
+                let nu = &simple[u];
+                for &v in nu.iter().filter(|&&v| v as usize > u && kept[v as usize]) {
+                    let nv = &simple[v as usize];
+                    let (mut i, mut j) = (0, 0);
+                    while i < nu.len() && j < nv.len() {
+                        let (a, b) = (nu[i], nv[j]);
+                        match a.cmp(&b) {
+                            std::cmp::Ordering::Less => i += 1,
+                            std::cmp::Ordering::Greater => j += 1,
+                            std::cmp::Ordering::Equal => {
+                                if a > v && kept[a as usize] {
+                                    found += 1;
+                                    for x in [u as u32, v, a] {
+                                        counts[x as usize].fetch_add(1, Ordering::Relaxed);
+                                    }
+                                }
+                                i += 1;
+                                j += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            found
+        })?
+        .into_iter()
+        .sum();
+    let per_node = counts
+        .into_iter()
+        .zip(kept)
+        .map(|(c, k)| k.then(|| c.into_inner()))
+        .collect();
+    Ok(Triangles { per_node, total })
+}
+
+/// Each node's local clustering coefficient: its triangles over the pairs of its distinct
+/// neighbours, `2t / (d (d - 1))`; zero for a node with fewer than two neighbours and for a
+/// node left out of the triangle count.
+pub fn local_clustering(
+    graph: &Graph,
+    triangles: &Triangles,
+    control: &Control<'_>,
+) -> Result<Vec<f64>, Interrupted> {
+    let simple = simple_neighbours(graph, control)?;
+    let mut out = vec![0.0; simple.len()];
+    control.fill(&mut out, |v| {
+        let d = simple[v].len() as f64;
+        match triangles.per_node[v] {
+            Some(t) if d >= 2.0 => 2.0 * t as f64 / (d * (d - 1.0)),
+            _ => 0.0,
+        }
+    })?;
+    Ok(out)
+}
+
+/// Each node's distinct neighbours other than itself, sorted.
+fn simple_neighbours(graph: &Graph, control: &Control<'_>) -> Result<Vec<Vec<u32>>, Interrupted> {
+    let n = graph.node_count();
+    control.install(|| {
+        (0..n as u32)
+            .into_par_iter()
+            .map(|u| {
+                if u.is_multiple_of(4096) {
+                    control.check()?;
+                }
+                let mut list: Vec<u32> = graph
+                    .both_weighted(u)
+                    .map(|(v, _)| v)
+                    .filter(|&v| v != u)
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                Ok(list)
+            })
+            .collect()
+    })
+}
