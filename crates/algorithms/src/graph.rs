@@ -1,6 +1,6 @@
 //! The compressed sparse row adjacency every kernel reads, and its builder.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -56,9 +56,16 @@ impl Csr {
 
 /// An immutable graph over nodes `0..node_count()`: outgoing adjacency, the incoming
 /// adjacency built on first need (an undirected graph's is its outgoing one), and optional
-/// weights. Safe to read from many threads.
-#[derive(Debug)]
+/// weights. Safe to read from many threads. Cloning shares the adjacency.
+#[derive(Clone, Debug)]
 pub struct Graph {
+    adjacency: Arc<Adjacency>,
+    /// Whether kernels see the stored weights; without them every relationship weighs one.
+    use_weights: bool,
+}
+
+#[derive(Debug)]
+struct Adjacency {
     nodes: usize,
     out: Csr,
     incoming: OnceLock<Csr>,
@@ -68,38 +75,49 @@ pub struct Graph {
 impl Graph {
     /// The number of nodes.
     pub fn node_count(&self) -> usize {
-        self.nodes
+        self.adjacency.nodes
     }
 
     /// The number of stored relationships: an undirected graph stores each one twice, once
     /// from each end.
     pub fn relationship_count(&self) -> usize {
-        self.out.targets.len()
+        self.adjacency.out.targets.len()
     }
 
     /// Whether every relationship was stored from both of its ends.
     pub fn is_undirected(&self) -> bool {
-        self.undirected
+        self.adjacency.undirected
     }
 
     /// Whether relationships carry weights (unweighted ones weigh 1).
     pub fn is_weighted(&self) -> bool {
-        self.out.weights.is_some()
+        self.use_weights && self.adjacency.out.weights.is_some()
+    }
+
+    /// The same graph with every relationship weighing one; shares the adjacency.
+    pub fn unweighted(&self) -> Graph {
+        Graph {
+            adjacency: self.adjacency.clone(),
+            use_weights: false,
+        }
     }
 
     /// The neighbours `node` has relationships to, sorted.
     pub fn out(&self, node: u32) -> &[u32] {
         let n = node as usize;
-        &self.out.targets[self.out.offsets[n]..self.out.offsets[n + 1]]
+        &self.adjacency.out.targets
+            [self.adjacency.out.offsets[n]..self.adjacency.out.offsets[n + 1]]
     }
 
     /// The weights of [`Graph::out`]'s relationships, `None` for an unweighted graph.
     pub fn out_weights(&self, node: u32) -> Option<&[f64]> {
         let n = node as usize;
-        self.out
+        self.adjacency
+            .out
             .weights
             .as_ref()
-            .map(|w| &w[self.out.offsets[n]..self.out.offsets[n + 1]])
+            .filter(|_| self.use_weights)
+            .map(|w| &w[self.adjacency.out.offsets[n]..self.adjacency.out.offsets[n + 1]])
     }
 
     /// `(neighbour, weight)` for each outgoing relationship of `node`.
@@ -110,14 +128,16 @@ impl Graph {
     /// The number of outgoing relationships of `node`.
     pub fn out_degree(&self, node: u32) -> usize {
         let n = node as usize;
-        self.out.offsets[n + 1] - self.out.offsets[n]
+        self.adjacency.out.offsets[n + 1] - self.adjacency.out.offsets[n]
     }
 
     fn incoming_csr(&self) -> &Csr {
-        if self.undirected {
-            return &self.out;
+        if self.adjacency.undirected {
+            return &self.adjacency.out;
         }
-        self.incoming.get_or_init(|| self.out.transpose(self.nodes))
+        self.adjacency
+            .incoming
+            .get_or_init(|| self.adjacency.out.transpose(self.adjacency.nodes))
     }
 
     /// The neighbours with relationships to `node`, sorted.
@@ -134,7 +154,10 @@ impl Graph {
         let range = csr.offsets[n]..csr.offsets[n + 1];
         weighted(
             &csr.targets[range.clone()],
-            csr.weights.as_ref().map(|w| &w[range]),
+            csr.weights
+                .as_ref()
+                .filter(|_| self.use_weights)
+                .map(|w| &w[range]),
         )
     }
 
@@ -146,7 +169,7 @@ impl Graph {
     /// `(neighbour, weight)` of every relationship of `node` either way: the outgoing ones,
     /// then (for a directed graph) the incoming ones.
     pub fn both_weighted(&self, node: u32) -> impl Iterator<Item = (u32, f64)> + '_ {
-        let incoming = (!self.undirected)
+        let incoming = (!self.adjacency.undirected)
             .then(|| self.incoming_weighted(node))
             .into_iter()
             .flatten();
@@ -155,15 +178,17 @@ impl Graph {
 
     /// The bytes the adjacency holds.
     pub fn size_in_bytes(&self) -> usize {
-        size_of::<Graph>() + self.out.bytes() + self.incoming.get().map_or(0, Csr::bytes)
+        size_of::<Adjacency>()
+            + self.adjacency.out.bytes()
+            + self.adjacency.incoming.get().map_or(0, Csr::bytes)
     }
 
     /// What the incoming adjacency will take when built, so a caller can count it up front.
     pub fn incoming_size_in_bytes(&self) -> usize {
-        if self.undirected || self.incoming.get().is_some() {
+        if self.adjacency.undirected || self.adjacency.incoming.get().is_some() {
             0
         } else {
-            self.out.bytes()
+            self.adjacency.out.bytes()
         }
     }
 }
@@ -241,10 +266,13 @@ impl GraphBuilder {
             }
         }
         Graph {
-            nodes,
-            out: build_csr(nodes, edges, weighted, aggregation),
-            incoming: OnceLock::new(),
-            undirected,
+            adjacency: Arc::new(Adjacency {
+                nodes,
+                out: build_csr(nodes, edges, weighted, aggregation),
+                incoming: OnceLock::new(),
+                undirected,
+            }),
+            use_weights: weighted || aggregation == Aggregation::Count,
         }
     }
 }

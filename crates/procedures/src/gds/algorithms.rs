@@ -1,0 +1,1030 @@
+//! The node algorithms, each one table entry ([`Algorithm`]) run in GDS's execution modes:
+//! `stream` (a row per node), `stats` (the summary), `mutate` (a node property column added
+//! to the projection), `write` (a property written to the store in batches, each its own
+//! committed transaction) and `estimate` (what a run would take, without running).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use quiver_algorithms::centrality::{self, Orientation, RankConfig};
+use quiver_algorithms::community::{self, LouvainConfig};
+use quiver_algorithms::{Control, Graph, Interrupted, components, triangles};
+use quiver_engine::Result;
+use quiver_engine::procedures::native::escape;
+use quiver_engine::procedures::{FieldType, ProcedureContext};
+use quiver_value::{Map, Value};
+
+use super::catalog::{Catalog, Column, Projection};
+use super::config::{COMMON, Config, failed};
+use super::distribution;
+
+/// What an algorithm computed: one value per node, optional further stream columns per node,
+/// and its summary columns' values.
+pub(crate) struct Output {
+    values: Values,
+    extra: Vec<Vec<Value>>,
+    summary: Vec<Value>,
+}
+
+/// One value per node, by index.
+pub(crate) enum Values {
+    Float(Vec<f64>),
+    Int(Vec<i64>),
+}
+
+impl Values {
+    fn get(&self, i: usize) -> Value {
+        match self {
+            Values::Float(v) => Value::Float(v[i]),
+            Values::Int(v) => Value::Int(v[i]),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Values::Float(v) => v.len(),
+            Values::Int(v) => v.len(),
+        }
+    }
+
+    fn column(&self) -> Column {
+        match self {
+            Values::Float(v) => Column::Float(v.clone()),
+            Values::Int(v) => Column::Int(v.clone()),
+        }
+    }
+}
+
+/// What a computation reads: the graph (weighted when the call named the projection's
+/// relationship property), the projection, the configuration and the control.
+pub(crate) struct Input<'a> {
+    graph: Graph,
+    projection: &'a Projection,
+    config: &'a Config<'a>,
+    control: &'a Control<'a>,
+    stopped: &'a dyn Fn(Interrupted) -> quiver_engine::Error,
+    procedure: &'a str,
+}
+
+impl Input<'_> {
+    /// The error a kernel's interruption is reported as: the caller's cancellation or timeout.
+    fn stop(&self, i: Interrupted) -> quiver_engine::Error {
+        (self.stopped)(i)
+    }
+
+    /// Names communities (by index of their smallest member) after that member's node id,
+    /// or `0..count` with `consecutiveIds`.
+    fn community_ids(&self, named_by_index: &[u32], consecutive: bool) -> Vec<i64> {
+        if consecutive {
+            components::consecutive(named_by_index)
+                .into_iter()
+                .map(i64::from)
+                .collect()
+        } else {
+            named_by_index
+                .iter()
+                .map(|c| self.projection.ids[*c as usize] as i64)
+                .collect()
+        }
+    }
+}
+
+/// Which summary of all the values the stats columns carry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Distribution {
+    /// `centralityDistribution`: of the scores.
+    Centrality,
+    /// `communityDistribution` / `componentDistribution`: of the community sizes.
+    Sizes(&'static str),
+    None,
+}
+
+/// A node algorithm of the `gds` namespace.
+pub(crate) struct Algorithm {
+    /// The name after `gds.`, such as `pageRank`.
+    pub(crate) name: &'static str,
+    description: &'static str,
+    /// Its own configuration keys (beyond [`COMMON`] and the mode's).
+    keys: &'static [&'static str],
+    /// Whether it takes `relationshipWeightProperty`.
+    weighted: bool,
+    /// Whether it needs every projected relationship type undirected.
+    undirected_only: bool,
+    /// The stream column of the value per node, and its type.
+    column: (&'static str, FieldType),
+    /// Further stream columns per node.
+    extra: Vec<(&'static str, FieldType)>,
+    /// Its own summary columns, in order.
+    summary: Vec<(&'static str, FieldType)>,
+    distribution: Distribution,
+    /// The bytes a run holds per node, beyond the projection (for `estimate`).
+    bytes_per_node: usize,
+    compute: fn(&Input<'_>) -> Result<Output>,
+}
+
+/// GDS's execution modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Stream,
+    Stats,
+    Mutate,
+    Write,
+}
+
+impl Mode {
+    pub(crate) const ALL: [Mode; 4] = [Mode::Stream, Mode::Stats, Mode::Mutate, Mode::Write];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Mode::Stream => "stream",
+            Mode::Stats => "stats",
+            Mode::Mutate => "mutate",
+            Mode::Write => "write",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Mode::Stream | Mode::Stats => &[],
+            Mode::Mutate => &["mutateProperty"],
+            Mode::Write => &["writeProperty", "writeConcurrency"],
+        }
+    }
+}
+
+use FieldType::{Boolean, Float, Integer, List, Map as MapType};
+
+const RANK_KEYS: &[&str] = &[
+    "dampingFactor",
+    "maxIterations",
+    "tolerance",
+    "sourceNodes",
+    "scaler",
+];
+fn rank_summary() -> Vec<(&'static str, FieldType)> {
+    vec![("ranIterations", Integer), ("didConverge", Boolean)]
+}
+
+/// Every node algorithm.
+pub(crate) fn algorithms() -> Vec<Algorithm> {
+    vec![
+        Algorithm {
+            name: "pageRank",
+            description: "Page Rank is an algorithm that measures the transitive influence or connectivity of nodes.",
+            keys: RANK_KEYS,
+            weighted: true,
+            undirected_only: false,
+            column: ("score", Float),
+            extra: vec![],
+            summary: rank_summary(),
+            distribution: Distribution::Centrality,
+            bytes_per_node: 32,
+            compute: |input| rank(input, false),
+        },
+        Algorithm {
+            name: "articleRank",
+            description: "Article Rank is a variant of the Page Rank algorithm, which measures the transitive influence or connectivity of nodes.",
+            keys: RANK_KEYS,
+            weighted: true,
+            undirected_only: false,
+            column: ("score", Float),
+            extra: vec![],
+            summary: rank_summary(),
+            distribution: Distribution::Centrality,
+            bytes_per_node: 32,
+            compute: |input| rank(input, true),
+        },
+        Algorithm {
+            name: "degree",
+            description: "Degree centrality measures the number of incoming and outgoing relationships from a node.",
+            keys: &["orientation"],
+            weighted: true,
+            undirected_only: false,
+            column: ("score", Float),
+            extra: vec![],
+            summary: vec![],
+            distribution: Distribution::Centrality,
+            bytes_per_node: 8,
+            compute: degree,
+        },
+        Algorithm {
+            name: "closeness",
+            description: "Closeness centrality is a way of detecting nodes that are able to spread information very efficiently through a graph.",
+            keys: &["useWassermanFaust"],
+            weighted: false,
+            undirected_only: false,
+            column: ("score", Float),
+            extra: vec![],
+            summary: vec![],
+            distribution: Distribution::Centrality,
+            bytes_per_node: 16,
+            compute: |input| {
+                let wf = input.config.bool("useWassermanFaust", false)?;
+                let scores = centrality::closeness(&input.graph, wf, input.control)
+                    .map_err(|i| input.stop(i))?;
+                Ok(Output {
+                    values: Values::Float(scores),
+                    extra: Vec::new(),
+                    summary: Vec::new(),
+                })
+            },
+        },
+        Algorithm {
+            name: "betweenness",
+            description: "Betweenness centrality measures the relative information flow that passes through a node.",
+            keys: &[],
+            weighted: true,
+            undirected_only: false,
+            column: ("score", Float),
+            extra: vec![],
+            summary: vec![],
+            distribution: Distribution::Centrality,
+            bytes_per_node: 48,
+            compute: |input| {
+                let scores = centrality::betweenness(&input.graph, input.control)
+                    .map_err(|i| input.stop(i))?;
+                Ok(Output {
+                    values: Values::Float(scores),
+                    extra: Vec::new(),
+                    summary: Vec::new(),
+                })
+            },
+        },
+        Algorithm {
+            name: "wcc",
+            description: "The WCC algorithm finds sets of connected nodes in an undirected graph, where all nodes in the same set form a connected component.",
+            keys: &["threshold", "consecutiveIds"],
+            weighted: true,
+            undirected_only: false,
+            column: ("componentId", Integer),
+            extra: vec![],
+            summary: vec![("componentCount", Integer)],
+            distribution: Distribution::Sizes("componentDistribution"),
+            bytes_per_node: 8,
+            compute: |input| {
+                let threshold = if input.config.value("threshold").is_some() {
+                    Some(
+                        input
+                            .config
+                            .float("threshold", 0.0, f64::MIN, f64::MAX, false)?,
+                    )
+                } else {
+                    None
+                };
+                let consecutive = input.config.bool("consecutiveIds", false)?;
+                let named = components::wcc(&input.graph, threshold, input.control)
+                    .map_err(|i| input.stop(i))?;
+                let count = components::sizes(&named).len();
+                Ok(Output {
+                    values: Values::Int(input.community_ids(&named, consecutive)),
+                    extra: Vec::new(),
+                    summary: vec![Value::Int(count as i64)],
+                })
+            },
+        },
+        Algorithm {
+            name: "scc",
+            description: "The SCC algorithm finds sets of connected nodes in an directed graph, where all nodes in the same set form a connected component.",
+            keys: &["consecutiveIds"],
+            weighted: false,
+            undirected_only: false,
+            column: ("componentId", Integer),
+            extra: vec![],
+            summary: vec![("componentCount", Integer)],
+            distribution: Distribution::Sizes("componentDistribution"),
+            bytes_per_node: 24,
+            compute: |input| {
+                let consecutive = input.config.bool("consecutiveIds", false)?;
+                let named =
+                    components::scc(&input.graph, input.control).map_err(|i| input.stop(i))?;
+                let count = components::sizes(&named).len();
+                Ok(Output {
+                    values: Values::Int(input.community_ids(&named, consecutive)),
+                    extra: Vec::new(),
+                    summary: vec![Value::Int(count as i64)],
+                })
+            },
+        },
+        Algorithm {
+            name: "triangleCount",
+            description: "Triangle counting is a community detection graph algorithm that is used to determine the number of triangles passing through each node in the graph.",
+            keys: &["maxDegree"],
+            weighted: false,
+            undirected_only: true,
+            column: ("triangleCount", Integer),
+            extra: vec![],
+            summary: vec![("globalTriangleCount", Integer), ("nodeCount", Integer)],
+            distribution: Distribution::None,
+            bytes_per_node: 32,
+            compute: |input| {
+                let max = input.config.int("maxDegree", i64::MAX, 0, i64::MAX)?;
+                let t = triangles::triangles(
+                    &input.graph,
+                    (max != i64::MAX).then_some(max as u64),
+                    input.control,
+                )
+                .map_err(|i| input.stop(i))?;
+                let values = t
+                    .per_node
+                    .iter()
+                    .map(|c| c.map_or(-1, |c| c as i64))
+                    .collect();
+                Ok(Output {
+                    values: Values::Int(values),
+                    extra: Vec::new(),
+                    summary: vec![
+                        Value::Int(t.total as i64),
+                        Value::Int(input.graph.node_count() as i64),
+                    ],
+                })
+            },
+        },
+        Algorithm {
+            name: "localClusteringCoefficient",
+            description: "The local clustering coefficient is a metric quantifying how connected the neighborhood of a node is.",
+            keys: &[],
+            weighted: false,
+            undirected_only: true,
+            column: ("localClusteringCoefficient", Float),
+            extra: vec![],
+            summary: vec![
+                ("averageClusteringCoefficient", Float),
+                ("nodeCount", Integer),
+            ],
+            distribution: Distribution::None,
+            bytes_per_node: 40,
+            compute: |input| {
+                let t = triangles::triangles(&input.graph, None, input.control)
+                    .map_err(|i| input.stop(i))?;
+                let lcc = triangles::local_clustering(&input.graph, &t, input.control)
+                    .map_err(|i| input.stop(i))?;
+                let n = lcc.len();
+                let average = if n == 0 {
+                    0.0
+                } else {
+                    lcc.iter().sum::<f64>() / n as f64
+                };
+                Ok(Output {
+                    values: Values::Float(lcc),
+                    extra: Vec::new(),
+                    summary: vec![Value::Float(average), Value::Int(n as i64)],
+                })
+            },
+        },
+        Algorithm {
+            name: "louvain",
+            description: "The Louvain method for community detection is an algorithm for detecting communities in networks.",
+            keys: &[
+                "maxLevels",
+                "maxIterations",
+                "tolerance",
+                "includeIntermediateCommunities",
+                "consecutiveIds",
+            ],
+            weighted: true,
+            undirected_only: false,
+            column: ("communityId", Integer),
+            extra: vec![("intermediateCommunityIds", List(Box::new(Integer)))],
+            summary: vec![
+                ("communityCount", Integer),
+                ("ranLevels", Integer),
+                ("modularity", Float),
+                ("modularities", List(Box::new(Float))),
+            ],
+            distribution: Distribution::Sizes("communityDistribution"),
+            bytes_per_node: 64,
+            compute: louvain,
+        },
+        Algorithm {
+            name: "labelPropagation",
+            description: "The Label Propagation algorithm is a fast algorithm for finding communities in a graph.",
+            keys: &["maxIterations", "consecutiveIds"],
+            weighted: true,
+            undirected_only: false,
+            column: ("communityId", Integer),
+            extra: vec![],
+            summary: vec![
+                ("ranIterations", Integer),
+                ("didConverge", Boolean),
+                ("communityCount", Integer),
+            ],
+            distribution: Distribution::Sizes("communityDistribution"),
+            bytes_per_node: 48,
+            compute: |input| {
+                let max = input
+                    .config
+                    .int("maxIterations", 10, 1, i64::from(i32::MAX))?
+                    as usize;
+                let consecutive = input.config.bool("consecutiveIds", false)?;
+                let labels = community::label_propagation(&input.graph, max, None, input.control)
+                    .map_err(|i| input.stop(i))?;
+                let count = components::sizes(&labels.communities).len();
+                Ok(Output {
+                    values: Values::Int(input.community_ids(&labels.communities, consecutive)),
+                    extra: Vec::new(),
+                    summary: vec![
+                        Value::Int(labels.ran_iterations as i64),
+                        Value::Bool(labels.did_converge),
+                        Value::Int(count as i64),
+                    ],
+                })
+            },
+        },
+        Algorithm {
+            name: "kcore",
+            description: "It computes the k-core values in a network",
+            keys: &[],
+            weighted: false,
+            undirected_only: true,
+            column: ("coreValue", Integer),
+            extra: vec![],
+            summary: vec![("degeneracy", Integer)],
+            distribution: Distribution::None,
+            bytes_per_node: 32,
+            compute: |input| {
+                let cores =
+                    community::k_core(&input.graph, input.control).map_err(|i| input.stop(i))?;
+                let degeneracy = cores.iter().copied().max().unwrap_or(0);
+                Ok(Output {
+                    values: Values::Int(cores.into_iter().map(i64::from).collect()),
+                    extra: Vec::new(),
+                    summary: vec![Value::Int(i64::from(degeneracy))],
+                })
+            },
+        },
+    ]
+}
+
+fn rank(input: &Input<'_>, article_rank: bool) -> Result<Output> {
+    let c = input.config;
+    let config = RankConfig {
+        damping_factor: c.float("dampingFactor", 0.85, 0.0, 1.0, true)?,
+        max_iterations: c.int("maxIterations", 20, 1, i64::from(i32::MAX))? as usize,
+        tolerance: c.float("tolerance", 1e-7, 0.0, f64::MAX, false)?,
+        source_nodes: c
+            .nodes("sourceNodes")?
+            .into_iter()
+            .map(|id| {
+                input.projection.index_of(id).ok_or_else(|| {
+                    failed(
+                        input.procedure,
+                        format!("Source nodes do not exist in the in-memory graph: ['{id}']"),
+                    )
+                })
+            })
+            .collect::<Result<_>>()?,
+        article_rank,
+    };
+    let scaler = c.text("scaler")?.unwrap_or_else(|| "NONE".to_owned());
+    let ranks =
+        centrality::page_rank(&input.graph, &config, input.control).map_err(|i| input.stop(i))?;
+    let scores = scale(input.procedure, &scaler, ranks.scores)?;
+    Ok(Output {
+        values: Values::Float(scores),
+        extra: Vec::new(),
+        summary: vec![
+            Value::Int(ranks.ran_iterations as i64),
+            Value::Bool(ranks.did_converge),
+        ],
+    })
+}
+
+/// GDS's scalers over a result's scores.
+fn scale(procedure: &str, scaler: &str, mut scores: Vec<f64>) -> Result<Vec<f64>> {
+    let n = scores.len().max(1) as f64;
+    let (min, max) = scores
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), s| {
+            (a.min(*s), b.max(*s))
+        });
+    let mean = scores.iter().sum::<f64>() / n;
+    let apply =
+        |scores: &mut Vec<f64>, f: &dyn Fn(f64) -> f64| scores.iter_mut().for_each(|s| *s = f(*s));
+    let safe = |d: f64| if d.abs() < 1e-15 { None } else { Some(d) };
+    match scaler.to_ascii_uppercase().as_str() {
+        "NONE" => {}
+        "MINMAX" => apply(&mut scores, &|s| {
+            safe(max - min).map_or(0.0, |d| (s - min) / d)
+        }),
+        "MAX" => apply(&mut scores, &|s| safe(max.abs()).map_or(0.0, |d| s / d)),
+        "MEAN" => apply(&mut scores, &|s| {
+            safe(max - min).map_or(0.0, |d| (s - mean) / d)
+        }),
+        "CENTER" => apply(&mut scores, &|s| s - mean),
+        "LOG" => apply(&mut scores, &|s| (s + 1.0).ln()),
+        "L1NORM" => {
+            let norm: f64 = scores.iter().map(|s| s.abs()).sum();
+            apply(&mut scores, &|s| safe(norm).map_or(0.0, |d| s / d));
+        }
+        "L2NORM" => {
+            let norm = scores.iter().map(|s| s * s).sum::<f64>().sqrt();
+            apply(&mut scores, &|s| safe(norm).map_or(0.0, |d| s / d));
+        }
+        "STDSCORE" => {
+            let sd = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+            apply(&mut scores, &|s| safe(sd).map_or(0.0, |d| (s - mean) / d));
+        }
+        _ => {
+            return Err(failed(
+                procedure,
+                format!(
+                    "Unrecognised scaler type specified: `{scaler}`. Expected one of: [NONE, MINMAX, MAX, MEAN, LOG, L1NORM, L2NORM, STDSCORE, CENTER]."
+                ),
+            ));
+        }
+    }
+    Ok(scores)
+}
+
+fn degree(input: &Input<'_>) -> Result<Output> {
+    let orientation = match input
+        .config
+        .text("orientation")?
+        .as_deref()
+        .map(str::to_ascii_uppercase)
+        .as_deref()
+    {
+        None | Some("NATURAL") => Orientation::Natural,
+        Some("REVERSE") => Orientation::Reverse,
+        Some("UNDIRECTED") => Orientation::Undirected,
+        Some(other) => {
+            return Err(failed(
+                input.procedure,
+                format!(
+                    "Orientation `{other}` is not supported. Must be one of: ['NATURAL', 'REVERSE', 'UNDIRECTED']."
+                ),
+            ));
+        }
+    };
+    // In an undirected projection every relationship already counts at both ends.
+    let orientation = if input.graph.is_undirected() {
+        Orientation::Natural
+    } else {
+        orientation
+    };
+    let scores =
+        centrality::degree(&input.graph, orientation, input.control).map_err(|i| input.stop(i))?;
+    Ok(Output {
+        values: Values::Float(scores),
+        extra: Vec::new(),
+        summary: Vec::new(),
+    })
+}
+
+fn louvain(input: &Input<'_>) -> Result<Output> {
+    let c = input.config;
+    let config = LouvainConfig {
+        max_levels: c.int("maxLevels", 10, 1, i64::from(i32::MAX))? as usize,
+        max_iterations: c.int("maxIterations", 10, 1, i64::from(i32::MAX))? as usize,
+        tolerance: c.float("tolerance", 0.0001, 0.0, f64::MAX, false)?,
+    };
+    let intermediate = c.bool("includeIntermediateCommunities", false)?;
+    let consecutive = c.bool("consecutiveIds", false)?;
+    if intermediate && consecutive {
+        return Err(failed(
+            input.procedure,
+            "`includeIntermediateCommunities` and `consecutiveIds` cannot be used together.",
+        ));
+    }
+    let result =
+        community::louvain(&input.graph, &config, input.control).map_err(|i| input.stop(i))?;
+    let count = components::sizes(&result.communities).len();
+    let levels: Vec<Vec<i64>> = result
+        .levels
+        .iter()
+        .map(|l| input.community_ids(l, false))
+        .collect();
+    let extra = (0..input.graph.node_count())
+        .map(|v| {
+            vec![if intermediate {
+                Value::from(levels.iter().map(|l| Value::Int(l[v])).collect::<Vec<_>>())
+            } else {
+                Value::Null
+            }]
+        })
+        .collect();
+    Ok(Output {
+        values: Values::Int(input.community_ids(&result.communities, consecutive)),
+        extra,
+        summary: vec![
+            Value::Int(count as i64),
+            Value::Int(result.levels.len() as i64),
+            Value::Float(result.modularity()),
+            Value::from(
+                result
+                    .modularities
+                    .iter()
+                    .map(|m| Value::Float(*m))
+                    .collect::<Vec<_>>(),
+            ),
+        ],
+    })
+}
+
+impl Algorithm {
+    /// The procedure's full name in `mode`.
+    pub(crate) fn procedure(&self, mode: Mode) -> String {
+        format!("gds.{}.{}", self.name, mode.name())
+    }
+
+    pub(crate) fn description(&self) -> &'static str {
+        self.description
+    }
+
+    /// The output columns in `mode`.
+    pub(crate) fn outputs(&self, mode: Mode) -> Vec<(&'static str, FieldType)> {
+        if mode == Mode::Stream {
+            let mut out = vec![("nodeId", Integer), self.column.clone()];
+            out.extend(self.extra.iter().cloned());
+            return out;
+        }
+        let mut out = match mode {
+            Mode::Mutate => vec![
+                ("mutateMillis", Integer),
+                ("nodePropertiesWritten", Integer),
+            ],
+            Mode::Write => vec![("writeMillis", Integer), ("nodePropertiesWritten", Integer)],
+            _ => Vec::new(),
+        };
+        out.extend(self.summary.iter().cloned());
+        match self.distribution {
+            Distribution::Centrality => out.push(("centralityDistribution", MapType)),
+            Distribution::Sizes(name) => out.push((name, MapType)),
+            Distribution::None => {}
+        }
+        out.extend([
+            ("preProcessingMillis", Integer),
+            ("computeMillis", Integer),
+            ("postProcessingMillis", Integer),
+            ("configuration", MapType),
+        ]);
+        out
+    }
+
+    /// Runs the algorithm on the projection `args[0]` names with configuration `args[1]`.
+    pub(crate) fn call(
+        &self,
+        catalog: &Catalog,
+        mode: Mode,
+        ctx: &ProcedureContext<'_>,
+        args: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let name = self.procedure(mode);
+        let procedure = name.as_str();
+        let started = Instant::now();
+        let weight_key: &[&str] = if self.weighted {
+            &["relationshipWeightProperty"]
+        } else {
+            &[]
+        };
+        let config = Config::new(
+            procedure,
+            &args[1],
+            &[COMMON, self.keys, mode.keys(), weight_key],
+        )?;
+        let projection =
+            catalog.get(procedure, super::catalog::graph_name(procedure, &args[0])?)?;
+        check_whole_projection(procedure, &config)?;
+        let property = match mode {
+            Mode::Mutate => Some(config.required_text("mutateProperty")?),
+            Mode::Write => Some(config.required_text("writeProperty")?),
+            _ => None,
+        };
+        if let (Mode::Mutate, Some(p)) = (mode, &property)
+            && projection.property(p).is_some()
+        {
+            return Err(failed(
+                procedure,
+                format!("Node property `{p}` already exists in the in-memory graph."),
+            ));
+        }
+        let concurrency = config.concurrency("concurrency")?;
+        let write_concurrency = if mode == Mode::Write {
+            config.concurrency("writeConcurrency")?
+        } else {
+            1
+        };
+        let graph = weighted_view(procedure, &projection, &config)?;
+        if self.undirected_only && !projection.undirected() {
+            return Err(failed(
+                procedure,
+                format!(
+                    "{} requires relationship projections to be UNDIRECTED. Selected relationships `{}` are not all undirected.",
+                    self.title(),
+                    projection.type_names()
+                ),
+            ));
+        }
+        let workers = ctx.workers(procedure)?;
+        let check = || workers.check().map_err(|_| Interrupted);
+        let control = Control::new(concurrency, &check);
+        let stopped = |_: Interrupted| match workers.check() {
+            Err(e) => e,
+            Ok(()) => failed(procedure, "the computation was interrupted"),
+        };
+        let input = Input {
+            graph,
+            projection: &projection,
+            config: &config,
+            control: &control,
+            stopped: &stopped,
+            procedure,
+        };
+        let pre = started.elapsed();
+        let computing = Instant::now();
+        let output = (self.compute)(&input)?;
+        let compute = computing.elapsed();
+        let posting = Instant::now();
+        let ids = &projection.ids;
+        if mode == Mode::Stream {
+            return Ok((0..output.values.len())
+                .map(|i| {
+                    let mut row = vec![Value::Int(ids[i] as i64), output.values.get(i)];
+                    if let Some(extra) = output.extra.get(i) {
+                        row.extend(extra.iter().cloned());
+                    }
+                    row
+                })
+                .collect());
+        }
+        let written = output.values.len() as i64;
+        let mode_millis = match (mode, &property) {
+            (Mode::Mutate, Some(p)) => {
+                let timer = Instant::now();
+                projection.add_property(procedure, p, output.values.column())?;
+                Some(timer.elapsed())
+            }
+            (Mode::Write, Some(p)) => {
+                let timer = Instant::now();
+                write(
+                    ctx,
+                    procedure,
+                    &workers,
+                    write_concurrency,
+                    ids,
+                    &output.values,
+                    p,
+                )?;
+                Some(timer.elapsed())
+            }
+            _ => None,
+        };
+        let mut row = Vec::new();
+        if let Some(m) = mode_millis {
+            row.push(Value::Int(m.as_millis() as i64));
+            row.push(Value::Int(written));
+        }
+        row.extend(output.summary.iter().cloned());
+        match self.distribution {
+            Distribution::Centrality => {
+                let mut scores: Vec<f64> = (0..output.values.len())
+                    .map(|i| as_f64(&output.values.get(i)))
+                    .collect();
+                row.push(distribution(&mut scores));
+            }
+            Distribution::Sizes(_) => {
+                let names: Vec<u32> = match &output.values {
+                    Values::Int(v) => {
+                        let mut dense = std::collections::HashMap::new();
+                        v.iter()
+                            .map(|c| {
+                                let next = dense.len() as u32;
+                                *dense.entry(*c).or_insert(next)
+                            })
+                            .collect()
+                    }
+                    Values::Float(_) => Vec::new(),
+                };
+                let mut sizes: Vec<f64> = components::sizes(&names)
+                    .values()
+                    .map(|s| *s as f64)
+                    .collect();
+                row.push(distribution(&mut sizes));
+            }
+            Distribution::None => {}
+        }
+        row.extend([
+            Value::Int(pre.as_millis() as i64),
+            Value::Int(compute.as_millis() as i64),
+            Value::Int(posting.elapsed().as_millis() as i64),
+            config.echo(),
+        ]);
+        Ok(vec![row])
+    }
+
+    /// `estimate`: the memory a run would take, from the projection's size and the
+    /// algorithm's own per-node state, without running it.
+    pub(crate) fn estimate(
+        &self,
+        catalog: &Catalog,
+        mode: Mode,
+        args: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let name = format!("{}.estimate", self.procedure(mode));
+        let procedure = name.as_str();
+        let weight_key: &[&str] = if self.weighted {
+            &["relationshipWeightProperty"]
+        } else {
+            &[]
+        };
+        let config = Config::new(
+            procedure,
+            &args[1],
+            &[COMMON, self.keys, mode.keys(), weight_key],
+        )?;
+        let _ = config.concurrency("concurrency")?;
+        let projection = match &args[0] {
+            Value::String(s) => catalog.get(procedure, s)?,
+            _ => {
+                return Err(failed(
+                    procedure,
+                    "Estimating a graph not in the catalog is not supported: give the name of a projected graph",
+                ));
+            }
+        };
+        let nodes = projection.graph.node_count();
+        let relationships = projection.graph.relationship_count();
+        let graph_bytes = projection.size_in_bytes() + projection.graph.incoming_size_in_bytes();
+        let bytes = graph_bytes + nodes * self.bytes_per_node;
+        let total = Value::Int(bytes as i64);
+        let tree = format!(
+            "{}: {}\n|-- graph: {graph_bytes} Bytes\n|-- algorithm: {} Bytes",
+            self.title(),
+            human(bytes),
+            nodes * self.bytes_per_node
+        );
+        let map = Value::map(Map::from_iter([
+            (Arc::from("name"), Value::from(self.title())),
+            (Arc::from("memoryUsage"), Value::from(human(bytes))),
+            (
+                Arc::from("components"),
+                Value::from(vec![
+                    Value::map(Map::from_iter([
+                        (Arc::from("name"), Value::from("graph")),
+                        (Arc::from("memoryUsage"), Value::from(human(graph_bytes))),
+                    ])),
+                    Value::map(Map::from_iter([
+                        (Arc::from("name"), Value::from("algorithm")),
+                        (
+                            Arc::from("memoryUsage"),
+                            Value::from(human(nodes * self.bytes_per_node)),
+                        ),
+                    ])),
+                ]),
+            ),
+        ]));
+        Ok(vec![vec![
+            Value::from(human(bytes)),
+            Value::from(tree),
+            map,
+            total.clone(),
+            total,
+            Value::Int(nodes as i64),
+            Value::Int(relationships as i64),
+            Value::Float(0.0),
+            Value::Float(0.0),
+        ]])
+    }
+
+    /// The name GDS's messages give the algorithm.
+    fn title(&self) -> &'static str {
+        match self.name {
+            "triangleCount" => "TriangleCount",
+            "localClusteringCoefficient" => "LocalClusteringCoefficient",
+            "kcore" => "K-core decomposition",
+            other => other,
+        }
+    }
+}
+
+/// The columns of every `estimate` procedure.
+pub(crate) const ESTIMATE_COLUMNS: &[(&str, FieldType)] = &[
+    ("requiredMemory", FieldType::String),
+    ("treeView", FieldType::String),
+    ("mapView", MapType),
+    ("bytesMin", Integer),
+    ("bytesMax", Integer),
+    ("nodeCount", Integer),
+    ("relationshipCount", Integer),
+    ("heapPercentageMin", Float),
+    ("heapPercentageMax", Float),
+];
+
+fn human(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} Bytes")
+    } else if bytes < 1 << 20 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => f64::NAN,
+    }
+}
+
+/// Algorithms run on whole projections: `nodeLabels` and `relationshipTypes` may only name
+/// everything (`'*'`).
+fn check_whole_projection(procedure: &str, config: &Config<'_>) -> Result<()> {
+    for key in ["nodeLabels", "relationshipTypes"] {
+        let names = config.names(key)?;
+        if names != ["*"] {
+            return Err(failed(
+                procedure,
+                format!(
+                    "Running on part of a projection is not supported: `{key}` must be ['*'], got {names:?}; project the part as a graph of its own"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The graph a call runs on: weighted with the projection's relationship property when the
+/// call names it in `relationshipWeightProperty`, unweighted otherwise.
+fn weighted_view(procedure: &str, projection: &Projection, config: &Config<'_>) -> Result<Graph> {
+    match config.text("relationshipWeightProperty")? {
+        None => Ok(projection.graph.unweighted()),
+        Some(p) if projection.weight_property.as_deref() == Some(p.as_str()) => {
+            Ok(projection.graph.clone())
+        }
+        Some(p) => Err(failed(
+            procedure,
+            format!(
+                "Relationship weight property `{p}` not found in relationship types {}. Properties existing on all relationship types: [{}]",
+                projection.type_names(),
+                projection.weight_property.clone().unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+/// The rows one write transaction sets.
+const WRITE_BATCH: usize = 10_000;
+
+/// Writes `values` to property `key` of the nodes `ids`, in batches of [`WRITE_BATCH`], each
+/// its own committed transaction, `concurrency` batches at a time.
+fn write(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    workers: &quiver_engine::procedures::nested::Workers,
+    concurrency: usize,
+    ids: &[u64],
+    values: &Values,
+    key: &str,
+) -> Result<()> {
+    let statement = format!(
+        "UNWIND $rows AS row MATCH (n) WHERE id(n) = row[0] SET n.{} = row[1]",
+        escape(key)
+    );
+    let batches: Vec<Map> = (0..ids.len())
+        .collect::<Vec<_>>()
+        .chunks(WRITE_BATCH)
+        .map(|chunk| {
+            let rows: Vec<Value> = chunk
+                .iter()
+                .map(|&i| Value::from(vec![Value::Int(ids[i] as i64), values.get(i)]))
+                .collect();
+            Map::from_iter([(Arc::from("rows"), Value::from(rows))])
+        })
+        .collect();
+    if concurrency <= 1 || batches.len() <= 1 {
+        for batch in &batches {
+            ctx.run_committed(procedure, &statement, std::slice::from_ref(batch))?;
+        }
+        return Ok(());
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..concurrency.min(batches.len()))
+            .map(|_| {
+                scope.spawn(|| -> Result<()> {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(batch) = batches.get(i) else {
+                            return Ok(());
+                        };
+                        workers.run_committed(
+                            procedure,
+                            &statement,
+                            std::slice::from_ref(batch),
+                        )?;
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(failed(procedure, "a write batch panicked")))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}

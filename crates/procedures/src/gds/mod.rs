@@ -1,0 +1,409 @@
+//! Graph Data Science: the `gds.*` procedures under the names, configuration keys, defaults,
+//! result columns and error messages of Neo4j's Graph Data Science library, over the kernels
+//! of [`quiver_algorithms`].
+//!
+//! - The graph catalog ([`catalog`]) is per database: every procedure of one database shares
+//!   one [`Catalog`], made when the database's procedures are. `gds.graph.project` reads a
+//!   projection through the caller's transaction (one snapshot) into an immutable CSR held in
+//!   memory until `gds.graph.drop`.
+//! - Node algorithms ([`algorithms`]) run in the modes `stream`, `stats`, `mutate`, `write` and
+//!   `estimate` on a pool of `concurrency` threads (every core by default), stopped by the
+//!   caller's cancellation and deadline. `write` sets the property through ordinary write
+//!   transactions, a batch each.
+//! - Traversals and shortest paths ([`paths`]) stream.
+
+mod algorithms;
+mod catalog;
+mod config;
+mod paths;
+
+use std::sync::Arc;
+
+use quiver_engine::Result;
+use quiver_engine::procedures::native::arg;
+use quiver_engine::procedures::{
+    Field, FieldType, Procedure, ProcedureContext, ProcedureSignature,
+};
+use quiver_value::{Map, Value};
+
+use algorithms::{ESTIMATE_COLUMNS, Mode};
+use catalog::Catalog;
+
+/// The Graph Data Science API level these procedures follow (`gds.version()`).
+pub const GDS_VERSION: &str = "2.6.0";
+
+type Body = Box<dyn Fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>> + Send + Sync>;
+
+/// A `gds.*` procedure: its signature and a body holding what it needs (the catalog, the
+/// algorithm).
+struct Gds {
+    signature: ProcedureSignature,
+    description: String,
+    body: Body,
+}
+
+impl Procedure for Gds {
+    fn signature(&self) -> &ProcedureSignature {
+        &self.signature
+    }
+
+    fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+        (self.body)(ctx, args)
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+fn procedure(
+    name: &str,
+    description: &str,
+    inputs: Vec<Field>,
+    outputs: &[(&str, FieldType)],
+    writes: bool,
+    body: Body,
+) -> Arc<dyn Procedure> {
+    Arc::new(Gds {
+        signature: ProcedureSignature {
+            name: name.to_owned(),
+            inputs,
+            outputs: outputs
+                .iter()
+                .map(|(n, t)| Field::new(n, t.clone()))
+                .collect(),
+            writes,
+        },
+        description: description.to_owned(),
+        body,
+    })
+}
+
+fn optional(name: &str, ty: FieldType, default: Value) -> Field {
+    Field::optional(name, ty, default)
+}
+
+fn empty_map() -> Value {
+    Value::map(Map::new())
+}
+
+/// Adds the `gds.*` procedures, all sharing one new catalog.
+pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
+    use FieldType::{Any, Boolean, Integer, Map as M, String as S};
+    let catalog = Arc::new(Catalog::default());
+    let mut gds: Vec<Arc<dyn Procedure>> = Vec::new();
+    let c = || catalog.clone();
+    let list_columns: Vec<(&str, FieldType)> = catalog::LIST_COLUMNS
+        .iter()
+        .map(|n| (*n, column_type(n)))
+        .collect();
+    let drop_columns: Vec<(&str, FieldType)> = catalog::DROP_COLUMNS
+        .iter()
+        .map(|n| (*n, column_type(n)))
+        .collect();
+
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.project",
+        "Creates a named graph in the catalog for use by algorithms.",
+        vec![
+            arg("graphName", S),
+            arg("nodeProjection", Any),
+            arg("relationshipProjection", Any),
+            optional("configuration", M, empty_map()),
+        ],
+        &[
+            ("nodeProjection", M),
+            ("relationshipProjection", M),
+            ("graphName", S),
+            ("nodeCount", Integer),
+            ("relationshipCount", Integer),
+            ("projectMillis", Integer),
+        ],
+        false,
+        Box::new(move |ctx, args| catalog::project(&cat, ctx, args)),
+    ));
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.list",
+        "Lists information about named graphs stored in the catalog.",
+        vec![optional("graphName", S, Value::from("__NO_VALUE"))],
+        &list_columns,
+        false,
+        Box::new(move |_, args| Ok(catalog::list(&cat, args))),
+    ));
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.exists",
+        "Checks if a graph exists in the catalog.",
+        vec![arg("graphName", S)],
+        &[("graphName", S), ("exists", Boolean)],
+        false,
+        Box::new(move |_, args| catalog::exists(&cat, args)),
+    ));
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.drop",
+        "Drops a named graph from the catalog and frees up the resources it occupies.",
+        vec![
+            arg("graphName", Any),
+            optional("failIfMissing", Boolean, Value::Bool(true)),
+            optional("dbName", S, Value::from("")),
+            optional("username", S, Value::from("")),
+        ],
+        &drop_columns,
+        false,
+        Box::new(move |_, args| catalog::drop(&cat, args)),
+    ));
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.nodeProperty.stream",
+        "Streams the given node property.",
+        vec![
+            arg("graphName", S),
+            arg("nodeProperties", Any),
+            optional("nodeLabels", Any, Value::from(vec![Value::from("*")])),
+            optional("configuration", M, empty_map()),
+        ],
+        &[("nodeId", Integer), ("propertyValue", Any)],
+        false,
+        Box::new(move |_, args| {
+            catalog::stream_properties(&cat, "gds.graph.nodeProperty.stream", args, false)
+        }),
+    ));
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.nodeProperties.stream",
+        "Streams the given node properties.",
+        vec![
+            arg("graphName", S),
+            arg("nodeProperties", Any),
+            optional("nodeLabels", Any, Value::from(vec![Value::from("*")])),
+            optional("configuration", M, empty_map()),
+        ],
+        &[
+            ("nodeId", Integer),
+            ("nodeProperty", S),
+            ("propertyValue", Any),
+        ],
+        false,
+        Box::new(move |_, args| {
+            catalog::stream_properties(&cat, "gds.graph.nodeProperties.stream", args, true)
+        }),
+    ));
+
+    for algorithm in algorithms::algorithms() {
+        let algorithm = Arc::new(algorithm);
+        for mode in Mode::ALL {
+            let (cat, alg) = (c(), algorithm.clone());
+            gds.push(procedure(
+                &algorithm.procedure(mode),
+                algorithm.description(),
+                vec![
+                    arg("graphName", S),
+                    optional("configuration", M, empty_map()),
+                ],
+                &algorithm.outputs(mode),
+                mode == Mode::Write,
+                Box::new(move |ctx, args| alg.call(&cat, mode, ctx, args)),
+            ));
+            let (cat, alg) = (c(), algorithm.clone());
+            gds.push(procedure(
+                &format!("{}.estimate", algorithm.procedure(mode)),
+                "Returns an estimation of the memory consumption for that procedure.",
+                vec![
+                    arg("graphNameOrConfiguration", Any),
+                    optional("algoConfiguration", M, empty_map()),
+                ],
+                ESTIMATE_COLUMNS,
+                false,
+                Box::new(move |_, args| alg.estimate(&cat, mode, args)),
+            ));
+        }
+    }
+
+    let traversal = paths::traversal_columns();
+    for (name, depth_first, about) in [
+        (
+            "gds.bfs.stream",
+            false,
+            "BFS is a traversal algorithm, which explores all of the neighbor nodes at the present depth prior to moving on to the nodes at the next depth level.",
+        ),
+        (
+            "gds.dfs.stream",
+            true,
+            "Depth-first search (DFS) is an algorithm for traversing or searching tree or graph data structures.",
+        ),
+    ] {
+        let cat = c();
+        gds.push(procedure(
+            name,
+            about,
+            vec![
+                arg("graphName", S),
+                optional("configuration", M, empty_map()),
+            ],
+            &traversal,
+            false,
+            Box::new(move |ctx, args| paths::traverse(&cat, ctx, args, depth_first)),
+        ));
+    }
+    for (name, to_target, about) in [
+        (
+            "gds.shortestPath.dijkstra.stream",
+            true,
+            "The Dijkstra shortest path algorithm computes the shortest (weighted) path between one node and any other node in the graph.",
+        ),
+        (
+            "gds.allShortestPaths.dijkstra.stream",
+            false,
+            "The Dijkstra shortest path algorithm computes the shortest (weighted) path between one node and any other node in the graph.",
+        ),
+    ] {
+        let cat = c();
+        gds.push(procedure(
+            name,
+            about,
+            vec![
+                arg("graphName", S),
+                optional("configuration", M, empty_map()),
+            ],
+            &paths::path_columns(),
+            false,
+            Box::new(move |ctx, args| paths::dijkstra(&cat, ctx, args, to_target)),
+        ));
+    }
+
+    // `gds.list()`: every procedure above and itself, as GDS lists them.
+    let mut listed: Vec<(String, String, String)> = gds
+        .iter()
+        .map(|p| {
+            (
+                p.signature().name.clone(),
+                p.description().to_owned(),
+                signature_text(p.signature()),
+            )
+        })
+        .collect();
+    let list_signature = "gds.list(name = : STRING) :: (name :: STRING, description :: STRING, signature :: STRING, type :: STRING)";
+    listed.push((
+        "gds.list".to_owned(),
+        "Lists all algorithm procedures, their description and signature.".to_owned(),
+        list_signature.to_owned(),
+    ));
+    listed.sort();
+    let listed = Arc::new(listed);
+    gds.push(procedure(
+        "gds.list",
+        "Lists all algorithm procedures, their description and signature.",
+        vec![optional("name", S, Value::from(""))],
+        &[
+            ("name", S),
+            ("description", S),
+            ("signature", S),
+            ("type", S),
+        ],
+        false,
+        Box::new(move |_, args| {
+            let filter = match &args[0] {
+                Value::String(s) => s.to_ascii_lowercase(),
+                _ => String::new(),
+            };
+            Ok(listed
+                .iter()
+                .filter(|(n, _, _)| n.to_ascii_lowercase().contains(&filter))
+                .map(|(n, d, s)| {
+                    vec![
+                        Value::from(n.as_str()),
+                        Value::from(d.as_str()),
+                        Value::from(s.as_str()),
+                        Value::from("procedure"),
+                    ]
+                })
+                .collect())
+        }),
+    ));
+    p.extend(gds);
+}
+
+/// A signature as `SHOW PROCEDURES` and `gds.list()` print it.
+fn signature_text(s: &ProcedureSignature) -> String {
+    let inputs: Vec<String> = s
+        .inputs
+        .iter()
+        .map(|f| match &f.default {
+            Some(d) => format!(
+                "{} = {} :: {}",
+                f.name,
+                quiver_value::to_cypher_literal(d),
+                f.ty.name()
+            ),
+            None => format!("{} :: {}", f.name, f.ty.name()),
+        })
+        .collect();
+    let outputs: Vec<String> = s
+        .outputs
+        .iter()
+        .map(|f| format!("{} :: {}", f.name, f.ty.name()))
+        .collect();
+    format!(
+        "{}({}) :: ({})",
+        s.name,
+        inputs.join(", "),
+        outputs.join(", ")
+    )
+}
+
+fn column_type(name: &str) -> FieldType {
+    match name {
+        "nodeCount" | "relationshipCount" | "sizeInBytes" => FieldType::Integer,
+        "density" => FieldType::Float,
+        "configuration" | "schema" | "schemaWithOrientation" | "degreeDistribution" => {
+            FieldType::Map
+        }
+        "creationTime" | "modificationTime" => FieldType::Any,
+        _ => FieldType::String,
+    }
+}
+
+/// GDS's summary of a distribution: min, max, mean and percentiles (nearest rank).
+pub(crate) fn distribution(values: &mut [f64]) -> Value {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let at = |q: f64| -> Value {
+        if n == 0 {
+            return Value::Float(0.0);
+        }
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+        Value::Float(values[rank - 1])
+    };
+    let mean = if n == 0 {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / n as f64
+    };
+    let entries = [
+        ("min", at(0.0)),
+        (
+            "max",
+            if n == 0 {
+                Value::Float(0.0)
+            } else {
+                Value::Float(values[n - 1])
+            },
+        ),
+        ("mean", Value::Float(mean)),
+        ("p50", at(0.5)),
+        ("p75", at(0.75)),
+        ("p90", at(0.9)),
+        ("p95", at(0.95)),
+        ("p99", at(0.99)),
+        ("p999", at(0.999)),
+    ];
+    Value::map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (Arc::from(k), v))
+            .collect(),
+    )
+}

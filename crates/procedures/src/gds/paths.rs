@@ -1,0 +1,233 @@
+//! Traversals and shortest paths: `gds.bfs.stream`, `gds.dfs.stream`,
+//! `gds.shortestPath.dijkstra.stream` and `gds.allShortestPaths.dijkstra.stream`.
+
+use std::sync::Arc;
+
+use quiver_algorithms::paths::{self, Traversal};
+use quiver_algorithms::{Control, Interrupted};
+use quiver_engine::Result;
+use quiver_engine::procedures::{FieldType, ProcedureContext};
+use quiver_storage::{Direction, NodeId};
+use quiver_value::{Node, Path, Relationship, Value};
+
+use super::catalog::{Catalog, Projection, graph_name};
+use super::config::{COMMON, Config, failed};
+
+/// The columns of the traversals.
+pub(crate) fn traversal_columns() -> Vec<(&'static str, FieldType)> {
+    vec![
+        ("sourceNode", FieldType::Integer),
+        ("nodeIds", FieldType::List(Box::new(FieldType::Integer))),
+    ]
+}
+
+/// The columns of the shortest path procedures.
+pub(crate) fn path_columns() -> Vec<(&'static str, FieldType)> {
+    use FieldType::{Float, Integer, List};
+    vec![
+        ("index", Integer),
+        ("sourceNode", Integer),
+        ("targetNode", Integer),
+        ("totalCost", Float),
+        ("nodeIds", List(Box::new(Integer))),
+        ("costs", List(Box::new(Float))),
+        ("path", FieldType::Path),
+    ]
+}
+
+/// The index of the node a configuration key names; fails when it is not projected.
+fn node_index(
+    procedure: &str,
+    projection: &Projection,
+    config: &Config<'_>,
+    key: &str,
+    role: &str,
+) -> Result<u32> {
+    let id = config.node(key)?.ok_or_else(|| {
+        failed(
+            procedure,
+            format!("No value specified for the mandatory configuration parameter `{key}`"),
+        )
+    })?;
+    projection.index_of(id).ok_or_else(|| {
+        failed(
+            procedure,
+            format!("{role} node with id {id} does not exist in the in-memory graph."),
+        )
+    })
+}
+
+/// Runs `work` under a control of the configured concurrency that stops when the caller is
+/// cancelled or out of time.
+fn controlled<T>(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    config: &Config<'_>,
+    work: impl FnOnce(&Control<'_>) -> std::result::Result<T, Interrupted>,
+) -> Result<T> {
+    let concurrency = config.concurrency("concurrency")?;
+    let workers = ctx.workers(procedure)?;
+    let check = || workers.check().map_err(|_| Interrupted);
+    let control = Control::new(concurrency, &check);
+    work(&control).map_err(|_| match workers.check() {
+        Err(e) => e,
+        Ok(()) => failed(procedure, "the computation was interrupted"),
+    })
+}
+
+/// `gds.bfs.stream` (`depth_first` false) and `gds.dfs.stream`: one row, the visited nodes in
+/// order.
+pub(crate) fn traverse(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+    depth_first: bool,
+) -> Result<Vec<Vec<Value>>> {
+    let procedure = if depth_first {
+        "gds.dfs.stream"
+    } else {
+        "gds.bfs.stream"
+    };
+    let config = Config::new(
+        procedure,
+        &args[1],
+        &[COMMON, &["sourceNode", "targetNodes", "maxDepth"]],
+    )?;
+    let projection = catalog.get(procedure, graph_name(procedure, &args[0])?)?;
+    let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
+    let targets = config
+        .nodes("targetNodes")?
+        .into_iter()
+        .map(|id| {
+            projection.index_of(id).ok_or_else(|| {
+                failed(
+                    procedure,
+                    format!("Target node with id {id} does not exist in the in-memory graph."),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let max_depth = config.int("maxDepth", -1, -1, i64::MAX)?;
+    let stop = Traversal {
+        targets,
+        max_depth: u64::try_from(max_depth).ok(),
+    };
+    let graph = projection.graph.unweighted();
+    let order = controlled(ctx, procedure, &config, |control| {
+        if depth_first {
+            paths::dfs(&graph, source, &stop, control)
+        } else {
+            paths::bfs(&graph, source, &stop, control)
+        }
+    })?;
+    let ids = &projection.ids;
+    Ok(vec![vec![
+        Value::Int(ids[source as usize] as i64),
+        Value::from(
+            order
+                .iter()
+                .map(|v| Value::Int(ids[*v as usize] as i64))
+                .collect::<Vec<_>>(),
+        ),
+    ]])
+}
+
+/// `gds.shortestPath.dijkstra.stream` (`to_target`) and `gds.allShortestPaths.dijkstra.stream`.
+pub(crate) fn dijkstra(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+    to_target: bool,
+) -> Result<Vec<Vec<Value>>> {
+    let procedure = if to_target {
+        "gds.shortestPath.dijkstra.stream"
+    } else {
+        "gds.allShortestPaths.dijkstra.stream"
+    };
+    let keys: &[&str] = if to_target {
+        &["sourceNode", "targetNode", "relationshipWeightProperty"]
+    } else {
+        &["sourceNode", "relationshipWeightProperty"]
+    };
+    let config = Config::new(procedure, &args[1], &[COMMON, keys])?;
+    let projection = catalog.get(procedure, graph_name(procedure, &args[0])?)?;
+    let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
+    let target = if to_target {
+        Some(node_index(
+            procedure,
+            &projection,
+            &config,
+            "targetNode",
+            "Target",
+        )?)
+    } else {
+        None
+    };
+    let graph = match config.text("relationshipWeightProperty")? {
+        None => projection.graph.unweighted(),
+        Some(p) if projection.weight_property.as_deref() == Some(p.as_str()) => {
+            projection.graph.clone()
+        }
+        Some(p) => {
+            return Err(failed(
+                procedure,
+                format!(
+                    "Relationship weight property `{p}` not found in relationship types {}.",
+                    projection.type_names()
+                ),
+            ));
+        }
+    };
+    let found = controlled(ctx, procedure, &config, |control| {
+        paths::dijkstra(&graph, source, target, control)
+    })?;
+    let ids = &projection.ids;
+    let id = |v: u32| ids[v as usize];
+    found
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            ctx.tick(procedure)?;
+            let path = stored_path(ctx, &p.nodes.iter().map(|v| id(*v)).collect::<Vec<_>>())?;
+            Ok(vec![
+                Value::Int(index as i64),
+                Value::Int(id(source) as i64),
+                Value::Int(id(p.target()) as i64),
+                Value::Float(p.total_cost()),
+                Value::from(
+                    p.nodes
+                        .iter()
+                        .map(|v| Value::Int(id(*v) as i64))
+                        .collect::<Vec<_>>(),
+                ),
+                Value::from(p.costs.iter().map(|c| Value::Float(*c)).collect::<Vec<_>>()),
+                path,
+            ])
+        })
+        .collect()
+}
+
+/// The path through `nodes` along stored relationships: between each pair, the one with the
+/// smallest id (either way, since an undirected or reversed projection may walk a
+/// relationship backwards).
+fn stored_path(ctx: &ProcedureContext<'_>, nodes: &[u64]) -> Result<Value> {
+    let mut relationships = Vec::with_capacity(nodes.len().saturating_sub(1));
+    for pair in nodes.windows(2) {
+        let step = ctx
+            .tx
+            .expand(NodeId(pair[0]), Direction::Both, &[])?
+            .into_iter()
+            .filter(|(_, n)| n.0 == pair[1])
+            .map(|(r, _)| r.0)
+            .min();
+        match step {
+            Some(r) => relationships.push(Relationship::new(r)),
+            // The graph changed since the projection: a path of ids only stands for it.
+            None => return Ok(Value::Null),
+        }
+    }
+    Ok(Value::Path(Arc::new(Path {
+        nodes: nodes.iter().map(|n| Node::new(*n)).collect(),
+        relationships,
+    })))
+}
