@@ -258,14 +258,17 @@ pub struct Labels {
     pub did_converge: bool,
 }
 
-/// Label propagation: every node starts with its own label (or its seed) and, one at a time
-/// in index order, takes the label of greatest total relationship weight among its
-/// neighbours, keeping its own on a tie with it and otherwise taking the smallest, until no
-/// label changes or `max_iterations` passes ran.
+/// Label propagation: every node starts with its own label (or its seed) and takes the label
+/// of greatest total relationship weight among its neighbours, keeping its own when that is
+/// among the greatest, until no label changes or `max_iterations` passes ran. Each pass visits
+/// the nodes in an order shuffled by `seed`, and a tie between other labels goes to the one
+/// `seed` ranks first: shuffling keeps one label from flooding the graph along index order,
+/// and the seed keeps runs repeatable.
 pub fn label_propagation(
     graph: &Graph,
     max_iterations: usize,
     seeds: Option<&[u32]>,
+    seed: u64,
     control: &Control<'_>,
 ) -> Result<Labels, Interrupted> {
     let n = graph.node_count();
@@ -274,16 +277,24 @@ pub fn label_propagation(
         Some(s) => s.to_vec(),
         None => (0..n as u32).collect(),
     };
+    let mut order: Vec<u32> = (0..n as u32).collect();
     let mut votes: HashMap<u32, f64> = HashMap::new();
     let mut ran_iterations = 0;
     let mut did_converge = false;
     while ran_iterations < max_iterations {
         ran_iterations += 1;
+        let round = mix(seed ^ ran_iterations as u64);
+        for i in (1..n).rev() {
+            let j = (mix(round ^ i as u64) % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+        let rank = |l: u32| mix(round ^ (u64::from(l) << 32));
         let mut changed = false;
-        for i in 0..n {
-            if i.is_multiple_of(BLOCK) {
+        for (at, &v) in order.iter().enumerate() {
+            if at.is_multiple_of(BLOCK) {
                 control.check()?;
             }
+            let i = v as usize;
             votes.clear();
             for &(j, w) in &adjacency.rows[i] {
                 if j as usize != i {
@@ -301,7 +312,7 @@ pub fn label_propagation(
                 .iter()
                 .filter(|(_, w)| **w == top)
                 .map(|(l, _)| *l)
-                .min()
+                .min_by_key(|l| (rank(*l), *l))
                 .unwrap_or(own);
             label[i] = best;
             changed = true;
@@ -321,6 +332,14 @@ pub fn label_propagation(
         ran_iterations,
         did_converge,
     })
+}
+
+/// SplitMix64's finaliser: a well-spread 64-bit hash of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Each node's core number: the largest `k` such that it belongs to a subgraph where every

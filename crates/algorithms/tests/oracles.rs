@@ -339,8 +339,9 @@ fn label_propagation_finds_the_components_of_two_triangles() {
         (4, 5, 1.0),
         (5, 3, 1.0),
     ];
-    let got = community::label_propagation(&build(6, &edges, false, false), 10, None, &unlimited())
-        .unwrap();
+    let got =
+        community::label_propagation(&build(6, &edges, false, false), 10, None, 42, &unlimited())
+            .unwrap();
     assert_eq!(got.communities, vec![0, 0, 0, 3, 3, 3]);
     assert!(got.did_converge);
 }

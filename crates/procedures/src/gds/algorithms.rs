@@ -416,8 +416,14 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
                     .int("maxIterations", 10, 1, i64::from(i32::MAX))?
                     as usize;
                 let consecutive = input.config.bool("consecutiveIds", false)?;
-                let labels = community::label_propagation(&input.graph, max, None, input.control)
-                    .map_err(|i| input.stop(i))?;
+                let labels = community::label_propagation(
+                    &input.graph,
+                    max,
+                    None,
+                    LABEL_PROPAGATION_SEED,
+                    input.control,
+                )
+                .map_err(|i| input.stop(i))?;
                 let count = components::sizes(&labels.communities).len();
                 Ok(Output {
                     values: Values::Int(input.community_ids(&labels.communities, consecutive)),
@@ -454,6 +460,10 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
         },
     ]
 }
+
+/// The seed of label propagation's node order and tie-breaks: fixed, so a call's communities
+/// are the same every time on the same projection.
+const LABEL_PROPAGATION_SEED: u64 = 0x5eed;
 
 fn rank(input: &Input<'_>, article_rank: bool) -> Result<Output> {
     let c = input.config;

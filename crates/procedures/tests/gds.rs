@@ -1,0 +1,572 @@
+//! The `gds.*` procedures through the embedded API: the graph catalog's life cycle, each
+//! execution mode, GDS's configuration checks and messages, and answers worked out by hand on
+//! small graphs (the kernels themselves are checked against oracles in the algorithms crate,
+//! and against NetworkX by the Python driver tests).
+
+use std::sync::Arc;
+
+use quiver_engine::{Database, EngineConfig, Error};
+use quiver_value::{Map, Value};
+
+fn db() -> Arc<Database> {
+    let db = Database::open_in_memory(EngineConfig::default());
+    quiver_procedures::register(&db);
+    db
+}
+
+fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
+    db.execute(q, Map::new())
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+        .rows
+}
+
+fn one(db: &Database, q: &str) -> Value {
+    run(db, q).remove(0).remove(0)
+}
+
+fn fails(db: &Database, q: &str) -> Error {
+    match db.execute(q, Map::new()) {
+        Ok(r) => panic!("{q} succeeded with {:?}", r.rows),
+        Err(e) => e,
+    }
+}
+
+/// Fails with ProcedureCallFailed and a message holding `text`.
+fn fails_with(db: &Database, q: &str, text: &str) {
+    let e = fails(db, q);
+    assert_eq!(
+        e.status_code().code(),
+        "Neo.ClientError.Procedure.ProcedureCallFailed",
+        "{q}: {e}"
+    );
+    assert!(e.message().contains(text), "{q}: {e}");
+}
+
+fn float(v: &Value) -> f64 {
+    match v {
+        Value::Float(f) => *f,
+        Value::Int(i) => *i as f64,
+        other => panic!("not a number: {other:?}"),
+    }
+}
+
+fn int(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+/// Three nodes pointing at a fourth (B, C, D -> A), and a separate pair E - F.
+fn star(db: &Database) {
+    run(
+        db,
+        "CREATE (a:P {name: 'A'}), (b:P {name: 'B'}), (c:P {name: 'C'}), (d:P {name: 'D'}), \
+         (e:P {name: 'E'}), (f:P {name: 'F'}), \
+         (b)-[:R {w: 1.0}]->(a), (c)-[:R {w: 2.0}]->(a), (d)-[:R {w: 3}]->(a), (e)-[:R {w: 1.0}]->(f)",
+    );
+}
+
+/// Name → value from a stream of `nodeId, value` rows.
+fn by_name(db: &Database, q: &str) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = run(db, q)
+        .into_iter()
+        .map(|r| match &r[0] {
+            Value::String(s) => (s.to_string(), r[1].clone()),
+            other => panic!("not a name: {other:?}"),
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn a_projection_is_listed_with_its_size_until_it_is_dropped() {
+    let db = db();
+    star(&db);
+    let row = run(
+        &db,
+        "CALL gds.graph.project('g', 'P', 'R') YIELD graphName, nodeCount, relationshipCount RETURN graphName, nodeCount, relationshipCount",
+    );
+    assert_eq!(
+        row,
+        vec![vec![Value::from("g"), Value::Int(6), Value::Int(4)]]
+    );
+    assert_eq!(
+        one(&db, "CALL gds.graph.exists('g') YIELD exists RETURN exists"),
+        Value::Bool(true)
+    );
+    let listed = run(
+        &db,
+        "CALL gds.graph.list() YIELD graphName, nodeCount, sizeInBytes, memoryUsage, density RETURN graphName, nodeCount, sizeInBytes, memoryUsage, density",
+    );
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0][1], Value::Int(6));
+    assert!(int(&listed[0][2]) > 0);
+    assert!(
+        matches!(&listed[0][3], Value::String(s) if s.ends_with("Bytes") || s.ends_with("KiB"))
+    );
+    assert!((float(&listed[0][4]) - 4.0 / 30.0).abs() < 1e-12);
+    fails_with(
+        &db,
+        "CALL gds.graph.project('g', 'P', 'R')",
+        "A graph with name 'g' already exists.",
+    );
+    let dropped = run(
+        &db,
+        "CALL gds.graph.drop('g') YIELD graphName, nodeCount RETURN graphName, nodeCount",
+    );
+    assert_eq!(dropped, vec![vec![Value::from("g"), Value::Int(6)]]);
+    assert_eq!(
+        one(&db, "CALL gds.graph.exists('g') YIELD exists RETURN exists"),
+        Value::Bool(false)
+    );
+    fails_with(
+        &db,
+        "CALL gds.graph.drop('g')",
+        "Graph with name `g` does not exist",
+    );
+    assert!(run(&db, "CALL gds.graph.drop('g', false)").is_empty());
+}
+
+#[test]
+fn a_projection_is_a_snapshot_that_later_writes_do_not_change() {
+    let db = db();
+    star(&db);
+    run(&db, "CALL gds.graph.project('g', '*', '*')");
+    run(&db, "CREATE (:P)-[:R]->(:P)");
+    let counts = run(
+        &db,
+        "CALL gds.graph.list('g') YIELD nodeCount, relationshipCount RETURN nodeCount, relationshipCount",
+    );
+    assert_eq!(counts, vec![vec![Value::Int(6), Value::Int(4)]]);
+}
+
+#[test]
+fn labels_and_types_that_do_not_exist_fail_the_projection() {
+    let db = db();
+    star(&db);
+    fails_with(
+        &db,
+        "CALL gds.graph.project('g', 'Nope', 'R')",
+        "labels not found: 'Nope'",
+    );
+    fails_with(
+        &db,
+        "CALL gds.graph.project('g', 'P', 'NOPE')",
+        "relationship types not found: 'NOPE'",
+    );
+    fails_with(
+        &db,
+        "CALL gds.graph.project('g', 'P', {R: {orientation: 'SIDEWAYS'}})",
+        "Orientation `SIDEWAYS` is not supported",
+    );
+}
+
+#[test]
+fn unknown_configuration_keys_and_bad_values_fail_as_gds_reports_them() {
+    let db = db();
+    star(&db);
+    run(&db, "CALL gds.graph.project('g', 'P', 'R')");
+    fails_with(
+        &db,
+        "CALL gds.pageRank.stream('g', {foo: 1})",
+        "Unexpected configuration key: foo",
+    );
+    fails_with(
+        &db,
+        "CALL gds.pageRank.stream('g', {maxIterations: 'many'})",
+        "The value of `maxIterations` must be of type `Integer` but was `String`.",
+    );
+    fails_with(
+        &db,
+        "CALL gds.pageRank.stream('g', {dampingFactor: 1.0})",
+        "Value for `dampingFactor` was `1`",
+    );
+    fails_with(
+        &db,
+        "CALL gds.pageRank.stream('g', {maxIterations: 0})",
+        "Value for `maxIterations` was `0`",
+    );
+    fails_with(
+        &db,
+        "CALL gds.pageRank.write('g', {})",
+        "No value specified for the mandatory configuration parameter `writeProperty`",
+    );
+    fails_with(
+        &db,
+        "CALL gds.pageRank.stream('nope')",
+        "Graph with name `nope` does not exist",
+    );
+    fails_with(
+        &db,
+        "CALL gds.wcc.stream('g', {relationshipWeightProperty: 'w'})",
+        "Relationship weight property `w` not found",
+    );
+    fails_with(
+        &db,
+        "CALL gds.pageRank.stream('g', {scaler: 'Sideways'})",
+        "Unrecognised scaler type specified: `Sideways`",
+    );
+}
+
+#[test]
+fn page_rank_keeps_gds_unnormalised_scores_and_reports_convergence() {
+    let db = db();
+    star(&db);
+    run(&db, "CALL gds.graph.project('g', 'P', 'R')");
+    let scores = by_name(
+        &db,
+        "CALL gds.pageRank.stream('g') YIELD nodeId, score MATCH (n) WHERE id(n) = nodeId RETURN n.name, score",
+    );
+    // Every node keeps 0.15; A receives 0.85 of B's, C's and D's 0.15, and F of E's.
+    let want = [
+        ("A", 0.15 + 0.85 * 3.0 * 0.15),
+        ("B", 0.15),
+        ("C", 0.15),
+        ("D", 0.15),
+        ("E", 0.15),
+        ("F", 0.15 + 0.85 * 0.15),
+    ];
+    for ((name, score), (w_name, w)) in scores.iter().zip(want) {
+        assert_eq!(name, w_name);
+        assert!((float(score) - w).abs() < 1e-12, "{name}: {score:?}");
+    }
+    let stats = run(
+        &db,
+        "CALL gds.pageRank.stats('g') YIELD ranIterations, didConverge, centralityDistribution, configuration \
+         RETURN ranIterations, didConverge, centralityDistribution.max, configuration.dampingFactor, configuration.maxIterations",
+    );
+    assert_eq!(stats[0][0], Value::Int(2));
+    assert_eq!(stats[0][1], Value::Bool(true));
+    assert!((float(&stats[0][2]) - (0.15 + 0.85 * 0.45)).abs() < 1e-12);
+    assert_eq!(stats[0][3], Value::Float(0.85));
+    assert_eq!(stats[0][4], Value::Int(20));
+}
+
+#[test]
+fn weighted_page_rank_divides_a_node_s_score_by_the_weight_it_sends() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (a {name: 'A'}), (b {name: 'B'}), (c {name: 'C'}), (a)-[:R {w: 1}]->(b), (a)-[:R {w: 3}]->(c)",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', '*', {R: {properties: 'w'}})",
+    );
+    let scores = by_name(
+        &db,
+        "CALL gds.pageRank.stream('g', {relationshipWeightProperty: 'w'}) YIELD nodeId, score \
+         MATCH (n) WHERE id(n) = nodeId RETURN n.name, score",
+    );
+    assert!((float(&scores[1].1) - (0.15 + 0.85 * 0.15 * 0.25)).abs() < 1e-12);
+    assert!((float(&scores[2].1) - (0.15 + 0.85 * 0.15 * 0.75)).abs() < 1e-12);
+    // Without the weight property every relationship weighs the same.
+    let unweighted = by_name(
+        &db,
+        "CALL gds.pageRank.stream('g') YIELD nodeId, score MATCH (n) WHERE id(n) = nodeId RETURN n.name, score",
+    );
+    assert_eq!(unweighted[1].1, unweighted[2].1);
+}
+
+#[test]
+fn components_are_named_after_their_smallest_node_id() {
+    let db = db();
+    star(&db);
+    run(&db, "CALL gds.graph.project('g', 'P', 'R')");
+    let ids = by_name(
+        &db,
+        "CALL gds.wcc.stream('g') YIELD nodeId, componentId MATCH (n) WHERE id(n) = nodeId RETURN n.name, componentId",
+    );
+    let a = int(&one(&db, "MATCH (n {name: 'A'}) RETURN id(n)"));
+    let e = int(&one(&db, "MATCH (n {name: 'E'}) RETURN id(n)"));
+    let want = [a, a, a, a, e, e];
+    for ((_, c), w) in ids.iter().zip(want) {
+        assert_eq!(int(c), w);
+    }
+    let stats = run(
+        &db,
+        "CALL gds.wcc.stats('g') YIELD componentCount, componentDistribution RETURN componentCount, componentDistribution.max",
+    );
+    assert_eq!(stats, vec![vec![Value::Int(2), Value::Float(4.0)]]);
+    let consecutive = run(
+        &db,
+        "CALL gds.wcc.stream('g', {consecutiveIds: true}) YIELD componentId RETURN DISTINCT componentId ORDER BY componentId",
+    );
+    assert_eq!(consecutive, vec![vec![Value::Int(0)], vec![Value::Int(1)]]);
+    // Strongly connected: no cycles, so every node alone.
+    let scc = run(
+        &db,
+        "CALL gds.scc.stats('g') YIELD componentCount RETURN componentCount",
+    );
+    assert_eq!(scc, vec![vec![Value::Int(6)]]);
+}
+
+#[test]
+fn mutate_adds_a_property_to_the_projection_that_streams_back_and_cannot_be_added_twice() {
+    let db = db();
+    star(&db);
+    run(&db, "CALL gds.graph.project('g', 'P', 'R')");
+    let row = run(
+        &db,
+        "CALL gds.degree.mutate('g', {mutateProperty: 'deg', orientation: 'REVERSE'}) YIELD nodePropertiesWritten RETURN nodePropertiesWritten",
+    );
+    assert_eq!(row, vec![vec![Value::Int(6)]]);
+    let degrees = by_name(
+        &db,
+        "CALL gds.graph.nodeProperty.stream('g', 'deg') YIELD nodeId, propertyValue \
+         MATCH (n) WHERE id(n) = nodeId RETURN n.name, propertyValue",
+    );
+    let want = [3.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+    for ((_, d), w) in degrees.iter().zip(want) {
+        assert_eq!(float(d), w);
+    }
+    fails_with(
+        &db,
+        "CALL gds.degree.mutate('g', {mutateProperty: 'deg'})",
+        "Node property `deg` already exists in the in-memory graph.",
+    );
+    let schema = one(
+        &db,
+        "CALL gds.graph.list('g') YIELD schema RETURN schema.nodes.P.deg",
+    );
+    assert_eq!(schema, Value::from("Float"));
+    // The store itself is untouched.
+    assert_eq!(
+        one(&db, "MATCH (n) WHERE n.deg IS NOT NULL RETURN count(n)"),
+        Value::Int(0)
+    );
+}
+
+#[test]
+fn write_sets_the_property_on_every_node_in_committed_batches() {
+    let db = db();
+    run(
+        &db,
+        "UNWIND range(1, 12500) AS i CREATE (:N {i: 2 * i - 1})-[:R]->(:N {i: 2 * i})",
+    );
+    run(&db, "CALL gds.graph.project('g', 'N', 'R')");
+    let row = run(
+        &db,
+        "CALL gds.wcc.write('g', {writeProperty: 'component', writeConcurrency: 2}) \
+         YIELD nodePropertiesWritten, componentCount RETURN nodePropertiesWritten, componentCount",
+    );
+    assert_eq!(row, vec![vec![Value::Int(25000), Value::Int(12500)]]);
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (n:N) WHERE n.component IS NOT NULL RETURN count(DISTINCT n.component)"
+        ),
+        Value::Int(12500)
+    );
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (a:N)-[:R]->(b:N) WHERE a.component <> b.component RETURN count(*)"
+        ),
+        Value::Int(0)
+    );
+}
+
+#[test]
+fn triangle_algorithms_need_an_undirected_projection() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (a {name: 'A'}), (b {name: 'B'}), (c {name: 'C'}), (d {name: 'D'}), \
+         (a)-[:R]->(b), (b)-[:R]->(c), (c)-[:R]->(a), (c)-[:R]->(d), (a)-[:R]->(b)",
+    );
+    run(&db, "CALL gds.graph.project('directed', '*', 'R')");
+    fails_with(
+        &db,
+        "CALL gds.triangleCount.stream('directed')",
+        "TriangleCount requires relationship projections to be UNDIRECTED",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', '*', {R: {orientation: 'UNDIRECTED'}})",
+    );
+    let counts = by_name(
+        &db,
+        "CALL gds.triangleCount.stream('g') YIELD nodeId, triangleCount MATCH (n) WHERE id(n) = nodeId RETURN n.name, triangleCount",
+    );
+    let want = [1, 1, 1, 0];
+    for ((_, t), w) in counts.iter().zip(want) {
+        assert_eq!(int(t), w);
+    }
+    assert_eq!(
+        one(
+            &db,
+            "CALL gds.triangleCount.stats('g') YIELD globalTriangleCount RETURN globalTriangleCount"
+        ),
+        Value::Int(1)
+    );
+    let lcc = by_name(
+        &db,
+        "CALL gds.localClusteringCoefficient.stream('g') YIELD nodeId, localClusteringCoefficient \
+         MATCH (n) WHERE id(n) = nodeId RETURN n.name, localClusteringCoefficient",
+    );
+    let want = [1.0, 1.0, 1.0 / 3.0, 0.0];
+    for ((_, c), w) in lcc.iter().zip(want) {
+        assert!((float(c) - w).abs() < 1e-12);
+    }
+    let cores = by_name(
+        &db,
+        "CALL gds.kcore.stream('g') YIELD nodeId, coreValue MATCH (n) WHERE id(n) = nodeId RETURN n.name, coreValue",
+    );
+    let want = [2, 2, 2, 1];
+    for ((_, c), w) in cores.iter().zip(want) {
+        assert_eq!(int(c), w);
+    }
+}
+
+#[test]
+fn louvain_finds_two_cliques_and_reports_their_modularity() {
+    let db = db();
+    run(
+        &db,
+        "UNWIND [0, 1] AS side UNWIND range(0, 4) AS i CREATE (:C {side: side, i: i})",
+    );
+    run(
+        &db,
+        "MATCH (a:C), (b:C) WHERE a.side = b.side AND a.i < b.i CREATE (a)-[:R]->(b)",
+    );
+    run(
+        &db,
+        "MATCH (a:C {side: 0, i: 4}), (b:C {side: 1, i: 0}) CREATE (a)-[:R]->(b)",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', 'C', {R: {orientation: 'UNDIRECTED'}})",
+    );
+    let groups = run(
+        &db,
+        "CALL gds.louvain.stream('g') YIELD nodeId, communityId MATCH (n) WHERE id(n) = nodeId \
+         RETURN communityId, collect(DISTINCT n.side) AS sides, count(*) AS size ORDER BY size",
+    );
+    assert_eq!(groups.len(), 2);
+    for g in &groups {
+        assert_eq!(g[2], Value::Int(5));
+        assert!(matches!(&g[1], Value::List(l) if l.len() == 1));
+    }
+    let stats = run(
+        &db,
+        "CALL gds.louvain.stats('g') YIELD communityCount, modularity, ranLevels RETURN communityCount, modularity, ranLevels",
+    );
+    assert_eq!(stats[0][0], Value::Int(2));
+    // Two 5-cliques (10 relationships each) and a bridge: 2 * (10/21 - (21/42)^2).
+    let want = 2.0 * (10.0 / 21.0 - 0.25);
+    assert!(
+        (float(&stats[0][1]) - want).abs() < 1e-9,
+        "{:?}",
+        stats[0][1]
+    );
+    let lpa = run(
+        &db,
+        "CALL gds.labelPropagation.stats('g') YIELD communityCount, didConverge RETURN communityCount, didConverge",
+    );
+    assert_eq!(lpa, vec![vec![Value::Int(2), Value::Bool(true)]]);
+}
+
+#[test]
+fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (a {name: 'A'}), (b {name: 'B'}), (c {name: 'C'}), (d {name: 'D'}), \
+         (a)-[:R {cost: 1}]->(b), (b)-[:R {cost: 1}]->(c), (a)-[:R {cost: 5}]->(c), (c)-[:R {cost: 2}]->(d)",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', '*', 'R', {relationshipProperties: 'cost'})",
+    );
+    let row = run(
+        &db,
+        "MATCH (a {name: 'A'}), (d {name: 'D'}) \
+         CALL gds.shortestPath.dijkstra.stream('g', {sourceNode: a, targetNode: d, relationshipWeightProperty: 'cost'}) \
+         YIELD totalCost, nodeIds, costs, path \
+         RETURN totalCost, nodeIds, costs, length(path), [r IN relationships(path) | r.cost]",
+    );
+    let name = |v: &Value| {
+        one(
+            &db,
+            &format!("MATCH (n) WHERE id(n) = {} RETURN n.name", int(v)),
+        )
+    };
+    assert_eq!(row.len(), 1);
+    assert_eq!(row[0][0], Value::Float(4.0));
+    let Value::List(ids) = &row[0][1] else {
+        panic!("nodeIds: {:?}", row[0][1])
+    };
+    let names: Vec<Value> = ids.iter().map(name).collect();
+    assert_eq!(
+        names,
+        vec![
+            Value::from("A"),
+            Value::from("B"),
+            Value::from("C"),
+            Value::from("D")
+        ]
+    );
+    assert_eq!(
+        row[0][2],
+        Value::from(vec![
+            Value::Float(0.0),
+            Value::Float(1.0),
+            Value::Float(2.0),
+            Value::Float(4.0)
+        ])
+    );
+    assert_eq!(row[0][3], Value::Int(3));
+    assert_eq!(
+        row[0][4],
+        Value::from(vec![Value::Int(1), Value::Int(1), Value::Int(2)])
+    );
+    let all = run(
+        &db,
+        "MATCH (a {name: 'A'}) CALL gds.allShortestPaths.dijkstra.stream('g', {sourceNode: a}) \
+         YIELD targetNode, totalCost RETURN totalCost ORDER BY totalCost",
+    );
+    // Unweighted: A itself, B and C one step away, D two.
+    assert_eq!(
+        all,
+        vec![
+            vec![Value::Float(0.0)],
+            vec![Value::Float(1.0)],
+            vec![Value::Float(1.0)],
+            vec![Value::Float(2.0)]
+        ]
+    );
+    let bfs = run(
+        &db,
+        "MATCH (a {name: 'A'}) CALL gds.bfs.stream('g', {sourceNode: a, maxDepth: 1}) YIELD nodeIds RETURN size(nodeIds)",
+    );
+    assert_eq!(bfs, vec![vec![Value::Int(3)]]);
+    fails_with(
+        &db,
+        "CALL gds.bfs.stream('g', {sourceNode: 123456})",
+        "Source node with id 123456 does not exist in the in-memory graph.",
+    );
+}
+
+#[test]
+fn estimate_and_list_describe_without_running() {
+    let db = db();
+    star(&db);
+    run(&db, "CALL gds.graph.project('g', 'P', 'R')");
+    let row = run(
+        &db,
+        "CALL gds.pageRank.stream.estimate('g', {}) YIELD nodeCount, relationshipCount, bytesMin, requiredMemory \
+         RETURN nodeCount, relationshipCount, bytesMin > 0, requiredMemory",
+    );
+    assert_eq!(row[0][0], Value::Int(6));
+    assert_eq!(row[0][1], Value::Int(4));
+    assert_eq!(row[0][2], Value::Bool(true));
+    let names = run(
+        &db,
+        "CALL gds.list('pagerank') YIELD name RETURN name ORDER BY name",
+    );
+    assert!(names.contains(&vec![Value::from("gds.pageRank.stream")]));
+    assert!(names.contains(&vec![Value::from("gds.pageRank.write.estimate")]));
+}
