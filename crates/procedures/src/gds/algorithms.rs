@@ -166,6 +166,7 @@ fn rank_summary() -> Vec<(&'static str, FieldType)> {
 }
 
 /// Every node algorithm.
+#[expect(clippy::too_many_lines, reason = "a table, one entry per algorithm")]
 pub(crate) fn algorithms() -> Vec<Algorithm> {
     vec![
         Algorithm {
@@ -682,32 +683,11 @@ impl Algorithm {
         let name = self.procedure(mode);
         let procedure = name.as_str();
         let started = Instant::now();
-        let weight_key: &[&str] = if self.weighted {
-            &["relationshipWeightProperty"]
-        } else {
-            &[]
-        };
-        let config = Config::new(
-            procedure,
-            &args[1],
-            &[COMMON, self.keys, mode.keys(), weight_key],
-        )?;
+        let config = self.config(procedure, mode, &args[1])?;
         let projection =
             catalog.get(procedure, super::catalog::graph_name(procedure, &args[0])?)?;
         check_whole_projection(procedure, &config)?;
-        let property = match mode {
-            Mode::Mutate => Some(config.required_text("mutateProperty")?),
-            Mode::Write => Some(config.required_text("writeProperty")?),
-            _ => None,
-        };
-        if let (Mode::Mutate, Some(p)) = (mode, &property)
-            && projection.property(p).is_some()
-        {
-            return Err(failed(
-                procedure,
-                format!("Node property `{p}` already exists in the in-memory graph."),
-            ));
-        }
+        let property = target_property(procedure, mode, &config, &projection)?;
         let concurrency = config.concurrency("concurrency")?;
         let write_concurrency = if mode == Mode::Write {
             config.concurrency("writeConcurrency")?
@@ -747,15 +727,7 @@ impl Algorithm {
         let posting = Instant::now();
         let ids = &projection.ids;
         if mode == Mode::Stream {
-            return Ok((0..output.values.len())
-                .map(|i| {
-                    let mut row = vec![Value::Int(ids[i] as i64), output.values.get(i)];
-                    if let Some(extra) = output.extra.get(i) {
-                        row.extend(extra.iter().cloned());
-                    }
-                    row
-                })
-                .collect());
+            return Ok(stream_rows(ids, &output));
         }
         let written = output.values.len() as i64;
         let mode_millis = match (mode, &property) {
@@ -785,33 +757,8 @@ impl Algorithm {
             row.push(Value::Int(written));
         }
         row.extend(output.summary.iter().cloned());
-        match self.distribution {
-            Distribution::Centrality => {
-                let mut scores: Vec<f64> = (0..output.values.len())
-                    .map(|i| as_f64(&output.values.get(i)))
-                    .collect();
-                row.push(distribution(&mut scores));
-            }
-            Distribution::Sizes(_) => {
-                let names: Vec<u32> = match &output.values {
-                    Values::Int(v) => {
-                        let mut dense = std::collections::HashMap::new();
-                        v.iter()
-                            .map(|c| {
-                                let next = dense.len() as u32;
-                                *dense.entry(*c).or_insert(next)
-                            })
-                            .collect()
-                    }
-                    Values::Float(_) => Vec::new(),
-                };
-                let mut sizes: Vec<f64> = components::sizes(&names)
-                    .values()
-                    .map(|s| *s as f64)
-                    .collect();
-                row.push(distribution(&mut sizes));
-            }
-            Distribution::None => {}
+        if let Some(d) = self.summarise(&output.values) {
+            row.push(d);
         }
         row.extend([
             Value::Int(pre.as_millis() as i64),
@@ -820,6 +767,41 @@ impl Algorithm {
             config.echo(),
         ]);
         Ok(vec![row])
+    }
+
+    /// The configuration of a call in `mode`, checked against the keys it takes.
+    fn config<'p>(&self, procedure: &'p str, mode: Mode, value: &Value) -> Result<Config<'p>> {
+        let weight_key: &[&str] = if self.weighted {
+            &["relationshipWeightProperty"]
+        } else {
+            &[]
+        };
+        Config::new(
+            procedure,
+            value,
+            &[COMMON, self.keys, mode.keys(), weight_key],
+        )
+    }
+
+    /// The distribution column of the stats: of the scores, or of the community sizes.
+    fn summarise(&self, values: &Values) -> Option<Value> {
+        match (self.distribution, values) {
+            (Distribution::Centrality, _) => {
+                let mut scores: Vec<f64> =
+                    (0..values.len()).map(|i| as_f64(&values.get(i))).collect();
+                Some(distribution(&mut scores))
+            }
+            (Distribution::Sizes(_), Values::Int(v)) => {
+                let mut sizes: std::collections::HashMap<i64, u64> =
+                    std::collections::HashMap::new();
+                for c in v {
+                    *sizes.entry(*c).or_insert(0) += 1;
+                }
+                let mut sizes: Vec<f64> = sizes.values().map(|s| *s as f64).collect();
+                Some(distribution(&mut sizes))
+            }
+            (Distribution::Sizes(_), Values::Float(_)) | (Distribution::None, _) => None,
+        }
     }
 
     /// `estimate`: the memory a run would take, from the projection's size and the
@@ -832,16 +814,7 @@ impl Algorithm {
     ) -> Result<Vec<Vec<Value>>> {
         let name = format!("{}.estimate", self.procedure(mode));
         let procedure = name.as_str();
-        let weight_key: &[&str] = if self.weighted {
-            &["relationshipWeightProperty"]
-        } else {
-            &[]
-        };
-        let config = Config::new(
-            procedure,
-            &args[1],
-            &[COMMON, self.keys, mode.keys(), weight_key],
-        )?;
+        let config = self.config(procedure, mode, &args[1])?;
         let _ = config.concurrency("concurrency")?;
         let projection = match &args[0] {
             Value::String(s) => catalog.get(procedure, s)?,
@@ -905,6 +878,43 @@ impl Algorithm {
             other => other,
         }
     }
+}
+
+/// The property `mutate` adds or `write` sets; a `mutate` property the projection already
+/// has fails.
+fn target_property(
+    procedure: &str,
+    mode: Mode,
+    config: &Config<'_>,
+    projection: &Projection,
+) -> Result<Option<String>> {
+    let property = match mode {
+        Mode::Mutate => Some(config.required_text("mutateProperty")?),
+        Mode::Write => Some(config.required_text("writeProperty")?),
+        Mode::Stream | Mode::Stats => None,
+    };
+    if let (Mode::Mutate, Some(p)) = (mode, &property)
+        && projection.property(p).is_some()
+    {
+        return Err(failed(
+            procedure,
+            format!("Node property `{p}` already exists in the in-memory graph."),
+        ));
+    }
+    Ok(property)
+}
+
+/// A `stream` call's rows: node id, value, further columns.
+fn stream_rows(ids: &[u64], output: &Output) -> Vec<Vec<Value>> {
+    (0..output.values.len())
+        .map(|i| {
+            let mut row = vec![Value::Int(ids[i] as i64), output.values.get(i)];
+            if let Some(extra) = output.extra.get(i) {
+                row.extend(extra.iter().cloned());
+            }
+            row
+        })
+        .collect()
 }
 
 /// The columns of every `estimate` procedure.

@@ -731,239 +731,19 @@ pub(crate) fn project(
         Ok(()) => failed(NAME, "the projection was interrupted"),
     };
 
-    // Nodes: ids in ascending order, each label's scan merged.
-    let storage = ctx.storage;
-    let mut ids: Vec<u64> = Vec::new();
-    match &labels {
-        None => {
-            for n in ctx.tx.scan_nodes()? {
-                ids.push(n?.0);
-            }
-        }
-        Some(labels) => {
-            let missing: Vec<&str> = labels
-                .iter()
-                .filter(|l| storage.label_id(l).is_none())
-                .map(String::as_str)
-                .collect();
-            if !missing.is_empty() {
-                return Err(failed(
-                    NAME,
-                    format!(
-                        "Invalid node projection, one or more labels not found: '{}'",
-                        missing.join("', '")
-                    ),
-                ));
-            }
-            for label in labels {
-                if let Some(id) = storage.label_id(label) {
-                    for n in ctx.tx.scan_label(id)? {
-                        ids.push(n?.0);
-                    }
-                }
-            }
-            ids.sort_unstable();
-            ids.dedup();
-        }
-    }
-    if ids.len() >= u32::MAX as usize {
-        return Err(failed(
-            NAME,
-            format!("A projection holds at most {} nodes", u32::MAX - 1),
-        ));
-    }
+    let ids = read_node_ids(ctx, NAME, labels.as_deref())?;
     ctx.tick(NAME)?;
-
-    // Relationships: each node's in parallel, by orientation.
-    let types_of = |orientation: Orientation| -> Result<Option<Vec<RelTypeId>>> {
-        let chosen: Vec<&RelationshipProjection> = relationships
-            .iter()
-            .filter(|r| r.orientation == orientation)
-            .collect();
-        if chosen.is_empty() {
-            return Ok(None);
-        }
-        if chosen.iter().any(|r| r.rel_type == "*") {
-            return Ok(Some(Vec::new()));
-        }
-        let mut types = Vec::new();
-        for r in chosen {
-            match storage.rel_type_id(&r.rel_type) {
-                Some(t) => types.push(t),
-                None => {
-                    return Err(failed(
-                        NAME,
-                        format!(
-                            "Invalid relationship projection, one or more relationship types not found: '{}'",
-                            r.rel_type
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(Some(types))
-    };
-    let natural = types_of(Orientation::Natural)?;
-    let reverse = types_of(Orientation::Reverse)?;
-    let undirected = types_of(Orientation::Undirected)?;
-    let aggregation = relationships[0].aggregation;
-    if relationships.iter().any(|r| r.aggregation != aggregation) {
-        return Err(failed(
-            NAME,
-            "Every relationship type of a projection must use the same aggregation",
-        ));
-    }
     let weight = rel_properties.first().cloned();
-    let weight_key = match &weight {
-        Some(p) => match storage.property_key_id(&p.key) {
-            Some(k) => Some(k),
-            None => {
-                return Err(failed(
-                    NAME,
-                    format!(
-                        "Invalid relationship projection, one or more relationship properties not found: '{}'",
-                        p.key
-                    ),
-                ));
-            }
-        },
-        None => None,
-    };
-    let weight_default = match weight.as_ref().map(|w| &w.default) {
-        None | Some(Value::Null) => f64::NAN,
-        Some(Value::Int(i)) => *i as f64,
-        Some(Value::Float(f)) => *f,
-        Some(other) => {
-            return Err(failed(
-                NAME,
-                format!(
-                    "The default value of a relationship property must be a number, got {}",
-                    other.value_type().name()
-                ),
-            ));
-        }
-    };
-    let all_undirected = natural.is_none() && reverse.is_none();
-    let groups: Vec<(Direction, Vec<RelTypeId>, bool)> = [
-        natural.map(|t| (Direction::Out, t, false)),
-        reverse.map(|t| (Direction::In, t, false)),
-        undirected.map(|t| (Direction::Out, t, !all_undirected)),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let tx = ctx.tx;
-    let chunks: Vec<&[u64]> = ids.chunks(4096).collect();
-    let edges: Vec<Vec<(u32, u32, f64)>> = control
-        .install(|| {
-            chunks
-                .par_iter()
-                .enumerate()
-                .map(|(c, chunk)| -> std::result::Result<Vec<(u32, u32, f64)>, ReadError> {
-                    control.check().map_err(ReadError::Stopped)?;
-                    let nodes: Vec<NodeId> = chunk.iter().map(|i| NodeId(*i)).collect();
-                    let base = (c * 4096) as u32;
-                    let mut found = Vec::new();
-                    let mut out = Vec::new();
-                    for (direction, types, both_ways) in &groups {
-                        found.clear();
-                        tx.expand_batch(&nodes, *direction, types, &mut found).map_err(ReadError::Store)?;
-                        for (i, rel, neighbour) in &found {
-                            let Ok(target) = ids.binary_search(&neighbour.0) else {
-                                if validate {
-                                    return Err(ReadError::Invalid(neighbour.0));
-                                }
-                                continue;
-                            };
-                            let w = match weight_key {
-                                None => 1.0,
-                                Some(key) => match tx.rel_property(*rel, key).map_err(ReadError::Store)? {
-                                    None | Some(Value::Null) => weight_default,
-                                    Some(Value::Int(v)) => v as f64,
-                                    Some(Value::Float(v)) => v,
-                                    Some(other) => return Err(ReadError::NotNumber(other.value_type().name())),
-                                },
-                            };
-                            let source = base + *i;
-                            out.push((source, target as u32, w));
-                            if *both_ways {
-                                out.push((target as u32, source, w));
-                            }
-                        }
-                    }
-                    Ok(out)
-                })
-                .collect::<std::result::Result<Vec<_>, ReadError>>()
-        })
-        .map_err(|e| match e {
-            ReadError::Stopped(i) => stopped(i),
-            ReadError::Store(e) => e.into(),
-            ReadError::Invalid(id) => failed(NAME, format!("Failed to load a relationship because its target-node with id {id} is not part of the node query or projection. To ignore the relationship, set the configuration parameter `validateRelationships` to false.")),
-            ReadError::NotNumber(t) => failed(NAME, format!("Unsupported type [{t}] of value for relationship property `{}`. Please use a numeric property.", weight.as_ref().map_or("", |w| w.alias.as_str()))),
-        })?;
-    let count: usize = edges.iter().map(Vec::len).sum();
-    let mut builder =
-        GraphBuilder::new(ids.len(), weight.is_some(), all_undirected).aggregation(aggregation);
-    builder.reserve(count);
-    for (s, t, w) in edges.into_iter().flatten() {
-        builder.add(s, t, w);
-    }
-    let graph = control.install(|| builder.build());
+    let plan = RelationshipPlan::new(ctx.storage, NAME, &relationships, weight.as_ref())?;
+    let graph = plan
+        .read(ctx.tx, &ids, &control, validate)
+        .map_err(|e| e.into_error(NAME, weight.as_ref(), &stopped))?;
     ctx.tick(NAME)?;
+    let columns = read_node_properties(ctx, NAME, &ids, &node_properties, &control)?;
 
-    // Node properties, read in parallel.
-    let mut columns = BTreeMap::new();
-    for spec in &node_properties {
-        let key = storage.property_key_id(&spec.key);
-        let values: Vec<Value> = control.install(|| {
-            ids.par_iter()
-                .map(|id| match key {
-                    Some(k) => tx
-                        .node_property(NodeId(*id), k)
-                        .map(|v| v.unwrap_or(Value::Null)),
-                    None => Ok(Value::Null),
-                })
-                .collect::<std::result::Result<Vec<_>, _>>()
-        })?;
-        columns.insert(spec.alias.clone(), Arc::new(column_of(NAME, spec, values)?));
-    }
-
-    let node_projection_echo = Value::map(match &labels {
-        None => Map::from_iter([(Arc::from("__ALL__"), node_entry("*", &node_properties))]),
-        Some(ls) => ls
-            .iter()
-            .map(|l| (Arc::from(l.as_str()), node_entry(l, &node_properties)))
-            .collect(),
-    });
-    let relationship_projection_echo = Value::map(
-        relationships
-            .iter()
-            .map(|r| {
-                let props: Map = rel_properties
-                    .iter()
-                    .map(|p| {
-                        (
-                            Arc::from(p.alias.as_str()),
-                            record(&[
-                                ("property", Value::from(p.key.as_str())),
-                                ("defaultValue", p.default.clone()),
-                            ]),
-                        )
-                    })
-                    .collect();
-                (
-                    Arc::from(r.alias.as_str()),
-                    record(&[
-                        ("type", Value::from(r.rel_type.as_str())),
-                        ("orientation", Value::from(r.orientation.name())),
-                        ("aggregation", Value::from(aggregation_name(r.aggregation))),
-                        ("indexInverse", Value::Bool(false)),
-                        ("properties", Value::map(props)),
-                    ]),
-                )
-            })
-            .collect(),
-    );
+    let node_projection_echo = node_projection_echo(labels.as_deref(), &node_properties);
+    let relationship_projection_echo =
+        relationship_projection_echo(&relationships, &rel_properties);
     let mut configuration = match config.echo() {
         Value::Map(m) => (*m).clone(),
         _ => Map::new(),
@@ -1004,12 +784,332 @@ pub(crate) fn project(
     ]])
 }
 
+/// `nodeProjection` as GDS echoes it: each label with its properties.
+fn node_projection_echo(labels: Option<&[String]>, node_properties: &[PropertySpec]) -> Value {
+    Value::map(match labels {
+        None => Map::from_iter([(Arc::from("__ALL__"), node_entry("*", node_properties))]),
+        Some(ls) => ls
+            .iter()
+            .map(|l| (Arc::from(l.as_str()), node_entry(l, node_properties)))
+            .collect(),
+    })
+}
+
+/// `relationshipProjection` as GDS echoes it: each type with its orientation, aggregation and
+/// properties.
+fn relationship_projection_echo(
+    relationships: &[RelationshipProjection],
+    rel_properties: &[PropertySpec],
+) -> Value {
+    Value::map(
+        relationships
+            .iter()
+            .map(|r| {
+                let props: Map = rel_properties
+                    .iter()
+                    .map(|p| {
+                        (
+                            Arc::from(p.alias.as_str()),
+                            record(&[
+                                ("property", Value::from(p.key.as_str())),
+                                ("defaultValue", p.default.clone()),
+                            ]),
+                        )
+                    })
+                    .collect();
+                (
+                    Arc::from(r.alias.as_str()),
+                    record(&[
+                        ("type", Value::from(r.rel_type.as_str())),
+                        ("orientation", Value::from(r.orientation.name())),
+                        ("aggregation", Value::from(aggregation_name(r.aggregation))),
+                        ("indexInverse", Value::Bool(false)),
+                        ("properties", Value::map(props)),
+                    ]),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The projected nodes' ids in ascending order: every node, or each label's nodes merged.
+fn read_node_ids(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    labels: Option<&[String]>,
+) -> Result<Vec<u64>> {
+    let storage = ctx.storage;
+    let mut ids: Vec<u64> = Vec::new();
+    match labels {
+        None => {
+            for n in ctx.tx.scan_nodes()? {
+                ids.push(n?.0);
+            }
+        }
+        Some(labels) => {
+            let missing: Vec<&str> = labels
+                .iter()
+                .filter(|l| storage.label_id(l).is_none())
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                return Err(failed(
+                    procedure,
+                    format!(
+                        "Invalid node projection, one or more labels not found: '{}'",
+                        missing.join("', '")
+                    ),
+                ));
+            }
+            for label in labels {
+                if let Some(id) = storage.label_id(label) {
+                    for n in ctx.tx.scan_label(id)? {
+                        ids.push(n?.0);
+                    }
+                }
+            }
+            ids.sort_unstable();
+            ids.dedup();
+        }
+    }
+    if ids.len() >= u32::MAX as usize {
+        return Err(failed(
+            procedure,
+            format!("A projection holds at most {} nodes", u32::MAX - 1),
+        ));
+    }
+    Ok(ids)
+}
+
+/// How a projection's relationships are read: the expansions to run (direction, types,
+/// whether each found relationship is stored both ways), the weight property and the value
+/// relationships without it take, and how parallel relationships are aggregated.
+struct RelationshipPlan {
+    groups: Vec<(Direction, Vec<RelTypeId>, bool)>,
+    weight_key: Option<quiver_storage::PropKeyId>,
+    weight_default: f64,
+    undirected: bool,
+    aggregation: Aggregation,
+}
+
+impl RelationshipPlan {
+    fn new(
+        storage: &quiver_storage::Storage,
+        procedure: &str,
+        relationships: &[RelationshipProjection],
+        weight: Option<&PropertySpec>,
+    ) -> Result<RelationshipPlan> {
+        let types_of = |orientation: Orientation| -> Result<Option<Vec<RelTypeId>>> {
+            let chosen: Vec<&RelationshipProjection> = relationships
+                .iter()
+                .filter(|r| r.orientation == orientation)
+                .collect();
+            if chosen.is_empty() {
+                return Ok(None);
+            }
+            if chosen.iter().any(|r| r.rel_type == "*") {
+                return Ok(Some(Vec::new()));
+            }
+            chosen
+                .iter()
+                .map(|r| {
+                    storage.rel_type_id(&r.rel_type).ok_or_else(|| {
+                        failed(procedure, format!("Invalid relationship projection, one or more relationship types not found: '{}'", r.rel_type))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(Some)
+        };
+        let natural = types_of(Orientation::Natural)?;
+        let reverse = types_of(Orientation::Reverse)?;
+        let undirected = types_of(Orientation::Undirected)?;
+        let aggregation = relationships[0].aggregation;
+        if relationships.iter().any(|r| r.aggregation != aggregation) {
+            return Err(failed(
+                procedure,
+                "Every relationship type of a projection must use the same aggregation",
+            ));
+        }
+        let weight_key = match weight {
+            Some(p) => Some(storage.property_key_id(&p.key).ok_or_else(|| {
+                failed(procedure, format!("Invalid relationship projection, one or more relationship properties not found: '{}'", p.key))
+            })?),
+            None => None,
+        };
+        let weight_default = match weight.map(|w| &w.default) {
+            None | Some(Value::Null) => f64::NAN,
+            Some(Value::Int(i)) => *i as f64,
+            Some(Value::Float(f)) => *f,
+            Some(other) => {
+                return Err(failed(
+                    procedure,
+                    format!(
+                        "The default value of a relationship property must be a number, got {}",
+                        other.value_type().name()
+                    ),
+                ));
+            }
+        };
+        // All undirected: the builder stores each relationship both ways; mixed: the
+        // undirected types' relationships are added both ways here.
+        let all_undirected = natural.is_none() && reverse.is_none();
+        let groups = [
+            natural.map(|t| (Direction::Out, t, false)),
+            reverse.map(|t| (Direction::In, t, false)),
+            undirected.map(|t| (Direction::Out, t, !all_undirected)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        Ok(RelationshipPlan {
+            groups,
+            weight_key,
+            weight_default,
+            undirected: all_undirected,
+            aggregation,
+        })
+    }
+
+    /// Reads every projected node's relationships through `tx`, blocks of nodes in parallel,
+    /// and builds the adjacency.
+    fn read(
+        &self,
+        tx: &quiver_storage::Transaction,
+        ids: &[u64],
+        control: &Control<'_>,
+        validate: bool,
+    ) -> std::result::Result<Graph, ReadError> {
+        const BLOCK: usize = 4096;
+        let chunks: Vec<&[u64]> = ids.chunks(BLOCK).collect();
+        let edges: Vec<Vec<(u32, u32, f64)>> = control.install(|| {
+            chunks
+                .par_iter()
+                .enumerate()
+                .map(|(c, chunk)| {
+                    self.read_block(tx, ids, (c * BLOCK) as u32, chunk, control, validate)
+                })
+                .collect::<std::result::Result<Vec<_>, ReadError>>()
+        })?;
+        let count: usize = edges.iter().map(Vec::len).sum();
+        let mut builder = GraphBuilder::new(ids.len(), self.weight_key.is_some(), self.undirected)
+            .aggregation(self.aggregation);
+        builder.reserve(count);
+        for (s, t, w) in edges.into_iter().flatten() {
+            builder.add(s, t, w);
+        }
+        Ok(control.install(|| builder.build()))
+    }
+
+    /// The relationships of one block of nodes, the first of which has index `base`.
+    fn read_block(
+        &self,
+        tx: &quiver_storage::Transaction,
+        ids: &[u64],
+        base: u32,
+        chunk: &[u64],
+        control: &Control<'_>,
+        validate: bool,
+    ) -> std::result::Result<Vec<(u32, u32, f64)>, ReadError> {
+        control.check().map_err(ReadError::Stopped)?;
+        let nodes: Vec<NodeId> = chunk.iter().map(|i| NodeId(*i)).collect();
+        let mut found = Vec::new();
+        let mut out = Vec::new();
+        for (direction, types, both_ways) in &self.groups {
+            found.clear();
+            tx.expand_batch(&nodes, *direction, types, &mut found)
+                .map_err(ReadError::Store)?;
+            for (i, rel, neighbour) in &found {
+                let Ok(target) = ids.binary_search(&neighbour.0) else {
+                    if validate {
+                        return Err(ReadError::Invalid(neighbour.0));
+                    }
+                    continue;
+                };
+                let w = match self.weight_key {
+                    None => 1.0,
+                    Some(key) => match tx.rel_property(*rel, key).map_err(ReadError::Store)? {
+                        None | Some(Value::Null) => self.weight_default,
+                        Some(Value::Int(v)) => v as f64,
+                        Some(Value::Float(v)) => v,
+                        Some(other) => return Err(ReadError::NotNumber(other.value_type().name())),
+                    },
+                };
+                let source = base + *i;
+                out.push((source, target as u32, w));
+                if *both_ways {
+                    out.push((target as u32, source, w));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The projected node property columns, each read in parallel.
+fn read_node_properties(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    ids: &[u64],
+    specs: &[PropertySpec],
+    control: &Control<'_>,
+) -> Result<BTreeMap<String, Arc<Column>>> {
+    let tx = ctx.tx;
+    let mut columns = BTreeMap::new();
+    for spec in specs {
+        let key = ctx.storage.property_key_id(&spec.key);
+        let values: Vec<Value> = control.install(|| {
+            ids.par_iter()
+                .map(|id| match key {
+                    Some(k) => tx
+                        .node_property(NodeId(*id), k)
+                        .map(|v| v.unwrap_or(Value::Null)),
+                    None => Ok(Value::Null),
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()
+        })?;
+        columns.insert(
+            spec.alias.clone(),
+            Arc::new(column_of(procedure, spec, values)?),
+        );
+    }
+    Ok(columns)
+}
+
 /// Why reading relationships stopped.
 enum ReadError {
     Stopped(Interrupted),
     Store(quiver_storage::Error),
     Invalid(u64),
     NotNumber(&'static str),
+}
+
+impl ReadError {
+    /// The error the projection fails with; an interruption is reported by `stopped`.
+    fn into_error(
+        self,
+        procedure: &str,
+        weight: Option<&PropertySpec>,
+        stopped: &dyn Fn(Interrupted) -> quiver_engine::Error,
+    ) -> quiver_engine::Error {
+        match self {
+            ReadError::Stopped(i) => stopped(i),
+            ReadError::Store(e) => e.into(),
+            ReadError::Invalid(id) => failed(
+                procedure,
+                format!(
+                    "Failed to load a relationship because its target-node with id {id} is not part of the node query or projection. \
+                     To ignore the relationship, set the configuration parameter `validateRelationships` to false."
+                ),
+            ),
+            ReadError::NotNumber(t) => failed(
+                procedure,
+                format!(
+                    "Unsupported type [{t}] of value for relationship property `{}`. Please use a numeric property.",
+                    weight.map_or("", |w| w.alias.as_str())
+                ),
+            ),
+        }
+    }
 }
 
 fn aggregation_name(a: Aggregation) -> &'static str {
