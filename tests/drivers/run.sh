@@ -13,6 +13,9 @@ cd "$(dirname "$0")/../.."
 
 PYTHON_DRIVERS=("6.4.1" "5.28.8")
 PYTEST_SPEC="pytest>=8,<9"
+# The independent implementations the Graph Data Science tests compare against (test_gds.py).
+NETWORKX="3.4.2"
+IGRAPH="0.11.8"
 LANGCHAIN_NEO4J="0.11.0"
 NEO4J_GRAPHRAG="1.22.0"
 NEOMODEL="7.0.0"
@@ -53,14 +56,16 @@ run_python() {
     if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"
     fi
-    if ! "$venv/bin/python" - "$version" 2>/dev/null <<'EOF'
+    if ! "$venv/bin/python" - "$version" "$NETWORKX" "$IGRAPH" 2>/dev/null <<'EOF'
 import sys
+from importlib.metadata import version
 import neo4j, pytest  # noqa: F401
-sys.exit(0 if neo4j.__version__ == sys.argv[1] else 1)
+wanted = {"neo4j": sys.argv[1], "networkx": sys.argv[2], "igraph": sys.argv[3]}
+sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 EOF
     then
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "neo4j==$version" "$PYTEST_SPEC"
+            "neo4j==$version" "$PYTEST_SPEC" "networkx==$NETWORKX" "igraph==$IGRAPH"
     fi
     echo "== Python driver neo4j $version"
     (cd tests/drivers/python && QUIVER_EXPECT_NEO4J="$version" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
