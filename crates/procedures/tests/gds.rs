@@ -570,3 +570,33 @@ fn estimate_and_list_describe_without_running() {
     assert!(names.contains(&vec![Value::from("gds.pageRank.stream")]));
     assert!(names.contains(&vec![Value::from("gds.pageRank.write.estimate")]));
 }
+
+#[test]
+fn gds_functions_answer_the_version_and_turn_stream_ids_into_nodes() {
+    let db = db();
+    star(&db);
+    assert_eq!(one(&db, "RETURN gds.version()"), Value::from("2.6.0"));
+    run(&db, "CALL gds.graph.project('g', 'P', 'R')");
+    let top = run(
+        &db,
+        "CALL gds.pageRank.stream('g') YIELD nodeId, score \
+         RETURN gds.util.asNode(nodeId).name AS name ORDER BY score DESC, name LIMIT 1",
+    );
+    assert_eq!(top, vec![vec![Value::from("A")]]);
+    assert_eq!(one(&db, "RETURN gds.util.asNode(987654)"), Value::Null);
+    assert_eq!(
+        one(
+            &db,
+            "MATCH (n:P) WITH collect(id(n)) AS ids RETURN size(gds.util.asNodes(ids))"
+        ),
+        Value::Int(6)
+    );
+    assert_eq!(
+        one(&db, "RETURN gds.util.isFinite(gds.util.NaN())"),
+        Value::Bool(false)
+    );
+    assert_eq!(
+        one(&db, "RETURN gds.util.isInfinite(gds.util.infinity())"),
+        Value::Bool(true)
+    );
+}

@@ -29,9 +29,6 @@ use quiver_value::{Map, Value};
 use algorithms::{ESTIMATE_COLUMNS, Mode};
 use catalog::Catalog;
 
-/// The Graph Data Science API level these procedures follow (`gds.version()`).
-pub const GDS_VERSION: &str = "2.6.0";
-
 type Body = Box<dyn Fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>> + Send + Sync>;
 
 /// A `gds.*` procedure: its signature and a body holding what it needs (the catalog, the
