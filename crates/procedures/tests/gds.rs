@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use quiver_engine::{Database, EngineConfig, Error};
+use std::time::{Duration, Instant};
+
+use quiver_engine::{Database, EngineConfig, Error, TxOptions};
 use quiver_value::{Map, Value};
 
 fn db() -> Arc<Database> {
@@ -599,4 +601,117 @@ fn gds_functions_answer_the_version_and_turn_stream_ids_into_nodes() {
         one(&db, "RETURN gds.util.isInfinite(gds.util.infinity())"),
         Value::Bool(true)
     );
+}
+
+/// Runs `q` in a transaction of `options`, cancelled after `cancel_after` when given; the error
+/// it ends with and how long it took.
+fn interrupted(
+    db: &Database,
+    q: &str,
+    options: TxOptions,
+    cancel_after: Option<Duration>,
+) -> (Error, Duration) {
+    let mut tx = db.begin(options).unwrap();
+    let canceller = cancel_after.map(|after| {
+        let cancel = tx.cancel_handle();
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            cancel.cancel();
+        })
+    });
+    let started = Instant::now();
+    let e = tx
+        .run(q, Map::new())
+        .and_then(|q| {
+            let mut out = Vec::new();
+            tx.pull(q, -1, &mut out)
+        })
+        .unwrap_err();
+    if let Some(t) = canceller {
+        t.join().unwrap();
+    }
+    (e, started.elapsed())
+}
+
+#[test]
+fn a_run_that_would_not_end_stops_at_the_deadline_or_when_cancelled() {
+    let db = db();
+    run(&db, "UNWIND range(0, 199) AS i CREATE (:N {i: i})");
+    run(
+        &db,
+        "MATCH (a:N), (b:N) WHERE b.i = (a.i + 1) % 200 CREATE (a)-[:R]->(b)",
+    );
+    run(&db, "CALL gds.graph.project('g', 'N', 'R')");
+    // A tolerance of zero never converges: only the caller's limits end the run.
+    let q = "CALL gds.pageRank.stats('g', {maxIterations: 2000000000, tolerance: 0.0, concurrency: 2}) YIELD ranIterations RETURN ranIterations";
+    let (e, took) = interrupted(
+        &db,
+        q,
+        TxOptions {
+            timeout: Some(Duration::from_millis(200)),
+            ..TxOptions::default()
+        },
+        None,
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(
+        e.status_code().code().contains("Timed") || e.is_retryable(),
+        "{e}"
+    );
+    let (e, took) = interrupted(
+        &db,
+        q,
+        TxOptions::default(),
+        Some(Duration::from_millis(100)),
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(
+        e.status_code().code(),
+        "Neo.ClientError.Transaction.Terminated",
+        "{e}"
+    );
+}
+
+#[test]
+fn results_do_not_depend_on_the_concurrency() {
+    let db = db();
+    run(&db, "UNWIND range(0, 999) AS i CREATE (:N {i: i})");
+    run(
+        &db,
+        "MATCH (n:N) WITH n ORDER BY n.i WITH collect(n) AS ns \
+         UNWIND range(0, 999) AS i UNWIND [(i * 7 + 3) % 1000, (i * 13 + 5) % 1000, (i + 1) % 1000] AS t \
+         WITH ns[i] AS a, ns[t] AS b CREATE (a)-[:R]->(b)",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', 'N', {R: {orientation: 'UNDIRECTED'}})",
+    );
+    for (procedure, column) in [
+        ("gds.pageRank.stream", "score"),
+        ("gds.wcc.stream", "componentId"),
+        ("gds.triangleCount.stream", "triangleCount"),
+        ("gds.louvain.stream", "communityId"),
+        ("gds.betweenness.stream", "score"),
+    ] {
+        let at = |c: i64| {
+            run(
+                &db,
+                &format!(
+                    "CALL {procedure}('g', {{concurrency: {c}}}) YIELD nodeId, {column} RETURN nodeId, {column} ORDER BY nodeId"
+                ),
+            )
+        };
+        let one_thread = at(1);
+        for c in [2, 4] {
+            let many = at(c);
+            assert_eq!(one_thread.len(), many.len());
+            for (a, b) in one_thread.iter().zip(&many) {
+                assert_eq!(a[0], b[0]);
+                assert!(
+                    (float(&a[1]) - float(&b[1])).abs() <= 1e-9 * float(&a[1]).abs().max(1.0),
+                    "{procedure} at {c}: {a:?} vs {b:?}"
+                );
+            }
+        }
+    }
 }
