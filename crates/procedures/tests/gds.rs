@@ -715,3 +715,63 @@ fn results_do_not_depend_on_the_concurrency() {
         }
     }
 }
+
+#[test]
+fn a_cypher_projection_is_the_graph_its_queries_return() {
+    let db = db();
+    star(&db);
+    run(&db, "MATCH (n:P) SET n.score = size(n.name)");
+    let row = run(
+        &db,
+        "CALL gds.graph.project.cypher('c', \
+           'MATCH (n:P) RETURN id(n) AS id, n.score AS score', \
+           'MATCH (a:P)-[r:R]->(b:P) RETURN id(a) AS source, id(b) AS target, r.w AS w') \
+         YIELD graphName, nodeCount, relationshipCount RETURN graphName, nodeCount, relationshipCount",
+    );
+    assert_eq!(
+        row,
+        vec![vec![Value::from("c"), Value::Int(6), Value::Int(4)]]
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('native', 'P', {R: {properties: 'w'}})",
+    );
+    let q = |g: &str| {
+        format!(
+            "CALL gds.pageRank.stream('{g}', {{relationshipWeightProperty: 'w'}}) YIELD nodeId, score \
+             RETURN nodeId, score ORDER BY nodeId"
+        )
+    };
+    assert_eq!(run(&db, &q("c")), run(&db, &q("native")));
+    let scores = run(
+        &db,
+        "CALL gds.graph.nodeProperty.stream('c', 'score') YIELD propertyValue RETURN sum(propertyValue)",
+    );
+    assert_eq!(scores, vec![vec![Value::Int(6)]]);
+    // A relationship to a node the node query left out fails, unless told to skip it.
+    let partial = "CALL gds.graph.project.cypher($name, \
+        'MATCH (n:P) WHERE n.name <> \"A\" RETURN id(n) AS id', \
+        'MATCH (a:P)-[:R]->(b:P) RETURN id(a) AS source, id(b) AS target', $config) \
+        YIELD relationshipCount RETURN relationshipCount";
+    let params = |name: &str, validate: bool| -> Map {
+        Map::from_iter([
+            (Arc::from("name"), Value::from(name)),
+            (
+                Arc::from("config"),
+                Value::map(Map::from_iter([(
+                    Arc::from("validateRelationships"),
+                    Value::Bool(validate),
+                )])),
+            ),
+        ])
+    };
+    let e = db.execute(partial, params("p1", true)).unwrap_err();
+    assert!(e.message().contains("is not part of the node query"), "{e}");
+    let r = db.execute(partial, params("p2", false)).unwrap();
+    assert_eq!(r.rows, vec![vec![Value::Int(1)]]);
+    fails_with(
+        &db,
+        "CALL gds.graph.project.cypher('x', 'RETURN 1 AS nope', 'RETURN 1 AS source, 2 AS target')",
+        "required column(s) not found: 'id'",
+    );
+}

@@ -55,6 +55,20 @@ impl Catalog {
         Ok(projection)
     }
 
+    /// Adds a projection built by `procedure`. Its memory is the caller's while it is built: a
+    /// graph too large for the query's memory limit fails here rather than filling the server.
+    fn store(
+        &self,
+        ctx: &ProcedureContext<'_>,
+        procedure: &str,
+        projection: Projection,
+    ) -> Result<Arc<Projection>> {
+        let bytes = projection.size_in_bytes();
+        ctx.reserve(procedure, bytes, "a graph projection")?;
+        ctx.release(procedure, bytes)?;
+        self.insert(procedure, projection)
+    }
+
     fn remove(&self, name: &str) -> Option<Arc<Projection>> {
         self.lock().remove(name)
     }
@@ -744,10 +758,7 @@ pub(crate) fn project(
     let node_projection_echo = node_projection_echo(labels.as_deref(), &node_properties);
     let relationship_projection_echo =
         relationship_projection_echo(&relationships, &rel_properties);
-    let mut configuration = match config.echo() {
-        Value::Map(m) => (*m).clone(),
-        _ => Map::new(),
-    };
+    let mut configuration = config.echo_map();
     configuration.insert(Arc::from("nodeProjection"), node_projection_echo.clone());
     configuration.insert(
         Arc::from("relationshipProjection"),
@@ -768,12 +779,7 @@ pub(crate) fn project(
         creation_time: created.clone(),
         modification_time: RwLock::new(created),
     };
-    // The projection's memory is the caller's while it is built: a graph too large for the
-    // query's memory limit fails here rather than filling the server.
-    let bytes = projection.size_in_bytes();
-    ctx.reserve(NAME, bytes, "a graph projection")?;
-    ctx.release(NAME, bytes)?;
-    let projection = catalog.insert(NAME, projection)?;
+    let projection = catalog.store(ctx, NAME, projection)?;
     Ok(vec![vec![
         projection.node_projection.clone(),
         projection.relationship_projection.clone(),
@@ -1335,4 +1341,344 @@ pub(crate) fn stream_properties(
         }
     }
     Ok(rows)
+}
+
+/// The rows a nested read statement of the projection is pulled in.
+const CYPHER_BATCH: usize = 10_000;
+
+/// `gds.graph.project.cypher(graphName, nodeQuery, relationshipQuery, configuration)`: the
+/// legacy Cypher projection. The node query returns `id` (and optionally `labels` and numeric
+/// properties); the relationship query returns `source`, `target` (and optionally `type` and
+/// one numeric property, which weighs the relationships). Both run read-only in the caller's
+/// transaction, so they read the same snapshot.
+pub(crate) fn project_cypher(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "gds.graph.project.cypher";
+    let started = Instant::now();
+    let name = graph_name(NAME, &args[0])?.to_owned();
+    let node_query = text_arg(NAME, "nodeQuery", &args[1])?;
+    let relationship_query = text_arg(NAME, "relationshipQuery", &args[2])?;
+    let config = Config::new(
+        NAME,
+        &args[3],
+        &[&[
+            "parameters",
+            "readConcurrency",
+            "concurrency",
+            "validateRelationships",
+            "jobId",
+            "logProgress",
+            "sudo",
+        ]],
+    )?;
+    let params: Map = match config.value("parameters") {
+        None => Map::new(),
+        Some(Value::Map(m)) => (*m).clone(),
+        Some(other) => {
+            return Err(failed(
+                NAME,
+                format!(
+                    "`parameters` must be a map, got {}",
+                    other.value_type().name()
+                ),
+            ));
+        }
+    };
+    let validate = config.bool("validateRelationships", true)?;
+    let concurrency = config.concurrency("readConcurrency")?;
+    if catalog.exists(&name) {
+        return Err(already_exists(NAME, &name));
+    }
+
+    let CypherNodes {
+        ids,
+        labels,
+        columns,
+    } = cypher_nodes(ctx, NAME, node_query, &params)?;
+    let CypherRelationships {
+        builder,
+        types,
+        weight,
+    } = cypher_relationships(ctx, NAME, relationship_query, &params, &ids, validate)?;
+    let workers = ctx.workers(NAME)?;
+    let check = || workers.check().map_err(|_| Interrupted);
+    let control = Control::new(concurrency, &check);
+    let graph = control.install(|| builder.build());
+
+    let relationships = if types.is_empty() {
+        vec!["__ALL__".to_owned()]
+    } else {
+        types
+    };
+    let mut configuration = config.echo_map();
+    configuration.insert(Arc::from("nodeQuery"), Value::from(node_query));
+    configuration.insert(
+        Arc::from("relationshipQuery"),
+        Value::from(relationship_query),
+    );
+    let created = now();
+    let projection = Projection {
+        name: name.clone(),
+        graph,
+        ids,
+        weight_property: weight,
+        labels: if labels.is_empty() {
+            vec!["__ALL__".to_owned()]
+        } else {
+            labels
+        },
+        relationships: relationships
+            .into_iter()
+            .map(|t| RelationshipProjection {
+                alias: t.clone(),
+                rel_type: t,
+                orientation: Orientation::Natural,
+                aggregation: Aggregation::None,
+            })
+            .collect(),
+        properties: RwLock::new(columns),
+        node_projection: Value::from(node_query),
+        relationship_projection: Value::from(relationship_query),
+        configuration: Value::map(configuration),
+        creation_time: created.clone(),
+        modification_time: RwLock::new(created),
+    };
+    let projection = catalog.store(ctx, NAME, projection)?;
+    Ok(vec![vec![
+        Value::from(name.as_str()),
+        Value::from(node_query),
+        Value::Int(projection.graph.node_count() as i64),
+        Value::from(relationship_query),
+        Value::Int(projection.graph.relationship_count() as i64),
+        Value::Int(started.elapsed().as_millis() as i64),
+    ]])
+}
+
+/// What a Cypher projection's node query gave: ids ascending, labels, property columns.
+struct CypherNodes {
+    ids: Vec<u64>,
+    labels: Vec<String>,
+    columns: BTreeMap<String, Arc<Column>>,
+}
+
+/// Runs the node query of a Cypher projection.
+fn cypher_nodes(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    node_query: &str,
+    params: &Map,
+) -> Result<CypherNodes> {
+    // Nodes: ids, labels and numeric columns as properties.
+    let mut nodes: Vec<(u64, Map)> = Vec::new();
+    let mut stream = ctx.open(procedure, node_query, params)?;
+    if !stream.columns().iter().any(|c| &**c == "id") {
+        return Err(failed(
+            procedure,
+            "Invalid node query, required column(s) not found: 'id'",
+        ));
+    }
+    loop {
+        let batch = stream.next_maps(CYPHER_BATCH)?;
+        if batch.is_empty() {
+            break;
+        }
+        for row in batch {
+            let Value::Map(row) = row else { continue };
+            let id = entity_id(procedure, "id", row.get("id"))?;
+            nodes.push((id, (*row).clone()));
+        }
+        ctx.tick(procedure)?;
+    }
+    std::mem::drop(stream);
+    nodes.sort_by_key(|(id, _)| *id);
+    nodes.dedup_by_key(|(id, _)| *id);
+    let ids: Vec<u64> = nodes.iter().map(|(id, _)| *id).collect();
+    let mut labels: Vec<String> = Vec::new();
+    for (_, row) in &nodes {
+        if let Some(Value::List(ls)) = row.get("labels") {
+            for l in ls.iter() {
+                if let Value::String(l) = l
+                    && !labels.iter().any(|x| **x == **l)
+                {
+                    labels.push(l.to_string());
+                }
+            }
+        }
+    }
+    labels.sort();
+    let property_names: Vec<Arc<str>> = nodes
+        .first()
+        .map(|(_, row)| {
+            row.keys()
+                .filter(|k| !matches!(&***k, "id" | "labels"))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut columns = BTreeMap::new();
+    for key in &property_names {
+        let spec = PropertySpec {
+            alias: key.to_string(),
+            key: key.to_string(),
+            default: Value::Null,
+        };
+        let values = nodes
+            .iter()
+            .map(|(_, row)| row.get(key).cloned().unwrap_or(Value::Null))
+            .collect();
+        columns.insert(
+            key.to_string(),
+            Arc::new(column_of(procedure, &spec, values)?),
+        );
+    }
+
+    Ok(CypherNodes {
+        ids,
+        labels,
+        columns,
+    })
+}
+
+/// What a Cypher projection's relationship query gave: the adjacency's builder, the types
+/// seen, the weight column.
+struct CypherRelationships {
+    builder: GraphBuilder,
+    types: Vec<String>,
+    weight: Option<String>,
+}
+
+/// Runs the relationship query of a Cypher projection over the nodes `ids`.
+fn cypher_relationships(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    relationship_query: &str,
+    params: &Map,
+    ids: &[u64],
+    validate: bool,
+) -> Result<CypherRelationships> {
+    // Relationships: source, target, type, and at most one numeric property.
+    let mut stream = ctx.open(procedure, relationship_query, params)?;
+    let rel_columns: Vec<Arc<str>> = stream.columns().to_vec();
+    for required in ["source", "target"] {
+        if !rel_columns.iter().any(|c| &**c == required) {
+            return Err(failed(
+                procedure,
+                format!("Invalid relationship query, required column(s) not found: '{required}'"),
+            ));
+        }
+    }
+    let weights: Vec<&Arc<str>> = rel_columns
+        .iter()
+        .filter(|c| !matches!(&***c, "source" | "target" | "type"))
+        .collect();
+    if weights.len() > 1 {
+        return Err(failed(
+            procedure,
+            "A projection holds at most one relationship property, the one algorithms weigh relationships with",
+        ));
+    }
+    let weight = weights.first().map(ToString::to_string);
+    let mut types: Vec<String> = Vec::new();
+    let mut edges: Vec<(u32, u32, f64)> = Vec::new();
+    let index = |id: u64| ids.binary_search(&id).ok().map(|i| i as u32);
+    loop {
+        let batch = stream.next_maps(CYPHER_BATCH)?;
+        if batch.is_empty() {
+            break;
+        }
+        for row in batch {
+            let Value::Map(row) = row else { continue };
+            let source = entity_id(procedure, "source", row.get("source"))?;
+            let target = entity_id(procedure, "target", row.get("target"))?;
+            let (Some(s), Some(t)) = (index(source), index(target)) else {
+                if validate {
+                    let missing = if index(source).is_none() {
+                        ("source", source)
+                    } else {
+                        ("target", target)
+                    };
+                    return Err(failed(
+                        procedure,
+                        format!(
+                            "Failed to load a relationship because its {}-node with id {} is not part of the node query or projection. \
+                             To ignore the relationship, set the configuration parameter `validateRelationships` to false.",
+                            missing.0, missing.1
+                        ),
+                    ));
+                }
+                continue;
+            };
+            if let Some(Value::String(ty)) = row.get("type")
+                && !types.iter().any(|x| **x == **ty)
+            {
+                types.push(ty.to_string());
+            }
+            let w = match weight.as_deref().map(|w| row.get(w)) {
+                None => 1.0,
+                Some(None | Some(Value::Null)) => f64::NAN,
+                Some(Some(Value::Int(i))) => *i as f64,
+                Some(Some(Value::Float(f))) => *f,
+                Some(Some(other)) => {
+                    return Err(failed(
+                        procedure,
+                        format!(
+                            "Unsupported type [{}] of value for relationship property `{}`. Please use a numeric property.",
+                            other.value_type().name(),
+                            weight.as_deref().unwrap_or("")
+                        ),
+                    ));
+                }
+            };
+            edges.push((s, t, w));
+        }
+        ctx.tick(procedure)?;
+    }
+    std::mem::drop(stream);
+    types.sort();
+    let mut builder = GraphBuilder::new(ids.len(), weight.is_some(), false);
+    builder.reserve(edges.len());
+    for (s, t, w) in edges {
+        builder.add(s, t, w);
+    }
+    Ok(CypherRelationships {
+        builder,
+        types,
+        weight,
+    })
+}
+
+/// A string argument that must be present.
+pub(crate) fn text_arg<'v>(procedure: &str, argument: &str, v: &'v Value) -> Result<&'v str> {
+    match v {
+        Value::String(s) => Ok(s),
+        other => Err(failed(
+            procedure,
+            format!(
+                "`{argument}` must be a string, got {}",
+                other.value_type().name()
+            ),
+        )),
+    }
+}
+
+/// A node id from a Cypher projection's row: an integer or a node.
+fn entity_id(procedure: &str, column: &str, v: Option<&Value>) -> Result<u64> {
+    match v {
+        Some(Value::Int(i)) if *i >= 0 => Ok(*i as u64),
+        Some(Value::Node(n)) => Ok(n.id),
+        Some(other) => Err(failed(
+            procedure,
+            format!(
+                "The `{column}` column must hold node ids, got {}",
+                other.value_type().name()
+            ),
+        )),
+        None => Err(failed(
+            procedure,
+            format!("The `{column}` column is missing"),
+        )),
+    }
 }

@@ -246,6 +246,11 @@ impl<'a> Config<'a> {
     /// The configuration as the `configuration` column shows it: what was read, defaults
     /// included, and any other key given.
     pub(crate) fn echo(&self) -> Value {
+        Value::map(self.echo_map())
+    }
+
+    /// [`Config::echo`]'s map.
+    pub(crate) fn echo_map(&self) -> Map {
         let mut out: Map = self
             .map
             .iter()
@@ -254,7 +259,7 @@ impl<'a> Config<'a> {
         for (k, v) in self.read.borrow().iter() {
             out.insert(k.clone(), v.clone());
         }
-        Value::map(out)
+        out
     }
 }
 

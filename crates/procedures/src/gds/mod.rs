@@ -123,6 +123,27 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
     ));
     let cat = c();
     gds.push(procedure(
+        "gds.graph.project.cypher",
+        "Creates a named graph in the catalog for use by algorithms.",
+        vec![
+            arg("graphName", S),
+            arg("nodeQuery", S),
+            arg("relationshipQuery", S),
+            optional("configuration", M, empty_map()),
+        ],
+        &[
+            ("graphName", S),
+            ("nodeQuery", S),
+            ("nodeCount", Integer),
+            ("relationshipQuery", S),
+            ("relationshipCount", Integer),
+            ("projectMillis", Integer),
+        ],
+        false,
+        Box::new(move |ctx, args| catalog::project_cypher(&cat, ctx, args)),
+    ));
+    let cat = c();
+    gds.push(procedure(
         "gds.graph.list",
         "Lists information about named graphs stored in the catalog.",
         vec![optional("graphName", S, Value::from("__NO_VALUE"))],
