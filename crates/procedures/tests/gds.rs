@@ -10,6 +10,11 @@ use std::time::{Duration, Instant};
 use quiver_engine::{Database, EngineConfig, Error, TxOptions};
 use quiver_value::{Map, Value};
 
+#[path = "../../engine/tests/common/mod.rs"]
+mod common;
+
+use common::{ok, run_as, secured, user};
+
 fn db() -> Arc<Database> {
     let db = Database::open_in_memory(EngineConfig::default());
     quiver_procedures::register(&db);
@@ -773,5 +778,47 @@ fn a_cypher_projection_is_the_graph_its_queries_return() {
         &db,
         "CALL gds.graph.project.cypher('x', 'RETURN 1 AS nope', 'RETURN 1 AS source, 2 AS target')",
         "required column(s) not found: 'id'",
+    );
+}
+
+#[test]
+fn each_user_sees_and_drops_only_the_graphs_they_projected() {
+    let db = db();
+    star(&db);
+    secured(&db);
+    user(&db, "ann", Some("admin"));
+    user(&db, "bob", Some("admin"));
+    ok(&db, "ann", "CALL gds.graph.project('g', 'P', 'R')");
+    // Bob's catalog is his own: the same name is free for him, and Ann's graph is not his.
+    assert_eq!(
+        ok(
+            &db,
+            "bob",
+            "CALL gds.graph.exists('g') YIELD exists RETURN exists"
+        ),
+        vec![vec![Value::Bool(false)]]
+    );
+    assert!(
+        ok(
+            &db,
+            "bob",
+            "CALL gds.graph.list() YIELD graphName RETURN graphName"
+        )
+        .is_empty()
+    );
+    let (_, message) = run_as(&db, "bob", "CALL gds.pageRank.stream('g')").unwrap_err();
+    assert!(
+        message.contains("Graph with name `g` does not exist"),
+        "{message}"
+    );
+    ok(&db, "bob", "CALL gds.graph.project('g', 'P', '*')");
+    ok(&db, "bob", "CALL gds.graph.drop('g')");
+    assert_eq!(
+        ok(
+            &db,
+            "ann",
+            "CALL gds.graph.list() YIELD graphName RETURN graphName"
+        ),
+        vec![vec![Value::from("g")]]
     );
 }

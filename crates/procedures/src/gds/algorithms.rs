@@ -684,8 +684,11 @@ impl Algorithm {
         let procedure = name.as_str();
         let started = Instant::now();
         let config = self.config(procedure, mode, &args[1])?;
-        let projection =
-            catalog.get(procedure, super::catalog::graph_name(procedure, &args[0])?)?;
+        let projection = catalog.get(
+            ctx,
+            procedure,
+            super::catalog::graph_name(procedure, &args[0])?,
+        )?;
         check_whole_projection(procedure, &config)?;
         let property = target_property(procedure, mode, &config, &projection)?;
         let concurrency = config.concurrency("concurrency")?;
@@ -810,6 +813,7 @@ impl Algorithm {
         &self,
         catalog: &Catalog,
         mode: Mode,
+        ctx: &ProcedureContext<'_>,
         args: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
         let name = format!("{}.estimate", self.procedure(mode));
@@ -817,7 +821,7 @@ impl Algorithm {
         let config = self.config(procedure, mode, &args[1])?;
         let _ = config.concurrency("concurrency")?;
         let projection = match &args[0] {
-            Value::String(s) => catalog.get(procedure, s)?,
+            Value::String(s) => catalog.get(ctx, procedure, s)?,
             _ => {
                 return Err(failed(
                     procedure,

@@ -20,39 +20,47 @@ use rayon::prelude::*;
 
 use super::config::{Config, failed};
 
-/// Every projection of one database, by name.
+/// Every projection of one database, by its owner (the user who projected it) and name: as in
+/// Graph Data Science, each user sees and drops their own graphs only.
 #[derive(Default)]
 pub(crate) struct Catalog {
-    graphs: Mutex<BTreeMap<String, Arc<Projection>>>,
+    graphs: Mutex<BTreeMap<(String, String), Arc<Projection>>>,
+}
+
+/// The user a call's graphs belong to (empty when authentication is off).
+fn owner(ctx: &ProcedureContext<'_>) -> String {
+    ctx.who_calls().0
 }
 
 impl Catalog {
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<Projection>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(String, String), Arc<Projection>>> {
         self.graphs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The projection called `name`; fails as GDS does when there is none.
-    pub(crate) fn get(&self, procedure: &str, name: &str) -> Result<Arc<Projection>> {
+    /// The caller's projection called `name`; fails as GDS does when there is none.
+    pub(crate) fn get(
+        &self,
+        ctx: &ProcedureContext<'_>,
+        procedure: &str,
+        name: &str,
+    ) -> Result<Arc<Projection>> {
         self.lock()
-            .get(name)
+            .get(&(owner(ctx), name.to_owned()))
             .cloned()
-            .ok_or_else(|| failed(procedure, format!("Graph with name `{name}` does not exist on database `{DATABASE}`. It might exist on another database.")))
+            .ok_or_else(|| {
+                failed(
+                    procedure,
+                    format!(
+                        "Graph with name `{name}` does not exist on database `{DATABASE}`. It might exist on another database."
+                    ),
+                )
+            })
     }
 
-    pub(crate) fn exists(&self, name: &str) -> bool {
-        self.lock().contains_key(name)
-    }
-
-    fn insert(&self, procedure: &str, projection: Projection) -> Result<Arc<Projection>> {
-        let mut graphs = self.lock();
-        if graphs.contains_key(&projection.name) {
-            return Err(already_exists(procedure, &projection.name));
-        }
-        let projection = Arc::new(projection);
-        graphs.insert(projection.name.clone(), projection.clone());
-        Ok(projection)
+    pub(crate) fn exists(&self, ctx: &ProcedureContext<'_>, name: &str) -> bool {
+        self.lock().contains_key(&(owner(ctx), name.to_owned()))
     }
 
     /// Adds a projection built by `procedure`. Its memory is the caller's while it is built: a
@@ -66,15 +74,28 @@ impl Catalog {
         let bytes = projection.size_in_bytes();
         ctx.reserve(procedure, bytes, "a graph projection")?;
         ctx.release(procedure, bytes)?;
-        self.insert(procedure, projection)
+        let mut graphs = self.lock();
+        let key = (owner(ctx), projection.name.clone());
+        if graphs.contains_key(&key) {
+            return Err(already_exists(procedure, &projection.name));
+        }
+        let projection = Arc::new(projection);
+        graphs.insert(key, projection.clone());
+        Ok(projection)
     }
 
-    fn remove(&self, name: &str) -> Option<Arc<Projection>> {
-        self.lock().remove(name)
+    fn remove(&self, ctx: &ProcedureContext<'_>, name: &str) -> Option<Arc<Projection>> {
+        self.lock().remove(&(owner(ctx), name.to_owned()))
     }
 
-    fn all(&self) -> Vec<Arc<Projection>> {
-        self.lock().values().cloned().collect()
+    /// The caller's projections, by name.
+    fn all(&self, ctx: &ProcedureContext<'_>) -> Vec<Arc<Projection>> {
+        let user = owner(ctx);
+        self.lock()
+            .iter()
+            .filter(|((o, _), _)| *o == user)
+            .map(|(_, p)| p.clone())
+            .collect()
     }
 }
 
@@ -719,7 +740,7 @@ pub(crate) fn project(
             "sudo",
         ]],
     )?;
-    if catalog.exists(&name) {
+    if catalog.exists(ctx, &name) {
         return Err(already_exists(NAME, &name));
     }
     let (labels, mut node_properties) = node_projection(NAME, &args[1])?;
@@ -1219,13 +1240,17 @@ fn column_of(procedure: &str, spec: &PropertySpec, values: Vec<Value>) -> Result
 }
 
 /// `gds.graph.list(graphName = '__NO_VALUE')`.
-pub(crate) fn list(catalog: &Catalog, args: &[Value]) -> Vec<Vec<Value>> {
+pub(crate) fn list(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Vec<Vec<Value>> {
     let only = match &args[0] {
         Value::String(s) if &**s != "__NO_VALUE" => Some(s.to_string()),
         _ => None,
     };
     catalog
-        .all()
+        .all(ctx)
         .into_iter()
         .filter(|p| only.as_ref().is_none_or(|o| *o == p.name))
         .map(|p| p.info(LIST_COLUMNS))
@@ -1233,17 +1258,25 @@ pub(crate) fn list(catalog: &Catalog, args: &[Value]) -> Vec<Vec<Value>> {
 }
 
 /// `gds.graph.exists(graphName)`.
-pub(crate) fn exists(catalog: &Catalog, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+pub(crate) fn exists(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
     let name = graph_name("gds.graph.exists", &args[0])?;
     Ok(vec![vec![
         Value::from(name),
-        Value::Bool(catalog.exists(name)),
+        Value::Bool(catalog.exists(ctx, name)),
     ]])
 }
 
 /// `gds.graph.drop(graphName, failIfMissing = true, dbName = '', username = '')`: one name or
 /// a list; every name is checked before any is dropped.
-pub(crate) fn drop(catalog: &Catalog, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+pub(crate) fn drop(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
     const NAME: &str = "gds.graph.drop";
     let names: Vec<String> = match &args[0] {
         Value::List(items) => items
@@ -1258,12 +1291,12 @@ pub(crate) fn drop(catalog: &Catalog, args: &[Value]) -> Result<Vec<Vec<Value>>>
     };
     if fail_if_missing {
         for n in &names {
-            catalog.get(NAME, n)?;
+            catalog.get(ctx, NAME, n)?;
         }
     }
     Ok(names
         .iter()
-        .filter_map(|n| catalog.remove(n))
+        .filter_map(|n| catalog.remove(ctx, n))
         .map(|p| p.info(DROP_COLUMNS))
         .collect())
 }
@@ -1315,11 +1348,12 @@ fn property_names(procedure: &str, v: &Value) -> Result<Vec<String>> {
 /// `gds.graph.nodeProperties.stream` (`nodeId, nodeProperty, propertyValue`).
 pub(crate) fn stream_properties(
     catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
     procedure: &str,
     args: &[Value],
     named: bool,
 ) -> Result<Vec<Vec<Value>>> {
-    let graph = catalog.get(procedure, graph_name(procedure, &args[0])?)?;
+    let graph = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let names = property_names(procedure, &args[1])?;
     let mut columns = Vec::new();
     for name in &names {
@@ -1389,7 +1423,7 @@ pub(crate) fn project_cypher(
     };
     let validate = config.bool("validateRelationships", true)?;
     let concurrency = config.concurrency("readConcurrency")?;
-    if catalog.exists(&name) {
+    if catalog.exists(ctx, &name) {
         return Err(already_exists(NAME, &name));
     }
 

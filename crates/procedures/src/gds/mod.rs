@@ -149,7 +149,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         vec![optional("graphName", S, Value::from("__NO_VALUE"))],
         &list_columns,
         false,
-        Box::new(move |_, args| Ok(catalog::list(&cat, args))),
+        Box::new(move |ctx, args| Ok(catalog::list(&cat, ctx, args))),
     ));
     let cat = c();
     gds.push(procedure(
@@ -158,7 +158,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         vec![arg("graphName", S)],
         &[("graphName", S), ("exists", Boolean)],
         false,
-        Box::new(move |_, args| catalog::exists(&cat, args)),
+        Box::new(move |ctx, args| catalog::exists(&cat, ctx, args)),
     ));
     let cat = c();
     gds.push(procedure(
@@ -172,7 +172,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         ],
         &drop_columns,
         false,
-        Box::new(move |_, args| catalog::drop(&cat, args)),
+        Box::new(move |ctx, args| catalog::drop(&cat, ctx, args)),
     ));
     let cat = c();
     gds.push(procedure(
@@ -186,8 +186,8 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         ],
         &[("nodeId", Integer), ("propertyValue", Any)],
         false,
-        Box::new(move |_, args| {
-            catalog::stream_properties(&cat, "gds.graph.nodeProperty.stream", args, false)
+        Box::new(move |ctx, args| {
+            catalog::stream_properties(&cat, ctx, "gds.graph.nodeProperty.stream", args, false)
         }),
     ));
     let cat = c();
@@ -206,8 +206,8 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             ("propertyValue", Any),
         ],
         false,
-        Box::new(move |_, args| {
-            catalog::stream_properties(&cat, "gds.graph.nodeProperties.stream", args, true)
+        Box::new(move |ctx, args| {
+            catalog::stream_properties(&cat, ctx, "gds.graph.nodeProperties.stream", args, true)
         }),
     ));
 
@@ -236,7 +236,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
                 ],
                 ESTIMATE_COLUMNS,
                 false,
-                Box::new(move |_, args| alg.estimate(&cat, mode, args)),
+                Box::new(move |ctx, args| alg.estimate(&cat, mode, ctx, args)),
             ));
         }
     }

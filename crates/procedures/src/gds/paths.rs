@@ -93,7 +93,7 @@ pub(crate) fn traverse(
         &args[1],
         &[COMMON, &["sourceNode", "targetNodes", "maxDepth"]],
     )?;
-    let projection = catalog.get(procedure, graph_name(procedure, &args[0])?)?;
+    let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
     let targets = config
         .nodes("targetNodes")?
@@ -150,7 +150,7 @@ pub(crate) fn dijkstra(
         &["sourceNode", "relationshipWeightProperty"]
     };
     let config = Config::new(procedure, &args[1], &[COMMON, keys])?;
-    let projection = catalog.get(procedure, graph_name(procedure, &args[0])?)?;
+    let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
     let target = if to_target {
         Some(node_index(
