@@ -15,8 +15,10 @@ pub struct Triangles {
     pub total: u64,
 }
 
-/// Counts triangles: each is found once, from its smallest node, by intersecting the sorted
-/// neighbour lists of its two smaller nodes; nodes are taken in parallel.
+/// Counts triangles: nodes are ranked by degree (then index) and each triangle is found once,
+/// from its lowest-ranked node, by intersecting the sorted lists of higher-ranked neighbours
+/// of its two lower-ranked nodes. Ranking by degree keeps hubs' long lists out of most
+/// intersections (O(m^1.5) work); nodes are taken in parallel.
 pub fn triangles(
     graph: &Graph,
     max_degree: Option<u64>,
@@ -28,29 +30,37 @@ pub fn triangles(
         .iter()
         .map(|s| max_degree.is_none_or(|m| s.len() as u64 <= m))
         .collect();
+    let rank = |v: u32| (simple[v as usize].len(), v);
+    // Each kept node's kept neighbours that rank above it, sorted by index.
+    let mut higher: Vec<Vec<u32>> = vec![Vec::new(); n];
+    control.fill(&mut higher, |u| {
+        if !kept[u] {
+            return Vec::new();
+        }
+        let ru = rank(u as u32);
+        simple[u]
+            .iter()
+            .copied()
+            .filter(|&v| kept[v as usize] && rank(v) > ru)
+            .collect()
+    })?;
     let counts: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     let total: u64 = control
         .blocks(n, |range| {
             let mut found = 0u64;
             for u in range {
-                if !kept[u] {
-                    continue;
-                }
-                let nu = &simple[u];
-                for &v in nu.iter().filter(|&&v| v as usize > u && kept[v as usize]) {
-                    let nv = &simple[v as usize];
+                let hu = &higher[u];
+                for &v in hu {
+                    let hv = &higher[v as usize];
                     let (mut i, mut j) = (0, 0);
-                    while i < nu.len() && j < nv.len() {
-                        let (a, b) = (nu[i], nv[j]);
-                        match a.cmp(&b) {
+                    while i < hu.len() && j < hv.len() {
+                        match hu[i].cmp(&hv[j]) {
                             std::cmp::Ordering::Less => i += 1,
                             std::cmp::Ordering::Greater => j += 1,
                             std::cmp::Ordering::Equal => {
-                                if a > v && kept[a as usize] {
-                                    found += 1;
-                                    for x in [u as u32, v, a] {
-                                        counts[x as usize].fetch_add(1, Ordering::Relaxed);
-                                    }
+                                found += 1;
+                                for x in [u as u32, v, hu[i]] {
+                                    counts[x as usize].fetch_add(1, Ordering::Relaxed);
                                 }
                                 i += 1;
                                 j += 1;
