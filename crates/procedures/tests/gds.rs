@@ -197,6 +197,11 @@ fn unknown_configuration_keys_and_bad_values_fail_as_gds_reports_them() {
     );
     fails_with(
         &db,
+        "CALL gds.pageRank.stream('g', {concurrency: 100000})",
+        "Value for `concurrency` was `100000`, but must be within the range [1, 64].",
+    );
+    fails_with(
+        &db,
         "CALL gds.pageRank.write('g', {})",
         "No value specified for the mandatory configuration parameter `writeProperty`",
     );

@@ -20,6 +20,9 @@ pub(crate) const COMMON: &[&str] = &[
     "relationshipTypes",
 ];
 
+/// The most threads one call may ask for: each call builds a pool of its own.
+pub(crate) const CONCURRENCY_MAX: i64 = 64;
+
 /// A procedure's configuration map, checked against the keys it knows.
 pub(crate) struct Config<'a> {
     procedure: &'a str,
@@ -240,7 +243,7 @@ impl<'a> Config<'a> {
     /// The `concurrency` key: threads to run on, by default every core.
     pub(crate) fn concurrency(&self, key: &str) -> Result<usize> {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as i64;
-        Ok(self.int(key, cores, 1, i64::from(u16::MAX))? as usize)
+        Ok(self.int(key, cores.min(CONCURRENCY_MAX), 1, CONCURRENCY_MAX)? as usize)
     }
 
     /// The configuration as the `configuration` column shows it: what was read, defaults
