@@ -18,6 +18,7 @@
 //! - [`triangles`]: triangle counts and the local clustering coefficient.
 //! - [`community`]: Louvain modularity optimisation, label propagation, k-core decomposition.
 //! - [`paths`]: breadth- and depth-first traversal, Dijkstra's shortest paths.
+//! - [`similarity`]: node similarity (Jaccard over out-neighbours), each node's top k.
 
 pub mod centrality;
 pub mod community;
@@ -25,6 +26,7 @@ pub mod components;
 mod control;
 mod graph;
 pub mod paths;
+pub mod similarity;
 pub mod triangles;
 
 pub use control::{Control, Interrupted, unlimited};

@@ -12,6 +12,7 @@ use quiver_algorithms::centrality::{self, Orientation, RankConfig};
 use quiver_algorithms::community::{self, LouvainConfig};
 use quiver_algorithms::components;
 use quiver_algorithms::paths::{self, Traversal};
+use quiver_algorithms::similarity::{self, SimilarityConfig};
 use quiver_algorithms::triangles;
 use quiver_algorithms::{Control, Graph, GraphBuilder, unlimited};
 
@@ -293,6 +294,33 @@ proptest! {
             for a in 0..n { for b in 0..n { if c[a] == c[b] { q -= strength[a] * strength[b] / (two_m * two_m); } } }
             prop_assert!((got.modularity() - q).abs() < 1e-9, "{} vs {q}", got.modularity());
             prop_assert!(q >= -1e-12);
+        }
+    }
+
+    #[test]
+    fn node_similarity_is_the_jaccard_index_of_out_neighbour_sets((n, edges) in graphs(), top_k in 1usize..5) {
+        let g = build(n, &edges, false, false);
+        let config = SimilarityConfig { top_k, ..SimilarityConfig::default() };
+        let got = similarity::node_similarity(&g, &config, &four_threads()).unwrap();
+        let sets: Vec<std::collections::BTreeSet<u32>> = (0..n as u32)
+            .map(|u| edges.iter().filter(|e| e.0 == u).map(|e| e.1).collect())
+            .collect();
+        for u in 0..n {
+            let mut want: Vec<(u32, f64)> = (0..n)
+                .filter(|&v| v != u)
+                .filter_map(|v| {
+                    let shared = sets[u].intersection(&sets[v]).count();
+                    (shared > 0).then(|| (v as u32, shared as f64 / sets[u].union(&sets[v]).count() as f64))
+                })
+                .collect();
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            want.truncate(top_k);
+            let mine: Vec<(u32, f64)> = got.iter().filter(|p| p.0 as usize == u).map(|p| (p.1, p.2)).collect();
+            prop_assert_eq!(mine.len(), want.len());
+            for ((v, s), (wv, ws)) in mine.iter().zip(&want) {
+                prop_assert_eq!(v, wv);
+                prop_assert!((s - ws).abs() < 1e-12);
+            }
         }
     }
 

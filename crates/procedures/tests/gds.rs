@@ -827,3 +827,42 @@ fn each_user_sees_and_drops_only_the_graphs_they_projected() {
         vec![vec![Value::from("g")]]
     );
 }
+
+#[test]
+fn node_similarity_pairs_nodes_by_the_neighbours_they_share() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (a {name: 'A'}), (b {name: 'B'}), (c {name: 'C'}), (x {name: 'X'}), (y {name: 'Y'}), (z {name: 'Z'}), \
+         (a)-[:L]->(x), (a)-[:L]->(y), (b)-[:L]->(x), (b)-[:L]->(y), (b)-[:L]->(z), (c)-[:L]->(z)",
+    );
+    run(&db, "CALL gds.graph.project('g', '*', 'L')");
+    let pairs = run(
+        &db,
+        "CALL gds.nodeSimilarity.stream('g') YIELD node1, node2, similarity \
+         RETURN gds.util.asNode(node1).name, gds.util.asNode(node2).name, similarity ORDER BY similarity DESC, node1",
+    );
+    // A and B share 2 of 3; B and C share 1 of 3; A and C share nothing.
+    let want = [
+        ("A", "B", 2.0 / 3.0),
+        ("B", "A", 2.0 / 3.0),
+        ("B", "C", 1.0 / 3.0),
+        ("C", "B", 1.0 / 3.0),
+    ];
+    assert_eq!(pairs.len(), want.len());
+    for (row, (a, b, s)) in pairs.iter().zip(want) {
+        assert_eq!(row[0], Value::from(a));
+        assert_eq!(row[1], Value::from(b));
+        assert!((float(&row[2]) - s).abs() < 1e-12);
+    }
+    let top = run(
+        &db,
+        "CALL gds.nodeSimilarity.stream('g', {topK: 1, similarityCutoff: 0.5}) YIELD similarity RETURN count(*)",
+    );
+    assert_eq!(top, vec![vec![Value::Int(2)]]);
+    let stats = run(
+        &db,
+        "CALL gds.nodeSimilarity.stats('g') YIELD nodesCompared, similarityPairs RETURN nodesCompared, similarityPairs",
+    );
+    assert_eq!(stats, vec![vec![Value::Int(3), Value::Int(4)]]);
+}

@@ -10,12 +10,13 @@
 //!   `estimate` on a pool of `concurrency` threads (every core by default), stopped by the
 //!   caller's cancellation and deadline. `write` sets the property through ordinary write
 //!   transactions, a batch each.
-//! - Traversals and shortest paths ([`paths`]) stream.
+//! - Traversals and shortest paths ([`paths`]) and node similarity ([`similarity`]) stream.
 
 mod algorithms;
 mod catalog;
 mod config;
 mod paths;
+mod similarity;
 
 use std::sync::Arc;
 
@@ -290,6 +291,21 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             &paths::path_columns(),
             false,
             Box::new(move |ctx, args| paths::dijkstra(&cat, ctx, args, to_target)),
+        ));
+    }
+
+    for (stats, columns) in [
+        (false, similarity::stream_columns()),
+        (true, similarity::stats_columns()),
+    ] {
+        let cat = c();
+        gds.push(procedure(
+            if stats { "gds.nodeSimilarity.stats" } else { "gds.nodeSimilarity.stream" },
+            "The Node Similarity algorithm compares a set of nodes based on the nodes they are connected to. Two nodes are considered similar if they share many of the same neighbors. Node Similarity computes pair-wise similarities based on the Jaccard metric.",
+            vec![arg("graphName", S), optional("configuration", M, empty_map())],
+            &columns,
+            false,
+            Box::new(move |ctx, args| similarity::node_similarity(&cat, ctx, args, stats)),
         ));
     }
 
