@@ -153,7 +153,10 @@ fn local_moving(
     let strength: Vec<f64> = (0..n).map(|i| level.strength(i)).collect();
     let mut community: Vec<u32> = (0..n as u32).collect();
     let mut tot = strength.clone();
-    let mut links: HashMap<u32, f64> = HashMap::new();
+    // The weight from the node being moved to each neighbouring community: dense, with the
+    // communities touched listed so clearing costs what filling did.
+    let mut links = vec![0.0f64; n];
+    let mut touched: Vec<u32> = Vec::new();
     let mut q = modularity(level, &community, total);
     for _ in 0..config.max_iterations {
         let mut moved = false;
@@ -162,19 +165,25 @@ fn local_moving(
                 control.check()?;
             }
             let own = community[i];
-            links.clear();
+            for c in touched.drain(..) {
+                links[c as usize] = 0.0;
+            }
             for &(j, w) in &level.rows[i] {
                 if j as usize != i {
-                    *links.entry(community[j as usize]).or_insert(0.0) += w;
+                    let c = community[j as usize];
+                    if links[c as usize] == 0.0 {
+                        touched.push(c);
+                    }
+                    links[c as usize] += w;
                 }
             }
             let k = strength[i];
             tot[own as usize] -= k;
-            let gain = |c: u32, to_c: f64| to_c - tot[c as usize] * k / total;
+            let gain = |c: u32| links[c as usize] - tot[c as usize] * k / total;
             let mut best = own;
-            let mut best_gain = gain(own, links.get(&own).copied().unwrap_or(0.0));
-            for (&c, &w) in &links {
-                let g = gain(c, w);
+            let mut best_gain = gain(own);
+            for &c in &touched {
+                let g = gain(c);
                 if g > best_gain || (g == best_gain && c < best && c != own && best != own) {
                     best = c;
                     best_gain = g;
@@ -196,22 +205,25 @@ fn local_moving(
     Ok(community)
 }
 
-/// Newman's modularity of `community` over a symmetric adjacency of total weight `total`.
+/// Newman's modularity of `community` (names below the node count) over a symmetric
+/// adjacency of total weight `total`.
 fn modularity(level: &Symmetric, community: &[u32], total: f64) -> f64 {
-    let mut inside: HashMap<u32, f64> = HashMap::new();
-    let mut degree: HashMap<u32, f64> = HashMap::new();
+    let n = level.rows.len();
+    let mut inside = vec![0.0f64; n];
+    let mut degree = vec![0.0f64; n];
     for (i, row) in level.rows.iter().enumerate() {
-        let c = community[i];
+        let c = community[i] as usize;
         for &(j, w) in row {
-            *degree.entry(c).or_insert(0.0) += w;
-            if community[j as usize] == c {
-                *inside.entry(c).or_insert(0.0) += w;
+            degree[c] += w;
+            if community[j as usize] as usize == c {
+                inside[c] += w;
             }
         }
     }
-    degree
+    inside
         .iter()
-        .map(|(c, d)| inside.get(c).copied().unwrap_or(0.0) / total - (d / total).powi(2))
+        .zip(&degree)
+        .map(|(i, d)| i / total - (d / total).powi(2))
         .sum()
 }
 
