@@ -1,6 +1,6 @@
 //! Traversals and shortest paths along outgoing relationships.
 
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashSet, VecDeque};
 
 use crate::centrality::Settle;
 use crate::control::BLOCK;
@@ -115,6 +115,24 @@ pub fn dijkstra(
     target: Option<u32>,
     control: &Control<'_>,
 ) -> Result<Vec<Path>, Interrupted> {
+    search(graph, source, target, &Blocked::default(), control)
+}
+
+/// What a search may not step on: nodes, and relationships by their ends.
+#[derive(Default)]
+struct Blocked {
+    nodes: HashSet<u32>,
+    steps: HashSet<(u32, u32)>,
+}
+
+/// Dijkstra's search avoiding `blocked`.
+fn search(
+    graph: &Graph,
+    source: u32,
+    target: Option<u32>,
+    blocked: &Blocked,
+    control: &Control<'_>,
+) -> Result<Vec<Path>, Interrupted> {
     let n = graph.node_count();
     let mut cost = vec![f64::INFINITY; n];
     let mut previous = vec![u32::MAX; n];
@@ -141,6 +159,9 @@ pub fn dijkstra(
         for (v, w) in graph.out_weighted(u) {
             let vi = v as usize;
             let alt = c + w;
+            if blocked.nodes.contains(&v) || blocked.steps.contains(&(u, v)) {
+                continue;
+            }
             if !settled[vi] && alt < cost[vi] {
                 cost[vi] = alt;
                 previous[vi] = u;
@@ -164,4 +185,67 @@ pub fn dijkstra(
         Some(_) => Vec::new(),
         None => order.into_iter().map(path_to).collect(),
     })
+}
+
+/// Yen's `k` shortest loopless paths from `source` to `target`, cheapest first (equal costs
+/// in order of their node sequences). Each next path leaves a found one at some node (the spur)
+/// after the same first steps (the root), by the cheapest way that avoids the root's nodes and
+/// every step the found paths with that root took from the spur.
+pub fn yens(
+    graph: &Graph,
+    source: u32,
+    target: u32,
+    k: usize,
+    control: &Control<'_>,
+) -> Result<Vec<Path>, Interrupted> {
+    let mut found: Vec<Path> = search(graph, source, Some(target), &Blocked::default(), control)?;
+    let mut candidates: Vec<Path> = Vec::new();
+    while found.len() < k {
+        let Some(last) = found.last().cloned() else {
+            break;
+        };
+        for j in 0..last.nodes.len().saturating_sub(1) {
+            control.check()?;
+            let root = &last.nodes[..=j];
+            let spur = last.nodes[j];
+            let mut blocked = Blocked::default();
+            blocked.nodes.extend(root[..j].iter().copied());
+            for p in &found {
+                if p.nodes.len() > j + 1 && p.nodes[..=j] == *root {
+                    blocked.steps.insert((p.nodes[j], p.nodes[j + 1]));
+                }
+            }
+            let Some(spur_path) = search(graph, spur, Some(target), &blocked, control)?.pop()
+            else {
+                continue;
+            };
+            let base = last.costs[j];
+            let mut nodes = root[..j].to_vec();
+            nodes.extend(&spur_path.nodes);
+            let mut costs = last.costs[..j].to_vec();
+            costs.extend(spur_path.costs.iter().map(|c| base + c));
+            let candidate = Path { nodes, costs };
+            if !candidates
+                .iter()
+                .chain(&found)
+                .any(|p| p.nodes == candidate.nodes)
+            {
+                candidates.push(candidate);
+            }
+        }
+        let Some(next) = candidates
+            .iter()
+            .enumerate()
+            .min_by(|(_, a), (_, b)| {
+                a.total_cost()
+                    .total_cmp(&b.total_cost())
+                    .then_with(|| a.nodes.cmp(&b.nodes))
+            })
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        found.push(candidates.swap_remove(next));
+    }
+    Ok(found)
 }

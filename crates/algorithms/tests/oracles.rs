@@ -198,6 +198,42 @@ proptest! {
     }
 
     #[test]
+    fn yens_finds_the_k_cheapest_loopless_paths_in_order((n, edges) in graphs(), ends in (0u32..24, 0u32..24), k in 1usize..6) {
+        let (source, target) = (ends.0 % n as u32, ends.1 % n as u32);
+        let g = build(n, &edges, true, false);
+        let got = paths::yens(&g, source, target, k, &unlimited()).unwrap();
+        // Every loopless path by depth-first enumeration (small graphs), cheapest step per pair.
+        let mut step = vec![vec![f64::INFINITY; n]; n];
+        for &(s, t, w) in &edges { step[s as usize][t as usize] = step[s as usize][t as usize].min(w); }
+        let mut all: Vec<(f64, Vec<u32>)> = Vec::new();
+        let mut stack = vec![(vec![source], 0.0)];
+        while let Some((path, cost)) = stack.pop() {
+            let last = *path.last().unwrap() as usize;
+            if last == target as usize { all.push((cost, path)); continue; }
+            if all.len() > 5000 { break; }
+            for v in 0..n {
+                if step[last][v].is_finite() && !path.contains(&(v as u32)) {
+                    let mut next = path.clone();
+                    next.push(v as u32);
+                    stack.push((next, cost + step[last][v]));
+                }
+            }
+        }
+        prop_assume!(all.len() <= 5000);
+        let mut costs: Vec<f64> = all.iter().map(|p| p.0).collect();
+        costs.sort_by(f64::total_cmp);
+        costs.truncate(k);
+        let mine: Vec<f64> = got.iter().map(paths::Path::total_cost).collect();
+        prop_assert_eq!(mine, costs);
+        for p in &got {
+            prop_assert_eq!(p.nodes[0], source);
+            prop_assert_eq!(p.target(), target);
+            let mut seen = p.nodes.clone(); seen.sort_unstable(); seen.dedup();
+            prop_assert_eq!(seen.len(), p.nodes.len(), "loopless");
+        }
+    }
+
+    #[test]
     fn breadth_first_visits_what_is_reachable_nearest_first((n, edges) in graphs(), source in 0u32..24) {
         let source = source % n as u32;
         let g = build(n, &edges, false, false);

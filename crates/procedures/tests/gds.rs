@@ -550,6 +550,20 @@ fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() 
             vec![Value::Float(2.0)]
         ]
     );
+    // The two cheapest loopless paths A to D: A-B-C-D (4) and A-C-D (7).
+    let yens = run(
+        &db,
+        "MATCH (a {name: 'A'}), (d {name: 'D'}) \
+         CALL gds.shortestPath.yens.stream('g', {sourceNode: a, targetNode: d, k: 3, relationshipWeightProperty: 'cost'}) \
+         YIELD index, totalCost, path RETURN index, totalCost, length(path)",
+    );
+    assert_eq!(
+        yens,
+        vec![
+            vec![Value::Int(0), Value::Float(4.0), Value::Int(3)],
+            vec![Value::Int(1), Value::Float(7.0), Value::Int(2)]
+        ]
+    );
     let bfs = run(
         &db,
         "MATCH (a {name: 'A'}) CALL gds.bfs.stream('g', {sourceNode: a, maxDepth: 1}) YIELD nodeIds RETURN size(nodeIds)",

@@ -268,21 +268,18 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             Box::new(move |ctx, args| paths::traverse(&cat, ctx, args, depth_first)),
         ));
     }
-    for (name, to_target, about) in [
+    let about = "The Dijkstra shortest path algorithm computes the shortest (weighted) path between one node and any other node in the graph.";
+    for (search, about) in [
+        (paths::PathSearch::Dijkstra, about),
+        (paths::PathSearch::AllDijkstra, about),
         (
-            "gds.shortestPath.dijkstra.stream",
-            true,
-            "The Dijkstra shortest path algorithm computes the shortest (weighted) path between one node and any other node in the graph.",
-        ),
-        (
-            "gds.allShortestPaths.dijkstra.stream",
-            false,
-            "The Dijkstra shortest path algorithm computes the shortest (weighted) path between one node and any other node in the graph.",
+            paths::PathSearch::Yens,
+            "The Yen's shortest path algorithm computes the k shortest (weighted) paths between a pair of nodes.",
         ),
     ] {
         let cat = c();
         gds.push(procedure(
-            name,
+            search.procedure(),
             about,
             vec![
                 arg("graphName", S),
@@ -290,10 +287,9 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             ],
             &paths::path_columns(),
             false,
-            Box::new(move |ctx, args| paths::dijkstra(&cat, ctx, args, to_target)),
+            Box::new(move |ctx, args| paths::shortest_paths(&cat, ctx, args, search)),
         ));
     }
-
     for (stats, columns) in [
         (false, similarity::stream_columns()),
         (true, similarity::stats_columns()),

@@ -1,5 +1,6 @@
 //! Traversals and shortest paths: `gds.bfs.stream`, `gds.dfs.stream`,
-//! `gds.shortestPath.dijkstra.stream` and `gds.allShortestPaths.dijkstra.stream`.
+//! `gds.shortestPath.dijkstra.stream`, `gds.allShortestPaths.dijkstra.stream` and
+//! `gds.shortestPath.yens.stream`.
 
 use std::sync::Arc;
 
@@ -132,36 +133,66 @@ pub(crate) fn traverse(
     ]])
 }
 
-/// `gds.shortestPath.dijkstra.stream` (`to_target`) and `gds.allShortestPaths.dijkstra.stream`.
-pub(crate) fn dijkstra(
+/// Which shortest paths a procedure streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PathSearch {
+    /// `gds.shortestPath.dijkstra.stream`: the cheapest path to `targetNode`.
+    Dijkstra,
+    /// `gds.allShortestPaths.dijkstra.stream`: the cheapest path to every reachable node.
+    AllDijkstra,
+    /// `gds.shortestPath.yens.stream`: the `k` cheapest loopless paths to `targetNode`.
+    Yens,
+}
+
+impl PathSearch {
+    pub(crate) fn procedure(self) -> &'static str {
+        match self {
+            PathSearch::Dijkstra => "gds.shortestPath.dijkstra.stream",
+            PathSearch::AllDijkstra => "gds.allShortestPaths.dijkstra.stream",
+            PathSearch::Yens => "gds.shortestPath.yens.stream",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            PathSearch::Dijkstra => &["sourceNode", "targetNode", "relationshipWeightProperty"],
+            PathSearch::AllDijkstra => &["sourceNode", "relationshipWeightProperty"],
+            PathSearch::Yens => &[
+                "sourceNode",
+                "targetNode",
+                "k",
+                "relationshipWeightProperty",
+            ],
+        }
+    }
+}
+
+/// The shortest path procedures: a row per path, with its cost at every node and the stored
+/// relationships it walks.
+pub(crate) fn shortest_paths(
     catalog: &Catalog,
     ctx: &ProcedureContext<'_>,
     args: &[Value],
-    to_target: bool,
+    search: PathSearch,
 ) -> Result<Vec<Vec<Value>>> {
-    let procedure = if to_target {
-        "gds.shortestPath.dijkstra.stream"
-    } else {
-        "gds.allShortestPaths.dijkstra.stream"
-    };
-    let keys: &[&str] = if to_target {
-        &["sourceNode", "targetNode", "relationshipWeightProperty"]
-    } else {
-        &["sourceNode", "relationshipWeightProperty"]
-    };
-    let config = Config::new(procedure, &args[1], &[COMMON, keys])?;
+    let procedure = search.procedure();
+    let config = Config::new(procedure, &args[1], &[COMMON, search.keys()])?;
     let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
-    let target = if to_target {
-        Some(node_index(
+    let target = match search {
+        PathSearch::AllDijkstra => None,
+        PathSearch::Dijkstra | PathSearch::Yens => Some(node_index(
             procedure,
             &projection,
             &config,
             "targetNode",
             "Target",
-        )?)
+        )?),
+    };
+    let k = if search == PathSearch::Yens {
+        config.int("k", 1, 1, i64::from(i32::MAX))? as usize
     } else {
-        None
+        1
     };
     let graph = match config.text("relationshipWeightProperty")? {
         None => projection.graph.unweighted(),
@@ -178,8 +209,9 @@ pub(crate) fn dijkstra(
             ));
         }
     };
-    let found = controlled(ctx, procedure, &config, |control| {
-        paths::dijkstra(&graph, source, target, control)
+    let found = controlled(ctx, procedure, &config, |control| match (search, target) {
+        (PathSearch::Yens, Some(t)) => paths::yens(&graph, source, t, k, control),
+        _ => paths::dijkstra(&graph, source, target, control),
     })?;
     let ids = &projection.ids;
     let id = |v: u32| ids[v as usize];
