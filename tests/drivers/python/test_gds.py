@@ -252,3 +252,30 @@ def test_louvain_modularity_is_within_one_percent_of_igraph(driver, loaded):
     for node, c in communities.items():
         membership[inverse[node]] = names.setdefault(c, len(names))
     assert ig.modularity(membership, weights="weight") == pytest.approx(ours, abs=1e-9)
+
+
+def test_yens_k_shortest_paths_cost_what_networkx_finds(driver, loaded):
+    g, ids = loaded
+    simple = nx.DiGraph()
+    simple.add_nodes_from(g.nodes())
+    for a, b, d in g.edges(data=True):
+        if a != b and (not simple.has_edge(a, b) or d["w"] < simple[a][b]["w"]):
+            simple.add_edge(a, b, w=d["w"])
+    rng = random.Random(9)
+    pairs = [(s, t) for s, t in (rng.sample(sorted(g.nodes()), 2) for _ in range(40))
+             if nx.has_path(simple, s, t)][:3]
+    assert pairs, "the generated graph has connected pairs"
+    for s, t in pairs:
+        records, _, _ = driver.execute_query(
+            "CALL gds.shortestPath.yens.stream('g', {sourceNode: $s, targetNode: $t, k: 5, "
+            "relationshipWeightProperty: 'w'}) YIELD totalCost RETURN totalCost",
+            s=ids[s],
+            t=ids[t],
+        )
+        ours = [r["totalCost"] for r in records]
+        theirs = []
+        for path in nx.shortest_simple_paths(simple, s, t, weight="w"):
+            theirs.append(float(nx.path_weight(simple, path, weight="w")))
+            if len(theirs) == 5:
+                break
+        assert ours == theirs, (s, t)
