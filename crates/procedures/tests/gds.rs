@@ -254,6 +254,30 @@ fn page_rank_keeps_gds_unnormalised_scores_and_reports_convergence() {
     assert!((float(&stats[0][2]) - (0.15 + 0.85 * 0.45)).abs() < 1e-12);
     assert_eq!(stats[0][3], Value::Float(0.85));
     assert_eq!(stats[0][4], Value::Int(20));
+    // ArticleRank divides what a node sends by its out-degree plus the average out-degree
+    // (4 relationships over 6 nodes).
+    let article = by_name(
+        &db,
+        "CALL gds.articleRank.stream('g') YIELD nodeId, score MATCH (n) WHERE id(n) = nodeId RETURN n.name, score",
+    );
+    let share = 0.15 / (1.0 + 4.0 / 6.0);
+    assert!((float(&article[0].1) - (0.15 + 0.85 * 3.0 * share)).abs() < 1e-12);
+    assert!((float(&article[5].1) - (0.15 + 0.85 * share)).abs() < 1e-12);
+    // A personalised run jumps back to its source nodes only.
+    let personal = by_name(
+        &db,
+        "MATCH (b {name: 'B'}) CALL gds.pageRank.stream('g', {sourceNodes: [b]}) YIELD nodeId, score \
+         MATCH (n) WHERE id(n) = nodeId RETURN n.name, score",
+    );
+    assert!((float(&personal[0].1) - 0.85 * 0.15).abs() < 1e-12);
+    assert!((float(&personal[1].1) - 0.15).abs() < 1e-12);
+    assert_eq!(float(&personal[2].1), 0.0);
+    // Scalers: MinMax puts the scores between 0 and 1.
+    let scaled = run(
+        &db,
+        "CALL gds.pageRank.stream('g', {scaler: 'MinMax'}) YIELD score RETURN min(score), max(score)",
+    );
+    assert_eq!(scaled, vec![vec![Value::Float(0.0), Value::Float(1.0)]]);
 }
 
 #[test]
