@@ -114,7 +114,13 @@ pub fn louvain(
     let mut previous = modularity(&level, &(0..n as u32).collect::<Vec<_>>(), total);
     for _ in 0..config.max_levels {
         control.check()?;
-        let community = local_moving(&level, total, config, control)?;
+        let moving = Moving {
+            max_iterations: config.max_iterations,
+            tolerance: config.tolerance,
+            resolution: 1.0,
+        };
+        let identity = (0..level.rows.len() as u32).collect();
+        let community = local_moving(&level, total, &moving, identity, control)?;
         let q = modularity(&level, &community, total);
         let (dense, count) = renumber(&community);
         if count == level.rows.len() || q - previous < config.tolerance {
@@ -142,23 +148,265 @@ pub fn louvain(
     })
 }
 
-/// One level's local moving phase: each node's community among the level's nodes.
+/// What Leiden runs.
+#[derive(Clone, Debug)]
+pub struct LeidenConfig {
+    /// The most levels (aggregations) run.
+    pub max_levels: usize,
+    /// The resolution: higher values give more, smaller communities.
+    pub gamma: f64,
+    /// A level ends when modularity rose by less than this.
+    pub tolerance: f64,
+    /// Orders the nodes of the refinement phase.
+    pub seed: u64,
+}
+
+impl Default for LeidenConfig {
+    fn default() -> Self {
+        LeidenConfig {
+            max_levels: 10,
+            gamma: 1.0,
+            tolerance: 0.0001,
+            seed: 0,
+        }
+    }
+}
+
+/// The Leiden algorithm (Traag, Waltman and van Eck): Louvain's local moving, then a
+/// refinement that splits each community into well-connected parts (a node joins a part of
+/// its community only when both are well connected to the rest of it, choosing the part that
+/// gains most; nodes visited in an order shuffled by the seed), and aggregation by the refined
+/// parts, each starting the next level in its unrefined community. Every community it returns
+/// is connected. `modularities` are Newman's modularity (resolution one) after each level.
+pub fn leiden(
+    graph: &Graph,
+    config: &LeidenConfig,
+    control: &Control<'_>,
+) -> Result<Louvain, Interrupted> {
+    /// The most runs, each starting from the communities the one before found.
+    const RUNS: usize = 10;
+    let n = graph.node_count();
+    let level = Symmetric::of(graph, control)?;
+    let total: f64 = (0..n).map(|i| level.strength(i)).sum();
+    let mut best = Louvain {
+        communities: (0..n as u32).collect(),
+        levels: Vec::new(),
+        modularities: Vec::new(),
+    };
+    if total <= 0.0 {
+        return Ok(best);
+    }
+    // As Leiden's authors iterate it: each run starts from the last one's communities, until a
+    // run no longer raises modularity.
+    let mut start: Vec<u32> = (0..n as u32).collect();
+    for run in 0..RUNS {
+        let result = leiden_run(
+            &level,
+            total,
+            config,
+            std::mem::take(&mut start),
+            run as u64,
+            control,
+        )?;
+        let improved = best.modularities.is_empty()
+            || result.modularity() >= best.modularity() + config.tolerance;
+        if !improved {
+            break;
+        }
+        start.clone_from(&result.communities);
+        best = result;
+    }
+    Ok(best)
+}
+
+/// One run of Leiden's levels from the `start` communities (named by node indices).
+fn leiden_run(
+    graph_level: &Symmetric,
+    total: f64,
+    config: &LeidenConfig,
+    start: Vec<u32>,
+    run: u64,
+    control: &Control<'_>,
+) -> Result<Louvain, Interrupted> {
+    let n = graph_level.rows.len();
+    let mut assignment: Vec<u32> = (0..n as u32).collect();
+    let mut levels = Vec::new();
+    let mut modularities = Vec::new();
+    // Passes run until no node moves (each move raises the quality, so that comes), bounded
+    // so a pathological graph cannot hold the level for ever.
+    let moving = Moving {
+        max_iterations: 100,
+        tolerance: f64::NEG_INFINITY,
+        resolution: config.gamma,
+    };
+    let mut level: Option<Symmetric> = None;
+    let mut initial = start;
+    let mut previous = f64::NEG_INFINITY;
+    for round in 0..config.max_levels {
+        control.check()?;
+        let current = level.as_ref().unwrap_or(graph_level);
+        let community = local_moving(current, total, &moving, initial, control)?;
+        let q = modularity(current, &community, total);
+        if q - previous < config.tolerance && round > 0 {
+            break;
+        }
+        let partition: Vec<u32> = assignment.iter().map(|a| community[*a as usize]).collect();
+        levels.push(name_by_smallest(&partition));
+        modularities.push(q);
+        previous = q;
+        let refined = refine(
+            current,
+            &community,
+            total,
+            config,
+            mix(run) ^ round as u64,
+            control,
+        )?;
+        let (dense, count) = renumber(&refined);
+        if count == current.rows.len() {
+            break;
+        }
+        // Each refined part starts the next level in its community, named by the first part
+        // of that community.
+        let mut first_part: HashMap<u32, u32> = HashMap::new();
+        let mut next_initial = vec![0u32; count];
+        for (i, c) in community.iter().enumerate() {
+            let part = dense[i];
+            next_initial[part as usize] = *first_part.entry(*c).or_insert(part);
+        }
+        assignment = assignment.iter().map(|a| dense[*a as usize]).collect();
+        let next = aggregate(current, &dense, count);
+        level = Some(next);
+        initial = next_initial;
+    }
+    let communities = levels
+        .last()
+        .cloned()
+        .unwrap_or_else(|| (0..n as u32).collect());
+    Ok(Louvain {
+        communities,
+        levels,
+        modularities,
+    })
+}
+
+/// Leiden's refinement: within each community, nodes start alone and a node still alone joins
+/// the well-connected part of its community it gains most by joining.
+fn refine(
+    level: &Symmetric,
+    community: &[u32],
+    total: f64,
+    config: &LeidenConfig,
+    round: u64,
+    control: &Control<'_>,
+) -> Result<Vec<u32>, Interrupted> {
+    let n = level.rows.len();
+    let gamma = config.gamma;
+    let strength: Vec<f64> = (0..n).map(|i| level.strength(i)).collect();
+    let mut community_total = vec![0.0; n];
+    for (i, c) in community.iter().enumerate() {
+        community_total[*c as usize] += strength[i];
+    }
+    let mut part: Vec<u32> = (0..n as u32).collect();
+    let mut part_total = strength.clone();
+    let mut part_size = vec![1u32; n];
+    // Each part's relationship weight to the rest of its community.
+    let mut outside: Vec<f64> = (0..n)
+        .map(|i| {
+            level.rows[i]
+                .iter()
+                .filter(|(j, _)| *j as usize != i && community[*j as usize] == community[i])
+                .map(|e| e.1)
+                .sum()
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let round_seed = mix(config.seed ^ mix(round));
+    for i in (1..n).rev() {
+        let j = (mix(round_seed ^ i as u64) % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    let mut links = vec![0.0f64; n];
+    let mut touched: Vec<u32> = Vec::new();
+    for (at, &v) in order.iter().enumerate() {
+        if at.is_multiple_of(BLOCK) {
+            control.check()?;
+        }
+        let v = v as usize;
+        if part[v] as usize != v || part_size[v] > 1 {
+            continue;
+        }
+        let c = community[v];
+        let kv = strength[v];
+        let tot_c = community_total[c as usize];
+        if outside[v] < gamma * kv * (tot_c - kv) / total {
+            continue;
+        }
+        for p in touched.drain(..) {
+            links[p as usize] = 0.0;
+        }
+        for &(j, w) in &level.rows[v] {
+            let j = j as usize;
+            if j != v && community[j] == c {
+                let p = part[j];
+                if links[p as usize] == 0.0 {
+                    touched.push(p);
+                }
+                links[p as usize] += w;
+            }
+        }
+        let mut best: Option<(u32, f64)> = None;
+        for &p in &touched {
+            let pi = p as usize;
+            let tot_p = part_total[pi];
+            if outside[pi] < gamma * tot_p * (tot_c - tot_p) / total {
+                continue;
+            }
+            let gain = links[pi] - gamma * kv * tot_p / total;
+            if gain >= 0.0 && best.is_none_or(|(b, g)| gain > g || (gain == g && p < b)) {
+                best = Some((p, gain));
+            }
+        }
+        if let Some((p, _)) = best {
+            let pi = p as usize;
+            outside[pi] = outside[pi] + outside[v] - 2.0 * links[pi];
+            part[v] = p;
+            part_total[pi] += kv;
+            part_size[pi] += 1;
+        }
+    }
+    Ok(part)
+}
+
+/// How the local moving phase runs: passes at most, the gain that ends it, the resolution.
+struct Moving {
+    max_iterations: usize,
+    tolerance: f64,
+    resolution: f64,
+}
+
+/// One level's local moving phase from the `initial` communities: each node's community
+/// among the level's nodes.
 fn local_moving(
     level: &Symmetric,
     total: f64,
-    config: &LouvainConfig,
+    moving: &Moving,
+    initial: Vec<u32>,
     control: &Control<'_>,
 ) -> Result<Vec<u32>, Interrupted> {
     let n = level.rows.len();
     let strength: Vec<f64> = (0..n).map(|i| level.strength(i)).collect();
-    let mut community: Vec<u32> = (0..n as u32).collect();
-    let mut tot = strength.clone();
+    let mut community = initial;
+    let mut tot = vec![0.0; n];
+    for (i, c) in community.iter().enumerate() {
+        tot[*c as usize] += strength[i];
+    }
     // The weight from the node being moved to each neighbouring community: dense, with the
     // communities touched listed so clearing costs what filling did.
     let mut links = vec![0.0f64; n];
     let mut touched: Vec<u32> = Vec::new();
     let mut q = modularity(level, &community, total);
-    for _ in 0..config.max_iterations {
+    for _ in 0..moving.max_iterations {
         let mut moved = false;
         for i in 0..n {
             if i.is_multiple_of(BLOCK) {
@@ -179,7 +427,7 @@ fn local_moving(
             }
             let k = strength[i];
             tot[own as usize] -= k;
-            let gain = |c: u32| links[c as usize] - tot[c as usize] * k / total;
+            let gain = |c: u32| links[c as usize] - moving.resolution * tot[c as usize] * k / total;
             let mut best = own;
             let mut best_gain = gain(own);
             for &c in &touched {
@@ -198,7 +446,7 @@ fn local_moving(
         let next = modularity(level, &community, total);
         let gained = next - q;
         q = next;
-        if !moved || gained < config.tolerance {
+        if !moved || gained < moving.tolerance {
             break;
         }
     }

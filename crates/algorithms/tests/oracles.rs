@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use proptest::prelude::*;
 use quiver_algorithms::centrality::{self, Orientation, RankConfig};
-use quiver_algorithms::community::{self, LouvainConfig};
+use quiver_algorithms::community::{self, LeidenConfig, LouvainConfig};
 use quiver_algorithms::components;
 use quiver_algorithms::paths::{self, Traversal};
 use quiver_algorithms::similarity::{self, SimilarityConfig};
@@ -361,6 +361,35 @@ proptest! {
     }
 
     #[test]
+    fn leiden_returns_connected_communities_with_the_modularity_it_reports((n, edges) in graphs(), seed in any::<u64>()) {
+        let g = build(n, &edges, true, true);
+        let got = community::leiden(&g, &LeidenConfig { seed, ..LeidenConfig::default() }, &unlimited()).unwrap();
+        let c = &got.communities;
+        // Connected: within each community, every member reaches the smallest one.
+        let m = matrix(n, &edges, true);
+        for v in 0..n {
+            let mut seen = vec![false; n];
+            let mut stack = vec![v];
+            seen[v] = true;
+            while let Some(u) = stack.pop() {
+                for w in 0..n {
+                    if m[u][w] > 0 && !seen[w] && c[w] == c[v] { seen[w] = true; stack.push(w); }
+                }
+            }
+            prop_assert!(seen[c[v] as usize], "node {v} does not reach its community's name {}", c[v]);
+        }
+        let mut two_m = 0.0;
+        let mut strength = vec![0.0; n];
+        for &(s, t, w) in &edges { strength[s as usize] += w; strength[t as usize] += w; two_m += 2.0 * w; }
+        if two_m > 0.0 && !got.modularities.is_empty() {
+            let mut q = 0.0;
+            for &(s, t, w) in &edges { if c[s as usize] == c[t as usize] { q += 2.0 * w / two_m; } }
+            for a in 0..n { for b in 0..n { if c[a] == c[b] { q -= strength[a] * strength[b] / (two_m * two_m); } } }
+            prop_assert!((got.modularity() - q).abs() < 1e-9, "{} vs {q}", got.modularity());
+        }
+    }
+
+    #[test]
     fn parallel_kernels_give_the_same_answer_on_one_thread_and_on_four((n, edges) in graphs()) {
         let g = build(n, &edges, true, false);
         let (one, four) = (unlimited(), four_threads());
@@ -391,6 +420,27 @@ fn louvain_separates_two_cliques_joined_by_one_relationship() {
     .unwrap();
     assert_eq!(got.communities, vec![0, 0, 0, 0, 0, 5, 5, 5, 5, 5]);
     assert!(got.modularity() > 0.4);
+}
+
+#[test]
+fn leiden_separates_two_cliques_joined_by_one_relationship() {
+    let mut edges = Vec::new();
+    for base in [0u32, 5] {
+        for a in 0..5 {
+            for b in a + 1..5 {
+                edges.push((base + a, base + b, 1.0));
+            }
+        }
+    }
+    edges.push((4, 5, 1.0));
+    let got = community::leiden(
+        &build(10, &edges, false, true),
+        &LeidenConfig::default(),
+        &unlimited(),
+    )
+    .unwrap();
+    assert_eq!(got.communities, vec![0, 0, 0, 0, 0, 5, 5, 5, 5, 5]);
+    assert!((got.modularity() - 2.0 * (10.0 / 21.0 - 0.25)).abs() < 1e-9);
 }
 
 #[test]

@@ -498,6 +498,18 @@ fn louvain_finds_two_cliques_and_reports_their_modularity() {
         "{:?}",
         stats[0][1]
     );
+    let leiden = run(
+        &db,
+        "CALL gds.leiden.stats('g', {randomSeed: 7}) YIELD communityCount, modularity, didConverge \
+         RETURN communityCount, modularity, didConverge",
+    );
+    assert_eq!(leiden[0][0], Value::Int(2));
+    assert!(
+        (float(&leiden[0][1]) - want).abs() < 1e-9,
+        "{:?}",
+        leiden[0][1]
+    );
+    assert_eq!(leiden[0][2], Value::Bool(true));
     let lpa = run(
         &db,
         "CALL gds.labelPropagation.stats('g') YIELD communityCount, didConverge RETURN communityCount, didConverge",

@@ -279,3 +279,33 @@ def test_yens_k_shortest_paths_cost_what_networkx_finds(driver, loaded):
             if len(theirs) == 5:
                 break
         assert ours == theirs, (s, t)
+
+
+def test_leiden_modularity_is_within_one_percent_of_igraph_and_communities_are_connected(driver, loaded):
+    g, ids = loaded
+    simple = simple_undirected(g)
+    if simple.number_of_edges() == 0:
+        pytest.skip("no relationships")
+    weights = {}
+    for a, b in g.edges():
+        key = (min(a, b), max(a, b))
+        weights[key] = weights.get(key, 0) + 1
+    ig = igraph.Graph(n=g.number_of_nodes(), edges=list(weights), directed=False)
+    ig.es["weight"] = list(weights.values())
+    best = max(
+        ig.modularity(
+            ig.community_leiden(objective_function="modularity", weights="weight", n_iterations=-1).membership,
+            weights="weight",
+        )
+        for _ in range(5)
+    )
+    records, _, _ = driver.execute_query(
+        "CALL gds.leiden.stats('u', {randomSeed: 42}) YIELD modularity RETURN modularity"
+    )
+    ours = records[0]["modularity"]
+    assert ours >= best * 0.99, (ours, best)
+    communities = stream(driver, "gds.leiden.stream", "communityId", {"randomSeed": 42}, graph="u")
+    inverse = {i: v for v, i in ids.items()}
+    for members in partition(communities):
+        nodes = [inverse[m] for m in members]
+        assert nx.is_connected(nx.Graph(g.to_undirected()).subgraph(nodes)), sorted(nodes)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quiver_algorithms::centrality::{self, Orientation, RankConfig};
-use quiver_algorithms::community::{self, LouvainConfig};
+use quiver_algorithms::community::{self, LeidenConfig, LouvainConfig};
 use quiver_algorithms::{Control, Graph, Interrupted, components, triangles};
 use quiver_engine::Result;
 use quiver_engine::procedures::native::escape;
@@ -397,6 +397,34 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
             compute: louvain,
         },
         Algorithm {
+            name: "leiden",
+            description: "Leiden is a community detection algorithm, which guarantees that communities are well connected",
+            keys: &[
+                "maxLevels",
+                "gamma",
+                "theta",
+                "tolerance",
+                "includeIntermediateCommunities",
+                "consecutiveIds",
+                "randomSeed",
+            ],
+            weighted: true,
+            undirected_only: true,
+            column: ("communityId", Integer),
+            extra: vec![("intermediateCommunityIds", List(Box::new(Integer)))],
+            summary: vec![
+                ("communityCount", Integer),
+                ("ranLevels", Integer),
+                ("modularity", Float),
+                ("modularities", List(Box::new(Float))),
+                ("didConverge", Boolean),
+                ("nodeCount", Integer),
+            ],
+            distribution: Distribution::Sizes("communityDistribution"),
+            bytes_per_node: 96,
+            compute: leiden,
+        },
+        Algorithm {
             name: "labelPropagation",
             description: "The Label Propagation algorithm is a fast algorithm for finding communities in a graph.",
             keys: &["maxIterations", "consecutiveIds"],
@@ -589,16 +617,68 @@ fn louvain(input: &Input<'_>) -> Result<Output> {
         max_iterations: c.int("maxIterations", 10, 1, i64::from(i32::MAX))? as usize,
         tolerance: c.float("tolerance", 0.0001, 0.0, f64::MAX, false)?,
     };
-    let intermediate = c.bool("includeIntermediateCommunities", false)?;
-    let consecutive = c.bool("consecutiveIds", false)?;
+    let (intermediate, consecutive) = hierarchy_options(input)?;
+    let result =
+        community::louvain(&input.graph, &config, input.control).map_err(|i| input.stop(i))?;
+    Ok(hierarchy_output(
+        input,
+        &result,
+        intermediate,
+        consecutive,
+        Vec::new(),
+    ))
+}
+
+fn leiden(input: &Input<'_>) -> Result<Output> {
+    let c = input.config;
+    let max_levels = c.int("maxLevels", 10, 1, i64::from(i32::MAX))? as usize;
+    let config = LeidenConfig {
+        max_levels,
+        gamma: c.float("gamma", 1.0, 0.0, f64::MAX, false)?,
+        tolerance: c.float("tolerance", 0.0001, 0.0, f64::MAX, false)?,
+        seed: c.int("randomSeed", 0, i64::MIN, i64::MAX)? as u64,
+    };
+    // The refinement takes the best part for each node: theta, the randomness of choosing
+    // among parts, is accepted and checked but has nothing to vary.
+    let _ = c.float("theta", 0.01, 0.0, f64::MAX, false)?;
+    let (intermediate, consecutive) = hierarchy_options(input)?;
+    let result =
+        community::leiden(&input.graph, &config, input.control).map_err(|i| input.stop(i))?;
+    let converged = result.levels.len() < max_levels;
+    Ok(hierarchy_output(
+        input,
+        &result,
+        intermediate,
+        consecutive,
+        vec![
+            Value::Bool(converged),
+            Value::Int(input.graph.node_count() as i64),
+        ],
+    ))
+}
+
+/// `includeIntermediateCommunities` and `consecutiveIds`, which exclude each other.
+fn hierarchy_options(input: &Input<'_>) -> Result<(bool, bool)> {
+    let intermediate = input.config.bool("includeIntermediateCommunities", false)?;
+    let consecutive = input.config.bool("consecutiveIds", false)?;
     if intermediate && consecutive {
         return Err(failed(
             input.procedure,
             "`includeIntermediateCommunities` and `consecutiveIds` cannot be used together.",
         ));
     }
-    let result =
-        community::louvain(&input.graph, &config, input.control).map_err(|i| input.stop(i))?;
+    Ok((intermediate, consecutive))
+}
+
+/// Louvain's and Leiden's output: communities, the intermediate ones when asked, and the
+/// summary (`more` after the columns they share).
+fn hierarchy_output(
+    input: &Input<'_>,
+    result: &community::Louvain,
+    intermediate: bool,
+    consecutive: bool,
+    more: Vec<Value>,
+) -> Output {
     let count = components::sizes(&result.communities).len();
     let levels: Vec<Vec<i64>> = result
         .levels
@@ -614,22 +694,24 @@ fn louvain(input: &Input<'_>) -> Result<Output> {
             }]
         })
         .collect();
-    Ok(Output {
+    let mut summary = vec![
+        Value::Int(count as i64),
+        Value::Int(result.levels.len() as i64),
+        Value::Float(result.modularity()),
+        Value::from(
+            result
+                .modularities
+                .iter()
+                .map(|m| Value::Float(*m))
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    summary.extend(more);
+    Output {
         values: Values::Int(input.community_ids(&result.communities, consecutive)),
         extra,
-        summary: vec![
-            Value::Int(count as i64),
-            Value::Int(result.levels.len() as i64),
-            Value::Float(result.modularity()),
-            Value::from(
-                result
-                    .modularities
-                    .iter()
-                    .map(|m| Value::Float(*m))
-                    .collect::<Vec<_>>(),
-            ),
-        ],
-    })
+        summary,
+    }
 }
 
 impl Algorithm {
@@ -879,6 +961,7 @@ impl Algorithm {
             "triangleCount" => "TriangleCount",
             "localClusteringCoefficient" => "LocalClusteringCoefficient",
             "kcore" => "K-core decomposition",
+            "leiden" => "The Leiden algorithm",
             other => other,
         }
     }
