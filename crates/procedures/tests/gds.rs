@@ -368,10 +368,34 @@ fn mutate_adds_a_property_to_the_projection_that_streams_back_and_cannot_be_adde
         "CALL gds.graph.list('g') YIELD schema RETURN schema.nodes.P.deg",
     );
     assert_eq!(schema, Value::from("Float"));
-    // The store itself is untouched.
+    // The store itself is untouched, until the column is written to it.
     assert_eq!(
         one(&db, "MATCH (n) WHERE n.deg IS NOT NULL RETURN count(n)"),
         Value::Int(0)
+    );
+    let written = run(
+        &db,
+        "CALL gds.graph.nodeProperties.write('g', ['deg']) YIELD propertiesWritten RETURN propertiesWritten",
+    );
+    assert_eq!(written, vec![vec![Value::Int(6)]]);
+    assert_eq!(
+        one(&db, "MATCH (n {name: 'A'}) RETURN n.deg"),
+        Value::Float(3.0)
+    );
+    let dropped = run(
+        &db,
+        "CALL gds.graph.nodeProperties.drop('g', 'deg') YIELD propertiesRemoved RETURN propertiesRemoved",
+    );
+    assert_eq!(dropped, vec![vec![Value::Int(6)]]);
+    fails_with(
+        &db,
+        "CALL gds.graph.nodeProperty.stream('g', 'deg')",
+        "property key(s) ['deg']",
+    );
+    fails_with(
+        &db,
+        "CALL gds.graph.nodeProperties.drop('g', 'deg')",
+        "Could not find property key(s) ['deg']",
     );
 }
 

@@ -10,7 +10,6 @@ use quiver_algorithms::centrality::{self, Orientation, RankConfig};
 use quiver_algorithms::community::{self, LeidenConfig, LouvainConfig};
 use quiver_algorithms::{Control, Graph, Interrupted, components, triangles};
 use quiver_engine::Result;
-use quiver_engine::procedures::native::escape;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
 use quiver_value::{Map, Value};
 
@@ -823,15 +822,9 @@ impl Algorithm {
             }
             (Mode::Write, Some(p)) => {
                 let timer = Instant::now();
-                write(
-                    ctx,
-                    procedure,
-                    &workers,
-                    write_concurrency,
-                    ids,
-                    &output.values,
-                    p,
-                )?;
+                super::write::node_property(ctx, procedure, write_concurrency, ids, p, &|i| {
+                    output.values.get(i)
+                })?;
                 Some(timer.elapsed())
             }
             _ => None,
@@ -1069,69 +1062,4 @@ fn weighted_view(procedure: &str, projection: &Projection, config: &Config<'_>) 
             ),
         )),
     }
-}
-
-/// The rows one write transaction sets.
-const WRITE_BATCH: usize = 10_000;
-
-/// Writes `values` to property `key` of the nodes `ids`, in batches of [`WRITE_BATCH`], each
-/// its own committed transaction, `concurrency` batches at a time.
-fn write(
-    ctx: &ProcedureContext<'_>,
-    procedure: &str,
-    workers: &quiver_engine::procedures::nested::Workers,
-    concurrency: usize,
-    ids: &[u64],
-    values: &Values,
-    key: &str,
-) -> Result<()> {
-    let statement = format!(
-        "UNWIND $rows AS row MATCH (n) WHERE id(n) = row[0] SET n.{} = row[1]",
-        escape(key)
-    );
-    let batches: Vec<Map> = (0..ids.len())
-        .collect::<Vec<_>>()
-        .chunks(WRITE_BATCH)
-        .map(|chunk| {
-            let rows: Vec<Value> = chunk
-                .iter()
-                .map(|&i| Value::from(vec![Value::Int(ids[i] as i64), values.get(i)]))
-                .collect();
-            Map::from_iter([(Arc::from("rows"), Value::from(rows))])
-        })
-        .collect();
-    if concurrency <= 1 || batches.len() <= 1 {
-        for batch in &batches {
-            ctx.run_committed(procedure, &statement, std::slice::from_ref(batch))?;
-        }
-        return Ok(());
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Result<()>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..concurrency.min(batches.len()))
-            .map(|_| {
-                scope.spawn(|| -> Result<()> {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(batch) = batches.get(i) else {
-                            return Ok(());
-                        };
-                        workers.run_committed(
-                            procedure,
-                            &statement,
-                            std::slice::from_ref(batch),
-                        )?;
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(failed(procedure, "a write batch panicked")))
-            })
-            .collect()
-    });
-    results.into_iter().collect()
 }

@@ -1357,10 +1357,9 @@ pub(crate) fn stream_properties(
     let names = property_names(procedure, &args[1])?;
     let mut columns = Vec::new();
     for name in &names {
-        let column = graph.property(name).ok_or_else(|| {
-            let known: Vec<String> = graph.read_properties().keys().cloned().collect();
-            failed(procedure, format!("Expecting at least one node projection to contain property key(s) ['{name}']. Available properties: [{}]", known.join(", ")))
-        })?;
+        let column = graph
+            .property(name)
+            .ok_or_else(|| missing_property(procedure, &graph, name))?;
         columns.push((name, column));
     }
     let mut rows = Vec::with_capacity(graph.ids.len() * columns.len());
@@ -1715,4 +1714,112 @@ fn entity_id(procedure: &str, column: &str, v: Option<&Value>) -> Result<u64> {
             format!("The `{column}` column is missing"),
         )),
     }
+}
+
+/// `gds.graph.nodeProperties.write(graphName, nodeProperties, nodeLabels, configuration)`:
+/// writes property columns of the projection (projected or added by `mutate`) to the store.
+pub(crate) fn write_properties(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "gds.graph.nodeProperties.write";
+    let started = Instant::now();
+    let graph = catalog.get(ctx, NAME, graph_name(NAME, &args[0])?)?;
+    let names = property_names(NAME, &args[1])?;
+    let config = Config::new(
+        NAME,
+        &args[3],
+        &[&[
+            "writeConcurrency",
+            "concurrency",
+            "jobId",
+            "logProgress",
+            "sudo",
+        ]],
+    )?;
+    let concurrency = config.concurrency("writeConcurrency")?;
+    let columns = names
+        .iter()
+        .map(|name| {
+            graph
+                .property(name)
+                .ok_or_else(|| missing_property(NAME, &graph, name))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (name, column) in names.iter().zip(&columns) {
+        super::write::node_property(ctx, NAME, concurrency, &graph.ids, name, &|i| column.get(i))?;
+    }
+    Ok(vec![vec![
+        Value::Int(started.elapsed().as_millis() as i64),
+        Value::from(graph.name.as_str()),
+        Value::from(
+            names
+                .iter()
+                .map(|n| Value::from(n.as_str()))
+                .collect::<Vec<_>>(),
+        ),
+        Value::Int((graph.ids.len() * names.len()) as i64),
+    ]])
+}
+
+/// `gds.graph.nodeProperties.drop(graphName, nodeProperties, configuration)`: removes
+/// property columns from the projection.
+pub(crate) fn drop_properties(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "gds.graph.nodeProperties.drop";
+    let graph = catalog.get(ctx, NAME, graph_name(NAME, &args[0])?)?;
+    let names = property_names(NAME, &args[1])?;
+    let config = Config::new(NAME, &args[2], &[&["failIfMissing", "concurrency", "sudo"]])?;
+    let fail_if_missing = config.bool("failIfMissing", true)?;
+    let mut properties = graph
+        .properties
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if fail_if_missing && let Some(missing) = names.iter().find(|n| !properties.contains_key(*n)) {
+        let known: Vec<String> = properties.keys().cloned().collect();
+        return Err(failed(
+            NAME,
+            format!(
+                "Could not find property key(s) ['{missing}']. Defined keys: [{}].",
+                known.join(", ")
+            ),
+        ));
+    }
+    let mut removed = 0usize;
+    for name in &names {
+        if properties.remove(name).is_some() {
+            removed += graph.ids.len();
+        }
+    }
+    std::mem::drop(properties);
+    *graph
+        .modification_time
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = now();
+    Ok(vec![vec![
+        Value::from(graph.name.as_str()),
+        Value::from(
+            names
+                .iter()
+                .map(|n| Value::from(n.as_str()))
+                .collect::<Vec<_>>(),
+        ),
+        Value::Int(removed as i64),
+    ]])
+}
+
+/// The failure for a node property the projection does not hold.
+fn missing_property(procedure: &str, graph: &Projection, name: &str) -> quiver_engine::Error {
+    let known: Vec<String> = graph.read_properties().keys().cloned().collect();
+    failed(
+        procedure,
+        format!(
+            "Expecting at least one node projection to contain property key(s) ['{name}']. Available properties: [{}]",
+            known.join(", ")
+        ),
+    )
 }

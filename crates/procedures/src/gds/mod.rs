@@ -17,6 +17,7 @@ mod catalog;
 mod config;
 mod paths;
 mod similarity;
+mod write;
 
 use std::sync::Arc;
 
@@ -210,6 +211,43 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         Box::new(move |ctx, args| {
             catalog::stream_properties(&cat, ctx, "gds.graph.nodeProperties.stream", args, true)
         }),
+    ));
+
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.nodeProperties.write",
+        "Writes the given node properties to an online Neo4j database.",
+        vec![
+            arg("graphName", S),
+            arg("nodeProperties", Any),
+            optional("nodeLabels", Any, Value::from(vec![Value::from("*")])),
+            optional("configuration", M, empty_map()),
+        ],
+        &[
+            ("writeMillis", Integer),
+            ("graphName", S),
+            ("nodeProperties", FieldType::List(Box::new(S))),
+            ("propertiesWritten", Integer),
+        ],
+        true,
+        Box::new(move |ctx, args| catalog::write_properties(&cat, ctx, args)),
+    ));
+    let cat = c();
+    gds.push(procedure(
+        "gds.graph.nodeProperties.drop",
+        "Removes node properties from a projected graph.",
+        vec![
+            arg("graphName", S),
+            arg("nodeProperties", Any),
+            optional("configuration", M, empty_map()),
+        ],
+        &[
+            ("graphName", S),
+            ("nodeProperties", FieldType::List(Box::new(S))),
+            ("propertiesRemoved", Integer),
+        ],
+        false,
+        Box::new(move |ctx, args| catalog::drop_properties(&cat, ctx, args)),
     ));
 
     for algorithm in algorithms::algorithms() {

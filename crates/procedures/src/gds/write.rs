@@ -1,0 +1,71 @@
+//! Writing node properties back to the store: batches of [`WRITE_BATCH`] nodes, each batch a
+//! write transaction of its own committed before the procedure goes on, up to `concurrency`
+//! batches at once on threads of their own. Each batch is an ordinary statement, so the
+//! caller's privileges, constraints and the commit log apply to it as to any write.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use quiver_engine::Result;
+use quiver_engine::procedures::ProcedureContext;
+use quiver_engine::procedures::native::escape;
+use quiver_value::{Map, Value};
+
+use super::config::failed;
+
+/// The nodes one write transaction sets.
+pub(crate) const WRITE_BATCH: usize = 10_000;
+
+/// Sets property `key` of each node `ids[i]` to `value(i)`. A batch's rows are made when the
+/// batch runs, so only the batches running at once are held.
+pub(crate) fn node_property(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    concurrency: usize,
+    ids: &[u64],
+    key: &str,
+    value: &(dyn Fn(usize) -> Value + Sync),
+) -> Result<()> {
+    let statement = format!(
+        "UNWIND $rows AS row MATCH (n) WHERE id(n) = row[0] SET n.{} = row[1]",
+        escape(key)
+    );
+    let batches = ids.len().div_ceil(WRITE_BATCH);
+    let batch = |b: usize| -> Map {
+        let rows: Vec<Value> = (b * WRITE_BATCH..((b + 1) * WRITE_BATCH).min(ids.len()))
+            .map(|i| Value::from(vec![Value::Int(ids[i] as i64), value(i)]))
+            .collect();
+        Map::from_iter([(Arc::from("rows"), Value::from(rows))])
+    };
+    if concurrency <= 1 || batches <= 1 {
+        for b in 0..batches {
+            ctx.run_committed(procedure, &statement, &[batch(b)])?;
+        }
+        return Ok(());
+    }
+    let workers = ctx.workers(procedure)?;
+    let next = AtomicUsize::new(0);
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..concurrency.min(batches))
+            .map(|_| {
+                scope.spawn(|| -> Result<()> {
+                    loop {
+                        let b = next.fetch_add(1, Ordering::Relaxed);
+                        if b >= batches {
+                            return Ok(());
+                        }
+                        workers.run_committed(procedure, &statement, &[batch(b)])?;
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(failed(procedure, "a write batch panicked")))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}
