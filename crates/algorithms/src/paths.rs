@@ -125,6 +125,40 @@ struct Blocked {
     steps: HashSet<(u32, u32)>,
 }
 
+/// An estimate of the cost from a node to the target, for A*.
+pub type Heuristic<'h> = &'h (dyn Fn(u32) -> f64 + Sync);
+
+/// A* from `source` to `target`: Dijkstra's search taking nodes in order of cost so far plus
+/// `heuristic`'s estimate of the rest. With an estimate that never exceeds the true cost (and
+/// obeys the triangle inequality) the path is a cheapest one, found settling fewer nodes.
+pub fn a_star(
+    graph: &Graph,
+    source: u32,
+    target: u32,
+    heuristic: Heuristic<'_>,
+    control: &Control<'_>,
+) -> Result<Vec<Path>, Interrupted> {
+    guided(
+        graph,
+        source,
+        Some(target),
+        &Blocked::default(),
+        Some(heuristic),
+        control,
+    )
+}
+
+/// Haversine distance between two points given in degrees, in nautical miles: the estimate
+/// Graph Data Science's A* uses.
+pub fn haversine_nautical_miles(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
+    const EARTH_RADIUS_NM: f64 = 3440.065;
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = (lat2 - lat1).to_radians();
+    let dl = (lon2 - lon1).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * EARTH_RADIUS_NM * a.sqrt().min(1.0).asin()
+}
+
 /// Dijkstra's search avoiding `blocked`.
 fn search(
     graph: &Graph,
@@ -133,21 +167,36 @@ fn search(
     blocked: &Blocked,
     control: &Control<'_>,
 ) -> Result<Vec<Path>, Interrupted> {
+    guided(graph, source, target, blocked, None, control)
+}
+
+/// The search of Dijkstra and A*: nodes settled in order of cost so far (plus the estimate of
+/// the rest, for A*), a node's first settling being its cheapest.
+fn guided(
+    graph: &Graph,
+    source: u32,
+    target: Option<u32>,
+    blocked: &Blocked,
+    heuristic: Option<Heuristic<'_>>,
+    control: &Control<'_>,
+) -> Result<Vec<Path>, Interrupted> {
+    let estimate = |v: u32| heuristic.map_or(0.0, |h| h(v));
     let n = graph.node_count();
     let mut cost = vec![f64::INFINITY; n];
     let mut previous = vec![u32::MAX; n];
     let mut settled = vec![false; n];
     let mut heap = BinaryHeap::from([Settle {
-        cost: 0.0,
+        cost: estimate(source),
         node: source,
     }]);
     cost[source as usize] = 0.0;
     let mut order = Vec::new();
-    while let Some(Settle { cost: c, node: u }) = heap.pop() {
+    while let Some(Settle { node: u, .. }) = heap.pop() {
         let ui = u as usize;
-        if settled[ui] || c > cost[ui] {
+        if settled[ui] {
             continue;
         }
+        let c = cost[ui];
         if order.len().is_multiple_of(BLOCK) {
             control.check()?;
         }
@@ -165,7 +214,10 @@ fn search(
             if !settled[vi] && alt < cost[vi] {
                 cost[vi] = alt;
                 previous[vi] = u;
-                heap.push(Settle { cost: alt, node: v });
+                heap.push(Settle {
+                    cost: alt + estimate(v),
+                    node: v,
+                });
             }
         }
     }

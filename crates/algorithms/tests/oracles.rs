@@ -234,6 +234,25 @@ proptest! {
     }
 
     #[test]
+    fn a_star_with_an_admissible_estimate_costs_what_dijkstra_costs((n, edges) in graphs(), ends in (0u32..24, 0u32..24)) {
+        let (source, target) = (ends.0 % n as u32, ends.1 % n as u32);
+        // Nodes placed on the equator up to 6 minutes of arc (6 nautical miles) apart, the
+        // distance divided by 7: below 1, the least weight, so the estimate never overshoots a
+        // step (it is consistent) and A* must find Dijkstra's cost.
+        let position = |v: u32| f64::from(v % 7) / 60.0;
+        let g = build(n, &edges, true, false);
+        let estimate = |v: u32| {
+            paths::haversine_nautical_miles(position(v), 0.0, position(target), 0.0) / 7.0
+        };
+        let a = paths::a_star(&g, source, target, &estimate, &unlimited()).unwrap();
+        let d = paths::dijkstra(&g, source, Some(target), &unlimited()).unwrap();
+        prop_assert_eq!(a.len(), d.len());
+        if let (Some(a), Some(d)) = (a.first(), d.first()) {
+            prop_assert!((a.total_cost() - d.total_cost()).abs() < 1e-9);
+        }
+    }
+
+    #[test]
     fn breadth_first_visits_what_is_reachable_nearest_first((n, edges) in graphs(), source in 0u32..24) {
         let source = source % n as u32;
         let g = build(n, &edges, false, false);
@@ -484,6 +503,16 @@ fn page_rank_on_a_cycle_converges_to_one_for_every_node() {
     .unwrap();
     assert!(!short.did_converge);
     assert_eq!(short.ran_iterations, 20);
+}
+
+#[test]
+fn haversine_distance_is_in_nautical_miles() {
+    // One minute of arc along a meridian is one nautical mile.
+    let d = paths::haversine_nautical_miles(0.0, 0.0, 1.0 / 60.0, 0.0);
+    assert!((d - 1.0).abs() < 1e-3, "{d}");
+    // A quarter of the equator.
+    let q = paths::haversine_nautical_miles(0.0, 0.0, 0.0, 90.0);
+    assert!((q - 5403.6).abs() < 1.0, "{q}");
 }
 
 #[test]

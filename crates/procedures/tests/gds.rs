@@ -940,3 +940,34 @@ fn node_similarity_pairs_nodes_by_the_neighbours_they_share() {
     );
     assert_eq!(stats, vec![vec![Value::Int(3), Value::Int(4)]]);
 }
+
+#[test]
+fn a_star_follows_coordinates_to_the_cheapest_path() {
+    let db = db();
+    // Four ports a degree apart; sailing costs nautical miles (a degree of latitude is 60).
+    run(
+        &db,
+        "CREATE (a:Port {name: 'A', lat: 0.0, lon: 0.0}), (b:Port {name: 'B', lat: 1.0, lon: 0.0}), \
+         (c:Port {name: 'C', lat: 2.0, lon: 0.0}), (d:Port {name: 'D', lat: 1.0, lon: 1.0}), \
+         (a)-[:SEA {nm: 60.0}]->(b), (b)-[:SEA {nm: 60.0}]->(c), (a)-[:SEA {nm: 90.0}]->(d), (d)-[:SEA {nm: 90.0}]->(c)",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', {Port: {properties: ['lat', 'lon']}}, {SEA: {properties: 'nm'}})",
+    );
+    let row = run(
+        &db,
+        "MATCH (a {name: 'A'}), (c {name: 'C'}) \
+         CALL gds.shortestPath.astar.stream('g', {sourceNode: a, targetNode: c, latitudeProperty: 'lat', \
+           longitudeProperty: 'lon', relationshipWeightProperty: 'nm'}) \
+         YIELD totalCost, nodeIds RETURN totalCost, size(nodeIds)",
+    );
+    assert_eq!(row, vec![vec![Value::Float(120.0), Value::Int(3)]]);
+    fails_with(
+        &db,
+        "MATCH (a {name: 'A'}), (c {name: 'C'}) \
+         CALL gds.shortestPath.astar.stream('g', {sourceNode: a, targetNode: c, latitudeProperty: 'height', longitudeProperty: 'lon'}) \
+         YIELD totalCost RETURN totalCost",
+        "The property `height` given as `latitudeProperty` is not a node property of the projection.",
+    );
+}

@@ -314,6 +314,10 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             paths::PathSearch::Yens,
             "The Yen's shortest path algorithm computes the k shortest (weighted) paths between a pair of nodes.",
         ),
+        (
+            paths::PathSearch::AStar,
+            "The A* shortest path algorithm computes the shortest path between a pair of nodes. It uses the relationship weight property to compare path lengths. In addition, this implementation uses the haversine distance as a heuristic to converge faster.",
+        ),
     ] {
         let cat = c();
         gds.push(procedure(

@@ -142,6 +142,9 @@ pub(crate) enum PathSearch {
     AllDijkstra,
     /// `gds.shortestPath.yens.stream`: the `k` cheapest loopless paths to `targetNode`.
     Yens,
+    /// `gds.shortestPath.astar.stream`: the cheapest path to `targetNode`, guided by the
+    /// haversine distance between the nodes' `latitudeProperty` and `longitudeProperty`.
+    AStar,
 }
 
 impl PathSearch {
@@ -150,6 +153,7 @@ impl PathSearch {
             PathSearch::Dijkstra => "gds.shortestPath.dijkstra.stream",
             PathSearch::AllDijkstra => "gds.allShortestPaths.dijkstra.stream",
             PathSearch::Yens => "gds.shortestPath.yens.stream",
+            PathSearch::AStar => "gds.shortestPath.astar.stream",
         }
     }
 
@@ -161,6 +165,13 @@ impl PathSearch {
                 "sourceNode",
                 "targetNode",
                 "k",
+                "relationshipWeightProperty",
+            ],
+            PathSearch::AStar => &[
+                "sourceNode",
+                "targetNode",
+                "latitudeProperty",
+                "longitudeProperty",
                 "relationshipWeightProperty",
             ],
         }
@@ -181,7 +192,7 @@ pub(crate) fn shortest_paths(
     let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
     let target = match search {
         PathSearch::AllDijkstra => None,
-        PathSearch::Dijkstra | PathSearch::Yens => Some(node_index(
+        PathSearch::Dijkstra | PathSearch::Yens | PathSearch::AStar => Some(node_index(
             procedure,
             &projection,
             &config,
@@ -209,9 +220,24 @@ pub(crate) fn shortest_paths(
             ));
         }
     };
-    let found = controlled(ctx, procedure, &config, |control| match (search, target) {
-        (PathSearch::Yens, Some(t)) => paths::yens(&graph, source, t, k, control),
-        _ => paths::dijkstra(&graph, source, target, control),
+    let coordinates = if search == PathSearch::AStar {
+        Some((
+            coordinate(procedure, &projection, &config, "latitudeProperty")?,
+            coordinate(procedure, &projection, &config, "longitudeProperty")?,
+        ))
+    } else {
+        None
+    };
+    let found = controlled(ctx, procedure, &config, |control| {
+        match (search, target, &coordinates) {
+            (PathSearch::Yens, Some(t), _) => paths::yens(&graph, source, t, k, control),
+            (PathSearch::AStar, Some(t), Some((lat, lon))) => {
+                let (tlat, tlon) = (lat(t), lon(t));
+                let estimate = |v: u32| paths::haversine_nautical_miles(lat(v), lon(v), tlat, tlon);
+                paths::a_star(&graph, source, t, &estimate, control)
+            }
+            (_, target, _) => paths::dijkstra(&graph, source, target, control),
+        }
     })?;
     let ids = &projection.ids;
     let id = |v: u32| ids[v as usize];
@@ -237,6 +263,29 @@ pub(crate) fn shortest_paths(
             ])
         })
         .collect()
+}
+
+/// A node property column the configuration names by `key`, read as degrees.
+fn coordinate(
+    procedure: &str,
+    projection: &Projection,
+    config: &Config<'_>,
+    key: &str,
+) -> Result<impl Fn(u32) -> f64 + Sync + use<>> {
+    let name = config.required_text(key)?;
+    let column = projection.property(&name).ok_or_else(|| {
+        failed(
+            procedure,
+            format!(
+                "The property `{name}` given as `{key}` is not a node property of the projection."
+            ),
+        )
+    })?;
+    Ok(move |v: u32| match column.get(v as usize) {
+        Value::Int(i) => i as f64,
+        Value::Float(f) => f,
+        _ => f64::NAN,
+    })
 }
 
 /// The path through `nodes` along stored relationships: between each pair, the one with the
