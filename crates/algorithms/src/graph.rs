@@ -29,6 +29,8 @@ struct Csr {
     offsets: Vec<usize>,
     targets: Vec<u32>,
     weights: Option<Vec<f64>>,
+    /// Each relationship's type, as a small number the caller gave, when it gave them.
+    types: Option<Vec<u16>>,
 }
 
 impl Csr {
@@ -47,10 +49,17 @@ impl Csr {
         for source in 0..n {
             for i in self.offsets[source]..self.offsets[source + 1] {
                 let w = self.weights.as_ref().map_or(1.0, |w| w[i]);
-                edges.push((self.targets[i], source as u32, w));
+                let t = self.types.as_ref().map_or(0, |t| t[i]);
+                edges.push((self.targets[i], source as u32, w, t));
             }
         }
-        build_csr(n, edges, self.weights.is_some(), Aggregation::None)
+        build_csr(
+            n,
+            edges,
+            self.weights.is_some(),
+            self.types.is_some(),
+            Aggregation::None,
+        )
     }
 }
 
@@ -123,6 +132,51 @@ impl Graph {
     /// `(neighbour, weight)` for each outgoing relationship of `node`.
     pub fn out_weighted(&self, node: u32) -> impl Iterator<Item = (u32, f64)> + '_ {
         weighted(self.out(node), self.out_weights(node))
+    }
+
+    /// The types of [`Graph::out`]'s relationships, `None` for a graph built untyped.
+    pub fn out_types(&self, node: u32) -> Option<&[u16]> {
+        let n = node as usize;
+        let offsets = &self.adjacency.out.offsets;
+        self.adjacency
+            .out
+            .types
+            .as_ref()
+            .map(|t| &t[offsets[n]..offsets[n + 1]])
+    }
+
+    /// The graph of the relationships whose type `keep` holds (all of them for an untyped
+    /// graph), sharing nothing with this one; the same nodes, orientation and weights.
+    pub fn with_types(&self, keep: &[bool]) -> Graph {
+        let out = &self.adjacency.out;
+        let Some(types) = &out.types else {
+            return self.clone();
+        };
+        let mut edges = Vec::new();
+        for source in 0..self.adjacency.nodes {
+            for i in out.offsets[source]..out.offsets[source + 1] {
+                if keep.get(types[i] as usize).copied().unwrap_or(false) {
+                    let w = out.weights.as_ref().map_or(1.0, |w| w[i]);
+                    edges.push((source as u32, out.targets[i], w, types[i]));
+                }
+            }
+        }
+        // Stored both ways already: built as directed lists, marked undirected after.
+        Graph {
+            adjacency: Arc::new(Adjacency {
+                nodes: self.adjacency.nodes,
+                out: build_csr(
+                    self.adjacency.nodes,
+                    edges,
+                    out.weights.is_some(),
+                    true,
+                    Aggregation::None,
+                ),
+                incoming: OnceLock::new(),
+                undirected: self.adjacency.undirected,
+            }),
+            use_weights: self.use_weights,
+        }
     }
 
     /// The number of outgoing relationships of `node`.
@@ -210,7 +264,8 @@ pub struct GraphBuilder {
     weighted: bool,
     undirected: bool,
     aggregation: Aggregation,
-    edges: Vec<(u32, u32, f64)>,
+    typed: bool,
+    edges: Vec<(u32, u32, f64, u16)>,
 }
 
 impl GraphBuilder {
@@ -222,8 +277,16 @@ impl GraphBuilder {
             weighted,
             undirected,
             aggregation: Aggregation::None,
+            typed: false,
             edges: Vec::new(),
         }
+    }
+
+    /// Keeps the type each relationship is added with ([`GraphBuilder::add_typed`]), so the
+    /// graph can be narrowed to some types ([`Graph::with_types`]).
+    pub fn typed(mut self) -> GraphBuilder {
+        self.typed = true;
+        self
     }
 
     /// How parallel relationships are kept.
@@ -244,7 +307,16 @@ impl GraphBuilder {
             "relationship ({source}, {target}) outside a graph of {} nodes",
             self.nodes
         );
-        self.edges.push((source, target, weight));
+        self.edges.push((source, target, weight, 0));
+    }
+
+    /// Adds a relationship of type `ty` (a number the caller chooses); parallel relationships
+    /// of different types are never aggregated together.
+    pub fn add_typed(&mut self, source: u32, target: u32, weight: f64, ty: u16) {
+        self.add(source, target, weight);
+        if let Some(last) = self.edges.last_mut() {
+            last.3 = ty;
+        }
     }
 
     /// The graph, its adjacency lists sorted so every build of the same relationships is the
@@ -255,20 +327,21 @@ impl GraphBuilder {
             weighted,
             undirected,
             aggregation,
+            typed,
             mut edges,
         } = self;
         if undirected {
             let n = edges.len();
             edges.reserve(n);
             for i in 0..n {
-                let (s, t, w) = edges[i];
-                edges.push((t, s, w));
+                let (s, t, w, ty) = edges[i];
+                edges.push((t, s, w, ty));
             }
         }
         Graph {
             adjacency: Arc::new(Adjacency {
                 nodes,
-                out: build_csr(nodes, edges, weighted, aggregation),
+                out: build_csr(nodes, edges, weighted, typed, aggregation),
                 incoming: OnceLock::new(),
                 undirected,
             }),
@@ -277,71 +350,74 @@ impl GraphBuilder {
     }
 }
 
-/// Counting-sorts `edges` by source, sorts each list by target (then weight) in parallel and
-/// merges parallel relationships as `aggregation` says.
+/// Counting-sorts `edges` by source, sorts each list by target (then type, then weight) in
+/// parallel and merges parallel relationships of one type as `aggregation` says.
 fn build_csr(
     nodes: usize,
-    edges: Vec<(u32, u32, f64)>,
+    edges: Vec<(u32, u32, f64, u16)>,
     weighted: bool,
+    typed: bool,
     aggregation: Aggregation,
 ) -> Csr {
     let mut offsets = vec![0usize; nodes + 1];
-    for (s, _, _) in &edges {
-        offsets[*s as usize + 1] += 1;
+    for e in &edges {
+        offsets[e.0 as usize + 1] += 1;
     }
     for i in 0..nodes {
         offsets[i + 1] += offsets[i];
     }
     let mut cursor = offsets.clone();
-    let mut pairs = vec![(0u32, 0.0f64); edges.len()];
-    for (s, t, w) in edges {
+    let mut entries = vec![(0u32, 0u16, 0.0f64); edges.len()];
+    for (s, t, w, ty) in edges {
         let at = &mut cursor[s as usize];
-        pairs[*at] = (t, w);
+        entries[*at] = (t, ty, w);
         *at += 1;
     }
     // Each node's slice sorted on its own, in parallel.
-    let mut slices: Vec<&mut [(u32, f64)]> = Vec::with_capacity(nodes);
-    let mut rest: &mut [(u32, f64)] = &mut pairs;
+    let mut slices: Vec<&mut [(u32, u16, f64)]> = Vec::with_capacity(nodes);
+    let mut rest: &mut [(u32, u16, f64)] = &mut entries;
     for i in 0..nodes {
         let (head, tail) = rest.split_at_mut(offsets[i + 1] - offsets[i]);
         slices.push(head);
         rest = tail;
     }
     slices.par_iter_mut().for_each(|s| {
-        s.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        s.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2)));
     });
     if aggregation != Aggregation::None {
-        let mut kept = Vec::with_capacity(pairs.len());
+        let mut kept = Vec::with_capacity(entries.len());
         let mut new_offsets = vec![0usize; nodes + 1];
         for i in 0..nodes {
-            let list = &pairs[offsets[i]..offsets[i + 1]];
+            let list = &entries[offsets[i]..offsets[i + 1]];
             let mut j = 0;
             while j < list.len() {
                 let mut k = j;
-                while k < list.len() && list[k].0 == list[j].0 {
+                while k < list.len() && list[k].0 == list[j].0 && list[k].1 == list[j].1 {
                     k += 1;
                 }
                 let run = &list[j..k];
                 let w = match aggregation {
-                    Aggregation::None | Aggregation::Single | Aggregation::Min => run[0].1,
-                    Aggregation::Sum => run.iter().map(|p| p.1).sum(),
-                    Aggregation::Max => run[run.len() - 1].1,
+                    Aggregation::None | Aggregation::Single | Aggregation::Min => run[0].2,
+                    Aggregation::Sum => run.iter().map(|p| p.2).sum(),
+                    Aggregation::Max => run[run.len() - 1].2,
                     Aggregation::Count => run.len() as f64,
                 };
-                kept.push((list[j].0, w));
+                kept.push((list[j].0, list[j].1, w));
                 j = k;
             }
             new_offsets[i + 1] = kept.len();
         }
-        pairs = kept;
+        entries = kept;
         offsets = new_offsets;
     }
     let weights = (weighted || aggregation == Aggregation::Count)
-        .then(|| pairs.iter().map(|p| p.1).collect());
+        .then(|| entries.iter().map(|p| p.2).collect());
+    let types = typed.then(|| entries.iter().map(|p| p.1).collect());
     Csr {
         offsets,
-        targets: pairs.into_iter().map(|p| p.0).collect(),
+        targets: entries.into_iter().map(|p| p.0).collect(),
         weights,
+        types,
     }
 }
 
@@ -382,6 +458,27 @@ mod tests {
         assert_eq!(g.out(1), &[0, 1, 1]);
         assert_eq!(g.incoming(1), g.out(1));
         assert_eq!(g.relationship_count(), 4);
+    }
+
+    #[test]
+    fn a_typed_graph_narrows_to_some_types_and_aggregates_each_type_apart() {
+        let mut b = GraphBuilder::new(3, true, false)
+            .typed()
+            .aggregation(Aggregation::Sum);
+        b.add_typed(0, 1, 1.0, 0);
+        b.add_typed(0, 1, 2.0, 1);
+        b.add_typed(0, 1, 4.0, 1);
+        b.add_typed(1, 2, 8.0, 0);
+        let g = b.build();
+        assert_eq!(
+            g.out_weighted(0).collect::<Vec<_>>(),
+            vec![(1, 1.0), (1, 6.0)]
+        );
+        assert_eq!(g.out_types(0), Some(&[0, 1][..]));
+        let only = g.with_types(&[false, true]);
+        assert_eq!(only.out_weighted(0).collect::<Vec<_>>(), vec![(1, 6.0)]);
+        assert!(only.out(1).is_empty());
+        assert_eq!(only.incoming(1), &[0]);
     }
 
     #[test]
