@@ -971,3 +971,53 @@ fn a_star_follows_coordinates_to_the_cheapest_path() {
         "The property `height` given as `latitudeProperty` is not a node property of the projection.",
     );
 }
+
+#[test]
+fn relationship_types_narrow_a_run_and_stream_with_their_names() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (a {name: 'A'}), (b {name: 'B'}), (c {name: 'C'}), \
+         (a)-[:KNOWS]->(b), (b)-[:LIKES]->(c), (a)-[:LIKES]->(b)",
+    );
+    run(&db, "CALL gds.graph.project('g', '*', ['KNOWS', 'LIKES'])");
+    let all = run(
+        &db,
+        "CALL gds.graph.relationships.stream('g') YIELD sourceNodeId, targetNodeId, relationshipType \
+         RETURN gds.util.asNode(sourceNodeId).name + '-' + relationshipType + '-' + gds.util.asNode(targetNodeId).name AS r ORDER BY r",
+    );
+    assert_eq!(
+        all,
+        vec![
+            vec![Value::from("A-KNOWS-B")],
+            vec![Value::from("A-LIKES-B")],
+            vec![Value::from("B-LIKES-C")]
+        ]
+    );
+    let likes = run(
+        &db,
+        "CALL gds.graph.relationships.stream('g', ['LIKES']) YIELD relationshipType RETURN count(*)",
+    );
+    assert_eq!(likes, vec![vec![Value::Int(2)]]);
+    // Along KNOWS alone, C is cut off from A and B.
+    let components = run(
+        &db,
+        "CALL gds.wcc.stats('g', {relationshipTypes: ['KNOWS']}) YIELD componentCount RETURN componentCount",
+    );
+    assert_eq!(components, vec![vec![Value::Int(2)]]);
+    let both = run(
+        &db,
+        "CALL gds.wcc.stats('g', {relationshipTypes: ['KNOWS', 'LIKES']}) YIELD componentCount RETURN componentCount",
+    );
+    assert_eq!(both, vec![vec![Value::Int(1)]]);
+    fails_with(
+        &db,
+        "CALL gds.wcc.stats('g', {relationshipTypes: ['HATES']})",
+        "Could not find the specified `relationshipTypes` of ['HATES']. Available relationship types are [KNOWS, LIKES].",
+    );
+    fails_with(
+        &db,
+        "CALL gds.wcc.stats('g', {nodeLabels: ['Person']})",
+        "`nodeLabels` must be ['*'] or name every projected label",
+    );
+}

@@ -770,7 +770,6 @@ impl Algorithm {
             procedure,
             super::catalog::graph_name(procedure, &args[0])?,
         )?;
-        check_whole_projection(procedure, &config)?;
         let property = target_property(procedure, mode, &config, &projection)?;
         let concurrency = config.concurrency("concurrency")?;
         let write_concurrency = if mode == Mode::Write {
@@ -778,7 +777,7 @@ impl Algorithm {
         } else {
             1
         };
-        let graph = weighted_view(procedure, &projection, &config)?;
+        let graph = projection.graph_for(procedure, &config)?;
         if self.undirected_only && !projection.undirected() {
             return Err(failed(
                 procedure,
@@ -1025,41 +1024,5 @@ fn as_f64(v: &Value) -> f64 {
         Value::Int(i) => *i as f64,
         Value::Float(f) => *f,
         _ => f64::NAN,
-    }
-}
-
-/// Algorithms run on whole projections: `nodeLabels` and `relationshipTypes` may only name
-/// everything (`'*'`).
-fn check_whole_projection(procedure: &str, config: &Config<'_>) -> Result<()> {
-    for key in ["nodeLabels", "relationshipTypes"] {
-        let names = config.names(key)?;
-        if names != ["*"] {
-            return Err(failed(
-                procedure,
-                format!(
-                    "Running on part of a projection is not supported: `{key}` must be ['*'], got {names:?}; project the part as a graph of its own"
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The graph a call runs on: weighted with the projection's relationship property when the
-/// call names it in `relationshipWeightProperty`, unweighted otherwise.
-fn weighted_view(procedure: &str, projection: &Projection, config: &Config<'_>) -> Result<Graph> {
-    match config.text("relationshipWeightProperty")? {
-        None => Ok(projection.graph.unweighted()),
-        Some(p) if projection.weight_property.as_deref() == Some(p.as_str()) => {
-            Ok(projection.graph.clone())
-        }
-        Some(p) => Err(failed(
-            procedure,
-            format!(
-                "Relationship weight property `{p}` not found in relationship types {}. Properties existing on all relationship types: [{}]",
-                projection.type_names(),
-                projection.weight_property.clone().unwrap_or_default()
-            ),
-        )),
     }
 }

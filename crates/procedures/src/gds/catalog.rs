@@ -213,6 +213,62 @@ impl Projection {
         format!("[{}]", names.join(", "))
     }
 
+    /// The graph a call runs on, as its configuration asks: the relationship types named in
+    /// `relationshipTypes` (every one for `'*'`), weighted with the projection's relationship
+    /// property when `relationshipWeightProperty` names it. `nodeLabels` must name every
+    /// projected label: a call runs on all of a projection's nodes.
+    pub(crate) fn graph_for(&self, procedure: &str, config: &Config<'_>) -> Result<Graph> {
+        let labels = config.names("nodeLabels")?;
+        if labels != ["*"] && !self.labels.iter().all(|l| labels.contains(l)) {
+            return Err(failed(
+                procedure,
+                format!(
+                    "Running on some of a projection's labels is not supported: `nodeLabels` must be ['*'] or name every projected label ({:?}), got {labels:?}; project those nodes as a graph of their own",
+                    self.labels
+                ),
+            ));
+        }
+        let types = config.names("relationshipTypes")?;
+        let mut graph = self.graph.clone();
+        if types != ["*"] {
+            let unknown: Vec<&String> = types
+                .iter()
+                .filter(|t| !self.relationships.iter().any(|r| r.alias == **t))
+                .collect();
+            if !unknown.is_empty() {
+                let names: Vec<String> = unknown.iter().map(|t| format!("'{t}'")).collect();
+                return Err(failed(
+                    procedure,
+                    format!(
+                        "Could not find the specified `relationshipTypes` of [{}]. Available relationship types are {}.",
+                        names.join(", "),
+                        self.type_names()
+                    ),
+                ));
+            }
+            let keep: Vec<bool> = self
+                .relationships
+                .iter()
+                .map(|r| types.contains(&r.alias))
+                .collect();
+            if keep.iter().any(|k| !k) {
+                graph = graph.with_types(&keep);
+            }
+        }
+        match config.text("relationshipWeightProperty")? {
+            None => Ok(graph.unweighted()),
+            Some(p) if self.weight_property.as_deref() == Some(p.as_str()) => Ok(graph),
+            Some(p) => Err(failed(
+                procedure,
+                format!(
+                    "Relationship weight property `{p}` not found in relationship types {}. Properties existing on all relationship types: [{}]",
+                    self.type_names(),
+                    self.weight_property.clone().unwrap_or_default()
+                ),
+            )),
+        }
+    }
+
     pub(crate) fn property(&self, name: &str) -> Option<Arc<Column>> {
         self.read_properties().get(name).cloned()
     }
@@ -908,11 +964,21 @@ fn read_node_ids(
     Ok(ids)
 }
 
+/// One projected relationship type's expansion: from each node in `direction` along stored
+/// `types` (empty for all), stored both ways for an undirected type in a mixed projection,
+/// tagged with the type's position in the projection.
+struct Expansion {
+    direction: Direction,
+    types: Vec<RelTypeId>,
+    both_ways: bool,
+    tag: u16,
+}
+
 /// How a projection's relationships are read: the expansions to run (direction, types,
 /// whether each found relationship is stored both ways), the weight property and the value
 /// relationships without it take, and how parallel relationships are aggregated.
 struct RelationshipPlan {
-    groups: Vec<(Direction, Vec<RelTypeId>, bool)>,
+    groups: Vec<Expansion>,
     weight_key: Option<quiver_storage::PropKeyId>,
     weight_default: f64,
     undirected: bool,
@@ -926,30 +992,30 @@ impl RelationshipPlan {
         relationships: &[RelationshipProjection],
         weight: Option<&PropertySpec>,
     ) -> Result<RelationshipPlan> {
-        let types_of = |orientation: Orientation| -> Result<Option<Vec<RelTypeId>>> {
-            let chosen: Vec<&RelationshipProjection> = relationships
-                .iter()
-                .filter(|r| r.orientation == orientation)
-                .collect();
-            if chosen.is_empty() {
-                return Ok(None);
-            }
-            if chosen.iter().any(|r| r.rel_type == "*") {
-                return Ok(Some(Vec::new()));
-            }
-            chosen
-                .iter()
-                .map(|r| {
-                    storage.rel_type_id(&r.rel_type).ok_or_else(|| {
-                        failed(procedure, format!("Invalid relationship projection, one or more relationship types not found: '{}'", r.rel_type))
-                    })
-                })
-                .collect::<Result<Vec<_>>>()
-                .map(Some)
-        };
-        let natural = types_of(Orientation::Natural)?;
-        let reverse = types_of(Orientation::Reverse)?;
-        let undirected = types_of(Orientation::Undirected)?;
+        if relationships.len() > usize::from(u16::MAX) {
+            return Err(failed(
+                procedure,
+                "A projection holds at most 65535 relationship types",
+            ));
+        }
+        // One expansion per projected type, tagged with its position.
+        let mut expansions = Vec::with_capacity(relationships.len());
+        for r in relationships {
+            let types = if r.rel_type == "*" {
+                Vec::new()
+            } else {
+                vec![storage.rel_type_id(&r.rel_type).ok_or_else(|| {
+                    failed(
+                        procedure,
+                        format!(
+                            "Invalid relationship projection, one or more relationship types not found: '{}'",
+                            r.rel_type
+                        ),
+                    )
+                })?]
+            };
+            expansions.push((r.orientation, types));
+        }
         let aggregation = relationships[0].aggregation;
         if relationships.iter().any(|r| r.aggregation != aggregation) {
             return Err(failed(
@@ -979,15 +1045,23 @@ impl RelationshipPlan {
         };
         // All undirected: the builder stores each relationship both ways; mixed: the
         // undirected types' relationships are added both ways here.
-        let all_undirected = natural.is_none() && reverse.is_none();
-        let groups = [
-            natural.map(|t| (Direction::Out, t, false)),
-            reverse.map(|t| (Direction::In, t, false)),
-            undirected.map(|t| (Direction::Out, t, !all_undirected)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let all_undirected = relationships
+            .iter()
+            .all(|r| r.orientation == Orientation::Undirected);
+        let groups = expansions
+            .into_iter()
+            .enumerate()
+            .map(|(tag, (orientation, types))| Expansion {
+                direction: if orientation == Orientation::Reverse {
+                    Direction::In
+                } else {
+                    Direction::Out
+                },
+                types,
+                both_ways: orientation == Orientation::Undirected && !all_undirected,
+                tag: tag as u16,
+            })
+            .collect();
         Ok(RelationshipPlan {
             groups,
             weight_key,
@@ -1008,7 +1082,7 @@ impl RelationshipPlan {
     ) -> std::result::Result<Graph, ReadError> {
         const BLOCK: usize = 4096;
         let chunks: Vec<&[u64]> = ids.chunks(BLOCK).collect();
-        let edges: Vec<Vec<(u32, u32, f64)>> = control.install(|| {
+        let edges: Vec<Vec<(u32, u32, f64, u16)>> = control.install(|| {
             chunks
                 .par_iter()
                 .enumerate()
@@ -1019,10 +1093,11 @@ impl RelationshipPlan {
         })?;
         let count: usize = edges.iter().map(Vec::len).sum();
         let mut builder = GraphBuilder::new(ids.len(), self.weight_key.is_some(), self.undirected)
-            .aggregation(self.aggregation);
+            .aggregation(self.aggregation)
+            .typed();
         builder.reserve(count);
-        for (s, t, w) in edges.into_iter().flatten() {
-            builder.add(s, t, w);
+        for (s, t, w, tag) in edges.into_iter().flatten() {
+            builder.add_typed(s, t, w, tag);
         }
         Ok(control.install(|| builder.build()))
     }
@@ -1036,14 +1111,14 @@ impl RelationshipPlan {
         chunk: &[u64],
         control: &Control<'_>,
         validate: bool,
-    ) -> std::result::Result<Vec<(u32, u32, f64)>, ReadError> {
+    ) -> std::result::Result<Vec<(u32, u32, f64, u16)>, ReadError> {
         control.check().map_err(ReadError::Stopped)?;
         let nodes: Vec<NodeId> = chunk.iter().map(|i| NodeId(*i)).collect();
         let mut found = Vec::new();
         let mut out = Vec::new();
-        for (direction, types, both_ways) in &self.groups {
+        for group in &self.groups {
             found.clear();
-            tx.expand_batch(&nodes, *direction, types, &mut found)
+            tx.expand_batch(&nodes, group.direction, &group.types, &mut found)
                 .map_err(ReadError::Store)?;
             for (i, rel, neighbour) in &found {
                 let Ok(target) = ids.binary_search(&neighbour.0) else {
@@ -1062,9 +1137,9 @@ impl RelationshipPlan {
                     },
                 };
                 let source = base + *i;
-                out.push((source, target as u32, w));
-                if *both_ways {
-                    out.push((target as u32, source, w));
+                out.push((source, target as u32, w, group.tag));
+                if group.both_ways {
+                    out.push((target as u32, source, w, group.tag));
                 }
             }
         }
@@ -1615,7 +1690,7 @@ fn cypher_relationships(
     }
     let weight = weights.first().map(ToString::to_string);
     let mut types: Vec<String> = Vec::new();
-    let mut edges: Vec<(u32, u32, f64)> = Vec::new();
+    let mut edges: Vec<(u32, u32, f64, u16)> = Vec::new();
     let index = |id: u64| ids.binary_search(&id).ok().map(|i| i as u32);
     loop {
         let batch = stream.next_maps(CYPHER_BATCH)?;
@@ -1644,11 +1719,23 @@ fn cypher_relationships(
                 }
                 continue;
             };
-            if let Some(Value::String(ty)) = row.get("type")
-                && !types.iter().any(|x| **x == **ty)
-            {
-                types.push(ty.to_string());
-            }
+            // Types are tagged in the order they first appear.
+            let tag = match row.get("type") {
+                Some(Value::String(ty)) => match types.iter().position(|x| **x == **ty) {
+                    Some(at) => at,
+                    None => {
+                        if types.len() == usize::from(u16::MAX) {
+                            return Err(failed(
+                                procedure,
+                                "A projection holds at most 65535 relationship types",
+                            ));
+                        }
+                        types.push(ty.to_string());
+                        types.len() - 1
+                    }
+                },
+                _ => 0,
+            } as u16;
             let w = match weight.as_deref().map(|w| row.get(w)) {
                 None => 1.0,
                 Some(None | Some(Value::Null)) => f64::NAN,
@@ -1665,16 +1752,15 @@ fn cypher_relationships(
                     ));
                 }
             };
-            edges.push((s, t, w));
+            edges.push((s, t, w, tag));
         }
         ctx.tick(procedure)?;
     }
     std::mem::drop(stream);
-    types.sort();
-    let mut builder = GraphBuilder::new(ids.len(), weight.is_some(), false);
+    let mut builder = GraphBuilder::new(ids.len(), weight.is_some(), false).typed();
     builder.reserve(edges.len());
-    for (s, t, w) in edges {
-        builder.add(s, t, w);
+    for (s, t, w, tag) in edges {
+        builder.add_typed(s, t, w, tag);
     }
     Ok(CypherRelationships {
         builder,
@@ -1822,4 +1908,55 @@ fn missing_property(procedure: &str, graph: &Projection, name: &str) -> quiver_e
             known.join(", ")
         ),
     )
+}
+
+/// `gds.graph.relationships.stream(graphName, relationshipTypes, configuration)`: every
+/// projected relationship of the types named (`'*'` for all), as stored in the projection (an
+/// undirected relationship from both ends).
+pub(crate) fn stream_relationships(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    const NAME: &str = "gds.graph.relationships.stream";
+    let projection = catalog.get(ctx, NAME, graph_name(NAME, &args[0])?)?;
+    let mut settings = match &args[2] {
+        Value::Map(m) => (**m).clone(),
+        _ => Map::new(),
+    };
+    settings.insert(Arc::from("relationshipTypes"), args[1].clone());
+    let config = Config::new(
+        NAME,
+        &Value::map(settings),
+        &[&[
+            "relationshipTypes",
+            "concurrency",
+            "jobId",
+            "logProgress",
+            "sudo",
+        ]],
+    )?;
+    let graph = projection.graph_for(NAME, &config)?;
+    let names: Vec<Value> = projection
+        .relationships
+        .iter()
+        .map(|r| Value::from(r.alias.as_str()))
+        .collect();
+    let ids = &projection.ids;
+    let mut rows = Vec::with_capacity(graph.relationship_count());
+    for source in 0..graph.node_count() as u32 {
+        if source.is_multiple_of(4096) {
+            ctx.tick(NAME)?;
+        }
+        let types = graph.out_types(source);
+        for (i, target) in graph.out(source).iter().enumerate() {
+            let ty = types.map_or(0, |t| t[i] as usize);
+            rows.push(vec![
+                Value::Int(ids[source as usize] as i64),
+                Value::Int(ids[*target as usize] as i64),
+                names.get(ty).cloned().unwrap_or(Value::Null),
+            ]);
+        }
+    }
+    Ok(rows)
 }

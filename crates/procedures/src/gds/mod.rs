@@ -215,6 +215,27 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
 
     let cat = c();
     gds.push(procedure(
+        "gds.graph.relationships.stream",
+        "Streams the given relationship source/target pairs",
+        vec![
+            arg("graphName", S),
+            optional(
+                "relationshipTypes",
+                Any,
+                Value::from(vec![Value::from("*")]),
+            ),
+            optional("configuration", M, empty_map()),
+        ],
+        &[
+            ("sourceNodeId", Integer),
+            ("targetNodeId", Integer),
+            ("relationshipType", S),
+        ],
+        false,
+        Box::new(move |ctx, args| catalog::stream_relationships(&cat, ctx, args)),
+    ));
+    let cat = c();
+    gds.push(procedure(
         "gds.graph.nodeProperties.write",
         "Writes the given node properties to an online Neo4j database.",
         vec![

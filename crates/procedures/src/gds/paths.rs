@@ -113,7 +113,7 @@ pub(crate) fn traverse(
         targets,
         max_depth: u64::try_from(max_depth).ok(),
     };
-    let graph = projection.graph.unweighted();
+    let graph = projection.graph_for(procedure, &config)?;
     let order = controlled(ctx, procedure, &config, |control| {
         if depth_first {
             paths::dfs(&graph, source, &stop, control)
@@ -205,21 +205,7 @@ pub(crate) fn shortest_paths(
     } else {
         1
     };
-    let graph = match config.text("relationshipWeightProperty")? {
-        None => projection.graph.unweighted(),
-        Some(p) if projection.weight_property.as_deref() == Some(p.as_str()) => {
-            projection.graph.clone()
-        }
-        Some(p) => {
-            return Err(failed(
-                procedure,
-                format!(
-                    "Relationship weight property `{p}` not found in relationship types {}.",
-                    projection.type_names()
-                ),
-            ));
-        }
-    };
+    let graph = projection.graph_for(procedure, &config)?;
     let coordinates = if search == PathSearch::AStar {
         Some((
             coordinate(procedure, &projection, &config, "latitudeProperty")?,

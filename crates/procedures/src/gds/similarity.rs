@@ -63,7 +63,7 @@ pub(crate) fn node_similarity(
     let workers = ctx.workers(procedure)?;
     let check = || workers.check().map_err(|_| Interrupted);
     let control = Control::new(concurrency, &check);
-    let graph = projection.graph.unweighted();
+    let graph = projection.graph_for(procedure, &config)?;
     let pre = started.elapsed();
     let computing = Instant::now();
     let mut pairs = similarity::node_similarity(&graph, &settings, &control).map_err(|_| {
