@@ -253,6 +253,25 @@ proptest! {
     }
 
     #[test]
+    fn delta_stepping_costs_what_dijkstra_costs((n, edges) in graphs(), source in 0u32..24, delta in 0.5f64..20.0) {
+        let source = source % n as u32;
+        let g = build(n, &edges, true, false);
+        let stepped = paths::delta_stepping(&g, source, delta, &four_threads()).unwrap();
+        let mut exact = paths::dijkstra(&g, source, None, &unlimited()).unwrap();
+        exact.sort_by(|a, b| a.total_cost().total_cmp(&b.total_cost()).then(a.target().cmp(&b.target())));
+        prop_assert_eq!(stepped.len(), exact.len());
+        for (s, d) in stepped.iter().zip(&exact) {
+            prop_assert_eq!(s.target(), d.target());
+            prop_assert_eq!(s.total_cost(), d.total_cost());
+            prop_assert_eq!(s.nodes[0], source);
+            for (i, pair) in s.nodes.windows(2).enumerate() {
+                let step = edges.iter().filter(|e| e.0 == pair[0] && e.1 == pair[1]).map(|e| e.2).fold(f64::INFINITY, f64::min);
+                prop_assert_eq!(s.costs[i] + step, s.costs[i + 1]);
+            }
+        }
+    }
+
+    #[test]
     fn breadth_first_visits_what_is_reachable_nearest_first((n, edges) in graphs(), source in 0u32..24) {
         let source = source % n as u32;
         let g = build(n, &edges, false, false);

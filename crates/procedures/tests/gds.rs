@@ -541,18 +541,23 @@ fn louvain_finds_two_cliques_and_reports_their_modularity() {
     assert_eq!(lpa, vec![vec![Value::Int(2), Value::Bool(true)]]);
 }
 
-#[test]
-fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() {
-    let db = db();
+/// Four nodes, A to D, with costed relationships, projected as `g` with the cost.
+fn costed(db: &Database) {
     run(
-        &db,
+        db,
         "CREATE (a {name: 'A'}), (b {name: 'B'}), (c {name: 'C'}), (d {name: 'D'}), \
          (a)-[:R {cost: 1}]->(b), (b)-[:R {cost: 1}]->(c), (a)-[:R {cost: 5}]->(c), (c)-[:R {cost: 2}]->(d)",
     );
     run(
-        &db,
+        db,
         "CALL gds.graph.project('g', '*', 'R', {relationshipProperties: 'cost'})",
     );
+}
+
+#[test]
+fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() {
+    let db = db();
+    costed(&db);
     let row = run(
         &db,
         "MATCH (a {name: 'A'}), (d {name: 'D'}) \
@@ -610,6 +615,12 @@ fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() 
             vec![Value::Float(2.0)]
         ]
     );
+}
+
+#[test]
+fn yens_delta_stepping_and_traversals_walk_the_same_costed_graph() {
+    let db = db();
+    costed(&db);
     // The two cheapest loopless paths A to D: A-B-C-D (4) and A-C-D (7).
     let yens = run(
         &db,
@@ -622,6 +633,20 @@ fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() 
         vec![
             vec![Value::Int(0), Value::Float(4.0), Value::Int(3)],
             vec![Value::Int(1), Value::Float(7.0), Value::Int(2)]
+        ]
+    );
+    let delta = run(
+        &db,
+        "MATCH (a {name: 'A'}) CALL gds.allShortestPaths.delta.stream('g', {sourceNode: a, delta: 1.5, relationshipWeightProperty: 'cost'}) \
+         YIELD totalCost RETURN totalCost",
+    );
+    assert_eq!(
+        delta,
+        vec![
+            vec![Value::Float(0.0)],
+            vec![Value::Float(1.0)],
+            vec![Value::Float(2.0)],
+            vec![Value::Float(4.0)]
         ]
     );
     let bfs = run(

@@ -332,6 +332,10 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         (paths::PathSearch::Dijkstra, about),
         (paths::PathSearch::AllDijkstra, about),
         (
+            paths::PathSearch::Delta,
+            "The Delta Stepping shortest path algorithm computes the shortest (weighted) path between one node and any other node in the graph. The computation is run multi-threaded",
+        ),
+        (
             paths::PathSearch::Yens,
             "The Yen's shortest path algorithm computes the k shortest (weighted) paths between a pair of nodes.",
         ),

@@ -142,6 +142,9 @@ pub(crate) enum PathSearch {
     AllDijkstra,
     /// `gds.shortestPath.yens.stream`: the `k` cheapest loopless paths to `targetNode`.
     Yens,
+    /// `gds.allShortestPaths.delta.stream`: the cheapest path to every reachable node, by
+    /// parallel delta-stepping.
+    Delta,
     /// `gds.shortestPath.astar.stream`: the cheapest path to `targetNode`, guided by the
     /// haversine distance between the nodes' `latitudeProperty` and `longitudeProperty`.
     AStar,
@@ -154,6 +157,7 @@ impl PathSearch {
             PathSearch::AllDijkstra => "gds.allShortestPaths.dijkstra.stream",
             PathSearch::Yens => "gds.shortestPath.yens.stream",
             PathSearch::AStar => "gds.shortestPath.astar.stream",
+            PathSearch::Delta => "gds.allShortestPaths.delta.stream",
         }
     }
 
@@ -161,6 +165,7 @@ impl PathSearch {
         match self {
             PathSearch::Dijkstra => &["sourceNode", "targetNode", "relationshipWeightProperty"],
             PathSearch::AllDijkstra => &["sourceNode", "relationshipWeightProperty"],
+            PathSearch::Delta => &["sourceNode", "delta", "relationshipWeightProperty"],
             PathSearch::Yens => &[
                 "sourceNode",
                 "targetNode",
@@ -191,7 +196,7 @@ pub(crate) fn shortest_paths(
     let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
     let target = match search {
-        PathSearch::AllDijkstra => None,
+        PathSearch::AllDijkstra | PathSearch::Delta => None,
         PathSearch::Dijkstra | PathSearch::Yens | PathSearch::AStar => Some(node_index(
             procedure,
             &projection,
@@ -199,6 +204,11 @@ pub(crate) fn shortest_paths(
             "targetNode",
             "Target",
         )?),
+    };
+    let delta = if search == PathSearch::Delta {
+        config.float("delta", 2.0, f64::MIN_POSITIVE, f64::MAX, false)?
+    } else {
+        2.0
     };
     let k = if search == PathSearch::Yens {
         config.int("k", 1, 1, i64::from(i32::MAX))? as usize
@@ -217,6 +227,7 @@ pub(crate) fn shortest_paths(
     let found = controlled(ctx, procedure, &config, |control| {
         match (search, target, &coordinates) {
             (PathSearch::Yens, Some(t), _) => paths::yens(&graph, source, t, k, control),
+            (PathSearch::Delta, _, _) => paths::delta_stepping(&graph, source, delta, control),
             (PathSearch::AStar, Some(t), Some((lat, lon))) => {
                 let (tlat, tlon) = (lat(t), lon(t));
                 let estimate = |v: u32| paths::haversine_nautical_miles(lat(v), lon(v), tlat, tlon);
