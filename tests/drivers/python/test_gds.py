@@ -206,7 +206,7 @@ def test_betweenness_and_closeness_match_networkx(driver, loaded):
         assert ours[ids[v]] == pytest.approx(c, abs=1e-9), v
 
 
-def test_dijkstra_costs_match_networkx(driver, loaded):
+def test_dijkstra_and_delta_stepping_costs_match_networkx(driver, loaded):
     g, ids = loaded
     for source in random.Random(5).sample(sorted(g.nodes()), 3):
         records, _, _ = driver.execute_query(
@@ -217,6 +217,12 @@ def test_dijkstra_costs_match_networkx(driver, loaded):
         ours = {r["targetNode"]: r["totalCost"] for r in records}
         theirs = nx.single_source_dijkstra_path_length(g, source, weight="w")
         assert ours == {ids[v]: float(c) for v, c in theirs.items()}
+        records, _, _ = driver.execute_query(
+            "CALL gds.allShortestPaths.delta.stream('g', {sourceNode: $s, delta: 3.0, "
+            "relationshipWeightProperty: 'w'}) YIELD targetNode, totalCost RETURN targetNode, totalCost",
+            s=ids[source],
+        )
+        assert {r["targetNode"]: r["totalCost"] for r in records} == ours
 
 
 def test_core_numbers_match_networkx(driver, loaded):
