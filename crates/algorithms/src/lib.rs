@@ -19,11 +19,13 @@
 //! - [`community`]: Louvain modularity optimisation, label propagation, k-core decomposition.
 //! - [`paths`]: breadth- and depth-first traversal, Dijkstra's shortest paths.
 //! - [`similarity`]: node similarity (Jaccard over out-neighbours), each node's top k.
+//! - [`embeddings`]: FastRP node embeddings.
 
 pub mod centrality;
 pub mod community;
 pub mod components;
 mod control;
+pub mod embeddings;
 mod graph;
 pub mod paths;
 pub mod similarity;

@@ -11,6 +11,7 @@ use proptest::prelude::*;
 use quiver_algorithms::centrality::{self, Orientation, RankConfig};
 use quiver_algorithms::community::{self, LeidenConfig, LouvainConfig};
 use quiver_algorithms::components;
+use quiver_algorithms::embeddings::{self, FastRpConfig};
 use quiver_algorithms::paths::{self, Traversal};
 use quiver_algorithms::similarity::{self, SimilarityConfig};
 use quiver_algorithms::triangles;
@@ -532,6 +533,43 @@ fn haversine_distance_is_in_nautical_miles() {
     // A quarter of the equator.
     let q = paths::haversine_nautical_miles(0.0, 0.0, 0.0, 90.0);
     assert!((q - 5403.6).abs() < 1.0, "{q}");
+}
+
+#[test]
+fn fast_rp_is_repeatable_by_seed_and_alike_for_alike_neighbourhoods() {
+    // 0 and 1 point at the same nodes; 2 points elsewhere.
+    let edges = vec![
+        (0, 3, 1.0),
+        (0, 4, 1.0),
+        (1, 3, 1.0),
+        (1, 4, 1.0),
+        (2, 5, 1.0),
+        (3, 4, 1.0),
+        (4, 5, 1.0),
+        (5, 3, 1.0),
+    ];
+    let g = build(6, &edges, false, false);
+    let config = FastRpConfig {
+        dimension: 64,
+        seed: 7,
+        ..FastRpConfig::default()
+    };
+    let a = embeddings::fast_rp(&g, &config, &four_threads()).unwrap();
+    let b = embeddings::fast_rp(&g, &config, &unlimited()).unwrap();
+    assert_eq!(
+        a, b,
+        "the same seed gives the same embeddings on any number of threads"
+    );
+    assert!(a.iter().all(|e| e.len() == 64));
+    assert_eq!(a[0], a[1], "equal out-neighbourhoods give equal embeddings");
+    assert_ne!(a[0], a[2]);
+    // Two iterations of weight one, each of unit length: at most 2 long.
+    assert!(
+        a.iter()
+            .all(|e| e.iter().map(|x| x * x).sum::<f64>().sqrt() <= 2.0 + 1e-9)
+    );
+    let other = embeddings::fast_rp(&g, &FastRpConfig { seed: 8, ..config }, &unlimited()).unwrap();
+    assert_ne!(a, other, "another seed, other random vectors");
 }
 
 #[test]

@@ -1046,3 +1046,50 @@ fn relationship_types_narrow_a_run_and_stream_with_their_names() {
         "`nodeLabels` must be ['*'] or name every projected label",
     );
 }
+
+#[test]
+fn fast_rp_embeds_every_node_repeatably_and_writes_the_lists() {
+    let db = db();
+    star(&db);
+    run(
+        &db,
+        "CALL gds.graph.project('g', 'P', {R: {orientation: 'UNDIRECTED'}})",
+    );
+    let q = "CALL gds.fastRP.stream('g', {embeddingDimension: 16, randomSeed: 42}) YIELD nodeId, embedding \
+             RETURN nodeId, embedding ORDER BY nodeId";
+    let first = run(&db, q);
+    assert_eq!(first.len(), 6);
+    assert!(
+        first
+            .iter()
+            .all(|r| matches!(&r[1], Value::List(l) if l.len() == 16))
+    );
+    assert_eq!(
+        first,
+        run(&db, q),
+        "the same seed gives the same embeddings"
+    );
+    // B, C and D each link to A alone: alike neighbourhoods, alike embeddings.
+    let alike = run(
+        &db,
+        "CALL gds.fastRP.stream('g', {embeddingDimension: 16, randomSeed: 42}) YIELD nodeId, embedding \
+         WITH gds.util.asNode(nodeId).name AS name, embedding WHERE name IN ['B', 'C', 'D'] \
+         RETURN count(DISTINCT embedding)",
+    );
+    assert_eq!(alike, vec![vec![Value::Int(1)]]);
+    fails_with(
+        &db,
+        "CALL gds.fastRP.stream('g', {})",
+        "No value specified for the mandatory configuration parameter `embeddingDimension`",
+    );
+    let written = run(
+        &db,
+        "CALL gds.fastRP.write('g', {embeddingDimension: 8, writeProperty: 'e'}) YIELD nodePropertiesWritten, nodeCount \
+         RETURN nodePropertiesWritten, nodeCount",
+    );
+    assert_eq!(written, vec![vec![Value::Int(6), Value::Int(6)]]);
+    assert_eq!(
+        one(&db, "MATCH (n:P) WHERE size(n.e) = 8 RETURN count(n)"),
+        Value::Int(6)
+    );
+}

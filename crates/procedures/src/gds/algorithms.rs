@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use quiver_algorithms::centrality::{self, Orientation, RankConfig};
 use quiver_algorithms::community::{self, LeidenConfig, LouvainConfig};
+use quiver_algorithms::embeddings::{self, FastRpConfig};
 use quiver_algorithms::{Control, Graph, Interrupted, components, triangles};
 use quiver_engine::Result;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
@@ -29,6 +30,8 @@ pub(crate) struct Output {
 pub(crate) enum Values {
     Float(Vec<f64>),
     Int(Vec<i64>),
+    /// A list of floats per node (embeddings).
+    Lists(Vec<Vec<f64>>),
 }
 
 impl Values {
@@ -36,6 +39,7 @@ impl Values {
         match self {
             Values::Float(v) => Value::Float(v[i]),
             Values::Int(v) => Value::Int(v[i]),
+            Values::Lists(v) => float_list(&v[i]),
         }
     }
 
@@ -43,6 +47,7 @@ impl Values {
         match self {
             Values::Float(v) => v.len(),
             Values::Int(v) => v.len(),
+            Values::Lists(v) => v.len(),
         }
     }
 
@@ -50,8 +55,13 @@ impl Values {
         match self {
             Values::Float(v) => Column::Float(v.clone()),
             Values::Int(v) => Column::Int(v.clone()),
+            Values::Lists(v) => Column::Lists(v.iter().map(|l| float_list(l)).collect()),
         }
     }
+}
+
+fn float_list(values: &[f64]) -> Value {
+    Value::from(values.iter().map(|x| Value::Float(*x)).collect::<Vec<_>>())
 }
 
 /// What a computation reads: the graph (weighted when the call named the projection's
@@ -424,6 +434,27 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
             compute: leiden,
         },
         Algorithm {
+            name: "fastRP",
+            description: "Random Projection produces node embeddings via the fastrp algorithm",
+            keys: &[
+                "embeddingDimension",
+                "iterationWeights",
+                "normalizationStrength",
+                "nodeSelfInfluence",
+                "randomSeed",
+                "featureProperties",
+                "propertyRatio",
+            ],
+            weighted: true,
+            undirected_only: false,
+            column: ("embedding", List(Box::new(Float))),
+            extra: vec![],
+            summary: vec![("nodeCount", Integer)],
+            distribution: Distribution::None,
+            bytes_per_node: 8 * 128 * 3,
+            compute: fast_rp,
+        },
+        Algorithm {
             name: "labelPropagation",
             description: "The Label Propagation algorithm is a fast algorithm for finding communities in a graph.",
             keys: &["maxIterations", "consecutiveIds"],
@@ -656,6 +687,74 @@ fn leiden(input: &Input<'_>) -> Result<Output> {
     ))
 }
 
+/// The longest embedding `fastRP` makes: each node holds three vectors of it while running.
+const EMBEDDING_DIMENSION_MAX: i64 = 4096;
+
+fn fast_rp(input: &Input<'_>) -> Result<Output> {
+    let c = input.config;
+    if c.value("embeddingDimension").is_none() {
+        return Err(failed(
+            input.procedure,
+            "No value specified for the mandatory configuration parameter `embeddingDimension`",
+        ));
+    }
+    let dimension = c.int("embeddingDimension", 128, 1, EMBEDDING_DIMENSION_MAX)? as usize;
+    let iteration_weights = match c.value("iterationWeights") {
+        None => vec![0.0, 1.0, 1.0],
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::Int(i) => Ok(*i as f64),
+                Value::Float(f) => Ok(*f),
+                other => Err(failed(
+                    input.procedure,
+                    format!(
+                        "The value of `iterationWeights` must be a list of numbers, but it holds a {}.",
+                        other.value_type().name()
+                    ),
+                )),
+            })
+            .collect::<Result<Vec<_>>>()?,
+        Some(other) => {
+            return Err(failed(
+                input.procedure,
+                format!(
+                    "The value of `iterationWeights` must be of type `List` but was `{}`.",
+                    other.value_type().name()
+                ),
+            ));
+        }
+    };
+    if iteration_weights.is_empty() {
+        return Err(failed(
+            input.procedure,
+            "The value of `iterationWeights` must be a non-empty list of numbers.",
+        ));
+    }
+    let features = c.names("featureProperties")?;
+    if features != ["*"] && !features.is_empty() {
+        return Err(failed(
+            input.procedure,
+            "`featureProperties` are not supported: FastRP here projects the graph's structure only",
+        ));
+    }
+    let _ = c.float("propertyRatio", 0.0, 0.0, 0.0, false)?;
+    let config = FastRpConfig {
+        dimension,
+        iteration_weights,
+        node_self_influence: c.float("nodeSelfInfluence", 0.0, f64::MIN, f64::MAX, false)?,
+        normalization_strength: c.float("normalizationStrength", 0.0, f64::MIN, f64::MAX, false)?,
+        seed: c.int("randomSeed", 0, i64::MIN, i64::MAX)? as u64,
+    };
+    let embeddings =
+        embeddings::fast_rp(&input.graph, &config, input.control).map_err(|i| input.stop(i))?;
+    Ok(Output {
+        values: Values::Lists(embeddings),
+        extra: Vec::new(),
+        summary: vec![Value::Int(input.graph.node_count() as i64)],
+    })
+}
+
 /// `includeIntermediateCommunities` and `consecutiveIds`, which exclude each other.
 fn hierarchy_options(input: &Input<'_>) -> Result<(bool, bool)> {
     let intermediate = input.config.bool("includeIntermediateCommunities", false)?;
@@ -877,7 +976,8 @@ impl Algorithm {
                 let mut sizes: Vec<f64> = sizes.values().map(|s| *s as f64).collect();
                 Some(distribution(&mut sizes))
             }
-            (Distribution::Sizes(_), Values::Float(_)) | (Distribution::None, _) => None,
+            (Distribution::Sizes(_), Values::Float(_) | Values::Lists(_))
+            | (Distribution::None, _) => None,
         }
     }
 
