@@ -1,5 +1,5 @@
-//! Node similarity: the Jaccard similarity of nodes' sets of out-neighbours, each node's most
-//! similar others.
+//! Similarity: node similarity (the Jaccard similarity of nodes' sets of out-neighbours) and
+//! k-nearest neighbours by node properties, each node's most similar others.
 
 use std::collections::HashMap;
 
@@ -96,6 +96,103 @@ pub fn node_similarity(
                     .collect();
                 pairs.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
                 pairs.truncate(config.top_k);
+                Ok(pairs)
+            })
+            .collect::<Result<Vec<_>, Interrupted>>()
+    })?;
+    Ok(per_node.into_iter().flatten().collect())
+}
+
+/// How two nodes' property values are compared by [`knn`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Numbers: `1 / (1 + |a - b|)`.
+    Absolute,
+    /// Lists: the cosine of the angle between them (zero when either is all zeros).
+    Cosine,
+    /// Lists: `1 / (1 + euclidean distance)`.
+    Euclidean,
+    /// Lists: Pearson's correlation (zero when either is constant).
+    Pearson,
+}
+
+impl Metric {
+    /// The similarity of `a` and `b` (a number is a list of one).
+    pub fn similarity(self, a: &[f64], b: &[f64]) -> f64 {
+        match self {
+            Metric::Absolute => 1.0 / (1.0 + (a[0] - b[0]).abs()),
+            Metric::Euclidean => {
+                let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+                1.0 / (1.0 + d.sqrt())
+            }
+            Metric::Cosine => {
+                let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+                let na = a.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let nb = b.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if na == 0.0 || nb == 0.0 {
+                    0.0
+                } else {
+                    dot / (na * nb)
+                }
+            }
+            Metric::Pearson => {
+                let n = a.len().min(b.len()) as f64;
+                if n == 0.0 {
+                    return 0.0;
+                }
+                let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+                let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+                let va = a.iter().map(|x| (x - ma) * (x - ma)).sum::<f64>().sqrt();
+                let vb = b.iter().map(|y| (y - mb) * (y - mb)).sum::<f64>().sqrt();
+                if va == 0.0 || vb == 0.0 {
+                    0.0
+                } else {
+                    cov / (va * vb)
+                }
+            }
+        }
+    }
+}
+
+/// One property's values per node (a number as a list of one) and how they are compared.
+#[derive(Clone, Debug)]
+pub struct Feature {
+    pub values: Vec<Vec<f64>>,
+    pub metric: Metric,
+}
+
+/// The `top_k` most similar other nodes of every node by its properties (the mean of each
+/// feature's similarity), pairs below `cutoff` dropped; by first node, then similarity
+/// (highest first), then second node. Exact: every pair is compared, nodes in parallel, so
+/// the work grows with the square of the node count.
+pub fn knn(
+    features: &[Feature],
+    top_k: usize,
+    cutoff: f64,
+    control: &Control<'_>,
+) -> Result<Vec<Pair>, Interrupted> {
+    let n = features.first().map_or(0, |f| f.values.len());
+    let similarity = |a: usize, b: usize| {
+        features
+            .iter()
+            .map(|f| f.metric.similarity(&f.values[a], &f.values[b]))
+            .sum::<f64>()
+            / features.len().max(1) as f64
+    };
+    let per_node: Vec<Vec<Pair>> = control.install(|| {
+        (0..n)
+            .into_par_iter()
+            .map(|u| {
+                if u.is_multiple_of(64) {
+                    control.check()?;
+                }
+                let mut pairs: Vec<Pair> = (0..n)
+                    .filter(|&v| v != u)
+                    .map(|v| (u as u32, v as u32, similarity(u, v)))
+                    .filter(|p| p.2 >= cutoff)
+                    .collect();
+                pairs.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+                pairs.truncate(top_k);
                 Ok(pairs)
             })
             .collect::<Result<Vec<_>, Interrupted>>()

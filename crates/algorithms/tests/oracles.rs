@@ -573,6 +573,24 @@ fn fast_rp_is_repeatable_by_seed_and_alike_for_alike_neighbourhoods() {
 }
 
 #[test]
+fn knn_finds_the_nearest_values_by_each_metric() {
+    use quiver_algorithms::similarity::{Feature, Metric};
+    let numbers = Feature {
+        values: vec![vec![1.0], vec![2.0], vec![10.0], vec![11.0]],
+        metric: Metric::Absolute,
+    };
+    let pairs = similarity::knn(&[numbers], 1, 0.0, &four_threads()).unwrap();
+    let nearest: Vec<(u32, u32)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+    assert_eq!(nearest, vec![(0, 1), (1, 0), (2, 3), (3, 2)]);
+    assert!(pairs.iter().all(|p| (p.2 - 0.5).abs() < 1e-12));
+    let c = Metric::Cosine.similarity(&[1.0, 0.0], &[1.0, 1.0]);
+    assert!((c - 1.0 / 2f64.sqrt()).abs() < 1e-12);
+    assert!((Metric::Euclidean.similarity(&[0.0, 0.0], &[3.0, 4.0]) - 1.0 / 6.0).abs() < 1e-12);
+    assert!((Metric::Pearson.similarity(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]) - 1.0).abs() < 1e-12);
+    assert_eq!(Metric::Cosine.similarity(&[0.0, 0.0], &[1.0, 1.0]), 0.0);
+}
+
+#[test]
 fn a_cancelled_control_stops_page_rank() {
     let edges = vec![(0, 1, 1.0), (1, 0, 1.0)];
     let stop = Control::new(2, &|| Err(quiver_algorithms::Interrupted));

@@ -1093,3 +1093,46 @@ fn fast_rp_embeds_every_node_repeatably_and_writes_the_lists() {
         Value::Int(6)
     );
 }
+
+#[test]
+fn knn_pairs_each_node_with_the_nodes_whose_properties_are_nearest() {
+    let db = db();
+    run(
+        &db,
+        "CREATE (:Item {name: 'a', price: 1.0, v: [1.0, 0.0]}), (:Item {name: 'b', price: 2.0, v: [0.9, 0.1]}), \
+         (:Item {name: 'c', price: 10.0, v: [0.0, 1.0]}), (:Item {name: 'd', price: 11.0, v: [0.1, 0.9]})",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('g', {Item: {properties: ['price', 'v']}}, '*')",
+    );
+    let nearest = |props: &str| {
+        run(
+            &db,
+            &format!(
+                "CALL gds.knn.stream('g', {{nodeProperties: {props}, topK: 1}}) YIELD node1, node2 \
+                 RETURN gds.util.asNode(node1).name + gds.util.asNode(node2).name AS pair ORDER BY pair"
+            ),
+        )
+    };
+    let want = vec![
+        vec![Value::from("ab")],
+        vec![Value::from("ba")],
+        vec![Value::from("cd")],
+        vec![Value::from("dc")],
+    ];
+    assert_eq!(nearest("'price'"), want);
+    assert_eq!(nearest("{v: 'COSINE'}"), want);
+    assert_eq!(nearest("['price', 'v']"), want);
+    let stats = run(
+        &db,
+        "CALL gds.knn.stats('g', {nodeProperties: 'price', topK: 1}) YIELD similarityPairs, nodesCompared \
+         RETURN similarityPairs, nodesCompared",
+    );
+    assert_eq!(stats, vec![vec![Value::Int(4), Value::Int(4)]]);
+    fails_with(
+        &db,
+        "CALL gds.knn.stream('g', {nodeProperties: 'weight'})",
+        "The property `weight` has not been loaded.",
+    );
+}

@@ -372,6 +372,21 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
         ));
     }
 
+    for (stats, columns) in [
+        (false, similarity::stream_columns()),
+        (true, similarity::knn_stats_columns()),
+    ] {
+        let cat = c();
+        gds.push(procedure(
+            if stats { "gds.knn.stats" } else { "gds.knn.stream" },
+            "The k-nearest neighbor graph algorithm constructs relationships between nodes if the distance between two nodes is among the k nearest distances compared to other nodes. KNN computes distances based on the similarity of node properties",
+            vec![arg("graphName", S), optional("configuration", M, empty_map())],
+            &columns,
+            false,
+            Box::new(move |ctx, args| similarity::knn(&cat, ctx, args, stats)),
+        ));
+    }
+
     // `gds.list()`: every procedure above and itself, as GDS lists them.
     let mut listed: Vec<(String, String, String)> = gds
         .iter()

@@ -1,9 +1,10 @@
-//! `gds.nodeSimilarity.stream` and `gds.nodeSimilarity.stats`: Jaccard similarity of nodes'
-//! out-neighbour sets, each node's `topK` most similar others.
+//! `gds.nodeSimilarity.stream` and `.stats` (Jaccard similarity of nodes' out-neighbour sets)
+//! and `gds.knn.stream` and `.stats` (similarity of node properties): each node's `topK` most
+//! similar others.
 
 use std::time::Instant;
 
-use quiver_algorithms::similarity::{self, SimilarityConfig};
+use quiver_algorithms::similarity::{self, Feature, Metric, SimilarityConfig};
 use quiver_algorithms::{Control, Interrupted};
 use quiver_engine::Result;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
@@ -102,6 +103,206 @@ pub(crate) fn node_similarity(
         Value::Int(pre.as_millis() as i64),
         Value::Int(compute.as_millis() as i64),
         Value::Int(posting.elapsed().as_millis() as i64),
+        config.echo(),
+    ]])
+}
+
+const KNN_KEYS: &[&str] = &[
+    "nodeProperties",
+    "topK",
+    "sampleRate",
+    "deltaThreshold",
+    "maxIterations",
+    "randomJoins",
+    "initialSampler",
+    "randomSeed",
+    "similarityCutoff",
+    "perturbationRate",
+];
+
+/// `gds.knn.stats`' columns.
+pub(crate) fn knn_stats_columns() -> Vec<(&'static str, FieldType)> {
+    use FieldType::{Boolean, Integer, Map};
+    vec![
+        ("nodesCompared", Integer),
+        ("nodePairsConsidered", Integer),
+        ("ranIterations", Integer),
+        ("didConverge", Boolean),
+        ("similarityPairs", Integer),
+        ("similarityDistribution", Map),
+        ("preProcessingMillis", Integer),
+        ("computeMillis", Integer),
+        ("postProcessingMillis", Integer),
+        ("configuration", Map),
+    ]
+}
+
+/// The features `nodeProperties` names: a property, a list of them, or a map of property to
+/// metric (`COSINE`, `EUCLIDEAN`, `PEARSON`; numbers are compared by `1 / (1 + |a - b|)`).
+fn features(
+    procedure: &str,
+    projection: &super::catalog::Projection,
+    config: &Config<'_>,
+) -> Result<Vec<Feature>> {
+    let named: Vec<(String, Option<String>)> = match config.value("nodeProperties") {
+        None => {
+            return Err(failed(
+                procedure,
+                "No value specified for the mandatory configuration parameter `nodeProperties`",
+            ));
+        }
+        Some(Value::String(s)) => vec![(s.to_string(), None)],
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok((s.to_string(), None)),
+                other => Err(failed(
+                    procedure,
+                    format!(
+                        "`nodeProperties` must name properties, got {}",
+                        other.value_type().name()
+                    ),
+                )),
+            })
+            .collect::<Result<_>>()?,
+        Some(Value::Map(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(metric) => Ok((k.to_string(), Some(metric.to_string()))),
+                other => Err(failed(
+                    procedure,
+                    format!(
+                        "The metric of `{k}` must be a string, got {}",
+                        other.value_type().name()
+                    ),
+                )),
+            })
+            .collect::<Result<_>>()?,
+        Some(other) => {
+            return Err(failed(
+                procedure,
+                format!(
+                    "`nodeProperties` must be a string, list or map, got {}",
+                    other.value_type().name()
+                ),
+            ));
+        }
+    };
+    named
+        .into_iter()
+        .map(|(name, metric)| {
+            let column = projection.property(&name).ok_or_else(|| {
+                failed(
+                    procedure,
+                    format!("The property `{name}` has not been loaded. Project it as a node property."),
+                )
+            })?;
+            let n = projection.ids.len();
+            let mut values = Vec::with_capacity(n);
+            let mut lists = false;
+            for i in 0..n {
+                match column.get(i) {
+                    Value::Int(x) => values.push(vec![x as f64]),
+                    Value::Float(x) => values.push(vec![x]),
+                    Value::List(items) => {
+                        lists = true;
+                        let numbers = items
+                            .iter()
+                            .map(|v| match v {
+                                Value::Int(x) => Some(*x as f64),
+                                Value::Float(x) => Some(*x),
+                                _ => None,
+                            })
+                            .collect::<Option<Vec<f64>>>()
+                            .ok_or_else(|| {
+                                failed(procedure, format!("Property `{name}` holds a list that is not all numbers"))
+                            })?;
+                        values.push(numbers);
+                    }
+                    _ => values.push(vec![f64::NAN]),
+                }
+            }
+            let metric = match (metric.as_deref().map(str::to_ascii_uppercase).as_deref(), lists) {
+                (None | Some("DEFAULT"), false) => Metric::Absolute,
+                (None | Some("DEFAULT" | "COSINE"), true) => Metric::Cosine,
+                (Some("EUCLIDEAN"), true) => Metric::Euclidean,
+                (Some("PEARSON"), true) => Metric::Pearson,
+                (Some(other), _) => {
+                    return Err(failed(
+                        procedure,
+                        format!("The metric `{other}` is not supported for property `{name}`: numbers take DEFAULT, lists COSINE, EUCLIDEAN or PEARSON"),
+                    ));
+                }
+            };
+            Ok(Feature { values, metric })
+        })
+        .collect()
+}
+
+/// `gds.knn.stream` and `gds.knn.stats`: each node's `topK` most similar nodes by its
+/// properties, compared exactly (the sampling keys are checked and have nothing to sample).
+pub(crate) fn knn(
+    catalog: &Catalog,
+    ctx: &ProcedureContext<'_>,
+    args: &[Value],
+    stats: bool,
+) -> Result<Vec<Vec<Value>>> {
+    let procedure = if stats {
+        "gds.knn.stats"
+    } else {
+        "gds.knn.stream"
+    };
+    let started = Instant::now();
+    let config = Config::new(procedure, &args[1], &[COMMON, KNN_KEYS])?;
+    let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
+    let _ = projection.graph_for(procedure, &config)?;
+    let top_k = config.int("topK", 10, 1, i64::from(i32::MAX))? as usize;
+    let cutoff = config.float("similarityCutoff", 0.0, 0.0, 1.0, false)?;
+    let _ = config.float("sampleRate", 0.5, 0.0, 1.0, false)?;
+    let _ = config.float("deltaThreshold", 0.001, 0.0, 1.0, false)?;
+    let _ = config.int("maxIterations", 100, 1, i64::from(i32::MAX))?;
+    let _ = config.int("randomJoins", 10, 0, i64::from(i32::MAX))?;
+    let _ = config.float("perturbationRate", 0.0, 0.0, 1.0, false)?;
+    let _ = config.int("randomSeed", 0, i64::MIN, i64::MAX)?;
+    let _ = config.text("initialSampler")?;
+    let features = features(procedure, &projection, &config)?;
+    let concurrency = config.concurrency("concurrency")?;
+    let workers = ctx.workers(procedure)?;
+    let check = || workers.check().map_err(|_| Interrupted);
+    let control = Control::new(concurrency, &check);
+    let pre = started.elapsed();
+    let computing = Instant::now();
+    let pairs =
+        similarity::knn(&features, top_k, cutoff, &control).map_err(|_| match workers.check() {
+            Err(e) => e,
+            Ok(()) => failed(procedure, "the computation was interrupted"),
+        })?;
+    let compute = computing.elapsed();
+    let ids = &projection.ids;
+    if !stats {
+        return Ok(pairs
+            .iter()
+            .map(|(a, b, s)| {
+                vec![
+                    Value::Int(ids[*a as usize] as i64),
+                    Value::Int(ids[*b as usize] as i64),
+                    Value::Float(*s),
+                ]
+            })
+            .collect());
+    }
+    let n = ids.len() as i64;
+    let mut scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+    Ok(vec![vec![
+        Value::Int(n),
+        Value::Int(n * (n - 1).max(0)),
+        Value::Int(1),
+        Value::Bool(true),
+        Value::Int(pairs.len() as i64),
+        distribution(&mut scores),
+        Value::Int(pre.as_millis() as i64),
+        Value::Int(compute.as_millis() as i64),
+        Value::Int(0),
         config.echo(),
     ]])
 }
