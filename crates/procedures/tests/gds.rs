@@ -964,6 +964,25 @@ fn node_similarity_pairs_nodes_by_the_neighbours_they_share() {
         "CALL gds.nodeSimilarity.stats('g') YIELD nodesCompared, similarityPairs RETURN nodesCompared, similarityPairs",
     );
     assert_eq!(stats, vec![vec![Value::Int(3), Value::Int(4)]]);
+    let written = run(
+        &db,
+        "CALL gds.nodeSimilarity.write('g', {writeRelationshipType: 'SIMILAR', writeProperty: 'score'}) \
+         YIELD relationshipsWritten RETURN relationshipsWritten",
+    );
+    assert_eq!(written, vec![vec![Value::Int(4)]]);
+    let stored = run(
+        &db,
+        "MATCH (a {name: 'A'})-[s:SIMILAR]->(b) RETURN b.name, s.score",
+    );
+    assert_eq!(
+        stored,
+        vec![vec![Value::from("B"), Value::Float(2.0 / 3.0)]]
+    );
+    fails_with(
+        &db,
+        "CALL gds.nodeSimilarity.write('g', {writeProperty: 'score'})",
+        "No value specified for the mandatory configuration parameter `writeRelationshipType`",
+    );
 }
 
 #[test]
@@ -1130,6 +1149,16 @@ fn knn_pairs_each_node_with_the_nodes_whose_properties_are_nearest() {
          RETURN similarityPairs, nodesCompared",
     );
     assert_eq!(stats, vec![vec![Value::Int(4), Value::Int(4)]]);
+    let written = run(
+        &db,
+        "CALL gds.knn.write('g', {nodeProperties: 'price', topK: 1, writeRelationshipType: 'NEAR', writeProperty: 's'}) \
+         YIELD relationshipsWritten RETURN relationshipsWritten",
+    );
+    assert_eq!(written, vec![vec![Value::Int(4)]]);
+    assert_eq!(
+        one(&db, "MATCH (:Item {name: 'c'})-[r:NEAR]->(d) RETURN d.name"),
+        Value::from("d")
+    );
     fails_with(
         &db,
         "CALL gds.knn.stream('g', {nodeProperties: 'weight'})",

@@ -357,33 +357,24 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             Box::new(move |ctx, args| paths::shortest_paths(&cat, ctx, args, search)),
         ));
     }
-    for (stats, columns) in [
-        (false, similarity::stream_columns()),
-        (true, similarity::stats_columns()),
-    ] {
+    for mode in similarity::PairMode::ALL {
         let cat = c();
         gds.push(procedure(
-            if stats { "gds.nodeSimilarity.stats" } else { "gds.nodeSimilarity.stream" },
+            &format!("gds.nodeSimilarity.{}", mode.name()),
             "The Node Similarity algorithm compares a set of nodes based on the nodes they are connected to. Two nodes are considered similar if they share many of the same neighbors. Node Similarity computes pair-wise similarities based on the Jaccard metric.",
             vec![arg("graphName", S), optional("configuration", M, empty_map())],
-            &columns,
-            false,
-            Box::new(move |ctx, args| similarity::node_similarity(&cat, ctx, args, stats)),
+            &similarity::columns(mode),
+            mode == similarity::PairMode::Write,
+            Box::new(move |ctx, args| similarity::node_similarity(&cat, ctx, args, mode)),
         ));
-    }
-
-    for (stats, columns) in [
-        (false, similarity::stream_columns()),
-        (true, similarity::knn_stats_columns()),
-    ] {
         let cat = c();
         gds.push(procedure(
-            if stats { "gds.knn.stats" } else { "gds.knn.stream" },
+            &format!("gds.knn.{}", mode.name()),
             "The k-nearest neighbor graph algorithm constructs relationships between nodes if the distance between two nodes is among the k nearest distances compared to other nodes. KNN computes distances based on the similarity of node properties",
             vec![arg("graphName", S), optional("configuration", M, empty_map())],
-            &columns,
-            false,
-            Box::new(move |ctx, args| similarity::knn(&cat, ctx, args, stats)),
+            &similarity::knn_columns(mode),
+            mode == similarity::PairMode::Write,
+            Box::new(move |ctx, args| similarity::knn(&cat, ctx, args, mode)),
         ));
     }
 

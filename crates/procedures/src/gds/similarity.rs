@@ -16,6 +16,74 @@ use super::distribution;
 
 const KEYS: &[&str] = &["topK", "topN", "similarityCutoff", "degreeCutoff"];
 
+/// The modes of the similarity procedures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairMode {
+    /// A row per pair.
+    Stream,
+    /// The summary.
+    Stats,
+    /// A relationship per pair, written to the store, and the summary.
+    Write,
+}
+
+impl PairMode {
+    pub(crate) const ALL: [PairMode; 3] = [PairMode::Stream, PairMode::Stats, PairMode::Write];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PairMode::Stream => "stream",
+            PairMode::Stats => "stats",
+            PairMode::Write => "write",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            PairMode::Write => &["writeRelationshipType", "writeProperty", "writeConcurrency"],
+            PairMode::Stream | PairMode::Stats => &[],
+        }
+    }
+}
+
+/// Where a `write` puts the pairs: relationship type, property, concurrency.
+struct Target {
+    rel_type: String,
+    property: String,
+    concurrency: usize,
+}
+
+fn target(mode: PairMode, config: &Config<'_>) -> Result<Option<Target>> {
+    if mode != PairMode::Write {
+        return Ok(None);
+    }
+    Ok(Some(Target {
+        rel_type: config.required_text("writeRelationshipType")?,
+        property: config.required_text("writeProperty")?,
+        concurrency: config.concurrency("writeConcurrency")?,
+    }))
+}
+
+/// Writes the pairs (as node ids) when asked; the milliseconds it took.
+fn write_pairs(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    target: Option<&Target>,
+    pairs: &[(u64, u64, f64)],
+) -> Result<Option<Value>> {
+    let Some(t) = target else { return Ok(None) };
+    let started = Instant::now();
+    super::write::relationships(
+        ctx,
+        procedure,
+        t.concurrency,
+        pairs,
+        &t.rel_type,
+        &t.property,
+    )?;
+    Ok(Some(Value::Int(started.elapsed().as_millis() as i64)))
+}
+
 /// The stream's columns.
 pub(crate) fn stream_columns() -> Vec<(&'static str, FieldType)> {
     vec![
@@ -25,18 +93,31 @@ pub(crate) fn stream_columns() -> Vec<(&'static str, FieldType)> {
     ]
 }
 
-/// The stats' columns.
-pub(crate) fn stats_columns() -> Vec<(&'static str, FieldType)> {
+/// The columns of node similarity in `mode`.
+pub(crate) fn columns(mode: PairMode) -> Vec<(&'static str, FieldType)> {
     use FieldType::{Integer, Map};
-    vec![
-        ("nodesCompared", Integer),
-        ("similarityPairs", Integer),
-        ("similarityDistribution", Map),
-        ("preProcessingMillis", Integer),
-        ("computeMillis", Integer),
-        ("postProcessingMillis", Integer),
-        ("configuration", Map),
-    ]
+    match mode {
+        PairMode::Stream => stream_columns(),
+        PairMode::Stats => vec![
+            ("nodesCompared", Integer),
+            ("similarityPairs", Integer),
+            ("similarityDistribution", Map),
+            ("preProcessingMillis", Integer),
+            ("computeMillis", Integer),
+            ("postProcessingMillis", Integer),
+            ("configuration", Map),
+        ],
+        PairMode::Write => vec![
+            ("nodesCompared", Integer),
+            ("relationshipsWritten", Integer),
+            ("similarityDistribution", Map),
+            ("preProcessingMillis", Integer),
+            ("computeMillis", Integer),
+            ("writeMillis", Integer),
+            ("postProcessingMillis", Integer),
+            ("configuration", Map),
+        ],
+    }
 }
 
 /// Runs node similarity: the stream's rows, or (`stats`) the one summary row.
@@ -44,15 +125,13 @@ pub(crate) fn node_similarity(
     catalog: &Catalog,
     ctx: &ProcedureContext<'_>,
     args: &[Value],
-    stats: bool,
+    mode: PairMode,
 ) -> Result<Vec<Vec<Value>>> {
-    let procedure = if stats {
-        "gds.nodeSimilarity.stats"
-    } else {
-        "gds.nodeSimilarity.stream"
-    };
+    let name = format!("gds.nodeSimilarity.{}", mode.name());
+    let procedure = name.as_str();
     let started = Instant::now();
-    let config = Config::new(procedure, &args[1], &[COMMON, KEYS])?;
+    let config = Config::new(procedure, &args[1], &[COMMON, KEYS, mode.keys()])?;
+    let target = target(mode, &config)?;
     let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let settings = SimilarityConfig {
         top_k: config.int("topK", 10, 1, i64::from(i32::MAX))? as usize,
@@ -79,32 +158,41 @@ pub(crate) fn node_similarity(
     }
     let compute = computing.elapsed();
     let ids = &projection.ids;
-    if !stats {
-        return Ok(pairs
+    let by_id: Vec<(u64, u64, f64)> = pairs
+        .iter()
+        .map(|(a, b, s)| (ids[*a as usize], ids[*b as usize], *s))
+        .collect();
+    if mode == PairMode::Stream {
+        return Ok(by_id
             .iter()
             .map(|(a, b, s)| {
                 vec![
-                    Value::Int(ids[*a as usize] as i64),
-                    Value::Int(ids[*b as usize] as i64),
+                    Value::Int(*a as i64),
+                    Value::Int(*b as i64),
                     Value::Float(*s),
                 ]
             })
             .collect());
     }
+    let written = write_pairs(ctx, procedure, target.as_ref(), &by_id)?;
     let posting = Instant::now();
     let mut compared: Vec<u32> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
     compared.sort_unstable();
     compared.dedup();
     let mut scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
-    Ok(vec![vec![
+    let mut row = vec![
         Value::Int(compared.len() as i64),
         Value::Int(pairs.len() as i64),
         distribution(&mut scores),
         Value::Int(pre.as_millis() as i64),
         Value::Int(compute.as_millis() as i64),
+    ];
+    row.extend(written);
+    row.extend([
         Value::Int(posting.elapsed().as_millis() as i64),
         config.echo(),
-    ]])
+    ]);
+    Ok(vec![row])
 }
 
 const KNN_KEYS: &[&str] = &[
@@ -120,21 +208,32 @@ const KNN_KEYS: &[&str] = &[
     "perturbationRate",
 ];
 
-/// `gds.knn.stats`' columns.
-pub(crate) fn knn_stats_columns() -> Vec<(&'static str, FieldType)> {
+/// The columns of KNN in `mode`.
+pub(crate) fn knn_columns(mode: PairMode) -> Vec<(&'static str, FieldType)> {
     use FieldType::{Boolean, Integer, Map};
-    vec![
+    if mode == PairMode::Stream {
+        return stream_columns();
+    }
+    let pairs = if mode == PairMode::Write {
+        "relationshipsWritten"
+    } else {
+        "similarityPairs"
+    };
+    let mut columns = vec![
         ("nodesCompared", Integer),
         ("nodePairsConsidered", Integer),
         ("ranIterations", Integer),
         ("didConverge", Boolean),
-        ("similarityPairs", Integer),
+        (pairs, Integer),
         ("similarityDistribution", Map),
         ("preProcessingMillis", Integer),
         ("computeMillis", Integer),
-        ("postProcessingMillis", Integer),
-        ("configuration", Map),
-    ]
+    ];
+    if mode == PairMode::Write {
+        columns.push(("writeMillis", Integer));
+    }
+    columns.extend([("postProcessingMillis", Integer), ("configuration", Map)]);
+    columns
 }
 
 /// The features `nodeProperties` names: a property, a list of them, or a map of property to
@@ -245,15 +344,13 @@ pub(crate) fn knn(
     catalog: &Catalog,
     ctx: &ProcedureContext<'_>,
     args: &[Value],
-    stats: bool,
+    mode: PairMode,
 ) -> Result<Vec<Vec<Value>>> {
-    let procedure = if stats {
-        "gds.knn.stats"
-    } else {
-        "gds.knn.stream"
-    };
+    let name = format!("gds.knn.{}", mode.name());
+    let procedure = name.as_str();
     let started = Instant::now();
-    let config = Config::new(procedure, &args[1], &[COMMON, KNN_KEYS])?;
+    let config = Config::new(procedure, &args[1], &[COMMON, KNN_KEYS, mode.keys()])?;
+    let target = target(mode, &config)?;
     let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let _ = projection.graph_for(procedure, &config)?;
     let top_k = config.int("topK", 10, 1, i64::from(i32::MAX))? as usize;
@@ -279,21 +376,26 @@ pub(crate) fn knn(
         })?;
     let compute = computing.elapsed();
     let ids = &projection.ids;
-    if !stats {
-        return Ok(pairs
+    let by_id: Vec<(u64, u64, f64)> = pairs
+        .iter()
+        .map(|(a, b, s)| (ids[*a as usize], ids[*b as usize], *s))
+        .collect();
+    if mode == PairMode::Stream {
+        return Ok(by_id
             .iter()
             .map(|(a, b, s)| {
                 vec![
-                    Value::Int(ids[*a as usize] as i64),
-                    Value::Int(ids[*b as usize] as i64),
+                    Value::Int(*a as i64),
+                    Value::Int(*b as i64),
                     Value::Float(*s),
                 ]
             })
             .collect());
     }
+    let written = write_pairs(ctx, procedure, target.as_ref(), &by_id)?;
     let n = ids.len() as i64;
     let mut scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
-    Ok(vec![vec![
+    let mut row = vec![
         Value::Int(n),
         Value::Int(n * (n - 1).max(0)),
         Value::Int(1),
@@ -302,7 +404,8 @@ pub(crate) fn knn(
         distribution(&mut scores),
         Value::Int(pre.as_millis() as i64),
         Value::Int(compute.as_millis() as i64),
-        Value::Int(0),
-        config.echo(),
-    ]])
+    ];
+    row.extend(written);
+    row.extend([Value::Int(0), config.echo()]);
+    Ok(vec![row])
 }

@@ -1,6 +1,6 @@
-//! Writing node properties back to the store: batches of [`WRITE_BATCH`] nodes, each batch a
-//! write transaction of its own committed before the procedure goes on, up to `concurrency`
-//! batches at once on threads of their own. Each batch is an ordinary statement, so the
+//! Writing results back to the store (node properties, or relationships between similar
+//! nodes): batches of [`WRITE_BATCH`] rows, each batch a write transaction of its own committed
+//! before the procedure goes on, up to `concurrency` batches at once on threads of their own. Each batch is an ordinary statement, so the
 //! caller's privileges, constraints and the commit log apply to it as to any write.
 
 use std::sync::Arc;
@@ -30,16 +30,64 @@ pub(crate) fn node_property(
         "UNWIND $rows AS row MATCH (n) WHERE id(n) = row[0] SET n.{} = row[1]",
         escape(key)
     );
-    let batches = ids.len().div_ceil(WRITE_BATCH);
-    let batch = |b: usize| -> Map {
-        let rows: Vec<Value> = (b * WRITE_BATCH..((b + 1) * WRITE_BATCH).min(ids.len()))
+    let rows = |range: std::ops::Range<usize>| -> Vec<Value> {
+        range
             .map(|i| Value::from(vec![Value::Int(ids[i] as i64), value(i)]))
-            .collect();
-        Map::from_iter([(Arc::from("rows"), Value::from(rows))])
+            .collect()
+    };
+    batches(ctx, procedure, concurrency, &statement, ids.len(), &rows)
+}
+
+/// Creates a relationship of type `rel_type` from each pair's first node to its second, with
+/// property `key` set to the pair's value.
+pub(crate) fn relationships(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    concurrency: usize,
+    pairs: &[(u64, u64, f64)],
+    rel_type: &str,
+    key: &str,
+) -> Result<()> {
+    let statement = format!(
+        "UNWIND $rows AS row MATCH (a) WHERE id(a) = row[0] MATCH (b) WHERE id(b) = row[1] \
+         CREATE (a)-[:{} {{{}: row[2]}}]->(b)",
+        escape(rel_type),
+        escape(key)
+    );
+    let rows = |range: std::ops::Range<usize>| -> Vec<Value> {
+        pairs[range]
+            .iter()
+            .map(|(a, b, v)| {
+                Value::from(vec![
+                    Value::Int(*a as i64),
+                    Value::Int(*b as i64),
+                    Value::Float(*v),
+                ])
+            })
+            .collect()
+    };
+    batches(ctx, procedure, concurrency, &statement, pairs.len(), &rows)
+}
+
+/// Runs `statement` over `count` rows in batches of [`WRITE_BATCH`] (`$rows` each batch's,
+/// made by `rows` when the batch runs), each batch a committed transaction of its own, up to
+/// `concurrency` at once.
+fn batches(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    concurrency: usize,
+    statement: &str,
+    count: usize,
+    rows: &(dyn Fn(std::ops::Range<usize>) -> Vec<Value> + Sync),
+) -> Result<()> {
+    let batches = count.div_ceil(WRITE_BATCH);
+    let batch = |b: usize| -> Map {
+        let range = b * WRITE_BATCH..((b + 1) * WRITE_BATCH).min(count);
+        Map::from_iter([(Arc::from("rows"), Value::from(rows(range)))])
     };
     if concurrency <= 1 || batches <= 1 {
         for b in 0..batches {
-            ctx.run_committed(procedure, &statement, &[batch(b)])?;
+            ctx.run_committed(procedure, statement, &[batch(b)])?;
         }
         return Ok(());
     }
@@ -54,7 +102,7 @@ pub(crate) fn node_property(
                         if b >= batches {
                             return Ok(());
                         }
-                        workers.run_committed(procedure, &statement, &[batch(b)])?;
+                        workers.run_committed(procedure, statement, &[batch(b)])?;
                     }
                 })
             })
