@@ -1165,3 +1165,35 @@ fn knn_pairs_each_node_with_the_nodes_whose_properties_are_nearest() {
         "The property `weight` has not been loaded.",
     );
 }
+
+#[test]
+fn projections_and_runs_count_against_the_querys_memory_limit() {
+    let db = Database::open_in_memory(EngineConfig {
+        query_memory_bytes_max: 4 << 20,
+        ..EngineConfig::default()
+    });
+    quiver_procedures::register(&db);
+    run(&db, "UNWIND range(1, 2000) AS i CREATE (:N {i: i})");
+    run(
+        &db,
+        "MATCH (n:N) WITH collect(n) AS ns UNWIND range(0, 1998) AS i WITH ns[i] AS a, ns[i + 1] AS b CREATE (a)-[:R]->(b)",
+    );
+    run(&db, "CALL gds.graph.project('g', 'N', 'R')");
+    // 2,000 nodes of 1,000 embedding floats each, three times over, are far past 4 MiB.
+    let e = fails(
+        &db,
+        "CALL gds.fastRP.stats('g', {embeddingDimension: 1000}) YIELD nodeCount RETURN nodeCount",
+    );
+    assert_eq!(
+        e.status_code().code(),
+        "Neo.TransientError.General.TransactionMemoryLimit",
+        "{e}"
+    );
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+    // A run that fits goes ahead and gives its memory back.
+    run(
+        &db,
+        "CALL gds.wcc.stats('g') YIELD componentCount RETURN componentCount",
+    );
+    assert_eq!(db.query_memory_reserved_bytes(), 0);
+}

@@ -904,7 +904,14 @@ impl Algorithm {
         };
         let pre = started.elapsed();
         let computing = Instant::now();
-        let output = (self.compute)(&input)?;
+        // The run's own state counts against the query's memory while it runs (the
+        // projection is the catalog's).
+        let state = projection.graph.node_count() * self.bytes_per_node(&config)?
+            + input.graph.incoming_size_in_bytes();
+        ctx.reserve(procedure, state, "an algorithm's state")?;
+        let output = (self.compute)(&input);
+        ctx.release(procedure, state)?;
+        let output = output?;
         let compute = computing.elapsed();
         let posting = Instant::now();
         let ids = &projection.ids;
@@ -1045,6 +1052,17 @@ impl Algorithm {
             Value::Float(0.0),
             Value::Float(0.0),
         ]])
+    }
+
+    /// The bytes a run holds per node: the table's figure, or for FastRP three vectors of the
+    /// configured dimension.
+    fn bytes_per_node(&self, config: &Config<'_>) -> Result<usize> {
+        if self.name == "fastRP"
+            && let Some(Value::Int(d)) = config.value("embeddingDimension")
+        {
+            return Ok(3 * 8 * d.clamp(1, EMBEDDING_DIMENSION_MAX) as usize);
+        }
+        Ok(self.bytes_per_node)
     }
 
     /// The name GDS's messages give the algorithm.
