@@ -906,7 +906,7 @@ impl Algorithm {
         let computing = Instant::now();
         // The run's own state counts against the query's memory while it runs (the
         // projection is the catalog's).
-        let state = projection.graph.node_count() * self.bytes_per_node(&config)?
+        let state = projection.graph.node_count() * self.bytes_per_node(&config)
             + input.graph.incoming_size_in_bytes();
         ctx.reserve(procedure, state, "an algorithm's state")?;
         let output = (self.compute)(&input);
@@ -1056,13 +1056,13 @@ impl Algorithm {
 
     /// The bytes a run holds per node: the table's figure, or for FastRP three vectors of the
     /// configured dimension.
-    fn bytes_per_node(&self, config: &Config<'_>) -> Result<usize> {
+    fn bytes_per_node(&self, config: &Config<'_>) -> usize {
         if self.name == "fastRP"
             && let Some(Value::Int(d)) = config.value("embeddingDimension")
         {
-            return Ok(3 * 8 * d.clamp(1, EMBEDDING_DIMENSION_MAX) as usize);
+            return 3 * 8 * d.clamp(1, EMBEDDING_DIMENSION_MAX) as usize;
         }
-        Ok(self.bytes_per_node)
+        self.bytes_per_node
     }
 
     /// The name GDS's messages give the algorithm.
