@@ -1013,13 +1013,14 @@ impl Algorithm {
         let nodes = projection.graph.node_count();
         let relationships = projection.graph.relationship_count();
         let graph_bytes = projection.size_in_bytes() + projection.graph.incoming_size_in_bytes();
-        let bytes = graph_bytes + nodes * self.bytes_per_node;
+        let per_node = self.bytes_per_node(&config);
+        let bytes = graph_bytes + nodes * per_node;
         let total = Value::Int(bytes as i64);
         let tree = format!(
             "{}: {}\n|-- graph: {graph_bytes} Bytes\n|-- algorithm: {} Bytes",
             self.title(),
             human(bytes),
-            nodes * self.bytes_per_node
+            nodes * per_node
         );
         let map = Value::map(Map::from_iter([
             (Arc::from("name"), Value::from(self.title())),
@@ -1035,7 +1036,7 @@ impl Algorithm {
                         (Arc::from("name"), Value::from("algorithm")),
                         (
                             Arc::from("memoryUsage"),
-                            Value::from(human(nodes * self.bytes_per_node)),
+                            Value::from(human(nodes * per_node)),
                         ),
                     ])),
                 ]),
