@@ -207,29 +207,42 @@ pub fn closeness(
 /// graph. In an undirected graph each path is found from both of its ends, so the sums are
 /// halved.
 pub fn betweenness(graph: &Graph, control: &Control<'_>) -> Result<Vec<f64>, Interrupted> {
+    let sources: Vec<u32> = (0..graph.node_count() as u32).collect();
+    betweenness_from(graph, &sources, control)
+}
+
+/// Betweenness counted from `sources` only (a sample, for large graphs): the same sums over
+/// fewer sources, not scaled up. Sources are split into a fixed number of parts summed apart
+/// and then in order, so the floating-point sums are the same on any number of threads.
+pub fn betweenness_from(
+    graph: &Graph,
+    sources: &[u32],
+    control: &Control<'_>,
+) -> Result<Vec<f64>, Interrupted> {
+    const PARTS: usize = 16;
     let n = graph.node_count();
     let weighted = graph.is_weighted();
-    let totals = control.install(|| {
-        (0..n)
+    let parts: Vec<Vec<f64>> = control.install(|| {
+        (0..PARTS)
             .into_par_iter()
-            .try_fold(
-                || (vec![0.0; n], Brandes::new(n)),
-                |(mut acc, mut b), s| {
+            .map(|part| {
+                let mut acc = vec![0.0; n];
+                let mut b = Brandes::new(n);
+                for &s in sources.iter().skip(part).step_by(PARTS) {
                     control.check()?;
-                    b.run(graph, s as u32, weighted);
-                    b.accumulate(&mut acc, s as u32);
-                    Ok((acc, b))
-                },
-            )
-            .map(|r: Result<_, Interrupted>| r.map(|(acc, _)| acc))
-            .try_reduce(
-                || vec![0.0; n],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    Ok(a)
-                },
-            )
+                    b.run(graph, s, weighted);
+                    b.accumulate(&mut acc, s);
+                }
+                Ok(acc)
+            })
+            .collect::<Result<Vec<_>, Interrupted>>()
     })?;
+    let mut totals = vec![0.0; n];
+    for part in parts {
+        for (t, x) in totals.iter_mut().zip(part) {
+            *t += x;
+        }
+    }
     let divisor = if graph.is_undirected() { 2.0 } else { 1.0 };
     Ok(totals.into_iter().map(|t| t / divisor).collect())
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::control::BLOCK;
+use crate::control::{BLOCK, mix};
 use crate::{Control, Graph, Interrupted};
 
 /// A symmetric weighted adjacency, parallel entries merged: `rows[i]` is `(j, w)` sorted by
@@ -592,14 +592,6 @@ pub fn label_propagation(
         ran_iterations,
         did_converge,
     })
-}
-
-/// SplitMix64's finaliser: a well-spread 64-bit hash of `x`.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// Each node's core number: the largest `k` such that it belongs to a subgraph where every

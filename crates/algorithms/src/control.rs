@@ -103,6 +103,27 @@ impl<'a> Control<'a> {
     }
 }
 
+/// SplitMix64's finaliser: a well-spread 64-bit hash of `x`, the crate's one source of
+/// seeded randomness (so a seed gives the same numbers on any thread).
+pub(crate) fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// `size` of the indices `0..n` (all of them when `size >= n`), drawn by `seed`.
+pub fn sample(n: usize, size: usize, seed: u64) -> Vec<u32> {
+    let mut all: Vec<u32> = (0..n as u32).collect();
+    let take = size.min(n);
+    for i in 0..take {
+        let j = i + (mix(seed ^ mix(i as u64)) % (n - i) as u64) as usize;
+        all.swap(i, j);
+    }
+    all.truncate(take);
+    all
+}
+
 /// A control on one thread that never stops: for tests and callers with no limits.
 pub fn unlimited() -> Control<'static> {
     Control::new(1, &|| Ok(()))

@@ -1,5 +1,6 @@
 //! Node embeddings: FastRP, fast random projection.
 
+use crate::control::mix;
 use crate::{Control, Graph, Interrupted};
 
 /// What FastRP computes.
@@ -29,14 +30,6 @@ impl Default for FastRpConfig {
             seed: 0,
         }
     }
-}
-
-/// SplitMix64's finaliser.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// Node `v`'s random vector: Achlioptas' sparse projection, each entry `√3` with chance 1/6,

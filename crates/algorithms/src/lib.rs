@@ -31,5 +31,5 @@ pub mod paths;
 pub mod similarity;
 pub mod triangles;
 
-pub use control::{Control, Interrupted, unlimited};
+pub use control::{Control, Interrupted, sample, unlimited};
 pub use graph::{Aggregation, Graph, GraphBuilder};

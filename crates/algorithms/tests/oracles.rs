@@ -437,6 +437,7 @@ proptest! {
         prop_assert_eq!(centrality::page_rank(&g, &config, &one).unwrap(), centrality::page_rank(&g, &config, &four).unwrap());
         let u = build(n, &edges, false, true);
         prop_assert_eq!(triangles::triangles(&u, None, &one).unwrap(), triangles::triangles(&u, None, &four).unwrap());
+        prop_assert_eq!(centrality::betweenness(&g, &one).unwrap(), centrality::betweenness(&g, &four).unwrap());
     }
 }
 

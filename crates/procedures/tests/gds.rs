@@ -1197,3 +1197,35 @@ fn projections_and_runs_count_against_the_querys_memory_limit() {
     );
     assert_eq!(db.query_memory_reserved_bytes(), 0);
 }
+
+#[test]
+fn betweenness_from_a_seeded_sample_of_sources_is_repeatable() {
+    let db = db();
+    run(&db, "UNWIND range(0, 49) AS i CREATE (:N {i: i})");
+    run(
+        &db,
+        "MATCH (n:N) WITH collect(n) AS ns UNWIND range(0, 49) AS i \
+         WITH ns[i] AS a, ns[(i * 7 + 1) % 50] AS b, ns[(i + 1) % 50] AS c \
+         CREATE (a)-[:R]->(b), (a)-[:R]->(c)",
+    );
+    run(&db, "CALL gds.graph.project('g', 'N', 'R')");
+    let q = |config: &str| {
+        run(
+            &db,
+            &format!(
+                "CALL gds.betweenness.stream('g', {config}) YIELD nodeId, score RETURN nodeId, score ORDER BY nodeId"
+            ),
+        )
+    };
+    let full = q("{}");
+    assert_eq!(
+        q("{samplingSize: 50}"),
+        full,
+        "a sample of every node is the whole"
+    );
+    let sampled = q("{samplingSize: 10, samplingSeed: 3}");
+    assert_eq!(sampled, q("{samplingSize: 10, samplingSeed: 3}"));
+    assert_ne!(sampled, full);
+    let total = |rows: &[Vec<Value>]| rows.iter().map(|r| float(&r[1])).sum::<f64>();
+    assert!(total(&sampled) < total(&full));
+}

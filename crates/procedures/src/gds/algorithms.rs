@@ -242,7 +242,7 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
         Algorithm {
             name: "betweenness",
             description: "Betweenness centrality measures the relative information flow that passes through a node.",
-            keys: &[],
+            keys: &["samplingSize", "samplingSeed"],
             weighted: true,
             undirected_only: false,
             column: ("score", Float),
@@ -251,7 +251,11 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
             distribution: Distribution::Centrality,
             bytes_per_node: 48,
             compute: |input| {
-                let scores = centrality::betweenness(&input.graph, input.control)
+                let n = input.graph.node_count();
+                let size = input.config.int("samplingSize", n as i64, 0, i64::MAX)? as usize;
+                let seed = input.config.int("samplingSeed", 0, i64::MIN, i64::MAX)? as u64;
+                let sources = quiver_algorithms::sample(n, size, seed);
+                let scores = centrality::betweenness_from(&input.graph, &sources, input.control)
                     .map_err(|i| input.stop(i))?;
                 Ok(Output {
                     values: Values::Float(scores),
