@@ -618,6 +618,49 @@ fn dijkstra_streams_the_cheapest_path_with_its_costs_and_stored_relationships() 
 }
 
 #[test]
+fn a_path_write_stores_a_relationship_from_source_to_target_with_its_cost() {
+    let db = db();
+    costed(&db);
+    let row = run(
+        &db,
+        "MATCH (a {name: 'A'}), (d {name: 'D'}) \
+         CALL gds.shortestPath.dijkstra.write('g', {sourceNode: a, targetNode: d, relationshipWeightProperty: 'cost', \
+           writeRelationshipType: 'PATH', writeNodeIds: true, writeCosts: true}) \
+         YIELD relationshipsWritten RETURN relationshipsWritten",
+    );
+    assert_eq!(row, vec![vec![Value::Int(1)]]);
+    let stored = run(
+        &db,
+        "MATCH ({name: 'A'})-[p:PATH]->(d) RETURN d.name, p.totalCost, size(p.nodeIds), p.costs",
+    );
+    assert_eq!(
+        stored,
+        vec![vec![
+            Value::from("D"),
+            Value::Float(4.0),
+            Value::Int(4),
+            Value::from(vec![
+                Value::Float(0.0),
+                Value::Float(1.0),
+                Value::Float(2.0),
+                Value::Float(4.0)
+            ])
+        ]]
+    );
+    let all = run(
+        &db,
+        "MATCH (a {name: 'A'}) CALL gds.allShortestPaths.delta.write('g', {sourceNode: a, writeRelationshipType: 'REACHES'}) \
+         YIELD relationshipsWritten RETURN relationshipsWritten",
+    );
+    assert_eq!(all, vec![vec![Value::Int(4)]]);
+    fails_with(
+        &db,
+        "MATCH (a {name: 'A'}) CALL gds.allShortestPaths.dijkstra.write('g', {sourceNode: a}) YIELD relationshipsWritten RETURN 1",
+        "No value specified for the mandatory configuration parameter `writeRelationshipType`",
+    );
+}
+
+#[test]
 fn yens_delta_stepping_and_traversals_walk_the_same_costed_graph() {
     let db = db();
     costed(&db);

@@ -344,18 +344,28 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             "The A* shortest path algorithm computes the shortest path between a pair of nodes. It uses the relationship weight property to compare path lengths. In addition, this implementation uses the haversine distance as a heuristic to converge faster.",
         ),
     ] {
-        let cat = c();
-        gds.push(procedure(
-            search.procedure(),
-            about,
-            vec![
-                arg("graphName", S),
-                optional("configuration", M, empty_map()),
-            ],
-            &paths::path_columns(),
-            false,
-            Box::new(move |ctx, args| paths::shortest_paths(&cat, ctx, args, search)),
-        ));
+        for write in [false, true] {
+            let cat = c();
+            let (name, columns) = if write {
+                (
+                    search.procedure().replace(".stream", ".write"),
+                    paths::path_write_columns(),
+                )
+            } else {
+                (search.procedure().to_owned(), paths::path_columns())
+            };
+            gds.push(procedure(
+                &name,
+                about,
+                vec![
+                    arg("graphName", S),
+                    optional("configuration", M, empty_map()),
+                ],
+                &columns,
+                write,
+                Box::new(move |ctx, args| paths::shortest_paths(&cat, ctx, args, search, write)),
+            ));
+        }
     }
     for mode in similarity::PairMode::ALL {
         let cat = c();

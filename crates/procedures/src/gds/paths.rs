@@ -9,7 +9,9 @@ use quiver_algorithms::{Control, Interrupted};
 use quiver_engine::Result;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
 use quiver_storage::{Direction, NodeId};
-use quiver_value::{Node, Path, Relationship, Value};
+use std::time::Instant;
+
+use quiver_value::{Map, Node, Path, Relationship, Value};
 
 use super::catalog::{Catalog, Projection, graph_name};
 use super::config::{COMMON, Config, failed};
@@ -19,6 +21,19 @@ pub(crate) fn traversal_columns() -> Vec<(&'static str, FieldType)> {
     vec![
         ("sourceNode", FieldType::Integer),
         ("nodeIds", FieldType::List(Box::new(FieldType::Integer))),
+    ]
+}
+
+/// The columns of the shortest path procedures' `write` mode.
+pub(crate) fn path_write_columns() -> Vec<(&'static str, FieldType)> {
+    use FieldType::{Integer, Map};
+    vec![
+        ("relationshipsWritten", Integer),
+        ("preProcessingMillis", Integer),
+        ("computeMillis", Integer),
+        ("postProcessingMillis", Integer),
+        ("writeMillis", Integer),
+        ("configuration", Map),
     ]
 }
 
@@ -190,9 +205,31 @@ pub(crate) fn shortest_paths(
     ctx: &ProcedureContext<'_>,
     args: &[Value],
     search: PathSearch,
+    write: bool,
 ) -> Result<Vec<Vec<Value>>> {
-    let procedure = search.procedure();
-    let config = Config::new(procedure, &args[1], &[COMMON, search.keys()])?;
+    let started = Instant::now();
+    let name = if write {
+        search.procedure().replace(".stream", ".write")
+    } else {
+        search.procedure().to_owned()
+    };
+    let procedure = name.as_str();
+    let write_keys: &[&str] = if write {
+        &[
+            "writeRelationshipType",
+            "writeNodeIds",
+            "writeCosts",
+            "writeConcurrency",
+        ]
+    } else {
+        &[]
+    };
+    let config = Config::new(procedure, &args[1], &[COMMON, search.keys(), write_keys])?;
+    let target_type = if write {
+        Some(config.required_text("writeRelationshipType")?)
+    } else {
+        None
+    };
     let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let source = node_index(procedure, &projection, &config, "sourceNode", "Source")?;
     let target = match search {
@@ -238,6 +275,11 @@ pub(crate) fn shortest_paths(
     })?;
     let ids = &projection.ids;
     let id = |v: u32| ids[v as usize];
+    if let Some(rel_type) = target_type {
+        return write_paths(
+            ctx, procedure, &config, &rel_type, ids, source, &found, started,
+        );
+    }
     found
         .iter()
         .enumerate()
@@ -260,6 +302,52 @@ pub(crate) fn shortest_paths(
             ])
         })
         .collect()
+}
+
+/// A `write` mode's work: a relationship of `rel_type` from the source to each path's end,
+/// with `totalCost` (and `nodeIds`, `costs` when asked), and the summary row.
+#[expect(clippy::too_many_arguments, reason = "the inputs of one write, each read once")]
+fn write_paths(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    config: &Config<'_>,
+    rel_type: &str,
+    ids: &[u64],
+    source: u32,
+    found: &[paths::Path],
+    started: Instant,
+) -> Result<Vec<Vec<Value>>> {
+    let compute = started.elapsed();
+    let writing = Instant::now();
+    let id = |v: u32| ids[v as usize];
+    let node_ids = config.bool("writeNodeIds", false)?;
+    let costs = config.bool("writeCosts", false)?;
+    let concurrency = config.concurrency("writeConcurrency")?;
+    let rows: Vec<(u64, u64, Map)> = found
+        .iter()
+        .map(|p| {
+            let mut props =
+                Map::from_iter([(Arc::from("totalCost"), Value::Float(p.total_cost()))]);
+            if node_ids {
+                let ids: Vec<Value> = p.nodes.iter().map(|v| Value::Int(id(*v) as i64)).collect();
+                props.insert(Arc::from("nodeIds"), Value::from(ids));
+            }
+            if costs {
+                let costs: Vec<Value> = p.costs.iter().map(|c| Value::Float(*c)).collect();
+                props.insert(Arc::from("costs"), Value::from(costs));
+            }
+            (id(source), id(p.target()), props)
+        })
+        .collect();
+    super::write::relationships_with_properties(ctx, procedure, concurrency, &rows, rel_type)?;
+    Ok(vec![vec![
+        Value::Int(rows.len() as i64),
+        Value::Int(0),
+        Value::Int(compute.as_millis() as i64),
+        Value::Int(0),
+        Value::Int(writing.elapsed().as_millis() as i64),
+        config.echo(),
+    ]])
 }
 
 /// A node property column the configuration names by `key`, read as degrees.

@@ -69,6 +69,35 @@ pub(crate) fn relationships(
     batches(ctx, procedure, concurrency, &statement, pairs.len(), &rows)
 }
 
+/// Creates a relationship of type `rel_type` from each row's first node to its second, with
+/// the row's properties.
+pub(crate) fn relationships_with_properties(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    concurrency: usize,
+    rows: &[(u64, u64, Map)],
+    rel_type: &str,
+) -> Result<()> {
+    let statement = format!(
+        "UNWIND $rows AS row MATCH (a) WHERE id(a) = row[0] MATCH (b) WHERE id(b) = row[1] \
+         CREATE (a)-[r:{}]->(b) SET r = row[2]",
+        escape(rel_type)
+    );
+    let make = |range: std::ops::Range<usize>| -> Vec<Value> {
+        rows[range]
+            .iter()
+            .map(|(a, b, props)| {
+                Value::from(vec![
+                    Value::Int(*a as i64),
+                    Value::Int(*b as i64),
+                    Value::map(props.clone()),
+                ])
+            })
+            .collect()
+    };
+    batches(ctx, procedure, concurrency, &statement, rows.len(), &make)
+}
+
 /// Runs `statement` over `count` rows in batches of [`WRITE_BATCH`] (`$rows` each batch's,
 /// made by `rows` when the batch runs), each batch a committed transaction of its own, up to
 /// `concurrency` at once.
