@@ -363,6 +363,18 @@ fn mutate_adds_a_property_to_the_projection_that_streams_back_and_cannot_be_adde
         "CALL gds.degree.mutate('g', {mutateProperty: 'deg'})",
         "Node property `deg` already exists in the in-memory graph.",
     );
+    assert_eq!(
+        run(
+            &db,
+            "CALL gds.graph.nodeProperty.stream('g', 'deg', ['P']) YIELD nodeId RETURN count(*)"
+        ),
+        vec![vec![Value::Int(6)]]
+    );
+    fails_with(
+        &db,
+        "CALL gds.graph.nodeProperty.stream('g', 'deg', ['Q'])",
+        "`nodeLabels` must be ['*'] or name every projected label",
+    );
     let schema = one(
         &db,
         "CALL gds.graph.list('g') YIELD schema RETURN schema.nodes.P.deg",

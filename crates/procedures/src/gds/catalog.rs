@@ -1430,6 +1430,16 @@ pub(crate) fn stream_properties(
 ) -> Result<Vec<Vec<Value>>> {
     let graph = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
     let names = property_names(procedure, &args[1])?;
+    // The labels to stream for: every node's, checked as a run's `nodeLabels` are.
+    let mut labels = Map::new();
+    labels.insert(Arc::from("nodeLabels"), args[2].clone());
+    let config = Config::new(procedure, &Value::map(labels), &[&["nodeLabels"]])?;
+    let _ = graph.graph_for(procedure, &config)?;
+    let _ = Config::new(
+        procedure,
+        &args[3],
+        &[&["concurrency", "jobId", "logProgress", "sudo"]],
+    )?;
     let mut columns = Vec::new();
     for name in &names {
         let column = graph

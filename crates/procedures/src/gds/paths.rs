@@ -306,7 +306,10 @@ pub(crate) fn shortest_paths(
 
 /// A `write` mode's work: a relationship of `rel_type` from the source to each path's end,
 /// with `totalCost` (and `nodeIds`, `costs` when asked), and the summary row.
-#[expect(clippy::too_many_arguments, reason = "the inputs of one write, each read once")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the inputs of one write, each read once"
+)]
 fn write_paths(
     ctx: &ProcedureContext<'_>,
     procedure: &str,
