@@ -17,8 +17,22 @@ pub fn wcc(
     threshold: Option<f64>,
     control: &Control<'_>,
 ) -> Result<Vec<u32>, Interrupted> {
+    wcc_joined(graph, threshold, &[], control)
+}
+
+/// [`wcc`] with the pairs `joined` in one component whether or not relationships join them
+/// (nodes that start out together, such as those sharing a seed).
+pub fn wcc_joined(
+    graph: &Graph,
+    threshold: Option<f64>,
+    joined: &[(u32, u32)],
+    control: &Control<'_>,
+) -> Result<Vec<u32>, Interrupted> {
     let n = graph.node_count();
     let parent: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    for &(a, b) in joined {
+        union(&parent, a, b);
+    }
     control.blocks(n, |range| {
         for u in range {
             for (v, w) in graph.out_weighted(u as u32) {

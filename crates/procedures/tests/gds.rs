@@ -1284,3 +1284,53 @@ fn betweenness_from_a_seeded_sample_of_sources_is_repeatable() {
     let total = |rows: &[Vec<Value>]| rows.iter().map(|r| float(&r[1])).sum::<f64>();
     assert!(total(&sampled) < total(&full));
 }
+
+#[test]
+fn seeds_name_the_components_and_communities_they_start() {
+    let db = db();
+    star(&db);
+    run(&db, "CREATE (:P {name: 'G'})");
+    run(&db, "MATCH (a:P {name: 'A'}) SET a.seed = 100");
+    run(&db, "MATCH (e:P {name: 'E'}) SET e.seed = 7");
+    run(
+        &db,
+        "CALL gds.graph.project('g', {P: {properties: {seed: {property: 'seed', defaultValue: -1}}}}, 'R')",
+    );
+    run(
+        &db,
+        "CALL gds.graph.project('h', {P: {properties: 'seed'}}, 'R')",
+    );
+    let components = by_name(
+        &db,
+        "CALL gds.wcc.stream('h', {seedProperty: 'seed'}) YIELD nodeId, componentId \
+         RETURN gds.util.asNode(nodeId).name, componentId",
+    );
+    let want = [100, 100, 100, 100, 7, 7, 101];
+    for ((name, c), w) in components.iter().zip(want) {
+        assert_eq!(int(c), w, "{name}");
+    }
+    let communities = by_name(
+        &db,
+        "CALL gds.labelPropagation.stream('h', {seedProperty: 'seed'}) YIELD nodeId, communityId \
+         RETURN gds.util.asNode(nodeId).name, communityId",
+    );
+    assert_eq!(int(&communities[0].1), 100);
+    assert_eq!(int(&communities[4].1), 7);
+    assert_eq!(int(&communities[6].1), 101);
+    // With a default seed every unseeded node shares seed -1, so all start in one component.
+    let together = run(
+        &db,
+        "CALL gds.wcc.stream('g', {seedProperty: 'seed'}) YIELD componentId RETURN collect(DISTINCT componentId)",
+    );
+    assert_eq!(together, vec![vec![Value::from(vec![Value::Int(-1)])]]);
+    fails_with(
+        &db,
+        "CALL gds.wcc.stream('h', {seedProperty: 'seed', consecutiveIds: true})",
+        "Seeding and the `consecutiveIds` option cannot be used together.",
+    );
+    fails_with(
+        &db,
+        "CALL gds.wcc.stream('h', {seedProperty: 'nope'})",
+        "The seed property `nope` is not a node property of the projection.",
+    );
+}

@@ -76,6 +76,68 @@ pub(crate) struct Input<'a> {
 }
 
 impl Input<'_> {
+    /// The seeds `seedProperty` names: each node's integer seed, `None` for a node without
+    /// one; `None` when the key is absent.
+    fn seeds(&self) -> Result<Option<Vec<Option<i64>>>> {
+        let Some(name) = self.config.text("seedProperty")? else {
+            return Ok(None);
+        };
+        let column = self.projection.property(&name).ok_or_else(|| {
+            failed(
+                self.procedure,
+                format!("The seed property `{name}` is not a node property of the projection."),
+            )
+        })?;
+        let seeds = (0..self.projection.ids.len())
+            .map(|i| match column.get(i) {
+                Value::Int(v) if v != i64::MIN => Ok(Some(v)),
+                Value::Float(v) if v.is_finite() && v.fract() == 0.0 => Ok(Some(v as i64)),
+                Value::Int(_) | Value::Null => Ok(None),
+                Value::Float(v) if v.is_nan() => Ok(None),
+                other => Err(failed(
+                    self.procedure,
+                    format!("The seed property `{name}` must hold integers, got {other:?}"),
+                )),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if self.config.bool("consecutiveIds", false)? {
+            return Err(failed(
+                self.procedure,
+                "Seeding and the `consecutiveIds` option cannot be used together.",
+            ));
+        }
+        Ok(Some(seeds))
+    }
+
+    /// Names seeded communities (by index of their smallest member) after the smallest seed
+    /// among their members, and the others after numbers above every seed, in order.
+    fn seeded_ids(named_by_index: &[u32], seeds: &[Option<i64>]) -> Vec<i64> {
+        let mut seed_of: std::collections::HashMap<u32, i64> = std::collections::HashMap::new();
+        for (c, s) in named_by_index.iter().zip(seeds) {
+            if let Some(s) = s {
+                let e = seed_of.entry(*c).or_insert(*s);
+                *e = (*e).min(*s);
+            }
+        }
+        let mut next = seeds
+            .iter()
+            .flatten()
+            .copied()
+            .max()
+            .map_or(0, |m| m.saturating_add(1));
+        let mut fresh: std::collections::HashMap<u32, i64> = std::collections::HashMap::new();
+        named_by_index
+            .iter()
+            .map(|c| match seed_of.get(c) {
+                Some(s) => *s,
+                None => *fresh.entry(*c).or_insert_with(|| {
+                    next = next.saturating_add(1);
+                    next - 1
+                }),
+            })
+            .collect()
+    }
+
     /// The error a kernel's interruption is reported as: the caller's cancellation or timeout.
     fn stop(&self, i: Interrupted) -> quiver_engine::Error {
         (self.stopped)(i)
@@ -267,7 +329,7 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
         Algorithm {
             name: "wcc",
             description: "The WCC algorithm finds sets of connected nodes in an undirected graph, where all nodes in the same set form a connected component.",
-            keys: &["threshold", "consecutiveIds"],
+            keys: &["threshold", "consecutiveIds", "seedProperty"],
             weighted: true,
             undirected_only: false,
             column: ("componentId", Integer),
@@ -285,12 +347,28 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
                 } else {
                     None
                 };
+                let seeds = input.seeds()?;
                 let consecutive = input.config.bool("consecutiveIds", false)?;
-                let named = components::wcc(&input.graph, threshold, input.control)
+                // Nodes sharing a seed start in one component.
+                let mut joined = Vec::new();
+                if let Some(seeds) = &seeds {
+                    let mut first: std::collections::HashMap<i64, u32> =
+                        std::collections::HashMap::new();
+                    for (v, s) in seeds.iter().enumerate() {
+                        if let Some(s) = s {
+                            joined.push((*first.entry(*s).or_insert(v as u32), v as u32));
+                        }
+                    }
+                }
+                let named = components::wcc_joined(&input.graph, threshold, &joined, input.control)
                     .map_err(|i| input.stop(i))?;
                 let count = components::sizes(&named).len();
+                let ids = match &seeds {
+                    Some(seeds) => Input::seeded_ids(&named, seeds),
+                    None => input.community_ids(&named, consecutive),
+                };
                 Ok(Output {
-                    values: Values::Int(input.community_ids(&named, consecutive)),
+                    values: Values::Int(ids),
                     extra: Vec::new(),
                     summary: vec![Value::Int(count as i64)],
                 })
@@ -461,7 +539,7 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
         Algorithm {
             name: "labelPropagation",
             description: "The Label Propagation algorithm is a fast algorithm for finding communities in a graph.",
-            keys: &["maxIterations", "consecutiveIds"],
+            keys: &["maxIterations", "consecutiveIds", "seedProperty"],
             weighted: true,
             undirected_only: false,
             column: ("communityId", Integer),
@@ -478,18 +556,40 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
                     .config
                     .int("maxIterations", 10, 1, i64::from(i32::MAX))?
                     as usize;
+                let seeds = input.seeds()?;
                 let consecutive = input.config.bool("consecutiveIds", false)?;
+                // Seeded nodes start with the label of their seed (the index of its first
+                // node), the others with their own.
+                let initial: Option<Vec<u32>> = seeds.as_ref().map(|seeds| {
+                    let mut first: std::collections::HashMap<i64, u32> =
+                        std::collections::HashMap::new();
+                    seeds
+                        .iter()
+                        .enumerate()
+                        .map(|(v, s)| match s {
+                            Some(s) => *first.entry(*s).or_insert(v as u32),
+                            None => v as u32,
+                        })
+                        .collect()
+                });
                 let labels = community::label_propagation(
                     &input.graph,
                     max,
-                    None,
+                    initial.as_deref(),
                     LABEL_PROPAGATION_SEED,
                     input.control,
                 )
                 .map_err(|i| input.stop(i))?;
                 let count = components::sizes(&labels.communities).len();
+                let ids = match &seeds {
+                    Some(seeds) => {
+                        let named = community::name_by_smallest(&labels.communities);
+                        Input::seeded_ids(&named, seeds)
+                    }
+                    None => input.community_ids(&labels.communities, consecutive),
+                };
                 Ok(Output {
-                    values: Values::Int(input.community_ids(&labels.communities, consecutive)),
+                    values: Values::Int(ids),
                     extra: Vec::new(),
                     summary: vec![
                         Value::Int(labels.ran_iterations as i64),
