@@ -429,6 +429,23 @@ proptest! {
     }
 
     #[test]
+    fn communities_never_span_two_components((n, edges) in graphs(), seed in any::<u64>()) {
+        let g = build(n, &edges, true, false);
+        let components = components::wcc(&g, None, &unlimited()).unwrap();
+        let labels = community::label_propagation(&g, 10, None, seed, &unlimited()).unwrap();
+        let louvain = community::louvain(&g, &LouvainConfig::default(), &unlimited()).unwrap();
+        for c in [&labels.communities, &louvain.communities] {
+            for a in 0..n {
+                for b in 0..n {
+                    if c[a] == c[b] {
+                        prop_assert_eq!(components[a], components[b]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn parallel_kernels_give_the_same_answer_on_one_thread_and_on_four((n, edges) in graphs()) {
         let g = build(n, &edges, true, false);
         let (one, four) = (unlimited(), four_threads());
