@@ -12,7 +12,7 @@
 
 mod apoc;
 mod fulltext;
-pub mod gds;
+mod gds;
 mod vector;
 
 use std::sync::Arc;

@@ -3,19 +3,23 @@
 //! of [`quiver_algorithms`].
 //!
 //! - The graph catalog ([`catalog`]) is per database: every procedure of one database shares
-//!   one [`Catalog`], made when the database's procedures are. `gds.graph.project` reads a
-//!   projection through the caller's transaction (one snapshot) into an immutable CSR held in
-//!   memory until `gds.graph.drop`.
+//!   one [`Catalog`], made when the database's procedures are, in which each user has their
+//!   own graphs. `gds.graph.project` ([`project`]) reads a projection through the caller's
+//!   transaction (one snapshot) into an immutable CSR held in memory until `gds.graph.drop`.
 //! - Node algorithms ([`algorithms`]) run in the modes `stream`, `stats`, `mutate`, `write` and
 //!   `estimate` on a pool of `concurrency` threads (every core by default), stopped by the
-//!   caller's cancellation and deadline. `write` sets the property through ordinary write
-//!   transactions, a batch each.
-//! - Traversals and shortest paths ([`paths`]) and node similarity ([`similarity`]) stream.
+//!   caller's cancellation and deadline. `write` goes through ordinary write transactions, a
+//!   batch each ([`write`]).
+//! - Traversals and shortest paths ([`paths`]) stream (and write paths as relationships);
+//!   node similarity and KNN ([`similarity`]) stream, summarise and write relationships.
+//! - Configuration maps are read by [`config`], with GDS's messages for unknown keys and bad
+//!   values.
 
 mod algorithms;
 mod catalog;
 mod config;
 mod paths;
+mod project;
 mod similarity;
 mod write;
 
@@ -121,7 +125,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             ("projectMillis", Integer),
         ],
         false,
-        Box::new(move |ctx, args| catalog::project(&cat, ctx, args)),
+        Box::new(move |ctx, args| project::project(&cat, ctx, args)),
     ));
     let cat = c();
     gds.push(procedure(
@@ -142,7 +146,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             ("projectMillis", Integer),
         ],
         false,
-        Box::new(move |ctx, args| catalog::project_cypher(&cat, ctx, args)),
+        Box::new(move |ctx, args| project::project_cypher(&cat, ctx, args)),
     ));
     let cat = c();
     gds.push(procedure(
