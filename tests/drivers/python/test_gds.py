@@ -315,3 +315,29 @@ def test_leiden_modularity_is_within_one_percent_of_igraph_and_communities_are_c
     for members in partition(communities):
         nodes = [inverse[m] for m in members]
         assert nx.is_connected(nx.Graph(g.to_undirected()).subgraph(nodes)), sorted(nodes)
+
+
+def test_weighted_louvain_and_leiden_reach_igraphs_modularity(driver, loaded):
+    g, ids = loaded
+    weights = {}
+    for a, b, d in g.edges(data=True):
+        key = (min(a, b), max(a, b))
+        weights[key] = weights.get(key, 0) + d["w"]
+    if not weights:
+        pytest.skip("no relationships")
+    ig = igraph.Graph(n=g.number_of_nodes(), edges=list(weights), directed=False)
+    ig.es["weight"] = list(weights.values())
+    multilevel = ig.community_multilevel(weights="weight").modularity
+    leiden = max(
+        ig.modularity(
+            ig.community_leiden(objective_function="modularity", weights="weight", n_iterations=-1).membership,
+            weights="weight",
+        )
+        for _ in range(5)
+    )
+    for procedure, theirs in [("gds.louvain.stats", multilevel), ("gds.leiden.stats", leiden)]:
+        records, _, _ = driver.execute_query(
+            f"CALL {procedure}('u', {{relationshipWeightProperty: 'w'}}) YIELD modularity RETURN modularity"
+        )
+        ours = records[0]["modularity"]
+        assert ours >= theirs * 0.99, (procedure, ours, theirs)
