@@ -91,7 +91,9 @@ impl Louvain {
 
 /// Louvain's method: nodes move, one at a time in index order, to the neighbouring community
 /// that raises modularity most (ties to the smaller community), until a pass gains less than
-/// the tolerance; then communities become the nodes of the next level. Deterministic.
+/// the tolerance; then communities become the nodes of the next level. At the end single
+/// nodes may move once more between the final communities (the last level is replaced when
+/// that raises modularity). Deterministic.
 pub fn louvain(
     graph: &Graph,
     config: &LouvainConfig,
@@ -136,6 +138,24 @@ pub fn louvain(
         modularities.push(q);
         previous = q;
         level = aggregate(&level, &dense, count);
+    }
+    // Polish: the final communities are coarse moves of whole groups; letting single nodes
+    // move once more between them (at node level) often raises modularity further.
+    if let Some(last) = levels.last().cloned() {
+        let base = Symmetric::of(graph, control)?;
+        let moving = Moving {
+            max_iterations: config.max_iterations,
+            tolerance: config.tolerance,
+            resolution: 1.0,
+        };
+        let polished = local_moving(&base, total, &moving, last, control)?;
+        let q = modularity(&base, &polished, total);
+        if let (Some(level), Some(best)) = (levels.last_mut(), modularities.last_mut())
+            && q - *best >= config.tolerance
+        {
+            *level = name_by_smallest(&polished);
+            *best = q;
+        }
     }
     let communities = levels
         .last()
