@@ -3,8 +3,9 @@
 # 5.28) and the pinned JavaScript driver (6.x) into target/drivers, and runs their tests against
 # real servers started on ephemeral ports, then the libraries people use with Neo4j, each pinned
 # in a venv of its own: LangChain's Neo4j integration with neo4j-graphrag (one venv, since
-# langchain-neo4j depends on neo4j-graphrag; QUIVER_LIBRARIES=0 leaves them out) and neomodel's
-# search features (QUIVER_NEOMODEL=0 leaves them out).
+# langchain-neo4j depends on neo4j-graphrag; QUIVER_LIBRARIES=0 leaves them out), neomodel's
+# search features (QUIVER_NEOMODEL=0 leaves them out) and Neo4j's Graph Data Science client
+# (QUIVER_GDS_CLIENT=0 leaves it out).
 #
 # Runs on a fresh Debian machine: Python's venv and Node/npm are installed with apt when missing.
 # Drivers already installed at the pinned versions are reused, so a second run needs no network.
@@ -13,9 +14,13 @@ cd "$(dirname "$0")/../.."
 
 PYTHON_DRIVERS=("6.4.1" "5.28.8")
 PYTEST_SPEC="pytest>=8,<9"
+# The independent implementations the Graph Data Science tests compare against (test_gds.py).
+NETWORKX="3.4.2"
+IGRAPH="0.11.8"
 LANGCHAIN_NEO4J="0.11.0"
 NEO4J_GRAPHRAG="1.22.0"
 NEOMODEL="7.0.0"
+GRAPHDATASCIENCE="1.12"
 NODE_MAJOR_MIN=18
 
 . tests/drivers/apt.sh
@@ -53,14 +58,16 @@ run_python() {
     if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"
     fi
-    if ! "$venv/bin/python" - "$version" 2>/dev/null <<'EOF'
+    if ! "$venv/bin/python" - "$version" "$NETWORKX" "$IGRAPH" 2>/dev/null <<'EOF'
 import sys
+from importlib.metadata import version
 import neo4j, pytest  # noqa: F401
-sys.exit(0 if neo4j.__version__ == sys.argv[1] else 1)
+wanted = {"neo4j": sys.argv[1], "networkx": sys.argv[2], "igraph": sys.argv[3]}
+sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 EOF
     then
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "neo4j==$version" "$PYTEST_SPEC"
+            "neo4j==$version" "$PYTEST_SPEC" "networkx==$NETWORKX" "igraph==$IGRAPH"
     fi
     echo "== Python driver neo4j $version"
     (cd tests/drivers/python && QUIVER_EXPECT_NEO4J="$version" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
@@ -118,6 +125,28 @@ EOF
     fi
     echo "== neomodel $NEOMODEL"
     (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_neomodel*.py)
+fi
+
+# Neo4j's Graph Data Science client (tests/drivers/python/test_gds_client.py, skipped in the
+# other venvs): it pins its own driver (5.x) and brings pandas, so it has a venv of its own.
+# About 150 MB the first time, reused after; QUIVER_GDS_CLIENT=0 skips it (and the install).
+if [ "${QUIVER_GDS_CLIENT:-1}" = "1" ]; then
+    venv="$work/python-graphdatascience-$GRAPHDATASCIENCE"
+    if [ ! -x "$venv/bin/python" ]; then
+        python3 -m venv "$venv"
+    fi
+    if ! "$venv/bin/python" - "$GRAPHDATASCIENCE" 2>/dev/null <<'EOF'
+import sys
+from importlib.metadata import version
+import pytest  # noqa: F401
+sys.exit(0 if version("graphdatascience") == sys.argv[1] else 1)
+EOF
+    then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "graphdatascience==$GRAPHDATASCIENCE" "$PYTEST_SPEC"
+    fi
+    echo "== graphdatascience $GRAPHDATASCIENCE"
+    (cd tests/drivers/python && QUIVER_EXPECT_GDS_CLIENT=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider test_gds_client.py)
 fi
 
 # Opt-in: the Python driver 4.3, which offers Bolt 4.3–4.0 only, in a venv of its own.

@@ -560,7 +560,7 @@ fn category(f: &FunctionSignature) -> &'static str {
         "point" | "distance" => "Spatial",
         "vector" => "Vector",
         "uuid" => "UUID",
-        "apoc" => "Other",
+        "apoc" | "gds" => "Other",
         "acos" | "asin" | "atan" | "atan2" | "cos" | "cosh" | "cot" | "coth" | "degrees"
         | "haversin" | "pi" | "radians" | "sin" | "sinh" | "tan" | "tanh" => "Trigonometric",
         "e" | "exp" | "log" | "log10" | "sqrt" => "Logarithmic",
@@ -622,6 +622,13 @@ fn function_description(f: &FunctionSignature) -> String {
         "linenumber" => "Returns the line number LOAD CSV is currently reading.",
         "file" => "Returns the path of the file LOAD CSV is reading.",
         "apoc.version" => "Returns the APOC version Quiver answers for.",
+        "gds.version" => "Returns the Graph Data Science version Quiver's gds procedures follow.",
+        "gds.util.asnode" => "Returns the node with the given id, or null.",
+        "gds.util.asnodes" => "Returns the nodes with the given ids.",
+        "gds.util.nan" => "Returns NaN.",
+        "gds.util.infinity" => "Returns positive infinity.",
+        "gds.util.isfinite" => "Returns whether a number is finite.",
+        "gds.util.isinfinite" => "Returns whether a number is infinite.",
         _ => "",
     };
     if !text.is_empty() {
@@ -679,7 +686,8 @@ fn function_row(f: &FunctionSignature) -> Named {
             ])
         })
         .collect();
-    let built_in = !f.name.to_ascii_lowercase().starts_with("apoc.");
+    let lower = f.name.to_ascii_lowercase();
+    let built_in = !(lower.starts_with("apoc.") || lower.starts_with("gds."));
     vec![
         ("name", Value::from(f.name)),
         ("category", Value::from(category(f))),

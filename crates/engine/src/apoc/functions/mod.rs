@@ -1,5 +1,6 @@
 //! The namespaced function library: APOC's functions (`apoc.any.*`, `apoc.coll.*`,
-//! `apoc.map.*`, `apoc.text.*`, `apoc.convert.*`, `apoc.version`) under APOC's names and semantics.
+//! `apoc.map.*`, `apoc.text.*`, `apoc.convert.*`, `apoc.version`) under APOC's names and semantics,
+//! and Graph Data Science's (`gds.version`, `gds.util.*`).
 //!
 //! One sorted table ([`TABLE`]) gives each function its canonical name, arity and
 //! implementation; the semantic pass checks calls against it after Neo4j's built-ins (see
@@ -14,6 +15,8 @@ pub(crate) mod any;
 pub(crate) mod coll;
 #[allow(clippy::unnecessary_wraps)]
 pub(crate) mod convert;
+#[allow(clippy::unnecessary_wraps)]
+pub(crate) mod gds;
 #[allow(clippy::unnecessary_wraps)]
 pub(crate) mod map;
 #[allow(clippy::unnecessary_wraps)]
@@ -265,6 +268,13 @@ static TABLE: &[LibraryFn] = &[
     f("apoc.text.urldecode", 1, 1, text::url_decode),
     f("apoc.text.urlencode", 1, 1, text::url_encode),
     f("apoc.version", 0, 0, version),
+    f("gds.util.asNode", 1, 1, gds::as_node),
+    f("gds.util.asNodes", 1, 1, gds::as_nodes),
+    f("gds.util.infinity", 0, 0, gds::infinity),
+    f("gds.util.isFinite", 1, 1, gds::is_finite),
+    f("gds.util.isInfinite", 1, 1, gds::is_infinite),
+    f("gds.util.NaN", 0, 0, gds::nan),
+    f("gds.version", 0, 0, gds::version),
 ];
 
 /// Resolves a (case-insensitive, dotted) name.
@@ -274,7 +284,12 @@ pub(crate) fn all() -> &'static [LibraryFn] {
 }
 
 pub(crate) fn lookup(qualified: &str) -> Option<&'static LibraryFn> {
-    if qualified.len() > 64 || !qualified.get(..5)?.eq_ignore_ascii_case("apoc.") {
+    let namespaced = |prefix: &str| {
+        qualified
+            .get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    };
+    if qualified.len() > 64 || !(namespaced("apoc.") || namespaced("gds.")) {
         return None;
     }
     let lower = qualified.to_ascii_lowercase();
