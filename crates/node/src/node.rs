@@ -10,6 +10,7 @@ use quiver_server::config::{AuthSpec, Config};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
+use quiver_server::query_log::QueryLog;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::tls::ServerTls;
 use quiver_server::{Graph, Replica, Server, ServerParts, ShutdownTrigger};
@@ -123,7 +124,14 @@ impl NodeBuilder {
             tracing::warn!("authentication is disabled on a non-loopback address");
         }
         health.set(Readiness::Recovering);
+        let query_log = open_query_log(&config, &metrics)?;
         let graph = open(store, &config, &metrics).await?;
+        quiver_server::query_log::procedure::register(
+            graph.database(),
+            query_log
+                .clone()
+                .zip(config.query_log.clone()),
+        );
         if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
             view.set_audit_log(audit);
         }
@@ -144,7 +152,10 @@ impl NodeBuilder {
                     ..api_settings.unwrap_or_else(|| api_config(&config))
                 };
                 let hooks = Hooks {
-                    telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+                    telemetry: Arc::new(ServerTelemetry {
+                        metrics: Arc::clone(&metrics),
+                        query_log: query_log.clone(),
+                    }),
                     pool: Some(Arc::clone(&pool)),
                 };
                 // Starts the idle-transaction expiry task on this runtime.
@@ -162,6 +173,7 @@ impl NodeBuilder {
                 users: Arc::new(users),
                 http_api: handler,
                 query_pool: Some(pool),
+                query_log,
             },
         )?
         .with_graph(Arc::clone(&graph));
@@ -172,6 +184,22 @@ impl NodeBuilder {
             http_api,
         })
     }
+}
+
+/// The query log the configuration names, its writer started.
+fn open_query_log(
+    config: &Config,
+    metrics: &Metrics,
+) -> Result<Option<Arc<QueryLog>>, NodeError> {
+    let Some(settings) = &config.query_log else {
+        return Ok(None);
+    };
+    QueryLog::open(settings, metrics.query_log_dropped.clone())
+        .map(|log| Some(Arc::new(log)))
+        .map_err(|source| NodeError::QueryLog {
+            path: settings.path.clone(),
+            source,
+        })
 }
 
 /// The graph the builder was given or the configuration names, with the `--initial-user`

@@ -7,6 +7,7 @@ use quiver_bolt::Version;
 use quiver_placement::{Placement, QueryPool};
 use tokio::net::TcpListener;
 
+use crate::query_log::QueryLog;
 use crate::admission::Admission;
 use crate::auth::UserStore;
 use crate::bolt_listener::{BoltProtocol, BoltRefusal, BoltShared, EncodeError};
@@ -54,6 +55,8 @@ pub struct ServerParts {
     /// The query pool, when the binary shares one with the HTTP API; without it the server
     /// starts its own with `query.threads` threads.
     pub query_pool: Option<Arc<QueryPool>>,
+    /// Where Bolt reports the queries that ended (HTTP reports through its API's telemetry).
+    pub query_log: Option<Arc<QueryLog>>,
 }
 
 /// Both listeners, bound but not yet accepting.
@@ -224,6 +227,7 @@ impl Server {
                 pool,
                 placement: Placement::new(config.query.placement),
                 recv_timeout: timeouts.bolt_recv,
+                query_log: parts.query_log.clone(),
                 bookmark_timeout: timeouts.bookmark,
                 idle_transaction_timeout: timeouts.idle_transaction,
                 transaction_timeout: timeouts.transaction,

@@ -180,6 +180,8 @@ pub struct Metrics {
     pub query_latency: LatencyHistogram,
     /// Failed authentication attempts, Bolt and HTTP.
     pub auth_failures: Counter,
+    /// Query log reports dropped because its writer was behind (see `crate::query_log`).
+    pub query_log_dropped: Counter,
     /// Raft's figures on a cluster member (zero otherwise).
     pub cluster: ClusterMetrics,
 }
@@ -340,6 +342,7 @@ impl Metrics {
         let transactions = TransactionMetrics::default();
         let query_latency = LatencyHistogram::default();
         let auth_failures = Counter::default();
+        let query_log_dropped = Counter::default();
 
         register_connections(&mut registry, "bolt", &bolt, "messages or queries");
         register_connections(&mut registry, "http", &http, "requests");
@@ -385,6 +388,11 @@ impl Metrics {
             "Failed authentication attempts",
             auth_failures.clone(),
         );
+        registry.register(
+            "quiver_query_log_dropped",
+            "Query log lines dropped because the log's writer was behind",
+            query_log_dropped.clone(),
+        );
 
         let cluster = ClusterMetrics::registered(&mut registry);
 
@@ -402,6 +410,7 @@ impl Metrics {
             transactions,
             query_latency,
             auth_failures,
+            query_log_dropped,
             cluster,
         }
     }

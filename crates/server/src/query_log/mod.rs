@@ -11,9 +11,11 @@
 
 mod line;
 pub mod obfuscate;
+pub mod procedure;
 mod writer;
 
 use std::net::SocketAddr;
+use std::str::FromStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
@@ -24,8 +26,7 @@ use prometheus_client::metrics::counter::Counter;
 use quiver_value::Map;
 
 /// Which queries are logged (Neo4j's `db.logs.query.enabled`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
     /// None.
     Off,
@@ -63,7 +64,7 @@ impl Mode {
     }
 }
 
-impl std::str::FromStr for Mode {
+impl FromStr for Mode {
     type Err = String;
 
     /// `off`, `info` or `verbose`, in any case; `true` and `false` as Neo4j 4 wrote them.
@@ -76,6 +77,14 @@ impl std::str::FromStr for Mode {
                 "`{other}` is not a query log mode: OFF, INFO or VERBOSE"
             )),
         }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Mode {
+    /// The same words as [`Mode::from_str`], so a file may write `"INFO"` as Neo4j does.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Mode, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
