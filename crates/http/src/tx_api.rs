@@ -321,16 +321,18 @@ impl TxRun {
     }
 
     /// Describes a statement that ended to the telemetry, when it keeps statements.
-    fn report(&mut self, logged: Option<Logged>, started: Instant, rows: u64, failure: Option<String>) {
+    fn report(
+        &mut self,
+        logged: Option<Logged>,
+        started: Instant,
+        rows: u64,
+        failure: Option<String>,
+    ) {
         let Some(logged) = logged else {
             return;
         };
         let options = self.options.as_ref();
-        let transaction_id = self
-            .handle
-            .as_mut()
-            .and_then(Handle::tx)
-            .map(|tx| tx.id());
+        let transaction_id = self.handle.as_mut().and_then(Handle::tx).map(|tx| tx.id());
         self.shared.telemetry.statement_ended(EndedStatement {
             text: logged.text,
             parameters: logged.parameters,
@@ -412,7 +414,12 @@ impl TxRun {
             ApiError::Engine(error) => failure_text(error),
             other => other.to_string(),
         };
-        self.report(running.logged.take(), running.started, running.rows, Some(failure));
+        self.report(
+            running.logged.take(),
+            running.started,
+            running.rows,
+            Some(failure),
+        );
         self.failure = Some(error);
     }
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use quiver_engine::EngineConfig;
 use quiver_http::{ApiConfig, EndedStatement, Telemetry};
-use quiver_server::query_log::{FinishedQuery, Protocol, QueryLog};
 use quiver_server::config::{self, Config};
 use quiver_server::metrics::Metrics;
+use quiver_server::query_log::{FinishedQuery, Protocol, QueryLog};
 
 /// Forwards the HTTP API's transaction events to the server's counters, so `/metrics` and
 /// `/stats` count HTTP transactions beside Bolt ones, and its statements to the query log.

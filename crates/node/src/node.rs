@@ -128,9 +128,7 @@ impl NodeBuilder {
         let graph = open(store, &config, &metrics).await?;
         quiver_server::query_log::procedure::register(
             graph.database(),
-            query_log
-                .clone()
-                .zip(config.query_log.clone()),
+            query_log.clone().zip(config.query_log.clone()),
         );
         if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
             view.set_audit_log(audit);
@@ -187,10 +185,7 @@ impl NodeBuilder {
 }
 
 /// The query log the configuration names, its writer started.
-fn open_query_log(
-    config: &Config,
-    metrics: &Metrics,
-) -> Result<Option<Arc<QueryLog>>, NodeError> {
+fn open_query_log(config: &Config, metrics: &Metrics) -> Result<Option<Arc<QueryLog>>, NodeError> {
     let Some(settings) = &config.query_log else {
         return Ok(None);
     };
@@ -276,6 +271,11 @@ impl Node {
 
     pub fn metrics(&self) -> &Arc<Metrics> {
         self.server.metrics()
+    }
+
+    /// The query log, when the configuration names one.
+    pub fn query_log(&self) -> Option<&Arc<QueryLog>> {
+        self.server.query_log()
     }
 
     pub fn health(&self) -> &Arc<Health> {

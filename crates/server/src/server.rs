@@ -7,7 +7,6 @@ use quiver_bolt::Version;
 use quiver_placement::{Placement, QueryPool};
 use tokio::net::TcpListener;
 
-use crate::query_log::QueryLog;
 use crate::admission::Admission;
 use crate::auth::UserStore;
 use crate::bolt_listener::{BoltProtocol, BoltRefusal, BoltShared, EncodeError};
@@ -19,6 +18,7 @@ use crate::health::{Health, Readiness};
 use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
 use crate::metrics::{ConnectionMetrics, Metrics};
+use crate::query_log::QueryLog;
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
 use crate::tls::{ServerTls, TlsError, TlsFront};
 
@@ -172,6 +172,11 @@ impl Server {
 
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.parts.metrics
+    }
+
+    /// Where Bolt reports the queries that ended, when there is a query log.
+    pub fn query_log(&self) -> Option<&Arc<QueryLog>> {
+        self.parts.query_log.as_ref()
     }
 
     pub fn health(&self) -> &Arc<Health> {

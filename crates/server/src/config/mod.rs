@@ -20,8 +20,8 @@ pub use durability::Durability;
 pub use layer::Layer;
 pub use tls::{TlsMode, TlsSettings};
 
-use quiver_placement::Policy;
 use crate::query_log::QueryLogSettings;
+use quiver_placement::Policy;
 
 /// Default Bolt address: loopback, Neo4j's port.
 pub const BOLT_LISTEN_DEFAULT: SocketAddr =

@@ -48,7 +48,8 @@ impl Procedure for SetConfigValue {
 
     fn call(&self, cx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
         cx.require_admin("dbms.setConfigValue")?;
-        let (Some(Value::String(setting)), Some(Value::String(value))) = (args.first(), args.get(1))
+        let (Some(Value::String(setting)), Some(Value::String(value))) =
+            (args.first(), args.get(1))
         else {
             return Err(refused("the setting and its value must be strings"));
         };
@@ -71,7 +72,11 @@ impl Procedure for SetConfigValue {
 }
 
 fn refused(reason: &str) -> Error {
-    Error::runtime(Status::ArgumentError, None, format!("dbms.setConfigValue: {reason}"))
+    Error::runtime(
+        Status::ArgumentError,
+        None,
+        format!("dbms.setConfigValue: {reason}"),
+    )
 }
 
 /// Sets `setting` to `value` (empty: back to `initial`).
