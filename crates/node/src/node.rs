@@ -139,8 +139,14 @@ impl NodeBuilder {
                 transactions_begun_again: db
                     .upgrade()
                     .map_or(0, |db| db.transactions_begun_again()),
+                query_memory_reserved_bytes: db
+                    .upgrade()
+                    .map_or(0, |db| db.query_memory_reserved_bytes() as u64),
             })
         });
+        metrics.query_memory_max.set(
+            i64::try_from(engine_config(&config).query_memory_total_bytes_max).unwrap_or(i64::MAX),
+        );
         // One query pool for both listeners: Bolt and HTTP work share its threads.
         let pool = Arc::new(QueryPool::new(config.query.threads).map_err(NodeError::Pool)?);
         let (http_api, handler) = match http {

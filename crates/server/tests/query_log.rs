@@ -69,7 +69,11 @@ impl Served {
     }
 
     async fn stop(self) {
-        common::stop_node(self.trigger, self.task).await;
+        self.trigger.shutdown();
+        tokio::time::timeout(std::time::Duration::from_secs(30), self.task)
+            .await
+            .expect("the server stops within 30 s")
+            .expect("the server task");
     }
 }
 

@@ -148,6 +148,8 @@ pub struct TransactionMetrics {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineFigures {
     pub transactions_begun_again: u64,
+    /// Bytes the running queries hold together, of the query memory pool.
+    pub query_memory_reserved_bytes: u64,
 }
 
 /// Where [`EngineFigures`] come from (the database, once it is open).
@@ -182,6 +184,10 @@ pub struct Metrics {
     pub auth_failures: Counter,
     /// Query log reports dropped because its writer was behind (see `crate::query_log`).
     pub query_log_dropped: Counter,
+    /// Bytes the running queries hold together (read from the engine when encoded), and the
+    /// pool's limit (`dbms.memory.transaction.total.max`, set by the node).
+    pub query_memory_used: IntGauge,
+    pub query_memory_max: IntGauge,
     /// Raft's figures on a cluster member (zero otherwise).
     pub cluster: ClusterMetrics,
 }
@@ -343,6 +349,8 @@ impl Metrics {
         let query_latency = LatencyHistogram::default();
         let auth_failures = Counter::default();
         let query_log_dropped = Counter::default();
+        let query_memory_used = IntGauge::default();
+        let query_memory_max = IntGauge::default();
 
         register_connections(&mut registry, "bolt", &bolt, "messages or queries");
         register_connections(&mut registry, "http", &http, "requests");
@@ -393,6 +401,16 @@ impl Metrics {
             "Query log lines dropped because the log's writer was behind",
             query_log_dropped.clone(),
         );
+        registry.register(
+            "quiver_query_memory_pool_used_bytes",
+            "Bytes the running queries hold together, of the query memory pool",
+            query_memory_used.clone(),
+        );
+        registry.register(
+            "quiver_query_memory_pool_max_bytes",
+            "The query memory pool's limit (dbms.memory.transaction.total.max)",
+            query_memory_max.clone(),
+        );
 
         let cluster = ClusterMetrics::registered(&mut registry);
 
@@ -411,6 +429,8 @@ impl Metrics {
             query_latency,
             auth_failures,
             query_log_dropped,
+            query_memory_used,
+            query_memory_max,
             cluster,
         }
     }
@@ -432,6 +452,8 @@ impl Metrics {
             .transactions_begun_again
             .saturating_sub(seen.transactions_begun_again);
         self.transactions.begun_again.inc_by(added);
+        self.query_memory_used
+            .set(i64::try_from(now.query_memory_reserved_bytes).unwrap_or(i64::MAX));
         *seen = now;
     }
 

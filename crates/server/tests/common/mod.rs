@@ -9,7 +9,7 @@ mod shared;
 pub mod ws;
 
 use shared::find;
-pub use shared::{Reply, config, eventually, stop as stop_node};
+pub use shared::{Reply, config, eventually};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
