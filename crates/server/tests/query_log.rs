@@ -187,6 +187,38 @@ async fn an_http_statement_is_logged_like_a_bolt_query() {
 }
 
 #[tokio::test]
+async fn a_query_api_statement_is_logged_with_its_failure() {
+    let dir = tempfile::tempdir().expect("dir");
+    let served = serve(dir.path(), |_| {}).await;
+    let post = |body: &str| {
+        format!(
+            "POST /db/neo4j/query/v2 HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let reply = request(
+        served.http,
+        &post(r#"{"statement":"UNWIND [1, 2] AS x RETURN x"}"#),
+    )
+    .await;
+    assert!(reply.status < 300, "{}", reply.text());
+    let reply = request(served.http, &post(r#"{"statement":"RETURN 1 +"}"#)).await;
+    assert!(reply.status >= 400, "{}", reply.text());
+    let lines = served.lines();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["query"], "UNWIND [1, 2] AS x RETURN x");
+    assert_eq!(lines[0]["rows"], 2);
+    assert_eq!(lines[0]["event"], "success");
+    assert_eq!(lines[1]["event"], "fail");
+    let reason = lines[1]["failureReason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("Neo.ClientError.Statement.SyntaxError"),
+        "{reason}"
+    );
+    served.stop().await;
+}
+
+#[tokio::test]
 async fn past_a_threshold_only_the_query_that_worked_that_long_is_logged() {
     let dir = tempfile::tempdir().expect("dir");
     let served = serve(dir.path(), |layer| layer.query_log_threshold_ms = Some(50)).await;

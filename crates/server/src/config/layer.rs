@@ -308,6 +308,8 @@ pub struct Layer {
 impl Layer {
     /// Reads the `QUIVER_*` variables through `lookup`, so tests can supply an environment without
     /// touching the process's own (which is shared by every test thread).
+    // One line per setting: the whole list in one place is what keeps every source complete.
+    #[allow(clippy::too_many_lines)]
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
         Ok(Layer {
             config: lookup("QUIVER_CONFIG").map(PathBuf::from),
@@ -426,6 +428,8 @@ impl Layer {
     /// that names either decides both, so `QUIVER_DATA_DIR` in the environment does not contradict an
     /// `--in-memory` flag.
     #[must_use]
+    // One line per setting, as in `from_env`.
+    #[allow(clippy::too_many_lines)]
     pub fn over(self, lower: Layer) -> Layer {
         let names_storage = self.in_memory == Some(true) || self.data_dir.is_some();
         let (in_memory, data_dir) = if names_storage {

@@ -71,10 +71,11 @@ impl Output {
 
     fn write(&mut self, line: &[u8]) {
         let len = line.len() as u64;
-        if self.bytes > 0 && self.bytes + len > self.rotation_bytes {
-            if let Err(error) = self.rotate() {
-                tracing::warn!(%error, path = %self.path.display(), "cannot rotate the query log");
-            }
+        if self.bytes > 0
+            && self.bytes + len > self.rotation_bytes
+            && let Err(error) = self.rotate()
+        {
+            tracing::warn!(%error, path = %self.path.display(), "cannot rotate the query log");
         }
         match self.file.write_all(line) {
             Ok(()) => self.bytes += len,
