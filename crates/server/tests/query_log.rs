@@ -251,6 +251,13 @@ async fn set_config_value_switches_the_log_and_refuses_bad_values() {
         .query("CALL dbms.setConfigValue('db.logs.query.enabled', 'INFO')")
         .await;
     client.query("RETURN 'logged'").await;
+    client
+        .query("CALL dbms.setConfigValue('db.logs.query.threshold', '250ms')")
+        .await;
+    let (_, rows, _) = client
+        .query("CALL dbms.listConfig('db.logs.query.threshold') YIELD value RETURN value")
+        .await;
+    assert_eq!(rows, vec![vec![Value::from("250ms")]]);
 
     client
         .send(&[

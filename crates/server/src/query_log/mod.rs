@@ -241,6 +241,11 @@ impl QueryLog {
         self.mode() != Mode::Off && self.parameters.load(Ordering::Relaxed)
     }
 
+    /// The parameter logging switch itself, whether or not the log is on.
+    pub fn parameters_on(&self) -> bool {
+        self.parameters.load(Ordering::Relaxed)
+    }
+
     pub fn set_parameters(&self, on: bool) {
         self.parameters.store(on, Ordering::Relaxed);
     }

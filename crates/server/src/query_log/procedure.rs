@@ -4,11 +4,12 @@
 //! `db.logs.query.parameter_logging_enabled` (`true`, `false`). An empty value restores the
 //! value the server started with. Administrators only; the change lasts until the server stops.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use quiver_engine::{
     Database, Error, Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Result,
+    Setting,
 };
 use quiver_status::Status;
 use quiver_value::Value;
@@ -20,9 +21,11 @@ pub const THRESHOLD: &str = "db.logs.query.threshold";
 pub const PARAMETERS: &str = "db.logs.query.parameter_logging_enabled";
 
 /// Registers `dbms.setConfigValue` on `db`, changing `log` (whose start-up settings are
-/// `initial`); without a query log every setting is refused as having nothing to change.
-pub fn register(db: &Database, log: Option<(Arc<QueryLog>, QueryLogSettings)>) {
+/// `initial`) and what `SHOW SETTINGS` lists of it; without a query log every setting is
+/// refused as having nothing to change.
+pub fn register(db: &Arc<Database>, log: Option<(Arc<QueryLog>, QueryLogSettings)>) {
     db.register_procedure(Arc::new(SetConfigValue {
+        db: Arc::downgrade(db),
         signature: ProcedureSignature {
             name: "dbms.setConfigValue".to_owned(),
             inputs: vec![
@@ -37,6 +40,8 @@ pub fn register(db: &Database, log: Option<(Arc<QueryLog>, QueryLogSettings)>) {
 }
 
 struct SetConfigValue {
+    /// Whose settings list shows the change (weak: the database holds this procedure).
+    db: Weak<Database>,
     signature: ProcedureSignature,
     log: Option<(Arc<QueryLog>, QueryLogSettings)>,
 }
@@ -66,6 +71,9 @@ impl Procedure for SetConfigValue {
             )));
         };
         apply(log, initial, setting, value.trim()).map_err(|reason| refused(&reason))?;
+        if let Some(db) = self.db.upgrade() {
+            db.set_settings(listed(&cx.settings(), log));
+        }
         tracing::info!(%setting, %value, "setting changed at run time");
         Ok(Vec::new())
     }
@@ -77,6 +85,26 @@ fn refused(reason: &str) -> Error {
         None,
         format!("dbms.setConfigValue: {reason}"),
     )
+}
+
+/// `settings` with the query log's run-time settings at their current values.
+fn listed(settings: &[Setting], log: &QueryLog) -> Vec<Setting> {
+    let threshold_ms = log.threshold().as_millis();
+    settings
+        .iter()
+        .cloned()
+        .map(|mut setting| {
+            let value = match setting.name.as_str() {
+                ENABLED => log.mode().name().to_owned(),
+                THRESHOLD => format!("{threshold_ms}ms"),
+                PARAMETERS => log.parameters_on().to_string(),
+                _ => return setting,
+            };
+            setting.explicitly_set = setting.default_value.as_deref() != Some(value.as_str());
+            setting.value = Some(value);
+            setting
+        })
+        .collect()
 }
 
 /// Sets `setting` to `value` (empty: back to `initial`).
