@@ -309,10 +309,17 @@ impl Node {
     /// Turns ready now and serves until the drain ends, then closes the store.
     pub fn run(self) -> impl Future<Output = Stopped> + Send + 'static {
         self.health.set(Readiness::Ready);
+        let query_log = self.server.query_log().cloned();
         async move {
             let report = self.server.run().await;
             if report.forced {
                 tracing::warn!(?report, "drain deadline passed; connections were cut");
+            }
+            if let Some(log) = query_log {
+                // The last queries' lines reach the file before the process may exit.
+                if let Err(error) = tokio::task::spawn_blocking(move || log.sync()).await {
+                    tracing::warn!(%error, "the query log's last lines may be lost");
+                }
             }
             let closed = store::close(self.graph).await;
             Stopped { report, closed }
