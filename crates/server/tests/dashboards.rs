@@ -90,7 +90,14 @@ async fn every_metric_the_dashboard_and_the_alerts_query_is_exported() {
     let server = start(config(|_| {}), None).await;
     let metrics = get(server.http, "/metrics").await;
     assert_eq!(metrics.status, 200);
-    let exported = exported(&metrics.text());
+    let text = metrics.text();
+    let exported = exported(&text);
+    // The memory alert divides by the pool's limit, which the node sets.
+    let limit = text
+        .lines()
+        .find_map(|line| line.strip_prefix("quiver_query_memory_pool_max_bytes "))
+        .and_then(|value| value.trim().parse::<i64>().ok());
+    assert!(limit.is_some_and(|limit| limit > 0), "{limit:?}");
 
     let dashboard: Json = serde_json::from_str(&deploy("grafana/quiver.json")).expect("JSON");
     let mut expressions = Vec::new();

@@ -646,6 +646,20 @@ mod tests {
     }
 
     #[test]
+    fn the_query_memory_in_use_is_read_from_the_engine_when_encoded() {
+        let metrics = Metrics::new();
+        metrics.follow_engine(Box::new(|| EngineFigures {
+            transactions_begun_again: 0,
+            query_memory_reserved_bytes: 4096,
+        }));
+        let text = metrics.encode();
+        assert!(
+            text.contains("quiver_query_memory_pool_used_bytes 4096"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn snapshot_reads_the_same_atomics() {
         let metrics = Metrics::new();
         metrics.http.active.inc();
