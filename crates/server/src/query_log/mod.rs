@@ -18,12 +18,12 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::time::{Duration, SystemTime};
 
 use prometheus_client::metrics::counter::Counter;
-use quiver_value::Map;
+use quiver_value::{Map, Value};
 
 /// Which queries are logged (Neo4j's `db.logs.query.enabled`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -103,6 +103,9 @@ pub struct QueryLogSettings {
     pub rotation_keep: u32,
     /// Reports waiting for the writer at most; past it they are dropped and counted.
     pub queue: usize,
+    /// Approximate bytes of the reports waiting (their texts and parameters) at most; past
+    /// it they are dropped and counted, so a stalled disk cannot take the memory.
+    pub queue_bytes: usize,
 }
 
 /// Neo4j's defaults: 20 MiB files, seven kept.
@@ -110,6 +113,8 @@ pub const ROTATION_BYTES_DEFAULT: u64 = 20 << 20;
 pub const ROTATION_KEEP_DEFAULT: u32 = 7;
 /// Reports the writer may fall behind by.
 pub const QUEUE_DEFAULT: usize = 16 * 1024;
+/// Bytes of reports the writer may fall behind by.
+pub const QUEUE_BYTES_DEFAULT: usize = 64 << 20;
 
 impl QueryLogSettings {
     /// Neo4j's defaults for a log at `path`: on, a threshold of zero (every query), no
@@ -123,6 +128,7 @@ impl QueryLogSettings {
             rotation_bytes: ROTATION_BYTES_DEFAULT,
             rotation_keep: ROTATION_KEEP_DEFAULT,
             queue: QUEUE_DEFAULT,
+            queue_bytes: QUEUE_BYTES_DEFAULT,
         }
     }
 }
@@ -163,7 +169,8 @@ pub struct FinishedQuery {
 
 /// What the writer thread receives.
 enum Message {
-    Query(Box<FinishedQuery>),
+    /// A report and its approximate bytes, given back to the budget once written.
+    Query(Box<FinishedQuery>, usize),
     /// Answered once everything before it is written and flushed.
     Sync(std::sync::mpsc::Sender<()>),
 }
@@ -176,13 +183,16 @@ pub struct QueryLog {
     threshold_us: AtomicU64,
     parameters: AtomicBool,
     sender: SyncSender<Message>,
+    /// Approximate bytes of the reports queued, shared with the writer.
+    queued: Arc<AtomicUsize>,
+    queue_bytes: usize,
     dropped: Counter,
 }
 
 impl std::fmt::Debug for Message {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Message::Query(_) => "Query",
+            Message::Query(..) => "Query",
             Message::Sync(_) => "Sync",
         })
     }
@@ -193,14 +203,16 @@ impl QueryLog {
     /// full queue turned away.
     pub fn open(settings: &QueryLogSettings, dropped: Counter) -> std::io::Result<QueryLog> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(settings.queue.max(1));
-        writer::start(settings, receiver)?;
-        Ok(QueryLog::with_sender(settings, sender, dropped))
+        let queued = Arc::new(AtomicUsize::new(0));
+        writer::start(settings, receiver, Arc::clone(&queued))?;
+        Ok(QueryLog::with_sender(settings, sender, queued, dropped))
     }
 
     /// The log of `settings` whose reports go to `sender`.
     fn with_sender(
         settings: &QueryLogSettings,
         sender: SyncSender<Message>,
+        queued: Arc<AtomicUsize>,
         dropped: Counter,
     ) -> QueryLog {
         let log = QueryLog {
@@ -209,6 +221,8 @@ impl QueryLog {
             threshold_us: AtomicU64::new(0),
             parameters: AtomicBool::new(settings.parameters),
             sender,
+            queued,
+            queue_bytes: settings.queue_bytes,
             dropped,
         };
         log.set_threshold(settings.threshold);
@@ -269,9 +283,17 @@ impl QueryLog {
         if !self.parameters.load(Ordering::Relaxed) {
             query.parameters = None;
         }
-        match self.sender.try_send(Message::Query(Box::new(query))) {
+        let bytes = approximate_bytes(&query);
+        let before = self.queued.fetch_add(bytes, Ordering::Relaxed);
+        if before.saturating_add(bytes) > self.queue_bytes {
+            self.queued.fetch_sub(bytes, Ordering::Relaxed);
+            self.dropped.inc();
+            return;
+        }
+        match self.sender.try_send(Message::Query(Box::new(query), bytes)) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.queued.fetch_sub(bytes, Ordering::Relaxed);
                 self.dropped.inc();
             }
         }
@@ -289,6 +311,34 @@ impl QueryLog {
     /// Reports dropped because the writer was behind.
     pub fn dropped(&self) -> u64 {
         self.dropped.get()
+    }
+}
+
+/// What a report holds, roughly: its text, metadata and parameters, and a fixed part.
+fn approximate_bytes(query: &FinishedQuery) -> usize {
+    let map = |map: &Map| -> usize {
+        map.iter()
+            .map(|(key, value)| key.len() + value_bytes(value))
+            .sum()
+    };
+    256 + query.text.len()
+        + map(&query.metadata)
+        + query.parameters.as_ref().map_or(0, map)
+        + query.failure.as_ref().map_or(0, String::len)
+}
+
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(s) => 16 + s.len(),
+        Value::Bytes(b) => 16 + b.len(),
+        Value::List(items) => 16 + items.iter().map(value_bytes).sum::<usize>(),
+        Value::Map(map) => {
+            16 + map
+                .iter()
+                .map(|(key, value)| key.len() + value_bytes(value))
+                .sum::<usize>()
+        }
+        _ => 32,
     }
 }
 

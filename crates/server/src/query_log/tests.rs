@@ -199,11 +199,26 @@ fn reports_past_a_full_queue_are_dropped_and_counted_without_waiting() {
     let s = settings(&dir);
     // A writer that never reads: the queue holds one report.
     let (sender, _receiver) = std::sync::mpsc::sync_channel(1);
-    let log = QueryLog::with_sender(&s, sender, Counter::default());
+    let log = QueryLog::with_sender(&s, sender, Arc::default(), Counter::default());
     log.finished(query("RETURN 1", 1));
     log.finished(query("RETURN 2", 1));
     log.finished(query("RETURN 3", 1));
     assert_eq!(log.dropped(), 2);
+}
+
+#[test]
+fn reports_past_the_queues_bytes_are_dropped_however_few_they_are() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut s = settings(&dir);
+    s.queue_bytes = 4096;
+    // A writer that never reads, with room for many reports but not their bytes.
+    let (sender, _receiver) = std::sync::mpsc::sync_channel(100);
+    let log = QueryLog::with_sender(&s, sender, Arc::default(), Counter::default());
+    let big = "x".repeat(3000);
+    log.finished(query(&format!("RETURN '{big}'"), 1));
+    log.finished(query(&format!("RETURN '{big}'"), 1));
+    log.finished(query("RETURN 1", 1));
+    assert_eq!(log.dropped(), 1);
 }
 
 #[test]

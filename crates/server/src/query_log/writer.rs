@@ -4,6 +4,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use super::{Message, QueryLogSettings, line};
@@ -22,6 +24,7 @@ struct Output {
 pub(super) fn start(
     settings: &QueryLogSettings,
     receiver: Receiver<Message>,
+    queued: Arc<AtomicUsize>,
 ) -> std::io::Result<()> {
     let mut output = Output {
         path: settings.path.clone(),
@@ -33,7 +36,7 @@ pub(super) fn start(
     output.bytes = std::fs::metadata(&settings.path).map_or(0, |m| m.len());
     std::thread::Builder::new()
         .name("quiver-query-log".to_owned())
-        .spawn(move || output.run(&receiver))?;
+        .spawn(move || output.run(&receiver, &queued))?;
     Ok(())
 }
 
@@ -42,7 +45,7 @@ fn open(path: &Path) -> std::io::Result<File> {
 }
 
 impl Output {
-    fn run(&mut self, receiver: &Receiver<Message>) {
+    fn run(&mut self, receiver: &Receiver<Message>, queued: &AtomicUsize) {
         loop {
             let message = match receiver.try_recv() {
                 Ok(message) => message,
@@ -60,7 +63,12 @@ impl Output {
                 }
             };
             match message {
-                Message::Query(query) => self.write(&line::render(&query)),
+                Message::Query(query, bytes) => {
+                    let line = line::render(&query);
+                    drop(query);
+                    queued.fetch_sub(bytes, Ordering::Relaxed);
+                    self.write(&line);
+                }
                 Message::Sync(done) => {
                     self.flush();
                     let _ = done.send(());
