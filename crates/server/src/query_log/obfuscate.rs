@@ -202,6 +202,24 @@ mod tests {
     }
 
     #[test]
+    fn any_text_is_read_to_its_end_without_failing() {
+        for text in [
+            "PASSWORD '\\é",
+            "PASSWORD '\\",
+            "`unclosed é",
+            "/* unclosed é",
+            "// é",
+            "$",
+            "é$é'x",
+            "PASSWORD \"ü\\\"ü\" 'ß",
+            "",
+        ] {
+            let out = obfuscate_text(text);
+            assert!(!out.text.is_empty() || text.is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn parameters_passwords_come_from_are_noted() {
         let o = obfuscate_text("CREATE USER $name SET PASSWORD $pw");
         assert_eq!(o.secret_parameters, BTreeSet::from(["pw".to_owned()]));
