@@ -39,4 +39,4 @@ pub use config::ApiConfig;
 pub use error::ApiError;
 pub use service::{Hooks, HttpApi};
 pub use stream::ResponseBody;
-pub use tracked::{NoTelemetry, Telemetry};
+pub use tracked::{EndedStatement, NoTelemetry, Telemetry};

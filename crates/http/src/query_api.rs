@@ -38,7 +38,7 @@ use crate::registry::{CheckedOut, Handle, Removed};
 use crate::route::TxEndpoint;
 use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
-use crate::tracked::TrackedTx;
+use crate::tracked::{EndedStatement, TrackedTx};
 use crate::tx_api::{
     CounterNames, write_counters, write_error, write_notifications, write_query_plan,
 };
@@ -133,7 +133,14 @@ pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
         first_step: true,
         started: Instant::now(),
         horizon: None,
+        rows: 0,
+        logged: None,
     })
+}
+
+/// The statement of a request as the query log is told of it at its end.
+struct Logged {
+    statement: EndedStatement,
 }
 
 struct QueryRun {
@@ -157,6 +164,10 @@ struct QueryRun {
     /// A write transaction's rows may leave only once this ticket (the commit it reads at) is
     /// acknowledged; `None` once settled, or with nothing to wait for.
     horizon: Option<DurabilityTicket>,
+    /// Records written.
+    rows: u64,
+    /// Set when its statement ran and the telemetry keeps statements.
+    logged: Option<Logged>,
 }
 
 impl Produce for QueryRun {
@@ -167,6 +178,11 @@ impl Produce for QueryRun {
             Ok(complete) => complete,
             Err(error) => {
                 self.shared.telemetry.query_finished(self.started.elapsed());
+                let failure = match &error {
+                    ApiError::Engine(error) => format!("{}: {error}", error.status_code()),
+                    other => other.to_string(),
+                };
+                self.report(Some(failure));
                 if let Some(handle) = self.handle.take() {
                     handle.discard(&self.shared.registry);
                 }
@@ -192,6 +208,16 @@ impl Produce for QueryRun {
 }
 
 impl QueryRun {
+    /// Describes the request's statement, which ended, to the telemetry when it keeps them.
+    fn report(&mut self, failure: Option<String>) {
+        if let Some(Logged { mut statement }) = self.logged.take() {
+            statement.elapsed = self.started.elapsed();
+            statement.rows = self.rows;
+            statement.failure = failure;
+            self.shared.telemetry.statement_ended(statement);
+        }
+    }
+
     fn step(&mut self, out: &mut Vec<u8>, chunk_bytes: usize) -> Result<bool, ApiError> {
         if let Some(job) = self.job.take() {
             self.start(&job, out)?;
@@ -209,6 +235,7 @@ impl QueryRun {
         };
         if self.query.is_some() {
             self.shared.telemetry.query_finished(self.started.elapsed());
+            self.report(None);
         }
         out.extend_from_slice(b"]}");
         if let Some(summary) = &summary {
@@ -247,6 +274,7 @@ impl QueryRun {
             rows.clear();
             let state = tx.pull(query, batch as i64, &mut rows)?;
             for row in rows.iter().filter(|_| self.has_fields) {
+                self.rows += 1;
                 json::comma(out, &mut self.first_row);
                 out.push(b'[');
                 let mut first_value = true;
@@ -402,6 +430,23 @@ impl QueryRun {
             return Ok(());
         };
         self.include_counters = include_counters;
+        let telemetry = &self.shared.telemetry;
+        if telemetry.keeps_statements() {
+            self.logged = Some(Logged {
+                statement: EndedStatement {
+                    text: Arc::from(statement.as_str()),
+                    parameters: telemetry.keeps_parameters().then(|| parameters.clone()),
+                    started: SystemTime::now(),
+                    elapsed: std::time::Duration::ZERO,
+                    rows: 0,
+                    user: options.user.clone(),
+                    client: options.client,
+                    metadata: options.metadata.clone(),
+                    transaction_id: Some(tx.id()),
+                    failure: None,
+                },
+            });
+        }
         let query = match tx.run(&statement, parameters) {
             Ok(query) => query,
             Err(error) => {

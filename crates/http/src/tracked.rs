@@ -6,10 +6,12 @@
 //! unfinished (a panic, a client gone) — which keeps an "active" gauge derived from these
 //! calls exact.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use quiver_engine::{CancelHandle, CommitInfo, Transaction};
+use quiver_value::Map;
 
 /// Receives the HTTP API's transaction and query events. Every method has a no-op default.
 pub trait Telemetry: Send + Sync {
@@ -26,6 +28,39 @@ pub trait Telemetry: Send + Sync {
     fn transaction_idle_timed_out(&self) {}
     /// A statement finished (successfully or not) after `elapsed` from its start.
     fn query_finished(&self, _elapsed: Duration) {}
+    /// Whether statements that end are described to [`Telemetry::statement_ended`] (a query
+    /// log takes them); without it their text is not kept.
+    fn keeps_statements(&self) -> bool {
+        false
+    }
+    /// Whether the descriptions carry the statements' parameters.
+    fn keeps_parameters(&self) -> bool {
+        false
+    }
+    /// A statement ended, described for a query log; reported after
+    /// [`Telemetry::query_finished`], when [`Telemetry::keeps_statements`].
+    fn statement_ended(&self, _statement: EndedStatement) {}
+}
+
+/// A statement that ended, as a query log writes it.
+#[derive(Debug, Clone)]
+pub struct EndedStatement {
+    pub text: Arc<str>,
+    /// When [`Telemetry::keeps_parameters`].
+    pub parameters: Option<Map>,
+    /// When it arrived, by the clock.
+    pub started: SystemTime,
+    pub elapsed: Duration,
+    /// Records written.
+    pub rows: u64,
+    /// The user, client and metadata of its transaction.
+    pub user: Option<Arc<str>>,
+    pub client: Option<SocketAddr>,
+    pub metadata: Map,
+    /// `SHOW TRANSACTIONS`'s id of its transaction.
+    pub transaction_id: Option<String>,
+    /// Its status code and message, when it failed.
+    pub failure: Option<String>,
 }
 
 /// Ignores every event.

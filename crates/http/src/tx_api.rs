@@ -42,7 +42,12 @@ use crate::registry::{CheckedOut, Handle, Removed};
 use crate::route::TxEndpoint;
 use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
-use crate::tracked::TrackedTx;
+use crate::tracked::{EndedStatement, TrackedTx};
+
+/// An engine error as the query log writes it: its status code and message.
+fn failure_text(error: &quiver_engine::Error) -> String {
+    format!("{}: {error}", error.status_code())
+}
 
 /// Everything a transactional request needs once routed.
 pub struct TxJob {
@@ -85,6 +90,7 @@ pub fn producer(shared: Arc<ApiState>, job: TxJob) -> Box<dyn Produce> {
         finish_with_commit: false,
         horizon: None,
         writes_refused: None,
+        options: None,
     })
 }
 
@@ -108,6 +114,17 @@ struct Running {
     graph: Option<GraphRecord>,
     first_row: bool,
     started: Instant,
+    /// Records written so far.
+    rows: u64,
+    /// What a query log is told of it at its end.
+    logged: Option<Logged>,
+}
+
+/// A statement's text and parameters, kept for the query log.
+struct Logged {
+    text: Arc<str>,
+    parameters: Option<Map>,
+    started: SystemTime,
 }
 
 struct TxRun {
@@ -130,6 +147,8 @@ struct TxRun {
     /// Opened in write mode while writes are refused (the reason): it reads at the durable
     /// point and a write in it fails naming the reason.
     writes_refused: Option<(Status, String)>,
+    /// The transaction's options (user, client, metadata), once begun, for the query log.
+    options: Option<TxOptions>,
 }
 
 impl Produce for TxRun {
@@ -190,6 +209,9 @@ impl TxRun {
         bookmarks::await_all(&self.shared, &bookmarks)?;
         let shared = Arc::clone(&self.shared);
         let mut options = job.options.clone();
+        if shared.telemetry.keeps_statements() {
+            self.options = Some(job.options.clone());
+        }
         if options.mode == AccessMode::Write {
             self.writes_refused = shared.db.write_refusal();
             if self.writes_refused.is_some() {
@@ -254,6 +276,12 @@ impl TxRun {
             include_stats,
         } = statement;
         let started = Instant::now();
+        let telemetry = &self.shared.telemetry;
+        let logged = telemetry.keeps_statements().then(|| Logged {
+            text: Arc::from(text.as_str()),
+            parameters: telemetry.keeps_parameters().then(|| parameters.clone()),
+            started: SystemTime::now(),
+        });
         let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
             return;
         };
@@ -261,6 +289,8 @@ impl TxRun {
             Ok(query) => query,
             Err(error) => {
                 self.shared.telemetry.query_finished(started.elapsed());
+                let failure = failure_text(&error);
+                self.report(logged, started, 0, Some(failure));
                 self.failure = Some(match &self.writes_refused {
                     Some(reason) if error.status_code() == Status::AccessMode => {
                         durable::refused_write(reason)
@@ -285,6 +315,35 @@ impl TxRun {
             graph: contents.graph.then(GraphRecord::default),
             first_row: true,
             started,
+            rows: 0,
+            logged,
+        });
+    }
+
+    /// Describes a statement that ended to the telemetry, when it keeps statements.
+    fn report(
+        &mut self,
+        logged: Option<Logged>,
+        started: Instant,
+        rows: u64,
+        failure: Option<String>,
+    ) {
+        let Some(logged) = logged else {
+            return;
+        };
+        let options = self.options.as_ref();
+        let transaction_id = self.handle.as_mut().and_then(Handle::tx).map(|tx| tx.id());
+        self.shared.telemetry.statement_ended(EndedStatement {
+            text: logged.text,
+            parameters: logged.parameters,
+            started: logged.started,
+            elapsed: started.elapsed(),
+            rows,
+            user: options.and_then(|o| o.user.clone()),
+            client: options.and_then(|o| o.client),
+            metadata: options.map(|o| o.metadata.clone()).unwrap_or_default(),
+            transaction_id,
+            failure,
         });
     }
 
@@ -302,11 +361,12 @@ impl TxRun {
             Ok(state) => state,
             Err(error) => {
                 out.extend_from_slice(b"]}");
-                self.fail_statement(&running, ApiError::Engine(error));
+                self.fail_statement(&mut running, ApiError::Engine(error));
                 return;
             }
         };
         for row in rows.iter().filter(|_| running.has_columns) {
+            running.rows += 1;
             json::comma(out, &mut running.first_row);
             out.push(b'{');
             if running.contents.row {
@@ -315,7 +375,7 @@ impl TxRun {
             if let Some(graph) = running.graph.as_mut() {
                 if let Err(error) = collect_graph(tx, graph, row) {
                     out.extend_from_slice(b"}]}");
-                    self.fail_statement(&running, ApiError::Engine(error));
+                    self.fail_statement(&mut running, ApiError::Engine(error));
                     return;
                 }
                 if running.contents.row {
@@ -343,12 +403,23 @@ impl TxRun {
         self.shared
             .telemetry
             .query_finished(running.started.elapsed());
+        self.report(running.logged.take(), running.started, running.rows, None);
     }
 
-    fn fail_statement(&mut self, running: &Running, error: ApiError) {
+    fn fail_statement(&mut self, running: &mut Running, error: ApiError) {
         self.shared
             .telemetry
             .query_finished(running.started.elapsed());
+        let failure = match &error {
+            ApiError::Engine(error) => failure_text(error),
+            other => other.to_string(),
+        };
+        self.report(
+            running.logged.take(),
+            running.started,
+            running.rows,
+            Some(failure),
+        );
         self.failure = Some(error);
     }
 

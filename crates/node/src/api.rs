@@ -5,36 +5,78 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::EngineConfig;
-use quiver_http::{ApiConfig, Telemetry};
+use quiver_http::{ApiConfig, EndedStatement, Telemetry};
 use quiver_server::config::{self, Config};
 use quiver_server::metrics::Metrics;
+use quiver_server::query_log::{FinishedQuery, Protocol, QueryLog};
 
 /// Forwards the HTTP API's transaction events to the server's counters, so `/metrics` and
-/// `/stats` count HTTP transactions beside Bolt ones.
+/// `/stats` count HTTP transactions beside Bolt ones, and its statements to the query log.
 #[derive(Debug)]
-pub struct ServerTelemetry(pub Arc<Metrics>);
+pub struct ServerTelemetry {
+    pub metrics: Arc<Metrics>,
+    pub query_log: Option<Arc<QueryLog>>,
+}
+
+impl ServerTelemetry {
+    /// Counts into `metrics`, with no query log.
+    pub fn counting(metrics: Arc<Metrics>) -> ServerTelemetry {
+        ServerTelemetry {
+            metrics,
+            query_log: None,
+        }
+    }
+}
 
 impl Telemetry for ServerTelemetry {
     fn transaction_opened(&self) {
-        self.0.transactions.opened.inc();
-        self.0.transactions.active.inc();
+        self.metrics.transactions.opened.inc();
+        self.metrics.transactions.active.inc();
     }
     fn transaction_committed(&self) {
-        self.0.transactions.committed.inc();
-        self.0.transactions.active.dec();
+        self.metrics.transactions.committed.inc();
+        self.metrics.transactions.active.dec();
     }
     fn transaction_rolled_back(&self) {
-        self.0.transactions.rolled_back.inc();
-        self.0.transactions.active.dec();
+        self.metrics.transactions.rolled_back.inc();
+        self.metrics.transactions.active.dec();
     }
     fn transaction_abandoned(&self) {
-        self.0.transactions.abandoned.inc();
+        self.metrics.transactions.abandoned.inc();
     }
     fn transaction_idle_timed_out(&self) {
-        self.0.transactions.idle_timed_out.inc();
+        self.metrics.transactions.idle_timed_out.inc();
     }
     fn query_finished(&self, elapsed: Duration) {
-        self.0.query_latency.observe(elapsed);
+        self.metrics.query_latency.observe(elapsed);
+    }
+    fn keeps_statements(&self) -> bool {
+        self.query_log.is_some()
+    }
+    fn keeps_parameters(&self) -> bool {
+        self.query_log
+            .as_ref()
+            .is_some_and(|log| log.wants_parameters())
+    }
+    fn statement_ended(&self, statement: EndedStatement) {
+        let Some(log) = &self.query_log else {
+            return;
+        };
+        log.finished(FinishedQuery {
+            protocol: Protocol::Http,
+            started: statement.started,
+            elapsed: statement.elapsed,
+            waiting: None,
+            rows: statement.rows,
+            text: statement.text,
+            parameters: statement.parameters,
+            user: statement.user,
+            client: statement.client,
+            database: quiver_server::routing::DATABASE,
+            transaction_id: statement.transaction_id,
+            metadata: statement.metadata,
+            failure: statement.failure,
+        });
     }
 }
 
@@ -114,7 +156,7 @@ mod tests {
     #[test]
     fn an_http_transaction_opened_and_committed_is_counted_and_no_longer_active() {
         let metrics = Arc::new(Metrics::new());
-        let telemetry = ServerTelemetry(Arc::clone(&metrics));
+        let telemetry = ServerTelemetry::counting(Arc::clone(&metrics));
         telemetry.transaction_opened();
         telemetry.transaction_committed();
         let counted = metrics.snapshot().transactions;

@@ -17,6 +17,12 @@ pub enum NodeError {
         #[source]
         source: std::io::Error,
     },
+    #[error("query log {}: {source}", path.display())]
+    QueryLog {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// The store did not open: recovery, the cluster member, or the initial user.
     #[error("{0}")]
     Store(String),
@@ -34,12 +40,16 @@ pub enum NodeError {
 }
 
 impl NodeError {
-    /// Whether the configuration itself cannot work (users, audit log, listeners, TLS files),
+    /// Whether the configuration itself cannot work (users, audit or query log, listeners, TLS
+    /// files),
     /// rather than a start that failed.
     pub fn is_configuration(&self) -> bool {
         matches!(
             self,
-            NodeError::Users(_) | NodeError::AuditLog { .. } | NodeError::Server(_)
+            NodeError::Users(_)
+                | NodeError::AuditLog { .. }
+                | NodeError::QueryLog { .. }
+                | NodeError::Server(_)
         )
     }
 }

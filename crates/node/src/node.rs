@@ -10,6 +10,7 @@ use quiver_server::config::{AuthSpec, Config};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
+use quiver_server::query_log::QueryLog;
 use quiver_server::shutdown::ShutdownReport;
 use quiver_server::tls::ServerTls;
 use quiver_server::{Graph, Replica, Server, ServerParts, ShutdownTrigger};
@@ -123,7 +124,12 @@ impl NodeBuilder {
             tracing::warn!("authentication is disabled on a non-loopback address");
         }
         health.set(Readiness::Recovering);
+        let query_log = open_query_log(&config, &metrics)?;
         let graph = open(store, &config, &metrics).await?;
+        quiver_server::query_log::procedure::register(
+            graph.database(),
+            query_log.clone().zip(config.query_log.clone()),
+        );
         if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
             view.set_audit_log(audit);
         }
@@ -133,8 +139,14 @@ impl NodeBuilder {
                 transactions_begun_again: db
                     .upgrade()
                     .map_or(0, |db| db.transactions_begun_again()),
+                query_memory_reserved_bytes: db
+                    .upgrade()
+                    .map_or(0, |db| db.query_memory_reserved_bytes() as u64),
             })
         });
+        metrics.query_memory_max.set(
+            i64::try_from(engine_config(&config).query_memory_total_bytes_max).unwrap_or(i64::MAX),
+        );
         // One query pool for both listeners: Bolt and HTTP work share its threads.
         let pool = Arc::new(QueryPool::new(config.query.threads).map_err(NodeError::Pool)?);
         let (http_api, handler) = match http {
@@ -144,7 +156,10 @@ impl NodeBuilder {
                     ..api_settings.unwrap_or_else(|| api_config(&config))
                 };
                 let hooks = Hooks {
-                    telemetry: Arc::new(ServerTelemetry(Arc::clone(&metrics))),
+                    telemetry: Arc::new(ServerTelemetry {
+                        metrics: Arc::clone(&metrics),
+                        query_log: query_log.clone(),
+                    }),
                     pool: Some(Arc::clone(&pool)),
                 };
                 // Starts the idle-transaction expiry task on this runtime.
@@ -162,6 +177,7 @@ impl NodeBuilder {
                 users: Arc::new(users),
                 http_api: handler,
                 query_pool: Some(pool),
+                query_log,
             },
         )?
         .with_graph(Arc::clone(&graph));
@@ -172,6 +188,19 @@ impl NodeBuilder {
             http_api,
         })
     }
+}
+
+/// The query log the configuration names, its writer started.
+fn open_query_log(config: &Config, metrics: &Metrics) -> Result<Option<Arc<QueryLog>>, NodeError> {
+    let Some(settings) = &config.query_log else {
+        return Ok(None);
+    };
+    QueryLog::open(settings, metrics.query_log_dropped.clone())
+        .map(|log| Some(Arc::new(log)))
+        .map_err(|source| NodeError::QueryLog {
+            path: settings.path.clone(),
+            source,
+        })
 }
 
 /// The graph the builder was given or the configuration names, with the `--initial-user`
@@ -250,6 +279,11 @@ impl Node {
         self.server.metrics()
     }
 
+    /// The query log, when the configuration names one.
+    pub fn query_log(&self) -> Option<&Arc<QueryLog>> {
+        self.server.query_log()
+    }
+
     pub fn health(&self) -> &Arc<Health> {
         &self.health
     }
@@ -275,10 +309,17 @@ impl Node {
     /// Turns ready now and serves until the drain ends, then closes the store.
     pub fn run(self) -> impl Future<Output = Stopped> + Send + 'static {
         self.health.set(Readiness::Ready);
+        let query_log = self.server.query_log().cloned();
         async move {
             let report = self.server.run().await;
             if report.forced {
                 tracing::warn!(?report, "drain deadline passed; connections were cut");
+            }
+            if let Some(log) = query_log {
+                // The last queries' lines reach the file before the process may exit.
+                if let Err(error) = tokio::task::spawn_blocking(move || log.sync()).await {
+                    tracing::warn!(%error, "the query log's last lines may be lost");
+                }
             }
             let closed = store::close(self.graph).await;
             Stopped { report, closed }

@@ -63,7 +63,7 @@ impl AuditLog {
 }
 
 /// `time` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-fn rfc3339(time: SystemTime) -> String {
+pub(crate) fn rfc3339(time: SystemTime) -> String {
     let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs();
     let (days, rest) = (secs / 86_400, secs % 86_400);

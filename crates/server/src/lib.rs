@@ -19,6 +19,7 @@ pub mod http_listener;
 pub mod listener;
 pub mod metrics;
 pub mod procedures;
+pub mod query_log;
 pub mod refuser;
 pub mod replica;
 pub mod routing;

@@ -18,6 +18,7 @@ use crate::health::{Health, Readiness};
 use crate::http_listener::{ApiHandler, HttpProtocol, HttpShared, watch_limits};
 use crate::listener::{ListenerContext, accept_loop, bind};
 use crate::metrics::{ConnectionMetrics, Metrics};
+use crate::query_log::QueryLog;
 use crate::shutdown::{Shutdown, ShutdownReport, ShutdownSignal};
 use crate::tls::{ServerTls, TlsError, TlsFront};
 
@@ -54,6 +55,8 @@ pub struct ServerParts {
     /// The query pool, when the binary shares one with the HTTP API; without it the server
     /// starts its own with `query.threads` threads.
     pub query_pool: Option<Arc<QueryPool>>,
+    /// Where Bolt reports the queries that ended (HTTP reports through its API's telemetry).
+    pub query_log: Option<Arc<QueryLog>>,
 }
 
 /// Both listeners, bound but not yet accepting.
@@ -171,6 +174,11 @@ impl Server {
         &self.parts.metrics
     }
 
+    /// Where Bolt reports the queries that ended, when there is a query log.
+    pub fn query_log(&self) -> Option<&Arc<QueryLog>> {
+        self.parts.query_log.as_ref()
+    }
+
     pub fn health(&self) -> &Arc<Health> {
         &self.parts.health
     }
@@ -224,6 +232,7 @@ impl Server {
                 pool,
                 placement: Placement::new(config.query.placement),
                 recv_timeout: timeouts.bolt_recv,
+                query_log: parts.query_log.clone(),
                 bookmark_timeout: timeouts.bookmark,
                 idle_transaction_timeout: timeouts.idle_transaction,
                 transaction_timeout: timeouts.transaction,

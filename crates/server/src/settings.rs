@@ -9,6 +9,7 @@ use std::time::Duration;
 use quiver_engine::{EngineConfig, Setting, engine_settings};
 
 use crate::config::{Config, StorageMode};
+use crate::query_log::{Mode, QueryLogSettings, procedure};
 
 fn duration(d: Option<Duration>) -> String {
     d.map_or_else(|| "0s".to_owned(), |d| format!("{}ms", d.as_millis()))
@@ -37,6 +38,7 @@ pub fn settings(
         .collect();
     network(config, &defaults, bolt, http, &mut out);
     operations(config, &defaults, &mut out);
+    query_log(config, &mut out);
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
@@ -169,6 +171,55 @@ fn operations(config: &Config, defaults: &Config, out: &mut Vec<Setting>) {
     );
 }
 
+/// The query log's settings; the first three can change while the server runs
+/// (`dbms.setConfigValue`, which updates them here).
+fn query_log(config: &Config, out: &mut Vec<Setting>) {
+    let defaults = QueryLogSettings::at(std::path::Path::new(""));
+    let log = config.query_log.as_ref();
+    let mode = log.map_or(Mode::Off, |log| log.mode);
+    let current = log.unwrap_or(&defaults);
+    let dynamic = [
+        (
+            procedure::ENABLED,
+            mode.name().to_owned(),
+            defaults.mode.name().to_owned(),
+            "Which queries the query log takes: OFF, INFO (those past the threshold) or VERBOSE (all).",
+        ),
+        (
+            procedure::THRESHOLD,
+            duration(Some(current.threshold)),
+            duration(Some(defaults.threshold)),
+            "Queries that ran at least this long are logged.",
+        ),
+        (
+            procedure::PARAMETERS,
+            current.parameters.to_string(),
+            defaults.parameters.to_string(),
+            "Whether the query log writes parameters (secrets hidden).",
+        ),
+    ];
+    for (name, value, default, description) in dynamic {
+        add(out, name, value, default, description);
+        if let Some(setting) = out.last_mut() {
+            setting.dynamic = true;
+        }
+    }
+    add(
+        out,
+        "db.logs.query.rotation.size",
+        current.rotation_bytes.to_string(),
+        defaults.rotation_bytes.to_string(),
+        "The query log is rotated before it would pass this many bytes.",
+    );
+    add(
+        out,
+        "db.logs.query.rotation.keep_number",
+        current.rotation_keep.to_string(),
+        defaults.rotation_keep.to_string(),
+        "Rotated query logs kept.",
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +251,10 @@ mod tests {
             1
         );
         assert!(all.windows(2).all(|w| w[0].name < w[1].name));
+        // Without a query log it is off; its switches are the settings that change at run time.
+        let enabled = get("db.logs.query.enabled");
+        assert_eq!(enabled.value.as_deref(), Some("OFF"));
+        assert!(enabled.dynamic);
+        assert!(!get("db.logs.query.rotation.size").dynamic);
     }
 }

@@ -49,6 +49,8 @@ pub struct BoltShared {
     pub placement: Placement,
     /// Advertised as `connection.recv_timeout_seconds`.
     pub recv_timeout: Duration,
+    /// Where queries that ended are reported, when there is a query log.
+    pub query_log: Option<Arc<crate::query_log::QueryLog>>,
     /// Longest wait for a bookmark's commit.
     pub bookmark_timeout: Duration,
     /// An open transaction whose client is silent this long is rolled back.

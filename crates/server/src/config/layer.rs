@@ -16,6 +16,7 @@ use super::auth::{AuthSpec, UserEntry};
 use super::cluster::Members;
 use super::durability::Durability;
 use super::tls::TlsMode;
+use crate::query_log::Mode as QueryLogMode;
 use quiver_placement::Policy;
 
 /// The settings of `quiver serve`, from one source.
@@ -90,6 +91,30 @@ pub struct Layer {
     /// Audit log, JSON lines: logins, failed logins, user and role changes, terminated transactions (never passwords); off unless given [env: QUIVER_AUDIT_LOG]
     #[arg(long, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
+
+    /// Query log, JSON lines with Neo4j's `query.log` fields: queries that ran past the threshold (or every query); off unless given [env: QUIVER_QUERY_LOG]
+    #[arg(long, value_name = "FILE")]
+    pub query_log: Option<PathBuf>,
+
+    /// Which queries the query log takes (Neo4j's `db.logs.query.enabled`): off, info (those past the threshold) or verbose (all); changeable with dbms.setConfigValue [default: info] [env: QUIVER_QUERY_LOG_ENABLED]
+    #[arg(long, value_name = "MODE")]
+    pub query_log_enabled: Option<QueryLogMode>,
+
+    /// Queries that ran at least this long are logged (`db.logs.query.threshold`); changeable with dbms.setConfigValue [default: 0] [env: QUIVER_QUERY_LOG_THRESHOLD_MS]
+    #[arg(long, value_name = "MS")]
+    pub query_log_threshold_ms: Option<u64>,
+
+    /// The query log writes parameters, secrets hidden (`db.logs.query.parameter_logging_enabled`); changeable with dbms.setConfigValue [default: false] [env: QUIVER_QUERY_LOG_PARAMETERS]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub query_log_parameters: Option<bool>,
+
+    /// The query log is rotated before it would pass this size (`db.logs.query.rotation.size`) [default: 20971520] [env: QUIVER_QUERY_LOG_ROTATION_BYTES]
+    #[arg(long, value_name = "BYTES")]
+    pub query_log_rotation_bytes: Option<u64>,
+
+    /// Rotated query logs kept (`db.logs.query.rotation.keep_number`) [default: 7] [env: QUIVER_QUERY_LOG_ROTATION_KEEP]
+    #[arg(long, value_name = "N")]
+    pub query_log_rotation_keep: Option<u32>,
 
     /// `user/password`: on a first start (no users stored yet) create this stored user with the admin role and a password that must be changed before anything else runs (Neo4j's first-login flow); switches authentication on [env: QUIVER_INITIAL_USER]
     #[arg(long, value_name = "SPEC")]
@@ -283,6 +308,8 @@ pub struct Layer {
 impl Layer {
     /// Reads the `QUIVER_*` variables through `lookup`, so tests can supply an environment without
     /// touching the process's own (which is shared by every test thread).
+    // One line per setting: the whole list in one place is what keeps every source complete.
+    #[allow(clippy::too_many_lines)]
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
         Ok(Layer {
             config: lookup("QUIVER_CONFIG").map(PathBuf::from),
@@ -307,6 +334,14 @@ impl Layer {
             audit_log: lookup("QUIVER_AUDIT_LOG")
                 .filter(|path| !path.trim().is_empty())
                 .map(PathBuf::from),
+            query_log: lookup("QUIVER_QUERY_LOG")
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from),
+            query_log_enabled: env_value(&lookup, "QUIVER_QUERY_LOG_ENABLED")?,
+            query_log_threshold_ms: env_value(&lookup, "QUIVER_QUERY_LOG_THRESHOLD_MS")?,
+            query_log_parameters: env_value(&lookup, "QUIVER_QUERY_LOG_PARAMETERS")?,
+            query_log_rotation_bytes: env_value(&lookup, "QUIVER_QUERY_LOG_ROTATION_BYTES")?,
+            query_log_rotation_keep: env_value(&lookup, "QUIVER_QUERY_LOG_ROTATION_KEEP")?,
             initial_user: env_value(&lookup, "QUIVER_INITIAL_USER")?,
             tls_cert: lookup("QUIVER_TLS_CERT")
                 .filter(|path| !path.trim().is_empty())
@@ -393,6 +428,8 @@ impl Layer {
     /// that names either decides both, so `QUIVER_DATA_DIR` in the environment does not contradict an
     /// `--in-memory` flag.
     #[must_use]
+    // One line per setting, as in `from_env`.
+    #[allow(clippy::too_many_lines)]
     pub fn over(self, lower: Layer) -> Layer {
         let names_storage = self.in_memory == Some(true) || self.data_dir.is_some();
         let (in_memory, data_dir) = if names_storage {
@@ -420,6 +457,16 @@ impl Layer {
                 .or(lower.allow_unauthenticated_network),
             metrics_auth: self.metrics_auth.or(lower.metrics_auth),
             audit_log: self.audit_log.or(lower.audit_log),
+            query_log: self.query_log.or(lower.query_log),
+            query_log_enabled: self.query_log_enabled.or(lower.query_log_enabled),
+            query_log_threshold_ms: self.query_log_threshold_ms.or(lower.query_log_threshold_ms),
+            query_log_parameters: self.query_log_parameters.or(lower.query_log_parameters),
+            query_log_rotation_bytes: self
+                .query_log_rotation_bytes
+                .or(lower.query_log_rotation_bytes),
+            query_log_rotation_keep: self
+                .query_log_rotation_keep
+                .or(lower.query_log_rotation_keep),
             initial_user: self.initial_user.or(lower.initial_user),
             tls_cert: self.tls_cert.or(lower.tls_cert),
             tls_key: self.tls_key.or(lower.tls_key),

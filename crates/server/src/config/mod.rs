@@ -20,6 +20,7 @@ pub use durability::Durability;
 pub use layer::Layer;
 pub use tls::{TlsMode, TlsSettings};
 
+use crate::query_log::QueryLogSettings;
 use quiver_placement::Policy;
 
 /// Default Bolt address: loopback, Neo4j's port.
@@ -194,6 +195,8 @@ pub struct Config {
     pub tls: Option<TlsSettings>,
     /// Where the audit log is appended (`--audit-log`); `None`: no audit log.
     pub audit_log: Option<PathBuf>,
+    /// The query log (`--query-log`); `None`: no query log.
+    pub query_log: Option<QueryLogSettings>,
     /// `--initial-user`: the stored administrator created on a first start, whose password
     /// must be changed at first login. Always [`AuthSpec::Basic`].
     pub initial_user: Option<AuthSpec>,
@@ -251,6 +254,7 @@ fn read_file(path: &Path) -> Result<Layer, ConfigError> {
 impl Config {
     /// Fills defaults into a merged layer and checks every value.
     pub fn from_layer(mut layer: Layer) -> Result<Config, ConfigError> {
+        let query_log = query_log(&mut layer)?;
         let storage = storage_mode(layer.in_memory, layer.data_dir.take())?;
         let import_dir = match (layer.import_dir.take(), &storage) {
             (Some(dir), _) if dir.as_os_str().is_empty() => {
@@ -331,6 +335,7 @@ impl Config {
             auth,
             tls,
             audit_log: layer.audit_log.take(),
+            query_log,
             initial_user,
             log,
             limits,
@@ -786,6 +791,37 @@ fn optional_timeout(
         0 => Ok(None),
         ms => timeout(setting, Some(ms), default_ms).map(Some),
     }
+}
+
+/// The query log's settings, when a path is given.
+fn query_log(layer: &mut Layer) -> Result<Option<QueryLogSettings>, ConfigError> {
+    let Some(path) = layer.query_log.take() else {
+        return Ok(None);
+    };
+    let mut settings = QueryLogSettings::at(&path);
+    settings.mode = layer.query_log_enabled.unwrap_or(settings.mode);
+    let threshold_ms = layer.query_log_threshold_ms.unwrap_or(0);
+    if threshold_ms > TIMEOUT_MS_LIMIT {
+        return Err(invalid(
+            "query_log_threshold_ms",
+            format!("{threshold_ms} is past the longest, {TIMEOUT_MS_LIMIT}"),
+        ));
+    }
+    settings.threshold = Duration::from_millis(threshold_ms);
+    settings.parameters = layer.query_log_parameters.unwrap_or(false);
+    settings.rotation_bytes = layer
+        .query_log_rotation_bytes
+        .unwrap_or(settings.rotation_bytes);
+    if settings.rotation_bytes < 1024 {
+        return Err(invalid(
+            "query_log_rotation_bytes",
+            format!("{} is under the smallest, 1024", settings.rotation_bytes),
+        ));
+    }
+    settings.rotation_keep = layer
+        .query_log_rotation_keep
+        .unwrap_or(settings.rotation_keep);
+    Ok(Some(settings))
 }
 
 fn invalid(setting: &'static str, reason: String) -> ConfigError {

@@ -787,3 +787,59 @@ fn a_raft_listener_beyond_loopback_needs_cluster_tls_or_a_deliberate_flag() {
         })
     ));
 }
+
+#[test]
+fn query_log_settings_come_from_every_source() {
+    assert_eq!(Config::default().query_log, None);
+    let config = resolve(
+        command_line(
+            "--query-log q.log --query-log-enabled VERBOSE --query-log-threshold-ms 250 \
+             --query-log-parameters --query-log-rotation-bytes 4096 --query-log-rotation-keep 3",
+        ),
+        env(&[]),
+    )
+    .expect("valid");
+    let log = config.query_log.expect("a query log");
+    assert_eq!(log.path, PathBuf::from("q.log"));
+    assert_eq!(log.mode, crate::query_log::Mode::Verbose);
+    assert_eq!(log.threshold, Duration::from_millis(250));
+    assert!(log.parameters);
+    assert_eq!((log.rotation_bytes, log.rotation_keep), (4096, 3));
+    let config = resolve_with_file(
+        "query_log = \"f.log\"\nquery_log_enabled = \"OFF\"\n",
+        &[],
+        &[("QUIVER_QUERY_LOG_THRESHOLD_MS", "75")],
+    )
+    .expect("valid");
+    let log = config.query_log.expect("a query log");
+    assert_eq!(log.mode, crate::query_log::Mode::Off);
+    assert_eq!(log.threshold, Duration::from_millis(75));
+    assert!(!log.parameters);
+    let config = resolve(
+        Layer::default(),
+        env(&[
+            ("QUIVER_QUERY_LOG", "e.log"),
+            ("QUIVER_QUERY_LOG_PARAMETERS", "true"),
+        ]),
+    )
+    .expect("valid");
+    let log = config.query_log.expect("a query log");
+    assert_eq!(log.mode, crate::query_log::Mode::Info);
+    assert!(log.parameters);
+    // A rotation size under one line's worth is refused rather than rotating on every query.
+    let error = resolve(
+        command_line("--query-log q.log --query-log-rotation-bytes 10"),
+        env(&[]),
+    )
+    .expect_err("too small");
+    assert_mentions(&error, "query_log_rotation_bytes");
+    let error = resolve(
+        Layer::default(),
+        env(&[
+            ("QUIVER_QUERY_LOG", "e.log"),
+            ("QUIVER_QUERY_LOG_ENABLED", "loud"),
+        ]),
+    )
+    .expect_err("not a mode");
+    assert_mentions(&error, "QUIVER_QUERY_LOG_ENABLED");
+}

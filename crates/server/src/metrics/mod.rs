@@ -148,6 +148,8 @@ pub struct TransactionMetrics {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineFigures {
     pub transactions_begun_again: u64,
+    /// Bytes the running queries hold together, of the query memory pool.
+    pub query_memory_reserved_bytes: u64,
 }
 
 /// Where [`EngineFigures`] come from (the database, once it is open).
@@ -180,6 +182,12 @@ pub struct Metrics {
     pub query_latency: LatencyHistogram,
     /// Failed authentication attempts, Bolt and HTTP.
     pub auth_failures: Counter,
+    /// Query log reports dropped because its writer was behind (see `crate::query_log`).
+    pub query_log_dropped: Counter,
+    /// Bytes the running queries hold together (read from the engine when encoded), and the
+    /// pool's limit (`dbms.memory.transaction.total.max`, set by the node).
+    pub query_memory_used: IntGauge,
+    pub query_memory_max: IntGauge,
     /// Raft's figures on a cluster member (zero otherwise).
     pub cluster: ClusterMetrics,
 }
@@ -340,6 +348,9 @@ impl Metrics {
         let transactions = TransactionMetrics::default();
         let query_latency = LatencyHistogram::default();
         let auth_failures = Counter::default();
+        let query_log_dropped = Counter::default();
+        let query_memory_used = IntGauge::default();
+        let query_memory_max = IntGauge::default();
 
         register_connections(&mut registry, "bolt", &bolt, "messages or queries");
         register_connections(&mut registry, "http", &http, "requests");
@@ -385,6 +396,21 @@ impl Metrics {
             "Failed authentication attempts",
             auth_failures.clone(),
         );
+        registry.register(
+            "quiver_query_log_dropped",
+            "Query log lines dropped because the log's writer was behind",
+            query_log_dropped.clone(),
+        );
+        registry.register(
+            "quiver_query_memory_pool_used_bytes",
+            "Bytes the running queries hold together, of the query memory pool",
+            query_memory_used.clone(),
+        );
+        registry.register(
+            "quiver_query_memory_pool_max_bytes",
+            "The query memory pool's limit (dbms.memory.transaction.total.max)",
+            query_memory_max.clone(),
+        );
 
         let cluster = ClusterMetrics::registered(&mut registry);
 
@@ -402,6 +428,9 @@ impl Metrics {
             transactions,
             query_latency,
             auth_failures,
+            query_log_dropped,
+            query_memory_used,
+            query_memory_max,
             cluster,
         }
     }
@@ -423,6 +452,8 @@ impl Metrics {
             .transactions_begun_again
             .saturating_sub(seen.transactions_begun_again);
         self.transactions.begun_again.inc_by(added);
+        self.query_memory_used
+            .set(i64::try_from(now.query_memory_reserved_bytes).unwrap_or(i64::MAX));
         *seen = now;
     }
 
@@ -612,6 +643,20 @@ mod tests {
         ] {
             assert!(text.contains(name), "missing {name} in\n{text}");
         }
+    }
+
+    #[test]
+    fn the_query_memory_in_use_is_read_from_the_engine_when_encoded() {
+        let metrics = Metrics::new();
+        metrics.follow_engine(Box::new(|| EngineFigures {
+            transactions_begun_again: 0,
+            query_memory_reserved_bytes: 4096,
+        }));
+        let text = metrics.encode();
+        assert!(
+            text.contains("quiver_query_memory_pool_used_bytes 4096"),
+            "{text}"
+        );
     }
 
     #[test]

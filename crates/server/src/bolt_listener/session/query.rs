@@ -22,10 +22,11 @@ use quiver_value::Map;
 use tokio::time::Instant;
 
 use super::reply::{encode_summary, engine_failure, millis};
-use super::tx::{Ending, OpenTx, Stream};
+use super::tx::{Ending, Logged, OpenTx, Stream, TxAbout};
 use super::work::Watched;
 use super::{BoltSession, DATABASE, End, FLUSH_BYTES, is_known_database};
 use crate::graph::Graph;
+use crate::query_log::{FinishedQuery, Protocol};
 
 /// Rows fetched from the engine per call while pulling: the unit of work between two checks of
 /// the time budget and the outbox size.
@@ -287,6 +288,7 @@ impl BoltSession {
         extra: TxExtra,
     ) -> (Outcome, Option<End>) {
         let arrived = Instant::now();
+        let mut logged = self.logged(&query, &params);
         let tx = if qid.is_none() {
             let Some(graph) = self.refuse_new_work() else {
                 return (Outcome::Failure, None);
@@ -294,6 +296,7 @@ impl BoltSession {
             let Some(opts) = self.tx_options(&graph, extra, true).await else {
                 return (Outcome::Failure, None);
             };
+            logged.waiting = Some(arrived.elapsed());
             let Some(tx) = self.open_tx(&graph, opts) else {
                 return (Outcome::Failure, None);
             };
@@ -361,12 +364,15 @@ impl BoltSession {
                     started: arrived,
                     records: 0,
                     has_columns,
+                    logged,
                 });
                 self.tx = Some(tx);
                 (Outcome::Success, None)
             }
             Err(error) => {
                 self.shared.metrics.query_latency.observe(arrived.elapsed());
+                let about = Arc::clone(&tx.about);
+                self.log_query(&about, &mut logged, arrived.elapsed(), 0, Some(&error));
                 self.fail_tx(tx, &error, watched).await
             }
         }
@@ -457,11 +463,12 @@ impl BoltSession {
                 }
                 Step::Done(summary) => return self.finish_stream(tx, qid, &summary).await,
                 Step::Failed(error) => {
+                    let about = Arc::clone(&tx.about);
                     if let Some(stream) = tx.stream_mut(qid) {
-                        self.shared
-                            .metrics
-                            .query_latency
-                            .observe(stream.started.elapsed());
+                        let elapsed = stream.started.elapsed();
+                        self.shared.metrics.query_latency.observe(elapsed);
+                        let rows = stream.records;
+                        self.log_query(&about, &mut stream.logged, elapsed, rows, Some(&error));
                     }
                     return self.fail_tx(tx, &error, watched).await;
                 }
@@ -476,13 +483,12 @@ impl BoltSession {
         qid: Option<i64>,
         summary: &QuerySummary,
     ) -> (Outcome, Option<End>) {
-        let Some(stream) = tx.remove_stream(qid) else {
+        let Some(mut stream) = tx.remove_stream(qid) else {
             return self.not_open(tx, "The result is no longer open.");
         };
-        self.shared
-            .metrics
-            .query_latency
-            .observe(stream.started.elapsed());
+        let elapsed = stream.started.elapsed();
+        self.shared.metrics.query_latency.observe(elapsed);
+        self.log_query(&tx.about, &mut stream.logged, elapsed, stream.records, None);
         if !tx.auto_commit {
             self.settle_horizon(&mut tx).await;
             self.tx = Some(tx);
@@ -511,6 +517,55 @@ impl BoltSession {
             Some(&bookmark),
         );
         (self.encoded(encoded), None)
+    }
+
+    /// What the query log will want of a query arriving now: nothing without a query log.
+    fn logged(&self, text: &str, parameters: &Map) -> Logged {
+        let log = self.shared.query_log.as_ref();
+        Logged {
+            text: log.map(|_| Arc::from(text)),
+            arrived_at: std::time::SystemTime::now(),
+            waiting: None,
+            parameters: log
+                .filter(|log| log.wants_parameters())
+                .map(|_| parameters.clone()),
+        }
+    }
+
+    /// Reports a query that ended to the query log, if there is one.
+    fn log_query(
+        &self,
+        about: &TxAbout,
+        logged: &mut Logged,
+        elapsed: Duration,
+        rows: u64,
+        failure: Option<&StepError>,
+    ) {
+        let (Some(log), Some(text)) = (&self.shared.query_log, &logged.text) else {
+            return;
+        };
+        let failure = failure.map(|error| match error {
+            StepError::Engine(error) => {
+                let (code, message, _) = engine_failure(error);
+                format!("{code}: {message}")
+            }
+            StepError::Encode(error) => format!("{}: {error}", error.status_code()),
+        });
+        log.finished(FinishedQuery {
+            protocol: Protocol::Bolt,
+            started: logged.arrived_at,
+            elapsed,
+            waiting: logged.waiting,
+            rows,
+            text: Arc::clone(text),
+            parameters: logged.parameters.take(),
+            user: about.user.clone(),
+            client: about.client,
+            database: DATABASE,
+            transaction_id: Some(about.id.clone()),
+            metadata: about.metadata.clone(),
+            failure,
+        });
     }
 
     /// Work in `tx` failed: the FAILURE, and the transaction rolled back and closed (the client

@@ -38,6 +38,30 @@ pub(super) struct Stream {
     pub records: u64,
     /// The result has columns (a query without any yields no records at all).
     pub has_columns: bool,
+    pub logged: Logged,
+}
+
+/// What the query log writes of a query beside its figures.
+#[derive(Debug)]
+pub(super) struct Logged {
+    /// Its text; `None` when there is no query log.
+    pub text: Option<Arc<str>>,
+    /// When its RUN arrived, by the clock.
+    pub arrived_at: std::time::SystemTime,
+    /// The wait for its bookmarks before it ran (auto-commit only).
+    pub waiting: Option<Duration>,
+    /// Its parameters, when the log takes them.
+    pub parameters: Option<quiver_value::Map>,
+}
+
+/// Who runs a transaction, as the query log names them.
+#[derive(Debug)]
+pub(super) struct TxAbout {
+    /// `SHOW TRANSACTIONS`'s id.
+    pub id: String,
+    pub user: Option<Arc<str>>,
+    pub client: Option<std::net::SocketAddr>,
+    pub metadata: quiver_value::Map,
 }
 
 pub(super) struct OpenTx {
@@ -65,6 +89,7 @@ pub(super) struct OpenTx {
     /// shown: `NotALeader` on a cluster member that does not lead, else a disk fault): it
     /// reads at the acknowledged point and a write in it fails with that reason.
     pub writes_refused: Option<(Status, String)>,
+    pub about: Arc<TxAbout>,
     metrics: Arc<Metrics>,
     ended: bool,
 }
@@ -92,7 +117,14 @@ impl OpenTx {
         let timeout_by_server = opts.timeout.is_none() && default_timeout.is_some();
         let timeout = opts.timeout.or(default_timeout);
         let auto_commit = opts.auto_commit;
+        let (user, client, metadata) = (opts.user.clone(), opts.client, opts.metadata.clone());
         let tx = db.begin(opts)?;
+        let about = Arc::new(TxAbout {
+            id: tx.id(),
+            user,
+            client,
+            metadata,
+        });
         let horizon = tx.read_horizon();
         metrics.transactions.opened.inc();
         metrics.transactions.active.inc();
@@ -109,6 +141,7 @@ impl OpenTx {
             horizon,
             heavy: false,
             writes_refused: None,
+            about,
             metrics: Arc::clone(metrics),
             ended: false,
         })

@@ -1,0 +1,118 @@
+//! The Grafana dashboard (`deploy/grafana/quiver.json`) and the Prometheus alerting rules
+//! (`deploy/prometheus/alerts.yml`) query only metrics a running server exports: every
+//! `quiver_*` name in their expressions is a sample name of `/metrics`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use common::{config, get, start};
+use serde_json::Value as Json;
+
+fn deploy(file: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../deploy")
+        .join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The `quiver_*` names in `expression`.
+fn metric_names(expression: &str) -> BTreeSet<String> {
+    let bytes = expression.as_bytes();
+    let mut names = BTreeSet::new();
+    let mut i = 0;
+    while let Some(found) = expression[i..].find("quiver_") {
+        let start = i + found;
+        let starts_a_word =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .map_or(bytes.len(), |p| start + p);
+        if starts_a_word {
+            names.insert(expression[start..end].to_owned());
+        }
+        i = end;
+    }
+    names
+}
+
+/// Every `expr` and templating `query` string in the dashboard.
+fn dashboard_expressions(value: &Json, out: &mut Vec<String>) {
+    match value {
+        Json::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("expr" | "query", Json::String(text)) => out.push(text.clone()),
+                    _ => dashboard_expressions(value, out),
+                }
+            }
+        }
+        Json::Array(items) => items
+            .iter()
+            .for_each(|item| dashboard_expressions(item, out)),
+        _ => {}
+    }
+}
+
+/// The alerting rules' `expr:` lines.
+fn alert_expressions(yaml: &str) -> Vec<String> {
+    yaml.lines()
+        .filter_map(|line| line.trim_start().strip_prefix("expr:"))
+        .map(|expr| expr.trim().to_owned())
+        .collect()
+}
+
+/// The sample names of an OpenMetrics text.
+fn exported(text: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split(['{', ' ']).next())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn names_are_found_whole_in_expressions() {
+    let names = metric_names(
+        "histogram_quantile(0.99, rate(quiver_query_latency_seconds_bucket{a=\"b\"}[5m])) / my_quiver_x",
+    );
+    assert_eq!(
+        names,
+        BTreeSet::from(["quiver_query_latency_seconds_bucket".to_owned()])
+    );
+}
+
+#[tokio::test]
+async fn every_metric_the_dashboard_and_the_alerts_query_is_exported() {
+    let server = start(config(|_| {}), None).await;
+    let metrics = get(server.http, "/metrics").await;
+    assert_eq!(metrics.status, 200);
+    let text = metrics.text();
+    let exported = exported(&text);
+    // The memory alert divides by the pool's limit, which the node sets.
+    let limit = text
+        .lines()
+        .find_map(|line| line.strip_prefix("quiver_query_memory_pool_max_bytes "))
+        .and_then(|value| value.trim().parse::<i64>().ok());
+    assert!(limit.is_some_and(|limit| limit > 0), "{limit:?}");
+
+    let dashboard: Json = serde_json::from_str(&deploy("grafana/quiver.json")).expect("JSON");
+    let mut expressions = Vec::new();
+    dashboard_expressions(&dashboard, &mut expressions);
+    let alerts = alert_expressions(&deploy("prometheus/alerts.yml"));
+    assert!(alerts.len() >= 5, "{alerts:?}");
+    expressions.extend(alerts);
+
+    let queried: BTreeSet<String> = expressions.iter().flat_map(|e| metric_names(e)).collect();
+    // The dashboard covers connections, queries, transactions, memory and the cluster.
+    assert!(queried.len() >= 20, "{queried:?}");
+    let missing: Vec<&String> = queried.difference(&exported).collect();
+    assert!(
+        missing.is_empty(),
+        "queried but not exported: {missing:?}\nexported: {exported:?}"
+    );
+    server.stop().await;
+}
