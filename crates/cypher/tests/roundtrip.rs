@@ -428,6 +428,12 @@ fn list_literals_that_look_like_comprehensions_stay_lists() {
     );
     verified_as("RETURN [(a)-->(b)] AS l", "RETURN [(a)-->(b)] AS l");
     verified_as("RETURN [(1 + 2)] AS l", "RETURN [1 + 2] AS l");
+    // Any word names a comprehension's variable, literals too: `[null IN x]` is one.
+    verified_as("RETURN [(null IN y)] AS l", "RETURN [(null IN y)] AS l");
+    verified_as(
+        "RETURN [(true IN y), 1] AS l",
+        "RETURN [(true IN y), 1] AS l",
+    );
 }
 
 #[test]

@@ -469,19 +469,26 @@ impl Expr {
     }
 
     /// Whether the printed form starts with `variable IN`, which at the start of a list
-    /// literal would read as a list comprehension.
+    /// literal would read as a list comprehension. Any word may name a comprehension's
+    /// variable, so `null`, `true` and `false` count as variables here.
     fn starts_with_variable_in(&self) -> bool {
+        let word = |e: &Expr| {
+            matches!(
+                e.kind,
+                ExprKind::Variable(_) | ExprKind::Literal(Literal::Null | Literal::Boolean(_))
+            )
+        };
         match &self.kind {
             ExprKind::Binary {
                 op: BinaryOp::In,
                 left,
                 ..
-            } if matches!(left.kind, ExprKind::Variable(_)) => true,
+            } if word(left) => true,
             ExprKind::Binary { op, left, .. } => {
                 !left.needs_parentheses_left_of(*op) && left.starts_with_variable_in()
             }
             ExprKind::Chain { first, rest } => match rest.first() {
-                Some((BinaryOp::In, _)) if matches!(first.kind, ExprKind::Variable(_)) => true,
+                Some((BinaryOp::In, _)) if word(first) => true,
                 Some((op, _)) => {
                     first.precedence() > op.precedence() && first.starts_with_variable_in()
                 }
