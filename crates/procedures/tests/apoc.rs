@@ -4,53 +4,14 @@
 //! procedure has its happy path and a bad argument, which fails with
 //! `Neo.ClientError.Procedure.ProcedureCallFailed` naming the argument.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_engine::{AccessMode, Database, EngineConfig, Error, TxOptions};
+use quiver_engine::{AccessMode, Database, EngineConfig, TxOptions};
 use quiver_value::{Map, Value};
 
-fn params(entries: &[(&str, Value)]) -> Map {
-    entries
-        .iter()
-        .map(|(k, v)| (Arc::from(*k), v.clone()))
-        .collect()
-}
+mod support;
 
-/// A database with this crate's procedures, as a server assembles one.
-fn db() -> Arc<Database> {
-    let db = Database::open_in_memory(EngineConfig::default());
-    quiver_procedures::register(&db);
-    db
-}
-
-fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
-    db.execute(q, Map::new())
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-        .rows
-}
-
-fn one(db: &Database, q: &str) -> Value {
-    run(db, q).remove(0).remove(0)
-}
-
-fn fails(db: &Database, q: &str) -> Error {
-    match db.execute(q, Map::new()) {
-        Ok(r) => panic!("{q} succeeded with {:?}", r.rows),
-        Err(e) => e,
-    }
-}
-
-/// A bad argument fails with ProcedureCallFailed, and the message names the argument.
-fn bad_argument(db: &Database, q: &str, argument: &str) {
-    let e = fails(db, q);
-    assert_eq!(
-        e.status_code().code(),
-        "Neo.ClientError.Procedure.ProcedureCallFailed",
-        "{q}: {e}"
-    );
-    assert!(e.message().contains(argument), "{q}: {e}");
-}
+use support::{call_fails, db, fails, one, params, run};
 
 fn s(v: &str) -> Value {
     Value::from(v)
@@ -106,17 +67,17 @@ fn merge_node_creates_then_matches_with_counters() {
 #[test]
 fn merge_node_bad_arguments_name_the_argument() {
     let db = db();
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.merge.node(['A'], {}) YIELD node RETURN node",
         "identProps",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.merge.node(['A', ''], {k: 1}) YIELD node RETURN node",
         "labels",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.merge.node(['A'], {k: null}) YIELD node RETURN node",
         "identProps",
@@ -217,17 +178,17 @@ fn merge_relationship_like_add_graph_documents() {
 fn merge_relationship_bad_arguments() {
     let db = db();
     run(&db, "CREATE (:A {id: 1}), (:A {id: 2})");
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a {id: 1}) CALL apoc.merge.relationship(a, 'R', {}, {}, null) YIELD rel RETURN rel",
         "endNode",
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a {id: 1}), (b {id: 2}) CALL apoc.merge.relationship(a, '', {}, {}, b) YIELD rel RETURN rel",
         "relType",
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a {id: 1}), (b {id: 2}) CALL apoc.merge.relationship(a, 'R', {k: null}, {}, b) YIELD rel RETURN rel",
         "identProps",
@@ -284,27 +245,27 @@ fn create_procedures() {
 fn create_procedures_bad_arguments() {
     let db = db();
     run(&db, "CREATE (:A)");
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.create.node([null], {}) YIELD node RETURN node",
         "labels",
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a:A) CALL apoc.create.relationship(a, 'R', {}, null) YIELD rel RETURN rel",
         "to",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.create.addLabels(123456, ['X']) YIELD node RETURN node",
         "nodes",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.create.addLabels('x', ['X']) YIELD node RETURN node",
         "nodes",
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a:A) CALL apoc.create.setProperty(a, '', 1) YIELD node RETURN node",
         "key",
@@ -329,17 +290,17 @@ fn cypher_run_and_do_it() {
         ),
         Value::Int(1)
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.cypher.run('CREATE (:X)', {}) YIELD value RETURN value",
         "read-only",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.cypher.run('MATCH (n RETURN n', {}) YIELD value RETURN value",
         "apoc.cypher.run",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.cypher.run(null, {}) YIELD value RETURN value",
         "statement",
@@ -352,7 +313,7 @@ fn cypher_run_and_do_it() {
         .unwrap();
     assert_eq!(r.rows, vec![vec![Value::Int(4)]]);
     assert_eq!(r.summary.stats.nodes_created, 1);
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.cypher.doIt(null, {}) YIELD value RETURN value",
         "statement",
@@ -392,12 +353,12 @@ fn conditionals() {
         .unwrap();
     assert_eq!(r.rows, vec![vec![Value::Int(9)]]);
     assert_eq!(r.summary.stats.nodes_created, 1);
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.when(true, 'CREATE (:W)') YIELD value RETURN value",
         "read-only",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.do.when(true, null) YIELD value RETURN value",
         "ifQuery",
@@ -419,12 +380,12 @@ fn conditionals() {
         ),
         Value::Int(3)
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.do.case([true], '') YIELD value RETURN value",
         "conditionals",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.do.case(['x', 'RETURN 1'], '') YIELD value RETURN value",
         "conditionals",
@@ -532,17 +493,17 @@ fn periodic_iterate_commits_each_batch() {
         one(&db, "MATCH (n:Item) WHERE n.single = n.i RETURN count(n)"),
         Value::Int(10)
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.periodic.iterate('RETURN 1 AS x', 'RETURN x', {batchSize: 0}) YIELD batches RETURN batches",
         "batchSize",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.periodic.iterate(null, 'RETURN 1', {}) YIELD batches RETURN batches",
         "cypherIterate",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.periodic.iterate('RETURN 1 AS x', 'RETURN x', {batchMode: 'NOPE'}) YIELD batches RETURN batches",
         "batchMode",
@@ -626,7 +587,7 @@ fn periodic_iterate_in_parallel_runs_the_batches_on_workers() {
     );
     assert_eq!(r, vec![vec![Value::Int(40), Value::Int(0)]]);
     assert_eq!(one(&db, "MATCH (c:Counter) RETURN c.n"), Value::Int(40));
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.periodic.iterate('RETURN 1 AS x', 'RETURN x', {parallel: true, concurrency: 0}) \
          YIELD batches RETURN batches",
@@ -671,18 +632,18 @@ fn virtual_nodes_and_relationships_are_read_like_stored_ones() {
         ),
         s("Movie")
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.create.vNode([''], {}) YIELD node RETURN node",
         "labels",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.create.vNode(['A'], {}) YIELD node \
          CALL apoc.create.vRelationship(node, '', {}, node) YIELD rel RETURN rel",
         "relType",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.create.vNode(['A'], {}) YIELD node \
          CALL apoc.create.vRelationship(node, 'R', {}, null) YIELD rel RETURN rel",
@@ -730,7 +691,7 @@ fn periodic_commit_runs_until_zero() {
         ]]
     );
     assert_eq!(one(&db, "MATCH (n:Done) RETURN count(n)"), Value::Int(25));
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.periodic.commit('MATCH (n) RETURN count(n)') YIELD updates RETURN updates",
         "statement",
@@ -785,7 +746,7 @@ fn util_sleep_honours_cancel_and_deadline() {
         e.status_code().code(),
         "Neo.ClientError.Transaction.Terminated"
     );
-    bad_argument(&db, "CALL apoc.util.sleep(-1)", "duration");
+    call_fails(&db, "CALL apoc.util.sleep(-1)", "duration");
 }
 
 #[test]
@@ -865,17 +826,17 @@ fn path_expansion() {
         ),
         Value::Int(2)
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a {n: 'a'}) CALL apoc.path.expandConfig(a, {uniqueness: 'NODE_LEVEL'}) YIELD path RETURN path",
         "uniqueness",
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a {n: 'a'}) CALL apoc.path.expandConfig(a, {maxLevel: 'x'}) YIELD path RETURN path",
         "maxLevel",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.path.subgraphNodes('nope', {}) YIELD node RETURN node",
         "startNode",
@@ -1001,9 +962,9 @@ fn coll_functions() {
         ),
         ints(&[1, 2, 3])
     );
-    bad_argument(&db, "RETURN apoc.coll.partition([1], 0)", "batchSize");
-    bad_argument(&db, "RETURN apoc.coll.insert([1], 5, 0)", "index");
-    bad_argument(&db, "RETURN apoc.coll.sum('x')", "coll");
+    call_fails(&db, "RETURN apoc.coll.partition([1], 0)", "batchSize");
+    call_fails(&db, "RETURN apoc.coll.insert([1], 5, 0)", "index");
+    call_fails(&db, "RETURN apoc.coll.sum('x')", "coll");
     let e = fails(&db, "RETURN apoc.coll.sum()");
     assert_eq!(
         e.status_code().code(),
@@ -1083,9 +1044,9 @@ fn map_functions() {
         "apoc.map.submap({a: 1, b: 2, c: 3}, ['a', 'c'])",
         Value::map(params(&[("a", Value::Int(1)), ("c", Value::Int(3))])),
     );
-    bad_argument(&db, "RETURN apoc.map.get({a: 1}, 'b')", "key");
-    bad_argument(&db, "RETURN apoc.map.fromLists(['a'], [1, 2])", "values");
-    bad_argument(&db, "RETURN apoc.map.merge(1, {})", "map1");
+    call_fails(&db, "RETURN apoc.map.get({a: 1}, 'b')", "key");
+    call_fails(&db, "RETURN apoc.map.fromLists(['a'], [1, 2])", "values");
+    call_fails(&db, "RETURN apoc.map.merge(1, {})", "map1");
 }
 
 #[test]
@@ -1152,9 +1113,9 @@ fn text_functions() {
     eq(&db, "apoc.text.urlencode('a b&c')", s("a+b%26c"));
     eq(&db, "apoc.text.urldecode('a+b%26c')", s("a b&c"));
     eq(&db, "apoc.text.join(null, ',')", Value::Null);
-    bad_argument(&db, "RETURN apoc.text.replace('a', '(', 'b')", "regex");
-    bad_argument(&db, "RETURN apoc.text.format('%d', ['x'])", "text");
-    bad_argument(&db, "RETURN apoc.text.lpad('a', 'x')", "count");
+    call_fails(&db, "RETURN apoc.text.replace('a', '(', 'b')", "regex");
+    call_fails(&db, "RETURN apoc.text.format('%d', ['x'])", "text");
+    call_fails(&db, "RETURN apoc.text.lpad('a', 'x')", "count");
 }
 
 #[test]
@@ -1205,9 +1166,9 @@ fn convert_functions() {
         "{json}"
     );
     assert!(json.contains(r#""properties":{"name":"Ann"}"#), "{json}");
-    bad_argument(&db, "RETURN apoc.convert.fromJsonMap('{nope')", "json");
-    bad_argument(&db, "RETURN apoc.convert.fromJsonMap('[1]')", "json");
-    bad_argument(&db, "RETURN apoc.convert.fromJsonList(5)", "json");
+    call_fails(&db, "RETURN apoc.convert.fromJsonMap('{nope')", "json");
+    call_fails(&db, "RETURN apoc.convert.fromJsonMap('[1]')", "json");
+    call_fails(&db, "RETURN apoc.convert.fromJsonList(5)", "json");
 }
 
 #[test]
@@ -1286,13 +1247,13 @@ fn any_property_and_properties_read_nodes_relationships_and_maps() {
         ),
         s("P")
     );
-    bad_argument(&db, "MATCH (a:P) RETURN apoc.any.property(a, 1)", "key");
-    bad_argument(
+    call_fails(&db, "MATCH (a:P) RETURN apoc.any.property(a, 1)", "key");
+    call_fails(
         &db,
         "MATCH (a:P) RETURN apoc.any.properties(a, 'name')",
         "keys",
     );
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (a:P) RETURN apoc.any.properties(a, [1])",
         "keys",
@@ -1346,12 +1307,12 @@ fn schema_properties_distinct_lists_the_values_of_a_label_key() {
         ),
         list(vec![s("x")])
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.schema.properties.distinct(null, 'v') YIELD value RETURN value",
         "label",
     );
-    bad_argument(
+    call_fails(
         &db,
         "CALL apoc.schema.properties.distinct('D', null) YIELD value RETURN value",
         "key",
@@ -1429,7 +1390,7 @@ fn merge_nodes_overwrites_by_default_and_refuses_an_unknown_strategy() {
     assert_eq!(m.get("k"), Some(&Value::Int(2)));
     assert_eq!(m.get("a"), Some(&s("x")));
     assert_eq!(m.get("b"), Some(&s("y")));
-    bad_argument(
+    call_fails(
         &db,
         "MATCH (n:N) WITH collect(n) AS ns \
          CALL apoc.refactor.mergeNodes(ns, {properties: 'combine'}) YIELD node RETURN node",

@@ -1,23 +1,12 @@
 //! Full-text indexes through Cypher: the DDL, `SHOW INDEXES`, the `db.index.fulltext.*`
 //! procedures, their bad arguments, snapshot isolation, rollback and a restart.
 
-use std::sync::Arc;
-
-use quiver_engine::{AccessMode, Database, EngineConfig, Mode, TxOptions};
+use quiver_engine::{AccessMode, Database, Mode, TxOptions};
 use quiver_value::{Map, Value};
 
-/// A database with this crate's procedures, as a server assembles one.
-fn db() -> Arc<Database> {
-    let db = Database::open_in_memory(EngineConfig::default());
-    quiver_procedures::register(&db);
-    db
-}
+mod support;
 
-fn rows(db: &Database, query: &str) -> Vec<Vec<Value>> {
-    db.execute(query, Map::new())
-        .unwrap_or_else(|e| panic!("{query}: {e}"))
-        .rows
-}
+use support::{db, run as rows};
 
 fn strings(rows: &[Vec<Value>]) -> Vec<String> {
     rows.iter()

@@ -15,39 +15,9 @@ mod common;
 
 use common::{ok, run_as, secured, user};
 
-fn db() -> Arc<Database> {
-    let db = Database::open_in_memory(EngineConfig::default());
-    quiver_procedures::register(&db);
-    db
-}
+mod support;
 
-fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
-    db.execute(q, Map::new())
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-        .rows
-}
-
-fn one(db: &Database, q: &str) -> Value {
-    run(db, q).remove(0).remove(0)
-}
-
-fn fails(db: &Database, q: &str) -> Error {
-    match db.execute(q, Map::new()) {
-        Ok(r) => panic!("{q} succeeded with {:?}", r.rows),
-        Err(e) => e,
-    }
-}
-
-/// Fails with ProcedureCallFailed and a message holding `text`.
-fn fails_with(db: &Database, q: &str, text: &str) {
-    let e = fails(db, q);
-    assert_eq!(
-        e.status_code().code(),
-        "Neo.ClientError.Procedure.ProcedureCallFailed",
-        "{q}: {e}"
-    );
-    assert!(e.message().contains(text), "{q}: {e}");
-}
+use support::{call_fails, db, fails, one, run};
 
 fn float(v: &Value) -> f64 {
     match v {
@@ -114,7 +84,7 @@ fn a_projection_is_listed_with_its_size_until_it_is_dropped() {
         matches!(&listed[0][3], Value::String(s) if s.ends_with("Bytes") || s.ends_with("KiB"))
     );
     assert!((float(&listed[0][4]) - 4.0 / 30.0).abs() < 1e-12);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.project('g', 'P', 'R')",
         "A graph with name 'g' already exists.",
@@ -128,7 +98,7 @@ fn a_projection_is_listed_with_its_size_until_it_is_dropped() {
         one(&db, "CALL gds.graph.exists('g') YIELD exists RETURN exists"),
         Value::Bool(false)
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.drop('g')",
         "Graph with name `g` does not exist",
@@ -153,17 +123,17 @@ fn a_projection_is_a_snapshot_that_later_writes_do_not_change() {
 fn labels_and_types_that_do_not_exist_fail_the_projection() {
     let db = db();
     star(&db);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.project('g', 'Nope', 'R')",
         "labels not found: 'Nope'",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.project('g', 'P', 'NOPE')",
         "relationship types not found: 'NOPE'",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.project('g', 'P', {R: {orientation: 'SIDEWAYS'}})",
         "Orientation `SIDEWAYS` is not supported",
@@ -175,47 +145,47 @@ fn unknown_configuration_keys_and_bad_values_fail_as_gds_reports_them() {
     let db = db();
     star(&db);
     run(&db, "CALL gds.graph.project('g', 'P', 'R')");
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('g', {foo: 1})",
         "Unexpected configuration key: foo",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('g', {maxIterations: 'many'})",
         "The value of `maxIterations` must be of type `Integer` but was `String`.",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('g', {dampingFactor: 1.0})",
         "Value for `dampingFactor` was `1`",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('g', {maxIterations: 0})",
         "Value for `maxIterations` was `0`",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('g', {concurrency: 100000})",
         "Value for `concurrency` was `100000`, but must be within the range [1, 64].",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.write('g', {})",
         "No value specified for the mandatory configuration parameter `writeProperty`",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('nope')",
         "Graph with name `nope` does not exist",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.wcc.stream('g', {relationshipWeightProperty: 'w'})",
         "Relationship weight property `w` not found",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.pageRank.stream('g', {scaler: 'Sideways'})",
         "Unrecognised scaler type specified: `Sideways`",
@@ -358,7 +328,7 @@ fn mutate_adds_a_property_to_the_projection_that_streams_back_and_cannot_be_adde
     for ((_, d), w) in degrees.iter().zip(want) {
         assert_eq!(float(d), w);
     }
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.degree.mutate('g', {mutateProperty: 'deg'})",
         "Node property `deg` already exists in the in-memory graph.",
@@ -370,7 +340,7 @@ fn mutate_adds_a_property_to_the_projection_that_streams_back_and_cannot_be_adde
         ),
         vec![vec![Value::Int(6)]]
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.nodeProperty.stream('g', 'deg', ['Q'])",
         "`nodeLabels` must be ['*'] or name every projected label",
@@ -399,12 +369,12 @@ fn mutate_adds_a_property_to_the_projection_that_streams_back_and_cannot_be_adde
         "CALL gds.graph.nodeProperties.drop('g', 'deg') YIELD propertiesRemoved RETURN propertiesRemoved",
     );
     assert_eq!(dropped, vec![vec![Value::Int(6)]]);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.nodeProperty.stream('g', 'deg')",
         "property key(s) ['deg']",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.nodeProperties.drop('g', 'deg')",
         "Could not find property key(s) ['deg']",
@@ -450,7 +420,7 @@ fn triangle_algorithms_need_an_undirected_projection() {
          (a)-[:R]->(b), (b)-[:R]->(c), (c)-[:R]->(a), (c)-[:R]->(d), (a)-[:R]->(b)",
     );
     run(&db, "CALL gds.graph.project('directed', '*', 'R')");
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.triangleCount.stream('directed')",
         "TriangleCount requires relationship projections to be UNDIRECTED",
@@ -665,7 +635,7 @@ fn a_path_write_stores_a_relationship_from_source_to_target_with_its_cost() {
          YIELD relationshipsWritten RETURN relationshipsWritten",
     );
     assert_eq!(all, vec![vec![Value::Int(4)]]);
-    fails_with(
+    call_fails(
         &db,
         "MATCH (a {name: 'A'}) CALL gds.allShortestPaths.dijkstra.write('g', {sourceNode: a}) YIELD relationshipsWritten RETURN 1",
         "No value specified for the mandatory configuration parameter `writeRelationshipType`",
@@ -709,7 +679,7 @@ fn yens_delta_stepping_and_traversals_walk_the_same_costed_graph() {
         "MATCH (a {name: 'A'}) CALL gds.bfs.stream('g', {sourceNode: a, maxDepth: 1}) YIELD nodeIds RETURN size(nodeIds)",
     );
     assert_eq!(bfs, vec![vec![Value::Int(3)]]);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.bfs.stream('g', {sourceNode: 123456})",
         "Source node with id 123456 does not exist in the in-memory graph.",
@@ -933,7 +903,7 @@ fn a_cypher_projection_is_the_graph_its_queries_return() {
     assert!(e.message().contains("is not part of the node query"), "{e}");
     let r = db.execute(partial, params("p2", false)).unwrap();
     assert_eq!(r.rows, vec![vec![Value::Int(1)]]);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.graph.project.cypher('x', 'RETURN 1 AS nope', 'RETURN 1 AS source, 2 AS target')",
         "required column(s) not found: 'id'",
@@ -1033,7 +1003,7 @@ fn node_similarity_pairs_nodes_by_the_neighbours_they_share() {
         stored,
         vec![vec![Value::from("B"), Value::Float(2.0 / 3.0)]]
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.nodeSimilarity.write('g', {writeProperty: 'score'})",
         "No value specified for the mandatory configuration parameter `writeRelationshipType`",
@@ -1062,7 +1032,7 @@ fn a_star_follows_coordinates_to_the_cheapest_path() {
          YIELD totalCost, nodeIds RETURN totalCost, size(nodeIds)",
     );
     assert_eq!(row, vec![vec![Value::Float(120.0), Value::Int(3)]]);
-    fails_with(
+    call_fails(
         &db,
         "MATCH (a {name: 'A'}), (c {name: 'C'}) \
          CALL gds.shortestPath.astar.stream('g', {sourceNode: a, targetNode: c, latitudeProperty: 'height', longitudeProperty: 'lon'}) \
@@ -1109,12 +1079,12 @@ fn relationship_types_narrow_a_run_and_stream_with_their_names() {
         "CALL gds.wcc.stats('g', {relationshipTypes: ['KNOWS', 'LIKES']}) YIELD componentCount RETURN componentCount",
     );
     assert_eq!(both, vec![vec![Value::Int(1)]]);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.wcc.stats('g', {relationshipTypes: ['HATES']})",
         "Could not find the specified `relationshipTypes` of ['HATES']. Available relationship types are [KNOWS, LIKES].",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.wcc.stats('g', {nodeLabels: ['Person']})",
         "`nodeLabels` must be ['*'] or name every projected label",
@@ -1151,7 +1121,7 @@ fn fast_rp_embeds_every_node_repeatably_and_writes_the_lists() {
          RETURN count(DISTINCT embedding)",
     );
     assert_eq!(alike, vec![vec![Value::Int(1)]]);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.fastRP.stream('g', {})",
         "No value specified for the mandatory configuration parameter `embeddingDimension`",
@@ -1214,7 +1184,7 @@ fn knn_pairs_each_node_with_the_nodes_whose_properties_are_nearest() {
         one(&db, "MATCH (:Item {name: 'c'})-[r:NEAR]->(d) RETURN d.name"),
         Value::from("d")
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.knn.stream('g', {nodeProperties: 'weight'})",
         "The property `weight` has not been loaded.",
@@ -1323,12 +1293,12 @@ fn seeds_name_the_components_and_communities_they_start() {
         "CALL gds.wcc.stream('g', {seedProperty: 'seed'}) YIELD componentId RETURN collect(DISTINCT componentId)",
     );
     assert_eq!(together, vec![vec![Value::from(vec![Value::Int(-1)])]]);
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.wcc.stream('h', {seedProperty: 'seed', consecutiveIds: true})",
         "Seeding and the `consecutiveIds` option cannot be used together.",
     );
-    fails_with(
+    call_fails(
         &db,
         "CALL gds.wcc.stream('h', {seedProperty: 'nope'})",
         "The seed property `nope` is not a node property of the projection.",

@@ -2,40 +2,16 @@
 //! `db.create.set*VectorProperty` procedures, their bad arguments, results confirmed against
 //! the reader's snapshot, the rebuild after a restart, and recall against exact search.
 
-use std::sync::Arc;
-
-use quiver_engine::{Database, EngineConfig, Mode, TxOptions};
+use quiver_engine::{Database, Mode, TxOptions};
 use quiver_status::Status;
 use quiver_value::{Map, Value};
 
-/// A database with this crate's procedures, as a server assembles one.
-fn db() -> Arc<Database> {
-    let db = Database::open_in_memory(EngineConfig::default());
-    quiver_procedures::register(&db);
-    db
-}
+mod support;
 
-fn params(entries: &[(&str, Value)]) -> Map {
-    entries
-        .iter()
-        .map(|(k, v)| (Arc::from(*k), v.clone()))
-        .collect()
-}
+use support::{db, run, run_with};
 
 fn vector(items: &[f64]) -> Value {
     Value::from(items.iter().map(|x| Value::Float(*x)).collect::<Vec<_>>())
-}
-
-fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
-    db.execute(q, Map::new())
-        .unwrap_or_else(|e| panic!("{q}: {}", e.message()))
-        .rows
-}
-
-fn run_with(db: &Database, q: &str, p: &[(&str, Value)]) -> Vec<Vec<Value>> {
-    db.execute(q, params(p))
-        .unwrap_or_else(|e| panic!("{q}: {}", e.message()))
-        .rows
 }
 
 /// The names and scores of a query's `name, score` rows.
