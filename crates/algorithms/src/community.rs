@@ -83,6 +83,22 @@ pub struct Louvain {
 }
 
 impl Louvain {
+    /// The result whose communities are the last level's (each of `n` nodes its own when
+    /// there are no levels).
+    fn of_levels(n: usize, levels: Vec<Vec<u32>>, modularities: Vec<f64>) -> Louvain {
+        let communities = levels
+            .last()
+            .cloned()
+            .unwrap_or_else(|| (0..n as u32).collect());
+        Louvain {
+            communities,
+            levels,
+            modularities,
+        }
+    }
+}
+
+impl Louvain {
     /// The modularity of the final communities (zero for a graph with no relationships).
     pub fn modularity(&self) -> f64 {
         self.modularities.last().copied().unwrap_or(0.0)
@@ -157,15 +173,7 @@ pub fn louvain(
             *best = q;
         }
     }
-    let communities = levels
-        .last()
-        .cloned()
-        .unwrap_or_else(|| (0..n as u32).collect());
-    Ok(Louvain {
-        communities,
-        levels,
-        modularities,
-    })
+    Ok(Louvain::of_levels(n, levels, modularities))
 }
 
 /// What Leiden runs.
@@ -299,15 +307,7 @@ fn leiden_run(
         level = Some(next);
         initial = next_initial;
     }
-    let communities = levels
-        .last()
-        .cloned()
-        .unwrap_or_else(|| (0..n as u32).collect());
-    Ok(Louvain {
-        communities,
-        levels,
-        modularities,
-    })
+    Ok(Louvain::of_levels(n, levels, modularities))
 }
 
 /// Leiden's refinement: within each community, nodes start alone and a node still alone joins

@@ -458,8 +458,8 @@ proptest! {
     }
 }
 
-#[test]
-fn louvain_separates_two_cliques_joined_by_one_relationship() {
+/// Two 5-cliques, nodes 0–4 and 5–9, joined by one relationship 4–5.
+fn two_cliques() -> Graph {
     let mut edges = Vec::new();
     for base in [0u32, 5] {
         for a in 0..5 {
@@ -469,33 +469,19 @@ fn louvain_separates_two_cliques_joined_by_one_relationship() {
         }
     }
     edges.push((4, 5, 1.0));
-    let got = community::louvain(
-        &build(10, &edges, false, true),
-        &LouvainConfig::default(),
-        &unlimited(),
-    )
-    .unwrap();
+    build(10, &edges, false, true)
+}
+
+#[test]
+fn louvain_separates_two_cliques_joined_by_one_relationship() {
+    let got = community::louvain(&two_cliques(), &LouvainConfig::default(), &unlimited()).unwrap();
     assert_eq!(got.communities, vec![0, 0, 0, 0, 0, 5, 5, 5, 5, 5]);
     assert!(got.modularity() > 0.4);
 }
 
 #[test]
 fn leiden_separates_two_cliques_joined_by_one_relationship() {
-    let mut edges = Vec::new();
-    for base in [0u32, 5] {
-        for a in 0..5 {
-            for b in a + 1..5 {
-                edges.push((base + a, base + b, 1.0));
-            }
-        }
-    }
-    edges.push((4, 5, 1.0));
-    let got = community::leiden(
-        &build(10, &edges, false, true),
-        &LeidenConfig::default(),
-        &unlimited(),
-    )
-    .unwrap();
+    let got = community::leiden(&two_cliques(), &LeidenConfig::default(), &unlimited()).unwrap();
     assert_eq!(got.communities, vec![0, 0, 0, 0, 0, 5, 5, 5, 5, 5]);
     assert!((got.modularity() - 2.0 * (10.0 / 21.0 - 0.25)).abs() < 1e-9);
 }

@@ -7,10 +7,12 @@ mod common;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 use common::{add_person, names, options};
 use quiver_durability::backup::{BackupDir, Piece, RestoreUntil, restore};
 use quiver_durability::{Durability, Error, Mode, Options, Retention};
+use quiver_storage::Storage;
 
 /// Keeps `piece` in the backup directory at `dir`.
 fn keep(dir: &Path, piece: &Piece) -> quiver_durability::backup::Manifest {
@@ -150,15 +152,11 @@ fn a_restore_until_a_commit_or_a_time_stops_exactly_there() {
 /// Takes a chain of a full and an incremental piece; returns the backups directory.
 fn chain(s: &Setup) {
     let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
-    for i in 0..20 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 0..20);
     durability.sync().unwrap();
     let full = durability.backup_full(&s.staging.join("1")).unwrap();
     keep(&s.backups, &full);
-    for i in 20..40 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 20..40);
     durability.sync().unwrap();
     let incremental = durability
         .backup_since(full.last_commit, None, &s.staging.join("2"))
@@ -255,21 +253,13 @@ fn a_restore_refuses_a_target_that_is_not_empty() {
 fn an_incremental_after_a_snapshot_removed_its_log_says_to_restart_the_chain() {
     let s = setup();
     let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
-    for i in 0..10 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 0..10);
     durability.sync().unwrap();
     let full = durability.backup_full(&s.staging.join("1")).unwrap();
-    for i in 10..200 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 10..200);
     // A snapshot rolls the log; the next one, after one more commit, covers every segment
     // before that roll and removes them.
-    durability.sync().unwrap();
-    durability.snapshot().unwrap();
-    add_person(&db, "last").unwrap();
-    durability.sync().unwrap();
-    durability.snapshot().unwrap();
+    snapshot_twice(&db, &durability, "last");
     let e = durability
         .backup_since(full.last_commit, None, &s.staging.join("2"))
         .unwrap_err();
@@ -295,20 +285,12 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
         ..options()
     };
     let (db, durability) = Durability::open(&s.data, Mode::Group, opts).unwrap();
-    for i in 0..10 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 0..10);
     durability.sync().unwrap();
     let full = durability.backup_full(&s.staging.join("1")).unwrap();
     keep(&s.backups, &full);
-    for i in 10..50 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
-    durability.sync().unwrap();
-    durability.snapshot().unwrap();
-    add_person(&db, "p50").unwrap();
-    durability.sync().unwrap();
-    durability.snapshot().unwrap();
+    add_people(&db, 10..50);
+    snapshot_twice(&db, &durability, "p50");
     // The snapshots covered the log after the full backup, and the window kept it.
     let incremental = durability
         .backup_since(full.last_commit, None, &s.staging.join("2"))
@@ -327,9 +309,7 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
 fn an_incremental_refuses_a_chain_whose_last_commit_this_database_made_at_another_time() {
     let s = setup();
     let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
-    for i in 0..10 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 0..10);
     durability.sync().unwrap();
     let full = durability.backup_full(&s.staging.join("1")).unwrap();
     add_person(&db, "p10").unwrap();
@@ -354,9 +334,7 @@ fn a_chain_started_before_the_first_commit_restores_from_an_empty_store() {
     let empty = durability.backup_full(&s.staging.join("1")).unwrap();
     assert_eq!((empty.last_commit, empty.bytes), (0, 0));
     keep(&s.backups, &empty);
-    for i in 0..5 {
-        add_person(&db, &format!("p{i}")).unwrap();
-    }
+    add_people(&db, 0..5);
     durability.sync().unwrap();
     let incremental = durability
         .backup_since(0, empty.last_time, &s.staging.join("2"))
@@ -370,4 +348,22 @@ fn a_chain_started_before_the_first_commit_restores_from_an_empty_store() {
     let report = restore(&backups, &s.restored, RestoreUntil::Commit(3), &mut |_| {}).unwrap();
     assert_eq!(report.last_commit, 3);
     assert_eq!(restored_names(&s.restored), people(0..3));
+}
+
+/// Adds the people `p{i}` for each `i` of `range`.
+fn add_people(db: &Arc<Storage>, range: std::ops::Range<usize>) {
+    for i in range {
+        add_person(db, &format!("p{i}")).unwrap();
+    }
+}
+
+/// Takes a snapshot, adds the person `name`, and takes another: the second covers every
+/// segment before the first one's log roll, so a store without a retention window removes
+/// them.
+fn snapshot_twice(db: &Arc<Storage>, durability: &Durability, name: &str) {
+    durability.sync().unwrap();
+    durability.snapshot().unwrap();
+    add_person(db, name).unwrap();
+    durability.sync().unwrap();
+    durability.snapshot().unwrap();
 }

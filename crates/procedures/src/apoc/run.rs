@@ -18,8 +18,7 @@ use quiver_engine::procedures::{Field, FieldType, ProcedureContext};
 use quiver_engine::{Error, Result};
 
 pub(super) fn procedures() -> Vec<Native> {
-    use FieldType::{Any, Boolean, Map as M, String as S};
-    let empty = || Field::optional("elseQuery", S, Value::from(""));
+    use FieldType::{Any, Map as M, String as S};
     let value = &[("value", M)];
     vec![
         native(
@@ -36,35 +35,13 @@ pub(super) fn procedures() -> Vec<Native> {
             true,
             cypher_do_it,
         ),
-        native(
-            "apoc.when",
-            vec![
-                arg("condition", Boolean),
-                arg("ifQuery", S),
-                empty(),
-                map_arg("params"),
-            ],
-            value,
-            false,
-            when,
-        ),
-        native(
-            "apoc.do.when",
-            vec![
-                arg("condition", Boolean),
-                arg("ifQuery", S),
-                empty(),
-                map_arg("params"),
-            ],
-            value,
-            true,
-            do_when,
-        ),
+        native("apoc.when", when_args(), value, false, when),
+        native("apoc.do.when", when_args(), value, true, do_when),
         native(
             "apoc.do.case",
             vec![
                 arg("conditionals", list_of(Any)),
-                empty(),
+                else_query(),
                 map_arg("params"),
             ],
             value,
@@ -758,4 +735,20 @@ fn validate(_: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>>
     let params: Vec<Value> = args[2].as_list().map(<[Value]>::to_vec).unwrap_or_default();
     let text = java_format(&message, &params).unwrap_or(message);
     Err(call_failed(NAME, text))
+}
+
+/// The arguments of `apoc.when` and `apoc.do.when`: the condition, the statement run when it
+/// holds, the one run otherwise, and their parameters.
+fn when_args() -> Vec<Field> {
+    vec![
+        arg("condition", FieldType::Boolean),
+        arg("ifQuery", FieldType::String),
+        else_query(),
+        map_arg("params"),
+    ]
+}
+
+/// The statement run when no condition holds: none by default.
+fn else_query() -> Field {
+    Field::optional("elseQuery", FieldType::String, Value::from(""))
 }

@@ -236,6 +236,18 @@ fn rank_summary() -> Vec<(&'static str, FieldType)> {
     vec![("ranIterations", Integer), ("didConverge", Boolean)]
 }
 
+/// The summary columns Louvain and Leiden share, then `more`.
+fn community_summary(more: Vec<(&'static str, FieldType)>) -> Vec<(&'static str, FieldType)> {
+    let mut columns = vec![
+        ("communityCount", Integer),
+        ("ranLevels", Integer),
+        ("modularity", Float),
+        ("modularities", List(Box::new(Float))),
+    ];
+    columns.extend(more);
+    columns
+}
+
 /// Every node algorithm.
 #[expect(clippy::too_many_lines, reason = "a table, one entry per algorithm")]
 pub(crate) fn algorithms() -> Vec<Algorithm> {
@@ -477,12 +489,7 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
             undirected_only: false,
             column: ("communityId", Integer),
             extra: vec![("intermediateCommunityIds", List(Box::new(Integer)))],
-            summary: vec![
-                ("communityCount", Integer),
-                ("ranLevels", Integer),
-                ("modularity", Float),
-                ("modularities", List(Box::new(Float))),
-            ],
+            summary: community_summary(vec![]),
             distribution: Distribution::Sizes("communityDistribution"),
             bytes_per_node: 64,
             compute: louvain,
@@ -503,14 +510,7 @@ pub(crate) fn algorithms() -> Vec<Algorithm> {
             undirected_only: true,
             column: ("communityId", Integer),
             extra: vec![("intermediateCommunityIds", List(Box::new(Integer)))],
-            summary: vec![
-                ("communityCount", Integer),
-                ("ranLevels", Integer),
-                ("modularity", Float),
-                ("modularities", List(Box::new(Float))),
-                ("didConverge", Boolean),
-                ("nodeCount", Integer),
-            ],
+            summary: community_summary(vec![("didConverge", Boolean), ("nodeCount", Integer)]),
             distribution: Distribution::Sizes("communityDistribution"),
             bytes_per_node: 96,
             compute: leiden,
