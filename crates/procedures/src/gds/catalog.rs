@@ -15,7 +15,7 @@ use quiver_engine::Result;
 use quiver_engine::procedures::ProcedureContext;
 use quiver_value::{DateTime, Map, TimeZone, Value};
 
-use super::config::{Config, failed};
+use super::config::{Config, failed, wrong_type};
 
 /// Every projection of one database, by its owner (the user who projected it) and name: as in
 /// Graph Data Science, each user sees and drops their own graphs only.
@@ -538,13 +538,7 @@ pub(crate) fn graph_name<'v>(procedure: &str, v: &'v Value) -> Result<&'v str> {
         Value::String(_) | Value::Null => {
             Err(failed(procedure, "`graphName` can not be null or blank"))
         }
-        other => Err(failed(
-            procedure,
-            format!(
-                "`graphName` must be a string, got {}",
-                other.value_type().name()
-            ),
-        )),
+        other => Err(wrong_type(procedure, "`graphName` must be a string", other)),
     }
 }
 
@@ -556,21 +550,17 @@ fn property_names(procedure: &str, v: &Value) -> Result<Vec<String>> {
             .iter()
             .map(|i| match i {
                 Value::String(s) => Ok(s.to_string()),
-                other => Err(failed(
+                other => Err(wrong_type(
                     procedure,
-                    format!(
-                        "A node property must be given by its name, got {}",
-                        other.value_type().name()
-                    ),
+                    "A node property must be given by its name",
+                    other,
                 )),
             })
             .collect(),
-        other => Err(failed(
+        other => Err(wrong_type(
             procedure,
-            format!(
-                "Node properties must be a string or a list of strings, got {}",
-                other.value_type().name()
-            ),
+            "Node properties must be a string or a list of strings",
+            other,
         )),
     }
 }

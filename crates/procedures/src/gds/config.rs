@@ -38,12 +38,10 @@ impl<'a> Config<'a> {
             Value::Null => Arc::new(Map::new()),
             Value::Map(m) => m.clone(),
             other => {
-                return Err(call_failed(
+                return Err(wrong_type(
                     procedure,
-                    format!(
-                        "the configuration must be a map, got {}",
-                        other.value_type().name()
-                    ),
+                    "the configuration must be a map",
+                    other,
                 ));
             }
         };
@@ -269,6 +267,15 @@ impl<'a> Config<'a> {
 /// A failure of a Graph Data Science procedure: `ProcedureCallFailed` with GDS's message.
 pub(crate) fn failed(procedure: &str, message: impl std::fmt::Display) -> quiver_engine::Error {
     call_failed(procedure, message)
+}
+
+/// The error for a `value` of the wrong type, `what` saying what it must be (`"The
+/// orientation must be a string"`): GDS's message, naming the type it got.
+pub(crate) fn wrong_type(procedure: &str, what: &str, value: &Value) -> quiver_engine::Error {
+    failed(
+        procedure,
+        format!("{what}, got {}", value.value_type().name()),
+    )
 }
 
 fn node_id(v: &Value) -> Option<u64> {

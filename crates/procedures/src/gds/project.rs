@@ -18,7 +18,7 @@ use super::catalog::{
     Catalog, Column, Orientation, Projection, RelationshipProjection, already_exists, graph_name,
     now, record,
 };
-use super::config::{Config, failed};
+use super::config::{Config, failed, wrong_type};
 
 /// A projected node property: the stored key and the value nodes without it take.
 #[derive(Clone, Debug)]
@@ -43,12 +43,10 @@ fn property_specs(procedure: &str, value: Option<&Value>) -> Result<Vec<Property
             .iter()
             .map(|v| match v {
                 Value::String(s) => Ok(spec(s, s, Value::Null)),
-                other => Err(failed(
+                other => Err(wrong_type(
                     procedure,
-                    format!(
-                        "A property must be given by its name, got {}",
-                        other.value_type().name()
-                    ),
+                    "A property must be given by its name",
+                    other,
                 )),
             })
             .collect(),
@@ -61,12 +59,10 @@ fn property_specs(procedure: &str, value: Option<&Value>) -> Result<Vec<Property
                         Some(Value::String(s)) => s.to_string(),
                         None | Some(Value::Null) => alias.to_string(),
                         Some(other) => {
-                            return Err(failed(
+                            return Err(wrong_type(
                                 procedure,
-                                format!(
-                                    "The `property` of `{alias}` must be a string, got {}",
-                                    other.value_type().name()
-                                ),
+                                &format!("The `property` of `{alias}` must be a string"),
+                                other,
                             ));
                         }
                     };
@@ -76,21 +72,17 @@ fn property_specs(procedure: &str, value: Option<&Value>) -> Result<Vec<Property
                         p.get("defaultValue").cloned().unwrap_or(Value::Null),
                     ))
                 }
-                other => Err(failed(
+                other => Err(wrong_type(
                     procedure,
-                    format!(
-                        "Property `{alias}` must be given by a name or a map, got {}",
-                        other.value_type().name()
-                    ),
+                    &format!("Property `{alias}` must be given by a name or a map"),
+                    other,
                 )),
             })
             .collect(),
-        Some(other) => Err(failed(
+        Some(other) => Err(wrong_type(
             procedure,
-            format!(
-                "Properties must be a string, list or map, got {}",
-                other.value_type().name()
-            ),
+            "Properties must be a string, list or map",
+            other,
         )),
     }
 }
@@ -189,12 +181,10 @@ fn orientation_of(procedure: &str, value: Option<&Value>) -> Result<Orientation>
                 ),
             )),
         },
-        Some(other) => Err(failed(
+        Some(other) => Err(wrong_type(
             procedure,
-            format!(
-                "The orientation must be a string, got {}",
-                other.value_type().name()
-            ),
+            "The orientation must be a string",
+            other,
         )),
     }
 }
@@ -216,12 +206,10 @@ fn aggregation_of(procedure: &str, value: Option<&Value>) -> Result<Aggregation>
                 ),
             )),
         },
-        Some(other) => Err(failed(
+        Some(other) => Err(wrong_type(
             procedure,
-            format!(
-                "The aggregation must be a string, got {}",
-                other.value_type().name()
-            ),
+            "The aggregation must be a string",
+            other,
         )),
     }
 }
@@ -581,12 +569,10 @@ impl RelationshipPlan {
             Some(Value::Int(i)) => *i as f64,
             Some(Value::Float(f)) => *f,
             Some(other) => {
-                return Err(failed(
+                return Err(wrong_type(
                     procedure,
-                    format!(
-                        "The default value of a relationship property must be a number, got {}",
-                        other.value_type().name()
-                    ),
+                    "The default value of a relationship property must be a number",
+                    other,
                 ));
             }
         };
@@ -896,13 +882,7 @@ pub(crate) fn project_cypher(
         None => Map::new(),
         Some(Value::Map(m)) => (*m).clone(),
         Some(other) => {
-            return Err(failed(
-                NAME,
-                format!(
-                    "`parameters` must be a map, got {}",
-                    other.value_type().name()
-                ),
-            ));
+            return Err(wrong_type(NAME, "`parameters` must be a map", &other));
         }
     };
     let validate = config.bool("validateRelationships", true)?;
@@ -1183,12 +1163,10 @@ fn cypher_relationships(
 pub(crate) fn text_arg<'v>(procedure: &str, argument: &str, v: &'v Value) -> Result<&'v str> {
     match v {
         Value::String(s) => Ok(s),
-        other => Err(failed(
+        other => Err(wrong_type(
             procedure,
-            format!(
-                "`{argument}` must be a string, got {}",
-                other.value_type().name()
-            ),
+            &format!("`{argument}` must be a string"),
+            other,
         )),
     }
 }
@@ -1198,12 +1176,10 @@ fn entity_id(procedure: &str, column: &str, v: Option<&Value>) -> Result<u64> {
     match v {
         Some(Value::Int(i)) if *i >= 0 => Ok(*i as u64),
         Some(Value::Node(n)) => Ok(n.id),
-        Some(other) => Err(failed(
+        Some(other) => Err(wrong_type(
             procedure,
-            format!(
-                "The `{column}` column must hold node ids, got {}",
-                other.value_type().name()
-            ),
+            &format!("The `{column}` column must hold node ids"),
+            other,
         )),
         None => Err(failed(
             procedure,

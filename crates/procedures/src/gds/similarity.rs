@@ -158,21 +158,9 @@ pub(crate) fn node_similarity(
     }
     let compute = computing.elapsed();
     let ids = &projection.ids;
-    let by_id: Vec<(u64, u64, f64)> = pairs
-        .iter()
-        .map(|(a, b, s)| (ids[*a as usize], ids[*b as usize], *s))
-        .collect();
+    let by_id = by_node_id(&pairs, ids);
     if mode == PairMode::Stream {
-        return Ok(by_id
-            .iter()
-            .map(|(a, b, s)| {
-                vec![
-                    Value::Int(*a as i64),
-                    Value::Int(*b as i64),
-                    Value::Float(*s),
-                ]
-            })
-            .collect());
+        return Ok(stream_rows(&by_id));
     }
     let written = write_pairs(ctx, procedure, target.as_ref(), &by_id)?;
     let posting = Instant::now();
@@ -376,21 +364,9 @@ pub(crate) fn knn(
         })?;
     let compute = computing.elapsed();
     let ids = &projection.ids;
-    let by_id: Vec<(u64, u64, f64)> = pairs
-        .iter()
-        .map(|(a, b, s)| (ids[*a as usize], ids[*b as usize], *s))
-        .collect();
+    let by_id = by_node_id(&pairs, ids);
     if mode == PairMode::Stream {
-        return Ok(by_id
-            .iter()
-            .map(|(a, b, s)| {
-                vec![
-                    Value::Int(*a as i64),
-                    Value::Int(*b as i64),
-                    Value::Float(*s),
-                ]
-            })
-            .collect());
+        return Ok(stream_rows(&by_id));
     }
     let written = write_pairs(ctx, procedure, target.as_ref(), &by_id)?;
     let n = ids.len() as i64;
@@ -408,4 +384,26 @@ pub(crate) fn knn(
     row.extend(written);
     row.extend([Value::Int(0), config.echo()]);
     Ok(vec![row])
+}
+
+/// Pairs of projection indices as pairs of node ids, with their scores.
+fn by_node_id(pairs: &[(u32, u32, f64)], ids: &[u64]) -> Vec<(u64, u64, f64)> {
+    pairs
+        .iter()
+        .map(|(a, b, s)| (ids[*a as usize], ids[*b as usize], *s))
+        .collect()
+}
+
+/// The `stream` mode's rows: `node1`, `node2`, `similarity`.
+fn stream_rows(by_id: &[(u64, u64, f64)]) -> Vec<Vec<Value>> {
+    by_id
+        .iter()
+        .map(|(a, b, s)| {
+            vec![
+                Value::Int(*a as i64),
+                Value::Int(*b as i64),
+                Value::Float(*s),
+            ]
+        })
+        .collect()
 }
