@@ -184,7 +184,7 @@ impl Storage {
             return self.apply_redo_ref(record);
         }
         // The full-text worker reads under a snapshot of its own; the indexes are marked
-        // for a rebuild below anyway.
+        // for a rebuild when the record is published.
         self.derived_quiesce();
         if self.live_snapshots() != 0 {
             return Err(Error::BulkLoadRefused("a transaction is open"));
@@ -194,7 +194,6 @@ impl Storage {
             // them all, so every entity below is its one committed version.
             self.gc();
         }
-        self.derived_stale();
         let schema = self.schema();
         let unique = schema.has_constraints();
         let mut sink = Unobserved {
@@ -222,10 +221,12 @@ impl Storage {
 
     /// Numbers what was written as `commit` and lets readers see it.
     fn publish_unobserved(&self, commit: u64, tally: &Tally) {
-        // Nothing here went through a commit's write set: the derived indexes rebuild on
-        // next use.
-        self.derived_stale();
         let _slot = self.commit.lock();
+        // Nothing here went through a commit's write set: the derived indexes rebuild on
+        // next use. Marked under the commit lock, which a full-text rebuild also takes, so no
+        // rebuild reads the store between the mark and the publication and clears the mark
+        // without this commit.
+        self.derived_stale();
         self.counts.publish(commit, tally.changes());
         self.last_committed.store(commit, Ordering::Release);
         if self.follow_commits.load(Ordering::Acquire) {
@@ -1026,11 +1027,7 @@ impl<'a> BulkLoad<'a> {
             // The names a transaction gives, so a loaded store reads like a built one.
             None => {
                 let s = self.storage;
-                let token = if spec.relationship {
-                    s.types.name_or_err(spec.token)?
-                } else {
-                    s.labels.name_or_err(spec.token)?
-                };
+                let token = s.label_or_type(spec.relationship, spec.token)?;
                 let mut name = format!(
                     "{}_{token}",
                     if spec.kind.is_constraint() {

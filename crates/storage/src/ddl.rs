@@ -75,11 +75,7 @@ impl Transaction {
                 _ => "index",
             }
         };
-        let token = if spec.relationship {
-            s.types.name_or_err(spec.token)?
-        } else {
-            s.labels.name_or_err(spec.token)?
-        };
+        let token = s.label_or_type(spec.relationship, spec.token)?;
         let mut name = format!("{prefix}_{token}");
         for k in &spec.keys {
             name.push('_');
@@ -583,10 +579,15 @@ impl Storage {
 
     /// The name of the rule's label or relationship type.
     pub(crate) fn token_name(&self, def: &IndexDef) -> Result<Arc<str>> {
-        if def.relationship {
-            self.types.name_or_err(def.token)
+        self.label_or_type(def.relationship, def.token)
+    }
+
+    /// The name of label `token`, or of relationship type `token` when `relationship`.
+    pub(crate) fn label_or_type(&self, relationship: bool, token: u32) -> Result<Arc<str>> {
+        if relationship {
+            self.types.name_or_err(token)
         } else {
-            self.labels.name_or_err(def.token)
+            self.labels.name_or_err(token)
         }
     }
 
@@ -771,11 +772,7 @@ impl Storage {
             name: name.to_string(),
             kind: RuleKind::Property(spec.kind),
             relationship: spec.relationship,
-            tokens: vec![if spec.relationship {
-                self.types.name_or_err(spec.token)?
-            } else {
-                self.labels.name_or_err(spec.token)?
-            }],
+            tokens: vec![self.label_or_type(spec.relationship, spec.token)?],
             keys: spec
                 .keys
                 .iter()

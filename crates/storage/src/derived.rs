@@ -10,7 +10,7 @@
 //! | --- | --- |
 //! | a commit, before the commit lock | [`Storage::derived_before_commit`]: vector graphs take the committing transaction's vectors |
 //! | a commit, under the commit lock | [`Storage::derived_committed`]: full-text indexes queue it for their worker |
-//! | bulk load, recovery, replayed commits without a transaction | [`Storage::derived_quiesce`], then [`Storage::derived_stale`]: each is rebuilt from the store on its next search |
+//! | bulk load, recovery, replayed commits without a transaction | [`Storage::derived_quiesce`], then [`Storage::derived_stale`] under the commit lock as the load is published: each is rebuilt from the store on its next search |
 //! | DDL (and its take-back when the log refuses a commit) | [`Storage::publish_derived`], [`Storage::unpublish_derived`] |
 //! | a snapshot's schema section, the rules new schema is judged against | [`DerivedIndex::create_op`], [`DerivedIndex::rule`] |
 //!
@@ -160,11 +160,9 @@ impl Storage {
         if nodes.is_empty() && rels.is_empty() {
             return false;
         }
-        let derived = self.derived();
-        let fulltext = derived.iter().any(|d| match d {
-            DerivedIndex::Fulltext(_) => true,
-            DerivedIndex::Vector(_) => false,
-        });
+        // Read under the commit lock: an index a DDL commit published just before this one
+        // was filled from the store without this commit's changes, so it must get them here.
+        let fulltext = self.derived().iter().any(|d| d.as_fulltext().is_some());
         fulltext && self.fulltext_pending.push(self, commit, nodes, rels)
     }
 
@@ -190,14 +188,5 @@ impl Storage {
     /// The derived indexes as creation ops, for a snapshot's schema section.
     pub(crate) fn derived_schema_ops(&self) -> Result<Vec<RedoOp>> {
         self.derived().iter().map(|d| d.create_op(self)).collect()
-    }
-
-    /// The name of label `token`, or of relationship type `token` when `relationship`.
-    pub(crate) fn label_or_type(&self, relationship: bool, token: u32) -> Result<Arc<str>> {
-        if relationship {
-            self.types.name_or_err(token)
-        } else {
-            self.labels.name_or_err(token)
-        }
     }
 }

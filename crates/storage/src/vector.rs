@@ -391,7 +391,7 @@ impl VectorIndexDef {
 impl Storage {
     /// The vector index named `name`.
     pub(crate) fn vector_def(&self, name: &str) -> Option<Arc<VectorIndexDef>> {
-        self.vector_defs().into_iter().find(|d| d.name == name)
+        self.derived_by_name(name)?.as_vector().cloned()
     }
 
     /// The vector indexes, in creation order.

@@ -679,9 +679,9 @@ impl<'s> Run<'s> {
                         let before = arrived.bytes();
                         for (node, (n, counted)) in paths.iter() {
                             cx.tick()?;
-                            if self.passes(cx, row, next_at, NodeId(node))? {
-                                let counted =
-                                    counted * self.counts(cx, row, next_at, NodeId(node))?;
+                            if let Some(counted) =
+                                self.arrive(cx, row, next_at, NodeId(node), counted)?
+                            {
                                 arrived.add(node, (n, counted));
                             }
                         }
@@ -717,8 +717,10 @@ impl<'s> Run<'s> {
             for j in 0..self.buf.len() {
                 let end = self.buf[j].1;
                 let counted = match arrive {
-                    Some(at) if !self.passes(cx, row, at, end)? => continue,
-                    Some(at) => counted * self.counts(cx, row, at, end)?,
+                    Some(at) => match self.arrive(cx, row, at, end, counted)? {
+                        Some(counted) => counted,
+                        None => continue,
+                    },
                     None => counted,
                 };
                 next.add(end.0, (n, counted));
@@ -729,6 +731,22 @@ impl<'s> Run<'s> {
         }
         self.drop_carried(cx, paths);
         Ok(next)
+    }
+
+    /// The counted share of paths arriving at chain node `at` through `node`, `counted` of
+    /// them counted before it: `None` when `node` fails the chain node's predicate.
+    fn arrive(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        at: usize,
+        node: NodeId,
+        counted: u128,
+    ) -> Result<Option<u128>> {
+        if !self.passes(cx, row, at, node)? {
+            return Ok(None);
+        }
+        Ok(Some(counted * self.counts(cx, row, at, node)?))
     }
 
     /// Gives back the bytes `paths` held.

@@ -361,7 +361,7 @@ impl Chain {
                         ways.push([(ax, by), (bx, ay)]);
                     }
                     for way in ways {
-                        let pairs = made_one(named.len(), &way, &named, &labelled);
+                        let pairs = made_one(&way, &named, &labelled);
                         if pairs.is_empty() {
                             return None;
                         }
@@ -397,11 +397,11 @@ impl Chain {
 /// The pairs of labelled chain nodes that `equal` (pairs of positions made one node) makes
 /// one node, through any chain of equalities; `named[p]` is the chain node at position `p`.
 fn made_one(
-    positions: usize,
     equal: &[(usize, usize)],
     named: &[Option<usize>],
     labelled: &dyn Fn(usize) -> bool,
 ) -> Vec<(usize, usize)> {
+    let positions = named.len();
     let mut class: Vec<usize> = (0..positions).collect();
     let root = |class: &Vec<usize>, mut p: usize| {
         while class[p] != p {

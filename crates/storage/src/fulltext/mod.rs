@@ -434,7 +434,7 @@ impl Storage {
     }
 
     pub(crate) fn fulltext_by_name(&self, name: &str) -> Option<Arc<FulltextIndex>> {
-        self.fulltext().into_iter().find(|i| i.spec.name == name)
+        self.derived_by_name(name)?.as_fulltext().cloned()
     }
 
     /// `SHOW INDEXES`' full-text rows.
