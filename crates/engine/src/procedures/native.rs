@@ -3,6 +3,7 @@
 //! do, with `Neo.ClientError.Procedure.ProcedureCallFailed` naming the procedure and the
 //! argument.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use quiver_status::Status;
@@ -12,19 +13,27 @@ use super::{Field, FieldType, Procedure, ProcedureContext, ProcedureSignature};
 use crate::error::{Error, Result};
 
 /// The body of a native procedure: rows in the signature's output order.
-pub type Body = fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>>;
+pub type Body =
+    Box<dyn Fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>> + Send + Sync>;
 
 /// A procedure given by its signature, what `SHOW PROCEDURES` says of it, and a function.
 pub struct Native {
     signature: ProcedureSignature,
-    description: &'static str,
+    description: Cow<'static, str>,
     body: Body,
 }
 
 impl Native {
     /// A procedure that reads, with no arguments and no columns yet: add them in order with
     /// [`Native::input`], [`Native::input_or`] and [`Native::output`].
-    pub fn new(name: &str, description: &'static str, body: Body) -> Native {
+    pub fn new(
+        name: &str,
+        description: &'static str,
+        body: impl Fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Native {
         Native {
             signature: ProcedureSignature {
                 name: name.to_owned(),
@@ -32,9 +41,15 @@ impl Native {
                 outputs: Vec::new(),
                 writes: false,
             },
-            description,
-            body,
+            description: Cow::Borrowed(description),
+            body: Box::new(body),
         }
+    }
+
+    /// What `SHOW PROCEDURES` says of it.
+    pub fn described(mut self, description: impl Into<Cow<'static, str>>) -> Native {
+        self.description = description.into();
+        self
     }
 
     /// A required argument.
@@ -68,7 +83,7 @@ impl Procedure for Native {
     }
 
     fn description(&self) -> &str {
-        self.description
+        &self.description
     }
 }
 
@@ -78,7 +93,7 @@ pub fn native(
     inputs: Vec<Field>,
     outputs: &[(&str, FieldType)],
     writes: bool,
-    body: Body,
+    body: impl Fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>> + Send + Sync + 'static,
 ) -> Native {
     Native {
         signature: ProcedureSignature {
@@ -90,8 +105,8 @@ pub fn native(
                 .collect(),
             writes,
         },
-        description: "",
-        body,
+        description: Cow::Borrowed(""),
+        body: Box::new(body),
     }
 }
 

@@ -6,7 +6,9 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use quiver_algorithms::{Control, Interrupted};
 use quiver_engine::Result;
+use quiver_engine::procedures::ProcedureContext;
 use quiver_engine::procedures::native::call_failed;
 use quiver_value::{Map, Value};
 
@@ -298,4 +300,22 @@ fn type_name(v: &Value) -> &'static str {
         Value::Node(_) => "Node",
         _ => "Object",
     }
+}
+
+/// Runs `work` under a control of the configured concurrency that stops when the caller is
+/// cancelled or out of time.
+pub(crate) fn controlled<T>(
+    ctx: &ProcedureContext<'_>,
+    procedure: &str,
+    config: &Config<'_>,
+    work: impl FnOnce(&Control<'_>) -> std::result::Result<T, Interrupted>,
+) -> Result<T> {
+    let concurrency = config.concurrency("concurrency")?;
+    let workers = ctx.workers(procedure)?;
+    let check = || workers.check().map_err(|_| Interrupted);
+    let control = Control::new(concurrency, &check);
+    work(&control).map_err(|_| match workers.check() {
+        Err(e) => e,
+        Ok(()) => failed(procedure, "the computation was interrupted"),
+    })
 }

@@ -25,40 +25,15 @@ mod write;
 
 use std::sync::Arc;
 
-use quiver_engine::Result;
-use quiver_engine::procedures::native::arg;
-use quiver_engine::procedures::{
-    Field, FieldType, Procedure, ProcedureContext, ProcedureSignature,
-};
+use quiver_engine::procedures::native::{Body, arg, native};
+use quiver_engine::procedures::{Field, FieldType, Procedure, ProcedureSignature};
 use quiver_value::{Map, Value};
 
 use algorithms::{ESTIMATE_COLUMNS, Mode};
 use catalog::Catalog;
 
-type Body = Box<dyn Fn(&ProcedureContext<'_>, &[Value]) -> Result<Vec<Vec<Value>>> + Send + Sync>;
-
 /// A `gds.*` procedure: its signature and a body holding what it needs (the catalog, the
 /// algorithm).
-struct Gds {
-    signature: ProcedureSignature,
-    description: String,
-    body: Body,
-}
-
-impl Procedure for Gds {
-    fn signature(&self) -> &ProcedureSignature {
-        &self.signature
-    }
-
-    fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
-        (self.body)(ctx, args)
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-}
-
 fn procedure(
     name: &str,
     description: &str,
@@ -67,19 +42,7 @@ fn procedure(
     writes: bool,
     body: Body,
 ) -> Arc<dyn Procedure> {
-    Arc::new(Gds {
-        signature: ProcedureSignature {
-            name: name.to_owned(),
-            inputs,
-            outputs: outputs
-                .iter()
-                .map(|(n, t)| Field::new(n, t.clone()))
-                .collect(),
-            writes,
-        },
-        description: description.to_owned(),
-        body,
-    })
+    Arc::new(native(name, inputs, outputs, writes, body).described(description.to_owned()))
 }
 
 fn optional(name: &str, ty: FieldType, default: Value) -> Field {

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use quiver_algorithms::paths::{self, Traversal};
-use quiver_algorithms::{Control, Interrupted};
 use quiver_engine::Result;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
 use quiver_storage::{Direction, NodeId};
@@ -14,7 +13,7 @@ use std::time::Instant;
 use quiver_value::{Map, Node, Path, Relationship, Value};
 
 use super::catalog::{Catalog, Projection, graph_name};
-use super::config::{COMMON, Config, failed};
+use super::config::{COMMON, Config, controlled, failed};
 
 /// The columns of the traversals.
 pub(crate) fn traversal_columns() -> Vec<(&'static str, FieldType)> {
@@ -70,24 +69,6 @@ fn node_index(
             procedure,
             format!("{role} node with id {id} does not exist in the in-memory graph."),
         )
-    })
-}
-
-/// Runs `work` under a control of the configured concurrency that stops when the caller is
-/// cancelled or out of time.
-fn controlled<T>(
-    ctx: &ProcedureContext<'_>,
-    procedure: &str,
-    config: &Config<'_>,
-    work: impl FnOnce(&Control<'_>) -> std::result::Result<T, Interrupted>,
-) -> Result<T> {
-    let concurrency = config.concurrency("concurrency")?;
-    let workers = ctx.workers(procedure)?;
-    let check = || workers.check().map_err(|_| Interrupted);
-    let control = Control::new(concurrency, &check);
-    work(&control).map_err(|_| match workers.check() {
-        Err(e) => e,
-        Ok(()) => failed(procedure, "the computation was interrupted"),
     })
 }
 

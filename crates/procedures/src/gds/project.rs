@@ -423,18 +423,6 @@ fn relationship_projection_echo(
         relationships
             .iter()
             .map(|r| {
-                let props: Map = rel_properties
-                    .iter()
-                    .map(|p| {
-                        (
-                            Arc::from(p.alias.as_str()),
-                            record(&[
-                                ("property", Value::from(p.key.as_str())),
-                                ("defaultValue", p.default.clone()),
-                            ]),
-                        )
-                    })
-                    .collect();
                 (
                     Arc::from(r.alias.as_str()),
                     record(&[
@@ -442,7 +430,7 @@ fn relationship_projection_echo(
                         ("orientation", Value::from(r.orientation.name())),
                         ("aggregation", Value::from(aggregation_name(r.aggregation))),
                         ("indexInverse", Value::Bool(false)),
-                        ("properties", Value::map(props)),
+                        ("properties", properties_echo(rel_properties)),
                     ]),
                 )
             })
@@ -759,22 +747,28 @@ fn aggregation_name(a: Aggregation) -> &'static str {
 }
 
 fn node_entry(label: &str, properties: &[PropertySpec]) -> Value {
-    let props: Map = properties
-        .iter()
-        .map(|p| {
-            (
-                Arc::from(p.alias.as_str()),
-                record(&[
-                    ("property", Value::from(p.key.as_str())),
-                    ("defaultValue", p.default.clone()),
-                ]),
-            )
-        })
-        .collect();
     record(&[
         ("label", Value::from(label)),
-        ("properties", Value::map(props)),
+        ("properties", properties_echo(properties)),
     ])
+}
+
+/// A projection's properties as GDS echoes them: each alias with its key and default value.
+fn properties_echo(properties: &[PropertySpec]) -> Value {
+    Value::map(
+        properties
+            .iter()
+            .map(|p| {
+                (
+                    Arc::from(p.alias.as_str()),
+                    record(&[
+                        ("property", Value::from(p.key.as_str())),
+                        ("defaultValue", p.default.clone()),
+                    ]),
+                )
+            })
+            .collect::<Map>(),
+    )
 }
 
 /// `nodeProperties` / `relationshipProperties` of the configuration map.

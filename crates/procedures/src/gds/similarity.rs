@@ -5,13 +5,12 @@
 use std::time::Instant;
 
 use quiver_algorithms::similarity::{self, Feature, Metric, SimilarityConfig};
-use quiver_algorithms::{Control, Interrupted};
 use quiver_engine::Result;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
 use quiver_value::Value;
 
 use super::catalog::{Catalog, graph_name};
-use super::config::{COMMON, Config, failed};
+use super::config::{COMMON, Config, controlled, failed};
 use super::distribution;
 
 const KEYS: &[&str] = &["topK", "topN", "similarityCutoff", "degreeCutoff"];
@@ -139,18 +138,11 @@ pub(crate) fn node_similarity(
         degree_cutoff: config.int("degreeCutoff", 1, 1, i64::from(i32::MAX))? as usize,
     };
     let top_n = config.int("topN", 0, 0, i64::from(i32::MAX))? as usize;
-    let concurrency = config.concurrency("concurrency")?;
-    let workers = ctx.workers(procedure)?;
-    let check = || workers.check().map_err(|_| Interrupted);
-    let control = Control::new(concurrency, &check);
     let graph = projection.graph_for(procedure, &config)?;
     let pre = started.elapsed();
     let computing = Instant::now();
-    let mut pairs = similarity::node_similarity(&graph, &settings, &control).map_err(|_| {
-        match workers.check() {
-            Err(e) => e,
-            Ok(()) => failed(procedure, "the computation was interrupted"),
-        }
+    let mut pairs = controlled(ctx, procedure, &config, |control| {
+        similarity::node_similarity(&graph, &settings, control)
     })?;
     if top_n > 0 {
         pairs.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
@@ -351,17 +343,11 @@ pub(crate) fn knn(
     let _ = config.int("randomSeed", 0, i64::MIN, i64::MAX)?;
     let _ = config.text("initialSampler")?;
     let features = features(procedure, &projection, &config)?;
-    let concurrency = config.concurrency("concurrency")?;
-    let workers = ctx.workers(procedure)?;
-    let check = || workers.check().map_err(|_| Interrupted);
-    let control = Control::new(concurrency, &check);
     let pre = started.elapsed();
     let computing = Instant::now();
-    let pairs =
-        similarity::knn(&features, top_k, cutoff, &control).map_err(|_| match workers.check() {
-            Err(e) => e,
-            Ok(()) => failed(procedure, "the computation was interrupted"),
-        })?;
+    let pairs = controlled(ctx, procedure, &config, |control| {
+        similarity::knn(&features, top_k, cutoff, control)
+    })?;
     let compute = computing.elapsed();
     let ids = &projection.ids;
     let by_id = by_node_id(&pairs, ids);
