@@ -267,14 +267,6 @@ struct Measured {
 }
 
 fn record(kind: &'static str, index: usize, o: &WindowOutcome, m: Measured) -> WindowRecord {
-    let Measured {
-        max,
-        samples,
-        settled,
-        counter_delta,
-        cpu,
-        verdict,
-    } = m;
     let secs = o.elapsed.as_secs_f64();
     let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     WindowRecord {
@@ -304,13 +296,13 @@ fn record(kind: &'static str, index: usize, o: &WindowOutcome, m: Measured) -> W
         errors_client_side: o.errors.by_side(Side::Client),
         errors_server_side: o.errors.by_side(Side::Server),
         at_peak: o.at_peak,
-        max,
-        samples,
-        counters: settled.map(|s| s.0),
-        counters_settled: settled.map(|s| s.1),
-        counter_delta,
-        cpu,
-        verdict,
+        max: m.max,
+        samples: m.samples,
+        counters: m.settled.map(|s| s.0),
+        counters_settled: m.settled.map(|s| s.1),
+        counter_delta: m.counter_delta,
+        cpu: m.cpu,
+        verdict: m.verdict,
         server_agent: o.server_agent.clone(),
     }
 }

@@ -439,25 +439,16 @@ impl Analyzer<'_> {
             let in_expr = rel.type_expr.iter().flat_map(LabelExpr::dynamic_exprs);
             let types = rel.dynamic_types.iter().chain(&rel.dynamic_any);
             self.dynamic_names(types.chain(in_expr), &mut env)?;
+            let (properties, predicate) = (rel.properties.as_ref(), rel.predicate.as_ref());
             if let (Some(_), Some(variable)) = (&rel.quantifier, &rel.variable) {
                 // Inside the quantifier the variable is one relationship.
                 let mut single = scope.clone();
                 single.insert(&variable.name, Type::Relationship);
                 let mut env = Env::new(&single);
-                self.element_properties(
-                    rel.properties.as_ref(),
-                    rel.predicate.as_ref(),
-                    usage,
-                    &mut env,
-                )?;
-                continue;
+                self.element_properties(properties, predicate, usage, &mut env)?;
+            } else {
+                self.element_properties(properties, predicate, usage, &mut env)?;
             }
-            self.element_properties(
-                rel.properties.as_ref(),
-                rel.predicate.as_ref(),
-                usage,
-                &mut env,
-            )?;
         }
         Ok(())
     }

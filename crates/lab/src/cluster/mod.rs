@@ -228,6 +228,27 @@ async fn restart_and_wait(
     Ok((restarted, ready))
 }
 
+/// Puts a restarted member back in its place and records when it was ready, ending the
+/// disruption there.
+fn welcome_back(
+    member: usize,
+    (restarted, ready): (Member, Duration),
+    running: &mut [Member],
+    specs: &[MemberSpec],
+    shared: &Shared,
+    report: &mut ClusterReport,
+    what: &str,
+) {
+    running[member] = restarted;
+    report.ready_ms.push(ready.as_millis() as u64);
+    let since = shared.started.elapsed();
+    report.events.push((
+        since.as_secs_f64(),
+        format!("member {} {what}", specs[member].id),
+    ));
+    report.disrupted_until_ms = since.as_millis() as u64;
+}
+
 /// What the run's background sampler saw.
 #[derive(Default)]
 struct Sampled {
@@ -284,14 +305,16 @@ async fn disrupt(
                     format!("member {} did not exit cleanly", specs[i].id),
                 ));
             }
-            let (member, ready) = restart_and_wait(exe, specs, initial, max_connections, i).await?;
-            running[i] = member;
-            report.ready_ms.push(ready.as_millis() as u64);
-            report.events.push((
-                at(shared),
-                format!("member {} ready and caught up", specs[i].id),
-            ));
-            report.disrupted_until_ms = shared.started.elapsed().as_millis() as u64;
+            let back = restart_and_wait(exe, specs, initial, max_connections, i).await?;
+            welcome_back(
+                i,
+                back,
+                running,
+                specs,
+                shared,
+                report,
+                "ready and caught up",
+            );
             tokio::time::sleep(settle).await;
         }
     } else {
@@ -306,15 +329,16 @@ async fn disrupt(
             let mut others = vec![true; specs.len()];
             others[leader] = false;
             eventually("a new writable leader", || writable_leader(specs, &others)).await?;
-            let (member, ready) =
-                restart_and_wait(exe, specs, initial, max_connections, leader).await?;
-            running[leader] = member;
-            report.ready_ms.push(ready.as_millis() as u64);
-            report.events.push((
-                at(shared),
-                format!("member {} back and caught up", specs[leader].id),
-            ));
-            report.disrupted_until_ms = shared.started.elapsed().as_millis() as u64;
+            let back = restart_and_wait(exe, specs, initial, max_connections, leader).await?;
+            welcome_back(
+                leader,
+                back,
+                running,
+                specs,
+                shared,
+                report,
+                "back and caught up",
+            );
             tokio::time::sleep(settle).await;
         }
     }
