@@ -52,23 +52,31 @@ mkdir -p "$work"
 export QUIVER_TEST_CERTS="$work/certs"
 cargo run --locked -q -p quiver-server --example test_certs -- "$QUIVER_TEST_CERTS" >/dev/null
 
-run_python() {
-    local version="$1"
-    local venv="$work/python-neo4j-$version"
+# The venv $work/python-$1, holding the pinned packages that follow it (`name==version`) and
+# pytest: made and installed once, reused while every pin matches. Prints the venv's path.
+pinned_venv() {
+    local venv="$work/python-$1"
+    shift
     if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
+        python3 -m venv "$venv" >&2
     fi
-    if ! "$venv/bin/python" - "$version" "$NETWORKX" "$IGRAPH" 2>/dev/null <<'EOF'
+    if ! "$venv/bin/python" - "$@" 2>/dev/null <<'EOF'
 import sys
 from importlib.metadata import version
-import neo4j, pytest  # noqa: F401
-wanted = {"neo4j": sys.argv[1], "networkx": sys.argv[2], "igraph": sys.argv[3]}
-sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
+import pytest  # noqa: F401
+pins = dict(pin.split("==") for pin in sys.argv[1:])
+sys.exit(0 if all(version(p) == v for p, v in pins.items()) else 1)
 EOF
     then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "neo4j==$version" "$PYTEST_SPEC" "networkx==$NETWORKX" "igraph==$IGRAPH"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" "$PYTEST_SPEC" >&2
     fi
+    echo "$venv"
+}
+
+run_python() {
+    local version="$1" venv
+    venv=$(pinned_venv "neo4j-$version" \
+        "neo4j==$version" "networkx==$NETWORKX" "igraph==$IGRAPH")
     echo "== Python driver neo4j $version"
     (cd tests/drivers/python && QUIVER_EXPECT_NEO4J="$version" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 }
@@ -84,22 +92,9 @@ done
 # driver's. The driver venvs skip these tests. The install takes minutes and about 400 MB the
 # first time and is reused after; QUIVER_LIBRARIES=0 skips it and the tests.
 if [ "${QUIVER_LIBRARIES:-1}" = "1" ]; then
-    venv="$work/python-libraries-$LANGCHAIN_NEO4J-$NEO4J_GRAPHRAG"
-    if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
-    fi
-    if ! "$venv/bin/python" - "$LANGCHAIN_NEO4J" "$NEO4J_GRAPHRAG" "${PYTHON_DRIVERS[0]}" 2>/dev/null <<'EOF'
-import sys
-from importlib.metadata import version
-import pytest  # noqa: F401
-wanted = dict(zip(["langchain-neo4j", "neo4j-graphrag", "neo4j"], sys.argv[1:]))
-sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
-EOF
-    then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "langchain-neo4j==$LANGCHAIN_NEO4J" "neo4j-graphrag==$NEO4J_GRAPHRAG" \
-            "neo4j==${PYTHON_DRIVERS[0]}" "$PYTEST_SPEC"
-    fi
+    venv=$(pinned_venv "libraries-$LANGCHAIN_NEO4J-$NEO4J_GRAPHRAG" \
+        "langchain-neo4j==$LANGCHAIN_NEO4J" "neo4j-graphrag==$NEO4J_GRAPHRAG" \
+        "neo4j==${PYTHON_DRIVERS[0]}")
     echo "== LangChain langchain-neo4j $LANGCHAIN_NEO4J, neo4j-graphrag $NEO4J_GRAPHRAG"
     (cd tests/drivers/python && QUIVER_EXPECT_LIBRARIES=1 "$venv/bin/python" -m pytest -q \
         -p no:cacheprovider test_langchain*.py test_vector.py test_graphrag*.py)
@@ -109,20 +104,7 @@ fi
 # skipped in the driver venvs): neomodel pins its own driver version, so it has a venv of its
 # own. Its tests take seconds; QUIVER_NEOMODEL=0 skips them (and the install).
 if [ "${QUIVER_NEOMODEL:-1}" = "1" ]; then
-    venv="$work/python-neomodel-$NEOMODEL"
-    if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
-    fi
-    if ! "$venv/bin/python" - "$NEOMODEL" 2>/dev/null <<'EOF'
-import sys
-from importlib.metadata import version
-import pytest  # noqa: F401
-sys.exit(0 if version("neomodel") == sys.argv[1] else 1)
-EOF
-    then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "neomodel==$NEOMODEL" "$PYTEST_SPEC"
-    fi
+    venv=$(pinned_venv "neomodel-$NEOMODEL" "neomodel==$NEOMODEL")
     echo "== neomodel $NEOMODEL"
     (cd tests/drivers/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_neomodel*.py)
 fi
@@ -131,33 +113,14 @@ fi
 # other venvs): it pins its own driver (5.x) and brings pandas, so it has a venv of its own.
 # About 150 MB the first time, reused after; QUIVER_GDS_CLIENT=0 skips it (and the install).
 if [ "${QUIVER_GDS_CLIENT:-1}" = "1" ]; then
-    venv="$work/python-graphdatascience-$GRAPHDATASCIENCE"
-    if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
-    fi
-    if ! "$venv/bin/python" - "$GRAPHDATASCIENCE" 2>/dev/null <<'EOF'
-import sys
-from importlib.metadata import version
-import pytest  # noqa: F401
-sys.exit(0 if version("graphdatascience") == sys.argv[1] else 1)
-EOF
-    then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "graphdatascience==$GRAPHDATASCIENCE" "$PYTEST_SPEC"
-    fi
+    venv=$(pinned_venv "graphdatascience-$GRAPHDATASCIENCE" "graphdatascience==$GRAPHDATASCIENCE")
     echo "== graphdatascience $GRAPHDATASCIENCE"
     (cd tests/drivers/python && QUIVER_EXPECT_GDS_CLIENT=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider test_gds_client.py)
 fi
 
 # Opt-in: the Python driver 4.3, which offers Bolt 4.3–4.0 only, in a venv of its own.
 if [ "${QUIVER_DRIVERS_BOLT4:-0}" = "1" ]; then
-    venv="$work/python-neo4j-4.3.9"
-    if [ ! -x "$venv/bin/python" ]; then
-        python3 -m venv "$venv"
-    fi
-    if ! "$venv/bin/python" -c 'import neo4j, pytest, sys; sys.exit(neo4j.__version__ != "4.3.9")' 2>/dev/null; then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "neo4j==4.3.9" "$PYTEST_SPEC"
-    fi
+    venv=$(pinned_venv "neo4j-4.3.9" "neo4j==4.3.9")
     echo "== Python driver neo4j 4.3.9 (Bolt 4.3)"
     (cd tests/drivers/python-bolt4 && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 fi
