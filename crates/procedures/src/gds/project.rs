@@ -87,12 +87,35 @@ fn property_specs(procedure: &str, value: Option<&Value>) -> Result<Vec<Property
     }
 }
 
+/// A projection's entry that is not what it must be: `Invalid {kind} projection: {what}, got
+/// {its type}`.
+fn invalid_entry(procedure: &str, kind: &str, what: &str, got: &Value) -> quiver_engine::Error {
+    let got = got.value_type().name();
+    failed(
+        procedure,
+        format!("Invalid {kind} projection: {what}, got {got}"),
+    )
+}
+
+/// The name a map entry of a projection gives under `key` (`label`, `type`): its alias when it
+/// gives none.
+fn entry_name(procedure: &str, kind: &str, entry: &Map, key: &str, alias: &str) -> Result<String> {
+    match entry.get(key) {
+        Some(Value::String(s)) => Ok(s.to_string()),
+        None | Some(Value::Null) => Ok(alias.to_owned()),
+        Some(other) => {
+            let what = format!("the {key} of `{alias}` must be a string");
+            Err(invalid_entry(procedure, kind, &what, other))
+        }
+    }
+}
+
 /// The labels a node projection names (`None` for every node) and its properties.
 fn node_projection(
     procedure: &str,
     value: &Value,
 ) -> Result<(Option<Vec<String>>, Vec<PropertySpec>)> {
-    let invalid = |what: &str| failed(procedure, format!("Invalid node projection: {what}"));
+    let invalid = |what: &str, got: &Value| invalid_entry(procedure, "node", what, got);
     let mut labels = Vec::new();
     let mut properties = Vec::new();
     let add = |label: &str, labels: &mut Vec<String>| {
@@ -117,12 +140,7 @@ fn node_projection(
                             return Ok((None, properties));
                         }
                     }
-                    other => {
-                        return Err(invalid(&format!(
-                            "a label must be a string, got {}",
-                            other.value_type().name()
-                        )));
-                    }
+                    other => return Err(invalid("a label must be a string", other)),
                 }
             }
         }
@@ -133,22 +151,13 @@ fn node_projection(
                     Value::String(s) => s.to_string(),
                     Value::Map(e) => {
                         properties.extend(property_specs(procedure, e.get("properties"))?);
-                        match e.get("label") {
-                            Some(Value::String(s)) => s.to_string(),
-                            None | Some(Value::Null) => alias.to_string(),
-                            Some(other) => {
-                                return Err(invalid(&format!(
-                                    "the label of `{alias}` must be a string, got {}",
-                                    other.value_type().name()
-                                )));
-                            }
-                        }
+                        entry_name(procedure, "node", e, "label", alias)?
                     }
                     other => {
-                        return Err(invalid(&format!(
-                            "`{alias}` must be a label or a map, got {}",
-                            other.value_type().name()
-                        )));
+                        return Err(invalid(
+                            &format!("`{alias}` must be a label or a map"),
+                            other,
+                        ));
                     }
                 };
                 all |= !add(&label, &mut labels);
@@ -157,12 +166,7 @@ fn node_projection(
                 return Ok((None, properties));
             }
         }
-        other => {
-            return Err(invalid(&format!(
-                "expected a string, list or map, got {}",
-                other.value_type().name()
-            )));
-        }
+        other => return Err(invalid("expected a string, list or map", other)),
     }
     Ok((Some(labels), properties))
 }
@@ -219,12 +223,7 @@ fn relationship_projection(
     procedure: &str,
     value: &Value,
 ) -> Result<(Vec<RelationshipProjection>, Vec<PropertySpec>)> {
-    let invalid = |what: &str| {
-        failed(
-            procedure,
-            format!("Invalid relationship projection: {what}"),
-        )
-    };
+    let invalid = |what: &str, got: &Value| invalid_entry(procedure, "relationship", what, got);
     let plain = |t: &str| RelationshipProjection {
         alias: if t == "*" {
             "__ALL__".to_owned()
@@ -243,12 +242,7 @@ fn relationship_projection(
             for item in items.iter() {
                 match item {
                     Value::String(s) => out.push(plain(s)),
-                    other => {
-                        return Err(invalid(&format!(
-                            "a type must be a string, got {}",
-                            other.value_type().name()
-                        )));
-                    }
+                    other => return Err(invalid("a type must be a string", other)),
                 }
             }
         }
@@ -261,16 +255,7 @@ fn relationship_projection(
                     }),
                     Value::Map(e) => {
                         properties.extend(property_specs(procedure, e.get("properties"))?);
-                        let rel_type = match e.get("type") {
-                            Some(Value::String(s)) => s.to_string(),
-                            None | Some(Value::Null) => alias.to_string(),
-                            Some(other) => {
-                                return Err(invalid(&format!(
-                                    "the type of `{alias}` must be a string, got {}",
-                                    other.value_type().name()
-                                )));
-                            }
-                        };
+                        let rel_type = entry_name(procedure, "relationship", e, "type", alias)?;
                         out.push(RelationshipProjection {
                             alias: alias.to_string(),
                             rel_type,
@@ -279,23 +264,21 @@ fn relationship_projection(
                         });
                     }
                     other => {
-                        return Err(invalid(&format!(
-                            "`{alias}` must be a type or a map, got {}",
-                            other.value_type().name()
-                        )));
+                        return Err(invalid(
+                            &format!("`{alias}` must be a type or a map"),
+                            other,
+                        ));
                     }
                 }
             }
         }
-        other => {
-            return Err(invalid(&format!(
-                "expected a string, list or map, got {}",
-                other.value_type().name()
-            )));
-        }
+        other => return Err(invalid("expected a string, list or map", other)),
     }
     if out.is_empty() {
-        return Err(invalid("it names no relationship type"));
+        return Err(failed(
+            procedure,
+            "Invalid relationship projection: it names no relationship type",
+        ));
     }
     Ok((out, properties))
 }

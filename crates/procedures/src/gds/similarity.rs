@@ -2,14 +2,15 @@
 //! and `gds.knn.stream` and `.stats` (similarity of node properties): each node's `topK` most
 //! similar others.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use quiver_algorithms::similarity::{self, Feature, Metric, SimilarityConfig};
 use quiver_engine::Result;
 use quiver_engine::procedures::{FieldType, ProcedureContext};
 use quiver_value::Value;
 
-use super::catalog::{Catalog, graph_name};
+use super::catalog::{Catalog, Projection, graph_name};
 use super::config::{COMMON, Config, controlled, failed};
 use super::distribution;
 
@@ -127,21 +128,18 @@ pub(crate) fn node_similarity(
     mode: PairMode,
 ) -> Result<Vec<Vec<Value>>> {
     let name = format!("gds.nodeSimilarity.{}", mode.name());
-    let procedure = name.as_str();
-    let started = Instant::now();
-    let config = Config::new(procedure, &args[1], &[COMMON, KEYS, mode.keys()])?;
-    let target = target(mode, &config)?;
-    let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
+    let call = PairCall::open(catalog, ctx, args, mode, &name, KEYS)?;
+    let (procedure, config) = (call.procedure, &call.config);
     let settings = SimilarityConfig {
         top_k: config.int("topK", 10, 1, i64::from(i32::MAX))? as usize,
         similarity_cutoff: config.float("similarityCutoff", 1e-42, 0.0, 1.0, false)?,
         degree_cutoff: config.int("degreeCutoff", 1, 1, i64::from(i32::MAX))? as usize,
     };
     let top_n = config.int("topN", 0, 0, i64::from(i32::MAX))? as usize;
-    let graph = projection.graph_for(procedure, &config)?;
-    let pre = started.elapsed();
+    let graph = call.projection.graph_for(procedure, config)?;
+    let pre = call.started.elapsed();
     let computing = Instant::now();
-    let mut pairs = controlled(ctx, procedure, &config, |control| {
+    let mut pairs = controlled(ctx, procedure, config, |control| {
         similarity::node_similarity(&graph, &settings, control)
     })?;
     if top_n > 0 {
@@ -149,30 +147,15 @@ pub(crate) fn node_similarity(
         pairs.truncate(top_n);
     }
     let compute = computing.elapsed();
-    let ids = &projection.ids;
-    let by_id = by_node_id(&pairs, ids);
-    if mode == PairMode::Stream {
-        return Ok(stream_rows(&by_id));
-    }
-    let written = write_pairs(ctx, procedure, target.as_ref(), &by_id)?;
-    let posting = Instant::now();
-    let mut compared: Vec<u32> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
-    compared.sort_unstable();
-    compared.dedup();
-    let mut scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
-    let mut row = vec![
-        Value::Int(compared.len() as i64),
-        Value::Int(pairs.len() as i64),
-        distribution(&mut scores),
-        Value::Int(pre.as_millis() as i64),
-        Value::Int(compute.as_millis() as i64),
-    ];
-    row.extend(written);
-    row.extend([
-        Value::Int(posting.elapsed().as_millis() as i64),
-        config.echo(),
-    ]);
-    Ok(vec![row])
+    call.finish(ctx, &pairs, (pre, compute), || {
+        let mut compared: Vec<u32> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+        compared.sort_unstable();
+        compared.dedup();
+        vec![
+            Value::Int(compared.len() as i64),
+            Value::Int(pairs.len() as i64),
+        ]
+    })
 }
 
 const KNN_KEYS: &[&str] = &[
@@ -327,12 +310,9 @@ pub(crate) fn knn(
     mode: PairMode,
 ) -> Result<Vec<Vec<Value>>> {
     let name = format!("gds.knn.{}", mode.name());
-    let procedure = name.as_str();
-    let started = Instant::now();
-    let config = Config::new(procedure, &args[1], &[COMMON, KNN_KEYS, mode.keys()])?;
-    let target = target(mode, &config)?;
-    let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
-    let _ = projection.graph_for(procedure, &config)?;
+    let call = PairCall::open(catalog, ctx, args, mode, &name, KNN_KEYS)?;
+    let (procedure, config) = (call.procedure, &call.config);
+    let _ = call.projection.graph_for(procedure, config)?;
     let top_k = config.int("topK", 10, 1, i64::from(i32::MAX))? as usize;
     let cutoff = config.float("similarityCutoff", 0.0, 0.0, 1.0, false)?;
     let _ = config.float("sampleRate", 0.5, 0.0, 1.0, false)?;
@@ -342,34 +322,86 @@ pub(crate) fn knn(
     let _ = config.float("perturbationRate", 0.0, 0.0, 1.0, false)?;
     let _ = config.int("randomSeed", 0, i64::MIN, i64::MAX)?;
     let _ = config.text("initialSampler")?;
-    let features = features(procedure, &projection, &config)?;
-    let pre = started.elapsed();
+    let features = features(procedure, &call.projection, config)?;
+    let pre = call.started.elapsed();
     let computing = Instant::now();
-    let pairs = controlled(ctx, procedure, &config, |control| {
+    let pairs = controlled(ctx, procedure, config, |control| {
         similarity::knn(&features, top_k, cutoff, control)
     })?;
     let compute = computing.elapsed();
-    let ids = &projection.ids;
-    let by_id = by_node_id(&pairs, ids);
-    if mode == PairMode::Stream {
-        return Ok(stream_rows(&by_id));
+    let n = call.projection.ids.len() as i64;
+    call.finish(ctx, &pairs, (pre, compute), || {
+        vec![
+            Value::Int(n),
+            Value::Int(n * (n - 1).max(0)),
+            Value::Int(1),
+            Value::Bool(true),
+            Value::Int(pairs.len() as i64),
+        ]
+    })
+}
+
+/// One call of a similarity procedure: what every mode reads before computing, and when the
+/// call began.
+struct PairCall<'a> {
+    procedure: &'a str,
+    mode: PairMode,
+    started: Instant,
+    config: Config<'a>,
+    target: Option<Target>,
+    projection: Arc<Projection>,
+}
+
+impl<'a> PairCall<'a> {
+    /// Reads the configuration (the common keys, the algorithm's `keys` and the mode's), where
+    /// a `write` puts the pairs, and the projection named.
+    fn open(
+        catalog: &Catalog,
+        ctx: &ProcedureContext<'_>,
+        args: &[Value],
+        mode: PairMode,
+        procedure: &'a str,
+        keys: &[&str],
+    ) -> Result<PairCall<'a>> {
+        let started = Instant::now();
+        let config = Config::new(procedure, &args[1], &[COMMON, keys, mode.keys()])?;
+        let target = target(mode, &config)?;
+        let projection = catalog.get(ctx, procedure, graph_name(procedure, &args[0])?)?;
+        Ok(PairCall {
+            procedure,
+            mode,
+            started,
+            config,
+            target,
+            projection,
+        })
     }
-    let written = write_pairs(ctx, procedure, target.as_ref(), &by_id)?;
-    let n = ids.len() as i64;
-    let mut scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
-    let mut row = vec![
-        Value::Int(n),
-        Value::Int(n * (n - 1).max(0)),
-        Value::Int(1),
-        Value::Bool(true),
-        Value::Int(pairs.len() as i64),
-        distribution(&mut scores),
-        Value::Int(pre.as_millis() as i64),
-        Value::Int(compute.as_millis() as i64),
-    ];
-    row.extend(written);
-    row.extend([Value::Int(0), config.echo()]);
-    Ok(vec![row])
+
+    /// The pairs computed (projection indices and scores) after `pre` of setup and `compute`
+    /// of work: the stream's rows, or the pairs written when asked and the summary row: the
+    /// algorithm's `leading` columns (worked out after the writing, as post-processing), the
+    /// scores' distribution, the times, the writing's, and the configuration.
+    fn finish(
+        self,
+        ctx: &ProcedureContext<'_>,
+        pairs: &[(u32, u32, f64)],
+        (pre, compute): (Duration, Duration),
+        leading: impl FnOnce() -> Vec<Value>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let by_id = by_node_id(pairs, &self.projection.ids);
+        if self.mode == PairMode::Stream {
+            return Ok(stream_rows(&by_id));
+        }
+        let written = write_pairs(ctx, self.procedure, self.target.as_ref(), &by_id)?;
+        let posting = Instant::now();
+        let mut row = leading();
+        let mut scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+        let millis = |d: Duration| Value::Int(d.as_millis() as i64);
+        row.extend([distribution(&mut scores), millis(pre), millis(compute)]);
+        row.extend(written);
+        row.extend([millis(posting.elapsed()), self.config.echo()]);
+        Ok(vec![row])
+    }
 }
 
 /// Pairs of projection indices as pairs of node ids, with their scores.
