@@ -141,6 +141,44 @@ fn labels_and_types_that_do_not_exist_fail_the_projection() {
 }
 
 #[test]
+fn a_projection_entry_of_the_wrong_type_is_named_with_the_type_it_has() {
+    let db = db();
+    star(&db);
+    for (query, message) in [
+        (
+            "CALL gds.graph.project('g', 42, 'R')",
+            "Invalid node projection: expected a string, list or map, got Integer",
+        ),
+        (
+            "CALL gds.graph.project('g', ['P', 1], 'R')",
+            "Invalid node projection: a label must be a string, got Integer",
+        ),
+        (
+            "CALL gds.graph.project('g', {A: {label: true}}, 'R')",
+            "Invalid node projection: the label of `A` must be a string, got Boolean",
+        ),
+        (
+            "CALL gds.graph.project('g', {A: 2.5}, 'R')",
+            "Invalid node projection: `A` must be a label or a map, got Float",
+        ),
+        (
+            "CALL gds.graph.project('g', 'P', {T: {type: 1}})",
+            "Invalid relationship projection: the type of `T` must be a string, got Integer",
+        ),
+        (
+            "CALL gds.graph.project('g', 'P', {T: []})",
+            "Invalid relationship projection: `T` must be a type or a map, got List",
+        ),
+        (
+            "CALL gds.graph.project('g', 'P', [])",
+            "Invalid relationship projection: it names no relationship type",
+        ),
+    ] {
+        call_fails(&db, query, message);
+    }
+}
+
+#[test]
 fn unknown_configuration_keys_and_bad_values_fail_as_gds_reports_them() {
     let db = db();
     star(&db);
