@@ -46,6 +46,21 @@ pub fn run_with(
     Ok(rows)
 }
 
+/// The message of the error `query` fails with, which must be a constraint's violation
+/// (`ConstraintValidationFailed`).
+pub fn violation(db: &Database, query: &str) -> String {
+    let e = db
+        .execute(query, Map::new())
+        .err()
+        .unwrap_or_else(|| panic!("{query} succeeded"));
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintValidationFailed",
+        "{query}: {e}"
+    );
+    e.message()
+}
+
 /// [`run_with`] without parameters.
 pub fn run_as(db: &Database, user: &str, query: &str) -> Result<Vec<Vec<Value>>, (Status, String)> {
     run_with(db, user, query, &[])
