@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod recording_log;
+
 use std::sync::Arc;
 
 use quiver_engine::security::Level;
