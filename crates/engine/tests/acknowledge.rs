@@ -2,14 +2,18 @@
 //! by the store, writes refused after a fault, and the durable embedding constructor.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use quiver_engine::{
     Bookmark, Database, DurabilityTicket, EngineConfig, Mode, TxOptions, WaitError,
 };
-use quiver_storage::{CommitLog, LogError, RedoRecord};
+use quiver_storage::CommitLog;
 use quiver_value::{Map, Value};
+
+mod common;
+
+use common::recording_log::Recording;
 
 fn count(db: &Database, label: &str) -> Value {
     let rows = db
@@ -155,36 +159,6 @@ async fn an_async_visibility_wait_wakes_on_the_advance() {
     assert!(waited >= Duration::from_millis(45), "{waited:?}");
     assert!(waited < Duration::from_secs(10), "{waited:?}");
     advancer.join().expect("advancer");
-}
-
-/// A log that records the tickets it is asked about, fails them while `failing` is set, and
-/// refuses writes while `refusing` is.
-#[derive(Default)]
-struct Recording {
-    last: AtomicU64,
-    failing: AtomicBool,
-    refusing: AtomicBool,
-}
-
-impl CommitLog for Recording {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
-        Ok(DurabilityTicket(record.commit))
-    }
-
-    fn wait(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
-        self.last.store(ticket.0, Ordering::SeqCst);
-        if self.failing.load(Ordering::SeqCst) {
-            Err(LogError::Failed("the disk is gone".to_owned()))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn writes_refused(&self) -> Option<String> {
-        self.refusing
-            .load(Ordering::SeqCst)
-            .then(|| "writes are refused after a disk fault: File too large".to_owned())
-    }
 }
 
 #[test]

@@ -2,17 +2,19 @@
 //! life cycles, and the seed's ApacheBench bodies byte for byte.
 
 mod common;
+/// The commit log the engine's tests record acknowledgements with.
+#[path = "../../engine/tests/common/recording_log.rs"]
+mod recording_log;
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
-
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::{
     Client, Running, eventually, query_body, server_config, start, start_api, start_default,
     start_logging_to, statement,
 };
 use quiver_http::ApiConfig;
-use quiver_storage::{CommitLog, DurabilityTicket, LogError, RedoRecord};
+use recording_log::Recording;
 
 /// The seed's bodies, exactly as `bench/http` holds them.
 const CREATE_1: &str = include_str!("../../../bench/http/create_1.json");
@@ -815,32 +817,9 @@ fn neo4j_client(server: &Running) -> Client {
         .with_header("Authorization", "Basic bmVvNGo6c2VjcmV0LXBhc3N3b3Jk")
 }
 
-/// A commit log that records the tickets it is asked to wait for; fails them while `failing`
-/// is set.
-#[derive(Default)]
-struct RecordingWait {
-    last: AtomicU64,
-    failing: AtomicBool,
-}
-
-impl CommitLog for RecordingWait {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
-        Ok(DurabilityTicket(record.commit))
-    }
-
-    fn wait(&self, ticket: DurabilityTicket) -> Result<(), LogError> {
-        self.last.store(ticket.0, Ordering::SeqCst);
-        if self.failing.load(Ordering::SeqCst) {
-            Err(LogError::Failed("the disk is gone".to_owned()))
-        } else {
-            Ok(())
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commits_are_acknowledged_only_once_durable() {
-    let (server, wait) = start_logging_to(RecordingWait::default()).await;
+    let (server, wait) = start_logging_to(Recording::default()).await;
     let mut client = server.client();
     let reply = client.commit("CREATE ()").await;
     let bookmark = reply.bookmark();
@@ -861,28 +840,9 @@ async fn commits_are_acknowledged_only_once_durable() {
     server.stop().await;
 }
 
-/// A commit log that refuses writes (a disk fault) while `refusing` is set; every commit is
-/// durable at once.
-#[derive(Default)]
-struct FaultyDisk {
-    refusing: AtomicBool,
-}
-
-impl CommitLog for FaultyDisk {
-    fn append(&self, record: &RedoRecord) -> Result<DurabilityTicket, quiver_storage::AppendError> {
-        Ok(DurabilityTicket(record.commit))
-    }
-
-    fn writes_refused(&self) -> Option<String> {
-        self.refusing
-            .load(Ordering::SeqCst)
-            .then(|| "writes are refused after a disk fault: File too large".to_owned())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_disk_fault_reads_are_served_and_writes_refused_by_name() {
-    let (server, disk) = start_logging_to(FaultyDisk::default()).await;
+    let (server, disk) = start_logging_to(Recording::default()).await;
     let mut client = server.client();
     let created = client.commit("CREATE (:Kept)").await;
     assert_eq!(created.json()["errors"], serde_json::json!([]));

@@ -166,7 +166,6 @@ fn eval_case(
     }
 }
 
-/// `[x IN list WHERE filter | map]`: the variable's slot is restored afterwards, even on error.
 /// The items of the list `list` evaluates to; `None` for `null`, an error for anything else.
 fn list_items(list: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<Arc<[Value]>>> {
     match list.eval(row, cx)? {
@@ -176,6 +175,7 @@ fn list_items(list: &Expr, row: &mut Row, cx: &mut Cx) -> Result<Option<Arc<[Val
     }
 }
 
+/// `[x IN list WHERE filter | map]`: the variable's slot is restored afterwards, even on error.
 fn eval_list_comp(
     slot: usize,
     list: &Expr,
@@ -184,13 +184,9 @@ fn eval_list_comp(
     row: &mut Row,
     cx: &mut Cx,
 ) -> Result<Value> {
-    let Some(items) = list_items(list, row, cx)? else {
-        return Ok(Value::Null);
-    };
-    let saved = std::mem::take(&mut row[slot]);
-    let mut out = Vec::with_capacity(items.len());
-    let result: Result<()> = (|| {
-        for item in items.iter() {
+    over_items(slot, list, row, cx, |items, row, cx| {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
             cx.tick()?;
             row[slot] = item.clone();
             if let Some(f) = filter
@@ -205,11 +201,8 @@ fn eval_list_comp(
             cx.transient((out.len() + 1) * VALUE_BYTES + held_bytes(&v), "a list")?;
             out.push(v);
         }
-        Ok(())
-    })();
-    row[slot] = saved;
-    result?;
-    Ok(Value::from(out))
+        Ok(Value::from(out))
+    })
 }
 
 /// `reduce(acc = init, x IN list | expr)`: both slots are restored afterwards, even on error.
@@ -223,32 +216,29 @@ fn eval_reduce(
     cx: &mut Cx,
 ) -> Result<Value> {
     let start = init.eval(row, cx)?;
-    let Some(items) = list_items(list, row, cx)? else {
-        return Ok(Value::Null);
-    };
-    let saved_acc = std::mem::replace(&mut row[acc], start);
-    let saved = std::mem::take(&mut row[slot]);
-    // The accumulator is held while the next one is built from it: it is counted, so that
-    // building `s + s` needs room for both.
-    let mut held = 0;
-    let result: Result<Value> = (|| {
-        for item in items.iter() {
-            cx.tick()?;
-            row[slot] = item.clone();
-            let next = expr.eval(row, cx)?;
-            let bytes = held_bytes(&next);
-            cx.release(held);
-            held = 0;
-            cx.reserve(bytes, "a reduce() accumulator")?;
-            held = bytes;
-            row[acc] = next;
-        }
-        Ok(std::mem::take(&mut row[acc]))
-    })();
-    cx.release(held);
-    row[acc] = saved_acc;
-    row[slot] = saved;
-    result
+    over_items(slot, list, row, cx, |items, row, cx| {
+        let saved_acc = std::mem::replace(&mut row[acc], start);
+        // The accumulator is held while the next one is built from it: it is counted, so that
+        // building `s + s` needs room for both.
+        let mut held = 0;
+        let result: Result<Value> = (|| {
+            for item in items {
+                cx.tick()?;
+                row[slot] = item.clone();
+                let next = expr.eval(row, cx)?;
+                let bytes = held_bytes(&next);
+                cx.release(held);
+                held = 0;
+                cx.reserve(bytes, "a reduce() accumulator")?;
+                held = bytes;
+                row[acc] = next;
+            }
+            Ok(std::mem::take(&mut row[acc]))
+        })();
+        cx.release(held);
+        row[acc] = saved_acc;
+        result
+    })
 }
 
 /// `all(x IN list WHERE predicate)` and its kin: the variable's slot is restored afterwards.
@@ -260,11 +250,26 @@ fn eval_quantified(
     row: &mut Row,
     cx: &mut Cx,
 ) -> Result<Value> {
+    over_items(slot, list, row, cx, |items, row, cx| {
+        quantify(quantifier, items, slot, predicate, row, cx)
+    })
+}
+
+/// `body` over the items of the list `list` evaluates to, `slot` (its variable's) restored
+/// afterwards even on error; `null` for a `null` list. What comprehensions, `reduce()` and
+/// the quantifiers share.
+fn over_items(
+    slot: usize,
+    list: &Expr,
+    row: &mut Row,
+    cx: &mut Cx,
+    body: impl FnOnce(&[Value], &mut Row, &mut Cx) -> Result<Value>,
+) -> Result<Value> {
     let Some(items) = list_items(list, row, cx)? else {
         return Ok(Value::Null);
     };
     let saved = std::mem::take(&mut row[slot]);
-    let result = quantify(quantifier, &items, slot, predicate, row, cx);
+    let result = body(&items, row, cx);
     row[slot] = saved;
     result
 }
@@ -615,73 +620,21 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
     })
 }
 
-/// `base[index]`: a list element, a map entry, or an entity's property.
+/// `base[index]`: an entity's property read from the graph; a list element or a map entry
+/// as the value layer indexes them.
 fn index_value(base: &Value, index: &Value, cx: &mut Cx) -> Result<Value> {
     match (base, index) {
-        (Value::Null, _) | (_, Value::Null) => Ok(Value::Null),
-        (Value::List(items), Value::Int(i)) => {
-            let len = items.len() as i64;
-            let at = if *i < 0 { len + i } else { *i };
-            Ok(usize::try_from(at)
-                .ok()
-                .and_then(|at| items.get(at))
-                .cloned()
-                .unwrap_or(Value::Null))
-        }
-        (Value::List(_), other) => Err(Error::type_error(format!(
-            "List index must be an Integer, got {}",
-            other.value_type()
-        ))),
-        (Value::Map(m), Value::String(k)) => Ok(m.get(&**k).cloned().unwrap_or(Value::Null)),
         (Value::Node(_) | Value::Relationship(_), Value::String(k)) => {
             let token = Token::new(crate::tokens::TokenKind::PropKey, k);
             graph_fns::property(base, &token, cx)
         }
-        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), other) => Err(Error::type_error(
-            format!("Map key must be a String, got {}", other.value_type()),
-        )),
-        (other, _) => Err(Error::type_error(format!(
-            "Cannot index into a {}",
-            other.value_type()
-        ))),
+        _ => Ok(ops::index(base, index)?),
     }
 }
 
 /// `list[from..to]` with Python-style negative bounds clamped to the list.
 fn slice_value(base: &Value, from: Option<&Value>, to: Option<&Value>) -> Result<Value> {
-    let items = match base {
-        Value::Null => return Ok(Value::Null),
-        Value::List(items) => items,
-        other => {
-            return Err(Error::type_error(format!(
-                "Cannot slice a {}",
-                other.value_type()
-            )));
-        }
-    };
-    let len = items.len() as i64;
-    let bound = |v: Option<&Value>, default: i64| -> Result<Option<i64>> {
-        match v {
-            None => Ok(Some(default)),
-            Some(Value::Null) => Ok(None),
-            Some(Value::Int(i)) => Ok(Some(if *i < 0 {
-                (len + i).max(0)
-            } else {
-                (*i).min(len)
-            })),
-            Some(other) => Err(Error::type_error(format!(
-                "List slice bounds must be Integers, got {}",
-                other.value_type()
-            ))),
-        }
-    };
-    let (Some(start), Some(end)) = (bound(from, 0)?, bound(to, len)?) else {
-        return Ok(Value::Null);
-    };
-    if start >= end {
-        return Ok(Value::from(Vec::new()));
-    }
-    Ok(Value::from(items[start as usize..end as usize].to_vec()))
+    Ok(ops::slice(base, from, to)?)
 }
 
 /// Runs a subquery expression's plan with a copy of the current row as its argument.

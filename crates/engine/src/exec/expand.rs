@@ -117,6 +117,35 @@ pub(crate) fn node_in(row: &Row, slot: usize) -> Result<Option<u64>> {
     }
 }
 
+/// The node in slot `from` of the next input row that has one there (and, with `to`, a node
+/// in that slot too), after releasing what the previous row `held`; `None` when the input is
+/// done. How the path operators move on to their next start.
+pub(crate) fn next_start(
+    input: &mut BoxCursor,
+    held: &mut usize,
+    from: usize,
+    to: Option<usize>,
+    cx: &mut Cx,
+    row: &mut Row,
+) -> Result<Option<u64>> {
+    cx.release(std::mem::take(held));
+    loop {
+        cx.tick()?;
+        if !input.next(cx, row)? {
+            return Ok(None);
+        }
+        let Some(start) = node_in(row, from)? else {
+            continue;
+        };
+        if let Some(to) = to
+            && node_in(row, to)?.is_none()
+        {
+            continue;
+        }
+        return Ok(Some(start));
+    }
+}
+
 /// Whether a relationship is already bound elsewhere in the pattern.
 pub(crate) fn excluded(rel: u64, row: &Row, exclude: &[usize], lists: &[usize]) -> bool {
     exclude

@@ -296,6 +296,41 @@ fn paths_to(
     all: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<RelId>>> {
+    parent_walks(seen, origin, node, all, cx, |_| true)
+}
+
+/// The paths to `end` along the recorded parents, branching at every node with several
+/// (only the first unless `all`), appended to `paths` with the end node (the start itself
+/// for [`BACK_TO_START`]).
+fn walk_back(
+    seen: &Seen,
+    from: u64,
+    end: u64,
+    all: bool,
+    cx: &mut Cx,
+    paths: &mut Vec<(u64, Vec<RelId>)>,
+) -> Result<()> {
+    let end_node = if end == BACK_TO_START { from } else { end };
+    // A cycle of two hops may have gone out and back along one relationship (when another
+    // reached the same node too): not a match.
+    let walks = parent_walks(seen, from, end, all, cx, |p| {
+        !(p.len() == 2 && p[0] == p[1])
+    })?;
+    paths.extend(walks.into_iter().map(|p| (end_node, p)));
+    Ok(())
+}
+
+/// The walks from `origin` to `node` along the recorded parents that `keep` accepts, each
+/// in order from `origin`: every one when `all`, else the first kept. The one depth-first
+/// walk behind [`paths_to`] and [`walk_back`].
+fn parent_walks(
+    seen: &Seen,
+    origin: u64,
+    node: u64,
+    all: bool,
+    cx: &mut Cx,
+    keep: impl Fn(&[RelId]) -> bool,
+) -> Result<Vec<Vec<RelId>>> {
     let mut paths = Vec::new();
     let mut stack: Vec<(u64, Vec<RelId>)> = vec![(node, Vec::new())];
     while let Some((at, suffix)) = stack.pop() {
@@ -303,6 +338,9 @@ fn paths_to(
         if at == origin {
             let mut p = suffix;
             p.reverse();
+            if !keep(&p) {
+                continue;
+            }
             paths.push(p);
             if !all {
                 break;
@@ -322,50 +360,6 @@ fn paths_to(
         }
     }
     Ok(paths)
-}
-
-/// The paths to `end` along the recorded parents, branching at every node with several
-/// (only the first unless `all`), appended to `paths` with the end node (the start itself
-/// for [`BACK_TO_START`]).
-fn walk_back(
-    seen: &Seen,
-    from: u64,
-    end: u64,
-    all: bool,
-    cx: &mut Cx,
-    paths: &mut Vec<(u64, Vec<RelId>)>,
-) -> Result<()> {
-    let end_node = if end == BACK_TO_START { from } else { end };
-    let mut stack: Vec<(u64, Vec<RelId>)> = vec![(end, Vec::new())];
-    while let Some((node, suffix)) = stack.pop() {
-        cx.tick()?;
-        if node == from {
-            let mut p = suffix;
-            p.reverse();
-            // A cycle of two hops may have gone out and back along one relationship (when
-            // another reached the same node too): not a match.
-            if p.len() == 2 && p[0] == p[1] {
-                continue;
-            }
-            paths.push((end_node, p));
-            if !all {
-                break;
-            }
-            continue;
-        }
-        let Some((_, parents)) = seen.get(&node) else {
-            continue;
-        };
-        for &(rel, parent) in parents {
-            let mut s = suffix.clone();
-            s.push(rel);
-            stack.push((parent, s));
-            if !all {
-                break;
-            }
-        }
-    }
-    Ok(())
 }
 
 impl Cursor for ShortestPath {

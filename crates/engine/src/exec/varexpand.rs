@@ -7,7 +7,7 @@ use std::sync::Arc;
 use quiver_storage::{NodeId, RelId, RelTypeId};
 use quiver_value::Value;
 
-use super::expand::{excluded, node_in, resolve_types};
+use super::expand::{excluded, next_start, node_in, resolve_types};
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result};
 use crate::eval::graph_fns::{node_value, rel_value};
@@ -171,17 +171,11 @@ impl Cursor for VarExpand {
                 return Ok(true);
             }
             let Some(top) = self.stack.last_mut() else {
-                cx.release(std::mem::take(&mut self.held));
-                cx.tick()?;
-                if !self.input.next(cx, row)? {
+                let to = spec.into.then_some(spec.to);
+                let next = next_start(&mut self.input, &mut self.held, spec.from, to, cx, row)?;
+                let Some(from) = next else {
                     return Ok(false);
-                }
-                let Some(from) = node_in(row, spec.from)? else {
-                    continue;
                 };
-                if spec.into && node_in(row, spec.to)?.is_none() {
-                    continue;
-                }
                 if resolve_types(&spec.types, cx, &mut self.types).is_none() {
                     if spec.min == 0 {
                         self.zero = Some(from);

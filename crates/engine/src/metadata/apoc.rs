@@ -257,64 +257,98 @@ fn meta_data(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value
         for (key, stats) in &label.properties {
             let pair = (label.name.to_string(), key.to_string());
             let ty = stats.main_type();
-            out.push(vec![
-                Value::String(label.name.clone()),
-                Value::String(key.clone()),
-                Value::Int(i64::try_from(label.count).unwrap_or(i64::MAX)),
-                Value::Bool(unique.contains(&pair)),
-                Value::Bool(indexed.contains(&pair)),
-                Value::Bool(false),
-                Value::from(ty.apoc_name()),
-                Value::Bool(ty.is_array()),
-                Value::Null,
-                Value::Int(0),
-                Value::Int(0),
-                empty.clone(),
-                other_labels.clone(),
-                Value::from("node"),
-            ]);
+            out.push(
+                MetaRow {
+                    label: &label.name,
+                    property: key,
+                    count: label.count,
+                    unique: unique.contains(&pair),
+                    index: indexed.contains(&pair),
+                    ty: ty.apoc_name(),
+                    array: ty.is_array(),
+                    other: empty.clone(),
+                    other_labels: other_labels.clone(),
+                    element_type: "node",
+                }
+                .values(),
+            );
         }
         for (ty, n) in label.outgoing.iter().filter(|(t, _)| config.rel(t)) {
-            out.push(vec![
-                Value::String(label.name.clone()),
-                Value::String(ty.clone()),
-                Value::Int(i64::try_from(n.count).unwrap_or(i64::MAX)),
-                Value::Bool(false),
-                Value::Bool(false),
-                Value::Bool(false),
-                Value::from("RELATIONSHIP"),
-                Value::Bool(true),
-                Value::Null,
-                Value::Int(0),
-                Value::Int(0),
-                names(&n.labels),
-                empty.clone(),
-                Value::from("node"),
-            ]);
+            out.push(
+                MetaRow {
+                    label: &label.name,
+                    property: ty,
+                    count: n.count,
+                    unique: false,
+                    index: false,
+                    ty: "RELATIONSHIP",
+                    array: true,
+                    other: names(&n.labels),
+                    other_labels: empty.clone(),
+                    element_type: "node",
+                }
+                .values(),
+            );
         }
     }
     for t in sample.types.iter().filter(|t| config.rel(&t.name)) {
         for (key, stats) in &t.properties {
             let ty = stats.main_type();
-            out.push(vec![
-                Value::String(t.name.clone()),
-                Value::String(key.clone()),
-                Value::Int(i64::try_from(t.count).unwrap_or(i64::MAX)),
-                Value::Bool(false),
-                Value::Bool(false),
-                Value::Bool(false),
-                Value::from(ty.apoc_name()),
-                Value::Bool(ty.is_array()),
-                Value::Null,
-                Value::Int(0),
-                Value::Int(0),
-                empty.clone(),
-                empty.clone(),
-                Value::from("relationship"),
-            ]);
+            out.push(
+                MetaRow {
+                    label: &t.name,
+                    property: key,
+                    count: t.count,
+                    unique: false,
+                    index: false,
+                    ty: ty.apoc_name(),
+                    array: ty.is_array(),
+                    other: empty.clone(),
+                    other_labels: empty.clone(),
+                    element_type: "relationship",
+                }
+                .values(),
+            );
         }
     }
     Ok(out)
+}
+
+/// What one row of `apoc.meta.data` says; `existence` is false, `sample` null and `left` and
+/// `right` 0 on every row.
+struct MetaRow<'a> {
+    label: &'a Arc<str>,
+    property: &'a Arc<str>,
+    count: u64,
+    unique: bool,
+    index: bool,
+    ty: &'static str,
+    array: bool,
+    other: Value,
+    other_labels: Value,
+    element_type: &'static str,
+}
+
+impl MetaRow<'_> {
+    /// The row in `apoc.meta.data`'s columns.
+    fn values(self) -> Vec<Value> {
+        vec![
+            Value::String(self.label.clone()),
+            Value::String(self.property.clone()),
+            count(self.count),
+            Value::Bool(self.unique),
+            Value::Bool(self.index),
+            Value::Bool(false),
+            Value::from(self.ty),
+            Value::Bool(self.array),
+            Value::Null,
+            Value::Int(0),
+            Value::Int(0),
+            self.other,
+            self.other_labels,
+            Value::from(self.element_type),
+        ]
+    }
 }
 
 /// `{key: {type, array, existence, indexed, unique}}` for `apoc.meta.schema`.
@@ -366,10 +400,7 @@ fn meta_schema(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Val
                     ty.to_string(),
                     map([
                         ("direction".to_owned(), Value::from(direction)),
-                        (
-                            "count".to_owned(),
-                            Value::Int(i64::try_from(n.count).unwrap_or(i64::MAX)),
-                        ),
+                        ("count".to_owned(), count(n.count)),
                         ("labels".to_owned(), names(&n.labels)),
                         ("properties".to_owned(), properties),
                     ]),
@@ -380,10 +411,7 @@ fn meta_schema(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Val
             label.name.to_string(),
             map([
                 ("type".to_owned(), Value::from("node")),
-                (
-                    "count".to_owned(),
-                    Value::Int(i64::try_from(label.count).unwrap_or(i64::MAX)),
-                ),
+                ("count".to_owned(), count(label.count)),
                 ("labels".to_owned(), names(&label.other_labels)),
                 (
                     "properties".to_owned(),
@@ -398,10 +426,7 @@ fn meta_schema(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Val
             t.name.to_string(),
             map([
                 ("type".to_owned(), Value::from("relationship")),
-                (
-                    "count".to_owned(),
-                    Value::Int(i64::try_from(t.count).unwrap_or(i64::MAX)),
-                ),
+                ("count".to_owned(), count(t.count)),
                 (
                     "properties".to_owned(),
                     property_map(&t.properties, None, &indexed, &unique),

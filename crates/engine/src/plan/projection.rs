@@ -286,7 +286,6 @@ impl Planner<'_> {
         let p = c.projection;
         let target = |i: usize| c.targets.and_then(|t| t.get(i).copied());
         let est_in = input.est_rows;
-        let mut plan = input;
         let mut new_scope = Scope::default();
         let mut out_slots = vec![0usize; items.len()];
         let mut sort_keys: Vec<SortKey> = Vec::new();
@@ -335,33 +334,47 @@ impl Planner<'_> {
         } else {
             (est_in / 2.0).max(1.0)
         };
-        plan = self.aggregation(plan, key_items, ctx.aggs, groups, &new_scope);
-        if !post_items.is_empty() {
-            plan = self.node(
-                Op::Project {
-                    input: plan,
-                    items: post_items.into(),
-                },
-                groups,
-                &new_scope,
-            );
-        }
-        if p.distinct {
-            plan = self.node(
-                Op::Distinct {
-                    input: plan,
-                    slots: new_scope.slots().into(),
-                },
-                groups,
-                &new_scope,
-            );
-        }
+        let aggregated = self.aggregation(input, key_items, ctx.aggs, groups, &new_scope);
+        let plan = self.project_distinct(aggregated, post_items, p.distinct, groups, &new_scope);
         Ok(Projected {
             plan,
             scope: new_scope,
             out_slots,
             sort_keys,
         })
+    }
+
+    /// `items` computed on `plan` (when there are any), then, when `distinct`, DISTINCT over
+    /// the slots of `scope`: how every projection ends, `est` rows throughout.
+    fn project_distinct(
+        &mut self,
+        mut plan: Arc<PlanNode>,
+        items: Vec<(usize, Expr)>,
+        distinct: bool,
+        est: f64,
+        scope: &Scope,
+    ) -> Arc<PlanNode> {
+        if !items.is_empty() {
+            plan = self.node(
+                Op::Project {
+                    input: plan,
+                    items: items.into(),
+                },
+                est,
+                scope,
+            );
+        }
+        if distinct {
+            plan = self.node(
+                Op::Distinct {
+                    input: plan,
+                    slots: scope.slots().into(),
+                },
+                est,
+                scope,
+            );
+        }
+        plan
     }
 
     /// The aggregation over `input`: from the count store, factorized over a chain of
@@ -414,7 +427,6 @@ impl Planner<'_> {
         let p = c.projection;
         let target = |i: usize| c.targets.and_then(|t| t.get(i).copied());
         let est_in = input.est_rows;
-        let mut plan = input;
         let mut new_scope = Scope::default();
         let mut out_slots = vec![0usize; items.len()];
         let mut sort_keys: Vec<SortKey> = Vec::new();
@@ -432,26 +444,7 @@ impl Planner<'_> {
             out_slots[i] = slot;
             new_scope.bind(&item.name, slot);
         }
-        if !proj.is_empty() {
-            plan = self.node(
-                Op::Project {
-                    input: plan,
-                    items: proj.into(),
-                },
-                est_in,
-                &new_scope,
-            );
-        }
-        if p.distinct {
-            plan = self.node(
-                Op::Distinct {
-                    input: plan,
-                    slots: new_scope.slots().into(),
-                },
-                est_in,
-                &new_scope,
-            );
-        }
+        let plan = self.project_distinct(input, proj, p.distinct, est_in, &new_scope);
         let sort_scope = if p.distinct {
             new_scope.clone()
         } else {

@@ -417,35 +417,15 @@ impl Planner<'_> {
         if seek_rows >= scan_rows {
             return None;
         }
-        let keys = chosen
-            .info
-            .keys
-            .iter()
-            .map(|k| self.tokens.key(k))
-            .collect();
-        let spec = IndexSeekSpec {
-            target: SeekTarget::Rel {
-                rel: spec.rel,
-                from: spec.from,
-                to: spec.to,
-                dir: spec.dir,
-                exclude: spec.exclude.clone(),
-                exclude_lists: spec.exclude_lists.clone(),
-            },
-            token: ty.clone(),
-            keys,
-            prefix: chosen.prefix,
-            seek: chosen.seek,
-            kind: chosen.info.kind,
+        let target = SeekTarget::Rel {
+            rel: spec.rel,
+            from: spec.from,
+            to: spec.to,
+            dir: spec.dir,
+            exclude: spec.exclude.clone(),
+            exclude_lists: spec.exclude_lists.clone(),
         };
-        let seek = Self::rewritten(
-            Op::SchemaIndexSeek {
-                input: x.clone(),
-                spec: spec.into(),
-            },
-            seek_rows,
-            expand,
-        );
+        let seek = self.index_seek(x, target, ty, chosen, seek_rows, expand);
         // The start's label, which the scan checked, is now a filter.
         let predicate = match label {
             Some(l) => Expr::And(
@@ -454,15 +434,14 @@ impl Planner<'_> {
             ),
             None => (**predicate).clone(),
         };
-        Some(Arc::new(PlanNode {
-            id: node.id,
-            op: Op::Filter {
+        Some(Self::rewritten(
+            Op::Filter {
                 input: seek,
                 predicate: predicate.into(),
             },
-            est_rows: node.est_rows.min(seek_rows),
-            vars: node.vars.clone(),
-        }))
+            node.est_rows.min(seek_rows),
+            node,
+        ))
     }
 
     /// `Filter(NodeByLabelScan | NodeIndexSeek)` whose predicate a composite node index, a
@@ -506,6 +485,28 @@ impl Planner<'_> {
             return None;
         }
         let rows = (self.label_rows(label) * chosen.share).max(1.0);
+        let seek = self.index_seek(x, SeekTarget::Node { slot }, label, chosen, rows, start);
+        Some(Self::rewritten(
+            Op::Filter {
+                input: seek,
+                predicate: predicate.clone(),
+            },
+            node.est_rows.min(rows),
+            node,
+        ))
+    }
+
+    /// The schema index seek `chosen` describes, over `input` for `target` under `token`,
+    /// taking the place of `replaced`: the one way a filter's seek becomes an operator.
+    fn index_seek(
+        &mut self,
+        input: &Arc<PlanNode>,
+        target: SeekTarget,
+        token: &Arc<Token>,
+        chosen: Chosen,
+        rows: f64,
+        replaced: &PlanNode,
+    ) -> Arc<PlanNode> {
         let keys = chosen
             .info
             .keys
@@ -513,30 +514,21 @@ impl Planner<'_> {
             .map(|k| self.tokens.key(k))
             .collect();
         let spec = IndexSeekSpec {
-            target: SeekTarget::Node { slot },
-            token: label.clone(),
+            target,
+            token: token.clone(),
             keys,
             prefix: chosen.prefix,
             seek: chosen.seek,
             kind: chosen.info.kind,
         };
-        let seek = Self::rewritten(
+        Self::rewritten(
             Op::SchemaIndexSeek {
-                input: x.clone(),
+                input: input.clone(),
                 spec: spec.into(),
             },
             rows,
-            start,
-        );
-        Some(Arc::new(PlanNode {
-            id: node.id,
-            op: Op::Filter {
-                input: seek,
-                predicate: predicate.clone(),
-            },
-            est_rows: node.est_rows.min(rows),
-            vars: node.vars.clone(),
-        }))
+            replaced,
+        )
     }
 
     /// A new operator taking the place of `replaced` (its id, so PROFILE figures stay

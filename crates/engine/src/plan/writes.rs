@@ -76,24 +76,12 @@ impl Planner<'_> {
             for (i, step) in part.chain.steps.iter().enumerate() {
                 let rp = &step.relationship;
                 let ty = self.rel_type_of(rp);
-                let (from, to) = match rp.direction {
-                    ast::Direction::Incoming => (node_slots[i + 1], node_slots[i]),
-                    _ => (node_slots[i], node_slots[i + 1]),
-                };
-                let props = self.props(rp.properties.as_ref(), scope)?;
-                let dynamic = self.dynamic_rel_type(rp, scope)?;
                 let slot = self.slot();
+                let ends = (node_slots[i], node_slots[i + 1]);
+                steps.push(self.create_rel(rp, slot, ty, ends, scope)?);
                 if let Some(v) = &rp.variable {
                     scope.bind(&v.name, slot);
                 }
-                steps.push(CreateStep::Rel {
-                    slot,
-                    from,
-                    to,
-                    ty,
-                    dynamic,
-                    props,
-                });
                 path.push(PathPart::Rel(slot));
                 path.push(PathPart::Node(node_slots[i + 1]));
             }
@@ -282,26 +270,46 @@ impl Planner<'_> {
         }
         let mut path = vec![PathPart::Node(slots.nodes[0])];
         for (i, step) in part.chain.steps.iter().enumerate() {
-            let rp = &step.relationship;
-            let (from, to) = match rp.direction {
-                ast::Direction::Incoming => (slots.nodes[i + 1], slots.nodes[i]),
-                _ => (slots.nodes[i], slots.nodes[i + 1]),
-            };
-            let props = self.props(rp.properties.as_ref(), scope)?;
             // `$(expr)` types: the match half tested them, the create half names the type.
-            let dynamic = self.dynamic_rel_type(rp, scope)?;
-            steps.push(CreateStep::Rel {
-                slot: slots.rels[i],
-                from,
-                to,
-                ty: rel_types[i].clone(),
-                dynamic,
-                props,
-            });
+            let ends = (slots.nodes[i], slots.nodes[i + 1]);
+            steps.push(self.create_rel(
+                &step.relationship,
+                slots.rels[i],
+                rel_types[i].clone(),
+                ends,
+                scope,
+            )?);
             path.push(PathPart::Rel(slots.rels[i]));
             path.push(PathPart::Node(slots.nodes[i + 1]));
         }
         Ok((steps, path))
+    }
+
+    /// The step creating relationship `rp` into `slot` between the nodes left and right of it
+    /// in the pattern, of type `ty` unless its `$(expr)` type names another: CREATE's and
+    /// MERGE's alike.
+    fn create_rel(
+        &mut self,
+        rp: &ast::RelationshipPattern,
+        slot: usize,
+        ty: Arc<Token>,
+        (left, right): (usize, usize),
+        scope: &Scope,
+    ) -> Result<CreateStep> {
+        let (from, to) = match rp.direction {
+            ast::Direction::Incoming => (right, left),
+            _ => (left, right),
+        };
+        let props = self.props(rp.properties.as_ref(), scope)?;
+        let dynamic = self.dynamic_rel_type(rp, scope)?;
+        Ok(CreateStep::Rel {
+            slot,
+            from,
+            to,
+            ty,
+            dynamic,
+            props,
+        })
     }
 
     /// The dynamic labels (or any expressions) `exprs`, compiled in order.
@@ -362,15 +370,20 @@ impl Planner<'_> {
         items: &[ast::SetItem],
     ) -> Result<Arc<PlanNode>> {
         let ops = self.set_ops(scope, items)?;
+        Ok(self.set_node(input, ops, scope))
+    }
+
+    /// The operator applying `ops` (SET's or REMOVE's) to each row of `input`.
+    fn set_node(&mut self, input: Arc<PlanNode>, ops: Vec<SetOp>, scope: &Scope) -> Arc<PlanNode> {
         let est = input.est_rows;
-        Ok(self.node(
+        self.node(
             Op::Set {
                 input,
                 ops: ops.into(),
             },
             est,
             scope,
-        ))
+        )
     }
 
     pub(super) fn plan_remove(
@@ -400,15 +413,7 @@ impl Planner<'_> {
                 },
             });
         }
-        let est = input.est_rows;
-        Ok(self.node(
-            Op::Set {
-                input,
-                ops: ops.into(),
-            },
-            est,
-            scope,
-        ))
+        Ok(self.set_node(input, ops, scope))
     }
 
     pub(super) fn plan_delete(

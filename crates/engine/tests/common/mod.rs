@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod recording_log;
+
 use std::sync::Arc;
 
 use quiver_engine::security::Level;
@@ -44,6 +46,21 @@ pub fn run_with(
     tx.pull(q, -1, &mut rows).map_err(fail)?;
     tx.commit().map_err(fail)?;
     Ok(rows)
+}
+
+/// The message of the error `query` fails with, which must be a constraint's violation
+/// (`ConstraintValidationFailed`).
+pub fn violation(db: &Database, query: &str) -> String {
+    let e = db
+        .execute(query, Map::new())
+        .err()
+        .unwrap_or_else(|| panic!("{query} succeeded"));
+    assert_eq!(
+        e.status_code(),
+        "Neo.ClientError.Schema.ConstraintValidationFailed",
+        "{query}: {e}"
+    );
+    e.message()
 }
 
 /// [`run_with`] without parameters.

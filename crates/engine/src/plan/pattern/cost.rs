@@ -83,50 +83,32 @@ impl Planner<'_> {
                             .iter()
                             .map(|(key, e)| (key, count / 10.0, Seek::Prefix(e.clone()))),
                     );
-                for (key, cost, seek) in point_seeks {
+                // Ranges: from each lower bound (with the upper bound on its key, if any), then
+                // from each upper bound alone.
+                let upper_of = |key: &Arc<Token>| {
+                    set.upper
+                        .iter()
+                        .find(|(k, _, _)| Arc::ptr_eq(k, key))
+                        .map(|(_, e, i)| (e.clone(), *i))
+                };
+                let has_lower =
+                    |key: &Arc<Token>| set.lower.iter().any(|(k, _, _)| Arc::ptr_eq(k, key));
+                let range_seeks = set
+                    .lower
+                    .iter()
+                    .map(|(key, e, inclusive)| (key, Some((e.clone(), *inclusive)), upper_of(key)))
+                    .chain(
+                        set.upper
+                            .iter()
+                            .filter(|(key, _, _)| !has_lower(key))
+                            .map(|(key, e, inclusive)| (key, None, Some((e.clone(), *inclusive)))),
+                    )
+                    .map(|(key, lower, upper)| (key, count / 3.0, Seek::Range { lower, upper }));
+                for (key, cost, seek) in point_seeks.chain(range_seeks) {
                     if self.has_index(l, key) {
                         consider(
                             cost,
                             StartKind::Seek(l.clone(), key.clone(), seek),
-                            &mut best,
-                        );
-                    }
-                }
-                for (key, e, inclusive) in &set.lower {
-                    if self.has_index(l, key) {
-                        let upper = set
-                            .upper
-                            .iter()
-                            .find(|(k, _, _)| Arc::ptr_eq(k, key))
-                            .map(|(_, e, i)| (e.clone(), *i));
-                        consider(
-                            count / 3.0,
-                            StartKind::Seek(
-                                l.clone(),
-                                key.clone(),
-                                Seek::Range {
-                                    lower: Some((e.clone(), *inclusive)),
-                                    upper,
-                                },
-                            ),
-                            &mut best,
-                        );
-                    }
-                }
-                for (key, e, inclusive) in &set.upper {
-                    if self.has_index(l, key)
-                        && !set.lower.iter().any(|(k, _, _)| Arc::ptr_eq(k, key))
-                    {
-                        consider(
-                            count / 3.0,
-                            StartKind::Seek(
-                                l.clone(),
-                                key.clone(),
-                                Seek::Range {
-                                    lower: None,
-                                    upper: Some((e.clone(), *inclusive)),
-                                },
-                            ),
                             &mut best,
                         );
                     }

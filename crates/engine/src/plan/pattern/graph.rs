@@ -40,6 +40,24 @@ pub(super) struct PRel {
     pub search: Option<SearchPlan>,
 }
 
+impl PRel {
+    /// The stretch between nodes `left` and `right` that the path program `search` finds,
+    /// its relationships into `slot`.
+    fn searched(slot: usize, (left, right): (usize, usize), search: SearchPlan) -> PRel {
+        PRel {
+            slot,
+            left,
+            right,
+            dir: ast::Direction::Both,
+            types: Vec::new(),
+            length: None,
+            rel_filter: None,
+            shortest: None,
+            search: Some(search),
+        }
+    }
+}
+
 /// One element of a path program before it is laid out (in either direction).
 pub(super) enum Item {
     Node {
@@ -552,24 +570,18 @@ impl Planner<'_> {
         let mut vars = Vec::new();
         let item = self.group_item(b, group, &mut vars)?;
         let slot = self.slot();
-        g.rels.push(PRel {
+        g.rels.push(PRel::searched(
             slot,
-            left,
-            right,
-            dir: ast::Direction::Both,
-            types: Vec::new(),
-            length: None,
-            rel_filter: None,
-            shortest: None,
-            search: Some(SearchPlan {
+            (left, right),
+            SearchPlan {
                 items: vec![item],
                 vars,
                 selection: Selection::All,
                 acyclic: false,
                 filter: None,
                 fast: None,
-            }),
-        });
+            },
+        ));
         Ok(PathPart::RelList(slot))
     }
 
@@ -877,24 +889,18 @@ impl Planner<'_> {
             // The fast search writes the relationship list where the name reads it.
             b.scope.bind(&v.name, slot);
         }
-        g.rels.push(PRel {
+        g.rels.push(PRel::searched(
             slot,
-            left,
-            right,
-            dir: ast::Direction::Both,
-            types: Vec::new(),
-            length: None,
-            rel_filter: None,
-            shortest: None,
-            search: Some(SearchPlan {
+            (left, right),
+            SearchPlan {
                 items,
                 vars,
                 selection,
                 acyclic: part.mode == Some(ast::PathMode::Acyclic),
                 filter: None,
                 fast,
-            }),
-        });
+            },
+        ));
         Ok(vec![
             PathPart::Node(g.nodes[left].slot),
             PathPart::RelList(slot),
