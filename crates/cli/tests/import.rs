@@ -5,7 +5,6 @@
 #![cfg(unix)]
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -15,17 +14,14 @@ use std::time::{Duration, Instant};
 use quiver_value::{Map, Value};
 
 mod common;
+#[path = "../../import/tests/support/mod.rs"]
+mod import_support;
 use common::quiver;
+use import_support::write_input;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
-    if Path::new(name).extension().is_some_and(|e| e == "gz") {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(text.as_bytes()).expect("gzip");
-        std::fs::write(&path, gz.finish().expect("gzip")).expect("write");
-    } else {
-        std::fs::write(&path, text).expect("write");
-    }
+    write_input(&path, text);
     path.display().to_string()
 }
 

@@ -151,10 +151,7 @@ fn a_restore_until_a_commit_or_a_time_stops_exactly_there() {
 
 /// Takes a chain of a full and an incremental piece; returns the backups directory.
 fn chain(s: &Setup) {
-    let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
-    add_people(&db, 0..20);
-    durability.sync().unwrap();
-    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    let (db, durability, full) = full_backup_of_people(s, options(), 0..20);
     keep(&s.backups, &full);
     add_people(&db, 20..40);
     durability.sync().unwrap();
@@ -252,10 +249,7 @@ fn a_restore_refuses_a_target_that_is_not_empty() {
 #[test]
 fn an_incremental_after_a_snapshot_removed_its_log_says_to_restart_the_chain() {
     let s = setup();
-    let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
-    add_people(&db, 0..10);
-    durability.sync().unwrap();
-    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    let (db, durability, full) = full_backup_of_people(&s, options(), 0..10);
     add_people(&db, 10..200);
     // A snapshot rolls the log; the next one, after one more commit, covers every segment
     // before that roll and removes them.
@@ -284,10 +278,7 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
         log_archive_dir: Some(s.staging.join("archive")),
         ..options()
     };
-    let (db, durability) = Durability::open(&s.data, Mode::Group, opts).unwrap();
-    add_people(&db, 0..10);
-    durability.sync().unwrap();
-    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    let (db, durability, full) = full_backup_of_people(&s, opts, 0..10);
     keep(&s.backups, &full);
     add_people(&db, 10..50);
     snapshot_twice(&db, &durability, "p50");
@@ -308,10 +299,7 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
 #[test]
 fn an_incremental_refuses_a_chain_whose_last_commit_this_database_made_at_another_time() {
     let s = setup();
-    let (db, durability) = Durability::open(&s.data, Mode::Group, options()).unwrap();
-    add_people(&db, 0..10);
-    durability.sync().unwrap();
-    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    let (db, durability, full) = full_backup_of_people(&s, options(), 0..10);
     add_person(&db, "p10").unwrap();
     durability.sync().unwrap();
     let time = full.last_time.unwrap();
@@ -348,6 +336,20 @@ fn a_chain_started_before_the_first_commit_restores_from_an_empty_store() {
     let report = restore(&backups, &s.restored, RestoreUntil::Commit(3), &mut |_| {}).unwrap();
     assert_eq!(report.last_commit, 3);
     assert_eq!(restored_names(&s.restored), people(0..3));
+}
+
+/// Opens the store at `s.data` in group mode with `opts`, adds the people of `range` (see
+/// [`add_people`]) and takes a full backup of them into the staging directory's `1`.
+fn full_backup_of_people(
+    s: &Setup,
+    opts: Options,
+    range: std::ops::Range<usize>,
+) -> (Arc<Storage>, Durability, Piece) {
+    let (db, durability) = Durability::open(&s.data, Mode::Group, opts).unwrap();
+    add_people(&db, range);
+    durability.sync().unwrap();
+    let full = durability.backup_full(&s.staging.join("1")).unwrap();
+    (db, durability, full)
 }
 
 /// Adds the people `p{i}` for each `i` of `range`.

@@ -3,13 +3,15 @@
 //! database behind (or skipped and reported, when the policy says so).
 
 use std::fmt::Write as _;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use quiver_durability::Mode;
 use quiver_engine::Database;
 use quiver_import::{Error, FileKind, Group, IdType, Options, Policy, ProgressMode, Summary, run};
 use quiver_value::{Map, Value};
+
+mod support;
+use support::write_input;
 
 struct Case {
     dir: tempfile::TempDir,
@@ -36,13 +38,7 @@ impl Case {
 
     fn file(&self, name: &str, text: &str) -> PathBuf {
         let path = self.dir.path().join(name);
-        if Path::new(name).extension().is_some_and(|e| e == "gz") {
-            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            gz.write_all(text.as_bytes()).expect("gzip");
-            std::fs::write(&path, gz.finish().expect("gzip")).expect("write");
-        } else {
-            std::fs::write(&path, text).expect("write");
-        }
+        write_input(&path, text);
         path
     }
 

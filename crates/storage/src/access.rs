@@ -332,53 +332,42 @@ impl Transaction {
         self.count(CountKey::Type(rel_type.0))
     }
 
+    /// A cursor over the nodes `source` yields, as this transaction sees them.
+    fn node_cursor(&self, source: NodeSource) -> NodeCursor {
+        NodeCursor::new(self.inner.clone(), self.restriction.clone(), source)
+    }
+
     /// Every node, in id order.
     pub fn scan_nodes(&self) -> Result<NodeCursor> {
         self.inner.check_active()?;
-        Ok(NodeCursor::new(
-            self.inner.clone(),
-            self.restriction.clone(),
-            NodeSource::All { next: 0 },
-        ))
+        Ok(self.node_cursor(NodeSource::All { next: 0 }))
     }
 
     /// Nodes with a label, in id order.
     pub fn scan_label(&self, label: LabelId) -> Result<NodeCursor> {
         self.inner.check_active()?;
-        Ok(NodeCursor::new(
-            self.inner.clone(),
-            self.restriction.clone(),
-            NodeSource::Label {
-                label: label.0,
-                next: Some(0),
-            },
-        ))
+        Ok(self.node_cursor(NodeSource::Label {
+            label: label.0,
+            next: Some(0),
+        }))
     }
 
     /// Nodes with ids above `after`, in id order: resumes a scan by position, for callers
     /// that page through results without keeping a cursor.
     pub fn scan_nodes_after(&self, after: NodeId) -> Result<NodeCursor> {
         self.inner.check_active()?;
-        Ok(NodeCursor::new(
-            self.inner.clone(),
-            self.restriction.clone(),
-            NodeSource::All {
-                next: after.0.saturating_add(1),
-            },
-        ))
+        Ok(self.node_cursor(NodeSource::All {
+            next: after.0.saturating_add(1),
+        }))
     }
 
     /// Nodes with a label and ids above `after`, in id order.
     pub fn scan_label_after(&self, label: LabelId, after: NodeId) -> Result<NodeCursor> {
         self.inner.check_active()?;
-        Ok(NodeCursor::new(
-            self.inner.clone(),
-            self.restriction.clone(),
-            NodeSource::Label {
-                label: label.0,
-                next: after.0.checked_add(1),
-            },
-        ))
+        Ok(self.node_cursor(NodeSource::Label {
+            label: label.0,
+            next: after.0.checked_add(1),
+        }))
     }
 
     /// Every relationship (of `types`, empty = all), in id order.
@@ -478,11 +467,7 @@ impl Transaction {
         query: CompositeQuery,
     ) -> Result<NodeCursor> {
         let def = self.seek_def(false, label, keys, &query)?;
-        Ok(NodeCursor::new(
-            self.inner.clone(),
-            self.restriction.clone(),
-            NodeSource::Index(IndexScan::new(def, query)),
-        ))
+        Ok(self.node_cursor(NodeSource::Index(IndexScan::new(def, query))))
     }
 
     /// Relationships of type `rel_type` whose `keys` satisfy `query`, through the index on

@@ -46,6 +46,7 @@ use crate::replay::{RedoSink, SchemaIndexRef};
 use crate::schema::{IndexDef, IndexKind, IndexSpec, Schema};
 use crate::security::Security;
 use crate::storage::Storage;
+use crate::tokens::distinct_ids;
 use crate::vector::VectorConfig;
 
 /// What a finished bulk load published.
@@ -213,7 +214,10 @@ impl Storage {
                 ids.sort_unstable();
                 ids.dedup();
             }
-            self.check_unique_unobserved(&schema, &touched)?;
+            // Index entries are exact here (every entity is one version), so the index
+            // names every candidate.
+            let touched = (&touched.nodes[..], &touched.rels[..]);
+            self.check_constraints_over(&schema, touched, None)?;
         }
         self.publish_unobserved(record.commit, &tally);
         Ok(())
@@ -257,11 +261,7 @@ impl Storage {
             if let Some(bits) = self.label_bitmap_if_any(l) {
                 bits.clear(id);
             }
-            for def in schema.on_label(l) {
-                if let Some(k) = def.key_in(g.props()?)? {
-                    def.data.remove(&k, id);
-                }
-            }
+            index_entries(schema.on_label(l), || g.props(), id, false)?;
             tally.add(CountKey::Label(l), -1);
         }
         g.clear();
@@ -276,11 +276,7 @@ impl Storage {
             if !r.is_live() {
                 return Err(Error::rel_not_found(id));
             }
-            for def in schema.on_type(r.ty()) {
-                if let Some(k) = def.key_in(r.props.bytes())? {
-                    def.data.remove(&k, id);
-                }
-            }
+            index_entries(schema.on_type(r.ty()), || Ok(r.props.bytes()), id, false)?;
             (r.start(), r.ty())
         };
         let end = self
@@ -313,20 +309,9 @@ impl Storage {
             .iter()
             .filter(|d| !d.relationship && d.keys.contains(&key) && labels.contains(&d.token))
             .collect();
-        let before = indexed
-            .iter()
-            .map(|d| d.key_in(g.props()?))
-            .collect::<Result<SmallVec<[_; 2]>>>()?;
+        let before = keys_in(&indexed, || g.props())?;
         g.set_prop_encoded(key, value, false)?;
-        for (def, old) in indexed.iter().zip(before) {
-            if let Some(k) = old {
-                def.data.remove(&k, id);
-            }
-            if let Some(k) = def.key_in(g.props()?)? {
-                def.data.insert(k, id);
-            }
-        }
-        Ok(())
+        move_entries(&indexed, before, || g.props(), id)
     }
 
     /// Returns whether the node's labels changed.
@@ -355,15 +340,7 @@ impl Storage {
             }
         }
         g.set_labels(&labels)?;
-        for def in schema.on_label(label) {
-            if let Some(k) = def.key_in(g.props()?)? {
-                if add {
-                    def.data.insert(k, id);
-                } else {
-                    def.data.remove(&k, id);
-                }
-            }
-        }
+        index_entries(schema.on_label(label), || g.props(), id, add)?;
         Ok(true)
     }
 
@@ -383,61 +360,9 @@ impl Storage {
             .on_type(r.ty())
             .filter(|d| d.keys.contains(&key))
             .collect();
-        let before = indexed
-            .iter()
-            .map(|d| d.key_in(r.props.bytes()))
-            .collect::<Result<SmallVec<[_; 2]>>>()?;
+        let before = keys_in(&indexed, || Ok(r.props.bytes()))?;
         r.props.set_encoded(key, value)?;
-        for (def, old) in indexed.iter().zip(before) {
-            if let Some(k) = old {
-                def.data.remove(&k, id);
-            }
-            if let Some(k) = def.key_in(r.props.bytes())? {
-                def.data.insert(k, id);
-            }
-        }
-        Ok(())
-    }
-
-    /// Fails if an entity in `touched` breaks a constraint: shares constrained values with
-    /// another, or lacks a key. Index entries are exact here (every entity is one version),
-    /// so the index names every candidate.
-    fn check_unique_unobserved(&self, schema: &Schema, touched: &Touched) -> Result<()> {
-        for &id in &touched.nodes {
-            let checks = {
-                let Some(slot) = self.nodes.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if !g.is_live() {
-                    continue;
-                }
-                schema.node_constraints(&g)?
-            };
-            for (def, values) in checks {
-                self.check_entity(def, id, &values, |other| {
-                    self.entity_values(def, other, None)
-                })?;
-            }
-        }
-        for &id in &touched.rels {
-            let checks = {
-                let Some(slot) = self.rels.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if !g.is_live() {
-                    continue;
-                }
-                schema.rel_constraints(g.ty(), g.props.bytes())?
-            };
-            for (def, values) in checks {
-                self.check_entity(def, id, &values, |other| {
-                    self.entity_values(def, other, None)
-                })?;
-            }
-        }
-        Ok(())
+        move_entries(&indexed, before, || Ok(r.props.bytes()), id)
     }
 }
 
@@ -468,23 +393,13 @@ impl Unobserved<'_> {
 impl RedoSink for Unobserved<'_> {
     fn create_node(&mut self, id: u64, labels: NamesRef<'_>, props: PropsRef<'_>) -> Result<()> {
         let storage = self.storage;
-        let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
-        for l in labels.iter() {
-            let l = storage.labels.get_or_create(l)?;
-            if !ls.contains(&l) {
-                ls.push(l);
-            }
-        }
+        let ls = distinct_ids(labels.iter(), |l| storage.labels.get_or_create(l))?;
         let props = self.encoded(props)?;
         load_node(storage, &mut self.tally, id, &ls, props)?;
         let slot = storage.live_node(id)?;
         let g = slot.lock();
         for l in &ls {
-            for def in self.schema.on_label(*l) {
-                if let Some(k) = def.key_in(g.props()?)? {
-                    def.data.insert(k, id);
-                }
-            }
+            index_entries(self.schema.on_label(*l), || g.props(), id, true)?;
         }
         self.touched.nodes.push(id);
         Ok(())
@@ -527,11 +442,7 @@ impl RedoSink for Unobserved<'_> {
         load_relationship(storage, &mut self.tally, None, id, ends, ty, props)?;
         if let Some(slot) = storage.rels.get(id) {
             let r = slot.lock();
-            for def in self.schema.on_type(ty) {
-                if let Some(k) = def.key_in(r.props.bytes())? {
-                    def.data.insert(k, id);
-                }
-            }
+            index_entries(self.schema.on_type(ty), || Ok(r.props.bytes()), id, true)?;
         }
         self.touched.rels.push(id);
         Ok(())
@@ -599,6 +510,55 @@ impl RedoSink for Unobserved<'_> {
     }
 }
 
+/// Adds (`add`) or removes entity `id`'s entries under each of `defs`, keyed by the
+/// properties `props` reads (only once there is an index to key). The entity is its one
+/// committed version, so its entries are exact.
+fn index_entries<'d, 'p>(
+    defs: impl IntoIterator<Item = &'d Arc<IndexDef>>,
+    props: impl Fn() -> Result<&'p [u8]>,
+    id: u64,
+    add: bool,
+) -> Result<()> {
+    for def in defs {
+        if let Some(k) = def.key_in(props()?)? {
+            if add {
+                def.data.insert(k, id);
+            } else {
+                def.data.remove(&k, id);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The keys the properties `props` reads hold under each of `indexed`: what
+/// [`move_entries`] moves an entity's entries from once one of its properties changes.
+fn keys_in<'p>(
+    indexed: &[&Arc<IndexDef>],
+    props: impl Fn() -> Result<&'p [u8]>,
+) -> Result<SmallVec<[Option<Box<[u8]>>; 2]>> {
+    indexed.iter().map(|d| d.key_in(props()?)).collect()
+}
+
+/// Moves entity `id`'s entries under each of `indexed` from the key `before` holds (see
+/// [`keys_in`]) to the one the properties `props` reads now hold.
+fn move_entries<'p>(
+    indexed: &[&Arc<IndexDef>],
+    before: SmallVec<[Option<Box<[u8]>>; 2]>,
+    props: impl Fn() -> Result<&'p [u8]>,
+    id: u64,
+) -> Result<()> {
+    for (def, old) in indexed.iter().zip(before) {
+        if let Some(k) = old {
+            def.data.remove(&k, id);
+        }
+        if let Some(k) = def.key_in(props()?)? {
+            def.data.insert(k, id);
+        }
+    }
+    Ok(())
+}
+
 /// The entities a replayed record changed, for the constraint check after it.
 #[derive(Default)]
 struct Touched {
@@ -618,17 +578,6 @@ fn checked_props<'v>(storage: &Storage, props: &'v [(PropKeyId, Value)]) -> Resu
         storage.keys.check(k.0)?;
         check_storable(v)?;
         out.push((k.0, v));
-    }
-    Ok(out)
-}
-
-fn checked_labels(storage: &Storage, labels: &[LabelId]) -> Result<SmallVec<[u32; 4]>> {
-    let mut out = SmallVec::new();
-    for l in labels {
-        storage.labels.check(l.0)?;
-        if !out.contains(&l.0) {
-            out.push(l.0);
-        }
     }
     Ok(out)
 }
@@ -835,7 +784,7 @@ impl Loader {
         labels: &[LabelId],
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        let labels = checked_labels(storage, labels)?;
+        let labels = storage.labels.checked_distinct(labels)?;
         let props = checked_props(storage, props)?;
         load_node(storage, &mut self.tally, id.0, &labels, props)
     }
@@ -863,13 +812,8 @@ impl Loader {
         labels: NamesRef<'_>,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
-        for l in labels.iter() {
-            let l = self.names.id(storage, Token::Label, l)?;
-            if !ls.contains(&l) {
-                ls.push(l);
-            }
-        }
+        let names = &mut self.names;
+        let ls = distinct_ids(labels.iter(), |l| names.id(storage, Token::Label, l))?;
         let props = self.names.props(storage, props)?;
         load_node(storage, &mut self.tally, id.0, &ls, props)
     }

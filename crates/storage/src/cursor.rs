@@ -92,15 +92,73 @@ impl IndexScan {
     }
 }
 
+/// The ids a cursor fetched and has yet to hand out, from `pos` on, and whether its
+/// source is spent.
+struct Batch<T> {
+    ids: Vec<T>,
+    pos: usize,
+    done: bool,
+}
+
+impl<T> Default for Batch<T> {
+    fn default() -> Self {
+        Batch {
+            ids: Vec::new(),
+            pos: 0,
+            done: false,
+        }
+    }
+}
+
+/// A cursor that fetches ids in batches: what the node and relationship cursors share.
+trait Batched {
+    type Id: Copy;
+
+    fn batch(&mut self) -> &mut Batch<Self::Id>;
+
+    /// Fetches the next batch in place of the last one, marking the source spent at its end.
+    fn refill(&mut self) -> Result<()>;
+}
+
+/// A batched cursor's iteration: the next id fetched, fetching until the source is spent;
+/// an error ends the cursor.
+fn next_batched<C: Batched>(cursor: &mut C) -> Option<Result<C::Id>> {
+    loop {
+        let batch = cursor.batch();
+        if let Some(id) = batch.ids.get(batch.pos) {
+            let id = *id;
+            batch.pos += 1;
+            return Some(Ok(id));
+        }
+        if batch.done {
+            return None;
+        }
+        if let Err(e) = cursor.refill() {
+            cursor.batch().done = true;
+            return Some(Err(e));
+        }
+    }
+}
+
+/// Keeps the ids `keep` says yes to, in order; on an error `ids` is left as it was.
+fn retain_ok<T: Copy>(ids: &mut Vec<T>, keep: impl Fn(T) -> Result<bool>) -> Result<()> {
+    let mut kept = Vec::with_capacity(ids.len());
+    for id in ids.iter() {
+        if keep(*id)? {
+            kept.push(*id);
+        }
+    }
+    *ids = kept;
+    Ok(())
+}
+
 /// A cursor over node ids.
 pub struct NodeCursor {
     tx: Arc<TxInner>,
     restriction: Restriction,
     view: View,
     source: NodeSource,
-    buf: Vec<NodeId>,
-    pos: usize,
-    done: bool,
+    batch: Batch<NodeId>,
 }
 
 impl NodeCursor {
@@ -111,9 +169,7 @@ impl NodeCursor {
             restriction,
             view,
             source,
-            buf: Vec::new(),
-            pos: 0,
-            done: false,
+            batch: Batch::default(),
         }
     }
 
@@ -121,25 +177,33 @@ impl NodeCursor {
     pub fn next_batch(&mut self, max: usize, out: &mut Vec<NodeId>) -> Result<usize> {
         let mut n = 0;
         while n < max {
-            if self.pos == self.buf.len() {
-                if self.done {
+            if self.batch.pos == self.batch.ids.len() {
+                if self.batch.done {
                     break;
                 }
                 self.refill()?;
                 continue;
             }
-            let take = (max - n).min(self.buf.len() - self.pos);
-            out.extend_from_slice(&self.buf[self.pos..self.pos + take]);
-            self.pos += take;
+            let take = (max - n).min(self.batch.ids.len() - self.batch.pos);
+            out.extend_from_slice(&self.batch.ids[self.batch.pos..self.batch.pos + take]);
+            self.batch.pos += take;
             n += take;
         }
         Ok(n)
     }
+}
+
+impl Batched for NodeCursor {
+    type Id = NodeId;
+
+    fn batch(&mut self) -> &mut Batch<NodeId> {
+        &mut self.batch
+    }
 
     fn refill(&mut self) -> Result<()> {
         self.tx.check_active()?;
-        self.buf.clear();
-        self.pos = 0;
+        self.batch.ids.clear();
+        self.batch.pos = 0;
         let storage = self.tx.storage.clone();
         let view = self.view;
         match &mut self.source {
@@ -150,19 +214,19 @@ impl NodeCursor {
                     if let Some(slot) = storage.nodes.get(id)
                         && read::node_exists(&slot.lock(), &view)
                     {
-                        self.buf.push(NodeId(id));
+                        self.batch.ids.push(NodeId(id));
                     }
                 }
                 *next = stop;
-                self.done = stop >= end;
+                self.batch.done = stop >= end;
             }
             NodeSource::Label { label, next } => {
                 let Some(from) = *next else {
-                    self.done = true;
+                    self.batch.done = true;
                     return Ok(());
                 };
                 let Some(bits) = storage.label_bitmap_if_any(*label) else {
-                    self.done = true;
+                    self.batch.done = true;
                     return Ok(());
                 };
                 let mut cands = Vec::with_capacity(CURSOR_BATCH);
@@ -171,14 +235,14 @@ impl NodeCursor {
                     if let Some(slot) = storage.nodes.get(id)
                         && read::node_has_label(&slot.lock(), &view, *label)? == Some(true)
                     {
-                        self.buf.push(NodeId(id));
+                        self.batch.ids.push(NodeId(id));
                     }
                 }
-                self.done = next.is_none();
+                self.batch.done = next.is_none();
             }
             NodeSource::Index(scan) => {
                 let mut ids = Vec::new();
-                self.done = scan.refill(&storage, &view, &mut ids)?;
+                self.batch.done = scan.refill(&storage, &view, &mut ids)?;
                 if let Some(r) = &self.restriction {
                     // A node found by a key its reader may not read is not found.
                     let keys = &scan.def.keys;
@@ -188,23 +252,19 @@ impl NodeCursor {
                         };
                         if restriction::locked_node_found_by(&slot.lock(), &view, r.as_ref(), keys)?
                         {
-                            self.buf.push(NodeId(id));
+                            self.batch.ids.push(NodeId(id));
                         }
                     }
                     return Ok(());
                 }
-                self.buf.extend(ids.into_iter().map(NodeId));
+                self.batch.ids.extend(ids.into_iter().map(NodeId));
                 return Ok(());
             }
         }
         if let Some(r) = &self.restriction {
-            let mut kept = Vec::with_capacity(self.buf.len());
-            for id in &self.buf {
-                if restriction::node_visible(&storage, &view, r.as_ref(), id.0)? {
-                    kept.push(*id);
-                }
-            }
-            self.buf = kept;
+            retain_ok(&mut self.batch.ids, |id| {
+                restriction::node_visible(&storage, &view, r.as_ref(), id.0)
+            })?;
         }
         Ok(())
     }
@@ -214,19 +274,7 @@ impl Iterator for NodeCursor {
     type Item = Result<NodeId>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(id) = self.buf.get(self.pos) {
-                self.pos += 1;
-                return Some(Ok(*id));
-            }
-            if self.done {
-                return None;
-            }
-            if let Err(e) = self.refill() {
-                self.done = true;
-                return Some(Err(e));
-            }
-        }
+        next_batched(self)
     }
 }
 
@@ -239,9 +287,7 @@ pub struct RelCursor {
     next: u64,
     /// A seek through a relationship index instead of a scan.
     index: Option<IndexScan>,
-    buf: Vec<RelId>,
-    pos: usize,
-    done: bool,
+    batch: Batch<RelId>,
 }
 
 impl RelCursor {
@@ -254,9 +300,7 @@ impl RelCursor {
             types,
             next: 0,
             index: None,
-            buf: Vec::new(),
-            pos: 0,
-            done: false,
+            batch: Batch::default(),
         }
     }
 
@@ -265,15 +309,23 @@ impl RelCursor {
         cursor.index = Some(scan);
         cursor
     }
+}
+
+impl Batched for RelCursor {
+    type Id = RelId;
+
+    fn batch(&mut self) -> &mut Batch<RelId> {
+        &mut self.batch
+    }
 
     fn refill(&mut self) -> Result<()> {
         self.tx.check_active()?;
-        self.buf.clear();
-        self.pos = 0;
+        self.batch.ids.clear();
+        self.batch.pos = 0;
         let storage = &self.tx.storage;
         if let Some(scan) = &mut self.index {
             let mut ids = Vec::new();
-            self.done = scan.refill(storage, &self.view, &mut ids)?;
+            self.batch.done = scan.refill(storage, &self.view, &mut ids)?;
             if let Some(r) = &self.restriction {
                 let keys = &scan.def.keys;
                 let ty = scan.def.token;
@@ -282,12 +334,12 @@ impl RelCursor {
                 }
                 for id in ids {
                     if restriction::rel_visible(storage, &self.view, r.as_ref(), id)? {
-                        self.buf.push(RelId(id));
+                        self.batch.ids.push(RelId(id));
                     }
                 }
                 return Ok(());
             }
-            self.buf.extend(ids.into_iter().map(RelId));
+            self.batch.ids.extend(ids.into_iter().map(RelId));
             return Ok(());
         }
         let end = storage.next_rel.load(Ordering::Acquire);
@@ -298,20 +350,16 @@ impl RelCursor {
                 if (self.types.is_empty() || self.types.contains(&g.ty()))
                     && read::rel_exists(&g, &self.view)
                 {
-                    self.buf.push(RelId(id));
+                    self.batch.ids.push(RelId(id));
                 }
             }
         }
         self.next = stop;
-        self.done = stop >= end;
+        self.batch.done = stop >= end;
         if let Some(r) = &self.restriction {
-            let mut kept = Vec::with_capacity(self.buf.len());
-            for id in &self.buf {
-                if restriction::rel_visible(storage, &self.view, r.as_ref(), id.0)? {
-                    kept.push(*id);
-                }
-            }
-            self.buf = kept;
+            retain_ok(&mut self.batch.ids, |id| {
+                restriction::rel_visible(storage, &self.view, r.as_ref(), id.0)
+            })?;
         }
         Ok(())
     }
@@ -321,19 +369,7 @@ impl Iterator for RelCursor {
     type Item = Result<RelId>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(id) = self.buf.get(self.pos) {
-                self.pos += 1;
-                return Some(Ok(*id));
-            }
-            if self.done {
-                return None;
-            }
-            if let Err(e) = self.refill() {
-                self.done = true;
-                return Some(Err(e));
-            }
-        }
+        next_batched(self)
     }
 }
 

@@ -533,6 +533,46 @@ impl Storage {
         }
     }
 
+    /// Checks the uniqueness and key constraints over the given nodes and relationships,
+    /// passing over those no longer live: each entity's values against the others its
+    /// constraint's index names, as `view` sees them (`None`: the newest physical state).
+    pub(crate) fn check_constraints_over(
+        &self,
+        schema: &Schema,
+        (nodes, rels): (&[u64], &[u64]),
+        view: Option<&View>,
+    ) -> Result<()> {
+        for (relationship, ids) in [(false, nodes), (true, rels)] {
+            for &id in ids {
+                let checks = if relationship {
+                    let Some(slot) = self.rels.get(id) else {
+                        continue;
+                    };
+                    let g = slot.lock();
+                    if !g.is_live() {
+                        continue;
+                    }
+                    schema.rel_constraints(g.ty(), g.props.bytes())?
+                } else {
+                    let Some(slot) = self.nodes.get(id) else {
+                        continue;
+                    };
+                    let g = slot.lock();
+                    if !g.is_live() {
+                        continue;
+                    }
+                    schema.node_constraints(&g)?
+                };
+                for (def, values) in checks {
+                    self.check_entity(def, id, &values, |other| {
+                        self.entity_values(def, other, view)
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks entity `id`, holding `values` under the keys of constraint `def`, against the
     /// others its index names, as `lookup` sees them: a missing key fails a key constraint,
     /// and another entity holding equal values fails either kind.

@@ -8,8 +8,10 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
+use crate::ids::LabelId;
 
 /// Names longer than this are refused: they would only come from a confused client.
 pub const TOKEN_NAME_BYTES_MAX: usize = 65_535;
@@ -79,6 +81,15 @@ impl TokenTable {
     }
 
     /// Fails unless `id` names a token (no name is copied).
+    /// The ids of `labels`, each checked against this (the labels') table, each once, in the
+    /// order first met.
+    pub(crate) fn checked_distinct(&self, labels: &[LabelId]) -> Result<SmallVec<[u32; 4]>> {
+        distinct_ids(labels, |l| {
+            self.check(l.0)?;
+            Ok(l.0)
+        })
+    }
+
     pub(crate) fn check(&self, id: u32) -> Result<()> {
         if (id as usize) < self.map.read().names.len() {
             Ok(())
@@ -102,6 +113,21 @@ impl TokenTable {
     pub(crate) fn len(&self) -> usize {
         self.map.read().names.len()
     }
+}
+
+/// The ids `id` gives `tokens`, each once, in the order first met.
+pub(crate) fn distinct_ids<T>(
+    tokens: impl IntoIterator<Item = T>,
+    mut id: impl FnMut(T) -> Result<u32>,
+) -> Result<SmallVec<[u32; 4]>> {
+    let mut out = SmallVec::new();
+    for t in tokens {
+        let t = id(t)?;
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

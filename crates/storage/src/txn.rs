@@ -707,35 +707,7 @@ impl Transaction {
             txid: tx.txid,
             command: u32::MAX,
         };
-        for (relationship, ids) in [(false, nodes), (true, rels)] {
-            for &id in ids {
-                let checks = if relationship {
-                    let Some(slot) = storage.rels.get(id) else {
-                        continue;
-                    };
-                    let g = slot.lock();
-                    if !g.is_live() {
-                        continue;
-                    }
-                    schema.rel_constraints(g.ty(), g.props.bytes())?
-                } else {
-                    let Some(slot) = storage.nodes.get(id) else {
-                        continue;
-                    };
-                    let g = slot.lock();
-                    if !g.is_live() {
-                        continue;
-                    }
-                    schema.node_constraints(&g)?
-                };
-                for (def, values) in checks {
-                    storage.check_entity(def, id, &values, |other| {
-                        storage.entity_values(def, other, Some(&view))
-                    })?;
-                }
-            }
-        }
-        Ok(())
+        storage.check_constraints_over(&schema, (nodes, rels), Some(&view))
     }
 
     /// The other transaction holding an uncommitted change to the entity, if one does: what a

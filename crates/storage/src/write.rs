@@ -3,11 +3,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use smallvec::SmallVec;
-
 use quiver_value::Value;
 
-use crate::arena::Pair;
+use crate::arena::{Grouped, Locked, Pair};
 use crate::codec::check_storable;
 use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
@@ -119,13 +117,7 @@ impl Transaction {
     ) -> Result<NodeId> {
         let storage = &self.inner.storage;
         let props = checked_props(props)?;
-        let mut ls: SmallVec<[u32; 4]> = SmallVec::new();
-        for l in labels {
-            storage.labels.check(l.0)?;
-            if !ls.contains(&l.0) {
-                ls.push(l.0);
-            }
-        }
+        let ls = storage.labels.checked_distinct(labels)?;
         for (k, _) in &props {
             storage.keys.check(*k)?;
         }
@@ -166,15 +158,48 @@ impl Transaction {
         Ok(NodeId(id))
     }
 
-    /// Checks that property `key` may be set to `value`; returns whether the change removes
-    /// the property (`value` is `Null`).
-    fn check_property(&self, key: u32, value: &Value) -> Result<bool> {
-        let remove = value.is_null();
-        if !remove {
+    /// Checks that property `key` may be set to `value` (`Null` removes it).
+    fn check_property(&self, key: u32, value: &Value) -> Result<()> {
+        if !value.is_null() {
             check_storable(value)?;
         }
         self.inner.storage.keys.check(key)?;
-        Ok(remove)
+        Ok(())
+    }
+
+    /// Property `key` of entity `id`, locked in `g` and writable, set to `value` (`Null`
+    /// removes it): `set` writes it and gives back the previous value. Unless it removed a
+    /// property that was not there, the change's undo is pushed, `index` fixes the entity's
+    /// index entries from the previous value, and the redo op is logged once `g` is released.
+    fn change_property<R: Grouped>(
+        &self,
+        st: &mut TxState,
+        mut g: Locked<'_, R>,
+        (id, key): (u64, u32),
+        value: Value,
+        set: impl FnOnce(&mut R, Option<&Value>) -> Result<Option<Value>>,
+        index: impl FnOnce(&mut TxState, &R, Option<&Value>) -> Result<()>,
+    ) -> Result<Option<Value>> {
+        let remove = value.is_null();
+        let old = set(&mut g, (!remove).then_some(&value))?;
+        if old.is_none() && remove {
+            return Ok(None);
+        }
+        self.push_undo(
+            st,
+            &mut g,
+            id,
+            Undo::Property {
+                key,
+                old: old.clone(),
+            },
+        );
+        index(st, &g, old.as_ref())?;
+        drop(g);
+        if self.inner.log {
+            st.redo.push(self.property_redo(R::KIND, id, key, value)?);
+        }
+        Ok(old)
     }
 
     /// The redo op of a property change on entity `id`: a set, or a removal where `value`
@@ -212,39 +237,24 @@ impl Transaction {
         key: u32,
         value: Value,
     ) -> Result<Option<Value>> {
-        let remove = self.check_property(key, &value)?;
+        self.check_property(key, &value)?;
         let slot = self.inner.node_slot(id)?;
-        let mut g = slot.lock();
+        let g = slot.lock();
         self.check_node_writable(&g, id)?;
-        let new = (!remove).then_some(&value);
-        let old = g.set_prop(key, new)?;
-        if old.is_none() && remove {
-            return Ok(None);
-        }
-        self.push_undo(
-            st,
-            &mut g,
-            id,
-            Undo::Property {
-                key,
-                old: old.clone(),
-            },
-        );
-        let schema = self.inner.storage.schema();
-        if !schema.is_empty() {
+        let set = |g: &mut NodeRec, new: Option<&Value>| g.set_prop(key, new);
+        let index = |st: &mut TxState, g: &NodeRec, old: Option<&Value>| {
+            let schema = self.inner.storage.schema();
+            if schema.is_empty() {
+                return Ok(());
+            }
             let labels = g.labels()?;
             let defs = schema
                 .defs
                 .iter()
                 .filter(|d| !d.relationship && labels.contains(&d.token));
-            reindex(st, defs, id, g.props()?, key, old.as_ref())?;
-        }
-        drop(g);
-        if self.inner.log {
-            st.redo
-                .push(self.property_redo(EntityKind::Node, id, key, value)?);
-        }
-        Ok(old)
+            reindex(st, defs, id, g.props()?, key, old)
+        };
+        self.change_property(st, g, (id, key), value, set, index)
     }
 
     /// Adds a label; returns whether the node did not have it.
@@ -516,39 +526,16 @@ impl Transaction {
         key: u32,
         value: Value,
     ) -> Result<Option<Value>> {
-        let remove = self.check_property(key, &value)?;
+        self.check_property(key, &value)?;
         let slot = self.inner.rel_slot(id)?;
-        let mut g = slot.lock();
+        let g = slot.lock();
         self.check_rel_writable(&g, id)?;
-        let old = g.props.set(key, (!remove).then_some(&value))?;
-        if old.is_none() && remove {
-            return Ok(None);
-        }
-        self.push_undo(
-            st,
-            &mut g,
-            id,
-            Undo::Property {
-                key,
-                old: old.clone(),
-            },
-        );
-        let schema = self.inner.storage.schema();
-        let ty = g.ty();
-        reindex(
-            st,
-            schema.on_type(ty),
-            id,
-            g.props.bytes(),
-            key,
-            old.as_ref(),
-        )?;
-        drop(g);
-        if self.inner.log {
-            st.redo
-                .push(self.property_redo(EntityKind::Relationship, id, key, value)?);
-        }
-        Ok(old)
+        let set = |r: &mut RelRec, new: Option<&Value>| r.props.set(key, new);
+        let index = |st: &mut TxState, r: &RelRec, old: Option<&Value>| {
+            let schema = self.inner.storage.schema();
+            reindex(st, schema.on_type(r.ty()), id, r.props.bytes(), key, old)
+        };
+        self.change_property(st, g, (id, key), value, set, index)
     }
 }
 

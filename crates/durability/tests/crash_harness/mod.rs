@@ -260,6 +260,18 @@ pub struct Summary {
     pub last_commit: u64,
 }
 
+impl Summary {
+    /// The promises of every run in `mode`: each of its `kills` came, something was
+    /// acknowledged, and a durable mode lost nothing.
+    pub fn assert_kept(&self, mode: Mode, kills: usize) {
+        assert_eq!(self.kills, kills);
+        assert!(self.acked > 0, "{mode}: nothing was acknowledged");
+        if mode.is_durable() {
+            assert_eq!(self.lost, 0);
+        }
+    }
+}
+
 pub struct Run<'a> {
     pub target: &'a mut dyn CrashTarget,
     pub dir: &'a Path,
@@ -271,7 +283,28 @@ pub struct Run<'a> {
     pub loss_bound: Duration,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// A run whose buffered mode may lose what one flush interval of `flush_interval_ms`
+    /// covers: the interval, plus the sync that was running when the kill came and
+    /// scheduling on a busy machine.
+    pub fn with_flush_interval(
+        target: &'a mut dyn CrashTarget,
+        dir: &'a Path,
+        mode: Mode,
+        kills: usize,
+        run_ms: std::ops::Range<u64>,
+        flush_interval_ms: u64,
+    ) -> Self {
+        Run {
+            target,
+            dir,
+            mode,
+            kills,
+            run_ms,
+            loss_bound: Duration::from_millis(flush_interval_ms + 500),
+        }
+    }
+
     pub fn go(&mut self) -> Result<Summary, String> {
         let mut rng = rand::rng();
         let mut summary = Summary::default();
