@@ -142,7 +142,7 @@ pub struct Setting {
     pub value: Option<String>,
     pub default_value: Option<String>,
     pub description: String,
-    /// Whether it can change while the server runs (none can yet).
+    /// Whether it can change while the server runs (`dbms.setConfigValue`).
     pub dynamic: bool,
     /// Whether the operator set it (flag, environment or file) rather than left the default.
     pub explicitly_set: bool,
