@@ -171,6 +171,18 @@ pub struct Status {
     pub refused: BTreeMap<&'static str, u64>,
 }
 
+impl Status {
+    /// On the leader: the voter to hand leadership to, the one least behind its log.
+    pub fn handover_target(&self) -> Option<NodeId> {
+        self.lag
+            .iter()
+            .filter(|(id, _)| self.voters.contains(id))
+            .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
+            .min()
+            .map(|(_, id)| id)
+    }
+}
+
 /// What a committed write answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
@@ -595,19 +607,11 @@ impl Cluster {
     /// election timeout without a leader; then it stops as [`Cluster::stop`] does.
     pub async fn shutdown(self) -> Result<(), ClusterError> {
         let status = self.status();
-        if status.role == Role::Leader {
-            let target = status
-                .lag
-                .iter()
-                .filter(|(id, _)| status.voters.contains(id))
-                .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
-                .min()
-                .map(|(_, id)| id);
-            if let Some(to) = target
-                && let Err(e) = self.transfer_leadership(to, self.handover_timeout).await
-            {
-                tracing::warn!(member = self.id, to, error = %e, "leadership handover at shutdown failed");
-            }
+        if status.role == Role::Leader
+            && let Some(to) = status.handover_target()
+            && let Err(e) = self.transfer_leadership(to, self.handover_timeout).await
+        {
+            tracing::warn!(member = self.id, to, error = %e, "leadership handover at shutdown failed");
         }
         self.stop().await
     }

@@ -131,14 +131,9 @@ impl Member {
         if status.role != Role::Leader {
             return false;
         }
-        let target = status
-            .lag
-            .iter()
-            .filter(|(id, _)| status.voters.contains(id))
-            .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
-            .min()
-            .map(|(_, id)| id);
-        let Some(to) = target else { return false };
+        let Some(to) = status.handover_target() else {
+            return false;
+        };
         let started = Instant::now();
         let guard = self.cluster.lock().await;
         let Some(cluster) = guard.as_ref() else {
