@@ -29,7 +29,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::{client_runtime, connect};
-use crash_harness::{Ack, CrashTarget, Observed, Run, micros_now};
+use crash_harness::{Ack, CrashTarget, Observed, kill_repeatedly, micros_now};
 use quiver_bolt::Request;
 use quiver_bolt::message::{AccessMode, TxExtra};
 use quiver_durability::Mode;
@@ -471,15 +471,8 @@ fn crash_target(
 ) -> ServeTarget {
     let tmp = data_dir();
     let writers = target.writers;
-    let mut run = Run::with_flush_interval(
-        &mut target,
-        tmp.path(),
-        mode,
-        kills,
-        run_ms,
-        FLUSH_INTERVAL_MS,
-    );
-    let summary = run.go().unwrap_or_else(|e| panic!("{mode}: {e}"));
+    let (dir, interval) = (tmp.path(), FLUSH_INTERVAL_MS);
+    let summary = kill_repeatedly(&mut target, dir, mode, kills, run_ms, interval);
     println!(
         "serve {mode}: {writers} writers, {} kills, {} commits acknowledged, {} lost \
          (worst {:.1} ms before the kill), recovery up to {:.1} ms, restart up to {:.1} ms, \

@@ -171,6 +171,18 @@ pub struct Status {
     pub refused: BTreeMap<&'static str, u64>,
 }
 
+impl Status {
+    /// On the leader: the voter to hand leadership to, the one least behind its log.
+    pub fn handover_target(&self) -> Option<NodeId> {
+        self.lag
+            .iter()
+            .filter(|(id, _)| self.voters.contains(id))
+            .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
+            .min()
+            .map(|(_, id)| id)
+    }
+}
+
 /// What a committed write answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
@@ -283,8 +295,6 @@ pub struct Cluster {
     handover_timeout: Duration,
     /// Membership changes, one at a time.
     changes: MemberChanges,
-    /// How long an added member may take to catch up before it is promoted.
-    catch_up_timeout: Duration,
     /// Held until the member is dropped.
     _lock: DirLock,
 }
@@ -372,7 +382,8 @@ impl Cluster {
             },
             shutdown_rx,
         ));
-        let changes = MemberChanges::new(raft.clone(), removed);
+        let catch_up_timeout = Duration::from_millis(config.member_catch_up_timeout_ms);
+        let changes = MemberChanges::new(raft.clone(), removed, catch_up_timeout);
         let lowest = config.initial_members.keys().next().copied();
         let initialized = raft.is_initialized().await.map_err(ClusterError::raft)?;
         if lowest == Some(config.id) && !initialized {
@@ -406,7 +417,6 @@ impl Cluster {
             tls: config.tls.clone(),
             handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
             changes,
-            catch_up_timeout: Duration::from_millis(config.member_catch_up_timeout_ms),
             _lock: lock,
         })
     }
@@ -560,20 +570,18 @@ impl Cluster {
 
     /// How long an added member may take to catch up (`member_catch_up_timeout_ms`).
     pub fn catch_up_timeout(&self) -> Duration {
-        self.catch_up_timeout
+        self.changes.catch_up_timeout()
     }
 
     /// Adds a member on the leader: it first catches up as a learner, then becomes a voter
     /// (see [`MemberChanges::add`]).
     pub async fn add_member(&self, id: NodeId, node: Node) -> Result<(), ClusterError> {
-        self.changes
-            .add(id, &node.raft_addr, self.catch_up_timeout)
-            .await
+        self.changes.add(id, &node.raft_addr).await
     }
 
     /// Removes a member from the membership, on the leader. Its id is never reused.
     pub async fn remove_member(&self, id: NodeId) -> Result<(), ClusterError> {
-        self.changes.remove(id, self.catch_up_timeout).await
+        self.changes.remove(id).await
     }
 
     /// Asks the leader (this member) to hand leadership to `to`; returns once `to` leads.
@@ -599,19 +607,11 @@ impl Cluster {
     /// election timeout without a leader; then it stops as [`Cluster::stop`] does.
     pub async fn shutdown(self) -> Result<(), ClusterError> {
         let status = self.status();
-        if status.role == Role::Leader {
-            let target = status
-                .lag
-                .iter()
-                .filter(|(id, _)| status.voters.contains(id))
-                .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
-                .min()
-                .map(|(_, id)| id);
-            if let Some(to) = target
-                && let Err(e) = self.transfer_leadership(to, self.handover_timeout).await
-            {
-                tracing::warn!(member = self.id, to, error = %e, "leadership handover at shutdown failed");
-            }
+        if status.role == Role::Leader
+            && let Some(to) = status.handover_target()
+            && let Err(e) = self.transfer_leadership(to, self.handover_timeout).await
+        {
+            tracing::warn!(member = self.id, to, error = %e, "leadership handover at shutdown failed");
         }
         self.stop().await
     }

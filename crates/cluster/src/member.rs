@@ -27,7 +27,6 @@ pub struct Member {
     status: Mutex<Status>,
     /// Membership changes (apart from the handle above, which a handover holds for a while).
     changes: MemberChanges,
-    catch_up_timeout: Duration,
 }
 
 impl std::fmt::Debug for Member {
@@ -57,10 +56,8 @@ impl Member {
         tokio::spawn(follow_leadership(log.clone(), raft.clone(), id));
         let status = cluster.status();
         let changes = cluster.member_changes().clone();
-        let catch_up_timeout = cluster.catch_up_timeout();
         Ok(Arc::new(Member {
             changes,
-            catch_up_timeout,
             store: applier,
             log,
             id,
@@ -134,14 +131,9 @@ impl Member {
         if status.role != Role::Leader {
             return false;
         }
-        let target = status
-            .lag
-            .iter()
-            .filter(|(id, _)| status.voters.contains(id))
-            .filter_map(|(id, lag)| lag.map(|l| (l, *id)))
-            .min()
-            .map(|(_, id)| id);
-        let Some(to) = target else { return false };
+        let Some(to) = status.handover_target() else {
+            return false;
+        };
         let started = Instant::now();
         let guard = self.cluster.lock().await;
         let Some(cluster) = guard.as_ref() else {
@@ -177,13 +169,13 @@ impl Member {
     /// only, one change at a time; it catches up as a learner, then votes (see
     /// [`crate::members`]).
     pub async fn add_member(&self, id: NodeId, raft_addr: &str) -> Result<(), ClusterError> {
-        self.changes.add(id, raft_addr, self.catch_up_timeout).await
+        self.changes.add(id, raft_addr).await
     }
 
     /// Removes member `id` from the cluster for good (its id is never reused): on the leader
     /// only, one change at a time.
     pub async fn remove_member(&self, id: NodeId) -> Result<(), ClusterError> {
-        self.changes.remove(id, self.catch_up_timeout).await
+        self.changes.remove(id).await
     }
 
     /// The Raft handle, for what this type does not wrap.

@@ -38,6 +38,9 @@ pub struct MemberChanges {
     raft: Raft,
     removed: Arc<RwLock<BTreeSet<NodeId>>>,
     serial: Arc<tokio::sync::Mutex<()>>,
+    /// How long an added member may take to catch up, and a change to wait for an earlier
+    /// membership entry.
+    catch_up_timeout: Duration,
 }
 
 impl std::fmt::Debug for MemberChanges {
@@ -55,12 +58,22 @@ struct Known {
 }
 
 impl MemberChanges {
-    pub(crate) fn new(raft: Raft, removed: Arc<RwLock<BTreeSet<NodeId>>>) -> MemberChanges {
+    pub(crate) fn new(
+        raft: Raft,
+        removed: Arc<RwLock<BTreeSet<NodeId>>>,
+        catch_up_timeout: Duration,
+    ) -> MemberChanges {
         MemberChanges {
             raft,
             removed,
             serial: Arc::new(tokio::sync::Mutex::new(())),
+            catch_up_timeout,
         }
+    }
+
+    /// How long an added member may take to catch up (`member_catch_up_timeout_ms`).
+    pub fn catch_up_timeout(&self) -> Duration {
+        self.catch_up_timeout
     }
 
     /// The ids removed from this cluster, as far as this member knows.
@@ -93,13 +106,8 @@ impl MemberChanges {
     /// Adds member `id`, reachable for Raft at `raft_addr`: a learner first, caught up to the
     /// leader's log as it stands now (from a snapshot when the log behind it was purged), then
     /// a voter. Its Bolt and HTTP addresses arrive when it announces itself. Waits at most
-    /// `catch_up_timeout` for the catch-up.
-    pub async fn add(
-        &self,
-        id: NodeId,
-        raft_addr: &str,
-        catch_up_timeout: Duration,
-    ) -> Result<(), ClusterError> {
+    /// the catch-up timeout for the catch-up.
+    pub async fn add(&self, id: NodeId, raft_addr: &str) -> Result<(), ClusterError> {
         let _serial = self
             .serial
             .try_lock()
@@ -116,7 +124,7 @@ impl MemberChanges {
         if known.voters.contains(&id) {
             return Err(ClusterError::MemberExists { id });
         }
-        let deadline = tokio::time::Instant::now() + catch_up_timeout;
+        let deadline = tokio::time::Instant::now() + self.catch_up_timeout;
         match known.nodes.get(&id) {
             // A learner from an earlier call: resume its catch-up, keep the addresses it
             // announced.
@@ -146,7 +154,7 @@ impl MemberChanges {
             .borrow_watched()
             .last_log_index
             .unwrap_or(0);
-        self.wait_caught_up(id, target, deadline, catch_up_timeout)
+        self.wait_caught_up(id, target, deadline, self.catch_up_timeout)
             .await?;
         retry_in_progress(deadline, || {
             self.raft
@@ -201,7 +209,7 @@ impl MemberChanges {
     /// Removes member `id` (voter or learner) from the membership, for good: its id is never
     /// given again. Removing the leader itself is allowed: it steps down once the change
     /// commits, and the others elect a successor.
-    pub async fn remove(&self, id: NodeId, timeout: Duration) -> Result<(), ClusterError> {
+    pub async fn remove(&self, id: NodeId) -> Result<(), ClusterError> {
         let _serial = self
             .serial
             .try_lock()
@@ -219,7 +227,7 @@ impl MemberChanges {
                 "member {id} is the only voter; a cluster cannot remove its last voter"
             )));
         }
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = tokio::time::Instant::now() + self.catch_up_timeout;
         let change = if known.voters.contains(&id) {
             ChangeMembers::RemoveVoters(BTreeSet::from([id]))
         } else {

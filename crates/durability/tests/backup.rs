@@ -69,13 +69,9 @@ fn a_full_and_incremental_chain_restores_every_commit_it_covers_and_none_after()
             .wait(&add_person(&db, &format!("p{i}")).unwrap())
             .unwrap();
     }
-    let incremental = durability
-        .backup_since(full.last_commit, None, &s.staging.join("2"))
-        .unwrap()
-        .unwrap();
+    let incremental = keep_incremental(&s, &durability, full.last_commit);
     assert_eq!(incremental.first_commit, full.last_commit + 1);
     assert_eq!(incremental.last_commit, db.last_committed());
-    keep(&s.backups, &incremental);
     // Nothing new: no piece.
     assert!(
         durability
@@ -111,11 +107,7 @@ fn a_restore_until_a_commit_or_a_time_stops_exactly_there() {
             std::thread::sleep(std::time::Duration::from_millis(3));
         }
     }
-    let incremental = durability
-        .backup_since(full.last_commit, None, &s.staging.join("2"))
-        .unwrap()
-        .unwrap();
-    keep(&s.backups, &incremental);
+    keep_incremental(&s, &durability, full.last_commit);
     durability.close().unwrap();
     let backups = BackupDir::open(&s.backups).unwrap();
 
@@ -155,11 +147,7 @@ fn chain(s: &Setup) {
     keep(&s.backups, &full);
     add_people(&db, 20..40);
     durability.sync().unwrap();
-    let incremental = durability
-        .backup_since(full.last_commit, None, &s.staging.join("2"))
-        .unwrap()
-        .unwrap();
-    keep(&s.backups, &incremental);
+    keep_incremental(s, &durability, full.last_commit);
     durability.close().unwrap();
 }
 
@@ -283,11 +271,7 @@ fn a_retention_window_keeps_the_log_an_incremental_backup_needs() {
     add_people(&db, 10..50);
     snapshot_twice(&db, &durability, "p50");
     // The snapshots covered the log after the full backup, and the window kept it.
-    let incremental = durability
-        .backup_since(full.last_commit, None, &s.staging.join("2"))
-        .unwrap()
-        .unwrap();
-    keep(&s.backups, &incremental);
+    keep_incremental(&s, &durability, full.last_commit);
     // Every closed segment went to the archive too.
     assert!(fs::read_dir(s.staging.join("archive")).unwrap().count() >= 1);
     durability.close().unwrap();
@@ -350,6 +334,17 @@ fn full_backup_of_people(
     durability.sync().unwrap();
     let full = durability.backup_full(&s.staging.join("1")).unwrap();
     (db, durability, full)
+}
+
+/// Takes the incremental piece of the commits after `after` into the staging directory's
+/// `2` and keeps it in the backups directory.
+fn keep_incremental(s: &Setup, durability: &Durability, after: u64) -> Piece {
+    let incremental = durability
+        .backup_since(after, None, &s.staging.join("2"))
+        .unwrap()
+        .unwrap();
+    keep(&s.backups, &incremental);
+    incremental
 }
 
 /// Adds the people `p{i}` for each `i` of `range`.

@@ -9,7 +9,7 @@
 
 mod crash_harness;
 
-use crash_harness::{EmbeddedTarget, Run};
+use crash_harness::{EmbeddedTarget, kill_repeatedly};
 use quiver_durability::Mode;
 
 const FLUSH_INTERVAL_MS: u64 = 50;
@@ -21,15 +21,8 @@ fn crash_mode(mode: Mode, kills: usize, run_ms: std::ops::Range<u64>) {
         4,
         FLUSH_INTERVAL_MS,
     );
-    let mut run = Run::with_flush_interval(
-        &mut target,
-        tmp.path(),
-        mode,
-        kills,
-        run_ms,
-        FLUSH_INTERVAL_MS,
-    );
-    let summary = run.go().unwrap_or_else(|e| panic!("{mode}: {e}"));
+    let (dir, interval) = (tmp.path(), FLUSH_INTERVAL_MS);
+    let summary = kill_repeatedly(&mut target, dir, mode, kills, run_ms, interval);
     println!(
         "{mode}: {} kills, {} commits acknowledged, {} lost (worst {:.1} ms before the kill), \
          recovery up to {:.1} ms, last commit {}",

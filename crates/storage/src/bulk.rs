@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 
 use quiver_value::Value;
 
-use crate::arena::Slot;
+use crate::arena::{Grouped, Slot, Table};
 use crate::codec::check_storable;
 use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
@@ -592,6 +592,30 @@ fn capacity(kind: EntityKind) -> Error {
     }
 }
 
+/// Writes the record `rec` builds as the one committed version of entity `id` of `table`,
+/// whose segment it allocates, and moves `next` past `id`. Refused where `id` is taken
+/// (`vacant` tells a free record).
+fn put_committed<R: Grouped>(
+    table: &Table<R>,
+    next: &AtomicU64,
+    id: u64,
+    vacant: fn(&R) -> bool,
+    rec: impl FnOnce() -> Result<R>,
+) -> Result<()> {
+    let kind = R::KIND;
+    let slot = table.get_or_alloc(id).ok_or(capacity(kind))?;
+    let rec = rec()?;
+    {
+        let mut g = slot.lock();
+        if !vacant(&g) || g.chain().is_some() {
+            return Err(Error::EntityExists { kind, id });
+        }
+        *g = rec;
+    }
+    next.fetch_max(id + 1, Ordering::AcqRel);
+    Ok(())
+}
+
 /// Writes a node as committed under `id`; `labels` hold no duplicates, `props` no nulls.
 fn load_node<V: PropValue>(
     storage: &Storage,
@@ -603,22 +627,9 @@ fn load_node<V: PropValue>(
     if id >= ENTITY_IDS_MAX {
         return Err(capacity(EntityKind::Node));
     }
-    let slot = storage
-        .nodes
-        .get_or_alloc(id)
-        .ok_or(capacity(EntityKind::Node))?;
-    let rec = NodeRec::committed_refs(labels, props)?;
-    {
-        let mut g = slot.lock();
-        if !g.is_vacant() || g.chain().is_some() {
-            return Err(Error::EntityExists {
-                kind: EntityKind::Node,
-                id,
-            });
-        }
-        *g = rec;
-    }
-    storage.next_node.fetch_max(id + 1, Ordering::AcqRel);
+    let rec = || NodeRec::committed_refs(labels, props);
+    let (nodes, next) = (&storage.nodes, &storage.next_node);
+    put_committed(nodes, next, id, NodeRec::is_vacant, rec)?;
     for l in labels {
         if let Some(bits) = storage.label_bitmap(*l) {
             bits.set(id);
@@ -655,21 +666,9 @@ fn load_relationship<V: PropValue>(
     // leaving no half of itself behind.
     let start_slot = storage.live_node(start)?;
     let end_slot = storage.live_node(end)?;
-    let slot = storage
-        .rels
-        .get_or_alloc(id)
-        .ok_or(capacity(EntityKind::Relationship))?;
-    {
-        let mut r = slot.lock();
-        if !r.is_vacant() || r.chain().is_some() {
-            return Err(Error::EntityExists {
-                kind: EntityKind::Relationship,
-                id,
-            });
-        }
-        *r = RelRec::committed(start, ty, &blob);
-    }
-    storage.next_rel.fetch_max(id + 1, Ordering::AcqRel);
+    let rec = || Ok(RelRec::committed(start, ty, &blob));
+    let (rels, next) = (&storage.rels, &storage.next_rel);
+    put_committed(rels, next, id, RelRec::is_vacant, rec)?;
     let (e_out, e_in) = (AdjEntry::new(id, end, ty), AdjEntry::new(id, start, ty));
     match pending {
         Some(p) => p.push(storage, start, end, e_out, e_in),

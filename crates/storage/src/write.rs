@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use quiver_value::Value;
 
-use crate::arena::{Grouped, Locked, Pair};
+use crate::arena::{Grouped, Locked, Pair, Table};
 use crate::codec::check_storable;
 use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
@@ -74,6 +74,24 @@ impl Transaction {
         Ok(id)
     }
 
+    /// A new entity's id (see [`Transaction::alloc_id`]) and its slot in `table`, locked:
+    /// refused where a replayed id is taken (`vacant` tells a free record).
+    fn new_slot<'s, R: Grouped>(
+        table: &'s Table<R>,
+        next: &AtomicU64,
+        explicit: Option<u64>,
+        what: &'static str,
+        vacant: fn(&R) -> bool,
+    ) -> Result<(u64, Locked<'s, R>)> {
+        let id = Self::alloc_id(next, explicit, what)?;
+        let slot = table.get_or_alloc(id).ok_or_else(|| capacity(what))?;
+        let g = slot.lock();
+        if !vacant(&g) || g.chain().is_some() {
+            return Err(Error::Replay(format!("{} {id} already exists", R::KIND)));
+        }
+        Ok((id, g))
+    }
+
     /// Adds index entries for the node's properties under the indexes on `labels` (`add`), or
     /// queues those entries as possibly stale once this transaction commits.
     fn index_node(
@@ -121,15 +139,8 @@ impl Transaction {
         for (k, _) in &props {
             storage.keys.check(*k)?;
         }
-        let id = Self::alloc_id(&storage.next_node, explicit, "node ids")?;
-        let slot = storage
-            .nodes
-            .get_or_alloc(id)
-            .ok_or_else(|| capacity("node ids"))?;
-        let mut g = slot.lock();
-        if !g.is_vacant() || g.chain().is_some() {
-            return Err(Error::Replay(format!("node {id} already exists")));
-        }
+        let (nodes, next) = (&storage.nodes, &storage.next_node);
+        let (id, mut g) = Self::new_slot(nodes, next, explicit, "node ids", NodeRec::is_vacant)?;
         g.init(&ls, &props)?;
         self.push_undo(st, &mut g, id, Undo::Created);
         for l in &ls {
@@ -156,6 +167,13 @@ impl Transaction {
             st.redo.push(RedoOp::CreateNode { id, labels, props });
         }
         Ok(NodeId(id))
+    }
+
+    /// Node `id`, locked and checked writable by this transaction.
+    fn writable_node(&self, id: u64) -> Result<Locked<'_, NodeRec>> {
+        let g = self.inner.node_slot(id)?.lock();
+        self.check_node_writable(&g, id)?;
+        Ok(g)
     }
 
     /// Checks that property `key` may be set to `value` (`Null` removes it).
@@ -226,8 +244,7 @@ impl Transaction {
     }
 
     pub fn remove_node_property(&self, node: NodeId, key: PropKeyId) -> Result<Option<Value>> {
-        let mut st = self.data_write()?;
-        self.set_node_property_in(&mut st, node.0, key.0, Value::Null)
+        self.set_node_property(node, key, Value::Null)
     }
 
     fn set_node_property_in(
@@ -238,9 +255,7 @@ impl Transaction {
         value: Value,
     ) -> Result<Option<Value>> {
         self.check_property(key, &value)?;
-        let slot = self.inner.node_slot(id)?;
-        let g = slot.lock();
-        self.check_node_writable(&g, id)?;
+        let g = self.writable_node(id)?;
         let set = |g: &mut NodeRec, new: Option<&Value>| g.set_prop(key, new);
         let index = |st: &mut TxState, g: &NodeRec, old: Option<&Value>| {
             let schema = self.inner.storage.schema();
@@ -272,9 +287,7 @@ impl Transaction {
     fn set_label_in(&self, st: &mut TxState, id: u64, label: u32, add: bool) -> Result<bool> {
         let storage = &self.inner.storage;
         storage.labels.check(label)?;
-        let slot = self.inner.node_slot(id)?;
-        let mut g = slot.lock();
-        self.check_node_writable(&g, id)?;
+        let mut g = self.writable_node(id)?;
         let mut labels = g.labels()?;
         if labels.contains(&label) == add {
             return Ok(false);
@@ -322,9 +335,7 @@ impl Transaction {
     }
 
     fn delete_node_in(&self, st: &mut TxState, id: u64) -> Result<()> {
-        let slot = self.inner.node_slot(id)?;
-        let mut g = slot.lock();
-        self.check_node_writable(&g, id)?;
+        let mut g = self.writable_node(id)?;
         if g.has_relationships() {
             return Err(Error::DeleteConnectedNode { id });
         }
@@ -346,9 +357,7 @@ impl Transaction {
         let mut st = self.data_write()?;
         let id = node.0;
         let rels: Vec<u64> = {
-            let slot = self.inner.node_slot(id)?;
-            let g = slot.lock();
-            self.check_node_writable(&g, id)?;
+            let g = self.writable_node(id)?;
             let mut rels: Vec<u64> = g
                 .adj(true)
                 .iter()
@@ -405,15 +414,9 @@ impl Transaction {
         let mut pair = Pair::lock(start_slot, end_slot);
         self.check_node_writable(pair.start(), start)?;
         self.check_node_writable(pair.end(), end)?;
-        let id = Self::alloc_id(&storage.next_rel, explicit, "relationship ids")?;
-        let rel_slot = storage
-            .rels
-            .get_or_alloc(id)
-            .ok_or_else(|| capacity("relationship ids"))?;
-        let mut r = rel_slot.lock();
-        if !r.is_vacant() || r.chain().is_some() {
-            return Err(Error::Replay(format!("relationship {id} already exists")));
-        }
+        let (rels, next) = (&storage.rels, &storage.next_rel);
+        let what = "relationship ids";
+        let (id, mut r) = Self::new_slot(rels, next, explicit, what, RelRec::is_vacant)?;
         *r = RelRec::committed(start, ty, &blob);
         self.push_undo(st, &mut r, id, Undo::Created);
         drop(r);
@@ -515,8 +518,7 @@ impl Transaction {
         rel: RelId,
         key: PropKeyId,
     ) -> Result<Option<Value>> {
-        let mut st = self.data_write()?;
-        self.set_rel_property_in(&mut st, rel.0, key.0, Value::Null)
+        self.set_relationship_property(rel, key, Value::Null)
     }
 
     fn set_rel_property_in(
@@ -527,8 +529,7 @@ impl Transaction {
         value: Value,
     ) -> Result<Option<Value>> {
         self.check_property(key, &value)?;
-        let slot = self.inner.rel_slot(id)?;
-        let g = slot.lock();
+        let g = self.inner.rel_slot(id)?.lock();
         self.check_rel_writable(&g, id)?;
         let set = |r: &mut RelRec, new: Option<&Value>| r.props.set(key, new);
         let index = |st: &mut TxState, r: &RelRec, old: Option<&Value>| {

@@ -260,6 +260,29 @@ pub struct Summary {
     pub last_commit: u64,
 }
 
+/// Kills `target` `kills` times in `mode`, each after a run drawn from `run_ms`, panicking
+/// if a promise is broken. Buffered mode may lose what one flush interval of
+/// `flush_interval_ms` covers: the interval, plus the sync that was running when the kill
+/// came and scheduling on a busy machine.
+pub fn kill_repeatedly(
+    target: &mut dyn CrashTarget,
+    dir: &Path,
+    mode: Mode,
+    kills: usize,
+    run_ms: std::ops::Range<u64>,
+    flush_interval_ms: u64,
+) -> Summary {
+    let mut run = Run {
+        target,
+        dir,
+        mode,
+        kills,
+        run_ms,
+        loss_bound: Duration::from_millis(flush_interval_ms + 500),
+    };
+    run.go().unwrap_or_else(|e| panic!("{mode}: {e}"))
+}
+
 impl Summary {
     /// The promises of every run in `mode`: each of its `kills` came, something was
     /// acknowledged, and a durable mode lost nothing.
@@ -283,28 +306,7 @@ pub struct Run<'a> {
     pub loss_bound: Duration,
 }
 
-impl<'a> Run<'a> {
-    /// A run whose buffered mode may lose what one flush interval of `flush_interval_ms`
-    /// covers: the interval, plus the sync that was running when the kill came and
-    /// scheduling on a busy machine.
-    pub fn with_flush_interval(
-        target: &'a mut dyn CrashTarget,
-        dir: &'a Path,
-        mode: Mode,
-        kills: usize,
-        run_ms: std::ops::Range<u64>,
-        flush_interval_ms: u64,
-    ) -> Self {
-        Run {
-            target,
-            dir,
-            mode,
-            kills,
-            run_ms,
-            loss_bound: Duration::from_millis(flush_interval_ms + 500),
-        }
-    }
-
+impl Run<'_> {
     pub fn go(&mut self) -> Result<Summary, String> {
         let mut rng = rand::rng();
         let mut summary = Summary::default();
