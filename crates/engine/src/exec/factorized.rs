@@ -202,8 +202,10 @@ impl<'s> Run<'s> {
 
     /// Answers each chain node's label test from a scan of the label, so the nodes' records
     /// are not read one by one for it: nodes without the label fail, and nodes with it pass
-    /// when the label is the whole predicate (otherwise the rest is evaluated when asked).
-    fn answer_label_tests(&mut self, cx: &mut Cx) -> Result<()> {
+    /// when the label is the whole predicate. The rest of a predicate is asked during the
+    /// scan when it tests the node's own properties and cannot fail (each record is read
+    /// while the scan has it at hand, in id order); otherwise it is evaluated when asked.
+    fn answer_label_tests(&mut self, cx: &mut Cx, row: &mut Row) -> Result<()> {
         let spec = self.spec;
         for (at, node) in spec.nodes.iter().enumerate() {
             let Some((label, alone)) = node.required_label() else {
@@ -215,6 +217,16 @@ impl<'s> Run<'s> {
                 self.answered[at] = true;
                 continue;
             };
+            if let Some(rest) = node
+                .after_label
+                .as_ref()
+                .filter(|rest| !alone && rest.is_infallible_test_of(node.slot))
+            {
+                self.passes[at].dense = self.scan_testing(cx, row, label, node.slot, rest)?;
+                self.answered[at] = true;
+                self.scanned[at] = true;
+                continue;
+            }
             let has = &self.label_set(cx, label)?.has;
             // With more to the predicate, a node with the label is still to be evaluated.
             let dense = if alone {
@@ -227,6 +239,31 @@ impl<'s> Run<'s> {
             self.passes[at].dense = dense;
         }
         Ok(())
+    }
+
+    /// A scan of `label` asking `test` of each node it finds (bound at `slot`) as it finds
+    /// it: per node id below the dense bound, 2 where the node carries the label and passes,
+    /// 1 elsewhere.
+    fn scan_testing(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        label: LabelId,
+        slot: usize,
+        test: &Expr,
+    ) -> Result<Vec<u8>> {
+        let mut answers = vec![1u8; self.dense as usize];
+        for n in cx.tx.scan_label(label)? {
+            let n = n?;
+            cx.tick()?;
+            if let Some(answer) = answers.get_mut(n.0 as usize) {
+                row[slot] = node_value(n);
+                if truthy(&test.eval(row, cx)?)? {
+                    *answer = 2;
+                }
+            }
+        }
+        Ok(answers)
     }
 
     /// The nodes visible here that carry `label`, scanned once per run.
@@ -330,7 +367,7 @@ impl<'s> Run<'s> {
         if !self.meetings_ruled_out(cx)? {
             return Ok(false);
         }
-        self.answer_label_tests(cx)?;
+        self.answer_label_tests(cx, row)?;
         let mut types = Vec::with_capacity(self.spec.hops.len());
         for hop in &self.spec.hops {
             let mut resolved = Vec::new();

@@ -154,6 +154,46 @@ pub(crate) enum LabelPred {
 }
 
 impl Expr {
+    /// Whether this is a test of the entity at `slot` alone that no value can make fail:
+    /// comparisons and string tests of its properties with constants and parameters, null
+    /// tests, and `AND`, `OR` and `NOT` of those (each gives true, false or null). Such a test
+    /// may be asked of entities a query would never reach without changing its outcome.
+    pub(crate) fn is_infallible_test_of(&self, slot: usize) -> bool {
+        let operand = |e: &Expr| match e {
+            Expr::Const(_) | Expr::Param(_) => true,
+            Expr::Property(base, _) => matches!(**base, Expr::Slot(s) if s == slot),
+            _ => false,
+        };
+        match self {
+            Expr::Const(v) => matches!(v, Value::Bool(_) | Value::Null),
+            Expr::Binary(
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::StartsWith
+                | BinOp::EndsWith
+                | BinOp::Contains,
+                a,
+                b,
+            ) => operand(a) && operand(b),
+            Expr::IsNull(e, _) => operand(e),
+            Expr::Not(e) => e.is_infallible_test_of(slot),
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                a.is_infallible_test_of(slot) && b.is_infallible_test_of(slot)
+            }
+            Expr::Chain(first, rest) => {
+                first.is_infallible_test_of(slot)
+                    && rest.iter().all(|(op, e)| {
+                        matches!(op, ChainOp::And | ChainOp::Or) && e.is_infallible_test_of(slot)
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// The conjunction of `predicates` (`None` for none), flat however many there are.
     pub(crate) fn all(predicates: Vec<Expr>) -> Option<Expr> {
         let mut items = predicates.into_iter();
