@@ -54,6 +54,24 @@ pub struct DiskUsage {
     pub log_bytes: u64,
 }
 
+/// The space of the file system a data directory is on, as an unprivileged writer sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FreeSpace {
+    /// Bytes a writer can still take (the file system's reserve left out).
+    pub available_bytes: u64,
+    /// The file system's size.
+    pub total_bytes: u64,
+}
+
+/// The space of the file system `dir` is on.
+pub fn free_space(dir: &Path) -> std::io::Result<FreeSpace> {
+    let fs = rustix::fs::statvfs(dir).map_err(std::io::Error::from)?;
+    Ok(FreeSpace {
+        available_bytes: fs.f_bavail.saturating_mul(fs.f_frsize),
+        total_bytes: fs.f_blocks.saturating_mul(fs.f_frsize),
+    })
+}
+
 /// Measures the snapshots and log segments in `dir`. A file removed between the listing and
 /// its measurement (a snapshot made it redundant) counts as empty.
 pub fn disk_usage(disk: &dyn Disk, dir: &Path) -> Result<DiskUsage> {
@@ -159,6 +177,16 @@ mod tests {
     use super::*;
     use crate::disk::RealDisk;
     use crate::frame::{segment_name, snapshot_name};
+
+    #[test]
+    fn a_directory_s_file_system_has_its_free_space_within_its_size() {
+        let tmp = tempfile::tempdir().unwrap();
+        let space = free_space(tmp.path()).unwrap();
+        assert!(space.total_bytes > 0);
+        assert!(space.available_bytes <= space.total_bytes);
+        let missing = free_space(&tmp.path().join("not-there")).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    }
 
     #[test]
     fn covered_segments_and_old_snapshots_go() {

@@ -38,7 +38,7 @@ pub use frame::{
     parse_segment_name, parse_snapshot_name, put_frame, put_segment_header, read_frame,
     read_segment_header, segment_name, snapshot_name,
 };
-pub use layout::{BACKUP_SCRATCH_DIR, DiskUsage, disk_usage};
+pub use layout::{BACKUP_SCRATCH_DIR, DiskUsage, FreeSpace, disk_usage, free_space};
 pub use lockfile::{DirLock, LOCK_FILE_NAME};
 pub use log::DurableWait;
 pub use mode::{Mode, Options, Retention, SNAPSHOT_INTERVAL_DEFAULT, SNAPSHOT_LOG_BYTES_DEFAULT};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use quiver_engine::Database;
 use quiver_http::{ApiConfig, Hooks, HttpApi};
 use quiver_placement::QueryPool;
-use quiver_server::config::{AuthSpec, Config};
+use quiver_server::config::{AuthSpec, Config, StorageMode};
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
@@ -135,13 +135,17 @@ impl NodeBuilder {
         }
         metrics.follow_engine({
             let db = Arc::downgrade(graph.database());
-            Box::new(move || EngineFigures {
-                transactions_begun_again: db
-                    .upgrade()
-                    .map_or(0, |db| db.transactions_begun_again()),
-                query_memory_reserved_bytes: db
-                    .upgrade()
-                    .map_or(0, |db| db.query_memory_reserved_bytes() as u64),
+            let data_dir = match &config.storage {
+                StorageMode::Directory(dir) => Some(dir.clone()),
+                StorageMode::InMemory => None,
+            };
+            Box::new(move || {
+                db.upgrade()
+                    .map_or_else(EngineFigures::default, |db| EngineFigures {
+                        transactions_begun_again: db.transactions_begun_again(),
+                        query_memory_reserved_bytes: db.query_memory_reserved_bytes() as u64,
+                        store: store::figures(&db, data_dir.as_deref()),
+                    })
             })
         });
         metrics.query_memory_max.set(

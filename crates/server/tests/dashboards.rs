@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use common::{config, get, start};
+use common::{config, get, start, start_with};
 use serde_json::Value as Json;
 
 fn deploy(file: &str) -> String {
@@ -115,4 +115,57 @@ async fn every_metric_the_dashboard_and_the_alerts_query_is_exported() {
         "queried but not exported: {missing:?}\nexported: {exported:?}"
     );
     server.stop().await;
+}
+
+/// A sample's value in the text `/metrics` serves.
+fn sample(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no sample {name} in\n{text}"))
+}
+
+#[tokio::test]
+async fn a_server_on_a_data_directory_exports_its_commit_log_and_free_space() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = quiver_engine::Database::open_with(
+        dir.path(),
+        quiver_durability::Mode::Sync,
+        quiver_durability::Options::default(),
+        quiver_engine::EngineConfig::default(),
+    )
+    .expect("open a data directory");
+    let server = start_with(
+        config(|_| {}),
+        None,
+        std::sync::Arc::new(quiver_server::Graph::new(db)),
+    )
+    .await;
+    let before = get(server.http, "/metrics").await.text();
+    server
+        .db
+        .execute("CREATE (:Written {n: 1})", quiver_value::Map::new())
+        .expect("a write");
+    let after = get(server.http, "/metrics").await.text();
+    // A commit in sync mode is on disk when it is acknowledged: one fsync at least, counted.
+    assert!(
+        sample(&after, "quiver_commit_log_fsyncs_total")
+            > sample(&before, "quiver_commit_log_fsyncs_total")
+    );
+    assert!(sample(&after, "quiver_commit_log_durable_commit") >= 1.0);
+    assert!(sample(&after, "quiver_commit_log_written_bytes_total") > 0.0);
+    let available = sample(&after, "quiver_data_dir_available_bytes");
+    let size = sample(&after, "quiver_data_dir_size_bytes");
+    assert!(
+        available > 0.0 && available <= size,
+        "{available} of {size}"
+    );
+    server.stop().await;
+
+    // A server in memory has no log and no directory: every figure is zero.
+    let memory = start(config(|_| {}), None).await;
+    let text = get(memory.http, "/metrics").await.text();
+    assert_eq!(sample(&text, "quiver_data_dir_size_bytes"), 0.0);
+    assert_eq!(sample(&text, "quiver_commit_log_fsyncs_total"), 0.0);
+    memory.stop().await;
 }

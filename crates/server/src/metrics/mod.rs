@@ -6,7 +6,7 @@
 
 mod histogram;
 
-use std::sync::atomic::AtomicI64;
+use std::sync::atomic::{AtomicI64, AtomicU64};
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -150,6 +150,120 @@ pub struct EngineFigures {
     pub transactions_begun_again: u64,
     /// Bytes the running queries hold together, of the query memory pool.
     pub query_memory_reserved_bytes: u64,
+    /// The commit log and data directory's figures (zero for a store in memory only).
+    pub store: StoreFigures,
+}
+
+/// What the durability layer counted since the store was opened, and the space left where it
+/// writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreFigures {
+    /// `fsync`/`fdatasync` calls on log segments that completed, and the time they took.
+    pub log_fsyncs: u64,
+    pub log_fsync_micros: u64,
+    pub log_bytes_written: u64,
+    /// Log bytes written since the last snapshot: what a recovery would replay now.
+    pub log_bytes_since_snapshot: u64,
+    /// The newest commit known to be on disk.
+    pub durable_commit: u64,
+    pub snapshots: u64,
+    pub snapshot_failures: u64,
+    /// The data directory's file system: bytes a writer can still take, and its size.
+    pub disk_available_bytes: u64,
+    pub disk_total_bytes: u64,
+}
+
+/// The store's metrics, kept current from [`StoreFigures`] when the metrics are encoded.
+#[derive(Clone, Debug, Default)]
+pub struct StoreMetrics {
+    pub log_fsyncs: Counter,
+    pub log_fsync_seconds: Counter<f64, AtomicU64>,
+    pub log_bytes_written: Counter,
+    pub log_bytes_since_snapshot: IntGauge,
+    pub durable_commit: IntGauge,
+    pub snapshots: Counter,
+    pub snapshot_failures: Counter,
+    pub disk_available_bytes: IntGauge,
+    pub disk_total_bytes: IntGauge,
+}
+
+impl StoreMetrics {
+    /// The store's metrics, registered in `registry`.
+    fn registered(registry: &mut Registry) -> StoreMetrics {
+        let store = StoreMetrics::default();
+        registry.register(
+            "quiver_commit_log_fsyncs",
+            "fsync calls on commit log segments that completed",
+            store.log_fsyncs.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_commit_log_fsync",
+            "Time spent in completed fsync calls on commit log segments",
+            Unit::Seconds,
+            store.log_fsync_seconds.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_commit_log_written",
+            "Commit log bytes written since the store was opened",
+            Unit::Bytes,
+            store.log_bytes_written.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_commit_log_since_snapshot",
+            "Commit log bytes written since the last snapshot (what a recovery would replay)",
+            Unit::Bytes,
+            store.log_bytes_since_snapshot.clone(),
+        );
+        registry.register(
+            "quiver_commit_log_durable_commit",
+            "The newest commit known to be on disk",
+            store.durable_commit.clone(),
+        );
+        registry.register(
+            "quiver_snapshots",
+            "Snapshots of the store written",
+            store.snapshots.clone(),
+        );
+        registry.register(
+            "quiver_snapshot_failures",
+            "Snapshots of the store that failed",
+            store.snapshot_failures.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_data_dir_available",
+            "Bytes a writer can still take on the data directory's file system (0 in memory)",
+            Unit::Bytes,
+            store.disk_available_bytes.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_data_dir_size",
+            "The size of the data directory's file system (0 in memory)",
+            Unit::Bytes,
+            store.disk_total_bytes.clone(),
+        );
+        store
+    }
+
+    /// Adds what was counted since `seen` and sets the gauges to `now`.
+    fn follow(&self, seen: &StoreFigures, now: &StoreFigures) {
+        let added = |now: u64, seen: u64| now.saturating_sub(seen);
+        self.log_fsyncs
+            .inc_by(added(now.log_fsyncs, seen.log_fsyncs));
+        self.log_fsync_seconds
+            .inc_by(added(now.log_fsync_micros, seen.log_fsync_micros) as f64 / 1e6);
+        self.log_bytes_written
+            .inc_by(added(now.log_bytes_written, seen.log_bytes_written));
+        self.snapshots.inc_by(added(now.snapshots, seen.snapshots));
+        self.snapshot_failures
+            .inc_by(added(now.snapshot_failures, seen.snapshot_failures));
+        let gauge = |g: &IntGauge, v: u64| {
+            g.set(i64::try_from(v).unwrap_or(i64::MAX));
+        };
+        gauge(&self.log_bytes_since_snapshot, now.log_bytes_since_snapshot);
+        gauge(&self.durable_commit, now.durable_commit);
+        gauge(&self.disk_available_bytes, now.disk_available_bytes);
+        gauge(&self.disk_total_bytes, now.disk_total_bytes);
+    }
 }
 
 /// Where [`EngineFigures`] come from (the database, once it is open).
@@ -190,6 +304,8 @@ pub struct Metrics {
     pub query_memory_max: IntGauge,
     /// Raft's figures on a cluster member (zero otherwise).
     pub cluster: ClusterMetrics,
+    /// The commit log's and the data directory's figures (zero in memory).
+    pub store: StoreMetrics,
 }
 
 /// A cluster member's Raft figures, kept current by `crate::cluster::follow_metrics`.
@@ -413,6 +529,7 @@ impl Metrics {
         );
 
         let cluster = ClusterMetrics::registered(&mut registry);
+        let store = StoreMetrics::registered(&mut registry);
 
         Metrics {
             registry,
@@ -432,6 +549,7 @@ impl Metrics {
             query_memory_used,
             query_memory_max,
             cluster,
+            store,
         }
     }
 
@@ -454,6 +572,7 @@ impl Metrics {
         self.transactions.begun_again.inc_by(added);
         self.query_memory_used
             .set(i64::try_from(now.query_memory_reserved_bytes).unwrap_or(i64::MAX));
+        self.store.follow(&seen.store, &now.store);
         *seen = now;
     }
 
@@ -649,14 +768,51 @@ mod tests {
     fn the_query_memory_in_use_is_read_from_the_engine_when_encoded() {
         let metrics = Metrics::new();
         metrics.follow_engine(Box::new(|| EngineFigures {
-            transactions_begun_again: 0,
             query_memory_reserved_bytes: 4096,
+            ..EngineFigures::default()
         }));
         let text = metrics.encode();
         assert!(
             text.contains("quiver_query_memory_pool_used_bytes 4096"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_store_s_counters_add_what_the_log_counted_since_the_last_encoding() {
+        let metrics = Metrics::new();
+        let syncs = std::sync::Arc::new(AtomicU64::new(3));
+        metrics.follow_engine(Box::new({
+            let syncs = std::sync::Arc::clone(&syncs);
+            move || {
+                let n = syncs.load(std::sync::atomic::Ordering::Relaxed);
+                EngineFigures {
+                    store: StoreFigures {
+                        log_fsyncs: n,
+                        log_fsync_micros: n * 500_000,
+                        durable_commit: n * 10,
+                        disk_available_bytes: 1 << 30,
+                        disk_total_bytes: 1 << 32,
+                        ..StoreFigures::default()
+                    },
+                    ..EngineFigures::default()
+                }
+            }
+        }));
+        let first = metrics.encode();
+        syncs.store(5, std::sync::atomic::Ordering::Relaxed);
+        let second = metrics.encode();
+        for (text, fsyncs, seconds, durable) in [(&first, 3, "1.5", 30), (&second, 5, "2.5", 50)] {
+            for line in [
+                format!("quiver_commit_log_fsyncs_total {fsyncs}\n"),
+                format!("quiver_commit_log_fsync_seconds_total {seconds}\n"),
+                format!("quiver_commit_log_durable_commit {durable}\n"),
+                "quiver_data_dir_available_bytes 1073741824\n".to_owned(),
+                "quiver_data_dir_size_bytes 4294967296\n".to_owned(),
+            ] {
+                assert!(text.contains(&line), "missing {line} in\n{text}");
+            }
+        }
     }
 
     #[test]
