@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use quiver_durability::Durability;
 use quiver_engine::Database;
 use quiver_http::{ApiConfig, Hooks, HttpApi};
 use quiver_placement::QueryPool;
@@ -144,7 +145,8 @@ impl NodeBuilder {
                     .map_or_else(EngineFigures::default, |db| EngineFigures {
                         transactions_begun_again: db.transactions_begun_again(),
                         query_memory_reserved_bytes: db.query_memory_reserved_bytes() as u64,
-                        store: store::figures(&db, data_dir.as_deref()),
+                        durability: db.durability().map(Durability::stats),
+                        data_dir_space: store::data_dir_space(&db, data_dir.as_deref()),
                     })
             })
         });

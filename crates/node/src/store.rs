@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use quiver_durability::{Durability, Mode, Options, Retention};
+use quiver_durability::{Durability, FreeSpace, Mode, Options, Retention};
 use quiver_engine::Database;
 use quiver_server::config::{self, Config, StorageMode};
-use quiver_server::metrics::{Metrics, StoreFigures};
+use quiver_server::metrics::Metrics;
 use quiver_server::{Graph, Replica};
 
 use crate::api::engine_config;
@@ -113,27 +113,13 @@ async fn close_database(db: Arc<Database>) -> bool {
     }
 }
 
-/// The commit log's figures and the free space where the store writes (its commit log's
-/// directory, or the configured data directory of a cluster member, whose log is Raft's), for
-/// the metrics: zero for what a store in memory only does not have, and zero space when the
-/// file system cannot be asked.
-pub(crate) fn figures(db: &Database, data_dir: Option<&Path>) -> StoreFigures {
-    let durability = db.durability();
-    let stats = durability.map(Durability::stats).unwrap_or_default();
-    let space = durability
+/// The space of the file system the store writes to (its commit log's directory, or the
+/// configured data directory of a cluster member, whose log is Raft's), for the metrics: zero
+/// in memory, and when the file system cannot be asked.
+pub(crate) fn data_dir_space(db: &Database, data_dir: Option<&Path>) -> FreeSpace {
+    db.durability()
         .map(Durability::dir)
         .or(data_dir)
         .and_then(|dir| quiver_durability::free_space(dir).ok())
-        .unwrap_or_default();
-    StoreFigures {
-        log_fsyncs: stats.fsyncs,
-        log_fsync_micros: stats.fsync_micros_total,
-        log_bytes_written: stats.log_bytes_written,
-        log_bytes_since_snapshot: stats.log_bytes_since_snapshot,
-        durable_commit: stats.durable_commit,
-        snapshots: stats.snapshots_taken,
-        snapshot_failures: stats.snapshot_failures,
-        disk_available_bytes: space.available_bytes,
-        disk_total_bytes: space.total_bytes,
-    }
+        .unwrap_or_default()
 }

@@ -12,6 +12,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
+use quiver_durability::{DurabilityStats, FreeSpace};
 use serde::Serialize;
 
 pub use histogram::{HistogramSnapshot, LatencyHistogram};
@@ -145,35 +146,19 @@ pub struct TransactionMetrics {
 }
 
 /// Figures the engine keeps itself, read each time the metrics are encoded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct EngineFigures {
     pub transactions_begun_again: u64,
     /// Bytes the running queries hold together, of the query memory pool.
     pub query_memory_reserved_bytes: u64,
-    /// The commit log and data directory's figures (zero for a store in memory only).
-    pub store: StoreFigures,
+    /// The commit log's counters (`None` for a store without one: in memory, or a cluster
+    /// member's, whose log is Raft's).
+    pub durability: Option<DurabilityStats>,
+    /// The space of the data directory's file system (zero in memory).
+    pub data_dir_space: FreeSpace,
 }
 
-/// What the durability layer counted since the store was opened, and the space left where it
-/// writes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StoreFigures {
-    /// `fsync`/`fdatasync` calls on log segments that completed, and the time they took.
-    pub log_fsyncs: u64,
-    pub log_fsync_micros: u64,
-    pub log_bytes_written: u64,
-    /// Log bytes written since the last snapshot: what a recovery would replay now.
-    pub log_bytes_since_snapshot: u64,
-    /// The newest commit known to be on disk.
-    pub durable_commit: u64,
-    pub snapshots: u64,
-    pub snapshot_failures: u64,
-    /// The data directory's file system: bytes a writer can still take, and its size.
-    pub disk_available_bytes: u64,
-    pub disk_total_bytes: u64,
-}
-
-/// The store's metrics, kept current from [`StoreFigures`] when the metrics are encoded.
+/// The store's metrics, kept current from [`EngineFigures`] when the metrics are encoded.
 #[derive(Clone, Debug, Default)]
 pub struct StoreMetrics {
     pub log_fsyncs: Counter,
@@ -244,25 +229,33 @@ impl StoreMetrics {
         store
     }
 
-    /// Adds what was counted since `seen` and sets the gauges to `now`.
-    fn follow(&self, seen: &StoreFigures, now: &StoreFigures) {
-        let added = |now: u64, seen: u64| now.saturating_sub(seen);
-        self.log_fsyncs
-            .inc_by(added(now.log_fsyncs, seen.log_fsyncs));
-        self.log_fsync_seconds
-            .inc_by(added(now.log_fsync_micros, seen.log_fsync_micros) as f64 / 1e6);
-        self.log_bytes_written
-            .inc_by(added(now.log_bytes_written, seen.log_bytes_written));
-        self.snapshots.inc_by(added(now.snapshots, seen.snapshots));
-        self.snapshot_failures
-            .inc_by(added(now.snapshot_failures, seen.snapshot_failures));
+    /// Adds what the log counted since `seen` and sets the gauges to `now`.
+    fn follow(&self, seen: &EngineFigures, now: &EngineFigures) {
         let gauge = |g: &IntGauge, v: u64| {
             g.set(i64::try_from(v).unwrap_or(i64::MAX));
         };
-        gauge(&self.log_bytes_since_snapshot, now.log_bytes_since_snapshot);
-        gauge(&self.durable_commit, now.durable_commit);
-        gauge(&self.disk_available_bytes, now.disk_available_bytes);
-        gauge(&self.disk_total_bytes, now.disk_total_bytes);
+        gauge(
+            &self.disk_available_bytes,
+            now.data_dir_space.available_bytes,
+        );
+        gauge(&self.disk_total_bytes, now.data_dir_space.total_bytes);
+        let Some(log) = &now.durability else {
+            return;
+        };
+        let none = DurabilityStats::default();
+        let before = seen.durability.as_ref().unwrap_or(&none);
+        let added = |now: u64, seen: u64| now.saturating_sub(seen);
+        self.log_fsyncs.inc_by(added(log.fsyncs, before.fsyncs));
+        self.log_fsync_seconds
+            .inc_by(added(log.fsync_micros_total, before.fsync_micros_total) as f64 / 1e6);
+        self.log_bytes_written
+            .inc_by(added(log.log_bytes_written, before.log_bytes_written));
+        self.snapshots
+            .inc_by(added(log.snapshots_taken, before.snapshots_taken));
+        self.snapshot_failures
+            .inc_by(added(log.snapshot_failures, before.snapshot_failures));
+        gauge(&self.log_bytes_since_snapshot, log.log_bytes_since_snapshot);
+        gauge(&self.durable_commit, log.durable_commit);
     }
 }
 
@@ -572,7 +565,7 @@ impl Metrics {
         self.transactions.begun_again.inc_by(added);
         self.query_memory_used
             .set(i64::try_from(now.query_memory_reserved_bytes).unwrap_or(i64::MAX));
-        self.store.follow(&seen.store, &now.store);
+        self.store.follow(&seen, &now);
         *seen = now;
     }
 
@@ -787,13 +780,15 @@ mod tests {
             move || {
                 let n = syncs.load(std::sync::atomic::Ordering::Relaxed);
                 EngineFigures {
-                    store: StoreFigures {
-                        log_fsyncs: n,
-                        log_fsync_micros: n * 500_000,
+                    durability: Some(DurabilityStats {
+                        fsyncs: n,
+                        fsync_micros_total: n * 500_000,
                         durable_commit: n * 10,
-                        disk_available_bytes: 1 << 30,
-                        disk_total_bytes: 1 << 32,
-                        ..StoreFigures::default()
+                        ..DurabilityStats::default()
+                    }),
+                    data_dir_space: FreeSpace {
+                        available_bytes: 1 << 30,
+                        total_bytes: 1 << 32,
                     },
                     ..EngineFigures::default()
                 }
