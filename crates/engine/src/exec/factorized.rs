@@ -253,16 +253,15 @@ impl<'s> Run<'s> {
         test: &Expr,
     ) -> Result<Vec<u8>> {
         let mut answers = vec![1u8; self.dense as usize];
-        for n in cx.tx.scan_label(label)? {
-            let n = n?;
-            cx.tick()?;
+        scan_each(cx, label, |cx, n| {
             if let Some(answer) = answers.get_mut(n.0 as usize) {
                 row[slot] = node_value(n);
                 if truthy(&test.eval(row, cx)?)? {
                     *answer = 2;
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(answers)
     }
 
@@ -273,14 +272,13 @@ impl<'s> Run<'s> {
                 has: vec![1u8; self.dense as usize],
                 beyond: Vec::new(),
             };
-            for n in cx.tx.scan_label(label)? {
-                let n = n?;
-                cx.tick()?;
+            scan_each(cx, label, |_, n| {
                 match set.has.get_mut(n.0 as usize) {
                     Some(k) => *k = 2,
                     None => set.beyond.push(n.0),
                 }
-            }
+                Ok(())
+            })?;
             self.hold(cx, set.has.len() + set.beyond.len() * 8)?;
             self.labels.insert(label, set);
         }
@@ -900,6 +898,21 @@ impl Known {
         self.sparse.insert(node.0, pass);
         ENTRY_BYTES
     }
+}
+
+/// Calls `visit` with each node visible here that carries `label`, in id order, checking the
+/// query's deadline and cancellation between nodes.
+fn scan_each(
+    cx: &mut Cx,
+    label: LabelId,
+    mut visit: impl FnMut(&mut Cx, NodeId) -> Result<()>,
+) -> Result<()> {
+    for n in cx.tx.scan_label(label)? {
+        let n = n?;
+        cx.tick()?;
+        visit(cx, n)?;
+    }
+    Ok(())
 }
 
 /// Paths counted at a node: all of them, and those the counted predicate keeps.
