@@ -28,6 +28,12 @@ type Job = Box<dyn FnOnce() + Send>;
 
 struct Queue {
     jobs: VecDeque<Job>,
+    /// Threads asleep on the condition variable, ready for a job. A job is queued only while
+    /// there are more of them than jobs queued: the decision and the queueing happen under
+    /// one lock, so two jobs spawned at once never both count on the same idle thread (the
+    /// one left behind would wait for a running job to end, and a running job may be waiting
+    /// for it: a writer waiting for a lock whose holder's commit is the queued job).
+    idle: usize,
     closed: bool,
 }
 
@@ -76,6 +82,7 @@ impl QueryPool {
         let shared = Arc::new(PoolState {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
+                idle: 0,
                 closed: false,
             }),
             ready: Condvar::new(),
@@ -101,24 +108,40 @@ impl QueryPool {
         self.shared.queued.load(Ordering::Relaxed)
     }
 
+    /// Pool threads asleep, ready for a job.
+    pub fn idle(&self) -> usize {
+        self.shared.queue.lock().idle
+    }
+
     /// Jobs so far that ran beside the pool because every thread was busy.
     pub fn overflowed(&self) -> usize {
         self.shared.overflowed.load(Ordering::Relaxed)
     }
 
-    /// Runs `job` on a pool thread if one is free, else on a thread of its own (the runtime's
-    /// blocking pool): work never waits behind long queries that occupy every pool thread.
+    /// Runs `job` on a pool thread if one is idle, else on a thread of its own (the runtime's
+    /// blocking pool): work never waits behind jobs that occupy every pool thread, however long
+    /// they run or whatever they wait for.
     pub fn spawn<R, F>(&self, job: F) -> JobHandle<R>
     where
         R: Send + 'static,
         F: FnOnce() -> R + Send + 'static,
     {
-        let busy = self.shared.running.load(Ordering::Relaxed)
-            + self.shared.queued.load(Ordering::Relaxed);
-        if busy < self.threads {
-            return self.queue(job);
-        }
         let (boxed, handle) = package(job);
+        let boxed = {
+            let mut queue = self.shared.queue.lock();
+            if queue.closed {
+                // Dropping the job drops its sender: the handle reports `Closed`.
+                return handle;
+            }
+            if queue.jobs.len() < queue.idle {
+                queue.jobs.push_back(boxed);
+                self.shared.queued.fetch_add(1, Ordering::Relaxed);
+                drop(queue);
+                self.shared.ready.notify_one();
+                return handle;
+            }
+            boxed
+        };
         self.shared.overflowed.fetch_add(1, Ordering::Relaxed);
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
@@ -140,28 +163,6 @@ impl QueryPool {
     /// Jobs being run now.
     pub fn running(&self) -> usize {
         self.shared.running.load(Ordering::Relaxed)
-    }
-
-    /// Queues `job` for the pool's threads, however busy they are.
-    fn queue<R, F>(&self, job: F) -> JobHandle<R>
-    where
-        R: Send + 'static,
-        F: FnOnce() -> R + Send + 'static,
-    {
-        let (boxed, handle) = package(job);
-        {
-            let mut queue = self.shared.queue.lock();
-            if queue.closed {
-                // Dropping the job drops its sender: the handle reports `Closed`.
-                drop(queue);
-                drop(boxed);
-                return handle;
-            }
-            queue.jobs.push_back(boxed);
-            self.shared.queued.fetch_add(1, Ordering::Relaxed);
-        }
-        self.shared.ready.notify_one();
-        handle
     }
 }
 
@@ -200,7 +201,9 @@ fn work(shared: &PoolState) {
                 if queue.closed {
                     return;
                 }
+                queue.idle += 1;
                 shared.ready.wait(&mut queue);
+                queue.idle -= 1;
             }
         };
         job();
@@ -260,6 +263,10 @@ mod tests {
     #[tokio::test]
     async fn jobs_do_not_wait_behind_busy_threads() {
         let pool = QueryPool::new(1).expect("pool");
+        // The thread starts asleep; until it is, a job would run beside the pool too.
+        while pool.idle() == 0 {
+            tokio::task::yield_now().await;
+        }
         let (release, blocked) = std::sync::mpsc::channel::<()>();
         let long = pool.spawn(move || blocked.recv().is_ok());
         while pool.running() == 0 {
@@ -270,6 +277,49 @@ mod tests {
         assert_eq!(pool.overflowed(), 1);
         release.send(()).expect("release");
         assert!(long.await.expect("long job"));
+    }
+
+    /// Jobs spawned at the same moment from many threads each find a thread of their own: none
+    /// is queued behind the jobs that fill the pool, so jobs that wait for one another (as a
+    /// writer waits for the commit of the lock's holder) all meet.
+    #[test]
+    fn jobs_spawned_at_once_never_queue_behind_a_full_pool() {
+        const JOBS: usize = 8;
+        let pool = Arc::new(QueryPool::new(2).expect("pool"));
+        let met = Arc::new((Mutex::new(0usize), Condvar::new()));
+        let start = Arc::new(std::sync::Barrier::new(JOBS));
+        let spawners: Vec<_> = (0..JOBS)
+            .map(|_| {
+                let (pool, met, start) = (pool.clone(), met.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    pool.spawn(move || {
+                        let (count, all) = &*met;
+                        let mut count = count.lock();
+                        *count += 1;
+                        all.notify_all();
+                        let deadline =
+                            std::time::Instant::now() + std::time::Duration::from_secs(30);
+                        while *count < JOBS {
+                            if all.wait_until(&mut count, deadline).timed_out() {
+                                return false;
+                            }
+                        }
+                        true
+                    })
+                })
+            })
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        for spawner in spawners {
+            let handle = spawner.join().expect("spawner");
+            assert!(
+                runtime.block_on(handle).expect("result"),
+                "a job waited behind the others"
+            );
+        }
     }
 
     #[tokio::test]
