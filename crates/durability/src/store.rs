@@ -151,6 +151,67 @@ impl StoreState {
     }
 }
 
+/// The log as change data capture reads it: the segments on disk, up to the newest durable
+/// commit (a change is reported only once it can no longer be lost).
+impl quiver_storage::History for StoreState {
+    fn span(&self) -> std::result::Result<Option<(u64, u64)>, String> {
+        let _snapshots = self.snapshots.lock();
+        let listing = layout::list(&*self.disk, &self.dir).map_err(|e| e.to_string())?;
+        let durable = self.log.durable();
+        Ok(listing
+            .segments
+            .first()
+            .map(|(base, _)| (*base, durable))
+            .filter(|(base, durable)| base <= &(durable + 1)))
+    }
+
+    fn read_after(
+        &self,
+        after: u64,
+        each: &mut dyn FnMut(u64, &[u8]) -> bool,
+    ) -> std::result::Result<(), String> {
+        let durable = self.log.durable();
+        if after >= durable {
+            return Ok(());
+        }
+        // No snapshot removes a segment while it is read.
+        let _snapshots = self.snapshots.lock();
+        let listing = layout::list(&*self.disk, &self.dir).map_err(|e| e.to_string())?;
+        let Some(start) = listing
+            .segments
+            .iter()
+            .rposition(|(base, _)| *base <= after + 1)
+        else {
+            return Err(Error::LogGone {
+                after,
+                oldest: listing.segments.first().map(|(base, _)| *base),
+            }
+            .to_string());
+        };
+        let segments = &listing.segments[start..];
+        let mut open = true;
+        for (i, (_, segment)) in segments.iter().enumerate() {
+            let newest = i + 1 == segments.len();
+            let reached = read_segment(
+                &*self.disk,
+                segment,
+                newest,
+                after,
+                durable,
+                &mut |c, body| {
+                    open = open && each(c, body);
+                    Ok(())
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            if reached || !open {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A durable store: the handle that keeps a recovered [`Storage`] backed by its data
 /// directory.
 ///
@@ -234,6 +295,9 @@ impl Durability {
             stop: Mutex::new(false),
             stop_cv: Condvar::new(),
         });
+        let weak = Arc::downgrade(&shared);
+        let history: std::sync::Weak<dyn quiver_storage::History> = weak;
+        storage.set_history(history);
         let mut threads = Vec::new();
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
             std::thread::Builder::new()

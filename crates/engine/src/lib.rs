@@ -24,6 +24,7 @@ mod apoc;
 mod blocking;
 mod bookmark;
 mod cache;
+mod changes;
 mod config;
 mod database;
 mod error;
@@ -56,7 +57,7 @@ pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,
 };
 pub use quiver_durability::{Mode, Options as DurabilityOptions};
-pub use quiver_storage::DurabilityTicket;
+pub use quiver_storage::{Capture, DurabilityTicket};
 pub use security::password::{PASSWORD_CHARS_MIN, hash_password, verify_with_memory};
 pub use security::{AuditEvent, AuditSink, Authentication};
 pub use summary::{

@@ -196,6 +196,29 @@ impl DatabaseState {
             .map(|e| TxOwner(e.user.clone()))
     }
 
+    /// Who runs a transaction and from where, as its change events name it (change data
+    /// capture): its user, its client (only Bolt connections give one), when it began and its
+    /// metadata now (`tx.setMetaData` included).
+    pub(crate) fn change_context(&self, id: u64) -> quiver_storage::ChangeContext {
+        let registry = self.registry.lock();
+        let Some(e) = registry.get(&id) else {
+            return quiver_storage::ChangeContext::default();
+        };
+        let start_micros = e
+            .started
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        quiver_storage::ChangeContext {
+            executing_user: e.user.clone(),
+            authenticated_user: e.user.clone(),
+            connection_type: e.client.map(|_| Arc::from("bolt")),
+            client: e.client.map(|c| Arc::from(c.to_string())),
+            server: None,
+            start_micros,
+            metadata: e.metadata.clone(),
+        }
+    }
+
     /// The user running a transaction, when it names one.
     pub fn tx_user(&self, id: u64) -> Option<Arc<str>> {
         self.registry.lock().get(&id).and_then(|e| e.user.clone())

@@ -707,6 +707,10 @@ impl Transaction {
             self.writes.clear(&self.shared.memory);
             return Err(e);
         }
+        if self.stx.is_write() && self.shared.storage().capture() != quiver_storage::Capture::Off {
+            self.stx
+                .set_change_context(self.shared.change_context(self.id));
+        }
         let committed = self.stx.commit();
         // Committed, the writes are the store's; refused, they are undone: either way the
         // transaction no longer holds them.

@@ -21,8 +21,30 @@ pub(crate) async fn open_configured(
 ) -> Result<Arc<Graph>, String> {
     let engine = engine_config(config);
     if let Some(cluster) = &config.cluster {
+        if config.commit_log.capture != quiver_engine::Capture::Off {
+            return Err(
+                "change data capture (`cdc`) runs on a single server: a cluster member cannot \
+                 capture changes yet"
+                    .to_owned(),
+            );
+        }
         return open_member(config, cluster, engine, metrics).await;
     }
+    let graph = open_single(config, engine).await?;
+    // A cluster member's store is replaced whole when it installs a snapshot, and its log is
+    // Raft's: change capture is a single server's for now.
+    graph
+        .database()
+        .storage()
+        .set_capture(config.commit_log.capture);
+    Ok(graph)
+}
+
+/// A single server's store: in memory or in its data directory.
+async fn open_single(
+    config: &Config,
+    engine: quiver_engine::EngineConfig,
+) -> Result<Arc<Graph>, String> {
     let dir = match &config.storage {
         StorageMode::InMemory => {
             tracing::info!("storage in memory: nothing is written to disk");

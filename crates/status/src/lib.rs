@@ -159,6 +159,13 @@ statuses! {
     ProcedureNotFound,
     /// A procedure refused its arguments or failed while running.
     ProcedureCallFailed,
+    // Change data capture
+    /// A change identifier that is malformed or names no change of this database.
+    ChangeIdentifierInvalid,
+    /// Change capture is off for this database (or it keeps no commit log to read).
+    ChangeCaptureDisabled,
+    /// The commit log no longer holds the changes a change identifier points at.
+    ChangeScanFailure,
     // Schema
     /// A write would break a constraint.
     ConstraintValidationFailed,
@@ -388,6 +395,21 @@ const TABLE: [Row; Status::ALL.len()] = {
             ProcedureCallFailed,
             "Neo.ClientError.Procedure.ProcedureCallFailed",
             CLIENT,
+        ),
+        unexpected(
+            ChangeIdentifierInvalid,
+            "Neo.ClientError.ChangeDataCapture.InvalidIdentifier",
+            CLIENT,
+        ),
+        unexpected(
+            ChangeCaptureDisabled,
+            "Neo.DatabaseError.ChangeDataCapture.Disabled",
+            DATABASE,
+        ),
+        unexpected(
+            ChangeScanFailure,
+            "Neo.DatabaseError.ChangeDataCapture.ScanFailure",
+            DATABASE,
         ),
         row(
             ConstraintValidationFailed,

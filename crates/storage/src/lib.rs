@@ -52,6 +52,7 @@
 mod access;
 mod arena;
 mod bulk;
+mod change;
 mod codec;
 mod commit_log;
 mod constraints;
@@ -82,6 +83,7 @@ mod vector;
 mod write;
 
 pub use bulk::{BulkLoad, BulkSection, BulkSummary};
+pub use change::{Capture, ChangeContext, History};
 pub use codec::{LIST_ITEMS_MAX, VALUE_BYTES_MAX, check_storable};
 pub use commit_log::{
     AcknowledgeWait, AppendError, CommitLog, DurabilityTicket, LogError, StoreHandle,
@@ -105,8 +107,8 @@ pub use ids::{
 pub use index::{IndexQuery, compare as compare_values, equal as values_equal};
 pub use mvcc::WriterWait;
 pub use redo::{
-    NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawValue, RedoOp, RedoOpRef,
-    RedoRecord, RedoRecordRef,
+    NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawDocument, RawValue, RedoOp,
+    RedoOpRef, RedoRecord, RedoRecordRef,
 };
 pub use replay::{RedoSink, SchemaIndexRef};
 pub use restriction::{NodeProperty, ReadRestriction};

@@ -60,6 +60,13 @@
 //!                                 `PropertyTypes`' printed form (`STRING | INTEGER`)
 //!                                 (dropped by DropConstraint; 38 and 39 are kept for more
 //!                                 constraint kinds)
+//! 40    TxContext                 u32 LE byte length, a change document (see `change`):
+//!                                 who committed the transaction and how its changes were
+//!                                 captured; present only with change capture on, before
+//!                                 the record's `Change` ops. Neither schema nor data
+//! 41    Change                    u32 LE byte length, a change document: one entity's
+//!                                 operation, labels or type and ends, keys, and states
+//!                                 before and after. Neither schema nor data
 //! ```
 
 use std::sync::Arc;
@@ -150,6 +157,16 @@ pub enum RedoOp {
     CommitTime {
         micros: i64,
     },
+    /// Who committed the transaction, for its change events (see `change`): an annotation,
+    /// not a change.
+    TxContext {
+        document: Value,
+    },
+    /// One entity's change as change data capture reports it: an annotation, not a change
+    /// (the ops before it made the change).
+    Change {
+        document: Value,
+    },
     CreateVectorIndex {
         name: String,
         relationship: bool,
@@ -173,6 +190,15 @@ pub enum RedoOp {
 }
 
 impl RedoOp {
+    /// Whether the op only annotates the record (its commit time, its captured changes):
+    /// replaying it changes nothing.
+    pub fn is_annotation(&self) -> bool {
+        matches!(
+            self,
+            RedoOp::CommitTime { .. } | RedoOp::TxContext { .. } | RedoOp::Change { .. }
+        )
+    }
+
     /// Whether the op changes the schema (a transaction changes the schema or the data,
     /// never both).
     pub fn is_schema(&self) -> bool {
@@ -212,11 +238,7 @@ impl RedoRecord {
     /// Whether the record changes the schema only: it has a change, and every change is a
     /// schema op (the commit time stamp is no change).
     pub fn changes_schema_only(&self) -> bool {
-        let mut changes = self
-            .ops
-            .iter()
-            .filter(|op| !matches!(op, RedoOp::CommitTime { .. }))
-            .peekable();
+        let mut changes = self.ops.iter().filter(|op| !op.is_annotation()).peekable();
         changes.peek().is_some() && changes.all(RedoOp::is_schema)
     }
 }
@@ -301,6 +323,17 @@ impl<'a> RawValue<'a> {
     /// The encoded bytes, tag included.
     pub(crate) fn bytes(self) -> &'a [u8] {
         self.0
+    }
+}
+
+/// A change document in a decoded record (see `change`): kinds 40 and 41.
+#[derive(Clone, Copy, Debug)]
+pub struct RawDocument<'a>(&'a [u8]);
+
+impl RawDocument<'_> {
+    /// The document, checked as it is built: malformed bytes are an error.
+    pub fn value(self) -> Result<Value> {
+        crate::change::read_document(self.0)
     }
 }
 
@@ -434,6 +467,13 @@ pub enum RedoOpRef<'a> {
     CommitTime {
         micros: i64,
     },
+    /// The document's bytes, read with [`RawDocument::value`].
+    TxContext {
+        document: RawDocument<'a>,
+    },
+    Change {
+        document: RawDocument<'a>,
+    },
     CreateVectorIndex {
         name: &'a str,
         relationship: bool,
@@ -467,6 +507,14 @@ pub enum RedoOpRef<'a> {
 }
 
 impl RedoOpRef<'_> {
+    /// Whether the op only annotates the record (see [`RedoOp::is_annotation`]).
+    pub fn is_annotation(&self) -> bool {
+        matches!(
+            self,
+            RedoOpRef::CommitTime { .. } | RedoOpRef::TxContext { .. } | RedoOpRef::Change { .. }
+        )
+    }
+
     /// Whether the op changes the schema (see [`RedoOp::is_schema`]).
     pub fn is_schema(&self) -> bool {
         matches!(
@@ -495,11 +543,7 @@ impl<'a> RedoRecordRef<'a> {
 
     /// Whether the record changes the schema only (see [`RedoRecord::changes_schema_only`]).
     pub fn changes_schema_only(&self) -> bool {
-        let mut changes = self
-            .ops
-            .iter()
-            .filter(|op| !matches!(op, RedoOpRef::CommitTime { .. }))
-            .peekable();
+        let mut changes = self.ops.iter().filter(|op| !op.is_annotation()).peekable();
         changes.peek().is_some() && changes.all(RedoOpRef::is_schema)
     }
 
@@ -615,6 +659,8 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             out.push(16);
             out.extend_from_slice(&micros.to_le_bytes());
         }
+        RedoOp::TxContext { document } => put_document_op(out, 40, document),
+        RedoOp::Change { document } => put_document_op(out, 41, document),
         RedoOp::Security { catalogue } => {
             out.push(15);
             let bytes = catalogue.encode();
@@ -653,6 +699,15 @@ fn put_property(out: &mut Vec<u8>, kind: u8, id: u64, name: &str, value: Option<
     if let Some(value) = value {
         put_value(out, value);
     }
+}
+
+/// Kinds 40 and 41: a change document, its length first.
+fn put_document_op(out: &mut Vec<u8>, kind: u8, document: &Value) {
+    out.push(kind);
+    let mut bytes = Vec::new();
+    crate::change::put_document(&mut bytes, document);
+    put_u32(out, bytes.len() as u32);
+    out.extend_from_slice(&bytes);
 }
 
 /// Kinds 11 to 14: names only.
@@ -754,6 +809,13 @@ impl<'a> Fields<'a> {
 
     fn value(&mut self) -> Result<RawValue<'a>> {
         self.r.checked_value().map(RawValue)
+    }
+
+    /// A change document's span; its content is checked when it is read
+    /// ([`RawDocument::value`]), since replay never reads it.
+    fn document(&mut self) -> Result<RawDocument<'a>> {
+        let n = self.count()?;
+        self.r.take(n).map(RawDocument)
     }
 
     fn count(&mut self) -> Result<usize> {
@@ -860,6 +922,12 @@ impl<'a> Fields<'a> {
             },
             16 => RedoOpRef::CommitTime {
                 micros: self.u64()? as i64,
+            },
+            40 => RedoOpRef::TxContext {
+                document: self.document()?,
+            },
+            41 => RedoOpRef::Change {
+                document: self.document()?,
             },
             15 => {
                 let n = self.count()?;

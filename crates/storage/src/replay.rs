@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::redo::{NamesRef, PropsRef, RawValue, RedoOp, RedoOpRef};
+use crate::redo::{NamesRef, PropsRef, RawDocument, RawValue, RedoOp, RedoOpRef};
 use crate::schema::{IndexKind, IndexSpec};
 use crate::security::Security;
 use crate::spec::{
@@ -65,6 +65,13 @@ pub trait RedoSink {
     /// When the transaction committed, in Unix microseconds: no change, but a store that
     /// replays it keeps its commit clock from running backwards.
     fn commit_time(&mut self, micros: i64) -> Result<()>;
+
+    /// A captured change or its transaction's context (see `change`): no change to a store,
+    /// so only a sink that keeps records takes it.
+    fn captured(&mut self, change: bool, document: RawDocument<'_>) -> Result<()> {
+        let _ = (change, document);
+        Ok(())
+    }
 }
 
 /// A `CreateSchemaIndex` op's rule, by name.
@@ -189,6 +196,8 @@ impl RedoOpRef<'_> {
             RedoOpRef::DropConstraint { name } => sink.drop_constraint(name),
             RedoOpRef::Security { catalogue } => sink.security(Security::decode(catalogue)?),
             RedoOpRef::CommitTime { micros } => sink.commit_time(micros),
+            RedoOpRef::TxContext { document } => sink.captured(false, document),
+            RedoOpRef::Change { document } => sink.captured(true, document),
         }
     }
 
@@ -361,6 +370,16 @@ impl RedoSink for Vec<RedoOp> {
 
     fn commit_time(&mut self, micros: i64) -> Result<()> {
         self.push(RedoOp::CommitTime { micros });
+        Ok(())
+    }
+
+    fn captured(&mut self, change: bool, document: RawDocument<'_>) -> Result<()> {
+        let document = document.value()?;
+        self.push(if change {
+            RedoOp::Change { document }
+        } else {
+            RedoOp::TxContext { document }
+        });
         Ok(())
     }
 }

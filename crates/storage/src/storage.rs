@@ -73,6 +73,10 @@ pub struct Storage {
     /// Serialises commit numbering, log appends and publication.
     pub(crate) commit: Mutex<CommitSlot>,
     pub(crate) has_log: AtomicBool,
+    /// The capture mode ([`crate::Capture`]'s code): what commits log of their changes.
+    pub(crate) capture: std::sync::atomic::AtomicU8,
+    /// The commit log read back, for change data capture (see [`crate::History`]).
+    pub(crate) history: RwLock<Option<std::sync::Weak<dyn crate::change::History>>>,
     /// The newest commit number handed out.
     pub(crate) last_committed: AtomicU64,
     /// The newest commit new readers see; equal to `last_committed` unless a durability
@@ -181,6 +185,8 @@ impl Storage {
                 last_commit_micros: 0,
             }),
             has_log: AtomicBool::new(false),
+            capture: std::sync::atomic::AtomicU8::new(0),
+            history: RwLock::new(None),
             last_committed: AtomicU64::new(0),
             visible: AtomicU64::new(0),
             visible_advanced: Event::new(),

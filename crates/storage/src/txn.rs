@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 use parking_lot::{Mutex, MutexGuard};
 
 use crate::arena::{Grouped, Locked, Slot, Table};
+use crate::change::Capture;
 
 use crate::commit_log::DurabilityTicket;
 use crate::counts::OwnCounts;
@@ -95,6 +96,8 @@ pub(crate) struct TxState {
     pub security: Option<PendingSecurity>,
     /// Delta boxes taken from the store's pool, used before any is allocated.
     pub spare: mvcc::Spare,
+    /// Who runs the transaction, for its change events (see [`crate::ChangeContext`]).
+    pub context: Option<Box<crate::change::ChangeContext>>,
 }
 
 pub(crate) struct TxInner {
@@ -483,6 +486,8 @@ impl Transaction {
             ..tx.view()
         };
         storage.derived_before_commit(&own, &st.touched_nodes, &st.touched_rels);
+        // Read before the commit lock: this transaction's write locks keep what it reads.
+        let captured = self.captured(&st).inspect_err(|_| self.fail(&mut st))?;
         let mut slot = storage.commit.lock();
         let applied = match self.apply_catalogues(&mut st) {
             Ok(applied) => applied,
@@ -514,6 +519,7 @@ impl Transaction {
         if let (Some(log), Some(micros)) = (&slot.log, logged) {
             let mut ops = std::mem::take(&mut st.redo);
             ops.push(RedoOp::CommitTime { micros });
+            ops.extend(captured);
             let record = RedoRecord { commit: n, ops };
             match log.append(&record) {
                 Ok(t) => ticket = Some(t),
@@ -630,6 +636,17 @@ impl Transaction {
             });
         }
         Ok(Some(old))
+    }
+
+    /// The change ops a logged commit adds under the store's capture mode (none when capture
+    /// is off, and none on replay: a replayed record carries its own).
+    fn captured(&self, st: &TxState) -> Result<Vec<RedoOp>> {
+        let tx = &*self.inner;
+        match tx.storage.capture() {
+            Capture::Off => Ok(Vec::new()),
+            _ if !tx.log || tx.replay => Ok(Vec::new()),
+            capture => self.capture_changes(st, capture),
+        }
     }
 
     /// Rolls back after a failed commit.

@@ -34,7 +34,8 @@ def spawn(args, **popen):
 
 
 class Quiver:
-    def __init__(self, *extra_args):
+    def __init__(self, *extra_args, data_dir=None):
+        storage = ["--data-dir", str(data_dir)] if data_dir else ["--in-memory"]
         self.process = spawn(
             [
                 "serve",
@@ -42,7 +43,7 @@ class Quiver:
                 "127.0.0.1:0",
                 "--http-listen",
                 "127.0.0.1:0",
-                "--in-memory",
+                *storage,
                 *extra_args,
             ],
             stdout=subprocess.PIPE,

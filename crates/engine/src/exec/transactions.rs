@@ -282,7 +282,7 @@ impl Transactions {
             let outer_pending = std::mem::take(&mut cx.write_pending_bytes);
             let result = self
                 .run(cx, inputs)
-                .and_then(|()| commit_batch(&cx.shared, &tx));
+                .and_then(|()| commit_batch(&cx.shared, &tx, cx.tx_id));
             cx.tx = outer;
             let batch_writes = std::mem::replace(&mut cx.writes, outer_writes);
             cx.write_pending_bytes = outer_pending;
@@ -521,6 +521,8 @@ struct Worker {
     open: crate::eval::OpenPlan,
     /// The query's user: each batch's statement runs with their roles.
     subject: Arc<crate::security::Subject>,
+    /// The query's transaction, whose user and client its batches' changes name.
+    caller: u64,
 }
 
 /// What a concurrent batch did.
@@ -544,6 +546,7 @@ impl Worker {
             time_limit_ms: cx.time_limit_ms,
             open: cx.open,
             subject: cx.subject.clone(),
+            caller: cx.tx_id,
         }
     }
 
@@ -618,7 +621,7 @@ impl Worker {
                     rows.push(input.clone());
                 }
             }
-            commit_batch(&self.shared, &tx)
+            commit_batch(&self.shared, &tx, self.caller)
         })();
         cx.writes.clear(&self.shared.memory);
         match result {
@@ -683,7 +686,10 @@ pub(crate) fn begin_batch(shared: &DatabaseState) -> Result<Arc<StorageTx>> {
 
 /// Commits a batch's transaction and waits for the commit log to acknowledge it (as an
 /// embedding program's commit does), so a batch reported committed survives a crash.
-pub(crate) fn commit_batch(shared: &DatabaseState, tx: &StorageTx) -> Result<()> {
+pub(crate) fn commit_batch(shared: &DatabaseState, tx: &StorageTx, caller: u64) -> Result<()> {
+    if shared.storage().capture() != quiver_storage::Capture::Off {
+        tx.set_change_context(shared.change_context(caller));
+    }
     let info = tx.commit()?;
     if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
         acknowledged(log.as_ref(), ticket)?;

@@ -42,6 +42,7 @@ pub(crate) fn register(p: &mut Procedures) {
         .chain(schema::procedures())
         .chain(jmx::procedures())
         .chain(apoc::procedures())
+        .chain(crate::changes::procedures())
     {
         p.register(Arc::new(procedure));
     }

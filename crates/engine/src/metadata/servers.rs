@@ -76,7 +76,7 @@ pub(super) fn servers(directory: Option<ServerDirectory>, settings: &[Setting]) 
 }
 
 /// The database as a server of its own, from its settings.
-fn this_server(settings: &[Setting]) -> ServerInfo {
+pub(crate) fn this_server(settings: &[Setting]) -> ServerInfo {
     let setting = |name: &str| {
         settings
             .iter()

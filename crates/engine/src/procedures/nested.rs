@@ -180,7 +180,7 @@ fn committed(caller: &mut Cx, name: &str, statement: &str, runs: &[Map]) -> Resu
             }
         }
     }
-    commit_batch(&shared, &tx)?;
+    commit_batch(&shared, &tx, caller.tx_id)?;
     Ok(outcome)
 }
 

@@ -72,6 +72,10 @@ pub struct Layer {
     #[arg(long, value_name = "DIR")]
     pub log_archive_dir: Option<PathBuf>,
 
+    /// Change data capture (Neo4j's txLogEnrichment): `off`, `diff` (an update's changed properties) or `full` (whole states before and after); on, every commit logs its changes for `db.cdc.query` [default: off] [env: QUIVER_CDC]
+    #[arg(long, value_name = "MODE")]
+    pub cdc: Option<String>,
+
     /// The log writer writes and syncs commits nobody waits on this often: in buffered durability, the most a power cut can lose [default: 50] [env: QUIVER_FLUSH_INTERVAL_MS]
     #[arg(long, value_name = "MS")]
     pub flush_interval_ms: Option<u64>,
@@ -325,6 +329,7 @@ impl Layer {
             log_retention_ms: env_value(&lookup, "QUIVER_LOG_RETENTION_MS")?,
             log_retention_bytes: env_value(&lookup, "QUIVER_LOG_RETENTION_BYTES")?,
             log_archive_dir: lookup("QUIVER_LOG_ARCHIVE_DIR").map(PathBuf::from),
+            cdc: lookup("QUIVER_CDC").filter(|mode| !mode.trim().is_empty()),
             auth: env_value(&lookup, "QUIVER_AUTH")?,
             allow_unauthenticated_network: env_value(
                 &lookup,
@@ -451,6 +456,7 @@ impl Layer {
             log_retention_ms: self.log_retention_ms.or(lower.log_retention_ms),
             log_retention_bytes: self.log_retention_bytes.or(lower.log_retention_bytes),
             log_archive_dir: self.log_archive_dir.or(lower.log_archive_dir),
+            cdc: self.cdc.or(lower.cdc),
             auth: self.auth.or(lower.auth),
             allow_unauthenticated_network: self
                 .allow_unauthenticated_network

@@ -146,6 +146,8 @@ pub struct CommitLogSettings {
     pub log_retention_bytes: u64,
     /// Where every closed segment is copied before a snapshot removes it.
     pub log_archive_dir: Option<std::path::PathBuf>,
+    /// What commits log of their changes for change data capture (`db.cdc.*`).
+    pub capture: quiver_engine::Capture,
 }
 
 /// Smallest log-size threshold accepted: below it the server would do little but write
@@ -527,6 +529,12 @@ fn commit_log_settings(layer: &Layer) -> Result<CommitLogSettings, ConfigError> 
             .map(Duration::from_millis),
         log_retention_bytes: layer.log_retention_bytes.unwrap_or(0),
         log_archive_dir: layer.log_archive_dir.clone(),
+        capture: match &layer.cdc {
+            Some(mode) => mode
+                .parse()
+                .map_err(|reason: String| invalid("cdc", reason))?,
+            None => quiver_engine::Capture::Off,
+        },
     })
 }
 

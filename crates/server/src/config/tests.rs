@@ -489,6 +489,21 @@ fn transaction_timeouts_default_to_an_idle_minute_and_no_limit_and_zero_turns_th
 }
 
 #[test]
+fn change_capture_comes_from_every_source_and_an_unknown_mode_is_named() {
+    use quiver_engine::Capture;
+    let file = resolve_with_file("cdc = \"diff\"\n", &[], &[]).expect("file");
+    assert_eq!(file.commit_log.capture, Capture::Diff);
+    let env_wins =
+        resolve_with_file("cdc = \"diff\"\n", &[], &[("QUIVER_CDC", "full")]).expect("environment");
+    assert_eq!(env_wins.commit_log.capture, Capture::Full);
+    let flag_wins =
+        resolve_with_file("", &["--cdc", "off"], &[("QUIVER_CDC", "full")]).expect("flag");
+    assert_eq!(flag_wins.commit_log.capture, Capture::Off);
+    let error = resolve_with_file("", &["--cdc", "everything"], &[]).expect_err("unknown mode");
+    assert_mentions(&error, "cdc");
+}
+
+#[test]
 fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
     let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
     let durability = quiver_engine::DurabilityOptions::default();
@@ -501,6 +516,7 @@ fn snapshot_thresholds_and_the_flush_interval_come_from_every_source() {
             log_retention: None,
             log_retention_bytes: 0,
             log_archive_dir: None,
+            capture: quiver_engine::Capture::Off,
         }
     );
     let config = resolve_with_file(
