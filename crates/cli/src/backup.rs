@@ -6,28 +6,20 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use bytes::{Buf, Bytes};
-use http::header::{AUTHORIZATION, HOST};
-use http::{HeaderMap, Request, StatusCode};
+use http::{HeaderMap, Method, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use quiver_durability::backup::{
     BackupDir, Manifest, Piece, PieceKind, RestoreProgress, RestoreUntil, restore,
 };
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
+
+use crate::client::{Client, Target, error_message};
 
 /// Exit status for a command line that cannot be run (as for a usage error).
 const EXIT_USAGE: u8 = 2;
-/// Largest CA file read.
-const CA_FILE_BYTES_MAX: u64 = 1 << 20;
 /// How long connecting and the server's answer may take (the piece itself may take longer:
 /// the server writes it before it answers, so this bounds the snapshot too).
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -115,17 +107,7 @@ pub fn run_backup(args: BackupArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let client = Client {
-        target,
-        database: args.database.clone(),
-        authorization: args.password.as_ref().map(|password| {
-            let pair = format!("{}:{password}", args.user);
-            format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(pair)
-            )
-        }),
-    };
+    let client = Client::new(target, &args.database, &args.user, args.password.as_deref());
     match take_backup(&client, to_path, wanted) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -156,7 +138,7 @@ fn take_backup(client: &Client, to_path: &Path, wanted: Wanted) -> Result<(), St
         Some((n, _)) => eprintln!("backup: asking for the commits after {n}"),
         None => eprintln!("backup: asking for a full backup"),
     }
-    let answer = client.get(&runtime, after)?;
+    let answer = get_piece(client, &runtime, after)?;
     let (status, headers, body) = answer;
     match status {
         StatusCode::OK => {}
@@ -171,7 +153,7 @@ fn take_backup(client: &Client, to_path: &Path, wanted: Wanted) -> Result<(), St
             let message = error_message(&runtime, body);
             eprintln!("backup: {message}");
             eprintln!("backup: starting a new chain with a full backup");
-            let (status, headers, body) = client.get(&runtime, None)?;
+            let (status, headers, body) = get_piece(client, &runtime, None)?;
             if status != StatusCode::OK {
                 return Err(format!("{status}: {}", error_message(&runtime, body)));
             }
@@ -180,6 +162,22 @@ fn take_backup(client: &Client, to_path: &Path, wanted: Wanted) -> Result<(), St
         status => return Err(format!("{status}: {}", error_message(&runtime, body))),
     }
     keep(&runtime, &mut backups, &headers, body, started)
+}
+
+/// `GET /db/{db}/backup[?after=N[&after_time=T]]`: the status, headers and body of the
+/// answer.
+fn get_piece(
+    client: &Client,
+    runtime: &tokio::runtime::Runtime,
+    after: Option<(u64, Option<i64>)>,
+) -> Result<(StatusCode, HeaderMap, Incoming), String> {
+    let db = client.database();
+    let path = match after {
+        Some((n, Some(t))) => format!("/db/{db}/backup?after={n}&after_time={t}"),
+        Some((n, None)) => format!("/db/{db}/backup?after={n}"),
+        None => format!("/db/{db}/backup"),
+    };
+    client.request(runtime, Method::GET, &path, None, ANSWER_TIMEOUT)
 }
 
 /// Writes the piece the server sent into the backup directory, checked against its headers.
@@ -287,167 +285,6 @@ fn time_text(micros: Option<i64>) -> String {
     micros
         .and_then(|m| jiff::Timestamp::from_microsecond(m).ok())
         .map_or_else(|| "at an unknown time".to_string(), |t| format!("at {t}"))
-}
-
-/// The server's message in a Neo4j-shaped error body, or the body as text.
-fn error_message(runtime: &tokio::runtime::Runtime, body: Incoming) -> String {
-    let collected = runtime
-        .block_on(async { tokio::time::timeout(Duration::from_secs(30), body.collect()).await });
-    let Ok(Ok(collected)) = collected else {
-        return "the server's answer could not be read".to_string();
-    };
-    let bytes = collected.to_bytes();
-    serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
-        .and_then(|v| v["errors"][0]["message"].as_str().map(str::to_string))
-        .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The server to ask.
-struct Target {
-    host: String,
-    port: u16,
-    tls: Option<tokio_rustls::TlsConnector>,
-}
-
-impl Target {
-    fn parse(address: &str, ca: Option<&Path>) -> Result<Target, String> {
-        let (tls, rest) = if let Some(rest) = address.strip_prefix("https://") {
-            (true, rest)
-        } else if let Some(rest) = address.strip_prefix("http://") {
-            (false, rest)
-        } else {
-            (false, address)
-        };
-        let rest = rest.trim_end_matches('/');
-        let (host, port) = rest
-            .rsplit_once(':')
-            .ok_or_else(|| format!("--from `{address}` names no port (host:port)"))?;
-        let port = port
-            .parse::<u16>()
-            .map_err(|_| format!("--from `{address}` has a bad port"))?;
-        if host.is_empty() {
-            return Err(format!("--from `{address}` names no host"));
-        }
-        let tls = match (tls, ca) {
-            (false, None) => None,
-            (false, Some(_)) => {
-                return Err("--tls-ca is for an https:// address".to_string());
-            }
-            (true, None) => {
-                return Err("an https:// address needs --tls-ca, the CA to trust".to_string());
-            }
-            (true, Some(ca)) => Some(connector(ca)?),
-        };
-        Ok(Target {
-            host: host.to_string(),
-            port,
-            tls,
-        })
-    }
-}
-
-fn connector(ca: &Path) -> Result<tokio_rustls::TlsConnector, String> {
-    let fail = |detail: String| format!("--tls-ca {}: {detail}", ca.display());
-    let mut pem = Vec::new();
-    std::fs::File::open(ca)
-        .and_then(|f| f.take(CA_FILE_BYTES_MAX + 1).read_to_end(&mut pem))
-        .map_err(|e| fail(e.to_string()))?;
-    if pem.len() as u64 > CA_FILE_BYTES_MAX {
-        return Err(fail(format!("larger than {CA_FILE_BYTES_MAX} bytes")));
-    }
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(&pem) {
-        let cert = cert.map_err(|e| fail(e.to_string()))?;
-        roots.add(cert).map_err(|e| fail(e.to_string()))?;
-    }
-    if roots.is_empty() {
-        return Err(fail("no certificate in it (PEM expected)".to_string()));
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-        .map_err(|e| fail(e.to_string()))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
-}
-
-/// Asks a server for backup pieces.
-struct Client {
-    target: Target,
-    database: String,
-    authorization: Option<String>,
-}
-
-impl Client {
-    /// `GET /db/{db}/backup[?after=N[&after_time=T]]`: the status, headers and body of the
-    /// answer.
-    fn get(
-        &self,
-        runtime: &tokio::runtime::Runtime,
-        after: Option<(u64, Option<i64>)>,
-    ) -> Result<(StatusCode, HeaderMap, Incoming), String> {
-        let db = &self.database;
-        let path = match after {
-            Some((n, Some(t))) => format!("/db/{db}/backup?after={n}&after_time={t}"),
-            Some((n, None)) => format!("/db/{db}/backup?after={n}"),
-            None => format!("/db/{db}/backup"),
-        };
-        let target = &self.target;
-        let address = format!("{}:{}", target.host, target.port);
-        let mut request = Request::get(path)
-            .header(HOST, address.as_str())
-            .body(http_body_util::Empty::<Bytes>::new())
-            .map_err(|e| format!("cannot build the request: {e}"))?;
-        if let Some(authorization) = &self.authorization {
-            let value = authorization
-                .parse()
-                .map_err(|_| "the user name or password cannot be sent in a header".to_string())?;
-            request.headers_mut().insert(AUTHORIZATION, value);
-        }
-        let answered = runtime.block_on(async {
-            tokio::time::timeout(ANSWER_TIMEOUT, async {
-                let tcp = TcpStream::connect(&address)
-                    .await
-                    .map_err(|e| format!("cannot connect to {address}: {e}"))?;
-                match &target.tls {
-                    None => send(tcp, request).await,
-                    Some(connector) => {
-                        let host = target.host.trim_start_matches('[').trim_end_matches(']');
-                        let name = ServerName::try_from(host.to_string())
-                            .map_err(|e| format!("TLS server name {host}: {e}"))?;
-                        let tls = connector
-                            .connect(name, tcp)
-                            .await
-                            .map_err(|e| format!("TLS with {address}: {e}"))?;
-                        send(tls, request).await
-                    }
-                }
-            })
-            .await
-            .map_err(|_| format!("{address} did not answer in time"))?
-        })?;
-        let (parts, body) = answered.into_parts();
-        Ok((parts.status, parts.headers, body))
-    }
-}
-
-async fn send<S>(
-    stream: S,
-    request: Request<http_body_util::Empty<Bytes>>,
-) -> Result<http::Response<Incoming>, String>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| format!("HTTP: {e}"))?;
-    tokio::spawn(connection);
-    sender
-        .send_request(request)
-        .await
-        .map_err(|e| format!("HTTP: {e}"))
 }
 
 /// A response body read as a stream of bytes, on the runtime that drives its connection.

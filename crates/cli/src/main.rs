@@ -1,6 +1,8 @@
 //! The `quiver` binary.
 
 mod backup;
+mod cdc;
+mod client;
 mod dump;
 mod import;
 mod serve;
@@ -40,6 +42,9 @@ enum Command {
     /// Rebuild a data directory from a backup directory, to its last transaction or to a
     /// point in time (`--restore-until`).
     Restore(Box<backup::RestoreArgs>),
+    /// Print a running server's changes (change data capture) as JSON lines: those after
+    /// `--cursor`, or all its log holds; `--follow` keeps printing new ones.
+    Cdc(Box<cdc::CdcArgs>),
     /// Write a data directory no server holds to one compressed, checksummed file.
     Dump(dump::DumpArgs),
     /// Build a data directory from a dump file.
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run_import(*args),
         Command::Backup(args) => backup::run_backup(*args),
         Command::Restore(args) => backup::run_restore(*args),
+        Command::Cdc(args) => cdc::run_cdc(*args),
         Command::Dump(args) => dump::run_dump(args),
         Command::Load(args) => dump::run_load(args),
     }

@@ -112,6 +112,9 @@ pub struct TxOptions {
     /// The client's address, when the embedder knows it: procedures that administer the
     /// server name it in the audit log.
     pub client: Option<std::net::SocketAddr>,
+    /// The protocol the client came over (`bolt`, `http`), when the embedder says: change
+    /// events name it.
+    pub connection: Option<&'static str>,
 }
 
 impl TxOptions {

@@ -29,6 +29,8 @@ struct TxEntry {
     user: Option<Arc<str>>,
     /// The client's address, when the embedder gave it ([`crate::TxOptions::client`]).
     client: Option<std::net::SocketAddr>,
+    /// The client's protocol, when the embedder gave it ([`crate::TxOptions::connection`]).
+    connection: Option<&'static str>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -135,16 +137,23 @@ impl DatabaseState {
                 metadata,
                 user,
                 client: None,
+                connection: None,
                 cancel,
             },
         );
         id
     }
 
-    /// Records the address of a running transaction's client.
-    pub fn set_tx_client(&self, id: u64, client: Option<std::net::SocketAddr>) {
+    /// Records the address of a running transaction's client and the protocol it came over.
+    pub fn set_tx_client(
+        &self,
+        id: u64,
+        client: Option<std::net::SocketAddr>,
+        connection: Option<&'static str>,
+    ) {
         if let Some(e) = self.registry.lock().get_mut(&id) {
             e.client = client;
+            e.connection = connection;
         }
     }
 
@@ -197,8 +206,8 @@ impl DatabaseState {
     }
 
     /// Who runs a transaction and from where, as its change events name it (change data
-    /// capture): its user, its client (only Bolt connections give one), when it began and its
-    /// metadata now (`tx.setMetaData` included).
+    /// capture): its user, its client and protocol (when the embedder gave them), when it
+    /// began and its metadata now (`tx.setMetaData` included).
     pub(crate) fn change_context(&self, id: u64) -> quiver_storage::ChangeContext {
         let registry = self.registry.lock();
         let Some(e) = registry.get(&id) else {
@@ -211,7 +220,7 @@ impl DatabaseState {
         quiver_storage::ChangeContext {
             executing_user: e.user.clone(),
             authenticated_user: e.user.clone(),
-            connection_type: e.client.map(|_| Arc::from("bolt")),
+            connection_type: e.connection.map(Arc::from),
             client: e.client.map(|c| Arc::from(c.to_string())),
             server: None,
             start_micros,

@@ -106,7 +106,7 @@ impl Transaction {
         }
         let cancel = Arc::new(AtomicBool::new(false));
         let id = shared.register_tx(opts.metadata.clone(), opts.user.clone(), cancel.clone());
-        shared.set_tx_client(id, opts.client);
+        shared.set_tx_client(id, opts.client, opts.connection);
         Transaction {
             shared,
             stx: Arc::new(stx),

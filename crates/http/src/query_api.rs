@@ -407,6 +407,7 @@ impl QueryRun {
             timeout: self.shared.config.transaction_timeout,
             user: job.user.clone(),
             client: job.client,
+            connection: Some("http"),
             ..TxOptions::default()
         };
         self.started = Instant::now();

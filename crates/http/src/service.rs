@@ -321,6 +321,7 @@ impl HttpApi {
             timeout: self.shared.config.transaction_timeout,
             user: tx_user(parts, self.shared.config.auth_enabled),
             client: parts.extensions.get::<std::net::SocketAddr>().copied(),
+            connection: Some("http"),
             ..TxOptions::default()
         };
         let mut bookmarks = Ok(Vec::new());

@@ -233,6 +233,7 @@ impl BoltSession {
                 .filter(|name| !name.is_empty()),
             auto_commit,
             client: Some(self.peer),
+            connection: Some("bolt"),
         })
     }
 
