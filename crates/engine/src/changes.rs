@@ -149,10 +149,13 @@ fn record_time(body: &[u8]) -> Result<i64> {
     Ok(record.commit_time().unwrap_or(0))
 }
 
-/// The identifier after every change of `commit`, its time read from the log.
-fn after_commit(history: &dyn History, commit: u64) -> Result<ChangeId> {
+/// The identifier after every change of the newest commit, its time read from the log when
+/// the log holds it (a snapshot may have made it redundant: then it is not checked).
+fn after_newest(history: &dyn History) -> Result<ChangeId> {
+    let span = history.span().map_err(scan_failure)?;
+    let commit = span.map_or(0, |(_, newest)| newest);
     let mut commit_micros = 0;
-    if commit > 0 {
+    if span.is_some_and(|(oldest, newest)| oldest <= newest) {
         let mut body_time = None;
         history
             .read_after(commit - 1, &mut |c, body| {
@@ -173,25 +176,25 @@ fn after_commit(history: &dyn History, commit: u64) -> Result<ChangeId> {
     })
 }
 
+/// The identifier before the oldest change the log holds (its commit's time cannot be read,
+/// so it is not checked).
+fn before_oldest(history: &dyn History) -> Result<ChangeId> {
+    let span = history.span().map_err(scan_failure)?;
+    Ok(ChangeId {
+        commit: span.map_or(0, |(oldest, _)| oldest.saturating_sub(1)),
+        seq: AFTER_COMMIT,
+        commit_micros: 0,
+    })
+}
+
 // Procedure bodies share one signature, failing or not.
 fn current(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
-    let history = history(ctx.storage)?;
-    let newest = history.span().map_err(scan_failure)?.map_or(0, |(_, n)| n);
-    let id = after_commit(&*history, newest)?;
+    let id = after_newest(&*history(ctx.storage)?)?;
     Ok(vec![vec![Value::from(id.encode())]])
 }
 
 fn earliest(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
-    let history = history(ctx.storage)?;
-    let id = match history.span().map_err(scan_failure)? {
-        // Before the oldest commit held: its time cannot be read, so it is not checked.
-        Some((oldest, _)) => ChangeId {
-            commit: oldest.saturating_sub(1),
-            seq: AFTER_COMMIT,
-            commit_micros: 0,
-        },
-        None => after_commit(&*history, 0)?,
-    };
+    let id = before_oldest(&*history(ctx.storage)?)?;
     Ok(vec![vec![Value::from(id.encode())]])
 }
 
@@ -241,14 +244,7 @@ fn query(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> 
     let from = match args.first() {
         Some(Value::String(s)) if !s.is_empty() => ChangeId::decode(s)?,
         // No identifier: from the earliest change held, as Neo4j does.
-        _ => match history.span().map_err(scan_failure)? {
-            Some((oldest, _)) => ChangeId {
-                commit: oldest.saturating_sub(1),
-                seq: AFTER_COMMIT,
-                commit_micros: 0,
-            },
-            None => return Ok(Vec::new()),
-        },
+        _ => before_oldest(&*history)?,
     };
     let selectors = match args.get(1) {
         Some(Value::List(items)) => items
@@ -751,6 +747,37 @@ fn keys_match(keys: &Value, want: &Map) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log whose segments a snapshot removed, holding no commit yet: it starts after the
+    /// newest, and reading before its start fails as a real log does.
+    struct Emptied;
+
+    impl History for Emptied {
+        fn span(&self) -> std::result::Result<Option<(u64, u64)>, String> {
+            Ok(Some((6, 5)))
+        }
+
+        fn read_after(
+            &self,
+            after: u64,
+            _: &mut dyn FnMut(u64, &[u8]) -> bool,
+        ) -> std::result::Result<(), String> {
+            if after + 1 < 6 {
+                return Err(format!("the log no longer holds commit {}", after + 1));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn current_and_earliest_over_a_log_that_holds_no_commit_point_after_the_newest() {
+        let current = after_newest(&Emptied).expect("current");
+        let earliest = before_oldest(&Emptied).expect("earliest");
+        for id in [current, earliest] {
+            assert_eq!((id.commit, id.seq), (5, AFTER_COMMIT));
+            assert_eq!(read_from(id, Some((6, 5))).expect("readable"), 5);
+        }
+    }
 
     #[test]
     fn a_change_identifier_reads_back_as_written() {

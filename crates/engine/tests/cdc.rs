@@ -435,3 +435,26 @@ fn without_capture_or_without_a_commit_log_the_procedures_say_capture_is_disable
         }
     }
 }
+
+#[test]
+fn after_restarts_that_wrote_closing_snapshots_current_and_earliest_still_read_on() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut db = capturing(dir.path(), Capture::Full);
+    db.execute("CREATE (:Before)", Map::new()).expect("create");
+    for _ in 0..2 {
+        db.close().expect("close");
+        drop(db);
+        db = capturing(dir.path(), Capture::Full);
+    }
+    let current = id_of(&db, "db.cdc.current");
+    let earliest = id_of(&db, "db.cdc.earliest");
+    assert!(query(&db, &current, selectors(&[])).is_empty());
+    db.execute("CREATE (:After)", Map::new()).expect("create");
+    let after = Value::from(vec![Value::from("After")]);
+    let since_current = query(&db, &current, selectors(&[]));
+    assert_eq!(since_current.len(), 1);
+    assert_eq!(at(&since_current[0].event, &["labels"]), &after);
+    let since_earliest = query(&db, &earliest, selectors(&[]));
+    let last = since_earliest.last().expect("the new change");
+    assert_eq!(at(&last.event, &["labels"]), &after);
+}
