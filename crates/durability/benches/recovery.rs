@@ -15,15 +15,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use common::{bench_dir, env_u64};
+use common::{Graph, bench_dir, build_graph, env_u64};
 use quiver_durability::{Durability, Mode, Options};
 use quiver_storage::{NodeId, PropKeyId, RelTypeId, Storage};
 use quiver_value::Value;
 use rand::Rng;
 
-const OPS_PER_COMMIT: usize = 10_000;
-/// Relationships per node: the 6.5 of the target graph, as a ratio of integers.
-const RELS_PER_TEN_NODES: u64 = 65;
+use common::RELS_PER_TEN_NODES;
 
 fn main() {
     let nodes = env_u64("QUIVER_RECOVERY_NODES", 100_000);
@@ -74,60 +72,6 @@ fn main() {
         std::fs::write(marker, b"").expect("marker");
     }
     report_recovery(dir, opts);
-}
-
-/// The graph's tokens and its nodes, in creation order.
-struct Graph {
-    name: PropKeyId,
-    knows: RelTypeId,
-    ids: Vec<NodeId>,
-}
-
-/// `nodes` people with an indexed id and a name, and `rels` random KNOWS relationships between
-/// them, committed `OPS_PER_COMMIT` at a time.
-fn build_graph(db: &Arc<Storage>, nodes: u64, rels: u64) -> Graph {
-    let person = db.get_or_create_label("Person").expect("label");
-    let id = db.get_or_create_property_key("id").expect("key");
-    let name = db.get_or_create_property_key("name").expect("key");
-    let knows = db.get_or_create_rel_type("KNOWS").expect("type");
-    let since = db.get_or_create_property_key("since").expect("key");
-    let tx = db.begin_write();
-    tx.create_index(person, id, Some("person_id"))
-        .expect("index");
-    tx.commit().expect("commit");
-    let mut ids = Vec::with_capacity(nodes as usize);
-    let mut i = 0u64;
-    while i < nodes {
-        let tx = db.begin_write();
-        for _ in 0..OPS_PER_COMMIT.min((nodes - i) as usize) {
-            ids.push(
-                tx.create_node(
-                    &[person],
-                    &[
-                        (id, Value::Int(i as i64)),
-                        (name, Value::from(format!("person {i}"))),
-                    ],
-                )
-                .expect("node"),
-            );
-            i += 1;
-        }
-        tx.commit().expect("commit");
-    }
-    let mut rng = rand::rng();
-    let mut r = 0u64;
-    while r < rels {
-        let tx = db.begin_write();
-        for _ in 0..OPS_PER_COMMIT.min((rels - r) as usize) {
-            let a = ids[rng.random_range(0..ids.len())];
-            let b = ids[rng.random_range(0..ids.len())];
-            tx.create_relationship(a, b, knows, &[(since, Value::Int(2000 + (r % 25) as i64))])
-                .expect("relationship");
-            r += 1;
-        }
-        tx.commit().expect("commit");
-    }
-    Graph { name, knows, ids }
 }
 
 /// Small transactions after the snapshot that rename people and link them, until the log

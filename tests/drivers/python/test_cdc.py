@@ -75,6 +75,7 @@ def test_a_reader_polling_from_earliest_sees_every_committed_change_once_in_orde
         assert r["event"]["state"]["before"] is None
         assert r["metadata"]["executingUser"] == USER
         assert r["metadata"]["captureMode"] == "FULL"
+        assert r["metadata"]["connectionType"] == "bolt"
         assert isinstance(r["metadata"]["txCommitTime"], neo4j.time.DateTime)
 
 
