@@ -14,6 +14,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -105,6 +106,38 @@ fn round_of_writes(
     })
 }
 
+/// The writers' table: commits per second and p99 latency with no backup, then while full
+/// backups into `scratch` run one after another; returns those backups and their times.
+fn cost_to_writers(db: &Arc<Storage>, d: &Durability, scratch: &Path) -> Vec<(Piece, Duration)> {
+    let (quiet, quiet_windows) = round_of_writes(db, d, None);
+    let (base_rate, base_p99) = figures(&quiet, &quiet_windows);
+    let mut fulls: Vec<(Piece, Duration)> = Vec::new();
+    let mut take = || {
+        let dir = scratch.join(format!("full-{}", fulls.len()));
+        let started = Instant::now();
+        let piece = d.backup_full(&dir).expect("full backup");
+        fulls.push((piece, started.elapsed()));
+    };
+    let (busy, busy_windows) = round_of_writes(db, d, Some(&mut take));
+    let (rate, p99) = figures(&busy, &busy_windows);
+    println!();
+    println!("| writers (group, each waits for its commit) | commits/s | p99 commit latency |");
+    println!("|---|---:|---:|");
+    println!(
+        "| no backup running | {base_rate:.0} | {:.2} ms |",
+        base_p99.as_secs_f64() * 1e3
+    );
+    println!(
+        "| during {} full backups | {rate:.0} ({:.2}×) | {:.2} ms ({:.2}×) |",
+        fulls.len(),
+        rate / base_rate,
+        p99.as_secs_f64() * 1e3,
+        p99.as_secs_f64() / base_p99.as_secs_f64().max(1e-9)
+    );
+
+    fulls
+}
+
 fn main() {
     let nodes = env_u64("QUIVER_BACKUP_NODES", 100_000);
     let rels = nodes * RELS_PER_TEN_NODES / 10;
@@ -127,32 +160,7 @@ fn main() {
     );
     let (db, d) = Durability::open(data.path(), Mode::Group, opts).expect("open");
 
-    let (quiet, quiet_windows) = round_of_writes(&db, &d, None);
-    let (base_rate, base_p99) = figures(&quiet, &quiet_windows);
-    let mut fulls: Vec<(Piece, Duration)> = Vec::new();
-    let mut take = || {
-        let dir = scratch.path().join(format!("full-{}", fulls.len()));
-        let started = Instant::now();
-        let piece = d.backup_full(&dir).expect("full backup");
-        fulls.push((piece, started.elapsed()));
-    };
-    let (busy, busy_windows) = round_of_writes(&db, &d, Some(&mut take));
-    let (rate, p99) = figures(&busy, &busy_windows);
-    println!();
-    println!("| writers (group, each waits for its commit) | commits/s | p99 commit latency |");
-    println!("|---|---:|---:|");
-    println!(
-        "| no backup running | {base_rate:.0} | {:.2} ms |",
-        base_p99.as_secs_f64() * 1e3
-    );
-    println!(
-        "| during {} full backups | {rate:.0} ({:.2}×) | {:.2} ms ({:.2}×) |",
-        fulls.len(),
-        rate / base_rate,
-        p99.as_secs_f64() * 1e3,
-        p99.as_secs_f64() / base_p99.as_secs_f64().max(1e-9)
-    );
-
+    let fulls = cost_to_writers(&db, &d, scratch.path());
     let (full, full_took) = fulls.last().cloned().expect("a full backup");
     let chain = scratch.path().join("chain");
     let mut backups = BackupDir::open(&chain).expect("chain");
@@ -165,7 +173,11 @@ fn main() {
     let _ = round_of_writes(&db, &d, None);
     let started = Instant::now();
     let incremental = d
-        .backup_since(full.last_commit, full.last_time, &scratch.path().join("incremental"))
+        .backup_since(
+            full.last_commit,
+            full.last_time,
+            &scratch.path().join("incremental"),
+        )
         .expect("incremental backup")
         .expect("commits since the full backup");
     let incremental_took = started.elapsed();

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use common::{Graph, bench_dir, build_graph, env_u64};
 use quiver_durability::{Durability, Mode, Options};
-use quiver_storage::{NodeId, PropKeyId, RelTypeId, Storage};
+use quiver_storage::Storage;
 use quiver_value::Value;
 use rand::Rng;
 

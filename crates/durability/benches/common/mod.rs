@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_storage::{CommitInfo, NodeId, PropKeyId, RelTypeId, Storage};
-use rand::Rng;
 use quiver_value::Value;
+use rand::Rng;
 
 /// A fresh directory on the disk being measured: `QUIVER_BENCH_DIR` if set, else the target
 /// directory (not `/tmp`, which may be a memory file system where a sync costs nothing).
@@ -107,4 +107,3 @@ pub fn build_graph(db: &Arc<Storage>, nodes: u64, rels: u64) -> Graph {
     }
     Graph { name, knows, ids }
 }
-
