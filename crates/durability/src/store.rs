@@ -412,14 +412,16 @@ impl Durability {
         if let Some(f) = s.log.fault() {
             return Err(Error::Faulted(f));
         }
-        let written = snapshot::write(
-            &*s.disk,
-            dir,
-            &s.storage,
-            0,
-            s.options.snapshot_block_ops_max,
-            |commit| s.log.wait_blocking(commit, true),
-        )?;
+        let written = yielding(|| {
+            snapshot::write(
+                &*s.disk,
+                dir,
+                &s.storage,
+                0,
+                s.options.snapshot_block_ops_max,
+                |commit| s.log.wait_blocking(commit, true),
+            )
+        })?;
         let bound = backup::now_micros().max(s.storage.last_commit_time().unwrap_or(0));
         match written {
             Some(info) => {
@@ -585,6 +587,41 @@ impl Durability {
     }
 }
 
+/// How much a backup's snapshot thread lowers its scheduling priority (its nice value): on
+/// a machine whose cores the writers keep busy, it gets about a tenth of a core's share
+/// against each of them, so the writers keep their throughput and the backup takes longer.
+const BACKUP_NICE: i32 = 10;
+
+/// Runs `work` on a thread of its own whose priority is lowered by [`BACKUP_NICE`], and
+/// waits for it: an online backup yields the CPU to the writers it runs beside. The thread
+/// ends with the work, so no thread is left at the lower priority; where a thread cannot be
+/// started or its priority lowered, the work runs as it would have.
+fn yielding<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let work = Mutex::new(Some(work));
+    let take = || work.lock().take();
+    let ran = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("quiver-backup".to_owned())
+            .spawn_scoped(scope, || {
+                let _ = rustix::process::setpriority_process(
+                    Some(rustix::thread::gettid()),
+                    BACKUP_NICE,
+                );
+                take().map(|w| w())
+            })
+            .map(std::thread::ScopedJoinHandle::join)
+    });
+    match ran {
+        Ok(Ok(Some(done))) => done,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // The thread did not start (or found nothing to run): the work is still here.
+        Ok(Ok(None)) | Err(_) => match take() {
+            Some(w) => w(),
+            None => unreachable!("only the thread takes the work, and it returned none"),
+        },
+    }
+}
+
 /// Hands `emit` the frames of the segment at `path` with commits in `after + 1..=until`, in
 /// order; returns whether `until` was reached. A damaged frame before `until` is an error,
 /// except at the end of the newest segment, which the log writer may be appending to.
@@ -622,5 +659,39 @@ fn read_segment(
 impl Drop for Durability {
     fn drop(&mut self) {
         let _ = self.close_inner();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn own_priority() -> i32 {
+        rustix::process::getpriority_process(Some(rustix::thread::gettid())).expect("priority")
+    }
+
+    #[test]
+    fn a_backups_snapshot_runs_on_a_thread_of_its_own_that_yields_the_cpu() {
+        let caller = own_priority();
+        let (name, priority) = yielding(|| {
+            (
+                std::thread::current().name().map(str::to_owned),
+                own_priority(),
+            )
+        });
+        assert_eq!(name.as_deref(), Some("quiver-backup"));
+        // Lowering one's own priority needs no privilege; nice values stop at 19.
+        assert_eq!(priority, (caller + BACKUP_NICE).min(19));
+        assert_eq!(
+            own_priority(),
+            caller,
+            "the caller's priority is left alone"
+        );
+    }
+
+    #[test]
+    fn a_panic_in_the_backups_thread_reaches_the_caller() {
+        let outcome = std::panic::catch_unwind(|| yielding(|| -> u8 { panic!("snapshot failed") }));
+        assert!(outcome.is_err());
     }
 }
