@@ -29,6 +29,16 @@ pub trait Disk: Send + Sync + std::fmt::Debug {
     fn create(&self, path: &Path) -> io::Result<Box<dyn DiskFile>>;
     /// The whole content of a file (log segments are bounded by the segment size).
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// The content of a file from byte `offset` on (empty past its end): a reader that
+    /// knows where it stopped reads only what was appended since.
+    fn read_from(&self, path: &Path, offset: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = self.read(path)?;
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        bytes.drain(..start);
+        Ok(bytes)
+    }
     /// A stream over a file too large to hold at once (snapshots).
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>>;
     fn len(&self, path: &Path) -> io::Result<u64>;
@@ -99,6 +109,15 @@ impl Disk for RealDisk {
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         fs::read(path)
+    }
+
+    fn read_from(&self, path: &Path, offset: u64) -> io::Result<Vec<u8>> {
+        use std::io::Seek;
+        let mut file = File::open(path)?;
+        file.seek(io::SeekFrom::Start(offset))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {

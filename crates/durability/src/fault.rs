@@ -172,6 +172,10 @@ impl Disk for FaultyDisk {
         self.real.read(path)
     }
 
+    fn read_from(&self, path: &Path, offset: u64) -> io::Result<Vec<u8>> {
+        self.real.read_from(path, offset)
+    }
+
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
         self.real.open_read(path)
     }

@@ -40,6 +40,9 @@ struct StoreState {
     recovery: RecoveryReport,
     /// Held while a snapshot is written: one at a time.
     snapshots: Mutex<SnapshotState>,
+    /// Where the last read of the log for change data capture stopped (see
+    /// [`ReadPosition`]): a reader polling the log's tail reads only what is new.
+    read_position: Mutex<Option<ReadPosition>>,
     stop: Mutex<bool>,
     stop_cv: Condvar,
 }
@@ -189,13 +192,20 @@ impl quiver_storage::History for StoreState {
             .to_string());
         };
         let segments = &listing.segments[start..];
+        let known = self.read_position.lock().clone();
         let mut open = true;
         for (i, (_, segment)) in segments.iter().enumerate() {
             let newest = i + 1 == segments.len();
-            let reached = read_segment(
+            // Where the last read stopped, when it was in this segment at or before `after`.
+            let from = known
+                .as_ref()
+                .filter(|_| i == 0)
+                .and_then(|p| p.start_for(segment, after));
+            let (reached, marks) = read_segment_from(
                 &*self.disk,
                 segment,
                 newest,
+                from,
                 after,
                 durable,
                 &mut |c, body| {
@@ -204,6 +214,12 @@ impl quiver_storage::History for StoreState {
                 },
             )
             .map_err(|e| e.to_string())?;
+            if marks.iter().any(Option::is_some) {
+                *self.read_position.lock() = Some(ReadPosition {
+                    segment: segment.clone(),
+                    marks,
+                });
+            }
             if reached || !open {
                 break;
             }
@@ -290,6 +306,7 @@ impl Durability {
                 commit: report.snapshot_commit,
                 at: Instant::now(),
             }),
+            read_position: Mutex::new(None),
             options,
             recovery: report,
             stop: Mutex::new(false),
@@ -633,27 +650,80 @@ fn read_segment(
     until: u64,
     emit: &mut dyn FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<bool> {
-    let bytes = disk.read(path).map_err(|e| Error::io(path, e))?;
-    read_segment_header(&bytes).map_err(|reason| Error::corrupt(path, 0, reason))?;
-    let mut at = SEGMENT_HEADER_BYTES;
+    read_segment_from(disk, path, newest, None, after, until, emit).map(|(reached, _)| reached)
+}
+
+/// Where a reader of the log stopped in `segment`: for each mark `(commit, offset)`, the
+/// frames from byte `offset` on hold the commits after `commit`. The marks are the ends of
+/// the last two frames read, so a reader that resumes at the last commit it read (a change
+/// data capture cursor reads its own commit again, to check it) starts near the tail instead
+/// of at the segment's start.
+#[derive(Clone, Debug)]
+struct ReadPosition {
+    segment: PathBuf,
+    marks: [Option<(u64, u64)>; 2],
+}
+
+impl ReadPosition {
+    /// The furthest mark at or before `after`.
+    fn start_for(&self, segment: &Path, after: u64) -> Option<(u64, u64)> {
+        if self.segment != segment {
+            return None;
+        }
+        self.marks
+            .iter()
+            .flatten()
+            .filter(|(commit, _)| *commit <= after)
+            .max_by_key(|(commit, _)| *commit)
+            .copied()
+    }
+}
+
+/// [`read_segment`] from a known position in the segment (`None`: its start, header
+/// checked); also returns the marks after the last two frames it read (see
+/// [`ReadPosition`]).
+fn read_segment_from(
+    disk: &dyn Disk,
+    path: &Path,
+    newest: bool,
+    from: Option<(u64, u64)>,
+    after: u64,
+    until: u64,
+    emit: &mut dyn FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<(bool, [Option<(u64, u64)>; 2])> {
+    let (bytes, base, mut at) = match from {
+        Some((_, offset)) => (
+            disk.read_from(path, offset)
+                .map_err(|e| Error::io(path, e))?,
+            offset,
+            0,
+        ),
+        None => {
+            let bytes = disk.read(path).map_err(|e| Error::io(path, e))?;
+            read_segment_header(&bytes).map_err(|reason| Error::corrupt(path, 0, reason))?;
+            (bytes, 0, SEGMENT_HEADER_BYTES)
+        }
+    };
+    let mut marks = [None, from];
     while at < bytes.len() {
         let frame = match read_frame(&bytes, at, quiver_storage::RECORD_BYTES_MAX) {
             Ok(frame) => frame,
-            Err(_) if newest => return Ok(false),
-            Err(e) => return Err(Error::corrupt(path, at as u64, e.reason())),
+            Err(_) if newest => return Ok((false, marks)),
+            Err(e) => return Err(Error::corrupt(path, base + at as u64, e.reason())),
         };
         if frame.commit > until {
-            return Ok(true);
+            return Ok((true, marks));
         }
         if frame.commit > after {
             emit(frame.commit, frame.body)?;
         }
+        marks = [marks[1], Some((frame.commit, base + frame.next as u64))];
         if frame.commit == until {
-            return Ok(true);
+            return Ok((true, marks));
         }
         at = frame.next;
     }
-    Ok(false)
+    Ok((false, marks))
 }
 
 impl Drop for Durability {
@@ -687,6 +757,108 @@ mod tests {
             caller,
             "the caller's priority is left alone"
         );
+    }
+
+    /// The commits `read_after(after)` hands over, in order.
+    fn read_after(history: &dyn quiver_storage::History, after: u64) -> Vec<u64> {
+        let mut seen = Vec::new();
+        history
+            .read_after(after, &mut |commit, _| {
+                seen.push(commit);
+                true
+            })
+            .expect("read");
+        seen
+    }
+
+    #[test]
+    fn reads_of_the_log_from_any_commit_in_any_order_see_exactly_the_commits_after_it() {
+        let dir = tempfile::tempdir().expect("dir");
+        let options = Options {
+            segment_bytes_max: 4096,
+            snapshot_background: false,
+            ..Options::default()
+        };
+        let disk = Arc::new(Counting::default());
+        let (db, d) =
+            Durability::open_on(dir.path(), Mode::Group, options, disk.clone()).expect("open");
+        let label = db.get_or_create_label("L").expect("label");
+        let key = db.get_or_create_property_key("k").expect("key");
+        let mut last = 0;
+        for n in 0..200 {
+            let tx = db.begin_write();
+            tx.create_node(&[label], &[(key, quiver_value::Value::Int(n))])
+                .expect("node");
+            let info = tx.commit().expect("commit");
+            d.wait(&info).expect("durable");
+            last = info.commit;
+        }
+        let history = db
+            .history()
+            .expect("the log is installed as the store's history");
+        // Forward as a poller goes, back again, across segments, and past the end.
+        for after in [0, 10, 11, 57, 20, 150, 149, 199, 5, last, last - 1] {
+            let expected: Vec<u64> = (after + 1..=last).collect();
+            assert_eq!(read_after(&*history, after), expected, "after {after}");
+        }
+        // A poller resumes at the last commit it read: only the tail is read again.
+        let whole_reads = disk.whole.load(Ordering::Relaxed);
+        for _ in 0..3 {
+            assert_eq!(read_after(&*history, last - 1), vec![last]);
+        }
+        assert_eq!(
+            disk.whole.load(Ordering::Relaxed),
+            whole_reads,
+            "a poll at the tail reads no segment from its start"
+        );
+        drop(history);
+        d.close().expect("close");
+    }
+
+    /// The real disk, counting the whole-file reads of log segments.
+    #[derive(Debug, Default)]
+    struct Counting {
+        whole: std::sync::atomic::AtomicU64,
+    }
+
+    impl Disk for Counting {
+        fn create_dir_all(&self, dir: &Path) -> std::io::Result<()> {
+            RealDisk.create_dir_all(dir)
+        }
+        fn list(&self, dir: &Path) -> std::io::Result<Vec<String>> {
+            RealDisk.list(dir)
+        }
+        fn create(&self, path: &Path) -> std::io::Result<Box<dyn crate::DiskFile>> {
+            RealDisk.create(path)
+        }
+        fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+            self.whole.fetch_add(1, Ordering::Relaxed);
+            RealDisk.read(path)
+        }
+        fn read_from(&self, path: &Path, offset: u64) -> std::io::Result<Vec<u8>> {
+            RealDisk.read_from(path, offset)
+        }
+        fn open_read(&self, path: &Path) -> std::io::Result<Box<dyn std::io::Read + Send>> {
+            RealDisk.open_read(path)
+        }
+        fn len(&self, path: &Path) -> std::io::Result<u64> {
+            RealDisk.len(path)
+        }
+        fn truncate(&self, path: &Path, len: u64) -> std::io::Result<()> {
+            RealDisk.truncate(path, len)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+            RealDisk.rename(from, to)
+        }
+        fn remove(&self, path: &Path) -> std::io::Result<()> {
+            RealDisk.remove(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> std::io::Result<()> {
+            RealDisk.sync_dir(dir)
+        }
+        fn modified(&self, path: &Path) -> std::io::Result<Option<std::time::SystemTime>> {
+            RealDisk.modified(path)
+        }
     }
 
     #[test]
