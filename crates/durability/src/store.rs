@@ -180,18 +180,7 @@ impl quiver_storage::History for StoreState {
         // No snapshot removes a segment while it is read.
         let _snapshots = self.snapshots.lock();
         let listing = layout::list(&*self.disk, &self.dir).map_err(|e| e.to_string())?;
-        let Some(start) = listing
-            .segments
-            .iter()
-            .rposition(|(base, _)| *base <= after + 1)
-        else {
-            return Err(Error::LogGone {
-                after,
-                oldest: listing.segments.first().map(|(base, _)| *base),
-            }
-            .to_string());
-        };
-        let segments = &listing.segments[start..];
+        let segments = segments_after(&listing, after).map_err(|e| e.to_string())?;
         let known = self.read_position.lock().clone();
         let mut open = true;
         for (i, (_, segment)) in segments.iter().enumerate() {
@@ -498,18 +487,8 @@ impl Durability {
         // No snapshot removes a segment while it is read.
         let _snapshots = s.snapshots.lock();
         let listing = layout::list(&*s.disk, &s.dir)?;
-        let Some(start) = listing
-            .segments
-            .iter()
-            .rposition(|(base, _)| *base <= after + 1)
-        else {
-            return Err(Error::LogGone {
-                after,
-                oldest: listing.segments.first().map(|(base, _)| *base),
-            });
-        };
+        let segments = segments_after(&listing, after)?;
         let path = dir.join("incremental.qlog");
-        let segments = &listing.segments[start..];
         let piece = backup::write_incremental(&path, after, |emit| {
             for (i, (_, segment)) in segments.iter().enumerate() {
                 let newest = i + 1 == segments.len();
@@ -637,6 +616,23 @@ fn yielding<T: Send>(work: impl FnOnce() -> T + Send) -> T {
             None => unreachable!("only the thread takes the work, and it returned none"),
         },
     }
+}
+
+/// The segments that hold the commits after `after`, oldest first (the first may hold
+/// earlier ones too); [`Error::LogGone`] when the log no longer holds the commit right after
+/// `after`.
+fn segments_after(listing: &layout::Listing, after: u64) -> Result<&[(u64, PathBuf)]> {
+    let Some(start) = listing
+        .segments
+        .iter()
+        .rposition(|(base, _)| *base <= after + 1)
+    else {
+        return Err(Error::LogGone {
+            after,
+            oldest: listing.segments.first().map(|(base, _)| *base),
+        });
+    };
+    Ok(&listing.segments[start..])
 }
 
 /// Hands `emit` the frames of the segment at `path` with commits in `after + 1..=until`, in

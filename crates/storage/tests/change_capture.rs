@@ -274,15 +274,26 @@ fn a_node_key_constraint_names_the_keys_of_a_change() {
     );
 }
 
-#[test]
-fn a_captured_record_replays_into_the_same_store_as_its_redo_alone() {
+/// A capturing store with one committed node whose `name` is `Ann`.
+fn with_ann() -> (
+    Arc<Storage>,
+    Arc<Records>,
+    quiver_storage::NodeId,
+    quiver_storage::PropKeyId,
+) {
     let (db, records) = logged(Capture::Full);
     let name = db.get_or_create_property_key("name").expect("key");
     let tx = db.begin_write();
-    let n = tx
+    let ann = tx
         .create_node(&[], &[(name, Value::from("Ann"))])
         .expect("node");
     tx.commit().expect("commit");
+    (db, records, ann, name)
+}
+
+#[test]
+fn a_captured_record_replays_into_the_same_store_as_its_redo_alone() {
+    let (_db, records, n, _) = with_ann();
     let record = records.last();
     assert!(!changes(&record).is_empty());
     let replica = Storage::new();
@@ -298,13 +309,7 @@ fn a_captured_record_replays_into_the_same_store_as_its_redo_alone() {
 
 #[test]
 fn a_transaction_that_changes_no_state_captures_nothing() {
-    let (db, records) = logged(Capture::Full);
-    let name = db.get_or_create_property_key("name").expect("key");
-    let tx = db.begin_write();
-    let n = tx
-        .create_node(&[], &[(name, Value::from("Ann"))])
-        .expect("node");
-    tx.commit().expect("commit");
+    let (db, records, n, name) = with_ann();
     let tx = db.begin_write();
     tx.set_node_property(n, name, Value::from("Ann"))
         .expect("same value");
