@@ -158,7 +158,8 @@ impl StoreState {
 /// commit (a change is reported only once it can no longer be lost).
 impl quiver_storage::History for StoreState {
     fn span(&self) -> std::result::Result<Option<(u64, u64)>, String> {
-        let _snapshots = self.snapshots.lock();
+        // Not under the snapshots' lock (a snapshot may hold it for as long as it writes): a
+        // segment removed right after the listing only makes `read_after` say so.
         let listing = layout::list(&*self.disk, &self.dir).map_err(|e| e.to_string())?;
         let durable = self.log.durable();
         Ok(listing
@@ -418,7 +419,7 @@ impl Durability {
         if let Some(f) = s.log.fault() {
             return Err(Error::Faulted(f));
         }
-        let written = yielding(|| {
+        let written = yielding(dir, || {
             snapshot::write(
                 &*s.disk,
                 dir,
@@ -590,32 +591,25 @@ const BACKUP_NICE: i32 = 10;
 
 /// Runs `work` on a thread of its own whose priority is lowered by [`BACKUP_NICE`], and
 /// waits for it: an online backup yields the CPU to the writers it runs beside. The thread
-/// ends with the work, so no thread is left at the lower priority; where a thread cannot be
-/// started or its priority lowered, the work runs as it would have.
-fn yielding<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    let work = Mutex::new(Some(work));
-    let take = || work.lock().take();
-    let ran = std::thread::scope(|scope| {
-        std::thread::Builder::new()
+/// ends with the work, so no thread is left at the lower priority; where its priority cannot
+/// be lowered, the work runs as it would have. A thread that cannot be started fails the
+/// backup (naming `dir`, where it was going).
+fn yielding<T: Send>(dir: &Path, work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
             .name("quiver-backup".to_owned())
             .spawn_scoped(scope, || {
                 let _ = rustix::process::setpriority_process(
                     Some(rustix::thread::gettid()),
                     BACKUP_NICE,
                 );
-                take().map(|w| w())
+                work()
             })
-            .map(std::thread::ScopedJoinHandle::join)
-    });
-    match ran {
-        Ok(Ok(Some(done))) => done,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        // The thread did not start (or found nothing to run): the work is still here.
-        Ok(Ok(None)) | Err(_) => match take() {
-            Some(w) => w(),
-            None => unreachable!("only the thread takes the work, and it returned none"),
-        },
-    }
+            .map_err(|e| Error::io(dir, e))?;
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// The segments that hold the commits after `after`, oldest first (the first may hold
@@ -739,12 +733,13 @@ mod tests {
     #[test]
     fn a_backups_snapshot_runs_on_a_thread_of_its_own_that_yields_the_cpu() {
         let caller = own_priority();
-        let (name, priority) = yielding(|| {
-            (
+        let (name, priority) = yielding(Path::new("backup"), || {
+            Ok((
                 std::thread::current().name().map(str::to_owned),
                 own_priority(),
-            )
-        });
+            ))
+        })
+        .expect("ran");
         assert_eq!(name.as_deref(), Some("quiver-backup"));
         // Lowering one's own priority needs no privilege; nice values stop at 19.
         assert_eq!(priority, (caller + BACKUP_NICE).min(19));
@@ -859,7 +854,11 @@ mod tests {
 
     #[test]
     fn a_panic_in_the_backups_thread_reaches_the_caller() {
-        let outcome = std::panic::catch_unwind(|| yielding(|| -> u8 { panic!("snapshot failed") }));
+        let outcome = std::panic::catch_unwind(|| {
+            yielding(Path::new("backup"), || -> Result<u8> {
+                panic!("snapshot failed")
+            })
+        });
         assert!(outcome.is_err());
     }
 }

@@ -14,7 +14,6 @@ use std::sync::Arc;
 use base64::Engine as _;
 use quiver_status::Status;
 use quiver_storage::{Capture, History, RedoOpRef, RedoRecordRef, Storage};
-use quiver_value::temporal::{DateTime, TimeZone};
 use quiver_value::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -178,13 +177,12 @@ fn after_newest(history: &dyn History) -> Result<ChangeId> {
 
 /// The identifier before the oldest change the log holds (its commit's time cannot be read,
 /// so it is not checked).
-fn before_oldest(history: &dyn History) -> Result<ChangeId> {
-    let span = history.span().map_err(scan_failure)?;
-    Ok(ChangeId {
+fn before_oldest(span: Option<(u64, u64)>) -> ChangeId {
+    ChangeId {
         commit: span.map_or(0, |(oldest, _)| oldest.saturating_sub(1)),
         seq: AFTER_COMMIT,
         commit_micros: 0,
-    })
+    }
 }
 
 // Procedure bodies share one signature, failing or not.
@@ -194,7 +192,8 @@ fn current(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
 }
 
 fn earliest(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
-    let id = before_oldest(&*history(ctx.storage)?)?;
+    let span = history(ctx.storage)?.span().map_err(scan_failure)?;
+    let id = before_oldest(span);
     Ok(vec![vec![Value::from(id.encode())]])
 }
 
@@ -241,10 +240,11 @@ fn read_from(from: ChangeId, span: Option<(u64, u64)>) -> Result<u64> {
 fn query(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     const NAME: &str = "db.cdc.query";
     let history = history(ctx.storage)?;
+    let span = history.span().map_err(scan_failure)?;
     let from = match args.first() {
         Some(Value::String(s)) if !s.is_empty() => ChangeId::decode(s)?,
         // No identifier: from the earliest change held, as Neo4j does.
-        _ => before_oldest(&*history)?,
+        _ => before_oldest(span),
     };
     let selectors = match args.get(1) {
         Some(Value::List(items)) => items
@@ -253,7 +253,7 @@ fn query(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> 
             .collect::<Result<Vec<_>>>()?,
         _ => Vec::new(),
     };
-    let after = read_from(from, history.span().map_err(scan_failure)?)?;
+    let after = read_from(from, span)?;
     let here = Here {
         server_id: crate::metadata::servers::this_server(&ctx.settings()).id,
         database_id: crate::metadata::values::database_id(),
@@ -353,10 +353,7 @@ fn changes_of(commit: u64, commit_micros: i64, record: &RedoRecordRef<'_>) -> Re
 }
 
 fn micros_to_datetime(micros: i64) -> Value {
-    let seconds = micros.div_euclid(1_000_000);
-    let nanos = u32::try_from(micros.rem_euclid(1_000_000) * 1_000).unwrap_or(0);
-    DateTime::from_instant(seconds, nanos, TimeZone::Offset(0))
-        .map_or(Value::Null, |dt| Value::DateTime(Box::new(dt)))
+    crate::metadata::values::utc(quiver_value::temporal::Instant::from_epoch_micros(micros))
 }
 
 fn get<'a>(map: &'a Map, key: &str) -> &'a Value {
@@ -659,15 +656,17 @@ impl Selector {
             let l = Value::String(l.clone());
             labels_now(&before).contains(&l) || labels_now(&after).contains(&l)
         };
-        let element = if node {
-            quiver_value::graph::node_element_id(id)
-        } else {
-            quiver_value::graph::relationship_element_id(id)
+        let element = || {
+            if node {
+                quiver_value::graph::node_element_id(id)
+            } else {
+                quiver_value::graph::relationship_element_id(id)
+            }
         };
         kind_ok
             && text_is(get(event, "operation"), &self.operation)
             && self.changes_to.iter().all(changed)
-            && self.element_id.as_deref().is_none_or(|e| e == element)
+            && self.element_id.as_deref().is_none_or(|e| e == element())
             && self
                 .key
                 .as_deref()
@@ -772,7 +771,7 @@ mod tests {
     #[test]
     fn current_and_earliest_over_a_log_that_holds_no_commit_point_after_the_newest() {
         let current = after_newest(&Emptied).expect("current");
-        let earliest = before_oldest(&Emptied).expect("earliest");
+        let earliest = before_oldest(Emptied.span().expect("span"));
         for id in [current, earliest] {
             assert_eq!((id.commit, id.seq), (5, AFTER_COMMIT));
             assert_eq!(read_from(id, Some((6, 5))).expect("readable"), 5);

@@ -222,7 +222,6 @@ impl DatabaseState {
             authenticated_user: e.user.clone(),
             connection_type: e.connection.map(Arc::from),
             client: e.client.map(|c| Arc::from(c.to_string())),
-            server: None,
             start_micros,
             metadata: e.metadata.clone(),
         }

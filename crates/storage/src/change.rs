@@ -101,8 +101,6 @@ pub struct ChangeContext {
     pub connection_type: Option<Arc<str>>,
     /// The client's address.
     pub client: Option<Arc<str>>,
-    /// The server's address the client reached.
-    pub server: Option<Arc<str>>,
     /// When the transaction began, in Unix microseconds.
     pub start_micros: i64,
     /// The client's transaction metadata.
@@ -118,7 +116,6 @@ impl ChangeContext {
         doc.insert("authenticatedUser".into(), text(&self.authenticated_user));
         doc.insert("connectionType".into(), text(&self.connection_type));
         doc.insert("connectionClient".into(), text(&self.client));
-        doc.insert("connectionServer".into(), text(&self.server));
         doc.insert("txStartTime".into(), Value::Int(self.start_micros));
         doc.insert(
             "txMetadata".into(),
@@ -203,10 +200,21 @@ fn document(r: &mut Reader<'_>, depth: usize) -> Result<Value> {
     })
 }
 
-/// An entity's labels (nodes only) and properties, by name.
+/// An entity's labels (nodes only; by name, with their ids) and properties, by name.
 struct State {
-    labels: Vec<Arc<str>>,
+    labels: Vec<(Arc<str>, u32)>,
     props: Map,
+}
+
+impl State {
+    fn label_names(&self) -> Value {
+        Value::List(
+            self.labels
+                .iter()
+                .map(|(name, _)| Value::String(name.clone()))
+                .collect(),
+        )
+    }
 }
 
 fn operation(before: Option<&State>, after: Option<&State>) -> Option<&'static str> {
@@ -222,10 +230,6 @@ fn map(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
     Value::Map(Arc::new(
         entries.into_iter().map(|(k, v)| (k.into(), v)).collect(),
     ))
-}
-
-fn names(list: &[Arc<str>]) -> Value {
-    Value::List(list.iter().cloned().map(Value::String).collect())
 }
 
 /// The properties a state shows: all of them, or in `DIFF` those that differ from `other`.
@@ -254,33 +258,28 @@ impl Storage {
     }
 
     fn state_of(&self, labels: Option<&[u32]>, props: Vec<(u32, Value)>) -> Result<State> {
-        let labels = match labels {
-            Some(ids) => {
-                let mut names = ids
-                    .iter()
-                    .map(|&l| self.labels.name_or_err(l))
-                    .collect::<Result<Vec<_>>>()?;
-                names.sort();
-                names
-            }
-            None => Vec::new(),
-        };
+        let mut named = labels
+            .unwrap_or_default()
+            .iter()
+            .map(|&l| Ok((self.labels.name_or_err(l)?, l)))
+            .collect::<Result<Vec<_>>>()?;
+        named.sort();
         let mut map = Map::new();
         for (k, v) in props {
             map.insert(self.keys.name_or_err(k)?, v);
         }
-        Ok(State { labels, props: map })
+        Ok(State {
+            labels: named,
+            props: map,
+        })
     }
 
     /// A node's key constraint properties (`{Label: [{key: value, ...}, ...]}`), read from
     /// `state`: one map per key constraint on each of its labels.
     fn node_keys(&self, schema: &crate::schema::Schema, state: &State) -> Result<Value> {
         let mut keys = Map::new();
-        for label in &state.labels {
-            let Some(id) = self.labels.id(label) else {
-                continue;
-            };
-            let found = self.key_maps(schema.on_label(id), state)?;
+        for (label, id) in &state.labels {
+            let found = self.key_maps(schema.on_label(*id), state)?;
             if !found.is_empty() {
                 keys.insert(label.clone(), Value::List(found.into()));
             }
@@ -304,40 +303,6 @@ impl Storage {
             found.push(Value::Map(Arc::new(key)));
         }
         Ok(found)
-    }
-
-    /// A relationship's end as its change event names it: id, labels and keys now (or, for
-    /// a deleted node, as it was).
-    fn end_document(
-        &self,
-        schema: &crate::schema::Schema,
-        views: (&View, &View),
-        id: u64,
-    ) -> Result<Value> {
-        let Some(slot) = self.nodes.get(id) else {
-            return Ok(Value::Null);
-        };
-        let g = slot.lock();
-        let (labels, props) = match (
-            read::node_labels(&g, views.1)?,
-            read::node_props(&g, views.1)?,
-        ) {
-            (Some(l), Some(p)) => (l, p),
-            _ => match (
-                read::node_labels(&g, views.0)?,
-                read::node_props(&g, views.0)?,
-            ) {
-                (Some(l), Some(p)) => (l, p),
-                _ => return Ok(Value::Null),
-            },
-        };
-        drop(g);
-        let state = self.state_of(Some(&labels), props)?;
-        Ok(map([
-            ("id", Value::Int(id as i64)),
-            ("labels", names(&state.labels)),
-            ("keys", self.node_keys(schema, &state)?),
-        ]))
     }
 }
 
@@ -436,7 +401,7 @@ impl Reading<'_> {
         };
         let properties = ("properties", shown(state, other, self.capture));
         if node {
-            map([("labels", names(&state.labels)), properties])
+            map([("labels", state.label_names()), properties])
         } else {
             map([properties])
         }
@@ -447,6 +412,29 @@ impl Reading<'_> {
             ("before", self.state_document(old, new, node)),
             ("after", self.state_document(new, old, node)),
         ])
+    }
+
+    /// A relationship's end as its change event names it: id, labels and keys after the
+    /// transaction (or, for a node it deleted, before).
+    fn end_document(&self, id: u64) -> Result<Value> {
+        let Some(slot) = self.storage.nodes.get(id) else {
+            return Ok(Value::Null);
+        };
+        let state = {
+            let g = slot.lock();
+            match self.node_state(&g, &self.after)? {
+                Some(state) => Some(state),
+                None => self.node_state(&g, &self.before)?,
+            }
+        };
+        let Some(state) = state else {
+            return Ok(Value::Null);
+        };
+        Ok(map([
+            ("id", Value::Int(id as i64)),
+            ("labels", state.label_names()),
+            ("keys", self.storage.node_keys(&self.schema, &state)?),
+        ]))
     }
 
     /// A node's change (its operation and event), or `None` when its state did not change
@@ -473,7 +461,7 @@ impl Reading<'_> {
             ("eventType", Value::from("n")),
             ("id", Value::Int(id as i64)),
             ("operation", Value::from(op)),
-            ("labels", names(&keyed.labels)),
+            ("labels", keyed.label_names()),
             ("keys", self.storage.node_keys(&self.schema, keyed)?),
             ("state", self.states(old.as_ref(), new.as_ref(), true)),
         ]);
@@ -509,14 +497,13 @@ impl Reading<'_> {
             .get(start)
             .and_then(|s| read::rel_end(&s.lock(), id, ty))
             .ok_or_else(|| corrupt("a changed relationship with no end"))?;
-        let views = (&self.before, &self.after);
         Ok(Some(map([
             ("eventType", Value::from("r")),
             ("id", Value::Int(id as i64)),
             ("operation", Value::from(op)),
             ("type", Value::String(storage.types.name_or_err(ty)?)),
-            ("start", storage.end_document(&self.schema, views, start)?),
-            ("end", storage.end_document(&self.schema, views, end)?),
+            ("start", self.end_document(start)?),
+            ("end", self.end_document(end)?),
             (
                 "keys",
                 Value::List(storage.key_maps(self.schema.on_type(ty), keyed)?.into()),

@@ -704,10 +704,12 @@ fn put_property(out: &mut Vec<u8>, kind: u8, id: u64, name: &str, value: Option<
 /// Kinds 40 and 41: a change document, its length first.
 fn put_document_op(out: &mut Vec<u8>, kind: u8, document: &Value) {
     out.push(kind);
-    let mut bytes = Vec::new();
-    crate::change::put_document(&mut bytes, document);
-    put_u32(out, bytes.len() as u32);
-    out.extend_from_slice(&bytes);
+    // The length goes before the document: written in place once the document is.
+    let at = out.len();
+    put_u32(out, 0);
+    crate::change::put_document(out, document);
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
 /// Kinds 11 to 14: names only.

@@ -49,13 +49,16 @@ def test_a_reader_polling_from_earliest_sees_every_committed_change_once_in_orde
         for thread in threads:
             thread.start()
         seen = []
-        # Poll while the writers write, resuming each time from the last identifier seen.
-        while any(thread.is_alive() for thread in threads) or len(seen) < WRITERS * EACH:
+        # Poll while the writers write, resuming each time from the last identifier seen. A
+        # poll that began after every writer had returned (so after every write was
+        # acknowledged, hence durable) and found nothing new is the last.
+        while True:
+            writers_done = not any(thread.is_alive() for thread in threads)
             batch = changes(driver, cursor)
             for record in batch:
                 seen.append(record)
                 cursor = record["id"]
-            if not batch and not any(thread.is_alive() for thread in threads):
+            if not batch and writers_done:
                 break
         for thread in threads:
             thread.join()

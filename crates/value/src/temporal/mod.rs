@@ -109,6 +109,15 @@ impl Instant {
         }
     }
 
+    /// The instant `micros` microseconds after the Unix epoch (before it when negative).
+    pub fn from_epoch_micros(micros: i64) -> Instant {
+        Instant {
+            seconds: micros.div_euclid(1_000_000),
+            // Below 10^6 microseconds, so below 10^9 nanoseconds: it fits.
+            nanos: (micros.rem_euclid(1_000_000) * 1_000) as u32,
+        }
+    }
+
     pub fn epoch_millis(self) -> i64 {
         self.seconds
             .saturating_mul(1000)
