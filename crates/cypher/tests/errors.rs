@@ -105,6 +105,102 @@ fn malformed_clauses() {
 }
 
 #[test]
+fn malformed_database_commands() {
+    for query in [
+        "CREATE DATABASE",
+        "CREATE DATABASE main.",
+        "CREATE DATABASE x TOPOLOGY",
+        "CREATE DATABASE x TOPOLOGY 1",
+        "CREATE DATABASE x TOPOLOGY 1 PRIMARY 2 PRIMARIES",
+        "CREATE DATABASE x TOPOLOGY 4294967296 PRIMARIES",
+        "CREATE DATABASE x OPTIONS",
+        "CREATE DATABASE x OPTIONS 'a'",
+        "CREATE DATABASE x WAIT 5 MINUTES",
+        "CREATE DATABASE x NOWAIT WAIT",
+        "CREATE DATABASE x OPTIONS {} TOPOLOGY 1 PRIMARY",
+        "DROP DATABASE",
+        "DROP DATABASE x DUMP",
+        "DROP DATABASE x DUMP DATA DESTROY DATA",
+        "DROP COMPOSITE DATABASE x",
+        "ALTER DATABASE x",
+        "ALTER DATABASE x WAIT",
+        "ALTER DATABASE x SET ACCESS READ",
+        "ALTER DATABASE x SET ACCESS WRITE",
+        "ALTER DATABASE x SET OPTION k",
+        "ALTER DATABASE x REMOVE OPTION",
+        "ALTER DATABASE x SET NAME y",
+        "START DATABASE",
+        "STOP DATABASE x y",
+        "CREATE ALIAS a",
+        "CREATE ALIAS a FOR DATABASE",
+        "CREATE ALIAS a FOR b",
+        "CREATE ALIAS a FOR DATABASE b PROPERTIES",
+        "ALTER ALIAS a",
+        "ALTER ALIAS a SET DATABASE",
+        "ALTER ALIAS a SET DATABASE TARGET b TARGET c",
+        "DROP ALIAS a",
+        "DROP ALIAS a FOR DATABASES",
+        "SHOW ALIASES",
+        "SHOW ALIAS a",
+        "SHOW ALIASES FOR",
+    ] {
+        let e = error(query);
+        assert_eq!(
+            e.status_code(),
+            "Neo.ClientError.Statement.SyntaxError",
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn a_database_command_settles_each_choice_once() {
+    // Neo4j refuses replacing what may not exist, as for users and roles.
+    for (query, what) in [
+        ("CREATE OR REPLACE DATABASE x IF NOT EXISTS", "database"),
+        (
+            "CREATE OR REPLACE ALIAS a IF NOT EXISTS FOR DATABASE x",
+            "database alias",
+        ),
+    ] {
+        let e = error(query);
+        assert_eq!(e.kind.detail, Detail::UnexpectedSyntax, "{query}");
+        assert!(
+            e.message.contains("OR REPLACE")
+                && e.message.contains("IF NOT EXISTS")
+                && e.message.contains(what),
+            "{query}: {}",
+            e.message
+        );
+    }
+    // A setting given twice, even with the same value, is refused, naming it; options may
+    // repeat with other keys only.
+    for (query, named) in [
+        (
+            "ALTER DATABASE x SET ACCESS READ ONLY SET ACCESS READ WRITE",
+            "ACCESS",
+        ),
+        (
+            "ALTER DATABASE x SET TOPOLOGY 1 PRIMARY SET TOPOLOGY 1 PRIMARY",
+            "TOPOLOGY",
+        ),
+        (
+            "ALTER DATABASE x SET OPTION k 1 REMOVE OPTION k",
+            "OPTION k",
+        ),
+    ] {
+        let e = error(query);
+        assert_eq!(e.kind.detail, Detail::UnexpectedSyntax, "{query}");
+        assert!(e.message.contains(named), "{query}: {}", e.message);
+    }
+    assert!(parse("ALTER DATABASE x SET OPTION a 1 SET OPTION b 2").is_ok());
+    // Nothing to set is a syntax error pointing past the name.
+    let e = error("ALTER DATABASE x");
+    assert!(e.message.contains("'SET' or 'REMOVE'"), "{}", e.message);
+    assert_eq!(e.position.offset, 16);
+}
+
+#[test]
 fn unsupported_constructs_are_named() {
     for (query, name) in [
         (

@@ -148,6 +148,15 @@ const TEMPLATES: &[(&str, &str)] = &[
         "WITH 1 AS @, 2 AS w CALL { WITH #, w RETURN # AS y } RETURN y",
     ),
     ("deleted variable", "MATCH (@) DETACH DELETE #"),
+    ("database name", "CREATE DATABASE @ IF NOT EXISTS WAIT"),
+    (
+        "dotted database name and option key",
+        "ALTER DATABASE @.@ SET OPTION @ 1 REMOVE OPTION x",
+    ),
+    ("started database", "START DATABASE @ NOWAIT"),
+    ("alias and target", "CREATE ALIAS @ FOR DATABASE @"),
+    ("dropped alias", "DROP ALIAS @ IF EXISTS FOR DATABASE"),
+    ("shown alias", "SHOW ALIAS @ FOR DATABASE"),
 ];
 
 /// The literal keywords.

@@ -182,6 +182,13 @@ fn deepest_queries() -> Vec<String> {
                 nest("[(a)-->(b) WHERE ", "true", " | 1]", n)
             )
         }),
+        deepest_accepted(|n| format!("CREATE DATABASE x OPTIONS {}", nest("{a: ", "1", "}", n))),
+        deepest_accepted(|n| {
+            format!(
+                "ALTER DATABASE x SET OPTION k {} NOWAIT",
+                nest("(", "1", ")", n)
+            )
+        }),
     ]
 }
 
@@ -243,4 +250,20 @@ fn nesting_too_deep_inside_a_tried_construct_is_still_reported() {
         );
         assert!(error.excerpt.contains("RETURN") || error.excerpt.contains("MATCH"));
     }
+}
+
+#[test]
+fn database_command_options_nest_like_any_expression() {
+    assert_too_deep(format!(
+        "CREATE DATABASE x OPTIONS {}",
+        nest("{a: ", "1", "}", DEPTH)
+    ));
+    assert_too_deep(format!(
+        "ALTER DATABASE x SET OPTION k {} NOWAIT",
+        nest("(", "1", ")", DEPTH)
+    ));
+    assert_too_deep(format!(
+        "CREATE ALIAS a FOR DATABASE x PROPERTIES {}",
+        nest("{a: [", "1", "]}", DEPTH)
+    ));
 }

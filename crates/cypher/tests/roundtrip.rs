@@ -228,6 +228,18 @@ fn runs_of_one_level_are_flat_chains() {
 }
 
 #[test]
+fn a_type_test_before_less_than_keeps_its_parentheses() {
+    // Bare, `ANY <` would read as the start of a parameterised type (`ANY<...>`).
+    verified("RETURN (null IS :: ANY) < null AS r");
+    verified("RETURN (x IS NOT :: INTEGER) <= 1 AS r");
+    verified("RETURN (x IS :: LIST<ANY>) <> y AS r");
+    verified_as(
+        "RETURN (x IS :: ANY) > 1 AS r",
+        "RETURN x IS :: ANY > 1 AS r",
+    );
+}
+
+#[test]
 fn literals() {
     assert_eq!(
         first_return_expr("RETURN -9223372036854775808 AS x"),
@@ -417,6 +429,120 @@ fn schema_and_admin() {
     );
     verified("EXPLAIN MATCH (n) RETURN n");
     verified("PROFILE MATCH (n) RETURN n");
+}
+
+#[test]
+fn database_management() {
+    // CREATE: every part in its one order; the counts of a topology print singular for one.
+    verified("CREATE DATABASE sales");
+    verified(
+        "CREATE DATABASE sales IF NOT EXISTS TOPOLOGY 1 PRIMARY 2 SECONDARIES OPTIONS {existingData: 'use', seedURI: $uri} WAIT 30 SECONDS",
+    );
+    verified("CREATE OR REPLACE DATABASE sales TOPOLOGY 3 PRIMARIES OPTIONS $options NOWAIT");
+    verified("CREATE DATABASE $name WAIT");
+    verified_as(
+        "create database sales topology 1 secondaries 3 primary wait 5 sec",
+        "CREATE DATABASE sales TOPOLOGY 3 PRIMARIES 1 SECONDARY WAIT 5 SECONDS",
+    );
+    verified_as(
+        "CREATE DATABASE sales TOPOLOGY 2 SECONDARY WAIT 1 SECOND",
+        "CREATE DATABASE sales TOPOLOGY 2 SECONDARIES WAIT 1 SECONDS",
+    );
+    verified_as(
+        "CREATE DATABASE sales WAIT 10",
+        "CREATE DATABASE sales WAIT 10 SECONDS",
+    );
+    // Unquoted dots join the parts into one name, printed quoted; quotes keep any name.
+    verified_as("CREATE DATABASE main.db", "CREATE DATABASE `main.db`");
+    verified_as(
+        "DROP DATABASE a.b.c IF EXISTS",
+        "DROP DATABASE `a.b.c` IF EXISTS",
+    );
+    verified_as("CREATE DATABASE `a_b`", "CREATE DATABASE a_b");
+    verified("CREATE DATABASE `my-db`");
+    // Keywords name databases: the engine refuses `system`, the parser does not.
+    verified("CREATE DATABASE data");
+    verified("DROP DATABASE system");
+    verified("CREATE DATABASE if IF NOT EXISTS");
+    verified("START DATABASE wait WAIT");
+    // DROP: `DESTROY DATA` is what happens when neither is written.
+    verified("DROP DATABASE sales IF EXISTS DUMP DATA NOWAIT");
+    verified_as(
+        "DROP DATABASE sales DESTROY DATA WAIT",
+        "DROP DATABASE sales WAIT",
+    );
+    verified("DROP DATABASE $name");
+    // ALTER: access, then topology, then the options in the order written.
+    verified("ALTER DATABASE sales SET ACCESS READ ONLY");
+    verified("ALTER DATABASE sales IF EXISTS SET ACCESS READ WRITE WAIT 5 SECONDS");
+    verified("ALTER DATABASE sales SET TOPOLOGY 1 PRIMARY 0 SECONDARIES");
+    verified("ALTER DATABASE sales SET OPTION txLogEnrichment 'FULL' REMOVE OPTION other NOWAIT");
+    verified("ALTER DATABASE $db SET OPTION txLogEnrichment $value");
+    verified_as(
+        "ALTER DATABASE sales REMOVE OPTION b SET TOPOLOGY 2 SECONDARIES SET OPTION a 1 SET ACCESS READ ONLY",
+        "ALTER DATABASE sales SET ACCESS READ ONLY SET TOPOLOGY 2 SECONDARIES REMOVE OPTION b SET OPTION a 1",
+    );
+    // START and STOP.
+    verified("START DATABASE sales");
+    verified("STOP DATABASE `main.db` WAIT 3 SECONDS");
+    verified_as(
+        "stop database main.db nowait",
+        "STOP DATABASE `main.db` NOWAIT",
+    );
+    verified("START DATABASE $db WAIT");
+    // Prefixes apply as to any statement.
+    verified("EXPLAIN CREATE DATABASE sales");
+    // The commands these share their first words with still read as before.
+    verified("CREATE (database:Database)");
+    verified("CREATE database = (n)-[:R]->(m)");
+    verified("MATCH (data) RETURN data");
+    verified("USE neo4j MATCH (n) RETURN n");
+    verified("CREATE USER ann SET PASSWORD $p SET HOME DATABASE `main.db`");
+    verified_as(
+        "ALTER USER ann SET HOME DATABASE main.db",
+        "ALTER USER ann SET HOME DATABASE `main.db`",
+    );
+    verified("DROP INDEX i");
+    verified_as("SHOW DATABASE main.db", "SHOW DATABASE `main.db`");
+}
+
+#[test]
+fn database_aliases() {
+    verified("CREATE ALIAS reports FOR DATABASE sales");
+    verified(
+        "CREATE ALIAS `main.reports` IF NOT EXISTS FOR DATABASE sales PROPERTIES {team: 'bi', n: 1}",
+    );
+    verified("CREATE OR REPLACE ALIAS reports FOR DATABASE $db PROPERTIES $props");
+    verified("CREATE ALIAS $alias FOR DATABASE $db");
+    verified_as(
+        "create alias a.b for database c.d",
+        "CREATE ALIAS `a.b` FOR DATABASE `c.d`",
+    );
+    verified("ALTER ALIAS reports SET DATABASE TARGET sales");
+    verified("ALTER ALIAS reports IF EXISTS SET DATABASE PROPERTIES {team: 'bi'}");
+    verified("ALTER ALIAS reports SET DATABASE TARGET sales PROPERTIES $props");
+    verified_as(
+        "ALTER ALIAS reports SET DATABASE PROPERTIES {} TARGET sales",
+        "ALTER ALIAS reports SET DATABASE TARGET sales PROPERTIES {}",
+    );
+    verified("DROP ALIAS reports FOR DATABASE");
+    verified("DROP ALIAS $alias IF EXISTS FOR DATABASE");
+    // SHOW: singular and plural read alike, and print by whether a name is given.
+    verified("SHOW ALIASES FOR DATABASES");
+    verified_as("SHOW ALIAS FOR DATABASE", "SHOW ALIASES FOR DATABASES");
+    verified("SHOW ALIAS reports FOR DATABASE");
+    verified_as(
+        "SHOW ALIASES reports FOR DATABASES WHERE name = 'reports'",
+        "SHOW ALIAS reports FOR DATABASE WHERE name = 'reports'",
+    );
+    verified("SHOW ALIAS $alias FOR DATABASE YIELD name, database AS db ORDER BY name RETURN db");
+    verified("SHOW ALIASES FOR DATABASES YIELD * WHERE database = 'sales'");
+    verified_as(
+        "SHOW ALIAS a.b FOR DATABASE",
+        "SHOW ALIAS `a.b` FOR DATABASE",
+    );
+    // An alias named `for` is read as a name: only `FOR DATABASE` ends the name.
+    verified("SHOW ALIAS for FOR DATABASE");
 }
 
 #[test]

@@ -464,3 +464,34 @@ fn errors_point_at_the_offending_text() {
     );
     assert_eq!(error.status_code(), "Neo.ClientError.Statement.SyntaxError");
 }
+
+#[test]
+fn database_commands_read_constants_and_parameters_only() {
+    // Options, properties and option values are checked like a password: no variable is in
+    // scope, and the parameters they read are reported for the caller to supply.
+    assert_eq!(
+        detail("CREATE DATABASE d OPTIONS {seedURI: uri}"),
+        "UndefinedVariable"
+    );
+    assert_eq!(
+        detail("ALTER DATABASE d SET OPTION txLogEnrichment mode"),
+        "UndefinedVariable"
+    );
+    assert_eq!(
+        detail("CREATE ALIAS a FOR DATABASE d PROPERTIES {team: team}"),
+        "UndefinedVariable"
+    );
+    let (_, analysis) =
+        ok("CREATE OR REPLACE DATABASE d OPTIONS {seedURI: $uri, existingData: 'use'} WAIT");
+    let names: Vec<&str> = analysis
+        .parameters
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["uri"]);
+    let (_, analysis) = ok("ALTER ALIAS a SET DATABASE TARGET d PROPERTIES $props");
+    assert_eq!(analysis.parameters.len(), 1);
+    assert!(analysis.columns.is_empty());
+    ok("STOP DATABASE $name NOWAIT");
+    ok("SHOW ALIASES FOR DATABASES YIELD name WHERE name STARTS WITH $prefix");
+}

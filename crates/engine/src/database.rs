@@ -234,12 +234,53 @@ impl Database {
 
     /// Whether any user is stored (made with `CREATE USER`).
     pub fn has_stored_users(&self) -> bool {
-        !self.shared.storage().security().users.is_empty()
+        !self.shared.security().users.is_empty()
     }
 
     /// The stored user `name` (from `CREATE USER`), as last committed: what logins check.
     pub fn stored_user(&self, name: &str) -> Option<quiver_storage::UserRecord> {
-        self.shared.storage().security().users.get(name).cloned()
+        self.shared.security().users.get(name).cloned()
+    }
+
+    /// Lists this database as `name` in `catalog`, the server's databases (see
+    /// [`crate::catalog`]): what `SHOW DATABASES` lists, `USE` may name and database
+    /// management commands change.
+    pub fn set_catalog(&self, name: &str, catalog: Arc<dyn crate::catalog::DatabaseCatalog>) {
+        self.shared.set_catalog(name, catalog);
+        // Plans checked `USE` against the name: plan again.
+        self.shared.schema_changed();
+    }
+
+    /// The server's databases or aliases changed: plans that checked a `USE` are planned
+    /// again.
+    pub fn catalog_changed(&self) {
+        self.shared.schema_changed();
+    }
+
+    /// Refuses (or again accepts) every write: a statement that writes fails with
+    /// `Neo.ClientError.General.ForbiddenOnReadOnlyDatabase`.
+    pub fn set_read_only(&self, read_only: bool) {
+        self.shared
+            .read_only
+            .store(read_only, std::sync::atomic::Ordering::Release);
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.shared
+            .read_only
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// This database's name (`neo4j` unless a catalog names it otherwise).
+    pub fn name(&self) -> Arc<str> {
+        self.shared.names().name
+    }
+
+    /// Runs this database's transactions under `owner`'s users, roles and privileges (the
+    /// server's security catalogue is kept by one database): user and role commands are then
+    /// refused here, to be run on `owner`.
+    pub fn share_security_of(&self, owner: &Database) {
+        self.shared.share_security_of(Arc::clone(&owner.shared));
     }
 
     /// The transactions running now (`SHOW TRANSACTIONS`).

@@ -24,6 +24,7 @@ mod apoc;
 mod blocking;
 mod bookmark;
 mod cache;
+pub mod catalog;
 mod changes;
 mod config;
 mod database;

@@ -87,6 +87,22 @@ pub(crate) struct DatabaseState {
     audit_sink: RwLock<Option<AuditSink>>,
     /// When the database was opened (`db.info`, `SHOW DATABASES`).
     pub opened: quiver_value::temporal::Instant,
+    /// Set by [`crate::Database::set_catalog`]: its name and the server's default database's.
+    names: RwLock<Names>,
+    /// Set by [`crate::Database::set_catalog`]: the server's databases.
+    catalog: RwLock<Option<Arc<dyn crate::catalog::DatabaseCatalog>>>,
+    /// Set by [`crate::Database::share_security_of`]: the database whose users, roles and
+    /// privileges this one's transactions run under.
+    security_of: RwLock<Option<Arc<DatabaseState>>>,
+    /// Set by [`crate::Database::set_read_only`] (`ALTER DATABASE ... SET ACCESS READ ONLY`).
+    pub read_only: std::sync::atomic::AtomicBool,
+}
+
+/// A database's name and its server's default database's, lower case.
+#[derive(Clone)]
+pub(crate) struct Names {
+    pub name: Arc<str>,
+    pub default: Arc<str>,
 }
 
 impl DatabaseState {
@@ -324,6 +340,50 @@ impl DatabaseState {
             authentication: RwLock::new(None),
             audit_sink: RwLock::new(None),
             opened: quiver_value::temporal::Instant::now(),
+            names: RwLock::new(Names {
+                name: Arc::from(crate::catalog::DEFAULT_DATABASE),
+                default: Arc::from(crate::catalog::DEFAULT_DATABASE),
+            }),
+            catalog: RwLock::new(None),
+            security_of: RwLock::new(None),
+            read_only: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    pub fn set_catalog(&self, name: &str, catalog: Arc<dyn crate::catalog::DatabaseCatalog>) {
+        *self.names.write() = Names {
+            name: Arc::from(crate::catalog::key(name)),
+            default: Arc::from(crate::catalog::key(&catalog.default_database())),
+        };
+        *self.catalog.write() = Some(catalog);
+    }
+
+    /// The catalog this database is listed in; `None` for a server's only database.
+    pub fn catalog(&self) -> Option<Arc<dyn crate::catalog::DatabaseCatalog>> {
+        self.catalog.read().clone()
+    }
+
+    /// This database's name and the server's default database's (without a catalog, both
+    /// [`crate::catalog::DEFAULT_DATABASE`]).
+    pub fn names(&self) -> Names {
+        self.names.read().clone()
+    }
+
+    pub fn share_security_of(&self, owner: Arc<DatabaseState>) {
+        *self.security_of.write() = Some(owner);
+    }
+
+    /// Whether the users, roles and privileges are another database's (they are changed
+    /// there, not here).
+    pub fn borrows_security(&self) -> bool {
+        self.security_of.read().is_some()
+    }
+
+    /// The users, roles and privileges as last committed, from the database that keeps them.
+    pub fn security(&self) -> Arc<quiver_storage::Security> {
+        match &*self.security_of.read() {
+            Some(owner) => owner.storage().security(),
+            None => self.storage().security(),
         }
     }
 

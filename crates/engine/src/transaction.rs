@@ -254,11 +254,16 @@ impl Transaction {
     /// and at commit, so a dropped or suspended user fails at once and a role change counts
     /// from the next statement.
     fn subject(&self) -> Result<crate::security::Subject> {
-        let auth = self.shared.authentication();
+        let Some(auth) = self.shared.authentication() else {
+            return Ok(crate::security::Subject::Unrestricted);
+        };
+        let names = self.shared.names();
         crate::security::Subject::resolve(
-            auth.as_deref(),
-            &self.stx.storage().security(),
+            Some(&auth),
+            &self.shared.security(),
             self.opts.user.as_deref(),
+            &names.name,
+            &names.default,
         )
     }
 
@@ -281,6 +286,22 @@ impl Transaction {
         }
         if compiled.writes && self.opts.mode == AccessMode::Read && !compiled.explain {
             return Err(crate::exec::read_only_error());
+        }
+        if compiled.writes
+            && !compiled.explain
+            && self
+                .shared
+                .read_only
+                .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Err(Error::request(
+                quiver_status::Status::ForbiddenOnReadOnlyDatabase,
+                format!(
+                    "The database {} is read-only: writing or modifying it is not allowed \
+                     (ALTER DATABASE ... SET ACCESS READ WRITE allows it again)",
+                    self.shared.names().name
+                ),
+            ));
         }
         // Its batches commit on their own, which in an explicit transaction would commit what
         // the client may still roll back; Neo4j refuses it there the same way, with the code
@@ -656,7 +677,14 @@ pub(crate) fn compile(
         procedures: Some(&*procedures),
     };
     let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
-    let compiled = Arc::new(plan::compile(&stmt, &analysis, query, stx, &procedures)?);
+    let compiled = Arc::new(plan::compile(
+        &stmt,
+        &analysis,
+        query,
+        stx,
+        &procedures,
+        shared,
+    )?);
     // An administration command's text may hold a password: it is not kept as a cache key.
     if compiled.redacted.is_none() {
         shared

@@ -72,7 +72,7 @@ impl Telemetry for ServerTelemetry {
             parameters: statement.parameters,
             user: statement.user,
             client: statement.client,
-            database: quiver_server::routing::DATABASE,
+            database: Arc::from(quiver_server::routing::DATABASE),
             transaction_id: statement.transaction_id,
             metadata: statement.metadata,
             failure: statement.failure,

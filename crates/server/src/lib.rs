@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod config;
 pub mod connections;
 pub mod console;
+pub mod databases;
 pub mod deadline;
 pub mod graph;
 pub mod health;

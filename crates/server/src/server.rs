@@ -70,6 +70,8 @@ pub struct Server {
     http_addr: SocketAddr,
     shutdown: Shutdown,
     graph: Option<Arc<Graph>>,
+    /// The server's databases, when it keeps several (`graph` is then the first of them).
+    databases: Option<Arc<crate::databases::Databases>>,
     pool: Arc<QueryPool>,
     /// What Bolt clients past the limit are told, encoded once.
     bolt_refusal: Arc<BoltRefusal>,
@@ -135,6 +137,7 @@ impl Server {
             http_addr,
             shutdown: Shutdown::new(),
             graph: None,
+            databases: None,
             pool,
             bolt_refusal,
             tls,
@@ -154,6 +157,17 @@ impl Server {
     pub fn with_graph(mut self, graph: Arc<Graph>) -> Server {
         self.parts.users.attach(graph.database());
         self.graph = Some(graph);
+        self
+    }
+
+    /// Serves the databases of `databases`, the first of them as [`Server::with_graph`] does.
+    pub fn with_databases(mut self, databases: Arc<crate::databases::Databases>) -> Server {
+        self = self.with_graph(Arc::clone(databases.root()));
+        let users = Arc::clone(&self.parts.users);
+        databases.equip(Arc::new(move |graph: &Arc<Graph>| {
+            users.equip(graph.database());
+        }));
+        self.databases = Some(databases);
         self
     }
 
@@ -205,6 +219,7 @@ impl Server {
             http,
             shutdown,
             graph,
+            databases,
             pool,
             bolt_refusal,
             tls,
@@ -217,7 +232,16 @@ impl Server {
 
         let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
         let backup_graph = graph.clone();
-        let connections = publish_to_graph(graph.as_ref(), &config, self_bolt_addr, self_http_addr);
+        let connections = Arc::new(crate::connections::Connections::default());
+        if let Some(graph) = &graph {
+            publish_to_graph(graph, &connections, &config, self_bolt_addr, self_http_addr);
+        }
+        if let Some(databases) = &databases {
+            let (connections, config) = (Arc::clone(&connections), config.clone());
+            databases.equip(Arc::new(move |graph: &Arc<Graph>| {
+                publish_to_graph(graph, &connections, &config, self_bolt_addr, self_http_addr);
+            }));
+        }
         let bolt_protocol = Arc::new(BoltProtocol {
             shared: Arc::new(BoltShared {
                 metrics: Arc::clone(&parts.metrics),
@@ -229,6 +253,7 @@ impl Server {
                 connection_ids: std::sync::atomic::AtomicU64::new(1),
                 connections,
                 graph,
+                databases,
                 pool,
                 placement: Placement::new(config.query.placement),
                 recv_timeout: timeouts.bolt_recv,
@@ -306,29 +331,26 @@ impl Server {
 /// effective settings (`SHOW SETTINGS`) and its servers (`SHOW SERVERS`). Returns the
 /// connection registry the Bolt sessions enter themselves in.
 fn publish_to_graph(
-    graph: Option<&Arc<Graph>>,
+    graph: &Graph,
+    connections: &Arc<crate::connections::Connections>,
     config: &Config,
     bolt_addr: SocketAddr,
     http_addr: SocketAddr,
-) -> Arc<crate::connections::Connections> {
-    let connections = Arc::new(crate::connections::Connections::default());
-    if let Some(graph) = graph {
-        let db = graph.database();
-        crate::connections::register(db, &connections);
-        let advertised = config
-            .cluster
-            .as_ref()
-            .map_or_else(|| bolt_addr.to_string(), |c| c.advertise(bolt_addr));
-        db.set_servers(servers(graph.cluster(), config, &advertised, http_addr));
-        crate::routing::register(db, graph.cluster(), advertised);
-        db.set_settings(crate::settings::settings(
-            config,
-            db.config(),
-            bolt_addr,
-            http_addr,
-        ));
-    }
-    connections
+) {
+    let db = graph.database();
+    crate::connections::register(db, connections);
+    let advertised = config
+        .cluster
+        .as_ref()
+        .map_or_else(|| bolt_addr.to_string(), |c| c.advertise(bolt_addr));
+    db.set_servers(servers(graph.cluster(), config, &advertised, http_addr));
+    crate::routing::register(db, graph.cluster(), advertised);
+    db.set_settings(crate::settings::settings(
+        config,
+        db.config(),
+        bolt_addr,
+        http_addr,
+    ));
 }
 
 /// What `SHOW SERVERS` lists: a cluster's members, or this server at its advertised Bolt

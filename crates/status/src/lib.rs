@@ -241,6 +241,13 @@ statuses! {
     NotALeader,
     /// The database named is not served here.
     DatabaseNotFound,
+    /// A database (or an alias) of that name exists already.
+    ExistingDatabaseFound,
+    /// An alias of that name exists already, or the name given is an alias's.
+    ExistingAliasFound,
+    /// A database management command that cannot be carried out as asked (dropping or
+    /// stopping `system`).
+    NotSystemDatabaseError,
     /// A write to a read-only database.
     ForbiddenOnReadOnlyDatabase,
     /// The database is starting or stopping.
@@ -583,6 +590,21 @@ const TABLE: [Row; Status::ALL.len()] = {
         unexpected(
             DatabaseNotFound,
             "Neo.ClientError.Database.DatabaseNotFound",
+            CLIENT,
+        ),
+        unexpected(
+            ExistingDatabaseFound,
+            "Neo.ClientError.Database.ExistingDatabaseFound",
+            CLIENT,
+        ),
+        unexpected(
+            ExistingAliasFound,
+            "Neo.ClientError.Database.ExistingAliasFound",
+            CLIENT,
+        ),
+        unexpected(
+            NotSystemDatabaseError,
+            "Neo.ClientError.Statement.NotSystemDatabaseError",
             CLIENT,
         ),
         row(

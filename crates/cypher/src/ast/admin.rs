@@ -100,7 +100,7 @@ impl AdminName {
         }
     }
 
-    fn bind(&mut self, value: &mut impl FnMut(&str) -> Option<String>) {
+    pub(super) fn bind(&mut self, value: &mut impl FnMut(&str) -> Option<String>) {
         if let AdminName::Parameter(param) = self
             && let Some(name) = value(&param.name)
         {

@@ -466,6 +466,14 @@ impl Expr {
             || (own == p
                 && (op.is_comparison()
                     || matches!(self.kind, ExprKind::Binary { .. } | ExprKind::Chain { .. })))
+            || self.type_test_before(op)
+    }
+
+    /// Whether this is a type test that, printed bare before `op`, would read differently:
+    /// a type ending in a bare word followed by `<` reads as a parameterised type
+    /// (`x IS :: ANY < y` as `ANY<`), so such a test is parenthesised before `<`, `<=`, `<>`.
+    fn type_test_before(&self, op: BinaryOp) -> bool {
+        matches!(self.kind, ExprKind::TypeTest { .. }) && op.symbol().starts_with('<')
     }
 
     /// Whether the printed form starts with `variable IN`, which at the start of a list
@@ -603,9 +611,17 @@ impl fmt::Display for Expr {
             }
             ExprKind::Chain { first, rest } => {
                 let p = self.precedence();
-                write!(f, "{}", first.at(p + 1))?;
-                for (op, operand) in rest {
-                    write!(f, " {} {}", op.symbol(), operand.at(p + 1))?;
+                let operands = std::iter::once(&**first).chain(rest.iter().map(|(_, e)| e));
+                let ops = rest.iter().map(|(op, _)| Some(*op)).chain([None]);
+                for (i, (operand, next)) in operands.zip(ops).enumerate() {
+                    if i > 0 {
+                        write!(f, " {} ", rest[i - 1].0.symbol())?;
+                    }
+                    if next.is_some_and(|op| operand.type_test_before(op)) {
+                        write!(f, "({operand})")?;
+                    } else {
+                        write!(f, "{}", operand.at(p + 1))?;
+                    }
                 }
                 Ok(())
             }

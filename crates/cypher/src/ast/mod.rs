@@ -18,6 +18,7 @@
 
 mod admin;
 mod clause;
+mod database;
 mod expr;
 mod pattern;
 mod schema;
@@ -27,6 +28,7 @@ use std::fmt;
 
 pub use admin::*;
 pub use clause::*;
+pub use database::*;
 pub use expr::*;
 pub use pattern::*;
 pub use schema::*;
@@ -169,6 +171,8 @@ pub enum StatementKind {
     TerminateTransactions(TerminateTransactions),
     /// User and role administration (`CREATE USER`, `GRANT ROLE`, ...).
     Admin(AdminCommand),
+    /// Database management (`CREATE DATABASE`, `STOP DATABASE`, `CREATE ALIAS`, ...).
+    Database(DatabaseCommand),
 }
 
 /// A query: one or more single queries joined by `UNION` / `UNION ALL`.
@@ -217,6 +221,7 @@ impl fmt::Display for Statement {
             StatementKind::Show(command) => write!(f, "{command}"),
             StatementKind::TerminateTransactions(command) => write!(f, "{command}"),
             StatementKind::Admin(command) => write!(f, "{command}"),
+            StatementKind::Database(command) => write!(f, "{command}"),
         }
     }
 }

@@ -145,6 +145,8 @@ pub enum ShowKind {
     Functions,
     /// `SHOW DATABASES`, `SHOW DATABASE name`, `SHOW DEFAULT DATABASE`, `SHOW HOME DATABASE`.
     Databases(ShowDatabases),
+    /// `SHOW ALIAS[ES] [name] FOR DATABASE[S]`: every database alias, or the one named.
+    Aliases(Option<super::AdminName>),
     /// `SHOW SETTINGS [names]`: each expression a String or a list of Strings; empty means
     /// every setting.
     Settings(Vec<Expr>),
@@ -385,6 +387,8 @@ impl fmt::Display for ShowCommand {
                 ShowDatabases::Default => f.write_str("DEFAULT DATABASE")?,
                 ShowDatabases::Home => f.write_str("HOME DATABASE")?,
             },
+            ShowKind::Aliases(None) => f.write_str("ALIASES FOR DATABASES")?,
+            ShowKind::Aliases(Some(name)) => write!(f, "ALIAS {name} FOR DATABASE")?,
             ShowKind::Settings(names) => {
                 f.write_str("SETTINGS")?;
                 if !names.is_empty() {

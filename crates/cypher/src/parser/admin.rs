@@ -185,7 +185,7 @@ impl Parser<'_> {
             } else if self.peek_keyword("HOME") && home.is_none() {
                 self.expect_keyword("HOME")?;
                 self.expect_keyword("DATABASE")?;
-                home = Some(self.parse_name("a database name")?);
+                home = Some(self.parse_dotted_name("a database name")?);
             } else {
                 return Err(self.expected("'STATUS' or 'HOME DATABASE'"));
             }
@@ -222,7 +222,7 @@ impl Parser<'_> {
                 } else if self.peek_keyword("HOME") && alter.home.is_none() {
                     self.expect_keyword("HOME")?;
                     self.expect_keyword("DATABASE")?;
-                    alter.home = Some(Some(self.parse_name("a database name")?));
+                    alter.home = Some(Some(self.parse_dotted_name("a database name")?));
                 } else if self.peek_keyword("PASSWORD") && self.peek_nth_keyword(1, "CHANGE") {
                     self.expect_keyword("PASSWORD")?;
                     alter.change_required = self.parse_change_required()?;

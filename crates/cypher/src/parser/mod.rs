@@ -10,6 +10,7 @@
 
 mod admin;
 mod clause;
+mod database;
 mod expr;
 mod fulltext;
 mod labels;
@@ -464,6 +465,8 @@ impl Parser<'_> {
             StatementKind::Admin(self.parse_privilege_command()?)
         } else if self.peek_admin() {
             StatementKind::Admin(self.parse_admin()?)
+        } else if self.peek_database() {
+            StatementKind::Database(self.parse_database_command()?)
         } else if self.peek_keyword("CREATE") && self.peek_schema_after_create() {
             StatementKind::Schema(self.parse_create_schema()?)
         } else if self.peek_keyword("DROP") {
@@ -600,11 +603,12 @@ impl Parser<'_> {
     fn reject_unsupported_statement(&self) -> Result<()> {
         let token = self.peek();
         for (keywords, what) in [
-            (&["CREATE", "DATABASE"][..], "CREATE DATABASE"),
+            (
+                &["CREATE", "COMPOSITE", "DATABASE"][..],
+                "CREATE COMPOSITE DATABASE",
+            ),
             (&["CREATE", "OR", "REPLACE"][..], "CREATE OR REPLACE"),
             (&["ALTER"][..], "ALTER"),
-            (&["START", "DATABASE"][..], "START DATABASE"),
-            (&["STOP", "DATABASE"][..], "STOP DATABASE"),
         ] {
             let matches = keywords
                 .iter()
@@ -669,8 +673,10 @@ mod tests {
 
     #[test]
     fn unsupported_administration_is_named() {
-        let error = parse("CREATE DATABASE foo").unwrap_err();
+        let error = parse("CREATE COMPOSITE DATABASE foo").unwrap_err();
         assert_eq!(error.kind.detail, Detail::UnsupportedFeature);
-        assert!(error.message.contains("CREATE DATABASE"));
+        assert!(error.message.contains("CREATE COMPOSITE DATABASE"));
+        let error = parse("ALTER SERVER 'x' SET OPTIONS {}").unwrap_err();
+        assert_eq!(error.kind.detail, Detail::UnsupportedFeature);
     }
 }

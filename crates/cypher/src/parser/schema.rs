@@ -314,10 +314,14 @@ impl Parser<'_> {
                 || self.peek_keyword("YIELD")
                 || self.peek_keyword("WHERE"));
             if named {
-                ShowKind::Databases(ShowDatabases::Named(self.parse_name("a database name")?))
+                ShowKind::Databases(ShowDatabases::Named(
+                    self.parse_dotted_name("a database name")?,
+                ))
             } else {
                 ShowKind::Databases(ShowDatabases::All)
             }
+        } else if self.parse_keyword("ALIASES") || self.parse_keyword("ALIAS") {
+            ShowKind::Aliases(self.parse_show_aliases()?)
         } else if self.peek_keyword("DEFAULT") || self.peek_keyword("HOME") {
             let which = if self.parse_keyword("DEFAULT") {
                 ShowDatabases::Default

@@ -216,6 +216,7 @@ pub fn analyze_with(
         StatementKind::Show(show) => analyzer.show_command(show)?,
         StatementKind::TerminateTransactions(t) => analyzer.terminate(t)?,
         StatementKind::Admin(a) => analyzer.admin(a)?,
+        StatementKind::Database(d) => analyzer.database(d)?,
     }
     Ok(analyzer.analysis)
 }

@@ -210,6 +210,12 @@ impl Analyzer<'_> {
         self.constant_expressions(&exprs)
     }
 
+    /// The options and properties of a database command: constant expressions too.
+    pub(crate) fn database(&mut self, command: &crate::ast::DatabaseCommand) -> Result<()> {
+        let exprs: Vec<crate::ast::Expr> = command.expressions().into_iter().cloned().collect();
+        self.constant_expressions(&exprs)
+    }
+
     fn constant_expressions(&mut self, exprs: &[crate::ast::Expr]) -> Result<()> {
         let empty = Scope::default();
         for expr in exprs {

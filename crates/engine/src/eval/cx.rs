@@ -108,6 +108,16 @@ pub(crate) struct Cx {
 }
 
 impl Cx {
+    /// The users, roles and privileges as this query sees them: its own transaction's
+    /// (with its uncommitted changes), or those of the database that keeps them for this one.
+    pub fn security(&self) -> Arc<quiver_storage::Security> {
+        if self.shared.borrows_security() {
+            self.shared.security()
+        } else {
+            self.tx.security()
+        }
+    }
+
     /// Runs the query as `subject`: when some of the graph is hidden from them, the query
     /// reads through a handle on its transaction that hides it (see
     /// [`crate::security::visibility`]); otherwise through the transaction itself.

@@ -243,6 +243,11 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             let command = crate::security::commands::bind_names(command, names, cx)?;
             crate::security::commands::run(&command, passwords, row, cx)
         }
+        Command::Database {
+            command,
+            values,
+            names,
+        } => crate::catalog::run(command, values, names, row, cx),
         Command::TerminateTransactions(ids) => terminate_transactions(ids, row, cx),
     }
 }

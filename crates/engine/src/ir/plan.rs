@@ -530,6 +530,13 @@ pub(crate) enum Command {
         passwords: Vec<Expr>,
         names: Vec<(Arc<str>, usize)>,
     },
+    /// Database management (see [`crate::catalog`]); `values` are the command's expressions in
+    /// `DatabaseCommand::expressions`' order, `names` its name parameters with their indexes.
+    Database {
+        command: quiver_cypher::ast::DatabaseCommand,
+        values: Vec<Expr>,
+        names: Vec<(Arc<str>, usize)>,
+    },
 }
 
 impl Command {
@@ -555,7 +562,8 @@ impl Command {
             | Command::Drop { .. }
             | Command::CreateFulltextIndex { .. }
             | Command::CreatePropertyConstraint { .. }
-            | Command::Admin { .. } => &[],
+            | Command::Admin { .. }
+            | Command::Database { .. } => &[],
             Command::ShowIndexes {
                 constraints: true, ..
             } => &[

@@ -1,4 +1,4 @@
-//! `SHOW DATABASES`, `SHOW PROCEDURES`, `SHOW FUNCTIONS`, `SHOW SETTINGS`,
+//! `SHOW DATABASES`, `SHOW ALIASES`, `SHOW PROCEDURES`, `SHOW FUNCTIONS`, `SHOW SETTINGS`,
 //! `SHOW CURRENT USER`, `SHOW USERS`, `SHOW ROLES`, `SHOW PRIVILEGES` and `SHOW SERVERS`, in
 //! Neo4j 5's columns.
 //!
@@ -15,6 +15,7 @@ use super::servers::{SERVER_COLUMNS, SERVER_DEFAULT_COLUMNS, servers};
 use super::values::{
     DATABASE_NAME, DEFAULT_BOLT_ADDRESS, Named, database_id, entries, field, map, utc,
 };
+use crate::catalog::{DatabaseInfo, DatabaseKind};
 use crate::error::{Error, Result};
 use crate::eval::Cx;
 use crate::ir::{Expr, Row};
@@ -34,6 +35,8 @@ pub(crate) enum Databases {
 #[derive(Debug)]
 pub(crate) enum ShowTable {
     Databases(Databases),
+    /// `SHOW ALIASES [name] FOR DATABASES`
+    Aliases(Option<String>),
     Procedures,
     Functions,
     /// The names asked for (each a String or a list of Strings); none for every setting.
@@ -82,6 +85,18 @@ const DATABASE_COLUMNS: &[&str] = &[
     "replicationLag",
     "constituents",
     "options",
+];
+/// `SHOW ALIASES`' columns in Neo4j 5's order; the first six are shown without `YIELD`.
+const ALIAS_COLUMNS: &[&str] = &[
+    "name",
+    "composite",
+    "database",
+    "location",
+    "url",
+    "user",
+    "driver",
+    "defaultLanguage",
+    "properties",
 ];
 const DATABASE_DEFAULT_COLUMNS: &[&str] = &[
     "name",
@@ -248,6 +263,7 @@ impl ShowTable {
         match self {
             ShowTable::Databases(Databases::Default | Databases::Home) => ONE_DATABASE_COLUMNS,
             ShowTable::Databases(_) => DATABASE_COLUMNS,
+            ShowTable::Aliases(_) => ALIAS_COLUMNS,
             ShowTable::Procedures => PROCEDURE_COLUMNS,
             ShowTable::Functions => FUNCTION_COLUMNS,
             ShowTable::Settings(_) => SETTING_COLUMNS,
@@ -272,6 +288,7 @@ impl ShowTable {
                 ONE_DATABASE_DEFAULT_COLUMNS
             }
             ShowTable::Databases(_) => DATABASE_DEFAULT_COLUMNS,
+            ShowTable::Aliases(_) => &ALIAS_COLUMNS[..6],
             ShowTable::Procedures => &PROCEDURE_COLUMNS[..4],
             ShowTable::Functions => &FUNCTION_COLUMNS[..3],
             ShowTable::Settings(_) => &SETTING_COLUMNS[..5],
@@ -285,6 +302,7 @@ impl ShowTable {
     pub fn operator_name(&self) -> &'static str {
         match self {
             ShowTable::Databases(_) => "ShowDatabases",
+            ShowTable::Aliases(_) => "ShowAliases",
             ShowTable::Procedures => "ShowProcedures",
             ShowTable::Functions => "ShowFunctions",
             ShowTable::Settings(_) => "ShowSettings",
@@ -300,6 +318,7 @@ impl ShowTable {
     pub fn rows(&self, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
         let rows = match self {
             ShowTable::Databases(which) => databases(which, cx),
+            ShowTable::Aliases(name) => aliases(name.as_deref(), cx),
             ShowTable::Procedures => procedures(cx),
             ShowTable::Functions => functions(),
             ShowTable::Settings(names) => settings(names, row, cx)?,
@@ -369,54 +388,174 @@ pub(crate) fn transaction_row(t: crate::TransactionInfo, user: Option<&str>) -> 
     ]
 }
 
-/// The one database, `neo4j`: it is the default and every user's home. Neo4j also lists
-/// `system`, but `USE system` fails here, so a tool offered it would fail on choosing it.
+/// The databases `which` names: the catalog's (see [`crate::catalog`]), or, for a server's
+/// only database, `neo4j`, the default and every user's home (without a catalog `USE system`
+/// fails, so `system` is not listed: a tool offered it would fail on choosing it).
 fn databases(which: &Databases, cx: &Cx) -> Vec<Named> {
-    if let Databases::Named(name) = which
-        && !name.eq_ignore_ascii_case(DATABASE_NAME)
-    {
-        return Vec::new();
+    let names = cx.shared.names();
+    let (listed, aliases) = match cx.shared.catalog() {
+        Some(catalog) => (catalog.databases(), catalog.aliases()),
+        None => (vec![only_database(cx)], Vec::new()),
+    };
+    let home = home_database(cx).unwrap_or_else(|| names.default.to_string());
+    let target = match which {
+        Databases::All => None,
+        Databases::Named(name) => {
+            let name = crate::catalog::key(name);
+            // An alias lists the database it names.
+            Some(
+                aliases
+                    .iter()
+                    .find(|a| a.name == name)
+                    .map_or(name, |a| a.database.clone()),
+            )
+        }
+        Databases::Default => Some(names.default.to_string()),
+        Databases::Home => Some(home.clone()),
+    };
+    let address = advertised_address(cx);
+    listed
+        .into_iter()
+        .filter(|d| target.as_ref().is_none_or(|t| *t == d.name))
+        .map(|d| {
+            let of = aliases
+                .iter()
+                .filter(|a| a.database == d.name)
+                .map(|a| Value::from(a.name.as_str()))
+                .collect::<Vec<_>>();
+            let mut named = database_row(&d, of, &address, &names.default, &home);
+            // A cluster member that does not lead does not take this database's writes.
+            if d.name == *names.name && !cx.shared.accepts_writes() {
+                for (column, value) in &mut named {
+                    if *column == "writer" {
+                        *value = Value::Bool(false);
+                    }
+                }
+            }
+            named
+        })
+        .collect()
+}
+
+/// A server's only database as a catalog would list it.
+fn only_database(cx: &Cx) -> DatabaseInfo {
+    let opened = std::time::UNIX_EPOCH
+        + std::time::Duration::new(
+            u64::try_from(cx.shared.opened.seconds).unwrap_or(0),
+            cx.shared.opened.nanos,
+        );
+    DatabaseInfo {
+        name: DATABASE_NAME.to_owned(),
+        kind: DatabaseKind::Standard,
+        id: database_id(),
+        read_only: false,
+        requested_online: true,
+        current_status: "online",
+        status_message: String::new(),
+        created: opened,
+        last_start: Some(opened),
+        last_stop: None,
+        last_committed: Some(cx.storage.last_committed()),
+        options: quiver_value::Map::new(),
     }
-    let settings = cx.shared.settings();
-    let address = settings
+}
+
+/// The current user's own home database, when they have one.
+fn home_database(cx: &Cx) -> Option<String> {
+    let user = cx.shared.tx_user(cx.tx_id).filter(|u| !u.is_empty())?;
+    cx.security()
+        .users
+        .get(&*user)
+        .and_then(|u| u.home.as_deref())
+        .map(crate::catalog::key)
+}
+
+/// Where clients reach this server: its advertised Bolt address.
+fn advertised_address(cx: &Cx) -> String {
+    cx.shared
+        .settings()
         .iter()
         .find(|s| s.name == "server.bolt.advertised_address")
         .and_then(|s| s.value.clone())
-        .unwrap_or_else(|| DEFAULT_BOLT_ADDRESS.to_owned());
-    let writer = cx.shared.accepts_writes();
-    let started = utc(cx.shared.opened);
-    let empty = Value::from(Vec::<Value>::new());
-    vec![vec![
-        ("name", Value::from(DATABASE_NAME)),
-        ("type", Value::from("standard")),
-        ("aliases", empty.clone()),
-        ("access", Value::from("read-write")),
-        ("databaseID", Value::from(database_id())),
+        .unwrap_or_else(|| DEFAULT_BOLT_ADDRESS.to_owned())
+}
+
+fn database_row(
+    d: &DatabaseInfo,
+    aliases: Vec<Value>,
+    address: &str,
+    default: &str,
+    home: &str,
+) -> Named {
+    let time = |t: std::time::SystemTime| {
+        let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        utc(quiver_value::temporal::Instant {
+            seconds: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+            nanos: since.subsec_nanos(),
+        })
+    };
+    let online = d.current_status == "online";
+    let system = d.kind == DatabaseKind::System;
+    vec![
+        ("name", Value::from(d.name.as_str())),
+        ("type", Value::from(if system { "system" } else { "standard" })),
+        ("aliases", Value::from(aliases)),
+        (
+            "access",
+            Value::from(if d.read_only { "read-only" } else { "read-write" }),
+        ),
+        ("databaseID", Value::from(d.id.as_str())),
         ("serverID", Value::Null),
         ("address", Value::from(address)),
-        ("role", Value::from("primary")),
-        ("writer", Value::Bool(writer)),
-        ("requestedStatus", Value::from("online")),
-        ("currentStatus", Value::from("online")),
-        ("statusMessage", Value::from("")),
-        ("default", Value::Bool(true)),
-        ("home", Value::Bool(true)),
-        ("currentPrimariesCount", Value::Int(1)),
+        ("role", if online { Value::from("primary") } else { Value::Null }),
+        ("writer", Value::Bool(online && !d.read_only)),
+        (
+            "requestedStatus",
+            Value::from(if d.requested_online { "online" } else { "offline" }),
+        ),
+        ("currentStatus", Value::from(d.current_status)),
+        ("statusMessage", Value::from(d.status_message.as_str())),
+        ("default", Value::Bool(!system && d.name == default)),
+        ("home", Value::Bool(!system && d.name == home)),
+        ("currentPrimariesCount", Value::Int(i64::from(online))),
         ("currentSecondariesCount", Value::Int(0)),
         ("requestedPrimariesCount", Value::Null),
         ("requestedSecondariesCount", Value::Null),
-        ("creationTime", started.clone()),
-        ("lastStartTime", started),
-        ("lastStopTime", Value::Null),
+        ("creationTime", time(d.created)),
+        ("lastStartTime", d.last_start.map_or(Value::Null, time)),
+        ("lastStopTime", d.last_stop.map_or(Value::Null, time)),
         ("store", Value::from("quiver-1.0")),
         (
             "lastCommittedTxn",
-            Value::Int(i64::try_from(cx.storage.last_committed()).unwrap_or(i64::MAX)),
+            d.last_committed
+                .map_or(Value::Null, |n| Value::Int(i64::try_from(n).unwrap_or(i64::MAX))),
         ),
         ("replicationLag", Value::Int(0)),
-        ("constituents", empty),
-        ("options", Value::map(Default::default())),
-    ]]
+        ("constituents", Value::from(Vec::<Value>::new())),
+        ("options", Value::map(d.options.clone())),
+    ]
+}
+
+/// `SHOW ALIASES [name] FOR DATABASES`: the catalog's aliases (none without one).
+fn aliases(name: Option<&str>, cx: &Cx) -> Vec<Named> {
+    let Some(catalog) = cx.shared.catalog() else {
+        return Vec::new();
+    };
+    let name = name.map(crate::catalog::key);
+    catalog
+        .aliases()
+        .into_iter()
+        .filter(|a| name.as_ref().is_none_or(|n| *n == a.name))
+        .map(|a| {
+            vec![
+                ("name", Value::from(a.name.as_str())),
+                ("composite", Value::Null),
+                ("database", Value::from(a.database.as_str())),
+                ("location", Value::from("local")),
+                ("properties", Value::map(a.properties)),
+            ]
+        })
+        .collect()
 }
 
 /// A declared type as Neo4j 5 writes it in signatures (`STRING`, `LIST<STRING>`).
@@ -780,7 +919,7 @@ pub(super) fn current_user(cx: &Cx) -> Vec<Named> {
             ("home", Value::Null),
         ]];
     };
-    let catalogue = cx.tx.security();
+    let catalogue = cx.security();
     let stored = catalogue.users.get(&*user);
     vec![vec![
         ("user", Value::String(user)),

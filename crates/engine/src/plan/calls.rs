@@ -340,6 +340,13 @@ impl Planner<'_> {
                 }
                 Command::Show(ShowTable::Settings(out))
             }
+            ShowKind::Aliases(name) => Command::Show(ShowTable::Aliases(match name {
+                None => None,
+                Some(ast::AdminName::Literal(name)) => Some(name.name.clone()),
+                Some(ast::AdminName::Parameter(name)) => {
+                    return Err(self.unsupported("a parameter naming the alias to show", name.span));
+                }
+            })),
             ShowKind::CurrentUser => Command::Show(ShowTable::CurrentUser),
             ShowKind::Servers => Command::Show(ShowTable::Servers),
             ShowKind::Users => Command::Show(ShowTable::Users),

@@ -23,8 +23,6 @@ use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
 
-/// The one database's name, which `USE` may name.
-const DEFAULT_DATABASE: &str = "neo4j";
 
 pub(crate) type Result<T, E = quiver_cypher::Error> = std::result::Result<T, E>;
 
@@ -43,6 +41,48 @@ pub(crate) struct Planner<'a> {
     next_id: usize,
     pub writes: bool,
     pub reads: bool,
+    /// The database planned for: what `USE` may name.
+    pub database: &'a crate::state::DatabaseState,
+}
+
+/// The names `USE` may give in a query on this database: its own and its aliases; and the
+/// server's other databases and aliases, which a query on this one cannot switch to.
+#[derive(Debug)]
+struct Graphs {
+    pub own: Vec<String>,
+    /// `None` for a server's only database.
+    pub others: Option<Vec<String>>,
+}
+
+impl Graphs {
+    /// The names of `shared`'s database, from its catalog when it has one.
+    fn of(shared: &crate::state::DatabaseState) -> Graphs {
+        let name = shared.names().name.to_string();
+        let Some(catalog) = shared.catalog() else {
+            return Graphs {
+                own: vec![name],
+                others: None,
+            };
+        };
+        let mut own = vec![name.clone()];
+        let mut others = Vec::new();
+        for d in catalog.databases() {
+            if d.name != name {
+                others.push(d.name);
+            }
+        }
+        for a in catalog.aliases() {
+            if a.database == name {
+                own.push(a.name);
+            } else {
+                others.push(a.name);
+            }
+        }
+        Graphs {
+            own,
+            others: Some(others),
+        }
+    }
 }
 
 /// The columns a query returns, and their slots.
@@ -70,8 +110,10 @@ pub(crate) fn compile(
     source: &str,
     stats: &StorageTx,
     procedures: &Procedures,
+    database: &crate::state::DatabaseState,
 ) -> std::result::Result<Compiled, crate::Error> {
     let mut p = Planner {
+        database,
         source,
         analysis,
         stats,
@@ -123,6 +165,30 @@ pub(crate) fn compile(
             let plan = p.command_plan(Command::Admin {
                 command: command.clone(),
                 passwords,
+                names,
+            });
+            (plan, QueryType::Write)
+        }
+        StatementKind::Database(command) => {
+            let mut values = Vec::new();
+            for e in command.expressions() {
+                values.push(p.expr(e, &Scope::default())?);
+            }
+            let mut parameters = Vec::new();
+            let _ = command.bind(|name| {
+                parameters.push(name.to_owned());
+                None
+            });
+            let names = parameters
+                .into_iter()
+                .map(|name| {
+                    let index = p.param(&name);
+                    (Arc::from(name), index)
+                })
+                .collect();
+            let plan = p.command_plan(Command::Database {
+                command: command.clone(),
+                values,
                 names,
             });
             (plan, QueryType::Write)
@@ -214,6 +280,16 @@ fn required(stmt: &ast::Statement, procedure_writes: bool) -> Required {
         StatementKind::Admin(_) => dbms(
             Ability::RoleManagement,
             "Role management (CREATE and DROP of roles, GRANT and REVOKE of roles)",
+        ),
+        StatementKind::Database(ast::DatabaseCommand::Start { .. }) => {
+            dbms(Ability::StartDatabase, "START DATABASE")
+        }
+        StatementKind::Database(ast::DatabaseCommand::Stop { .. }) => {
+            dbms(Ability::StopDatabase, "STOP DATABASE")
+        }
+        StatementKind::Database(_) => dbms(
+            Ability::DatabaseManagement,
+            "Database management (CREATE, ALTER and DROP of databases and aliases)",
         ),
     }
 }
@@ -566,20 +642,42 @@ impl Planner<'_> {
         ))
     }
 
-    /// `USE`: Quiver serves one database, `neo4j` (names compare case-insensitively, as
-    /// Neo4j's do). Any other name, `system` included (Quiver has no administration
-    /// database to switch to), fails as Neo4j fails for a database it does not have.
+    /// `USE`: the database the query runs on, by its name or an alias (names compare
+    /// case-insensitively, as Neo4j's do). A server routes a query that begins with `USE`
+    /// to the database it names before it begins a transaction; here, another database of
+    /// the server fails (a transaction is on one database), and a name the server does not
+    /// have fails as Neo4j fails for a database it does not have.
     fn check_use(&self, u: &ast::UseGraph, span: Span) -> Result<()> {
         let name = u.qualified();
-        if name.eq_ignore_ascii_case(DEFAULT_DATABASE) {
+        let key = crate::catalog::key(&name);
+        let graphs = Graphs::of(self.database);
+        if graphs.own.contains(&key) {
             return Ok(());
         }
-        Err(self.err(
-            Status::DatabaseNotFound,
-            Detail::GraphNotFound,
-            format!("Database {name} not found: this server has one database, {DEFAULT_DATABASE}"),
-            span,
-        ))
+        let own = &graphs.own[0];
+        match &graphs.others {
+            Some(others) if others.contains(&key) => Err(self.err(
+                Status::SemanticError,
+                Detail::GraphNotFound,
+                format!(
+                    "USE {name} names another database than the one this transaction is on \
+                     ({own}): run the query in a transaction of its own on {name}"
+                ),
+                span,
+            )),
+            Some(_) => Err(self.err(
+                Status::DatabaseNotFound,
+                Detail::GraphNotFound,
+                format!("Database {name} not found"),
+                span,
+            )),
+            None => Err(self.err(
+                Status::DatabaseNotFound,
+                Detail::GraphNotFound,
+                format!("Database {name} not found: this server has one database, {own}"),
+                span,
+            )),
+        }
     }
 
     /// `CALL { ... }`: runs the inner query per row; its RETURN columns join the row.

@@ -278,7 +278,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::ShowTransactions(_) => "ShowTransactions",
         Command::TerminateTransactions(_) => "TerminateTransactions",
         Command::Show(table) => table.operator_name(),
-        Command::Admin { .. } => "AdministrationCommand",
+        Command::Admin { .. } | Command::Database { .. } => "AdministrationCommand",
     }
 }
 

@@ -113,6 +113,17 @@ pub(crate) fn run(
     row: &mut Row,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
+    if cx.shared.borrows_security() {
+        return Err(Error::runtime(
+            Status::NotSystemDatabaseError,
+            None,
+            format!(
+                "This is an administration command and it should be executed against the \
+                 {} database: the server's users, roles and privileges are kept there.",
+                crate::catalog::SYSTEM_DATABASE
+            ),
+        ));
+    }
     let auth = cx.shared.authentication();
     let refuse_configured = |name: &str| -> Result<()> {
         if auth

@@ -164,10 +164,15 @@ pub(crate) fn listed_roles(granted: &BTreeSet<String>, catalogue: &Security) -> 
 impl Subject {
     /// Resolves `user` now: a configured administrator, a stored user (their roles as they
     /// are now), or an error when the user was dropped or suspended since they logged in.
+    ///
+    /// `database` is the database the statement runs on and `default` the server's default
+    /// database: privileges on a named database, `DEFAULT` or `HOME` count where they apply.
     pub fn resolve(
         auth: Option<&Authentication>,
         catalogue: &Arc<Security>,
         user: Option<&str>,
+        database: &str,
+        default: &str,
     ) -> Result<Subject> {
         let (Some(auth), Some(name)) = (auth, user.filter(|u| !u.is_empty())) else {
             return Ok(Subject::Unrestricted);
@@ -192,9 +197,16 @@ impl Subject {
                 "The user '{name}' is suspended: the session has lost its access."
             )));
         }
+        let home = record.home.as_deref().unwrap_or(default);
+        let scope = privilege::Scope {
+            name: database,
+            default: database.eq_ignore_ascii_case(default),
+            home: database.eq_ignore_ascii_case(home),
+        };
         Ok(Subject::User(resolved::stored_user(
             catalogue,
             name,
+            database,
             || {
                 let roles = listed_roles(&record.roles, catalogue);
                 User {
@@ -202,6 +214,7 @@ impl Subject {
                     permissions: Arc::new(Permissions::of_roles(
                         roles.iter().map(String::as_str),
                         catalogue,
+                        scope,
                     )),
                     roles: Arc::from(roles),
                     change_required: record.change_required,
@@ -449,7 +462,7 @@ mod tests {
             configured: [("root".to_owned(), Level::Admin)].into(),
         };
         let catalogue = Arc::new(catalogue());
-        let level = |name| match Subject::resolve(Some(&auth), &catalogue, Some(name)) {
+        let level = |name| match Subject::resolve(Some(&auth), &catalogue, Some(name), "neo4j", "neo4j") {
             Ok(Subject::User(u)) => Ok((*u.permissions).clone()),
             Ok(Subject::Unrestricted) => panic!("restricted"),
             Err(e) => Err(e.status_code()),
@@ -460,7 +473,7 @@ mod tests {
         assert_eq!(level("cat"), Err(Status::Unauthorized));
         assert_eq!(level("dan"), Err(Status::Unauthorized));
         assert!(matches!(
-            Subject::resolve(None, &catalogue, Some("dan")),
+            Subject::resolve(None, &catalogue, Some("dan"), "neo4j", "neo4j"),
             Ok(Subject::Unrestricted)
         ));
     }
@@ -469,7 +482,7 @@ mod tests {
     fn forbidden_names_the_action_and_roles() {
         let auth = Authentication::default();
         let subject =
-            Subject::resolve(Some(&auth), &Arc::new(catalogue()), Some("ann")).expect("ann exists");
+            Subject::resolve(Some(&auth), &Arc::new(catalogue()), Some("ann"), "neo4j", "neo4j").expect("ann exists");
         let error = subject
             .require(privilege::WRITE_GRAPH, "A write")
             .expect_err("a reader does not write");

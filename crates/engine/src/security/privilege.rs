@@ -41,8 +41,26 @@ use super::pattern::NodeRule;
 use super::visibility::{On, ReadRules, Visibility};
 use super::writes::WriteRules;
 
-/// The one database the server has, as privileges name it.
-const DATABASE: &str = "neo4j";
+/// The database privileges are resolved for: a privilege on `GRAPH name`, `DATABASE name`,
+/// `DEFAULT` or `HOME` covers it when it is that database; one on `*` covers every database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope<'a> {
+    /// Its name, in lower case.
+    pub name: &'a str,
+    /// Whether it is the server's default database.
+    pub default: bool,
+    /// Whether it is the user's home database (their own, else the default).
+    pub home: bool,
+}
+
+impl Scope<'static> {
+    /// A server's only database, `neo4j`: the default and every user's home.
+    pub const ONLY: Scope<'static> = Scope {
+        name: crate::catalog::DEFAULT_DATABASE,
+        default: true,
+        home: true,
+    };
+}
 
 /// One thing a statement may need, as a bit of [`Abilities`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,10 +288,15 @@ pub(crate) fn of_role(role: &str, catalogue: &Security) -> Vec<PrivilegeRecord> 
 }
 
 /// Whether a privilege on graph or database `graph` (`*`, a name, `DEFAULT`, `HOME`) covers
-/// this server's one database, which is every user's home and the default. Database names
-/// are case-insensitive, as in Neo4j: `DENY WRITE ON GRAPH NEO4J` denies.
-fn covers_database(graph: &str) -> bool {
-    matches!(graph, "*" | "DEFAULT" | "HOME") || graph.eq_ignore_ascii_case(DATABASE)
+/// the database `scope`. Database names are case-insensitive, as in Neo4j: `DENY WRITE ON
+/// GRAPH NEO4J` denies.
+fn covers_database(graph: &str, scope: Scope<'_>) -> bool {
+    match graph {
+        "*" => true,
+        "DEFAULT" => scope.default,
+        "HOME" => scope.home,
+        name => name.eq_ignore_ascii_case(scope.name),
+    }
 }
 
 /// A privilege row as read, stored or built in, without copying its words.
@@ -338,9 +361,9 @@ fn visit_built_in<'a>(level: Level, public: bool, f: &mut impl FnMut(Row<'a>)) {
 }
 
 /// The abilities one privilege row gives (or takes, when denied).
-fn abilities_of(p: Row<'_>) -> Abilities {
+fn abilities_of(p: Row<'_>, scope: Scope<'_>) -> Abilities {
     use Ability as A;
-    if !covers_database(p.graph) {
+    if !covers_database(p.graph, scope) {
         return Abilities::NONE;
     }
     let nodes = p.segment == "NODE(*)";
@@ -433,9 +456,9 @@ impl Globs {
     }
 }
 
-/// Folds privilege rows into [`Permissions`].
-#[derive(Default)]
-struct Fold {
+/// Folds privilege rows into [`Permissions`] on one database.
+struct Fold<'s> {
+    scope: Scope<'s>,
     granted: Abilities,
     denied: Abilities,
     reads: ReadRules,
@@ -443,17 +466,28 @@ struct Fold {
     permissions: Permissions,
 }
 
-impl Fold {
+impl<'s> Fold<'s> {
+    fn new(scope: Scope<'s>) -> Fold<'s> {
+        Fold {
+            scope,
+            granted: Abilities::NONE,
+            denied: Abilities::NONE,
+            reads: ReadRules::default(),
+            writes: WriteRules::default(),
+            permissions: Permissions::default(),
+        }
+    }
+
     fn add(&mut self, row: Row<'_>) {
-        add_read_rule(&mut self.reads, row);
-        if covers_database(row.graph) {
+        add_read_rule(&mut self.reads, row, self.scope);
+        if covers_database(row.graph, self.scope) {
             self.writes
                 .add(row.denied, row.action, row.resource, row.segment);
         }
         if row.denied {
-            self.denied = self.denied.with(abilities_of(row));
+            self.denied = self.denied.with(abilities_of(row, self.scope));
         } else {
-            self.granted = self.granted.with(abilities_of(row));
+            self.granted = self.granted.with(abilities_of(row, self.scope));
         }
         let p = &mut self.permissions;
         let globs = match row.action {
@@ -490,8 +524,8 @@ impl Fold {
 
 /// Adds what read privilege row `row` grants or denies (`TRAVERSE`, `READ`, `MATCH`, `MERGE`
 /// and `ALL GRAPH PRIVILEGES`, which read) to `rules`.
-fn add_read_rule(rules: &mut ReadRules, row: Row<'_>) {
-    if !covers_database(row.graph) {
+fn add_read_rule(rules: &mut ReadRules, row: Row<'_>, scope: Scope<'_>) {
+    if !covers_database(row.graph, scope) {
         return;
     }
     let name = |arg: &'static str| match segment_argument(row.segment, arg) {
@@ -539,17 +573,18 @@ impl Permissions {
     /// The permissions the privileges `rows` (of all a user's roles) give.
     #[cfg(test)]
     fn from_rows<'a>(rows: impl IntoIterator<Item = &'a PrivilegeRecord>) -> Permissions {
-        let mut fold = Fold::default();
+        let mut fold = Fold::new(Scope::ONLY);
         rows.into_iter().for_each(|row| fold.add(Row::from(row)));
         fold.finish()
     }
 
-    /// The permissions of a user with `roles` (`PUBLIC` is added).
+    /// The permissions on database `scope` of a user with `roles` (`PUBLIC` is added).
     pub fn of_roles<'a>(
         roles: impl IntoIterator<Item = &'a str>,
         catalogue: &Security,
+        scope: Scope<'_>,
     ) -> Permissions {
-        let mut fold = Fold::default();
+        let mut fold = Fold::new(scope);
         let mut add = |row| fold.add(row);
         visit_role("PUBLIC", catalogue, &mut add);
         for role in roles {
@@ -562,7 +597,7 @@ impl Permissions {
 
     /// The permissions of a built-in role at `level`, with `PUBLIC`'s defaults.
     pub fn of_level(level: Level) -> Permissions {
-        let mut fold = Fold::default();
+        let mut fold = Fold::new(Scope::ONLY);
         let mut add = |row| fold.add(row);
         visit_built_in(Level::Public, true, &mut add);
         visit_built_in(level, false, &mut add);

@@ -19,19 +19,21 @@ use super::User;
 /// while transactions begun under it finish.
 const CATALOGUES_MAX: usize = 4;
 
-/// Users resolved per catalogue, oldest catalogue first.
-type Entries = Vec<(Arc<Security>, HashMap<Arc<str>, User>)>;
+/// Users resolved per catalogue, oldest catalogue first, by database and user name (what a
+/// user may do depends on the database).
+type Entries = Vec<(Arc<Security>, HashMap<Arc<str>, HashMap<Arc<str>, User>>)>;
 
 fn cache() -> &'static RwLock<Entries> {
     static CACHE: OnceLock<RwLock<Entries>> = OnceLock::new();
     CACHE.get_or_init(|| RwLock::new(Vec::new()))
 }
 
-/// Stored user `name` as resolved against `catalogue`: from the cache, or `resolve`d and
-/// kept. The caller has checked the user exists and is active in `catalogue`.
+/// Stored user `name` on `database` as resolved against `catalogue`: from the cache, or
+/// `resolve`d and kept. The caller has checked the user exists and is active in `catalogue`.
 pub(super) fn stored_user(
     catalogue: &Arc<Security>,
     name: &str,
+    database: &str,
     resolve: impl FnOnce() -> User,
 ) -> User {
     {
@@ -39,7 +41,7 @@ pub(super) fn stored_user(
         if let Some(user) = entries
             .iter()
             .find(|(c, _)| Arc::ptr_eq(c, catalogue))
-            .and_then(|(_, users)| users.get(name))
+            .and_then(|(_, databases)| databases.get(database)?.get(name))
         {
             return user.clone();
         }
@@ -56,8 +58,13 @@ pub(super) fn stored_user(
             entries.len() - 1
         }
     };
-    // Bounded by the catalogue's users: only stored, active users are resolved here.
-    entries[at].1.insert(Arc::clone(&user.name), user.clone());
+    // Bounded by the catalogue's users times the databases: only stored, active users are
+    // resolved here.
+    entries[at]
+        .1
+        .entry(Arc::from(database))
+        .or_default()
+        .insert(Arc::clone(&user.name), user.clone());
     user
 }
 
@@ -79,13 +86,13 @@ mod tests {
     #[test]
     fn a_new_catalogue_resolves_again_and_the_same_one_does_not() {
         let first = Arc::new(Security::default());
-        let a = stored_user(&first, "zed", || user("zed", true));
+        let a = stored_user(&first, "zed", "neo4j", || user("zed", true));
         assert!(a.change_required);
-        let again = stored_user(&first, "zed", || panic!("resolved twice"));
+        let again = stored_user(&first, "zed", "neo4j", || panic!("resolved twice"));
         assert!(again.change_required);
         // An equal catalogue committed later is another Arc: resolved afresh.
         let second = Arc::new(Security::default());
-        let b = stored_user(&second, "zed", || user("zed", false));
+        let b = stored_user(&second, "zed", "neo4j", || user("zed", false));
         assert!(!b.change_required);
     }
 }

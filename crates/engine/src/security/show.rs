@@ -109,7 +109,7 @@ fn string_list(items: &[String]) -> Value {
 
 /// `SHOW USERS`: the configured administrators, then the stored users.
 pub(crate) fn users(cx: &Cx) -> Vec<Named> {
-    let catalogue = cx.tx.security();
+    let catalogue = cx.security();
     let mut rows: Vec<Named> = configured(cx)
         .into_iter()
         .map(|(name, level)| {
@@ -140,7 +140,7 @@ pub(crate) fn users(cx: &Cx) -> Vec<Named> {
 /// `SHOW [POPULATED] ROLES [WITH USERS]`: with users, a row per (role, member), and a role
 /// nobody has once with a null member (left out when `populated`).
 pub(crate) fn roles(cx: &Cx, with_users: bool, populated: bool) -> Vec<Named> {
-    let catalogue = cx.tx.security();
+    let catalogue = cx.security();
     let mut rows = Vec::new();
     let configured = configured(cx);
     for role in all_roles(&catalogue) {
@@ -182,7 +182,7 @@ pub(crate) fn roles(cx: &Cx, with_users: bool, populated: bool) -> Vec<Named> {
 
 /// `SHOW [ALL | ROLE r | USER u] PRIVILEGES [AS COMMANDS]`.
 pub(crate) fn privileges(cx: &Cx, of: &PrivilegesOf, commands: Commands) -> Result<Vec<Named>> {
-    let catalogue = cx.tx.security();
+    let catalogue = cx.security();
     let mut rows = Vec::new();
     match of {
         PrivilegesOf::All => {

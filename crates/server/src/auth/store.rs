@@ -203,6 +203,15 @@ impl UserStore {
             return;
         }
         *self.stored.write() = Some(Arc::downgrade(db));
+        self.equip(db);
+    }
+
+    /// Turns `db`'s privilege checks on for these users (configured ones, and those stored
+    /// where [`UserStore::attach`] keeps them), and sends its audit events to the audit log.
+    pub fn equip(&self, db: &Database) {
+        if !self.enabled {
+            return;
+        }
         db.set_authentication(Some(Authentication {
             configured: self
                 .users

@@ -43,6 +43,8 @@ pub struct BoltShared {
     pub connections: Arc<crate::connections::Connections>,
     /// The graph queries run against; without one, RUN and BEGIN are refused as unavailable.
     pub graph: Option<Arc<Graph>>,
+    /// The server's databases, when it keeps several: sessions choose among them by name.
+    pub databases: Option<Arc<crate::databases::Databases>>,
     /// Where long query work runs.
     pub pool: Arc<QueryPool>,
     /// Whether a step of work runs inline or on the pool.

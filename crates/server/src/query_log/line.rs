@@ -40,7 +40,7 @@ pub fn render(query: &FinishedQuery) -> Vec<u8> {
         "source",
         JsonValue::from(source(query.protocol, query.client)),
     );
-    put("database", JsonValue::from(query.database));
+    put("database", JsonValue::from(&*query.database));
     let user = query.user.as_deref().unwrap_or("");
     put("username", JsonValue::from(user));
     put("authenticatedUser", JsonValue::from(user));

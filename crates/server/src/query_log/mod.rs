@@ -158,7 +158,7 @@ pub struct FinishedQuery {
     /// The authenticated user; `None` with authentication off.
     pub user: Option<Arc<str>>,
     pub client: Option<SocketAddr>,
-    pub database: &'static str,
+    pub database: Arc<str>,
     /// `SHOW TRANSACTIONS`'s id of the transaction it ran in.
     pub transaction_id: Option<String>,
     /// The transaction's metadata, as the client gave it.

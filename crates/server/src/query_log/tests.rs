@@ -18,7 +18,7 @@ fn query(text: &str, elapsed_ms: u64) -> FinishedQuery {
         parameters: None,
         user: Some(Arc::from("ann")),
         client: Some("127.0.0.1:5000".parse().expect("address")),
-        database: "neo4j",
+        database: Arc::from("neo4j"),
         transaction_id: Some("neo4j-transaction-7".to_owned()),
         metadata: Map::new(),
         failure: None,

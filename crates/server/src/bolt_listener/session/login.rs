@@ -61,20 +61,33 @@ impl BoltSession {
     }
 
     pub(super) fn route(&mut self, routing: &Map, extra: &RouteExtra) -> Outcome {
-        if let Some(db) = extra.db.as_deref().filter(|db| !is_known_database(db)) {
+        let db = extra.db.as_deref().filter(|db| !db.is_empty());
+        let known = match (&self.shared.databases, db) {
+            (Some(databases), Some(db)) => databases.exists(db),
+            (None, Some(db)) => is_known_database(db),
+            (_, None) => true,
+        };
+        if let Some(db) = db.filter(|_| !known) {
             self.fail(
                 Status::DatabaseNotFound,
-                &format!("Database does not exist: {db}"),
+                &format!("Database does not exist. Database name: '{db}'."),
                 None,
             );
             return Outcome::Failure;
         }
+        // The table names the database routed to: the one named (an alias's database), or
+        // the session's home.
+        let name = match (self.shared.databases.clone(), db) {
+            (Some(databases), Some(db)) => databases.resolve_name(db),
+            (Some(databases), None) => self.home_database(&databases),
+            (None, _) => DATABASE.to_owned(),
+        };
         let cluster = self.graph().and_then(|graph| graph.cluster().cloned());
         let table = Table::new(cluster.as_deref(), routing, || self.advertised_address());
         let servers: Vec<(Role, &[String])> = table.roles().collect();
         let encoded = RoutingTable {
             ttl_seconds: table.ttl_seconds,
-            db: DATABASE,
+            db: &name,
             servers: &servers,
         }
         .encode(&mut self.outbox);

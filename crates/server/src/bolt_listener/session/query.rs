@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use super::reply::{encode_summary, engine_failure, millis};
 use super::tx::{Ending, Logged, OpenTx, Stream, TxAbout};
 use super::work::Watched;
-use super::{BoltSession, DATABASE, End, FLUSH_BYTES, is_known_database};
+use super::{BoltSession, End, FLUSH_BYTES, is_known_database};
 use crate::graph::Graph;
 use crate::query_log::{FinishedQuery, Protocol};
 
@@ -131,8 +131,54 @@ impl BoltSession {
         self.shared.graph.clone()
     }
 
-    /// Refuses new work while draining, or when there is no engine.
-    fn refuse_new_work(&mut self) -> Option<Arc<Graph>> {
+    /// The database work named `db` runs on (the user's home database, else the server's
+    /// default, when it names none); on refusal the FAILURE is queued and `None` returned.
+    pub(super) fn graph_named(&mut self, db: Option<&str>) -> Option<Arc<Graph>> {
+        let db = db.filter(|db| !db.is_empty());
+        let Some(databases) = self.shared.databases.clone() else {
+            if let Some(db) = db.filter(|db| !is_known_database(db)) {
+                self.fail(
+                    Status::DatabaseNotFound,
+                    &format!("Database does not exist: {db}"),
+                    None,
+                );
+                return None;
+            }
+            let graph = self.graph();
+            if graph.is_none() {
+                self.fail(
+                    Status::DatabaseUnavailable,
+                    "Quiver is running without a query engine: queries cannot be run.",
+                    None,
+                );
+            }
+            return graph;
+        };
+        let name = match db {
+            Some(db) => db.to_owned(),
+            None => self.home_database(&databases),
+        };
+        match databases.get(&name) {
+            Ok(graph) => Some(graph),
+            Err(unavailable) => {
+                self.fail(unavailable.status, &unavailable.message, None);
+                None
+            }
+        }
+    }
+
+    /// The session user's home database, else the server's default.
+    pub(super) fn home_database(&self, databases: &crate::databases::Databases) -> String {
+        self.principal
+            .as_ref()
+            .filter(|p| !p.name.is_empty())
+            .and_then(|p| databases.root().database().stored_user(&p.name))
+            .and_then(|user| user.home)
+            .unwrap_or_else(|| databases.default_name().to_owned())
+    }
+
+    /// Refuses new work while draining, or when the database `db` names cannot take it.
+    fn refuse_new_work(&mut self, db: Option<&str>) -> Option<Arc<Graph>> {
         if self.shutdown.is_draining() {
             self.fail(
                 Status::DatabaseUnavailable,
@@ -141,15 +187,7 @@ impl BoltSession {
             );
             return None;
         }
-        let graph = self.graph();
-        if graph.is_none() {
-            self.fail(
-                Status::DatabaseUnavailable,
-                "Quiver is running without a query engine: queries cannot be run.",
-                None,
-            );
-        }
-        graph
+        self.graph_named(db)
     }
 
     /// Reads BEGIN's (or an auto-commit RUN's) dictionary into engine options, after waiting
@@ -160,14 +198,6 @@ impl BoltSession {
         extra: TxExtra,
         auto_commit: bool,
     ) -> Option<TxOptions> {
-        if let Some(db) = extra.db.as_deref().filter(|db| !is_known_database(db)) {
-            self.fail(
-                Status::DatabaseNotFound,
-                &format!("Database does not exist: {db}"),
-                None,
-            );
-            return None;
-        }
         if extra.imp_user.is_some() {
             self.fail(Status::Forbidden, "Impersonation is not supported.", None);
             return None;
@@ -238,7 +268,7 @@ impl BoltSession {
     }
 
     /// Begins an engine transaction, counted, with its durability horizon.
-    fn open_tx(&mut self, graph: &Graph, mut opts: TxOptions) -> Option<Box<OpenTx>> {
+    fn open_tx(&mut self, graph: &Arc<Graph>, mut opts: TxOptions) -> Option<Box<OpenTx>> {
         // After a disk fault no write can commit, and the newest commits in memory (the one
         // whose log write failed) will never be durable: a write-mode transaction then reads
         // at the durable point like a read-mode one, and a write in it is refused by name.
@@ -249,7 +279,7 @@ impl BoltSession {
             opts.mode = AccessMode::Read;
         }
         match OpenTx::begin(
-            graph.database(),
+            graph,
             opts,
             &self.shared.metrics,
             self.shared.transaction_timeout,
@@ -267,7 +297,7 @@ impl BoltSession {
     }
 
     pub(super) async fn begin(&mut self, extra: TxExtra) -> (Outcome, Option<End>) {
-        let Some(graph) = self.refuse_new_work() else {
+        let Some(graph) = self.refuse_new_work(extra.db.as_deref()) else {
             return (Outcome::Failure, None);
         };
         let Some(opts) = self.tx_options(&graph, extra, false).await else {
@@ -277,7 +307,8 @@ impl BoltSession {
             return (Outcome::Failure, None);
         };
         self.tx = Some(tx);
-        let encoded = encode_begin_success(&mut self.outbox, Some(DATABASE), self.version);
+        let name = graph.database().name();
+        let encoded = encode_begin_success(&mut self.outbox, Some(&name), self.version);
         (self.encoded(encoded), None)
     }
 
@@ -291,7 +322,10 @@ impl BoltSession {
         let arrived = Instant::now();
         let mut logged = self.logged(&query, &params);
         let tx = if qid.is_none() {
-            let Some(graph) = self.refuse_new_work() else {
+            // A query that begins with `USE name` runs on that database.
+            let named = quiver_engine::catalog::named_by_use(&query);
+            let db = named.as_deref().or(extra.db.as_deref());
+            let Some(graph) = self.refuse_new_work(db) else {
                 return (Outcome::Failure, None);
             };
             let Some(opts) = self.tx_options(&graph, extra, true).await else {
@@ -319,6 +353,7 @@ impl BoltSession {
         let (mut tx, result, watched) = self
             .work(tx, place, move |tx, out| {
                 let started = std::time::Instant::now();
+                let database = tx.graph.database().name();
                 let Some(engine) = tx.engine() else {
                     let error = quiver_engine::Error::Terminated(
                         "the transaction is no longer open".to_owned(),
@@ -333,7 +368,7 @@ impl BoltSession {
                             fields,
                             t_first_ms: millis(started.elapsed()),
                             qid,
-                            db: Some(DATABASE),
+                            db: Some(&database),
                         };
                         match success.encode(out, version) {
                             Ok(()) => Ok((id, has_columns)),
@@ -506,7 +541,8 @@ impl BoltSession {
             );
             return (Outcome::Failure, None);
         };
-        if let Err(failed) = self.acknowledge(commit.ticket).await {
+        let graph = Arc::clone(&tx.graph);
+        if let Err(failed) = self.acknowledge(&graph, commit.ticket).await {
             return failed;
         }
         let bookmark = commit.bookmark.to_string();
@@ -562,7 +598,7 @@ impl BoltSession {
             parameters: logged.parameters.take(),
             user: about.user.clone(),
             client: about.client,
-            database: DATABASE,
+            database: Arc::clone(&about.database),
             transaction_id: Some(about.id.clone()),
             metadata: about.metadata.clone(),
             failure,
@@ -621,9 +657,7 @@ impl BoltSession {
         let Some(horizon) = tx.horizon.take() else {
             return;
         };
-        if let Some(graph) = self.graph()
-            && let Err(error) = graph.database().durable(horizon).await
-        {
+        if let Err(error) = tx.graph.database().durable(horizon).await {
             tracing::warn!(peer = %self.peer, %error, "results read from a commit that is not durable");
         }
     }
@@ -662,7 +696,8 @@ impl BoltSession {
                 if watched.gone() {
                     return (Outcome::Failure, Some(gone_end(watched)));
                 }
-                if let Err(failed) = self.acknowledge(info.ticket).await {
+                let graph = Arc::clone(&tx.graph);
+                if let Err(failed) = self.acknowledge(&graph, info.ticket).await {
                     return failed;
                 }
                 let bookmark = info.bookmark.to_string();
@@ -722,10 +757,10 @@ impl BoltSession {
     /// cannot be made durable, the FAILURE that says so.
     async fn acknowledge(
         &mut self,
+        graph: &Graph,
         ticket: Option<DurabilityTicket>,
     ) -> Result<(), (Outcome, Option<End>)> {
-        if let Some(graph) = self.graph()
-            && let Some(ticket) = ticket
+        if let Some(ticket) = ticket
             && let Err(error) = graph.database().durable(ticket).await
         {
             self.fail(Status::TransactionCommitFailed, &error.to_string(), None);

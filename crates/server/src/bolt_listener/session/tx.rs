@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use quiver_engine::{
-    CancelHandle, CommitInfo, Database, DurabilityTicket, QueryId, Transaction, TxOptions,
+    CancelHandle, CommitInfo, DurabilityTicket, QueryId, Transaction, TxOptions,
 };
 use quiver_placement::TextKey;
 use tokio::time::Instant;
@@ -62,6 +62,8 @@ pub(super) struct TxAbout {
     pub user: Option<Arc<str>>,
     pub client: Option<std::net::SocketAddr>,
     pub metadata: quiver_value::Map,
+    /// The database it runs on.
+    pub database: Arc<str>,
 }
 
 pub(super) struct OpenTx {
@@ -90,6 +92,8 @@ pub(super) struct OpenTx {
     /// reads at the acknowledged point and a write in it fails with that reason.
     pub writes_refused: Option<(Status, String)>,
     pub about: Arc<TxAbout>,
+    /// The database it runs on.
+    pub graph: Arc<crate::graph::Graph>,
     metrics: Arc<Metrics>,
     ended: bool,
 }
@@ -109,7 +113,7 @@ impl OpenTx {
     /// Begins a transaction and counts it. `default_timeout` bounds it when the client set no
     /// timeout of its own.
     pub fn begin(
-        db: &Database,
+        graph: &Arc<crate::graph::Graph>,
         opts: TxOptions,
         metrics: &Arc<Metrics>,
         default_timeout: Option<Duration>,
@@ -118,12 +122,13 @@ impl OpenTx {
         let timeout = opts.timeout.or(default_timeout);
         let auto_commit = opts.auto_commit;
         let (user, client, metadata) = (opts.user.clone(), opts.client, opts.metadata.clone());
-        let tx = db.begin(opts)?;
+        let tx = graph.database().begin(opts)?;
         let about = Arc::new(TxAbout {
             id: tx.id(),
             user,
             client,
             metadata,
+            database: graph.database().name(),
         });
         let horizon = tx.read_horizon();
         metrics.transactions.opened.inc();
@@ -142,6 +147,7 @@ impl OpenTx {
             heavy: false,
             writes_refused: None,
             about,
+            graph: Arc::clone(graph),
             metrics: Arc::clone(metrics),
             ended: false,
         })
