@@ -292,10 +292,7 @@ fn change_of(
             name: validate_name(written(&c.name)?, "database")?,
             if_not_exists: c.if_not_exists,
             replace: c.replace,
-            options: map_of(
-                c.options.as_ref().and_then(|_| values.next()),
-                "OPTIONS",
-            )?,
+            options: map_of(c.options.as_ref().and_then(|_| values.next()), "OPTIONS")?,
         },
         DatabaseCommand::Drop(d) => {
             let name = key(written(&d.name)?);
@@ -410,10 +407,22 @@ mod tests {
 
     #[test]
     fn a_leading_use_names_the_database_a_query_is_routed_to() {
-        assert_eq!(named_by_use("USE movies MATCH (n) RETURN n").as_deref(), Some("movies"));
-        assert_eq!(named_by_use("  use `my-db`\nRETURN 1").as_deref(), Some("my-db"));
-        assert_eq!(named_by_use("// hi\nEXPLAIN USE main.db RETURN 1").as_deref(), Some("main.db"));
-        assert_eq!(named_by_use("/* c */ PROFILE use x RETURN 1").as_deref(), Some("x"));
+        assert_eq!(
+            named_by_use("USE movies MATCH (n) RETURN n").as_deref(),
+            Some("movies")
+        );
+        assert_eq!(
+            named_by_use("  use `my-db`\nRETURN 1").as_deref(),
+            Some("my-db")
+        );
+        assert_eq!(
+            named_by_use("// hi\nEXPLAIN USE main.db RETURN 1").as_deref(),
+            Some("main.db")
+        );
+        assert_eq!(
+            named_by_use("/* c */ PROFILE use x RETURN 1").as_deref(),
+            Some("x")
+        );
         assert_eq!(named_by_use("MATCH (n) USE x RETURN n"), None);
         assert_eq!(named_by_use("useful()"), None);
         assert_eq!(named_by_use("RETURN 1"), None);
@@ -424,8 +433,20 @@ mod tests {
     fn names_follow_neo4j_rules_and_compare_in_lower_case() {
         assert_eq!(validate_name("Movies", "database").unwrap(), "movies");
         assert_eq!(validate_name("main.db", "database").unwrap(), "main.db");
-        assert_eq!(validate_name("2024-sales", "database").unwrap(), "2024-sales");
-        for bad in ["ab", "a_b_c", "-abc", "abc-", "abc.", "system2", "systemdb", &"a".repeat(64)] {
+        assert_eq!(
+            validate_name("2024-sales", "database").unwrap(),
+            "2024-sales"
+        );
+        for bad in [
+            "ab",
+            "a_b_c",
+            "-abc",
+            "abc-",
+            "abc.",
+            "system2",
+            "systemdb",
+            &"a".repeat(64),
+        ] {
             let error = validate_name(bad, "database").unwrap_err();
             assert_eq!(error.status_code(), Status::ArgumentError, "{bad}");
         }

@@ -89,8 +89,9 @@ pub(crate) struct DatabaseState {
     pub opened: quiver_value::temporal::Instant,
     /// Set by [`crate::Database::set_catalog`]: its name and the server's default database's.
     names: RwLock<Names>,
-    /// Set by [`crate::Database::set_catalog`]: the server's databases.
-    catalog: RwLock<Option<Arc<dyn crate::catalog::DatabaseCatalog>>>,
+    /// Set by [`crate::Database::set_catalog`]: the server's databases. Weak: the catalog
+    /// holds its databases.
+    catalog: RwLock<Option<std::sync::Weak<dyn crate::catalog::DatabaseCatalog>>>,
     /// Set by [`crate::Database::share_security_of`]: the database whose users, roles and
     /// privileges this one's transactions run under.
     security_of: RwLock<Option<Arc<DatabaseState>>>,
@@ -355,12 +356,16 @@ impl DatabaseState {
             name: Arc::from(crate::catalog::key(name)),
             default: Arc::from(crate::catalog::key(&catalog.default_database())),
         };
-        *self.catalog.write() = Some(catalog);
+        *self.catalog.write() = Some(Arc::downgrade(&catalog));
     }
 
-    /// The catalog this database is listed in; `None` for a server's only database.
+    /// The catalog this database is listed in; `None` for a server's only database (or once
+    /// the server has let its catalog go).
     pub fn catalog(&self) -> Option<Arc<dyn crate::catalog::DatabaseCatalog>> {
-        self.catalog.read().clone()
+        self.catalog
+            .read()
+            .as_ref()
+            .and_then(std::sync::Weak::upgrade)
     }
 
     /// This database's name and the server's default database's (without a catalog, both

@@ -8,6 +8,7 @@ use quiver_engine::Database;
 use quiver_http::{ApiConfig, Hooks, HttpApi};
 use quiver_placement::QueryPool;
 use quiver_server::config::{AuthSpec, Config, StorageMode};
+use quiver_server::databases::Databases;
 use quiver_server::health::{Health, Readiness};
 use quiver_server::http_listener::ApiHandler;
 use quiver_server::metrics::{EngineFigures, Metrics};
@@ -126,11 +127,29 @@ impl NodeBuilder {
         }
         health.set(Readiness::Recovering);
         let query_log = open_query_log(&config, &metrics)?;
+        // A single server configured to keep its store keeps several databases; a cluster
+        // member, and a store a caller composed, serve one.
+        let many = matches!(store, Store::Configured) && config.cluster.is_none();
         let graph = open(store, &config, &metrics).await?;
-        quiver_server::query_log::procedure::register(
-            graph.database(),
-            query_log.clone().zip(config.query_log.clone()),
-        );
+        let databases = if many {
+            Some(
+                store::open_databases(&config, Arc::clone(&graph))
+                    .await
+                    .map_err(NodeError::Store)?,
+            )
+        } else {
+            None
+        };
+        let log_procedure = query_log.clone().zip(config.query_log.clone());
+        match &databases {
+            Some(databases) => databases.equip(Arc::new(move |graph: &Arc<Graph>| {
+                quiver_server::query_log::procedure::register(
+                    graph.database(),
+                    log_procedure.clone(),
+                );
+            })),
+            None => quiver_server::query_log::procedure::register(graph.database(), log_procedure),
+        }
         if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
             view.set_audit_log(audit);
         }
@@ -185,11 +204,15 @@ impl NodeBuilder {
                 query_pool: Some(pool),
                 query_log,
             },
-        )?
-        .with_graph(Arc::clone(&graph));
+        )?;
+        let server = match &databases {
+            Some(databases) => server.with_databases(Arc::clone(databases)),
+            None => server.with_graph(Arc::clone(&graph)),
+        };
         Ok(Node {
             server,
             graph,
+            databases,
             health,
             http_api,
         })
@@ -248,6 +271,8 @@ async fn open(
 pub struct Node {
     server: Server,
     graph: Arc<Graph>,
+    /// The server's databases, when it keeps several (`graph` is the first).
+    databases: Option<Arc<Databases>>,
     health: Arc<Health>,
     http_api: Option<HttpApi>,
 }
@@ -302,6 +327,11 @@ impl Node {
         self.graph.database()
     }
 
+    /// The server's databases, when it keeps several.
+    pub fn databases(&self) -> Option<&Arc<Databases>> {
+        self.databases.as_ref()
+    }
+
     /// Neo4j's HTTP API, when the node serves it.
     pub fn http_api(&self) -> Option<&HttpApi> {
         self.http_api.as_ref()
@@ -325,6 +355,13 @@ impl Node {
                 // The last queries' lines reach the file before the process may exit.
                 if let Err(error) = tokio::task::spawn_blocking(move || log.sync()).await {
                     tracing::warn!(%error, "the query log's last lines may be lost");
+                }
+            }
+            if let Some(databases) = self.databases {
+                // The other databases close first: the first keeps their users.
+                let closing = tokio::task::spawn_blocking(move || databases.close_others());
+                if let Err(error) = closing.await {
+                    tracing::error!(%error, "closing the databases stopped");
                 }
             }
             let closed = store::close(self.graph).await;

@@ -1,12 +1,13 @@
 //! The node's store from its configuration (in memory, a data directory or a cluster member),
 //! and its close.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use quiver_durability::{Durability, FreeSpace, Mode, Options, Retention};
 use quiver_engine::Database;
 use quiver_server::config::{self, Config, StorageMode};
+use quiver_server::databases::{Databases, Stores};
 use quiver_server::metrics::Metrics;
 use quiver_server::{Graph, Replica};
 
@@ -53,26 +54,12 @@ async fn open_single(
         }
         StorageMode::Directory(dir) => dir.clone(),
     };
-    let mode = match config.durability {
-        config::Durability::Buffered => Mode::Buffered,
-        config::Durability::Group => Mode::Group,
-        config::Durability::Sync => Mode::Sync,
-    };
+    let mode = mode_of(config);
     // The database owns the directory from here: what "acknowledged" and "visible" mean, and
     // the close.
     let opened = tokio::task::spawn_blocking({
         let dir = dir.clone();
-        let options = Options {
-            flush_interval: config.commit_log.flush_interval,
-            snapshot_log_bytes: config.commit_log.snapshot_log_bytes,
-            snapshot_interval: config.commit_log.snapshot_interval,
-            log_retention: Retention {
-                age: config.commit_log.log_retention,
-                bytes: config.commit_log.log_retention_bytes,
-            },
-            log_archive_dir: config.commit_log.log_archive_dir.clone(),
-            ..Options::default()
-        };
+        let options = durability_options(config);
         move || Database::open_with(&dir, mode, options, engine)
     })
     .await
@@ -88,6 +75,135 @@ async fn open_single(
         );
     }
     Ok(Arc::new(Graph::new(db)))
+}
+
+fn mode_of(config: &Config) -> Mode {
+    match config.durability {
+        config::Durability::Buffered => Mode::Buffered,
+        config::Durability::Group => Mode::Group,
+        config::Durability::Sync => Mode::Sync,
+    }
+}
+
+fn durability_options(config: &Config) -> Options {
+    Options {
+        flush_interval: config.commit_log.flush_interval,
+        snapshot_log_bytes: config.commit_log.snapshot_log_bytes,
+        snapshot_interval: config.commit_log.snapshot_interval,
+        log_retention: Retention {
+            age: config.commit_log.log_retention,
+            bytes: config.commit_log.log_retention_bytes,
+        },
+        log_archive_dir: config.commit_log.log_archive_dir.clone(),
+        ..Options::default()
+    }
+}
+
+/// Where a single server keeps the stores of its databases other than the first: each in a
+/// directory of its own under `<data-dir>/databases/`, with the first's durability settings;
+/// or in memory.
+pub(crate) struct DatabaseStores {
+    /// `None` in memory.
+    dir: Option<PathBuf>,
+    mode: Mode,
+    options: Options,
+    engine: quiver_engine::EngineConfig,
+    capture: quiver_engine::Capture,
+}
+
+impl DatabaseStores {
+    pub(crate) fn new(config: &Config) -> DatabaseStores {
+        DatabaseStores {
+            dir: match &config.storage {
+                StorageMode::Directory(dir) => Some(dir.clone()),
+                StorageMode::InMemory => None,
+            },
+            mode: mode_of(config),
+            options: durability_options(config),
+            engine: engine_config(config),
+            capture: config.commit_log.capture,
+        }
+    }
+
+    /// The catalog file of the server's databases; `None` in memory.
+    pub(crate) fn catalog_file(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|dir| dir.join("databases.json"))
+    }
+
+    fn dir_of(&self, name: &str) -> Option<PathBuf> {
+        self.dir
+            .as_ref()
+            .map(|dir| dir.join("databases").join(name))
+    }
+}
+
+impl Stores for DatabaseStores {
+    fn open(&self, name: &str) -> Result<Arc<Database>, String> {
+        let db = match self.dir_of(name) {
+            Some(dir) => {
+                Database::open_with(&dir, self.mode, self.options.clone(), self.engine.clone())
+                    .map_err(|error| format!("cannot open {}: {error}", dir.display()))?
+            }
+            None => Database::open_in_memory(self.engine.clone()),
+        };
+        db.storage().set_capture(self.capture);
+        Ok(db)
+    }
+
+    fn close(&self, db: Arc<Database>) {
+        // A transaction still running holds the database: its log is made durable now and
+        // the directory released when the last holder lets go.
+        let closed = match Arc::try_unwrap(db) {
+            Ok(db) => db.close().map_err(|error| error.to_string()),
+            Err(shared) => shared
+                .durability()
+                .map_or(Ok(()), Durability::sync)
+                .map_err(|error| error.to_string()),
+        };
+        if let Err(error) = closed {
+            tracing::error!(%error, "closing a database failed");
+        }
+    }
+
+    fn remove(&self, name: &str, keep: bool) -> Result<(), String> {
+        let Some(dir) = self.dir_of(name) else {
+            return Ok(());
+        };
+        if !dir.exists() {
+            return Ok(());
+        }
+        if keep {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs();
+            let Some(root) = &self.dir else {
+                return Ok(());
+            };
+            let aside = root.join("dropped").join(format!("{name}-{stamp}"));
+            std::fs::create_dir_all(aside.parent().unwrap_or(root))
+                .and_then(|()| std::fs::rename(&dir, &aside))
+                .map_err(|error| format!("cannot move {} aside: {error}", dir.display()))
+        } else {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|error| format!("cannot remove {}: {error}", dir.display()))
+        }
+    }
+}
+
+/// The server's databases over its first one, `root` (see [`Databases`]), reading the
+/// catalog and opening every database wanted online. Opening stores reads files: it runs off
+/// the runtime's workers.
+pub(crate) async fn open_databases(
+    config: &Config,
+    root: Arc<Graph>,
+) -> Result<Arc<Databases>, String> {
+    let stores = DatabaseStores::new(config);
+    let file = stores.catalog_file();
+    let default = config.default_database.clone();
+    tokio::task::spawn_blocking(move || Databases::open(root, &default, Arc::new(stores), file))
+        .await
+        .map_err(|error| format!("opening the databases stopped: {error}"))?
 }
 
 /// Closes the store once the server has stopped: a cluster member stops Raft (its log is

@@ -257,7 +257,9 @@ impl Databases {
             return;
         };
         let db = graph.database();
-        let name = self.name_of(db).unwrap_or_else(|| DEFAULT_DATABASE.to_owned());
+        let name = self
+            .name_of(db)
+            .unwrap_or_else(|| DEFAULT_DATABASE.to_owned());
         db.set_catalog(&name, this);
         if !Arc::ptr_eq(db, self.root.database()) {
             db.share_security_of(self.root.database());
@@ -272,7 +274,11 @@ impl Databases {
             .read()
             .entries
             .iter()
-            .find(|(_, e)| e.graph.as_ref().is_some_and(|g| Arc::ptr_eq(g.database(), db)))
+            .find(|(_, e)| {
+                e.graph
+                    .as_ref()
+                    .is_some_and(|g| Arc::ptr_eq(g.database(), db))
+            })
             .map(|(name, _)| name.clone())
     }
 
@@ -286,7 +292,10 @@ impl Databases {
             Error::runtime(
                 Status::UnknownError,
                 None,
-                format!("cannot write the database catalog {}: {error}", path.display()),
+                format!(
+                    "cannot write the database catalog {}: {error}",
+                    path.display()
+                ),
             )
         })
     }
@@ -298,12 +307,20 @@ impl Databases {
         }
     }
 
-    fn create(&self, name: String, if_not_exists: bool, replace: bool, options: Map) -> Result<(), Error> {
+    fn create(
+        &self,
+        name: String,
+        if_not_exists: bool,
+        replace: bool,
+        options: Map,
+    ) -> Result<(), Error> {
         if self.state.read().aliases.contains_key(&name) {
             return Err(Error::runtime(
                 Status::ExistingAliasFound,
                 None,
-                format!("Failed to create the specified database '{name}': An alias with that name already exists."),
+                format!(
+                    "Failed to create the specified database '{name}': An alias with that name already exists."
+                ),
             ));
         }
         if self.state.read().entries.contains_key(&name) {
@@ -314,7 +331,9 @@ impl Databases {
                 return Err(Error::runtime(
                     Status::ExistingDatabaseFound,
                     None,
-                    format!("Failed to create the specified database '{name}': Database already exists."),
+                    format!(
+                        "Failed to create the specified database '{name}': Database already exists."
+                    ),
                 ));
             }
             self.drop_database(&name, false, false)?;
@@ -362,7 +381,9 @@ impl Databases {
             Error::runtime(
                 Status::UnknownError,
                 None,
-                format!("The database '{name}' was dropped, but its files were not removed: {error}"),
+                format!(
+                    "The database '{name}' was dropped, but its files were not removed: {error}"
+                ),
             )
         })?;
         self.names_changed();
@@ -457,7 +478,9 @@ impl Databases {
                 return Err(Error::runtime(
                     Status::ExistingDatabaseFound,
                     None,
-                    format!("Failed to create the specified database alias '{name}': Database name already exists."),
+                    format!(
+                        "Failed to create the specified database alias '{name}': Database name already exists."
+                    ),
                 ));
             }
             if state.aliases.contains_key(&name) {
@@ -468,7 +491,9 @@ impl Databases {
                     return Err(Error::runtime(
                         Status::ExistingAliasFound,
                         None,
-                        format!("Failed to create the specified database alias '{name}': Database name already exists."),
+                        format!(
+                            "Failed to create the specified database alias '{name}': Database name already exists."
+                        ),
                     ));
                 }
             }
@@ -476,7 +501,9 @@ impl Databases {
                 return Err(Error::runtime(
                     Status::DatabaseNotFound,
                     None,
-                    format!("Failed to create the specified database alias '{name}': Database '{target}' does not exist."),
+                    format!(
+                        "Failed to create the specified database alias '{name}': Database '{target}' does not exist."
+                    ),
                 ));
             }
             state.aliases.insert(
@@ -507,7 +534,9 @@ impl Databases {
                 return Err(Error::runtime(
                     Status::DatabaseNotFound,
                     None,
-                    format!("Failed to alter the specified database alias '{name}': Database '{target}' does not exist."),
+                    format!(
+                        "Failed to alter the specified database alias '{name}': Database '{target}' does not exist."
+                    ),
                 ));
             }
             let Some(alias) = state.aliases.get_mut(name) else {
@@ -517,7 +546,9 @@ impl Databases {
                     Err(Error::runtime(
                         Status::DatabaseNotFound,
                         None,
-                        format!("Failed to alter the specified database alias '{name}': Database alias does not exist."),
+                        format!(
+                            "Failed to alter the specified database alias '{name}': Database alias does not exist."
+                        ),
                     ))
                 };
             };
@@ -541,7 +572,9 @@ impl Databases {
                 Err(Error::runtime(
                     Status::DatabaseNotFound,
                     None,
-                    format!("Failed to delete the specified database alias '{name}': Database alias does not exist."),
+                    format!(
+                        "Failed to delete the specified database alias '{name}': Database alias does not exist."
+                    ),
                 ))
             };
         }
@@ -567,11 +600,8 @@ impl DatabaseCatalog for Databases {
     fn databases(&self) -> Vec<DatabaseInfo> {
         let state = self.state.read();
         let root_info = self.root.database();
-        let mut out: Vec<DatabaseInfo> = state
-            .entries
-            .iter()
-            .map(|(name, e)| e.info(name))
-            .collect();
+        let mut out: Vec<DatabaseInfo> =
+            state.entries.iter().map(|(name, e)| e.info(name)).collect();
         let created = state
             .entries
             .get(DEFAULT_DATABASE)
@@ -766,7 +796,8 @@ fn read_catalog(path: &std::path::Path) -> Result<State, String> {
         Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
     };
     let invalid = |why: &str| format!("the database catalog {} is invalid: {why}", path.display());
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| invalid(&e.to_string()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| invalid(&e.to_string()))?;
     let mut state = State::default();
     let list = |field: &str| {
         json.get(field)
@@ -780,13 +811,23 @@ fn read_catalog(path: &std::path::Path) -> Result<State, String> {
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| invalid("a database has no name"))?;
         let created = UNIX_EPOCH
-            + Duration::from_millis(d.get("created_ms").and_then(serde_json::Value::as_u64).unwrap_or(0));
+            + Duration::from_millis(
+                d.get("created_ms")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(0),
+            );
         let mut entry = Entry::new(created, json_map(d.get("options")));
         if let Some(id) = d.get("id").and_then(serde_json::Value::as_str) {
             id.clone_into(&mut entry.id);
         }
-        entry.read_only = d.get("read_only").and_then(serde_json::Value::as_bool).unwrap_or(false);
-        entry.requested_online = d.get("online").and_then(serde_json::Value::as_bool).unwrap_or(true);
+        entry.read_only = d
+            .get("read_only")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
+        entry.requested_online = d
+            .get("online")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(true);
         state.entries.insert(key(name), entry);
     }
     for a in list("aliases") {
@@ -848,7 +889,9 @@ fn json_value(json: &serde_json::Value) -> Value {
             .as_i64()
             .map_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0)), Value::Int),
         serde_json::Value::String(s) => Value::from(s.as_str()),
-        serde_json::Value::Array(items) => Value::from(items.iter().map(json_value).collect::<Vec<_>>()),
+        serde_json::Value::Array(items) => {
+            Value::from(items.iter().map(json_value).collect::<Vec<_>>())
+        }
         object @ serde_json::Value::Object(_) => Value::map(json_map(Some(object))),
     }
 }

@@ -498,20 +498,38 @@ fn database_row(
     let system = d.kind == DatabaseKind::System;
     vec![
         ("name", Value::from(d.name.as_str())),
-        ("type", Value::from(if system { "system" } else { "standard" })),
+        (
+            "type",
+            Value::from(if system { "system" } else { "standard" }),
+        ),
         ("aliases", Value::from(aliases)),
         (
             "access",
-            Value::from(if d.read_only { "read-only" } else { "read-write" }),
+            Value::from(if d.read_only {
+                "read-only"
+            } else {
+                "read-write"
+            }),
         ),
         ("databaseID", Value::from(d.id.as_str())),
         ("serverID", Value::Null),
         ("address", Value::from(address)),
-        ("role", if online { Value::from("primary") } else { Value::Null }),
+        (
+            "role",
+            if online {
+                Value::from("primary")
+            } else {
+                Value::Null
+            },
+        ),
         ("writer", Value::Bool(online && !d.read_only)),
         (
             "requestedStatus",
-            Value::from(if d.requested_online { "online" } else { "offline" }),
+            Value::from(if d.requested_online {
+                "online"
+            } else {
+                "offline"
+            }),
         ),
         ("currentStatus", Value::from(d.current_status)),
         ("statusMessage", Value::from(d.status_message.as_str())),
@@ -527,8 +545,9 @@ fn database_row(
         ("store", Value::from("quiver-1.0")),
         (
             "lastCommittedTxn",
-            d.last_committed
-                .map_or(Value::Null, |n| Value::Int(i64::try_from(n).unwrap_or(i64::MAX))),
+            d.last_committed.map_or(Value::Null, |n| {
+                Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
+            }),
         ),
         ("replicationLag", Value::Int(0)),
         ("constituents", Value::from(Vec::<Value>::new())),

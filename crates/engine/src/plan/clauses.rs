@@ -23,7 +23,6 @@ use crate::procedures::Procedures;
 use crate::summary::QueryType;
 use crate::tokens::Tokens;
 
-
 pub(crate) type Result<T, E = quiver_cypher::Error> = std::result::Result<T, E>;
 
 /// State of one compilation.

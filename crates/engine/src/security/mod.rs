@@ -462,11 +462,12 @@ mod tests {
             configured: [("root".to_owned(), Level::Admin)].into(),
         };
         let catalogue = Arc::new(catalogue());
-        let level = |name| match Subject::resolve(Some(&auth), &catalogue, Some(name), "neo4j", "neo4j") {
-            Ok(Subject::User(u)) => Ok((*u.permissions).clone()),
-            Ok(Subject::Unrestricted) => panic!("restricted"),
-            Err(e) => Err(e.status_code()),
-        };
+        let level =
+            |name| match Subject::resolve(Some(&auth), &catalogue, Some(name), "neo4j", "neo4j") {
+                Ok(Subject::User(u)) => Ok((*u.permissions).clone()),
+                Ok(Subject::Unrestricted) => panic!("restricted"),
+                Err(e) => Err(e.status_code()),
+            };
         assert_eq!(level("root"), Ok(Permissions::of_level(Level::Admin)));
         assert_eq!(level("ann"), Ok(Permissions::of_level(Level::Reader)));
         assert_eq!(level("bob"), Ok(Permissions::of_level(Level::Editor)));
@@ -481,8 +482,14 @@ mod tests {
     #[test]
     fn forbidden_names_the_action_and_roles() {
         let auth = Authentication::default();
-        let subject =
-            Subject::resolve(Some(&auth), &Arc::new(catalogue()), Some("ann"), "neo4j", "neo4j").expect("ann exists");
+        let subject = Subject::resolve(
+            Some(&auth),
+            &Arc::new(catalogue()),
+            Some("ann"),
+            "neo4j",
+            "neo4j",
+        )
+        .expect("ann exists");
         let error = subject
             .require(privilege::WRITE_GRAPH, "A write")
             .expect_err("a reader does not write");

@@ -44,6 +44,10 @@ pub struct Layer {
     #[arg(long, value_name = "DIR")]
     pub import_dir: Option<PathBuf>,
 
+    /// The database sessions use when they name none and their user has no home database; created at start when missing [default: neo4j] [env: QUIVER_DEFAULT_DATABASE]
+    #[arg(long, value_name = "NAME")]
+    pub default_database: Option<String>,
+
     /// Keep everything in memory, write nothing to disk [env: QUIVER_IN_MEMORY]
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub in_memory: Option<bool>,
@@ -321,6 +325,7 @@ impl Layer {
             http_listen: env_value(&lookup, "QUIVER_HTTP_LISTEN")?,
             data_dir: lookup("QUIVER_DATA_DIR").map(PathBuf::from),
             import_dir: lookup("QUIVER_IMPORT_DIR").map(PathBuf::from),
+            default_database: lookup("QUIVER_DEFAULT_DATABASE"),
             in_memory: env_value(&lookup, "QUIVER_IN_MEMORY")?,
             durability: env_value(&lookup, "QUIVER_DURABILITY")?,
             snapshot_log_bytes: env_value(&lookup, "QUIVER_SNAPSHOT_LOG_BYTES")?,
@@ -448,6 +453,7 @@ impl Layer {
             http_listen: self.http_listen.or(lower.http_listen),
             data_dir,
             import_dir: self.import_dir.or(lower.import_dir),
+            default_database: self.default_database.or(lower.default_database),
             in_memory,
             durability: self.durability.or(lower.durability),
             snapshot_log_bytes: self.snapshot_log_bytes.or(lower.snapshot_log_bytes),

@@ -212,6 +212,9 @@ pub struct Config {
     /// Where `LOAD CSV` reads `file:///` URLs ([`quiver_engine::EngineConfig::import_dir`]):
     /// `--import-dir`, else `<data-dir>/import`; `None` in memory unless given.
     pub import_dir: Option<PathBuf>,
+    /// The database sessions use when they name none (and their user has no home), lower
+    /// case: `--default-database`, else `neo4j`.
+    pub default_database: String,
 }
 
 impl Default for Config {
@@ -258,6 +261,11 @@ impl Config {
     pub fn from_layer(mut layer: Layer) -> Result<Config, ConfigError> {
         let query_log = query_log(&mut layer)?;
         let storage = storage_mode(layer.in_memory, layer.data_dir.take())?;
+        let default_database = match layer.default_database.take() {
+            None => quiver_engine::catalog::DEFAULT_DATABASE.to_owned(),
+            Some(name) => quiver_engine::catalog::validate_name(&name, "database")
+                .map_err(|error| invalid("default_database", error.to_string()))?,
+        };
         let import_dir = match (layer.import_dir.take(), &storage) {
             (Some(dir), _) if dir.as_os_str().is_empty() => {
                 return Err(invalid("import_dir", "must not be empty".to_owned()));
@@ -345,6 +353,7 @@ impl Config {
             query,
             cluster,
             import_dir,
+            default_database,
         })
     }
 }

@@ -8,9 +8,7 @@ use quiver_status::Status;
 use std::sync::Arc;
 use std::time::Duration;
 
-use quiver_engine::{
-    CancelHandle, CommitInfo, DurabilityTicket, QueryId, Transaction, TxOptions,
-};
+use quiver_engine::{CancelHandle, CommitInfo, DurabilityTicket, QueryId, Transaction, TxOptions};
 use quiver_placement::TextKey;
 use tokio::time::Instant;
 
