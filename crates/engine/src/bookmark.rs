@@ -65,6 +65,62 @@ impl Bookmark {
         digits.parse().map(Bookmark).map_err(|_| invalid())
     }
 
+    /// Reads a bookmark with the database that issued it: a bookmark of the server's first
+    /// database, `neo4j`, is the plain form; another database's ends in `:` and its name
+    /// (`quiver:bookmark:v1:00000000000000000042:movies`), since commit numbers of different
+    /// databases say nothing of each other.
+    pub fn parse_on(text: &str) -> Result<(Bookmark, &str), InvalidBookmark> {
+        let Some(rest) = text.strip_prefix(Self::PREFIX) else {
+            return Err(InvalidBookmark {
+                shown: text
+                    .chars()
+                    .take(InvalidBookmark::SHOWN_CHARS_MAX)
+                    .collect(),
+            });
+        };
+        match rest.split_once(':') {
+            Some((digits, database)) if !database.is_empty() => {
+                let plain = text
+                    .get(..Self::PREFIX.len() + digits.len())
+                    .unwrap_or(text);
+                let bookmark = Bookmark::parse(plain).map_err(|_| InvalidBookmark {
+                    shown: text
+                        .chars()
+                        .take(InvalidBookmark::SHOWN_CHARS_MAX)
+                        .collect(),
+                })?;
+                Ok((bookmark, database))
+            }
+            _ => Ok((Bookmark::parse(text)?, crate::catalog::DEFAULT_DATABASE)),
+        }
+    }
+
+    /// The bookmark as database `database` issues it (see [`Bookmark::parse_on`]).
+    pub fn text_on(self, database: &str) -> String {
+        if database == crate::catalog::DEFAULT_DATABASE {
+            self.to_string()
+        } else {
+            format!("{self}:{database}")
+        }
+    }
+
+    /// The newest of several bookmarks issued by database `database` (the one a transaction
+    /// there waits for), with its text; bookmarks of other databases are not waited for.
+    /// Fails on the first that does not parse.
+    pub fn newest_on<'a>(
+        texts: impl IntoIterator<Item = &'a str>,
+        database: &str,
+    ) -> Result<Option<(Bookmark, &'a str)>, InvalidBookmark> {
+        let mut newest: Option<(Bookmark, &str)> = None;
+        for text in texts {
+            let (bookmark, issuer) = Bookmark::parse_on(text)?;
+            if issuer.eq_ignore_ascii_case(database) && newest.is_none_or(|(n, _)| bookmark > n) {
+                newest = Some((bookmark, text));
+            }
+        }
+        Ok(newest)
+    }
+
     /// The newest of several bookmarks (the one to wait for), with its text; `Ok(None)` for
     /// none. Fails on the first that does not parse.
     pub fn newest<'a>(
@@ -105,6 +161,32 @@ impl FromStr for Bookmark {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bookmark_names_the_database_that_issued_it_and_only_that_one_waits_for_it() {
+        let movies = Bookmark::new(7).text_on("movies");
+        assert_eq!(movies, "quiver:bookmark:v1:00000000000000000007:movies");
+        assert_eq!(
+            Bookmark::parse_on(&movies),
+            Ok((Bookmark::new(7), "movies"))
+        );
+        let first = Bookmark::new(3).text_on("neo4j");
+        assert_eq!(first, Bookmark::new(3).to_string());
+        let texts = [movies.as_str(), first.as_str()];
+        assert_eq!(
+            Bookmark::newest_on(texts, "neo4j").unwrap().map(|(b, _)| b),
+            Some(Bookmark::new(3))
+        );
+        assert_eq!(
+            Bookmark::newest_on(texts, "movies")
+                .unwrap()
+                .map(|(b, _)| b),
+            Some(Bookmark::new(7))
+        );
+        assert_eq!(Bookmark::newest_on(texts, "other").unwrap(), None);
+        assert!(Bookmark::parse_on("quiver:bookmark:v1:x:movies").is_err());
+        assert!(Bookmark::parse_on("nonsense:movies").is_err());
+    }
 
     #[test]
     fn both_forms_parse_and_the_fixed_width_one_is_issued() {

@@ -109,6 +109,9 @@ pub(crate) struct DatabaseStores {
     options: Options,
     engine: quiver_engine::EngineConfig,
     capture: quiver_engine::Capture,
+    /// In memory: the stores of stopped databases, kept until they start again or are
+    /// dropped (there is nowhere else for them to be).
+    stopped: std::sync::Mutex<std::collections::HashMap<String, Arc<Database>>>,
 }
 
 impl DatabaseStores {
@@ -122,6 +125,7 @@ impl DatabaseStores {
             options: durability_options(config),
             engine: engine_config(config),
             capture: config.commit_log.capture,
+            stopped: std::sync::Mutex::default(),
         }
     }
 
@@ -144,13 +148,28 @@ impl Stores for DatabaseStores {
                 Database::open_with(&dir, self.mode, self.options.clone(), self.engine.clone())
                     .map_err(|error| format!("cannot open {}: {error}", dir.display()))?
             }
-            None => Database::open_in_memory(self.engine.clone()),
+            None => match self
+                .stopped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(name)
+            {
+                Some(db) => return Ok(db),
+                None => Database::open_in_memory(self.engine.clone()),
+            },
         };
         db.storage().set_capture(self.capture);
         Ok(db)
     }
 
     fn close(&self, db: Arc<Database>) {
+        if self.dir.is_none() {
+            self.stopped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(db.name().to_string(), db);
+            return;
+        }
         // A transaction still running holds the database: its log is made durable now and
         // the directory released when the last holder lets go.
         let closed = match Arc::try_unwrap(db) {
@@ -167,6 +186,10 @@ impl Stores for DatabaseStores {
 
     fn remove(&self, name: &str, keep: bool) -> Result<(), String> {
         let Some(dir) = self.dir_of(name) else {
+            self.stopped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(name);
             return Ok(());
         };
         if !dir.exists() {

@@ -75,12 +75,12 @@ impl BoltSession {
             );
             return Outcome::Failure;
         }
-        // The table names the database routed to: the one named (an alias's database), or
-        // the session's home.
+        // The table names the database it was asked for (drivers key their tables by that
+        // name, an alias too), or the session's home when it names none.
         let name = match (self.shared.databases.clone(), db) {
-            (Some(databases), Some(db)) => databases.resolve_name(db),
+            (_, Some(db)) => db.to_owned(),
             (Some(databases), None) => self.home_database(&databases),
-            (None, _) => DATABASE.to_owned(),
+            (None, None) => DATABASE.to_owned(),
         };
         let cluster = self.graph().and_then(|graph| graph.cluster().cloned());
         let table = Table::new(cluster.as_deref(), routing, || self.advertised_address());

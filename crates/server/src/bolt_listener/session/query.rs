@@ -210,39 +210,8 @@ impl BoltSession {
             );
             return None;
         }
-        let newest = match Bookmark::newest(extra.bookmarks.iter().map(String::as_str)) {
-            Ok(newest) => newest,
-            Err(invalid) => {
-                self.fail(Status::InvalidBookmark, &invalid.to_string(), None);
-                return None;
-            }
-        };
-        if let Some((bookmark, _)) = newest {
-            let started = Instant::now();
-            let visible = graph.database().visible(&bookmark);
-            let waited = tokio::time::timeout(self.shared.bookmark_timeout, visible).await;
-            match waited.unwrap_or_else(|_| {
-                Err(WaitError::BookmarkTimeout {
-                    bookmark,
-                    waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                })
-            }) {
-                Ok(()) => {}
-                Err(WaitError::BookmarkTimeout { waited_ms, .. }) => {
-                    self.fail(
-                        Status::BookmarkTimeout,
-                        &format!(
-                            "Database not up to the requested bookmark {bookmark} after {waited_ms} ms."
-                        ),
-                        None,
-                    );
-                    return None;
-                }
-                Err(error) => {
-                    self.fail(Status::DatabaseUnavailable, &error.to_string(), None);
-                    return None;
-                }
-            }
+        if !self.reach_bookmarks(graph, &extra.bookmarks).await {
+            return None;
         }
         Some(TxOptions {
             mode: match extra.mode {
@@ -265,6 +234,74 @@ impl BoltSession {
             client: Some(self.peer),
             connection: Some("bolt"),
         })
+    }
+
+    /// An explicit transaction's first query that begins with `USE name` moves it to that
+    /// database (the transaction is bound to the database its first query names, as drivers
+    /// that resolve the home database before BEGIN expect): the unused transaction is rolled
+    /// back and begun again there. On refusal the FAILURE is queued and `None` returned.
+    async fn move_to_used(&mut self, mut tx: Box<OpenTx>, query: &str) -> Option<Box<OpenTx>> {
+        let Some((opts, bookmarks)) = tx.movable.take() else {
+            return Some(tx);
+        };
+        let Some(named) = quiver_engine::catalog::named_by_use(query) else {
+            return Some(tx);
+        };
+        let Some(graph) = self.graph_named(Some(&named)) else {
+            tx.rollback();
+            tx.end(Ending::RolledBack);
+            return None;
+        };
+        if Arc::ptr_eq(&graph, &tx.graph) {
+            return Some(tx);
+        }
+        tx.rollback();
+        tx.end(Ending::RolledBack);
+        if !self.reach_bookmarks(&graph, &bookmarks).await {
+            return None;
+        }
+        self.open_tx(&graph, opts)
+    }
+
+    /// Waits until `graph` shows the newest of `bookmarks` it issued (those of other
+    /// databases say nothing of it). On refusal the FAILURE is queued and `false` returned.
+    async fn reach_bookmarks(&mut self, graph: &Graph, bookmarks: &[String]) -> bool {
+        let database = graph.database().name();
+        let newest = match Bookmark::newest_on(bookmarks.iter().map(String::as_str), &database) {
+            Ok(newest) => newest,
+            Err(invalid) => {
+                self.fail(Status::InvalidBookmark, &invalid.to_string(), None);
+                return false;
+            }
+        };
+        let Some((bookmark, _)) = newest else {
+            return true;
+        };
+        let started = Instant::now();
+        let visible = graph.database().visible(&bookmark);
+        let waited = tokio::time::timeout(self.shared.bookmark_timeout, visible).await;
+        match waited.unwrap_or_else(|_| {
+            Err(WaitError::BookmarkTimeout {
+                bookmark,
+                waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            })
+        }) {
+            Ok(()) => true,
+            Err(WaitError::BookmarkTimeout { waited_ms, .. }) => {
+                self.fail(
+                    Status::BookmarkTimeout,
+                    &format!(
+                        "Database not up to the requested bookmark {bookmark} after {waited_ms} ms."
+                    ),
+                    None,
+                );
+                false
+            }
+            Err(error) => {
+                self.fail(Status::DatabaseUnavailable, &error.to_string(), None);
+                false
+            }
+        }
     }
 
     /// Begins an engine transaction, counted, with its durability horizon.
@@ -300,12 +337,19 @@ impl BoltSession {
         let Some(graph) = self.refuse_new_work(extra.db.as_deref()) else {
             return (Outcome::Failure, None);
         };
+        let bookmarks = extra.bookmarks.clone();
         let Some(opts) = self.tx_options(&graph, extra, false).await else {
             return (Outcome::Failure, None);
         };
-        let Some(tx) = self.open_tx(&graph, opts) else {
+        let movable = self
+            .shared
+            .databases
+            .is_some()
+            .then(|| (opts.clone(), bookmarks));
+        let Some(mut tx) = self.open_tx(&graph, opts) else {
             return (Outcome::Failure, None);
         };
+        tx.movable = movable;
         self.tx = Some(tx);
         let name = graph.database().name();
         let encoded = encode_begin_success(&mut self.outbox, Some(&name), self.version);
@@ -337,9 +381,13 @@ impl BoltSession {
             };
             tx
         } else {
-            match self.continue_tx().await {
+            let tx = match self.continue_tx().await {
                 Ok(tx) => tx,
                 Err(ended) => return ended,
+            };
+            match self.move_to_used(tx, &query).await {
+                Some(tx) => tx,
+                None => return (Outcome::Failure, None),
             }
         };
         if self.notice_resets() {
@@ -545,7 +593,7 @@ impl BoltSession {
         if let Err(failed) = self.acknowledge(&graph, commit.ticket).await {
             return failed;
         }
-        let bookmark = commit.bookmark.to_string();
+        let bookmark = commit.bookmark.text_on(&graph.database().name());
         let encoded = encode_summary(
             &mut self.outbox,
             self.version,
@@ -700,7 +748,7 @@ impl BoltSession {
                 if let Err(failed) = self.acknowledge(&graph, info.ticket).await {
                     return failed;
                 }
-                let bookmark = info.bookmark.to_string();
+                let bookmark = info.bookmark.text_on(&graph.database().name());
                 let encoded = encode_commit_success(&mut self.outbox, Some(&bookmark));
                 (self.encoded(encoded), None)
             }

@@ -92,6 +92,10 @@ pub(super) struct OpenTx {
     pub about: Arc<TxAbout>,
     /// The database it runs on.
     pub graph: Arc<crate::graph::Graph>,
+    /// Nothing run yet (on a server with several databases): a first query that begins with
+    /// `USE name` moves it to that database, begun again with these options, after the
+    /// bookmarks BEGIN gave.
+    pub movable: Option<(quiver_engine::TxOptions, Vec<String>)>,
     metrics: Arc<Metrics>,
     ended: bool,
 }
@@ -146,6 +150,7 @@ impl OpenTx {
             writes_refused: None,
             about,
             graph: Arc::clone(graph),
+            movable: None,
             metrics: Arc::clone(metrics),
             ended: false,
         })

@@ -1,0 +1,221 @@
+"""Many databases on one server through the official driver, as Neo4j 5 manages them:
+`CREATE`, `STOP`, `START`, `ALTER` and `DROP DATABASE`, aliases, `SHOW DATABASES`, the
+database a session names (or `USE`, or the user's home) deciding where a query runs, data
+that never crosses from one database to another, privileges that count only where they are
+granted, and a restart that brings every database back as it was."""
+
+import neo4j
+import pytest
+from neo4j import GraphDatabase
+
+from conftest import PASSWORD, USER, Quiver
+
+
+def run(driver, query, database=None, **params):
+    records, _, _ = driver.execute_query(query, params, database_=database)
+    return [record.data() for record in records]
+
+
+def code_of(driver, query, database=None):
+    # An auto-commit query: the driver retries a transient error of a managed transaction.
+    with driver.session(database=database) as session:
+        with pytest.raises(neo4j.exceptions.Neo4jError) as failed:
+            session.run(query).consume()
+    return failed.value.code
+
+
+def names(driver):
+    return [row["name"] for row in run(driver, "SHOW DATABASES YIELD name")]
+
+
+@pytest.fixture
+def driver(quiver):
+    # neo4j:// so that routing tables are asked for per database, as applications do.
+    with GraphDatabase.driver(quiver.uri("neo4j"), auth=(USER, PASSWORD)) as driver:
+        yield driver
+
+
+def test_a_created_database_is_listed_used_and_dropped(driver):
+    assert names(driver) == ["neo4j", "system"]
+    run(driver, "CREATE DATABASE movies")
+    assert names(driver) == ["movies", "neo4j", "system"]
+    run(driver, "CREATE (:Movie {title: 'Heat'})", database="movies")
+    assert run(driver, "MATCH (m:Movie) RETURN m.title AS t", database="movies") == [{"t": "Heat"}]
+    run(driver, "DROP DATABASE movies")
+    assert names(driver) == ["neo4j", "system"]
+    assert code_of(driver, "RETURN 1", database="movies") == "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def test_data_written_to_one_database_is_never_seen_from_another(driver):
+    run(driver, "CREATE DATABASE alpha")
+    run(driver, "CREATE DATABASE beta")
+    run(driver, "UNWIND range(1, 5) AS i CREATE (:Item {i: i})", database="alpha")
+    run(driver, "CREATE (:Other)", database="beta")
+    count = "MATCH (n) RETURN count(n) AS c"
+    assert run(driver, count, database="alpha") == [{"c": 5}]
+    assert run(driver, count, database="beta") == [{"c": 1}]
+    assert run(driver, count) == [{"c": 0}]
+    # Labels and indexes are each database's own.
+    run(driver, "CREATE INDEX item_i FOR (n:Item) ON (n.i)", database="alpha")
+    assert run(driver, "SHOW INDEXES YIELD name WHERE name = 'item_i'", database="beta") == []
+    assert run(driver, "CALL db.labels() YIELD label RETURN collect(label) AS l", database="beta") == [
+        {"l": ["Other"]}
+    ]
+
+
+def test_use_and_the_drivers_database_choice_agree(driver):
+    run(driver, "CREATE DATABASE shop")
+    run(driver, "CREATE (:Product {sku: 1})", database="shop")
+    chosen = run(driver, "MATCH (p:Product) RETURN p.sku AS sku", database="shop")
+    used = run(driver, "USE shop MATCH (p:Product) RETURN p.sku AS sku")
+    assert chosen == used == [{"sku": 1}]
+    # In an explicit transaction too, when USE is its first query.
+    with driver.session() as session:
+        with session.begin_transaction() as tx:
+            assert tx.run("USE shop MATCH (p:Product) RETURN count(p) AS c").single()["c"] == 1
+    # A later query of that transaction cannot switch to another database.
+    with driver.session(database="shop") as session:
+        tx = session.begin_transaction()
+        tx.run("RETURN 1").consume()
+        with pytest.raises(neo4j.exceptions.ClientError):
+            tx.run("USE neo4j RETURN 1").consume()
+        tx.close()
+
+
+def test_an_alias_names_its_database_everywhere(driver):
+    run(driver, "CREATE DATABASE movies")
+    run(driver, "CREATE ALIAS films FOR DATABASE movies")
+    run(driver, "CREATE (:Movie)", database="films")
+    assert run(driver, "MATCH (n) RETURN count(n) AS c", database="movies") == [{"c": 1}]
+    assert run(driver, "USE films MATCH (n) RETURN count(n) AS c") == [{"c": 1}]
+    assert run(driver, "SHOW ALIASES FOR DATABASES YIELD name, database") == [
+        {"name": "films", "database": "movies"}
+    ]
+    assert run(driver, "SHOW DATABASE films YIELD name, aliases") == [{"name": "movies", "aliases": ["films"]}]
+    assert code_of(driver, "CREATE DATABASE films") == "Neo.ClientError.Database.ExistingAliasFound"
+    run(driver, "DROP ALIAS films FOR DATABASE")
+    assert code_of(driver, "RETURN 1", database="films") == "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def test_a_stopped_database_refuses_work_until_started_and_a_read_only_one_refuses_writes(driver):
+    run(driver, "CREATE DATABASE store")
+    run(driver, "CREATE (:Kept)", database="store")
+    run(driver, "STOP DATABASE store")
+    [status] = run(driver, "SHOW DATABASE store YIELD requestedStatus, currentStatus")
+    assert status == {"requestedStatus": "offline", "currentStatus": "offline"}
+    assert code_of(driver, "MATCH (n) RETURN n", database="store") == "Neo.TransientError.General.DatabaseUnavailable"
+    run(driver, "START DATABASE store")
+    assert run(driver, "MATCH (n:Kept) RETURN count(n) AS c", database="store") == [{"c": 1}]
+    run(driver, "ALTER DATABASE store SET ACCESS READ ONLY")
+    assert run(driver, "SHOW DATABASE store YIELD access") == [{"access": "read-only"}]
+    assert (
+        code_of(driver, "CREATE (:Refused)", database="store")
+        == "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase"
+    )
+    assert run(driver, "MATCH (n) RETURN count(n) AS c", database="store") == [{"c": 1}]
+    run(driver, "ALTER DATABASE store SET ACCESS READ WRITE")
+    run(driver, "CREATE (:Accepted)", database="store")
+
+
+@pytest.mark.parametrize(
+    "query, code",
+    [
+        ("CREATE DATABASE `bad_name`", "Neo.ClientError.Statement.ArgumentError"),
+        ("CREATE DATABASE ab", "Neo.ClientError.Statement.ArgumentError"),
+        ("CREATE DATABASE systemx", "Neo.ClientError.Statement.ArgumentError"),
+        ("CREATE DATABASE neo4j", "Neo.ClientError.Database.ExistingDatabaseFound"),
+        ("DROP DATABASE nowhere", "Neo.ClientError.Database.DatabaseNotFound"),
+        ("START DATABASE nowhere", "Neo.ClientError.Database.DatabaseNotFound"),
+        ("STOP DATABASE nowhere", "Neo.ClientError.Database.DatabaseNotFound"),
+        ("ALTER DATABASE nowhere SET ACCESS READ ONLY", "Neo.ClientError.Database.DatabaseNotFound"),
+        ("DROP DATABASE system", "Neo.ClientError.Statement.NotSystemDatabaseError"),
+        ("STOP DATABASE system", "Neo.ClientError.Statement.NotSystemDatabaseError"),
+        ("DROP DATABASE neo4j", "Neo.ClientError.Statement.NotSystemDatabaseError"),
+        ("CREATE ALIAS nick FOR DATABASE nowhere", "Neo.ClientError.Database.DatabaseNotFound"),
+        ("DROP ALIAS nick FOR DATABASE", "Neo.ClientError.Database.DatabaseNotFound"),
+    ],
+)
+def test_management_errors_carry_neo4js_status_codes(driver, query, code):
+    assert code_of(driver, query) == code
+
+
+def test_if_exists_and_if_not_exists_make_commands_idempotent(driver):
+    run(driver, "CREATE DATABASE twice IF NOT EXISTS")
+    run(driver, "CREATE DATABASE twice IF NOT EXISTS")
+    run(driver, "DROP DATABASE gone IF EXISTS")
+    run(driver, "CREATE (:Old)", database="twice")
+    run(driver, "CREATE OR REPLACE DATABASE twice")
+    assert run(driver, "MATCH (n) RETURN count(n) AS c", database="twice") == [{"c": 0}]
+
+
+def test_a_bookmark_of_one_database_does_not_hold_up_another(driver):
+    # execute_query shares one bookmark manager across databases.
+    run(driver, "CREATE DATABASE busy")
+    for _ in range(3):
+        run(driver, "CREATE (:Write)", database="busy")
+    assert run(driver, "MATCH (n) RETURN count(n) AS c") == [{"c": 0}]
+    assert run(driver, "MATCH (n) RETURN count(n) AS c", database="busy") == [{"c": 3}]
+
+
+def test_privileges_count_on_the_database_they_name_and_home_decides_the_default(driver, quiver):
+    run(driver, "CREATE DATABASE open")
+    run(driver, "CREATE DATABASE closed")
+    run(driver, "CREATE (:Visible)", database="open")
+    run(driver, "CREATE (:Secret)", database="closed")
+    run(driver, "CREATE ROLE opener")
+    run(driver, "GRANT ACCESS ON DATABASE open TO opener")
+    run(driver, "GRANT MATCH {*} ON GRAPH open NODES * TO opener")
+    run(
+        driver,
+        "CREATE USER ann SET PASSWORD 'ann-password' CHANGE NOT REQUIRED SET HOME DATABASE open",
+    )
+    run(driver, "GRANT ROLE opener TO ann")
+    with GraphDatabase.driver(quiver.uri("neo4j"), auth=("ann", "ann-password")) as ann:
+        # No database named: ann's home.
+        assert run(ann, "MATCH (n) RETURN labels(n) AS l") == [{"l": ["Visible"]}]
+        with pytest.raises(neo4j.exceptions.ClientError) as denied:
+            ann.execute_query("MATCH (n) RETURN n", database_="closed")
+        assert denied.value.code == "Neo.ClientError.Security.Forbidden"
+        # User management is the system database's: refused on another database.
+    assert (
+        code_of(driver, "CREATE USER bob SET PASSWORD 'bob-password'", database="open")
+        == "Neo.ClientError.Statement.NotSystemDatabaseError"
+    )
+
+
+def test_a_restart_brings_every_database_back_as_it_was(tmp_path):
+    data = tmp_path / "data"
+    server = Quiver("--durability", "group", data_dir=data)
+    try:
+        with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+            for name in ("one", "two", "three"):
+                run(driver, f"CREATE DATABASE {name}")
+                run(driver, "CREATE (:In {db: $name})", database=name, name=name)
+            run(driver, "STOP DATABASE two")
+            run(driver, "ALTER DATABASE three SET ACCESS READ ONLY")
+            run(driver, "CREATE ALIAS uno FOR DATABASE one")
+            before = run(driver, "SHOW DATABASES YIELD name, databaseID, currentStatus, access")
+    finally:
+        server.stop()
+    server = Quiver("--durability", "group", data_dir=data)
+    try:
+        with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+            after = run(driver, "SHOW DATABASES YIELD name, databaseID, currentStatus, access")
+            assert after == before
+            assert run(driver, "MATCH (n) RETURN n.db AS db", database="uno") == [{"db": "one"}]
+            run(driver, "START DATABASE two")
+            assert run(driver, "MATCH (n) RETURN n.db AS db", database="two") == [{"db": "two"}]
+    finally:
+        server.stop()
+
+
+def test_the_default_database_is_configurable_and_created_at_start(tmp_path):
+    server = Quiver("--default-database", "main", data_dir=tmp_path / "data")
+    try:
+        with GraphDatabase.driver(server.uri("neo4j"), auth=(USER, PASSWORD)) as driver:
+            run(driver, "CREATE (:Here)")
+            assert run(driver, "MATCH (n) RETURN count(n) AS c", database="main") == [{"c": 1}]
+            assert run(driver, "SHOW DEFAULT DATABASE YIELD name") == [{"name": "main"}]
+            assert run(driver, "MATCH (n) RETURN count(n) AS c", database="neo4j") == [{"c": 0}]
+    finally:
+        server.stop()
