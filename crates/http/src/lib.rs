@@ -37,6 +37,6 @@ pub mod typed;
 
 pub use config::ApiConfig;
 pub use error::ApiError;
-pub use service::{Hooks, HttpApi};
+pub use service::{Hooks, HttpApi, Router};
 pub use stream::ResponseBody;
 pub use tracked::{EndedStatement, NoTelemetry, Telemetry};

@@ -34,8 +34,14 @@ use crate::tracked::{NoTelemetry, Telemetry};
 use crate::tx_api::{self, TxJob};
 
 /// State shared by every request and the expiry task.
+/// Finds the API of another database of the server by name: an error (not found, stopped)
+/// is answered as it is.
+pub type Router = Arc<dyn Fn(&str) -> Result<HttpApi, ApiError> + Send + Sync>;
+
 pub struct ApiState {
     pub db: Arc<Database>,
+    /// Set by [`HttpApi::route_others`]: where requests for other databases go.
+    pub others: std::sync::OnceLock<Router>,
     pub config: ApiConfig,
     pub registry: Registry,
     pub telemetry: Arc<dyn Telemetry>,
@@ -121,6 +127,7 @@ impl HttpApi {
         let api = HttpApi {
             shared: Arc::new(ApiState {
                 db,
+                others: std::sync::OnceLock::new(),
                 config,
                 placement,
                 pool,
@@ -183,10 +190,48 @@ impl HttpApi {
         }
     }
 
+    /// Sends requests for databases other than this API's (`/db/{name}/...`) to the API
+    /// `router` finds for them: a server with several databases serves each through an API
+    /// of its own, with its own transactions.
+    pub fn route_others(&self, router: Router) {
+        let _ = self.shared.others.set(router);
+    }
+
+    /// This API's database name.
+    pub fn database_name(&self) -> &str {
+        &self.shared.config.database_name
+    }
+
+    /// This API's database.
+    pub fn database(&self) -> &Arc<Database> {
+        &self.shared.db
+    }
+
     /// Answers one request. Never fails: every error is a Neo4j-shaped response.
     pub async fn handle(&self, request: Request<Bytes>) -> Response<ResponseBody> {
         let (parts, body) = request.into_parts();
-        match route::route(&parts.method, parts.uri.path()) {
+        let routed = route::route(&parts.method, parts.uri.path());
+        let named = match &routed {
+            Ok(Route::Tx {
+                database: Some(database),
+                ..
+            }) => Some(database.as_str()),
+            Ok(Route::Query { database } | Route::QueryTx { database, .. }) => {
+                Some(database.as_str())
+            }
+            _ => None,
+        };
+        if let Some(named) = named.filter(|n| !n.eq_ignore_ascii_case(self.database_name()))
+            && let Some(router) = self.shared.others.get()
+        {
+            let query_api = matches!(routed, Ok(Route::Query { .. } | Route::QueryTx { .. }));
+            return match router(named) {
+                Ok(other) => Box::pin(other.handle(Request::from_parts(parts, body))).await,
+                Err(error) if query_api => query_error(JSON, query_api::status_of(&error), &error),
+                Err(error) => tx_error(query_api::status_of(&error), &error),
+            };
+        }
+        match routed {
             Ok(Route::Discovery) => self.discovery(&parts),
             Ok(Route::Tx { database, endpoint }) => self.tx(&parts, database, endpoint, body).await,
             Ok(Route::Query { database }) => self.query(&parts, &database, None, body).await,

@@ -188,7 +188,14 @@ impl NodeBuilder {
                     pool: Some(Arc::clone(&pool)),
                 };
                 // Starts the idle-transaction expiry task on this runtime.
-                let api = HttpApi::with_hooks(Arc::clone(graph.database()), settings, hooks);
+                let api = HttpApi::with_hooks(
+                    Arc::clone(graph.database()),
+                    settings.clone(),
+                    hooks.clone(),
+                );
+                if let Some(databases) = &databases {
+                    api.route_others(http_router(databases, &graph, settings, hooks));
+                }
                 (Some(api.clone()), Some(ApiHandler::from_service(api)))
             }
             HttpService::Handler(handler) => (None, Some(handler)),
@@ -217,6 +224,57 @@ impl NodeBuilder {
             http_api,
         })
     }
+}
+
+/// Finds the HTTP API of each database other than the first, made when first asked for
+/// (again after the database restarts) with the first one's settings under its own name.
+fn http_router(
+    databases: &Arc<Databases>,
+    root: &Arc<Graph>,
+    settings: ApiConfig,
+    hooks: Hooks,
+) -> quiver_http::Router {
+    let databases = Arc::downgrade(databases);
+    let root = Arc::downgrade(root.database());
+    let apis: std::sync::Mutex<std::collections::HashMap<String, HttpApi>> =
+        std::sync::Mutex::default();
+    Arc::new(move |name: &str| {
+        let not_found = || quiver_http::ApiError::DatabaseNotFound(name.to_owned());
+        let databases = databases.upgrade().ok_or_else(not_found)?;
+        let graph = databases.get(name).map_err(|unavailable| {
+            if unavailable.status == quiver_status::Status::DatabaseNotFound {
+                not_found()
+            } else {
+                quiver_http::ApiError::Engine(quiver_engine::Error::runtime(
+                    unavailable.status,
+                    None,
+                    unavailable.message,
+                ))
+            }
+        })?;
+        let db = graph.database();
+        // The first database answers under its own name only.
+        if root.upgrade().is_some_and(|root| Arc::ptr_eq(&root, db)) {
+            return Err(not_found());
+        }
+        let mut apis = apis
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = db.name().to_string();
+        if let Some(api) = apis.get(&key).filter(|api| Arc::ptr_eq(api.database(), db)) {
+            return Ok(api.clone());
+        }
+        let api = HttpApi::with_hooks(
+            Arc::clone(db),
+            ApiConfig {
+                database_name: key.clone(),
+                ..settings.clone()
+            },
+            hooks.clone(),
+        );
+        apis.insert(key, api.clone());
+        Ok(api)
+    })
 }
 
 /// The query log the configuration names, its writer started.

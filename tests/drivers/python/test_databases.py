@@ -219,3 +219,46 @@ def test_the_default_database_is_configurable_and_created_at_start(tmp_path):
             assert run(driver, "MATCH (n) RETURN count(n) AS c", database="neo4j") == [{"c": 0}]
     finally:
         server.stop()
+
+
+def http_post(server, path, document):
+    import base64
+    import json
+    import urllib.error
+    import urllib.request
+
+    host, port = server.http
+    token = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://{host}:{port}{path}",
+        data=json.dumps(document).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Authorization": f"Basic {token}",
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_the_http_apis_serve_each_database_under_its_name(driver, quiver):
+    run(driver, "CREATE DATABASE web")
+    status, _ = http_post(quiver, "/db/web/query/v2", {"statement": "CREATE (:Page)"})
+    assert status == 202
+    status, body = http_post(
+        quiver,
+        "/db/web/tx/commit",
+        {"statements": [{"statement": "MATCH (p:Page) RETURN count(p) AS c"}]},
+    )
+    assert status == 200 and body["errors"] == []
+    assert body["results"][0]["data"][0]["row"] == [1]
+    status, body = http_post(quiver, "/db/neo4j/query/v2", {"statement": "MATCH (p:Page) RETURN count(p) AS c"})
+    assert body["data"]["values"] == [[0]]
+    status, body = http_post(quiver, "/db/nowhere/query/v2", {"statement": "RETURN 1"})
+    assert status == 404
+    assert body["errors"][0]["code"] == "Neo.ClientError.Database.DatabaseNotFound"
