@@ -525,7 +525,6 @@ fn unsupported_features_fail_by_name() {
             "USE graph.byName('x') MATCH (n) RETURN n",
             "USE graph.byName",
         ),
-        ("CREATE DATABASE other", "CREATE DATABASE"),
         // Composite range indexes are supported; composite text indexes are not.
         (
             "CREATE TEXT INDEX FOR (n:A) ON (n.x, n.y)",
@@ -536,6 +535,28 @@ fn unsupported_features_fail_by_name() {
         assert_eq!(e.detail(), Some("UnsupportedFeature"), "{query}: {e}");
         assert!(e.message().contains(name), "{query}: {e}");
     }
+}
+
+/// Databases are a server's: an embedded database, on its own, refuses to manage them by
+/// the command's name rather than pretending.
+#[test]
+fn an_embedded_database_refuses_database_management_by_name() {
+    let db = db();
+    for (query, name) in [
+        ("CREATE DATABASE other", "CREATE DATABASE"),
+        ("STOP DATABASE neo4j", "STOP DATABASE"),
+        ("CREATE ALIAS nick FOR DATABASE neo4j", "CREATE ALIAS"),
+    ] {
+        let e = db.execute(query, Map::new()).unwrap_err();
+        assert_eq!(
+            e.status_code(),
+            quiver_status::Status::NotSystemDatabaseError,
+            "{query}: {e}"
+        );
+        assert!(e.message().contains(name), "{query}: {e}");
+    }
+    let listed = db.execute("SHOW DATABASES YIELD name", Map::new()).unwrap();
+    assert_eq!(listed.rows, vec![vec![quiver_value::Value::from("neo4j")]]);
 }
 
 /// `SHOW FUNCTIONS`, `SHOW PROCEDURES`, `SHOW DATABASES`, `SHOW USERS`, `SHOW ROLES` and

@@ -131,25 +131,8 @@ impl NodeBuilder {
         // member, and a store a caller composed, serve one.
         let many = matches!(store, Store::Configured) && config.cluster.is_none();
         let graph = open(store, &config, &metrics).await?;
-        let databases = if many {
-            Some(
-                store::open_databases(&config, Arc::clone(&graph))
-                    .await
-                    .map_err(NodeError::Store)?,
-            )
-        } else {
-            None
-        };
         let log_procedure = query_log.clone().zip(config.query_log.clone());
-        match &databases {
-            Some(databases) => databases.equip(Arc::new(move |graph: &Arc<Graph>| {
-                quiver_server::query_log::procedure::register(
-                    graph.database(),
-                    log_procedure.clone(),
-                );
-            })),
-            None => quiver_server::query_log::procedure::register(graph.database(), log_procedure),
-        }
+        let databases = open_databases(many, &config, &graph, log_procedure).await?;
         if let (Some(view), Some(audit)) = (graph.cluster(), audit) {
             view.set_audit_log(audit);
         }
@@ -224,6 +207,27 @@ impl NodeBuilder {
             http_api,
         })
     }
+}
+
+/// The server's databases over `graph`, its first, when it keeps several (`many`), with the
+/// query log's procedure registered on each; else the procedure on `graph` alone.
+async fn open_databases(
+    many: bool,
+    config: &Config,
+    graph: &Arc<Graph>,
+    log_procedure: Option<(Arc<QueryLog>, quiver_server::query_log::QueryLogSettings)>,
+) -> Result<Option<Arc<Databases>>, NodeError> {
+    if !many {
+        quiver_server::query_log::procedure::register(graph.database(), log_procedure);
+        return Ok(None);
+    }
+    let databases = store::open_databases(config, Arc::clone(graph))
+        .await
+        .map_err(NodeError::Store)?;
+    databases.equip(Arc::new(move |graph: &Arc<Graph>| {
+        quiver_server::query_log::procedure::register(graph.database(), log_procedure.clone());
+    }));
+    Ok(Some(databases))
 }
 
 /// Finds the HTTP API of each database other than the first, made when first asked for

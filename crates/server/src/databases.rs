@@ -214,16 +214,6 @@ impl Databases {
             || state.aliases.contains_key(&name)
     }
 
-    /// The database name `name` stands for (an alias's database), lower case.
-    pub fn resolve_name(&self, name: &str) -> String {
-        let name = key(name);
-        let state = self.state.read();
-        state
-            .aliases
-            .get(&name)
-            .map_or(name, |alias| alias.database.clone())
-    }
-
     /// Every open database.
     pub fn graphs(&self) -> Vec<Arc<Graph>> {
         self.state

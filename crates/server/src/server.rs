@@ -232,16 +232,8 @@ impl Server {
 
         let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
         let backup_graph = graph.clone();
-        let connections = Arc::new(crate::connections::Connections::default());
-        if let Some(graph) = &graph {
-            publish_to_graph(graph, &connections, &config, self_bolt_addr, self_http_addr);
-        }
-        if let Some(databases) = &databases {
-            let (connections, config) = (Arc::clone(&connections), config.clone());
-            databases.equip(Arc::new(move |graph: &Arc<Graph>| {
-                publish_to_graph(graph, &connections, &config, self_bolt_addr, self_http_addr);
-            }));
-        }
+        let addresses = (self_bolt_addr, self_http_addr);
+        let connections = publish(graph.as_ref(), databases.as_ref(), &config, addresses);
         let bolt_protocol = Arc::new(BoltProtocol {
             shared: Arc::new(BoltShared {
                 metrics: Arc::clone(&parts.metrics),
@@ -284,32 +276,29 @@ impl Server {
         });
 
         let (bolt_tls, http_tls) = tls_fronts(tls.as_ref(), &config, &parts.metrics);
-        let bolt_context = ListenerContext {
-            name: "bolt",
-            admission: Admission::new(
-                limits.bolt_connections_max,
-                limits.admin_reserved_connections,
-                limits.refusals_in_flight_max,
-            ),
-            metrics: Arc::new(parts.metrics.bolt.clone()),
+        let context = |name, connections_max, reserved, metrics, tls| ListenerContext {
+            name,
+            admission: Admission::new(connections_max, reserved, limits.refusals_in_flight_max),
+            metrics: Arc::new(metrics),
             refusal_timeout: timeouts.refusal,
             refusals_in_flight_max: limits.refusals_in_flight_max,
             shutdown: shutdown.clone(),
-            tls: bolt_tls,
+            tls,
         };
-        let http_context = ListenerContext {
-            name: "http",
-            admission: Admission::new(
-                limits.http_connections_max,
-                0,
-                limits.refusals_in_flight_max,
-            ),
-            metrics: Arc::new(parts.metrics.http.clone()),
-            refusal_timeout: timeouts.refusal,
-            refusals_in_flight_max: limits.refusals_in_flight_max,
-            shutdown: shutdown.clone(),
-            tls: http_tls,
-        };
+        let bolt_context = context(
+            "bolt",
+            limits.bolt_connections_max,
+            limits.admin_reserved_connections,
+            parts.metrics.bolt.clone(),
+            bolt_tls,
+        );
+        let http_context = context(
+            "http",
+            limits.http_connections_max,
+            0,
+            parts.metrics.http.clone(),
+            http_tls,
+        );
         shutdown
             .tracker()
             .spawn(accept_loop(bolt, bolt_protocol, bolt_context));
@@ -324,6 +313,28 @@ impl Server {
         tracing::info!(?report, "drained");
         report
     }
+}
+
+/// Publishes the server's side of the procedures (see [`publish_to_graph`]) to the first
+/// graph and to every database, open now or later. Returns the connection registry the Bolt
+/// sessions enter themselves in.
+fn publish(
+    graph: Option<&Arc<Graph>>,
+    databases: Option<&Arc<crate::databases::Databases>>,
+    config: &Config,
+    (bolt_addr, http_addr): (SocketAddr, SocketAddr),
+) -> Arc<crate::connections::Connections> {
+    let connections = Arc::new(crate::connections::Connections::default());
+    if let Some(graph) = graph {
+        publish_to_graph(graph, &connections, config, bolt_addr, http_addr);
+    }
+    if let Some(databases) = databases {
+        let (connections, config) = (Arc::clone(&connections), config.clone());
+        databases.equip(Arc::new(move |graph: &Arc<Graph>| {
+            publish_to_graph(graph, &connections, &config, bolt_addr, http_addr);
+        }));
+    }
+    connections
 }
 
 /// The server's side of what the graph's procedures report: its open Bolt connections

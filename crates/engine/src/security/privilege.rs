@@ -573,7 +573,16 @@ impl Permissions {
     /// The permissions the privileges `rows` (of all a user's roles) give.
     #[cfg(test)]
     fn from_rows<'a>(rows: impl IntoIterator<Item = &'a PrivilegeRecord>) -> Permissions {
-        let mut fold = Fold::new(Scope::ONLY);
+        Self::from_rows_on(rows, Scope::ONLY)
+    }
+
+    /// The permissions the privileges `rows` give on database `scope`.
+    #[cfg(test)]
+    fn from_rows_on<'a>(
+        rows: impl IntoIterator<Item = &'a PrivilegeRecord>,
+        scope: Scope<'_>,
+    ) -> Permissions {
+        let mut fold = Fold::new(scope);
         rows.into_iter().for_each(|row| fold.add(Row::from(row)));
         fold.finish()
     }
@@ -1046,6 +1055,39 @@ mod tests {
         let public = Permissions::of_level(Level::Public);
         assert!(public.abilities.has(Ability::Access) && !public.abilities.contains(READ_GRAPH));
         assert!(public.may_execute("db.labels"));
+    }
+
+    #[test]
+    fn a_privilege_counts_on_the_database_it_names_and_default_and_home_follow_the_server() {
+        let on = |name, default, home| Scope {
+            name,
+            default,
+            home,
+        };
+        let rows = [
+            record(false, "access", "database", "movies", "database"),
+            record(false, "match", "all_properties", "movies", "NODE(*)"),
+            record(
+                false,
+                "match",
+                "all_properties",
+                "movies",
+                "RELATIONSHIP(*)",
+            ),
+            record(false, "write", "graph", "HOME", "NODE(*)"),
+            record(false, "access", "database", "DEFAULT", "database"),
+        ];
+        let movies = Permissions::from_rows_on(&rows, on("movies", false, false)).abilities;
+        assert!(movies.has(Ability::Access) && movies.contains(READ_GRAPH));
+        assert!(!movies.has(Ability::CreateNodes));
+        let shop = Permissions::from_rows_on(&rows, on("shop", false, true)).abilities;
+        assert!(!shop.has(Ability::Access) && !shop.contains(READ_GRAPH));
+        assert!(shop.has(Ability::CreateNodes));
+        let neo4j = Permissions::from_rows_on(&rows, on("neo4j", true, false)).abilities;
+        assert!(neo4j.has(Ability::Access) && !neo4j.contains(READ_GRAPH));
+        // Names compare case-insensitively, as Neo4j's do.
+        let upper = Permissions::from_rows_on(&rows, on("MOVIES", false, false)).abilities;
+        assert!(upper.has(Ability::Access));
     }
 
     #[test]
