@@ -125,7 +125,7 @@ def test_show_servers_lists_this_server_at_its_bolt_and_http_addresses(quiver):
             [server] = servers.data()
             assert server["address"] == bolt
             assert server["state"] == "Enabled" and server["health"] == "Available"
-            assert server["hosting"] == ["neo4j"]
+            assert server["hosting"] == ["neo4j", "system"]
 
             every = session.run(
                 "SHOW SERVERS YIELD * WHERE address = $bolt RETURN *", bolt=bolt
@@ -181,4 +181,4 @@ def test_neodash_checks_apoc_with_apoc_help(quiver):
                 "SHOW DATABASES YIELD name, currentStatus WHERE currentStatus = 'online' "
                 "RETURN DISTINCT name"
             ).value()
-            assert online == ["neo4j"]
+            assert online == ["neo4j", "system"]

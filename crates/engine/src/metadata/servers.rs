@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use quiver_value::Value;
 
-use super::values::{DATABASE_NAME, Named, strings};
+use super::values::{Named, strings};
 use crate::config::Setting;
 
 /// Whether a server has recently been heard from by the one answering.
@@ -67,12 +67,17 @@ pub(super) const SERVER_DEFAULT_COLUMNS: &[&str] =
 
 /// The servers the embedder published (`directory`), or this database alone, described
 /// from its `settings`.
-pub(super) fn servers(directory: Option<ServerDirectory>, settings: &[Setting]) -> Vec<Named> {
+/// `hosted` are the databases each server hosts (and is asked to): those online here.
+pub(super) fn servers(
+    directory: Option<ServerDirectory>,
+    settings: &[Setting],
+    hosted: &[String],
+) -> Vec<Named> {
     let servers = match directory {
         Some(directory) => directory(),
         None => vec![this_server(settings)],
     };
-    servers.iter().map(server_row).collect()
+    servers.iter().map(|s| server_row(s, hosted)).collect()
 }
 
 /// The database as a server of its own, from its settings.
@@ -114,12 +119,12 @@ pub fn server_id(address: &str) -> String {
     )
 }
 
-fn server_row(server: &ServerInfo) -> Named {
+fn server_row(server: &ServerInfo, hosted: &[String]) -> Named {
     let text = |s: &Option<String>| s.as_deref().map_or(Value::Null, Value::from);
     let (health, hosting) = match server.health {
-        ServerHealth::Available => (Value::from("Available"), strings([DATABASE_NAME])),
+        ServerHealth::Available => (Value::from("Available"), strings(hosted)),
         ServerHealth::Unavailable => (Value::from("Unavailable"), strings(Vec::<&str>::new())),
-        ServerHealth::Unknown => (Value::Null, strings([DATABASE_NAME])),
+        ServerHealth::Unknown => (Value::Null, strings(hosted)),
     };
     let none = || strings(Vec::<&str>::new());
     vec![
@@ -132,7 +137,7 @@ fn server_row(server: &ServerInfo) -> Named {
         ("state", Value::from("Enabled")),
         ("health", health),
         ("hosting", hosting),
-        ("requestedHosting", strings([DATABASE_NAME])),
+        ("requestedHosting", strings(hosted)),
         ("tags", none()),
         ("allowedDatabases", none()),
         ("deniedDatabases", none()),

@@ -323,7 +323,18 @@ impl ShowTable {
             ShowTable::Functions => functions(),
             ShowTable::Settings(names) => settings(names, row, cx)?,
             ShowTable::CurrentUser => current_user(cx),
-            ShowTable::Servers => servers(cx.shared.servers(), &cx.shared.settings()),
+            ShowTable::Servers => {
+                let hosted: Vec<String> = match cx.shared.catalog() {
+                    Some(catalog) => catalog
+                        .databases()
+                        .into_iter()
+                        .filter(|d| d.current_status == "online")
+                        .map(|d| d.name)
+                        .collect(),
+                    None => vec![DATABASE_NAME.to_owned()],
+                };
+                servers(cx.shared.servers(), &cx.shared.settings(), &hosted)
+            }
             ShowTable::Users => crate::security::show::users(cx),
             ShowTable::Roles {
                 with_users,
