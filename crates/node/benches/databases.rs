@@ -102,7 +102,10 @@ async fn run(label: &str, dir: Option<&Path>, n: usize) {
         return;
     };
     let started = Instant::now();
-    let node = NodeBuilder::new(config(Some(dir))).build().await.expect("node");
+    let node = NodeBuilder::new(config(Some(dir)))
+        .build()
+        .await
+        .expect("node");
     let opened = started.elapsed();
     let db = std::sync::Arc::clone(node.database());
     let online = tokio::task::spawn_blocking(move || {
@@ -112,7 +115,7 @@ async fn run(label: &str, dir: Option<&Path>, n: usize) {
         )
         .expect("show")
         .rows[0][0]
-        .clone()
+            .clone()
     })
     .await
     .expect("show");

@@ -262,3 +262,15 @@ def test_the_http_apis_serve_each_database_under_its_name(driver, quiver):
     status, body = http_post(quiver, "/db/nowhere/query/v2", {"statement": "RETURN 1"})
     assert status == 404
     assert body["errors"][0]["code"] == "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def test_a_database_names_itself_in_db_info_and_show_transactions(driver):
+    run(driver, "CREATE DATABASE named")
+    [info] = run(driver, "CALL db.info() YIELD id, name", database="named")
+    assert info["name"] == "named"
+    [listed] = run(driver, "SHOW DATABASE named YIELD databaseID")
+    assert listed["databaseID"] == info["id"]
+    with driver.session(database="named") as session:
+        with session.begin_transaction() as tx:
+            databases = tx.run("SHOW TRANSACTIONS YIELD database RETURN collect(database) AS d").single()["d"]
+            assert set(databases) == {"named"}

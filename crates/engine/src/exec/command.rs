@@ -734,6 +734,7 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
 /// their own).
 fn show_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
     let wanted = transaction_ids(ids, row, cx)?;
+    let database = cx.shared.names().name;
     Ok(cx
         .shared
         .transactions()
@@ -746,7 +747,7 @@ fn show_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec
         })
         .map(|t| {
             let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
-            let named = metadata::transaction_row(t, owner.as_deref());
+            let named = metadata::transaction_row(t, owner.as_deref(), &database);
             metadata::in_order(&named, metadata::TRANSACTION_COLUMNS)
         })
         .collect())

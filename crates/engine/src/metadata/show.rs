@@ -363,7 +363,11 @@ pub(crate) fn in_order(named: &Named, columns: &[&str]) -> Vec<Value> {
 /// A running transaction as `SHOW TRANSACTIONS` lists it, run by `user`. What the engine does
 /// not track (connections, planner, locks, CPU, page cache) is left null; the engine has no
 /// connection of its own, so `connectionId` is empty, as Neo4j's is for embedded use.
-pub(crate) fn transaction_row(t: crate::TransactionInfo, user: Option<&str>) -> Named {
+pub(crate) fn transaction_row(
+    t: crate::TransactionInfo,
+    user: Option<&str>,
+    database: &str,
+) -> Named {
     let elapsed = t.started.elapsed().unwrap_or_default();
     let started = t
         .started
@@ -381,7 +385,7 @@ pub(crate) fn transaction_row(t: crate::TransactionInfo, user: Option<&str>) -> 
     )
     .map_or(Value::Null, |d| Value::Duration(Box::new(d)));
     vec![
-        ("database", Value::from(DATABASE_NAME)),
+        ("database", Value::from(database)),
         ("transactionId", Value::from(t.id.as_str())),
         ("outerTransactionId", Value::from("")),
         ("connectionId", Value::from("")),
