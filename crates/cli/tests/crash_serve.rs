@@ -217,9 +217,11 @@ struct Served {
     partial: i64,
 }
 
-async fn served(conn: &mut Connection) -> Result<Served, String> {
-    let q = "MATCH (x:Writer) RETURN collect([x.w, x.last])";
-    let pairs = scalar(conn, q, Map::new()).await?;
+/// `use` is the `USE name ` the queries begin with when the writers write to a database of
+/// the server other than the first (empty otherwise).
+async fn served(conn: &mut Connection, using: &str) -> Result<Served, String> {
+    let q = format!("{using}MATCH (x:Writer) RETURN collect([x.w, x.last])");
+    let pairs = scalar(conn, &q, Map::new()).await?;
     let mut last = BTreeMap::new();
     for pair in pairs.as_list().unwrap_or_default() {
         match pair.as_list() {
@@ -229,15 +231,22 @@ async fn served(conn: &mut Connection) -> Result<Served, String> {
             _ => return Err(format!("`{q}` returned {pairs:?}")),
         }
     }
+    let counted = |q: &str| format!("{using}{q}");
     Ok(Served {
         last,
-        items: count(conn, "MATCH (i:Item) RETURN count(i)").await?,
-        parts: count(conn, "MATCH (p:Part) RETURN count(p)").await?,
-        has: count(conn, "MATCH (:Item)-[r:HAS]->(:Part) RETURN count(r)").await?,
+        items: count(conn, &counted("MATCH (i:Item) RETURN count(i)")).await?,
+        parts: count(conn, &counted("MATCH (p:Part) RETURN count(p)")).await?,
+        has: count(
+            conn,
+            &counted("MATCH (:Item)-[r:HAS]->(:Part) RETURN count(r)"),
+        )
+        .await?,
         partial: count(
             conn,
-            "MATCH (i:Item) OPTIONAL MATCH (i)-[:HAS]->(p:Part) \
-             WITH i, count(p) AS n WHERE n <> 2 RETURN count(i)",
+            &counted(
+                "MATCH (i:Item) OPTIONAL MATCH (i)-[:HAS]->(p:Part) \
+                 WITH i, count(p) AS n WHERE n <> 2 RETURN count(i)",
+            ),
         )
         .await?,
     })
@@ -270,12 +279,19 @@ type WriterEnd = Result<u64, String>;
 
 /// Commits `s = first, first + 1, …` until the connection breaks, sending each acknowledged
 /// one to `acks` the moment its reply arrives.
-async fn write(mut conn: Connection, w: i64, first: i64, acks: Sender<Ack>) -> WriterEnd {
+async fn write(
+    mut conn: Connection,
+    w: i64,
+    first: i64,
+    acks: Sender<Ack>,
+    using: String,
+) -> WriterEnd {
     let mut acked = 0;
     let mut s = first;
+    let commit = format!("{using}{COMMIT}");
     loop {
         match conn
-            .query_scalar(COMMIT, params(&[("w", w), ("s", s)]))
+            .query_scalar(&commit, params(&[("w", w), ("s", s)]))
             .await
         {
             Ok(Some(Value::Int(last))) if last == s => {
@@ -319,6 +335,9 @@ struct ServeTarget {
     torn_tails: usize,
     /// The longest a restart took, from spawn to writers connected.
     restart_max: Duration,
+    /// The database of the server the writers write to, when not the first: the harness's
+    /// directory is then that database's, two levels below the server's data directory.
+    database: Option<&'static str>,
 }
 
 impl ServeTarget {
@@ -340,19 +359,36 @@ impl ServeTarget {
             expected: None,
             torn_tails: 0,
             restart_max: Duration::ZERO,
+            database: None,
         }
+    }
+
+    /// `USE name ` for the writers' database, or nothing for the first.
+    fn using(&self) -> String {
+        self.database
+            .map_or_else(String::new, |name| format!("USE {name} "))
     }
 
     /// Checks the restarted server, creates missing writers, and connects one client per
     /// writer. Returns each writer's connection and next sequence number.
     async fn prepare(&self, bolt: SocketAddr) -> Result<Vec<(Connection, i64)>, String> {
         let mut setup = connect(bolt).await?;
-        check_served(&served(&mut setup).await?, self.expected.as_ref())?;
+        if let Some(name) = self.database {
+            let create = format!("CREATE DATABASE {name} IF NOT EXISTS");
+            setup
+                .query_scalar(&create, Map::new())
+                .await
+                .map_err(|e| format!("`{create}`: {e}"))?;
+        }
+        let using = self.using();
+        check_served(&served(&mut setup, &using).await?, self.expected.as_ref())?;
         let mut writers = Vec::new();
         for w in 0..self.writers {
             let last = scalar(
                 &mut setup,
-                "MERGE (x:Writer {w: $w}) ON CREATE SET x.last = 0 RETURN x.last",
+                &format!(
+                    "{using}MERGE (x:Writer {{w: $w}}) ON CREATE SET x.last = 0 RETURN x.last"
+                ),
                 params(&[("w", w)]),
             )
             .await?
@@ -374,7 +410,14 @@ impl CrashTarget for ServeTarget {
     ) -> Result<Option<Duration>, String> {
         let began = Instant::now();
         self.dir = Some(dir.to_path_buf());
-        let mut command = serve_command(dir, mode);
+        let served_dir = match self.database {
+            Some(_) => dir
+                .parent()
+                .and_then(Path::parent)
+                .ok_or("a database's directory is two levels below the data directory")?,
+            None => dir,
+        };
+        let mut command = serve_command(served_dir, mode);
         command.args(&self.extra_args);
         let server = spawn_server(command)
             .map_err(|(e, log)| format!("{e}; its last lines:\n{}", log.tail.join("\n")))?;
@@ -383,8 +426,11 @@ impl CrashTarget for ServeTarget {
         let writers = self.runtime.block_on(self.prepare(bolt))?;
         self.restart_max = self.restart_max.max(began.elapsed());
         for (w, (conn, first)) in (0..).zip(writers) {
-            self.tasks
-                .push(self.runtime.spawn(write(conn, w, first, acks.clone())));
+            let using = self.using();
+            self.tasks.push(
+                self.runtime
+                    .spawn(write(conn, w, first, acks.clone(), using)),
+            );
         }
         Ok(recovery)
     }
@@ -471,7 +517,11 @@ fn crash_target(
 ) -> ServeTarget {
     let tmp = data_dir();
     let writers = target.writers;
-    let (dir, interval) = (tmp.path(), FLUSH_INTERVAL_MS);
+    let dir = match target.database {
+        Some(name) => tmp.path().join("databases").join(name),
+        None => tmp.path().to_path_buf(),
+    };
+    let (dir, interval) = (dir.as_path(), FLUSH_INTERVAL_MS);
     let summary = kill_repeatedly(&mut target, dir, mode, kills, run_ms, interval);
     println!(
         "serve {mode}: {writers} writers, {} kills, {} commits acknowledged, {} lost \
@@ -516,6 +566,15 @@ fn a_kill_during_a_snapshot_loses_nothing() {
 }
 
 const SHORT_WRITERS: i64 = 8;
+
+/// A database of the server other than the first keeps the same promise: its writers'
+/// acknowledged commits survive `kill -9` in its own store.
+#[test]
+fn crash_serve_short_group_on_a_created_database() {
+    let mut target = ServeTarget::new(SHORT_WRITERS);
+    target.database = Some("crashed");
+    crash_target(Mode::Group, target, 3, 300..900);
+}
 
 #[test]
 fn crash_serve_short_sync() {
@@ -662,7 +721,7 @@ fn a_torn_tail_is_cut_reported_and_the_commits_before_it_served() {
     let now = rt
         .block_on(async {
             let mut conn = connect(server.bolt).await?;
-            served(&mut conn).await
+            served(&mut conn, "").await
         })
         .expect("read back");
     let log = server.kill().expect("the server was still running");
@@ -837,7 +896,7 @@ fn a_disk_fault_refuses_writes_while_reads_continue() {
     let (after, next) = rt
         .block_on(async {
             let mut conn = connect(server.bolt).await?;
-            let after = served(&mut conn).await?;
+            let after = served(&mut conn, "").await?;
             let s = after.last.get(&0).copied().unwrap_or(0) + 1;
             Ok::<_, String>((after, write_one(&mut conn, s).await?))
         })
@@ -862,7 +921,7 @@ fn a_default_mode_read_after_a_disk_fault_is_served() {
     let outcome = rt.block_on(async {
         let mut conn = connect(server.bolt).await?;
         let (acked, _, _) = write_until_refused(&mut conn).await?;
-        Ok::<_, String>((acked, served(&mut conn).await))
+        Ok::<_, String>((acked, served(&mut conn, "").await))
     });
     server
         .kill()
