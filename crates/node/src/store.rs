@@ -170,17 +170,11 @@ impl Stores for DatabaseStores {
                 .insert(db.name().to_string(), db);
             return;
         }
-        // A transaction still running holds the database: its log is made durable now and
-        // the directory released when the last holder lets go.
-        let closed = match Arc::try_unwrap(db) {
-            Ok(db) => db.close().map_err(|error| error.to_string()),
-            Err(shared) => shared
-                .durability()
-                .map_or(Ok(()), Durability::sync)
-                .map_err(|error| error.to_string()),
-        };
-        if let Err(error) = closed {
-            tracing::error!(%error, "closing a database failed");
+        // Closed now even while a transaction still holds it (its commit then fails): a
+        // database stopped or dropped must not write to its directory again, which a
+        // database of the same name may take next.
+        if let Err(error) = db.close() {
+            tracing::error!(%error, database = %db.name(), "closing a database failed");
         }
     }
 
