@@ -231,7 +231,7 @@ impl Server {
         let timeouts = &config.timeouts;
 
         let cluster_view = graph.as_ref().and_then(|g| g.cluster().cloned());
-        let backup_graph = graph.clone();
+        let (backup_graph, backup_databases) = (graph.clone(), databases.clone());
         let addresses = (self_bolt_addr, self_http_addr);
         let connections = publish(graph.as_ref(), databases.as_ref(), &config, addresses);
         let bolt_protocol = Arc::new(BoltProtocol {
@@ -270,6 +270,7 @@ impl Server {
                 metrics_auth: config.auth.metrics_auth,
                 durability: config.durability,
                 graph: backup_graph,
+                databases: backup_databases,
             }),
             limits: watch_limits(timeouts),
             connections_max: limits.http_connections_max,

@@ -274,3 +274,41 @@ def test_a_database_names_itself_in_db_info_and_show_transactions(driver):
         with session.begin_transaction() as tx:
             databases = tx.run("SHOW TRANSACTIONS YIELD database RETURN collect(database) AS d").single()["d"]
             assert set(databases) == {"named"}
+
+
+def test_a_created_database_is_backed_up_restored_and_captured_on_its_own(tmp_path):
+    import os
+    import subprocess
+
+    binary = os.environ.get("QUIVER_BIN", "target/debug/quiver")
+    server = Quiver("--durability", "group", "--cdc", "full", data_dir=tmp_path / "data")
+    try:
+        with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+            run(driver, "CREATE DATABASE sales")
+            run(driver, "UNWIND range(1, 3) AS i CREATE (:Sale {i: i})", database="sales")
+            run(driver, "CREATE (:NotASale)")
+            # Change capture reads the database's own log.
+            [first] = run(driver, "CALL db.cdc.earliest() YIELD id", database="sales")
+            changes = run(driver, "CALL db.cdc.query($from) YIELD event", database="sales", **{"from": first["id"]})
+            assert [c["event"]["labels"] for c in changes] == [["Sale"]] * 3
+            host, port = server.http
+            env = dict(os.environ, QUIVER_BACKUP_PASSWORD=PASSWORD)
+            subprocess.run(
+                [binary, "backup", "--from", f"{host}:{port}", "--database", "sales",
+                 "--to-path", str(tmp_path / "backups")],
+                check=True, env=env, capture_output=True,
+            )
+    finally:
+        server.stop()
+    subprocess.run(
+        [binary, "restore", "--from-path", str(tmp_path / "backups"), "--data-dir", str(tmp_path / "restored")],
+        check=True, capture_output=True,
+    )
+    restored = Quiver(data_dir=tmp_path / "restored")
+    try:
+        with GraphDatabase.driver(restored.uri(), auth=(USER, PASSWORD)) as driver:
+            assert run(driver, "MATCH (n) RETURN labels(n) AS l, n.i AS i ORDER BY i") == [
+                {"l": ["Sale"], "i": i} for i in (1, 2, 3)
+            ]
+    finally:
+        restored.stop()

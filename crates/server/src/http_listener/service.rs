@@ -45,6 +45,8 @@ pub struct HttpShared {
     pub durability: crate::config::Durability,
     /// The graph served, for `/db/{db}/backup` (none on a server without one).
     pub graph: Option<Arc<crate::graph::Graph>>,
+    /// The server's databases, when it keeps several: `/db/{db}/backup` backs up the one named.
+    pub databases: Option<Arc<crate::databases::Databases>>,
 }
 
 /// Keeps a request counted as in flight (globally and on its connection) until its response body is
@@ -291,15 +293,17 @@ impl HttpShared {
                 tracing::info!(user = %principal.name, %peer, "backup requested");
             }
         }
-        let graph = match &self.graph {
-            Some(graph) if name == super::backup::DATABASE_NAME => graph,
-            _ => {
-                return respond::neo4j_error(
-                    StatusCode::NOT_FOUND,
-                    Status::RequestInvalid,
-                    &format!("No database named `{name}` to back up."),
-                );
-            }
+        let named = match (&self.databases, &self.graph) {
+            (Some(databases), _) => databases.get(name).ok(),
+            (None, Some(graph)) if name == super::backup::DATABASE_NAME => Some(Arc::clone(graph)),
+            (None, _) => None,
+        };
+        let Some(graph) = named else {
+            return respond::neo4j_error(
+                StatusCode::NOT_FOUND,
+                Status::RequestInvalid,
+                &format!("No database named `{name}` online to back up."),
+            );
         };
         if graph.cluster().is_some() {
             return respond::neo4j_error(
