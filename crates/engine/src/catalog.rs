@@ -217,8 +217,20 @@ pub(crate) fn run(
         .into_iter();
     let change = change_of(&command, &mut values)?;
     catalog.change(change)?;
-    Ok(Vec::new())
+    if !command.waits() {
+        return Ok(Vec::new());
+    }
+    // The change is done when the catalog returns: the one server has caught up.
+    Ok(vec![vec![
+        Value::from(crate::metadata::show::advertised_address(cx)),
+        Value::from("CaughtUp"),
+        Value::from("caught up"),
+        Value::Bool(true),
+    ]])
 }
+
+/// The rows of a database command that waits: one per server, how the change went there.
+pub(crate) const WAIT_COLUMNS: &[&str] = &["address", "state", "message", "success"];
 
 /// The command with its name parameters replaced by their String values.
 fn bind_names(

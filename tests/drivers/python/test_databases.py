@@ -312,3 +312,11 @@ def test_a_created_database_is_backed_up_restored_and_captured_on_its_own(tmp_pa
             ]
     finally:
         restored.stop()
+
+
+def test_a_command_that_waits_says_how_the_change_went(driver):
+    [row] = run(driver, "CREATE DATABASE waited WAIT")
+    assert row["state"] == "CaughtUp" and row["success"] is True
+    assert run(driver, "STOP DATABASE waited NOWAIT") == []
+    [row] = run(driver, "START DATABASE waited WAIT 5 SECONDS")
+    assert set(row) == {"address", "state", "message", "success"}

@@ -119,6 +119,21 @@ pub struct AlterAlias {
 }
 
 impl DatabaseCommand {
+    /// Whether the command waits (`WAIT [n SECONDS]`) for what it changes: Neo4j then
+    /// answers with a row per server saying how the change went.
+    pub fn waits(&self) -> bool {
+        let wait = match self {
+            DatabaseCommand::Create(c) => c.wait,
+            DatabaseCommand::Drop(d) => d.wait,
+            DatabaseCommand::Alter(a) => a.wait,
+            DatabaseCommand::Start { wait, .. } | DatabaseCommand::Stop { wait, .. } => *wait,
+            DatabaseCommand::CreateAlias(_)
+            | DatabaseCommand::AlterAlias(_)
+            | DatabaseCommand::DropAlias { .. } => Wait::Unwritten,
+        };
+        matches!(wait, Wait::Wait(_))
+    }
+
     /// The command's keywords, for messages and plans (`CREATE DATABASE`, `DROP ALIAS`, ...).
     pub fn name(&self) -> &'static str {
         match self {

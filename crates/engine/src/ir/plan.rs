@@ -562,8 +562,9 @@ impl Command {
             | Command::Drop { .. }
             | Command::CreateFulltextIndex { .. }
             | Command::CreatePropertyConstraint { .. }
-            | Command::Admin { .. }
-            | Command::Database { .. } => &[],
+            | Command::Admin { .. } => &[],
+            Command::Database { command, .. } if command.waits() => crate::catalog::WAIT_COLUMNS,
+            Command::Database { .. } => &[],
             Command::ShowIndexes {
                 constraints: true, ..
             } => &[

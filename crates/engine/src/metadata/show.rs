@@ -486,7 +486,7 @@ fn home_database(cx: &Cx) -> Option<String> {
 }
 
 /// Where clients reach this server: its advertised Bolt address.
-fn advertised_address(cx: &Cx) -> String {
+pub(crate) fn advertised_address(cx: &Cx) -> String {
     cx.shared
         .settings()
         .iter()
