@@ -173,6 +173,8 @@ def test_privileges_count_on_the_database_they_name_and_home_decides_the_default
     with GraphDatabase.driver(quiver.uri("neo4j"), auth=("ann", "ann-password")) as ann:
         # No database named: ann's home.
         assert run(ann, "MATCH (n) RETURN labels(n) AS l") == [{"l": ["Visible"]}]
+        # Only the databases ann may use are listed (PUBLIC's access is to the default).
+        assert names(ann) == ["neo4j", "open", "system"]
         with pytest.raises(neo4j.exceptions.ClientError) as denied:
             ann.execute_query("MATCH (n) RETURN n", database_="closed")
         assert denied.value.code == "Neo.ClientError.Security.Forbidden"

@@ -429,9 +429,11 @@ fn databases(which: &Databases, cx: &Cx) -> Vec<Named> {
         Databases::Home => Some(home.clone()),
     };
     let address = advertised_address(cx);
+    let may_access = |d: &DatabaseInfo| may_access(cx, &d.name, &names.default);
     listed
         .into_iter()
         .filter(|d| target.as_ref().is_none_or(|t| *t == d.name))
+        .filter(|d| may_access(d))
         .map(|d| {
             let of = aliases
                 .iter()
@@ -450,6 +452,33 @@ fn databases(which: &Databases, cx: &Cx) -> Vec<Named> {
             named
         })
         .collect()
+}
+
+/// Whether the user running the query has access to database `name` (`system` to everyone,
+/// as administration goes there): `SHOW DATABASES` lists only those, as Neo4j does, so a
+/// database's name is not shown to who may not use it.
+fn may_access(cx: &Cx, name: &str, default: &str) -> bool {
+    if name == crate::catalog::SYSTEM_DATABASE {
+        return true;
+    }
+    let crate::security::Subject::User(user) = &*cx.subject else {
+        return true;
+    };
+    let auth = cx.shared.authentication();
+    match crate::security::Subject::resolve(
+        auth.as_deref(),
+        &cx.security(),
+        Some(&user.name),
+        name,
+        default,
+    ) {
+        Ok(crate::security::Subject::User(there)) => there
+            .permissions
+            .abilities
+            .has(crate::security::privilege::Ability::Access),
+        Ok(crate::security::Subject::Unrestricted) => true,
+        Err(_) => false,
+    }
 }
 
 /// A server's only database as a catalog would list it.
