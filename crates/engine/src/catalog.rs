@@ -132,6 +132,10 @@ pub trait DatabaseCatalog: Send + Sync + 'static {
     /// The database a session that names none uses (unless its user has a home database).
     fn default_database(&self) -> String;
 
+    /// The databases open now (`SHOW TRANSACTIONS` lists theirs, `TERMINATE TRANSACTIONS`
+    /// finds them there).
+    fn open_databases(&self) -> Vec<Arc<crate::Database>>;
+
     /// Carries out `change`, returning once it is done (a created database is online, a
     /// stopped one closed), or fails with the status a client should see.
     fn change(&self, change: CatalogChange) -> Result<()>;

@@ -164,6 +164,10 @@ impl Database {
         &self.shared
     }
 
+    pub(crate) fn state(&self) -> &Arc<DatabaseState> {
+        &self.shared
+    }
+
     /// The data directory's handle (its mode, statistics, snapshots), for a database
     /// [`Database::open`] opened.
     pub fn durability(&self) -> Option<&Durability> {

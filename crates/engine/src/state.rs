@@ -211,11 +211,19 @@ impl DatabaseState {
         }
     }
 
-    /// Who runs the transaction named `name` (`neo4j-transaction-N`), if it runs.
+    /// This database's number of the transaction named `name` (`<database>-transaction-N`);
+    /// `None` for another database's, or no transaction's.
+    fn tx_number(&self, name: &str) -> Option<u64> {
+        let (database, n) = name.rsplit_once("-transaction-")?;
+        if !database.eq_ignore_ascii_case(&self.names().name) {
+            return None;
+        }
+        n.parse().ok()
+    }
+
+    /// Who runs the transaction named `name` (`<database>-transaction-N`), if it runs here.
     pub fn tx_owner(&self, name: &str) -> Option<TxOwner> {
-        let id = name
-            .strip_prefix("neo4j-transaction-")
-            .and_then(|n| n.parse::<u64>().ok())?;
+        let id = self.tx_number(name)?;
         self.registry
             .lock()
             .get(&id)
@@ -279,7 +287,7 @@ impl DatabaseState {
             .lock()
             .iter()
             .map(|(id, e)| TransactionInfo {
-                id: tx_name(*id),
+                id: self.tx_name(*id),
                 started: e.started,
                 query: e.query.clone(),
                 metadata: e.metadata.clone(),
@@ -291,10 +299,7 @@ impl DatabaseState {
 
     /// Marks a transaction terminated; its running query fails at its next check.
     pub fn terminate(&self, name: &str) -> bool {
-        let Some(id) = name
-            .strip_prefix("neo4j-transaction-")
-            .and_then(|n| n.parse::<u64>().ok())
-        else {
+        let Some(id) = self.tx_number(name) else {
             return false;
         };
         match self.registry.lock().get(&id) {
@@ -307,12 +312,13 @@ impl DatabaseState {
     }
 }
 
-/// The name `SHOW TRANSACTIONS` shows for a transaction id.
-pub(crate) fn tx_name(id: u64) -> String {
-    format!("neo4j-transaction-{id}")
-}
-
 impl DatabaseState {
+    /// The name `SHOW TRANSACTIONS` shows for this database's transaction `id`, as Neo4j
+    /// names them: `<database>-transaction-N`.
+    pub fn tx_name(&self, id: u64) -> String {
+        format!("{}-transaction-{id}", self.names().name)
+    }
+
     /// The state of a database over `store`, committing to `log`, with `procedures`
     /// registered.
     pub fn new(

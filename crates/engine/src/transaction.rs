@@ -20,7 +20,7 @@ use crate::exec::{self, BoxCursor, Cx};
 use crate::materialize::materialize;
 use crate::memory::TxWrites;
 use crate::plan::{self, Compiled};
-use crate::state::{DatabaseState, tx_name};
+use crate::state::DatabaseState;
 use crate::summary::{CommitInfo, OperatorProfile, PullState, QuerySummary};
 
 /// Identifies an open query within its transaction.
@@ -86,7 +86,7 @@ pub struct Transaction {
 impl std::fmt::Debug for Transaction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Transaction")
-            .field("id", &tx_name(self.id))
+            .field("id", &self.shared.tx_name(self.id))
             .field("open_queries", &self.queries.len())
             .field("failed", &self.failed.is_some())
             .finish_non_exhaustive()
@@ -124,9 +124,9 @@ impl Transaction {
         }
     }
 
-    /// The id `SHOW TRANSACTIONS` lists (`neo4j-transaction-N`).
+    /// The id `SHOW TRANSACTIONS` lists (`<database>-transaction-N`).
     pub fn id(&self) -> String {
-        tx_name(self.id)
+        self.shared.tx_name(self.id)
     }
 
     pub fn cancel_handle(&self) -> CancelHandle {

@@ -635,6 +635,13 @@ impl DatabaseCatalog for Databases {
         self.default.clone()
     }
 
+    fn open_databases(&self) -> Vec<Arc<Database>> {
+        self.graphs()
+            .iter()
+            .map(|graph| Arc::clone(graph.database()))
+            .collect()
+    }
+
     fn change(&self, change: CatalogChange) -> Result<(), Error> {
         let _changing = self.changing.lock();
         match change {

@@ -273,9 +273,21 @@ def test_a_database_names_itself_in_db_info_and_show_transactions(driver):
     [listed] = run(driver, "SHOW DATABASE named YIELD databaseID")
     assert listed["databaseID"] == info["id"]
     with driver.session(database="named") as session:
-        with session.begin_transaction() as tx:
-            databases = tx.run("SHOW TRANSACTIONS YIELD database RETURN collect(database) AS d").single()["d"]
-            assert set(databases) == {"named"}
+        tx = session.begin_transaction()
+        tx.run("MATCH (n) RETURN count(n)").consume()
+        # Listed from any database, with its database's name in its id, and ended from there.
+        listed = run(
+            driver,
+            "SHOW TRANSACTIONS YIELD transactionId, database WHERE database = 'named' "
+            "RETURN transactionId",
+        )
+        ids = [row["transactionId"] for row in listed]
+        assert ids and all(i.startswith("named-transaction-") for i in ids)
+        ended = run(driver, "TERMINATE TRANSACTIONS $ids YIELD message", ids=ids)
+        assert {row["message"] for row in ended} == {"Transaction terminated."}
+        with pytest.raises(neo4j.exceptions.Neo4jError):
+            tx.run("RETURN 1").consume()
+        tx.close()
 
 
 def test_a_created_database_is_backed_up_restored_and_captured_on_its_own(tmp_path):

@@ -256,14 +256,18 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
 /// that is not there, or is another user's without the admin role, is "not found".
 fn terminate_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
     let mut out = Vec::new();
+    let databases = server_databases(cx);
     for id in transaction_ids(ids, row, cx)? {
         // Another user's transaction is not there for a user without the admin
-        // role: it is neither ended nor shown to exist.
-        let owner = cx.shared.tx_owner(&id);
-        let allowed = owner
+        // role: it is neither ended nor shown to exist. The id names its database.
+        let found = databases
+            .iter()
+            .find_map(|db| db.tx_owner(&id).map(|owner| (db, owner)));
+        let allowed = found
             .as_ref()
-            .is_some_and(|o| cx.subject.may_manage_transaction_of(o.0.as_deref()));
-        let message = if allowed && cx.shared.terminate(&id) {
+            .is_some_and(|(_, o)| cx.subject.may_manage_transaction_of(o.0.as_deref()));
+        let (running, owner) = found.unzip();
+        let message = if allowed && running.is_some_and(|db| db.terminate(&id)) {
             let who = match &*cx.subject {
                 crate::security::Subject::User(user) => user.name.to_string(),
                 crate::security::Subject::Unrestricted => String::new(),
@@ -734,23 +738,40 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
 /// their own).
 fn show_transactions(ids: &[Expr], row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>> {
     let wanted = transaction_ids(ids, row, cx)?;
-    let database = cx.shared.names().name;
-    Ok(cx
-        .shared
-        .transactions()
-        .into_iter()
-        .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
-        // Without the admin role a user sees their own transactions only.
-        .filter(|t| {
-            let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
-            cx.subject.may_manage_transaction_of(owner.as_deref())
-        })
-        .map(|t| {
-            let owner = cx.shared.tx_owner(&t.id).and_then(|o| o.0);
+    let mut out = Vec::new();
+    // Every database's transactions, as Neo4j lists them, each with its database's name.
+    for db in server_databases(cx) {
+        let database = db.names().name;
+        for t in db.transactions() {
+            if !wanted.is_empty() && !wanted.contains(&t.id) {
+                continue;
+            }
+            // Without the admin role a user sees their own transactions only.
+            let owner = db.tx_owner(&t.id).and_then(|o| o.0);
+            if !cx.subject.may_manage_transaction_of(owner.as_deref()) {
+                continue;
+            }
             let named = metadata::transaction_row(t, owner.as_deref(), &database);
-            metadata::in_order(&named, metadata::TRANSACTION_COLUMNS)
-        })
-        .collect())
+            out.push(metadata::in_order(&named, metadata::TRANSACTION_COLUMNS));
+        }
+    }
+    Ok(out)
+}
+
+/// The databases of the server open now (this one's state among them), or this one alone.
+fn server_databases(cx: &Cx) -> Vec<Arc<crate::state::DatabaseState>> {
+    let mut databases: Vec<Arc<crate::state::DatabaseState>> = cx
+        .shared
+        .catalog()
+        .map(|catalog| catalog.open_databases())
+        .unwrap_or_default()
+        .iter()
+        .map(|db| Arc::clone(db.state()))
+        .collect();
+    if !databases.iter().any(|db| Arc::ptr_eq(db, &cx.shared)) {
+        databases.insert(0, Arc::clone(&cx.shared));
+    }
+    databases
 }
 
 /// `CREATE VECTOR INDEX`: its options read and checked, the label or type and the key made

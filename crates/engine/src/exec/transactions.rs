@@ -37,7 +37,7 @@ use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::row_bytes;
 use crate::ir::{BatchFailure, PlanNode, Row, TransactionBatches};
-use crate::state::{DatabaseState, tx_name};
+use crate::state::DatabaseState;
 use crate::summary::Counters;
 
 /// Rows in a batch when `OF n ROWS` is not given (Neo4j's default).
@@ -59,7 +59,8 @@ const CONCURRENCY_MAX: usize = 64;
 struct BatchStatus {
     started: bool,
     committed: bool,
-    transaction: Option<u64>,
+    /// The batch's transaction's name (`<database>-transaction-N`).
+    transaction: Option<String>,
     error: Option<String>,
 }
 
@@ -71,7 +72,8 @@ impl BatchStatus {
             (
                 "transactionId",
                 self.transaction
-                    .map_or(Value::Null, |id| Value::string(tx_name(id))),
+                    .as_deref()
+                    .map_or(Value::Null, Value::string),
             ),
             (
                 "errorMessage",
@@ -292,7 +294,7 @@ impl Transactions {
                     let status = BatchStatus {
                         started: true,
                         committed: true,
-                        transaction: Some(id),
+                        transaction: Some(cx.shared.tx_name(id)),
                         error: None,
                     };
                     self.set_status(&status);
@@ -322,7 +324,7 @@ impl Transactions {
     /// What batch transaction `id`'s failure makes of the query: the error itself when it is
     /// fatal or `ON ERROR FAIL`, otherwise the status its rows report (and, for
     /// `ON ERROR BREAK`, no batch after it).
-    fn failure(&mut self, id: u64, error: Error) -> Result<BatchStatus> {
+    fn failure(&mut self, transaction: String, error: Error) -> Result<BatchStatus> {
         if fatal(&error) || self.batch.on_error == BatchFailure::Fail {
             return Err(error);
         }
@@ -332,14 +334,14 @@ impl Transactions {
         Ok(BatchStatus {
             started: true,
             committed: false,
-            transaction: Some(id),
+            transaction: Some(transaction),
             error: Some(error.message()),
         })
     }
 
     /// A batch that failed for good: the query fails, or its rows pass on as `ON ERROR` says.
     fn failed(&mut self, cx: &mut Cx, inputs: &[Row], id: u64, error: Error) -> Result<()> {
-        let status = self.failure(id, error)?;
+        let status = self.failure(cx.shared.tx_name(id), error)?;
         self.pass_failed(cx, inputs, &status)
     }
 
@@ -388,7 +390,7 @@ impl Transactions {
                         let value = BatchStatus {
                             started: true,
                             committed: true,
-                            transaction: Some(outcome.id),
+                            transaction: Some(cx.shared.tx_name(outcome.id)),
                             error: None,
                         }
                         .value();
@@ -402,13 +404,13 @@ impl Transactions {
                     let status = BatchStatus {
                         started: true,
                         committed: false,
-                        transaction: Some(outcome.id),
+                        transaction: Some(cx.shared.tx_name(outcome.id)),
                         error: Some(error.message()),
                     };
                     self.pass_group_failed(cx, chunk, &status)?;
                 }
                 Some(error) => {
-                    let status = self.failure(outcome.id, error)?;
+                    let status = self.failure(cx.shared.tx_name(outcome.id), error)?;
                     self.pass_group_failed(cx, chunk, &status)?;
                 }
             }
