@@ -214,6 +214,27 @@ impl Databases {
             || state.aliases.contains_key(&name)
     }
 
+    /// Each database's figures for the metrics labelled by database.
+    pub fn figures(&self) -> Vec<crate::metrics::DatabaseFigures> {
+        self.state
+            .read()
+            .entries
+            .iter()
+            .map(|(name, e)| crate::metrics::DatabaseFigures {
+                name: name.clone(),
+                online: e.graph.is_some(),
+                last_committed: e
+                    .graph
+                    .as_ref()
+                    .map_or(0, |g| g.database().storage().last_committed()),
+                transactions_open: e
+                    .graph
+                    .as_ref()
+                    .map_or(0, |g| g.database().transactions().len() as u64),
+            })
+            .collect()
+    }
+
     /// Every open database.
     pub fn graphs(&self) -> Vec<Arc<Graph>> {
         self.state

@@ -163,6 +163,11 @@ impl Server {
     /// Serves the databases of `databases`, the first of them as [`Server::with_graph`] does.
     pub fn with_databases(mut self, databases: Arc<crate::databases::Databases>) -> Server {
         self = self.with_graph(Arc::clone(databases.root()));
+        let weak = Arc::downgrade(&databases);
+        self.parts.metrics.follow_databases(Box::new(move || {
+            weak.upgrade()
+                .map_or_else(Vec::new, |databases| databases.figures())
+        }));
         let users = Arc::clone(&self.parts.users);
         databases.equip(Arc::new(move |graph: &Arc<Graph>| {
             users.equip(graph.database());

@@ -334,3 +334,21 @@ def test_a_command_that_waits_says_how_the_change_went(driver):
     assert run(driver, "STOP DATABASE waited NOWAIT") == []
     [row] = run(driver, "START DATABASE waited WAIT 5 SECONDS")
     assert set(row) == {"address", "state", "message", "success"}
+
+
+def test_the_metrics_are_labelled_by_database(driver, quiver):
+    import urllib.request
+
+    run(driver, "CREATE DATABASE measured")
+    run(driver, "CREATE (:M)", database="measured")
+    run(driver, "CREATE DATABASE resting")
+    run(driver, "STOP DATABASE resting")
+    host, port = quiver.http
+    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30) as response:
+        text = response.read().decode()
+    assert 'quiver_database_online{database="measured"} 1' in text
+    assert 'quiver_database_online{database="resting"} 0' in text
+    assert 'quiver_database_last_committed{database="measured"} 1' in text
+    run(driver, "DROP DATABASE resting")
+    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30) as response:
+        assert 'database="resting"' not in response.read().decode()

@@ -262,10 +262,76 @@ impl StoreMetrics {
 /// Where [`EngineFigures`] come from (the database, once it is open).
 pub type EngineSource = Box<dyn Fn() -> EngineFigures + Send + Sync>;
 
+/// One database's figures, for the metrics labelled by database.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DatabaseFigures {
+    pub name: String,
+    pub online: bool,
+    /// Its last commit's number (0 while it is not online).
+    pub last_committed: u64,
+    /// Its transactions open now.
+    pub transactions_open: u64,
+}
+
+/// Where [`DatabaseFigures`] come from (a server that keeps several databases).
+pub type DatabaseSource = Box<dyn Fn() -> Vec<DatabaseFigures> + Send + Sync>;
+
+type DatabaseGauges = Family<[(&'static str, String); 1], IntGauge>;
+
+/// The gauges labelled by database, set from [`DatabaseFigures`] when the metrics are
+/// encoded (a dropped database's series go with it).
+#[derive(Clone, Debug, Default)]
+pub struct DatabaseMetrics {
+    pub online: DatabaseGauges,
+    pub last_committed: DatabaseGauges,
+    pub transactions_open: DatabaseGauges,
+}
+
+impl DatabaseMetrics {
+    fn registered(registry: &mut Registry) -> DatabaseMetrics {
+        let metrics = DatabaseMetrics::default();
+        registry.register(
+            "quiver_database_online",
+            "1 while the database serves, 0 while it is stopped or failed to start",
+            metrics.online.clone(),
+        );
+        registry.register(
+            "quiver_database_last_committed",
+            "The number of the database's last commit",
+            metrics.last_committed.clone(),
+        );
+        registry.register(
+            "quiver_database_transactions_open",
+            "The database's transactions open now",
+            metrics.transactions_open.clone(),
+        );
+        metrics
+    }
+
+    fn set(&self, figures: &[DatabaseFigures]) {
+        for family in [&self.online, &self.last_committed, &self.transactions_open] {
+            family.clear();
+        }
+        let gauge = |family: &DatabaseGauges, name: &str, value: u64| {
+            family
+                .get_or_create(&[("database", name.to_owned())])
+                .set(i64::try_from(value).unwrap_or(i64::MAX));
+        };
+        for f in figures {
+            gauge(&self.online, &f.name, u64::from(f.online));
+            gauge(&self.last_committed, &f.name, f.last_committed);
+            gauge(&self.transactions_open, &f.name, f.transactions_open);
+        }
+    }
+}
+
 /// The registry and handles to everything in it.
 pub struct Metrics {
     registry: Registry,
     engine: std::sync::OnceLock<EngineSource>,
+    databases_source: std::sync::OnceLock<DatabaseSource>,
+    /// The gauges labelled by database (none on a server that keeps one).
+    pub databases: DatabaseMetrics,
     /// The engine's figures as last added to the counters.
     engine_seen: parking_lot::Mutex<EngineFigures>,
     pub bolt: ConnectionMetrics,
@@ -523,10 +589,13 @@ impl Metrics {
 
         let cluster = ClusterMetrics::registered(&mut registry);
         let store = StoreMetrics::registered(&mut registry);
+        let databases = DatabaseMetrics::registered(&mut registry);
 
         Metrics {
             registry,
             engine: std::sync::OnceLock::new(),
+            databases_source: std::sync::OnceLock::new(),
+            databases,
             engine_seen: parking_lot::Mutex::new(EngineFigures::default()),
             bolt,
             bolt_messages,
@@ -552,8 +621,17 @@ impl Metrics {
         let _ = self.engine.set(source);
     }
 
+    /// Reads every database's figures from `source` whenever the metrics are encoded. Set
+    /// once; a second source is ignored.
+    pub fn follow_databases(&self, source: DatabaseSource) {
+        let _ = self.databases_source.set(source);
+    }
+
     /// Adds what the engine counted since the last look to the counters.
     fn sync_engine(&self) {
+        if let Some(source) = self.databases_source.get() {
+            self.databases.set(&source());
+        }
         let Some(source) = self.engine.get() else {
             return;
         };
