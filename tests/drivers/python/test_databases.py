@@ -326,6 +326,19 @@ def test_a_created_database_is_backed_up_restored_and_captured_on_its_own(tmp_pa
             ]
     finally:
         restored.stop()
+    # Restored into a database's own directory of a running server, CREATE DATABASE mounts it.
+    server = Quiver(data_dir=tmp_path / "data")
+    try:
+        subprocess.run(
+            [binary, "restore", "--from-path", str(tmp_path / "backups"),
+             "--data-dir", str(tmp_path / "data" / "databases" / "sales-copy")],
+            check=True, capture_output=True,
+        )
+        with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+            run(driver, "CREATE DATABASE `sales-copy`")
+            assert run(driver, "MATCH (n:Sale) RETURN count(n) AS c", database="sales-copy") == [{"c": 3}]
+    finally:
+        server.stop()
 
 
 def test_a_command_that_waits_says_how_the_change_went(driver):
