@@ -38,6 +38,8 @@ const state = {
   connection: null, // { url, user, password, driver, queries (driver for user queries) }
   names: { labels: [], types: [], keys: [], procedures: [], functions: [] },
   params: {},
+  // The database queries run on; null: the user's home (the server chooses).
+  database: null,
   running: null, // { cancel() }
   panelTimer: null,
 };
@@ -80,6 +82,7 @@ async function connect(url, user, password) {
     $("workspace").hidden = false;
     $("disconnect").hidden = false;
     showUser();
+    loadDatabases();
     loadSchema();
     refreshServerPanel();
     state.panelTimer = setInterval(refreshServerPanel, SERVER_PANEL_PERIOD_MS);
@@ -105,11 +108,42 @@ async function disconnect() {
   $("connect-form").hidden = false;
   $("workspace").hidden = true;
   $("disconnect").hidden = true;
+  $("database-picker").hidden = true;
+  state.database = null;
+}
+
+/// A session on the chosen database (the home database when none is chosen).
+function sessionOf(driver) {
+  return state.database ? driver.session({ database: state.database }) : driver.session();
+}
+
+/// Fills the database selector with the databases the user may use (`system` aside).
+async function loadDatabases() {
+  const select = $("database");
+  const names = (await column("SHOW DATABASES YIELD name, type WHERE type <> 'system' RETURN name", "name"));
+  const home = (await column("SHOW HOME DATABASE YIELD name", "name"))[0];
+  select.replaceChildren(
+    ...names.map((name) => {
+      const option = document.createElement("option");
+      option.value = name;
+      option.textContent = name === home ? `${name} (home)` : name;
+      return option;
+    }),
+  );
+  select.value = state.database ?? home ?? names[0] ?? "";
+  $("database-picker").hidden = names.length === 0;
+}
+
+/// Runs the next queries on database `name`: the selector, `:use name`.
+function useDatabase(name) {
+  state.database = name || null;
+  $("database").value = name;
+  loadSchema();
 }
 
 /// Runs a query on the connection's own driver (metadata, the schema) and returns its records.
 async function read(query, params = {}) {
-  const session = state.connection.driver.session();
+  const session = sessionOf(state.connection.driver);
   try {
     const result = await session.run(query, params);
     return result.records;
@@ -322,7 +356,7 @@ async function runScript(script) {
   }
 }
 
-/// `:param`, `:params`, `:clear`; returns whether the script goes on.
+/// `:param`, `:params`, `:clear`, `:use`; returns whether the script goes on.
 async function command(text) {
   const [, name, rest] = text.match(/^:(\w+)\s*([\s\S]*)$/) ?? [];
   const frame = newFrame(text);
@@ -345,6 +379,18 @@ async function command(text) {
     }
   } else if (name === "params") {
     if (rest.trim() === "{}") state.params = {};
+  } else if (name === "use") {
+    const wanted = rest.trim().replace(/^`|`$/g, "");
+    try {
+      const found = await column(`SHOW DATABASE \`${wanted.replace(/`/g, "``")}\` YIELD name`, "name");
+      if (!found.length) throw { code: "Neo.ClientError.Database.DatabaseNotFound", message: `No database ${wanted}` };
+      useDatabase(found[0]);
+      showJson(frame, { database: found[0] });
+    } catch (error) {
+      showError(frame, text, error);
+      return false;
+    }
+    return true;
   } else {
     showError(frame, text, { code: "Console.UnknownCommand", message: `No command :${name}` });
     return false;
@@ -359,7 +405,7 @@ function runStatement(text) {
   const connection = state.connection;
   connection.queries ??= makeDriver(connection.url, connection.user, connection.password);
   const queries = connection.queries;
-  const session = queries.session();
+  const session = sessionOf(queries);
   const started = performance.now();
   const rows = [];
   let total = 0;
@@ -404,6 +450,8 @@ function runStatement(text) {
         const elapsed = Math.round(performance.now() - started);
         showResult(frame, { keys, rows, total, summary, elapsed });
         if (summary.counters?.containsUpdates() || summary.counters?.containsSystemUpdates()) loadSchema();
+        // A database or alias made, dropped or changed: the selector reads the list again.
+        if (/^\s*(CREATE|DROP|ALTER|START|STOP)\b[\s\S]*\b(DATABASE|ALIAS)\b/i.test(text)) loadDatabases();
         finish(true);
       },
       onError(error) {
@@ -883,6 +931,7 @@ $("run").addEventListener("click", runEditor);
 $("cancel").addEventListener("click", () => state.running?.cancel());
 $("favourite").addEventListener("click", saveFavourite);
 $("refresh-schema").addEventListener("click", loadSchema);
+$("database").addEventListener("change", (event) => useDatabase(event.target.value));
 
 const last = store.get("connection", null);
 $("url").value = last?.url ?? defaultUrl();

@@ -157,6 +157,27 @@ test('an error shows its code and a caret at its position', async () => {
   await page.close()
 })
 
+test('the database selector and :use choose where queries run', async () => {
+  const page = await connectedPage('databases')
+  await run(page, 'CREATE DATABASE `console-db`')
+  const options = () => page.$$eval('#database option', (o) => o.map((x) => x.value))
+  await waitUntil(async () => (await options()).includes('console-db'))
+  await run(page, ':use console-db')
+  assert.equal(await page.$eval('#database', (s) => s.value), 'console-db')
+  await run(page, "CREATE (:OnlyHere {from: 'console'})")
+  const count = async () => {
+    const frame = await run(page, 'MATCH (n:OnlyHere) RETURN count(n) AS c')
+    return frame.evaluate((f) => f.querySelector('table.results tbody td')?.textContent?.trim())
+  }
+  assert.equal(await count(), '1')
+  await page.select('#database', 'neo4j')
+  assert.equal(await count(), '0')
+  await page.select('#database', 'console-db')
+  assert.equal(await count(), '1')
+  await screenshot(page, 'databases')
+  await page.close()
+})
+
 test('EXPLAIN shows the plan as a tree', async () => {
   const page = await connectedPage('plan')
   const frame = await run(page, 'EXPLAIN MATCH (a:Person)-[:KNOWS]->(b) WHERE a.name = "Ada" RETURN b.name')
