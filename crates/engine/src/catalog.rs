@@ -242,25 +242,9 @@ fn bind_names(
     names: &[(Arc<str>, usize)],
     cx: &Cx,
 ) -> Result<DatabaseCommand> {
-    let mut bound = Vec::with_capacity(names.len());
-    for (name, index) in names {
-        match cx.params.get(*index) {
-            Some(Value::String(s)) => bound.push((&**name, s.to_string())),
-            other => {
-                let held = other.map_or("nothing", |v| v.value_type().name());
-                return Err(Error::type_error(format!(
-                    "The parameter ${name} names a database or an alias, so it must be a \
-                     String, but it holds {held}"
-                )));
-            }
-        }
-    }
-    Ok(command.bind(|param| {
-        bound
-            .iter()
-            .find(|(name, _)| *name == param)
-            .map(|(_, value)| value.clone())
-    }))
+    use crate::security::commands::{name_values, value_of};
+    let values = name_values(names, cx, "a database or an alias")?;
+    Ok(command.bind(|param| value_of(&values, param)))
 }
 
 /// The name written (every parameter is bound by now).

@@ -118,6 +118,19 @@ impl fmt::Display for AdminName {
     }
 }
 
+/// The parameters among `names`, each once, in order.
+pub(super) fn parameters_among(names: Vec<&mut AdminName>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        if let AdminName::Parameter(param) = name
+            && !out.contains(&param.name)
+        {
+            out.push(param.name.clone());
+        }
+    }
+    out
+}
+
 /// Names or `*`: labels, types, properties, users.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NameSet {
@@ -374,16 +387,7 @@ impl AdminCommand {
 
     /// The parameters naming users or roles (`CREATE USER $name`), each once.
     pub fn name_parameters(&self) -> Vec<String> {
-        let mut command = self.clone();
-        let mut out: Vec<String> = Vec::new();
-        for name in command.names_mut() {
-            if let AdminName::Parameter(param) = name
-                && !out.contains(&param.name)
-            {
-                out.push(param.name.clone());
-            }
-        }
-        out
+        parameters_among(self.clone().names_mut())
     }
 
     /// The command with each user or role name parameter replaced by `value` of its name;

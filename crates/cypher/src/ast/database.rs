@@ -178,16 +178,7 @@ impl DatabaseCommand {
 
     /// The parameters naming databases or aliases (`CREATE DATABASE $name`), each once.
     pub fn name_parameters(&self) -> Vec<String> {
-        let mut command = self.clone();
-        let mut out: Vec<String> = Vec::new();
-        for name in command.names_mut() {
-            if let AdminName::Parameter(param) = name
-                && !out.contains(&param.name)
-            {
-                out.push(param.name.clone());
-            }
-        }
-        out
+        super::admin::parameters_among(self.clone().names_mut())
     }
 
     /// The command with each database or alias name parameter replaced by `value` of its

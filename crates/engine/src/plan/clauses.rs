@@ -149,18 +149,8 @@ pub(crate) fn compile(
             (p.show_filter(plan, t.filter.as_ref())?, QueryType::Write)
         }
         StatementKind::Admin(command) => {
-            let mut passwords = Vec::new();
-            for e in command.expressions() {
-                passwords.push(p.expr(e, &Scope::default())?);
-            }
-            let names = command
-                .name_parameters()
-                .into_iter()
-                .map(|name| {
-                    let index = p.param(&name);
-                    (Arc::from(name), index)
-                })
-                .collect();
+            let (passwords, names) =
+                p.command_inputs(command.expressions(), command.name_parameters())?;
             let plan = p.command_plan(Command::Admin {
                 command: command.clone(),
                 passwords,
@@ -169,22 +159,8 @@ pub(crate) fn compile(
             (plan, QueryType::Write)
         }
         StatementKind::Database(command) => {
-            let mut values = Vec::new();
-            for e in command.expressions() {
-                values.push(p.expr(e, &Scope::default())?);
-            }
-            let mut parameters = Vec::new();
-            let _ = command.bind(|name| {
-                parameters.push(name.to_owned());
-                None
-            });
-            let names = parameters
-                .into_iter()
-                .map(|name| {
-                    let index = p.param(&name);
-                    (Arc::from(name), index)
-                })
-                .collect();
+            let (values, names) =
+                p.command_inputs(command.expressions(), command.name_parameters())?;
             let plan = p.command_plan(Command::Database {
                 command: command.clone(),
                 values,
@@ -639,6 +615,27 @@ impl Planner<'_> {
             est,
             scope,
         ))
+    }
+
+    /// An administration command's expressions, planned, and its name parameters with
+    /// their indexes (bound when the command runs, so that its plan serves any name).
+    fn command_inputs(
+        &mut self,
+        expressions: Vec<&ast::Expr>,
+        names: Vec<String>,
+    ) -> Result<(Vec<Expr>, Vec<(Arc<str>, usize)>)> {
+        let mut planned = Vec::with_capacity(expressions.len());
+        for e in expressions {
+            planned.push(self.expr(e, &Scope::default())?);
+        }
+        let names = names
+            .into_iter()
+            .map(|name| {
+                let index = self.param(&name);
+                (Arc::from(name), index)
+            })
+            .collect();
+        Ok((planned, names))
     }
 
     /// `USE`: the database the query runs on, by its name or an alias (names compare

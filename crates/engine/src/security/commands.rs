@@ -30,6 +30,17 @@ pub(crate) fn bind_names(
     names: &[(Arc<str>, usize)],
     cx: &Cx,
 ) -> Result<AdminCommand> {
+    let values = name_values(names, cx, "a user or role")?;
+    Ok(command.bind(|param| value_of(&values, param)))
+}
+
+/// The String values of the name parameters `names` (with their indexes) of an
+/// administration command, whose names name `what`: any other value fails as a type error.
+pub(crate) fn name_values<'n>(
+    names: &'n [(Arc<str>, usize)],
+    cx: &Cx,
+    what: &str,
+) -> Result<Vec<(&'n str, String)>> {
     let mut values = Vec::with_capacity(names.len());
     for (name, index) in names {
         match cx.params.get(*index) {
@@ -40,19 +51,22 @@ pub(crate) fn bind_names(
                     crate::error::code::TYPE_ERROR,
                     Some("InvalidArgumentType"),
                     format!(
-                        "The parameter ${name} names a user or role, so it must be a String, \
-                         but it holds {held}"
+                        "The parameter ${name} names {what}, so it must be a String, but it \
+                         holds {held}"
                     ),
                 ));
             }
         }
     }
-    Ok(command.bind(|param| {
-        values
-            .iter()
-            .find(|(name, _)| *name == param)
-            .map(|(_, value)| value.clone())
-    }))
+    Ok(values)
+}
+
+/// The value [`name_values`] found for parameter `param`.
+pub(crate) fn value_of(values: &[(&str, String)], param: &str) -> Option<String> {
+    values
+        .iter()
+        .find(|(name, _)| *name == param)
+        .map(|(_, value)| value.clone())
 }
 
 /// The name `name` stands for; [`bind_names`] has replaced every parameter before a command
