@@ -144,9 +144,9 @@ impl Procedure for GetRoutingTable {
         &self.signature
     }
 
-    fn call(&self, _: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+    fn call(&self, ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> {
         if let Some(Value::String(db)) = args.get(1)
-            && !is_known_database(db)
+            && !ctx.knows_database(db)
         {
             return Err(Error::Runtime {
                 code: Status::DatabaseNotFound,

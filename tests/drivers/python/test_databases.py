@@ -365,3 +365,13 @@ def test_the_metrics_are_labelled_by_database(driver, quiver):
     run(driver, "DROP DATABASE resting")
     with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30) as response:
         assert 'database="resting"' not in response.read().decode()
+
+
+def test_bolt_4_drivers_routing_procedure_knows_every_database(driver):
+    run(driver, "CREATE DATABASE routed")
+    [table] = run(driver, "CALL dbms.routing.getRoutingTable({}, 'routed') YIELD ttl, servers")
+    assert table["ttl"] > 0 and {s["role"] for s in table["servers"]} == {"WRITE", "READ", "ROUTE"}
+    assert (
+        code_of(driver, "CALL dbms.routing.getRoutingTable({}, 'nowhere')")
+        == "Neo.ClientError.Database.DatabaseNotFound"
+    )

@@ -127,6 +127,22 @@ pub struct ProcedureContext<'a> {
 }
 
 impl ProcedureContext<'_> {
+    /// Whether the server has a database or alias named `name` (or it is `system`): the
+    /// catalog's, or for a server's only database, its own name.
+    pub fn knows_database(&self, name: &str) -> bool {
+        let key = crate::catalog::key(name);
+        if key == crate::catalog::SYSTEM_DATABASE {
+            return true;
+        }
+        match self.shared.catalog() {
+            Some(catalog) => {
+                catalog.databases().iter().any(|d| d.name == key)
+                    || catalog.aliases().iter().any(|a| a.name == key)
+            }
+            None => *self.shared.names().name == *key,
+        }
+    }
+
     /// Fails with `Forbidden` naming `what` unless the caller has the admin role (with
     /// authentication off, or outside a query, nobody is restricted): for procedures that
     /// administer the server rather than read or write the graph.
