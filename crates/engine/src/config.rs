@@ -59,6 +59,10 @@ pub struct EngineConfig {
     /// path (EXPLAIN shows `FactorizedCount`). Off: the row-at-a-time plan runs, as for a
     /// user from whom privileges hide part of the graph. For comparisons and tests.
     pub factorized_counts: bool,
+    /// The pool the running queries take their memory from, when it is shared with the
+    /// server's other databases (so `query_memory_total_bytes_max` bounds them all
+    /// together); `None`: a pool of the database's own, of `query_memory_total_bytes_max`.
+    pub query_memory_pool: Option<crate::memory::SharedPool>,
 }
 
 /// The default lock wait: long enough for a queue of a few hundred short transactions on one
@@ -82,6 +86,7 @@ impl Default for EngineConfig {
             lock_wait_max: LOCK_WAIT_DEFAULT,
             import_dir: None,
             factorized_counts: true,
+            query_memory_pool: None,
         }
     }
 }

@@ -34,6 +34,23 @@ pub const TRIM_AFTER_BYTES: usize = 16 * CHUNK_BYTES;
 /// pay a trim each.
 pub const TRIM_INTERVAL_MS: u64 = 1000;
 
+/// A query memory pool several databases share: every running query of each takes its room
+/// from it ([`crate::EngineConfig::query_memory_pool`]).
+#[derive(Clone, Debug)]
+pub struct SharedPool(pub(crate) std::sync::Arc<MemoryPool>);
+
+impl SharedPool {
+    /// A pool of `max_bytes` (a server's `query_memory_total_bytes_max`).
+    pub fn new(max_bytes: usize) -> SharedPool {
+        SharedPool(std::sync::Arc::new(MemoryPool::new(max_bytes)))
+    }
+
+    /// Room the running queries of every database hold now.
+    pub fn reserved_bytes(&self) -> usize {
+        self.0.reserved_bytes()
+    }
+}
+
 /// What every running query of a database holds together, bounded by its maximum.
 #[derive(Debug)]
 pub(crate) struct MemoryPool {
@@ -201,6 +218,26 @@ pub fn default_total_bytes_max() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn databases_given_one_pool_take_their_room_from_it_together() {
+        let shared = SharedPool::new(3 * CHUNK_BYTES);
+        let config = crate::EngineConfig {
+            query_memory_pool: Some(shared.clone()),
+            ..crate::EngineConfig::default()
+        };
+        let a = crate::Database::open_in_memory(config.clone());
+        let b = crate::Database::open_in_memory(config);
+        assert!(a.shared().memory.try_reserve(2 * CHUNK_BYTES));
+        // What one database's queries hold, the other's cannot take.
+        assert!(!b.shared().memory.try_reserve(2 * CHUNK_BYTES));
+        assert_eq!(b.query_memory_reserved_bytes(), 2 * CHUNK_BYTES);
+        a.shared().memory.release(2 * CHUNK_BYTES);
+        assert_eq!(shared.reserved_bytes(), 0);
+        // Without a shared pool each has its own.
+        let c = crate::Database::open_in_memory(crate::EngineConfig::default());
+        assert!(!std::sync::Arc::ptr_eq(&c.shared().memory, &shared.0));
+    }
 
     #[test]
     fn the_pool_refuses_past_its_maximum_and_takes_back_what_it_gave() {

@@ -63,8 +63,9 @@ pub(crate) struct DatabaseState {
     /// member that does not lead. `None` in memory.
     pub log: Option<Arc<dyn CommitLog>>,
     pub config: EngineConfig,
-    /// Room every running query of the database takes its memory from.
-    pub memory: MemoryPool,
+    /// Room every running query of the database takes its memory from (shared with the
+    /// server's other databases when the configuration gives a pool).
+    pub memory: Arc<MemoryPool>,
     pub cache: Mutex<PlanCache>,
     procedures: RwLock<Arc<Procedures>>,
     /// Bumped by schema changes and procedure registration: cached plans from an older epoch
@@ -333,7 +334,10 @@ impl DatabaseState {
         DatabaseState {
             store,
             log,
-            memory: MemoryPool::new(config.query_memory_total_bytes_max),
+            memory: config.query_memory_pool.as_ref().map_or_else(
+                || Arc::new(MemoryPool::new(config.query_memory_total_bytes_max)),
+                |pool| Arc::clone(&pool.0),
+            ),
             config,
             cache: Mutex::new(PlanCache::new(capacity, cache_bytes_max)),
             procedures: RwLock::new(Arc::new(procedures)),

@@ -31,6 +31,13 @@ pub(crate) async fn open_configured(
         }
         return open_member(config, cluster, engine, metrics).await;
     }
+    // One query memory pool for every database of the server: the total bounds them all.
+    let engine = quiver_engine::EngineConfig {
+        query_memory_pool: Some(quiver_engine::memory::SharedPool::new(
+            engine.query_memory_total_bytes_max,
+        )),
+        ..engine
+    };
     let graph = open_single(config, engine).await?;
     // A cluster member's store is replaced whole when it installs a snapshot, and its log is
     // Raft's: change capture is a single server's for now.
@@ -115,7 +122,9 @@ pub(crate) struct DatabaseStores {
 }
 
 impl DatabaseStores {
-    pub(crate) fn new(config: &Config) -> DatabaseStores {
+    /// Stores with `config`'s durability settings, whose databases run with `engine`'s limits
+    /// (the first database's: its query memory pool among them).
+    pub(crate) fn new(config: &Config, engine: quiver_engine::EngineConfig) -> DatabaseStores {
         DatabaseStores {
             dir: match &config.storage {
                 StorageMode::Directory(dir) => Some(dir.clone()),
@@ -123,7 +132,7 @@ impl DatabaseStores {
             },
             mode: mode_of(config),
             options: durability_options(config),
-            engine: engine_config(config),
+            engine,
             capture: config.commit_log.capture,
             stopped: std::sync::Mutex::default(),
         }
@@ -215,7 +224,7 @@ pub(crate) async fn open_databases(
     config: &Config,
     root: Arc<Graph>,
 ) -> Result<Arc<Databases>, String> {
-    let stores = DatabaseStores::new(config);
+    let stores = DatabaseStores::new(config, root.database().config().clone());
     let file = stores.catalog_file();
     let default = config.default_database.clone();
     tokio::task::spawn_blocking(move || Databases::open(root, &default, Arc::new(stores), file))
