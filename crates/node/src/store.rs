@@ -211,8 +211,13 @@ impl Stores for DatabaseStores {
                 .and_then(|()| std::fs::rename(&dir, &aside))
                 .map_err(|error| format!("cannot move {} aside: {error}", dir.display()))
         } else {
-            std::fs::remove_dir_all(&dir)
-                .map_err(|error| format!("cannot remove {}: {error}", dir.display()))
+            // What a broken database left may be a file where its directory belongs.
+            let removed = if dir.is_dir() {
+                std::fs::remove_dir_all(&dir)
+            } else {
+                std::fs::remove_file(&dir)
+            };
+            removed.map_err(|error| format!("cannot remove {}: {error}", dir.display()))
         }
     }
 }

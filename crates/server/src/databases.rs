@@ -741,6 +741,12 @@ impl Entry {
             (None, Some(_)) => "dirty",
             (None, None) => "offline",
         };
+        // An online database whose disk failed serves reads and refuses writes: it says why.
+        let refusal = self
+            .graph
+            .as_ref()
+            .and_then(|g| g.database().write_refusal())
+            .map(|(_, reason)| format!("writes are refused: {reason}"));
         DatabaseInfo {
             name: name.to_owned(),
             kind: DatabaseKind::Standard,
@@ -748,7 +754,7 @@ impl Entry {
             read_only: self.read_only,
             requested_online: self.requested_online,
             current_status,
-            status_message: self.failure.clone().unwrap_or_default(),
+            status_message: self.failure.clone().or(refusal).unwrap_or_default(),
             created: self.created,
             last_start: self.last_start,
             last_stop: self.last_stop,

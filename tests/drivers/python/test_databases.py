@@ -375,3 +375,34 @@ def test_bolt_4_drivers_routing_procedure_knows_every_database(driver):
         code_of(driver, "CALL dbms.routing.getRoutingTable({}, 'nowhere')")
         == "Neo.ClientError.Database.DatabaseNotFound"
     )
+
+
+def test_a_database_that_cannot_open_is_dirty_and_the_others_serve(tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    server = Quiver(data_dir=data)
+    try:
+        with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+            run(driver, "CREATE DATABASE broken")
+            run(driver, "CREATE DATABASE whole")
+            run(driver, "CREATE (:Kept)", database="whole")
+    finally:
+        server.stop()
+    # The broken database's directory is no directory any more.
+    shutil.rmtree(data / "databases" / "broken")
+    (data / "databases" / "broken").write_text("not a store")
+    server = Quiver(data_dir=data)
+    try:
+        with GraphDatabase.driver(server.uri(), auth=(USER, PASSWORD)) as driver:
+            [row] = run(driver, "SHOW DATABASE broken YIELD currentStatus, statusMessage")
+            assert row["currentStatus"] == "dirty" and "broken" in row["statusMessage"]
+            assert (
+                code_of(driver, "RETURN 1", database="broken")
+                == "Neo.TransientError.General.DatabaseUnavailable"
+            )
+            assert run(driver, "MATCH (n:Kept) RETURN count(n) AS c", database="whole") == [{"c": 1}]
+            run(driver, "DROP DATABASE broken")
+            assert "broken" not in names(driver)
+    finally:
+        server.stop()
