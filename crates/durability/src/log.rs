@@ -232,6 +232,16 @@ impl LogCore {
         fault
     }
 
+    /// Whether new readers already see everything durable (always in buffered mode, where
+    /// readers follow commits directly).
+    fn revealed(&self) -> bool {
+        !self.mode.is_durable()
+            || self
+                .storage
+                .upgrade()
+                .is_none_or(|storage| storage.visible_watermark() >= self.durable())
+    }
+
     /// Lets new readers see everything durable (group and sync modes; buffered readers follow
     /// commits directly).
     pub fn reveal(&self) {
@@ -435,6 +445,15 @@ impl LogCore {
                     {
                         break;
                     }
+                    if p.bytes.is_empty() && self.revealed() {
+                        // Nothing to write and readers see all that is durable: sleep until
+                        // an append (the first of a batch wakes the writer) or a flush
+                        // request, so an idle log costs no wake-ups; then the batch gathers
+                        // for a flush interval as before.
+                        self.wake.wait(&mut p);
+                        next_tick = Instant::now() + self.flush_interval;
+                        continue;
+                    }
                     self.wake.wait_until(&mut p, next_tick);
                 }
                 p.flush_requested = false;
@@ -481,6 +500,8 @@ impl CommitLog for LogCore {
             if p.commits == 0 {
                 p.first = record.commit;
             }
+            // The first record of a batch wakes a writer asleep on an idle log.
+            let first = p.bytes.is_empty();
             put_frame(&mut p.bytes, record.commit, &body);
             p.last = record.commit;
             p.commits += 1;
@@ -491,7 +512,7 @@ impl CommitLog for LogCore {
             // Under `pending`'s lock: a leader that takes this record finds it counted.
             self.appended.store(record.commit, Ordering::Release);
             self.pending_bytes.store(p.bytes.len(), Ordering::Release);
-            p.bytes.len() >= self.pending_flush_bytes
+            first || p.bytes.len() >= self.pending_flush_bytes
         };
         if wake {
             self.wake.notify_one();

@@ -23,6 +23,23 @@ fn databases() -> usize {
         .unwrap_or(1_000)
 }
 
+/// CPU time (user and system) this process has used.
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // Linux reports them in clock ticks of 1/100 s.
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
 /// Resident memory (bytes), open file descriptors and threads of this process.
 fn footprint() -> (u64, usize, usize) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -89,6 +106,17 @@ async fn run(label: &str, dir: Option<&Path>, n: usize) {
         per(threads0 as u64, threads1 as u64),
         rss0 >> 20,
         rss1 >> 20,
+    );
+    // What the databases cost while nothing happens: CPU time over an idle interval.
+    let idle = Duration::from_secs(5);
+    let before = cpu_time();
+    tokio::time::sleep(idle).await;
+    let used = cpu_time().saturating_sub(before);
+    println!(
+        "{label}: idle for {} s with {n} databases: {:.0} ms of CPU ({:.1}% of one core)",
+        idle.as_secs(),
+        used.as_secs_f64() * 1e3,
+        used.as_secs_f64() / idle.as_secs_f64() * 100.0
     );
     node.trigger().shutdown();
     let stopped = Instant::now();
