@@ -129,6 +129,11 @@ pub trait DatabaseCatalog: Send + Sync + 'static {
     /// Every alias, in name order.
     fn aliases(&self) -> Vec<AliasInfo>;
 
+    /// The database that serves `name` (lower case): itself, the database an alias names,
+    /// or for `system` the database that keeps the users and roles; `None` when the server
+    /// has no database or alias of that name.
+    fn resolve(&self, name: &str) -> Option<String>;
+
     /// The database a session that names none uses (unless its user has a home database).
     fn default_database(&self) -> String;
 

@@ -256,7 +256,7 @@ fn query(ctx: &ProcedureContext<'_>, args: &[Value]) -> Result<Vec<Vec<Value>>> 
     let after = read_from(from, span)?;
     let here = Here {
         server_id: crate::metadata::servers::this_server(&ctx.settings()).id,
-        database_id: crate::metadata::values::database_id(),
+        database_id: crate::metadata::values::database_id_of(ctx.shared),
     };
     let mut out = Vec::new();
     let mut failure: Option<Error> = None;

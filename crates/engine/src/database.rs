@@ -160,11 +160,7 @@ impl Database {
         self.shared.memory.reserved_bytes()
     }
 
-    pub(crate) fn shared(&self) -> &DatabaseState {
-        &self.shared
-    }
-
-    pub(crate) fn state(&self) -> &Arc<DatabaseState> {
+    pub(crate) fn shared(&self) -> &Arc<DatabaseState> {
         &self.shared
     }
 
@@ -246,6 +242,12 @@ impl Database {
         self.shared.security().users.get(name).cloned()
     }
 
+    /// The home database of stored user `name`, when they have one (read without copying
+    /// the user: a session asks at each transaction that names no database).
+    pub fn user_home(&self, name: &str) -> Option<String> {
+        self.shared.security().users.get(name)?.home.clone()
+    }
+
     /// Lists this database as `name` in `catalog`, the server's databases (see
     /// [`crate::catalog`]): what `SHOW DATABASES` lists, `USE` may name and database
     /// management commands change.
@@ -269,12 +271,6 @@ impl Database {
             .store(read_only, std::sync::atomic::Ordering::Release);
     }
 
-    pub fn is_read_only(&self) -> bool {
-        self.shared
-            .read_only
-            .load(std::sync::atomic::Ordering::Acquire)
-    }
-
     /// This database's name (`neo4j` unless a catalog names it otherwise).
     pub fn name(&self) -> Arc<str> {
         self.shared.names().name
@@ -285,6 +281,11 @@ impl Database {
     /// refused here, to be run on `owner`.
     pub fn share_security_of(&self, owner: &Database) {
         self.shared.share_security_of(Arc::clone(&owner.shared));
+    }
+
+    /// How many transactions are open now.
+    pub fn transactions_open(&self) -> usize {
+        self.shared.transactions_open()
     }
 
     /// The transactions running now (`SHOW TRANSACTIONS`).

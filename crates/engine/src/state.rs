@@ -282,6 +282,10 @@ impl DatabaseState {
         self.registry.lock().remove(&id);
     }
 
+    pub fn transactions_open(&self) -> usize {
+        self.registry.lock().len()
+    }
+
     pub fn transactions(&self) -> Vec<TransactionInfo> {
         let mut out: Vec<TransactionInfo> = self
             .registry

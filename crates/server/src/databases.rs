@@ -120,10 +120,13 @@ impl Databases {
             None => State::default(),
         };
         let now = SystemTime::now();
-        state
-            .entries
-            .entry(DEFAULT_DATABASE.to_owned())
-            .or_insert_with(|| Entry::new(now, Map::new()));
+        // The first database, and the configured default when it is new, opened below.
+        for name in [DEFAULT_DATABASE, &default] {
+            state
+                .entries
+                .entry(name.to_owned())
+                .or_insert_with(|| Entry::new(now, Map::new()));
+        }
         for (name, entry) in &mut state.entries {
             if name == DEFAULT_DATABASE {
                 entry.graph = Some(Arc::clone(&root));
@@ -143,19 +146,16 @@ impl Databases {
             equipment: RwLock::new(Vec::new()),
             this: this.clone(),
         });
-        if !databases.state.read().entries.contains_key(&default) {
-            databases
-                .change(CatalogChange::Create {
-                    name: default,
-                    if_not_exists: true,
-                    replace: false,
-                    options: Map::new(),
-                })
-                .map_err(|error| format!("the default database: {error}"))?;
-        }
         databases.save().map_err(|error| error.to_string())?;
-        for graph in databases.graphs() {
-            databases.introduce(&graph);
+        let opened: Vec<(String, Arc<Graph>)> = databases
+            .state
+            .read()
+            .entries
+            .iter()
+            .filter_map(|(name, e)| Some((name.clone(), e.graph.clone()?)))
+            .collect();
+        for (name, graph) in opened {
+            databases.introduce(&name, &graph);
         }
         Ok(databases)
     }
@@ -182,13 +182,11 @@ impl Databases {
     /// or why a session cannot have it.
     pub fn get(&self, name: &str) -> Result<Arc<Graph>, Unavailable> {
         let name = key(name);
-        if name == SYSTEM_DATABASE {
-            return Ok(Arc::clone(&self.root));
-        }
         let state = self.state.read();
-        let target = state.aliases.get(&name).map_or(&name, |a| &a.database);
-        match state.entries.get(target) {
-            Some(entry) => entry.graph.clone().ok_or_else(|| Unavailable {
+        match resolve_in(&state, &name)
+            .and_then(|target| Some((state.entries.get(&target)?, target)))
+        {
+            Some((entry, target)) => entry.graph.clone().ok_or_else(|| Unavailable {
                 status: Status::DatabaseUnavailable,
                 message: format!(
                     "Database '{target}' is unavailable: {}",
@@ -203,15 +201,6 @@ impl Databases {
                 message: format!("Database does not exist. Database name: '{name}'."),
             }),
         }
-    }
-
-    /// Whether `name` is a database or alias here (started or not), or `system`.
-    pub fn exists(&self, name: &str) -> bool {
-        let name = key(name);
-        let state = self.state.read();
-        name == SYSTEM_DATABASE
-            || state.entries.contains_key(&name)
-            || state.aliases.contains_key(&name)
     }
 
     /// Each database's figures for the metrics labelled by database.
@@ -230,7 +219,7 @@ impl Databases {
                 transactions_open: e
                     .graph
                     .as_ref()
-                    .map_or(0, |g| g.database().transactions().len() as u64),
+                    .map_or(0, |g| g.database().transactions_open() as u64),
             })
             .collect()
     }
@@ -262,35 +251,19 @@ impl Databases {
         }
     }
 
-    /// Tells a newly opened database of the catalog and gives it the server's equipment.
-    fn introduce(&self, graph: &Arc<Graph>) {
+    /// Tells newly opened database `name` of the catalog and gives it the server's equipment.
+    fn introduce(&self, name: &str, graph: &Arc<Graph>) {
         let Some(this) = self.this.upgrade() else {
             return;
         };
         let db = graph.database();
-        let name = self
-            .name_of(db)
-            .unwrap_or_else(|| DEFAULT_DATABASE.to_owned());
-        db.set_catalog(&name, this);
+        db.set_catalog(name, this);
         if !Arc::ptr_eq(db, self.root.database()) {
             db.share_security_of(self.root.database());
         }
         for equipment in self.equipment.read().iter() {
             equipment(graph);
         }
-    }
-
-    fn name_of(&self, db: &Arc<Database>) -> Option<String> {
-        self.state
-            .read()
-            .entries
-            .iter()
-            .find(|(_, e)| {
-                e.graph
-                    .as_ref()
-                    .is_some_and(|g| Arc::ptr_eq(g.database(), db))
-            })
-            .map(|(name, _)| name.clone())
     }
 
     /// Writes the catalog (nothing in memory).
@@ -360,10 +333,10 @@ impl Databases {
             ));
         }
         let graph = entry.graph.clone();
-        self.state.write().entries.insert(name, entry);
+        self.state.write().entries.insert(name.clone(), entry);
         self.save()?;
         if let Some(graph) = graph {
-            self.introduce(&graph);
+            self.introduce(&name, &graph);
         }
         self.names_changed();
         Ok(())
@@ -415,7 +388,7 @@ impl Databases {
         };
         self.save()?;
         if let Some(graph) = opened {
-            self.introduce(&graph);
+            self.introduce(name, &graph);
         }
         Ok(())
     }
@@ -595,6 +568,17 @@ impl Databases {
     }
 }
 
+/// The database that serves `name` in `state` (see [`DatabaseCatalog::resolve`]).
+fn resolve_in(state: &State, name: &str) -> Option<String> {
+    if name == SYSTEM_DATABASE {
+        return Some(DEFAULT_DATABASE.to_owned());
+    }
+    match state.aliases.get(name) {
+        Some(alias) => Some(alias.database.clone()),
+        None => state.entries.contains_key(name).then(|| name.to_owned()),
+    }
+}
+
 /// The first database keeps the server's users and roles: it is neither dropped nor stopped.
 fn first_database(action: &str) -> Error {
     Error::runtime(
@@ -610,31 +594,19 @@ fn first_database(action: &str) -> Error {
 impl DatabaseCatalog for Databases {
     fn databases(&self) -> Vec<DatabaseInfo> {
         let state = self.state.read();
-        let root_info = self.root.database();
         let mut out: Vec<DatabaseInfo> =
             state.entries.iter().map(|(name, e)| e.info(name)).collect();
-        let created = state
-            .entries
-            .get(DEFAULT_DATABASE)
-            .map_or(UNIX_EPOCH, |e| e.created);
-        out.push(DatabaseInfo {
-            name: SYSTEM_DATABASE.to_owned(),
-            kind: DatabaseKind::System,
-            id: "00000000000000000000000000000000000000000000000000000000000000000001"[..64]
-                .to_owned(),
-            read_only: false,
-            requested_online: true,
-            current_status: "online",
-            status_message: String::new(),
-            created,
-            last_start: state
-                .entries
-                .get(DEFAULT_DATABASE)
-                .and_then(|e| e.last_start),
-            last_stop: None,
-            last_committed: Some(root_info.storage().last_committed()),
-            options: Map::new(),
-        });
+        // `system` is the first database under its administration name.
+        if let Some(first) = state.entries.get(DEFAULT_DATABASE) {
+            out.push(DatabaseInfo {
+                name: SYSTEM_DATABASE.to_owned(),
+                kind: DatabaseKind::System,
+                id: format!("{:064x}", 1),
+                read_only: false,
+                options: Map::new(),
+                ..first.info(SYSTEM_DATABASE)
+            });
+        }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
@@ -650,6 +622,10 @@ impl DatabaseCatalog for Databases {
                 properties: a.properties.clone(),
             })
             .collect()
+    }
+
+    fn resolve(&self, name: &str) -> Option<String> {
+        resolve_in(&self.state.read(), &key(name))
     }
 
     fn default_database(&self) -> String {

@@ -162,7 +162,10 @@ impl Server {
 
     /// Serves the databases of `databases`, the first of them as [`Server::with_graph`] does.
     pub fn with_databases(mut self, databases: Arc<crate::databases::Databases>) -> Server {
-        self = self.with_graph(Arc::clone(databases.root()));
+        // The first database keeps the stored users; every database, it too, is equipped
+        // below.
+        self.parts.users.keep_users_of(databases.root().database());
+        self.graph = Some(Arc::clone(databases.root()));
         let weak = Arc::downgrade(&databases);
         self.parts.metrics.follow_databases(Box::new(move || {
             weak.upgrade()
@@ -331,14 +334,16 @@ fn publish(
     (bolt_addr, http_addr): (SocketAddr, SocketAddr),
 ) -> Arc<crate::connections::Connections> {
     let connections = Arc::new(crate::connections::Connections::default());
-    if let Some(graph) = graph {
-        publish_to_graph(graph, &connections, config, bolt_addr, http_addr);
-    }
-    if let Some(databases) = databases {
-        let (connections, config) = (Arc::clone(&connections), config.clone());
-        databases.equip(Arc::new(move |graph: &Arc<Graph>| {
-            publish_to_graph(graph, &connections, &config, bolt_addr, http_addr);
-        }));
+    match (databases, graph) {
+        // Every database, the first among them.
+        (Some(databases), _) => {
+            let (connections, config) = (Arc::clone(&connections), config.clone());
+            databases.equip(Arc::new(move |graph: &Arc<Graph>| {
+                publish_to_graph(graph, &connections, &config, bolt_addr, http_addr);
+            }));
+        }
+        (None, Some(graph)) => publish_to_graph(graph, &connections, config, bolt_addr, http_addr),
+        (None, None) => {}
     }
     connections
 }

@@ -406,3 +406,15 @@ def test_a_database_that_cannot_open_is_dirty_and_the_others_serve(tmp_path):
             assert "broken" not in names(driver)
     finally:
         server.stop()
+
+
+def test_use_of_system_or_an_alias_names_the_database_that_serves_it(driver):
+    run(driver, "CREATE DATABASE served")
+    run(driver, "CREATE ALIAS nickname FOR DATABASE served")
+    # `system` is served by the first database: a query that begins with USE system runs.
+    assert run(driver, "USE system RETURN 1 AS x") == [{"x": 1}]
+    # An alias as the first query of an explicit transaction on its database is that database.
+    with driver.session(database="served") as session:
+        with session.begin_transaction() as tx:
+            tx.run("RETURN 1").consume()
+            assert tx.run("USE nickname RETURN 2 AS x").single()["x"] == 2

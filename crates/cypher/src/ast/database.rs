@@ -122,7 +122,12 @@ impl DatabaseCommand {
     /// Whether the command waits (`WAIT [n SECONDS]`) for what it changes: Neo4j then
     /// answers with a row per server saying how the change went.
     pub fn waits(&self) -> bool {
-        let wait = match self {
+        matches!(self.wait(), Wait::Wait(_))
+    }
+
+    /// What the command says of waiting (an alias command says nothing).
+    pub fn wait(&self) -> Wait {
+        match self {
             DatabaseCommand::Create(c) => c.wait,
             DatabaseCommand::Drop(d) => d.wait,
             DatabaseCommand::Alter(a) => a.wait,
@@ -130,8 +135,7 @@ impl DatabaseCommand {
             DatabaseCommand::CreateAlias(_)
             | DatabaseCommand::AlterAlias(_)
             | DatabaseCommand::DropAlias { .. } => Wait::Unwritten,
-        };
-        matches!(wait, Wait::Wait(_))
+        }
     }
 
     /// The command's keywords, for messages and plans (`CREATE DATABASE`, `DROP ALIAS`, ...).

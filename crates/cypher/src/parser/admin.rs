@@ -36,7 +36,7 @@ impl Parser<'_> {
             } else {
                 None
             };
-            self.check_replace_and_if_not_exists(replace, if_not_exists)?;
+            self.check_not_replace_and_if_not_exists(replace, if_not_exists, "user/role")?;
             return Ok(AdminCommand::CreateRole(CreateRole {
                 name,
                 replace,
@@ -85,18 +85,6 @@ impl Parser<'_> {
         } else {
             AdminCommand::RevokeRoles { roles, users }
         })
-    }
-
-    fn check_replace_and_if_not_exists(&self, replace: bool, if_not_exists: bool) -> Result<()> {
-        if replace && if_not_exists {
-            return Err(self.error(
-                Detail::UnexpectedSyntax,
-                "Failed to create the specified user/role: cannot have both `OR REPLACE` and \
-                 `IF NOT EXISTS`.",
-                self.peek().span,
-            ));
-        }
-        Ok(())
     }
 
     /// A user or role name, or a parameter holding one (`$name`).
@@ -173,7 +161,7 @@ impl Parser<'_> {
     fn parse_create_user(&mut self, replace: bool) -> Result<AdminCommand> {
         let name = self.parse_admin_name("a user name")?;
         let if_not_exists = self.parse_keywords(&["IF", "NOT", "EXISTS"]);
-        self.check_replace_and_if_not_exists(replace, if_not_exists)?;
+        self.check_not_replace_and_if_not_exists(replace, if_not_exists, "user/role")?;
         self.expect_keyword("SET")?;
         let password = self.parse_password()?;
         let change_required = self.parse_change_required()?;

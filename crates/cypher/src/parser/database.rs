@@ -105,7 +105,7 @@ impl Parser<'_> {
         Ok(Ident::with_span(name, self.span_from(start)))
     }
 
-    fn check_not_replace_and_if_not_exists(
+    pub(super) fn check_not_replace_and_if_not_exists(
         &self,
         replace: bool,
         if_not_exists: bool,

@@ -766,7 +766,7 @@ fn server_databases(cx: &Cx) -> Vec<Arc<crate::state::DatabaseState>> {
         .map(|catalog| catalog.open_databases())
         .unwrap_or_default()
         .iter()
-        .map(|db| Arc::clone(db.state()))
+        .map(|db| Arc::clone(db.shared()))
         .collect();
     if !databases.iter().any(|db| Arc::ptr_eq(db, &cx.shared)) {
         databases.insert(0, Arc::clone(&cx.shared));

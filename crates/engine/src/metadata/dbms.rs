@@ -4,7 +4,7 @@
 use quiver_value::Value;
 
 use super::show::current_user;
-use super::values::{call_failed, database_id, field, strings, utc};
+use super::values::{call_failed, database_id_of, field, strings, utc};
 use crate::config::Setting;
 use crate::error::Result;
 use crate::procedures::native::{Native, list_of};
@@ -60,16 +60,9 @@ pub(super) fn procedures() -> Vec<Native> {
 #[allow(clippy::unnecessary_wraps)]
 fn info(ctx: &ProcedureContext<'_>, _: &[Value]) -> Result<Vec<Vec<Value>>> {
     let created = quiver_value::to_string_cypher(&utc(ctx.shared.opened));
-    let name = ctx.shared.names().name;
-    // The catalog's id for a server's database; the fixed one of a database on its own.
-    let id = ctx
-        .shared
-        .catalog()
-        .and_then(|catalog| catalog.databases().into_iter().find(|d| *d.name == *name))
-        .map_or_else(database_id, |d| d.id);
     Ok(vec![vec![
-        Value::from(id),
-        Value::from(&*name),
+        Value::from(database_id_of(ctx.shared)),
+        Value::from(&*ctx.shared.names().name),
         Value::from(created),
     ]])
 }

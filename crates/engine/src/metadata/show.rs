@@ -440,16 +440,9 @@ fn databases(which: &Databases, cx: &Cx) -> Vec<Named> {
                 .filter(|a| a.database == d.name)
                 .map(|a| Value::from(a.name.as_str()))
                 .collect::<Vec<_>>();
-            let mut named = database_row(&d, of, &address, &names.default, &home);
             // A cluster member that does not lead does not take this database's writes.
-            if d.name == *names.name && !cx.shared.accepts_writes() {
-                for (column, value) in &mut named {
-                    if *column == "writer" {
-                        *value = Value::Bool(false);
-                    }
-                }
-            }
-            named
+            let writes_here = d.name != *names.name || cx.shared.accepts_writes();
+            database_row(&d, of, &address, (&names.default, &home), writes_here)
         })
         .collect()
 }
@@ -524,12 +517,14 @@ pub(crate) fn advertised_address(cx: &Cx) -> String {
         .unwrap_or_else(|| DEFAULT_BOLT_ADDRESS.to_owned())
 }
 
+/// `d`'s row; `(default, home)` are the server's default database and the user's home,
+/// `writes_here` whether the server answering takes its writes.
 fn database_row(
     d: &DatabaseInfo,
     aliases: Vec<Value>,
     address: &str,
-    default: &str,
-    home: &str,
+    (default, home): (&str, &str),
+    writes_here: bool,
 ) -> Named {
     let time = |t: std::time::SystemTime| {
         let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -566,7 +561,7 @@ fn database_row(
                 Value::Null
             },
         ),
-        ("writer", Value::Bool(online && !d.read_only)),
+        ("writer", Value::Bool(online && !d.read_only && writes_here)),
         (
             "requestedStatus",
             Value::from(if d.requested_online {

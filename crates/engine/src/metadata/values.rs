@@ -17,6 +17,16 @@ pub(crate) const DATABASE_NAME: &str = "neo4j";
 pub(crate) const DEFAULT_BOLT_ADDRESS: &str = "localhost:7687";
 
 /// The database's id: stable for its name, shaped like Neo4j's (64 hex digits).
+/// The id of `shared`'s database: its catalog's (stable, new for a database made again), or
+/// for a database on its own, [`database_id`].
+pub(crate) fn database_id_of(shared: &crate::state::DatabaseState) -> String {
+    let name = shared.names().name;
+    shared
+        .catalog()
+        .and_then(|catalog| catalog.databases().into_iter().find(|d| *d.name == *name))
+        .map_or_else(database_id, |d| d.id)
+}
+
 pub(crate) fn database_id() -> String {
     // FNV-1a over the name, spread over four words so the id has Neo4j's length.
     let mut words = [0u64; 4];

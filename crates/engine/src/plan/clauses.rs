@@ -44,46 +44,6 @@ pub(crate) struct Planner<'a> {
     pub database: &'a crate::state::DatabaseState,
 }
 
-/// The names `USE` may give in a query on this database: its own and its aliases; and the
-/// server's other databases and aliases, which a query on this one cannot switch to.
-#[derive(Debug)]
-struct Graphs {
-    pub own: Vec<String>,
-    /// `None` for a server's only database.
-    pub others: Option<Vec<String>>,
-}
-
-impl Graphs {
-    /// The names of `shared`'s database, from its catalog when it has one.
-    fn of(shared: &crate::state::DatabaseState) -> Graphs {
-        let name = shared.names().name.to_string();
-        let Some(catalog) = shared.catalog() else {
-            return Graphs {
-                own: vec![name],
-                others: None,
-            };
-        };
-        let mut own = vec![name.clone()];
-        let mut others = Vec::new();
-        for d in catalog.databases() {
-            if d.name != name {
-                others.push(d.name);
-            }
-        }
-        for a in catalog.aliases() {
-            if a.database == name {
-                own.push(a.name);
-            } else {
-                others.push(a.name);
-            }
-        }
-        Graphs {
-            own,
-            others: Some(others),
-        }
-    }
-}
-
 /// The columns a query returns, and their slots.
 #[derive(Default)]
 struct Outputs {
@@ -645,14 +605,14 @@ impl Planner<'_> {
     /// have fails as Neo4j fails for a database it does not have.
     fn check_use(&self, u: &ast::UseGraph, span: Span) -> Result<()> {
         let name = u.qualified();
-        let key = crate::catalog::key(&name);
-        let graphs = Graphs::of(self.database);
-        if graphs.own.contains(&key) {
-            return Ok(());
-        }
-        let own = &graphs.own[0];
-        match &graphs.others {
-            Some(others) if others.contains(&key) => Err(self.err(
+        let own = self.database.names().name;
+        let served_by = match self.database.catalog() {
+            Some(catalog) => catalog.resolve(&crate::catalog::key(&name)),
+            None => name.eq_ignore_ascii_case(&own).then(|| own.to_string()),
+        };
+        match served_by {
+            Some(database) if *database == *own => Ok(()),
+            Some(_) => Err(self.err(
                 Status::SemanticError,
                 Detail::GraphNotFound,
                 format!(
@@ -661,16 +621,10 @@ impl Planner<'_> {
                 ),
                 span,
             )),
-            Some(_) => Err(self.err(
-                Status::DatabaseNotFound,
-                Detail::GraphNotFound,
-                format!("Database {name} not found"),
-                span,
-            )),
             None => Err(self.err(
                 Status::DatabaseNotFound,
                 Detail::GraphNotFound,
-                format!("Database {name} not found: this server has one database, {own}"),
+                format!("Database {name} not found"),
                 span,
             )),
         }

@@ -131,15 +131,9 @@ impl ProcedureContext<'_> {
     /// catalog's, or for a server's only database, its own name.
     pub fn knows_database(&self, name: &str) -> bool {
         let key = crate::catalog::key(name);
-        if key == crate::catalog::SYSTEM_DATABASE {
-            return true;
-        }
         match self.shared.catalog() {
-            Some(catalog) => {
-                catalog.databases().iter().any(|d| d.name == key)
-                    || catalog.aliases().iter().any(|a| a.name == key)
-            }
-            None => *self.shared.names().name == *key,
+            Some(catalog) => catalog.resolve(&key).is_some(),
+            None => key == crate::catalog::SYSTEM_DATABASE || *self.shared.names().name == *key,
         }
     }
 

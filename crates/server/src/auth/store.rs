@@ -199,11 +199,15 @@ impl UserStore {
     /// `[[users]]` entry with `admin = false`). The audit log, if any, receives `db`'s user
     /// and role changes and terminated transactions.
     pub fn attach(&self, db: &Arc<Database>) {
-        if !self.enabled {
-            return;
-        }
-        *self.stored.write() = Some(Arc::downgrade(db));
+        self.keep_users_of(db);
         self.equip(db);
+    }
+
+    /// Looks stored users up in `db` (the database that keeps them), without equipping it.
+    pub fn keep_users_of(&self, db: &Arc<Database>) {
+        if self.enabled {
+            *self.stored.write() = Some(Arc::downgrade(db));
+        }
     }
 
     /// Turns `db`'s privilege checks on for these users (configured ones, and those stored

@@ -63,7 +63,9 @@ impl BoltSession {
     pub(super) fn route(&mut self, routing: &Map, extra: &RouteExtra) -> Outcome {
         let db = extra.db.as_deref().filter(|db| !db.is_empty());
         let known = match (&self.shared.databases, db) {
-            (Some(databases), Some(db)) => databases.exists(db),
+            (Some(databases), Some(db)) => {
+                quiver_engine::catalog::DatabaseCatalog::resolve(&**databases, db).is_some()
+            }
             (None, Some(db)) => is_known_database(db),
             (_, None) => true,
         };

@@ -172,8 +172,7 @@ impl BoltSession {
         self.principal
             .as_ref()
             .filter(|p| !p.name.is_empty())
-            .and_then(|p| databases.root().database().stored_user(&p.name))
-            .and_then(|user| user.home)
+            .and_then(|p| databases.root().database().user_home(&p.name))
             .unwrap_or_else(|| databases.default_name().to_owned())
     }
 

@@ -6,12 +6,13 @@
 //! 2. A restart: how long the server takes to open again with every database, and that each
 //!    is online.
 //!
-//! `cargo bench -p quiver-node --bench databases` (`QUIVER_DATABASES`, default 1,000;
+//! `cargo bench -p quiver-lab --bench databases` (`QUIVER_DATABASES`, default 1,000;
 //! `QUIVER_BENCH_DIR` for the data directory).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use quiver_lab::procfs::{self, Pid};
 use quiver_node::NodeBuilder;
 use quiver_server::config::{Config, Layer};
 use quiver_value::Map;
@@ -23,36 +24,18 @@ fn databases() -> usize {
         .unwrap_or(1_000)
 }
 
-/// CPU time (user and system) this process has used.
-fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // Linux reports them in clock ticks of 1/100 s.
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+/// Resident memory (bytes), open file descriptors and threads of this process.
+fn footprint() -> (u64, u64, u64) {
+    (
+        procfs::rss_bytes(Pid::This).unwrap_or(0),
+        procfs::open_fds(Pid::This).unwrap_or(0),
+        procfs::threads(Pid::This).unwrap_or(0),
+    )
 }
 
-/// Resident memory (bytes), open file descriptors and threads of this process.
-fn footprint() -> (u64, usize, usize) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    let fds = std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count);
-    let threads = usize::try_from(field("Threads:")).unwrap_or(0);
-    (field("VmRSS:") * 1024, fds, threads)
+/// CPU time (user and system) this process has used.
+fn cpu_time() -> Duration {
+    procfs::process_cpu(Pid::This).unwrap_or_default()
 }
 
 fn config(dir: Option<&Path>) -> Config {
@@ -102,8 +85,8 @@ async fn run(label: &str, dir: Option<&Path>, n: usize) {
         "{label}: per database: {:.0} KiB resident, {:.2} file descriptors, {:.2} threads \
          (process: {} → {} MiB, {fds0} → {fds1} fds, {threads0} → {threads1} threads)",
         per(rss0, rss1) / 1024.0,
-        per(fds0 as u64, fds1 as u64),
-        per(threads0 as u64, threads1 as u64),
+        per(fds0, fds1),
+        per(threads0, threads1),
         rss0 >> 20,
         rss1 >> 20,
     );
