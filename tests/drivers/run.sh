@@ -68,7 +68,7 @@ pins = dict(pin.split("==") for pin in sys.argv[1:])
 sys.exit(0 if all(version(p) == v for p, v in pins.items()) else 1)
 EOF
     then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" "$PYTEST_SPEC" >&2
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir "$@" "$PYTEST_SPEC" >&2
     fi
     echo "$venv"
 }
