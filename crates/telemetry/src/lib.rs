@@ -1,0 +1,179 @@
+//! Traces of Quiver's work, exported with OpenTelemetry: off by default, on when an OTLP
+//! endpoint is given (a flag, a configuration key or the standard `OTEL_EXPORTER_OTLP_*`
+//! variables).
+//!
+//! Spans are made with the `tracing` crate under one target, [`TARGET`], which only the
+//! exporter's layer listens to: the log's layer leaves them out, so with tracing off no layer
+//! wants them and making one costs a check of a callsite's interest. The server decides at a
+//! transaction's start whether it is traced ([`Policy::traced`]: the caller's `traceparent`, or
+//! the sampler); an untraced transaction makes no spans at all, and the engine's steps make
+//! theirs only under a span that exists ([`steps_traced`]). What is made is batched and sent by
+//! the exporter on the server's runtime, never on a query's thread.
+
+mod settings;
+
+use std::collections::HashMap;
+
+use opentelemetry::propagation::TextMapPropagator;
+use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
+use opentelemetry_otlp::WithExportConfig;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+pub use settings::{Protocol, Requested, Sampler, Settings, SettingsError};
+
+/// The `tracing` target of every span Quiver exports.
+pub const TARGET: &str = "quiver::trace";
+
+/// The value of the `db.system.name` attribute.
+pub const SYSTEM_NAME: &str = "quiver";
+
+/// What the server asks of each transaction: whether to trace it and whether its spans carry
+/// the query text. Cheap to clone and to consult.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    sampler: Sampler,
+    query_text: bool,
+}
+
+impl Policy {
+    pub fn new(settings: &Settings) -> Policy {
+        Policy {
+            sampler: settings.sampler,
+            query_text: settings.query_text,
+        }
+    }
+
+    /// Whether a transaction whose caller sent `parent` (its W3C trace context, if any) is
+    /// traced: a sampled caller's is (unless the sampler ignores parents), an unsampled
+    /// caller's is not, and one without a caller is drawn by the sampler.
+    pub fn traced(&self, parent: Option<&Parent>) -> bool {
+        self.sampler.samples(parent.map(Parent::sampled))
+    }
+
+    /// Whether spans carry `db.query.text` (opt-in: it may hold literal values).
+    pub fn query_text(&self) -> bool {
+        self.query_text
+    }
+}
+
+/// A caller's trace context, read from W3C `traceparent` (and `tracestate`) values.
+#[derive(Clone, Debug)]
+pub struct Parent {
+    context: opentelemetry::Context,
+}
+
+impl Parent {
+    /// The context `traceparent` names; `None` when it is missing or malformed (a malformed
+    /// one starts a new trace, as the W3C recommendation asks).
+    pub fn read(traceparent: &str, tracestate: Option<&str>) -> Option<Parent> {
+        let mut carrier = HashMap::with_capacity(2);
+        carrier.insert("traceparent".to_owned(), traceparent.to_owned());
+        if let Some(state) = tracestate {
+            carrier.insert("tracestate".to_owned(), state.to_owned());
+        }
+        let context = TraceContextPropagator::new().extract(&carrier);
+        context
+            .span()
+            .span_context()
+            .is_valid()
+            .then_some(Parent { context })
+    }
+
+    /// Whether the caller sampled its trace.
+    pub fn sampled(&self) -> bool {
+        self.context.span().span_context().is_sampled()
+    }
+
+    /// Makes `span` a child of the caller's span.
+    pub fn adopt(&self, span: &tracing::Span) {
+        // Fails only for a span no layer records, which then has nothing to link.
+        let _ = span.set_parent(self.context.clone());
+    }
+}
+
+/// Sets an attribute whose key is known only at run time (a transaction's metadata).
+pub fn set_attribute(span: &tracing::Span, key: String, value: String) {
+    span.set_attribute(key, value);
+}
+
+/// Marks a span failed, with the Neo4j status code as `error.type` (OpenTelemetry's
+/// convention for database errors) and the message as the status description.
+pub fn set_failed(span: &tracing::Span, code: &str, message: &str) {
+    span.set_attribute("error.type", code.to_owned());
+    span.set_attribute("db.response.status_code", code.to_owned());
+    span.set_status(opentelemetry::trace::Status::error(message.to_owned()));
+}
+
+/// Whether the engine's steps (parse, plan, execute, commit) make spans: only under a span of a
+/// traced transaction, entered on this thread.
+pub fn steps_traced() -> bool {
+    !tracing::Span::current().is_disabled()
+}
+
+/// The exporter, installed as a `tracing` layer; dropping the guard it comes with sends what
+/// is still batched.
+pub struct Exporter {
+    provider: SdkTracerProvider,
+}
+
+/// The error of an exporter that cannot be built (a malformed endpoint).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot export traces: {0}")]
+pub struct ExporterError(String);
+
+impl Exporter {
+    /// Builds the exporter `settings` describe and the layer that hands it [`TARGET`]'s spans.
+    /// Must be called within the Tokio runtime that will send the batches.
+    pub fn start<S>(
+        settings: &Settings,
+    ) -> Result<(impl tracing_subscriber::Layer<S> + use<S>, Exporter), ExporterError>
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        use tracing_subscriber::Layer as _;
+        let exporter = match settings.protocol {
+            Protocol::Grpc => opentelemetry_otlp::SpanExporter::builder()
+                .with_tonic()
+                .with_endpoint(settings.endpoint.clone())
+                .build(),
+            Protocol::HttpProtobuf => opentelemetry_otlp::SpanExporter::builder()
+                .with_http()
+                .with_endpoint(settings.endpoint.clone())
+                .build(),
+        }
+        .map_err(|error| ExporterError(error.to_string()))?;
+        let processor =
+            opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor::builder(
+                exporter,
+                opentelemetry_sdk::runtime::Tokio,
+            )
+            .build();
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(processor)
+            // Whether to trace was decided when the transaction began (Policy::traced).
+            .with_sampler(opentelemetry_sdk::trace::Sampler::AlwaysOn)
+            .with_resource(settings.resource())
+            .build();
+        let tracer = provider.tracer("quiver");
+        let layer = tracing_opentelemetry::layer()
+            .with_tracer(tracer)
+            .with_tracked_inactivity(false)
+            .with_filter(tracing_subscriber::filter::Targets::new().with_target(
+                TARGET,
+                tracing::Level::TRACE,
+            ));
+        Ok((layer, Exporter { provider }))
+    }
+
+    /// Sends what is batched and stops the exporter.
+    pub fn shutdown(self) {
+        if let Err(error) = self.provider.shutdown() {
+            tracing::warn!(%error, "the trace exporter did not stop cleanly");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
