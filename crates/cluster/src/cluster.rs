@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use crate::error::{ClusterError, RecordError};
-use crate::log_store::{LogStore, SEGMENT_BYTES_MAX_DEFAULT};
+use crate::log_store::{LogStats, LogStore, SEGMENT_BYTES_MAX_DEFAULT};
 use crate::members::MemberChanges;
 use crate::network::{
     Listening, Network, NetworkSwitch, Refusals, SNAPSHOT_CHUNK_BYTES_DEFAULT, serve,
@@ -166,6 +166,11 @@ pub struct Status {
     /// started.
     pub snapshots_sent: u64,
     pub snapshots_installed: u64,
+    /// Snapshots this member built of its store, and builds that failed, since it started.
+    pub snapshots_built: u64,
+    pub snapshot_failures: u64,
+    /// What its Raft log wrote and fsynced since it started.
+    pub log: LogStats,
     /// Connections the Raft listener closed without applying what they carried, by reason
     /// (see [`crate::network::Refusal`]), since this member started.
     pub refused: BTreeMap<&'static str, u64>,
@@ -287,6 +292,8 @@ pub struct Cluster {
     rebuilds: Arc<AtomicU64>,
     snapshots_sent: Arc<AtomicU64>,
     snapshots_installed: Arc<AtomicU64>,
+    /// Snapshots built here, and builds that failed.
+    snapshots_built: (Arc<AtomicU64>, Arc<AtomicU64>),
     /// Refusals on the Raft listener (see [`Status::refused`]).
     refusals: Arc<Refusals>,
     /// Cluster TLS, when on.
@@ -354,6 +361,7 @@ impl Cluster {
         let sm = StateMachine::open(config.id, &snapshots, applier.clone(), log.clone())?;
         let rebuilds = sm.rebuild_counter();
         let snapshots_installed = sm.install_counter();
+        let snapshots_built = sm.build_counters();
         let snapshots_sent = Arc::new(AtomicU64::new(0));
         let removed = sm.removed_members();
         let switch = NetworkSwitch::default();
@@ -413,6 +421,7 @@ impl Cluster {
             rebuilds,
             snapshots_sent,
             snapshots_installed,
+            snapshots_built,
             refusals,
             tls: config.tls.clone(),
             handover_timeout: Duration::from_millis(config.election_timeout_max_ms * 2),
@@ -515,6 +524,9 @@ impl Cluster {
             lag,
             snapshots_sent: self.snapshots_sent.load(Ordering::Relaxed),
             snapshots_installed: self.snapshots_installed.load(Ordering::Relaxed),
+            snapshots_built: self.snapshots_built.0.load(Ordering::Relaxed),
+            snapshot_failures: self.snapshots_built.1.load(Ordering::Relaxed),
+            log: self.log.stats(),
             refused: self.refusals.counts(),
         }
     }

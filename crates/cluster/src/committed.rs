@@ -22,7 +22,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::log_store::LogError;
+use crate::log_store::{LogCounters, LogError, Synced};
 use crate::types::{LeaderId, LogId};
 
 const COMMITTED_FILE: &str = "committed";
@@ -85,7 +85,12 @@ impl CommittedFile {
         Ok((CommittedFile { file, path, seq }, committed))
     }
 
-    pub(crate) fn save(&mut self, committed: Option<LogId>) -> Result<(), LogError> {
+    /// Writes `committed` into the older slot and syncs it (counted in `counters`).
+    pub(crate) fn save(
+        &mut self,
+        committed: Option<LogId>,
+        counters: &LogCounters,
+    ) -> Result<(), LogError> {
         let seq = self.seq + 1;
         let mut slot = Vec::with_capacity(SLOT_BYTES);
         slot.extend_from_slice(&seq.to_le_bytes());
@@ -103,7 +108,7 @@ impl CommittedFile {
         (|| {
             self.file.seek(SeekFrom::Start(at))?;
             self.file.write_all(&slot)?;
-            self.file.sync_data()
+            counters.sync(Synced::Committed, || self.file.sync_data())
         })()
         .map_err(|e| LogError::io(&self.path, e))?;
         self.seq = seq;
@@ -129,11 +134,12 @@ mod tests {
                 i,
             ))
         };
+        let counters = LogCounters::default();
         {
             let (mut f, c) = CommittedFile::open(dir.path()).unwrap();
             assert_eq!(c, None);
             for i in 1..=5 {
-                f.save(id(i)).unwrap();
+                f.save(id(i), &counters).unwrap();
             }
         }
         assert_eq!(CommittedFile::open(dir.path()).unwrap().1, id(5));
@@ -144,7 +150,8 @@ mod tests {
         fs::write(&path, &bytes).unwrap();
         let (mut f, c) = CommittedFile::open(dir.path()).unwrap();
         assert_eq!(c, id(4));
-        f.save(None).unwrap();
+        f.save(None, &counters).unwrap();
         assert_eq!(CommittedFile::open(dir.path()).unwrap().1, None);
+        assert_eq!(counters.stats().fsyncs[Synced::Committed as usize], 6);
     }
 }

@@ -31,6 +31,9 @@
 //! flusher thread fsyncs and only then reports them flushed, so appends that arrive while a
 //! sync is running share the next one (group commit). Votes, the committed id, truncation and
 //! purge are made durable before their call returns, on tokio's blocking pool.
+//!
+//! The log counts what it writes and syncs ([`LogStats`], through [`LogStore::stats`]): relaxed
+//! atomic adds once per write or sync, nothing per read.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -40,6 +43,7 @@ use std::ops::{Bound, RangeBounds};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 use openraft::storage::{IOFlushed, LogState, RaftLogStorage};
 use openraft::{EntryPayload, OptionalSend, RaftLogReader};
@@ -69,6 +73,95 @@ pub const ENTRY_BYTES_MAX: usize = quiver_storage::RECORD_BYTES_MAX + ENTRY_HEAD
 /// A segment that has grown past this is closed and the next entry starts a new one, so a purge
 /// can delete whole files.
 pub const SEGMENT_BYTES_MAX_DEFAULT: u64 = 64 << 20;
+
+/// What the log fsyncs, as its metrics label it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synced {
+    /// Segment files and the log directory: appended entries (once per group commit), a
+    /// closed or new segment, a truncation, a torn tail cut at open.
+    Segment,
+    /// The committed id, at nearly every commit.
+    Committed,
+    /// The vote, at every election this member takes part in.
+    Vote,
+    /// The purge point, behind every snapshot.
+    Purged,
+}
+
+impl Synced {
+    pub const ALL: [Synced; 4] = [
+        Synced::Segment,
+        Synced::Committed,
+        Synced::Vote,
+        Synced::Purged,
+    ];
+
+    /// The label value: the file's name in the log directory (`segment` for the segments).
+    pub fn name(self) -> &'static str {
+        match self {
+            Synced::Segment => "segment",
+            Synced::Committed => "committed",
+            Synced::Vote => "vote",
+            Synced::Purged => "purged",
+        }
+    }
+}
+
+/// The log's counters since it was opened, at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogStats {
+    /// Completed fsyncs, indexed by [`Synced`], and the microseconds they took.
+    pub fsyncs: [u64; Synced::ALL.len()],
+    pub fsync_micros: [u64; Synced::ALL.len()],
+    /// Bytes written to segments: entries' frames and segment headers.
+    pub bytes_written: u64,
+    /// Entries written to segments (an entry rewritten after a truncation counts again).
+    pub entries_appended: u64,
+}
+
+/// The atomics behind [`LogStats`], shared by the log and its flusher.
+#[derive(Debug, Default)]
+pub(crate) struct LogCounters {
+    fsyncs: [AtomicU64; Synced::ALL.len()],
+    fsync_micros: [AtomicU64; Synced::ALL.len()],
+    bytes_written: AtomicU64,
+    entries_appended: AtomicU64,
+}
+
+impl LogCounters {
+    /// Runs `sync`, an fsync of `what`, and counts it with its time once it completed.
+    pub(crate) fn sync(
+        &self,
+        what: Synced,
+        sync: impl FnOnce() -> io::Result<()>,
+    ) -> io::Result<()> {
+        let started = Instant::now();
+        sync()?;
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.fsyncs[what as usize].fetch_add(1, Ordering::Relaxed);
+        self.fsync_micros[what as usize].fetch_add(micros, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn written(&self, bytes: usize, entries: usize) {
+        self.bytes_written
+            .fetch_add(bytes as u64, Ordering::Relaxed);
+        self.entries_appended
+            .fetch_add(entries as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn stats(&self) -> LogStats {
+        let load = |counters: &[AtomicU64; Synced::ALL.len()]| {
+            counters.each_ref().map(|c| c.load(Ordering::Relaxed))
+        };
+        LogStats {
+            fsyncs: load(&self.fsyncs),
+            fsync_micros: load(&self.fsync_micros),
+            bytes_written: self.bytes_written.load(Ordering::Relaxed),
+            entries_appended: self.entries_appended.load(Ordering::Relaxed),
+        }
+    }
+}
 
 const VOTE_FILE: &str = "vote";
 const PURGED_FILE: &str = "purged";
@@ -191,6 +284,7 @@ struct LogInner {
     purged: Option<LogId>,
     /// The torn tail cut at open, if any: (file, offset, bytes cut).
     torn_tail: Option<(PathBuf, u64, u64)>,
+    counters: Arc<LogCounters>,
 }
 
 /// Fsyncs appended entries off openraft's task and reports them flushed: one sync covers
@@ -200,6 +294,7 @@ struct Flusher {
     wake: Condvar,
     /// Batches synced: below the count of appends when group commit shares syncs.
     batches: AtomicU64,
+    counters: Arc<LogCounters>,
 }
 
 #[derive(Default)]
@@ -209,11 +304,12 @@ struct FlushQueue {
 }
 
 impl Flusher {
-    fn start() -> io::Result<Arc<Flusher>> {
+    fn start(counters: Arc<LogCounters>) -> io::Result<Arc<Flusher>> {
         let flusher = Arc::new(Flusher {
             queue: Mutex::new(FlushQueue::default()),
             wake: Condvar::new(),
             batches: AtomicU64::new(0),
+            counters,
         });
         let f = flusher.clone();
         std::thread::Builder::new()
@@ -243,7 +339,7 @@ impl Flusher {
                     continue;
                 }
                 synced.push(ptr);
-                if let Err(e) = file.sync_data() {
+                if let Err(e) = self.counters.sync(Synced::Segment, || file.sync_data()) {
                     tracing::error!(error = %e, "raft log fsync failed");
                     result = Err(e.kind());
                 }
@@ -298,16 +394,23 @@ impl Debug for LogStore {
     }
 }
 
-fn write_atomic<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(), LogError> {
+/// Replaces the file `name` in `dir` with `value` as JSON: written aside, fsynced, renamed
+/// over it, the directory fsynced (both syncs counted under `what`).
+fn write_atomic<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    value: &T,
+    (counters, what): (&LogCounters, Synced),
+) -> Result<(), LogError> {
     let path = dir.join(name);
     let tmp = dir.join(format!("{name}{TEMP_SUFFIX}"));
     let bytes = serde_json::to_vec(value).map_err(|e| LogError::io(&path, io::Error::other(e)))?;
     (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(&bytes)?;
-        f.sync_all()?;
+        counters.sync(what, || f.sync_all())?;
         fs::rename(&tmp, &path)?;
-        sync_dir(dir)
+        counters.sync(what, || sync_dir(dir))
     })()
     .map_err(|e| LogError::io(&path, e))
 }
@@ -334,6 +437,7 @@ impl LogStore {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| LogError::io(&dir, e))?;
         let (committed_file, committed) = CommittedFile::open(&dir)?;
+        let counters = Arc::new(LogCounters::default());
         let mut inner = LogInner {
             dir: dir.clone(),
             segment_bytes_max: segment_bytes_max.max(SEGMENT_HEADER_BYTES as u64 + 1),
@@ -344,13 +448,15 @@ impl LogStore {
             committed,
             purged: read_json(&dir, PURGED_FILE)?,
             torn_tail: None,
+            counters: Arc::clone(&counters),
         };
         inner.load_segments()?;
         Ok(LogStore {
             shared: Arc::new(Shared {
                 inner: Mutex::new(inner),
                 committed_file: Mutex::new(committed_file),
-                flusher: Flusher::start().map_err(|e| LogError::io(&dir, e))?,
+                flusher: Flusher::start(Arc::clone(&counters))
+                    .map_err(|e| LogError::io(&dir, e))?,
                 truncated: AtomicBool::new(false),
             }),
         })
@@ -379,6 +485,11 @@ impl LogStore {
     /// Synced batches of appends so far (each covers every append that arrived meanwhile).
     pub fn flush_batches(&self) -> u64 {
         self.shared.flusher.batches.load(Ordering::Relaxed)
+    }
+
+    /// What the log wrote and synced since it was opened (atomic loads, no lock).
+    pub fn stats(&self) -> LogStats {
+        self.shared.flusher.counters.stats()
     }
 
     /// The number of segment files, for tests and metrics.
@@ -489,7 +600,9 @@ impl LogInner {
             .open(path)
             .map_err(|e| LogError::io(path, e))?;
         f.set_len(at).map_err(|e| LogError::io(path, e))?;
-        f.sync_all().map_err(|e| LogError::io(path, e))?;
+        self.counters
+            .sync(Synced::Segment, || f.sync_all())
+            .map_err(|e| LogError::io(path, e))?;
         self.torn_tail = Some((path.to_path_buf(), at, len - at));
         Ok(())
     }
@@ -527,7 +640,9 @@ impl LogInner {
                 fs::remove_file(&path).map_err(|e| LogError::io(&path, e))?;
                 self.segments.remove(&base);
             } else if let Some(old) = self.active.take() {
-                old.sync_data().map_err(|e| LogError::io(&seg.path, e))?;
+                self.counters
+                    .sync(Synced::Segment, || old.sync_data())
+                    .map_err(|e| LogError::io(&seg.path, e))?;
             }
         }
         self.active = None;
@@ -541,11 +656,13 @@ impl LogInner {
                 .write(true)
                 .open(&path)?;
             f.write_all(&header)?;
-            f.sync_all()?;
-            sync_dir(&self.dir)?;
+            self.counters.sync(Synced::Segment, || f.sync_all())?;
+            self.counters
+                .sync(Synced::Segment, || sync_dir(&self.dir))?;
             OpenOptions::new().append(true).open(&path)
         })()
         .map_err(|e| LogError::io(&path, e))?;
+        self.counters.written(header.len(), 0);
         let file = Arc::new(file);
         self.segments.insert(
             index,
@@ -608,6 +725,7 @@ impl LogInner {
             .write_all(buf)
             .map_err(|e| LogError::io(&seg.path, e))?;
         seg.len += buf.len() as u64;
+        self.counters.written(buf.len(), pending.len());
         if let Some((last, _)) = pending.last() {
             seg.next = last.log_id.index + 1;
         }
@@ -651,11 +769,15 @@ impl LogInner {
                 .map_err(|e| LogError::io(&seg.path, e))?;
             f.set_len(first_place.offset)
                 .map_err(|e| LogError::io(&seg.path, e))?;
-            f.sync_all().map_err(|e| LogError::io(&seg.path, e))?;
+            self.counters
+                .sync(Synced::Segment, || f.sync_all())
+                .map_err(|e| LogError::io(&seg.path, e))?;
             seg.len = first_place.offset;
             seg.next = first_index;
         }
-        sync_dir(&self.dir).map_err(|e| LogError::io(&self.dir, e))?;
+        self.counters
+            .sync(Synced::Segment, || sync_dir(&self.dir))
+            .map_err(|e| LogError::io(&self.dir, e))?;
         // The append handle may be for a removed file; reopen on the next append.
         self.active = None;
         self.entries.split_off(&from);
@@ -665,7 +787,8 @@ impl LogInner {
     /// Forgets every entry up to `log_id`: the purge point is made durable first, then whole
     /// segments it covers are removed.
     fn purge(&mut self, log_id: LogId) -> Result<(), LogError> {
-        write_atomic(&self.dir, PURGED_FILE, &log_id)?;
+        let counted = (&*self.counters, Synced::Purged);
+        write_atomic(&self.dir, PURGED_FILE, &log_id, counted)?;
         self.purged = Some(log_id);
         let keep = self.entries.split_off(&(log_id.index + 1));
         self.entries = keep;
@@ -733,7 +856,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         let vote = *vote;
         off_runtime(move || {
             let dir = shared.inner.lock().dir.clone();
-            write_atomic(&dir, VOTE_FILE, &vote)?;
+            let counted = (&*shared.flusher.counters, Synced::Vote);
+            write_atomic(&dir, VOTE_FILE, &vote, counted)?;
             shared.inner.lock().vote = Some(vote);
             Ok(())
         })
@@ -746,7 +870,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         }
         let shared = self.shared.clone();
         off_runtime(move || {
-            shared.committed_file.lock().save(committed)?;
+            let counters = &shared.flusher.counters;
+            shared.committed_file.lock().save(committed, counters)?;
             shared.inner.lock().committed = committed;
             Ok(())
         })
@@ -958,6 +1083,53 @@ mod tests {
             assert!(matches!(r, Ok(Ok(()))), "{r:?}");
         }
         assert_eq!(store.flush_batches(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_log_counts_what_it_writes_and_syncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = LogStore::open(dir.path(), 1 << 20).unwrap();
+        assert_eq!(store.stats(), LogStats::default());
+        let synced = |stats: &LogStats, what: Synced| stats.fsyncs[what as usize];
+        let mut seen = store.stats();
+        for i in 1..=3 {
+            let (tx, rx) = TypeConfig::oneshot();
+            store
+                .append(vec![redo(1, i, 50)], IOFlushed::signal(tx))
+                .await
+                .unwrap();
+            rx.await.unwrap().unwrap();
+            // Reported flushed, so synced and counted: every figure rose.
+            let now = store.stats();
+            assert!(synced(&now, Synced::Segment) > synced(&seen, Synced::Segment));
+            assert!(now.bytes_written > seen.bytes_written + 50);
+            assert_eq!(now.entries_appended, i);
+            seen = now;
+        }
+        let leader = LeaderId {
+            term: 1,
+            node_id: 2,
+        };
+        store.save_vote(&Vote::new(1, 2)).await.unwrap();
+        store
+            .save_committed(Some(LogId::new(leader, 2)))
+            .await
+            .unwrap();
+        store.purge(LogId::new(leader, 1)).await.unwrap();
+        let now = store.stats();
+        // The vote and purge point are written aside and renamed: file and directory synced.
+        assert_eq!(synced(&now, Synced::Vote), 2);
+        assert_eq!(synced(&now, Synced::Committed), 1);
+        assert_eq!(synced(&now, Synced::Purged), 2);
+        assert_eq!(
+            synced(&now, Synced::Segment),
+            synced(&seen, Synced::Segment)
+        );
+        assert!(
+            Synced::ALL
+                .iter()
+                .all(|&w| now.fsync_micros[w as usize] >= seen.fsync_micros[w as usize])
+        );
     }
 
     #[test]

@@ -348,6 +348,9 @@ pub struct StateMachine {
     removed: Arc<RwLock<BTreeSet<NodeId>>>,
     /// Snapshots received from a leader and installed, for metrics.
     installed: Arc<AtomicU64>,
+    /// Snapshots built here, and builds that failed, for metrics.
+    built: Arc<AtomicU64>,
+    build_failures: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for StateMachine {
@@ -398,6 +401,8 @@ impl StateMachine {
             rebuilds: Arc::new(AtomicU64::new(0)),
             removed: Arc::new(RwLock::new(BTreeSet::new())),
             installed: Arc::new(AtomicU64::new(0)),
+            built: Arc::new(AtomicU64::new(0)),
+            build_failures: Arc::new(AtomicU64::new(0)),
         };
         let removed_path = sm.dir.join(REMOVED_FILE);
         match std::fs::read(&removed_path) {
@@ -431,6 +436,11 @@ impl StateMachine {
     /// The count of snapshots received and installed.
     pub fn install_counter(&self) -> Arc<AtomicU64> {
         self.installed.clone()
+    }
+
+    /// The counts of snapshots built here and of builds that failed.
+    pub fn build_counters(&self) -> (Arc<AtomicU64>, Arc<AtomicU64>) {
+        (self.built.clone(), self.build_failures.clone())
     }
 
     /// The count of rebuilds that discarded an unreplicated tail.
@@ -680,7 +690,19 @@ impl StateMachine {
         Ok(())
     }
 
+    /// Builds a snapshot, counted as built or failed.
     fn build(&mut self) -> Result<Snapshot, ApplyError> {
+        let snapshot = self.build_files();
+        let counter = match snapshot {
+            Ok(_) => &self.built,
+            Err(_) => &self.build_failures,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        snapshot
+    }
+
+    /// Writes the published store and its meta as a snapshot, and hands it out.
+    fn build_files(&mut self) -> Result<Snapshot, ApplyError> {
         let building = self.dir.join(BUILDING_DIR);
         let _ = std::fs::remove_dir_all(&building);
         std::fs::create_dir_all(&building).map_err(io_err(&building))?;

@@ -1,7 +1,7 @@
 //! Members on 127.0.0.1 replicate commits: a majority stores every acknowledged write, every
 //! member applies it, and no acknowledged write is lost when the leader goes away, a member
 //! falls behind the log, a cut-off leader's unacknowledged tail is overwritten, or a member
-//! restarts.
+//! restarts; and every member counts what its log writes and fsyncs.
 //!
 //! Writes go through the leader's store the way the engine's will: a transaction commits in
 //! memory and its redo record is handed to `client_write`. Waits are on conditions with
@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use openraft::RaftLogReader;
+use quiver_cluster::log_store::{LogStats, Synced};
 use quiver_cluster::{Cluster, ClusterConfig, ClusterError, Node, NodeId, Role};
 use tempfile::TempDir;
 use tokio::net::TcpListener;
@@ -319,6 +320,62 @@ async fn leader_loss_elects_a_new_leader_and_loses_nothing() {
         assert_eq!(items(m), 20, "member {}", m.id());
         assert_eq!(dump(m), reference);
     }
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_member_counts_what_its_log_writes_and_syncs() {
+    let _serial = SERIAL.lock().await;
+    let h = Harness::start(3).await;
+    let leader = h.leader(&[1, 2, 3]).await;
+    let before: BTreeMap<NodeId, LogStats> = h
+        .members
+        .iter()
+        .map(|(id, m)| (*id, m.status().log))
+        .collect();
+    let mut last = 0;
+    for i in 0..5 {
+        last = h.write(leader, &format!("counted-{i}")).await;
+    }
+    h.wait_all_applied(last).await;
+    let segment = Synced::Segment as usize;
+    for (id, m) in &h.members {
+        let seen = &before[id];
+        // A member applies only entries its log holds, so they are written; the sync of a
+        // follower the majority did not wait for may end a little later.
+        let deadline = Instant::now() + WAIT;
+        let now = loop {
+            let now = m.status().log;
+            if now.fsyncs[segment] > seen.fsyncs[segment] || Instant::now() >= deadline {
+                break now;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let role = if *id == leader { "leader" } else { "follower" };
+        assert!(
+            now.fsyncs[segment] > seen.fsyncs[segment],
+            "{role} {id}: {now:?}"
+        );
+        assert!(
+            now.entries_appended >= seen.entries_appended + 5,
+            "{role} {id}: {now:?}"
+        );
+        assert!(
+            now.bytes_written > seen.bytes_written,
+            "{role} {id}: {now:?}"
+        );
+        for what in Synced::ALL.map(|w| w as usize) {
+            assert!(
+                now.fsyncs[what] >= seen.fsyncs[what],
+                "{role} {id}: {now:?}"
+            );
+            assert!(now.fsync_micros[what] >= seen.fsync_micros[what]);
+        }
+    }
+    h.snapshot_and_purge(leader, last).await;
+    let status = h.members[&leader].status();
+    assert!(status.snapshots_built >= 1, "{status:?}");
+    assert_eq!(status.snapshot_failures, 0);
     h.shutdown().await;
 }
 
