@@ -35,7 +35,6 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
-    init_logging(&config.log);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("quiver")
@@ -47,17 +46,55 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(serve(config))
+    // The trace exporter sends its batches on the runtime, so it is built within it.
+    let exporter = {
+        let _entered = runtime.enter();
+        match init_logging(&config) {
+            Ok(exporter) => exporter,
+            Err(error) => {
+                eprintln!("quiver: {error}");
+                return ExitCode::from(EXIT_CONFIG);
+            }
+        }
+    };
+    let code = runtime.block_on(serve(config));
+    if let Some(exporter) = exporter {
+        let _entered = runtime.enter();
+        exporter.shutdown();
+    }
+    code
 }
 
-fn init_logging(filter: &str) {
+/// The log on stderr, and with tracing on the exporter of [`quiver_telemetry::TARGET`]'s spans
+/// (which the log leaves out).
+fn init_logging(
+    config: &Config,
+) -> Result<Option<quiver_telemetry::Exporter>, quiver_telemetry::ExporterError> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     // The filter was validated with the configuration; fall back to `info` rather than fail.
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let filter = match format!("{}=off", quiver_telemetry::TARGET).parse() {
+        Ok(spans_off) => filter.add_directive(spans_off),
+        Err(_) => filter,
+    };
+    let log = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .init();
+        .with_filter(filter);
+    let registry = tracing_subscriber::registry().with(log);
+    match &config.tracing {
+        None => {
+            registry.init();
+            Ok(None)
+        }
+        Some(settings) => {
+            let (spans, exporter) = quiver_telemetry::Exporter::start(settings)?;
+            registry.with(spans).init();
+            Ok(Some(exporter))
+        }
+    }
 }
 
 async fn serve(config: Config) -> ExitCode {

@@ -19,6 +19,8 @@
 //! Inside a query, nodes and relationships are ids; rows leaving [`Transaction::pull`] are
 //! materialised with labels, types and properties from the transaction's view.
 
+#[macro_use]
+mod trace;
 mod acknowledge;
 mod apoc;
 mod blocking;

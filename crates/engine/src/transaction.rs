@@ -570,6 +570,7 @@ impl Transaction {
         let Some(cursor) = q.cursor.as_mut() else {
             return Ok(Self::hand_ahead(q, n, out));
         };
+        let _execute = step_span!("execute");
         // A query without columns yields no records: run it to the end in one go.
         let rowless = q.compiled.columns.is_empty();
         let mut produced: i64 = 0;
@@ -670,13 +671,18 @@ pub(crate) fn compile(
         parse_depth_max: shared.config.parse_depth_max,
         query_bytes_max: shared.config.query_bytes_max,
     };
-    let stmt = quiver_cypher::parse_with(query, &options)?;
     let procedures = shared.procedures();
-    let analyze = quiver_cypher::AnalyzeOptions {
-        functions: &crate::apoc::Functions,
-        procedures: Some(&*procedures),
+    let (stmt, analysis) = {
+        let _parse = step_span!("parse");
+        let stmt = quiver_cypher::parse_with(query, &options)?;
+        let analyze = quiver_cypher::AnalyzeOptions {
+            functions: &crate::apoc::Functions,
+            procedures: Some(&*procedures),
+        };
+        let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
+        (stmt, analysis)
     };
-    let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
+    let _plan = step_span!("plan");
     let compiled = Arc::new(plan::compile(
         &stmt,
         &analysis,
@@ -739,7 +745,10 @@ impl Transaction {
             self.stx
                 .set_change_context(self.shared.change_context(self.id));
         }
-        let committed = self.stx.commit();
+        let committed = {
+            let _commit = step_span!("commit");
+            self.stx.commit()
+        };
         // Committed, the writes are the store's; refused, they are undone: either way the
         // transaction no longer holds them.
         self.writes.clear(&self.shared.memory);
@@ -781,6 +790,7 @@ impl Transaction {
         let shared = Arc::clone(&self.shared);
         let info = self.commit_unacknowledged()?;
         if let (Some(log), Some(ticket)) = (&shared.log, info.ticket) {
+            let _wait = step_span!("durable wait");
             log.wait(ticket).map_err(Error::not_acknowledged)?;
         }
         Ok(info)

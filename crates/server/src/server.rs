@@ -258,6 +258,7 @@ impl Server {
                 placement: Placement::new(config.query.placement),
                 recv_timeout: timeouts.bolt_recv,
                 query_log: parts.query_log.clone(),
+                trace: config.tracing.as_ref().map(quiver_telemetry::Policy::new),
                 bookmark_timeout: timeouts.bookmark,
                 idle_transaction_timeout: timeouts.idle_transaction,
                 transaction_timeout: timeouts.transaction,

@@ -11,6 +11,7 @@
 //! the exporter on the server's runtime, never on a query's thread.
 
 mod settings;
+mod spans;
 
 use std::collections::HashMap;
 
@@ -22,6 +23,7 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 pub use settings::{Protocol, Requested, Sampler, Settings, SettingsError};
+pub use spans::{TransactionAbout, durable_wait_span, finish_query, operation_name};
 
 /// The `tracing` target of every span Quiver exports.
 pub const TARGET: &str = "quiver::trace";
@@ -160,10 +162,10 @@ impl Exporter {
         let layer = tracing_opentelemetry::layer()
             .with_tracer(tracer)
             .with_tracked_inactivity(false)
-            .with_filter(tracing_subscriber::filter::Targets::new().with_target(
-                TARGET,
-                tracing::Level::TRACE,
-            ));
+            .with_filter(
+                tracing_subscriber::filter::Targets::new()
+                    .with_target(TARGET, tracing::Level::TRACE),
+            );
         Ok((layer, Exporter { provider }))
     }
 

@@ -37,6 +37,9 @@ pub struct Sampler {
     pub parent_based: bool,
 }
 
+// A ratio is read checked to lie in 0..=1: never NaN, so equality is total.
+impl Eq for Sampler {}
+
 impl Sampler {
     /// Whether a transaction is traced, given its caller's sampled flag if it sent one.
     pub fn samples(&self, parent_sampled: Option<bool>) -> bool {
@@ -105,7 +108,7 @@ pub struct Requested {
 }
 
 /// Tracing, switched on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// The full URL spans are sent to (`.../v1/traces` over HTTP).
     pub endpoint: String,
@@ -245,9 +248,14 @@ fn resource_attributes(text: Option<&str>) -> Vec<(String, String)> {
         .filter_map(|pair| {
             let (key, value) = pair.split_once('=')?;
             let key = key.trim();
-            (!key.is_empty()).then(|| (key.to_owned(), percent_encoding::percent_decode_str(value.trim())
+            (!key.is_empty()).then(|| {
+                (
+                    key.to_owned(),
+                    percent_encoding::percent_decode_str(value.trim())
                         .decode_utf8_lossy()
-                        .into_owned()))
+                        .into_owned(),
+                )
+            })
         })
         .collect()
 }

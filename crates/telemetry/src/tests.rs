@@ -85,7 +85,10 @@ fn a_flag_wins_over_the_environment_and_over_its_switch_off() {
 
 #[test]
 fn the_environment_switches_tracing_off() {
-    for off in [("OTEL_SDK_DISABLED", "true"), ("OTEL_TRACES_EXPORTER", "none")] {
+    for off in [
+        ("OTEL_SDK_DISABLED", "true"),
+        ("OTEL_TRACES_EXPORTER", "none"),
+    ] {
         assert_eq!(
             resolve(
                 Requested::default(),
@@ -149,10 +152,7 @@ fn resource_attributes_are_decoded_and_may_name_the_service() {
     assert_eq!(settings.service_name, "graph");
     assert_eq!(
         settings.resource,
-        vec![(
-            "deployment.environment".to_owned(),
-            "prod eu".to_owned()
-        )]
+        vec![("deployment.environment".to_owned(), "prod eu".to_owned())]
     );
 }
 
@@ -191,5 +191,21 @@ fn a_malformed_traceparent_starts_a_new_trace() {
         "00-00000000000000000000000000000000-b7ad6b7169203331-01",
     ] {
         assert!(Parent::read(text, None).is_none(), "{text}");
+    }
+}
+
+#[test]
+fn a_querys_operation_is_its_first_keyword_past_use_and_explain() {
+    for (text, operation) in [
+        ("MATCH (n) RETURN n", "MATCH"),
+        ("  optional match (n) return n", "OPTIONAL"),
+        ("USE movies MATCH (n) RETURN n", "MATCH"),
+        ("EXPLAIN\nCREATE (n)", "CREATE"),
+        ("// a comment\nCALL db.labels()", "CALL"),
+        ("CALL{ RETURN 1 }", "CALL"),
+        ("", "QUERY"),
+        ("{not cypher", "QUERY"),
+    ] {
+        assert_eq!(crate::operation_name(text), operation, "{text}");
     }
 }

@@ -53,6 +53,8 @@ pub struct BoltShared {
     pub recv_timeout: Duration,
     /// Where queries that ended are reported, when there is a query log.
     pub query_log: Option<Arc<crate::query_log::QueryLog>>,
+    /// Which transactions are traced, when tracing is on.
+    pub trace: Option<quiver_telemetry::Policy>,
     /// Longest wait for a bookmark's commit.
     pub bookmark_timeout: Duration,
     /// An open transaction whose client is silent this long is rolled back.

@@ -124,6 +124,22 @@ pub struct Layer {
     #[arg(long, value_name = "N")]
     pub query_log_rotation_keep: Option<u32>,
 
+    /// Send traces of transactions and queries over OTLP to this collector, as OpenTelemetry's `OTEL_EXPORTER_OTLP_ENDPOINT` does (which also switches tracing on); off unless given [env: QUIVER_TRACE_ENDPOINT]
+    #[arg(long, value_name = "URL")]
+    pub trace_endpoint: Option<String>,
+
+    /// The OTLP protocol traces are sent with: http/protobuf or grpc [default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf] [env: QUIVER_TRACE_PROTOCOL]
+    #[arg(long, value_name = "PROTOCOL")]
+    pub trace_protocol: Option<String>,
+
+    /// The share of transactions traced, 0 to 1, when the caller sent no trace context (a caller's sampled flag decides for its own) [default: OTEL_TRACES_SAMPLER, else 1] [env: QUIVER_TRACE_SAMPLE_RATIO]
+    #[arg(long, value_name = "RATIO")]
+    pub trace_sample_ratio: Option<f64>,
+
+    /// Spans carry the query's text (`db.query.text`; literals in it are sent as written) [default: false] [env: QUIVER_TRACE_QUERY_TEXT]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub trace_query_text: Option<bool>,
+
     /// `user/password`: on a first start (no users stored yet) create this stored user with the admin role and a password that must be changed before anything else runs (Neo4j's first-login flow); switches authentication on [env: QUIVER_INITIAL_USER]
     #[arg(long, value_name = "SPEC")]
     pub initial_user: Option<AuthSpec>,
@@ -341,6 +357,10 @@ impl Layer {
                 "QUIVER_ALLOW_UNAUTHENTICATED_NETWORK",
             )?,
             metrics_auth: env_value(&lookup, "QUIVER_METRICS_AUTH")?,
+            trace_endpoint: lookup("QUIVER_TRACE_ENDPOINT").filter(|url| !url.trim().is_empty()),
+            trace_protocol: lookup("QUIVER_TRACE_PROTOCOL").filter(|text| !text.trim().is_empty()),
+            trace_sample_ratio: env_value(&lookup, "QUIVER_TRACE_SAMPLE_RATIO")?,
+            trace_query_text: env_value(&lookup, "QUIVER_TRACE_QUERY_TEXT")?,
             audit_log: lookup("QUIVER_AUDIT_LOG")
                 .filter(|path| !path.trim().is_empty())
                 .map(PathBuf::from),
@@ -469,6 +489,10 @@ impl Layer {
                 .or(lower.allow_unauthenticated_network),
             metrics_auth: self.metrics_auth.or(lower.metrics_auth),
             audit_log: self.audit_log.or(lower.audit_log),
+            trace_endpoint: self.trace_endpoint.or(lower.trace_endpoint),
+            trace_protocol: self.trace_protocol.or(lower.trace_protocol),
+            trace_sample_ratio: self.trace_sample_ratio.or(lower.trace_sample_ratio),
+            trace_query_text: self.trace_query_text.or(lower.trace_query_text),
             query_log: self.query_log.or(lower.query_log),
             query_log_enabled: self.query_log_enabled.or(lower.query_log_enabled),
             query_log_threshold_ms: self.query_log_threshold_ms.or(lower.query_log_threshold_ms),

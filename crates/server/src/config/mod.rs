@@ -199,6 +199,8 @@ pub struct Config {
     pub audit_log: Option<PathBuf>,
     /// The query log (`--query-log`); `None`: no query log.
     pub query_log: Option<QueryLogSettings>,
+    /// Tracing (`--trace-endpoint` or OpenTelemetry's variables); `None`: off.
+    pub tracing: Option<quiver_telemetry::Settings>,
     /// `--initial-user`: the stored administrator created on a first start, whose password
     /// must be changed at first login. Always [`AuthSpec::Basic`].
     pub initial_user: Option<AuthSpec>,
@@ -227,12 +229,40 @@ impl Default for Config {
 
 /// Builds the configuration from parsed flags and an environment (`std::env::var` in the binary).
 pub fn resolve(flags: Layer, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-    let upper = flags.over(Layer::from_env(env)?);
+    let upper = flags.over(Layer::from_env(&env)?);
     let file = match &upper.config {
         Some(path) => read_file(path)?,
         None => Layer::default(),
     };
-    Config::from_layer(upper.over(file))
+    let mut layer = upper.over(file);
+    let tracing = tracing_settings(&mut layer, &env)?;
+    let mut config = Config::from_layer(layer)?;
+    config.tracing = tracing;
+    Ok(config)
+}
+
+/// Tracing's settings: the layer's, then OpenTelemetry's standard variables of `env`.
+fn tracing_settings(
+    layer: &mut Layer,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<quiver_telemetry::Settings>, ConfigError> {
+    let protocol = match layer.trace_protocol.take() {
+        None => None,
+        Some(text) => Some(
+            text.parse()
+                .map_err(|error: quiver_telemetry::SettingsError| {
+                    invalid("trace_protocol", error.to_string())
+                })?,
+        ),
+    };
+    let requested = quiver_telemetry::Requested {
+        endpoint: layer.trace_endpoint.take(),
+        protocol,
+        sample_ratio: layer.trace_sample_ratio.take(),
+        query_text: layer.trace_query_text.take(),
+    };
+    quiver_telemetry::Settings::resolve(requested, env)
+        .map_err(|error| invalid("trace_endpoint", error.to_string()))
 }
 
 fn read_file(path: &Path) -> Result<Layer, ConfigError> {
@@ -345,6 +375,7 @@ impl Config {
             auth,
             tls,
             audit_log: layer.audit_log.take(),
+            tracing: None,
             query_log,
             initial_user,
             log,

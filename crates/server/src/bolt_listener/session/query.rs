@@ -63,6 +63,8 @@ fn pull_step(
     dialect: Dialect,
     budget: Option<Duration>,
 ) -> (Step, u64) {
+    let span = tx.stream_span(query).unwrap_or_else(tracing::Span::none);
+    let _entered = span.enter();
     let Some(engine) = tx.engine() else {
         return (
             Step::Failed(StepError::Engine(quiver_engine::Error::Terminated(
@@ -322,6 +324,9 @@ impl BoltSession {
         ) {
             Ok(mut tx) => {
                 tx.writes_refused = fault;
+                if let Some(policy) = &self.shared.trace {
+                    tx.trace(policy, "bolt");
+                }
                 Some(Box::new(tx))
             }
             Err(error) => {
@@ -397,8 +402,14 @@ impl BoltSession {
         let key = TextKey::of(&query);
         let place = self.shared.placement.place(key);
         let version = self.version;
+        let span = match &self.shared.trace {
+            Some(policy) => policy.query_span(&tx.span, &tx.about.database, &query),
+            None => tracing::Span::none(),
+        };
+        let entered = span.clone();
         let (mut tx, result, watched) = self
             .work(tx, place, move |tx, out| {
+                let _entered = entered.enter();
                 let started = std::time::Instant::now();
                 let database = tx.graph.database().name();
                 let Some(engine) = tx.engine() else {
@@ -448,12 +459,15 @@ impl BoltSession {
                     records: 0,
                     has_columns,
                     logged,
+                    span,
                 });
                 self.tx = Some(tx);
                 (Outcome::Success, None)
             }
             Err(error) => {
                 self.shared.metrics.query_latency.observe(arrived.elapsed());
+                trace_failure(&span, Some(0), &error);
+                trace_failure(&tx.span, None, &error);
                 let about = Arc::clone(&tx.about);
                 self.log_query(&about, &mut logged, arrived.elapsed(), 0, Some(&error));
                 self.fail_tx(tx, &error, watched).await
@@ -551,6 +565,7 @@ impl BoltSession {
                         let elapsed = stream.started.elapsed();
                         self.shared.metrics.query_latency.observe(elapsed);
                         let rows = stream.records;
+                        trace_failure(&stream.span, Some(rows), &error);
                         self.log_query(&about, &mut stream.logged, elapsed, rows, Some(&error));
                     }
                     return self.fail_tx(tx, &error, watched).await;
@@ -571,6 +586,7 @@ impl BoltSession {
         };
         let elapsed = stream.started.elapsed();
         self.shared.metrics.query_latency.observe(elapsed);
+        quiver_telemetry::finish_query(&stream.span, stream.records, None);
         self.log_query(&tx.about, &mut stream.logged, elapsed, stream.records, None);
         if !tx.auto_commit {
             self.settle_horizon(&mut tx).await;
@@ -589,7 +605,7 @@ impl BoltSession {
             return (Outcome::Failure, None);
         };
         let graph = Arc::clone(&tx.graph);
-        if let Err(failed) = self.acknowledge(&graph, commit.ticket).await {
+        if let Err(failed) = self.acknowledge(&graph, commit.ticket, &stream.span).await {
             return failed;
         }
         let bookmark = commit.bookmark.text_on(&graph.database().name());
@@ -736,7 +752,12 @@ impl BoltSession {
             return (Outcome::Failure, None);
         }
         let place = self.closing_place(&tx);
-        let (mut tx, result, watched) = self.work(tx, place, |tx, _| tx.commit()).await;
+        let (mut tx, result, watched) = self
+            .work(tx, place, |tx, _| {
+                let _entered = tx.span.clone().entered();
+                tx.commit()
+            })
+            .await;
         match result {
             Ok(info) => {
                 tx.end(Ending::Committed);
@@ -744,7 +765,7 @@ impl BoltSession {
                     return (Outcome::Failure, Some(gone_end(watched)));
                 }
                 let graph = Arc::clone(&tx.graph);
-                if let Err(failed) = self.acknowledge(&graph, info.ticket).await {
+                if let Err(failed) = self.acknowledge(&graph, info.ticket, &tx.span).await {
                     return failed;
                 }
                 let bookmark = info.bookmark.text_on(&graph.database().name());
@@ -756,7 +777,9 @@ impl BoltSession {
                     tx.end(Ending::Abandoned);
                     return (Outcome::Failure, Some(gone_end(watched)));
                 }
-                self.fail_tx(tx, &StepError::Engine(error), watched).await
+                let error = StepError::Engine(error);
+                trace_failure(&tx.span, None, &error);
+                self.fail_tx(tx, &error, watched).await
             }
         }
     }
@@ -806,13 +829,38 @@ impl BoltSession {
         &mut self,
         graph: &Graph,
         ticket: Option<DurabilityTicket>,
+        span: &tracing::Span,
     ) -> Result<(), (Outcome, Option<End>)> {
+        use tracing::Instrument as _;
         if let Some(ticket) = ticket
-            && let Err(error) = graph.database().durable(ticket).await
+            && let Err(error) = graph
+                .database()
+                .durable(ticket)
+                .instrument(quiver_telemetry::durable_wait_span(span))
+                .await
         {
             self.fail(Status::TransactionCommitFailed, &error.to_string(), None);
             return Err((Outcome::Failure, None));
         }
         Ok(())
+    }
+}
+
+/// Marks a query's span (with the rows it sent) or, without rows, its transaction's span
+/// failed with the error the client is sent.
+fn trace_failure(span: &tracing::Span, rows: Option<u64>, error: &StepError) {
+    if span.is_disabled() {
+        return;
+    }
+    let (code, message) = match error {
+        StepError::Engine(error) => {
+            let (code, message, _) = engine_failure(error);
+            (code.to_string(), message)
+        }
+        StepError::Encode(error) => (error.status_code().to_string(), error.to_string()),
+    };
+    match rows {
+        Some(rows) => quiver_telemetry::finish_query(span, rows, Some((&code, &message))),
+        None => quiver_telemetry::set_failed(span, &code, &message),
     }
 }

@@ -37,6 +37,8 @@ pub(super) struct Stream {
     /// The result has columns (a query without any yields no records at all).
     pub has_columns: bool,
     pub logged: Logged,
+    /// Its span (disabled when its transaction is not traced).
+    pub span: tracing::Span,
 }
 
 /// What the query log writes of a query beside its figures.
@@ -96,6 +98,8 @@ pub(super) struct OpenTx {
     /// `USE name` moves it to that database, begun again with these options, after the
     /// bookmarks BEGIN gave.
     pub movable: Option<(quiver_engine::TxOptions, Vec<String>)>,
+    /// Its span (disabled when it is not traced).
+    pub span: tracing::Span,
     metrics: Arc<Metrics>,
     ended: bool,
 }
@@ -151,6 +155,7 @@ impl OpenTx {
             about,
             graph: Arc::clone(graph),
             movable: None,
+            span: tracing::Span::none(),
             metrics: Arc::clone(metrics),
             ended: false,
         })
@@ -211,6 +216,41 @@ impl OpenTx {
 
     pub fn stream_mut(&mut self, qid: Option<i64>) -> Option<&mut Stream> {
         self.streams.iter_mut().find(|s| s.qid == qid)
+    }
+
+    /// The span of the open stream of `query`.
+    pub fn stream_span(&self, query: QueryId) -> Option<tracing::Span> {
+        self.streams
+            .iter()
+            .find(|s| s.query == query)
+            .map(|s| s.span.clone())
+    }
+
+    /// The span of this transaction when the server traces it (`policy`).
+    pub fn trace(&mut self, policy: &quiver_telemetry::Policy, protocol: &'static str) {
+        let about = &self.about;
+        let text = |key: &str| about.metadata.get(key).and_then(|v| v.as_str());
+        let metadata = about
+            .metadata
+            .iter()
+            .filter(|(key, _)| !matches!(key.as_ref(), "traceparent" | "tracestate"))
+            .map(|(key, value)| {
+                let value = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned);
+                (key.as_ref(), value)
+            })
+            .collect();
+        self.span = policy.transaction_span(&quiver_telemetry::TransactionAbout {
+            protocol,
+            database: &about.database,
+            id: &about.id,
+            user: about.user.as_deref(),
+            client: about.client,
+            traceparent: text("traceparent"),
+            tracestate: text("tracestate"),
+            metadata,
+        });
     }
 
     pub fn remove_stream(&mut self, qid: Option<i64>) -> Option<Stream> {
