@@ -27,5 +27,8 @@ bash tests/drivers/run.sh
 # ---- The web console in a real browser (see tests/browser/run.sh) ----
 bash tests/browser/run.sh
 
+# ---- The Helm chart and systemd unit, and what they rely on the binary for (see tests/deploy/run.sh) ----
+bash tests/deploy/run.sh
+
 # ---- The container image, where a Docker daemon runs (see tests/docker/run.sh) ----
 bash tests/docker/run.sh
