@@ -78,6 +78,11 @@ pub(crate) async fn open_member(
         Arc::clone(&replica),
         Arc::clone(metrics),
     ));
+    // The Raft log's figures, read at each scrape.
+    metrics.follow_member({
+        let replica = Arc::downgrade(&replica);
+        Box::new(move || replica.upgrade().map(|r| r.member().status()))
+    });
     Ok(Arc::new(Graph::clustered(replica, cluster.reads_on_leader)))
 }
 

@@ -1,6 +1,7 @@
 //! The Grafana dashboard (`deploy/grafana/quiver.json`) and the Prometheus alerting rules
 //! (`deploy/prometheus/alerts.yml`) query only metrics a running server exports: every
-//! `quiver_*` name in their expressions is a sample name of `/metrics`.
+//! `quiver_*` name in their expressions is a sample name of `/metrics`, on a single server and
+//! on a cluster member.
 
 mod common;
 
@@ -8,6 +9,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use common::{config, get, start, start_with};
+use quiver_node::{HttpService, NodeBuilder};
 use serde_json::Value as Json;
 
 fn deploy(file: &str) -> String {
@@ -90,8 +92,19 @@ async fn every_metric_the_dashboard_and_the_alerts_query_is_exported() {
     let server = start(config(|_| {}), None).await;
     let metrics = get(server.http, "/metrics").await;
     assert_eq!(metrics.status, 200);
-    let text = metrics.text();
-    let exported = exported(&text);
+    let queried = every_queried_metric_is_exported(&metrics.text());
+    // The Raft log's figures are charted (a single server exports them at zero).
+    assert!(
+        queried.contains("quiver_raft_log_fsyncs_total"),
+        "{queried:?}"
+    );
+    server.stop().await;
+}
+
+/// Checks that `text` (a `/metrics` answer) has every metric the dashboard and the alerting
+/// rules query; returns their names.
+fn every_queried_metric_is_exported(text: &str) -> BTreeSet<String> {
+    let exported = exported(text);
     // The memory alert divides by the pool's limit, which the node sets.
     let limit = text
         .lines()
@@ -114,7 +127,7 @@ async fn every_metric_the_dashboard_and_the_alerts_query_is_exported() {
         missing.is_empty(),
         "queried but not exported: {missing:?}\nexported: {exported:?}"
     );
-    server.stop().await;
+    queried
 }
 
 /// A sample's value in the text `/metrics` serves.
@@ -168,4 +181,68 @@ async fn a_server_on_a_data_directory_exports_its_commit_log_and_free_space() {
     assert_eq!(sample(&text, "quiver_data_dir_size_bytes"), 0.0);
     assert_eq!(sample(&text, "quiver_commit_log_fsyncs_total"), 0.0);
     memory.stop().await;
+}
+
+/// A cluster member of one, on loopback ports taken by binding port 0 and letting go (a member
+/// advertises its Bolt and HTTP ports before binding them, so they cannot be 0), writes once:
+/// its Raft log's fsyncs, bytes and entries rose on `/metrics`, and it exports every metric
+/// the dashboard and the alerts query.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_member_exports_its_raft_log() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ports: Vec<std::net::SocketAddr> = (0..3)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .map(|l| l.local_addr().expect("its address"))
+        .collect();
+    let config = config(|layer| {
+        layer.in_memory = Some(false);
+        layer.data_dir = Some(dir.path().to_path_buf());
+        layer.bolt_listen = Some(ports[0]);
+        layer.http_listen = Some(ports[1]);
+        layer.node_id = Some(1);
+        layer.raft_listen = Some(ports[2]);
+        layer.initial_members = Some(format!("1={}", ports[2]).parse().expect("members"));
+    });
+    let node = NodeBuilder::new(config)
+        .http_service(HttpService::OperationsOnly)
+        .build()
+        .await
+        .expect("a cluster member");
+    let http = node.http_addr();
+    let db = std::sync::Arc::clone(node.database());
+    let trigger = node.trigger();
+    let running = tokio::spawn(node.run());
+
+    // Alone, it elects itself; it takes writes once its first entry of the term is applied.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while db.write_refusal().is_some() {
+        assert!(std::time::Instant::now() < deadline, "the member never led");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let before = get(http, "/metrics").await.text();
+    tokio::task::spawn_blocking(move || {
+        db.execute("CREATE (:Written {n: 1})", quiver_value::Map::new())
+            .expect("a write on the leader")
+    })
+    .await
+    .expect("the write's task");
+    let after = get(http, "/metrics").await.text();
+    // Acknowledged once its entry is synced in the Raft log: one fsync more at least, counted
+    // before the log reports the entry flushed.
+    for name in [
+        "quiver_raft_log_fsyncs_total{file=\"segment\"}",
+        "quiver_raft_log_entries_appended_total",
+        "quiver_raft_log_written_bytes_total",
+    ] {
+        assert!(sample(&after, name) > sample(&before, name), "{name}");
+    }
+    // Writes were taken once the member had applied its first entry of the term.
+    assert!(sample(&after, "quiver_cluster_applied_index") >= 1.0);
+    every_queried_metric_is_exported(&after);
+
+    trigger.shutdown();
+    tokio::time::timeout(std::time::Duration::from_secs(30), running)
+        .await
+        .expect("the member stops within 30 s")
+        .expect("the member's task");
 }

@@ -6,12 +6,14 @@
 
 mod histogram;
 
-use std::sync::atomic::{AtomicI64, AtomicU64};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
+use quiver_cluster::Status as MemberStatus;
+use quiver_cluster::log_store::Synced;
 use quiver_durability::{DurabilityStats, FreeSpace};
 use serde::Serialize;
 
@@ -166,6 +168,8 @@ pub struct StoreMetrics {
     pub log_bytes_written: Counter,
     pub log_bytes_since_snapshot: IntGauge,
     pub durable_commit: IntGauge,
+    /// Snapshots written, and attempts that failed: a single server's of its store, a cluster
+    /// member's Raft snapshots (read from its status, see [`ClusterMetrics::follow`]).
     pub snapshots: Counter,
     pub snapshot_failures: Counter,
     pub disk_available_bytes: IntGauge,
@@ -273,6 +277,10 @@ pub struct DatabaseFigures {
     pub transactions_open: u64,
 }
 
+/// Where a cluster member's status comes from, for the figures read when the metrics are
+/// encoded (`None` once the member is gone).
+pub type MemberSource = Box<dyn Fn() -> Option<MemberStatus> + Send + Sync>;
+
 /// Where [`DatabaseFigures`] come from (a server that keeps several databases).
 pub type DatabaseSource = Box<dyn Fn() -> Vec<DatabaseFigures> + Send + Sync>;
 
@@ -325,11 +333,19 @@ impl DatabaseMetrics {
     }
 }
 
+/// The sources of the figures read when the metrics are encoded, each set once.
+#[derive(Default)]
+struct Sources {
+    engine: std::sync::OnceLock<EngineSource>,
+    databases: std::sync::OnceLock<DatabaseSource>,
+    member: std::sync::OnceLock<MemberSource>,
+}
+
 /// The registry and handles to everything in it.
 pub struct Metrics {
     registry: Registry,
-    engine: std::sync::OnceLock<EngineSource>,
-    databases_source: std::sync::OnceLock<DatabaseSource>,
+    /// Where the figures read at each encoding come from, once set.
+    sources: Sources,
     /// The gauges labelled by database (none on a server that keeps one).
     pub databases: DatabaseMetrics,
     /// The engine's figures as last added to the counters.
@@ -367,7 +383,13 @@ pub struct Metrics {
     pub store: StoreMetrics,
 }
 
-/// A cluster member's Raft figures, kept current by `crate::cluster::follow_metrics`.
+/// The metrics of a Raft log's fsyncs, one series for each file it syncs
+/// ([`Synced::name`]).
+type SyncedCounters<N = u64> = Family<[(&'static str, &'static str); 1], Counter<N, AtomicU64>>;
+
+/// A cluster member's Raft figures, kept current by `crate::cluster::follow_metrics`; its Raft
+/// log's and indexes are read from its status whenever the metrics are encoded
+/// ([`Metrics::follow_member`]).
 #[derive(Clone, Debug, Default)]
 pub struct ClusterMetrics {
     /// Times the known leader changed to another member.
@@ -391,6 +413,19 @@ pub struct ClusterMetrics {
     /// malformed, oversized or replayed frame, a sender outside the membership or not the
     /// certificate's.
     pub raft_refused: Family<[(&'static str, &'static str); 1], Counter>,
+    /// The Raft log's completed fsyncs and their time, by file: its segments (the appends'
+    /// group commits), the committed id (at nearly every commit), the vote, the purge point.
+    pub raft_log_fsyncs: SyncedCounters,
+    pub raft_log_fsync_seconds: SyncedCounters<f64>,
+    /// Bytes and entries written to the Raft log's segments.
+    pub raft_log_bytes_written: Counter,
+    pub raft_log_entries_appended: Counter,
+    /// The newest index in this member's log, known committed, applied here, and in its
+    /// newest snapshot (0 for none).
+    pub last_log_index: IntGauge,
+    pub commit_index: IntGauge,
+    pub applied_index: IntGauge,
+    pub snapshot_index: IntGauge,
 }
 
 impl ClusterMetrics {
@@ -448,7 +483,96 @@ impl ClusterMetrics {
             "Raft connections closed unapplied, by reason",
             cluster.raft_refused.clone(),
         );
+        cluster.register_raft_log(registry);
         cluster
+    }
+
+    /// Registers the Raft log's counters and the indexes, every file's series at zero.
+    fn register_raft_log(&self, registry: &mut Registry) {
+        for file in Synced::ALL {
+            let label = [("file", file.name())];
+            let _ = self.raft_log_fsyncs.get_or_create(&label);
+            let _ = self.raft_log_fsync_seconds.get_or_create(&label);
+        }
+        registry.register(
+            "quiver_raft_log_fsyncs",
+            "fsync calls on Raft log files that completed, by file",
+            self.raft_log_fsyncs.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_raft_log_fsync",
+            "Time spent in completed fsync calls on Raft log files, by file",
+            Unit::Seconds,
+            self.raft_log_fsync_seconds.clone(),
+        );
+        registry.register_with_unit(
+            "quiver_raft_log_written",
+            "Raft log segment bytes written since the member started",
+            Unit::Bytes,
+            self.raft_log_bytes_written.clone(),
+        );
+        registry.register(
+            "quiver_raft_log_entries_appended",
+            "Entries written to the Raft log since the member started",
+            self.raft_log_entries_appended.clone(),
+        );
+        for (name, help, gauge) in [
+            (
+                "quiver_cluster_last_log_index",
+                "The newest index in this member's Raft log",
+                &self.last_log_index,
+            ),
+            (
+                "quiver_cluster_commit_index",
+                "The newest Raft index this member knows committed",
+                &self.commit_index,
+            ),
+            (
+                "quiver_cluster_applied_index",
+                "The newest Raft index applied on this member",
+                &self.applied_index,
+            ),
+            (
+                "quiver_cluster_snapshot_index",
+                "The last Raft index in this member's newest snapshot",
+                &self.snapshot_index,
+            ),
+        ] {
+            registry.register(name, help, gauge.clone());
+        }
+    }
+
+    /// Brings the Raft log's counters, the indexes and the member's snapshot counts in `store`
+    /// up to `status`. The counters take the larger of their value and the status's, so a
+    /// status read before the last one (a member stands in its last one during a handover)
+    /// neither lowers nor counts anything twice.
+    fn follow(&self, status: &MemberStatus, store: &StoreMetrics) {
+        let raise = |counter: &Counter, to: u64| {
+            counter.inner().fetch_max(to, Ordering::Relaxed);
+        };
+        let log = &status.log;
+        for file in Synced::ALL {
+            let label = [("file", file.name())];
+            let i = file as usize;
+            raise(&self.raft_log_fsyncs.get_or_create(&label), log.fsyncs[i]);
+            // A non-negative float's bits order as the float does.
+            let seconds = log.fsync_micros[i] as f64 / 1e6;
+            self.raft_log_fsync_seconds
+                .get_or_create(&label)
+                .inner()
+                .fetch_max(seconds.to_bits(), Ordering::Relaxed);
+        }
+        raise(&self.raft_log_bytes_written, log.bytes_written);
+        raise(&self.raft_log_entries_appended, log.entries_appended);
+        raise(&store.snapshots, status.snapshots_built);
+        raise(&store.snapshot_failures, status.snapshot_failures);
+        let gauge = |g: &IntGauge, v: u64| {
+            g.set(i64::try_from(v).unwrap_or(i64::MAX));
+        };
+        gauge(&self.last_log_index, status.last_log_index);
+        gauge(&self.commit_index, status.commit_index);
+        gauge(&self.applied_index, status.applied_index);
+        gauge(&self.snapshot_index, status.snapshot_index.unwrap_or(0));
     }
 }
 
@@ -593,8 +717,7 @@ impl Metrics {
 
         Metrics {
             registry,
-            engine: std::sync::OnceLock::new(),
-            databases_source: std::sync::OnceLock::new(),
+            sources: Sources::default(),
             databases,
             engine_seen: parking_lot::Mutex::new(EngineFigures::default()),
             bolt,
@@ -618,21 +741,28 @@ impl Metrics {
     /// Reads the engine's own figures from `source` whenever the metrics are encoded. Set
     /// once; a second source is ignored.
     pub fn follow_engine(&self, source: EngineSource) {
-        let _ = self.engine.set(source);
+        let _ = self.sources.engine.set(source);
     }
 
     /// Reads every database's figures from `source` whenever the metrics are encoded. Set
     /// once; a second source is ignored.
     pub fn follow_databases(&self, source: DatabaseSource) {
-        let _ = self.databases_source.set(source);
+        let _ = self.sources.databases.set(source);
+    }
+
+    /// Reads this cluster member's status from `source` whenever the metrics are encoded: its
+    /// Raft log's fsyncs, bytes and entries, its indexes and snapshots. Set once; a second
+    /// source is ignored.
+    pub fn follow_member(&self, source: MemberSource) {
+        let _ = self.sources.member.set(source);
     }
 
     /// Adds what the engine counted since the last look to the counters.
     fn sync_engine(&self) {
-        if let Some(source) = self.databases_source.get() {
+        if let Some(source) = self.sources.databases.get() {
             self.databases.set(&source());
         }
-        let Some(source) = self.engine.get() else {
+        let Some(source) = self.sources.engine.get() else {
             return;
         };
         let now = source();
@@ -650,6 +780,9 @@ impl Metrics {
     /// The registry in the OpenMetrics text format (what `GET /metrics` serves).
     pub fn encode(&self) -> String {
         self.sync_engine();
+        if let Some(status) = self.sources.member.get().and_then(|source| source()) {
+            self.cluster.follow(&status, &self.store);
+        }
         let mut text = String::with_capacity(8 * 1024);
         // Writing into a String cannot fail; an encoder error would be a bug in a metric's encode.
         if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {
@@ -884,6 +1017,85 @@ mod tests {
                 "quiver_data_dir_size_bytes 4294967296\n".to_owned(),
             ] {
                 assert!(text.contains(&line), "missing {line} in\n{text}");
+            }
+        }
+    }
+
+    /// A member's status whose log synced its segments `n` times, half a second each, and
+    /// wrote `n` entries of 100 bytes.
+    fn member_status(n: u64) -> MemberStatus {
+        let mut log = quiver_cluster::log_store::LogStats {
+            bytes_written: n * 100,
+            entries_appended: n,
+            ..Default::default()
+        };
+        log.fsyncs[Synced::Segment as usize] = n;
+        log.fsync_micros[Synced::Segment as usize] = n * 500_000;
+        log.fsyncs[Synced::Committed as usize] = 2 * n;
+        MemberStatus {
+            id: 1,
+            role: quiver_cluster::Role::Leader,
+            term: 2,
+            leader: Some(1),
+            last_log_index: n + 1,
+            commit_index: n,
+            applied_index: n,
+            applied_term: 2,
+            snapshot_index: None,
+            purged_index: None,
+            voters: std::collections::BTreeSet::from([1]),
+            members: std::collections::BTreeMap::new(),
+            lag: std::collections::BTreeMap::new(),
+            snapshots_sent: 0,
+            snapshots_installed: 0,
+            snapshots_built: n / 2,
+            snapshot_failures: 0,
+            log,
+            refused: std::collections::BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_member_s_raft_log_figures_are_read_from_its_status_when_encoded() {
+        let metrics = Metrics::new();
+        let text = metrics.encode();
+        // Outside cluster mode every series is there, at zero.
+        for file in Synced::ALL {
+            let line = format!(
+                "quiver_raft_log_fsyncs_total{{file=\"{}\"}} 0\n",
+                file.name()
+            );
+            assert!(text.contains(&line), "missing {line} in\n{text}");
+        }
+        let n = std::sync::Arc::new(AtomicU64::new(4));
+        metrics.follow_member(Box::new({
+            let n = std::sync::Arc::clone(&n);
+            move || Some(member_status(n.load(Ordering::Relaxed)))
+        }));
+        // 4 then 6; then 5, a status older than the last one read (it lowers nothing and
+        // counts nothing twice); then 6 again.
+        for (now, shown) in [(4, 4), (6, 6), (5, 6), (6, 6)] {
+            n.store(now, Ordering::Relaxed);
+            let text = metrics.encode();
+            for line in [
+                format!("quiver_raft_log_fsyncs_total{{file=\"segment\"}} {shown}\n"),
+                format!(
+                    "quiver_raft_log_fsyncs_total{{file=\"committed\"}} {}\n",
+                    2 * shown
+                ),
+                "quiver_raft_log_fsyncs_total{file=\"vote\"} 0\n".to_owned(),
+                format!(
+                    "quiver_raft_log_fsync_seconds_total{{file=\"segment\"}} {:?}\n",
+                    shown as f64 / 2.0
+                ),
+                format!("quiver_raft_log_written_bytes_total {}\n", shown * 100),
+                format!("quiver_raft_log_entries_appended_total {shown}\n"),
+                format!("quiver_cluster_commit_index {now}\n"),
+                format!("quiver_cluster_last_log_index {}\n", now + 1),
+                format!("quiver_snapshots_total {}\n", shown / 2),
+                "quiver_cluster_snapshot_index 0\n".to_owned(),
+            ] {
+                assert!(text.contains(&line), "at {now}: missing {line} in\n{text}");
             }
         }
     }
