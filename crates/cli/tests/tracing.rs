@@ -181,7 +181,7 @@ fn traced_server(
     endpoint: SocketAddr,
     data: &std::path::Path,
     extra: &[&str],
-) -> (std::process::Child, SocketAddr) {
+) -> (std::process::Child, SocketAddr, SocketAddr) {
     let mut command = common::serve();
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("OTEL_") {
@@ -196,8 +196,7 @@ fn traced_server(
         .args(["--durability", "sync", "--trace-endpoint"])
         .arg(format!("http://{endpoint}"))
         .args(extra);
-    let (child, bolt, _) = common::spawn(&mut command);
-    (child, bolt)
+    common::spawn(&mut command)
 }
 
 /// Waits (up to 20 s) until `inbox` holds a span `name` of trace `trace_id` (any trace if
@@ -308,7 +307,7 @@ fn spans_of_a_transaction_and_its_queries_reach_an_otlp_http_receiver() {
     let inbox = Inbox::default();
     let receiver = runtime.block_on(http_receiver(Arc::clone(&inbox)));
     let data = tempfile::tempdir().expect("tempdir");
-    let (mut child, bolt) = traced_server(receiver, data.path(), &[]);
+    let (mut child, bolt, _) = traced_server(receiver, data.path(), &[]);
     runtime.block_on(run_work(bolt));
     // The failing query's span ends last: once it arrived, everything before it has.
     let spans = wait_for(&inbox, "MATCH neo4j", &[]);
@@ -375,7 +374,7 @@ fn spans_reach_an_otlp_grpc_receiver_with_the_query_text_when_asked() {
     let inbox = Inbox::default();
     let receiver = runtime.block_on(grpc_receiver(Arc::clone(&inbox)));
     let data = tempfile::tempdir().expect("tempdir");
-    let (mut child, bolt) = traced_server(
+    let (mut child, bolt, _) = traced_server(
         receiver,
         data.path(),
         &["--trace-protocol", "grpc", "--trace-query-text"],
@@ -397,7 +396,7 @@ fn a_sampler_at_zero_traces_only_what_a_sampled_caller_asks_for() {
     let inbox = Inbox::default();
     let receiver = runtime.block_on(http_receiver(Arc::clone(&inbox)));
     let data = tempfile::tempdir().expect("tempdir");
-    let (mut child, bolt) = traced_server(receiver, data.path(), &["--trace-sample-ratio", "0"]);
+    let (mut child, bolt, _) = traced_server(receiver, data.path(), &["--trace-sample-ratio", "0"]);
     runtime.block_on(async {
         // Not traced: no caller, and the sampler keeps nothing of its own.
         common::auto_commit(bolt, "RETURN 'unsampled'")
@@ -428,6 +427,53 @@ fn a_sampler_at_zero_traces_only_what_a_sampled_caller_asks_for() {
     );
     let query = one(&spans, "UNWIND neo4j", &hex(TRACE_ID));
     assert_eq!(query.attributes["db.response.returned_rows"], "2");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn http_transactions_continue_the_traceparent_header() {
+    let runtime = receiver_runtime();
+    let inbox = Inbox::default();
+    let receiver = runtime.block_on(http_receiver(Arc::clone(&inbox)));
+    let data = tempfile::tempdir().expect("tempdir");
+    let (mut child, _, http) = traced_server(receiver, data.path(), &[]);
+    let traceparent = format!("traceparent: 00-{TRACE_ID}-{CALLER_SPAN}-01\r\n");
+    let (status, body) = common::http_post(
+        http,
+        "/db/neo4j/tx/commit",
+        &traceparent,
+        r#"{"statements":[{"statement":"CREATE (n:Invoice) RETURN 1"},{"statement":"RETURN 1 / 0"}]}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    // The Query API, in a trace of its own.
+    let other = "4bf92f3577b34da6a3ce929d0e0e4737";
+    let (status, body) = common::http_post(
+        http,
+        "/db/neo4j/query/v2",
+        &format!("traceparent: 00-{other}-{CALLER_SPAN}-01\r\n"),
+        r#"{"statement":"UNWIND range(1, 3) AS x RETURN x"}"#,
+    );
+    assert_eq!(status, 202, "{body}");
+    let spans = wait_for(&inbox, "transaction neo4j", &hex(other));
+
+    let tx = one(&spans, "transaction neo4j", &hex(TRACE_ID));
+    assert_eq!(tx.parent_span_id, hex(CALLER_SPAN));
+    assert_eq!(tx.attributes["network.protocol.name"], "http");
+    assert_eq!(children(&spans, tx), ["CREATE neo4j", "RETURN neo4j"]);
+    let failed = one(&spans, "RETURN neo4j", &hex(TRACE_ID));
+    assert!(failed.failed);
+    assert_eq!(
+        failed.attributes["error.type"],
+        "Neo.ClientError.Statement.ArithmeticError"
+    );
+    let create = one(&spans, "CREATE neo4j", &hex(TRACE_ID));
+    assert_eq!(children(&spans, create), ["execute", "parse", "plan"]);
+
+    let query_api = one(&spans, "transaction neo4j", &hex(other));
+    assert_eq!(children(&spans, query_api), ["UNWIND neo4j", "commit"]);
+    let unwind = one(&spans, "UNWIND neo4j", &hex(other));
+    assert_eq!(unwind.attributes["db.response.returned_rows"], "3");
     let _ = child.kill();
     let _ = child.wait();
 }

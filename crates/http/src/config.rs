@@ -57,6 +57,8 @@ pub struct ApiConfig {
     /// transactions run as that user (`SHOW CURRENT USER`), as a Bolt session's do; when off,
     /// the header is unchecked and names no one.
     pub auth_enabled: bool,
+    /// Which transactions are traced, when tracing is on.
+    pub trace: Option<quiver_telemetry::Policy>,
 }
 
 impl Default for ApiConfig {
@@ -78,6 +80,7 @@ impl Default for ApiConfig {
             neo4j_version: "2026.08.0".to_owned(),
             placement: Policy::Adaptive,
             auth_enabled: false,
+            trace: None,
         }
     }
 }

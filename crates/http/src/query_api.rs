@@ -59,6 +59,8 @@ pub struct QueryJob {
     pub user: Option<Arc<str>>,
     /// The client's address, which the audit log names beside what it changed.
     pub client: Option<std::net::SocketAddr>,
+    /// The caller's trace context (its `traceparent` header).
+    pub caller: crate::tracked::TraceCaller,
 }
 
 /// A request to the Query API's explicit transactions.
@@ -135,6 +137,7 @@ pub fn producer(shared: Arc<ApiState>, job: QueryJob) -> Box<dyn Produce> {
         horizon: None,
         rows: 0,
         logged: None,
+        span: tracing::Span::none(),
     })
 }
 
@@ -168,6 +171,8 @@ struct QueryRun {
     rows: u64,
     /// Set when its statement ran and the telemetry keeps statements.
     logged: Option<Logged>,
+    /// Its statement's span (disabled when its transaction is not traced).
+    span: tracing::Span,
 }
 
 impl Produce for QueryRun {
@@ -179,7 +184,10 @@ impl Produce for QueryRun {
             Err(error) => {
                 self.shared.telemetry.query_finished(self.started.elapsed());
                 let failure = match &error {
-                    ApiError::Engine(error) => format!("{}: {error}", error.status_code()),
+                    ApiError::Engine(error) => {
+                        crate::tx_api::trace_failure(&self.span, self.rows, error);
+                        format!("{}: {error}", error.status_code())
+                    }
                     other => other.to_string(),
                 };
                 self.report(Some(failure));
@@ -235,6 +243,7 @@ impl QueryRun {
         };
         if self.query.is_some() {
             self.shared.telemetry.query_finished(self.started.elapsed());
+            quiver_telemetry::finish_query(&self.span, self.rows, None);
             self.report(None);
         }
         out.extend_from_slice(b"]}");
@@ -272,7 +281,9 @@ impl QueryRun {
         let mut rows: Vec<Vec<Value>> = Vec::with_capacity(batch.min(1024));
         loop {
             rows.clear();
-            let state = tx.pull(query, batch as i64, &mut rows)?;
+            let state = self
+                .span
+                .in_scope(|| tx.pull(query, batch as i64, &mut rows))?;
             for row in rows.iter().filter(|_| self.has_fields) {
                 self.rows += 1;
                 json::comma(out, &mut self.first_row);
@@ -329,12 +340,12 @@ impl QueryRun {
                     tx
                 }
             };
+            let span = tx.span().clone();
             let info = tx.commit()?;
             self.settle_horizon()?;
             if let Some(ticket) = info.ticket {
-                self.shared
-                    .db
-                    .durable_blocking(ticket)
+                quiver_telemetry::durable_wait_span(&span)
+                    .in_scope(|| self.shared.db.durable_blocking(ticket))
                     .map_err(|error| ApiError::NotDurable(error.reason()))?;
             }
             self.head.affinity = None;
@@ -411,7 +422,11 @@ impl QueryRun {
             ..TxOptions::default()
         };
         self.started = Instant::now();
-        let mut handle = self.open(job.explicit.as_ref(), &options)?;
+        let mut handle = self.open(job.explicit.as_ref(), &options, &job.caller)?;
+        if let (Some(policy), Some(request)) = (&self.shared.config.trace, &request) {
+            let database = &self.shared.config.database_name;
+            self.span = policy.query_span(handle.span(), database, &request.statement);
+        }
         let Some(tx) = handle.tx() else {
             handle.discard(&self.shared.registry);
             return Err(ApiError::Invalid(
@@ -448,7 +463,7 @@ impl QueryRun {
                 },
             });
         }
-        let query = match tx.run(&statement, parameters) {
+        let query = match self.span.in_scope(|| tx.run(&statement, parameters)) {
             Ok(query) => query,
             Err(error) => {
                 let error = match &refused {
@@ -475,12 +490,19 @@ impl QueryRun {
         &mut self,
         explicit: Option<&QueryTx>,
         options: &TxOptions,
+        caller: &crate::tracked::TraceCaller,
     ) -> Result<Handle, ApiError> {
         let shared = Arc::clone(&self.shared);
         let begin = || -> Result<TrackedTx, ApiError> {
             Ok(TrackedTx::new(
                 shared.db.begin(options.clone())?,
                 Arc::clone(&shared.telemetry),
+            )
+            .traced(
+                shared.config.trace.as_ref(),
+                &shared.config.database_name,
+                options,
+                caller,
             ))
         };
         Ok(match explicit {

@@ -43,6 +43,14 @@ impl Handle {
         }
     }
 
+    /// The transaction's span (disabled when it is not traced).
+    pub fn span(&self) -> &tracing::Span {
+        match self {
+            Handle::Implicit(tx) => tx.span(),
+            Handle::Explicit(checked_out) => checked_out.tx.span(),
+        }
+    }
+
     /// Rolls back; an explicit transaction leaves `registry`.
     pub fn discard(self, registry: &Registry) {
         match self {

@@ -418,6 +418,7 @@ impl HttpApi {
             options,
             bookmarks,
             body,
+            caller: crate::tracked::TraceCaller::of(&parts.headers),
         };
         self.respond(tx_api::producer(Arc::clone(&self.shared), job), key)
             .await
@@ -482,6 +483,7 @@ impl HttpApi {
             explicit,
             user: tx_user(parts, self.shared.config.auth_enabled),
             client: parts.extensions.get::<std::net::SocketAddr>().copied(),
+            caller: crate::tracked::TraceCaller::of(&parts.headers),
         };
         self.respond(query_api::producer(Arc::clone(&self.shared), job), None)
             .await

@@ -69,10 +69,34 @@ pub struct NoTelemetry;
 
 impl Telemetry for NoTelemetry {}
 
+/// The caller's W3C trace context, from a request's `traceparent` and `tracestate` headers.
+#[derive(Debug, Clone, Default)]
+pub struct TraceCaller {
+    pub traceparent: Option<String>,
+    pub tracestate: Option<String>,
+}
+
+impl TraceCaller {
+    pub fn of(headers: &http::HeaderMap) -> TraceCaller {
+        let text = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        TraceCaller {
+            traceparent: text("traceparent"),
+            tracestate: text("tracestate"),
+        }
+    }
+}
+
 /// A transaction that reports its end to [`Telemetry`].
 pub struct TrackedTx {
     tx: Option<Transaction>,
     telemetry: Arc<dyn Telemetry>,
+    /// Its span, when it is traced (else disabled).
+    span: tracing::Span,
 }
 
 impl TrackedTx {
@@ -81,7 +105,39 @@ impl TrackedTx {
         TrackedTx {
             tx: Some(tx),
             telemetry,
+            span: tracing::Span::none(),
         }
+    }
+
+    /// Gives the transaction its span when `policy` traces it (the caller's context
+    /// continued); `options` are those it began with, on database `database`.
+    pub fn traced(
+        mut self,
+        policy: Option<&quiver_telemetry::Policy>,
+        database: &str,
+        options: &quiver_engine::TxOptions,
+        caller: &TraceCaller,
+    ) -> TrackedTx {
+        let (Some(policy), Some(tx)) = (policy, self.tx.as_ref()) else {
+            return self;
+        };
+        let id = tx.id();
+        self.span = policy.transaction_span(&quiver_telemetry::TransactionAbout {
+            protocol: "http",
+            database,
+            id: &id,
+            user: options.user.as_deref(),
+            client: options.client,
+            traceparent: caller.traceparent.as_deref(),
+            tracestate: caller.tracestate.as_deref(),
+            metadata: Vec::new(),
+        });
+        self
+    }
+
+    /// Its span (disabled when it is not traced).
+    pub fn span(&self) -> &tracing::Span {
+        &self.span
     }
 
     /// The transaction; `None` only after `commit`/`rollback`, which consume `self`.
@@ -100,7 +156,7 @@ impl TrackedTx {
             ));
         };
         // The acknowledgement is the caller's to wait for (and to report as it must).
-        let outcome = tx.commit_unacknowledged();
+        let outcome = self.span.in_scope(|| tx.commit_unacknowledged());
         match &outcome {
             Ok(_) => self.telemetry.transaction_committed(),
             Err(_) => self.telemetry.transaction_rolled_back(),

@@ -42,7 +42,15 @@ use crate::registry::{CheckedOut, Handle, Removed};
 use crate::route::TxEndpoint;
 use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
-use crate::tracked::{EndedStatement, TrackedTx};
+use crate::tracked::{EndedStatement, TraceCaller, TrackedTx};
+
+/// Marks a statement's span failed with the engine's error, after `rows` rows.
+pub(crate) fn trace_failure(span: &tracing::Span, rows: u64, error: &quiver_engine::Error) {
+    if !span.is_disabled() {
+        let code = error.status_code().to_string();
+        quiver_telemetry::finish_query(span, rows, Some((&code, &error.to_string())));
+    }
+}
 
 /// An engine error as the query log writes it: its status code and message.
 fn failure_text(error: &quiver_engine::Error) -> String {
@@ -61,6 +69,8 @@ pub struct TxJob {
     /// Bookmarks from the `bookmarks` header, or why the header (or another) was rejected.
     pub bookmarks: Result<Vec<String>, ApiError>,
     pub body: bytes::Bytes,
+    /// The caller's trace context (its `traceparent` header).
+    pub caller: TraceCaller,
 }
 
 /// The producer for a transactional request.
@@ -118,6 +128,8 @@ struct Running {
     rows: u64,
     /// What a query log is told of it at its end.
     logged: Option<Logged>,
+    /// Its span (disabled when its transaction is not traced).
+    span: tracing::Span,
 }
 
 /// A statement's text and parameters, kept for the query log.
@@ -218,9 +230,15 @@ impl TxRun {
                 options.mode = AccessMode::Read;
             }
         }
+        let caller = std::mem::take(&mut job.caller);
         let begin = || -> Result<TrackedTx, ApiError> {
             let tx = shared.db.begin(options.clone())?;
-            Ok(TrackedTx::new(tx, Arc::clone(&shared.telemetry)))
+            Ok(TrackedTx::new(tx, Arc::clone(&shared.telemetry)).traced(
+                shared.config.trace.as_ref(),
+                &shared.config.database_name,
+                &options,
+                &caller,
+            ))
         };
         let mut handle = match job.endpoint {
             TxEndpoint::Autocommit => {
@@ -282,14 +300,23 @@ impl TxRun {
             parameters: telemetry.keeps_parameters().then(|| parameters.clone()),
             started: SystemTime::now(),
         });
+        let span = match (&self.shared.config.trace, &self.handle) {
+            (Some(policy), Some(handle)) => policy.query_span(
+                handle.span(),
+                &self.shared.config.database_name,
+                &text,
+            ),
+            _ => tracing::Span::none(),
+        };
         let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
             return;
         };
-        let query = match tx.run(&text, parameters) {
+        let query = match span.in_scope(|| tx.run(&text, parameters)) {
             Ok(query) => query,
             Err(error) => {
                 self.shared.telemetry.query_finished(started.elapsed());
                 let failure = failure_text(&error);
+                trace_failure(&span, 0, &error);
                 self.report(logged, started, 0, Some(failure));
                 self.failure = Some(match &self.writes_refused {
                     Some(reason) if error.status_code() == Status::AccessMode => {
@@ -317,6 +344,7 @@ impl TxRun {
             started,
             rows: 0,
             logged,
+            span,
         });
     }
 
@@ -357,7 +385,10 @@ impl TxRun {
             return;
         };
         let mut rows = Vec::with_capacity(batch.min(1024));
-        let state = match tx.pull(running.query, batch as i64, &mut rows) {
+        let pulled = running
+            .span
+            .in_scope(|| tx.pull(running.query, batch as i64, &mut rows));
+        let state = match pulled {
             Ok(state) => state,
             Err(error) => {
                 out.extend_from_slice(b"]}");
@@ -403,6 +434,7 @@ impl TxRun {
         self.shared
             .telemetry
             .query_finished(running.started.elapsed());
+        quiver_telemetry::finish_query(&running.span, running.rows, None);
         self.report(running.logged.take(), running.started, running.rows, None);
     }
 
@@ -411,7 +443,10 @@ impl TxRun {
             .telemetry
             .query_finished(running.started.elapsed());
         let failure = match &error {
-            ApiError::Engine(error) => failure_text(error),
+            ApiError::Engine(error) => {
+                trace_failure(&running.span, running.rows, error);
+                failure_text(error)
+            }
             other => other.to_string(),
         };
         self.report(
@@ -487,11 +522,12 @@ fn commit(shared: &ApiState, handle: Handle, errors: &mut Vec<ApiError>) -> Outc
             tx
         }
     };
+    let span = tx.span().clone();
     match tx.commit() {
-        Ok(info) => match info
-            .ticket
-            .map_or(Ok(()), |ticket| shared.db.durable_blocking(ticket))
-        {
+        Ok(info) => match info.ticket.map_or(Ok(()), |ticket| {
+            quiver_telemetry::durable_wait_span(&span)
+                .in_scope(|| shared.db.durable_blocking(ticket))
+        }) {
             Ok(()) => Outcome::Committed(info.bookmark.to_string()),
             Err(error) => {
                 errors.push(ApiError::NotDurable(error.reason()));

@@ -105,6 +105,7 @@ pub fn api_config(config: &Config) -> ApiConfig {
         open_transactions_per_user_max: config.limits.http_transactions_per_user_max as usize,
         open_transactions_per_address_max: config.limits.http_transactions_per_address_max as usize,
         auth_enabled: config.auth.enabled,
+        trace: config.tracing.as_ref().map(quiver_telemetry::Policy::new),
         // The version the Bolt agent and `dbms.components()` announce, from their one source.
         neo4j_version: quiver_server::procedures::neo4j_version().to_owned(),
         ..ApiConfig::default()

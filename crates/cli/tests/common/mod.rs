@@ -125,3 +125,30 @@ pub async fn auto_commit(bolt: SocketAddr, query: &str) -> Result<Exchanged, Str
     conn.close().await;
     Ok(out)
 }
+
+/// Sends one HTTP/1.1 `POST` of a JSON `body` to `path`, with the extra `headers` lines
+/// (`name: value\r\n` each), and reads the whole answer: its status and body.
+pub fn http_post(addr: SocketAddr, path: &str, headers: &str, body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut socket = std::net::TcpStream::connect(addr).expect("connect");
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("timeout");
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
+         accept: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n{body}",
+        body.len()
+    );
+    socket.write_all(request.as_bytes()).expect("send");
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).expect("read");
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map_or(String::new(), |(_, body)| body.to_owned());
+    (status, body)
+}
