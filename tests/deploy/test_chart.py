@@ -3,14 +3,17 @@ manifest passes Kubernetes' schemas, it names only flags and variables the binar
 refuses values the server would refuse."""
 
 import re
+import subprocess
 
 import helm_python as helm
 import kubernetes_validate
 import pytest
+import yaml
 
 import render
 from conftest import (
     CHART,
+    QUIVER_BIN,
     RENDERED,
     containers,
     help_flags,
@@ -29,6 +32,12 @@ KUBERNETES = ["1.25.0", "1.37.0"]
 
 def test_the_examples_are_there():
     assert {"default", "backup", "cluster"} <= set(EXAMPLES)
+
+
+def test_the_charts_app_version_is_the_binarys():
+    chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
+    printed = subprocess.run([QUIVER_BIN, "version"], check=True, capture_output=True, text=True).stdout
+    assert chart["appVersion"] in printed.split(), f"Chart.yaml's appVersion, quiver version: {printed}"
 
 
 def test_the_rendered_files_are_the_charts(capsys):
