@@ -182,7 +182,16 @@ fn traced_server(
     data: &std::path::Path,
     extra: &[&str],
 ) -> (std::process::Child, SocketAddr, SocketAddr) {
-    let mut command = common::serve();
+    let mut command = common::quiver();
+    command.arg("serve");
+    if !extra.contains(&"--bolt-listen") {
+        command.args([
+            "--bolt-listen",
+            "127.0.0.1:0",
+            "--http-listen",
+            "127.0.0.1:0",
+        ]);
+    }
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("OTEL_") {
             command.env_remove(name);
@@ -474,6 +483,79 @@ fn http_transactions_continue_the_traceparent_header() {
     assert_eq!(children(&spans, query_api), ["UNWIND neo4j", "commit"]);
     let unwind = one(&spans, "UNWIND neo4j", &hex(other));
     assert_eq!(unwind.attributes["db.response.returned_rows"], "3");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn a_cluster_commit_carries_its_trace_to_the_raft_round() {
+    let runtime = receiver_runtime();
+    let inbox = Inbox::default();
+    let receiver = runtime.block_on(http_receiver(Arc::clone(&inbox)));
+    let data = tempfile::tempdir().expect("tempdir");
+    // A member needs fixed ports: free ones, taken by binding port 0 and letting go.
+    let held: Vec<_> = (0..3)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let [raft, bolt, http] = [0, 1, 2].map(|i| held[i].local_addr().expect("address"));
+    drop(held);
+    let (mut child, bolt, _) = traced_server(
+        receiver,
+        data.path(),
+        &[
+            "--node-id",
+            "1",
+            "--raft-listen",
+            &raft.to_string(),
+            "--initial-members",
+            &format!("1={raft}"),
+            "--bolt-listen",
+            &bolt.to_string(),
+            "--http-listen",
+            &http.to_string(),
+        ],
+    );
+    let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
+    runtime.block_on(async {
+        // Until the member has elected itself, writes are refused as NotALeader.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let mut conn = common::connect(bolt).await.expect("connect");
+            let out = conn
+                .exchange(&[
+                    Request::Run {
+                        query: "CREATE (:Shipment)".to_owned(),
+                        params: Map::new(),
+                        extra: RunExtra {
+                            tx_metadata: Some(metadata(&[("traceparent", &traceparent)])),
+                            ..RunExtra::default()
+                        },
+                    },
+                    Request::Pull { n: -1, qid: -1 },
+                ])
+                .await
+                .expect("exchange");
+            conn.close().await;
+            if out.summaries.iter().all(Result::is_ok) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no leader: {out:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let spans = wait_for(&inbox, "raft replicate", &hex(TRACE_ID));
+    let round = spans
+        .iter()
+        .rev()
+        .find(|s| s.name == "raft replicate" && s.trace_id == hex(TRACE_ID))
+        .expect("the round");
+    let parent = spans
+        .iter()
+        .find(|s| s.span_id == round.parent_span_id)
+        .expect("the round's parent");
+    assert_eq!(parent.name, "commit");
+    assert_eq!(round.attributes["raft.commits"], "1");
+    assert!(round.attributes.contains_key("raft.log.index"));
     let _ = child.kill();
     let _ = child.wait();
 }

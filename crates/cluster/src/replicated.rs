@@ -35,9 +35,11 @@
 //! reading the old store keeps a consistent snapshot until it ends.
 
 use std::collections::{BTreeMap, VecDeque};
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
+use tracing::Instrument as _;
 
 use openraft::ServerState;
 use openraft::async_runtime::watch::WatchReceiver;
@@ -101,7 +103,7 @@ struct Leadership {
 pub struct ReplicatedLog {
     /// This member's id.
     id: NodeId,
-    queue: mpsc::UnboundedSender<(u64, u64, Vec<u8>)>,
+    queue: mpsc::UnboundedSender<Queued>,
     fate: Mutex<Fate>,
     settled: Notify,
     leadership: Mutex<Leadership>,
@@ -137,12 +139,7 @@ enum Found {
 
 impl ReplicatedLog {
     /// Called on the runtime the member runs on.
-    pub(crate) fn new(
-        id: NodeId,
-    ) -> (
-        Arc<ReplicatedLog>,
-        mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>,
-    ) {
+    pub(crate) fn new(id: NodeId) -> (Arc<ReplicatedLog>, mpsc::UnboundedReceiver<Queued>) {
         let (queue, rx) = mpsc::unbounded_channel();
         let log = Arc::new(ReplicatedLog {
             id,
@@ -316,8 +313,15 @@ impl CommitLog for ReplicatedLog {
             return Err(AppendError::Refused(reason.clone()));
         }
         let generation = fate.generation;
+        // The span of the commit that queues it (disabled when that is not traced): its Raft
+        // round is traced below it.
         self.queue
-            .send((generation, record.commit, record.encode()))
+            .send((
+                generation,
+                record.commit,
+                record.encode(),
+                tracing::Span::current(),
+            ))
             .map_err(|_| AppendError::Closed("the cluster member is stopping"))?;
         drop(fate);
         Ok(ticket(generation, record.commit))
@@ -344,14 +348,39 @@ impl CommitLog for ReplicatedLog {
     }
 }
 
+/// A queued record: its generation, its commit, its bytes, and the span of the commit that
+/// queued it.
+type Queued = (u64, u64, Vec<u8>, tracing::Span);
+
+/// The span of one Raft round (an entry of `commits` commits proposed, replicated to a
+/// majority and applied): a child of the first traced commit it carries, linked from the
+/// others; disabled when none of its commits is traced.
+fn round_span(traced: &[tracing::Span], commits: usize, bytes: usize) -> tracing::Span {
+    let Some(first) = traced.first() else {
+        return tracing::Span::none();
+    };
+    let span = tracing::info_span!(
+        target: quiver_telemetry::TARGET,
+        parent: first,
+        "raft replicate",
+        raft.commits = commits,
+        raft.entry.bytes = bytes,
+        raft.log.index = tracing::field::Empty,
+    );
+    for other in &traced[1..] {
+        span.follows_from(other);
+    }
+    span
+}
+
 /// Proposes queued records in commit order, one entry in flight at a time; records queued
 /// meanwhile go together in the next entry.
 pub(crate) async fn propose(
     log: Arc<ReplicatedLog>,
     raft: Raft,
-    mut queue: mpsc::UnboundedReceiver<(u64, u64, Vec<u8>)>,
+    mut queue: mpsc::UnboundedReceiver<Queued>,
 ) {
-    let mut pending: VecDeque<(u64, u64, Vec<u8>)> = VecDeque::new();
+    let mut pending: VecDeque<Queued> = VecDeque::new();
     loop {
         if pending.is_empty() {
             match queue.recv().await {
@@ -364,24 +393,35 @@ pub(crate) async fn propose(
         }
         let current = log.fate.lock().generation;
         // Records of an ended generation already failed.
-        pending.retain(|(g, _, _)| *g == current);
+        pending.retain(|(g, _, _, _)| *g == current);
         let mut bytes = Vec::new();
         let mut last = None;
-        while let Some((_, commit, record)) = pending.front() {
+        let mut traced = Vec::new();
+        let mut commits = 0;
+        while let Some((_, commit, record, span)) = pending.front() {
             if !bytes.is_empty() && bytes.len() + record.len() > ENTRY_BYTES_MAX {
                 break;
             }
             bytes.extend_from_slice(record);
             last = Some(*commit);
+            commits += 1;
+            if !span.is_disabled() {
+                traced.push(span.clone());
+            }
             pending.pop_front();
         }
         let Some(last) = last else { continue };
         let written = if published(&log, last).await {
             let proposed = Instant::now();
+            let round = round_span(&traced, commits, bytes.len());
             let written = raft
                 .client_write(Redo(bytes))
+                .instrument(round.clone())
                 .await
                 .map_err(|e| ClusterError::from(e).to_string());
+            if let Ok(response) = &written {
+                round.record("raft.log.index", response.log_id.index);
+            }
             if written.is_ok()
                 && let Some(observe) = log.append_observer.get()
             {
