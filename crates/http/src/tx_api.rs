@@ -301,11 +301,9 @@ impl TxRun {
             started: SystemTime::now(),
         });
         let span = match (&self.shared.config.trace, &self.handle) {
-            (Some(policy), Some(handle)) => policy.query_span(
-                handle.span(),
-                &self.shared.config.database_name,
-                &text,
-            ),
+            (Some(policy), Some(handle)) => {
+                policy.query_span(handle.span(), &self.shared.config.database_name, &text)
+            }
             _ => tracing::Span::none(),
         };
         let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {

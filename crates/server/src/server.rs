@@ -243,27 +243,11 @@ impl Server {
         let addresses = (self_bolt_addr, self_http_addr);
         let connections = publish(graph.as_ref(), databases.as_ref(), &config, addresses);
         let bolt_protocol = Arc::new(BoltProtocol {
-            shared: Arc::new(BoltShared {
-                metrics: Arc::clone(&parts.metrics),
-                users: Arc::clone(&parts.users),
-                handshake_timeout: timeouts.handshake,
-                idle_timeout: timeouts.idle,
-                connections_max: limits.bolt_connections_max,
-                message_bytes_max: limits.bolt_message_bytes_max,
-                connection_ids: std::sync::atomic::AtomicU64::new(1),
-                connections,
-                graph,
-                databases,
-                pool,
-                placement: Placement::new(config.query.placement),
-                recv_timeout: timeouts.bolt_recv,
-                query_log: parts.query_log.clone(),
-                trace: config.tracing.as_ref().map(quiver_telemetry::Policy::new),
-                bookmark_timeout: timeouts.bookmark,
-                idle_transaction_timeout: timeouts.idle_transaction,
-                transaction_timeout: timeouts.transaction,
-                buffers: BufferPool::new(parts.metrics.bolt_buffers_lent.clone()),
-            }),
+            shared: Arc::new(bolt_shared(
+                &config,
+                &parts,
+                (connections, graph, databases, pool),
+            )),
             refusal: bolt_refusal,
         });
         let http_protocol = Arc::new(HttpProtocol {
@@ -431,4 +415,39 @@ fn tls_fronts(
             HTTP_PLAIN_REFUSAL,
         ),
     )
+}
+
+/// What every Bolt session shares: the settings, the counters and where work goes.
+fn bolt_shared(
+    config: &Config,
+    parts: &ServerParts,
+    (connections, graph, databases, pool): (
+        Arc<crate::connections::Connections>,
+        Option<Arc<Graph>>,
+        Option<Arc<crate::databases::Databases>>,
+        Arc<QueryPool>,
+    ),
+) -> BoltShared {
+    let (limits, timeouts) = (&config.limits, &config.timeouts);
+    BoltShared {
+        metrics: Arc::clone(&parts.metrics),
+        users: Arc::clone(&parts.users),
+        handshake_timeout: timeouts.handshake,
+        idle_timeout: timeouts.idle,
+        connections_max: limits.bolt_connections_max,
+        message_bytes_max: limits.bolt_message_bytes_max,
+        connection_ids: std::sync::atomic::AtomicU64::new(1),
+        connections,
+        graph,
+        databases,
+        pool,
+        placement: Placement::new(config.query.placement),
+        recv_timeout: timeouts.bolt_recv,
+        query_log: parts.query_log.clone(),
+        trace: config.tracing.as_ref().map(quiver_telemetry::Policy::new),
+        bookmark_timeout: timeouts.bookmark,
+        idle_transaction_timeout: timeouts.idle_transaction,
+        transaction_timeout: timeouts.transaction,
+        buffers: BufferPool::new(parts.metrics.bolt_buffers_lent.clone()),
+    }
 }

@@ -360,6 +360,35 @@ impl BoltSession {
         (self.encoded(encoded), None)
     }
 
+    /// The transaction a RUN runs in: a new auto-commit one (on the database a leading `USE`
+    /// names, else the one RUN names), or the open explicit one (moved by a first `USE`).
+    async fn query_tx(
+        &mut self,
+        qid: Option<i64>,
+        query: &str,
+        extra: TxExtra,
+        logged: &mut Logged,
+        arrived: Instant,
+    ) -> Result<Box<OpenTx>, (Outcome, Option<End>)> {
+        if qid.is_some() {
+            let tx = self.continue_tx().await?;
+            return self
+                .move_to_used(tx, query)
+                .await
+                .ok_or((Outcome::Failure, None));
+        }
+        // A query that begins with `USE name` runs on that database.
+        let named = quiver_engine::catalog::named_by_use(query);
+        let db = named.as_deref().or(extra.db.as_deref());
+        let graph = self.refuse_new_work(db).ok_or((Outcome::Failure, None))?;
+        let opts = self
+            .tx_options(&graph, extra, true)
+            .await
+            .ok_or((Outcome::Failure, None))?;
+        logged.waiting = Some(arrived.elapsed());
+        self.open_tx(&graph, opts).ok_or((Outcome::Failure, None))
+    }
+
     pub(super) async fn run_query(
         &mut self,
         qid: Option<i64>,
@@ -369,30 +398,12 @@ impl BoltSession {
     ) -> (Outcome, Option<End>) {
         let arrived = Instant::now();
         let mut logged = self.logged(&query, &params);
-        let tx = if qid.is_none() {
-            // A query that begins with `USE name` runs on that database.
-            let named = quiver_engine::catalog::named_by_use(&query);
-            let db = named.as_deref().or(extra.db.as_deref());
-            let Some(graph) = self.refuse_new_work(db) else {
-                return (Outcome::Failure, None);
-            };
-            let Some(opts) = self.tx_options(&graph, extra, true).await else {
-                return (Outcome::Failure, None);
-            };
-            logged.waiting = Some(arrived.elapsed());
-            let Some(tx) = self.open_tx(&graph, opts) else {
-                return (Outcome::Failure, None);
-            };
-            tx
-        } else {
-            let tx = match self.continue_tx().await {
-                Ok(tx) => tx,
-                Err(ended) => return ended,
-            };
-            match self.move_to_used(tx, &query).await {
-                Some(tx) => tx,
-                None => return (Outcome::Failure, None),
-            }
+        let tx = match self
+            .query_tx(qid, &query, extra, &mut logged, arrived)
+            .await
+        {
+            Ok(tx) => tx,
+            Err(ended) => return ended,
         };
         if self.notice_resets() {
             // The RESET that overtook this RUN rolls the transaction back.
