@@ -177,6 +177,13 @@ impl Settings {
         let Some(endpoint) = endpoint else {
             return Ok(None);
         };
+        if !endpoint.starts_with("http://") {
+            return Err(SettingsError(format!(
+                "the trace endpoint `{endpoint}` is not an http:// URL: Quiver sends traces \
+                 without TLS (send them to a collector beside the server, which may forward \
+                 them over TLS)"
+            )));
+        }
         let sampler = match (requested.sample_ratio, env("OTEL_TRACES_SAMPLER")) {
             (Some(ratio), _) => Sampler {
                 ratio: parse_ratio(&ratio.to_string(), "the trace sample ratio")?,

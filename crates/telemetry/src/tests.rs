@@ -209,3 +209,17 @@ fn a_querys_operation_is_its_first_keyword_past_use_and_explain() {
         assert_eq!(crate::operation_name(text), operation, "{text}");
     }
 }
+
+#[test]
+fn an_endpoint_that_is_not_plain_http_is_refused_by_name() {
+    for endpoint in ["https://collector:4318", "collector:4318"] {
+        let env: HashMap<&str, &str> = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)].into();
+        let refused = Settings::resolve(Requested::default(), |name| {
+            env.get(name).map(|v| (*v).to_owned())
+        });
+        assert!(
+            refused.is_err_and(|e| e.to_string().contains(endpoint)),
+            "{endpoint}"
+        );
+    }
+}
