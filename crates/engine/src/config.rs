@@ -51,6 +51,10 @@ pub struct EngineConfig {
     /// `...Outdated` when the change was committed after this transaction's snapshot).
     /// Zero: never wait.
     pub lock_wait_max: Duration,
+    /// Whether each query's CPU time is measured (Neo4j's `db.track_query_cpu_time`): two
+    /// reads of the thread's CPU clock per step of its work, a system call each, which is why
+    /// it is off unless asked for.
+    pub track_query_cpu_time: bool,
     /// The directory `LOAD CSV` reads `file:///` URLs under (the root of every such URL, as
     /// Neo4j's `server.directories.import`); nothing outside it is read. `None`: `LOAD CSV`
     /// is refused.
@@ -84,6 +88,7 @@ impl Default for EngineConfig {
             parse_depth_max: 200,
             var_length_hops_max: 64,
             lock_wait_max: LOCK_WAIT_DEFAULT,
+            track_query_cpu_time: false,
             import_dir: None,
             factorized_counts: true,
             query_memory_pool: None,
@@ -196,6 +201,12 @@ pub fn engine_settings(config: &EngineConfig) -> Vec<Setting> {
         duration(Some(config.lock_wait_max)),
         duration(Some(defaults.lock_wait_max)),
         "How long a writer waits for another transaction's uncommitted change to be committed or rolled back.",
+    );
+    add(
+        "db.track_query_cpu_time",
+        config.track_query_cpu_time.to_string(),
+        defaults.track_query_cpu_time.to_string(),
+        "Whether each query's CPU time is measured (the query log's `cpu` field).",
     );
     add(
         "db.memory.transaction.max",

@@ -64,7 +64,7 @@ pub use quiver_storage::{Capture, DurabilityTicket};
 pub use security::password::{PASSWORD_CHARS_MIN, hash_password, verify_with_memory};
 pub use security::{AuditEvent, AuditSink, Authentication};
 pub use summary::{
-    CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QuerySummary,
-    QueryType, TransactionInfo,
+    CommitInfo, Counters, Notification, OperatorProfile, PlanDescription, PullState, QueryFigures,
+    QuerySummary, QueryType, TransactionInfo,
 };
 pub use transaction::{CancelHandle, QueryId, Transaction};

@@ -246,6 +246,20 @@ pub struct QuerySummary {
     pub t_first: Duration,
     /// Time from the first to the last row.
     pub t_last: Duration,
+    /// What the query cost beside its time.
+    pub figures: QueryFigures,
+}
+
+/// What a query cost, as the query log writes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueryFigures {
+    /// Parsing and planning (near zero when the plan cache answered).
+    pub planning: Duration,
+    /// CPU time its work took on the threads that ran it, when the database measures it
+    /// ([`crate::EngineConfig::track_query_cpu_time`]).
+    pub cpu: Option<Duration>,
+    /// The most memory it held at once, as its memory accounting counts it.
+    pub memory_peak_bytes: u64,
 }
 
 /// The outcome of one `pull` or `discard`.

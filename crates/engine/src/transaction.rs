@@ -59,6 +59,10 @@ struct OpenQuery {
     /// Rows of a writing query carried out at its run ([`Transaction::run_ahead`]) that are
     /// still to be pulled, counted in the query's memory until they are.
     ahead: VecDeque<Vec<Value>>,
+    /// Parsing and planning it.
+    planning: Duration,
+    /// CPU time of its steps so far, when the database measures it.
+    cpu: Duration,
 }
 
 /// A transaction. `Send`; used by one connection at a time.
@@ -187,11 +191,17 @@ impl Transaction {
             ));
         }
         self.ran = true;
+        let cpu = self.cpu_clock();
         match self
             .start(query, params)
             .and_then(|id| self.run_ahead(id).map(|()| id))
         {
-            Ok(id) => Ok(id),
+            Ok(id) => {
+                if let Ok(at) = self.position(id) {
+                    self.count_cpu(at, cpu);
+                }
+                Ok(id)
+            }
             Err(e) => {
                 self.fail(&e);
                 Err(e)
@@ -269,7 +279,9 @@ impl Transaction {
 
     fn start(&mut self, query: &str, params: Map) -> Result<QueryId> {
         let subject = self.subject()?;
+        let compiling = Instant::now();
         let compiled = self.compile(query)?;
+        let planning = compiling.elapsed();
         if !compiled.explain {
             subject.check_statement(compiled.required)?;
         }
@@ -363,6 +375,8 @@ impl Transaction {
             returned: 0,
             waiting_since: None,
             ahead: VecDeque::new(),
+            planning,
+            cpu: Duration::ZERO,
         });
         Ok(id)
     }
@@ -535,8 +549,25 @@ impl Transaction {
     pub fn pull(&mut self, q: QueryId, n: i64, out: &mut Vec<Vec<Value>>) -> Result<PullState> {
         self.check_usable()?;
         let at = self.position(q)?;
+        let cpu = self.cpu_clock();
         let result = self.advance_waiting(at, n, Some(out));
+        self.count_cpu(at, cpu);
         self.finish_step(at, result)
+    }
+
+    /// The thread's CPU clock now, when the database measures queries' CPU time.
+    fn cpu_clock(&self) -> Option<Duration> {
+        self.shared
+            .config
+            .track_query_cpu_time
+            .then(thread_cpu_time)
+    }
+
+    /// Adds the CPU time since `since` (from [`Transaction::cpu_clock`]) to query `at`.
+    fn count_cpu(&mut self, at: usize, since: Option<Duration>) {
+        if let (Some(since), Some(q)) = (since, self.queries.get_mut(at)) {
+            q.cpu += thread_cpu_time().saturating_sub(since);
+        }
     }
 
     /// Skips up to `n` rows (`-1`: all). Updates of a writing query are always carried out in
@@ -544,6 +575,7 @@ impl Transaction {
     pub fn discard(&mut self, q: QueryId, n: i64) -> Result<PullState> {
         self.check_usable()?;
         let at = self.position(q)?;
+        let cpu = self.cpu_clock();
         let result = if self.queries[at].compiled.writes {
             self.advance_waiting(at, -1, None)
         } else if n < 0 {
@@ -551,6 +583,7 @@ impl Transaction {
         } else {
             self.advance_waiting(at, n, None)
         };
+        self.count_cpu(at, cpu);
         self.finish_step(at, result)
     }
 
@@ -629,7 +662,7 @@ impl Transaction {
                     let began = std::mem::replace(&mut self.stx, q.cx.tx.unrestricted());
                     let _ = began.rollback();
                 }
-                let mut summary = summary(q);
+                let mut summary = summary(q, self.shared.config.track_query_cpu_time);
                 if self.queries.is_empty() {
                     self.shared.set_query(self.id, None);
                 }
@@ -701,7 +734,16 @@ pub(crate) fn compile(
     Ok(compiled)
 }
 
-fn summary(q: OpenQuery) -> QuerySummary {
+/// The calling thread's CPU time (user and system) so far.
+fn thread_cpu_time() -> Duration {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(now.tv_sec).unwrap_or(0),
+        u32::try_from(now.tv_nsec).unwrap_or(0),
+    )
+}
+
+fn summary(q: OpenQuery, track_cpu: bool) -> QuerySummary {
     let plan = if q.compiled.explain || q.compiled.profile {
         Some(plan::describe_query(
             &q.compiled.root,
@@ -721,6 +763,11 @@ fn summary(q: OpenQuery) -> QuerySummary {
         commit: None,
         t_first: first,
         t_last: elapsed.saturating_sub(first),
+        figures: crate::QueryFigures {
+            planning: q.planning,
+            cpu: track_cpu.then_some(q.cpu),
+            memory_peak_bytes: q.cx.memory_peak_bytes as u64,
+        },
     }
 }
 

@@ -190,7 +190,7 @@ impl Produce for QueryRun {
                     }
                     other => other.to_string(),
                 };
-                self.report(Some(failure));
+                self.report(Err(failure));
                 if let Some(handle) = self.handle.take() {
                     handle.discard(&self.shared.registry);
                 }
@@ -217,11 +217,14 @@ impl Produce for QueryRun {
 
 impl QueryRun {
     /// Describes the request's statement, which ended, to the telemetry when it keeps them.
-    fn report(&mut self, failure: Option<String>) {
+    fn report(&mut self, end: Result<Option<quiver_engine::QueryFigures>, String>) {
         if let Some(Logged { mut statement }) = self.logged.take() {
             statement.elapsed = self.started.elapsed();
             statement.rows = self.rows;
-            statement.failure = failure;
+            match end {
+                Ok(figures) => statement.figures = figures,
+                Err(failure) => statement.failure = Some(failure),
+            }
             self.shared.telemetry.statement_ended(statement);
         }
     }
@@ -244,7 +247,7 @@ impl QueryRun {
         if self.query.is_some() {
             self.shared.telemetry.query_finished(self.started.elapsed());
             quiver_telemetry::finish_query(&self.span, self.rows, None);
-            self.report(None);
+            self.report(Ok(summary.as_ref().map(|summary| summary.figures)));
         }
         out.extend_from_slice(b"]}");
         if let Some(summary) = &summary {
@@ -460,6 +463,7 @@ impl QueryRun {
                     metadata: options.metadata.clone(),
                     transaction_id: Some(tx.id()),
                     failure: None,
+                    figures: None,
                 },
             });
         }

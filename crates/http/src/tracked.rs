@@ -61,6 +61,8 @@ pub struct EndedStatement {
     pub transaction_id: Option<String>,
     /// Its status code and message, when it failed.
     pub failure: Option<String>,
+    /// Its planning time, CPU time and memory, when it ran to its end.
+    pub figures: Option<quiver_engine::QueryFigures>,
 }
 
 /// Ignores every event.

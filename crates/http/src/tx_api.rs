@@ -315,7 +315,7 @@ impl TxRun {
                 self.shared.telemetry.query_finished(started.elapsed());
                 let failure = failure_text(&error);
                 trace_failure(&span, 0, &error);
-                self.report(logged, started, 0, Some(failure));
+                self.report(logged, started, 0, Err(failure));
                 self.failure = Some(match &self.writes_refused {
                     Some(reason) if error.status_code() == Status::AccessMode => {
                         durable::refused_write(reason)
@@ -352,10 +352,14 @@ impl TxRun {
         logged: Option<Logged>,
         started: Instant,
         rows: u64,
-        failure: Option<String>,
+        end: Result<quiver_engine::QueryFigures, String>,
     ) {
         let Some(logged) = logged else {
             return;
+        };
+        let (figures, failure) = match end {
+            Ok(figures) => (Some(figures), None),
+            Err(failure) => (None, Some(failure)),
         };
         let options = self.options.as_ref();
         let transaction_id = self.handle.as_mut().and_then(Handle::tx).map(|tx| tx.id());
@@ -370,6 +374,7 @@ impl TxRun {
             metadata: options.map(|o| o.metadata.clone()).unwrap_or_default(),
             transaction_id,
             failure,
+            figures,
         });
     }
 
@@ -433,7 +438,13 @@ impl TxRun {
             .telemetry
             .query_finished(running.started.elapsed());
         quiver_telemetry::finish_query(&running.span, running.rows, None);
-        self.report(running.logged.take(), running.started, running.rows, None);
+        let figures = summary.figures;
+        self.report(
+            running.logged.take(),
+            running.started,
+            running.rows,
+            Ok(figures),
+        );
     }
 
     fn fail_statement(&mut self, running: &mut Running, error: ApiError) {
@@ -451,7 +462,7 @@ impl TxRun {
             running.logged.take(),
             running.started,
             running.rows,
-            Some(failure),
+            Err(failure),
         );
         self.failure = Some(error);
     }

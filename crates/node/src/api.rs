@@ -76,6 +76,7 @@ impl Telemetry for ServerTelemetry {
             transaction_id: statement.transaction_id,
             metadata: statement.metadata,
             failure: statement.failure,
+            figures: statement.figures,
         });
     }
 }
@@ -119,6 +120,7 @@ pub fn engine_config(config: &Config) -> EngineConfig {
         query_memory_total_bytes_max: config.query.memory_total_bytes_max,
         plan_cache_bytes_max: config.query.plan_cache_bytes_max,
         lock_wait_max: config.query.lock_wait,
+        track_query_cpu_time: config.query.track_cpu_time,
         import_dir: config.import_dir.clone(),
         ..EngineConfig::default()
     }

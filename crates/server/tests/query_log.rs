@@ -133,6 +133,13 @@ async fn a_bolt_query_is_logged_once_with_its_rows_user_transaction_and_hidden_s
         "{transaction}"
     );
     assert!(line["elapsedTimeMs"].is_u64());
+    assert!(line["planning"].is_u64());
+    // Its parameters, at least, were counted in its memory.
+    assert!(line["allocatedBytes"].as_u64() > Some(0), "{line}");
+    assert!(
+        line.get("cpu").is_none(),
+        "CPU time is measured only when asked for"
+    );
     assert!(
         !std::fs::read_to_string(served.log.path())
             .unwrap_or_default()
@@ -183,6 +190,30 @@ async fn an_http_statement_is_logged_like_a_bolt_query() {
         "{source}"
     );
     assert!(line.get("queryParameters").is_none());
+    assert!(line["planning"].is_u64() && line["allocatedBytes"].is_u64());
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn a_querys_cpu_time_is_logged_when_it_is_tracked() {
+    let dir = tempfile::tempdir().expect("dir");
+    let served = serve(dir.path(), |layer| layer.track_query_cpu_time = Some(true)).await;
+    let mut client = served.bolt().await;
+    client
+        .send(&[
+            run("UNWIND range(1, 3000000) AS x WITH x WHERE x % 7 = 0 RETURN count(*)"),
+            pull(-1, -1),
+        ])
+        .await;
+    client.expect_success().await;
+    let _ = client.records().await;
+    let lines = served.lines();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let (cpu, elapsed) = (lines[0]["cpu"].as_u64(), lines[0]["elapsedTimeMs"].as_u64());
+    // Three million rows take well over a millisecond of CPU, and one thread's CPU time
+    // cannot pass the time that went by.
+    assert!(cpu >= Some(1), "{}", lines[0]);
+    assert!(cpu <= elapsed.map(|ms| ms + 1), "{}", lines[0]);
     served.stop().await;
 }
 

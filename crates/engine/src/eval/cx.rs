@@ -70,6 +70,8 @@ pub(crate) struct Cx {
     /// Bytes the query holds now (buffers, accumulators), by the estimates of
     /// [`value_bytes`] and [`held_bytes`].
     pub memory_bytes: usize,
+    /// The most `memory_bytes` has been.
+    pub memory_peak_bytes: usize,
     /// [`crate::EngineConfig::query_memory_bytes_max`].
     pub memory_bytes_max: usize,
     /// Room taken from the database's [`crate::memory::MemoryPool`], in whole chunks: while
@@ -211,6 +213,7 @@ impl Cx {
     #[inline]
     pub fn reserve(&mut self, bytes: usize, what: &'static str) -> Result<()> {
         self.memory_bytes = self.memory_bytes.saturating_add(bytes);
+        self.memory_peak_bytes = self.memory_peak_bytes.max(self.memory_bytes);
         if self.memory_bytes <= self.memory_reserved_bytes {
             return Ok(());
         }

@@ -63,6 +63,7 @@ impl Cx {
             deadline,
             time_limit_ms,
             memory_bytes: 0,
+            memory_peak_bytes: 0,
             memory_bytes_max,
             memory_reserved_bytes: 0,
             writes: Arc::default(),

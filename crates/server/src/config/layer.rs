@@ -268,6 +268,10 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub lock_wait_ms: Option<u64>,
 
+    /// Measure each query's CPU time (Neo4j's `db.track_query_cpu_time`), which the query log writes as `cpu`: two reads of the thread's CPU clock per step of a query [default: false] [env: QUIVER_TRACK_QUERY_CPU_TIME]
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub track_query_cpu_time: Option<bool>,
+
     /// Read timeout Bolt clients are told to use (`connection.recv_timeout_seconds`, rounded up to seconds); long queries send keep-alives four times as often [default: 120000] [env: QUIVER_BOLT_RECV_TIMEOUT_MS]
     #[arg(long, value_name = "MS")]
     pub bolt_recv_timeout_ms: Option<u64>,
@@ -419,6 +423,7 @@ impl Layer {
             query_memory_total_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_TOTAL_MAX")?,
             plan_cache_bytes_max: env_value(&lookup, "QUIVER_PLAN_CACHE_BYTES_MAX")?,
             lock_wait_ms: env_value(&lookup, "QUIVER_LOCK_WAIT_MS")?,
+            track_query_cpu_time: env_value(&lookup, "QUIVER_TRACK_QUERY_CPU_TIME")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
             node_id: env_value(&lookup, "QUIVER_NODE_ID")?,
@@ -553,6 +558,7 @@ impl Layer {
             query_memory_total_max: self.query_memory_total_max.or(lower.query_memory_total_max),
             plan_cache_bytes_max: self.plan_cache_bytes_max.or(lower.plan_cache_bytes_max),
             lock_wait_ms: self.lock_wait_ms.or(lower.lock_wait_ms),
+            track_query_cpu_time: self.track_query_cpu_time.or(lower.track_query_cpu_time),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),
             node_id: self.node_id.or(lower.node_id),

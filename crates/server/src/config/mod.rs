@@ -171,6 +171,9 @@ pub struct QuerySettings {
     /// How long a writer waits for another's uncommitted change to end
     /// ([`quiver_engine::EngineConfig::lock_wait_max`]); zero never waits.
     pub lock_wait: Duration,
+    /// Whether queries' CPU time is measured
+    /// ([`quiver_engine::EngineConfig::track_query_cpu_time`]).
+    pub track_cpu_time: bool,
 }
 
 /// Who may connect.
@@ -622,6 +625,7 @@ fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
                 ));
             }
         },
+        track_cpu_time: layer.track_query_cpu_time.unwrap_or(false),
     })
 }
 

@@ -1,8 +1,10 @@
 //! One query as a line of the log: a JSON object with Neo4j's `query.log` field names
-//! (`time`, `level`, `event`, `type`, `elapsedTimeMs`, `waiting`, `source`, `database`,
-//! `username`, `query`, `queryParameters`, `annotationData`, `transactionId`,
-//! `failureReason`), plus `rows`, which Quiver adds. Figures the server does not measure are
-//! left out rather than written as zero.
+//! (`time`, `level`, `event`, `type`, `elapsedTimeMs`, `waiting`, `planning`, `cpu`,
+//! `allocatedBytes`, `source`, `database`, `username`, `query`, `queryParameters`,
+//! `annotationData`, `transactionId`, `failureReason`), plus `rows`, which Quiver adds.
+//! Figures the server does not measure (`cpu` unless asked for, page hits and faults, and a
+//! failed query's planning and memory) are left out rather than written as zero;
+//! `allocatedBytes` is the most memory the query held at once, as its accounting counts it.
 
 use std::net::SocketAddr;
 
@@ -34,6 +36,13 @@ pub fn render(query: &FinishedQuery) -> Vec<u8> {
     put("elapsedTimeMs", JsonValue::from(millis(query.elapsed)));
     if let Some(waiting) = query.waiting {
         put("waiting", JsonValue::from(millis(waiting)));
+    }
+    if let Some(figures) = &query.figures {
+        put("planning", JsonValue::from(millis(figures.planning)));
+        if let Some(cpu) = figures.cpu {
+            put("cpu", JsonValue::from(millis(cpu)));
+        }
+        put("allocatedBytes", JsonValue::from(figures.memory_peak_bytes));
     }
     put("rows", JsonValue::from(query.rows));
     put(

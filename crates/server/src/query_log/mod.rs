@@ -165,6 +165,8 @@ pub struct FinishedQuery {
     pub metadata: Map,
     /// Why it failed (its status code and message); `None` when it succeeded.
     pub failure: Option<String>,
+    /// Its planning time, CPU time and memory, when it ran to its end.
+    pub figures: Option<quiver_engine::QueryFigures>,
 }
 
 /// What the writer thread receives.

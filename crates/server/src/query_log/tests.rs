@@ -22,6 +22,7 @@ fn query(text: &str, elapsed_ms: u64) -> FinishedQuery {
         transaction_id: Some("neo4j-transaction-7".to_owned()),
         metadata: Map::new(),
         failure: None,
+        figures: None,
     }
 }
 
@@ -228,4 +229,23 @@ fn modes_read_neo4js_values() {
     assert_eq!("Verbose".parse(), Ok(Mode::Verbose));
     assert_eq!("true".parse(), Ok(Mode::Info));
     assert!("loud".parse::<Mode>().is_err());
+}
+
+#[test]
+fn a_finished_querys_figures_are_written_in_milliseconds_and_bytes() {
+    let mut finished = query("RETURN 1", 12);
+    finished.figures = Some(quiver_engine::QueryFigures {
+        planning: Duration::from_micros(2_600),
+        cpu: Some(Duration::from_millis(9)),
+        memory_peak_bytes: 4096,
+    });
+    let line: Json = serde_json::from_slice(&line::render(&finished)).expect("JSON");
+    assert_eq!(line["planning"], 2);
+    assert_eq!(line["cpu"], 9);
+    assert_eq!(line["allocatedBytes"], 4096);
+    let untracked: Json =
+        serde_json::from_slice(&line::render(&query("RETURN 1", 1))).expect("JSON");
+    for field in ["planning", "cpu", "allocatedBytes"] {
+        assert!(untracked.get(field).is_none(), "{field}");
+    }
 }

@@ -480,7 +480,7 @@ impl BoltSession {
                 trace_failure(&span, Some(0), &error);
                 trace_failure(&tx.span, None, &error);
                 let about = Arc::clone(&tx.about);
-                self.log_query(&about, &mut logged, arrived.elapsed(), 0, Some(&error));
+                self.log_query(&about, &mut logged, arrived.elapsed(), 0, Err(&error));
                 self.fail_tx(tx, &error, watched).await
             }
         }
@@ -577,7 +577,7 @@ impl BoltSession {
                         self.shared.metrics.query_latency.observe(elapsed);
                         let rows = stream.records;
                         trace_failure(&stream.span, Some(rows), &error);
-                        self.log_query(&about, &mut stream.logged, elapsed, rows, Some(&error));
+                        self.log_query(&about, &mut stream.logged, elapsed, rows, Err(&error));
                     }
                     return self.fail_tx(tx, &error, watched).await;
                 }
@@ -598,7 +598,14 @@ impl BoltSession {
         let elapsed = stream.started.elapsed();
         self.shared.metrics.query_latency.observe(elapsed);
         quiver_telemetry::finish_query(&stream.span, stream.records, None);
-        self.log_query(&tx.about, &mut stream.logged, elapsed, stream.records, None);
+        let (about, records) = (&tx.about, stream.records);
+        self.log_query(
+            about,
+            &mut stream.logged,
+            elapsed,
+            records,
+            Ok(&summary.figures),
+        );
         if !tx.auto_commit {
             self.settle_horizon(&mut tx).await;
             self.tx = Some(tx);
@@ -643,19 +650,20 @@ impl BoltSession {
         }
     }
 
-    /// Reports a query that ended to the query log, if there is one.
+    /// Reports a query that ended, with its figures or its failure, to the query log, if
+    /// there is one.
     fn log_query(
         &self,
         about: &TxAbout,
         logged: &mut Logged,
         elapsed: Duration,
         rows: u64,
-        failure: Option<&StepError>,
+        end: Result<&quiver_engine::QueryFigures, &StepError>,
     ) {
         let (Some(log), Some(text)) = (&self.shared.query_log, &logged.text) else {
             return;
         };
-        let failure = failure.map(|error| match error {
+        let failure = end.err().map(|error| match error {
             StepError::Engine(error) => {
                 let (code, message, _) = engine_failure(error);
                 format!("{code}: {message}")
@@ -676,6 +684,7 @@ impl BoltSession {
             transaction_id: Some(about.id.clone()),
             metadata: about.metadata.clone(),
             failure,
+            figures: end.ok().copied(),
         });
     }
 
