@@ -265,6 +265,29 @@ fn metadata(pairs: &[(&str, &str)]) -> Map {
         .collect()
 }
 
+/// Runs `query` in an auto-commit transaction whose metadata carries the caller's sampled
+/// trace context.
+async fn in_callers_trace(bolt: SocketAddr, query: &str) -> quiver_lab::client::Exchanged {
+    let mut conn = common::connect(bolt).await.expect("connect");
+    let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
+    let out = conn
+        .exchange(&[
+            Request::Run {
+                query: query.to_owned(),
+                params: Map::new(),
+                extra: RunExtra {
+                    tx_metadata: Some(metadata(&[("traceparent", &traceparent)])),
+                    ..RunExtra::default()
+                },
+            },
+            Request::Pull { n: -1, qid: -1 },
+        ])
+        .await
+        .expect("exchange");
+    conn.close().await;
+    out
+}
+
 /// An explicit transaction with the caller's trace context in its metadata, a query and a
 /// commit; then an auto-commit query that fails.
 async fn run_work(bolt: SocketAddr) {
@@ -411,22 +434,7 @@ fn a_sampler_at_zero_traces_only_what_a_sampled_caller_asks_for() {
         common::auto_commit(bolt, "RETURN 'unsampled'")
             .await
             .expect("unsampled");
-        let mut conn = common::connect(bolt).await.expect("connect");
-        let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
-        conn.exchange(&[
-            Request::Run {
-                query: "UNWIND [1, 2] AS x RETURN x".to_owned(),
-                params: Map::new(),
-                extra: RunExtra {
-                    tx_metadata: Some(metadata(&[("traceparent", &traceparent)])),
-                    ..RunExtra::default()
-                },
-            },
-            Request::Pull { n: -1, qid: -1 },
-        ])
-        .await
-        .expect("sampled caller");
-        conn.close().await;
+        in_callers_trace(bolt, "UNWIND [1, 2] AS x RETURN x").await;
     });
     // Spans leave in the order they end: the unsampled query's would have come first.
     let spans = wait_for(&inbox, "transaction neo4j", &hex(TRACE_ID));
@@ -515,27 +523,11 @@ fn a_cluster_commit_carries_its_trace_to_the_raft_round() {
             &http.to_string(),
         ],
     );
-    let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
     runtime.block_on(async {
         // Until the member has elected itself, writes are refused as NotALeader.
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let mut conn = common::connect(bolt).await.expect("connect");
-            let out = conn
-                .exchange(&[
-                    Request::Run {
-                        query: "CREATE (:Shipment)".to_owned(),
-                        params: Map::new(),
-                        extra: RunExtra {
-                            tx_metadata: Some(metadata(&[("traceparent", &traceparent)])),
-                            ..RunExtra::default()
-                        },
-                    },
-                    Request::Pull { n: -1, qid: -1 },
-                ])
-                .await
-                .expect("exchange");
-            conn.close().await;
+            let out = in_callers_trace(bolt, "CREATE (:Shipment)").await;
             if out.summaries.iter().all(Result::is_ok) {
                 break;
             }

@@ -161,7 +161,14 @@ impl Exporter {
         let tracer = provider.tracer("quiver");
         let layer = tracing_opentelemetry::layer()
             .with_tracer(tracer)
+            // Only what the conventions ask for: no busy/idle times, source locations,
+            // threads or targets on every span, and no OpenTelemetry context made current at
+            // each entry (spans find their parents through `tracing`).
             .with_tracked_inactivity(false)
+            .with_location(false)
+            .with_threads(false)
+            .with_target(false)
+            .with_context_activation(false)
             .with_filter(
                 tracing_subscriber::filter::Targets::new()
                     .with_target(TARGET, tracing::Level::TRACE),
