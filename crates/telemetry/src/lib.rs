@@ -127,7 +127,8 @@ pub struct ExporterError(String);
 
 impl Exporter {
     /// Builds the exporter `settings` describe and the layer that hands it [`TARGET`]'s spans.
-    /// Must be called within the Tokio runtime that will send the batches.
+    /// Must be called within the Tokio runtime that will send the batches (it panics outside
+    /// one).
     pub fn start<S>(
         settings: &Settings,
     ) -> Result<(impl tracing_subscriber::Layer<S> + use<S>, Exporter), ExporterError>
@@ -146,14 +147,14 @@ impl Exporter {
                 .build(),
         }
         .map_err(|error| ExporterError(error.to_string()))?;
-        let processor =
-            opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor::builder(
-                exporter,
-                opentelemetry_sdk::runtime::Tokio,
-            )
-            .build();
+        let exporter = OnRuntime {
+            runtime: tokio::runtime::Handle::current(),
+            inner: std::sync::Arc::new(exporter),
+        };
+        // The batch processor's own thread: a span that ends is queued without waking anyone,
+        // and a batch leaves when full or when its delay passed.
         let provider = SdkTracerProvider::builder()
-            .with_span_processor(processor)
+            .with_batch_exporter(exporter)
             // Whether to trace was decided when the transaction began (Policy::traced).
             .with_sampler(opentelemetry_sdk::trace::Sampler::AlwaysOn)
             .with_resource(settings.resource())
@@ -180,6 +181,55 @@ impl Exporter {
     pub fn shutdown(self) {
         if let Err(error) = self.provider.shutdown() {
             tracing::warn!(%error, "the trace exporter did not stop cleanly");
+        }
+    }
+}
+
+/// An exporter whose sends run on the server's runtime: the batch processor exports from a
+/// thread of its own, where hyper's and tonic's clients find no runtime to drive their
+/// connections.
+#[derive(Debug)]
+struct OnRuntime<E> {
+    runtime: tokio::runtime::Handle,
+    inner: std::sync::Arc<E>,
+}
+
+impl<E> opentelemetry_sdk::trace::SpanExporter for OnRuntime<E>
+where
+    E: opentelemetry_sdk::trace::SpanExporter + 'static,
+{
+    async fn export(
+        &self,
+        batch: Vec<opentelemetry_sdk::trace::SpanData>,
+    ) -> opentelemetry_sdk::error::OTelSdkResult {
+        let inner = std::sync::Arc::clone(&self.inner);
+        match self
+            .runtime
+            .spawn(async move { inner.export(batch).await })
+            .await
+        {
+            Ok(result) => result,
+            Err(error) => Err(opentelemetry_sdk::error::OTelSdkError::InternalFailure(
+                error.to_string(),
+            )),
+        }
+    }
+
+    fn shutdown_with_timeout(
+        &self,
+        timeout: std::time::Duration,
+    ) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
+        // Called once, before the processor holds the exporter: the `Arc` is not shared yet.
+        if let Some(inner) = std::sync::Arc::get_mut(&mut self.inner) {
+            inner.set_resource(resource);
         }
     }
 }
