@@ -3,7 +3,8 @@
 //! names the real roles, a killed leader is replaced with no acknowledged write lost, and a
 //! restarted member rejoins and catches up; a member started with `--join` is added through
 //! `dbms.cluster.addServer` (caught up from a snapshot), and a member is removed through
-//! `DELETE /cluster/members/{id}` while the cluster keeps taking writes.
+//! `DELETE /cluster/members/{id}` while the cluster keeps taking writes; a member is ready only
+//! once it knows a leader.
 //!
 //! Every wait polls a condition against a deadline; none sleeps for a fixed time.
 
@@ -357,6 +358,27 @@ fn specs(root: &Path) -> (Vec<MemberSpec>, String) {
         .collect::<Vec<_>>()
         .join(",");
     (specs, members)
+}
+
+#[test]
+fn a_member_is_ready_only_once_it_knows_a_leader() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (specs, members) = specs(tmp.path());
+    let mut running = vec![Member::start(&specs[0], &members)];
+    // Serving, but one member of three can elect no one: not ready, and it says why.
+    let (code, body) = eventually("member 1 past its start", || {
+        http_get(specs[0].http, "/health/live")?;
+        let (code, body) = http_send(specs[0].http, "GET", "/health/ready", "");
+        (code == 200 || body.contains("cluster")).then_some((code, body))
+    });
+    assert_eq!(code, 503, "{body}");
+    assert!(body.contains("no leader"), "{body}");
+    running.extend(specs[1..].iter().map(|s| Member::start(s, &members)));
+    for spec in &specs {
+        eventually("every member ready once a leader is elected", || {
+            http_get(spec.http, "/health/ready")
+        });
+    }
 }
 
 #[test]

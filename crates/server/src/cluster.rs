@@ -94,6 +94,22 @@ impl ClusterView {
         &self.replica
     }
 
+    /// Why this member should not take traffic yet, if it should not: it knows no leader (an
+    /// election, no majority, or a joining member not yet added), or it has not applied all
+    /// the cluster committed that it knows of (catching up after a restart). Readiness probes
+    /// answer 503 with the reason, so a rolling restart moves on only once the member serves
+    /// what the cluster holds.
+    pub fn not_serving(&self) -> Option<&'static str> {
+        let status = self.replica.member().status();
+        if status.leader.is_none() {
+            Some("no leader")
+        } else if status.applied_index < status.commit_index {
+            Some("catching up")
+        } else {
+            None
+        }
+    }
+
     /// The routing table: the leader writes (none during an election), the followers read
     /// (with the leader when configured, or when it is alone), every member routes. Members
     /// whose Bolt address is not known yet are left out.

@@ -183,14 +183,29 @@ impl HttpShared {
         respond::json(StatusCode::OK, &serde_json::json!({ "status": "live" }))
     }
 
+    /// Ready once the server serves and, on a cluster member, once it knows a leader and has
+    /// applied what the cluster committed ([`crate::cluster::ClusterView::not_serving`]).
     fn ready(&self) -> Response<ApiBody> {
         let readiness = self.health.get();
-        let status = if self.health.is_ready() {
-            StatusCode::OK
-        } else {
-            StatusCode::SERVICE_UNAVAILABLE
-        };
-        respond::json(status, &serde_json::json!({ "status": readiness.as_str() }))
+        let held_back = self
+            .cluster
+            .as_ref()
+            .filter(|_| self.health.is_ready())
+            .and_then(|view| view.not_serving());
+        match held_back {
+            Some(reason) => respond::json(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &serde_json::json!({ "status": readiness.as_str(), "cluster": reason }),
+            ),
+            None if self.health.is_ready() => respond::json(
+                StatusCode::OK,
+                &serde_json::json!({ "status": readiness.as_str() }),
+            ),
+            None => respond::json(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &serde_json::json!({ "status": readiness.as_str() }),
+            ),
+        }
     }
 
     /// This member's Raft state and its view of the others; 404 outside cluster mode.
