@@ -676,6 +676,7 @@ fn statement() -> impl Strategy<Value = Statement> {
         Statement {
             prefix: CypherPrefix::default(),
             mode: QueryMode::Normal,
+            graph: None,
             kind: StatementKind::Query(Query {
                 first: SingleQuery {
                     clauses,
@@ -836,6 +837,7 @@ fn statement_of(kind: StatementKind) -> Statement {
     Statement {
         prefix: CypherPrefix::default(),
         mode: QueryMode::Normal,
+        graph: None,
         kind,
         span: Span::default(),
     }

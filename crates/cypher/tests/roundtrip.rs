@@ -608,3 +608,19 @@ fn quantified_path_patterns_selectors_and_dynamic_labels_print_back() {
     );
     verified_as("MATCH (n:$all('A')) RETURN n", "MATCH (n:$('A')) RETURN n");
 }
+
+#[test]
+fn use_before_a_command_names_its_database_and_prints_back() {
+    let statement = verified_as("use system show users", "USE system SHOW USERS");
+    assert_eq!(
+        statement.graph.map(|g| g.qualified()),
+        Some("system".to_owned())
+    );
+    verified_as(
+        "USE `my-db` SHOW INDEXES YIELD name",
+        "USE `my-db` SHOW INDEXES YIELD name",
+    );
+    // Before a query, `USE` stays its first clause.
+    let query = verified("USE movies MATCH (n) RETURN n");
+    assert!(query.graph.is_none());
+}

@@ -418,3 +418,18 @@ def test_use_of_system_or_an_alias_names_the_database_that_serves_it(driver):
         with session.begin_transaction() as tx:
             tx.run("RETURN 1").consume()
             assert tx.run("USE nickname RETURN 2 AS x").single()["x"] == 2
+
+
+def test_use_before_a_command_names_the_database_it_runs_on(driver):
+    run(driver, "CREATE DATABASE shop")
+    run(driver, "CREATE INDEX shop_sku FOR (p:Product) ON (p.sku)", database="shop")
+    # From the default database, `USE` sends a SHOW command to the database it names.
+    shown = run(driver, "USE shop SHOW INDEXES YIELD name WHERE name = 'shop_sku' RETURN name")
+    assert shown == [{"name": "shop_sku"}]
+    assert run(driver, "USE neo4j SHOW INDEXES YIELD name WHERE name = 'shop_sku' RETURN name") == []
+    # Administration commands take `USE system`, as in Neo4j.
+    users = run(driver, "USE system SHOW USERS YIELD user RETURN user")
+    assert {"user": USER} in users
+    run(driver, "USE system CREATE DATABASE depot")
+    assert "depot" in names(driver)
+    assert code_of(driver, "USE nowhere SHOW INDEXES") == "Neo.ClientError.Database.DatabaseNotFound"

@@ -64,6 +64,20 @@ impl UseGraph {
     }
 }
 
+impl fmt::Display for UseGraph {
+    /// `USE name`, each part quoted where it must be.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("USE ")?;
+        for (i, part) in self.name.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            write!(f, "{}", part.as_variable())?;
+        }
+        Ok(())
+    }
+}
+
 impl ClauseKind {
     /// The clause's keyword(s), for messages.
     pub fn name(&self) -> &'static str {
@@ -408,16 +422,7 @@ impl fmt::Display for Clause {
             ClauseKind::CallSubquery(c) => write!(f, "{c}"),
             ClauseKind::CallProcedure(c) => write!(f, "{c}"),
             ClauseKind::Finish => f.write_str("FINISH"),
-            ClauseKind::Use(u) => {
-                f.write_str("USE ")?;
-                for (i, part) in u.name.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    write!(f, "{}", part.as_variable())?;
-                }
-                Ok(())
-            }
+            ClauseKind::Use(u) => write!(f, "{u}"),
             ClauseKind::LoadCsv(l) => {
                 f.write_str(if l.with_headers {
                     "LOAD CSV WITH HEADERS FROM "

@@ -117,6 +117,9 @@ pub struct Statement {
     /// The `CYPHER ...` prefix: a language version and planner options.
     pub prefix: CypherPrefix,
     pub mode: QueryMode,
+    /// `USE name` before a command (`USE system SHOW USERS`); a query keeps its `USE` as its
+    /// first clause instead.
+    pub graph: Option<UseGraph>,
     pub kind: StatementKind,
     pub span: Span,
 }
@@ -214,6 +217,9 @@ impl fmt::Display for Statement {
             QueryMode::Normal => {}
             QueryMode::Explain => f.write_str("EXPLAIN ")?,
             QueryMode::Profile => f.write_str("PROFILE ")?,
+        }
+        if let Some(graph) = &self.graph {
+            write!(f, "{graph} ")?;
         }
         match &self.kind {
             StatementKind::Query(query) => write!(f, "{query}"),

@@ -130,7 +130,7 @@ impl Parser<'_> {
         } else if is("LOAD") {
             self.parse_load_csv()
         } else if is("USE") {
-            self.parse_use()
+            self.parse_use().map(ClauseKind::Use)
         } else if is("LET") {
             self.parse_let()
         } else if is("FILTER") {
@@ -148,8 +148,8 @@ impl Parser<'_> {
         })
     }
 
-    /// `USE name` or `USE a.b`; `USE graph.byName(...)` is named as unsupported.
-    fn parse_use(&mut self) -> Result<ClauseKind> {
+    /// `USE name` or `USE a.b`, after `USE`; `USE graph.byName(...)` is named as unsupported.
+    pub(super) fn parse_use(&mut self) -> Result<UseGraph> {
         if self.peek_keyword("graph")
             && self.peek_nth(1).kind == TokenKind::Dot
             && self.peek_nth(3).kind == TokenKind::LParen
@@ -160,7 +160,7 @@ impl Parser<'_> {
         while self.consume(&TokenKind::Dot) {
             name.push(self.parse_name("a graph name")?);
         }
-        Ok(ClauseKind::Use(UseGraph { name }))
+        Ok(UseGraph { name })
     }
 
     /// `LOAD CSV [WITH HEADERS] FROM url AS row [FIELDTERMINATOR 'c']`, after `LOAD`.

@@ -21,7 +21,9 @@ mod search;
 
 use std::collections::HashSet;
 
-use crate::ast::{Clause, CypherPrefix, Expr, Ident, QueryMode, Statement, StatementKind};
+use crate::ast::{
+    Clause, CypherPrefix, Expr, Ident, QueryMode, Statement, StatementKind, UseGraph,
+};
 use crate::error::{Detail, Error, ErrorKind, Status};
 use crate::lexer;
 use crate::span::Span;
@@ -461,6 +463,7 @@ impl Parser<'_> {
             self.advance();
             mode = next;
         }
+        let graph = self.parse_command_use()?;
         let kind = if self.peek_privilege() {
             StatementKind::Admin(self.parse_privilege_command()?)
         } else if self.peek_admin() {
@@ -494,9 +497,38 @@ impl Parser<'_> {
         Ok(Statement {
             prefix,
             mode,
+            graph,
             kind,
             span,
         })
+    }
+
+    /// `USE name` before a command, which it then names (`USE system SHOW USERS`, `USE movies
+    /// SHOW INDEXES`); `None`, with nothing consumed, before a query, whose `USE` is a clause.
+    fn parse_command_use(&mut self) -> Result<Option<UseGraph>> {
+        if !self.peek_keyword("USE") {
+            return Ok(None);
+        }
+        let at = self.index;
+        self.advance();
+        let graph = self.parse_use()?;
+        if self.peek_command() {
+            Ok(Some(graph))
+        } else {
+            self.index = at;
+            Ok(None)
+        }
+    }
+
+    /// Whether a command (not a query) starts here.
+    fn peek_command(&mut self) -> bool {
+        self.peek_privilege()
+            || self.peek_admin()
+            || self.peek_database()
+            || (self.peek_keyword("CREATE") && self.peek_schema_after_create())
+            || self.peek_keyword("DROP")
+            || self.peek_keyword("SHOW")
+            || self.peek_keyword("TERMINATE")
     }
 
     /// After `CYPHER`: an optional version (`5`, `25`) and `option=value` pairs. A version

@@ -84,6 +84,9 @@ pub(crate) fn compile(
         writes: false,
         reads: false,
     };
+    if let Some(graph) = &stmt.graph {
+        p.check_command_use(graph, &stmt.kind, stmt.span)?;
+    }
     let (plan, query_type) = match &stmt.kind {
         StatementKind::Query(q) => {
             let mut plan = p.query(q, &Scope::default(), true)?;
@@ -603,6 +606,31 @@ impl Planner<'_> {
     /// to the database it names before it begins a transaction; here, another database of
     /// the server fails (a transaction is on one database), and a name the server does not
     /// have fails as Neo4j fails for a database it does not have.
+    /// `USE name` before a command: an administration or database command (which the server
+    /// runs where it was sent) needs only a database by that name; any other command runs on
+    /// the database `USE` names, which must be this one.
+    fn check_command_use(&self, u: &ast::UseGraph, kind: &StatementKind, span: Span) -> Result<()> {
+        if !matches!(kind, StatementKind::Admin(_) | StatementKind::Database(_)) {
+            return self.check_use(u, span);
+        }
+        let name = u.qualified();
+        let own = self.database.names().name;
+        let known = match self.database.catalog() {
+            Some(catalog) => catalog.resolve(&crate::catalog::key(&name)).is_some(),
+            None => name.eq_ignore_ascii_case(&own) || name.eq_ignore_ascii_case("system"),
+        };
+        if known {
+            Ok(())
+        } else {
+            Err(self.err(
+                Status::DatabaseNotFound,
+                Detail::GraphNotFound,
+                format!("Database {name} not found"),
+                span,
+            ))
+        }
+    }
+
     fn check_use(&self, u: &ast::UseGraph, span: Span) -> Result<()> {
         let name = u.qualified();
         let own = self.database.names().name;
