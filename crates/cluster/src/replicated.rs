@@ -320,7 +320,7 @@ impl CommitLog for ReplicatedLog {
                 generation,
                 record.commit,
                 record.encode(),
-                tracing::Span::current(),
+                quiver_telemetry::current_traced(),
             ))
             .map_err(|_| AppendError::Closed("the cluster member is stopping"))?;
         drop(fate);

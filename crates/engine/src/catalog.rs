@@ -359,36 +359,68 @@ fn change_of(
     })
 }
 
-/// The database a query's leading `USE name` clause names (after any `EXPLAIN` or `PROFILE`),
-/// read from its first words without parsing it: a server routes such a query to that
-/// database before it begins its transaction. `None` when the query does not begin so.
-pub fn named_by_use(query: &str) -> Option<String> {
+/// A query's leading words, read without parsing it: what a server needs to know of a query
+/// before it begins its transaction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leading<'q> {
+    /// The database its leading `USE name` clause names (after any `EXPLAIN` or `PROFILE`):
+    /// a server routes the query there.
+    pub database: Option<String>,
+    /// Its first word after those (`MATCH`, `create`, ...), as written; empty when there is
+    /// none. A trace names the query's operation by it.
+    pub keyword: &'q str,
+}
+
+/// Reads `query`'s [`Leading`] words.
+pub fn leading(query: &str) -> Leading<'_> {
     let mut rest = skip_blank(query);
+    let mut database = None;
     loop {
         let word_end = rest
             .find(|c: char| !c.is_ascii_alphabetic())
             .unwrap_or(rest.len());
-        let word = &rest[..word_end];
+        let (word, after) = rest.split_at(word_end);
         if word.eq_ignore_ascii_case("EXPLAIN") || word.eq_ignore_ascii_case("PROFILE") {
-            rest = skip_blank(&rest[word_end..]);
+            rest = skip_blank(after);
             continue;
         }
-        if !word.eq_ignore_ascii_case("USE") || word_end == rest.len() {
-            return None;
+        if database.is_none()
+            && word.eq_ignore_ascii_case("USE")
+            && after.starts_with(|c: char| c.is_whitespace() || c == '/')
+            && let Some((name, past)) = use_name(skip_blank(after))
+        {
+            database = Some(name);
+            rest = skip_blank(past);
+            continue;
         }
-        let after = &rest[word_end..];
-        if !after.starts_with(|c: char| c.is_whitespace() || c == '/') {
-            return None;
-        }
-        let name = skip_blank(after);
-        return if let Some(quoted) = name.strip_prefix('`') {
-            quoted.find('`').map(|end| quoted[..end].to_owned())
-        } else {
-            let end = name
-                .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
-                .unwrap_or(name.len());
-            (end > 0).then(|| name[..end].to_owned())
+        return Leading {
+            database,
+            keyword: word,
         };
+    }
+}
+
+/// A query's first keyword ([`Leading::keyword`]).
+pub fn first_keyword(query: &str) -> &str {
+    leading(query).keyword
+}
+
+/// The database a query's leading `USE name` clause names ([`Leading::database`]).
+pub fn named_by_use(query: &str) -> Option<String> {
+    leading(query).database
+}
+
+/// The name at the start of `text` (backticked, or a bare name that may hold dots and
+/// dashes) and what follows it.
+fn use_name(text: &str) -> Option<(String, &str)> {
+    if let Some(quoted) = text.strip_prefix('`') {
+        let end = quoted.find('`')?;
+        Some((quoted[..end].to_owned(), &quoted[end + 1..]))
+    } else {
+        let end = text
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+            .unwrap_or(text.len());
+        (end > 0).then(|| (text[..end].to_owned(), &text[end..]))
     }
 }
 
@@ -432,6 +464,23 @@ mod tests {
         assert_eq!(named_by_use("useful()"), None);
         assert_eq!(named_by_use("RETURN 1"), None);
         assert_eq!(named_by_use("USE"), None);
+    }
+
+    #[test]
+    fn a_querys_first_keyword_is_read_past_explain_use_and_comments() {
+        for (text, keyword) in [
+            ("MATCH (n) RETURN n", "MATCH"),
+            ("  optional match (n) return n", "optional"),
+            ("USE movies MATCH (n) RETURN n", "MATCH"),
+            ("EXPLAIN\nCREATE (n)", "CREATE"),
+            ("// a comment\nCALL db.labels()", "CALL"),
+            ("/* a comment */ USE `my-db` SHOW INDEXES", "SHOW"),
+            ("CALL{ RETURN 1 }", "CALL"),
+            ("", ""),
+            ("{not cypher", ""),
+        ] {
+            assert_eq!(leading(text).keyword, keyword, "{text}");
+        }
     }
 
     #[test]

@@ -426,9 +426,9 @@ impl QueryRun {
         };
         self.started = Instant::now();
         let mut handle = self.open(job.explicit.as_ref(), &options, &job.caller)?;
-        if let (Some(policy), Some(request)) = (&self.shared.config.trace, &request) {
-            let database = &self.shared.config.database_name;
-            self.span = policy.query_span(handle.span(), database, &request.statement);
+        if let Some(request) = &request {
+            let config = &self.shared.config;
+            self.span = crate::tracked::statement_span(config, handle.span(), &request.statement);
         }
         let Some(tx) = handle.tx() else {
             handle.discard(&self.shared.registry);

@@ -418,10 +418,18 @@ impl HttpApi {
             options,
             bookmarks,
             body,
-            caller: crate::tracked::TraceCaller::of(&parts.headers),
+            caller: self.trace_caller(parts),
         };
         self.respond(tx_api::producer(Arc::clone(&self.shared), job), key)
             .await
+    }
+
+    /// The caller's trace context, read from the request's headers only when tracing is on.
+    fn trace_caller(&self, parts: &Parts) -> crate::tracked::TraceCaller {
+        match self.shared.config.trace {
+            Some(_) => crate::tracked::TraceCaller::of(&parts.headers),
+            None => crate::tracked::TraceCaller::default(),
+        }
     }
 
     /// The Query API: one statement in an implicit transaction, or (with an `endpoint`) the
@@ -483,7 +491,7 @@ impl HttpApi {
             explicit,
             user: tx_user(parts, self.shared.config.auth_enabled),
             client: parts.extensions.get::<std::net::SocketAddr>().copied(),
-            caller: crate::tracked::TraceCaller::of(&parts.headers),
+            caller: self.trace_caller(parts),
         };
         self.respond(query_api::producer(Arc::clone(&self.shared), job), None)
             .await

@@ -93,6 +93,24 @@ impl TraceCaller {
     }
 }
 
+/// The span of a statement `text` run in `transaction` (a transaction's span) on the API's
+/// database; disabled when tracing is off or the transaction is not traced.
+pub(crate) fn statement_span(
+    config: &crate::ApiConfig,
+    transaction: &tracing::Span,
+    text: &str,
+) -> tracing::Span {
+    match &config.trace {
+        Some(policy) => policy.query_span(
+            transaction,
+            &config.database_name,
+            text,
+            quiver_engine::catalog::first_keyword,
+        ),
+        None => tracing::Span::none(),
+    }
+}
+
 /// A transaction that reports its end to [`Telemetry`].
 pub struct TrackedTx {
     tx: Option<Transaction>,
@@ -123,15 +141,18 @@ impl TrackedTx {
         let (Some(policy), Some(tx)) = (policy, self.tx.as_ref()) else {
             return self;
         };
+        let Some(sampled) =
+            policy.sample(caller.traceparent.as_deref(), caller.tracestate.as_deref())
+        else {
+            return self;
+        };
         let id = tx.id();
-        self.span = policy.transaction_span(&quiver_telemetry::TransactionAbout {
+        self.span = sampled.transaction_span(&quiver_telemetry::TransactionAbout {
             protocol: "http",
             database,
             id: &id,
             user: options.user.as_deref(),
             client: options.client,
-            traceparent: caller.traceparent.as_deref(),
-            tracestate: caller.tracestate.as_deref(),
             metadata: Vec::new(),
         });
         self

@@ -42,7 +42,7 @@ use crate::registry::{CheckedOut, Handle, Removed};
 use crate::route::TxEndpoint;
 use crate::service::ApiState;
 use crate::stream::{Head, OneShot, Produce};
-use crate::tracked::{EndedStatement, TraceCaller, TrackedTx};
+use crate::tracked::{EndedStatement, TraceCaller, TrackedTx, statement_span};
 
 /// Marks a statement's span failed with the engine's error, after `rows` rows.
 pub(crate) fn trace_failure(span: &tracing::Span, rows: u64, error: &quiver_engine::Error) {
@@ -300,11 +300,9 @@ impl TxRun {
             parameters: telemetry.keeps_parameters().then(|| parameters.clone()),
             started: SystemTime::now(),
         });
-        let span = match (&self.shared.config.trace, &self.handle) {
-            (Some(policy), Some(handle)) => {
-                policy.query_span(handle.span(), &self.shared.config.database_name, &text)
-            }
-            _ => tracing::Span::none(),
+        let span = match &self.handle {
+            Some(handle) => statement_span(&self.shared.config, handle.span(), &text),
+            None => tracing::Span::none(),
         };
         let Some(tx) = self.handle.as_mut().and_then(Handle::tx) else {
             return;

@@ -23,7 +23,7 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 pub use settings::{Protocol, Requested, Sampler, Settings, SettingsError};
-pub use spans::{TransactionAbout, durable_wait_span, finish_query, operation_name};
+pub use spans::{Sampled, TransactionAbout, durable_wait_span, finish_query, operation_name};
 
 /// The `tracing` target of every span Quiver exports.
 pub const TARGET: &str = "quiver::trace";
@@ -52,11 +52,6 @@ impl Policy {
     /// caller's is not, and one without a caller is drawn by the sampler.
     pub fn traced(&self, parent: Option<&Parent>) -> bool {
         self.sampler.samples(parent.map(Parent::sampled))
-    }
-
-    /// Whether spans carry `db.query.text` (opt-in: it may hold literal values).
-    pub fn query_text(&self) -> bool {
-        self.query_text
     }
 }
 
@@ -108,14 +103,30 @@ pub fn set_failed(span: &tracing::Span, code: &str, message: &str) {
     span.set_status(opentelemetry::trace::Status::error(message.to_owned()));
 }
 
+/// Whether this process exports spans at all: the cached interest of [`TARGET`]'s callsite,
+/// one load when nothing listens.
+fn exporting() -> bool {
+    tracing::enabled!(target: TARGET, tracing::Level::INFO)
+}
+
 /// Whether the engine's steps (parse, plan, execute, commit) make spans: only under a span of a
 /// traced transaction, entered on this thread.
 pub fn steps_traced() -> bool {
-    !tracing::Span::current().is_disabled()
+    exporting() && !tracing::Span::current().is_disabled()
 }
 
-/// The exporter, installed as a `tracing` layer; dropping the guard it comes with sends what
-/// is still batched.
+/// The span of the traced work this thread is in (a commit being logged), to carry on where
+/// the work goes next; a disabled span when there is none or nothing is exported.
+pub fn current_traced() -> tracing::Span {
+    if exporting() {
+        tracing::Span::current()
+    } else {
+        tracing::Span::none()
+    }
+}
+
+/// The exporter, installed as a `tracing` layer; [`Exporter::shutdown`] sends what is still
+/// batched.
 pub struct Exporter {
     provider: SdkTracerProvider,
 }

@@ -18,24 +18,30 @@ pub struct TransactionAbout<'a> {
     pub id: &'a str,
     pub user: Option<&'a str>,
     pub client: Option<SocketAddr>,
-    /// The caller's W3C `traceparent` and `tracestate` (transaction metadata or headers).
-    pub traceparent: Option<&'a str>,
-    pub tracestate: Option<&'a str>,
     /// The rest of the metadata the driver sent, as text: each becomes an attribute
     /// `quiver.transaction.metadata.<key>`.
     pub metadata: Vec<(&'a str, String)>,
 }
 
+/// A transaction the sampler chose to trace, with the caller's context it continues.
+#[derive(Debug)]
+pub struct Sampled {
+    parent: Option<Parent>,
+}
+
 impl Policy {
-    /// The span of a transaction, continuing its caller's trace; a disabled span (nothing
-    /// made) when the transaction is not traced.
+    /// Whether a transaction whose caller sent these W3C `traceparent` and `tracestate`
+    /// values (in transaction metadata or headers) is traced: `None` when it is not, before
+    /// anything is made of it.
+    pub fn sample(&self, traceparent: Option<&str>, tracestate: Option<&str>) -> Option<Sampled> {
+        let parent = traceparent.and_then(|text| Parent::read(text, tracestate));
+        self.traced(parent.as_ref()).then_some(Sampled { parent })
+    }
+}
+
+impl Sampled {
+    /// The transaction's span, a child of the caller's span when there is one.
     pub fn transaction_span(&self, about: &TransactionAbout<'_>) -> tracing::Span {
-        let parent = about
-            .traceparent
-            .and_then(|text| Parent::read(text, about.tracestate));
-        if !self.traced(parent.as_ref()) {
-            return tracing::Span::none();
-        }
         let span = tracing::info_span!(
             target: TARGET,
             "transaction",
@@ -63,24 +69,29 @@ impl Policy {
                 value.clone(),
             );
         }
-        if let Some(parent) = &parent {
+        if let Some(parent) = &self.parent {
             parent.adopt(&span);
         }
         span
     }
+}
 
-    /// The span of a query in `transaction`'s (nothing when the transaction is not traced):
-    /// entered on each thread that runs the query, so the engine's steps become its children.
-    pub fn query_span(
+impl Policy {
+    /// The span of a query in `transaction`'s (nothing when the transaction is not traced),
+    /// whose first keyword is `keyword` (`keyword` is asked for only when there is a span to
+    /// make): entered on each thread that runs the query, so the engine's steps become its
+    /// children.
+    pub fn query_span<'q>(
         &self,
         transaction: &tracing::Span,
         database: &str,
-        text: &str,
+        text: &'q str,
+        keyword: impl FnOnce(&'q str) -> &'q str,
     ) -> tracing::Span {
         if transaction.is_disabled() {
             return tracing::Span::none();
         }
-        let operation = operation_name(text);
+        let operation = operation_name(keyword(text));
         let span = tracing::info_span!(
             target: TARGET,
             parent: transaction,
@@ -115,10 +126,10 @@ pub fn durable_wait_span(parent: &tracing::Span) -> tracing::Span {
     tracing::info_span!(target: TARGET, parent: parent, "durable wait")
 }
 
-/// `db.operation.name`: the query's first keyword, upper case (`MATCH`, `CREATE`, `CALL`…),
-/// after a leading `USE name`, `EXPLAIN` or `PROFILE` and comments; `QUERY` when it starts
-/// otherwise.
-pub fn operation_name(text: &str) -> &'static str {
+/// `db.operation.name`: a query's first keyword (after `EXPLAIN`, `PROFILE` and `USE name`,
+/// as a server reads it), upper case, when it is one Cypher begins with (`MATCH`, `CREATE`,
+/// `CALL`…); `QUERY` otherwise.
+pub fn operation_name(keyword: &str) -> &'static str {
     const KEYWORDS: &[&str] = &[
         "MATCH",
         "OPTIONAL",
@@ -147,26 +158,9 @@ pub fn operation_name(text: &str) -> &'static str {
         "RENAME",
         "ENABLE",
     ];
-    let mut words = text
-        .lines()
-        .map(|line| line.split("//").next().unwrap_or(""))
-        .flat_map(str::split_whitespace);
-    while let Some(word) = words.next() {
-        let word = word.trim_start_matches('(');
-        let upper = word.to_ascii_uppercase();
-        match upper.as_str() {
-            "EXPLAIN" | "PROFILE" => {}
-            "USE" => {
-                words.next();
-            }
-            _ => {
-                let keyword = upper.split(|c: char| !c.is_ascii_alphabetic()).next();
-                return keyword
-                    .and_then(|k| KEYWORDS.iter().find(|known| **known == k))
-                    .copied()
-                    .unwrap_or("QUERY");
-            }
-        }
-    }
-    "QUERY"
+    KEYWORDS
+        .iter()
+        .find(|known| known.eq_ignore_ascii_case(keyword))
+        .copied()
+        .unwrap_or("QUERY")
 }

@@ -187,25 +187,21 @@ impl HttpShared {
     /// applied what the cluster committed ([`crate::cluster::ClusterView::not_serving`]).
     fn ready(&self) -> Response<ApiBody> {
         let readiness = self.health.get();
+        let mut body = serde_json::json!({ "status": readiness.as_str() });
         let held_back = self
             .cluster
             .as_ref()
             .filter(|_| self.health.is_ready())
             .and_then(|view| view.not_serving());
-        match held_back {
-            Some(reason) => respond::json(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &serde_json::json!({ "status": readiness.as_str(), "cluster": reason }),
-            ),
-            None if self.health.is_ready() => respond::json(
-                StatusCode::OK,
-                &serde_json::json!({ "status": readiness.as_str() }),
-            ),
-            None => respond::json(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &serde_json::json!({ "status": readiness.as_str() }),
-            ),
+        if let Some(reason) = held_back {
+            body["cluster"] = serde_json::Value::from(reason);
         }
+        let status = if self.health.is_ready() && held_back.is_none() {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        };
+        respond::json(status, &body)
     }
 
     /// This member's Raft state and its view of the others; 404 outside cluster mode.

@@ -414,7 +414,12 @@ impl BoltSession {
         let place = self.shared.placement.place(key);
         let version = self.version;
         let span = match &self.shared.trace {
-            Some(policy) => policy.query_span(&tx.span, &tx.about.database, &query),
+            Some(policy) => policy.query_span(
+                &tx.span,
+                &tx.about.database,
+                &query,
+                quiver_engine::catalog::first_keyword,
+            ),
             None => tracing::Span::none(),
         };
         let entered = span.clone();

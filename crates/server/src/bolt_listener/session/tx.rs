@@ -226,10 +226,14 @@ impl OpenTx {
             .map(|s| s.span.clone())
     }
 
-    /// The span of this transaction when the server traces it (`policy`).
+    /// The span of this transaction when the server traces it (`policy`): the caller's
+    /// `traceparent` in its metadata, or the sampler, decides before anything is made of it.
     pub fn trace(&mut self, policy: &quiver_telemetry::Policy, protocol: &'static str) {
         let about = &self.about;
         let text = |key: &str| about.metadata.get(key).and_then(|v| v.as_str());
+        let Some(sampled) = policy.sample(text("traceparent"), text("tracestate")) else {
+            return;
+        };
         let metadata = about
             .metadata
             .iter()
@@ -241,14 +245,12 @@ impl OpenTx {
                 (key.as_ref(), value)
             })
             .collect();
-        self.span = policy.transaction_span(&quiver_telemetry::TransactionAbout {
+        self.span = sampled.transaction_span(&quiver_telemetry::TransactionAbout {
             protocol,
             database: &about.database,
             id: &about.id,
             user: about.user.as_deref(),
             client: about.client,
-            traceparent: text("traceparent"),
-            tracestate: text("tracestate"),
             metadata,
         });
     }
