@@ -67,6 +67,17 @@ pub struct EngineConfig {
     /// server's other databases (so `query_memory_total_bytes_max` bounds them all
     /// together); `None`: a pool of the database's own, of `query_memory_total_bytes_max`.
     pub query_memory_pool: Option<crate::memory::SharedPool>,
+    /// The most threads one query runs on: an aggregation over a large scan splits the scan
+    /// among this many workers (the query's own thread and helpers it borrows). 1: every
+    /// query runs on its own thread alone. Default: the machine's cores.
+    pub query_workers_max: usize,
+    /// The fewest nodes a scan must have per worker before a query splits it (a scan of
+    /// fewer runs on one thread: starting a worker costs about what a few hundred rows do).
+    pub parallel_scan_min: u64,
+    /// The helper threads queries borrow to run in parallel, when shared with other
+    /// databases than the machine's default pool (one helper per core beyond the first,
+    /// shared by every database in the process).
+    pub helper_pool: Option<crate::HelperPool>,
 }
 
 /// The default lock wait: long enough for a queue of a few hundred short transactions on one
@@ -92,6 +103,9 @@ impl Default for EngineConfig {
             import_dir: None,
             factorized_counts: true,
             query_memory_pool: None,
+            query_workers_max: std::thread::available_parallelism().map_or(1, usize::from),
+            parallel_scan_min: 50_000,
+            helper_pool: None,
         }
     }
 }

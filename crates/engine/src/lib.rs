@@ -55,6 +55,7 @@ pub use config::{
 };
 pub use database::{Database, QueryResult};
 pub use error::{Error, LockWaited, Phase, Result};
+pub use exec::parallel::HelperPool;
 pub use metadata::{ServerDirectory, ServerHealth, ServerInfo, server_id};
 pub use procedures::{
     Field, FieldType, Procedure, ProcedureContext, ProcedureSignature, Procedures, TableProcedure,

@@ -66,6 +66,8 @@ pub(crate) struct DatabaseState {
     /// Room every running query of the database takes its memory from (shared with the
     /// server's other databases when the configuration gives a pool).
     pub memory: Arc<MemoryPool>,
+    /// The helper threads its queries may borrow to run in parallel.
+    pub helpers: crate::exec::parallel::HelperPool,
     pub cache: Mutex<PlanCache>,
     procedures: RwLock<Arc<Procedures>>,
     /// Bumped by schema changes and procedure registration: cached plans from an older epoch
@@ -342,6 +344,10 @@ impl DatabaseState {
                 || Arc::new(MemoryPool::new(config.query_memory_total_bytes_max)),
                 |pool| Arc::clone(&pool.0),
             ),
+            helpers: config
+                .helper_pool
+                .clone()
+                .unwrap_or_else(crate::exec::parallel::HelperPool::machine),
             config,
             cache: Mutex::new(PlanCache::new(capacity, cache_bytes_max)),
             procedures: RwLock::new(Arc::new(procedures)),

@@ -340,7 +340,39 @@ impl Transaction {
     /// Every node, in id order.
     pub fn scan_nodes(&self) -> Result<NodeCursor> {
         self.inner.check_active()?;
-        Ok(self.node_cursor(NodeSource::All { next: 0 }))
+        Ok(self.node_cursor(NodeSource::All {
+            next: 0,
+            end: u64::MAX,
+        }))
+    }
+
+    /// Nodes with ids in `ids`, in id order: one morsel of a scan that several workers share
+    /// by id range.
+    pub fn scan_nodes_in(&self, ids: std::ops::Range<u64>) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        Ok(self.node_cursor(NodeSource::All {
+            next: ids.start,
+            end: ids.end,
+        }))
+    }
+
+    /// Nodes with a label and ids in `ids`, in id order (a morsel of a label's scan).
+    pub fn scan_label_in(&self, label: LabelId, ids: std::ops::Range<u64>) -> Result<NodeCursor> {
+        self.inner.check_active()?;
+        Ok(self.node_cursor(NodeSource::Label {
+            label: label.0,
+            next: Some(ids.start),
+            end: ids.end,
+        }))
+    }
+
+    /// One past the highest node id ever given out: every node this transaction can see
+    /// has an id below it (the bound of [`Transaction::scan_nodes_in`]'s ranges).
+    pub fn node_id_bound(&self) -> u64 {
+        self.inner
+            .storage
+            .next_node
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Nodes with a label, in id order.
@@ -349,6 +381,7 @@ impl Transaction {
         Ok(self.node_cursor(NodeSource::Label {
             label: label.0,
             next: Some(0),
+            end: u64::MAX,
         }))
     }
 
@@ -358,6 +391,7 @@ impl Transaction {
         self.inner.check_active()?;
         Ok(self.node_cursor(NodeSource::All {
             next: after.0.saturating_add(1),
+            end: u64::MAX,
         }))
     }
 
@@ -367,6 +401,7 @@ impl Transaction {
         Ok(self.node_cursor(NodeSource::Label {
             label: label.0,
             next: after.0.checked_add(1),
+            end: u64::MAX,
         }))
     }
 

@@ -24,8 +24,17 @@ use crate::txn::TxInner;
 pub const CURSOR_BATCH: usize = 512;
 
 pub(crate) enum NodeSource {
-    All { next: u64 },
-    Label { label: u32, next: Option<u64> },
+    /// Ids from `next` up to (not including) `end`.
+    All {
+        next: u64,
+        end: u64,
+    },
+    /// Ids carrying `label` from `next` up to (not including) `end`.
+    Label {
+        label: u32,
+        next: Option<u64>,
+        end: u64,
+    },
     Index(IndexScan),
 }
 
@@ -207,8 +216,8 @@ impl Batched for NodeCursor {
         let storage = self.tx.storage.clone();
         let view = self.view;
         match &mut self.source {
-            NodeSource::All { next } => {
-                let end = storage.next_node.load(Ordering::Acquire);
+            NodeSource::All { next, end } => {
+                let end = storage.next_node.load(Ordering::Acquire).min(*end);
                 let stop = next.saturating_add(CURSOR_BATCH as u64).min(end);
                 for id in *next..stop {
                     if let Some(slot) = storage.nodes.get(id)
@@ -220,8 +229,8 @@ impl Batched for NodeCursor {
                 *next = stop;
                 self.batch.done = stop >= end;
             }
-            NodeSource::Label { label, next } => {
-                let Some(from) = *next else {
+            NodeSource::Label { label, next, end } => {
+                let Some(from) = next.filter(|from| from < end) else {
                     self.batch.done = true;
                     return Ok(());
                 };
@@ -231,6 +240,10 @@ impl Batched for NodeCursor {
                 };
                 let mut cands = Vec::with_capacity(CURSOR_BATCH);
                 *next = bits.collect_from(from, CURSOR_BATCH, &mut cands);
+                if let Some(past) = cands.iter().position(|id| id >= end) {
+                    cands.truncate(past);
+                    *next = None;
+                }
                 for id in cands {
                     if let Some(slot) = storage.nodes.get(id)
                         && read::node_has_label(&slot.lock(), &view, *label)? == Some(true)

@@ -325,6 +325,43 @@ fn bad_input_gets_typed_errors() {
 }
 
 #[test]
+fn scans_by_id_range_split_a_scan_without_losing_or_repeating_a_node() {
+    let (db, t) = setup();
+    let w = db.begin_write();
+    for i in 0..3000 {
+        let labels = if i % 3 == 0 { vec![t.person] } else { vec![] };
+        w.create_node(&labels, &[]).unwrap();
+    }
+    w.commit().unwrap();
+    let r = db.begin_read();
+    let bound = r.node_id_bound();
+    assert_eq!(bound, 3000);
+    let ranges = [
+        0..1,
+        1..700,
+        700..2048,
+        2048..2049,
+        2049..bound,
+        bound..u64::MAX,
+    ];
+    let mut labelled = Vec::new();
+    let mut all = 0;
+    for range in ranges {
+        let morsel: Vec<u64> = r
+            .scan_label_in(t.person, range.clone())
+            .unwrap()
+            .map(|n| n.unwrap().0)
+            .collect();
+        assert!(morsel.iter().all(|id| range.contains(id)));
+        labelled.extend(morsel);
+        all += r.scan_nodes_in(range).unwrap().count();
+    }
+    assert_eq!(labelled, (0..3000).step_by(3).collect::<Vec<_>>());
+    assert_eq!(all, 3000);
+    assert_eq!(r.scan_label_in(t.person, 5..5).unwrap().count(), 0);
+}
+
+#[test]
 fn cursors_fail_after_their_transaction_ends() {
     let (db, t) = setup();
     let w = db.begin_write();

@@ -97,18 +97,7 @@ impl Acc {
                 *count += 1;
             }
             State::Extreme(best) => {
-                let replace = match best {
-                    None => true,
-                    Some(b) => {
-                        let ord = extreme_order(&v, b);
-                        if spec.kind == AggKind::Min {
-                            ord.is_lt()
-                        } else {
-                            ord.is_gt()
-                        }
-                    }
-                };
-                if replace {
+                if beats(spec.kind, &v, best.as_ref()) {
                     *best = Some(v);
                 }
             }
@@ -130,6 +119,40 @@ impl Acc {
                     };
                     *p = Some(percentile_param(&pv)?);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds what `other` gathered from other rows of the same group (another worker's
+    /// share): only for aggregates the split decided are mergeable (not `DISTINCT`, not
+    /// lists or statistics over every value, which keep their first form).
+    pub fn merge(&mut self, spec: &AggSpec, other: Acc) -> Result<()> {
+        match (&mut self.state, other.state) {
+            (State::Count(n), State::Count(m)) => *n += m,
+            (State::Sum(sum), State::Sum(more)) => *sum = add_partial(sum.take(), more)?,
+            (
+                State::Avg { sum, count },
+                State::Avg {
+                    sum: more,
+                    count: more_count,
+                },
+            ) => {
+                *sum = add_partial(sum.take(), more)?;
+                *count += more_count;
+            }
+            (State::Extreme(best), State::Extreme(Some(v))) => {
+                if beats(spec.kind, &v, best.as_ref()) {
+                    *best = Some(v);
+                }
+            }
+            (State::Extreme(_), State::Extreme(None)) => {}
+            (state, _) => {
+                return Err(Error::runtime(
+                    quiver_status::Status::UnknownError,
+                    None,
+                    format!("partial aggregates of different kinds cannot merge: {state:?}"),
+                ));
             }
         }
         Ok(())
@@ -189,9 +212,26 @@ impl Acc {
     }
 }
 
-/// Orders candidates of `min`/`max`: numbers by value, otherwise Cypher's ORDER BY order.
-fn extreme_order(a: &Value, b: &Value) -> std::cmp::Ordering {
-    quiver_value::order(a, b)
+/// Two partial sums added: either may be missing (no value reached that worker).
+fn add_partial(a: Option<Value>, b: Option<Value>) -> Result<Option<Value>> {
+    Ok(match (a, b) {
+        (Some(a), Some(b)) => Some(ops::add(&a, &b)?),
+        (a, b) => a.or(b),
+    })
+}
+
+/// Whether `v` replaces `best` as the `min` or `max` so far: numbers by value, otherwise
+/// Cypher's ORDER BY order; on a tie the first found stays.
+fn beats(kind: AggKind, v: &Value, best: Option<&Value>) -> bool {
+    let Some(best) = best else {
+        return true;
+    };
+    let ord = quiver_value::order(v, best);
+    if kind == AggKind::Min {
+        ord.is_lt()
+    } else {
+        ord.is_gt()
+    }
 }
 
 fn check_summable(kind: AggKind, v: &Value) -> Result<()> {

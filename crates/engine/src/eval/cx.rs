@@ -107,6 +107,9 @@ pub(crate) struct Cx {
     pub visibility: Option<Arc<crate::security::visibility::Visibility>>,
     /// User and role changes the query made, reported to the audit sink once committed.
     pub audit: Arc<parking_lot::Mutex<Vec<crate::security::AuditEvent>>>,
+    /// While this context is one worker of a parallel aggregation: the scan its pipeline
+    /// draws morsels of (`crate::exec::parallel`).
+    pub morsels: Option<Arc<crate::exec::parallel::Morsels>>,
 }
 
 impl Cx {
@@ -176,6 +179,49 @@ impl Cx {
             ]),
             &format!("Creating the new {what} '{name}' (name management)"),
         )
+    }
+}
+
+impl Cx {
+    /// A context for a helper worker of this query's parallel aggregation: the same
+    /// transaction, parameters, user, deadline and cancellation flag, counting its memory
+    /// on its own against `memory_bytes_max` (its share of the query's room) and the same
+    /// pool, and drawing the scan's morsels from `morsels`. Its db hits are added to this
+    /// context's when it is done; it writes nothing.
+    pub fn fork(
+        &self,
+        memory_bytes_max: usize,
+        morsels: Arc<crate::exec::parallel::Morsels>,
+    ) -> Cx {
+        Cx {
+            tx: self.tx.clone(),
+            storage: self.storage.clone(),
+            params: self.params.clone(),
+            fctx: self.fctx.clone(),
+            counters: Counters::default(),
+            shared: self.shared.clone(),
+            tx_id: self.tx_id,
+            cancel: self.cancel.clone(),
+            deadline: self.deadline,
+            time_limit_ms: self.time_limit_ms,
+            memory_bytes: 0,
+            memory_peak_bytes: 0,
+            memory_bytes_max,
+            memory_reserved_bytes: 0,
+            writes: self.writes.clone(),
+            write_pending_bytes: 0,
+            var_length_hops_max: self.var_length_hops_max,
+            profile: None,
+            db_hits: 0,
+            pending_deletes: Vec::new(),
+            load_csv: None,
+            open: self.open,
+            ticks: 0,
+            subject: self.subject.clone(),
+            visibility: self.visibility.clone(),
+            audit: self.audit.clone(),
+            morsels: Some(morsels),
+        }
     }
 }
 

@@ -13,6 +13,7 @@ mod command;
 mod expand;
 mod factorized;
 mod load_csv;
+pub(crate) mod parallel;
 mod pathsearch;
 mod relational;
 mod scan;
@@ -78,12 +79,18 @@ impl Cx {
             subject: Arc::new(crate::security::Subject::Unrestricted),
             visibility: None,
             audit: Arc::default(),
+            morsels: None,
         }
     }
 }
 
 /// Instantiates cursors for a plan.
 pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
+    if let Some(morsels) = &cx.morsels
+        && morsels.replaces(plan)
+    {
+        return Ok(morsels.cursor());
+    }
     if let Op::ChainCount { fallback, .. } = &plan.op
         && !(cx.shared.config.factorized_counts && crate::plan::fast_counts_allowed(&cx.subject))
     {
@@ -179,9 +186,12 @@ fn cursor(op: &Op, child: &Child<'_>) -> Result<BoxCursor> {
         }
         Op::Filter { input, predicate } => Box::new(Filter::new(predicate.clone(), child(input)?)),
         Op::Project { input, items } => Box::new(Project::new(items.clone(), child(input)?)),
-        Op::Aggregate { input, keys, aggs } => {
-            Box::new(Aggregate::new(keys.clone(), aggs.clone(), child(input)?))
-        }
+        Op::Aggregate { input, keys, aggs } => Box::new(Aggregate::new(
+            keys.clone(),
+            aggs.clone(),
+            child(input)?,
+            input,
+        )),
         Op::Distinct { input, slots } => Box::new(Distinct::new(slots.clone(), child(input)?)),
         Op::Sort { input, keys, keep } => sort(keys, keep, None, None, child(input)?),
         Op::Top {

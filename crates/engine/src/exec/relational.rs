@@ -9,11 +9,11 @@ use smallvec::SmallVec;
 
 use quiver_value::{HashKey, Value};
 
-use super::{BoxCursor, Cursor, Cx};
+use super::{BoxCursor, Cursor, Cx, parallel};
 use crate::error::{Error, Result, code};
 use crate::eval::aggregate::Acc;
 use crate::eval::{ROW_OVERHEAD_BYTES, row_bytes, truthy, value_bytes};
-use crate::ir::{AggSpec, Expr, Row, SortKey};
+use crate::ir::{AggSpec, Expr, PlanNode, Row, SortKey};
 
 /// The single argument row.
 #[derive(Default)]
@@ -102,11 +102,17 @@ type Key = SmallVec<[HashKey; 2]>;
 /// The aggregates of one group, inline for up to two.
 type Accs = SmallVec<[Acc; 2]>;
 
-/// Hash aggregation: consumes its input, then yields one row per group.
+/// The groups of an aggregation, by key.
+type Groups = FxHashMap<Key, Accs>;
+
+/// Hash aggregation: consumes its input, then yields one row per group. Over a large scan
+/// it may split its input among workers (`super::parallel`) and merge their groups.
 pub(crate) struct Aggregate {
     keys: Arc<[(usize, Expr)]>,
     aggs: Arc<[AggSpec]>,
     input: BoxCursor,
+    /// The input's plan and the scan workers would share, when the input may be split.
+    parallel: Option<(Arc<PlanNode>, parallel::Split)>,
     out: Option<std::collections::hash_map::IntoIter<Key, Accs>>,
     /// Bytes counted for the groups (keys, accumulators, DISTINCT sets, collected lists):
     /// given back when the last group has been yielded or the cursor runs again.
@@ -114,57 +120,133 @@ pub(crate) struct Aggregate {
 }
 
 impl Aggregate {
-    pub fn new(keys: Arc<[(usize, Expr)]>, aggs: Arc<[AggSpec]>, input: BoxCursor) -> Self {
+    pub fn new(
+        keys: Arc<[(usize, Expr)]>,
+        aggs: Arc<[AggSpec]>,
+        input: BoxCursor,
+        plan: &Arc<PlanNode>,
+    ) -> Self {
+        let parallel = parallel::split(plan, &aggs).map(|split| (plan.clone(), split));
         Aggregate {
             keys,
             aggs,
             input,
+            parallel,
             out: None,
             held: 0,
         }
     }
+
+    /// The groups of the whole input: from workers over the split scan when it is worth
+    /// splitting and helpers are free, otherwise from this cursor's own input.
+    fn groups(&mut self, cx: &mut Cx, row: &mut Row) -> Result<Groups> {
+        let (keys, aggs) = (&self.keys, &self.aggs);
+        if let Some((plan, split)) = &self.parallel {
+            let parts = parallel::run(cx, row, plan, split, |input, cx, row| {
+                let mut groups = Groups::default();
+                let mut held = 0;
+                gather(keys, aggs, input, cx, row, &mut groups, &mut held)?;
+                Ok(parallel::Part { groups, held })
+            })?;
+            if let Some(parts) = parts {
+                let mut parts = parts.into_iter();
+                let mut groups = Groups::default();
+                if let Some(first) = parts.next() {
+                    groups = first.groups;
+                    self.held += first.held;
+                }
+                for part in parts {
+                    for (key, accs) in part.groups {
+                        match groups.get_mut(&key) {
+                            Some(mine) => {
+                                for ((acc, other), spec) in
+                                    mine.iter_mut().zip(accs).zip(aggs.iter())
+                                {
+                                    acc.merge(spec, other)?;
+                                }
+                            }
+                            None => {
+                                let bytes = group_bytes(&key, aggs.len());
+                                cx.reserve(bytes, "an aggregation's groups")?;
+                                self.held += bytes;
+                                groups.insert(key, accs);
+                            }
+                        }
+                    }
+                }
+                return Ok(groups);
+            }
+        }
+        let mut groups = Groups::default();
+        gather(
+            keys,
+            aggs,
+            &mut self.input,
+            cx,
+            row,
+            &mut groups,
+            &mut self.held,
+        )?;
+        Ok(groups)
+    }
+}
+
+/// Bytes counted for a group: its key's values and its accumulators.
+fn group_bytes(key: &Key, aggs: usize) -> usize {
+    key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + 96 * aggs + 32
+}
+
+/// Adds every row of `input` to `groups`, counting what they hold in `held`.
+fn gather(
+    keys: &[(usize, Expr)],
+    aggs: &[AggSpec],
+    input: &mut BoxCursor,
+    cx: &mut Cx,
+    row: &mut Row,
+    groups: &mut Groups,
+    held: &mut usize,
+) -> Result<()> {
+    let mut key = Key::new();
+    while input.next(cx, row)? {
+        cx.tick()?;
+        key.clear();
+        for (_, e) in keys {
+            key.push(HashKey(e.eval(row, cx)?));
+        }
+        let accs = match groups.get_mut(&key) {
+            Some(accs) => accs,
+            None => {
+                let bytes = group_bytes(&key, aggs.len());
+                cx.reserve(bytes, "an aggregation's groups")?;
+                *held += bytes;
+                groups
+                    .entry(key.clone())
+                    .or_insert_with(|| aggs.iter().map(Acc::new).collect())
+            }
+        };
+        // What the accumulators keep (DISTINCT sets, collected lists) is theirs to
+        // count; the groups hold it until they are yielded.
+        let before = cx.memory_bytes;
+        for (acc, spec) in accs.iter_mut().zip(aggs) {
+            acc.update(spec, row, cx)?;
+        }
+        *held += cx.memory_bytes.saturating_sub(before);
+    }
+    Ok(())
 }
 
 impl Cursor for Aggregate {
     fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
-        let (keys, aggs) = (&self.keys, &self.aggs);
         if self.out.is_none() {
             cx.release(std::mem::take(&mut self.held));
-            let mut groups: FxHashMap<Key, Accs> = FxHashMap::default();
-            let mut key = Key::new();
-            while self.input.next(cx, row)? {
-                cx.tick()?;
-                key.clear();
-                for (_, e) in keys.iter() {
-                    key.push(HashKey(e.eval(row, cx)?));
-                }
-                let accs = match groups.get_mut(&key) {
-                    Some(accs) => accs,
-                    None => {
-                        let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>()
-                            + 96 * aggs.len()
-                            + 32;
-                        cx.reserve(bytes, "an aggregation's groups")?;
-                        self.held += bytes;
-                        groups
-                            .entry(key.clone())
-                            .or_insert_with(|| aggs.iter().map(Acc::new).collect())
-                    }
-                };
-                // What the accumulators keep (DISTINCT sets, collected lists) is theirs to
-                // count; the groups hold it until they are yielded.
-                let before = cx.memory_bytes;
-                for (acc, spec) in accs.iter_mut().zip(aggs.iter()) {
-                    acc.update(spec, row, cx)?;
-                }
-                self.held += cx.memory_bytes.saturating_sub(before);
-            }
+            let mut groups = self.groups(cx, row)?;
             // With no grouping keys, an empty input still yields one row (`count(*)` = 0).
-            if keys.is_empty() && groups.is_empty() {
-                groups.insert(Key::new(), aggs.iter().map(Acc::new).collect());
+            if self.keys.is_empty() && groups.is_empty() {
+                groups.insert(Key::new(), self.aggs.iter().map(Acc::new).collect());
             }
             self.out = Some(groups.into_iter());
         }
+        let (keys, aggs) = (&self.keys, &self.aggs);
         let Some((values, accs)) = self.out.as_mut().and_then(Iterator::next) else {
             cx.release(std::mem::take(&mut self.held));
             return Ok(false);

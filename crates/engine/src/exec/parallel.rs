@@ -1,0 +1,483 @@
+//! Parallel execution of one query: an aggregation whose input is a pipeline over one scan
+//! runs on several threads at once.
+//!
+//! The scan is cut into morsels, ranges of node ids handed out one at a time from a shared
+//! counter, so a worker that drew dense or well-connected nodes simply draws fewer morsels.
+//! Each worker builds its own copy of the pipeline from the plan, with the scan replaced by a
+//! [`MorselScan`] drawing from the shared counter, and aggregates what its copy makes into
+//! groups of its own (counted against its share of the query's memory); the groups are merged
+//! into the first worker's when all are done. The calling thread is the first worker; the
+//! others are helper threads lent by a [`HelperPool`], which bounds the helpers all queries
+//! have at once: when the pool has none free, a query runs on its own thread alone.
+//!
+//! A pipeline is split only when every operator between the aggregation and the scan handles
+//! each row on its own (expands, filters, projections, unwinds, and the read-only subqueries
+//! of apply operators), the scan reads the argument row only, and every aggregate can be
+//! merged exactly from partial results (`count`, `sum`, `avg`, `min`, `max`, none `DISTINCT`).
+//! The workers read through the query's transaction and share its cancellation flag and
+//! deadline, so `TERMINATE TRANSACTION` and timeouts stop all of them.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use quiver_storage::{LabelId, NodeCursor};
+
+use super::{BoxCursor, Cursor, Cx};
+use crate::error::{Error, Result};
+use crate::eval::graph_fns::node_value;
+use crate::ir::{AggKind, AggSpec, Op, PlanNode, Row};
+use crate::tokens::Token;
+
+/// Morsels each worker draws on average: enough that a worker held up by a few dense
+/// nodes is made up for by the others drawing more.
+const MORSELS_PER_WORKER: u64 = 16;
+
+/// The most node ids in one morsel: small enough to spread a skewed scan, large enough that
+/// drawing one (an atomic add and a cursor) is nothing beside its rows.
+const MORSEL_IDS_MAX: u64 = 4096;
+
+/// Helper threads queries may borrow, shared by every query that holds the pool: a query
+/// that wants `n` workers borrows up to `n - 1` helpers and runs with what it got.
+#[derive(Clone, Debug)]
+pub struct HelperPool(Arc<Helpers>);
+
+#[derive(Debug)]
+struct Helpers {
+    free: AtomicUsize,
+    size: usize,
+    /// Helpers lent since the pool was made.
+    lent: AtomicU64,
+}
+
+impl HelperPool {
+    /// A pool of `size` helper threads.
+    pub fn new(size: usize) -> HelperPool {
+        HelperPool(Arc::new(Helpers {
+            free: AtomicUsize::new(size),
+            size,
+            lent: AtomicU64::new(0),
+        }))
+    }
+
+    /// The machine's pool, which every database without a pool of its own shares: one helper
+    /// per core beyond the first, so queries never run on more threads than there are cores
+    /// beyond the threads that started them.
+    pub fn machine() -> HelperPool {
+        static MACHINE: std::sync::OnceLock<HelperPool> = std::sync::OnceLock::new();
+        MACHINE
+            .get_or_init(|| {
+                let cores = std::thread::available_parallelism().map_or(1, usize::from);
+                HelperPool::new(cores.saturating_sub(1))
+            })
+            .clone()
+    }
+
+    /// Helpers the pool holds when none are lent.
+    pub fn size(&self) -> usize {
+        self.0.size
+    }
+
+    /// Helpers lent since the pool was made, each time counted once.
+    pub fn lent(&self) -> u64 {
+        self.0.lent.load(Ordering::Relaxed)
+    }
+
+    /// Borrows up to `wanted` helpers: as many as are free, perhaps none. They go back when
+    /// the loan is dropped.
+    fn borrow(&self, wanted: usize) -> Loan {
+        let mut free = self.0.free.load(Ordering::Relaxed);
+        loop {
+            let n = wanted.min(free);
+            if n == 0 {
+                return Loan {
+                    pool: self.clone(),
+                    n: 0,
+                };
+            }
+            match self.0.free.compare_exchange_weak(
+                free,
+                free - n,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    self.0.lent.fetch_add(n as u64, Ordering::Relaxed);
+                    return Loan {
+                        pool: self.clone(),
+                        n,
+                    };
+                }
+                Err(now) => free = now,
+            }
+        }
+    }
+}
+
+/// Helpers borrowed from a pool, given back when dropped.
+struct Loan {
+    pool: HelperPool,
+    n: usize,
+}
+
+impl Drop for Loan {
+    fn drop(&mut self) {
+        self.pool.0.free.fetch_add(self.n, Ordering::AcqRel);
+    }
+}
+
+/// How an aggregation's input may be split among workers: the scan at its bottom.
+#[derive(Debug)]
+pub(crate) struct Split {
+    /// The scan's plan node, which each worker's copy of the pipeline replaces.
+    leaf: Arc<PlanNode>,
+    slot: usize,
+    label: Option<Arc<Token>>,
+}
+
+/// Whether an aggregation of `aggs` over `input` may run on several workers: `Some` with the
+/// scan they share when every operator down to a scan handles each row on its own.
+pub(crate) fn split(input: &Arc<PlanNode>, aggs: &[AggSpec]) -> Option<Split> {
+    if !aggs.iter().all(mergeable) {
+        return None;
+    }
+    let mut node = input;
+    loop {
+        node = match &node.op {
+            Op::AllNodes { input, slot } if matches!(input.op, Op::Once) => {
+                return Some(Split {
+                    leaf: node.clone(),
+                    slot: *slot,
+                    label: None,
+                });
+            }
+            Op::LabelScan { input, slot, label } if matches!(input.op, Op::Once) => {
+                return Some(Split {
+                    leaf: node.clone(),
+                    slot: *slot,
+                    label: Some(label.clone()),
+                });
+            }
+            Op::Expand { input, .. }
+            | Op::VarExpand { input, .. }
+            | Op::ShortestPath { input, .. }
+            | Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Unwind { input, .. } => input,
+            Op::Optional { input, inner, .. }
+            | Op::SemiApply { input, inner, .. }
+            | Op::Apply { input, inner } => {
+                if !reads_only(inner) {
+                    return None;
+                }
+                input
+            }
+            _ => return None,
+        };
+    }
+}
+
+/// Whether an aggregate's partial results merge into exactly what one pass would give.
+fn mergeable(spec: &AggSpec) -> bool {
+    !spec.distinct
+        && matches!(
+            spec.kind,
+            AggKind::CountStar
+                | AggKind::Count
+                | AggKind::Sum
+                | AggKind::Avg
+                | AggKind::Min
+                | AggKind::Max
+        )
+}
+
+/// Whether a subquery's plan only reads (so workers may run copies of it side by side).
+fn reads_only(plan: &PlanNode) -> bool {
+    let reads = matches!(
+        plan.op,
+        Op::Once
+            | Op::AllNodes { .. }
+            | Op::LabelScan { .. }
+            | Op::IndexSeek { .. }
+            | Op::SchemaIndexSeek { .. }
+            | Op::NodeById { .. }
+            | Op::NodeCount { .. }
+            | Op::RelCount { .. }
+            | Op::ChainCount { .. }
+            | Op::Expand { .. }
+            | Op::VarExpand { .. }
+            | Op::ShortestPath { .. }
+            | Op::PathSearch { .. }
+            | Op::Filter { .. }
+            | Op::Project { .. }
+            | Op::Aggregate { .. }
+            | Op::Distinct { .. }
+            | Op::Sort { .. }
+            | Op::Top { .. }
+            | Op::Skip { .. }
+            | Op::Limit { .. }
+            | Op::Unwind { .. }
+            | Op::Optional { .. }
+            | Op::SemiApply { .. }
+            | Op::Apply { .. }
+            | Op::Union { .. }
+    );
+    reads && plan.op.children().iter().all(|c| reads_only(c))
+}
+
+impl Split {
+    /// Workers worth running for the scan as the transaction sees it: one per
+    /// [`crate::EngineConfig::parallel_scan_min`] nodes, at most
+    /// [`crate::EngineConfig::query_workers_max`]; 1 when the scan is small, the query is
+    /// profiled (each operator's figures are one worker's) or a label has never been used.
+    fn workers(&self, cx: &Cx) -> Result<usize> {
+        let config = &cx.shared.config;
+        if config.query_workers_max < 2 || cx.profile.is_some() {
+            return Ok(1);
+        }
+        let nodes = match &self.label {
+            None => cx.tx.count_nodes()?,
+            Some(label) => match label.label(&cx.storage) {
+                Some(label) => cx.tx.count_label(label)?,
+                None => return Ok(1),
+            },
+        };
+        let per_worker = config.parallel_scan_min.max(1);
+        let wanted = usize::try_from(nodes / per_worker).unwrap_or(usize::MAX);
+        Ok(wanted.clamp(1, config.query_workers_max))
+    }
+}
+
+/// The morsels of one scan, drawn by every worker from one counter.
+pub(crate) struct Morsels {
+    /// The scan plan node whose cursors draw from here.
+    leaf: Arc<PlanNode>,
+    slot: usize,
+    label: Option<LabelId>,
+    next: AtomicU64,
+    bound: u64,
+    size: u64,
+    /// Set when a worker fails: the others draw nothing more.
+    stopped: AtomicBool,
+}
+
+impl Morsels {
+    /// Whether `plan` is the scan whose morsels these are.
+    pub fn replaces(&self, plan: &Arc<PlanNode>) -> bool {
+        Arc::ptr_eq(&self.leaf, plan)
+    }
+
+    /// The next range of node ids to scan, until there are none.
+    fn draw(&self) -> Option<Range<u64>> {
+        if self.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        let start = self.next.fetch_add(self.size, Ordering::Relaxed);
+        (start < self.bound).then(|| start..(start + self.size).min(self.bound))
+    }
+
+    /// The scan's cursor in a worker's copy of the pipeline.
+    pub fn cursor(self: &Arc<Self>) -> BoxCursor {
+        Box::new(MorselScan {
+            morsels: self.clone(),
+            open: None,
+        })
+    }
+}
+
+/// A scan of the morsels a worker draws: the nodes of each range in id order.
+struct MorselScan {
+    morsels: Arc<Morsels>,
+    open: Option<NodeCursor>,
+}
+
+impl Cursor for MorselScan {
+    fn next(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
+        loop {
+            cx.tick()?;
+            if let Some(cursor) = &mut self.open
+                && let Some(id) = cursor.next().transpose()?
+            {
+                cx.db_hits += 1;
+                row[self.morsels.slot] = node_value(id);
+                return Ok(true);
+            }
+            let Some(ids) = self.morsels.draw() else {
+                self.open = None;
+                return Ok(false);
+            };
+            self.open = Some(match self.morsels.label {
+                Some(label) => cx.tx.scan_label_in(label, ids)?,
+                None => cx.tx.scan_nodes_in(ids)?,
+            });
+        }
+    }
+
+    fn reset(&mut self) {
+        self.open = None;
+    }
+}
+
+/// What one worker made of its morsels: its groups, and the bytes counted for them.
+pub(crate) struct Part<G> {
+    pub groups: G,
+    pub held: usize,
+}
+
+/// Runs `work` on as many workers as the scan is worth and the pool lends, each over a copy
+/// of `input` built with the scan drawing morsels; `None` when one worker is all it is worth
+/// (the caller then runs the pipeline it already built). The first part is the calling
+/// thread's, its bytes counted in `cx`; the helpers' parts come after, their bytes no longer
+/// counted anywhere (their contexts are gone): the caller counts what it keeps of them.
+pub(crate) fn run<G: Send>(
+    cx: &mut Cx,
+    row: &Row,
+    input: &Arc<PlanNode>,
+    split: &Split,
+    work: impl Fn(&mut BoxCursor, &mut Cx, &mut Row) -> Result<Part<G>> + Sync,
+) -> Result<Option<Vec<Part<G>>>> {
+    let wanted = split.workers(cx)?;
+    if wanted < 2 {
+        return Ok(None);
+    }
+    let loan = cx.shared.helpers.borrow(wanted - 1);
+    if loan.n == 0 {
+        return Ok(None);
+    }
+    let workers = loan.n + 1;
+    let label = match &split.label {
+        Some(token) => match token.label(&cx.storage) {
+            Some(label) => Some(label),
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    let bound = cx.tx.node_id_bound();
+    let size = (bound / (workers as u64 * MORSELS_PER_WORKER)).clamp(1, MORSEL_IDS_MAX);
+    let morsels = Arc::new(Morsels {
+        leaf: split.leaf.clone(),
+        slot: split.slot,
+        label,
+        next: AtomicU64::new(0),
+        bound,
+        size,
+        stopped: AtomicBool::new(false),
+    });
+    // Each worker may hold an equal share of the room the query had left.
+    let room = cx
+        .memory_bytes_max
+        .saturating_sub(cx.memory_bytes.saturating_add(cx.writes.held_bytes()));
+    let share = room / workers;
+    let helpers: Vec<Cx> = (1..workers)
+        .map(|_| cx.fork(share, morsels.clone()))
+        .collect();
+    let limit = std::mem::replace(&mut cx.memory_bytes_max, cx.memory_bytes + share);
+    cx.morsels = Some(morsels.clone());
+    let work = &work;
+    let stop = |part: Result<Part<G>>| {
+        if part.is_err() {
+            morsels.stopped.store(true, Ordering::Relaxed);
+        }
+        part
+    };
+    let (first, others) = std::thread::scope(|scope| {
+        let handles: Vec<_> = helpers
+            .into_iter()
+            .map(|mut hcx| {
+                let mut hrow = row.clone();
+                scope.spawn(move || {
+                    let part = super::build(input, &hcx)
+                        .and_then(|mut cursor| work(&mut cursor, &mut hcx, &mut hrow));
+                    let part = stop(part);
+                    (part, hcx.db_hits, hcx.memory_peak_bytes)
+                })
+            })
+            .collect();
+        let mut frow = row.clone();
+        let first = super::build(input, cx).and_then(|mut cursor| work(&mut cursor, cx, &mut frow));
+        let first = stop(first);
+        let others: Vec<_> = handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    (
+                        Err(Error::runtime(
+                            quiver_status::Status::UnknownError,
+                            None,
+                            "a worker of a parallel query panicked",
+                        )),
+                        0,
+                        0,
+                    )
+                })
+            })
+            .collect();
+        (first, others)
+    });
+    cx.morsels = None;
+    cx.memory_bytes_max = limit;
+    drop(loan);
+    let mut parts = vec![first?];
+    let mut peaks = 0usize;
+    for (part, db_hits, peak) in others {
+        cx.db_hits += db_hits;
+        peaks = peaks.saturating_add(peak);
+        parts.push(part?);
+    }
+    cx.memory_peak_bytes = cx
+        .memory_peak_bytes
+        .max(cx.memory_bytes.saturating_add(peaks));
+    Ok(Some(parts))
+}
+
+/// Every node id the morsels hand out, in the order drawn.
+#[cfg(test)]
+fn ids_of(morsels: &Morsels) -> Vec<u64> {
+    let mut ids = Vec::new();
+    while let Some(range) = morsels.draw() {
+        ids.extend(range);
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_lends_what_it_has_and_takes_it_back() {
+        let pool = HelperPool::new(3);
+        let a = pool.borrow(2);
+        let b = pool.borrow(5);
+        let c = pool.borrow(1);
+        assert_eq!((a.n, b.n, c.n), (2, 1, 0));
+        drop(a);
+        assert_eq!(pool.borrow(5).n, 2);
+        drop(b);
+        assert_eq!(pool.borrow(5).n, 3);
+        assert_eq!(pool.lent(), 2 + 1 + 2 + 3);
+    }
+
+    #[test]
+    fn morsels_cover_every_id_once_and_stop_when_told() {
+        let leaf = Arc::new(PlanNode {
+            id: 0,
+            op: Op::Once,
+            est_rows: 1.0,
+            vars: Vec::new(),
+        });
+        let morsels = Morsels {
+            leaf,
+            slot: 0,
+            label: None,
+            next: AtomicU64::new(0),
+            bound: 10_001,
+            size: 4096,
+            stopped: AtomicBool::new(false),
+        };
+        assert_eq!(ids_of(&morsels), (0..10_001).collect::<Vec<_>>());
+        morsels.next.store(0, Ordering::Relaxed);
+        morsels.stopped.store(true, Ordering::Relaxed);
+        assert!(morsels.draw().is_none());
+    }
+}
