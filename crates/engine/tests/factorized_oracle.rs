@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use quiver_engine::{Database, EngineConfig};
+use quiver_engine::{Database, EngineConfig, HelperPool};
 use quiver_value::{Map, Value};
 
 fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
@@ -25,10 +25,33 @@ type NodeSpec = (u8, Option<i64>);
 type RelSpec = (usize, usize, bool);
 
 fn open(nodes: &[NodeSpec], rels: &[RelSpec], factorized_counts: bool) -> Arc<Database> {
-    let db = Database::open_in_memory(EngineConfig {
-        factorized_counts,
-        ..EngineConfig::default()
-    });
+    open_with(
+        nodes,
+        rels,
+        EngineConfig {
+            factorized_counts,
+            ..EngineConfig::default()
+        },
+    )
+}
+
+/// The graph in a database whose factorized counts split their middle nodes among four
+/// workers (helpers from `pool`) however few there are.
+fn open_split(nodes: &[NodeSpec], rels: &[RelSpec], pool: &HelperPool) -> Arc<Database> {
+    open_with(
+        nodes,
+        rels,
+        EngineConfig {
+            query_workers_max: 4,
+            parallel_scan_min: 1,
+            helper_pool: Some(pool.clone()),
+            ..EngineConfig::default()
+        },
+    )
+}
+
+fn open_with(nodes: &[NodeSpec], rels: &[RelSpec], config: EngineConfig) -> Arc<Database> {
+    let db = Database::open_in_memory(config);
     for (i, (labels, age)) in nodes.iter().enumerate() {
         let labels = match labels {
             0 => "",
@@ -124,6 +147,8 @@ proptest! {
     ) {
         let fast = open(&nodes, &rels, true);
         let slow = open(&nodes, &rels, false);
+        let pool = HelperPool::new(3);
+        let split_db = open_split(&nodes, &rels, &pool);
         let names = ["a", "b", "c", "d"];
         let mut pattern = node(names[0], labels[0]);
         let mut conditions = Vec::new();
@@ -170,7 +195,9 @@ proptest! {
             keys.unwrap_or_default()
         );
         prop_assert!(!explained(&slow, &q).is_empty());
-        prop_assert_eq!(sorted(run(&fast, &q)), sorted(run(&slow, &q)), "{}", q);
+        let expected = sorted(run(&slow, &q));
+        prop_assert_eq!(sorted(run(&fast, &q)), expected.clone(), "{}", q);
+        prop_assert_eq!(sorted(run(&split_db, &q)), expected, "on workers: {}", q);
         // Two hops in one pattern are always factorized, whatever they share, ungrouped or
         // grouped at the middle.
         let single = hops.iter().all(|h| h.2 == 0);
@@ -203,6 +230,8 @@ fn two_hops_counted_side_by_side_count_each_self_loop_once() {
     ];
     let fast = open(&nodes, &rels, true);
     let slow = open(&nodes, &rels, false);
+    let pool = HelperPool::new(3);
+    let split = open_split(&nodes, &rels, &pool);
     for (first, second) in (0..3u8).flat_map(|d1| (0..3u8).map(move |d2| (d1, d2))) {
         for (t1, t2) in (0..4u8).flat_map(|t1| (0..4u8).map(move |t2| (t1, t2))) {
             let (l1, r1) = hop(first, t1, "r0");
@@ -219,7 +248,11 @@ fn two_hops_counted_side_by_side_count_each_self_loop_once() {
                 format!("MATCH {labelled} WHERE c.age < 3 RETURN count(*) AS n"),
                 format!("MATCH {pattern} RETURN count(a.age) AS n"),
             ] {
-                assert_eq!(sorted(run(&fast, &q)), sorted(run(&slow, &q)), "{q}");
+                let expected = sorted(run(&slow, &q));
+                assert_eq!(sorted(run(&fast, &q)), expected, "{q}");
+                let before = pool.lent();
+                assert_eq!(sorted(run(&split, &q)), expected, "on workers: {q}");
+                assert_eq!(pool.lent() - before, 3, "{q}");
                 assert!(explained(&fast, &q).contains("FactorizedCount"), "{q}");
             }
         }

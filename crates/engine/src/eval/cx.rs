@@ -186,12 +186,12 @@ impl Cx {
     /// A context for a helper worker of this query's parallel aggregation: the same
     /// transaction, parameters, user, deadline and cancellation flag, counting its memory
     /// on its own against `memory_bytes_max` (its share of the query's room) and the same
-    /// pool, and drawing the scan's morsels from `morsels`. Its db hits are added to this
+    /// pool, and drawing a scan's morsels from `morsels` when it runs a pipeline. Its db hits are added to this
     /// context's when it is done; it writes nothing.
     pub fn fork(
         &self,
         memory_bytes_max: usize,
-        morsels: Arc<crate::exec::parallel::Morsels>,
+        morsels: Option<Arc<crate::exec::parallel::Morsels>>,
     ) -> Cx {
         Cx {
             tx: self.tx.clone(),
@@ -220,7 +220,7 @@ impl Cx {
             subject: self.subject.clone(),
             visibility: self.visibility.clone(),
             audit: self.audit.clone(),
-            morsels: Some(morsels),
+            morsels,
         }
     }
 }

@@ -29,6 +29,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::expand::resolve_types;
+use super::parallel::{self, Chunks};
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::Result;
 use crate::eval::graph_fns::node_value;
@@ -468,87 +469,180 @@ impl<'s> Run<'s> {
         Ok(())
     }
 
-    /// Σ over middle nodes of (in × out − shared relationships).
+    /// Σ over middle nodes of (in × out − shared relationships): on several workers when
+    /// there are enough middle nodes and the pool lends helpers, each counting chunks of the
+    /// middle nodes into counts of its own, added up at the end.
     fn two_hops(&mut self, cx: &mut Cx, row: &mut Row, types: &[Vec<RelTypeId>]) -> Result<()> {
         let spec = self.spec;
         let (first, second) = (&spec.hops[0], &spec.hops[1]);
         let (back, forth) = (reversed(first.dir), second.dir);
-        let unique = second.distinct_from_previous;
         // Hops leaving the middle one in, one out can share only a self-loop of the middle.
         let loops_only = back != forth && back != Direction::Both && forth != Direction::Both;
-        // When the hops can share only a self-loop (or nothing), each side is counted on its
-        // own: an end nothing is asked of by the middle's degree, without building its list.
-        let by_side = !unique || loops_only;
-        let loop_types = shared_loop_types(&types[0], &types[1]);
-        // The relationships into the middle, each with whether its far end is counted.
-        let mut shared_rels: Vec<(u64, u128)> = Vec::new();
-        for middle in self.middles(cx, row, types)? {
-            cx.tick()?;
-            if !self.passes(cx, row, 1, middle)? {
-                continue;
+        let unique = second.distinct_from_previous;
+        let plan = TwoHops {
+            types,
+            back,
+            forth,
+            unique,
+            loops_only,
+            // When the hops can share only a self-loop (or nothing), each side is counted on
+            // its own: an end nothing is asked of by the middle's degree, without its list.
+            by_side: !unique || loops_only,
+            loop_types: shared_loop_types(&types[0], &types[1]),
+        };
+        let middles = self.middles(cx, row, types)?;
+        let wanted = parallel::worth(cx, middles.len() as u64);
+        let this = &*self;
+        let start: &Row = row;
+        let parts = parallel::workers(
+            cx,
+            wanted,
+            |workers| Chunks::new(middles.len(), workers),
+            |cx, chunks| {
+                let mut run = this.fork(cx)?;
+                let mut row = start.clone();
+                let mut shared_rels = Vec::new();
+                let counted = (|| {
+                    while let Some(chunk) = chunks.draw() {
+                        for &middle in &middles[chunk] {
+                            run.middle(cx, &mut row, middle, &plan, &mut shared_rels)?;
+                        }
+                    }
+                    Ok(())
+                })();
+                // The copies of the answers go; the groups stay counted until merged.
+                cx.release(run.held - run.groups_held);
+                counted.map(|()| (run.total, run.groups, run.groups_held))
+            },
+        )?;
+        let Some(parts) = parts else {
+            let mut shared_rels = Vec::new();
+            for middle in middles {
+                self.middle(cx, row, middle, &plan, &mut shared_rels)?;
             }
-            if by_side {
-                let (ins, ins_counted) = self.side(cx, row, middle, back, &types[0], 0)?;
-                if ins == 0 {
+            return Ok(());
+        };
+        for (worker, (total, groups, groups_held)) in parts.into_iter().enumerate() {
+            self.total += total;
+            if worker == 0 {
+                // The calling thread's groups are still counted in its context.
+                self.held += groups_held;
+                self.groups_held += groups_held;
+            }
+            for (key, n) in groups {
+                if let Some(counted) = self.groups.get_mut(&key) {
+                    *counted += n;
                     continue;
                 }
-                let (outs, outs_counted) = self.side(cx, row, middle, forth, &types[1], 2)?;
-                let (shared, shared_counted) = match &loop_types {
-                    Some(loop_types) if unique => self.shared_loops(cx, row, middle, loop_types)?,
-                    _ => (0, 0),
-                };
-                let counted = self.counts(cx, row, 1, middle)?;
-                let paths = (
-                    ins * outs - shared,
-                    counted * (ins_counted * outs_counted - shared_counted),
-                );
-                self.tally(cx, row, middle, paths)?;
-                continue;
-            }
-            self.expand(cx, middle, back, &types[0])?;
-            shared_rels.clear();
-            let (mut ins, mut ins_counted): Paths = (0, 0);
-            for i in 0..self.buf.len() {
-                let (rel, end) = self.buf[i];
-                if self.passes(cx, row, 0, end)? {
-                    let counted = self.counts(cx, row, 0, end)?;
-                    ins += 1;
-                    ins_counted += counted;
-                    if unique && (!loops_only || end == middle) {
-                        shared_rels.push((rel.0, counted));
-                    }
+                if worker > 0 {
+                    let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + ENTRY_BYTES;
+                    self.hold(cx, bytes)?;
+                    self.groups_held += bytes;
                 }
+                self.groups.insert(key, n);
             }
+        }
+        Ok(())
+    }
+
+    /// A worker's copy of the run: the answers known so far (the label scans' and the
+    /// predicates asked while finding the middle nodes), counted against the worker's
+    /// memory, and no counts yet.
+    fn fork(&self, cx: &mut Cx) -> Result<Run<'s>> {
+        let mut run = Run {
+            passes: self.passes.clone(),
+            answered: self.answered.clone(),
+            scanned: self.scanned.clone(),
+            dense: self.dense,
+            ..Run::new(self.spec)
+        };
+        let bytes = run.passes.iter().map(Known::bytes).sum();
+        run.hold(cx, bytes)?;
+        Ok(run)
+    }
+
+    /// Counts the two-hop paths through `middle`.
+    fn middle(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        middle: NodeId,
+        plan: &TwoHops<'_>,
+        shared_rels: &mut Vec<(u64, u128)>,
+    ) -> Result<()> {
+        let TwoHops {
+            types,
+            back,
+            forth,
+            unique,
+            loops_only,
+            by_side,
+            ..
+        } = *plan;
+        cx.tick()?;
+        if !self.passes(cx, row, 1, middle)? {
+            return Ok(());
+        }
+        if by_side {
+            let (ins, ins_counted) = self.side(cx, row, middle, back, &types[0], 0)?;
             if ins == 0 {
-                continue;
+                return Ok(());
             }
-            shared_rels.sort_unstable();
-            self.expand(cx, middle, forth, &types[1])?;
-            let (mut outs, mut outs_counted): Paths = (0, 0);
-            let (mut shared, mut shared_counted): Paths = (0, 0);
-            for i in 0..self.buf.len() {
-                let (rel, end) = self.buf[i];
-                if self.passes(cx, row, 2, end)? {
-                    let counted = self.counts(cx, row, 2, end)?;
-                    outs += 1;
-                    outs_counted += counted;
-                    if unique && !shared_rels.is_empty() {
-                        let lo = shared_rels.partition_point(|r| r.0 < rel.0);
-                        let hi = shared_rels.partition_point(|r| r.0 <= rel.0);
-                        shared += (hi - lo) as u128;
-                        let ins: u128 = shared_rels[lo..hi].iter().map(|r| r.1).sum();
-                        shared_counted += ins * counted;
-                    }
-                }
-            }
+            let (outs, outs_counted) = self.side(cx, row, middle, forth, &types[1], 2)?;
+            let (shared, shared_counted) = match &plan.loop_types {
+                Some(loop_types) if unique => self.shared_loops(cx, row, middle, loop_types)?,
+                _ => (0, 0),
+            };
             let counted = self.counts(cx, row, 1, middle)?;
             let paths = (
                 ins * outs - shared,
                 counted * (ins_counted * outs_counted - shared_counted),
             );
-            self.tally(cx, row, middle, paths)?;
+            return self.tally(cx, row, middle, paths);
         }
-        Ok(())
+        // The relationships into the middle, each with whether its far end is counted.
+        self.expand(cx, middle, back, &types[0])?;
+        shared_rels.clear();
+        let (mut ins, mut ins_counted): Paths = (0, 0);
+        for i in 0..self.buf.len() {
+            let (rel, end) = self.buf[i];
+            if self.passes(cx, row, 0, end)? {
+                let counted = self.counts(cx, row, 0, end)?;
+                ins += 1;
+                ins_counted += counted;
+                if unique && (!loops_only || end == middle) {
+                    shared_rels.push((rel.0, counted));
+                }
+            }
+        }
+        if ins == 0 {
+            return Ok(());
+        }
+        shared_rels.sort_unstable();
+        self.expand(cx, middle, forth, &types[1])?;
+        let (mut outs, mut outs_counted): Paths = (0, 0);
+        let (mut shared, mut shared_counted): Paths = (0, 0);
+        for i in 0..self.buf.len() {
+            let (rel, end) = self.buf[i];
+            if self.passes(cx, row, 2, end)? {
+                let counted = self.counts(cx, row, 2, end)?;
+                outs += 1;
+                outs_counted += counted;
+                if unique && !shared_rels.is_empty() {
+                    let lo = shared_rels.partition_point(|r| r.0 < rel.0);
+                    let hi = shared_rels.partition_point(|r| r.0 <= rel.0);
+                    shared += (hi - lo) as u128;
+                    let ins: u128 = shared_rels[lo..hi].iter().map(|r| r.1).sum();
+                    shared_counted += ins * counted;
+                }
+            }
+        }
+        let counted = self.counts(cx, row, 1, middle)?;
+        let paths = (
+            ins * outs - shared,
+            counted * (ins_counted * outs_counted - shared_counted),
+        );
+        self.tally(cx, row, middle, paths)
     }
 
     /// The hops from `middle` in `dir` of `types` to chain node `end` that pass its
@@ -803,6 +897,22 @@ impl<'s> Run<'s> {
     }
 }
 
+/// What a two-hop count decides once for all its middle nodes.
+struct TwoHops<'t> {
+    types: &'t [Vec<RelTypeId>],
+    /// The first hop walked back from the middle, the second forth from it.
+    back: Direction,
+    forth: Direction,
+    /// Whether the two hops must be different relationships.
+    unique: bool,
+    /// Whether the hops can share only a self-loop of the middle.
+    loops_only: bool,
+    /// Whether each side is counted on its own.
+    by_side: bool,
+    /// The types a self-loop both hops could be has.
+    loop_types: Option<Vec<RelTypeId>>,
+}
+
 /// Path counts per node: a slot per node id below a bound, with the ids reached listed in
 /// the order they were reached, and a hash map above the bound.
 struct Carried {
@@ -868,13 +978,18 @@ struct LabelSet {
 
 /// Answers of one predicate, remembered per node: a byte per id for ids below the dense
 /// bound (0 unknown, 1 false, 2 true), a hash map above it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Known {
     dense: Vec<u8>,
     sparse: FxHashMap<u64, bool>,
 }
 
 impl Known {
+    /// Bytes counted for the answers.
+    fn bytes(&self) -> usize {
+        self.dense.len() + self.sparse.len() * ENTRY_BYTES
+    }
+
     fn get(&self, node: NodeId) -> Option<bool> {
         match self.dense.get(node.0 as usize) {
             Some(0) => None,

@@ -226,15 +226,9 @@ fn reads_only(plan: &PlanNode) -> bool {
 }
 
 impl Split {
-    /// Workers worth running for the scan as the transaction sees it: one per
-    /// [`crate::EngineConfig::parallel_scan_min`] nodes, at most
-    /// [`crate::EngineConfig::query_workers_max`]; 1 when the scan is small, the query is
-    /// profiled (each operator's figures are one worker's) or a label has never been used.
+    /// Workers worth running for the scan as the transaction sees it (see [`worth`]): 1
+    /// when its label has never been used.
     fn workers(&self, cx: &Cx) -> Result<usize> {
-        let config = &cx.shared.config;
-        if config.query_workers_max < 2 || cx.profile.is_some() {
-            return Ok(1);
-        }
         let nodes = match &self.label {
             None => cx.tx.count_nodes()?,
             Some(label) => match label.label(&cx.storage) {
@@ -242,9 +236,7 @@ impl Split {
                 None => return Ok(1),
             },
         };
-        let per_worker = config.parallel_scan_min.max(1);
-        let wanted = usize::try_from(nodes / per_worker).unwrap_or(usize::MAX);
-        Ok(wanted.clamp(1, config.query_workers_max))
+        Ok(worth(cx, nodes))
     }
 }
 
@@ -337,14 +329,6 @@ pub(crate) fn run<G: Send>(
     work: impl Fn(&mut BoxCursor, &mut Cx, &mut Row) -> Result<Part<G>> + Sync,
 ) -> Result<Option<Vec<Part<G>>>> {
     let wanted = split.workers(cx)?;
-    if wanted < 2 {
-        return Ok(None);
-    }
-    let loan = cx.shared.helpers.borrow(wanted - 1);
-    if loan.n == 0 {
-        return Ok(None);
-    }
-    let workers = loan.n + 1;
     let label = match &split.label {
         Some(token) => match token.label(&cx.storage) {
             Some(label) => Some(label),
@@ -353,17 +337,58 @@ pub(crate) fn run<G: Send>(
         None => None,
     };
     let bound = cx.tx.node_id_bound();
-    let size = (bound / (workers as u64 * MORSELS_PER_WORKER)).clamp(1, MORSEL_IDS_MAX);
-    let morsels = Arc::new(Morsels {
+    let morsels = |workers: usize| Morsels {
         leaf: split.leaf.clone(),
         slot: split.slot,
         label,
         next: AtomicU64::new(0),
         bound,
-        size,
+        size: (bound / (workers as u64 * MORSELS_PER_WORKER)).clamp(1, MORSEL_IDS_MAX),
         stopped: AtomicBool::new(false),
-    });
-    // Each worker may hold an equal share of the room the query had left.
+    };
+    workers(cx, wanted, morsels, |cx, _| {
+        let mut row = row.clone();
+        let mut cursor = super::build(input, cx)?;
+        work(&mut cursor, cx, &mut row)
+    })
+}
+
+/// How many workers a share of work is worth: one per
+/// [`crate::EngineConfig::parallel_scan_min`] units of it, at most
+/// [`crate::EngineConfig::query_workers_max`]; 1 when the query is profiled (each
+/// operator's figures would be one worker's).
+pub(crate) fn worth(cx: &Cx, units: u64) -> usize {
+    let config = &cx.shared.config;
+    if config.query_workers_max < 2 || cx.profile.is_some() {
+        return 1;
+    }
+    let wanted = usize::try_from(units / config.parallel_scan_min.max(1)).unwrap_or(usize::MAX);
+    wanted.clamp(1, config.query_workers_max)
+}
+
+/// Runs `work` on up to `wanted` workers at once, as many as the pool lends helpers for: the
+/// calling thread with `cx`, each helper with a context forked from it. Each may hold an
+/// equal share of the memory the query has left; all draw their share of the work from
+/// what `shared` makes for the number of workers there will be (handed to each), which
+/// stops handing out work once one fails. `None`, without running anything, when no helper is free or one worker
+/// is all the work is worth. The parts come in worker order, the calling thread's first:
+/// its bytes counted in `cx`, the helpers' no longer counted (their contexts are gone).
+pub(crate) fn workers<T: Send, S: Shared>(
+    cx: &mut Cx,
+    wanted: usize,
+    shared: impl FnOnce(usize) -> S,
+    work: impl Fn(&mut Cx, &S) -> Result<T> + Sync,
+) -> Result<Option<Vec<T>>> {
+    if wanted < 2 {
+        return Ok(None);
+    }
+    let loan = cx.shared.helpers.borrow(wanted - 1);
+    if loan.n == 0 {
+        return Ok(None);
+    }
+    let workers = loan.n + 1;
+    let shared = Arc::new(shared(workers));
+    let morsels = shared.morsels();
     let room = cx
         .memory_bytes_max
         .saturating_sub(cx.memory_bytes.saturating_add(cx.writes.held_bytes()));
@@ -372,11 +397,12 @@ pub(crate) fn run<G: Send>(
         .map(|_| cx.fork(share, morsels.clone()))
         .collect();
     let limit = std::mem::replace(&mut cx.memory_bytes_max, cx.memory_bytes + share);
-    cx.morsels = Some(morsels.clone());
+    let own = std::mem::replace(&mut cx.morsels, morsels);
     let work = &work;
-    let stop = |part: Result<Part<G>>| {
+    let from = shared.as_ref();
+    let stop = |part: Result<T>| {
         if part.is_err() {
-            morsels.stopped.store(true, Ordering::Relaxed);
+            shared.stop();
         }
         part
     };
@@ -384,37 +410,29 @@ pub(crate) fn run<G: Send>(
         let handles: Vec<_> = helpers
             .into_iter()
             .map(|mut hcx| {
-                let mut hrow = row.clone();
                 scope.spawn(move || {
-                    let part = super::build(input, &hcx)
-                        .and_then(|mut cursor| work(&mut cursor, &mut hcx, &mut hrow));
-                    let part = stop(part);
+                    let part = stop(work(&mut hcx, from));
                     (part, hcx.db_hits, hcx.memory_peak_bytes)
                 })
             })
             .collect();
-        let mut frow = row.clone();
-        let first = super::build(input, cx).and_then(|mut cursor| work(&mut cursor, cx, &mut frow));
-        let first = stop(first);
+        let first = stop(work(cx, from));
         let others: Vec<_> = handles
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    (
-                        Err(Error::runtime(
-                            quiver_status::Status::UnknownError,
-                            None,
-                            "a worker of a parallel query panicked",
-                        )),
-                        0,
-                        0,
-                    )
+                    let e = Error::runtime(
+                        quiver_status::Status::UnknownError,
+                        None,
+                        "a worker of a parallel query panicked",
+                    );
+                    (Err(e), 0, 0)
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
         (first, others)
     });
-    cx.morsels = None;
+    cx.morsels = own;
     cx.memory_bytes_max = limit;
     drop(loan);
     let mut parts = vec![first?];
@@ -428,6 +446,63 @@ pub(crate) fn run<G: Send>(
         .memory_peak_bytes
         .max(cx.memory_bytes.saturating_add(peaks));
     Ok(Some(parts))
+}
+
+/// What the workers of one parallel run draw their work from.
+pub(crate) trait Shared: Send + Sync + 'static {
+    /// No more work after this: a worker failed.
+    fn stop(&self);
+    /// The scan the workers' pipelines draw morsels of, if they run a pipeline.
+    fn morsels(self: &Arc<Self>) -> Option<Arc<Morsels>> {
+        None
+    }
+}
+
+impl Shared for Morsels {
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
+    }
+
+    fn morsels(self: &Arc<Self>) -> Option<Arc<Morsels>> {
+        Some(self.clone())
+    }
+}
+
+/// Chunks of a list of `len` items, drawn by every worker from one counter.
+pub(crate) struct Chunks {
+    next: AtomicUsize,
+    len: usize,
+    size: usize,
+    stopped: AtomicBool,
+}
+
+impl Chunks {
+    /// Chunks of `len` items for `workers` workers, [`MORSELS_PER_WORKER`] each on average.
+    pub fn new(len: usize, workers: usize) -> Chunks {
+        let size =
+            (len / (workers * MORSELS_PER_WORKER as usize)).clamp(1, MORSEL_IDS_MAX as usize);
+        Chunks {
+            next: AtomicUsize::new(0),
+            len,
+            size,
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    /// The next chunk's indexes, until there are none.
+    pub fn draw(&self) -> Option<Range<usize>> {
+        if self.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        let start = self.next.fetch_add(self.size, Ordering::Relaxed);
+        (start < self.len).then(|| start..(start + self.size).min(self.len))
+    }
+}
+
+impl Shared for Chunks {
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Every node id the morsels hand out, in the order drawn.
