@@ -175,9 +175,9 @@ fn rels(db: &Database, ty: &str, pairs: impl Iterator<Item = (NodeId, NodeId)>) 
     }
 }
 
-/// Loads the graph into a fresh database through the storage API.
-pub fn load(g: &Follows) -> Arc<Database> {
-    let db = Database::open_in_memory(EngineConfig::default());
+/// Loads the graph into a fresh database of `config` through the storage API.
+pub fn load_with(g: &Follows, config: EngineConfig) -> Arc<Database> {
+    let db = Database::open_in_memory(config);
     let countries = nodes(&db, "Country", COUNTRIES, |k| {
         vec![
             ("id", Value::Int(k as i64)),

@@ -7,6 +7,12 @@
 //! cargo run --release -p quiver-engine --example whole_graph -- --only two_hop_paths --profile
 //! ```
 //!
+//! `--aggregations` times whole-graph aggregations no count answers per node instead of the
+//! study's queries (Quiver alone).
+//!
+//! `--workers N` caps the threads one query runs on (1: every query on one thread, the
+//! engine as it was before parallel execution; default: the machine's cores).
+//!
 //! `--profile` prints each query's profiled plan (rows and db hits per operator) to stderr
 //! after its timed runs.
 //!
@@ -28,7 +34,31 @@ struct Args {
     export: Option<PathBuf>,
     only: Option<String>,
     profile: bool,
+    /// The most threads one query runs on (`EngineConfig::query_workers_max`).
+    workers: Option<usize>,
+    /// Run [`AGGREGATIONS`] instead of the study's queries.
+    aggregations: bool,
 }
+
+/// Aggregations over the whole graph that no count answers per node (Quiver only: for
+/// timing the engine against itself, e.g. `--workers 1` against the default).
+const AGGREGATIONS: &[follows::Query] = &[
+    follows::Query {
+        name: "ages_along_follows",
+        cypher: "MATCH (a:Person)-[:FOLLOWS]->(b:Person) RETURN avg(b.age) AS avgAge, \
+                 max(a.age - b.age) AS widest, sum(b.age) AS total",
+    },
+    follows::Query {
+        name: "follows_by_gender",
+        cypher: "MATCH (a:Person)-[:FOLLOWS]->(b:Person) WHERE a.age < b.age \
+                 RETURN a.gender AS gender, count(*) AS n, min(b.age) AS youngest ORDER BY gender",
+    },
+    follows::Query {
+        name: "people_by_age",
+        cypher: "MATCH (p:Person) RETURN p.age AS age, count(*) AS n, avg(size(p.name)) AS len \
+                 ORDER BY age LIMIT 3",
+    },
+];
 
 fn args() -> Args {
     let mut a = Args {
@@ -37,11 +67,17 @@ fn args() -> Args {
         export: None,
         only: None,
         profile: false,
+        workers: None,
+        aggregations: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         if flag == "--profile" {
             a.profile = true;
+            continue;
+        }
+        if flag == "--aggregations" {
+            a.aggregations = true;
             continue;
         }
         let value = it.next();
@@ -50,6 +86,7 @@ fn args() -> Args {
             ("--runs", Some(v)) => a.runs = v.parse().unwrap_or(a.runs),
             ("--export", Some(v)) => a.export = Some(PathBuf::from(v)),
             ("--only", Some(v)) => a.only = Some(v),
+            ("--workers", Some(v)) => a.workers = v.parse().ok(),
             (other, _) => {
                 eprintln!("unknown or incomplete flag {other}");
                 std::process::exit(2);
@@ -59,16 +96,11 @@ fn args() -> Args {
     a
 }
 
-/// CPU time of every thread of this process, from /proc (0 where unavailable).
+/// CPU time of this process: every thread's, including those that have ended (a parallel
+/// query's helpers).
 fn process_cpu_secs() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return 0.0;
-    };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .map(|ns| ns as f64 / 1e9)
-        .sum()
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -91,12 +123,21 @@ fn main() {
         return;
     }
     let start = Instant::now();
-    let db = follows::load(&graph);
+    let mut config = quiver_engine::EngineConfig::default();
+    if let Some(workers) = a.workers {
+        config.query_workers_max = workers;
+    }
+    let db = follows::load_with(&graph, config);
     eprintln!(
         "loaded into Quiver in {:.1}s",
         start.elapsed().as_secs_f64()
     );
-    for q in follows::QUERIES {
+    let queries = if a.aggregations {
+        AGGREGATIONS
+    } else {
+        follows::QUERIES
+    };
+    for q in queries {
         if a.only.as_ref().is_some_and(|o| o != q.name) {
             continue;
         }

@@ -121,6 +121,7 @@ pub fn engine_config(config: &Config) -> EngineConfig {
         plan_cache_bytes_max: config.query.plan_cache_bytes_max,
         lock_wait_max: config.query.lock_wait,
         track_query_cpu_time: config.query.track_cpu_time,
+        query_workers_max: config.query.workers_max,
         import_dir: config.import_dir.clone(),
         ..EngineConfig::default()
     }

@@ -268,6 +268,10 @@ pub struct Layer {
     #[arg(long, value_name = "MS")]
     pub lock_wait_ms: Option<u64>,
 
+    /// The most threads one query runs on: an aggregation or a factorized count over a large scan splits it among this many workers, its own thread and helpers borrowed from one per core beyond the first; 1 runs every query on one thread [default: the machine's cores] [env: QUIVER_QUERY_WORKERS_MAX]
+    #[arg(long, value_name = "N")]
+    pub query_workers_max: Option<u64>,
+
     /// Measure each query's CPU time (Neo4j's `db.track_query_cpu_time`), which the query log writes as `cpu`: two reads of the thread's CPU clock per step of a query [default: false] [env: QUIVER_TRACK_QUERY_CPU_TIME]
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub track_query_cpu_time: Option<bool>,
@@ -423,6 +427,7 @@ impl Layer {
             query_memory_total_max: env_value(&lookup, "QUIVER_QUERY_MEMORY_TOTAL_MAX")?,
             plan_cache_bytes_max: env_value(&lookup, "QUIVER_PLAN_CACHE_BYTES_MAX")?,
             lock_wait_ms: env_value(&lookup, "QUIVER_LOCK_WAIT_MS")?,
+            query_workers_max: env_value(&lookup, "QUIVER_QUERY_WORKERS_MAX")?,
             track_query_cpu_time: env_value(&lookup, "QUIVER_TRACK_QUERY_CPU_TIME")?,
             bolt_recv_timeout_ms: env_value(&lookup, "QUIVER_BOLT_RECV_TIMEOUT_MS")?,
             bookmark_timeout_ms: env_value(&lookup, "QUIVER_BOOKMARK_TIMEOUT_MS")?,
@@ -558,6 +563,7 @@ impl Layer {
             query_memory_total_max: self.query_memory_total_max.or(lower.query_memory_total_max),
             plan_cache_bytes_max: self.plan_cache_bytes_max.or(lower.plan_cache_bytes_max),
             lock_wait_ms: self.lock_wait_ms.or(lower.lock_wait_ms),
+            query_workers_max: self.query_workers_max.or(lower.query_workers_max),
             track_query_cpu_time: self.track_query_cpu_time.or(lower.track_query_cpu_time),
             bolt_recv_timeout_ms: self.bolt_recv_timeout_ms.or(lower.bolt_recv_timeout_ms),
             bookmark_timeout_ms: self.bookmark_timeout_ms.or(lower.bookmark_timeout_ms),

@@ -174,6 +174,9 @@ pub struct QuerySettings {
     /// Whether queries' CPU time is measured
     /// ([`quiver_engine::EngineConfig::track_query_cpu_time`]).
     pub track_cpu_time: bool,
+    /// The most threads one query runs on
+    /// ([`quiver_engine::EngineConfig::query_workers_max`]).
+    pub workers_max: usize,
 }
 
 /// Who may connect.
@@ -626,8 +629,22 @@ fn query_settings(layer: &Layer) -> Result<QuerySettings, ConfigError> {
             }
         },
         track_cpu_time: layer.track_query_cpu_time.unwrap_or(false),
+        workers_max: match layer.query_workers_max {
+            None => quiver_engine::EngineConfig::default().query_workers_max,
+            Some(n) if (1..=QUERY_WORKERS_LIMIT).contains(&n) => n as usize,
+            Some(n) => {
+                return Err(invalid(
+                    "query_workers_max",
+                    format!("{n} is outside 1..={QUERY_WORKERS_LIMIT}"),
+                ));
+            }
+        },
     })
 }
+
+/// Most workers one query may be given: far beyond any machine's cores, low enough that a
+/// typing mistake is caught.
+const QUERY_WORKERS_LIMIT: u64 = 1024;
 
 /// Smallest query memory limit accepted: one chunk of the engine's pool, below which no query
 /// could hold anything.

@@ -464,6 +464,29 @@ fn lock_wait_comes_from_every_source_and_zero_turns_it_off() {
 }
 
 #[test]
+fn query_workers_come_from_every_source_and_stay_in_range() {
+    let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
+    assert_eq!(
+        defaults.query.workers_max,
+        quiver_engine::EngineConfig::default().query_workers_max
+    );
+    let config = resolve_with_file("query_workers_max = 3\n", &[], &[]).expect("valid layers");
+    assert_eq!(config.query.workers_max, 3, "file");
+    let config = resolve_with_file(
+        "query_workers_max = 3\n",
+        &["--query-workers-max", "1"],
+        &[("QUIVER_QUERY_WORKERS_MAX", "2")],
+    )
+    .expect("valid layers");
+    assert_eq!(config.query.workers_max, 1, "flag wins");
+    for bad in ["0", "100000"] {
+        let error = resolve(Layer::default(), env(&[("QUIVER_QUERY_WORKERS_MAX", bad)]))
+            .expect_err("out of range");
+        assert_mentions(&error, "query_workers_max");
+    }
+}
+
+#[test]
 fn transaction_timeouts_default_to_an_idle_minute_and_no_limit_and_zero_turns_them_off() {
     let defaults = resolve(Layer::default(), env(&[])).expect("defaults are valid");
     assert_eq!(
