@@ -108,8 +108,8 @@ pub(crate) struct Cx {
     /// User and role changes the query made, reported to the audit sink once committed.
     pub audit: Arc<parking_lot::Mutex<Vec<crate::security::AuditEvent>>>,
     /// While this context is one worker of a parallel aggregation: the scan its pipeline
-    /// draws morsels of (`crate::exec::parallel`).
-    pub morsels: Option<Arc<crate::exec::parallel::Morsels>>,
+    /// draws morsels of (`crate::exec::parallel`), and which worker it is.
+    pub morsels: Option<(Arc<crate::exec::parallel::Morsels>, usize)>,
 }
 
 impl Cx {
@@ -191,7 +191,7 @@ impl Cx {
     pub fn fork(
         &self,
         memory_bytes_max: usize,
-        morsels: Option<Arc<crate::exec::parallel::Morsels>>,
+        morsels: Option<(Arc<crate::exec::parallel::Morsels>, usize)>,
     ) -> Cx {
         Cx {
             tx: self.tx.clone(),

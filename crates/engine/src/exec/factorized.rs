@@ -21,6 +21,7 @@
 //! count is what the row-at-a-time plan would count in the same transaction. A node's
 //! predicate is evaluated once per node and remembered.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use quiver_storage::{Direction, LabelId, NodeId, RelId, RelTypeId};
@@ -228,7 +229,7 @@ impl<'s> Run<'s> {
                 self.scanned[at] = true;
                 continue;
             }
-            let has = &self.label_set(cx, label)?.has;
+            let has = &self.label_set(cx, row, label)?.has;
             // With more to the predicate, a node with the label is still to be evaluated.
             let dense = if alone {
                 has.clone()
@@ -254,36 +255,86 @@ impl<'s> Run<'s> {
         test: &Expr,
     ) -> Result<Vec<u8>> {
         let mut answers = vec![1u8; self.dense as usize];
-        scan_each(cx, label, |cx, n| {
-            if let Some(answer) = answers.get_mut(n.0 as usize) {
-                row[slot] = node_value(n);
-                if truthy(&test.eval(row, cx)?)? {
-                    *answer = 2;
-                }
+        let dense = answers.len();
+        let passing = self.scan_label(cx, row, label, |cx, row, n| {
+            if (n.0 as usize) >= dense {
+                return Ok(false);
             }
-            Ok(())
+            row[slot] = node_value(n);
+            truthy(&test.eval(row, cx)?)
         })?;
+        for n in passing {
+            answers[n as usize] = 2;
+        }
         Ok(answers)
     }
 
     /// The nodes visible here that carry `label`, scanned once per run.
-    fn label_set(&mut self, cx: &mut Cx, label: LabelId) -> Result<&LabelSet> {
+    fn label_set(&mut self, cx: &mut Cx, row: &mut Row, label: LabelId) -> Result<&LabelSet> {
         if !self.labels.contains_key(&label) {
             let mut set = LabelSet {
                 has: vec![1u8; self.dense as usize],
                 beyond: Vec::new(),
             };
-            scan_each(cx, label, |_, n| {
-                match set.has.get_mut(n.0 as usize) {
+            for n in self.scan_label(cx, row, label, |_, _, _| Ok(true))? {
+                match set.has.get_mut(n as usize) {
                     Some(k) => *k = 2,
-                    None => set.beyond.push(n.0),
+                    None => set.beyond.push(n),
                 }
-                Ok(())
-            })?;
+            }
             self.hold(cx, set.has.len() + set.beyond.len() * 8)?;
             self.labels.insert(label, set);
         }
         Ok(&self.labels[&label])
+    }
+
+    /// The ids, in id order, of the nodes visible here that carry `label` and that `keep`
+    /// keeps: the scan split among workers by id range when it is large enough.
+    fn scan_label(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        label: LabelId,
+        keep: impl Fn(&mut Cx, &mut Row, NodeId) -> Result<bool> + Sync,
+    ) -> Result<Vec<u64>> {
+        let bound = usize::try_from(cx.tx.node_id_bound()).unwrap_or(usize::MAX);
+        let found = |run: &mut Run<'s>,
+                     kept: &mut Vec<u64>,
+                     cx: &mut Cx,
+                     row: &mut Row,
+                     ids: Range<usize>| {
+            let before = kept.len();
+            for n in cx
+                .tx
+                .scan_label_in(label, ids.start as u64..ids.end as u64)?
+            {
+                let n = n?;
+                cx.tick()?;
+                if keep(cx, row, n)? {
+                    kept.push(n.0);
+                }
+            }
+            run.hold(cx, (kept.len() - before) * 8)
+        };
+        let split = self.on_workers(cx, row, bound, |_, _| Ok(Vec::new()), found)?;
+        let kept = match split {
+            Some(workers) => {
+                let mut parts: Vec<Vec<u64>> = workers.into_iter().map(|(_, kept)| kept).collect();
+                // Chunks were drawn in id order; sorting puts the workers' ids back in it.
+                let mut kept: Vec<u64> = parts.iter_mut().flat_map(std::mem::take).collect();
+                kept.sort_unstable();
+                kept
+            }
+            None => {
+                let mut kept = Vec::new();
+                found(self, &mut kept, cx, row, 0..bound)?;
+                let bytes = kept.len() * 8;
+                cx.release(bytes);
+                self.held -= bytes;
+                kept
+            }
+        };
+        Ok(kept)
     }
 
     /// Whether `node` satisfies the predicate of chain node `at`. A node the label scan
@@ -363,7 +414,7 @@ impl<'s> Run<'s> {
         // Node ids are dense from 0: a byte per id up to about the number of nodes is less
         // than a hash map entry per node visited.
         self.dense = cx.tx.count_nodes()?.saturating_mul(2) + DENSE_SLACK;
-        if !self.meetings_ruled_out(cx)? {
+        if !self.meetings_ruled_out(cx, row)? {
             return Ok(false);
         }
         self.answer_label_tests(cx, row)?;
@@ -391,7 +442,7 @@ impl<'s> Run<'s> {
     /// Whether every way the paths' relationships could meet is ruled out: each would make
     /// one node of two chain nodes whose required labels no node visible here carries
     /// together.
-    fn meetings_ruled_out(&mut self, cx: &mut Cx) -> Result<bool> {
+    fn meetings_ruled_out(&mut self, cx: &mut Cx, row: &mut Row) -> Result<bool> {
         let spec = self.spec;
         let mut apart: FxHashMap<(usize, usize), bool> = FxHashMap::default();
         for meeting in &spec.meetings {
@@ -400,7 +451,7 @@ impl<'s> Run<'s> {
                 let known = match apart.get(&pair) {
                     Some(known) => *known,
                     None => {
-                        let known = self.labels_apart(cx, pair)?;
+                        let known = self.labels_apart(cx, row, pair)?;
                         apart.insert(pair, known);
                         known
                     }
@@ -418,7 +469,7 @@ impl<'s> Run<'s> {
     }
 
     /// Whether no node carries both chain nodes' required labels.
-    fn labels_apart(&mut self, cx: &mut Cx, (a, b): (usize, usize)) -> Result<bool> {
+    fn labels_apart(&mut self, cx: &mut Cx, row: &mut Row, (a, b): (usize, usize)) -> Result<bool> {
         let spec = self.spec;
         let (Some((a, _)), Some((b, _))) = (
             spec.nodes[a].required_label(),
@@ -433,8 +484,8 @@ impl<'s> Run<'s> {
         if a == b {
             return Ok(false);
         }
-        self.label_set(cx, a)?;
-        self.label_set(cx, b)?;
+        self.label_set(cx, row, a)?;
+        self.label_set(cx, row, b)?;
         let (a, b) = (&self.labels[&a], &self.labels[&b]);
         let both_dense = a.has.iter().zip(&b.has).any(|(x, y)| *x == 2 && *y == 2);
         // A label scan runs in id order, so `beyond` is sorted.
@@ -458,15 +509,56 @@ impl<'s> Run<'s> {
         let after = (at < last)
             .then(|| self.carry(cx, row, types, last, at))
             .transpose()?;
-        for (node, n) in before.iter() {
-            cx.tick()?;
+        let through = |node: u64, n: Paths| {
             let m = match &after {
                 Some(after) => after.get(node),
                 None => (1, 1),
             };
-            self.tally(cx, row, NodeId(node), (n.0 * m.0, n.1 * m.1))?;
+            (n.0 * m.0, n.1 * m.1)
+        };
+        let entries = self.entries(cx, &before)?;
+        let split = self.on_workers(
+            cx,
+            row,
+            entries.len(),
+            |_, _| Ok(()),
+            |run, (), cx, row, chunk| {
+                for &(node, n) in &entries[chunk] {
+                    cx.tick()?;
+                    run.tally(cx, row, NodeId(node), through(node, n))?;
+                }
+                Ok(())
+            },
+        )?;
+        match split {
+            Some(workers) => {
+                for (worker, ()) in workers {
+                    self.absorb(cx, worker)?;
+                }
+            }
+            None => {
+                for &(node, n) in &entries {
+                    cx.tick()?;
+                    self.tally(cx, row, NodeId(node), through(node, n))?;
+                }
+            }
         }
+        self.release_entries(cx, &entries);
         Ok(())
+    }
+
+    /// The path counts of `paths` as a list a worker can take chunks of, counted until
+    /// [`Run::release_entries`].
+    fn entries(&mut self, cx: &mut Cx, paths: &Carried) -> Result<Vec<(u64, Paths)>> {
+        let entries: Vec<(u64, Paths)> = paths.iter().collect();
+        self.hold(cx, std::mem::size_of_val(entries.as_slice()))?;
+        Ok(entries)
+    }
+
+    fn release_entries(&mut self, cx: &mut Cx, entries: &[(u64, Paths)]) {
+        let bytes = std::mem::size_of_val(entries);
+        cx.release(bytes);
+        self.held -= bytes;
     }
 
     /// Σ over middle nodes of (in × out − shared relationships): on several workers when
@@ -491,56 +583,82 @@ impl<'s> Run<'s> {
             loop_types: shared_loop_types(&types[0], &types[1]),
         };
         let middles = self.middles(cx, row, types)?;
-        let wanted = parallel::worth(cx, middles.len() as u64);
-        let this = &*self;
-        let start: &Row = row;
-        let parts = parallel::workers(
+        let split = self.on_workers(
             cx,
-            wanted,
-            |workers| Chunks::new(middles.len(), workers),
-            |cx, chunks| {
-                let mut run = this.fork(cx)?;
-                let mut row = start.clone();
-                let mut shared_rels = Vec::new();
-                let counted = (|| {
-                    while let Some(chunk) = chunks.draw() {
-                        for &middle in &middles[chunk] {
-                            run.middle(cx, &mut row, middle, &plan, &mut shared_rels)?;
-                        }
-                    }
-                    Ok(())
-                })();
-                // The copies of the answers go; the groups stay counted until merged.
-                cx.release(run.held - run.groups_held);
-                counted.map(|()| (run.total, run.groups, run.groups_held))
+            row,
+            middles.len(),
+            |_, _| Ok(Vec::new()),
+            |run, shared_rels, cx, row, chunk| {
+                for &middle in &middles[chunk] {
+                    run.middle(cx, row, middle, &plan, shared_rels)?;
+                }
+                Ok(())
             },
         )?;
-        let Some(parts) = parts else {
-            let mut shared_rels = Vec::new();
-            for middle in middles {
-                self.middle(cx, row, middle, &plan, &mut shared_rels)?;
-            }
-            return Ok(());
-        };
-        for (worker, (total, groups, groups_held)) in parts.into_iter().enumerate() {
-            self.total += total;
-            if worker == 0 {
-                // The calling thread's groups are still counted in its context.
-                self.held += groups_held;
-                self.groups_held += groups_held;
-            }
-            for (key, n) in groups {
-                if let Some(counted) = self.groups.get_mut(&key) {
-                    *counted += n;
-                    continue;
+        match split {
+            Some(workers) => {
+                for (worker, _) in workers {
+                    self.absorb(cx, worker)?;
                 }
-                if worker > 0 {
-                    let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + ENTRY_BYTES;
-                    self.hold(cx, bytes)?;
-                    self.groups_held += bytes;
-                }
-                self.groups.insert(key, n);
             }
+            None => {
+                let mut shared_rels = Vec::new();
+                for middle in middles {
+                    self.middle(cx, row, middle, &plan, &mut shared_rels)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `each` over chunks of the indexes `0..len` on several workers when there are
+    /// enough of them and the pool lends helpers: each worker with a copy of this run (see
+    /// [`Run::fork`]), of `row`, and a state `init` makes. `None`, having run nothing,
+    /// otherwise. The workers' runs and states come back with nothing counted against any
+    /// query (each worker gives back what it held when it is done): the caller counts what
+    /// it keeps of them.
+    fn on_workers<S: Send>(
+        &self,
+        cx: &mut Cx,
+        row: &Row,
+        len: usize,
+        init: impl Fn(&mut Run<'s>, &mut Cx) -> Result<S> + Sync,
+        each: impl Fn(&mut Run<'s>, &mut S, &mut Cx, &mut Row, Range<usize>) -> Result<()> + Sync,
+    ) -> Result<Option<Vec<(Run<'s>, S)>>> {
+        let wanted = parallel::worth(cx, len as u64);
+        parallel::workers(
+            cx,
+            wanted,
+            |workers| Chunks::new(len, workers),
+            |cx, chunks, worker| {
+                let mut run = self.fork(cx)?;
+                let mut row = row.clone();
+                let mut first = Some(worker);
+                let done = init(&mut run, cx).and_then(|mut state| {
+                    while let Some(chunk) = chunks.draw(&mut first) {
+                        each(&mut run, &mut state, cx, &mut row, chunk)?;
+                    }
+                    Ok(state)
+                });
+                cx.release(std::mem::take(&mut run.held));
+                run.groups_held = 0;
+                done.map(|state| (run, state))
+            },
+        )
+    }
+
+    /// Adds a worker's counts to this run's, counting the groups this run did not have.
+    fn absorb(&mut self, cx: &mut Cx, worker: Run<'s>) -> Result<()> {
+        self.total += worker.total;
+        for (key, n) in worker.groups {
+            if let Some(counted) = self.groups.get_mut(&key) {
+                *counted += n;
+                continue;
+            }
+            let bytes = key.iter().map(|k| value_bytes(&k.0)).sum::<usize>() + ENTRY_BYTES;
+            self.hold(cx, bytes)?;
+            self.groups_held += bytes;
+            self.groups.insert(key, n);
         }
         Ok(())
     }
@@ -837,29 +955,77 @@ impl<'s> Run<'s> {
         types: &[RelTypeId],
         arrive: Option<usize>,
     ) -> Result<Carried> {
-        let mut next = Carried::new(self.dense_for(paths.len()));
-        let mut next_bytes = next.bytes();
-        self.hold(cx, next_bytes)?;
-        for (node, (n, counted)) in paths.iter() {
-            cx.tick()?;
-            self.expand(cx, NodeId(node), dir, types)?;
-            for j in 0..self.buf.len() {
-                let end = self.buf[j].1;
-                let counted = match arrive {
-                    Some(at) => match self.arrive(cx, row, at, end, counted)? {
-                        Some(counted) => counted,
-                        None => continue,
-                    },
-                    None => counted,
-                };
-                next.add(end.0, (n, counted));
-            }
-            let bytes = next.bytes();
-            self.hold(cx, bytes - next_bytes)?;
-            next_bytes = bytes;
-        }
+        let dense = self.dense_for(paths.len());
+        let entries = self.entries(cx, &paths)?;
         self.drop_carried(cx, paths);
+        let fresh = |run: &mut Run<'s>, cx: &mut Cx| -> Result<Carried> {
+            let next = Carried::new(dense);
+            run.hold(cx, next.bytes())?;
+            Ok(next)
+        };
+        let split = self.on_workers(
+            cx,
+            row,
+            entries.len(),
+            fresh,
+            |run, next, cx, row, chunk| {
+                for &(node, paths) in &entries[chunk] {
+                    run.step_from(cx, row, next, node, paths, (dir, types, arrive))?;
+                }
+                Ok(())
+            },
+        )?;
+        let next = match split {
+            Some(workers) => {
+                let mut parts = workers.into_iter().map(|(_, next)| next);
+                let mut next = parts.next().unwrap_or_else(|| Carried::new(dense));
+                for part in parts {
+                    for (node, paths) in part.iter() {
+                        next.add(node, paths);
+                    }
+                }
+                self.hold(cx, next.bytes())?;
+                next
+            }
+            None => {
+                let mut next = fresh(self, cx)?;
+                for &(node, paths) in &entries {
+                    self.step_from(cx, row, &mut next, node, paths, (dir, types, arrive))?;
+                }
+                next
+            }
+        };
+        self.release_entries(cx, &entries);
         Ok(next)
+    }
+
+    /// Carries the `paths` at `node` over its relationships in `dir` of `types` into `next`,
+    /// arriving at chain node `arrive` (or at nodes nothing is asked of), counting what
+    /// `next` grows by.
+    fn step_from(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        next: &mut Carried,
+        node: u64,
+        (n, counted): Paths,
+        (dir, types, arrive): (Direction, &[RelTypeId], Option<usize>),
+    ) -> Result<()> {
+        cx.tick()?;
+        let before = next.bytes();
+        self.expand(cx, NodeId(node), dir, types)?;
+        for j in 0..self.buf.len() {
+            let end = self.buf[j].1;
+            let counted = match arrive {
+                Some(at) => match self.arrive(cx, row, at, end, counted)? {
+                    Some(counted) => counted,
+                    None => continue,
+                },
+                None => counted,
+            };
+            next.add(end.0, (n, counted));
+        }
+        self.hold(cx, next.bytes() - before)
     }
 
     /// The counted share of paths arriving at chain node `at` through `node`, `counted` of
@@ -1013,21 +1179,6 @@ impl Known {
         self.sparse.insert(node.0, pass);
         ENTRY_BYTES
     }
-}
-
-/// Calls `visit` with each node visible here that carries `label`, in id order, checking the
-/// query's deadline and cancellation between nodes.
-fn scan_each(
-    cx: &mut Cx,
-    label: LabelId,
-    mut visit: impl FnMut(&mut Cx, NodeId) -> Result<()>,
-) -> Result<()> {
-    for n in cx.tx.scan_label(label)? {
-        let n = n?;
-        cx.tick()?;
-        visit(cx, n)?;
-    }
-    Ok(())
 }
 
 /// Paths counted at a node: all of them, and those the counted predicate keeps.

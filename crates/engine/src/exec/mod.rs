@@ -86,10 +86,10 @@ impl Cx {
 
 /// Instantiates cursors for a plan.
 pub(crate) fn build(plan: &Arc<PlanNode>, cx: &Cx) -> Result<BoxCursor> {
-    if let Some(morsels) = &cx.morsels
+    if let Some((morsels, worker)) = &cx.morsels
         && morsels.replaces(plan)
     {
-        return Ok(morsels.cursor());
+        return Ok(morsels.cursor(*worker));
     }
     if let Op::ChainCount { fallback, .. } = &plan.op
         && !(cx.shared.config.factorized_counts && crate::plan::fast_counts_allowed(&cx.subject))

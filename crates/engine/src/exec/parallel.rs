@@ -246,11 +246,47 @@ pub(crate) struct Morsels {
     leaf: Arc<PlanNode>,
     slot: usize,
     label: Option<LabelId>,
+    /// The node ids' ranges.
+    ids: Draws,
+}
+
+/// Ranges of `0..bound` handed out to workers: worker k's first is the k-th, so that every
+/// worker has some of the work when there is enough of it however late its thread starts;
+/// the rest go to whoever asks next.
+pub(crate) struct Draws {
     next: AtomicU64,
     bound: u64,
     size: u64,
     /// Set when a worker fails: the others draw nothing more.
     stopped: AtomicBool,
+}
+
+impl Draws {
+    /// Ranges of `0..bound` for `workers` workers, [`MORSELS_PER_WORKER`] each on average
+    /// and none longer than [`MORSEL_IDS_MAX`].
+    fn new(bound: u64, workers: usize) -> Draws {
+        let workers = workers.max(1) as u64;
+        let size = (bound / (workers * MORSELS_PER_WORKER)).clamp(1, MORSEL_IDS_MAX);
+        Draws {
+            next: AtomicU64::new(workers.saturating_mul(size)),
+            bound,
+            size,
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    /// The next range for a worker whose own first range is `first` until it has drawn it,
+    /// until there are none.
+    fn draw(&self, first: &mut Option<usize>) -> Option<Range<u64>> {
+        if self.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        let start = match first.take() {
+            Some(k) => (k as u64).saturating_mul(self.size),
+            None => self.next.fetch_add(self.size, Ordering::Relaxed),
+        };
+        (start < self.bound).then(|| start..start.saturating_add(self.size).min(self.bound))
+    }
 }
 
 impl Morsels {
@@ -259,19 +295,11 @@ impl Morsels {
         Arc::ptr_eq(&self.leaf, plan)
     }
 
-    /// The next range of node ids to scan, until there are none.
-    fn draw(&self) -> Option<Range<u64>> {
-        if self.stopped.load(Ordering::Relaxed) {
-            return None;
-        }
-        let start = self.next.fetch_add(self.size, Ordering::Relaxed);
-        (start < self.bound).then(|| start..(start + self.size).min(self.bound))
-    }
-
-    /// The scan's cursor in a worker's copy of the pipeline.
-    pub fn cursor(self: &Arc<Self>) -> BoxCursor {
+    /// The scan's cursor in worker `worker`'s copy of the pipeline.
+    pub fn cursor(self: &Arc<Self>, worker: usize) -> BoxCursor {
         Box::new(MorselScan {
             morsels: self.clone(),
+            first: Some(worker),
             open: None,
         })
     }
@@ -280,6 +308,8 @@ impl Morsels {
 /// A scan of the morsels a worker draws: the nodes of each range in id order.
 struct MorselScan {
     morsels: Arc<Morsels>,
+    /// The worker's own first morsel, until drawn.
+    first: Option<usize>,
     open: Option<NodeCursor>,
 }
 
@@ -294,7 +324,7 @@ impl Cursor for MorselScan {
                 row[self.morsels.slot] = node_value(id);
                 return Ok(true);
             }
-            let Some(ids) = self.morsels.draw() else {
+            let Some(ids) = self.morsels.ids.draw(&mut self.first) else {
                 self.open = None;
                 return Ok(false);
             };
@@ -341,12 +371,9 @@ pub(crate) fn run<G: Send>(
         leaf: split.leaf.clone(),
         slot: split.slot,
         label,
-        next: AtomicU64::new(0),
-        bound,
-        size: (bound / (workers as u64 * MORSELS_PER_WORKER)).clamp(1, MORSEL_IDS_MAX),
-        stopped: AtomicBool::new(false),
+        ids: Draws::new(bound, workers),
     };
-    workers(cx, wanted, morsels, |cx, _| {
+    workers(cx, wanted, morsels, |cx, _, _| {
         let mut row = row.clone();
         let mut cursor = super::build(input, cx)?;
         work(&mut cursor, cx, &mut row)
@@ -377,7 +404,7 @@ pub(crate) fn workers<T: Send, S: Shared>(
     cx: &mut Cx,
     wanted: usize,
     shared: impl FnOnce(usize) -> S,
-    work: impl Fn(&mut Cx, &S) -> Result<T> + Sync,
+    work: impl Fn(&mut Cx, &S, usize) -> Result<T> + Sync,
 ) -> Result<Option<Vec<T>>> {
     if wanted < 2 {
         return Ok(None);
@@ -394,10 +421,10 @@ pub(crate) fn workers<T: Send, S: Shared>(
         .saturating_sub(cx.memory_bytes.saturating_add(cx.writes.held_bytes()));
     let share = room / workers;
     let helpers: Vec<Cx> = (1..workers)
-        .map(|_| cx.fork(share, morsels.clone()))
+        .map(|k| cx.fork(share, morsels.clone().map(|m| (m, k))))
         .collect();
     let limit = std::mem::replace(&mut cx.memory_bytes_max, cx.memory_bytes + share);
-    let own = std::mem::replace(&mut cx.morsels, morsels);
+    let own = std::mem::replace(&mut cx.morsels, morsels.map(|m| (m, 0)));
     let work = &work;
     let from = shared.as_ref();
     let stop = |part: Result<T>| {
@@ -409,14 +436,15 @@ pub(crate) fn workers<T: Send, S: Shared>(
     let (first, others) = std::thread::scope(|scope| {
         let handles: Vec<_> = helpers
             .into_iter()
-            .map(|mut hcx| {
+            .enumerate()
+            .map(|(k, mut hcx)| {
                 scope.spawn(move || {
-                    let part = stop(work(&mut hcx, from));
+                    let part = stop(work(&mut hcx, from, k + 1));
                     (part, hcx.db_hits, hcx.memory_peak_bytes)
                 })
             })
             .collect();
-        let first = stop(work(cx, from));
+        let first = stop(work(cx, from, 0));
         let others: Vec<_> = handles
             .into_iter()
             .map(|h| {
@@ -460,7 +488,7 @@ pub(crate) trait Shared: Send + Sync + 'static {
 
 impl Shared for Morsels {
     fn stop(&self) {
-        self.stopped.store(true, Ordering::Relaxed);
+        self.ids.stopped.store(true, Ordering::Relaxed);
     }
 
     fn morsels(self: &Arc<Self>) -> Option<Arc<Morsels>> {
@@ -468,51 +496,27 @@ impl Shared for Morsels {
     }
 }
 
-/// Chunks of a list of `len` items, drawn by every worker from one counter.
-pub(crate) struct Chunks {
-    next: AtomicUsize,
-    len: usize,
-    size: usize,
-    stopped: AtomicBool,
-}
+/// Chunks of a list of `len` items, drawn by every worker (see [`Draws`]).
+pub(crate) struct Chunks(Draws);
 
 impl Chunks {
-    /// Chunks of `len` items for `workers` workers, [`MORSELS_PER_WORKER`] each on average.
+    /// Chunks of `len` items for `workers` workers.
     pub fn new(len: usize, workers: usize) -> Chunks {
-        let size =
-            (len / (workers * MORSELS_PER_WORKER as usize)).clamp(1, MORSEL_IDS_MAX as usize);
-        Chunks {
-            next: AtomicUsize::new(0),
-            len,
-            size,
-            stopped: AtomicBool::new(false),
-        }
+        Chunks(Draws::new(len as u64, workers))
     }
 
-    /// The next chunk's indexes, until there are none.
-    pub fn draw(&self) -> Option<Range<usize>> {
-        if self.stopped.load(Ordering::Relaxed) {
-            return None;
-        }
-        let start = self.next.fetch_add(self.size, Ordering::Relaxed);
-        (start < self.len).then(|| start..(start + self.size).min(self.len))
+    /// The next chunk's indexes for a worker whose own first chunk is `first` until it has
+    /// drawn it, until there are none.
+    pub fn draw(&self, first: &mut Option<usize>) -> Option<Range<usize>> {
+        let range = self.0.draw(first)?;
+        Some(range.start as usize..range.end as usize)
     }
 }
 
 impl Shared for Chunks {
     fn stop(&self) {
-        self.stopped.store(true, Ordering::Relaxed);
+        self.0.stopped.store(true, Ordering::Relaxed);
     }
-}
-
-/// Every node id the morsels hand out, in the order drawn.
-#[cfg(test)]
-fn ids_of(morsels: &Morsels) -> Vec<u64> {
-    let mut ids = Vec::new();
-    while let Some(range) = morsels.draw() {
-        ids.extend(range);
-    }
-    ids
 }
 
 #[cfg(test)]
@@ -533,26 +537,29 @@ mod tests {
         assert_eq!(pool.lent(), 2 + 1 + 2 + 3);
     }
 
+    /// Every worker's own first range goes to it whoever draws first; together the workers
+    /// draw every id once; after a stop no one draws more.
     #[test]
-    fn morsels_cover_every_id_once_and_stop_when_told() {
-        let leaf = Arc::new(PlanNode {
-            id: 0,
-            op: Op::Once,
-            est_rows: 1.0,
-            vars: Vec::new(),
-        });
-        let morsels = Morsels {
-            leaf,
-            slot: 0,
-            label: None,
-            next: AtomicU64::new(0),
-            bound: 10_001,
-            size: 4096,
-            stopped: AtomicBool::new(false),
-        };
-        assert_eq!(ids_of(&morsels), (0..10_001).collect::<Vec<_>>());
-        morsels.next.store(0, Ordering::Relaxed);
-        morsels.stopped.store(true, Ordering::Relaxed);
-        assert!(morsels.draw().is_none());
+    fn draws_cover_every_id_once_give_each_worker_its_first_and_stop_when_told() {
+        let draws = Draws::new(10_001, 3);
+        assert_eq!(draws.size, 208);
+        let mut firsts = [Some(0), Some(1), Some(2)];
+        let mut ids = Vec::new();
+        // The last worker draws first, and more than its own share.
+        for _ in 0..5 {
+            ids.extend(draws.draw(&mut firsts[2]).expect("ranges left"));
+        }
+        assert_eq!(ids[..208], (416..624).collect::<Vec<_>>()[..]);
+        while let Some(range) = draws.draw(&mut firsts[0]) {
+            ids.extend(range);
+            ids.extend(draws.draw(&mut firsts[1]).into_iter().flatten());
+        }
+        ids.sort_unstable();
+        assert_eq!(ids, (0..10_001).collect::<Vec<_>>());
+        let draws = Draws::new(2, 4);
+        assert_eq!(draws.draw(&mut Some(3)), None);
+        assert_eq!(draws.draw(&mut Some(1)), Some(1..2));
+        draws.stopped.store(true, Ordering::Relaxed);
+        assert_eq!(draws.draw(&mut Some(0)), None);
     }
 }
