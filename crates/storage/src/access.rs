@@ -310,6 +310,17 @@ impl Transaction {
                     n += 1;
                 }
             }
+            CountKey::LabelType { label, ty, out } => {
+                let dir = if out { Direction::Out } else { Direction::In };
+                for id in self.scan_label(LabelId(label))? {
+                    n += self.degree(id?, dir, &[RelTypeId(ty)])? as u64;
+                }
+            }
+            CountKey::SelfLoops(ty) => {
+                for id in self.scan_nodes()? {
+                    n += self.self_loops(id?, &[RelTypeId(ty)])? as u64;
+                }
+            }
         }
         Ok(n)
     }
@@ -330,6 +341,34 @@ impl Transaction {
 
     pub fn count_rels_of_type(&self, rel_type: RelTypeId) -> Result<u64> {
         self.count(CountKey::Type(rel_type.0))
+    }
+
+    /// The relationships of `rel_type` whose start (`Direction::Out`) or end
+    /// (`Direction::In`) carries `label`, in O(1): Neo4j's `(:L)-[:T]->()` and
+    /// `()-[:T]->(:L)` counts. `Direction::Both` counts each end that carries it.
+    pub fn count_rels_by_label(
+        &self,
+        label: LabelId,
+        rel_type: RelTypeId,
+        dir: Direction,
+    ) -> Result<u64> {
+        let at = |out| {
+            self.count(CountKey::LabelType {
+                label: label.0,
+                ty: rel_type.0,
+                out,
+            })
+        };
+        Ok(match dir {
+            Direction::Out => at(true)?,
+            Direction::In => at(false)?,
+            Direction::Both => at(true)? + at(false)?,
+        })
+    }
+
+    /// The relationships of `rel_type` from a node to itself, in O(1).
+    pub fn count_self_loops(&self, rel_type: RelTypeId) -> Result<u64> {
+        self.count(CountKey::SelfLoops(rel_type.0))
     }
 
     /// A cursor over the nodes `source` yields, as this transaction sees them.

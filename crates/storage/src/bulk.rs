@@ -251,6 +251,51 @@ impl Storage {
         Ok(slot)
     }
 
+    /// The label and type counts of everything in the store, from each node's labels and
+    /// adjacency (its self-loops from its outgoing list): a bulk load's, counted once its
+    /// relationships are all in, on every core.
+    fn label_type_tally(&self) -> Result<Tally> {
+        let end = self.next_node.load(Ordering::Acquire);
+        let threads = std::thread::available_parallelism().map_or(1, usize::from) as u64;
+        let per = end.div_ceil(threads).max(1);
+        let count = |ids: Range<u64>| -> Result<Tally> {
+            let mut tally = Tally::default();
+            for id in ids {
+                let Some(slot) = self.nodes.get(id) else {
+                    continue;
+                };
+                let g = slot.lock();
+                if !g.is_live() {
+                    continue;
+                }
+                for label in g.labels()? {
+                    crate::counts::label_counts(&g, label, 1, |key, d| tally.add(key, d));
+                }
+                for entry in g.adj(true).iter().filter(|e| e.nbr() == id) {
+                    tally.add(CountKey::SelfLoops(entry.ty()), 1);
+                }
+            }
+            Ok(tally)
+        };
+        let parts: Vec<Result<Tally>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let ids = (t * per).min(end)..((t + 1) * per).min(end);
+                    scope.spawn(move || count(ids))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let mut tally = Tally::default();
+        for part in parts {
+            tally.merge(part?);
+        }
+        Ok(tally)
+    }
+
     fn delete_node_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
         let slot = self.live_node(id)?;
         let mut g = slot.lock();
@@ -282,15 +327,22 @@ impl Storage {
         let end = self
             .rel_end(start, id, ty)
             .ok_or_else(|| Error::rel_not_found(id))?;
+        let mut labels = (SmallVec::new(), SmallVec::new());
         if let Some(s) = self.nodes.get(start) {
-            s.lock().adj_remove(true, AdjEntry::new(id, end, ty));
+            let mut g = s.lock();
+            g.adj_remove(true, AdjEntry::new(id, end, ty));
+            labels.0 = g.labels()?;
         }
         if let Some(e) = self.nodes.get(end) {
-            e.lock().adj_remove(false, AdjEntry::new(id, start, ty));
+            let mut g = e.lock();
+            g.adj_remove(false, AdjEntry::new(id, start, ty));
+            labels.1 = g.labels()?;
         }
         slot.lock().clear();
         tally.add(CountKey::Rels, -1);
         tally.add(CountKey::Type(ty), -1);
+        let ends = (labels.0.as_slice(), labels.1.as_slice());
+        crate::counts::rel_counts(ends, ty, start == end, -1, |key, d| tally.add(key, d));
         Ok(())
     }
 
@@ -314,19 +366,20 @@ impl Storage {
         move_entries(&indexed, before, || g.props(), id)
     }
 
-    /// Returns whether the node's labels changed.
+    /// Adds or removes a label, counting the change in `tally`.
     fn set_label_unobserved(
         &self,
         schema: &Schema,
+        tally: &mut Tally,
         id: u64,
         label: u32,
         add: bool,
-    ) -> Result<bool> {
+    ) -> Result<()> {
         let slot = self.live_node(id)?;
         let mut g = slot.lock();
         let mut labels = g.labels()?;
         if labels.contains(&label) == add {
-            return Ok(false);
+            return Ok(());
         }
         if add {
             labels.push(label);
@@ -341,7 +394,10 @@ impl Storage {
         }
         g.set_labels(&labels)?;
         index_entries(schema.on_label(label), || g.props(), id, add)?;
-        Ok(true)
+        let delta = if add { 1 } else { -1 };
+        crate::counts::label_counts(&g, label, delta, |key, d| tally.add(key, d));
+        tally.add(CountKey::Label(label), delta);
+        Ok(())
     }
 
     fn set_rel_prop_unobserved(
@@ -420,9 +476,8 @@ impl RedoSink for Unobserved<'_> {
 
     fn set_label(&mut self, id: u64, label: &str, add: bool) -> Result<()> {
         let l = self.storage.labels.get_or_create(label)?;
-        if self.storage.set_label_unobserved(self.schema, id, l, add)? {
-            self.tally.add(CountKey::Label(l), if add { 1 } else { -1 });
-        }
+        self.storage
+            .set_label_unobserved(self.schema, &mut self.tally, id, l, add)?;
         if add {
             self.touched.nodes.push(id);
         }
@@ -671,11 +726,23 @@ fn load_relationship<V: PropValue>(
     put_committed(rels, next, id, RelRec::is_vacant, rec)?;
     let (e_out, e_in) = (AdjEntry::new(id, end, ty), AdjEntry::new(id, start, ty));
     match pending {
+        // The label and type counts of a bulk load are counted once it is all in
+        // (`BulkLoad::finish`), from each node's labels and adjacency.
         Some(p) => p.push(storage, start, end, e_out, e_in),
         None => {
             // One endpoint lock at a time: loaders never wait on each other in a cycle.
-            start_slot.lock().adj_insert(true, e_out);
-            end_slot.lock().adj_insert(false, e_in);
+            let start_labels = {
+                let mut g = start_slot.lock();
+                g.adj_insert(true, e_out);
+                g.labels()?
+            };
+            let end_labels = {
+                let mut g = end_slot.lock();
+                g.adj_insert(false, e_in);
+                g.labels()?
+            };
+            let ends = (start_labels.as_slice(), end_labels.as_slice());
+            crate::counts::rel_counts(ends, ty, start == end, 1, |key, d| tally.add(key, d));
         }
     }
     tally.add(CountKey::Rels, 1);
@@ -1054,6 +1121,7 @@ impl<'a> BulkLoad<'a> {
         } = self;
         adj.flush(storage);
         tally.merge(sections.into_inner());
+        tally.merge(storage.label_type_tally()?);
         let mut defs = Vec::with_capacity(indexes.len());
         for p in indexes {
             let def = Arc::new(IndexDef::new(p.name, &p.spec));

@@ -17,6 +17,61 @@ pub(crate) enum CountKey {
     Rels,
     Label(u32),
     Type(u32),
+    /// Relationships of type `ty` whose start (`out`) or end (not `out`) carries `label`:
+    /// Neo4j's `(:L)-[:T]->()` and `()-[:T]->(:L)` counts.
+    LabelType {
+        label: u32,
+        ty: u32,
+        out: bool,
+    },
+    /// Relationships of a type from a node to itself.
+    SelfLoops(u32),
+}
+
+/// The label and type counts a relationship of `ty` between nodes labelled `start` and `end`
+/// changes by `delta` when it is added (1) or removed (-1), handed to `add`.
+pub(crate) fn rel_counts(
+    (start, end): (&[u32], &[u32]),
+    ty: u32,
+    self_loop: bool,
+    delta: i64,
+    mut add: impl FnMut(CountKey, i64),
+) {
+    for (labels, out) in [(start, true), (end, false)] {
+        for &label in labels {
+            add(CountKey::LabelType { label, ty, out }, delta);
+        }
+    }
+    if self_loop {
+        add(CountKey::SelfLoops(ty), delta);
+    }
+}
+
+/// The label and type counts adding (`delta` 1) or removing (-1) `label` changes on a node
+/// whose relationships are `node`'s: one per relationship at each end, by type.
+pub(crate) fn label_counts(
+    node: &crate::graph::NodeRec,
+    label: u32,
+    delta: i64,
+    mut add: impl FnMut(CountKey, i64),
+) {
+    for out in [true, false] {
+        let mut run: Option<(u32, i64)> = None;
+        for entry in node.adj(out).iter() {
+            match &mut run {
+                Some((ty, n)) if *ty == entry.ty() => *n += 1,
+                _ => {
+                    if let Some((ty, n)) = run {
+                        add(CountKey::LabelType { label, ty, out }, n * delta);
+                    }
+                    run = Some((entry.ty(), 1));
+                }
+            }
+        }
+        if let Some((ty, n)) = run {
+            add(CountKey::LabelType { label, ty, out }, n * delta);
+        }
+    }
 }
 
 #[derive(Default)]

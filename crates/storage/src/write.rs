@@ -310,8 +310,10 @@ impl Transaction {
                 .push(GcItem::LabelBit { label, node: id });
             self.index_node(st, &g, id, &[label], false)?;
         }
+        let delta = if add { 1 } else { -1 };
+        crate::counts::label_counts(&g, label, delta, |key, d| self.count_change(st, key, d));
         drop(g);
-        self.count_change(st, CountKey::Label(label), if add { 1 } else { -1 });
+        self.count_change(st, CountKey::Label(label), delta);
         if self.inner.log {
             st.redo.push(if add {
                 RedoOp::AddLabel {
@@ -425,7 +427,7 @@ impl Transaction {
                 add_entry(st, def, key, id);
             }
         }
-        self.link(st, pair, id, (start, end), ty, true);
+        self.link(st, pair, id, (start, end), ty, true)?;
         if self.inner.log {
             let props = self.prop_names(&props)?;
             st.redo.push(RedoOp::CreateRelationship {
@@ -449,7 +451,8 @@ impl Transaction {
         (start, end): (u64, u64),
         ty: u32,
         add: bool,
-    ) {
+    ) -> Result<()> {
+        let labels = (pair.start().labels()?, pair.end().labels()?);
         for (out, node, other) in [(true, start, end), (false, end, start)] {
             let entry = AdjEntry::new(id, other, ty);
             let rec = if out { pair.start() } else { pair.end() };
@@ -466,6 +469,11 @@ impl Transaction {
         let delta = if add { 1 } else { -1 };
         self.count_change(st, CountKey::Rels, delta);
         self.count_change(st, CountKey::Type(ty), delta);
+        let ends = (labels.0.as_slice(), labels.1.as_slice());
+        crate::counts::rel_counts(ends, ty, start == end, delta, |key, d| {
+            self.count_change(st, key, d);
+        });
+        Ok(())
     }
 
     pub fn delete_relationship(&self, rel: RelId) -> Result<()> {
@@ -495,7 +503,7 @@ impl Transaction {
         r.set_deleted(true);
         self.push_undo(st, &mut r, id, Undo::Deleted);
         drop(r);
-        self.link(st, pair, id, (start, end), ty, false);
+        self.link(st, pair, id, (start, end), ty, false)?;
         if self.inner.log {
             st.redo.push(RedoOp::DeleteRelationship { id });
         }

@@ -164,22 +164,7 @@ fn dump(db: &Arc<Storage>) -> Dump {
                 .contains(&(rel, s))
         );
     }
-    let mut counts = vec![
-        ("*".to_string(), r.count_nodes().unwrap()),
-        ("-*-".to_string(), r.count_rels().unwrap()),
-    ];
-    // By name, since a replayed store knows only the tokens its records name.
-    for name in LABELS {
-        let n = db.label_id(name).map_or(0, |l| r.count_label(l).unwrap());
-        counts.push((name.to_string(), n));
-    }
-    for name in TYPES {
-        let n = db
-            .rel_type_id(name)
-            .map_or(0, |t| r.count_rels_of_type(t).unwrap());
-        counts.push((format!("-{name}-"), n));
-    }
-    counts.sort();
+    let counts = counts(db, &r);
     let mut indexes: Vec<_> = db
         .indexes()
         .into_iter()
@@ -216,6 +201,47 @@ fn dump(db: &Arc<Storage>) -> Dump {
         indexes,
         seeks,
     }
+}
+
+/// The store's counts, by name (a replayed store knows only the tokens its records name, so
+/// the label and type counts are listed only where there is something to count).
+fn counts(db: &Arc<Storage>, r: &Transaction) -> Vec<(String, u64)> {
+    let mut counts = vec![
+        ("*".to_string(), r.count_nodes().unwrap()),
+        ("-*-".to_string(), r.count_rels().unwrap()),
+    ];
+    // By name, since a replayed store knows only the tokens its records name.
+    for name in LABELS {
+        let n = db.label_id(name).map_or(0, |l| r.count_label(l).unwrap());
+        counts.push((name.to_string(), n));
+    }
+    for name in TYPES {
+        let n = db
+            .rel_type_id(name)
+            .map_or(0, |t| r.count_rels_of_type(t).unwrap());
+        counts.push((format!("-{name}-"), n));
+        let Some(t) = db.rel_type_id(name) else {
+            continue;
+        };
+        // Only what is there: a replayed store knows only the tokens its records name.
+        let loops = r.count_self_loops(t).unwrap();
+        if loops > 0 {
+            counts.push((format!("({name})"), loops));
+        }
+        for label in LABELS {
+            let Some(l) = db.label_id(label) else {
+                continue;
+            };
+            for dir in [Direction::Out, Direction::In] {
+                let n = r.count_rels_by_label(l, t, dir).unwrap();
+                if n > 0 {
+                    counts.push((format!("{label}-{name}-{dir:?}"), n));
+                }
+            }
+        }
+    }
+    counts.sort();
+    counts
 }
 
 /// The graph through transactions: the indexes first, then one transaction per entity kind.

@@ -636,6 +636,18 @@ impl Model {
         for ty in &self.types {
             let want = g.rels.values().filter(|r| r.ty == ty.0).count() as u64;
             assert_eq!(tx.count_rels_of_type(*ty).unwrap(), want);
+            let loops = g.rels.values().filter(|r| r.ty == ty.0 && r.start == r.end);
+            assert_eq!(tx.count_self_loops(*ty).unwrap(), loops.count() as u64);
+            for l in &self.labels {
+                let has = |node: u64| g.nodes.get(&node).is_some_and(|n| n.labels.contains(&l.0));
+                let of_type = || g.rels.values().filter(|r| r.ty == ty.0);
+                let starts = of_type().filter(|r| has(r.start)).count() as u64;
+                let ends = of_type().filter(|r| has(r.end)).count() as u64;
+                let count = |dir| tx.count_rels_by_label(*l, *ty, dir).unwrap();
+                assert_eq!(count(Direction::Out), starts, "(:{l:?})-[:{ty:?}]->()");
+                assert_eq!(count(Direction::In), ends, "()-[:{ty:?}]->(:{l:?})");
+                assert_eq!(count(Direction::Both), starts + ends);
+            }
         }
         let all: Vec<u64> = tx.scan_nodes().unwrap().map(|x| x.unwrap().0).collect();
         assert_eq!(all, g.nodes.keys().copied().collect::<Vec<_>>());
