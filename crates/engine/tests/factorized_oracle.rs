@@ -328,3 +328,55 @@ fn a_test_that_can_fail_is_asked_only_of_the_nodes_the_count_reaches() {
     let failing = "MATCH (b:B)<-[:T]-(a:A) WHERE a.age * 2 > 3 RETURN count(*) AS n";
     assert_eq!(run(&fast, failing), vec![vec![Value::Int(1)]]);
 }
+
+/// A label every relationship of a hop's types carries at a node's end (by the store's
+/// counts) is not asked of the nodes the count reaches there, and the counts stay what the
+/// row-at-a-time plan counts: every `:T` runs from an `:A` to a `:B` (one node is both),
+/// `:U` does not, there are self-loops of `:U` only, and each end or middle is labelled `:A`,
+/// `:B` or nothing, in every direction and type of either hop.
+#[test]
+fn labels_the_counts_imply_are_not_asked_and_count_the_same() {
+    let nodes: Vec<NodeSpec> = vec![
+        (1, Some(1)),
+        (1, None),
+        (2, Some(3)),
+        (2, None),
+        (3, Some(5)),
+        (0, None),
+    ];
+    let rels: Vec<RelSpec> = vec![
+        (0, 2, true),
+        (1, 3, true),
+        (4, 2, true),
+        (0, 4, true),
+        (1, 4, true),
+        (2, 3, false),
+        (3, 2, false),
+        (5, 5, false),
+        (2, 2, false),
+        (4, 0, false),
+    ];
+    let fast = open(&nodes, &rels, true);
+    let slow = open(&nodes, &rels, false);
+    let pool = HelperPool::new(1);
+    let split = open_split(&nodes, &rels, &pool);
+    let labels = ["", ":A", ":B"];
+    for (first, second) in (0..3u8).flat_map(|d1| (0..3u8).map(move |d2| (d1, d2))) {
+        // `:T`, `:U` and `:T|U` (a hop of any type names none, and no count answers it).
+        for (t1, t2) in (1..4u8).flat_map(|t1| (1..4u8).map(move |t2| (t1, t2))) {
+            let (l1, r1) = hop(first, t1, "r0");
+            let (l2, r2) = hop(second, t2, "r1");
+            for (a, b, c) in (0..27).map(|i| (labels[i % 3], labels[i / 3 % 3], labels[i / 9])) {
+                let pattern = format!("(x{a}){l1}{r1}(y{b}){l2}{r2}(z{c})");
+                for q in [
+                    format!("MATCH {pattern} RETURN count(*) AS n"),
+                    format!("MATCH {pattern} RETURN y AS k, count(*) AS n"),
+                ] {
+                    let expected = sorted(run(&slow, &q));
+                    assert_eq!(sorted(run(&fast, &q)), expected, "{q}");
+                    assert_eq!(sorted(run(&split, &q)), expected, "on workers: {q}");
+                }
+            }
+        }
+    }
+}

@@ -138,6 +138,9 @@ struct Run<'s> {
     /// Per chain node: whether its answers below the dense bound came from a scan of its
     /// required label (so a node not answered there carries the label).
     scanned: Vec<bool>,
+    /// Per chain node: whether its predicate, a label alone, holds of every node the count
+    /// reaches there, by the store's counts ([`Run::imply_labels`]): it is never asked.
+    implied: Vec<bool>,
     /// The labels scanned in this run.
     labels: FxHashMap<LabelId, LabelSet>,
     held: usize,
@@ -159,6 +162,7 @@ impl<'s> Run<'s> {
             passes: (0..=spec.nodes.len()).map(|_| Known::default()).collect(),
             answered: vec![false; spec.nodes.len()],
             scanned: vec![false; spec.nodes.len()],
+            implied: vec![false; spec.nodes.len()],
             labels: FxHashMap::default(),
             held: 0,
             buf: Vec::new(),
@@ -213,6 +217,10 @@ impl<'s> Run<'s> {
             let Some((label, alone)) = node.required_label() else {
                 continue;
             };
+            if self.implied[at] {
+                self.answered[at] = true;
+                continue;
+            }
             self.hold(cx, self.dense as usize)?;
             let Some(label) = label.label(&cx.storage) else {
                 self.passes[at].dense = vec![1u8; self.dense as usize];
@@ -340,6 +348,9 @@ impl<'s> Run<'s> {
     /// Whether `node` satisfies the predicate of chain node `at`. A node the label scan
     /// found carrying the predicate's required label is asked only the rest of it.
     fn passes(&mut self, cx: &mut Cx, row: &mut Row, at: usize, node: NodeId) -> Result<bool> {
+        if self.implied.get(at) == Some(&true) {
+            return Ok(true);
+        }
         let spec = self.spec;
         let Some(chain_node) = spec.nodes.get(at) else {
             return Ok(false);
@@ -417,7 +428,6 @@ impl<'s> Run<'s> {
         if !self.meetings_ruled_out(cx, row)? {
             return Ok(false);
         }
-        self.answer_label_tests(cx, row)?;
         let mut types = Vec::with_capacity(self.spec.hops.len());
         for hop in &self.spec.hops {
             let mut resolved = Vec::new();
@@ -428,6 +438,10 @@ impl<'s> Run<'s> {
         }
         let last = self.spec.hops.len();
         let single = self.spec.hops.iter().all(|h| h.max == 1);
+        if last == 2 && single {
+            self.imply_labels(cx, &types)?;
+        }
+        self.answer_label_tests(cx, row)?;
         match self.spec.group.as_ref().map(|g| g.at) {
             None | Some(1) if last == 2 && single => self.two_hops(cx, row, &types)?,
             None => {
@@ -437,6 +451,44 @@ impl<'s> Run<'s> {
             Some(at) => self.through(cx, row, &types, at)?,
         }
         Ok(true)
+    }
+
+    /// Marks the chain nodes of two single hops whose label test the store's counts answer:
+    /// every relationship of the types of a hop beside the node carries the label at the
+    /// node's end (`(:L)-[:T]->()` counts all of `:T`), so every node the count reaches there
+    /// over such a relationship carries it. An end is reached over its hop; a middle node
+    /// over the first hop (its second side is counted only when the first has some) or over
+    /// the second (without one its paths are none). Only for a predicate that is the label
+    /// alone, and hops that name their types.
+    fn imply_labels(&mut self, cx: &Cx, types: &[Vec<RelTypeId>]) -> Result<()> {
+        let spec = self.spec;
+        // (chain node, the hop beside it, whether the node is the hop's first)
+        for (at, hop, first) in [(0, 0, true), (1, 0, false), (1, 1, true), (2, 1, false)] {
+            let Some((label, true)) = spec.nodes[at].required_label() else {
+                continue;
+            };
+            let Some(label) = label.label(&cx.storage) else {
+                continue;
+            };
+            if self.implied[at] || types[hop].is_empty() {
+                continue;
+            }
+            // The relationships' ends at the node: `(x)-[:T]->(y)` starts at x, ends at y.
+            let ends: &[Direction] = match (spec.hops[hop].dir, first) {
+                (Direction::Out, true) | (Direction::In, false) => &[Direction::Out],
+                (Direction::In, true) | (Direction::Out, false) => &[Direction::In],
+                (Direction::Both, _) => &[Direction::Out, Direction::In],
+            };
+            let mut every = true;
+            for &ty in &types[hop] {
+                let all = cx.tx.count_rels_of_type(ty)?;
+                for &end in ends {
+                    every &= cx.tx.count_rels_by_label(label, ty, end)? == all;
+                }
+            }
+            self.implied[at] = every;
+        }
+        Ok(())
     }
 
     /// Whether every way the paths' relationships could meet is ruled out: each would make
@@ -580,7 +632,7 @@ impl<'s> Run<'s> {
             // When the hops can share only a self-loop (or nothing), each side is counted on
             // its own: an end nothing is asked of by the middle's degree, without its list.
             by_side: !unique || loops_only,
-            loop_types: shared_loop_types(&types[0], &types[1]),
+            loop_types: loop_types(cx, &types[0], &types[1])?,
         };
         let middles = self.middles(cx, row, types)?;
         let split = self.on_workers(
@@ -671,6 +723,7 @@ impl<'s> Run<'s> {
             passes: self.passes.clone(),
             answered: self.answered.clone(),
             scanned: self.scanned.clone(),
+            implied: self.implied.clone(),
             dense: self.dense,
             ..Run::new(self.spec)
         };
@@ -777,7 +830,7 @@ impl<'s> Run<'s> {
     ) -> Result<Paths> {
         let spec = self.spec;
         let uncounted = spec.counted.as_ref().is_none_or(|(at, _)| *at != end);
-        if uncounted && spec.nodes[end].predicate.is_none() {
+        if uncounted && (spec.nodes[end].predicate.is_none() || self.implied[end]) {
             cx.db_hits += 1;
             let n = cx.tx.degree(middle, dir, types)? as u128;
             return Ok((n, n));
@@ -848,7 +901,7 @@ impl<'s> Run<'s> {
         }
         self.hold(cx, std::mem::size_of_val(all.as_slice()))?;
         for (end, toward) in [(0, spec.hops[0].dir), (2, reversed(spec.hops[1].dir))] {
-            if spec.nodes[end].predicate.is_none() {
+            if spec.nodes[end].predicate.is_none() || self.implied[end] {
                 continue;
             }
             let mut kept = Vec::new();
@@ -1183,6 +1236,27 @@ impl Known {
 
 /// Paths counted at a node: all of them, and those the counted predicate keeps.
 type Paths = (u128, u128);
+
+/// The types a self-loop both hops could be has ([`shared_loop_types`]): `None` also
+/// when the store's counts show no self-loop of any of them.
+fn loop_types(
+    cx: &Cx,
+    first: &[RelTypeId],
+    second: &[RelTypeId],
+) -> Result<Option<Vec<RelTypeId>>> {
+    let Some(types) = shared_loop_types(first, second) else {
+        return Ok(None);
+    };
+    if types.is_empty() {
+        return Ok(Some(types));
+    }
+    for &ty in &types {
+        if cx.tx.count_self_loops(ty)? > 0 {
+            return Ok(Some(types));
+        }
+    }
+    Ok(None)
+}
 
 /// The types a self-loop must have to be on both of a middle's lists, one hop's `first`
 /// types in and the next's `second` out (empty: every type): `None` when no type is on both.
