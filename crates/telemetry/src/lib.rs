@@ -3,24 +3,26 @@
 //! variables).
 //!
 //! Spans are made with the `tracing` crate under one target, [`TARGET`], which only the
-//! exporter's layer listens to: the log's layer leaves them out, so with tracing off no layer
+//! exporter's layer ([`record`]'s) listens to: the log's layer leaves them out, so with tracing off no layer
 //! wants them and making one costs a check of a callsite's interest. The server decides at a
 //! transaction's start whether it is traced ([`Policy::traced`]: the caller's `traceparent`, or
 //! the sampler); an untraced transaction makes no spans at all, and the engine's steps make
 //! theirs only under a span that exists ([`steps_traced`]). What is made is batched and sent by
 //! the exporter on the server's runtime, never on a query's thread.
 
+mod record;
 mod settings;
 mod spans;
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
 use opentelemetry::propagation::TextMapPropagator;
-use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
+use opentelemetry::trace::{SpanContext, TraceContextExt};
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::SdkTracerProvider;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
+use opentelemetry_sdk::trace::{BatchSpanProcessor, SpanProcessor as _};
 
 pub use settings::{Protocol, Requested, Sampler, Settings, SettingsError};
 pub use spans::{Sampled, TransactionAbout, durable_wait_span, finish_query, operation_name};
@@ -58,7 +60,7 @@ impl Policy {
 /// A caller's trace context, read from W3C `traceparent` (and `tracestate`) values.
 #[derive(Clone, Debug)]
 pub struct Parent {
-    context: opentelemetry::Context,
+    context: SpanContext,
 }
 
 impl Parent {
@@ -70,37 +72,41 @@ impl Parent {
         if let Some(state) = tracestate {
             carrier.insert("tracestate".to_owned(), state.to_owned());
         }
-        let context = TraceContextPropagator::new().extract(&carrier);
-        context
-            .span()
-            .span_context()
-            .is_valid()
-            .then_some(Parent { context })
+        let extracted = TraceContextPropagator::new().extract(&carrier);
+        let context = extracted.span().span_context().clone();
+        context.is_valid().then_some(Parent { context })
     }
 
     /// Whether the caller sampled its trace.
     pub fn sampled(&self) -> bool {
-        self.context.span().span_context().is_sampled()
+        self.context.is_sampled()
     }
 
-    /// Makes `span` a child of the caller's span.
+    /// Makes `span` a child of the caller's span, in the caller's trace (nothing for a span
+    /// no layer records).
     pub fn adopt(&self, span: &tracing::Span) {
-        // Fails only for a span no layer records, which then has nothing to link.
-        let _ = span.set_parent(self.context.clone());
+        record::adopt(span, &self.context);
     }
 }
 
 /// Sets an attribute whose key is known only at run time (a transaction's metadata).
 pub fn set_attribute(span: &tracing::Span, key: String, value: String) {
-    span.set_attribute(key, value);
+    record::set_attribute(span, key.into(), value.into());
 }
 
 /// Marks a span failed, with the Neo4j status code as `error.type` (OpenTelemetry's
 /// convention for database errors) and the message as the status description.
 pub fn set_failed(span: &tracing::Span, code: &str, message: &str) {
-    span.set_attribute("error.type", code.to_owned());
-    span.set_attribute("db.response.status_code", code.to_owned());
-    span.set_status(opentelemetry::trace::Status::error(message.to_owned()));
+    record::set_attribute(span, "error.type".into(), code.to_owned().into());
+    record::set_attribute(
+        span,
+        "db.response.status_code".into(),
+        code.to_owned().into(),
+    );
+    record::set_status(
+        span,
+        opentelemetry::trace::Status::error(message.to_owned()),
+    );
 }
 
 /// Whether this process exports spans at all: the cached interest of [`TARGET`]'s callsite,
@@ -112,7 +118,10 @@ fn exporting() -> bool {
 /// Whether the engine's steps (parse, plan, execute, commit) make spans: only under a span of a
 /// traced transaction, entered on this thread.
 pub fn steps_traced() -> bool {
-    exporting() && !tracing::Span::current().is_disabled()
+    // The current span's id, read without taking a reference to the span (`Span::current`
+    // would count one and give it back).
+    exporting()
+        && tracing::dispatcher::get_default(|dispatch| dispatch.current_span().id().is_some())
 }
 
 /// The span of the traced work this thread is in (a commit being logged), to carry on where
@@ -128,7 +137,7 @@ pub fn current_traced() -> tracing::Span {
 /// The exporter, installed as a `tracing` layer; [`Exporter::shutdown`] sends what is still
 /// batched.
 pub struct Exporter {
-    provider: SdkTracerProvider,
+    processor: Arc<BatchSpanProcessor>,
 }
 
 /// The error of an exporter that cannot be built (a malformed endpoint).
@@ -137,7 +146,8 @@ pub struct Exporter {
 pub struct ExporterError(String);
 
 impl Exporter {
-    /// Builds the exporter `settings` describe and the layer that hands it [`TARGET`]'s spans.
+    /// Builds the OTLP exporter `settings` describe and the layer that hands it [`TARGET`]'s
+    /// spans.
     /// Must be called within the Tokio runtime that will send the batches (it panics outside
     /// one).
     pub fn start<S>(
@@ -146,7 +156,6 @@ impl Exporter {
     where
         S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
     {
-        use tracing_subscriber::Layer as _;
         let exporter = match settings.protocol {
             Protocol::Grpc => opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
@@ -162,35 +171,37 @@ impl Exporter {
             runtime: tokio::runtime::Handle::current(),
             inner: std::sync::Arc::new(exporter),
         };
+        Ok(Exporter::with_exporter(exporter, settings))
+    }
+
+    /// The layer that hands [`TARGET`]'s spans to `exporter`, batched as `OTEL_BSP_*` say,
+    /// under the resource `settings` name (what [`Exporter::start`] does with OTLP's; a
+    /// benchmark's or a test's own exporter otherwise).
+    pub fn with_exporter<S, E>(
+        exporter: E,
+        settings: &Settings,
+    ) -> (impl tracing_subscriber::Layer<S> + use<S, E>, Exporter)
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+        E: opentelemetry_sdk::trace::SpanExporter + 'static,
+    {
+        use tracing_subscriber::Layer as _;
         // The batch processor's own thread: a span that ends is queued without waking anyone,
         // and a batch leaves when full or when its delay passed.
-        let provider = SdkTracerProvider::builder()
-            .with_batch_exporter(exporter)
-            // Whether to trace was decided when the transaction began (Policy::traced).
-            .with_sampler(opentelemetry_sdk::trace::Sampler::AlwaysOn)
-            .with_resource(settings.resource())
-            .build();
-        let tracer = provider.tracer("quiver");
-        let layer = tracing_opentelemetry::layer()
-            .with_tracer(tracer)
-            // Only what the conventions ask for: no busy/idle times, source locations,
-            // threads or targets on every span, and no OpenTelemetry context made current at
-            // each entry (spans find their parents through `tracing`).
-            .with_tracked_inactivity(false)
-            .with_location(false)
-            .with_threads(false)
-            .with_target(false)
-            .with_context_activation(false)
-            .with_filter(
-                tracing_subscriber::filter::Targets::new()
-                    .with_target(TARGET, tracing::Level::TRACE),
-            );
-        Ok((layer, Exporter { provider }))
+        let mut processor = BatchSpanProcessor::builder(exporter).build();
+        processor.set_resource(&settings.resource());
+        let processor = Arc::new(processor);
+        // Whether to trace was decided when the transaction began (Policy::traced): every
+        // span the layer hears is recorded.
+        let layer = record::Recorder::new(Arc::clone(&processor)).with_filter(
+            tracing_subscriber::filter::Targets::new().with_target(TARGET, tracing::Level::TRACE),
+        );
+        (layer, Exporter { processor })
     }
 
     /// Sends what is batched and stops the exporter.
     pub fn shutdown(self) {
-        if let Err(error) = self.provider.shutdown() {
+        if let Err(error) = self.processor.shutdown() {
             tracing::warn!(%error, "the trace exporter did not stop cleanly");
         }
     }

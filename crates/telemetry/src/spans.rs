@@ -45,7 +45,7 @@ impl Sampled {
         let span = tracing::info_span!(
             target: TARGET,
             "transaction",
-            otel.name = format!("transaction {}", about.database),
+            otel.name = %SpanName("transaction", about.database),
             otel.kind = "server",
             db.system.name = SYSTEM_NAME,
             db.namespace = about.database,
@@ -56,7 +56,7 @@ impl Sampled {
             quiver.transaction.id = about.id,
         );
         if let Some(client) = about.client {
-            span.record("client.address", client.ip().to_string());
+            span.record("client.address", tracing::field::display(client.ip()));
             span.record("client.port", client.port());
         }
         if let Some(user) = about.user {
@@ -96,7 +96,7 @@ impl Policy {
             target: TARGET,
             parent: transaction,
             "query",
-            otel.name = format!("{operation} {database}"),
+            otel.name = %SpanName(operation, database),
             db.system.name = SYSTEM_NAME,
             db.namespace = database,
             db.operation.name = operation,
@@ -107,6 +107,16 @@ impl Policy {
             span.record("db.query.text", text);
         }
         span
+    }
+}
+
+/// A span's name of two words (`transaction neo4j`, `MATCH neo4j`), formatted once, by the
+/// layer that keeps it.
+struct SpanName<'a>(&'static str, &'a str);
+
+impl std::fmt::Display for SpanName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.0, self.1)
     }
 }
 

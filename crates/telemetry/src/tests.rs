@@ -221,3 +221,195 @@ fn an_endpoint_that_is_not_plain_http_is_refused_by_name() {
         );
     }
 }
+
+/// The spans `work` makes under a subscriber with the recorder alone, as the exporter would
+/// receive them, in the order they closed.
+fn recorded(work: impl FnOnce()) -> Vec<opentelemetry_sdk::trace::SpanData> {
+    use std::sync::{Arc, Mutex};
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    #[derive(Debug, Default, Clone)]
+    struct Collect(Arc<Mutex<Vec<opentelemetry_sdk::trace::SpanData>>>);
+    impl opentelemetry_sdk::trace::SpanExporter for Collect {
+        async fn export(
+            &self,
+            batch: Vec<opentelemetry_sdk::trace::SpanData>,
+        ) -> opentelemetry_sdk::error::OTelSdkResult {
+            self.0.lock().expect("not poisoned").extend(batch);
+            Ok(())
+        }
+    }
+
+    let collect = Collect::default();
+    let processor =
+        Arc::new(opentelemetry_sdk::trace::BatchSpanProcessor::builder(collect.clone()).build());
+    let layer = crate::record::Recorder::new(Arc::clone(&processor)).with_filter(
+        tracing_subscriber::filter::Targets::new()
+            .with_target(crate::TARGET, tracing::Level::TRACE),
+    );
+    tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), work);
+    opentelemetry_sdk::trace::SpanProcessor::shutdown(&*processor).expect("flushed");
+    collect.0.lock().expect("not poisoned").clone()
+}
+
+fn named<'a>(
+    spans: &'a [opentelemetry_sdk::trace::SpanData],
+    name: &str,
+) -> &'a opentelemetry_sdk::trace::SpanData {
+    spans
+        .iter()
+        .find(|span| span.name == name)
+        .unwrap_or_else(|| panic!("no span {name}: {spans:#?}"))
+}
+
+fn attribute(span: &opentelemetry_sdk::trace::SpanData, key: &str) -> Option<opentelemetry::Value> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| kv.value.clone())
+}
+
+#[test]
+fn a_transaction_its_query_and_a_step_are_one_trace_of_parents_and_children() {
+    let spans = recorded(|| {
+        let policy = Policy {
+            sampler: Sampler {
+                ratio: 1.0,
+                parent_based: true,
+            },
+            query_text: true,
+        };
+        let sampled = policy.sample(None, None).expect("traced");
+        let tx = sampled.transaction_span(&crate::TransactionAbout {
+            protocol: "bolt",
+            database: "movies",
+            id: "movies-transaction-7",
+            user: Some("alice"),
+            client: Some("127.0.0.1:40000".parse().expect("address")),
+            metadata: vec![("app", "shop".to_owned())],
+        });
+        let query = policy.query_span(&tx, "movies", "match (n) return n", |_| "match");
+        {
+            let _in_query = query.enter();
+            assert!(crate::steps_traced(), "a step under the query is traced");
+            let _execute = tracing::info_span!(target: crate::TARGET, "execute").entered();
+        }
+        crate::finish_query(&query, 3, None);
+        // A span of another target is not the recorder's.
+        let _log = tracing::info_span!("not traced").entered();
+    });
+    assert_eq!(spans.len(), 3, "{spans:#?}");
+    let tx = named(&spans, "transaction movies");
+    let query = named(&spans, "MATCH movies");
+    let execute = named(&spans, "execute");
+    assert_eq!(tx.span_kind, opentelemetry::trace::SpanKind::Server);
+    assert_eq!(tx.parent_span_id, opentelemetry::trace::SpanId::INVALID);
+    assert_eq!(query.parent_span_id, tx.span_context.span_id());
+    assert_eq!(execute.parent_span_id, query.span_context.span_id());
+    for span in [query, execute] {
+        assert_eq!(span.span_context.trace_id(), tx.span_context.trace_id());
+        assert_eq!(span.span_kind, opentelemetry::trace::SpanKind::Internal);
+    }
+    assert!(tx.span_context.is_sampled());
+    assert_eq!(attribute(tx, "db.namespace"), Some("movies".into()));
+    assert_eq!(attribute(tx, "client.address"), Some("127.0.0.1".into()));
+    assert_eq!(attribute(tx, "client.port"), Some(40000_i64.into()));
+    assert_eq!(attribute(tx, "user.name"), Some("alice".into()));
+    assert_eq!(
+        attribute(tx, "quiver.transaction.metadata.app"),
+        Some("shop".into())
+    );
+    assert_eq!(
+        attribute(tx, "otel.name"),
+        None,
+        "the name is not an attribute"
+    );
+    assert_eq!(attribute(query, "db.operation.name"), Some("MATCH".into()));
+    assert_eq!(
+        attribute(query, "db.query.text"),
+        Some("match (n) return n".into())
+    );
+    assert_eq!(
+        attribute(query, "db.response.returned_rows"),
+        Some(3_i64.into())
+    );
+    assert!(tx.start_time <= query.start_time && query.end_time <= tx.end_time);
+}
+
+#[test]
+fn a_transaction_continues_its_callers_trace_and_a_failure_is_its_status() {
+    let spans = recorded(|| {
+        let policy = Policy {
+            sampler: Sampler {
+                ratio: 0.0,
+                parent_based: true,
+            },
+            query_text: false,
+        };
+        let sampled = policy
+            .sample(Some(SAMPLED), Some("vendor=1"))
+            .expect("traced");
+        let tx = sampled.transaction_span(&crate::TransactionAbout {
+            protocol: "http",
+            database: "neo4j",
+            ..crate::TransactionAbout::default()
+        });
+        let query = policy.query_span(&tx, "neo4j", "RETURN 1/0", |text| &text[..6]);
+        crate::finish_query(
+            &query,
+            0,
+            Some(("Neo.ClientError.Statement.ArithmeticError", "/ by zero")),
+        );
+    });
+    let tx = named(&spans, "transaction neo4j");
+    let query = named(&spans, "RETURN neo4j");
+    let caller_trace =
+        opentelemetry::trace::TraceId::from_hex("0af7651916cd43dd8448eb211c80319c").expect("hex");
+    assert_eq!(tx.span_context.trace_id(), caller_trace);
+    assert_eq!(
+        tx.parent_span_id,
+        opentelemetry::trace::SpanId::from_hex("b7ad6b7169203331").expect("hex")
+    );
+    assert!(tx.parent_span_is_remote);
+    assert_eq!(tx.span_context.trace_state().header(), "vendor=1");
+    assert_eq!(query.span_context.trace_id(), caller_trace);
+    assert!(!query.parent_span_is_remote);
+    assert_eq!(
+        query.status,
+        opentelemetry::trace::Status::error("/ by zero")
+    );
+    assert_eq!(
+        attribute(query, "error.type"),
+        Some("Neo.ClientError.Statement.ArithmeticError".into())
+    );
+    assert_eq!(
+        attribute(query, "db.query.text"),
+        None,
+        "the text is opt-in"
+    );
+    assert_eq!(tx.status, opentelemetry::trace::Status::Unset);
+}
+
+#[test]
+fn a_span_that_follows_others_links_them_and_a_span_without_a_parent_starts_a_trace() {
+    let spans = recorded(|| {
+        assert!(!crate::steps_traced(), "no span, no steps");
+        let first = tracing::info_span!(target: crate::TARGET, "first");
+        let second = tracing::info_span!(target: crate::TARGET, "second");
+        let round = tracing::info_span!(target: crate::TARGET, parent: &first, "round", n = 2_u64);
+        round.follows_from(&second);
+    });
+    let first = named(&spans, "first");
+    let second = named(&spans, "second");
+    let round = named(&spans, "round");
+    assert_ne!(
+        first.span_context.trace_id(),
+        second.span_context.trace_id(),
+        "each root span starts its own trace"
+    );
+    assert_eq!(round.parent_span_id, first.span_context.span_id());
+    assert_eq!(round.links.len(), 1);
+    assert_eq!(round.links[0].span_context, second.span_context);
+    assert_eq!(attribute(round, "n"), Some(2_i64.into()));
+}
