@@ -3,8 +3,8 @@
 //! variables).
 //!
 //! Spans are made with the `tracing` crate under one target, [`TARGET`], which only the
-//! exporter's layer ([`record`]'s) listens to: the log's layer leaves them out, so with tracing off no layer
-//! wants them and making one costs a check of a callsite's interest. The server decides at a
+//! exporter's layer (module `record`) listens to: the log's layer leaves them out, so with
+//! tracing off no layer wants them and making one costs a check of a callsite's interest. The server decides at a
 //! transaction's start whether it is traced ([`Policy::traced`]: the caller's `traceparent`, or
 //! the sampler); an untraced transaction makes no spans at all, and the engine's steps make
 //! theirs only under a span that exists ([`steps_traced`]). What is made is batched and sent by
