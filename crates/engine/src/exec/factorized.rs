@@ -536,13 +536,23 @@ impl<'s> Run<'s> {
         if a == b {
             return Ok(false);
         }
-        self.label_set(cx, row, a)?;
-        self.label_set(cx, row, b)?;
-        let (a, b) = (&self.labels[&a], &self.labels[&b]);
-        let both_dense = a.has.iter().zip(&b.has).any(|(x, y)| *x == 2 && *y == 2);
-        // A label scan runs in id order, so `beyond` is sorted.
-        let both_beyond = a.beyond.iter().any(|n| b.beyond.binary_search(n).is_ok());
-        Ok(!both_dense && !both_beyond)
+        if let (Some(a), Some(b)) = (self.labels.get(&a), self.labels.get(&b)) {
+            let both_dense = a.has.iter().zip(&b.has).any(|(x, y)| *x == 2 && *y == 2);
+            // A label scan runs in id order, so `beyond` is sorted.
+            let both_beyond = a.beyond.iter().any(|n| b.beyond.binary_search(n).is_ok());
+            return Ok(!both_dense && !both_beyond);
+        }
+        // Otherwise the label with fewer nodes is scanned and each of its nodes asked for the
+        // other: the larger one (people, against countries) is never read for this.
+        let (fewer, more) = if cx.tx.count_label(a)? <= cx.tx.count_label(b)? {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let both = self.scan_label(cx, row, fewer, |cx, _, n| {
+            cx.tx.node_has_label(n, more).map_err(Into::into)
+        })?;
+        Ok(both.is_empty())
     }
 
     /// Paths counted per node at chain node `at`: the paths from the first node reaching it
