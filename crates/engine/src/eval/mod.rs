@@ -9,6 +9,7 @@ pub(crate) mod aggregate;
 mod cx;
 pub(crate) mod graph_fns;
 mod path;
+mod property_test;
 mod scalar;
 pub(crate) mod types;
 
@@ -28,6 +29,7 @@ pub(crate) use cx::{
     BoxCursor, CHANGE_WRITE_BYTES, CsvPosition, Cursor, Cx, LABEL_WRITE_BYTES, NODE_WRITE_BYTES,
     OpenPlan, REL_WRITE_BYTES, ROW_OVERHEAD_BYTES, held_bytes, map_bytes, row_bytes, value_bytes,
 };
+pub(crate) use property_test::PropertyTest;
 
 /// A `range()` list is built whole: one too large for the query's memory limit (or the
 /// server's pool) fails with the memory error before it is allocated (`UNWIND range(...)`

@@ -34,7 +34,7 @@ use super::parallel::{self, Chunks};
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::Result;
 use crate::eval::graph_fns::node_value;
-use crate::eval::{truthy, value_bytes};
+use crate::eval::{PropertyTest, truthy, value_bytes};
 use crate::ir::{ChainCountSpec, Expr, PlanNode, Row};
 
 /// Bytes a remembered predicate answer or a per-node path count is counted as holding
@@ -264,9 +264,14 @@ impl<'s> Run<'s> {
     ) -> Result<Vec<u8>> {
         let mut answers = vec![1u8; self.dense as usize];
         let dense = answers.len();
+        // Comparisons of the node's properties read each property once per node.
+        let compared = PropertyTest::of(test, slot, row, cx)?;
         let passing = self.scan_label(cx, row, label, |cx, row, n| {
             if (n.0 as usize) >= dense {
                 return Ok(false);
+            }
+            if let Some(compared) = &compared {
+                return compared.passes(cx, n);
             }
             row[slot] = node_value(n);
             truthy(&test.eval(row, cx)?)
