@@ -12,6 +12,7 @@ use crate::arena::{Grouped, Locked, Table};
 use crate::counts::CountKey;
 use crate::cursor::{ExportCursor, IndexScan, NodeCursor, NodeSource, RelCursor};
 use crate::error::{Error, Result};
+use crate::graph::NodeRec;
 use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::IndexQuery;
 use crate::mvcc::View;
@@ -244,6 +245,36 @@ impl Transaction {
         let slot = self.inner.node_slot(node.0)?;
         read::node_degree(&slot.lock(), node.0, &view, dir, &types)
             .ok_or_else(|| Error::node_not_found(node.0))
+    }
+
+    /// Brings the records of `nodes` toward the processor before they are read one by one:
+    /// each group of records locked once, and the first byte of each of its records that
+    /// `nodes` names read with no lock in between, so that the memory system fetches the
+    /// records of a group together instead of one after another (a lock is a full fence).
+    /// Reads nothing a caller sees and changes nothing; nodes that do not exist are passed
+    /// over. Worth it before reading many nodes in id order (their degrees, their labels).
+    pub fn touch_nodes(&self, nodes: &[NodeId]) {
+        let table = &self.inner.storage.nodes;
+        let group = |n: NodeId| n.0 / NodeRec::GROUP as u64;
+        let mut warm = 0u8;
+        let mut rest = nodes;
+        while let Some((&first, _)) = rest.split_first() {
+            let together = rest
+                .iter()
+                .take_while(|n| group(**n) == group(first))
+                .count();
+            if let Some(slot) = table.get(first.0) {
+                let locked = slot.lock();
+                let recs = locked.group();
+                for n in &rest[..together] {
+                    if let Some(rec) = recs.get((n.0 % NodeRec::GROUP as u64) as usize) {
+                        warm ^= rec.first_byte();
+                    }
+                }
+            }
+            rest = &rest[together..];
+        }
+        std::hint::black_box(warm);
     }
 
     /// The number of relationships [`Transaction::expand`] would return whose neighbour

@@ -167,6 +167,22 @@ impl<'a, R: Grouped> Slot<'a, R> {
         }
     }
 
+    /// The entity locked in `held`: `held` re-pointed at it when it already holds this
+    /// entity's group (a scan in id order then locks each group once, and reads its records
+    /// with no fence between them), else the group it held given back and this one locked.
+    #[inline]
+    pub(crate) fn lock_into<'h>(self, held: &'h mut Option<Locked<'a, R>>) -> &'h Locked<'a, R> {
+        if let Some(locked) = held.as_mut()
+            && std::ptr::eq(MutexGuard::mutex(&locked.g), self.group)
+        {
+            locked.i = self.i;
+        } else {
+            // The group held is let go before another is taken: one lock at a time.
+            *held = None;
+        }
+        held.get_or_insert_with(|| self.lock())
+    }
+
     /// A plain load of the group's lock word: touching it lets the memory system fetch many
     /// groups at once before any is locked (a lock is a full fence).
     #[inline]
@@ -206,6 +222,13 @@ impl<R: Grouped> std::ops::DerefMut for Locked<'_, R> {
 }
 
 impl<R: Grouped> Locked<'_, R> {
+    /// Every record of the entity's group (the entities of the ids beside it), read under
+    /// the same lock.
+    #[inline]
+    pub(crate) fn group(&self) -> &[R] {
+        self.g.recs.as_ref()
+    }
+
     /// The entity's version chain, newest delta first.
     #[inline]
     pub(crate) fn chain(&self) -> &Chain {

@@ -244,9 +244,12 @@ impl Batched for NodeCursor {
                     cands.truncate(past);
                     *next = None;
                 }
+                // Candidates in id order: each group is locked once for all of its own.
+                let mut held = None;
                 for id in cands {
                     if let Some(slot) = storage.nodes.get(id)
-                        && read::node_has_label(&slot.lock(), &view, *label)? == Some(true)
+                        && read::node_has_label(slot.lock_into(&mut held), &view, *label)?
+                            == Some(true)
                     {
                         self.batch.ids.push(NodeId(id));
                     }

@@ -287,6 +287,15 @@ pub(crate) struct NodeRec {
     block: Box<[u8]>,
 }
 
+impl NodeRec {
+    /// The first byte of the record's block (its header): read to bring the block into the
+    /// cache before the record is read in earnest.
+    #[inline]
+    pub(crate) fn first_byte(&self) -> u8 {
+        self.block.first().copied().unwrap_or(0)
+    }
+}
+
 impl Locked<'_, NodeRec> {
     /// Exists in the newest version (the one writers change).
     #[inline]

@@ -361,6 +361,50 @@ fn scans_by_id_range_split_a_scan_without_losing_or_repeating_a_node() {
     assert_eq!(r.scan_label_in(t.person, 5..5).unwrap().count(), 0);
 }
 
+/// A label scan locks each group of records once for all the candidates in it, and a
+/// group's lock is let go before the next is taken: a scan sees exactly the nodes its
+/// snapshot holds with the label, whatever a writer changed meanwhile (a node it labels or
+/// unlabels in a group the scan crosses, before and after it commits), and touching records
+/// reads nothing and changes nothing.
+#[test]
+fn a_label_scan_reads_each_group_once_and_sees_its_snapshot_beside_a_writer() {
+    let (db, t) = setup();
+    let w = db.begin_write();
+    let ids: Vec<NodeId> = (0..100)
+        .map(|i| {
+            let labels = if i % 2 == 0 { vec![t.person] } else { vec![] };
+            w.create_node(&labels, &[]).unwrap()
+        })
+        .collect();
+    w.commit().unwrap();
+    let before = db.begin_read();
+    let writer = db.begin_write();
+    writer.add_label(ids[3], t.person).unwrap();
+    writer.remove_label(ids[10], t.person).unwrap();
+    let scanned = |r: &quiver_storage::Transaction| -> Vec<u64> {
+        r.scan_label(t.person)
+            .unwrap()
+            .map(|n| n.unwrap().0)
+            .collect()
+    };
+    let evens: Vec<u64> = (0..100).step_by(2).collect();
+    assert_eq!(scanned(&before), evens);
+    // Unsorted, repeated, beyond the last node: nothing to see, nothing changed.
+    let mut touched = vec![NodeId(99), NodeId(3), NodeId(3), NodeId(5000)];
+    touched.extend(ids.iter().rev().copied());
+    before.touch_nodes(&touched);
+    writer.touch_nodes(&touched);
+    assert_eq!(scanned(&before), evens);
+    assert!(before.node_has_label(ids[10], t.person).unwrap());
+    let mut written: Vec<u64> = evens.iter().copied().filter(|n| *n != 10).collect();
+    written.push(3);
+    written.sort_unstable();
+    writer.commit().unwrap();
+    assert_eq!(scanned(&before), evens);
+    before.commit().unwrap();
+    assert_eq!(scanned(&db.begin_read()), written);
+}
+
 #[test]
 fn cursors_fail_after_their_transaction_ends() {
     let (db, t) = setup();

@@ -656,8 +656,11 @@ impl<'s> Run<'s> {
             middles.len(),
             |_, _| Ok(Vec::new()),
             |run, shared_rels, cx, row, chunk| {
-                for &middle in &middles[chunk] {
-                    run.middle(cx, row, middle, &plan, shared_rels)?;
+                for window in middles[chunk].chunks(TOUCH_AHEAD) {
+                    cx.tx.touch_nodes(window);
+                    for &middle in window {
+                        run.middle(cx, row, middle, &plan, shared_rels)?;
+                    }
                 }
                 Ok(())
             },
@@ -670,8 +673,11 @@ impl<'s> Run<'s> {
             }
             None => {
                 let mut shared_rels = Vec::new();
-                for middle in middles {
-                    self.middle(cx, row, middle, &plan, &mut shared_rels)?;
+                for window in middles.chunks(TOUCH_AHEAD) {
+                    cx.tx.touch_nodes(window);
+                    for &middle in window {
+                        self.middle(cx, row, middle, &plan, &mut shared_rels)?;
+                    }
                 }
             }
         }
@@ -1248,6 +1254,11 @@ impl Known {
         ENTRY_BYTES
     }
 }
+
+/// Middle nodes whose records are brought toward the processor together before they are
+/// read one by one ([`quiver_storage::Transaction::touch_nodes`]): a few groups' worth, few
+/// enough that their blocks are still in the cache when read.
+const TOUCH_AHEAD: usize = 32;
 
 /// Paths counted at a node: all of them, and those the counted predicate keeps.
 type Paths = (u128, u128);
