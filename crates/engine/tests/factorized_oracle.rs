@@ -14,7 +14,11 @@ use quiver_engine::{Database, EngineConfig, HelperPool};
 use quiver_value::{Map, Value};
 
 fn run(db: &Database, q: &str) -> Vec<Vec<Value>> {
-    db.execute(q, Map::new())
+    run_with(db, q, &Map::new())
+}
+
+fn run_with(db: &Database, q: &str, params: &Map) -> Vec<Vec<Value>> {
+    db.execute(q, params.clone())
         .unwrap_or_else(|e| panic!("{q}: {e}"))
         .rows
 }
@@ -126,10 +130,21 @@ fn sorted(rows: Vec<Vec<Value>>) -> Vec<String> {
 }
 
 fn explained(db: &Database, q: &str) -> String {
+    explained_with(db, q, &Map::new())
+}
+
+fn explained_with(db: &Database, q: &str, params: &Map) -> String {
     let r = db
-        .execute(&format!("EXPLAIN {q}"), Map::new())
+        .execute(&format!("EXPLAIN {q}"), params.clone())
         .unwrap_or_else(|e| panic!("{q}: {e}"));
     r.summary.plan.map(|p| p.render()).unwrap_or_default()
+}
+
+/// Every pair of values of `range`, the first changing slowest.
+fn pairs(range: std::ops::Range<u8>) -> impl Iterator<Item = (u8, u8)> {
+    range
+        .clone()
+        .flat_map(move |a| range.clone().map(move |b| (a, b)))
 }
 
 /// A test of `name`'s age: `age` compared by one of six operators, the constant on either
@@ -263,8 +278,8 @@ fn two_hops_counted_side_by_side_count_each_self_loop_once() {
     let slow = open(&nodes, &rels, false);
     let pool = HelperPool::new(3);
     let split = open_split(&nodes, &rels, &pool);
-    for (first, second) in (0..3u8).flat_map(|d1| (0..3u8).map(move |d2| (d1, d2))) {
-        for (t1, t2) in (0..4u8).flat_map(|t1| (0..4u8).map(move |t2| (t1, t2))) {
+    for (first, second) in pairs(0..3) {
+        for (t1, t2) in pairs(0..4) {
             let (l1, r1) = hop(first, t1, "r0");
             let (l2, r2) = hop(second, t2, "r1");
             let pattern = format!("(a){l1}{r1}(b){l2}{r2}(c)");
@@ -392,9 +407,9 @@ fn labels_the_counts_imply_are_not_asked_and_count_the_same() {
     let pool = HelperPool::new(1);
     let split = open_split(&nodes, &rels, &pool);
     let labels = ["", ":A", ":B"];
-    for (first, second) in (0..3u8).flat_map(|d1| (0..3u8).map(move |d2| (d1, d2))) {
+    for (first, second) in pairs(0..3) {
         // `:T`, `:U` and `:T|U` (a hop of any type names none, and no count answers it).
-        for (t1, t2) in (1..4u8).flat_map(|t1| (1..4u8).map(move |t2| (t1, t2))) {
+        for (t1, t2) in pairs(1..4) {
             let (l1, r1) = hop(first, t1, "r0");
             let (l2, r2) = hop(second, t2, "r1");
             for (a, b, c) in (0..27).map(|i| (labels[i % 3], labels[i / 3 % 3], labels[i / 9])) {
@@ -445,19 +460,12 @@ fn comparisons_a_label_scan_answers_count_as_the_expression_does() {
     let params: Map = [("v".into(), Value::Int(6))].into_iter().collect();
     for test in tests {
         let q = format!("MATCH (a:A)-[:T]->(b:B)-[:T]->(c:A) WHERE {test} RETURN count(*) AS n");
-        let answer = |db: &Arc<Database>| {
-            db.execute(&q, params.clone())
-                .unwrap_or_else(|e| panic!("{q}: {e}"))
-                .rows
-        };
-        assert_eq!(answer(&fast), answer(&slow), "{q}");
-        let plan = fast
-            .execute(&format!("EXPLAIN {q}"), params.clone())
-            .unwrap_or_else(|e| panic!("{q}: {e}"))
-            .summary
-            .plan
-            .map(|p| p.render())
-            .unwrap_or_default();
+        assert_eq!(
+            run_with(&fast, &q, &params),
+            run_with(&slow, &q, &params),
+            "{q}"
+        );
+        let plan = explained_with(&fast, &q, &params);
         assert!(plan.contains("FactorizedCount"), "{q}\n{plan}");
     }
 }

@@ -12,7 +12,6 @@ use crate::arena::{Grouped, Locked, Table};
 use crate::counts::CountKey;
 use crate::cursor::{ExportCursor, IndexScan, NodeCursor, NodeSource, RelCursor};
 use crate::error::{Error, Result};
-use crate::graph::NodeRec;
 use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::IndexQuery;
 use crate::mvcc::View;
@@ -248,31 +247,19 @@ impl Transaction {
     }
 
     /// Brings the records of `nodes` toward the processor before they are read one by one:
-    /// each group of records locked once, and the first byte of each of its records that
-    /// `nodes` names read with no lock in between, so that the memory system fetches the
-    /// records of a group together instead of one after another (a lock is a full fence).
-    /// Reads nothing a caller sees and changes nothing; nodes that do not exist are passed
-    /// over. Worth it before reading many nodes in id order (their degrees, their labels).
+    /// each run of nodes of one group of records under one lock (`Slot::lock_into`), the
+    /// first byte of each record read with no lock in between, so that the memory system
+    /// fetches the records of a group together instead of one after another (a lock is a
+    /// full fence). Reads nothing a caller sees and changes nothing; nodes that do not exist
+    /// are passed over. Worth it before reading many nodes in id order (their degrees, say).
     pub fn touch_nodes(&self, nodes: &[NodeId]) {
         let table = &self.inner.storage.nodes;
-        let group = |n: NodeId| n.0 / NodeRec::GROUP as u64;
+        let mut held = None;
         let mut warm = 0u8;
-        let mut rest = nodes;
-        while let Some((&first, _)) = rest.split_first() {
-            let together = rest
-                .iter()
-                .take_while(|n| group(**n) == group(first))
-                .count();
-            if let Some(slot) = table.get(first.0) {
-                let locked = slot.lock();
-                let recs = locked.group();
-                for n in &rest[..together] {
-                    if let Some(rec) = recs.get((n.0 % NodeRec::GROUP as u64) as usize) {
-                        warm ^= rec.first_byte();
-                    }
-                }
+        for node in nodes {
+            if let Some(slot) = table.get(node.0) {
+                warm ^= slot.lock_into(&mut held).first_byte();
             }
-            rest = &rest[together..];
         }
         std::hint::black_box(warm);
     }

@@ -222,13 +222,6 @@ impl<R: Grouped> std::ops::DerefMut for Locked<'_, R> {
 }
 
 impl<R: Grouped> Locked<'_, R> {
-    /// Every record of the entity's group (the entities of the ids beside it), read under
-    /// the same lock.
-    #[inline]
-    pub(crate) fn group(&self) -> &[R] {
-        self.g.recs.as_ref()
-    }
-
     /// The entity's version chain, newest delta first.
     #[inline]
     pub(crate) fn chain(&self) -> &Chain {

@@ -4,18 +4,18 @@
 //!
 //! Spans are made with the `tracing` crate under one target, [`TARGET`], which only the
 //! exporter's layer (module `record`) listens to: the log's layer leaves them out, so with
-//! tracing off no layer wants them and making one costs a check of a callsite's interest. The server decides at a
-//! transaction's start whether it is traced ([`Policy::traced`]: the caller's `traceparent`, or
-//! the sampler); an untraced transaction makes no spans at all, and the engine's steps make
-//! theirs only under a span that exists ([`steps_traced`]). What is made is batched and sent by
-//! the exporter on the server's runtime, never on a query's thread.
+//! tracing off no layer wants them and making one costs a check of a callsite's interest.
+//! The server decides at a transaction's start whether it is traced ([`Policy::traced`]: the
+//! caller's `traceparent`, or the sampler); an untraced transaction makes no spans at all,
+//! and the engine's steps make theirs only under a span that exists ([`steps_traced`]). What
+//! is made is batched and sent by the exporter on the server's runtime, never on a query's
+//! thread.
 
 mod record;
 mod settings;
 mod spans;
 
 use std::collections::HashMap;
-
 use std::sync::Arc;
 
 use opentelemetry::propagation::TextMapPropagator;

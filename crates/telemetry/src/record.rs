@@ -38,6 +38,7 @@ struct Open {
 }
 
 impl Open {
+    /// The span's own context: what a child inherits, a link names and the export carries.
     fn context(&self) -> SpanContext {
         SpanContext::new(
             self.trace_id,
@@ -213,16 +214,11 @@ where
         let Some(open) = span.extensions_mut().remove::<Open>() else {
             return;
         };
+        let span_context = open.context();
         let mut links = SpanLinks::default();
         links.links = open.links;
         self.processor.on_end(SpanData {
-            span_context: SpanContext::new(
-                open.trace_id,
-                open.span_id,
-                TraceFlags::SAMPLED,
-                false,
-                open.trace_state,
-            ),
+            span_context,
             parent_span_id: open.parent_span_id,
             parent_span_is_remote: open.parent_is_remote,
             span_kind: open.kind,

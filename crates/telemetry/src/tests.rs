@@ -156,30 +156,30 @@ fn resource_attributes_are_decoded_and_may_name_the_service() {
     );
 }
 
+/// A policy sampling `ratio` of the transactions without a caller (a caller's sampled flag
+/// deciding when `parent_based`), with the query text on its spans or not.
+fn policy(ratio: f64, parent_based: bool, query_text: bool) -> Policy {
+    Policy {
+        sampler: Sampler {
+            ratio,
+            parent_based,
+        },
+        query_text,
+    }
+}
+
 const SAMPLED: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 const UNSAMPLED: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
 
 #[test]
 fn a_callers_sampled_flag_decides_under_a_parent_based_sampler() {
-    let never = Policy {
-        sampler: Sampler {
-            ratio: 0.0,
-            parent_based: true,
-        },
-        query_text: false,
-    };
+    let never = policy(0.0, true, false);
     let sampled = Parent::read(SAMPLED, None).expect("valid");
     let unsampled = Parent::read(UNSAMPLED, Some("vendor=1")).expect("valid");
     assert!(never.traced(Some(&sampled)));
     assert!(!never.traced(Some(&unsampled)));
     assert!(!never.traced(None));
-    let always = Policy {
-        sampler: Sampler {
-            ratio: 1.0,
-            parent_based: false,
-        },
-        query_text: false,
-    };
+    let always = policy(1.0, false, false);
     assert!(always.traced(Some(&unsampled)));
 }
 
@@ -226,7 +226,6 @@ fn an_endpoint_that_is_not_plain_http_is_refused_by_name() {
 /// receive them, in the order they closed.
 fn recorded(work: impl FnOnce()) -> Vec<opentelemetry_sdk::trace::SpanData> {
     use std::sync::{Arc, Mutex};
-    use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
 
     #[derive(Debug, Default, Clone)]
@@ -242,14 +241,17 @@ fn recorded(work: impl FnOnce()) -> Vec<opentelemetry_sdk::trace::SpanData> {
     }
 
     let collect = Collect::default();
-    let processor =
-        Arc::new(opentelemetry_sdk::trace::BatchSpanProcessor::builder(collect.clone()).build());
-    let layer = crate::record::Recorder::new(Arc::clone(&processor)).with_filter(
-        tracing_subscriber::filter::Targets::new()
-            .with_target(crate::TARGET, tracing::Level::TRACE),
-    );
+    let requested = Requested {
+        endpoint: Some("http://127.0.0.1:4318".to_owned()),
+        ..Requested::default()
+    };
+    let settings = Settings::resolve(requested, |_| None)
+        .expect("settings read")
+        .expect("on");
+    let (layer, exporter) = crate::Exporter::with_exporter(collect.clone(), &settings);
     tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), work);
-    opentelemetry_sdk::trace::SpanProcessor::shutdown(&*processor).expect("flushed");
+    // Sends what is batched.
+    exporter.shutdown();
     collect.0.lock().expect("not poisoned").clone()
 }
 
@@ -273,13 +275,7 @@ fn attribute(span: &opentelemetry_sdk::trace::SpanData, key: &str) -> Option<ope
 #[test]
 fn a_transaction_its_query_and_a_step_are_one_trace_of_parents_and_children() {
     let spans = recorded(|| {
-        let policy = Policy {
-            sampler: Sampler {
-                ratio: 1.0,
-                parent_based: true,
-            },
-            query_text: true,
-        };
+        let policy = policy(1.0, true, true);
         let sampled = policy.sample(None, None).expect("traced");
         let tx = sampled.transaction_span(&crate::TransactionAbout {
             protocol: "bolt",
@@ -340,13 +336,7 @@ fn a_transaction_its_query_and_a_step_are_one_trace_of_parents_and_children() {
 #[test]
 fn a_transaction_continues_its_callers_trace_and_a_failure_is_its_status() {
     let spans = recorded(|| {
-        let policy = Policy {
-            sampler: Sampler {
-                ratio: 0.0,
-                parent_based: true,
-            },
-            query_text: false,
-        };
+        let policy = policy(0.0, true, false);
         let sampled = policy
             .sample(Some(SAMPLED), Some("vendor=1"))
             .expect("traced");

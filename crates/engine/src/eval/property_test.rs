@@ -39,7 +39,12 @@ impl<'e> PropertyTest<'e> {
         }
         let mut properties: Vec<Compared<'e>> = Vec::new();
         for conjunct in conjuncts {
-            let Expr::Binary(op, a, b) = conjunct else {
+            let Expr::Binary(
+                op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+                a,
+                b,
+            ) = conjunct
+            else {
                 return Ok(None);
             };
             let (key, value, op) = match (&**a, &**b) {
@@ -47,19 +52,10 @@ impl<'e> PropertyTest<'e> {
                     (key, value, *op)
                 }
                 (value, Expr::Property(base, key)) if is_slot(base, slot) && fixed(value) => {
-                    let Some(op) = mirrored(*op) else {
-                        return Ok(None);
-                    };
-                    (key, value, op)
+                    (key, value, mirrored(*op))
                 }
                 _ => return Ok(None),
             };
-            if !matches!(
-                op,
-                BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-            ) {
-                return Ok(None);
-            }
             let value = value.eval(row, cx)?;
             match properties.iter_mut().find(|p| p.key.name == key.name) {
                 Some(compared) => compared.with.push((op, value)),
@@ -121,15 +117,13 @@ fn fixed(e: &Expr) -> bool {
     matches!(e, Expr::Const(_) | Expr::Param(_))
 }
 
-/// `a op b` as `b op' a`.
-fn mirrored(op: BinOp) -> Option<BinOp> {
-    Some(match op {
-        BinOp::Eq => BinOp::Eq,
-        BinOp::Ne => BinOp::Ne,
+/// The comparison `a op b` as `b op' a` (`=` and `<>` read the same both ways).
+fn mirrored(op: BinOp) -> BinOp {
+    match op {
         BinOp::Lt => BinOp::Gt,
         BinOp::Le => BinOp::Ge,
         BinOp::Gt => BinOp::Lt,
         BinOp::Ge => BinOp::Le,
-        _ => return None,
-    })
+        same => same,
+    }
 }

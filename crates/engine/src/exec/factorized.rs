@@ -656,13 +656,7 @@ impl<'s> Run<'s> {
             middles.len(),
             |_, _| Ok(Vec::new()),
             |run, shared_rels, cx, row, chunk| {
-                for window in middles[chunk].chunks(TOUCH_AHEAD) {
-                    cx.tx.touch_nodes(window);
-                    for &middle in window {
-                        run.middle(cx, row, middle, &plan, shared_rels)?;
-                    }
-                }
-                Ok(())
+                run.middles_counted(cx, row, &middles[chunk], &plan, shared_rels)
             },
         )?;
         match split {
@@ -672,13 +666,7 @@ impl<'s> Run<'s> {
                 }
             }
             None => {
-                let mut shared_rels = Vec::new();
-                for window in middles.chunks(TOUCH_AHEAD) {
-                    cx.tx.touch_nodes(window);
-                    for &middle in window {
-                        self.middle(cx, row, middle, &plan, &mut shared_rels)?;
-                    }
-                }
+                self.middles_counted(cx, row, &middles, &plan, &mut Vec::new())?;
             }
         }
         Ok(())
@@ -751,6 +739,25 @@ impl<'s> Run<'s> {
         let bytes = run.passes.iter().map(Known::bytes).sum();
         run.hold(cx, bytes)?;
         Ok(run)
+    }
+
+    /// Counts the two-hop paths through each of `middles`, their records brought toward the
+    /// processor [`TOUCH_AHEAD`] at a time before they are read.
+    fn middles_counted(
+        &mut self,
+        cx: &mut Cx,
+        row: &mut Row,
+        middles: &[NodeId],
+        plan: &TwoHops<'_>,
+        shared_rels: &mut Vec<(u64, u128)>,
+    ) -> Result<()> {
+        for window in middles.chunks(TOUCH_AHEAD) {
+            cx.tx.touch_nodes(window);
+            for &middle in window {
+                self.middle(cx, row, middle, plan, shared_rels)?;
+            }
+        }
+        Ok(())
     }
 
     /// Counts the two-hop paths through `middle`.
