@@ -174,6 +174,10 @@ fn bad_options_name_the_setting() {
             "vector.hnsw.m",
         ),
         (
+            "{indexConfig: {`vector.dimensions`: 2, `vector.hnsw.m`: 513}}",
+            "vector.hnsw.m",
+        ),
+        (
             "{indexConfig: {`vector.dimensions`: 2, `vector.hnsw.ef_search`: 10001}}",
             "vector.hnsw.ef_search",
         ),
@@ -189,6 +193,27 @@ fn bad_options_name_the_setting() {
         assert!(e.message().contains(expected), "{q}: {}", e.message());
     }
     assert!(run(&db, "SHOW VECTOR INDEXES").is_empty());
+}
+
+#[test]
+fn the_largest_link_count_neo4j_allows_builds_and_searches() {
+    let db = db();
+    run(
+        &db,
+        "CREATE VECTOR INDEX wide FOR (p:Pt) ON (p.v) OPTIONS {indexConfig: \
+         {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean', `vector.hnsw.m`: 512}}",
+    );
+    run(
+        &db,
+        "UNWIND range(1, 2000) AS i CREATE (:Pt {name: toString(i), v: [toFloat(i), 0.0]})",
+    );
+    let got = named_scores(&run(
+        &db,
+        "CALL db.index.vector.queryNodes('wide', 3, [1000.2, 0.0]) YIELD node, score \
+         RETURN node.name AS name, score",
+    ));
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["1000", "1001", "999"]);
 }
 
 #[test]
@@ -445,6 +470,56 @@ fn results_follow_the_readers_snapshot() {
     assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "late");
     writer.rollback().expect("rollback");
     assert_eq!(query_names(&db, "doc_vec", 1, &[1.0, 0.0])[0].0, "late");
+}
+
+/// The names and scores `tx` finds nearest `v` through `doc_vec`.
+fn query_names_in(tx: &mut quiver_engine::Transaction, k: i64, v: &[f64]) -> Vec<(String, f64)> {
+    let mut params = Map::new();
+    params.insert("k".into(), Value::Int(k));
+    params.insert("v".into(), vector(v));
+    let q = tx
+        .run(
+            "CALL db.index.vector.queryNodes('doc_vec', $k, $v) YIELD node, score \
+             RETURN node.name AS name, score",
+            params,
+        )
+        .expect("run");
+    let mut rows = Vec::new();
+    tx.pull(q, -1, &mut rows).expect("pull");
+    named_scores(&rows)
+}
+
+#[test]
+fn a_transaction_finds_its_own_uncommitted_vectors() {
+    let db = db();
+    docs(&db);
+    let mut writer = db.begin(TxOptions::default()).expect("begin");
+    for change in [
+        "CREATE (:Doc {name: 'mine', v: [1.0, 0.02]})",
+        "MATCH (d:Doc {name: 'north'}) SET d.v = [1.0, 0.05]",
+        "MATCH (d:Doc {name: 'east'}) DETACH DELETE d",
+        "MATCH (d:Doc {name: 'no vector'}) SET d.v = [0.9, 0.6]",
+        "MATCH (d:Other) SET d:Doc",
+    ] {
+        let q = writer.run(change, Map::new()).expect("run");
+        writer.pull(q, -1, &mut Vec::new()).expect("pull");
+    }
+    // Its own new, moved, newly vectored and newly labelled entities, each once and scored
+    // by the vector it wrote; its deletion gone.
+    let got = query_names_in(&mut writer, 5, &[1.0, 0.0]);
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["other", "mine", "north", "no vector", "northeast"]);
+    assert!(
+        got[2].1 > 0.99,
+        "north is scored by its new vector: {}",
+        got[2].1
+    );
+    // Nobody else sees them before the commit; everyone after.
+    let before = query_names(&db, "doc_vec", 2, &[1.0, 0.0]);
+    assert_eq!(before[0].0, "east");
+    writer.commit().expect("commit");
+    let after = query_names(&db, "doc_vec", 5, &[1.0, 0.0]);
+    assert_eq!(after, got);
 }
 
 #[test]

@@ -20,7 +20,8 @@ impl Transaction {
     /// The `k` entities (node or relationship ids, as the index covers) nearest `query` in the
     /// index named `name` that this transaction's snapshot sees, with Neo4j's scores, best
     /// first. `query` must have the index's dimension. The transaction's own uncommitted
-    /// vectors are not in the graph until it commits.
+    /// vectors are found too: they are not in the graph until it commits, so the entities it
+    /// changed are scored one by one.
     pub fn vector_search(&self, name: &str, query: &[f64], k: usize) -> Result<Vec<(u64, f64)>> {
         self.inner.check_active()?;
         let storage = &self.inner.storage;
@@ -37,7 +38,17 @@ impl Transaction {
             });
         }
         def.reads.record();
-        let mut hits = storage.vector_search(&def, &self.inner.view(), query, k);
+        let own = if self.inner.write {
+            let st = self.inner.state.lock();
+            if def.relationship {
+                st.touched_rels.clone()
+            } else {
+                st.touched_nodes.clone()
+            }
+        } else {
+            Vec::new()
+        };
+        let mut hits = storage.vector_search(&def, &self.inner.view(), query, k, &own);
         self.keep_visible_hits(def.relationship, &[def.key], &mut hits)?;
         Ok(hits)
     }

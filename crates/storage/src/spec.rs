@@ -12,9 +12,9 @@ use quiver_value::Value;
 
 /// The largest `vector.dimensions` an index accepts (Neo4j's limit).
 pub const VECTOR_DIMENSIONS_MAX: usize = 4096;
-/// The largest `vector.hnsw.m`: Neo4j allows 512; past 256 links a layer a point's links
-/// cost more memory than its vector for no measured gain in recall, so Quiver refuses more.
-pub const HNSW_M_MAX: usize = 256;
+/// The largest `vector.hnsw.m` (Neo4j's limit). Each point keeps up to twice as many links
+/// on its base layer, so a large `m` costs more memory a point than a small vector does.
+pub const HNSW_M_MAX: usize = 512;
 /// The largest `vector.hnsw.ef_construction` (Neo4j's limit).
 pub const HNSW_EF_CONSTRUCTION_MAX: usize = 3200;
 /// Neo4j's default `vector.hnsw.m`.

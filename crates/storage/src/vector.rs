@@ -541,37 +541,48 @@ impl Storage {
     /// The `k` entities nearest `query` that `view` sees in the index, with their scores,
     /// best first. Over-fetches and confirms each candidate (see the module comment), asking
     /// the graph for more until `k` are confirmed or the graph has no more to give.
+    ///
+    /// `own` are the entities the searching transaction changed: the graph holds their
+    /// committed vectors at best (a transaction's vectors enter it at commit), so each is
+    /// scored outright by what `view` sees and the graph's candidates skip them. That work
+    /// grows with the transaction's own writes, not with the index.
     pub(crate) fn vector_search(
         &self,
         def: &VectorIndexDef,
         view: &View,
         query: &[f64],
         k: usize,
+        own: &[u64],
     ) -> Vec<(u64, f64)> {
         let Some(q) = graph_point(def.config.similarity, query) else {
             return Vec::new();
         };
         self.vector_fresh(def);
+        let own: rustc_hash::FxHashSet<u64> = own.iter().copied().collect();
+        let score = |id: u64| {
+            let v = vector_of(&self.visible_value(def, view, id)?)?;
+            if v.len() != def.config.dimensions {
+                return None;
+            }
+            Some((id, def.config.similarity.score(&v, query)?))
+        };
         let mut fetch = k.saturating_mul(2).max(k.saturating_add(16));
-        loop {
+        let mut out = loop {
             let (candidates, more) = def.candidates(&q, fetch);
-            let mut out: Vec<(u64, f64)> = candidates
+            let out: Vec<(u64, f64)> = candidates
                 .into_iter()
-                .filter_map(|id| {
-                    let v = vector_of(&self.visible_value(def, view, id)?)?;
-                    if v.len() != def.config.dimensions {
-                        return None;
-                    }
-                    Some((id, def.config.similarity.score(&v, query)?))
-                })
+                .filter(|id| !own.contains(id))
+                .filter_map(score)
                 .collect();
             if out.len() >= k || !more {
-                out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                out.truncate(k);
-                return out;
+                break out;
             }
             fetch = fetch.saturating_mul(4);
-        }
+        };
+        out.extend(own.iter().filter_map(|&id| score(id)));
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(k);
+        out
     }
 }
 
