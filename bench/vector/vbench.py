@@ -69,7 +69,7 @@ def quiver_run(args, data, qs, truth, log_dir):
     from neo4j.vector import Vector
 
     server = servers.Quiver(args.quiver, os.path.join(log_dir, "quiver.log"))
-    out = {"server": "quiver", "ef_search": args.ef}
+    out = {"server": "quiver", "ef_search": args.ef, "quantization": args.quantization}
     try:
         uri = f"bolt://{server.bolt}"
         with GraphDatabase.driver(uri, auth=None) as driver, driver.session() as s:
@@ -77,6 +77,7 @@ def quiver_run(args, data, qs, truth, log_dir):
                 "CREATE VECTOR INDEX vec FOR (n:V) ON (n.v) OPTIONS {indexConfig: {"
                 f"`vector.dimensions`: {args.dim}, `vector.similarity_function`: 'euclidean', "
                 "`vector.hnsw.m`: 16, `vector.hnsw.ef_construction`: 100, "
+                f"`vector.quantization.enabled`: {str(args.quantization == 'on').lower()}, "
                 f"`vector.hnsw.ef_search`: {args.ef}}}}}").consume()
             servers.timed_build(
                 out, server.pid,
@@ -136,6 +137,9 @@ def main():
     p.add_argument("--dim", type=int, default=128)
     p.add_argument("--ef", type=int, default=64,
                    help="the search list on both servers (ef_search, efRuntime)")
+    p.add_argument("--quantization", choices=["on", "off"], default="on",
+                   help="Quiver's vector.quantization.enabled (on, Neo4j's default: its graph "
+                        "holds 16-bit points for this Euclidean index)")
     p.add_argument("--cache", help="keep the exact answers here, for the next run")
     args = p.parse_args()
     servers.stop_on_term()

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use quiver_value::Value;
+use quiver_value::{CoordinateType, VECTOR_DIMENSION_MAX, Value};
 
 // Vector indexes.
 
@@ -80,8 +80,9 @@ impl Similarity {
 pub struct VectorConfig {
     pub dimensions: usize,
     pub similarity: Similarity,
-    /// `vector.quantization.enabled`: accepted and shown; vectors are held as 32-bit floats
-    /// either way.
+    /// `vector.quantization.enabled`: the graph holds its points in fewer bits (8-bit
+    /// integers for cosine, 16-bit brain floats for Euclidean) and a search re-ranks more
+    /// candidates by the stored 32-bit vectors; off, the graph holds 32-bit floats.
     pub quantization: bool,
     /// `vector.hnsw.m`: the links each point keeps per layer.
     pub hnsw_m: usize,
@@ -127,12 +128,18 @@ impl FulltextEntity {
 
 // Property existence and type constraints.
 
-/// A type a property may be constrained to: the scalar property types, and lists of one of
-/// them without nulls (the only lists a property can hold). Ordered as Neo4j orders a union's
-/// members when it normalises one.
+/// A type a property may be constrained to: the scalar property types, vectors of one
+/// coordinate type and dimension, and lists of one scalar type without nulls (the only lists
+/// a property can hold). Ordered as Neo4j orders a union's members when it normalises one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PropertyType {
     Scalar(ScalarType),
+    /// `VECTOR<T NOT NULL>(n)`: Neo4j constrains a vector to both, never to one alone. Build it
+    /// with [`PropertyType::vector`], which keeps the dimension within a vector's limits.
+    Vector {
+        coordinate: CoordinateType,
+        dimension: u16,
+    },
     /// `LIST<T NOT NULL>`.
     List(ScalarType),
 }
@@ -216,17 +223,68 @@ impl fmt::Display for PropertyType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PropertyType::Scalar(t) => f.write_str(t.name()),
+            PropertyType::Vector {
+                coordinate,
+                dimension,
+            } => f.write_str(&vector_name(*coordinate, usize::from(*dimension))),
             PropertyType::List(t) => write!(f, "LIST<{} NOT NULL>", t.name()),
         }
     }
 }
 
+/// A vector type as Neo4j prints it in `SHOW CONSTRAINTS` (`VECTOR<INTEGER32 NOT NULL>(42)`):
+/// coordinates are never null, and the type says so.
+fn vector_name(coordinate: CoordinateType, dimension: usize) -> String {
+    format!("VECTOR<{} NOT NULL>({dimension})", coordinate.name())
+}
+
 impl PropertyType {
+    /// `VECTOR<coordinate NOT NULL>(dimension)`; `None` for a dimension no vector can have
+    /// (0, or past [`VECTOR_DIMENSION_MAX`]).
+    pub fn vector(coordinate: CoordinateType, dimension: u64) -> Option<PropertyType> {
+        let dimension = u16::try_from(dimension).ok()?;
+        let allowed = 1..=VECTOR_DIMENSION_MAX;
+        allowed
+            .contains(&usize::from(dimension))
+            .then_some(PropertyType::Vector {
+                coordinate,
+                dimension,
+            })
+    }
+
+    /// Reads one member of [`PropertyTypes`]' printed form.
+    fn parse(text: &str) -> Option<PropertyType> {
+        if let Some(inner) = text
+            .strip_prefix("LIST<")
+            .and_then(|r| r.strip_suffix(" NOT NULL>"))
+        {
+            return Some(PropertyType::List(ScalarType::parse(inner)?));
+        }
+        if let Some((name, dimension)) = text
+            .strip_prefix("VECTOR<")
+            .and_then(|r| r.strip_suffix(')'))
+            .and_then(|r| r.split_once(" NOT NULL>("))
+        {
+            let coordinate = CoordinateType::ALL.into_iter().find(|c| c.name() == name)?;
+            return PropertyType::vector(coordinate, dimension.parse().ok()?);
+        }
+        ScalarType::parse(text).map(PropertyType::Scalar)
+    }
+
+    /// Whether a stored value belongs to the type. A list is never a vector, whatever its
+    /// numbers: a vector type holds `VECTOR` values, as `IS :: VECTOR<...>(n)` does.
     fn accepts(self, value: &Value) -> bool {
         match (self, value) {
             (PropertyType::List(t), Value::List(items)) => {
                 items.iter().all(|v| ScalarType::of(v) == Some(t))
             }
+            (
+                PropertyType::Vector {
+                    coordinate,
+                    dimension,
+                },
+                Value::Vector(v),
+            ) => v.coordinate_type() == coordinate && v.len() == usize::from(dimension),
             (PropertyType::Scalar(t), v) => ScalarType::of(v) == Some(t),
             _ => false,
         }
@@ -252,17 +310,10 @@ impl PropertyTypes {
 
     /// Reads [`PropertyTypes`]'s `Display` form back (the redo and snapshot encoding).
     pub fn parse(text: &str) -> Option<Self> {
-        let mut members = Vec::new();
-        for part in text.split(" | ") {
-            let member = match part
-                .strip_prefix("LIST<")
-                .and_then(|r| r.strip_suffix(" NOT NULL>"))
-            {
-                Some(inner) => PropertyType::List(ScalarType::parse(inner)?),
-                None => PropertyType::Scalar(ScalarType::parse(part)?),
-            };
-            members.push(member);
-        }
+        let members = text
+            .split(" | ")
+            .map(PropertyType::parse)
+            .collect::<Option<Vec<_>>>()?;
         PropertyTypes::new(members)
     }
 
@@ -295,7 +346,7 @@ pub fn stored_type_name(value: &Value) -> String {
             },
         },
         Value::Bytes(_) => "BYTE ARRAY".to_string(),
-        Value::Vector(_) => "VECTOR".to_string(),
+        Value::Vector(v) => vector_name(v.coordinate_type(), v.len()),
         v => ScalarType::of(v).map_or_else(|| "ANY".to_string(), |t| t.name().to_string()),
     }
 }
@@ -338,7 +389,7 @@ impl PropertyConstraintSpec {
     pub fn create_statement(&self) -> String {
         let quote = |s: &str| format!("`{}`", s.replace('`', "``"));
         let (open, var) = if self.relationship {
-            (format!("()-[e:{}]-()", quote(&self.token)), "e")
+            (format!("()-[r:{}]-()", quote(&self.token)), "r")
         } else {
             (format!("(n:{})", quote(&self.token)), "n")
         };

@@ -133,8 +133,8 @@ impl Lanes {
 
 /// The HNSW graph and what maps its points back to entities.
 ///
-/// The graph is USearch's (squared Euclidean over 32-bit points, cosine indexes holding unit
-/// vectors); its keys are point ids, so an entity whose vector changes gets a new point and
+/// The graph is USearch's (squared Euclidean, over 32-bit points or quantized ones as
+/// [`scalar_kind`] says; cosine indexes holding unit vectors); its keys are point ids, so an entity whose vector changes gets a new point and
 /// the old one becomes a tombstone.
 struct Graph {
     hnsw: usearch::Index,
@@ -150,12 +150,36 @@ struct Graph {
     stale: bool,
 }
 
+/// How a graph holds its points. Quantized, a cosine graph's unit vectors become 8-bit
+/// integers (the library scales each by its length into [-127, 127], which keeps their
+/// directions and so their order by angle) and a Euclidean graph's points 16-bit brain floats
+/// (the 32-bit range, so no coordinate overflows, at about three significant digits); either
+/// way a search's candidates are re-scored by the stored vectors.
+fn scalar_kind(config: &VectorConfig) -> usearch::ScalarKind {
+    match (config.quantization, config.similarity) {
+        (false, _) => usearch::ScalarKind::F32,
+        (true, Similarity::Cosine) => usearch::ScalarKind::I8,
+        (true, Similarity::Euclidean) => usearch::ScalarKind::BF16,
+    }
+}
+
+/// The candidates a search first asks the graph for when it wants `k`: enough beyond `k` that
+/// re-scoring them by the stored vectors restores the order the graph's approximate distances
+/// (and, quantized, its coarser points) may have swapped.
+fn first_fetch(config: &VectorConfig, k: usize) -> usize {
+    if config.quantization {
+        k.saturating_mul(3).max(k.saturating_add(24))
+    } else {
+        k.saturating_mul(2).max(k.saturating_add(16))
+    }
+}
+
 impl Graph {
     fn new(config: &VectorConfig, capacity: usize) -> Graph {
         let options = usearch::IndexOptions {
             dimensions: config.dimensions,
             metric: usearch::MetricKind::L2sq,
-            quantization: usearch::ScalarKind::F32,
+            quantization: scalar_kind(config),
             connectivity: config.hnsw_m,
             expansion_add: config.hnsw_ef_construction,
             expansion_search: config.hnsw_ef_search,
@@ -566,7 +590,7 @@ impl Storage {
             }
             Some((id, def.config.similarity.score(&v, query)?))
         };
-        let mut fetch = k.saturating_mul(2).max(k.saturating_add(16));
+        let mut fetch = first_fetch(&def.config, k);
         let mut out = loop {
             let (candidates, more) = def.candidates(&q, fetch);
             let out: Vec<(u64, f64)> = candidates
@@ -653,6 +677,40 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn quantized_graphs_hold_their_points_in_fewer_bytes_and_still_find_the_nearest() {
+        let points = |n: u64| -> Vec<(u64, Vec<f32>, bool)> {
+            (0..n)
+                .map(|i| {
+                    let a = i as f32 * 0.01;
+                    let v: Vec<f32> = (0..64).map(|d| (a + d as f32).sin()).collect();
+                    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    (i, v.iter().map(|x| x / norm).collect(), false)
+                })
+                .collect()
+        };
+        let mut memory = Vec::new();
+        for (similarity, quantization) in [
+            (Similarity::Cosine, false),
+            (Similarity::Cosine, true),
+            (Similarity::Euclidean, true),
+        ] {
+            let config = VectorConfig {
+                similarity,
+                quantization,
+                ..euclidean(64)
+            };
+            let mut graph = Graph::new(&config, 0);
+            graph.insert_all(points(2000));
+            assert!(!graph.stale);
+            let query = &points(1235)[1234].1;
+            assert_eq!(graph.search(query, 1), [1234], "{config:?}");
+            memory.push(graph.hnsw.serialized_length());
+        }
+        // 8-bit cosine points, then 16-bit Euclidean ones, against 32-bit floats.
+        assert!(memory[1] < memory[2] && memory[2] < memory[0], "{memory:?}");
     }
 
     #[test]
