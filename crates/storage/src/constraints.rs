@@ -313,6 +313,8 @@ impl Transaction {
 
 #[cfg(test)]
 mod tests {
+    use quiver_value::{CoordinateType, Vector};
+
     use super::*;
 
     #[test]
@@ -343,6 +345,71 @@ mod tests {
         let only = PropertyTypes::parse("UUID").unwrap();
         assert!(!only.accepts(&Value::from("07070707-0707-0707-0707-070707070707")));
         assert_eq!(stored_type_name(&uuid), "UUID");
+    }
+
+    fn vector(coordinate: CoordinateType, items: &[i64]) -> Value {
+        let items: Vec<Value> = items.iter().map(|&i| Value::Int(i)).collect();
+        Value::Vector(std::sync::Arc::new(
+            Vector::from_values(&items, coordinate).unwrap(),
+        ))
+    }
+
+    #[test]
+    fn a_vector_type_prints_as_neo4j_shows_it_and_reads_back() {
+        let t = PropertyTypes::parse("VECTOR<INTEGER32 NOT NULL>(42)").unwrap();
+        assert_eq!(
+            t.members(),
+            [PropertyType::vector(CoordinateType::Int32, 42).unwrap()]
+        );
+        assert_eq!(t.to_string(), "VECTOR<INTEGER32 NOT NULL>(42)");
+        let union =
+            PropertyTypes::parse("LIST<FLOAT NOT NULL> | VECTOR<FLOAT NOT NULL>(2) | STRING")
+                .unwrap();
+        assert_eq!(
+            union.to_string(),
+            "STRING | VECTOR<FLOAT NOT NULL>(2) | LIST<FLOAT NOT NULL>"
+        );
+        assert_eq!(PropertyTypes::parse(&union.to_string()), Some(union));
+        for bad in [
+            "VECTOR<INT32 NOT NULL>(42)",
+            "VECTOR<INTEGER32>(42)",
+            "VECTOR<INTEGER32 NOT NULL>(0)",
+            "VECTOR<INTEGER32 NOT NULL>(4097)",
+            "VECTOR<INTEGER32 NOT NULL>(x)",
+            "VECTOR<INTEGER32 NOT NULL>",
+            "VECTOR",
+        ] {
+            assert!(PropertyTypes::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_vector_dimension_is_one_to_neo4j_limit() {
+        assert!(PropertyType::vector(CoordinateType::Float32, 0).is_none());
+        assert!(PropertyType::vector(CoordinateType::Float32, 1).is_some());
+        assert!(PropertyType::vector(CoordinateType::Float32, 4096).is_some());
+        assert!(PropertyType::vector(CoordinateType::Float32, 4097).is_none());
+        assert!(PropertyType::vector(CoordinateType::Float32, u64::MAX).is_none());
+    }
+
+    #[test]
+    fn a_vector_type_accepts_only_vectors_of_its_coordinate_type_and_dimension() {
+        let t = PropertyTypes::parse("VECTOR<FLOAT32 NOT NULL>(3)").unwrap();
+        assert!(t.accepts(&vector(CoordinateType::Float32, &[1, 2, 3])));
+        assert!(!t.accepts(&vector(CoordinateType::Float32, &[1, 2])));
+        assert!(!t.accepts(&vector(CoordinateType::Float64, &[1, 2, 3])));
+        assert!(!t.accepts(&vector(CoordinateType::Int8, &[1, 2, 3])));
+        let floats = Value::from(vec![
+            Value::Float(1.0),
+            Value::Float(2.0),
+            Value::Float(3.0),
+        ]);
+        assert!(!t.accepts(&floats), "a list is not a vector");
+        assert!(!t.accepts(&Value::Float(1.0)));
+        assert_eq!(
+            stored_type_name(&vector(CoordinateType::Int8, &[1, 2])),
+            "VECTOR<INTEGER8 NOT NULL>(2)"
+        );
     }
 
     fn spec(
