@@ -243,23 +243,35 @@ impl Parser<'_> {
         }
     }
 
-    /// After `VECTOR`: an optional `<coordinate type>` (a name or alias, `INT8`, `FLOAT32`),
-    /// then an optional `(dimension)`, a positive integer.
+    /// After `VECTOR`: an optional `<coordinate type>` (a name or alias, `INT8`, `FLOAT32`,
+    /// `SIGNED INTEGER`, then `NOT NULL` if written: a coordinate is never null, and
+    /// `SHOW CONSTRAINTS` prints `VECTOR<INTEGER32 NOT NULL>(42)`), then an optional
+    /// `(dimension)`, a positive integer.
     fn parse_vector_type(&mut self) -> Result<TypeKind> {
         let mut coordinate = None;
         if self.consume(&TokenKind::Lt) {
-            let token = self.peek();
-            let name = if token.kind == TokenKind::Word {
-                vector_coordinate_name(self.text(token.span))
+            let name = if self.parse_keywords(&["SIGNED", "INTEGER"]) {
+                vector_coordinate_name("INTEGER")
             } else {
-                None
+                let token = self.peek();
+                let name = if token.kind == TokenKind::Word {
+                    vector_coordinate_name(self.text(token.span))
+                } else {
+                    None
+                };
+                if name.is_some() {
+                    self.advance();
+                }
+                name
             };
             let Some(name) = name else {
                 return Err(self.expected(
                     "a vector coordinate type (INTEGER8, INTEGER16, INTEGER32, INTEGER, FLOAT32, FLOAT)",
                 ));
             };
-            self.advance();
+            if self.parse_keyword("NOT") {
+                self.expect_keyword("NULL")?;
+            }
             self.expect(&TokenKind::Gt)?;
             coordinate = Some(name);
         }
@@ -396,6 +408,15 @@ mod tests {
                 "RETURN x :: VECTOR(128) | STRING AS x",
                 "ANY<VECTOR(128) | STRING>",
             ),
+            // `SHOW CONSTRAINTS` prints the coordinate type `NOT NULL`; it reads back.
+            (
+                "RETURN x IS :: VECTOR<INTEGER32 NOT NULL>(42) AS x",
+                "VECTOR<INTEGER32>(42)",
+            ),
+            (
+                "RETURN x IS :: VECTOR<SIGNED INTEGER>(2) AS x",
+                "VECTOR<INTEGER>(2)",
+            ),
         ] {
             let e = where_expr(query);
             let ExprKind::TypeTest { ty, .. } = e.kind else {
@@ -407,6 +428,9 @@ mod tests {
             "RETURN x IS :: VECTOR<FLOAT16> AS x",
             "RETURN x IS :: VECTOR(0) AS x",
             "RETURN x IS :: VECTOR<FLOAT32>(x) AS x",
+            "RETURN x IS :: VECTOR<FLOAT32 NOT>(3) AS x",
+            "RETURN x IS :: VECTOR<FLOAT32 NULL>(3) AS x",
+            "RETURN x IS :: VECTOR<SIGNED>(3) AS x",
         ] {
             assert!(crate::parse(bad).is_err(), "{bad}");
         }
