@@ -3,6 +3,8 @@
 # Quiver's own scenarios, written from Neo4j 5's documented behaviour of property type
 # constraints (`REQUIRE x.p IS :: type`): the types allowed are the property types, lists of one
 # of them without nulls, and closed unions of those; a missing property satisfies the constraint.
+# Vector types (`VECTOR<FLOAT32>(3)`, Neo4j 2025.10) need both a coordinate type and a dimension,
+# and hold vectors only: a list of numbers is not one.
 Feature: TypeConstraints - the type a property of a label or relationship type must have
 
   Scenario: [1] A value of the required type is accepted
@@ -458,3 +460,168 @@ Feature: TypeConstraints - the type a property of a label or relationship type m
     Then a ConstraintValidationFailed should be raised at runtime: *
     And no side effects
 
+
+  Scenario: [33] A vector of the required coordinate type and dimension is accepted
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(3)
+      """
+    When executing query:
+      """
+      CREATE (:Doc {embedding: vector([1, 2, 3], 3, FLOAT32)}), (:Doc)
+      """
+    Then the result should be empty
+    And the side effects should be:
+      | +nodes      | 2 |
+      | +labels     | 1 |
+      | +properties | 1 |
+
+  Scenario: [34] A vector of another dimension is refused
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(3)
+      """
+    When executing query:
+      """
+      CREATE (:Doc {embedding: vector([1, 2], 2, FLOAT32)})
+      """
+    Then a ConstraintValidationFailed should be raised at runtime: *
+    And no side effects
+
+  Scenario: [35] A vector of another coordinate type is refused
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(3)
+      """
+    When executing query:
+      """
+      CREATE (:Doc {embedding: vector([1, 2, 3], 3, FLOAT64)})
+      """
+    Then a ConstraintValidationFailed should be raised at runtime: *
+    And no side effects
+
+  Scenario: [36] A list of numbers is not a vector
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(3)
+      """
+    When executing query:
+      """
+      CREATE (:Doc {embedding: [1.0, 2.0, 3.0]})
+      """
+    Then a ConstraintValidationFailed should be raised at runtime: *
+    And no side effects
+
+  Scenario: [37] A relationship vector type constraint refuses another vector
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT contains_embedding FOR ()-[r:CONTAINS]->() REQUIRE r.embedding IS :: VECTOR<INT8>(2)
+      """
+    And having executed:
+      """
+      CREATE ()-[:CONTAINS {embedding: vector([1, 2], 2, INTEGER8)}]->()
+      """
+    When executing query:
+      """
+      MATCH ()-[r:CONTAINS]->() SET r.embedding = vector([1, 2], 2, INTEGER16)
+      """
+    Then a ConstraintValidationFailed should be raised at runtime: *
+    And no side effects
+
+  Scenario: [38] Creating a vector type constraint over a vector of another dimension fails
+    Given an empty graph
+    And having executed:
+      """
+      CREATE (:Doc {embedding: vector([1, 2], 2, FLOAT32)})
+      """
+    When executing query:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(3)
+      """
+    Then a ConstraintCreationFailed should be raised at runtime: *
+    And no side effects
+
+  Scenario: [39] A vector type joins a closed union
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: STRING | VECTOR<INT8>(2)
+      """
+    When executing query:
+      """
+      CREATE (:Doc {embedding: '[1, 2]'}), (:Doc {embedding: vector([1, 2], 2, INT8)})
+      """
+    Then the result should be empty
+    And the side effects should be:
+      | +nodes      | 2 |
+      | +labels     | 1 |
+      | +properties | 2 |
+
+  Scenario: [40] SHOW CONSTRAINTS prints a vector type as Neo4j does
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT node_vector_constraint FOR (n:Movie) REQUIRE n.embedding IS :: VECTOR<INT32>(42)
+      """
+    And having executed:
+      """
+      CREATE CONSTRAINT rel_vector_constraint FOR ()-[r:CONTAINS]->() REQUIRE r.embedding IS :: VECTOR<FLOAT32>(1536)
+      """
+    When executing query:
+      """
+      SHOW CONSTRAINTS YIELD name, type, propertyType, createStatement
+      """
+    Then the result should be, in any order:
+      | name | type | propertyType | createStatement |
+      | 'node_vector_constraint' | 'NODE_PROPERTY_TYPE' | 'VECTOR<INTEGER32 NOT NULL>(42)' | 'CREATE CONSTRAINT `node_vector_constraint` FOR (n:`Movie`) REQUIRE (n.`embedding`) IS :: VECTOR<INTEGER32 NOT NULL>(42)' |
+      | 'rel_vector_constraint' | 'RELATIONSHIP_PROPERTY_TYPE' | 'VECTOR<FLOAT32 NOT NULL>(1536)' | 'CREATE CONSTRAINT `rel_vector_constraint` FOR ()-[r:`CONTAINS`]-() REQUIRE (r.`embedding`) IS :: VECTOR<FLOAT32 NOT NULL>(1536)' |
+    And no side effects
+
+  Scenario: [41] A vector type constraint without a dimension is refused
+    Given an empty graph
+    When executing query:
+      """
+      CREATE CONSTRAINT c FOR (n:Doc) REQUIRE n.embedding IS :: VECTOR<INTEGER>
+      """
+    Then a SyntaxError should be raised at compile time: *
+
+  Scenario: [42] A vector type constraint without a coordinate type is refused
+    Given an empty graph
+    When executing query:
+      """
+      CREATE CONSTRAINT c FOR (n:Doc) REQUIRE n.embedding IS :: VECTOR(3)
+      """
+    Then a SyntaxError should be raised at compile time: *
+
+  Scenario: [43] A vector dimension past 4096 is refused
+    Given an empty graph
+    When executing query:
+      """
+      CREATE CONSTRAINT c FOR (n:Doc) REQUIRE n.embedding IS :: VECTOR<FLOAT32>(4097)
+      """
+    Then a SyntaxError should be raised at compile time: *
+
+  Scenario: [44] A list of vectors is not a property type
+    Given an empty graph
+    When executing query:
+      """
+      CREATE CONSTRAINT c FOR (n:Doc) REQUIRE n.embedding IS :: LIST<VECTOR<FLOAT32>(3) NOT NULL>
+      """
+    Then a SyntaxError should be raised at compile time: *
+
+  Scenario: [45] A vector type constraint of another dimension on the same property conflicts
+    Given an empty graph
+    And having executed:
+      """
+      CREATE CONSTRAINT doc_embedding FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(3)
+      """
+    When executing query:
+      """
+      CREATE CONSTRAINT other FOR (d:Doc) REQUIRE d.embedding IS :: VECTOR<FLOAT32>(4)
+      """
+    Then a ConstraintAlreadyExists should be raised at runtime: *
