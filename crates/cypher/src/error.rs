@@ -61,6 +61,10 @@ pub enum Detail {
     GraphNotFound,
     /// A construct Quiver recognises but does not implement; the message names it.
     UnsupportedFeature,
+    /// A `WHERE` inside `SEARCH` that the index cannot apply as it searches: not a conjunction
+    /// of comparisons of the searched entity's properties with values, or one property
+    /// bounded twice on one side.
+    InvalidVectorSearchFilter,
     /// Nesting beyond `parse_depth_max`.
     NestingTooDeep,
     /// Text beyond `query_bytes_max`.
@@ -104,6 +108,7 @@ impl Detail {
             ProcedureNotFound => "ProcedureNotFound",
             GraphNotFound => "GraphNotFound",
             UnsupportedFeature => "UnsupportedFeature",
+            InvalidVectorSearchFilter => "InvalidVectorSearchFilter",
             NestingTooDeep => "NestingTooDeep",
             QueryTooLarge => "QueryTooLarge",
         }

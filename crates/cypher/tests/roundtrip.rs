@@ -366,6 +366,10 @@ fn schema_and_admin() {
         "CREATE VECTOR INDEX v IF NOT EXISTS FOR (n:Doc) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 3, `vector.similarity_function`: 'cosine'}}",
     );
     verified("CREATE VECTOR INDEX FOR ()-[r:SIMILAR]-() ON (r.e)");
+    verified_as(
+        "CREATE VECTOR INDEX plots FOR (m:Movie) ON m.embedding WITH [m.year, m.rating] OPTIONS {}",
+        "CREATE VECTOR INDEX plots FOR (m:Movie) ON (m.embedding) WITH [m.year, m.rating] OPTIONS {}",
+    );
     verified("CREATE LOOKUP INDEX FOR (n) ON EACH labels(n)");
     verified("CREATE LOOKUP INDEX FOR ()-[r]-() ON EACH type(r)");
     verified("DROP INDEX person_name IF EXISTS");

@@ -340,6 +340,7 @@ fn schema_ops(storage: &Storage) -> Vec<RedoOp> {
                     token: info.token,
                     key: info.key,
                     config: info.config,
+                    with_properties: info.with_properties,
                 }),
         )
         .chain(fulltext)
@@ -531,8 +532,8 @@ trait Loader {
         &mut self,
         _name: &str,
         _relationship: bool,
-        _token: &str,
-        _key: &str,
+        _token_and_key: (&str, &str),
+        _with_properties: &[&str],
         _config: quiver_storage::VectorConfig,
     ) -> quiver_storage::Result<()> {
         Err(quiver_storage::Error::Replay(
@@ -554,11 +555,11 @@ impl Loader for BulkLoad<'_> {
         &mut self,
         name: &str,
         relationship: bool,
-        token: &str,
-        key: &str,
+        token_and_key: (&str, &str),
+        with_properties: &[&str],
         config: quiver_storage::VectorConfig,
     ) -> quiver_storage::Result<()> {
-        self.create_vector_index(name, relationship, token, key, config)
+        self.create_vector_index(name, relationship, token_and_key, with_properties, config)
     }
 
     fn create_index(
@@ -734,12 +735,13 @@ impl<L: Loader> RedoSink for Block<'_, L> {
         &mut self,
         name: &str,
         relationship: bool,
-        (token, key): (&str, &str),
+        token_and_key: (&str, &str),
+        with_properties: &[&str],
         config: quiver_storage::VectorConfig,
     ) -> quiver_storage::Result<()> {
         self.holds(KIND_SCHEMA)?;
         self.loader
-            .vector_index(name, relationship, token, key, config)
+            .vector_index(name, relationship, token_and_key, with_properties, config)
     }
 
     fn create_fulltext_index(

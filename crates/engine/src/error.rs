@@ -305,7 +305,7 @@ fn storage_code(e: &quiver_storage::Error) -> Status {
         | S::PropertyExistenceViolation { .. }
         | S::PropertyTypeViolation { .. }
         | S::KeyPropertyMissing { .. } => code::CONSTRAINT_VALIDATION,
-        S::InvalidSchema(_) => code::ARGUMENT_ERROR,
+        S::InvalidSchema(_) | S::VectorFilterKey { .. } => code::ARGUMENT_ERROR,
         S::ConstraintCreationFailed { .. } => Status::ConstraintCreationFailed,
         S::SchemaRuleExists { .. } => Status::EquivalentSchemaRuleAlreadyExists,
         S::SchemaIndexed { .. } => Status::IndexAlreadyExists,

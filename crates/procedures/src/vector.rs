@@ -12,16 +12,22 @@
 //! LIMIT 10` with a larger `k`). The procedure itself always returns `k` rows when the
 //! reader's snapshot holds `k` indexed entities: the index over-fetches until it has confirmed
 //! them.
+//!
+//! Filtering inside the index is Cypher 25's `SEARCH ... WHERE`, which the parser hands to
+//! `queryNodes` / `queryRelationships` as an optional fourth argument, `filter`: a list of
+//! `{property, operator, value}` maps (operator `=`, `<`, `<=`, `>` or `>=`, the entity's
+//! property on its left), each property among those the index names in its `WITH [...]`; the
+//! call then returns the `k` nearest entities that pass every comparison.
 
 use std::sync::Arc;
 
-use quiver_storage::vector_of;
+use quiver_storage::{VectorFilter, VectorFilterOp, vector_of};
 use quiver_value::{Map, Node, Relationship, Value};
 
 use quiver_engine::Result;
 use quiver_engine::procedures::native::{arg, bad_arg, call_failed, escape, native, string_value};
 use quiver_engine::procedures::nested::Access;
-use quiver_engine::procedures::{FieldType, Procedure, ProcedureContext};
+use quiver_engine::procedures::{Field, FieldType, Procedure, ProcedureContext};
 
 /// The most neighbours one query may ask for: each is confirmed and materialised, so the
 /// bound keeps one call's work and memory in proportion.
@@ -35,6 +41,7 @@ pub(crate) fn register(p: &mut Vec<Arc<dyn Procedure>>) {
             arg("indexName", S),
             arg("numberOfNearestNeighbours", Integer),
             arg("query", Any),
+            Field::optional("filter", Any, Value::Null),
         ]
     };
     for procedure in [
@@ -154,7 +161,8 @@ fn query(
             ),
         ));
     }
-    let hits = ctx.tx.vector_search(index, &vector, k)?;
+    let filter = filter_arg(ctx, name, &info, args.get(3).unwrap_or(&Value::Null))?;
+    let hits = ctx.tx.vector_search(index, (&vector, k), &filter)?;
     Ok(hits
         .into_iter()
         .map(|(id, score)| {
@@ -166,6 +174,102 @@ fn query(
             vec![entity, Value::Float(score)]
         })
         .collect())
+}
+
+/// The `filter` argument: null or a list of `{property, operator, value}` maps that the index
+/// can apply as it searches (see the module comment).
+fn filter_arg(
+    ctx: &ProcedureContext<'_>,
+    name: &str,
+    info: &quiver_storage::VectorIndexInfo,
+    v: &Value,
+) -> Result<Vec<VectorFilter>> {
+    let items = match v {
+        Value::Null => return Ok(Vec::new()),
+        Value::List(items) => items,
+        other => {
+            return Err(bad_arg(
+                name,
+                "filter",
+                format!("must be a list of maps, got {}", other.value_type().name()),
+            ));
+        }
+    };
+    let mut out: Vec<VectorFilter> = Vec::with_capacity(items.len());
+    for item in items.iter() {
+        let Value::Map(m) = item else {
+            return Err(bad_arg(name, "filter", "must be a list of maps"));
+        };
+        let (Some(Value::String(property)), Some(Value::String(operator)), Some(value)) =
+            (m.get("property"), m.get("operator"), m.get("value"))
+        else {
+            return Err(bad_arg(
+                name,
+                "filter",
+                "must hold maps of a string `property`, a string `operator` and a `value`",
+            ));
+        };
+        let op = match operator.as_ref() {
+            "=" => VectorFilterOp::Eq,
+            "<" => VectorFilterOp::Lt,
+            "<=" => VectorFilterOp::Le,
+            ">" => VectorFilterOp::Gt,
+            ">=" => VectorFilterOp::Ge,
+            other => {
+                return Err(bad_arg(
+                    name,
+                    "filter",
+                    format!("has operator `{other}`: it must be one of =, <, <=, > and >="),
+                ));
+            }
+        };
+        let key = (info.with_properties.iter().any(|k| **k == **property))
+            .then(|| ctx.storage.property_key_id(property))
+            .flatten()
+            .ok_or_else(|| {
+                bad_arg(
+                    name,
+                    "filter",
+                    format!(
+                        "filters on `{property}`, which vector index `{}` does not name in its \
+                         WITH [...] (it filters on {})",
+                        info.name,
+                        if info.with_properties.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            info.with_properties
+                                .iter()
+                                .map(|k| format!("`{k}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ),
+                )
+            })?;
+        let lower = |op: VectorFilterOp| matches!(op, VectorFilterOp::Gt | VectorFilterOp::Ge);
+        let clash = out.iter().any(|f| {
+            f.key == key.0
+                && (f.op == VectorFilterOp::Eq
+                    || op == VectorFilterOp::Eq
+                    || lower(f.op) == lower(op))
+        });
+        if clash {
+            return Err(bad_arg(
+                name,
+                "filter",
+                format!(
+                    "compares `{property}` more than once on one side: a property takes one \
+                     exact value, or at most one lower and one upper bound"
+                ),
+            ));
+        }
+        out.push(VectorFilter {
+            key: key.0,
+            op,
+            value: value.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// A vector argument: a non-empty list of finite numbers.

@@ -561,7 +561,7 @@ fn the_index_is_rebuilt_after_a_restart() {
         docs(&db);
         run(
             &db,
-            "CREATE VECTOR INDEX sim FOR ()-[r:SIMILAR]-() ON (r.e) \
+            "CREATE VECTOR INDEX sim FOR ()-[r:SIMILAR]-() ON (r.e) WITH [r.w] \
              OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean', `vector.hnsw.m`: 12}}",
         );
         run(&db, "CREATE (:X)-[:SIMILAR {e: [2.0, 0.0]}]->(:X)");
@@ -587,14 +587,15 @@ fn the_index_is_rebuilt_after_a_restart() {
     assert_eq!(rows, vec![vec![Value::Float(1.0)]]);
     let rows = run(
         &db,
-        "SHOW VECTOR INDEXES YIELD name, options \
-         RETURN name, options.indexConfig.`vector.hnsw.m` AS m ORDER BY name",
+        "SHOW VECTOR INDEXES YIELD name, options, properties \
+         RETURN name, options.indexConfig.`vector.hnsw.m` AS m, properties ORDER BY name",
     );
+    let keys = |ks: &[&str]| Value::from(ks.iter().map(|&k| Value::from(k)).collect::<Vec<_>>());
     assert_eq!(
         rows,
         vec![
-            vec![Value::from("doc_vec"), Value::Int(16)],
-            vec![Value::from("sim"), Value::Int(12)]
+            vec![Value::from("doc_vec"), Value::Int(16), keys(&["v"])],
+            vec![Value::from("sim"), Value::Int(12), keys(&["e", "w"])]
         ]
     );
     db.close().expect("close");
@@ -616,14 +617,15 @@ impl Rng {
 /// the given similarity function and quantization.
 fn recall_at_10(similarity: &str, quantization: bool) -> f64 {
     const N: usize = 3000;
-    const DIMENSIONS: usize = 32;
+    // Enough for a quantized index to hold its points in fewer bits.
+    const DIMENSIONS: usize = 64;
     const QUERIES: usize = 30;
     let db = db();
     run(
         &db,
         &format!(
             "CREATE VECTOR INDEX emb FOR (e:E) ON (e.v) \
-             OPTIONS {{indexConfig: {{`vector.dimensions`: 32, `vector.similarity_function`: '{similarity}', \
+             OPTIONS {{indexConfig: {{`vector.dimensions`: 64, `vector.similarity_function`: '{similarity}', \
              `vector.quantization.enabled`: {quantization}}}}}"
         ),
     );
@@ -679,4 +681,171 @@ fn recall_at_10_against_exact_search_is_at_least_0_95() {
             );
         }
     }
+}
+
+/// The ids `SEARCH ... WHERE` returns for `q`, nearest first.
+fn filtered(db: &Database, filter: &str, k: i64, q: &[f64]) -> Vec<i64> {
+    run_with(
+        db,
+        &format!(
+            "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR $q WHERE {filter} LIMIT $k) SCORE AS s \
+             RETURN p.i AS i ORDER BY s DESC, i"
+        ),
+        &[("q", vector(q)), ("k", Value::Int(k))],
+    )
+    .into_iter()
+    .map(|r| match r[0] {
+        Value::Int(i) => i,
+        ref other => panic!("unexpected {other:?}"),
+    })
+    .collect()
+}
+
+#[test]
+fn a_filtered_search_finds_the_nearest_that_pass_as_exact_search_does() {
+    const N: usize = 3000;
+    const QUERIES: usize = 20;
+    for quantization in [false, true] {
+        let db = db();
+        run(
+            &db,
+            &format!(
+                "CREATE VECTOR INDEX pv FOR (p:P) ON p.v WITH [p.band, p.year] \
+                 OPTIONS {{indexConfig: {{`vector.dimensions`: 64, \
+                 `vector.similarity_function`: 'cosine', `vector.quantization.enabled`: {quantization}}}}}"
+            ),
+        );
+        let mut rng = Rng(0x0f11_7e2e_d5ea_2c40);
+        let centres: Vec<Vec<f64>> = (0..20)
+            .map(|_| (0..64).map(|_| rng.unit() * 4.0).collect())
+            .collect();
+        let points: Vec<Value> = (0..N)
+            .map(|i| {
+                vector(
+                    &centres[i % 20]
+                        .iter()
+                        .map(|x| x + rng.unit())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        // A band keeps one vector in ten; years spread over 30.
+        run_with(
+            &db,
+            "UNWIND range(0, size($vs) - 1) AS i \
+             CREATE (:P {i: i, v: $vs[i], band: i % 10, year: 1990 + (i * 7) % 30})",
+            &[("vs", Value::from(points))],
+        );
+        let mut found = 0;
+        let mut asked = 0;
+        for n in 0..QUERIES {
+            let q: Vec<f64> = centres[n % 20].iter().map(|x| x + rng.unit()).collect();
+            let (filter, exact_filter) = if n % 2 == 0 {
+                ("p.band = 3", "p.band = 3")
+            } else {
+                (
+                    "p.year >= 2000 AND p.year < 2003",
+                    "p.year >= 2000 AND p.year < 2003",
+                )
+            };
+            let exact: Vec<i64> = run_with(
+                &db,
+                &format!(
+                    "MATCH (p:P) WHERE {exact_filter} RETURN p.i AS i \
+                     ORDER BY vector.similarity.cosine(p.v, $q) DESC, i LIMIT 10"
+                ),
+                &[("q", vector(&q))],
+            )
+            .into_iter()
+            .map(|r| match r[0] {
+                Value::Int(i) => i,
+                ref other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+            let got = filtered(&db, filter, 10, &q);
+            // Always k rows, every one passing: the filter is applied inside the search.
+            assert_eq!(got.len(), 10, "{filter}");
+            for i in &got {
+                let passes = if n % 2 == 0 {
+                    i % 10 == 3
+                } else {
+                    (10..13).contains(&((i * 7) % 30))
+                };
+                assert!(passes, "{i} fails {filter}");
+            }
+            found += got.iter().filter(|i| exact.contains(i)).count();
+            asked += exact.len();
+        }
+        let recall = found as f64 / asked as f64;
+        assert!(
+            recall >= 0.95,
+            "quantization {quantization}: filtered recall@10 {recall}"
+        );
+    }
+}
+
+#[test]
+fn a_filtered_search_reads_the_filter_at_the_reader_s_snapshot() {
+    let db = db();
+    run(
+        &db,
+        "CREATE VECTOR INDEX pv FOR (p:P) ON p.v WITH [p.band] \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean'}}",
+    );
+    run(
+        &db,
+        "UNWIND range(1, 50) AS i CREATE (:P {i: i, v: [toFloat(i), 0.0], band: i % 5})",
+    );
+    assert_eq!(filtered(&db, "p.band = 0", 2, &[0.0, 0.0]), [5, 10]);
+    // A node that leaves the band is no longer found, one that joins is, though neither
+    // vector moved; a deleted one is gone.
+    run(&db, "MATCH (p:P {i: 5}) SET p.band = 1");
+    run(&db, "MATCH (p:P {i: 3}) SET p.band = 0");
+    run(&db, "MATCH (p:P {i: 10}) DETACH DELETE p");
+    assert_eq!(filtered(&db, "p.band = 0", 2, &[0.0, 0.0]), [3, 15]);
+    // A transaction's own writes count, its new nodes among them.
+    let mut tx = db.begin(TxOptions::default()).expect("begin");
+    for change in [
+        "CREATE (:P {i: 100, v: [1.0, 0.0], band: 0})",
+        "MATCH (p:P {i: 3}) SET p.band = 4",
+    ] {
+        let q = tx.run(change, Map::new()).expect("run");
+        tx.pull(q, -1, &mut Vec::new()).expect("pull");
+    }
+    let mut params = Map::new();
+    params.insert("q".into(), vector(&[0.0, 0.0]));
+    let q = tx
+        .run(
+            "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR $q WHERE p.band = 0 LIMIT 2) \
+             RETURN p.i AS i",
+            params,
+        )
+        .expect("run");
+    let mut rows = Vec::new();
+    tx.pull(q, -1, &mut rows).expect("pull");
+    assert_eq!(rows, vec![vec![Value::Int(100)], vec![Value::Int(15)]]);
+    tx.rollback().expect("rollback");
+    // Ranges, a value that does not compare, and a property the index does not name.
+    assert_eq!(
+        filtered(&db, "p.band > 3 AND p.band < 4", 3, &[0.0, 0.0]).len(),
+        0
+    );
+    let e = db
+        .execute(
+            "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR [0.0, 0.0] WHERE p.i = 1 LIMIT 2) RETURN p",
+            Map::new(),
+        )
+        .expect_err("p.i is not among the index's WITH properties");
+    assert_eq!(
+        e.status_code(),
+        Status::ProcedureCallFailed,
+        "{}",
+        e.message()
+    );
+    assert!(e.message().contains("`i`"), "{}", e.message());
+    assert_eq!(
+        filtered(&db, "p.band >= 'a'", 3, &[0.0, 0.0]),
+        Vec::<i64>::new()
+    );
+    assert_eq!(filtered(&db, "p.band > 3", 2, &[0.0, 0.0]), [4, 9]);
 }

@@ -534,6 +534,7 @@ impl RedoSink for Unobserved<'_> {
         _: &str,
         _: bool,
         _: (&str, &str),
+        _: &[&str],
         _: VectorConfig,
     ) -> Result<()> {
         Err(Error::MixedSchemaAndData)
@@ -1076,8 +1077,8 @@ impl<'a> BulkLoad<'a> {
         &mut self,
         name: &str,
         relationship: bool,
-        token: &str,
-        key: &str,
+        (token, key): (&str, &str),
+        with_properties: &[&str],
         config: crate::vector::VectorConfig,
     ) -> Result<()> {
         let s = self.storage;
@@ -1087,10 +1088,20 @@ impl<'a> BulkLoad<'a> {
             s.labels.get_or_create(token)?
         };
         let key = s.keys.get_or_create(key)?;
+        let with_keys = with_properties
+            .iter()
+            .map(|k| s.keys.get_or_create(k))
+            .collect::<Result<Vec<_>>>()?;
         let rule = s.vector_rule(name, relationship, token, key)?;
         crate::rules::refuse(&self.rules()?, &rule, crate::rules::Judge::NameOnly)?;
         s.publish_derived(crate::derived::DerivedIndex::Vector(Arc::new(
-            crate::vector::VectorIndexDef::new(name.to_string(), relationship, token, key, config),
+            crate::vector::VectorIndexDef::new(
+                name.to_string(),
+                relationship,
+                token,
+                (key, with_keys),
+                config,
+            ),
         )));
         Ok(())
     }

@@ -193,14 +193,15 @@ impl Transaction {
     }
 
     /// Creates a vector index over `key` of the nodes with label `token` (or, when
-    /// `relationship`, of the relationships of type `token`), applied at commit. Its graph is
-    /// built from the store at its first search (see `vector`).
+    /// `relationship`, of the relationships of type `token`), applied at commit; a search may
+    /// filter on the keys `with` inside it. Its graph is built from the store at its first
+    /// search (see `vector`).
     pub fn create_vector_index(
         &self,
         name: Option<&str>,
         relationship: bool,
         token: u32,
-        key: PropKeyId,
+        (key, with): (PropKeyId, &[PropKeyId]),
         config: VectorConfig,
     ) -> Result<()> {
         let mut st = self.schema_write()?;
@@ -223,6 +224,7 @@ impl Transaction {
             relationship,
             token,
             key: key.0,
+            with_keys: with.iter().map(|k| k.0).collect(),
             config,
         }));
         Ok(())
@@ -290,7 +292,7 @@ impl Transaction {
             spec.name.clone(),
             spec.relationship,
             spec.token,
-            spec.key,
+            (spec.key, spec.with_keys.clone()),
             spec.config,
         ));
         storage.check_new_rule(

@@ -94,6 +94,11 @@ impl DerivedIndex {
                 token: storage.label_or_type(def.relationship, def.token)?,
                 key: storage.keys.name_or_err(def.key)?,
                 config: def.config,
+                with_properties: def
+                    .with_keys
+                    .iter()
+                    .map(|k| storage.keys.name_or_err(*k))
+                    .collect::<Result<_>>()?,
             },
             DerivedIndex::Fulltext(index) => RedoOp::CreateFulltextIndex(index.spec.clone()),
         })

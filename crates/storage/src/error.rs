@@ -182,6 +182,13 @@ pub enum Error {
         got: usize,
     },
 
+    /// A filtered vector search on a property the index does not name in its `WITH [...]`.
+    #[error(
+        "vector index `{index}` cannot filter on `{key}`: a search filters only on the \
+         properties the index names in its WITH [...]"
+    )]
+    VectorFilterKey { index: String, key: String },
+
     #[error("a transaction may not mix schema changes with data changes")]
     MixedSchemaAndData,
 

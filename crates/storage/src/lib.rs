@@ -121,5 +121,5 @@ pub use txn::{CommitInfo, Transaction};
 pub use vector::{
     HNSW_EF_CONSTRUCTION_DEFAULT, HNSW_EF_CONSTRUCTION_MAX, HNSW_EF_SEARCH_DEFAULT,
     HNSW_EF_SEARCH_MAX, HNSW_M_DEFAULT, HNSW_M_MAX, Similarity, VECTOR_DIMENSIONS_MAX,
-    VectorConfig, VectorIndexInfo, vector_of,
+    VectorConfig, VectorFilter, VectorFilterOp, VectorIndexInfo, vector_of,
 };

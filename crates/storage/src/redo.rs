@@ -54,6 +54,9 @@
 //!                                 keys, text and point indexes, keys); dropped by DropIndex
 //!                                 or DropConstraint
 //! 33    CreateVectorIndex         30's fields, then hnsw ef_search: u64 (dropped by DropIndex)
+//! 34    CreateVectorIndex         33's fields, then the keys a search may filter on: names
+//!                                 (Cypher 25's `WITH [n.a, n.b]`; written only when there are
+//!                                 some, so an index without them is still 33)
 //! 36    CreatePropertyConstraint  IS NOT NULL: name, entity u8 (0 nodes, 1 relationships),
 //!                                 label or type: name, key: name (dropped by DropConstraint)
 //! 37    CreatePropertyConstraint  IS :: type: the fields of 36, then the type: name, in
@@ -173,6 +176,8 @@ pub enum RedoOp {
         token: Arc<str>,
         key: Arc<str>,
         config: crate::spec::VectorConfig,
+        /// The keys a search may filter on inside the index.
+        with_properties: Vec<Arc<str>>,
     },
     /// Dropped by [`RedoOp::DropIndex`], like every index.
     CreateFulltextIndex(crate::spec::FulltextSpec),
@@ -480,6 +485,7 @@ pub enum RedoOpRef<'a> {
         token: &'a str,
         key: &'a str,
         config: crate::spec::VectorConfig,
+        with_properties: NamesRef<'a>,
     },
     CreateFulltextIndex {
         name: &'a str,
@@ -600,8 +606,9 @@ fn encode_vector_index(
     relationship: bool,
     (token, key): (&str, &str),
     config: &crate::spec::VectorConfig,
+    with_properties: &[Arc<str>],
 ) {
-    out.push(33);
+    out.push(if with_properties.is_empty() { 33 } else { 34 });
     put_name(out, name);
     put_u64(out, u64::from(relationship));
     put_name(out, token);
@@ -612,6 +619,12 @@ fn encode_vector_index(
     put_u64(out, config.hnsw_m as u64);
     put_u64(out, config.hnsw_ef_construction as u64);
     put_u64(out, config.hnsw_ef_search as u64);
+    if !with_properties.is_empty() {
+        put_u32(out, with_properties.len() as u32);
+        for n in with_properties {
+            put_name(out, n);
+        }
+    }
 }
 
 fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
@@ -673,7 +686,15 @@ fn encode_op(out: &mut Vec<u8>, op: &RedoOp) {
             token,
             key,
             config,
-        } => encode_vector_index(out, name, *relationship, (token, key), config),
+            with_properties,
+        } => encode_vector_index(
+            out,
+            name,
+            *relationship,
+            (token, key),
+            config,
+            with_properties,
+        ),
         RedoOp::CreateFulltextIndex(spec) => encode_fulltext_index(out, spec),
         RedoOp::CreateSchemaIndex {
             name,
@@ -937,7 +958,7 @@ impl<'a> Fields<'a> {
                 Security::decode(catalogue)?;
                 RedoOpRef::Security { catalogue }
             }
-            30 | 33 => self.vector_index(kind)?,
+            30 | 33 | 34 => self.vector_index(kind)?,
             31 => RedoOpRef::CreateFulltextIndex {
                 name: self.name_ref()?,
                 relationships: self.flag()?,
@@ -952,7 +973,8 @@ impl<'a> Fields<'a> {
         })
     }
 
-    /// Kinds 30 and 33, `CreateVectorIndex` without and with its search list.
+    /// Kinds 30, 33 and 34, `CreateVectorIndex` without and with its search list, and with
+    /// the keys a search may filter on.
     fn vector_index(&mut self, kind: u8) -> Result<RedoOpRef<'a>> {
         let name = self.name_ref()?;
         let relationship = self.u64()? != 0;
@@ -964,10 +986,15 @@ impl<'a> Fields<'a> {
         let quantization = self.u64()? != 0;
         let hnsw_m = self.size()?;
         let hnsw_ef_construction = self.size()?;
-        let hnsw_ef_search = if kind == 33 {
+        let hnsw_ef_search = if kind >= 33 {
             self.size()?
         } else {
             crate::spec::HNSW_EF_SEARCH_DEFAULT
+        };
+        let with_properties = if kind == 34 {
+            self.names()?
+        } else {
+            NamesRef { bytes: &[], len: 0 }
         };
         Ok(RedoOpRef::CreateVectorIndex {
             name,
@@ -982,6 +1009,7 @@ impl<'a> Fields<'a> {
                 hnsw_ef_construction,
                 hnsw_ef_search,
             },
+            with_properties,
         })
     }
 
@@ -1081,6 +1109,7 @@ mod tests {
                     kind: crate::schema::IndexKind::Key,
                 },
                 vector_index(200),
+                filtered_vector_index(),
                 RedoOp::AddLabel {
                     id: 1,
                     label: "Admin".into(),
@@ -1171,6 +1200,25 @@ mod tests {
         assert!(!sample().changes_schema_only());
     }
 
+    /// A relationship vector index with keys to filter on (kind 34).
+    fn filtered_vector_index() -> RedoOp {
+        RedoOp::CreateVectorIndex {
+            name: "filtered".into(),
+            relationship: true,
+            token: "SIMILAR".into(),
+            key: "e".into(),
+            config: crate::spec::VectorConfig {
+                dimensions: 2,
+                similarity: crate::spec::Similarity::Cosine,
+                quantization: true,
+                hnsw_m: 512,
+                hnsw_ef_construction: 100,
+                hnsw_ef_search: 64,
+            },
+            with_properties: vec!["year".into(), "rating".into()],
+        }
+    }
+
     fn vector_index(hnsw_ef_search: usize) -> RedoOp {
         RedoOp::CreateVectorIndex {
             name: "v".into(),
@@ -1185,6 +1233,7 @@ mod tests {
                 hnsw_ef_construction: 50,
                 hnsw_ef_search,
             },
+            with_properties: Vec::new(),
         }
     }
 

@@ -49,11 +49,13 @@ pub trait RedoSink {
     /// A single-key label index, or with `unique` its uniqueness constraint (kinds 11, 12).
     fn create_index(&mut self, name: &str, label: &str, key: &str, unique: bool) -> Result<()>;
     fn create_schema_index(&mut self, name: &str, index: SchemaIndexRef<'_>) -> Result<()>;
+    /// `with_properties`: the keys a search may filter on inside the index.
     fn create_vector_index(
         &mut self,
         name: &str,
         relationship: bool,
         token_and_key: (&str, &str),
+        with_properties: &[&str],
         config: VectorConfig,
     ) -> Result<()>;
     fn create_fulltext_index(&mut self, spec: FulltextSpec) -> Result<()>;
@@ -159,7 +161,11 @@ impl RedoOpRef<'_> {
                 token,
                 key,
                 config,
-            } => sink.create_vector_index(name, relationship, (token, key), config),
+                with_properties,
+            } => {
+                let with: Vec<&str> = with_properties.iter().collect();
+                sink.create_vector_index(name, relationship, (token, key), &with, config)
+            }
             RedoOpRef::CreateFulltextIndex {
                 name,
                 relationships,
@@ -325,6 +331,7 @@ impl RedoSink for Vec<RedoOp> {
         name: &str,
         relationship: bool,
         (token, key): (&str, &str),
+        with_properties: &[&str],
         config: VectorConfig,
     ) -> Result<()> {
         self.push(RedoOp::CreateVectorIndex {
@@ -333,6 +340,7 @@ impl RedoSink for Vec<RedoOp> {
             token: token.into(),
             key: key.into(),
             config,
+            with_properties: with_properties.iter().map(|&k| k.into()).collect(),
         });
         Ok(())
     }

@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::fulltext::{FulltextEntity, FulltextError};
 use crate::txn::Transaction;
-use crate::vector::VectorIndexInfo;
+use crate::vector::{VectorFilter, VectorIndexInfo};
 
 impl Transaction {
     /// The vector index named `name`.
@@ -21,8 +21,14 @@ impl Transaction {
     /// index named `name` that this transaction's snapshot sees, with Neo4j's scores, best
     /// first. `query` must have the index's dimension. The transaction's own uncommitted
     /// vectors are found too: they are not in the graph until it commits, so the entities it
-    /// changed are scored one by one.
-    pub fn vector_search(&self, name: &str, query: &[f64], k: usize) -> Result<Vec<(u64, f64)>> {
+    /// changed are scored one by one. With a `filter` (each key among those the index names
+    /// in its `WITH [...]`), the `k` nearest entities that pass it.
+    pub fn vector_search(
+        &self,
+        name: &str,
+        (query, k): (&[f64], usize),
+        filter: &[VectorFilter],
+    ) -> Result<Vec<(u64, f64)>> {
         self.inner.check_active()?;
         let storage = &self.inner.storage;
         let Some(def) = storage.vector_def(name) else {
@@ -48,7 +54,13 @@ impl Transaction {
         } else {
             Vec::new()
         };
-        let mut hits = storage.vector_search(&def, &self.inner.view(), query, k, &own);
+        if let Some(f) = filter.iter().find(|f| !def.with_keys.contains(&f.key)) {
+            return Err(Error::VectorFilterKey {
+                index: name.to_string(),
+                key: storage.keys.name_or_err(f.key)?.to_string(),
+            });
+        }
+        let mut hits = storage.vector_search(&def, &self.inner.view(), (query, k), filter, &own);
         self.keep_visible_hits(def.relationship, &[def.key], &mut hits)?;
         Ok(hits)
     }

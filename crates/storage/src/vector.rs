@@ -46,6 +46,40 @@ const PARALLEL_POINTS_MIN: usize = 64;
 /// large index holds a bounded batch of copies besides the graph.
 const REBUILD_BATCH_POINTS: usize = 16_384;
 
+/// An operator of a filtered vector search, the entity's property on its left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VectorFilterOp {
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// One comparison a filtered vector search applies inside the index: the entity's property
+/// `key` against `value`, as Cypher compares them (a missing property or values that do not
+/// compare never pass).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorFilter {
+    pub key: u32,
+    pub op: VectorFilterOp,
+    pub value: Value,
+}
+
+impl VectorFilter {
+    fn holds(&self, property: &Value) -> bool {
+        use quiver_value::compare;
+        let outcome = match self.op {
+            VectorFilterOp::Eq => compare::equals(property, &self.value),
+            VectorFilterOp::Lt => compare::less_than(property, &self.value),
+            VectorFilterOp::Le => compare::less_equal(property, &self.value),
+            VectorFilterOp::Gt => compare::greater_than(property, &self.value),
+            VectorFilterOp::Ge => compare::greater_equal(property, &self.value),
+        };
+        outcome == Some(true)
+    }
+}
+
 /// One vector index, as `SHOW INDEXES` lists it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VectorIndexInfo {
@@ -55,6 +89,8 @@ pub struct VectorIndexInfo {
     pub token: Arc<str>,
     pub key: Arc<str>,
     pub config: VectorConfig,
+    /// The keys a search may filter on inside the index (Cypher 25's `WITH [n.a, n.b]`).
+    pub with_properties: Vec<Arc<str>>,
     /// Points in the graph, tombstones included.
     pub entries: usize,
     /// Searches since `tracked_since_ms`, as for property indexes ([`crate::IndexInfo`]).
@@ -150,24 +186,39 @@ struct Graph {
     stale: bool,
 }
 
-/// How a graph holds its points. Quantized, a cosine graph's unit vectors become 8-bit
-/// integers (the library scales each by its length into [-127, 127], which keeps their
-/// directions and so their order by angle) and a Euclidean graph's points 16-bit brain floats
-/// (the 32-bit range, so no coordinate overflows, at about three significant digits); either
-/// way a search's candidates are re-scored by the stored vectors.
+/// The fewest dimensions a quantized index holds in fewer bits. Below it a point's 32-bit
+/// vector takes less memory than its links (a point keeps up to 2m four-byte links on the base
+/// layer), so quantizing saves little, while each coarse coordinate weighs more in a distance:
+/// points that differ by less than a step become one, and HNSW, which prunes a neighbour that
+/// is closer to a kept one than to the point itself, leaves such duplicates unreachable.
+const QUANTIZED_DIMENSIONS_MIN: usize = 64;
+
+/// How a graph holds its points. Quantized (from [`QUANTIZED_DIMENSIONS_MIN`] dimensions), a
+/// cosine graph's unit vectors become 8-bit integers (the library scales each by its length
+/// into [-127, 127], which keeps their directions and so their order by angle) and a
+/// Euclidean graph's points 16-bit brain floats (the 32-bit range, so no coordinate
+/// overflows, at about three significant digits); either way a search's candidates are
+/// re-scored by the stored vectors.
 fn scalar_kind(config: &VectorConfig) -> usearch::ScalarKind {
-    match (config.quantization, config.similarity) {
-        (false, _) => usearch::ScalarKind::F32,
-        (true, Similarity::Cosine) => usearch::ScalarKind::I8,
-        (true, Similarity::Euclidean) => usearch::ScalarKind::BF16,
+    if !quantized(config) {
+        return usearch::ScalarKind::F32;
     }
+    match config.similarity {
+        Similarity::Cosine => usearch::ScalarKind::I8,
+        Similarity::Euclidean => usearch::ScalarKind::BF16,
+    }
+}
+
+/// Whether the graph holds its points in fewer bits than 32-bit floats.
+fn quantized(config: &VectorConfig) -> bool {
+    config.quantization && config.dimensions >= QUANTIZED_DIMENSIONS_MIN
 }
 
 /// The candidates a search first asks the graph for when it wants `k`: enough beyond `k` that
 /// re-scoring them by the stored vectors restores the order the graph's approximate distances
 /// (and, quantized, its coarser points) may have swapped.
 fn first_fetch(config: &VectorConfig, k: usize) -> usize {
-    if config.quantization {
+    if quantized(config) {
         k.saturating_mul(3).max(k.saturating_add(24))
     } else {
         k.saturating_mul(2).max(k.saturating_add(16))
@@ -311,6 +362,29 @@ impl Graph {
         }
     }
 
+    /// The ids of the `count` points nearest `query` whose entity `keep` accepts, nearest
+    /// first: the graph walk passes over the others without returning them, so the answer is
+    /// the nearest accepted points, not the accepted among the nearest.
+    fn search_where(&self, query: &[f32], count: usize, keep: impl Fn(u64) -> bool) -> Vec<usize> {
+        let points = &self.points;
+        let accepts = |key: u64| {
+            usize::try_from(key)
+                .ok()
+                .and_then(|id| points.get(id))
+                .is_some_and(|&entity| keep(entity))
+        };
+        match self
+            .lanes
+            .hold(1, || self.hnsw.filtered_search(query, count, accepts))
+        {
+            Ok(found) => found.keys.into_iter().map(|k| k as usize).collect(),
+            Err(error) => {
+                tracing::error!(%error, "a filtered vector index search failed");
+                Vec::new()
+            }
+        }
+    }
+
     fn needs_rebuild(&self) -> bool {
         self.stale || (self.dead > GRAPH_CAPACITY_MIN && self.dead * 2 > self.points.len())
     }
@@ -323,6 +397,7 @@ pub(crate) struct VectorSpec {
     pub relationship: bool,
     pub token: u32,
     pub key: u32,
+    pub with_keys: Vec<u32>,
     pub config: VectorConfig,
 }
 
@@ -332,6 +407,8 @@ pub(crate) struct VectorIndexDef {
     /// The label, or the relationship type.
     pub token: u32,
     pub key: u32,
+    /// The keys a search may filter on inside the index.
+    pub with_keys: Vec<u32>,
     pub config: VectorConfig,
     graph: RwLock<Graph>,
     /// Whether the graph has been built from the store since the index was created or loaded.
@@ -345,7 +422,7 @@ impl VectorIndexDef {
         name: String,
         relationship: bool,
         token: u32,
-        key: u32,
+        (key, with_keys): (u32, Vec<u32>),
         config: VectorConfig,
     ) -> Self {
         let graph = Graph::new(&config, 0);
@@ -354,6 +431,7 @@ impl VectorIndexDef {
             relationship,
             token,
             key,
+            with_keys,
             config,
             graph: RwLock::new(graph),
             built: AtomicBool::new(false),
@@ -410,6 +488,34 @@ impl VectorIndexDef {
         let entities: Vec<u64> = found.filter(|e| seen.insert(*e)).collect();
         (entities, count < g.points.len())
     }
+
+    /// As [`Self::candidates`], of the entities `keep` accepts. Asked for every point, it
+    /// returns every accepted entity the graph holds, unordered: the graph's exact search
+    /// takes no filter, so the last resort is the caller's scoring of them all.
+    fn candidates_where(
+        &self,
+        query: &[f32],
+        count: usize,
+        keep: impl Fn(u64) -> bool,
+    ) -> (Vec<u64>, bool) {
+        let g = self.graph.read();
+        let mut seen = rustc_hash::FxHashSet::default();
+        if count >= g.hnsw.size() {
+            let entities = g
+                .points
+                .iter()
+                .copied()
+                .filter(|e| seen.insert(*e) && keep(*e))
+                .collect();
+            return (entities, false);
+        }
+        let found = g
+            .search_where(query, count, &keep)
+            .into_iter()
+            .filter_map(|id| g.points.get(id).copied());
+        let entities: Vec<u64> = found.filter(|e| seen.insert(*e)).collect();
+        (entities, true)
+    }
 }
 
 impl Storage {
@@ -444,6 +550,11 @@ impl Storage {
                     token,
                     key: self.keys.name(d.key)?,
                     config: d.config,
+                    with_properties: d
+                        .with_keys
+                        .iter()
+                        .map(|k| self.keys.name(*k))
+                        .collect::<Option<_>>()?,
                     entries: d.entries(),
                     read_count,
                     last_read_ms,
@@ -482,10 +593,30 @@ impl Storage {
     /// The index's property of entity `id` as `view` sees it, if the entity is visible and
     /// carries the index's label or type.
     fn visible_value(&self, def: &VectorIndexDef, view: &View, id: u64) -> Option<Value> {
+        self.visible_value_where(def, view, id, &[])
+    }
+
+    /// As [`Self::visible_value`], and only if the entity's properties pass `filter`, all read
+    /// under one lock of its record.
+    fn visible_value_where(
+        &self,
+        def: &VectorIndexDef,
+        view: &View,
+        id: u64,
+        filter: &[VectorFilter],
+    ) -> Option<Value> {
+        let passes = |read_prop: &dyn Fn(u32) -> Option<Value>| {
+            filter
+                .iter()
+                .all(|f| read_prop(f.key).is_some_and(|v| f.holds(&v)))
+        };
         if def.relationship {
             let slot = self.rels.get(id)?;
             let g = slot.lock();
             if g.ty() != def.token {
+                return None;
+            }
+            if !passes(&|key| read::rel_prop(&g, view, key).ok().flatten().flatten()) {
                 return None;
             }
             read::rel_prop(&g, view, def.key).ok()??
@@ -493,6 +624,9 @@ impl Storage {
             let slot = self.nodes.get(id)?;
             let g = slot.lock();
             if read::node_has_label(&g, view, def.token).ok()? != Some(true) {
+                return None;
+            }
+            if !passes(&|key| read::node_prop(&g, view, key).ok().flatten().flatten()) {
                 return None;
             }
             read::node_prop(&g, view, def.key).ok()??
@@ -570,12 +704,15 @@ impl Storage {
     /// committed vectors at best (a transaction's vectors enter it at commit), so each is
     /// scored outright by what `view` sees and the graph's candidates skip them. That work
     /// grows with the transaction's own writes, not with the index.
+    ///
+    /// With a `filter`, only entities whose properties pass it are candidates, tested as the
+    /// graph is walked, so the answer is the `k` nearest that pass.
     pub(crate) fn vector_search(
         &self,
         def: &VectorIndexDef,
         view: &View,
-        query: &[f64],
-        k: usize,
+        (query, k): (&[f64], usize),
+        filter: &[VectorFilter],
         own: &[u64],
     ) -> Vec<(u64, f64)> {
         let Some(q) = graph_point(def.config.similarity, query) else {
@@ -583,16 +720,19 @@ impl Storage {
         };
         self.vector_fresh(def);
         let own: rustc_hash::FxHashSet<u64> = own.iter().copied().collect();
-        let score = |id: u64| {
-            let v = vector_of(&self.visible_value(def, view, id)?)?;
-            if v.len() != def.config.dimensions {
-                return None;
-            }
-            Some((id, def.config.similarity.score(&v, query)?))
+        let vector = |id: u64| {
+            let v = vector_of(&self.visible_value_where(def, view, id, filter)?)?;
+            (v.len() == def.config.dimensions).then_some(v)
         };
+        let score = |id: u64| Some((id, def.config.similarity.score(&vector(id)?, query)?));
+        let keep = |id: u64| !own.contains(&id) && vector(id).is_some();
         let mut fetch = first_fetch(&def.config, k);
         let mut out = loop {
-            let (candidates, more) = def.candidates(&q, fetch);
+            let (candidates, more) = if filter.is_empty() {
+                def.candidates(&q, fetch)
+            } else {
+                def.candidates_where(&q, fetch, keep)
+            };
             let out: Vec<(u64, f64)> = candidates
                 .into_iter()
                 .filter(|id| !own.contains(id))
@@ -709,8 +849,44 @@ mod tests {
             assert_eq!(graph.search(query, 1), [1234], "{config:?}");
             memory.push(graph.hnsw.serialized_length());
         }
+        let small = VectorConfig {
+            similarity: Similarity::Cosine,
+            quantization: true,
+            ..euclidean(QUANTIZED_DIMENSIONS_MIN - 1)
+        };
+        assert_eq!(scalar_kind(&small), usearch::ScalarKind::F32);
         // 8-bit cosine points, then 16-bit Euclidean ones, against 32-bit floats.
         assert!(memory[1] < memory[2] && memory[2] < memory[0], "{memory:?}");
+    }
+
+    #[test]
+    fn a_filtered_walk_returns_the_nearest_accepted_points_not_the_accepted_among_the_nearest() {
+        let config = euclidean(2);
+        let mut graph = Graph::new(&config, 0);
+        // Entity i at (i, 0); every tenth is accepted.
+        graph.insert_all(
+            (0..5000u64)
+                .map(|i| (i, vec![i as f32, 0.0], false))
+                .collect(),
+        );
+        let accepted = |entity: u64| entity % 10 == 7;
+        let found: Vec<u64> = graph
+            .search_where(&[2500.0, 0.0], 6, accepted)
+            .into_iter()
+            .map(|id| graph.points[id])
+            .collect();
+        // Approximate, so not promised to be the six nearest accepted; but six, every one
+        // accepted, where the six nearest points hold at most one.
+        assert_eq!(found.len(), 6, "{found:?}");
+        assert!(found.iter().all(|&e| accepted(e)), "{found:?}");
+        let plain = graph.search(&[2500.0, 0.0], 6);
+        assert!(
+            plain
+                .iter()
+                .filter(|&&id| accepted(graph.points[id]))
+                .count()
+                <= 1
+        );
     }
 
     #[test]

@@ -699,6 +699,7 @@ impl RedoSink for Replay<'_> {
         name: &str,
         relationship: bool,
         (token, key): (&str, &str),
+        with_properties: &[&str],
         config: VectorConfig,
     ) -> Result<()> {
         let token = if relationship {
@@ -706,8 +707,17 @@ impl RedoSink for Replay<'_> {
         } else {
             self.label(token)?.0
         };
-        self.tx
-            .create_vector_index(Some(name), relationship, token, self.key(key)?, config)
+        let with: Vec<PropKeyId> = with_properties
+            .iter()
+            .map(|k| self.key(k))
+            .collect::<Result<_>>()?;
+        self.tx.create_vector_index(
+            Some(name),
+            relationship,
+            token,
+            (self.key(key)?, &with),
+            config,
+        )
     }
 
     fn create_fulltext_index(&mut self, spec: FulltextSpec) -> Result<()> {

@@ -816,7 +816,7 @@ fn a_commit_the_log_refuses_leaves_the_schema_as_it_was() {
         hnsw_ef_construction: 100,
         hnsw_ef_search: 100,
     };
-    w.create_vector_index(Some("embeddings"), false, t.person.0, t.age, config)
+    w.create_vector_index(Some("embeddings"), false, t.person.0, (t.age, &[]), config)
         .unwrap();
     w.commit().unwrap();
     let before = schema_names(&db);
@@ -830,7 +830,7 @@ fn a_commit_the_log_refuses_leaves_the_schema_as_it_was() {
         w.drop_index(name).unwrap();
     }
     w.create_index(t.person, t.name, Some("names2")).unwrap();
-    w.create_vector_index(Some("embeddings2"), false, t.admin.0, t.age, config)
+    w.create_vector_index(Some("embeddings2"), false, t.admin.0, (t.age, &[]), config)
         .unwrap();
     assert!(matches!(w.commit(), Err(Error::CommitLog(_))));
     db.set_commit_log(None);

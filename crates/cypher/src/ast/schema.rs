@@ -80,6 +80,9 @@ pub struct CreateIndex {
     pub name: Option<SchemaName>,
     pub if_not_exists: bool,
     pub target: IndexTarget,
+    /// A vector index's `WITH [n.a, n.b]`: the properties a search may filter on inside the
+    /// index (`SEARCH ... WHERE`). Empty for every other index and when not written.
+    pub with_properties: Vec<Ident>,
     pub options: Option<Expr>,
 }
 
@@ -266,6 +269,11 @@ impl fmt::Display for CreateIndex {
                 write!(f, " FOR {entity} ON (")?;
                 write_properties(f, &entity.variable, properties)?;
                 f.write_str(")")?;
+                if !self.with_properties.is_empty() {
+                    f.write_str(" WITH [")?;
+                    write_properties(f, &entity.variable, &self.with_properties)?;
+                    f.write_str("]")?;
+                }
             }
             IndexTarget::Lookup {
                 variable,

@@ -79,12 +79,27 @@ impl Parser<'_> {
             }
             IndexTarget::Properties { entity, properties }
         };
+        let mut with_properties = Vec::new();
+        if let (IndexKind::Vector, IndexTarget::Properties { entity, .. }) = (kind, &target) {
+            // Cypher 25's filterable properties: `WITH [n.a, n.b]`.
+            if self.parse_keyword("WITH") {
+                self.expect(&TokenKind::LBracket)?;
+                loop {
+                    with_properties.push(self.parse_entity_property(&entity.variable)?);
+                    if !self.consume(&TokenKind::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&TokenKind::RBracket)?;
+            }
+        }
         let options = self.parse_options()?;
         Ok(SchemaCommand::CreateIndex(CreateIndex {
             kind,
             name,
             if_not_exists,
             target,
+            with_properties,
             options,
         }))
     }

@@ -8,10 +8,9 @@ use quiver_value::Value;
 use super::{BoxCursor, Cursor, Cx};
 use crate::error::{Error, Result, code};
 use crate::eval::row_bytes;
-use crate::ir::{Command, Expr, Row, SchemaArgs, SchemaName};
+use crate::ir::{Command, Expr, Row, SchemaArgs, SchemaName, VectorIndexCommand};
 use crate::metadata::show as metadata;
 use crate::procedures::{Procedure, ProcedureContext};
-use crate::tokens::Token;
 
 pub(crate) struct ProcedureCall {
     procedure: Arc<dyn Procedure>,
@@ -171,21 +170,9 @@ fn run(command: &Command, row: &mut Row, cx: &mut Cx) -> Result<Vec<Vec<Value>>>
             };
             create_index(name.as_deref(), spec, *if_not_exists, cx)
         }
-        Command::CreateVectorIndex {
-            args,
-            relationship,
-            token,
-            key,
-            if_not_exists,
-        } => {
-            let (name, options) = resolve(args, row, cx)?;
-            create_vector_index(
-                name.as_deref(),
-                (*relationship, token, key),
-                &options,
-                *if_not_exists,
-                cx,
-            )
+        Command::CreateVectorIndex(ix) => {
+            let (name, options) = resolve(&ix.args, row, cx)?;
+            create_vector_index(name.as_deref(), ix, &options, cx)
         }
         Command::Drop {
             name,
@@ -708,7 +695,12 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                     "NODE"
                 }),
                 Value::from(vec![Value::String(info.token.clone())]),
-                Value::from(vec![Value::String(info.key.clone())]),
+                Value::from(
+                    std::iter::once(&info.key)
+                        .chain(&info.with_properties)
+                        .map(|k| Value::String(k.clone()))
+                        .collect::<Vec<_>>(),
+                ),
                 Value::from(quiver_storage::VECTOR_PROVIDER),
                 Value::Null,
                 info.last_read_ms.map_or(Value::Null, utc_millis),
@@ -716,22 +708,38 @@ fn show_vector_indexes(before: usize, cx: &Cx) -> Vec<Vec<Value>> {
                 utc_millis(info.tracked_since_ms),
                 crate::search::vector::options_value(&info),
                 Value::from(""),
-                Value::from(format!(
-                    "CREATE VECTOR INDEX {} FOR {} ON ({}.{})",
-                    quoted(&info.name),
-                    if info.relationship {
-                        format!("()-[r:{}]-()", quoted(&info.token))
-                    } else {
-                        format!("(n:{})", quoted(&info.token))
-                    },
-                    if info.relationship { "r" } else { "n" },
-                    quoted(&info.key)
-                )),
+                Value::from(vector_create_statement(&info)),
                 // memoryBytes: the graph is not measured.
                 Value::Null,
             ]
         })
         .collect()
+}
+
+/// The `createStatement` of a vector index, its filterable keys in a `WITH [...]`.
+fn vector_create_statement(info: &quiver_storage::VectorIndexInfo) -> String {
+    let v = if info.relationship { "r" } else { "n" };
+    let entity = if info.relationship {
+        format!("()-[r:{}]-()", quoted(&info.token))
+    } else {
+        format!("(n:{})", quoted(&info.token))
+    };
+    let mut statement = format!(
+        "CREATE VECTOR INDEX {} FOR {entity} ON ({v}.{})",
+        quoted(&info.name),
+        quoted(&info.key)
+    );
+    if !info.with_properties.is_empty() {
+        let keys: Vec<String> = info
+            .with_properties
+            .iter()
+            .map(|k| format!("{v}.{}", quoted(k)))
+            .collect();
+        statement.push_str(" WITH [");
+        statement.push_str(&keys.join(", "));
+        statement.push(']');
+    }
+    statement
 }
 
 /// `SHOW TRANSACTIONS`: the running transactions the user may see (without the admin role,
@@ -774,25 +782,29 @@ fn server_databases(cx: &Cx) -> Vec<Arc<crate::state::DatabaseState>> {
     databases
 }
 
-/// `CREATE VECTOR INDEX`: its options read and checked, the label or type and the key made
-/// if new, and the index published at commit.
+/// `CREATE VECTOR INDEX` (named `name`, with `options` evaluated): its options read and
+/// checked, the label or type and the keys made if new, and the index published at commit.
 fn create_vector_index(
     name: Option<&str>,
-    (relationship, token, key): (bool, &Token, &Token),
+    ix: &VectorIndexCommand,
     options: &Value,
-    if_not_exists: bool,
     cx: &mut Cx,
 ) -> Result<Vec<Vec<Value>>> {
     let config =
         crate::search::vector::config_of(options).map_err(crate::search::vector::options_error)?;
-    let token = token.get_or_create(&cx.storage)?;
-    let key = PropKeyId(key.get_or_create(&cx.storage)?);
+    let token = ix.token.get_or_create(&cx.storage)?;
+    let key = PropKeyId(ix.key.get_or_create(&cx.storage)?);
+    let with = ix
+        .with_keys
+        .iter()
+        .map(|k| Ok(PropKeyId(k.get_or_create(&cx.storage)?)))
+        .collect::<Result<Vec<_>>>()?;
     match cx
         .tx
-        .create_vector_index(name, relationship, token, key, config)
+        .create_vector_index(name, ix.relationship, token, (key, &with), config)
     {
         Ok(()) => cx.counters.indexes_added += 1,
-        Err(e) if if_not_exists && e.schema_rule_present() => {}
+        Err(e) if ix.if_not_exists && e.schema_rule_present() => {}
         Err(e) => return Err(e.into()),
     }
     cx.shared.schema_changed();

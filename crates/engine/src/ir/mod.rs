@@ -18,7 +18,7 @@ pub(crate) use plan::{
     BatchFailure, ChainCountSpec, ChainGroup, ChainHop, ChainNode, Command, Compiled, CreateStep,
     ExpandSpec, IndexSeekSpec, LoadCsvSpec, MergeSpec, Op, PathSearchSpec, PathStep, PathVar,
     PlanNode, Props, SchemaArgs, SchemaName, Seek, SeekTarget, Selection, SetOp, ShortestSpec,
-    SortKey, TransactionBatches, VarExpandSpec,
+    SortKey, TransactionBatches, VarExpandSpec, VectorIndexCommand,
 };
 
 /// A row of slots; every variable of a query owns one slot for the whole query.

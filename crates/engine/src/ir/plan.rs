@@ -468,6 +468,19 @@ pub(crate) struct SchemaArgs {
     pub options: Option<Expr>,
 }
 
+/// `CREATE VECTOR INDEX`, planned.
+#[derive(Debug)]
+pub(crate) struct VectorIndexCommand {
+    pub args: SchemaArgs,
+    pub relationship: bool,
+    /// The label, or the relationship type.
+    pub token: Arc<Token>,
+    pub key: Arc<Token>,
+    /// The keys a search may filter on inside the index (`WITH [n.a, n.b]`).
+    pub with_keys: Vec<Arc<Token>>,
+    pub if_not_exists: bool,
+}
+
 /// Schema and administration commands: run once when the query starts.
 #[derive(Debug)]
 pub(crate) enum Command {
@@ -483,14 +496,7 @@ pub(crate) enum Command {
         if_not_exists: bool,
     },
     /// `CREATE VECTOR INDEX`: the configuration is read from the options when it runs.
-    CreateVectorIndex {
-        args: SchemaArgs,
-        relationship: bool,
-        /// The label, or the relationship type.
-        token: Arc<Token>,
-        key: Arc<Token>,
-        if_not_exists: bool,
-    },
+    CreateVectorIndex(VectorIndexCommand),
     Drop {
         name: SchemaName,
         constraint: bool,
@@ -546,7 +552,7 @@ impl Command {
         matches!(
             self,
             Command::CreateIndex { .. }
-                | Command::CreateVectorIndex { .. }
+                | Command::CreateVectorIndex(_)
                 | Command::CreateFulltextIndex { .. }
                 | Command::CreatePropertyConstraint { .. }
                 | Command::Drop { .. }
@@ -558,7 +564,7 @@ impl Command {
     pub fn columns(&self) -> &'static [&'static str] {
         match self {
             Command::CreateIndex { .. }
-            | Command::CreateVectorIndex { .. }
+            | Command::CreateVectorIndex(_)
             | Command::Drop { .. }
             | Command::CreateFulltextIndex { .. }
             | Command::CreatePropertyConstraint { .. }

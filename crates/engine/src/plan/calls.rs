@@ -10,7 +10,7 @@ use quiver_value::Value;
 use super::clauses::{Planner, QueryPlan, Result};
 use super::projection::ProjectionClause;
 use super::scope::Scope;
-use crate::ir::{Command, Expr, Op, PlanNode, SchemaArgs};
+use crate::ir::{Command, Expr, Op, PlanNode, SchemaArgs, VectorIndexCommand};
 use crate::metadata::show::{Databases, ShowTable};
 use crate::security::show::PrivilegesOf;
 
@@ -286,7 +286,7 @@ impl Planner<'_> {
                 entity.label.span,
             ));
         }
-        Ok(Command::CreateVectorIndex {
+        Ok(Command::CreateVectorIndex(VectorIndexCommand {
             args: self.schema_args(ix.name.as_ref(), ix.options.as_ref())?,
             relationship: entity.relationship,
             token: if entity.relationship {
@@ -295,8 +295,13 @@ impl Planner<'_> {
                 self.tokens.label(&entity.label.name)
             },
             key: self.tokens.key(&properties[0].name),
+            with_keys: ix
+                .with_properties
+                .iter()
+                .map(|p| self.tokens.key(&p.name))
+                .collect(),
             if_not_exists: ix.if_not_exists,
-        })
+        }))
     }
 
     fn unsupported(&self, what: &str, span: Span) -> quiver_cypher::Error {

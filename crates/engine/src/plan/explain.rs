@@ -262,7 +262,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::CreateIndex { kind, .. } if kind.is_constraint() => "CreateConstraint",
         Command::CreatePropertyConstraint { .. } => "CreateConstraint",
         Command::CreateIndex { .. } | Command::CreateFulltextIndex { .. } => "CreateIndex",
-        Command::CreateVectorIndex { .. } => "CreateIndex",
+        Command::CreateVectorIndex(_) => "CreateIndex",
         Command::Drop {
             constraint: false, ..
         } => "DropIndex",

@@ -319,9 +319,61 @@ Feature: VectorIndex - vector indexes and db.index.vector procedures
       | 'north' |
     And no side effects
 
-  Scenario: [17] SEARCH with a WHERE inside it is refused by name
+  Scenario: [17] A WHERE inside SEARCH finds the nearest that pass, not those of the nearest that pass
+    Given having executed:
+      """
+      CREATE VECTOR INDEX pts FOR (p:Pt) ON p.v WITH [p.lang, p.year]
+      OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean'}}
+      """
+    And having executed:
+      """
+      UNWIND range(1, 60) AS i
+      CREATE (:Pt {i: i, v: [toFloat(i), 0.0], year: 1990 + i % 30,
+                   lang: CASE i % 10 WHEN 0 THEN 'en' ELSE 'de' END})
+      """
     When executing query:
       """
-      MATCH (d:Doc) SEARCH d IN (VECTOR INDEX doc FOR [1.0, 0.0] WHERE d.x = 1 LIMIT 3) RETURN d
+      CYPHER 25 MATCH (p:Pt)
+      SEARCH p IN (VECTOR INDEX pts FOR [0.0, 0.0] WHERE p.lang = 'en' AND 2000 <= p.year LIMIT 3)
+      RETURN p.i AS i ORDER BY i
+      """
+    Then the result should be, in order:
+      | i  |
+      | 10 |
+      | 20 |
+      | 40 |
+    And no side effects
+
+  Scenario: [18] A WHERE inside SEARCH that the index cannot apply is a SyntaxError
+    When executing query:
+      """
+      MATCH (d:Doc) SEARCH d IN (VECTOR INDEX doc FOR [1.0, 0.0] WHERE NOT d.x = 1 LIMIT 3) RETURN d
       """
     Then a SyntaxError should be raised at compile time: *
+
+  Scenario: [19] A WHERE inside SEARCH on a property the index does not name is a ProcedureError
+    Given having executed:
+      """
+      CREATE VECTOR INDEX doc FOR (d:Doc) ON (d.v) WITH [d.lang]
+      OPTIONS {indexConfig: {`vector.dimensions`: 2}}
+      """
+    When executing query:
+      """
+      MATCH (d:Doc) SEARCH d IN (VECTOR INDEX doc FOR [1.0, 0.0] WHERE d.year = 1 LIMIT 3) RETURN d
+      """
+    Then a ProcedureError should be raised at runtime: *
+
+  Scenario: [20] SHOW VECTOR INDEXES lists the properties a search may filter on
+    Given having executed:
+      """
+      CREATE VECTOR INDEX doc FOR (d:Doc) ON (d.v) WITH [d.lang, d.year]
+      OPTIONS {indexConfig: {`vector.dimensions`: 2}}
+      """
+    When executing query:
+      """
+      SHOW VECTOR INDEXES YIELD properties, createStatement
+      """
+    Then the result should be, in any order:
+      | properties              | createStatement                                                                       |
+      | ['v', 'lang', 'year']   | 'CREATE VECTOR INDEX `doc` FOR (n:`Doc`) ON (n.`v`) WITH [n.`lang`, n.`year`]'          |
+    And no side effects
