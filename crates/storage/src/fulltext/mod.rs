@@ -16,6 +16,7 @@
 //! it does not have; the search over-fetches to still return the number of rows asked.
 
 pub mod analyzers;
+mod fuzzy;
 mod pending;
 mod phrase;
 mod query;
@@ -31,11 +32,15 @@ use quiver_value::Value;
 use tantivy::collector::TopDocs;
 use tantivy::columnar::Column;
 use tantivy::directory::{Directory, WatchCallback, WatchHandle};
+use tantivy::query::{EnableScoring, Query};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, Schema as TantivySchema, TextFieldIndexing,
     TextOptions,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{
+    DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument,
+    Term,
+};
 
 use crate::mvcc::View;
 use crate::read;
@@ -367,9 +372,12 @@ impl FulltextIndex {
         let mut fetch = wanted.saturating_mul(OVERFETCH_FACTOR).max(16);
         let mut columns = SegmentColumns::default();
         loop {
-            let hits = searcher
-                .search(&*parsed, &TopDocs::with_limit(fetch).order_by_score())
-                .map_err(|e| engine_err(&self.spec.name, e))?;
+            let hits = if carries_threshold(&*parsed) {
+                top_across_segments(&searcher, &*parsed, fetch)
+            } else {
+                searcher.search(&*parsed, &TopDocs::with_limit(fetch).order_by_score())
+            }
+            .map_err(|e| engine_err(&self.spec.name, e))?;
             let exhausted = hits.len() < fetch;
             let mut out = Vec::with_capacity(wanted.min(hits.len()));
             for (score, address) in hits {
@@ -396,6 +404,116 @@ impl FulltextIndex {
             }
             fetch = fetch.saturating_mul(4).min(SEARCH_ROWS_MAX);
         }
+    }
+}
+
+/// Whether `query`'s top k may be collected by [`top_across_segments`]: its weight's
+/// pruning passes over only documents that cannot score above the threshold it is given, so
+/// a segment may start from the threshold the segments before it left. tantivy's own
+/// block-max pruning bounds a block with the segment's statistics rather than the search's,
+/// so term and boolean queries start every segment afresh, as tantivy's collector does.
+fn carries_threshold(query: &dyn Query) -> bool {
+    query
+        .downcast_ref::<fuzzy::FirstMatchesFuzzyQuery>()
+        .is_some()
+        || query.downcast_ref::<phrase::BoundedPhraseQuery>().is_some()
+}
+
+/// The `k` best hits of `query`, best first, equal scores in index order: what tantivy's
+/// top-docs collector returns, with each segment pruned from the k-th best score of the
+/// segments before it instead of from nothing.
+fn top_across_segments(
+    searcher: &Searcher,
+    query: &dyn Query,
+    k: usize,
+) -> tantivy::Result<Vec<(Score, DocAddress)>> {
+    let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+    let mut top = TopHits::new(k);
+    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        let ord = u32::try_from(ord)
+            .map_err(|_| tantivy::TantivyError::InvalidArgument("too many segments".to_string()))?;
+        let alive = reader.alive_bitset();
+        weight.for_each_pruning(top.threshold(), reader, &mut |doc, score| {
+            if !alive.is_some_and(|a| a.is_deleted(doc)) {
+                top.push(score, DocAddress::new(ord, doc));
+            }
+            top.threshold()
+        })?;
+    }
+    Ok(top.into_sorted())
+}
+
+/// The k best (score, address) pairs seen so far, offered in increasing address order: a
+/// hit enters only by beating the k-th best score, so among equal scores the first offered
+/// stay, as in tantivy's collector.
+struct TopHits {
+    k: usize,
+    /// A min-heap: the root is the hit the next better one replaces.
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+}
+
+/// A hit ordered by score, then the earlier address first.
+#[derive(Clone, Copy, Debug)]
+struct Ranked(Score, DocAddress);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0
+            .total_cmp(&other.0)
+            .then_with(|| other.1.cmp(&self.1))
+    }
+}
+
+impl TopHits {
+    fn new(k: usize) -> TopHits {
+        TopHits {
+            k,
+            heap: std::collections::BinaryHeap::with_capacity(k),
+        }
+    }
+
+    /// The score a hit must beat to enter.
+    fn threshold(&self) -> Score {
+        match self.heap.peek() {
+            Some(std::cmp::Reverse(Ranked(score, _))) if self.heap.len() >= self.k => *score,
+            _ => Score::MIN,
+        }
+    }
+
+    fn push(&mut self, score: Score, address: DocAddress) {
+        if self.k == 0 {
+            return;
+        }
+        if self.heap.len() < self.k {
+            self.heap.push(std::cmp::Reverse(Ranked(score, address)));
+        } else if score > self.threshold()
+            && let Some(mut last) = self.heap.peek_mut()
+        {
+            *last = std::cmp::Reverse(Ranked(score, address));
+        }
+    }
+
+    fn into_sorted(self) -> Vec<(Score, DocAddress)> {
+        // Ascending by `Reverse`, so best first.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|std::cmp::Reverse(Ranked(score, address))| (score, address))
+            .collect()
     }
 }
 

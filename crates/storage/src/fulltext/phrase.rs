@@ -249,6 +249,9 @@ mod tests {
                             let want = searcher.search(&phrase, &top).unwrap();
                             let got = searcher.search(&*bounded, &top).unwrap();
                             assert_eq!(got, want, "{a} {b} {c:?} slop {slop} k {k}");
+                            let across =
+                                super::super::top_across_segments(&searcher, &*bounded, k).unwrap();
+                            assert_eq!(across, want, "{a} {b} {c:?} slop {slop} k {k} across");
                         }
                     }
                 }

@@ -9,6 +9,7 @@ use tantivy::Term;
 use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, Query, QueryParser};
 use tantivy::query_grammar::{Delimiter, UserInputAst, UserInputLeaf};
 
+use super::fuzzy::FirstMatchesFuzzyQuery;
 use super::phrase::BoundedPhraseQuery;
 use super::{FulltextError, FulltextIndex, analyzers};
 
@@ -215,6 +216,7 @@ pub(super) fn parse(index: &FulltextIndex, text: &str) -> crate::Result<Box<dyn 
         clauses.push((Occur::Should, q));
     }
     let lower = analyzers::lowercases(&index.spec.analyzer);
+    let alone = clauses.is_empty() && fuzzy.len() == 1;
     for f in fuzzy {
         let term = if lower {
             f.term.to_lowercase()
@@ -233,6 +235,14 @@ pub(super) fn parse(index: &FulltextIndex, text: &str) -> crate::Result<Box<dyn 
             }
             None => index.text_fields.clone(),
         };
+        // A lone fuzzy clause on one field matches and scores as that field's fuzzy term
+        // query (the boolean queries around it add nothing to its one score).
+        if let ([field], true, Occur::Should | Occur::Must) = (&fields[..], alone, f.occur) {
+            return Ok(Box::new(FirstMatchesFuzzyQuery::new(
+                Term::from_field_text(*field, &term),
+                f.distance,
+            )));
+        }
         let per_field: Vec<(Occur, Box<dyn Query>)> = fields
             .into_iter()
             .map(|field| {
