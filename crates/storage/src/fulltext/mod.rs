@@ -17,6 +17,7 @@
 
 pub mod analyzers;
 mod fuzzy;
+mod pairs;
 mod pending;
 mod phrase;
 mod query;
@@ -67,6 +68,16 @@ pub const SEARCH_ROWS_MAX: usize = 1 << 24;
 const ID_FIELD: &str = "__quiver_id";
 const HASH_FIELD: &str = "__quiver_hash";
 
+/// The name of the field of word pairs ([`pairs`]) beside the `i`th property's text field.
+fn pair_field_name(i: usize) -> String {
+    format!("__quiver_pairs_{i}")
+}
+
+/// The name the pair tokenizer of `analyzer` is registered under.
+fn pair_tokenizer_name(analyzer: &str) -> String {
+    format!("{analyzer}__quiver_pairs")
+}
+
 /// One full-text index in `SHOW INDEXES`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FulltextInfo {
@@ -90,6 +101,8 @@ pub(crate) struct FulltextIndex {
     id_field: Field,
     hash_field: Field,
     text_fields: Vec<Field>,
+    /// The word pairs of each text field, in the same order.
+    pair_fields: Vec<Field>,
     writer: Mutex<IndexWriter>,
     reader: IndexReader,
     /// Set whenever tantivy writes the index's segment list: at a commit, which reloads the
@@ -135,11 +148,10 @@ impl FulltextIndex {
             .iter()
             .map(|k| storage.get_or_create_property_key(k).map(|k| k.0))
             .collect::<crate::Result<Vec<_>>>()?;
-        if let Some(k) = spec
-            .keys
-            .iter()
-            .find(|k| [ID_FIELD, HASH_FIELD].contains(&&***k))
-        {
+        let pair_names: Vec<String> = (0..spec.keys.len()).map(pair_field_name).collect();
+        if let Some(k) = spec.keys.iter().find(|k| {
+            [ID_FIELD, HASH_FIELD].contains(&&***k) || pair_names.iter().any(|p| p == &***k)
+        }) {
             return Err(engine_err(
                 &spec.name,
                 format!("the property name `{k}` is reserved"),
@@ -165,7 +177,21 @@ impl FulltextIndex {
             .iter()
             .map(|k| builder.add_text_field(k, text.clone()))
             .collect();
+        let pair_tokenizer = pair_tokenizer_name(&spec.analyzer);
+        let pair_text = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(&pair_tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqs)
+                .set_fieldnorms(false),
+        );
+        let pair_fields = pair_names
+            .iter()
+            .map(|name| builder.add_text_field(name, pair_text.clone()))
+            .collect();
         let index = Index::create_in_ram(builder.build());
+        index
+            .tokenizers()
+            .register(&pair_tokenizer, pairs::PairTokenizer::new(analyzer.clone()));
         index.tokenizers().register(&spec.analyzer, analyzer);
         let options = tantivy::indexer::IndexWriterOptions::builder()
             .memory_budget_per_thread(WRITER_BYTES)
@@ -196,6 +222,7 @@ impl FulltextIndex {
             id_field,
             hash_field,
             text_fields,
+            pair_fields,
             writer: Mutex::new(writer),
             reader,
             segments_changed,
@@ -266,6 +293,7 @@ impl FulltextIndex {
         doc.add_u64(self.hash_field, Self::hash_of(text));
         for (i, s) in text {
             doc.add_text(self.text_fields[*i], s);
+            doc.add_text(self.pair_fields[*i], s);
         }
         doc
     }

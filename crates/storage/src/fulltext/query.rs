@@ -6,10 +6,11 @@
 //! fuzzy term queries beside what the parser builds from the rest.
 
 use tantivy::Term;
-use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, Query, QueryParser};
+use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, PhraseQuery, Query, QueryParser};
 use tantivy::query_grammar::{Delimiter, UserInputAst, UserInputLeaf};
 
 use super::fuzzy::FirstMatchesFuzzyQuery;
+use super::pairs::{self, PairPhraseQuery};
 use super::phrase::BoundedPhraseQuery;
 use super::{FulltextError, FulltextIndex, analyzers};
 
@@ -184,6 +185,45 @@ fn lucene_ast(ast: UserInputAst, keys: &[std::sync::Arc<str>], lower: bool) -> U
     }
 }
 
+/// The text of the query's one clause when that is a quoted phrase with no slop.
+fn lone_phrase(ast: &UserInputAst) -> Option<&str> {
+    match ast {
+        UserInputAst::Clause(clauses) => match &clauses[..] {
+            [(None | Some(Occur::Should | Occur::Must), sub)] => lone_phrase(sub),
+            _ => None,
+        },
+        UserInputAst::Leaf(leaf) => match &**leaf {
+            UserInputLeaf::Literal(lit)
+                if lit.delimiter == Delimiter::DoubleQuotes && lit.slop == 0 && !lit.prefix =>
+            {
+                Some(&lit.phrase)
+            }
+            _ => None,
+        },
+        UserInputAst::Boost(..) => None,
+    }
+}
+
+/// `query` answered from the pair field ([`pairs`]) when it is the phrase query of `phrase`
+/// (a quoted phrase with no slop) and `phrase` is two words at adjacent positions: the words
+/// are taken again from `phrase` with the index's analyzer and must be the phrase query's.
+fn pair_phrase(index: &FulltextIndex, query: &dyn Query, phrase: &str) -> Option<PairPhraseQuery> {
+    let query = query.downcast_ref::<PhraseQuery>()?;
+    let at = index.text_fields.iter().position(|f| *f == query.field())?;
+    let mut analyzer = index.index.tokenizers().get(&index.spec.analyzer)?;
+    let words = pairs::words(&mut analyzer, phrase);
+    let terms = query.phrase_terms();
+    let [(p0, w0), (p1, w1)] = &words[..] else {
+        return None;
+    };
+    let [t0, t1] = &terms[..] else {
+        return None;
+    };
+    let same = t0.value().as_str() == Some(w0.as_str()) && t1.value().as_str() == Some(w1.as_str());
+    (same && p0.checked_add(1) == Some(*p1))
+        .then(|| PairPhraseQuery::new(query.clone(), index.pair_fields[at], w0, w1))
+}
+
 fn query_err(query: &str, reason: impl std::fmt::Display) -> crate::Error {
     crate::Error::Fulltext(FulltextError::Query {
         query: query.to_string(),
@@ -203,6 +243,7 @@ pub(super) fn parse(index: &FulltextIndex, text: &str) -> crate::Result<Box<dyn 
     if !rest.trim().is_empty() {
         let ast = tantivy::query_grammar::parse_query(&rest)
             .map_err(|_| query_err(text, "the syntax is not Lucene's"))?;
+        let phrase = lone_phrase(&ast).map(str::to_string);
         let q = parser
             .build_query_from_user_input_ast(lucene_ast(
                 ast,
@@ -211,6 +252,9 @@ pub(super) fn parse(index: &FulltextIndex, text: &str) -> crate::Result<Box<dyn 
             ))
             .map_err(|e| query_err(text, e))?;
         if fuzzy.is_empty() {
+            if let Some(pair) = phrase.and_then(|p| pair_phrase(index, &*q, &p)) {
+                return Ok(Box::new(pair));
+            }
             return Ok(BoundedPhraseQuery::wrap(q));
         }
         clauses.push((Occur::Should, q));
