@@ -1,26 +1,41 @@
-//! Two-word phrases answered from a field of word pairs.
+//! Two-word phrases found through a field of word pairs.
 //!
 //! A phrase of two adjacent words costs tantivy's phrase scorer the positions of every
 //! document holding both words, and two common words share a large part of the index: a
 //! phrase of them cost milliseconds at a million documents, however few rows it asked for.
 //! Beside each text field the index keeps a field of the pairs of words at adjacent
-//! positions, one term a pair, with its frequency in the document and no positions. A
-//! two-word phrase with no slop matches a document exactly where its pair term does, and its
-//! phrase count there (the positions of the first word followed by the second) is the pair
-//! term's frequency. So the phrase is scored by walking the pair term's postings alone, with
-//! the phrase's own BM25 weight and the text field's norms: the hits and scores the phrase
-//! query gives, from the documents that hold the phrase rather than both words.
+//! positions, hashed into a fixed number of buckets, one term a bucket, with its frequency in
+//! the document and no positions. The buckets keep that field's term dictionary small (a term
+//! for every distinct pair made indexing and merging several times dearer), at the price of
+//! pairs sharing a bucket.
+//!
+//! A document holding a two-word phrase with no slop holds the phrase's bucket, with a
+//! frequency no smaller than the phrase count (the positions of the first word followed by
+//! the second), so the phrase's BM25 weight at that frequency and the text field's norm bounds
+//! the document's phrase score. The top k are collected by walking the bucket's postings, and
+//! a document whose bound beats the collector's threshold is scored by tantivy's own phrase
+//! scorer: the hits, scores and order of the phrase query, from the documents holding the
+//! phrase and the few that share its bucket rather than all those holding both words.
+
+use std::hash::Hasher;
 
 use tantivy::fieldnorm::FieldNormReader;
+use tantivy::postings::Postings;
 use tantivy::query::{Bm25Weight, EnableScoring, Explanation, PhraseQuery, Query, Scorer, Weight};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
-use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
+use tantivy::{DocId, DocSet, Score, SeekDangerResult, SegmentReader, TERMINATED, Term};
 
-/// The pair term of `first` followed by `second`: the first word's length in bytes, a colon
-/// and the two words, so that no two pairs of words share a term.
+/// Buckets the pairs are hashed into: a handful under test, so that pairs share them there.
+const BUCKETS: u64 = if cfg!(test) { 5 } else { 1 << 16 };
+
+/// The bucket term of `first` followed by `second`.
 pub(super) fn pair_text(first: &str, second: &str) -> String {
-    format!("{}:{first}{second}", first.len())
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_usize(first.len());
+    h.write(first.as_bytes());
+    h.write(second.as_bytes());
+    format!("{:04x}", h.finish() % BUCKETS)
 }
 
 /// The words `analyzer` makes of `text`, as (position, word), in position order without
@@ -107,9 +122,9 @@ impl TokenStream for PairStream<'_> {
     }
 }
 
-/// A phrase of two words at adjacent positions with no slop, answered from the pair field
-/// for top-k collection; anything else (counting, unscored or boolean use) is the phrase
-/// query's own.
+/// A phrase of two words at adjacent positions with no slop, collected through its pair
+/// bucket for top-k collection; anything else (counting, unscored or boolean use) is the
+/// phrase query's own.
 #[derive(Clone, Debug)]
 pub(super) struct PairPhraseQuery {
     phrase: PhraseQuery,
@@ -118,7 +133,7 @@ pub(super) struct PairPhraseQuery {
 
 impl PairPhraseQuery {
     /// `phrase`, which must be the two words `first` and `second` at adjacent positions of
-    /// its field with no slop, answered from `pair_field`.
+    /// its field with no slop, collected through `pair_field`.
     pub(super) fn new(
         phrase: PhraseQuery,
         pair_field: Field,
@@ -149,6 +164,7 @@ impl Query for PairPhraseQuery {
         Ok(Box::new(PairPhraseWeight {
             inner,
             field: self.phrase.field(),
+            terms: self.phrase.phrase_terms(),
             pair: self.pair.clone(),
             bm25,
         }))
@@ -160,9 +176,12 @@ impl Query for PairPhraseQuery {
 }
 
 struct PairPhraseWeight {
+    /// The phrase query's own weight: it scores the documents the bound lets through.
     inner: Box<dyn Weight>,
     /// The text field, whose norms score the phrase.
     field: Field,
+    /// The phrase's words.
+    terms: Vec<Term>,
     pair: Term,
     /// `None` when scoring is disabled.
     bm25: Option<Bm25Weight>,
@@ -208,27 +227,54 @@ impl Weight for PairPhraseWeight {
         let Some(bm25) = &self.bm25 else {
             return self.inner.for_each_pruning(threshold, reader, callback);
         };
-        let Some(mut postings) = reader
+        let Some(mut bucket) = reader
             .inverted_index(self.pair.field())?
             .read_postings(&self.pair, IndexRecordOption::WithFreqs)?
         else {
             return Ok(());
         };
+        // The words' own postings, to pass over the documents of the other pairs in the
+        // bucket before the phrase scorer is moved.
+        let inverted = reader.inverted_index(self.field)?;
+        let mut words = Vec::with_capacity(self.terms.len());
+        for term in &self.terms {
+            match inverted.read_postings(term, IndexRecordOption::Basic)? {
+                Some(p) => words.push(p),
+                None => return Ok(()),
+            }
+        }
         // The norms the phrase scorer reads.
         let fieldnorms = reader
             .fieldnorms_readers()
             .get_field(self.field)?
             .unwrap_or_else(|| FieldNormReader::constant(reader.max_doc(), 1));
-        let mut doc = postings.doc();
+        let mut phrase: Option<Box<dyn Scorer>> = None;
+        let mut doc = bucket.doc();
         while doc != TERMINATED {
-            let score = bm25.score(
-                fieldnorms.fieldnorm_id(doc),
-                tantivy::postings::Postings::term_freq(&postings),
-            );
-            if score > threshold {
-                threshold = callback(doc, score);
+            if bm25.score(fieldnorms.fieldnorm_id(doc), bucket.term_freq()) > threshold
+                && words.iter_mut().all(|w| {
+                    let at = if w.doc() < doc { w.seek(doc) } else { w.doc() };
+                    at == doc
+                })
+            {
+                // The phrase scorer is moved by `seek_danger` alone, to increasing documents
+                // every word holds, as its contract asks.
+                let found = match &mut phrase {
+                    Some(scorer) => scorer.seek_danger(doc) == SeekDangerResult::Found,
+                    None => {
+                        let (found, scorer) = self.inner.scorer_danger(reader, doc, 1.0)?;
+                        phrase = Some(scorer);
+                        found == SeekDangerResult::Found
+                    }
+                };
+                if let Some(scorer) = phrase.as_mut().filter(|_| found) {
+                    let score = scorer.score();
+                    if score > threshold {
+                        threshold = callback(doc, score);
+                    }
+                }
             }
-            doc = postings.advance();
+            doc = bucket.advance();
         }
         Ok(())
     }
@@ -357,6 +403,10 @@ mod tests {
         while stream.advance() {
             got.push(stream.token().text.clone());
         }
-        assert_eq!(got, vec!["2:kalo", "2:mika", "2:kalo", "2:loka"]);
+        let want: Vec<String> = [("ka", "lo"), ("mi", "ka"), ("ka", "lo"), ("lo", "ka")]
+            .iter()
+            .map(|(a, b)| pair_text(a, b))
+            .collect();
+        assert_eq!(got, want);
     }
 }
