@@ -62,9 +62,15 @@ def recall(found, truth):
 # --- Quiver over Bolt ---------------------------------------------------------------------
 
 SEARCH = "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i AS i"
+# With --filtered: the nearest of the vectors in one band of ten, filtered inside the index.
+# Vector i belongs to centre i % 100 and to band (i // 100) % 10, so every centre holds every
+# band alike, as a tenant or a date filter would cut across what the vectors are about.
+BAND = 3
+FILTERED = (f"MATCH (n:V) SEARCH n IN (VECTOR INDEX vec FOR $q WHERE n.band = {BAND} LIMIT 10) "
+            "RETURN n.i AS i")
 
 
-def quiver_run(args, data, qs, truth, log_dir):
+def quiver_run(args, data, qs, truth, log_dir, band_truth=None):
     from neo4j import GraphDatabase
     from neo4j.vector import Vector
 
@@ -74,7 +80,7 @@ def quiver_run(args, data, qs, truth, log_dir):
         uri = f"bolt://{server.bolt}"
         with GraphDatabase.driver(uri, auth=None) as driver, driver.session() as s:
             s.run(
-                "CREATE VECTOR INDEX vec FOR (n:V) ON (n.v) OPTIONS {indexConfig: {"
+                "CREATE VECTOR INDEX vec FOR (n:V) ON (n.v) WITH [n.band] OPTIONS {indexConfig: {"
                 f"`vector.dimensions`: {args.dim}, `vector.similarity_function`: 'euclidean', "
                 "`vector.hnsw.m`: 16, `vector.hnsw.ef_construction`: 100, "
                 f"`vector.quantization.enabled`: {str(args.quantization == 'on').lower()}, "
@@ -83,16 +89,22 @@ def quiver_run(args, data, qs, truth, log_dir):
                 out, server.pid,
                 lambda: servers.bolt_load(s, "quiver", data, args.batch,
                                           lambda i, v: {"i": i, "v": Vector.from_numpy(v)},
-                                          "CREATE (:V {i: r.i, v: r.v})"),
+                                          "CREATE (:V {i: r.i, v: r.v, band: (r.i / 100) % 10})"),
                 lambda: s.run(
                     "CALL db.index.vector.queryNodes('vec', 10, $q) YIELD node RETURN node.i",
                     q=Vector.from_numpy(qs[0])).consume(),
                 len(data), "vector", build_s=True)
             found = [[r["i"] for r in s.run(SEARCH, q=Vector.from_numpy(q))] for q in qs]
             out["recall_at_10"] = round(recall(found, truth), 4)
+            if band_truth is not None:
+                found = [[r["i"] for r in s.run(FILTERED, q=Vector.from_numpy(q))] for q in qs]
+                out["filtered_recall_at_10"] = round(recall(found, band_truth), 4)
         vectors = [Vector.from_numpy(q) for q in qs]
         servers.measure_clients(out, "", servers.bolt_runner(uri, SEARCH, vectors),
                                 args.clients, args.seconds, server.pid)
+        if band_truth is not None:
+            servers.measure_clients(out, "filtered_", servers.bolt_runner(uri, FILTERED, vectors),
+                                    args.clients, args.seconds, server.pid)
     finally:
         server.stop()
     return out
@@ -140,6 +152,9 @@ def main():
     p.add_argument("--quantization", choices=["on", "off"], default="on",
                    help="Quiver's vector.quantization.enabled (on, Neo4j's default: its graph "
                         "holds 16-bit points for this Euclidean index)")
+    p.add_argument("--filtered", action="store_true",
+                   help="also time Quiver's filtered search (SEARCH ... WHERE n.band = 3, a "
+                        "tenth of the vectors), with its recall against exact search of the band")
     p.add_argument("--cache", help="keep the exact answers here, for the next run")
     args = p.parse_args()
     servers.stop_on_term()
@@ -158,8 +173,16 @@ def main():
             np.save(cached, np.array([sorted(t) for t in truth]))
     print(f"generated {args.n} x {args.dim} and exact top-{K} of {args.queries} queries in "
           f"{time.perf_counter() - t:.1f} s", file=sys.stderr)
+    band_truth = None
+    if args.filtered:
+        ids = np.flatnonzero((np.arange(args.n) // 100) % 10 == BAND)
+        band_truth = [{int(ids[j]) for j in t} for t in exact_top(data[ids], qs, K)]
+
+    def quiver(args, data, qs, truth, log_dir):
+        return quiver_run(args, data, qs, truth, log_dir, band_truth)
+
     results = servers.run_servers(
-        args, (("quiver", quiver_run), ("falkordb", falkor_run)), "vbench-", data, qs, truth)
+        args, (("quiver", quiver), ("falkordb", falkor_run)), "vbench-", data, qs, truth)
 
     report = {
         "benchmark": "vector", "n": args.n, "dimensions": args.dim, "k": K,
@@ -182,6 +205,11 @@ def main():
             for r in results))
         if len(results) == 2 and results[1][f"clients_{c}"]["qps"]:
             print(f"  quiver / falkordb: {results[0][f'clients_{c}']['qps'] / results[1][f'clients_{c}']['qps']:.2f}x")
+        for r in results:
+            f = r.get(f"filtered_clients_{c}")
+            if f:
+                print(f"  quiver filtered (recall {r['filtered_recall_at_10']}): {f['qps']} q/s, "
+                      f"p99 {f['p99_ms']} ms, server CPU {f.get('server_cpu_us_per_query')} us/q")
     servers.write_report(args.out, report)
 
 

@@ -593,16 +593,17 @@ impl Storage {
     /// The index's property of entity `id` as `view` sees it, if the entity is visible and
     /// carries the index's label or type.
     fn visible_value(&self, def: &VectorIndexDef, view: &View, id: u64) -> Option<Value> {
-        self.visible_value_where(def, view, id, &[])
+        self.visible_value_where(def, view, (id, true), &[])
     }
 
     /// As [`Self::visible_value`], and only if the entity's properties pass `filter`, all read
-    /// under one lock of its record.
+    /// under one lock of its record. Without `read_vector`, only whether it would be read:
+    /// `Some(Value::Null)` for an entity that is visible, labelled or typed, and passes.
     fn visible_value_where(
         &self,
         def: &VectorIndexDef,
         view: &View,
-        id: u64,
+        (id, read_vector): (u64, bool),
         filter: &[VectorFilter],
     ) -> Option<Value> {
         let passes = |read_prop: &dyn Fn(u32) -> Option<Value>| {
@@ -613,21 +614,27 @@ impl Storage {
         if def.relationship {
             let slot = self.rels.get(id)?;
             let g = slot.lock();
-            if g.ty() != def.token {
+            if g.ty() != def.token
+                || !passes(&|key| read::rel_prop(&g, view, key).ok().flatten().flatten())
+            {
                 return None;
             }
-            if !passes(&|key| read::rel_prop(&g, view, key).ok().flatten().flatten()) {
-                return None;
+            if !read_vector {
+                return read::rel_exists(&g, view).then_some(Value::Null);
             }
             read::rel_prop(&g, view, def.key).ok()??
         } else {
             let slot = self.nodes.get(id)?;
             let g = slot.lock();
-            if read::node_has_label(&g, view, def.token).ok()? != Some(true) {
+            // The filter first: it turns most points of a walk away, and reading a small
+            // property costs less than decoding the label list.
+            if !passes(&|key| read::node_prop(&g, view, key).ok().flatten().flatten())
+                || read::node_has_label(&g, view, def.token).ok()? != Some(true)
+            {
                 return None;
             }
-            if !passes(&|key| read::node_prop(&g, view, key).ok().flatten().flatten()) {
-                return None;
+            if !read_vector {
+                return Some(Value::Null);
             }
             read::node_prop(&g, view, def.key).ok()??
         }
@@ -721,11 +728,19 @@ impl Storage {
         self.vector_fresh(def);
         let own: rustc_hash::FxHashSet<u64> = own.iter().copied().collect();
         let vector = |id: u64| {
-            let v = vector_of(&self.visible_value_where(def, view, id, filter)?)?;
+            let v = vector_of(&self.visible_value_where(def, view, (id, true), filter)?)?;
             (v.len() == def.config.dimensions).then_some(v)
         };
         let score = |id: u64| Some((id, def.config.similarity.score(&vector(id)?, query)?));
-        let keep = |id: u64| !own.contains(&id) && vector(id).is_some();
+        // The graph walk asks this of every point it would return, so it reads the filter's
+        // properties but not the vector (a few kilobytes to decode): an entity that has lost its
+        // vector passes here and is dropped by the scoring, which then asks for more.
+        let keep = |id: u64| {
+            !own.contains(&id)
+                && self
+                    .visible_value_where(def, view, (id, false), filter)
+                    .is_some()
+        };
         let mut fetch = first_fetch(&def.config, k);
         let mut out = loop {
             let (candidates, more) = if filter.is_empty() {
