@@ -118,6 +118,32 @@ pub(crate) struct FulltextIndex {
     dirty: AtomicBool,
     /// Searches through the index (`SHOW INDEXES`' `readCount`, `lastRead`).
     pub(crate) reads: crate::schema::ReadStats,
+    /// The id and text-hash columns of the segments searches confirmed hits in, kept while
+    /// their segment is searched: opening a column reads its header and block table, which
+    /// grows with the segment and cost more than the values a search reads.
+    columns: Mutex<Vec<(tantivy::index::SegmentId, IdColumns)>>,
+}
+
+/// A segment's id and text-hash columns.
+type IdColumns = (Column<u64>, Column<u64>);
+
+/// The fields of word pairs ([`pairs`]) named `names`, tokenized by `tokenizer`: frequencies
+/// without positions or norms (a phrase is scored with its text field's norms).
+fn add_pair_fields(
+    builder: &mut tantivy::schema::SchemaBuilder,
+    names: &[String],
+    tokenizer: &str,
+) -> Vec<Field> {
+    let options = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(tokenizer)
+            .set_index_option(IndexRecordOption::WithFreqs)
+            .set_fieldnorms(false),
+    );
+    names
+        .iter()
+        .map(|name| builder.add_text_field(name, options.clone()))
+        .collect()
 }
 
 fn engine_err(name: &str, e: impl std::fmt::Display) -> crate::Error {
@@ -178,16 +204,7 @@ impl FulltextIndex {
             .map(|k| builder.add_text_field(k, text.clone()))
             .collect();
         let pair_tokenizer = pair_tokenizer_name(&spec.analyzer);
-        let pair_text = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(&pair_tokenizer)
-                .set_index_option(IndexRecordOption::WithFreqs)
-                .set_fieldnorms(false),
-        );
-        let pair_fields = pair_names
-            .iter()
-            .map(|name| builder.add_text_field(name, pair_text.clone()))
-            .collect();
+        let pair_fields = add_pair_fields(&mut builder, &pair_names, &pair_tokenizer);
         let index = Index::create_in_ram(builder.build());
         index
             .tokenizers()
@@ -229,6 +246,7 @@ impl FulltextIndex {
             _segments_watch: segments_watch,
             dirty: AtomicBool::new(true),
             reads: crate::schema::ReadStats::new(),
+            columns: Mutex::new(Vec::new()),
         })
     }
 
@@ -398,7 +416,7 @@ impl FulltextIndex {
         }
         let searcher = self.reader.searcher();
         let mut fetch = wanted.saturating_mul(OVERFETCH_FACTOR).max(16);
-        let mut columns = SegmentColumns::default();
+        let mut columns = SegmentColumns::new(&self.columns, &searcher);
         loop {
             let hits = if carries_threshold(&*parsed) {
                 top_across_segments(&searcher, &*parsed, fetch)
@@ -409,7 +427,7 @@ impl FulltextIndex {
             let exhausted = hits.len() < fetch;
             let mut out = Vec::with_capacity(wanted.min(hits.len()));
             for (score, address) in hits {
-                let Some((ids, hashes)) = columns.of(&searcher, address.segment_ord) else {
+                let Some((ids, hashes)) = columns.of(address.segment_ord) else {
                     continue;
                 };
                 let (Some(id), Some(hash)) =
@@ -545,27 +563,67 @@ impl TopHits {
     }
 }
 
-/// The id and text-hash columns of the segments a search's hits fall in, opened once a
-/// segment: opening a column looks its name up in the segment's column directory and reads
-/// its header, which costs more than the value read itself.
-#[derive(Default)]
-struct SegmentColumns {
-    /// By segment ordinal; `None` inside where a segment's columns could not be opened.
-    opened: Vec<Option<Option<(Column<u64>, Column<u64>)>>>,
+/// The id and text-hash columns of the segments a search's hits fall in, taken once a
+/// segment from the index's cache of opened columns, which keeps only the segments of the
+/// searches' reader.
+struct SegmentColumns<'a> {
+    cache: &'a Mutex<Vec<(tantivy::index::SegmentId, IdColumns)>>,
+    searcher: &'a Searcher,
+    /// By segment ordinal.
+    taken: Vec<Taken>,
 }
 
-impl SegmentColumns {
-    fn of(&mut self, searcher: &Searcher, segment_ord: u32) -> Option<&(Column<u64>, Column<u64>)> {
-        let at = usize::try_from(segment_ord).ok()?;
-        if self.opened.len() <= at {
-            self.opened.resize_with(at + 1, || None);
+/// A segment's columns in a search: not looked for yet, missing, or taken.
+enum Taken {
+    NotYet,
+    Missing,
+    Columns(IdColumns),
+}
+
+impl<'a> SegmentColumns<'a> {
+    fn new(
+        cache: &'a Mutex<Vec<(tantivy::index::SegmentId, IdColumns)>>,
+        searcher: &'a Searcher,
+    ) -> SegmentColumns<'a> {
+        SegmentColumns {
+            cache,
+            searcher,
+            taken: Vec::new(),
         }
-        self.opened[at]
-            .get_or_insert_with(|| {
-                let fast = searcher.segment_reader(segment_ord).fast_fields();
-                Some((fast.u64(ID_FIELD).ok()?, fast.u64(HASH_FIELD).ok()?))
-            })
-            .as_ref()
+    }
+
+    fn of(&mut self, segment_ord: u32) -> Option<&IdColumns> {
+        let at = usize::try_from(segment_ord).ok()?;
+        if self.taken.len() <= at {
+            self.taken.resize_with(at + 1, || Taken::NotYet);
+        }
+        if matches!(self.taken[at], Taken::NotYet) {
+            self.taken[at] = match self.take(at) {
+                Some(columns) => Taken::Columns(columns),
+                None => Taken::Missing,
+            };
+        }
+        match &self.taken[at] {
+            Taken::Columns(columns) => Some(columns),
+            Taken::NotYet | Taken::Missing => None,
+        }
+    }
+
+    /// Segment `at`'s columns from the cache, opened and cached if they are not there.
+    fn take(&self, at: usize) -> Option<IdColumns> {
+        let reader = self.searcher.segment_readers().get(at)?;
+        let id = reader.segment_id();
+        let mut cache = self.cache.lock();
+        if let Some((_, columns)) = cache.iter().find(|(s, _)| *s == id) {
+            return Some(columns.clone());
+        }
+        let fast = reader.fast_fields();
+        let columns = (fast.u64(ID_FIELD).ok()?, fast.u64(HASH_FIELD).ok()?);
+        // Segments merged away since are dropped with their columns.
+        let live = self.searcher.segment_readers();
+        cache.retain(|(s, _)| live.iter().any(|r| r.segment_id() == *s));
+        cache.push((id, columns.clone()));
+        Some(columns)
     }
 }
 
