@@ -797,12 +797,27 @@ fn a_filtered_search_reads_the_filter_at_the_reader_s_snapshot() {
         "UNWIND range(1, 50) AS i CREATE (:P {i: i, v: [toFloat(i), 0.0], band: i % 5})",
     );
     assert_eq!(filtered(&db, "p.band = 0", 2, &[0.0, 0.0]), [5, 10]);
+    let mut old = db.begin(TxOptions::read()).expect("begin");
     // A node that leaves the band is no longer found, one that joins is, though neither
     // vector moved; a deleted one is gone.
     run(&db, "MATCH (p:P {i: 5}) SET p.band = 1");
     run(&db, "MATCH (p:P {i: 3}) SET p.band = 0");
     run(&db, "MATCH (p:P {i: 10}) DETACH DELETE p");
     assert_eq!(filtered(&db, "p.band = 0", 2, &[0.0, 0.0]), [3, 15]);
+    // A reader that began before the changes still finds what its snapshot holds.
+    let mut params = Map::new();
+    params.insert("q".into(), vector(&[0.0, 0.0]));
+    let q = old
+        .run(
+            "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR $q WHERE p.band = 0 LIMIT 2) \
+             RETURN p.i AS i",
+            params,
+        )
+        .expect("run");
+    let mut rows = Vec::new();
+    old.pull(q, -1, &mut rows).expect("pull");
+    assert_eq!(rows, vec![vec![Value::Int(5)], vec![Value::Int(10)]]);
+    old.rollback().expect("end");
     // A transaction's own writes count, its new nodes among them.
     let mut tx = db.begin(TxOptions::default()).expect("begin");
     for change in [

@@ -56,6 +56,15 @@ pub enum VectorFilterOp {
     Ge,
 }
 
+/// A point to insert: its entity, its graph vector, the values of the index's `WITH`
+/// properties it holds (see [`Graph::with`]), and whether it is an older version's.
+struct NewPoint {
+    entity: u64,
+    point: Vec<f32>,
+    with: Option<Box<[Value]>>,
+    old: bool,
+}
+
 /// One comparison a filtered vector search applies inside the index: the entity's property
 /// `key` against `value`, as Cypher compares them (a missing property or values that do not
 /// compare never pass).
@@ -170,13 +179,19 @@ impl Lanes {
 /// The HNSW graph and what maps its points back to entities.
 ///
 /// The graph is USearch's (squared Euclidean, over 32-bit points or quantized ones as
-/// [`scalar_kind`] says; cosine indexes holding unit vectors); its keys are point ids, so an entity whose vector changes gets a new point and
-/// the old one becomes a tombstone.
+/// [`scalar_kind`] says; cosine indexes holding unit vectors); its keys are point ids, so an
+/// entity whose vector (or one of its `WITH` properties) changes gets a new point and the old
+/// one becomes a tombstone.
 struct Graph {
     hnsw: usearch::Index,
     lanes: Lanes,
     /// The entity of each point, by point id.
     points: Vec<u64>,
+    /// The values of the index's `WITH` properties each point was inserted with, by point id,
+    /// so a filtered walk tests its filter without reading the store; `None` where they are
+    /// not known for the point's version (a rebuild that met a change in flight), and the
+    /// walk asks the store. Empty when the index has no `WITH` properties.
+    with: Vec<Option<Box<[Value]>>>,
     /// Each entity's newest point and that point's fingerprint.
     newest: FxHashMap<u64, (usize, u64)>,
     /// Points that are no longer their entity's newest.
@@ -245,6 +260,7 @@ impl Graph {
             hnsw,
             lanes: Lanes::default(),
             points: Vec::new(),
+            with: Vec::new(),
             newest: FxHashMap::default(),
             dead: 0,
             stale: false,
@@ -273,16 +289,24 @@ impl Graph {
     /// Makes each point its entity's newest, unless it already is; `old` points are an older
     /// version's vectors, added without becoming the newest (a rebuild keeps the values older
     /// snapshots may still see). A batch is inserted on several threads at once.
-    fn insert_all(&mut self, batch: Vec<(u64, Vec<f32>, bool)>) {
+    fn insert_all(&mut self, batch: Vec<NewPoint>) {
         let mut added: Vec<(Vec<f32>, usize)> = Vec::with_capacity(batch.len());
-        for (entity, point, old) in batch {
+        let keeps_with = batch.iter().any(|p| p.with.is_some()) || !self.with.is_empty();
+        for NewPoint {
+            entity,
+            point,
+            with,
+            old,
+        } in batch
+        {
             let id = self.points.len();
             if old {
                 self.dead += 1;
             } else {
                 let print = fingerprint(&point);
-                if let Some(&(_, before)) = self.newest.get(&entity) {
-                    if before == print {
+                if let Some(&(before_id, before)) = self.newest.get(&entity) {
+                    let same_with = self.with.get(before_id).is_none_or(|w| *w == with);
+                    if before == print && same_with {
                         continue;
                     }
                     self.dead += 1;
@@ -290,6 +314,10 @@ impl Graph {
                 self.newest.insert(entity, (id, print));
             }
             self.points.push(entity);
+            if keeps_with {
+                self.with.resize(id, None);
+                self.with.push(with);
+            }
             added.push((point, id));
         }
         if added.is_empty() {
@@ -362,16 +390,21 @@ impl Graph {
         }
     }
 
-    /// The ids of the `count` points nearest `query` whose entity `keep` accepts, nearest
-    /// first: the graph walk passes over the others without returning them, so the answer is
-    /// the nearest accepted points, not the accepted among the nearest.
-    fn search_where(&self, query: &[f32], count: usize, keep: impl Fn(u64) -> bool) -> Vec<usize> {
-        let points = &self.points;
+    /// The ids of the `count` points nearest `query` that `keep` accepts (given the point's
+    /// entity and its `WITH` values, see [`Graph::with`]), nearest first: the graph walk passes
+    /// over the others without returning them, so the answer is the nearest accepted points,
+    /// not the accepted among the nearest.
+    fn search_where(
+        &self,
+        query: &[f32],
+        count: usize,
+        keep: impl Fn(u64, Option<&[Value]>) -> bool,
+    ) -> Vec<usize> {
         let accepts = |key: u64| {
             usize::try_from(key)
                 .ok()
-                .and_then(|id| points.get(id))
-                .is_some_and(|&entity| keep(entity))
+                .and_then(|id| Some((*self.points.get(id)?, self.with_of(id))))
+                .is_some_and(|(entity, with)| keep(entity, with))
         };
         match self
             .lanes
@@ -383,6 +416,11 @@ impl Graph {
                 Vec::new()
             }
         }
+    }
+
+    /// The `WITH` values point `id` was inserted with, where known.
+    fn with_of(&self, id: usize) -> Option<&[Value]> {
+        self.with.get(id)?.as_deref()
     }
 
     fn needs_rebuild(&self) -> bool {
@@ -496,16 +534,16 @@ impl VectorIndexDef {
         &self,
         query: &[f32],
         count: usize,
-        keep: impl Fn(u64) -> bool,
+        keep: impl Fn(u64, Option<&[Value]>) -> bool,
     ) -> (Vec<u64>, bool) {
         let g = self.graph.read();
         let mut seen = rustc_hash::FxHashSet::default();
         if count >= g.hnsw.size() {
-            let entities = g
-                .points
-                .iter()
-                .copied()
-                .filter(|e| seen.insert(*e) && keep(*e))
+            // An entity's points may hold different `WITH` values: any accepted one counts.
+            let entities: Vec<u64> = (0..g.points.len())
+                .filter(|&id| keep(g.points[id], g.with_of(id)))
+                .map(|id| g.points[id])
+                .filter(|e| seen.insert(*e))
                 .collect();
             return (entities, false);
         }
@@ -573,8 +611,13 @@ impl Storage {
         let mut batch = Vec::new();
         let mut gone = Vec::new();
         for &id in touched {
-            match self.visible_vector(def, view, id) {
-                Some(point) => batch.push((id, point, false)),
+            match self.visible_point(def, view, id) {
+                Some((point, with)) => batch.push(NewPoint {
+                    entity: id,
+                    point,
+                    with,
+                    old: false,
+                }),
                 None => gone.push(id),
             }
         }
@@ -585,26 +628,41 @@ impl Storage {
         g.insert_all(batch);
     }
 
-    /// The graph point of the vector entity `id` holds in `view`, if it is in the index.
-    fn visible_vector(&self, def: &VectorIndexDef, view: &View, id: u64) -> Option<Vec<f32>> {
-        def.point_of(&self.visible_value(def, view, id)?)
+    /// The graph point of the vector entity `id` holds in `view`, if it is in the index, with
+    /// the values of the index's `WITH` properties (`None` when it has none).
+    fn visible_point(
+        &self,
+        def: &VectorIndexDef,
+        view: &View,
+        id: u64,
+    ) -> Option<(Vec<f32>, Option<Box<[Value]>>)> {
+        let mut with = None;
+        let vector = self.visible_value_where(def, view, (id, true), &[], |read| {
+            if !def.with_keys.is_empty() {
+                let values = def
+                    .with_keys
+                    .iter()
+                    .map(|&k| read(k).unwrap_or(Value::Null));
+                with = Some(values.collect());
+            }
+        })?;
+        Some((def.point_of(&vector)?, with))
     }
 
-    /// The index's property of entity `id` as `view` sees it, if the entity is visible and
-    /// carries the index's label or type.
-    fn visible_value(&self, def: &VectorIndexDef, view: &View, id: u64) -> Option<Value> {
-        self.visible_value_where(def, view, (id, true), &[])
-    }
-
-    /// As [`Self::visible_value`], and only if the entity's properties pass `filter`, all read
-    /// under one lock of its record. Without `read_vector`, only whether it would be read:
+    /// The index's property of entity `id` as `view` sees it, if the entity is visible, carries
+    /// the index's label or type and its properties pass `filter`, all read under one lock of
+    /// its record. Without `read_vector`, only whether it would be read:
     /// `Some(Value::Null)` for an entity that is visible, labelled or typed, and passes.
+    ///
+    /// `also` is handed the entity's property reader while its record is locked, to read what
+    /// else the caller needs of the same version.
     fn visible_value_where(
         &self,
         def: &VectorIndexDef,
         view: &View,
         (id, read_vector): (u64, bool),
         filter: &[VectorFilter],
+        also: impl FnOnce(&dyn Fn(u32) -> Option<Value>),
     ) -> Option<Value> {
         let passes = |read_prop: &dyn Fn(u32) -> Option<Value>| {
             filter
@@ -614,29 +672,31 @@ impl Storage {
         if def.relationship {
             let slot = self.rels.get(id)?;
             let g = slot.lock();
-            if g.ty() != def.token
-                || !passes(&|key| read::rel_prop(&g, view, key).ok().flatten().flatten())
-            {
+            let read = |key| read::rel_prop(&g, view, key).ok().flatten().flatten();
+            if g.ty() != def.token || !passes(&read) {
                 return None;
             }
             if !read_vector {
                 return read::rel_exists(&g, view).then_some(Value::Null);
             }
-            read::rel_prop(&g, view, def.key).ok()??
+            let vector = read::rel_prop(&g, view, def.key).ok()??;
+            also(&read);
+            vector
         } else {
             let slot = self.nodes.get(id)?;
             let g = slot.lock();
+            let read = |key| read::node_prop(&g, view, key).ok().flatten().flatten();
             // The filter first: it turns most points of a walk away, and reading a small
             // property costs less than decoding the label list.
-            if !passes(&|key| read::node_prop(&g, view, key).ok().flatten().flatten())
-                || read::node_has_label(&g, view, def.token).ok()? != Some(true)
-            {
+            if !passes(&read) || read::node_has_label(&g, view, def.token).ok()? != Some(true) {
                 return None;
             }
             if !read_vector {
                 return Some(Value::Null);
             }
-            read::node_prop(&g, view, def.key).ok()??
+            let vector = read::node_prop(&g, view, def.key).ok()??;
+            also(&read);
+            vector
         }
     }
 
@@ -653,18 +713,48 @@ impl Storage {
         }
         let mut fresh = Graph::new(&def.config, g.newest.len());
         let mut batch = Vec::new();
-        let mut add = |id: u64, head: Option<Value>, older: Vec<Value>| {
+        // `with`: the head's `WITH` values, for every point of the entity; `None` (the walk
+        // asks the store) when a change of one of them is still in the undo chain, since the
+        // head may then be a version some readers do not see.
+        let mut add = |id: u64, (head, older): (Option<Value>, Vec<Value>), with| {
             if let Some(p) = head.as_ref().and_then(|v| def.point_of(v)) {
-                batch.push((id, p, false));
+                batch.push(NewPoint {
+                    entity: id,
+                    point: p,
+                    with: Clone::clone(&with),
+                    old: false,
+                });
             }
             for v in older {
                 if let Some(p) = def.point_of(&v) {
-                    batch.push((id, p, true));
+                    batch.push(NewPoint {
+                        entity: id,
+                        point: p,
+                        with: Clone::clone(&with),
+                        old: true,
+                    });
                 }
             }
             if batch.len() >= REBUILD_BATCH_POINTS {
                 fresh.insert_all(std::mem::take(&mut batch));
             }
+        };
+        let with_of = |props: Option<&[u8]>, chain: &mvcc::Chain| -> Option<Box<[Value]>> {
+            if def.with_keys.is_empty()
+                || def
+                    .with_keys
+                    .iter()
+                    .any(|&k| !older_values(chain, k).is_empty())
+            {
+                return None;
+            }
+            let read = |k| props.and_then(|p| prop_get(p, k).ok().flatten());
+            Some(
+                def.with_keys
+                    .iter()
+                    .map(|&k| read(k).unwrap_or(Value::Null))
+                    .collect(),
+            )
         };
         if def.relationship {
             let end = self.next_rel.load(Ordering::Acquire);
@@ -672,30 +762,33 @@ impl Storage {
                 let Some(slot) = self.rels.get(id) else {
                     continue;
                 };
-                let (head, older) = {
+                let (versions, with) = {
                     let r = slot.lock();
                     if r.ty() != def.token {
                         continue;
                     }
                     let head = prop_get(r.props.bytes(), def.key).ok().flatten();
-                    (head, older_values(r.chain(), def.key))
+                    let with = with_of(Some(r.props.bytes()), r.chain());
+                    ((head, older_values(r.chain(), def.key)), with)
                 };
-                add(id, head, older);
+                add(id, versions, with);
             }
         } else if let Some(bits) = self.label_bitmap_if_any(def.token) {
             bits.for_each(|id| {
                 let Some(slot) = self.nodes.get(id) else {
                     return;
                 };
-                let (head, older) = {
+                let (versions, with) = {
                     let n = slot.lock();
                     if !crate::gc::may_have_label(&n, def.token) {
                         return;
                     }
-                    let head = n.props().and_then(|p| prop_get(p, def.key)).ok().flatten();
-                    (head, older_values(n.chain(), def.key))
+                    let props = n.props().ok();
+                    let head = props.and_then(|p| prop_get(p, def.key).ok().flatten());
+                    let with = with_of(props, n.chain());
+                    ((head, older_values(n.chain(), def.key)), with)
                 };
-                add(id, head, older);
+                add(id, versions, with);
             });
         }
         fresh.insert_all(batch);
@@ -728,18 +821,33 @@ impl Storage {
         self.vector_fresh(def);
         let own: rustc_hash::FxHashSet<u64> = own.iter().copied().collect();
         let vector = |id: u64| {
-            let v = vector_of(&self.visible_value_where(def, view, (id, true), filter)?)?;
+            let v = vector_of(&self.visible_value_where(def, view, (id, true), filter, |_| {})?)?;
             (v.len() == def.config.dimensions).then_some(v)
         };
         let score = |id: u64| Some((id, def.config.similarity.score(&vector(id)?, query)?));
-        // The graph walk asks this of every point it would return, so it reads the filter's
-        // properties but not the vector (a few kilobytes to decode): an entity that has lost its
-        // vector passes here and is dropped by the scoring, which then asks for more.
-        let keep = |id: u64| {
-            !own.contains(&id)
-                && self
-                    .visible_value_where(def, view, (id, false), filter)
-                    .is_some()
+        // The graph walk asks this of every point it would return. A point that knows its
+        // `WITH` values is tested on them, without the store; one that does not reads the
+        // filter's properties (not the vector: a few kilobytes to decode). Either way the
+        // scoring confirms each candidate against the reader's snapshot and asks for more
+        // when some fail, so a point inserted with values the reader does not see costs work,
+        // never a wrong row.
+        let at: Vec<Option<usize>> = filter
+            .iter()
+            .map(|f| def.with_keys.iter().position(|&k| k == f.key))
+            .collect();
+        let keep = |id: u64, with: Option<&[Value]>| {
+            if own.contains(&id) {
+                return false;
+            }
+            match with {
+                Some(values) => filter
+                    .iter()
+                    .zip(&at)
+                    .all(|(f, at)| at.and_then(|i| values.get(i)).is_some_and(|v| f.holds(v))),
+                None => self
+                    .visible_value_where(def, view, (id, false), filter, |_| {})
+                    .is_some(),
+            }
         };
         let mut fetch = first_fetch(&def.config, k);
         let mut out = loop {
@@ -806,6 +914,37 @@ mod tests {
         }
     }
 
+    /// A newest point of `entity`, without `WITH` values.
+    fn new(entity: u64, point: Vec<f32>) -> NewPoint {
+        NewPoint {
+            entity,
+            point,
+            with: None,
+            old: false,
+        }
+    }
+
+    #[test]
+    fn a_changed_with_value_makes_a_new_point_and_the_walk_tests_the_values_it_holds() {
+        let config = euclidean(2);
+        let mut graph = Graph::new(&config, 0);
+        let band = |entity: u64, b: i64| NewPoint {
+            with: Some(vec![Value::Int(b)].into_boxed_slice()),
+            ..new(entity, vec![entity as f32, 0.0])
+        };
+        graph.insert_all((0..100).map(|i| band(i, 0)).collect());
+        // The same vector and values again: nothing new. Another band: a new point, the old
+        // one a tombstone.
+        graph.insert_all(vec![band(7, 0)]);
+        assert_eq!(graph.points.len(), 100);
+        graph.insert_all(vec![band(7, 1)]);
+        assert_eq!((graph.points.len(), graph.dead), (101, 1));
+        let in_band_one = |_: u64, with: Option<&[Value]>| with == Some(&[Value::Int(1)][..]);
+        let found = graph.search_where(&[50.0, 0.0], 1, in_band_one);
+        assert_eq!(found, [100]);
+        assert_eq!(graph.points[100], 7);
+    }
+
     #[test]
     fn more_searchers_than_scratch_contexts_all_get_answers() {
         let config = euclidean(4);
@@ -813,7 +952,7 @@ mod tests {
         let points = (0..500u64)
             .map(|i| {
                 let x = i as f32;
-                (i, vec![x, -x, x * 0.5, 1.0], false)
+                new(i, vec![x, -x, x * 0.5, 1.0])
             })
             .collect();
         graph.insert_all(points);
@@ -836,13 +975,13 @@ mod tests {
 
     #[test]
     fn quantized_graphs_hold_their_points_in_fewer_bytes_and_still_find_the_nearest() {
-        let points = |n: u64| -> Vec<(u64, Vec<f32>, bool)> {
+        let points = |n: u64| -> Vec<NewPoint> {
             (0..n)
                 .map(|i| {
                     let a = i as f32 * 0.01;
                     let v: Vec<f32> = (0..64).map(|d| (a + d as f32).sin()).collect();
                     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                    (i, v.iter().map(|x| x / norm).collect(), false)
+                    new(i, v.iter().map(|x| x / norm).collect())
                 })
                 .collect()
         };
@@ -860,7 +999,7 @@ mod tests {
             let mut graph = Graph::new(&config, 0);
             graph.insert_all(points(2000));
             assert!(!graph.stale);
-            let query = &points(1235)[1234].1;
+            let query = &points(1235)[1234].point;
             assert_eq!(graph.search(query, 1), [1234], "{config:?}");
             memory.push(graph.hnsw.serialized_length());
         }
@@ -879,14 +1018,10 @@ mod tests {
         let config = euclidean(2);
         let mut graph = Graph::new(&config, 0);
         // Entity i at (i, 0); every tenth is accepted.
-        graph.insert_all(
-            (0..5000u64)
-                .map(|i| (i, vec![i as f32, 0.0], false))
-                .collect(),
-        );
+        graph.insert_all((0..5000u64).map(|i| new(i, vec![i as f32, 0.0])).collect());
         let accepted = |entity: u64| entity % 10 == 7;
         let found: Vec<u64> = graph
-            .search_where(&[2500.0, 0.0], 6, accepted)
+            .search_where(&[2500.0, 0.0], 6, |e, _| accepted(e))
             .into_iter()
             .map(|id| graph.points[id])
             .collect();
@@ -912,7 +1047,7 @@ mod tests {
             let batch = (0..1500u64)
                 .map(|i| {
                     let id = round * 1500 + i;
-                    (id, vec![id as f32, 0.0], false)
+                    new(id, vec![id as f32, 0.0])
                 })
                 .collect();
             graph.insert_all(batch);
