@@ -78,6 +78,9 @@ pub(crate) struct PathSearch {
     /// Selected paths of the current input row, still to hand out (last first).
     found: Vec<State>,
     start: u64,
+    /// The current input row, copied in again at each call that goes on with it (between
+    /// two calls the row is the consumer's: a batched Expand above writes its own rows in).
+    start_row: Row,
     /// Bytes counted for `stack`, given back when the row is done.
     held: usize,
     buf: Vec<(RelId, NodeId)>,
@@ -109,6 +112,7 @@ impl PathSearch {
             stack: Vec::new(),
             found: Vec::new(),
             start: 0,
+            start_row: Row::new(),
             held: 0,
             buf: Vec::new(),
             seen: Vec::new(),
@@ -475,6 +479,9 @@ impl Cursor for PathSearch {
         let spec = self.spec.clone();
         let mut hops = Vec::new();
         let mut same = Vec::new();
+        if !self.found.is_empty() || !self.stack.is_empty() {
+            row.clone_from(&self.start_row);
+        }
         loop {
             if let Some(done) = self.found.pop() {
                 self.bind(&done, row);
@@ -488,6 +495,7 @@ impl Cursor for PathSearch {
                 };
                 self.resolve(cx);
                 self.start = from;
+                self.start_row.clone_from(row);
                 let first = State {
                     node: from,
                     pc: 0,

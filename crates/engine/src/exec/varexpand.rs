@@ -38,6 +38,10 @@ pub(crate) struct VarExpand {
     types: Vec<RelTypeId>,
     /// A zero-length path waits to be emitted for the current input row.
     zero: Option<u64>,
+    /// The current input row. Between two calls the row is the consumer's (a batched Expand
+    /// above copies its read-ahead rows into it), so each call that goes on with the same
+    /// start copies it in again before binding the next path.
+    start: Row,
     /// Bytes counted for the frames on `stack`: given back as frames are popped, and whole
     /// when the stack is found empty (after a reset too).
     held: usize,
@@ -55,6 +59,7 @@ impl VarExpand {
             nbrs: Vec::new(),
             types: Vec::new(),
             zero: None,
+            start: Row::new(),
             held: 0,
         }
     }
@@ -163,6 +168,9 @@ impl Cursor for VarExpand {
         let spec = self.spec.clone();
         let spec = &*spec;
         let max = spec.max.min(cx.var_length_hops_max.saturating_add(1));
+        if self.zero.is_some() || !self.stack.is_empty() {
+            row.clone_from(&self.start);
+        }
         loop {
             if let Some(start) = self.zero.take()
                 && (!spec.into || node_in(row, spec.to)? == Some(start))
@@ -176,6 +184,7 @@ impl Cursor for VarExpand {
                 let Some(from) = next else {
                     return Ok(false);
                 };
+                self.start.clone_from(row);
                 if resolve_types(&spec.types, cx, &mut self.types).is_none() {
                     if spec.min == 0 {
                         self.zero = Some(from);
