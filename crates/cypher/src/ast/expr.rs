@@ -428,6 +428,35 @@ impl Expr {
         AtPrecedence { expr: self, min }
     }
 
+    /// The operands of the expression's top-level `AND`s, left to right (the expression
+    /// itself when it has none): a predicate's conjuncts.
+    pub fn conjuncts(&self) -> Vec<&Expr> {
+        fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match &e.kind {
+                ExprKind::Binary {
+                    op: BinaryOp::And,
+                    left,
+                    right,
+                } => {
+                    walk(left, out);
+                    walk(right, out);
+                }
+                ExprKind::Chain { first, rest }
+                    if rest.iter().all(|(op, _)| *op == BinaryOp::And) =>
+                {
+                    walk(first, out);
+                    for (_, operand) in rest {
+                        walk(operand, out);
+                    }
+                }
+                _ => out.push(e),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// For a [`ExprKind::Chain`], the number `n` of its leading operators that spell `part`
     /// (as a `Binary` when `n` is 1, a shorter `Chain` otherwise), with `n` short of the whole
     /// chain. In the left-nested tree a chain stands for, those leading operators are a

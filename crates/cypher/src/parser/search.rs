@@ -122,8 +122,7 @@ impl Parser<'_> {
                 predicate.span,
             )
         };
-        let mut conjuncts = Vec::new();
-        and_operands(predicate, &mut conjuncts);
+        let conjuncts = predicate.conjuncts();
         let mut comparisons: Vec<Comparison> = Vec::with_capacity(conjuncts.len());
         for conjunct in conjuncts {
             let comparison = comparison_of(variable, conjunct).ok_or_else(invalid)?;
@@ -158,27 +157,6 @@ impl Parser<'_> {
             })
             .collect();
         Ok(Expr::new(ExprKind::List(maps), span))
-    }
-}
-
-/// The operands of `e`'s top-level `AND`s (`e` itself when it has none).
-fn and_operands<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match &e.kind {
-        ExprKind::Binary {
-            op: BinaryOp::And,
-            left,
-            right,
-        } => {
-            and_operands(left, out);
-            and_operands(right, out);
-        }
-        ExprKind::Chain { first, rest } if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
-            and_operands(first, out);
-            for (_, operand) in rest {
-                and_operands(operand, out);
-            }
-        }
-        _ => out.push(e),
     }
 }
 

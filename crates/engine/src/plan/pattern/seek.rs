@@ -42,27 +42,6 @@ impl Candidates {
     }
 }
 
-/// Splits a predicate into its AND-ed parts.
-pub(super) fn conjuncts<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
-    match &e.kind {
-        ExprKind::Binary {
-            op: BinaryOp::And,
-            left,
-            right,
-        } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        ExprKind::Chain { first, rest } if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
-            conjuncts(first, out);
-            for (_, operand) in rest {
-                conjuncts(operand, out);
-            }
-        }
-        _ => out.push(e),
-    }
-}
-
 /// Whether an expression reads only variables of `scope` (and parameters), with no graph
 /// patterns: such an expression can drive a seek.
 fn independent(e: &ast::Expr, scope: &Scope) -> bool {
@@ -127,9 +106,7 @@ impl Planner<'_> {
     ) -> Result<Candidates> {
         let mut seeks = Candidates::default();
         if let Some(f) = filter {
-            let mut parts = Vec::new();
-            conjuncts(f, &mut parts);
-            for c in parts {
+            for c in f.conjuncts() {
                 self.seek_candidates(c, outer, g, &mut seeks.named)?;
                 let compiled = self.expr(c, scope)?;
                 g.preds.push(Pred::new(compiled));
