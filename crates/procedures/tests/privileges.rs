@@ -1029,6 +1029,31 @@ fn fine_grained_read_privileges_are_shown_as_commands_that_run_again() {
 }
 
 #[test]
+fn a_filtered_vector_search_finds_nothing_through_a_property_its_reader_may_not_read() {
+    let (db, _import) = read_graph();
+    ok(&db, ROOT, "DROP INDEX embeddings");
+    ok(
+        &db,
+        ROOT,
+        "CREATE VECTOR INDEX by_age FOR (n:Person) ON n.embedding WITH [n.age] \
+         OPTIONS {indexConfig: {`vector.dimensions`: 2}}",
+    );
+    ok(&db, ROOT, "CREATE ROLE ageless AS COPY OF reader");
+    ok(
+        &db,
+        ROOT,
+        "DENY READ {age} ON GRAPH * NODES Person TO ageless",
+    );
+    user(&db, "ada", Some("ageless"));
+    let search = "MATCH (n:Person) SEARCH n IN (VECTOR INDEX by_age FOR [1.0, 0.0] \
+                  WHERE n.age >= 0 LIMIT 10) RETURN count(n)";
+    let all = ok(&db, ROOT, search);
+    assert!(matches!(all[0][0], Value::Int(n) if n > 0), "{all:?}");
+    // Whatever the ages, a reader who may not read them learns nothing of them.
+    assert_eq!(ok(&db, "ada", search), [[Value::Int(0)]]);
+}
+
+#[test]
 fn a_hidden_property_leaves_returned_nodes_maps_and_lookups_and_a_hidden_node_every_listing() {
     let (db, _import) = read_graph();
     ok(&db, ROOT, "CREATE ROLE careful AS COPY OF reader");

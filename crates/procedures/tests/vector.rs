@@ -481,19 +481,28 @@ fn results_follow_the_readers_snapshot() {
 
 /// The names and scores `tx` finds nearest `v` through `doc_vec`.
 fn query_names_in(tx: &mut quiver_engine::Transaction, k: i64, v: &[f64]) -> Vec<(String, f64)> {
-    let mut params = Map::new();
-    params.insert("k".into(), Value::Int(k));
-    params.insert("v".into(), vector(v));
-    let q = tx
-        .run(
-            "CALL db.index.vector.queryNodes('doc_vec', $k, $v) YIELD node, score \
-             RETURN node.name AS name, score",
-            params,
-        )
-        .expect("run");
+    named_scores(&rows_in(
+        tx,
+        "CALL db.index.vector.queryNodes('doc_vec', $k, $v) YIELD node, score \
+         RETURN node.name AS name, score",
+        &[("k", Value::Int(k)), ("v", vector(v))],
+    ))
+}
+
+/// Every row of `query` run in `tx` with `params`.
+fn rows_in(
+    tx: &mut quiver_engine::Transaction,
+    query: &str,
+    params: &[(&str, Value)],
+) -> Vec<Vec<Value>> {
+    let params: Map = params
+        .iter()
+        .map(|(k, v)| ((*k).into(), v.clone()))
+        .collect();
+    let q = tx.run(query, params).expect("run");
     let mut rows = Vec::new();
     tx.pull(q, -1, &mut rows).expect("pull");
-    named_scores(&rows)
+    rows
 }
 
 #[test]
@@ -508,8 +517,7 @@ fn a_transaction_finds_its_own_uncommitted_vectors() {
         "MATCH (d:Doc {name: 'no vector'}) SET d.v = [0.9, 0.6]",
         "MATCH (d:Other) SET d:Doc",
     ] {
-        let q = writer.run(change, Map::new()).expect("run");
-        writer.pull(q, -1, &mut Vec::new()).expect("pull");
+        rows_in(&mut writer, change, &[]);
     }
     // Its own new, moved, newly vectored and newly labelled entities, each once and scored
     // by the vector it wrote; its deletion gone.
@@ -812,17 +820,10 @@ fn a_filtered_search_reads_the_filter_at_the_reader_s_snapshot() {
     run(&db, "MATCH (p:P {i: 10}) DETACH DELETE p");
     assert_eq!(filtered(&db, "p.band = 0", 2, &[0.0, 0.0]), [3, 15]);
     // A reader that began before the changes still finds what its snapshot holds.
-    let mut params = Map::new();
-    params.insert("q".into(), vector(&[0.0, 0.0]));
-    let q = old
-        .run(
-            "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR $q WHERE p.band = 0 LIMIT 2) \
-             RETURN p.i AS i",
-            params,
-        )
-        .expect("run");
-    let mut rows = Vec::new();
-    old.pull(q, -1, &mut rows).expect("pull");
+    let band_zero = "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR $q WHERE p.band = 0 LIMIT 2) \
+                     RETURN p.i AS i";
+    let origin = [("q", vector(&[0.0, 0.0]))];
+    let rows = rows_in(&mut old, band_zero, &origin);
     assert_eq!(rows, vec![vec![Value::Int(5)], vec![Value::Int(10)]]);
     old.rollback().expect("end");
     // A transaction's own writes count, its new nodes among them.
@@ -831,20 +832,9 @@ fn a_filtered_search_reads_the_filter_at_the_reader_s_snapshot() {
         "CREATE (:P {i: 100, v: [1.0, 0.0], band: 0})",
         "MATCH (p:P {i: 3}) SET p.band = 4",
     ] {
-        let q = tx.run(change, Map::new()).expect("run");
-        tx.pull(q, -1, &mut Vec::new()).expect("pull");
+        rows_in(&mut tx, change, &[]);
     }
-    let mut params = Map::new();
-    params.insert("q".into(), vector(&[0.0, 0.0]));
-    let q = tx
-        .run(
-            "MATCH (p:P) SEARCH p IN (VECTOR INDEX pv FOR $q WHERE p.band = 0 LIMIT 2) \
-             RETURN p.i AS i",
-            params,
-        )
-        .expect("run");
-    let mut rows = Vec::new();
-    tx.pull(q, -1, &mut rows).expect("pull");
+    let rows = rows_in(&mut tx, band_zero, &origin);
     assert_eq!(rows, vec![vec![Value::Int(100)], vec![Value::Int(15)]]);
     tx.rollback().expect("rollback");
     // Ranges, a value that does not compare, and a property the index does not name.

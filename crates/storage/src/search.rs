@@ -43,6 +43,12 @@ impl Transaction {
                 got: query.len(),
             });
         }
+        if let Some(f) = filter.iter().find(|f| !def.with_keys.contains(&f.key)) {
+            return Err(Error::VectorFilterKey {
+                index: name.to_string(),
+                key: storage.keys.name_or_err(f.key)?.to_string(),
+            });
+        }
         def.reads.record();
         let own = if self.inner.write {
             let st = self.inner.state.lock();
@@ -54,14 +60,13 @@ impl Transaction {
         } else {
             Vec::new()
         };
-        if let Some(f) = filter.iter().find(|f| !def.with_keys.contains(&f.key)) {
-            return Err(Error::VectorFilterKey {
-                index: name.to_string(),
-                key: storage.keys.name_or_err(f.key)?.to_string(),
-            });
-        }
         let mut hits = storage.vector_search(&def, &self.inner.view(), (query, k), filter, &own);
-        self.keep_visible_hits(def.relationship, &[def.key], &mut hits)?;
+        // A hit found through a property its reader may not read would tell of that property:
+        // the filter's keys are judged as the vector's is.
+        let keys: Vec<u32> = std::iter::once(def.key)
+            .chain(filter.iter().map(|f| f.key))
+            .collect();
+        self.keep_visible_hits(def.relationship, &keys, &mut hits)?;
         Ok(hits)
     }
 }

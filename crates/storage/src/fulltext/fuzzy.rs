@@ -11,9 +11,7 @@
 //! use and the query inside a boolean query are the fuzzy query's own.
 
 use tantivy::postings::SegmentPostings;
-use tantivy::query::{
-    AutomatonWeight, DfaWrapper, EnableScoring, Explanation, FuzzyTermQuery, Query, Scorer, Weight,
-};
+use tantivy::query::{AutomatonWeight, DfaWrapper, EnableScoring, FuzzyTermQuery, Query, Weight};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
 
@@ -53,33 +51,7 @@ struct FirstMatchesFuzzyWeight {
 }
 
 impl Weight for FirstMatchesFuzzyWeight {
-    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        self.inner.scorer(reader, boost)
-    }
-
-    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        self.inner.explain(reader, doc)
-    }
-
-    fn count(&self, reader: &SegmentReader) -> tantivy::Result<u32> {
-        self.inner.count(reader)
-    }
-
-    fn for_each(
-        &self,
-        reader: &SegmentReader,
-        callback: &mut dyn FnMut(DocId, Score),
-    ) -> tantivy::Result<()> {
-        self.inner.for_each(reader, callback)
-    }
-
-    fn for_each_no_score(
-        &self,
-        reader: &SegmentReader,
-        callback: &mut dyn FnMut(&[DocId]),
-    ) -> tantivy::Result<()> {
-        self.inner.for_each_no_score(reader, callback)
-    }
+    inner_weight_methods!();
 
     /// As tantivy's: `callback` gets the matching documents in document order, each with the
     /// constant score, while that score is above the threshold it last returned.

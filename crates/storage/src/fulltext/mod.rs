@@ -15,6 +15,48 @@
 //! whose text changed since the reader's snapshot is dropped rather than returned with text
 //! it does not have; the search over-fetches to still return the number of rows asked.
 
+/// The `Weight` methods of a wrapper that prunes on its own (`for_each_pruning`) and hands
+/// everything else to its `inner` weight unchanged; full-text's pruning weights share them.
+macro_rules! inner_weight_methods {
+    () => {
+        fn scorer(
+            &self,
+            reader: &tantivy::SegmentReader,
+            boost: tantivy::Score,
+        ) -> tantivy::Result<Box<dyn tantivy::query::Scorer>> {
+            self.inner.scorer(reader, boost)
+        }
+
+        fn explain(
+            &self,
+            reader: &tantivy::SegmentReader,
+            doc: tantivy::DocId,
+        ) -> tantivy::Result<tantivy::query::Explanation> {
+            self.inner.explain(reader, doc)
+        }
+
+        fn count(&self, reader: &tantivy::SegmentReader) -> tantivy::Result<u32> {
+            self.inner.count(reader)
+        }
+
+        fn for_each(
+            &self,
+            reader: &tantivy::SegmentReader,
+            callback: &mut dyn FnMut(tantivy::DocId, tantivy::Score),
+        ) -> tantivy::Result<()> {
+            self.inner.for_each(reader, callback)
+        }
+
+        fn for_each_no_score(
+            &self,
+            reader: &tantivy::SegmentReader,
+            callback: &mut dyn FnMut(&[tantivy::DocId]),
+        ) -> tantivy::Result<()> {
+            self.inner.for_each_no_score(reader, callback)
+        }
+    };
+}
+
 pub mod analyzers;
 mod fuzzy;
 mod pairs;

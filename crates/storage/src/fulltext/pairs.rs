@@ -21,7 +21,7 @@ use std::hash::Hasher;
 
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::Postings;
-use tantivy::query::{Bm25Weight, EnableScoring, Explanation, PhraseQuery, Query, Scorer, Weight};
+use tantivy::query::{Bm25Weight, EnableScoring, PhraseQuery, Query, Scorer, Weight};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 use tantivy::{DocId, DocSet, Score, SeekDangerResult, SegmentReader, TERMINATED, Term};
@@ -188,33 +188,7 @@ struct PairPhraseWeight {
 }
 
 impl Weight for PairPhraseWeight {
-    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        self.inner.scorer(reader, boost)
-    }
-
-    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        self.inner.explain(reader, doc)
-    }
-
-    fn count(&self, reader: &SegmentReader) -> tantivy::Result<u32> {
-        self.inner.count(reader)
-    }
-
-    fn for_each(
-        &self,
-        reader: &SegmentReader,
-        callback: &mut dyn FnMut(DocId, Score),
-    ) -> tantivy::Result<()> {
-        self.inner.for_each(reader, callback)
-    }
-
-    fn for_each_no_score(
-        &self,
-        reader: &SegmentReader,
-        callback: &mut dyn FnMut(&[DocId]),
-    ) -> tantivy::Result<()> {
-        self.inner.for_each_no_score(reader, callback)
-    }
+    inner_weight_methods!();
 
     /// As tantivy's: `callback` gets each document holding the phrase and scoring above the
     /// threshold it last returned, in document order, with the phrase query's score.

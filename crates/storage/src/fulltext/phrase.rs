@@ -13,7 +13,7 @@
 
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{Postings, SegmentPostings};
-use tantivy::query::{Bm25Weight, EnableScoring, Explanation, PhraseQuery, Query, Scorer, Weight};
+use tantivy::query::{Bm25Weight, EnableScoring, PhraseQuery, Query, Scorer, Weight};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SeekDangerResult, SegmentReader, TERMINATED, Term};
 
@@ -102,33 +102,7 @@ fn next_common(postings: &mut [SegmentPostings], mut target: DocId) -> DocId {
 }
 
 impl Weight for BoundedPhraseWeight {
-    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        self.inner.scorer(reader, boost)
-    }
-
-    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
-        self.inner.explain(reader, doc)
-    }
-
-    fn count(&self, reader: &SegmentReader) -> tantivy::Result<u32> {
-        self.inner.count(reader)
-    }
-
-    fn for_each(
-        &self,
-        reader: &SegmentReader,
-        callback: &mut dyn FnMut(DocId, Score),
-    ) -> tantivy::Result<()> {
-        self.inner.for_each(reader, callback)
-    }
-
-    fn for_each_no_score(
-        &self,
-        reader: &SegmentReader,
-        callback: &mut dyn FnMut(&[DocId]),
-    ) -> tantivy::Result<()> {
-        self.inner.for_each_no_score(reader, callback)
-    }
+    inner_weight_methods!();
 
     /// As tantivy's: `callback` gets each matching document scoring above the threshold it
     /// last returned, in document order; documents whose bound is not above it are skipped.
