@@ -41,6 +41,7 @@ pub mod run;
 pub mod rung;
 pub mod sampler;
 pub mod seed;
+pub mod snb;
 pub mod target;
 pub mod tls;
 pub mod verify;

@@ -1,0 +1,41 @@
+//! `quiver lab --workload ldbc-snb`: the LDBC Social Network Benchmark's Interactive workload
+//! (v1: 14 complex reads, 7 short reads, 8 updates), generated, loaded, driven and checked here.
+//!
+//! - [`ops`] names every operation and its substitution parameters: the seam between the
+//!   generator that picks them and the queries that bind them.
+//!
+//! # The graph
+//! The schema is SNB's, as Neo4j holds it. Ids are 64-bit integers in an `id` property; a
+//! `Post` and a `Comment` are both `Message`s and share one id space. Dates of birth are
+//! `date`s, every other time a UTC `datetime` to the millisecond.
+//!
+//! | label | properties |
+//! |---|---|
+//! | `Person` | `id`, `firstName`, `lastName`, `gender`, `birthday` (date), `creationDate`, `locationIP`, `browserUsed`, `languages` (list of strings), `emails` (list of strings) |
+//! | `City`, `Country`, `Continent` (each also `Place`) | `id`, `name`, `url` |
+//! | `University`, `Company` (each also `Organisation`) | `id`, `name`, `url` |
+//! | `Tag`, `TagClass` | `id`, `name`, `url` |
+//! | `Forum` | `id`, `title`, `creationDate` |
+//! | `Post` (also `Message`) | `id`, `imageFile`, `creationDate`, `locationIP`, `browserUsed`, `language`, `content`, `length` |
+//! | `Comment` (also `Message`) | `id`, `creationDate`, `locationIP`, `browserUsed`, `content`, `length` |
+//!
+//! | relationship | properties |
+//! |---|---|
+//! | `(Person)-[:KNOWS]->(Person)` | `creationDate` (one direction stored; read undirected) |
+//! | `(Person)-[:IS_LOCATED_IN]->(City)` | |
+//! | `(Person)-[:HAS_INTEREST]->(Tag)` | |
+//! | `(Person)-[:STUDY_AT]->(University)` | `classYear` (integer) |
+//! | `(Person)-[:WORK_AT]->(Company)` | `workFrom` (integer year) |
+//! | `(Person)-[:LIKES]->(Post or Comment)` | `creationDate` |
+//! | `(Forum)-[:HAS_MEMBER]->(Person)` | `joinDate` |
+//! | `(Forum)-[:HAS_MODERATOR]->(Person)` | |
+//! | `(Forum)-[:HAS_TAG]->(Tag)`, `(Post or Comment)-[:HAS_TAG]->(Tag)` | |
+//! | `(Forum)-[:CONTAINER_OF]->(Post)` | |
+//! | `(Post or Comment)-[:HAS_CREATOR]->(Person)` | |
+//! | `(Post or Comment)-[:IS_LOCATED_IN]->(Country)` | |
+//! | `(Comment)-[:REPLY_OF]->(Post or Comment)` | |
+//! | `(City)-[:IS_PART_OF]->(Country)-[:IS_PART_OF]->(Continent)` | |
+//! | `(University)-[:IS_LOCATED_IN]->(City)`, `(Company)-[:IS_LOCATED_IN]->(Country)` | |
+//! | `(Tag)-[:HAS_TYPE]->(TagClass)`, `(TagClass)-[:IS_SUBCLASS_OF]->(TagClass)` | |
+
+pub mod ops;
