@@ -23,6 +23,9 @@ pub enum LabError {
         #[source]
         source: std::io::Error,
     },
+    /// The SNB workload's inputs (generated files, parameters, the update stream) or its run.
+    #[error("ldbc-snb: {0}")]
+    Snb(String),
     #[error("rung {rung}: {detail}")]
     Rung { rung: String, detail: String },
     #[error("{0}")]

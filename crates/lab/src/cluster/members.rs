@@ -29,7 +29,7 @@ pub struct MemberSpec {
 }
 
 /// Free loopback ports, taken by binding port 0 and letting go: the members bind them next.
-fn free_ports(n: usize) -> Result<Vec<SocketAddr>, LabError> {
+pub fn free_ports(n: usize) -> Result<Vec<SocketAddr>, LabError> {
     let held = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<Result<Vec<_>, _>>()?;
@@ -84,11 +84,6 @@ impl Member {
         members: &str,
         max_connections: usize,
     ) -> Result<Member, LabError> {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(spec.dir.with_extension("log"))
-            .map_err(|e| LabError::artifact(&spec.dir.with_extension("log"), e))?;
         let mut command = Command::new(exe);
         command
             .arg("serve")
@@ -111,8 +106,18 @@ impl Member {
                 .arg("--cluster-tls-ca")
                 .arg(&tls.ca);
         }
-        // The members take their settings from these flags alone, not from the lab's
-        // environment.
+        Member::spawn(command, &spec.dir.with_extension("log"))
+    }
+
+    /// Starts `command` (a `quiver serve`) with its standard error appended to `log`. It takes
+    /// its settings from its flags alone, not from the lab's `QUIVER_*` environment.
+    pub fn spawn(mut command: Command, log: &Path) -> Result<Member, LabError> {
+        let program = command.get_program().to_owned();
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(|e| LabError::artifact(log, e))?;
         for (name, _) in std::env::vars_os() {
             if name.to_string_lossy().starts_with("QUIVER_") {
                 command.env_remove(name);
@@ -125,7 +130,7 @@ impl Member {
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
-            .map_err(|e| LabError::Server(format!("{}: {e}", exe.display())))?;
+            .map_err(|e| LabError::Server(format!("{}: {e}", program.to_string_lossy())))?;
         Ok(Member { child: Some(child) })
     }
 
@@ -144,6 +149,11 @@ impl Member {
             let _ = child.kill();
         }
         child.wait().is_ok_and(|s| s.success())
+    }
+
+    /// The process's id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// The process has exited (or was never started).

@@ -3,6 +3,8 @@
 //!
 //! - [`ops`] names every operation and its substitution parameters: the seam between the
 //!   generator that picks them and the queries that bind them.
+//! - [`queries`] holds each operation's Cypher, as Neo4j 5 runs it, and binds an operation's
+//!   parameters to it; it names the result columns that carry person and message ids.
 //!
 //! # The graph
 //! The schema is SNB's, as Neo4j holds it. Ids are 64-bit integers in an `id` property; a
@@ -38,4 +40,6 @@
 //! | `(University)-[:IS_LOCATED_IN]->(City)`, `(Company)-[:IS_LOCATED_IN]->(Country)` | |
 //! | `(Tag)-[:HAS_TYPE]->(TagClass)`, `(TagClass)-[:IS_SUBCLASS_OF]->(TagClass)` | |
 
+pub mod durable;
 pub mod ops;
+pub mod queries;
