@@ -377,7 +377,6 @@ impl Bitmap {
         }
     }
 
-    #[cfg(test)]
     pub(crate) fn contains(&self, bit: u64) -> bool {
         self.words
             .get(bit / 64)

@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 
 use quiver_value::Value;
 
-use crate::arena::{Grouped, Slot, Table};
+use crate::arena::{Bitmap, Grouped, Slot, Table};
 use crate::codec::check_storable;
 use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
@@ -102,16 +102,20 @@ struct PendingIndex {
 ///
 /// Load every node before the relationships that name it. Until `finish`, the store must
 /// not be handed to readers: what is loaded is not yet numbered by any commit, and a
-/// relationship's adjacency entries are gathered by its loader and written in sorted batches
-/// (each node's block rewritten once per batch rather than grown once per entry), the last
-/// batch when a section is dropped or the load finishes. A load that
-/// fails, or is dropped unfinished, leaves a store to discard.
+/// relationship's adjacency entries are gathered by its loader (in buckets of node ids) and
+/// written by `finish`, each node's block once with all its entries, on every core; a
+/// loader holding more than `PENDING_ADJ_MAX` entries writes them early. A load that fails,
+/// or is dropped unfinished, leaves a store to discard.
 pub struct BulkLoad<'a> {
     storage: &'a Storage,
     loader: Loader,
-    /// What finished sections gathered.
+    /// What finished sections counted.
     sections: Mutex<Tally>,
+    /// The adjacency entries finished sections gathered, written by `finish`.
+    pending: Mutex<Vec<PendingAdj>>,
     indexes: Vec<PendingIndex>,
+    /// The nodes loaded so far: where a relationship's ends are checked.
+    loaded: Bitmap,
 }
 
 /// A `Send` loader over one [`BulkLoad`], for one thread: loads into the same store and hands
@@ -153,7 +157,9 @@ impl Storage {
             storage: self,
             loader: Loader::default(),
             sections: Mutex::new(Tally::default()),
+            pending: Mutex::new(Vec::new()),
             indexes: Vec::new(),
+            loaded: Bitmap::new(),
         })
     }
 
@@ -249,51 +255,6 @@ impl Storage {
             return Err(Error::node_not_found(id));
         }
         Ok(slot)
-    }
-
-    /// The label and type counts of everything in the store, from each node's labels and
-    /// adjacency (its self-loops from its outgoing list): a bulk load's, counted once its
-    /// relationships are all in, on every core.
-    fn label_type_tally(&self) -> Result<Tally> {
-        let end = self.next_node.load(Ordering::Acquire);
-        let threads = std::thread::available_parallelism().map_or(1, usize::from) as u64;
-        let per = end.div_ceil(threads).max(1);
-        let count = |ids: Range<u64>| -> Result<Tally> {
-            let mut tally = Tally::default();
-            for id in ids {
-                let Some(slot) = self.nodes.get(id) else {
-                    continue;
-                };
-                let g = slot.lock();
-                if !g.is_live() {
-                    continue;
-                }
-                for label in g.labels()? {
-                    crate::counts::label_counts(&g, label, 1, |key, d| tally.add(key, d));
-                }
-                for entry in g.adj(true).iter().filter(|e| e.nbr() == id) {
-                    tally.add(CountKey::SelfLoops(entry.ty()), 1);
-                }
-            }
-            Ok(tally)
-        };
-        let parts: Vec<Result<Tally>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let ids = (t * per).min(end)..((t + 1) * per).min(end);
-                    scope.spawn(move || count(ids))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        let mut tally = Tally::default();
-        for part in parts {
-            tally.merge(part?);
-        }
-        Ok(tally)
     }
 
     fn delete_node_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
@@ -451,7 +412,7 @@ impl RedoSink for Unobserved<'_> {
         let storage = self.storage;
         let ls = distinct_ids(labels.iter(), |l| storage.labels.get_or_create(l))?;
         let props = self.encoded(props)?;
-        load_node(storage, &mut self.tally, id, &ls, props)?;
+        load_node(storage, &mut self.tally, None, id, &ls, props)?;
         let slot = storage.live_node(id)?;
         let g = slot.lock();
         for l in &ls {
@@ -494,7 +455,15 @@ impl RedoSink for Unobserved<'_> {
         let storage = self.storage;
         let ty = storage.types.get_or_create(rel_type)?;
         let props = self.encoded(props)?;
-        load_relationship(storage, &mut self.tally, None, id, ends, ty, props)?;
+        load_relationship(
+            storage,
+            &mut self.tally,
+            Adjacency::Now,
+            id,
+            ends,
+            ty,
+            props,
+        )?;
         if let Some(slot) = storage.rels.get(id) {
             let r = slot.lock();
             index_entries(self.schema.on_type(ty), || Ok(r.props.bytes()), id, true)?;
@@ -673,9 +642,11 @@ fn put_committed<R: Grouped>(
 }
 
 /// Writes a node as committed under `id`; `labels` hold no duplicates, `props` no nulls.
+/// A bulk load marks it in `loaded`, where its relationships look for their ends.
 fn load_node<V: PropValue>(
     storage: &Storage,
     tally: &mut Tally,
+    loaded: Option<&Bitmap>,
     id: u64,
     labels: &[u32],
     props: SmallVec<[(u32, V); 8]>,
@@ -686,6 +657,9 @@ fn load_node<V: PropValue>(
     let rec = || NodeRec::committed_refs(labels, props);
     let (nodes, next) = (&storage.nodes, &storage.next_node);
     put_committed(nodes, next, id, NodeRec::is_vacant, rec)?;
+    if let Some(loaded) = loaded {
+        loaded.set(id);
+    }
     for l in labels {
         if let Some(bits) = storage.label_bitmap(*l) {
             bits.set(id);
@@ -697,11 +671,19 @@ fn load_node<V: PropValue>(
     Ok(())
 }
 
+/// Where a loaded relationship's adjacency entries go: written into both ends at once
+/// (`Now`, the log replayed in place), or gathered for a bulk load's later write (`Later`),
+/// its ends then checked against the nodes the load holds.
+enum Adjacency<'p> {
+    Now,
+    Later(&'p mut PendingAdj, &'p Bitmap),
+}
+
 /// Writes a relationship as committed under `id` between two live nodes.
 fn load_relationship<V: PropValue>(
     storage: &Storage,
     tally: &mut Tally,
-    pending: Option<&mut PendingAdj>,
+    adjacency: Adjacency<'_>,
     id: u64,
     (start, end): (u64, u64),
     ty: u32,
@@ -718,19 +700,38 @@ fn load_relationship<V: PropValue>(
             limit: ENTITY_BYTES_MAX,
         });
     }
+    let (e_out, e_in) = (AdjEntry::new(id, end, ty), AdjEntry::new(id, start, ty));
     // Both ends are checked before anything is written, so a dangling relationship fails
     // leaving no half of itself behind.
-    let start_slot = storage.live_node(start)?;
-    let end_slot = storage.live_node(end)?;
-    let rec = || Ok(RelRec::committed(start, ty, &blob));
-    let (rels, next) = (&storage.rels, &storage.next_rel);
-    put_committed(rels, next, id, RelRec::is_vacant, rec)?;
-    let (e_out, e_in) = (AdjEntry::new(id, end, ty), AdjEntry::new(id, start, ty));
-    match pending {
-        // The label and type counts of a bulk load are counted once it is all in
-        // (`BulkLoad::finish`), from each node's labels and adjacency.
-        Some(p) => p.push(storage, start, end, e_out, e_in),
-        None => {
+    match adjacency {
+        Adjacency::Later(pending, loaded) => {
+            // A bulk load deletes nothing, so a node it loaded is live: the bitmap answers
+            // without touching the node's block, which the later write does once for all of
+            // its entries.
+            for node in [start, end] {
+                if !loaded.contains(node) {
+                    return Err(Error::node_not_found(node));
+                }
+            }
+            let rec = || Ok(RelRec::committed(start, ty, &blob));
+            let (rels, next) = (&storage.rels, &storage.next_rel);
+            put_committed(rels, next, id, RelRec::is_vacant, rec)?;
+            // The label and type counts of the entries are counted as they are written
+            // (`write_pending`); a self-loop's here.
+            if start == end {
+                tally.add(CountKey::SelfLoops(ty), 1);
+            }
+            pending.push(start, end, e_out, e_in);
+            if pending.len >= PENDING_ADJ_MAX {
+                tally.merge(pending.write(storage, 1)?);
+            }
+        }
+        Adjacency::Now => {
+            let start_slot = storage.live_node(start)?;
+            let end_slot = storage.live_node(end)?;
+            let rec = || Ok(RelRec::committed(start, ty, &blob));
+            let (rels, next) = (&storage.rels, &storage.next_rel);
+            put_committed(rels, next, id, RelRec::is_vacant, rec)?;
             // One endpoint lock at a time: loaders never wait on each other in a cycle.
             let start_labels = {
                 let mut g = start_slot.lock();
@@ -752,49 +753,188 @@ fn load_relationship<V: PropValue>(
     Ok(())
 }
 
-/// Adjacency entries a loader has yet to write: (node id, whether outgoing) packed as
-/// `node << 1 | out`, and the entry.
-#[derive(Default)]
-struct PendingAdj {
-    entries: Vec<(u64, AdjEntry)>,
+/// Node ids per bucket of gathered adjacency entries: a bucket's nodes are written together,
+/// their entries sorted by a counting pass over this many slots.
+const ADJ_BUCKET_BITS: u32 = 16;
+const ADJ_BUCKET_NODES: usize = 1 << ADJ_BUCKET_BITS;
+
+/// One gathered adjacency entry: its node's place in its bucket and its direction, packed as
+/// `offset << 1 | out`, and the entry.
+#[derive(Clone, Copy)]
+struct Pending {
+    at: u32,
+    entry: AdjEntry,
 }
 
-/// Adjacency entries one loader gathers before writing them (24 bytes each, so 48 MiB): enough
-/// that a section's nodes mostly get their entries in one or a few writes of their block,
-/// few enough to bound what a load holds beyond the graph.
-const PENDING_ADJ_MAX: usize = 1 << 21;
+const _: () = assert!(std::mem::size_of::<Pending>() == 16);
+
+/// Adjacency entries a loader has yet to write, in buckets of [`ADJ_BUCKET_NODES`] node ids.
+/// Gathering costs a sequential append per entry; the write ([`PendingAdj::write`]) then
+/// goes through the nodes in id order, each node's block written once with all its entries,
+/// instead of one random visit per entry.
+#[derive(Default)]
+struct PendingAdj {
+    buckets: Vec<Vec<Pending>>,
+    len: usize,
+}
+
+/// Adjacency entries one loader gathers before writing them (16 bytes each, so 256 MiB): a
+/// load of up to 8 M relationships per loader is written once, at its end, and a larger one
+/// in a few passes, each block rewritten once per pass. Unit tests write every few entries,
+/// so their loads take the early path too.
+const PENDING_ADJ_MAX: usize = if cfg!(test) { 6 } else { 1 << 24 };
 
 impl PendingAdj {
-    fn push(&mut self, storage: &Storage, start: u64, end: u64, e_out: AdjEntry, e_in: AdjEntry) {
-        self.entries.push((start << 1 | 1, e_out));
-        self.entries.push((end << 1, e_in));
-        if self.entries.len() + 2 > PENDING_ADJ_MAX {
-            self.flush(storage);
-        }
-    }
-
-    /// Writes the gathered entries in one sorted pass: node by node, each block rewritten
-    /// once with all its new entries (see `NodeRec::adj_insert_sorted`).
-    fn flush(&mut self, storage: &Storage) {
-        let mut entries = std::mem::take(&mut self.entries);
-        entries.sort_unstable_by_key(|(at, e)| (*at, e.key()));
-        let mut rest = &entries[..];
-        while let Some(&(first, _)) = rest.first() {
-            let node = first >> 1;
-            let n = rest.partition_point(|(at, _)| *at >> 1 == node);
-            let (group, tail) = rest.split_at(n);
-            rest = tail;
-            let split = group.partition_point(|(at, _)| *at & 1 == 0);
-            let inc: SmallVec<[AdjEntry; 16]> = group[..split].iter().map(|(_, e)| *e).collect();
-            let out: SmallVec<[AdjEntry; 16]> = group[split..].iter().map(|(_, e)| *e).collect();
-            // Every end was checked live when its relationship was loaded, and nothing removes
-            // nodes during a load.
-            if let Some(slot) = storage.nodes.get(node) {
-                slot.lock().adj_insert_sorted(&out, &inc);
+    fn push(&mut self, start: u64, end: u64, e_out: AdjEntry, e_in: AdjEntry) {
+        for (node, out, entry) in [(start, 1, e_out), (end, 0, e_in)] {
+            let bucket = (node >> ADJ_BUCKET_BITS) as usize;
+            if bucket >= self.buckets.len() {
+                self.buckets.resize_with(bucket + 1, Vec::new);
+            }
+            let at = ((node as u32) & (ADJ_BUCKET_NODES as u32 - 1)) << 1 | out;
+            if let Some(b) = self.buckets.get_mut(bucket) {
+                b.push(Pending { at, entry });
             }
         }
-        entries.clear();
-        self.entries = entries;
+        self.len += 2;
+    }
+
+    /// Writes this loader's entries (see [`write_pending`]) and starts again empty.
+    fn write(&mut self, storage: &Storage, threads: usize) -> Result<Tally> {
+        let parts = [std::mem::take(self)];
+        write_pending(storage, &parts, threads)
+    }
+}
+
+/// Writes the entries several loaders gathered into their nodes' blocks, a bucket at a time
+/// on up to `threads` threads (buckets hold disjoint nodes, so threads never meet on a
+/// node): the bucket's entries are sorted by node and direction in one counting pass, then
+/// each node's block is written afresh once with its new entries merged in
+/// (`NodeRec::adj_insert_sorted`). Returns the label and type counts the entries add.
+fn write_pending(storage: &Storage, parts: &[PendingAdj], threads: usize) -> Result<Tally> {
+    let buckets = parts.iter().map(|p| p.buckets.len()).max().unwrap_or(0);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || -> Result<Tally> {
+        let mut tally = Tally::default();
+        let mut scratch = BucketScratch::default();
+        loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= buckets {
+                return Ok(tally);
+            }
+            let lists = parts.iter().filter_map(|p| p.buckets.get(b));
+            let base = (b as u64) << ADJ_BUCKET_BITS;
+            scratch.write(storage, base, lists, &mut tally)?;
+        }
+    };
+    let threads = threads.clamp(1, buckets.max(1));
+    if threads == 1 {
+        return work();
+    }
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut tally = work()?;
+        for h in others {
+            let part = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            tally.merge(part?);
+        }
+        Ok(tally)
+    })
+}
+
+/// One writing thread's buffers, kept from bucket to bucket.
+#[derive(Default)]
+struct BucketScratch {
+    /// Per `at` slot, first the count of its entries, then where its run ends in `sorted`.
+    ends: Vec<u32>,
+    sorted: Vec<AdjEntry>,
+}
+
+impl BucketScratch {
+    /// Writes one bucket's entries, gathered in `lists`, into the nodes from `base` on.
+    fn write<'p>(
+        &mut self,
+        storage: &Storage,
+        base: u64,
+        lists: impl Iterator<Item = &'p Vec<Pending>> + Clone,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let total: usize = lists.clone().map(Vec::len).sum();
+        if total == 0 {
+            return Ok(());
+        }
+        let slots = 2 * ADJ_BUCKET_NODES;
+        self.ends.clear();
+        self.ends.resize(slots, 0);
+        let mut last = 0;
+        for p in lists.clone().flatten() {
+            let at = p.at as usize;
+            if let Some(n) = self.ends.get_mut(at) {
+                *n += 1;
+            }
+            last = last.max(at);
+        }
+        // Through the last node's outgoing slot, which holds its run's end too.
+        let last = last | 1;
+        // Counts to starts (exclusive prefix sums); the scatter below moves each start to
+        // its run's end.
+        let mut sum = 0u32;
+        for n in &mut self.ends[..=last] {
+            let count = *n;
+            *n = sum;
+            sum += count;
+        }
+        self.sorted.clear();
+        self.sorted.resize(total, AdjEntry::new(0, 0, 0));
+        for p in lists.flatten() {
+            if let Some(n) = self.ends.get_mut(p.at as usize)
+                && let Some(slot) = self.sorted.get_mut(*n as usize)
+            {
+                *slot = p.entry;
+                *n += 1;
+            }
+        }
+        let mut from = 0usize;
+        for node in 0..=last / 2 {
+            let inc_end = self.ends.get(2 * node).map_or(from, |e| *e as usize);
+            let out_end = self.ends.get(2 * node + 1).map_or(inc_end, |e| *e as usize);
+            if out_end == from {
+                continue;
+            }
+            let (inc, out) = self.sorted[from..out_end].split_at_mut(inc_end - from);
+            from = out_end;
+            for list in [&mut *inc, &mut *out] {
+                if !list.is_sorted_by_key(|e| e.key()) {
+                    list.sort_unstable_by_key(|e| e.key());
+                }
+            }
+            // Every end was checked loaded when its relationship was, and nothing removes
+            // nodes during a load.
+            let Some(slot) = storage.nodes.get(base + node as u64) else {
+                continue;
+            };
+            let mut g = slot.lock();
+            g.adj_insert_sorted(out, inc);
+            for label in g.labels()? {
+                for (list, out) in [(&*out, true), (&*inc, false)] {
+                    for_type_runs(list, |ty, n| {
+                        tally.add(CountKey::LabelType { label, ty, out }, n);
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Calls `f` with each type in `list` (sorted by type) and how many entries have it.
+fn for_type_runs(list: &[AdjEntry], mut f: impl FnMut(u32, i64)) {
+    let mut rest = list;
+    while let Some(first) = rest.first() {
+        let ty = first.ty();
+        let n = rest.partition_point(|e| e.ty() == ty);
+        f(ty, n as i64);
+        rest = &rest[n..];
     }
 }
 
@@ -842,75 +982,83 @@ impl NameCache {
     }
 }
 
+/// What the loaders of one load write into: the store, and the nodes the load holds so far.
+#[derive(Clone, Copy)]
+struct Target<'s> {
+    storage: &'s Storage,
+    loaded: &'s Bitmap,
+}
+
 impl Loader {
-    /// [`BulkLoad::node`] into `storage`.
+    /// [`BulkLoad::node`] into `to`.
     fn node(
         &mut self,
-        storage: &Storage,
+        to: Target<'_>,
         id: NodeId,
         labels: &[LabelId],
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        let labels = storage.labels.checked_distinct(labels)?;
-        let props = checked_props(storage, props)?;
-        load_node(storage, &mut self.tally, id.0, &labels, props)
+        let labels = to.storage.labels.checked_distinct(labels)?;
+        let props = checked_props(to.storage, props)?;
+        let loaded = Some(to.loaded);
+        load_node(to.storage, &mut self.tally, loaded, id.0, &labels, props)
     }
 
-    /// [`BulkLoad::relationship`] into `storage`.
+    /// [`BulkLoad::relationship`] into `to`.
     fn relationship(
         &mut self,
-        storage: &Storage,
+        to: Target<'_>,
         id: RelId,
         (start, end): (NodeId, NodeId),
         rel_type: RelTypeId,
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        storage.types.check(rel_type.0)?;
-        let props = checked_props(storage, props)?;
-        self.load_relationship(storage, id, (start, end), rel_type.0, props)
+        to.storage.types.check(rel_type.0)?;
+        let props = checked_props(to.storage, props)?;
+        self.load_relationship(to, id, (start, end), rel_type.0, props)
     }
 
     /// A node from a redo record's creation: names resolved through the loader's cache,
     /// values copied as they are encoded.
     fn node_from_redo(
         &mut self,
-        storage: &Storage,
+        to: Target<'_>,
         id: NodeId,
         labels: NamesRef<'_>,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        let names = &mut self.names;
+        let (storage, names) = (to.storage, &mut self.names);
         let ls = distinct_ids(labels.iter(), |l| names.id(storage, Token::Label, l))?;
         let props = self.names.props(storage, props)?;
-        load_node(storage, &mut self.tally, id.0, &ls, props)
+        load_node(storage, &mut self.tally, Some(to.loaded), id.0, &ls, props)
     }
 
     /// A relationship from a redo record's creation (see [`Loader::node_from_redo`]).
     fn relationship_from_redo(
         &mut self,
-        storage: &Storage,
+        to: Target<'_>,
         id: RelId,
         (start, end): (NodeId, NodeId),
         (rel_type, props): (&str, PropsRef<'_>),
     ) -> Result<()> {
-        let ty = self.names.id(storage, Token::Type, rel_type)?;
-        let props = self.names.props(storage, props)?;
-        self.load_relationship(storage, id, (start, end), ty, props)
+        let ty = self.names.id(to.storage, Token::Type, rel_type)?;
+        let props = self.names.props(to.storage, props)?;
+        self.load_relationship(to, id, (start, end), ty, props)
     }
 
     /// Loads a relationship of a checked type with checked properties, its adjacency entries
     /// gathered for a later write.
     fn load_relationship<V: PropValue>(
         &mut self,
-        storage: &Storage,
+        to: Target<'_>,
         id: RelId,
         (start, end): (NodeId, NodeId),
         ty: u32,
         props: SmallVec<[(u32, V); 8]>,
     ) -> Result<()> {
-        let pending = Some(&mut self.adj);
+        let later = Adjacency::Later(&mut self.adj, to.loaded);
         let ends = (start.0, end.0);
-        load_relationship(storage, &mut self.tally, pending, id.0, ends, ty, props)
+        load_relationship(to.storage, &mut self.tally, later, id.0, ends, ty, props)
     }
 }
 
@@ -938,7 +1086,11 @@ impl<'a> BulkLoad<'a> {
         labels: &[LabelId],
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        self.loader.node(self.storage, id, labels, props)
+        let to = Target {
+            storage: self.storage,
+            loaded: &self.loaded,
+        };
+        self.loader.node(to, id, labels, props)
     }
 
     /// Loads a relationship under `id` as committed. Both ends must be loaded already.
@@ -950,9 +1102,12 @@ impl<'a> BulkLoad<'a> {
         rel_type: RelTypeId,
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        let ends = (start, end);
+        let to = Target {
+            storage: self.storage,
+            loaded: &self.loaded,
+        };
         self.loader
-            .relationship(self.storage, id, ends, rel_type, props)
+            .relationship(to, id, (start, end), rel_type, props)
     }
 
     /// Loads a node as a redo record's `CreateNode` describes it (a snapshot's, say): names
@@ -964,7 +1119,11 @@ impl<'a> BulkLoad<'a> {
         labels: NamesRef<'_>,
         props: PropsRef<'_>,
     ) -> Result<()> {
-        self.loader.node_from_redo(self.storage, id, labels, props)
+        let to = Target {
+            storage: self.storage,
+            loaded: &self.loaded,
+        };
+        self.loader.node_from_redo(to, id, labels, props)
     }
 
     /// Loads a relationship as a redo record's `CreateRelationship` describes it (see
@@ -977,9 +1136,13 @@ impl<'a> BulkLoad<'a> {
         rel_type: &str,
         props: PropsRef<'_>,
     ) -> Result<()> {
+        let to = Target {
+            storage: self.storage,
+            loaded: &self.loaded,
+        };
         let ends = (start, end);
         self.loader
-            .relationship_from_redo(self.storage, id, ends, (rel_type, props))
+            .relationship_from_redo(to, id, ends, (rel_type, props))
     }
 
     /// One past the highest node id loaded or reserved: the next free id for a loader that
@@ -1106,9 +1269,9 @@ impl<'a> BulkLoad<'a> {
         Ok(())
     }
 
-    /// A loader for another thread. Sections load into the same store; their counts join
-    /// the load's when they are dropped, so drop them (end their threads) before `finish`,
-    /// which the borrow checker enforces.
+    /// A loader for another thread. Sections load into the same store; their counts and the
+    /// adjacency entries they gathered join the load's when they are dropped, so drop them
+    /// (end their threads) before `finish`, which the borrow checker enforces.
     pub fn section(&self) -> BulkSection<'_, 'a> {
         BulkSection {
             load: self,
@@ -1116,23 +1279,36 @@ impl<'a> BulkLoad<'a> {
         }
     }
 
-    /// Builds the indexes and constraints, then publishes the whole load as `commit` (at
-    /// least 1): readers see it from that commit on, and write transactions start there.
+    /// What this load's loaders write into.
+    fn target(&self) -> Target<'_> {
+        Target {
+            storage: self.storage,
+            loaded: &self.loaded,
+        }
+    }
+
+    /// Writes the adjacency entries gathered so far (every node's block once, on every
+    /// core), builds the indexes and constraints, then publishes the whole load as `commit`
+    /// (at least 1): readers see it from that commit on, and write transactions start there.
     pub fn finish(self, commit: u64) -> Result<BulkSummary> {
         if commit == 0 {
             return Err(Error::BulkLoadRefused("commit 0 is the empty store's"));
         }
         let BulkLoad {
             storage,
-            loader: Loader {
-                mut tally, mut adj, ..
-            },
+            loader: Loader { mut tally, adj, .. },
             sections,
+            pending,
             indexes,
+            loaded,
         } = self;
-        adj.flush(storage);
+        drop(loaded);
         tally.merge(sections.into_inner());
-        tally.merge(storage.label_type_tally()?);
+        let mut pending = pending.into_inner();
+        pending.push(adj);
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        tally.merge(write_pending(storage, &pending, threads)?);
+        drop(pending);
         let mut defs = Vec::with_capacity(indexes.len());
         for p in indexes {
             let def = Arc::new(IndexDef::new(p.name, &p.spec));
@@ -1166,7 +1342,7 @@ impl BulkSection<'_, '_> {
         labels: &[LabelId],
         props: &[(PropKeyId, Value)],
     ) -> Result<()> {
-        self.loader.node(self.load.storage, id, labels, props)
+        self.loader.node(self.load.target(), id, labels, props)
     }
 
     /// [`BulkLoad::relationship`] from this section's thread.
@@ -1180,7 +1356,7 @@ impl BulkSection<'_, '_> {
     ) -> Result<()> {
         let ends = (start, end);
         self.loader
-            .relationship(self.load.storage, id, ends, rel_type, props)
+            .relationship(self.load.target(), id, ends, rel_type, props)
     }
 
     /// [`BulkLoad::node_from_redo`] from this section's thread.
@@ -1191,7 +1367,7 @@ impl BulkSection<'_, '_> {
         props: PropsRef<'_>,
     ) -> Result<()> {
         self.loader
-            .node_from_redo(self.load.storage, id, labels, props)
+            .node_from_redo(self.load.target(), id, labels, props)
     }
 
     /// [`BulkLoad::relationship_from_redo`] from this section's thread.
@@ -1205,7 +1381,7 @@ impl BulkSection<'_, '_> {
     ) -> Result<()> {
         let ends = (start, end);
         self.loader
-            .relationship_from_redo(self.load.storage, id, ends, (rel_type, props))
+            .relationship_from_redo(self.load.target(), id, ends, (rel_type, props))
     }
 
     /// [`BulkLoad::reserve_node_ids`].
@@ -1221,9 +1397,12 @@ impl BulkSection<'_, '_> {
 
 impl Drop for BulkSection<'_, '_> {
     fn drop(&mut self) {
-        self.loader.adj.flush(self.load.storage);
         let tally = std::mem::take(&mut self.loader.tally);
         self.load.sections.lock().merge(tally);
+        let adj = std::mem::take(&mut self.loader.adj);
+        if adj.len > 0 {
+            self.load.pending.lock().push(adj);
+        }
     }
 }
 
@@ -1296,6 +1475,83 @@ mod tests {
         assert_eq!(r.count_rels_of_type(t).unwrap(), 1);
         assert!(r.has_index(l, k));
         assert_eq!(s.constraints()[0].name, "constraint_L_k");
+    }
+
+    /// Loaders that hold more than `PENDING_ADJ_MAX` entries (a handful in unit tests) write
+    /// them early and again at the end: each node's entries merge in order, counted once.
+    #[test]
+    fn adjacency_written_in_several_passes_reads_as_built() {
+        let (built, loaded) = (Storage::new(), Storage::new());
+        let tokens = |s: &Storage| {
+            let l = [
+                s.get_or_create_label("A").unwrap(),
+                s.get_or_create_label("B").unwrap(),
+            ];
+            let t = [
+                s.get_or_create_rel_type("R").unwrap(),
+                s.get_or_create_rel_type("S").unwrap(),
+            ];
+            (l, t)
+        };
+        let ((la, ta), (lb, tb)) = (tokens(&built), tokens(&loaded));
+        let ends = |i: u64| ((i * 7) % 10, (i * 3 + 1) % 10);
+        let tx = built.begin_write();
+        for i in 0..10 {
+            tx.create_node(&[la[(i % 2) as usize]], &[]).unwrap();
+        }
+        for i in 0..60u64 {
+            let (a, b) = ends(i);
+            tx.create_relationship(NodeId(a), NodeId(b), ta[(i % 2) as usize], &[])
+                .unwrap();
+        }
+        tx.commit().unwrap();
+        let mut load = loaded.bulk_load().unwrap();
+        for i in 0..10 {
+            load.node(NodeId(i), &[lb[(i % 2) as usize]], &[]).unwrap();
+        }
+        std::thread::scope(|scope| {
+            let mut section = load.section();
+            scope.spawn(move || {
+                for i in (0..60u64).filter(|i| i % 2 == 0) {
+                    let (a, b) = ends(i);
+                    section
+                        .relationship(RelId(i), NodeId(a), NodeId(b), tb[0], &[])
+                        .unwrap();
+                }
+            });
+        });
+        for i in (0..60u64).filter(|i| i % 2 == 1) {
+            let (a, b) = ends(i);
+            load.relationship(RelId(i), NodeId(a), NodeId(b), tb[1], &[])
+                .unwrap();
+        }
+        load.finish(built.last_committed()).unwrap();
+        let (ra, rb) = (built.begin_read(), loaded.begin_read());
+        let ops = |r: &crate::Transaction| -> Vec<String> {
+            r.export()
+                .unwrap()
+                .map(|op| format!("{:?}", op.unwrap()))
+                .collect()
+        };
+        assert_eq!(ops(&ra), ops(&rb));
+        for (l, t) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            for dir in [crate::Direction::Out, crate::Direction::In] {
+                assert_eq!(
+                    ra.count_rels_by_label(la[l], ta[t], dir).unwrap(),
+                    rb.count_rels_by_label(lb[l], tb[t], dir).unwrap()
+                );
+            }
+            assert_eq!(
+                ra.count_self_loops(ta[t]).unwrap(),
+                rb.count_self_loops(tb[t]).unwrap()
+            );
+        }
+        for n in 0..10 {
+            for dir in [crate::Direction::Out, crate::Direction::In] {
+                let a = ra.expand(NodeId(n), dir, &[]).unwrap();
+                assert_eq!(a, rb.expand(NodeId(n), dir, &[]).unwrap());
+            }
+        }
     }
 
     #[test]

@@ -461,3 +461,118 @@ proptest! {
         prop_assert_eq!(unobserved.stats().index_entries, original.stats().index_entries);
     }
 }
+
+/// A load whose nodes span several buckets of gathered adjacency entries (65,536 node ids
+/// each) and whose relationships come from two threads reads like the graph built by
+/// transactions: every node's entries, from either thread, in order, counted once.
+#[test]
+fn relationships_from_several_sections_across_node_buckets_read_as_built() {
+    const NODES: usize = 140_000;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let nodes: Vec<NodeSpec> = (0..NODES)
+        .map(|i| NodeSpec {
+            labels: vec![i % LABELS.len()],
+            props: Vec::new(),
+        })
+        .collect();
+    let mut rels: Vec<RelSpec> = (0..3_000)
+        .map(|i| RelSpec {
+            start: next(NODES),
+            end: next(NODES),
+            ty: i % TYPES.len(),
+            props: vec![(0, i as i64)],
+        })
+        .collect();
+    // Hubs at both sides of the first bucket boundary, and self-loops.
+    for (i, hub) in [65_535usize, 65_536, 0, NODES - 1].into_iter().enumerate() {
+        for j in 0..50 {
+            let other = next(NODES);
+            let (start, end) = if j % 2 == 0 {
+                (hub, other)
+            } else {
+                (other, hub)
+            };
+            rels.push(RelSpec {
+                start,
+                end,
+                ty: (i + j) % TYPES.len(),
+                props: Vec::new(),
+            });
+        }
+        rels.push(RelSpec {
+            start: hub,
+            end: hub,
+            ty: i % TYPES.len(),
+            props: Vec::new(),
+        });
+    }
+    let a = built(&nodes, &rels, &[]);
+    let b = Storage::new();
+    let t = tokens(&b);
+    let mut load = b.bulk_load().unwrap();
+    for (i, n) in nodes.iter().enumerate() {
+        let ls: Vec<LabelId> = n.labels.iter().map(|l| t.labels[*l]).collect();
+        load.node(NodeId(i as u64), &ls, &[]).unwrap();
+    }
+    // Relationships from two sections, interleaved by id, and a few from the load itself.
+    std::thread::scope(|scope| {
+        for part in 0..2 {
+            let mut section = load.section();
+            let (t, rels) = (&t, &rels);
+            scope.spawn(move || {
+                for (i, r) in rels.iter().enumerate().skip(part).step_by(3) {
+                    section
+                        .relationship(
+                            RelId(i as u64),
+                            NodeId(r.start as u64),
+                            NodeId(r.end as u64),
+                            t.types[r.ty],
+                            &props(t, &r.props),
+                        )
+                        .unwrap();
+                }
+            });
+        }
+    });
+    for (i, r) in rels.iter().enumerate().skip(2).step_by(3) {
+        load.relationship(
+            RelId(i as u64),
+            NodeId(r.start as u64),
+            NodeId(r.end as u64),
+            t.types[r.ty],
+            &props(&t, &r.props),
+        )
+        .unwrap();
+    }
+    load.finish(a.last_committed()).unwrap();
+    assert_eq!(dump(&a), dump(&b));
+    assert_eq!(b.stats().live_deltas, 0);
+}
+
+/// A relationship naming a node the load does not hold is refused at once.
+#[test]
+fn a_relationship_to_a_node_not_loaded_is_refused() {
+    let db = Storage::new();
+    let t = tokens(&db);
+    let mut load = db.bulk_load().unwrap();
+    load.node(NodeId(0), &[], &[]).unwrap();
+    load.node(NodeId(70_000), &[], &[]).unwrap();
+    for (start, end) in [(0, 1), (69_999, 70_000), (70_001, 0)] {
+        assert!(matches!(
+            load.relationship(RelId(start), NodeId(start), NodeId(end), t.types[0], &[]),
+            Err(Error::EntityNotFound { .. })
+        ));
+    }
+    load.relationship(RelId(0), NodeId(70_000), NodeId(0), t.types[0], &[])
+        .unwrap();
+    load.finish(1).unwrap();
+    let r = db.begin_read();
+    assert_eq!(r.count_rels().unwrap(), 1);
+    assert_eq!(r.degree(NodeId(0), Direction::In, &[]).unwrap(), 1);
+}
