@@ -15,6 +15,7 @@
 //! (moderator 3). Tag classes: Thing ⊃ Artist ⊃ Musician, Thing ⊃ Sport; tags Mozart and
 //! Beatles are Musician, Picasso Artist, Football, Chess and Tennis Sport.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use quiver_engine::{Database, EngineConfig, PlanDescription};
@@ -341,12 +342,25 @@ CREATE (p1)-[:HAS_INTEREST]->(mozart), (p1)-[:HAS_INTEREST]->(chess),
        (:Forum {id: 2002, title: 'Empty room', creationDate: datetime('2012-01-01T00:00Z')})
          -[:HAS_MODERATOR]->(p3)";
 
+/// The graph above, indexed as [`INDEXES`] says.
 fn graph() -> Arc<Database> {
     let db = Database::open_in_memory(EngineConfig::default());
+    add_persons(&db);
+    add_messages(&db);
+    db
+}
+
+/// `$rows` bound to `items`.
+fn rows(items: Vec<Value>) -> Map {
+    [(Arc::from("rows"), Value::List(items.into()))].into()
+}
+
+/// The indexes, the frame, persons with their ties, friendships and memberships.
+fn add_persons(db: &Database) {
     for index in INDEXES {
-        run(&db, index, Map::new());
+        run(db, index, Map::new());
     }
-    run(&db, FRAME, Map::new());
+    run(db, FRAME, Map::new());
     let persons = PERSONS
         .iter()
         .map(|&(id, first, last, birthday, city)| {
@@ -362,7 +376,7 @@ fn graph() -> Arc<Database> {
         })
         .collect();
     run(
-        &db,
+        db,
         "UNWIND $persons AS p
          MATCH (city:City {id: p.city})
          CREATE (:Person {id: p.id, firstName: p.firstName, lastName: p.lastName,
@@ -372,15 +386,13 @@ fn graph() -> Arc<Database> {
                 -[:IS_LOCATED_IN]->(city)",
         [(Arc::from("persons"), Value::List(persons))].into(),
     );
-    run(&db, TIES, Map::new());
-    let rows =
-        |items: Vec<Value>| -> Map { [(Arc::from("rows"), Value::List(items.into()))].into() };
+    run(db, TIES, Map::new());
     let knows = KNOWS
         .iter()
         .map(|&(a, b, when)| map(&[("a", i(a)), ("b", i(b)), ("at", t(when))]))
         .collect();
     run(
-        &db,
+        db,
         "UNWIND $rows AS k MATCH (a:Person {id: k.a}), (b:Person {id: k.b})
          CREATE (a)-[:KNOWS {creationDate: k.at}]->(b)",
         rows(knows),
@@ -390,11 +402,15 @@ fn graph() -> Arc<Database> {
         .map(|&(f, p, when)| map(&[("f", i(f)), ("p", i(p)), ("at", t(when))]))
         .collect();
     run(
-        &db,
+        db,
         "UNWIND $rows AS m MATCH (f:Forum {id: m.f}), (p:Person {id: m.p})
          CREATE (f)-[:HAS_MEMBER {joinDate: m.at}]->(p)",
         rows(members),
     );
+}
+
+/// Posts, comments, likes.
+fn add_messages(db: &Database) {
     let posts = POSTS
         .iter()
         .map(|&(id, author, when, forum, country, tags, image)| {
@@ -416,7 +432,7 @@ fn graph() -> Arc<Database> {
         })
         .collect();
     run(
-        &db,
+        db,
         "UNWIND $rows AS p
          MATCH (a:Person {id: p.author}), (f:Forum {id: p.forum}), (c:Country {id: p.country})
          CREATE (f)-[:CONTAINER_OF]->(m:Post:Message {id: p.id, creationDate: p.at,
@@ -439,7 +455,7 @@ fn graph() -> Arc<Database> {
         ]
         .into();
         run(
-            &db,
+            db,
             "MATCH (a:Person {id: $author}), (parent:Message {id: $parent}), (c:Country {id: $country})
              CREATE (parent)<-[:REPLY_OF]-(m:Comment:Message {id: $id, creationDate: $at,
                        content: $content, locationIP: '10.0.0.1', browserUsed: 'Firefox',
@@ -454,14 +470,14 @@ fn graph() -> Arc<Database> {
         .map(|&(p, m, when)| map(&[("p", i(p)), ("m", i(m)), ("at", t(when))]))
         .collect();
     run(
-        &db,
+        db,
         "UNWIND $rows AS l MATCH (p:Person {id: l.p}), (m:Message {id: l.m})
          CREATE (p)-[:LIKES {creationDate: l.at}]->(m)",
         rows(likes),
     );
     // Person 12's eleven posts, one a day from the 1st; the last two on the same day.
     run(
-        &db,
+        db,
         "MATCH (p:Person {id: 12}), (f:Forum {id: 2002}), (c:Country {id: 1102})
          UNWIND range(1, 11) AS k
          CREATE (f)-[:CONTAINER_OF]->(m:Post:Message {id: 3200 + k,
@@ -471,7 +487,6 @@ fn graph() -> Arc<Database> {
                 (m)-[:IS_LOCATED_IN]->(c)",
         Map::new(),
     );
-    db
 }
 
 fn ic1(person_id: i64, first_name: &str) -> Operation {
@@ -1142,10 +1157,21 @@ fn is7_lists_replies_and_whether_their_authors_know_the_messages_author() {
 #[test]
 fn each_update_is_seen_by_the_read_that_follows_it() {
     let db = graph();
-    let count = |query: &str| run(&db, query, Map::new()).1[0][0].clone();
+    a_person_joins_and_befriends_the_start(&db);
+    she_opens_a_forum_and_posts_in_it(&db);
+    replies_and_likes_follow(&db);
+}
+
+/// The first value of a query's first row.
+fn single(db: &Database, query: &str) -> Value {
+    run(db, query, Map::new()).1[0][0].clone()
+}
+
+/// IU1 and IU8, read by IS1, IS3 and IC1.
+fn a_person_joins_and_befriends_the_start(db: &Database) {
     // IU1: a person joins, interested in Chess, with a degree and a job.
     op(
-        &db,
+        db,
         &Operation::Iu1(AddPerson {
             person_id: 13,
             first_name: "Ida".into(),
@@ -1164,7 +1190,7 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         }),
     );
     assert_eq!(
-        op(&db, &Operation::Is1 { person_id: 13 }).pick(&[
+        op(db, &Operation::Is1 { person_id: 13 }).pick(&[
             "firstName",
             "lastName",
             "cityId",
@@ -1180,13 +1206,16 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         ]]
     );
     assert_eq!(
-        count("MATCH (:Person {id: 13})-[:HAS_INTEREST]->(t:Tag) RETURN collect(t.name)"),
+        single(
+            db,
+            "MATCH (:Person {id: 13})-[:HAS_INTEREST]->(t:Tag) RETURN collect(t.name)"
+        ),
         Value::List(vec![s("Chess")].into())
     );
     // IU8: the start befriends her; she is now their latest friend, and a friend named Ida
     // with her degree and job.
     op(
-        &db,
+        db,
         &Operation::Iu8 {
             person1_id: 1,
             person2_id: 13,
@@ -1194,11 +1223,11 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         },
     );
     assert_eq!(
-        op(&db, &Operation::Is3 { person_id: 1 }).pick(&["personId", "friendshipCreationDate"])[0],
+        op(db, &Operation::Is3 { person_id: 1 }).pick(&["personId", "friendshipCreationDate"])[0],
         [i(13), t("2012-02-02T00:00")]
     );
     assert_eq!(
-        op(&db, &ic1(1, "Ida")).pick(&[
+        op(db, &ic1(1, "Ida")).pick(&[
             "friendId",
             "distanceFromPerson",
             "friendUniversities",
@@ -1213,9 +1242,13 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
             Value::List(vec![s("fr"), s("en")].into()),
         ]]
     );
+}
+
+/// IU4, IU5 and IU6, read by IS4, IS5, IS6 and IC5.
+fn she_opens_a_forum_and_posts_in_it(db: &Database) {
     // IU4, IU5, IU6: she opens a forum, joins it and posts an image there.
     op(
-        &db,
+        db,
         &Operation::Iu4(AddForum {
             forum_id: 2003,
             forum_title: "New forum".into(),
@@ -1225,7 +1258,7 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         }),
     );
     op(
-        &db,
+        db,
         &Operation::Iu5 {
             forum_id: 2003,
             person_id: 13,
@@ -1233,7 +1266,7 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         },
     );
     op(
-        &db,
+        db,
         &Operation::Iu6(AddPost {
             post_id: 3300,
             image_file: "new.jpg".into(),
@@ -1250,34 +1283,43 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         }),
     );
     assert_eq!(
-        count("MATCH (:Forum {id: 2003})-[:HAS_TAG]->(t:Tag) RETURN count(t)"),
+        single(
+            db,
+            "MATCH (:Forum {id: 2003})-[:HAS_TAG]->(t:Tag) RETURN count(t)"
+        ),
         i(2)
     );
     assert_eq!(
-        count("MATCH (:Post {id: 3300})-[:HAS_TAG]->(t:Tag) RETURN t.name"),
+        single(
+            db,
+            "MATCH (:Post {id: 3300})-[:HAS_TAG]->(t:Tag) RETURN t.name"
+        ),
         s("Tennis")
     );
     assert_eq!(
-        count("MATCH (p:Post {id: 3300}) RETURN [p.content, p.language, p.imageFile]"),
+        single(
+            db,
+            "MATCH (p:Post {id: 3300}) RETURN [p.content, p.language, p.imageFile]"
+        ),
         Value::List(vec![Value::Null, Value::Null, s("new.jpg")].into()),
         "an image post has no text nor language"
     );
     assert_eq!(
-        op(&db, &Operation::Is4 { message_id: 3300 }).pick(&["messageContent"]),
+        op(db, &Operation::Is4 { message_id: 3300 }).pick(&["messageContent"]),
         [[s("new.jpg")]]
     );
     assert_eq!(
-        op(&db, &Operation::Is5 { message_id: 3300 }).column("personId"),
+        op(db, &Operation::Is5 { message_id: 3300 }).column("personId"),
         [i(13)]
     );
     assert_eq!(
-        op(&db, &Operation::Is6 { message_id: 3300 }).pick(&["forumId", "moderatorId"]),
+        op(db, &Operation::Is6 { message_id: 3300 }).pick(&["forumId", "moderatorId"]),
         [[i(2003), i(13)]]
     );
     // Her joining is the only one after the 31st among the start's two-hop circle.
     assert_eq!(
         op(
-            &db,
+            db,
             &Operation::Ic5 {
                 person_id: 1,
                 min_date: at("2012-01-31T00:00")
@@ -1286,6 +1328,10 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         .pick(&["forumTitle", "postCount"]),
         [[s("New forum"), i(1)]]
     );
+}
+
+/// IU7, IU2 and IU3, read by IS7, IS6 and IC7.
+fn replies_and_likes_follow(db: &Database) {
     // IU7: 2 replies to her post, and she to 2's comment.
     let comment = |comment_id, author_person_id, when, reply_to_post_id, reply_to_comment_id| {
         Operation::Iu7(AddComment {
@@ -1302,29 +1348,29 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
             tag_ids: vec![MOZART],
         })
     };
-    op(&db, &comment(4300, 2, "2012-02-05T00:00", 3300, -1));
-    op(&db, &comment(4301, 13, "2012-02-06T00:00", -1, 4300));
+    op(db, &comment(4300, 2, "2012-02-05T00:00", 3300, -1));
+    op(db, &comment(4301, 13, "2012-02-06T00:00", -1, 4300));
     let replies = [
         "commentId",
         "replyAuthorId",
         "replyAuthorKnowsOriginalMessageAuthor",
     ];
     assert_eq!(
-        op(&db, &Operation::Is7 { message_id: 3300 }).pick(&replies),
+        op(db, &Operation::Is7 { message_id: 3300 }).pick(&replies),
         [[i(4300), i(2), b(false)]]
     );
     assert_eq!(
-        op(&db, &Operation::Is7 { message_id: 4300 }).pick(&replies),
+        op(db, &Operation::Is7 { message_id: 4300 }).pick(&replies),
         [[i(4301), i(13), b(false)]]
     );
     assert_eq!(
-        op(&db, &Operation::Is6 { message_id: 4301 }).column("forumId"),
+        op(db, &Operation::Is6 { message_id: 4301 }).column("forumId"),
         [i(2003)],
         "a reply to a reply is in its thread's forum"
     );
     // IU2, IU3: 2 likes her post, the start her comment; the start is her friend.
     op(
-        &db,
+        db,
         &Operation::Iu2 {
             person_id: 2,
             post_id: 3300,
@@ -1332,7 +1378,7 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         },
     );
     op(
-        &db,
+        db,
         &Operation::Iu3 {
             person_id: 1,
             comment_id: 4301,
@@ -1340,7 +1386,7 @@ fn each_update_is_seen_by_the_read_that_follows_it() {
         },
     );
     assert_eq!(
-        op(&db, &Operation::Ic7 { person_id: 13 }).pick(&[
+        op(db, &Operation::Ic7 { person_id: 13 }).pick(&[
             "personId",
             "commentOrPostId",
             "minutesLatency",
@@ -1437,6 +1483,14 @@ fn sample_params(kind: Kind) -> Map {
         Kind::Is5 => Operation::Is5 { message_id: 3001 },
         Kind::Is6 => Operation::Is6 { message_id: 4005 },
         Kind::Is7 => Operation::Is7 { message_id: 3001 },
+        update => sample_update(update),
+    };
+    statement(&op).params
+}
+
+/// An update of `kind` on the test graph, for plans.
+fn sample_update(kind: Kind) -> Operation {
+    match kind {
         Kind::Iu1 => Operation::Iu1(AddPerson {
             person_id: 13,
             first_name: "Ida".into(),
@@ -1507,20 +1561,22 @@ fn sample_params(kind: Kind) -> Map {
             person2_id: 12,
             creation_date: 0,
         },
-    };
-    statement(&op).params
+        other => panic!("{other:?} is not an update"),
+    }
 }
 
 fn render(plan: &PlanDescription, depth: usize, out: &mut String) {
     let rows = plan.profile.map(|p| (p.rows, p.db_hits));
-    out.push_str(&format!(
-        "{:indent$}{} {} {:?}\n",
+    writeln!(
+        out,
+        "{:indent$}{} {} {:?}",
         "",
         plan.operator,
         plan.details,
         rows,
         indent = depth * 2
-    ));
+    )
+    .expect("writing to a string");
     for child in &plan.children {
         render(child, depth + 1, out);
     }
