@@ -3,6 +3,8 @@
 //!
 //! - [`ops`] names every operation and its substitution parameters: the seam between the
 //!   generator that picks them and the queries that bind them.
+//! - [`datagen`] generates the data set at a scale: the bulk files `quiver import` loads (and
+//!   [`datagen::import`] loads), the update stream and the substitution parameters.
 //! - [`queries`] holds each operation's Cypher, as Neo4j 5 runs it, and binds an operation's
 //!   parameters to it; it names the result columns that carry person and message ids.
 //!
@@ -40,6 +42,7 @@
 //! | `(University)-[:IS_LOCATED_IN]->(City)`, `(Company)-[:IS_LOCATED_IN]->(Country)` | |
 //! | `(Tag)-[:HAS_TYPE]->(TagClass)`, `(TagClass)-[:IS_SUBCLASS_OF]->(TagClass)` | |
 
+pub mod datagen;
 pub mod durable;
 pub mod ops;
 pub mod queries;
