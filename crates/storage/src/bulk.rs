@@ -927,6 +927,76 @@ impl BucketScratch {
     }
 }
 
+/// Fills index `def` from a bulk load's entities: their keys gathered on up to `threads`
+/// threads, each over its own id range, and handed to the index at once, which builds its
+/// tree from them in one pass. Every entity is its one committed version and a node carries
+/// a label exactly when the label's bitmap says so, so no version or label is read.
+fn populate(storage: &Storage, def: &IndexDef, threads: usize) -> Result<()> {
+    type Entries = Vec<(Box<[u8]>, u64)>;
+    let labelled = if def.relationship {
+        None
+    } else {
+        match storage.label_bitmap_if_any(def.token) {
+            Some(bits) => Some(bits),
+            None => return Ok(()),
+        }
+    };
+    let end = if def.relationship {
+        storage.next_rel.load(Ordering::Acquire)
+    } else {
+        storage.next_node.load(Ordering::Acquire)
+    };
+    let part = |ids: Range<u64>| -> Result<Entries> {
+        let mut out = Entries::new();
+        match labelled {
+            None => {
+                let mut held = None;
+                for id in ids {
+                    let Some(slot) = storage.rels.get(id) else {
+                        continue;
+                    };
+                    let r = slot.lock_into(&mut held);
+                    if r.is_vacant() || r.ty() != def.token {
+                        continue;
+                    }
+                    if let Some(k) = def.key_in(r.props.bytes())? {
+                        out.push((k, id));
+                    }
+                }
+            }
+            Some(bits) => {
+                let mut held = None;
+                for id in ids.filter(|id| bits.contains(*id)) {
+                    let Some(slot) = storage.nodes.get(id) else {
+                        continue;
+                    };
+                    if let Some(k) = def.key_in(slot.lock_into(&mut held).props()?)? {
+                        out.push((k, id));
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    };
+    let threads = threads.max(1) as u64;
+    let per = end.div_ceil(threads).max(1);
+    let ranges = (0..threads).map(|t| (t * per).min(end)..((t + 1) * per).min(end));
+    let parts: Vec<Result<Entries>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ranges.map(|ids| scope.spawn(move || part(ids))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut entries = Entries::new();
+    for p in parts {
+        entries.append(&mut p?);
+    }
+    def.data.extend(entries);
+    Ok(())
+}
+
 /// Calls `f` with each type in `list` (sorted by type) and how many entries have it.
 fn for_type_runs(list: &[AdjEntry], mut f: impl FnMut(u32, i64)) {
     let mut rest = list;
@@ -1312,7 +1382,7 @@ impl<'a> BulkLoad<'a> {
         let mut defs = Vec::with_capacity(indexes.len());
         for p in indexes {
             let def = Arc::new(IndexDef::new(p.name, &p.spec));
-            storage.populate(&def);
+            populate(storage, &def, threads)?;
             if def.unique() {
                 storage.verify_constraint(&def, None)?;
             }

@@ -605,9 +605,18 @@ pub(crate) struct IndexData {
 
 impl IndexData {
     pub(crate) fn insert(&self, key: Box<[u8]>, node: u64) {
+        // An entry already there stays as it is.
+        self.entries.write().insert((key, node));
+    }
+
+    /// Adds many entries at once; an empty index builds its tree from them in one pass
+    /// (they are sorted first, which costs little when they come in a few sorted runs).
+    pub(crate) fn extend(&self, entries: Vec<(Box<[u8]>, u64)>) {
         let mut e = self.entries.write();
-        if !e.contains(&(key.clone(), node)) {
-            e.insert((key, node));
+        if e.is_empty() {
+            *e = entries.into_iter().collect();
+        } else {
+            e.extend(entries);
         }
     }
 
