@@ -233,7 +233,7 @@ def timings(quiver_path, kuzu_path, timed_path):
         return "n/a" if x is None else f"{x:.3f}"
 
     def ratio(a, b):
-        return "n/a" if a is None or not b else f"{a / b:.2f}x"
+        return "n/a" if a is None or not b else f"{a / b:.3g}x"
 
     print("# median ms per read: one pass over every parameter (Quiver over Bolt on loopback,")
     print("# Kuzu embedded), and Kuzu's timed rounds (warm; wall and CPU of the whole process)")

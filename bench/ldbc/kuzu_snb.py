@@ -3,7 +3,7 @@
 
     kuzu_snb.py load    DATA DB           # schema from the bulk files' headers, COPY every file
     kuzu_snb.py answers DATA DB OUT       # every curated read of params.json once, as JSON lines
-    kuzu_snb.py timed   DATA DB ROUNDS    # each kind's parameters ROUNDS times (after a warm-up)
+    kuzu_snb.py timed   DATA DB ROUNDS [N] # each kind's (first N) parameters ROUNDS times, after a warm-up
 
 DATA is the generator's directory (`params.json` and the bulk CSVs under `bulk/`), DB the Kuzu
 database's path.
@@ -668,9 +668,10 @@ def answers(data, db_dir, out_path):
     print(f"# {total} answers written to {out_path}", file=sys.stderr)
 
 
-def timed(data, db_dir, rounds):
+def timed(data, db_dir, rounds, per_kind=None):
     db, conn = connect(db_dir)
     for kind, ops in params_by_kind(data).items():
+        ops = ops[:per_kind] if per_kind else ops
         if not ops:
             continue
         walls, cpus, error = [], [], None
@@ -703,8 +704,8 @@ def main():
         load(sys.argv[2], sys.argv[3])
     elif mode == "answers" and len(sys.argv) == 5:
         answers(sys.argv[2], sys.argv[3], sys.argv[4])
-    elif mode == "timed" and len(sys.argv) == 5:
-        timed(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif mode == "timed" and len(sys.argv) in (5, 6):
+        timed(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) == 6 else None)
     else:
         sys.exit(__doc__)
 

@@ -3,7 +3,8 @@
 # the answers of every curated complex and short read compared, and the median time per read
 # of each kind on both.
 #
-#   bench/ldbc/run.sh [SF] [ROUNDS]        # SF: 0.1 (default), 1, 3, 10; ROUNDS: Kuzu's timed rounds (3)
+#   bench/ldbc/run.sh [SF] [ROUNDS] [N]     # SF: 0.1 (default), 1, 3, 10; ROUNDS: Kuzu's timed
+#                                           # rounds (3) over each kind's first N parameters (all)
 #
 # Builds the release binary, has `quiver lab --workload ldbc-snb` generate the data (once, under
 # target/ldbc-snb/sf<SF>/data), load it and write Quiver's answers; loads the same CSV files into
@@ -14,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 sf="${1:-0.1}"
 rounds="${2:-3}"
+per_kind="${3:-}"
 . bench/kuzu/prepare.sh
 py="$work/venv/bin/python"
 dir="${CARGO_TARGET_DIR:-target}/ldbc-snb/sf$sf"
@@ -41,8 +43,8 @@ echo "## answers, SF$sf"
 status=0
 "$py" bench/ldbc/compare.py "$dir/quiver-answers.jsonl" "$dir/kuzu-answers.jsonl" quiver kuzu || status=$?
 
-echo "# Kuzu: $rounds timed rounds of every kind's parameters" >&2
-"$py" bench/ldbc/kuzu_snb.py timed "$dir/data" "$dir/kuzu-db" "$rounds" > "$dir/kuzu-timed.tsv"
+echo "# Kuzu: $rounds timed rounds of each kind's ${per_kind:-every} parameters" >&2
+"$py" bench/ldbc/kuzu_snb.py timed "$dir/data" "$dir/kuzu-db" "$rounds" $per_kind > "$dir/kuzu-timed.tsv"
 echo
 echo "## timings, SF$sf"
 "$py" bench/ldbc/compare.py --timings "$dir/quiver-answers.jsonl" "$dir/kuzu-answers.jsonl" "$dir/kuzu-timed.tsv"
