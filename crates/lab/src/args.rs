@@ -260,6 +260,37 @@ pub struct LabArgs {
     #[arg(long, value_name = "MS", default_value_t = 3_000)]
     pub settle_ms: u64,
 
+    // ---- ldbc-snb ----
+    /// --workload ldbc-snb: the scale factor's shape (0.1, 1, 3, 10)
+    #[arg(long, default_value = "0.1")]
+    pub scale_factor: String,
+    /// --workload ldbc-snb: this many people instead of the scale factor's (smaller runs and
+    /// tests)
+    #[arg(long, value_name = "N")]
+    pub snb_persons: Option<usize>,
+    /// --workload ldbc-snb: where the generated data, the loaded database and each run's copy
+    /// of it live [default: ./quiver-snb-sf<SCALE_FACTOR>, or ./quiver-snb-p<N> with --snb-persons]
+    #[arg(long, value_name = "DIR")]
+    pub snb_dir: Option<PathBuf>,
+    /// --workload ldbc-snb: wall time per simulated time (0.001 runs a simulated day in 86.4 s)
+    #[arg(long, default_value_t = 0.001)]
+    pub tcr: f64,
+    /// --workload ldbc-snb: updates between two complex reads of each kind, IC1 to IC14
+    /// [default: the SF1 configuration's]
+    #[arg(long, value_delimiter = ',', num_args = 14)]
+    pub frequencies: Option<Vec<u32>>,
+    /// --workload ldbc-snb: complex reads only, without the short-read walks after them
+    #[arg(long)]
+    pub no_short_reads: bool,
+    /// --workload ldbc-snb: after the run, kill -9 the server, restart it and look for every
+    /// acknowledged update
+    #[arg(long)]
+    pub crash_check: bool,
+    /// --workload ldbc-snb: instead of the timed mix, run every curated read once, in turn,
+    /// and write each one's parameters and rows to this file as JSON lines
+    #[arg(long, value_name = "FILE")]
+    pub snb_answers: Option<PathBuf>,
+
     // ---- echo ----
     /// echo: where to listen
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
@@ -396,6 +427,26 @@ impl LabArgs {
         if self.max_connections == Some(0) {
             return Err("--max-connections must be at least 1".into());
         }
+        if self.workload == Workload::LdbcSnb {
+            if self.ladder || self.cluster.is_some() || self.protocol != Protocol::Bolt {
+                return Err(
+                    "--workload ldbc-snb runs on its own: not with --ladder, --cluster or HTTP"
+                        .into(),
+                );
+            }
+            if self.mode != Mode::Load {
+                return Err("--workload ldbc-snb is a --mode load workload".into());
+            }
+            if !(self.tcr.is_finite() && self.tcr > 0.0) {
+                return Err("--tcr must be a positive number".into());
+            }
+            if self.snb_persons.is_some_and(|n| n < 10) {
+                return Err("--snb-persons must be at least 10".into());
+            }
+            if self.crash_check && self.target.is_some() {
+                return Err("--crash-check kills the server the lab starts, not a --target".into());
+            }
+        }
         self.validate_cluster()?;
         for peer in &self.peer {
             crate::target::parse_peer(peer)?;
@@ -529,6 +580,8 @@ mod tests {
             vec!["--sessions", "0"],
             vec!["--workload", "records", "--rows", "3000"],
             vec!["--workload", "mixed", "--writers", "0"],
+            vec!["--workload", "ldbc-snb", "--ladder"],
+            vec!["--workload", "ldbc-snb", "--tcr", "0"],
             vec!["--target", "http://x"],
             vec!["--peer", "nameless"],
             vec!["--source-addrs", "300"],

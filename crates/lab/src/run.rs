@@ -42,7 +42,9 @@ pub fn main(args: LabArgs) -> ExitCode {
         eprintln!("quiver lab: {message}");
         return ExitCode::from(EXIT_USAGE);
     }
-    let outcome = if args.cluster.is_some() {
+    let outcome = if args.workload == Workload::LdbcSnb {
+        crate::snb::run::run(&args)
+    } else if args.cluster.is_some() {
         crate::cluster::run(&args)
     } else if args.protocol == Protocol::Http && args.mode != Mode::Echo {
         crate::http_run::run(&args).map(|()| true)

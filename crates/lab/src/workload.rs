@@ -48,6 +48,11 @@ pub enum Workload {
     Records,
     Txwrite,
     Mixed,
+    /// The LDBC SNB Interactive mix over its own generated graph (see [`crate::snb`]): not a
+    /// unit of the ladder's kind, so it has no units here.
+    #[value(name = "ldbc-snb")]
+    #[serde(rename = "ldbc-snb")]
+    LdbcSnb,
 }
 
 impl Workload {
@@ -59,6 +64,7 @@ impl Workload {
             Workload::Records => "records",
             Workload::Txwrite => "txwrite",
             Workload::Mixed => "mixed",
+            Workload::LdbcSnb => "ldbc-snb",
         }
     }
 
@@ -152,6 +158,7 @@ impl Plan {
         let persons = self.social.people.len() as i64;
         let slot = |index: usize| (index % self.write_slots.max(1)) as i64;
         match (self.workload, role) {
+            (Workload::LdbcSnb, _) => Vec::new(),
             (Workload::Mixed, Role::Reader { index }) => self.reader_units(index, version),
             (Workload::Mixed, Role::Writer { index } | Role::Uniform { index }) => {
                 vec![auto_commit(

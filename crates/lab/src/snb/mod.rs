@@ -7,6 +7,14 @@
 //!   [`datagen::import`] loads), the update stream and the substitution parameters.
 //! - [`queries`] holds each operation's Cypher, as Neo4j 5 runs it, and binds an operation's
 //!   parameters to it; it names the result columns that carry person and message ids.
+//! - [`driver`] schedules the mix as LDBC's driver does (updates at their compressed times and
+//!   after what they depend on, complex reads by frequency, short-read walks) over Bolt, and
+//!   measures each operation and the on-time ratio.
+//! - [`durable`] looks, after `kill -9` and a restart, for every update the server
+//!   acknowledged.
+//! - [`run`] is `quiver lab --workload ldbc-snb`: generate and load once, copy, serve, drive,
+//!   report, and the crash check; or (`--snb-answers`) every curated read once, its rows
+//!   written for comparison with another implementation.
 //!
 //! # The graph
 //! The schema is SNB's, as Neo4j holds it. Ids are 64-bit integers in an `id` property; a
@@ -43,6 +51,8 @@
 //! | `(Tag)-[:HAS_TYPE]->(TagClass)`, `(TagClass)-[:IS_SUBCLASS_OF]->(TagClass)` | |
 
 pub mod datagen;
+pub mod driver;
 pub mod durable;
 pub mod ops;
 pub mod queries;
+pub mod run;

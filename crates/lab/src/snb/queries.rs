@@ -146,13 +146,19 @@ LIMIT 10";
 /// IC5, new groups: forums that friends within two hops joined after `$minDate`, each with
 /// the number of posts in it written by those of them who joined it after that date
 /// (zero counts too). Order: count descending, forum id; 20 rows.
+///
+/// The friends are gathered per forum first and the forum's posts read once, each author
+/// looked for among them: matching each (friend, forum) pair's posts instead reads every
+/// post of a friend once per forum they joined (ten times the work at SF0.1).
 const IC5: &str = "\
 MATCH (start:Person {id: $personId})-[:KNOWS*1..2]-(friend:Person)
 WHERE friend <> start
 WITH DISTINCT friend
 MATCH (friend)<-[membership:HAS_MEMBER]-(forum:Forum)
 WHERE membership.joinDate > $minDate
-OPTIONAL MATCH (friend)<-[:HAS_CREATOR]-(post:Post)<-[:CONTAINER_OF]-(forum)
+WITH forum, collect(friend) AS friends
+OPTIONAL MATCH (forum)-[:CONTAINER_OF]->(post:Post)-[:HAS_CREATOR]->(author:Person)
+WHERE author IN friends
 WITH forum, count(post) AS postCount
 RETURN forum.title AS forumTitle, postCount
 ORDER BY postCount DESC, forum.id ASC
