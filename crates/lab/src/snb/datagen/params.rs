@@ -6,8 +6,9 @@
 //!   messages written (IC7, IC8, IS2).
 //! - IC1's first name is the name of someone within three hops of the person.
 //! - IC3's countries are two of the twenty where most bulk messages are located; IC6's tag
-//!   one of the two hundred on most bulk posts; IC12's tag class the class (or its parent)
-//!   of such a tag; IC11's country and year those of a job of someone within two hops.
+//!   one of the two hundred on most bulk posts; IC12's tag class the class (or its parent,
+//!   unless that is the root) of such a tag; IC11's country and year those of a job of
+//!   someone within two hops.
 //! - Dates and windows lie inside the bulk window's later half (IC3 and IC4 windows end
 //!   before the cutoff).
 //! - IC13 and IC14 pairs are at distance 2 to 5 in the bulk graph; every tenth pair is not
@@ -201,8 +202,9 @@ impl Curator<'_> {
             _ => {
                 let t = *self.tags.get(self.rng.index(self.tags.len().max(1)))?;
                 let class = usize::from(self.world.tags[t].class);
-                let class = if self.rng.chance(0.5) {
-                    TAG_CLASSES[class].1
+                let parent = TAG_CLASSES[class].1;
+                let class = if parent != 0 && self.rng.chance(0.5) {
+                    parent
                 } else {
                     class
                 };
