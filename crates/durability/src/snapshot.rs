@@ -1284,6 +1284,99 @@ mod tests {
         }
     }
 
+    /// A snapshot whose nodes span several of the bulk load's adjacency buckets (65,536 node
+    /// ids each) loads the same on one thread and on several: the same nodes, relationships,
+    /// properties, labels and ids, the same counts, and an index that finds the same nodes.
+    #[test]
+    fn a_snapshot_loaded_in_parallel_equals_one_loaded_serially() {
+        use quiver_storage::{Direction, IndexQuery};
+        const NODES: i64 = 70_000;
+        let db = Storage::new();
+        let (a, b) = (
+            db.get_or_create_label("A").unwrap(),
+            db.get_or_create_label("B").unwrap(),
+        );
+        let k = db.get_or_create_property_key("k").unwrap();
+        let (r, s) = (
+            db.get_or_create_rel_type("R").unwrap(),
+            db.get_or_create_rel_type("S").unwrap(),
+        );
+        let tx = db.begin_write();
+        tx.create_index(a, k, Some("a_k")).unwrap();
+        tx.commit().unwrap();
+        let tx = db.begin_write();
+        let nodes: Vec<_> = (0..NODES)
+            .map(|i| {
+                let label = if i % 3 == 0 { b } else { a };
+                tx.create_node(&[label], &[(k, Value::Int(i % 1000))])
+                    .unwrap()
+            })
+            .collect();
+        let n = nodes.len();
+        for i in 0..4000usize {
+            let (from, to) = (nodes[(i * 7919) % n], nodes[(i * 104_729 + 65_536) % n]);
+            let ty = if i % 2 == 0 { r } else { s };
+            tx.create_relationship(from, to, ty, &[(k, Value::Int(i as i64))])
+                .unwrap();
+        }
+        tx.create_relationship(nodes[65_536], nodes[65_536], r, &[])
+            .unwrap();
+        tx.commit().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let info = written_from(&db, tmp.path(), 512);
+        let loads: Vec<Arc<Storage>> = [1, 2, 3]
+            .into_iter()
+            .map(|threads| {
+                let back = Storage::new();
+                load_on(&RealDisk, &info.path, &back, threads).unwrap();
+                back
+            })
+            .collect();
+        // Token ids by name: a loaded store numbers names as its loaders meet them.
+        let tokens = |s: &Storage| {
+            let label = |name| s.get_or_create_label(name).unwrap();
+            let ty = |name| s.get_or_create_rel_type(name).unwrap();
+            let key = s.get_or_create_property_key("k").unwrap();
+            ([label("A"), label("B")], [ty("R"), ty("S")], key)
+        };
+        let serial = &loads[0];
+        for parallel in &loads[1..] {
+            same_graph(serial, parallel);
+            let (x, y) = (serial.begin_read(), parallel.begin_read());
+            let ((xl, xt, xk), (yl, yt, yk)) = (tokens(serial), tokens(parallel));
+            for (la, lb) in xl.into_iter().zip(yl) {
+                assert_eq!(x.count_label(la).unwrap(), y.count_label(lb).unwrap());
+                for (ta, tb) in xt.into_iter().zip(yt) {
+                    for dir in [Direction::Out, Direction::In] {
+                        let want = x.count_rels_by_label(la, ta, dir).unwrap();
+                        assert_eq!(want, y.count_rels_by_label(lb, tb, dir).unwrap());
+                    }
+                }
+            }
+            assert_eq!(x.count_self_loops(xt[0]).unwrap(), 1);
+            assert_eq!(y.count_self_loops(yt[0]).unwrap(), 1);
+            for node in [0, 65_535, 65_536, n - 1].map(|i| nodes[i]) {
+                for dir in [Direction::Out, Direction::In] {
+                    let want = x.expand(node, dir, &[]).unwrap();
+                    assert_eq!(want, y.expand(node, dir, &[]).unwrap());
+                }
+            }
+            let names = |s: &Storage| -> Vec<String> {
+                s.indexes().into_iter().map(|i| i.name.clone()).collect()
+            };
+            assert_eq!(names(serial), names(parallel));
+            let seek = |t: &Transaction, label, key| -> Vec<NodeId> {
+                let found = t.index_seek(label, key, IndexQuery::Equals(Value::Int(7)));
+                let mut ids: Vec<NodeId> = found.unwrap().map(|n| n.unwrap()).collect();
+                ids.sort();
+                ids
+            };
+            assert_eq!(seek(&x, xl[0], xk).len(), 47);
+            assert_eq!(seek(&x, xl[0], xk), seek(&y, yl[0], yk));
+            assert_eq!(parallel.stats().live_deltas, 0);
+        }
+    }
+
     #[test]
     fn a_block_out_of_its_section_is_corrupt() {
         let db = wide_store();
