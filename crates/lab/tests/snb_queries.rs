@@ -19,10 +19,11 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use quiver_engine::{Database, EngineConfig, PlanDescription};
+use quiver_lab::snb::datagen::SCHEMA;
 use quiver_lab::snb::ops::{
     AddComment, AddForum, AddPerson, AddPost, Class, Kind, Millis, Operation,
 };
-use quiver_lab::snb::queries::{INDEXES, date, datetime, result_ids, statement, text};
+use quiver_lab::snb::queries::{date, datetime, result_ids, statement, text};
 use quiver_value::temporal::calendar::days_from_ymd;
 use quiver_value::{Map, Value};
 
@@ -342,7 +343,7 @@ CREATE (p1)-[:HAS_INTEREST]->(mozart), (p1)-[:HAS_INTEREST]->(chess),
        (:Forum {id: 2002, title: 'Empty room', creationDate: datetime('2012-01-01T00:00Z')})
          -[:HAS_MODERATOR]->(p3)";
 
-/// The graph above, indexed as [`INDEXES`] says.
+/// The graph above, with the data set's constraints ([`SCHEMA`]).
 fn graph() -> Arc<Database> {
     let db = Database::open_in_memory(EngineConfig::default());
     add_persons(&db);
@@ -355,10 +356,10 @@ fn rows(items: Vec<Value>) -> Map {
     [(Arc::from("rows"), Value::List(items.into()))].into()
 }
 
-/// The indexes, the frame, persons with their ties, friendships and memberships.
+/// The constraints, the frame, persons with their ties, friendships and memberships.
 fn add_persons(db: &Database) {
-    for index in INDEXES {
-        run(db, index, Map::new());
+    for statement in SCHEMA {
+        run(db, statement, Map::new());
     }
     run(db, FRAME, Map::new());
     let persons = PERSONS

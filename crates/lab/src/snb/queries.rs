@@ -12,7 +12,8 @@
 //! Two conventions of the graph the queries depend on: a `Post` holds either `content` or
 //! `imageFile` and leaves the other absent (a message's text is
 //! `coalesce(content, imageFile)`, as the specification's "content or imageFile"), and the
-//! seeks start from `id` (and `name`) properties, which [`INDEXES`] indexes.
+//! seeks start from `id` (and `name`) properties, which the data set's
+//! [`SCHEMA`](super::datagen::SCHEMA) constrains and so indexes.
 //!
 //! Ties the specification leaves unordered stay unordered here: IC12's `tagNames` are a set,
 //! and IC14's paths of equal weight come in any order.
@@ -29,25 +30,6 @@ pub struct Statement {
     pub text: &'static str,
     pub params: Map,
 }
-
-/// The indexes the queries' seeks assume: every lookup by `id`, and by `name` where a
-/// parameter names a country, tag or tag class. Idempotent (`IF NOT EXISTS`).
-pub const INDEXES: &[&str] = &[
-    "CREATE INDEX snb_person_id IF NOT EXISTS FOR (n:Person) ON (n.id)",
-    "CREATE INDEX snb_person_first_name IF NOT EXISTS FOR (n:Person) ON (n.firstName)",
-    "CREATE INDEX snb_message_id IF NOT EXISTS FOR (n:Message) ON (n.id)",
-    "CREATE INDEX snb_post_id IF NOT EXISTS FOR (n:Post) ON (n.id)",
-    "CREATE INDEX snb_comment_id IF NOT EXISTS FOR (n:Comment) ON (n.id)",
-    "CREATE INDEX snb_forum_id IF NOT EXISTS FOR (n:Forum) ON (n.id)",
-    "CREATE INDEX snb_city_id IF NOT EXISTS FOR (n:City) ON (n.id)",
-    "CREATE INDEX snb_country_id IF NOT EXISTS FOR (n:Country) ON (n.id)",
-    "CREATE INDEX snb_country_name IF NOT EXISTS FOR (n:Country) ON (n.name)",
-    "CREATE INDEX snb_university_id IF NOT EXISTS FOR (n:University) ON (n.id)",
-    "CREATE INDEX snb_company_id IF NOT EXISTS FOR (n:Company) ON (n.id)",
-    "CREATE INDEX snb_tag_id IF NOT EXISTS FOR (n:Tag) ON (n.id)",
-    "CREATE INDEX snb_tag_name IF NOT EXISTS FOR (n:Tag) ON (n.name)",
-    "CREATE INDEX snb_tag_class_name IF NOT EXISTS FOR (n:TagClass) ON (n.name)",
-];
 
 /// IC1, friends with a given first name: persons with `$firstName` within three KNOWS hops
 /// of the start (the start excluded), each at its shortest distance, with where they live,

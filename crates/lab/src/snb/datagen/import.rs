@@ -9,7 +9,7 @@ use super::files::{BULK_DIR, FILES, Holds};
 use crate::error::LabError;
 
 /// The constraints and indexes of an SNB database, run once after the import: a unique `id`
-/// on every entity label the reads look up by id, unique names where the reads look up by
+/// on every entity label the reads and updates look up by id, unique names where the reads look up by
 /// name, and an index on first names (IC1).
 pub const SCHEMA: &[&str] = &[
     "CREATE CONSTRAINT snb_person_id IF NOT EXISTS FOR (n:Person) REQUIRE n.id IS UNIQUE",
@@ -22,6 +22,7 @@ pub const SCHEMA: &[&str] = &[
     "CREATE CONSTRAINT snb_tagclass_name IF NOT EXISTS FOR (n:TagClass) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT snb_place_id IF NOT EXISTS FOR (n:Place) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT snb_city_id IF NOT EXISTS FOR (n:City) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT snb_country_id IF NOT EXISTS FOR (n:Country) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT snb_country_name IF NOT EXISTS FOR (n:Country) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT snb_organisation_id IF NOT EXISTS FOR (n:Organisation) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT snb_company_id IF NOT EXISTS FOR (n:Company) REQUIRE n.id IS UNIQUE",
