@@ -88,6 +88,8 @@ struct Projected {
     scope: Scope,
     out_slots: Vec<usize>,
     sort_keys: Vec<SortKey>,
+    /// Items no sort key reads, computed after a top-n rather than for every row it ranks.
+    deferred: Vec<(usize, Expr)>,
 }
 
 impl Planner<'_> {
@@ -244,20 +246,35 @@ impl Planner<'_> {
             scope: new_scope,
             out_slots,
             sort_keys,
+            deferred,
         } = projected;
         let predicate =
             self.projection_filter(c, &pre, &items, &out_slots, &new_scope, aggregating)?;
         let mut keep = new_scope.slots();
+        let mut read = Vec::new();
         if let Some(p) = &predicate {
-            let mut read = Vec::new();
             p.slots(&mut read);
-            for s in read {
-                if !keep.contains(&s) {
-                    keep.push(s);
-                }
+        }
+        for (_, e) in &deferred {
+            e.slots(&mut read);
+        }
+        for s in read {
+            if !keep.contains(&s) {
+                keep.push(s);
             }
         }
         let mut plan = self.order_and_page(plan, c.projection, sort_keys, keep, &new_scope)?;
+        if !deferred.is_empty() {
+            let est = plan.est_rows;
+            plan = self.node(
+                Op::Project {
+                    input: plan,
+                    items: deferred.into(),
+                },
+                est,
+                &new_scope,
+            );
+        }
         if let Some(predicate) = predicate {
             let est = plan.est_rows * 0.5;
             plan = self.node(
@@ -341,6 +358,7 @@ impl Planner<'_> {
             scope: new_scope,
             out_slots,
             sort_keys,
+            deferred: Vec::new(),
         })
     }
 
@@ -444,7 +462,6 @@ impl Planner<'_> {
             out_slots[i] = slot;
             new_scope.bind(&item.name, slot);
         }
-        let plan = self.project_distinct(input, proj, p.distinct, est_in, &new_scope);
         let sort_scope = if p.distinct {
             new_scope.clone()
         } else {
@@ -476,11 +493,33 @@ impl Planner<'_> {
                 descending: s.descending,
             });
         }
+        // Under ORDER BY ... LIMIT, an item the sort does not read is computed for the rows
+        // kept only: `RETURN m.id, m.content ... ORDER BY m.date LIMIT 20` reads 20 contents,
+        // not one per row ranked. A WITH's WHERE may read any item, so it keeps them all.
+        let defer = !p.distinct
+            && p.limit.is_some()
+            && !sort_keys.is_empty()
+            && c.filter.is_none()
+            && proj.len() > 1;
+        let deferred = if defer {
+            let mut read = Vec::new();
+            for key in &sort_keys {
+                key.expr.slots(&mut read);
+            }
+            let (early, late): (Vec<_>, Vec<_>) =
+                proj.into_iter().partition(|(slot, _)| read.contains(slot));
+            proj = early;
+            late
+        } else {
+            Vec::new()
+        };
+        let plan = self.project_distinct(input, proj, p.distinct, est_in, &new_scope);
         Ok(Projected {
             plan,
             scope: new_scope,
             out_slots,
             sort_keys,
+            deferred,
         })
     }
 

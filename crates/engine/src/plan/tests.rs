@@ -593,3 +593,52 @@ fn a_grouped_count_whose_keys_span_nodes_or_whose_correction_is_unknown_keeps_th
         ],
     );
 }
+
+#[test]
+fn a_top_n_computes_the_items_it_does_not_sort_by_only_for_the_rows_it_keeps() {
+    let db = db(&["UNWIND range(1, 50) AS i CREATE (:Message {id: i, date: i % 7, content: 'x'})"]);
+    let steps = pipeline(&explain(
+        &db,
+        "MATCH (m:Message) RETURN m.id AS id, m.content AS text, m.date AS date \
+         ORDER BY date DESC, id LIMIT 3",
+    ));
+    let at = |op: &str| steps.iter().position(|s| s.starts_with(op));
+    let top = at("Top").expect("a top-n");
+    // The sort's own columns before it, the content after it.
+    assert!(at("Projection").is_some_and(|p| p < top), "{steps:?}");
+    assert!(
+        steps[top + 1..].iter().any(|s| s.starts_with("Projection")),
+        "{steps:?}"
+    );
+    let rows = db
+        .execute(
+            "MATCH (m:Message) RETURN m.id AS id, m.content AS text, m.date AS date \
+             ORDER BY date DESC, id LIMIT 3",
+            Map::new(),
+        )
+        .expect("runs")
+        .rows;
+    let ids: Vec<_> = rows.iter().map(|r| r[0].clone()).collect();
+    assert_eq!(ids, [6, 13, 20].map(quiver_value::Value::Int), "{rows:?}");
+    assert!(rows.iter().all(|r| r[1] == quiver_value::Value::from("x")));
+}
+
+#[test]
+fn distinct_or_a_where_keeps_every_item_before_the_top_n() {
+    let db = db(&["CREATE (:Message {id: 1, date: 1})"]);
+    for query in [
+        "MATCH (m:Message) RETURN DISTINCT m.id AS id, m.date AS date ORDER BY date LIMIT 3",
+        "MATCH (m:Message) WITH m.id AS id, m.date AS date \
+         ORDER BY date LIMIT 3 WHERE id > 0 RETURN id",
+    ] {
+        let steps = pipeline(&explain(&db, query));
+        let top = steps
+            .iter()
+            .position(|s| s.starts_with("Top"))
+            .expect("a top-n");
+        assert!(
+            !steps[top + 1..].iter().any(|s| s.starts_with("Projection")),
+            "{query}: {steps:?}"
+        );
+    }
+}
