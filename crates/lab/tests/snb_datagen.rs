@@ -198,7 +198,7 @@ fn the_manifest_counts_the_rows_of_every_file() {
         assert_eq!(lines.next(), Some(file.header), "{}", entry.path);
         assert_eq!(lines.count() as u64, entry.rows, "{}", entry.path);
     }
-    let updates = datagen::read_updates(dir.path()).expect("updates");
+    let updates = datagen::read_updates(dir.path(), None).expect("updates");
     assert_eq!(updates.len() as u64, manifest.updates);
     if let (Some(first), Some(last)) = (updates.first(), updates.last()) {
         assert_eq!(
@@ -354,7 +354,7 @@ fn refers(op: &Operation) -> Refers {
 fn updates_refer_to_the_bulk_or_to_updates_due_by_their_dependency() {
     let (dir, _) = generated(&small(150, 3));
     let bulk = Bulk::read(dir.path());
-    let updates = datagen::read_updates(dir.path()).expect("updates");
+    let updates = datagen::read_updates(dir.path(), None).expect("updates");
     // label -> id -> the due time of the update that made it
     let mut made: HashMap<&str, HashMap<i64, Millis>> = HashMap::new();
     let mut last_due = Millis::MIN;

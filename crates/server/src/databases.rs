@@ -858,7 +858,9 @@ fn map_json(map: &Map) -> serde_json::Value {
     )
 }
 
-fn value_json(value: &Value) -> serde_json::Value {
+/// A value as JSON: JSON's own types where it has them (lists and maps element by element),
+/// any other value as its Cypher text.
+pub fn value_json(value: &Value) -> serde_json::Value {
     match value {
         Value::Null => serde_json::Value::Null,
         Value::Bool(b) => serde_json::Value::Bool(*b),

@@ -496,6 +496,24 @@ impl Connection {
         Ok(out)
     }
 
+    /// One auto-commit query (RUN, then PULL of every record): its records, and its RUN's
+    /// and PULL's summaries, as [`Connection::exchange`] returns them.
+    pub async fn query(
+        &mut self,
+        query: &str,
+        params: quiver_value::Map,
+    ) -> Result<Exchanged, ClientError> {
+        self.exchange(&[
+            Request::Run {
+                query: query.to_owned(),
+                params,
+                extra: quiver_bolt::message::TxExtra::default(),
+            },
+            Request::Pull { n: -1, qid: -1 },
+        ])
+        .await
+    }
+
     /// GOODBYE, then close: the polite end a driver gives a connection.
     pub async fn close(mut self) {
         let bytes = encode(self.version, &[Request::Goodbye]);

@@ -26,7 +26,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use quiver_bolt::message::{Request, TxExtra};
 use quiver_value::{Map, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -98,7 +97,7 @@ impl Inputs {
     /// first, checked: in the order they are due, each depending on nothing later than itself.
     pub fn read(dir: &Path, sim_span: Option<i64>) -> Result<Inputs, LabError> {
         let params = datagen::read_params(dir)?;
-        let mut updates = datagen::read_updates(dir)?;
+        let updates = datagen::read_updates(dir, sim_span)?;
         for (n, pair) in updates.windows(2).enumerate() {
             if pair[0].due > pair[1].due {
                 return Err(LabError::Snb(format!(
@@ -115,9 +114,6 @@ impl Inputs {
                 "update {} is not an update, or depends on its own future",
                 bad + 1
             )));
-        }
-        if let (Some(span), Some(first)) = (sim_span, updates.first().map(|u| u.due)) {
-            updates.retain(|u| u.due - first <= span);
         }
         Ok(Inputs { params, updates })
     }
@@ -306,15 +302,9 @@ pub async fn run(
     mix: &Mix,
 ) -> Result<Report, LabError> {
     let planned = plan(inputs, mix);
-    let dialer = Dialer::new(target, 1, Duration::from_secs(10));
     let mut conns = Vec::with_capacity(connections);
     for _ in 0..connections.max(1) {
-        let stream = dialer.open_stream().await.map_err(client_error)?;
-        conns.push(
-            Connection::open(stream, credentials, false)
-                .await
-                .map_err(client_error)?,
-        );
+        conns.push(connect(target, credentials).await?);
     }
     let completion = Arc::new(Completion::new());
     let closing = Arc::new(AtomicBool::new(false));
@@ -359,6 +349,20 @@ pub async fn run(
     }
     closer.abort();
     Ok(report(total, mix, connections, start.elapsed()))
+}
+
+/// An authenticated Bolt connection to `addr`.
+pub async fn connect(
+    addr: SocketAddr,
+    credentials: Option<&Credentials>,
+) -> Result<Connection, LabError> {
+    let stream = Dialer::new(addr, 1, Duration::from_secs(10))
+        .open_stream()
+        .await
+        .map_err(client_error)?;
+    Connection::open(stream, credentials, false)
+        .await
+        .map_err(client_error)
 }
 
 fn client_error(error: ClientError) -> LabError {
@@ -465,14 +469,7 @@ impl Worker {
         loop {
             let exchanged = self
                 .conn
-                .exchange(&[
-                    Request::Run {
-                        query: statement.text.to_owned(),
-                        params: statement.params.clone(),
-                        extra: TxExtra::default(),
-                    },
-                    Request::Pull { n: -1, qid: -1 },
-                ])
+                .query(statement.text, statement.params.clone())
                 .await
                 .map_err(client_error)?;
             let failure = exchanged.summaries.iter().find_map(|s| s.as_ref().err());

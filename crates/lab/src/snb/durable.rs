@@ -4,7 +4,6 @@
 //! Each acknowledged update is reduced to the one thing it made (a node by its id, or a
 //! relationship between two nodes known by id) and looked for, many at a time.
 
-use quiver_bolt::message::{Request, TxExtra};
 use quiver_value::{Map, Value};
 use serde::Serialize;
 
@@ -15,69 +14,73 @@ use crate::error::LabError;
 /// Things looked for per query.
 const BATCH: usize = 1_000;
 
-/// What one update made, and the query that finds such things: `$items` is a list of maps,
-/// and the query returns the ones it does not find as `missing`.
-fn made(op: &Operation) -> Option<(&'static str, Map)> {
-    let map = |pairs: &[(&str, i64)]| -> Map {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).into(), Value::Int(*v)))
+/// The one thing an update made.
+enum Made {
+    /// A node of this label with `id` = `a`.
+    Node(&'static str),
+    /// This pattern between a node with `id` = `a` and one with `id` = `b`.
+    Link(&'static str),
+}
+
+impl Made {
+    /// The query that finds such things: `$items` is a list of `{a, b}` maps, and it returns
+    /// the ones it does not find as `missing`.
+    fn query(&self) -> String {
+        match self {
+            Made::Node(label) => format!(
+                "UNWIND $items AS i OPTIONAL MATCH (n:{label} {{id: i.a}}) \
+                 WITH i, n WHERE n IS NULL RETURN i AS missing"
+            ),
+            Made::Link(pattern) => format!(
+                "UNWIND $items AS i WITH i WHERE NOT EXISTS {{ MATCH {pattern} }} \
+                 RETURN i AS missing"
+            ),
+        }
+    }
+}
+
+/// What one update made, and the ids that find it.
+fn made(op: &Operation) -> Option<(Made, Map)> {
+    let ids = |a: i64, b: Option<i64>| -> Map {
+        std::iter::once(("a", a))
+            .chain(b.map(|b| ("b", b)))
+            .map(|(k, v)| (k.into(), Value::Int(v)))
             .collect()
     };
     Some(match op {
-        Operation::Iu1(p) => (
-            "UNWIND $items AS i OPTIONAL MATCH (n:Person {id: i.a}) \
-             WITH i, n WHERE n IS NULL RETURN i AS missing",
-            map(&[("a", p.person_id)]),
-        ),
+        Operation::Iu1(p) => (Made::Node("Person"), ids(p.person_id, None)),
         Operation::Iu2 {
             person_id, post_id, ..
         } => (
-            "UNWIND $items AS i WITH i WHERE NOT EXISTS { \
-             MATCH (:Person {id: i.a})-[:LIKES]->(:Post {id: i.b}) } RETURN i AS missing",
-            map(&[("a", *person_id), ("b", *post_id)]),
+            Made::Link("(:Person {id: i.a})-[:LIKES]->(:Post {id: i.b})"),
+            ids(*person_id, Some(*post_id)),
         ),
         Operation::Iu3 {
             person_id,
             comment_id,
             ..
         } => (
-            "UNWIND $items AS i WITH i WHERE NOT EXISTS { \
-             MATCH (:Person {id: i.a})-[:LIKES]->(:Comment {id: i.b}) } RETURN i AS missing",
-            map(&[("a", *person_id), ("b", *comment_id)]),
+            Made::Link("(:Person {id: i.a})-[:LIKES]->(:Comment {id: i.b})"),
+            ids(*person_id, Some(*comment_id)),
         ),
-        Operation::Iu4(f) => (
-            "UNWIND $items AS i OPTIONAL MATCH (n:Forum {id: i.a}) \
-             WITH i, n WHERE n IS NULL RETURN i AS missing",
-            map(&[("a", f.forum_id)]),
-        ),
+        Operation::Iu4(f) => (Made::Node("Forum"), ids(f.forum_id, None)),
         Operation::Iu5 {
             forum_id,
             person_id,
             ..
         } => (
-            "UNWIND $items AS i WITH i WHERE NOT EXISTS { \
-             MATCH (:Forum {id: i.a})-[:HAS_MEMBER]->(:Person {id: i.b}) } RETURN i AS missing",
-            map(&[("a", *forum_id), ("b", *person_id)]),
+            Made::Link("(:Forum {id: i.a})-[:HAS_MEMBER]->(:Person {id: i.b})"),
+            ids(*forum_id, Some(*person_id)),
         ),
-        Operation::Iu6(p) => (
-            "UNWIND $items AS i OPTIONAL MATCH (n:Post {id: i.a}) \
-             WITH i, n WHERE n IS NULL RETURN i AS missing",
-            map(&[("a", p.post_id)]),
-        ),
-        Operation::Iu7(c) => (
-            "UNWIND $items AS i OPTIONAL MATCH (n:Comment {id: i.a}) \
-             WITH i, n WHERE n IS NULL RETURN i AS missing",
-            map(&[("a", c.comment_id)]),
-        ),
+        Operation::Iu6(p) => (Made::Node("Post"), ids(p.post_id, None)),
+        Operation::Iu7(c) => (Made::Node("Comment"), ids(c.comment_id, None)),
         Operation::Iu8 {
             person1_id,
             person2_id,
             ..
         } => (
-            "UNWIND $items AS i WITH i WHERE NOT EXISTS { \
-             MATCH (:Person {id: i.a})-[:KNOWS]-(:Person {id: i.b}) } RETURN i AS missing",
-            map(&[("a", *person1_id), ("b", *person2_id)]),
+            Made::Link("(:Person {id: i.a})-[:KNOWS]-(:Person {id: i.b})"),
+            ids(*person1_id, Some(*person2_id)),
         ),
         _ => return None,
     })
@@ -102,15 +105,15 @@ impl Found {
 
 /// Looks for every update of `acknowledged` through `conn`.
 pub async fn check(conn: &mut Connection, acknowledged: &[Operation]) -> Result<Found, LabError> {
-    let mut by_kind: Vec<(Kind, &'static str, Vec<Value>)> = Vec::new();
+    let mut by_kind: Vec<(Kind, String, Vec<Value>)> = Vec::new();
     for op in acknowledged {
-        let Some((query, item)) = made(op) else {
+        let Some((what, item)) = made(op) else {
             continue;
         };
         let kind = op.kind();
         match by_kind.iter_mut().find(|(k, _, _)| *k == kind) {
             Some((_, _, items)) => items.push(Value::Map(item.into())),
-            None => by_kind.push((kind, query, vec![Value::Map(item.into())])),
+            None => by_kind.push((kind, what.query(), vec![Value::Map(item.into())])),
         }
     }
     let mut found = Found::default();
@@ -121,14 +124,7 @@ pub async fn check(conn: &mut Connection, acknowledged: &[Operation]) -> Result<
             let mut params = Map::new();
             params.insert("items".into(), Value::List(batch.into()));
             let exchanged = conn
-                .exchange(&[
-                    Request::Run {
-                        query: query.to_owned(),
-                        params,
-                        extra: TxExtra::default(),
-                    },
-                    Request::Pull { n: -1, qid: -1 },
-                ])
+                .query(&query, params)
                 .await
                 .map_err(|e| LabError::Server(e.to_string()))?;
             if let Some(Err(error)) = exchanged.summaries.iter().find(|s| s.is_err()) {
@@ -162,13 +158,13 @@ mod tests {
             .count();
         assert_eq!(updates, 8);
         assert!(made(&Operation::Is1 { person_id: 1 }).is_none());
-        let (query, item) = made(&Operation::Iu8 {
+        let (what, item) = made(&Operation::Iu8 {
             person1_id: 3,
             person2_id: 4,
             creation_date: 0,
         })
         .expect("a friendship is looked for");
-        assert!(query.contains("KNOWS"));
+        assert!(what.query().contains("KNOWS"));
         assert_eq!(item.get("b"), Some(&Value::Int(4)));
     }
 }

@@ -16,19 +16,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use quiver_bolt::message::{Request, TxExtra};
 use quiver_value::Value;
 
 use super::datagen;
-use super::driver::{self, Inputs, Mix, Report};
+use super::driver::{self, Inputs, Mix, Report, connect};
 use super::durable;
 use super::ops::Class;
 use super::queries;
 use crate::args::LabArgs;
-use crate::client::{Connection, Credentials, Dialer};
+use crate::client::{Connection, Credentials};
 use crate::cluster::members::{Member, free_ports, http_get};
 use crate::error::LabError;
 use crate::procfs::{self, Pid};
+use quiver_server::databases::value_json;
 
 /// How long a started server may take to answer `/health/ready`.
 const READY_TIMEOUT: Duration = Duration::from_secs(600);
@@ -90,30 +90,10 @@ impl Served {
     }
 }
 
-async fn connect(
-    addr: SocketAddr,
-    credentials: Option<&Credentials>,
-) -> Result<Connection, LabError> {
-    let stream = Dialer::new(addr, 1, Duration::from_secs(10))
-        .open_stream()
-        .await
-        .map_err(|e| LabError::Server(e.to_string()))?;
-    Connection::open(stream, credentials, false)
-        .await
-        .map_err(|e| LabError::Server(e.to_string()))
-}
-
 /// Runs one statement outside any measurement; its failure stops the run.
 async fn execute(conn: &mut Connection, query: &str) -> Result<Vec<Vec<Value>>, LabError> {
     let exchanged = conn
-        .exchange(&[
-            Request::Run {
-                query: query.to_owned(),
-                params: quiver_value::Map::new(),
-                extra: TxExtra::default(),
-            },
-            Request::Pull { n: -1, qid: -1 },
-        ])
+        .query(query, quiver_value::Map::new())
         .await
         .map_err(|e| LabError::Server(e.to_string()))?;
     if let Some(Err(error)) = exchanged.summaries.iter().find(|s| s.is_err()) {
@@ -377,24 +357,6 @@ async fn crash_check(
     Ok(found.lost() == 0)
 }
 
-/// A value as the answers file holds it: JSON where JSON has the type, Cypher's text otherwise.
-fn json_of(value: &Value) -> serde_json::Value {
-    match value {
-        Value::Null => serde_json::Value::Null,
-        Value::Bool(b) => (*b).into(),
-        Value::Int(i) => (*i).into(),
-        Value::Float(f) => (*f).into(),
-        Value::String(s) => s.as_ref().into(),
-        Value::List(items) => items.iter().map(json_of).collect(),
-        Value::Map(map) => map
-            .iter()
-            .map(|(k, v)| (k.to_string(), json_of(v)))
-            .collect::<serde_json::Map<_, _>>()
-            .into(),
-        other => quiver_value::display::to_string_cypher(other).into(),
-    }
-}
-
 /// Every curated complex and short read once, in turn: its parameters and its rows, one JSON
 /// line each (what a second implementation's answers are compared with).
 async fn answers(
@@ -403,27 +365,18 @@ async fn answers(
     data: &Path,
     file: &Path,
 ) -> Result<(), LabError> {
-    let inputs = Inputs::read(data, Some(0))?;
+    let params = datagen::read_params(data)?;
     let mut conn = connect(addr, credentials).await?;
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(file).map_err(|e| LabError::artifact(file, e))?,
     );
-    let mut kinds: Vec<_> = inputs.params.keys().copied().collect();
-    kinds.sort();
     let mut total = 0;
-    for kind in kinds.into_iter().filter(|k| k.class() != Class::Update) {
-        for op in &inputs.params[&kind] {
+    for (kind, ops) in params.iter().filter(|(k, _)| k.class() != Class::Update) {
+        for op in ops {
             let statement = queries::statement(op);
             let began = Instant::now();
             let exchanged = conn
-                .exchange(&[
-                    Request::Run {
-                        query: statement.text.to_owned(),
-                        params: statement.params,
-                        extra: TxExtra::default(),
-                    },
-                    Request::Pull { n: -1, qid: -1 },
-                ])
+                .query(statement.text, statement.params)
                 .await
                 .map_err(|e| LabError::Server(e.to_string()))?;
             let ms = began.elapsed().as_secs_f64() * 1e3;
@@ -435,7 +388,7 @@ async fn answers(
             let rows: Vec<serde_json::Value> = exchanged
                 .records
                 .iter()
-                .map(|r| r.iter().map(json_of).collect())
+                .map(|r| r.iter().map(value_json).collect())
                 .collect();
             let line = serde_json::json!({
                 "kind": kind.name(), "params": op, "ms": ms, "rows": rows, "error": error,

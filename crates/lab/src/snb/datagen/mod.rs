@@ -294,15 +294,21 @@ pub fn read_params(dir: &Path) -> Result<BTreeMap<Kind, Vec<Operation>>, LabErro
         .collect()
 }
 
-/// The update stream of a generated directory, in order.
-pub fn read_updates(dir: &Path) -> Result<Vec<Scheduled>, LabError> {
+/// The update stream of a generated directory, in order: all of it, or (with `span`) the
+/// updates due within `span` of the first, the rest of the file left unread.
+pub fn read_updates(dir: &Path, span: Option<Millis>) -> Result<Vec<Scheduled>, LabError> {
     let path = dir.join(UPDATES);
     let file = fs::File::open(&path).map_err(io_at(&path))?;
-    let mut updates = Vec::new();
+    let mut updates: Vec<Scheduled> = Vec::new();
     for line in BufReader::new(file).lines() {
         let line = line.map_err(io_at(&path))?;
-        let update = serde_json::from_str(&line)
+        let update: Scheduled = serde_json::from_str(&line)
             .map_err(|e| LabError::artifact(&path, std::io::Error::other(e)))?;
+        if let (Some(span), Some(first)) = (span, updates.first())
+            && update.due - first.due > span
+        {
+            break;
+        }
         updates.push(update);
     }
     Ok(updates)
