@@ -273,6 +273,14 @@ fn put_point(out: &mut Vec<u8>, p: &quiver_value::Point) {
 }
 
 /// A cursor over encoded bytes that never panics: every read checks what is left.
+/// A stored value read for a comparison (see [`Reader::value_ref`]): the common kinds
+/// without an allocation.
+pub(crate) enum ValueRef<'a> {
+    Str(&'a str),
+    Int(i64),
+    Built(Value),
+}
+
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -471,6 +479,17 @@ impl<'a> Reader<'a> {
                 Value::vector(v)
             }
             _ => return Err(self.corrupt("unknown value tag")),
+        })
+    }
+
+    /// One value as a filter compares it: strings and integers borrowed or read on the stack,
+    /// every other kind built as [`Reader::value`] builds it.
+    pub(crate) fn value_ref(&mut self) -> Result<ValueRef<'a>> {
+        let tag = self.u8()?;
+        Ok(match tag {
+            TAG_STRING => ValueRef::Str(self.str()?),
+            TAG_INT => ValueRef::Int(self.zigzag()?),
+            _ => ValueRef::Built(self.value_with_tag(tag, true)?),
         })
     }
 

@@ -294,6 +294,13 @@ impl NodeRec {
     pub(crate) fn first_byte(&self) -> u8 {
         self.block.first().copied().unwrap_or(0)
     }
+
+    /// Starts fetching the first lines of the block (header, blob, the start of the lists)
+    /// without waiting for them (see `prefetch`).
+    #[inline]
+    pub(crate) fn prefetch_block(&self) {
+        crate::prefetch::bytes(&self.block);
+    }
 }
 
 impl Locked<'_, NodeRec> {

@@ -61,12 +61,14 @@ mod cursor;
 mod ddl;
 mod derived;
 mod error;
+mod filter;
 mod fulltext;
 mod gc;
 mod graph;
 mod ids;
 mod index;
 mod mvcc;
+mod prefetch;
 mod read;
 mod redo;
 mod replay;
@@ -93,6 +95,7 @@ pub use constraints::{
 };
 pub use cursor::{CURSOR_BATCH, ExportCursor, NodeCursor, RelCursor};
 pub use error::{EntityKind, Error, Result};
+pub use filter::{PropOp, PropTest};
 pub use fulltext::{
     AnalyzerInfo, DEFAULT_ANALYZER, FulltextEntity, FulltextError, FulltextInfo, FulltextSpec,
     SEARCH_ROWS_MAX, analyzers::available as fulltext_analyzers,

@@ -8,6 +8,7 @@ use quiver_value::Value;
 
 use crate::arena::Locked;
 use crate::error::Result;
+use crate::filter::PropTest;
 use crate::graph::{AdjEntry, AdjList, NodeRec, RelRec, prop_all, prop_get};
 use crate::ids::{Direction, NodeId, RelId};
 use crate::mvcc::{Chain, Undo, View, invisible};
@@ -333,6 +334,25 @@ pub(crate) fn rel_prop(
 ) -> Result<Option<Option<Value>>> {
     let value = prop_get(rec.props.bytes(), key)?;
     Ok(prop_at(rec.is_live(), rec.chain(), view, key, value))
+}
+
+/// Whether the relationship's property passes `test` at `view`: on the stored bytes in place
+/// when the view has nothing to undo, else on the value rolled back to the view. A
+/// relationship the view does not see passes nothing.
+pub(crate) fn rel_prop_test(
+    rec: &Locked<'_, RelRec>,
+    view: &View,
+    test: &PropTest,
+) -> Result<bool> {
+    if settled(rec.chain(), view) {
+        return if rec.is_live() {
+            test.keeps_encoded(rec.props.bytes())
+        } else {
+            Ok(false)
+        };
+    }
+    let value = rel_prop(rec, view, test.key.0)?.flatten();
+    Ok(test.keeps(value.as_ref()))
 }
 
 pub(crate) fn rel_props(

@@ -609,6 +609,48 @@ impl Model {
                 .count();
             assert_eq!(t0.len(), want_t0);
         }
+        self.verify_batches(tx, g);
+    }
+
+    /// Every node read in one batch (the path that reads ahead of the node it expands) gives
+    /// what one-by-one expands give, and a filter on the relationship property keeps exactly
+    /// the relationships whose value at this view passes it.
+    fn verify_batches(&self, tx: &Transaction, g: &Graph) {
+        let nodes: Vec<NodeId> = g.nodes.keys().map(|n| NodeId(*n)).collect();
+        for dir in [Direction::Out, Direction::In, Direction::Both] {
+            for types in [&[][..], &self.types[..1]] {
+                let mut one = Vec::new();
+                for (i, n) in nodes.iter().enumerate() {
+                    for (r, m) in tx.expand(*n, dir, types).unwrap() {
+                        one.push((i as u32, r, m));
+                    }
+                }
+                let mut batch = Vec::new();
+                tx.expand_batch(&nodes, dir, types, &mut batch).unwrap();
+                assert_eq!(batch, one, "batch {dir:?} {types:?}");
+                for (op, v) in [(PropOp::Ge, 1), (PropOp::Eq, 0), (PropOp::Lt, 2)] {
+                    let test = PropTest {
+                        key: self.keys[0],
+                        op,
+                        value: Value::Int(v),
+                    };
+                    let want: Vec<_> = one
+                        .iter()
+                        .filter(|(_, r, _)| {
+                            let p = g.rels[&r.0].prop.map(Value::Int);
+                            test.keeps(p.as_ref())
+                        })
+                        .copied()
+                        .collect();
+                    let mut kept = Vec::new();
+                    let tested = tx
+                        .expand_batch_where(&nodes, dir, types, &test, &mut kept)
+                        .unwrap();
+                    assert_eq!(tested, one.len());
+                    assert_eq!(kept, want, "filter {op:?} {v} {dir:?} {types:?}");
+                }
+            }
+        }
     }
 
     /// Everything a transaction reads must equal the oracle's graph.
