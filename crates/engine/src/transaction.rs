@@ -603,7 +603,7 @@ impl Transaction {
         let Some(cursor) = q.cursor.as_mut() else {
             return Ok(Self::hand_ahead(q, n, out));
         };
-        let _execute = step_span!("execute");
+        let _execute = quiver_telemetry::step("execute");
         // A query without columns yields no records: run it to the end in one go.
         let rowless = q.compiled.columns.is_empty();
         let mut produced: i64 = 0;
@@ -706,7 +706,7 @@ pub(crate) fn compile(
     };
     let procedures = shared.procedures();
     let (stmt, analysis) = {
-        let _parse = step_span!("parse");
+        let _parse = quiver_telemetry::step("parse");
         let stmt = quiver_cypher::parse_with(query, &options)?;
         let analyze = quiver_cypher::AnalyzeOptions {
             functions: &crate::apoc::Functions,
@@ -715,7 +715,7 @@ pub(crate) fn compile(
         let analysis = quiver_cypher::analyze_with(&stmt, query, &analyze)?;
         (stmt, analysis)
     };
-    let _plan = step_span!("plan");
+    let _plan = quiver_telemetry::step("plan");
     let compiled = Arc::new(plan::compile(
         &stmt,
         &analysis,

@@ -55,11 +55,7 @@ fn traced_transaction(c: &mut Criterion) {
                     policy.query_span(&tx, "neo4j", "MATCH (n) RETURN count(n)", |_| "MATCH");
                 {
                     let _in_query = query.enter();
-                    if quiver_telemetry::steps_traced() {
-                        let _execute =
-                            tracing::info_span!(target: quiver_telemetry::TARGET, "execute")
-                                .entered();
-                    }
+                    let _execute = quiver_telemetry::step("execute");
                 }
                 quiver_telemetry::finish_query(&query, 1, None);
             });

@@ -7,7 +7,8 @@
 //! tracing off no layer wants them and making one costs a check of a callsite's interest.
 //! The server decides at a transaction's start whether it is traced ([`Policy::traced`]: the
 //! caller's `traceparent`, or the sampler); an untraced transaction makes no spans at all,
-//! and the engine's steps make theirs only under a span that exists ([`steps_traced`]). What
+//! and the engine's steps make theirs only under a recorded span this thread is in
+//! ([`steps_traced`]). What
 //! is made is batched and sent by the exporter on the server's runtime, never on a query's
 //! thread.
 
@@ -24,6 +25,7 @@ use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{BatchSpanProcessor, SpanProcessor as _};
 
+pub use record::Step;
 pub use settings::{Protocol, Requested, Sampler, Settings, SettingsError};
 pub use spans::{Sampled, TransactionAbout, durable_wait_span, finish_query, operation_name};
 
@@ -109,25 +111,25 @@ pub fn set_failed(span: &tracing::Span, code: &str, message: &str) {
     );
 }
 
-/// Whether this process exports spans at all: the cached interest of [`TARGET`]'s callsite,
-/// one load when nothing listens.
-fn exporting() -> bool {
-    tracing::enabled!(target: TARGET, tracing::Level::INFO)
+/// Whether the engine's steps (parse, plan, execute, commit) make spans: only under a span of a
+/// traced transaction, entered on this thread (the recorder counts the spans it records as
+/// they are entered and left, so an untraced query pays one read of a thread-local).
+pub fn steps_traced() -> bool {
+    record::entered()
 }
 
-/// Whether the engine's steps (parse, plan, execute, commit) make spans: only under a span of a
-/// traced transaction, entered on this thread.
-pub fn steps_traced() -> bool {
-    // The current span's id, read without taking a reference to the span (`Span::current`
-    // would count one and give it back).
-    exporting()
-        && tracing::dispatcher::get_default(|dispatch| dispatch.current_span().id().is_some())
+/// Starts a step of a traced query below which nothing is traced (parse, plan, execute), a
+/// child of the query's span this thread is in; it ends when dropped. Nothing is made when the
+/// query is not traced. A step others are traced below (a commit, whose Raft round is its
+/// child) is a `tracing` span under [`TARGET`] instead.
+pub fn step(name: &'static str) -> Step {
+    Step::start(name)
 }
 
 /// The span of the traced work this thread is in (a commit being logged), to carry on where
-/// the work goes next; a disabled span when there is none or nothing is exported.
+/// the work goes next; a disabled span when there is none.
 pub fn current_traced() -> tracing::Span {
-    if exporting() {
+    if record::entered() {
         tracing::Span::current()
     } else {
         tracing::Span::none()

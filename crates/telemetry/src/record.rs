@@ -5,6 +5,7 @@
 //! objects, so a traced transaction costs its records and their export.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -127,6 +128,18 @@ impl Visit for Open {
     }
 }
 
+thread_local! {
+    /// How many of the spans the recorder keeps this thread is in (entered and not left).
+    static ENTERED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether this thread is in a span the recorder keeps: what a step asks before making its
+/// own, one read of a thread-local (the registry's current span would be a lookup and, with
+/// per-layer filters, every filter asked).
+pub(crate) fn entered() -> bool {
+    ENTERED.with(|entered| entered.get() > 0)
+}
+
 /// The layer: records spans and hands each, closed, to the batch processor.
 pub(crate) struct Recorder {
     processor: Arc<BatchSpanProcessor>,
@@ -185,6 +198,14 @@ where
         span.extensions_mut().insert(open);
     }
 
+    fn on_enter(&self, _id: &Id, _ctx: Context<'_, S>) {
+        ENTERED.with(|entered| entered.set(entered.get().saturating_add(1)));
+    }
+
+    fn on_exit(&self, _id: &Id, _ctx: Context<'_, S>) {
+        ENTERED.with(|entered| entered.set(entered.get().saturating_sub(1)));
+    }
+
     fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
         if let Some(span) = ctx.span(id)
             && let Some(open) = span.extensions_mut().get_mut::<Open>()
@@ -214,6 +235,13 @@ where
         let Some(open) = span.extensions_mut().remove::<Open>() else {
             return;
         };
+        self.end(open);
+    }
+}
+
+impl Recorder {
+    /// Hands `open`, ending now, to the batch processor.
+    fn end(&self, open: Open) {
         let span_context = open.context();
         let mut links = SpanLinks::default();
         links.links = open.links;
@@ -231,6 +259,65 @@ where
             links,
             status: open.status,
             instrumentation_scope: self.scope.clone(),
+        });
+    }
+}
+
+/// A step of a traced query that nothing is traced below (parse, plan, execute): a child of
+/// the recorded span this thread is in, kept here rather than in the registry, so it costs its
+/// record and its export, not a span's life in the registry and every layer. It ends when
+/// dropped.
+#[derive(Debug)]
+#[must_use = "a step ends when dropped"]
+pub struct Step(Option<Open>);
+
+impl Step {
+    /// Starts the step `name` under the recorded span this thread is in; nothing when the
+    /// thread is in none (the query is not traced).
+    pub(crate) fn start(name: &'static str) -> Step {
+        if !entered() {
+            return Step(None);
+        }
+        Step(tracing::dispatcher::get_default(|dispatch| {
+            let recorder = dispatch.downcast_ref::<Recorder>()?;
+            let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>()?;
+            let current = tracing::Subscriber::current_span(registry);
+            let span = registry.span(current.id()?)?;
+            // The nearest span the recorder keeps: the current one may be another layer's.
+            let parent = span.scope().find_map(|span| {
+                span.extensions()
+                    .get::<Open>()
+                    .map(|open| (open.trace_id, open.span_id, open.trace_state.clone()))
+            })?;
+            let (trace_id, parent_span_id, trace_state) = parent;
+            Some(Open {
+                trace_id,
+                span_id: recorder.ids.new_span_id(),
+                parent_span_id,
+                parent_is_remote: false,
+                trace_state,
+                name: Cow::Borrowed(name),
+                kind: SpanKind::Internal,
+                start: SystemTime::now(),
+                attributes: Vec::new(),
+                links: Vec::new(),
+                status: Status::Unset,
+            })
+        }))
+    }
+}
+
+impl Drop for Step {
+    fn drop(&mut self) {
+        let mut open = self.0.take();
+        if open.is_none() {
+            return;
+        }
+        tracing::dispatcher::get_default(|dispatch| {
+            if let (Some(recorder), Some(open)) = (dispatch.downcast_ref::<Recorder>(), open.take())
+            {
+                recorder.end(open);
+            }
         });
     }
 }

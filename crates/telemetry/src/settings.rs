@@ -47,7 +47,7 @@ impl Sampler {
             Some(sampled) if self.parent_based => sampled,
             _ if self.ratio >= 1.0 => true,
             _ if self.ratio <= 0.0 => false,
-            _ => rand::random::<f64>() < self.ratio,
+            _ => draw() < self.ratio,
         }
     }
 
@@ -79,6 +79,25 @@ impl Sampler {
             parent_based,
         })
     }
+}
+
+/// A uniform draw from [0, 1) for the sampler, from a generator of this thread's seeded once
+/// from the operating system's: xorshift64*, a multiply and three shifts a draw, where the
+/// cryptographic generator cost a block refill and reseed checks on every transaction. The
+/// sampler needs independence between transactions, not secrecy.
+fn draw() -> f64 {
+    thread_local! {
+        static STATE: std::cell::Cell<u64> = std::cell::Cell::new(rand::random::<u64>() | 1);
+    }
+    STATE.with(|state| {
+        let mut x = state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.set(x);
+        // The top 53 bits of the scrambled state, as a fraction.
+        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 * (1.0 / (1_u64 << 53) as f64)
+    })
 }
 
 /// A share between 0 and 1.

@@ -184,6 +184,33 @@ fn a_callers_sampled_flag_decides_under_a_parent_based_sampler() {
 }
 
 #[test]
+fn a_ratio_sampler_traces_about_its_share_of_transactions_without_a_caller() {
+    const DRAWS: usize = 100_000;
+    for ratio in [0.01, 0.1, 0.5, 0.9] {
+        let sampler = policy(ratio, true, false);
+        let traced = (0..DRAWS).filter(|_| sampler.traced(None)).count();
+        // A binomial count's standard deviation is at most 158 here: 8 of them either side.
+        let expected = ratio * DRAWS as f64;
+        assert!(
+            (traced as f64 - expected).abs() < 1_300.0,
+            "{traced} of {DRAWS} traced at {ratio}"
+        );
+    }
+    // Draws on another thread are its own generator's, not a copy of this one's.
+    let here: Vec<bool> = (0..64)
+        .map(|_| policy(0.5, false, false).traced(None))
+        .collect();
+    let there = std::thread::spawn(|| {
+        (0..64)
+            .map(|_| policy(0.5, false, false).traced(None))
+            .collect::<Vec<bool>>()
+    })
+    .join()
+    .expect("drawn");
+    assert_ne!(here, there, "two threads drew the same 64 decisions");
+}
+
+#[test]
 fn a_malformed_traceparent_starts_a_new_trace() {
     for text in [
         "",
@@ -249,7 +276,16 @@ fn recorded(work: impl FnOnce()) -> Vec<opentelemetry_sdk::trace::SpanData> {
         .expect("settings read")
         .expect("on");
     let (layer, exporter) = crate::Exporter::with_exporter(collect.clone(), &settings);
-    tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), work);
+    // Beside a log that takes every other span, as a server's is.
+    use tracing_subscriber::Layer as _;
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::sink)
+        .with_filter(tracing_subscriber::EnvFilter::new(format!(
+            "trace,{}=off",
+            crate::TARGET
+        )));
+    let subscriber = tracing_subscriber::registry().with(log).with(layer);
+    tracing::subscriber::with_default(subscriber, work);
     // Sends what is batched.
     exporter.shutdown();
     collect.0.lock().expect("not poisoned").clone()
@@ -286,24 +322,50 @@ fn a_transaction_its_query_and_a_step_are_one_trace_of_parents_and_children() {
             metadata: vec![("app", "shop".to_owned())],
         });
         let query = policy.query_span(&tx, "movies", "match (n) return n", |_| "match");
+        assert!(
+            !crate::steps_traced(),
+            "a span made but not entered is not this thread's"
+        );
         {
             let _in_query = query.enter();
             assert!(crate::steps_traced(), "a step under the query is traced");
-            let _execute = tracing::info_span!(target: crate::TARGET, "execute").entered();
+            let _execute = crate::step("execute");
+            assert!(crate::steps_traced(), "still under the query");
+            // A log's span entered under the query does not hide it from a step.
+            let _log = tracing::info_span!("a log's span").entered();
+            let _plan = crate::step("plan");
         }
+        assert!(!crate::steps_traced(), "the query was left: no steps");
+        drop(crate::step("not under a query"));
         crate::finish_query(&query, 3, None);
-        // A span of another target is not the recorder's.
+        {
+            let _in_tx = tx.enter();
+            let _commit = tracing::info_span!(target: crate::TARGET, "commit").entered();
+            drop(crate::step("under the commit"));
+        }
+        // A span of another target is not the recorder's, and steps under it are not traced.
         let _log = tracing::info_span!("not traced").entered();
+        assert!(!crate::steps_traced(), "a log's span is not a traced query");
+        drop(crate::step("under a log's span"));
     });
-    assert_eq!(spans.len(), 3, "{spans:#?}");
+    assert_eq!(spans.len(), 6, "{spans:#?}");
     let tx = named(&spans, "transaction movies");
     let query = named(&spans, "MATCH movies");
     let execute = named(&spans, "execute");
+    let plan = named(&spans, "plan");
+    let commit = named(&spans, "commit");
+    let under_commit = named(&spans, "under the commit");
     assert_eq!(tx.span_kind, opentelemetry::trace::SpanKind::Server);
     assert_eq!(tx.parent_span_id, opentelemetry::trace::SpanId::INVALID);
     assert_eq!(query.parent_span_id, tx.span_context.span_id());
     assert_eq!(execute.parent_span_id, query.span_context.span_id());
-    for span in [query, execute] {
+    assert_eq!(plan.parent_span_id, query.span_context.span_id());
+    assert_eq!(commit.parent_span_id, tx.span_context.span_id());
+    assert_eq!(under_commit.parent_span_id, commit.span_context.span_id());
+    let ids: std::collections::HashSet<_> =
+        spans.iter().map(|s| s.span_context.span_id()).collect();
+    assert_eq!(ids.len(), spans.len(), "every span has an id of its own");
+    for span in [query, execute, plan, commit, under_commit] {
         assert_eq!(span.span_context.trace_id(), tx.span_context.trace_id());
         assert_eq!(span.span_kind, opentelemetry::trace::SpanKind::Internal);
     }
