@@ -792,8 +792,14 @@ impl Transaction {
             self.stx
                 .set_change_context(self.shared.change_context(self.id));
         }
-        let committed = {
+        let committed = if quiver_telemetry::steps_traced() && self.stx.has_changes() {
+            // A span: a cluster's Raft round for the changes is traced below it.
             let _commit = step_span!("commit");
+            self.stx.commit()
+        } else {
+            // Nothing is logged, so nothing is traced below it: a leaf step (or nothing at
+            // all when the query is not traced).
+            let _commit = quiver_telemetry::step("commit");
             self.stx.commit()
         };
         // Committed, the writes are the store's; refused, they are undone: either way the

@@ -100,6 +100,16 @@ pub(crate) struct TxState {
     pub context: Option<Box<crate::change::ChangeContext>>,
 }
 
+impl TxState {
+    /// Whether the transaction changed nothing a commit logs: no entity, schema or security.
+    fn unchanged(&self) -> bool {
+        self.touched_nodes.is_empty()
+            && self.touched_rels.is_empty()
+            && self.schema_ops.is_empty()
+            && self.security.is_none()
+    }
+}
+
 pub(crate) struct TxInner {
     pub storage: Arc<Storage>,
     pub write: bool,
@@ -353,6 +363,13 @@ impl Transaction {
         self.inner.write
     }
 
+    /// Whether committing now would log anything: a write transaction that changed an entity,
+    /// the schema or security (a commit of nothing takes no commit number).
+    pub fn has_changes(&self) -> bool {
+        let tx = &*self.inner;
+        tx.write && !tx.state.lock().unchanged()
+    }
+
     pub fn is_active(&self) -> bool {
         self.inner.status.load(Ordering::Acquire) == ACTIVE
     }
@@ -474,11 +491,7 @@ impl Transaction {
         let storage = &tx.storage;
         let mut st = tx.state.lock();
         tx.check_active()?;
-        let empty = st.touched_nodes.is_empty()
-            && st.touched_rels.is_empty()
-            && st.schema_ops.is_empty()
-            && st.security.is_none();
-        if !tx.write || (empty && forced.is_none()) {
+        if !tx.write || (st.unchanged() && forced.is_none()) {
             return Ok(self.commit_unchanged());
         }
         let own = View {
