@@ -363,13 +363,6 @@ impl Transaction {
         self.inner.write
     }
 
-    /// Whether committing now would log anything: a write transaction that changed an entity,
-    /// the schema or security (a commit of nothing takes no commit number).
-    pub fn has_changes(&self) -> bool {
-        let tx = &*self.inner;
-        tx.write && !tx.state.lock().unchanged()
-    }
-
     pub fn is_active(&self) -> bool {
         self.inner.status.load(Ordering::Acquire) == ACTIVE
     }
@@ -379,10 +372,10 @@ impl Transaction {
         self.inner.command.load(Ordering::Acquire)
     }
 
-    /// Whether the transaction has changed data or schema so far.
+    /// Whether the transaction has changed data, schema or security so far: whether its commit
+    /// would log anything (a commit of nothing takes no commit number).
     pub fn has_changes(&self) -> bool {
-        let st = self.inner.state.lock();
-        !(st.touched_nodes.is_empty() && st.touched_rels.is_empty() && st.schema_ops.is_empty())
+        !self.inner.state.lock().unchanged()
     }
 
     /// Starts a new command: everything written so far becomes visible to later reads.
