@@ -17,59 +17,88 @@ use crate::graph::NodeRec;
 use crate::ids::{Direction, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
 use crate::index::IndexQuery;
 use crate::mvcc::View;
+use crate::prefetch;
 use crate::read;
 use crate::restriction::{self, ReadRestriction};
 use crate::schema::CompositeQuery;
 use crate::storage::Storage;
 use crate::txn::Transaction;
 
-/// How many nodes ahead of the one it reads a batched expand has asked for blocks (and twice
-/// as many for groups): enough misses in flight to cover a memory latency with the work of
-/// reading nodes, few enough that the lines are still in the first-level cache when read.
-pub(crate) const EXPAND_AHEAD: usize = 8;
+/// Nodes a batched expand asks the memory system for at once (see
+/// [`Transaction::expand_batch`]): enough misses in flight to cover a memory latency, few
+/// enough that their lines are still in the first-level cache when read.
+pub(crate) const EXPAND_WINDOW: usize = 16;
 
-/// How many entries ahead of the one it tests [`Transaction::expand_batch_where`] has asked
-/// for relationship records.
-pub(crate) const RELS_AHEAD: usize = 16;
+/// Entries [`Transaction::expand_batch_where`] asks for relationship records of at once, a
+/// window ahead of the one it tests.
+pub(crate) const RELS_AHEAD: usize = 32;
 
-/// The prefetch pipeline of a batched read over `nodes` (see [`Transaction::expand_batch`]).
+/// The prefetch pipeline of a batched read over `nodes`, a window of [`EXPAND_WINDOW`] nodes
+/// at a time (see [`Transaction::expand_batch`]).
 struct Ahead<'a> {
     table: &'a Table<NodeRec>,
     nodes: &'a [NodeId],
+    /// The blocks of the window being fetched: address and length, read under each node's
+    /// lock and prefetched after it is let go.
+    blocks: [(usize, usize); EXPAND_WINDOW],
 }
 
 impl<'a> Ahead<'a> {
-    /// Starts the pipeline: the first nodes' groups, then their blocks.
+    /// Starts the pipeline: the first window's groups, then its blocks, then the second
+    /// window's groups.
     fn new(table: &'a Table<NodeRec>, nodes: &'a [NodeId]) -> Self {
-        let ahead = Ahead { table, nodes };
-        for k in 0..2 * EXPAND_AHEAD {
-            ahead.group(k);
-        }
-        for k in 0..EXPAND_AHEAD {
-            ahead.block(k);
-        }
+        let mut ahead = Ahead {
+            table,
+            nodes,
+            blocks: [(0, 0); EXPAND_WINDOW],
+        };
+        ahead.groups(0);
+        ahead.blocks(0);
+        ahead.groups(1);
         ahead
     }
 
-    /// Node `i` is about to be read: asks for the block `EXPAND_AHEAD` nodes on and the
-    /// group twice that far.
+    /// Node `i` is about to be read. At the start of a window, asks for the next window's
+    /// blocks (its groups arrived while this one's were fetched) and the groups of the one
+    /// after.
     #[inline]
-    fn advance(&self, i: usize) {
-        self.group(i + 2 * EXPAND_AHEAD);
-        self.block(i + EXPAND_AHEAD);
-    }
-
-    #[inline]
-    fn group(&self, k: usize) {
-        if let Some(slot) = self.nodes.get(k).and_then(|n| self.table.get(n.0)) {
-            slot.prefetch();
+    fn advance(&mut self, i: usize) {
+        if i.is_multiple_of(EXPAND_WINDOW) {
+            let w = i / EXPAND_WINDOW;
+            self.blocks(w + 1);
+            self.groups(w + 2);
         }
     }
 
-    #[inline]
-    fn block(&self, k: usize) {
-        if let Some(slot) = self.nodes.get(k).and_then(|n| self.table.get(n.0)) {
-            slot.lock().prefetch_block();
+    fn window(&self, w: usize) -> &'a [NodeId] {
+        let from = (w * EXPAND_WINDOW).min(self.nodes.len());
+        let to = (from + EXPAND_WINDOW).min(self.nodes.len());
+        self.nodes.get(from..to).unwrap_or_default()
+    }
+
+    /// Prefetches the groups of window `w`, by address: no lock, no wait.
+    fn groups(&self, w: usize) {
+        for n in self.window(w) {
+            if let Some(slot) = self.table.get(n.0) {
+                slot.prefetch();
+            }
+        }
+    }
+
+    /// Reads the block addresses of window `w`, each under its node's lock, then prefetches
+    /// them all with no lock between: a lock waits for the prefetches before it to be
+    /// issued (and, with small pages, for their page walks), so the walks of one window run
+    /// together instead of one per lock.
+    fn blocks(&mut self, w: usize) {
+        let window = self.window(w);
+        for (span, n) in self.blocks.iter_mut().zip(window) {
+            *span = self
+                .table
+                .get(n.0)
+                .map_or((0, 0), |slot| slot.lock().block_span());
+        }
+        for &(at, len) in self.blocks.iter().take(window.len()) {
+            prefetch::span(at, len);
         }
     }
 }
@@ -246,10 +275,11 @@ impl Transaction {
     ///
     /// An expand's time is its cache misses: the node's group (lock and record share one),
     /// then its block. A lock is a full fence, so one-by-one expands take them in series.
-    /// A batch is a pipeline instead: while it reads node `i`, it has asked for the blocks of
-    /// the next [`EXPAND_AHEAD`] nodes (their records read under their locks, their blocks
-    /// prefetched) and the groups of as many again (prefetched by address, no lock), and a
-    /// prefetch is the one memory operation a lock does not wait for. Entries go straight
+    /// A batch is a pipeline instead, a window of [`EXPAND_WINDOW`] nodes at a time: while it
+    /// reads one window, it has asked for the next window's blocks (addresses read under the
+    /// nodes' locks, then prefetched) and the groups of the one after (prefetched by address,
+    /// no lock). Prefetches issued together overlap; a lock does not wait for their data, only
+    /// for them to be issued. Entries go straight
     /// into `out`, with no buffer per node and one check of the transaction per batch.
     /// Fails on the first node that does not exist.
     pub fn expand_batch(
@@ -263,7 +293,7 @@ impl Transaction {
         let types = dedup_types(types);
         let storage = &self.inner.storage;
         let from = out.len();
-        let ahead = Ahead::new(&storage.nodes, nodes);
+        let mut ahead = Ahead::new(&storage.nodes, nodes);
         for (i, n) in nodes.iter().enumerate() {
             ahead.advance(i);
             let slot = self.inner.node_slot(n.0)?;
@@ -292,7 +322,7 @@ impl Transaction {
     ///
     /// The properties are read after the batch's expand, in the order of `out`: a run of
     /// relationships in one group of records (a node's edges created together) is read under
-    /// one lock, the records [`RELS_AHEAD`] entries on are prefetched, and a relationship with
+    /// one lock, the records of the next [`RELS_AHEAD`] entries are prefetched, and a relationship with
     /// no change the view must undo is tested on its stored bytes in place. Returns how many
     /// relationships were tested (what the expand alone would have appended).
     pub fn expand_batch_where(
@@ -321,24 +351,34 @@ impl Transaction {
         }
         let view = self.inner.active_view()?;
         let rels = &self.inner.storage.rels;
-        // A run of entries in one group asks for the group's lines once.
+        // Records are asked for a window of entries at a time, with no lock between the
+        // prefetches (see `Ahead::blocks`); a run of entries in one group asks for the
+        // group's lines once.
         let mut ahead_group = 0;
-        let mut prefetch = |e: Option<&(u32, RelId, NodeId)>| {
-            if let Some(slot) = e.and_then(|e| rels.get(e.1.0)) {
-                if slot.group_addr() == ahead_group {
-                    slot.prefetch_record();
-                } else {
-                    ahead_group = slot.group_addr();
-                    slot.prefetch();
+        let mut prefetch = |window: &[(u32, RelId, NodeId)]| {
+            for e in window {
+                if let Some(slot) = rels.get(e.1.0) {
+                    if slot.group_addr() == ahead_group {
+                        slot.prefetch_record();
+                    } else {
+                        ahead_group = slot.group_addr();
+                        slot.prefetch();
+                    }
                 }
             }
         };
-        for e in out.iter().skip(from).take(RELS_AHEAD) {
-            prefetch(Some(e));
-        }
+        // Entries are only moved down (kept below `i`), so the length holds during the loop.
+        let end = out.len();
+        let window = |w: usize| {
+            let at = (from + w * RELS_AHEAD).min(end);
+            at..(at + RELS_AHEAD).min(end)
+        };
+        prefetch(&out[window(0)]);
         let mut held = None;
-        for i in from..out.len() {
-            prefetch(out.get(i + RELS_AHEAD));
+        for i in from..end {
+            if (i - from).is_multiple_of(RELS_AHEAD) {
+                prefetch(&out[window((i - from) / RELS_AHEAD + 1)]);
+            }
             let slot = self.inner.rel_slot(out[i].1.0)?;
             if read::rel_prop_test(slot.lock_into(&mut held), &view, test)? {
                 out[kept] = out[i];

@@ -295,11 +295,11 @@ impl NodeRec {
         self.block.first().copied().unwrap_or(0)
     }
 
-    /// Starts fetching the first lines of the block (header, blob, the start of the lists)
-    /// without waiting for them (see `prefetch`).
+    /// The block's address and length: what a batch prefetches once it has let the lock go
+    /// (see `prefetch::span`).
     #[inline]
-    pub(crate) fn prefetch_block(&self) {
-        crate::prefetch::bytes(&self.block);
+    pub(crate) fn block_span(&self) -> (usize, usize) {
+        (self.block.as_ptr() as usize, self.block.len())
     }
 }
 

@@ -33,17 +33,17 @@ pub(crate) fn line(p: *const u8) {
     let _ = p;
 }
 
-/// Starts fetching the lines holding the first `BLOCK_LINES_MAX` lines' worth of `b`.
+/// Starts fetching the lines holding the first `BLOCK_LINES_MAX` lines' worth of the `len`
+/// bytes at address `at`. Only an address: the bytes may have been freed since it was taken
+/// (a prefetch of memory nobody owns is still only a hint).
 #[inline]
-pub(crate) fn bytes(b: &[u8]) {
-    let p = b.as_ptr();
-    // From the start of the line `b` begins in, through its last byte (or the cap).
-    let lead = p as usize % LINE_BYTES;
-    let end = lead + b.len().min(BLOCK_LINES_MAX * LINE_BYTES);
-    let mut at = 0;
-    while at < end {
-        line(p.wrapping_sub(lead).wrapping_add(at));
-        at += LINE_BYTES;
+pub(crate) fn span(at: usize, len: usize) {
+    let first = at - at % LINE_BYTES;
+    let end = at.saturating_add(len.min(BLOCK_LINES_MAX * LINE_BYTES));
+    let mut line_at = first;
+    while line_at < end {
+        line(std::ptr::without_provenance(line_at));
+        line_at += LINE_BYTES;
     }
 }
 
@@ -59,9 +59,10 @@ mod tests {
         for from in 0..LINE_BYTES {
             for len in [0, 1, 63, 64, 65, 200, 256, 900] {
                 let s = &buf[from..(from + len).min(buf.len())];
-                bytes(s);
+                span(s.as_ptr() as usize, s.len());
             }
         }
+        span(usize::MAX - 10, 100);
         assert!(buf.iter().enumerate().all(|(i, b)| *b == (i % 256) as u8));
         // A hint about an address nothing owns is still only a hint.
         line(std::ptr::null());
