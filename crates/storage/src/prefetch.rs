@@ -43,7 +43,11 @@ pub(crate) fn span(at: usize, len: usize) {
     let mut line_at = first;
     while line_at < end {
         line(std::ptr::without_provenance(line_at));
-        line_at += LINE_BYTES;
+        // The last line of the address space has no successor.
+        let Some(next) = line_at.checked_add(LINE_BYTES) else {
+            break;
+        };
+        line_at = next;
     }
 }
 
