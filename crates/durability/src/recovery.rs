@@ -10,13 +10,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quiver_storage::{RedoOp, RedoRecord, RedoRecordRef, Storage};
+use quiver_storage::{RedoOp, RedoRecord, RedoRecordRef, ReplaySplit, ReplayStopped, Storage};
 
 use crate::disk::Disk;
 use crate::error::{Error, Result};
 use crate::frame::{SEGMENT_HEADER_BYTES, find_later_frame, read_frame, read_segment_header};
 use crate::layout::{self, Listing};
 use crate::snapshot;
+
+/// Records replayed as one run (see `Storage::apply_redo_run_unobserved`): the more a run
+/// holds, the denser its sweep over the nodes it changes, each visited once for all its work
+/// in the run; the decoded records (their ops' vectors) take a few tens of MiB.
+const RUN_RECORDS_MAX: usize = 65_536;
+
+/// Most threads a run of records is replayed on: past this the memory system, not the
+/// cores, bounds the random visits to nodes a replay makes.
+const REPLAY_THREADS_MAX: usize = 8;
 
 /// The cut made at a torn tail.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,9 +149,14 @@ pub(crate) fn recover(
         );
     }
     let replay_started = Instant::now();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .clamp(1, REPLAY_THREADS_MAX);
     let result = Replay {
         disk,
+        next: storage.last_committed() + 1,
         storage: &storage,
+        threads,
         write,
         record_bytes_max,
         snapshot_commit: loaded.commit,
@@ -215,9 +229,21 @@ fn load_newest_snapshot(
     (Storage::new(), snapshot::Loaded::default(), first_error)
 }
 
+/// Records decoded and not yet replayed, with their frames' offsets in the segment.
+#[derive(Default)]
+struct Run<'b> {
+    records: Vec<RedoRecordRef<'b>>,
+    offsets: Vec<u64>,
+}
+
 struct Replay<'a> {
     disk: &'a dyn Disk,
     storage: &'a Arc<Storage>,
+    /// Threads a run of records is replayed on.
+    threads: usize,
+    /// The commit the next record must carry: records are replayed in runs, so the store's
+    /// own last commit lags behind the records read.
+    next: u64,
     write: bool,
     record_bytes_max: usize,
     snapshot_commit: u64,
@@ -247,7 +273,7 @@ impl Replay<'_> {
     }
 
     fn next_commit(&self) -> u64 {
-        self.storage.last_committed() + 1
+        self.next
     }
 
     fn segment(&mut self, base: u64, path: &Path, last: bool) -> Result<()> {
@@ -275,10 +301,13 @@ impl Replay<'_> {
         let mut at = SEGMENT_HEADER_BYTES;
         let mut prev: Option<u64> = None;
         let mut replayed_from = None;
+        let mut run = Run::default();
         while at < bytes.len() {
             let frame = match read_frame(&bytes, at, self.record_bytes_max) {
                 Ok(f) => f,
                 Err(fe) => {
+                    // Everything before the damage is replayed first (a torn tail keeps it).
+                    self.replay_run(&mut run, path)?;
                     let later =
                         find_later_frame(&bytes, at, self.next_commit(), self.record_bytes_max);
                     if !last {
@@ -332,10 +361,11 @@ impl Replay<'_> {
                     "record does not match its frame",
                 ));
             }
-            self.apply(&record, path, at as u64)?;
+            self.queue(&mut run, record, at as u64, path)?;
             replayed_from.get_or_insert(at);
             at = frame.next;
         }
+        self.replay_run(&mut run, path)?;
         if let Some(from) = replayed_from {
             self.report.log_bytes_replayed += (bytes.len() - from) as u64;
         }
@@ -351,30 +381,89 @@ impl Replay<'_> {
         Ok(())
     }
 
-    fn apply(&mut self, record: &RedoRecordRef<'_>, path: &Path, offset: u64) -> Result<()> {
+    /// Adds a checked record (its frame at `offset`) to `run`, replaying the run once full.
+    fn queue<'b>(
+        &mut self,
+        run: &mut Run<'b>,
+        record: RedoRecordRef<'b>,
+        offset: u64,
+        path: &Path,
+    ) -> Result<()> {
+        self.next = record.commit + 1;
+        run.records.push(record);
+        run.offsets.push(offset);
+        if run.records.len() >= RUN_RECORDS_MAX {
+            self.replay_run(run, path)?;
+        }
+        Ok(())
+    }
+
+    /// Replays a run of decoded records (each with its frame's offset) and empties it. A
+    /// schema record the snapshot already holds is absorbed and the run goes on after it.
+    fn replay_run(&mut self, run: &mut Run<'_>, path: &Path) -> Result<()> {
+        let Run { records, offsets } = run;
+        let mut from = 0;
+        while from < records.len() {
+            let rest = records.get(from..).unwrap_or_default();
+            let Err(ReplayStopped { record, error }) = self
+                .storage
+                .apply_redo_run_unobserved(rest, ReplaySplit::threads(self.threads))
+            else {
+                self.replayed(rest.len() as u64, records.last(), path);
+                break;
+            };
+            // Every record before the one that stopped is applied.
+            self.replayed(record as u64, None, path);
+            let at = from + record;
+            let Some(stopped) = records.get(at) else {
+                return Err(Error::corrupt(path, 0, "a replay stopped past its run"));
+            };
+            let offset = offsets.get(at).copied().unwrap_or(0);
+            self.absorb(stopped, error, path, offset)?;
+            from = at + 1;
+        }
+        records.clear();
+        offsets.clear();
+        Ok(())
+    }
+
+    /// Counts `n` records replayed, logging progress now and then.
+    fn replayed(&mut self, n: u64, last: Option<&RedoRecordRef<'_>>, path: &Path) {
+        self.report.records_replayed += n;
+        if self.last_progress.elapsed() >= snapshot::PROGRESS_INTERVAL {
+            self.last_progress = Instant::now();
+            let secs = self.started.elapsed().as_secs_f64();
+            tracing::info!(
+                "log replay: {} records replayed, at commit {} in {}, {:.0} records/s",
+                self.report.records_replayed,
+                last.map_or(0, |r| r.commit),
+                path.display(),
+                self.report.records_replayed as f64 / secs.max(1e-9),
+            );
+        }
+    }
+
+    /// A record the replay stopped at with `source`: absorbed when it is a schema change the
+    /// snapshot already holds, else the error that ends recovery.
+    fn absorb(
+        &mut self,
+        record: &RedoRecordRef<'_>,
+        source: quiver_storage::Error,
+        path: &Path,
+        offset: u64,
+    ) -> Result<()> {
         let commit = record.commit;
-        // Nobody reads the store while it recovers: no undo deltas, no garbage collection, and
-        // the record is read where it lies, no name or value copied out of it.
-        match self.storage.apply_redo_ref_unobserved(record) {
-            Ok(()) => {
-                self.report.records_replayed += 1;
-                if self.last_progress.elapsed() >= snapshot::PROGRESS_INTERVAL {
-                    self.last_progress = Instant::now();
-                    let secs = self.started.elapsed().as_secs_f64();
-                    tracing::info!(
-                        "log replay: {} records replayed, at commit {} in {}, {:.0} records/s",
-                        self.report.records_replayed,
-                        commit,
-                        path.display(),
-                        self.report.records_replayed as f64 / secs.max(1e-9),
-                    );
-                }
-                Ok(())
-            }
-            Err(
-                quiver_storage::Error::SchemaRuleExists { .. }
-                | quiver_storage::Error::SchemaRuleNotFound { .. },
-            ) if commit <= self.schema_bound && record.changes_schema_only() => {
+        let replay_error = |source| Error::Replay {
+            path: path.to_path_buf(),
+            offset,
+            commit,
+            source,
+        };
+        match source {
+            quiver_storage::Error::SchemaRuleExists { .. }
+            | quiver_storage::Error::SchemaRuleNotFound { .. }
+                if commit <= self.schema_bound && record.changes_schema_only() =>
+            {
                 // The snapshot already holds this schema change; keep the commit number
                 // and its time.
                 let time = record
@@ -385,21 +474,11 @@ impl Replay<'_> {
                         commit,
                         ops: time.into_iter().collect(),
                     })
-                    .map_err(|source| Error::Replay {
-                        path: path.to_path_buf(),
-                        offset,
-                        commit,
-                        source,
-                    })?;
+                    .map_err(replay_error)?;
                 self.report.schema_records_absorbed += 1;
                 Ok(())
             }
-            Err(source) => Err(Error::Replay {
-                path: path.to_path_buf(),
-                offset,
-                commit,
-                source,
-            }),
+            source => Err(replay_error(source)),
         }
     }
 
@@ -481,6 +560,8 @@ mod tests {
         Replay {
             disk: &RealDisk,
             storage,
+            threads: 2,
+            next: storage.last_committed() + 1,
             write: false,
             record_bytes_max: 1 << 20,
             snapshot_commit,
@@ -500,7 +581,11 @@ mod tests {
         let mut r = replay(&storage, &mut report, 1, 2);
         let bytes = create_index(2).encode();
         let record = RedoRecordRef::decode(&bytes).unwrap().0;
-        r.apply(&record, Path::new("seg"), 32).unwrap();
+        let mut run = Run {
+            records: vec![record],
+            offsets: vec![32],
+        };
+        r.replay_run(&mut run, Path::new("seg")).unwrap();
         assert_eq!(storage.last_committed(), 2, "the commit number is kept");
         assert_eq!(report.schema_records_absorbed, 1);
     }
@@ -513,7 +598,11 @@ mod tests {
         let mut r = replay(&storage, &mut report, 1, 1);
         let bytes = create_index(2).encode();
         let record = RedoRecordRef::decode(&bytes).unwrap().0;
-        let err = r.apply(&record, Path::new("seg"), 32).unwrap_err();
+        let mut run = Run {
+            records: vec![record],
+            offsets: vec![32],
+        };
+        let err = r.replay_run(&mut run, Path::new("seg")).unwrap_err();
         assert!(
             matches!(
                 err,

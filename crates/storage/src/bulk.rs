@@ -16,7 +16,9 @@
 //!   [`BulkLoad::section`] hands out `Send` loaders so several threads can load at once.
 //! - [`Storage::apply_redo_unobserved`] replays one redo record in place, with no undo deltas
 //!   and no garbage collection, while no transaction is open (recovery). Cluster followers,
-//!   which serve readers while they replay, keep [`Storage::apply_redo`].
+//!   which serve readers while they replay, keep [`Storage::apply_redo`]. A run of records,
+//!   as recovery reads them, goes through [`Storage::apply_redo_run_unobserved`] (in
+//!   `log_replay`): published once, its work split among threads by the entity it writes.
 //!
 //! Neither path can be rolled back: on an error the store holds part of the work and must be
 //! discarded, which is what recovery and an import do anyway.
@@ -33,21 +35,16 @@ use quiver_value::Value;
 
 use crate::arena::{Bitmap, Grouped, Slot, Table};
 use crate::codec::check_storable;
-use crate::constraints::PropertyConstraintSpec;
 use crate::counts::CountKey;
 use crate::error::{EntityKind, Error, Result};
-use crate::fulltext::FulltextSpec;
 use crate::graph::{
     AdjEntry, ENTITY_BYTES_MAX, Encoded, NodeRec, PropValue, RelRec, put_prop_refs,
 };
 use crate::ids::{ENTITY_IDS_MAX, LabelId, NodeId, PropKeyId, RelId, RelTypeId};
-use crate::redo::{NamesRef, PropsRef, RawValue, RedoOpRef, RedoRecord, RedoRecordRef};
-use crate::replay::{RedoSink, SchemaIndexRef};
+use crate::redo::{NamesRef, PropsRef, RedoRecord, RedoRecordRef};
 use crate::schema::{IndexDef, IndexKind, IndexSpec, Schema};
-use crate::security::Security;
 use crate::storage::Storage;
 use crate::tokens::distinct_ids;
-use crate::vector::VectorConfig;
 
 /// What a finished bulk load published.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,18 +60,18 @@ pub struct BulkSummary {
 /// Count changes gathered by one loader and published once: a shared counter per entity
 /// would make parallel loaders contend on every write.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     counts: FxHashMap<CountKey, i64>,
-    nodes: u64,
-    rels: u64,
+    pub(crate) nodes: u64,
+    pub(crate) rels: u64,
 }
 
 impl Tally {
-    fn add(&mut self, key: CountKey, delta: i64) {
+    pub(crate) fn add(&mut self, key: CountKey, delta: i64) {
         *self.counts.entry(key).or_insert(0) += delta;
     }
 
-    fn merge(&mut self, other: Tally) {
+    pub(crate) fn merge(&mut self, other: Tally) {
         for (k, d) in other.counts {
             self.add(k, d);
         }
@@ -180,57 +177,13 @@ impl Storage {
     /// log: names are looked up and values copied into blobs as they are encoded, with no
     /// `Value` built unless an index needs it.
     pub fn apply_redo_ref_unobserved(self: &Arc<Self>, record: &RedoRecordRef<'_>) -> Result<()> {
-        let last = self.last_committed();
-        if record.commit <= last {
-            return Err(Error::Replay(format!(
-                "commit {} is not newer than the store's {last}",
-                record.commit
-            )));
-        }
-        if record.ops.iter().any(RedoOpRef::is_schema) {
-            return self.apply_redo_ref(record);
-        }
-        // The full-text worker reads under a snapshot of its own; the indexes are marked
-        // for a rebuild when the record is published.
-        self.derived_quiesce();
-        if self.live_snapshots() != 0 {
-            return Err(Error::BulkLoadRefused("a transaction is open"));
-        }
-        if self.gc_pending() {
-            // Chains left by earlier transactional writes: with no snapshot open, a pass cuts
-            // them all, so every entity below is its one committed version.
-            self.gc();
-        }
-        let schema = self.schema();
-        let unique = schema.has_constraints();
-        let mut sink = Unobserved {
-            storage: self,
-            schema: &schema,
-            tally: Tally::default(),
-            touched: Touched::default(),
-        };
-        for op in &record.ops {
-            op.apply_to(&mut sink)?;
-        }
-        let Unobserved {
-            tally, mut touched, ..
-        } = sink;
-        if unique {
-            for ids in [&mut touched.nodes, &mut touched.rels] {
-                ids.sort_unstable();
-                ids.dedup();
-            }
-            // Index entries are exact here (every entity is one version), so the index
-            // names every candidate.
-            let touched = (&touched.nodes[..], &touched.rels[..]);
-            self.check_constraints_over(&schema, touched, None)?;
-        }
-        self.publish_unobserved(record.commit, &tally);
-        Ok(())
+        let one = crate::log_replay::ReplaySplit::threads(1);
+        self.apply_redo_run_unobserved(std::slice::from_ref(record), one)
+            .map_err(|stopped| stopped.error)
     }
 
     /// Numbers what was written as `commit` and lets readers see it.
-    fn publish_unobserved(&self, commit: u64, tally: &Tally) {
+    pub(crate) fn publish_unobserved(&self, commit: u64, tally: &Tally) {
         let _slot = self.commit.lock();
         // Nothing here went through a commit's write set: the derived indexes rebuild on
         // next use. Marked under the commit lock, which a full-text rebuild also takes, so no
@@ -246,7 +199,7 @@ impl Storage {
         self.counts.trim(self.oldest_snapshot());
     }
 
-    fn live_node(&self, id: u64) -> Result<Slot<'_, NodeRec>> {
+    pub(crate) fn live_node(&self, id: u64) -> Result<Slot<'_, NodeRec>> {
         let slot = self
             .nodes
             .get(id)
@@ -257,7 +210,12 @@ impl Storage {
         Ok(slot)
     }
 
-    fn delete_node_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
+    pub(crate) fn delete_node_unobserved(
+        &self,
+        schema: &Schema,
+        tally: &mut Tally,
+        id: u64,
+    ) -> Result<()> {
         let slot = self.live_node(id)?;
         let mut g = slot.lock();
         if g.has_relationships() {
@@ -275,7 +233,12 @@ impl Storage {
         Ok(())
     }
 
-    fn delete_rel_unobserved(&self, schema: &Schema, tally: &mut Tally, id: u64) -> Result<()> {
+    pub(crate) fn delete_rel_unobserved(
+        &self,
+        schema: &Schema,
+        tally: &mut Tally,
+        id: u64,
+    ) -> Result<()> {
         let slot = self.rels.get(id).ok_or_else(|| Error::rel_not_found(id))?;
         let (start, ty) = {
             let r = slot.lock();
@@ -307,7 +270,7 @@ impl Storage {
         Ok(())
     }
 
-    fn set_node_prop_unobserved(
+    pub(crate) fn set_node_prop_unobserved(
         &self,
         schema: &Schema,
         id: u64,
@@ -328,7 +291,7 @@ impl Storage {
     }
 
     /// Adds or removes a label, counting the change in `tally`.
-    fn set_label_unobserved(
+    pub(crate) fn set_label_unobserved(
         &self,
         schema: &Schema,
         tally: &mut Tally,
@@ -361,7 +324,7 @@ impl Storage {
         Ok(())
     }
 
-    fn set_rel_prop_unobserved(
+    pub(crate) fn set_rel_prop_unobserved(
         &self,
         schema: &Schema,
         id: u64,
@@ -383,162 +346,10 @@ impl Storage {
     }
 }
 
-/// The unobserved loader: each op is made in place as committed, with no undo delta (see
-/// [`Storage::apply_redo_ref_unobserved`]). Takes data only: a record that changes the schema
-/// goes through the transactional replay.
-struct Unobserved<'s> {
-    storage: &'s Storage,
-    schema: &'s Schema,
-    tally: Tally,
-    /// Nodes and relationships that may now break a constraint.
-    touched: Touched,
-}
-
-impl Unobserved<'_> {
-    fn key(&self, name: &str) -> Result<u32> {
-        self.storage.keys.get_or_create(name)
-    }
-
-    fn encoded<'p>(&self, props: PropsRef<'p>) -> Result<SmallVec<[(u32, Encoded<'p>); 8]>> {
-        props
-            .iter()
-            .map(|(k, v)| Ok((self.key(k)?, Encoded(v.bytes()))))
-            .collect()
-    }
-}
-
-impl RedoSink for Unobserved<'_> {
-    fn create_node(&mut self, id: u64, labels: NamesRef<'_>, props: PropsRef<'_>) -> Result<()> {
-        let storage = self.storage;
-        let ls = distinct_ids(labels.iter(), |l| storage.labels.get_or_create(l))?;
-        let props = self.encoded(props)?;
-        load_node(storage, &mut self.tally, None, id, &ls, props)?;
-        let slot = storage.live_node(id)?;
-        let g = slot.lock();
-        for l in &ls {
-            index_entries(self.schema.on_label(*l), || g.props(), id, true)?;
-        }
-        self.touched.nodes.push(id);
-        Ok(())
-    }
-
-    fn delete_node(&mut self, id: u64) -> Result<()> {
-        self.storage
-            .delete_node_unobserved(self.schema, &mut self.tally, id)
-    }
-
-    fn set_node_property(&mut self, id: u64, key: &str, value: Option<RawValue<'_>>) -> Result<()> {
-        let value = value.map(|v| Encoded(v.bytes()));
-        self.storage
-            .set_node_prop_unobserved(self.schema, id, self.key(key)?, value)?;
-        self.touched.nodes.push(id);
-        Ok(())
-    }
-
-    fn set_label(&mut self, id: u64, label: &str, add: bool) -> Result<()> {
-        let l = self.storage.labels.get_or_create(label)?;
-        self.storage
-            .set_label_unobserved(self.schema, &mut self.tally, id, l, add)?;
-        if add {
-            self.touched.nodes.push(id);
-        }
-        Ok(())
-    }
-
-    fn create_relationship(
-        &mut self,
-        id: u64,
-        ends: (u64, u64),
-        rel_type: &str,
-        props: PropsRef<'_>,
-    ) -> Result<()> {
-        let storage = self.storage;
-        let ty = storage.types.get_or_create(rel_type)?;
-        let props = self.encoded(props)?;
-        load_relationship(
-            storage,
-            &mut self.tally,
-            Adjacency::Now,
-            id,
-            ends,
-            ty,
-            props,
-        )?;
-        if let Some(slot) = storage.rels.get(id) {
-            let r = slot.lock();
-            index_entries(self.schema.on_type(ty), || Ok(r.props.bytes()), id, true)?;
-        }
-        self.touched.rels.push(id);
-        Ok(())
-    }
-
-    fn delete_relationship(&mut self, id: u64) -> Result<()> {
-        self.storage
-            .delete_rel_unobserved(self.schema, &mut self.tally, id)
-    }
-
-    fn set_relationship_property(
-        &mut self,
-        id: u64,
-        key: &str,
-        value: Option<RawValue<'_>>,
-    ) -> Result<()> {
-        let value = value.map(|v| Encoded(v.bytes()));
-        self.storage
-            .set_rel_prop_unobserved(self.schema, id, self.key(key)?, value)?;
-        self.touched.rels.push(id);
-        Ok(())
-    }
-
-    fn create_index(&mut self, _: &str, _: &str, _: &str, _: bool) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_schema_index(&mut self, _: &str, _: SchemaIndexRef<'_>) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_vector_index(
-        &mut self,
-        _: &str,
-        _: bool,
-        _: (&str, &str),
-        _: &[&str],
-        _: VectorConfig,
-    ) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_fulltext_index(&mut self, _: FulltextSpec) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_property_constraint(&mut self, _: PropertyConstraintSpec) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn drop_index(&mut self, _: &str) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn drop_constraint(&mut self, _: &str) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn security(&mut self, _: Security) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn commit_time(&mut self, micros: i64) -> Result<()> {
-        self.storage.note_commit_time(micros);
-        Ok(())
-    }
-}
-
 /// Adds (`add`) or removes entity `id`'s entries under each of `defs`, keyed by the
 /// properties `props` reads (only once there is an index to key). The entity is its one
 /// committed version, so its entries are exact.
-fn index_entries<'d, 'p>(
+pub(crate) fn index_entries<'d, 'p>(
     defs: impl IntoIterator<Item = &'d Arc<IndexDef>>,
     props: impl Fn() -> Result<&'p [u8]>,
     id: u64,
@@ -586,9 +397,9 @@ fn move_entries<'p>(
 
 /// The entities a replayed record changed, for the constraint check after it.
 #[derive(Default)]
-struct Touched {
-    nodes: Vec<u64>,
-    rels: Vec<u64>,
+pub(crate) struct Touched {
+    pub(crate) nodes: Vec<u64>,
+    pub(crate) rels: Vec<u64>,
 }
 
 /// Properties as a loader encodes them: borrowed, keyed by token id.
@@ -607,7 +418,7 @@ fn checked_props<'v>(storage: &Storage, props: &'v [(PropKeyId, Value)]) -> Resu
     Ok(out)
 }
 
-fn capacity(kind: EntityKind) -> Error {
+pub(crate) fn capacity(kind: EntityKind) -> Error {
     Error::CapacityExceeded {
         what: match kind {
             EntityKind::Node => "node ids",
@@ -620,7 +431,7 @@ fn capacity(kind: EntityKind) -> Error {
 /// Writes the record `rec` builds as the one committed version of entity `id` of `table`,
 /// whose segment it allocates, and moves `next` past `id`. Refused where `id` is taken
 /// (`vacant` tells a free record).
-fn put_committed<R: Grouped>(
+pub(crate) fn put_committed<R: Grouped>(
     table: &Table<R>,
     next: &AtomicU64,
     id: u64,
@@ -643,7 +454,7 @@ fn put_committed<R: Grouped>(
 
 /// Writes a node as committed under `id`; `labels` hold no duplicates, `props` no nulls.
 /// A bulk load marks it in `loaded`, where its relationships look for their ends.
-fn load_node<V: PropValue>(
+pub(crate) fn load_node<V: PropValue>(
     storage: &Storage,
     tally: &mut Tally,
     loaded: Option<&Bitmap>,
@@ -671,27 +482,9 @@ fn load_node<V: PropValue>(
     Ok(())
 }
 
-/// Where a loaded relationship's adjacency entries go: written into both ends at once
-/// (`Now`, the log replayed in place), or gathered for a bulk load's later write (`Later`),
-/// its ends then checked against the nodes the load holds.
-enum Adjacency<'p> {
-    Now,
-    Later(&'p mut PendingAdj, &'p Bitmap),
-}
-
-/// Writes a relationship as committed under `id` between two live nodes.
-fn load_relationship<V: PropValue>(
-    storage: &Storage,
-    tally: &mut Tally,
-    adjacency: Adjacency<'_>,
-    id: u64,
-    (start, end): (u64, u64),
-    ty: u32,
-    props: SmallVec<[(u32, V); 8]>,
-) -> Result<()> {
-    if id >= ENTITY_IDS_MAX {
-        return Err(capacity(EntityKind::Relationship));
-    }
+/// A relationship's properties encoded as its record holds them, refused past
+/// [`ENTITY_BYTES_MAX`].
+pub(crate) fn relationship_blob<V: PropValue>(props: SmallVec<[(u32, V); 8]>) -> Result<Vec<u8>> {
     let mut blob = Vec::new();
     put_prop_refs(&mut blob, props);
     if blob.len() > ENTITY_BYTES_MAX {
@@ -700,52 +493,45 @@ fn load_relationship<V: PropValue>(
             limit: ENTITY_BYTES_MAX,
         });
     }
+    Ok(blob)
+}
+
+/// Writes a relationship as committed under `id` between two nodes the load holds
+/// (`loaded`), its adjacency entries gathered in `pending` for a later write.
+fn load_relationship<V: PropValue>(
+    storage: &Storage,
+    tally: &mut Tally,
+    (pending, loaded): (&mut PendingAdj, &Bitmap),
+    id: u64,
+    (start, end): (u64, u64),
+    ty: u32,
+    props: SmallVec<[(u32, V); 8]>,
+) -> Result<()> {
+    if id >= ENTITY_IDS_MAX {
+        return Err(capacity(EntityKind::Relationship));
+    }
+    let blob = relationship_blob(props)?;
     let (e_out, e_in) = (AdjEntry::new(id, end, ty), AdjEntry::new(id, start, ty));
     // Both ends are checked before anything is written, so a dangling relationship fails
-    // leaving no half of itself behind.
-    match adjacency {
-        Adjacency::Later(pending, loaded) => {
-            // A bulk load deletes nothing, so a node it loaded is live: the bitmap answers
-            // without touching the node's block, which the later write does once for all of
-            // its entries.
-            for node in [start, end] {
-                if !loaded.contains(node) {
-                    return Err(Error::node_not_found(node));
-                }
-            }
-            let rec = || Ok(RelRec::committed(start, ty, &blob));
-            let (rels, next) = (&storage.rels, &storage.next_rel);
-            put_committed(rels, next, id, RelRec::is_vacant, rec)?;
-            // The label and type counts of the entries are counted as they are written
-            // (`write_pending`); a self-loop's here.
-            if start == end {
-                tally.add(CountKey::SelfLoops(ty), 1);
-            }
-            pending.push(start, end, e_out, e_in);
-            if pending.len >= PENDING_ADJ_MAX {
-                tally.merge(pending.write(storage, 1)?);
-            }
+    // leaving no half of itself behind. A bulk load deletes nothing, so a node it loaded is
+    // live: the bitmap answers without touching the node's block, which the later write does
+    // once for all of its entries.
+    for node in [start, end] {
+        if !loaded.contains(node) {
+            return Err(Error::node_not_found(node));
         }
-        Adjacency::Now => {
-            let start_slot = storage.live_node(start)?;
-            let end_slot = storage.live_node(end)?;
-            let rec = || Ok(RelRec::committed(start, ty, &blob));
-            let (rels, next) = (&storage.rels, &storage.next_rel);
-            put_committed(rels, next, id, RelRec::is_vacant, rec)?;
-            // One endpoint lock at a time: loaders never wait on each other in a cycle.
-            let start_labels = {
-                let mut g = start_slot.lock();
-                g.adj_insert(true, e_out);
-                g.labels()?
-            };
-            let end_labels = {
-                let mut g = end_slot.lock();
-                g.adj_insert(false, e_in);
-                g.labels()?
-            };
-            let ends = (start_labels.as_slice(), end_labels.as_slice());
-            crate::counts::rel_counts(ends, ty, start == end, 1, |key, d| tally.add(key, d));
-        }
+    }
+    let rec = || Ok(RelRec::committed(start, ty, &blob));
+    let (rels, next) = (&storage.rels, &storage.next_rel);
+    put_committed(rels, next, id, RelRec::is_vacant, rec)?;
+    // The label and type counts of the entries are counted as they are written
+    // (`write_pending`); a self-loop's here.
+    if start == end {
+        tally.add(CountKey::SelfLoops(ty), 1);
+    }
+    pending.push(start, end, e_out, e_in);
+    if pending.len >= PENDING_ADJ_MAX {
+        tally.merge(pending.write(storage, 1)?);
     }
     tally.add(CountKey::Rels, 1);
     tally.add(CountKey::Type(ty), 1);
@@ -1011,7 +797,7 @@ fn for_type_runs(list: &[AdjEntry], mut f: impl FnMut(u32, i64)) {
 /// Token ids by name, kept by one loader: the store's tables take a shared lock per lookup,
 /// which loaders on several threads would contend on for every name of every op.
 #[derive(Default)]
-struct NameCache {
+pub(crate) struct NameCache {
     labels: FxHashMap<Box<str>, u32>,
     keys: FxHashMap<Box<str>, u32>,
     types: FxHashMap<Box<str>, u32>,
@@ -1019,14 +805,14 @@ struct NameCache {
 
 /// Which table a cached name belongs to.
 #[derive(Clone, Copy)]
-enum Token {
+pub(crate) enum Token {
     Label,
     Key,
     Type,
 }
 
 impl NameCache {
-    fn id(&mut self, storage: &Storage, token: Token, name: &str) -> Result<u32> {
+    pub(crate) fn id(&mut self, storage: &Storage, token: Token, name: &str) -> Result<u32> {
         let (map, table) = match token {
             Token::Label => (&mut self.labels, &storage.labels),
             Token::Key => (&mut self.keys, &storage.keys),
@@ -1126,7 +912,7 @@ impl Loader {
         ty: u32,
         props: SmallVec<[(u32, V); 8]>,
     ) -> Result<()> {
-        let later = Adjacency::Later(&mut self.adj, to.loaded);
+        let later = (&mut self.adj, to.loaded);
         let ends = (start.0, end.0);
         load_relationship(to.storage, &mut self.tally, later, id.0, ends, ty, props)
     }

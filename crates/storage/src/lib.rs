@@ -67,6 +67,7 @@ mod gc;
 mod graph;
 mod ids;
 mod index;
+mod log_replay;
 mod mvcc;
 mod prefetch;
 mod read;
@@ -108,6 +109,7 @@ pub use ids::{
     TOKENS_MAX,
 };
 pub use index::{IndexQuery, compare as compare_values, equal as values_equal};
+pub use log_replay::{ReplaySplit, ReplayStopped};
 pub use mvcc::WriterWait;
 pub use redo::{
     NamesRef, PropsRef, RECORD_BYTES_MAX, REDO_FORMAT_VERSION, RawDocument, RawValue, RedoOp,

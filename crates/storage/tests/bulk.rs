@@ -98,10 +98,13 @@ fn props(t: &Tokens, ps: &[(usize, i64)]) -> Vec<(PropKeyId, Value)> {
 }
 
 /// Everything a reader can observe of a store, by name.
+type NodeDump = (Vec<String>, Vec<(String, String)>, Vec<(u64, u64, bool)>);
+
 #[derive(Debug, PartialEq)]
 struct Dump {
     last_commit: u64,
-    nodes: BTreeMap<u64, (Vec<String>, Vec<(String, String)>)>,
+    /// Labels, properties, and adjacency entries (relationship, other end, outgoing) in order.
+    nodes: BTreeMap<u64, NodeDump>,
     rels: BTreeMap<u64, (u64, u64, String, Vec<(String, String)>)>,
     counts: Vec<(String, u64)>,
     indexes: Vec<(String, String, String, String)>,
@@ -134,9 +137,17 @@ fn dump(db: &Arc<Storage>) -> Dump {
             .map(|l| db.label_name(*l).unwrap().to_string())
             .collect();
         labels.sort();
+        // Each node's entries, both directions (sorted: their order follows the type ids,
+        // which differ between a store and its replay; `adjacency_order` compares it).
+        let mut adjacency = adjacency_order(&r, n);
+        adjacency.sort_unstable();
         nodes.insert(
             n.0,
-            (labels, named_props(db, r.node_properties(n).unwrap())),
+            (
+                labels,
+                named_props(db, r.node_properties(n).unwrap()),
+                adjacency,
+            ),
         );
     }
     let mut rels = BTreeMap::new();
@@ -201,6 +212,29 @@ fn dump(db: &Arc<Storage>) -> Dump {
         indexes,
         seeks,
     }
+}
+
+/// A node's adjacency entries (relationship, other end, outgoing) in the order expand reads
+/// them, outgoing first.
+fn adjacency_order(r: &Transaction, n: NodeId) -> Vec<(u64, u64, bool)> {
+    [(Direction::Out, true), (Direction::In, false)]
+        .into_iter()
+        .flat_map(|(dir, out)| {
+            r.expand(n, dir, &[])
+                .unwrap()
+                .into_iter()
+                .map(move |(rel, other)| (rel.0, other.0, out))
+        })
+        .collect()
+}
+
+/// Every node's adjacency in the order expand reads it (see `adjacency_order`).
+fn adjacency_orders(db: &Arc<Storage>) -> Vec<Vec<(u64, u64, bool)>> {
+    let r = db.begin_read();
+    r.scan_nodes()
+        .unwrap()
+        .map(|n| adjacency_order(&r, n.unwrap()))
+        .collect()
 }
 
 /// The store's counts, by name (a replayed store knows only the tokens its records name, so
@@ -460,6 +494,135 @@ proptest! {
         prop_assert_eq!(unobserved.stats().live_deltas, 0);
         prop_assert_eq!(unobserved.stats().index_entries, original.stats().index_entries);
     }
+}
+
+/// Every token's name by id: label, relationship type and property key tables.
+fn token_tables(db: &Storage) -> [Vec<String>; 3] {
+    let names = |name: &dyn Fn(u32) -> Option<String>| -> Vec<String> {
+        (0..).map_while(name).collect()
+    };
+    [
+        names(&|i| db.label_name(LabelId(i)).map(|n| n.to_string())),
+        names(&|i| db.rel_type_name(RelTypeId(i)).map(|n| n.to_string())),
+        names(&|i| db.property_key_name(PropKeyId(i)).map(|n| n.to_string())),
+    ]
+}
+
+/// A history's records cut into runs at `cuts` (sizes, cycled) and split as given.
+fn split_runs() -> impl Strategy<Value = (Vec<usize>, ReplaySplit)> {
+    (
+        prop::collection::vec(1..12usize, 1..6),
+        1..4usize,
+        0..3u32,
+        prop_oneof![Just(1usize), Just(1 << 20)],
+    )
+        .prop_map(|(cuts, threads, bucket_bits, parallel_work_min)| {
+            let split = ReplaySplit {
+                threads,
+                bucket_bits,
+                parallel_work_min,
+            };
+            (cuts, split)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// The promise of `Storage::apply_redo_run_unobserved`: a history replayed in runs, its
+    /// work split among owners, each owner's work sorted by entity and done on threads of
+    /// its own, leaves the store the original transactions built and the one one-by-one
+    /// replay builds: the same entities under the same ids, the same adjacency in the same
+    /// order, counts, index entries and seeks, token ids and last commit. Histories hold
+    /// deletions, label changes, and indexes and uniqueness constraints created midway.
+    #[test]
+    fn a_replay_in_runs_split_among_threads_reads_like_one_by_one_replay(
+        changes in prop::collection::vec(change(), 1..80),
+        (cuts, split) in split_runs(),
+    ) {
+        let (original, records) = records(&changes);
+        let one_by_one = Storage::new();
+        for r in &records {
+            one_by_one.apply_redo_unobserved(r).unwrap();
+        }
+        let encoded: Vec<Vec<u8>> = records.iter().map(RedoRecord::encode).collect();
+        let decoded: Vec<RedoRecordRef<'_>> = encoded
+            .iter()
+            .map(|b| RedoRecordRef::decode(b).unwrap().0)
+            .collect();
+        let in_runs = Storage::new();
+        let mut from = 0;
+        for cut in cuts.iter().cycle() {
+            if from >= decoded.len() {
+                break;
+            }
+            let to = (from + cut).min(decoded.len());
+            in_runs.apply_redo_run_unobserved(&decoded[from..to], split).unwrap();
+            from = to;
+        }
+        let want = dump(&original);
+        prop_assert_eq!(&dump(&one_by_one), &want);
+        prop_assert_eq!(&dump(&in_runs), &want);
+        prop_assert_eq!(token_tables(&in_runs), token_tables(&one_by_one));
+        prop_assert_eq!(adjacency_orders(&in_runs), adjacency_orders(&one_by_one));
+        prop_assert_eq!(in_runs.stats().live_deltas, 0);
+        prop_assert_eq!(in_runs.stats().index_entries, original.stats().index_entries);
+    }
+}
+
+/// A run that would break a uniqueness constraint fails, as the record that breaks it fails
+/// when replayed alone, and names a record of the run.
+#[test]
+fn a_run_that_breaks_a_uniqueness_constraint_is_refused() {
+    let db = Storage::new();
+    let log = Arc::new(Capture::default());
+    db.set_commit_log(Some(log.clone()));
+    let t = tokens(&db);
+    let tx = db.begin_write();
+    tx.create_unique_constraint(t.labels[0], t.keys[0], None)
+        .unwrap();
+    tx.commit().unwrap();
+    for v in 0..2 {
+        let tx = db.begin_write();
+        tx.create_node(&[t.labels[0]], &[(t.keys[0], Value::Int(v))])
+            .unwrap();
+        tx.commit().unwrap();
+    }
+    let mut records = std::mem::take(&mut *log.0.lock());
+    // The second node's record, rewritten to take the first one's key.
+    let created = records[2]
+        .ops
+        .iter_mut()
+        .find_map(|op| match op {
+            RedoOp::CreateNode { props, .. } => Some(props),
+            _ => None,
+        })
+        .expect("a node's creation");
+    created[0].1 = Value::Int(0);
+    let encoded: Vec<Vec<u8>> = records.iter().map(RedoRecord::encode).collect();
+    let decoded: Vec<RedoRecordRef<'_>> = encoded
+        .iter()
+        .map(|b| RedoRecordRef::decode(b).unwrap().0)
+        .collect();
+    let alone = Storage::new();
+    alone.apply_redo_unobserved(&records[0]).unwrap();
+    alone.apply_redo_unobserved(&records[1]).unwrap();
+    assert!(alone.apply_redo_unobserved(&records[2]).is_err());
+    let split = ReplaySplit {
+        threads: 2,
+        bucket_bits: 0,
+        parallel_work_min: 1,
+    };
+    let in_runs = Storage::new();
+    let stopped = in_runs
+        .apply_redo_run_unobserved(&decoded, split)
+        .unwrap_err();
+    assert!(
+        matches!(stopped.error, Error::ConstraintViolation { .. }),
+        "{:?}",
+        stopped.error
+    );
+    assert!(stopped.record < decoded.len());
 }
 
 /// A load whose nodes span several buckets of gathered adjacency entries (65,536 node ids
