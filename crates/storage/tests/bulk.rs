@@ -498,9 +498,8 @@ proptest! {
 
 /// Every token's name by id: label, relationship type and property key tables.
 fn token_tables(db: &Storage) -> [Vec<String>; 3] {
-    let names = |name: &dyn Fn(u32) -> Option<String>| -> Vec<String> {
-        (0..).map_while(name).collect()
-    };
+    let names =
+        |name: &dyn Fn(u32) -> Option<String>| -> Vec<String> { (0..).map_while(name).collect() };
     [
         names(&|i| db.label_name(LabelId(i)).map(|n| n.to_string())),
         names(&|i| db.rel_type_name(RelTypeId(i)).map(|n| n.to_string())),
