@@ -12,8 +12,6 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use quiver_storage::{Direction, NodeId, PropKeyId, PropOp, PropTest, RelId, Transaction};
 use quiver_value::Value;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 const STARTS: usize = 1000;
 /// Rows the engine's Expand reads ahead into one batch.
@@ -71,10 +69,7 @@ fn measure(label: &str, n: usize, mut f: impl FnMut() -> Count) {
 fn bench(c: &mut Criterion) {
     let n = common::nodes_from_env(1_000_000);
     let (g, _) = common::build(n, 42);
-    let mut rng = StdRng::seed_from_u64(9);
-    let starts: Vec<NodeId> = (0..STARTS)
-        .map(|_| g.nodes[rng.random_range(0..n)])
-        .collect();
+    let starts = g.random_people(STARTS, 9);
     let tx = g.db.begin_read();
     let types = [g.knows];
     let test = PropTest {

@@ -7,18 +7,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use quiver_storage::{Direction, NodeId, RelId};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 const STARTS: usize = 1000;
 
 fn bench(c: &mut Criterion) {
     let n = common::nodes_from_env(1_000_000);
     let (g, _) = common::build(n, 42);
-    let mut rng = StdRng::seed_from_u64(9);
-    let starts: Vec<NodeId> = (0..STARTS)
-        .map(|_| g.nodes[rng.random_range(0..n)])
-        .collect();
+    let starts = g.random_people(STARTS, 9);
     let tx = g.db.begin_read();
     let types = [g.knows];
     let two_hop = |buf1: &mut Vec<(RelId, NodeId)>, buf2: &mut Vec<(RelId, NodeId)>| {

@@ -83,6 +83,17 @@ pub struct Social {
     pub rels: usize,
 }
 
+impl Social {
+    /// `count` people drawn at random (with repeats) by `seed`: where the expansion benches
+    /// start.
+    pub fn random_people(&self, count: usize, seed: u64) -> Vec<NodeId> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..count)
+            .map(|_| self.nodes[rng.random_range(0..self.nodes.len())])
+            .collect()
+    }
+}
+
 /// Writes per transaction while building: large enough to amortise commits, small enough to
 /// keep the undo deltas of one batch cheap.
 const BATCH: usize = 10_000;
