@@ -222,6 +222,51 @@ struct Buckets<'x, 'y> {
     rels: FxHashMap<u64, Bucket<'x, 'y>>,
 }
 
+/// The schema and security arms of a sink for a run of data records: a run holds none (they
+/// are replayed alone, between runs), so each is refused as a record in the wrong place.
+macro_rules! refuse_schema {
+    () => {
+        fn create_index(&mut self, _: &str, _: &str, _: &str, _: bool) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn create_schema_index(&mut self, _: &str, _: SchemaIndexRef<'_>) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn create_vector_index(
+            &mut self,
+            _: &str,
+            _: bool,
+            _: (&str, &str),
+            _: &[&str],
+            _: VectorConfig,
+        ) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn create_fulltext_index(&mut self, _: FulltextSpec) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn create_property_constraint(&mut self, _: PropertyConstraintSpec) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn drop_index(&mut self, _: &str) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn drop_constraint(&mut self, _: &str) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+
+        fn security(&mut self, _: Security) -> Result<()> {
+            Err(Error::MixedSchemaAndData)
+        }
+    };
+}
+
 /// The dispatching side of a run: a [`RedoSink`] that turns each op's names into token ids
 /// and queues its work in the buckets of the entities it writes, and runs the queued work
 /// whenever something must run alone.
@@ -516,44 +561,7 @@ impl RedoSink for Run<'_, '_, '_> {
         self.push_property(false, id, key, value)
     }
 
-    fn create_index(&mut self, _: &str, _: &str, _: &str, _: bool) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_schema_index(&mut self, _: &str, _: SchemaIndexRef<'_>) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_vector_index(
-        &mut self,
-        _: &str,
-        _: bool,
-        _: (&str, &str),
-        _: &[&str],
-        _: VectorConfig,
-    ) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_fulltext_index(&mut self, _: FulltextSpec) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_property_constraint(&mut self, _: PropertyConstraintSpec) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn drop_index(&mut self, _: &str) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn drop_constraint(&mut self, _: &str) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn security(&mut self, _: Security) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
+    refuse_schema!();
 
     fn commit_time(&mut self, micros: i64) -> Result<()> {
         // A maximum: the same whichever worker's time it is taken in.
@@ -754,44 +762,7 @@ impl RedoSink for Worker<'_> {
         Err(Error::Replay("a property queued as an op".into()))
     }
 
-    fn create_index(&mut self, _: &str, _: &str, _: &str, _: bool) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_schema_index(&mut self, _: &str, _: SchemaIndexRef<'_>) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_vector_index(
-        &mut self,
-        _: &str,
-        _: bool,
-        _: (&str, &str),
-        _: &[&str],
-        _: VectorConfig,
-    ) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_fulltext_index(&mut self, _: FulltextSpec) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn create_property_constraint(&mut self, _: PropertyConstraintSpec) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn drop_index(&mut self, _: &str) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn drop_constraint(&mut self, _: &str) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
-
-    fn security(&mut self, _: Security) -> Result<()> {
-        Err(Error::MixedSchemaAndData)
-    }
+    refuse_schema!();
 
     fn commit_time(&mut self, _: i64) -> Result<()> {
         // Noted when the op was dispatched.
