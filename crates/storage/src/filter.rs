@@ -11,8 +11,9 @@ use std::cmp::Ordering;
 
 use quiver_value::Value;
 
-use crate::codec::{Reader, ValueRef};
+use crate::codec::ValueRef;
 use crate::error::Result;
+use crate::graph::prop_at;
 use crate::ids::PropKeyId;
 use crate::index::{compare, equal};
 
@@ -50,25 +51,16 @@ impl PropTest {
     /// The test on a property section (`[key varint][value]...`, sorted by key), reading the
     /// property in place.
     pub(crate) fn keeps_encoded(&self, props: &[u8]) -> Result<bool> {
-        let key = self.key.0;
-        let mut r = Reader::new(props);
-        while !r.at_end() {
-            let k = r.varint_u32()?;
-            if k == key {
-                return Ok(match (r.value_ref()?, &self.value) {
-                    (ValueRef::Str(s), Value::String(c)) => op_holds(self.op, s.cmp(c)),
-                    (ValueRef::Int(i), Value::Int(c)) => op_holds(self.op, i.cmp(c)),
-                    (ValueRef::Str(s), _) => self.keeps(Some(&Value::from(s))),
-                    (ValueRef::Int(i), _) => self.keeps(Some(&Value::Int(i))),
-                    (ValueRef::Built(v), _) => self.keeps(Some(&v)),
-                });
-            }
-            if k > key {
-                break;
-            }
-            r.skip_value()?;
-        }
-        Ok(false)
+        let Some(mut r) = prop_at(props, self.key.0)? else {
+            return Ok(false);
+        };
+        Ok(match (r.value_ref()?, &self.value) {
+            (ValueRef::Str(s), Value::String(c)) => op_holds(self.op, s.cmp(c)),
+            (ValueRef::Int(i), Value::Int(c)) => op_holds(self.op, i.cmp(c)),
+            (ValueRef::Str(s), _) => self.keeps(Some(&Value::from(s))),
+            (ValueRef::Int(i), _) => self.keeps(Some(&Value::Int(i))),
+            (ValueRef::Built(v), _) => self.keeps(Some(&v)),
+        })
     }
 }
 

@@ -661,11 +661,17 @@ pub(crate) fn put_prop_refs<V: PropValue>(out: &mut Vec<u8>, mut sorted: SmallVe
 
 /// Looks a property up in a property section.
 pub(crate) fn prop_get(props: &[u8], key: u32) -> Result<Option<Value>> {
+    prop_at(props, key)?.map(|mut r| r.value()).transpose()
+}
+
+/// A reader at the value of property `key` in a property section (sorted by key), to read it
+/// built or in place; `None` when the section has no such key.
+pub(crate) fn prop_at(props: &[u8], key: u32) -> Result<Option<Reader<'_>>> {
     let mut r = Reader::new(props);
     while !r.at_end() {
         let k = r.varint_u32()?;
         if k == key {
-            return Ok(Some(r.value()?));
+            return Ok(Some(r));
         }
         if k > key {
             return Ok(None);
