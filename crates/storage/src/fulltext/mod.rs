@@ -531,6 +531,29 @@ fn top_across_segments(
     Ok(top.into_sorted())
 }
 
+/// Whether two top-k lists agree on what a top k promises: the same scores in order, and the
+/// same documents at every score but the lowest, where either may have kept a different few
+/// of the documents tied at that score (tantivy's collector and [`TopHits`] need not break
+/// ties across segments alike, and a segment's order follows its random id).
+#[cfg(test)]
+pub(crate) fn same_top(got: &[(Score, DocAddress)], want: &[(Score, DocAddress)]) -> bool {
+    let scores = |hits: &[(Score, DocAddress)]| hits.iter().map(|h| h.0).collect::<Vec<_>>();
+    if scores(got) != scores(want) {
+        return false;
+    }
+    let lowest = want.last().map(|h| h.0);
+    let above = |hits: &[(Score, DocAddress)]| {
+        let mut docs: Vec<DocAddress> = hits
+            .iter()
+            .filter(|h| Some(h.0) != lowest)
+            .map(|h| h.1)
+            .collect();
+        docs.sort();
+        docs
+    };
+    above(got) == above(want)
+}
+
 /// The k best (score, address) pairs seen so far, offered in increasing address order: a
 /// hit enters only by beating the k-th best score, so among equal scores the first offered
 /// stay, as in tantivy's collector.

@@ -358,7 +358,10 @@ mod tests {
                                 .search(&phrase, &TopDocs::with_limit(k).order_by_score())
                                 .unwrap();
                             let got = top_across_segments(&searcher, &*parsed, k).unwrap();
-                            assert_eq!(got, want, "{analyzer} {text} k {k}");
+                            assert!(
+                                crate::fulltext::same_top(&got, &want),
+                                "{analyzer} {text} k {k}: {got:?} {want:?}"
+                            );
                         }
                     }
                 }

@@ -222,10 +222,16 @@ mod tests {
                             let top = TopDocs::with_limit(k).order_by_score();
                             let want = searcher.search(&phrase, &top).unwrap();
                             let got = searcher.search(&*bounded, &top).unwrap();
-                            assert_eq!(got, want, "{a} {b} {c:?} slop {slop} k {k}");
+                            assert!(
+                                super::super::same_top(&got, &want),
+                                "{a} {b} {c:?} slop {slop} k {k}: {got:?} {want:?}"
+                            );
                             let across =
                                 super::super::top_across_segments(&searcher, &*bounded, k).unwrap();
-                            assert_eq!(across, want, "{a} {b} {c:?} slop {slop} k {k} across");
+                            assert!(
+                                super::super::same_top(&across, &want),
+                                "{a} {b} {c:?} slop {slop} k {k} across: {across:?} {want:?}"
+                            );
                         }
                     }
                 }
